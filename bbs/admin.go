@@ -1,0 +1,141 @@
+package bbs
+
+import (
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"bbslab/entity"
+)
+
+// maxResetPosts bounds /admin/reset?posts=N.
+const maxResetPosts = 10_000_000
+
+// requireToken guards h with the admin token when one is set.
+func (s *Server) requireToken(h http.Handler) http.Handler {
+	if s.opt.AdminToken == "" {
+		return h
+	}
+	want := []byte(s.opt.AdminToken)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got := r.URL.Query().Get("token")
+		if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
+			got = auth
+		}
+		if subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="bbs admin"`)
+			writeJSON(w, http.StatusUnauthorized, jsonError{Status: 401, Error: "admin token required"})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) handleAdminIndex(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprint(w, "bbs admin\n\nGET  /healthz\nGET  /readyz\nGET  /admin/stats\nPOST /admin/reset?posts=N\n")
+}
+
+func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprintln(w, "ok")
+}
+
+// handleReadyz answers 200 when the pool is filled and the database answers.
+func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
+	type readiness struct {
+		Ready    bool   `json:"ready"`
+		Database string `json:"database"`
+		Reason   string `json:"reason,omitempty"`
+	}
+	out := readiness{Ready: true, Database: "ok"}
+	if err := s.ping(r.Context()); err != nil {
+		out = readiness{Database: "unreachable", Reason: "the database does not answer"}
+	} else if !s.ready.Load() {
+		out = readiness{Database: "ok", Reason: "starting: the pool is not filled yet"}
+	}
+	code := http.StatusOK
+	if !out.Ready {
+		code = http.StatusServiceUnavailable
+	}
+	writeJSON(w, code, out)
+}
+
+// handleReset restores the deterministic seed of ?posts=N posts.
+func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
+	n := s.opt.SeedPosts
+	if v := r.URL.Query().Get("posts"); v != "" {
+		var err error
+		n, err = strconv.Atoi(v)
+		if err != nil || n < 0 || n > maxResetPosts {
+			writeJSON(w, http.StatusBadRequest, jsonError{Status: 400, Error: fmt.Sprintf("posts: %q is not a whole number from 0 to %d", v, maxResetPosts)})
+			return
+		}
+	}
+	start := time.Now()
+	got, err := s.store.Reset(r.Context(), n)
+	if err != nil {
+		code, msg := classify(err)
+		s.log.Error("reset", "posts", n, "err", err)
+		writeJSON(w, code, jsonError{Status: code, Error: "reset failed: " + msg})
+		return
+	}
+	s.log.Info("reset", "posts", got, "seconds", time.Since(start).Seconds())
+	writeJSON(w, http.StatusOK, map[string]any{"posts": got, "seconds": time.Since(start).Seconds()})
+}
+
+// Stats is the JSON of /admin/stats.
+type Stats struct {
+	Time          time.Time               `json:"time"`
+	UptimeSeconds float64                 `json:"uptime_seconds"`
+	Database      string                  `json:"database"`
+	Ready         bool                    `json:"ready"`
+	Workers       WorkerStats             `json:"workers"`
+	DBPool        DBPoolStats             `json:"db_pool"`
+	Commands      map[string]CommandStats `json:"commands"`
+	Responses     ResponseStats           `json:"responses"`
+	Goroutines    int                     `json:"goroutines"`
+}
+
+// DBPoolStats is the pool part of Stats.
+type DBPoolStats struct {
+	entity.PoolStats
+	AcquireWaitSecondsTotal float64 `json:"acquire_wait_seconds_total"`
+}
+
+// ResponseStats counts answers that were not 200 by kind.
+type ResponseStats struct {
+	BadRequest int64 `json:"bad_request"`
+	Busy       int64 `json:"busy_503"`
+	Failed     int64 `json:"failed_500"`
+	ClientGone int64 `json:"client_gone"`
+}
+
+// Stats reads the server's state now.
+func (s *Server) Stats() Stats {
+	ps := s.store.Stats()
+	return Stats{
+		Time:          time.Now().UTC(),
+		UptimeSeconds: time.Since(s.started).Seconds(),
+		Database:      s.opt.DBName,
+		Ready:         s.ready.Load(),
+		Workers:       s.limit.stats(),
+		DBPool:        DBPoolStats{PoolStats: ps, AcquireWaitSecondsTotal: ps.AcquireWait.Seconds()},
+		Commands:      s.stats.commands(),
+		Responses: ResponseStats{
+			BadRequest: s.stats.bad.Load(),
+			Busy:       s.stats.busy.Load(),
+			Failed:     s.stats.failed.Load(),
+			ClientGone: s.stats.clientGone.Load(),
+		},
+		Goroutines: runtime.NumGoroutine(),
+	}
+}
+
+func (s *Server) handleStats(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, s.Stats())
+}

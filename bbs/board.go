@@ -1,0 +1,146 @@
+package bbs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"bbslab/commands"
+)
+
+// maxBody is the largest request body the board reads.
+const maxBody = 64 << 10
+
+// handleRoot leads to the board.
+func (s *Server) handleRoot() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/" {
+			s.renderError(w, r, http.StatusNotFound, "no such page: the board is at /bbs")
+			return
+		}
+		http.Redirect(w, r, "/bbs", http.StatusFound)
+	}
+}
+
+// handleBoard decodes a command request, waits for a worker, runs the
+// command and renders its posts as HTML or JSON.
+func (s *Server) handleBoard() http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		if r.Method != http.MethodGet && r.Method != http.MethodPost && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD, POST")
+			s.renderError(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed; use GET or POST")
+			return
+		}
+		in, err := readInput(w, r)
+		if err != nil {
+			s.fail(w, r, "", err)
+			return
+		}
+		view, req, err := commands.Decode(in, s.opt.PageSize)
+		if err != nil {
+			s.fail(w, r, in.Cmd, err)
+			return
+		}
+
+		release, queueWait, err := s.limit.waitForWorker(r.Context())
+		if err != nil {
+			s.fail(w, r, view.Name(), err)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
+		res, err := view.Run(ctx, s.store, req)
+		cancel()
+		release()
+
+		s.stats.record(view.Name(), res.Tally, err == nil)
+		h := w.Header()
+		h.Set("X-BBS-Queries", fmt.Sprint(res.Tally.Queries))
+		h.Set("X-BBS-Acquires", fmt.Sprint(res.Tally.Acquires))
+		h.Set("Server-Timing", serverTiming(queueWait, res.Tally, time.Since(start)))
+		if err != nil {
+			s.fail(w, r, view.Name(), err)
+			return
+		}
+		s.renderPosts(w, r, http.StatusOK, page{
+			Command: view.Name(),
+			N:       req.N,
+			Posted:  res.Posted,
+			Posts:   res.Posts,
+		})
+	}
+}
+
+// readInput collects the command parameters from the query string and, for
+// POST, the form body (the body wins).
+func readInput(w http.ResponseWriter, r *http.Request) (commands.Input, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if err := r.ParseForm(); err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return commands.Input{}, errTooLarge
+		}
+		return commands.Input{}, &commands.InputError{Field: "request", Problem: "cannot be parsed as a form: " + formProblem(err)}
+	}
+	f := r.Form
+	in := commands.Input{Cmd: f.Get("cmd"), N: f.Get("n")}
+	if v, ok := f["name"]; ok && len(v) > 0 {
+		in.Name = &v[0]
+	}
+	if v, ok := f["message"]; ok && len(v) > 0 {
+		in.Message = &v[0]
+	}
+	if _, ok := f["cmd"]; !ok && in.Message == nil {
+		in.Cmd = commands.AllView.Name() // a plain GET /bbs shows the board
+	}
+	return in, nil
+}
+
+// formProblem says why a form could not be parsed without echoing input.
+func formProblem(err error) string {
+	if strings.Contains(err.Error(), "invalid semicolon separator") {
+		return "semicolons are not parameter separators"
+	}
+	return "bad URL or form encoding"
+}
+
+// serverTiming formats the Server-Timing header in milliseconds.
+func serverTiming(queue time.Duration, t commands.Tally, total time.Duration) string {
+	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/1e6) }
+	return "queue;dur=" + ms(queue) +
+		", acquire;dur=" + ms(t.AcquireWait) +
+		", db;dur=" + ms(t.DB) +
+		", total;dur=" + ms(total)
+}
+
+// wantsJSON reports whether the client asked for JSON with format=json or
+// an Accept header that prefers application/json.
+func wantsJSON(r *http.Request) bool {
+	format := r.URL.Query().Get("format")
+	if r.Form != nil {
+		format = r.Form.Get("format")
+	}
+	switch format {
+	case "json":
+		return true
+	case "html":
+		return false
+	}
+	for _, part := range strings.Split(r.Header.Get("Accept"), ",") {
+		mt, _, err := mime.ParseMediaType(strings.TrimSpace(part))
+		if err != nil {
+			continue
+		}
+		switch mt {
+		case "application/json":
+			return true
+		case "text/html", "*/*":
+			return false
+		}
+	}
+	return false
+}

@@ -1,0 +1,119 @@
+package bbs
+
+import (
+	"bytes"
+	"embed"
+	"encoding/json"
+	"html/template"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"bbslab/commands"
+	"bbslab/entity"
+)
+
+//go:embed templates/*.html
+var templateFS embed.FS
+
+// staticFS holds static/, served at /static/.
+//
+//go:embed static
+var staticFS embed.FS
+
+var templates = template.Must(template.New("").Funcs(template.FuncMap{
+	"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
+}).ParseFS(templateFS, "templates/*.html"))
+
+// page is what the board template shows.
+type page struct {
+	Command string
+	N       int
+	Posted  *entity.Post
+	Posts   []entity.Post
+}
+
+// Commands lists the command names for the form's buttons.
+func (page) Commands() []string {
+	names := make([]string, len(commands.Views))
+	for i, v := range commands.Views {
+		names[i] = v.Name()
+	}
+	return names
+}
+
+// errorPage is what the error template shows.
+type errorPage struct {
+	Status  int
+	Title   string
+	Message string
+}
+
+// jsonPosts is the JSON form of a command's answer.
+type jsonPosts struct {
+	Command string        `json:"command"`
+	Posted  *entity.Post  `json:"posted,omitempty"`
+	Posts   []entity.Post `json:"posts"`
+}
+
+// jsonError is the JSON form of an error.
+type jsonError struct {
+	Status int    `json:"status"`
+	Error  string `json:"error"`
+}
+
+var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// renderPosts writes a command's posts as HTML or JSON.
+func (s *Server) renderPosts(w http.ResponseWriter, r *http.Request, code int, p page) {
+	if wantsJSON(r) {
+		writeJSON(w, code, jsonPosts{Command: p.Command, Posted: p.Posted, Posts: p.Posts})
+		return
+	}
+	s.writeHTML(w, code, "bbs.html", p)
+}
+
+// renderError writes an error page or JSON error with a message safe to show.
+func (s *Server) renderError(w http.ResponseWriter, r *http.Request, code int, msg string) {
+	if wantsJSON(r) {
+		writeJSON(w, code, jsonError{Status: code, Error: msg})
+		return
+	}
+	s.writeHTML(w, code, "error.html", errorPage{Status: code, Title: http.StatusText(code), Message: msg})
+}
+
+// writeHTML executes a template into a buffer, then writes it with its length.
+func (s *Server) writeHTML(w http.ResponseWriter, code int, name string, data any) {
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() { buf.Reset(); buffers.Put(buf) }()
+	if err := templates.ExecuteTemplate(buf, name, data); err != nil {
+		s.log.Error("render", "template", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}
+
+// writeJSON writes v as JSON.
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	buf := buffers.Get().(*bytes.Buffer)
+	defer func() { buf.Reset(); buffers.Put(buf) }()
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(true)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(code)
+	w.Write(buf.Bytes())
+}

@@ -1,0 +1,24 @@
+package bbs
+
+import "net/http"
+
+// Handler returns the public handler: the board and nothing else.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/bbs", s.handleBoard())
+	mux.Handle("GET /static/", http.FileServerFS(staticFS))
+	mux.Handle("/", s.handleRoot())
+	return mux
+}
+
+// AdminHandler returns the admin handler: health, readiness, reset and
+// statistics, behind the admin token when one is set.
+func (s *Server) AdminHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", s.handleHealthz)
+	mux.HandleFunc("GET /readyz", s.handleReadyz)
+	mux.HandleFunc("POST /admin/reset", s.handleReset)
+	mux.HandleFunc("GET /admin/stats", s.handleStats)
+	mux.HandleFunc("GET /{$}", s.handleAdminIndex)
+	return s.requireToken(mux)
+}

@@ -1,0 +1,74 @@
+// Package bbs is the board's web layer: the HTTP handlers that choose a
+// command, the worker limit in front of them, the page templates, and the
+// admin listener's health, readiness, reset and statistics endpoints.
+package bbs
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"bbslab/commands"
+	"bbslab/entity"
+)
+
+// Options configures a Server.
+type Options struct {
+	Store          entity.Store
+	PageSize       int           // posts shown when a request has no n
+	SeedPosts      int           // posts a reset without ?posts= restores
+	Workers        int           // requests running a command at once; 0 = unlimited
+	Queue          int           // requests that may wait for a worker
+	QueueTimeout   time.Duration // how long one may wait
+	RequestTimeout time.Duration // deadline of one command, SQL included
+	AdminToken     string        // when set, required on every admin path
+	DBName         string        // "sqlite" or "postgres", for the page and stats
+	Logger         *slog.Logger
+}
+
+// Server serves the board and its admin endpoints.
+type Server struct {
+	opt     Options
+	store   entity.Store
+	limit   *limiter
+	stats   *stats
+	log     *slog.Logger
+	ready   atomic.Bool
+	started time.Time
+}
+
+// New returns a Server for opt. It reports ready once SetReady(true) is
+// called.
+func New(opt Options) *Server {
+	if opt.PageSize == 0 {
+		opt.PageSize = 30
+	}
+	if opt.QueueTimeout == 0 {
+		opt.QueueTimeout = 5 * time.Second
+	}
+	if opt.RequestTimeout == 0 {
+		opt.RequestTimeout = 20 * time.Second
+	}
+	if opt.Logger == nil {
+		opt.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{
+		opt:     opt,
+		store:   opt.Store,
+		limit:   newLimiter(opt.Workers, opt.Queue, opt.QueueTimeout),
+		stats:   newStats(commands.Views),
+		log:     opt.Logger,
+		started: time.Now(),
+	}
+}
+
+// SetReady marks the server ready (or not) for /readyz.
+func (s *Server) SetReady(ok bool) { s.ready.Store(ok) }
+
+// ping checks the database within a second.
+func (s *Server) ping(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	return s.store.Ping(ctx)
+}

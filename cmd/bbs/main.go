@@ -1,0 +1,60 @@
+// Command bbs serves the tuning lab's bulletin board: the AllView,
+// OnceGetView and EachGetView commands behind a worker limit and a database
+// connection pool, on SQLite (the default, nothing to install) or PostgreSQL.
+//
+//	go run ./cmd/bbs                      # SQLite file bbs.db, http://127.0.0.1:8080/bbs
+//	go run ./cmd/bbs -db postgres -dsn postgres://root@127.0.0.1:5432/test?sslmode=disable
+//	go run ./cmd/bbs -config config/bbs.example.toml -workers 5 -pool 5
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "bbs:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitError carries the process exit code of an error.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usage marks err as a usage error: exit code 2.
+func usage(err error) error { return &exitError{code: 2, err: err} }
+
+func exitCode(err error) int {
+	var e *exitError
+	if errors.As(err, &e) {
+		return e.code
+	}
+	return 1
+}
+
+// run runs the bbs command with args (without the program name) until ctx
+// ends. Subcommands: serve (the default).
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "serve":
+			return serve(ctx, args[1:], getenv, stdout, stderr)
+		}
+	}
+	return serve(ctx, args, getenv, stdout, stderr)
+}

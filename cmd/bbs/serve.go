@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"bbslab/bbs"
+	"bbslab/config"
+	"bbslab/entity"
+)
+
+// serve starts the board and its admin listener and serves until ctx ends,
+// then stops accepting, lets in-flight requests finish and closes the pool.
+func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bbs", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg, err := config.Parse(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return usage(err)
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+
+	// Listen first so that a taken port fails before the database work.
+	pub, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	defer pub.Close()
+	var adm net.Listener
+	if cfg.AdminAddr != "" {
+		if adm, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
+			return fmt.Errorf("listen on admin address %s: %w", cfg.AdminAddr, err)
+		}
+		defer adm.Close()
+	}
+
+	start := time.Now()
+	store, err := entity.Open(ctx, entity.Options{
+		Driver:    cfg.DB,
+		DSN:       cfg.DSN,
+		Pool:      cfg.Pool,
+		PoolMin:   cfg.PoolMin,
+		PoolMode:  cfg.PoolMode,
+		SeedPosts: cfg.SeedPosts,
+	})
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	log.Info("database ready", "db", cfg.DB, "pool", cfg.Pool, "pool_min", cfg.PoolMin, "pool_mode", cfg.PoolMode, "seconds", time.Since(start).Seconds())
+
+	srv := bbs.New(bbs.Options{
+		Store:          store,
+		PageSize:       cfg.PageSize,
+		SeedPosts:      cfg.SeedPosts,
+		Workers:        cfg.Workers,
+		Queue:          cfg.Queue,
+		QueueTimeout:   time.Duration(cfg.QueueTimeout),
+		RequestTimeout: time.Duration(cfg.RequestTimeout),
+		AdminToken:     cfg.AdminToken,
+		DBName:         cfg.DB,
+		Logger:         log,
+	})
+	public := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: time.Duration(cfg.ReadHeaderTimeout),
+		ReadTimeout:       time.Duration(cfg.ReadTimeout),
+		WriteTimeout:      time.Duration(cfg.WriteTimeout),
+		IdleTimeout:       time.Duration(cfg.IdleTimeout),
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	servers := []*http.Server{public}
+	errc := make(chan error, 2)
+	go func() { errc <- public.Serve(pub) }()
+	fmt.Fprintf(stdout, "board: http://%s/bbs\n", pub.Addr())
+	if adm != nil {
+		admin := &http.Server{
+			Handler:           srv.AdminHandler(),
+			ReadHeaderTimeout: time.Duration(cfg.ReadHeaderTimeout),
+			IdleTimeout:       time.Duration(cfg.IdleTimeout),
+			// No WriteTimeout: a profile may take longer than any default.
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+		servers = append(servers, admin)
+		go func() { errc <- admin.Serve(adm) }()
+		fmt.Fprintf(stdout, "admin: http://%s/\n", adm.Addr())
+	}
+	srv.SetReady(true)
+
+	var serveErr error
+	select {
+	case <-ctx.Done():
+	case serveErr = <-errc:
+	}
+	srv.SetReady(false)
+	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())
+	sctx, cancel := context.WithTimeout(context.Background(), time.Duration(cfg.ShutdownTimeout))
+	defer cancel()
+	for _, s := range servers {
+		if err := s.Shutdown(sctx); err != nil {
+			log.Warn("shutdown", "err", err)
+			s.Close()
+		}
+	}
+	if serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		return fmt.Errorf("serve: %w", serveErr)
+	}
+	return nil
+}

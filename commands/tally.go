@@ -1,0 +1,35 @@
+package commands
+
+import (
+	"context"
+	"time"
+
+	"bbslab/entity"
+)
+
+// Tally counts what one request did in the database.
+type Tally struct {
+	Queries     int           // SQL statements run, the insert included
+	Acquires    int           // connections taken from the pool
+	AcquireWait time.Duration // time spent waiting for connections
+	DB          time.Duration // time spent in SQL statements
+}
+
+// query accounts for one statement that began at start.
+func (t *Tally) query(start time.Time) {
+	t.Queries++
+	t.DB += time.Since(start)
+}
+
+// acquireConn takes a connection from the pool, accounting for the wait. In a
+// goroutine dump, a request waiting for a connection shows this frame.
+func acquireConn(ctx context.Context, s entity.Store, t *Tally) (entity.Conn, error) {
+	start := time.Now()
+	c, err := s.Acquire(ctx)
+	t.AcquireWait += time.Since(start)
+	if err != nil {
+		return nil, err
+	}
+	t.Acquires++
+	return c, nil
+}

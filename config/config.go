@@ -1,0 +1,208 @@
+// Package config holds the board's knobs: a plain struct with TOML tags, its
+// defaults, a strict loader and a validator whose messages name the key, the
+// bad value and what is allowed.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Config is every knob of the board server. The TOML key of each field is the
+// name of the command-line flag that overrides it, with "_" spelled "-".
+type Config struct {
+	Addr       string `toml:"addr"`        // public listener
+	AdminAddr  string `toml:"admin_addr"`  // admin and debug listener
+	AdminToken string `toml:"admin_token"` // required on admin paths when set
+
+	DB        string `toml:"db"`         // "sqlite" or "postgres"
+	DSN       string `toml:"dsn"`        // SQLite file or PostgreSQL URL
+	PageSize  int    `toml:"page_size"`  // posts a view shows by default
+	SeedPosts int    `toml:"seed_posts"` // posts seeded into an empty database
+
+	Workers      int      `toml:"workers"`       // requests running a command at once; 0 = unlimited
+	Queue        int      `toml:"queue"`         // requests that may wait for a worker
+	QueueTimeout Duration `toml:"queue_timeout"` // how long one may wait
+
+	Pool     int    `toml:"pool"`      // database connections (maximum)
+	PoolMin  int    `toml:"pool_min"`  // connections opened at start; 0 = pool (min = max)
+	PoolMode string `toml:"pool_mode"` // "fixed" or "none"
+
+	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
+	ReadTimeout       Duration `toml:"read_timeout"`
+	WriteTimeout      Duration `toml:"write_timeout"`
+	IdleTimeout       Duration `toml:"idle_timeout"`
+	RequestTimeout    Duration `toml:"request_timeout"` // deadline of one command, SQL included
+	ShutdownTimeout   Duration `toml:"shutdown_timeout"`
+}
+
+// Default returns the configuration used when no file or flag says otherwise.
+func Default() Config {
+	return Config{
+		Addr:              "127.0.0.1:8080",
+		AdminAddr:         "127.0.0.1:6060",
+		DB:                "sqlite",
+		DSN:               "bbs.db",
+		PageSize:          30,
+		SeedPosts:         1000,
+		Workers:           10,
+		Queue:             100,
+		QueueTimeout:      Duration(5 * time.Second),
+		Pool:              10,
+		PoolMode:          "fixed",
+		ReadHeaderTimeout: Duration(5 * time.Second),
+		ReadTimeout:       Duration(10 * time.Second),
+		WriteTimeout:      Duration(30 * time.Second),
+		IdleTimeout:       Duration(120 * time.Second),
+		RequestTimeout:    Duration(20 * time.Second),
+		ShutdownTimeout:   Duration(15 * time.Second),
+	}
+}
+
+// Load decodes the TOML file at path over c. A key the Config does not have is
+// an error that names the key and its line.
+func (c *Config) Load(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("config: %w", err)
+	}
+	defer f.Close()
+	d := toml.NewDecoder(f)
+	d.DisallowUnknownFields()
+	if err := d.Decode(c); err != nil {
+		return fmt.Errorf("config %s: %s", path, describe(err))
+	}
+	return nil
+}
+
+// describe turns a go-toml error into one line per problem, with line numbers.
+func describe(err error) string {
+	var strict *toml.StrictMissingError
+	if errors.As(err, &strict) {
+		var b strings.Builder
+		for i, e := range strict.Errors {
+			if i > 0 {
+				b.WriteString("; ")
+			}
+			row, _ := e.Position()
+			fmt.Fprintf(&b, "unknown key %q at line %d", strings.Join(e.Key(), "."), row)
+		}
+		return b.String()
+	}
+	var de *toml.DecodeError
+	if errors.As(err, &de) {
+		row, _ := de.Position()
+		if k := de.Key(); len(k) > 0 {
+			return fmt.Sprintf("key %q at line %d: %s", strings.Join(k, "."), row, de.Error())
+		}
+		return fmt.Sprintf("line %d: %s", row, de.Error())
+	}
+	return err.Error()
+}
+
+// Validate checks every knob and returns all problems, each naming the key,
+// the bad value and what is allowed.
+func (c Config) Validate() error {
+	var errs []error
+	bad := func(key string, v any, allowed string) {
+		errs = append(errs, fmt.Errorf("%s = %v: %s", key, v, allowed))
+	}
+	rangeInt := func(key string, v, lo, hi int) {
+		if v < lo || v > hi {
+			bad(key, v, fmt.Sprintf("must be %d..%d", lo, hi))
+		}
+	}
+	addr := func(key, v string, optional bool) {
+		if v == "" && optional {
+			return
+		}
+		if _, _, err := net.SplitHostPort(v); err != nil {
+			bad(key, fmt.Sprintf("%q", v), "must be host:port, such as 127.0.0.1:8080")
+		}
+	}
+	positive := func(key string, d Duration, hi time.Duration) {
+		if d <= 0 || time.Duration(d) > hi {
+			bad(key, d, fmt.Sprintf("must be above 0 and at most %v", hi))
+		}
+	}
+
+	addr("addr", c.Addr, false)
+	addr("admin_addr", c.AdminAddr, true)
+	if c.AdminAddr != "" && c.AdminToken == "" && !loopback(c.AdminAddr) {
+		bad("admin_addr", fmt.Sprintf("%q", c.AdminAddr), "must be a loopback address unless admin_token is set")
+	}
+	switch c.DB {
+	case "sqlite", "postgres":
+	default:
+		bad("db", fmt.Sprintf("%q", c.DB), `must be "sqlite" or "postgres"`)
+	}
+	if strings.TrimSpace(c.DSN) == "" {
+		bad("dsn", `""`, "must name the SQLite file or the PostgreSQL URL")
+	}
+	if c.DB == "postgres" && !strings.HasPrefix(c.DSN, "postgres://") && !strings.HasPrefix(c.DSN, "postgresql://") && !strings.Contains(c.DSN, "=") {
+		bad("dsn", fmt.Sprintf("%q", c.DSN), "must be a PostgreSQL URL (postgres://user@host:port/db) or key=value string when db = \"postgres\"")
+	}
+	rangeInt("page_size", c.PageSize, 1, 500)
+	rangeInt("seed_posts", c.SeedPosts, 0, 10_000_000)
+	rangeInt("workers", c.Workers, 0, 100_000)
+	rangeInt("queue", c.Queue, 0, 1_000_000)
+	positive("queue_timeout", c.QueueTimeout, time.Hour)
+	rangeInt("pool", c.Pool, 1, 10_000)
+	if c.PoolMin < 0 || c.PoolMin > c.Pool {
+		bad("pool_min", c.PoolMin, fmt.Sprintf("must be 0 (same as pool) up to pool (%d)", c.Pool))
+	}
+	switch c.PoolMode {
+	case "fixed", "none":
+	default:
+		bad("pool_mode", fmt.Sprintf("%q", c.PoolMode), `must be "fixed" or "none"`)
+	}
+	positive("read_header_timeout", c.ReadHeaderTimeout, time.Hour)
+	positive("read_timeout", c.ReadTimeout, time.Hour)
+	positive("write_timeout", c.WriteTimeout, time.Hour)
+	positive("idle_timeout", c.IdleTimeout, 24*time.Hour)
+	positive("request_timeout", c.RequestTimeout, time.Hour)
+	positive("shutdown_timeout", c.ShutdownTimeout, time.Hour)
+	return errors.Join(errs...)
+}
+
+// loopback reports whether a host:port address binds only to loopback.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Duration is a time.Duration written as a string such as "5s" or "250ms"
+// in TOML and on the command line.
+type Duration time.Duration
+
+// String formats d like time.Duration.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// Set parses s as a duration; it makes Duration a flag.Value.
+func (d *Duration) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as 5s or 250ms", s)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// UnmarshalText decodes a TOML string such as "5s".
+func (d *Duration) UnmarshalText(b []byte) error { return d.Set(string(b)) }
+
+// MarshalText encodes d as a string such as "5s".
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }

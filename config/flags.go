@@ -1,0 +1,76 @@
+package config
+
+import (
+	"flag"
+	"strings"
+)
+
+// Parse builds the configuration from defaults, then the file named by
+// -config (if any), then the flags given in args, in that order of
+// precedence, and validates it. Each knob has a flag named like its key.
+// Errors from Parse are usage errors (exit code 2).
+func Parse(fs *flag.FlagSet, args []string) (Config, error) {
+	c := Default()
+	var path string
+	fs.StringVar(&path, "config", "", "TOML `file` with the knobs (see config/bbs.example.toml)")
+	bind(fs, &c)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, err
+	}
+	if path != "" {
+		fromFile := Default()
+		if err := fromFile.Load(path); err != nil {
+			return Config{}, err
+		}
+		// Re-apply the flags that were given over the file's values.
+		over := flag.NewFlagSet("", flag.ContinueOnError)
+		bind(over, &fromFile)
+		var err error
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name != "config" && err == nil {
+				err = over.Set(f.Name, f.Value.String())
+			}
+		})
+		if err != nil {
+			return Config{}, err
+		}
+		c = fromFile
+	}
+	if fs.NArg() > 0 {
+		return Config{}, &UsageError{"unexpected argument " + quote(fs.Arg(0))}
+	}
+	if err := c.Validate(); err != nil {
+		return Config{}, &UsageError{"invalid configuration:\n  " + strings.ReplaceAll(err.Error(), "\n", "\n  ")}
+	}
+	return c, nil
+}
+
+// A UsageError is a bad flag, file or value.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func quote(s string) string { return `"` + s + `"` }
+
+// bind registers one flag per knob, bound to c's fields.
+func bind(fs *flag.FlagSet, c *Config) {
+	fs.StringVar(&c.Addr, "addr", c.Addr, "public `host:port` of the board")
+	fs.StringVar(&c.AdminAddr, "admin-addr", c.AdminAddr, "admin and debug `host:port` (loopback unless -admin-token is set; empty: off)")
+	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer `token` required on every admin path when set")
+	fs.StringVar(&c.DB, "db", c.DB, `database: "sqlite" or "postgres"`)
+	fs.StringVar(&c.DSN, "dsn", c.DSN, "SQLite `file` or PostgreSQL URL")
+	fs.IntVar(&c.PageSize, "page-size", c.PageSize, "posts a view shows when n is not given (1..500)")
+	fs.IntVar(&c.SeedPosts, "seed-posts", c.SeedPosts, "posts seeded into an empty database")
+	fs.IntVar(&c.Workers, "workers", c.Workers, "requests running a command at once (0 = unlimited)")
+	fs.IntVar(&c.Queue, "queue", c.Queue, "requests that may wait for a worker")
+	fs.Var(&c.QueueTimeout, "queue-timeout", "how long a request may wait for a worker")
+	fs.IntVar(&c.Pool, "pool", c.Pool, "database connections, opened at start and kept (min = max)")
+	fs.IntVar(&c.PoolMin, "pool-min", c.PoolMin, "connections opened at start when below -pool; the pool grows on demand (0 = same as -pool)")
+	fs.StringVar(&c.PoolMode, "pool-mode", c.PoolMode, `"fixed" (pooled) or "none" (a new physical connection per acquire)`)
+	fs.Var(&c.ReadHeaderTimeout, "read-header-timeout", "time to read request headers")
+	fs.Var(&c.ReadTimeout, "read-timeout", "time to read a whole request")
+	fs.Var(&c.WriteTimeout, "write-timeout", "time to write a response")
+	fs.Var(&c.IdleTimeout, "idle-timeout", "keep-alive idle time")
+	fs.Var(&c.RequestTimeout, "request-timeout", "deadline of one command, SQL included")
+	fs.Var(&c.ShutdownTimeout, "shutdown-timeout", "time in-flight requests get to finish at shutdown")
+}
