@@ -1,0 +1,103 @@
+// Package entity holds the board's domain types and all of its SQL: the Post
+// type, the Store that hands out database connections, and its SQLite and
+// PostgreSQL implementations.
+//
+// A Store hands out connections explicitly (Acquire, then queries on the Conn,
+// then Release) so that the access patterns the lab compares are visible in
+// the code that uses it: one query for all posts, one connection for many
+// single-row queries, or one connection per query.
+package entity
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// A Post is one message on the board.
+type Post struct {
+	No        int64     `json:"no"`
+	Name      string    `json:"name"`
+	Message   string    `json:"message"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Store is a database behind a connection pool.
+type Store interface {
+	// Acquire takes a connection from the pool, waiting while none is free.
+	// The caller must Release it.
+	Acquire(ctx context.Context) (Conn, error)
+	// Reset empties the board and fills it with the deterministic seed of n
+	// posts numbered 1..n. It returns the number of posts stored.
+	Reset(ctx context.Context, n int) (int, error)
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Stats reports the pool's state and counters.
+	Stats() PoolStats
+	// Close closes every connection.
+	Close() error
+}
+
+// Conn is one database connection taken from a Store. Each method runs
+// exactly one SQL statement.
+type Conn interface {
+	// Insert stores a post and returns it with its number and time.
+	Insert(ctx context.Context, name, message string) (Post, error)
+	// Newest returns up to n newest posts, newest first, in one query.
+	Newest(ctx context.Context, n int) ([]Post, error)
+	// Before returns the newest post whose number is below no, in one
+	// single-row query. It returns ErrNotFound when there is none.
+	Before(ctx context.Context, no int64) (Post, error)
+	// Release gives the connection back to the pool.
+	Release()
+}
+
+// PoolStats is a reading of a Store's pool.
+type PoolStats struct {
+	Size        int           `json:"size"`         // maximum connections
+	Min         int           `json:"min"`          // connections kept open
+	Mode        string        `json:"mode"`         // "fixed", "grow" or "none"
+	Open        int           `json:"open"`         // physical connections open now
+	InUse       int           `json:"in_use"`       // connections handed out now
+	Idle        int           `json:"idle"`         // open and not handed out
+	Waiting     int           `json:"waiting"`      // acquires waiting now
+	Acquires    int64         `json:"acquires"`     // acquires completed
+	AcquireWait time.Duration `json:"-"`            // total time spent in Acquire
+	Opened      int64         `json:"opened_total"` // physical connections ever opened
+}
+
+// MaxNo is a number above every post's number, for the first Before call.
+const MaxNo = int64(1<<63 - 1)
+
+// Errors a caller can classify.
+var (
+	// ErrNotFound means no row matched.
+	ErrNotFound = errors.New("not found")
+	// ErrUnavailable means the database could not be reached or is busy;
+	// the request may succeed when retried later.
+	ErrUnavailable = errors.New("database unavailable")
+)
+
+// Options says which database to open and how to pool its connections.
+type Options struct {
+	// Driver is "sqlite" or "postgres".
+	Driver string
+	// DSN is the SQLite file path (or a "file:" DSN) or the PostgreSQL URL.
+	DSN string
+	// Pool is the maximum number of connections.
+	Pool int
+	// PoolMin is the number opened at start and kept; 0 means Pool (min = max).
+	PoolMin int
+	// PoolMode is "fixed" (a pool of PoolMin..Pool connections) or "none"
+	// (every Acquire opens a new physical connection, Release closes it;
+	// at most Pool at once).
+	PoolMode string
+	// SeedPosts is the number of posts seeded into an empty database.
+	SeedPosts int
+	// Schema is, for PostgreSQL only, the schema that holds the tables: it
+	// is created when missing and becomes every connection's search_path.
+	// Empty means the server's default search_path. Tests use it to keep
+	// their tables apart on a shared server. It must be a plain identifier
+	// (letters, digits, underscores, not starting with a digit).
+	Schema string
+}

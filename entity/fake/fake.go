@@ -1,0 +1,137 @@
+// Package fake is an in-memory entity.Store for tests: it counts what its
+// callers do and can hold acquires until a test lets them through.
+package fake
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"bbslab/entity"
+)
+
+// Store is an in-memory entity.Store.
+type Store struct {
+	// Gate, when not nil, makes every Acquire wait for a value from it (or
+	// for its context to end), so a test can hold requests in flight.
+	Gate chan struct{}
+	// Err, when set, is returned by every Acquire.
+	Err error
+
+	mu    sync.Mutex
+	posts []entity.Post // oldest first
+
+	Acquires atomic.Int64 // connections handed out
+	Releases atomic.Int64 // connections given back
+	Queries  atomic.Int64 // statements run
+	Inserts  atomic.Int64 // posts stored
+	Waiting  atomic.Int64 // acquires waiting at the gate now
+	Resets   atomic.Int64
+}
+
+// New returns a Store holding the deterministic seed of n posts.
+func New(n int) *Store {
+	s := &Store{}
+	s.Reset(context.Background(), n)
+	return s
+}
+
+// Acquire hands out a connection, waiting at the gate when there is one.
+func (s *Store) Acquire(ctx context.Context) (entity.Conn, error) {
+	if s.Err != nil {
+		return nil, s.Err
+	}
+	if s.Gate != nil {
+		s.Waiting.Add(1)
+		select {
+		case <-s.Gate:
+			s.Waiting.Add(-1)
+		case <-ctx.Done():
+			s.Waiting.Add(-1)
+			return nil, ctx.Err()
+		}
+	}
+	s.Acquires.Add(1)
+	return &conn{s: s}, nil
+}
+
+// Reset replaces the posts with the seed of n posts.
+func (s *Store) Reset(ctx context.Context, n int) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.posts = s.posts[:0]
+	for i := 1; i <= n; i++ {
+		s.posts = append(s.posts, entity.SeedPost(i))
+	}
+	s.Resets.Add(1)
+	return n, nil
+}
+
+// Ping succeeds unless Err is set.
+func (s *Store) Ping(ctx context.Context) error { return s.Err }
+
+// Stats reports the counters.
+func (s *Store) Stats() entity.PoolStats {
+	a, r := s.Acquires.Load(), s.Releases.Load()
+	return entity.PoolStats{Size: 1, Min: 1, Mode: "fake", Open: 1, InUse: int(a - r), Acquires: a, Waiting: int(s.Waiting.Load())}
+}
+
+// Close does nothing.
+func (s *Store) Close() error { return nil }
+
+// Posts returns a copy of every stored post, oldest first.
+func (s *Store) Posts() []entity.Post {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.posts)
+}
+
+type conn struct {
+	s        *Store
+	released bool
+}
+
+func (c *conn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
+	c.s.Queries.Add(1)
+	c.s.Inserts.Add(1)
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	p := entity.Post{No: 1, Name: name, Message: message, CreatedAt: time.Now().UTC().Truncate(time.Microsecond)}
+	if n := len(c.s.posts); n > 0 {
+		p.No = c.s.posts[n-1].No + 1
+	}
+	c.s.posts = append(c.s.posts, p)
+	return p, nil
+}
+
+func (c *conn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
+	c.s.Queries.Add(1)
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	out := make([]entity.Post, 0, n)
+	for i := len(c.s.posts) - 1; i >= 0 && len(out) < n; i-- {
+		out = append(out, c.s.posts[i])
+	}
+	return out, nil
+}
+
+func (c *conn) Before(ctx context.Context, no int64) (entity.Post, error) {
+	c.s.Queries.Add(1)
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	for i := len(c.s.posts) - 1; i >= 0; i-- {
+		if c.s.posts[i].No < no {
+			return c.s.posts[i], nil
+		}
+	}
+	return entity.Post{}, entity.ErrNotFound
+}
+
+func (c *conn) Release() {
+	if !c.released {
+		c.released = true
+		c.s.Releases.Add(1)
+	}
+}

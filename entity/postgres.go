@@ -1,0 +1,359 @@
+package entity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sync/atomic"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	schema "bbslab/sql"
+)
+
+// fillTimeout bounds how long Open waits for the pool's initial connections
+// when ctx has no earlier deadline.
+const fillTimeout = 30 * time.Second
+
+// pingAfterIdle is how long a pooled PostgreSQL connection may sit idle
+// before Acquire pings it. pgxpool's default is 1 s, which adds a round trip
+// to many acquires at low load and would blur the comparison of the three
+// commands; a broken connection is still dropped by pgxpool when a query on
+// it fails, and a minute catches connections left over from a server
+// restart during a pause.
+const pingAfterIdle = time.Minute
+
+// pgStore is a Store on PostgreSQL: a pgxpool.Pool in fixed mode, or a
+// connection per Acquire limited by a semaphore in mode none.
+type pgStore struct {
+	o      Options
+	cfg    *pgxpool.Config
+	pool   *pgxpool.Pool // fixed mode
+	sem    chan struct{} // mode none: one token per open connection
+	open   atomic.Int64  // mode none: physical connections open now
+	opened atomic.Int64
+	m      meter
+	closed atomic.Bool
+}
+
+func openPostgres(ctx context.Context, o Options) (Store, error) {
+	cfg, err := pgxpool.ParseConfig(o.DSN)
+	if err != nil {
+		// The parse error repeats the DSN, which may hold a password.
+		return nil, errors.New("open postgres: cannot parse DSN")
+	}
+	if o.Schema != "" {
+		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
+	}
+	s := &pgStore{o: o, cfg: cfg}
+	if err := s.setUp(ctx); err != nil {
+		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), classify(err))
+	}
+	if o.PoolMode == PoolNone {
+		s.sem = make(chan struct{}, o.Pool)
+		return s, nil
+	}
+	cfg.MinConns = int32(o.PoolMin)
+	cfg.MaxConns = int32(o.Pool)
+	cfg.MinIdleConns = 0
+	cfg.MaxConnLifetime = 0 // never recycle (0 disables the lifetime check)
+	cfg.MaxConnLifetimeJitter = 0
+	// The health check closes connections idle longer than this while the
+	// pool is above MinConns; 0 would mean "at once", so use "never".
+	cfg.MaxConnIdleTime = time.Duration(math.MaxInt64)
+	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
+		return p.IdleDuration > pingAfterIdle
+	}
+	cfg.AfterConnect = func(context.Context, *pgx.Conn) error {
+		s.opened.Add(1)
+		return nil
+	}
+	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), err)
+	}
+	if err := s.fill(ctx); err != nil {
+		s.pool.Close()
+		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), classify(err))
+	}
+	return s, nil
+}
+
+// where names the server for error messages, without credentials.
+func where(cfg *pgxpool.Config) string {
+	return fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+}
+
+// setUp creates the schema, migrates and seeds an empty board over one
+// connection of its own, so that the pool starts with exactly PoolMin.
+func (s *pgStore) setUp(ctx context.Context) error {
+	ms, err := loadMigrations(schema.Postgres, "postgres")
+	if err != nil {
+		return err
+	}
+	c, err := pgx.ConnectConfig(ctx, s.cfg.ConnConfig)
+	if err != nil {
+		return err
+	}
+	defer c.Close(context.WithoutCancel(ctx))
+	if s.o.Schema != "" {
+		if _, err := c.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{s.o.Schema}.Sanitize()); err != nil {
+			return fmt.Errorf("create schema %q: %w", s.o.Schema, err)
+		}
+	}
+	if err := migratePostgres(ctx, c, ms); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	var empty bool
+	if err := c.QueryRow(ctx, `SELECT NOT EXISTS (SELECT 1 FROM posts)`).Scan(&empty); err != nil {
+		return err
+	}
+	if empty && s.o.SeedPosts > 0 {
+		return resetPostgres(ctx, c, s.o.SeedPosts)
+	}
+	return nil
+}
+
+// fill waits until pgxpool's background start has opened PoolMin
+// connections (v5 pools are lazy).
+func (s *pgStore) fill(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, fillTimeout)
+	defer cancel()
+	tick := time.NewTicker(2 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st := s.pool.Stat()
+		if st.ConstructingConns() == 0 && int(st.TotalConns()) >= s.o.PoolMin {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			// The background start hides its error: one acquire shows it.
+			if c, err := s.pool.Acquire(context.WithoutCancel(ctx)); err != nil {
+				return err
+			} else {
+				c.Release()
+			}
+			return fmt.Errorf("%d of %d connections open: %w", st.TotalConns(), s.o.PoolMin, ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+// Acquire takes a pooled connection, or opens one in mode none.
+func (s *pgStore) Acquire(ctx context.Context) (Conn, error) {
+	t := s.m.start()
+	c, err := s.conn(ctx)
+	s.m.done(t, err == nil)
+	if err != nil {
+		return nil, fmt.Errorf("acquire postgres connection: %w", err)
+	}
+	return c, nil
+}
+
+// conn takes a connection without metering it.
+func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
+	if s.closed.Load() {
+		return nil, unavailable(errors.New("store closed"))
+	}
+	if s.pool != nil {
+		pc, err := s.pool.Acquire(ctx)
+		if err != nil {
+			if s.closed.Load() {
+				return nil, unavailable(err)
+			}
+			return nil, classify(err)
+		}
+		return &pgConn{c: pc.Conn(), pc: pc}, nil
+	}
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	c, err := pgx.ConnectConfig(ctx, s.cfg.ConnConfig)
+	if err != nil {
+		<-s.sem
+		return nil, classify(err)
+	}
+	s.opened.Add(1)
+	s.open.Add(1)
+	return &pgConn{c: c, s: s}, nil
+}
+
+// Reset replaces the posts with the seed 1..n in one transaction on one
+// connection; numbering continues at n+1.
+func (s *pgStore) Reset(ctx context.Context, n int) (int, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("reset postgres: %d posts: want 0 or more", n)
+	}
+	c, err := s.conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("reset postgres: %w", err)
+	}
+	defer c.Release()
+	if err := resetPostgres(ctx, c.c, n); err != nil {
+		return 0, fmt.Errorf("reset postgres: %w", c.classify(err))
+	}
+	return n, nil
+}
+
+// resetPostgres empties posts, copies the seed in and restarts the identity.
+func resetPostgres(ctx context.Context, c *pgx.Conn, n int) error {
+	tx, err := c.Begin(ctx)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback(ctx)
+	if _, err := tx.Exec(ctx, `TRUNCATE posts`); err != nil {
+		return err
+	}
+	rows := pgx.CopyFromSlice(n, func(i int) ([]any, error) {
+		p := SeedPost(i + 1)
+		return []any{p.No, p.Name, p.Message, p.CreatedAt}, nil
+	})
+	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"posts"}, []string{"no", "name", "message", "created_at"}, rows); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(ctx, fmt.Sprintf(`ALTER TABLE posts ALTER COLUMN no RESTART WITH %d`, n+1)); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// Ping checks that a connection answers.
+func (s *pgStore) Ping(ctx context.Context) error {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return fmt.Errorf("ping postgres: %w", err)
+	}
+	defer c.Release()
+	if err := c.c.Ping(ctx); err != nil {
+		return fmt.Errorf("ping postgres: %w", c.classify(err))
+	}
+	return nil
+}
+
+// Stats reads pgxpool's statistics and our counters.
+func (s *pgStore) Stats() PoolStats {
+	ps := PoolStats{
+		Size:   s.o.Pool,
+		Min:    s.o.PoolMin,
+		Mode:   s.o.modeName(),
+		Opened: s.opened.Load(),
+	}
+	if s.pool != nil {
+		st := s.pool.Stat()
+		ps.Open = int(st.TotalConns())
+		ps.InUse = int(st.AcquiredConns())
+		ps.Idle = int(st.IdleConns())
+	} else {
+		ps.Min = 0
+		ps.Open = int(s.open.Load())
+		ps.InUse = ps.Open
+	}
+	s.m.fill(&ps)
+	return ps
+}
+
+// Close closes the pool. In fixed mode it waits until every acquired
+// connection is released.
+func (s *pgStore) Close() error {
+	s.closed.Store(true)
+	if s.pool != nil {
+		s.pool.Close()
+	}
+	return nil
+}
+
+// pgConn is one PostgreSQL connection: from the pool (pc set) or opened
+// for this Acquire alone (s set).
+type pgConn struct {
+	c        *pgx.Conn
+	pc       *pgxpool.Conn
+	s        *pgStore
+	released bool
+}
+
+const (
+	pgInsert = `INSERT INTO posts (name, message, created_at) VALUES ($1, $2, $3) RETURNING no`
+	pgNewest = `SELECT no, name, message, created_at FROM posts ORDER BY no DESC LIMIT $1`
+	pgBefore = `SELECT no, name, message, created_at FROM posts WHERE no < $1 ORDER BY no DESC LIMIT 1`
+)
+
+// classify is the package's classify, plus: an error that left the
+// connection closed means the server went away.
+func (c *pgConn) classify(err error) error {
+	err = classify(err)
+	if !errors.Is(err, ErrUnavailable) && !errors.Is(err, context.Canceled) &&
+		!errors.Is(err, context.DeadlineExceeded) && c.c.IsClosed() {
+		return unavailable(err)
+	}
+	return err
+}
+
+// Insert stores a post stamped now (UTC, microseconds).
+func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error) {
+	p := Post{Name: name, Message: message, CreatedAt: now()}
+	if err := c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No); err != nil {
+		return Post{}, fmt.Errorf("insert post: %w", c.classify(err))
+	}
+	return p, nil
+}
+
+// Newest returns up to n newest posts in one query.
+func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
+	rows, err := c.c.Query(ctx, pgNewest, n)
+	if err != nil {
+		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(err))
+	}
+	defer rows.Close()
+	posts := make([]Post, 0, max(0, min(n, 100)))
+	for rows.Next() {
+		var p Post
+		if err := rows.Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt); err != nil {
+			return nil, fmt.Errorf("newest %d posts: %w", n, err)
+		}
+		p.CreatedAt = p.CreatedAt.UTC()
+		posts = append(posts, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(err))
+	}
+	return posts, nil
+}
+
+// Before returns the newest post numbered below no.
+func (c *pgConn) Before(ctx context.Context, no int64) (Post, error) {
+	var p Post
+	err := c.c.QueryRow(ctx, pgBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Post{}, ErrNotFound
+	}
+	if err != nil {
+		return Post{}, fmt.Errorf("post before %d: %w", no, c.classify(err))
+	}
+	p.CreatedAt = p.CreatedAt.UTC()
+	return p, nil
+}
+
+// Release returns the connection to the pool, or closes it in mode none.
+// A second Release does nothing.
+func (c *pgConn) Release() {
+	if c.released {
+		return
+	}
+	c.released = true
+	if c.pc != nil {
+		c.pc.Release()
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	c.c.Close(ctx)
+	cancel()
+	c.s.open.Add(-1)
+	<-c.s.sem
+}

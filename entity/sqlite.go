@@ -1,0 +1,299 @@
+package entity
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+
+	schema "bbslab/sql"
+)
+
+// sqliteParams are the connection settings added to a plain file path: WAL,
+// a busy handler instead of instant SQLITE_BUSY, immediate write
+// transactions, and a per-connection cache of prepared statements (the
+// counterpart of pgx's statement cache: a new connection starts empty).
+const sqliteParams = "_journal_mode=WAL&_busy_timeout=5000&_synchronous=NORMAL&_txlock=immediate&_foreign_keys=on&_stmt_cache_size=16"
+
+// sqliteDSN turns a file path into a DSN; a "file:" DSN is kept as it is.
+func sqliteDSN(dsn string) string {
+	if strings.HasPrefix(dsn, "file:") {
+		return dsn
+	}
+	return "file:" + dsn + "?" + sqliteParams
+}
+
+// countingConnector opens SQLite connections and counts them.
+type countingConnector struct {
+	dsn    string
+	drv    *sqlite3.SQLiteDriver
+	opened atomic.Int64
+}
+
+// Connect opens one physical connection.
+func (c *countingConnector) Connect(context.Context) (driver.Conn, error) {
+	conn, err := c.drv.Open(c.dsn)
+	if err != nil {
+		return nil, err
+	}
+	c.opened.Add(1)
+	return conn, nil
+}
+
+// Driver returns the SQLite driver.
+func (c *countingConnector) Driver() driver.Driver { return c.drv }
+
+// sqliteStore is a Store on one SQLite file, pooled by database/sql.
+type sqliteStore struct {
+	o      Options
+	path   string
+	db     *sql.DB
+	conns  *countingConnector
+	m      meter
+	closed atomic.Bool
+}
+
+func openSQLite(ctx context.Context, o Options) (Store, error) {
+	s := &sqliteStore{o: o, path: o.DSN}
+	s.conns = &countingConnector{dsn: sqliteDSN(o.DSN), drv: &sqlite3.SQLiteDriver{}}
+	s.db = sql.OpenDB(s.conns)
+	s.db.SetMaxOpenConns(o.Pool)
+	s.db.SetConnMaxLifetime(0)
+	s.db.SetConnMaxIdleTime(0)
+	if o.PoolMode == PoolNone {
+		s.db.SetMaxIdleConns(0) // every release closes the physical connection
+	} else {
+		s.db.SetMaxIdleConns(o.Pool)
+	}
+	if err := s.setUp(ctx); err != nil {
+		s.db.Close()
+		return nil, fmt.Errorf("open sqlite %q: %w", o.DSN, classify(err))
+	}
+	return s, nil
+}
+
+// setUp migrates, seeds an empty board and pre-warms the pool.
+func (s *sqliteStore) setUp(ctx context.Context) error {
+	ms, err := loadMigrations(schema.SQLite, "sqlite")
+	if err != nil {
+		return err
+	}
+	if err := migrateSQLite(ctx, s.db, ms); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	var empty bool
+	if err := s.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM posts)`).Scan(&empty); err != nil {
+		return err
+	}
+	if empty && s.o.SeedPosts > 0 {
+		if _, err := s.Reset(ctx, s.o.SeedPosts); err != nil {
+			return err
+		}
+	}
+	if s.o.PoolMode == PoolNone {
+		return nil
+	}
+	// database/sql has no minimum: hold PoolMin connections at once, then
+	// give them back to the idle list.
+	held := make([]*sql.Conn, 0, s.o.PoolMin)
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range s.o.PoolMin {
+		c, err := s.db.Conn(ctx)
+		if err != nil {
+			return fmt.Errorf("open connection %d of %d: %w", len(held)+1, s.o.PoolMin, err)
+		}
+		held = append(held, c)
+	}
+	return nil
+}
+
+// Acquire takes a connection from database/sql's pool.
+func (s *sqliteStore) Acquire(ctx context.Context) (Conn, error) {
+	t := s.m.start()
+	c, err := s.conn(ctx)
+	s.m.done(t, err == nil)
+	if err != nil {
+		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
+	}
+	return &sqliteConn{c: c}, nil
+}
+
+// conn takes a connection without metering it.
+func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
+	if s.closed.Load() {
+		return nil, unavailable(errors.New("store closed"))
+	}
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		if s.closed.Load() {
+			return nil, unavailable(err)
+		}
+		return nil, classify(err)
+	}
+	return c, nil
+}
+
+// Reset replaces the posts with the seed 1..n in one transaction on one
+// connection; numbering continues at n+1.
+func (s *sqliteStore) Reset(ctx context.Context, n int) (int, error) {
+	if n < 0 {
+		return 0, fmt.Errorf("reset sqlite: %d posts: want 0 or more", n)
+	}
+	c, err := s.conn(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("reset sqlite: %w", err)
+	}
+	defer c.Close()
+	if err := resetSQLite(ctx, c, n); err != nil {
+		return 0, fmt.Errorf("reset sqlite: %w", classify(err))
+	}
+	return n, nil
+}
+
+func resetSQLite(ctx context.Context, c *sql.Conn, n int) error {
+	tx, err := c.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `DELETE FROM posts`); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM sqlite_sequence WHERE name = 'posts'`); err != nil {
+		return err
+	}
+	// Explicit numbers move sqlite_sequence up to n as they are inserted.
+	st, err := tx.PrepareContext(ctx, `INSERT INTO posts (no, name, message, created_at) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	for i := 1; i <= n; i++ {
+		p := SeedPost(i)
+		if _, err := st.ExecContext(ctx, p.No, p.Name, p.Message, p.CreatedAt); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
+
+// Ping checks that a connection answers a query.
+func (s *sqliteStore) Ping(ctx context.Context) error {
+	c, err := s.conn(ctx)
+	if err != nil {
+		return fmt.Errorf("ping sqlite: %w", err)
+	}
+	defer c.Close()
+	if err := c.PingContext(ctx); err != nil {
+		return fmt.Errorf("ping sqlite: %w", classify(err))
+	}
+	return nil
+}
+
+// Stats reads database/sql's pool and our counters.
+func (s *sqliteStore) Stats() PoolStats {
+	st := s.db.Stats()
+	ps := PoolStats{
+		Size:   s.o.Pool,
+		Min:    s.o.PoolMin,
+		Mode:   s.o.modeName(),
+		Open:   st.OpenConnections,
+		InUse:  st.InUse,
+		Idle:   st.Idle,
+		Opened: s.conns.opened.Load(),
+	}
+	if s.o.PoolMode == PoolNone {
+		ps.Min = 0
+	}
+	s.m.fill(&ps)
+	return ps
+}
+
+// Close closes the idle connections now and the others as they are
+// released; later acquires fail with ErrUnavailable.
+func (s *sqliteStore) Close() error {
+	s.closed.Store(true)
+	return s.db.Close()
+}
+
+// sqliteConn is one connection pinned from database/sql's pool.
+type sqliteConn struct {
+	c *sql.Conn
+}
+
+const (
+	sqliteInsert = `INSERT INTO posts (name, message, created_at) VALUES (?, ?, ?) RETURNING no`
+	sqliteNewest = `SELECT no, name, message, created_at FROM posts ORDER BY no DESC LIMIT ?`
+	sqliteBefore = `SELECT no, name, message, created_at FROM posts WHERE no < ? ORDER BY no DESC LIMIT 1`
+)
+
+// Insert stores a post stamped now (UTC, microseconds).
+func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, error) {
+	p := Post{Name: name, Message: message, CreatedAt: now()}
+	if err := c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No); err != nil {
+		return Post{}, fmt.Errorf("insert post: %w", classify(err))
+	}
+	return p, nil
+}
+
+// Newest returns up to n newest posts in one query.
+func (c *sqliteConn) Newest(ctx context.Context, n int) ([]Post, error) {
+	rows, err := c.c.QueryContext(ctx, sqliteNewest, n)
+	if err != nil {
+		return nil, fmt.Errorf("newest %d posts: %w", n, classify(err))
+	}
+	defer rows.Close()
+	posts := make([]Post, 0, max(0, min(n, 100)))
+	for rows.Next() {
+		var p Post
+		if err := rows.Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt); err != nil {
+			return nil, fmt.Errorf("newest %d posts: %w", n, err)
+		}
+		p.CreatedAt = p.CreatedAt.UTC()
+		posts = append(posts, p)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("newest %d posts: %w", n, classify(err))
+	}
+	return posts, nil
+}
+
+// Before returns the newest post numbered below no.
+func (c *sqliteConn) Before(ctx context.Context, no int64) (Post, error) {
+	var p Post
+	err := c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Post{}, ErrNotFound
+	}
+	if err != nil {
+		return Post{}, fmt.Errorf("post before %d: %w", no, classify(err))
+	}
+	p.CreatedAt = p.CreatedAt.UTC()
+	return p, nil
+}
+
+// Release returns the connection to the pool (in mode none, closes it).
+// A second Release does nothing.
+func (c *sqliteConn) Release() {
+	if c.c == nil {
+		return
+	}
+	c.c.Close()
+	c.c = nil
+}
+
+// now is the time stamp of a new post: UTC, truncated to microseconds so
+// that it round-trips unchanged through both databases.
+func now() time.Time {
+	return time.Now().UTC().Truncate(time.Microsecond)
+}
