@@ -1,0 +1,452 @@
+package entity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// TestSQLiteStore runs the contract suite on a SQLite file in a temp dir.
+func TestSQLiteStore(t *testing.T) {
+	t.Parallel()
+	testStore(t, openSQLiteTest)
+}
+
+func openSQLiteTest(t *testing.T, o Options) Store {
+	t.Helper()
+	o.Driver = "sqlite"
+	o.DSN = filepath.Join(t.TempDir(), "bbs.db")
+	s, err := Open(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Open(%+v): %v", o, err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestPostgresStore runs the contract suite on the PostgreSQL server that
+// BBS_TEST_POSTGRES_DSN names, each test in a schema of its own.
+func TestPostgresStore(t *testing.T) {
+	t.Parallel()
+	dsn := os.Getenv("BBS_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		t.Skip("BBS_TEST_POSTGRES_DSN not set: skipping the PostgreSQL store tests (e.g. postgres://root@127.0.0.1:5432/test?sslmode=disable)")
+	}
+	testStore(t, func(t *testing.T, o Options) Store {
+		t.Helper()
+		o.Driver = "postgres"
+		o.DSN = dsn
+		o.Schema = fmt.Sprintf("bbs_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, schemaSeq.Add(1))
+		t.Cleanup(func() { dropSchema(t, dsn, o.Schema) })
+		s, err := Open(context.Background(), o)
+		if err != nil {
+			t.Fatalf("Open(%+v): %v", o, err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+}
+
+var schemaSeq atomic.Int64
+
+func dropSchema(t *testing.T, dsn, name string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Errorf("drop schema %s: %v", name, err)
+		return
+	}
+	defer c.Close(ctx)
+	if _, err := c.Exec(ctx, `DROP SCHEMA IF EXISTS `+pgx.Identifier{name}.Sanitize()+` CASCADE`); err != nil {
+		t.Errorf("drop schema %s: %v", name, err)
+	}
+}
+
+// testStore is the contract every Store implementation must meet. open
+// returns a fresh, empty-then-seeded store for o (Driver and DSN filled in
+// by open) and closes it when the test ends.
+func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
+	ctx := context.Background()
+
+	t.Run("Seed", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 2, SeedPosts: 50})
+		c := acquire(t, s)
+		defer c.Release()
+		posts, err := c.Newest(ctx, 100)
+		if err != nil {
+			t.Fatalf("Newest(100): %v", err)
+		}
+		if len(posts) != 50 {
+			t.Fatalf("Newest(100) gave %d posts; want 50", len(posts))
+		}
+		for i, p := range posts {
+			checkPost(t, fmt.Sprintf("Newest(100)[%d]", i), p, SeedPost(50-i))
+		}
+		p, err := c.Before(ctx, MaxNo)
+		if err != nil {
+			t.Fatalf("Before(MaxNo): %v", err)
+		}
+		checkPost(t, "Before(MaxNo)", p, SeedPost(50))
+		if _, err := c.Before(ctx, 1); !errors.Is(err, ErrNotFound) {
+			t.Errorf("Before(1) error = %v; want ErrNotFound", err)
+		}
+	})
+
+	t.Run("NewestEqualsBefore", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 1, SeedPosts: 45})
+		c := acquire(t, s)
+		defer c.Release()
+		newest, err := c.Newest(ctx, 30)
+		if err != nil {
+			t.Fatalf("Newest(30): %v", err)
+		}
+		if len(newest) != 30 {
+			t.Fatalf("Newest(30) gave %d posts; want 30", len(newest))
+		}
+		no := MaxNo
+		for i := range 30 {
+			p, err := c.Before(ctx, no)
+			if err != nil {
+				t.Fatalf("Before(%d): %v", no, err)
+			}
+			checkPost(t, fmt.Sprintf("Before(%d)", no), p, newest[i])
+			no = p.No
+		}
+	})
+
+	t.Run("Insert", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 1, SeedPosts: 10})
+		c := acquire(t, s)
+		defer c.Release()
+		for want := int64(11); want <= 12; want++ {
+			before := time.Now().UTC().Truncate(time.Microsecond)
+			p, err := c.Insert(ctx, "tester", fmt.Sprintf("message %d", want))
+			after := time.Now().UTC()
+			if err != nil {
+				t.Fatalf("Insert: %v", err)
+			}
+			if p.No != want {
+				t.Errorf("Insert gave number %d; want %d", p.No, want)
+			}
+			if p.CreatedAt.Before(before) || p.CreatedAt.After(after) || p.CreatedAt.Location() != time.UTC ||
+				!p.CreatedAt.Equal(p.CreatedAt.Truncate(time.Microsecond)) {
+				t.Errorf("Insert time %v; want UTC microseconds in [%v, %v]", p.CreatedAt, before, after)
+			}
+			newest, err := c.Newest(ctx, 30)
+			if err != nil {
+				t.Fatalf("Newest(30): %v", err)
+			}
+			if len(newest) != 30 && len(newest) != int(want) {
+				t.Fatalf("Newest(30) gave %d posts; want %d", len(newest), want)
+			}
+			checkPost(t, "Newest(30)[0] after Insert", newest[0], p)
+		}
+	})
+
+	t.Run("RoundTrip", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 1})
+		c := acquire(t, s)
+		defer c.Release()
+		texts := []struct{ name, message string }{
+			{"山田太郎", "こんにちは、世界。チューニングの話をしましょう。"},
+			{"<script>alert(1)</script>", `<script>alert("x")</script> & 'quotes' \ backslash`},
+			{"", "empty name, emoji 🎉, NUL-free\nnew line\ttab"},
+		}
+		for _, tt := range texts {
+			p, err := c.Insert(ctx, tt.name, tt.message)
+			if err != nil {
+				t.Fatalf("Insert(%q, %q): %v", tt.name, tt.message, err)
+			}
+			got, err := c.Before(ctx, MaxNo)
+			if err != nil {
+				t.Fatalf("Before(MaxNo): %v", err)
+			}
+			checkPost(t, fmt.Sprintf("round trip of %q", tt.message), got, p)
+		}
+	})
+
+	t.Run("Reset", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 2, SeedPosts: 10})
+		c := acquire(t, s)
+		defer c.Release()
+		for range 2 {
+			if _, err := c.Insert(ctx, "x", "y"); err != nil {
+				t.Fatalf("Insert: %v", err)
+			}
+		}
+		// Reset while another connection is held: it takes one of its own.
+		for _, n := range []int{5, 0, 3} {
+			got, err := s.Reset(ctx, n)
+			if err != nil || got != n {
+				t.Fatalf("Reset(%d) = %d, %v; want %d, nil", n, got, err, n)
+			}
+			posts, err := c.Newest(ctx, 30)
+			if err != nil {
+				t.Fatalf("Newest(30): %v", err)
+			}
+			if len(posts) != n {
+				t.Fatalf("after Reset(%d) Newest(30) gave %d posts; want %d", n, len(posts), n)
+			}
+			for i, p := range posts {
+				checkPost(t, fmt.Sprintf("after Reset(%d) Newest(30)[%d]", n, i), p, SeedPost(n-i))
+			}
+			p, err := c.Insert(ctx, "next", "after reset")
+			if err != nil {
+				t.Fatalf("Insert after Reset(%d): %v", n, err)
+			}
+			if p.No != int64(n+1) {
+				t.Errorf("Insert after Reset(%d) gave number %d; want %d", n, p.No, n+1)
+			}
+		}
+		if _, err := s.Reset(ctx, -1); err == nil {
+			t.Errorf("Reset(-1) succeeded; want an error")
+		}
+	})
+
+	t.Run("Reset100k", func(t *testing.T) {
+		t.Parallel()
+		if testing.Short() {
+			t.Skip("short mode: skipping the 100,000-post reset")
+		}
+		s := open(t, Options{Pool: 1})
+		const n = 100_000
+		if got, err := s.Reset(ctx, n); err != nil || got != n {
+			t.Fatalf("Reset(%d) = %d, %v; want %d, nil", n, got, err, n)
+		}
+		c := acquire(t, s)
+		defer c.Release()
+		p, err := c.Before(ctx, MaxNo)
+		if err != nil {
+			t.Fatalf("Before(MaxNo): %v", err)
+		}
+		checkPost(t, "Before(MaxNo) after Reset(100000)", p, SeedPost(n))
+		if p, err := c.Insert(ctx, "a", "b"); err != nil || p.No != n+1 {
+			t.Errorf("Insert after Reset(%d) = %d, %v; want %d", n, p.No, err, n+1)
+		}
+	})
+
+	t.Run("FixedPool", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 3, PoolMode: PoolFixed})
+		st := s.Stats()
+		if st.Open != 3 || st.Opened != 3 || st.Idle != 3 || st.InUse != 0 || st.Size != 3 || st.Min != 3 || st.Mode != "fixed" {
+			t.Fatalf("Stats after Open = %+v; want 3 open, 3 opened, 3 idle, size 3, min 3, mode fixed", st)
+		}
+		for range 20 {
+			var held []Conn
+			for range 3 {
+				c := acquire(t, s)
+				if _, err := c.Newest(ctx, 1); err != nil {
+					t.Fatalf("Newest(1): %v", err)
+				}
+				held = append(held, c)
+			}
+			for _, c := range held {
+				c.Release()
+			}
+		}
+		st = s.Stats()
+		if st.Opened != 3 || st.Open != 3 || st.Acquires != 60 {
+			t.Errorf("Stats after 60 acquires = %+v; want 3 opened, 3 open, 60 acquires", st)
+		}
+	})
+
+	t.Run("ModeNone", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 2, PoolMode: PoolNone, SeedPosts: 5})
+		st := s.Stats()
+		if st.Open != 0 || st.Mode != "none" {
+			t.Fatalf("Stats after Open = %+v; want 0 open, mode none", st)
+		}
+		base := st.Opened
+		for i := int64(1); i <= 5; i++ {
+			c := acquire(t, s)
+			if _, err := c.Newest(ctx, 30); err != nil {
+				t.Fatalf("Newest(30): %v", err)
+			}
+			if got := s.Stats(); got.Opened != base+i || got.Open != 1 || got.InUse != 1 {
+				t.Errorf("Stats during acquire %d = %+v; want opened %d, 1 open, 1 in use", i, got, base+i)
+			}
+			c.Release()
+			if got := s.Stats(); got.Open != 0 {
+				t.Errorf("Stats after release %d = %+v; want 0 open", i, got)
+			}
+		}
+	})
+
+	t.Run("Grow", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 4, PoolMin: 1})
+		st := s.Stats()
+		if st.Open != 1 || st.Min != 1 || st.Size != 4 || st.Mode != "grow" {
+			t.Fatalf("Stats after Open = %+v; want 1 open, min 1, size 4, mode grow", st)
+		}
+		held := make([]Conn, 4)
+		for i := range held {
+			held[i] = acquire(t, s)
+		}
+		if st := s.Stats(); st.Open != 4 || st.InUse != 4 || st.Opened != 4 {
+			t.Errorf("Stats holding 4 = %+v; want 4 open, 4 in use, 4 opened", st)
+		}
+		for _, c := range held {
+			c.Release()
+		}
+		if st := s.Stats(); st.Open != 4 || st.Idle != 4 {
+			t.Errorf("Stats after releasing 4 = %+v; want 4 open and idle (kept)", st)
+		}
+	})
+
+	for _, mode := range []string{PoolFixed, PoolNone} {
+		t.Run("BlocksWhenFull/"+mode, func(t *testing.T) {
+			t.Parallel()
+			s := open(t, Options{Pool: 1, PoolMode: mode})
+			c1 := acquire(t, s)
+			got := make(chan error, 1)
+			go func() {
+				c2, err := s.Acquire(ctx)
+				if err == nil {
+					c2.Release()
+				}
+				got <- err
+			}()
+			waitFor(t, "one acquire waiting", func() bool { return s.Stats().Waiting == 1 })
+			select {
+			case err := <-got:
+				t.Fatalf("Acquire on a full pool returned (%v) before a Release", err)
+			default:
+			}
+			c1.Release()
+			select {
+			case err := <-got:
+				if err != nil {
+					t.Fatalf("Acquire after Release: %v", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("Acquire still waiting 10 s after a Release")
+			}
+			if st := s.Stats(); st.Acquires != 2 || st.Waiting != 0 || st.AcquireWait <= 0 {
+				t.Errorf("Stats = %+v; want 2 acquires, 0 waiting, some wait", st)
+			}
+		})
+
+		t.Run("AcquireCanceled/"+mode, func(t *testing.T) {
+			t.Parallel()
+			s := open(t, Options{Pool: 1, PoolMode: mode})
+			c1 := acquire(t, s)
+			defer c1.Release()
+			cctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			got := make(chan error, 1)
+			go func() {
+				c2, err := s.Acquire(cctx)
+				if err == nil {
+					c2.Release()
+				}
+				got <- err
+			}()
+			waitFor(t, "one acquire waiting", func() bool { return s.Stats().Waiting == 1 })
+			cancel()
+			err := <-got
+			if !errors.Is(err, context.Canceled) {
+				t.Fatalf("Acquire with canceled ctx = %v; want context.Canceled", err)
+			}
+			if errors.Is(err, ErrUnavailable) {
+				t.Errorf("Acquire with canceled ctx = %v; must not be ErrUnavailable", err)
+			}
+			if st := s.Stats(); st.Waiting != 0 || st.Acquires != 1 {
+				t.Errorf("Stats = %+v; want 0 waiting, 1 acquire", st)
+			}
+		})
+
+		t.Run("ReleaseTwice/"+mode, func(t *testing.T) {
+			t.Parallel()
+			s := open(t, Options{Pool: 1, PoolMode: mode})
+			c := acquire(t, s)
+			c.Release()
+			c.Release()
+			c = acquire(t, s)
+			defer c.Release()
+			if st := s.Stats(); st.InUse != 1 {
+				t.Errorf("Stats = %+v; want 1 in use", st)
+			}
+			// The double Release must not have made room for a second connection.
+			tctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+			defer cancel()
+			if c2, err := s.Acquire(tctx); err == nil {
+				c2.Release()
+				t.Fatal("a second Acquire on a pool of 1 succeeded after a double Release")
+			} else if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Acquire on a full pool = %v; want context.DeadlineExceeded", err)
+			}
+		})
+	}
+
+	t.Run("StatsInUse", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 2})
+		c := acquire(t, s)
+		if st := s.Stats(); st.InUse != 1 || st.Idle != 1 || st.Open != 2 || st.Acquires != 1 || st.Waiting != 0 {
+			t.Errorf("Stats holding 1 of 2 = %+v; want 1 in use, 1 idle, 2 open, 1 acquire", st)
+		}
+		c.Release()
+		if st := s.Stats(); st.InUse != 0 || st.Idle != 2 {
+			t.Errorf("Stats after release = %+v; want 0 in use, 2 idle", st)
+		}
+	})
+
+	t.Run("PingAndClose", func(t *testing.T) {
+		t.Parallel()
+		s := open(t, Options{Pool: 1})
+		if err := s.Ping(ctx); err != nil {
+			t.Fatalf("Ping: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("Close: %v", err)
+		}
+		if _, err := s.Acquire(ctx); !errors.Is(err, ErrUnavailable) {
+			t.Errorf("Acquire after Close = %v; want ErrUnavailable", err)
+		}
+	})
+}
+
+func acquire(t *testing.T, s Store) Conn {
+	t.Helper()
+	c, err := s.Acquire(context.Background())
+	if err != nil {
+		t.Fatalf("Acquire: %v", err)
+	}
+	return c
+}
+
+func checkPost(t *testing.T, what string, got, want Post) {
+	t.Helper()
+	if got.No != want.No || got.Name != want.Name || got.Message != want.Message ||
+		!got.CreatedAt.Equal(want.CreatedAt) || got.CreatedAt.Location() != time.UTC {
+		t.Errorf("%s = %+v; want %+v (UTC)", what, got, want)
+	}
+}
+
+// waitFor polls cond until it holds, failing the test after 10 s.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
