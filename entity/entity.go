@@ -28,7 +28,9 @@ type Store interface {
 	// The caller must Release it.
 	Acquire(ctx context.Context) (Conn, error)
 	// Reset empties the board and fills it with the deterministic seed of n
-	// posts numbered 1..n. It returns the number of posts stored.
+	// posts numbered 1..n; the next post inserted is n+1. It returns the
+	// number of posts stored. It takes a connection of its own from the
+	// pool, so it is safe while others are in use (and waits while all are).
 	Reset(ctx context.Context, n int) (int, error)
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
@@ -39,7 +41,7 @@ type Store interface {
 }
 
 // Conn is one database connection taken from a Store. Each method runs
-// exactly one SQL statement.
+// exactly one SQL statement. A Conn is for one goroutine at a time.
 type Conn interface {
 	// Insert stores a post and returns it with its number and time.
 	Insert(ctx context.Context, name, message string) (Post, error)

@@ -43,7 +43,7 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 	cfg, err := pgxpool.ParseConfig(o.DSN)
 	if err != nil {
 		// The parse error repeats the DSN, which may hold a password.
-		return nil, errors.New("open postgres: cannot parse DSN")
+		return nil, errors.New("open postgres: cannot parse DSN: want a URL such as postgres://user@host:5432/db?sslmode=disable or key=value pairs")
 	}
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
@@ -132,11 +132,13 @@ func (s *pgStore) fill(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			// The background start hides its error: one acquire shows it.
-			if c, err := s.pool.Acquire(context.WithoutCancel(ctx)); err != nil {
+			actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			c, err := s.pool.Acquire(actx)
+			acancel()
+			if err != nil {
 				return err
-			} else {
-				c.Release()
 			}
+			c.Release()
 			return fmt.Errorf("%d of %d connections open: %w", st.TotalConns(), s.o.PoolMin, ctx.Err())
 		case <-tick.C:
 		}
