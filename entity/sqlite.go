@@ -52,7 +52,6 @@ func (c *countingConnector) Driver() driver.Driver { return c.drv }
 // sqliteStore is a Store on one SQLite file, pooled by database/sql.
 type sqliteStore struct {
 	o      Options
-	path   string
 	db     *sql.DB
 	conns  *countingConnector
 	m      meter
@@ -60,7 +59,7 @@ type sqliteStore struct {
 }
 
 func openSQLite(ctx context.Context, o Options) (Store, error) {
-	s := &sqliteStore{o: o, path: o.DSN}
+	s := &sqliteStore{o: o}
 	s.conns = &countingConnector{dsn: sqliteDSN(o.DSN), drv: &sqlite3.SQLiteDriver{}}
 	s.db = sql.OpenDB(s.conns)
 	s.db.SetMaxOpenConns(o.Pool)

@@ -394,6 +394,48 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 		})
 	}
 
+	t.Run("Concurrent", func(t *testing.T) {
+		t.Parallel()
+		const workers, rounds = 8, 25
+		s := open(t, Options{Pool: 3, SeedPosts: 10})
+		errs := make(chan error, workers)
+		for w := range workers {
+			go func() {
+				errs <- func() error {
+					for i := range rounds {
+						c, err := s.Acquire(ctx)
+						if err != nil {
+							return err
+						}
+						_, err = c.Insert(ctx, fmt.Sprintf("w%d", w), fmt.Sprintf("round %d", i))
+						if err == nil {
+							_, err = c.Newest(ctx, 30)
+						}
+						c.Release()
+						if err != nil {
+							return err
+						}
+					}
+					return nil
+				}()
+			}()
+		}
+		for range workers {
+			if err := <-errs; err != nil {
+				t.Errorf("worker: %v", err)
+			}
+		}
+		c := acquire(t, s)
+		defer c.Release()
+		p, err := c.Before(ctx, MaxNo)
+		if err != nil || p.No != 10+workers*rounds {
+			t.Errorf("Before(MaxNo) after %d inserts = %d, %v; want %d", workers*rounds, p.No, err, 10+workers*rounds)
+		}
+		if st := s.Stats(); st.Opened != 3 || st.Acquires != workers*rounds+1 {
+			t.Errorf("Stats = %+v; want 3 opened, %d acquires", st, workers*rounds+1)
+		}
+	})
+
 	t.Run("StatsInUse", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, Options{Pool: 2})
