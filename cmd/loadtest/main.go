@@ -1,0 +1,19 @@
+// Command loadtest drives an HTTP/1.1 server with simulated clients under the
+// Fixed Delay, Fixed Rate or open load model and reports throughput, latency
+// percentiles and its own cost. Subcommands: run, sweep, report, merge, bench
+// and target; "loadtest help" lists their flags.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitCode(err, os.Stderr))
+}

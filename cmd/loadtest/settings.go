@@ -1,0 +1,157 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"golang.org/x/term"
+
+	"bbslab/loadtest"
+)
+
+// listFlag collects a repeatable string flag.
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
+
+// runFlags are the flags shared by run and sweep.
+type runFlags struct {
+	urls      listFlag
+	scenario  string
+	method    string
+	form      string
+	expect    int
+	contains  string
+	clients   string
+	duration  time.Duration
+	requests  int64
+	maxDur    time.Duration
+	warmup    time.Duration
+	rampup    time.Duration
+	think     time.Duration
+	thinkDev  time.Duration
+	timer     string
+	model     string
+	rate      float64
+	timeout   time.Duration
+	keepalive bool
+	seed      uint64
+	name      string
+	slo       string
+	progress  string
+}
+
+func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
+	fs.Var(&f.urls, "url", "target `URL` (http:// only; repeatable; placeholders {{seq}} {{client}} {{rand A B}})")
+	fs.StringVar(&f.scenario, "scenario", "", "TOML `file` of weighted, labelled [[request]] tables (instead of -url)")
+	fs.StringVar(&f.method, "method", "", "HTTP method for -url (default GET, or POST with -form)")
+	fs.StringVar(&f.form, "form", "", "form parameters for -url, e.g. 'name=u{{client}}&message=m{{seq}}'")
+	fs.IntVar(&f.expect, "expect", 0, "expected status for -url (default: any below 400)")
+	fs.StringVar(&f.contains, "contains", "", "substring the body of -url responses must contain")
+	fs.StringVar(&f.clients, "clients", "10", clientsHelp)
+	fs.DurationVar(&f.duration, "duration", 0, "measured duration after the warm-up (this or -requests is required)")
+	fs.Int64Var(&f.requests, "requests", 0, "stop after this many measured requests")
+	fs.DurationVar(&f.maxDur, "max-duration", 0, "hard bound on the whole run (default warmup+duration, or 1h with -requests)")
+	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up discarded from the results")
+	fs.DurationVar(&f.rampup, "rampup", 0, "spread client starts over this time")
+	fs.DurationVar(&f.think, "think", 0, "think time between requests (offset or mean of the timer)")
+	fs.DurationVar(&f.thinkDev, "think-dev", 0, "timer deviation (gaussian) or range (uniform)")
+	fs.StringVar(&f.timer, "timer", "constant", "think timer: constant, uniform, gaussian or poisson (JMeter's)")
+	fs.StringVar(&f.model, "model", "delay", "load model: delay (Fixed Delay), rate (Fixed Rate) or open")
+	fs.Float64Var(&f.rate, "rate", 0, "arrivals per second (open model)")
+	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "connect and response timeout")
+	fs.BoolVar(&f.keepalive, "keepalive", true, "reuse connections (false: a new connection per request)")
+	fs.Uint64Var(&f.seed, "seed", 0, "random seed (0: from the clock)")
+	fs.StringVar(&f.name, "name", "", "name of the run (curve name in charts)")
+	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
+	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), on or off")
+}
+
+// settings builds loadtest.Settings (with clients unset) from the flags.
+func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
+	var s loadtest.Settings
+	var err error
+	if s.Model, err = loadtest.ParseModel(f.model); err != nil {
+		return s, nil, usageErr("-model: %v", err)
+	}
+	if s.Timer, err = loadtest.ParseTimer(f.timer); err != nil {
+		return s, nil, usageErr("-timer: %v", err)
+	}
+	switch {
+	case f.scenario != "" && len(f.urls) > 0:
+		return s, nil, usageErr("give -url or -scenario, not both")
+	case f.scenario != "":
+		if s.Requests, err = loadtest.LoadScenario(f.scenario); err != nil {
+			return s, nil, usageErr("%v", err)
+		}
+	case len(f.urls) > 0:
+		var form map[string]string
+		if f.form != "" {
+			form = map[string]string{}
+			for _, kv := range strings.Split(f.form, "&") {
+				k, v, _ := strings.Cut(kv, "=")
+				k2, err1 := url.QueryUnescape(k)
+				v2, err2 := url.QueryUnescape(v)
+				if err1 != nil || err2 != nil || k2 == "" {
+					return s, nil, usageErr("-form: bad parameter %q", kv)
+				}
+				form[k2] = v2
+			}
+		}
+		for _, u := range f.urls {
+			s.Requests = append(s.Requests, loadtest.Request{URL: u, Method: f.method, Form: form, Expect: f.expect, Contains: f.contains})
+		}
+	default:
+		return s, nil, usageErr("give -url or -scenario")
+	}
+	if f.duration == 0 && f.requests == 0 {
+		return s, nil, usageErr("give -duration or -requests")
+	}
+	s.Name = f.name
+	s.Duration, s.MaxRequests, s.MaxDuration = f.duration, f.requests, f.maxDur
+	s.Warmup, s.Rampup = f.warmup, f.rampup
+	s.Think, s.ThinkDev = f.think, f.thinkDev
+	s.Rate, s.Timeout = f.rate, f.timeout
+	s.DisableKeepAlive = !f.keepalive
+	s.Seed = f.seed
+	switch f.progress {
+	case "on":
+		s.Progress = os.Stderr
+	case "auto":
+		if term.IsTerminal(int(os.Stderr.Fd())) {
+			s.Progress = os.Stderr
+		}
+	case "off":
+	default:
+		return s, nil, usageErr("-progress %q: want auto, on or off", f.progress)
+	}
+	var objs []loadtest.Objective
+	if f.slo != "" {
+		if objs, err = loadtest.ParseSLO(f.slo); err != nil {
+			return s, nil, usageErr("-slo: %v", err)
+		}
+	}
+	return s, objs, nil
+}
+
+// validate checks s with clients set, as a usage error.
+func validate(s loadtest.Settings) error {
+	if err := s.Validate(); err != nil {
+		return usageErr("%v", err)
+	}
+	return nil
+}
+
+// createFile opens an output file, naming it in the error.
+func createFile(path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return f, nil
+}

@@ -1,0 +1,359 @@
+package loadtest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// An ErrorKind classifies a failed request. Failed requests are counted by
+// kind and kept out of the latency figures.
+type ErrorKind uint8
+
+// The error kinds.
+const (
+	ErrNone    ErrorKind = iota
+	ErrConnect           // the connection could not be opened
+	ErrTimeout           // no complete response within Settings.Timeout
+	ErrIO                // the connection broke or the response was malformed
+	ErrStatus            // the status code was not the expected one
+	ErrBody              // the body lacked the expected substring
+	numErrKinds
+)
+
+var errKindNames = [numErrKinds]string{"", "connect", "timeout", "io", "status", "body"}
+
+// String returns the kind's name as used in results.
+func (k ErrorKind) String() string {
+	if k < numErrKinds {
+		return errKindNames[k]
+	}
+	return fmt.Sprintf("kind%d", uint8(k))
+}
+
+// maxBody bounds the body read into memory for a substring check.
+const maxBody = 16 << 20
+
+// readerPool holds response readers; a connection borrows one per response
+// so that idle connections cost no buffer.
+var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
+
+// conn is one client's HTTP/1.1 connection. It is used by one goroutine.
+type conn struct {
+	addr      string
+	timeout   time.Duration
+	keepAlive bool
+	stopCtx   context.Context
+	nc        net.Conn
+	unwatch   func() bool
+	body      []byte // reusable buffer for body checks
+}
+
+// outcome is what one exchange produced.
+type outcome struct {
+	status   int
+	kind     ErrorKind
+	err      error
+	recv     int64
+	sent     int64
+	first    time.Time     // when the status line arrived
+	connect  time.Duration // time to connect, 0 when reused
+	reason   []byte        // status reason (valid until the next exchange)
+	bodyFail bool
+}
+
+var errStopped = errors.New("stopped")
+
+// close drops the connection.
+func (c *conn) close() {
+	if c.nc != nil {
+		if c.unwatch != nil {
+			c.unwatch()
+			c.unwatch = nil
+		}
+		c.nc.Close()
+		c.nc = nil
+	}
+}
+
+// dial opens a new connection.
+func (c *conn) dial(o *outcome) error {
+	t0 := time.Now()
+	d := net.Dialer{Timeout: c.timeout}
+	nc, err := d.DialContext(c.stopCtx, "tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	if tc, ok := nc.(*net.TCPConn); ok {
+		tc.SetNoDelay(true)
+	}
+	o.connect = time.Since(t0)
+	c.nc = nc
+	c.unwatch = context.AfterFunc(c.stopCtx, func() {
+		nc.SetDeadline(time.Unix(1, 0)) // wake any blocked read or write
+	})
+	return nil
+}
+
+// do sends req and reads the response. wantBody keeps the body (up to
+// maxBody) for a substring check against contains. A reused connection the
+// server closed while idle is retried once on a fresh connection.
+func (c *conn) do(req []byte, head bool, contains []byte, o *outcome) {
+	*o = outcome{}
+	for attempt := 0; ; attempt++ {
+		reused := c.nc != nil
+		if c.nc == nil {
+			if err := c.dial(o); err != nil {
+				o.kind, o.err = ErrConnect, err
+				return
+			}
+		}
+		retry := c.exchange(req, head, contains, o)
+		if o.kind == ErrNone {
+			if !c.keepAlive {
+				c.close()
+			}
+			return
+		}
+		c.close()
+		if !(retry && reused && attempt == 0) {
+			return
+		}
+		conn := o.connect
+		*o = outcome{connect: conn}
+	}
+}
+
+// exchange performs one request on the open connection. It reports whether
+// the failure happened before any response byte arrived (so a retry on a new
+// connection is safe for a stale keep-alive connection).
+func (c *conn) exchange(req []byte, head bool, contains []byte, o *outcome) (retryable bool) {
+	if c.timeout > 0 {
+		c.nc.SetDeadline(time.Now().Add(c.timeout))
+	}
+	n, err := c.nc.Write(req)
+	o.sent = int64(n)
+	if err != nil {
+		o.kind, o.err = classify(err), err
+		return o.kind == ErrIO
+	}
+	br := readerPool.Get().(*bufio.Reader)
+	br.Reset(c.nc)
+	defer func() {
+		br.Reset(nil)
+		readerPool.Put(br)
+	}()
+	line, err := br.ReadSlice('\n')
+	if err != nil {
+		o.kind, o.err = classify(err), err
+		return len(line) == 0 && o.kind == ErrIO
+	}
+	o.first = time.Now()
+	o.recv = int64(len(line))
+	// Status line: HTTP/1.x SP code SP reason.
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		o.kind, o.err = ErrIO, fmt.Errorf("malformed status line %q", trimCRLF(line))
+		return false
+	}
+	code := 0
+	for _, ch := range line[9:12] {
+		if ch < '0' || ch > '9' {
+			o.kind, o.err = ErrIO, fmt.Errorf("malformed status line %q", trimCRLF(line))
+			return false
+		}
+		code = code*10 + int(ch-'0')
+	}
+	o.status = code
+	if len(line) > 13 {
+		o.reason = trimCRLF(line[13:])
+	}
+	closeAfter := line[7] == '0' // HTTP/1.0 closes unless told otherwise
+	length := int64(-1)
+	chunked := false
+	for {
+		line, err = br.ReadSlice('\n')
+		o.recv += int64(len(line))
+		if err != nil {
+			if err == bufio.ErrBufferFull {
+				err = errors.New("response header line too long")
+			}
+			o.kind, o.err = classify(err), err
+			return false
+		}
+		h := trimCRLF(line)
+		if len(h) == 0 {
+			break
+		}
+		colon := bytes.IndexByte(h, ':')
+		if colon <= 0 {
+			continue
+		}
+		key, val := h[:colon], bytes.TrimSpace(h[colon+1:])
+		switch {
+		case bytes.EqualFold(key, []byte("Content-Length")):
+			length = 0
+			for _, ch := range val {
+				if ch < '0' || ch > '9' {
+					o.kind, o.err = ErrIO, fmt.Errorf("bad Content-Length %q", val)
+					return false
+				}
+				length = length*10 + int64(ch-'0')
+			}
+		case bytes.EqualFold(key, []byte("Transfer-Encoding")):
+			chunked = bytes.Contains(bytes.ToLower(val), []byte("chunked"))
+		case bytes.EqualFold(key, []byte("Connection")):
+			if bytes.EqualFold(val, []byte("close")) {
+				closeAfter = true
+			} else if bytes.EqualFold(val, []byte("keep-alive")) {
+				closeAfter = false
+			}
+		}
+	}
+	keep := contains != nil && len(contains) > 0
+	body := c.body[:0]
+	switch {
+	case head || code/100 == 1 || code == 204 || code == 304:
+		// no body
+	case chunked:
+		body, err = readChunked(br, keep, body, &o.recv)
+	case length >= 0:
+		body, err = readN(br, keep, body, length, &o.recv)
+	default:
+		body, err = readToEOF(br, keep, body, &o.recv)
+		closeAfter = true
+	}
+	if keep {
+		c.body = body
+	}
+	if err != nil {
+		o.kind, o.err = classify(err), err
+		return false
+	}
+	if closeAfter || br.Buffered() > 0 {
+		c.close()
+	}
+	if keep && !bytes.Contains(body, contains) {
+		o.bodyFail = true
+	}
+	return false
+}
+
+// readN reads or discards n body bytes.
+func readN(br *bufio.Reader, keep bool, body []byte, n int64, recv *int64) ([]byte, error) {
+	if !keep || int64(len(body))+n > maxBody {
+		d, err := br.Discard(int(n))
+		*recv += int64(d)
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return body, err
+	}
+	start := len(body)
+	if cap(body)-start < int(n) {
+		nb := make([]byte, start, start+int(n))
+		copy(nb, body)
+		body = nb
+	}
+	body = body[:start+int(n)]
+	m, err := io.ReadFull(br, body[start:])
+	*recv += int64(m)
+	return body, err
+}
+
+// readChunked reads a chunked body and its trailer.
+func readChunked(br *bufio.Reader, keep bool, body []byte, recv *int64) ([]byte, error) {
+	for {
+		line, err := br.ReadSlice('\n')
+		*recv += int64(len(line))
+		if err != nil {
+			return body, err
+		}
+		l := trimCRLF(line)
+		if i := bytes.IndexByte(l, ';'); i >= 0 {
+			l = l[:i]
+		}
+		l = bytes.TrimSpace(l)
+		if len(l) == 0 || len(l) > 15 {
+			return body, fmt.Errorf("bad chunk size %q", l)
+		}
+		var size int64
+		for _, ch := range l {
+			switch {
+			case ch >= '0' && ch <= '9':
+				size = size<<4 | int64(ch-'0')
+			case ch >= 'a' && ch <= 'f':
+				size = size<<4 | int64(ch-'a'+10)
+			case ch >= 'A' && ch <= 'F':
+				size = size<<4 | int64(ch-'A'+10)
+			default:
+				return body, fmt.Errorf("bad chunk size %q", l)
+			}
+		}
+		if size == 0 {
+			for { // trailer
+				line, err := br.ReadSlice('\n')
+				*recv += int64(len(line))
+				if err != nil {
+					return body, err
+				}
+				if len(trimCRLF(line)) == 0 {
+					return body, nil
+				}
+			}
+		}
+		if body, err = readN(br, keep, body, size, recv); err != nil {
+			return body, err
+		}
+		if _, err = readN(br, false, body, 2, recv); err != nil {
+			return body, err
+		}
+	}
+}
+
+// readToEOF reads a body delimited by the connection's end.
+func readToEOF(br *bufio.Reader, keep bool, body []byte, recv *int64) ([]byte, error) {
+	var tmp [4096]byte
+	for {
+		n, err := br.Read(tmp[:])
+		*recv += int64(n)
+		if keep && len(body)+n <= maxBody {
+			body = append(body, tmp[:n]...)
+		}
+		if err == io.EOF {
+			return body, nil
+		}
+		if err != nil {
+			return body, err
+		}
+	}
+}
+
+func trimCRLF(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// classify maps a network error to an ErrorKind.
+func classify(err error) ErrorKind {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return ErrTimeout
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return ErrTimeout
+	}
+	if errors.Is(err, syscall.ECONNREFUSED) {
+		return ErrConnect
+	}
+	return ErrIO
+}

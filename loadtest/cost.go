@@ -1,0 +1,161 @@
+package loadtest
+
+import (
+	"fmt"
+	"runtime"
+	"runtime/metrics"
+	"syscall"
+	"time"
+)
+
+// Cost is what the generator itself used during a run (seed 001: a load
+// client that runs out of CPU or stops for GC measures itself, not the
+// server).
+type Cost struct {
+	// WallSeconds is the run's length; CPUSeconds user plus system time of
+	// the generator process; CPUPercent is CPU over wall time, in percent
+	// of one core.
+	WallSeconds float64 `json:"wall_seconds"`
+	CPUSeconds  float64 `json:"cpu_seconds"`
+	UserSeconds float64 `json:"user_seconds"`
+	SysSeconds  float64 `json:"sys_seconds"`
+	CPUPercent  float64 `json:"cpu_percent"`
+	// PeakRSSBytes is the process's peak resident set (getrusage; over the
+	// process lifetime). PeakGoBytes is the largest memory mapped by the Go
+	// runtime sampled each second during the run.
+	PeakRSSBytes int64  `json:"peak_rss_bytes"`
+	PeakGoBytes  uint64 `json:"peak_go_bytes"`
+	// GCCycles and GCPauseMaxMs: collections during the run and the longest
+	// stop-the-world pause (upper bound of its histogram bucket).
+	GCCycles     uint64  `json:"gc_cycles"`
+	GCPauseMaxMs float64 `json:"gc_pause_max_ms"`
+	// Goroutines is the peak number of goroutines.
+	Goroutines int `json:"goroutines"`
+	// ScheduleLagMaxMs is the largest actual − intended send time. In the
+	// rate model it includes requests held back by slow responses.
+	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms"`
+	// LateRequests were already due when their client got to them (rate
+	// model: the previous response outlived the think time; open model:
+	// sent more than 1 ms after arrival).
+	LateRequests int64 `json:"late_requests"`
+	// TimerLagP99Ms and TimerLagMaxMs measure how late clients woke up from
+	// their think time: lag the generator caused itself.
+	TimerLagP99Ms float64 `json:"timer_lag_p99_ms"`
+	TimerLagMaxMs float64 `json:"timer_lag_max_ms"`
+	// Bottleneck is set when the generator may have limited the run;
+	// Reasons says why.
+	Bottleneck bool     `json:"bottleneck"`
+	Reasons    []string `json:"reasons,omitempty"`
+}
+
+var costMetrics = []string{
+	"/gc/cycles/total:gc-cycles",
+	"/sched/pauses/total/gc:seconds",
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+}
+
+// costMeter measures a run's cost from start to finish.
+type costMeter struct {
+	t0      time.Time
+	ru0     syscall.Rusage
+	s0      []metrics.Sample
+	cur     []metrics.Sample
+	peakGo  uint64
+	peakGor int
+}
+
+func startCost() *costMeter {
+	m := &costMeter{t0: time.Now()}
+	syscall.Getrusage(syscall.RUSAGE_SELF, &m.ru0)
+	m.s0 = makeSamples()
+	metrics.Read(m.s0)
+	m.cur = makeSamples()
+	m.sample()
+	return m
+}
+
+func makeSamples() []metrics.Sample {
+	s := make([]metrics.Sample, len(costMetrics))
+	for i, n := range costMetrics {
+		s[i].Name = n
+	}
+	return s
+}
+
+// sample records the peaks; it is called about once a second.
+func (m *costMeter) sample() {
+	metrics.Read(m.cur)
+	if m.cur[2].Value.Kind() == metrics.KindUint64 && m.cur[3].Value.Kind() == metrics.KindUint64 {
+		if v := m.cur[2].Value.Uint64() - m.cur[3].Value.Uint64(); v > m.peakGo {
+			m.peakGo = v
+		}
+	}
+	if g := runtime.NumGoroutine(); g > m.peakGor {
+		m.peakGor = g
+	}
+}
+
+// finish computes the cost. think is the mean think time (0 for none).
+func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
+	m.sample()
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	wall := time.Since(m.t0).Seconds()
+	user := tv(ru.Utime) - tv(m.ru0.Utime)
+	sys := tv(ru.Stime) - tv(m.ru0.Stime)
+	c := Cost{
+		WallSeconds:      round3(wall),
+		UserSeconds:      round3(user),
+		SysSeconds:       round3(sys),
+		CPUSeconds:       round3(user + sys),
+		PeakRSSBytes:     int64(ru.Maxrss) * 1024,
+		PeakGoBytes:      m.peakGo,
+		Goroutines:       m.peakGor,
+		ScheduleLagMaxMs: ms(lag.max),
+		LateRequests:     lag.late,
+		TimerLagMaxMs:    ms(lag.timerMax),
+	}
+	if lag.timer != nil {
+		c.TimerLagP99Ms = ms(lag.timer.Quantile(0.99))
+	}
+	if wall > 0 {
+		c.CPUPercent = round3(100 * (user + sys) / wall)
+	}
+	if m.cur[0].Value.Kind() == metrics.KindUint64 {
+		c.GCCycles = m.cur[0].Value.Uint64() - m.s0[0].Value.Uint64()
+	}
+	if m.cur[1].Value.Kind() == metrics.KindFloat64Histogram {
+		c.GCPauseMaxMs = maxNewBucket(m.s0[1].Value.Float64Histogram(), m.cur[1].Value.Float64Histogram()) * 1000
+	}
+	if c.CPUPercent > 80 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("the generator used %.0f%% of a core (over 80%%)", c.CPUPercent))
+	}
+	if think > 0 && lag.timer != nil && lag.timer.Quantile(0.99) > think/10 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("clients woke up late: p99 timer lag %.3g ms exceeds 10%% of the %v think time", c.TimerLagP99Ms, think))
+	}
+	c.Bottleneck = len(c.Reasons) > 0
+	return c
+}
+
+// maxNewBucket returns the upper bound of the highest bucket whose count
+// grew between a and b (seconds), or its lower bound when that is +Inf.
+func maxNewBucket(a, b *metrics.Float64Histogram) float64 {
+	if a == nil || b == nil || len(a.Counts) != len(b.Counts) {
+		return 0
+	}
+	for i := len(b.Counts) - 1; i >= 0; i-- {
+		if b.Counts[i] > a.Counts[i] {
+			hi := b.Buckets[i+1]
+			if hi > 1e9 { // +Inf
+				return b.Buckets[i]
+			}
+			return hi
+		}
+	}
+	return 0
+}
+
+func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
+
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

@@ -1,0 +1,140 @@
+package loadtest
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"time"
+
+	hdr "github.com/HdrHistogram/hdrhistogram-go"
+)
+
+// Histogram bounds: values are recorded in microseconds from 1 µs to 60 s
+// with 3 significant digits; larger values are clamped to the maximum.
+const (
+	histMinMicros = 1
+	histMaxMicros = 60_000_000
+	histDigits    = 3
+)
+
+// A Histogram is a latency distribution with bounded memory (about 140 KB
+// whatever the number of samples). It wraps an HdrHistogram, merges exactly
+// and serialises to JSON as the base64 of HdrHistogram's V2 compressed
+// encoding, so other HdrHistogram implementations can read it.
+type Histogram struct {
+	h *hdr.Histogram
+}
+
+// NewHistogram returns an empty Histogram covering 1 µs to 60 s.
+func NewHistogram() *Histogram {
+	return &Histogram{h: hdr.New(histMinMicros, histMaxMicros, histDigits)}
+}
+
+// Record adds one latency. Values below 1 µs count as 1 µs and values above
+// 60 s as 60 s.
+func (h *Histogram) Record(d time.Duration) {
+	us := d.Microseconds()
+	if us < histMinMicros {
+		us = histMinMicros
+	} else if us > histMaxMicros {
+		us = histMaxMicros
+	}
+	_ = h.h.RecordValue(us) // cannot fail: the value is within range
+}
+
+// RecordN adds n samples of the same latency.
+func (h *Histogram) RecordN(d time.Duration, n int64) {
+	us := d.Microseconds()
+	if us < histMinMicros {
+		us = histMinMicros
+	} else if us > histMaxMicros {
+		us = histMaxMicros
+	}
+	_ = h.h.RecordValues(us, n)
+}
+
+// Merge adds every sample of o to h.
+func (h *Histogram) Merge(o *Histogram) {
+	if o == nil || o.h == nil {
+		return
+	}
+	h.h.Merge(o.h)
+}
+
+// Reset empties the histogram.
+func (h *Histogram) Reset() { h.h.Reset() }
+
+// Count returns the number of samples.
+func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+
+// Quantile returns the value at or below which the fraction q (0..1) of the
+// samples lie; 0 when the histogram is empty.
+func (h *Histogram) Quantile(q float64) time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.ValueAtQuantile(q*100)) * time.Microsecond
+}
+
+// Mean returns the mean latency.
+func (h *Histogram) Mean() time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.Mean() * float64(time.Microsecond))
+}
+
+// Max returns the largest latency (to the histogram's precision).
+func (h *Histogram) Max() time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.Max()) * time.Microsecond
+}
+
+// Min returns the smallest latency (to the histogram's precision).
+func (h *Histogram) Min() time.Duration {
+	if h.h.TotalCount() == 0 {
+		return 0
+	}
+	return time.Duration(h.h.Min()) * time.Microsecond
+}
+
+// Clone returns an independent copy of h.
+func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.h.Clone()} }
+
+// MarshalJSON encodes the histogram as a base64 string of HdrHistogram's V2
+// compressed encoding.
+func (h *Histogram) MarshalJSON() ([]byte, error) {
+	b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return nil, fmt.Errorf("encode histogram: %w", err)
+	}
+	return json.Marshal(base64.StdEncoding.EncodeToString(b))
+}
+
+// UnmarshalJSON decodes a histogram written by MarshalJSON.
+func (h *Histogram) UnmarshalJSON(data []byte) error {
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return fmt.Errorf("histogram: %w", err)
+	}
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return fmt.Errorf("histogram base64: %w", err)
+	}
+	d, err := hdr.Decode(b)
+	if err != nil {
+		return fmt.Errorf("histogram decode: %w", err)
+	}
+	// Re-home the samples into the standard geometry so merges are exact.
+	h.h = hdr.New(histMinMicros, histMaxMicros, histDigits)
+	h.h.Merge(d)
+	return nil
+}
+
+// ms converts a duration to float milliseconds, rounded to the microsecond.
+func ms(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
+}

@@ -1,0 +1,188 @@
+package loadtest
+
+import (
+	"sync"
+	"time"
+)
+
+// sample is one finished request as a client saw it.
+type sample struct {
+	label    int
+	client   int
+	kind     ErrorKind
+	status   int
+	intended time.Time // when the request was due (latency counts from here)
+	sent     time.Time // when it was actually sent
+	first    time.Time // first response byte (zero on failure before it)
+	end      time.Time
+	recv     int64
+	sentN    int64
+	connect  time.Duration
+	timerLag time.Duration // lateness of the client's own wake-up
+	measured bool
+	late     bool // sent at once because it was already due
+	reason   []byte
+	err      error
+}
+
+// labelAcc accumulates the measured samples of one label.
+type labelAcc struct {
+	hist  *Histogram
+	ok    int64
+	recv  int64
+	sent  int64
+	errs  [numErrKinds]int64
+	first time.Time
+	last  time.Time
+}
+
+// secAcc accumulates the samples of the current second, warm-up included.
+type secAcc struct {
+	hist *Histogram
+	ok   int64
+	errs int64
+	recv int64
+}
+
+// lagAcc accumulates schedule lag (actual send − intended send).
+type lagAcc struct {
+	max      time.Duration
+	timerMax time.Duration
+	timer    *Histogram
+	late     int64 // requests that were already due when the client got to them
+}
+
+// shard is one lock's worth of accumulators; clients are spread over the
+// shards so that recording rarely contends.
+type shard struct {
+	mu     sync.Mutex
+	labels []labelAcc
+	sec    secAcc
+	lag    lagAcc
+	_      [64]byte // keep shards' locks on separate cache lines
+}
+
+// recorder collects samples from all clients.
+type recorder struct {
+	shards []shard
+}
+
+func newRecorder(nshards, nlabels int) *recorder {
+	r := &recorder{shards: make([]shard, nshards)}
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.labels = make([]labelAcc, nlabels)
+		for j := range sh.labels {
+			sh.labels[j].hist = NewHistogram()
+		}
+		sh.sec.hist = NewHistogram()
+		sh.lag.timer = NewHistogram()
+	}
+	return r
+}
+
+// record adds one sample to the shard of its client.
+func (r *recorder) record(s *sample) {
+	sh := &r.shards[s.client%len(r.shards)]
+	lat := s.end.Sub(s.intended)
+	lag := s.sent.Sub(s.intended)
+	sh.mu.Lock()
+	if s.kind == ErrNone {
+		sh.sec.ok++
+		sh.sec.hist.Record(lat)
+	} else {
+		sh.sec.errs++
+	}
+	sh.sec.recv += s.recv
+	if s.measured {
+		la := &sh.labels[s.label]
+		if s.kind == ErrNone {
+			la.ok++
+			la.hist.Record(lat)
+		} else {
+			la.errs[s.kind]++
+		}
+		la.recv += s.recv
+		la.sent += s.sentN
+		if la.first.IsZero() || s.intended.Before(la.first) {
+			la.first = s.intended
+		}
+		if s.end.After(la.last) {
+			la.last = s.end
+		}
+		if lag > sh.lag.max {
+			sh.lag.max = lag
+		}
+		if s.late {
+			sh.lag.late++
+		}
+		if s.timerLag > sh.lag.timerMax {
+			sh.lag.timerMax = s.timerLag
+		}
+		sh.lag.timer.Record(s.timerLag)
+	}
+	sh.mu.Unlock()
+}
+
+// takeSecond moves the current-second accumulators of all shards into one
+// row and resets them.
+func (r *recorder) takeSecond(into *Histogram) (ok, errs, recv int64) {
+	into.Reset()
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		into.Merge(sh.sec.hist)
+		sh.sec.hist.Reset()
+		ok += sh.sec.ok
+		errs += sh.sec.errs
+		recv += sh.sec.recv
+		sh.sec = secAcc{hist: sh.sec.hist}
+		sh.mu.Unlock()
+	}
+	return ok, errs, recv
+}
+
+// labelTotals merges the shards' accumulators of every label.
+func (r *recorder) labelTotals(nlabels int) []labelAcc {
+	out := make([]labelAcc, nlabels)
+	for j := range out {
+		out[j].hist = NewHistogram()
+	}
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		for j := range sh.labels {
+			a, b := &out[j], &sh.labels[j]
+			a.hist.Merge(b.hist)
+			a.ok += b.ok
+			a.recv += b.recv
+			a.sent += b.sent
+			for k := range a.errs {
+				a.errs[k] += b.errs[k]
+			}
+			if !b.first.IsZero() && (a.first.IsZero() || b.first.Before(a.first)) {
+				a.first = b.first
+			}
+			if b.last.After(a.last) {
+				a.last = b.last
+			}
+		}
+		sh.mu.Unlock()
+	}
+	return out
+}
+
+// lagTotals merges the shards' lag accumulators.
+func (r *recorder) lagTotals() lagAcc {
+	out := lagAcc{timer: NewHistogram()}
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		out.timer.Merge(sh.lag.timer)
+		out.late += sh.lag.late
+		out.max = max(out.max, sh.lag.max)
+		out.timerMax = max(out.timerMax, sh.lag.timerMax)
+		sh.mu.Unlock()
+	}
+	return out
+}

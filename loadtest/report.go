@@ -1,0 +1,46 @@
+package loadtest
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteSummary writes r's summary table (one line per label and a total),
+// the generator's cost and the warnings to w.
+func WriteSummary(w io.Writer, r *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "label\tclients\trequests\terrors\tthroughput/s\tmean ms\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms\t")
+	rows := r.Labels
+	if len(rows) != 1 {
+		rows = append(append([]Stats(nil), rows...), r.Total)
+	}
+	for _, s := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n",
+			s.Label, s.Clients, s.Requests, s.Errors, s.Throughput, s.MeanMs, s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(r.Total.ErrorKinds) > 0 {
+		var parts []string
+		for _, k := range sortedKinds(r.Total.ErrorKinds) {
+			parts = append(parts, fmt.Sprintf("%s %d", k, r.Total.ErrorKinds[k]))
+		}
+		fmt.Fprintf(w, "errors: %s\n", strings.Join(parts, ", "))
+	}
+	if r.Open != nil {
+		fmt.Fprintf(w, "open model: %d arrivals, %d dropped at the in-flight cap\n", r.Open.Arrivals, r.Open.Dropped)
+	}
+	if r.Tool != "jmeter-jtl" {
+		c := r.Cost
+		fmt.Fprintf(w, "measured %.1f s of %s model; generator: cpu %.2f s (%.1f%% of a core), peak rss %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
+			r.MeasuredSeconds, r.Settings.Model, c.CPUSeconds, c.CPUPercent, float64(c.PeakRSSBytes)/(1<<20), float64(c.PeakGoBytes)/(1<<20),
+			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "WARNING: %s\n", warn)
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package loadtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+)
+
+// SchemaVersion is the version of the JSON result format (SCHEMA.md). It
+// changes when a field changes meaning or disappears; added fields keep it.
+const SchemaVersion = 1
+
+// A Result is the outcome of one run (or of several merged runs).
+type Result struct {
+	// Schema is SchemaVersion when written.
+	Schema int `json:"schema"`
+	// Tool names the writer: "bbslab-loadtest" or "jmeter-jtl".
+	Tool string `json:"tool"`
+	// Name is a free label for the run (used as a curve name in charts).
+	Name string `json:"name,omitempty"`
+	// Settings are the exact settings of the run.
+	Settings Settings `json:"settings"`
+	// Start is when the first client started; MeasureStart is the end of
+	// the warm-up; End is when the run stopped.
+	Start        time.Time `json:"start"`
+	MeasureStart time.Time `json:"measure_start"`
+	End          time.Time `json:"end"`
+	// MeasuredSeconds is the length of the measured period.
+	MeasuredSeconds float64 `json:"measured_seconds"`
+	// Interrupted is set when the run was stopped early (Ctrl-C).
+	Interrupted bool `json:"interrupted,omitempty"`
+	// Total summarises all labels; Labels has one entry per label.
+	Total  Stats   `json:"total"`
+	Labels []Stats `json:"labels"`
+	// Series is the per-second timeline, warm-up seconds included and
+	// marked.
+	Series []SecondRow `json:"series"`
+	// Open holds the open model's arrival counts.
+	Open *OpenStats `json:"open,omitempty"`
+	// Cost is the generator's own cost; Generators lists each machine's cost
+	// when results were merged.
+	Cost       Cost   `json:"cost"`
+	Generators []Cost `json:"generators,omitempty"`
+	// Warnings are plain-language notes on the validity of the figures.
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Stats summarises the measured samples of one label (or of all).
+type Stats struct {
+	Label   string `json:"label"`
+	Clients int    `json:"clients"`
+	// Requests counts finished requests, failures included.
+	Requests  int64 `json:"requests"`
+	Successes int64 `json:"successes"`
+	Errors    int64 `json:"errors"`
+	// ErrorKinds counts failures by kind: connect, timeout, io, status, body.
+	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
+	// Throughput is successful responses per measured second.
+	Throughput float64 `json:"throughput"`
+	// Bytes received (headers and bodies) and sent.
+	Bytes     int64 `json:"bytes"`
+	SentBytes int64 `json:"sent_bytes"`
+	// Latencies of successful requests in milliseconds.
+	MeanMs  float64 `json:"mean_ms"`
+	P50Ms   float64 `json:"p50_ms"`
+	P90Ms   float64 `json:"p90_ms"`
+	P99Ms   float64 `json:"p99_ms"`
+	P999Ms  float64 `json:"p99_9_ms"`
+	P9999Ms float64 `json:"p99_99_ms"`
+	MaxMs   float64 `json:"max_ms"`
+	// Histogram holds the successful latencies (µs), base64 HdrHistogram V2.
+	Histogram *Histogram `json:"histogram"`
+}
+
+// SecondRow is one second of the timeline.
+type SecondRow struct {
+	// T is the end of the interval in seconds since the start.
+	T      float64 `json:"t"`
+	Warmup bool    `json:"warmup,omitempty"`
+	// Successes and Errors finished in this interval.
+	Successes  int64   `json:"successes"`
+	Errors     int64   `json:"errors"`
+	Throughput float64 `json:"throughput"`
+	Bytes      int64   `json:"bytes"`
+	MeanMs     float64 `json:"mean_ms"`
+	P50Ms      float64 `json:"p50_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	MaxMs      float64 `json:"max_ms"`
+	// Histogram of this second's successful latencies.
+	Histogram *Histogram `json:"histogram,omitempty"`
+}
+
+// OpenStats counts the open model's arrivals.
+type OpenStats struct {
+	// Arrivals is the number of measured arrivals; Dropped those that found
+	// every connection busy and were not sent.
+	Arrivals int64 `json:"arrivals"`
+	Dropped  int64 `json:"dropped"`
+}
+
+// statsFrom fills the figures derived from h and the counts.
+func statsFrom(label string, clients int, h *Histogram, ok int64, errs map[string]int64, recv, sent int64, seconds float64) Stats {
+	var n int64
+	for _, v := range errs {
+		n += v
+	}
+	s := Stats{
+		Label: label, Clients: clients,
+		Requests: ok + n, Successes: ok, Errors: n, ErrorKinds: errs,
+		Bytes: recv, SentBytes: sent, Histogram: h,
+	}
+	if seconds > 0 {
+		s.Throughput = float64(ok) / seconds
+	}
+	s.fillLatency()
+	return s
+}
+
+// fillLatency recomputes the latency figures from the histogram.
+func (s *Stats) fillLatency() {
+	h := s.Histogram
+	if h == nil {
+		return
+	}
+	s.MeanMs = ms(h.Mean())
+	s.P50Ms = ms(h.Quantile(0.50))
+	s.P90Ms = ms(h.Quantile(0.90))
+	s.P99Ms = ms(h.Quantile(0.99))
+	s.P999Ms = ms(h.Quantile(0.999))
+	s.P9999Ms = ms(h.Quantile(0.9999))
+	s.MaxMs = ms(h.Max())
+}
+
+// WriteJSON writes r to path as indented JSON.
+func (r *Result) WriteJSON(path string) error {
+	b, err := r.MarshalIndent()
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write result: %w", err)
+	}
+	return nil
+}
+
+// MarshalIndent returns r as indented JSON with the schema version set.
+func (r *Result) MarshalIndent() ([]byte, error) {
+	r.Schema = SchemaVersion
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode result: %w", err)
+	}
+	return append(b, '\n'), nil
+}
+
+// ReadResult reads a result written by WriteJSON. A newer schema version is
+// an error.
+func ReadResult(path string) (*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read result: %w", err)
+	}
+	var r Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, err)
+	}
+	if r.Schema < 1 || r.Schema > SchemaVersion {
+		return nil, fmt.Errorf("read result %s: schema version %d not supported (want 1..%d)", path, r.Schema, SchemaVersion)
+	}
+	return &r, nil
+}
+
+// errorKinds converts counts indexed by ErrorKind to a map (nil if none).
+func errorKinds(c [numErrKinds]int64) map[string]int64 {
+	var m map[string]int64
+	for k := ErrorKind(1); k < numErrKinds; k++ {
+		if c[k] > 0 {
+			if m == nil {
+				m = map[string]int64{}
+			}
+			m[k.String()] = c[k]
+		}
+	}
+	return m
+}
+
+// sortedKinds returns the keys of m in a stable order.
+func sortedKinds(m map[string]int64) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}

@@ -1,0 +1,481 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// runner holds the state shared by the clients of one run.
+type runner struct {
+	s       Settings
+	reqs    []*compiled
+	cum     []int // cumulative weights
+	rec     *recorder
+	jtl     *jtlSink
+	start   time.Time
+	warmEnd time.Time
+	// stopNs is the stop time in nanoseconds since start: planned at
+	// first, moved earlier when the run is cancelled.
+	stopNs   atomic.Int64
+	ctx      context.Context
+	cancel   context.CancelFunc
+	seq      atomic.Int64
+	issued   atomic.Int64
+	finished atomic.Int64
+	arrivals atomic.Int64
+	dropped  atomic.Int64
+}
+
+// Run performs one load run and returns its result. Cancelling ctx stops
+// the run early; the result is then marked Interrupted (and returned with a
+// nil error). Errors are returned only for invalid settings.
+func Run(ctx context.Context, s Settings) (*Result, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	if s.Seed == 0 {
+		s.Seed = uint64(time.Now().UnixNano())
+	}
+	r := &runner{s: s}
+	total := 0
+	for i, rq := range s.Requests {
+		c, err := compileRequest(rq, i, !s.DisableKeepAlive)
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", i+1, err)
+		}
+		r.reqs = append(r.reqs, c)
+		total += c.weight
+		r.cum = append(r.cum, total)
+	}
+	nshards := min(s.Clients, 4*runtime.GOMAXPROCS(0))
+	r.rec = newRecorder(nshards, len(r.reqs))
+	if s.JTL != nil {
+		r.jtl = newJTLSink(s.JTL, s.Clients, s.Name)
+	}
+
+	cost := startCost()
+	r.start = time.Now()
+	r.warmEnd = r.start.Add(s.Warmup)
+	planned := s.MaxDuration
+	if s.Duration > 0 && s.Warmup+s.Duration < planned {
+		planned = s.Warmup + s.Duration
+	}
+	r.stopNs.Store(int64(planned))
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	defer r.cancel()
+
+	var wg sync.WaitGroup
+	if s.Model == ModelOpen {
+		arrive := make(chan time.Time)
+		for i := 0; i < s.Clients; i++ {
+			wg.Go(func() { r.openWorker(i, arrive) })
+		}
+		wg.Go(func() { r.dispatch(arrive) })
+	} else {
+		for i := 0; i < s.Clients; i++ {
+			wg.Go(func() { r.client(i) })
+		}
+	}
+
+	// Per-second series, progress and the stop conditions.
+	series, interrupted := r.watch(ctx, cost)
+	wg.Wait()
+	end := time.Now()
+	series = r.flushSecond(series, end)
+	if r.jtl != nil {
+		if err := r.jtl.flush(); err != nil {
+			return nil, fmt.Errorf("jtl: %w", err)
+		}
+	}
+	if s.Progress != nil {
+		fmt.Fprintln(s.Progress)
+	}
+	return r.result(cost, series, interrupted, end), nil
+}
+
+// stopAt returns the stop time.
+func (r *runner) stopAt() time.Time { return r.start.Add(time.Duration(r.stopNs.Load())) }
+
+// stop ends the run now (if it has not ended earlier).
+func (r *runner) stop() {
+	now := int64(time.Since(r.start))
+	for {
+		cur := r.stopNs.Load()
+		if now >= cur || r.stopNs.CompareAndSwap(cur, now) {
+			break
+		}
+	}
+	r.cancel()
+}
+
+// watch runs until the run ends, writing one series row and one progress
+// line per second. It reports whether the caller's ctx interrupted the run.
+func (r *runner) watch(ctx context.Context, cost *costMeter) (series []SecondRow, interrupted bool) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	deadline := time.NewTimer(time.Until(r.stopAt()))
+	defer deadline.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			r.stop()
+			return series, true
+		case <-r.ctx.Done():
+			return series, false
+		case <-deadline.C:
+			r.stop()
+			return series, false
+		case now := <-tick.C:
+			series = r.flushSecond(series, now)
+			cost.sample()
+			if r.s.Progress != nil {
+				r.progress(series)
+			}
+		}
+	}
+}
+
+// flushSecond appends the row for the interval ending at now.
+func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
+	h := NewHistogram()
+	ok, errs, recv := r.rec.takeSecond(h)
+	t := now.Sub(r.start).Seconds()
+	prev := 0.0
+	if len(series) > 0 {
+		prev = series[len(series)-1].T
+	}
+	dt := t - prev
+	if dt <= 0.001 && ok+errs == 0 {
+		return series
+	}
+	row := SecondRow{
+		T: round3(t), Warmup: now.Before(r.warmEnd) || now.Equal(r.warmEnd),
+		Successes: ok, Errors: errs, Bytes: recv,
+		MeanMs: ms(h.Mean()), P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max()),
+		Histogram: h,
+	}
+	if dt > 0 {
+		row.Throughput = math.Round(float64(ok)/dt*10) / 10
+	}
+	return append(series, row)
+}
+
+// progress writes the live line.
+func (r *runner) progress(series []SecondRow) {
+	last := series[len(series)-1]
+	var errs int64
+	for _, s := range series {
+		errs += s.Errors
+	}
+	phase := ""
+	if last.Warmup {
+		phase = " (warm-up)"
+	}
+	fmt.Fprintf(r.s.Progress, "\r%6.0fs  %8.1f req/s  p99 %8.3f ms  errors %d%s   ", last.T, last.Throughput, last.P99Ms, errs, phase)
+}
+
+// pick chooses a request by weight.
+func (r *runner) pick(rng *rand.Rand) *compiled {
+	if len(r.reqs) == 1 {
+		return r.reqs[0]
+	}
+	n := rng.IntN(r.cum[len(r.cum)-1])
+	for i, c := range r.cum {
+		if n < c {
+			return r.reqs[i]
+		}
+	}
+	return r.reqs[len(r.reqs)-1]
+}
+
+// worker is the per-connection state of one client.
+type worker struct {
+	r       *runner
+	id      int
+	conn    conn
+	rng     *rand.Rand
+	st      renderState
+	buf     []byte
+	scratch []byte
+	out     outcome
+	smp     sample
+}
+
+func (r *runner) newWorker(id int) *worker {
+	w := &worker{r: r, id: id}
+	w.rng = rand.New(rand.NewPCG(r.s.Seed, uint64(id)+1))
+	w.st = renderState{seq: &r.seq, client: id + 1, rng: w.rng}
+	w.conn = conn{timeout: r.s.Timeout, keepAlive: !r.s.DisableKeepAlive, stopCtx: r.ctx}
+	return w
+}
+
+// admit counts a measured request against MaxRequests; false means the
+// budget is spent and the client should stop.
+func (r *runner) admit(measured bool) bool {
+	if !measured || r.s.MaxRequests == 0 {
+		return true
+	}
+	return r.issued.Add(1) <= r.s.MaxRequests
+}
+
+// exchange sends one request due at intended and records it. It returns
+// false when the run is over.
+func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) bool {
+	r := w.r
+	measured := !intended.Before(r.warmEnd)
+	if !r.admit(measured) {
+		return false
+	}
+	req := r.pick(w.rng)
+	if req.addr != w.conn.addr {
+		w.conn.close()
+		w.conn.addr = req.addr
+	}
+	wire := req.static
+	if wire == nil {
+		w.buf = req.render(w.buf[:0], w.scratch, &w.st)
+		wire = w.buf
+	}
+	o := &w.out
+	w.conn.do(wire, false, req.contains, o)
+	end := time.Now()
+	if end.After(r.stopAt()) {
+		return false // finished after the end (or cut off by it): not counted
+	}
+	if o.kind == ErrNone {
+		if req.expect != 0 && o.status != req.expect || req.expect == 0 && o.status >= 400 {
+			o.kind = ErrStatus
+		} else if o.bodyFail {
+			o.kind = ErrBody
+		}
+	}
+	s := &w.smp
+	*s = sample{
+		label: req.index, client: w.id, kind: o.kind, status: o.status,
+		intended: intended, sent: sent, first: o.first, end: end,
+		recv: o.recv, sentN: o.sent, connect: o.connect, timerLag: timerLag,
+		measured: measured, late: late, reason: o.reason, err: o.err,
+	}
+	r.rec.record(s)
+	if measured && r.jtl != nil {
+		r.jtl.write(s, req)
+	}
+	if measured && r.s.MaxRequests > 0 && r.finished.Add(1) >= r.s.MaxRequests {
+		r.stop()
+		return false
+	}
+	if o.kind == ErrConnect && r.s.Think == 0 && r.s.Model != ModelOpen {
+		// A refused connection returns at once; don't spin.
+		return w.sleep(time.Now().Add(10 * time.Millisecond))
+	}
+	return true
+}
+
+// sleep waits until t or the end of the run; false means the run is over.
+func (w *worker) sleep(t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return w.r.ctx.Err() == nil
+	}
+	tm := time.NewTimer(d)
+	select {
+	case <-tm.C:
+		return true
+	case <-w.r.ctx.Done():
+		tm.Stop()
+		return false
+	}
+}
+
+// client runs one closed-model client (delay or rate).
+func (r *runner) client(id int) {
+	w := r.newWorker(id)
+	defer w.conn.close()
+	timer := NewTimer(r.s.Timer, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
+	// Spread starts over the ramp-up, plus a random offset within one think
+	// time so that clients do not fire in lock step.
+	next := r.start
+	if r.s.Rampup > 0 {
+		next = next.Add(time.Duration(int64(r.s.Rampup) * int64(id) / int64(r.s.Clients)))
+	}
+	if r.s.Think > 0 {
+		next = next.Add(time.Duration(w.rng.Int64N(int64(r.s.Think))))
+	}
+	tm := time.NewTimer(time.Hour)
+	tm.Stop()
+	defer tm.Stop()
+	started := false
+	for {
+		var timerLag time.Duration
+		late := false
+		if d := time.Until(next); d > 0 {
+			tm.Reset(d)
+			select {
+			case <-tm.C:
+			case <-r.ctx.Done():
+				return
+			}
+			timerLag = time.Since(next)
+		} else if r.ctx.Err() != nil {
+			return
+		} else {
+			late = started
+		}
+		started = true
+		sent := time.Now()
+		if sent.After(r.stopAt()) {
+			return
+		}
+		intended := next
+		if r.s.Model == ModelDelay {
+			intended = sent // closed model: latency from the actual send
+		}
+		if !w.exchange(intended, sent, timerLag, late && r.s.Model == ModelRate) {
+			return
+		}
+		think := timer.Next()
+		if r.s.Model == ModelRate {
+			next = next.Add(think)
+		} else {
+			next = time.Now().Add(think)
+		}
+	}
+}
+
+// dispatch generates the open model's arrivals and hands each to an idle
+// connection; arrivals finding none idle are dropped.
+func (r *runner) dispatch(arrive chan<- time.Time) {
+	rng := rand.New(rand.NewPCG(r.s.Seed, 0))
+	mean := float64(time.Second) / r.s.Rate
+	gap := func() time.Duration {
+		if r.s.Timer == TimerPoisson { // Poisson process: exponential gaps
+			return time.Duration(rng.ExpFloat64() * mean)
+		}
+		return time.Duration(mean)
+	}
+	next := r.start
+	tm := time.NewTimer(time.Hour)
+	tm.Stop()
+	defer tm.Stop()
+	for {
+		if d := time.Until(next); d > 0 {
+			tm.Reset(d)
+			select {
+			case <-tm.C:
+			case <-r.ctx.Done():
+				return
+			}
+		} else if r.ctx.Err() != nil {
+			return
+		}
+		now := time.Now()
+		if now.After(r.stopAt()) {
+			return
+		}
+		for !next.After(now) {
+			measured := !next.Before(r.warmEnd)
+			if measured {
+				r.arrivals.Add(1)
+			}
+			select {
+			case arrive <- next:
+			default:
+				if measured {
+					r.dropped.Add(1)
+				}
+			}
+			next = next.Add(gap())
+		}
+	}
+}
+
+// openWorker sends the arrivals it receives on its connection.
+func (r *runner) openWorker(id int, arrive <-chan time.Time) {
+	w := r.newWorker(id)
+	defer w.conn.close()
+	for {
+		select {
+		case intended := <-arrive:
+			sent := time.Now()
+			if !w.exchange(intended, sent, sent.Sub(intended), sent.Sub(intended) > time.Millisecond) {
+				return
+			}
+		case <-r.ctx.Done():
+			return
+		}
+	}
+}
+
+// result assembles the Result.
+func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, end time.Time) *Result {
+	s := r.s
+	stop := r.stopAt()
+	if end.Before(stop) {
+		stop = end
+	}
+	seconds := stop.Sub(r.warmEnd).Seconds()
+	if seconds < 0 {
+		seconds = 0
+	}
+	meanThink := s.Think
+	if s.Timer == TimerUniform {
+		meanThink += s.ThinkDev / 2
+	}
+	if s.Model == ModelOpen {
+		meanThink = time.Duration(float64(time.Second) / s.Rate)
+	}
+	res := &Result{
+		Schema: SchemaVersion, Tool: "bbslab-loadtest", Name: s.Name, Settings: s,
+		Start: r.start, MeasureStart: r.warmEnd, End: stop,
+		MeasuredSeconds: round3(seconds), Interrupted: interrupted,
+		Series: series,
+	}
+	accs := r.rec.labelTotals(len(r.reqs))
+	all := labelAcc{hist: NewHistogram()}
+	for i, a := range accs {
+		res.Labels = append(res.Labels, statsFrom(r.reqs[i].label, s.Clients, a.hist, a.ok, errorKinds(a.errs), a.recv, a.sent, seconds))
+		all.hist.Merge(a.hist)
+		all.ok += a.ok
+		all.recv += a.recv
+		all.sent += a.sent
+		for k := range a.errs {
+			all.errs[k] += a.errs[k]
+		}
+	}
+	res.Total = statsFrom("TOTAL", s.Clients, all.hist, all.ok, errorKinds(all.errs), all.recv, all.sent, seconds)
+	if s.Model == ModelOpen {
+		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
+	}
+	res.Cost = cost.finish(r.rec.lagTotals(), meanThink)
+	res.Warnings = warnings(res)
+	return res
+}
+
+// warnings explains what limits the figures.
+func warnings(res *Result) []string {
+	var w []string
+	if res.Interrupted {
+		w = append(w, "the run was interrupted; figures cover the part that ran")
+	}
+	if res.Cost.Bottleneck {
+		for _, why := range res.Cost.Reasons {
+			w = append(w, "the client may be the bottleneck: "+why)
+		}
+	}
+	if res.Total.Requests == 0 {
+		w = append(w, "no measured requests")
+	}
+	if res.Settings.Model == ModelRate && res.Cost.LateRequests > 0 && res.Total.Requests > 0 {
+		w = append(w, fmt.Sprintf("%d of %d requests started late (max %.3g ms behind schedule): responses outgrew the think time", res.Cost.LateRequests, res.Total.Requests, res.Cost.ScheduleLagMaxMs))
+	}
+	if res.Open != nil && res.Open.Dropped > 0 {
+		w = append(w, fmt.Sprintf("open model: %d of %d arrivals dropped because all %d connections were busy", res.Open.Dropped, res.Open.Arrivals, res.Settings.Clients))
+	}
+	return w
+}

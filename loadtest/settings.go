@@ -1,0 +1,98 @@
+package loadtest
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Settings describe a run. Durations are written to JSON as nanoseconds.
+type Settings struct {
+	// Name labels the run in results and charts.
+	Name string `json:"name,omitempty"`
+	// Requests are the requests clients choose from by weight.
+	Requests []Request `json:"requests"`
+	// Clients is the number of clients (connections). In the open model it
+	// caps the requests in flight.
+	Clients int `json:"clients"`
+	// Duration is the measured time after the warm-up. MaxRequests stops
+	// the run after that many measured requests. One of them is required.
+	Duration    time.Duration `json:"duration"`
+	MaxRequests int64         `json:"max_requests,omitempty"`
+	// MaxDuration is a hard bound on the whole run, warm-up included
+	// (default: warm-up + duration, or one hour when only MaxRequests is set).
+	MaxDuration time.Duration `json:"max_duration"`
+	// Warmup is discarded from the results; Rampup spreads client starts
+	// over this time.
+	Warmup time.Duration `json:"warmup"`
+	Rampup time.Duration `json:"rampup"`
+	// Model is the load model (delay, rate or open).
+	Model Model `json:"model"`
+	// Think, ThinkDev and Timer set the think time (see TimerKind).
+	Think    time.Duration `json:"think"`
+	ThinkDev time.Duration `json:"think_dev,omitempty"`
+	Timer    TimerKind     `json:"timer"`
+	// Rate is the open model's arrival rate per second.
+	Rate float64 `json:"rate,omitempty"`
+	// Timeout bounds connect and each whole exchange (default 10 s).
+	Timeout time.Duration `json:"timeout"`
+	// DisableKeepAlive opens a new connection for every request.
+	DisableKeepAlive bool `json:"disable_keepalive,omitempty"`
+	// Seed makes think times, start offsets and choices reproducible
+	// (0 picks one from the clock; the one used is recorded).
+	Seed uint64 `json:"seed"`
+
+	// JTL, when set, receives one JMeter CSV line per measured request.
+	JTL io.Writer `json:"-"`
+	// Progress, when set, receives a live progress line every second
+	// (meant for a terminal).
+	Progress io.Writer `json:"-"`
+}
+
+// Validate checks s and fills in defaults. Its errors name the setting.
+func (s *Settings) Validate() error {
+	if len(s.Requests) == 0 {
+		return errors.New("no requests: give at least one URL or a scenario")
+	}
+	if s.Clients < 1 {
+		return fmt.Errorf("clients %d: want at least 1", s.Clients)
+	}
+	if s.Duration < 0 || s.MaxRequests < 0 || s.Warmup < 0 || s.Rampup < 0 || s.Think < 0 || s.ThinkDev < 0 || s.Timeout < 0 || s.MaxDuration < 0 {
+		return errors.New("durations and counts must not be negative")
+	}
+	if s.Duration == 0 && s.MaxRequests == 0 {
+		return errors.New("give a duration or a number of requests")
+	}
+	if s.MaxDuration == 0 {
+		if s.Duration > 0 {
+			s.MaxDuration = s.Warmup + s.Duration
+		} else {
+			s.MaxDuration = time.Hour
+		}
+	}
+	if s.Model == "" {
+		s.Model = ModelDelay
+	}
+	if _, err := ParseModel(string(s.Model)); err != nil {
+		return err
+	}
+	if s.Timer == "" {
+		s.Timer = TimerConstant
+	}
+	if _, err := ParseTimer(string(s.Timer)); err != nil {
+		return err
+	}
+	if s.Model == ModelOpen && s.Rate <= 0 {
+		return fmt.Errorf("rate %g: the open model needs a positive arrival rate", s.Rate)
+	}
+	if s.Timeout == 0 {
+		s.Timeout = 10 * time.Second
+	}
+	for i, r := range s.Requests {
+		if _, err := compileRequest(r, i, true); err != nil {
+			return fmt.Errorf("request %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
