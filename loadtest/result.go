@@ -16,6 +16,8 @@ const SchemaVersion = 1
 type Result struct {
 	// Schema is SchemaVersion when written.
 	Schema int `json:"schema"`
+	// Kind is "run" (a SweepFile has "sweep").
+	Kind string `json:"kind"`
 	// Tool names the writer: "bbslab-loadtest" or "jmeter-jtl".
 	Tool string `json:"tool"`
 	// Name is a free label for the run (used as a curve name in charts).
@@ -147,7 +149,7 @@ func (r *Result) WriteJSON(path string) error {
 
 // MarshalIndent returns r as indented JSON with the schema version set.
 func (r *Result) MarshalIndent() ([]byte, error) {
-	r.Schema = SchemaVersion
+	r.Schema, r.Kind = SchemaVersion, "run"
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("encode result: %w", err)

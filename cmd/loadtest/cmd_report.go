@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"bbslab/loadtest"
+)
+
+// cmdReport prints summaries and draws charts from saved results. Each
+// argument is one curve; files joined with commas form one curve together
+// (e.g. one JTL file per client count).
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	charts := fs.String("charts", "report", "chart file `prefix`; empty for none")
+	names := fs.String("names", "", "comma-separated curve names (default: the runs' names or file names)")
+	slo := fs.String("slo", "", "objectives to check against every run (exit 3 on failure)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: loadtest report [flags] FILE[,FILE...] ...\n\nFILE is a JSON result or sweep, or a JMeter JTL CSV file; comma-joined files form one curve.")
+		fs.PrintDefaults()
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return usageErr("report: give at least one result file")
+	}
+	var objs []loadtest.Objective
+	if *slo != "" {
+		var err error
+		if objs, err = loadtest.ParseSLO(*slo); err != nil {
+			return usageErr("-slo: %v", err)
+		}
+	}
+	var nameList []string
+	if *names != "" {
+		nameList = strings.Split(*names, ",")
+	}
+	var curves []loadtest.Curve
+	sweepLike := false
+	failed := false
+	for i, arg := range fs.Args() {
+		var c loadtest.Curve
+		for _, path := range strings.Split(arg, ",") {
+			runs, err := loadtest.ReadRuns(path)
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			c.Runs = append(c.Runs, runs...)
+		}
+		switch {
+		case i < len(nameList):
+			c.Name = nameList[i]
+		case len(c.Runs) > 0 && c.Runs[0].Name != "" && c.Runs[0].Tool != "jmeter-jtl":
+			c.Name = c.Runs[0].Name
+		default:
+			c.Name = strings.TrimSuffix(filepath.Base(strings.Split(arg, ",")[0]), filepath.Ext(arg))
+		}
+		if len(c.Runs) > 1 {
+			sweepLike = true
+		}
+		fmt.Fprintf(stdout, "== %s\n", c.Name)
+		for _, r := range c.Runs {
+			if err := loadtest.WriteSummary(stdout, r); err != nil {
+				return err
+			}
+			if len(objs) > 0 && !loadtest.WriteVerdicts(stdout, loadtest.EvaluateSLO(r, objs)) {
+				failed = true
+			}
+		}
+		if len(c.Runs) > 1 {
+			loadtest.WriteSweepTable(stdout, c.Runs)
+		}
+		curves = append(curves, c)
+	}
+	if *charts != "" {
+		var files []string
+		var err error
+		if sweepLike {
+			files, err = loadtest.WriteSweepCharts(*charts, curves)
+		} else {
+			files, err = loadtest.WriteTimelineCharts(*charts, curves)
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "charts:", strings.Join(files, " "))
+	}
+	if failed {
+		return &exitErr{code: exitSLO, err: fmt.Errorf("SLO failed")}
+	}
+	return nil
+}

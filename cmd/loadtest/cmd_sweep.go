@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"bbslab/loadtest"
+)
+
+// cmdSweep runs once per client count and charts the results.
+func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("sweep", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var f runFlags
+	f.register(fs, "comma-separated client counts, e.g. 5,10,15,20")
+	out := fs.String("out", "", "write the sweep as JSON to `file`")
+	charts := fs.String("charts", "sweep", "chart file `prefix` (PREFIX-throughput.svg/.png, PREFIX-response.svg/.png); empty for none")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, objs, err := f.settings()
+	if err != nil {
+		return err
+	}
+	var clients []int
+	for _, c := range strings.Split(f.clients, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			return usageErr("-clients %q: want comma-separated positive counts", f.clients)
+		}
+		clients = append(clients, n)
+	}
+	s.Clients = clients[0]
+	if err := validate(s); err != nil {
+		return err
+	}
+	runs, err := loadtest.Sweep(ctx, s, clients, func(r *loadtest.Result) {
+		fmt.Fprintf(stdout, "== %d clients\n", r.Total.Clients)
+		loadtest.WriteSummary(stdout, r)
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "== sweep")
+	if err := loadtest.WriteSweepTable(stdout, runs); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := loadtest.WriteSweepJSON(*out, s.Name, runs); err != nil {
+			return err
+		}
+	}
+	if *charts != "" && len(runs) > 0 {
+		name := s.Name
+		if name == "" {
+			name = string(s.Model)
+		}
+		files, err := loadtest.WriteSweepCharts(*charts, []loadtest.Curve{{Name: name, Runs: runs}})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(stdout, "charts:", strings.Join(files, " "))
+	}
+	failed := false
+	for _, r := range runs {
+		if len(objs) > 0 {
+			fmt.Fprintf(stdout, "-- SLO at %d clients\n", r.Total.Clients)
+			if !loadtest.WriteVerdicts(stdout, loadtest.EvaluateSLO(r, objs)) {
+				failed = true
+			}
+		}
+		if r.Interrupted {
+			return &exitErr{code: exitInterrupted, err: errors.New("interrupted; partial results written")}
+		}
+	}
+	if failed {
+		return &exitErr{code: exitSLO, err: errors.New("SLO failed")}
+	}
+	return nil
+}

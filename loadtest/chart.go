@@ -1,0 +1,175 @@
+package loadtest
+
+import (
+	"fmt"
+	"image/color"
+	"sort"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+// A Curve is one labelled set of runs drawn as one line, so that several
+// configurations can be overlaid on one chart (graph 1 vs 2 vs 3). For sweep
+// charts each run is one point at its client count; for timeline charts the
+// first run's per-second series is drawn.
+type Curve struct {
+	Name string
+	Runs []*Result
+}
+
+// chart sizes
+const (
+	chartW = 7 * vg.Inch
+	chartH = 4.5 * vg.Inch
+)
+
+// WriteSweepCharts draws throughput and response time (mean solid, p99
+// dashed) against clients, with the ideal throughput clients/think of the
+// first curve when it has a think time, and saves each chart as SVG and PNG:
+// PREFIX-throughput.svg/.png and PREFIX-response.svg/.png. It returns the
+// files written.
+func WriteSweepCharts(prefix string, curves []Curve) ([]string, error) {
+	tp := plot.New()
+	tp.Title.Text = "Throughput"
+	tp.X.Label.Text = "clients"
+	tp.Y.Label.Text = "successful responses / s"
+	rt := plot.New()
+	rt.Title.Text = "Response time (mean solid, p99 dashed)"
+	rt.X.Label.Text = "clients"
+	rt.Y.Label.Text = "ms"
+	for _, p := range []*plot.Plot{tp, rt} {
+		p.Legend.Top = true
+		p.Legend.Left = true
+		p.Add(plotter.NewGrid())
+	}
+	for i, c := range curves {
+		runs := append([]*Result(nil), c.Runs...)
+		sort.SliceStable(runs, func(a, b int) bool { return runs[a].Total.Clients < runs[b].Total.Clients })
+		thr := make(plotter.XYs, len(runs))
+		mean := make(plotter.XYs, len(runs))
+		p99 := make(plotter.XYs, len(runs))
+		for j, r := range runs {
+			x := float64(r.Total.Clients)
+			thr[j] = plotter.XY{X: x, Y: r.Total.Throughput}
+			mean[j] = plotter.XY{X: x, Y: r.Total.MeanMs}
+			p99[j] = plotter.XY{X: x, Y: r.Total.P99Ms}
+		}
+		col := plotutil.Color(i)
+		if err := addLine(tp, c.Name, thr, col, nil, i); err != nil {
+			return nil, err
+		}
+		if err := addLine(rt, c.Name+" mean", mean, col, nil, i); err != nil {
+			return nil, err
+		}
+		if err := addLine(rt, c.Name+" p99", p99, col, []vg.Length{vg.Points(5), vg.Points(3)}, i); err != nil {
+			return nil, err
+		}
+		if i == 0 && len(runs) > 0 {
+			s := runs[0].Settings
+			if s.Think > 0 && s.Model != ModelOpen {
+				ideal := make(plotter.XYs, len(runs))
+				for j, r := range runs {
+					ideal[j] = plotter.XY{X: float64(r.Total.Clients), Y: float64(r.Total.Clients) / s.Think.Seconds()}
+				}
+				l, err := plotter.NewLine(ideal)
+				if err != nil {
+					return nil, err
+				}
+				l.Color = color.Gray{Y: 128}
+				l.Dashes = []vg.Length{vg.Points(2), vg.Points(2)}
+				tp.Add(l)
+				tp.Legend.Add(fmt.Sprintf("ideal clients/think (%v)", s.Think), l)
+			}
+		}
+	}
+	return saveAll(map[string]*plot.Plot{prefix + "-throughput": tp, prefix + "-response": rt})
+}
+
+// WriteTimelineCharts draws each curve's per-second throughput and p99
+// against time and saves PREFIX-timeline-throughput.svg/.png and
+// PREFIX-timeline-p99.svg/.png. Warm-up seconds are included.
+func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
+	tp := plot.New()
+	tp.Title.Text = "Throughput per second"
+	tp.X.Label.Text = "seconds since start"
+	tp.Y.Label.Text = "successful responses / s"
+	lp := plot.New()
+	lp.Title.Text = "p99 response time per second"
+	lp.X.Label.Text = "seconds since start"
+	lp.Y.Label.Text = "ms"
+	for _, p := range []*plot.Plot{tp, lp} {
+		p.Legend.Top = true
+		p.Add(plotter.NewGrid())
+	}
+	for i, c := range curves {
+		if len(c.Runs) == 0 || len(c.Runs[0].Series) == 0 {
+			continue
+		}
+		ser := c.Runs[0].Series
+		thr := make(plotter.XYs, len(ser))
+		p99 := make(plotter.XYs, len(ser))
+		for j, r := range ser {
+			thr[j] = plotter.XY{X: r.T, Y: r.Throughput}
+			p99[j] = plotter.XY{X: r.T, Y: r.P99Ms}
+		}
+		if err := addLine(tp, c.Name, thr, plotutil.Color(i), nil, -1); err != nil {
+			return nil, err
+		}
+		if err := addLine(lp, c.Name, p99, plotutil.Color(i), nil, -1); err != nil {
+			return nil, err
+		}
+	}
+	return saveAll(map[string]*plot.Plot{prefix + "-timeline-throughput": tp, prefix + "-timeline-p99": lp})
+}
+
+// addLine adds a line (with point glyphs when shape >= 0) and its legend.
+func addLine(p *plot.Plot, name string, xys plotter.XYs, col color.Color, dashes []vg.Length, shape int) error {
+	if len(xys) == 0 {
+		return nil
+	}
+	l, err := plotter.NewLine(xys)
+	if err != nil {
+		return fmt.Errorf("chart %s: %w", name, err)
+	}
+	l.Color = col
+	l.Width = vg.Points(1.5)
+	l.Dashes = dashes
+	p.Add(l)
+	if shape >= 0 {
+		s, err := plotter.NewScatter(xys)
+		if err != nil {
+			return fmt.Errorf("chart %s: %w", name, err)
+		}
+		s.Color = col
+		s.Shape = plotutil.Shape(shape)
+		s.Radius = vg.Points(2.5)
+		p.Add(s)
+		p.Legend.Add(name, l, s)
+		return nil
+	}
+	p.Legend.Add(name, l)
+	return nil
+}
+
+
+// saveAll writes each plot as SVG and PNG.
+func saveAll(plots map[string]*plot.Plot) ([]string, error) {
+	names := make([]string, 0, len(plots))
+	for n := range plots {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var files []string
+	for _, n := range names {
+		for _, ext := range []string{".svg", ".png"} {
+			if err := plots[n].Save(chartW, chartH, n+ext); err != nil {
+				return files, fmt.Errorf("save chart %s: %w", n+ext, err)
+			}
+			files = append(files, n+ext)
+		}
+	}
+	return files, nil
+}

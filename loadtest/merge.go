@@ -1,0 +1,143 @@
+package loadtest
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Merge combines the results of one run performed by several generator
+// machines at the same time into one result: counts add up, histograms
+// merge exactly, throughput adds up (each machine's successes over its own
+// measured seconds), and per-second rows are aligned by their offset from
+// each run's start. Labels are matched by name. The merged Cost adds CPU
+// seconds and takes the largest of the other figures; Generators keeps each
+// machine's cost.
+func Merge(results []*Result) (*Result, error) {
+	if len(results) == 0 {
+		return nil, errors.New("merge: no results")
+	}
+	first := results[0]
+	out := &Result{
+		Schema: SchemaVersion, Tool: first.Tool, Name: first.Name, Settings: first.Settings,
+		Start: first.Start, MeasureStart: first.MeasureStart, End: first.End,
+	}
+	out.Settings.Clients = 0
+	out.Settings.JTL, out.Settings.Progress = nil, nil
+	type acc struct {
+		h         *Histogram
+		ok        int64
+		errs      map[string]int64
+		recv, snt int64
+		thr       float64
+		clients   int
+	}
+	labels := map[string]*acc{}
+	var order []string
+	var totalThr float64
+	for i, r := range results {
+		if r.Total.Histogram == nil {
+			return nil, fmt.Errorf("merge: result %d has no histogram", i+1)
+		}
+		out.Settings.Clients += r.Settings.Clients
+		out.Interrupted = out.Interrupted || r.Interrupted
+		if r.Start.Before(out.Start) {
+			out.Start = r.Start
+		}
+		if r.MeasureStart.Before(out.MeasureStart) {
+			out.MeasureStart = r.MeasureStart
+		}
+		if r.End.After(out.End) {
+			out.End = r.End
+		}
+		out.MeasuredSeconds = max(out.MeasuredSeconds, r.MeasuredSeconds)
+		totalThr += r.Total.Throughput
+		for _, l := range r.Labels {
+			a := labels[l.Label]
+			if a == nil {
+				a = &acc{h: NewHistogram(), errs: map[string]int64{}}
+				labels[l.Label] = a
+				order = append(order, l.Label)
+			}
+			a.h.Merge(l.Histogram)
+			a.ok += l.Successes
+			a.recv += l.Bytes
+			a.snt += l.SentBytes
+			a.thr += l.Throughput
+			a.clients += l.Clients
+			for k, v := range l.ErrorKinds {
+				a.errs[k] += v
+			}
+		}
+		for j, row := range r.Series {
+			if j >= len(out.Series) {
+				out.Series = append(out.Series, SecondRow{T: row.T, Warmup: row.Warmup, Histogram: NewHistogram()})
+			}
+			m := &out.Series[j]
+			m.Successes += row.Successes
+			m.Errors += row.Errors
+			m.Bytes += row.Bytes
+			m.Throughput += row.Throughput
+			m.Histogram.Merge(row.Histogram)
+		}
+		if r.Open != nil {
+			if out.Open == nil {
+				out.Open = &OpenStats{}
+			}
+			out.Open.Arrivals += r.Open.Arrivals
+			out.Open.Dropped += r.Open.Dropped
+		}
+		c := r.Cost
+		out.Generators = append(out.Generators, c)
+		out.Cost.CPUSeconds = round3(out.Cost.CPUSeconds + c.CPUSeconds)
+		out.Cost.UserSeconds = round3(out.Cost.UserSeconds + c.UserSeconds)
+		out.Cost.SysSeconds = round3(out.Cost.SysSeconds + c.SysSeconds)
+		out.Cost.WallSeconds = max(out.Cost.WallSeconds, c.WallSeconds)
+		out.Cost.CPUPercent = max(out.Cost.CPUPercent, c.CPUPercent)
+		out.Cost.PeakRSSBytes = max(out.Cost.PeakRSSBytes, c.PeakRSSBytes)
+		out.Cost.PeakGoBytes = max(out.Cost.PeakGoBytes, c.PeakGoBytes)
+		out.Cost.GCCycles += c.GCCycles
+		out.Cost.GCPauseMaxMs = max(out.Cost.GCPauseMaxMs, c.GCPauseMaxMs)
+		out.Cost.Goroutines = max(out.Cost.Goroutines, c.Goroutines)
+		out.Cost.ScheduleLagMaxMs = max(out.Cost.ScheduleLagMaxMs, c.ScheduleLagMaxMs)
+		out.Cost.TimerLagMaxMs = max(out.Cost.TimerLagMaxMs, c.TimerLagMaxMs)
+		out.Cost.TimerLagP99Ms = max(out.Cost.TimerLagP99Ms, c.TimerLagP99Ms)
+		out.Cost.LateRequests += c.LateRequests
+		if c.Bottleneck {
+			out.Cost.Bottleneck = true
+			for _, why := range c.Reasons {
+				out.Cost.Reasons = append(out.Cost.Reasons, fmt.Sprintf("generator %d: %s", i+1, why))
+			}
+		}
+	}
+	for i := range out.Series {
+		m := &out.Series[i]
+		h := m.Histogram
+		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = ms(h.Mean()), ms(h.Quantile(0.5)), ms(h.Quantile(0.99)), ms(h.Max())
+	}
+	all := &acc{h: NewHistogram(), errs: map[string]int64{}}
+	for _, name := range order {
+		a := labels[name]
+		errs := a.errs
+		if len(errs) == 0 {
+			errs = nil
+		}
+		st := statsFrom(name, a.clients, a.h, a.ok, errs, a.recv, a.snt, 0)
+		st.Throughput = a.thr
+		out.Labels = append(out.Labels, st)
+		all.h.Merge(a.h)
+		all.ok += a.ok
+		all.recv += a.recv
+		all.snt += a.snt
+		for k, v := range a.errs {
+			all.errs[k] += v
+		}
+	}
+	if len(all.errs) == 0 {
+		all.errs = nil
+	}
+	out.Total = statsFrom("TOTAL", out.Settings.Clients, all.h, all.ok, all.errs, all.recv, all.snt, 0)
+	out.Total.Throughput = totalThr
+	out.Warnings = warnings(out)
+	out.Warnings = append(out.Warnings, fmt.Sprintf("merged from %d generators", len(results)))
+	return out, nil
+}

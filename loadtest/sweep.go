@@ -1,0 +1,133 @@
+package loadtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+)
+
+// SweepFile is the JSON form of a sweep: one Result per client count.
+type SweepFile struct {
+	Schema int       `json:"schema"`
+	Kind   string    `json:"kind"` // "sweep"
+	Name   string    `json:"name,omitempty"`
+	Runs   []*Result `json:"runs"`
+}
+
+// Sweep performs one run per client count, each with its own warm-up, and
+// calls each (if not nil) after every run. It stops early, returning the
+// runs so far, when ctx is cancelled (the interrupted run is included and
+// marked).
+func Sweep(ctx context.Context, s Settings, clients []int, each func(*Result)) ([]*Result, error) {
+	if len(clients) == 0 {
+		return nil, fmt.Errorf("sweep: no client counts")
+	}
+	var runs []*Result
+	for _, n := range clients {
+		rs := s
+		rs.Clients = n
+		if rs.Name == "" {
+			rs.Name = fmt.Sprintf("%d clients", n)
+		}
+		res, err := Run(ctx, rs)
+		if err != nil {
+			return runs, fmt.Errorf("sweep %d clients: %w", n, err)
+		}
+		res.Name = s.Name
+		runs = append(runs, res)
+		if each != nil {
+			each(res)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return runs, nil
+}
+
+// WriteSweepJSON writes runs as a SweepFile.
+func WriteSweepJSON(path, name string, runs []*Result) error {
+	b, err := json.MarshalIndent(SweepFile{Schema: SchemaVersion, Kind: "sweep", Name: name, Runs: runs}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode sweep: %w", err)
+	}
+	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write sweep: %w", err)
+	}
+	return nil
+}
+
+// ReadRuns reads a file of results of any kind this package writes or
+// reads: a single JSON result, a JSON sweep, or a JMeter JTL CSV file
+// (recognised by a .jtl or .csv extension or a non-JSON first byte).
+func ReadRuns(path string) ([]*Result, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	trim := strings.TrimSpace(string(b[:min(len(b), 64)]))
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".jtl" || ext == ".csv" || !strings.HasPrefix(trim, "{") {
+		r, err := ReadJTL(path)
+		if err != nil {
+			return nil, err
+		}
+		return []*Result{r}, nil
+	}
+	var head struct {
+		Schema int    `json:"schema"`
+		Kind   string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if head.Schema < 1 || head.Schema > SchemaVersion {
+		return nil, fmt.Errorf("read %s: schema version %d not supported (want 1..%d)", path, head.Schema, SchemaVersion)
+	}
+	if head.Kind == "sweep" {
+		var sf SweepFile
+		if err := json.Unmarshal(b, &sf); err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		for _, r := range sf.Runs {
+			if r.Name == "" {
+				r.Name = sf.Name
+			}
+		}
+		return sf.Runs, nil
+	}
+	r, err := ReadResult(path)
+	if err != nil {
+		return nil, err
+	}
+	return []*Result{r}, nil
+}
+
+// WriteSweepTable writes one line per run, like the article's tables:
+// clients, throughput, ideal throughput (clients/think), mean, p50, p99,
+// errors and the generator's CPU.
+func WriteSweepTable(w io.Writer, runs []*Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\tnote\t")
+	for _, r := range runs {
+		ideal := "-"
+		if s := r.Settings; s.Think > 0 && s.Model != ModelOpen {
+			ideal = fmt.Sprintf("%.1f", float64(r.Total.Clients)/s.Think.Seconds())
+		}
+		note := ""
+		if r.Cost.Bottleneck {
+			note = "client may be the bottleneck"
+		}
+		if r.Interrupted {
+			note = strings.TrimSpace(note + " interrupted")
+		}
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.1f\t%s\t\n", r.Total.Clients, r.Total.Throughput, ideal,
+			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUPercent, note)
+	}
+	return tw.Flush()
+}
