@@ -154,7 +154,6 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs, col color.Color, dashes
 	return nil
 }
 
-
 // saveAll writes each plot as SVG and PNG.
 func saveAll(plots map[string]*plot.Plot) ([]string, error) {
 	names := make([]string, 0, len(plots))

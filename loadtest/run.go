@@ -155,7 +155,7 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		return series
 	}
 	row := SecondRow{
-		T: round3(t), Warmup: now.Before(r.warmEnd) || now.Equal(r.warmEnd),
+		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
 		Successes: ok, Errors: errs, Bytes: recv,
 		MeanMs: ms(h.Mean()), P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max()),
 		Histogram: h,
@@ -228,8 +228,9 @@ func (r *runner) admit(measured bool) bool {
 // false when the run is over.
 func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) bool {
 	r := w.r
-	measured := !intended.Before(r.warmEnd)
-	if !r.admit(measured) {
+	// Measured responses are those that end within the measured period;
+	// the request budget counts requests sent within it.
+	if !r.admit(!sent.Before(r.warmEnd)) {
 		return false
 	}
 	req := r.pick(w.rng)
@@ -248,6 +249,7 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	if end.After(r.stopAt()) {
 		return false // finished after the end (or cut off by it): not counted
 	}
+	measured := !end.Before(r.warmEnd)
 	if o.kind == ErrNone {
 		if req.expect != 0 && o.status != req.expect || req.expect == 0 && o.status >= 400 {
 			o.kind = ErrStatus

@@ -5,4 +5,4 @@ import (
 	"io"
 )
 
-func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error  { return nil }
+func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error { return nil }

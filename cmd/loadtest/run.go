@@ -90,16 +90,27 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usageErr("unknown command %q", cmd)
 }
 
-// parseFlags parses args and turns flag errors into usage errors.
+// parseFlags parses args, allowing flags after positional arguments, and
+// turns flag errors into usage errors. The positional arguments are left in
+// fs.Args() only for commands that take files (report, merge).
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return err
+			}
+			return &exitErr{code: exitUsage, err: errors.New("")} // flag printed the problem
 		}
-		return &exitErr{code: exitUsage, err: errors.New("")} // flag already printed the problem
+		args = fs.Args()
+		if len(args) == 0 {
+			break
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
 	}
-	if fs.NArg() > 0 && fs.Name() != "report" && fs.Name() != "merge" {
-		return usageErr("%s: unexpected argument %q", fs.Name(), fs.Arg(0))
+	if len(pos) > 0 && fs.Name() != "report" && fs.Name() != "merge" {
+		return usageErr("%s: unexpected argument %q", fs.Name(), pos[0])
 	}
-	return nil
+	return fs.Parse(append([]string{"--"}, pos...))
 }

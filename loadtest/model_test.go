@@ -1,0 +1,169 @@
+package loadtest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Rate model: throughput = clients/think while responses are faster than
+// the think time.
+func TestRateModelHoldsClientsOverThink(t *testing.T) {
+	srv, _ := delayServer(t, 2*time.Millisecond)
+	res := mustRun(t, Settings{
+		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelRate,
+		Think: 20 * time.Millisecond, Warmup: 300 * time.Millisecond, Duration: 2 * time.Second,
+	})
+	want := 10 / 0.020
+	if !within(res.Total.Throughput, want, 0.03) {
+		t.Errorf("rate model, server 2 ms, think 20 ms, 10 clients: throughput %.1f/s; want %.0f ± 3%%", res.Total.Throughput, want)
+	}
+	if res.Total.Errors != 0 {
+		t.Errorf("errors = %d; want 0", res.Total.Errors)
+	}
+}
+
+// Rate model: throughput falls to clients/response time when responses are
+// slower than the think time.
+func TestRateModelFallsToClientsOverResponse(t *testing.T) {
+	srv, _ := delayServer(t, 40*time.Millisecond)
+	res := mustRun(t, Settings{
+		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelRate,
+		Think: 20 * time.Millisecond, Warmup: 300 * time.Millisecond, Duration: 2 * time.Second,
+	})
+	// Back to back: each cycle is one response time.
+	resp := time.Duration(res.Total.MeanMs * float64(time.Millisecond))
+	// Latency counts from the intended start and grows with the backlog;
+	// the cycle is the server time.
+	want := 10 / 0.040
+	if !within(res.Total.Throughput, want, 0.05) {
+		t.Errorf("rate model, server 40 ms, think 20 ms: throughput %.1f/s; want about clients/response = %.0f ± 5%%", res.Total.Throughput, want)
+	}
+	if resp < 40*time.Millisecond {
+		t.Errorf("mean latency %v; want at least the 40 ms server time", resp)
+	}
+	if res.Cost.LateRequests == 0 {
+		t.Errorf("LateRequests = 0; want requests recorded as late")
+	}
+}
+
+// Delay model: throughput = clients/(think + response).
+func TestDelayModelClientsOverThinkPlusResponse(t *testing.T) {
+	srv, _ := delayServer(t, 10*time.Millisecond)
+	res := mustRun(t, Settings{
+		Requests: []Request{{URL: srv.URL}}, Clients: 20, Model: ModelDelay,
+		Think: 40 * time.Millisecond, Warmup: 300 * time.Millisecond, Duration: 2 * time.Second,
+	})
+	resp := res.Total.MeanMs / 1000
+	want := 20 / (0.040 + resp)
+	if !within(res.Total.Throughput, want, 0.05) {
+		t.Errorf("delay model, think 40 ms, response %.2f ms, 20 clients: throughput %.1f/s; want %.1f ± 5%%", resp*1000, res.Total.Throughput, want)
+	}
+	if rateIdeal := 20 / 0.040; res.Total.Throughput > rateIdeal*0.9 {
+		t.Errorf("delay model throughput %.1f is close to the rate model's %.0f; want the response time to lower it", res.Total.Throughput, rateIdeal)
+	}
+}
+
+// A server that stalls once for 1 s shows in the rate model's p99 (latency
+// from the intended start) and not in the delay model's.
+func TestStallShowsInRateModelOnly(t *testing.T) {
+	run := func(m Model) *Result {
+		var stall sync.RWMutex
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			stall.RLock()
+			stall.RUnlock()
+			w.Write([]byte("ok"))
+		}))
+		defer srv.Close()
+		go func() {
+			time.Sleep(1200 * time.Millisecond)
+			stall.Lock()
+			time.Sleep(time.Second)
+			stall.Unlock()
+		}()
+		return mustRun(t, Settings{
+			Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: m,
+			Think: 10 * time.Millisecond, Warmup: 200 * time.Millisecond, Duration: 3 * time.Second,
+		})
+	}
+	rate := run(ModelRate)
+	delay := run(ModelDelay)
+	if rate.Total.P99Ms < 500 {
+		t.Errorf("rate model p99 = %.1f ms; want the 1 s stall to show (> 500 ms)", rate.Total.P99Ms)
+	}
+	if delay.Total.P99Ms > 100 {
+		t.Errorf("delay model p99 = %.1f ms; want the stall hidden (< 100 ms)", delay.Total.P99Ms)
+	}
+	if delay.Total.MaxMs < 900 {
+		t.Errorf("delay model max = %.1f ms; want the stalled requests (~1000 ms) in the max", delay.Total.MaxMs)
+	}
+}
+
+// Warm-up samples are excluded from the results but kept in the series.
+func TestWarmupExcluded(t *testing.T) {
+	start := time.Now()
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		slow := time.Since(start) < 600*time.Millisecond
+		mu.Unlock()
+		if slow {
+			time.Sleep(60 * time.Millisecond)
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	res := mustRun(t, Settings{
+		Requests: []Request{{URL: srv.URL}}, Clients: 5, Model: ModelDelay,
+		Think: 10 * time.Millisecond, Warmup: time.Second, Duration: time.Second,
+	})
+	if res.Total.MaxMs >= 50 {
+		t.Errorf("max latency %.1f ms; want the slow warm-up responses (60 ms) excluded", res.Total.MaxMs)
+	}
+	if res.Total.Requests == 0 {
+		t.Fatalf("no measured requests")
+	}
+	var warm, slowWarm bool
+	for _, r := range res.Series {
+		if r.Warmup {
+			warm = true
+			if r.MaxMs >= 60 {
+				slowWarm = true
+			}
+		}
+	}
+	if !warm || !slowWarm {
+		t.Errorf("series has warm-up rows %v with slow responses %v; want both", warm, slowWarm)
+	}
+}
+
+// The open model sends at the arrival rate and counts arrivals dropped at
+// the in-flight cap.
+func TestOpenModel(t *testing.T) {
+	srv, _ := delayServer(t, time.Millisecond)
+	res := mustRun(t, Settings{
+		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelOpen, Rate: 400,
+		Warmup: 200 * time.Millisecond, Duration: 1500 * time.Millisecond,
+	})
+	if !within(res.Total.Throughput, 400, 0.05) {
+		t.Errorf("open model at 400/s: throughput %.1f; want 400 ± 5%%", res.Total.Throughput)
+	}
+	if res.Open == nil || res.Open.Dropped != 0 {
+		t.Errorf("open stats %+v; want no drops", res.Open)
+	}
+
+	slow, _ := delayServer(t, 100*time.Millisecond)
+	res = mustRun(t, Settings{
+		Requests: []Request{{URL: slow.URL}}, Clients: 2, Model: ModelOpen, Rate: 100,
+		Duration: time.Second,
+	})
+	// Two connections at 100 ms each carry about 20/s; the rest is dropped.
+	if res.Open == nil || res.Open.Dropped < 50 {
+		t.Errorf("open stats %+v; want most of the ~100 arrivals dropped at the cap of 2", res.Open)
+	}
+	if res.Total.Throughput > 25 {
+		t.Errorf("throughput %.1f; want at most ~20/s through 2 connections", res.Total.Throughput)
+	}
+}

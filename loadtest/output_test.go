@@ -1,0 +1,226 @@
+package loadtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestJSONAndJTLRoundTrip(t *testing.T) {
+	srv, _ := delayServer(t, time.Millisecond)
+	dir := t.TempDir()
+	jtlPath := filepath.Join(dir, "run.jtl")
+	jf, err := os.Create(jtlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := mustRun(t, Settings{
+		Requests: []Request{{Label: "home", URL: srv.URL, Weight: 3}, {Label: "missing, really", URL: srv.URL + "/x", Expect: 404}},
+		Clients:  3, MaxRequests: 300, JTL: jf, Name: "round trip",
+	})
+	jf.Close()
+	jsonPath := filepath.Join(dir, "run.json")
+	if err := res.WriteJSON(jsonPath); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadResult(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Schema != SchemaVersion || back.Kind != "run" {
+		t.Errorf("schema %d kind %q; want %d run", back.Schema, back.Kind, SchemaVersion)
+	}
+	if back.Total.Requests != 300 || back.Total.Requests != res.Total.Requests || back.Settings.Clients != 3 || back.Settings.MaxRequests != 300 {
+		t.Errorf("read back total %d settings %+v; want 300 requests of 3 clients", back.Total.Requests, back.Settings)
+	}
+	if got, want := back.Total.Histogram.Quantile(0.99), res.Total.Histogram.Quantile(0.99); got != want || back.Total.Histogram.Count() != res.Total.Histogram.Count() {
+		t.Errorf("histogram read back: p99 %v count %d; want %v %d", got, back.Total.Histogram.Count(), want, res.Total.Histogram.Count())
+	}
+	if len(back.Labels) != 2 || back.Labels[1].Label != "missing, really" {
+		t.Fatalf("labels %+v", back.Labels)
+	}
+	// The second label expects 404 but gets 200: status errors.
+	if n := back.Labels[1].Requests; n == 0 || back.Total.ErrorKinds["status"] != n || back.Labels[0].Errors != 0 {
+		t.Errorf("errors %v; want %d status errors, all on the second label", back.Total.ErrorKinds, n)
+	}
+
+	b, _ := os.ReadFile(jtlPath)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	if lines[0] != JTLHeader || len(lines) != 301 {
+		t.Fatalf("JTL: header %q and %d lines; want the JMeter header and 300 lines", lines[0], len(lines)-1)
+	}
+	if f := strings.Split(lines[1], ","); len(f) < 17 {
+		t.Errorf("JTL line %q has %d fields; want 17", lines[1], len(f))
+	}
+	jr, err := ReadJTL(jtlPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jr.Total.Requests != 300 || jr.Total.Successes != res.Total.Successes || jr.Settings.Clients != 3 {
+		t.Errorf("JTL read back: %d requests, %d successes, %d clients; want 300, %d, 3", jr.Total.Requests, jr.Total.Successes, jr.Settings.Clients, res.Total.Successes)
+	}
+	if jr.Total.ErrorKinds["status"] != res.Total.Errors {
+		t.Errorf("JTL read back errors %v; want %d status errors", jr.Total.ErrorKinds, res.Total.Errors)
+	}
+	for i, l := range jr.Labels {
+		if l.Label != res.Labels[i].Label || l.Requests != res.Labels[i].Requests {
+			t.Errorf("JTL label %d = %q %d; want %q %d", i, l.Label, l.Requests, res.Labels[i].Label, res.Labels[i].Requests)
+		}
+	}
+	runs, err := ReadRuns(jtlPath)
+	if err != nil || len(runs) != 1 {
+		t.Errorf("ReadRuns(jtl) = %d runs, %v", len(runs), err)
+	}
+}
+
+func TestReadJTLFromJMeter(t *testing.T) {
+	// Lines as JMeter writes them, with a failure and a quoted field.
+	const jtl = `timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect
+1700000000000,12,view,200,OK,Thread Group 1-1,text,true,,2100,120,2,2,http://h/,10,0,1
+1700000000500,30,view,200,OK,Thread Group 1-2,text,true,,2100,120,2,2,http://h/,28,0,0
+1700000001000,5,post,500,"Internal, error",Thread Group 1-1,text,false,,300,200,2,2,http://h/p,5,0,0
+1700000001900,100,post,Non HTTP response code: java.net.ConnectException,Non HTTP response message: refused,Thread Group 1-2,text,false,,0,0,2,2,http://h/p,0,0,100
+`
+	p := filepath.Join(t.TempDir(), "jm.jtl")
+	os.WriteFile(p, []byte(jtl), 0o644)
+	r, err := ReadJTL(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Total.Requests != 4 || r.Total.Successes != 2 || r.Total.ErrorKinds["status"] != 1 || r.Total.ErrorKinds["connect"] != 1 {
+		t.Errorf("total %+v; want 4 requests, 2 ok, 1 status and 1 connect error", r.Total)
+	}
+	if !within(r.Total.MaxMs, 30, 0.001) || r.Settings.Clients != 2 {
+		t.Errorf("max %.3f ms clients %d; want 30 and 2", r.Total.MaxMs, r.Settings.Clients)
+	}
+	if r.MeasuredSeconds != 2 {
+		t.Errorf("measured %.3f s; want 2 (first start to last end)", r.MeasuredSeconds)
+	}
+}
+
+func TestSeriesCSV(t *testing.T) {
+	var b bytes.Buffer
+	if err := WriteSeriesCSV(&b, []SecondRow{{T: 1, Successes: 5, Throughput: 5, P99Ms: 1.5}}); err != nil {
+		t.Fatal(err)
+	}
+	want := "t,warmup,successes,errors,throughput,bytes,mean_ms,p50_ms,p99_ms,max_ms\n1,false,5,0,5,0,0,0,1.5,0\n"
+	if b.String() != want {
+		t.Errorf("csv = %q; want %q", b.String(), want)
+	}
+}
+
+// fakeResult builds a result with n samples of each latency.
+func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
+	h := NewHistogram()
+	var ok int64
+	for d, n := range lat {
+		h.RecordN(d, n)
+		ok += n
+	}
+	var ek map[string]int64
+	if errs > 0 {
+		ek = map[string]int64{"status": errs}
+	}
+	st := statsFrom("x", clients, h, ok, ek, 0, 0, 10)
+	tot := st
+	tot.Label = "TOTAL"
+	tot.Histogram = h.Clone()
+	return &Result{Schema: SchemaVersion, Settings: Settings{Clients: clients}, Labels: []Stats{st}, Total: tot, MeasuredSeconds: 10,
+		Series: []SecondRow{{T: 1, Successes: ok, Histogram: h.Clone()}}}
+}
+
+func TestMergeIsExact(t *testing.T) {
+	a := fakeResult(10, map[time.Duration]int64{time.Millisecond: 990, 100 * time.Millisecond: 10}, 1)
+	b := fakeResult(20, map[time.Duration]int64{2 * time.Millisecond: 1000}, 0)
+	m, err := Merge([]*Result{a, b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := NewHistogram()
+	all.Merge(a.Total.Histogram)
+	all.Merge(b.Total.Histogram)
+	if m.Total.Requests != 2001 || m.Total.Errors != 1 || m.Settings.Clients != 30 || m.Total.Clients != 30 {
+		t.Errorf("merged totals %+v; want 2001 requests, 1 error, 30 clients", m.Total)
+	}
+	for _, q := range []float64{0.5, 0.99, 0.999} {
+		if got, want := m.Total.Histogram.Quantile(q), all.Quantile(q); got != want {
+			t.Errorf("merged q%.3f = %v; want %v", q, got, want)
+		}
+	}
+	if m.Total.Throughput != a.Total.Throughput+b.Total.Throughput {
+		t.Errorf("merged throughput %.1f; want the sum %.1f", m.Total.Throughput, a.Total.Throughput+b.Total.Throughput)
+	}
+	if len(m.Series) != 1 || m.Series[0].Successes != 2000 || len(m.Generators) != 2 {
+		t.Errorf("merged series %+v generators %d", m.Series, len(m.Generators))
+	}
+	// Survives JSON.
+	bts, err := m.MarshalIndent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(bts, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Total.Histogram.Quantile(0.999) != all.Quantile(0.999) {
+		t.Errorf("merged histogram changed through JSON")
+	}
+}
+
+func TestSweepAndCharts(t *testing.T) {
+	srv, _ := delayServer(t, 0)
+	var seen []int
+	runs, err := Sweep(t.Context(), Settings{Requests: []Request{{URL: srv.URL}}, Think: 20 * time.Millisecond, Model: ModelRate,
+		Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, Name: "fast"}, []int{1, 4}, func(r *Result) { seen = append(seen, r.Settings.Clients) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(runs) != 2 || len(seen) != 2 || seen[1] != 4 || runs[1].Total.Clients != 4 {
+		t.Fatalf("sweep runs %d, callbacks %v", len(runs), seen)
+	}
+	if runs[1].Total.Throughput < 2.5*runs[0].Total.Throughput {
+		t.Errorf("throughput at 4 clients %.1f vs 1 client %.1f; want about 4×", runs[1].Total.Throughput, runs[0].Total.Throughput)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "sweep.json")
+	if err := WriteSweepJSON(p, "fast", runs); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadRuns(p)
+	if err != nil || len(back) != 2 || back[1].Total.Requests != runs[1].Total.Requests {
+		t.Fatalf("ReadRuns(sweep) = %d runs, %v", len(back), err)
+	}
+	files, err := WriteSweepCharts(filepath.Join(dir, "s"), []Curve{{Name: "a", Runs: runs}, {Name: "b", Runs: back}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl, err := WriteTimelineCharts(filepath.Join(dir, "s"), []Curve{{Name: "a", Runs: runs[:1]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, tl...)
+	if len(files) != 8 {
+		t.Errorf("chart files %v; want 8 (2 sweep + 2 timeline charts, SVG and PNG)", files)
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil || len(b) < 500 {
+			t.Errorf("chart %s: %d bytes, %v", f, len(b), err)
+		}
+		if strings.HasSuffix(f, ".png") && !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("%s is not a PNG", f)
+		}
+		if strings.HasSuffix(f, ".svg") && !bytes.Contains(b, []byte("<svg")) {
+			t.Errorf("%s is not an SVG", f)
+		}
+	}
+	var tbl bytes.Buffer
+	WriteSweepTable(&tbl, runs)
+	if !strings.Contains(tbl.String(), "ideal/s") || strings.Count(tbl.String(), "\n") != 3 {
+		t.Errorf("sweep table:\n%s", tbl.String())
+	}
+}
