@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+)
+
+// cmdExperiment runs an experiment file and writes its report folder.
+func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: loadtest experiment [flags] FILE.toml\n\nStarts the server of each run, validates it, sweeps the clients and writes a report folder.\n\nflags:")
+		fs.PrintDefaults()
+	}
+	out := fs.String("out", "", "report `folder` (default out/NAME-YYYYMMDD-HHMMSS)")
+	only := fs.String("runs", "", "comma-separated run `names` to run (default: all)")
+	clients := fs.String("clients", "", "override the client counts, e.g. 1,5,10")
+	duration := fs.Duration("duration", 0, "override the measured duration of each step")
+	warmup := fs.Duration("warmup", -1, "override the warm-up of each step")
+	if err := fs.Parse(args); err != nil {
+		if err == flag.ErrHelp {
+			return err
+		}
+		return usageErr("%v", err)
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return usageErr("experiment: want one experiment file, got %d arguments", fs.NArg())
+	}
+	e, err := loadtest.LoadExperiment(fs.Arg(0))
+	if err != nil {
+		return usageErr("%v", err)
+	}
+	if *only != "" {
+		keep := map[string]bool{}
+		for _, n := range strings.Split(*only, ",") {
+			keep[strings.TrimSpace(n)] = true
+		}
+		var runs []loadtest.ExperimentRun
+		for _, r := range e.Runs {
+			if keep[r.Name] {
+				runs = append(runs, r)
+				delete(keep, r.Name)
+			}
+		}
+		for n := range keep {
+			return usageErr("experiment: -runs: no run named %q in %s", n, fs.Arg(0))
+		}
+		e.Runs = runs
+	}
+	if *clients != "" {
+		e.Load.Clients = nil
+		for _, f := range strings.Split(*clients, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || n < 1 {
+				return usageErr("experiment: -clients: %q is not a positive whole number", f)
+			}
+			e.Load.Clients = append(e.Load.Clients, n)
+		}
+	}
+	if *duration > 0 {
+		e.Load.Duration = loadtest.Duration(*duration)
+	}
+	if *warmup >= 0 {
+		e.Load.Warmup = loadtest.Duration(*warmup)
+	}
+	dir := *out
+	if dir == "" {
+		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
+	}
+	_, err = loadtest.RunExperiment(ctx, e, loadtest.ExperimentOptions{Out: dir, Log: stdout})
+	if err != nil {
+		return fmt.Errorf("experiment %s: %w (what was measured is in %s)", e.Name, err, dir)
+	}
+	return nil
+}

@@ -1,0 +1,330 @@
+package loadtest
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// An Experiment is a set of runs of a server under the same load: for each
+// run the server is started with that run's flags, checked, and swept over
+// the client counts. It is read from a TOML file (see experiments/*.toml).
+type Experiment struct {
+	// Name and Description say what the experiment shows; the description
+	// heads the report.
+	Name        string `toml:"name"`
+	Description string `toml:"description"`
+
+	Server   ExperimentServer   `toml:"server"`
+	Client   ExperimentClient   `toml:"client"`
+	Load     ExperimentLoad     `toml:"load"`
+	Validate ExperimentValidate `toml:"validate"`
+	Stats    ExperimentStats    `toml:"stats"`
+	Profile  ExperimentProfile  `toml:"profile"`
+	Runs     []ExperimentRun    `toml:"run"`
+
+	// Dir is the directory of the experiment file; relative paths in the
+	// server command are relative to it.
+	Dir string `toml:"-"`
+}
+
+// ExperimentServer says how to start and drive the server under test. Every
+// string may hold {{var}} placeholders: {{port}} and {{admin_port}} (free
+// ports picked for each run), {{dir}} (the run's output directory), and the
+// run's own vars.
+type ExperimentServer struct {
+	// Command is the program and its arguments; a run's Args are appended.
+	Command []string `toml:"command"`
+	// Env holds extra environment variables (KEY=VALUE).
+	Env []string `toml:"env"`
+	// Ready, Reset and Stats are URLs: Ready answers 200 when the server
+	// can take load; Reset is POSTed to restore the data before each run
+	// and after validation; Stats is read every second during the load.
+	Ready string `toml:"ready"`
+	Reset string `toml:"reset"`
+	// StartTimeout bounds the wait for Ready (default 60s); StopTimeout the
+	// wait after SIGTERM before the server is killed (default 10s).
+	StartTimeout Duration `toml:"start_timeout"`
+	StopTimeout  Duration `toml:"stop_timeout"`
+	// CPUs pins the server to these CPUs (Linux affinity), e.g. [0].
+	CPUs []int `toml:"cpus"`
+}
+
+// ExperimentClient says where the load generator runs.
+type ExperimentClient struct {
+	// CPUs pins the load generator to these CPUs, e.g. [1].
+	CPUs []int `toml:"cpus"`
+}
+
+// ExperimentLoad is the load applied at each client count.
+type ExperimentLoad struct {
+	// Requests are the requests clients send (placeholders allowed, both
+	// the run's {{vars}} and the load tool's own {{seq}}, {{client}} and
+	// {{rand A B}}).
+	Requests []Request `toml:"request"`
+	Clients  []int     `toml:"clients"`
+	Model    string    `toml:"model"`
+	Think    Duration  `toml:"think"`
+	ThinkDev Duration  `toml:"think_dev"`
+	Timer    string    `toml:"timer"`
+	Rate     float64   `toml:"rate"`
+	Warmup   Duration  `toml:"warmup"`
+	Duration Duration  `toml:"duration"`
+	Timeout  Duration  `toml:"timeout"`
+	// ResetEach resets the data before every client count, not only
+	// before each run.
+	ResetEach bool `toml:"reset_each"`
+}
+
+// ExperimentValidate configures the check made before any load.
+type ExperimentValidate struct {
+	// Board is the URL of the board (…/bbs) to validate with the board's
+	// contract (ValidateBoard); empty skips validation.
+	Board string `toml:"board"`
+}
+
+// ExperimentStats names the readings taken from the server's stats JSON.
+type ExperimentStats struct {
+	// URL is read every second during each measured step; empty: none.
+	URL string `toml:"url"`
+	// Readings are the figures kept per step.
+	Readings []Reading `toml:"reading"`
+}
+
+// A Reading is one number taken from the stats JSON at Path (dot
+// separated, e.g. "workers.queued"). A "gauge" is averaged over the step; a
+// "counter" becomes its increase per second over the step, or, with
+// PerRequest, per successful request in milliseconds when Scale is 1000.
+type Reading struct {
+	Name       string  `toml:"name"`
+	Path       string  `toml:"path"`
+	Kind       string  `toml:"kind"` // gauge or counter
+	PerRequest bool    `toml:"per_request"`
+	Scale      float64 `toml:"scale"` // multiplies the value (default 1)
+	Unit       string  `toml:"unit"`
+}
+
+// ExperimentProfile configures the profiles taken during a step.
+type ExperimentProfile struct {
+	// URL is the base of the profile endpoints, e.g.
+	// http://127.0.0.1:{{admin_port}}/debug; empty takes none.
+	URL string `toml:"url"`
+	// Kinds are "cpu" (URL/pprof/profile) and "fgprof" (URL/fgprof).
+	Kinds []string `toml:"kinds"`
+	// At is the client count whose step is profiled (default: the largest).
+	At int `toml:"at"`
+	// Seconds is the profile length (default: the step's duration, at most
+	// 30).
+	Seconds int `toml:"seconds"`
+	// Buckets split a wall-clock profile by the first frame (function name
+	// substring) found in each sample's stack, e.g. {"waiting for a
+	// connection" = "acquireConn"}; samples with none count as "elsewhere".
+	Buckets []Bucket `toml:"bucket"`
+	// Focus keeps only samples whose stack contains this function name
+	// substring when computing bucket shares (e.g. "handleBoard").
+	Focus string `toml:"focus"`
+}
+
+// A Bucket names the share of samples whose stack holds Frame.
+type Bucket struct {
+	Name  string `toml:"name"`
+	Frame string `toml:"frame"`
+}
+
+// ExperimentRun is one server configuration.
+type ExperimentRun struct {
+	Name string            `toml:"name"`
+	Args []string          `toml:"args"`
+	Vars map[string]string `toml:"vars"`
+}
+
+// Duration is a time.Duration written as "5s" in TOML.
+type Duration time.Duration
+
+// UnmarshalText parses "5s", "250ms".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("%q is not a duration such as 5s", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText formats d like time.Duration.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// LoadExperiment reads and checks an experiment file. Unknown keys and bad
+// values are errors that name them.
+func LoadExperiment(path string) (*Experiment, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("experiment: %w", err)
+	}
+	e, err := ParseExperiment(path, b)
+	if err != nil {
+		return nil, err
+	}
+	abs, err := filepath.Abs(filepath.Dir(path))
+	if err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", path, err)
+	}
+	e.Dir = abs
+	return e, nil
+}
+
+// ParseExperiment decodes experiment TOML; name is used in messages.
+func ParseExperiment(name string, data []byte) (*Experiment, error) {
+	var e Experiment
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&e); err != nil {
+		var sm *toml.StrictMissingError
+		if errors.As(err, &sm) {
+			var keys []string
+			for _, d := range sm.Errors {
+				row, _ := d.Position()
+				keys = append(keys, fmt.Sprintf("%q at line %d", strings.Join(d.Key(), "."), row))
+			}
+			return nil, fmt.Errorf("experiment %s: unknown key %s", name, strings.Join(keys, ", "))
+		}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			row, _ := de.Position()
+			return nil, fmt.Errorf("experiment %s: line %d: %v", name, row, de)
+		}
+		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	if err := e.check(); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	}
+	return &e, nil
+}
+
+// check validates e and fills in defaults.
+func (e *Experiment) check() error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if e.Name == "" {
+		bad("name: missing")
+	}
+	if len(e.Server.Command) == 0 {
+		bad("server.command: missing: the program to start, e.g. [\"go\", \"run\", \"./cmd/bbs\"]")
+	}
+	if e.Server.Ready == "" {
+		bad("server.ready: missing: a URL that answers 200 when the server is ready")
+	}
+	if e.Server.StartTimeout == 0 {
+		e.Server.StartTimeout = Duration(60 * time.Second)
+	}
+	if e.Server.StopTimeout == 0 {
+		e.Server.StopTimeout = Duration(10 * time.Second)
+	}
+	if d := time.Duration(e.Server.StartTimeout); d < 0 || d > 10*time.Minute {
+		bad("server.start_timeout = %v: want 0s..10m", d)
+	}
+	l := &e.Load
+	if len(l.Requests) == 0 {
+		bad("load.request: missing: at least one [[load.request]] with a url")
+	}
+	if len(l.Clients) == 0 {
+		bad("load.clients: missing, e.g. [1, 5, 10]")
+	}
+	for _, c := range l.Clients {
+		if c < 1 || c > 100_000 {
+			bad("load.clients: %d: want 1..100000", c)
+		}
+	}
+	if !sort.IntsAreSorted(l.Clients) {
+		bad("load.clients = %v: want increasing client counts", l.Clients)
+	}
+	if l.Model == "" {
+		l.Model = string(ModelDelay)
+	}
+	if _, err := ParseModel(l.Model); err != nil {
+		bad("load.model: %v", err)
+	}
+	if l.Timer == "" {
+		l.Timer = string(TimerConstant)
+	}
+	if _, err := ParseTimer(l.Timer); err != nil {
+		bad("load.timer: %v", err)
+	}
+	if d := time.Duration(l.Duration); d <= 0 || d > time.Hour {
+		bad("load.duration = %v: want above 0s and at most 1h", d)
+	}
+	if d := time.Duration(l.Warmup); d < 0 || d > 10*time.Minute {
+		bad("load.warmup = %v: want 0s..10m", d)
+	}
+	if l.Think < 0 || l.ThinkDev < 0 || l.Timeout < 0 {
+		bad("load: think, think_dev and timeout must not be negative")
+	}
+	if l.Model == string(ModelOpen) && l.Rate <= 0 {
+		bad("load.rate = %g: the open model needs a positive rate", l.Rate)
+	}
+	for i, r := range e.Stats.Readings {
+		if r.Name == "" || r.Path == "" {
+			bad("stats.reading %d: name and path are required", i+1)
+		}
+		switch r.Kind {
+		case "gauge", "counter":
+		default:
+			bad("stats.reading %q: kind = %q: want \"gauge\" or \"counter\"", r.Name, r.Kind)
+		}
+		if r.Scale == 0 {
+			e.Stats.Readings[i].Scale = 1
+		}
+	}
+	for _, k := range e.Profile.Kinds {
+		if k != "cpu" && k != "fgprof" {
+			bad("profile.kinds: %q: want \"cpu\" or \"fgprof\"", k)
+		}
+	}
+	if e.Profile.Seconds < 0 || e.Profile.Seconds > 300 {
+		bad("profile.seconds = %d: want 0..300", e.Profile.Seconds)
+	}
+	if len(e.Runs) == 0 {
+		bad("run: missing: at least one [[run]]")
+	}
+	seen := map[string]bool{}
+	for i, r := range e.Runs {
+		if r.Name == "" {
+			bad("run %d: name: missing", i+1)
+		}
+		if seen[r.Name] {
+			bad("run %d: name %q used twice", i+1, r.Name)
+		}
+		seen[r.Name] = true
+	}
+	for _, c := range e.Server.CPUs {
+		if c < 0 || c > 1023 {
+			bad("server.cpus: %d: want a CPU number", c)
+		}
+	}
+	for _, c := range e.Client.CPUs {
+		if c < 0 || c > 1023 {
+			bad("client.cpus: %d: want a CPU number", c)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// expand replaces {{name}} placeholders from vars, leaving the load tool's
+// own placeholders ({{seq}}, {{client}}, {{rand …}}) and unknown names as
+// they are.
+func expand(s string, vars map[string]string) string {
+	if !strings.Contains(s, "{{") {
+		return s
+	}
+	for k, v := range vars {
+		s = strings.ReplaceAll(s, "{{"+k+"}}", v)
+	}
+	return s
+}

@@ -1,0 +1,248 @@
+package loadtest
+
+import (
+	"bytes"
+	"fmt"
+	htmltemplate "html/template"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+)
+
+// WriteExperimentReport writes the report folder of an experiment:
+// experiment.json (everything measured), charts/ (SVG and PNG), report.md
+// and index.html, which opens offline with its charts inline. Each run's
+// folder already holds its sweep.json, server.log and profiles.
+func WriteExperimentReport(dir string, res *ExperimentResult) error {
+	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
+		return err
+	}
+	if err := WriteExperimentJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
+		return err
+	}
+	charts, err := experimentCharts(filepath.Join(dir, "charts"), res)
+	if err != nil {
+		return err
+	}
+	md := experimentMarkdown(res, charts)
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	html, err := experimentHTML(dir, res, charts)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "index.html"), html, 0o644)
+}
+
+// chartFile is one chart of the report, by its base path without extension
+// (relative to the report folder).
+type chartFile struct {
+	Title string
+	Base  string
+}
+
+// experimentCharts draws throughput and response time against clients with
+// one curve per run, and one chart per server reading.
+func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
+	var curves []Curve
+	for _, r := range res.Runs {
+		if len(r.Points) > 0 {
+			curves = append(curves, Curve{Name: r.Name, Runs: pointResults(r.Points)})
+		}
+	}
+	if len(curves) == 0 {
+		return nil, nil
+	}
+	if _, err := WriteSweepCharts(filepath.Join(dir, "sweep"), curves); err != nil {
+		return nil, err
+	}
+	out := []chartFile{
+		{"Throughput against clients", "charts/sweep-throughput"},
+		{"Response time against clients (mean solid, p99 dashed)", "charts/sweep-response"},
+	}
+	plots := map[string]*plot.Plot{}
+	for i, rd := range res.Readings {
+		p := plot.New()
+		p.Title.Text = "Server: " + rd.Name
+		p.X.Label.Text = "clients"
+		p.Y.Label.Text = rd.Unit
+		p.Legend.Top, p.Legend.Left = true, true
+		p.Add(plotter.NewGrid())
+		any := false
+		for j, r := range res.Runs {
+			var xys plotter.XYs
+			for _, pt := range r.Points {
+				if v, ok := pt.Server[rd.Name]; ok {
+					xys = append(xys, plotter.XY{X: float64(pt.Clients), Y: v})
+				}
+			}
+			if len(xys) > 0 {
+				any = true
+				if err := addLine(p, r.Name, xys, plotutil.Color(j), nil, j); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if any {
+			base := fmt.Sprintf("reading-%d-%s", i+1, fileName(rd.Name))
+			plots[filepath.Join(dir, base)] = p
+			out = append(out, chartFile{"Server: " + rd.Name, "charts/" + base})
+		}
+	}
+	if _, err := saveAll(plots); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// experimentMarkdown renders report.md.
+func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Experiment: %s\n\n", res.Name)
+	if res.Description != "" {
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(res.Description))
+	}
+	fmt.Fprintf(&b, "Ran %s to %s.\n\n", res.Start.Format("2006-01-02 15:04:05"), res.End.Format("15:04:05"))
+	for _, n := range res.Notes {
+		fmt.Fprintf(&b, "- %s\n", n)
+	}
+	if res.Error != "" {
+		fmt.Fprintf(&b, "\n**The experiment stopped early:** %s\n", res.Error)
+	}
+	b.WriteString("\n## Verdict\n\n")
+	for _, v := range res.Verdicts {
+		fmt.Fprintf(&b, "- %s\n", v)
+	}
+	b.WriteString("\n## Charts\n\n")
+	for _, c := range charts {
+		fmt.Fprintf(&b, "![%s](%s.png)\n\n", c.Title, c.Base)
+	}
+	for _, r := range res.Runs {
+		fmt.Fprintf(&b, "## Run %s\n\n`%s`\n\n", r.Name, strings.Join(r.Command, " "))
+		if r.Error != "" {
+			fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
+		}
+		b.WriteString(pointTable(r, res.Readings, "|"))
+		for _, p := range r.Profiles {
+			fmt.Fprintf(&b, "\n%s profile ([%s](%s)), top functions by own samples:\n\n", p.Kind, filepath.Base(p.File), p.File)
+			for _, f := range p.Top {
+				fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
+			}
+			if len(p.Buckets) > 0 {
+				fmt.Fprintf(&b, "\nWhere the request handlers' wall time went (%.0f %% of all samples were in handlers):\n\n", 100*p.Focused)
+				for _, f := range p.Buckets {
+					fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
+				}
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// pointTable renders a run's points as a Markdown table.
+func pointTable(r *RunResult, readings []Reading, sep string) string {
+	var b strings.Builder
+	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
+	for _, rd := range readings {
+		head = append(head, rd.Name+unitParen(rd.Unit))
+	}
+	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
+	b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
+	for _, p := range r.Points {
+		t := p.Result.Total
+		row := []string{fmt.Sprint(p.Clients), fmt.Sprintf("%.1f", t.Throughput), fmt.Sprintf("%.3f", t.MeanMs),
+			fmt.Sprintf("%.3f", t.P50Ms), fmt.Sprintf("%.3f", t.P99Ms), fmt.Sprintf("%.3f", t.P999Ms),
+			fmt.Sprint(t.Errors), fmt.Sprintf("%.0f", p.Result.Cost.CPUPercent)}
+		for _, rd := range readings {
+			if v, ok := p.Server[rd.Name]; ok {
+				row = append(row, fmt.Sprintf("%.2f", v))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
+	}
+	return b.String()
+}
+
+func unitParen(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " (" + u + ")"
+}
+
+var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate.FuncMap{
+	"pct": func(f float64) string { return fmt.Sprintf("%.1f", 100*f) },
+	"f1":  func(f float64) string { return fmt.Sprintf("%.1f", f) },
+	"f3":  func(f float64) string { return fmt.Sprintf("%.3f", f) },
+	"reading": func(p *Point, name string) string {
+		if v, ok := p.Server[name]; ok {
+			return fmt.Sprintf("%.2f", v)
+		}
+		return "-"
+	},
+	"join": strings.Join,
+	"base": filepath.Base,
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
+<style>
+body{font-family:sans-serif;max-width:64em;margin:1em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}
+th{background:#f3f3f3}.err{color:#a00}.chart svg{max-width:100%;height:auto}code{background:#f6f6f6}
+</style></head><body>
+<h1>Experiment: {{.Res.Name}}</h1>
+{{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
+<p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}.</p>
+<ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
+{{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
+<h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
+<h2>Charts</h2>
+{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption>{{.Title}} (<a href="{{.Base}}.png">PNG</a>, <a href="{{.Base}}.svg">SVG</a>)</figcaption></figure>{{end}}
+{{$readings := .Res.Readings}}
+{{range .Res.Runs}}<h2>Run {{.Name}}</h2>
+<p><code>{{join .Command " "}}</code></p>
+{{with .Error}}<p class="err">{{.}}</p>{{end}}
+<table><tr><th>clients</th><th>throughput/s</th><th>mean ms</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>generator CPU %</th>{{range $readings}}<th>{{.Name}}{{with .Unit}} ({{.}}){{end}}</th>{{end}}</tr>
+{{range $p := .Points}}<tr><td>{{$p.Clients}}</td><td>{{f1 $p.Result.Total.Throughput}}</td><td>{{f3 $p.Result.Total.MeanMs}}</td><td>{{f3 $p.Result.Total.P50Ms}}</td><td>{{f3 $p.Result.Total.P99Ms}}</td><td>{{f3 $p.Result.Total.P999Ms}}</td><td>{{$p.Result.Total.Errors}}</td><td>{{f1 $p.Result.Cost.CPUPercent}}</td>{{range $readings}}<td>{{reading $p .Name}}</td>{{end}}</tr>
+{{end}}</table>
+{{range .Profiles}}<h3>{{.Kind}} profile: <a href="{{.File}}">{{base .File}}</a></h3>
+<table><tr><th>own samples %</th><th style="text-align:left">function</th></tr>{{range .Top}}<tr><td>{{pct .Share}}</td><td style="text-align:left"><code>{{.Name}}</code></td></tr>{{end}}</table>
+{{if .Buckets}}<p>Where the request handlers' wall time went ({{pct .Focused}} % of all samples were in handlers):</p>
+<table>{{range .Buckets}}<tr><td>{{pct .Share}} %</td><td style="text-align:left">{{.Name}}</td></tr>{{end}}</table>{{end}}
+{{end}}{{end}}
+<p>Raw data: <a href="experiment.json">experiment.json</a>; each run's folder holds sweep.json (readable by <code>loadtest report</code>), server.log and profiles (<code>go tool pprof -top FILE</code>).</p>
+</body></html>
+`))
+
+// experimentHTML renders index.html with the SVG charts inline.
+func experimentHTML(dir string, res *ExperimentResult, charts []chartFile) ([]byte, error) {
+	type inline struct {
+		chartFile
+		SVG htmltemplate.HTML
+	}
+	var cs []inline
+	for _, c := range charts {
+		svg, err := os.ReadFile(filepath.Join(dir, c.Base+".svg"))
+		if err != nil {
+			return nil, err
+		}
+		// Drop the XML prolog; the <svg> element is inlined as is.
+		s := string(svg)
+		if i := strings.Index(s, "<svg"); i > 0 {
+			s = s[i:]
+		}
+		cs = append(cs, inline{c, htmltemplate.HTML(s)})
+	}
+	var b bytes.Buffer
+	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs}); err != nil {
+		return nil, fmt.Errorf("render report: %w", err)
+	}
+	return b.Bytes(), nil
+}

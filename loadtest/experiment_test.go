@@ -1,0 +1,254 @@
+package loadtest
+
+import (
+	"context"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tinyExperiment is an experiment against the fake board in a child
+// process: two runs, two client counts, a stats reading and a CPU profile.
+func tinyExperiment(t *testing.T, mode string) *Experiment {
+	t.Helper()
+	text := fmt.Sprintf(`
+name = "tiny"
+description = "A tiny experiment for the tests."
+[server]
+command = [%q, "-test.run=^TestFakeBoardProcess$", "--", "-addr", "127.0.0.1:{{port}}", "-admin-addr", "127.0.0.1:{{admin_port}}"]
+env = ["FAKE_BOARD_MODE=%s"]
+ready = "http://127.0.0.1:{{admin_port}}/readyz"
+reset = "http://127.0.0.1:{{admin_port}}/admin/reset?posts=40"
+start_timeout = "5s"
+cpus = [0]
+[client]
+cpus = [0]
+[load]
+clients = [1, 2]
+warmup = "200ms"
+duration = "1500ms"
+think = "5ms"
+[[load.request]]
+label = "{{cmd}}"
+url = "http://127.0.0.1:{{port}}/bbs?cmd={{cmd}}&n=5"
+expect = 200
+[validate]
+board = "http://127.0.0.1:{{port}}/bbs"
+[stats]
+url = "http://127.0.0.1:{{admin_port}}/admin/stats"
+[[stats.reading]]
+name = "busy workers"
+path = "workers.busy"
+kind = "gauge"
+[[stats.reading]]
+name = "requests"
+path = "commands.AllView.requests"
+kind = "counter"
+unit = "/s"
+[profile]
+url = "http://127.0.0.1:{{admin_port}}/debug"
+kinds = ["cpu", "fgprof"]
+seconds = 1
+focus = "fakeBoard"
+[[profile.bucket]]
+name = "board"
+frame = "fakeBoard"
+[[run]]
+name = "all"
+vars = { cmd = "AllView" }
+[[run]]
+name = "each"
+vars = { cmd = "EachGetView" }
+`, os.Args[0], mode)
+	e, err := ParseExperiment("tiny.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	return e
+}
+
+func TestExperimentEndToEnd(t *testing.T) {
+	e := tinyExperiment(t, "ok")
+	out := t.TempDir()
+	var log strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := RunExperiment(ctx, e, ExperimentOptions{Out: out, Log: &log})
+	if err != nil {
+		t.Fatalf("RunExperiment: %v\n%s", err, log.String())
+	}
+	if len(res.Runs) != 2 || len(res.Runs[0].Points) != 2 || len(res.Runs[1].Points) != 2 {
+		t.Fatalf("runs: %+v", res.Runs)
+	}
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			if p.Result.Total.Successes == 0 || p.Result.Total.Errors != 0 {
+				t.Errorf("%s at %d clients: %d successes, %d errors", r.Name, p.Clients, p.Result.Total.Successes, p.Result.Total.Errors)
+			}
+			if _, ok := p.Server["requests"]; !ok {
+				t.Errorf("%s at %d clients: no server reading: %v", r.Name, p.Clients, p.Server)
+			}
+		}
+		if len(r.Profiles) != 2 {
+			t.Errorf("%s: %d profiles; want cpu and fgprof", r.Name, len(r.Profiles))
+		}
+	}
+	for _, f := range []string{"index.html", "report.md", "experiment.json",
+		"charts/sweep-throughput.svg", "charts/sweep-throughput.png", "charts/sweep-response.svg", "charts/sweep-response.png",
+		"charts/reading-1-busy-workers.svg", "charts/reading-2-requests.png",
+		"all/sweep.json", "all/server.log", "all/cpu-2clients.pb.gz", "all/fgprof-2clients.pb.gz", "each/sweep.json"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("report file %s: %v", f, err)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "index.html"))
+	if !strings.Contains(string(page), "<svg") || strings.Contains(string(page), "http://") && strings.Contains(string(page), "<script src") {
+		t.Errorf("index.html does not inline its charts offline")
+	}
+	// The verdict is computed from the results: it quotes the peak.
+	peak, _ := peakPoint(res.Runs[0])
+	want := fmt.Sprintf("all: peak %.0f/s at %d clients", peak.Result.Total.Throughput, peak.Clients)
+	if len(res.Verdicts) == 0 || !strings.HasPrefix(res.Verdicts[0], want) {
+		t.Errorf("verdicts %q; want the first to start with %q", res.Verdicts, want)
+	}
+	if !strings.Contains(log.String(), "pinned") {
+		t.Errorf("the log does not say whether it pinned CPUs:\n%s", log.String())
+	}
+	// The saved sweep reads back with the report reader.
+	runs, err := ReadRuns(filepath.Join(out, "all", "sweep.json"))
+	if err != nil || len(runs) != 2 {
+		t.Errorf("ReadRuns(sweep.json) = %d runs, %v", len(runs), err)
+	}
+}
+
+func TestExperimentServerNeverReady(t *testing.T) {
+	e := tinyExperiment(t, "neverready")
+	e.Server.StartTimeout = Duration(time.Second)
+	out := t.TempDir()
+	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Out: out})
+	if err == nil || !strings.Contains(err.Error(), "not ready") {
+		t.Fatalf("RunExperiment = %v; want a not-ready error", err)
+	}
+	if !strings.Contains(res.Error, "not ready") {
+		t.Errorf("result error %q", res.Error)
+	}
+	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
+		t.Errorf("no report after a failed start: %v", err)
+	}
+}
+
+func TestExperimentStopsOnValidation(t *testing.T) {
+	e := tinyExperiment(t, "differ")
+	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "validation") {
+		t.Fatalf("RunExperiment = %v; want a validation error", err)
+	}
+	if len(res.Runs) != 1 || len(res.Runs[0].Points) != 0 {
+		t.Errorf("a server that failed validation was loaded: %+v", res.Runs)
+	}
+}
+
+func TestValidateBoard(t *testing.T) {
+	tests := []struct {
+		mode string
+		want string // "" = passes
+	}{
+		{"ok", ""},
+		{"differ", "OnceGetView returned other posts"},
+		{"noescape", "unescaped"},
+		{"storebad", "status 200, want 400"},
+	}
+	for _, tt := range tests {
+		ts := httptest.NewServer(newFakeBoard(tt.mode).handler())
+		err := ValidateBoard(context.Background(), ts.URL+"/bbs")
+		ts.Close()
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("ValidateBoard(%s) = %v; want nil", tt.mode, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("ValidateBoard(%s) = %v; want an error with %q", tt.mode, err, tt.want)
+		}
+	}
+}
+
+func TestParseExperimentErrors(t *testing.T) {
+	base := `name = "x"
+[server]
+command = ["bbs"]
+ready = "http://127.0.0.1:1/readyz"
+[load]
+clients = [1, 2]
+duration = "1s"
+[[load.request]]
+url = "http://127.0.0.1:1/"
+[[run]]
+name = "a"
+`
+	if _, err := ParseExperiment("ok.toml", []byte(base)); err != nil {
+		t.Fatalf("valid experiment: %v", err)
+	}
+	tests := []struct{ text, want string }{
+		{base + "bogus = 1\n", `unknown key "run.bogus"`},
+		{strings.Replace(base, "[load]", "[load]\nthinktime = \"1s\"", 1), `unknown key "load.thinktime"`},
+		{strings.Replace(base, "clients = [1, 2]", "clients = [0]", 1), "load.clients: 0"},
+		{strings.Replace(base, "clients = [1, 2]", "clients = [5, 2]", 1), "increasing"},
+		{strings.Replace(base, `duration = "1s"`, `duration = "2h"`, 1), "load.duration"},
+		{strings.Replace(base, `duration = "1s"`, `duration = "soon"`, 1), "not a duration"},
+		{strings.Replace(base, "[load]", "[load]\nmodel = \"closed\"", 1), "load.model"},
+		{strings.Replace(base, `name = "a"`, `name = ""`, 1), "run 1: name"},
+		{strings.Replace(base, `command = ["bbs"]`, `command = []`, 1), "server.command"},
+		{base + "[[run]]\nname = \"a\"\n", "used twice"},
+		{base + "[profile]\nkinds = [\"heap\"]\n", "profile.kinds"},
+	}
+	for _, tt := range tests {
+		_, err := ParseExperiment("x.toml", []byte(tt.text))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("ParseExperiment(...%q) = %v; want an error with %q", tt.text[max(0, len(tt.text)-40):], err, tt.want)
+		}
+	}
+}
+
+// TestShippedExperiments checks that every experiment under experiments/
+// parses and validates.
+func TestShippedExperiments(t *testing.T) {
+	files, _ := filepath.Glob("experiments/*.toml")
+	if len(files) == 0 {
+		t.Skip("no experiments shipped yet")
+	}
+	for _, f := range files {
+		if _, err := LoadExperiment(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+func TestVerdictsFromResults(t *testing.T) {
+	point := func(c int, thr, mean float64, wait float64) *Point {
+		return &Point{Clients: c, Result: &Result{Total: Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
+			Server: map[string]float64{"pool wait": wait}}
+	}
+	res := &ExperimentResult{
+		Readings: []Reading{{Name: "pool wait", Unit: "ms"}},
+		Runs: []*RunResult{
+			{Name: "5/5", Points: []*Point{point(5, 1000, 5, 0.1), point(10, 1100, 9, 0.2)}},
+			{Name: "10/5", Points: []*Point{point(5, 990, 5, 0.1), point(10, 1080, 9.5, 3.4)}},
+			{Name: "10/10", Points: []*Point{point(5, 1000, 5, 0.1), point(10, 2000, 5, 0.1)}},
+		},
+	}
+	v := strings.Join(Verdicts(res), "\n")
+	for _, want := range []string{
+		"5/5: peak 1100/s at 10 clients",
+		"10/5 is no better than 5/5: peak 1080/s against 1100/s (-1.8 %)",
+		"pool wait rose from 0.20 to 3.40 ms",
+		"10/10 beats 5/5: peak 2000/s against 1100/s (+81.8 %)",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdicts lack %q:\n%s", want, v)
+		}
+	}
+}
