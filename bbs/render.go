@@ -92,12 +92,7 @@ func (s *Server) writeHTML(w http.ResponseWriter, code int, name string, data an
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
-	h.Set("X-Content-Type-Options", "nosniff")
-	w.WriteHeader(code)
-	w.Write(buf.Bytes())
+	writeBody(w, code, "text/html; charset=utf-8", buf.Bytes())
 }
 
 // writeJSON writes v as JSON.
@@ -110,10 +105,15 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
+	writeBody(w, code, "application/json; charset=utf-8", buf.Bytes())
+}
+
+// writeBody writes a complete response body with its length.
+func writeBody(w http.ResponseWriter, code int, contentType string, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Type", contentType)
+	h.Set("Content-Length", strconv.Itoa(len(body)))
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
-	w.Write(buf.Bytes())
+	w.Write(body)
 }
