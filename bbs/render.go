@@ -97,7 +97,7 @@ func (s *Server) writeHTML(w http.ResponseWriter, code int, name string, data an
 	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
-	w.Write(buf.Bytes())
+	s.writeBody(w, buf.Bytes())
 }
 
 // writeJSON writes v as JSON.
