@@ -55,6 +55,8 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 	out := readiness{Ready: true, Database: "ok"}
 	if err := s.ping(r.Context()); err != nil {
 		out = readiness{Database: "unreachable", Reason: "the database does not answer"}
+	} else if s.warming.Load() {
+		out = readiness{Database: "ok", Reason: "starting: the warm-up pass is running"}
 	} else if !s.ready.Load() {
 		out = readiness{Database: "ok", Reason: "starting: the pool is not filled yet"}
 	}
@@ -99,6 +101,7 @@ type Stats struct {
 	Commands      map[string]CommandStats `json:"commands"`
 	Responses     ResponseStats           `json:"responses"`
 	Goroutines    int                     `json:"goroutines"`
+	GC            GCStats                 `json:"gc"` // gcstats.go
 }
 
 // DBPoolStats is the pool part of Stats.
@@ -133,6 +136,7 @@ func (s *Server) Stats() Stats {
 			ClientGone: s.stats.clientGone.Load(),
 		},
 		Goroutines: runtime.NumGoroutine(),
+		GC:         readGCStats(),
 	}
 }
 

@@ -92,7 +92,8 @@ func (s *Server) writeHTML(w http.ResponseWriter, code int, name string, data an
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	writeBody(w, code, "text/html; charset=utf-8", buf.Bytes())
+	writeHead(w, code, "text/html; charset=utf-8", buf.Len())
+	s.writeBody(w, buf.Bytes())
 }
 
 // writeJSON writes v as JSON.
@@ -105,15 +106,15 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}
-	writeBody(w, code, "application/json; charset=utf-8", buf.Bytes())
+	writeHead(w, code, "application/json; charset=utf-8", buf.Len())
+	w.Write(buf.Bytes())
 }
 
-// writeBody writes a complete response body with its length.
-func writeBody(w http.ResponseWriter, code int, contentType string, body []byte) {
+// writeHead writes the header of a response whose body is n bytes long.
+func writeHead(w http.ResponseWriter, code int, contentType string, n int) {
 	h := w.Header()
 	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h.Set("Content-Length", strconv.Itoa(n))
 	h.Set("X-Content-Type-Options", "nosniff")
 	w.WriteHeader(code)
-	w.Write(body)
 }

@@ -24,6 +24,7 @@ type Options struct {
 	RequestTimeout time.Duration // deadline of one command, SQL included
 	AdminToken     string        // when set, required on every admin path
 	DBName         string        // "sqlite" or "postgres", for the page and stats
+	WriteChunks    int           // 0: one write per HTML page; N: N flushed pieces (chunks.go)
 	Logger         *slog.Logger
 }
 
@@ -35,6 +36,7 @@ type Server struct {
 	stats   *stats
 	log     *slog.Logger
 	ready   atomic.Bool
+	warming atomic.Bool // a warm-up pass is running (warmup.go)
 	started time.Time
 }
 

@@ -40,6 +40,8 @@ type Config struct {
 	IdleTimeout       Duration `toml:"idle_timeout"`
 	RequestTimeout    Duration `toml:"request_timeout"` // deadline of one command, SQL included
 	ShutdownTimeout   Duration `toml:"shutdown_timeout"`
+
+	Latency // tcp_nodelay, write_chunks, gogc, gomemlimit, warmup (latency.go)
 }
 
 // Default returns the configuration used when no file or flag says otherwise.
@@ -62,6 +64,7 @@ func Default() Config {
 		IdleTimeout:       Duration(120 * time.Second),
 		RequestTimeout:    Duration(20 * time.Second),
 		ShutdownTimeout:   Duration(15 * time.Second),
+		Latency:           defaultLatency(),
 	}
 }
 
@@ -168,6 +171,7 @@ func (c Config) Validate() error {
 	positive("idle_timeout", c.IdleTimeout, 24*time.Hour)
 	positive("request_timeout", c.RequestTimeout, time.Hour)
 	positive("shutdown_timeout", c.ShutdownTimeout, time.Hour)
+	errs = append(errs, c.Latency.validate()...)
 	return errors.Join(errs...)
 }
 

@@ -73,4 +73,5 @@ func bind(fs *flag.FlagSet, c *Config) {
 	fs.Var(&c.IdleTimeout, "idle-timeout", "keep-alive idle time")
 	fs.Var(&c.RequestTimeout, "request-timeout", "deadline of one command, SQL included")
 	fs.Var(&c.ShutdownTimeout, "shutdown-timeout", "time in-flight requests get to finish at shutdown")
+	bindLatency(fs, &c.Latency)
 }

@@ -5,6 +5,7 @@
 //	go run ./cmd/bbs                      # SQLite file bbs.db, http://127.0.0.1:8080/bbs
 //	go run ./cmd/bbs -db postgres -dsn postgres://root@127.0.0.1:5432/test?sslmode=disable
 //	go run ./cmd/bbs -config config/bbs.example.toml -workers 5 -pool 5
+//	go run ./cmd/bbs diskbench [-dir DIR] [-n 1000] [-json]   # seed 004's disk benchmark
 package main
 
 import (
@@ -48,12 +49,14 @@ func exitCode(err error) int {
 }
 
 // run runs the bbs command with args (without the program name) until ctx
-// ends. Subcommands: serve (the default).
+// ends. Subcommands: serve (the default), diskbench.
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
 		case "serve":
 			return serve(ctx, args[1:], getenv, stdout, stderr)
+		case "diskbench":
+			return diskbenchCmd(ctx, args[1:], stdout, stderr)
 		}
 	}
 	return serve(ctx, args, getenv, stdout, stderr)

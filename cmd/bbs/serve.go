@@ -36,6 +36,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
 	defer pub.Close()
+	if !cfg.TCPNoDelay {
+		pub = bbs.NoDelayListener(pub, false) // Nagle's algorithm on (latency experiments)
+	}
 	var adm net.Listener
 	if cfg.AdminAddr != "" {
 		if adm, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
@@ -43,6 +46,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		}
 		defer adm.Close()
 	}
+
+	defer applyGC(cfg.Latency, log)()
 
 	start := time.Now()
 	store, err := entity.Open(ctx, entity.Options{
@@ -69,6 +74,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		RequestTimeout: time.Duration(cfg.RequestTimeout),
 		AdminToken:     cfg.AdminToken,
 		DBName:         cfg.DB,
+		WriteChunks:    cfg.WriteChunks,
 		Logger:         log,
 	})
 	public := &http.Server{
@@ -96,12 +102,15 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		go func() { errc <- admin.Serve(adm) }()
 		fmt.Fprintf(stdout, "admin: http://%s/\n", adm.Addr())
 	}
-	srv.SetReady(true)
-
-	var serveErr error
-	select {
-	case <-ctx.Done():
-	case serveErr = <-errc:
+	// The pool is filled and templates are parsed; with warmup, each command
+	// runs once before /readyz reports ready (warmup.go).
+	serveErr := warmUp(ctx, cfg, srv, log)
+	if serveErr == nil {
+		srv.SetReady(true)
+		select {
+		case <-ctx.Done():
+		case serveErr = <-errc:
+		}
 	}
 	srv.SetReady(false)
 	log.Info("shutting down", "timeout", cfg.ShutdownTimeout.String())

@@ -1,0 +1,122 @@
+package config
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Latency holds the knobs of the latency experiments (seed 003): Nagle's
+// algorithm and small writes, the garbage collector, and a warm-up pass
+// before the server reports ready. It is embedded in Config, so its keys are
+// top-level keys of the TOML file.
+type Latency struct {
+	// TCPNoDelay sets TCP_NODELAY on the public listener's connections. Go
+	// sets it on every connection (true); false turns Nagle's algorithm on.
+	TCPNoDelay bool `toml:"tcp_nodelay"`
+	// WriteChunks is 0 to write an HTML page in one write, or N to write it in
+	// N pieces, each flushed to the connection on its own.
+	WriteChunks int `toml:"write_chunks"`
+	// GOGC is the GC percent set at start: 0 leaves the runtime's own (the
+	// GOGC environment variable, else 100), -1 turns the collector off
+	// (GOGC=off), above 0 sets it.
+	GOGC int `toml:"gogc"`
+	// GOMemLimit is the soft memory limit set at start, such as "512MiB";
+	// empty leaves the runtime's own (GOMEMLIMIT, else none).
+	GOMemLimit Size `toml:"gomemlimit"`
+	// Warmup runs each command once before the server reports ready.
+	Warmup bool `toml:"warmup"`
+}
+
+// defaultLatency leaves every runtime and socket setting as Go has it.
+func defaultLatency() Latency {
+	return Latency{TCPNoDelay: true}
+}
+
+// Limits of the latency knobs.
+const (
+	maxWriteChunks = 1000
+	maxGOGC        = 1_000_000
+)
+
+// validate returns one error per bad latency knob.
+func (l Latency) validate() []error {
+	var errs []error
+	if l.WriteChunks < 0 || l.WriteChunks > maxWriteChunks {
+		errs = append(errs, fmt.Errorf("write_chunks = %d: must be 0 (one write) or 1..%d pieces", l.WriteChunks, maxWriteChunks))
+	}
+	if l.GOGC < -1 || l.GOGC > maxGOGC {
+		errs = append(errs, fmt.Errorf("gogc = %d: must be -1 (off), 0 (runtime default) or 1..%d", l.GOGC, maxGOGC))
+	}
+	if l.GOMemLimit < 0 {
+		errs = append(errs, fmt.Errorf("gomemlimit = %d: must not be negative", l.GOMemLimit))
+	}
+	return errs
+}
+
+// bindLatency registers the latency knobs' flags.
+func bindLatency(fs *flag.FlagSet, l *Latency) {
+	fs.BoolVar(&l.TCPNoDelay, "tcp-nodelay", l.TCPNoDelay, "set TCP_NODELAY on accepted connections (false: Nagle's algorithm on)")
+	fs.IntVar(&l.WriteChunks, "write-chunks", l.WriteChunks, "write each HTML page in N separately flushed pieces (0: one write)")
+	fs.IntVar(&l.GOGC, "gogc", l.GOGC, "GC percent set at start (0: runtime default or $GOGC; -1: off)")
+	fs.Var(&l.GOMemLimit, "gomemlimit", "soft memory `limit` set at start, such as 512MiB (empty: runtime default or $GOMEMLIMIT)")
+	fs.BoolVar(&l.Warmup, "warmup", l.Warmup, "run each command once before reporting ready")
+}
+
+// Size is a number of bytes written with an optional binary or decimal unit,
+// such as "512MiB", "1GB" or "4096", as GOMEMLIMIT accepts them. Zero is
+// written as the empty string and means "not set".
+type Size int64
+
+// sizeUnits are the suffixes Size accepts, longest first within a letter.
+var sizeUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10},
+	{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1},
+}
+
+// Set parses s as a size; it makes Size a flag.Value.
+func (z *Size) Set(s string) error {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		*z = 0
+		return nil
+	}
+	num, mult := s, int64(1)
+	for _, u := range sizeUnits {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			num, mult = strings.TrimSpace(n), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v < 0 || v > math.MaxInt64/mult {
+		return fmt.Errorf("%q is not a size such as 512MiB, 2GiB or 1000000B", s)
+	}
+	*z = Size(v * mult)
+	return nil
+}
+
+// String formats z with the largest binary unit that divides it exactly;
+// zero is the empty string.
+func (z Size) String() string {
+	if z == 0 {
+		return ""
+	}
+	for _, u := range sizeUnits[:4] {
+		if int64(z)%u.mult == 0 {
+			return strconv.FormatInt(int64(z)/u.mult, 10) + u.suffix
+		}
+	}
+	return strconv.FormatInt(int64(z), 10) + "B"
+}
+
+// UnmarshalText decodes a TOML string such as "512MiB".
+func (z *Size) UnmarshalText(b []byte) error { return z.Set(string(b)) }
+
+// MarshalText encodes z as a string such as "512MiB".
+func (z Size) MarshalText() ([]byte, error) { return []byte(z.String()), nil }
