@@ -52,9 +52,21 @@ type conn struct {
 	timeout   time.Duration
 	keepAlive bool
 	stopCtx   context.Context
+	wantFirst bool // record the time of the first response byte
 	nc        net.Conn
 	unwatch   func() bool
-	body      []byte // reusable buffer for body checks
+	deadline  time.Time     // current deadline of nc
+	br        *bufio.Reader // borrowed from readerPool while busy
+	body      []byte        // reusable buffer for body checks
+}
+
+// idle returns the connection's reader to the pool while the client thinks.
+func (c *conn) idle() {
+	if c.br != nil {
+		c.br.Reset(nil)
+		readerPool.Put(c.br)
+		c.br = nil
+	}
 }
 
 // outcome is what one exchange produced.
@@ -81,7 +93,9 @@ func (c *conn) close() {
 		}
 		c.nc.Close()
 		c.nc = nil
+		c.deadline = time.Time{}
 	}
+	c.idle()
 }
 
 // dial opens a new connection.
@@ -106,7 +120,7 @@ func (c *conn) dial(o *outcome) error {
 // do sends req and reads the response. wantBody keeps the body (up to
 // maxBody) for a substring check against contains. A reused connection the
 // server closed while idle is retried once on a fresh connection.
-func (c *conn) do(req []byte, head bool, contains []byte, o *outcome) {
+func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outcome) {
 	*o = outcome{}
 	for attempt := 0; ; attempt++ {
 		reused := c.nc != nil
@@ -116,7 +130,7 @@ func (c *conn) do(req []byte, head bool, contains []byte, o *outcome) {
 				return
 			}
 		}
-		retry := c.exchange(req, head, contains, o)
+		retry := c.exchange(now, req, head, contains, o)
 		if o.kind == ErrNone {
 			if !c.keepAlive {
 				c.close()
@@ -135,9 +149,16 @@ func (c *conn) do(req []byte, head bool, contains []byte, o *outcome) {
 // exchange performs one request on the open connection. It reports whether
 // the failure happened before any response byte arrived (so a retry on a new
 // connection is safe for a stale keep-alive connection).
-func (c *conn) exchange(req []byte, head bool, contains []byte, o *outcome) (retryable bool) {
+//
+// The deadline is moved only when it would move by more than 1/16 of the
+// timeout (setting it costs a runtime timer update per call), so a request
+// times out after between 15/16 of the timeout and the timeout.
+func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o *outcome) (retryable bool) {
 	if c.timeout > 0 {
-		c.nc.SetDeadline(time.Now().Add(c.timeout))
+		if d := now.Add(c.timeout); d.Sub(c.deadline) > c.timeout/16 {
+			c.nc.SetDeadline(d)
+			c.deadline = d
+		}
 	}
 	n, err := c.nc.Write(req)
 	o.sent = int64(n)
@@ -145,18 +166,19 @@ func (c *conn) exchange(req []byte, head bool, contains []byte, o *outcome) (ret
 		o.kind, o.err = classify(err), err
 		return o.kind == ErrIO
 	}
-	br := readerPool.Get().(*bufio.Reader)
-	br.Reset(c.nc)
-	defer func() {
-		br.Reset(nil)
-		readerPool.Put(br)
-	}()
+	if c.br == nil {
+		c.br = readerPool.Get().(*bufio.Reader)
+		c.br.Reset(c.nc)
+	}
+	br := c.br
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		o.kind, o.err = classify(err), err
 		return len(line) == 0 && o.kind == ErrIO
 	}
-	o.first = time.Now()
+	if c.wantFirst {
+		o.first = time.Now()
+	}
 	o.recv = int64(len(line))
 	// Status line: HTTP/1.x SP code SP reason.
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {

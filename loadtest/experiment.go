@@ -28,6 +28,7 @@ type Experiment struct {
 	Validate ExperimentValidate `toml:"validate"`
 	Stats    ExperimentStats    `toml:"stats"`
 	Profile  ExperimentProfile  `toml:"profile"`
+	Report   ExperimentReport   `toml:"report"`
 	Runs     []ExperimentRun    `toml:"run"`
 
 	// Dir is the directory of the experiment file; relative paths in the
@@ -136,6 +137,13 @@ type ExperimentProfile struct {
 type Bucket struct {
 	Name  string `toml:"name"`
 	Frame string `toml:"frame"`
+}
+
+// ExperimentReport chooses extra charts.
+type ExperimentReport struct {
+	// Timeline adds per-second throughput and p99 of each run's last step,
+	// warm-up included: the shape of a sudden step of load.
+	Timeline bool `toml:"timeline"`
 }
 
 // ExperimentRun is one server configuration.

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
 )
 
 // WriteExperimentReport writes the report folder of an experiment:
@@ -66,6 +67,28 @@ func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
 		{"Response time against clients (mean solid, p99 dashed)", "charts/sweep-response"},
 	}
 	plots := map[string]*plot.Plot{}
+	if len(res.Runs) > 1 && samePoints(res.Runs, 1) {
+		// One client count: compare the runs side by side.
+		tp, rt, err := runBars(res.Runs)
+		if err != nil {
+			return nil, err
+		}
+		plots[filepath.Join(dir, "runs-throughput")] = tp
+		plots[filepath.Join(dir, "runs-response")] = rt
+		out = append(out, chartFile{"Throughput by run", "charts/runs-throughput"}, chartFile{"Response time by run (mean and p99)", "charts/runs-response"})
+	}
+	if res.Timeline {
+		var last []Curve
+		for _, r := range res.Runs {
+			if n := len(r.Points); n > 0 {
+				last = append(last, Curve{Name: fmt.Sprintf("%s, %d clients", r.Name, r.Points[n-1].Clients), Runs: []*Result{r.Points[n-1].Result}})
+			}
+		}
+		if _, err := WriteTimelineCharts(filepath.Join(dir, "sweep"), last); err != nil {
+			return nil, err
+		}
+		out = append(out, chartFile{"Throughput per second, warm-up included", "charts/sweep-timeline-throughput"}, chartFile{"p99 per second, warm-up included", "charts/sweep-timeline-p99"})
+	}
 	for i, rd := range res.Readings {
 		p := plot.New()
 		p.Title.Text = "Server: " + rd.Name
@@ -98,6 +121,58 @@ func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// samePoints reports whether every run has n points.
+func samePoints(runs []*RunResult, n int) bool {
+	for _, r := range runs {
+		if len(r.Points) != n {
+			return false
+		}
+	}
+	return true
+}
+
+// runBars draws throughput and response time (mean, p99) per run as bars.
+func runBars(runs []*RunResult) (*plot.Plot, *plot.Plot, error) {
+	names := make([]string, len(runs))
+	thr, mean, p99 := make(plotter.Values, len(runs)), make(plotter.Values, len(runs)), make(plotter.Values, len(runs))
+	for i, r := range runs {
+		t := r.Points[0].Result.Total
+		names[i], thr[i], mean[i], p99[i] = r.Name, t.Throughput, t.MeanMs, t.P99Ms
+	}
+	tp := plot.New()
+	tp.Title.Text = fmt.Sprintf("Throughput at %d clients", runs[0].Points[0].Clients)
+	tp.Y.Label.Text = "successful responses / s"
+	rt := plot.New()
+	rt.Title.Text = fmt.Sprintf("Response time at %d clients", runs[0].Points[0].Clients)
+	rt.Y.Label.Text = "ms"
+	w := vg.Points(14)
+	b, err := plotter.NewBarChart(thr, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	b.Color = plotutil.Color(0)
+	tp.Add(b)
+	bm, err := plotter.NewBarChart(mean, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	bm.Color, bm.Offset = plotutil.Color(0), -w/2
+	bp, err := plotter.NewBarChart(p99, w)
+	if err != nil {
+		return nil, nil, err
+	}
+	bp.Color, bp.Offset = plotutil.Color(1), w/2
+	rt.Add(bm, bp)
+	rt.Legend.Add("mean", bm)
+	rt.Legend.Add("p99", bp)
+	rt.Legend.Top = true
+	for _, p := range []*plot.Plot{tp, rt} {
+		p.NominalX(names...)
+		p.Add(plotter.NewGrid())
+	}
+	return tp, rt, nil
 }
 
 // experimentMarkdown renders report.md.

@@ -25,6 +25,7 @@ type ExperimentResult struct {
 	End         time.Time    `json:"end"`
 	Notes       []string     `json:"notes,omitempty"`
 	Readings    []Reading    `json:"readings,omitempty"`
+	Timeline    bool         `json:"timeline,omitempty"`
 	Runs        []*RunResult `json:"runs"`
 	// Error says why the experiment stopped early, if it did.
 	Error    string   `json:"error,omitempty"`
@@ -73,7 +74,7 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	res := &ExperimentResult{Schema: SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
-		Start: time.Now(), Readings: e.Stats.Readings}
+		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline}
 	note := func(s string) { res.Notes = append(res.Notes, s); logf("%s", s) }
 	note(pinSelf(e.Client.CPUs))
 

@@ -252,3 +252,22 @@ func TestVerdictsFromResults(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentOneStepCharts checks the charts of an experiment with one
+// client count (bars by run) and a timeline.
+func TestExperimentOneStepCharts(t *testing.T) {
+	e := tinyExperiment(t, "ok")
+	e.Load.Clients = []int{2}
+	e.Load.Duration = Duration(time.Second)
+	e.Profile = ExperimentProfile{}
+	e.Report.Timeline = true
+	out := t.TempDir()
+	if _, err := RunExperiment(context.Background(), e, ExperimentOptions{Out: out}); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"charts/runs-throughput.svg", "charts/runs-response.png", "charts/sweep-timeline-throughput.svg", "charts/sweep-timeline-p99.png"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("chart %s: %v", f, err)
+		}
+	}
+}

@@ -211,7 +211,7 @@ func (r *runner) newWorker(id int) *worker {
 	w := &worker{r: r, id: id}
 	w.rng = rand.New(rand.NewPCG(r.s.Seed, uint64(id)+1))
 	w.st = renderState{seq: &r.seq, client: id + 1, rng: w.rng}
-	w.conn = conn{timeout: r.s.Timeout, keepAlive: !r.s.DisableKeepAlive, stopCtx: r.ctx}
+	w.conn = conn{timeout: r.s.Timeout, keepAlive: !r.s.DisableKeepAlive, stopCtx: r.ctx, wantFirst: r.jtl != nil}
 	return w
 }
 
@@ -225,13 +225,13 @@ func (r *runner) admit(measured bool) bool {
 }
 
 // exchange sends one request due at intended and records it. It returns
-// false when the run is over.
-func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) bool {
+// the time the exchange ended, and false when the run is over.
+func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) (time.Time, bool) {
 	r := w.r
 	// Measured responses are those that end within the measured period;
 	// the request budget counts requests sent within it.
 	if !r.admit(!sent.Before(r.warmEnd)) {
-		return false
+		return sent, false
 	}
 	req := r.pick(w.rng)
 	if req.addr != w.conn.addr {
@@ -244,10 +244,10 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 		wire = w.buf
 	}
 	o := &w.out
-	w.conn.do(wire, false, req.contains, o)
+	w.conn.do(sent, wire, false, req.contains, o)
 	end := time.Now()
 	if end.After(r.stopAt()) {
-		return false // finished after the end (or cut off by it): not counted
+		return end, false // finished after the end (or cut off by it): not counted
 	}
 	measured := !end.Before(r.warmEnd)
 	if o.kind == ErrNone {
@@ -270,13 +270,14 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	}
 	if measured && r.s.MaxRequests > 0 && r.finished.Add(1) >= r.s.MaxRequests {
 		r.stop()
-		return false
+		return end, false
 	}
 	if o.kind == ErrConnect && r.s.Think == 0 && r.s.Model != ModelOpen {
 		// A refused connection returns at once; don't spin.
-		return w.sleep(time.Now().Add(10 * time.Millisecond))
+		end = end.Add(10 * time.Millisecond)
+		return end, w.sleep(end)
 	}
-	return true
+	return end, true
 }
 
 // sleep waits until t or the end of the run; false means the run is over.
@@ -313,24 +314,27 @@ func (r *runner) client(id int) {
 	tm.Stop()
 	defer tm.Stop()
 	started := false
+	now := time.Now()
 	for {
 		var timerLag time.Duration
 		late := false
-		if d := time.Until(next); d > 0 {
+		if d := next.Sub(now); d > 0 {
+			w.conn.idle()
 			tm.Reset(d)
 			select {
 			case <-tm.C:
 			case <-r.ctx.Done():
 				return
 			}
-			timerLag = time.Since(next)
+			now = time.Now()
+			timerLag = now.Sub(next)
 		} else if r.ctx.Err() != nil {
 			return
 		} else {
 			late = started
 		}
 		started = true
-		sent := time.Now()
+		sent := now
 		if sent.After(r.stopAt()) {
 			return
 		}
@@ -338,14 +342,16 @@ func (r *runner) client(id int) {
 		if r.s.Model == ModelDelay {
 			intended = sent // closed model: latency from the actual send
 		}
-		if !w.exchange(intended, sent, timerLag, late && r.s.Model == ModelRate) {
+		end, ok := w.exchange(intended, sent, timerLag, late && r.s.Model == ModelRate)
+		if !ok {
 			return
 		}
 		think := timer.Next()
+		now = end
 		if r.s.Model == ModelRate {
 			next = next.Add(think)
 		} else {
-			next = time.Now().Add(think)
+			next = end.Add(think)
 		}
 	}
 }
@@ -405,7 +411,7 @@ func (r *runner) openWorker(id int, arrive <-chan time.Time) {
 		select {
 		case intended := <-arrive:
 			sent := time.Now()
-			if !w.exchange(intended, sent, sent.Sub(intended), sent.Sub(intended) > time.Millisecond) {
+			if _, ok := w.exchange(intended, sent, sent.Sub(intended), sent.Sub(intended) > time.Millisecond); !ok {
 				return
 			}
 		case <-r.ctx.Done():

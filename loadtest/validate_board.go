@@ -57,7 +57,9 @@ type boardCheck struct {
 	fails  []string
 }
 
-func (v *boardCheck) fail(format string, a ...any) { v.fails = append(v.fails, fmt.Sprintf(format, a...)) }
+func (v *boardCheck) fail(format string, a ...any) {
+	v.fails = append(v.fails, fmt.Sprintf(format, a...))
+}
 
 func (v *boardCheck) run(ctx context.Context) error {
 	const n = 30

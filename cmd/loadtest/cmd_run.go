@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/pprof"
 	"strconv"
 
 	"bbslab/loadtest"
@@ -19,6 +20,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("out", "", "write the result as JSON to `file`")
 	csvPath := fs.String("csv", "", "write the per-second series as CSV to `file`")
 	jtlPath := fs.String("jtl", "", "write one JMeter CSV line per request to `file`")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the generator to `file`")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -39,6 +41,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		defer jf.Close()
 		s.JTL = jf
+	}
+	if *cpuProfile != "" {
+		pf, err := createFile(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer pf.Close()
+		if err := pprof.StartCPUProfile(pf); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		defer pprof.StopCPUProfile()
 	}
 	res, err := loadtest.Run(ctx, s)
 	if err != nil {
