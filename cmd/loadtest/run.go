@@ -56,6 +56,7 @@ commands:
   sweep    one run per client count (-clients 5,10,15,20) with charts
   report   summary and charts from saved JSON results or JMeter JTL files
   merge    combine results from several generator machines
+  experiment  start a server per run, validate it, sweep it, write a report (FILE.toml)
   bench    measure the generator's efficiency (against wrk and hey if present)
   target   a small page server for bench (-addr, -size)
 
@@ -78,6 +79,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdReport(ctx, rest, stdout, stderr)
 	case "merge":
 		return cmdMerge(ctx, rest, stdout, stderr)
+	case "experiment":
+		return cmdExperiment(ctx, rest, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, rest, stdout, stderr)
 	case "target":
