@@ -8,6 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// startSet is the CPUs this process could use when it started, before any
+// pinning; pins are checked against it.
+var startSet unix.CPUSet
+
+func init() { unix.SchedGetaffinity(0, &startSet) }
+
 // pinThread pins the calling OS thread (the caller holds
 // runtime.LockOSThread) to cpus and returns a function that restores its
 // previous affinity.
@@ -18,7 +24,7 @@ func pinThread(cpus []int) (func(), error) {
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
 		return nil, fmt.Errorf("read CPU affinity: %w", err)
 	}
-	set, err := cpuSet(cpus, &old)
+	set, err := cpuSet(cpus, &startSet)
 	if err != nil {
 		return nil, err
 	}
@@ -33,11 +39,7 @@ func pinThread(cpus []int) (func(), error) {
 func pinProcess(cpus []int) error {
 	pinMu.Lock()
 	defer pinMu.Unlock()
-	var old unix.CPUSet
-	if err := unix.SchedGetaffinity(0, &old); err != nil {
-		return fmt.Errorf("read CPU affinity: %w", err)
-	}
-	set, err := cpuSet(cpus, &old)
+	set, err := cpuSet(cpus, &startSet)
 	if err != nil {
 		return err
 	}
@@ -62,7 +64,7 @@ func cpuSet(cpus []int, allowed *unix.CPUSet) (unix.CPUSet, error) {
 	var set unix.CPUSet
 	for _, c := range cpus {
 		if !allowed.IsSet(c) {
-			return set, fmt.Errorf("CPU %d is not available to this process (it has %d)", c, allowed.Count())
+			return set, fmt.Errorf("CPU %d is not available to this process (it may use %d CPUs)", c, allowed.Count())
 		}
 		set.Set(c)
 	}
