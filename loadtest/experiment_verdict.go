@@ -56,17 +56,17 @@ func Verdicts(res *ExperimentResult) []string {
 func runVerdict(r *RunResult) string {
 	peak, at := peakPoint(r)
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
-	s := fmt.Sprintf("%s: peak %.0f/s at %d clients", r.Name, peak.Result.Total.Throughput, at)
+	s := fmt.Sprintf("%s: peak %.0f/s at %s", r.Name, peak.Result.Total.Throughput, clientsText(at))
 	knee := kneePoint(r, peak.Result.Total.Throughput)
 	if knee != nil && knee.Clients < at {
-		s += fmt.Sprintf(" (90 %% of it already at %d)", knee.Clients)
+		s += fmt.Sprintf(" (90 %% of it already at %s)", clientsText(knee.Clients))
 	}
 	if last != peak && last.Result.Total.Throughput < 0.9*peak.Result.Total.Throughput {
-		s += fmt.Sprintf("; throughput fell to %.0f/s at %d clients", last.Result.Total.Throughput, last.Clients)
+		s += fmt.Sprintf("; throughput fell to %.0f/s at %s", last.Result.Total.Throughput, clientsText(last.Clients))
 	}
 	if len(r.Points) > 1 {
-		s += fmt.Sprintf("; mean response time went from %.2f ms at %d clients to %.2f ms at %d (p99 %.2f to %.2f ms)",
-			first.Result.Total.MeanMs, first.Clients, last.Result.Total.MeanMs, last.Clients, first.Result.Total.P99Ms, last.Result.Total.P99Ms)
+		s += fmt.Sprintf("; mean response time went from %.2f ms at %s to %.2f ms at %d (p99 %.2f to %.2f ms)",
+			first.Result.Total.MeanMs, clientsText(first.Clients), last.Result.Total.MeanMs, last.Clients, first.Result.Total.P99Ms, last.Result.Total.P99Ms)
 	}
 	return s + "."
 }
@@ -94,7 +94,7 @@ func compareVerdict(base, r *RunResult, readings []Reading) string {
 	if bl == nil {
 		return s + "."
 	}
-	s += fmt.Sprintf("; at %d clients mean response time %.2f ms against %.2f ms", rl.Clients, rl.Result.Total.MeanMs, bl.Result.Total.MeanMs)
+	s += fmt.Sprintf("; at %s mean response time %.2f ms against %.2f ms", clientsText(rl.Clients), rl.Result.Total.MeanMs, bl.Result.Total.MeanMs)
 	var moved []string
 	for _, rd := range readings {
 		a, okA := bl.Server[rd.Name]
@@ -103,6 +103,9 @@ func compareVerdict(base, r *RunResult, readings []Reading) string {
 			continue
 		}
 		u := unitSuffix(rd.Unit)
+		if math.Abs(a) < 0.005 && math.Abs(b) < 0.005 {
+			continue // zero in both: nothing to say
+		}
 		switch {
 		case math.Abs(b-a) <= 0.1*math.Max(math.Abs(a), math.Abs(b)) || math.Abs(b-a) < 0.01:
 			moved = append(moved, fmt.Sprintf("%s stayed at %.2f%s", rd.Name, b, u))
@@ -158,6 +161,14 @@ func errorKindsText(m map[string]int64) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// clientsText says "1 client" or "N clients".
+func clientsText(n int) string {
+	if n == 1 {
+		return "1 client"
+	}
+	return fmt.Sprintf("%d clients", n)
 }
 
 func orNone(s string) string {
