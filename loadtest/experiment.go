@@ -82,6 +82,13 @@ type ExperimentLoad struct {
 	// ResetEach resets the data before every client count, not only
 	// before each run.
 	ResetEach bool `toml:"reset_each"`
+	// SLO is checked at every step, e.g. "p99.9<5ms,errors<0.1%" (the
+	// syntax of loadtest run -slo); percentiles the samples cannot support
+	// are flagged.
+	SLO string `toml:"slo"`
+	// Deadlines are latencies whose share of requests within them is
+	// tabled per step, e.g. ["1ms", "5ms", "50ms"].
+	Deadlines []Duration `toml:"deadlines"`
 }
 
 // ExperimentValidate configures the check made before any load.
@@ -273,6 +280,16 @@ func (e *Experiment) check() error {
 	}
 	if l.Think < 0 || l.ThinkDev < 0 || l.Timeout < 0 {
 		bad("load: think, think_dev and timeout must not be negative")
+	}
+	if l.SLO != "" {
+		if _, err := ParseSLO(l.SLO); err != nil {
+			bad("load.slo: %v", err)
+		}
+	}
+	for _, d := range l.Deadlines {
+		if d <= 0 {
+			bad("load.deadlines: %v: want a positive latency", time.Duration(d))
+		}
 	}
 	if l.Model == string(ModelOpen) && l.Rate <= 0 {
 		bad("load.rate = %g: the open model needs a positive rate", l.Rate)

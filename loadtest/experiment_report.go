@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -202,7 +203,7 @@ func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
 		if r.Error != "" {
 			fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
 		}
-		b.WriteString(pointTable(r, res.Readings, "|"))
+		b.WriteString(pointTable(r, res, "|"))
 		for _, p := range r.Profiles {
 			fmt.Fprintf(&b, "\n%s profile ([%s](%s)), top functions by own samples:\n\n", p.Kind, filepath.Base(p.File), p.File)
 			for _, f := range p.Top {
@@ -220,8 +221,10 @@ func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
 	return b.String()
 }
 
-// pointTable renders a run's points as a Markdown table.
-func pointTable(r *RunResult, readings []Reading, sep string) string {
+// pointTable renders a run's points as a Markdown table, with the deadline
+// shares and SLO outcomes below it.
+func pointTable(r *RunResult, res *ExperimentResult, sep string) string {
+	readings := res.Readings
 	var b strings.Builder
 	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
 	for _, rd := range readings {
@@ -242,6 +245,38 @@ func pointTable(r *RunResult, readings []Reading, sep string) string {
 			}
 		}
 		b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
+	}
+	if len(res.Deadlines) > 0 {
+		head := []string{"clients"}
+		for _, d := range res.Deadlines {
+			head = append(head, "within "+time.Duration(d).String())
+		}
+		b.WriteString("\nShare of successful requests within each deadline:\n\n")
+		b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
+		b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
+		for _, p := range r.Points {
+			row := []string{fmt.Sprint(p.Clients)}
+			for _, w := range p.Within {
+				row = append(row, fmt.Sprintf("%.3f %%", 100*w))
+			}
+			b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
+		}
+	}
+	if res.SLO != "" {
+		fmt.Fprintf(&b, "\nSLO `%s`:\n\n", res.SLO)
+		for _, p := range r.Points {
+			for _, o := range p.SLO {
+				word := "PASS"
+				if !o.Pass {
+					word = "FAIL"
+				}
+				fmt.Fprintf(&b, "- %s: %s %s (measured %.4g)", clientsText(p.Clients), word, o.Objective, o.Value)
+				if o.Warning != "" {
+					fmt.Fprintf(&b, "; warning: %s", o.Warning)
+				}
+				b.WriteString("\n")
+			}
+		}
 	}
 	return b.String()
 }
@@ -264,6 +299,9 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 		return "-"
 	},
 	"join": strings.Join,
+	"dur":  func(d Duration) string { return time.Duration(d).String() },
+	"pct3": func(f float64) string { return fmt.Sprintf("%.3f", 100*f) },
+	"g4":   func(f float64) string { return fmt.Sprintf("%.4g", f) },
 	"base": filepath.Base,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
@@ -287,6 +325,11 @@ th{background:#f3f3f3}.err{color:#a00}.chart svg{max-width:100%;height:auto}code
 <table><tr><th>clients</th><th>throughput/s</th><th>mean ms</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>generator CPU %</th>{{range $readings}}<th>{{.Name}}{{with .Unit}} ({{.}}){{end}}</th>{{end}}</tr>
 {{range $p := .Points}}<tr><td>{{$p.Clients}}</td><td>{{f1 $p.Result.Total.Throughput}}</td><td>{{f3 $p.Result.Total.MeanMs}}</td><td>{{f3 $p.Result.Total.P50Ms}}</td><td>{{f3 $p.Result.Total.P99Ms}}</td><td>{{f3 $p.Result.Total.P999Ms}}</td><td>{{$p.Result.Total.Errors}}</td><td>{{f1 $p.Result.Cost.CPUPercent}}</td>{{range $readings}}<td>{{reading $p .Name}}</td>{{end}}</tr>
 {{end}}</table>
+{{if $.Res.Deadlines}}<p>Share of successful requests within each deadline:</p>
+<table><tr><th>clients</th>{{range $.Res.Deadlines}}<th>within {{dur .}}</th>{{end}}</tr>
+{{range .Points}}<tr><td>{{.Clients}}</td>{{range .Within}}<td>{{pct3 .}} %</td>{{end}}</tr>{{end}}</table>{{end}}
+{{if $.Res.SLO}}<p>SLO <code>{{$.Res.SLO}}</code>:</p><ul>
+{{range $p := .Points}}{{range .SLO}}<li>{{$p.Clients}} clients: {{if .Pass}}PASS{{else}}<b class="err">FAIL</b>{{end}} {{.Objective}} (measured {{g4 .Value}}){{with .Warning}}; warning: {{.}}{{end}}</li>{{end}}{{end}}</ul>{{end}}
 {{range .Profiles}}<h3>{{.Kind}} profile: <a href="{{.File}}">{{base .File}}</a></h3>
 <table><tr><th>own samples %</th><th style="text-align:left">function</th></tr>{{range .Top}}<tr><td>{{pct .Share}}</td><td style="text-align:left"><code>{{.Name}}</code></td></tr>{{end}}</table>
 {{if .Buckets}}<p>Where the request handlers' wall time went ({{pct .Focused}} % of all samples were in handlers):</p>

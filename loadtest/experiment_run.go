@@ -26,6 +26,8 @@ type ExperimentResult struct {
 	Notes       []string     `json:"notes,omitempty"`
 	Readings    []Reading    `json:"readings,omitempty"`
 	Timeline    bool         `json:"timeline,omitempty"`
+	Deadlines   []Duration   `json:"deadlines,omitempty"`
+	SLO         string       `json:"slo,omitempty"`
 	Runs        []*RunResult `json:"runs"`
 	// Error says why the experiment stopped early, if it did.
 	Error    string   `json:"error,omitempty"`
@@ -48,6 +50,19 @@ type Point struct {
 	Clients int                `json:"clients"`
 	Result  *Result            `json:"result"`
 	Server  map[string]float64 `json:"server,omitempty"`
+	// Within is the share (0..1) of successful requests within each of
+	// the experiment's deadlines, in their order.
+	Within []float64 `json:"within,omitempty"`
+	// SLO holds the objectives' outcomes at this step.
+	SLO []SLOOutcome `json:"slo,omitempty"`
+}
+
+// SLOOutcome is one objective checked at one step.
+type SLOOutcome struct {
+	Objective string  `json:"objective"`
+	Value     float64 `json:"value"`
+	Pass      bool    `json:"pass"`
+	Warning   string  `json:"warning,omitempty"`
 }
 
 // ExperimentOptions tune RunExperiment.
@@ -74,7 +89,8 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	res := &ExperimentResult{Schema: SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
-		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline}
+		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline,
+		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO}
 	note := func(s string) { res.Notes = append(res.Notes, s); logf("%s", s) }
 	note(pinSelf(e.Client.CPUs))
 
@@ -256,6 +272,7 @@ func runOne(ctx context.Context, e *Experiment, run ExperimentRun, out string, l
 			return rr, pinNote, fmt.Errorf("load %d clients: %w", clients, err)
 		}
 		p := &Point{Clients: clients, Result: r}
+		judge(p, e.Load)
 		if sampler != nil {
 			p.Server = sampler.result(r.Total.Successes, r.MeasuredSeconds)
 			if sampler.errors > 0 {
@@ -276,6 +293,25 @@ func runOne(ctx context.Context, e *Experiment, run ExperimentRun, out string, l
 		}
 	}
 	return rr, pinNote, nil
+}
+
+// judge fills a point's deadline shares and SLO outcomes.
+func judge(p *Point, l ExperimentLoad) {
+	if h := p.Result.Total.Histogram; h != nil {
+		for _, d := range l.Deadlines {
+			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
+		}
+	}
+	if l.SLO == "" {
+		return
+	}
+	objs, err := ParseSLO(l.SLO)
+	if err != nil {
+		return // checked when the file was read
+	}
+	for _, v := range EvaluateSLO(p.Result, objs) {
+		p.SLO = append(p.SLO, SLOOutcome{Objective: v.Objective.Text, Value: v.Value, Pass: v.Pass, Warning: v.Warning})
+	}
 }
 
 // settings builds the load tool's settings for one step.

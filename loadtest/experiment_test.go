@@ -32,6 +32,8 @@ clients = [1, 2]
 warmup = "200ms"
 duration = "1500ms"
 think = "5ms"
+slo = "p99<5s,p99.999<10s,errors<1%%"
+deadlines = ["1ms", "1s"]
 [[load.request]]
 label = "{{cmd}}"
 url = "http://127.0.0.1:{{port}}/bbs?cmd={{cmd}}&n=5"
@@ -90,6 +92,9 @@ func TestExperimentEndToEnd(t *testing.T) {
 			if p.Result.Total.Successes == 0 || p.Result.Total.Errors != 0 {
 				t.Errorf("%s at %d clients: %d successes, %d errors", r.Name, p.Clients, p.Result.Total.Successes, p.Result.Total.Errors)
 			}
+			if len(p.Within) != 2 || p.Within[1] != 1 || len(p.SLO) != 3 || !p.SLO[0].Pass || p.SLO[1].Warning == "" {
+				t.Errorf("%s at %d clients: within %v, SLO %+v; want two shares (all within 1s), three objectives, p99.999 flagged", r.Name, p.Clients, p.Within, p.SLO)
+			}
 			if _, ok := p.Server["requests"]; !ok {
 				t.Errorf("%s at %d clients: no server reading: %v", r.Name, p.Clients, p.Server)
 			}
@@ -118,6 +123,15 @@ func TestExperimentEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "pinned") {
 		t.Errorf("the log does not say whether it pinned CPUs:\n%s", log.String())
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"within 1s", "PASS p99<5s", "warning:"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if v := strings.Join(res.Verdicts, "\n"); !strings.Contains(v, "every SLO objective was met") || !strings.Contains(v, "Too few samples") {
+		t.Errorf("verdicts do not report the SLO and its sample warning:\n%s", v)
 	}
 	// The saved sweep reads back with the report reader.
 	runs, err := ReadRuns(filepath.Join(out, "all", "sweep.json"))

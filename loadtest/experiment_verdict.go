@@ -27,6 +27,11 @@ func Verdicts(res *ExperimentResult) []string {
 		out = append(out, compareVerdict(base, r, res.Readings))
 	}
 	for _, r := range res.Runs {
+		if v := sloVerdict(r); v != "" {
+			out = append(out, v)
+		}
+	}
+	for _, r := range res.Runs {
 		for _, p := range r.Profiles {
 			if len(p.Buckets) == 0 {
 				continue
@@ -119,6 +124,41 @@ func compareVerdict(base, r *RunResult, readings []Reading) string {
 		s += ", while " + strings.Join(moved, ", ")
 	}
 	return s + "."
+}
+
+// sloVerdict says up to which client count a run met its objectives, and
+// which objective failed first.
+func sloVerdict(r *RunResult) string {
+	var metUpTo int
+	var warnings []string
+	for _, p := range r.Points {
+		if len(p.SLO) == 0 {
+			return ""
+		}
+		for _, o := range p.SLO {
+			if o.Warning != "" && !contains(warnings, o.Warning) {
+				warnings = append(warnings, fmt.Sprintf("%s at %s: %s", o.Objective, clientsText(p.Clients), o.Warning))
+			}
+		}
+		for _, o := range p.SLO {
+			if !o.Pass {
+				s := fmt.Sprintf("%s: SLO %s failed at %s (measured %.4g)", r.Name, o.Objective, clientsText(p.Clients), o.Value)
+				if metUpTo > 0 {
+					s += fmt.Sprintf("; every objective was met up to %s", clientsText(metUpTo))
+				}
+				return s + warningText(warnings)
+			}
+		}
+		metUpTo = p.Clients
+	}
+	return fmt.Sprintf("%s: every SLO objective was met at every client count", r.Name) + warningText(warnings)
+}
+
+func warningText(w []string) string {
+	if len(w) == 0 {
+		return "."
+	}
+	return ". Too few samples: " + strings.Join(w, "; ") + "."
 }
 
 // peakPoint returns the point with the highest throughput.
