@@ -24,6 +24,38 @@ const (
 // encoding, so other HdrHistogram implementations can read it.
 type Histogram struct {
 	h *hdr.Histogram
+	// enc holds the compressed encoding while the histogram is compact
+	// (h == nil); see compact.
+	enc []byte
+}
+
+// compact replaces the counts (about 140 KB) by their compressed encoding
+// (tens of bytes for a second's worth of samples). The histogram decodes
+// itself again on first use. Per-second histograms are kept compact so that
+// a long run's timeline stays small.
+func (h *Histogram) compact() {
+	if h.h == nil {
+		return
+	}
+	b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
+	if err != nil {
+		return // keep the counts
+	}
+	h.enc, h.h = b, nil
+}
+
+// load undoes compact.
+func (h *Histogram) load() *hdr.Histogram {
+	if h.h == nil {
+		h.h = hdr.New(histMinMicros, histMaxMicros, histDigits)
+		if h.enc != nil {
+			if d, err := hdr.Decode(h.enc); err == nil {
+				h.h.Merge(d)
+			}
+			h.enc = nil
+		}
+	}
+	return h.h
 }
 
 // NewHistogram returns an empty Histogram covering 1 µs to 60 s.
@@ -40,7 +72,7 @@ func (h *Histogram) Record(d time.Duration) {
 	} else if us > histMaxMicros {
 		us = histMaxMicros
 	}
-	_ = h.h.RecordValue(us) // cannot fail: the value is within range
+	_ = h.load().RecordValue(us) // cannot fail: the value is within range
 }
 
 // RecordN adds n samples of the same latency.
@@ -51,27 +83,27 @@ func (h *Histogram) RecordN(d time.Duration, n int64) {
 	} else if us > histMaxMicros {
 		us = histMaxMicros
 	}
-	_ = h.h.RecordValues(us, n)
+	_ = h.load().RecordValues(us, n)
 }
 
 // Merge adds every sample of o to h.
 func (h *Histogram) Merge(o *Histogram) {
-	if o == nil || o.h == nil {
+	if o == nil || (o.h == nil && o.enc == nil) {
 		return
 	}
-	h.h.Merge(o.h)
+	h.load().Merge(o.load())
 }
 
 // Reset empties the histogram.
-func (h *Histogram) Reset() { h.h.Reset() }
+func (h *Histogram) Reset() { h.load().Reset() }
 
 // Count returns the number of samples.
-func (h *Histogram) Count() int64 { return h.h.TotalCount() }
+func (h *Histogram) Count() int64 { return h.load().TotalCount() }
 
 // Quantile returns the value at or below which the fraction q (0..1) of the
 // samples lie; 0 when the histogram is empty.
 func (h *Histogram) Quantile(q float64) time.Duration {
-	if h.h.TotalCount() == 0 {
+	if h.load().TotalCount() == 0 {
 		return 0
 	}
 	return time.Duration(h.h.ValueAtQuantile(q*100)) * time.Microsecond
@@ -79,7 +111,7 @@ func (h *Histogram) Quantile(q float64) time.Duration {
 
 // Mean returns the mean latency.
 func (h *Histogram) Mean() time.Duration {
-	if h.h.TotalCount() == 0 {
+	if h.load().TotalCount() == 0 {
 		return 0
 	}
 	return time.Duration(h.h.Mean() * float64(time.Microsecond))
@@ -87,7 +119,7 @@ func (h *Histogram) Mean() time.Duration {
 
 // Max returns the largest latency (to the histogram's precision).
 func (h *Histogram) Max() time.Duration {
-	if h.h.TotalCount() == 0 {
+	if h.load().TotalCount() == 0 {
 		return 0
 	}
 	return time.Duration(h.h.Max()) * time.Microsecond
@@ -95,21 +127,24 @@ func (h *Histogram) Max() time.Duration {
 
 // Min returns the smallest latency (to the histogram's precision).
 func (h *Histogram) Min() time.Duration {
-	if h.h.TotalCount() == 0 {
+	if h.load().TotalCount() == 0 {
 		return 0
 	}
 	return time.Duration(h.h.Min()) * time.Microsecond
 }
 
 // Clone returns an independent copy of h.
-func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.h.Clone()} }
+func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.load().Clone()} }
 
 // MarshalJSON encodes the histogram as a base64 string of HdrHistogram's V2
 // compressed encoding.
 func (h *Histogram) MarshalJSON() ([]byte, error) {
-	b, err := h.h.Encode(hdr.V2CompressedEncodingCookieBase)
-	if err != nil {
-		return nil, fmt.Errorf("encode histogram: %w", err)
+	b := h.enc
+	if h.h != nil {
+		var err error
+		if b, err = h.h.Encode(hdr.V2CompressedEncodingCookieBase); err != nil {
+			return nil, fmt.Errorf("encode histogram: %w", err)
+		}
 	}
 	return json.Marshal(base64.StdEncoding.EncodeToString(b))
 }
@@ -124,13 +159,12 @@ func (h *Histogram) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return fmt.Errorf("histogram base64: %w", err)
 	}
-	d, err := hdr.Decode(b)
-	if err != nil {
+	if _, err := hdr.Decode(b); err != nil {
 		return fmt.Errorf("histogram decode: %w", err)
 	}
-	// Re-home the samples into the standard geometry so merges are exact.
-	h.h = hdr.New(histMinMicros, histMaxMicros, histDigits)
-	h.h.Merge(d)
+	// Stay compact until used; load re-homes the samples into the standard
+	// geometry so merges are exact.
+	h.h, h.enc = nil, b
 	return nil
 }
 

@@ -298,6 +298,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 			MeanMs: ms(s.h.Mean()), P50Ms: ms(s.h.Quantile(0.5)), P99Ms: ms(s.h.Quantile(0.99)), MaxMs: ms(s.h.Max()),
 			Histogram: s.h,
 		})
+		s.h.compact()
 	}
 	return res, nil
 }

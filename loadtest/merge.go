@@ -113,6 +113,7 @@ func Merge(results []*Result) (*Result, error) {
 		m := &out.Series[i]
 		h := m.Histogram
 		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = ms(h.Mean()), ms(h.Quantile(0.5)), ms(h.Quantile(0.99)), ms(h.Max())
+		h.compact()
 	}
 	all := &acc{h: NewHistogram(), errs: map[string]int64{}}
 	for _, name := range order {

@@ -160,6 +160,7 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		MeanMs: ms(h.Mean()), P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max()),
 		Histogram: h,
 	}
+	h.compact()
 	if dt > 0 {
 		row.Throughput = math.Round(float64(ok)/dt*10) / 10
 	}
@@ -315,15 +316,11 @@ func (r *runner) client(id int) {
 	defer tm.Stop()
 	started := false
 	now := time.Now()
-	grid := wakeGrid(r.s.Think)
 	for {
 		var timerLag time.Duration
 		late := false
 		if d := next.Sub(now); d > 0 {
 			w.conn.idle()
-			if grid > 0 { // wake on the grid so that the runtime batches wake-ups
-				d += grid - next.Sub(r.start)%grid
-			}
 			tm.Reset(d)
 			select {
 			case <-tm.C:
@@ -358,20 +355,6 @@ func (r *runner) client(id int) {
 			next = end.Add(think)
 		}
 	}
-}
-
-// wakeGrid returns the granularity of client wake-ups: 1/500 of the think
-// time, at most 2 ms, none below 5 ms of think. Waking many slow clients on a
-// shared grid lets one wake-up of the process serve several of them (each
-// wake-up of an idle process costs far more than the request it sends),
-// while the lag stays a small fraction of the think time and latency still
-// counts from the exact intended time.
-func wakeGrid(think time.Duration) time.Duration {
-	g := think / 500
-	if g < 10*time.Microsecond {
-		return 0
-	}
-	return min(g, 2*time.Millisecond)
 }
 
 // dispatch generates the open model's arrivals and hands each to an idle

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -35,6 +36,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	size := fs.Int("size", 2048, "page size in bytes")
 	only := fs.String("only", "full,1k,10k", "scenarios to run: full (vs wrk and hey), 1k, 10k")
 	heyPath := fs.String("hey", "", "path of the hey binary (default: on PATH, else built with go install into a temp dir)")
+	rounds := fs.Int("rounds", 3, "full-speed rounds; tools alternate within a round and the median and best are reported")
 	pin := fs.Bool("pin", true, "pin generator and target to different CPUs with taskset")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -68,7 +70,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		want[strings.TrimSpace(s)] = true
 	}
 	if want["full"] {
-		if err := b.full(ctx, url, *dur, *conns, *heyPath); err != nil {
+		if err := b.full(ctx, url, *dur, *conns, *heyPath, max(1, *rounds)); err != nil {
 			return err
 		}
 	}
@@ -178,47 +180,86 @@ var (
 	heyRe = regexp.MustCompile(`\[200\]\s+(\d+) responses`)
 )
 
-// full compares requests per CPU-second at full speed.
-func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns int, heyPath string) error {
-	fmt.Fprintf(b.stdout, "\n== full speed: %d connections, %v each, no think time\n", conns, dur)
-	var rows []measured
-	_, ours, err := b.ourRun(ctx, "full", "-url", url, "-clients", strconv.Itoa(conns), "-duration", dur.String())
-	if err != nil {
-		return err
+// full compares requests per CPU-second at full speed. The tools take
+// turns within each round so that interference from other work on the
+// machine hits them alike.
+func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns int, heyPath string, rounds int) error {
+	fmt.Fprintf(b.stdout, "\n== full speed: %d connections, %v per run, no think time, %d rounds\n", conns, dur, rounds)
+	type tool struct {
+		name string
+		run  func() (measured, error)
 	}
-	rows = append(rows, ours)
+	tools := []tool{{"loadtest", func() (measured, error) {
+		_, m, err := b.ourRun(ctx, "full", "-url", url, "-clients", strconv.Itoa(conns), "-duration", dur.String())
+		return m, err
+	}}}
 	if wrk, err := exec.LookPath("wrk"); err == nil {
-		text, ru, wall, err := b.runTool(ctx, b.genCPU, wrk, "-t1", "-c"+strconv.Itoa(conns), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", url)
-		if err != nil {
-			return err
-		}
-		if m := wrkRe.FindSubmatch(text); m != nil {
-			n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-			rows = append(rows, measured{tool: "wrk -t1", requests: n, cpu: cpuOf(ru), wall: wall})
-		}
+		tools = append(tools, tool{"wrk -t1", func() (measured, error) {
+			return b.external(ctx, wrkRe, wrk, "-t1", "-c"+strconv.Itoa(conns), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", url)
+		}})
 	} else {
 		fmt.Fprintln(b.stdout, "wrk: not found (apt-get install wrk); skipped")
 	}
 	if hey := b.findHey(ctx, heyPath); hey != "" {
-		text, ru, wall, err := b.runTool(ctx, b.genCPU, hey, "-z", dur.String(), "-c", strconv.Itoa(conns), url)
-		if err != nil {
-			return err
-		}
-		if m := heyRe.FindSubmatch(text); m != nil {
-			n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-			rows = append(rows, measured{tool: "hey", requests: n, cpu: cpuOf(ru), wall: wall})
-		}
+		tools = append(tools, tool{"hey", func() (measured, error) {
+			return b.external(ctx, heyRe, hey, "-z", dur.String(), "-c", strconv.Itoa(conns), url)
+		}})
 	} else {
 		fmt.Fprintln(b.stdout, "hey: not found and could not be built; skipped")
 	}
+	runs := make([][]measured, len(tools))
+	for r := 0; r < rounds; r++ {
+		for i, t := range tools {
+			m, err := t.run()
+			if err != nil {
+				return err
+			}
+			m.tool = t.name
+			runs[i] = append(runs[i], m)
+			fmt.Fprintf(b.stdout, "round %d %-8s %8d requests  %.2f cpu s  %6.0f req/cpu-s\n", r+1, t.name, m.requests, m.cpu, m.eff())
+		}
+	}
 	tw := tabwriter.NewWriter(b.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "tool\trequests\twall s\tcpu s\treq/s\treq per cpu-s\tloadtest ÷ tool\t")
-	base := float64(ours.requests) / ours.cpu
-	for _, r := range rows {
-		eff := float64(r.requests) / r.cpu
-		fmt.Fprintf(tw, "%s\t%d\t%.1f\t%.2f\t%.0f\t%.0f\t%.2f\t\n", r.tool, r.requests, r.wall, r.cpu, float64(r.requests)/r.wall, eff, base/eff)
+	fmt.Fprintln(tw, "tool\treq/s (median)\treq per cpu-s (median)\t(best)\tloadtest ÷ tool (median)\t(best)\t")
+	med := make([]float64, len(tools))
+	best := make([]float64, len(tools))
+	rate := make([]float64, len(tools))
+	for i := range tools {
+		var effs, rates []float64
+		for _, m := range runs[i] {
+			effs = append(effs, m.eff())
+			rates = append(rates, float64(m.requests)/m.wall)
+		}
+		sort.Float64s(effs)
+		sort.Float64s(rates)
+		med[i], best[i], rate[i] = effs[len(effs)/2], effs[len(effs)-1], rates[len(rates)/2]
+	}
+	for i, t := range tools {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", t.name, rate[i], med[i], best[i], med[0]/med[i], best[0]/best[i])
 	}
 	return tw.Flush()
+}
+
+// eff returns requests per CPU-second.
+func (m measured) eff() float64 {
+	if m.cpu == 0 {
+		return 0
+	}
+	return float64(m.requests) / m.cpu
+}
+
+// external runs another load tool and reads its request count with re.
+func (b *bench) external(ctx context.Context, re *regexp.Regexp, name string, args ...string) (measured, error) {
+	text, ru, wall, err := b.runTool(ctx, b.genCPU, name, args...)
+	if err != nil {
+		return measured{}, err
+	}
+	m := re.FindSubmatch(text)
+	if m == nil {
+		return measured{}, fmt.Errorf("%s: no request count in its output:\n%s", name, text)
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return measured{requests: n, cpu: cpuOf(ru), wall: wall}, nil
 }
 
 // findHey returns a hey binary, building one if needed and possible.
