@@ -79,7 +79,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		wg.Go(func() { r.dispatch(arrive) })
 	} else {
 		for i := 0; i < s.Clients; i++ {
-			wg.Go(func() { r.client(i) })
+			r.startClient(i, &wg)
 		}
 	}
 
@@ -297,63 +297,104 @@ func (w *worker) sleep(t time.Time) bool {
 	}
 }
 
-// client runs one closed-model client (delay or rate).
-func (r *runner) client(id int) {
-	w := r.newWorker(id)
-	defer w.conn.close()
-	timer := NewTimer(r.s.Timer, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
-	// Spread starts over the ramp-up, plus a random offset within one think
-	// time so that clients do not fire in lock step.
-	next := r.start
+// closedClient is one client of the delay or rate model. It owns no
+// goroutine while it thinks: a timer starts a goroutine when the next
+// request is due, and that goroutine returns when the client goes back to
+// thinking. An idle client thus costs a few hundred bytes and its
+// connection instead of a parked goroutine's stack, which is what lets one
+// process hold 10,000 slow clients. A client whose next request is already
+// due keeps its goroutine and loops, so full speed costs no timers.
+type closedClient struct {
+	r       *runner
+	w       *worker
+	timer   *Timer
+	tm      *time.Timer
+	next    time.Time // when the next request is due
+	started bool
+	wg      *sync.WaitGroup
+	unwatch func() bool
+	// mu orders the hand-over of the client's state between the goroutine
+	// that goes to sleep, the next wake-up and the stop callback.
+	mu sync.Mutex
+}
+
+// startClient schedules client id's first request: spread over the ramp-up
+// plus a random offset within one think time, so that clients do not fire in
+// lock step.
+func (r *runner) startClient(id int, wg *sync.WaitGroup) {
+	c := &closedClient{r: r, w: r.newWorker(id), wg: wg}
+	c.timer = NewTimer(r.s.Timer, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
+	c.next = r.start
 	if r.s.Rampup > 0 {
-		next = next.Add(time.Duration(int64(r.s.Rampup) * int64(id) / int64(r.s.Clients)))
+		c.next = c.next.Add(time.Duration(int64(r.s.Rampup) * int64(id) / int64(r.s.Clients)))
 	}
 	if r.s.Think > 0 {
-		next = next.Add(time.Duration(w.rng.Int64N(int64(r.s.Think))))
+		c.next = c.next.Add(time.Duration(c.w.rng.Int64N(int64(r.s.Think))))
 	}
-	tm := time.NewTimer(time.Hour)
-	tm.Stop()
-	defer tm.Stop()
-	started := false
+	wg.Add(1)
+	c.tm = time.AfterFunc(time.Hour, c.wake)
+	c.tm.Stop() // c.tm must be set before the first wake-up can run
+	c.unwatch = context.AfterFunc(r.ctx, func() {
+		c.mu.Lock()
+		stopped := c.tm.Stop()
+		c.mu.Unlock()
+		if stopped { // no wake-up will run: end the client here
+			c.finish()
+		}
+	})
+	c.tm.Reset(time.Until(c.next))
+}
+
+// finish ends the client. It runs exactly once: from the goroutine of a
+// wake-up, or from the stop callback when it cancelled the pending wake-up.
+func (c *closedClient) finish() {
+	c.w.conn.close()
+	c.wg.Done()
+}
+
+// wake sends the requests that are due, then goes back to thinking.
+func (c *closedClient) wake() {
+	r := c.r
+	c.mu.Lock() // see the state the previous goroutine left
+	c.mu.Unlock()
 	now := time.Now()
+	timerLag := now.Sub(c.next)
+	late := false
 	for {
-		var timerLag time.Duration
-		late := false
-		if d := next.Sub(now); d > 0 {
-			w.conn.idle()
-			tm.Reset(d)
-			select {
-			case <-tm.C:
-			case <-r.ctx.Done():
-				return
-			}
-			now = time.Now()
-			timerLag = now.Sub(next)
-		} else if r.ctx.Err() != nil {
-			return
-		} else {
-			late = started
-		}
-		started = true
-		sent := now
-		if sent.After(r.stopAt()) {
+		if r.ctx.Err() != nil || now.After(r.stopAt()) {
+			c.finish()
 			return
 		}
-		intended := next
+		intended := c.next
 		if r.s.Model == ModelDelay {
-			intended = sent // closed model: latency from the actual send
+			intended = now // closed model: latency from the actual send
 		}
-		end, ok := w.exchange(intended, sent, timerLag, late && r.s.Model == ModelRate)
+		end, ok := c.w.exchange(intended, now, timerLag, late && r.s.Model == ModelRate)
 		if !ok {
+			c.finish()
 			return
 		}
-		think := timer.Next()
-		now = end
+		think := c.timer.Next()
 		if r.s.Model == ModelRate {
-			next = next.Add(think)
+			c.next = c.next.Add(think)
 		} else {
-			next = end.Add(think)
+			c.next = end.Add(think)
 		}
+		now = end
+		if d := c.next.Sub(now); d > 0 {
+			c.mu.Lock()
+			c.w.conn.idle()
+			c.tm.Reset(d)
+			// A stop that came before the Reset found no pending timer;
+			// cancel the wake-up here instead of waiting a think time.
+			stopped := r.ctx.Err() != nil && c.tm.Stop()
+			c.mu.Unlock()
+			if stopped {
+				c.finish()
+			}
+			return
+		}
+		timerLag, late = 0, true // already due: send at once
 	}
 }
 
