@@ -38,6 +38,7 @@ func (s *Server) requireToken(h http.Handler) http.Handler {
 func (s *Server) handleAdminIndex(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprint(w, "bbs admin\n\nGET  /healthz\nGET  /readyz\nGET  /admin/stats\nPOST /admin/reset?posts=N\n")
+	fmt.Fprint(w, debugIndex)
 }
 
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
@@ -99,6 +100,7 @@ type Stats struct {
 	Commands      map[string]CommandStats `json:"commands"`
 	Responses     ResponseStats           `json:"responses"`
 	Goroutines    int                     `json:"goroutines"`
+	Readings                              // machine, connections, runtime (readings.go)
 }
 
 // DBPoolStats is the pool part of Stats.
@@ -133,6 +135,7 @@ func (s *Server) Stats() Stats {
 			ClientGone: s.stats.clientGone.Load(),
 		},
 		Goroutines: runtime.NumGoroutine(),
+		Readings:   s.readings(),
 	}
 }
 

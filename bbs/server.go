@@ -5,12 +5,14 @@ package bbs
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"bbslab/commands"
 	"bbslab/entity"
+	"bbslab/machine"
 )
 
 // Options configures a Server.
@@ -25,6 +27,12 @@ type Options struct {
 	AdminToken     string        // when set, required on every admin path
 	DBName         string        // "sqlite" or "postgres", for the page and stats
 	Logger         *slog.Logger
+
+	// Readings (see readings.go, observe.go).
+	AccessLog  io.Writer        // when set, one alp JSON line per public request
+	Machine    *machine.Sampler // when set, /admin/stats shows machine CPU, paging, load, memory
+	ServerPort int              // public port, for its TCP states in /admin/stats; 0 = unknown
+	DBPort     int              // database server's TCP port, for its TCP states; 0 = none
 }
 
 // Server serves the board and its admin endpoints.
@@ -36,6 +44,9 @@ type Server struct {
 	log     *slog.Logger
 	ready   atomic.Bool
 	started time.Time
+
+	metrics   *metrics
+	accessLog *accessLog // nil when off
 }
 
 // New returns a Server for opt. It reports ready once SetReady(true) is
@@ -53,7 +64,7 @@ func New(opt Options) *Server {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{
+	s := &Server{
 		opt:     opt,
 		store:   opt.Store,
 		limit:   newLimiter(opt.Workers, opt.Queue, opt.QueueTimeout),
@@ -61,6 +72,12 @@ func New(opt Options) *Server {
 		log:     opt.Logger,
 		started: time.Now(),
 	}
+	s.metrics = newMetrics(s)
+	s.store = timedStore{Store: s.store, wait: s.metrics.acquireWait}
+	if opt.AccessLog != nil {
+		s.accessLog = &accessLog{w: opt.AccessLog}
+	}
+	return s
 }
 
 // SetReady marks the server ready (or not) for /readyz.
