@@ -1,6 +1,7 @@
 package bbs
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -112,7 +113,10 @@ type accessLine struct {
 }
 
 func (a *accessLog) write(r *http.Request, start time.Time, d time.Duration, rec *recorder, n *note) {
-	b, err := json.Marshal(accessLine{
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "&" in URIs readable
+	err := enc.Encode(accessLine{
 		Time:         start.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
 		Method:       r.Method,
 		URI:          r.RequestURI,
@@ -129,8 +133,7 @@ func (a *accessLog) write(r *http.Request, start time.Time, d time.Duration, rec
 	if err != nil {
 		return
 	}
-	b = append(b, '\n')
 	a.mu.Lock()
-	a.w.Write(b)
+	a.w.Write(buf.Bytes())
 	a.mu.Unlock()
 }

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -57,13 +58,14 @@ func (t *tracer) statement(start time.Time, stmt string, rows int, err error) {
 			l.Error = errorKind(err)
 		}
 	}
-	b, mErr := json.Marshal(l)
-	if mErr != nil {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "<" readable in statements
+	if enc.Encode(l) != nil {
 		return
 	}
-	b = append(b, '\n')
 	t.mu.Lock()
-	t.w.Write(b)
+	t.w.Write(buf.Bytes())
 	t.mu.Unlock()
 }
 

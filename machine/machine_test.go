@@ -11,7 +11,7 @@ import (
 func copyProc(t *testing.T) string {
 	t.Helper()
 	dst := t.TempDir()
-	for _, name := range []string{"stat", "vmstat", "loadavg", "meminfo", "net/tcp", "net/tcp6"} {
+	for _, name := range []string{"stat", "vmstat", "loadavg", "meminfo", "net/tcp", "net/tcp6", "sys/net/core/somaxconn"} {
 		b, err := os.ReadFile(filepath.Join("testdata/proc", name))
 		if err != nil {
 			t.Fatal(err)

@@ -27,10 +27,11 @@ type Sockets struct {
 
 // ListenQueue is a listening socket's accept queue: connections the kernel
 // has completed and the server has not accepted yet (rx_queue of the LISTEN
-// line), and the most it holds (tx_queue of the same line).
+// line), and the most it holds. /proc/net/tcp does not show that limit; Go
+// listens with the system's net.core.somaxconn, so Backlog is that value.
 type ListenQueue struct {
 	AcceptQueue int `json:"accept_queue"`
-	Backlog     int `json:"backlog"`
+	Backlog     int `json:"backlog"` // net.core.somaxconn; 0 if unreadable
 }
 
 // LocalPort counts the sockets whose local port is port: a server's
@@ -57,6 +58,11 @@ func (r procRoot) sockets(port int, local bool) (Sockets, error) {
 	}
 	if !found {
 		return s, fmt.Errorf("read net/tcp: no TCP socket tables under %s", string(r))
+	}
+	if s.Listen != nil {
+		if b, err := r.read("sys/net/core/somaxconn"); err == nil {
+			s.Listen.Backlog, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
 	}
 	return s, nil
 }
@@ -95,14 +101,12 @@ func countSockets(b []byte, port int, local bool, s *Sockets) error {
 		}
 		s.States[name]++
 		if st == 0x0A && local {
-			tx, rx, _ := strings.Cut(f[4], ":")
+			_, rx, _ := strings.Cut(f[4], ":")
 			q, _ := strconv.ParseUint(rx, 16, 32)
-			limit, _ := strconv.ParseUint(tx, 16, 32)
 			if s.Listen == nil {
 				s.Listen = &ListenQueue{}
 			}
 			s.Listen.AcceptQueue += int(q)
-			s.Listen.Backlog = max(s.Listen.Backlog, int(limit))
 		}
 	}
 	return nil
