@@ -44,6 +44,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		defer adm.Close()
 	}
 
+	rd, err := startReadings(ctx, cfg, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	defer rd.stop()
+
 	start := time.Now()
 	store, err := entity.Open(ctx, entity.Options{
 		Driver:    cfg.DB,
@@ -52,6 +58,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		PoolMin:   cfg.PoolMin,
 		PoolMode:  cfg.PoolMode,
 		SeedPosts: cfg.SeedPosts,
+		Trace:     rd.sqlTrace,
 	})
 	if err != nil {
 		return err
@@ -70,6 +77,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		AdminToken:     cfg.AdminToken,
 		DBName:         cfg.DB,
 		Logger:         log,
+		AccessLog:      rd.accessLog,
+		Machine:        rd.sampler,
+		ServerPort:     pub.Addr().(*net.TCPAddr).Port,
+		DBPort:         rd.dbPort,
 	})
 	public := &http.Server{
 		Handler:           srv.Handler(),
