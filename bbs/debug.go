@@ -54,10 +54,12 @@ func (s *Server) handleGoroutines(w http.ResponseWriter, r *http.Request) {
 // The frames that say what a request goroutine waits for, innermost first
 // in a stack. They are our own functions, kept out of line
 // (//go:noinline) so that each is a frame of its own.
+// The handler is a closure, so its frame reads
+// "bbs.(*Server).Handler.(*Server).handleBoard.func1+0x..".
 var waitFrames = []struct{ frame, meaning string }{
-	{"commands.inSQL", "running SQL (inSQL)"},
-	{"commands.acquireConn", "waiting for a DB connection (acquireConn)"},
-	{").waitForWorker", "waiting for a worker (waitForWorker)"},
+	{"commands.inSQL+", "running SQL (inSQL)"},
+	{"commands.acquireConn+", "waiting for a DB connection (acquireConn)"},
+	{").waitForWorker+", "waiting for a worker (waitForWorker)"},
 	{").handleBoard", "in the board handler, elsewhere (decoding, rendering)"},
 }
 
@@ -99,7 +101,7 @@ func classifyGoroutines(dump []byte) []int {
 				continue
 			}
 			for i, f := range waitFrames {
-				if strings.Contains(l, f.frame+"+") {
+				if strings.Contains(l, f.frame) {
 					counts[i] += n
 					break frames
 				}

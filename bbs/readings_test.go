@@ -519,3 +519,18 @@ func TestPublicHasNoDebug(t *testing.T) {
 }
 
 func runtimeGOMAXPROCS() int { return runtime.GOMAXPROCS(0) }
+
+// TestClassifyGoroutines counts a canned dump: each group goes to its
+// innermost wait frame, times its count.
+func TestClassifyGoroutines(t *testing.T) {
+	dump := "goroutine profile: total 9\n\n" +
+		"3 @ 0x1 0x2\n#\t0x1\tdatabase/sql.(*Rows).Next+0x70\t/x.go:1\n#\t0x2\tbbslab/commands.inSQL+0x35\t/t.go:47\n#\t0x3\tbbslab/commands.fetchOne+0x19c\t/v.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x333\t/b.go:57\n\n" +
+		"2 @ 0x1\n#\t0x1\tbbslab/commands.acquireConn+0x1\t/t.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:57\n\n" +
+		"1 @ 0x1\n#\t0x1\tbbslab/bbs.(*limiter).waitForWorker+0x18d\t/l.go:75\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:50\n\n" +
+		"2 @ 0x1\n#\t0x1\thtml/template.(*Template).Execute+0x1\t/x.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:70\n\n" +
+		"1 @ 0x1\n#\t0x1\tdatabase/sql.(*Rows).awaitDone+0x173\t/sql.go:3011\n"
+	got := classifyGoroutines([]byte(dump))
+	if want := []int{3, 2, 1, 2}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("classifyGoroutines = %v; want %v (SQL, connection, worker, elsewhere)", got, want)
+	}
+}
