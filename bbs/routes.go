@@ -13,7 +13,8 @@ func (s *Server) Handler() http.Handler {
 }
 
 // AdminHandler returns the admin handler: health, readiness, reset,
-// statistics, profiles, the goroutine dump and the metrics, behind the admin token when one is set.
+// statistics, profiles, the goroutine dump and the metrics, behind the
+// admin token when one is set.
 func (s *Server) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.handleHealthz)
