@@ -38,6 +38,7 @@ func (s *Server) requireToken(h http.Handler) http.Handler {
 func (s *Server) handleAdminIndex(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprint(w, "bbs admin\n\nGET  /healthz\nGET  /readyz\nGET  /admin/stats\nPOST /admin/reset?posts=N\n")
+	fmt.Fprint(w, debugIndex)
 }
 
 func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
@@ -102,6 +103,7 @@ type Stats struct {
 	Responses     ResponseStats           `json:"responses"`
 	Goroutines    int                     `json:"goroutines"`
 	GC            GCStats                 `json:"gc"` // gcstats.go
+	Readings                              // machine, connections, runtime (readings.go)
 }
 
 // DBPoolStats is the pool part of Stats.
@@ -137,6 +139,7 @@ func (s *Server) Stats() Stats {
 		},
 		Goroutines: runtime.NumGoroutine(),
 		GC:         readGCStats(),
+		Readings:   s.readings(),
 	}
 }
 

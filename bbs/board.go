@@ -48,6 +48,7 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		}
 
 		release, queueWait, err := s.limit.waitForWorker(r.Context())
+		noteWorker(r.Context(), view.Name(), queueWait, err)
 		if err != nil {
 			s.fail(w, r, view.Name(), err)
 			return
@@ -58,6 +59,7 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		release()
 
 		s.stats.record(view.Name(), res.Tally, err == nil)
+		noteTally(r.Context(), res.Tally)
 		h := w.Header()
 		h.Set("X-BBS-Queries", fmt.Sprint(res.Tally.Queries))
 		h.Set("X-BBS-Acquires", fmt.Sprint(res.Tally.Acquires))

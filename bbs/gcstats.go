@@ -2,7 +2,7 @@ package bbs
 
 import (
 	"math"
-	"runtime/metrics"
+	rmetrics "runtime/metrics"
 )
 
 // GCStats is the garbage collector part of /admin/stats: how many cycles
@@ -45,19 +45,19 @@ const (
 
 // readGCStats reads the GC metrics now.
 func readGCStats() GCStats {
-	samples := []metrics.Sample{
+	samples := []rmetrics.Sample{
 		{Name: metricPauses}, {Name: metricCycles}, {Name: metricForced},
 		{Name: metricHeapGoal}, {Name: metricGOGC}, {Name: metricMemLimit},
 	}
-	metrics.Read(samples)
+	rmetrics.Read(samples)
 	var out GCStats
 	for _, s := range samples {
 		switch s.Value.Kind() {
-		case metrics.KindFloat64Histogram:
+		case rmetrics.KindFloat64Histogram:
 			if s.Name == metricPauses {
 				out.Pauses = pauseStats(s.Value.Float64Histogram())
 			}
-		case metrics.KindUint64:
+		case rmetrics.KindUint64:
 			v := s.Value.Uint64()
 			switch s.Name {
 			case metricCycles:
@@ -79,7 +79,7 @@ func readGCStats() GCStats {
 
 // pauseStats computes the count, median, 99th percentile and maximum of a
 // runtime histogram. Counts[i] counts values in [Buckets[i], Buckets[i+1]).
-func pauseStats(h *metrics.Float64Histogram) PauseStats {
+func pauseStats(h *rmetrics.Float64Histogram) PauseStats {
 	var out PauseStats
 	if h == nil {
 		return out
@@ -98,7 +98,7 @@ func pauseStats(h *metrics.Float64Histogram) PauseStats {
 
 // quantile returns the upper bound of the bucket holding the q-th quantile
 // of total values (the lower bound when the upper one is +Inf).
-func quantile(h *metrics.Float64Histogram, total uint64, q float64) float64 {
+func quantile(h *rmetrics.Float64Histogram, total uint64, q float64) float64 {
 	rank := uint64(math.Ceil(q * float64(total)))
 	if rank < 1 {
 		rank = 1

@@ -8,7 +8,7 @@ import (
 	"net"
 	"net/http"
 	"runtime"
-	"runtime/metrics"
+	rmetrics "runtime/metrics"
 	"strings"
 	"testing"
 	"time"
@@ -18,40 +18,40 @@ import (
 	"bbslab/entity/fake"
 )
 
-// recorder is an http.ResponseWriter and http.Flusher that keeps each Write
+// chunkRecorder is an http.ResponseWriter and http.Flusher that keeps each Write
 // and each Flush in order.
-type recorder struct {
+type chunkRecorder struct {
 	header http.Header
 	code   int
 	events []string // "w" or "f"
 	writes [][]byte
 }
 
-func (r *recorder) Header() http.Header {
+func (r *chunkRecorder) Header() http.Header {
 	if r.header == nil {
 		r.header = http.Header{}
 	}
 	return r.header
 }
-func (r *recorder) WriteHeader(code int) { r.code = code }
-func (r *recorder) Write(b []byte) (int, error) {
+func (r *chunkRecorder) WriteHeader(code int) { r.code = code }
+func (r *chunkRecorder) Write(b []byte) (int, error) {
 	r.events = append(r.events, "w")
 	r.writes = append(r.writes, bytes.Clone(b))
 	return len(b), nil
 }
-func (r *recorder) Flush() { r.events = append(r.events, "f") }
+func (r *chunkRecorder) Flush() { r.events = append(r.events, "f") }
 
 func TestWriteChunks(t *testing.T) {
 	st := fake.New(40)
 	p := page{Command: "AllView", N: 30, Posts: st.Posts()[:30]}
-	one := &recorder{}
+	one := &chunkRecorder{}
 	New(Options{Store: st}).writeHTML(one, 200, "bbs.html", p)
 	if len(one.writes) != 1 || len(one.events) != 1 {
 		t.Fatalf("write_chunks = 0: events %v; want one write and no flush", one.events)
 	}
 	whole := one.writes[0]
 	for _, n := range []int{1, 2, 7, 64} {
-		rec := &recorder{}
+		rec := &chunkRecorder{}
 		New(Options{Store: st, WriteChunks: n}).writeHTML(rec, 200, "bbs.html", p)
 		want := strings.Repeat("wf", n)
 		if got := strings.Join(rec.events, ""); got != want {
@@ -270,7 +270,7 @@ func TestGCStats(t *testing.T) {
 }
 
 func TestPauseQuantiles(t *testing.T) {
-	h := &metrics.Float64Histogram{
+	h := &rmetrics.Float64Histogram{
 		Buckets: []float64{0, 1, 2, 3, math.Inf(1)},
 		Counts:  []uint64{50, 49, 0, 1},
 	}
@@ -279,7 +279,7 @@ func TestPauseQuantiles(t *testing.T) {
 	if got != want {
 		t.Errorf("pauseStats(%v) = %+v; want %+v", h.Counts, got, want)
 	}
-	if got := pauseStats(&metrics.Float64Histogram{Buckets: []float64{0, 1}, Counts: []uint64{0}}); got != (PauseStats{}) {
+	if got := pauseStats(&rmetrics.Float64Histogram{Buckets: []float64{0, 1}, Counts: []uint64{0}}); got != (PauseStats{}) {
 		t.Errorf("pauseStats(empty) = %+v; want zero", got)
 	}
 }

@@ -40,7 +40,9 @@ func newLimiter(size, queue int, timeout time.Duration) *limiter {
 
 // waitForWorker waits for a worker and returns the function that frees it
 // and how long the wait took. In a goroutine dump, a request queued for a
-// worker shows this frame.
+// worker shows this frame (kept out of line so that it is always its own).
+//
+//go:noinline
 func (l *limiter) waitForWorker(ctx context.Context) (release func(), wait time.Duration, err error) {
 	if l.sem == nil {
 		l.busy.Add(1)

@@ -2,17 +2,19 @@ package bbs
 
 import "net/http"
 
-// Handler returns the public handler: the board and nothing else.
+// Handler returns the public handler: the board and nothing else, counted
+// in the metrics and the access log.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/bbs", s.handleBoard())
 	mux.Handle("GET /static/", http.FileServerFS(staticFS))
 	mux.Handle("/", s.handleRoot())
-	return mux
+	return s.observe(mux)
 }
 
-// AdminHandler returns the admin handler: health, readiness, reset and
-// statistics, behind the admin token when one is set.
+// AdminHandler returns the admin handler: health, readiness, reset,
+// statistics, profiles, the goroutine dump and the metrics, behind the
+// admin token when one is set.
 func (s *Server) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", s.handleHealthz)
@@ -20,5 +22,6 @@ func (s *Server) AdminHandler() http.Handler {
 	mux.HandleFunc("POST /admin/reset", s.handleReset)
 	mux.HandleFunc("GET /admin/stats", s.handleStats)
 	mux.HandleFunc("GET /{$}", s.handleAdminIndex)
+	s.debugRoutes(mux)
 	return s.requireToken(mux)
 }

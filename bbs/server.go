@@ -5,12 +5,14 @@ package bbs
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"sync/atomic"
 	"time"
 
 	"bbslab/commands"
 	"bbslab/entity"
+	"bbslab/machine"
 )
 
 // Options configures a Server.
@@ -26,6 +28,12 @@ type Options struct {
 	DBName         string        // "sqlite" or "postgres", for the page and stats
 	WriteChunks    int           // 0: one write per HTML page; N: N flushed pieces (chunks.go)
 	Logger         *slog.Logger
+
+	// Readings (see readings.go, observe.go).
+	AccessLog  io.Writer        // when set, one alp JSON line per public request
+	Machine    *machine.Sampler // when set, /admin/stats shows machine CPU, paging, load, memory
+	ServerPort int              // public port, for its TCP states in /admin/stats; 0 = unknown
+	DBPort     int              // database server's TCP port, for its TCP states; 0 = none
 }
 
 // Server serves the board and its admin endpoints.
@@ -38,6 +46,9 @@ type Server struct {
 	ready   atomic.Bool
 	warming atomic.Bool // a warm-up pass is running (warmup.go)
 	started time.Time
+
+	metrics   *metrics
+	accessLog *accessLog // nil when off
 }
 
 // New returns a Server for opt. It reports ready once SetReady(true) is
@@ -55,7 +66,7 @@ func New(opt Options) *Server {
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Server{
+	s := &Server{
 		opt:     opt,
 		store:   opt.Store,
 		limit:   newLimiter(opt.Workers, opt.Queue, opt.QueueTimeout),
@@ -63,6 +74,12 @@ func New(opt Options) *Server {
 		log:     opt.Logger,
 		started: time.Now(),
 	}
+	s.metrics = newMetrics(s)
+	s.store = timedStore{Store: s.store, wait: s.metrics.acquireWait}
+	if opt.AccessLog != nil {
+		s.accessLog = &accessLog{w: opt.AccessLog}
+	}
+	return s
 }
 
 // SetReady marks the server ready (or not) for /readyz.

@@ -22,7 +22,10 @@ func (t *Tally) query(start time.Time) {
 }
 
 // acquireConn takes a connection from the pool, accounting for the wait. In a
-// goroutine dump, a request waiting for a connection shows this frame.
+// goroutine dump, a request waiting for a connection shows this frame; it is
+// kept out of line so that the frame is always its own.
+//
+//go:noinline
 func acquireConn(ctx context.Context, s entity.Store, t *Tally) (entity.Conn, error) {
 	start := time.Now()
 	c, err := s.Acquire(ctx)
@@ -32,4 +35,16 @@ func acquireConn(ctx context.Context, s entity.Store, t *Tally) (entity.Conn, er
 	}
 	t.Acquires++
 	return c, nil
+}
+
+// inSQL runs one SQL statement and accounts for it in t. In a goroutine
+// dump, a request running SQL shows this frame; it is kept out of line so
+// that the frame is always its own.
+//
+//go:noinline
+func inSQL(t *Tally, stmt func() error) error {
+	start := time.Now()
+	err := stmt()
+	t.query(start)
+	return err
 }

@@ -14,7 +14,6 @@ package commands
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"bbslab/entity"
 )
@@ -91,9 +90,8 @@ func insert(ctx context.Context, s entity.Store, p Post, t *Tally) (entity.Post,
 		return entity.Post{}, err
 	}
 	defer c.Release()
-	start := time.Now()
-	post, err := c.Insert(ctx, p.Name, p.Message)
-	t.query(start)
+	var post entity.Post
+	err = inSQL(t, func() (err error) { post, err = c.Insert(ctx, p.Name, p.Message); return err })
 	return post, err
 }
 
@@ -104,9 +102,8 @@ func fetchAll(ctx context.Context, s entity.Store, n int, t *Tally) ([]entity.Po
 		return nil, err
 	}
 	defer c.Release()
-	start := time.Now()
-	posts, err := c.Newest(ctx, n)
-	t.query(start)
+	var posts []entity.Post
+	err = inSQL(t, func() (err error) { posts, err = c.Newest(ctx, n); return err })
 	return posts, err
 }
 
@@ -120,9 +117,8 @@ func fetchOnce(ctx context.Context, s entity.Store, n int, t *Tally) ([]entity.P
 	posts := make([]entity.Post, 0, n)
 	next := entity.MaxNo
 	for len(posts) < n {
-		start := time.Now()
-		p, err := c.Before(ctx, next)
-		t.query(start)
+		var p entity.Post
+		err := inSQL(t, func() (err error) { p, err = c.Before(ctx, next); return err })
 		if err == entity.ErrNotFound {
 			break
 		}
@@ -161,8 +157,7 @@ func fetchOne(ctx context.Context, s entity.Store, no int64, t *Tally) (entity.P
 		return entity.Post{}, err
 	}
 	defer c.Release()
-	start := time.Now()
-	p, err := c.Before(ctx, no)
-	t.query(start)
+	var p entity.Post
+	err = inSQL(t, func() (err error) { p, err = c.Before(ctx, no); return err })
 	return p, err
 }

@@ -41,7 +41,17 @@ type Config struct {
 	RequestTimeout    Duration `toml:"request_timeout"` // deadline of one command, SQL included
 	ShutdownTimeout   Duration `toml:"shutdown_timeout"`
 
-	Latency // tcp_nodelay, write_chunks, gogc, gomemlimit, warmup (latency.go)
+	Latency                 // tcp_nodelay, write_chunks, gogc, gomemlimit, warmup (latency.go)
+	AccessLog string        `toml:"access_log"` // JSON-lines access log (alp): a file, "-" for stdout, "" off
+	SQLTrace  string        `toml:"sql_trace"`  // JSON line per SQL statement: a file, "-" for stderr, "" off
+	Profile   ProfileConfig `toml:"profile"`    // extra runtime profiles
+}
+
+// ProfileConfig switches on the runtime profiles that cost something while
+// on: the block and mutex profiles served at /debug/pprof/block and /mutex.
+type ProfileConfig struct {
+	BlockRate     int `toml:"block_rate"`     // runtime.SetBlockProfileRate: 0 off, 1 every blocking event, N one per N ns blocked
+	MutexFraction int `toml:"mutex_fraction"` // runtime.SetMutexProfileFraction: 0 off, N one in N contention events
 }
 
 // Default returns the configuration used when no file or flag says otherwise.
@@ -172,6 +182,8 @@ func (c Config) Validate() error {
 	positive("request_timeout", c.RequestTimeout, time.Hour)
 	positive("shutdown_timeout", c.ShutdownTimeout, time.Hour)
 	errs = append(errs, c.Latency.validate()...)
+	rangeInt("profile.block_rate", c.Profile.BlockRate, 0, 1_000_000_000)
+	rangeInt("profile.mutex_fraction", c.Profile.MutexFraction, 0, 1_000_000)
 	return errors.Join(errs...)
 }
 

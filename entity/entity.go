@@ -11,6 +11,7 @@ package entity
 import (
 	"context"
 	"errors"
+	"io"
 	"time"
 )
 
@@ -102,4 +103,8 @@ type Options struct {
 	// their tables apart on a shared server. It must be a plain identifier
 	// (letters, digits, underscores, not starting with a digit).
 	Schema string
+	// Trace, when not nil, receives one JSON line per statement run on a
+	// Conn (Insert, Newest, Before): time, db, statement, query_time in
+	// seconds, rows. Writes are serialized. Nil means off.
+	Trace io.Writer
 }

@@ -37,6 +37,7 @@ type pgStore struct {
 	opened atomic.Int64
 	m      meter
 	closed atomic.Bool
+	tr     *tracer // nil unless Options.Trace
 }
 
 func openPostgres(ctx context.Context, o Options) (Store, error) {
@@ -48,7 +49,7 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
-	s := &pgStore{o: o, cfg: cfg}
+	s := &pgStore{o: o, cfg: cfg, tr: newTracer(o.Trace, "postgres")}
 	if err := s.setUp(ctx); err != nil {
 		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), classify(err))
 	}
@@ -169,7 +170,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 			}
 			return nil, classify(err)
 		}
-		return &pgConn{c: pc.Conn(), pc: pc}, nil
+		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr}, nil
 	}
 	select {
 	case s.sem <- struct{}{}:
@@ -183,7 +184,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	}
 	s.opened.Add(1)
 	s.open.Add(1)
-	return &pgConn{c: c, s: s}, nil
+	return &pgConn{c: c, s: s, tr: s.tr}, nil
 }
 
 // Reset replaces the posts with the seed 1..n in one transaction on one
@@ -277,6 +278,7 @@ type pgConn struct {
 	c        *pgx.Conn
 	pc       *pgxpool.Conn
 	s        *pgStore
+	tr       *tracer
 	released bool
 }
 
@@ -300,14 +302,26 @@ func (c *pgConn) classify(err error) error {
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error) {
 	p := Post{Name: name, Message: message, CreatedAt: now()}
-	if err := c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No); err != nil {
-		return Post{}, fmt.Errorf("insert post: %w", c.classify(err))
+	err := c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No)
+	if err != nil {
+		err = c.classify(err)
+	}
+	c.tr.statement(p.CreatedAt, pgInsert, 1, err)
+	if err != nil {
+		return Post{}, fmt.Errorf("insert post: %w", err)
 	}
 	return p, nil
 }
 
 // Newest returns up to n newest posts in one query.
 func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
+	start := time.Now()
+	posts, err := c.newest(ctx, n)
+	c.tr.statement(start, pgNewest, len(posts), err)
+	return posts, err
+}
+
+func (c *pgConn) newest(ctx context.Context, n int) ([]Post, error) {
 	rows, err := c.c.Query(ctx, pgNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(err))
@@ -331,7 +345,9 @@ func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
 // Before returns the newest post numbered below no.
 func (c *pgConn) Before(ctx context.Context, no int64) (Post, error) {
 	var p Post
+	start := time.Now()
 	err := c.c.QueryRow(ctx, pgBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	c.tr.statement(start, pgBefore, 1, classify(err))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Post{}, ErrNotFound
 	}

@@ -56,10 +56,11 @@ type sqliteStore struct {
 	conns  *countingConnector
 	m      meter
 	closed atomic.Bool
+	tr     *tracer // nil unless Options.Trace
 }
 
 func openSQLite(ctx context.Context, o Options) (Store, error) {
-	s := &sqliteStore{o: o}
+	s := &sqliteStore{o: o, tr: newTracer(o.Trace, "sqlite")}
 	s.conns = &countingConnector{dsn: sqliteDSN(o.DSN), drv: &sqlite3.SQLiteDriver{}}
 	s.db = sql.OpenDB(s.conns)
 	s.db.SetMaxOpenConns(o.Pool)
@@ -124,7 +125,7 @@ func (s *sqliteStore) Acquire(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
 	}
-	return &sqliteConn{c: c}, nil
+	return &sqliteConn{c: c, tr: s.tr}, nil
 }
 
 // conn takes a connection without metering it.
@@ -227,7 +228,8 @@ func (s *sqliteStore) Close() error {
 
 // sqliteConn is one connection pinned from database/sql's pool.
 type sqliteConn struct {
-	c *sql.Conn
+	c  *sql.Conn
+	tr *tracer
 }
 
 const (
@@ -239,14 +241,26 @@ const (
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, error) {
 	p := Post{Name: name, Message: message, CreatedAt: now()}
-	if err := c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No); err != nil {
-		return Post{}, fmt.Errorf("insert post: %w", classify(err))
+	err := c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
+	if err != nil {
+		err = classify(err)
+	}
+	c.tr.statement(p.CreatedAt, sqliteInsert, 1, err)
+	if err != nil {
+		return Post{}, fmt.Errorf("insert post: %w", err)
 	}
 	return p, nil
 }
 
 // Newest returns up to n newest posts in one query.
 func (c *sqliteConn) Newest(ctx context.Context, n int) ([]Post, error) {
+	start := time.Now()
+	posts, err := c.newest(ctx, n)
+	c.tr.statement(start, sqliteNewest, len(posts), err)
+	return posts, err
+}
+
+func (c *sqliteConn) newest(ctx context.Context, n int) ([]Post, error) {
 	rows, err := c.c.QueryContext(ctx, sqliteNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, classify(err))
@@ -270,7 +284,9 @@ func (c *sqliteConn) Newest(ctx context.Context, n int) ([]Post, error) {
 // Before returns the newest post numbered below no.
 func (c *sqliteConn) Before(ctx context.Context, no int64) (Post, error) {
 	var p Post
+	start := time.Now()
 	err := c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	c.tr.statement(start, sqliteBefore, 1, classify(err))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Post{}, ErrNotFound
 	}

@@ -48,6 +48,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	defer applyGC(cfg.Latency, log)()
+	rd, err := startReadings(ctx, cfg, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	defer rd.stop()
 
 	start := time.Now()
 	store, err := entity.Open(ctx, entity.Options{
@@ -57,6 +62,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		PoolMin:   cfg.PoolMin,
 		PoolMode:  cfg.PoolMode,
 		SeedPosts: cfg.SeedPosts,
+		Trace:     rd.sqlTrace,
 	})
 	if err != nil {
 		return err
@@ -76,6 +82,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		DBName:         cfg.DB,
 		WriteChunks:    cfg.WriteChunks,
 		Logger:         log,
+		AccessLog:      rd.accessLog,
+		Machine:        rd.sampler,
+		ServerPort:     pub.Addr().(*net.TCPAddr).Port,
+		DBPort:         rd.dbPort,
 	})
 	public := &http.Server{
 		Handler:           srv.Handler(),

@@ -19,6 +19,9 @@ type Store struct {
 	Gate chan struct{}
 	// Err, when set, is returned by every Acquire.
 	Err error
+	// SQLGate, when not nil, makes every statement wait for a value from it
+	// (or for its context to end), so a test can hold requests inside SQL.
+	SQLGate chan struct{}
 
 	mu    sync.Mutex
 	posts []entity.Post // oldest first
@@ -28,6 +31,7 @@ type Store struct {
 	Queries  atomic.Int64 // statements run
 	Inserts  atomic.Int64 // posts stored
 	Waiting  atomic.Int64 // acquires waiting at the gate now
+	InSQL    atomic.Int64 // statements waiting at the SQL gate now
 	Resets   atomic.Int64
 }
 
@@ -94,6 +98,9 @@ type conn struct {
 }
 
 func (c *conn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
+	if err := c.s.statement(ctx); err != nil {
+		return entity.Post{}, err
+	}
 	c.s.Queries.Add(1)
 	c.s.Inserts.Add(1)
 	c.s.mu.Lock()
@@ -107,6 +114,9 @@ func (c *conn) Insert(ctx context.Context, name, message string) (entity.Post, e
 }
 
 func (c *conn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
+	if err := c.s.statement(ctx); err != nil {
+		return nil, err
+	}
 	c.s.Queries.Add(1)
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
@@ -118,6 +128,9 @@ func (c *conn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
 }
 
 func (c *conn) Before(ctx context.Context, no int64) (entity.Post, error) {
+	if err := c.s.statement(ctx); err != nil {
+		return entity.Post{}, err
+	}
 	c.s.Queries.Add(1)
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
@@ -133,5 +146,20 @@ func (c *conn) Release() {
 	if !c.released {
 		c.released = true
 		c.s.Releases.Add(1)
+	}
+}
+
+// statement waits at the SQL gate when there is one.
+func (s *Store) statement(ctx context.Context) error {
+	if s.SQLGate == nil {
+		return nil
+	}
+	s.InSQL.Add(1)
+	defer s.InSQL.Add(-1)
+	select {
+	case <-s.SQLGate:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }

@@ -1,0 +1,146 @@
+package bbs
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"bbslab/entity"
+)
+
+// metrics are the Prometheus metrics of one Server, in a registry of its
+// own (not the global default) so that tests can build several servers.
+type metrics struct {
+	reg         *prometheus.Registry
+	requests    *prometheus.CounterVec   // command, code
+	duration    *prometheus.HistogramVec // command
+	queueWait   prometheus.Histogram
+	acquireWait prometheus.Histogram
+	queries     *prometheus.CounterVec // command
+}
+
+// latencyBuckets span 50 µs to about 13 s, doubling.
+var latencyBuckets = prometheus.ExponentialBuckets(50e-6, 2, 19)
+
+// noCommand labels requests that named no valid command (static files,
+// bad input).
+const noCommand = "none"
+
+func newMetrics(s *Server) *metrics {
+	m := &metrics{
+		reg: prometheus.NewRegistry(),
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bbs_requests_total",
+			Help: "Requests on the public listener by command (none when the request named no valid command) and HTTP status.",
+		}, []string{"command", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "bbs_request_duration_seconds",
+			Help:    "Time from reading the request to the end of the response, by command.",
+			Buckets: latencyBuckets,
+		}, []string{"command"}),
+		queueWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "bbs_worker_queue_wait_seconds",
+			Help:    "Time a command request waited for a worker (0 when one was free); requests rejected at once are not counted.",
+			Buckets: append([]float64{0}, latencyBuckets...),
+		}),
+		acquireWait: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "bbs_db_acquire_wait_seconds",
+			Help:    "Time each successful connection acquire took, measured around Store.Acquire.",
+			Buckets: latencyBuckets,
+		}),
+		queries: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "bbs_db_queries_total",
+			Help: "SQL statements run by command, the insert included.",
+		}, []string{"command"}),
+	}
+	m.reg.MustRegister(
+		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler, collectors.MetricsGC)),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
+		m.requests, m.duration, m.queueWait, m.acquireWait, m.queries,
+		&stateCollector{s: s},
+	)
+	return m
+}
+
+// request records one finished public request.
+func (m *metrics) request(n *note, code int, d time.Duration) {
+	cmd := n.command
+	if cmd == "" {
+		cmd = noCommand
+	}
+	m.requests.WithLabelValues(cmd, strconv.Itoa(code)).Inc()
+	m.duration.WithLabelValues(cmd).Observe(d.Seconds())
+	if n.reachedWorker {
+		m.queueWait.Observe(n.queueWait.Seconds())
+	}
+	if n.tally.Queries > 0 {
+		m.queries.WithLabelValues(cmd).Add(float64(n.tally.Queries))
+	}
+}
+
+// stateCollector reads the worker limit and the pool at scrape time.
+type stateCollector struct{ s *Server }
+
+var (
+	descWorkers      = prometheus.NewDesc("bbs_workers", "Worker limit: requests that may run a command at once (0 = unlimited).", nil, nil)
+	descWorkersBusy  = prometheus.NewDesc("bbs_workers_busy", "Requests running a command now.", nil, nil)
+	descQueueLength  = prometheus.NewDesc("bbs_worker_queue_length", "Requests waiting for a worker now.", nil, nil)
+	descRejected     = prometheus.NewDesc("bbs_worker_rejected_total", "Requests answered 503 because the queue was full or the wait timed out.", nil, nil)
+	descPoolSize     = prometheus.NewDesc("bbs_db_pool_size", "Maximum database connections.", nil, nil)
+	descPoolConns    = prometheus.NewDesc("bbs_db_pool_connections", "Database connections now by state: open (physical), in_use (handed out), idle.", []string{"state"}, nil)
+	descPoolWaiting  = prometheus.NewDesc("bbs_db_acquires_waiting", "Connection acquires in progress now (waiting for a connection).", nil, nil)
+	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed.", nil, nil)
+	descAcquireWait  = prometheus.NewDesc("bbs_db_acquire_wait_seconds_total", "Time spent in completed acquires.", nil, nil)
+	descConnects     = prometheus.NewDesc("bbs_db_connects_total", "Physical database connections opened.", nil, nil)
+	stateCollectorDs = []*prometheus.Desc{descWorkers, descWorkersBusy, descQueueLength, descRejected, descPoolSize, descPoolConns, descPoolWaiting, descAcquires, descAcquireWait, descConnects}
+)
+
+// Describe sends the descriptions of the worker and pool metrics.
+func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range stateCollectorDs {
+		ch <- d
+	}
+}
+
+// Collect reads the worker limit and the pool once per scrape.
+func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
+	w := c.s.limit.stats()
+	p := c.s.store.Stats()
+	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	}
+	counter := func(d *prometheus.Desc, v float64) {
+		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v)
+	}
+	gauge(descWorkers, float64(w.Size))
+	gauge(descWorkersBusy, float64(w.Busy))
+	gauge(descQueueLength, float64(w.Queued))
+	counter(descRejected, float64(w.Rejected))
+	gauge(descPoolSize, float64(p.Size))
+	gauge(descPoolConns, float64(p.Open), "open")
+	gauge(descPoolConns, float64(p.InUse), "in_use")
+	gauge(descPoolConns, float64(p.Idle), "idle")
+	gauge(descPoolWaiting, float64(p.Waiting))
+	counter(descAcquires, float64(p.Acquires))
+	counter(descAcquireWait, p.AcquireWait.Seconds())
+	counter(descConnects, float64(p.Opened))
+}
+
+// timedStore times every Acquire for bbs_db_acquire_wait_seconds.
+type timedStore struct {
+	entity.Store
+	wait prometheus.Histogram
+}
+
+// Acquire takes a connection and observes how long that took.
+func (t timedStore) Acquire(ctx context.Context) (entity.Conn, error) {
+	start := time.Now()
+	c, err := t.Store.Acquire(ctx)
+	if err == nil {
+		t.wait.Observe(time.Since(start).Seconds())
+	}
+	return c, err
+}

@@ -1,0 +1,139 @@
+package bbs
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"sync"
+	"time"
+
+	"bbslab/commands"
+)
+
+// A note collects what the board handler learnt about one request, for the
+// metrics and the access log written when the request ends.
+type note struct {
+	command       string
+	reachedWorker bool          // waited for a worker, or got one
+	queueWait     time.Duration // waiting for a worker
+	tally         commands.Tally
+}
+
+type noteKey struct{}
+
+// noteWorker records the command of the request in ctx and its wait for a
+// worker; err is what waitForWorker returned.
+func noteWorker(ctx context.Context, cmd string, wait time.Duration, err error) {
+	if n, ok := ctx.Value(noteKey{}).(*note); ok {
+		n.command = cmd
+		n.queueWait = wait
+		n.reachedWorker = err == nil || wait > 0
+	}
+}
+
+// noteTally records what the command of the request in ctx did in the
+// database.
+func noteTally(ctx context.Context, t commands.Tally) {
+	if n, ok := ctx.Value(noteKey{}).(*note); ok {
+		n.tally = t
+	}
+}
+
+// observe wraps the public handler: it counts and times every request for
+// the metrics and writes the access log line when there is an access log.
+func (s *Server) observe(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		n := &note{}
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), noteKey{}, n)))
+		d := time.Since(start)
+		if !rec.wrote && r.Context().Err() != nil {
+			rec.status = statusClientClosed // nothing was written: the client left
+		}
+		s.metrics.request(n, rec.status, d)
+		if s.accessLog != nil {
+			s.accessLog.write(r, start, d, rec, n)
+		}
+	})
+}
+
+// recorder remembers the status and counts the body bytes of a response.
+type recorder struct {
+	http.ResponseWriter
+	status int
+	bytes  int64
+	wrote  bool
+}
+
+// WriteHeader records the status.
+func (r *recorder) WriteHeader(code int) {
+	if !r.wrote {
+		r.status = code
+		r.wrote = true
+	}
+	r.ResponseWriter.WriteHeader(code)
+}
+
+// Write counts the body bytes.
+func (r *recorder) Write(b []byte) (int, error) {
+	r.wrote = true
+	n, err := r.ResponseWriter.Write(b)
+	r.bytes += int64(n)
+	return n, err
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (r *recorder) Unwrap() http.ResponseWriter { return r.ResponseWriter }
+
+// accessLog writes one JSON line per public request in the format alp
+// reads ("alp json"): time, method, uri, status, body_bytes and
+// response_time in seconds, plus what the command did.
+type accessLog struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// accessLine is one line of the access log.
+type accessLine struct {
+	Time         string  `json:"time"` // RFC 3339 with microseconds, UTC, when the request arrived
+	Method       string  `json:"method"`
+	URI          string  `json:"uri"`
+	Status       int     `json:"status"`
+	BodyBytes    int64   `json:"body_bytes"`
+	ResponseTime float64 `json:"response_time"` // seconds
+	Command      string  `json:"command"`       // "" when the request named no valid command
+	Queries      int     `json:"queries"`
+	Acquires     int     `json:"acquires"`
+	QueueWait    float64 `json:"queue_wait"`   // seconds waiting for a worker
+	AcquireWait  float64 `json:"acquire_wait"` // seconds waiting for connections
+	DBTime       float64 `json:"db_time"`      // seconds in SQL
+}
+
+func (a *accessLog) write(r *http.Request, start time.Time, d time.Duration, rec *recorder, n *note) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "&" in URIs readable
+	err := enc.Encode(accessLine{
+		Time:         start.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
+		Method:       r.Method,
+		URI:          r.RequestURI,
+		Status:       rec.status,
+		BodyBytes:    rec.bytes,
+		ResponseTime: d.Seconds(),
+		Command:      n.command,
+		Queries:      n.tally.Queries,
+		Acquires:     n.tally.Acquires,
+		QueueWait:    n.queueWait.Seconds(),
+		AcquireWait:  n.tally.AcquireWait.Seconds(),
+		DBTime:       n.tally.DB.Seconds(),
+	})
+	if err != nil {
+		return
+	}
+	a.mu.Lock()
+	a.w.Write(buf.Bytes())
+	a.mu.Unlock()
+}

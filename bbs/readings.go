@@ -1,0 +1,102 @@
+package bbs
+
+import (
+	rmetrics "runtime/metrics"
+
+	"bbslab/machine"
+)
+
+// Readings is the machine view of /admin/stats at the moment of the request:
+// what sar, vmstat and netstat showed in the article, and the Go runtime.
+type Readings struct {
+	Machine     machine.Reading `json:"machine"`
+	Connections ConnectionStats `json:"connections"`
+	Runtime     RuntimeStats    `json:"runtime"`
+}
+
+// ConnectionStats counts TCP sockets by state on the public port and to
+// the database server.
+type ConnectionStats struct {
+	Server   *machine.Sockets `json:"server,omitempty"`   // local port = the public listener's
+	Database *machine.Sockets `json:"database,omitempty"` // remote port = the database server's
+	Note     string           `json:"note,omitempty"`     // why a part is missing
+}
+
+// RuntimeStats is the Go runtime's state, read with runtime/metrics (which
+// does not stop the world).
+type RuntimeStats struct {
+	Goroutines       uint64 `json:"goroutines"`
+	Threads          uint64 `json:"threads"` // OS threads; cgo calls (SQLite) hold one each
+	GOMAXPROCS       uint64 `json:"gomaxprocs"`
+	GCCycles         uint64 `json:"gc_cycles"`
+	HeapLiveBytes    uint64 `json:"heap_live_bytes"`
+	MemoryTotalBytes uint64 `json:"memory_total_bytes"` // all memory the runtime maps
+	CgoCalls         uint64 `json:"cgo_calls"`
+}
+
+var runtimeSamples = []string{
+	"/sched/goroutines:goroutines",
+	"/sched/threads/total:threads",
+	"/sched/gomaxprocs:threads",
+	"/gc/cycles/total:gc-cycles",
+	"/gc/heap/live:bytes",
+	"/memory/classes/total:bytes",
+	"/cgo/go-to-c-calls:calls",
+}
+
+func readRuntime() RuntimeStats {
+	ss := make([]rmetrics.Sample, len(runtimeSamples))
+	for i, n := range runtimeSamples {
+		ss[i].Name = n
+	}
+	rmetrics.Read(ss)
+	v := make([]uint64, len(ss))
+	for i, s := range ss {
+		if s.Value.Kind() == rmetrics.KindUint64 {
+			v[i] = s.Value.Uint64()
+		}
+	}
+	return RuntimeStats{
+		Goroutines: v[0], Threads: v[1], GOMAXPROCS: v[2], GCCycles: v[3],
+		HeapLiveBytes: v[4], MemoryTotalBytes: v[5], CgoCalls: v[6],
+	}
+}
+
+// readings reads the machine, the sockets and the runtime now.
+func (s *Server) readings() Readings {
+	r := Readings{Runtime: readRuntime()}
+	if s.opt.Machine != nil {
+		r.Machine = s.opt.Machine.Read()
+	} else {
+		r.Machine = machine.Reading{Error: "no machine sampler is running"}
+	}
+	var notes []string
+	if s.opt.ServerPort > 0 {
+		if sk, err := machine.LocalPort(s.opt.ServerPort); err == nil {
+			r.Connections.Server = &sk
+		} else {
+			notes = append(notes, "server sockets: "+err.Error())
+		}
+	} else {
+		notes = append(notes, "server port unknown")
+	}
+	switch {
+	case s.opt.DBPort > 0:
+		if sk, err := machine.RemotePort(s.opt.DBPort); err == nil {
+			r.Connections.Database = &sk
+		} else {
+			notes = append(notes, "database sockets: "+err.Error())
+		}
+	case s.opt.DBName == "sqlite":
+		notes = append(notes, "SQLite runs inside this process: there are no database sockets")
+	default:
+		notes = append(notes, "database port unknown (a Unix socket, or not given)")
+	}
+	for i, n := range notes {
+		if i > 0 {
+			r.Connections.Note += "; "
+		}
+		r.Connections.Note += n
+	}
+	return r
+}

@@ -1,0 +1,536 @@
+package bbs
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/pprof/profile"
+
+	"bbslab/entity/fake"
+	"bbslab/machine"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata golden files")
+
+// newReadingsTest returns a server on a fake store with its public and
+// admin handlers running.
+func newReadingsTest(t *testing.T, opt Options) (s *Server, st *fake.Store, pub, adm *httptest.Server) {
+	t.Helper()
+	st = fake.New(100)
+	opt.Store = st
+	s = New(opt)
+	s.SetReady(true)
+	pub = httptest.NewServer(s.Handler())
+	adm = httptest.NewServer(s.AdminHandler())
+	t.Cleanup(pub.Close)
+	t.Cleanup(adm.Close)
+	return s, st, pub, adm
+}
+
+// metricLines returns the /metrics text.
+func metricLines(t *testing.T, adm string) string {
+	t.Helper()
+	resp, body := get(t, adm+"/metrics")
+	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("/metrics: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+	return body
+}
+
+// metricValue returns the value of the sample line that starts with series
+// (name and labels exactly as exposed, labels sorted by name).
+func metricValue(t *testing.T, text, series string) (float64, bool) {
+	t.Helper()
+	for _, l := range strings.Split(text, "\n") {
+		if v, ok := strings.CutPrefix(l, series+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				t.Fatalf("metric %s: value %q: %v", series, v, err)
+			}
+			return f, true
+		}
+	}
+	return 0, false
+}
+
+// expectMetrics waits until every series in want has its value (the
+// metrics of a request are recorded just after its response is sent), then
+// returns the /metrics text; after 10 s it reports what differs.
+func expectMetrics(t *testing.T, adm string, want map[string]float64) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		text := metricLines(t, adm)
+		var bad []string
+		for series, v := range want {
+			if got, ok := metricValue(t, text, series); !ok || got != v {
+				bad = append(bad, fmt.Sprintf("%s = %v (present %v); want %v", series, got, ok, v))
+			}
+		}
+		if len(bad) == 0 {
+			return text
+		}
+		if time.Now().After(deadline) {
+			for _, b := range bad {
+				t.Error(b)
+			}
+			return text
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestMetricsAfterKnownRequests(t *testing.T) {
+	_, _, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 2})
+	for _, u := range []string{"/bbs?cmd=AllView", "/bbs?cmd=AllView&n=5", "/bbs?cmd=EachGetView", "/bbs?cmd=Nope"} {
+		get(t, pub.URL+u)
+	}
+	want := map[string]float64{
+		`bbs_requests_total{code="200",command="AllView"}`:                 2,
+		`bbs_requests_total{code="200",command="EachGetView"}`:             1,
+		`bbs_requests_total{code="400",command="none"}`:                    1,
+		`bbs_request_duration_seconds_count{command="AllView"}`:            2,
+		`bbs_request_duration_seconds_count{command="EachGetView"}`:        1,
+		`bbs_db_queries_total{command="AllView"}`:                          2,
+		`bbs_db_queries_total{command="EachGetView"}`:                      30,
+		`bbs_worker_queue_wait_seconds_count`:                              3,
+		`bbs_worker_queue_wait_seconds_bucket{le="0"}`:                     3, // a worker was free each time
+		`bbs_db_acquire_wait_seconds_count`:                                32,
+		`bbs_db_acquires_total`:                                            32,
+		`bbs_db_acquires_waiting`:                                          0,
+		`bbs_db_pool_connections{state="open"}`:                            1,
+		`bbs_db_pool_connections{state="in_use"}`:                          0,
+		`bbs_db_pool_size`:                                                 1,
+		`bbs_db_connects_total`:                                            0,
+		`bbs_workers`:                                                      2,
+		`bbs_workers_busy`:                                                 0,
+		`bbs_worker_queue_length`:                                          0,
+		`bbs_worker_rejected_total`:                                        0,
+		`go_sched_gomaxprocs_threads`:                                      float64(runtimeGOMAXPROCS()),
+		`bbs_request_duration_seconds_bucket{command="AllView",le="+Inf"}`: 2,
+	}
+	text := expectMetrics(t, adm.URL, want)
+	// Runtime and process metrics, including the scheduler latency and GC
+	// pauses that the default Go collector leaves out.
+	for _, name := range []string{"go_sched_latencies_seconds_bucket", "go_sched_pauses_total_gc_seconds_bucket",
+		"go_goroutines ", "go_threads ", "go_sched_goroutines_goroutines ", "process_cpu_seconds_total ", "process_resident_memory_bytes "} {
+		if !strings.Contains(text, "\n"+name) {
+			t.Errorf("/metrics lacks %s", strings.TrimSpace(name))
+		}
+	}
+}
+
+// held starts three AllView requests and holds them: one inside SQL, one
+// waiting for a connection and one waiting for a worker (2 workers). It
+// returns a function that lets them go and checks they all got 200.
+func held(t *testing.T, s *Server, st *fake.Store, pub string) (release func()) {
+	t.Helper()
+	st.Gate = make(chan struct{})
+	st.SQLGate = make(chan struct{})
+	codes := make(chan int, 3)
+	var wg sync.WaitGroup
+	send := func() {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := http.Get(pub + "/bbs?cmd=AllView")
+			if err != nil {
+				codes <- 0
+				return
+			}
+			resp.Body.Close()
+			codes <- resp.StatusCode
+		}()
+	}
+	waitFor := func(what string, cond func() bool) {
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	send()
+	st.Gate <- struct{}{} // the first gets its connection and stops in SQL
+	waitFor("a request in SQL", func() bool { return st.InSQL.Load() == 1 })
+	send()
+	waitFor("a request waiting for a connection", func() bool { return st.Waiting.Load() == 1 })
+	send()
+	waitFor("a request waiting for a worker", func() bool { return s.limit.stats().Queued == 1 })
+	return func() {
+		close(st.Gate)
+		close(st.SQLGate)
+		wg.Wait()
+		close(codes)
+		for c := range codes {
+			if c != 200 {
+				t.Errorf("held request answered %d; want 200", c)
+			}
+		}
+		st.Gate, st.SQLGate = nil, nil
+	}
+}
+
+// TestGoroutineDumpShowsWaits holds a request in each kind of wait and
+// finds each in /debug/goroutines under our own frame, in the live gauges,
+// and, once released, in the wait histograms. It also proves from the
+// goroutine profile that those frames are not inlined.
+func TestGoroutineDumpShowsWaits(t *testing.T) {
+	s, st, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
+	release := held(t, s, st, pub.URL)
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
+
+	resp, dump := get(t, adm.URL+"/debug/goroutines")
+	if resp.StatusCode != 200 {
+		t.Fatalf("/debug/goroutines: %d", resp.StatusCode)
+	}
+	for _, want := range []string{
+		"running SQL (inSQL)", "waiting for a DB connection (acquireConn)", "waiting for a worker (waitForWorker)",
+	} {
+		re := regexp.MustCompile(regexp.QuoteMeta(want) + ` +(\d+)\n`)
+		m := re.FindStringSubmatch(dump)
+		if m == nil || m[1] != "1" {
+			t.Errorf("dump summary: %q = %v; want 1\n%.600s", want, m, dump)
+		}
+	}
+	for _, frame := range []string{"bbslab/commands.inSQL+", "bbslab/commands.acquireConn+", "bbslab/bbs.(*limiter).waitForWorker+", "goroutine profile: total"} {
+		if !strings.Contains(dump, frame) {
+			t.Errorf("dump lacks %q", frame)
+		}
+	}
+
+	expectMetrics(t, adm.URL, map[string]float64{
+		"bbs_worker_queue_length": 1, "bbs_workers_busy": 2, "bbs_db_acquires_waiting": 1,
+	})
+
+	// Each wait frame is a frame of its own: in the profile's locations,
+	// an inlined function is a Line before the last one of a Location.
+	resp, body := get(t, adm.URL+"/debug/pprof/goroutine")
+	p, err := profile.Parse(strings.NewReader(body))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("goroutine profile: %d %v", resp.StatusCode, err)
+	}
+	for _, fn := range []string{"bbslab/commands.inSQL", "bbslab/commands.acquireConn", "bbslab/bbs.(*limiter).waitForWorker"} {
+		seen, own := false, true
+		for _, loc := range p.Location {
+			for i, l := range loc.Line {
+				if l.Function != nil && l.Function.Name == fn {
+					seen = true
+					if i != len(loc.Line)-1 {
+						own = false
+					}
+				}
+			}
+		}
+		if !seen || !own {
+			t.Errorf("goroutine profile: %s seen %v, own frame %v; want a frame of its own (//go:noinline)", fn, seen, own)
+		}
+	}
+
+	release()
+	released = true
+	text := expectMetrics(t, adm.URL, map[string]float64{
+		"bbs_worker_queue_wait_seconds_count":          3,
+		`bbs_worker_queue_wait_seconds_bucket{le="0"}`: 2, // the third waited
+		"bbs_db_acquire_wait_seconds_count":            3,
+		"bbs_worker_queue_length":                      0,
+		"bbs_db_acquires_waiting":                      0,
+	})
+	if got, _ := metricValue(t, text, `bbs_db_acquire_wait_seconds_bucket{le="5e-05"}`); got > 2 {
+		t.Errorf("acquire waits under 50 µs = %v; want the held acquires above", got)
+	}
+}
+
+// TestProfilesParse takes a CPU profile and an fgprof profile while a
+// request waits for a connection, and parses both; fgprof, which samples
+// waiting goroutines too, must show the wait.
+func TestProfilesParse(t *testing.T) {
+	s, st, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
+	release := held(t, s, st, pub.URL)
+	defer release()
+	for _, path := range []string{"/debug/pprof/profile?seconds=1", "/debug/fgprof?seconds=1"} {
+		resp, body := get(t, adm.URL+path)
+		if resp.StatusCode != 200 {
+			t.Fatalf("%s: %d %.200s", path, resp.StatusCode, body)
+		}
+		p, err := profile.Parse(strings.NewReader(body))
+		if err != nil {
+			t.Fatalf("%s: not a valid profile: %v", path, err)
+		}
+		if err := p.CheckValid(); err != nil {
+			t.Errorf("%s: %v", path, err)
+		}
+		if strings.Contains(path, "fgprof") && !hasFunction(p, "bbslab/commands.acquireConn") {
+			t.Errorf("fgprof profile has no sample in acquireConn; want the held request's wait")
+		}
+	}
+	resp, body := get(t, adm.URL+"/debug/pprof/")
+	for _, name := range []string{"block", "mutex", "goroutine", "heap", "trace", "profile"} {
+		if resp.StatusCode != 200 || !strings.Contains(body, name) {
+			t.Errorf("/debug/pprof/ index: %d; lacks %s", resp.StatusCode, name)
+		}
+	}
+}
+
+func hasFunction(p *profile.Profile, name string) bool {
+	for _, s := range p.Sample {
+		for _, loc := range s.Location {
+			for _, l := range loc.Line {
+				if l.Function != nil && l.Function.Name == name {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// alpLine parses a line as alp's JSON parser does (alp json): every value
+// is formatted with %v, the uri parsed as a URL, response_time and
+// body_bytes as floats, status as an integer.
+func alpLine(line string) (uri, method string, resTime, bodyBytes float64, status int, err error) {
+	var m map[string]any
+	if err = json.Unmarshal([]byte(line), &m); err != nil {
+		return
+	}
+	v := func(k string) string { return fmt.Sprintf("%v", m[k]) }
+	u, err := url.Parse(v("uri"))
+	if err != nil {
+		return
+	}
+	if resTime, err = strconv.ParseFloat(v("response_time"), 64); err != nil {
+		return
+	}
+	if bodyBytes, err = strconv.ParseFloat(v("body_bytes"), 64); err != nil {
+		return
+	}
+	if status, err = strconv.Atoi(v("status")); err != nil {
+		return
+	}
+	if _, ok := m["time"].(string); !ok {
+		err = fmt.Errorf("no time")
+	}
+	return u.Path, v("method"), resTime, bodyBytes, status, err
+}
+
+// TestAccessLog checks the access log against a golden file (times
+// normalized; -update rewrites it) and parses each line as alp does.
+func TestAccessLog(t *testing.T) {
+	var buf syncBuffer
+	_, _, pub, _ := newReadingsTest(t, Options{Workers: 2, Queue: 2, AccessLog: &buf})
+	var sizes []int
+	for _, req := range []struct{ method, path, body string }{
+		{"GET", "/bbs?cmd=AllView&n=2&format=json", ""},
+		{"POST", "/bbs", "cmd=EachGetView&n=3&format=json&name=a&message=b"},
+		{"GET", "/bbs?cmd=Nope&format=json", ""},
+		{"GET", "/nowhere?format=json", ""},
+	} {
+		r, _ := http.NewRequest(req.method, pub.URL+req.path, strings.NewReader(req.body))
+		if req.body != "" {
+			r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		}
+		_, body := do(t, r)
+		sizes = append(sizes, len(body))
+	}
+	// A line is written just after its response is sent.
+	for deadline := time.Now().Add(10 * time.Second); strings.Count(buf.String(), "\n") < len(sizes) && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != len(sizes) {
+		t.Fatalf("access log has %d lines; want %d:\n%s", len(lines), len(sizes), buf.String())
+	}
+	var norm bytes.Buffer
+	for i, l := range lines {
+		_, _, rt, bb, _, err := alpLine(l)
+		if err != nil {
+			t.Errorf("line %d %q: alp cannot parse it: %v", i+1, l, err)
+			continue
+		}
+		if rt < 0 || int(bb) != sizes[i] {
+			t.Errorf("line %d: response_time %v, body_bytes %v; want >= 0 and the %d bytes the client read", i+1, rt, bb, sizes[i])
+		}
+		norm.WriteString(normalizeLine(l) + "\n")
+	}
+	golden := filepath.Join("testdata", "access_log.golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(golden, norm.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestAccessLog -update)", err)
+	}
+	if norm.String() != string(want) {
+		t.Errorf("access log (normalized) =\n%s\nwant (%s)\n%s", norm.String(), golden, want)
+	}
+	// The golden lines themselves are what alp reads.
+	for i, l := range strings.Split(strings.TrimSpace(string(want)), "\n") {
+		uri, method, _, _, status, err := alpLine(l)
+		if err != nil || uri == "" || method == "" || status < 200 {
+			t.Errorf("golden line %d: alp reads uri %q method %q status %d, %v", i+1, uri, method, status, err)
+		}
+	}
+}
+
+var (
+	timeField = regexp.MustCompile(`"time":"[^"]+"`)
+	secFields = regexp.MustCompile(`"(response_time|queue_wait|acquire_wait|db_time|body_bytes)":[0-9.e+-]+`)
+)
+
+// normalizeLine replaces what changes from run to run.
+func normalizeLine(l string) string {
+	l = timeField.ReplaceAllString(l, `"time":"T"`)
+	return secFields.ReplaceAllString(l, `"$1":0`)
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestStatsReadings checks the machine view of /admin/stats.
+func TestStatsReadings(t *testing.T) {
+	smp := machine.NewSampler()
+	smp.Sample()
+	st := fake.New(10)
+	s := New(Options{Store: st, DBName: "sqlite", Machine: smp})
+	pub := httptest.NewServer(s.Handler())
+	defer pub.Close()
+	u, _ := url.Parse(pub.URL)
+	s.opt.ServerPort, _ = strconv.Atoi(u.Port())
+	adm := httptest.NewServer(s.AdminHandler())
+	defer adm.Close()
+
+	resp, body := get(t, adm.URL+"/admin/stats")
+	var got struct {
+		Goroutines int `json:"goroutines"`
+		Machine    struct {
+			Available     *bool              `json:"available"`
+			WindowSeconds *float64           `json:"window_seconds"`
+			CPUs          int                `json:"cpus"`
+			CPU           map[string]float64 `json:"cpu"`
+			Process       map[string]float64 `json:"process_cpu"`
+			Load          map[string]float64 `json:"load"`
+			Memory        map[string]float64 `json:"memory"`
+			Paging        map[string]float64 `json:"paging"`
+		} `json:"machine"`
+		Connections struct {
+			Server *struct {
+				Port   int            `json:"port"`
+				States map[string]int `json:"states"`
+				Listen *struct {
+					AcceptQueue *int `json:"accept_queue"`
+					Backlog     *int `json:"backlog"`
+				} `json:"listen"`
+			} `json:"server"`
+			Database any    `json:"database"`
+			Note     string `json:"note"`
+		} `json:"connections"`
+		Runtime map[string]float64 `json:"runtime"`
+	}
+	if err := json.Unmarshal([]byte(body), &got); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stats: %d %v", resp.StatusCode, err)
+	}
+	m := got.Machine
+	if _, err := os.Stat("/proc/stat"); err == nil {
+		if m.Available == nil || !*m.Available || m.CPUs < 1 || m.WindowSeconds == nil {
+			t.Errorf("machine = %+v; want available with cpus and window_seconds", m)
+		}
+	}
+	keys := map[string][]string{
+		"cpu":         {"user", "system", "iowait", "steal", "idle"},
+		"process_cpu": {"user", "system", "total"},
+		"load":        {"one", "five", "fifteen", "runnable", "threads"},
+		"memory":      {"total_bytes", "available_bytes", "free_bytes", "cached_bytes", "swap_total_bytes", "swap_free_bytes"},
+		"paging":      {"pgpgin_per_second", "pgpgout_per_second", "pswpin_per_second", "pswpout_per_second"},
+	}
+	for part, ks := range keys {
+		obj := map[string]map[string]float64{"cpu": m.CPU, "process_cpu": m.Process, "load": m.Load, "memory": m.Memory, "paging": m.Paging}[part]
+		for _, k := range ks {
+			if _, ok := obj[k]; !ok {
+				t.Errorf("stats machine.%s lacks %q", part, k)
+			}
+		}
+	}
+	for _, k := range []string{"goroutines", "threads", "gomaxprocs", "gc_cycles", "heap_live_bytes", "memory_total_bytes", "cgo_calls"} {
+		if _, ok := got.Runtime[k]; !ok {
+			t.Errorf("stats runtime lacks %q", k)
+		}
+	}
+	c := got.Connections
+	if _, err := os.Stat("/proc/net/tcp"); err == nil {
+		if c.Server == nil || c.Server.Port != s.opt.ServerPort || c.Server.States["LISTEN"] != 1 ||
+			c.Server.Listen == nil || c.Server.Listen.AcceptQueue == nil || c.Server.Listen.Backlog == nil {
+			t.Errorf("connections.server = %+v; want the public port with its LISTEN socket and accept queue", c.Server)
+		}
+	}
+	if c.Database != nil || !strings.Contains(c.Note, "SQLite") {
+		t.Errorf("connections database %v, note %q; want none and a note that SQLite has no sockets", c.Database, c.Note)
+	}
+}
+
+// TestPublicHasNoDebug proves the public listener serves no profile,
+// dump or metrics.
+func TestPublicHasNoDebug(t *testing.T) {
+	_, _, pub, _ := newReadingsTest(t, Options{})
+	for _, path := range []string{"/metrics", "/debug/pprof/", "/debug/pprof/profile?seconds=1", "/debug/pprof/goroutine",
+		"/debug/fgprof?seconds=1", "/debug/goroutines"} {
+		resp, body := get(t, pub.URL+path)
+		if resp.StatusCode != 404 || strings.Contains(body, "goroutine") || strings.Contains(body, "bbs_requests_total") {
+			t.Errorf("public %s: %d; want 404 without readings", path, resp.StatusCode)
+		}
+	}
+}
+
+func runtimeGOMAXPROCS() int { return runtime.GOMAXPROCS(0) }
+
+// TestClassifyGoroutines counts a canned dump: each group goes to its
+// innermost wait frame, times its count.
+func TestClassifyGoroutines(t *testing.T) {
+	dump := "goroutine profile: total 9\n\n" +
+		"3 @ 0x1 0x2\n#\t0x1\tdatabase/sql.(*Rows).Next+0x70\t/x.go:1\n#\t0x2\tbbslab/commands.inSQL+0x35\t/t.go:47\n#\t0x3\tbbslab/commands.fetchOne+0x19c\t/v.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x333\t/b.go:57\n\n" +
+		"2 @ 0x1\n#\t0x1\tbbslab/commands.acquireConn+0x1\t/t.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:57\n\n" +
+		"1 @ 0x1\n#\t0x1\tbbslab/bbs.(*limiter).waitForWorker+0x18d\t/l.go:75\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:50\n\n" +
+		"2 @ 0x1\n#\t0x1\thtml/template.(*Template).Execute+0x1\t/x.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:70\n\n" +
+		"1 @ 0x1\n#\t0x1\tdatabase/sql.(*Rows).awaitDone+0x173\t/sql.go:3011\n"
+	got := classifyGoroutines([]byte(dump))
+	if want := []int{3, 2, 1, 2}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("classifyGoroutines = %v; want %v (SQL, connection, worker, elsewhere)", got, want)
+	}
+}

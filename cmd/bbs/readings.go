@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"sync"
+	"syscall"
+
+	"bbslab/bbs"
+	"bbslab/config"
+	"bbslab/entity"
+	"bbslab/machine"
+)
+
+// readings is what serve starts so that the server can be seen inside: the
+// log files, the profile rates, the machine sampler and the SIGUSR1
+// goroutine dump. stop ends and closes them all.
+type readings struct {
+	accessLog io.Writer // nil when off
+	sqlTrace  io.Writer // nil when off
+	sampler   *machine.Sampler
+	dbPort    int // 0 when there are no database sockets
+
+	files []*os.File
+	wg    sync.WaitGroup
+	stopc context.CancelFunc
+}
+
+// startReadings opens the logs, sets the block and mutex profile rates,
+// starts the machine sampler and the SIGUSR1 handler, which writes a
+// goroutine dump to stderr and keeps serving (the JVM's kill -3).
+func startReadings(ctx context.Context, cfg config.Config, stdout, stderr io.Writer) (*readings, error) {
+	rd := &readings{}
+	var err error
+	if rd.accessLog, err = rd.open("access_log", cfg.AccessLog, stdout); err != nil {
+		rd.stop()
+		return nil, err
+	}
+	if rd.sqlTrace, err = rd.open("sql_trace", cfg.SQLTrace, stderr); err != nil {
+		rd.stop()
+		return nil, err
+	}
+	runtime.SetBlockProfileRate(cfg.Profile.BlockRate)
+	runtime.SetMutexProfileFraction(cfg.Profile.MutexFraction)
+	rd.dbPort, _ = entity.ServerPort(cfg.DB, cfg.DSN)
+
+	ctx, rd.stopc = context.WithCancel(ctx)
+	rd.sampler = machine.NewSampler()
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGUSR1)
+	rd.wg.Add(2)
+	go func() {
+		defer rd.wg.Done()
+		rd.sampler.Run(ctx)
+	}()
+	go func() {
+		defer rd.wg.Done()
+		defer signal.Stop(sig)
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-sig:
+				bbs.WriteGoroutines(stderr)
+			}
+		}
+	}()
+	return rd, nil
+}
+
+// open opens a log named by a config value: a file (appended to), "-" for
+// dash, or "" for none.
+func (rd *readings) open(key, spec string, dash io.Writer) (io.Writer, error) {
+	switch spec {
+	case "":
+		return nil, nil
+	case "-":
+		return dash, nil
+	}
+	f, err := os.OpenFile(spec, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", key, err)
+	}
+	rd.files = append(rd.files, f)
+	return f, nil
+}
+
+// stop ends the sampler and the signal handler, turns the profile rates off
+// and closes the log files.
+func (rd *readings) stop() error {
+	if rd.stopc != nil {
+		rd.stopc()
+		rd.wg.Wait()
+		runtime.SetBlockProfileRate(0)
+		runtime.SetMutexProfileFraction(0)
+	}
+	var errs []error
+	for _, f := range rd.files {
+		if err := f.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("close %s: %w", f.Name(), err))
+		}
+	}
+	return errors.Join(errs...)
+}

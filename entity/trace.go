@@ -1,0 +1,88 @@
+package entity
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A tracer writes one JSON line per SQL statement a Conn runs (Options.Trace):
+//
+//	{"time":"2026-11-30T04:50:00.123456Z","db":"sqlite","statement":"SELECT ...","query_time":0.000041,"rows":30}
+//
+// time is when the statement began, query_time is in seconds, rows is the
+// rows it returned or stored (0 on error), and error is present when it failed, naming
+// only the kind ("unavailable", "canceled", "error"): a driver message could
+// repeat user input. A nil *tracer does nothing, so the
+// trace costs one nil check when off.
+type tracer struct {
+	db string
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// newTracer returns a tracer writing to w, or nil when w is nil.
+func newTracer(w io.Writer, db string) *tracer {
+	if w == nil {
+		return nil
+	}
+	return &tracer{db: db, w: w}
+}
+
+// traceLine is one line of the SQL trace.
+type traceLine struct {
+	Time      time.Time `json:"time"`
+	DB        string    `json:"db"`
+	Statement string    `json:"statement"`
+	QueryTime float64   `json:"query_time"`
+	Rows      int       `json:"rows"`
+	Error     string    `json:"error,omitempty"`
+}
+
+// statement records a statement that began at start and returned rows rows.
+func (t *tracer) statement(start time.Time, stmt string, rows int, err error) {
+	if t == nil {
+		return
+	}
+	l := traceLine{Time: start.UTC(), DB: t.db, Statement: stmt, QueryTime: time.Since(start).Seconds(), Rows: rows}
+	if err != nil {
+		l.Rows = 0
+		if !noRows(err) {
+			l.Error = errorKind(err)
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep "<" readable in statements
+	if enc.Encode(l) != nil {
+		return
+	}
+	t.mu.Lock()
+	t.w.Write(buf.Bytes())
+	t.mu.Unlock()
+}
+
+// errorKind names an error for the trace without a driver message, which
+// could repeat user input.
+func errorKind(err error) string {
+	switch {
+	case errors.Is(err, ErrUnavailable):
+		return "unavailable"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return "canceled"
+	default:
+		return "error"
+	}
+}
+
+// noRows reports whether err only says that no row matched.
+func noRows(err error) bool {
+	return errors.Is(err, ErrNotFound) || errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows)
+}

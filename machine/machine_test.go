@@ -1,0 +1,111 @@
+package machine
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// copyProc copies testdata/proc into a temp dir the test may change.
+func copyProc(t *testing.T) string {
+	t.Helper()
+	dst := t.TempDir()
+	for _, name := range []string{"stat", "vmstat", "loadavg", "meminfo", "net/tcp", "net/tcp6", "sys/net/core/somaxconn"} {
+		b, err := os.ReadFile(filepath.Join("testdata/proc", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(dst, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dst, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
+}
+
+func TestReadingFromDeltas(t *testing.T) {
+	root := copyProc(t)
+	s := newSampler(procRoot(root))
+	// One window later: 1,000 more ticks, of which user 100, system 50,
+	// iowait 150, idle 700; 500 pages read in.
+	os.WriteFile(filepath.Join(root, "stat"), []byte("cpu  200 0 100 1500 200 0 0 0 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\ncpu1 1 0 0 0 0 0 0 0 0 0\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "vmstat"), []byte("pgpgin 1500\npgpgout 2000\npswpin 0\npswpout 0\n"), 0o644)
+	s.Sample()
+	r := s.Read()
+	if !r.Available || r.CPUs != 2 {
+		t.Fatalf("Read() = %+v; want available with 2 CPUs", r)
+	}
+	if want := (CPU{User: 10, System: 5, IOWait: 15, Idle: 70}); r.CPU != want {
+		t.Errorf("CPU = %+v; want %+v", r.CPU, want)
+	}
+	if r.Paging.PageInsPerSecond <= 0 || r.Paging.PageOutsPerSecond != 0 {
+		t.Errorf("Paging = %+v; want page-ins above 0 and no page-outs", r.Paging)
+	}
+	if want := (Load{One: 0.5, Five: 0.4, Fifteen: 0.3, Runnable: 3, Threads: 146}); r.Load != want {
+		t.Errorf("Load = %+v; want %+v", r.Load, want)
+	}
+	if r.Memory.TotalBytes != 1000*1024 || r.Memory.AvailableBytes != 600*1024 {
+		t.Errorf("Memory = %+v; want total 1000 kB, available 600 kB", r.Memory)
+	}
+}
+
+func TestReadingWithoutProc(t *testing.T) {
+	r := newSampler(procRoot(filepath.Join(t.TempDir(), "none"))).Read()
+	if r.Available || r.Error == "" {
+		t.Errorf("Read() without /proc = %+v; want not available with a reason", r)
+	}
+}
+
+func TestSockets(t *testing.T) {
+	root := procRoot(copyProc(t))
+	s, err := root.sockets(8080, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.States["LISTEN"] != 1 || s.States["ESTABLISHED"] != 2 || s.States["TIME_WAIT"] != 2 || len(s.States) != 3 {
+		t.Errorf("local 8080 states = %v; want LISTEN 1, ESTABLISHED 2, TIME_WAIT 2 (one IPv6)", s.States)
+	}
+	if s.Listen == nil || *s.Listen != (ListenQueue{AcceptQueue: 3, Backlog: 4096}) {
+		t.Errorf("local 8080 listen = %+v; want accept queue 3 of 4096", s.Listen)
+	}
+	d, err := root.sockets(5432, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.States["ESTABLISHED"] != 1 || d.States["CLOSE_WAIT"] != 1 || len(d.States) != 2 || d.Listen != nil {
+		t.Errorf("remote 5432 = %+v; want ESTABLISHED 1, CLOSE_WAIT 1 and no listen queue", d)
+	}
+}
+
+// TestLive reads this machine's /proc.
+func TestLive(t *testing.T) {
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc/stat: not Linux")
+	}
+	s := NewSampler()
+	s.Sample()
+	r := s.Read()
+	if !r.Available || r.CPUs < 1 || r.Memory.TotalBytes == 0 || r.Process.Total < 0 {
+		t.Errorf("live Read() = %+v; want available, CPUs and memory", r)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	got, err := LocalPort(port)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The dialled connection waits in the accept queue: nobody accepts it.
+	if got.States["LISTEN"] != 1 || got.Listen == nil || got.Listen.AcceptQueue != 1 || got.States["ESTABLISHED"] != 1 {
+		t.Errorf("LocalPort(%d) = %+v (listen %+v); want LISTEN 1, one ESTABLISHED waiting in the accept queue", port, got, got.Listen)
+	}
+}
