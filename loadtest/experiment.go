@@ -151,6 +151,10 @@ type ExperimentReport struct {
 	// Timeline adds per-second throughput and p99 of each run's last step,
 	// warm-up included: the shape of a sudden step of load.
 	Timeline bool `toml:"timeline"`
+	// Distribution adds the latency distribution (latency against
+	// percentile, HdrHistogram's plot) of each run's last step, so the
+	// runs' tails can be compared side by side.
+	Distribution bool `toml:"distribution"`
 }
 
 // ExperimentRun is one server configuration.

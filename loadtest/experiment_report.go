@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	htmltemplate "html/template"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,6 +79,14 @@ func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
 		plots[filepath.Join(dir, "runs-response")] = rt
 		out = append(out, chartFile{"Throughput by run", "charts/runs-throughput"}, chartFile{"Response time by run (mean and p99)", "charts/runs-response"})
 	}
+	if res.Distribution {
+		p, err := distributionPlot(res.Runs)
+		if err != nil {
+			return nil, err
+		}
+		plots[filepath.Join(dir, "distribution")] = p
+		out = append(out, chartFile{"Latency by percentile (each run's last step)", "charts/distribution"})
+	}
 	if res.Timeline {
 		var last []Curve
 		for _, r := range res.Runs {
@@ -122,6 +131,54 @@ func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// distributionQuantiles are the points of a latency distribution chart.
+var distributionQuantiles = []float64{0, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999}
+
+// distributionPlot draws latency against percentile, with the percentile
+// axis spread as -log10(1-q) so the tail gets room (HdrHistogram's plot).
+func distributionPlot(runs []*RunResult) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "Latency by percentile"
+	p.X.Label.Text = "percentile"
+	p.Y.Label.Text = "ms"
+	p.Legend.Top, p.Legend.Left = true, true
+	p.Add(plotter.NewGrid())
+	var ticks []plot.Tick
+	for _, q := range distributionQuantiles {
+		ticks = append(ticks, plot.Tick{Value: nines(q), Label: strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", 100*q), "0"), ".")})
+	}
+	p.X.Tick.Marker = plot.ConstantTicks(ticks)
+	for i, r := range runs {
+		if len(r.Points) == 0 {
+			continue
+		}
+		last := r.Points[len(r.Points)-1]
+		h := last.Result.Total.Histogram
+		if h == nil || h.Count() == 0 {
+			continue
+		}
+		var xys plotter.XYs
+		for _, q := range distributionQuantiles {
+			if q > 0 && float64(h.Count())*(1-q) < 1 {
+				break // not enough samples for this percentile
+			}
+			xys = append(xys, plotter.XY{X: nines(q), Y: float64(h.Quantile(q)) / 1e6})
+		}
+		if err := addLine(p, fmt.Sprintf("%s, %s", r.Name, clientsText(last.Clients)), xys, plotutil.Color(i), nil, i); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
+}
+
+// nines maps a quantile to -log10(1-q): 0.9 -> 1, 0.99 -> 2.
+func nines(q float64) float64 {
+	if q >= 1 {
+		return 6
+	}
+	return -math.Log10(1 - q)
 }
 
 // samePoints reports whether every run has n points.

@@ -25,7 +25,8 @@ type ExperimentResult struct {
 	End         time.Time    `json:"end"`
 	Notes       []string     `json:"notes,omitempty"`
 	Readings    []Reading    `json:"readings,omitempty"`
-	Timeline    bool         `json:"timeline,omitempty"`
+	Timeline     bool         `json:"timeline,omitempty"`
+	Distribution bool         `json:"distribution,omitempty"`
 	Deadlines   []Duration   `json:"deadlines,omitempty"`
 	SLO         string       `json:"slo,omitempty"`
 	Runs        []*RunResult `json:"runs"`
@@ -89,7 +90,7 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	res := &ExperimentResult{Schema: SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
-		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline,
+		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO}
 	note := func(s string) { res.Notes = append(res.Notes, s); logf("%s", s) }
 	note(pinSelf(e.Client.CPUs))

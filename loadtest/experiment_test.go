@@ -275,11 +275,12 @@ func TestExperimentOneStepCharts(t *testing.T) {
 	e.Load.Duration = Duration(time.Second)
 	e.Profile = ExperimentProfile{}
 	e.Report.Timeline = true
+	e.Report.Distribution = true
 	out := t.TempDir()
 	if _, err := RunExperiment(context.Background(), e, ExperimentOptions{Out: out}); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"charts/runs-throughput.svg", "charts/runs-response.png", "charts/sweep-timeline-throughput.svg", "charts/sweep-timeline-p99.png"} {
+	for _, f := range []string{"charts/runs-throughput.svg", "charts/runs-response.png", "charts/sweep-timeline-throughput.svg", "charts/sweep-timeline-p99.png", "charts/distribution.svg", "charts/distribution.png"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("chart %s: %v", f, err)
 		}
