@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	schema "bbslab/sql"
@@ -25,6 +27,20 @@ const fillTimeout = 30 * time.Second
 // it fails, and a minute catches connections left over from a server
 // restart during a pause.
 const pingAfterIdle = time.Minute
+
+// cancelGrace is how long a query whose context ended may take to stop
+// after PostgreSQL was asked to cancel it, before the connection is cut.
+const cancelGrace = 2 * time.Second
+
+// cancelOnServer makes a query whose context ends (a client that left, a
+// request past its deadline) stop on the server too: pgx sends PostgreSQL a
+// cancel request at once, and cuts the connection only if the query is
+// still running cancelGrace later. pgx's default cuts the connection
+// at once, which leaves the backend running the query (it notices the lost
+// client only when it next writes) and costs a new connection.
+func cancelOnServer(c *pgconn.PgConn) ctxwatch.Handler {
+	return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
+}
 
 // pgStore is a Store on PostgreSQL: a pgxpool.Pool in fixed mode, or a
 // connection per Acquire limited by a semaphore in mode none.
@@ -45,6 +61,7 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 		// The parse error repeats the DSN, which may hold a password.
 		return nil, errors.New("open postgres: cannot parse DSN: want a URL such as postgres://user@host:5432/db?sslmode=disable or key=value pairs")
 	}
+	cfg.ConnConfig.BuildContextWatcherHandler = cancelOnServer
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}

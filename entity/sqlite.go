@@ -56,11 +56,14 @@ type sqliteStore struct {
 	conns  *countingConnector
 	m      meter
 	closed atomic.Bool
+	busy   time.Duration // how long a statement retries SQLITE_BUSY (see busy.go)
 }
 
 func openSQLite(ctx context.Context, o Options) (Store, error) {
 	s := &sqliteStore{o: o}
-	s.conns = &countingConnector{dsn: sqliteDSN(o.DSN), drv: &sqlite3.SQLiteDriver{}}
+	dsn, busy := sliceBusyTimeout(sqliteDSN(o.DSN))
+	s.busy = busy
+	s.conns = &countingConnector{dsn: dsn, drv: &sqlite3.SQLiteDriver{}}
 	s.db = sql.OpenDB(s.conns)
 	s.db.SetMaxOpenConns(o.Pool)
 	s.db.SetConnMaxLifetime(0)
@@ -124,7 +127,7 @@ func (s *sqliteStore) Acquire(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
 	}
-	return &sqliteConn{c: c}, nil
+	return &sqliteConn{c: c, busy: s.busy}, nil
 }
 
 // conn takes a connection without metering it.
@@ -227,7 +230,8 @@ func (s *sqliteStore) Close() error {
 
 // sqliteConn is one connection pinned from database/sql's pool.
 type sqliteConn struct {
-	c *sql.Conn
+	c    *sql.Conn
+	busy time.Duration // retry budget for SQLITE_BUSY
 }
 
 const (
@@ -239,7 +243,10 @@ const (
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, error) {
 	p := Post{Name: name, Message: message, CreatedAt: now()}
-	if err := c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No); err != nil {
+	err := retryBusy(ctx, c.busy, func() error {
+		return c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
+	})
+	if err != nil {
 		return Post{}, fmt.Errorf("insert post: %w", classify(err))
 	}
 	return p, nil
@@ -270,7 +277,9 @@ func (c *sqliteConn) Newest(ctx context.Context, n int) ([]Post, error) {
 // Before returns the newest post numbered below no.
 func (c *sqliteConn) Before(ctx context.Context, no int64) (Post, error) {
 	var p Post
-	err := c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	err := retryBusy(ctx, c.busy, func() error {
+		return c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	})
 	if errors.Is(err, sql.ErrNoRows) {
 		return Post{}, ErrNotFound
 	}
