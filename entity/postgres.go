@@ -215,7 +215,7 @@ func (s *pgStore) Reset(ctx context.Context, n int) (int, error) {
 	}
 	defer c.Release()
 	if err := resetPostgres(ctx, c.c, n); err != nil {
-		return 0, fmt.Errorf("reset postgres: %w", c.classify(err))
+		return 0, fmt.Errorf("reset postgres: %w", c.classify(ctx, err))
 	}
 	return n, nil
 }
@@ -251,7 +251,7 @@ func (s *pgStore) Ping(ctx context.Context) error {
 	}
 	defer c.Release()
 	if err := c.c.Ping(ctx); err != nil {
-		return fmt.Errorf("ping postgres: %w", c.classify(err))
+		return fmt.Errorf("ping postgres: %w", c.classify(ctx, err))
 	}
 	return nil
 }
@@ -304,8 +304,13 @@ const (
 )
 
 // classify is the package's classify, plus: an error that left the
-// connection closed means the server went away.
-func (c *pgConn) classify(err error) error {
+// connection closed means the server went away, and a query that
+// PostgreSQL cancelled because ctx ended (cancelOnServer) carries ctx's
+// error, so that it reads as a deadline or a client that left.
+func (c *pgConn) classify(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
 	err = classify(err)
 	if !errors.Is(err, ErrUnavailable) && !errors.Is(err, context.Canceled) &&
 		!errors.Is(err, context.DeadlineExceeded) && c.c.IsClosed() {
@@ -318,7 +323,7 @@ func (c *pgConn) classify(err error) error {
 func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error) {
 	p := Post{Name: name, Message: message, CreatedAt: now()}
 	if err := c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No); err != nil {
-		return Post{}, fmt.Errorf("insert post: %w", c.classify(err))
+		return Post{}, fmt.Errorf("insert post: %w", c.classify(ctx, err))
 	}
 	return p, nil
 }
@@ -327,7 +332,7 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error)
 func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
 	rows, err := c.c.Query(ctx, pgNewest, n)
 	if err != nil {
-		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(err))
+		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(ctx, err))
 	}
 	defer rows.Close()
 	posts := make([]Post, 0, max(0, min(n, 100)))
@@ -340,7 +345,7 @@ func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
 		posts = append(posts, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(err))
+		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(ctx, err))
 	}
 	return posts, nil
 }
@@ -353,7 +358,7 @@ func (c *pgConn) Before(ctx context.Context, no int64) (Post, error) {
 		return Post{}, ErrNotFound
 	}
 	if err != nil {
-		return Post{}, fmt.Errorf("post before %d: %w", no, c.classify(err))
+		return Post{}, fmt.Errorf("post before %d: %w", no, c.classify(ctx, err))
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
 	return p, nil
