@@ -153,4 +153,3 @@ func status(t *testing.T, req *http.Request) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
-
