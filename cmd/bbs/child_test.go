@@ -66,18 +66,29 @@ type child struct {
 }
 
 // startChild runs the bbs binary with args and waits until it prints its
-// URLs (its admin URL too unless -admin-addr is empty).
+// URLs (its admin URL too unless -admin-addr is empty). The process is
+// killed at cleanup if it still runs.
 func startChild(t *testing.T, args ...string) *child {
 	t.Helper()
-	cmd := exec.Command(bbsBinary(t), args...)
-	out, err := cmd.StdoutPipe()
+	c, err := startChildErr(t, bbsBinary(t), args...)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return c
+}
+
+// startChildErr is startChild for any goroutine: it reports failure as an
+// error instead of ending the test.
+func startChildErr(t *testing.T, bin string, args ...string) (*child, error) {
+	cmd := exec.Command(bin, args...)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
 	}
 	c := &child{cmd: cmd, done: make(chan error, 1), stderr: &tail{}}
 	cmd.Stderr = c.stderr
 	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	wantAdmin := true
 	for i, a := range args {
@@ -104,27 +115,25 @@ func startChild(t *testing.T, args ...string) *child {
 		io.Copy(io.Discard, out)
 		c.done <- cmd.Wait()
 	}()
+	t.Cleanup(func() {
+		if cmd.Process.Signal(syscall.Signal(0)) == nil {
+			cmd.Process.Kill()
+		}
+	})
 	select {
 	case <-urls:
 	case err := <-c.done:
-		t.Fatalf("bbs %q exited before serving: %v\n%s", args, err, c.stderr)
+		return nil, fmt.Errorf("bbs %q exited before serving: %v\n%s", args, err, c.stderr)
 	case <-time.After(60 * time.Second):
 		cmd.Process.Kill()
-		t.Fatalf("bbs %q did not print its URLs in 60 s\n%s", args, c.stderr)
+		return nil, fmt.Errorf("bbs %q did not print its URLs in 60 s\n%s", args, c.stderr)
 	}
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			cmd.Process.Kill()
-			<-c.done
-		}
-	})
-	return c
+	return c, nil
 }
 
 // signal sends sig and waits for the process to exit, returning its error
 // (nil for exit code 0).
-func (c *child) signal(t *testing.T, sig syscall.Signal) error {
-	t.Helper()
+func (c *child) signal(sig syscall.Signal) error {
 	c.cmd.Process.Signal(sig)
 	select {
 	case err := <-c.done:

@@ -64,19 +64,16 @@ func pgDSN(t *testing.T, name string) (dsn, schema, app string) {
 
 // terminateBackends ends every PostgreSQL backend whose application_name
 // is app and returns how many it ended.
-func terminateBackends(t *testing.T, app string) int {
-	t.Helper()
+func terminateBackends(app string) (int, error) {
 	ctx := context.Background()
 	c, err := pgx.Connect(ctx, os.Getenv("BBS_TEST_POSTGRES_DSN"))
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer c.Close(ctx)
 	var n int
-	if err := c.QueryRow(ctx, "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1) t", app).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	err = c.QueryRow(ctx, "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1) t", app).Scan(&n)
+	return n, err
 }
 
 // adminStats reads /admin/stats.
@@ -141,12 +138,11 @@ type proxy struct {
 }
 
 // up starts forwarding connections to addr on to p.to.
-func (p *proxy) up(t *testing.T) {
-	t.Helper()
+func (p *proxy) up() error {
 	var l net.Listener
 	var err error
 	if !eventually(5*time.Second, func() bool { l, err = net.Listen("tcp", p.addr); return err == nil }) {
-		t.Fatalf("proxy listen %s: %v", p.addr, err)
+		return fmt.Errorf("proxy listen %s: %w", p.addr, err)
 	}
 	p.mu.Lock()
 	p.l = l
@@ -172,6 +168,7 @@ func (p *proxy) up(t *testing.T) {
 			go func() { defer p.wg.Done(); io.Copy(c, d); c.Close() }()
 		}
 	}()
+	return nil
 }
 
 // down stops listening and cuts every forwarded connection.

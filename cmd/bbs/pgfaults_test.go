@@ -72,7 +72,10 @@ func TestPostgresBackendsTerminated(t *testing.T) {
 	}
 	time.Sleep(1500 * time.Millisecond)
 	killedAt := time.Now()
-	killed := terminateBackends(t, app)
+	killed, err := terminateBackends(app)
+	if err != nil {
+		t.Fatal(err)
+	}
 	time.Sleep(5500 * time.Millisecond)
 	close(stop)
 	wg.Wait()
@@ -196,7 +199,9 @@ func TestDBWaitAndReadyz(t *testing.T) {
 	defer p.down()
 	go func() {
 		time.Sleep(1200 * time.Millisecond)
-		p.up(t)
+		if err := p.up(); err != nil {
+			t.Error(err)
+		}
 	}()
 	t0 := time.Now()
 	s := start(t, "-db", "postgres", "-dsn", u.String(), "-db-wait", "20s", "-seed-posts", "10", "-pool", "2")
@@ -222,7 +227,9 @@ func TestDBWaitAndReadyz(t *testing.T) {
 	if err != nil || code != 503 {
 		t.Errorf("post with the database cut: %d %q %v; want 503", code, body, err)
 	}
-	p.up(t)
+	if err := p.up(); err != nil {
+		t.Fatal(err)
+	}
 	back := time.Now()
 	if !eventually(5*time.Second, func() bool { return ready() == 200 }) {
 		t.Fatalf("readyz still not ready 5 s after the database came back")

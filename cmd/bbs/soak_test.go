@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -50,9 +51,9 @@ func TestSoakSQLite(t *testing.T) {
 	t.Parallel()
 	db := filepath.Join(t.TempDir(), "bbs.db")
 	runSoak(t, "sqlite", []string{"-dsn", db}, "SIGKILL and restart",
-		func(c *child, restart func() *child) *child {
-			if err := c.signal(t, syscall.SIGKILL); err == nil {
-				t.Errorf("SIGKILL: the server exited cleanly")
+		func(c *child, restart func() (*child, error)) (*child, error) {
+			if err := c.signal(syscall.SIGKILL); err == nil {
+				return c, errors.New("SIGKILL: the server exited cleanly")
 			}
 			return restart()
 		},
@@ -67,11 +68,12 @@ func TestSoakPostgres(t *testing.T) {
 	t.Parallel()
 	dsn, schema, app := pgDSN(t, "soak")
 	runSoak(t, "postgres", []string{"-db", "postgres", "-dsn", dsn}, "backend termination",
-		func(c *child, _ func() *child) *child {
-			if n := terminateBackends(t, app); n == 0 {
-				t.Errorf("no backend to terminate")
+		func(c *child, _ func() (*child, error)) (*child, error) {
+			n, err := terminateBackends(app)
+			if err == nil && n == 0 {
+				err = errors.New("no backend to terminate")
 			}
-			return c
+			return c, err
 		},
 		func() (entity.Store, error) {
 			return entity.Open(context.Background(), entity.Options{Driver: "postgres", DSN: os.Getenv("BBS_TEST_POSTGRES_DSN"), Pool: 1, Schema: schema})
@@ -92,12 +94,16 @@ func soakMessage(db string, i int) string {
 	return fmt.Sprintf("soak-%s-%06d|%s|end", db, i, strings.Repeat("x", i%300))
 }
 
-func runSoak(t *testing.T, db string, dbArgs []string, faultName string, fault func(*child, func() *child) *child, open func() (entity.Store, error)) {
+func runSoak(t *testing.T, db string, dbArgs []string, faultName string, fault func(*child, func() (*child, error)) (*child, error), open func() (entity.Store, error)) {
 	d := soakDuration(t)
 	addr := freeAddr(t)
 	args := append([]string{"-addr", addr, "-admin-addr", "", "-seed-posts", "20", "-pool", "4", "-workers", "4", "-queue", "200", "-shutdown-timeout", "10s"}, dbArgs...)
-	restart := func() *child { return startChild(t, args...) }
-	srv := restart()
+	bin := bbsBinary(t)
+	restart := func() (*child, error) { return startChildErr(t, bin, args...) }
+	srv, err := restart()
+	if err != nil {
+		t.Fatal(err)
+	}
 	board := "http://" + addr + "/bbs"
 
 	total := int(d.Seconds()*soakRate) + 1
@@ -126,32 +132,44 @@ func runSoak(t *testing.T, db string, dbArgs []string, faultName string, fault f
 		io.Copy(io.Discard, resp.Body)
 	}
 
+	// The faults run in order on a goroutine of their own, so that the
+	// load keeps its rate while the server restarts.
 	events := []struct {
 		at   time.Duration
 		name string
-		do   func()
+		do   func() error
 	}{
-		{d / 3, "SIGTERM and restart", func() {
-			if err := srv.signal(t, syscall.SIGTERM); err != nil {
-				t.Errorf("SIGTERM: %v\n%s", err, srv.stderr)
+		{d / 3, "SIGTERM and restart", func() error {
+			if err := srv.signal(syscall.SIGTERM); err != nil {
+				return fmt.Errorf("SIGTERM: %v\n%s", err, srv.stderr)
 			}
-			srv = restart()
+			var err error
+			srv, err = restart()
+			return err
 		}},
-		{2 * d / 3, faultName, func() { srv = fault(srv, restart) }},
+		{2 * d / 3, faultName, func() error {
+			var err error
+			srv, err = fault(srv, restart)
+			return err
+		}},
 	}
 	begin := time.Now()
+	faultsDone := make(chan struct{})
+	go func() {
+		defer close(faultsDone)
+		for _, ev := range events {
+			time.Sleep(time.Until(begin.Add(ev.at)))
+			t.Logf("%v: %s", time.Since(begin).Round(time.Millisecond), ev.name)
+			if err := ev.do(); err != nil {
+				t.Errorf("%s: %v", ev.name, err)
+				return
+			}
+		}
+	}()
 	tick := time.NewTicker(time.Second / soakRate)
-	var evWG sync.WaitGroup
 	for i := 0; i < total; i++ {
 		if i > 0 {
 			<-tick.C
-		}
-		for len(events) > 0 && time.Since(begin) >= events[0].at {
-			ev := events[0]
-			events = events[1:]
-			t.Logf("%v: %s", time.Since(begin).Round(time.Millisecond), ev.name)
-			evWG.Add(1)
-			go func() { defer evWG.Done(); ev.do() }()
 		}
 		select {
 		case inflight <- struct{}{}:
@@ -162,9 +180,9 @@ func runSoak(t *testing.T, db string, dbArgs []string, faultName string, fault f
 		}
 	}
 	tick.Stop()
-	evWG.Wait()
+	<-faultsDone
 	wg.Wait()
-	if err := srv.signal(t, syscall.SIGTERM); err != nil {
+	if err := srv.signal(syscall.SIGTERM); err != nil {
 		t.Errorf("final SIGTERM: %v\n%s", err, srv.stderr)
 	}
 	checkSoak(t, db, results, skipped, open)
