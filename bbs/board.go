@@ -50,6 +50,7 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		release, queueWait, err := s.limit.waitForWorker(r.Context())
 		noteWorker(r.Context(), view.Name(), queueWait, err)
 		if err != nil {
+			w.Header().Set("Server-Timing", serverTiming(queueWait, commands.Tally{}, time.Since(start)))
 			s.fail(w, r, view.Name(), err)
 			return
 		}

@@ -50,7 +50,9 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, cmd string, err er
 	case code == statusClientClosed:
 		s.stats.clientGone.Add(1)
 		return
-	case code >= 500:
+	case code >= 500 && !errors.Is(err, errQueueFull) && !errors.Is(err, errQueueTimeout):
+		// Rejections by the worker limit are counted, not logged: under
+		// overload a line each would flood the log.
 		s.log.Error("request failed", "cmd", cmd, "status", code, "err", err)
 	}
 	if code == http.StatusServiceUnavailable {

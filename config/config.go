@@ -26,6 +26,8 @@ type Config struct {
 	PageSize  int    `toml:"page_size"`  // posts a view shows by default
 	SeedPosts int    `toml:"seed_posts"` // posts seeded into an empty database
 
+	DBWait Duration `toml:"db_wait"` // how long start-up retries an unreachable database; 0 = fail at once
+
 	Workers      int      `toml:"workers"`       // requests running a command at once; 0 = unlimited
 	Queue        int      `toml:"queue"`         // requests that may wait for a worker
 	QueueTimeout Duration `toml:"queue_timeout"` // how long one may wait
@@ -160,6 +162,9 @@ func (c Config) Validate() error {
 	}
 	if c.DB == "postgres" && !strings.HasPrefix(c.DSN, "postgres://") && !strings.HasPrefix(c.DSN, "postgresql://") && !strings.Contains(c.DSN, "=") {
 		bad("dsn", fmt.Sprintf("%q", c.DSN), "must be a PostgreSQL URL (postgres://user@host:port/db) or key=value string when db = \"postgres\"")
+	}
+	if c.DBWait < 0 || time.Duration(c.DBWait) > time.Hour {
+		bad("db_wait", c.DBWait, "must be 0 (fail at once) up to 1h")
 	}
 	rangeInt("page_size", c.PageSize, 1, 500)
 	rangeInt("seed_posts", c.SeedPosts, 0, 10_000_000)

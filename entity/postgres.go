@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	schema "bbslab/sql"
@@ -25,6 +27,20 @@ const fillTimeout = 30 * time.Second
 // it fails, and a minute catches connections left over from a server
 // restart during a pause.
 const pingAfterIdle = time.Minute
+
+// cancelGrace is how long a query whose context ended may take to stop
+// after PostgreSQL was asked to cancel it, before the connection is cut.
+const cancelGrace = 2 * time.Second
+
+// cancelOnServer makes a query whose context ends (a client that left, a
+// request past its deadline) stop on the server too: pgx sends PostgreSQL a
+// cancel request at once, and cuts the connection only if the query is
+// still running cancelGrace later. pgx's default cuts the connection
+// at once, which leaves the backend running the query (it notices the lost
+// client only when it next writes) and costs a new connection.
+func cancelOnServer(c *pgconn.PgConn) ctxwatch.Handler {
+	return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
+}
 
 // pgStore is a Store on PostgreSQL: a pgxpool.Pool in fixed mode, or a
 // connection per Acquire limited by a semaphore in mode none.
@@ -46,6 +62,7 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 		// The parse error repeats the DSN, which may hold a password.
 		return nil, errors.New("open postgres: cannot parse DSN: want a URL such as postgres://user@host:5432/db?sslmode=disable or key=value pairs")
 	}
+	cfg.ConnConfig.BuildContextWatcherHandler = cancelOnServer
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
@@ -199,7 +216,7 @@ func (s *pgStore) Reset(ctx context.Context, n int) (int, error) {
 	}
 	defer c.Release()
 	if err := resetPostgres(ctx, c.c, n); err != nil {
-		return 0, fmt.Errorf("reset postgres: %w", c.classify(err))
+		return 0, fmt.Errorf("reset postgres: %w", c.classify(ctx, err))
 	}
 	return n, nil
 }
@@ -235,7 +252,7 @@ func (s *pgStore) Ping(ctx context.Context) error {
 	}
 	defer c.Release()
 	if err := c.c.Ping(ctx); err != nil {
-		return fmt.Errorf("ping postgres: %w", c.classify(err))
+		return fmt.Errorf("ping postgres: %w", c.classify(ctx, err))
 	}
 	return nil
 }
@@ -289,8 +306,13 @@ const (
 )
 
 // classify is the package's classify, plus: an error that left the
-// connection closed means the server went away.
-func (c *pgConn) classify(err error) error {
+// connection closed means the server went away, and a query that
+// PostgreSQL cancelled because ctx ended (cancelOnServer) carries ctx's
+// error, so that it reads as a deadline or a client that left.
+func (c *pgConn) classify(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		return fmt.Errorf("%w: %w", cerr, err)
+	}
 	err = classify(err)
 	if !errors.Is(err, ErrUnavailable) && !errors.Is(err, context.Canceled) &&
 		!errors.Is(err, context.DeadlineExceeded) && c.c.IsClosed() {
@@ -304,7 +326,7 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error)
 	p := Post{Name: name, Message: message, CreatedAt: now()}
 	err := c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No)
 	if err != nil {
-		err = c.classify(err)
+		err = c.classify(ctx, err)
 	}
 	c.tr.statement(p.CreatedAt, pgInsert, 1, err)
 	if err != nil {
@@ -324,7 +346,7 @@ func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
 func (c *pgConn) newest(ctx context.Context, n int) ([]Post, error) {
 	rows, err := c.c.Query(ctx, pgNewest, n)
 	if err != nil {
-		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(err))
+		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(ctx, err))
 	}
 	defer rows.Close()
 	posts := make([]Post, 0, max(0, min(n, 100)))
@@ -337,7 +359,7 @@ func (c *pgConn) newest(ctx context.Context, n int) ([]Post, error) {
 		posts = append(posts, p)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(err))
+		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(ctx, err))
 	}
 	return posts, nil
 }
@@ -352,7 +374,7 @@ func (c *pgConn) Before(ctx context.Context, no int64) (Post, error) {
 		return Post{}, ErrNotFound
 	}
 	if err != nil {
-		return Post{}, fmt.Errorf("post before %d: %w", no, c.classify(err))
+		return Post{}, fmt.Errorf("post before %d: %w", no, c.classify(ctx, err))
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
 	return p, nil

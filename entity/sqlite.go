@@ -56,12 +56,15 @@ type sqliteStore struct {
 	conns  *countingConnector
 	m      meter
 	closed atomic.Bool
-	tr     *tracer // nil unless Options.Trace
+	tr     *tracer       // nil unless Options.Trace
+	busy   time.Duration // how long a statement retries SQLITE_BUSY (see busy.go)
 }
 
 func openSQLite(ctx context.Context, o Options) (Store, error) {
 	s := &sqliteStore{o: o, tr: newTracer(o.Trace, "sqlite")}
-	s.conns = &countingConnector{dsn: sqliteDSN(o.DSN), drv: &sqlite3.SQLiteDriver{}}
+	dsn, busy := sliceBusyTimeout(sqliteDSN(o.DSN))
+	s.busy = busy
+	s.conns = &countingConnector{dsn: dsn, drv: &sqlite3.SQLiteDriver{}}
 	s.db = sql.OpenDB(s.conns)
 	s.db.SetMaxOpenConns(o.Pool)
 	s.db.SetConnMaxLifetime(0)
@@ -125,7 +128,7 @@ func (s *sqliteStore) Acquire(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
 	}
-	return &sqliteConn{c: c, tr: s.tr}, nil
+	return &sqliteConn{c: c, tr: s.tr, busy: s.busy}, nil
 }
 
 // conn takes a connection without metering it.
@@ -228,8 +231,9 @@ func (s *sqliteStore) Close() error {
 
 // sqliteConn is one connection pinned from database/sql's pool.
 type sqliteConn struct {
-	c  *sql.Conn
-	tr *tracer
+	c    *sql.Conn
+	tr   *tracer
+	busy time.Duration // retry budget for SQLITE_BUSY
 }
 
 const (
@@ -241,7 +245,9 @@ const (
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, error) {
 	p := Post{Name: name, Message: message, CreatedAt: now()}
-	err := c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
+	err := retryBusy(ctx, c.busy, func() error {
+		return c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
+	})
 	if err != nil {
 		err = classify(err)
 	}
@@ -285,7 +291,9 @@ func (c *sqliteConn) newest(ctx context.Context, n int) ([]Post, error) {
 func (c *sqliteConn) Before(ctx context.Context, no int64) (Post, error) {
 	var p Post
 	start := time.Now()
-	err := c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	err := retryBusy(ctx, c.busy, func() error {
+		return c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	})
 	c.tr.statement(start, sqliteBefore, 1, classify(err))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Post{}, ErrNotFound

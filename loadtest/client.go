@@ -52,9 +52,10 @@ type conn struct {
 	timeout   time.Duration
 	keepAlive bool
 	stopCtx   context.Context
+	reg       *connRegistry
 	wantFirst bool // record the time of the first response byte
 	nc        net.Conn
-	unwatch   func() bool
+	raw       *rawConn      // raw system calls on nc (nil: use nc)
 	deadline  time.Time     // current deadline of nc
 	br        *bufio.Reader // borrowed from readerPool while busy
 	body      []byte        // reusable buffer for body checks
@@ -87,12 +88,11 @@ var errStopped = errors.New("stopped")
 // close drops the connection.
 func (c *conn) close() {
 	if c.nc != nil {
-		if c.unwatch != nil {
-			c.unwatch()
-			c.unwatch = nil
+		if c.reg != nil {
+			c.reg.remove(c.nc)
 		}
 		c.nc.Close()
-		c.nc = nil
+		c.nc, c.raw = nil, nil
 		c.deadline = time.Time{}
 	}
 	c.idle()
@@ -110,11 +110,51 @@ func (c *conn) dial(o *outcome) error {
 		tc.SetNoDelay(true)
 	}
 	o.connect = time.Since(t0)
+	if c.reg != nil && !c.reg.add(nc) {
+		nc.Close()
+		return errStopped
+	}
 	c.nc = nc
-	c.unwatch = context.AfterFunc(c.stopCtx, func() {
-		nc.SetDeadline(time.Unix(1, 0)) // wake any blocked read or write
-	})
+	c.raw = newRawConn(nc)
 	return nil
+}
+
+// connRegistry knows the open connections of a run so that stopping the
+// run can wake every blocked read or write at once (one loop, instead of a
+// callback goroutine per connection).
+type connRegistry struct {
+	mu      sync.Mutex
+	conns   map[net.Conn]struct{}
+	stopped bool
+}
+
+func newConnRegistry() *connRegistry { return &connRegistry{conns: map[net.Conn]struct{}{}} }
+
+// add registers nc; false means the run has stopped.
+func (g *connRegistry) add(nc net.Conn) bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.stopped {
+		return false
+	}
+	g.conns[nc] = struct{}{}
+	return true
+}
+
+func (g *connRegistry) remove(nc net.Conn) {
+	g.mu.Lock()
+	delete(g.conns, nc)
+	g.mu.Unlock()
+}
+
+// wakeAll moves every connection's deadline into the past.
+func (g *connRegistry) wakeAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.stopped = true
+	for nc := range g.conns {
+		nc.SetDeadline(time.Unix(1, 0))
+	}
 }
 
 // do sends req and reads the response. wantBody keeps the body (up to
@@ -160,7 +200,13 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 			c.deadline = d
 		}
 	}
-	n, err := c.nc.Write(req)
+	var n int
+	var err error
+	if c.raw != nil {
+		n, err = c.raw.Write(req)
+	} else {
+		n, err = c.nc.Write(req)
+	}
 	o.sent = int64(n)
 	if err != nil {
 		o.kind, o.err = classify(err), err
@@ -168,7 +214,11 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 	}
 	if c.br == nil {
 		c.br = readerPool.Get().(*bufio.Reader)
-		c.br.Reset(c.nc)
+		if c.raw != nil {
+			c.br.Reset(c.raw)
+		} else {
+			c.br.Reset(c.nc)
+		}
 	}
 	br := c.br
 	line, err := br.ReadSlice('\n')

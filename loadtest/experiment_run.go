@@ -17,19 +17,19 @@ import (
 // ExperimentResult is everything an experiment measured, as written to
 // experiment.json in the report folder.
 type ExperimentResult struct {
-	Schema      int          `json:"schema"`
-	Kind        string       `json:"kind"` // "experiment"
-	Name        string       `json:"name"`
-	Description string       `json:"description,omitempty"`
-	Start       time.Time    `json:"start"`
-	End         time.Time    `json:"end"`
-	Notes       []string     `json:"notes,omitempty"`
-	Readings    []Reading    `json:"readings,omitempty"`
+	Schema       int          `json:"schema"`
+	Kind         string       `json:"kind"` // "experiment"
+	Name         string       `json:"name"`
+	Description  string       `json:"description,omitempty"`
+	Start        time.Time    `json:"start"`
+	End          time.Time    `json:"end"`
+	Notes        []string     `json:"notes,omitempty"`
+	Readings     []Reading    `json:"readings,omitempty"`
 	Timeline     bool         `json:"timeline,omitempty"`
 	Distribution bool         `json:"distribution,omitempty"`
-	Deadlines   []Duration   `json:"deadlines,omitempty"`
-	SLO         string       `json:"slo,omitempty"`
-	Runs        []*RunResult `json:"runs"`
+	Deadlines    []Duration   `json:"deadlines,omitempty"`
+	SLO          string       `json:"slo,omitempty"`
+	Runs         []*RunResult `json:"runs"`
 	// Error says why the experiment stopped early, if it did.
 	Error    string   `json:"error,omitempty"`
 	Verdicts []string `json:"verdicts,omitempty"`

@@ -30,6 +30,8 @@ type runner struct {
 	finished atomic.Int64
 	arrivals atomic.Int64
 	dropped  atomic.Int64
+	conns    *connRegistry
+	clients  []*closedClient
 }
 
 // Run performs one load run and returns its result. Cancelling ctx stops
@@ -42,7 +44,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if s.Seed == 0 {
 		s.Seed = uint64(time.Now().UnixNano())
 	}
-	r := &runner{s: s}
+	r := &runner{s: s, conns: newConnRegistry()}
 	total := 0
 	for i, rq := range s.Requests {
 		c, err := compileRequest(rq, i, !s.DisableKeepAlive)
@@ -85,6 +87,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 
 	// Per-second series, progress and the stop conditions.
 	series, interrupted := r.watch(ctx, cost)
+	r.halt()
 	wg.Wait()
 	end := time.Now()
 	series = r.flushSecond(series, end)
@@ -97,6 +100,20 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		fmt.Fprintln(s.Progress)
 	}
 	return r.result(cost, series, interrupted, end), nil
+}
+
+// halt wakes every blocked connection and ends every thinking client once
+// the run has stopped.
+func (r *runner) halt() {
+	r.conns.wakeAll()
+	for _, c := range r.clients {
+		c.mu.Lock()
+		stopped := c.tm.Stop()
+		c.mu.Unlock()
+		if stopped { // no wake-up will run: end the client here
+			c.finish()
+		}
+	}
 }
 
 // stopAt returns the stop time.
@@ -212,7 +229,7 @@ func (r *runner) newWorker(id int) *worker {
 	w := &worker{r: r, id: id}
 	w.rng = rand.New(rand.NewPCG(r.s.Seed, uint64(id)+1))
 	w.st = renderState{seq: &r.seq, client: id + 1, rng: w.rng}
-	w.conn = conn{timeout: r.s.Timeout, keepAlive: !r.s.DisableKeepAlive, stopCtx: r.ctx, wantFirst: r.jtl != nil}
+	w.conn = conn{timeout: r.s.Timeout, keepAlive: !r.s.DisableKeepAlive, stopCtx: r.ctx, reg: r.conns, wantFirst: r.jtl != nil}
 	return w
 }
 
@@ -312,7 +329,6 @@ type closedClient struct {
 	next    time.Time // when the next request is due
 	started bool
 	wg      *sync.WaitGroup
-	unwatch func() bool
 	// mu orders the hand-over of the client's state between the goroutine
 	// that goes to sleep, the next wake-up and the stop callback.
 	mu sync.Mutex
@@ -334,19 +350,12 @@ func (r *runner) startClient(id int, wg *sync.WaitGroup) {
 	wg.Add(1)
 	c.tm = time.AfterFunc(time.Hour, c.wake)
 	c.tm.Stop() // c.tm must be set before the first wake-up can run
-	c.unwatch = context.AfterFunc(r.ctx, func() {
-		c.mu.Lock()
-		stopped := c.tm.Stop()
-		c.mu.Unlock()
-		if stopped { // no wake-up will run: end the client here
-			c.finish()
-		}
-	})
+	r.clients = append(r.clients, c)
 	c.tm.Reset(time.Until(c.next))
 }
 
 // finish ends the client. It runs exactly once: from the goroutine of a
-// wake-up, or from the stop callback when it cancelled the pending wake-up.
+// wake-up, or from halt when it cancelled the pending wake-up.
 func (c *closedClient) finish() {
 	c.w.conn.close()
 	c.wg.Done()

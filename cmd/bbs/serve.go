@@ -55,7 +55,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	defer rd.stop()
 
 	start := time.Now()
-	store, err := entity.Open(ctx, entity.Options{
+	store, err := openWithWait(ctx, time.Duration(cfg.DBWait), log, entity.Options{
 		Driver:    cfg.DB,
 		DSN:       cfg.DSN,
 		Pool:      cfg.Pool,

@@ -1,0 +1,58 @@
+package entity
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/mattn/go-sqlite3"
+)
+
+func TestSliceBusyTimeout(t *testing.T) {
+	tests := []struct {
+		dsn    string
+		budget time.Duration
+	}{
+		{"file:a.db?" + sqliteParams, 5 * time.Second},
+		{"file:a.db?_busy_timeout=300&_journal_mode=WAL", 300 * time.Millisecond},
+		{"file:a.db?_timeout=50", 50 * time.Millisecond},
+		{"file:a.db", defaultBusyTimeout},
+	}
+	for _, tt := range tests {
+		got, budget := sliceBusyTimeout(tt.dsn)
+		if budget != tt.budget {
+			t.Errorf("sliceBusyTimeout(%q) budget = %v; want %v", tt.dsn, budget, tt.budget)
+		}
+		want := "_busy_timeout=" + map[bool]string{true: "100", false: "50"}[tt.budget >= busySlice]
+		if !strings.Contains(got, want) || strings.Count(got, "timeout=") != 1 || !strings.HasPrefix(got, "file:a.db?") {
+			t.Errorf("sliceBusyTimeout(%q) = %q; want one %s", tt.dsn, got, want)
+		}
+	}
+}
+
+func TestRetryBusy(t *testing.T) {
+	busy := sqlite3.Error{Code: sqlite3.ErrBusy}
+	calls := 0
+	err := retryBusy(context.Background(), time.Second, func() error {
+		calls++
+		if calls < 3 {
+			return busy
+		}
+		return nil
+	})
+	if err != nil || calls != 3 {
+		t.Errorf("retryBusy = %v after %d calls; want nil after 3", err, calls)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	calls = 0
+	err = retryBusy(ctx, time.Hour, func() error { calls++; cancel(); return busy })
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Errorf("retryBusy with a cancelled context = %v after %d calls; want context.Canceled after 1", err, calls)
+	}
+	err = retryBusy(context.Background(), 0, func() error { return busy })
+	if !isBusy(err) {
+		t.Errorf("retryBusy past its budget = %v; want SQLITE_BUSY", err)
+	}
+}

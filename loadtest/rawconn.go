@@ -1,0 +1,100 @@
+package loadtest
+
+import (
+	"io"
+	"net"
+	"syscall"
+	"unsafe"
+)
+
+// rawConn reads and writes a TCP connection with raw non-blocking system
+// calls, waiting in the runtime's network poller (and honouring deadlines)
+// only when the socket is not ready. Unlike net.Conn's Read and Write it
+// does not enter the scheduler's syscall state, so a slow loopback write
+// does not make the runtime's monitor hand the processor to another thread:
+// on one pinned core that hand-over and the monitor's wake-ups cost more
+// than the requests themselves. Methods are used by one goroutine.
+type rawConn struct {
+	rc      syscall.RawConn
+	buf     []byte
+	n       int
+	err     error
+	readFn  func(fd uintptr) bool
+	writeFn func(fd uintptr) bool
+}
+
+// newRawConn returns a rawConn for nc, or nil when nc offers no raw access.
+func newRawConn(nc net.Conn) *rawConn {
+	sc, ok := nc.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	r := &rawConn{rc: rc}
+	r.readFn, r.writeFn = r.doRead, r.doWrite
+	return r
+}
+
+func (r *rawConn) doRead(fd uintptr) bool {
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))), uintptr(len(r.buf)))
+	switch {
+	case e == syscall.EAGAIN:
+		return false
+	case e == syscall.EINTR:
+		return false
+	case e != 0:
+		r.n, r.err = 0, e
+	case n == 0:
+		r.n, r.err = 0, io.EOF
+	default:
+		r.n, r.err = int(n), nil
+	}
+	return true
+}
+
+func (r *rawConn) doWrite(fd uintptr) bool {
+	for len(r.buf) > 0 {
+		n, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))), uintptr(len(r.buf)))
+		switch {
+		case e == syscall.EAGAIN:
+			return false
+		case e == syscall.EINTR:
+			continue
+		case e != 0:
+			r.err = e
+			return true
+		}
+		r.n += int(n)
+		r.buf = r.buf[n:]
+	}
+	return true
+}
+
+// Read implements io.Reader.
+func (r *rawConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	r.buf, r.n, r.err = p, 0, nil
+	if err := r.rc.Read(r.readFn); err != nil {
+		return 0, err
+	}
+	r.buf = nil
+	return r.n, r.err
+}
+
+// Write writes all of p.
+func (r *rawConn) Write(p []byte) (int, error) {
+	r.buf, r.n, r.err = p, 0, nil
+	if err := r.rc.Write(r.writeFn); err != nil {
+		return r.n, err
+	}
+	r.buf = nil
+	if r.err != nil {
+		return r.n, r.err
+	}
+	return r.n, nil
+}
