@@ -184,20 +184,6 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	return append(series, row)
 }
 
-// progress writes the live line.
-func (r *runner) progress(series []SecondRow) {
-	last := series[len(series)-1]
-	var errs int64
-	for _, s := range series {
-		errs += s.Errors
-	}
-	phase := ""
-	if last.Warmup {
-		phase = " (warm-up)"
-	}
-	fmt.Fprintf(r.s.Progress, "\r%6.0fs  %8.1f req/s  p99 %8.3f ms  errors %d%s   ", last.T, last.Throughput, last.P99Ms, errs, phase)
-}
-
 // pick chooses a request by weight.
 func (r *runner) pick(rng *rand.Rand) *compiled {
 	if len(r.reqs) == 1 {

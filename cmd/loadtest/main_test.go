@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"bbslab/loadtest"
+)
+
+// runCmd runs the command line and returns its exit code and output.
+func runCmd(ctx context.Context, args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	err := run(ctx, args, &out, &errb)
+	return exitCode(err, &errb), out.String(), errb.String()
+}
+
+func server(t *testing.T) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<html>ok</html>"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestUsageErrorsExit2(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.toml")
+	os.WriteFile(bad, []byte("[[request]]\nurl = \"http://h/\"\nwieght = 2\n"), 0o644)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{}, "no command"},
+		{[]string{"nope"}, "unknown command"},
+		{[]string{"run", "-bogus"}, "-bogus"},
+		{[]string{"run", "-url", "http://h/"}, "-duration or -requests"},
+		{[]string{"run", "-url", "https://h/", "-duration", "1s"}, "https is not supported"},
+		{[]string{"run", "-scenario", bad, "-duration", "1s"}, "wieght"},
+		{[]string{"run", "-scenario", filepath.Join(dir, "missing.toml"), "-duration", "1s"}, "missing.toml"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-model", "closed"}, "closed"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-slo", "p99<fast"}, "fast"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-clients", "x"}, "-clients"},
+		{[]string{"sweep", "-url", "http://h/", "-duration", "1s", "-clients", "5,x"}, "-clients"},
+		{[]string{"report"}, "at least one"},
+		{[]string{"report", filepath.Join(dir, "none.json")}, "none.json"},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCmd(context.Background(), tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("run(%q) = exit %d, stderr %q; want exit 2 naming %q", tt.args, code, stderr, tt.want)
+		}
+	}
+}
+
+func TestRunOutputsAndSLO(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	out, jtl, csv := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.jtl"), filepath.Join(dir, "r.csv")
+	code, stdout, stderr := runCmd(context.Background(), "run", "-url", srv.URL+"/?m={{seq}}", "-clients", "2", "-requests", "200",
+		"-out", out, "-jtl", jtl, "-csv", csv, "-slo", "errors<1%,p50<10s")
+	if code != 0 {
+		t.Fatalf("run = exit %d; stderr %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "throughput/s") || !strings.Contains(stdout, "SLO PASS errors<1%") {
+		t.Errorf("stdout lacks the summary or SLO lines:\n%s", stdout)
+	}
+	r, err := loadtest.ReadResult(out)
+	if err != nil || r.Total.Requests != 200 {
+		t.Fatalf("result %v, %v; want 200 requests", r, err)
+	}
+	for _, p := range []string{jtl, csv} {
+		if b, err := os.ReadFile(p); err != nil || len(b) == 0 {
+			t.Errorf("%s not written: %v", p, err)
+		}
+	}
+	code, stdout, _ = runCmd(context.Background(), "run", "-url", srv.URL, "-clients", "1", "-requests", "50", "-slo", "p50<1us")
+	if code != 3 || !strings.Contains(stdout, "SLO FAIL p50<1us") {
+		t.Errorf("failing SLO: exit %d, stdout %q; want exit 3 and a FAIL line", code, stdout)
+	}
+
+	// report reads the JSON and the JTL together and draws charts.
+	prefix := filepath.Join(dir, "rep")
+	code, stdout, stderr = runCmd(context.Background(), "report", "-charts", prefix, out, jtl)
+	if code != 0 || strings.Count(stdout, "throughput/s") != 2 {
+		t.Errorf("report = exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	if _, err := os.Stat(prefix + "-timeline-throughput.png"); err != nil {
+		t.Errorf("report chart: %v", err)
+	}
+	// merge two results.
+	merged := filepath.Join(dir, "m.json")
+	if code, _, stderr := runCmd(context.Background(), "merge", "-out", merged, out, out); code != 0 {
+		t.Fatalf("merge = exit %d: %s", code, stderr)
+	}
+	m, err := loadtest.ReadResult(merged)
+	if err != nil || m.Total.Requests != 400 || m.Settings.Clients != 4 {
+		t.Errorf("merged %v, %v; want 400 requests of 4 clients", m, err)
+	}
+}
+
+func TestInterruptedRunWritesResults(t *testing.T) {
+	srv := server(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	code, stdout, _ := runCmd(ctx, "run", "-url", srv.URL, "-clients", "2", "-think", "5ms", "-duration", "1m", "-out", out)
+	if code != exitInterrupted {
+		t.Errorf("interrupted run = exit %d; want %d", code, exitInterrupted)
+	}
+	r, err := loadtest.ReadResult(out)
+	if err != nil {
+		t.Fatalf("interrupted run wrote no result: %v", err)
+	}
+	if !r.Interrupted || r.Total.Requests == 0 || !strings.Contains(stdout, "interrupted") {
+		t.Errorf("result interrupted=%v requests=%d; stdout %q", r.Interrupted, r.Total.Requests, stdout)
+	}
+}
+
+func TestSweepCommand(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	prefix := filepath.Join(dir, "sw")
+	out := filepath.Join(dir, "sw.json")
+	code, stdout, stderr := runCmd(context.Background(), "sweep", "-url", srv.URL, "-clients", "1,3", "-model", "rate", "-think", "20ms",
+		"-warmup", "100ms", "-duration", "400ms", "-charts", prefix, "-out", out)
+	if code != 0 {
+		t.Fatalf("sweep = exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "== sweep") || !strings.Contains(stdout, "ideal/s") {
+		t.Errorf("sweep stdout:\n%s", stdout)
+	}
+	for _, f := range []string{"-throughput.svg", "-throughput.png", "-response.svg", "-response.png"} {
+		if _, err := os.Stat(prefix + f); err != nil {
+			t.Errorf("sweep chart: %v", err)
+		}
+	}
+	// The sweep file reports as one curve with two points.
+	code, stdout, _ = runCmd(context.Background(), "report", "-charts", filepath.Join(dir, "again"), out)
+	if code != 0 || !strings.Contains(stdout, "ideal/s") {
+		t.Errorf("report of a sweep = exit %d:\n%s", code, stdout)
+	}
+}
+
+func TestTargetServes(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	pr, pw, _ := os.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- cmdTarget(ctx, []string{"-addr", "127.0.0.1:0", "-size", "100"}, pw, os.Stderr) }()
+	buf := make([]byte, 100)
+	n, _ := pr.Read(buf)
+	url := strings.TrimSpace(string(buf[:n]))
+	res, err := loadtest.Run(ctx, loadtest.Settings{Requests: []loadtest.Request{{URL: url, Method: "POST", Form: map[string]string{"a": "b"}}}, Clients: 2, MaxRequests: 100, Seed: 1})
+	if err != nil || res.Total.Successes != 100 || res.Total.Bytes < 100*100 {
+		t.Errorf("target: %+v, %v; want 100 successes of 100-byte pages", res.Total, err)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("target: %v", err)
+	}
+}
