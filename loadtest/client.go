@@ -20,12 +20,12 @@ type ErrorKind uint8
 
 // The error kinds.
 const (
-	ErrNone    ErrorKind = iota
-	ErrConnect           // the connection could not be opened
-	ErrTimeout           // no complete response within Settings.Timeout
-	ErrIO                // the connection broke or the response was malformed
-	ErrStatus            // the status code was not the expected one
-	ErrBody              // the body lacked the expected substring
+	ErrNone    ErrorKind = iota // the request succeeded
+	ErrConnect                  // the connection could not be opened
+	ErrTimeout                  // no complete response within Settings.Timeout
+	ErrIO                       // the connection broke or the response was malformed
+	ErrStatus                   // the status code was not the expected one
+	ErrBody                     // the body lacked the expected substring
 	numErrKinds
 )
 
