@@ -43,27 +43,29 @@ func TestClientResponseFraming(t *testing.T) {
 	tests := []struct {
 		path      string
 		post      bool
+		method    string
 		contains  string
 		wantKind  ErrorKind
 		keepAlive bool
 		maxConns  int64 // connections for 20 requests on one client
 	}{
-		{"/plain", false, "needle", ErrNone, true, 1},
-		{"/chunked", false, "needle part two", ErrNone, true, 1},
-		{"/close", false, "needle", ErrNone, true, 20},
-		{"/plain", false, "", ErrNone, false, 20},
-		{"/plain", false, "absent", ErrBody, true, 1},
-		{"/missing", false, "", ErrStatus, true, 1},
-		{"/post", true, "needle m", ErrNone, true, 1},
+		{"/plain", false, "", "needle", ErrNone, true, 1},
+		{"/plain", false, "HEAD", "", ErrNone, true, 1},
+		{"/chunked", false, "", "needle part two", ErrNone, true, 1},
+		{"/close", false, "", "needle", ErrNone, true, 20},
+		{"/plain", false, "", "", ErrNone, false, 20},
+		{"/plain", false, "", "absent", ErrBody, true, 1},
+		{"/missing", false, "", "", ErrStatus, true, 1},
+		{"/post", true, "", "needle m", ErrNone, true, 1},
 	}
 	for _, tt := range tests {
 		conns.Store(0)
-		rq := Request{URL: srv.URL + tt.path, Contains: tt.contains}
+		rq := Request{URL: srv.URL + tt.path, Method: tt.method, Contains: tt.contains}
 		if tt.post {
 			rq.Form = map[string]string{"message": "m{{seq}}"}
 		}
-		res := mustRun(t, Settings{Requests: []Request{rq}, Clients: 1, MaxRequests: 20, DisableKeepAlive: !tt.keepAlive})
-		name := fmt.Sprintf("%s (contains %q, keepalive %v)", tt.path, tt.contains, tt.keepAlive)
+		res := mustRun(t, Settings{Requests: []Request{rq}, Clients: 1, MaxRequests: 20, DisableKeepAlive: !tt.keepAlive, Timeout: time.Second})
+		name := fmt.Sprintf("%s %s (contains %q, keepalive %v)", tt.method, tt.path, tt.contains, tt.keepAlive)
 		if res.Total.Requests != 20 {
 			t.Errorf("%s: %d requests; want 20", name, res.Total.Requests)
 		}

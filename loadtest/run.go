@@ -248,7 +248,7 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 		wire = w.buf
 	}
 	o := &w.out
-	w.conn.do(sent, wire, false, req.contains, o)
+	w.conn.do(sent, wire, req.head, req.contains, o)
 	end := time.Now()
 	if end.After(r.stopAt()) {
 		return end, false // finished after the end (or cut off by it): not counted

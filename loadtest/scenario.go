@@ -88,6 +88,7 @@ type compiled struct {
 	addr     string
 	url      string
 	weight   int
+	head     bool // HEAD: the response has no body
 	expect   int
 	contains []byte
 	// static is the whole request when it has no placeholders.
@@ -167,6 +168,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		weight:   r.Weight,
 		expect:   r.Expect,
 		contains: []byte(r.Contains),
+		head:     method == "HEAD",
 	}
 	if c.weight == 0 {
 		c.weight = 1
