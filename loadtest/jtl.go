@@ -242,6 +242,11 @@ func parseJTL(r io.Reader) (*Result, error) {
 		if s == nil {
 			s = &sec{h: NewHistogram()}
 			secs[end/1000] = s
+			// Lines come roughly in time order: keep seconds well behind
+			// the newest compressed so a long file needs little memory.
+			if old := secs[end/1000-10]; old != nil {
+				old.h.compact()
+			}
 		}
 		s.recv += n
 		if strings.EqualFold(get("success"), "true") {
