@@ -40,8 +40,9 @@ type Cost struct {
 	LateRequests int64 `json:"late_requests"`
 	// TimerLagP99Ms and TimerLagMaxMs measure how late clients woke up from
 	// their think time: lag the generator caused itself.
-	TimerLagP99Ms float64 `json:"timer_lag_p99_ms"`
-	TimerLagMaxMs float64 `json:"timer_lag_max_ms"`
+	TimerLagMeanMs float64 `json:"timer_lag_mean_ms"`
+	TimerLagP99Ms  float64 `json:"timer_lag_p99_ms"`
+	TimerLagMaxMs  float64 `json:"timer_lag_max_ms"`
 	// Bottleneck is set when the generator may have limited the run;
 	// Reasons says why.
 	Bottleneck bool     `json:"bottleneck"`
@@ -118,6 +119,7 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	}
 	if lag.timer != nil {
 		c.TimerLagP99Ms = ms(lag.timer.Quantile(0.99))
+		c.TimerLagMeanMs = ms(lag.timer.Mean())
 	}
 	if wall > 0 {
 		c.CPUPercent = round3(100 * (user + sys) / wall)
