@@ -54,10 +54,13 @@ func (s *Server) handleBoard() http.HandlerFunc {
 			s.fail(w, r, view.Name(), err)
 			return
 		}
+		// The worker is held until the page is written, as an execute
+		// thread of the article's application server was: rendering and
+		// writing are part of the work the limit bounds.
+		defer release()
 		ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
 		res, err := view.Run(ctx, s.store, req)
 		cancel()
-		release()
 
 		s.stats.record(view.Name(), res.Tally, err == nil)
 		noteTally(r.Context(), res.Tally)
