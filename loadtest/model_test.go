@@ -28,21 +28,36 @@ func TestRateModelHoldsClientsOverThink(t *testing.T) {
 // Rate model: throughput falls to clients/response time when responses are
 // slower than the think time.
 func TestRateModelFallsToClientsOverResponse(t *testing.T) {
-	srv, _ := delayServer(t, 40*time.Millisecond)
+	var mu sync.Mutex
+	var served time.Duration
+	var n int
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t0 := time.Now()
+		time.Sleep(40 * time.Millisecond)
+		w.Write([]byte("ok"))
+		mu.Lock()
+		served += time.Since(t0)
+		n++
+		mu.Unlock()
+	}))
+	defer srv.Close()
 	res := mustRun(t, Settings{
 		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelRate,
 		Think: 20 * time.Millisecond, Warmup: 300 * time.Millisecond, Duration: 2 * time.Second,
 	})
+	mu.Lock()
+	resp := served.Seconds() / float64(n) // the server's actual response time
+	mu.Unlock()
 	// Back to back: each cycle is one response time.
-	resp := time.Duration(res.Total.MeanMs * float64(time.Millisecond))
-	// Latency counts from the intended start and grows with the backlog;
-	// the cycle is the server time.
-	want := 10 / 0.040
+	want := 10 / resp
 	if !within(res.Total.Throughput, want, 0.05) {
-		t.Errorf("rate model, server 40 ms, think 20 ms: throughput %.1f/s; want about clients/response = %.0f ± 5%%", res.Total.Throughput, want)
+		t.Errorf("rate model, server %.2f ms, think 20 ms, 10 clients: throughput %.1f/s; want clients/response = %.1f ± 5%%", resp*1000, res.Total.Throughput, want)
 	}
-	if resp < 40*time.Millisecond {
-		t.Errorf("mean latency %v; want at least the 40 ms server time", resp)
+	if ideal := 10 / 0.020; res.Total.Throughput > ideal*0.6 {
+		t.Errorf("throughput %.1f; want it well below clients/think = %.0f", res.Total.Throughput, ideal)
+	}
+	if res.Total.MeanMs < 40 {
+		t.Errorf("mean latency %.2f ms; want at least the 40 ms server time", res.Total.MeanMs)
 	}
 	if res.Cost.LateRequests == 0 {
 		t.Errorf("LateRequests = 0; want requests recorded as late")
