@@ -3,6 +3,7 @@ package loadtest
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Merge combines the results of one run performed by several generator
@@ -78,6 +79,18 @@ func Merge(results []*Result) (*Result, error) {
 			m.Bytes += row.Bytes
 			m.Throughput += row.Throughput
 			m.Histogram.Merge(row.Histogram)
+			for _, l := range row.Labels {
+				k := slices.IndexFunc(m.Labels, func(x LabelSecond) bool { return x.Label == l.Label })
+				if k < 0 {
+					m.Labels = append(m.Labels, LabelSecond{Label: l.Label, Histogram: NewHistogram()})
+					k = len(m.Labels) - 1
+				}
+				ml := &m.Labels[k]
+				ml.Successes += l.Successes
+				ml.Errors += l.Errors
+				ml.Throughput += l.Throughput
+				ml.Histogram.Merge(l.Histogram)
+			}
 		}
 		if r.Open != nil {
 			if out.Open == nil {
@@ -114,6 +127,12 @@ func Merge(results []*Result) (*Result, error) {
 		h := m.Histogram
 		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = ms(h.Mean()), ms(h.Quantile(0.5)), ms(h.Quantile(0.99)), ms(h.Max())
 		h.compact()
+		for j := range m.Labels {
+			l := &m.Labels[j]
+			lh := l.Histogram
+			l.MeanMs, l.P50Ms, l.P99Ms, l.MaxMs = ms(lh.Mean()), ms(lh.Quantile(0.5)), ms(lh.Quantile(0.99)), ms(lh.Max())
+			lh.compact()
+		}
 	}
 	all := &acc{h: NewHistogram(), errs: map[string]int64{}}
 	for _, name := range order {

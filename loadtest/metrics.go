@@ -42,6 +42,15 @@ type secAcc struct {
 	ok   int64
 	errs int64
 	recv int64
+	// labels splits the second by label when there is more than one.
+	labels []secLabel
+}
+
+// secLabel is one label's share of a second.
+type secLabel struct {
+	hist *Histogram
+	ok   int64
+	errs int64
 }
 
 // lagAcc accumulates schedule lag (actual send − intended send).
@@ -76,6 +85,12 @@ func newRecorder(nshards, nlabels int) *recorder {
 			sh.labels[j].hist = NewHistogram()
 		}
 		sh.sec.hist = NewHistogram()
+		if nlabels > 1 {
+			sh.sec.labels = make([]secLabel, nlabels)
+			for j := range sh.sec.labels {
+				sh.sec.labels[j].hist = NewHistogram()
+			}
+		}
 		sh.lag.timer = NewHistogram()
 	}
 	return r
@@ -92,6 +107,15 @@ func (r *recorder) record(s *sample) {
 		sh.sec.hist.Record(lat)
 	} else {
 		sh.sec.errs++
+	}
+	if sh.sec.labels != nil {
+		sl := &sh.sec.labels[s.label]
+		if s.kind == ErrNone {
+			sl.ok++
+			sl.hist.Record(lat)
+		} else {
+			sl.errs++
+		}
 	}
 	sh.sec.recv += s.recv
 	if s.measured {
@@ -124,10 +148,15 @@ func (r *recorder) record(s *sample) {
 	sh.mu.Unlock()
 }
 
-// takeSecond moves the current-second accumulators of all shards into one
-// row and resets them.
-func (r *recorder) takeSecond(into *Histogram) (ok, errs, recv int64) {
+// takeSecond moves the current-second accumulators of all shards into
+// into (and, with several labels, into labels, one entry per label) and
+// resets them.
+func (r *recorder) takeSecond(into *Histogram, labels []secLabel) (ok, errs, recv int64) {
 	into.Reset()
+	for j := range labels {
+		labels[j].hist.Reset()
+		labels[j].ok, labels[j].errs = 0, 0
+	}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
@@ -136,7 +165,17 @@ func (r *recorder) takeSecond(into *Histogram) (ok, errs, recv int64) {
 		ok += sh.sec.ok
 		errs += sh.sec.errs
 		recv += sh.sec.recv
-		sh.sec = secAcc{hist: sh.sec.hist}
+		for j := range sh.sec.labels {
+			b := &sh.sec.labels[j]
+			if j < len(labels) {
+				labels[j].hist.Merge(b.hist)
+				labels[j].ok += b.ok
+				labels[j].errs += b.errs
+			}
+			b.hist.Reset()
+			b.ok, b.errs = 0, 0
+		}
+		sh.sec = secAcc{hist: sh.sec.hist, labels: sh.sec.labels}
 		sh.mu.Unlock()
 	}
 	return ok, errs, recv

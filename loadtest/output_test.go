@@ -43,6 +43,20 @@ func TestJSONAndJTLRoundTrip(t *testing.T) {
 	if len(back.Labels) != 2 || back.Labels[1].Label != "missing, really" {
 		t.Fatalf("labels %+v", back.Labels)
 	}
+	// With two labels every second is split by label.
+	var perLabel int64
+	for _, row := range back.Series {
+		if len(row.Labels) != 2 || row.Labels[1].Label != "missing, really" {
+			t.Fatalf("series row %+v; want two labels", row)
+		}
+		perLabel += row.Labels[0].Successes + row.Labels[1].Errors
+		if row.Labels[0].Successes != row.Successes {
+			t.Errorf("second %.1f: label home has %d successes, the row %d", row.T, row.Labels[0].Successes, row.Successes)
+		}
+	}
+	if perLabel != 300 {
+		t.Errorf("per-label seconds add up to %d requests; want 300", perLabel)
+	}
 	// The second label expects 404 but gets 200: status errors.
 	if n := back.Labels[1].Requests; n == 0 || back.Total.ErrorKinds["status"] != n || back.Labels[0].Errors != 0 {
 		t.Errorf("errors %v; want %d status errors, all on the second label", back.Total.ErrorKinds, n)

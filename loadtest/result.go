@@ -92,6 +92,21 @@ type SecondRow struct {
 	MaxMs      float64 `json:"max_ms"`
 	// Histogram of this second's successful latencies.
 	Histogram *Histogram `json:"histogram,omitempty"`
+	// Labels splits the second by label when the run had several.
+	Labels []LabelSecond `json:"labels,omitempty"`
+}
+
+// LabelSecond is one label's share of a SecondRow.
+type LabelSecond struct {
+	Label      string     `json:"label"`
+	Successes  int64      `json:"successes"`
+	Errors     int64      `json:"errors"`
+	Throughput float64    `json:"throughput"`
+	MeanMs     float64    `json:"mean_ms"`
+	P50Ms      float64    `json:"p50_ms"`
+	P99Ms      float64    `json:"p99_ms"`
+	MaxMs      float64    `json:"max_ms"`
+	Histogram  *Histogram `json:"histogram,omitempty"`
 }
 
 // OpenStats counts the open model's arrivals.

@@ -161,7 +161,14 @@ func (r *runner) watch(ctx context.Context, cost *costMeter) (series []SecondRow
 // flushSecond appends the row for the interval ending at now.
 func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	h := NewHistogram()
-	ok, errs, recv := r.rec.takeSecond(h)
+	var labels []secLabel
+	if len(r.reqs) > 1 {
+		labels = make([]secLabel, len(r.reqs))
+		for j := range labels {
+			labels[j].hist = NewHistogram()
+		}
+	}
+	ok, errs, recv := r.rec.takeSecond(h, labels)
 	t := now.Sub(r.start).Seconds()
 	prev := 0.0
 	if len(series) > 0 {
@@ -180,6 +187,18 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	h.compact()
 	if dt > 0 {
 		row.Throughput = math.Round(float64(ok)/dt*10) / 10
+	}
+	for j, l := range labels {
+		ls := LabelSecond{
+			Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs,
+			MeanMs: ms(l.hist.Mean()), P50Ms: ms(l.hist.Quantile(0.5)), P99Ms: ms(l.hist.Quantile(0.99)), MaxMs: ms(l.hist.Max()),
+			Histogram: l.hist,
+		}
+		if dt > 0 {
+			ls.Throughput = math.Round(float64(l.ok)/dt*10) / 10
+		}
+		l.hist.compact()
+		row.Labels = append(row.Labels, ls)
 	}
 	return append(series, row)
 }
