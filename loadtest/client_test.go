@@ -178,6 +178,9 @@ func TestTemplatesMakeUniqueRequests(t *testing.T) {
 	if res.Total.Successes != 200 {
 		t.Fatalf("successes %d; want 200", res.Total.Successes)
 	}
+	srv.Close()
+	mu <- struct{}{} // order the handlers' writes before the reads
+	defer func() { <-mu }()
 	for m, n := range seen {
 		if n != 1 || !strings.HasPrefix(m, "m") {
 			t.Errorf("message %q posted %d times; want unique messages", m, n)
