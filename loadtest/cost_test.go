@@ -1,0 +1,34 @@
+package loadtest
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestBottleneckFromTimerLag(t *testing.T) {
+	tests := []struct {
+		think, lag time.Duration
+		want       bool
+	}{
+		{10 * time.Millisecond, 5 * time.Millisecond, true},     // 50 % of think
+		{10 * time.Millisecond, 1500 * time.Microsecond, false}, // timer slack
+		{time.Second, 50 * time.Millisecond, false},             // 5 % of think
+		{time.Second, 200 * time.Millisecond, true},             // 20 % of think
+		{0, 200 * time.Millisecond, false},                      // no think time
+	}
+	for _, tt := range tests {
+		lag := lagAcc{timer: NewHistogram()}
+		lag.timer.RecordN(tt.lag, 1000)
+		c := startCost().finish(lag, tt.think)
+		got := false
+		for _, r := range c.Reasons {
+			if strings.Contains(r, "woke up late") {
+				got = true
+			}
+		}
+		if got != tt.want {
+			t.Errorf("think %v, p99 timer lag %v: bottleneck warning %v (%q); want %v", tt.think, tt.lag, got, c.Reasons, tt.want)
+		}
+	}
+}
