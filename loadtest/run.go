@@ -32,6 +32,7 @@ type runner struct {
 	dropped  atomic.Int64
 	conns    *connRegistry
 	clients  []*closedClient
+	busy     atomic.Int64 // open model: arrivals handed out and not yet done
 }
 
 // Run performs one load run and returns its result. Cancelling ctx stops
@@ -74,7 +75,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 
 	var wg sync.WaitGroup
 	if s.Model == ModelOpen {
-		arrive := make(chan time.Time)
+		// Buffered to the cap, with busy counting what is queued or in
+		// flight: an arrival is dropped only when every connection is busy,
+		// never because a free client has not reached its receive yet.
+		arrive := make(chan time.Time, s.Clients)
 		for i := 0; i < s.Clients; i++ {
 			wg.Go(func() { r.openWorker(i, arrive) })
 		}
@@ -447,12 +451,11 @@ func (r *runner) dispatch(arrive chan<- time.Time) {
 			if measured {
 				r.arrivals.Add(1)
 			}
-			select {
-			case arrive <- next:
-			default:
-				if measured {
-					r.dropped.Add(1)
-				}
+			if r.busy.Load() < int64(r.s.Clients) {
+				r.busy.Add(1) // only this goroutine adds: the buffer never fills
+				arrive <- next
+			} else if measured {
+				r.dropped.Add(1)
 			}
 			next = next.Add(gap())
 		}
@@ -467,7 +470,9 @@ func (r *runner) openWorker(id int, arrive <-chan time.Time) {
 		select {
 		case intended := <-arrive:
 			sent := time.Now()
-			if _, ok := w.exchange(intended, sent, sent.Sub(intended), sent.Sub(intended) > time.Millisecond); !ok {
+			_, ok := w.exchange(intended, sent, sent.Sub(intended), sent.Sub(intended) > time.Millisecond)
+			r.busy.Add(-1)
+			if !ok {
 				return
 			}
 		case <-r.ctx.Done():
