@@ -162,7 +162,18 @@ type ExperimentRun struct {
 	Name string            `toml:"name"`
 	Args []string          `toml:"args"`
 	Vars map[string]string `toml:"vars"`
+	// Start is when the load starts: "ready" (the default: after the
+	// server's ready URL answers, a reset and validation) or "listening"
+	// (as soon as the first request's port accepts connections, with no
+	// reset or validation: the cold start measured from process start).
+	Start string `toml:"start"`
 }
+
+// Start modes of a run.
+const (
+	StartReady     = "ready"
+	StartListening = "listening"
+)
 
 // Duration is a time.Duration written as "5s" in TOML.
 type Duration time.Duration
@@ -331,6 +342,13 @@ func (e *Experiment) check() error {
 			bad("run %d: name %q used twice", i+1, r.Name)
 		}
 		seen[r.Name] = true
+		switch r.Start {
+		case "":
+			e.Runs[i].Start = StartReady
+		case StartReady, StartListening:
+		default:
+			bad("run %q: start = %q: want \"ready\" or \"listening\"", r.Name, r.Start)
+		}
 	}
 	for _, c := range e.Server.CPUs {
 		if c < 0 || c > 1023 {

@@ -169,9 +169,6 @@ func runOne(ctx context.Context, e *Experiment, run ExperimentRun, out string, l
 			logf("run %s: %v", run.Name, err)
 		}
 	}()
-	if err := proc.waitReady(ctx, x(e.Server.Ready), time.Duration(e.Server.StartTimeout)); err != nil {
-		return rr, pinNote, err
-	}
 	reset := func() error {
 		if e.Server.Reset == "" {
 			return nil
@@ -181,16 +178,32 @@ func runOne(ctx context.Context, e *Experiment, run ExperimentRun, out string, l
 		}
 		return nil
 	}
-	if err := reset(); err != nil {
-		return rr, pinNote, err
-	}
-	if e.Validate.Board != "" {
-		if err := ValidateBoard(ctx, x(e.Validate.Board)); err != nil {
-			return rr, pinNote, fmt.Errorf("the server failed validation, so it was not loaded: %w", err)
+	if run.Start == StartListening {
+		// Cold start: load as soon as the board's port takes connections,
+		// from a fresh process; no reset, no validation, nothing warms it.
+		addr, err := hostPort(x(e.Load.Requests[0].URL))
+		if err != nil {
+			return rr, pinNote, err
 		}
-		logf("run %s: validation passed", run.Name)
+		if err := proc.waitListening(ctx, addr, time.Duration(e.Server.StartTimeout)); err != nil {
+			return rr, pinNote, err
+		}
+		logf("run %s: port %s open, loading at once (cold start)", run.Name, addr)
+	} else {
+		if err := proc.waitReady(ctx, x(e.Server.Ready), time.Duration(e.Server.StartTimeout)); err != nil {
+			return rr, pinNote, err
+		}
 		if err := reset(); err != nil {
 			return rr, pinNote, err
+		}
+		if e.Validate.Board != "" {
+			if err := ValidateBoard(ctx, x(e.Validate.Board)); err != nil {
+				return rr, pinNote, fmt.Errorf("the server failed validation, so it was not loaded: %w", err)
+			}
+			logf("run %s: validation passed", run.Name)
+			if err := reset(); err != nil {
+				return rr, pinNote, err
+			}
 		}
 	}
 

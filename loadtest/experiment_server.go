@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,6 +115,40 @@ func (p *serverProc) waitReady(ctx context.Context, url string, timeout time.Dur
 		case <-tick.C:
 		}
 	}
+}
+
+// waitListening waits until addr accepts TCP connections, the server
+// exits, or timeout.
+func (p *serverProc) waitListening(ctx context.Context, addr string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	var d net.Dialer
+	for {
+		c, err := d.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+			return nil
+		}
+		select {
+		case <-p.exited:
+			return fmt.Errorf("the server exited before it listened on %s (%v); its log: %s", addr, p.err, p.tail())
+		case <-ctx.Done():
+			return fmt.Errorf("the server did not listen on %s within %v; its log: %s", addr, timeout, p.tail())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// hostPort returns the host:port of an http:// URL.
+func hostPort(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("request URL %q: want http://host:port/...", raw)
+	}
+	if u.Port() == "" {
+		return net.JoinHostPort(u.Hostname(), "80"), nil
+	}
+	return u.Host, nil
 }
 
 // stop sends SIGTERM to the server's process group, waits up to timeout,

@@ -286,3 +286,42 @@ func TestExperimentOneStepCharts(t *testing.T) {
 		}
 	}
 }
+
+// TestExperimentColdStart checks that a run with start = "listening" loads
+// the server as soon as its port is open, without waiting for readiness,
+// resetting or validating: the fake server here never reports ready.
+func TestExperimentColdStart(t *testing.T) {
+	e := tinyExperiment(t, "neverready")
+	e.Load.Clients = []int{1}
+	e.Load.Duration = Duration(500 * time.Millisecond)
+	e.Load.Warmup = 0
+	e.Profile = ExperimentProfile{}
+	e.Runs = e.Runs[:1]
+	e.Runs[0].Start = StartListening
+	var log strings.Builder
+	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Out: t.TempDir(), Log: &log})
+	if err != nil {
+		t.Fatalf("RunExperiment: %v\n%s", err, log.String())
+	}
+	if len(res.Runs[0].Points) != 1 || res.Runs[0].Points[0].Result.Total.Successes == 0 {
+		t.Errorf("cold run measured nothing: %+v", res.Runs[0].Points)
+	}
+	if !strings.Contains(log.String(), "cold start") || strings.Contains(log.String(), "validation passed") {
+		t.Errorf("log does not show a cold start without validation:\n%s", log.String())
+	}
+	if _, err := ParseExperiment("x", []byte(strings.Replace(`name = "x"
+[server]
+command = ["x"]
+ready = "http://127.0.0.1:1/"
+[load]
+clients = [1]
+duration = "1s"
+[[load.request]]
+url = "http://127.0.0.1:1/"
+[[run]]
+name = "a"
+start = "soon"
+`, "\t", "", -1))); err == nil || !strings.Contains(err.Error(), `start = "soon"`) {
+		t.Errorf("bad start mode: %v", err)
+	}
+}
