@@ -29,6 +29,7 @@ type Experiment struct {
 	Stats    ExperimentStats    `toml:"stats"`
 	Profile  ExperimentProfile  `toml:"profile"`
 	Report   ExperimentReport   `toml:"report"`
+	Disk     ExperimentDisk     `toml:"disk"`
 	Runs     []ExperimentRun    `toml:"run"`
 
 	// Dir is the directory of the experiment file; relative paths in the

@@ -251,6 +251,12 @@ func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
 	for _, v := range res.Verdicts {
 		fmt.Fprintf(&b, "- %s\n", v)
 	}
+	if d := diskReport(res.Disk); d != nil {
+		fmt.Fprintf(&b, "\n## Disk under the database\n\n%s, %d rounds, grade %s (times in ns):\n\n| op | avg | median | min | max |\n| --- | ---: | ---: | ---: | ---: |\n", d.Dir, d.N, d.Grade.Name)
+		for _, st := range d.Stats {
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d |\n", st.Op, st.AvgNs, st.MedianNs, st.MinNs, st.MaxNs)
+		}
+	}
 	b.WriteString("\n## Charts\n\n")
 	for _, c := range charts {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", c.Title, c.Base)
@@ -373,6 +379,8 @@ th{background:#f3f3f3}.err{color:#a00}.chart svg{max-width:100%;height:auto}code
 <ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
 <h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
+{{with .Disk}}<h2>Disk under the database</h2><p>{{.Dir}}, {{.N}} rounds, grade {{.Grade.Name}} (times in ns):</p>
+<table><tr><th>op</th><th>avg</th><th>median</th><th>min</th><th>max</th></tr>{{range .Stats}}<tr><td>{{.Op}}</td><td>{{.AvgNs}}</td><td>{{.MedianNs}}</td><td>{{.MinNs}}</td><td>{{.MaxNs}}</td></tr>{{end}}</table>{{end}}
 <h2>Charts</h2>
 {{range .Charts}}<figure class="chart">{{.SVG}}<figcaption>{{.Title}} (<a href="{{.Base}}.png">PNG</a>, <a href="{{.Base}}.svg">SVG</a>)</figcaption></figure>{{end}}
 {{$readings := .Res.Readings}}
@@ -416,7 +424,7 @@ func experimentHTML(dir string, res *ExperimentResult, charts []chartFile) ([]by
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
 	var b bytes.Buffer
-	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs}); err != nil {
+	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": diskReport(res.Disk)}); err != nil {
 		return nil, fmt.Errorf("render report: %w", err)
 	}
 	return b.Bytes(), nil

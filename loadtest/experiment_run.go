@@ -30,6 +30,8 @@ type ExperimentResult struct {
 	Deadlines    []Duration   `json:"deadlines,omitempty"`
 	SLO          string       `json:"slo,omitempty"`
 	Runs         []*RunResult `json:"runs"`
+	// Disk is the disk benchmark's JSON output, when the file names one.
+	Disk json.RawMessage `json:"disk,omitempty"`
 	// Error says why the experiment stopped early, if it did.
 	Error    string   `json:"error,omitempty"`
 	Verdicts []string `json:"verdicts,omitempty"`
@@ -94,6 +96,16 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO}
 	note := func(s string) { res.Notes = append(res.Notes, s); logf("%s", s) }
 	note(pinSelf(e.Client.CPUs))
+	if len(e.Server.Command) > 0 && len(e.Disk.Command) > 0 {
+		abs, _ := filepath.Abs(opt.Out)
+		raw, err := runDisk(ctx, e.Disk, e.Dir, func(s string) string { return expand(s, map[string]string{"out": abs}) })
+		if err != nil {
+			note("disk benchmark failed: " + err.Error())
+		} else {
+			res.Disk = raw
+			logf("disk benchmark done")
+		}
+	}
 
 	var runErr error
 	for _, run := range e.Runs {

@@ -276,9 +276,17 @@ func TestExperimentOneStepCharts(t *testing.T) {
 	e.Profile = ExperimentProfile{}
 	e.Report.Timeline = true
 	e.Report.Distribution = true
+	e.Disk.Command = []string{"sh", "-c", `echo '{"dir": "{{out}}", "n": 3, "stats": [{"op": "fsync", "avg_ns": 2000, "median_ns": 1500, "min_ns": 1000, "max_ns": 9000}], "grade": {"name": "average"}}'`}
 	out := t.TempDir()
-	if _, err := RunExperiment(context.Background(), e, ExperimentOptions{Out: out}); err != nil {
+	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Out: out})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if v := strings.Join(res.Verdicts, "\n"); !strings.Contains(v, "graded average; fsync took 2 µs") || !strings.Contains(v, out) {
+		t.Errorf("verdicts lack the disk benchmark (run in %s):\n%s", out, v)
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "| fsync | 2000 | 1500 | 1000 | 9000 |") {
+		t.Errorf("report.md lacks the disk table:\n%s", md)
 	}
 	for _, f := range []string{"charts/runs-throughput.svg", "charts/runs-response.png", "charts/sweep-timeline-throughput.svg", "charts/sweep-timeline-p99.png", "charts/distribution.svg", "charts/distribution.png"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {

@@ -51,6 +51,9 @@ func Verdicts(res *ExperimentResult) []string {
 			}
 		}
 	}
+	if v := diskVerdict(res.Disk); v != "" {
+		out = append(out, v)
+	}
 	if res.Error != "" {
 		out = append(out, "The experiment stopped early, so the runs after the failure are missing: "+res.Error)
 	}
