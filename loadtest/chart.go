@@ -29,8 +29,9 @@ const (
 // WriteSweepCharts draws throughput and response time (mean solid, p99
 // dashed) against clients, with the ideal throughput clients/think of the
 // first curve when it has a think time, and saves each chart as SVG and PNG:
-// PREFIX-throughput.svg/.png and PREFIX-response.svg/.png. It returns the
-// files written.
+// PREFIX-throughput.svg/.png and PREFIX-response.svg/.png, plus, when runs
+// have server readings, PREFIX-server-cpu and PREFIX-server-wait (see
+// serverCharts). It returns the files written.
 func WriteSweepCharts(prefix string, curves []Curve) ([]string, error) {
 	tp := plot.New()
 	tp.Title.Text = "Throughput"
@@ -46,8 +47,7 @@ func WriteSweepCharts(prefix string, curves []Curve) ([]string, error) {
 		p.Add(plotter.NewGrid())
 	}
 	for i, c := range curves {
-		runs := append([]*Result(nil), c.Runs...)
-		sort.SliceStable(runs, func(a, b int) bool { return runs[a].Total.Clients < runs[b].Total.Clients })
+		runs := sortedByClients(c.Runs)
 		thr := make(plotter.XYs, len(runs))
 		mean := make(plotter.XYs, len(runs))
 		p99 := make(plotter.XYs, len(runs))
@@ -85,7 +85,19 @@ func WriteSweepCharts(prefix string, curves []Curve) ([]string, error) {
 			}
 		}
 	}
-	return saveAll(map[string]*plot.Plot{prefix + "-throughput": tp, prefix + "-response": rt})
+	plots, err := serverCharts(prefix, curves)
+	if err != nil {
+		return nil, err
+	}
+	plots[prefix+"-throughput"], plots[prefix+"-response"] = tp, rt
+	return saveAll(plots)
+}
+
+// sortedByClients returns a copy of runs ordered by client count.
+func sortedByClients(runs []*Result) []*Result {
+	out := append([]*Result(nil), runs...)
+	sort.SliceStable(out, func(a, b int) bool { return out[a].Total.Clients < out[b].Total.Clients })
+	return out
 }
 
 // WriteTimelineCharts draws each curve's per-second throughput and p99

@@ -68,6 +68,10 @@ type shard struct {
 	labels []labelAcc
 	sec    secAcc
 	lag    lagAcc
+	// tl is the current 100 ms interval of a Timeline (nil when off).
+	tl     *Histogram
+	tlOK   int64
+	tlErrs int64
 	_      [64]byte // keep shards' locks on separate cache lines
 }
 
@@ -102,6 +106,14 @@ func (r *recorder) record(s *sample) {
 	lat := s.end.Sub(s.intended)
 	lag := s.sent.Sub(s.intended)
 	sh.mu.Lock()
+	if sh.tl != nil {
+		if s.kind == ErrNone {
+			sh.tlOK++
+			sh.tl.Record(lat)
+		} else {
+			sh.tlErrs++
+		}
+	}
 	if s.kind == ErrNone {
 		sh.sec.ok++
 		sh.sec.hist.Record(lat)
@@ -179,6 +191,31 @@ func (r *recorder) takeSecond(into *Histogram, labels []secLabel) (ok, errs, rec
 		sh.mu.Unlock()
 	}
 	return ok, errs, recv
+}
+
+// enableTimeline makes every shard keep a Timeline interval; call it
+// before the first sample.
+func (r *recorder) enableTimeline() {
+	for i := range r.shards {
+		r.shards[i].tl = NewHistogram()
+	}
+}
+
+// takeInterval moves the shards' Timeline intervals into into and resets
+// them.
+func (r *recorder) takeInterval(into *Histogram) (ok, errs int64) {
+	into.Reset()
+	for i := range r.shards {
+		sh := &r.shards[i]
+		sh.mu.Lock()
+		into.Merge(sh.tl)
+		sh.tl.Reset()
+		ok += sh.tlOK
+		errs += sh.tlErrs
+		sh.tlOK, sh.tlErrs = 0, 0
+		sh.mu.Unlock()
+	}
+	return ok, errs
 }
 
 // labelTotals merges the shards' accumulators of every label.

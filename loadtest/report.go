@@ -39,8 +39,52 @@ func WriteSummary(w io.Writer, r *Result) error {
 			r.MeasuredSeconds, r.Settings.Model, c.CPUSeconds, c.CPUPercent, float64(c.PeakRSSBytes)/(1<<20), float64(c.PeakGoBytes)/(1<<20),
 			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
 	}
+	if r.Server != nil {
+		fmt.Fprintln(w, serverLine(r.Server))
+	}
+	for _, p := range r.Profiles {
+		fmt.Fprintf(w, "profile: %s %s\n", p.Kind, p.File)
+	}
+	if t := r.Timeline; t != nil {
+		steady := "no steady state found"
+		if t.SteadyIndex >= 0 {
+			steady = fmt.Sprintf("steady from #%d (p50 %.3f ms)", t.SteadyIndex, t.SteadyP50Ms)
+		}
+		warm := "every recorded request was warm-up"
+		if t.WarmupIndex >= 0 {
+			warm = fmt.Sprintf("warm-up ends at #%d", t.WarmupIndex)
+		}
+		fmt.Fprintf(w, "timeline: first %d requests, %s, %s; %d intervals of 100 ms\n", len(t.Requests), warm, steady, len(t.Intervals))
+	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "WARNING: %s\n", warn)
 	}
 	return nil
+}
+
+// serverLine is the summary's "server:" line: every reading with its unit.
+func serverLine(s *ServerReadings) string {
+	var b strings.Builder
+	b.WriteString("server:")
+	for i, v := range s.Values {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %s %.4g", v.Name, v.Value)
+		if v.Unit != "" {
+			if v.Unit != "%" {
+				b.WriteByte(' ')
+			}
+			b.WriteString(v.Unit)
+		}
+	}
+	if len(s.Values) == 0 {
+		b.WriteString(" no readings")
+	}
+	fmt.Fprintf(&b, " (%d samples", s.Samples)
+	if s.Failed > 0 {
+		fmt.Fprintf(&b, ", %d failed", s.Failed)
+	}
+	b.WriteString(")")
+	return b.String()
 }

@@ -45,6 +45,14 @@ type Result struct {
 	// when results were merged.
 	Cost       Cost   `json:"cost"`
 	Generators []Cost `json:"generators,omitempty"`
+	// Server holds the target's own figures over the measured period
+	// (Settings.StatsURL); Profiles the profiles taken of it
+	// (Settings.ProfileURL).
+	Server   *ServerReadings   `json:"server,omitempty"`
+	Profiles []*ProfileSummary `json:"profiles,omitempty"`
+	// Timeline holds the first requests one by one and a per-100 ms series
+	// (Settings.Timeline).
+	Timeline *Timeline `json:"timeline,omitempty"`
 	// Warnings are plain-language notes on the validity of the figures.
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -33,6 +33,7 @@ type runner struct {
 	conns    *connRegistry
 	clients  []*closedClient
 	busy     atomic.Int64 // open model: arrivals handed out and not yet done
+	tl       *timelineRec // nil unless Settings.Timeline
 }
 
 // Run performs one load run and returns its result. Cancelling ctx stops
@@ -58,6 +59,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	nshards := min(s.Clients, 4*runtime.GOMAXPROCS(0))
 	r.rec = newRecorder(nshards, len(r.reqs))
+	if s.Timeline > 0 {
+		r.tl = newTimelineRec(s.Timeline)
+		r.rec.enableTimeline()
+	}
 	if s.JTL != nil {
 		r.jtl = newJTLSink(s.JTL, s.Clients, s.Name)
 	}
@@ -73,6 +78,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	defer r.cancel()
 
+	srv := startServerWatch(ctx, s, r.warmEnd)
 	var wg sync.WaitGroup
 	if s.Model == ModelOpen {
 		// Buffered to the cap, with busy counting what is queued or in
@@ -95,6 +101,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	wg.Wait()
 	end := time.Now()
 	series = r.flushSecond(series, end)
+	if r.tl != nil {
+		r.tl.flush(r.rec, r.start, end)
+	}
 	if r.jtl != nil {
 		if err := r.jtl.flush(); err != nil {
 			return nil, fmt.Errorf("jtl: %w", err)
@@ -103,7 +112,13 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if s.Progress != nil {
 		fmt.Fprintln(s.Progress)
 	}
-	return r.result(cost, series, interrupted, end), nil
+	res := r.result(cost, series, interrupted, end)
+	if srv != nil {
+		var warns []string
+		res.Server, res.Profiles, warns = srv.finish(res.Total.Successes, res.MeasuredSeconds)
+		res.Warnings = append(res.Warnings, warns...)
+	}
+	return res, nil
 }
 
 // halt wakes every blocked connection and ends every thinking client once
@@ -142,6 +157,12 @@ func (r *runner) watch(ctx context.Context, cost *costMeter) (series []SecondRow
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(r.stopAt()))
 	defer deadline.Stop()
+	var tlTick <-chan time.Time
+	if r.tl != nil {
+		t := time.NewTicker(TimelineStep)
+		defer t.Stop()
+		tlTick = t.C
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -152,6 +173,8 @@ func (r *runner) watch(ctx context.Context, cost *costMeter) (series []SecondRow
 		case <-deadline.C:
 			r.stop()
 			return series, false
+		case now := <-tlTick:
+			r.tl.flush(r.rec, r.start, now)
 		case now := <-tick.C:
 			series = r.flushSecond(series, now)
 			cost.sample()
@@ -261,6 +284,7 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 		return sent, false
 	}
 	req := r.pick(w.rng)
+	ti := r.tl.next()
 	if req.addr != w.conn.addr {
 		w.conn.close()
 		w.conn.addr = req.addr
@@ -292,6 +316,9 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 		measured: measured, late: late, reason: o.reason, err: o.err,
 	}
 	r.rec.record(s)
+	if ti >= 0 {
+		r.tl.slots[ti] = tlSlot{start: intended.Sub(r.start), lat: end.Sub(intended), kind: o.kind, done: true}
+	}
 	if measured && r.jtl != nil {
 		r.jtl.write(s, req)
 	}
@@ -522,6 +549,9 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
 	}
 	res.Cost = cost.finish(r.rec.lagTotals(), meanThink)
+	if r.tl != nil {
+		res.Timeline = r.tl.result(s.Warmup)
+	}
 	res.Warnings = warnings(res)
 	return res
 }

@@ -44,6 +44,24 @@ type Settings struct {
 	// (0 picks one from the clock; the one used is recorded).
 	Seed uint64 `json:"seed"`
 
+	// StatsURL, when set, is read every second during the measured period:
+	// a JSON document from which StatsReadings (DefaultStatsReadings when
+	// empty) are kept in Result.Server. Failed reads are counted, never
+	// fatal.
+	StatsURL      string    `json:"stats_url,omitempty"`
+	StatsReadings []Reading `json:"-"`
+	// ProfileURL, when set, is the base of the target's profile endpoints
+	// (ProfileURL/pprof/profile, ProfileURL/fgprof); one profile of each of
+	// ProfileKinds ("cpu", "fgprof"; default cpu) is taken over the
+	// measured period and saved as PREFIX-<clients>clients-<kind>.pb.gz
+	// with ProfilePrefix (default "loadtest").
+	ProfileURL    string   `json:"profile_url,omitempty"`
+	ProfileKinds  []string `json:"profile_kinds,omitempty"`
+	ProfilePrefix string   `json:"profile_prefix,omitempty"`
+	// Timeline, when positive, records the first Timeline requests one by
+	// one and a per-100 ms series from the start (Result.Timeline).
+	Timeline int `json:"timeline,omitempty"`
+
 	// JTL, when set, receives one JMeter CSV line per measured request.
 	JTL io.Writer `json:"-"`
 	// Progress, when set, receives a live progress line every second
@@ -89,6 +107,12 @@ func (s *Settings) Validate() error {
 	}
 	if s.Timeout == 0 {
 		s.Timeout = 10 * time.Second
+	}
+	if s.Timeline < 0 || s.Timeline > MaxTimeline {
+		return fmt.Errorf("timeline %d: want 0 (off) to %d requests", s.Timeline, MaxTimeline)
+	}
+	if err := s.validateServer(); err != nil {
+		return err
 	}
 	for i, r := range s.Requests {
 		if _, err := compileRequest(r, i, true); err != nil {

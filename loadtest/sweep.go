@@ -110,10 +110,19 @@ func ReadRuns(path string) ([]*Result, error) {
 
 // WriteSweepTable writes one line per run, like the article's tables:
 // clients, throughput, ideal throughput (clients/think), mean, p50, p99,
-// errors and the generator's CPU.
+// errors and the generator's CPU; with server readings also the server's
+// CPU, worker queue and worker and pool waits per request.
 func WriteSweepTable(w io.Writer, runs []*Result) error {
+	withServer := false
+	for _, r := range runs {
+		withServer = withServer || r.Server != nil
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\tnote\t")
+	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
+	if withServer {
+		head += "srv cpu %\tqueued\tworker wait ms\tpool wait ms\t"
+	}
+	fmt.Fprintln(tw, head+"note\t")
 	for _, r := range runs {
 		ideal := "-"
 		if s := r.Settings; s.Think > 0 && s.Model != ModelOpen {
@@ -126,8 +135,21 @@ func WriteSweepTable(w io.Writer, runs []*Result) error {
 		if r.Interrupted {
 			note = strings.TrimSpace(note + " interrupted")
 		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.1f\t%s\t\n", r.Total.Clients, r.Total.Throughput, ideal,
-			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUPercent, note)
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.1f\t", r.Total.Clients, r.Total.Throughput, ideal,
+			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUPercent)
+		if withServer {
+			for _, c := range []struct {
+				name string
+				f    string
+			}{{"server_cpu", "%.1f"}, {"workers_queued", "%.1f"}, {"worker_wait", "%.3f"}, {"pool_wait", "%.3f"}} {
+				if v, ok := r.Server.Value(c.name); ok {
+					fmt.Fprintf(tw, c.f+"\t", v)
+				} else {
+					fmt.Fprint(tw, "-\t")
+				}
+			}
+		}
+		fmt.Fprintf(tw, "%s\t\n", note)
 	}
 	return tw.Flush()
 }

@@ -90,6 +90,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err != nil {
 			return err
 		}
+		cold, err := loadtest.WriteColdStartChart(*charts, curves)
+		if err != nil {
+			return err
+		}
+		files = append(files, cold...)
 		fmt.Fprintln(stdout, "charts:", strings.Join(files, " "))
 	}
 	if failed {

@@ -21,6 +21,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	csvPath := fs.String("csv", "", "write the per-second series as CSV to `file`")
 	jtlPath := fs.String("jtl", "", "write one JMeter CSV line per request to `file`")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the generator to `file`")
+	timeline := fs.Bool("timeline", false, "record the first -timeline-n requests one by one and latency per 100 ms from the start (charted by report)")
+	timelineN := fs.Int("timeline-n", 1000, "requests -timeline records one by one")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -30,6 +32,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	if s.Clients, err = strconv.Atoi(f.clients); err != nil {
 		return usageErr("-clients %q: want a number", f.clients)
+	}
+	if *timeline {
+		s.Timeline = *timelineN
+	}
+	if err := f.serverSettings(&s, *out); err != nil {
+		return err
 	}
 	if err := validate(s); err != nil {
 		return err

@@ -36,6 +36,9 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		clients = append(clients, n)
 	}
 	s.Clients = clients[0]
+	if err := f.serverSettings(&s, *out); err != nil {
+		return err
+	}
 	if err := validate(s); err != nil {
 		return err
 	}

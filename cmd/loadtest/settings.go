@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -44,6 +45,10 @@ type runFlags struct {
 	name      string
 	slo       string
 	progress  string
+	stats     string
+	profile   string
+	kinds     string
+	profDir   string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
@@ -70,6 +75,34 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.StringVar(&f.name, "name", "", "name of the run (curve name in charts)")
 	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
 	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), on or off")
+	fs.StringVar(&f.stats, "server-stats", "", "stats JSON `URL` of the target (e.g. http://127.0.0.1:6060/admin/stats), read every second of each measured step")
+	fs.StringVar(&f.profile, "profile", "", "base `URL` of the target's profile endpoints (URL/pprof/profile, URL/fgprof), profiled over each measured step")
+	fs.StringVar(&f.kinds, "profile-kinds", "cpu", "profiles to take with -profile: cpu, fgprof or cpu,fgprof")
+	fs.StringVar(&f.profDir, "profile-dir", ".", "`directory` for profile files (PREFIX-<clients>clients-<kind>.pb.gz, PREFIX from -out or \"loadtest\")")
+}
+
+// serverSettings sets the server-reading settings; out names the result
+// file whose base name prefixes profile files.
+func (f *runFlags) serverSettings(s *loadtest.Settings, out string) error {
+	s.StatsURL = f.stats
+	if f.profile == "" {
+		return nil
+	}
+	s.ProfileURL = strings.TrimSuffix(f.profile, "/")
+	for _, k := range strings.Split(f.kinds, ",") {
+		if k = strings.TrimSpace(k); k != "" {
+			s.ProfileKinds = append(s.ProfileKinds, k)
+		}
+	}
+	base := "loadtest"
+	if out != "" {
+		base = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+	}
+	if err := os.MkdirAll(f.profDir, 0o755); err != nil {
+		return fmt.Errorf("-profile-dir: %w", err)
+	}
+	s.ProfilePrefix = filepath.Join(f.profDir, base)
+	return nil
 }
 
 // settings builds loadtest.Settings (with clients unset) from the flags.

@@ -1,0 +1,165 @@
+package loadtest
+
+import (
+	"fmt"
+	"image/color"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+)
+
+var dashed = []vg.Length{vg.Points(5), vg.Points(3)}
+
+// serverCharts returns the sweep's server charts, keyed by file name
+// without extension, when any run has server readings: the server's CPU
+// (process solid, machine busy = 100 − idle dashed) and the waits per
+// request (worker queue solid, DB pool dashed) against clients.
+func serverCharts(prefix string, curves []Curve) (map[string]*plot.Plot, error) {
+	cpu := plot.New()
+	cpu.Title.Text = "Server CPU (process solid, machine busy dashed)"
+	cpu.X.Label.Text = "clients"
+	cpu.Y.Label.Text = "% (process: of one core; machine: of all CPUs)"
+	wait := plot.New()
+	wait.Title.Text = "Server waits per request (worker queue solid, DB pool dashed)"
+	wait.X.Label.Text = "clients"
+	wait.Y.Label.Text = "ms / request"
+	var anyCPU, anyWait bool
+	for i, c := range curves {
+		col := plotutil.Color(i)
+		proc := serverXYs(c.Runs, "server_cpu", nil)
+		busy := serverXYs(c.Runs, "machine_cpu_idle", func(v float64) float64 { return 100 - v })
+		ww := serverXYs(c.Runs, "worker_wait", nil)
+		pw := serverXYs(c.Runs, "pool_wait", nil)
+		anyCPU = anyCPU || len(proc)+len(busy) > 0
+		anyWait = anyWait || len(ww)+len(pw) > 0
+		for _, l := range []struct {
+			p      *plot.Plot
+			name   string
+			xys    plotter.XYs
+			dashes []vg.Length
+		}{
+			{cpu, c.Name + " process", proc, nil},
+			{cpu, c.Name + " machine busy", busy, dashed},
+			{wait, c.Name + " worker queue", ww, nil},
+			{wait, c.Name + " DB pool", pw, dashed},
+		} {
+			if err := addLine(l.p, l.name, l.xys, col, l.dashes, i); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := map[string]*plot.Plot{}
+	for _, p := range []*plot.Plot{cpu, wait} {
+		p.Legend.Top = true
+		p.Legend.Left = true
+		p.Add(plotter.NewGrid())
+	}
+	if anyCPU {
+		out[prefix+"-server-cpu"] = cpu
+	}
+	if anyWait {
+		out[prefix+"-server-wait"] = wait
+	}
+	return out, nil
+}
+
+// serverXYs returns one point per run (sorted by clients) that has the
+// reading name, mapped through f when given.
+func serverXYs(runs []*Result, name string, f func(float64) float64) plotter.XYs {
+	var xys plotter.XYs
+	for _, r := range sortedByClients(runs) {
+		v, ok := r.Server.Value(name)
+		if !ok {
+			continue
+		}
+		if f != nil {
+			v = f(v)
+		}
+		xys = append(xys, plotter.XY{X: float64(r.Total.Clients), Y: v})
+	}
+	return xys
+}
+
+// WriteColdStartChart draws each curve's first requests (the Timeline of
+// its first run that has one): latency in ms on a log scale against the
+// request index, with the warm-up cut (dashed) and the detected steady
+// state (dotted) marked. It saves PREFIX-coldstart.svg/.png and returns the
+// files written, none when no run has a timeline.
+func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
+	p := plot.New()
+	p.Title.Text = "Cold start: latency of the first requests"
+	p.X.Label.Text = "request index"
+	p.Y.Label.Text = "ms (log)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	type mark struct {
+		x     int
+		label string
+		col   color.Color
+		dash  []vg.Length
+	}
+	var marks []mark
+	lo, hi := 0.0, 0.0
+	n := 0
+	for i, c := range curves {
+		var tl *Timeline
+		for _, r := range c.Runs {
+			if r.Timeline != nil {
+				tl = r.Timeline
+				break
+			}
+		}
+		if tl == nil {
+			continue
+		}
+		var xys plotter.XYs
+		for _, rq := range tl.Requests {
+			if rq.Error != "" {
+				continue
+			}
+			y := max(rq.LatencyMs, 0.001) // the log scale needs y > 0
+			xys = append(xys, plotter.XY{X: float64(rq.I), Y: y})
+			if n == 0 || y < lo {
+				lo = y
+			}
+			if y > hi {
+				hi = y
+			}
+			n++
+		}
+		col := plotutil.Color(i)
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			continue // no successful request
+		}
+		l.Color = col
+		l.Width = vg.Points(1)
+		p.Add(l)
+		p.Legend.Add(c.Name, l)
+		if tl.WarmupIndex > 0 {
+			marks = append(marks, mark{tl.WarmupIndex, fmt.Sprintf("%s warm-up ends (#%d)", c.Name, tl.WarmupIndex), col, []vg.Length{vg.Points(6), vg.Points(3)}})
+		}
+		if tl.SteadyIndex >= 0 {
+			marks = append(marks, mark{tl.SteadyIndex, fmt.Sprintf("%s steady from #%d", c.Name, tl.SteadyIndex), col, []vg.Length{vg.Points(1.5), vg.Points(2.5)}})
+		}
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	for _, m := range marks {
+		l, err := plotter.NewLine(plotter.XYs{{X: float64(m.x), Y: lo}, {X: float64(m.x), Y: hi}})
+		if err != nil {
+			return nil, fmt.Errorf("chart %s: %w", m.label, err)
+		}
+		l.Color = m.col
+		l.Width = vg.Points(2)
+		l.Dashes = m.dash
+		p.Add(l)
+		p.Legend.Add(m.label, l)
+	}
+	return saveAll(map[string]*plot.Plot{prefix + "-coldstart": p})
+}

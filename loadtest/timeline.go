@@ -1,0 +1,188 @@
+package loadtest
+
+import (
+	"sort"
+	"sync/atomic"
+	"time"
+)
+
+// Timeline limits.
+const (
+	// MaxTimeline bounds Settings.Timeline (about 40 bytes a request).
+	MaxTimeline = 1_000_000
+	// TimelineStep is the length of one row of Timeline.Intervals.
+	TimelineStep = 100 * time.Millisecond
+	// maxTimelineIntervals caps the interval series at 10 minutes.
+	maxTimelineIntervals = 6000
+)
+
+// Steady-state detector parameters (see SteadyState).
+const (
+	SteadyWindow    = 20
+	SteadyTolerance = 1.5
+	steadySlackMs   = 0.05
+)
+
+// A Timeline shows how a run started: its first requests one by one and
+// its latency per 100 ms from the start, warm-up included (seed 003's
+// cold-start view).
+type Timeline struct {
+	// Requests are the first Settings.Timeline requests in the order they
+	// were sent; requests cut off by the end of the run are left out.
+	Requests []TimelineRequest `json:"requests"`
+	// WarmupIndex is the index of the first request due after the warm-up
+	// (0 without a warm-up, -1 when every recorded request was warm-up).
+	WarmupIndex int `json:"warmup_index"`
+	// SteadyIndex is the steady-state point SteadyState finds in the
+	// successful requests (-1: none); SteadyP50Ms is its reference median.
+	SteadyIndex int     `json:"steady_index"`
+	SteadyP50Ms float64 `json:"steady_p50_ms,omitempty"`
+	// Intervals is the per-100 ms series from the start of the run, at most
+	// 10 minutes of it (Truncated says the run went on).
+	Intervals []TimelineInterval `json:"intervals"`
+	Truncated bool               `json:"truncated,omitempty"`
+}
+
+// TimelineRequest is one request of a Timeline.
+type TimelineRequest struct {
+	// I is the request's index in sending order (0 is the first).
+	I int `json:"i"`
+	// StartMs is when the request was due, in ms since the run's start;
+	// LatencyMs is counted from then, as in the histograms.
+	StartMs   float64 `json:"start_ms"`
+	LatencyMs float64 `json:"latency_ms"`
+	// Error is the error kind of a failed request (empty on success).
+	Error string `json:"error,omitempty"`
+}
+
+// TimelineInterval is one 100 ms row of a Timeline: the requests that
+// finished in it.
+type TimelineInterval struct {
+	// T is the end of the interval in seconds since the start.
+	T         float64 `json:"t"`
+	Successes int64   `json:"successes"`
+	Errors    int64   `json:"errors"`
+	P50Ms     float64 `json:"p50_ms"`
+	P99Ms     float64 `json:"p99_ms"`
+	MaxMs     float64 `json:"max_ms"`
+}
+
+// tlSlot is one recorded request; each slot is written by the one client
+// that drew its index and read after all clients are done.
+type tlSlot struct {
+	start, lat time.Duration
+	kind       ErrorKind
+	done       bool
+}
+
+// timelineRec records a run's Timeline.
+type timelineRec struct {
+	seq       atomic.Int64
+	slots     []tlSlot
+	hist      *Histogram // scratch for the interval rows
+	intervals []TimelineInterval
+	truncated bool
+}
+
+func newTimelineRec(n int) *timelineRec {
+	return &timelineRec{slots: make([]tlSlot, n), hist: NewHistogram()}
+}
+
+// next draws the index of a request being sent; -1 past the first N.
+func (t *timelineRec) next() int {
+	if t == nil {
+		return -1
+	}
+	i := t.seq.Add(1) - 1
+	if i >= int64(len(t.slots)) {
+		return -1
+	}
+	return int(i)
+}
+
+// flush appends the interval row ending at now (called by the run's
+// watch loop, and once at the end).
+func (t *timelineRec) flush(r *recorder, start, now time.Time) {
+	ok, errs := r.takeInterval(t.hist)
+	if len(t.intervals) >= maxTimelineIntervals {
+		t.truncated = t.truncated || ok+errs > 0
+		return
+	}
+	el := now.Sub(start).Seconds()
+	if len(t.intervals) > 0 && el-t.intervals[len(t.intervals)-1].T < 0.001 && ok+errs == 0 {
+		return
+	}
+	h := t.hist
+	t.intervals = append(t.intervals, TimelineInterval{
+		T: round3(el), Successes: ok, Errors: errs,
+		P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max()),
+	})
+}
+
+// result assembles the Timeline.
+func (t *timelineRec) result(warmup time.Duration) *Timeline {
+	tl := &Timeline{Intervals: t.intervals, Truncated: t.truncated, WarmupIndex: -1, SteadyIndex: -1}
+	var lats []float64
+	var idx []int
+	for i, s := range t.slots {
+		if !s.done {
+			continue
+		}
+		tr := TimelineRequest{I: i, StartMs: ms(s.start), LatencyMs: ms(s.lat)}
+		if s.kind != ErrNone {
+			tr.Error = s.kind.String()
+		} else {
+			lats = append(lats, tr.LatencyMs)
+			idx = append(idx, i)
+		}
+		if tl.WarmupIndex < 0 && (warmup == 0 || s.start >= warmup) {
+			tl.WarmupIndex = i
+		}
+		tl.Requests = append(tl.Requests, tr)
+	}
+	if warmup == 0 {
+		tl.WarmupIndex = 0
+	}
+	if k, ref := SteadyState(lats, SteadyWindow, SteadyTolerance); k >= 0 {
+		tl.SteadyIndex, tl.SteadyP50Ms = idx[k], round3(ref)
+	}
+	return tl
+}
+
+// SteadyState finds where latencies (in request order, ms) settle. The
+// reference is the median of the second half. A window of window
+// consecutive latencies is steady when its median is within a factor tol
+// of the reference (or within 0.05 ms of it, timer noise). The result is
+// the centre of the first window from which every later window is steady
+// (0 when all are), with the reference; -1 when the last window is not
+// steady or there are fewer than 2 × window latencies.
+func SteadyState(latMs []float64, window int, tol float64) (int, float64) {
+	n := len(latMs)
+	if window < 1 || n < 2*window {
+		return -1, 0
+	}
+	ref := median(latMs[n/2:], nil)
+	lo, hi := min(ref/tol, ref-steadySlackMs), max(ref*tol, ref+steadySlackMs)
+	buf := make([]float64, window)
+	for j := n - window; j >= 0; j-- {
+		m := median(latMs[j:j+window], buf)
+		if m < lo || m > hi {
+			if j == n-window {
+				return -1, ref
+			}
+			return j + 1 + window/2, ref
+		}
+	}
+	return 0, ref
+}
+
+// median returns the upper median of v (sorting a copy in buf when given).
+func median(v, buf []float64) float64 {
+	if buf == nil {
+		buf = make([]float64, len(v))
+	}
+	buf = buf[:len(v)]
+	copy(buf, v)
+	sort.Float64s(buf)
+	return buf[len(buf)/2]
+}
