@@ -20,7 +20,6 @@ const (
 const (
 	SteadyWindow    = 20
 	SteadyTolerance = 1.5
-	steadySlackMs   = 0.05
 )
 
 // A Timeline shows how a run started: its first requests one by one and
@@ -150,19 +149,24 @@ func (t *timelineRec) result(warmup time.Duration) *Timeline {
 }
 
 // SteadyState finds where latencies (in request order, ms) settle. The
-// reference is the median of the second half. A window of window
-// consecutive latencies is steady when its median is within a factor tol
-// of the reference (or within 0.05 ms of it, timer noise). The result is
-// the centre of the first window from which every later window is steady
-// (0 when all are), with the reference; -1 when the last window is not
-// steady or there are fewer than 2 × window latencies.
+// steady state is the second half: its median is the reference, and its
+// 10th and 90th percentiles give the band of ordinary noise. A window of
+// window consecutive latencies is steady when its median lies within a
+// factor tol of the reference or inside that band (sub-millisecond
+// latencies jitter by more than 1.5 ×). The result is the centre of the
+// first window from which every later window is steady (0 when all are),
+// with the reference; -1 when the last window is not steady or there are
+// fewer than 2 × window latencies.
 func SteadyState(latMs []float64, window int, tol float64) (int, float64) {
 	n := len(latMs)
 	if window < 1 || n < 2*window {
 		return -1, 0
 	}
-	ref := median(latMs[n/2:], nil)
-	lo, hi := min(ref/tol, ref-steadySlackMs), max(ref*tol, ref+steadySlackMs)
+	tail := append([]float64(nil), latMs[n/2:]...)
+	sort.Float64s(tail)
+	ref := tail[len(tail)/2]
+	lo := min(ref/tol, tail[len(tail)/10])
+	hi := max(ref*tol, tail[len(tail)*9/10])
 	buf := make([]float64, window)
 	for j := n - window; j >= 0; j-- {
 		m := median(latMs[j:j+window], buf)
@@ -176,11 +180,8 @@ func SteadyState(latMs []float64, window int, tol float64) (int, float64) {
 	return 0, ref
 }
 
-// median returns the upper median of v (sorting a copy in buf when given).
+// median returns the upper median of v, sorting a copy in buf.
 func median(v, buf []float64) float64 {
-	if buf == nil {
-		buf = make([]float64, len(v))
-	}
 	buf = buf[:len(v)]
 	copy(buf, v)
 	sort.Float64s(buf)

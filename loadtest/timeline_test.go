@@ -1,0 +1,134 @@
+package loadtest
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func TestSteadyState(t *testing.T) {
+	flat := func(n int, v float64) []float64 {
+		out := make([]float64, n)
+		for i := range out {
+			out[i] = v
+		}
+		return out
+	}
+	// 1 ms plus 19 ms halving every 10 requests: within 1.5 × 1 ms from
+	// request 60 on (1.30 ms); requests 50-59 take 1.59 ms.
+	decay := make([]float64, 200)
+	for i := range decay {
+		decay[i] = 1 + 19/float64(int(1)<<min(i/10, 30))
+	}
+	// A steady state whose window medians wander past 1.5 × the median
+	// but stay inside its own 10th-90th percentile band.
+	noisy := make([]float64, 200)
+	for i := range noisy {
+		noisy[i] = []float64{0.1, 0.12, 0.15, 0.5, 0.6}[(i*7+i/20)%5]
+		if i/20%2 == 1 && i%2 == 0 {
+			noisy[i] = 0.6
+		}
+	}
+	tests := []struct {
+		name string
+		lat  []float64
+		lo   int
+		hi   int
+	}{
+		{"steady from the start", flat(100, 1), 0, 0},
+		{"30 slow then fast", append(flat(30, 20), flat(170, 1)...), 28, 34},
+		{"decaying", decay, 58, 64},
+		{"too few", flat(39, 1), -1, -1},
+		{"a burst at 60-74", append(append(flat(60, 1), flat(15, 30)...), flat(125, 1)...), 74, 76},
+		{"within 1.5 ×", append(flat(50, 0.1), flat(50, 0.14)...), 0, 0},
+		{"noisy steady state", noisy, 0, 0},
+	}
+	for _, tt := range tests {
+		got, _ := SteadyState(tt.lat, SteadyWindow, SteadyTolerance)
+		if got < tt.lo || got > tt.hi {
+			t.Errorf("SteadyState(%s) = %d; want %d..%d", tt.name, got, tt.lo, tt.hi)
+		}
+	}
+}
+
+func TestTimelineCapturesFirstRequestsAndIntervals(t *testing.T) {
+	// The first 20 requests take 10 ms, the rest are immediate.
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= 20 {
+			time.Sleep(10 * time.Millisecond)
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL}}, Clients: 1, Think: time.Millisecond,
+		Warmup: 100 * time.Millisecond, MaxRequests: 150, Timeline: 100})
+	tl := res.Timeline
+	if tl == nil {
+		t.Fatal("no timeline")
+	}
+	if len(tl.Requests) != 100 {
+		t.Fatalf("%d timeline requests; want the first 100", len(tl.Requests))
+	}
+	for i, rq := range tl.Requests {
+		if rq.I != i || rq.Error != "" || (i > 0 && rq.StartMs < tl.Requests[i-1].StartMs) {
+			t.Fatalf("request %d: %+v after %+v; want index %d, in sending order, no error", i, rq, tl.Requests[max(i-1, 0)], i)
+		}
+		if slow := rq.LatencyMs >= 9; slow != (i < 20) {
+			t.Errorf("request %d latency %.3f ms; want >= 10 ms exactly for the first 20", i, rq.LatencyMs)
+		}
+	}
+	// Warm-up: 100 ms of 10 ms requests (plus 1 ms think) ends after about 9.
+	if w := tl.WarmupIndex; w < 5 || w > 12 || tl.Requests[w].StartMs < 100 || tl.Requests[w-1].StartMs >= 100 {
+		t.Errorf("warm-up index %d; want the first request due after 100 ms", w)
+	}
+	// The first fast requests jitter more (more so under -race on a busy
+	// machine), which may move the point a little later.
+	if tl.SteadyIndex < 18 || tl.SteadyIndex > 40 {
+		t.Errorf("steady index %d; want near 20", tl.SteadyIndex)
+	}
+	var ok int64
+	for i, iv := range tl.Intervals {
+		ok += iv.Successes
+		if i > 0 && iv.T <= tl.Intervals[i-1].T {
+			t.Errorf("interval %d ends at %.3f s, not after %.3f s", i, iv.T, tl.Intervals[i-1].T)
+		}
+	}
+	if ok != n.Load() {
+		t.Errorf("intervals count %d successes; the server answered %d", ok, n.Load())
+	}
+	if first := tl.Intervals[0]; first.Successes == 0 || first.P50Ms < 9 {
+		t.Errorf("first interval %+v; want the slow requests (p50 >= 10 ms)", first)
+	}
+	if last := tl.Intervals[len(tl.Intervals)-1]; last.Successes > 0 && last.P50Ms >= 9 {
+		t.Errorf("last interval %+v; want fast requests", last)
+	}
+
+	dir := t.TempDir()
+	path := filepath.Join(dir, "x.json")
+	if err := res.WriteJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	back, err := ReadResult(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := WriteColdStartChart(filepath.Join(dir, "c"), []Curve{{Name: "fake", Runs: []*Result{back}}})
+	if err != nil || len(files) != 2 {
+		t.Fatalf("WriteColdStartChart = %v, %v; want an SVG and a PNG", files, err)
+	}
+	svg, _ := os.ReadFile(files[0])
+	if !strings.Contains(string(svg), "warm-up ends") || !strings.Contains(string(svg), "steady from") {
+		t.Errorf("%s lacks the warm-up and steady-state marks", files[0])
+	}
+	var sum strings.Builder
+	WriteSummary(&sum, back)
+	if !strings.Contains(sum.String(), "timeline: first 100 requests") {
+		t.Errorf("summary lacks the timeline line:\n%s", sum.String())
+	}
+}
