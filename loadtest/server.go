@@ -172,7 +172,7 @@ func (w *serverWatch) finish(successes int64, seconds float64) (*ServerReadings,
 		sp.mu.Unlock()
 		for _, rd := range sp.readings {
 			if v, ok := vals[rd.Name]; ok {
-				sr.Values = append(sr.Values, ServerValue{Name: rd.Name, Path: rd.Path, Kind: rd.Kind, Unit: rd.Unit, Value: round3(v)})
+				sr.Values = append(sr.Values, ServerValue{Name: rd.Name, Path: rd.Path, Kind: rd.Kind, Unit: rd.Unit, Value: v})
 			}
 		}
 		if sr.Failed > 0 {
