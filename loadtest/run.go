@@ -106,6 +106,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	if r.jtl != nil {
 		if err := r.jtl.flush(); err != nil {
+			if srv != nil {
+				srv.finish(0, 0) // end its goroutines
+			}
 			return nil, fmt.Errorf("jtl: %w", err)
 		}
 	}
