@@ -75,7 +75,7 @@ func TestServerReadingsAndProfiles(t *testing.T) {
 			t.Errorf("reading %s = %v (found %v); want %v", name, got, ok, want)
 		}
 	}
-	if got, ok := sr.Value("worker_wait"); !ok || !within(got, 1, 0.3) {
+	if got, ok := sr.Value("worker_wait"); !ok || !within(got, 1, 0.5) {
 		t.Errorf("worker_wait = %v ms/request (found %v); want about 1", got, ok)
 	}
 	for _, absent := range []string{"pool_wait", "pool_in_use", "conn_time_wait"} {

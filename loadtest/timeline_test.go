@@ -75,16 +75,23 @@ func TestTimelineCapturesFirstRequestsAndIntervals(t *testing.T) {
 	if len(tl.Requests) != 100 {
 		t.Fatalf("%d timeline requests; want the first 100", len(tl.Requests))
 	}
+	var fast []float64
 	for i, rq := range tl.Requests {
 		if rq.I != i || rq.Error != "" || (i > 0 && rq.StartMs < tl.Requests[i-1].StartMs) {
 			t.Fatalf("request %d: %+v after %+v; want index %d, in sending order, no error", i, rq, tl.Requests[max(i-1, 0)], i)
 		}
-		if slow := rq.LatencyMs >= 9; slow != (i < 20) {
-			t.Errorf("request %d latency %.3f ms; want >= 10 ms exactly for the first 20", i, rq.LatencyMs)
+		if i < 20 && rq.LatencyMs < 10 {
+			t.Errorf("request %d latency %.3f ms; want >= 10 ms for the first 20", i, rq.LatencyMs)
+		}
+		if i >= 20 {
+			fast = append(fast, rq.LatencyMs)
 		}
 	}
-	// Warm-up: 100 ms of 10 ms requests (plus 1 ms think) ends after about 9.
-	if w := tl.WarmupIndex; w < 5 || w > 12 || tl.Requests[w].StartMs < 100 || tl.Requests[w-1].StartMs >= 100 {
+	if m := median(fast, make([]float64, len(fast))); m >= 5 {
+		t.Errorf("median latency after request 20 is %.3f ms; want the fast answers", m)
+	}
+	// The warm-up (100 ms of 10 ms requests) ends within the slow ones.
+	if w := tl.WarmupIndex; w < 1 || w > 20 || tl.Requests[w].StartMs < 100 || tl.Requests[w-1].StartMs >= 100 {
 		t.Errorf("warm-up index %d; want the first request due after 100 ms", w)
 	}
 	// The first fast requests jitter more (more so under -race on a busy
@@ -93,20 +100,21 @@ func TestTimelineCapturesFirstRequestsAndIntervals(t *testing.T) {
 		t.Errorf("steady index %d; want near 20", tl.SteadyIndex)
 	}
 	var ok int64
+	first := -1
 	for i, iv := range tl.Intervals {
 		ok += iv.Successes
 		if i > 0 && iv.T <= tl.Intervals[i-1].T {
 			t.Errorf("interval %d ends at %.3f s, not after %.3f s", i, iv.T, tl.Intervals[i-1].T)
 		}
+		if first < 0 && iv.Successes > 0 {
+			first = i
+		}
 	}
 	if ok != n.Load() {
 		t.Errorf("intervals count %d successes; the server answered %d", ok, n.Load())
 	}
-	if first := tl.Intervals[0]; first.Successes == 0 || first.P50Ms < 9 {
-		t.Errorf("first interval %+v; want the slow requests (p50 >= 10 ms)", first)
-	}
-	if last := tl.Intervals[len(tl.Intervals)-1]; last.Successes > 0 && last.P50Ms >= 9 {
-		t.Errorf("last interval %+v; want fast requests", last)
+	if first < 0 || tl.Intervals[first].P50Ms < 10 {
+		t.Errorf("intervals %+v; want the first one with answers to hold the slow ones (p50 >= 10 ms)", tl.Intervals[:min(3, len(tl.Intervals))])
 	}
 
 	dir := t.TempDir()
