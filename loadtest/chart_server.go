@@ -3,6 +3,7 @@ package loadtest
 import (
 	"fmt"
 	"image/color"
+	"time"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -85,9 +86,22 @@ func serverXYs(runs []*Result, name string, f func(float64) float64) plotter.XYs
 // WriteColdStartChart draws each curve's first requests (the Timeline of
 // its first run that has one): latency in ms on a log scale against the
 // request index, with the warm-up cut (dashed) and the detected steady
-// state (dotted) marked. It saves PREFIX-coldstart.svg/.png and returns the
-// files written, none when no run has a timeline.
+// state (dotted) marked; and the p50 (solid) and p99 (dashed) of every 100 ms
+// against time, the end of the warm-up marked. It saves
+// PREFIX-coldstart.svg/.png and PREFIX-coldstart-intervals.svg/.png and
+// returns the files written, none when no run has a timeline.
 func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
+	iv := plot.New()
+	iv.Title.Text = "Cold start: latency per 100 ms (p50 solid, p99 dashed)"
+	iv.X.Label.Text = "seconds since start"
+	iv.Y.Label.Text = "ms (log)"
+	iv.Y.Scale = plot.LogScale{}
+	iv.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	iv.Legend.Top = true
+	iv.Add(plotter.NewGrid())
+	ivLo, ivHi, ivN := 0.0, 0.0, 0
+	var warmups []plotter.XY // x: warm-up seconds, y: curve index
+
 	p := plot.New()
 	p.Title.Text = "Cold start: latency of the first requests"
 	p.X.Label.Text = "request index"
@@ -107,14 +121,38 @@ func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 	n := 0
 	for i, c := range curves {
 		var tl *Timeline
+		var warmup time.Duration
 		for _, r := range c.Runs {
 			if r.Timeline != nil {
-				tl = r.Timeline
+				tl, warmup = r.Timeline, r.Settings.Warmup
 				break
 			}
 		}
 		if tl == nil {
 			continue
+		}
+		var p50, p99 plotter.XYs
+		for _, in := range tl.Intervals {
+			if in.Successes == 0 {
+				continue
+			}
+			a, b := max(in.P50Ms, 0.001), max(in.P99Ms, 0.001)
+			p50 = append(p50, plotter.XY{X: in.T, Y: a})
+			p99 = append(p99, plotter.XY{X: in.T, Y: b})
+			if ivN == 0 || a < ivLo {
+				ivLo = a
+			}
+			ivHi = max(ivHi, b)
+			ivN++
+		}
+		if err := addLine(iv, c.Name+" p50", p50, plotutil.Color(i), nil, -1); err != nil {
+			return nil, err
+		}
+		if err := addLine(iv, c.Name+" p99", p99, plotutil.Color(i), dashed, -1); err != nil {
+			return nil, err
+		}
+		if w := warmup; w > 0 && len(p50) > 0 {
+			warmups = append(warmups, plotter.XY{X: w.Seconds(), Y: float64(i)})
 		}
 		var xys plotter.XYs
 		for _, rq := range tl.Requests {
@@ -161,5 +199,16 @@ func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 		p.Add(l)
 		p.Legend.Add(m.label, l)
 	}
-	return saveAll(map[string]*plot.Plot{prefix + "-coldstart": p})
+	for _, w := range warmups {
+		l, err := plotter.NewLine(plotter.XYs{{X: w.X, Y: ivLo}, {X: w.X, Y: ivHi}})
+		if err != nil {
+			return nil, fmt.Errorf("chart warm-up: %w", err)
+		}
+		l.Color = plotutil.Color(int(w.Y))
+		l.Width = vg.Points(2)
+		l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		iv.Add(l)
+		iv.Legend.Add(fmt.Sprintf("%s warm-up ends (%.3g s)", curves[int(w.Y)].Name, w.X), l)
+	}
+	return saveAll(map[string]*plot.Plot{prefix + "-coldstart": p, prefix + "-coldstart-intervals": iv})
 }

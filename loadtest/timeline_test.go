@@ -127,10 +127,10 @@ func TestTimelineCapturesFirstRequestsAndIntervals(t *testing.T) {
 		t.Fatal(err)
 	}
 	files, err := WriteColdStartChart(filepath.Join(dir, "c"), []Curve{{Name: "fake", Runs: []*Result{back}}})
-	if err != nil || len(files) != 2 {
-		t.Fatalf("WriteColdStartChart = %v, %v; want an SVG and a PNG", files, err)
+	if err != nil || len(files) != 4 {
+		t.Fatalf("WriteColdStartChart = %v, %v; want an SVG and a PNG of both charts", files, err)
 	}
-	svg, _ := os.ReadFile(files[0])
+	svg, _ := os.ReadFile(filepath.Join(dir, "c-coldstart.svg"))
 	if !strings.Contains(string(svg), "warm-up ends") || !strings.Contains(string(svg), "steady from") {
 		t.Errorf("%s lacks the warm-up and steady-state marks", files[0])
 	}
