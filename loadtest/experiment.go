@@ -90,6 +90,9 @@ type ExperimentLoad struct {
 	// Deadlines are latencies whose share of requests within them is
 	// tabled per step, e.g. ["1ms", "5ms", "50ms"].
 	Deadlines []Duration `toml:"deadlines"`
+	// Timeline records the first Timeline requests of each step one by
+	// one, and a per-100 ms series, for the cold-start charts (0: off).
+	Timeline int `toml:"timeline"`
 }
 
 // ExperimentValidate configures the check made before any load.
@@ -301,6 +304,9 @@ func (e *Experiment) check() error {
 		if _, err := ParseSLO(l.SLO); err != nil {
 			bad("load.slo: %v", err)
 		}
+	}
+	if l.Timeline < 0 || l.Timeline > MaxTimeline {
+		bad("load.timeline = %d: want 0 (off) to %d requests", l.Timeline, MaxTimeline)
 	}
 	for _, d := range l.Deadlines {
 		if d <= 0 {

@@ -87,6 +87,19 @@ func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
 		plots[filepath.Join(dir, "distribution")] = p
 		out = append(out, chartFile{"Latency by percentile (each run's last step)", "charts/distribution"})
 	}
+	var cold []Curve
+	for _, r := range res.Runs {
+		if n := len(r.Points); n > 0 && r.Points[0].Result.Timeline != nil {
+			cold = append(cold, Curve{Name: fmt.Sprintf("%s, %s", r.Name, clientsText(r.Points[0].Clients)), Runs: []*Result{r.Points[0].Result}})
+		}
+	}
+	if len(cold) > 0 {
+		if _, err := WriteColdStartChart(filepath.Join(dir, "sweep"), cold); err != nil {
+			return nil, err
+		}
+		out = append(out, chartFile{"The first requests one by one (first step of each run)", "charts/sweep-coldstart"},
+			chartFile{"p50 and p99 per 100 ms from the first request", "charts/sweep-coldstart-intervals"})
+	}
 	if res.Timeline {
 		var last []Curve
 		for _, r := range res.Runs {

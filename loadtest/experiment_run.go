@@ -368,6 +368,7 @@ func (e *Experiment) settings(name string, clients int, x func(string) string) S
 		Timer:    TimerKind(l.Timer),
 		Rate:     l.Rate,
 		Timeout:  time.Duration(l.Timeout),
+		Timeline: l.Timeline,
 	}
 }
 

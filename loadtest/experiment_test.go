@@ -276,11 +276,15 @@ func TestExperimentOneStepCharts(t *testing.T) {
 	e.Profile = ExperimentProfile{}
 	e.Report.Timeline = true
 	e.Report.Distribution = true
+	e.Load.Timeline = 100
 	e.Disk.Command = []string{"sh", "-c", `echo '{"dir": "{{out}}", "n": 3, "stats": [{"op": "fsync", "avg_ns": 2000, "median_ns": 1500, "min_ns": 1000, "max_ns": 9000}], "grade": {"name": "average"}}'`}
 	out := t.TempDir()
 	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Out: out})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if v := strings.Join(res.Verdicts, "\n"); !strings.Contains(v, "all: the first requests took") {
+		t.Errorf("verdicts lack the first requests:\n%s", v)
 	}
 	if v := strings.Join(res.Verdicts, "\n"); !strings.Contains(v, "graded average; fsync took 2 µs") || !strings.Contains(v, out) {
 		t.Errorf("verdicts lack the disk benchmark (run in %s):\n%s", out, v)
@@ -288,7 +292,7 @@ func TestExperimentOneStepCharts(t *testing.T) {
 	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "| fsync | 2000 | 1500 | 1000 | 9000 |") {
 		t.Errorf("report.md lacks the disk table:\n%s", md)
 	}
-	for _, f := range []string{"charts/runs-throughput.svg", "charts/runs-response.png", "charts/sweep-timeline-throughput.svg", "charts/sweep-timeline-p99.png", "charts/distribution.svg", "charts/distribution.png"} {
+	for _, f := range []string{"charts/runs-throughput.svg", "charts/runs-response.png", "charts/sweep-timeline-throughput.svg", "charts/sweep-timeline-p99.png", "charts/distribution.svg", "charts/distribution.png", "charts/sweep-coldstart.svg", "charts/sweep-coldstart-intervals.png"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("chart %s: %v", f, err)
 		}

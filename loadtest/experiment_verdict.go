@@ -27,6 +27,11 @@ func Verdicts(res *ExperimentResult) []string {
 		out = append(out, compareVerdict(base, r, res.Readings))
 	}
 	for _, r := range res.Runs {
+		if v := coldVerdict(r); v != "" {
+			out = append(out, v)
+		}
+	}
+	for _, r := range res.Runs {
 		if v := sloVerdict(r); v != "" {
 			out = append(out, v)
 		}
@@ -125,6 +130,34 @@ func compareVerdict(base, r *RunResult, readings []Reading) string {
 	}
 	if len(moved) > 0 {
 		s += ", while " + strings.Join(moved, ", ")
+	}
+	return s + "."
+}
+
+// coldVerdict describes the first requests of a run's first step, when
+// they were recorded one by one.
+func coldVerdict(r *RunResult) string {
+	if len(r.Points) == 0 || r.Points[0].Result.Timeline == nil {
+		return ""
+	}
+	tl := r.Points[0].Result.Timeline
+	var first []string
+	for _, q := range tl.Requests {
+		if len(first) == 3 {
+			break
+		}
+		if q.Error == "" {
+			first = append(first, fmt.Sprintf("%.2f", q.LatencyMs))
+		} else {
+			first = append(first, q.Error)
+		}
+	}
+	if len(first) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%s: the first requests took %s ms", r.Name, strings.Join(first, ", "))
+	if tl.SteadyIndex >= 0 && tl.SteadyP50Ms > 0 {
+		s += fmt.Sprintf("; steady state (p50 %.2f ms) from request %d on", tl.SteadyP50Ms, tl.SteadyIndex)
 	}
 	return s + "."
 }
