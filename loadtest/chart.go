@@ -45,7 +45,11 @@ func WriteSweepCharts(prefix string, curves []Curve) ([]string, error) {
 		p.Legend.Top = true
 		p.Legend.Left = true
 		p.Add(plotter.NewGrid())
+		p.Y.Min = 0 // a curve that starts at zero does not exaggerate
 	}
+	// Throughput curves rise to the right and stay high: keep the legend in
+	// the empty lower right.
+	tp.Legend.Top, tp.Legend.Left = false, false
 	for i, c := range curves {
 		runs := sortedByClients(c.Runs)
 		thr := make(plotter.XYs, len(runs))
