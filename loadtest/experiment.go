@@ -1,7 +1,6 @@
 package loadtest
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"os"
@@ -9,8 +8,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // An Experiment is a set of runs of a server under the same load: for each
@@ -217,24 +214,8 @@ func LoadExperiment(path string) (*Experiment, error) {
 // ParseExperiment decodes experiment TOML; name is used in messages.
 func ParseExperiment(name string, data []byte) (*Experiment, error) {
 	var e Experiment
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&e); err != nil {
-		var sm *toml.StrictMissingError
-		if errors.As(err, &sm) {
-			var keys []string
-			for _, d := range sm.Errors {
-				row, _ := d.Position()
-				keys = append(keys, fmt.Sprintf("%q at line %d", strings.Join(d.Key(), "."), row))
-			}
-			return nil, fmt.Errorf("experiment %s: unknown key %s", name, strings.Join(keys, ", "))
-		}
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, _ := de.Position()
-			return nil, fmt.Errorf("experiment %s: line %d: %v", name, row, de)
-		}
-		return nil, fmt.Errorf("experiment %s: %w", name, err)
+	if err := decodeStrict("experiment", name, data, &e); err != nil {
+		return nil, err
 	}
 	if err := e.check(); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", name, err)

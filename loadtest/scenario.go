@@ -1,8 +1,6 @@
 package loadtest
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
 	"net"
 	"net/url"
@@ -10,8 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // A Request describes one kind of request a client sends. Form values, the
@@ -56,19 +52,8 @@ func LoadScenario(path string) ([]Request, error) {
 // ParseScenario parses scenario TOML; name is used in error messages.
 func ParseScenario(name string, data []byte) ([]Request, error) {
 	var f scenarioFile
-	dec := toml.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&f); err != nil {
-		var sm *toml.StrictMissingError
-		if errors.As(err, &sm) {
-			return nil, fmt.Errorf("scenario %s: unknown key: %s", name, strings.TrimSpace(sm.String()))
-		}
-		var de *toml.DecodeError
-		if errors.As(err, &de) {
-			row, col := de.Position()
-			return nil, fmt.Errorf("scenario %s:%d:%d: %v", name, row, col, de)
-		}
-		return nil, fmt.Errorf("scenario %s: %w", name, err)
+	if err := decodeStrict("scenario", name, data, &f); err != nil {
+		return nil, err
 	}
 	if len(f.Request) == 0 {
 		return nil, fmt.Errorf("scenario %s: no [[request]] tables", name)
