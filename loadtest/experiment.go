@@ -107,19 +107,6 @@ type ExperimentStats struct {
 	Readings []Reading `toml:"reading"`
 }
 
-// A Reading is one number taken from the stats JSON at Path (dot
-// separated, e.g. "workers.queued"). A "gauge" is averaged over the step; a
-// "counter" becomes its increase per second over the step, or, with
-// PerRequest, per successful request in milliseconds when Scale is 1000.
-type Reading struct {
-	Name       string  `toml:"name"`
-	Path       string  `toml:"path"`
-	Kind       string  `toml:"kind"` // gauge or counter
-	PerRequest bool    `toml:"per_request"`
-	Scale      float64 `toml:"scale"` // multiplies the value (default 1)
-	Unit       string  `toml:"unit"`
-}
-
 // ExperimentProfile configures the profiles taken during a step.
 type ExperimentProfile struct {
 	// URL is the base of the profile endpoints, e.g.
@@ -139,12 +126,6 @@ type ExperimentProfile struct {
 	// Focus keeps only samples whose stack contains this function name
 	// substring when computing bucket shares (e.g. "handleBoard").
 	Focus string `toml:"focus"`
-}
-
-// A Bucket names the share of samples whose stack holds Frame.
-type Bucket struct {
-	Name  string `toml:"name"`
-	Frame string `toml:"frame"`
 }
 
 // ExperimentReport chooses extra charts.

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -233,82 +232,36 @@ func runOne(ctx context.Context, e *Experiment, run ExperimentRun, out string, l
 			}
 		}
 		s := e.settings(run.Name, clients, x)
-		var (
-			wg       sync.WaitGroup
-			sampler  *statsSampler
-			profiles []*ProfileSummary
-			perrs    []error
-			pmu      sync.Mutex
-		)
-		// The sampler stops when the load stops; profiles run for their
-		// own length, started when the warm-up ends.
-		sctx, stopSampling := context.WithCancel(ctx)
-		afterWarmup := func(c context.Context) bool {
-			select {
-			case <-time.After(s.Warmup):
-				return true
-			case <-c.Done():
-				return false
-			}
-		}
+		// The load tool reads the server's stats and takes its profiles
+		// over the measured part of the step (server.go).
 		if e.Stats.URL != "" {
-			sampler = newStatsSampler(x(e.Stats.URL), e.Stats.Readings)
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if afterWarmup(sctx) {
-					sampler.run(sctx)
-				}
-			}()
+			s.StatsURL, s.StatsReadings = x(e.Stats.URL), e.Stats.Readings
 		}
-		if e.Profile.URL != "" && clients == profileAt {
-			secs := e.Profile.Seconds
-			if secs == 0 {
-				secs = max(1, min(30, int(s.Duration.Seconds())-1))
-			}
-			for _, kind := range e.Profile.Kinds {
-				u := x(e.Profile.URL) + map[string]string{"cpu": "/pprof/profile", "fgprof": "/fgprof"}[kind] + fmt.Sprintf("?seconds=%d", secs)
-				path := filepath.Join(dir, fmt.Sprintf("%s-%dclients.pb.gz", kind, clients))
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					if !afterWarmup(ctx) {
-						return
-					}
-					err := fetchProfile(ctx, u, path)
-					var sum *ProfileSummary
-					if err == nil {
-						sum, err = summarizeProfile(kind, path, 12, e.Profile.Buckets, e.Profile.Focus)
-					}
-					pmu.Lock()
-					defer pmu.Unlock()
-					if err != nil {
-						perrs = append(perrs, err)
-						return
-					}
-					sum.File, _ = filepath.Rel(out, path)
-					profiles = append(profiles, sum)
-				}()
-			}
+		if e.Profile.URL != "" && clients == profileAt && len(e.Profile.Kinds) > 0 {
+			s.ProfileURL, s.ProfileKinds = x(e.Profile.URL), e.Profile.Kinds
+			s.ProfilePrefix = filepath.Join(dir, "profile")
+			s.ProfileSeconds = e.Profile.Seconds
+			s.ProfileBuckets, s.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
 		}
 		r, err := Run(ctx, s)
-		stopSampling()
-		wg.Wait()
 		if err != nil {
 			return rr, pinNote, fmt.Errorf("load %d clients: %w", clients, err)
 		}
 		p := &Point{Clients: clients, Result: r}
 		judge(p, e.Load)
-		if sampler != nil {
-			p.Server = sampler.result(r.Total.Successes, r.MeasuredSeconds)
-			if sampler.errors > 0 {
-				logf("run %s: %d stats samples failed (last: %s)", run.Name, sampler.errors, sampler.lastErr)
+		if r.Server != nil {
+			p.Server = make(map[string]float64, len(r.Server.Values))
+			for _, v := range r.Server.Values {
+				p.Server[v.Name] = v.Value
 			}
 		}
+		for _, pr := range r.Profiles {
+			pr.File, _ = filepath.Rel(out, pr.File)
+		}
 		rr.Points = append(rr.Points, p)
-		rr.Profiles = append(rr.Profiles, profiles...)
-		for _, pe := range perrs {
-			logf("run %s: %v", run.Name, pe)
+		rr.Profiles = append(rr.Profiles, r.Profiles...)
+		for _, w := range r.Warnings {
+			logf("run %s: %s", run.Name, w)
 		}
 		logf("run %s: %s", run.Name, pointLine(p, e.Stats.Readings))
 		if err := WriteSweepJSON(filepath.Join(dir, "sweep.json"), run.Name, pointResults(rr.Points)); err != nil {

@@ -106,7 +106,7 @@ func TestExperimentEndToEnd(t *testing.T) {
 	for _, f := range []string{"index.html", "report.md", "experiment.json",
 		"charts/sweep-throughput.svg", "charts/sweep-throughput.png", "charts/sweep-response.svg", "charts/sweep-response.png",
 		"charts/reading-1-busy-workers.svg", "charts/reading-2-requests.png",
-		"all/sweep.json", "all/server.log", "all/cpu-2clients.pb.gz", "all/fgprof-2clients.pb.gz", "each/sweep.json"} {
+		"all/sweep.json", "all/server.log", "all/profile-2clients-cpu.pb.gz", "all/profile-2clients-fgprof.pb.gz", "each/sweep.json"} {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("report file %s: %v", f, err)
 		}

@@ -123,7 +123,7 @@ func startServerWatch(ctx context.Context, s Settings, warmEnd time.Time) *serve
 				err := fetchProfile(pctx, u, path)
 				var sum *ProfileSummary
 				if err == nil {
-					sum, err = summarizeProfile(kind, path, 10, nil, "")
+					sum, err = summarizeProfile(kind, path, 10, s.ProfileBuckets, s.ProfileFocus)
 					if err != nil { // keep the file, say why there is no summary
 						w.warn(fmt.Sprintf("%s profile %s: %v", kind, path, err))
 						sum, err = &ProfileSummary{Kind: kind, File: path}, nil
@@ -142,9 +142,13 @@ func startServerWatch(ctx context.Context, s Settings, warmEnd time.Time) *serve
 	return w
 }
 
-// profileSeconds is the length of the profiles: the measured duration in
-// whole seconds, 1 to 30 (30 with a request budget only).
+// profileSeconds is the length of the profiles: ProfileSeconds, else the
+// measured duration in whole seconds, 1 to 30 (30 with a request budget
+// only).
 func profileSeconds(s Settings) int {
+	if s.ProfileSeconds > 0 {
+		return s.ProfileSeconds
+	}
 	d := s.Duration
 	if d == 0 {
 		d = s.MaxDuration - s.Warmup

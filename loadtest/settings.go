@@ -58,6 +58,12 @@ type Settings struct {
 	ProfileURL    string   `json:"profile_url,omitempty"`
 	ProfileKinds  []string `json:"profile_kinds,omitempty"`
 	ProfilePrefix string   `json:"profile_prefix,omitempty"`
+	// ProfileSeconds is the profiles' length (0: the measured duration, 1
+	// to 30 s). ProfileBuckets and ProfileFocus split each profile's
+	// samples by frame (ProfileSummary.Buckets).
+	ProfileSeconds int      `json:"profile_seconds,omitempty"`
+	ProfileBuckets []Bucket `json:"-"`
+	ProfileFocus   string   `json:"-"`
 	// Timeline, when positive, records the first Timeline requests one by
 	// one and a per-100 ms series from the start (Result.Timeline).
 	Timeline int `json:"timeline,omitempty"`

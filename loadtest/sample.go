@@ -16,6 +16,25 @@ import (
 	"github.com/google/pprof/profile"
 )
 
+// A Reading is one number taken from the stats JSON at Path (dot
+// separated, e.g. "workers.queued"). A "gauge" is averaged over the step; a
+// "counter" becomes its increase per second over the step, or, with
+// PerRequest, per successful request in milliseconds when Scale is 1000.
+type Reading struct {
+	Name       string  `toml:"name"`
+	Path       string  `toml:"path"`
+	Kind       string  `toml:"kind"` // gauge or counter
+	PerRequest bool    `toml:"per_request"`
+	Scale      float64 `toml:"scale"` // multiplies the value (default 1)
+	Unit       string  `toml:"unit"`
+}
+
+// A Bucket names the share of samples whose stack holds Frame.
+type Bucket struct {
+	Name  string `toml:"name"`
+	Frame string `toml:"frame"`
+}
+
 // statsSampler reads a server's stats JSON every second and keeps the
 // readings an experiment names.
 type statsSampler struct {
