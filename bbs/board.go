@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -65,8 +66,8 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		s.stats.record(view.Name(), res.Tally, err == nil)
 		noteTally(r.Context(), res.Tally)
 		h := w.Header()
-		h.Set("X-BBS-Queries", fmt.Sprint(res.Tally.Queries))
-		h.Set("X-BBS-Acquires", fmt.Sprint(res.Tally.Acquires))
+		h.Set("X-BBS-Queries", strconv.Itoa(res.Tally.Queries))
+		h.Set("X-BBS-Acquires", strconv.Itoa(res.Tally.Acquires))
 		h.Set("Server-Timing", serverTiming(queueWait, res.Tally, time.Since(start)))
 		if err != nil {
 			s.fail(w, r, view.Name(), err)
