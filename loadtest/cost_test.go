@@ -11,11 +11,12 @@ func TestBottleneckFromTimerLag(t *testing.T) {
 		think, lag time.Duration
 		want       bool
 	}{
-		{10 * time.Millisecond, 5 * time.Millisecond, true},     // 50 % of think
-		{10 * time.Millisecond, 1500 * time.Microsecond, false}, // timer slack
-		{time.Second, 50 * time.Millisecond, false},             // 5 % of think
-		{time.Second, 200 * time.Millisecond, true},             // 20 % of think
-		{0, 200 * time.Millisecond, false},                      // no think time
+		{10 * time.Millisecond, 5 * time.Millisecond, true},    // 50 % of think
+		{10 * time.Millisecond, 800 * time.Microsecond, false}, // timer slack
+		{10 * time.Millisecond, 1500 * time.Microsecond, true}, // 15 % of think, beyond the slack
+		{time.Second, 50 * time.Millisecond, false},            // 5 % of think
+		{time.Second, 200 * time.Millisecond, true},            // 20 % of think
+		{0, 200 * time.Millisecond, false},                     // no think time
 	}
 	for _, tt := range tests {
 		lag := lagAcc{timer: NewHistogram()}

@@ -172,6 +172,16 @@ func TestOpenModel(t *testing.T) {
 		t.Errorf("open stats %+v; want no drops", res.Open)
 	}
 
+	// A ramp-up of 1 s climbs to 400/s: 200 arrivals in the ramp, half
+	// the 400 of a flat start.
+	res = mustRun(t, Settings{
+		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelOpen, Rate: 400,
+		Rampup: time.Second, Duration: time.Second,
+	})
+	if res.Open == nil || !within(float64(res.Open.Arrivals), 200, 0.05) {
+		t.Errorf("open stats %+v with a 1 s ramp-up to 400/s; want 200 ± 5%% arrivals in the first second", res.Open)
+	}
+
 	slow, _ := delayServer(t, 100*time.Millisecond)
 	res = mustRun(t, Settings{
 		Requests: []Request{{URL: slow.URL}}, Clients: 2, Model: ModelOpen, Rate: 100,

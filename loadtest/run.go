@@ -31,7 +31,7 @@ type runner struct {
 	arrivals atomic.Int64
 	dropped  atomic.Int64
 	conns    *connRegistry
-	clients  []*closedClient
+	sched    *wakeSched   // wakes thinking clients (delay and rate models)
 	busy     atomic.Int64 // open model: arrivals handed out and not yet done
 	tl       *timelineRec // nil unless Settings.Timeline
 }
@@ -90,6 +90,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		}
 		wg.Go(func() { r.dispatch(arrive) })
 	} else {
+		r.sched = newWakeSched(newAlarm())
 		for i := 0; i < s.Clients; i++ {
 			r.startClient(i, &wg)
 		}
@@ -128,11 +129,8 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 // the run has stopped.
 func (r *runner) halt() {
 	r.conns.wakeAll()
-	for _, c := range r.clients {
-		c.mu.Lock()
-		stopped := c.tm.Stop()
-		c.mu.Unlock()
-		if stopped { // no wake-up will run: end the client here
+	if r.sched != nil {
+		for _, c := range r.sched.close() { // no wake-up will run for these
 			c.finish()
 		}
 	}
@@ -354,23 +352,22 @@ func (w *worker) sleep(t time.Time) bool {
 }
 
 // closedClient is one client of the delay or rate model. It owns no
-// goroutine while it thinks: a timer starts a goroutine when the next
-// request is due, and that goroutine returns when the client goes back to
-// thinking. An idle client thus costs a few hundred bytes and its
-// connection instead of a parked goroutine's stack, which is what lets one
-// process hold 10,000 slow clients. A client whose next request is already
-// due keeps its goroutine and loops, so full speed costs no timers.
+// goroutine while it thinks: the run's wakeSched hands it to a pool
+// goroutine when the next request is due, and that goroutine lets go of it
+// when the client goes back to thinking. An idle client thus costs a few
+// hundred bytes and its connection instead of a parked goroutine's stack,
+// which is what lets one process hold 10,000 slow clients. A client whose
+// next request is already due keeps its goroutine and loops, so full speed
+// costs no scheduling. The scheduler's lock orders the hand-over of the
+// client's state between goroutines.
 type closedClient struct {
-	r       *runner
-	w       *worker
-	timer   *Timer
-	tm      *time.Timer
-	next    time.Time // when the next request is due
-	started bool
-	wg      *sync.WaitGroup
-	// mu orders the hand-over of the client's state between the goroutine
-	// that goes to sleep, the next wake-up and the stop callback.
-	mu sync.Mutex
+	r     *runner
+	w     *worker
+	timer *Timer
+	next  time.Time // when the next request is due
+	wg    *sync.WaitGroup
+
+	onWake func() // tests: runs instead of the client's requests
 }
 
 // startClient schedules client id's first request: spread over the ramp-up
@@ -387,14 +384,13 @@ func (r *runner) startClient(id int, wg *sync.WaitGroup) {
 		c.next = c.next.Add(time.Duration(c.w.rng.Int64N(int64(r.s.Think))))
 	}
 	wg.Add(1)
-	c.tm = time.AfterFunc(time.Hour, c.wake)
-	c.tm.Stop() // c.tm must be set before the first wake-up can run
-	r.clients = append(r.clients, c)
-	c.tm.Reset(time.Until(c.next))
+	if !r.sched.add(c) {
+		c.finish()
+	}
 }
 
 // finish ends the client. It runs exactly once: from the goroutine of a
-// wake-up, or from halt when it cancelled the pending wake-up.
+// wake-up, or from halt for a client the closed scheduler still held.
 func (c *closedClient) finish() {
 	c.w.conn.close()
 	c.wg.Done()
@@ -402,9 +398,11 @@ func (c *closedClient) finish() {
 
 // wake sends the requests that are due, then goes back to thinking.
 func (c *closedClient) wake() {
+	if c.onWake != nil {
+		c.onWake()
+		return
+	}
 	r := c.r
-	c.mu.Lock() // see the state the previous goroutine left
-	c.mu.Unlock()
 	now := time.Now()
 	timerLag := now.Sub(c.next)
 	late := false
@@ -429,15 +427,9 @@ func (c *closedClient) wake() {
 			c.next = end.Add(think)
 		}
 		now = end
-		if d := c.next.Sub(now); d > 0 {
-			c.mu.Lock()
+		if c.next.After(now) {
 			c.w.conn.idle()
-			c.tm.Reset(d)
-			// A stop that came before the Reset found no pending timer;
-			// cancel the wake-up here instead of waiting a think time.
-			stopped := r.ctx.Err() != nil && c.tm.Stop()
-			c.mu.Unlock()
-			if stopped {
+			if !r.sched.add(c) { // the run has stopped
 				c.finish()
 			}
 			return
@@ -447,28 +439,25 @@ func (c *closedClient) wake() {
 }
 
 // dispatch generates the open model's arrivals and hands each to an idle
-// connection; arrivals finding none idle are dropped.
+// connection; arrivals finding none idle are dropped. The rate climbs
+// linearly from zero over the ramp-up, then holds: arrival k comes when
+// the expected count of arrivals reaches u_k, where u grows by 1 per
+// arrival (constant gaps) or by an exponential draw (a Poisson process).
 func (r *runner) dispatch(arrive chan<- time.Time) {
 	rng := rand.New(rand.NewPCG(r.s.Seed, 0))
-	mean := float64(time.Second) / r.s.Rate
-	gap := func() time.Duration {
-		if r.s.Timer == TimerPoisson { // Poisson process: exponential gaps
-			return time.Duration(rng.ExpFloat64() * mean)
-		}
-		return time.Duration(mean)
-	}
+	a := newAlarm()
+	defer a.close()
+	stop := context.AfterFunc(r.ctx, a.close)
+	defer stop()
+	u := 0.0
 	next := r.start
-	tm := time.NewTimer(time.Hour)
-	tm.Stop()
-	defer tm.Stop()
 	for {
 		if d := time.Until(next); d > 0 {
-			tm.Reset(d)
-			select {
-			case <-tm.C:
-			case <-r.ctx.Done():
+			a.set(d)
+			if !a.wait() {
 				return
 			}
+			continue // the wait may end early: check the time again
 		} else if r.ctx.Err() != nil {
 			return
 		}
@@ -487,9 +476,25 @@ func (r *runner) dispatch(arrive chan<- time.Time) {
 			} else if measured {
 				r.dropped.Add(1)
 			}
-			next = next.Add(gap())
+			if r.s.Timer == TimerPoisson {
+				u += rng.ExpFloat64()
+			} else {
+				u++
+			}
+			next = r.start.Add(arrivalTime(u, r.s.Rate, r.s.Rampup))
 		}
 	}
+}
+
+// arrivalTime is when the expected number of arrivals reaches u, for a
+// rate that climbs linearly from 0 to rate over rampup and then holds.
+func arrivalTime(u, rate float64, rampup time.Duration) time.Duration {
+	ramp := rampup.Seconds()
+	inRamp := rate * ramp / 2
+	if u < inRamp { // Λ(t) = rate·t²/(2·ramp)
+		return time.Duration(math.Sqrt(2*ramp*u/rate) * float64(time.Second))
+	}
+	return time.Duration((ramp + (u-inRamp)/rate) * float64(time.Second))
 }
 
 // openWorker sends the arrivals it receives on its connection.

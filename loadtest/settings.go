@@ -24,8 +24,8 @@ type Settings struct {
 	// (default: warm-up + duration, or one hour when only MaxRequests is set).
 	MaxDuration time.Duration `json:"max_duration"`
 	// Warmup is discarded from the results; Rampup spreads client starts
-	// over this time (delay and rate models; the open model's arrivals
-	// start at full rate).
+	// over this time (delay and rate models) or climbs the open model's
+	// arrival rate linearly from zero to Rate.
 	Warmup time.Duration `json:"warmup"`
 	Rampup time.Duration `json:"rampup"`
 	// Model is the load model (delay, rate or open).

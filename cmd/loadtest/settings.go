@@ -63,7 +63,7 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.Int64Var(&f.requests, "requests", 0, "stop after this many measured requests")
 	fs.DurationVar(&f.maxDur, "max-duration", 0, "hard bound on the whole run (default warmup+duration, or 1h with -requests)")
 	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up discarded from the results")
-	fs.DurationVar(&f.rampup, "rampup", 0, "spread client starts over this time")
+	fs.DurationVar(&f.rampup, "rampup", 0, "spread client starts over this time (open model: climb the arrival rate from 0 to -rate)")
 	fs.DurationVar(&f.think, "think", 0, "think time between requests (offset or mean of the timer)")
 	fs.DurationVar(&f.thinkDev, "think-dev", 0, "timer deviation (gaussian) or range (uniform)")
 	fs.StringVar(&f.timer, "timer", "constant", "think timer: constant, uniform, gaussian or poisson (JMeter's)")

@@ -1,0 +1,5 @@
+//go:build !linux
+
+package loadtest
+
+func newAlarm() alarm { return newTimerAlarm() }
