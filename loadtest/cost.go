@@ -51,7 +51,7 @@ type Cost struct {
 
 // timerSlack is timer lateness that is normal on an idle machine and never
 // counts as the generator falling behind. The clients' alarm (a timerfd on
-// Linux) woke 1,000 clients at 1/s with a p99 lag of 0.15-0.3 ms on one
+// Linux) woke 1,000 clients at 1/s with a p99 lag of 0.1-0.3 ms on one
 // pinned core here; the runtime's timers, used elsewhere, up to about 1 ms.
 const timerSlack = time.Millisecond
 

@@ -73,10 +73,12 @@ type ExperimentLoad struct {
 	Think    Duration  `toml:"think"`
 	ThinkDev Duration  `toml:"think_dev"`
 	Timer    string    `toml:"timer"`
-	Rate     float64   `toml:"rate"`
-	Warmup   Duration  `toml:"warmup"`
-	Duration Duration  `toml:"duration"`
-	Timeout  Duration  `toml:"timeout"`
+	// TimerSlack is Settings.TimerSlack (0: each client wakes when due).
+	TimerSlack Duration `toml:"timer_slack"`
+	Rate       float64  `toml:"rate"`
+	Warmup     Duration `toml:"warmup"`
+	Duration   Duration `toml:"duration"`
+	Timeout    Duration `toml:"timeout"`
 	// ResetEach resets the data before every client count, not only
 	// before each run.
 	ResetEach bool `toml:"reset_each"`
@@ -261,6 +263,9 @@ func (e *Experiment) check() error {
 	}
 	if l.Think < 0 || l.ThinkDev < 0 || l.Timeout < 0 {
 		bad("load: think, think_dev and timeout must not be negative")
+	}
+	if d := time.Duration(l.TimerSlack); d < 0 || d > time.Second {
+		bad("load.timer_slack = %v: want 0s..1s", d)
 	}
 	if l.SLO != "" {
 		if _, err := ParseSLO(l.SLO); err != nil {

@@ -310,18 +310,19 @@ func (e *Experiment) settings(name string, clients int, x func(string) string) S
 		reqs[i] = r
 	}
 	return Settings{
-		Name:     name,
-		Requests: reqs,
-		Clients:  clients,
-		Duration: time.Duration(l.Duration),
-		Warmup:   time.Duration(l.Warmup),
-		Model:    Model(l.Model),
-		Think:    time.Duration(l.Think),
-		ThinkDev: time.Duration(l.ThinkDev),
-		Timer:    TimerKind(l.Timer),
-		Rate:     l.Rate,
-		Timeout:  time.Duration(l.Timeout),
-		Timeline: l.Timeline,
+		Name:       name,
+		Requests:   reqs,
+		Clients:    clients,
+		Duration:   time.Duration(l.Duration),
+		Warmup:     time.Duration(l.Warmup),
+		Model:      Model(l.Model),
+		Think:      time.Duration(l.Think),
+		ThinkDev:   time.Duration(l.ThinkDev),
+		Timer:      TimerKind(l.Timer),
+		TimerSlack: time.Duration(l.TimerSlack),
+		Rate:       l.Rate,
+		Timeout:    time.Duration(l.Timeout),
+		Timeline:   l.Timeline,
 	}
 }
 

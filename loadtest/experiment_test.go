@@ -214,6 +214,7 @@ name = "a"
 		{strings.Replace(base, `duration = "1s"`, `duration = "2h"`, 1), "load.duration"},
 		{strings.Replace(base, `duration = "1s"`, `duration = "soon"`, 1), "not a duration"},
 		{strings.Replace(base, "[load]", "[load]\nmodel = \"closed\"", 1), "load.model"},
+		{strings.Replace(base, "[load]", "[load]\ntimer_slack = \"5s\"", 1), "load.timer_slack"},
 		{strings.Replace(base, `name = "a"`, `name = ""`, 1), "run 1: name"},
 		{strings.Replace(base, `command = ["bbs"]`, `command = []`, 1), "server.command"},
 		{base + "[[run]]\nname = \"a\"\n", "used twice"},

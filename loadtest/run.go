@@ -90,7 +90,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		}
 		wg.Go(func() { r.dispatch(arrive) })
 	} else {
-		r.sched = newWakeSched(newAlarm())
+		r.sched = newWakeSched(newAlarm(), s.TimerSlack)
 		for i := 0; i < s.Clients; i++ {
 			r.startClient(i, &wg)
 		}
@@ -453,7 +453,7 @@ func (r *runner) dispatch(arrive chan<- time.Time) {
 	next := r.start
 	for {
 		if d := time.Until(next); d > 0 {
-			a.set(d)
+			a.set(d + r.s.TimerSlack)
 			if !a.wait() {
 				return
 			}

@@ -29,6 +29,8 @@ type wakeSched struct {
 	armed  int64 // expiry the alarm is set to; zero when disarmed
 	closed bool
 
+	slack int64 // nanoseconds a wake-up may come after the earliest due client
+
 	work    chan *closedClient // idle pool goroutines receive here
 	done    chan struct{}      // closed with the scheduler: idle goroutines exit
 	idle    atomic.Int32       // pool goroutines parked on work
@@ -41,9 +43,10 @@ type wakeSched struct {
 // full-speed clients does not leave thousands of stacks behind.
 const maxIdleWorkers = 256
 
-// newWakeSched starts a scheduler that waits on a (newAlarm() in a run).
-func newWakeSched(a alarm) *wakeSched {
-	s := &wakeSched{alarm: a, base: time.Now(), work: make(chan *closedClient), done: make(chan struct{}),
+// newWakeSched starts a scheduler that waits on a (newAlarm() in a run)
+// and wakes clients up to slack after they are due (Settings.TimerSlack).
+func newWakeSched(a alarm, slack time.Duration) *wakeSched {
+	s := &wakeSched{alarm: a, base: time.Now(), slack: int64(slack), work: make(chan *closedClient), done: make(chan struct{}),
 		maxIdle: maxIdleWorkers, loopEnd: make(chan struct{})}
 	go s.loop()
 	return s
@@ -59,14 +62,16 @@ func (s *wakeSched) add(c *closedClient) bool {
 	}
 	at := int64(c.next.Sub(s.base))
 	s.due.push(dueClient{at: at, c: c})
-	if s.armed == 0 || at < s.armed {
+	if s.armed == 0 || at+s.slack < s.armed {
 		s.arm(at)
 	}
 	return true
 }
 
-// arm sets the alarm for at. Called with s.mu held.
+// arm sets the alarm for at plus the slack: every client that comes due
+// until then is woken by the same alarm. Called with s.mu held.
 func (s *wakeSched) arm(at int64) {
+	at += s.slack
 	s.armed = max(at, 1)
 	s.alarm.set(time.Duration(at) - time.Since(s.base))
 }

@@ -47,7 +47,7 @@ func TestWakeSchedWakesWhenDue(t *testing.T) {
 			if name == "default" {
 				a = newAlarm()
 			}
-			s := newWakeSched(a)
+			s := newWakeSched(a, 0)
 			var mu sync.Mutex
 			woke := map[*closedClient]time.Time{}
 			var wg sync.WaitGroup
@@ -143,5 +143,26 @@ func TestArrivalTime(t *testing.T) {
 	}
 	if got := arrivalTime(300, rate, 0); (got - 1500*time.Millisecond).Abs() > time.Microsecond {
 		t.Errorf("without ramp-up arrival 300 at 200/s came at %v; want 1.5s", got)
+	}
+}
+
+// With slack, the alarm for the earliest client is put off by the slack so
+// that the clients coming due meanwhile share its wake-up: the first client
+// wakes no earlier than its due time plus the slack.
+func TestWakeSchedSlackDefersFirstWake(t *testing.T) {
+	const slack = 30 * time.Millisecond
+	s := newWakeSched(newAlarm(), slack)
+	defer s.close()
+	start := time.Now()
+	woke := make(chan time.Duration, 3)
+	for i := range 3 {
+		c := &closedClient{next: start.Add(time.Duration(i) * 10 * time.Millisecond)}
+		c.onWake = func() { woke <- time.Since(start) }
+		s.add(c)
+	}
+	for range 3 {
+		if d := <-woke; d < slack {
+			t.Errorf("a client woke at +%v; with %v of slack the first wake-up is at +%v or later", d, slack, slack)
+		}
 	}
 }

@@ -37,6 +37,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	only := fs.String("only", "full,1k,10k", "scenarios to run: full (vs wrk and hey), 1k, 10k")
 	heyPath := fs.String("hey", "", "path of the hey binary (default: on PATH, else built with go install into a temp dir)")
 	rounds := fs.Int("rounds", 3, "full-speed rounds; tools alternate within a round and the median and best are reported")
+	slowRounds := fs.Int("slow-rounds", 3, "rounds of each 1,000-client run (the median is reported)")
 	pin := fs.Bool("pin", true, "pin generator and target to different CPUs with taskset")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -75,12 +76,15 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if want["1k"] {
-		if err := b.slowClients(ctx, url, 1000, time.Second, 3*time.Second, 20*time.Second); err != nil {
+		if err := b.slowClients(ctx, url, 1000, time.Second, 3*time.Second, 20*time.Second, []time.Duration{0, 500 * time.Microsecond}, max(1, *slowRounds)); err != nil {
+			return err
+		}
+		if err := b.wrkSlow(ctx, url, 1000, time.Second, 20*time.Second); err != nil {
 			return err
 		}
 	}
 	if want["10k"] {
-		if err := b.slowClients(ctx, url, 10000, 10*time.Second, 10*time.Second, 20*time.Second); err != nil {
+		if err := b.slowClients(ctx, url, 10000, 10*time.Second, 10*time.Second, 20*time.Second, []time.Duration{0}, 1); err != nil {
 			return err
 		}
 	}
@@ -285,26 +289,81 @@ func (b *bench) findHey(ctx context.Context, path string) string {
 }
 
 // slowClients measures holding many clients at a low rate each (rate
-// model): CPU percent, peak RSS and p50 against a one-client baseline.
-func (b *bench) slowClients(ctx context.Context, url string, clients int, think, warmup, dur time.Duration) error {
+// model): CPU percent of the whole process, peak RSS and p50 against the
+// server's own time, taken as the p50 of one client in the delay model
+// (latency from the actual send, so no timer lateness in it). Each slack
+// runs rounds times; the median and every round are printed.
+func (b *bench) slowClients(ctx context.Context, url string, clients int, think, warmup, dur time.Duration, slacks []time.Duration, rounds int) error {
 	fmt.Fprintf(b.stdout, "\n== %d clients, 1 request per %v each (rate model), warm-up %v, measured %v\n", clients, think, warmup, dur)
-	base, _, err := b.ourRun(ctx, fmt.Sprintf("base%d", clients), "-url", url, "-clients", "1", "-model", "rate", "-think", "10ms", "-duration", "3s")
+	base, _, err := b.ourRun(ctx, fmt.Sprintf("base%d", clients), "-url", url, "-clients", "1", "-model", "delay", "-think", "10ms", "-duration", "3s")
 	if err != nil {
 		return err
 	}
-	res, m, err := b.ourRun(ctx, fmt.Sprintf("slow%d", clients), "-url", url, "-clients", strconv.Itoa(clients), "-model", "rate",
-		"-think", think.String(), "-warmup", warmup.String(), "-duration", dur.String(), "-timeout", "30s")
-	if err != nil {
-		return err
-	}
-	c := res.Cost
-	fmt.Fprintf(b.stdout, "throughput %.1f/s (ideal %.1f), errors %d\n", res.Total.Throughput, float64(clients)/think.Seconds(), res.Total.Errors)
-	fmt.Fprintf(b.stdout, "generator process: cpu %.2f s over %.1f s wall = %.2f%% of a core (measured period alone: %.2f%%), peak RSS %.1f MB, go memory %.1f MB, goroutines %d, gc %d (max pause %.3f ms)\n",
-		m.cpu, m.wall, 100*m.cpu/m.wall, c.CPUPercent, m.rssMB, float64(c.PeakGoBytes)/(1<<20), c.Goroutines, c.GCCycles, c.GCPauseMaxMs)
-	fmt.Fprintf(b.stdout, "latency p50 %.3f ms, p99 %.3f ms; one-client baseline (server + network) p50 %.3f ms; p50 − baseline = %.3f ms; timer lag p99 %.3f ms\n",
-		res.Total.P50Ms, res.Total.P99Ms, base.Total.P50Ms, res.Total.P50Ms-base.Total.P50Ms, c.TimerLagP99Ms)
-	if res.Total.Errors > 0 {
-		return errors.New("bench: errors during the slow-client run")
+	fmt.Fprintf(b.stdout, "server's own time: p50 %.3f ms (one client, delay model, latency from the actual send)\n", base.Total.P50Ms)
+	for _, slack := range slacks {
+		var pcts []float64
+		for round := 1; round <= rounds; round++ {
+			res, m, err := b.ourRun(ctx, fmt.Sprintf("slow%d-%v-%d", clients, slack, round), "-url", url, "-clients", strconv.Itoa(clients), "-model", "rate",
+				"-think", think.String(), "-timer-slack", slack.String(), "-warmup", warmup.String(), "-duration", dur.String(), "-timeout", "30s")
+			if err != nil {
+				return err
+			}
+			c := res.Cost
+			pct := 100 * m.cpu / m.wall
+			pcts = append(pcts, pct)
+			fmt.Fprintf(b.stdout, "timer slack %v, round %d: throughput %.1f/s (ideal %.1f), errors %d, connections %d\n", slack, round, res.Total.Throughput, float64(clients)/think.Seconds(), res.Total.Errors, clients)
+			fmt.Fprintf(b.stdout, "  generator process: cpu %.2f s over %.1f s wall = %.2f%% of a core (measured period alone: %.2f%%), peak RSS %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms)\n",
+				m.cpu, m.wall, pct, c.CPUPercent, m.rssMB, float64(c.PeakGoBytes)/(1<<20), c.GCCycles, c.GCPauseMaxMs)
+			fmt.Fprintf(b.stdout, "  latency from the intended start: p50 %.3f ms, p99 %.3f ms; p50 − server's own p50 = %.3f ms; timer lag mean %.3f ms, p99 %.3f ms\n",
+				res.Total.P50Ms, res.Total.P99Ms, res.Total.P50Ms-base.Total.P50Ms, c.TimerLagMeanMs, c.TimerLagP99Ms)
+			if res.Total.Errors > 0 {
+				return errors.New("bench: errors during the slow-client run")
+			}
+		}
+		sort.Float64s(pcts)
+		fmt.Fprintf(b.stdout, "timer slack %v: median %.2f%% of a core over %d rounds (%s)\n", slack, pcts[len(pcts)/2], len(pcts), joinPcts(pcts))
 	}
 	return nil
 }
+
+func joinPcts(p []float64) string {
+	s := make([]string, len(p))
+	for i, v := range p {
+		s[i] = fmt.Sprintf("%.2f%%", v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// wrkSlow runs wrk with clients connections and a Lua delay() after each
+// response: a fixed delay (every connection fires in the same instant each
+// round, which is cheap for the client and a burst for the server) and a
+// random one (arrivals spread out, like the rate model's).
+func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur time.Duration) error {
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		return nil
+	}
+	ms := think.Milliseconds()
+	for _, v := range []struct{ name, body string }{
+		{"fixed delay (lock step)", fmt.Sprintf("return %d", ms)},
+		{"random delay (spread)", fmt.Sprintf("return math.random(%d, %d)", ms/2, ms*3/2)},
+	} {
+		script := filepath.Join(b.tmp, "delay.lua")
+		if err := os.WriteFile(script, []byte("function delay()\n  "+v.body+"\nend\n"), 0o644); err != nil {
+			return err
+		}
+		text, ru, wall, err := b.runTool(ctx, b.genCPU, wrk, "-t1", "-c"+strconv.Itoa(clients), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url)
+		if err != nil {
+			return err
+		}
+		p50 := "?"
+		if m := wrkP50Re.FindSubmatch(text); m != nil {
+			p50 = string(m[1])
+		}
+		fmt.Fprintf(b.stdout, "wrk -c%d, %s: cpu %.2f s over %.1f s wall = %.2f%% of a core, peak RSS %.1f MB, p50 %s\n",
+			clients, v.name, cpuOf(ru), wall, 100*cpuOf(ru)/wall, float64(ru.Maxrss)/1024, p50)
+	}
+	return nil
+}
+
+var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)

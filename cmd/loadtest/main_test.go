@@ -48,6 +48,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-model", "closed"}, "closed"},
 		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-slo", "p99<fast"}, "fast"},
 		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-clients", "x"}, "-clients"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-timer-slack", "-1ms"}, "negative"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-timer-slack", "2s"}, "timer slack 2s"},
 		{[]string{"sweep", "-url", "http://h/", "-duration", "1s", "-clients", "5,x"}, "-clients"},
 		{[]string{"report"}, "at least one"},
 		{[]string{"report", filepath.Join(dir, "none.json")}, "none.json"},

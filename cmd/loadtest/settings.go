@@ -34,6 +34,7 @@ type runFlags struct {
 	maxDur    time.Duration
 	warmup    time.Duration
 	rampup    time.Duration
+	slack     time.Duration
 	think     time.Duration
 	thinkDev  time.Duration
 	timer     string
@@ -67,6 +68,7 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.DurationVar(&f.think, "think", 0, "think time between requests (offset or mean of the timer)")
 	fs.DurationVar(&f.thinkDev, "think-dev", 0, "timer deviation (gaussian) or range (uniform)")
 	fs.StringVar(&f.timer, "timer", "constant", "think timer: constant, uniform, gaussian or poisson (JMeter's)")
+	fs.DurationVar(&f.slack, "timer-slack", 0, "let requests start up to this late so that clients due together share a wake-up (less generator CPU, up to this much more latency)")
 	fs.StringVar(&f.model, "model", "delay", "load model: delay (Fixed Delay), rate (Fixed Rate) or open")
 	fs.Float64Var(&f.rate, "rate", 0, "arrivals per second (open model)")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "connect and response timeout")
@@ -148,7 +150,7 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	s.Name = f.name
 	s.Duration, s.MaxRequests, s.MaxDuration = f.duration, f.requests, f.maxDur
 	s.Warmup, s.Rampup = f.warmup, f.rampup
-	s.Think, s.ThinkDev = f.think, f.thinkDev
+	s.Think, s.ThinkDev, s.TimerSlack = f.think, f.thinkDev, f.slack
 	s.Rate, s.Timeout = f.rate, f.timeout
 	s.DisableKeepAlive = !f.keepalive
 	s.Seed = f.seed
