@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,6 +22,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/machine"
 )
 
 // cmdBench measures the generator's efficiency: requests per CPU-second at
@@ -76,7 +78,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if want["1k"] {
-		if err := b.slowClients(ctx, url, 1000, time.Second, 3*time.Second, 20*time.Second, []time.Duration{0, 500 * time.Microsecond}, max(1, *slowRounds)); err != nil {
+		if err := b.slowClients(ctx, url, 1000, time.Second, 3*time.Second, 20*time.Second, []time.Duration{0, 500 * time.Microsecond}, max(1, *slowRounds), slowGoal{cpuPct: 5, rssMB: 32, p50OverMs: 1}); err != nil {
 			return err
 		}
 		if err := b.wrkSlow(ctx, url, 1000, time.Second, 20*time.Second); err != nil {
@@ -84,7 +86,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	if want["10k"] {
-		if err := b.slowClients(ctx, url, 10000, 10*time.Second, 10*time.Second, 20*time.Second, []time.Duration{0}, 1); err != nil {
+		if err := b.slowClients(ctx, url, 10000, 10*time.Second, 10*time.Second, 20*time.Second, []time.Duration{0}, 1, slowGoal{rssMB: 64}); err != nil {
 			return err
 		}
 	}
@@ -293,7 +295,7 @@ func (b *bench) findHey(ctx context.Context, path string) string {
 // server's own time, taken as the p50 of one client in the delay model
 // (latency from the actual send, so no timer lateness in it). Each slack
 // runs rounds times; the median and every round are printed.
-func (b *bench) slowClients(ctx context.Context, url string, clients int, think, warmup, dur time.Duration, slacks []time.Duration, rounds int) error {
+func (b *bench) slowClients(ctx context.Context, url string, clients int, think, warmup, dur time.Duration, slacks []time.Duration, rounds int, goal slowGoal) error {
 	fmt.Fprintf(b.stdout, "\n== %d clients, 1 request per %v each (rate model), warm-up %v, measured %v\n", clients, think, warmup, dur)
 	base, _, err := b.ourRun(ctx, fmt.Sprintf("base%d", clients), "-url", url, "-clients", "1", "-model", "delay", "-think", "10ms", "-duration", "3s")
 	if err != nil {
@@ -302,16 +304,20 @@ func (b *bench) slowClients(ctx context.Context, url string, clients int, think,
 	fmt.Fprintf(b.stdout, "server's own time: p50 %.3f ms (one client, delay model, latency from the actual send)\n", base.Total.P50Ms)
 	for _, slack := range slacks {
 		var pcts []float64
+		var rss, p50Over float64
 		for round := 1; round <= rounds; round++ {
+			held := watchEstablished(url)
 			res, m, err := b.ourRun(ctx, fmt.Sprintf("slow%d-%v-%d", clients, slack, round), "-url", url, "-clients", strconv.Itoa(clients), "-model", "rate",
 				"-think", think.String(), "-timer-slack", slack.String(), "-warmup", warmup.String(), "-duration", dur.String(), "-timeout", "30s")
+			conns := held()
 			if err != nil {
 				return err
 			}
 			c := res.Cost
 			pct := 100 * m.cpu / m.wall
 			pcts = append(pcts, pct)
-			fmt.Fprintf(b.stdout, "timer slack %v, round %d: throughput %.1f/s (ideal %.1f), errors %d, connections %d\n", slack, round, res.Total.Throughput, float64(clients)/think.Seconds(), res.Total.Errors, clients)
+			rss, p50Over = max(rss, m.rssMB), max(p50Over, res.Total.P50Ms-base.Total.P50Ms)
+			fmt.Fprintf(b.stdout, "timer slack %v, round %d: throughput %.1f/s (ideal %.1f), errors %d, connections held at the target %s\n", slack, round, res.Total.Throughput, float64(clients)/think.Seconds(), res.Total.Errors, conns)
 			fmt.Fprintf(b.stdout, "  generator process: cpu %.2f s over %.1f s wall = %.2f%% of a core (measured period alone: %.2f%%), peak RSS %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms)\n",
 				m.cpu, m.wall, pct, c.CPUPercent, m.rssMB, float64(c.PeakGoBytes)/(1<<20), c.GCCycles, c.GCPauseMaxMs)
 			fmt.Fprintf(b.stdout, "  latency from the intended start: p50 %.3f ms, p99 %.3f ms; p50 − server's own p50 = %.3f ms; timer lag mean %.3f ms, p99 %.3f ms\n",
@@ -321,9 +327,36 @@ func (b *bench) slowClients(ctx context.Context, url string, clients int, think,
 			}
 		}
 		sort.Float64s(pcts)
-		fmt.Fprintf(b.stdout, "timer slack %v: median %.2f%% of a core over %d rounds (%s)\n", slack, pcts[len(pcts)/2], len(pcts), joinPcts(pcts))
+		med := pcts[len(pcts)/2]
+		fmt.Fprintf(b.stdout, "timer slack %v: median %.2f%% of a core over %d rounds (%s)\n", slack, med, len(pcts), joinPcts(pcts))
+		fmt.Fprintf(b.stdout, "timer slack %v: %s\n", slack, goal.check(med, rss, p50Over))
 	}
 	return nil
+}
+
+// slowGoal is a slow-client scenario's targets; a zero field is none.
+type slowGoal struct {
+	cpuPct, rssMB, p50OverMs float64
+}
+
+// check says which targets the median CPU, the largest peak RSS and the
+// largest p50 − server's own p50 over the rounds met.
+func (g slowGoal) check(cpuPct, rssMB, p50OverMs float64) string {
+	var parts []string
+	add := func(limit, got float64, what, unit string) {
+		if limit == 0 {
+			return
+		}
+		verdict := "met"
+		if got >= limit {
+			verdict = "MISSED"
+		}
+		parts = append(parts, fmt.Sprintf("%s < %g%s: %s (%.2f)", what, limit, unit, verdict, got))
+	}
+	add(g.cpuPct, cpuPct, "CPU", " % of a core")
+	add(g.rssMB, rssMB, "peak RSS", " MB")
+	add(g.p50OverMs, p50OverMs, "p50 − server's own", " ms")
+	return "targets: " + strings.Join(parts, "; ")
 }
 
 func joinPcts(p []float64) string {
@@ -367,3 +400,60 @@ func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur
 }
 
 var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)
+
+// watchEstablished counts, once a second, the ESTABLISHED sockets whose
+// local port is the target's (the server's side of each connection) until
+// the returned function is called; that function reports the fewest and
+// most seen after the count first stopped rising, e.g. "1000 (1000-1000)".
+func watchEstablished(target string) func() string {
+	u, err := neturl.Parse(target)
+	port, _ := strconv.Atoi(u.Port())
+	if err != nil || port == 0 {
+		return func() string { return "unknown" }
+	}
+	done := make(chan struct{})
+	out := make(chan string, 1)
+	go func() {
+		var counts []int
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				if s, err := machine.LocalPort(port); err == nil {
+					counts = append(counts, s.States["ESTABLISHED"])
+				}
+			case <-done:
+				out <- summarizeHeld(counts)
+				return
+			}
+		}
+	}()
+	return func() string {
+		close(done)
+		return <-out
+	}
+}
+
+// summarizeHeld reports the peak count and the range after the ramp-up:
+// the samples from the first one that reached the peak until the count
+// fell for good at the end of the run.
+func summarizeHeld(counts []int) string {
+	if len(counts) == 0 {
+		return "unknown"
+	}
+	peak, first, last := 0, 0, 0
+	for i, n := range counts {
+		if n > peak {
+			peak, first = n, i
+		}
+		if n == peak {
+			last = i
+		}
+	}
+	lo := peak
+	for _, n := range counts[first : last+1] {
+		lo = min(lo, n)
+	}
+	return fmt.Sprintf("%d (%d-%d while loaded)", peak, lo, peak)
+}
