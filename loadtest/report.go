@@ -35,8 +35,12 @@ func WriteSummary(w io.Writer, r *Result) error {
 	}
 	if r.Tool != "jmeter-jtl" {
 		c := r.Cost
+		model := string(r.Settings.Model)
+		if r.Settings.TimerSlack > 0 {
+			model += fmt.Sprintf(" (timer slack %v: latency includes up to that much lateness)", r.Settings.TimerSlack)
+		}
 		fmt.Fprintf(w, "measured %.1f s of %s model; generator: cpu %.2f s (%.1f%% of a core), peak rss %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
-			r.MeasuredSeconds, r.Settings.Model, c.CPUSeconds, c.CPUPercent, float64(c.PeakRSSBytes)/(1<<20), float64(c.PeakGoBytes)/(1<<20),
+			r.MeasuredSeconds, model, c.CPUSeconds, c.CPUPercent, float64(c.PeakRSSBytes)/(1<<20), float64(c.PeakGoBytes)/(1<<20),
 			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
 	}
 	if r.Server != nil {

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,5 +165,26 @@ func TestWakeSchedSlackDefersFirstWake(t *testing.T) {
 		if d := <-woke; d < slack {
 			t.Errorf("a client woke at +%v; with %v of slack the first wake-up is at +%v or later", d, slack, slack)
 		}
+	}
+}
+
+// A run with timer slack says so in its summary, next to the latency it
+// inflates, and records it in its settings.
+func TestTimerSlackInSummary(t *testing.T) {
+	srv, _ := delayServer(t, 0)
+	res := mustRun(t, Settings{
+		Requests: []Request{{URL: srv.URL}}, Clients: 2, Model: ModelRate,
+		Think: 20 * time.Millisecond, TimerSlack: 2 * time.Millisecond, Duration: 300 * time.Millisecond,
+	})
+	if res.Settings.TimerSlack != 2*time.Millisecond {
+		t.Errorf("settings record timer slack %v; want 2ms", res.Settings.TimerSlack)
+	}
+	if res.Total.Successes == 0 {
+		t.Fatal("no successful requests")
+	}
+	var sum strings.Builder
+	WriteSummary(&sum, res)
+	if !strings.Contains(sum.String(), "timer slack 2ms") {
+		t.Errorf("summary does not name the timer slack:\n%s", sum.String())
 	}
 }
