@@ -116,6 +116,31 @@ func TestReadJTLFromJMeter(t *testing.T) {
 	}
 }
 
+// JMeter (CSVSaveService.splitHeader, 5.x) accepts a header only when every
+// column is one it knows and the columns come in its own order; it then
+// reads each line by position in that order. jmeterColumns is that order.
+var jmeterColumns = []string{"timeStamp", "elapsed", "label", "responseCode", "responseMessage", "threadName",
+	"dataType", "success", "failureMessage", "bytes", "sentBytes", "grpThreads", "allThreads", "URL", "Filename",
+	"Latency", "Encoding", "SampleCount", "ErrorCount", "Hostname", "IdleTime", "Connect"}
+
+func TestJTLHeaderAsJMeterReadsIt(t *testing.T) {
+	pos := map[string]int{}
+	for i, c := range jmeterColumns {
+		pos[c] = i
+	}
+	prev := -1
+	for i, c := range strings.Split(JTLHeader, ",") {
+		p, ok := pos[c]
+		if !ok {
+			t.Fatalf("column %d %q is not one JMeter knows", i+1, c)
+		}
+		if p <= prev {
+			t.Fatalf("column %d %q is out of JMeter's order", i+1, c)
+		}
+		prev = p
+	}
+}
+
 func TestSeriesCSV(t *testing.T) {
 	var b bytes.Buffer
 	if err := WriteSeriesCSV(&b, []SecondRow{{T: 1, Successes: 5, Throughput: 5, P99Ms: 1.5}}); err != nil {
