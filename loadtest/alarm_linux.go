@@ -69,10 +69,9 @@ func (a *timerfdAlarm) set(d time.Duration) {
 	}
 	a.due.Store(int64(time.Since(a.base) + d)) // before the timer can fire
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	// A raw call: the runtime's syscall entry would wake its monitor
-	// thread (sysmon) out of its idle sleep, which then polls every 20 µs
-	// for a while; with a wake-up per request that costs more than the
-	// request.
+	// A raw call: the runtime's syscall entry wakes its monitor thread
+	// (sysmon) out of its idle sleep whenever every processor is idle, as
+	// it is between wake-ups (runtime.entersyscall).
 	syscall.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(a.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
 }
 
