@@ -90,7 +90,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		}
 		wg.Go(func() { r.dispatch(arrive) })
 	} else {
-		r.sched = newWakeSched(newAlarm(), s.TimerSlack)
+		r.sched = newWakeSched(newAlarm(), s.TimerSlack, (*closedClient).wake)
 		for i := 0; i < s.Clients; i++ {
 			r.startClient(i, &wg)
 		}
@@ -366,8 +366,6 @@ type closedClient struct {
 	timer *Timer
 	next  time.Time // when the next request is due
 	wg    *sync.WaitGroup
-
-	onWake func() // tests: runs instead of the client's requests
 }
 
 // startClient schedules client id's first request: spread over the ramp-up
@@ -398,10 +396,6 @@ func (c *closedClient) finish() {
 
 // wake sends the requests that are due, then goes back to thinking.
 func (c *closedClient) wake() {
-	if c.onWake != nil {
-		c.onWake()
-		return
-	}
 	r := c.r
 	now := time.Now()
 	timerLag := now.Sub(c.next)

@@ -29,12 +29,12 @@ type wakeSched struct {
 	armed  int64 // expiry the alarm is set to; zero when disarmed
 	closed bool
 
-	slack int64 // nanoseconds a wake-up may come after the earliest due client
+	slack int64               // nanoseconds a wake-up may come after the earliest due client
+	wake  func(*closedClient) // what a pool goroutine runs for a due client
 
 	work    chan *closedClient // idle pool goroutines receive here
 	done    chan struct{}      // closed with the scheduler: idle goroutines exit
 	idle    atomic.Int32       // pool goroutines parked on work
-	maxIdle int32
 	loopEnd chan struct{}
 }
 
@@ -44,10 +44,11 @@ type wakeSched struct {
 const maxIdleWorkers = 256
 
 // newWakeSched starts a scheduler that waits on a (newAlarm() in a run)
-// and wakes clients up to slack after they are due (Settings.TimerSlack).
-func newWakeSched(a alarm, slack time.Duration) *wakeSched {
-	s := &wakeSched{alarm: a, base: time.Now(), slack: int64(slack), work: make(chan *closedClient), done: make(chan struct{}),
-		maxIdle: maxIdleWorkers, loopEnd: make(chan struct{})}
+// and runs wake for each client up to slack after it is due
+// (Settings.TimerSlack); a run's wake is (*closedClient).wake.
+func newWakeSched(a alarm, slack time.Duration, wake func(*closedClient)) *wakeSched {
+	s := &wakeSched{alarm: a, base: time.Now(), slack: int64(slack), wake: wake,
+		work: make(chan *closedClient), done: make(chan struct{}), loopEnd: make(chan struct{})}
 	go s.loop()
 	return s
 }
@@ -120,8 +121,8 @@ func (s *wakeSched) run(c *closedClient) {
 // scheduler closes.
 func (s *wakeSched) worker(c *closedClient) {
 	for {
-		c.wake()
-		if s.idle.Add(1) > s.maxIdle {
+		s.wake(c)
+		if s.idle.Add(1) > maxIdleWorkers {
 			s.idle.Add(-1)
 			return
 		}

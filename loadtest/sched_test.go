@@ -48,20 +48,19 @@ func TestWakeSchedWakesWhenDue(t *testing.T) {
 			if name == "default" {
 				a = newAlarm()
 			}
-			s := newWakeSched(a, 0)
 			var mu sync.Mutex
 			woke := map[*closedClient]time.Time{}
 			var wg sync.WaitGroup
+			s := newWakeSched(a, 0, func(c *closedClient) {
+				mu.Lock()
+				woke[c] = time.Now()
+				mu.Unlock()
+				wg.Done()
+			})
 			start := time.Now()
 			const n = 200
 			for i := range n {
 				c := &closedClient{next: start.Add(time.Duration(i%50) * time.Millisecond)}
-				c.onWake = func() {
-					mu.Lock()
-					woke[c] = time.Now()
-					mu.Unlock()
-					wg.Done()
-				}
 				wg.Add(1)
 				if !s.add(c) {
 					t.Fatal("add refused before close")
@@ -152,13 +151,12 @@ func TestArrivalTime(t *testing.T) {
 // wakes no earlier than its due time plus the slack.
 func TestWakeSchedSlackDefersFirstWake(t *testing.T) {
 	const slack = 30 * time.Millisecond
-	s := newWakeSched(newAlarm(), slack)
-	defer s.close()
 	start := time.Now()
 	woke := make(chan time.Duration, 3)
+	s := newWakeSched(newAlarm(), slack, func(*closedClient) { woke <- time.Since(start) })
+	defer s.close()
 	for i := range 3 {
 		c := &closedClient{next: start.Add(time.Duration(i) * 10 * time.Millisecond)}
-		c.onWake = func() { woke <- time.Since(start) }
 		s.add(c)
 	}
 	for range 3 {

@@ -403,8 +403,8 @@ var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)
 
 // watchEstablished counts, once a second, the ESTABLISHED sockets whose
 // local port is the target's (the server's side of each connection) until
-// the returned function is called; that function reports the fewest and
-// most seen after the count first stopped rising, e.g. "1000 (1000-1000)".
+// the returned function is called; that function returns summarizeHeld of
+// the counts.
 func watchEstablished(target string) func() string {
 	u, err := neturl.Parse(target)
 	port, _ := strconv.Atoi(u.Port())
@@ -435,9 +435,9 @@ func watchEstablished(target string) func() string {
 	}
 }
 
-// summarizeHeld reports the peak count and the range after the ramp-up:
-// the samples from the first one that reached the peak until the count
-// fell for good at the end of the run.
+// summarizeHeld reports the peak count and the lowest count between the
+// first and the last sample at the peak, e.g. "1000 (998-1000 while
+// loaded)": connections dropped while the clients were all connected.
 func summarizeHeld(counts []int) string {
 	if len(counts) == 0 {
 		return "unknown"
