@@ -221,10 +221,9 @@ func TestQueueFull(t *testing.T) {
 			results <- resp.StatusCode
 		}()
 	}
-	// Wait until one request holds the worker (at the gate) and one is queued.
-	for st.Waiting.Load() != 1 || s.limit.stats().Queued != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "one request at the gate and one queued", func() bool {
+		return st.Waiting.Load() == 1 && s.limit.stats().Queued == 1
+	})
 	resp, body := get(t, ts.URL+"/bbs?cmd=AllView")
 	if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("third request: %d Retry-After %q; want 503 with Retry-After", resp.StatusCode, resp.Header.Get("Retry-After"))
@@ -241,8 +240,24 @@ func TestQueueFull(t *testing.T) {
 			t.Errorf("held request: %d; want 200", code)
 		}
 	}
-	if w := s.limit.stats(); w.Busy != 0 || w.Queued != 0 {
-		t.Errorf("after the load: busy %d queued %d; want 0", w.Busy, w.Queued)
+	// A client can read the whole response before the handler returns and
+	// gives its worker back, so the pool is idle soon after, not at once.
+	waitUntil(t, "the worker pool to be idle", func() bool {
+		w := s.limit.stats()
+		return w.Busy == 0 && w.Queued == 0
+	})
+}
+
+// waitUntil polls cond every millisecond and fails the test if it is not
+// true within 10 s.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
 	}
 }
 

@@ -156,22 +156,13 @@ func held(t *testing.T, s *Server, st *fake.Store, pub string) (release func()) 
 			codes <- resp.StatusCode
 		}()
 	}
-	waitFor := func(what string, cond func() bool) {
-		deadline := time.Now().Add(10 * time.Second)
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(time.Millisecond)
-		}
-	}
 	send()
 	st.Gate <- struct{}{} // the first gets its connection and stops in SQL
-	waitFor("a request in SQL", func() bool { return st.InSQL.Load() == 1 })
+	waitUntil(t, "a request in SQL", func() bool { return st.InSQL.Load() == 1 })
 	send()
-	waitFor("a request waiting for a connection", func() bool { return st.Waiting.Load() == 1 })
+	waitUntil(t, "a request waiting for a connection", func() bool { return st.Waiting.Load() == 1 })
 	send()
-	waitFor("a request waiting for a worker", func() bool { return s.limit.stats().Queued == 1 })
+	waitUntil(t, "a request waiting for a worker", func() bool { return s.limit.stats().Queued == 1 })
 	return func() {
 		close(st.Gate)
 		close(st.SQLGate)
