@@ -16,11 +16,11 @@ import (
 const maxResetPosts = 10_000_000
 
 // requireToken guards h with the admin token when one is set.
-func (s *Server) requireToken(h http.Handler) http.Handler {
-	if s.opt.AdminToken == "" {
+func requireToken(token string, h http.Handler) http.Handler {
+	if token == "" {
 		return h
 	}
-	want := []byte(s.opt.AdminToken)
+	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got := r.URL.Query().Get("token")
 		if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
@@ -41,18 +41,22 @@ func (s *Server) handleAdminIndex(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, debugIndex)
 }
 
-func (s *Server) handleHealthz(w http.ResponseWriter, r *http.Request) {
+// handleHealthz answers 200 while the process is up, also while start-up
+// waits for the database (starting.go).
+func handleHealthz(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprintln(w, "ok")
 }
 
+// readiness is the body of /readyz.
+type readiness struct {
+	Ready    bool   `json:"ready"`
+	Database string `json:"database"`
+	Reason   string `json:"reason,omitempty"`
+}
+
 // handleReadyz answers 200 when the pool is filled and the database answers.
 func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
-	type readiness struct {
-		Ready    bool   `json:"ready"`
-		Database string `json:"database"`
-		Reason   string `json:"reason,omitempty"`
-	}
 	out := readiness{Ready: true, Database: "ok"}
 	if err := s.ping(r.Context()); err != nil {
 		out = readiness{Database: "unreachable", Reason: "the database does not answer"}

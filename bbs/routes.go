@@ -17,11 +17,11 @@ func (s *Server) Handler() http.Handler {
 // admin token when one is set.
 func (s *Server) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", s.handleHealthz)
+	mux.HandleFunc("GET /healthz", handleHealthz)
 	mux.HandleFunc("GET /readyz", s.handleReadyz)
 	mux.HandleFunc("POST /admin/reset", s.handleReset)
 	mux.HandleFunc("GET /admin/stats", s.handleStats)
 	mux.HandleFunc("GET /{$}", s.handleAdminIndex)
 	s.debugRoutes(mux)
-	return s.requireToken(mux)
+	return requireToken(s.opt.AdminToken, mux)
 }

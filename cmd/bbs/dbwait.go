@@ -19,8 +19,9 @@ const (
 // openWithWait opens the store. When the database cannot be reached
 // (entity.ErrUnavailable) it retries with a doubling back-off for up to
 // wait (the db_wait knob); a wait of 0 fails at once. Other errors, such as
-// a bad DSN or a failed migration, are never retried.
-func openWithWait(ctx context.Context, wait time.Duration, log *slog.Logger, o entity.Options) (entity.Store, error) {
+// a bad DSN or a failed migration, are never retried. Before each retry it
+// calls retrying with the attempt that failed and the wait left.
+func openWithWait(ctx context.Context, wait time.Duration, log *slog.Logger, o entity.Options, retrying func(attempt int, left time.Duration)) (entity.Store, error) {
 	deadline := time.Now().Add(wait)
 	delay := firstRetry
 	for attempt := 1; ; attempt++ {
@@ -40,6 +41,7 @@ func openWithWait(ctx context.Context, wait time.Duration, log *slog.Logger, o e
 		}
 		d := min(delay, left)
 		log.Warn("database not reachable; retrying", "attempt", attempt, "retry_in", d.String(), "left", left.Round(time.Millisecond).String(), "err", err)
+		retrying(attempt, left)
 		select {
 		case <-ctx.Done():
 			return nil, fmt.Errorf("stopped while waiting for the database: %w", err)

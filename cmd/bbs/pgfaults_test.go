@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -188,9 +189,10 @@ func TestPostgresDisconnectCancelsQuery(t *testing.T) {
 }
 
 // TestDBWaitAndReadyz starts the server while the database cannot be
-// reached (a cut proxy in front of PostgreSQL) with db_wait set, brings the
-// database up, then cuts it again: /readyz reports not ready, the board
-// answers 503, and both recover when the database is back.
+// reached (a cut proxy in front of PostgreSQL) with db_wait set: while it
+// waits, /healthz answers 200 and /readyz and the board 503 saying why.
+// Then it brings the database up, then cuts it again: /readyz reports not
+// ready, the board answers 503, and both recover when the database is back.
 func TestDBWaitAndReadyz(t *testing.T) {
 	dsn, _, _ := pgDSN(t, "wait")
 	u, _ := url.Parse(dsn)
@@ -203,10 +205,20 @@ func TestDBWaitAndReadyz(t *testing.T) {
 			t.Error(err)
 		}
 	}()
+	boardAddr, adminAddr := freeAddr(t), freeAddr(t)
+	started := make(chan struct{})
+	waiting := make(chan waitAnswers, 1)
+	go func() { waiting <- probeWhileWaiting(boardAddr, adminAddr, started) }()
 	t0 := time.Now()
-	s := start(t, "-db", "postgres", "-dsn", u.String(), "-db-wait", "20s", "-seed-posts", "10", "-pool", "2")
+	s := start(t, "-db", "postgres", "-dsn", u.String(), "-db-wait", "20s", "-seed-posts", "10", "-pool", "2", "-addr", boardAddr, "-admin-addr", adminAddr)
 	if waited := time.Since(t0); waited < time.Second {
 		t.Errorf("started after %v, before the database was reachable", waited)
+	}
+	close(started)
+	if w := <-waiting; w.readyz == "" || w.healthz != 200 || w.board != 503 || !w.retryAfter {
+		t.Errorf("while waiting for the database: healthz %d, board %d, Retry-After on both 503s %v, readyz reason %q; want 200, 503, true and a reason", w.healthz, w.board, w.retryAfter, w.readyz)
+	} else {
+		t.Logf("while waiting: readyz %q", w.readyz)
 	}
 	ready := func() int {
 		resp, err := http.Get(s.admin + "/readyz")
@@ -243,6 +255,48 @@ func TestDBWaitAndReadyz(t *testing.T) {
 		t.Fatalf("the board did not recover within 5 s")
 	}
 	t.Logf("database cut and restored: board serving again %v later", ok.Round(time.Millisecond))
+}
+
+// waitAnswers is what the listeners answered while start-up waited for
+// the database.
+type waitAnswers struct {
+	healthz, board int
+	retryAfter     bool   // on the board's 503 and /readyz's
+	readyz         string // its reason; empty if it never said it was waiting
+}
+
+// probeWhileWaiting asks the board, /healthz and then /readyz until
+// /readyz says start-up is waiting for the database, or until started is
+// closed. Since the handlers change only once, at the end of the wait, the
+// two answers before such a /readyz came during the wait too.
+func probeWhileWaiting(boardAddr, adminAddr string, started <-chan struct{}) waitAnswers {
+	client := &http.Client{Timeout: 2 * time.Second}
+	ask := func(u string) (int, http.Header, string) {
+		resp, err := client.Get(u)
+		if err != nil {
+			return 0, nil, ""
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header, string(b)
+	}
+	for {
+		select {
+		case <-started:
+			return waitAnswers{}
+		case <-time.After(20 * time.Millisecond):
+		}
+		board, bh, _ := ask("http://" + boardAddr + "/bbs?cmd=AllView")
+		health, _, _ := ask("http://" + adminAddr + "/healthz")
+		code, rh, body := ask("http://" + adminAddr + "/readyz")
+		var r struct {
+			Reason string `json:"reason"`
+		}
+		if code == 503 && json.Unmarshal([]byte(body), &r) == nil && strings.Contains(r.Reason, "waiting for the database") {
+			return waitAnswers{healthz: health, board: board, readyz: r.Reason,
+				retryAfter: bh.Get("Retry-After") != "" && rh.Get("Retry-After") != ""}
+		}
+	}
 }
 
 // TestDBWaitGivesUp checks that an unreachable database fails start-up with

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"bbslab/bbs"
@@ -54,6 +55,44 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 	defer rd.stop()
 
+	// Both listeners answer from the start: while the database is opened
+	// (and, with db_wait, waited for) /healthz says 200 and the rest 503
+	// with the reason; then the board's handlers take over.
+	var status atomic.Pointer[string]
+	setStatus := func(s string) { status.Store(&s) }
+	setStatus("starting: opening the database")
+	boardH, adminH := &swapHandler{}, &swapHandler{}
+	boardH.set(bbs.StartingBoard())
+	adminH.set(bbs.StartingAdmin(cfg.AdminToken, func() string { return *status.Load() }))
+	public := &http.Server{
+		Handler:           boardH,
+		ReadHeaderTimeout: time.Duration(cfg.ReadHeaderTimeout),
+		ReadTimeout:       time.Duration(cfg.ReadTimeout),
+		WriteTimeout:      time.Duration(cfg.WriteTimeout),
+		IdleTimeout:       time.Duration(cfg.IdleTimeout),
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	servers := []*http.Server{public}
+	errc := make(chan error, 2)
+	go func() { errc <- public.Serve(pub) }()
+	if adm != nil {
+		admin := &http.Server{
+			Handler:           adminH,
+			ReadHeaderTimeout: time.Duration(cfg.ReadHeaderTimeout),
+			IdleTimeout:       time.Duration(cfg.IdleTimeout),
+			// No WriteTimeout: a profile may take longer than any default.
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		}
+		servers = append(servers, admin)
+		go func() { errc <- admin.Serve(adm) }()
+	}
+	defer func() {
+		for _, s := range servers {
+			s.Close() // after a graceful shutdown, or when start-up failed
+		}
+	}()
+
 	start := time.Now()
 	store, err := openWithWait(ctx, time.Duration(cfg.DBWait), log, entity.Options{
 		Driver:    cfg.DB,
@@ -63,6 +102,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		PoolMode:  cfg.PoolMode,
 		SeedPosts: cfg.SeedPosts,
 		Trace:     rd.sqlTrace,
+	}, func(attempt int, left time.Duration) {
+		setStatus(fmt.Sprintf("starting: waiting for the database (attempt %d failed; db_wait leaves %v)", attempt, left.Round(100*time.Millisecond)))
 	})
 	if err != nil {
 		return err
@@ -87,29 +128,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		ServerPort:     pub.Addr().(*net.TCPAddr).Port,
 		DBPort:         rd.dbPort,
 	})
-	public := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: time.Duration(cfg.ReadHeaderTimeout),
-		ReadTimeout:       time.Duration(cfg.ReadTimeout),
-		WriteTimeout:      time.Duration(cfg.WriteTimeout),
-		IdleTimeout:       time.Duration(cfg.IdleTimeout),
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
-	servers := []*http.Server{public}
-	errc := make(chan error, 2)
-	go func() { errc <- public.Serve(pub) }()
+	boardH.set(srv.Handler())
+	adminH.set(srv.AdminHandler())
 	fmt.Fprintf(stdout, "board: http://%s/bbs\n", pub.Addr())
 	if adm != nil {
-		admin := &http.Server{
-			Handler:           srv.AdminHandler(),
-			ReadHeaderTimeout: time.Duration(cfg.ReadHeaderTimeout),
-			IdleTimeout:       time.Duration(cfg.IdleTimeout),
-			// No WriteTimeout: a profile may take longer than any default.
-			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-		}
-		servers = append(servers, admin)
-		go func() { errc <- admin.Serve(adm) }()
 		fmt.Fprintf(stdout, "admin: http://%s/\n", adm.Addr())
 	}
 	// The pool is filled and templates are parsed; with warmup, each command
@@ -136,4 +158,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return fmt.Errorf("serve: %w", serveErr)
 	}
 	return nil
+}
+
+// swapHandler serves whichever handler was set last: the start-up
+// handlers while the database is opened, then the board's.
+type swapHandler struct{ h atomic.Pointer[http.Handler] }
+
+func (s *swapHandler) set(h http.Handler) { s.h.Store(&h) }
+
+func (s *swapHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	(*s.h.Load()).ServeHTTP(w, r)
 }

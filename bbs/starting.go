@@ -1,0 +1,36 @@
+package bbs
+
+import "net/http"
+
+// StartingAdmin returns the admin handler served while start-up opens the
+// database, which with db_wait may mean waiting for it to come up: a
+// watcher gets an answer instead of a connection left in the listen
+// backlog. /healthz answers 200, since the process is up; /readyz and
+// every other path answer 503 with Retry-After and status(), what start-up
+// is doing. The admin token guards it as it guards AdminHandler.
+func StartingAdmin(token string, status func() string) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /healthz", handleHealthz)
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", retryAfter)
+		writeJSON(w, http.StatusServiceUnavailable, readiness{Database: "not open", Reason: status()})
+	})
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", retryAfter)
+		writeJSON(w, http.StatusServiceUnavailable, jsonError{Status: http.StatusServiceUnavailable, Error: status()})
+	})
+	return requireToken(token, mux)
+}
+
+// StartingBoard returns the public handler served while start-up opens the
+// database: 503 with Retry-After on every path. Its message does not
+// include status(), which may name the database's address.
+func StartingBoard() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Retry-After", retryAfter)
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("the board is starting: its database is not open yet; retry shortly\n"))
+	})
+}
