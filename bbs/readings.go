@@ -82,7 +82,7 @@ func (s *Server) readings() Readings {
 	}
 	switch {
 	case s.opt.DBPort > 0:
-		if sk, err := machine.RemotePort(s.opt.DBPort); err == nil {
+		if sk, err := machine.OwnRemotePort(s.opt.DBPort); err == nil {
 			r.Connections.Database = &sk
 		} else {
 			notes = append(notes, "database sockets: "+err.Error())

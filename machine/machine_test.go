@@ -1,8 +1,11 @@
 package machine
 
 import (
+	"bufio"
+	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -75,6 +78,61 @@ func TestSockets(t *testing.T) {
 	}
 	if d.States["ESTABLISHED"] != 1 || d.States["CLOSE_WAIT"] != 1 || len(d.States) != 2 || d.Listen != nil {
 		t.Errorf("remote 5432 = %+v; want ESTABLISHED 1, CLOSE_WAIT 1 and no listen queue", d)
+	}
+
+	// A process that holds the CLOSE_WAIT socket (inode 7552) and a file.
+	fd := filepath.Join(string(root), "123", "fd")
+	os.MkdirAll(fd, 0o755)
+	os.Symlink("socket:[7552]", filepath.Join(fd, "3"))
+	os.Symlink("/dev/null", filepath.Join(fd, "4"))
+	own, err := root.socketInodes("123")
+	if err != nil || len(own) != 1 || !own["7552"] {
+		t.Fatalf("socketInodes = %v, %v; want just 7552", own, err)
+	}
+	d, err = root.socketsOf(5432, false, own)
+	if err != nil || d.States["CLOSE_WAIT"] != 1 || len(d.States) != 1 {
+		t.Errorf("remote 5432 of process 123 = %+v, %v; want only its CLOSE_WAIT socket", d, err)
+	}
+	if _, err := root.socketInodes("124"); err == nil {
+		t.Error("socketInodes of a process that does not exist: no error")
+	}
+}
+
+// TestOwnRemotePort checks on this machine that OwnRemotePort counts this
+// process's connection to a port and not another process's.
+func TestOwnRemotePort(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc/self/fd: not Linux")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	port := ln.Addr().(*net.TCPAddr).Port
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if sh, err := exec.LookPath("bash"); err == nil {
+		// bash holds a second connection to the port until killed.
+		child := exec.Command(sh, "-c", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && echo up && exec sleep 30", port))
+		out, _ := child.StdoutPipe()
+		if err := child.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { child.Process.Kill(); child.Wait() }()
+		if line, _ := bufio.NewReader(out).ReadString('\n'); line != "up\n" {
+			t.Fatalf("bash did not connect: %q", line)
+		}
+		if all, err := RemotePort(port); err != nil || all.States["ESTABLISHED"] != 2 {
+			t.Errorf("RemotePort(%d) = %+v, %v; want both processes' connections, 2 ESTABLISHED", port, all, err)
+		}
+	}
+	got, err := OwnRemotePort(port)
+	if err != nil || got.States["ESTABLISHED"] != 1 || len(got.States) != 1 {
+		t.Errorf("OwnRemotePort(%d) = %+v, %v; want this process's one ESTABLISHED connection", port, got, err)
 	}
 }
 

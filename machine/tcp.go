@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -43,7 +45,46 @@ func LocalPort(port int) (Sockets, error) { return procRoot("/proc").sockets(por
 // shows them).
 func RemotePort(port int) (Sockets, error) { return procRoot("/proc").sockets(port, false) }
 
+// OwnRemotePort is RemotePort for this process's sockets alone: its own
+// connections to a server on port, without those of other programs on the
+// machine (psql, another board, a test's).
+func OwnRemotePort(port int) (Sockets, error) {
+	r := procRoot("/proc")
+	own, err := r.socketInodes("self")
+	if err != nil {
+		return Sockets{Port: port, States: map[string]int{}}, err
+	}
+	return r.socketsOf(port, false, own)
+}
+
 func (r procRoot) sockets(port int, local bool) (Sockets, error) {
+	return r.socketsOf(port, local, nil)
+}
+
+// socketInodes returns the inodes of the sockets process pid ("self" for
+// this one) has open, as /proc/net/tcp writes them.
+func (r procRoot) socketInodes(pid string) (map[string]bool, error) {
+	dir := filepath.Join(string(r), pid, "fd")
+	fds, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("list open files: %w", err)
+	}
+	own := map[string]bool{}
+	for _, fd := range fds {
+		target, err := os.Readlink(filepath.Join(dir, fd.Name()))
+		if err != nil {
+			continue // closed since the listing
+		}
+		if inode, ok := strings.CutPrefix(target, "socket:["); ok {
+			own[strings.TrimSuffix(inode, "]")] = true
+		}
+	}
+	return own, nil
+}
+
+// socketsOf counts the sockets on port; with own set, only those whose
+// inode is in it.
+func (r procRoot) socketsOf(port int, local bool, own map[string]bool) (Sockets, error) {
 	s := Sockets{Port: port, States: map[string]int{}}
 	found := false
 	for _, name := range []string{"net/tcp", "net/tcp6"} {
@@ -52,7 +93,7 @@ func (r procRoot) sockets(port int, local bool) (Sockets, error) {
 			continue // no IPv6, for example
 		}
 		found = true
-		if err := countSockets(b, port, local, &s); err != nil {
+		if err := countSockets(b, port, local, own, &s); err != nil {
 			return s, err
 		}
 	}
@@ -67,8 +108,9 @@ func (r procRoot) sockets(port int, local bool) (Sockets, error) {
 	return s, nil
 }
 
-// countSockets adds the lines of one /proc/net/tcp table that match port.
-func countSockets(b []byte, port int, local bool, s *Sockets) error {
+// countSockets adds the lines of one /proc/net/tcp table that match port
+// and, when own is not nil, whose inode is in own.
+func countSockets(b []byte, port int, local bool, own map[string]bool, s *Sockets) error {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Scan() // header
 	for sc.Scan() {
@@ -88,7 +130,7 @@ func countSockets(b []byte, port int, local bool, s *Sockets) error {
 		if err != nil {
 			return fmt.Errorf("net/tcp: port %q: %w", hexPort, err)
 		}
-		if int(p) != port {
+		if int(p) != port || own != nil && (len(f) < 10 || !own[f[9]]) {
 			continue
 		}
 		st, err := strconv.ParseUint(f[3], 16, 8)

@@ -347,3 +347,23 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	i := int(float64(len(s))*p/100+0.999999) - 1
 	return s[max(0, min(i, len(s)-1))]
 }
+
+// TestDatabaseConnectionsAreOwn checks that /admin/stats counts the
+// board's own connections to PostgreSQL, not every connection to its port
+// on the machine: this test holds one more.
+func TestDatabaseConnectionsAreOwn(t *testing.T) {
+	dsn, _, _ := pgDSN(t, "own")
+	other, err := pgx.Connect(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close(context.Background())
+	s := startChild(t, "-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-db", "postgres", "-dsn", dsn, "-pool", "3", "-seed-posts", "10")
+	var est float64
+	if !eventually(5*time.Second, func() bool {
+		est = num(adminStats(t, s.admin), "connections.database.states.ESTABLISHED")
+		return est == 3
+	}) {
+		t.Errorf("connections.database ESTABLISHED = %v; want 3, the pool (this test's own connection is not the board's)", est)
+	}
+}
