@@ -317,7 +317,7 @@ func (b *bench) slowClients(ctx context.Context, url string, clients int, think,
 			pct := 100 * m.cpu / m.wall
 			pcts = append(pcts, pct)
 			rss, p50Over = max(rss, m.rssMB), max(p50Over, res.Total.P50Ms-base.Total.P50Ms)
-			fmt.Fprintf(b.stdout, "timer slack %v, round %d: throughput %.1f/s (ideal %.1f), errors %d, connections held at the target %s\n", slack, round, res.Total.Throughput, float64(clients)/think.Seconds(), res.Total.Errors, conns)
+			fmt.Fprintf(b.stdout, "timer slack %v, round %d: throughput %.1f/s (ideal %.1f), errors %d, connections held: %s\n", slack, round, res.Total.Throughput, float64(clients)/think.Seconds(), res.Total.Errors, conns)
 			fmt.Fprintf(b.stdout, "  generator process: cpu %.2f s over %.1f s wall = %.2f%% of a core (measured period alone: %.2f%%), peak RSS %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms)\n",
 				m.cpu, m.wall, pct, c.CPUPercent, m.rssMB, float64(c.PeakGoBytes)/(1<<20), c.GCCycles, c.GCPauseMaxMs)
 			fmt.Fprintf(b.stdout, "  latency from the intended start: p50 %.3f ms, p99 %.3f ms; p50 − server's own p50 = %.3f ms; timer lag mean %.3f ms, p99 %.3f ms\n",
@@ -401,10 +401,10 @@ func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur
 
 var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)
 
-// watchEstablished counts, once a second, the ESTABLISHED sockets whose
-// local port is the target's (the server's side of each connection) until
-// the returned function is called; that function returns summarizeHeld of
-// the counts.
+// watchEstablished counts, once a second, the ESTABLISHED sockets on the
+// target's port on both sides: the server's (local port) and the clients'
+// (remote port), until the returned function is called; that function
+// returns summarizeHeld of each side's counts.
 func watchEstablished(target string) func() string {
 	u, err := neturl.Parse(target)
 	port, _ := strconv.Atoi(u.Port())
@@ -414,17 +414,20 @@ func watchEstablished(target string) func() string {
 	done := make(chan struct{})
 	out := make(chan string, 1)
 	go func() {
-		var counts []int
+		var server, client []int
 		tick := time.NewTicker(time.Second)
 		defer tick.Stop()
 		for {
 			select {
 			case <-tick.C:
 				if s, err := machine.LocalPort(port); err == nil {
-					counts = append(counts, s.States["ESTABLISHED"])
+					server = append(server, s.States["ESTABLISHED"])
+				}
+				if s, err := machine.RemotePort(port); err == nil {
+					client = append(client, s.States["ESTABLISHED"])
 				}
 			case <-done:
-				out <- summarizeHeld(counts)
+				out <- fmt.Sprintf("%s at the target, %s at the clients", summarizeHeld(server), summarizeHeld(client))
 				return
 			}
 		}
