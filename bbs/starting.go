@@ -23,14 +23,11 @@ func StartingAdmin(token string, status func() string) http.Handler {
 }
 
 // StartingBoard returns the public handler served while start-up opens the
-// database: 503 with Retry-After on every path. Its message does not
-// include status(), which may name the database's address.
+// database: 503 with Retry-After on every path, with a fixed message: the
+// public sees no start-up detail, the admin listener does.
 func StartingBoard() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", retryAfter)
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Header().Set("X-Content-Type-Options", "nosniff")
-		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte("the board is starting: its database is not open yet; retry shortly\n"))
+		http.Error(w, "the board is starting: its database is not open yet; retry shortly", http.StatusServiceUnavailable)
 	})
 }

@@ -62,7 +62,7 @@ func TestReadingWithoutProc(t *testing.T) {
 
 func TestSockets(t *testing.T) {
 	root := procRoot(copyProc(t))
-	s, err := root.sockets(8080, true)
+	s, err := root.sockets(8080, true, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestSockets(t *testing.T) {
 	if s.Listen == nil || *s.Listen != (ListenQueue{AcceptQueue: 3, Backlog: 4096}) {
 		t.Errorf("local 8080 listen = %+v; want accept queue 3 of 4096", s.Listen)
 	}
-	d, err := root.sockets(5432, false)
+	d, err := root.sockets(5432, false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestSockets(t *testing.T) {
 	if err != nil || len(own) != 1 || !own["7552"] {
 		t.Fatalf("socketInodes = %v, %v; want just 7552", own, err)
 	}
-	d, err = root.socketsOf(5432, false, own)
+	d, err = root.sockets(5432, false, own)
 	if err != nil || d.States["CLOSE_WAIT"] != 1 || len(d.States) != 1 {
 		t.Errorf("remote 5432 of process 123 = %+v, %v; want only its CLOSE_WAIT socket", d, err)
 	}

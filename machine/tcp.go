@@ -38,12 +38,12 @@ type ListenQueue struct {
 
 // LocalPort counts the sockets whose local port is port: a server's
 // listening socket and its connections with clients.
-func LocalPort(port int) (Sockets, error) { return procRoot("/proc").sockets(port, true) }
+func LocalPort(port int) (Sockets, error) { return procRoot("/proc").sockets(port, true, nil) }
 
 // RemotePort counts the sockets whose remote port is port: this machine's
 // client connections to a server on that port (all processes', as netstat
 // shows them).
-func RemotePort(port int) (Sockets, error) { return procRoot("/proc").sockets(port, false) }
+func RemotePort(port int) (Sockets, error) { return procRoot("/proc").sockets(port, false, nil) }
 
 // OwnRemotePort is RemotePort for this process's sockets alone: its own
 // connections to a server on port, without those of other programs on the
@@ -54,11 +54,7 @@ func OwnRemotePort(port int) (Sockets, error) {
 	if err != nil {
 		return Sockets{Port: port, States: map[string]int{}}, err
 	}
-	return r.socketsOf(port, false, own)
-}
-
-func (r procRoot) sockets(port int, local bool) (Sockets, error) {
-	return r.socketsOf(port, local, nil)
+	return r.sockets(port, false, own)
 }
 
 // socketInodes returns the inodes of the sockets process pid ("self" for
@@ -82,9 +78,9 @@ func (r procRoot) socketInodes(pid string) (map[string]bool, error) {
 	return own, nil
 }
 
-// socketsOf counts the sockets on port; with own set, only those whose
-// inode is in it.
-func (r procRoot) socketsOf(port int, local bool, own map[string]bool) (Sockets, error) {
+// sockets counts the sockets on port; with own set, only those whose inode
+// is in it.
+func (r procRoot) sockets(port int, local bool, own map[string]bool) (Sockets, error) {
 	s := Sockets{Port: port, States: map[string]int{}}
 	found := false
 	for _, name := range []string{"net/tcp", "net/tcp6"} {

@@ -1,16 +1,18 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"bbslab/machine"
 )
 
 // TestOverload drives the server with ten times workers + queue clients
@@ -121,26 +123,15 @@ func TestOverload(t *testing.T) {
 	}
 }
 
-// established counts ESTABLISHED TCP connections on local port port (hex
-// in /proc/net/tcp). It returns 0 where /proc is missing.
+// established counts the ESTABLISHED TCP connections on local port port.
+// It returns 0 where /proc is missing.
 func established(t *testing.T, port string) int {
-	f, err := os.Open("/proc/net/tcp")
+	p, _ := strconv.Atoi(port)
+	s, err := machine.LocalPort(p)
 	if err != nil {
 		return 0
 	}
-	defer f.Close()
-	var p int
-	fmt.Sscan(port, &p)
-	local := fmt.Sprintf(":%04X", p)
-	n := 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) > 3 && strings.HasSuffix(fields[1], local) && fields[3] == "01" {
-			n++
-		}
-	}
-	return n
+	return s.States["ESTABLISHED"]
 }
 
 // rss reads the resident set size of process pid in KB (0 where /proc is
