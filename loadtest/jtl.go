@@ -160,8 +160,14 @@ func ReadJTL(path string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read jtl %s: %w", path, err)
 	}
-	res.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	res.Name = jtlName(path)
 	return res, nil
+}
+
+// jtlName names the run of a JTL file after the file:
+// results/run1.jtl is run1.
+func jtlName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 }
 
 func parseJTL(r io.Reader) (*Result, error) {

@@ -263,3 +263,21 @@ func TestSweepAndCharts(t *testing.T) {
 		t.Errorf("sweep table:\n%s", tbl.String())
 	}
 }
+
+// TestReadRunsNewerSchema checks that a result or sweep from a newer schema
+// version is refused, not misread.
+func TestReadRunsNewerSchema(t *testing.T) {
+	dir := t.TempDir()
+	for name, body := range map[string]string{
+		"run.json":   `{"schema": 99, "kind": "run", "total": {"requests": 5}}`,
+		"sweep.json": `{"schema": 99, "kind": "sweep", "runs": []}`,
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if runs, err := ReadRuns(p); err == nil || !strings.Contains(err.Error(), "schema version 99 not supported") {
+			t.Errorf("ReadRuns(%s) = %d runs, %v; want a schema version error", name, len(runs), err)
+		}
+	}
+}

@@ -187,14 +187,28 @@ func ReadResult(path string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read result: %w", err)
 	}
+	return decodeResult(path, b)
+}
+
+// decodeResult decodes the JSON result b read from path.
+func decodeResult(path string, b []byte) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("read result %s: %w", path, err)
 	}
-	if r.Schema < 1 || r.Schema > SchemaVersion {
-		return nil, fmt.Errorf("read result %s: schema version %d not supported (want 1..%d)", path, r.Schema, SchemaVersion)
+	if err := checkSchema(path, r.Schema); err != nil {
+		return nil, err
 	}
 	return &r, nil
+}
+
+// checkSchema accepts the schema versions this package can read: a file
+// from a newer version is an error, not a silent misreading.
+func checkSchema(path string, v int) error {
+	if v < 1 || v > SchemaVersion {
+		return fmt.Errorf("read %s: schema version %d not supported (want 1..%d)", path, v, SchemaVersion)
+	}
+	return nil
 }
 
 // errorKinds converts counts indexed by ErrorKind to a map (nil if none).

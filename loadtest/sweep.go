@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -66,46 +67,52 @@ func WriteSweepJSON(path, name string, runs []*Result) error {
 // reads: a single JSON result, a JSON sweep, or a JMeter JTL CSV file
 // (recognised by a .jtl or .csv extension or a non-JSON first byte).
 func ReadRuns(path string) ([]*Result, error) {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	trim := strings.TrimSpace(string(b[:min(len(b), 64)]))
+	defer f.Close()
+	br := bufio.NewReader(f)
+	first, _ := br.Peek(64)
 	ext := strings.ToLower(filepath.Ext(path))
-	if ext == ".jtl" || ext == ".csv" || !strings.HasPrefix(trim, "{") {
-		r, err := ReadJTL(path)
+	if ext == ".jtl" || ext == ".csv" || !strings.HasPrefix(strings.TrimSpace(string(first)), "{") {
+		r, err := parseJTL(br)
+		if err != nil {
+			return nil, fmt.Errorf("read jtl %s: %w", path, err)
+		}
+		r.Name = jtlName(path)
+		return []*Result{r}, nil
+	}
+	b, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if head.Kind != "sweep" {
+		r, err := decodeResult(path, b)
 		if err != nil {
 			return nil, err
 		}
 		return []*Result{r}, nil
 	}
-	var head struct {
-		Schema int    `json:"schema"`
-		Kind   string `json:"kind"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
+	var sf SweepFile
+	if err := json.Unmarshal(b, &sf); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if head.Schema < 1 || head.Schema > SchemaVersion {
-		return nil, fmt.Errorf("read %s: schema version %d not supported (want 1..%d)", path, head.Schema, SchemaVersion)
-	}
-	if head.Kind == "sweep" {
-		var sf SweepFile
-		if err := json.Unmarshal(b, &sf); err != nil {
-			return nil, fmt.Errorf("read %s: %w", path, err)
-		}
-		for _, r := range sf.Runs {
-			if r.Name == "" {
-				r.Name = sf.Name
-			}
-		}
-		return sf.Runs, nil
-	}
-	r, err := ReadResult(path)
-	if err != nil {
+	if err := checkSchema(path, sf.Schema); err != nil {
 		return nil, err
 	}
-	return []*Result{r}, nil
+	for _, r := range sf.Runs {
+		if r.Name == "" {
+			r.Name = sf.Name
+		}
+	}
+	return sf.Runs, nil
 }
 
 // WriteSweepTable writes one line per run, like the article's tables:
