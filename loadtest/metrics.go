@@ -27,13 +27,22 @@ type sample struct {
 
 // labelAcc accumulates the measured samples of one label.
 type labelAcc struct {
-	hist  *Histogram
-	ok    int64
-	recv  int64
-	sent  int64
-	errs  [numErrKinds]int64
-	first time.Time
-	last  time.Time
+	hist *Histogram
+	ok   int64
+	recv int64
+	sent int64
+	errs [numErrKinds]int64
+}
+
+// add adds b's samples to a.
+func (a *labelAcc) add(b *labelAcc) {
+	a.hist.Merge(b.hist)
+	a.ok += b.ok
+	a.recv += b.recv
+	a.sent += b.sent
+	for k := range a.errs {
+		a.errs[k] += b.errs[k]
+	}
 }
 
 // secAcc accumulates the samples of the current second, warm-up included.
@@ -140,12 +149,6 @@ func (r *recorder) record(s *sample) {
 		}
 		la.recv += s.recv
 		la.sent += s.sentN
-		if la.first.IsZero() || s.intended.Before(la.first) {
-			la.first = s.intended
-		}
-		if s.end.After(la.last) {
-			la.last = s.end
-		}
 		if lag > sh.lag.max {
 			sh.lag.max = lag
 		}
@@ -228,20 +231,7 @@ func (r *recorder) labelTotals(nlabels int) []labelAcc {
 		sh := &r.shards[i]
 		sh.mu.Lock()
 		for j := range sh.labels {
-			a, b := &out[j], &sh.labels[j]
-			a.hist.Merge(b.hist)
-			a.ok += b.ok
-			a.recv += b.recv
-			a.sent += b.sent
-			for k := range a.errs {
-				a.errs[k] += b.errs[k]
-			}
-			if !b.first.IsZero() && (a.first.IsZero() || b.first.Before(a.first)) {
-				a.first = b.first
-			}
-			if b.last.After(a.last) {
-				a.last = b.last
-			}
+			out[j].add(&sh.labels[j])
 		}
 		sh.mu.Unlock()
 	}

@@ -292,7 +292,7 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	}
 	wire := req.static
 	if wire == nil {
-		w.buf = req.render(w.buf[:0], w.scratch, &w.st)
+		w.buf = req.render(w.buf[:0], &w.scratch, &w.st)
 		wire = w.buf
 	}
 	o := &w.out
@@ -538,13 +538,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	all := labelAcc{hist: NewHistogram()}
 	for i, a := range accs {
 		res.Labels = append(res.Labels, statsFrom(r.reqs[i].label, s.Clients, a.hist, a.ok, errorKinds(a.errs), a.recv, a.sent, seconds))
-		all.hist.Merge(a.hist)
-		all.ok += a.ok
-		all.recv += a.recv
-		all.sent += a.sent
-		for k := range a.errs {
-			all.errs[k] += a.errs[k]
-		}
+		all.add(&accs[i])
 	}
 	res.Total = statsFrom("TOTAL", s.Clients, all.hist, all.ok, errorKinds(all.errs), all.recv, all.sent, seconds)
 	if s.Model == ModelOpen {

@@ -208,7 +208,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		c.label = method + " " + uri
 	}
 	if c.line.static() && c.body.static() {
-		c.static = c.render(nil, nil, nil)
+		c.static = c.render(nil, new([]byte), nil)
 	}
 	return c, nil
 }
@@ -245,14 +245,16 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 	return nil
 }
 
-// render appends the wire form of the request to dst. scratch is a buffer
-// for the body; st may be nil for static requests.
-func (c *compiled) render(dst, scratch []byte, st *renderState) []byte {
+// render appends the wire form of the request to dst. The body is
+// rendered into *scratch, which is kept for the next call; st may be nil
+// for static requests.
+func (c *compiled) render(dst []byte, scratch *[]byte, st *renderState) []byte {
 	dst = c.line.render(dst, st)
 	if !c.hasBody {
 		return append(dst, "\r\n"...)
 	}
-	body := c.body.render(scratch[:0], st)
+	*scratch = c.body.render((*scratch)[:0], st)
+	body := *scratch
 	dst = append(dst, "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: "...)
 	dst = strconv.AppendInt(dst, int64(len(body)), 10)
 	dst = append(dst, "\r\n\r\n"...)

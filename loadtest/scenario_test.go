@@ -36,11 +36,17 @@ func TestCompileRequestWire(t *testing.T) {
 	}
 	var seq atomic.Int64
 	st := &renderState{seq: &seq, client: 1, rng: rand.New(rand.NewPCG(1, 1))}
-	got := string(c.render(nil, nil, st))
+	var buf, scratch []byte
+	got := string(c.render(buf, &scratch, st))
 	want := "POST /post HTTP/1.1\r\nHost: example.com:8080\r\nUser-Agent: bbslab-loadtest\r\n" +
 		"Content-Type: application/x-www-form-urlencoded\r\nContent-Length: 22\r\n\r\nmessage=m1%26&name=a+b"
 	if got != want {
 		t.Errorf("render =\n%q\nwant\n%q", got, want)
+	}
+	// A worker keeps both buffers: later requests allocate nothing.
+	buf = c.render(nil, &scratch, st)
+	if n := testing.AllocsPerRun(100, func() { buf = c.render(buf[:0], &scratch, st) }); n != 0 {
+		t.Errorf("render with kept buffers: %v allocations per request; want 0", n)
 	}
 	if c.addr != "example.com:8080" {
 		t.Errorf("addr = %q", c.addr)
