@@ -7,13 +7,14 @@ import "time"
 // starts at or below d counts as within it). "99.9 % within 5 ms" is
 // ShareWithin(5*time.Millisecond) >= 0.999.
 func (h *Histogram) ShareWithin(d time.Duration) float64 {
-	total := h.h.TotalCount()
+	hh := h.load()
+	total := hh.TotalCount()
 	if total == 0 {
 		return 0
 	}
 	limit := d.Microseconds()
 	var n int64
-	for _, bar := range h.h.Distribution() {
+	for _, bar := range hh.Distribution() {
 		if bar.From > limit {
 			break
 		}

@@ -26,6 +26,18 @@ func TestShareWithin(t *testing.T) {
 			t.Errorf("ShareWithin(%v) = %.4f; want %.3f", tt.d, got, tt.want)
 		}
 	}
+	// A histogram read back from JSON is decoded on first use.
+	b, err := h.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Histogram
+	if err := back.UnmarshalJSON(b); err != nil {
+		t.Fatal(err)
+	}
+	if got := back.ShareWithin(500 * time.Millisecond); got < 0.498 || got > 0.502 {
+		t.Errorf("ShareWithin(500ms) of a histogram read back = %.4f; want 0.500", got)
+	}
 	if got := NewHistogram().ShareWithin(time.Second); got != 0 {
 		t.Errorf("empty ShareWithin = %v; want 0", got)
 	}
