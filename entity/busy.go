@@ -48,12 +48,20 @@ func sliceBusyTimeout(dsn string) (string, time.Duration) {
 }
 
 // retryBusy runs f until it does not fail with SQLITE_BUSY, ctx ends, or
-// budget has passed since the first attempt.
+// budget has passed since its first SQLITE_BUSY, as SQLite's own
+// busy_timeout counts. A statement that succeeds at once, the usual case,
+// costs no clock read.
 func retryBusy(ctx context.Context, budget time.Duration, f func() error) error {
-	end := time.Now().Add(budget)
+	var end time.Time
 	for {
 		err := f()
-		if !isBusy(err) || !time.Now().Before(end) {
+		if !isBusy(err) {
+			return err
+		}
+		if end.IsZero() {
+			end = time.Now().Add(budget)
+		}
+		if !time.Now().Before(end) {
 			return err
 		}
 		if ctx.Err() != nil {
@@ -64,6 +72,9 @@ func retryBusy(ctx context.Context, budget time.Duration, f func() error) error 
 
 // isBusy reports whether err is SQLite's SQLITE_BUSY.
 func isBusy(err error) bool {
+	if err == nil {
+		return false // before errors.As, whose target escapes to the heap
+	}
 	var e sqlite3.Error
 	return errors.As(err, &e) && e.Code == sqlite3.ErrBusy
 }
