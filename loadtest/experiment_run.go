@@ -192,7 +192,7 @@ func runOne(ctx context.Context, e *Experiment, run ExperimentRun, out string, l
 	if run.Start == StartListening {
 		// Cold start: load as soon as the board's port takes connections,
 		// from a fresh process; no reset, no validation, nothing warms it.
-		addr, err := hostPort(x(e.Load.Requests[0].URL))
+		addr, _, _, err := splitURL(x(e.Load.Requests[0].URL))
 		if err != nil {
 			return rr, pinNote, err
 		}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,18 +136,6 @@ func (p *serverProc) waitListening(ctx context.Context, addr string, timeout tim
 		case <-time.After(5 * time.Millisecond):
 		}
 	}
-}
-
-// hostPort returns the host:port of an http:// URL.
-func hostPort(raw string) (string, error) {
-	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
-		return "", fmt.Errorf("request URL %q: want http://host:port/...", raw)
-	}
-	if u.Port() == "" {
-		return net.JoinHostPort(u.Hostname(), "80"), nil
-	}
-	return u.Host, nil
 }
 
 // stop sends SIGTERM to the server's process group, waits up to timeout,

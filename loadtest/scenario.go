@@ -178,30 +178,22 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		bodyT.segs = append(bodyT.segs, vt.segs...)
 	}
 	c.hasBody = len(keys) > 0 && (method == "POST" || method == "PUT" || method == "PATCH")
+	ut, err := compileTemplate(uri, nil)
+	if err != nil {
+		return nil, fmt.Errorf("url: %w", err)
+	}
 	if len(keys) > 0 && !c.hasBody {
+		// A form on a request without a body goes in the query.
 		sep := "?"
 		if strings.Contains(uri, "?") {
 			sep = "&"
 		}
-		ut, err := compileTemplate(uri, nil)
-		if err != nil {
-			return nil, fmt.Errorf("url: %w", err)
-		}
 		ut.addLit(sep, nil)
 		ut.segs = append(ut.segs, bodyT.segs...)
 		bodyT = template{}
-		uriT := ut
-		if err := c.buildLine(method, uriT, host, r.Headers, keepAlive); err != nil {
-			return nil, err
-		}
-	} else {
-		ut, err := compileTemplate(uri, nil)
-		if err != nil {
-			return nil, fmt.Errorf("url: %w", err)
-		}
-		if err := c.buildLine(method, ut, host, r.Headers, keepAlive); err != nil {
-			return nil, err
-		}
+	}
+	if err := c.buildLine(method, ut, host, r.Headers, keepAlive); err != nil {
+		return nil, err
 	}
 	c.body = bodyT
 	if c.label == "" {
