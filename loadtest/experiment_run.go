@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 )
@@ -113,7 +114,7 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 			break
 		}
 		rr, note2, err := runOne(ctx, e, run, opt.Out, logf)
-		if note2 != "" && !contains(res.Notes, note2) {
+		if note2 != "" && !slices.Contains(res.Notes, note2) {
 			note(note2)
 		}
 		if rr != nil {
@@ -184,7 +185,7 @@ func runOne(ctx context.Context, e *Experiment, run ExperimentRun, out string, l
 		if e.Server.Reset == "" {
 			return nil
 		}
-		if _, err := post(ctx, x(e.Server.Reset), 5*time.Minute); err != nil {
+		if err := post(ctx, x(e.Server.Reset), 5*time.Minute); err != nil {
 			return fmt.Errorf("reset: %w", err)
 		}
 		return nil
@@ -344,9 +345,6 @@ func unitSuffix(u string) string {
 	if u == "" {
 		return ""
 	}
-	if u == "%" {
-		return " %"
-	}
 	return " " + u
 }
 
@@ -367,15 +365,6 @@ func fileName(s string) string {
 		return "run"
 	}
 	return s
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // WriteExperimentJSON writes res to path.

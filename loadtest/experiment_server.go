@@ -176,23 +176,23 @@ func (p *serverProc) tail() string {
 }
 
 // post sends an empty POST to url and checks for a 2xx answer.
-func post(ctx context.Context, url string, timeout time.Duration) ([]byte, error) {
+func post(ctx context.Context, url string, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	if resp.StatusCode/100 != 2 {
-		return b, fmt.Errorf("POST %s: %s: %s", url, resp.Status, bytes.TrimSpace(b))
+		return fmt.Errorf("POST %s: %s: %s", url, resp.Status, bytes.TrimSpace(b))
 	}
-	return b, nil
+	return nil
 }
 
 // pinSelf pins every thread of this process to cpus and returns a note.

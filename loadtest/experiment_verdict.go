@@ -172,7 +172,7 @@ func sloVerdict(r *RunResult) string {
 			return ""
 		}
 		for _, o := range p.SLO {
-			if o.Warning != "" && !contains(warnings, o.Warning) {
+			if o.Warning != "" {
 				warnings = append(warnings, fmt.Sprintf("%s at %s: %s", o.Objective, clientsText(p.Clients), o.Warning))
 			}
 		}

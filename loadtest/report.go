@@ -24,11 +24,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		return err
 	}
 	if len(r.Total.ErrorKinds) > 0 {
-		var parts []string
-		for _, k := range sortedKinds(r.Total.ErrorKinds) {
-			parts = append(parts, fmt.Sprintf("%s %d", k, r.Total.ErrorKinds[k]))
-		}
-		fmt.Fprintf(w, "errors: %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(w, "errors: %s\n", errorKindsText(r.Total.ErrorKinds))
 	}
 	if r.Open != nil {
 		fmt.Fprintf(w, "open model: %d arrivals, %d dropped at the in-flight cap\n", r.Open.Arrivals, r.Open.Dropped)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -256,7 +257,7 @@ func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string
 		if len(buckets) == 0 {
 			continue
 		}
-		if focus != "" && !containsFrame(frames, focus) {
+		if focus != "" && !slices.ContainsFunc(frames, func(f string) bool { return strings.Contains(f, focus) }) {
 			continue
 		}
 		focused += v
@@ -298,15 +299,6 @@ func sampleFrames(s *profile.Sample) []string {
 		}
 	}
 	return out
-}
-
-func containsFrame(frames []string, sub string) bool {
-	for _, f := range frames {
-		if strings.Contains(f, sub) {
-			return true
-		}
-	}
-	return false
 }
 
 func topShares(m map[string]int64, total int64, n int) []FuncShare {
