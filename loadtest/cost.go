@@ -109,8 +109,9 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
 	wall := time.Since(m.t0).Seconds()
-	user := tv(ru.Utime) - tv(m.ru0.Utime)
-	sys := tv(ru.Stime) - tv(m.ru0.Stime)
+	timerP99 := lag.timer.Quantile(0.99) // lagTotals always sets lag.timer
+	user := float64(ru.Utime.Nano()-m.ru0.Utime.Nano()) / 1e9
+	sys := float64(ru.Stime.Nano()-m.ru0.Stime.Nano()) / 1e9
 	c := Cost{
 		WallSeconds:      round3(wall),
 		UserSeconds:      round3(user),
@@ -122,10 +123,8 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 		ScheduleLagMaxMs: ms(lag.max),
 		LateRequests:     lag.late,
 		TimerLagMaxMs:    ms(lag.timerMax),
-	}
-	if lag.timer != nil {
-		c.TimerLagP99Ms = ms(lag.timer.Quantile(0.99))
-		c.TimerLagMeanMs = ms(lag.timer.Mean())
+		TimerLagP99Ms:    ms(timerP99),
+		TimerLagMeanMs:   ms(lag.timer.Mean()),
 	}
 	if wall > 0 {
 		c.CPUPercent = round3(100 * (user + sys) / wall)
@@ -140,7 +139,7 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("the generator used %.0f%% of a core (over 80%%)", c.CPUPercent))
 	}
 	// Only lag beyond normal timer lateness says the generator fell behind.
-	if p99 := lag.timer.Quantile(0.99); think > 0 && p99 > think/10 && p99 > timerSlack {
+	if think > 0 && timerP99 > think/10 && timerP99 > timerSlack {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("clients woke up late: p99 timer lag %.3g ms exceeds 10%% of the %v think time", c.TimerLagP99Ms, think))
 	}
 	c.Bottleneck = len(c.Reasons) > 0
@@ -164,7 +163,5 @@ func maxNewBucket(a, b *metrics.Float64Histogram) float64 {
 	}
 	return 0
 }
-
-func tv(t syscall.Timeval) float64 { return float64(t.Sec) + float64(t.Usec)/1e6 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

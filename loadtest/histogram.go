@@ -65,25 +65,12 @@ func NewHistogram() *Histogram {
 
 // Record adds one latency. Values below 1 µs count as 1 µs and values above
 // 60 s as 60 s.
-func (h *Histogram) Record(d time.Duration) {
-	us := d.Microseconds()
-	if us < histMinMicros {
-		us = histMinMicros
-	} else if us > histMaxMicros {
-		us = histMaxMicros
-	}
-	_ = h.load().RecordValue(us) // cannot fail: the value is within range
-}
+func (h *Histogram) Record(d time.Duration) { h.RecordN(d, 1) }
 
-// RecordN adds n samples of the same latency.
+// RecordN adds n samples of the same latency, clamped as Record's.
 func (h *Histogram) RecordN(d time.Duration, n int64) {
-	us := d.Microseconds()
-	if us < histMinMicros {
-		us = histMinMicros
-	} else if us > histMaxMicros {
-		us = histMaxMicros
-	}
-	_ = h.load().RecordValues(us, n)
+	us := min(max(d.Microseconds(), histMinMicros), histMaxMicros)
+	_ = h.load().RecordValues(us, n) // cannot fail: the value is within range
 }
 
 // Merge adds every sample of o to h.

@@ -108,16 +108,11 @@ func (s *Settings) Validate() error {
 			s.MaxDuration = time.Hour
 		}
 	}
-	if s.Model == "" {
-		s.Model = ModelDelay
-	}
-	if _, err := ParseModel(string(s.Model)); err != nil {
+	var err error
+	if s.Model, err = ParseModel(string(s.Model)); err != nil { // "" is delay
 		return err
 	}
-	if s.Timer == "" {
-		s.Timer = TimerConstant
-	}
-	if _, err := ParseTimer(string(s.Timer)); err != nil {
+	if s.Timer, err = ParseTimer(string(s.Timer)); err != nil { // "" is constant
 		return err
 	}
 	if s.Model == ModelOpen && s.Rate <= 0 {
