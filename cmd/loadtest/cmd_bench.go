@@ -139,8 +139,12 @@ type measured struct {
 	note     string
 }
 
+// procUsage is a finished process's CPU time (user + system seconds) and peak
+// resident memory.
+type procUsage struct{ cpu, rssMB float64 }
+
 // runTool runs a command to completion and returns its output and usage.
-func (b *bench) runTool(ctx context.Context, prefix []string, name string, args ...string) ([]byte, *syscall.Rusage, float64, error) {
+func (b *bench) runTool(ctx context.Context, prefix []string, name string, args ...string) ([]byte, procUsage, float64, error) {
 	cmd := b.command(ctx, prefix, name, args...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
@@ -149,17 +153,13 @@ func (b *bench) runTool(ctx context.Context, prefix []string, name string, args 
 	err := cmd.Run()
 	wall := time.Since(t0).Seconds()
 	if err != nil {
-		return out.Bytes(), nil, wall, fmt.Errorf("%s: %w\n%s", name, err, out.String())
+		return out.Bytes(), procUsage{}, wall, fmt.Errorf("%s: %w\n%s", name, err, out.String())
 	}
-	ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	return out.Bytes(), ru, wall, nil
-}
-
-func cpuOf(ru *syscall.Rusage) float64 {
-	if ru == nil {
-		return 0
+	u := procUsage{cpu: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		u.rssMB = float64(ru.Maxrss) / 1024
 	}
-	return float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+	return out.Bytes(), u, wall, nil
 }
 
 // ourRun runs "loadtest run" as a child and reads its result.
@@ -174,11 +174,7 @@ func (b *bench) ourRun(ctx context.Context, name string, args ...string) (*loadt
 	if err != nil {
 		return nil, measured{}, fmt.Errorf("%w\n%s", err, text)
 	}
-	m := measured{tool: "loadtest", requests: res.Total.Requests, cpu: cpuOf(ru), wall: wall}
-	if ru != nil {
-		m.rssMB = float64(ru.Maxrss) / 1024
-	}
-	return res, m, nil
+	return res, measured{tool: "loadtest", requests: res.Total.Requests, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
 }
 
 var (
@@ -265,7 +261,7 @@ func (b *bench) external(ctx context.Context, re *regexp.Regexp, name string, ar
 		return measured{}, fmt.Errorf("%s: no request count in its output:\n%s", name, text)
 	}
 	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return measured{requests: n, cpu: cpuOf(ru), wall: wall}, nil
+	return measured{requests: n, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
 }
 
 // findHey returns a hey binary, building one if needed and possible.
@@ -394,7 +390,7 @@ func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur
 			p50 = string(m[1])
 		}
 		fmt.Fprintf(b.stdout, "wrk -c%d, %s: cpu %.2f s over %.1f s wall = %.2f%% of a core, peak RSS %.1f MB, p50 %s\n",
-			clients, v.name, cpuOf(ru), wall, 100*cpuOf(ru)/wall, float64(ru.Maxrss)/1024, p50)
+			clients, v.name, ru.cpu, wall, 100*ru.cpu/wall, ru.rssMB, p50)
 	}
 	return nil
 }
