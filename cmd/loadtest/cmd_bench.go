@@ -41,7 +41,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	rounds := fs.Int("rounds", 3, "full-speed rounds; tools alternate within a round and the median and best are reported")
 	slowRounds := fs.Int("slow-rounds", 3, "rounds of each 1,000-client run (the median is reported)")
 	pin := fs.Bool("pin", true, "pin generator and target to different CPUs with taskset")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
 	exe, err := os.Executable()

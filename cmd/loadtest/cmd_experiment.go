@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -26,11 +25,8 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	clients := fs.String("clients", "", "override the client counts, e.g. 1,5,10")
 	duration := fs.Duration("duration", 0, "override the measured duration of each step")
 	warmup := fs.Duration("warmup", -1, "override the warm-up of each step")
-	if err := fs.Parse(args); err != nil {
-		if err == flag.ErrHelp {
-			return err
-		}
-		return usageErr("%v", err)
+	if err := parseFlags(fs, args, true); err != nil {
+		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
@@ -58,13 +54,8 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		e.Runs = runs
 	}
 	if *clients != "" {
-		e.Load.Clients = nil
-		for _, f := range strings.Split(*clients, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || n < 1 {
-				return usageErr("experiment: -clients: %q is not a positive whole number", f)
-			}
-			e.Load.Clients = append(e.Load.Clients, n)
+		if e.Load.Clients, err = parseCounts(*clients); err != nil {
+			return err
 		}
 	}
 	if *duration > 0 {

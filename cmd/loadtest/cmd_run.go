@@ -23,7 +23,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the generator to `file`")
 	timeline := fs.Bool("timeline", false, "record the first -timeline-n requests one by one and latency per 100 ms from the start (charted by report)")
 	timelineN := fs.Int("timeline-n", 1000, "requests -timeline records one by one")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
 	s, objs, err := f.settings()

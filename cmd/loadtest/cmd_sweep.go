@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"bbslab/loadtest"
@@ -20,20 +19,16 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	f.register(fs, "comma-separated client counts, e.g. 5,10,15,20")
 	out := fs.String("out", "", "write the sweep as JSON to `file`")
 	charts := fs.String("charts", "sweep", "chart file `prefix` (PREFIX-throughput.svg/.png, PREFIX-response.svg/.png); empty for none")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
 	s, objs, err := f.settings()
 	if err != nil {
 		return err
 	}
-	var clients []int
-	for _, c := range strings.Split(f.clients, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(c))
-		if err != nil || n < 1 {
-			return usageErr("-clients %q: want comma-separated positive counts", f.clients)
-		}
-		clients = append(clients, n)
+	clients, err := parseCounts(f.clients)
+	if err != nil {
+		return err
 	}
 	s.Clients = clients[0]
 	if err := f.serverSettings(&s, *out); err != nil {

@@ -52,6 +52,11 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-timer-slack", "2s"}, "timer slack 2s"},
 		{[]string{"sweep", "-url", "http://h/", "-duration", "1s", "-clients", "5,x"}, "-clients"},
 		{[]string{"report"}, "at least one"},
+		{[]string{"experiment", "-bogus"}, "-bogus"},
+		{[]string{"experiment", "-clients", "5,0", "../../loadtest/experiments/article.toml"}, "-clients"},
+		// Flags may follow the file, as for run, sweep and report.
+		{[]string{"experiment", "../../loadtest/experiments/article.toml", "-runs", "nosuch"}, `no run named "nosuch"`},
+		{[]string{"bench", "extra"}, `unexpected argument "extra"`},
 		{[]string{"report", filepath.Join(dir, "none.json")}, "none.json"},
 	}
 	for _, tt := range tests {

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 )
 
 // Exit codes.
@@ -93,10 +95,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return usageErr("unknown command %q", cmd)
 }
 
+// parseCounts parses -clients of sweep and experiment: comma-separated
+// positive client counts.
+func parseCounts(list string) ([]int, error) {
+	var counts []int
+	for _, c := range strings.Split(list, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(c))
+		if err != nil || n < 1 {
+			return nil, usageErr("-clients %q: want comma-separated positive counts", list)
+		}
+		counts = append(counts, n)
+	}
+	return counts, nil
+}
+
 // parseFlags parses args, allowing flags after positional arguments, and
-// turns flag errors into usage errors. The positional arguments are left in
-// fs.Args() only for commands that take files (report, merge).
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// turns flag errors into usage errors. With files, the positional
+// arguments are left in fs.Args(); without, any is a usage error.
+func parseFlags(fs *flag.FlagSet, args []string, files bool) error {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -112,7 +128,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
-	if len(pos) > 0 && fs.Name() != "report" && fs.Name() != "merge" {
+	if len(pos) > 0 && !files {
 		return usageErr("%s: unexpected argument %q", fs.Name(), pos[0])
 	}
 	return fs.Parse(append([]string{"--"}, pos...))
