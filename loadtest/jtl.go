@@ -178,13 +178,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 	for i, c := range strings.Split(JTLHeader, ",") {
 		cols[c] = i
 	}
-	type lab struct {
-		hist      *Histogram
-		ok        int64
-		errs      map[string]int64
-		recv, snt int64
-	}
-	labels := map[string]*lab{}
+	labels := map[string]*tally{}
 	var order []string
 	var first, last int64 = math.MaxInt64, 0
 	clients := 0
@@ -230,7 +224,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 		name := get("label")
 		l := labels[name]
 		if l == nil {
-			l = &lab{hist: NewHistogram(), errs: map[string]int64{}}
+			l = newTally()
 			labels[name] = l
 			order = append(order, name)
 		}
@@ -276,27 +270,12 @@ func parseJTL(r io.Reader) (*Result, error) {
 		MeasuredSeconds: seconds,
 	}
 	res.Settings.Clients = clients
-	all := NewHistogram()
-	allErr := map[string]int64{}
-	var ok, recv, snt int64
+	all := newTally()
 	for _, name := range order {
-		l := labels[name]
-		if len(l.errs) == 0 {
-			l.errs = nil
-		}
-		res.Labels = append(res.Labels, statsFrom(name, clients, l.hist, l.ok, l.errs, l.recv, l.snt, seconds))
-		all.Merge(l.hist)
-		ok += l.ok
-		recv += l.recv
-		snt += l.snt
-		for k, v := range l.errs {
-			allErr[k] += v
-		}
+		res.Labels = append(res.Labels, labels[name].stats(name, clients, seconds))
+		all.add(labels[name])
 	}
-	if len(allErr) == 0 {
-		allErr = nil
-	}
-	res.Total = statsFrom("TOTAL", clients, all, ok, allErr, recv, snt, seconds)
+	res.Total = all.stats("TOTAL", clients, seconds)
 	keys := make([]int64, 0, len(secs))
 	for k := range secs {
 		keys = append(keys, k)
@@ -304,12 +283,12 @@ func parseJTL(r io.Reader) (*Result, error) {
 	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
 	for _, k := range keys {
 		s := secs[k]
-		res.Series = append(res.Series, SecondRow{
+		row := SecondRow{
 			T: float64(k*1000+1000-first) / 1000, Successes: s.ok, Errors: s.err, Throughput: float64(s.ok), Bytes: s.recv,
-			MeanMs: ms(s.h.Mean()), P50Ms: ms(s.h.Quantile(0.5)), P99Ms: ms(s.h.Quantile(0.99)), MaxMs: ms(s.h.Max()),
 			Histogram: s.h,
-		})
-		s.h.compact()
+		}
+		row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(s.h)
+		res.Series = append(res.Series, row)
 	}
 	return res, nil
 }

@@ -25,12 +25,9 @@ func Merge(results []*Result) (*Result, error) {
 	out.Settings.Clients = 0
 	out.Settings.JTL, out.Settings.Progress = nil, nil
 	type acc struct {
-		h         *Histogram
-		ok        int64
-		errs      map[string]int64
-		recv, snt int64
-		thr       float64
-		clients   int
+		tally
+		thr     float64
+		clients int
 	}
 	labels := map[string]*acc{}
 	var order []string
@@ -55,19 +52,13 @@ func Merge(results []*Result) (*Result, error) {
 		for _, l := range r.Labels {
 			a := labels[l.Label]
 			if a == nil {
-				a = &acc{h: NewHistogram(), errs: map[string]int64{}}
+				a = &acc{tally: *newTally()}
 				labels[l.Label] = a
 				order = append(order, l.Label)
 			}
-			a.h.Merge(l.Histogram)
-			a.ok += l.Successes
-			a.recv += l.Bytes
-			a.snt += l.SentBytes
+			a.add(&tally{hist: l.Histogram, ok: l.Successes, errs: l.ErrorKinds, recv: l.Bytes, snt: l.SentBytes})
 			a.thr += l.Throughput
 			a.clients += l.Clients
-			for k, v := range l.ErrorKinds {
-				a.errs[k] += v
-			}
 		}
 		for j, row := range r.Series {
 			if j >= len(out.Series) {
@@ -124,38 +115,21 @@ func Merge(results []*Result) (*Result, error) {
 	}
 	for i := range out.Series {
 		m := &out.Series[i]
-		h := m.Histogram
-		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = ms(h.Mean()), ms(h.Quantile(0.5)), ms(h.Quantile(0.99)), ms(h.Max())
-		h.compact()
+		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = secondFigures(m.Histogram)
 		for j := range m.Labels {
 			l := &m.Labels[j]
-			lh := l.Histogram
-			l.MeanMs, l.P50Ms, l.P99Ms, l.MaxMs = ms(lh.Mean()), ms(lh.Quantile(0.5)), ms(lh.Quantile(0.99)), ms(lh.Max())
-			lh.compact()
+			l.MeanMs, l.P50Ms, l.P99Ms, l.MaxMs = secondFigures(l.Histogram)
 		}
 	}
-	all := &acc{h: NewHistogram(), errs: map[string]int64{}}
+	all := newTally()
 	for _, name := range order {
 		a := labels[name]
-		errs := a.errs
-		if len(errs) == 0 {
-			errs = nil
-		}
-		st := statsFrom(name, a.clients, a.h, a.ok, errs, a.recv, a.snt, 0)
+		st := a.stats(name, a.clients, 0)
 		st.Throughput = a.thr
 		out.Labels = append(out.Labels, st)
-		all.h.Merge(a.h)
-		all.ok += a.ok
-		all.recv += a.recv
-		all.snt += a.snt
-		for k, v := range a.errs {
-			all.errs[k] += v
-		}
+		all.add(&a.tally)
 	}
-	if len(all.errs) == 0 {
-		all.errs = nil
-	}
-	out.Total = statsFrom("TOTAL", out.Settings.Clients, all.h, all.ok, all.errs, all.recv, all.snt, 0)
+	out.Total = all.stats("TOTAL", out.Settings.Clients, 0)
 	out.Total.Throughput = totalThr
 	out.Warnings = warnings(out)
 	out.Warnings = append(out.Warnings, fmt.Sprintf("merged from %d generators", len(results)))

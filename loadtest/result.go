@@ -131,6 +131,9 @@ func statsFrom(label string, clients int, h *Histogram, ok int64, errs map[strin
 	for _, v := range errs {
 		n += v
 	}
+	if len(errs) == 0 {
+		errs = nil // no error_kinds in the JSON
+	}
 	s := Stats{
 		Label: label, Clients: clients,
 		Requests: ok + n, Successes: ok, Errors: n, ErrorKinds: errs,
@@ -141,6 +144,41 @@ func statsFrom(label string, clients int, h *Histogram, ok int64, errs map[strin
 	}
 	s.fillLatency()
 	return s
+}
+
+// tally adds up one label's samples read from a JTL file or from results
+// being merged.
+type tally struct {
+	hist      *Histogram
+	ok        int64
+	errs      map[string]int64 // error kind -> count
+	recv, snt int64
+}
+
+func newTally() *tally { return &tally{hist: NewHistogram(), errs: map[string]int64{}} }
+
+// add adds b's samples to t.
+func (t *tally) add(b *tally) {
+	t.hist.Merge(b.hist)
+	t.ok += b.ok
+	t.recv += b.recv
+	t.snt += b.snt
+	for k, v := range b.errs {
+		t.errs[k] += v
+	}
+}
+
+// stats returns t's figures.
+func (t *tally) stats(label string, clients int, seconds float64) Stats {
+	return statsFrom(label, clients, t.hist, t.ok, t.errs, t.recv, t.snt, seconds)
+}
+
+// secondFigures returns the latency figures of a per-second row from h,
+// then compacts h, which the row keeps for exact merges.
+func secondFigures(h *Histogram) (mean, p50, p99, maxMs float64) {
+	mean, p50, p99, maxMs = ms(h.Mean()), ms(h.Quantile(0.5)), ms(h.Quantile(0.99)), ms(h.Max())
+	h.compact()
+	return mean, p50, p99, maxMs
 }
 
 // fillLatency recomputes the latency figures from the histogram.

@@ -208,24 +208,18 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	}
 	row := SecondRow{
 		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
-		Successes: ok, Errors: errs, Bytes: recv,
-		MeanMs: ms(h.Mean()), P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max()),
-		Histogram: h,
+		Successes: ok, Errors: errs, Bytes: recv, Histogram: h,
 	}
-	h.compact()
+	row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(h)
 	if dt > 0 {
 		row.Throughput = math.Round(float64(ok)/dt*10) / 10
 	}
 	for j, l := range labels {
-		ls := LabelSecond{
-			Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs,
-			MeanMs: ms(l.hist.Mean()), P50Ms: ms(l.hist.Quantile(0.5)), P99Ms: ms(l.hist.Quantile(0.99)), MaxMs: ms(l.hist.Max()),
-			Histogram: l.hist,
-		}
+		ls := LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs, Histogram: l.hist}
+		ls.MeanMs, ls.P50Ms, ls.P99Ms, ls.MaxMs = secondFigures(l.hist)
 		if dt > 0 {
 			ls.Throughput = math.Round(float64(l.ok)/dt*10) / 10
 		}
-		l.hist.compact()
 		row.Labels = append(row.Labels, ls)
 	}
 	return append(series, row)
