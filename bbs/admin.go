@@ -142,7 +142,7 @@ func (s *Server) Stats() Stats {
 			ClientGone: s.stats.clientGone.Load(),
 		},
 		Goroutines: runtime.NumGoroutine(),
-		GC:         readGCStats(),
+		GC:         ReadGCStats(),
 		Readings:   s.readings(),
 	}
 }

@@ -33,7 +33,7 @@ type PauseStats struct {
 	MaxSeconds float64 `json:"max_seconds"`
 }
 
-// The runtime/metrics names readGCStats reads.
+// The runtime/metrics names ReadGCStats reads.
 const (
 	metricPauses   = "/sched/pauses/total/gc:seconds"
 	metricCycles   = "/gc/cycles/total:gc-cycles"
@@ -43,8 +43,8 @@ const (
 	metricMemLimit = "/gc/gomemlimit:bytes"
 )
 
-// readGCStats reads the GC metrics now.
-func readGCStats() GCStats {
+// ReadGCStats reads the GC metrics and settings now.
+func ReadGCStats() GCStats {
 	samples := []rmetrics.Sample{
 		{Name: metricPauses}, {Name: metricCycles}, {Name: metricForced},
 		{Name: metricHeapGoal}, {Name: metricGOGC}, {Name: metricMemLimit},

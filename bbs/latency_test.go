@@ -240,9 +240,9 @@ func newAdmin(t *testing.T, s *Server) string {
 func TestGCStats(t *testing.T) {
 	runtime.GC()
 	runtime.GC()
-	g := readGCStats()
+	g := ReadGCStats()
 	if g.Cycles < 2 || g.ForcedCycles < 2 || g.Pauses.Count < 2 || g.HeapGoalBytes == 0 || g.GOGCPercent == 0 || g.MemoryLimitBytes <= 0 {
-		t.Errorf("readGCStats after two runtime.GC() = %+v; want cycles, forced cycles and pauses >= 2 and settings set", g)
+		t.Errorf("ReadGCStats after two runtime.GC() = %+v; want cycles, forced cycles and pauses >= 2 and settings set", g)
 	}
 	if p := g.Pauses; !(p.P50Seconds > 0 && p.P50Seconds <= p.P99Seconds && p.P99Seconds <= p.MaxSeconds && !math.IsInf(p.MaxSeconds, 0)) {
 		t.Errorf("pauses = %+v; want 0 < p50 <= p99 <= max < Inf", p)

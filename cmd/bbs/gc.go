@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 
+	"bbslab/bbs"
 	"bbslab/config"
 )
 
@@ -22,9 +23,8 @@ func applyGC(l config.Latency, log *slog.Logger) (restore func()) {
 		prev := debug.SetMemoryLimit(int64(l.GOMemLimit))
 		undo = append(undo, func() { debug.SetMemoryLimit(prev) })
 	}
-	gcPercent := debug.SetGCPercent(-1)
-	debug.SetGCPercent(gcPercent) // read without changing
-	log.Info("gc settings", "gogc", gcPercent, "gomemlimit_bytes", debug.SetMemoryLimit(-1),
+	g := bbs.ReadGCStats() // from runtime/metrics: reading changes nothing
+	log.Info("gc settings", "gogc", g.GOGCPercent, "gomemlimit_bytes", g.MemoryLimitBytes,
 		"from_knobs", l.GOGC != 0 || l.GOMemLimit > 0)
 	return func() {
 		for i := len(undo) - 1; i >= 0; i-- {
