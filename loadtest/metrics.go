@@ -47,7 +47,7 @@ func (a *labelAcc) add(b *labelAcc) {
 
 // secAcc accumulates the samples of the current second, warm-up included.
 type secAcc struct {
-	hist *Histogram
+	hist *Histogram // with one label; nil with several
 	ok   int64
 	errs int64
 	recv int64
@@ -97,12 +97,13 @@ func newRecorder(nshards, nlabels int) *recorder {
 		for j := range sh.labels {
 			sh.labels[j].hist = NewHistogram()
 		}
-		sh.sec.hist = NewHistogram()
 		if nlabels > 1 {
 			sh.sec.labels = make([]secLabel, nlabels)
 			for j := range sh.sec.labels {
 				sh.sec.labels[j].hist = NewHistogram()
 			}
+		} else {
+			sh.sec.hist = NewHistogram()
 		}
 		sh.lag.timer = NewHistogram()
 	}
@@ -125,11 +126,16 @@ func (r *recorder) record(s *sample) {
 	}
 	if s.kind == ErrNone {
 		sh.sec.ok++
-		sh.sec.hist.Record(lat)
 	} else {
 		sh.sec.errs++
 	}
-	if sh.sec.labels != nil {
+	if sh.sec.labels == nil {
+		if s.kind == ErrNone {
+			sh.sec.hist.Record(lat)
+		}
+	} else {
+		// With several labels the second's histogram is the merge of
+		// theirs (takeSecond): each latency is recorded once.
 		sl := &sh.sec.labels[s.label]
 		if s.kind == ErrNone {
 			sl.ok++
@@ -175,13 +181,16 @@ func (r *recorder) takeSecond(into *Histogram, labels []secLabel) (ok, errs, rec
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
-		into.Merge(sh.sec.hist)
-		sh.sec.hist.Reset()
+		if sh.sec.labels == nil {
+			into.Merge(sh.sec.hist)
+			sh.sec.hist.Reset()
+		}
 		ok += sh.sec.ok
 		errs += sh.sec.errs
 		recv += sh.sec.recv
 		for j := range sh.sec.labels {
 			b := &sh.sec.labels[j]
+			into.Merge(b.hist)
 			if j < len(labels) {
 				labels[j].hist.Merge(b.hist)
 				labels[j].ok += b.ok

@@ -53,6 +53,9 @@ func TestJSONAndJTLRoundTrip(t *testing.T) {
 		if row.Labels[0].Successes != row.Successes {
 			t.Errorf("second %.1f: label home has %d successes, the row %d", row.T, row.Labels[0].Successes, row.Successes)
 		}
+		if n := row.Histogram.Count(); n != row.Successes || n != row.Labels[0].Histogram.Count()+row.Labels[1].Histogram.Count() {
+			t.Errorf("second %.1f: the row's histogram holds %d latencies; want its %d successes, its labels' together", row.T, n, row.Successes)
+		}
 	}
 	if perLabel != 300 {
 		t.Errorf("per-label seconds add up to %d requests; want 300", perLabel)
