@@ -97,8 +97,5 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		files = append(files, cold...)
 		fmt.Fprintln(stdout, "charts:", strings.Join(files, " "))
 	}
-	if failed {
-		return &exitErr{code: exitSLO, err: fmt.Errorf("SLO failed")}
-	}
-	return nil
+	return exitFor(false, failed)
 }

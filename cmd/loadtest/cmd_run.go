@@ -96,11 +96,5 @@ func finish(res *loadtest.Result, objs []loadtest.Objective, out, csvPath string
 	if len(objs) > 0 {
 		pass = loadtest.WriteVerdicts(stdout, loadtest.EvaluateSLO(res, objs))
 	}
-	if res.Interrupted {
-		return &exitErr{code: exitInterrupted, err: fmt.Errorf("interrupted; partial results written")}
-	}
-	if !pass {
-		return &exitErr{code: exitSLO, err: fmt.Errorf("SLO failed")}
-	}
-	return nil
+	return exitFor(res.Interrupted, !pass)
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -64,7 +63,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		fmt.Fprintln(stdout, "charts:", strings.Join(files, " "))
 	}
-	failed := false
+	failed, interrupted := false, false
 	for _, r := range runs {
 		if len(objs) > 0 {
 			fmt.Fprintf(stdout, "-- SLO at %d clients\n", r.Total.Clients)
@@ -72,12 +71,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 				failed = true
 			}
 		}
-		if r.Interrupted {
-			return &exitErr{code: exitInterrupted, err: errors.New("interrupted; partial results written")}
-		}
+		interrupted = interrupted || r.Interrupted
 	}
-	if failed {
-		return &exitErr{code: exitSLO, err: errors.New("SLO failed")}
-	}
-	return nil
+	return exitFor(interrupted, failed)
 }

@@ -18,6 +18,18 @@ const (
 	exitInterrupted = 130
 )
 
+// exitFor is the error, and so the exit code, of results written in full:
+// interrupted wins over failed objectives; nil when neither.
+func exitFor(interrupted, sloFailed bool) error {
+	switch {
+	case interrupted:
+		return &exitErr{code: exitInterrupted, err: errors.New("interrupted; partial results written")}
+	case sloFailed:
+		return &exitErr{code: exitSLO, err: errors.New("SLO failed")}
+	}
+	return nil
+}
+
 // exitErr carries an exit code with an error.
 type exitErr struct {
 	code int
