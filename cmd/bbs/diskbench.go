@@ -6,11 +6,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"bbslab/config"
 	"bbslab/diskbench"
+	"bbslab/entity"
 )
 
 // diskbenchCmd runs "bbs diskbench": the disk benchmark of seed 004 in the
@@ -55,7 +54,7 @@ func diskbenchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if *dsn != "" {
 			cfg.DB, cfg.DSN = "sqlite", *dsn
 		}
-		*dir = databaseDir(cfg.DB, cfg.DSN)
+		*dir = entity.DataDir(cfg.DB, cfg.DSN)
 	}
 
 	res, err := diskbench.Run(ctx, diskbench.Options{Dir: *dir, N: *n, Size: *size})
@@ -66,18 +65,4 @@ func diskbenchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return res.WriteJSON(stdout)
 	}
 	return res.WriteTable(stdout)
-}
-
-// databaseDir is the directory of an SQLite database file (a path or a
-// "file:" DSN), or "." for PostgreSQL and in-memory databases.
-func databaseDir(db, dsn string) string {
-	if db != "sqlite" {
-		return "."
-	}
-	path := strings.TrimPrefix(dsn, "file:")
-	path, _, _ = strings.Cut(path, "?")
-	if path == "" || strings.HasPrefix(path, ":memory:") {
-		return "."
-	}
-	return filepath.Dir(path)
 }
