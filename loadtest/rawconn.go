@@ -41,9 +41,9 @@ func newRawConn(nc net.Conn) *rawConn {
 func (r *rawConn) doRead(fd uintptr) bool {
 	n, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(unsafe.SliceData(r.buf))), uintptr(len(r.buf)))
 	switch {
-	case e == syscall.EAGAIN:
-		return false
 	case e == syscall.EINTR:
+		return r.doRead(fd) // retry at once, as doWrite does: waiting could miss a spent edge
+	case e == syscall.EAGAIN:
 		return false
 	case e != 0:
 		r.n, r.err = 0, e
@@ -93,8 +93,5 @@ func (r *rawConn) Write(p []byte) (int, error) {
 		return r.n, err
 	}
 	r.buf = nil
-	if r.err != nil {
-		return r.n, r.err
-	}
-	return r.n, nil
+	return r.n, r.err
 }
