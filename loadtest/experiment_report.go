@@ -374,11 +374,12 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 		}
 		return "-"
 	},
-	"join": strings.Join,
-	"dur":  func(d Duration) string { return time.Duration(d).String() },
-	"pct3": func(f float64) string { return fmt.Sprintf("%.3f", 100*f) },
-	"g4":   func(f float64) string { return fmt.Sprintf("%.4g", f) },
-	"base": filepath.Base,
+	"join":    strings.Join,
+	"dur":     func(d Duration) string { return time.Duration(d).String() },
+	"pct3":    func(f float64) string { return fmt.Sprintf("%.3f", 100*f) },
+	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
+	"base":    filepath.Base,
+	"clients": clientsText,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
 <style>
@@ -407,7 +408,7 @@ th{background:#f3f3f3}.err{color:#a00}.chart svg{max-width:100%;height:auto}code
 <table><tr><th>clients</th>{{range $.Res.Deadlines}}<th>within {{dur .}}</th>{{end}}</tr>
 {{range .Points}}<tr><td>{{.Clients}}</td>{{range .Within}}<td>{{pct3 .}} %</td>{{end}}</tr>{{end}}</table>{{end}}
 {{if $.Res.SLO}}<p>SLO <code>{{$.Res.SLO}}</code>:</p><ul>
-{{range $p := .Points}}{{range .SLO}}<li>{{$p.Clients}} clients: {{if .Pass}}PASS{{else}}<b class="err">FAIL</b>{{end}} {{.Objective}} (measured {{g4 .Value}}){{with .Warning}}; warning: {{.}}{{end}}</li>{{end}}{{end}}</ul>{{end}}
+{{range $p := .Points}}{{range .SLO}}<li>{{clients $p.Clients}}: {{if .Pass}}PASS{{else}}<b class="err">FAIL</b>{{end}} {{.Objective}} (measured {{g4 .Value}}){{with .Warning}}; warning: {{.}}{{end}}</li>{{end}}{{end}}</ul>{{end}}
 {{range .Profiles}}<h3>{{.Kind}} profile: <a href="{{.File}}">{{base .File}}</a></h3>
 <table><tr><th>own samples %</th><th style="text-align:left">function</th></tr>{{range .Top}}<tr><td>{{pct .Share}}</td><td style="text-align:left"><code>{{.Name}}</code></td></tr>{{end}}</table>
 {{if .Buckets}}<p>Where the request handlers' wall time went ({{pct .Focused}} % of all samples were in handlers):</p>

@@ -115,6 +115,9 @@ func TestExperimentEndToEnd(t *testing.T) {
 	if !strings.Contains(string(page), "<svg") || strings.Contains(string(page), "http://") && strings.Contains(string(page), "<script src") {
 		t.Errorf("index.html does not inline its charts offline")
 	}
+	if !strings.Contains(string(page), "<li>1 client: PASS") || strings.Contains(string(page), "1 clients") {
+		t.Errorf("index.html's SLO list does not say \"1 client\" as report.md does")
+	}
 	// The verdict is computed from the results: it quotes the peak.
 	peak, _ := peakPoint(res.Runs[0])
 	want := fmt.Sprintf("all: peak %.0f/s at %d clients", peak.Result.Total.Throughput, peak.Clients)
