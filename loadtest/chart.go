@@ -18,6 +18,16 @@ import (
 type Curve struct {
 	Name string
 	Runs []*Result
+	// Spread holds, by client count, the median and min-max range of the
+	// figures over repeated measurements (an experiment's repeats); the
+	// sweep charts then draw the medians with error bars for the ranges.
+	// Nil: each run is a single measurement.
+	Spread map[int]CurveSpread
+}
+
+// CurveSpread is one point's figures over its repeats.
+type CurveSpread struct {
+	Throughput, MeanMs, P99Ms Spread
 }
 
 // chart sizes
@@ -55,13 +65,28 @@ func WriteSweepCharts(prefix string, curves []Curve) ([]string, error) {
 		thr := make(plotter.XYs, len(runs))
 		mean := make(plotter.XYs, len(runs))
 		p99 := make(plotter.XYs, len(runs))
+		var thrBars, meanBars, p99Bars errorBars
 		for j, r := range runs {
 			x := float64(r.Total.Clients)
 			thr[j] = plotter.XY{X: x, Y: r.Total.Throughput}
 			mean[j] = plotter.XY{X: x, Y: r.Total.MeanMs}
 			p99[j] = plotter.XY{X: x, Y: r.Total.P99Ms}
+			if sp, ok := c.Spread[r.Total.Clients]; ok {
+				thr[j].Y, mean[j].Y, p99[j].Y = sp.Throughput.Median, sp.MeanMs.Median, sp.P99Ms.Median
+				thrBars.add(x, sp.Throughput)
+				meanBars.add(x, sp.MeanMs)
+				p99Bars.add(x, sp.P99Ms)
+			}
 		}
 		col := plotutil.Color(i)
+		for _, b := range []struct {
+			p    *plot.Plot
+			bars errorBars
+		}{{tp, thrBars}, {rt, meanBars}, {rt, p99Bars}} {
+			if err := b.bars.draw(b.p, col); err != nil {
+				return nil, fmt.Errorf("chart %s: %w", c.Name, err)
+			}
+		}
 		if err := addLine(tp, c.Name, thr, col, nil, i); err != nil {
 			return nil, err
 		}
@@ -187,4 +212,34 @@ func saveAll(plots map[string]*plot.Plot) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// errorBars are the min-max ranges of repeated measurements around their
+// medians.
+type errorBars struct {
+	plotter.XYs
+	plotter.YErrors
+}
+
+// add adds the range of s at x; a single measurement has none.
+func (b *errorBars) add(x float64, s Spread) {
+	if s.N < 2 {
+		return
+	}
+	b.XYs = append(b.XYs, plotter.XY{X: x, Y: s.Median})
+	b.YErrors = append(b.YErrors, struct{ Low, High float64 }{s.Median - s.Min, s.Max - s.Median})
+}
+
+// draw adds the bars to p in col.
+func (b errorBars) draw(p *plot.Plot, col color.Color) error {
+	if len(b.XYs) == 0 {
+		return nil
+	}
+	e, err := plotter.NewYErrorBars(b)
+	if err != nil {
+		return err
+	}
+	e.Color = col
+	p.Add(e)
+	return nil
 }

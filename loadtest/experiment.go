@@ -28,6 +28,12 @@ type Experiment struct {
 	Report   ExperimentReport   `toml:"report"`
 	Disk     ExperimentDisk     `toml:"disk"`
 	Runs     []ExperimentRun    `toml:"run"`
+	// Claims are the statements the experiment tests, each traced to its
+	// source and decided from the results (experiment_claim.go).
+	Claims []Claim `toml:"claim"`
+
+	// Quick is set by MakeQuick: fewer, shorter, single measurements.
+	Quick bool `toml:"-"`
 
 	// Dir is the directory of the experiment file; relative paths in the
 	// server command are relative to it.
@@ -92,7 +98,20 @@ type ExperimentLoad struct {
 	// Timeline records the first Timeline requests of each step one by
 	// one, and a per-100 ms series, for the cold-start charts (0: off).
 	Timeline int `toml:"timeline"`
+	// Repeats is how many times each point (run and client count) is
+	// measured, 1 to MaxRepeats (0: 1). The point's value is the median
+	// and its spread the range over the repeats.
+	Repeats int `toml:"repeats"`
+	// Interleave starts every run's server first, then, for each client
+	// count and each repeat, measures the runs one after the other in the
+	// file's order, so that the machine's drift hits every configuration
+	// alike. Without it each run is measured in full before the next
+	// starts, its repeats back to back.
+	Interleave bool `toml:"interleave"`
 }
+
+// MaxRepeats bounds load.repeats.
+const MaxRepeats = 20
 
 // ExperimentValidate configures the check made before any load.
 type ExperimentValidate struct {
@@ -280,6 +299,12 @@ func (e *Experiment) check() error {
 			bad("load.deadlines: %v: want a positive latency", time.Duration(d))
 		}
 	}
+	if l.Repeats < 0 || l.Repeats > MaxRepeats {
+		bad("load.repeats = %d: want 1..%d measurements of each point", l.Repeats, MaxRepeats)
+	}
+	if l.Repeats == 0 {
+		l.Repeats = 1
+	}
 	if l.Model == string(ModelOpen) && l.Rate <= 0 {
 		bad("load.rate = %g: the open model needs a positive rate", l.Rate)
 	}
@@ -323,6 +348,11 @@ func (e *Experiment) check() error {
 		default:
 			bad("run %q: start = %q: want \"ready\" or \"listening\"", r.Name, r.Start)
 		}
+		if l.Interleave && r.Start == StartListening {
+			// A cold start is measured from the process start: its server
+			// cannot be started ahead of its turn.
+			bad("load.interleave = true: run %q has start = \"listening\" (a cold start), which cannot be interleaved: its server would be warm by its turn", r.Name)
+		}
 	}
 	for _, c := range e.Server.CPUs {
 		if c < 0 || c > 1023 {
@@ -334,6 +364,7 @@ func (e *Experiment) check() error {
 			bad("client.cpus: %d: want a CPU number", c)
 		}
 	}
+	errs = append(errs, e.checkClaims()...)
 	return errors.Join(errs...)
 }
 

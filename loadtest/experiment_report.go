@@ -55,7 +55,7 @@ func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
 	var curves []Curve
 	for _, r := range res.Runs {
 		if len(r.Points) > 0 {
-			curves = append(curves, Curve{Name: r.Name, Runs: pointResults(r.Points)})
+			curves = append(curves, Curve{Name: r.Name, Runs: pointResults(r.Points), Spread: curveSpread(r.Points)})
 		}
 	}
 	if len(curves) == 0 {
@@ -122,14 +122,19 @@ func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
 		any := false
 		for j, r := range res.Runs {
 			var xys plotter.XYs
+			var bars errorBars
 			for _, pt := range r.Points {
-				if v, ok := pt.Server[rd.Name]; ok {
-					xys = append(xys, plotter.XY{X: float64(pt.Clients), Y: v})
+				if sp, ok := pt.readingSpread(rd.Name); ok {
+					xys = append(xys, plotter.XY{X: float64(pt.Clients), Y: sp.Median})
+					bars.add(float64(pt.Clients), sp)
 				}
 			}
 			if len(xys) > 0 {
 				any = true
 				if err := addLine(p, r.Name, xys, plotutil.Color(j), nil, j); err != nil {
+					return nil, err
+				}
+				if err := bars.draw(p, plotutil.Color(j)); err != nil {
 					return nil, err
 				}
 			}
@@ -246,14 +251,30 @@ func runBars(runs []*RunResult) (*plot.Plot, *plot.Plot, error) {
 	return tp, rt, nil
 }
 
-// experimentMarkdown renders report.md.
+// experimentMarkdown renders report.md. It opens with the claims.
 func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Experiment: %s\n\n", res.Name)
+	if res.Quick {
+		fmt.Fprintf(&b, "**%s**\n\n", quickNote)
+	}
+	if len(res.Claims) > 0 {
+		b.WriteString("## Claims\n\n")
+		for _, c := range res.Claims {
+			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, quickMark(c), c.Text, c.Source)
+			if c.Reason != "" {
+				fmt.Fprintf(&b, "  - not measured: %s\n", c.Reason)
+			}
+			for _, k := range c.Checks {
+				fmt.Fprintf(&b, "  - %s\n", k.Text)
+			}
+		}
+		b.WriteString("\n")
+	}
 	if res.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(res.Description))
 	}
-	fmt.Fprintf(&b, "Ran %s to %s.\n\n", res.Start.Format("2006-01-02 15:04:05"), res.End.Format("15:04:05"))
+	fmt.Fprintf(&b, "Ran %s to %s. %s\n\n", res.Start.Format("2006-01-02 15:04:05"), res.End.Format("15:04:05"), repeatsText(res))
 	for _, n := range res.Notes {
 		fmt.Fprintf(&b, "- %s\n", n)
 	}
@@ -280,15 +301,15 @@ func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
 			fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
 		}
 		b.WriteString(pointTable(r, res, "|"))
-		for _, p := range r.Profiles {
-			fmt.Fprintf(&b, "\n%s profile ([%s](%s)), top functions by own samples:\n\n", p.Kind, filepath.Base(p.File), p.File)
-			for _, f := range p.Top {
+		for _, g := range profileViews(r) {
+			fmt.Fprintf(&b, "\n%s profile%s (%s), top functions by own samples of the first:\n\n", g.Kind, g.Where, mdLinks(g.Files))
+			for _, f := range g.Top {
 				fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
 			}
-			if len(p.Buckets) > 0 {
-				fmt.Fprintf(&b, "\nWhere the request handlers' wall time went (%.0f %% of all samples were in handlers):\n\n", 100*p.Focused)
-				for _, f := range p.Buckets {
-					fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
+			if len(g.Buckets) > 0 {
+				fmt.Fprintf(&b, "\nWhere the request handlers' wall time went (%s of all samples were in handlers):\n\n", g.Focused)
+				for _, f := range g.Buckets {
+					fmt.Fprintf(&b, "- %s %s\n", f.Share, f.Name)
 				}
 			}
 		}
@@ -300,26 +321,11 @@ func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
 // pointTable renders a run's points as a Markdown table, with the deadline
 // shares and SLO outcomes below it.
 func pointTable(r *RunResult, res *ExperimentResult, sep string) string {
-	readings := res.Readings
 	var b strings.Builder
-	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
-	for _, rd := range readings {
-		head = append(head, rd.Name+unitParen(rd.Unit))
-	}
+	head, rows := pointRows(r, res.Readings)
 	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
 	b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
-	for _, p := range r.Points {
-		t := p.Result.Total
-		row := []string{fmt.Sprint(p.Clients), fmt.Sprintf("%.1f", t.Throughput), fmt.Sprintf("%.3f", t.MeanMs),
-			fmt.Sprintf("%.3f", t.P50Ms), fmt.Sprintf("%.3f", t.P99Ms), fmt.Sprintf("%.3f", t.P999Ms),
-			fmt.Sprint(t.Errors), fmt.Sprintf("%.0f", p.Result.Cost.CPUPercent)}
-		for _, rd := range readings {
-			if v, ok := p.Server[rd.Name]; ok {
-				row = append(row, fmt.Sprintf("%.2f", v))
-			} else {
-				row = append(row, "-")
-			}
-		}
+	for _, row := range rows {
 		b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
 	}
 	if len(res.Deadlines) > 0 {
@@ -327,7 +333,7 @@ func pointTable(r *RunResult, res *ExperimentResult, sep string) string {
 		for _, d := range res.Deadlines {
 			head = append(head, "within "+time.Duration(d).String())
 		}
-		b.WriteString("\nShare of successful requests within each deadline:\n\n")
+		b.WriteString("\nShare of successful requests within each deadline (median repeat):\n\n")
 		b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
 		b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
 		for _, p := range r.Points {
@@ -365,31 +371,33 @@ func unitParen(u string) string {
 }
 
 var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate.FuncMap{
-	"pct": func(f float64) string { return fmt.Sprintf("%.1f", 100*f) },
-	"f1":  func(f float64) string { return fmt.Sprintf("%.1f", f) },
-	"f3":  func(f float64) string { return fmt.Sprintf("%.3f", f) },
-	"reading": func(p *Point, name string) string {
-		if v, ok := p.Server[name]; ok {
-			return fmt.Sprintf("%.2f", v)
-		}
-		return "-"
-	},
+	"pct":     func(f float64) string { return fmt.Sprintf("%.1f", 100*f) },
 	"join":    strings.Join,
 	"dur":     func(d Duration) string { return time.Duration(d).String() },
 	"pct3":    func(f float64) string { return fmt.Sprintf("%.3f", 100*f) },
 	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
 	"base":    filepath.Base,
 	"clients": clientsText,
+	"rows": func(r *RunResult, readings []Reading) map[string]any {
+		head, rows := pointRows(r, readings)
+		return map[string]any{"Head": head, "Rows": rows}
+	},
+	"profiles":     profileViews,
+	"quickMark":    quickMark,
+	"outcomeClass": outcomeClass,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
 <style>
 body{font-family:sans-serif;max-width:64em;margin:1em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}
-th{background:#f3f3f3}.err{color:#a00}.chart svg{max-width:100%;height:auto}code{background:#f6f6f6}
+th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart svg{max-width:100%;height:auto}code{background:#f6f6f6}
 </style></head><body>
 <h1>Experiment: {{.Res.Name}}</h1>
+{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
+{{with .Res.Claims}}<h2>Claims</h2><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
+<ul>{{with .Reason}}<li>not measured: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
-<p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}.</p>
+<p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}. {{.Repeats}}</p>
 <ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
 <h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
@@ -401,18 +409,19 @@ th{background:#f3f3f3}.err{color:#a00}.chart svg{max-width:100%;height:auto}code
 {{range .Res.Runs}}<h2>Run {{.Name}}</h2>
 <p><code>{{join .Command " "}}</code></p>
 {{with .Error}}<p class="err">{{.}}</p>{{end}}
-<table><tr><th>clients</th><th>throughput/s</th><th>mean ms</th><th>p50 ms</th><th>p99 ms</th><th>p99.9 ms</th><th>errors</th><th>generator CPU %</th>{{range $readings}}<th>{{.Name}}{{with .Unit}} ({{.}}){{end}}</th>{{end}}</tr>
-{{range $p := .Points}}<tr><td>{{$p.Clients}}</td><td>{{f1 $p.Result.Total.Throughput}}</td><td>{{f3 $p.Result.Total.MeanMs}}</td><td>{{f3 $p.Result.Total.P50Ms}}</td><td>{{f3 $p.Result.Total.P99Ms}}</td><td>{{f3 $p.Result.Total.P999Ms}}</td><td>{{$p.Result.Total.Errors}}</td><td>{{f1 $p.Result.Cost.CPUPercent}}</td>{{range $readings}}<td>{{reading $p .Name}}</td>{{end}}</tr>
-{{end}}</table>
+{{with rows . $readings}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
 {{if $.Res.Deadlines}}<p>Share of successful requests within each deadline:</p>
 <table><tr><th>clients</th>{{range $.Res.Deadlines}}<th>within {{dur .}}</th>{{end}}</tr>
 {{range .Points}}<tr><td>{{.Clients}}</td>{{range .Within}}<td>{{pct3 .}} %</td>{{end}}</tr>{{end}}</table>{{end}}
 {{if $.Res.SLO}}<p>SLO <code>{{$.Res.SLO}}</code>:</p><ul>
 {{range $p := .Points}}{{range .SLO}}<li>{{clients $p.Clients}}: {{if .Pass}}PASS{{else}}<b class="err">FAIL</b>{{end}} {{.Objective}} (measured {{g4 .Value}}){{with .Warning}}; warning: {{.}}{{end}}</li>{{end}}{{end}}</ul>{{end}}
-{{range .Profiles}}<h3>{{.Kind}} profile: <a href="{{.File}}">{{base .File}}</a></h3>
+{{range profiles .}}<h3>{{.Kind}} profile{{.Where}}: {{range $i, $f := .Files}}{{if $i}}, {{end}}<a href="{{$f}}">{{base $f}}</a>{{end}}</h3>
+<p>Top functions by own samples of the first:</p>
 <table><tr><th>own samples %</th><th style="text-align:left">function</th></tr>{{range .Top}}<tr><td>{{pct .Share}}</td><td style="text-align:left"><code>{{.Name}}</code></td></tr>{{end}}</table>
-{{if .Buckets}}<p>Where the request handlers' wall time went ({{pct .Focused}} % of all samples were in handlers):</p>
-<table>{{range .Buckets}}<tr><td>{{pct .Share}} %</td><td style="text-align:left">{{.Name}}</td></tr>{{end}}</table>{{end}}
+{{if .Buckets}}<p>Where the request handlers' wall time went ({{.Focused}} of all samples were in handlers):</p>
+<table>{{range .Buckets}}<tr><td>{{.Share}}</td><td style="text-align:left">{{.Name}}</td></tr>{{end}}</table>{{end}}
 {{end}}{{end}}
 <p>Raw data: <a href="experiment.json">experiment.json</a>; each run's folder holds sweep.json (readable by <code>loadtest report</code>), server.log and profiles (<code>go tool pprof -top FILE</code>).</p>
 </body></html>
@@ -438,7 +447,7 @@ func experimentHTML(dir string, res *ExperimentResult, charts []chartFile) ([]by
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
 	var b bytes.Buffer
-	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": diskReport(res.Disk)}); err != nil {
+	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": diskReport(res.Disk), "Quick": quickNote, "Repeats": repeatsText(res)}); err != nil {
 		return nil, fmt.Errorf("render report: %w", err)
 	}
 	return b.Bytes(), nil

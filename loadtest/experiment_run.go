@@ -17,24 +17,33 @@ import (
 // ExperimentResult is everything an experiment measured, as written to
 // experiment.json in the report folder.
 type ExperimentResult struct {
-	Schema       int          `json:"schema"`
-	Kind         string       `json:"kind"` // "experiment"
-	Name         string       `json:"name"`
-	Description  string       `json:"description,omitempty"`
-	Start        time.Time    `json:"start"`
-	End          time.Time    `json:"end"`
-	Notes        []string     `json:"notes,omitempty"`
-	Readings     []Reading    `json:"readings,omitempty"`
-	Timeline     bool         `json:"timeline,omitempty"`
-	Distribution bool         `json:"distribution,omitempty"`
-	Deadlines    []Duration   `json:"deadlines,omitempty"`
-	SLO          string       `json:"slo,omitempty"`
-	Runs         []*RunResult `json:"runs"`
+	Schema       int        `json:"schema"`
+	Kind         string     `json:"kind"` // "experiment"
+	Name         string     `json:"name"`
+	Description  string     `json:"description,omitempty"`
+	Start        time.Time  `json:"start"`
+	End          time.Time  `json:"end"`
+	Notes        []string   `json:"notes,omitempty"`
+	Readings     []Reading  `json:"readings,omitempty"`
+	Timeline     bool       `json:"timeline,omitempty"`
+	Distribution bool       `json:"distribution,omitempty"`
+	Deadlines    []Duration `json:"deadlines,omitempty"`
+	SLO          string     `json:"slo,omitempty"`
+	// Repeats is how many times each point was to be measured;
+	// Interleave whether the runs took turns; Quick whether it was a
+	// quick run (MakeQuick).
+	Repeats    int          `json:"repeats,omitempty"`
+	Interleave bool         `json:"interleave,omitempty"`
+	Quick      bool         `json:"quick,omitempty"`
+	Runs       []*RunResult `json:"runs"`
 	// Disk is the disk benchmark's JSON output, when the file names one.
 	Disk json.RawMessage `json:"disk,omitempty"`
 	// Error says why the experiment stopped early, if it did.
-	Error    string   `json:"error,omitempty"`
-	Verdicts []string `json:"verdicts,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Claims are the file's claims decided from the results; Verdicts
+	// the free-form findings.
+	Claims   []ClaimResult `json:"claims,omitempty"`
+	Verdicts []string      `json:"verdicts,omitempty"`
 }
 
 // RunResult is one server configuration's sweep.
@@ -48,7 +57,10 @@ type RunResult struct {
 }
 
 // Point is one client count of a run: the load tool's result and the
-// server's readings over the measured time.
+// server's readings over the measured time. With repeats, Result, Server,
+// Within and SLO are those of the repeat of median throughput (so readers
+// of single measurements keep working), Repeats holds every measurement
+// and Summary each figure's median and range over them.
 type Point struct {
 	Clients int                `json:"clients"`
 	Result  *Result            `json:"result"`
@@ -57,7 +69,9 @@ type Point struct {
 	// the experiment's deadlines, in their order.
 	Within []float64 `json:"within,omitempty"`
 	// SLO holds the objectives' outcomes at this step.
-	SLO []SLOOutcome `json:"slo,omitempty"`
+	SLO     []SLOOutcome  `json:"slo,omitempty"`
+	Repeats []*Repeat     `json:"repeats,omitempty"`
+	Summary *PointSummary `json:"summary,omitempty"`
 }
 
 // SLOOutcome is one objective checked at one step.
@@ -76,12 +90,14 @@ type ExperimentOptions struct {
 	Log io.Writer
 }
 
-// RunExperiment runs every run of e in turn: start the server, wait until
-// it is ready, reset the data, validate, reset again, sweep the client
-// counts while sampling the server's stats and taking profiles, stop the
-// server. A server that fails to start or to validate stops the
-// experiment; what was measured so far is kept and reported. The report
-// folder is written in every case.
+// RunExperiment runs every run of e: start the server, wait until it is
+// ready, reset the data, validate, reset again, measure each client count
+// load.repeats times while sampling the server's stats and taking
+// profiles, stop the server. Runs are measured one after the other, or,
+// with load.interleave, all servers are started first and the runs take
+// turns at every client count and repeat. A server that fails to start or
+// to validate stops the experiment; what was measured so far is kept and
+// reported. The report folder is written in every case.
 func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*ExperimentResult, error) {
 	logw := opt.Log
 	if logw == nil {
@@ -93,14 +109,17 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 	}
 	res := &ExperimentResult{Schema: SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
 		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
-		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO}
-	note := func(s string) { res.Notes = append(res.Notes, s); logf("%s", s) }
-	note(pinSelf(e.Client.CPUs))
+		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Quick: e.Quick}
+	x := &experimentRunner{e: e, out: opt.Out, res: res, logf: logf}
+	x.note(pinSelf(e.Client.CPUs))
+	if e.Quick {
+		x.note(quickNote)
+	}
 	if len(e.Server.Command) > 0 && len(e.Disk.Command) > 0 {
 		abs, _ := filepath.Abs(opt.Out)
 		raw, err := runDisk(ctx, e.Disk, e.Dir, func(s string) string { return expand(s, map[string]string{"out": abs}) })
 		if err != nil {
-			note("disk benchmark failed: " + err.Error())
+			x.note("disk benchmark failed: " + err.Error())
 		} else {
 			res.Disk = raw
 			logf("disk benchmark done")
@@ -108,31 +127,17 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 	}
 
 	var runErr error
-	for _, run := range e.Runs {
-		if ctx.Err() != nil {
-			runErr = ctx.Err()
-			break
-		}
-		rr, note2, err := runOne(ctx, e, run, opt.Out, logf)
-		if note2 != "" && !slices.Contains(res.Notes, note2) {
-			note(note2)
-		}
-		if rr != nil {
-			res.Runs = append(res.Runs, rr)
-		}
-		if err != nil {
-			runErr = fmt.Errorf("run %q: %w", run.Name, err)
-			if rr != nil {
-				rr.Error = err.Error()
-			}
-			break
-		}
+	if e.Load.Interleave {
+		runErr = x.interleaved(ctx)
+	} else {
+		runErr = x.inTurn(ctx)
 	}
 	res.End = time.Now()
 	if runErr != nil {
 		res.Error = runErr.Error()
 		logf("experiment stopped: %v", runErr)
 	}
+	res.Claims = EvaluateClaims(e.Claims, res, e.Quick)
 	res.Verdicts = Verdicts(res)
 	if err := WriteExperimentReport(opt.Out, res); err != nil {
 		return res, errors.Join(runErr, err)
@@ -141,138 +146,251 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 	return res, runErr
 }
 
-// runOne starts the server for one run and sweeps it.
-func runOne(ctx context.Context, e *Experiment, run ExperimentRun, out string, logf func(string, ...any)) (*RunResult, string, error) {
-	dir := filepath.Join(out, fileName(run.Name))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, "", err
+// experimentRunner holds what the runs of one experiment share.
+type experimentRunner struct {
+	e    *Experiment
+	out  string
+	res  *ExperimentResult
+	logf func(string, ...any)
+	seq  int // measurements taken so far
+}
+
+func (x *experimentRunner) note(s string) {
+	if s == "" || slices.Contains(x.res.Notes, s) {
+		return
+	}
+	x.res.Notes = append(x.res.Notes, s)
+	x.logf("%s", s)
+}
+
+// inTurn measures each run in full before starting the next: every client
+// count, each repeated back to back.
+func (x *experimentRunner) inTurn(ctx context.Context) error {
+	for _, run := range x.e.Runs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		lr, err := x.start(ctx, run)
+		if err != nil {
+			lr.stop(x)
+			return lr.failed(err)
+		}
+		for _, clients := range x.e.Load.Clients {
+			for rep := 1; rep <= x.e.Load.Repeats; rep++ {
+				if err := x.measure(ctx, lr, clients, rep); err != nil {
+					lr.stop(x)
+					return lr.failed(err)
+				}
+			}
+		}
+		lr.stop(x)
+	}
+	return nil
+}
+
+// interleaved starts every run's server, then for each client count and
+// each repeat measures the runs in the file's order.
+func (x *experimentRunner) interleaved(ctx context.Context) error {
+	var live []*liveRun
+	defer func() {
+		for _, lr := range live {
+			lr.stop(x)
+		}
+	}()
+	for _, run := range x.e.Runs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		lr, err := x.start(ctx, run)
+		live = append(live, lr)
+		if err != nil {
+			return lr.failed(err)
+		}
+	}
+	for _, clients := range x.e.Load.Clients {
+		for rep := 1; rep <= x.e.Load.Repeats; rep++ {
+			for _, lr := range live {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err := x.measure(ctx, lr, clients, rep); err != nil {
+					return lr.failed(err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// liveRun is one run's server while the experiment measures it.
+type liveRun struct {
+	run   ExperimentRun
+	dir   string
+	x     func(string) string // expands the run's placeholders
+	proc  *serverProc
+	rr    *RunResult
+	steps int // measurements taken of this server
+}
+
+// failed records err as the run's and returns it named by the run.
+func (lr *liveRun) failed(err error) error {
+	lr.rr.Error = err.Error()
+	return fmt.Errorf("run %q: %w", lr.run.Name, err)
+}
+
+// stop stops the run's server, once.
+func (lr *liveRun) stop(x *experimentRunner) {
+	if lr.proc == nil {
+		return
+	}
+	if err := lr.proc.stop(time.Duration(x.e.Server.StopTimeout)); err != nil {
+		x.logf("run %s: %v", lr.run.Name, err)
+	}
+	lr.proc = nil
+}
+
+// reset restores the run's data, when the file names a reset URL.
+func (lr *liveRun) reset(ctx context.Context, e *Experiment) error {
+	if e.Server.Reset == "" {
+		return nil
+	}
+	if err := post(ctx, lr.x(e.Server.Reset), 5*time.Minute); err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	return nil
+}
+
+// start starts the server of one run and makes it ready to load: ready,
+// reset, validated and reset again, or, for a cold start, listening. The
+// run is added to the result, even when it fails.
+func (x *experimentRunner) start(ctx context.Context, run ExperimentRun) (*liveRun, error) {
+	e := x.e
+	lr := &liveRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: &RunResult{Name: run.Name, Vars: run.Vars}}
+	x.res.Runs = append(x.res.Runs, lr.rr)
+	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
+		return lr, err
 	}
 	port, err := freePort()
 	if err != nil {
-		return nil, "", err
+		return lr, err
 	}
 	adminPort, err := freePort()
 	if err != nil {
-		return nil, "", err
+		return lr, err
 	}
-	vars := map[string]string{"port": port, "admin_port": adminPort, "dir": dir, "run": run.Name}
+	vars := map[string]string{"port": port, "admin_port": adminPort, "dir": lr.dir, "run": run.Name}
 	for k, v := range run.Vars {
 		vars[k] = v
 	}
-	x := func(s string) string { return expand(s, vars) }
+	lr.x = func(s string) string { return expand(s, vars) }
 	argv := resolveCommand(append(append([]string(nil), e.Server.Command...), run.Args...), e.Dir)
 	for i := range argv {
-		argv[i] = x(argv[i])
+		argv[i] = lr.x(argv[i])
 	}
 	env := make([]string, len(e.Server.Env))
 	for i, v := range e.Server.Env {
-		env[i] = x(v)
+		env[i] = lr.x(v)
 	}
-	rr := &RunResult{Name: run.Name, Command: argv, Vars: run.Vars}
+	lr.rr.Command = argv
 
-	logf("run %s: starting %s", run.Name, strings.Join(argv, " "))
-	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(dir, "server.log"), e.Server.CPUs)
+	x.logf("run %s: starting %s", run.Name, strings.Join(argv, " "))
+	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs)
+	x.note(pinNote)
 	if err != nil {
-		return rr, pinNote, err
+		return lr, err
 	}
-	stopTimeout := time.Duration(e.Server.StopTimeout)
-	defer func() {
-		if err := proc.stop(stopTimeout); err != nil {
-			logf("run %s: %v", run.Name, err)
-		}
-	}()
-	reset := func() error {
-		if e.Server.Reset == "" {
-			return nil
-		}
-		if err := post(ctx, x(e.Server.Reset), 5*time.Minute); err != nil {
-			return fmt.Errorf("reset: %w", err)
-		}
-		return nil
-	}
+	lr.proc = proc
 	if run.Start == StartListening {
 		// Cold start: load as soon as the board's port takes connections,
 		// from a fresh process; no reset, no validation, nothing warms it.
-		addr, _, _, err := splitURL(x(e.Load.Requests[0].URL))
+		addr, _, _, err := splitURL(lr.x(e.Load.Requests[0].URL))
 		if err != nil {
-			return rr, pinNote, err
+			return lr, err
 		}
 		if err := proc.waitListening(ctx, addr, time.Duration(e.Server.StartTimeout)); err != nil {
-			return rr, pinNote, err
+			return lr, err
 		}
-		logf("run %s: port %s open, loading at once (cold start)", run.Name, addr)
-	} else {
-		if err := proc.waitReady(ctx, x(e.Server.Ready), time.Duration(e.Server.StartTimeout)); err != nil {
-			return rr, pinNote, err
+		x.logf("run %s: port %s open, loading at once (cold start)", run.Name, addr)
+		return lr, nil
+	}
+	if err := proc.waitReady(ctx, lr.x(e.Server.Ready), time.Duration(e.Server.StartTimeout)); err != nil {
+		return lr, err
+	}
+	if err := lr.reset(ctx, e); err != nil {
+		return lr, err
+	}
+	if e.Validate.Board != "" {
+		if err := ValidateBoard(ctx, lr.x(e.Validate.Board)); err != nil {
+			return lr, fmt.Errorf("the server failed validation, so it was not loaded: %w", err)
 		}
-		if err := reset(); err != nil {
-			return rr, pinNote, err
-		}
-		if e.Validate.Board != "" {
-			if err := ValidateBoard(ctx, x(e.Validate.Board)); err != nil {
-				return rr, pinNote, fmt.Errorf("the server failed validation, so it was not loaded: %w", err)
-			}
-			logf("run %s: validation passed", run.Name)
-			if err := reset(); err != nil {
-				return rr, pinNote, err
-			}
+		x.logf("run %s: validation passed", run.Name)
+		if err := lr.reset(ctx, e); err != nil {
+			return lr, err
 		}
 	}
+	return lr, nil
+}
 
-	profileAt := e.Profile.At
-	if profileAt == 0 && len(e.Load.Clients) > 0 {
-		profileAt = e.Load.Clients[len(e.Load.Clients)-1]
+// measure takes one measurement (repeat rep) of a run at clients, adds
+// it to the run's point and rewrites the run's sweep.json.
+func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, rep int) error {
+	e := x.e
+	if e.Load.ResetEach && lr.steps > 0 {
+		if err := lr.reset(ctx, e); err != nil {
+			return err
+		}
 	}
-	for i, clients := range e.Load.Clients {
-		if ctx.Err() != nil {
-			return rr, pinNote, ctx.Err()
+	lr.steps++
+	s := e.settings(lr.run.Name, clients, lr.x)
+	// The load tool reads the server's stats and takes its profiles over
+	// the measured part of the step (server.go).
+	if e.Stats.URL != "" {
+		s.StatsURL, s.StatsReadings = lr.x(e.Stats.URL), e.Stats.Readings
+	}
+	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {
+		s.ProfileURL, s.ProfileKinds = lr.x(e.Profile.URL), e.Profile.Kinds
+		s.ProfilePrefix = filepath.Join(lr.dir, "profile")
+		if rep > 1 {
+			s.ProfilePrefix += fmt.Sprintf("-r%d", rep)
 		}
-		if e.Load.ResetEach && i > 0 {
-			if err := reset(); err != nil {
-				return rr, pinNote, err
-			}
-		}
-		s := e.settings(run.Name, clients, x)
-		// The load tool reads the server's stats and takes its profiles
-		// over the measured part of the step (server.go).
-		if e.Stats.URL != "" {
-			s.StatsURL, s.StatsReadings = x(e.Stats.URL), e.Stats.Readings
-		}
-		if e.Profile.URL != "" && clients == profileAt && len(e.Profile.Kinds) > 0 {
-			s.ProfileURL, s.ProfileKinds = x(e.Profile.URL), e.Profile.Kinds
-			s.ProfilePrefix = filepath.Join(dir, "profile")
-			s.ProfileSeconds = e.Profile.Seconds
-			s.ProfileBuckets, s.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
-		}
-		r, err := Run(ctx, s)
-		if err != nil {
-			return rr, pinNote, fmt.Errorf("load %d clients: %w", clients, err)
-		}
-		p := &Point{Clients: clients, Result: r}
-		judge(p, e.Load)
-		if r.Server != nil {
-			p.Server = make(map[string]float64, len(r.Server.Values))
-			for _, v := range r.Server.Values {
-				p.Server[v.Name] = v.Value
-			}
-		}
-		for _, pr := range r.Profiles {
-			pr.File, _ = filepath.Rel(out, pr.File)
-		}
+		s.ProfileSeconds = e.Profile.Seconds
+		s.ProfileBuckets, s.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
+	}
+	r, err := Run(ctx, s)
+	if err != nil {
+		return fmt.Errorf("load %d clients: %w", clients, err)
+	}
+	x.seq++
+	rr := lr.rr
+	var p *Point
+	if n := len(rr.Points); n > 0 && rr.Points[n-1].Clients == clients {
+		p = rr.Points[n-1]
+	} else {
+		p = &Point{Clients: clients}
 		rr.Points = append(rr.Points, p)
-		rr.Profiles = append(rr.Profiles, r.Profiles...)
-		for _, w := range r.Warnings {
-			logf("run %s: %s", run.Name, w)
-		}
-		logf("run %s: %s", run.Name, pointLine(p, e.Stats.Readings))
-		if err := WriteSweepJSON(filepath.Join(dir, "sweep.json"), run.Name, pointResults(rr.Points)); err != nil {
-			return rr, pinNote, err
-		}
-		if r.Interrupted {
-			return rr, pinNote, context.Canceled
-		}
 	}
-	return rr, pinNote, nil
+	rp := newRepeat(x.seq, r)
+	p.addRepeat(rp, e.Load)
+	for _, pr := range r.Profiles {
+		pr.File, _ = filepath.Rel(x.out, pr.File)
+		pr.Clients, pr.Repeat = clients, rep
+	}
+	rr.Profiles = append(rr.Profiles, r.Profiles...)
+	for _, w := range r.Warnings {
+		x.logf("run %s: %s", lr.run.Name, w)
+	}
+	line := stepLine(clients, r, rp.Server, e.Stats.Readings)
+	if e.Load.Repeats > 1 {
+		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)
+	}
+	x.logf("run %s: %s", lr.run.Name, line)
+	if err := WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(rr.Points)); err != nil {
+		return err
+	}
+	if r.Interrupted {
+		return context.Canceled
+	}
+	return nil
 }
 
 // judge fills a point's deadline shares and SLO outcomes.
@@ -327,15 +445,15 @@ func (e *Experiment) settings(name string, clients int, x func(string) string) S
 	}
 }
 
-// pointLine is the progress line of one step.
-func pointLine(p *Point, readings []Reading) string {
-	t := p.Result.Total
+// stepLine is the progress line of one measurement.
+func stepLine(clients int, r *Result, server map[string]float64, readings []Reading) string {
+	t := r.Total
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d clients: %.1f/s, mean %.2f ms, p99 %.2f ms, errors %d, generator CPU %.0f %%",
-		p.Clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, p.Result.Cost.CPUPercent)
-	for _, r := range readings {
-		if v, ok := p.Server[r.Name]; ok {
-			fmt.Fprintf(&b, ", %s %.2f%s", r.Name, v, unitSuffix(r.Unit))
+		clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, r.Cost.CPUPercent)
+	for _, rd := range readings {
+		if v, ok := server[rd.Name]; ok {
+			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, unitSuffix(rd.Unit))
 		}
 	}
 	return b.String()

@@ -261,9 +261,9 @@ func TestVerdictsFromResults(t *testing.T) {
 	v := strings.Join(Verdicts(res), "\n")
 	for _, want := range []string{
 		"5/5: peak 1100/s at 10 clients",
-		"10/5 is no better than 5/5: peak 1080/s against 1100/s (-1.8 %)",
+		"10/5 is no better than 5/5: peak 1080/s against 1100/s (-1.8 %; single measurements, no spread to judge by)",
 		"pool wait rose from 0.20 to 3.40 ms",
-		"10/10 beats 5/5: peak 2000/s against 1100/s (+81.8 %)",
+		"10/10 beats 5/5: peak 2000/s against 1100/s (+81.8 %; single measurements, no spread to judge by)",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("verdicts lack %q:\n%s", want, v)

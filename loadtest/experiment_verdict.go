@@ -3,6 +3,7 @@ package loadtest
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -37,15 +38,15 @@ func Verdicts(res *ExperimentResult) []string {
 		}
 	}
 	for _, r := range res.Runs {
-		for _, p := range r.Profiles {
-			if len(p.Buckets) == 0 {
+		for _, g := range profileGroups(r.Profiles) {
+			if len(g.buckets) == 0 {
 				continue
 			}
 			var parts []string
-			for _, b := range p.Buckets {
-				parts = append(parts, fmt.Sprintf("%.0f %% %s", 100*b.Share, b.Name))
+			for _, b := range g.buckets {
+				parts = append(parts, spreadText(b.share.scaled(100), "%.0f", " %")+" "+b.name)
 			}
-			out = append(out, fmt.Sprintf("%s (%s profile): of the handlers' wall time, %s.", r.Name, p.Kind, strings.Join(parts, ", ")))
+			out = append(out, fmt.Sprintf("%s (%s profile%s): of the handlers' wall time, %s.", r.Name, g.kind, g.where(), strings.Join(parts, ", ")))
 		}
 		for _, pt := range r.Points {
 			if pt.Result.Cost.Bottleneck {
@@ -65,73 +66,102 @@ func Verdicts(res *ExperimentResult) []string {
 	return out
 }
 
-// runVerdict describes one run's curve.
+// runVerdict describes one run's curve, each figure the median of its
+// point's repeats, with the range when there were several.
 func runVerdict(r *RunResult) string {
 	peak, at := peakPoint(r)
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
-	s := fmt.Sprintf("%s: peak %.0f/s at %s", r.Name, peak.Result.Total.Throughput, clientsText(at))
-	knee := kneePoint(r, peak.Result.Total.Throughput)
+	pt := peak.throughput()
+	s := fmt.Sprintf("%s: peak %s at %s", r.Name, spreadText(pt, "%.0f", "/s"), clientsText(at))
+	knee := kneePoint(r, pt.Median)
 	if knee != nil && knee.Clients < at {
 		s += fmt.Sprintf(" (90 %% of it already at %s)", clientsText(knee.Clients))
 	}
-	if last != peak && last.Result.Total.Throughput < 0.9*peak.Result.Total.Throughput {
-		s += fmt.Sprintf("; throughput fell to %.0f/s at %s", last.Result.Total.Throughput, clientsText(last.Clients))
+	if lt := last.throughput(); last != peak && lt.Median < 0.9*pt.Median {
+		s += fmt.Sprintf("; throughput fell to %s at %s", spreadText(lt, "%.0f", "/s"), clientsText(last.Clients))
 	}
 	if len(r.Points) > 1 {
-		s += fmt.Sprintf("; mean response time went from %.2f ms at %s to %.2f ms at %d (p99 %.2f to %.2f ms)",
-			first.Result.Total.MeanMs, clientsText(first.Clients), last.Result.Total.MeanMs, last.Clients, first.Result.Total.P99Ms, last.Result.Total.P99Ms)
+		fm, _ := first.spread("", "mean_ms")
+		lm, _ := last.spread("", "mean_ms")
+		fp, _ := first.spread("", "p99_ms")
+		lp, _ := last.spread("", "p99_ms")
+		s += fmt.Sprintf("; mean response time went from %s at %s to %s at %d (p99 %.2f to %.2f ms)",
+			spreadText(fm, "%.2f", " ms"), clientsText(first.Clients), spreadText(lm, "%.2f", " ms"), last.Clients, fp.Median, lp.Median)
 	}
 	return s + "."
 }
 
 // compareVerdict compares run r with base at their peaks and at the
-// largest client count both measured, naming the readings that moved.
+// largest client count both measured, naming the readings that moved. A
+// difference counts only when it is larger than the spread: when both
+// points were measured more than once and their min-max ranges overlap,
+// it is within noise. Single measurements have no spread; then, as a
+// fallback, a change under 5 % (10 % for a reading) is taken as none, and
+// the verdict says so.
 func compareVerdict(base, r *RunResult, readings []Reading) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
-	bt, rt := bp.Result.Total.Throughput, rp.Result.Total.Throughput
+	bt, rt := bp.throughput(), rp.throughput()
+	spread := bt.N > 1 && rt.N > 1
 	change := 0.0
-	if bt > 0 {
-		change = (rt - bt) / bt
+	if bt.Median > 0 {
+		change = (rt.Median - bt.Median) / bt.Median
 	}
+	figures := fmt.Sprintf("peak %s against %s (%+.1f %%", spreadText(rt, "%.0f", "/s"), spreadText(bt, "%.0f", "/s"), 100*change)
 	var s string
 	switch {
-	case math.Abs(change) < 0.05:
-		s = fmt.Sprintf("%s is no better than %s: peak %.0f/s against %.0f/s (%+.1f %%)", r.Name, base.Name, rt, bt, 100*change)
+	case spread && overlap(bt, rt):
+		s = fmt.Sprintf("%s and %s are the same within noise: %s; the ranges overlap)", r.Name, base.Name, figures)
+	case !spread && math.Abs(change) < 0.05:
+		s = fmt.Sprintf("%s is no better than %s: %s; single measurements, no spread to judge by)", r.Name, base.Name, figures)
 	case change > 0:
-		s = fmt.Sprintf("%s beats %s: peak %.0f/s against %.0f/s (%+.1f %%)", r.Name, base.Name, rt, bt, 100*change)
+		s = fmt.Sprintf("%s beats %s: %s%s)", r.Name, base.Name, figures, beyond(spread))
 	default:
-		s = fmt.Sprintf("%s is worse than %s: peak %.0f/s against %.0f/s (%+.1f %%)", r.Name, base.Name, rt, bt, 100*change)
+		s = fmt.Sprintf("%s is worse than %s: %s%s)", r.Name, base.Name, figures, beyond(spread))
 	}
 	bl, rl := common(base, r)
 	if bl == nil {
 		return s + "."
 	}
-	s += fmt.Sprintf("; at %s mean response time %.2f ms against %.2f ms", clientsText(rl.Clients), rl.Result.Total.MeanMs, bl.Result.Total.MeanMs)
+	bm, _ := bl.spread("", "mean_ms")
+	rm, _ := rl.spread("", "mean_ms")
+	s += fmt.Sprintf("; at %s mean response time %s against %s", clientsText(rl.Clients), spreadText(rm, "%.2f", " ms"), spreadText(bm, "%.2f", " ms"))
 	var moved []string
 	for _, rd := range readings {
-		a, okA := bl.Server[rd.Name]
-		b, okB := rl.Server[rd.Name]
+		a, okA := bl.readingSpread(rd.Name)
+		b, okB := rl.readingSpread(rd.Name)
 		if !okA || !okB {
 			continue
 		}
 		u := unitSuffix(rd.Unit)
-		if math.Abs(a) < 0.005 && math.Abs(b) < 0.005 {
+		if math.Abs(a.Max) < 0.005 && math.Abs(b.Max) < 0.005 && math.Abs(a.Min) < 0.005 && math.Abs(b.Min) < 0.005 {
 			continue // zero in both: nothing to say
 		}
+		same := math.Abs(b.Median-a.Median) <= 0.1*math.Max(math.Abs(a.Median), math.Abs(b.Median)) || math.Abs(b.Median-a.Median) < 0.01
+		if a.N > 1 && b.N > 1 {
+			same = overlap(a, b)
+		}
 		switch {
-		case math.Abs(b-a) <= 0.1*math.Max(math.Abs(a), math.Abs(b)) || math.Abs(b-a) < 0.01:
-			moved = append(moved, fmt.Sprintf("%s stayed at %.2f%s", rd.Name, b, u))
-		case b > a:
-			moved = append(moved, fmt.Sprintf("%s rose from %.2f to %.2f%s", rd.Name, a, b, u))
+		case same:
+			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, spreadText(b, "%.2f", u)))
+		case b.Median > a.Median:
+			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, spreadText(a, "%.2f", ""), spreadText(b, "%.2f", u)))
 		default:
-			moved = append(moved, fmt.Sprintf("%s fell from %.2f to %.2f%s", rd.Name, a, b, u))
+			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, spreadText(a, "%.2f", ""), spreadText(b, "%.2f", u)))
 		}
 	}
 	if len(moved) > 0 {
 		s += ", while " + strings.Join(moved, ", ")
 	}
 	return s + "."
+}
+
+// beyond says on what ground a difference was called one.
+func beyond(spread bool) string {
+	if spread {
+		return "; beyond the spread"
+	}
+	return "; single measurements, no spread to judge by"
 }
 
 // coldVerdict describes the first requests of a run's first step, when
@@ -197,21 +227,21 @@ func warningText(w []string) string {
 	return ". Too few samples: " + strings.Join(w, "; ") + "."
 }
 
-// peakPoint returns the point with the highest throughput.
+// peakPoint returns the point with the highest median throughput.
 func peakPoint(r *RunResult) (*Point, int) {
 	best := r.Points[0]
 	for _, p := range r.Points[1:] {
-		if p.Result.Total.Throughput > best.Result.Total.Throughput {
+		if p.throughput().Median > best.throughput().Median {
 			best = p
 		}
 	}
 	return best, best.Clients
 }
 
-// kneePoint returns the first point reaching 90 % of peak.
+// kneePoint returns the first point whose median reaches 90 % of peak.
 func kneePoint(r *RunResult, peak float64) *Point {
 	for _, p := range r.Points {
-		if p.Result.Total.Throughput >= 0.9*peak {
+		if p.throughput().Median >= 0.9*peak {
 			return p
 		}
 	}
@@ -252,4 +282,67 @@ func orNone(s string) string {
 		return "none taken"
 	}
 	return s
+}
+
+// profileGroup is the profiles of one kind taken at one client count, one
+// per repeat, with each bucket's share over them.
+type profileGroup struct {
+	kind     string
+	clients  int
+	profiles []*ProfileSummary
+	buckets  []bucketShare
+}
+
+type bucketShare struct {
+	name  string
+	share Spread
+}
+
+func (g profileGroup) where() string {
+	if g.clients == 0 {
+		return ""
+	}
+	s := ", " + clientsText(g.clients)
+	if n := len(g.profiles); n > 1 {
+		s += fmt.Sprintf(", %d repeats", n)
+	}
+	return s
+}
+
+// profileGroups groups profiles by kind and client count, in order.
+func profileGroups(ps []*ProfileSummary) []profileGroup {
+	var out []profileGroup
+	for _, p := range ps {
+		i := slices.IndexFunc(out, func(g profileGroup) bool { return g.kind == p.Kind && g.clients == p.Clients })
+		if i < 0 {
+			out = append(out, profileGroup{kind: p.Kind, clients: p.Clients})
+			i = len(out) - 1
+		}
+		out[i].profiles = append(out[i].profiles, p)
+	}
+	for i := range out {
+		g := &out[i]
+		for _, b := range g.profiles[0].Buckets {
+			if sp, ok := shareOver(g.profiles, b.Name); ok {
+				g.buckets = append(g.buckets, bucketShare{b.Name, sp})
+			}
+		}
+	}
+	return out
+}
+
+// shareOver is a bucket's share over profiles.
+func shareOver(ps []*ProfileSummary, bucket string) (Spread, bool) {
+	var vs []float64
+	for _, p := range ps {
+		for _, b := range p.Buckets {
+			if b.Name == bucket {
+				vs = append(vs, b.Share)
+			}
+		}
+	}
+	if len(vs) == 0 {
+		return Spread{}, false
+	}
+	return spreadOf(vs), true
 }

@@ -214,6 +214,10 @@ func fetchProfile(ctx context.Context, url, path string) error {
 type ProfileSummary struct {
 	Kind string `json:"kind"` // cpu or fgprof
 	File string `json:"file"`
+	// Clients and Repeat say which step of an experiment was profiled
+	// (absent outside experiments).
+	Clients int `json:"clients,omitempty"`
+	Repeat  int `json:"repeat,omitempty"`
 	// Total is the sum of the last sample value (ns for CPU and fgprof).
 	Total int64 `json:"total"`
 	// Top are the functions with the most flat samples.

@@ -1,0 +1,247 @@
+package loadtest
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"time"
+)
+
+// A Spread is one figure of a point over its repeats: the median, the
+// point's value, and the range. The range is min-max rather than an
+// interval estimate: with the three or so repeats a shared machine allows,
+// a confidence interval would rest on a guessed distribution and mean
+// little, while min-max is exactly what "is the difference larger than the
+// spread?" tests. The median of an even count is the lower middle value,
+// so that it is always a measured one.
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	// N is the number of measurements.
+	N int `json:"n"`
+}
+
+// spreadOf summarises vs (at least one value).
+func spreadOf(vs []float64) Spread {
+	s := slices.Clone(vs)
+	sort.Float64s(s)
+	return Spread{Median: s[(len(s)-1)/2], Min: s[0], Max: s[len(s)-1], N: len(s)}
+}
+
+// scaled multiplies every figure of s by f (f >= 0).
+func (s Spread) scaled(f float64) Spread {
+	return Spread{Median: s.Median * f, Min: s.Min * f, Max: s.Max * f, N: s.N}
+}
+
+// Figures are the numbers kept of one label (or of all) in one measurement.
+type Figures struct {
+	Throughput float64 `json:"throughput"`
+	MeanMs     float64 `json:"mean_ms"`
+	P50Ms      float64 `json:"p50_ms"`
+	P90Ms      float64 `json:"p90_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	P999Ms     float64 `json:"p99_9_ms"`
+	Errors     int64   `json:"errors"`
+}
+
+func figuresOf(s Stats) Figures {
+	return Figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, Errors: s.Errors}
+}
+
+// Metrics a claim or a table may take from Figures.
+var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "errors"}
+
+// metric returns the figure called name (one of metricNames).
+func (f Figures) metric(name string) (float64, bool) {
+	switch name {
+	case "throughput":
+		return f.Throughput, true
+	case "mean_ms":
+		return f.MeanMs, true
+	case "p50_ms":
+		return f.P50Ms, true
+	case "p90_ms":
+		return f.P90Ms, true
+	case "p99_ms":
+		return f.P99Ms, true
+	case "p99_9_ms":
+		return f.P999Ms, true
+	case "errors":
+		return float64(f.Errors), true
+	}
+	return 0, false
+}
+
+// A Repeat is one measurement of a point.
+type Repeat struct {
+	// Seq is the measurement's place in the experiment (1: measured
+	// first), so the order the steps were taken in can be read back.
+	Seq   int       `json:"seq"`
+	Start time.Time `json:"start"`
+	Total Figures   `json:"total"`
+	// Labels holds each request label's figures.
+	Labels map[string]Figures `json:"labels,omitempty"`
+	// Server holds the server readings over the measured time.
+	Server map[string]float64 `json:"server,omitempty"`
+	// result is the full result, kept while the point is measured.
+	result *Result
+}
+
+// newRepeat takes the figures of one measurement.
+func newRepeat(seq int, r *Result) *Repeat {
+	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(r), result: r}
+	if len(r.Labels) > 0 {
+		rp.Labels = make(map[string]Figures, len(r.Labels))
+		for _, l := range r.Labels {
+			rp.Labels[l.Label] = figuresOf(l)
+		}
+	}
+	return rp
+}
+
+func serverMap(r *Result) map[string]float64 {
+	if r.Server == nil {
+		return nil
+	}
+	m := make(map[string]float64, len(r.Server.Values))
+	for _, v := range r.Server.Values {
+		m[v.Name] = v.Value
+	}
+	return m
+}
+
+// label returns the figures of a request label ("" for the total).
+func (rp *Repeat) label(name string) (Figures, bool) {
+	if name == "" {
+		return rp.Total, true
+	}
+	if f, ok := rp.Labels[name]; ok {
+		return f, true
+	}
+	if rp.Labels == nil && rp.result != nil { // a point of the older form
+		for _, l := range rp.result.Labels {
+			if l.Label == name {
+				return figuresOf(l), true
+			}
+		}
+	}
+	return Figures{}, false
+}
+
+// PointSummary is a point's figures over its repeats.
+type PointSummary struct {
+	Total  map[string]Spread `json:"total"`
+	Server map[string]Spread `json:"server,omitempty"`
+}
+
+// addRepeat adds one measurement to p and makes the repeat of median
+// throughput the point's Result, readings, deadline shares and SLO
+// outcomes, so that readers of the single-measurement form keep working.
+func (p *Point) addRepeat(rp *Repeat, l ExperimentLoad) {
+	p.Repeats = append(p.Repeats, rp)
+	med := p.medianRepeat()
+	p.Result = med.result
+	p.Server = med.Server
+	p.Within, p.SLO = nil, nil
+	if p.Result != nil {
+		judge(p, l)
+	}
+	p.Summary = p.summary()
+}
+
+// medianRepeat returns the repeat of median throughput.
+func (p *Point) medianRepeat() *Repeat {
+	rs := slices.Clone(p.Repeats)
+	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Total.Throughput < rs[b].Total.Throughput })
+	return rs[(len(rs)-1)/2]
+}
+
+// repeats returns p's measurements; a point written before repeats
+// existed is its Result, once.
+func (p *Point) repeats() []*Repeat {
+	if len(p.Repeats) > 0 {
+		return p.Repeats
+	}
+	if p.Result == nil {
+		return nil
+	}
+	return []*Repeat{{Total: figuresOf(p.Result.Total), Server: p.Server, result: p.Result}}
+}
+
+func (p *Point) summary() *PointSummary {
+	s := &PointSummary{Total: map[string]Spread{}}
+	for _, m := range metricNames {
+		if sp, ok := p.spread("", m); ok {
+			s.Total[m] = sp
+		}
+	}
+	names := map[string]bool{}
+	for _, rp := range p.repeats() {
+		for n := range rp.Server {
+			names[n] = true
+		}
+	}
+	for n := range names {
+		if sp, ok := p.readingSpread(n); ok {
+			if s.Server == nil {
+				s.Server = map[string]Spread{}
+			}
+			s.Server[n] = sp
+		}
+	}
+	return s
+}
+
+// spread returns a metric of a label ("" for all) over p's repeats.
+func (p *Point) spread(label, metric string) (Spread, bool) {
+	var vs []float64
+	for _, rp := range p.repeats() {
+		f, ok := rp.label(label)
+		if !ok {
+			continue
+		}
+		if v, ok := f.metric(metric); ok {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return Spread{}, false
+	}
+	return spreadOf(vs), true
+}
+
+// readingSpread returns a server reading over the repeats that have it.
+func (p *Point) readingSpread(name string) (Spread, bool) {
+	var vs []float64
+	for _, rp := range p.repeats() {
+		if v, ok := rp.Server[name]; ok {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return Spread{}, false
+	}
+	return spreadOf(vs), true
+}
+
+// throughput is p's median throughput.
+func (p *Point) throughput() Spread {
+	s, _ := p.spread("", "throughput")
+	return s
+}
+
+// spreadText formats a spread with format: the median and unit, and the
+// range in parentheses when there was more than one measurement, e.g.
+// "812/s (790-830)".
+func spreadText(s Spread, format, unit string) string {
+	v := fmt.Sprintf(format, s.Median) + unit
+	if s.N > 1 {
+		v += fmt.Sprintf(" ("+format+"-"+format+")", s.Min, s.Max)
+	}
+	return v
+}
+
+// overlap reports whether two ranges share a value: a difference between
+// them is then within the measured spread.
+func overlap(a, b Spread) bool { return a.Min <= b.Max && b.Min <= a.Max }
