@@ -17,7 +17,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadtest experiment [flags] FILE.toml\n\nStarts the server of each run, validates it, sweeps the clients and writes a report folder.\n\nflags:")
+		fmt.Fprintln(stderr, "usage: loadtest experiment [flags] FILE.toml\n\nStarts the server of each run, validates it, sweeps the clients, decides the file's claims and writes a report folder.\n\nflags:")
 		fs.PrintDefaults()
 	}
 	out := fs.String("out", "", "report `folder` (default out/NAME-YYYYMMDD-HHMMSS)")
@@ -25,6 +25,8 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	clients := fs.String("clients", "", "override the client counts, e.g. 1,5,10")
 	duration := fs.Duration("duration", 0, "override the measured duration of each step")
 	warmup := fs.Duration("warmup", -1, "override the warm-up of each step")
+	repeats := fs.Int("repeats", 0, fmt.Sprintf("override load.repeats: measure each point `N` times (1..%d)", loadtest.MaxRepeats))
+	quick := fs.Bool("quick", false, "a quick try of the file: at most 3 client counts (keeping those the claims name), 1 repeat, warm-up <= 1s, steps <= 3s; claims are flagged as single measurements")
 	if err := parseFlags(fs, args, true); err != nil {
 		return err
 	}
@@ -32,9 +34,15 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fs.Usage()
 		return usageErr("experiment: want one experiment file, got %d arguments", fs.NArg())
 	}
+	if *repeats < 0 || *repeats > loadtest.MaxRepeats {
+		return usageErr("experiment: -repeats %d: want 1..%d", *repeats, loadtest.MaxRepeats)
+	}
 	e, err := loadtest.LoadExperiment(fs.Arg(0))
 	if err != nil {
 		return usageErr("%v", err)
+	}
+	if *quick {
+		e.MakeQuick()
 	}
 	if *only != "" {
 		keep := map[string]bool{}
@@ -64,11 +72,20 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *warmup >= 0 {
 		e.Load.Warmup = loadtest.Duration(*warmup)
 	}
+	if *repeats > 0 {
+		e.Load.Repeats = *repeats
+	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
 	}
-	_, err = loadtest.RunExperiment(ctx, e, loadtest.ExperimentOptions{Out: dir, Log: stdout})
+	res, err := loadtest.RunExperiment(ctx, e, loadtest.ExperimentOptions{Out: dir, Log: stdout})
+	if res != nil && len(res.Claims) > 0 {
+		fmt.Fprintln(stdout, "claims:")
+		for _, c := range res.Claims {
+			fmt.Fprintln(stdout, "  "+c.ClaimLine())
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("experiment %s: %w (what was measured is in %s)", e.Name, err, dir)
 	}

@@ -1,0 +1,137 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"bbslab/loadtest"
+)
+
+// TestPageServerProcess is not a test: run as a child process with
+// PAGE_SERVER set, it serves a page on /bbs and 200 on /readyz at the
+// -addr given after "--" until it gets SIGTERM.
+func TestPageServerProcess(t *testing.T) {
+	if os.Getenv("PAGE_SERVER") == "" {
+		t.Skip("helper process for the experiment command test")
+	}
+	args := os.Args
+	for i, a := range args {
+		if a == "--" {
+			args = args[i+1:]
+			break
+		}
+	}
+	fs := flag.NewFlagSet("page", flag.ContinueOnError)
+	addr := fs.String("addr", "127.0.0.1:0", "")
+	if err := fs.Parse(args); err != nil {
+		os.Exit(2)
+	}
+	l, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	go http.Serve(l, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "<html>post-1</html>") }))
+	time.Sleep(2 * time.Minute)
+	os.Exit(0)
+}
+
+func TestExperimentCommandQuickWithClaims(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "x.toml")
+	text := fmt.Sprintf(`name = "x"
+[server]
+command = [%q, "-test.run=^TestPageServerProcess$", "--", "-addr", "127.0.0.1:{{port}}"]
+env = ["PAGE_SERVER=1"]
+ready = "http://127.0.0.1:{{port}}/readyz"
+start_timeout = "10s"
+[load]
+clients = [1, 2, 3, 4]
+think = "5ms"
+duration = "10s"
+repeats = 3
+interleave = true
+[[load.request]]
+label = "page"
+url = "http://127.0.0.1:{{port}}/bbs"
+expect = 200
+[[run]]
+name = "a"
+[[run]]
+name = "b"
+[[claim]]
+id = "serves"
+source = "this test"
+text = "run a answers at 2 clients"
+[[claim.check]]
+left = { run = "a", clients = 2, metric = "throughput", label = "page" }
+op = ">"
+right = { value = 0 }
+[[claim]]
+id = "impossible"
+source = "this test"
+text = "run b answers a million pages a second"
+[[claim.check]]
+left = { run = "b", at = "peak", metric = "throughput" }
+op = ">="
+right = { value = 1e6 }
+`, os.Args[0])
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	code, stdout, stderr := runCmd(ctx, "experiment", "-quick", "-repeats", "2", "-duration", "300ms", "-out", out, file)
+	if code != 0 {
+		t.Fatalf("experiment = exit %d; stderr %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"QUICK RUN", "claims:", "claim serves: REPRODUCED (quick: single measurement, no spread)", "claim impossible: NOT REPRODUCED"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res loadtest.ExperimentResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if !res.Quick || res.Repeats != 2 || len(res.Claims) != 2 || len(res.Runs) != 2 {
+		t.Fatalf("result: quick %v, repeats %d, %d claims, %d runs; want quick, 2 repeats (-repeats wins), 2 claims, 2 runs", res.Quick, res.Repeats, len(res.Claims), len(res.Runs))
+	}
+	var clients []int
+	for _, p := range res.Runs[0].Points {
+		clients = append(clients, p.Clients)
+		if len(p.Repeats) != 2 {
+			t.Errorf("a at %d clients: %d repeats; want 2", p.Clients, len(p.Repeats))
+		}
+	}
+	// The claim names 2 clients; the last and the first fill up to 3.
+	if want := []int{1, 2, 4}; !slices.Equal(clients, want) {
+		t.Errorf("quick client counts %v; want %v", clients, want)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	if i, j := strings.Index(string(md), "## Claims"), strings.Index(string(md), "## Verdict"); i < 0 || j < i || !strings.Contains(string(md), "**QUICK RUN") {
+		t.Errorf("report.md does not open with the quick notice and the claims:\n%s", md)
+	}
+}
+
+func TestExperimentRepeatsFlagChecked(t *testing.T) {
+	code, _, stderr := runCmd(context.Background(), "experiment", "-repeats", "21", "../../loadtest/experiments/article.toml")
+	if code != 2 || !strings.Contains(stderr, "-repeats 21: want 1..20") {
+		t.Errorf("-repeats 21 = exit %d, %q; want exit 2 naming the range", code, stderr)
+	}
+}
