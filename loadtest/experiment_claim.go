@@ -42,7 +42,7 @@ type Check struct {
 // An Operand is one side of a check: a constant Value, or a figure
 // measured in Run at a point (Clients, or At "peak": the point of highest
 // median throughput, "first" or "last"): Metric (one of "throughput",
-// "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "errors"; of one
+// "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors"; of one
 // request Label when given), a server Reading by name, or the share (0..1)
 // of a Profile's ("cpu" or "fgprof") Bucket. Factor multiplies the side
 // (default 1).

@@ -42,15 +42,16 @@ type Figures struct {
 	P90Ms      float64 `json:"p90_ms"`
 	P99Ms      float64 `json:"p99_ms"`
 	P999Ms     float64 `json:"p99_9_ms"`
+	MaxMs      float64 `json:"max_ms"`
 	Errors     int64   `json:"errors"`
 }
 
 func figuresOf(s Stats) Figures {
-	return Figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, Errors: s.Errors}
+	return Figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
 }
 
 // Metrics a claim or a table may take from Figures.
-var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "errors"}
+var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors"}
 
 // metric returns the figure called name (one of metricNames).
 func (f Figures) metric(name string) (float64, bool) {
@@ -67,6 +68,8 @@ func (f Figures) metric(name string) (float64, bool) {
 		return f.P99Ms, true
 	case "p99_9_ms":
 		return f.P999Ms, true
+	case "max_ms":
+		return f.MaxMs, true
 	case "errors":
 		return float64(f.Errors), true
 	}
