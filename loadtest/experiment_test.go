@@ -239,8 +239,15 @@ func TestShippedExperiments(t *testing.T) {
 		t.Skip("no experiments shipped yet")
 	}
 	for _, f := range files {
-		if _, err := LoadExperiment(f); err != nil {
+		e, err := LoadExperiment(f)
+		if err != nil {
 			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		// Every shipped experiment states what it tests, and repeats its
+		// points so that its claims can be told from noise.
+		if len(e.Claims) == 0 || e.Load.Repeats < 3 {
+			t.Errorf("%s: %d claims, repeats = %d; want claims and at least 3 repeats", f, len(e.Claims), e.Load.Repeats)
 		}
 	}
 }
