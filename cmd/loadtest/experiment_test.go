@@ -123,6 +123,10 @@ right = { value = 1e6 }
 	if want := []int{1, 2, 4}; !slices.Equal(clients, want) {
 		t.Errorf("quick client counts %v; want %v", clients, want)
 	}
+	page, _ := os.ReadFile(filepath.Join(out, "index.html"))
+	if i, j := strings.Index(string(page), "<h2>Claims</h2>"), strings.Index(string(page), "<h2>Verdict</h2>"); i < 0 || j < i || !strings.Contains(string(page), "impossible: not reproduced") {
+		t.Errorf("index.html does not open with the claims")
+	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
 	if i, j := strings.Index(string(md), "## Claims"), strings.Index(string(md), "## Verdict"); i < 0 || j < i || !strings.Contains(string(md), "**QUICK RUN") {
 		t.Errorf("report.md does not open with the quick notice and the claims:\n%s", md)
