@@ -447,16 +447,16 @@ func sideFormat(o Operand, readings []Reading) (format, unit string, share bool)
 	case o.Reading != "":
 		for _, r := range readings {
 			if r.Name == o.Reading {
-				return "%.2f", unitSuffix(r.Unit), false
+				return "auto", unitSuffix(r.Unit), false
 			}
 		}
-		return "%.2f", "", false
+		return "auto", "", false
 	case o.Metric == "throughput":
 		return "%.0f", "/s", false
 	case o.Metric == "errors":
 		return "%.0f", "", false
 	}
-	return "%.2f", " ms", false
+	return "auto", " ms", false
 }
 
 // text prints a side: its figure, the median and range, and, with a

@@ -272,3 +272,20 @@ func TestRepeatKeepsMedianResult(t *testing.T) {
 		t.Errorf("old point throughput %+v; want one measurement of 5", s)
 	}
 }
+
+func TestSpreadText(t *testing.T) {
+	for _, tt := range []struct {
+		s      Spread
+		format string
+		want   string
+	}{
+		{Spread{Median: 812, Min: 790, Max: 830, N: 3}, "%.0f", "812/s (790-830)"},
+		{Spread{Median: 812, Min: 812, Max: 812, N: 1}, "%.0f", "812/s"},
+		{Spread{Median: 0.000564, Min: 0.0004, Max: 0.0012, N: 3}, "auto", "0.000564/s (0.0004-0.0012)"},
+		{Spread{Median: 62, Min: 0, Max: 1234.5, N: 2}, "auto", "62.00/s (0.00-1234)"},
+	} {
+		if got := spreadText(tt.s, tt.format, "/s"); got != tt.want {
+			t.Errorf("spreadText(%+v, %q) = %q; want %q", tt.s, tt.format, got, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"time"
@@ -237,12 +238,29 @@ func (p *Point) throughput() Spread {
 // spreadText formats a spread with format: the median and unit, and the
 // range in parentheses when there was more than one measurement, e.g.
 // "812/s (790-830)".
+// The format "auto" keeps three significant digits of small values, so
+// that 0.0006 ms/request does not print as 0.00.
 func spreadText(s Spread, format, unit string) string {
-	v := fmt.Sprintf(format, s.Median) + unit
+	v := formatNum(format, s.Median) + unit
 	if s.N > 1 {
-		v += fmt.Sprintf(" ("+format+"-"+format+")", s.Min, s.Max)
+		v += " (" + formatNum(format, s.Min) + "-" + formatNum(format, s.Max) + ")"
 	}
 	return v
+}
+
+// formatNum formats v with format, or, with "auto", with two decimals
+// from 0.01 up, none from 1000 up and three significant digits below 0.01.
+func formatNum(format string, v float64) string {
+	if format != "auto" {
+		return fmt.Sprintf(format, v)
+	}
+	switch a := math.Abs(v); {
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 0.01 || a == 0:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
 }
 
 // overlap reports whether two ranges share a value: a difference between

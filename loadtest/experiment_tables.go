@@ -33,7 +33,7 @@ func pointRows(r *RunResult, readings []Reading) ([]string, [][]string) {
 		row = append(row, cpu)
 		for _, rd := range readings {
 			if sp, ok := p.readingSpread(rd.Name); ok {
-				row = append(row, spreadText(sp, "%.2f", ""))
+				row = append(row, spreadText(sp, "auto", ""))
 			} else {
 				row = append(row, "-")
 			}

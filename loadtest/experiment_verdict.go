@@ -143,11 +143,11 @@ func compareVerdict(base, r *RunResult, readings []Reading) string {
 		}
 		switch {
 		case same:
-			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, spreadText(b, "%.2f", u)))
+			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, spreadText(b, "auto", u)))
 		case b.Median > a.Median:
-			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, spreadText(a, "%.2f", ""), spreadText(b, "%.2f", u)))
+			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
 		default:
-			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, spreadText(a, "%.2f", ""), spreadText(b, "%.2f", u)))
+			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
 		}
 	}
 	if len(moved) > 0 {
