@@ -113,7 +113,28 @@ type Stats struct {
 // DBPoolStats is the pool part of Stats.
 type DBPoolStats struct {
 	entity.PoolStats
-	AcquireWaitSecondsTotal float64 `json:"acquire_wait_seconds_total"`
+	AcquireWaitSecondsTotal float64 `json:"acquire_wait_seconds_total"` // completed acquires
+	// Acquire-waiting and connection-held seconds since start, in-progress
+	// ones included: the increase over a span divided by its length is the
+	// mean number of acquires waiting and of connections in use over it.
+	AcquireWaitingSecondsTotal float64 `json:"acquire_waiting_seconds_total"`
+	InUseSecondsTotal          float64 `json:"in_use_seconds_total"`
+	// The database at a distance (db_latency, connect_latency): time the
+	// statements waited on the network, and the physical opens waited.
+	NetworkWaitSecondsTotal float64 `json:"network_wait_seconds_total"`
+	ConnectWaitSecondsTotal float64 `json:"connect_wait_seconds_total"`
+}
+
+// dbPoolStats adds the seconds of ps's durations.
+func dbPoolStats(ps entity.PoolStats) DBPoolStats {
+	return DBPoolStats{
+		PoolStats:                  ps,
+		AcquireWaitSecondsTotal:    ps.AcquireWait.Seconds(),
+		AcquireWaitingSecondsTotal: ps.WaitingTime.Seconds(),
+		InUseSecondsTotal:          ps.InUseTime.Seconds(),
+		NetworkWaitSecondsTotal:    ps.NetworkWait.Seconds(),
+		ConnectWaitSecondsTotal:    ps.ConnectWait.Seconds(),
+	}
 }
 
 // ResponseStats counts answers that were not 200 by kind.
@@ -133,7 +154,7 @@ func (s *Server) Stats() Stats {
 		Database:      s.opt.DBName,
 		Ready:         s.ready.Load(),
 		Workers:       s.limit.stats(),
-		DBPool:        DBPoolStats{PoolStats: ps, AcquireWaitSecondsTotal: ps.AcquireWait.Seconds()},
+		DBPool:        dbPoolStats(ps),
 		Commands:      s.stats.commands(),
 		Responses: ResponseStats{
 			BadRequest: s.stats.bad.Load(),

@@ -115,12 +115,15 @@ func formProblem(err error) string {
 	return "bad URL or form encoding"
 }
 
-// serverTiming formats the Server-Timing header in milliseconds.
+// serverTiming formats the Server-Timing header in milliseconds: the wait
+// for a worker, for connections, the time in SQL statements and the part of
+// it waited on the network (db_latency), and the whole request.
 func serverTiming(queue time.Duration, t commands.Tally, total time.Duration) string {
 	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/1e6) }
 	return "queue;dur=" + ms(queue) +
 		", acquire;dur=" + ms(t.AcquireWait) +
 		", db;dur=" + ms(t.DB) +
+		", net;dur=" + ms(t.Network) +
 		", total;dur=" + ms(total)
 }
 

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/semaphore"
+
+	"bbslab/occupancy"
 )
 
 // Errors of the worker limit; both become 503 with Retry-After.
@@ -24,8 +26,11 @@ type limiter struct {
 	queue   int64
 	timeout time.Duration
 
-	busy     atomic.Int64
-	queued   atomic.Int64
+	// busy and queued integrate the requests holding a worker and
+	// waiting for one over time, for their exact mean over any span.
+	busy     occupancy.Gauge
+	queued   occupancy.Gauge
+	waiting  atomic.Int64 // places taken in the queue
 	rejected atomic.Int64
 	waitNs   atomic.Int64
 }
@@ -44,25 +49,20 @@ func newLimiter(size, queue int, timeout time.Duration) *limiter {
 //
 //go:noinline
 func (l *limiter) waitForWorker(ctx context.Context) (release func(), wait time.Duration, err error) {
-	if l.sem == nil {
-		l.busy.Add(1)
-		return l.done, 0, nil
+	if l.sem == nil || l.sem.TryAcquire(1) {
+		return l.work(), 0, nil
 	}
-	if l.sem.TryAcquire(1) {
-		l.busy.Add(1)
-		return l.done, 0, nil
-	}
-	if l.queued.Add(1) > l.queue {
-		l.queued.Add(-1)
+	if l.waiting.Add(1) > l.queue {
+		l.waiting.Add(-1)
 		l.rejected.Add(1)
 		return nil, 0, errQueueFull
 	}
-	start := time.Now()
+	in := l.queued.Enter()
 	wctx, cancel := context.WithTimeout(ctx, l.timeout)
 	err = l.sem.Acquire(wctx, 1)
 	cancel()
-	l.queued.Add(-1)
-	wait = time.Since(start)
+	wait = l.queued.Leave(in)
+	l.waiting.Add(-1)
 	l.waitNs.Add(int64(wait))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -71,14 +71,18 @@ func (l *limiter) waitForWorker(ctx context.Context) (release func(), wait time.
 		l.rejected.Add(1)
 		return nil, wait, errQueueTimeout
 	}
-	l.busy.Add(1)
-	return l.done, wait, nil
+	return l.work(), wait, nil
 }
 
-func (l *limiter) done() {
-	l.busy.Add(-1)
-	if l.sem != nil {
-		l.sem.Release(1)
+// work marks a request busy on a worker and returns the function that
+// frees the worker.
+func (l *limiter) work() func() {
+	t := l.busy.Enter()
+	return func() {
+		l.busy.Leave(t)
+		if l.sem != nil {
+			l.sem.Release(1)
+		}
 	}
 }
 
@@ -86,19 +90,30 @@ func (l *limiter) done() {
 type WorkerStats struct {
 	Size             int     `json:"size"` // 0 = unlimited
 	QueueSize        int     `json:"queue_size"`
-	Busy             int64   `json:"busy"`
-	Queued           int64   `json:"queued"`
+	Busy             int64   `json:"busy"`   // now: a point sample, see BusySecondsTotal
+	Queued           int64   `json:"queued"` // now: a point sample, see QueuedSecondsTotal
 	Rejected         int64   `json:"rejected"`
 	WaitSecondsTotal float64 `json:"wait_seconds_total"`
+	// Busy worker-seconds and queued request-seconds since start: the
+	// increase over a span divided by its length is the mean number of
+	// busy workers and of queued requests over it (Little's law), which a
+	// sample of Busy or Queued cannot give on a server pinned to one core
+	// (the sampler runs only when no request does).
+	BusySecondsTotal   float64 `json:"busy_seconds_total"`
+	QueuedSecondsTotal float64 `json:"queued_seconds_total"`
 }
 
 func (l *limiter) stats() WorkerStats {
+	busy, busyT := l.busy.Read()
+	queued, queuedT := l.queued.Read()
 	return WorkerStats{
-		Size:             int(l.size),
-		QueueSize:        int(l.queue),
-		Busy:             l.busy.Load(),
-		Queued:           l.queued.Load(),
-		Rejected:         l.rejected.Load(),
-		WaitSecondsTotal: time.Duration(l.waitNs.Load()).Seconds(),
+		Size:               int(l.size),
+		QueueSize:          int(l.queue),
+		Busy:               busy,
+		Queued:             queued,
+		Rejected:           l.rejected.Load(),
+		WaitSecondsTotal:   time.Duration(l.waitNs.Load()).Seconds(),
+		BusySecondsTotal:   busyT.Seconds(),
+		QueuedSecondsTotal: queuedT.Seconds(),
 	}
 }

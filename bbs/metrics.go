@@ -95,7 +95,14 @@ var (
 	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed.", nil, nil)
 	descAcquireWait  = prometheus.NewDesc("bbs_db_acquire_wait_seconds_total", "Time spent in completed acquires.", nil, nil)
 	descConnects     = prometheus.NewDesc("bbs_db_connects_total", "Physical database connections opened.", nil, nil)
-	stateCollectorDs = []*prometheus.Desc{descWorkers, descWorkersBusy, descQueueLength, descRejected, descPoolSize, descPoolConns, descPoolWaiting, descAcquires, descAcquireWait, descConnects}
+	descBusySeconds  = prometheus.NewDesc("bbs_workers_busy_seconds_total", "Busy worker-seconds: rate() is the mean number of busy workers.", nil, nil)
+	descQueueSeconds = prometheus.NewDesc("bbs_worker_queue_seconds_total", "Queued request-seconds: rate() is the mean queue length.", nil, nil)
+	descInUseSeconds = prometheus.NewDesc("bbs_db_connections_in_use_seconds_total", "Connection-held seconds (Acquire to Release): rate() is the mean number of connections in use.", nil, nil)
+	descWaitingSecs  = prometheus.NewDesc("bbs_db_acquires_waiting_seconds_total", "Acquire-waiting seconds, in-progress and failed acquires included: rate() is the mean number of acquires waiting.", nil, nil)
+	descNetworkWait  = prometheus.NewDesc("bbs_db_network_wait_seconds_total", "Time SQL statements waited on the network of the database at a distance (db_latency).", nil, nil)
+	descConnectWait  = prometheus.NewDesc("bbs_db_connect_wait_seconds_total", "Time physical connection opens waited (connect_latency).", nil, nil)
+	stateCollectorDs = []*prometheus.Desc{descWorkers, descWorkersBusy, descQueueLength, descRejected, descPoolSize, descPoolConns, descPoolWaiting, descAcquires, descAcquireWait, descConnects,
+		descBusySeconds, descQueueSeconds, descInUseSeconds, descWaitingSecs, descNetworkWait, descConnectWait}
 )
 
 // Describe sends the descriptions of the worker and pool metrics.
@@ -127,6 +134,12 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(descAcquires, float64(p.Acquires))
 	counter(descAcquireWait, p.AcquireWait.Seconds())
 	counter(descConnects, float64(p.Opened))
+	counter(descBusySeconds, w.BusySecondsTotal)
+	counter(descQueueSeconds, w.QueuedSecondsTotal)
+	counter(descInUseSeconds, p.InUseTime.Seconds())
+	counter(descWaitingSecs, p.WaitingTime.Seconds())
+	counter(descNetworkWait, p.NetworkWait.Seconds())
+	counter(descConnectWait, p.ConnectWait.Seconds())
 }
 
 // timedStore times every Acquire for bbs_db_acquire_wait_seconds.

@@ -107,9 +107,10 @@ type accessLine struct {
 	Command      string  `json:"command"`       // "" when the request named no valid command
 	Queries      int     `json:"queries"`
 	Acquires     int     `json:"acquires"`
-	QueueWait    float64 `json:"queue_wait"`   // seconds waiting for a worker
-	AcquireWait  float64 `json:"acquire_wait"` // seconds waiting for connections
-	DBTime       float64 `json:"db_time"`      // seconds in SQL
+	QueueWait    float64 `json:"queue_wait"`      // seconds waiting for a worker
+	AcquireWait  float64 `json:"acquire_wait"`    // seconds waiting for connections
+	DBTime       float64 `json:"db_time"`         // seconds in SQL, network wait included
+	NetworkWait  float64 `json:"db_network_wait"` // seconds of db_time waited on the network (db_latency)
 }
 
 func (a *accessLog) write(r *http.Request, start time.Time, d time.Duration, rec *recorder, n *note) {
@@ -129,6 +130,7 @@ func (a *accessLog) write(r *http.Request, start time.Time, d time.Duration, rec
 		QueueWait:    n.queueWait.Seconds(),
 		AcquireWait:  n.tally.AcquireWait.Seconds(),
 		DBTime:       n.tally.DB.Seconds(),
+		NetworkWait:  n.tally.Network.Seconds(),
 	})
 	if err != nil {
 		return

@@ -1,6 +1,7 @@
 package bbs
 
 import (
+	"math"
 	rmetrics "runtime/metrics"
 
 	"bbslab/machine"
@@ -32,6 +33,13 @@ type RuntimeStats struct {
 	HeapLiveBytes    uint64 `json:"heap_live_bytes"`
 	MemoryTotalBytes uint64 `json:"memory_total_bytes"` // all memory the runtime maps
 	CgoCalls         uint64 `json:"cgo_calls"`
+	// SchedLatency is the time goroutines spent runnable, waiting for a
+	// CPU, since start (the sum of the runtime's /sched/latencies
+	// histogram, each bucket counted at its midpoint): per request, where
+	// time goes when the server's CPU is full and nothing else is waited
+	// for. SchedLatencies is the number of such waits.
+	SchedLatencySecondsTotal float64 `json:"sched_latency_seconds_total"`
+	SchedLatencies           uint64  `json:"sched_latencies_total"`
 }
 
 var runtimeSamples = []string{
@@ -42,6 +50,7 @@ var runtimeSamples = []string{
 	"/gc/heap/live:bytes",
 	"/memory/classes/total:bytes",
 	"/cgo/go-to-c-calls:calls",
+	"/sched/latencies:seconds",
 }
 
 func readRuntime() RuntimeStats {
@@ -56,10 +65,36 @@ func readRuntime() RuntimeStats {
 			v[i] = s.Value.Uint64()
 		}
 	}
-	return RuntimeStats{
+	r := RuntimeStats{
 		Goroutines: v[0], Threads: v[1], GOMAXPROCS: v[2], GCCycles: v[3],
 		HeapLiveBytes: v[4], MemoryTotalBytes: v[5], CgoCalls: v[6],
 	}
+	if h := ss[7].Value; h.Kind() == rmetrics.KindFloat64Histogram {
+		r.SchedLatencySecondsTotal, r.SchedLatencies = histogramSum(h.Float64Histogram())
+	}
+	return r
+}
+
+// histogramSum estimates the sum of a runtime/metrics histogram's values,
+// each bucket counted at its midpoint (at its finite bound when the other
+// is infinite), and returns it with the number of values.
+func histogramSum(h *rmetrics.Float64Histogram) (sum float64, n uint64) {
+	for i, c := range h.Counts {
+		if c == 0 {
+			continue
+		}
+		lo, hi := h.Buckets[i], h.Buckets[i+1]
+		mid := (lo + hi) / 2
+		switch {
+		case math.IsInf(lo, -1):
+			mid = hi
+		case math.IsInf(hi, 1):
+			mid = lo
+		}
+		sum += mid * float64(c)
+		n += c
+	}
+	return sum, n
 }
 
 // readings reads the machine, the sockets and the runtime now.

@@ -23,6 +23,7 @@ type cmdStats struct {
 	acquires atomic.Int64
 	acqWait  atomic.Int64 // ns
 	db       atomic.Int64 // ns
+	network  atomic.Int64 // ns, part of db
 }
 
 func newStats(views []*commands.View) *stats {
@@ -46,6 +47,7 @@ func (s *stats) record(cmd string, t commands.Tally, ok bool) {
 	c.acquires.Add(int64(t.Acquires))
 	c.acqWait.Add(int64(t.AcquireWait))
 	c.db.Add(int64(t.DB))
+	c.network.Add(int64(t.Network))
 }
 
 func (s *stats) status(code int) {
@@ -67,6 +69,7 @@ type CommandStats struct {
 	Acquires                int64   `json:"acquires"`
 	AcquireWaitSecondsTotal float64 `json:"acquire_wait_seconds_total"`
 	DBSecondsTotal          float64 `json:"db_seconds_total"`
+	NetworkWaitSecondsTotal float64 `json:"network_wait_seconds_total"` // part of db_seconds_total
 }
 
 func (s *stats) commands() map[string]CommandStats {
@@ -79,6 +82,7 @@ func (s *stats) commands() map[string]CommandStats {
 			Acquires:                c.acquires.Load(),
 			AcquireWaitSecondsTotal: time.Duration(c.acqWait.Load()).Seconds(),
 			DBSecondsTotal:          time.Duration(c.db.Load()).Seconds(),
+			NetworkWaitSecondsTotal: time.Duration(c.network.Load()).Seconds(),
 		}
 	}
 	return out

@@ -12,7 +12,8 @@ type Tally struct {
 	Queries     int           // SQL statements run, the insert included
 	Acquires    int           // connections taken from the pool
 	AcquireWait time.Duration // time spent waiting for connections
-	DB          time.Duration // time spent in SQL statements
+	DB          time.Duration // time spent in SQL statements, Network included
+	Network     time.Duration // the part of DB waited on the network (a database at a distance)
 }
 
 // query accounts for one statement that began at start.
@@ -35,6 +36,13 @@ func acquireConn(ctx context.Context, s entity.Store, t *Tally) (entity.Conn, er
 	}
 	t.Acquires++
 	return c, nil
+}
+
+// release gives c back to the pool, accounting for the network waits of
+// the statements run on it.
+func release(c entity.Conn, t *Tally) {
+	t.Network += c.Waited()
+	c.Release()
 }
 
 // inSQL runs one SQL statement and accounts for it in t. In a goroutine

@@ -13,6 +13,7 @@ package commands
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"bbslab/entity"
@@ -89,7 +90,7 @@ func insert(ctx context.Context, s entity.Store, p Post, t *Tally) (entity.Post,
 	if err != nil {
 		return entity.Post{}, err
 	}
-	defer c.Release()
+	defer release(c, t)
 	var post entity.Post
 	err = inSQL(t, func() (err error) { post, err = c.Insert(ctx, p.Name, p.Message); return err })
 	return post, err
@@ -101,7 +102,7 @@ func fetchAll(ctx context.Context, s entity.Store, n int, t *Tally) ([]entity.Po
 	if err != nil {
 		return nil, err
 	}
-	defer c.Release()
+	defer release(c, t)
 	var posts []entity.Post
 	err = inSQL(t, func() (err error) { posts, err = c.Newest(ctx, n); return err })
 	return posts, err
@@ -113,13 +114,13 @@ func fetchOnce(ctx context.Context, s entity.Store, n int, t *Tally) ([]entity.P
 	if err != nil {
 		return nil, err
 	}
-	defer c.Release()
+	defer release(c, t)
 	posts := make([]entity.Post, 0, n)
 	next := entity.MaxNo
 	for len(posts) < n {
 		var p entity.Post
 		err := inSQL(t, func() (err error) { p, err = c.Before(ctx, next); return err })
-		if err == entity.ErrNotFound {
+		if errors.Is(err, entity.ErrNotFound) {
 			break
 		}
 		if err != nil {
@@ -138,7 +139,7 @@ func fetchEach(ctx context.Context, s entity.Store, n int, t *Tally) ([]entity.P
 	next := entity.MaxNo
 	for len(posts) < n {
 		p, err := fetchOne(ctx, s, next, t)
-		if err == entity.ErrNotFound {
+		if errors.Is(err, entity.ErrNotFound) {
 			break
 		}
 		if err != nil {
@@ -156,7 +157,7 @@ func fetchOne(ctx context.Context, s entity.Store, no int64, t *Tally) (entity.P
 	if err != nil {
 		return entity.Post{}, err
 	}
-	defer c.Release()
+	defer release(c, t)
 	var p entity.Post
 	err = inSQL(t, func() (err error) { p, err = c.Before(ctx, no); return err })
 	return p, err

@@ -51,6 +51,9 @@ type Conn interface {
 	// Before returns the newest post whose number is below no, in one
 	// single-row query. It returns ErrNotFound when there is none.
 	Before(ctx context.Context, no int64) (Post, error)
+	// Waited returns the time this Conn's statements have waited on the
+	// network so far (Options.Distance; 0 when the database is near).
+	Waited() time.Duration
 	// Release gives the connection back to the pool.
 	Release()
 }
@@ -67,6 +70,17 @@ type PoolStats struct {
 	Acquires    int64         `json:"acquires"`     // acquires completed
 	AcquireWait time.Duration `json:"-"`            // total time spent in Acquire
 	Opened      int64         `json:"opened_total"` // physical connections ever opened
+
+	// Time integrals (occupancy): their increase over a span divided by
+	// the span is the mean number of acquires waiting and of connections
+	// handed out over it, in-progress ones included.
+	WaitingTime time.Duration `json:"-"` // acquire-waiting seconds, failed acquires included
+	InUseTime   time.Duration `json:"-"` // connection-held seconds (Acquire to Release)
+
+	// The database at a distance (Options.Distance); zero when near.
+	NetworkWait  time.Duration `json:"-"`                         // statements' waits on the network, total
+	NetworkWaits int64         `json:"network_round_trips_total"` // statements that waited
+	ConnectWait  time.Duration `json:"-"`                         // physical opens' waits, total
 }
 
 // MaxNo is a number above every post's number, for the first Before call.
@@ -103,6 +117,9 @@ type Options struct {
 	// their tables apart on a shared server. It must be a plain identifier
 	// (letters, digits, underscores, not starting with a digit).
 	Schema string
+	// Distance adds a network round trip to every statement and to every
+	// physical connection opened (distance.go); zero adds nothing.
+	Distance Distance
 	// Trace, when not nil, receives one JSON line per statement run on a
 	// Conn (Insert, Newest, Before): time, db, statement, query_time in
 	// seconds, rows. Writes are serialized. Nil means off.

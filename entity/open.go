@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"sync/atomic"
 	"time"
+
+	"bbslab/occupancy"
 )
 
 // Pool modes accepted in Options.PoolMode.
@@ -90,31 +92,40 @@ func (o Options) modeName() string {
 }
 
 // meter counts Acquire calls as they happen, which the pools' own
-// statistics do not (they add waits only once an acquire ends).
+// statistics do not (they add waits only once an acquire ends), and
+// integrates the acquires waiting and the connections held over time
+// (occupancy.Gauge), so that their mean over any span is exact.
 type meter struct {
 	acquires atomic.Int64 // completed
 	waitNs   atomic.Int64 // total time in completed acquires
-	waiting  atomic.Int64 // acquires in progress
+	waiting  occupancy.Gauge
+	held     occupancy.Gauge // connections handed out by Acquire
 }
 
-// start records an acquire beginning and returns its start time.
-func (m *meter) start() time.Time {
-	m.waiting.Add(1)
-	return time.Now()
-}
+// start records an acquire beginning.
+func (m *meter) start() occupancy.Stamp { return m.waiting.Enter() }
 
-// done records the end of an acquire that began at t.
-func (m *meter) done(t time.Time, ok bool) {
-	if ok {
-		m.acquires.Add(1)
-		m.waitNs.Add(int64(time.Since(t)))
+// done records the end of an acquire that began at t; when it got a
+// connection, the connection is held from now on until release.
+func (m *meter) done(t occupancy.Stamp, ok bool) occupancy.Stamp {
+	d := m.waiting.Leave(t)
+	if !ok {
+		return 0
 	}
-	m.waiting.Add(-1)
+	m.acquires.Add(1)
+	m.waitNs.Add(int64(d))
+	return m.held.Enter()
 }
+
+// release records a connection handed out at t given back.
+func (m *meter) release(t occupancy.Stamp) { m.held.Leave(t) }
 
 // fill copies the counters into s.
 func (m *meter) fill(s *PoolStats) {
-	s.Waiting = int(m.waiting.Load())
+	n, waiting := m.waiting.Read()
+	s.Waiting = int(n)
+	s.WaitingTime = waiting
+	_, s.InUseTime = m.held.Read()
 	s.Acquires = m.acquires.Load()
 	s.AcquireWait = time.Duration(m.waitNs.Load())
 }

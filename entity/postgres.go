@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"bbslab/occupancy"
 	schema "bbslab/sql"
 )
 
@@ -53,7 +54,8 @@ type pgStore struct {
 	opened atomic.Int64
 	m      meter
 	closed atomic.Bool
-	tr     *tracer // nil unless Options.Trace
+	tr     *tracer   // nil unless Options.Trace
+	d      *distance // nil unless Options.Distance
 }
 
 func openPostgres(ctx context.Context, o Options) (Store, error) {
@@ -66,7 +68,15 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
-	s := &pgStore{o: o, cfg: cfg, tr: newTracer(o.Trace, "postgres")}
+	s := &pgStore{o: o, cfg: cfg, tr: newTracer(o.Trace, "postgres"), d: newDistance(o.Distance)}
+	if s.d != nil {
+		// Every physical connection, pooled or not, is made by pgconn,
+		// which calls AfterConnect once it is up: the connect latency is
+		// waited there, so the open takes it before anyone can use it.
+		cfg.ConnConfig.AfterConnect = func(ctx context.Context, _ *pgconn.PgConn) error {
+			return s.d.connect(ctx)
+		}
+	}
 	if err := s.setUp(ctx); err != nil {
 		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), classify(err))
 	}
@@ -167,10 +177,11 @@ func (s *pgStore) fill(ctx context.Context) error {
 func (s *pgStore) Acquire(ctx context.Context) (Conn, error) {
 	t := s.m.start()
 	c, err := s.conn(ctx)
-	s.m.done(t, err == nil)
+	held := s.m.done(t, err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("acquire postgres connection: %w", err)
 	}
+	c.m, c.held = &s.m, held
 	return c, nil
 }
 
@@ -187,7 +198,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 			}
 			return nil, classify(err)
 		}
-		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr}, nil
+		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr, d: s.d}, nil
 	}
 	select {
 	case s.sem <- struct{}{}:
@@ -201,7 +212,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	}
 	s.opened.Add(1)
 	s.open.Add(1)
-	return &pgConn{c: c, s: s, tr: s.tr}, nil
+	return &pgConn{c: c, s: s, tr: s.tr, d: s.d}, nil
 }
 
 // Reset replaces the posts with the seed 1..n in one transaction on one
@@ -276,6 +287,7 @@ func (s *pgStore) Stats() PoolStats {
 		ps.InUse = ps.Open
 	}
 	s.m.fill(&ps)
+	s.d.fill(&ps)
 	return ps
 }
 
@@ -296,8 +308,22 @@ type pgConn struct {
 	pc       *pgxpool.Conn
 	s        *pgStore
 	tr       *tracer
+	d        *distance
+	m        *meter          // set by Acquire; nil for Reset and Ping
+	held     occupancy.Stamp // when Acquire handed it out
+	waited   time.Duration   // statements' network waits so far
 	released bool
 }
+
+// roundTrip waits one statement's network round trip (Options.Distance).
+func (c *pgConn) roundTrip(ctx context.Context) (time.Duration, error) {
+	w, err := c.d.statement(ctx)
+	c.waited += w
+	return w, err
+}
+
+// Waited returns the statements' network waits on this Conn so far.
+func (c *pgConn) Waited() time.Duration { return c.waited }
 
 const (
 	pgInsert = `INSERT INTO posts (name, message, created_at) VALUES ($1, $2, $3) RETURNING no`
@@ -323,12 +349,16 @@ func (c *pgConn) classify(ctx context.Context, err error) error {
 
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error) {
+	start := time.Now()
+	net, err := c.roundTrip(ctx)
 	p := Post{Name: name, Message: message, CreatedAt: now()}
-	err := c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No)
+	if err == nil {
+		err = c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No)
+	}
 	if err != nil {
 		err = c.classify(ctx, err)
 	}
-	c.tr.statement(p.CreatedAt, pgInsert, 1, err)
+	c.tr.statement(start, pgInsert, 1, net, err)
 	if err != nil {
 		return Post{}, fmt.Errorf("insert post: %w", err)
 	}
@@ -338,8 +368,14 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error)
 // Newest returns up to n newest posts in one query.
 func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
 	start := time.Now()
-	posts, err := c.newest(ctx, n)
-	c.tr.statement(start, pgNewest, len(posts), err)
+	net, err := c.roundTrip(ctx)
+	var posts []Post
+	if err == nil {
+		posts, err = c.newest(ctx, n)
+	} else {
+		err = fmt.Errorf("newest %d posts: %w", n, err)
+	}
+	c.tr.statement(start, pgNewest, len(posts), net, err)
 	return posts, err
 }
 
@@ -368,8 +404,11 @@ func (c *pgConn) newest(ctx context.Context, n int) ([]Post, error) {
 func (c *pgConn) Before(ctx context.Context, no int64) (Post, error) {
 	var p Post
 	start := time.Now()
-	err := c.c.QueryRow(ctx, pgBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
-	c.tr.statement(start, pgBefore, 1, classify(err))
+	net, err := c.roundTrip(ctx)
+	if err == nil {
+		err = c.c.QueryRow(ctx, pgBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+	}
+	c.tr.statement(start, pgBefore, 1, net, classify(err))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return Post{}, ErrNotFound
 	}
@@ -387,6 +426,9 @@ func (c *pgConn) Release() {
 		return
 	}
 	c.released = true
+	if c.m != nil {
+		c.m.release(c.held)
+	}
 	if c.pc != nil {
 		c.pc.Release()
 		return

@@ -12,6 +12,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
+	"bbslab/occupancy"
 	schema "bbslab/sql"
 )
 
@@ -33,11 +34,16 @@ func sqliteDSN(dsn string) string {
 type countingConnector struct {
 	dsn    string
 	drv    *sqlite3.SQLiteDriver
+	d      *distance // connect_latency; nil when near
 	opened atomic.Int64
 }
 
-// Connect opens one physical connection.
-func (c *countingConnector) Connect(context.Context) (driver.Conn, error) {
+// Connect opens one physical connection, first waiting the distance's
+// connect latency.
+func (c *countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	if err := c.d.connect(ctx); err != nil {
+		return nil, err
+	}
 	conn, err := c.drv.Open(c.dsn)
 	if err != nil {
 		return nil, err
@@ -57,14 +63,15 @@ type sqliteStore struct {
 	m      meter
 	closed atomic.Bool
 	tr     *tracer       // nil unless Options.Trace
+	d      *distance     // nil unless Options.Distance
 	busy   time.Duration // how long a statement retries SQLITE_BUSY (see busy.go)
 }
 
 func openSQLite(ctx context.Context, o Options) (Store, error) {
-	s := &sqliteStore{o: o, tr: newTracer(o.Trace, "sqlite")}
+	s := &sqliteStore{o: o, tr: newTracer(o.Trace, "sqlite"), d: newDistance(o.Distance)}
 	dsn, busy := sliceBusyTimeout(sqliteDSN(o.DSN))
 	s.busy = busy
-	s.conns = &countingConnector{dsn: dsn, drv: &sqlite3.SQLiteDriver{}}
+	s.conns = &countingConnector{dsn: dsn, drv: &sqlite3.SQLiteDriver{}, d: s.d}
 	s.db = sql.OpenDB(s.conns)
 	s.db.SetMaxOpenConns(o.Pool)
 	s.db.SetConnMaxLifetime(0)
@@ -124,11 +131,11 @@ func (s *sqliteStore) setUp(ctx context.Context) error {
 func (s *sqliteStore) Acquire(ctx context.Context) (Conn, error) {
 	t := s.m.start()
 	c, err := s.conn(ctx)
-	s.m.done(t, err == nil)
+	held := s.m.done(t, err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
 	}
-	return &sqliteConn{c: c, tr: s.tr, busy: s.busy}, nil
+	return &sqliteConn{c: c, tr: s.tr, d: s.d, m: &s.m, held: held, busy: s.busy}, nil
 }
 
 // conn takes a connection without metering it.
@@ -219,6 +226,7 @@ func (s *sqliteStore) Stats() PoolStats {
 		ps.Min = 0
 	}
 	s.m.fill(&ps)
+	s.d.fill(&ps)
 	return ps
 }
 
@@ -231,10 +239,24 @@ func (s *sqliteStore) Close() error {
 
 // sqliteConn is one connection pinned from database/sql's pool.
 type sqliteConn struct {
-	c    *sql.Conn
-	tr   *tracer
-	busy time.Duration // retry budget for SQLITE_BUSY
+	c      *sql.Conn
+	tr     *tracer
+	d      *distance
+	m      *meter
+	held   occupancy.Stamp // when Acquire handed it out
+	waited time.Duration   // statements' network waits so far
+	busy   time.Duration   // retry budget for SQLITE_BUSY
 }
+
+// roundTrip waits one statement's network round trip (Options.Distance).
+func (c *sqliteConn) roundTrip(ctx context.Context) (time.Duration, error) {
+	w, err := c.d.statement(ctx)
+	c.waited += w
+	return w, err
+}
+
+// Waited returns the statements' network waits on this Conn so far.
+func (c *sqliteConn) Waited() time.Duration { return c.waited }
 
 const (
 	sqliteInsert = `INSERT INTO posts (name, message, created_at) VALUES (?, ?, ?) RETURNING no`
@@ -244,14 +266,18 @@ const (
 
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, error) {
+	start := time.Now()
+	net, err := c.roundTrip(ctx)
 	p := Post{Name: name, Message: message, CreatedAt: now()}
-	err := retryBusy(ctx, c.busy, func() error {
-		return c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
-	})
+	if err == nil {
+		err = retryBusy(ctx, c.busy, func() error {
+			return c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
+		})
+	}
 	if err != nil {
 		err = classify(err)
 	}
-	c.tr.statement(p.CreatedAt, sqliteInsert, 1, err)
+	c.tr.statement(start, sqliteInsert, 1, net, err)
 	if err != nil {
 		return Post{}, fmt.Errorf("insert post: %w", err)
 	}
@@ -261,8 +287,14 @@ func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, er
 // Newest returns up to n newest posts in one query.
 func (c *sqliteConn) Newest(ctx context.Context, n int) ([]Post, error) {
 	start := time.Now()
-	posts, err := c.newest(ctx, n)
-	c.tr.statement(start, sqliteNewest, len(posts), err)
+	net, err := c.roundTrip(ctx)
+	var posts []Post
+	if err == nil {
+		posts, err = c.newest(ctx, n)
+	} else {
+		err = fmt.Errorf("newest %d posts: %w", n, err)
+	}
+	c.tr.statement(start, sqliteNewest, len(posts), net, err)
 	return posts, err
 }
 
@@ -291,10 +323,13 @@ func (c *sqliteConn) newest(ctx context.Context, n int) ([]Post, error) {
 func (c *sqliteConn) Before(ctx context.Context, no int64) (Post, error) {
 	var p Post
 	start := time.Now()
-	err := retryBusy(ctx, c.busy, func() error {
-		return c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
-	})
-	c.tr.statement(start, sqliteBefore, 1, classify(err))
+	net, err := c.roundTrip(ctx)
+	if err == nil {
+		err = retryBusy(ctx, c.busy, func() error {
+			return c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+		})
+	}
+	c.tr.statement(start, sqliteBefore, 1, net, classify(err))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Post{}, ErrNotFound
 	}
@@ -313,6 +348,9 @@ func (c *sqliteConn) Release() {
 	}
 	c.c.Close()
 	c.c = nil
+	if c.m != nil {
+		c.m.release(c.held)
+	}
 }
 
 // now is the time stamp of a new post: UTC, truncated to microseconds so

@@ -462,6 +462,9 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 			t.Errorf("Acquire after Close = %v; want ErrUnavailable", err)
 		}
 	})
+
+	testDistance(t, open) // distance_test.go
+	testOccupancy(t, open)
 }
 
 func acquire(t *testing.T, s Store) Conn {
@@ -470,6 +473,7 @@ func acquire(t *testing.T, s Store) Conn {
 	if err != nil {
 		t.Fatalf("Acquire: %v", err)
 	}
+	t.Cleanup(c.Release) // before the store closes, if the test stops early; a second Release does nothing
 	return c
 }
 

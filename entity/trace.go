@@ -17,7 +17,8 @@ import (
 //
 //	{"time":"2026-11-30T04:50:00.123456Z","db":"sqlite","statement":"SELECT ...","query_time":0.000041,"rows":30}
 //
-// time is when the statement began, query_time is in seconds, rows is the
+// time is when the statement began, query_time is in seconds (the network
+// wait of a database at a distance included; network_wait is that part), rows is the
 // rows it returned or stored (0 on error), and error is present when it failed, naming
 // only the kind ("unavailable", "canceled", "error"): a driver message could
 // repeat user input. A nil *tracer does nothing, so the
@@ -43,15 +44,19 @@ type traceLine struct {
 	Statement string    `json:"statement"`
 	QueryTime float64   `json:"query_time"`
 	Rows      int       `json:"rows"`
-	Error     string    `json:"error,omitempty"`
+	// NetworkWait is the part of QueryTime spent waiting on the network
+	// (Options.Distance), in seconds; absent when the database is near.
+	NetworkWait float64 `json:"network_wait,omitempty"`
+	Error       string  `json:"error,omitempty"`
 }
 
-// statement records a statement that began at start and returned rows rows.
-func (t *tracer) statement(start time.Time, stmt string, rows int, err error) {
+// statement records a statement that began at start, waited net on the
+// network and returned rows rows.
+func (t *tracer) statement(start time.Time, stmt string, rows int, net time.Duration, err error) {
 	if t == nil {
 		return
 	}
-	l := traceLine{Time: start.UTC(), DB: t.db, Statement: stmt, QueryTime: time.Since(start).Seconds(), Rows: rows}
+	l := traceLine{Time: start.UTC(), DB: t.db, Statement: stmt, QueryTime: time.Since(start).Seconds(), Rows: rows, NetworkWait: net.Seconds()}
 	if err != nil {
 		l.Rows = 0
 		if !noRows(err) {

@@ -101,7 +101,12 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		PoolMin:   cfg.PoolMin,
 		PoolMode:  cfg.PoolMode,
 		SeedPosts: cfg.SeedPosts,
-		Trace:     rd.sqlTrace,
+		Distance: entity.Distance{
+			Latency: time.Duration(cfg.DBLatency),
+			Jitter:  time.Duration(cfg.DBLatencyJitter),
+			Connect: time.Duration(cfg.ConnectLatency),
+		},
+		Trace: rd.sqlTrace,
 	}, func(attempt int, left time.Duration) {
 		setStatus(fmt.Sprintf("starting: waiting for the database (attempt %d failed; db_wait leaves %v)", attempt, left.Round(100*time.Millisecond)))
 	})
@@ -109,7 +114,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer store.Close()
-	log.Info("database ready", "db", cfg.DB, "pool", cfg.Pool, "pool_min", cfg.PoolMin, "pool_mode", cfg.PoolMode, "seconds", time.Since(start).Seconds())
+	log.Info("database ready", "db", cfg.DB, "pool", cfg.Pool, "pool_min", cfg.PoolMin, "pool_mode", cfg.PoolMode, "db_latency", cfg.DBLatency.String(), "db_latency_jitter", cfg.DBLatencyJitter.String(), "connect_latency", cfg.ConnectLatency.String(), "seconds", time.Since(start).Seconds())
 
 	srv := bbs.New(bbs.Options{
 		Store:          store,

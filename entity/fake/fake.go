@@ -142,6 +142,9 @@ func (c *conn) Before(ctx context.Context, no int64) (entity.Post, error) {
 	return entity.Post{}, entity.ErrNotFound
 }
 
+// Waited is 0: the fake database is near.
+func (c *conn) Waited() time.Duration { return 0 }
+
 func (c *conn) Release() {
 	if !c.released {
 		c.released = true
