@@ -191,7 +191,7 @@ func TestJSONAndHeaders(t *testing.T) {
 				t.Errorf("%s: X-BBS-Queries %q X-BBS-Acquires %q; want %s, %s", tt.cmd, q, a, tt.queries, tt.acquires)
 			}
 			st := resp.Header.Get("Server-Timing")
-			for _, m := range []string{"queue;dur=", "acquire;dur=", "db;dur=", "total;dur="} {
+			for _, m := range []string{"queue;dur=", "acquire;dur=", "db;dur=", "net;dur=", "total;dur="} {
 				if !strings.Contains(st, m) {
 					t.Errorf("%s: Server-Timing %q lacks %s", tt.cmd, st, m)
 				}

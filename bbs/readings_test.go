@@ -527,3 +527,40 @@ func TestClassifyGoroutines(t *testing.T) {
 		t.Errorf("classifyGoroutines = %v; want %v (network, connect, SQL, connection, worker, elsewhere)", got, want)
 	}
 }
+
+// TestOccupancyFromCounters holds two workers busy (one in SQL, one
+// waiting for a connection) and one request queued for a known time, and
+// reads 2 and 1 back as the means of the busy worker-seconds and queued
+// request-seconds over it, in /admin/stats and /metrics.
+func TestOccupancyFromCounters(t *testing.T) {
+	s, st, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
+	release := held(t, s, st, pub.URL)
+	defer release()
+	read := func() (busy, queued float64, at time.Time) {
+		var stats Stats
+		_, body := get(t, adm.URL+"/admin/stats")
+		if err := json.Unmarshal([]byte(body), &stats); err != nil {
+			t.Fatal(err)
+		}
+		return stats.Workers.BusySecondsTotal, stats.Workers.QueuedSecondsTotal, time.Now()
+	}
+	b0, q0, t0 := read()
+	time.Sleep(300 * time.Millisecond)
+	b1, q1, t1 := read()
+	span := t1.Sub(t0).Seconds()
+	// The readings are taken a little after t0 and before t1, so the means
+	// are at most the held counts and close to them.
+	if busy := (b1 - b0) / span; busy < 1.8 || busy > 2.05 {
+		t.Errorf("mean busy workers while 2 are held = %.3f; want about 2", busy)
+	}
+	if queued := (q1 - q0) / span; queued < 0.9 || queued > 1.05 {
+		t.Errorf("mean queued while 1 is held = %.3f; want about 1", queued)
+	}
+	text := expectMetrics(t, adm.URL, nil)
+	for _, name := range []string{"bbs_workers_busy_seconds_total ", "bbs_worker_queue_seconds_total ", "bbs_db_connections_in_use_seconds_total ",
+		"bbs_db_acquires_waiting_seconds_total ", "bbs_db_network_wait_seconds_total ", "bbs_db_connect_wait_seconds_total "} {
+		if !strings.Contains(text, "\n"+name) {
+			t.Errorf("/metrics lacks %s", strings.TrimSpace(name))
+		}
+	}
+}
