@@ -18,12 +18,17 @@ var DefaultStatsReadings = []Reading{
 	{Name: "machine_cpu_user", Path: "machine.cpu.user", Kind: "gauge", Scale: 1, Unit: "%"},
 	{Name: "machine_cpu_system", Path: "machine.cpu.system", Kind: "gauge", Scale: 1, Unit: "%"},
 	{Name: "machine_cpu_iowait", Path: "machine.cpu.iowait", Kind: "gauge", Scale: 1, Unit: "%"},
-	{Name: "workers_busy", Path: "workers.busy", Kind: "gauge", Scale: 1},
-	{Name: "workers_queued", Path: "workers.queued", Kind: "gauge", Scale: 1},
+	// Occupancy is time-averaged from the board's state-seconds counters
+	// (Little's law): a gauge sampled once a second inside a server pinned
+	// to one core runs only when no request does, and reads 0 at full CPU.
+	{Name: "workers_busy", Path: "workers.busy_seconds_total", Kind: "counter", Scale: 1},
+	{Name: "workers_queued", Path: "workers.queued_seconds_total", Kind: "counter", Scale: 1},
 	{Name: "worker_wait", Path: "workers.wait_seconds_total", Kind: "counter", PerRequest: true, Scale: 1000, Unit: "ms/request"},
-	{Name: "pool_in_use", Path: "db_pool.in_use", Kind: "gauge", Scale: 1},
-	{Name: "pool_waiting", Path: "db_pool.waiting", Kind: "gauge", Scale: 1},
+	{Name: "pool_in_use", Path: "db_pool.in_use_seconds_total", Kind: "counter", Scale: 1},
+	{Name: "pool_waiting", Path: "db_pool.acquire_waiting_seconds_total", Kind: "counter", Scale: 1},
 	{Name: "pool_wait", Path: "db_pool.acquire_wait_seconds_total", Kind: "counter", PerRequest: true, Scale: 1000, Unit: "ms/request"},
+	{Name: "db_network_wait", Path: "db_pool.network_wait_seconds_total", Kind: "counter", PerRequest: true, Scale: 1000, Unit: "ms/request"},
+	{Name: "cpu_wait", Path: "runtime.sched_latency_seconds_total", Kind: "counter", PerRequest: true, Scale: 1000, Unit: "ms/request"},
 	{Name: "pool_opened", Path: "db_pool.opened_total", Kind: "counter", Scale: 1, Unit: "/s"},
 	{Name: "gc_cycles", Path: "gc.cycles", Kind: "counter", Scale: 1, Unit: "/s"},
 	{Name: "goroutines", Path: "goroutines", Kind: "gauge", Scale: 1},

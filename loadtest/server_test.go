@@ -23,14 +23,18 @@ func fakeStatsTarget(t *testing.T) (*httptest.Server, *sync.Map) {
 	t.Helper()
 	var n atomic.Int64
 	var asked sync.Map
+	// One worker busy and two requests queued all the time: the
+	// state-seconds counters grow at 1 and 2 per second.
+	t0 := time.Now()
+	since := func() float64 { return time.Since(t0).Seconds() }
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/admin/stats":
 			fmt.Fprintf(w, `{"machine": {"process_cpu": {"total": 50}, "cpu": {"idle": 40}},
-				"workers": {"busy": 1, "queued": 2, "wait_seconds_total": %g},
+				"workers": {"busy_seconds_total": %g, "queued_seconds_total": %g, "wait_seconds_total": %g},
 				"goroutines": 9,
 				"connections": {"server": {"states": {"ESTABLISHED": 3}, "listen": {"accept_queue": 0}}}}`,
-				float64(n.Load())*0.001)
+				since(), 2*since(), float64(n.Load())*0.001)
 		case "/debug/pprof/profile", "/debug/fgprof":
 			asked.Store(r.URL.Path, r.URL.Query().Get("seconds"))
 			if err := tinyProfile().Write(w); err != nil {
@@ -70,9 +74,14 @@ func TestServerReadingsAndProfiles(t *testing.T) {
 	if sr == nil || sr.Samples < 2 || sr.Failed != 0 {
 		t.Fatalf("server readings %+v; want at least 2 samples and no failures", sr)
 	}
-	for name, want := range map[string]float64{"server_cpu": 50, "machine_cpu_idle": 40, "workers_queued": 2, "workers_busy": 1, "conn_established": 3, "accept_queue": 0, "goroutines": 9} {
+	for name, want := range map[string]float64{"server_cpu": 50, "machine_cpu_idle": 40, "conn_established": 3, "accept_queue": 0, "goroutines": 9} {
 		if got, ok := sr.Value(name); !ok || got != want {
 			t.Errorf("reading %s = %v (found %v); want %v", name, got, ok, want)
+		}
+	}
+	for name, want := range map[string]float64{"workers_busy": 1, "workers_queued": 2} {
+		if got, ok := sr.Value(name); !ok || !within(got, want, 0.05) {
+			t.Errorf("reading %s = %v (found %v); want about %v, the counter's rate", name, got, ok, want)
 		}
 	}
 	if got, ok := sr.Value("worker_wait"); !ok || !within(got, 1, 0.5) {

@@ -43,11 +43,15 @@ func (g *Gauge) Enter() Stamp {
 	return Stamp(t)
 }
 
-// Leave records the entry that entered at s leaving the state, and returns
-// how long it was in it.
-func (g *Gauge) Leave(s Stamp) time.Duration {
-	t := now()
-	d := t - int64(s)
+// Leave records the entry that entered at s leaving the state now, and
+// returns how long it was in it.
+func (g *Gauge) Leave(s Stamp) time.Duration { return g.LeaveAt(s, Stamp(now())) }
+
+// LeaveAt records the entry that entered at s leaving the state at at (a
+// Stamp from another Gauge's Enter, when the entry passed straight from one
+// state to the other), and returns how long it was in it.
+func (g *Gauge) LeaveAt(s, at Stamp) time.Duration {
+	d := int64(at) - int64(s)
 	g.mu.Lock()
 	g.n--
 	g.startSum -= int64(s)
