@@ -1,0 +1,15 @@
+//go:build !linux
+
+package entity
+
+import (
+	"context"
+	"time"
+)
+
+// sleep waits d or until ctx ends, and returns how long it waited. Outside
+// Linux it is a Go timer, which wakes an idle processor at millisecond
+// steps (sleep_linux.go).
+func sleep(ctx context.Context, d time.Duration) (time.Duration, error) {
+	return timerSleep(ctx, d)
+}
