@@ -42,7 +42,8 @@ type Check struct {
 // An Operand is one side of a check: a constant Value, or a figure
 // measured in Run at a point (Clients, or At "peak": the point of highest
 // median throughput, "first" or "last"): Metric (one of "throughput",
-// "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors"; of one
+// "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
+// "first_second_throughput", "first_second_p99_ms"; of one
 // request Label when given), a server Reading by name, or the share (0..1)
 // of a Profile's ("cpu" or "fgprof") Bucket. Factor multiplies the side
 // (default 1).
@@ -232,6 +233,9 @@ type CheckResult struct {
 	Left    SideResult `json:"left"`
 	Right   SideResult `json:"right"`
 	Outcome string     `json:"outcome"`
+	// Paired says the outcome was decided repeat by repeat (interleaved
+	// runs at the same client count), not from the two ranges.
+	Paired bool `json:"paired,omitempty"`
 	// Text is the check in words with its figures, e.g. "graph 1 at 10
 	// clients throughput 812/s (790-830) <= 1.2 × graph 1 at 5 clients
 	// throughput 700/s (690-720) = 840/s (828-864): reproduced".
@@ -248,6 +252,11 @@ type SideResult struct {
 	Factor float64 `json:"factor"`
 	// Missing says why the side could not be measured.
 	Missing string `json:"missing,omitempty"`
+	// clients and repeats are the point measured and its values per
+	// repeat in the order measured (after the factor), for a paired
+	// comparison; nil for a constant or a profile share.
+	clients int
+	repeats []float64
 	// format and unit print the figures; share: a 0..1 share printed as %.
 	format, unit string
 	share        bool
@@ -293,13 +302,59 @@ func EvaluateClaims(claims []Claim, res *ExperimentResult, quick bool) []ClaimRe
 func evaluateCheck(k Check, res *ExperimentResult) CheckResult {
 	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
 	kr := CheckResult{Op: k.Op, Left: l, Right: r}
-	if l.Missing != "" || r.Missing != "" {
+	var paired string
+	switch {
+	case l.Missing != "" || r.Missing != "":
 		kr.Outcome = NotMeasured
-	} else {
+	case res.Interleave && pairable(l, r):
+		kr.Outcome, paired = comparePaired(l.repeats, k.Op, r.repeats)
+		kr.Paired = true
+	default:
 		kr.Outcome = compareRanges(l.Value, k.Op, r.Value)
 	}
-	kr.Text = fmt.Sprintf("%s %s %s: %s", l.text(), opText(k.Op), r.text(), kr.Outcome)
+	kr.Text = fmt.Sprintf("%s %s %s%s: %s", l.text(), opText(k.Op), r.text(), paired, kr.Outcome)
 	return kr
+}
+
+// pairable reports whether two measured sides can be compared repeat by
+// repeat: the same client count and the same number of repeats (more
+// than one). With interleaved runs, repeat i of every run at a client
+// count was measured back to back, so the machine's drift between repeats
+// hits both sides of a pair alike and the pair's difference is free of it;
+// the min-max ranges instead carry the drift on each side.
+func pairable(l, r SideResult) bool {
+	return l.repeats != nil && r.repeats != nil && l.clients == r.clients &&
+		len(l.repeats) == len(r.repeats) && len(l.repeats) > 1
+}
+
+// comparePaired decides "a op b" pair by pair: reproduced when it holds
+// in every pair, not reproduced when it fails in every pair, inconclusive
+// when the pairs disagree (for not_above: not reproduced only when a is
+// above b in every pair; not_below mirrors it). It also returns the pairs'
+// ratios a/b as text.
+func comparePaired(a []float64, op string, b []float64) (string, string) {
+	held := 0
+	ratios := make([]string, len(a))
+	for i := range a {
+		if compareRanges(Spread{Min: a[i], Max: a[i]}, op, Spread{Min: b[i], Max: b[i]}) == Reproduced {
+			held++
+		}
+		if b[i] != 0 {
+			ratios[i] = fmt.Sprintf("%.3f", a[i]/b[i])
+		} else {
+			ratios[i] = "-"
+		}
+	}
+	text := fmt.Sprintf(" (paired by repeat, ratios %s)", strings.Join(ratios, ", "))
+	switch {
+	case held == len(a):
+		return Reproduced, text
+	case held == 0:
+		return NotReproduced, text
+	case op == "not_above" || op == "not_below":
+		return Reproduced, text // in at least one pair it was not above (below)
+	}
+	return Inconclusive, text
 }
 
 // compareRanges decides "a op b" for ranges a and b.
@@ -401,6 +456,14 @@ func measureSide(o Operand, res *ExperimentResult) SideResult {
 		return s
 	}
 	s.Raw, s.Value = raw, raw.scaled(f)
+	s.clients = p.Clients
+	if o.Profile == "" {
+		if vs, ok := p.values(o.Label, o.Metric, o.Reading); ok {
+			for _, v := range vs {
+				s.repeats = append(s.repeats, v*f)
+			}
+		}
+	}
 	return s
 }
 

@@ -289,3 +289,46 @@ func TestSpreadText(t *testing.T) {
 		}
 	}
 }
+
+// TestClaimsPairedWhenInterleaved: two runs whose ranges overlap because
+// the machine drifted between repeats, but which differ the same way in
+// every interleaved pair, are told apart; without interleaving they are
+// not, and pairs that disagree stay inconclusive.
+func TestClaimsPairedWhenInterleaved(t *testing.T) {
+	res := &ExperimentResult{Runs: []*RunResult{
+		{Name: "a", Points: []*Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil), measuredPoint(20, []float64{1000, 1000, 1000}, nil, nil)}},
+		{Name: "b", Points: []*Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
+		{Name: "c", Points: []*Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
+	}}
+	check := func(left, right string, lc, rc int, op string) Claim {
+		return Claim{ID: left + op + right, Checks: []Check{{
+			Left:  Operand{Run: left, Clients: lc, Metric: "throughput", Factor: 1},
+			Op:    op,
+			Right: Operand{Run: right, Clients: rc, Metric: "throughput", Factor: 1},
+		}}}
+	}
+	for _, tt := range []struct {
+		interleave bool
+		claim      Claim
+		want       string
+		paired     bool
+	}{
+		{true, check("a", "b", 10, 10, ">"), Reproduced, true},         // 1.10, 1.10, 1.10
+		{false, check("a", "b", 10, 10, ">"), Inconclusive, false},     // ranges 900-1300 and 820-1180
+		{true, check("a", "c", 10, 10, ">"), Inconclusive, true},       // 1.10, 0.95, 1.08
+		{true, check("b", "a", 10, 10, ">="), NotReproduced, true},     // b below a in every pair
+		{true, check("b", "a", 10, 10, "not_above"), Reproduced, true}, // never above
+		{true, check("a", "b", 10, 10, "not_above"), NotReproduced, true},
+		{true, check("a", "b", 20, 10, ">"), Inconclusive, false}, // other client counts: not measured back to back
+	} {
+		res.Interleave = tt.interleave
+		got := EvaluateClaims([]Claim{tt.claim}, res, false)[0]
+		if got.Outcome != tt.want || got.Checks[0].Paired != tt.paired {
+			t.Errorf("%s (interleave %v): %s, paired %v; want %s, paired %v (%s)", tt.claim.ID, tt.interleave, got.Outcome, got.Checks[0].Paired, tt.want, tt.paired, got.Checks[0].Text)
+		}
+	}
+	res.Interleave = true
+	if txt := EvaluateClaims([]Claim{check("a", "b", 10, 10, ">")}, res, false)[0].Checks[0].Text; !strings.Contains(txt, "paired by repeat, ratios 1.100, 1.098, 1.102") {
+		t.Errorf("paired text %q; want the ratios of the pairs", txt)
+	}
+}

@@ -45,6 +45,10 @@ type Figures struct {
 	P999Ms     float64 `json:"p99_9_ms"`
 	MaxMs      float64 `json:"max_ms"`
 	Errors     int64   `json:"errors"`
+	// The first measured second of the step (all labels): where a sudden
+	// step of load shows what a cold or growing server costs.
+	FirstSecondThroughput float64 `json:"first_second_throughput,omitempty"`
+	FirstSecondP99Ms      float64 `json:"first_second_p99_ms,omitempty"`
 }
 
 func figuresOf(s Stats) Figures {
@@ -52,7 +56,8 @@ func figuresOf(s Stats) Figures {
 }
 
 // Metrics a claim or a table may take from Figures.
-var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors"}
+var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
+	"first_second_throughput", "first_second_p99_ms"}
 
 // metric returns the figure called name (one of metricNames).
 func (f Figures) metric(name string) (float64, bool) {
@@ -73,6 +78,10 @@ func (f Figures) metric(name string) (float64, bool) {
 		return f.MaxMs, true
 	case "errors":
 		return float64(f.Errors), true
+	case "first_second_throughput":
+		return f.FirstSecondThroughput, f.FirstSecondThroughput > 0
+	case "first_second_p99_ms":
+		return f.FirstSecondP99Ms, f.FirstSecondP99Ms > 0
 	}
 	return 0, false
 }
@@ -95,6 +104,12 @@ type Repeat struct {
 // newRepeat takes the figures of one measurement.
 func newRepeat(seq int, r *Result) *Repeat {
 	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(r), result: r}
+	for _, sec := range r.Series {
+		if !sec.Warmup {
+			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms
+			break
+		}
+	}
 	if len(r.Labels) > 0 {
 		rp.Labels = make(map[string]Figures, len(r.Labels))
 		for _, l := range r.Labels {
@@ -227,6 +242,28 @@ func (p *Point) readingSpread(name string) (Spread, bool) {
 		return Spread{}, false
 	}
 	return spreadOf(vs), true
+}
+
+// values returns a metric of a label ("" for all), or a server reading
+// when reading is set, of every repeat in the order measured; ok is false
+// when a repeat lacks it.
+func (p *Point) values(label, metric, reading string) (vs []float64, ok bool) {
+	for _, rp := range p.repeats() {
+		var v float64
+		if reading != "" {
+			v, ok = rp.Server[reading]
+		} else {
+			var f Figures
+			if f, ok = rp.label(label); ok {
+				v, ok = f.metric(metric)
+			}
+		}
+		if !ok {
+			return nil, false
+		}
+		vs = append(vs, v)
+	}
+	return vs, len(vs) > 0
 }
 
 // throughput is p's median throughput.
