@@ -255,6 +255,7 @@ type SideResult struct {
 	// clients and repeats are the point measured and its values per
 	// repeat in the order measured (after the factor), for a paired
 	// comparison; nil for a constant or a profile share.
+	run     string
 	clients int
 	repeats []float64
 	// format and unit print the figures; share: a 0..1 share printed as %.
@@ -306,8 +307,13 @@ func evaluateCheck(k Check, res *ExperimentResult) CheckResult {
 	switch {
 	case l.Missing != "" || r.Missing != "":
 		kr.Outcome = NotMeasured
+	case l.run != "" && l.run == r.run && l.clients == r.clients && k.Left != k.Right && (k.Left.At != "" || k.Right.At != ""):
+		// "at its last" against "at its peak" when the peak is the last
+		// point: nothing was measured beyond it.
+		kr.Outcome = NotMeasured
+		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, clientsText(l.clients))
 	case res.Interleave && pairable(l, r):
-		kr.Outcome, paired = comparePaired(l.repeats, k.Op, r.repeats)
+		kr.Outcome, paired = comparePaired(l.repeats, k.Op, r.repeats, r.Factor/l.Factor)
 		kr.Paired = true
 	default:
 		kr.Outcome = compareRanges(l.Value, k.Op, r.Value)
@@ -331,8 +337,9 @@ func pairable(l, r SideResult) bool {
 // in every pair, not reproduced when it fails in every pair, inconclusive
 // when the pairs disagree (for not_above: not reproduced only when a is
 // above b in every pair; not_below mirrors it). It also returns the pairs'
-// ratios a/b as text.
-func comparePaired(a []float64, op string, b []float64) (string, string) {
+// ratios as text, before the sides' factors (a and b are after them; f is
+// b's factor over a's), so that "a >= 10 x b" reads "ratios 15.1, ...".
+func comparePaired(a []float64, op string, b []float64, f float64) (string, string) {
 	held := 0
 	ratios := make([]string, len(a))
 	for i := range a {
@@ -340,7 +347,7 @@ func comparePaired(a []float64, op string, b []float64) (string, string) {
 			held++
 		}
 		if b[i] != 0 {
-			ratios[i] = fmt.Sprintf("%.3f", a[i]/b[i])
+			ratios[i] = fmt.Sprintf("%.3f", a[i]/b[i]*f)
 		} else {
 			ratios[i] = "-"
 		}
@@ -456,7 +463,7 @@ func measureSide(o Operand, res *ExperimentResult) SideResult {
 		return s
 	}
 	s.Raw, s.Value = raw, raw.scaled(f)
-	s.clients = p.Clients
+	s.run, s.clients = o.Run, p.Clients
 	if o.Profile == "" {
 		if vs, ok := p.values(o.Label, o.Metric, o.Reading); ok {
 			for _, v := range vs {
@@ -514,7 +521,7 @@ func sideFormat(o Operand, readings []Reading) (format, unit string, share bool)
 			}
 		}
 		return "auto", "", false
-	case o.Metric == "throughput":
+	case o.Metric == "throughput", o.Metric == "first_second_throughput":
 		return "%.0f", "/s", false
 	case o.Metric == "errors":
 		return "%.0f", "", false

@@ -184,6 +184,9 @@ func TestClaimOutcomes(t *testing.T) {
 			"graph 1 at 10 clients AllView throughput 812/s (790-830) >= 190 × 4 = 760: reproduced"},
 		{claim("profile", Check{Operand{Run: "graph 1", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, ">=", Operand{Value: num(0.45), Factor: 1}}), Reproduced,
 			`graph 1 at 10 clients fgprof share of "waiting for a connection" 70 % (70-74) >= 0.45: reproduced`},
+		// graph 2 peaks at its last point: nothing beyond the peak.
+		{claim("beyond-none", Check{Operand{Run: "graph 2", At: "last", Metric: "throughput", Factor: 1}, "<=", Operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1.05}}), NotMeasured,
+			"both sides are graph 2 at 10 clients: no point was measured beyond it"},
 		{claim("no-run", Check{side("graph 9", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, `run "graph 9" was not measured`},
 		{claim("failed-run", Check{side("failed", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, "failed has no point at 10 clients (the server was not ready)"},
 		{claim("no-reading", Check{Operand{Run: "graph 1", Clients: 20, Reading: "server CPU", Factor: 1}, "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, "graph 1 has no server CPU at 20 clients"},
