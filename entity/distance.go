@@ -125,6 +125,22 @@ func connectWait(ctx context.Context, d time.Duration) (time.Duration, error) {
 	return sleep(ctx, d)
 }
 
+// remote is what a Conn keeps of the distance: its statements' waits so far.
+type remote struct {
+	d      *distance
+	waited time.Duration
+}
+
+// roundTrip waits one statement's network round trip.
+func (r *remote) roundTrip(ctx context.Context) (time.Duration, error) {
+	w, err := r.d.statement(ctx)
+	r.waited += w
+	return w, err
+}
+
+// Waited returns the statements' network waits on this Conn so far.
+func (r *remote) Waited() time.Duration { return r.waited }
+
 // fill copies the distance's counters into s.
 func (d *distance) fill(s *PoolStats) {
 	if d == nil {

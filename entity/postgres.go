@@ -198,7 +198,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 			}
 			return nil, classify(err)
 		}
-		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr, d: s.d}, nil
+		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr, remote: remote{d: s.d}}, nil
 	}
 	select {
 	case s.sem <- struct{}{}:
@@ -212,7 +212,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	}
 	s.opened.Add(1)
 	s.open.Add(1)
-	return &pgConn{c: c, s: s, tr: s.tr, d: s.d}, nil
+	return &pgConn{c: c, s: s, tr: s.tr, remote: remote{d: s.d}}, nil
 }
 
 // Reset replaces the posts with the seed 1..n in one transaction on one
@@ -308,22 +308,11 @@ type pgConn struct {
 	pc       *pgxpool.Conn
 	s        *pgStore
 	tr       *tracer
-	d        *distance
 	m        *meter          // set by Acquire; nil for Reset and Ping
 	held     occupancy.Stamp // when Acquire handed it out
-	waited   time.Duration   // statements' network waits so far
 	released bool
+	remote   // Options.Distance: roundTrip, Waited
 }
-
-// roundTrip waits one statement's network round trip (Options.Distance).
-func (c *pgConn) roundTrip(ctx context.Context) (time.Duration, error) {
-	w, err := c.d.statement(ctx)
-	c.waited += w
-	return w, err
-}
-
-// Waited returns the statements' network waits on this Conn so far.
-func (c *pgConn) Waited() time.Duration { return c.waited }
 
 const (
 	pgInsert = `INSERT INTO posts (name, message, created_at) VALUES ($1, $2, $3) RETURNING no`

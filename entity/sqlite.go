@@ -135,7 +135,7 @@ func (s *sqliteStore) Acquire(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
 	}
-	return &sqliteConn{c: c, tr: s.tr, d: s.d, m: &s.m, held: held, busy: s.busy}, nil
+	return &sqliteConn{c: c, tr: s.tr, m: &s.m, held: held, busy: s.busy, remote: remote{d: s.d}}, nil
 }
 
 // conn takes a connection without metering it.
@@ -241,22 +241,11 @@ func (s *sqliteStore) Close() error {
 type sqliteConn struct {
 	c      *sql.Conn
 	tr     *tracer
-	d      *distance
 	m      *meter
 	held   occupancy.Stamp // when Acquire handed it out
-	waited time.Duration   // statements' network waits so far
 	busy   time.Duration   // retry budget for SQLITE_BUSY
+	remote                 // Options.Distance: roundTrip, Waited
 }
-
-// roundTrip waits one statement's network round trip (Options.Distance).
-func (c *sqliteConn) roundTrip(ctx context.Context) (time.Duration, error) {
-	w, err := c.d.statement(ctx)
-	c.waited += w
-	return w, err
-}
-
-// Waited returns the statements' network waits on this Conn so far.
-func (c *sqliteConn) Waited() time.Duration { return c.waited }
 
 const (
 	sqliteInsert = `INSERT INTO posts (name, message, created_at) VALUES (?, ?, ?) RETURNING no`
