@@ -307,7 +307,7 @@ func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
 				fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
 			}
 			if len(g.Buckets) > 0 {
-				fmt.Fprintf(&b, "\nWhere the request handlers' wall time went (%s of all samples were in handlers):\n\n", g.Focused)
+				fmt.Fprintf(&b, "\nWhere the time in focus went (profile.focus; %s of all samples were in it):\n\n", g.Focused)
 				for _, f := range g.Buckets {
 					fmt.Fprintf(&b, "- %s %s\n", f.Share, f.Name)
 				}
@@ -420,7 +420,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 {{range profiles .}}<h3>{{.Kind}} profile{{.Where}}: {{range $i, $f := .Files}}{{if $i}}, {{end}}<a href="{{$f}}">{{base $f}}</a>{{end}}</h3>
 <p>Top functions by own samples of the first:</p>
 <table><tr><th>own samples %</th><th style="text-align:left">function</th></tr>{{range .Top}}<tr><td>{{pct .Share}}</td><td style="text-align:left"><code>{{.Name}}</code></td></tr>{{end}}</table>
-{{if .Buckets}}<p>Where the request handlers' wall time went ({{.Focused}} of all samples were in handlers):</p>
+{{if .Buckets}}<p>Where the time in focus went (profile.focus; {{.Focused}} of all samples were in it):</p>
 <table>{{range .Buckets}}<tr><td>{{.Share}}</td><td style="text-align:left">{{.Name}}</td></tr>{{end}}</table>{{end}}
 {{end}}{{end}}
 <p>Raw data: <a href="experiment.json">experiment.json</a>; each run's folder holds sweep.json (readable by <code>loadtest report</code>), server.log and profiles (<code>go tool pprof -top FILE</code>).</p>

@@ -46,7 +46,7 @@ func Verdicts(res *ExperimentResult) []string {
 			for _, b := range g.buckets {
 				parts = append(parts, spreadText(b.share.scaled(100), "%.0f", " %")+" "+b.name)
 			}
-			out = append(out, fmt.Sprintf("%s (%s profile%s): of the handlers' wall time, %s.", r.Name, g.kind, g.where(), strings.Join(parts, ", ")))
+			out = append(out, fmt.Sprintf("%s (%s profile%s): of the samples in focus (profile.focus), %s.", r.Name, g.kind, g.where(), strings.Join(parts, ", ")))
 		}
 		for _, pt := range r.Points {
 			if pt.Result.Cost.Bottleneck {
