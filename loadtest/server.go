@@ -15,6 +15,7 @@ import (
 var DefaultStatsReadings = []Reading{
 	{Name: "server_cpu", Path: "machine.process_cpu.total", Kind: "gauge", Scale: 1, Unit: "% of a core"},
 	{Name: "machine_cpu_idle", Path: "machine.cpu.idle", Kind: "gauge", Scale: 1, Unit: "%"},
+	{Name: "server_core_busy", Path: "machine.own_cpus.busy", Kind: "gauge", Scale: 1, Unit: "%"},
 	{Name: "machine_cpu_user", Path: "machine.cpu.user", Kind: "gauge", Scale: 1, Unit: "%"},
 	{Name: "machine_cpu_system", Path: "machine.cpu.system", Kind: "gauge", Scale: 1, Unit: "%"},
 	{Name: "machine_cpu_iowait", Path: "machine.cpu.iowait", Kind: "gauge", Scale: 1, Unit: "%"},

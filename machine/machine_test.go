@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // copyProc copies testdata/proc into a temp dir the test may change.
@@ -32,7 +33,10 @@ func TestReadingFromDeltas(t *testing.T) {
 	s := newSampler(procRoot(root))
 	// One window later: 1,000 more ticks, of which user 100, system 50,
 	// iowait 150, idle 700; 500 pages read in.
-	os.WriteFile(filepath.Join(root, "stat"), []byte("cpu  200 0 100 1500 200 0 0 0 0 0\ncpu0 1 0 0 0 0 0 0 0 0 0\ncpu1 1 0 0 0 0 0 0 0 0 0\n"), 0o644)
+	// cpu0 (from 50 0 25 400 25): +90 user, +10 system, +400 idle, nothing
+	// else; cpu1 (50 0 25 400 25): +10 user, +40 system, +300 idle, +150
+	// iowait.
+	os.WriteFile(filepath.Join(root, "stat"), []byte("cpu  200 0 100 1500 200 0 0 0 0 0\ncpu0 140 0 35 800 25 0 0 0 0 0\ncpu1 60 0 65 700 175 0 0 0 0 0\n"), 0o644)
 	os.WriteFile(filepath.Join(root, "vmstat"), []byte("pgpgin 1500\npgpgout 2000\npswpin 0\npswpout 0\n"), 0o644)
 	s.Sample()
 	r := s.Read()
@@ -41,6 +45,21 @@ func TestReadingFromDeltas(t *testing.T) {
 	}
 	if want := (CPU{User: 10, System: 5, IOWait: 15, Idle: 70}); r.CPU != want {
 		t.Errorf("CPU = %+v; want %+v", r.CPU, want)
+	}
+	want := []CPU{{User: 18, System: 2, Idle: 80}, {User: 2, System: 8, IOWait: 30, Idle: 60}}
+	if len(r.PerCPU) != 2 || r.PerCPU[0] != want[0] || r.PerCPU[1] != want[1] {
+		t.Errorf("PerCPU = %+v; want %+v", r.PerCPU, want)
+	}
+	// cpu0 alone: 100 of 500 ticks busy; both: 150 of 1,000 (idle and
+	// iowait are not busy).
+	if got := ownBusy([]int{0}, s.prev.perCPU, s.last.perCPU); got == nil || got.Busy != 20 {
+		t.Errorf("ownBusy(cpu0) = %+v; want 20 %%", got)
+	}
+	if got := ownBusy([]int{0, 1}, s.prev.perCPU, s.last.perCPU); got == nil || got.Busy != 15 {
+		t.Errorf("ownBusy(cpu0, cpu1) = %+v; want 15 %%", got)
+	}
+	if got := ownBusy([]int{2}, s.prev.perCPU, s.last.perCPU); got != nil {
+		t.Errorf("ownBusy(cpu2 of 2) = %+v; want nil", got)
 	}
 	if r.Paging.PageInsPerSecond <= 0 || r.Paging.PageOutsPerSecond != 0 {
 		t.Errorf("Paging = %+v; want page-ins above 0 and no page-outs", r.Paging)
@@ -146,6 +165,15 @@ func TestLive(t *testing.T) {
 	r := s.Read()
 	if !r.Available || r.CPUs < 1 || r.Memory.TotalBytes == 0 || r.Process.Total < 0 {
 		t.Errorf("live Read() = %+v; want available, CPUs and memory", r)
+	}
+	time.Sleep(100 * time.Millisecond) // some clock ticks (10 ms each)
+	s.Sample()
+	r = s.Read()
+	if len(r.PerCPU) != r.CPUs {
+		t.Errorf("live Read: %d per-CPU readings for %d CPUs", len(r.PerCPU), r.CPUs)
+	}
+	if o := r.OwnCPUs; o == nil || len(o.CPUs) < 1 || o.Busy < 0 || o.Busy > 100 {
+		t.Errorf("live Read: own CPUs %+v; want this process's affinity and a busy share 0..100", o)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -40,10 +40,11 @@ func (c cpuTimes) total() uint64 {
 	return c.user + c.nice + c.system + c.idle + c.iowait + c.irq + c.softirq + c.steal
 }
 
-// parseStat reads the "cpu" line of /proc/stat and the number of "cpuN" lines.
-func parseStat(b []byte) (cpuTimes, int, error) {
+// parseStat reads the "cpu" line of /proc/stat and the "cpuN" lines, one
+// per CPU in the order the kernel lists them.
+func parseStat(b []byte) (cpuTimes, []cpuTimes, error) {
 	var c cpuTimes
-	cpus := 0
+	var per []cpuTimes
 	found := false
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	for sc.Scan() {
@@ -51,28 +52,29 @@ func parseStat(b []byte) (cpuTimes, int, error) {
 		if len(f) == 0 || !strings.HasPrefix(f[0], "cpu") {
 			continue
 		}
-		if f[0] != "cpu" {
-			cpus++
-			continue
-		}
 		if len(f) < 9 {
-			return c, 0, fmt.Errorf("/proc/stat: short cpu line %q", sc.Text())
+			return c, nil, fmt.Errorf("/proc/stat: short cpu line %q", sc.Text())
 		}
 		var v [8]uint64
 		for i := range v {
 			n, err := strconv.ParseUint(f[i+1], 10, 64)
 			if err != nil {
-				return c, 0, fmt.Errorf("/proc/stat: cpu field %d: %w", i+1, err)
+				return c, nil, fmt.Errorf("/proc/stat: %s field %d: %w", f[0], i+1, err)
 			}
 			v[i] = n
 		}
-		c = cpuTimes{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]}
+		t := cpuTimes{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7]}
+		if f[0] != "cpu" {
+			per = append(per, t)
+			continue
+		}
+		c = t
 		found = true
 	}
 	if !found {
-		return c, 0, fmt.Errorf("/proc/stat: no cpu line")
+		return c, nil, fmt.Errorf("/proc/stat: no cpu line")
 	}
-	return c, cpus, nil
+	return c, per, nil
 }
 
 // parseKeyValues reads "key value" lines (/proc/vmstat) or "Key: value kB"

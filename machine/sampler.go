@@ -14,6 +14,7 @@ const Interval = time.Second
 type sample struct {
 	at      time.Time
 	cpu     cpuTimes
+	perCPU  []cpuTimes        // one per CPU
 	vm      map[string]uint64 // /proc/vmstat
 	utime   time.Duration     // this process, user
 	stime   time.Duration     // this process, system
@@ -68,7 +69,8 @@ func (s *Sampler) take() sample {
 	sm := sample{at: time.Now()}
 	b, err := s.root.read("stat")
 	if err == nil {
-		sm.cpu, sm.cpus, err = parseStat(b)
+		sm.cpu, sm.perCPU, err = parseStat(b)
+		sm.cpus = len(sm.perCPU)
 	}
 	if err != nil {
 		sm.readErr = err
@@ -120,10 +122,16 @@ type Reading struct {
 	WindowSeconds float64    `json:"window_seconds"`  // time between the two samples
 	CPUs          int        `json:"cpus"`
 	CPU           CPU        `json:"cpu"`
+	PerCPU        []CPU      `json:"per_cpu"` // each CPU over the window (sar -P ALL)
 	Process       ProcessCPU `json:"process_cpu"`
-	Load          Load       `json:"load"`
-	Memory        Memory     `json:"memory"`
-	Paging        Paging     `json:"paging"`
+	// OwnCPUs is how busy the CPUs this process may run on were (its
+	// affinity; all CPUs when it is not pinned), whoever kept them busy:
+	// the core of a server pinned to one, as sar showed the article's
+	// application server. Absent where affinity cannot be read.
+	OwnCPUs *OwnCPUs `json:"own_cpus,omitempty"`
+	Load    Load     `json:"load"`
+	Memory  Memory   `json:"memory"`
+	Paging  Paging   `json:"paging"`
 }
 
 // Read returns the reading over the last two samples, with load and memory
@@ -138,14 +146,14 @@ func (s *Sampler) Read() Reading {
 	r := Reading{Available: true, CPUs: last.cpus}
 	win := last.at.Sub(prev.at)
 	r.WindowSeconds = win.Seconds()
-	if d := float64(last.cpu.total() - prev.cpu.total()); d > 0 {
-		pct := func(a, b uint64) float64 { return round(100 * float64(a-b) / d) }
-		r.CPU = CPU{
-			User:   pct(last.cpu.user+last.cpu.nice, prev.cpu.user+prev.cpu.nice),
-			System: pct(last.cpu.system+last.cpu.irq+last.cpu.softirq, prev.cpu.system+prev.cpu.irq+prev.cpu.softirq),
-			IOWait: pct(last.cpu.iowait, prev.cpu.iowait),
-			Steal:  pct(last.cpu.steal, prev.cpu.steal),
-			Idle:   pct(last.cpu.idle, prev.cpu.idle),
+	r.CPU, _ = cpuOver(prev.cpu, last.cpu)
+	if len(prev.perCPU) == len(last.perCPU) {
+		for i := range last.perCPU {
+			c, _ := cpuOver(prev.perCPU[i], last.perCPU[i])
+			r.PerCPU = append(r.PerCPU, c)
+		}
+		if own := ownCPUs(); own != nil {
+			r.OwnCPUs = ownBusy(own, prev.perCPU, last.perCPU)
 		}
 	}
 	if win > 0 {
@@ -172,6 +180,48 @@ func (s *Sampler) Read() Reading {
 		r.Memory = memoryOf(parseKeyValues(b))
 	}
 	return r
+}
+
+// OwnCPUs is how busy a process's CPUs were over the window.
+type OwnCPUs struct {
+	CPUs []int   `json:"cpus"` // the process's affinity
+	Busy float64 `json:"busy"` // percent of their time not idle (nor waiting for I/O)
+}
+
+// ownBusy adds up the ticks of the CPUs in own between two samples.
+func ownBusy(own []int, prev, last []cpuTimes) *OwnCPUs {
+	var busy, total uint64
+	for _, i := range own {
+		if i < 0 || i >= len(last) || last[i].total() < prev[i].total() {
+			return nil
+		}
+		t := last[i].total() - prev[i].total()
+		idle := last[i].idle + last[i].iowait - prev[i].idle - prev[i].iowait
+		total += t
+		busy += t - idle
+	}
+	if total == 0 {
+		return nil
+	}
+	return &OwnCPUs{CPUs: own, Busy: round(100 * float64(busy) / float64(total))}
+}
+
+// cpuOver is how CPU time was spent between two readings of the same
+// counters, in percent; false when no tick passed or the counters went
+// back.
+func cpuOver(prev, last cpuTimes) (CPU, bool) {
+	if last.total() <= prev.total() {
+		return CPU{}, false
+	}
+	d := float64(last.total() - prev.total())
+	pct := func(a, b uint64) float64 { return round(100 * float64(a-b) / d) }
+	return CPU{
+		User:   pct(last.user+last.nice, prev.user+prev.nice),
+		System: pct(last.system+last.irq+last.softirq, prev.system+prev.irq+prev.softirq),
+		IOWait: pct(last.iowait, prev.iowait),
+		Steal:  pct(last.steal, prev.steal),
+		Idle:   pct(last.idle, prev.idle),
+	}, true
 }
 
 // round keeps two decimals.
