@@ -52,7 +52,6 @@ type distance struct {
 	waitNs    atomic.Int64 // statements' network waits, completed
 	waits     atomic.Int64
 	connectNs atomic.Int64 // connection opens' waits, completed
-	connects  atomic.Int64
 }
 
 // newDistance returns the distance d describes, or nil when it adds nothing.
@@ -102,7 +101,6 @@ func (d *distance) connect(ctx context.Context) error {
 	}
 	waited, err := connectWait(ctx, d.Connect)
 	d.connectNs.Add(int64(waited))
-	d.connects.Add(1)
 	return err
 }
 
