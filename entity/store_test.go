@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/internal/testenv"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -35,10 +37,7 @@ func openSQLiteTest(t *testing.T, o Options) Store {
 // BBS_TEST_POSTGRES_DSN names, each test in a schema of its own.
 func TestPostgresStore(t *testing.T) {
 	t.Parallel()
-	dsn := os.Getenv("BBS_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("BBS_TEST_POSTGRES_DSN not set: skipping the PostgreSQL store tests (e.g. postgres://root@127.0.0.1:5432/test?sslmode=disable)")
-	}
+	dsn := testenv.PostgresDSN(t)
 	testStore(t, func(t *testing.T, o Options) Store {
 		t.Helper()
 		o.Driver = "postgres"

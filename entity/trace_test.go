@@ -9,6 +9,8 @@ import (
 	"os"
 	"testing"
 	"time"
+
+	"bbslab/internal/testenv"
 )
 
 // TestTraceSQLite checks the SQL trace on SQLite: one line per statement.
@@ -22,10 +24,7 @@ func TestTraceSQLite(t *testing.T) {
 // TestTracePostgres checks the SQL trace on PostgreSQL.
 func TestTracePostgres(t *testing.T) {
 	t.Parallel()
-	dsn := os.Getenv("BBS_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("BBS_TEST_POSTGRES_DSN not set: skipping the PostgreSQL trace test")
-	}
+	dsn := testenv.PostgresDSN(t)
 	var buf bytes.Buffer
 	schema := fmt.Sprintf("bbs_trace_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, schemaSeq.Add(1))
 	t.Cleanup(func() { dropSchema(t, dsn, schema) })

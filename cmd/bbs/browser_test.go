@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/internal/testenv"
+
 	"github.com/chromedp/chromedp"
 )
 
@@ -31,9 +33,7 @@ func chromium() string {
 // artifact (kept with go test -artifacts).
 func TestBrowser(t *testing.T) {
 	bin := chromium()
-	if bin == "" {
-		t.Skip("no chromium binary found (apt-get install chromium, or set BBS_CHROMIUM): skipping the browser test")
-	}
+	testenv.Need(t, bin != "", "no chromium binary found (apt-get install chromium, or set BBS_CHROMIUM): skipping the browser test")
 	s := start(t, "-dsn", filepath.Join(t.TempDir(), "bbs.db"), "-seed-posts", "40")
 
 	opts := []chromedp.ExecAllocatorOption{

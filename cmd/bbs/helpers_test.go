@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/internal/testenv"
+
 	"github.com/jackc/pgx/v5"
 )
 
@@ -23,10 +25,7 @@ import (
 // BBS_TEST_POSTGRES_DSN is unset and drops the schema at cleanup.
 func pgDSN(t *testing.T, name string) (dsn, schema, app string) {
 	t.Helper()
-	base := os.Getenv("BBS_TEST_POSTGRES_DSN")
-	if base == "" {
-		t.Skip("BBS_TEST_POSTGRES_DSN is not set: skipping the PostgreSQL test")
-	}
+	base := testenv.PostgresDSN(t)
 	schema = fmt.Sprintf("bbs_%s_%d", name, time.Now().UnixNano()%1e12)
 	app = schema
 	ctx := context.Background()
