@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +57,7 @@ type pgStore struct {
 	closed atomic.Bool
 	tr     *tracer   // nil unless Options.Trace
 	d      *distance // nil unless Options.Distance
+	ports  portSet   // local ports of the connections dialled
 }
 
 func openPostgres(ctx context.Context, o Options) (Store, error) {
@@ -69,6 +71,19 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
 	s := &pgStore{o: o, cfg: cfg, tr: newTracer(o.Trace, "postgres"), d: newDistance(o.Distance)}
+	// Every connection pgx makes, pooled or not, and its cancel requests,
+	// is dialled here: remember the local port it came from (LocalPorts).
+	dial := cfg.ConnConfig.DialFunc
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err == nil {
+			s.ports.record(c.LocalAddr())
+		}
+		return c, err
+	}
 	if s.d != nil {
 		// Every physical connection, pooled or not, is made by pgconn,
 		// which calls AfterConnect once it is up: the connect latency is
@@ -290,6 +305,10 @@ func (s *pgStore) Stats() PoolStats {
 	s.d.fill(&ps)
 	return ps
 }
+
+// LocalPorts returns the local ports of the connections the store dialled
+// in the last PortMemory (SocketOwner).
+func (s *pgStore) LocalPorts() map[int]bool { return s.ports.ports() }
 
 // Close closes the pool. In fixed mode it waits until every acquired
 // connection is released.
