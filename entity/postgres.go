@@ -330,8 +330,12 @@ type pgConn struct {
 	m        *meter          // set by Acquire; nil for Reset and Ping
 	held     occupancy.Stamp // when Acquire handed it out
 	released bool
-	remote   // Options.Distance: roundTrip, Waited
+	sent     atomic.Int64 // statements sent
+	remote                // Options.Distance: roundTrip, Waited
 }
+
+// Statements returns the statements sent on c.
+func (c *pgConn) Statements() int { return int(c.sent.Load()) }
 
 const (
 	pgInsert = `INSERT INTO posts (name, message, created_at) VALUES ($1, $2, $3) RETURNING no`
@@ -361,6 +365,7 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error)
 	net, err := c.roundTrip(ctx)
 	p := Post{Name: name, Message: message, CreatedAt: now()}
 	if err == nil {
+		c.sent.Add(1)
 		err = c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No)
 	}
 	if err != nil {
@@ -388,6 +393,7 @@ func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
 }
 
 func (c *pgConn) newest(ctx context.Context, n int) ([]Post, error) {
+	c.sent.Add(1)
 	rows, err := c.c.Query(ctx, pgNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(ctx, err))
@@ -414,6 +420,7 @@ func (c *pgConn) Before(ctx context.Context, no int64) (Post, error) {
 	start := time.Now()
 	net, err := c.roundTrip(ctx)
 	if err == nil {
+		c.sent.Add(1)
 		err = c.c.QueryRow(ctx, pgBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 	}
 	c.tr.statement(start, pgBefore, 1, net, classify(err))

@@ -281,8 +281,12 @@ type sqliteConn struct {
 	m      *meter
 	held   occupancy.Stamp // when Acquire handed it out
 	busy   time.Duration   // retry budget for SQLITE_BUSY
+	sent   atomic.Int64    // statements sent, each SQLITE_BUSY retry included
 	remote                 // Options.Distance: roundTrip, Waited
 }
+
+// Statements returns the statements sent on c, retries included.
+func (c *sqliteConn) Statements() int { return int(c.sent.Load()) }
 
 const (
 	sqliteInsert = `INSERT INTO posts (name, message, created_at) VALUES (?, ?, ?) RETURNING no`
@@ -297,6 +301,7 @@ func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, er
 	p := Post{Name: name, Message: message, CreatedAt: now()}
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
+			c.sent.Add(1)
 			return c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
 		})
 	}
@@ -325,6 +330,7 @@ func (c *sqliteConn) Newest(ctx context.Context, n int) ([]Post, error) {
 }
 
 func (c *sqliteConn) newest(ctx context.Context, n int) ([]Post, error) {
+	c.sent.Add(1)
 	rows, err := c.c.QueryContext(ctx, sqliteNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, classify(err))
@@ -352,6 +358,7 @@ func (c *sqliteConn) Before(ctx context.Context, no int64) (Post, error) {
 	net, err := c.roundTrip(ctx)
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
+			c.sent.Add(1)
 			return c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 		})
 	}
