@@ -32,6 +32,12 @@ func (s *Server) handleRoot() http.HandlerFunc {
 func (s *Server) handleBoard() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		// Every answer of /bbs, an error included, says what it did in the
+		// database: 0 and 0 until a command has run, then what the command
+		// did, also when it failed midway.
+		h := w.Header()
+		h.Set("X-BBS-Queries", "0")
+		h.Set("X-BBS-Acquires", "0")
 		if r.Method != http.MethodGet && r.Method != http.MethodPost && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD, POST")
 			s.renderError(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed; use GET or POST")
@@ -65,7 +71,6 @@ func (s *Server) handleBoard() http.HandlerFunc {
 
 		s.stats.record(view.Name(), res.Tally, err == nil)
 		noteTally(r.Context(), res.Tally)
-		h := w.Header()
 		h.Set("X-BBS-Queries", strconv.Itoa(res.Tally.Queries))
 		h.Set("X-BBS-Acquires", strconv.Itoa(res.Tally.Acquires))
 		h.Set("Server-Timing", serverTiming(queueWait, res.Tally, time.Since(start)))

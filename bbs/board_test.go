@@ -274,9 +274,7 @@ func TestQueueTimeout(t *testing.T) {
 			resp.Body.Close()
 		}
 	}()
-	for st.Waiting.Load() != 1 {
-		time.Sleep(time.Millisecond)
-	}
+	waitUntil(t, "the first request to wait for a connection", func() bool { return st.Waiting.Load() == 1 })
 	resp, _ := get(t, ts.URL+"/bbs?cmd=AllView")
 	if resp.StatusCode != 503 {
 		t.Errorf("queued past the timeout: %d; want 503", resp.StatusCode)

@@ -210,11 +210,28 @@ func TestWarmUpHoldsReadiness(t *testing.T) {
 	if st.Releases.Load() != st.Acquires.Load() {
 		t.Errorf("warm-up released %d of %d connections", st.Releases.Load(), st.Acquires.Load())
 	}
-	// Warm-up runs are not requests.
-	for name, c := range s.Stats().Commands {
-		if c.Requests != 0 {
-			t.Errorf("stats %s requests = %d after warm-up; want 0", name, c.Requests)
+	// Warm-up runs are counted in every counter of the database work: one
+	// request of each command, whose acquires add up to the pool's.
+	stats := s.Stats()
+	var acquires, queries int64
+	for name, c := range stats.Commands {
+		if c.Requests != 1 || c.Errors != 0 {
+			t.Errorf("stats %s = %d requests, %d errors after warm-up; want 1 and 0", name, c.Requests, c.Errors)
 		}
+		acquires += c.Acquires
+		queries += c.Queries
+	}
+	if acquires != stats.DBPool.Acquires || queries != st.Queries.Load() {
+		t.Errorf("after warm-up the commands count %d acquires and %d queries; the pool %d acquires, the store %d statements", acquires, queries, stats.DBPool.Acquires, st.Queries.Load())
+	}
+	text := metricLines(t, ts)
+	var metricQueries float64
+	for name := range stats.Commands {
+		v, _ := metricValue(t, text, `bbs_db_queries_total{command="`+name+`"}`)
+		metricQueries += v
+	}
+	if metricQueries != float64(queries) {
+		t.Errorf("bbs_db_queries_total after warm-up = %v; want %d, the commands' queries", metricQueries, queries)
 	}
 }
 

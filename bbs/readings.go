@@ -4,6 +4,7 @@ import (
 	"math"
 	rmetrics "runtime/metrics"
 
+	"bbslab/entity"
 	"bbslab/machine"
 )
 
@@ -97,6 +98,19 @@ func histogramSum(h *rmetrics.Float64Histogram) (sum float64, n uint64) {
 	return sum, n
 }
 
+// databaseSockets counts the board's own sockets to the database server in
+// every state. A store that remembers the local ports of its connections
+// (entity.SocketOwner, the PostgreSQL store) is matched by port, which
+// also finds the connections it closed: in TIME_WAIT they belong to no
+// process, and a board without a pool makes one per acquire (the article's
+// netstat). Any other store is matched by this process's open sockets.
+func (s *Server) databaseSockets() (machine.Sockets, error) {
+	if o, ok := s.opt.Store.(entity.SocketOwner); ok {
+		return machine.RemotePortFrom(s.opt.DBPort, o.LocalPorts())
+	}
+	return machine.OwnRemotePort(s.opt.DBPort)
+}
+
 // readings reads the machine, the sockets and the runtime now.
 func (s *Server) readings() Readings {
 	r := Readings{Runtime: readRuntime()}
@@ -117,7 +131,7 @@ func (s *Server) readings() Readings {
 	}
 	switch {
 	case s.opt.DBPort > 0:
-		if sk, err := machine.OwnRemotePort(s.opt.DBPort); err == nil {
+		if sk, err := s.databaseSockets(); err == nil {
 			r.Connections.Database = &sk
 		} else {
 			notes = append(notes, "database sockets: "+err.Error())

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -562,5 +563,68 @@ func TestOccupancyFromCounters(t *testing.T) {
 		if !strings.Contains(text, "\n"+name) {
 			t.Errorf("/metrics lacks %s", strings.TrimSpace(name))
 		}
+	}
+}
+
+// portStore is a fake store that reports the local ports of its
+// connections, as the PostgreSQL store does (entity.SocketOwner).
+type portStore struct {
+	*fake.Store
+	ports map[int]bool
+}
+
+func (p portStore) LocalPorts() map[int]bool { return p.ports }
+
+// TestDatabaseSocketsClosed checks that connections.database counts the
+// board's closed connections in TIME_WAIT (inode 0, owned by no process)
+// by their local ports, and not another connection to the same port.
+func TestDatabaseSocketsClosed(t *testing.T) {
+	if _, err := os.Stat("/proc/net/tcp"); err != nil {
+		t.Skip("no /proc/net/tcp: not Linux")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	dbPort := ln.Addr().(*net.TCPAddr).Port
+	foreign, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer foreign.Close()
+	if c, err := ln.Accept(); err == nil {
+		defer c.Close()
+	}
+	// The board's connection: closed by the board first, then by the
+	// server, so that the board's end waits in TIME_WAIT.
+	own, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srvEnd, err := ln.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ownPort := own.LocalAddr().(*net.TCPAddr).Port
+	own.Close()
+	srvEnd.Read(make([]byte, 1)) // EOF: the board's FIN arrived
+	srvEnd.Close()
+
+	st := portStore{Store: fake.New(10), ports: map[int]bool{ownPort: true}}
+	s := New(Options{Store: st, DBName: "postgres", DBPort: dbPort})
+	var db *machine.Sockets
+	waitUntil(t, "the board's closed connection in TIME_WAIT", func() bool {
+		db = s.readings().Connections.Database
+		return db != nil && db.States["TIME_WAIT"] == 1
+	})
+	if db.Port != dbPort || len(db.States) != 1 {
+		t.Errorf("connections.database = %+v; want port %d with only the board's TIME_WAIT socket (the other connection is not the board's)", db, dbPort)
+	}
+	// Matching by this process's open sockets, as for a store that does not
+	// remember its ports, misses the closed one and takes the other.
+	s = New(Options{Store: fake.New(10), DBName: "postgres", DBPort: dbPort})
+	if db := s.readings().Connections.Database; db == nil || db.States["TIME_WAIT"] != 0 || db.States["ESTABLISHED"] != 1 {
+		t.Errorf("connections.database by open sockets = %+v; want the open connection only", db)
 	}
 }

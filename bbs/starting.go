@@ -24,10 +24,16 @@ func StartingAdmin(token string, status func() string) http.Handler {
 
 // StartingBoard returns the public handler served while start-up opens the
 // database: 503 with Retry-After on every path, with a fixed message: the
-// public sees no start-up detail, the admin listener does.
+// public sees no start-up detail, the admin listener does. /bbs answers
+// with X-BBS-Queries and X-BBS-Acquires 0, as every answer of the board
+// does: nothing ran.
 func StartingBoard() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Retry-After", retryAfter)
+		if r.URL.Path == "/bbs" {
+			w.Header().Set("X-BBS-Queries", "0")
+			w.Header().Set("X-BBS-Acquires", "0")
+		}
 		http.Error(w, "the board is starting: its database is not open yet; retry shortly", http.StatusServiceUnavailable)
 	})
 }

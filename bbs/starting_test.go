@@ -40,6 +40,9 @@ func TestStartingHandlers(t *testing.T) {
 		if resp.StatusCode != 503 || resp.Header.Get("Retry-After") == "" || !strings.Contains(body, "starting") {
 			t.Errorf("board %s: %d Retry-After %q %q; want 503 saying it is starting", path, resp.StatusCode, resp.Header.Get("Retry-After"), body)
 		}
+		if q, a := counts(resp); strings.HasPrefix(path, "/bbs") && (q != "0" || a != "0") {
+			t.Errorf("board %s while starting: X-BBS-Queries %q, X-BBS-Acquires %q; want 0 and 0", path, q, a)
+		}
 	}
 
 	guarded := httptest.NewServer(StartingAdmin("s3cret", func() string { return status }))

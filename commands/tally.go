@@ -9,17 +9,11 @@ import (
 
 // Tally counts what one request did in the database.
 type Tally struct {
-	Queries     int           // SQL statements run, the insert included
+	Queries     int           // SQL statements sent, the insert and each retry after SQLITE_BUSY included
 	Acquires    int           // connections taken from the pool
 	AcquireWait time.Duration // time spent waiting for connections
 	DB          time.Duration // time spent in SQL statements, Network included
 	Network     time.Duration // the part of DB waited on the network (a database at a distance)
-}
-
-// query accounts for one statement that began at start.
-func (t *Tally) query(start time.Time) {
-	t.Queries++
-	t.DB += time.Since(start)
 }
 
 // acquireConn takes a connection from the pool, accounting for the wait. In a
@@ -38,14 +32,17 @@ func acquireConn(ctx context.Context, s entity.Store, t *Tally) (entity.Conn, er
 	return c, nil
 }
 
-// release gives c back to the pool, accounting for the network waits of
-// the statements run on it.
+// release gives c back to the pool, accounting for the statements sent on
+// it (the connection counts them, so that a statement SQLite ran again
+// after SQLITE_BUSY counts each time it was sent) and their network waits.
 func release(c entity.Conn, t *Tally) {
+	t.Queries += c.Statements()
 	t.Network += c.Waited()
 	c.Release()
 }
 
-// inSQL runs one SQL statement and accounts for it in t. In a goroutine
+// inSQL runs one SQL statement and accounts for its time in t (release
+// counts the statements sent). In a goroutine
 // dump, a request running SQL shows this frame; it is kept out of line so
 // that the frame is always its own.
 //
@@ -53,6 +50,6 @@ func release(c entity.Conn, t *Tally) {
 func inSQL(t *Tally, stmt func() error) error {
 	start := time.Now()
 	err := stmt()
-	t.query(start)
+	t.DB += time.Since(start)
 	return err
 }

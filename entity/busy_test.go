@@ -2,6 +2,7 @@ package entity
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"strings"
 	"testing"
@@ -58,5 +59,51 @@ func TestRetryBusy(t *testing.T) {
 	// It wraps every SQLite statement: one that succeeds costs nothing.
 	if n := testing.AllocsPerRun(100, func() { retryBusy(context.Background(), time.Second, func() error { return nil }) }); n != 0 {
 		t.Errorf("retryBusy of a statement that succeeds: %v allocations; want 0", n)
+	}
+}
+
+// TestBusyRetriesCounted holds SQLite's write lock from a connection of
+// its own until an Insert has been sent twice (SQLITE_BUSY, then a retry),
+// and checks that the Conn counts every statement sent.
+func TestBusyRetriesCounted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s := openSQLiteTest(t, Options{Pool: 1, SeedPosts: 3})
+	locker, err := sql.Open("sqlite3", sqliteDSN(s.(*sqliteStore).o.DSN))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer locker.Close()
+	lock, err := locker.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if _, err := lock.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		t.Fatalf("take the write lock: %v", err)
+	}
+	c := acquire(t, s)
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.Insert(ctx, "busy", "retried")
+		done <- err
+	}()
+	waitFor(t, "the insert to be sent again after SQLITE_BUSY", func() bool { return c.Statements() >= 2 })
+	if _, err := lock.ExecContext(ctx, `COMMIT`); err != nil {
+		t.Fatalf("free the write lock: %v", err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("Insert once the lock was freed: %v", err)
+	}
+	sent := c.Statements()
+	t.Logf("one Insert sent %d times", sent)
+	if sent < 2 {
+		t.Errorf("Statements() = %d after an Insert that met SQLITE_BUSY; want 2 or more", sent)
+	}
+	if _, err := c.Newest(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Statements(); got != sent+1 {
+		t.Errorf("Statements() after one more query = %d; want %d", got, sent+1)
 	}
 }

@@ -54,6 +54,12 @@ type Conn interface {
 	// Waited returns the time this Conn's statements have waited on the
 	// network so far (Options.Distance; 0 when the database is near).
 	Waited() time.Duration
+	// Statements returns the number of SQL statements this Conn has sent
+	// to the database so far: a statement run again after SQLITE_BUSY
+	// counts each time, one that failed before it was sent (a context that
+	// ended while it waited on the network) not at all. It may be called
+	// from any goroutine.
+	Statements() int
 	// Release gives the connection back to the pool.
 	Release()
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +57,7 @@ type pgStore struct {
 	closed atomic.Bool
 	tr     *tracer   // nil unless Options.Trace
 	d      *distance // nil unless Options.Distance
+	ports  portSet   // local ports of the connections dialled
 }
 
 func openPostgres(ctx context.Context, o Options) (Store, error) {
@@ -69,6 +71,19 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
 	s := &pgStore{o: o, cfg: cfg, tr: newTracer(o.Trace, "postgres"), d: newDistance(o.Distance)}
+	// Every connection pgx makes, pooled or not, and its cancel requests,
+	// is dialled here: remember the local port it came from (LocalPorts).
+	dial := cfg.ConnConfig.DialFunc
+	if dial == nil {
+		dial = (&net.Dialer{}).DialContext
+	}
+	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err == nil {
+			s.ports.record(c.LocalAddr())
+		}
+		return c, err
+	}
 	if s.d != nil {
 		// Every physical connection, pooled or not, is made by pgconn,
 		// which calls AfterConnect once it is up: the connect latency is
@@ -291,6 +306,10 @@ func (s *pgStore) Stats() PoolStats {
 	return ps
 }
 
+// LocalPorts returns the local ports of the connections the store dialled
+// in the last PortMemory (SocketOwner).
+func (s *pgStore) LocalPorts() map[int]bool { return s.ports.ports() }
+
 // Close closes the pool. In fixed mode it waits until every acquired
 // connection is released.
 func (s *pgStore) Close() error {
@@ -311,8 +330,12 @@ type pgConn struct {
 	m        *meter          // set by Acquire; nil for Reset and Ping
 	held     occupancy.Stamp // when Acquire handed it out
 	released bool
-	remote   // Options.Distance: roundTrip, Waited
+	sent     atomic.Int64 // statements sent
+	remote                // Options.Distance: roundTrip, Waited
 }
+
+// Statements returns the statements sent on c.
+func (c *pgConn) Statements() int { return int(c.sent.Load()) }
 
 const (
 	pgInsert = `INSERT INTO posts (name, message, created_at) VALUES ($1, $2, $3) RETURNING no`
@@ -342,6 +365,7 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error)
 	net, err := c.roundTrip(ctx)
 	p := Post{Name: name, Message: message, CreatedAt: now()}
 	if err == nil {
+		c.sent.Add(1)
 		err = c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No)
 	}
 	if err != nil {
@@ -369,6 +393,7 @@ func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
 }
 
 func (c *pgConn) newest(ctx context.Context, n int) ([]Post, error) {
+	c.sent.Add(1)
 	rows, err := c.c.Query(ctx, pgNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(ctx, err))
@@ -395,6 +420,7 @@ func (c *pgConn) Before(ctx context.Context, no int64) (Post, error) {
 	start := time.Now()
 	net, err := c.roundTrip(ctx)
 	if err == nil {
+		c.sent.Add(1)
 		err = c.c.QueryRow(ctx, pgBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 	}
 	c.tr.statement(start, pgBefore, 1, net, classify(err))

@@ -62,6 +62,7 @@ type sqliteStore struct {
 	conns  *countingConnector
 	m      meter
 	closed atomic.Bool
+	sem    chan struct{} // mode none: one token per connection taken
 	tr     *tracer       // nil unless Options.Trace
 	d      *distance     // nil unless Options.Distance
 	busy   time.Duration // how long a statement retries SQLITE_BUSY (see busy.go)
@@ -77,7 +78,16 @@ func openSQLite(ctx context.Context, o Options) (Store, error) {
 	s.db.SetConnMaxLifetime(0)
 	s.db.SetConnMaxIdleTime(0)
 	if o.PoolMode == PoolNone {
-		s.db.SetMaxIdleConns(0) // every release closes the physical connection
+		// database/sql alone cannot do "a new connection per acquire":
+		// with no idle list it still hands a released connection straight
+		// to a waiting acquire, and when a discarded connection makes room
+		// its opener goroutine opens one for each waiter, more than one
+		// when releases come close together (a connection opened for
+		// nobody). So waits happen on sem, as in the PostgreSQL store, and
+		// database/sql never has a waiter: a token holder always finds
+		// room and opens its own connection (see conn and put).
+		s.sem = make(chan struct{}, o.Pool)
+		s.db.SetMaxIdleConns(0)
 	} else {
 		s.db.SetMaxIdleConns(o.Pool)
 	}
@@ -135,7 +145,7 @@ func (s *sqliteStore) Acquire(ctx context.Context) (Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
 	}
-	return &sqliteConn{c: c, tr: s.tr, m: &s.m, held: held, busy: s.busy, remote: remote{d: s.d}}, nil
+	return &sqliteConn{c: c, s: s, tr: s.tr, m: &s.m, held: held, busy: s.busy, remote: remote{d: s.d}}, nil
 }
 
 // conn takes a connection without metering it.
@@ -143,14 +153,40 @@ func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 	if s.closed.Load() {
 		return nil, unavailable(errors.New("store closed"))
 	}
+	if s.sem != nil {
+		select {
+		case s.sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 	c, err := s.db.Conn(ctx)
 	if err != nil {
+		if s.sem != nil {
+			<-s.sem
+		}
 		if s.closed.Load() {
 			return nil, unavailable(err)
 		}
 		return nil, classify(err)
 	}
 	return c, nil
+}
+
+// put gives a connection taken by conn back. In mode none it closes the
+// physical connection, then frees its token: database/sql treats a
+// connection whose Raw callback returns driver.ErrBadConn as broken and
+// closes it before Raw returns (Conn.Raw's documentation: only when err is
+// not driver.ErrBadConn does the Conn stay usable), never keeping or
+// handing it on; so the next token holder finds room under
+// SetMaxOpenConns and opens a connection of its own.
+func (s *sqliteStore) put(c *sql.Conn) {
+	if s.sem == nil {
+		c.Close()
+		return
+	}
+	c.Raw(func(any) error { return driver.ErrBadConn })
+	<-s.sem
 }
 
 // Reset replaces the posts with the seed 1..n in one transaction on one
@@ -163,7 +199,7 @@ func (s *sqliteStore) Reset(ctx context.Context, n int) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("reset sqlite: %w", err)
 	}
-	defer c.Close()
+	defer s.put(c)
 	if err := resetSQLite(ctx, c, n); err != nil {
 		return 0, fmt.Errorf("reset sqlite: %w", classify(err))
 	}
@@ -203,7 +239,7 @@ func (s *sqliteStore) Ping(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("ping sqlite: %w", err)
 	}
-	defer c.Close()
+	defer s.put(c)
 	if err := c.PingContext(ctx); err != nil {
 		return fmt.Errorf("ping sqlite: %w", classify(err))
 	}
@@ -240,12 +276,17 @@ func (s *sqliteStore) Close() error {
 // sqliteConn is one connection pinned from database/sql's pool.
 type sqliteConn struct {
 	c      *sql.Conn
+	s      *sqliteStore // for put
 	tr     *tracer
 	m      *meter
 	held   occupancy.Stamp // when Acquire handed it out
 	busy   time.Duration   // retry budget for SQLITE_BUSY
+	sent   atomic.Int64    // statements sent, each SQLITE_BUSY retry included
 	remote                 // Options.Distance: roundTrip, Waited
 }
+
+// Statements returns the statements sent on c, retries included.
+func (c *sqliteConn) Statements() int { return int(c.sent.Load()) }
 
 const (
 	sqliteInsert = `INSERT INTO posts (name, message, created_at) VALUES (?, ?, ?) RETURNING no`
@@ -260,6 +301,7 @@ func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, er
 	p := Post{Name: name, Message: message, CreatedAt: now()}
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
+			c.sent.Add(1)
 			return c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
 		})
 	}
@@ -288,6 +330,7 @@ func (c *sqliteConn) Newest(ctx context.Context, n int) ([]Post, error) {
 }
 
 func (c *sqliteConn) newest(ctx context.Context, n int) ([]Post, error) {
+	c.sent.Add(1)
 	rows, err := c.c.QueryContext(ctx, sqliteNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, classify(err))
@@ -315,6 +358,7 @@ func (c *sqliteConn) Before(ctx context.Context, no int64) (Post, error) {
 	net, err := c.roundTrip(ctx)
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
+			c.sent.Add(1)
 			return c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 		})
 	}
@@ -335,7 +379,7 @@ func (c *sqliteConn) Release() {
 	if c.c == nil {
 		return
 	}
-	c.c.Close()
+	c.s.put(c.c)
 	c.c = nil
 	if c.m != nil {
 		c.m.release(c.held)

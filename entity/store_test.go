@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -283,6 +284,63 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 			if got := s.Stats(); got.Open != 0 {
 				t.Errorf("Stats after release %d = %+v; want 0 open", i, got)
 			}
+		}
+	})
+
+	// Under contention (more goroutines than connections) every acquire
+	// must still open a connection of its own: a released connection handed
+	// straight to a waiting acquire would be a pool, however briefly.
+	t.Run("ModeNoneContended", func(t *testing.T) {
+		t.Parallel()
+		const pool, workers, rounds = 2, 8, 15
+		s := open(t, Options{Pool: pool, PoolMode: PoolNone, SeedPosts: 5})
+		base := s.Stats()
+		var maxOpen atomic.Int64
+		errs := make(chan error, workers)
+		for range workers {
+			go func() {
+				errs <- func() error {
+					for range rounds {
+						c, err := s.Acquire(ctx)
+						if err != nil {
+							return err
+						}
+						st := s.Stats()
+						if int64(st.Open) > maxOpen.Load() {
+							maxOpen.Store(int64(st.Open)) // racy max; only checked against the bound
+						}
+						_, err = c.Newest(ctx, 3)
+						// Hold the connection until another acquire waits for
+						// one (at most 5 ms: the last goroutines have nobody
+						// behind them), so that every release meets a waiter.
+						for end := time.Now().Add(5 * time.Millisecond); s.Stats().Waiting == 0 && time.Now().Before(end); {
+							runtime.Gosched()
+						}
+						c.Release()
+						if err != nil {
+							return err
+						}
+					}
+					return nil
+				}()
+			}()
+		}
+		for range workers {
+			if err := <-errs; err != nil {
+				t.Errorf("worker: %v", err)
+			}
+		}
+		st := s.Stats()
+		acquires, opened := st.Acquires-base.Acquires, st.Opened-base.Opened
+		t.Logf("pool %d, %d goroutines x %d rounds: %d acquires opened %d connections (acquire-waiting %v in all)", pool, workers, rounds, acquires, opened, st.WaitingTime-base.WaitingTime)
+		if acquires != workers*rounds || opened != acquires {
+			t.Errorf("%d acquires opened %d connections; want %d acquires, each opening one", acquires, opened, workers*rounds)
+		}
+		if m := maxOpen.Load(); m > pool {
+			t.Errorf("%d connections open at once; want at most the pool size %d", m, pool)
+		}
+		if st.Open != 0 || st.InUse != 0 || st.Waiting != 0 {
+			t.Errorf("Stats after every release = %+v; want 0 open, 0 in use, 0 waiting", st)
 		}
 	})
 

@@ -95,8 +95,8 @@ func TestSockets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.States["ESTABLISHED"] != 1 || d.States["CLOSE_WAIT"] != 1 || len(d.States) != 2 || d.Listen != nil {
-		t.Errorf("remote 5432 = %+v; want ESTABLISHED 1, CLOSE_WAIT 1 and no listen queue", d)
+	if d.States["ESTABLISHED"] != 1 || d.States["CLOSE_WAIT"] != 1 || d.States["TIME_WAIT"] != 1 || len(d.States) != 3 || d.Listen != nil {
+		t.Errorf("remote 5432 = %+v; want ESTABLISHED 1, CLOSE_WAIT 1, TIME_WAIT 1 and no listen queue", d)
 	}
 
 	// A process that holds the CLOSE_WAIT socket (inode 7552) and a file.
@@ -108,9 +108,15 @@ func TestSockets(t *testing.T) {
 	if err != nil || len(own) != 1 || !own["7552"] {
 		t.Fatalf("socketInodes = %v, %v; want just 7552", own, err)
 	}
-	d, err = root.sockets(5432, false, own)
+	d, err = root.sockets(5432, false, byInode(own))
 	if err != nil || d.States["CLOSE_WAIT"] != 1 || len(d.States) != 1 {
 		t.Errorf("remote 5432 of process 123 = %+v, %v; want only its CLOSE_WAIT socket", d, err)
+	}
+	// The process also closed a connection from local port 0xC102, now in
+	// TIME_WAIT with inode 0: only its local port says whose it was.
+	d, err = root.sockets(5432, false, byLocalPort(map[int]bool{0xC101: true, 0xC102: true}))
+	if err != nil || d.States["CLOSE_WAIT"] != 1 || d.States["TIME_WAIT"] != 1 || len(d.States) != 2 {
+		t.Errorf("remote 5432 from local ports C101, C102 = %+v, %v; want its CLOSE_WAIT and TIME_WAIT sockets, not C100's", d, err)
 	}
 	if _, err := root.socketInodes("124"); err == nil {
 		t.Error("socketInodes of a process that does not exist: no error")

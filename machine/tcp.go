@@ -47,14 +47,49 @@ func RemotePort(port int) (Sockets, error) { return procRoot("/proc").sockets(po
 
 // OwnRemotePort is RemotePort for this process's sockets alone: its own
 // connections to a server on port, without those of other programs on the
-// machine (psql, another board, a test's).
+// machine (psql, another board, a test's). It matches sockets by the
+// inodes of this process's open files, so it misses the connections it has
+// closed: a socket in TIME_WAIT belongs to no process (its inode is 0).
+// RemotePortFrom sees those.
 func OwnRemotePort(port int) (Sockets, error) {
 	r := procRoot("/proc")
 	own, err := r.socketInodes("self")
 	if err != nil {
 		return Sockets{Port: port, States: map[string]int{}}, err
 	}
-	return r.sockets(port, false, own)
+	return r.sockets(port, false, byInode(own))
+}
+
+// RemotePortFrom is RemotePort for the sockets whose local port is in
+// local: a program's connections to a server on port, in every state, the
+// closed ones in TIME_WAIT included, when the program remembers the local
+// ports it connected from (netstat's view of them, which matching by inode
+// cannot give).
+func RemotePortFrom(port int, local map[int]bool) (Sockets, error) {
+	return procRoot("/proc").sockets(port, false, byLocalPort(local))
+}
+
+// byLocalPort keeps the /proc/net/tcp lines whose local port is in local.
+func byLocalPort(local map[int]bool) func(f []string) bool {
+	return func(f []string) bool {
+		p, ok := hexPort(f[1])
+		return ok && local[p]
+	}
+}
+
+// byInode keeps the /proc/net/tcp lines whose inode is in own.
+func byInode(own map[string]bool) func(f []string) bool {
+	return func(f []string) bool { return len(f) >= 10 && own[f[9]] }
+}
+
+// hexPort returns the port of a /proc/net/tcp address ("0100007F:1538").
+func hexPort(addr string) (int, bool) {
+	_, h, ok := strings.Cut(addr, ":")
+	if !ok {
+		return 0, false
+	}
+	p, err := strconv.ParseUint(h, 16, 16)
+	return int(p), err == nil
 }
 
 // socketInodes returns the inodes of the sockets process pid ("self" for
@@ -78,9 +113,9 @@ func (r procRoot) socketInodes(pid string) (map[string]bool, error) {
 	return own, nil
 }
 
-// sockets counts the sockets on port; with own set, only those whose inode
-// is in it.
-func (r procRoot) sockets(port int, local bool, own map[string]bool) (Sockets, error) {
+// sockets counts the sockets on port; with keep set, only the lines (split
+// into fields) it keeps.
+func (r procRoot) sockets(port int, local bool, keep func(f []string) bool) (Sockets, error) {
 	s := Sockets{Port: port, States: map[string]int{}}
 	found := false
 	for _, name := range []string{"net/tcp", "net/tcp6"} {
@@ -89,7 +124,7 @@ func (r procRoot) sockets(port int, local bool, own map[string]bool) (Sockets, e
 			continue // no IPv6, for example
 		}
 		found = true
-		if err := countSockets(b, port, local, own, &s); err != nil {
+		if err := countSockets(b, port, local, keep, &s); err != nil {
 			return s, err
 		}
 	}
@@ -105,8 +140,8 @@ func (r procRoot) sockets(port int, local bool, own map[string]bool) (Sockets, e
 }
 
 // countSockets adds the lines of one /proc/net/tcp table that match port
-// and, when own is not nil, whose inode is in own.
-func countSockets(b []byte, port int, local bool, own map[string]bool, s *Sockets) error {
+// and, when keep is not nil, that keep keeps.
+func countSockets(b []byte, port int, local bool, keep func(f []string) bool, s *Sockets) error {
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Scan() // header
 	for sc.Scan() {
@@ -118,15 +153,11 @@ func countSockets(b []byte, port int, local bool, own map[string]bool, s *Socket
 		if !local {
 			addr = f[2]
 		}
-		_, hexPort, ok := strings.Cut(addr, ":")
+		p, ok := hexPort(addr)
 		if !ok {
-			return fmt.Errorf("net/tcp: address %q", addr)
+			return fmt.Errorf("net/tcp: address %q: want hex address:port", addr)
 		}
-		p, err := strconv.ParseUint(hexPort, 16, 16)
-		if err != nil {
-			return fmt.Errorf("net/tcp: port %q: %w", hexPort, err)
-		}
-		if int(p) != port || own != nil && (len(f) < 10 || !own[f[9]]) {
+		if p != port || keep != nil && !keep(f) {
 			continue
 		}
 		st, err := strconv.ParseUint(f[3], 16, 8)

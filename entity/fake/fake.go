@@ -22,13 +22,17 @@ type Store struct {
 	// SQLGate, when not nil, makes every statement wait for a value from it
 	// (or for its context to end), so a test can hold requests inside SQL.
 	SQLGate chan struct{}
+	// Retries is how many times every statement is sent again before it
+	// succeeds, as SQLite runs a statement again after SQLITE_BUSY: each
+	// statement counts 1+Retries in Conn.Statements and in Queries.
+	Retries int
 
 	mu    sync.Mutex
 	posts []entity.Post // oldest first
 
 	Acquires atomic.Int64 // connections handed out
 	Releases atomic.Int64 // connections given back
-	Queries  atomic.Int64 // statements run
+	Queries  atomic.Int64 // statements sent, retries included
 	Inserts  atomic.Int64 // posts stored
 	Waiting  atomic.Int64 // acquires waiting at the gate now
 	InSQL    atomic.Int64 // statements waiting at the SQL gate now
@@ -95,13 +99,13 @@ func (s *Store) Posts() []entity.Post {
 type conn struct {
 	s        *Store
 	released bool
+	sent     atomic.Int64
 }
 
 func (c *conn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
-	if err := c.s.statement(ctx); err != nil {
+	if err := c.statement(ctx); err != nil {
 		return entity.Post{}, err
 	}
-	c.s.Queries.Add(1)
 	c.s.Inserts.Add(1)
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
@@ -114,10 +118,9 @@ func (c *conn) Insert(ctx context.Context, name, message string) (entity.Post, e
 }
 
 func (c *conn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
-	if err := c.s.statement(ctx); err != nil {
+	if err := c.statement(ctx); err != nil {
 		return nil, err
 	}
-	c.s.Queries.Add(1)
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	out := make([]entity.Post, 0, n)
@@ -128,10 +131,9 @@ func (c *conn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
 }
 
 func (c *conn) Before(ctx context.Context, no int64) (entity.Post, error) {
-	if err := c.s.statement(ctx); err != nil {
+	if err := c.statement(ctx); err != nil {
 		return entity.Post{}, err
 	}
-	c.s.Queries.Add(1)
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	for i := len(c.s.posts) - 1; i >= 0; i-- {
@@ -145,6 +147,9 @@ func (c *conn) Before(ctx context.Context, no int64) (entity.Post, error) {
 // Waited is 0: the fake database is near.
 func (c *conn) Waited() time.Duration { return 0 }
 
+// Statements returns the statements sent on c, retries included.
+func (c *conn) Statements() int { return int(c.sent.Load()) }
+
 func (c *conn) Release() {
 	if !c.released {
 		c.released = true
@@ -152,8 +157,20 @@ func (c *conn) Release() {
 	}
 }
 
-// statement waits at the SQL gate when there is one.
-func (s *Store) statement(ctx context.Context) error {
+// statement waits at the SQL gate when there is one, then counts the
+// statement sent, 1+Retries times.
+func (c *conn) statement(ctx context.Context) error {
+	if err := c.s.gate(ctx); err != nil {
+		return err
+	}
+	n := int64(1 + c.s.Retries)
+	c.sent.Add(n)
+	c.s.Queries.Add(n)
+	return nil
+}
+
+// gate waits at the SQL gate when there is one.
+func (s *Store) gate(ctx context.Context) error {
 	if s.SQLGate == nil {
 		return nil
 	}
