@@ -193,3 +193,18 @@ func orUnknown(v any) any {
 	}
 	return v
 }
+
+// String is h on one line, for reports: CPU model and counts, kernel,
+// distribution, Go and the lab's version.
+func (h HostInfo) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s, %d logical CPUs (%d usable, GOMAXPROCS %d), %s/%s", orUnknown(h.CPUModel), h.LogicalCPUs, h.UsableCPUs, h.GOMAXPROCS, h.OS, h.Arch)
+	if h.Kernel != "" {
+		b.WriteString(", " + h.Kernel)
+	}
+	if h.Distro != "" {
+		b.WriteString(", " + h.Distro)
+	}
+	fmt.Fprintf(&b, ", %s, lab %s", h.GoVersion, h.Build.Version)
+	return b.String()
+}
