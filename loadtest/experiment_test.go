@@ -235,6 +235,7 @@ name = "a"
 		{strings.Replace(base, `command = ["bbs"]`, `command = []`, 1), "server.command"},
 		{base + "[[run]]\nname = \"a\"\n", "used twice"},
 		{base + "[profile]\nkinds = [\"heap\"]\n", "profile.kinds"},
+		{base + "[stats]\nenvironment = [\"database.kind\"]\n", `stats.environment 1: "database.kind"`},
 	}
 	for _, tt := range tests {
 		_, err := ParseExperiment("x.toml", []byte(tt.text))
