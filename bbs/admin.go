@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"bbslab/entity"
+	"bbslab/machine"
 )
 
 // maxResetPosts bounds /admin/reset?posts=N.
@@ -99,7 +100,8 @@ func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 type Stats struct {
 	Time          time.Time               `json:"time"`
 	UptimeSeconds float64                 `json:"uptime_seconds"`
-	Database      string                  `json:"database"`
+	Database      DatabaseInfo            `json:"database"`
+	Host          machine.HostInfo        `json:"host"` // the server's machine, Go runtime and build
 	Ready         bool                    `json:"ready"`
 	Workers       WorkerStats             `json:"workers"`
 	DBPool        DBPoolStats             `json:"db_pool"`
@@ -108,6 +110,24 @@ type Stats struct {
 	Goroutines    int                     `json:"goroutines"`
 	GC            GCStats                 `json:"gc"` // gcstats.go
 	Readings                              // machine, connections, runtime (readings.go)
+}
+
+// DatabaseInfo names the database the board runs on: Kind is "sqlite" or
+// "postgres"; ServerVersion is SQLite's sqlite_version() or PostgreSQL's
+// server_version parameter (empty when the store cannot say).
+type DatabaseInfo struct {
+	Kind          string `json:"kind"`
+	ServerVersion string `json:"server_version,omitempty"`
+}
+
+// databaseInfo reads the store's kind and version when it can tell them
+// (entity.Versioned), else names Options.DBName alone.
+func (s *Server) databaseInfo() DatabaseInfo {
+	d := DatabaseInfo{Kind: s.opt.DBName}
+	if v, ok := s.opt.Store.(entity.Versioned); ok {
+		d.Kind, d.ServerVersion = v.DatabaseKind(), v.ServerVersion()
+	}
+	return d
 }
 
 // DBPoolStats is the pool part of Stats.
@@ -151,7 +171,8 @@ func (s *Server) Stats() Stats {
 	return Stats{
 		Time:          time.Now().UTC(),
 		UptimeSeconds: time.Since(s.started).Seconds(),
-		Database:      s.opt.DBName,
+		Database:      s.databaseInfo(),
+		Host:          s.host,
 		Ready:         s.ready.Load(),
 		Workers:       s.limit.stats(),
 		DBPool:        dbPoolStats(ps),

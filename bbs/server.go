@@ -46,6 +46,7 @@ type Server struct {
 	ready   atomic.Bool
 	warming atomic.Bool // a warm-up pass is running (warmup.go)
 	started time.Time
+	host    machine.HostInfo // read once: the facts do not change while it runs
 
 	metrics   *metrics
 	accessLog *accessLog // nil when off
@@ -73,6 +74,7 @@ func New(opt Options) *Server {
 		stats:   newStats(commands.Views),
 		log:     opt.Logger,
 		started: time.Now(),
+		host:    machine.Host(),
 	}
 	s.metrics = newMetrics(s)
 	s.store = timedStore{Store: s.store, wait: s.metrics.acquireWait}

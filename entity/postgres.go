@@ -58,6 +58,8 @@ type pgStore struct {
 	tr     *tracer   // nil unless Options.Trace
 	d      *distance // nil unless Options.Distance
 	ports  portSet   // local ports of the connections dialled
+	// version is the server_version parameter read in setUp (version.go).
+	version string
 }
 
 func openPostgres(ctx context.Context, o Options) (Store, error) {
@@ -142,6 +144,7 @@ func (s *pgStore) setUp(ctx context.Context) error {
 		return err
 	}
 	defer c.Close(context.WithoutCancel(ctx))
+	s.version = c.PgConn().ParameterStatus("server_version")
 	if s.o.Schema != "" {
 		if _, err := c.Exec(ctx, `CREATE SCHEMA IF NOT EXISTS `+pgx.Identifier{s.o.Schema}.Sanitize()); err != nil {
 			return fmt.Errorf("create schema %q: %w", s.o.Schema, err)

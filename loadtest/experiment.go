@@ -126,6 +126,9 @@ type ExperimentStats struct {
 	URL string `toml:"url"`
 	// Readings are the figures kept per step.
 	Readings []Reading `toml:"reading"`
+	// Environment names the top-level objects of the stats JSON copied
+	// into each result's environment (default DefaultStatsEnvironment).
+	Environment []string `toml:"environment"`
 }
 
 // ExperimentProfile configures the profiles taken during a step.
@@ -319,6 +322,11 @@ func (e *Experiment) check() error {
 		}
 		if r.Scale == 0 {
 			e.Stats.Readings[i].Scale = 1
+		}
+	}
+	for i, k := range e.Stats.Environment {
+		if strings.TrimSpace(k) == "" || strings.Contains(k, ".") {
+			bad("stats.environment %d: %q: want the name of a top-level object of the stats JSON", i+1, k)
 		}
 	}
 	for _, k := range e.Profile.Kinds {

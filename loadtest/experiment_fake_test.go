@@ -65,8 +65,11 @@ func (b *fakeBoard) handler() http.Handler {
 		fmt.Fprintf(w, `{"posts": %d}`, n)
 	})
 	mux.HandleFunc("/admin/stats", func(w http.ResponseWriter, r *http.Request) {
-		fmt.Fprintf(w, `{"workers": {"busy": %d, "wait_seconds_total": %g}, "commands": {"AllView": {"requests": %d}}}`,
-			b.busy.Load(), float64(b.requests.Load())*0.001, b.requests.Load())
+		// database, host and config are what the board names its
+		// environment by (copied whole into the results).
+		fmt.Fprintf(w, `{"workers": {"busy": %d, "wait_seconds_total": %g}, "commands": {"AllView": {"requests": %d}},
+			"database": {"kind": "fake", "server_version": "9.9"}, "config": {"mode": %q}}`,
+			b.busy.Load(), float64(b.requests.Load())*0.001, b.requests.Load(), b.mode)
 	})
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.Handle("/debug/fgprof", fgprof.Handler())

@@ -281,6 +281,12 @@ func experimentMarkdown(res *ExperimentResult, charts []chartFile) string {
 	if res.Error != "" {
 		fmt.Fprintf(&b, "\n**The experiment stopped early:** %s\n", res.Error)
 	}
+	if env := experimentEnvironment(res); len(env) > 0 {
+		b.WriteString("\n## Environment\n\n")
+		for _, l := range env {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
 	b.WriteString("\n## Verdict\n\n")
 	for _, v := range res.Verdicts {
 		fmt.Fprintf(&b, "- %s\n", v)
@@ -400,6 +406,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}. {{.Repeats}}</p>
 <ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
+{{with .Environment}}<h2>Environment</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
 {{with .Disk}}<h2>Disk under the database</h2><p>{{.Dir}}, {{.N}} rounds, grade {{.Grade.Name}} (times in ns):</p>
 <table><tr><th>op</th><th>avg</th><th>median</th><th>min</th><th>max</th></tr>{{range .Stats}}<tr><td>{{.Op}}</td><td>{{.AvgNs}}</td><td>{{.MedianNs}}</td><td>{{.MinNs}}</td><td>{{.MaxNs}}</td></tr>{{end}}</table>{{end}}
@@ -447,7 +454,7 @@ func experimentHTML(dir string, res *ExperimentResult, charts []chartFile) ([]by
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
 	var b bytes.Buffer
-	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": diskReport(res.Disk), "Quick": quickNote, "Repeats": repeatsText(res)}); err != nil {
+	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": diskReport(res.Disk), "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res)}); err != nil {
 		return nil, fmt.Errorf("render report: %w", err)
 	}
 	return b.Bytes(), nil

@@ -346,6 +346,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	// the measured part of the step (server.go).
 	if e.Stats.URL != "" {
 		s.StatsURL, s.StatsReadings = lr.x(e.Stats.URL), e.Stats.Readings
+		s.StatsEnvironment = e.Stats.Environment
 	}
 	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {
 		s.ProfileURL, s.ProfileKinds = lr.x(e.Profile.URL), e.Profile.Kinds

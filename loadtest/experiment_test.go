@@ -128,6 +128,19 @@ func TestExperimentEndToEnd(t *testing.T) {
 		t.Errorf("the log does not say whether it pinned CPUs:\n%s", log.String())
 	}
 	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	// The environment: the generator's machine, and the server's objects
+	// copied from its stats.
+	for _, want := range []string{"## Environment", "- Generator: ", "lab ", "Server (every run): config.mode=ok, database.kind=fake, database.server_version=9.9"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(string(page), "<h2>Environment</h2>") || !strings.Contains(string(page), "database.server_version=9.9") {
+		t.Errorf("index.html lacks the environment")
+	}
+	if env := res.Runs[1].Points[1].Result.Environment; env == nil || env.Generator == nil || string(env.Server["database"]) != `{"kind":"fake","server_version":"9.9"}` {
+		t.Errorf("a point's environment = %+v; want the generator and the server's database", env)
+	}
 	for _, want := range []string{"within 1s", "PASS p99<5s", "warning:"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("report.md lacks %q", want)
@@ -222,6 +235,7 @@ name = "a"
 		{strings.Replace(base, `command = ["bbs"]`, `command = []`, 1), "server.command"},
 		{base + "[[run]]\nname = \"a\"\n", "used twice"},
 		{base + "[profile]\nkinds = [\"heap\"]\n", "profile.kinds"},
+		{base + "[stats]\nenvironment = [\"database.kind\"]\n", `stats.environment 1: "database.kind"`},
 	}
 	for _, tt := range tests {
 		_, err := ParseExperiment("x.toml", []byte(tt.text))

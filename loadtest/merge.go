@@ -12,7 +12,8 @@ import (
 // measured seconds), and per-second rows are aligned by their offset from
 // each run's start. Labels are matched by name. The merged Cost adds CPU
 // seconds and takes the largest of the other figures; Generators keeps each
-// machine's cost.
+// machine's cost. The Environment keeps the first result's generator and
+// server, and lists every generator's machine (mergeEnvironments).
 func Merge(results []*Result) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")
@@ -133,5 +134,8 @@ func Merge(results []*Result) (*Result, error) {
 	out.Total.Throughput = totalThr
 	out.Warnings = warnings(out)
 	out.Warnings = append(out.Warnings, fmt.Sprintf("merged from %d generators", len(results)))
+	var envWarns []string
+	out.Environment, envWarns = mergeEnvironments(results)
+	out.Warnings = append(out.Warnings, envWarns...)
 	return out, nil
 }

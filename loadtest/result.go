@@ -53,6 +53,10 @@ type Result struct {
 	// Timeline holds the first requests one by one and a per-100 ms series
 	// (Settings.Timeline).
 	Timeline *Timeline `json:"timeline,omitempty"`
+	// Environment is what the run ran on: the generator's machine and
+	// build, and the server's database, machine and knobs as its stats JSON
+	// named them (environment.go).
+	Environment *Environment `json:"environment,omitempty"`
 	// Warnings are plain-language notes on the validity of the figures.
 	Warnings []string `json:"warnings,omitempty"`
 }

@@ -121,6 +121,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		var warns []string
 		res.Server, res.Profiles, warns = srv.finish(res.Total.Successes, res.MeasuredSeconds)
 		res.Warnings = append(res.Warnings, warns...)
+		res.Environment.Server = srv.environment()
 	}
 	return res, nil
 }
@@ -526,7 +527,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		Schema: SchemaVersion, Tool: "bbslab-loadtest", Name: s.Name, Settings: s,
 		Start: r.start, MeasureStart: r.warmEnd, End: stop,
 		MeasuredSeconds: round3(seconds), Interrupted: interrupted,
-		Series: series,
+		Series: series, Environment: newEnvironment(),
 	}
 	accs := r.rec.labelTotals(len(r.reqs))
 	all := labelAcc{hist: NewHistogram()}

@@ -51,6 +51,9 @@ type statsSampler struct {
 	t0, t1  time.Time
 	errors  int
 	lastErr string
+
+	envKeys []string                   // objects to copy (Settings.StatsEnvironment)
+	env     map[string]json.RawMessage // copied at the first successful read
 }
 
 func newStatsSampler(url string, readings []Reading) *statsSampler {
@@ -87,6 +90,7 @@ func (s *statsSampler) sample(ctx context.Context) {
 	}
 	if s.n == 0 {
 		s.t0 = now
+		s.env = copyEnvironment(doc, s.envKeys)
 	}
 	s.t1 = now
 	s.n++

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"sync"
@@ -108,6 +109,10 @@ func startServerWatch(ctx context.Context, s Settings, warmEnd time.Time) *serve
 			readings = DefaultStatsReadings
 		}
 		w.sampler = newStatsSampler(s.StatsURL, readings)
+		w.sampler.envKeys = s.StatsEnvironment
+		if len(w.sampler.envKeys) == 0 {
+			w.sampler.envKeys = DefaultStatsEnvironment
+		}
 		w.wg.Go(func() {
 			if waitUntil(sctx, warmEnd) {
 				w.sampler.run(sctx)
@@ -192,6 +197,17 @@ func (w *serverWatch) finish(successes int64, seconds float64) (*ServerReadings,
 	profs := w.profiles
 	sortProfiles(profs)
 	return sr, profs, w.warnings
+}
+
+// environment returns the objects copied from the stats JSON, nil when
+// none were (no stats URL, or no read succeeded).
+func (w *serverWatch) environment() map[string]json.RawMessage {
+	if w.sampler == nil {
+		return nil
+	}
+	w.sampler.mu.Lock()
+	defer w.sampler.mu.Unlock()
+	return w.sampler.env
 }
 
 // sortProfiles orders profiles by kind (cpu before fgprof).

@@ -59,6 +59,10 @@ type Settings struct {
 	// fatal.
 	StatsURL      string    `json:"stats_url,omitempty"`
 	StatsReadings []Reading `json:"-"`
+	// StatsEnvironment names the top-level objects of the stats JSON
+	// copied whole into Result.Environment.Server at the first successful
+	// read (DefaultStatsEnvironment when empty).
+	StatsEnvironment []string `json:"-"`
 	// ProfileURL, when set, is the base of the target's profile endpoints
 	// (ProfileURL/pprof/profile, ProfileURL/fgprof); one profile of each of
 	// ProfileKinds ("cpu", "fgprof"; default cpu) is taken over the

@@ -65,6 +65,16 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if len(c.Runs) > 1 {
 			sweepLike = true
 		}
+		curves = append(curves, c)
+	}
+	// Results from different machines, builds or servers are compared with
+	// a warning at the top, before any figure.
+	var all []*loadtest.Result
+	for _, c := range curves {
+		all = append(all, c.Runs...)
+	}
+	loadtest.WriteEnvironmentWarning(stdout, all)
+	for _, c := range curves {
 		fmt.Fprintf(stdout, "== %s\n", c.Name)
 		for _, r := range c.Runs {
 			if err := loadtest.WriteSummary(stdout, r); err != nil {
@@ -77,7 +87,6 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if len(c.Runs) > 1 {
 			loadtest.WriteSweepTable(stdout, c.Runs)
 		}
-		curves = append(curves, c)
 	}
 	if *charts != "" {
 		var files []string

@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bbslab/loadtest"
+)
+
+// TestReportSaysWhenEnvironmentsDiffer runs against a target whose stats
+// name its database, then reports the result with itself (nothing extra)
+// and with a copy from "another machine" (a warning on the first line).
+func TestReportSaysWhenEnvironmentsDiffer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/admin/stats" {
+			w.Write([]byte(`{"database": {"kind": "sqlite", "server_version": "3.46.1"}}`))
+			return
+		}
+		w.Write([]byte("<html>ok</html>"))
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "r.json")
+	code, _, stderr := runCmd(context.Background(), "run", "-url", srv.URL+"/", "-clients", "1", "-duration", "1200ms",
+		"-server-stats", srv.URL+"/admin/stats", "-out", out)
+	if code != 0 {
+		t.Fatalf("run = exit %d; stderr %s", code, stderr)
+	}
+	r, err := loadtest.ReadResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Environment == nil || r.Environment.Generator == nil || !strings.Contains(string(r.Environment.Server["database"]), `"3.46.1"`) {
+		t.Fatalf("result environment %+v; want the generator and the server's database", r.Environment)
+	}
+	code, stdout, stderr := runCmd(context.Background(), "report", "-charts", "", out, out)
+	if code != 0 || strings.Contains(stdout, "WARNING: these results ran in different environments") {
+		t.Errorf("report of one result twice = exit %d, stdout %q, stderr %q; want no environment warning", code, stdout, stderr)
+	}
+	r.Environment.Generator.CPUModel = "Another CPU"
+	other := filepath.Join(dir, "other.json")
+	if err := r.WriteJSON(other); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr = runCmd(context.Background(), "report", "-charts", "", out, other)
+	first, _, _ := strings.Cut(stdout, "\n")
+	if code != 0 || !strings.HasPrefix(first, "WARNING: these results ran in different environments") || !strings.Contains(first, "vs Another CPU") {
+		t.Errorf("report of results from two machines = exit %d, first line %q, stderr %q; want the warning naming the CPU", code, first, stderr)
+	}
+}

@@ -1,0 +1,299 @@
+package loadtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"bbslab/machine"
+)
+
+// DefaultStatsEnvironment are the top-level objects of the stats JSON
+// copied into Result.Environment.Server when Settings.StatsEnvironment is
+// empty: the board's /admin/stats names its database ("database"), its
+// machine and build ("host") and its knobs ("config"). They are copied
+// whole, as opaque JSON; a key the server does not have is left out.
+var DefaultStatsEnvironment = []string{"database", "host", "config"}
+
+// generatorHost reads the generator's machine once per process: the
+// facts do not change between the runs of a sweep.
+var generatorHost = sync.OnceValue(machine.Host)
+
+// Environment is what a result ran on, so that results from different
+// machines are not compared blind.
+type Environment struct {
+	// Generator is the load generator's machine, Go runtime and build.
+	Generator *machine.HostInfo `json:"generator,omitempty"`
+	// Generators lists every generator's when results were merged, in the
+	// order of Result.Generators.
+	Generators []machine.HostInfo `json:"generators,omitempty"`
+	// Server holds the objects named by Settings.StatsEnvironment as the
+	// target's stats JSON gave them at its first successful read, by key.
+	Server map[string]json.RawMessage `json:"server,omitempty"`
+}
+
+// newEnvironment is the environment of a run on this machine.
+func newEnvironment() *Environment {
+	h := generatorHost()
+	return &Environment{Generator: &h}
+}
+
+// copyEnvironment returns the objects of doc (a decoded JSON object) named
+// by keys, each re-encoded as it was.
+func copyEnvironment(doc any, keys []string) map[string]json.RawMessage {
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil
+	}
+	var out map[string]json.RawMessage
+	for _, k := range keys {
+		v, ok := m[k]
+		if !ok {
+			continue
+		}
+		b, err := json.Marshal(v)
+		if err != nil {
+			continue // decoded JSON always encodes again
+		}
+		if out == nil {
+			out = map[string]json.RawMessage{}
+		}
+		out[k] = b
+	}
+	return out
+}
+
+// mergeEnvironments keeps the generators' environments of results merged
+// from several machines: Generator is the first result's, Generators each
+// one's; Server is the first one found (all generators load one server).
+// When the generators read different servers, a warning says so.
+func mergeEnvironments(results []*Result) (*Environment, []string) {
+	var out *Environment
+	var warns []string
+	for i, r := range results {
+		e := r.Environment
+		if e == nil || e.Generator == nil {
+			continue
+		}
+		if out == nil {
+			out = &Environment{Generator: e.Generator}
+		}
+		out.Generators = append(out.Generators, *e.Generator)
+		if e.Server == nil {
+			continue
+		}
+		if out.Server == nil {
+			out.Server = e.Server
+		} else if d := flatDifferences(out.Server, e.Server); len(d) > 0 {
+			warns = append(warns, fmt.Sprintf("merge: generator %d read a different server (%s)", i+1, strings.Join(d, "; ")))
+		}
+	}
+	return out, warns
+}
+
+// maxDifferences bounds how many differing server facts one line names.
+const maxDifferences = 8
+
+// EnvironmentDifferences names how the environments of results differ
+// from the first one's: the generator's machine, Go and build, and every
+// fact of the server's objects (database, host, config) that differs, as
+// "name: first vs other". Results without an environment (JTL files, older
+// results) are skipped. It is empty when all ran alike.
+func EnvironmentDifferences(results []*Result) []string {
+	var ref *Environment
+	var out []string
+	add := func(d string) {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	for _, r := range results {
+		e := r.Environment
+		if e == nil {
+			continue
+		}
+		if ref == nil {
+			ref = e
+			continue
+		}
+		if ref.Generator != nil && e.Generator != nil {
+			for _, d := range ref.Generator.Differences(*e.Generator) {
+				add("generator " + d)
+			}
+		}
+		if ref.Server != nil && e.Server != nil {
+			for _, d := range flatDifferences(ref.Server, e.Server) {
+				add("server " + d)
+			}
+		}
+	}
+	return out
+}
+
+// WriteEnvironmentWarning writes one line naming how the results'
+// environments differ, and nothing when they ran alike.
+func WriteEnvironmentWarning(w io.Writer, results []*Result) {
+	d := EnvironmentDifferences(results)
+	if len(d) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "WARNING: these results ran in different environments: %s\n", strings.Join(d, "; "))
+}
+
+// flatDifferences compares two sets of opaque JSON objects leaf by leaf
+// and names the paths whose values differ (at most maxDifferences, then
+// how many more).
+func flatDifferences(a, b map[string]json.RawMessage) []string {
+	fa, fb := map[string]string{}, map[string]string{}
+	for k, v := range a {
+		flatten(fa, k, v)
+	}
+	for k, v := range b {
+		flatten(fb, k, v)
+	}
+	keys := make([]string, 0, len(fa)+len(fb))
+	for k := range fa {
+		keys = append(keys, k)
+	}
+	for k := range fb {
+		if _, ok := fa[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	more := 0
+	for _, k := range keys {
+		x, okx := fa[k]
+		y, oky := fb[k]
+		if okx && oky && x == y {
+			continue
+		}
+		if len(out) == maxDifferences {
+			more++
+			continue
+		}
+		if !okx {
+			x = "absent"
+		}
+		if !oky {
+			y = "absent"
+		}
+		out = append(out, fmt.Sprintf("%s: %s vs %s", k, x, y))
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("%d more", more))
+	}
+	return out
+}
+
+// flatten puts each leaf of the JSON value raw into m under its dotted
+// path; a value that is not JSON is kept as one leaf.
+func flatten(m map[string]string, path string, raw json.RawMessage) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		m[path] = string(raw)
+		return
+	}
+	flattenValue(m, path, v)
+}
+
+func flattenValue(m map[string]string, path string, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flattenValue(m, path+"."+k, e)
+		}
+	case string:
+		m[path] = x
+	default:
+		b, _ := json.Marshal(x)
+		m[path] = string(b)
+	}
+}
+
+// experimentEnvironment describes on what an experiment ran, one line
+// each: the generator's machine, the server facts every run shares, and
+// each run's own (its knobs, usually). The server's objects are shown as
+// their dotted leaves, whatever their names.
+func experimentEnvironment(res *ExperimentResult) []string {
+	var gen *machine.HostInfo
+	var names []string
+	var flat []map[string]string
+	for _, run := range res.Runs {
+		for _, p := range run.Points {
+			if p.Result == nil || p.Result.Environment == nil {
+				continue
+			}
+			e := p.Result.Environment
+			if gen == nil {
+				gen = e.Generator
+			}
+			if e.Server != nil {
+				f := map[string]string{}
+				for k, v := range e.Server {
+					flatten(f, k, v)
+				}
+				names, flat = append(names, run.Name), append(flat, f)
+			}
+			break // one point per run: a run is one server process
+		}
+	}
+	var out []string
+	if gen != nil {
+		out = append(out, "Generator: "+gen.String())
+	}
+	if len(flat) == 0 {
+		return out
+	}
+	common := map[string]string{}
+	for k, v := range flat[0] {
+		same := true
+		for _, f := range flat[1:] {
+			if f[k] != v {
+				same = false
+				break
+			}
+		}
+		if same {
+			common[k] = v
+		}
+	}
+	if len(common) > 0 {
+		label := "Server (every run)"
+		if len(flat) == 1 {
+			label = "Server"
+		}
+		out = append(out, label+": "+leavesText(common))
+	}
+	for i, f := range flat {
+		own := map[string]string{}
+		for k, v := range f {
+			if _, ok := common[k]; !ok {
+				own[k] = v
+			}
+		}
+		if len(own) > 0 {
+			out = append(out, fmt.Sprintf("Server of run %s: %s", names[i], leavesText(own)))
+		}
+	}
+	return out
+}
+
+// leavesText lists flattened leaves as "path=value" in path order.
+func leavesText(m map[string]string) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = k + "=" + m[k]
+	}
+	return strings.Join(parts, ", ")
+}
