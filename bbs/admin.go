@@ -16,20 +16,48 @@ import (
 // maxResetPosts bounds /admin/reset?posts=N.
 const maxResetPosts = 10_000_000
 
-// requireToken guards h with the admin token when one is set.
+// guardAdmin wraps an admin handler: cross-site requests that change
+// state are refused, then the admin token is required when one is set.
+func guardAdmin(token string, h http.Handler) http.Handler {
+	return refuseCrossSite(requireToken(token, h))
+}
+
+// refuseCrossSite refuses a POST, PUT, PATCH or DELETE that a browser sent
+// on behalf of another site. Without it any page open in the browser of
+// someone on the admin machine could wipe the board: a POST with no body,
+// or a form or text/plain one, is a CORS "simple request" that the browser
+// sends without asking the server first. net/http's CrossOriginProtection
+// rejects a request whose Sec-Fetch-Site header is cross-site or same-site
+// or, when that header is missing, whose Origin names another host than
+// the request's; tools such as curl, loadtest and Go's http.Client send
+// neither header and pass, as do GET, HEAD and OPTIONS.
+func refuseCrossSite(h http.Handler) http.Handler {
+	p := http.NewCrossOriginProtection()
+	p.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusForbidden, jsonError{Status: http.StatusForbidden,
+			Error: "cross-site request refused: the admin endpoints change state only for requests from the admin page itself or from a tool such as curl (a browser's Sec-Fetch-Site or Origin header named another site)"})
+	}))
+	return p.Handler(h)
+}
+
+// requireToken guards h with the admin token when one is set. The token
+// is read from the Authorization header only: a ?token= query parameter
+// would put it in URLs, shell histories, browser histories and logs, so a
+// request that tries one is told to use the header instead.
 func requireToken(token string, h http.Handler) http.Handler {
 	if token == "" {
 		return h
 	}
 	want := []byte(token)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got := r.URL.Query().Get("token")
-		if auth, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok {
-			got = auth
-		}
-		if subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
+			msg := "admin token required: send the header Authorization: Bearer TOKEN"
+			if !ok && r.URL.Query().Has("token") {
+				msg = "the ?token= query parameter is not accepted (it would end up in URLs and logs): send the header Authorization: Bearer TOKEN"
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer realm="bbs admin"`)
-			writeJSON(w, http.StatusUnauthorized, jsonError{Status: 401, Error: "admin token required"})
+			writeJSON(w, http.StatusUnauthorized, jsonError{Status: 401, Error: msg})
 			return
 		}
 		h.ServeHTTP(w, r)
@@ -110,6 +138,10 @@ type Stats struct {
 	Goroutines    int                     `json:"goroutines"`
 	GC            GCStats                 `json:"gc"` // gcstats.go
 	Readings                              // machine, connections, runtime (readings.go)
+
+	// Config is the knobs in force as Options.Config gave them (secrets
+	// redacted by the caller); absent when none were given.
+	Config any `json:"config,omitempty"`
 }
 
 // DatabaseInfo names the database the board runs on: Kind is "sqlite" or
@@ -186,6 +218,7 @@ func (s *Server) Stats() Stats {
 		Goroutines: runtime.NumGoroutine(),
 		GC:         ReadGCStats(),
 		Readings:   s.readings(),
+		Config:     s.opt.Config,
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/pprof"
+	"os"
 	"runtime"
 	rpprof "runtime/pprof"
 	"strconv"
@@ -21,7 +22,7 @@ import (
 // admin mux. None of them is ever on the public listener.
 func (s *Server) debugRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index) // heap, goroutine, block, mutex, allocs, threadcreate
-	mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+	mux.HandleFunc("/debug/pprof/cmdline", s.handleCmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
@@ -30,6 +31,19 @@ func (s *Server) debugRoutes(mux *http.ServeMux) {
 	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{
 		ErrorLog: slogPrinter{s},
 	}))
+}
+
+// handleCmdline answers as pprof.Cmdline does (the arguments separated by
+// NUL bytes) but with Options.Cmdline, whose secrets are redacted, in place
+// of os.Args.
+func (s *Server) handleCmdline(w http.ResponseWriter, r *http.Request) {
+	args := s.opt.Cmdline
+	if args == nil {
+		args = os.Args[:1]
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	fmt.Fprint(w, strings.Join(args, "\x00"))
 }
 
 // debugIndex lists the debug endpoints on the admin index page.

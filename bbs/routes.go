@@ -14,7 +14,8 @@ func (s *Server) Handler() http.Handler {
 
 // AdminHandler returns the admin handler: health, readiness, reset,
 // statistics, profiles, the goroutine dump and the metrics, behind the
-// admin token when one is set.
+// admin token when one is set; cross-site requests that change state are
+// refused (admin.go).
 func (s *Server) AdminHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", handleHealthz)
@@ -23,5 +24,5 @@ func (s *Server) AdminHandler() http.Handler {
 	mux.HandleFunc("GET /admin/stats", s.handleStats)
 	mux.HandleFunc("GET /{$}", s.handleAdminIndex)
 	s.debugRoutes(mux)
-	return requireToken(s.opt.AdminToken, mux)
+	return guardAdmin(s.opt.AdminToken, mux)
 }

@@ -28,6 +28,14 @@ type Options struct {
 	DBName         string        // "sqlite" or "postgres", for the page and stats
 	WriteChunks    int           // 0: one write per HTML page; N: N flushed pieces (chunks.go)
 	Logger         *slog.Logger
+	// Config is shown as "config" in /admin/stats: the knobs in force, any
+	// secret already redacted (config.Config.Redacted).
+	Config any
+	// Cmdline is served at /debug/pprof/cmdline in place of os.Args, which
+	// may hold a DSN password or the admin token: the caller hands a
+	// redacted copy (config.RedactArgs). When nil only the program name is
+	// served.
+	Cmdline []string
 
 	// Readings (see readings.go, observe.go).
 	AccessLog  io.Writer        // when set, one alp JSON line per public request

@@ -7,7 +7,8 @@ import "net/http"
 // watcher gets an answer instead of a connection left in the listen
 // backlog. /healthz answers 200, since the process is up; /readyz and
 // every other path answer 503 with Retry-After and status(), what start-up
-// is doing. The admin token guards it as it guards AdminHandler.
+// is doing. The admin token and the cross-site check guard it as they
+// guard AdminHandler.
 func StartingAdmin(token string, status func() string) http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /healthz", handleHealthz)
@@ -19,7 +20,7 @@ func StartingAdmin(token string, status func() string) http.Handler {
 		w.Header().Set("Retry-After", retryAfter)
 		writeJSON(w, http.StatusServiceUnavailable, jsonError{Status: http.StatusServiceUnavailable, Error: status()})
 	})
-	return requireToken(token, mux)
+	return guardAdmin(token, mux)
 }
 
 // StartingBoard returns the public handler served while start-up opens the

@@ -15,7 +15,7 @@ func parse(t *testing.T, args ...string) (Config, error) {
 	t.Helper()
 	fs := flag.NewFlagSet("bbs", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	return Parse(fs, args)
+	return Parse(fs, args, nil)
 }
 
 func writeFile(t *testing.T, text string) string {

@@ -5,11 +5,20 @@ import (
 	"strings"
 )
 
+// The environment variables that carry the secrets, so that they stay out
+// of the process's arguments (ps, /proc/PID/cmdline, /debug/pprof/cmdline).
+const (
+	EnvDSN        = "BBS_DSN"         // dsn: the database URL, which may hold a password
+	EnvAdminToken = "BBS_ADMIN_TOKEN" // admin_token
+)
+
 // Parse builds the configuration from defaults, then the file named by
-// -config (if any), then the flags given in args, in that order of
-// precedence, and validates it. Each knob has a flag named like its key.
-// Errors from Parse are usage errors (exit code 2).
-func Parse(fs *flag.FlagSet, args []string) (Config, error) {
+// -config (if any), then the environment (BBS_DSN and BBS_ADMIN_TOKEN,
+// read with getenv; empty means unset), then the flags given in args, in
+// that order of precedence, and validates it. Each knob has a flag named
+// like its key. A nil getenv reads no environment. Errors from Parse are
+// usage errors (exit code 2).
+func Parse(fs *flag.FlagSet, args []string, getenv func(string) string) (Config, error) {
 	c := Default()
 	var path string
 	fs.StringVar(&path, "config", "", "TOML `file` with the knobs (see config/bbs.example.toml)")
@@ -36,6 +45,16 @@ func Parse(fs *flag.FlagSet, args []string) (Config, error) {
 		}
 		c = fromFile
 	}
+	if getenv != nil {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if v := getenv(EnvDSN); v != "" && !given["dsn"] {
+			c.DSN = v
+		}
+		if v := getenv(EnvAdminToken); v != "" && !given["admin-token"] {
+			c.AdminToken = v
+		}
+	}
 	if fs.NArg() > 0 {
 		return Config{}, &UsageError{"unexpected argument " + quote(fs.Arg(0))}
 	}
@@ -56,9 +75,9 @@ func quote(s string) string { return `"` + s + `"` }
 func bind(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.Addr, "addr", c.Addr, "public `host:port` of the board")
 	fs.StringVar(&c.AdminAddr, "admin-addr", c.AdminAddr, "admin and debug `host:port` (loopback unless -admin-token is set; empty: off)")
-	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer `token` required on every admin path when set")
+	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer `token` required on every admin path when set (prefer BBS_ADMIN_TOKEN: arguments are visible to every local user)")
 	fs.StringVar(&c.DB, "db", c.DB, `database: "sqlite" or "postgres"`)
-	fs.StringVar(&c.DSN, "dsn", c.DSN, "SQLite `file` or PostgreSQL URL")
+	fs.StringVar(&c.DSN, "dsn", c.DSN, "SQLite `file` or PostgreSQL URL (or set BBS_DSN, which keeps a password out of the process's arguments)")
 	fs.IntVar(&c.PageSize, "page-size", c.PageSize, "posts a view shows when n is not given (1..500)")
 	fs.Var(&c.DBWait, "db-wait", "how long start-up retries a database that cannot be reached (0 = fail at once)")
 	fs.IntVar(&c.SeedPosts, "seed-posts", c.SeedPosts, "posts seeded into an empty database")

@@ -216,8 +216,14 @@ func LoadExperiment(path string) (*Experiment, error) {
 	return e, nil
 }
 
-// ParseExperiment decodes experiment TOML; name is used in messages.
+// ParseExperiment decodes experiment TOML; name is used in messages. The
+// file-level functions such as {{env "BBS_PG_DSN" "default"}} are expanded
+// first (filefunc.go).
 func ParseExperiment(name string, data []byte) (*Experiment, error) {
+	data, err := expandFileFuncs(name, data, os.LookupEnv)
+	if err != nil {
+		return nil, err
+	}
 	var e Experiment
 	if err := decodeStrict("experiment", name, data, &e); err != nil {
 		return nil, err

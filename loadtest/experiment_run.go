@@ -291,9 +291,9 @@ func (x *experimentRunner) start(ctx context.Context, run ExperimentRun) (*liveR
 	for i, v := range e.Server.Env {
 		env[i] = lr.x(v)
 	}
-	lr.rr.Command = argv
+	lr.rr.Command = redactURLs(argv)
 
-	x.logf("run %s: starting %s", run.Name, strings.Join(argv, " "))
+	x.logf("run %s: starting %s", run.Name, strings.Join(lr.rr.Command, " "))
 	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs)
 	x.note(pinNote)
 	if err != nil {
@@ -308,12 +308,14 @@ func (x *experimentRunner) start(ctx context.Context, run ExperimentRun) (*liveR
 			return lr, err
 		}
 		if err := proc.waitListening(ctx, addr, time.Duration(e.Server.StartTimeout)); err != nil {
+			x.hintPostgres(argv)
 			return lr, err
 		}
 		x.logf("run %s: port %s open, loading at once (cold start)", run.Name, addr)
 		return lr, nil
 	}
 	if err := proc.waitReady(ctx, lr.x(e.Server.Ready), time.Duration(e.Server.StartTimeout)); err != nil {
+		x.hintPostgres(argv)
 		return lr, err
 	}
 	if err := lr.reset(ctx, e); err != nil {

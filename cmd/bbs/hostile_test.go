@@ -122,7 +122,12 @@ func TestAdminListenerGuarded(t *testing.T) {
 			t.Errorf("admin %s /admin/reset: %d; want 405 (reset only by POST)", m, code)
 		}
 	}
-	req, _ := http.NewRequest("POST", s.admin+"/admin/reset?posts=3&token=s3cret", nil)
+	req, _ := http.NewRequest("POST", s.admin+"/admin/reset?posts=1&token=s3cret", nil)
+	if code := status(t, req); code != 401 {
+		t.Errorf("POST /admin/reset?token=: %d; want 401 (the token is taken from the Authorization header only)", code)
+	}
+	req, _ = http.NewRequest("POST", s.admin+"/admin/reset?posts=3", nil)
+	req.Header.Set("Authorization", "Bearer s3cret")
 	if code := status(t, req); code != 200 {
 		t.Errorf("POST /admin/reset with the token: %d; want 200", code)
 	}

@@ -4,6 +4,13 @@
 //
 //	go run ./cmd/bbs                      # SQLite file bbs.db, http://127.0.0.1:8080/bbs
 //	go run ./cmd/bbs -db postgres -dsn postgres://root@127.0.0.1:5432/test?sslmode=disable
+//	BBS_DSN=postgres://bbs:bbs@127.0.0.1:5432/test BBS_ADMIN_TOKEN=... go run ./cmd/bbs -db postgres
+//
+// Secrets come from BBS_DSN and BBS_ADMIN_TOKEN rather than flags, which
+// every local user can read in the process list; a flag, when given, wins
+// over the environment, which wins over the -config file. Without a
+// PostgreSQL server, docs/postgres.md says how to start one.
+//
 //	go run ./cmd/bbs -config config/bbs.example.toml -workers 5 -pool 5
 //	go run ./cmd/bbs diskbench [-dir DIR] [-n 1000] [-json]   # seed 004's disk benchmark
 package main

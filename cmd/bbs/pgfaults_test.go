@@ -301,7 +301,7 @@ func probeWhileWaiting(boardAddr, adminAddr string, started <-chan struct{}) wai
 
 // TestDBWaitGivesUp checks that an unreachable database fails start-up with
 // exit code 1 and a clear message, at once without db_wait and after it
-// with one.
+// with one, and prints how to start a PostgreSQL server.
 func TestDBWaitGivesUp(t *testing.T) {
 	dead := "postgres://nobody@" + freeAddr(t) + "/x?sslmode=disable&connect_timeout=2"
 	for _, tt := range []struct {
@@ -321,6 +321,9 @@ func TestDBWaitGivesUp(t *testing.T) {
 		}
 		if took < tt.min || took > tt.max {
 			t.Errorf("db_wait %s: gave up after %v; want %v..%v", tt.wait, took, tt.min, tt.max)
+		}
+		if !strings.Contains(stderr.String(), "docs/postgres.md") || !strings.Contains(stderr.String(), "pg_ctlcluster") {
+			t.Errorf("db_wait %s: stderr %q; want the hint on how to start PostgreSQL", tt.wait, stderr.String())
 		}
 	}
 }

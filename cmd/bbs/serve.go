@@ -9,12 +9,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"sync/atomic"
 	"time"
 
 	"bbslab/bbs"
 	"bbslab/config"
 	"bbslab/entity"
+	"bbslab/internal/pgsetup"
 )
 
 // serve starts the board and its admin listener and serves until ctx ends,
@@ -22,7 +24,7 @@ import (
 func serve(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("bbs", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	cfg, err := config.Parse(fs, args)
+	cfg, err := config.Parse(fs, args, getenv)
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
@@ -111,6 +113,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		setStatus(fmt.Sprintf("starting: waiting for the database (attempt %d failed; db_wait leaves %v)", attempt, left.Round(100*time.Millisecond)))
 	})
 	if err != nil {
+		if cfg.DB == "postgres" && errors.Is(err, entity.ErrUnavailable) {
+			fmt.Fprint(stderr, pgsetup.Hint)
+		}
 		return err
 	}
 	defer store.Close()
@@ -125,6 +130,8 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		QueueTimeout:   time.Duration(cfg.QueueTimeout),
 		RequestTimeout: time.Duration(cfg.RequestTimeout),
 		AdminToken:     cfg.AdminToken,
+		Config:         cfg.Redacted(),
+		Cmdline:        append([]string{os.Args[0]}, config.RedactArgs(args)...),
 		DBName:         cfg.DB,
 		WriteChunks:    cfg.WriteChunks,
 		Logger:         log,

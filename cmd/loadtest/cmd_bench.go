@@ -264,6 +264,11 @@ func (b *bench) external(ctx context.Context, re *regexp.Regexp, name string, ar
 	return measured{requests: n, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
 }
 
+// heyModule is the hey that bench builds when none is on PATH: a pinned
+// version, so that two runs of bench compare with the same client (v0.1.5 is
+// the newest release the module proxy lists, looked up 2026-12-01).
+const heyModule = "github.com/rakyll/hey@v0.1.5"
+
 // findHey returns a hey binary, building one if needed and possible.
 func (b *bench) findHey(ctx context.Context, path string) string {
 	if path != "" {
@@ -276,8 +281,8 @@ func (b *bench) findHey(ctx context.Context, path string) string {
 	if err != nil {
 		return ""
 	}
-	fmt.Fprintln(b.stdout, "hey: building github.com/rakyll/hey@latest into a temp dir")
-	cmd := exec.CommandContext(ctx, goBin, "install", "github.com/rakyll/hey@latest")
+	fmt.Fprintf(b.stdout, "hey: building %s into a temp dir\n", heyModule)
+	cmd := exec.CommandContext(ctx, goBin, "install", heyModule)
 	cmd.Env = append(os.Environ(), "GOBIN="+b.tmp)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		fmt.Fprintf(b.stdout, "hey: build failed: %v\n%s", err, out)
@@ -403,8 +408,11 @@ var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)
 // returns summarizeHeld of each side's counts.
 func watchEstablished(target string) func() string {
 	u, err := neturl.Parse(target)
+	if err != nil {
+		return func() string { return "unknown" }
+	}
 	port, _ := strconv.Atoi(u.Port())
-	if err != nil || port == 0 {
+	if port == 0 {
 		return func() string { return "unknown" }
 	}
 	done := make(chan struct{})
