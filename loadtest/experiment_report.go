@@ -104,7 +104,7 @@ func experimentCharts(dir string, res *ExperimentResult) ([]chartFile, error) {
 		var last []Curve
 		for _, r := range res.Runs {
 			if n := len(r.Points); n > 0 {
-				last = append(last, Curve{Name: fmt.Sprintf("%s, %d clients", r.Name, r.Points[n-1].Clients), Runs: []*Result{r.Points[n-1].Result}})
+				last = append(last, Curve{Name: r.Name + ", " + clientsText(r.Points[n-1].Clients), Runs: []*Result{r.Points[n-1].Result}})
 			}
 		}
 		if _, err := WriteTimelineCharts(filepath.Join(dir, "sweep"), last); err != nil {
@@ -218,10 +218,10 @@ func runBars(runs []*RunResult) (*plot.Plot, *plot.Plot, error) {
 		names[i], thr[i], mean[i], p99[i] = r.Name, t.Throughput, t.MeanMs, t.P99Ms
 	}
 	tp := plot.New()
-	tp.Title.Text = fmt.Sprintf("Throughput at %d clients", runs[0].Points[0].Clients)
+	tp.Title.Text = "Throughput at " + clientsText(runs[0].Points[0].Clients)
 	tp.Y.Label.Text = "successful responses / s"
 	rt := plot.New()
-	rt.Title.Text = fmt.Sprintf("Response time at %d clients", runs[0].Points[0].Clients)
+	rt.Title.Text = "Response time at " + clientsText(runs[0].Points[0].Clients)
 	rt.Y.Label.Text = "ms"
 	w := vg.Points(14)
 	b, err := plotter.NewBarChart(thr, w)
