@@ -92,6 +92,13 @@ func TestRequestsAbandonedAtTheStopAreCutoffErrors(t *testing.T) {
 		if res.Total.ErrorKinds["cutoff"] != 3 || res.Total.Requests != 3 {
 			t.Errorf("model %s: %d requests, errors %v; want the 3 in flight as cutoff", m, res.Total.Requests, res.Total.ErrorKinds)
 		}
+		var inSeries int64
+		for _, row := range res.Series {
+			inSeries += row.Errors
+		}
+		if inSeries != 3 {
+			t.Errorf("model %s: per-second series holds %d errors; want the 3 cutoffs", m, inSeries)
+		}
 		var sum bytes.Buffer
 		if err := WriteSummary(&sum, res); err != nil {
 			t.Fatal(err)
