@@ -135,3 +135,17 @@ func TestInterruptCutsOffRequestsInFlight(t *testing.T) {
 		t.Errorf("interrupted %v, errors %v, drained %.3f s; want the 3 requests in flight cut off at once", res.Interrupted, res.Total.ErrorKinds, res.DrainSeconds)
 	}
 }
+
+func TestInterruptDuringTheDrainCutsOff(t *testing.T) {
+	url := stallListener(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(600*time.Millisecond, cancel) // the window ends at 300 ms
+	res, err := Run(ctx, Settings{Requests: []Request{{URL: url}}, Clients: 3, Duration: 300 * time.Millisecond,
+		Timeout: time.Minute, Drain: time.Minute, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Interrupted || res.Total.ErrorKinds["cutoff"] != 3 || res.DrainSeconds > 30 {
+		t.Errorf("interrupted %v, errors %v, drained %.3f s; want the drain ended by the interrupt and the 3 requests cut off", res.Interrupted, res.Total.ErrorKinds, res.DrainSeconds)
+	}
+}

@@ -107,7 +107,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 
 	// Per-second series, progress and the stop conditions.
 	series, interrupted := r.watch(ctx, cost)
-	r.halt(ctx, interrupted, &wg)
+	srv.endWindow()
+	if r.halt(ctx, interrupted, &wg) {
+		interrupted = true // the interrupt came during the drain
+	}
 	end := time.Now()
 	series = r.flushSecond(series, end)
 	if r.tl != nil {
@@ -141,8 +144,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 // stop), then abandons the rest, waking every blocked connection; those
 // are recorded as ErrCutoff. An interrupt (ctx) does not wait: it abandons
 // the requests in flight at once so that Ctrl-C ends the run promptly.
-// halt returns when every client has ended.
-func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup) {
+// halt returns when every client has ended, reporting whether ctx ended
+// the drain.
+func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup) (cut bool) {
 	if r.sched != nil {
 		for _, c := range r.sched.close() { // no wake-up will run for these
 			c.finish()
@@ -159,6 +163,7 @@ func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup)
 		case <-done:
 		case <-t.C:
 		case <-ctx.Done():
+			cut = true
 		}
 		t.Stop()
 	}
@@ -166,6 +171,7 @@ func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup)
 	r.cutCancel()
 	r.conns.wakeAll()
 	wg.Wait()
+	return cut
 }
 
 // stopAt returns the stop time.
