@@ -50,10 +50,10 @@ func Verdicts(res *ExperimentResult) []string {
 		}
 		for _, pt := range r.Points {
 			if pt.Result.Cost.Bottleneck {
-				out = append(out, fmt.Sprintf("%s at %d clients: the load generator itself may have been the bottleneck (CPU %.0f %% of a core).", r.Name, pt.Clients, pt.Result.Cost.CPUPercent))
+				out = append(out, fmt.Sprintf("%s at %s: the load generator itself may have been the bottleneck (CPU %.0f %% of a core).", r.Name, clientsText(pt.Clients), pt.Result.Cost.CPUPercent))
 			}
 			if e := pt.Result.Total.Errors; e > 0 {
-				out = append(out, fmt.Sprintf("%s at %d clients: %d errors (%s).", r.Name, pt.Clients, e, errorKindsText(pt.Result.Total.ErrorKinds)))
+				out = append(out, fmt.Sprintf("%s at %s: %d errors (%s).", r.Name, clientsText(pt.Clients), e, errorKindsText(pt.Result.Total.ErrorKinds)))
 			}
 		}
 	}
