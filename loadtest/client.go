@@ -26,10 +26,14 @@ const (
 	ErrIO                       // the connection broke or the response was malformed
 	ErrStatus                   // the status code was not the expected one
 	ErrBody                     // the body lacked the expected substring
+	// ErrCutoff is a request in flight when the run ended that the run
+	// abandoned: on an interrupt, or when Settings.Drain ran out before
+	// the request's own timeout.
+	ErrCutoff
 	numErrKinds
 )
 
-var errKindNames = [numErrKinds]string{"", "connect", "timeout", "io", "status", "body"}
+var errKindNames = [numErrKinds]string{"", "connect", "timeout", "io", "status", "body", "cutoff"}
 
 // String returns the kind's name as used in results.
 func (k ErrorKind) String() string {

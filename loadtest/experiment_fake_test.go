@@ -22,7 +22,11 @@ import (
 // experiment tests: /bbs with the three commands, /readyz, /admin/reset,
 // /admin/stats and the profile endpoints. Its mode breaks one rule:
 // "differ" (OnceGetView reads other posts), "noescape" (the page shows
-// messages raw), "storebad" (stores bad input), "neverready".
+// messages raw), "storebad" (stores bad input), "neverready", and for the
+// count headers "allview+1" (AllView reports one query too many),
+// "nomiss" (the post-by-post commands leave out the lookup that found
+// nothing on a board with fewer posts than asked for), "each-1" (EachGetView
+// reports one acquire too few).
 type fakeBoard struct {
 	mode     string
 	mu       sync.Mutex
@@ -131,13 +135,25 @@ func (b *fakeBoard) board(w http.ResponseWriter, r *http.Request) {
 		out = append(out, map[string]any{"no": i + 1, "name": "x", "message": m, "created_at": "2002-04-01T09:00:00Z"})
 	}
 	b.mu.Unlock()
+	// As the board's commands count: the post-by-post reads end with a
+	// lookup that finds nothing when the board holds fewer than n posts.
+	miss := 0
+	if len(out) < n && b.mode != "nomiss" {
+		miss = 1
+	}
 	switch cmd {
 	case "AllView":
 		queries, acquires = queries+1, acquires+1
+		if b.mode == "allview+1" {
+			queries++
+		}
 	case "OnceGetView":
-		queries, acquires = queries+len(out), acquires+1
+		queries, acquires = queries+len(out)+miss, acquires+1
 	case "EachGetView":
-		queries, acquires = queries+len(out), acquires+len(out)
+		queries, acquires = queries+len(out)+miss, acquires+len(out)+miss
+		if b.mode == "each-1" {
+			acquires--
+		}
 	}
 	w.Header().Set("X-BBS-Queries", strconv.Itoa(queries))
 	w.Header().Set("X-BBS-Acquires", strconv.Itoa(acquires))

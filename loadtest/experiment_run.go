@@ -396,6 +396,21 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	return nil
 }
 
+// SLOFailed reports whether any objective of load.slo failed at any step
+// measured.
+func (r *ExperimentResult) SLOFailed() bool {
+	for _, rr := range r.Runs {
+		for _, p := range rr.Points {
+			for _, o := range p.SLO {
+				if !o.Pass {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // judge fills a point's deadline shares and SLO outcomes.
 func judge(p *Point, l ExperimentLoad) {
 	if h := p.Result.Total.Histogram; h != nil {

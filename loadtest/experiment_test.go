@@ -184,24 +184,36 @@ func TestExperimentStopsOnValidation(t *testing.T) {
 }
 
 func TestValidateBoard(t *testing.T) {
+	// posts is the board's size: 50 is more than the 30 validation asks
+	// for, 3 fewer (the post-by-post commands then make one lookup that
+	// finds nothing). Counts must match exactly, off by one either way fails.
 	tests := []struct {
-		mode string
-		want string // "" = passes
+		mode  string
+		posts int
+		want  string // "" = passes
 	}{
-		{"ok", ""},
-		{"differ", "OnceGetView returned other posts"},
-		{"noescape", "unescaped"},
-		{"storebad", "status 200, want 400"},
+		{"ok", 50, ""},
+		{"ok", 3, ""},
+		{"differ", 50, "OnceGetView returned other posts"},
+		{"noescape", 50, "unescaped"},
+		{"storebad", 50, "status 200, want 400"},
+		{"allview+1", 50, "AllView: X-BBS-Queries = 2, want 1"},
+		{"allview+1", 3, "AllView: X-BBS-Queries = 2, want 1"},
+		{"nomiss", 3, "OnceGetView: X-BBS-Queries = 3, want 4"},
+		{"nomiss", 3, "EachGetView: X-BBS-Acquires = 3, want 4"},
+		{"each-1", 50, "EachGetView: X-BBS-Acquires = 29, want 30"},
 	}
 	for _, tt := range tests {
-		ts := httptest.NewServer(newFakeBoard(tt.mode).handler())
+		b := newFakeBoard(tt.mode)
+		b.reset(tt.posts)
+		ts := httptest.NewServer(b.handler())
 		err := ValidateBoard(context.Background(), ts.URL+"/bbs")
 		ts.Close()
 		switch {
 		case tt.want == "" && err != nil:
-			t.Errorf("ValidateBoard(%s) = %v; want nil", tt.mode, err)
+			t.Errorf("ValidateBoard(%s, %d posts) = %v; want nil", tt.mode, tt.posts, err)
 		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("ValidateBoard(%s) = %v; want an error with %q", tt.mode, err, tt.want)
+			t.Errorf("ValidateBoard(%s, %d posts) = %v; want an error with %q", tt.mode, tt.posts, err, tt.want)
 		}
 	}
 }
@@ -248,9 +260,12 @@ name = "a"
 // TestShippedExperiments checks that every experiment under experiments/
 // parses and validates.
 func TestShippedExperiments(t *testing.T) {
-	files, _ := filepath.Glob("experiments/*.toml")
+	files, err := filepath.Glob("experiments/*.toml")
+	if err != nil {
+		t.Fatalf("glob experiments/*.toml: %v", err)
+	}
 	if len(files) == 0 {
-		t.Skip("no experiments shipped yet")
+		t.Fatal("no experiments/*.toml found: the shipped experiments are missing or the test runs from the wrong directory")
 	}
 	once := map[string]bool{"coldstart.toml": true, "pool-growth.toml": true}
 	for _, f := range files {

@@ -84,8 +84,9 @@ func TestServerErrorsAreCounted(t *testing.T) {
 }
 
 func TestEveryModelStopsByItsBound(t *testing.T) {
-	// A stalled target that never answers: each model must stop at
-	// MaxDuration even with a long timeout, counting nothing as success.
+	// A stalled target that never answers: each model must stop starting
+	// requests at MaxDuration and abandon those in flight when the drain
+	// ends, even with a long timeout, counting nothing as success.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -111,9 +112,9 @@ func TestEveryModelStopsByItsBound(t *testing.T) {
 	for _, m := range []Model{ModelDelay, ModelRate, ModelOpen} {
 		start := time.Now()
 		res := mustRun(t, Settings{Requests: []Request{{URL: "http://" + ln.Addr().String() + "/"}}, Clients: 3, Model: m,
-			Think: 10 * time.Millisecond, Rate: 50, MaxRequests: 1000, MaxDuration: 400 * time.Millisecond, Timeout: time.Minute})
+			Think: 10 * time.Millisecond, Rate: 50, MaxRequests: 1000, MaxDuration: 400 * time.Millisecond, Timeout: time.Minute, Drain: 100 * time.Millisecond})
 		if el := time.Since(start); el > 3*time.Second {
-			t.Errorf("model %s: run took %v; want it stopped by its 400 ms bound", m, el)
+			t.Errorf("model %s: run took %v; want it stopped by its 400 ms bound and 100 ms drain", m, el)
 		}
 		if res.Total.Successes != 0 {
 			t.Errorf("model %s: %d successes from a target that never answers", m, res.Total.Successes)

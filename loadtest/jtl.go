@@ -54,7 +54,7 @@ func (j *jtlSink) write(s *sample, req *compiled) {
 	b = append(b, ',')
 	ok := s.kind == ErrNone
 	switch s.kind {
-	case ErrConnect, ErrTimeout, ErrIO:
+	case ErrConnect, ErrTimeout, ErrIO, ErrCutoff:
 		b = append(b, "Non HTTP response code: "...)
 		b = append(b, s.kind.String()...)
 		b = append(b, ',')
@@ -302,6 +302,8 @@ func jtlKind(code, msg string) string {
 			return "connect"
 		case k == "timeout" || strings.Contains(k, "Timeout"):
 			return "timeout"
+		case k == "cutoff":
+			return "cutoff"
 		}
 		return "io"
 	}

@@ -35,8 +35,14 @@ func WriteSummary(w io.Writer, r *Result) error {
 		if r.Settings.TimerSlack > 0 {
 			model += fmt.Sprintf(" (timer slack %v: latency includes up to that much lateness)", r.Settings.TimerSlack)
 		}
-		fmt.Fprintf(w, "measured %.1f s of %s model; generator: cpu %.2f s (%.1f%% of a core), peak rss %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
-			r.MeasuredSeconds, model, c.CPUSeconds, c.CPUPercent, float64(c.PeakRSSBytes)/(1<<20), float64(c.PeakGoBytes)/(1<<20),
+		drain := ""
+		if r.DrainSeconds > 0 {
+			// Throughput divides by the window alone: say so when the run
+			// went on past it.
+			drain = fmt.Sprintf(", then %.2f s waiting for the requests in flight (throughput is per measured second)", r.DrainSeconds)
+		}
+		fmt.Fprintf(w, "measured %.1f s of %s model%s; generator: cpu %.2f s (%.1f%% of a core), peak rss %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
+			r.MeasuredSeconds, model, drain, c.CPUSeconds, c.CPUPercent, float64(c.PeakRSSBytes)/(1<<20), float64(c.PeakGoBytes)/(1<<20),
 			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
 	}
 	if r.Server != nil {

@@ -25,12 +25,19 @@ type Result struct {
 	// Settings are the exact settings of the run.
 	Settings Settings `json:"settings"`
 	// Start is when the first client started; MeasureStart is the end of
-	// the warm-up; End is when the run stopped.
+	// the warm-up; End is when the measured window ended (no request starts
+	// after it).
 	Start        time.Time `json:"start"`
 	MeasureStart time.Time `json:"measure_start"`
 	End          time.Time `json:"end"`
-	// MeasuredSeconds is the length of the measured period.
+	// MeasuredSeconds is the length of the measured window, End minus
+	// MeasureStart. Throughputs divide by it: a request that finishes
+	// while the run drains belongs to the window it was sent in.
 	MeasuredSeconds float64 `json:"measured_seconds"`
+	// DrainSeconds is how long after End the run waited for the requests
+	// still in flight (at most Settings.Drain); they are counted like any
+	// other, or as "cutoff" errors when abandoned.
+	DrainSeconds float64 `json:"drain_seconds,omitempty"`
 	// Interrupted is set when the run was stopped early (Ctrl-C).
 	Interrupted bool `json:"interrupted,omitempty"`
 	// Total summarises all labels; Labels has one entry per label.
@@ -69,7 +76,8 @@ type Stats struct {
 	Requests  int64 `json:"requests"`
 	Successes int64 `json:"successes"`
 	Errors    int64 `json:"errors"`
-	// ErrorKinds counts failures by kind: connect, timeout, io, status, body.
+	// ErrorKinds counts failures by kind: connect, timeout, io, status, body,
+	// cutoff.
 	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
 	// Throughput is successful responses per measured second.
 	Throughput float64 `json:"throughput"`

@@ -22,18 +22,25 @@ type runner struct {
 	warmEnd time.Time
 	// stopNs is the stop time in nanoseconds since start: planned at
 	// first, moved earlier when the run is cancelled.
-	stopNs   atomic.Int64
-	ctx      context.Context
-	cancel   context.CancelFunc
-	seq      atomic.Int64
-	issued   atomic.Int64
-	finished atomic.Int64
-	arrivals atomic.Int64
-	dropped  atomic.Int64
-	conns    *connRegistry
-	sched    *wakeSched   // wakes thinking clients (delay and rate models)
-	busy     atomic.Int64 // open model: arrivals handed out and not yet done
-	tl       *timelineRec // nil unless Settings.Timeline
+	stopNs atomic.Int64
+	// ctx ends when the measured window does: no request starts after
+	// it. cutCtx ends when the run stops waiting for the requests still in
+	// flight; cut is set just before, so that their failures are counted
+	// as ErrCutoff.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	cutCtx    context.Context
+	cutCancel context.CancelFunc
+	cut       atomic.Bool
+	seq       atomic.Int64
+	issued    atomic.Int64
+	finished  atomic.Int64
+	arrivals  atomic.Int64
+	dropped   atomic.Int64
+	conns     *connRegistry
+	sched     *wakeSched   // wakes thinking clients (delay and rate models)
+	busy      atomic.Int64 // open model: arrivals handed out and not yet done
+	tl        *timelineRec // nil unless Settings.Timeline
 }
 
 // Run performs one load run and returns its result. Cancelling ctx stops
@@ -77,6 +84,8 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	r.stopNs.Store(int64(planned))
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	defer r.cancel()
+	r.cutCtx, r.cutCancel = context.WithCancel(context.Background())
+	defer r.cutCancel()
 
 	srv := startServerWatch(ctx, s, r.warmEnd)
 	var wg sync.WaitGroup
@@ -98,8 +107,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 
 	// Per-second series, progress and the stop conditions.
 	series, interrupted := r.watch(ctx, cost)
-	r.halt()
-	wg.Wait()
+	srv.endWindow()
+	if r.halt(ctx, interrupted, &wg) {
+		interrupted = true // the interrupt came during the drain
+	}
 	end := time.Now()
 	series = r.flushSecond(series, end)
 	if r.tl != nil {
@@ -126,15 +137,42 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	return res, nil
 }
 
-// halt wakes every blocked connection and ends every thinking client once
-// the run has stopped.
-func (r *runner) halt() {
-	r.conns.wakeAll()
+// halt ends the run once the measured window is over: it ends every
+// thinking client, waits up to Settings.Drain for the requests still in
+// flight to finish (they are recorded like any other, as JMeter waits for
+// its samplers and wrk2 counts a stalled request from its intended start,
+// since slow requests are the ones most likely to be in flight at the
+// stop), then abandons the rest, waking every blocked connection; those
+// are recorded as ErrCutoff. An interrupt (ctx) does not wait: it abandons
+// the requests in flight at once so that Ctrl-C ends the run promptly.
+// halt returns when every client has ended, reporting whether ctx ended
+// the drain.
+func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup) (cut bool) {
 	if r.sched != nil {
 		for _, c := range r.sched.close() { // no wake-up will run for these
 			c.finish()
 		}
 	}
+	if !interrupted {
+		done := make(chan struct{})
+		go func() { // ends when the clients do, which the wg.Wait below awaits
+			wg.Wait()
+			close(done)
+		}()
+		t := time.NewTimer(r.s.Drain)
+		select {
+		case <-done:
+		case <-t.C:
+		case <-ctx.Done():
+			cut = true
+		}
+		t.Stop()
+	}
+	r.cut.Store(true)
+	r.cutCancel()
+	r.conns.wakeAll()
+	wg.Wait()
+	return cut
 }
 
 // stopAt returns the stop time.
@@ -257,7 +295,7 @@ func (r *runner) newWorker(id int) *worker {
 	w := &worker{r: r, id: id}
 	w.rng = rand.New(rand.NewPCG(r.s.Seed, uint64(id)+1))
 	w.st = renderState{seq: &r.seq, client: id + 1, rng: w.rng}
-	w.conn = conn{timeout: r.s.Timeout, keepAlive: !r.s.DisableKeepAlive, stopCtx: r.ctx, reg: r.conns, wantFirst: r.jtl != nil}
+	w.conn = conn{timeout: r.s.Timeout, keepAlive: !r.s.DisableKeepAlive, stopCtx: r.cutCtx, reg: r.conns, wantFirst: r.jtl != nil}
 	return w
 }
 
@@ -274,8 +312,9 @@ func (r *runner) admit(measured bool) bool {
 // the time the exchange ended, and false when the run is over.
 func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) (time.Time, bool) {
 	r := w.r
-	// Measured responses are those that end within the measured period;
-	// the request budget counts requests sent within it.
+	// Measured responses are those that end after the warm-up, including
+	// those that end while the run drains after the window; the request
+	// budget counts requests sent within it.
 	if !r.admit(!sent.Before(r.warmEnd)) {
 		return sent, false
 	}
@@ -293,8 +332,8 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	o := &w.out
 	w.conn.do(sent, wire, req.head, req.contains, o)
 	end := time.Now()
-	if end.After(r.stopAt()) {
-		return end, false // finished after the end (or cut off by it): not counted
+	if o.kind != ErrNone && r.cut.Load() {
+		o.kind = ErrCutoff // abandoned by halt, not failed on its own
 	}
 	measured := !end.Before(r.warmEnd)
 	if o.kind == ErrNone {
@@ -494,6 +533,10 @@ func (r *runner) openWorker(id int, arrive <-chan time.Time) {
 		select {
 		case intended := <-arrive:
 			sent := time.Now()
+			if r.ctx.Err() != nil || sent.After(r.stopAt()) {
+				r.busy.Add(-1)
+				return // no request starts after the window
+			}
 			_, ok := w.exchange(intended, sent, sent.Sub(intended), sent.Sub(intended) > time.Millisecond)
 			r.busy.Add(-1)
 			if !ok {
@@ -527,7 +570,8 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		Schema: SchemaVersion, Tool: "bbslab-loadtest", Name: s.Name, Settings: s,
 		Start: r.start, MeasureStart: r.warmEnd, End: stop,
 		MeasuredSeconds: round3(seconds), Interrupted: interrupted,
-		Series: series, Environment: newEnvironment(),
+		DrainSeconds: round3(max(end.Sub(stop).Seconds(), 0)),
+		Series:       series, Environment: newEnvironment(),
 	}
 	accs := r.rec.labelTotals(len(r.reqs))
 	all := labelAcc{hist: NewHistogram()}

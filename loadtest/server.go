@@ -173,6 +173,15 @@ func (w *serverWatch) warn(msg string) {
 	w.mu.Unlock()
 }
 
+// endWindow stops sampling when the measured window ends, so that the
+// readings cover the window and not the drain after it (profiles run their
+// own length).
+func (w *serverWatch) endWindow() {
+	if w != nil {
+		w.cancel()
+	}
+}
+
 // finish stops sampling, waits for the profiles and returns the readings
 // (nil without a stats URL), the profiles in kind order and warnings.
 func (w *serverWatch) finish(successes int64, seconds float64) (*ServerReadings, []*ProfileSummary, []string) {

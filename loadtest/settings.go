@@ -20,8 +20,9 @@ type Settings struct {
 	// the run after that many measured requests. One of them is required.
 	Duration    time.Duration `json:"duration"`
 	MaxRequests int64         `json:"max_requests,omitempty"`
-	// MaxDuration is a hard bound on the whole run, warm-up included
-	// (default: warm-up + duration, or one hour when only MaxRequests is set).
+	// MaxDuration is a hard bound on the time requests start in, warm-up
+	// included (default: warm-up + duration, or one hour when only
+	// MaxRequests is set); the run then drains for at most Drain.
 	MaxDuration time.Duration `json:"max_duration"`
 	// Warmup is discarded from the results; Rampup spreads client starts
 	// over this time (delay and rate models) or climbs the open model's
@@ -47,6 +48,12 @@ type Settings struct {
 	Rate float64 `json:"rate,omitempty"`
 	// Timeout bounds connect and each whole exchange (default 10 s).
 	Timeout time.Duration `json:"timeout"`
+	// Drain bounds the wait, after the measured window ends, for the
+	// requests still in flight (default: Timeout, so that each ends on its
+	// own, answered or timed out). No request starts after the window;
+	// those still in flight when the wait ends, or when the run is
+	// interrupted, are abandoned and counted as "cutoff" errors.
+	Drain time.Duration `json:"drain"`
 	// DisableKeepAlive opens a new connection for every request.
 	DisableKeepAlive bool `json:"disable_keepalive,omitempty"`
 	// Seed makes think times, start offsets and choices reproducible
@@ -96,7 +103,7 @@ func (s *Settings) Validate() error {
 	if s.Clients < 1 {
 		return fmt.Errorf("clients %d: want at least 1", s.Clients)
 	}
-	if s.Duration < 0 || s.MaxRequests < 0 || s.Warmup < 0 || s.Rampup < 0 || s.Think < 0 || s.ThinkDev < 0 || s.Timeout < 0 || s.MaxDuration < 0 || s.TimerSlack < 0 {
+	if s.Duration < 0 || s.MaxRequests < 0 || s.Warmup < 0 || s.Rampup < 0 || s.Think < 0 || s.ThinkDev < 0 || s.Timeout < 0 || s.Drain < 0 || s.MaxDuration < 0 || s.TimerSlack < 0 {
 		return errors.New("durations and counts must not be negative")
 	}
 	if s.TimerSlack > time.Second {
@@ -124,6 +131,9 @@ func (s *Settings) Validate() error {
 	}
 	if s.Timeout == 0 {
 		s.Timeout = 10 * time.Second
+	}
+	if s.Drain == 0 {
+		s.Drain = s.Timeout
 	}
 	if s.Timeline < 0 || s.Timeline > MaxTimeline {
 		return fmt.Errorf("timeline %d: want 0 (off) to %d requests", s.Timeline, MaxTimeline)

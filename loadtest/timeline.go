@@ -27,7 +27,7 @@ const (
 // cold-start view).
 type Timeline struct {
 	// Requests are the first Settings.Timeline requests in the order they
-	// were sent; requests cut off by the end of the run are left out.
+	// were sent; those the run abandoned at its end have Error "cutoff".
 	Requests []TimelineRequest `json:"requests"`
 	// WarmupIndex is the index of the first request due after the warm-up
 	// (0 without a warm-up, -1 when every recorded request was warm-up).

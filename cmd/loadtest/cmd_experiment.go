@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -86,8 +87,15 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 			fmt.Fprintln(stdout, "  "+c.ClaimLine())
 		}
 	}
-	if err != nil {
+	// An interrupt ends the step in progress; the report of the steps
+	// completed is written all the same, and the exit code says so (130),
+	// as for run and sweep. Any other error is the experiment's failure.
+	interrupted := ctx.Err() != nil
+	if err != nil && !(interrupted && errors.Is(err, context.Canceled)) {
 		return fmt.Errorf("experiment %s: %w (what was measured is in %s)", e.Name, err, dir)
 	}
-	return nil
+	if interrupted {
+		fmt.Fprintf(stdout, "interrupted: the report of the completed steps is in %s\n", dir)
+	}
+	return exitFor(interrupted, res != nil && res.SLOFailed())
 }

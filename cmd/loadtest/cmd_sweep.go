@@ -18,6 +18,8 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	f.register(fs, "comma-separated client counts, e.g. 5,10,15,20")
 	out := fs.String("out", "", "write the sweep as JSON to `file`")
 	charts := fs.String("charts", "sweep", "chart file `prefix` (PREFIX-throughput.svg/.png, PREFIX-response.svg/.png); empty for none")
+	var o outputFlags
+	o.register(fs, ", one per step: out.csv at 10 clients is out-c10.csv")
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
@@ -30,18 +32,39 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	s.Clients = clients[0]
+	if err := o.apply(fs, &s); err != nil {
+		return err
+	}
 	if err := f.serverSettings(&s, *out); err != nil {
 		return err
 	}
 	if err := validate(s); err != nil {
 		return err
 	}
-	runs, err := loadtest.Sweep(ctx, s, clients, func(r *loadtest.Result) {
-		fmt.Fprintf(stdout, "== %d clients\n", r.Total.Clients)
-		loadtest.WriteSummary(stdout, r)
-	})
-	if err != nil {
-		return err
+	// One step at a time, so that each has its own JTL, CSV and profile.
+	var runs []*loadtest.Result
+	for _, n := range clients {
+		step, err := runWithFiles(ctx, s, stepPath(o.jtl, n), stepPath(o.cpuProfile, n), func(ctx context.Context, s loadtest.Settings) (*loadtest.Result, error) {
+			rs, err := loadtest.Sweep(ctx, s, []int{n}, nil)
+			if err != nil {
+				return nil, err
+			}
+			return rs[0], nil
+		})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "== %d clients\n", step.Total.Clients)
+		if err := loadtest.WriteSummary(stdout, step); err != nil {
+			return err
+		}
+		if err := writeCSV(stepPath(o.csv, n), step); err != nil {
+			return err
+		}
+		runs = append(runs, step)
+		if ctx.Err() != nil {
+			break
+		}
 	}
 	fmt.Fprintln(stdout, "== sweep")
 	if err := loadtest.WriteSweepTable(stdout, runs); err != nil {

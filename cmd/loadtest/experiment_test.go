@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -137,5 +138,102 @@ func TestExperimentRepeatsFlagChecked(t *testing.T) {
 	code, _, stderr := runCmd(context.Background(), "experiment", "-repeats", "21", "../../loadtest/experiments/article.toml")
 	if code != 2 || !strings.Contains(stderr, "-repeats 21: want 1..20") {
 		t.Errorf("-repeats 21 = exit %d, %q; want exit 2 naming the range", code, stderr)
+	}
+}
+
+// pageExperiment writes an experiment file serving TestPageServerProcess's
+// page, with load settings given as TOML lines, and returns its path.
+func pageExperiment(t *testing.T, dir, load string) string {
+	t.Helper()
+	file := filepath.Join(dir, "x.toml")
+	text := fmt.Sprintf(`name = "x"
+[server]
+command = [%q, "-test.run=^TestPageServerProcess$", "--", "-addr", "127.0.0.1:{{port}}"]
+env = ["PAGE_SERVER=1"]
+ready = "http://127.0.0.1:{{port}}/readyz"
+start_timeout = "10s"
+[load]
+%s
+[[load.request]]
+label = "page"
+url = "http://127.0.0.1:{{port}}/bbs"
+expect = 200
+[[run]]
+name = "a"
+`, os.Args[0], load)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+func TestExperimentFailingSLOExits3(t *testing.T) {
+	dir := t.TempDir()
+	file := pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"300ms\"\nslo = \"p50<1us\"")
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := runCmd(context.Background(), "experiment", "-out", out, file)
+	if code != exitSLO || !strings.Contains(stderr, "SLO failed") {
+		t.Errorf("experiment with a failing SLO = exit %d, stderr %q; want %d\n%s", code, stderr, exitSLO, stdout)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+		t.Errorf("no report written: %v", err)
+	}
+	// The same experiment with an objective it meets exits 0.
+	file = pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"300ms\"\nslo = \"p50<10s\"")
+	if code, stdout, stderr := runCmd(context.Background(), "experiment", "-out", filepath.Join(dir, "out2"), file); code != 0 {
+		t.Errorf("experiment with a met SLO = exit %d, stderr %q\n%s", code, stderr, stdout)
+	}
+}
+
+// cancelOn cancels when what is written to it contains want; the
+// experiment's log goes to it.
+type cancelOn struct {
+	mu     sync.Mutex
+	b      strings.Builder
+	want   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelOn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.b.Write(p)
+	if strings.Contains(c.b.String(), c.want) {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+func TestInterruptedExperimentExits130WithItsReport(t *testing.T) {
+	dir := t.TempDir()
+	file := pageExperiment(t, dir, "clients = [1, 2]\nthink = \"5ms\"\nduration = \"400ms\"")
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Interrupt once the first step (1 client) is logged: the second is
+	// cut short or never starts.
+	log := &cancelOn{want: "run a: 1 clients:", cancel: cancel}
+	var errb strings.Builder
+	code := exitCode(run(ctx, []string{"experiment", "-out", out, file}, log, &errb), &errb)
+	if code != exitInterrupted {
+		t.Fatalf("interrupted experiment = exit %d, stderr %q; want %d\n%s", code, errb.String(), exitInterrupted, log.b.String())
+	}
+	if !strings.Contains(log.b.String(), "interrupted: the report of the completed steps is in "+out) {
+		t.Errorf("stdout does not say where the report is:\n%s", log.b.String())
+	}
+	b, err := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err != nil {
+		t.Fatalf("interrupted experiment wrote no result: %v", err)
+	}
+	var res loadtest.ExperimentResult
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 1 || len(res.Runs[0].Points) == 0 || res.Runs[0].Points[0].Clients != 1 ||
+		res.Runs[0].Points[0].Result.Interrupted || res.Runs[0].Points[0].Result.Total.Successes == 0 {
+		t.Errorf("experiment.json does not hold the completed 1-client step: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
+		t.Errorf("no report written: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,6 +52,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-timer-slack", "-1ms"}, "negative"},
 		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-timer-slack", "2s"}, "timer slack 2s"},
 		{[]string{"sweep", "-url", "http://h/", "-duration", "1s", "-clients", "5,x"}, "-clients"},
+		{[]string{"sweep", "-url", "http://h/", "-duration", "1s", "-clients", "5", "-timeline-n", "10"}, "-timeline-n needs -timeline"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-drain", "-1s"}, "negative"},
 		{[]string{"report"}, "at least one"},
 		{[]string{"experiment", "-bogus"}, "-bogus"},
 		{[]string{"experiment", "-clients", "5,0", "../../loadtest/experiments/article.toml"}, "-clients"},
@@ -199,5 +202,41 @@ func TestSlowGoalCheck(t *testing.T) {
 	}
 	if got := (slowGoal{rssMB: 64}).check(9, 50, 3); got != "targets: peak RSS < 64 MB: met (50.00)" {
 		t.Errorf("check with only a memory target = %q", got)
+	}
+}
+
+func TestSweepWritesEachStepsFiles(t *testing.T) {
+	srv := server(t)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "sw.json")
+	code, stdout, stderr := runCmd(context.Background(), "sweep", "-url", srv.URL, "-clients", "1,2", "-think", "10ms", "-duration", "300ms",
+		"-charts", "", "-out", out, "-csv", filepath.Join(dir, "s.csv"), "-jtl", filepath.Join(dir, "s.jtl"),
+		"-cpuprofile", filepath.Join(dir, "s.pprof"), "-timeline", "-timeline-n", "5")
+	if code != 0 {
+		t.Fatalf("sweep = exit %d: %s\n%s", code, stderr, stdout)
+	}
+	runs, err := loadtest.ReadRuns(out)
+	if err != nil || len(runs) != 2 {
+		t.Fatalf("sweep file: %d runs, %v; want 2", len(runs), err)
+	}
+	for i, n := range []int{1, 2} {
+		r := runs[i]
+		for _, ext := range []string{".csv", ".jtl", ".pprof"} {
+			p := filepath.Join(dir, fmt.Sprintf("s-c%d%s", n, ext))
+			if st, err := os.Stat(p); err != nil || st.Size() == 0 {
+				t.Errorf("step %d clients: %s not written: %v", n, p, err)
+			}
+		}
+		jtl, err := loadtest.ReadJTL(filepath.Join(dir, fmt.Sprintf("s-c%d.jtl", n)))
+		if err != nil || jtl.Total.Requests != r.Total.Requests {
+			t.Errorf("step %d clients: JTL holds %v requests (%v); the result %d", n, jtl, err, r.Total.Requests)
+		}
+		csv, _ := os.ReadFile(filepath.Join(dir, fmt.Sprintf("s-c%d.csv", n)))
+		if rows := strings.Count(string(csv), "\n") - 1; rows != len(r.Series) {
+			t.Errorf("step %d clients: CSV has %d rows; the series %d", n, rows, len(r.Series))
+		}
+		if r.Timeline == nil || len(r.Timeline.Requests) != 5 {
+			t.Errorf("step %d clients: timeline %v; want the first 5 requests", n, r.Timeline)
+		}
 	}
 }

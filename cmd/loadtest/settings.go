@@ -41,6 +41,7 @@ type runFlags struct {
 	model     string
 	rate      float64
 	timeout   time.Duration
+	drain     time.Duration
 	keepalive bool
 	seed      uint64
 	name      string
@@ -62,7 +63,7 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.StringVar(&f.clients, "clients", "10", clientsHelp)
 	fs.DurationVar(&f.duration, "duration", 0, "measured duration after the warm-up (this or -requests is required)")
 	fs.Int64Var(&f.requests, "requests", 0, "stop after this many measured requests")
-	fs.DurationVar(&f.maxDur, "max-duration", 0, "hard bound on the whole run (default warmup+duration, or 1h with -requests)")
+	fs.DurationVar(&f.maxDur, "max-duration", 0, "hard bound on the time requests start in (default warmup+duration, or 1h with -requests); the run then drains (-drain)")
 	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up discarded from the results")
 	fs.DurationVar(&f.rampup, "rampup", 0, "spread client starts over this time (open model: climb the arrival rate from 0 to -rate)")
 	fs.DurationVar(&f.think, "think", 0, "think time between requests (offset or mean of the timer)")
@@ -72,6 +73,7 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.StringVar(&f.model, "model", "delay", "load model: delay (Fixed Delay), rate (Fixed Rate) or open")
 	fs.Float64Var(&f.rate, "rate", 0, "arrivals per second (open model)")
 	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "connect and response timeout")
+	fs.DurationVar(&f.drain, "drain", 0, "after the measured window, wait at most this long for requests in flight (default -timeout); those still in flight then are counted as cutoff errors")
 	fs.BoolVar(&f.keepalive, "keepalive", true, "reuse connections (false: a new connection per request)")
 	fs.Uint64Var(&f.seed, "seed", 0, "random seed (0: from the clock)")
 	fs.StringVar(&f.name, "name", "", "name of the run (curve name in charts)")
@@ -151,7 +153,7 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	s.Duration, s.MaxRequests, s.MaxDuration = f.duration, f.requests, f.maxDur
 	s.Warmup, s.Rampup = f.warmup, f.rampup
 	s.Think, s.ThinkDev, s.TimerSlack = f.think, f.thinkDev, f.slack
-	s.Rate, s.Timeout = f.rate, f.timeout
+	s.Rate, s.Timeout, s.Drain = f.rate, f.timeout, f.drain
 	s.DisableKeepAlive = !f.keepalive
 	s.Seed = f.seed
 	switch f.progress {
