@@ -571,7 +571,8 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		Start: r.start, MeasureStart: r.warmEnd, End: stop,
 		MeasuredSeconds: round3(seconds), Interrupted: interrupted,
 		DrainSeconds: round3(max(end.Sub(stop).Seconds(), 0)),
-		Series:       series, Environment: newEnvironment(),
+		Series:       series,
+		Environment:  newEnvironment(),
 	}
 	accs := r.rec.labelTotals(len(r.reqs))
 	all := labelAcc{hist: NewHistogram()}
