@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"bbslab/entity"
+	"bbslab/entity/open"
 )
 
 // server is a running run() for a test.
@@ -176,7 +177,7 @@ func TestShutdownKeepsAcknowledgedPosts(t *testing.T) {
 		t.Fatal("no post was acknowledged before shutdown")
 	}
 
-	st, err := entity.Open(context.Background(), entity.Options{Driver: "sqlite", DSN: db, Pool: 1, PoolMode: "fixed"})
+	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: db, Pool: 1, PoolMode: "fixed"})
 	if err != nil {
 		t.Fatal(err)
 	}

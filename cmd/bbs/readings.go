@@ -13,7 +13,7 @@ import (
 
 	"bbslab/bbs"
 	"bbslab/config"
-	"bbslab/entity"
+	"bbslab/entity/postgres"
 	"bbslab/machine"
 )
 
@@ -47,7 +47,9 @@ func startReadings(ctx context.Context, cfg config.Config, stdout, stderr io.Wri
 	}
 	runtime.SetBlockProfileRate(cfg.Profile.BlockRate)
 	runtime.SetMutexProfileFraction(cfg.Profile.MutexFraction)
-	rd.dbPort, _ = entity.ServerPort(cfg.DB, cfg.DSN)
+	if cfg.DB == "postgres" {
+		rd.dbPort, _ = postgres.ServerPort(cfg.DSN)
+	}
 
 	ctx, rd.stopc = context.WithCancel(ctx)
 	rd.sampler = machine.NewSampler()
