@@ -16,6 +16,7 @@ import (
 	"bbslab/bbs"
 	"bbslab/config"
 	"bbslab/entity"
+	"bbslab/internal/cli"
 	"bbslab/internal/pgsetup"
 )
 
@@ -29,7 +30,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return nil
 	}
 	if err != nil {
-		return usage(err)
+		return cli.Usage(err)
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
