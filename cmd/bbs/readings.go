@@ -9,7 +9,6 @@ import (
 	"os/signal"
 	"runtime"
 	"sync"
-	"syscall"
 
 	"bbslab/bbs"
 	"bbslab/config"
@@ -54,7 +53,9 @@ func startReadings(ctx context.Context, cfg config.Config, stdout, stderr io.Wri
 	ctx, rd.stopc = context.WithCancel(ctx)
 	rd.sampler = machine.NewSampler()
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGUSR1)
+	if len(dumpSignals) > 0 { // an empty list would mean every signal
+		signal.Notify(sig, dumpSignals...)
+	}
 	rd.wg.Add(2)
 	go func() {
 		defer rd.wg.Done()

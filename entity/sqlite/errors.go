@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sqlite
 
 import (
@@ -25,7 +27,3 @@ func isUnavailable(err error) bool {
 	}
 	return false
 }
-
-// ErrNoCgo is Open's error in a build without cgo, where mattn/go-sqlite3
-// compiles into a stub that fails at run time.
-var ErrNoCgo = errors.New("built with CGO_ENABLED=0: SQLite is unavailable; use -db postgres or rebuild with cgo")

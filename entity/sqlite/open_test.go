@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sqlite
 
 import (
@@ -10,9 +12,6 @@ import (
 
 func TestOpenSQLiteBadPath(t *testing.T) {
 	t.Parallel()
-	if !Available {
-		t.Skip(ErrNoCgo)
-	}
 	o := entity.Options{Driver: "sqlite", DSN: "/nonexistent-dir/sub/bbs.db", Pool: 1}
 	s, err := Open(context.Background(), o)
 	if err == nil {

@@ -1,11 +1,5 @@
-// Package sqlite is the board's store on SQLite (mattn/go-sqlite3, which
-// needs cgo): an entity.Store pooled by database/sql, with the schema from
-// package sql applied at Open.
-//
-// Connections are handed out explicitly (Acquire, statements on the Conn,
-// Release), as entity.Store describes. SQLITE_BUSY is retried in slices
-// (busy.go) so that a statement waiting on the writer lock stays
-// cancellable.
+//go:build cgo
+
 package sqlite
 
 import (
@@ -82,7 +76,7 @@ type sqliteStore struct {
 // o.SeedPosts posts when the board is empty, and opens the pool's initial
 // connections before it returns: PoolMin of them (Pool when PoolMin is 0)
 // in fixed mode, none in mode none. In a build without cgo it fails with
-// ErrNoCgo.
+// ErrNoCgo (nocgo.go).
 func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 	if o.Driver == "" {
 		o.Driver = "sqlite"
@@ -93,9 +87,6 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 	o, err := o.Normalize()
 	if err != nil {
 		return nil, err
-	}
-	if !Available {
-		return nil, ErrNoCgo
 	}
 	s := &sqliteStore{o: o, tr: entity.NewTracer(o.Trace, "sqlite"), d: entity.NewNetwork(o.Distance)}
 	dsn, busy := sliceBusyTimeout(sqliteDSN(o.DSN))

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package sqlite
 
 import (
@@ -16,12 +18,9 @@ func TestStore(t *testing.T) {
 }
 
 // openTest opens a SQLite store on a new file for the test, closed when it
-// ends; it skips the test in a build without cgo (ErrNoCgo).
+// ends.
 func openTest(t *testing.T, o entity.Options) entity.Store {
 	t.Helper()
-	if !Available {
-		t.Skip(ErrNoCgo)
-	}
 	o.Driver = "sqlite"
 	o.DSN = filepath.Join(t.TempDir(), "bbs.db")
 	s, err := Open(context.Background(), o)
