@@ -8,7 +8,8 @@ import (
 
 // GCStats is the garbage collector part of /admin/stats: how many cycles
 // ran, how long the world stopped for them, and the settings in force. A
-// latency outlier that lines up with a GC pause (seed 003) shows here.
+// latency outlier that lines up with a GC pause (the real-time Java article
+// traces outliers to the collector) shows here.
 type GCStats struct {
 	Cycles       uint64     `json:"cycles"`        // completed GC cycles (/gc/cycles/total:gc-cycles)
 	ForcedCycles uint64     `json:"forced_cycles"` // of them, forced by runtime.GC or debug.FreeOSMemory

@@ -13,7 +13,8 @@ import (
 	"bbslab/internal/cli"
 )
 
-// diskbenchCmd runs "bbs diskbench": the disk benchmark of seed 004 in the
+// diskbenchCmd runs "bbs diskbench": the disk benchmark of the article
+// "Test disk access speed for a Java application", run in the
 // database's directory (or -dir), printed as a table or JSON. ctx ends on
 // SIGINT/SIGTERM (main's signal.NotifyContext); the benchmark then removes
 // its file and stops.

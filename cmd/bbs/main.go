@@ -12,7 +12,7 @@
 // PostgreSQL server, docs/postgres.md says how to start one.
 //
 //	go run ./cmd/bbs -config config/bbs.example.toml -workers 5 -pool 5
-//	go run ./cmd/bbs diskbench [-dir DIR] [-n 1000] [-json]   # seed 004's disk benchmark
+//	go run ./cmd/bbs diskbench [-dir DIR] [-n 1000] [-json]   # the disk-speed article's benchmark
 package main
 
 import (
