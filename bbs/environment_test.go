@@ -1,3 +1,8 @@
+//go:build cgo
+
+// These tests read the environment of real SQLite and PostgreSQL stores
+// (entity/open), and SQLite needs cgo.
+
 package bbs
 
 import (
@@ -14,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"bbslab/entity"
+	"bbslab/entity/open"
 )
 
 // statsEnvironment reads /admin/stats of a server on st and returns its
@@ -35,7 +41,7 @@ func statsEnvironment(t *testing.T, st entity.Store, dbName string) (db map[stri
 }
 
 func TestStatsEnvironmentSQLite(t *testing.T) {
-	st, err := entity.Open(context.Background(), entity.Options{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "bbs.db"), Pool: 1})
+	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "bbs.db"), Pool: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +76,7 @@ func TestStatsEnvironmentPostgres(t *testing.T) {
 			t.Errorf("drop schema %s: %v", schema, err)
 		}
 	})
-	st, err := entity.Open(ctx, entity.Options{Driver: "postgres", DSN: dsn, Schema: schema, Pool: 1})
+	st, err := open.Store(ctx, entity.Options{Driver: "postgres", DSN: dsn, Schema: schema, Pool: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

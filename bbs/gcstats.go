@@ -1,13 +1,15 @@
 package bbs
 
 import (
-	"math"
 	rmetrics "runtime/metrics"
+
+	"bbslab/machine"
 )
 
 // GCStats is the garbage collector part of /admin/stats: how many cycles
 // ran, how long the world stopped for them, and the settings in force. A
-// latency outlier that lines up with a GC pause (seed 003) shows here.
+// latency outlier that lines up with a GC pause (the real-time Java article
+// traces outliers to the collector) shows here.
 type GCStats struct {
 	Cycles       uint64     `json:"cycles"`        // completed GC cycles (/gc/cycles/total:gc-cycles)
 	ForcedCycles uint64     `json:"forced_cycles"` // of them, forced by runtime.GC or debug.FreeOSMemory
@@ -33,85 +35,30 @@ type PauseStats struct {
 	MaxSeconds float64 `json:"max_seconds"`
 }
 
-// The runtime/metrics names ReadGCStats reads.
-const (
-	metricPauses   = "/sched/pauses/total/gc:seconds"
-	metricCycles   = "/gc/cycles/total:gc-cycles"
-	metricForced   = "/gc/cycles/forced:gc-cycles"
-	metricHeapGoal = "/gc/heap/goal:bytes"
-	metricGOGC     = "/gc/gogc:percent"
-	metricMemLimit = "/gc/gomemlimit:bytes"
-)
-
-// ReadGCStats reads the GC metrics and settings now.
+// ReadGCStats reads the GC metrics and settings now (machine.ReadRuntime).
 func ReadGCStats() GCStats {
-	samples := []rmetrics.Sample{
-		{Name: metricPauses}, {Name: metricCycles}, {Name: metricForced},
-		{Name: metricHeapGoal}, {Name: metricGOGC}, {Name: metricMemLimit},
+	m := machine.ReadRuntime()
+	return GCStats{
+		Cycles:           m.GCCycles,
+		ForcedCycles:     m.GCForcedCycles,
+		Pauses:           pauseStats(m.GCPauses),
+		HeapGoalBytes:    m.HeapGoalBytes,
+		GOGCPercent:      m.GOGCPercent,
+		MemoryLimitBytes: m.MemoryLimitBytes,
 	}
-	rmetrics.Read(samples)
-	var out GCStats
-	for _, s := range samples {
-		switch s.Value.Kind() {
-		case rmetrics.KindFloat64Histogram:
-			if s.Name == metricPauses {
-				out.Pauses = pauseStats(s.Value.Float64Histogram())
-			}
-		case rmetrics.KindUint64:
-			v := s.Value.Uint64()
-			switch s.Name {
-			case metricCycles:
-				out.Cycles = v
-			case metricForced:
-				out.ForcedCycles = v
-			case metricHeapGoal:
-				out.HeapGoalBytes = v
-			case metricGOGC:
-				out.GOGCPercent = int64(v) // the runtime stores -1 (off) as a uint64
-			case metricMemLimit:
-				out.MemoryLimitBytes = int64(v)
-			}
-		}
-		// KindBad: a metric this Go version does not have; leave it zero.
-	}
-	return out
 }
 
 // pauseStats computes the count, median, 99th percentile and maximum of a
-// runtime histogram. Counts[i] counts values in [Buckets[i], Buckets[i+1]).
+// runtime histogram of pauses.
 func pauseStats(h *rmetrics.Float64Histogram) PauseStats {
-	var out PauseStats
-	if h == nil {
-		return out
+	n := machine.HistogramCount(h)
+	if n == 0 {
+		return PauseStats{}
 	}
-	for _, c := range h.Counts {
-		out.Count += c
+	return PauseStats{
+		Count:      n,
+		P50Seconds: machine.HistogramQuantile(h, 0.50),
+		P99Seconds: machine.HistogramQuantile(h, 0.99),
+		MaxSeconds: machine.HistogramQuantile(h, 1),
 	}
-	if out.Count == 0 {
-		return out
-	}
-	out.P50Seconds = quantile(h, out.Count, 0.50)
-	out.P99Seconds = quantile(h, out.Count, 0.99)
-	out.MaxSeconds = quantile(h, out.Count, 1)
-	return out
-}
-
-// quantile returns the upper bound of the bucket holding the q-th quantile
-// of total values (the lower bound when the upper one is +Inf).
-func quantile(h *rmetrics.Float64Histogram, total uint64, q float64) float64 {
-	rank := uint64(math.Ceil(q * float64(total)))
-	if rank < 1 {
-		rank = 1
-	}
-	var seen uint64
-	for i, c := range h.Counts {
-		seen += c
-		if seen >= rank {
-			if hi := h.Buckets[i+1]; !math.IsInf(hi, 1) {
-				return hi
-			}
-			return h.Buckets[i]
-		}
-	}
-	return h.Buckets[len(h.Buckets)-1]
 }

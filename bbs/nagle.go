@@ -5,7 +5,8 @@ import "net"
 // NoDelayListener wraps l so that every connection it accepts has
 // TCP_NODELAY set to noDelay. Go sets TCP_NODELAY on every TCP connection;
 // NoDelayListener(l, false) turns Nagle's algorithm back on, so that small
-// writes wait for the ACK of earlier unacknowledged data (seed 003).
+// writes wait for the ACK of earlier unacknowledged data (the real-time Java
+// article on latency outliers tried setTcpNoDelay for its start-up delays).
 // Connections that are not TCP are passed through unchanged.
 func NoDelayListener(l net.Listener, noDelay bool) net.Listener {
 	return &noDelayListener{Listener: l, noDelay: noDelay}

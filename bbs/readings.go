@@ -1,9 +1,6 @@
 package bbs
 
 import (
-	"math"
-	rmetrics "runtime/metrics"
-
 	"bbslab/entity"
 	"bbslab/machine"
 )
@@ -43,59 +40,15 @@ type RuntimeStats struct {
 	SchedLatencies           uint64  `json:"sched_latencies_total"`
 }
 
-var runtimeSamples = []string{
-	"/sched/goroutines:goroutines",
-	"/sched/threads/total:threads",
-	"/sched/gomaxprocs:threads",
-	"/gc/cycles/total:gc-cycles",
-	"/gc/heap/live:bytes",
-	"/memory/classes/total:bytes",
-	"/cgo/go-to-c-calls:calls",
-	"/sched/latencies:seconds",
-}
-
+// readRuntime reads the runtime part of the readings (machine.ReadRuntime).
 func readRuntime() RuntimeStats {
-	ss := make([]rmetrics.Sample, len(runtimeSamples))
-	for i, n := range runtimeSamples {
-		ss[i].Name = n
-	}
-	rmetrics.Read(ss)
-	v := make([]uint64, len(ss))
-	for i, s := range ss {
-		if s.Value.Kind() == rmetrics.KindUint64 {
-			v[i] = s.Value.Uint64()
-		}
-	}
+	m := machine.ReadRuntime()
 	r := RuntimeStats{
-		Goroutines: v[0], Threads: v[1], GOMAXPROCS: v[2], GCCycles: v[3],
-		HeapLiveBytes: v[4], MemoryTotalBytes: v[5], CgoCalls: v[6],
+		Goroutines: m.Goroutines, Threads: m.Threads, GOMAXPROCS: m.GOMAXPROCS, GCCycles: m.GCCycles,
+		HeapLiveBytes: m.HeapLiveBytes, MemoryTotalBytes: m.MemoryTotalBytes, CgoCalls: m.CgoCalls,
 	}
-	if h := ss[7].Value; h.Kind() == rmetrics.KindFloat64Histogram {
-		r.SchedLatencySecondsTotal, r.SchedLatencies = histogramSum(h.Float64Histogram())
-	}
+	r.SchedLatencySecondsTotal, r.SchedLatencies = machine.HistogramSum(m.SchedLatencies)
 	return r
-}
-
-// histogramSum estimates the sum of a runtime/metrics histogram's values,
-// each bucket counted at its midpoint (at its finite bound when the other
-// is infinite), and returns it with the number of values.
-func histogramSum(h *rmetrics.Float64Histogram) (sum float64, n uint64) {
-	for i, c := range h.Counts {
-		if c == 0 {
-			continue
-		}
-		lo, hi := h.Buckets[i], h.Buckets[i+1]
-		mid := (lo + hi) / 2
-		switch {
-		case math.IsInf(lo, -1):
-			mid = hi
-		case math.IsInf(hi, 1):
-			mid = lo
-		}
-		sum += mid * float64(c)
-		n += c
-	}
-	return sum, n
 }
 
 // databaseSockets counts the board's own sockets to the database server in

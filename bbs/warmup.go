@@ -10,9 +10,10 @@ import (
 
 // WarmUp runs each command once, reading PageSize posts and storing nothing,
 // so that statements are prepared, connections have been used and caches are
-// warm before the first measured request (seed 003: the first runs after a
-// start are the slow ones). While it runs, /readyz answers 503 saying so; the
-// caller reports ready with SetReady(true) after it returns.
+// warm before the first measured request (the real-time Java article on
+// latency outliers: the first runs after a start are the slow ones). While
+// it runs, /readyz answers 503 saying so; the caller reports ready with
+// SetReady(true) after it returns.
 //
 // One rule for the counters: warm-up runs are counted in every counter of
 // the database work, as one request of each command. The pool's counters

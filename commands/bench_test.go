@@ -1,3 +1,7 @@
+//go:build cgo
+
+// This benchmark opens a real SQLite store, which needs cgo.
+
 package commands_test
 
 import (
@@ -8,6 +12,7 @@ import (
 
 	"bbslab/commands"
 	"bbslab/entity"
+	"bbslab/entity/open"
 )
 
 // BenchmarkViews runs each command (n = 30, no post) against a real
@@ -27,7 +32,7 @@ func BenchmarkViews(b *testing.B) {
 			continue
 		}
 		o.Pool, o.PoolMode, o.SeedPosts = 4, "fixed", 1000
-		s, err := entity.Open(context.Background(), o)
+		s, err := open.Store(context.Background(), o)
 		if err != nil {
 			b.Fatal(err)
 		}

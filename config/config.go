@@ -4,14 +4,13 @@
 package config
 
 import (
+	"bbslab/internal/cli"
 	"errors"
 	"fmt"
 	"net"
 	"os"
 	"strings"
 	"time"
-
-	"github.com/pelletier/go-toml/v2"
 )
 
 // Config is every knob of the board server. The TOML key of each field is the
@@ -82,44 +81,13 @@ func Default() Config {
 }
 
 // Load decodes the TOML file at path over c. A key the Config does not have is
-// an error that names the key and its line.
+// an error that names the key and its line (cli.DecodeTOML).
 func (c *Config) Load(path string) error {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("config: %w", err)
 	}
-	defer f.Close()
-	d := toml.NewDecoder(f)
-	d.DisallowUnknownFields()
-	if err := d.Decode(c); err != nil {
-		return fmt.Errorf("config %s: %s", path, describe(err))
-	}
-	return nil
-}
-
-// describe turns a go-toml error into one line per problem, with line numbers.
-func describe(err error) string {
-	var strict *toml.StrictMissingError
-	if errors.As(err, &strict) {
-		var b strings.Builder
-		for i, e := range strict.Errors {
-			if i > 0 {
-				b.WriteString("; ")
-			}
-			row, _ := e.Position()
-			fmt.Fprintf(&b, "unknown key %q at line %d", strings.Join(e.Key(), "."), row)
-		}
-		return b.String()
-	}
-	var de *toml.DecodeError
-	if errors.As(err, &de) {
-		row, _ := de.Position()
-		if k := de.Key(); len(k) > 0 {
-			return fmt.Sprintf("key %q at line %d: %s", strings.Join(k, "."), row, de.Error())
-		}
-		return fmt.Sprintf("line %d: %s", row, de.Error())
-	}
-	return err.Error()
+	return cli.DecodeTOML("config", path, data, c)
 }
 
 // Validate checks every knob and returns all problems, each naming the key,
@@ -208,24 +176,5 @@ func loopback(addr string) bool {
 }
 
 // Duration is a time.Duration written as a string such as "5s" or "250ms"
-// in TOML and on the command line.
-type Duration time.Duration
-
-// String formats d like time.Duration.
-func (d Duration) String() string { return time.Duration(d).String() }
-
-// Set parses s as a duration; it makes Duration a flag.Value.
-func (d *Duration) Set(s string) error {
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("%q is not a duration such as 5s or 250ms", s)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// UnmarshalText decodes a TOML string such as "5s".
-func (d *Duration) UnmarshalText(b []byte) error { return d.Set(string(b)) }
-
-// MarshalText encodes d as a string such as "5s".
-func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+// in TOML and on the command line (cli.Duration, shared with loadtest).
+type Duration = cli.Duration

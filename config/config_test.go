@@ -115,9 +115,9 @@ func TestInvalidFile(t *testing.T) {
 	}{
 		{"workers = 5\npools = 3\n", []string{`unknown key "pools"`, "line 2"}},
 		{"[server]\nworkers = 1\n", []string{"unknown key", "server"}},
-		{"workers = \"five\"\n", []string{"workers", "line 1"}},
+		{"workers = \"five\"\n", []string{"workers", ".toml:1:"}},
 		{"queue_timeout = \"5 parsecs\"\n", []string{"queue_timeout", "not a duration"}},
-		{"workers = \n", []string{"line 1"}},
+		{"workers = \n", []string{".toml:1:"}},
 	}
 	for _, tt := range tests {
 		_, err := parse(t, "-config", writeFile(t, tt.text))

@@ -8,7 +8,8 @@ import (
 	"strings"
 )
 
-// Latency holds the knobs of the latency experiments (seed 003): Nagle's
+// Latency holds the knobs of the latency experiments of the real-time Java
+// article on latency outliers ("リアルタイム Java での開発", part 3): Nagle's
 // algorithm and small writes, the garbage collector, and a warm-up pass
 // before the server reports ready. It is embedded in Config, so its keys are
 // top-level keys of the TOML file.

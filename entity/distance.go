@@ -42,9 +42,10 @@ type Distance struct {
 	Seed uint64
 }
 
-// distance applies a Distance and counts its waits. A nil *distance adds
-// nothing and counts nothing, so a store without one pays a nil check.
-type distance struct {
+// A Network applies a Distance for one store and counts its waits. A nil
+// *Network adds nothing and counts nothing, so a store without one pays a
+// nil check. Both drivers use it, so that the wait means the same on both.
+type Network struct {
 	Distance
 	mu  sync.Mutex
 	rng *rand.Rand
@@ -54,8 +55,8 @@ type distance struct {
 	connectNs atomic.Int64 // connection opens' waits, completed
 }
 
-// newDistance returns the distance d describes, or nil when it adds nothing.
-func newDistance(d Distance) *distance {
+// NewNetwork returns the Network d describes, or nil when it adds nothing.
+func NewNetwork(d Distance) *Network {
 	if d.Latency <= 0 && d.Jitter <= 0 && d.Connect <= 0 {
 		return nil
 	}
@@ -63,11 +64,11 @@ func newDistance(d Distance) *distance {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	return &distance{Distance: d, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	return &Network{Distance: d, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
 }
 
 // draw returns one statement's wait: Latency ± Jitter, uniform, at least 0.
-func (d *distance) draw() time.Duration {
+func (d *Network) draw() time.Duration {
 	w := d.Latency
 	if d.Jitter > 0 {
 		d.mu.Lock()
@@ -78,9 +79,9 @@ func (d *distance) draw() time.Duration {
 	return max(w, 0)
 }
 
-// statement waits one statement's round trip and returns how long it
-// waited. A nil distance returns at once.
-func (d *distance) statement(ctx context.Context) (time.Duration, error) {
+// Statement waits one statement's round trip and returns how long it
+// waited. A nil Network returns at once.
+func (d *Network) Statement(ctx context.Context) (time.Duration, error) {
 	if d == nil {
 		return 0, nil
 	}
@@ -94,8 +95,8 @@ func (d *distance) statement(ctx context.Context) (time.Duration, error) {
 	return waited, err
 }
 
-// connect waits the opening of one physical connection.
-func (d *distance) connect(ctx context.Context) error {
+// Dial waits the opening of one physical connection (Distance.Connect).
+func (d *Network) Dial(ctx context.Context) error {
 	if d == nil || d.Connect <= 0 {
 		return nil
 	}
@@ -123,24 +124,25 @@ func connectWait(ctx context.Context, d time.Duration) (time.Duration, error) {
 	return sleep(ctx, d)
 }
 
-// remote is what a Conn keeps of the distance: its statements' waits so far.
-type remote struct {
-	d      *distance
+// A Remote is what a Conn keeps of the Network: its statements' waits so
+// far. A Conn embeds one (NewRemote) to get Waited.
+type Remote struct {
+	d      *Network
 	waited time.Duration
 }
 
-// roundTrip waits one statement's network round trip.
-func (r *remote) roundTrip(ctx context.Context) (time.Duration, error) {
-	w, err := r.d.statement(ctx)
+// RoundTrip waits one statement's network round trip.
+func (r *Remote) RoundTrip(ctx context.Context) (time.Duration, error) {
+	w, err := r.d.Statement(ctx)
 	r.waited += w
 	return w, err
 }
 
 // Waited returns the statements' network waits on this Conn so far.
-func (r *remote) Waited() time.Duration { return r.waited }
+func (r *Remote) Waited() time.Duration { return r.waited }
 
-// fill copies the distance's counters into s.
-func (d *distance) fill(s *PoolStats) {
+// Fill copies the Network's counters into s.
+func (d *Network) Fill(s *PoolStats) {
 	if d == nil {
 		return
 	}
@@ -148,3 +150,6 @@ func (d *distance) fill(s *PoolStats) {
 	s.NetworkWaits = d.waits.Load()
 	s.ConnectWait = time.Duration(d.connectNs.Load())
 }
+
+// NewRemote returns a Remote that waits on d (nil: no waits).
+func (d *Network) NewRemote() Remote { return Remote{d: d} }

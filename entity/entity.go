@@ -1,6 +1,14 @@
-// Package entity holds the board's domain types and all of its SQL: the Post
-// type, the Store that hands out database connections, and its SQLite and
-// PostgreSQL implementations.
+// Package entity holds the board's domain: the Post type, the Store that
+// hands out database connections and its Options, the errors a caller can
+// classify, the deterministic seed, and what both drivers share without
+// cgo (the database at a distance, pool meters, the SQL trace, the
+// migrations' loader).
+//
+// The stores themselves live in a package per technology, as in
+// benbjohnson/wtf: entity/sqlite (mattn/go-sqlite3, cgo) and
+// entity/postgres (pgx). entity/open picks one by Options.Driver, and
+// entity/storetest is the contract suite both pass. So commands, bbs and
+// entity/fake build without cgo and without either driver.
 //
 // A Store hands out connections explicitly (Acquire, then queries on the Conn,
 // then Release) so that the access patterns the lab compares are visible in
@@ -87,6 +95,12 @@ type PoolStats struct {
 	NetworkWait  time.Duration `json:"-"`                         // statements' waits on the network, total
 	NetworkWaits int64         `json:"network_round_trips_total"` // statements that waited
 	ConnectWait  time.Duration `json:"-"`                         // physical opens' waits, total
+}
+
+// PostTime returns the time stamp of a post written now: UTC, truncated to
+// microseconds so that it round-trips unchanged through both databases.
+func PostTime() time.Time {
+	return time.Now().UTC().Truncate(time.Microsecond)
 }
 
 // MaxNo is a number above every post's number, for the first Before call.

@@ -6,9 +6,6 @@ import (
 	"database/sql/driver"
 	"errors"
 	"net"
-
-	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/mattn/go-sqlite3"
 )
 
 // unavailableError marks an error as ErrUnavailable while keeping the
@@ -18,57 +15,40 @@ type unavailableError struct{ err error }
 func (e *unavailableError) Error() string   { return "database unavailable: " + e.err.Error() }
 func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
 
-// classify returns err, wrapped so that errors.Is(err, ErrUnavailable) holds
-// when it says the database cannot be reached or is busy for now. Context
-// errors stay context errors. Detection uses error types and codes only.
-func classify(err error) error {
+// Classify returns err, wrapped so that errors.Is(err, ErrUnavailable) holds
+// when it says the database cannot be reached or is busy for now: when
+// driverUnavailable (the driver's own test of its error codes) says so, or
+// when it is a lost connection (LostConnection). Context errors, nil,
+// ErrNotFound and errors already classified stay as they are. Drivers call
+// it on every error they return, so that callers classify by sentinel
+// alone.
+func Classify(err error, driverUnavailable func(error) bool) error {
 	if err == nil || errors.Is(err, ErrUnavailable) || errors.Is(err, ErrNotFound) {
 		return err
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
-	if isUnavailable(err) {
+	if (driverUnavailable != nil && driverUnavailable(err)) || LostConnection(err) {
 		return &unavailableError{err: err}
 	}
 	return err
 }
 
-// unavailable wraps err as ErrUnavailable unconditionally (unless it is a
-// context error), for states we detect ourselves, such as a closed store.
-func unavailable(err error) error {
+// Unavailable wraps err as ErrUnavailable unconditionally (unless it is a
+// context error), for states a driver detects itself, such as a closed
+// store.
+func Unavailable(err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return &unavailableError{err: err}
 }
 
-func isUnavailable(err error) bool {
-	var sqliteErr sqlite3.Error
-	if errors.As(err, &sqliteErr) {
-		switch sqliteErr.Code {
-		case sqlite3.ErrBusy, sqlite3.ErrLocked, sqlite3.ErrCantOpen:
-			return true
-		}
-		return false
-	}
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		switch {
-		case len(pgErr.Code) == 5 && pgErr.Code[:2] == "08": // connection exception
-			return true
-		case pgErr.Code == "57P01", // admin_shutdown
-			pgErr.Code == "57P02", // crash_shutdown
-			pgErr.Code == "57P03", // cannot_connect_now
-			pgErr.Code == "53300": // too_many_connections
-			return true
-		}
-		return false
-	}
-	var connectErr *pgconn.ConnectError
-	if errors.As(err, &connectErr) {
-		return true
-	}
+// LostConnection reports whether err says the connection to the database
+// failed, by type rather than message: a network error, database/sql's
+// driver.ErrBadConn or sql.ErrConnDone.
+func LostConnection(err error) bool {
 	var netErr net.Error
 	if errors.As(err, &netErr) {
 		return true

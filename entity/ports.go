@@ -26,16 +26,16 @@ const PortMemory = 3 * time.Minute
 // PortMemory + portPrune.
 const portPrune = 10 * time.Second
 
-// portSet is the local ports of a store's connections, each with the time
+// A PortSet is the local ports of a store's connections, each with the time
 // it was last used.
-type portSet struct {
+type PortSet struct {
 	mu     sync.Mutex
 	seen   map[int]time.Time
 	pruned time.Time
 }
 
-// record remembers the local port of a connection just dialled.
-func (p *portSet) record(local net.Addr) {
+// Record remembers the local port of a connection just dialled.
+func (p *PortSet) Record(local net.Addr) {
 	a, ok := local.(*net.TCPAddr)
 	if !ok {
 		return // a Unix socket: nothing in /proc/net/tcp
@@ -57,8 +57,8 @@ func (p *portSet) record(local net.Addr) {
 	}
 }
 
-// ports returns the ports used in the last PortMemory.
-func (p *portSet) ports() map[int]bool {
+// Ports returns the ports used in the last PortMemory.
+func (p *PortSet) Ports() map[int]bool {
 	now := time.Now()
 	p.mu.Lock()
 	defer p.mu.Unlock()

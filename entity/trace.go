@@ -9,11 +9,9 @@ import (
 	"io"
 	"sync"
 	"time"
-
-	"github.com/jackc/pgx/v5"
 )
 
-// A tracer writes one JSON line per SQL statement a Conn runs (Options.Trace):
+// A Tracer writes one JSON line per SQL statement a Conn runs (Options.Trace):
 //
 //	{"time":"2026-11-30T04:50:00.123456Z","db":"sqlite","statement":"SELECT ...","query_time":0.000041,"rows":30}
 //
@@ -21,20 +19,21 @@ import (
 // wait of a database at a distance included; network_wait is that part), rows is the
 // rows it returned or stored (0 on error), and error is present when it failed, naming
 // only the kind ("unavailable", "canceled", "error"): a driver message could
-// repeat user input. A nil *tracer does nothing, so the
+// repeat user input. A nil *Tracer does nothing, so the
 // trace costs one nil check when off.
-type tracer struct {
+type Tracer struct {
 	db string
 	mu sync.Mutex
 	w  io.Writer
 }
 
-// newTracer returns a tracer writing to w, or nil when w is nil.
-func newTracer(w io.Writer, db string) *tracer {
+// NewTracer returns a Tracer writing to w for database db ("sqlite" or
+// "postgres"), or nil when w is nil.
+func NewTracer(w io.Writer, db string) *Tracer {
 	if w == nil {
 		return nil
 	}
-	return &tracer{db: db, w: w}
+	return &Tracer{db: db, w: w}
 }
 
 // traceLine is one line of the SQL trace.
@@ -50,9 +49,9 @@ type traceLine struct {
 	Error       string  `json:"error,omitempty"`
 }
 
-// statement records a statement that began at start, waited net on the
+// Statement records a statement that began at start, waited net on the
 // network and returned rows rows.
-func (t *tracer) statement(start time.Time, stmt string, rows int, net time.Duration, err error) {
+func (t *Tracer) Statement(start time.Time, stmt string, rows int, net time.Duration, err error) {
 	if t == nil {
 		return
 	}
@@ -87,7 +86,10 @@ func errorKind(err error) string {
 	}
 }
 
-// noRows reports whether err only says that no row matched.
+// noRows reports whether err only says that no row matched. pgx's
+// ErrNoRows matches sql.ErrNoRows too (pgx v5 declares it as a proxy of
+// sql.ErrNoRows "to aid in database/sql compatibility"), so one check
+// serves both drivers.
 func noRows(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, sql.ErrNoRows) || errors.Is(err, pgx.ErrNoRows)
+	return errors.Is(err, ErrNotFound) || errors.Is(err, sql.ErrNoRows)
 }

@@ -8,6 +8,9 @@
 // reading over the last second, not an average since start. Memory, load
 // and sockets are read when asked. Off Linux (no /proc) the readings say
 // they are not available.
+//
+// ReadRuntime reads the Go runtime's own metrics (runtime/metrics), in one
+// place for the board's statistics and the load generator's cost.
 package machine
 
 import (

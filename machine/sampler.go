@@ -3,7 +3,6 @@ package machine
 import (
 	"context"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -79,11 +78,7 @@ func (s *Sampler) take() sample {
 	if b, err := s.root.read("vmstat"); err == nil {
 		sm.vm = parseKeyValues(b)
 	}
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err == nil {
-		sm.utime = time.Duration(ru.Utime.Nano())
-		sm.stime = time.Duration(ru.Stime.Nano())
-	}
+	sm.utime, sm.stime = processTimes()
 	return sm
 }
 

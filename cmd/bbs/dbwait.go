@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"bbslab/entity"
+	"bbslab/entity/open"
 )
 
 // Back-off between start-up attempts to reach the database.
@@ -25,7 +26,7 @@ func openWithWait(ctx context.Context, wait time.Duration, log *slog.Logger, o e
 	deadline := time.Now().Add(wait)
 	delay := firstRetry
 	for attempt := 1; ; attempt++ {
-		store, err := entity.Open(ctx, o)
+		store, err := open.Store(ctx, o)
 		if err == nil {
 			return store, nil
 		}

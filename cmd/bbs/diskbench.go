@@ -10,9 +10,11 @@ import (
 	"bbslab/config"
 	"bbslab/diskbench"
 	"bbslab/entity"
+	"bbslab/internal/cli"
 )
 
-// diskbenchCmd runs "bbs diskbench": the disk benchmark of seed 004 in the
+// diskbenchCmd runs "bbs diskbench": the disk benchmark of the article
+// "Test disk access speed for a Java application", run in the
 // database's directory (or -dir), printed as a table or JSON. ctx ends on
 // SIGINT/SIGTERM (main's signal.NotifyContext); the benchmark then removes
 // its file and stops.
@@ -33,22 +35,22 @@ func diskbenchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
-		return usage(err)
+		return cli.Usage(err)
 	}
 	if fs.NArg() > 0 {
-		return usage(fmt.Errorf("diskbench: unexpected argument %q", fs.Arg(0)))
+		return cli.Usage(fmt.Errorf("diskbench: unexpected argument %q", fs.Arg(0)))
 	}
 	if *n < 1 || *n > 10_000_000 {
-		return usage(fmt.Errorf("diskbench: -n %d: must be 1..10000000", *n))
+		return cli.Usage(fmt.Errorf("diskbench: -n %d: must be 1..10000000", *n))
 	}
 	if *size < 1 || *size > 64<<20 {
-		return usage(fmt.Errorf("diskbench: -size %d: must be 1..%d", *size, 64<<20))
+		return cli.Usage(fmt.Errorf("diskbench: -size %d: must be 1..%d", *size, 64<<20))
 	}
 	if *dir == "" {
 		cfg := config.Default()
 		if *cfgPath != "" {
 			if err := cfg.Load(*cfgPath); err != nil {
-				return usage(err)
+				return cli.Usage(err)
 			}
 		}
 		if *dsn != "" {

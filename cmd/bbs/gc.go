@@ -4,8 +4,8 @@ import (
 	"log/slog"
 	"runtime/debug"
 
-	"bbslab/bbs"
 	"bbslab/config"
+	"bbslab/machine"
 )
 
 // applyGC sets the GC percent and the soft memory limit that the gogc and
@@ -23,7 +23,7 @@ func applyGC(l config.Latency, log *slog.Logger) (restore func()) {
 		prev := debug.SetMemoryLimit(int64(l.GOMemLimit))
 		undo = append(undo, func() { debug.SetMemoryLimit(prev) })
 	}
-	g := bbs.ReadGCStats() // from runtime/metrics: reading changes nothing
+	g := machine.ReadRuntime() // reading changes nothing
 	log.Info("gc settings", "gogc", g.GOGCPercent, "gomemlimit_bytes", g.MemoryLimitBytes,
 		"from_knobs", l.GOGC != 0 || l.GOMemLimit > 0)
 	return func() {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bbslab/internal/cli"
 	"context"
 	"io"
 	"net/http"
@@ -95,8 +96,8 @@ func TestAdminListenerGuarded(t *testing.T) {
 	for _, addr := range []string{"0.0.0.0:0", "[::]:0", "192.0.2.1:6060", ":6060"} {
 		var stderr strings.Builder
 		err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-admin-addr", addr, "-dsn", db}, func(string) string { return "" }, io.Discard, &syncWriter{w: &stderr})
-		if err == nil || exitCode(err) != 2 || !strings.Contains(err.Error(), "loopback address unless admin_token") {
-			t.Errorf("admin_addr %s without a token: %v (exit %d); want exit 2 naming admin_token", addr, err, exitCode(err))
+		if err == nil || cli.ExitCode(err) != 2 || !strings.Contains(err.Error(), "loopback address unless admin_token") {
+			t.Errorf("admin_addr %s without a token: %v (exit %d); want exit 2 naming admin_token", addr, err, cli.ExitCode(err))
 		}
 	}
 

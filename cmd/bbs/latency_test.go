@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"bbslab/diskbench"
+	"bbslab/internal/cli"
 )
 
 func getBody(t *testing.T, u string) (int, string) {
@@ -116,8 +117,8 @@ func TestDiskbenchCommand(t *testing.T) {
 		{[]string{"diskbench", "extra"}, 2, "unexpected argument"},
 	} {
 		err := run(context.Background(), tc.args, os.Getenv, io.Discard, io.Discard)
-		if err == nil || exitCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("run(%q) = %v (exit %d); want exit %d and %q", tc.args, err, exitCode(err), tc.code, tc.want)
+		if err == nil || cli.ExitCode(err) != tc.code || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run(%q) = %v (exit %d); want exit %d and %q", tc.args, err, cli.ExitCode(err), tc.code, tc.want)
 		}
 	}
 }

@@ -12,13 +12,12 @@
 // PostgreSQL server, docs/postgres.md says how to start one.
 //
 //	go run ./cmd/bbs -config config/bbs.example.toml -workers 5 -pool 5
-//	go run ./cmd/bbs diskbench [-dir DIR] [-n 1000] [-json]   # seed 004's disk benchmark
+//	go run ./cmd/bbs diskbench [-dir DIR] [-n 1000] [-json]   # the disk-speed article's benchmark
 package main
 
 import (
+	"bbslab/internal/cli"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -29,30 +28,9 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Getenv, os.Stdout, os.Stderr)
 	stop()
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "bbs:", err)
-		os.Exit(exitCode(err))
+	if code := cli.Exit(os.Stderr, "bbs", err); code != 0 {
+		os.Exit(code)
 	}
-}
-
-// exitError carries the process exit code of an error.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-// usage marks err as a usage error: exit code 2.
-func usage(err error) error { return &exitError{code: 2, err: err} }
-
-func exitCode(err error) int {
-	var e *exitError
-	if errors.As(err, &e) {
-		return e.code
-	}
-	return 1
 }
 
 // run runs the bbs command with args (without the program name) until ctx

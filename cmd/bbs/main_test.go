@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"bbslab/entity"
+	"bbslab/entity/open"
+	"bbslab/internal/cli"
 )
 
 // server is a running run() for a test.
@@ -176,7 +178,7 @@ func TestShutdownKeepsAcknowledgedPosts(t *testing.T) {
 		t.Fatal("no post was acknowledged before shutdown")
 	}
 
-	st, err := entity.Open(context.Background(), entity.Options{Driver: "sqlite", DSN: db, Pool: 1, PoolMode: "fixed"})
+	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: db, Pool: 1, PoolMode: "fixed"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,12 +207,12 @@ func TestShutdownKeepsAcknowledgedPosts(t *testing.T) {
 func TestBadConfigExitCode(t *testing.T) {
 	for _, args := range [][]string{{"-workers", "-3"}, {"-pool-mode", "x"}, {"-nosuch"}} {
 		err := run(context.Background(), args, func(string) string { return "" }, io.Discard, io.Discard)
-		if err == nil || exitCode(err) != 2 {
-			t.Errorf("run(%q) = %v, exit %d; want exit 2", args, err, exitCode(err))
+		if err == nil || cli.ExitCode(err) != 2 {
+			t.Errorf("run(%q) = %v, exit %d; want exit 2", args, err, cli.ExitCode(err))
 		}
 	}
 	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-admin-addr", "", "-db", "postgres", "-dsn", "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, func(string) string { return "" }, io.Discard, io.Discard)
-	if err == nil || exitCode(err) != 1 {
-		t.Errorf("unreachable database: %v, exit %d; want exit 1", err, exitCode(err))
+	if err == nil || cli.ExitCode(err) != 1 {
+		t.Errorf("unreachable database: %v, exit %d; want exit 1", err, cli.ExitCode(err))
 	}
 }

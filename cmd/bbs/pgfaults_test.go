@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bbslab/internal/cli"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -316,8 +317,8 @@ func TestDBWaitGivesUp(t *testing.T) {
 		var stderr strings.Builder
 		err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-admin-addr", "", "-db", "postgres", "-dsn", dead, "-db-wait", tt.wait}, func(string) string { return "" }, io.Discard, &syncWriter{w: &stderr})
 		took := time.Since(t0)
-		if err == nil || exitCode(err) != 1 || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("db_wait %s: %v (exit %d); want exit 1 and %q", tt.wait, err, exitCode(err), tt.want)
+		if err == nil || cli.ExitCode(err) != 1 || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("db_wait %s: %v (exit %d); want exit 1 and %q", tt.wait, err, cli.ExitCode(err), tt.want)
 		}
 		if took < tt.min || took > tt.max {
 			t.Errorf("db_wait %s: gave up after %v; want %v..%v", tt.wait, took, tt.min, tt.max)

@@ -9,11 +9,10 @@ import (
 	"os/signal"
 	"runtime"
 	"sync"
-	"syscall"
 
 	"bbslab/bbs"
 	"bbslab/config"
-	"bbslab/entity"
+	"bbslab/entity/postgres"
 	"bbslab/machine"
 )
 
@@ -47,12 +46,16 @@ func startReadings(ctx context.Context, cfg config.Config, stdout, stderr io.Wri
 	}
 	runtime.SetBlockProfileRate(cfg.Profile.BlockRate)
 	runtime.SetMutexProfileFraction(cfg.Profile.MutexFraction)
-	rd.dbPort, _ = entity.ServerPort(cfg.DB, cfg.DSN)
+	if cfg.DB == "postgres" {
+		rd.dbPort, _ = postgres.ServerPort(cfg.DSN)
+	}
 
 	ctx, rd.stopc = context.WithCancel(ctx)
 	rd.sampler = machine.NewSampler()
 	sig := make(chan os.Signal, 1)
-	signal.Notify(sig, syscall.SIGUSR1)
+	if len(dumpSignals) > 0 { // an empty list would mean every signal
+		signal.Notify(sig, dumpSignals...)
+	}
 	rd.wg.Add(2)
 	go func() {
 		defer rd.wg.Done()

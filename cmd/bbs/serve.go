@@ -16,6 +16,8 @@ import (
 	"bbslab/bbs"
 	"bbslab/config"
 	"bbslab/entity"
+	"bbslab/entity/sqlite"
+	"bbslab/internal/cli"
 	"bbslab/internal/pgsetup"
 )
 
@@ -29,7 +31,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return nil
 	}
 	if err != nil {
-		return usage(err)
+		return cli.Usage(err)
+	}
+	if cfg.DB == "sqlite" && !sqlite.Available {
+		return sqlite.ErrNoCgo // before listening: this build cannot serve SQLite at all
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"bbslab/entity"
+	"bbslab/entity/open"
 )
 
 var soakFlag = flag.Duration("soak", 0, "duration of each soak test (default $BBS_SOAK_DURATION, else 60s; 10s with -short)")
@@ -58,7 +59,7 @@ func TestSoakSQLite(t *testing.T) {
 			return restart()
 		},
 		func() (entity.Store, error) {
-			return entity.Open(context.Background(), entity.Options{Driver: "sqlite", DSN: db, Pool: 1})
+			return open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: db, Pool: 1})
 		})
 }
 
@@ -76,7 +77,7 @@ func TestSoakPostgres(t *testing.T) {
 			return c, err
 		},
 		func() (entity.Store, error) {
-			return entity.Open(context.Background(), entity.Options{Driver: "postgres", DSN: os.Getenv("BBS_TEST_POSTGRES_DSN"), Pool: 1, Schema: schema})
+			return open.Store(context.Background(), entity.Options{Driver: "postgres", DSN: os.Getenv("BBS_TEST_POSTGRES_DSN"), Pool: 1, Schema: schema})
 		})
 }
 

@@ -1,61 +1,42 @@
-package entity
+// Package storetest is the contract suite every entity.Store must pass,
+// for the driver packages' tests to run on their own store, as Go's
+// testing/fstest checks an fs.FS: Run(t, open) runs it, where open opens a
+// fresh store.
+//
+// entity/sqlite runs it on a SQLite file in a temp dir always, and
+// entity/postgres on the server BBS_TEST_POSTGRES_DSN names (skipped with
+// a message when it is unset), each test in a schema of its own
+// (PostgresSchema).
+package storetest
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"bbslab/internal/testenv"
+	"bbslab/entity"
 
 	"github.com/jackc/pgx/v5"
 )
 
-// TestSQLiteStore runs the contract suite on a SQLite file in a temp dir.
-func TestSQLiteStore(t *testing.T) {
-	t.Parallel()
-	testStore(t, openSQLiteTest)
-}
-
-func openSQLiteTest(t *testing.T, o Options) Store {
+// PostgresSchema returns a schema name no other test uses, for
+// entity.Options.Schema on the server dsn names, and drops the schema with
+// everything in it when the test ends.
+func PostgresSchema(t *testing.T, dsn, prefix string) string {
 	t.Helper()
-	o.Driver = "sqlite"
-	o.DSN = filepath.Join(t.TempDir(), "bbs.db")
-	s, err := Open(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Open(%+v): %v", o, err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-// TestPostgresStore runs the contract suite on the PostgreSQL server that
-// BBS_TEST_POSTGRES_DSN names, each test in a schema of its own.
-func TestPostgresStore(t *testing.T) {
-	t.Parallel()
-	dsn := testenv.PostgresDSN(t)
-	testStore(t, func(t *testing.T, o Options) Store {
-		t.Helper()
-		o.Driver = "postgres"
-		o.DSN = dsn
-		o.Schema = fmt.Sprintf("bbs_test_%d_%d_%d", os.Getpid(), time.Now().UnixNano()%1e9, schemaSeq.Add(1))
-		t.Cleanup(func() { dropSchema(t, dsn, o.Schema) })
-		s, err := Open(context.Background(), o)
-		if err != nil {
-			t.Fatalf("Open(%+v): %v", o, err)
-		}
-		t.Cleanup(func() { s.Close() })
-		return s
-	})
+	name := fmt.Sprintf("%s_%d_%d_%d", prefix, os.Getpid(), time.Now().UnixNano()%1e9, schemaSeq.Add(1))
+	t.Cleanup(func() { dropSchema(t, dsn, name) })
+	return name
 }
 
 var schemaSeq atomic.Int64
 
+// dropSchema drops schema name and everything in it.
 func dropSchema(t *testing.T, dsn, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -70,16 +51,17 @@ func dropSchema(t *testing.T, dsn, name string) {
 	}
 }
 
-// testStore is the contract every Store implementation must meet. open
-// returns a fresh, empty-then-seeded store for o (Driver and DSN filled in
-// by open) and closes it when the test ends.
-func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
+// Run runs the contract every entity.Store implementation must meet, its
+// parts as parallel subtests. open returns a fresh, empty-then-seeded store
+// for o (Driver and DSN filled in by open) and closes it when the test
+// ends.
+func Run(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
 	ctx := context.Background()
 
 	t.Run("Seed", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 2, SeedPosts: 50})
-		c := acquire(t, s)
+		s := open(t, entity.Options{Pool: 2, SeedPosts: 50})
+		c := Acquire(t, s)
 		defer c.Release()
 		posts, err := c.Newest(ctx, 100)
 		if err != nil {
@@ -89,22 +71,22 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 			t.Fatalf("Newest(100) gave %d posts; want 50", len(posts))
 		}
 		for i, p := range posts {
-			checkPost(t, fmt.Sprintf("Newest(100)[%d]", i), p, SeedPost(50-i))
+			checkPost(t, fmt.Sprintf("Newest(100)[%d]", i), p, entity.SeedPost(50-i))
 		}
-		p, err := c.Before(ctx, MaxNo)
+		p, err := c.Before(ctx, entity.MaxNo)
 		if err != nil {
-			t.Fatalf("Before(MaxNo): %v", err)
+			t.Fatalf("Before(entity.MaxNo): %v", err)
 		}
-		checkPost(t, "Before(MaxNo)", p, SeedPost(50))
-		if _, err := c.Before(ctx, 1); !errors.Is(err, ErrNotFound) {
-			t.Errorf("Before(1) error = %v; want ErrNotFound", err)
+		checkPost(t, "Before(entity.MaxNo)", p, entity.SeedPost(50))
+		if _, err := c.Before(ctx, 1); !errors.Is(err, entity.ErrNotFound) {
+			t.Errorf("Before(1) error = %v; want entity.ErrNotFound", err)
 		}
 	})
 
 	t.Run("NewestEqualsBefore", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 1, SeedPosts: 45})
-		c := acquire(t, s)
+		s := open(t, entity.Options{Pool: 1, SeedPosts: 45})
+		c := Acquire(t, s)
 		defer c.Release()
 		newest, err := c.Newest(ctx, 30)
 		if err != nil {
@@ -113,7 +95,7 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 		if len(newest) != 30 {
 			t.Fatalf("Newest(30) gave %d posts; want 30", len(newest))
 		}
-		no := MaxNo
+		no := entity.MaxNo
 		for i := range 30 {
 			p, err := c.Before(ctx, no)
 			if err != nil {
@@ -126,8 +108,8 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 	t.Run("Insert", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 1, SeedPosts: 10})
-		c := acquire(t, s)
+		s := open(t, entity.Options{Pool: 1, SeedPosts: 10})
+		c := Acquire(t, s)
 		defer c.Release()
 		for want := int64(11); want <= 12; want++ {
 			before := time.Now().UTC().Truncate(time.Microsecond)
@@ -156,8 +138,8 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 	t.Run("RoundTrip", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 1})
-		c := acquire(t, s)
+		s := open(t, entity.Options{Pool: 1})
+		c := Acquire(t, s)
 		defer c.Release()
 		texts := []struct{ name, message string }{
 			{"山田太郎", "こんにちは、世界。チューニングの話をしましょう。"},
@@ -169,9 +151,9 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 			if err != nil {
 				t.Fatalf("Insert(%q, %q): %v", tt.name, tt.message, err)
 			}
-			got, err := c.Before(ctx, MaxNo)
+			got, err := c.Before(ctx, entity.MaxNo)
 			if err != nil {
-				t.Fatalf("Before(MaxNo): %v", err)
+				t.Fatalf("Before(entity.MaxNo): %v", err)
 			}
 			checkPost(t, fmt.Sprintf("round trip of %q", tt.message), got, p)
 		}
@@ -179,8 +161,8 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 	t.Run("Reset", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 2, SeedPosts: 10})
-		c := acquire(t, s)
+		s := open(t, entity.Options{Pool: 2, SeedPosts: 10})
+		c := Acquire(t, s)
 		defer c.Release()
 		for range 2 {
 			if _, err := c.Insert(ctx, "x", "y"); err != nil {
@@ -201,7 +183,7 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 				t.Fatalf("after Reset(%d) Newest(30) gave %d posts; want %d", n, len(posts), n)
 			}
 			for i, p := range posts {
-				checkPost(t, fmt.Sprintf("after Reset(%d) Newest(30)[%d]", n, i), p, SeedPost(n-i))
+				checkPost(t, fmt.Sprintf("after Reset(%d) Newest(30)[%d]", n, i), p, entity.SeedPost(n-i))
 			}
 			p, err := c.Insert(ctx, "next", "after reset")
 			if err != nil {
@@ -221,18 +203,18 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 		if testing.Short() {
 			t.Skip("short mode: skipping the 100,000-post reset")
 		}
-		s := open(t, Options{Pool: 1})
+		s := open(t, entity.Options{Pool: 1})
 		const n = 100_000
 		if got, err := s.Reset(ctx, n); err != nil || got != n {
 			t.Fatalf("Reset(%d) = %d, %v; want %d, nil", n, got, err, n)
 		}
-		c := acquire(t, s)
+		c := Acquire(t, s)
 		defer c.Release()
-		p, err := c.Before(ctx, MaxNo)
+		p, err := c.Before(ctx, entity.MaxNo)
 		if err != nil {
-			t.Fatalf("Before(MaxNo): %v", err)
+			t.Fatalf("Before(entity.MaxNo): %v", err)
 		}
-		checkPost(t, "Before(MaxNo) after Reset(100000)", p, SeedPost(n))
+		checkPost(t, "Before(entity.MaxNo) after Reset(100000)", p, entity.SeedPost(n))
 		if p, err := c.Insert(ctx, "a", "b"); err != nil || p.No != n+1 {
 			t.Errorf("Insert after Reset(%d) = %d, %v; want %d", n, p.No, err, n+1)
 		}
@@ -240,15 +222,15 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 	t.Run("FixedPool", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 3, PoolMode: PoolFixed})
+		s := open(t, entity.Options{Pool: 3, PoolMode: entity.PoolFixed})
 		st := s.Stats()
 		if st.Open != 3 || st.Opened != 3 || st.Idle != 3 || st.InUse != 0 || st.Size != 3 || st.Min != 3 || st.Mode != "fixed" {
 			t.Fatalf("Stats after Open = %+v; want 3 open, 3 opened, 3 idle, size 3, min 3, mode fixed", st)
 		}
 		for range 20 {
-			var held []Conn
+			var held []entity.Conn
 			for range 3 {
-				c := acquire(t, s)
+				c := Acquire(t, s)
 				if _, err := c.Newest(ctx, 1); err != nil {
 					t.Fatalf("Newest(1): %v", err)
 				}
@@ -266,14 +248,14 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 	t.Run("ModeNone", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 2, PoolMode: PoolNone, SeedPosts: 5})
+		s := open(t, entity.Options{Pool: 2, PoolMode: entity.PoolNone, SeedPosts: 5})
 		st := s.Stats()
 		if st.Open != 0 || st.Mode != "none" {
 			t.Fatalf("Stats after Open = %+v; want 0 open, mode none", st)
 		}
 		base := st.Opened
 		for i := int64(1); i <= 5; i++ {
-			c := acquire(t, s)
+			c := Acquire(t, s)
 			if _, err := c.Newest(ctx, 30); err != nil {
 				t.Fatalf("Newest(30): %v", err)
 			}
@@ -293,7 +275,7 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 	t.Run("ModeNoneContended", func(t *testing.T) {
 		t.Parallel()
 		const pool, workers, rounds = 2, 8, 15
-		s := open(t, Options{Pool: pool, PoolMode: PoolNone, SeedPosts: 5})
+		s := open(t, entity.Options{Pool: pool, PoolMode: entity.PoolNone, SeedPosts: 5})
 		base := s.Stats()
 		var maxOpen atomic.Int64
 		errs := make(chan error, workers)
@@ -346,14 +328,14 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 	t.Run("Grow", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 4, PoolMin: 1})
+		s := open(t, entity.Options{Pool: 4, PoolMin: 1})
 		st := s.Stats()
 		if st.Open != 1 || st.Min != 1 || st.Size != 4 || st.Mode != "grow" {
 			t.Fatalf("Stats after Open = %+v; want 1 open, min 1, size 4, mode grow", st)
 		}
-		held := make([]Conn, 4)
+		held := make([]entity.Conn, 4)
 		for i := range held {
-			held[i] = acquire(t, s)
+			held[i] = Acquire(t, s)
 		}
 		if st := s.Stats(); st.Open != 4 || st.InUse != 4 || st.Opened != 4 {
 			t.Errorf("Stats holding 4 = %+v; want 4 open, 4 in use, 4 opened", st)
@@ -366,11 +348,11 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 		}
 	})
 
-	for _, mode := range []string{PoolFixed, PoolNone} {
+	for _, mode := range []string{entity.PoolFixed, entity.PoolNone} {
 		t.Run("BlocksWhenFull/"+mode, func(t *testing.T) {
 			t.Parallel()
-			s := open(t, Options{Pool: 1, PoolMode: mode})
-			c1 := acquire(t, s)
+			s := open(t, entity.Options{Pool: 1, PoolMode: mode})
+			c1 := Acquire(t, s)
 			got := make(chan error, 1)
 			go func() {
 				c2, err := s.Acquire(ctx)
@@ -379,7 +361,7 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 				}
 				got <- err
 			}()
-			waitFor(t, "one acquire waiting", func() bool { return s.Stats().Waiting == 1 })
+			WaitFor(t, "one acquire waiting", func() bool { return s.Stats().Waiting == 1 })
 			select {
 			case err := <-got:
 				t.Fatalf("Acquire on a full pool returned (%v) before a Release", err)
@@ -401,8 +383,8 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 		t.Run("AcquireCanceled/"+mode, func(t *testing.T) {
 			t.Parallel()
-			s := open(t, Options{Pool: 1, PoolMode: mode})
-			c1 := acquire(t, s)
+			s := open(t, entity.Options{Pool: 1, PoolMode: mode})
+			c1 := Acquire(t, s)
 			defer c1.Release()
 			cctx, cancel := context.WithCancel(ctx)
 			defer cancel()
@@ -414,14 +396,14 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 				}
 				got <- err
 			}()
-			waitFor(t, "one acquire waiting", func() bool { return s.Stats().Waiting == 1 })
+			WaitFor(t, "one acquire waiting", func() bool { return s.Stats().Waiting == 1 })
 			cancel()
 			err := <-got
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Acquire with canceled ctx = %v; want context.Canceled", err)
 			}
-			if errors.Is(err, ErrUnavailable) {
-				t.Errorf("Acquire with canceled ctx = %v; must not be ErrUnavailable", err)
+			if errors.Is(err, entity.ErrUnavailable) {
+				t.Errorf("Acquire with canceled ctx = %v; must not be entity.ErrUnavailable", err)
 			}
 			if st := s.Stats(); st.Waiting != 0 || st.Acquires != 1 {
 				t.Errorf("Stats = %+v; want 0 waiting, 1 acquire", st)
@@ -430,11 +412,11 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 		t.Run("ReleaseTwice/"+mode, func(t *testing.T) {
 			t.Parallel()
-			s := open(t, Options{Pool: 1, PoolMode: mode})
-			c := acquire(t, s)
+			s := open(t, entity.Options{Pool: 1, PoolMode: mode})
+			c := Acquire(t, s)
 			c.Release()
 			c.Release()
-			c = acquire(t, s)
+			c = Acquire(t, s)
 			defer c.Release()
 			if st := s.Stats(); st.InUse != 1 {
 				t.Errorf("Stats = %+v; want 1 in use", st)
@@ -454,7 +436,7 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 	t.Run("Concurrent", func(t *testing.T) {
 		t.Parallel()
 		const workers, rounds = 8, 25
-		s := open(t, Options{Pool: 3, SeedPosts: 10})
+		s := open(t, entity.Options{Pool: 3, SeedPosts: 10})
 		errs := make(chan error, workers)
 		for w := range workers {
 			go func() {
@@ -482,11 +464,11 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 				t.Errorf("worker: %v", err)
 			}
 		}
-		c := acquire(t, s)
+		c := Acquire(t, s)
 		defer c.Release()
-		p, err := c.Before(ctx, MaxNo)
+		p, err := c.Before(ctx, entity.MaxNo)
 		if err != nil || p.No != 10+workers*rounds {
-			t.Errorf("Before(MaxNo) after %d inserts = %d, %v; want %d", workers*rounds, p.No, err, 10+workers*rounds)
+			t.Errorf("Before(entity.MaxNo) after %d inserts = %d, %v; want %d", workers*rounds, p.No, err, 10+workers*rounds)
 		}
 		if st := s.Stats(); st.Opened != 3 || st.Acquires != workers*rounds+1 {
 			t.Errorf("Stats = %+v; want 3 opened, %d acquires", st, workers*rounds+1)
@@ -495,8 +477,8 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 	t.Run("StatsInUse", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 2})
-		c := acquire(t, s)
+		s := open(t, entity.Options{Pool: 2})
+		c := Acquire(t, s)
 		if st := s.Stats(); st.InUse != 1 || st.Idle != 1 || st.Open != 2 || st.Acquires != 1 || st.Waiting != 0 {
 			t.Errorf("Stats holding 1 of 2 = %+v; want 1 in use, 1 idle, 2 open, 1 acquire", st)
 		}
@@ -508,23 +490,25 @@ func testStore(t *testing.T, open func(t *testing.T, o Options) Store) {
 
 	t.Run("PingAndClose", func(t *testing.T) {
 		t.Parallel()
-		s := open(t, Options{Pool: 1})
+		s := open(t, entity.Options{Pool: 1})
 		if err := s.Ping(ctx); err != nil {
 			t.Fatalf("Ping: %v", err)
 		}
 		if err := s.Close(); err != nil {
 			t.Fatalf("Close: %v", err)
 		}
-		if _, err := s.Acquire(ctx); !errors.Is(err, ErrUnavailable) {
-			t.Errorf("Acquire after Close = %v; want ErrUnavailable", err)
+		if _, err := s.Acquire(ctx); !errors.Is(err, entity.ErrUnavailable) {
+			t.Errorf("Acquire after Close = %v; want entity.ErrUnavailable", err)
 		}
 	})
 
-	testDistance(t, open) // distance_test.go
+	testDistance(t, open) // distance.go
 	testOccupancy(t, open)
 }
 
-func acquire(t *testing.T, s Store) Conn {
+// Acquire takes a connection from s, failing the test if it cannot, and
+// releases it when the test ends unless released before.
+func Acquire(t *testing.T, s entity.Store) entity.Conn {
 	t.Helper()
 	c, err := s.Acquire(context.Background())
 	if err != nil {
@@ -534,7 +518,7 @@ func acquire(t *testing.T, s Store) Conn {
 	return c
 }
 
-func checkPost(t *testing.T, what string, got, want Post) {
+func checkPost(t *testing.T, what string, got, want entity.Post) {
 	t.Helper()
 	if got.No != want.No || got.Name != want.Name || got.Message != want.Message ||
 		!got.CreatedAt.Equal(want.CreatedAt) || got.CreatedAt.Location() != time.UTC {
@@ -542,8 +526,8 @@ func checkPost(t *testing.T, what string, got, want Post) {
 	}
 }
 
-// waitFor polls cond until it holds, failing the test after 10 s.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// WaitFor polls cond until it holds, failing the test after 10 s.
+func WaitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for !cond() {

@@ -1,4 +1,4 @@
-package entity
+package postgres
 
 import (
 	"context"
@@ -9,18 +9,18 @@ import (
 	"testing"
 
 	"github.com/jackc/pgx/v5/pgconn"
-	"github.com/mattn/go-sqlite3"
+
+	"bbslab/entity"
 )
 
+// TestClassify checks which errors the driver marks entity.ErrUnavailable,
+// keeping the original error in the chain.
 func TestClassify(t *testing.T) {
 	tests := []struct {
 		name string
 		err  error
-		want bool // errors.Is(classify(err), ErrUnavailable)
+		want bool // errors.Is(classify(err), entity.ErrUnavailable)
 	}{
-		{"sqlite busy", sqlite3.Error{Code: sqlite3.ErrBusy}, true},
-		{"sqlite locked", fmt.Errorf("query: %w", sqlite3.Error{Code: sqlite3.ErrLocked}), true},
-		{"sqlite constraint", sqlite3.Error{Code: sqlite3.ErrConstraint}, false},
 		{"pg admin shutdown", &pgconn.PgError{Code: "57P01"}, true},
 		{"pg connection failure", &pgconn.PgError{Code: "08006"}, true},
 		{"pg syntax error", &pgconn.PgError{Code: "42601"}, false},
@@ -28,13 +28,13 @@ func TestClassify(t *testing.T) {
 		{"bad conn", driver.ErrBadConn, true},
 		{"canceled", context.Canceled, false},
 		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), false},
-		{"not found", ErrNotFound, false},
+		{"not found", entity.ErrNotFound, false},
 		{"other", errors.New("boom"), false},
 	}
 	for _, tt := range tests {
 		got := classify(tt.err)
-		if is := errors.Is(got, ErrUnavailable); is != tt.want {
-			t.Errorf("classify(%s) = %v; ErrUnavailable %v, want %v", tt.name, got, is, tt.want)
+		if is := errors.Is(got, entity.ErrUnavailable); is != tt.want {
+			t.Errorf("classify(%s) = %v; entity.ErrUnavailable %v, want %v", tt.name, got, is, tt.want)
 		}
 		if !errors.Is(got, tt.err) {
 			t.Errorf("classify(%s) = %v; lost the original error", tt.name, got)

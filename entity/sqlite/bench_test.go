@@ -1,6 +1,9 @@
-package entity
+//go:build cgo
+
+package sqlite
 
 import (
+	"bbslab/entity"
 	"context"
 	"path/filepath"
 	"testing"
@@ -10,7 +13,7 @@ import (
 // every run; the target is well under 10 s).
 func BenchmarkReset100k(b *testing.B) {
 	ctx := context.Background()
-	s, err := Open(ctx, Options{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "bbs.db"), Pool: 1})
+	s, err := Open(ctx, entity.Options{DSN: filepath.Join(b.TempDir(), "bbs.db"), Pool: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,4 +1,9 @@
-package entity
+// Package postgres is the board's store on PostgreSQL (pgx/v5): an
+// entity.Store on a pgxpool.Pool in fixed mode, or a connection per
+// Acquire in mode none, with the schema from package sql applied at Open.
+//
+// It is pure Go: a build without cgo keeps it.
+package postgres
 
 import (
 	"context"
@@ -14,6 +19,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"bbslab/entity"
 	"bbslab/occupancy"
 	schema "bbslab/sql"
 )
@@ -44,25 +50,40 @@ func cancelOnServer(c *pgconn.PgConn) ctxwatch.Handler {
 	return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
 }
 
-// pgStore is a Store on PostgreSQL: a pgxpool.Pool in fixed mode, or a
+// pgStore is a entity.Store on PostgreSQL: a pgxpool.Pool in fixed mode, or a
 // connection per Acquire limited by a semaphore in mode none.
 type pgStore struct {
-	o      Options
+	o      entity.Options
 	cfg    *pgxpool.Config
 	pool   *pgxpool.Pool // fixed mode
 	sem    chan struct{} // mode none: one token per open connection
 	open   atomic.Int64  // mode none: physical connections open now
 	opened atomic.Int64
-	m      meter
+	m      entity.Meter
 	closed atomic.Bool
-	tr     *tracer   // nil unless Options.Trace
-	d      *distance // nil unless Options.Distance
-	ports  portSet   // local ports of the connections dialled
+	tr     *entity.Tracer  // nil unless entity.Options.Trace
+	d      *entity.Network // nil unless entity.Options.Distance
+	ports  entity.PortSet  // local ports of the connections dialled
 	// version is the server_version parameter read in setUp (version.go).
 	version string
 }
 
-func openPostgres(ctx context.Context, o Options) (Store, error) {
+// Open opens the PostgreSQL database that o names (o.Driver "postgres" or
+// empty; o.DSN a URL or key=value pairs), creates o.Schema when set,
+// applies the schema migrations, seeds o.SeedPosts posts when the board is
+// empty, and opens the pool's initial connections before it returns:
+// PoolMin of them (Pool when PoolMin is 0) in fixed mode, none in mode none.
+func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
+	if o.Driver == "" {
+		o.Driver = "postgres"
+	}
+	if o.Driver != "postgres" {
+		return nil, fmt.Errorf("open postgres: driver %q: want \"postgres\"", o.Driver)
+	}
+	o, err := o.Normalize()
+	if err != nil {
+		return nil, err
+	}
 	cfg, err := pgxpool.ParseConfig(o.DSN)
 	if err != nil {
 		// The parse error repeats the DSN, which may hold a password.
@@ -72,7 +93,7 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
-	s := &pgStore{o: o, cfg: cfg, tr: newTracer(o.Trace, "postgres"), d: newDistance(o.Distance)}
+	s := &pgStore{o: o, cfg: cfg, tr: entity.NewTracer(o.Trace, "postgres"), d: entity.NewNetwork(o.Distance)}
 	// Every connection pgx makes, pooled or not, and its cancel requests,
 	// is dialled here: remember the local port it came from (LocalPorts).
 	dial := cfg.ConnConfig.DialFunc
@@ -82,7 +103,7 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err == nil {
-			s.ports.record(c.LocalAddr())
+			s.ports.Record(c.LocalAddr())
 		}
 		return c, err
 	}
@@ -91,13 +112,13 @@ func openPostgres(ctx context.Context, o Options) (Store, error) {
 		// which calls AfterConnect once it is up: the connect latency is
 		// waited there, so the open takes it before anyone can use it.
 		cfg.ConnConfig.AfterConnect = func(ctx context.Context, _ *pgconn.PgConn) error {
-			return s.d.connect(ctx)
+			return s.d.Dial(ctx)
 		}
 	}
 	if err := s.setUp(ctx); err != nil {
 		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), classify(err))
 	}
-	if o.PoolMode == PoolNone {
+	if o.PoolMode == entity.PoolNone {
 		s.sem = make(chan struct{}, o.Pool)
 		return s, nil
 	}
@@ -135,7 +156,7 @@ func where(cfg *pgxpool.Config) string {
 // setUp creates the schema, migrates and seeds an empty board over one
 // connection of its own, so that the pool starts with exactly PoolMin.
 func (s *pgStore) setUp(ctx context.Context) error {
-	ms, err := loadMigrations(schema.Postgres, "postgres")
+	ms, err := entity.LoadMigrations(schema.Postgres, "postgres")
 	if err != nil {
 		return err
 	}
@@ -192,10 +213,10 @@ func (s *pgStore) fill(ctx context.Context) error {
 }
 
 // Acquire takes a pooled connection, or opens one in mode none.
-func (s *pgStore) Acquire(ctx context.Context) (Conn, error) {
-	t := s.m.start()
+func (s *pgStore) Acquire(ctx context.Context) (entity.Conn, error) {
+	t := s.m.Start()
 	c, err := s.conn(ctx)
-	held := s.m.done(t, err == nil)
+	held := s.m.Done(t, err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("acquire postgres connection: %w", err)
 	}
@@ -206,17 +227,17 @@ func (s *pgStore) Acquire(ctx context.Context) (Conn, error) {
 // conn takes a connection without metering it.
 func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	if s.closed.Load() {
-		return nil, unavailable(errors.New("store closed"))
+		return nil, entity.Unavailable(errors.New("store closed"))
 	}
 	if s.pool != nil {
 		pc, err := s.pool.Acquire(ctx)
 		if err != nil {
 			if s.closed.Load() {
-				return nil, unavailable(err)
+				return nil, entity.Unavailable(err)
 			}
 			return nil, classify(err)
 		}
-		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr, remote: remote{d: s.d}}, nil
+		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr, Remote: s.d.NewRemote()}, nil
 	}
 	select {
 	case s.sem <- struct{}{}:
@@ -230,7 +251,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	}
 	s.opened.Add(1)
 	s.open.Add(1)
-	return &pgConn{c: c, s: s, tr: s.tr, remote: remote{d: s.d}}, nil
+	return &pgConn{c: c, s: s, tr: s.tr, Remote: s.d.NewRemote()}, nil
 }
 
 // Reset replaces the posts with the seed 1..n in one transaction on one
@@ -261,7 +282,7 @@ func resetPostgres(ctx context.Context, c *pgx.Conn, n int) error {
 		return err
 	}
 	rows := pgx.CopyFromSlice(n, func(i int) ([]any, error) {
-		p := SeedPost(i + 1)
+		p := entity.SeedPost(i + 1)
 		return []any{p.No, p.Name, p.Message, p.CreatedAt}, nil
 	})
 	if _, err := tx.CopyFrom(ctx, pgx.Identifier{"posts"}, []string{"no", "name", "message", "created_at"}, rows); err != nil {
@@ -287,11 +308,11 @@ func (s *pgStore) Ping(ctx context.Context) error {
 }
 
 // Stats reads pgxpool's statistics and our counters.
-func (s *pgStore) Stats() PoolStats {
-	ps := PoolStats{
+func (s *pgStore) Stats() entity.PoolStats {
+	ps := entity.PoolStats{
 		Size:   s.o.Pool,
 		Min:    s.o.PoolMin,
-		Mode:   s.o.modeName(),
+		Mode:   s.o.ModeName(),
 		Opened: s.opened.Load(),
 	}
 	if s.pool != nil {
@@ -304,14 +325,14 @@ func (s *pgStore) Stats() PoolStats {
 		ps.Open = int(s.open.Load())
 		ps.InUse = ps.Open
 	}
-	s.m.fill(&ps)
-	s.d.fill(&ps)
+	s.m.Fill(&ps)
+	s.d.Fill(&ps)
 	return ps
 }
 
 // LocalPorts returns the local ports of the connections the store dialled
 // in the last PortMemory (SocketOwner).
-func (s *pgStore) LocalPorts() map[int]bool { return s.ports.ports() }
+func (s *pgStore) LocalPorts() map[int]bool { return s.ports.Ports() }
 
 // Close closes the pool. In fixed mode it waits until every acquired
 // connection is released.
@@ -326,15 +347,15 @@ func (s *pgStore) Close() error {
 // pgConn is one PostgreSQL connection: from the pool (pc set) or opened
 // for this Acquire alone (s set).
 type pgConn struct {
-	c        *pgx.Conn
-	pc       *pgxpool.Conn
-	s        *pgStore
-	tr       *tracer
-	m        *meter          // set by Acquire; nil for Reset and Ping
-	held     occupancy.Stamp // when Acquire handed it out
-	released bool
-	sent     atomic.Int64 // statements sent
-	remote                // Options.Distance: roundTrip, Waited
+	c             *pgx.Conn
+	pc            *pgxpool.Conn
+	s             *pgStore
+	tr            *entity.Tracer
+	m             *entity.Meter   // set by Acquire; nil for Reset and Ping
+	held          occupancy.Stamp // when Acquire handed it out
+	released      bool
+	sent          atomic.Int64 // statements sent
+	entity.Remote              // entity.Options.Distance: roundTrip, Waited
 }
 
 // Statements returns the statements sent on c.
@@ -346,7 +367,7 @@ const (
 	pgBefore = `SELECT no, name, message, created_at FROM posts WHERE no < $1 ORDER BY no DESC LIMIT 1`
 )
 
-// classify is the package's classify, plus: an error that left the
+// classify is the package's classify (errors.go), plus: an error that left the
 // connection closed means the server went away, and a query that
 // PostgreSQL cancelled because ctx ended (cancelOnServer) carries ctx's
 // error, so that it reads as a deadline or a client that left.
@@ -355,18 +376,18 @@ func (c *pgConn) classify(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %w", cerr, err)
 	}
 	err = classify(err)
-	if !errors.Is(err, ErrUnavailable) && !errors.Is(err, context.Canceled) &&
+	if !errors.Is(err, entity.ErrUnavailable) && !errors.Is(err, context.Canceled) &&
 		!errors.Is(err, context.DeadlineExceeded) && c.c.IsClosed() {
-		return unavailable(err)
+		return entity.Unavailable(err)
 	}
 	return err
 }
 
 // Insert stores a post stamped now (UTC, microseconds).
-func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error) {
+func (c *pgConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
 	start := time.Now()
-	net, err := c.roundTrip(ctx)
-	p := Post{Name: name, Message: message, CreatedAt: now()}
+	net, err := c.RoundTrip(ctx)
+	p := entity.Post{Name: name, Message: message, CreatedAt: entity.PostTime()}
 	if err == nil {
 		c.sent.Add(1)
 		err = c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No)
@@ -374,37 +395,37 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (Post, error)
 	if err != nil {
 		err = c.classify(ctx, err)
 	}
-	c.tr.statement(start, pgInsert, 1, net, err)
+	c.tr.Statement(start, pgInsert, 1, net, err)
 	if err != nil {
-		return Post{}, fmt.Errorf("insert post: %w", err)
+		return entity.Post{}, fmt.Errorf("insert post: %w", err)
 	}
 	return p, nil
 }
 
 // Newest returns up to n newest posts in one query.
-func (c *pgConn) Newest(ctx context.Context, n int) ([]Post, error) {
+func (c *pgConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
 	start := time.Now()
-	net, err := c.roundTrip(ctx)
-	var posts []Post
+	net, err := c.RoundTrip(ctx)
+	var posts []entity.Post
 	if err == nil {
 		posts, err = c.newest(ctx, n)
 	} else {
 		err = fmt.Errorf("newest %d posts: %w", n, err)
 	}
-	c.tr.statement(start, pgNewest, len(posts), net, err)
+	c.tr.Statement(start, pgNewest, len(posts), net, err)
 	return posts, err
 }
 
-func (c *pgConn) newest(ctx context.Context, n int) ([]Post, error) {
+func (c *pgConn) newest(ctx context.Context, n int) ([]entity.Post, error) {
 	c.sent.Add(1)
 	rows, err := c.c.Query(ctx, pgNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, c.classify(ctx, err))
 	}
 	defer rows.Close()
-	posts := make([]Post, 0, max(0, min(n, 100)))
+	posts := make([]entity.Post, 0, max(0, min(n, 100)))
 	for rows.Next() {
-		var p Post
+		var p entity.Post
 		if err := rows.Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt); err != nil {
 			return nil, fmt.Errorf("newest %d posts: %w", n, err)
 		}
@@ -418,20 +439,20 @@ func (c *pgConn) newest(ctx context.Context, n int) ([]Post, error) {
 }
 
 // Before returns the newest post numbered below no.
-func (c *pgConn) Before(ctx context.Context, no int64) (Post, error) {
-	var p Post
+func (c *pgConn) Before(ctx context.Context, no int64) (entity.Post, error) {
+	var p entity.Post
 	start := time.Now()
-	net, err := c.roundTrip(ctx)
+	net, err := c.RoundTrip(ctx)
 	if err == nil {
 		c.sent.Add(1)
 		err = c.c.QueryRow(ctx, pgBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 	}
-	c.tr.statement(start, pgBefore, 1, net, classify(err))
+	c.tr.Statement(start, pgBefore, 1, net, classify(err))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return Post{}, ErrNotFound
+		return entity.Post{}, entity.ErrNotFound
 	}
 	if err != nil {
-		return Post{}, fmt.Errorf("post before %d: %w", no, c.classify(ctx, err))
+		return entity.Post{}, fmt.Errorf("post before %d: %w", no, c.classify(ctx, err))
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
 	return p, nil
@@ -445,7 +466,7 @@ func (c *pgConn) Release() {
 	}
 	c.released = true
 	if c.m != nil {
-		c.m.release(c.held)
+		c.m.Release(c.held)
 	}
 	if c.pc != nil {
 		c.pc.Release()

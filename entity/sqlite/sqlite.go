@@ -1,4 +1,6 @@
-package entity
+//go:build cgo
+
+package sqlite
 
 import (
 	"context"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
+	"bbslab/entity"
 	"bbslab/occupancy"
 	schema "bbslab/sql"
 )
@@ -34,14 +37,14 @@ func sqliteDSN(dsn string) string {
 type countingConnector struct {
 	dsn    string
 	drv    *sqlite3.SQLiteDriver
-	d      *distance // connect_latency; nil when near
+	d      *entity.Network // connect_latency; nil when near
 	opened atomic.Int64
 }
 
 // Connect opens one physical connection, first waiting the distance's
 // connect latency.
 func (c *countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	if err := c.d.connect(ctx); err != nil {
+	if err := c.d.Dial(ctx); err != nil {
 		return nil, err
 	}
 	conn, err := c.drv.Open(c.dsn)
@@ -55,21 +58,37 @@ func (c *countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // Driver returns the SQLite driver.
 func (c *countingConnector) Driver() driver.Driver { return c.drv }
 
-// sqliteStore is a Store on one SQLite file, pooled by database/sql.
+// sqliteStore is an entity.Store on one SQLite file, pooled by database/sql.
 type sqliteStore struct {
-	o      Options
+	o      entity.Options
 	db     *sql.DB
 	conns  *countingConnector
-	m      meter
+	m      entity.Meter
 	closed atomic.Bool
-	sem    chan struct{} // mode none: one token per connection taken
-	tr     *tracer       // nil unless Options.Trace
-	d      *distance     // nil unless Options.Distance
-	busy   time.Duration // how long a statement retries SQLITE_BUSY (see busy.go)
+	sem    chan struct{}   // mode none: one token per connection taken
+	tr     *entity.Tracer  // nil unless entity.Options.Trace
+	d      *entity.Network // nil unless entity.Options.Distance
+	busy   time.Duration   // how long a statement retries SQLITE_BUSY (see busy.go)
 }
 
-func openSQLite(ctx context.Context, o Options) (Store, error) {
-	s := &sqliteStore{o: o, tr: newTracer(o.Trace, "sqlite"), d: newDistance(o.Distance)}
+// Open opens the SQLite database that o names (o.Driver "sqlite" or empty;
+// o.DSN a file path or a "file:" DSN), applies the schema migrations, seeds
+// o.SeedPosts posts when the board is empty, and opens the pool's initial
+// connections before it returns: PoolMin of them (Pool when PoolMin is 0)
+// in fixed mode, none in mode none. In a build without cgo it fails with
+// ErrNoCgo (nocgo.go).
+func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
+	if o.Driver == "" {
+		o.Driver = "sqlite"
+	}
+	if o.Driver != "sqlite" {
+		return nil, fmt.Errorf("open sqlite: driver %q: want \"sqlite\"", o.Driver)
+	}
+	o, err := o.Normalize()
+	if err != nil {
+		return nil, err
+	}
+	s := &sqliteStore{o: o, tr: entity.NewTracer(o.Trace, "sqlite"), d: entity.NewNetwork(o.Distance)}
 	dsn, busy := sliceBusyTimeout(sqliteDSN(o.DSN))
 	s.busy = busy
 	s.conns = &countingConnector{dsn: dsn, drv: &sqlite3.SQLiteDriver{}, d: s.d}
@@ -77,7 +96,7 @@ func openSQLite(ctx context.Context, o Options) (Store, error) {
 	s.db.SetMaxOpenConns(o.Pool)
 	s.db.SetConnMaxLifetime(0)
 	s.db.SetConnMaxIdleTime(0)
-	if o.PoolMode == PoolNone {
+	if o.PoolMode == entity.PoolNone {
 		// database/sql alone cannot do "a new connection per acquire":
 		// with no idle list it still hands a released connection straight
 		// to a waiting acquire, and when a discarded connection makes room
@@ -100,7 +119,7 @@ func openSQLite(ctx context.Context, o Options) (Store, error) {
 
 // setUp migrates, seeds an empty board and pre-warms the pool.
 func (s *sqliteStore) setUp(ctx context.Context) error {
-	ms, err := loadMigrations(schema.SQLite, "sqlite")
+	ms, err := entity.LoadMigrations(schema.SQLite, "sqlite")
 	if err != nil {
 		return err
 	}
@@ -116,7 +135,7 @@ func (s *sqliteStore) setUp(ctx context.Context) error {
 			return err
 		}
 	}
-	if s.o.PoolMode == PoolNone {
+	if s.o.PoolMode == entity.PoolNone {
 		return nil
 	}
 	// database/sql has no minimum: hold PoolMin connections at once, then
@@ -138,20 +157,20 @@ func (s *sqliteStore) setUp(ctx context.Context) error {
 }
 
 // Acquire takes a connection from database/sql's pool.
-func (s *sqliteStore) Acquire(ctx context.Context) (Conn, error) {
-	t := s.m.start()
+func (s *sqliteStore) Acquire(ctx context.Context) (entity.Conn, error) {
+	t := s.m.Start()
 	c, err := s.conn(ctx)
-	held := s.m.done(t, err == nil)
+	held := s.m.Done(t, err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
 	}
-	return &sqliteConn{c: c, s: s, tr: s.tr, m: &s.m, held: held, busy: s.busy, remote: remote{d: s.d}}, nil
+	return &sqliteConn{c: c, s: s, tr: s.tr, m: &s.m, held: held, busy: s.busy, Remote: s.d.NewRemote()}, nil
 }
 
 // conn takes a connection without metering it.
 func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 	if s.closed.Load() {
-		return nil, unavailable(errors.New("store closed"))
+		return nil, entity.Unavailable(errors.New("store closed"))
 	}
 	if s.sem != nil {
 		select {
@@ -166,7 +185,7 @@ func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 			<-s.sem
 		}
 		if s.closed.Load() {
-			return nil, unavailable(err)
+			return nil, entity.Unavailable(err)
 		}
 		return nil, classify(err)
 	}
@@ -176,7 +195,7 @@ func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 // put gives a connection taken by conn back. In mode none it closes the
 // physical connection, then frees its token: database/sql treats a
 // connection whose Raw callback returns driver.ErrBadConn as broken and
-// closes it before Raw returns (Conn.Raw's documentation: only when err is
+// closes it before Raw returns (sql.Conn.Raw's documentation: only when err is
 // not driver.ErrBadConn does the Conn stay usable), never keeping or
 // handing it on; so the next token holder finds room under
 // SetMaxOpenConns and opens a connection of its own.
@@ -225,7 +244,7 @@ func resetSQLite(ctx context.Context, c *sql.Conn, n int) error {
 	}
 	defer st.Close()
 	for i := 1; i <= n; i++ {
-		p := SeedPost(i)
+		p := entity.SeedPost(i)
 		if _, err := st.ExecContext(ctx, p.No, p.Name, p.Message, p.CreatedAt); err != nil {
 			return err
 		}
@@ -247,27 +266,27 @@ func (s *sqliteStore) Ping(ctx context.Context) error {
 }
 
 // Stats reads database/sql's pool and our counters.
-func (s *sqliteStore) Stats() PoolStats {
+func (s *sqliteStore) Stats() entity.PoolStats {
 	st := s.db.Stats()
-	ps := PoolStats{
+	ps := entity.PoolStats{
 		Size:   s.o.Pool,
 		Min:    s.o.PoolMin,
-		Mode:   s.o.modeName(),
+		Mode:   s.o.ModeName(),
 		Open:   st.OpenConnections,
 		InUse:  st.InUse,
 		Idle:   st.Idle,
 		Opened: s.conns.opened.Load(),
 	}
-	if s.o.PoolMode == PoolNone {
+	if s.o.PoolMode == entity.PoolNone {
 		ps.Min = 0
 	}
-	s.m.fill(&ps)
-	s.d.fill(&ps)
+	s.m.Fill(&ps)
+	s.d.Fill(&ps)
 	return ps
 }
 
 // Close closes the idle connections now and the others as they are
-// released; later acquires fail with ErrUnavailable.
+// released; later acquires fail with entity.ErrUnavailable.
 func (s *sqliteStore) Close() error {
 	s.closed.Store(true)
 	return s.db.Close()
@@ -275,14 +294,14 @@ func (s *sqliteStore) Close() error {
 
 // sqliteConn is one connection pinned from database/sql's pool.
 type sqliteConn struct {
-	c      *sql.Conn
-	s      *sqliteStore // for put
-	tr     *tracer
-	m      *meter
-	held   occupancy.Stamp // when Acquire handed it out
-	busy   time.Duration   // retry budget for SQLITE_BUSY
-	sent   atomic.Int64    // statements sent, each SQLITE_BUSY retry included
-	remote                 // Options.Distance: roundTrip, Waited
+	c             *sql.Conn
+	s             *sqliteStore // for put
+	tr            *entity.Tracer
+	m             *entity.Meter
+	held          occupancy.Stamp // when Acquire handed it out
+	busy          time.Duration   // retry budget for SQLITE_BUSY
+	sent          atomic.Int64    // statements sent, each SQLITE_BUSY retry included
+	entity.Remote                 // entity.Options.Distance: roundTrip, Waited
 }
 
 // Statements returns the statements sent on c, retries included.
@@ -295,10 +314,10 @@ const (
 )
 
 // Insert stores a post stamped now (UTC, microseconds).
-func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, error) {
+func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
 	start := time.Now()
-	net, err := c.roundTrip(ctx)
-	p := Post{Name: name, Message: message, CreatedAt: now()}
+	net, err := c.RoundTrip(ctx)
+	p := entity.Post{Name: name, Message: message, CreatedAt: entity.PostTime()}
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
 			c.sent.Add(1)
@@ -308,37 +327,37 @@ func (c *sqliteConn) Insert(ctx context.Context, name, message string) (Post, er
 	if err != nil {
 		err = classify(err)
 	}
-	c.tr.statement(start, sqliteInsert, 1, net, err)
+	c.tr.Statement(start, sqliteInsert, 1, net, err)
 	if err != nil {
-		return Post{}, fmt.Errorf("insert post: %w", err)
+		return entity.Post{}, fmt.Errorf("insert post: %w", err)
 	}
 	return p, nil
 }
 
 // Newest returns up to n newest posts in one query.
-func (c *sqliteConn) Newest(ctx context.Context, n int) ([]Post, error) {
+func (c *sqliteConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
 	start := time.Now()
-	net, err := c.roundTrip(ctx)
-	var posts []Post
+	net, err := c.RoundTrip(ctx)
+	var posts []entity.Post
 	if err == nil {
 		posts, err = c.newest(ctx, n)
 	} else {
 		err = fmt.Errorf("newest %d posts: %w", n, err)
 	}
-	c.tr.statement(start, sqliteNewest, len(posts), net, err)
+	c.tr.Statement(start, sqliteNewest, len(posts), net, err)
 	return posts, err
 }
 
-func (c *sqliteConn) newest(ctx context.Context, n int) ([]Post, error) {
+func (c *sqliteConn) newest(ctx context.Context, n int) ([]entity.Post, error) {
 	c.sent.Add(1)
 	rows, err := c.c.QueryContext(ctx, sqliteNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, classify(err))
 	}
 	defer rows.Close()
-	posts := make([]Post, 0, max(0, min(n, 100)))
+	posts := make([]entity.Post, 0, max(0, min(n, 100)))
 	for rows.Next() {
-		var p Post
+		var p entity.Post
 		if err := rows.Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt); err != nil {
 			return nil, fmt.Errorf("newest %d posts: %w", n, err)
 		}
@@ -352,22 +371,22 @@ func (c *sqliteConn) newest(ctx context.Context, n int) ([]Post, error) {
 }
 
 // Before returns the newest post numbered below no.
-func (c *sqliteConn) Before(ctx context.Context, no int64) (Post, error) {
-	var p Post
+func (c *sqliteConn) Before(ctx context.Context, no int64) (entity.Post, error) {
+	var p entity.Post
 	start := time.Now()
-	net, err := c.roundTrip(ctx)
+	net, err := c.RoundTrip(ctx)
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
 			c.sent.Add(1)
 			return c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 		})
 	}
-	c.tr.statement(start, sqliteBefore, 1, net, classify(err))
+	c.tr.Statement(start, sqliteBefore, 1, net, classify(err))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Post{}, ErrNotFound
+		return entity.Post{}, entity.ErrNotFound
 	}
 	if err != nil {
-		return Post{}, fmt.Errorf("post before %d: %w", no, classify(err))
+		return entity.Post{}, fmt.Errorf("post before %d: %w", no, classify(err))
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
 	return p, nil
@@ -382,12 +401,6 @@ func (c *sqliteConn) Release() {
 	c.s.put(c.c)
 	c.c = nil
 	if c.m != nil {
-		c.m.release(c.held)
+		c.m.Release(c.held)
 	}
-}
-
-// now is the time stamp of a new post: UTC, truncated to microseconds so
-// that it round-trips unchanged through both databases.
-func now() time.Time {
-	return time.Now().UTC().Truncate(time.Microsecond)
 }

@@ -1,6 +1,10 @@
-package entity
+//go:build cgo
+
+package sqlite
 
 import (
+	"bbslab/entity"
+	"bbslab/entity/storetest"
 	"context"
 	"database/sql"
 	"errors"
@@ -64,11 +68,11 @@ func TestRetryBusy(t *testing.T) {
 
 // TestBusyRetriesCounted holds SQLite's write lock from a connection of
 // its own until an Insert has been sent twice (SQLITE_BUSY, then a retry),
-// and checks that the Conn counts every statement sent.
+// and checks that the entity.Conn counts every statement sent.
 func TestBusyRetriesCounted(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	s := openSQLiteTest(t, Options{Pool: 1, SeedPosts: 3})
+	s := openTest(t, entity.Options{Pool: 1, SeedPosts: 3})
 	locker, err := sql.Open("sqlite3", sqliteDSN(s.(*sqliteStore).o.DSN))
 	if err != nil {
 		t.Fatal(err)
@@ -82,13 +86,13 @@ func TestBusyRetriesCounted(t *testing.T) {
 	if _, err := lock.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
 		t.Fatalf("take the write lock: %v", err)
 	}
-	c := acquire(t, s)
+	c := storetest.Acquire(t, s)
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Insert(ctx, "busy", "retried")
 		done <- err
 	}()
-	waitFor(t, "the insert to be sent again after SQLITE_BUSY", func() bool { return c.Statements() >= 2 })
+	storetest.WaitFor(t, "the insert to be sent again after SQLITE_BUSY", func() bool { return c.Statements() >= 2 })
 	if _, err := lock.ExecContext(ctx, `COMMIT`); err != nil {
 		t.Fatalf("free the write lock: %v", err)
 	}

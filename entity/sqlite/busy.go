@@ -1,4 +1,6 @@
-package entity
+//go:build cgo
+
+package sqlite
 
 import (
 	"context"

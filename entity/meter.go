@@ -1,0 +1,47 @@
+package entity
+
+import (
+	"sync/atomic"
+	"time"
+
+	"bbslab/occupancy"
+)
+
+// A Meter counts a Store's Acquire calls as they happen, which the pools' own
+// statistics do not (they add waits only once an acquire ends), and
+// integrates the acquires waiting and the connections held over time
+// (occupancy.Gauge), so that their mean over any span is exact.
+type Meter struct {
+	acquires atomic.Int64 // completed
+	waitNs   atomic.Int64 // total time in completed acquires
+	waiting  occupancy.Gauge
+	held     occupancy.Gauge // connections handed out by Acquire
+}
+
+// Start records an acquire beginning.
+func (m *Meter) Start() occupancy.Stamp { return m.waiting.Enter() }
+
+// Done records the end of an acquire that began at t; when it got a
+// connection, the connection is held from now on until release.
+func (m *Meter) Done(t occupancy.Stamp, ok bool) occupancy.Stamp {
+	d := m.waiting.Leave(t)
+	if !ok {
+		return 0
+	}
+	m.acquires.Add(1)
+	m.waitNs.Add(int64(d))
+	return m.held.Enter()
+}
+
+// Release records a connection handed out at t given back.
+func (m *Meter) Release(t occupancy.Stamp) { m.held.Leave(t) }
+
+// Fill copies the counters into s.
+func (m *Meter) Fill(s *PoolStats) {
+	n, waiting := m.waiting.Read()
+	s.Waiting = int(n)
+	s.WaitingTime = waiting
+	_, s.InUseTime = m.held.Read()
+	s.Acquires = m.acquires.Load()
+	s.AcquireWait = time.Duration(m.waitNs.Load())
+}

@@ -1,0 +1,71 @@
+package entity
+
+import (
+	"fmt"
+	"regexp"
+)
+
+// Pool modes accepted in Options.PoolMode.
+const (
+	// PoolFixed keeps a pool of PoolMin..Pool connections open.
+	PoolFixed = "fixed"
+	// PoolNone opens a physical connection on every Acquire and closes it
+	// on Release, with at most Pool open at once.
+	PoolNone = "none"
+)
+
+var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
+
+// Normalize checks o and fills in its defaults: PoolMin 0 means Pool and an
+// empty PoolMode means fixed. Every driver's Open calls it first.
+func (o Options) Normalize() (Options, error) {
+	switch o.Driver {
+	case "sqlite", "postgres":
+	default:
+		return o, fmt.Errorf("open store: driver %q: want \"sqlite\" or \"postgres\"", o.Driver)
+	}
+	if o.DSN == "" {
+		return o, fmt.Errorf("open %s: empty DSN", o.Driver)
+	}
+	if o.Pool < 1 {
+		return o, fmt.Errorf("open %s: pool size %d: want at least 1", o.Driver, o.Pool)
+	}
+	if o.PoolMin < 0 || o.PoolMin > o.Pool {
+		return o, fmt.Errorf("open %s: pool min %d: want 0..%d (0 means the pool size)", o.Driver, o.PoolMin, o.Pool)
+	}
+	if o.PoolMin == 0 {
+		o.PoolMin = o.Pool
+	}
+	switch o.PoolMode {
+	case "":
+		o.PoolMode = PoolFixed
+	case PoolFixed, PoolNone:
+	default:
+		return o, fmt.Errorf("open %s: pool mode %q: want %q or %q", o.Driver, o.PoolMode, PoolFixed, PoolNone)
+	}
+	if o.SeedPosts < 0 {
+		return o, fmt.Errorf("open %s: seed posts %d: want 0 or more", o.Driver, o.SeedPosts)
+	}
+	if o.Schema != "" {
+		if o.Driver != "postgres" {
+			return o, fmt.Errorf("open %s: schema %q: only PostgreSQL has schemas", o.Driver, o.Schema)
+		}
+		if !schemaName.MatchString(o.Schema) {
+			return o, fmt.Errorf("open postgres: schema %q: want letters, digits and underscores, not starting with a digit, at most 63", o.Schema)
+		}
+	}
+	return o, nil
+}
+
+// ModeName is the PoolStats.Mode of normalized options: "fixed", "grow" or
+// "none".
+func (o Options) ModeName() string {
+	switch {
+	case o.PoolMode == PoolNone:
+		return "none"
+	case o.PoolMin < o.Pool:
+		return "grow"
+	default:
+		return "fixed"
+	}
+}
