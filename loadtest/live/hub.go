@@ -1,0 +1,192 @@
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// History limits: an hour of per-second frames, and the frames that carry
+// a step, claims or the end (the experiment's curves and verdicts), of
+// which an experiment has few; past MaxKeptFrames the oldest go too.
+const (
+	MaxSecondFrames = 3600
+	MaxKeptFrames   = 10_000
+)
+
+// subscriberBuffer is how many frames a browser may lag behind before
+// frames are dropped for it: at one frame a second, about a minute.
+const subscriberBuffer = 64
+
+// A Hub keeps the recent frames and hands each new one to every connected
+// browser. Publish never waits for a browser: one that does not keep up
+// loses frames. The zero Hub is not usable; call New.
+type Hub struct {
+	mu      sync.Mutex
+	seq     uint64
+	history []entry // in publication order
+	seconds int     // entries in history that are per-second frames only
+	kept    int     // entries in history that carry a step, claims or the end
+	subs    map[*subscriber]struct{}
+	closed  bool
+
+	dropped atomic.Int64
+}
+
+// An entry is one published frame, encoded once.
+type entry struct {
+	seq  uint64
+	data []byte // the frame's JSON, no trailing newline
+	kept bool
+}
+
+// A subscriber is one open /events stream.
+type subscriber struct {
+	ch   chan entry
+	done chan struct{} // closed by Close
+}
+
+// New returns an empty Hub.
+func New() *Hub {
+	return &Hub{subs: make(map[*subscriber]struct{})}
+}
+
+// Publish validates f, encodes it once, keeps it in the history and offers
+// it to every connected browser without waiting: a browser whose buffer is
+// full misses the frame (Dropped counts them). It returns an error for a
+// frame the page could not draw (Frame.Validate) or after Close.
+func (h *Hub) Publish(f Frame) error {
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("live: publish frame at t=%v: %w", f.T, err)
+	}
+	if f.Server == nil {
+		f.Server = []Series{}
+	}
+	if f.Doing == nil {
+		f.Doing = []Share{}
+	}
+	if f.Client.Errors == nil {
+		f.Client.Errors = []Count{}
+	}
+	data, err := json.Marshal(f) // escapes <, > and &: safe inside a <script> element
+	if err != nil {
+		return fmt.Errorf("live: encode frame at t=%v: %w", f.T, err)
+	}
+	kept := f.Step != nil || len(f.Claims) > 0 || f.Done
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return fmt.Errorf("live: publish frame at t=%v: the hub is closed", f.T)
+	}
+	h.seq++
+	e := entry{seq: h.seq, data: data, kept: kept}
+	h.history = append(h.history, e)
+	if kept {
+		h.kept++
+	} else {
+		h.seconds++
+	}
+	if h.seconds > MaxSecondFrames {
+		h.dropOldest(false)
+	}
+	if h.kept > MaxKeptFrames {
+		h.dropOldest(true)
+	}
+	for s := range h.subs {
+		select {
+		case s.ch <- e:
+		default:
+			h.dropped.Add(1)
+		}
+	}
+	return nil
+}
+
+// dropOldest removes the oldest entry whose kept is kept.
+func (h *Hub) dropOldest(kept bool) {
+	for i, e := range h.history {
+		if e.kept == kept {
+			h.history = append(h.history[:i], h.history[i+1:]...)
+			if kept {
+				h.kept--
+			} else {
+				h.seconds--
+			}
+			return
+		}
+	}
+}
+
+// Dropped reports how many frames were not delivered to a browser that
+// lagged behind, over all browsers since New.
+func (h *Hub) Dropped() int64 { return h.dropped.Load() }
+
+// subscribe registers a stream and returns, atomically with it, the
+// history entries after seq lastID, so that the stream misses no frame and
+// repeats none. ok is false after Close.
+func (h *Hub) subscribe(lastID uint64) (s *subscriber, past []entry, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, nil, false
+	}
+	for _, e := range h.history {
+		if e.seq > lastID {
+			past = append(past, e)
+		}
+	}
+	s = &subscriber{ch: make(chan entry, subscriberBuffer), done: make(chan struct{})}
+	h.subs[s] = struct{}{}
+	return s, past, true
+}
+
+// unsubscribe removes a stream.
+func (h *Hub) unsubscribe(s *subscriber) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+}
+
+// Close ends every open stream and refuses further frames; the history
+// stays readable (Frames, /frames.json, the page).
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.closed = true
+	for s := range h.subs {
+		close(s.done)
+		delete(h.subs, s)
+	}
+}
+
+// framesJSON returns the history as one JSON array.
+func (h *Hub) framesJSON() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, e := range h.history {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e.data)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// Frames returns the frames in the history, oldest first: what WriteReport
+// needs to write the finished experiment's page.
+func (h *Hub) Frames() ([]Frame, error) {
+	var frames []Frame
+	if err := json.Unmarshal(h.framesJSON(), &frames); err != nil {
+		return nil, fmt.Errorf("live: decode history: %w", err)
+	}
+	return frames, nil
+}
