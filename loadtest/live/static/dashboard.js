@@ -8,7 +8,7 @@
   var PALETTE = ["#4dc9ff", "#ffc233", "#ff5c6c", "#3ddc84", "#c77dff", "#ff8c42", "#f5f5f5", "#00e5c0", "#ff7eb6", "#a0a0ff"];
   var AXIS = { stroke: "#f5f5f5", font: "20px system-ui, sans-serif", labelFont: "bold 20px system-ui, sans-serif",
     grid: { stroke: "#2e313b", width: 1 }, ticks: { stroke: "#555", width: 1 } };
-  var HEIGHT = 300;
+  var HEIGHT = 210;
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -18,6 +18,7 @@
   }
   function fmt(v) {
     if (v == null || !isFinite(v)) return "–";
+    if (v === 0) return "0";
     var a = Math.abs(v);
     if (a >= 1000) return Math.round(v).toLocaleString("en-US");
     if (a >= 100) return v.toFixed(0);
@@ -34,6 +35,15 @@
   function axis(label, extra) {
     var a = Object.assign({}, AXIS, { label: label, size: 70, labelSize: 30 });
     return Object.assign(a, extra || {});
+  }
+
+  // showLast shows the newest values in a chart's legend, the number the
+  // room reads. A chart just built sets its legend once more after its
+  // first draw, hence the second call.
+  function showLast(chart, n) {
+    if (n === 0) return;
+    chart.setLegend({ idx: n - 1 });
+    setTimeout(function () { if (chart.data[0].length === n) chart.setLegend({ idx: n - 1 }); }, 0);
   }
 
   // A TimeChart draws named series against seconds; names may appear at any
@@ -107,7 +117,7 @@
       this.chart = new uPlot({
         width: Math.max(300, this.section.clientWidth - 24), height: HEIGHT,
         scales: { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } },
-        axes: [axis("seconds"), axis(yl, { values: function (u, vals) { return vals.map(fmt); } })],
+        axes: [axis(null, { size: 40, labelSize: 0 }), axis(yl, { values: function (u, vals) { return vals.map(fmt); } })],
         series: series,
         legend: { live: true },
         cursor: { drag: { x: false, y: false } }
@@ -116,7 +126,7 @@
     } else {
       this.chart.setData(data);
     }
-    this.chart.setLegend({ idx: data[0].length - 1 });
+    showLast(this.chart, data[0].length);
   };
 
   // Layout: progress on top, then the panels.
@@ -208,6 +218,7 @@
       } else {
         stepCharts[def.key].setData(data);
       }
+      showLast(stepCharts[def.key], data[0].length);
     });
   }
 
@@ -295,11 +306,18 @@
     serverOrder.forEach(function (p) { serverCharts[p].draw(); });
     if (stepsChanged) { drawSteps(stepsRebuild); stepsChanged = stepsRebuild = false; }
     if (claimsChanged) { drawClaims(); claimsChanged = false; }
+    // Said after drawing, so that "finished" means everything is on screen.
+    if (done && !inlined) setStatus("finished");
   }
   // Frames of a late joiner's history arrive in a burst: draw once after it.
   function schedule() { if (!pending) { pending = true; setTimeout(redraw, 30); } }
 
+  // Rebuild the charts when the width changes (a taller window, as when a
+  // screenshot takes the whole page, needs nothing).
+  var width = window.innerWidth;
   window.addEventListener("resize", function () {
+    if (window.innerWidth === width) return;
+    width = window.innerWidth;
     var all = [thrChart, latChart, doingChart, errChart].concat(serverOrder.map(function (p) { return serverCharts[p]; }));
     all.forEach(function (c) { c.rebuild = true; });
     stepsChanged = stepsRebuild = true;
@@ -344,7 +362,7 @@
   es.onopen = function () { setStatus("connected"); };
   es.onmessage = function (ev) {
     add(JSON.parse(ev.data));
-    if (done) { setStatus("finished"); es.close(); }
+    if (done) es.close();
     schedule();
   };
   es.onerror = function () { if (!done) setStatus("reconnecting"); };
