@@ -24,11 +24,14 @@ const subscriberBuffer = 64
 // browser. Publish never waits for a browser: one that does not keep up
 // loses frames. The zero Hub is not usable; call New.
 type Hub struct {
-	mu      sync.Mutex
-	seq     uint64
-	history []entry // in publication order
-	seconds int     // entries in history that are per-second frames only
-	kept    int     // entries in history that carry a step, claims or the end
+	mu  sync.Mutex
+	seq uint64
+	// The history, each list in publication order: per-second frames, and
+	// those that carry a step, claims or the end. Dropping the oldest is a
+	// reslice; append copies only the live part when it grows the array,
+	// so Publish costs the same with a full history as with an empty one.
+	seconds []entry
+	kept    []entry
 	subs    map[*subscriber]struct{}
 	closed  bool
 
@@ -83,17 +86,10 @@ func (h *Hub) Publish(f Frame) error {
 	}
 	h.seq++
 	e := entry{seq: h.seq, data: data, kept: kept}
-	h.history = append(h.history, e)
 	if kept {
-		h.kept++
+		h.kept = appendCapped(h.kept, e, MaxKeptFrames)
 	} else {
-		h.seconds++
-	}
-	if h.seconds > MaxSecondFrames {
-		h.dropOldest(false)
-	}
-	if h.kept > MaxKeptFrames {
-		h.dropOldest(true)
+		h.seconds = appendCapped(h.seconds, e, MaxSecondFrames)
 	}
 	for s := range h.subs {
 		select {
@@ -105,19 +101,32 @@ func (h *Hub) Publish(f Frame) error {
 	return nil
 }
 
-// dropOldest removes the oldest entry whose kept is kept.
-func (h *Hub) dropOldest(kept bool) {
-	for i, e := range h.history {
-		if e.kept == kept {
-			h.history = append(h.history[:i], h.history[i+1:]...)
-			if kept {
-				h.kept--
-			} else {
-				h.seconds--
-			}
-			return
+// appendCapped appends e to list, dropping the oldest entry past limit.
+func appendCapped(list []entry, e entry, limit int) []entry {
+	if len(list) >= limit {
+		list[0] = entry{} // let the encoded frame go
+		list = list[1:]
+	}
+	return append(list, e)
+}
+
+// history returns the entries after seq lastID, oldest first: the two
+// lists merged by sequence number. The caller holds h.mu.
+func (h *Hub) history(lastID uint64) []entry {
+	out := make([]entry, 0, len(h.seconds)+len(h.kept))
+	a, b := h.seconds, h.kept
+	for len(a) > 0 || len(b) > 0 {
+		var e entry
+		if len(b) == 0 || len(a) > 0 && a[0].seq < b[0].seq {
+			e, a = a[0], a[1:]
+		} else {
+			e, b = b[0], b[1:]
+		}
+		if e.seq > lastID {
+			out = append(out, e)
 		}
 	}
+	return out
 }
 
 // Dropped reports how many frames were not delivered to a browser that
@@ -133,11 +142,7 @@ func (h *Hub) subscribe(lastID uint64) (s *subscriber, past []entry, ok bool) {
 	if h.closed {
 		return nil, nil, false
 	}
-	for _, e := range h.history {
-		if e.seq > lastID {
-			past = append(past, e)
-		}
-	}
+	past = h.history(lastID)
 	s = &subscriber{ch: make(chan entry, subscriberBuffer), done: make(chan struct{})}
 	h.subs[s] = struct{}{}
 	return s, past, true
@@ -171,7 +176,7 @@ func (h *Hub) framesJSON() []byte {
 	defer h.mu.Unlock()
 	var b bytes.Buffer
 	b.WriteByte('[')
-	for i, e := range h.history {
+	for i, e := range h.history(0) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
