@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -182,6 +183,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	// other (a CDN, a font, an analytics beacon) fails and is counted.
 	var mu sync.Mutex
 	var foreign []string
+	allowed := []string{srv.URL} // and, later, the report's file
 	paused := chromedp.Events(ctx, fetch.RequestPaused)
 	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		t.Fatalf("enable request interception: %v", err)
@@ -192,7 +194,10 @@ func TestDashboardInBrowser(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if strings.HasPrefix(ev.Request.URL, srv.URL) {
+			mu.Lock()
+			ok := slices.ContainsFunc(allowed, func(p string) bool { return strings.HasPrefix(ev.Request.URL, p) })
+			mu.Unlock()
+			if ok {
 				chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 				continue
 			}
@@ -305,9 +310,50 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Logf("updated %s", doc)
 	}
 
+	// The report: the same page with the hub's frames inlined, opened
+	// from a file with the server stopped.
+	frames, err := h.Frames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	report := filepath.Join(t.TempDir(), "report.html")
+	out, err := os.Create(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := live.WriteReport(out, frames, "pool-size (synthetic) report"); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	allowed = append(allowed, "file://"+report)
+	mu.Unlock()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+report)); err != nil {
+		t.Fatalf("open the report: %v", err)
+	}
+	waitStatus("report")
+	got := read()
+	rsteps, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]int](`window.dashboard.steps()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.T != len(frames) || got.Throughput != len(frames) || rsteps["OnceGetView"] != 4 || rsteps["EachGetView"] != 4 {
+		t.Errorf("report draws %+v and steps %v; want %d points and 4 steps per run", got, rsteps, len(frames))
+	}
+	png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "report-synthetic.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	mu.Lock()
 	defer mu.Unlock()
 	if len(foreign) > 0 {
-		t.Errorf("the page tried %d requests outside %s: %v", len(foreign), srv.URL, foreign)
+		t.Errorf("the page tried %d requests outside %v: %v", len(foreign), allowed, foreign)
 	}
 }

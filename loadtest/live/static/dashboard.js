@@ -281,7 +281,7 @@
   function header() {
     if (!last) return;
     var p = last.progress || {}, c = last.client || {};
-    if (p.experiment) document.title = p.experiment + " – load dashboard";
+    if (p.experiment && !inlined) document.title = p.experiment + " – load dashboard";
     document.getElementById("experiment").textContent = p.experiment || "–";
     document.getElementById("run").textContent = p.run || "–";
     document.getElementById("step").textContent = (p.step || 0) + " of " + (p.steps || 0);
