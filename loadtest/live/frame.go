@@ -22,6 +22,10 @@ import (
 // readings, and, when a step has just completed, the step's point and the
 // claims decidable so far. Its JSON form is the schema of /events and
 // /frames.json.
+//
+// Every frame is one second on the time charts, so a step and its claims
+// ride on the frame of the second in which the step completed, never on a
+// frame of their own.
 type Frame struct {
 	T        float64  `json:"t"` // seconds since the experiment started
 	Progress Progress `json:"progress"`
