@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"runtime"
+	rpprof "runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -64,10 +66,74 @@ func requireToken(token string, h http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) handleAdminIndex(w http.ResponseWriter, r *http.Request) {
-	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	fmt.Fprint(w, "bbs admin\n\nGET  /healthz\nGET  /readyz\nGET  /admin/stats\nPOST /admin/reset?posts=N\n")
-	fmt.Fprint(w, debugIndex)
+// adminDocs says in one line what each admin route answers, by the
+// pattern it is registered with (routes.go, debug.go).
+var adminDocs = map[string]string{
+	"GET /healthz":          "200 ok while the process is up, also while start-up waits for the database.",
+	"GET /readyz":           "JSON: 200 when the pool is filled and the database answers, else 503 with the reason.",
+	"POST /admin/reset":     "Restores the deterministic seed of ?posts=N posts (default: the configured seed). POST only, e.g. curl -X POST 'ADDR/admin/reset?posts=1000'.",
+	"GET /admin/stats":      "JSON: workers and queue, DB pool and its waits, each command's queries and acquires, answers by kind, GC, machine, connections, runtime, config.",
+	"/debug/pprof/":         "pprof's index of the runtime profiles listed below (?debug=1 for text).",
+	"/debug/pprof/cmdline":  "The command line, secrets redacted, NUL-separated.",
+	"/debug/pprof/profile":  "CPU profile over ?seconds=N (default 30): go tool pprof ADDR/debug/pprof/profile.",
+	"/debug/pprof/symbol":   "Looks up program counters for pprof.",
+	"/debug/pprof/trace":    "Execution trace over ?seconds=N (default 1): go tool trace.",
+	"GET /debug/fgprof":     "Wall-clock profile, on- and off-CPU, over ?seconds=N (default 30; format=folded for flame graphs): shows pool and SQL waits.",
+	"GET /debug/goroutines": "Goroutine dump, identical stacks grouped, after a count of requests by what they wait for (also written to stderr on SIGUSR1).",
+	"GET /metrics":          "Prometheus text format: requests, latencies, workers, pool, runtime.",
+}
+
+// profileDocs says what each runtime/pprof profile holds; a profile not
+// named here is listed without a line.
+var profileDocs = map[string]string{
+	"allocs":       "Every allocation since the start, sampled.",
+	"block":        "Where goroutines blocked on channels, locks and pool waits (when the block profile rate is set).",
+	"goroutine":    "Stacks of all goroutines (?debug=1 grouped; debug=2 stops the world for the whole dump).",
+	"heap":         "Live heap allocations, sampled (?gc=1 collects first).",
+	"mutex":        "Holders of contended mutexes (when the mutex profile fraction is set).",
+	"threadcreate": "Stacks that created OS threads.",
+}
+
+// adminEntry is one line of the admin index page.
+type adminEntry struct {
+	Method string // GET, POST, or "" for any
+	Path   string
+	Link   bool // safe to follow from the page: answers GET
+	What   string
+}
+
+// adminIndex is what the admin index template shows.
+type adminIndex struct {
+	Routes   []adminEntry
+	Profiles []adminEntry
+	Token    bool
+}
+
+// adminEntries turns registered patterns ("GET /x", "/y") into the page's lines.
+func adminEntries(patterns []string) []adminEntry {
+	out := make([]adminEntry, 0, len(patterns))
+	for _, p := range patterns {
+		method, path, ok := strings.Cut(p, " ")
+		if !ok {
+			method, path = "", p
+		}
+		out = append(out, adminEntry{Method: method, Path: path, Link: method == "" || method == http.MethodGet, What: adminDocs[p]})
+	}
+	return out
+}
+
+// handleAdminIndex answers the admin listener's / with an HTML page that
+// links every route registered on it (patterns, as registered) with a line
+// on what each answers, then each runtime profile under /debug/pprof/.
+func (s *Server) handleAdminIndex(patterns []string) http.HandlerFunc {
+	page := adminIndex{Routes: adminEntries(patterns), Token: s.opt.AdminToken != ""}
+	for _, p := range rpprof.Profiles() {
+		page.Profiles = append(page.Profiles, adminEntry{Method: http.MethodGet, Path: "/debug/pprof/" + p.Name(), Link: true, What: profileDocs[p.Name()]})
+	}
+	slices.SortFunc(page.Profiles, func(a, b adminEntry) int { return strings.Compare(a.Path, b.Path) })
+	return func(w http.ResponseWriter, r *http.Request) {
+		s.writeHTML(w, http.StatusOK, "admin.html", page)
+	}
 }
 
 // handleHealthz answers 200 while the process is up, also while start-up

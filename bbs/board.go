@@ -3,7 +3,6 @@ package bbs
 import (
 	"context"
 	"errors"
-	"fmt"
 	"mime"
 	"net/http"
 	"strconv"
@@ -57,7 +56,7 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		release, queueWait, err := s.limit.waitForWorker(r.Context())
 		noteWorker(r.Context(), view.Name(), queueWait, err)
 		if err != nil {
-			w.Header().Set("Server-Timing", serverTiming(queueWait, commands.Tally{}, time.Since(start)))
+			w.Header().Set("Server-Timing", cost{Queue: queueWait, Total: time.Since(start)}.serverTiming())
 			s.fail(w, r, view.Name(), err)
 			return
 		}
@@ -73,7 +72,11 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		noteTally(r.Context(), res.Tally)
 		h.Set("X-BBS-Queries", strconv.Itoa(res.Tally.Queries))
 		h.Set("X-BBS-Acquires", strconv.Itoa(res.Tally.Acquires))
-		h.Set("Server-Timing", serverTiming(queueWait, res.Tally, time.Since(start)))
+		// The page's cost line shows these same figures: total is measured
+		// here, once, just before rendering.
+		c := cost{Queries: res.Tally.Queries, Acquires: res.Tally.Acquires, Queue: queueWait,
+			Acquire: res.Tally.AcquireWait, DB: res.Tally.DB, Net: res.Tally.Network, Total: time.Since(start)}
+		h.Set("Server-Timing", c.serverTiming())
 		if err != nil {
 			s.fail(w, r, view.Name(), err)
 			return
@@ -83,6 +86,7 @@ func (s *Server) handleBoard() http.HandlerFunc {
 			N:       req.N,
 			Posted:  res.Posted,
 			Posts:   res.Posts,
+			Cost:    &c,
 		})
 	}
 }
@@ -118,18 +122,6 @@ func formProblem(err error) string {
 		return "semicolons are not parameter separators"
 	}
 	return "bad URL or form encoding"
-}
-
-// serverTiming formats the Server-Timing header in milliseconds: the wait
-// for a worker, for connections, the time in SQL statements and the part of
-// it waited on the network (db_latency), and the whole request.
-func serverTiming(queue time.Duration, t commands.Tally, total time.Duration) string {
-	ms := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/1e6) }
-	return "queue;dur=" + ms(queue) +
-		", acquire;dur=" + ms(t.AcquireWait) +
-		", db;dur=" + ms(t.DB) +
-		", net;dur=" + ms(t.Network) +
-		", total;dur=" + ms(total)
 }
 
 // wantsJSON reports whether the client asked for JSON with format=json or

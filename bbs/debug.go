@@ -20,7 +20,7 @@ import (
 
 // debugRoutes adds the profiles, the goroutine dump and the metrics to the
 // admin mux. None of them is ever on the public listener.
-func (s *Server) debugRoutes(mux *http.ServeMux) {
+func (s *Server) debugRoutes(mux *routeList) {
 	mux.HandleFunc("/debug/pprof/", pprof.Index) // heap, goroutine, block, mutex, allocs, threadcreate
 	mux.HandleFunc("/debug/pprof/cmdline", s.handleCmdline)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
@@ -45,13 +45,6 @@ func (s *Server) handleCmdline(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	fmt.Fprint(w, strings.Join(args, "\x00"))
 }
-
-// debugIndex lists the debug endpoints on the admin index page.
-const debugIndex = `GET  /metrics                       Prometheus text format
-GET  /debug/pprof/                  profiles: profile?seconds=N (CPU), heap, allocs, goroutine, block, mutex, threadcreate, trace?seconds=N
-GET  /debug/fgprof?seconds=N        wall-clock profile (on- and off-CPU): shows pool and SQL waits
-GET  /debug/goroutines              goroutine dump, grouped stacks (also on SIGUSR1, to stderr)
-`
 
 // slogPrinter sends promhttp's errors to the server's log.
 type slogPrinter struct{ s *Server }

@@ -32,6 +32,7 @@ type page struct {
 	N       int
 	Posted  *entity.Post
 	Posts   []entity.Post
+	Cost    *cost // what the request cost, shown under the posts; nil shows nothing
 }
 
 // Commands lists the command names for the form's buttons.
@@ -55,6 +56,7 @@ type jsonPosts struct {
 	Command string        `json:"command"`
 	Posted  *entity.Post  `json:"posted,omitempty"`
 	Posts   []entity.Post `json:"posts"`
+	Cost    *jsonCost     `json:"cost,omitempty"` // added later: the shape only grows
 }
 
 // jsonError is the JSON form of an error.
@@ -68,7 +70,7 @@ var buffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // renderPosts writes a command's posts as HTML or JSON.
 func (s *Server) renderPosts(w http.ResponseWriter, r *http.Request, code int, p page) {
 	if wantsJSON(r) {
-		writeJSON(w, code, jsonPosts{Command: p.Command, Posted: p.Posted, Posts: p.Posts})
+		writeJSON(w, code, jsonPosts{Command: p.Command, Posted: p.Posted, Posts: p.Posts, Cost: p.Cost.json()})
 		return
 	}
 	s.writeHTML(w, code, "bbs.html", p)

@@ -17,12 +17,36 @@ func (s *Server) Handler() http.Handler {
 // admin token when one is set; cross-site requests that change state are
 // refused (admin.go).
 func (s *Server) AdminHandler() http.Handler {
-	mux := http.NewServeMux()
+	mux := &routeList{ServeMux: http.NewServeMux()}
+	s.adminRoutes(mux)
+	// The index page lists what was registered above (admin.go).
+	mux.ServeMux.HandleFunc("GET /{$}", s.handleAdminIndex(mux.patterns))
+	return guardAdmin(s.opt.AdminToken, mux)
+}
+
+// adminRoutes registers every admin endpoint but the index page.
+func (s *Server) adminRoutes(mux *routeList) {
 	mux.HandleFunc("GET /healthz", handleHealthz)
 	mux.HandleFunc("GET /readyz", s.handleReadyz)
 	mux.HandleFunc("POST /admin/reset", s.handleReset)
 	mux.HandleFunc("GET /admin/stats", s.handleStats)
-	mux.HandleFunc("GET /{$}", s.handleAdminIndex)
 	s.debugRoutes(mux)
-	return guardAdmin(s.opt.AdminToken, mux)
+}
+
+// A routeList is a ServeMux that remembers the patterns registered on it,
+// in order, for the admin index page.
+type routeList struct {
+	*http.ServeMux
+	patterns []string
+}
+
+// Handle registers h for pattern and remembers the pattern.
+func (m *routeList) Handle(pattern string, h http.Handler) {
+	m.patterns = append(m.patterns, pattern)
+	m.ServeMux.Handle(pattern, h)
+}
+
+// HandleFunc registers f for pattern and remembers the pattern.
+func (m *routeList) HandleFunc(pattern string, f func(http.ResponseWriter, *http.Request)) {
+	m.Handle(pattern, http.HandlerFunc(f))
 }

@@ -1,0 +1,359 @@
+package live_test
+
+import (
+	"context"
+	"flag"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bbslab/internal/testenv"
+	"bbslab/loadtest/live"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+)
+
+var updateScreenshots = flag.Bool("update-screenshots", false, "write the dashboard's screenshot to docs/images/dashboard-synthetic.png")
+
+// chromium finds a Chromium binary: $BBS_CHROMIUM, then the usual names.
+func chromium() string {
+	if p := os.Getenv("BBS_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// feed publishes a synthetic experiment: two runs of four steps, a frame
+// every interval, a step (and the claims decidable so far) every fourth
+// frame, until ctx ends or the experiment is done. It publishes the first
+// early frames at once, then waits for begin to close: those are the
+// history a late joiner gets first.
+func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, begin <-chan struct{}) error {
+	runs := []string{"OnceGetView", "EachGetView"}
+	clients := []int{1, 5, 10, 20}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	var claims []live.Claim
+	sec := 0
+	for ri, run := range runs {
+		for si, c := range clients {
+			for k := range 4 {
+				sec++
+				// Throughput levels off as clients pass the pool of 5; the
+				// waits for a connection grow with the clients beyond it.
+				x := float64(c)
+				thr := 900 * math.Min(x, 5) / (1 + 0.3*float64(ri)) * (1 + 0.02*math.Sin(float64(sec)))
+				waitConn := math.Max(0, x-5) * (0.6 + 0.1*float64(k))
+				slow := 1 + 0.6*float64(ri) // the second run answers slower
+				f := live.Frame{
+					T: float64(sec),
+					Progress: live.Progress{Experiment: "pool-size (synthetic)", Run: run, Step: si + 1, Steps: len(clients),
+						Clients: c, Elapsed: float64(sec), Left: float64(len(runs)*len(clients)*4 - sec)},
+					Client: live.Client{Throughput: thr, P50: (1 + x*0.3) * slow, P90: (2 + x*0.6) * slow, P99: (4 + x*1.5) * slow},
+					Server: []live.Series{
+						{Name: "server CPU", Unit: "% of a core", Panel: "CPU", Value: math.Min(95, 18*x)},
+						{Name: "machine CPU", Unit: "% of a core", Panel: "CPU", Value: math.Min(190, 30*x)},
+						{Name: "pool in use", Unit: "connections", Panel: "DB pool", Value: math.Min(x, 5)},
+						{Name: "pool waiting", Unit: "connections", Panel: "DB pool", Value: waitConn},
+						{Name: "worker wait", Unit: "ms/request", Panel: "Waits per request", Value: 0.1 * x},
+						{Name: "pool wait", Unit: "ms/request", Panel: "Waits per request", Value: 0.4 * waitConn},
+					},
+					Doing: []live.Share{
+						{Name: "waiting for a worker", Value: 0.2 * x},
+						{Name: "waiting for a connection", Value: waitConn},
+						{Name: "in SQL", Value: math.Min(x, 5) * 0.8},
+						{Name: "elsewhere", Value: 0.3},
+					},
+				}
+				if c >= 10 {
+					f.Client.Errors = []live.Count{{Kind: "timeout", Count: int64(c / 10)}}
+				}
+				if k == 3 {
+					f.Step = &live.Step{Run: run, Clients: c, Throughput: thr, P50: f.Client.P50, P99: f.Client.P99, Mean: (1.5 + x*0.4) * slow}
+					if si == 1 {
+						claims = append(claims, live.Claim{ID: run + "-scale", Text: run + ": throughput grows from 1 to 5 clients", Outcome: live.Reproduced})
+					}
+					if si == 3 {
+						out := live.Reproduced
+						if ri == 1 {
+							out = live.NotReproduced
+						}
+						claims = append(claims, live.Claim{ID: run + "-plateau", Text: run + ": throughput levels off past the pool of 5", Outcome: out})
+					}
+					f.Claims = append([]live.Claim(nil), claims...)
+				}
+				f.Done = ri == len(runs)-1 && si == len(clients)-1 && k == 3
+				if err := h.Publish(f); err != nil {
+					return err
+				}
+				if sec < early {
+					continue
+				}
+				if sec == early {
+					select {
+					case <-ctx.Done():
+						return nil
+					case <-begin:
+					}
+					tick.Reset(interval)
+					continue
+				}
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-tick.C:
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// TestDashboardInBrowser serves the hub with a synthetic feed, opens the
+// page in headless Chromium with every request outside the hub's address
+// failed and counted, and checks that the page says it is connected, that
+// the throughput and latency series gain points as frames arrive, that the
+// "doing now" area has non-zero waits, and that steps and claims arrive.
+// The screenshot is kept as a test artifact (go test -artifacts) and, with
+// -update-screenshots, written to docs/images/dashboard-synthetic.png.
+func TestDashboardInBrowser(t *testing.T) {
+	bin := chromium()
+	testenv.Need(t, bin != "", "no chromium binary found (apt-get install chromium, or set BBS_CHROMIUM): skipping the browser test")
+
+	h := live.New()
+	sctx, stop := context.WithCancel(context.Background())
+	srv, err := live.Serve(sctx, "127.0.0.1:0", h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var feedErr error
+	var wg sync.WaitGroup
+	begin := make(chan struct{})
+	wg.Go(func() { feedErr = feed(sctx, h, 250*time.Millisecond, 3, begin) })
+	defer func() {
+		stop()
+		wg.Wait()
+		if err := srv.Wait(); err != nil {
+			t.Error(err)
+		}
+		if feedErr != nil {
+			t.Errorf("feed: %v", feedErr)
+		}
+	}()
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1920, 1080), // a projector
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancelTab := chromedp.NewContext(actx)
+	defer cancelTab()
+	// The first Run starts the browser and must not carry a timeout.
+	if _, err := chromedp.Run(ctx, chromedp.Title()); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
+	defer cancel()
+
+	// Every request the page makes pauses here: the hub's own go on, any
+	// other (a CDN, a font, an analytics beacon) fails and is counted.
+	var mu sync.Mutex
+	var foreign []string
+	allowed := []string{srv.URL} // and, later, the report's file
+	paused := chromedp.Events(ctx, fetch.RequestPaused)
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+		t.Fatalf("enable request interception: %v", err)
+	}
+	var iwg sync.WaitGroup
+	iwg.Go(func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			ok := slices.ContainsFunc(allowed, func(p string) bool { return strings.HasPrefix(ev.Request.URL, p) })
+			mu.Unlock()
+			if ok {
+				chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				continue
+			}
+			mu.Lock()
+			foreign = append(foreign, ev.Request.URL)
+			mu.Unlock()
+			chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		}
+	})
+	defer iwg.Wait()
+	defer cancel() // ends the event iterator before iwg.Wait
+
+	// waitStatus polls the status element (the page's stream keeps the
+	// document busy, so polling is simpler than waiting on DOM events).
+	waitStatus := func(want string) {
+		t.Helper()
+		var got string
+		for range 300 {
+			var err error
+			got, err = chromedp.Run(ctx, chromedp.Evaluate[string](`(document.getElementById("status") || {}).textContent || ""`))
+			if err != nil {
+				t.Fatalf("read the status: %v", err)
+			}
+			if got == want {
+				return
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		t.Fatalf("status %q after 30 s; want %q", got, want)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {
+		t.Fatalf("open the dashboard: %v", err)
+	}
+	waitStatus("connected")
+	close(begin)
+	type points struct{ T, Throughput, Latency int }
+	read := func() points {
+		t.Helper()
+		p, err := chromedp.Run(ctx, chromedp.Evaluate[points](`(function(){var p = window.dashboard.points(); return {T: p.t, Throughput: p.throughput, Latency: p.latency};})()`))
+		if err != nil {
+			t.Fatalf("read window.dashboard.points(): %v", err)
+		}
+		return p
+	}
+	first := read()
+	// Wait for at least three more frames to be drawn.
+	var later points
+	for range 100 {
+		if later = read(); later.T >= first.T+3 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if later.Throughput < first.Throughput+3 || later.Latency < first.Latency+3 {
+		t.Errorf("points went from %+v to %+v; want the throughput and latency series to gain points as frames arrive", first, later)
+	}
+	status, err := chromedp.Run(ctx, chromedp.Text(`#status`))
+	if err != nil || status != "connected" && status != "finished" {
+		t.Errorf("status %q (%v); want connected", status, err)
+	}
+
+	// Wait for the end of the feed (32 frames), then read the rest.
+	waitStatus("finished")
+	doing, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](`window.dashboard.doing()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doing["waiting for a connection"] <= 0 || doing["in SQL"] <= 0 || len(doing) != 4 {
+		t.Errorf("doing now = %v; want four shares with non-zero waits for a connection and time in SQL", doing)
+	}
+	steps, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]int](`window.dashboard.steps()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if steps["OnceGetView"] != 4 || steps["EachGetView"] != 4 {
+		t.Errorf("step points per run = %v; want 4 for each of OnceGetView and EachGetView", steps)
+	}
+	panels, err := chromedp.Run(ctx, chromedp.Evaluate[map[string][]string](`window.dashboard.panels()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(panels) != 3 || len(panels["DB pool"]) != 2 {
+		t.Errorf("server panels = %v; want CPU, DB pool and Waits per request, two series each", panels)
+	}
+	claims, err := chromedp.Run(ctx, chromedp.Text(`ul.claims`))
+	if err != nil || !strings.Contains(claims, "not reproduced") || !strings.Contains(claims, "levels off") {
+		t.Errorf("claims list %q (%v); want the four claims with their outcomes", claims, err)
+	}
+
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(png) < 10000 {
+		t.Errorf("screenshot has %d bytes", len(png))
+	}
+	shot := filepath.Join(t.ArtifactDir(), "dashboard-synthetic.png")
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", shot, len(png))
+	if *updateScreenshots {
+		doc := filepath.Join("..", "..", "docs", "images", "dashboard-synthetic.png")
+		if err := os.MkdirAll(filepath.Dir(doc), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(doc, png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("updated %s", doc)
+	}
+
+	// The report: the same page with the hub's frames inlined, opened
+	// from a file with the server stopped.
+	frames, err := h.Frames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop()
+	report := filepath.Join(t.TempDir(), "report.html")
+	out, err := os.Create(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := live.WriteReport(out, frames, "pool-size (synthetic) report"); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	allowed = append(allowed, "file://"+report)
+	mu.Unlock()
+	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+report)); err != nil {
+		t.Fatalf("open the report: %v", err)
+	}
+	waitStatus("report")
+	got := read()
+	rsteps, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]int](`window.dashboard.steps()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.T != len(frames) || got.Throughput != len(frames) || rsteps["OnceGetView"] != 4 || rsteps["EachGetView"] != 4 {
+		t.Errorf("report draws %+v and steps %v; want %d points and 4 steps per run", got, rsteps, len(frames))
+	}
+	png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "report-synthetic.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if len(foreign) > 0 {
+		t.Errorf("the page tried %d requests outside %v: %v", len(foreign), allowed, foreign)
+	}
+}

@@ -1,0 +1,177 @@
+// Package live is the dashboard a room watches while the load runs: a web
+// page, updated every second by server-sent events, drawing the load's
+// progress, the generator's throughput, latency and errors, whatever named
+// series the server's side reports, what requests are doing now, and the
+// experiment's steps as throughput and response time against clients,
+// growing point by point. The same page, with the frames inlined, is the
+// finished experiment's report (WriteReport).
+//
+// The package knows nothing of the board or of the load engine: a caller
+// fills Frames and publishes them to a Hub, one a second and one per
+// completed step. The page draws whatever series and shares the frames name.
+// Its charts are uPlot 1.6.32 (MIT), vendored in static/ and embedded, so
+// viewing needs no network.
+package live
+
+import (
+	"fmt"
+	"math"
+)
+
+// A Frame is what the dashboard learns at one moment: the per-second
+// readings, and, when a step has just completed, the step's point and the
+// claims decidable so far. Its JSON form is the schema of /events and
+// /frames.json.
+//
+// Every frame is one second on the time charts, so a step and its claims
+// ride on the frame of the second in which the step completed, never on a
+// frame of their own.
+type Frame struct {
+	T        float64  `json:"t"` // seconds since the experiment started
+	Progress Progress `json:"progress"`
+	Client   Client   `json:"client"`
+	Server   []Series `json:"server"` // in the order to draw them; may be empty
+	Doing    []Share  `json:"doing"`  // stacked in the order given; may be empty
+	Step     *Step    `json:"step,omitempty"`
+	Claims   []Claim  `json:"claims,omitempty"` // the latest outcome of each claim so far
+	Done     bool     `json:"done"`             // the experiment has finished
+}
+
+// Progress says where the experiment is.
+type Progress struct {
+	Experiment string  `json:"experiment"`
+	Run        string  `json:"run"`
+	Step       int     `json:"step"`  // 1-based index of the step running
+	Steps      int     `json:"steps"` // steps in this run
+	Clients    int     `json:"clients"`
+	Elapsed    float64 `json:"elapsed"` // seconds since the experiment started
+	Left       float64 `json:"left"`    // seconds the experiment has still to run, estimated
+}
+
+// Client is the generator's view of the last second. Latencies are over
+// the successful requests of that second, in milliseconds; a second with no
+// success carries 0 and Throughput 0, and the page leaves a gap.
+type Client struct {
+	Throughput float64 `json:"throughput"` // successful requests per second
+	P50        float64 `json:"p50_ms"`
+	P90        float64 `json:"p90_ms"`
+	P99        float64 `json:"p99_ms"`
+	Errors     []Count `json:"errors"` // by kind, in that second; may be empty
+}
+
+// A Count is how many errors of one kind a second had.
+type Count struct {
+	Kind  string `json:"kind"`
+	Count int64  `json:"count"`
+}
+
+// A Series is one reading of a named server-side quantity: the page draws
+// the series of one Panel on one chart, labelled with their Unit.
+type Series struct {
+	Name  string  `json:"name"`
+	Unit  string  `json:"unit"`
+	Panel string  `json:"panel"`
+	Value float64 `json:"value"`
+}
+
+// A Share is the mean number of requests in one state during the second
+// (waiting for a worker, for a connection, in SQL, elsewhere).
+type Share struct {
+	Name  string  `json:"name"`
+	Value float64 `json:"value"`
+}
+
+// A Step is the result of one completed step of a run: one point on the
+// throughput-vs-clients and response-time-vs-clients curves of Run.
+type Step struct {
+	Run        string  `json:"run"`
+	Clients    int     `json:"clients"`
+	Throughput float64 `json:"throughput"` // successful requests per second
+	P50        float64 `json:"p50_ms"`
+	P99        float64 `json:"p99_ms"`
+	Mean       float64 `json:"mean_ms"`
+}
+
+// Outcome is what the measurements say of a claim.
+type Outcome string
+
+// The outcomes a claim can have.
+const (
+	Reproduced    Outcome = "reproduced"
+	NotReproduced Outcome = "not reproduced"
+	Inconclusive  Outcome = "inconclusive"
+	NotMeasured   Outcome = "not measured"
+)
+
+// A Claim is one statement the experiment checks and its outcome so far.
+type Claim struct {
+	ID      string  `json:"id"`
+	Text    string  `json:"text"`
+	Outcome Outcome `json:"outcome"`
+}
+
+// Validate reports the first field of f that the page could not draw: a
+// number that is not finite or is negative where only counts and rates make
+// sense, a series or share without a name, a claim with an unknown outcome.
+// JSON has no NaN, so a NaN would otherwise fail the encoding of the frame.
+func (f *Frame) Validate() error {
+	type num struct {
+		field string
+		v     float64
+	}
+	nums := []num{
+		{"t", f.T},
+		{"progress.elapsed", f.Progress.Elapsed},
+		{"progress.left", f.Progress.Left},
+		{"client.throughput", f.Client.Throughput},
+		{"client.p50_ms", f.Client.P50},
+		{"client.p90_ms", f.Client.P90},
+		{"client.p99_ms", f.Client.P99},
+	}
+	if s := f.Step; s != nil {
+		if s.Run == "" {
+			return fmt.Errorf("step.run is empty: a step belongs to a named run")
+		}
+		nums = append(nums, num{"step.throughput", s.Throughput}, num{"step.p50_ms", s.P50},
+			num{"step.p99_ms", s.P99}, num{"step.mean_ms", s.Mean}, num{"step.clients", float64(s.Clients)})
+	}
+	for _, n := range nums {
+		if math.IsNaN(n.v) || math.IsInf(n.v, 0) || n.v < 0 {
+			return fmt.Errorf("%s is %v: want a finite number >= 0", n.field, n.v)
+		}
+	}
+	if f.Progress.Step < 0 || f.Progress.Steps < 0 || f.Progress.Clients < 0 || f.Progress.Step > f.Progress.Steps {
+		return fmt.Errorf("progress: step %d of %d with %d clients: want 0 <= step <= steps and clients >= 0",
+			f.Progress.Step, f.Progress.Steps, f.Progress.Clients)
+	}
+	for i, e := range f.Client.Errors {
+		if e.Kind == "" || e.Count < 0 {
+			return fmt.Errorf("client.errors[%d]: kind %q count %d: want a kind and a count >= 0", i, e.Kind, e.Count)
+		}
+	}
+	for i, s := range f.Server {
+		if s.Name == "" || s.Panel == "" {
+			return fmt.Errorf("server[%d]: name %q panel %q: both are needed", i, s.Name, s.Panel)
+		}
+		if math.IsNaN(s.Value) || math.IsInf(s.Value, 0) {
+			return fmt.Errorf("server[%d] (%s): value %v is not finite", i, s.Name, s.Value)
+		}
+	}
+	for i, s := range f.Doing {
+		if s.Name == "" || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) || s.Value < 0 {
+			return fmt.Errorf("doing[%d]: name %q value %v: want a name and a finite value >= 0", i, s.Name, s.Value)
+		}
+	}
+	for i, c := range f.Claims {
+		switch c.Outcome {
+		case Reproduced, NotReproduced, Inconclusive, NotMeasured:
+		default:
+			return fmt.Errorf("claims[%d] (%s): outcome %q: want %q, %q, %q or %q",
+				i, c.ID, c.Outcome, Reproduced, NotReproduced, Inconclusive, NotMeasured)
+		}
+		if c.ID == "" {
+			return fmt.Errorf("claims[%d]: id is empty", i)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,197 @@
+package live
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sync"
+	"sync/atomic"
+)
+
+// History limits: an hour of per-second frames, and the frames that carry
+// a step, claims or the end (the experiment's curves and verdicts), of
+// which an experiment has few; past MaxKeptFrames the oldest go too.
+const (
+	MaxSecondFrames = 3600
+	MaxKeptFrames   = 10_000
+)
+
+// subscriberBuffer is how many frames a browser may lag behind before
+// frames are dropped for it: at one frame a second, about a minute.
+const subscriberBuffer = 64
+
+// A Hub keeps the recent frames and hands each new one to every connected
+// browser. Publish never waits for a browser: one that does not keep up
+// loses frames. The zero Hub is not usable; call New.
+type Hub struct {
+	mu  sync.Mutex
+	seq uint64
+	// The history, each list in publication order: per-second frames, and
+	// those that carry a step, claims or the end. Dropping the oldest is a
+	// reslice; append copies only the live part when it grows the array,
+	// so Publish costs the same with a full history as with an empty one.
+	seconds []entry
+	kept    []entry
+	subs    map[*subscriber]struct{}
+	closed  bool
+
+	dropped atomic.Int64
+}
+
+// An entry is one published frame, encoded once.
+type entry struct {
+	seq  uint64
+	data []byte // the frame's JSON, no trailing newline
+	kept bool
+}
+
+// A subscriber is one open /events stream.
+type subscriber struct {
+	ch   chan entry
+	done chan struct{} // closed by Close
+}
+
+// New returns an empty Hub.
+func New() *Hub {
+	return &Hub{subs: make(map[*subscriber]struct{})}
+}
+
+// Publish validates f, encodes it once, keeps it in the history and offers
+// it to every connected browser without waiting: a browser whose buffer is
+// full misses the frame (Dropped counts them). It returns an error for a
+// frame the page could not draw (Frame.Validate) or after Close.
+func (h *Hub) Publish(f Frame) error {
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("live: publish frame at t=%v: %w", f.T, err)
+	}
+	if f.Server == nil {
+		f.Server = []Series{}
+	}
+	if f.Doing == nil {
+		f.Doing = []Share{}
+	}
+	if f.Client.Errors == nil {
+		f.Client.Errors = []Count{}
+	}
+	data, err := json.Marshal(f) // escapes <, > and &: safe inside a <script> element
+	if err != nil {
+		return fmt.Errorf("live: encode frame at t=%v: %w", f.T, err)
+	}
+	kept := f.Step != nil || len(f.Claims) > 0 || f.Done
+
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return fmt.Errorf("live: publish frame at t=%v: the hub is closed", f.T)
+	}
+	h.seq++
+	e := entry{seq: h.seq, data: data, kept: kept}
+	if kept {
+		h.kept = appendCapped(h.kept, e, MaxKeptFrames)
+	} else {
+		h.seconds = appendCapped(h.seconds, e, MaxSecondFrames)
+	}
+	for s := range h.subs {
+		select {
+		case s.ch <- e:
+		default:
+			h.dropped.Add(1)
+		}
+	}
+	return nil
+}
+
+// appendCapped appends e to list, dropping the oldest entry past limit.
+func appendCapped(list []entry, e entry, limit int) []entry {
+	if len(list) >= limit {
+		list[0] = entry{} // let the encoded frame go
+		list = list[1:]
+	}
+	return append(list, e)
+}
+
+// history returns the entries after seq lastID, oldest first: the two
+// lists merged by sequence number. The caller holds h.mu.
+func (h *Hub) history(lastID uint64) []entry {
+	out := make([]entry, 0, len(h.seconds)+len(h.kept))
+	a, b := h.seconds, h.kept
+	for len(a) > 0 || len(b) > 0 {
+		var e entry
+		if len(b) == 0 || len(a) > 0 && a[0].seq < b[0].seq {
+			e, a = a[0], a[1:]
+		} else {
+			e, b = b[0], b[1:]
+		}
+		if e.seq > lastID {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Dropped reports how many frames were not delivered to a browser that
+// lagged behind, over all browsers since New.
+func (h *Hub) Dropped() int64 { return h.dropped.Load() }
+
+// subscribe registers a stream and returns, atomically with it, the
+// history entries after seq lastID, so that the stream misses no frame and
+// repeats none. ok is false after Close.
+func (h *Hub) subscribe(lastID uint64) (s *subscriber, past []entry, ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return nil, nil, false
+	}
+	past = h.history(lastID)
+	s = &subscriber{ch: make(chan entry, subscriberBuffer), done: make(chan struct{})}
+	h.subs[s] = struct{}{}
+	return s, past, true
+}
+
+// unsubscribe removes a stream.
+func (h *Hub) unsubscribe(s *subscriber) {
+	h.mu.Lock()
+	delete(h.subs, s)
+	h.mu.Unlock()
+}
+
+// Close ends every open stream and refuses further frames; the history
+// stays readable (Frames, /frames.json, the page).
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return
+	}
+	h.closed = true
+	for s := range h.subs {
+		close(s.done)
+		delete(h.subs, s)
+	}
+}
+
+// framesJSON returns the history as one JSON array.
+func (h *Hub) framesJSON() []byte {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, e := range h.history(0) {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(e.data)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// Frames returns the frames in the history, oldest first: what WriteReport
+// needs to write the finished experiment's page.
+func (h *Hub) Frames() ([]Frame, error) {
+	var frames []Frame
+	if err := json.Unmarshal(h.framesJSON(), &frames); err != nil {
+		return nil, fmt.Errorf("live: decode history: %w", err)
+	}
+	return frames, nil
+}

@@ -1,0 +1,90 @@
+package live
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+)
+
+// static holds the page, its script and style, and uPlot 1.6.32's built
+// files and licence, taken from the npm package uplot@1.6.32 (npm pack,
+// dist/uPlot.iife.min.js and dist/uPlot.min.css; see static/README.md).
+//
+//go:embed static
+var static embed.FS
+
+// pageTemplate is the dashboard, live or as a report.
+var pageTemplate = template.Must(template.ParseFS(static, "static/dashboard.html"))
+
+// assets are the embedded files the page inlines. Inlining them makes the
+// live page and the report one file each, so a browser showing either
+// fetches nothing but /events.
+var assets = func() (a struct{ uplotJS, uplotCSS, js, css string }) {
+	read := func(name string) string {
+		b, err := static.ReadFile("static/" + name)
+		if err != nil {
+			panic(fmt.Sprintf("live: embedded %s: %v", name, err))
+		}
+		return string(b)
+	}
+	a.uplotJS, a.uplotCSS = read("uPlot.iife.min.js"), read("uPlot.min.css")
+	a.js, a.css = read("dashboard.js"), read("dashboard.css")
+	return a
+}()
+
+// pageData is what dashboard.html shows.
+type pageData struct {
+	Title    string
+	UplotJS  template.JS
+	UplotCSS template.CSS
+	JS       template.JS
+	CSS      template.CSS
+	Report   bool
+	Frames   template.JS // a JSON array; json.Marshal escapes <, > and &
+}
+
+// writePage writes the page; with report set it carries framesJSON and
+// reads no stream.
+func writePage(w io.Writer, title string, report bool, framesJSON []byte) error {
+	if title == "" {
+		title = "Load dashboard"
+	}
+	if report && !json.Valid(framesJSON) {
+		return fmt.Errorf("live: frames for the page are not valid JSON")
+	}
+	err := pageTemplate.ExecuteTemplate(w, "dashboard.html", pageData{
+		Title:    title,
+		UplotJS:  template.JS(assets.uplotJS),
+		UplotCSS: template.CSS(assets.uplotCSS),
+		JS:       template.JS(assets.js),
+		CSS:      template.CSS(assets.css),
+		Report:   report,
+		Frames:   template.JS(framesJSON),
+	})
+	if err != nil {
+		return fmt.Errorf("live: write page %q: %w", title, err)
+	}
+	return nil
+}
+
+// WriteReport writes the dashboard as one self-contained HTML file with
+// frames inlined: it opens offline and draws what the live page drew, so
+// the finished experiment's report and the screen the room watched look
+// the same. Every frame must pass Frame.Validate.
+func WriteReport(w io.Writer, frames []Frame, title string) error {
+	for i := range frames {
+		if err := frames[i].Validate(); err != nil {
+			return fmt.Errorf("live: report frame %d: %w", i, err)
+		}
+	}
+	if frames == nil {
+		frames = []Frame{}
+	}
+	data, err := json.Marshal(frames)
+	if err != nil {
+		return fmt.Errorf("live: encode report frames: %w", err)
+	}
+	return writePage(w, title, true, data)
+}

@@ -1,0 +1,185 @@
+package live
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+)
+
+// Handler serves the dashboard: / the page, /events the stream of frames
+// as server-sent events (each event's data is one Frame's JSON and its id
+// the frame's sequence number; a new stream first gets the history, so a
+// late joiner's charts are complete, and a reconnecting browser gets only
+// what it missed, from its Last-Event-ID), /frames.json the history as a
+// JSON array.
+func (h *Hub) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		var b bytes.Buffer
+		if err := writePage(&b, "", false, nil); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(b.Bytes())
+	})
+	mux.HandleFunc("GET /events", h.serveEvents)
+	mux.HandleFunc("GET /frames.json", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(h.framesJSON())
+	})
+	return mux
+}
+
+// serveEvents streams frames until the browser leaves, the request's
+// context ends or the hub closes.
+func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
+	var lastID uint64
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		id, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("Last-Event-ID %q is not a frame number", v), http.StatusBadRequest)
+			return
+		}
+		lastID = id
+	}
+	rc := http.NewResponseController(w)
+	s, past, ok := h.subscribe(lastID)
+	if !ok {
+		http.Error(w, "the dashboard's experiment has ended: no more frames (see /frames.json)", http.StatusGone)
+		return
+	}
+	defer h.unsubscribe(s)
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	for _, e := range past {
+		if err := writeEvent(w, e); err != nil {
+			return
+		}
+	}
+	if err := rc.Flush(); err != nil {
+		return
+	}
+	for {
+		select {
+		case e := <-s.ch:
+			if writeEvent(w, e) != nil || rc.Flush() != nil {
+				return
+			}
+		case <-s.done:
+			return
+		case <-r.Context().Done():
+			return
+		}
+	}
+}
+
+// writeEvent writes one frame as a server-sent event. Frame JSON holds no
+// newline (json.Marshal escapes them in strings), so one data line carries it.
+func writeEvent(w io.Writer, e entry) error {
+	var num [20]byte
+	b := make([]byte, 0, len(e.data)+32)
+	b = append(b, "id: "...)
+	b = append(b, strconv.AppendUint(num[:0], e.seq, 10)...)
+	b = append(b, "\ndata: "...)
+	b = append(b, e.data...)
+	b = append(b, "\n\n"...)
+	_, err := w.Write(b)
+	return err
+}
+
+// A ServeOption changes what Serve accepts.
+type ServeOption func(*serveConfig)
+
+type serveConfig struct{ remote bool }
+
+// AllowRemote lets Serve listen on an address other machines can reach.
+// The dashboard has no authentication and shows the lab's figures and
+// experiment names; use it on a network you trust (a workshop room), never
+// on a public one.
+func AllowRemote() ServeOption { return func(c *serveConfig) { c.remote = true } }
+
+// A Server is the dashboard listening on one address.
+type Server struct {
+	// URL is the page's address, e.g. http://127.0.0.1:41234/.
+	URL  string
+	done chan struct{}
+	err  error
+}
+
+// Wait blocks until the server has shut down after its context ended, and
+// returns why it stopped when that was not the context.
+func (s *Server) Wait() error {
+	<-s.done
+	return s.err
+}
+
+// Serve listens on addr ("127.0.0.1:0" picks a free port) and serves h's
+// Handler until ctx ends; open streams end with it. By default addr must
+// be a loopback address (127.0.0.1, ::1 or localhost), since anyone who
+// can reach the port sees the dashboard: pass AllowRemote to show it to
+// other machines. The caller must call Wait after ctx ends.
+func Serve(ctx context.Context, addr string, h *Hub, opts ...ServeOption) (*Server, error) {
+	var cfg serveConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("live: dashboard address %q: want host:port, e.g. 127.0.0.1:0: %w", addr, err)
+	}
+	if !cfg.remote && !isLoopback(host) {
+		return nil, fmt.Errorf("live: dashboard address %q is not loopback (127.0.0.1, ::1, localhost): the dashboard has no authentication; allow other machines explicitly (live.AllowRemote)", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("live: listen for the dashboard on %q: %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           h.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		// No WriteTimeout: a stream lasts as long as the experiment.
+		BaseContext: func(net.Listener) context.Context { return ctx },
+	}
+	s := &Server{URL: "http://" + ln.Addr().String() + "/", done: make(chan struct{})}
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+	go func() {
+		defer close(s.done)
+		select {
+		case err := <-serveErr:
+			s.err = fmt.Errorf("live: dashboard server: %w", err)
+			return
+		case <-ctx.Done():
+		}
+		// Streams end with ctx (BaseContext), so Shutdown is quick.
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(sctx); err != nil {
+			s.err = fmt.Errorf("live: dashboard shutdown: %w", err)
+		}
+		if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) && s.err == nil {
+			s.err = fmt.Errorf("live: dashboard server: %w", err)
+		}
+	}()
+	return s, nil
+}
+
+// isLoopback reports whether host names this machine only.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,369 @@
+// The dashboard: draws the frames of package live with uPlot. It knows no
+// board names: server series, their panels and units, the "doing now"
+// shares and the runs come from the frames. Live, it reads /events
+// (server-sent events); as a report, it reads the frames inlined in the page.
+(function () {
+  "use strict";
+
+  var PALETTE = ["#4dc9ff", "#ffc233", "#ff5c6c", "#3ddc84", "#c77dff", "#ff8c42", "#f5f5f5", "#00e5c0", "#ff7eb6", "#a0a0ff"];
+  var AXIS = { stroke: "#f5f5f5", font: "20px system-ui, sans-serif", labelFont: "bold 20px system-ui, sans-serif",
+    grid: { stroke: "#2e313b", width: 1 }, ticks: { stroke: "#555", width: 1 } };
+  var HEIGHT = 210;
+
+  function el(tag, cls, text) {
+    var e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text != null) e.textContent = text;
+    return e;
+  }
+  function fmt(v) {
+    if (v == null || !isFinite(v)) return "–";
+    if (v === 0) return "0";
+    var a = Math.abs(v);
+    if (a >= 1000) return Math.round(v).toLocaleString("en-US");
+    if (a >= 100) return v.toFixed(0);
+    if (a >= 10) return v.toFixed(1);
+    if (a >= 1) return v.toFixed(2);
+    return v.toFixed(3);
+  }
+  function clock(s) {
+    if (!isFinite(s) || s < 0) s = 0;
+    s = Math.round(s);
+    var m = Math.floor(s / 60), r = s % 60;
+    return m + ":" + (r < 10 ? "0" : "") + r;
+  }
+  function axis(label, extra) {
+    var a = Object.assign({}, AXIS, { label: label, size: 70, labelSize: 30 });
+    return Object.assign(a, extra || {});
+  }
+
+  // showLast shows the newest values in a chart's legend, the number the
+  // room reads. A chart just built sets its legend once more after its
+  // first draw, hence the second call.
+  function showLast(chart, n) {
+    if (n === 0) return;
+    chart.setLegend({ idx: n - 1 });
+    setTimeout(function () { if (chart.data[0].length === n) chart.setLegend({ idx: n - 1 }); }, 0);
+  }
+
+  // A TimeChart draws named series against seconds; names may appear at any
+  // frame, so it keeps its own columns and rebuilds the chart when a name is new.
+  function TimeChart(section, opts) {
+    this.section = section;
+    this.box = el("div", "chart");
+    section.appendChild(this.box);
+    this.opts = opts || {};
+    this.names = [];
+    this.units = {};
+    this.cols = {};
+    this.t = [];
+    this.chart = null;
+    this.rebuild = true;
+  }
+  TimeChart.prototype.push = function (t, values) { // values: [{name, value, unit}]
+    var n = this.t.length;
+    this.t.push(t);
+    var seen = {};
+    for (var i = 0; i < values.length; i++) {
+      var v = values[i];
+      if (!(v.name in this.cols)) {
+        var col = new Array(n);
+        for (var j = 0; j < n; j++) col[j] = null;
+        this.cols[v.name] = col;
+        this.names.push(v.name);
+        this.rebuild = true;
+      }
+      if (v.unit != null) this.units[v.name] = v.unit;
+      this.cols[v.name].push(v.value);
+      seen[v.name] = true;
+    }
+    for (var k = 0; k < this.names.length; k++) {
+      if (!seen[this.names[k]]) this.cols[this.names[k]].push(null);
+    }
+  };
+  TimeChart.prototype.data = function () {
+    var d = [this.t];
+    for (var i = 0; i < this.names.length; i++) d.push(this.cols[this.names[i]]);
+    return d;
+  };
+  TimeChart.prototype.unitLabel = function () {
+    var seen = {}, list = [];
+    for (var i = 0; i < this.names.length; i++) {
+      var u = this.units[this.names[i]];
+      if (u && !seen[u]) { seen[u] = true; list.push(u); }
+    }
+    return list.join(", ");
+  };
+  TimeChart.prototype.draw = function () {
+    if (this.t.length === 0) return;
+    var data = this.opts.transform ? this.opts.transform(this) : this.data();
+    if (this.rebuild || !this.chart) {
+      if (this.chart) this.chart.destroy();
+      var self = this;
+      var series = [{ label: "s", value: function (u, v) { return v == null ? "–" : clock(v); } }];
+      var order = this.opts.order ? this.opts.order(this) : this.names.map(function (_, i) { return i; });
+      for (var i = 0; i < order.length; i++) {
+        var name = this.names[order[i]];
+        var color = this.opts.colors ? this.opts.colors[name] : PALETTE[order[i] % PALETTE.length];
+        var unit = this.units[name];
+        var s = { label: name + (unit && this.opts.unitsInLegend ? " (" + unit + ")" : ""), stroke: color, width: 3,
+          spanGaps: false, points: { show: false } };
+        if (this.opts.fill) s.fill = color;
+        if (this.opts.rawValue) s.value = this.opts.rawValue(name);
+        else s.value = function (u, v) { return fmt(v); };
+        series.push(s);
+      }
+      var yl = this.opts.yLabel || this.unitLabel();
+      this.chart = new uPlot({
+        width: Math.max(300, this.section.clientWidth - 24), height: HEIGHT,
+        scales: { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } },
+        axes: [axis(null, { size: 40, labelSize: 0 }), axis(yl, { values: function (u, vals) { return vals.map(fmt); } })],
+        series: series,
+        legend: { live: true },
+        cursor: { drag: { x: false, y: false } }
+      }, data, this.box);
+      this.rebuild = false;
+    } else {
+      this.chart.setData(data);
+    }
+    showLast(this.chart, data[0].length);
+  };
+
+  // Layout: progress on top, then the panels.
+  var main = document.getElementById("panels");
+  function panel(title, sub) {
+    var s = el("section");
+    var h = el("h2", null, title);
+    if (sub) { h.appendChild(document.createTextNode(" ")); h.appendChild(el("small", null, sub)); }
+    s.appendChild(h);
+    main.appendChild(s);
+    return s;
+  }
+
+  var thrChart = new TimeChart(panel("Throughput", "successful requests per second"), { yLabel: "req/s" });
+  var latChart = new TimeChart(panel("Response time", "p50 / p90 / p99 of the second, ms"), { yLabel: "ms" });
+  var doingChart = new TimeChart(panel("What requests are doing now", "mean requests in each state, stacked"), {
+    yLabel: "requests", fill: true,
+    // Stacked: each series is the running sum up to it; drawn top first so
+    // that each lower band paints over the one above it.
+    transform: function (c) {
+      var d = [c.t], acc = new Array(c.t.length).fill(0), stacked = [];
+      for (var i = 0; i < c.names.length; i++) {
+        var col = c.cols[c.names[i]];
+        acc = acc.map(function (a, j) { return a + (col[j] || 0); });
+        stacked.push(acc.slice());
+      }
+      for (var k = c.names.length - 1; k >= 0; k--) d.push(stacked[k]);
+      return d;
+    },
+    order: function (c) { return c.names.map(function (_, i) { return c.names.length - 1 - i; }); },
+    rawValue: function (name) {
+      return function (u, v, si, idx) { return idx == null ? "–" : fmt(doingChart.cols[name][idx]); };
+    }
+  });
+  var stepsSection = panel("Throughput vs clients", "one curve per run, a point per step");
+  var stepsRtSection = panel("Response time vs clients", "mean (solid) and p99 (dashed), ms");
+  var claimsSection = panel("Claims", "outcomes as they become decidable");
+  var claimsList = el("ul", "claims");
+  claimsSection.appendChild(claimsList);
+  claimsList.appendChild(el("li", "empty", "No claim decided yet."));
+  var errSection = panel("Errors", "by kind, per second");
+  var errChart = new TimeChart(errSection, { yLabel: "errors/s" });
+  var serverCharts = {}; // panel name -> TimeChart
+  var serverOrder = [];
+
+  // Experiment curves: x = clients (union over runs), one series per run.
+  var steps = { runs: [], byRun: {} };
+  var stepCharts = { thr: null, rt: null };
+  function stepData(field) {
+    var xs = {};
+    steps.runs.forEach(function (r) { steps.byRun[r].forEach(function (p) { xs[p.clients] = true; }); });
+    var x = Object.keys(xs).map(Number).sort(function (a, b) { return a - b; });
+    var d = [x];
+    var fields = Array.isArray(field) ? field : [field];
+    fields.forEach(function (f) {
+      steps.runs.forEach(function (r) {
+        var at = {};
+        steps.byRun[r].forEach(function (p) { at[p.clients] = p[f]; });
+        d.push(x.map(function (c) { return c in at ? at[c] : null; }));
+      });
+    });
+    return d;
+  }
+  function drawSteps(rebuild) {
+    if (steps.runs.length === 0) return;
+    var defs = [
+      { key: "thr", section: stepsSection, fields: ["throughput"], y: "req/s" },
+      { key: "rt", section: stepsRtSection, fields: ["mean_ms", "p99_ms"], y: "ms" }
+    ];
+    defs.forEach(function (def) {
+      var data = stepData(def.fields);
+      if (rebuild || !stepCharts[def.key]) {
+        if (stepCharts[def.key]) stepCharts[def.key].destroy();
+        var series = [{ label: "clients", value: function (u, v) { return v == null ? "–" : String(v); } }];
+        def.fields.forEach(function (f, fi) {
+          steps.runs.forEach(function (r, ri) {
+            var c = PALETTE[ri % PALETTE.length];
+            series.push({ label: r + (def.fields.length > 1 ? (f === "p99_ms" ? " p99" : " mean") : ""), stroke: c, width: 3,
+              dash: fi > 0 ? [12, 8] : undefined, spanGaps: true, points: { show: true, size: 12, fill: c },
+              value: function (u, v) { return fmt(v); } });
+          });
+        });
+        stepCharts[def.key] = new uPlot({
+          width: Math.max(300, def.section.clientWidth - 24), height: HEIGHT,
+          scales: { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } },
+          axes: [axis("clients"), axis(def.y, { values: function (u, vals) { return vals.map(fmt); } })],
+          series: series, legend: { live: true }, cursor: { drag: { x: false, y: false } }
+        }, data, def.section);
+      } else {
+        stepCharts[def.key].setData(data);
+      }
+      showLast(stepCharts[def.key], data[0].length);
+    });
+  }
+
+  var claims = {}, claimOrder = [];
+  function drawClaims() {
+    claimsList.textContent = "";
+    claimOrder.forEach(function (id) {
+      var c = claims[id];
+      var li = el("li");
+      li.appendChild(el("span", "outcome " + String(c.outcome).replace(/ /g, "-"), c.outcome));
+      li.appendChild(document.createTextNode(c.text || c.id));
+      claimsList.appendChild(li);
+    });
+  }
+
+  // State shown in the header.
+  var status = document.getElementById("status");
+  function setStatus(s) { status.textContent = s; status.className = s.replace(/[^a-z]/g, ""); }
+  var last = null, frames = 0, done = false, stepsChanged = false, stepsRebuild = false, claimsChanged = false;
+
+  function add(f) {
+    frames++;
+    last = f;
+    var c = f.client || {};
+    var any = c.throughput > 0;
+    thrChart.push(f.t, [{ name: "throughput", value: c.throughput, unit: "req/s" }]);
+    latChart.push(f.t, [
+      { name: "p50", value: any ? c.p50_ms : null, unit: "ms" },
+      { name: "p90", value: any ? c.p90_ms : null, unit: "ms" },
+      { name: "p99", value: any ? c.p99_ms : null, unit: "ms" }]);
+    doingChart.push(f.t, (f.doing || []).map(function (s) { return { name: s.name, value: s.value, unit: "requests" }; }));
+    errChart.push(f.t, (c.errors || []).map(function (e) { return { name: e.kind, value: e.count, unit: "errors/s" }; }));
+    var byPanel = {};
+    (f.server || []).forEach(function (s) {
+      if (!byPanel[s.panel]) byPanel[s.panel] = [];
+      byPanel[s.panel].push({ name: s.name, value: s.value, unit: s.unit });
+    });
+    Object.keys(byPanel).forEach(function (p) {
+      if (!serverCharts[p]) {
+        serverCharts[p] = new TimeChart(panel(p, "server"), { unitsInLegend: true });
+        serverOrder.push(p);
+        // A panel that appears late has no points for the seconds before it.
+      }
+    });
+    serverOrder.forEach(function (p) { serverCharts[p].push(f.t, byPanel[p] || []); });
+    if (f.step) {
+      var r = f.step.run;
+      if (!steps.byRun[r]) { steps.byRun[r] = []; steps.runs.push(r); stepsRebuild = true; }
+      steps.byRun[r].push(f.step);
+      stepsChanged = true;
+    }
+    (f.claims || []).forEach(function (cl) {
+      if (!(cl.id in claims)) claimOrder.push(cl.id);
+      claims[cl.id] = cl;
+      claimsChanged = true;
+    });
+    if (f.done) done = true;
+  }
+
+  function header() {
+    if (!last) return;
+    var p = last.progress || {}, c = last.client || {};
+    if (p.experiment && !inlined) document.title = p.experiment + " – load dashboard";
+    document.getElementById("experiment").textContent = p.experiment || "–";
+    document.getElementById("run").textContent = p.run || "–";
+    document.getElementById("step").textContent = (p.step || 0) + " of " + (p.steps || 0);
+    document.getElementById("clients").textContent = String(p.clients || 0);
+    document.getElementById("elapsed").textContent = clock(p.elapsed);
+    document.getElementById("left").textContent = clock(p.left);
+    var total = (p.elapsed || 0) + (p.left || 0);
+    document.getElementById("bar").style.width = (total > 0 ? 100 * (p.elapsed || 0) / total : 0) + "%";
+    document.getElementById("now-thr").textContent = fmt(c.throughput);
+    document.getElementById("now-p99").textContent = c.throughput > 0 ? fmt(c.p99_ms) : "–";
+    var errs = (c.errors || []).reduce(function (a, e) { return a + e.count; }, 0);
+    var ne = document.getElementById("now-err");
+    ne.textContent = String(errs);
+    ne.className = errs > 0 ? "bad" : "";
+  }
+
+  var pending = false;
+  function redraw() {
+    pending = false;
+    header();
+    thrChart.draw(); latChart.draw(); doingChart.draw(); errChart.draw();
+    serverOrder.forEach(function (p) { serverCharts[p].draw(); });
+    if (stepsChanged) { drawSteps(stepsRebuild); stepsChanged = stepsRebuild = false; }
+    if (claimsChanged) { drawClaims(); claimsChanged = false; }
+    // Said after drawing, so that "finished" means everything is on screen.
+    if (done && !inlined) setStatus("finished");
+  }
+  // Frames of a late joiner's history arrive in a burst: draw once after it.
+  function schedule() { if (!pending) { pending = true; setTimeout(redraw, 30); } }
+
+  // Rebuild the charts when the width changes (a taller window, as when a
+  // screenshot takes the whole page, needs nothing).
+  var width = window.innerWidth;
+  window.addEventListener("resize", function () {
+    if (window.innerWidth === width) return;
+    width = window.innerWidth;
+    var all = [thrChart, latChart, doingChart, errChart].concat(serverOrder.map(function (p) { return serverCharts[p]; }));
+    all.forEach(function (c) { c.rebuild = true; });
+    stepsChanged = stepsRebuild = true;
+    schedule();
+  });
+
+  // What a test (or a curious instructor) can read from the console.
+  window.dashboard = {
+    frames: function () { return frames; },
+    points: function () {
+      var n = function (col) { return col ? col.filter(function (v) { return v != null; }).length : 0; };
+      return { t: thrChart.t.length, throughput: n(thrChart.cols.throughput), latency: n(latChart.cols.p99) };
+    },
+    doing: function () {
+      var out = {};
+      doingChart.names.forEach(function (name) { var col = doingChart.cols[name]; out[name] = col[col.length - 1]; });
+      return out;
+    },
+    panels: function () {
+      var out = {};
+      serverOrder.forEach(function (p) { out[p] = serverCharts[p].names.slice(); });
+      return out;
+    },
+    steps: function () {
+      var out = {};
+      steps.runs.forEach(function (r) { out[r] = steps.byRun[r].length; });
+      return out;
+    },
+    claims: function () { return claimOrder.map(function (id) { return claims[id]; }); },
+    done: function () { return done; }
+  };
+
+  var inlined = document.getElementById("frames");
+  if (inlined) {
+    JSON.parse(inlined.textContent).forEach(add);
+    setStatus("report");
+    redraw();
+    return;
+  }
+  setStatus("connecting");
+  var es = new EventSource("events");
+  es.onopen = function () { setStatus("connected"); };
+  es.onmessage = function (ev) {
+    add(JSON.parse(ev.data));
+    if (done) es.close();
+    schedule();
+  };
+  es.onerror = function () { if (!done) setStatus("reconnecting"); };
+})();
