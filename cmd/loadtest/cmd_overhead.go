@@ -38,8 +38,10 @@ request, free of the machine's drift. Before the load, each row checks that
 the two answer with the same body (the board's cost line aside).
 
 For each database, command and format it prints both servers' requests per
-second (median over the rounds) and the ratio yardstick/board: median and
-min-max over the rounds. SQLite: a temp file, seeded by the board first.
+second (median over the rounds), the ratio yardstick/board (median and
+min-max over the rounds) and each server's CPU time per request (user +
+system from /proc/PID/stat over the rounds after the first, whose warm-up
+is not counted; median). SQLite: a temp file, seeded by the board first.
 PostgreSQL: BBS_PG_DSN (default ` + defaultPGDSN + `),
 skipped with a note when nothing listens there. The board and the yardstick
 are built once with go build (run from the repository) unless -bbs and
@@ -186,7 +188,7 @@ func cmdOverhead(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fmt.Fprintf(stdout, "pinning: %s\n", pinning)
 	fmt.Fprintf(stdout, "load: one \"loadtest run\" per server, %d clients, closed model, think 0; %d rounds of %v after a %v warm-up per row; n=%d; %d rows, about %v\n\n",
 		f.clients, f.rounds, f.duration, f.warmup, f.n, rows, est.Round(time.Second))
-	fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11s  %15s  %15s  %s\n", "db", "command", "format", "board req/s", "yardstick req/s", "yardstick/board", "(min-max)")
+	fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11s  %15s  %15s  %-11s  %12s  %16s\n", "db", "command", "format", "board req/s", "yardstick req/s", "yardstick/board", "(min-max)", "board cpu/req", "yardstick cpu/req")
 	var notes []string
 	for _, db := range f.dbs {
 		note, err := overheadDB(ctx, b, f, db, stdout)
@@ -258,11 +260,12 @@ func overheadDB(ctx context.Context, b *bench, f overheadFlags, db string, stdou
 			if err := sameBodies(ctx, board.url+query, yst.url+query); err != nil {
 				return "", fmt.Errorf("overhead: %s %s: %w", db, query, err)
 			}
-			row, err := overheadRow(ctx, b, f, fmt.Sprintf("%s-%s-%s", db, cmd, format), board.url+query, yst.url+query)
+			row, err := overheadRow(ctx, b, f, fmt.Sprintf("%s-%s-%s", db, cmd, format), board, yst, query)
 			if err != nil {
 				return "", fmt.Errorf("overhead: %s %s: %w", db, query, err)
 			}
-			fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11.0f  %15.0f  %15.2f  (%.2f-%.2f)\n", db, cmd, format, row.board, row.yardstick, row.ratio, row.lo, row.hi)
+			fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11.0f  %15.0f  %15.2f  %-11s  %10.0fus  %14.0fus\n", db, cmd, format, row.board, row.yardstick, row.ratio,
+				fmt.Sprintf("(%.2f-%.2f)", row.lo, row.hi), row.boardCPU, row.ystCPU)
 		}
 	}
 	return "", nil
@@ -290,6 +293,7 @@ func reachable(dsn string) error {
 // childServer is a child process serving HTTP.
 type childServer struct {
 	url  string
+	pid  int
 	stop func()
 }
 
@@ -337,7 +341,7 @@ func startServer(ctx context.Context, b *bench, prefix, name string, args ...str
 	select {
 	case u, ok := <-found:
 		if ok {
-			return &childServer{url: u, stop: stop}, nil
+			return &childServer{url: u, pid: cmd.Process.Pid, stop: stop}, nil
 		}
 		stop()
 		return nil, fmt.Errorf("%s exited before printing %q:\n%s", name, prefix, errb.String())
@@ -422,14 +426,18 @@ func withoutCostLine(body string) string {
 // overheadResult is one row: medians over the rounds and the ratio's
 // median, min and max.
 type overheadResult struct {
-	board, yardstick float64
-	ratio, lo, hi    float64
+	board, yardstick float64 // requests per second
+	ratio, lo, hi    float64 // yardstick/board
+	// Server CPU time (user + system) per request, in microseconds,
+	// over the rounds without a warm-up (all rounds when there is one).
+	boardCPU, ystCPU float64
 }
 
 // overheadRow drives both servers at the same time, each with its own
 // load tool, for f.rounds rounds.
-func overheadRow(ctx context.Context, b *bench, f overheadFlags, name, boardURL, ystURL string) (overheadResult, error) {
-	var boards, ysts, ratios []float64
+func overheadRow(ctx context.Context, b *bench, f overheadFlags, name string, board, yst *childServer, query string) (overheadResult, error) {
+	boardURL, ystURL := board.url+query, yst.url+query
+	var boards, ysts, ratios, boardCPU, ystCPU []float64
 	for r := 1; r <= f.rounds; r++ {
 		warmup := time.Duration(0)
 		if r == 1 {
@@ -444,13 +452,16 @@ func overheadRow(ctx context.Context, b *bench, f overheadFlags, name, boardURL,
 			bRate, yRate     float64
 			bErr, yErr       error
 			bErrors, yErrors int64
+			bReqs, yReqs     int64
 		)
+		bCPU0, err1 := procCPU(board.pid)
+		yCPU0, err2 := procCPU(yst.pid)
 		wg.Add(2)
 		go func() {
 			defer wg.Done()
 			res, _, err := b.ourRun(ctx, fmt.Sprintf("%s-r%d-board", name, r), args(boardURL)...)
 			if err == nil {
-				bRate, bErrors = res.Total.Throughput, res.Total.Errors
+				bRate, bErrors, bReqs = res.Total.Throughput, res.Total.Errors, res.Total.Requests
 			}
 			bErr = err
 		}()
@@ -458,12 +469,14 @@ func overheadRow(ctx context.Context, b *bench, f overheadFlags, name, boardURL,
 			defer wg.Done()
 			res, _, err := b.ourRun(ctx, fmt.Sprintf("%s-r%d-yardstick", name, r), args(ystURL)...)
 			if err == nil {
-				yRate, yErrors = res.Total.Throughput, res.Total.Errors
+				yRate, yErrors, yReqs = res.Total.Throughput, res.Total.Errors, res.Total.Requests
 			}
 			yErr = err
 		}()
 		wg.Wait()
-		if err := errors.Join(bErr, yErr); err != nil {
+		bCPU1, err3 := procCPU(board.pid)
+		yCPU1, err4 := procCPU(yst.pid)
+		if err := errors.Join(bErr, yErr, err1, err2, err3, err4); err != nil {
 			return overheadResult{}, fmt.Errorf("round %d: %w", r, err)
 		}
 		if bErrors > 0 || yErrors > 0 {
@@ -473,14 +486,54 @@ func overheadRow(ctx context.Context, b *bench, f overheadFlags, name, boardURL,
 			return overheadResult{}, fmt.Errorf("round %d: the board answered nothing", r)
 		}
 		boards, ysts, ratios = append(boards, bRate), append(ysts, yRate), append(ratios, yRate/bRate)
+		// A warm-up's requests are not in the counts but its CPU time is
+		// in the deltas: such a round is left out unless it is the only one.
+		if (warmup == 0 || f.rounds == 1) && bReqs > 0 && yReqs > 0 {
+			boardCPU = append(boardCPU, float64((bCPU1-bCPU0).Microseconds())/float64(bReqs))
+			ystCPU = append(ystCPU, float64((yCPU1-yCPU0).Microseconds())/float64(yReqs))
+		}
 	}
 	slices.Sort(ratios)
-	return overheadResult{board: overheadMedian(boards), yardstick: overheadMedian(ysts), ratio: overheadMedian(ratios), lo: ratios[0], hi: ratios[len(ratios)-1]}, nil
+	return overheadResult{
+		board: overheadMedian(boards), yardstick: overheadMedian(ysts),
+		ratio: overheadMedian(ratios), lo: ratios[0], hi: ratios[len(ratios)-1],
+		boardCPU: overheadMedian(boardCPU), ystCPU: overheadMedian(ystCPU),
+	}, nil
+}
+
+// clockTick is the unit of the CPU times in /proc/PID/stat: USER_HZ,
+// which Linux fixes at 100 on every architecture it exports to user space
+// (proc(5): "measured in clock ticks (divide by sysconf(_SC_CLK_TCK))").
+const clockTick = 10 * time.Millisecond
+
+// procCPU returns the user + system CPU time a process has used so far,
+// read from /proc/PID/stat (utime and stime, fields 14 and 15).
+func procCPU(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("server CPU time: %w", err)
+	}
+	// The command name (field 2) is in parentheses and may hold spaces:
+	// count the fields after its closing parenthesis, field 3 first.
+	i := bytes.LastIndexByte(b, ')')
+	fields := strings.Fields(string(b[i+1:]))
+	if i < 0 || len(fields) < 13 {
+		return 0, fmt.Errorf("server CPU time: /proc/%d/stat: unexpected format", pid)
+	}
+	utime, err1 := strconv.ParseInt(fields[11], 10, 64)
+	stime, err2 := strconv.ParseInt(fields[12], 10, 64)
+	if err1 != nil || err2 != nil {
+		return 0, fmt.Errorf("server CPU time: /proc/%d/stat: utime %q, stime %q", pid, fields[11], fields[12])
+	}
+	return time.Duration(utime+stime) * clockTick, nil
 }
 
 // overheadMedian returns the middle value of xs (the mean of the two middle ones
 // when their number is even).
 func overheadMedian(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
 	s := slices.Clone(xs)
 	slices.Sort(s)
 	m := len(s) / 2

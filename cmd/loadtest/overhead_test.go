@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -67,7 +68,7 @@ func TestOverheadSmoke(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("overhead: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	row := regexp.MustCompile(`(?m)^sqlite\s+OnceGetView\s+html\s+[1-9]\d*\s+[1-9]\d*\s+\d+\.\d\d\s+\(\d+\.\d\d-\d+\.\d\d\)$`)
+	row := regexp.MustCompile(`(?m)^sqlite\s+OnceGetView\s+html\s+[1-9]\d*\s+[1-9]\d*\s+\d+\.\d\d\s+\(\d+\.\d\d-\d+\.\d\d\)\s+[1-9]\d*us\s+[1-9]\d*us$`)
 	if !row.MatchString(stdout) {
 		t.Errorf("overhead printed no ratio row for sqlite OnceGetView html:\n%s", stdout)
 	}
@@ -75,5 +76,20 @@ func TestOverheadSmoke(t *testing.T) {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("overhead output lacks %q:\n%s", want, stdout)
 		}
+	}
+}
+
+// TestProcCPU checks the /proc/PID/stat reader on this process and on one
+// that does not exist.
+func TestProcCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc: not Linux")
+	}
+	d, err := procCPU(os.Getpid())
+	if err != nil || d < 0 {
+		t.Errorf("procCPU(self) = %v, %v; want a time and no error", d, err)
+	}
+	if _, err := procCPU(1 << 30); err == nil || !strings.Contains(err.Error(), "server CPU time") {
+		t.Errorf("procCPU(no such pid) = %v; want an error naming what it read", err)
 	}
 }
