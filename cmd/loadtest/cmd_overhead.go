@@ -34,7 +34,10 @@ the same database at the same time, both pinned to CPU 0 with taskset, each
 driven by its own "loadtest run" (closed model, think 0) pinned to CPU 1.
 The kernel shares the one core between the two servers, so the ratio of
 their throughputs (yardstick/board) is the inverse of their CPU cost per
-request, free of the machine's drift. Before the load, each row checks that
+request, free of the machine's drift, as long as other work does not take
+CPU 0 from one server more than from the other: on a busy machine the CPU
+time per request columns are the steadier reading. Before the load, each
+row checks that
 the two answer with the same body (the board's cost line aside).
 
 For each database, command and format it prints both servers' requests per
