@@ -73,6 +73,7 @@ commands:
   experiment  start a server per run, validate it, sweep it, write a report (FILE.toml)
   bench    measure the generator's efficiency (against wrk and hey if present)
   target   a small page server for bench (-addr, -size)
+  overhead the board vs the yardstick (bare handlers), side by side on one core
 
 "loadtest COMMAND -h" lists a command's flags.
 `
@@ -99,6 +100,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdBench(ctx, rest, stdout, stderr)
 	case "target":
 		return cmdTarget(ctx, rest, stdout, stderr)
+	case "overhead":
+		return cmdOverhead(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil
