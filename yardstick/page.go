@@ -24,6 +24,7 @@ type page struct {
 	Command string
 	Posted  *Post
 	Posts   []Post
+	Cost    *cost
 }
 
 // Commands lists the command names for the form's buttons.
@@ -63,6 +64,6 @@ func (p page) PostList() template.HTML {
 }
 
 // writePage writes the board's HTML page for cmd's posts.
-func writePage(w io.Writer, cmd string, posts []Post) error {
-	return pageTemplate.Execute(w, page{Command: cmd, Posts: posts})
+func writePage(w io.Writer, cmd string, posts []Post, c cost) error {
+	return pageTemplate.Execute(w, page{Command: cmd, Posts: posts, Cost: &c})
 }

@@ -136,22 +136,25 @@ func (y *Yardstick) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, fmt.Sprintf("cmd %q: want AllView, OnceGetView or EachGetView", cmd), http.StatusBadRequest)
 		return
 	}
+	start := time.Now()
 	posts, err := y.Posts(r.Context(), cmd, n)
+	c := commandCost(cmd, n, len(posts), time.Since(start))
 	if err != nil {
 		http.Error(w, "database error: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
 	var buf bytes.Buffer
 	if format == "json" {
-		// The board's answer: {"command":...,"posts":[...]} and a newline,
-		// HTML-escaped as json.Encoder does by default.
+		// The board's answer: {"command":...,"posts":[...],"cost":{...}}
+		// and a newline, HTML-escaped as json.Encoder does by default.
 		err = json.NewEncoder(&buf).Encode(struct {
-			Command string `json:"command"`
-			Posts   []Post `json:"posts"`
-		}{cmd, posts})
+			Command string    `json:"command"`
+			Posts   []Post    `json:"posts"`
+			Cost    *jsonCost `json:"cost"`
+		}{cmd, posts, c.json()})
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	} else {
-		err = writePage(&buf, cmd, posts)
+		err = writePage(&buf, cmd, posts, c)
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	}
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"bbslab/entity"
+	"bbslab/entity/open"
 )
 
 // syncBuffer is run's stdout, read while run writes.
@@ -37,7 +38,7 @@ func (s *syncBuffer) String() string {
 // URL it prints and asks it for JSON.
 func TestServes(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "bbs.db")
-	st, err := entity.Open(context.Background(), entity.Options{Driver: "sqlite", DSN: path, Pool: 1, SeedPosts: 40})
+	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: path, Pool: 1, SeedPosts: 40})
 	if err != nil {
 		t.Fatal(err)
 	}
