@@ -55,7 +55,7 @@ type Result struct {
 	// Server holds the target's own figures over the measured period
 	// (Settings.StatsURL); Profiles the profiles taken of it
 	// (Settings.ProfileURL).
-	Server   *ServerReadings   `json:"server,omitempty"`
+	Server   *ServerStats      `json:"server,omitempty"`
 	Profiles []*ProfileSummary `json:"profiles,omitempty"`
 	// Timeline holds the first requests one by one and a per-100 ms series
 	// (Settings.Timeline).

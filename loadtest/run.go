@@ -87,7 +87,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	r.cutCtx, r.cutCancel = context.WithCancel(context.Background())
 	defer r.cutCancel()
 
-	srv := startServerWatch(ctx, s, r.warmEnd)
+	var watch Watch
+	if s.Watch != nil {
+		watch = s.Watch.Start(ctx, s, r.warmEnd)
+	}
 	var wg sync.WaitGroup
 	if s.Model == ModelOpen {
 		// Buffered to the cap, with busy counting what is queued or in
@@ -107,7 +110,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 
 	// Per-second series, progress and the stop conditions.
 	series, interrupted := r.watch(ctx, cost)
-	srv.endWindow()
+	if watch != nil {
+		watch.EndWindow()
+	}
 	if r.halt(ctx, interrupted, &wg) {
 		interrupted = true // the interrupt came during the drain
 	}
@@ -118,8 +123,8 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	if r.jtl != nil {
 		if err := r.jtl.flush(); err != nil {
-			if srv != nil {
-				srv.finish(0, 0) // end its goroutines
+			if watch != nil {
+				watch.Finish(0, 0) // end its goroutines
 			}
 			return nil, fmt.Errorf("jtl: %w", err)
 		}
@@ -128,11 +133,11 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		fmt.Fprintln(s.Progress)
 	}
 	res := r.result(cost, series, interrupted, end)
-	if srv != nil {
-		var warns []string
-		res.Server, res.Profiles, warns = srv.finish(res.Total.Successes, res.MeasuredSeconds)
-		res.Warnings = append(res.Warnings, warns...)
-		res.Environment.Server = srv.environment()
+	if watch != nil {
+		w := watch.Finish(res.Total.Successes, res.MeasuredSeconds)
+		res.Server, res.Profiles = w.Server, w.Profiles
+		res.Warnings = append(res.Warnings, w.Warnings...)
+		res.Environment.Server = w.Environment
 	}
 	return res, nil
 }

@@ -7,6 +7,10 @@ import (
 	"io"
 	"strings"
 
+	"bbslab/bbs/contract"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
+
 	"bbslab/loadtest"
 )
 
@@ -67,7 +71,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	fmt.Fprintln(stdout, "== sweep")
-	if err := loadtest.WriteSweepTable(stdout, runs); err != nil {
+	if err := loadtest.WriteSweepTable(stdout, runs, watch.Columns(contract.Readings)); err != nil {
 		return err
 	}
 	if *out != "" {
@@ -80,7 +84,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if name == "" {
 			name = string(s.Model)
 		}
-		files, err := loadtest.WriteSweepCharts(*charts, []loadtest.Curve{{Name: name, Runs: runs}})
+		files, err := chart.WriteSweepCharts(*charts, []chart.Curve{{Name: name, Runs: runs}}, boardCharts)
 		if err != nil {
 			return err
 		}
