@@ -128,7 +128,7 @@ func (t *timelineRec) result(warmup time.Duration) *Timeline {
 			continue
 		}
 		tr := TimelineRequest{I: i, StartMs: ms(s.start), LatencyMs: ms(s.lat)}
-		if s.kind != ErrNone {
+		if s.kind != KindOK {
 			tr.Error = s.kind.String()
 		} else {
 			lats = append(lats, tr.LatencyMs)

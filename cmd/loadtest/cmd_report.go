@@ -84,7 +84,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err := loadtest.WriteSummary(stdout, r); err != nil {
 				return err
 			}
-			if len(objs) > 0 && !loadtest.WriteVerdicts(stdout, loadtest.EvaluateSLO(r, objs)) {
+			if len(objs) > 0 && !loadtest.WriteObjectiveResults(stdout, loadtest.EvaluateSLO(r, objs)) {
 				failed = true
 			}
 		}

@@ -94,7 +94,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, r := range runs {
 		if len(objs) > 0 {
 			fmt.Fprintf(stdout, "-- SLO at %d clients\n", r.Total.Clients)
-			if !loadtest.WriteVerdicts(stdout, loadtest.EvaluateSLO(r, objs)) {
+			if !loadtest.WriteObjectiveResults(stdout, loadtest.EvaluateSLO(r, objs)) {
 				failed = true
 			}
 		}

@@ -14,7 +14,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -51,8 +50,8 @@ func startServer(argv, env []string, dir, logPath string, cpus []int) (*serverPr
 	cmd.Stdout = log
 	cmd.Stderr = log
 	// A process group of its own, so that "go run" and its child both get
-	// the signals.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// the signals (proc_unix.go; elsewhere the process alone).
+	ownGroup(cmd)
 
 	note := "server not pinned"
 	var startErr error
@@ -138,8 +137,9 @@ func (p *serverProc) waitListening(ctx context.Context, addr string, timeout tim
 	}
 }
 
-// stop sends SIGTERM to the server's process group, waits up to timeout,
-// then kills it.
+// stop asks the server's process group to end (SIGTERM; on Windows, where
+// there is none, it kills the process at once), waits up to timeout, then
+// kills it.
 func (p *serverProc) stop(timeout time.Duration) error {
 	defer p.log.Close()
 	select {
@@ -147,13 +147,12 @@ func (p *serverProc) stop(timeout time.Duration) error {
 		return nil
 	default:
 	}
-	pgid := p.cmd.Process.Pid
-	syscall.Kill(-pgid, syscall.SIGTERM)
+	terminate(p.cmd)
 	select {
 	case <-p.exited:
 		return nil
 	case <-time.After(timeout):
-		syscall.Kill(-pgid, syscall.SIGKILL)
+		kill(p.cmd)
 		<-p.exited
 		return fmt.Errorf("the server did not stop within %v of SIGTERM and was killed", timeout)
 	}
