@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// Cost is what the generator itself used during a run (seed 001: a load
-// client that runs out of CPU or stops for GC measures itself, not the
-// server).
+// Cost is what the generator itself used during a run (JBentoGohan's
+// article on its load tool: a load client that runs out of CPU or stops for
+// GC measures itself, not the server).
 type Cost struct {
 	// WallSeconds is the run's length; CPUSeconds user plus system time of
 	// the generator process; CPUPercent is CPU over wall time, in percent

@@ -9,10 +9,9 @@ import (
 	"strings"
 
 	"bbslab/bbs/contract"
+	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
-
-	"bbslab/loadtest"
 )
 
 // cmdReport prints summaries and draws charts from saved results. Each

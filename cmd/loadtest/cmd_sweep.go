@@ -8,10 +8,9 @@ import (
 	"strings"
 
 	"bbslab/bbs/contract"
+	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
-
-	"bbslab/loadtest"
 )
 
 // cmdSweep runs once per client count and charts the results.

@@ -9,12 +9,11 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/bbs/contract"
-	"bbslab/loadtest/watch"
-
 	"golang.org/x/term"
 
+	"bbslab/bbs/contract"
 	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
 )
 
 // listFlag collects a repeatable string flag.

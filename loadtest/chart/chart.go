@@ -5,12 +5,12 @@ import (
 	"image/color"
 	"sort"
 
-	"bbslab/loadtest"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"bbslab/loadtest"
 )
 
 // A Curve is one labelled set of runs drawn as one line, so that several

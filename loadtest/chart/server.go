@@ -6,13 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/loadtest"
-	"bbslab/loadtest/watch"
-
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
 )
 
 var dashed = []vg.Length{vg.Points(5), vg.Points(3)}

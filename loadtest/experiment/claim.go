@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/watch"
-
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
 )
 
 // A Claim is a statement an experiment tests, traced to where it was
@@ -16,7 +15,7 @@ import (
 //
 //	[[claim]]
 //	id = "g1-flat"
-//	source = "seed 000, graph 1: from 5 to 10 clients throughput rose only ~10 %"
+//	source = "the tuning article, graph 1: from 5 to 10 clients throughput rose only ~10 %"
 //	text = "graph 1 flattens by 10 clients"
 //	[[claim.check]]
 //	left  = { run = "graph 1", clients = 10, metric = "throughput" }
@@ -99,7 +98,7 @@ func (e *Experiment) checkClaims() []error {
 			bad("text: missing: what the claim says")
 		}
 		if strings.TrimSpace(c.Source) == "" {
-			bad("source: missing: where the claim was made (seed, figure, page)")
+			bad("source: missing: where the claim was made (article, figure, page)")
 		}
 		if len(c.Checks) == 0 {
 			bad("check: missing: at least one [[claim.check]]")

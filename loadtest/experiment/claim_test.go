@@ -4,10 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"bbslab/loadtest/watch"
-
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
 )
 
 // claimBase is a valid experiment with two runs, readings, labels and a
@@ -47,7 +46,7 @@ vars = { cmd = "EachGetView" }
 const goodClaims = `
 [[claim]]
 id = "g1-flat"
-source = "seed 000, graph 1 text"
+source = "the tuning article, graph 1 text"
 text = "graph 1 flattens by 10 clients"
 [[claim.check]]
 left  = { run = "graph 1", clients = 10, metric = "throughput" }
@@ -59,7 +58,7 @@ op    = "<="
 right = { value = 75 }
 [[claim]]
 id = "g3"
-source = "seed 000, graph 3"
+source = "the tuning article, graph 3"
 text = "graph 3 beats graph 1 and waits for connections"
 [[claim.check]]
 left  = { run = "graph 3", at = "peak", metric = "throughput", label = "EachGetView" }

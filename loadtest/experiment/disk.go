@@ -11,9 +11,10 @@ import (
 )
 
 // ExperimentDisk names a command whose JSON output describes the disk under
-// the database (for the board: bbs diskbench -json), run once before the
-// runs and kept with the results, because SQLite's commit time is the
-// disk's fsync time.
+// the target's database (a disk benchmark's -json output), run once before
+// the runs and kept with the results, because an embedded database's
+// commit time is the disk's fsync time. ExperimentOptions.Disk says what
+// the report shows of it.
 type ExperimentDisk struct {
 	Command []string `toml:"command"`
 	// Timeout bounds the command (default 2 minutes).

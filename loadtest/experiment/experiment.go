@@ -9,9 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/loadtest/watch"
-
 	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
 )
 
 // An Experiment is a set of runs of a server under the same load: for each
@@ -119,8 +118,8 @@ const MaxRepeats = 20
 
 // ExperimentValidate configures the check made before any load.
 type ExperimentValidate struct {
-	// Board is the URL of the board (…/bbs) to validate with the board's
-	// contract (ValidateBoard); empty skips validation.
+	// Board is the URL given to ExperimentOptions.Validate (for the board,
+	// its page URL); empty skips validation.
 	Board string `toml:"board"`
 }
 
@@ -221,7 +220,7 @@ func LoadExperiment(path string) (*Experiment, error) {
 }
 
 // ParseExperiment decodes experiment TOML; name is used in messages. The
-// file-level functions such as {{env "BBS_PG_DSN" "default"}} are expanded
+// file-level functions such as {{env "DB_URL" "default"}} are expanded
 // first (filefunc.go).
 func ParseExperiment(name string, data []byte) (*Experiment, error) {
 	data, err := expandFileFuncs(name, data, os.LookupEnv)
@@ -246,7 +245,7 @@ func (e *Experiment) check() error {
 		bad("name: missing")
 	}
 	if len(e.Server.Command) == 0 {
-		bad("server.command: missing: the program to start, e.g. [\"go\", \"run\", \"./cmd/bbs\"]")
+		bad("server.command: missing: the program to start, e.g. [\"./server\", \"-addr\", \"127.0.0.1:{{port}}\"]")
 	}
 	if e.Server.Ready == "" {
 		bad("server.ready: missing: a URL that answers 200 when the server is ready")

@@ -10,9 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"bbslab/loadtest/watch"
-
 	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
 )
 
 // tinyExperiment is an experiment against the fake board in a child

@@ -13,8 +13,8 @@ import (
 //	                           when NAME is unset or empty
 //	{{env "NAME"}}             NAME, which must then be set
 //
-// They let a file take a value that differs between machines, such as the
-// PostgreSQL URL (BBS_PG_DSN), without being edited. Use them inside a
+// They let a file take a value that differs between machines, such as a
+// database URL, without being edited. Use them inside a
 // double-quoted TOML string: the value is escaped for one.
 //
 // They are not the placeholders filled in later: a bare name such as
@@ -73,7 +73,7 @@ func expandCall(inner string, lookup func(string) (string, bool)) (string, error
 	for rest = strings.TrimSpace(rest); rest != ""; rest = strings.TrimSpace(rest) {
 		q, err := strconv.QuotedPrefix(rest)
 		if err != nil {
-			return "", fmt.Errorf("env: want quoted arguments, such as {{env \"BBS_PG_DSN\" \"postgres://...\"}}, at %q", rest)
+			return "", fmt.Errorf("env: want quoted arguments, such as {{env \"DB_URL\" \"default\"}}, at %q", rest)
 		}
 		a, _ := strconv.Unquote(q)
 		args = append(args, a)

@@ -17,7 +17,7 @@ func (x *experimentRunner) hint(argv []string) {
 }
 
 // redactURLs returns a copy of argv with the password of every URL
-// argument, such as a PostgreSQL DSN from BBS_PG_DSN, replaced by xxxxx,
+// argument, such as a database URL from the environment, replaced by xxxxx,
 // for the log and the result: a report is handed out.
 func redactURLs(argv []string) []string {
 	out := make([]string, len(argv))

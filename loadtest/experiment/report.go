@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/loadtest/watch"
-
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
 )
 
 // WriteExperimentReport writes the report folder of an experiment:

@@ -13,10 +13,9 @@ import (
 	"strings"
 	"time"
 
+	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
-
-	"bbslab/loadtest"
 )
 
 // ExperimentResult is everything an experiment measured, as written to
@@ -107,8 +106,8 @@ type ExperimentOptions struct {
 	Environment []string
 	Charts      []watch.Chart
 	// StartHint, when set, returns a hint logged when a server did not
-	// come up (for the board: how to start PostgreSQL when its command
-	// line uses it), or "".
+	// come up (for the board: how to start its database server when the
+	// command line argv uses one), or "".
 	StartHint func(argv []string) string
 	// Disk, when set, turns the disk benchmark's JSON output into the
 	// report's table and verdict; nil or a nil table shows none.

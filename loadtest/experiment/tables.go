@@ -6,9 +6,8 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/watch"
-
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
 )
 
 // pointRows returns the head and rows of a run's table: per client count

@@ -6,10 +6,9 @@ import (
 	"slices"
 	"strings"
 
-	"bbslab/loadtest/watch"
-
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
 )
 
 // Verdicts computes the plain-language findings of an experiment from its
