@@ -121,41 +121,71 @@ func TestValidatePassesOnTheRealBoard(t *testing.T) {
 }
 
 // TestValidateCatchesABrokenBoard checks that validation fails, naming
-// the failure, when the board breaks its contract: here its query counts
-// are off by one for EachGetView.
+// the failure, when the real board is made to break its contract: counts
+// off by one either way, and bad input answered 200.
 func TestValidateCatchesABrokenBoard(t *testing.T) {
-	lie := func(h http.Handler) http.Handler {
+	tests := []struct {
+		name string
+		wrap func(http.Handler) http.Handler
+		want string
+	}{
+		{"EachGetView queries+1", skew("EachGetView", "X-BBS-Queries", +1), "EachGetView: X-BBS-Queries = 31, want 30"},
+		{"AllView queries+1", skew("AllView", "X-BBS-Queries", +1), "AllView: X-BBS-Queries = 2, want 1"},
+		{"OnceGetView acquires-1", skew("OnceGetView", "X-BBS-Acquires", -1), "OnceGetView: X-BBS-Acquires = 0, want 1"},
+		{"bad input accepted", acceptBad, "status 200, want 400"},
+	}
+	for _, tt := range tests {
+		b := newBoard(t, tt.wrap)
+		err := contract.Validate(context.Background(), b.pub.URL+"/bbs")
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Validate(board with %s) = %v; want an error with %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// skew makes the board report header off by delta for cmd.
+func skew(cmd, header string, delta int) func(http.Handler) http.Handler {
+	return func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.FormValue("cmd") == "EachGetView" {
-				w = &headerLiar{ResponseWriter: w}
+			if r.FormValue("cmd") == cmd && r.FormValue("message") == "" {
+				w = &headerSkew{ResponseWriter: w, header: header, delta: delta}
 			}
 			h.ServeHTTP(w, r)
 		})
 	}
-	b := newBoard(t, lie)
-	err := contract.Validate(context.Background(), b.pub.URL+"/bbs")
-	if err == nil || !strings.Contains(err.Error(), "EachGetView: X-BBS-Queries = 31, want 30") {
-		t.Errorf("Validate(board with wrong counts) = %v; want the wrong header named", err)
-	}
 }
 
-// headerLiar adds one to X-BBS-Queries.
-type headerLiar struct {
+// acceptBad answers 200 to the bad inputs the board refuses, without
+// storing them.
+func acceptBad(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && strings.Contains(r.FormValue("message"), "validate-bad") {
+			w.Write([]byte("ok"))
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// headerSkew adds delta to a count header.
+type headerSkew struct {
 	http.ResponseWriter
-	done bool
+	header string
+	delta  int
+	done   bool
 }
 
-func (h *headerLiar) WriteHeader(code int) {
+func (h *headerSkew) WriteHeader(code int) {
 	if !h.done {
 		h.done = true
-		if n, err := strconv.Atoi(h.Header().Get("X-BBS-Queries")); err == nil {
-			h.Header().Set("X-BBS-Queries", strconv.Itoa(n+1))
+		if n, err := strconv.Atoi(h.Header().Get(h.header)); err == nil {
+			h.Header().Set(h.header, strconv.Itoa(n+h.delta))
 		}
 	}
 	h.ResponseWriter.WriteHeader(code)
 }
 
-func (h *headerLiar) Write(p []byte) (int, error) {
+func (h *headerSkew) Write(p []byte) (int, error) {
 	if !h.done {
 		h.WriteHeader(http.StatusOK)
 	}
