@@ -12,13 +12,14 @@ import (
 // boardNames are words that belong to the board (package bbs/contract and
 // the board itself), not to a generic load tool: its commands, its stats
 // paths and readings, its admin routes and its database. "bbslab", the
-// module, is no board name.
+// module, is no board name, and a pointer to package bbs/contract, where
+// the board's side lives, is allowed.
 var boardNames = regexp.MustCompile(`(?i)\bbbs\b|AllView|EachGetView|OnceGetView|worker_wait|pool_wait|/admin/|db_pool|postgres`)
 
 // TestNoBoardNames checks that the engine and the packages above it name
 // nothing of the board in their non-test code: what they know of a target
 // they are given (Settings.Watch, watch.Options, chart.Server,
-// experiment.ExperimentOptions). A failure names the file and line.
+// experiment.Options). A failure names the file and line.
 func TestNoBoardNames(t *testing.T) {
 	for _, dir := range []string{".", "watch", "chart", "experiment"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
@@ -38,7 +39,8 @@ func TestNoBoardNames(t *testing.T) {
 			}
 			sc := bufio.NewScanner(fh)
 			for n := 1; sc.Scan(); n++ {
-				if m := boardNames.FindString(sc.Text()); m != "" {
+				line := strings.ReplaceAll(sc.Text(), "bbs/contract", "")
+				if m := boardNames.FindString(line); m != "" {
 					t.Errorf("%s:%d names the board (%q): %s", f, n, m, strings.TrimSpace(sc.Text()))
 				}
 			}

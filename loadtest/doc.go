@@ -42,7 +42,7 @@
 //	                     findings and reports
 //
 // What the tools know of the board (its commands' query patterns, its
-// /admin/stats readings, its validation) is in bbs/contract, which
+// stats readings, its validation) is in bbs/contract, which
 // cmd/loadtest hands to these packages.
 //
 // Where to read: settings.go (what a run takes), run.go (the run: clients,

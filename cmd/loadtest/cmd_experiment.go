@@ -40,7 +40,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *repeats < 0 || *repeats > experiment.MaxRepeats {
 		return usageErr("experiment: -repeats %d: want 1..%d", *repeats, experiment.MaxRepeats)
 	}
-	e, err := experiment.LoadExperiment(fs.Arg(0))
+	e, err := experiment.Load(fs.Arg(0))
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -52,7 +52,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		for _, n := range strings.Split(*only, ",") {
 			keep[strings.TrimSpace(n)] = true
 		}
-		var runs []experiment.ExperimentRun
+		var runs []experiment.RunSpec
 		for _, r := range e.Runs {
 			if keep[r.Name] {
 				runs = append(runs, r)
@@ -82,7 +82,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if dir == "" {
 		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
 	}
-	res, err := experiment.RunExperiment(ctx, e, experiment.ExperimentOptions{Out: dir, Log: stdout,
+	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout,
 		// What the runner knows of the board comes from its contract.
 		Validate: contract.Validate, Readings: contract.Readings, Environment: contract.Environment, Charts: contract.Charts,
 		StartHint: contract.StartHint, Disk: diskTable})

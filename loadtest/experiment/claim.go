@@ -139,7 +139,7 @@ func (e *Experiment) checkOperand(o *Operand) []string {
 	if o.Run == "" {
 		return append(out, "run: missing: a run name, or value = N for a constant")
 	}
-	ri := slices.IndexFunc(e.Runs, func(r ExperimentRun) bool { return r.Name == o.Run })
+	ri := slices.IndexFunc(e.Runs, func(r RunSpec) bool { return r.Name == o.Run })
 	if ri < 0 {
 		out = append(out, fmt.Sprintf("run %q is not a run of this file", o.Run))
 	}
@@ -199,7 +199,7 @@ func (e *Experiment) checkOperand(o *Operand) []string {
 }
 
 // runLabels lists the request labels of a run, its vars expanded.
-func (e *Experiment) runLabels(r ExperimentRun) []string {
+func (e *Experiment) runLabels(r RunSpec) []string {
 	var out []string
 	for _, q := range e.Load.Requests {
 		if q.Label != "" {
@@ -270,7 +270,7 @@ type SideResult struct {
 
 // EvaluateClaims decides each claim from res. quick marks every claim as
 // decided from single measurements.
-func EvaluateClaims(claims []Claim, res *ExperimentResult, quick bool) []ClaimResult {
+func EvaluateClaims(claims []Claim, res *Result, quick bool) []ClaimResult {
 	var out []ClaimResult
 	for _, c := range claims {
 		cr := ClaimResult{ID: c.ID, Text: c.Text, Source: c.Source, Quick: quick}
@@ -304,7 +304,7 @@ func EvaluateClaims(claims []Claim, res *ExperimentResult, quick bool) []ClaimRe
 }
 
 // evaluateCheck measures both sides and compares their ranges.
-func evaluateCheck(k Check, res *ExperimentResult) CheckResult {
+func evaluateCheck(k Check, res *Result) CheckResult {
 	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
 	kr := CheckResult{Op: k.Op, Left: l, Right: r}
 	var paired string
@@ -407,7 +407,7 @@ func opText(op string) string {
 }
 
 // measureSide finds an operand's values in res.
-func measureSide(o Operand, res *ExperimentResult) SideResult {
+func measureSide(o Operand, res *Result) SideResult {
 	f := o.Factor
 	if f == 0 {
 		f = 1

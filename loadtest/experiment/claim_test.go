@@ -71,9 +71,9 @@ right = { value = 0.45 }
 `
 
 func TestParseClaims(t *testing.T) {
-	e, err := ParseExperiment("claims.toml", []byte(claimBase+goodClaims))
+	e, err := Parse("claims.toml", []byte(claimBase+goodClaims))
 	if err != nil {
-		t.Fatalf("ParseExperiment: %v", err)
+		t.Fatalf("Parse: %v", err)
 	}
 	if len(e.Claims) != 2 || len(e.Claims[0].Checks) != 2 {
 		t.Fatalf("claims = %+v; want 2 claims, the first with 2 checks", e.Claims)
@@ -117,9 +117,9 @@ func TestParseClaimErrors(t *testing.T) {
 		if !strings.HasPrefix(text, "name") {
 			text = claimBase + text
 		}
-		_, err := ParseExperiment("x.toml", []byte(text))
+		_, err := Parse("x.toml", []byte(text))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ParseExperiment(...%q) = %v; want an error with %q", text[max(0, len(text)-90):], err, tt.want)
+			t.Errorf("Parse(...%q) = %v; want an error with %q", text[max(0, len(text)-90):], err, tt.want)
 		}
 	}
 }
@@ -136,7 +136,7 @@ func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *P
 		if cpu != nil {
 			r.Server = &loadtest.ServerStats{Values: []loadtest.ServerValue{{Name: "server CPU", Value: cpu[i]}}}
 		}
-		p.addRepeat(newRepeat(i+1, r), ExperimentLoad{})
+		p.addRepeat(newRepeat(i+1, r), LoadSpec{})
 	}
 	return p
 }
@@ -144,7 +144,7 @@ func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *P
 func num(v float64) *float64 { return &v }
 
 func TestClaimOutcomes(t *testing.T) {
-	res := &ExperimentResult{
+	res := &Result{
 		Readings: []watch.Reading{{Name: "server CPU", Unit: "% of a core"}},
 		Runs: []*RunResult{
 			{Name: "graph 1", Points: []*Point{
@@ -243,7 +243,7 @@ func TestCompareRanges(t *testing.T) {
 }
 
 func TestVerdictsWithinNoise(t *testing.T) {
-	res := &ExperimentResult{
+	res := &Result{
 		Readings: []watch.Reading{{Name: "server CPU", Unit: "%"}},
 		Runs: []*RunResult{
 			{Name: "5/5", Points: []*Point{measuredPoint(10, []float64{1000, 1100, 1200}, []float64{9, 9, 9}, []float64{50, 60, 70})}},
@@ -302,7 +302,7 @@ func TestSpreadText(t *testing.T) {
 // every interleaved pair, are told apart; without interleaving they are
 // not, and pairs that disagree stay inconclusive.
 func TestClaimsPairedWhenInterleaved(t *testing.T) {
-	res := &ExperimentResult{Runs: []*RunResult{
+	res := &Result{Runs: []*RunResult{
 		{Name: "a", Points: []*Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil), measuredPoint(20, []float64{1000, 1000, 1000}, nil, nil)}},
 		{Name: "b", Points: []*Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
 		{Name: "c", Points: []*Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},

@@ -10,12 +10,12 @@ import (
 	"time"
 )
 
-// ExperimentDisk names a command whose JSON output describes the disk under
+// DiskSpec names a command whose JSON output describes the disk under
 // the target's database (a disk benchmark's -json output), run once before
 // the runs and kept with the results, because an embedded database's
-// commit time is the disk's fsync time. ExperimentOptions.Disk says what
+// commit time is the disk's fsync time. Options.Disk says what
 // the report shows of it.
-type ExperimentDisk struct {
+type DiskSpec struct {
 	Command []string `toml:"command"`
 	// Timeout bounds the command (default 2 minutes).
 	Timeout Duration `toml:"timeout"`
@@ -23,8 +23,8 @@ type ExperimentDisk struct {
 
 // A DiskTable is what the report shows of a disk benchmark's output: a
 // caption, a table and a one-sentence verdict. The target's package builds
-// it from the output (ExperimentOptions.Disk); the runner keeps the output
-// raw (ExperimentResult.Disk).
+// it from the output (Options.Disk); the runner keeps the output
+// raw (Result.Disk).
 type DiskTable struct {
 	Caption string
 	Head    []string
@@ -33,7 +33,7 @@ type DiskTable struct {
 }
 
 // runDisk runs the disk command and returns its JSON output.
-func runDisk(ctx context.Context, d ExperimentDisk, dir string, x func(string) string) (json.RawMessage, error) {
+func runDisk(ctx context.Context, d DiskSpec, dir string, x func(string) string) (json.RawMessage, error) {
 	timeout := time.Duration(d.Timeout)
 	if timeout == 0 {
 		timeout = 2 * time.Minute

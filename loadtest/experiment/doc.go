@@ -7,11 +7,11 @@
 // (experiment.json, report.md, index.html and the charts of package chart).
 //
 // The runner is generic: what it knows of its target comes in
-// ExperimentOptions (Validate, Readings, Environment, Charts, StartHint,
+// Options (Validate, Readings, Environment, Charts, StartHint,
 // Disk); for the board cmd/loadtest fills them from package bbs/contract.
 //
-// Files: experiment.go (the file format, LoadExperiment), run.go
-// (RunExperiment, one measurement), process.go (the server process:
+// Files: experiment.go (the file format, Load), run.go
+// (Run, one measurement), process.go (the server process:
 // start, readiness, stop), affinity_*.go and proc_*.go (CPU pinning and
 // process groups where the OS has them), repeat.go (repeats and their
 // spread), claim.go (claims and their checks), verdict.go (the findings in

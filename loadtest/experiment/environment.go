@@ -13,7 +13,7 @@ import (
 // each: the generator's machine, the server facts every run shares, and
 // each run's own (its knobs, usually). The server's objects are shown as
 // their dotted leaves, whatever their names.
-func experimentEnvironment(res *ExperimentResult) []string {
+func experimentEnvironment(res *Result) []string {
 	var gen *machine.HostInfo
 	var names []string
 	var flat []map[string]string

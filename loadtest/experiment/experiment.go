@@ -22,15 +22,15 @@ type Experiment struct {
 	Name        string `toml:"name"`
 	Description string `toml:"description"`
 
-	Server   ExperimentServer   `toml:"server"`
-	Client   ExperimentClient   `toml:"client"`
-	Load     ExperimentLoad     `toml:"load"`
-	Validate ExperimentValidate `toml:"validate"`
-	Stats    ExperimentStats    `toml:"stats"`
-	Profile  ExperimentProfile  `toml:"profile"`
-	Report   ExperimentReport   `toml:"report"`
-	Disk     ExperimentDisk     `toml:"disk"`
-	Runs     []ExperimentRun    `toml:"run"`
+	Server   ServerSpec   `toml:"server"`
+	Client   ClientSpec   `toml:"client"`
+	Load     LoadSpec     `toml:"load"`
+	Validate ValidateSpec `toml:"validate"`
+	Stats    StatsSpec    `toml:"stats"`
+	Profile  ProfileSpec  `toml:"profile"`
+	Report   ReportSpec   `toml:"report"`
+	Disk     DiskSpec     `toml:"disk"`
+	Runs     []RunSpec    `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (experiment_claim.go).
 	Claims []Claim `toml:"claim"`
@@ -43,11 +43,11 @@ type Experiment struct {
 	Dir string `toml:"-"`
 }
 
-// ExperimentServer says how to start and drive the server under test. Every
+// ServerSpec says how to start and drive the server under test. Every
 // string may hold {{var}} placeholders: {{port}} and {{admin_port}} (free
 // ports picked for each run), {{dir}} (the run's output directory), and the
 // run's own vars.
-type ExperimentServer struct {
+type ServerSpec struct {
 	// Command is the program and its arguments; a run's Args are appended.
 	Command []string `toml:"command"`
 	// Env holds extra environment variables (KEY=VALUE).
@@ -65,14 +65,14 @@ type ExperimentServer struct {
 	CPUs []int `toml:"cpus"`
 }
 
-// ExperimentClient says where the load generator runs.
-type ExperimentClient struct {
+// ClientSpec says where the load generator runs.
+type ClientSpec struct {
 	// CPUs pins the load generator to these CPUs, e.g. [1].
 	CPUs []int `toml:"cpus"`
 }
 
-// ExperimentLoad is the load applied at each client count.
-type ExperimentLoad struct {
+// LoadSpec is the load applied at each client count.
+type LoadSpec struct {
 	// Requests are the requests clients send (placeholders allowed, both
 	// the run's {{vars}} and the load tool's own {{seq}}, {{client}} and
 	// {{rand A B}}).
@@ -116,15 +116,15 @@ type ExperimentLoad struct {
 // MaxRepeats bounds load.repeats.
 const MaxRepeats = 20
 
-// ExperimentValidate configures the check made before any load.
-type ExperimentValidate struct {
-	// Board is the URL given to ExperimentOptions.Validate (for the board,
+// ValidateSpec configures the check made before any load.
+type ValidateSpec struct {
+	// Board is the URL given to Options.Validate (for the board,
 	// its page URL); empty skips validation.
 	Board string `toml:"board"`
 }
 
-// ExperimentStats names the readings taken from the server's stats JSON.
-type ExperimentStats struct {
+// StatsSpec names the readings taken from the server's stats JSON.
+type StatsSpec struct {
 	// URL is read every second during each measured step; empty: none.
 	URL string `toml:"url"`
 	// Readings are the figures kept per step.
@@ -134,8 +134,8 @@ type ExperimentStats struct {
 	Environment []string `toml:"environment"`
 }
 
-// ExperimentProfile configures the profiles taken during a step.
-type ExperimentProfile struct {
+// ProfileSpec configures the profiles taken during a step.
+type ProfileSpec struct {
 	// URL is the base of the profile endpoints, e.g.
 	// http://127.0.0.1:{{admin_port}}/debug; empty takes none.
 	URL string `toml:"url"`
@@ -155,8 +155,8 @@ type ExperimentProfile struct {
 	Focus string `toml:"focus"`
 }
 
-// ExperimentReport chooses extra charts.
-type ExperimentReport struct {
+// ReportSpec chooses extra charts.
+type ReportSpec struct {
 	// Timeline adds per-second throughput and p99 of each run's last step,
 	// warm-up included: the shape of a sudden step of load.
 	Timeline bool `toml:"timeline"`
@@ -166,8 +166,8 @@ type ExperimentReport struct {
 	Distribution bool `toml:"distribution"`
 }
 
-// ExperimentRun is one server configuration.
-type ExperimentRun struct {
+// RunSpec is one server configuration.
+type RunSpec struct {
 	Name string            `toml:"name"`
 	Args []string          `toml:"args"`
 	Vars map[string]string `toml:"vars"`
@@ -200,14 +200,14 @@ func (d *Duration) UnmarshalText(b []byte) error {
 // MarshalText formats d like time.Duration.
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
-// LoadExperiment reads and checks an experiment file. Unknown keys and bad
+// Load reads and checks an experiment file. Unknown keys and bad
 // values are errors that name them.
-func LoadExperiment(path string) (*Experiment, error) {
+func Load(path string) (*Experiment, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	e, err := ParseExperiment(path, b)
+	e, err := Parse(path, b)
 	if err != nil {
 		return nil, err
 	}
@@ -219,10 +219,10 @@ func LoadExperiment(path string) (*Experiment, error) {
 	return e, nil
 }
 
-// ParseExperiment decodes experiment TOML; name is used in messages. The
+// Parse decodes experiment TOML; name is used in messages. The
 // file-level functions such as {{env "DB_URL" "default"}} are expanded
 // first (filefunc.go).
-func ParseExperiment(name string, data []byte) (*Experiment, error) {
+func Parse(name string, data []byte) (*Experiment, error) {
 	data, err := expandFileFuncs(name, data, os.LookupEnv)
 	if err != nil {
 		return nil, err

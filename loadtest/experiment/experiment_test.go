@@ -69,7 +69,7 @@ vars = { cmd = "AllView" }
 name = "each"
 vars = { cmd = "EachGetView" }
 `, os.Args[0], mode)
-	e, err := ParseExperiment("tiny.toml", []byte(text))
+	e, err := Parse("tiny.toml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,9 +83,9 @@ func TestExperimentEndToEnd(t *testing.T) {
 	var log strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := RunExperiment(ctx, e, ExperimentOptions{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
+	res, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
 	if err != nil {
-		t.Fatalf("RunExperiment: %v\n%s", err, log.String())
+		t.Fatalf("Run: %v\n%s", err, log.String())
 	}
 	if len(res.Runs) != 2 || len(res.Runs[0].Points) != 2 || len(res.Runs[1].Points) != 2 {
 		t.Fatalf("runs: %+v", res.Runs)
@@ -163,9 +163,9 @@ func TestExperimentServerNeverReady(t *testing.T) {
 	e := tinyExperiment(t, "neverready")
 	e.Server.StartTimeout = Duration(time.Second)
 	out := t.TempDir()
-	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Validate: validateFake, Environment: fakeEnvironment, Out: out})
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out})
 	if err == nil || !strings.Contains(err.Error(), "not ready") {
-		t.Fatalf("RunExperiment = %v; want a not-ready error", err)
+		t.Fatalf("Run = %v; want a not-ready error", err)
 	}
 	if !strings.Contains(res.Error, "not ready") {
 		t.Errorf("result error %q", res.Error)
@@ -177,9 +177,9 @@ func TestExperimentServerNeverReady(t *testing.T) {
 
 func TestExperimentStopsOnValidation(t *testing.T) {
 	e := tinyExperiment(t, "differ")
-	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir()})
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "validation") {
-		t.Fatalf("RunExperiment = %v; want a validation error", err)
+		t.Fatalf("Run = %v; want a validation error", err)
 	}
 	if len(res.Runs) != 1 || len(res.Runs[0].Points) != 0 {
 		t.Errorf("a server that failed validation was loaded: %+v", res.Runs)
@@ -199,7 +199,7 @@ url = "http://127.0.0.1:1/"
 [[run]]
 name = "a"
 `
-	if _, err := ParseExperiment("ok.toml", []byte(base)); err != nil {
+	if _, err := Parse("ok.toml", []byte(base)); err != nil {
 		t.Fatalf("valid experiment: %v", err)
 	}
 	tests := []struct{ text, want string }{
@@ -218,9 +218,9 @@ name = "a"
 		{base + "[stats]\nenvironment = [\"database.kind\"]\n", `stats.environment 1: "database.kind"`},
 	}
 	for _, tt := range tests {
-		_, err := ParseExperiment("x.toml", []byte(tt.text))
+		_, err := Parse("x.toml", []byte(tt.text))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ParseExperiment(...%q) = %v; want an error with %q", tt.text[max(0, len(tt.text)-40):], err, tt.want)
+			t.Errorf("Parse(...%q) = %v; want an error with %q", tt.text[max(0, len(tt.text)-40):], err, tt.want)
 		}
 	}
 }
@@ -237,7 +237,7 @@ func TestShippedExperiments(t *testing.T) {
 	}
 	once := map[string]bool{"coldstart.toml": true, "pool-growth.toml": true}
 	for _, f := range files {
-		e, err := LoadExperiment(f)
+		e, err := Load(f)
 		if err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -261,7 +261,7 @@ func TestVerdictsFromResults(t *testing.T) {
 		return &Point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
 			Server: map[string]float64{"pool wait": wait}}
 	}
-	res := &ExperimentResult{
+	res := &Result{
 		Readings: []watch.Reading{{Name: "pool wait", Unit: "ms"}},
 		Runs: []*RunResult{
 			{Name: "5/5", Points: []*Point{point(5, 1000, 5, 0.1), point(10, 1100, 9, 0.2)}},
@@ -288,7 +288,7 @@ func TestExperimentOneStepCharts(t *testing.T) {
 	e := tinyExperiment(t, "ok")
 	e.Load.Clients = []int{2}
 	e.Load.Duration = Duration(time.Second)
-	e.Profile = ExperimentProfile{}
+	e.Profile = ProfileSpec{}
 	e.Report.Timeline = true
 	e.Report.Distribution = true
 	e.Load.Timeline = 100
@@ -308,7 +308,7 @@ func TestExperimentOneStepCharts(t *testing.T) {
 		return &DiskTable{Caption: d.Dir, Head: []string{"op", "avg"}, Rows: [][]string{{"fsync", "2000"}},
 			Verdict: fmt.Sprintf("Disk in %s graded %s.", d.Dir, d.Grade.Name)}
 	}
-	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Validate: validateFake, Environment: fakeEnvironment, Out: out, Disk: disk})
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Disk: disk})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,13 +340,13 @@ func TestExperimentColdStart(t *testing.T) {
 	e.Load.Clients = []int{1}
 	e.Load.Duration = Duration(500 * time.Millisecond)
 	e.Load.Warmup = 0
-	e.Profile = ExperimentProfile{}
+	e.Profile = ProfileSpec{}
 	e.Runs = e.Runs[:1]
 	e.Runs[0].Start = StartListening
 	var log strings.Builder
-	res, err := RunExperiment(context.Background(), e, ExperimentOptions{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir(), Log: &log})
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir(), Log: &log})
 	if err != nil {
-		t.Fatalf("RunExperiment: %v\n%s", err, log.String())
+		t.Fatalf("Run: %v\n%s", err, log.String())
 	}
 	if len(res.Runs[0].Points) != 1 || res.Runs[0].Points[0].Result.Total.Successes == 0 {
 		t.Errorf("cold run measured nothing: %+v", res.Runs[0].Points)
@@ -354,7 +354,7 @@ func TestExperimentColdStart(t *testing.T) {
 	if !strings.Contains(log.String(), "cold start") || strings.Contains(log.String(), "validation passed") {
 		t.Errorf("log does not show a cold start without validation:\n%s", log.String())
 	}
-	if _, err := ParseExperiment("x", []byte(strings.Replace(`name = "x"
+	if _, err := Parse("x", []byte(strings.Replace(`name = "x"
 [server]
 command = ["x"]
 ready = "http://127.0.0.1:1/"

@@ -54,7 +54,7 @@ func TestShippedExperimentsReadPGDSN(t *testing.T) {
 	}
 	for _, tc := range []struct{ env, want string }{{"", def}, {other, other}} {
 		t.Setenv("BBS_PG_DSN", tc.env)
-		e, err := LoadExperiment(f)
+		e, err := Load(f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,13 +75,13 @@ func TestShippedExperimentsReadPGDSN(t *testing.T) {
 	}
 }
 
-// TestExperimentFileFuncError checks that LoadExperiment names the file
+// TestExperimentFileFuncError checks that Load names the file
 // and line of a bad function call.
 func TestExperimentFileFuncError(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "bad.toml")
 	os.WriteFile(p, []byte("name = \"x\"\n[server]\ncommand = [\"{{envv \\\"X\\\" \\\"y\\\"}}\"]\n"), 0o644)
-	_, err := LoadExperiment(p)
+	_, err := Load(p)
 	if err == nil || !strings.Contains(err.Error(), p+":3:") || !strings.Contains(err.Error(), `unknown function "envv"`) {
-		t.Errorf("LoadExperiment(%s) = %v; want an error naming %s:3 and the unknown function", p, err, p)
+		t.Errorf("Load(%s) = %v; want an error naming %s:3 and the unknown function", p, err, p)
 	}
 }

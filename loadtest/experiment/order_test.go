@@ -24,7 +24,7 @@ func TestExperimentVisitOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		e := tinyExperiment(t, "ok")
-		e.Profile = ExperimentProfile{}
+		e.Profile = ProfileSpec{}
 		e.Validate.Board = ""
 		e.Load.Warmup = 0
 		e.Load.Duration = Duration(300 * time.Millisecond)
@@ -33,9 +33,9 @@ func TestExperimentVisitOrder(t *testing.T) {
 		e.Load.Interleave = tt.interleave
 		var log strings.Builder
 		out := t.TempDir()
-		res, err := RunExperiment(context.Background(), e, ExperimentOptions{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
+		res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
 		if err != nil {
-			t.Fatalf("interleave %v: RunExperiment: %v\n%s", tt.interleave, err, log.String())
+			t.Fatalf("interleave %v: Run: %v\n%s", tt.interleave, err, log.String())
 		}
 		type step struct {
 			seq  int
@@ -94,17 +94,17 @@ name = "warm"
 name = "cold"
 start = "listening"
 `
-	_, err := ParseExperiment("x.toml", []byte(text))
+	_, err := Parse("x.toml", []byte(text))
 	if err == nil || !strings.Contains(err.Error(), `load.interleave = true: run "cold" has start = "listening"`) {
 		t.Errorf("interleave with a cold start = %v; want it refused naming the run", err)
 	}
-	if _, err := ParseExperiment("x.toml", []byte(strings.Replace(text, "interleave = true", "interleave = false", 1))); err != nil {
+	if _, err := Parse("x.toml", []byte(strings.Replace(text, "interleave = true", "interleave = false", 1))); err != nil {
 		t.Errorf("a cold start without interleave: %v", err)
 	}
 }
 
 func TestMakeQuick(t *testing.T) {
-	e, err := ParseExperiment("claims.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)+goodClaims))
+	e, err := Parse("claims.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)+goodClaims))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +121,8 @@ func TestMakeQuick(t *testing.T) {
 		t.Errorf("quick: %v, repeats %d, duration %v, warmup %v, profile %d s; want 1 repeat, 3s, 1s, 3 s",
 			e.Quick, e.Load.Repeats, time.Duration(e.Load.Duration), time.Duration(e.Load.Warmup), e.Profile.Seconds)
 	}
-	e2, _ := ParseExperiment("x.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)))
-	e2.Profile = ExperimentProfile{}
+	e2, _ := Parse("x.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)))
+	e2.Profile = ProfileSpec{}
 	e2.MakeQuick()
 	if want := []int{1, 10, 20}; !slices.Equal(e2.Load.Clients, want) {
 		t.Errorf("quick clients without claims %v; want first, middle and last %v", e2.Load.Clients, want)
@@ -147,7 +147,7 @@ name = "a"
 		n    string
 		want string // "" = valid
 	}{{"1", ""}, {"20", ""}, {"21", "load.repeats = 21: want 1..20"}, {"-1", "load.repeats = -1"}, {`"3"`, "x.toml:8:11"}} {
-		e, err := ParseExperiment("x.toml", []byte(strings.Replace(base, "N", tt.n, 1)))
+		e, err := Parse("x.toml", []byte(strings.Replace(base, "N", tt.n, 1)))
 		switch {
 		case tt.want == "" && (err != nil || e.Load.Repeats < 1):
 			t.Errorf("repeats = %s: %v", tt.n, err)
@@ -155,7 +155,7 @@ name = "a"
 			t.Errorf("repeats = %s: %v; want an error with %q", tt.n, err, tt.want)
 		}
 	}
-	e, _ := ParseExperiment("x.toml", []byte(strings.Replace(base, "repeats = N\n", "", 1)))
+	e, _ := Parse("x.toml", []byte(strings.Replace(base, "repeats = N\n", "", 1)))
 	if e.Load.Repeats != 1 {
 		t.Errorf("default repeats %d; want 1", e.Load.Repeats)
 	}

@@ -6,7 +6,7 @@ import (
 )
 
 // hint logs, for a server that did not come up, the target's hint on how
-// to start what its command line needs (ExperimentOptions.StartHint).
+// to start what its command line needs (Options.StartHint).
 func (x *experimentRunner) hint(argv []string) {
 	if x.opt.StartHint == nil {
 		return

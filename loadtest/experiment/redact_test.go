@@ -24,9 +24,9 @@ func TestExperimentStartHint(t *testing.T) {
 		}
 		return ""
 	}
-	res, err := RunExperiment(ctx, e, ExperimentOptions{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir(), Log: &log, StartHint: hint})
+	res, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir(), Log: &log, StartHint: hint})
 	if err == nil {
-		t.Fatalf("RunExperiment with a server that exits: nil error")
+		t.Fatalf("Run with a server that exits: nil error")
 	}
 	if !strings.Contains(log.String(), "start the database: docs/postgres.md") {
 		t.Errorf("log %q; want the start hint the options gave", log.String())

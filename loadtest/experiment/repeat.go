@@ -133,7 +133,7 @@ type PointSummary struct {
 // addRepeat adds one measurement to p and makes the repeat of median
 // throughput the point's Result, readings, deadline shares and SLO
 // outcomes, so that readers of the single-measurement form keep working.
-func (p *Point) addRepeat(rp *Repeat, l ExperimentLoad) {
+func (p *Point) addRepeat(rp *Repeat, l LoadSpec) {
 	p.Repeats = append(p.Repeats, rp)
 	med := p.medianRepeat()
 	p.Result = med.result

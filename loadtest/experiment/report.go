@@ -14,27 +14,27 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// WriteExperimentReport writes the report folder of an experiment:
+// WriteReport writes the report folder of an experiment:
 // experiment.json (everything measured), charts/ (SVG and PNG), report.md
 // and index.html, which opens offline with its charts inline. Each run's
 // folder already holds its sweep.json, server.log and profiles.
-func WriteExperimentReport(dir string, res *ExperimentResult) error {
+func WriteReport(dir string, res *Result) error {
 	return writeReport(dir, res, reportExtras{charts: chart.Server{Readings: res.Readings}})
 }
 
 // reportExtras are what the report shows beyond the result: the disk
-// table and the server charts (ExperimentOptions).
+// table and the server charts (Options).
 type reportExtras struct {
 	disk   *DiskTable
 	charts chart.Server
 }
 
-// writeReport is WriteExperimentReport with the extras.
-func writeReport(dir string, res *ExperimentResult, ex reportExtras) error {
+// writeReport is WriteReport with the extras.
+func writeReport(dir string, res *Result, ex reportExtras) error {
 	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
 		return err
 	}
-	if err := WriteExperimentJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
+	if err := WriteJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
 		return err
 	}
 	charts, err := experimentCharts(filepath.Join(dir, "charts"), res, ex.charts)
@@ -61,7 +61,7 @@ type chartFile struct {
 
 // experimentCharts draws throughput and response time against clients with
 // one curve per run, and one chart per server reading.
-func experimentCharts(dir string, res *ExperimentResult, srv chart.Server) ([]chartFile, error) {
+func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, error) {
 	var curves []chart.Curve
 	for _, r := range res.Runs {
 		if len(r.Points) > 0 {
@@ -160,7 +160,7 @@ func samePoints(runs []*RunResult, n int) bool {
 }
 
 // experimentMarkdown renders report.md. It opens with the claims.
-func experimentMarkdown(res *ExperimentResult, charts []chartFile, disk *DiskTable) string {
+func experimentMarkdown(res *Result, charts []chartFile, disk *DiskTable) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Experiment: %s\n\n", res.Name)
 	if res.Quick {
@@ -234,7 +234,7 @@ func experimentMarkdown(res *ExperimentResult, charts []chartFile, disk *DiskTab
 
 // pointTable renders a run's points as a Markdown table, with the deadline
 // shares and SLO outcomes below it.
-func pointTable(r *RunResult, res *ExperimentResult, sep string) string {
+func pointTable(r *RunResult, res *Result, sep string) string {
 	var b strings.Builder
 	head, rows := pointRows(r, res.Readings)
 	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
@@ -343,7 +343,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 `))
 
 // experimentHTML renders index.html with the SVG charts inline.
-func experimentHTML(dir string, res *ExperimentResult, charts []chartFile, disk *DiskTable) ([]byte, error) {
+func experimentHTML(dir string, res *Result, charts []chartFile, disk *DiskTable) ([]byte, error) {
 	type inline struct {
 		chartFile
 		SVG htmltemplate.HTML

@@ -18,9 +18,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// ExperimentResult is everything an experiment measured, as written to
+// Result is everything an experiment measured, as written to
 // experiment.json in the report folder.
-type ExperimentResult struct {
+type Result struct {
 	Schema       int             `json:"schema"`
 	Kind         string          `json:"kind"` // "experiment"
 	Name         string          `json:"name"`
@@ -86,10 +86,10 @@ type SLOOutcome struct {
 	Warning   string  `json:"warning,omitempty"`
 }
 
-// ExperimentOptions tune RunExperiment. What the experiment runner knows
+// Options tune Run. What the experiment runner knows
 // of its target comes in here (for the board: from package contract); the
 // runner itself is generic.
-type ExperimentOptions struct {
+type Options struct {
 	// Out is the report folder (created).
 	Out string
 	// Log receives progress lines.
@@ -114,7 +114,7 @@ type ExperimentOptions struct {
 	Disk func(raw json.RawMessage) *DiskTable
 }
 
-// RunExperiment runs every run of e: start the server, wait until it is
+// Run runs every run of e: start the server, wait until it is
 // ready, reset the data, validate, reset again, measure each client count
 // load.repeats times while sampling the server's stats and taking
 // profiles, stop the server. Runs are measured one after the other, or,
@@ -122,7 +122,7 @@ type ExperimentOptions struct {
 // turns at every client count and repeat. A server that fails to start or
 // to validate stops the experiment; what was measured so far is kept and
 // reported. The report folder is written in every case.
-func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*ExperimentResult, error) {
+func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	logw := opt.Log
 	if logw == nil {
 		logw = io.Discard
@@ -131,7 +131,7 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
-	res := &ExperimentResult{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
+	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
 		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Quick: e.Quick}
 	if e.Validate.Board != "" && opt.Validate == nil {
@@ -183,9 +183,9 @@ func RunExperiment(ctx context.Context, e *Experiment, opt ExperimentOptions) (*
 // experimentRunner holds what the runs of one experiment share.
 type experimentRunner struct {
 	e    *Experiment
-	opt  ExperimentOptions
+	opt  Options
 	out  string
-	res  *ExperimentResult
+	res  *Result
 	logf func(string, ...any)
 	seq  int // measurements taken so far
 }
@@ -259,7 +259,7 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 
 // liveRun is one run's server while the experiment measures it.
 type liveRun struct {
-	run   ExperimentRun
+	run   RunSpec
 	dir   string
 	x     func(string) string // expands the run's placeholders
 	proc  *serverProc
@@ -298,7 +298,7 @@ func (lr *liveRun) reset(ctx context.Context, e *Experiment) error {
 // start starts the server of one run and makes it ready to load: ready,
 // reset, validated and reset again, or, for a cold start, listening. The
 // run is added to the result, even when it fails.
-func (x *experimentRunner) start(ctx context.Context, run ExperimentRun) (*liveRun, error) {
+func (x *experimentRunner) start(ctx context.Context, run RunSpec) (*liveRun, error) {
 	e := x.e
 	lr := &liveRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: &RunResult{Name: run.Name, Vars: run.Vars}}
 	x.res.Runs = append(x.res.Runs, lr.rr)
@@ -444,7 +444,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 
 // SLOFailed reports whether any objective of load.slo failed at any step
 // measured.
-func (r *ExperimentResult) SLOFailed() bool {
+func (r *Result) SLOFailed() bool {
 	for _, rr := range r.Runs {
 		for _, p := range rr.Points {
 			for _, o := range p.SLO {
@@ -458,7 +458,7 @@ func (r *ExperimentResult) SLOFailed() bool {
 }
 
 // judge fills a point's deadline shares and SLO outcomes.
-func judge(p *Point, l ExperimentLoad) {
+func judge(p *Point, l LoadSpec) {
 	if h := p.Result.Total.Histogram; h != nil {
 		for _, d := range l.Deadlines {
 			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
@@ -549,8 +549,8 @@ func fileName(s string) string {
 	return s
 }
 
-// WriteExperimentJSON writes res to path.
-func WriteExperimentJSON(path string, res *ExperimentResult) error {
+// WriteJSON writes res to path.
+func WriteJSON(path string, res *Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode experiment: %w", err)

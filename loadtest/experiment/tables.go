@@ -105,7 +105,7 @@ func outcomeClass(outcome string) string {
 }
 
 // repeatsText says how the points were measured.
-func repeatsText(res *ExperimentResult) string {
+func repeatsText(res *Result) string {
 	n := max(res.Repeats, 1)
 	order := "each run measured in full before the next"
 	if res.Interleave {
