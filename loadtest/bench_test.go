@@ -42,7 +42,7 @@ func BenchmarkExchange(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		c.do(time.Now(), req.static, false, nil, &o)
-		if o.kind != ErrNone {
+		if o.kind != KindOK {
 			b.Fatalf("exchange: %v %v", o.kind, o.err)
 		}
 	}

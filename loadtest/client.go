@@ -20,25 +20,25 @@ type ErrorKind uint8
 
 // The error kinds.
 const (
-	ErrNone    ErrorKind = iota // the request succeeded
-	ErrConnect                  // the connection could not be opened
-	ErrTimeout                  // no complete response within Settings.Timeout
-	ErrIO                       // the connection broke or the response was malformed
-	ErrStatus                   // the status code was not the expected one
-	ErrBody                     // the body lacked the expected substring
-	// ErrCutoff is a request in flight when the run ended that the run
+	KindOK      ErrorKind = iota // the request succeeded
+	KindConnect                  // the connection could not be opened
+	KindTimeout                  // no complete response within Settings.Timeout
+	KindIO                       // the connection broke or the response was malformed
+	KindStatus                   // the status code was not the expected one
+	KindBody                     // the body lacked the expected substring
+	// KindCutoff is a request in flight when the run ended that the run
 	// abandoned: on an interrupt, or when Settings.Drain ran out before
 	// the request's own timeout.
-	ErrCutoff
-	numErrKinds
+	KindCutoff
+	numKinds
 )
 
-var errKindNames = [numErrKinds]string{"", "connect", "timeout", "io", "status", "body", "cutoff"}
+var kindNames = [numKinds]string{"", "connect", "timeout", "io", "status", "body", "cutoff"}
 
 // String returns the kind's name as used in results.
 func (k ErrorKind) String() string {
-	if k < numErrKinds {
-		return errKindNames[k]
+	if k < numKinds {
+		return kindNames[k]
 	}
 	return fmt.Sprintf("kind%d", uint8(k))
 }
@@ -170,12 +170,12 @@ func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outc
 		reused := c.nc != nil
 		if c.nc == nil {
 			if err := c.dial(o); err != nil {
-				o.kind, o.err = ErrConnect, err
+				o.kind, o.err = KindConnect, err
 				return
 			}
 		}
 		retry := c.exchange(now, req, head, contains, o)
-		if o.kind == ErrNone {
+		if o.kind == KindOK {
 			if !c.keepAlive {
 				c.close()
 			}
@@ -214,7 +214,7 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 	o.sent = int64(n)
 	if err != nil {
 		o.kind, o.err = classify(err), err
-		return o.kind == ErrIO
+		return o.kind == KindIO
 	}
 	if c.br == nil {
 		c.br = readerPool.Get().(*bufio.Reader)
@@ -228,7 +228,7 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		o.kind, o.err = classify(err), err
-		return len(line) == 0 && o.kind == ErrIO
+		return len(line) == 0 && o.kind == KindIO
 	}
 	if c.wantFirst {
 		o.first = time.Now()
@@ -236,13 +236,13 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 	o.recv = int64(len(line))
 	// Status line: HTTP/1.x SP code SP reason.
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
-		o.kind, o.err = ErrIO, fmt.Errorf("malformed status line %q", trimCRLF(line))
+		o.kind, o.err = KindIO, fmt.Errorf("malformed status line %q", trimCRLF(line))
 		return false
 	}
 	code := 0
 	for _, ch := range line[9:12] {
 		if ch < '0' || ch > '9' {
-			o.kind, o.err = ErrIO, fmt.Errorf("malformed status line %q", trimCRLF(line))
+			o.kind, o.err = KindIO, fmt.Errorf("malformed status line %q", trimCRLF(line))
 			return false
 		}
 		code = code*10 + int(ch-'0')
@@ -258,7 +258,7 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 		line, err = br.ReadSlice('\n')
 		o.recv += int64(len(line))
 		if err != nil {
-			if err == bufio.ErrBufferFull {
+			if errors.Is(err, bufio.ErrBufferFull) {
 				err = errors.New("response header line too long")
 			}
 			o.kind, o.err = classify(err), err
@@ -278,7 +278,7 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 			length = 0
 			for _, ch := range val {
 				if ch < '0' || ch > '9' {
-					o.kind, o.err = ErrIO, fmt.Errorf("bad Content-Length %q", val)
+					o.kind, o.err = KindIO, fmt.Errorf("bad Content-Length %q", val)
 					return false
 				}
 				length = length*10 + int64(ch-'0')
@@ -327,7 +327,7 @@ func readN(br *bufio.Reader, keep bool, body []byte, n int64, recv *int64) ([]by
 	if !keep || int64(len(body))+n > maxBody {
 		d, err := br.Discard(int(n))
 		*recv += int64(d)
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			err = io.ErrUnexpectedEOF
 		}
 		return body, err
@@ -403,7 +403,7 @@ func readToEOF(br *bufio.Reader, keep bool, body []byte, recv *int64) ([]byte, e
 		if keep && len(body)+n <= maxBody {
 			body = append(body, tmp[:n]...)
 		}
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			return body, nil
 		}
 		if err != nil {
@@ -422,14 +422,14 @@ func trimCRLF(b []byte) []byte {
 // classify maps a network error to an ErrorKind.
 func classify(err error) ErrorKind {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return ErrTimeout
+		return KindTimeout
 	}
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
-		return ErrTimeout
+		return KindTimeout
 	}
 	if errors.Is(err, syscall.ECONNREFUSED) {
-		return ErrConnect
+		return KindConnect
 	}
-	return ErrIO
+	return KindIO
 }

@@ -49,14 +49,14 @@ func TestClientResponseFraming(t *testing.T) {
 		keepAlive bool
 		maxConns  int64 // connections for 20 requests on one client
 	}{
-		{"/plain", false, "", "needle", ErrNone, true, 1},
-		{"/plain", false, "HEAD", "", ErrNone, true, 1},
-		{"/chunked", false, "", "needle part two", ErrNone, true, 1},
-		{"/close", false, "", "needle", ErrNone, true, 20},
-		{"/plain", false, "", "", ErrNone, false, 20},
-		{"/plain", false, "", "absent", ErrBody, true, 1},
-		{"/missing", false, "", "", ErrStatus, true, 1},
-		{"/post", true, "", "needle m", ErrNone, true, 1},
+		{"/plain", false, "", "needle", KindOK, true, 1},
+		{"/plain", false, "HEAD", "", KindOK, true, 1},
+		{"/chunked", false, "", "needle part two", KindOK, true, 1},
+		{"/close", false, "", "needle", KindOK, true, 20},
+		{"/plain", false, "", "", KindOK, false, 20},
+		{"/plain", false, "", "absent", KindBody, true, 1},
+		{"/missing", false, "", "", KindStatus, true, 1},
+		{"/post", true, "", "needle m", KindOK, true, 1},
 	}
 	for _, tt := range tests {
 		conns.Store(0)
@@ -69,13 +69,13 @@ func TestClientResponseFraming(t *testing.T) {
 		if res.Total.Requests != 20 {
 			t.Errorf("%s: %d requests; want 20", name, res.Total.Requests)
 		}
-		if tt.wantKind == ErrNone && res.Total.Errors != 0 {
+		if tt.wantKind == KindOK && res.Total.Errors != 0 {
 			t.Errorf("%s: errors %v; want none", name, res.Total.ErrorKinds)
 		}
-		if tt.wantKind != ErrNone && res.Total.ErrorKinds[tt.wantKind.String()] != 20 {
+		if tt.wantKind != KindOK && res.Total.ErrorKinds[tt.wantKind.String()] != 20 {
 			t.Errorf("%s: errors %v; want 20 %s errors", name, res.Total.ErrorKinds, tt.wantKind)
 		}
-		if tt.wantKind != ErrNone && res.Total.Histogram.Count() != 0 {
+		if tt.wantKind != KindOK && res.Total.Histogram.Count() != 0 {
 			t.Errorf("%s: failed requests went into the latency histogram", name)
 		}
 		if got := conns.Load(); got > tt.maxConns || (tt.maxConns > 1 && got < tt.maxConns) {

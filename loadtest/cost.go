@@ -4,13 +4,12 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/metrics"
-	"syscall"
 	"time"
 )
 
-// Cost is what the generator itself used during a run (seed 001: a load
-// client that runs out of CPU or stops for GC measures itself, not the
-// server).
+// Cost is what the generator itself used during a run (JBentoGohan's
+// article on its load tool: a load client that runs out of CPU or stops for
+// GC measures itself, not the server).
 type Cost struct {
 	// WallSeconds is the run's length; CPUSeconds user plus system time of
 	// the generator process; CPUPercent is CPU over wall time, in percent
@@ -65,7 +64,7 @@ var costMetrics = []string{
 // costMeter measures a run's cost from start to finish.
 type costMeter struct {
 	t0      time.Time
-	ru0     syscall.Rusage
+	use0    procUsage
 	s0      []metrics.Sample
 	cur     []metrics.Sample
 	peakGo  uint64
@@ -74,7 +73,7 @@ type costMeter struct {
 
 func startCost() *costMeter {
 	m := &costMeter{t0: time.Now()}
-	syscall.Getrusage(syscall.RUSAGE_SELF, &m.ru0)
+	m.use0 = selfUsage()
 	m.s0 = makeSamples()
 	metrics.Read(m.s0)
 	m.cur = makeSamples()
@@ -106,18 +105,17 @@ func (m *costMeter) sample() {
 // finish computes the cost. think is the mean think time (0 for none).
 func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	m.sample()
-	var ru syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	use := selfUsage()
 	wall := time.Since(m.t0).Seconds()
 	timerP99 := lag.timer.Quantile(0.99) // lagTotals always sets lag.timer
-	user := float64(ru.Utime.Nano()-m.ru0.Utime.Nano()) / 1e9
-	sys := float64(ru.Stime.Nano()-m.ru0.Stime.Nano()) / 1e9
+	user := (use.user - m.use0.user).Seconds()
+	sys := (use.sys - m.use0.sys).Seconds()
 	c := Cost{
 		WallSeconds:      round3(wall),
 		UserSeconds:      round3(user),
 		SysSeconds:       round3(sys),
 		CPUSeconds:       round3(user + sys),
-		PeakRSSBytes:     int64(ru.Maxrss) * 1024,
+		PeakRSSBytes:     use.maxRSS,
 		PeakGoBytes:      m.peakGo,
 		Goroutines:       m.peakGor,
 		ScheduleLagMaxMs: ms(lag.max),
@@ -165,3 +163,12 @@ func maxNewBucket(a, b *metrics.Float64Histogram) float64 {
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// procUsage is the process's own CPU time and peak resident set, as
+// getrusage gives them (usage_unix.go); ok is false where they cannot be
+// read, and the run's warnings say so.
+type procUsage struct {
+	user, sys time.Duration
+	maxRSS    int64 // bytes
+	ok        bool
+}

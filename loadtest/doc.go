@@ -18,7 +18,8 @@
 // HdrHistograms (1 µs to 60 s, 3 significant digits) per label and per
 // second; errors are counted by kind and kept out of the latency figures.
 // Every Result carries the generator's own cost (CPU, memory, GC, schedule
-// lag) and says when the generator itself may have been the bottleneck.
+// lag) and says when the generator itself may have been the bottleneck
+// (JBentoGohan's article: a client out of CPU measures itself).
 //
 // The HTTP client is a lean HTTP/1.1 implementation over net.Conn (plain
 // http:// only): requests without templates are rendered once, responses are
@@ -26,7 +27,32 @@
 //
 // Entry points: Run for one run, Sweep for one run per client count,
 // ReadResult / Result.WriteJSON for the versioned JSON format described in
-// SCHEMA.md, ReadJTL / JTLWriter for JMeter's CSV results, Merge for results
-// of several generator machines, ParseSLO / EvaluateSLO for deadlines,
-// WriteSweepCharts and WriteTimelineCharts for SVG and PNG charts.
+// SCHEMA.md, ReadJTL / JTLHeader for JMeter's CSV results, Merge for results
+// of several generator machines, ParseSLO / EvaluateSLO for objectives,
+// WriteSummary and WriteSweepTable for text.
+//
+// The engine knows nothing of its target. It is the bottom of four
+// packages, each importing only those below it:
+//
+//	loadtest             the engine and its file formats (this package)
+//	loadtest/watch       polls a target's stats and takes its profiles during
+//	                     a run; the engine sees it only as Settings.Watch
+//	loadtest/chart       SVG and PNG charts (the only user of gonum plot)
+//	loadtest/experiment  experiments: server processes, repeats, claims,
+//	                     findings and reports
+//
+// What the tools know of the board (its commands' query patterns, its
+// stats readings, its validation) is in bbs/contract, which
+// cmd/loadtest hands to these packages.
+//
+// Where to read: settings.go (what a run takes), run.go (the run: clients,
+// the measured window, the drain), client.go and rawconn*.go (the HTTP/1.1
+// client), sched.go, alarm*.go and timer.go (when clients wake), model.go
+// (the load models), metrics.go and histogram.go (recording), result.go and
+// SCHEMA.md (the result), watcher.go (the Watcher interface and what it
+// returns), cost.go and usage_*.go (the generator's own cost), timeline.go
+// (the first requests), environment.go (what a run ran on), scenario.go and
+// template.go (requests from a file), jtl.go, csv.go and merge.go (other
+// formats), slo.go and deadline.go (objectives), sweep.go and report.go
+// (sweeps and text output).
 package loadtest

@@ -12,13 +12,6 @@ import (
 	"bbslab/machine"
 )
 
-// DefaultStatsEnvironment are the top-level objects of the stats JSON
-// copied into Result.Environment.Server when Settings.StatsEnvironment is
-// empty: the board's /admin/stats names its database ("database"), its
-// machine and build ("host") and its knobs ("config"). They are copied
-// whole, as opaque JSON; a key the server does not have is left out.
-var DefaultStatsEnvironment = []string{"database", "host", "config"}
-
 // generatorHost reads the generator's machine once per process: the
 // facts do not change between the runs of a sweep.
 var generatorHost = sync.OnceValue(machine.Host)
@@ -40,31 +33,6 @@ type Environment struct {
 func newEnvironment() *Environment {
 	h := generatorHost()
 	return &Environment{Generator: &h}
-}
-
-// copyEnvironment returns the objects of doc (a decoded JSON object) named
-// by keys, each re-encoded as it was.
-func copyEnvironment(doc any, keys []string) map[string]json.RawMessage {
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return nil
-	}
-	var out map[string]json.RawMessage
-	for _, k := range keys {
-		v, ok := m[k]
-		if !ok {
-			continue
-		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			continue // decoded JSON always encodes again
-		}
-		if out == nil {
-			out = map[string]json.RawMessage{}
-		}
-		out[k] = b
-	}
-	return out
 }
 
 // mergeEnvironments keeps the generators' environments of results merged
@@ -216,84 +184,12 @@ func flattenValue(m map[string]string, path string, v any) {
 	}
 }
 
-// experimentEnvironment describes on what an experiment ran, one line
-// each: the generator's machine, the server facts every run shares, and
-// each run's own (its knobs, usually). The server's objects are shown as
-// their dotted leaves, whatever their names.
-func experimentEnvironment(res *ExperimentResult) []string {
-	var gen *machine.HostInfo
-	var names []string
-	var flat []map[string]string
-	for _, run := range res.Runs {
-		for _, p := range run.Points {
-			if p.Result == nil || p.Result.Environment == nil {
-				continue
-			}
-			e := p.Result.Environment
-			if gen == nil {
-				gen = e.Generator
-			}
-			if e.Server != nil {
-				f := map[string]string{}
-				for k, v := range e.Server {
-					flatten(f, k, v)
-				}
-				names, flat = append(names, run.Name), append(flat, f)
-			}
-			break // one point per run: a run is one server process
-		}
+// FlatLeaves returns each leaf of the opaque JSON objects m under its
+// dotted path ("config.workers"), its value as text.
+func FlatLeaves(m map[string]json.RawMessage) map[string]string {
+	f := map[string]string{}
+	for k, v := range m {
+		flatten(f, k, v)
 	}
-	var out []string
-	if gen != nil {
-		out = append(out, "Generator: "+gen.String())
-	}
-	if len(flat) == 0 {
-		return out
-	}
-	common := map[string]string{}
-	for k, v := range flat[0] {
-		same := true
-		for _, f := range flat[1:] {
-			if f[k] != v {
-				same = false
-				break
-			}
-		}
-		if same {
-			common[k] = v
-		}
-	}
-	if len(common) > 0 {
-		label := "Server (every run)"
-		if len(flat) == 1 {
-			label = "Server"
-		}
-		out = append(out, label+": "+leavesText(common))
-	}
-	for i, f := range flat {
-		own := map[string]string{}
-		for k, v := range f {
-			if _, ok := common[k]; !ok {
-				own[k] = v
-			}
-		}
-		if len(own) > 0 {
-			out = append(out, fmt.Sprintf("Server of run %s: %s", names[i], leavesText(own)))
-		}
-	}
-	return out
-}
-
-// leavesText lists flattened leaves as "path=value" in path order.
-func leavesText(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
-	}
-	return strings.Join(parts, ", ")
+	return f
 }

@@ -2,43 +2,55 @@ package loadtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"bbslab/machine"
 )
 
-// envTarget serves a page and a stats JSON that names its environment
-// the way the board does (database, host, config) next to a reading.
-func envTarget(t *testing.T, version string) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/admin/stats" {
-			fmt.Fprintf(w, `{"goroutines": 9, "database": {"kind": "postgres", "server_version": %q},
-				"host": {"cpu_model": "Board CPU", "logical_cpus": 4}, "config": {"pool": 10, "admin_token": "(set)"}}`, version)
-			return
-		}
-		w.Write([]byte("ok"))
-	}))
-	t.Cleanup(srv.Close)
-	return srv
+// stubWatcher is a Watcher that returns what it is given and records
+// the calls the engine makes.
+type stubWatcher struct {
+	w                  Watched
+	started, endWindow atomic.Int32
+	finished           atomic.Int32
+	successes          atomic.Int64
 }
 
-func envRun(t *testing.T, srv *httptest.Server, keys []string) *Result {
-	t.Helper()
-	return mustRun(t, Settings{Requests: []Request{{URL: srv.URL + "/"}}, Clients: 1, Think: 5 * time.Millisecond,
-		Duration: 300 * time.Millisecond, StatsURL: srv.URL + "/admin/stats", StatsEnvironment: keys})
+func (s *stubWatcher) Start(ctx context.Context, _ Settings, _ time.Time) Watch {
+	s.started.Add(1)
+	return s
+}
+func (s *stubWatcher) EndWindow() { s.endWindow.Add(1) }
+func (s *stubWatcher) Finish(successes int64, _ float64) Watched {
+	s.finished.Add(1)
+	s.successes.Store(successes)
+	return s.w
 }
 
-func TestResultRecordsEnvironment(t *testing.T) {
-	srv := envTarget(t, "16.4")
-	res := envRun(t, srv, nil)
+func TestResultKeepsWhatTheWatcherSaw(t *testing.T) {
+	srv, _ := delayServer(t, 0)
+	stub := &stubWatcher{w: Watched{
+		Server:      &ServerStats{URL: "u", Reads: 3, Values: []ServerValue{{Name: "x", Path: "a.x", Kind: "gauge", Value: 7}}},
+		Profiles:    []*ProfileSummary{{Kind: "cpu", File: "f.pb.gz"}},
+		Environment: map[string]json.RawMessage{"db": json.RawMessage(`{"kind":"k"}`)},
+		Warnings:    []string{"watched it"},
+	}}
+	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL + "/"}}, Clients: 1, Think: 5 * time.Millisecond,
+		Duration: 300 * time.Millisecond, Watch: stub})
+	if stub.started.Load() != 1 || stub.endWindow.Load() != 1 || stub.finished.Load() != 1 {
+		t.Errorf("watcher calls: start %d, end window %d, finish %d; want one each", stub.started.Load(), stub.endWindow.Load(), stub.finished.Load())
+	}
+	if got := stub.successes.Load(); got != res.Total.Successes {
+		t.Errorf("Finish(successes %d); want the run's %d", got, res.Total.Successes)
+	}
 	b, err := res.MarshalIndent()
 	if err != nil {
 		t.Fatal(err)
@@ -48,31 +60,32 @@ func TestResultRecordsEnvironment(t *testing.T) {
 			Generator machine.HostInfo          `json:"generator"`
 			Server    map[string]map[string]any `json:"server"`
 		} `json:"environment"`
+		Server   ServerStats      `json:"server"`
+		Profiles []ProfileSummary `json:"profiles"`
+		Warnings []string         `json:"warnings"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
 	}
-	g := doc.Environment.Generator
-	if g != machine.Host() {
+	if g := doc.Environment.Generator; g != machine.Host() {
 		t.Errorf("environment.generator = %+v; want this machine's %+v", g, machine.Host())
 	}
-	s := doc.Environment.Server
-	if s["database"]["server_version"] != "16.4" || s["host"]["cpu_model"] != "Board CPU" || s["config"]["pool"] != 10.0 {
-		t.Errorf("environment.server = %v; want database, host and config copied whole", s)
+	if s := doc.Environment.Server; s["db"]["kind"] != "k" {
+		t.Errorf("environment.server = %v; want the watcher's", s)
 	}
-	if _, ok := s["goroutines"]; ok {
-		t.Errorf("environment.server copied %q, which is a reading, not one of the environment's keys", "goroutines")
+	if v, ok := res.Server.Value("x"); !ok || v != 7 || doc.Server.Reads != 3 {
+		t.Errorf("server %+v; want the watcher's stats", doc.Server)
 	}
-
-	// The caller names the keys; a key the server lacks is left out.
-	res = envRun(t, srv, []string{"database", "nosuch"})
-	if e := res.Environment; e == nil || len(e.Server) != 1 || string(e.Server["database"]) != `{"kind":"postgres","server_version":"16.4"}` {
-		t.Errorf("with keys database, nosuch: environment %+v; want the database alone", e)
+	if len(doc.Profiles) != 1 || doc.Profiles[0].File != "f.pb.gz" {
+		t.Errorf("profiles %+v; want the watcher's", doc.Profiles)
+	}
+	if !slices.Contains(doc.Warnings, "watched it") {
+		t.Errorf("warnings %q; want the watcher's", doc.Warnings)
 	}
 }
 
 func TestRunWithoutStatsHasGeneratorOnly(t *testing.T) {
-	srv := envTarget(t, "16.4")
+	srv, _ := delayServer(t, 0)
 	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL + "/"}}, Clients: 1, Duration: 100 * time.Millisecond})
 	if e := res.Environment; e == nil || e.Generator == nil || e.Server != nil {
 		t.Errorf("environment without -server-stats = %+v; want the generator alone", e)

@@ -43,7 +43,7 @@ func newJTLSink(w io.Writer, clients int, name string) *jtlSink {
 
 // write formats s. In the rate and open models timeStamp and elapsed count
 // from the intended start, like the latency figures.
-func (j *jtlSink) write(s *sample, req *compiled) {
+func (j *jtlSink) write(s *record, req *compiled) {
 	bp := j.pool.Get().(*[]byte)
 	b := (*bp)[:0]
 	b = strconv.AppendInt(b, s.intended.UnixMilli(), 10)
@@ -52,9 +52,9 @@ func (j *jtlSink) write(s *sample, req *compiled) {
 	b = append(b, ',')
 	b = appendCSV(b, req.label)
 	b = append(b, ',')
-	ok := s.kind == ErrNone
+	ok := s.kind == KindOK
 	switch s.kind {
-	case ErrConnect, ErrTimeout, ErrIO, ErrCutoff:
+	case KindConnect, KindTimeout, KindIO, KindCutoff:
 		b = append(b, "Non HTTP response code: "...)
 		b = append(b, s.kind.String()...)
 		b = append(b, ',')
@@ -76,11 +76,11 @@ func (j *jtlSink) write(s *sample, req *compiled) {
 	b = strconv.AppendBool(b, ok)
 	b = append(b, ',')
 	switch s.kind {
-	case ErrStatus:
+	case KindStatus:
 		b = append(b, "Unexpected status code"...)
-	case ErrBody:
+	case KindBody:
 		b = appendCSV(b, "Body does not contain "+strconv.Quote(string(req.contains)))
-	case ErrNone:
+	case KindOK:
 	default:
 		b = appendCSV(b, s.kind.String()+" error")
 	}
@@ -191,7 +191,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 	line := 0
 	for {
 		rec, err := cr.Read()
-		if err == io.EOF {
+		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// sample is one finished request as a client saw it.
-type sample struct {
+// record is one finished request as a client saw it.
+type record struct {
 	label    int
 	client   int
 	kind     ErrorKind
@@ -31,7 +31,7 @@ type labelAcc struct {
 	ok   int64
 	recv int64
 	sent int64
-	errs [numErrKinds]int64
+	errs [numKinds]int64
 }
 
 // add adds b's samples to a.
@@ -111,33 +111,33 @@ func newRecorder(nshards, nlabels int) *recorder {
 }
 
 // record adds one sample to the shard of its client.
-func (r *recorder) record(s *sample) {
+func (r *recorder) record(s *record) {
 	sh := &r.shards[s.client%len(r.shards)]
 	lat := s.end.Sub(s.intended)
 	lag := s.sent.Sub(s.intended)
 	sh.mu.Lock()
 	if sh.tl != nil {
-		if s.kind == ErrNone {
+		if s.kind == KindOK {
 			sh.tlOK++
 			sh.tl.Record(lat)
 		} else {
 			sh.tlErrs++
 		}
 	}
-	if s.kind == ErrNone {
+	if s.kind == KindOK {
 		sh.sec.ok++
 	} else {
 		sh.sec.errs++
 	}
 	if sh.sec.labels == nil {
-		if s.kind == ErrNone {
+		if s.kind == KindOK {
 			sh.sec.hist.Record(lat)
 		}
 	} else {
 		// With several labels the second's histogram is the merge of
 		// theirs (takeSecond): each latency is recorded once.
 		sl := &sh.sec.labels[s.label]
-		if s.kind == ErrNone {
+		if s.kind == KindOK {
 			sl.ok++
 			sl.hist.Record(lat)
 		} else {
@@ -147,7 +147,7 @@ func (r *recorder) record(s *sample) {
 	sh.sec.recv += s.recv
 	if s.measured {
 		la := &sh.labels[s.label]
-		if s.kind == ErrNone {
+		if s.kind == KindOK {
 			la.ok++
 			la.hist.Record(lat)
 		} else {

@@ -6,7 +6,7 @@ import "fmt"
 // request.
 type Model string
 
-// The load models (seed 001: Fixed Delay vs Fixed Rate).
+// The load models (JBentoGohan's article: Fixed Delay vs Fixed Rate).
 const (
 	// ModelDelay is Fixed Delay (closed): the next request starts one think
 	// time after the response arrives. Throughput is clients/(think+response).

@@ -24,7 +24,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 		return err
 	}
 	if len(r.Total.ErrorKinds) > 0 {
-		fmt.Fprintf(w, "errors: %s\n", errorKindsText(r.Total.ErrorKinds))
+		fmt.Fprintf(w, "errors: %s\n", ErrorKindsText(r.Total.ErrorKinds))
 	}
 	if r.Open != nil {
 		fmt.Fprintf(w, "open model: %d arrivals, %d dropped at the in-flight cap\n", r.Open.Arrivals, r.Open.Dropped)
@@ -69,7 +69,7 @@ func WriteSummary(w io.Writer, r *Result) error {
 }
 
 // serverLine is the summary's "server:" line: every reading with its unit.
-func serverLine(s *ServerReadings) string {
+func serverLine(s *ServerStats) string {
 	var b strings.Builder
 	b.WriteString("server:")
 	for i, v := range s.Values {
@@ -87,10 +87,20 @@ func serverLine(s *ServerReadings) string {
 	if len(s.Values) == 0 {
 		b.WriteString(" no readings")
 	}
-	fmt.Fprintf(&b, " (%d samples", s.Samples)
+	fmt.Fprintf(&b, " (%d samples", s.Reads)
 	if s.Failed > 0 {
 		fmt.Fprintf(&b, ", %d failed", s.Failed)
 	}
 	b.WriteString(")")
 	return b.String()
+}
+
+// ErrorKindsText lists error counts by kind, "timeout 3, status 1", in
+// kind order.
+func ErrorKindsText(m map[string]int64) string {
+	var parts []string
+	for _, k := range sortedKinds(m) {
+		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
+	}
+	return strings.Join(parts, ", ")
 }

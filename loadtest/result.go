@@ -55,7 +55,7 @@ type Result struct {
 	// Server holds the target's own figures over the measured period
 	// (Settings.StatsURL); Profiles the profiles taken of it
 	// (Settings.ProfileURL).
-	Server   *ServerReadings   `json:"server,omitempty"`
+	Server   *ServerStats      `json:"server,omitempty"`
 	Profiles []*ProfileSummary `json:"profiles,omitempty"`
 	// Timeline holds the first requests one by one and a per-100 ms series
 	// (Settings.Timeline).
@@ -262,9 +262,9 @@ func checkSchema(path string, v int) error {
 }
 
 // errorKinds converts counts indexed by ErrorKind to a map (nil if none).
-func errorKinds(c [numErrKinds]int64) map[string]int64 {
+func errorKinds(c [numKinds]int64) map[string]int64 {
 	var m map[string]int64
-	for k := ErrorKind(1); k < numErrKinds; k++ {
+	for k := ErrorKind(1); k < numKinds; k++ {
 		if c[k] > 0 {
 			if m == nil {
 				m = map[string]int64{}

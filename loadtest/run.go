@@ -26,7 +26,7 @@ type runner struct {
 	// ctx ends when the measured window does: no request starts after
 	// it. cutCtx ends when the run stops waiting for the requests still in
 	// flight; cut is set just before, so that their failures are counted
-	// as ErrCutoff.
+	// as KindCutoff.
 	ctx       context.Context
 	cancel    context.CancelFunc
 	cutCtx    context.Context
@@ -87,7 +87,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	r.cutCtx, r.cutCancel = context.WithCancel(context.Background())
 	defer r.cutCancel()
 
-	srv := startServerWatch(ctx, s, r.warmEnd)
+	var watch Watch
+	if s.Watch != nil {
+		watch = s.Watch.Start(ctx, s, r.warmEnd)
+	}
 	var wg sync.WaitGroup
 	if s.Model == ModelOpen {
 		// Buffered to the cap, with busy counting what is queued or in
@@ -107,7 +110,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 
 	// Per-second series, progress and the stop conditions.
 	series, interrupted := r.watch(ctx, cost)
-	srv.endWindow()
+	if watch != nil {
+		watch.EndWindow()
+	}
 	if r.halt(ctx, interrupted, &wg) {
 		interrupted = true // the interrupt came during the drain
 	}
@@ -118,8 +123,8 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	if r.jtl != nil {
 		if err := r.jtl.flush(); err != nil {
-			if srv != nil {
-				srv.finish(0, 0) // end its goroutines
+			if watch != nil {
+				watch.Finish(0, 0) // end its goroutines
 			}
 			return nil, fmt.Errorf("jtl: %w", err)
 		}
@@ -128,11 +133,11 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		fmt.Fprintln(s.Progress)
 	}
 	res := r.result(cost, series, interrupted, end)
-	if srv != nil {
-		var warns []string
-		res.Server, res.Profiles, warns = srv.finish(res.Total.Successes, res.MeasuredSeconds)
-		res.Warnings = append(res.Warnings, warns...)
-		res.Environment.Server = srv.environment()
+	if watch != nil {
+		w := watch.Finish(res.Total.Successes, res.MeasuredSeconds)
+		res.Server, res.Profiles = w.Server, w.Profiles
+		res.Warnings = append(res.Warnings, w.Warnings...)
+		res.Environment.Server = w.Environment
 	}
 	return res, nil
 }
@@ -143,7 +148,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 // its samplers and wrk2 counts a stalled request from its intended start,
 // since slow requests are the ones most likely to be in flight at the
 // stop), then abandons the rest, waking every blocked connection; those
-// are recorded as ErrCutoff. An interrupt (ctx) does not wait: it abandons
+// are recorded as KindCutoff. An interrupt (ctx) does not wait: it abandons
 // the requests in flight at once so that Ctrl-C ends the run promptly.
 // halt returns when every client has ended, reporting whether ctx ended
 // the drain.
@@ -288,7 +293,7 @@ type worker struct {
 	buf     []byte
 	scratch []byte
 	out     outcome
-	smp     sample
+	cur     record // the request in flight, reused for each
 }
 
 func (r *runner) newWorker(id int) *worker {
@@ -332,19 +337,19 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	o := &w.out
 	w.conn.do(sent, wire, req.head, req.contains, o)
 	end := time.Now()
-	if o.kind != ErrNone && r.cut.Load() {
-		o.kind = ErrCutoff // abandoned by halt, not failed on its own
+	if o.kind != KindOK && r.cut.Load() {
+		o.kind = KindCutoff // abandoned by halt, not failed on its own
 	}
 	measured := !end.Before(r.warmEnd)
-	if o.kind == ErrNone {
+	if o.kind == KindOK {
 		if req.expect != 0 && o.status != req.expect || req.expect == 0 && o.status >= 400 {
-			o.kind = ErrStatus
+			o.kind = KindStatus
 		} else if o.bodyFail {
-			o.kind = ErrBody
+			o.kind = KindBody
 		}
 	}
-	s := &w.smp
-	*s = sample{
+	s := &w.cur
+	*s = record{
 		label: req.index, client: w.id, kind: o.kind, status: o.status,
 		intended: intended, sent: sent, first: o.first, end: end,
 		recv: o.recv, sentN: o.sent, connect: o.connect, timerLag: timerLag,
@@ -361,7 +366,7 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 		r.stop()
 		return end, false
 	}
-	if o.kind == ErrConnect && r.s.Think == 0 && r.s.Model != ModelOpen {
+	if o.kind == KindConnect && r.s.Think == 0 && r.s.Model != ModelOpen {
 		// A refused connection returns at once; don't spin.
 		end = end.Add(10 * time.Millisecond)
 		return end, w.sleep(end)
@@ -605,6 +610,9 @@ func warnings(res *Result) []string {
 	}
 	if res.Total.Requests == 0 {
 		w = append(w, "no measured requests")
+	}
+	if !selfUsage().ok {
+		w = append(w, "the generator's CPU time and peak memory are unavailable on "+runtime.GOOS+" (no getrusage): the cost's cpu and rss figures read 0")
 	}
 	if res.Settings.Model == ModelRate && res.Cost.LateRequests > 0 && res.Total.Requests > 0 {
 		w = append(w, fmt.Sprintf("%d of %d requests started late (max %.3g ms behind schedule): responses outgrew the think time", res.Cost.LateRequests, res.Total.Requests, res.Cost.ScheduleLagMaxMs))

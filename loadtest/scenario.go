@@ -52,7 +52,7 @@ func LoadScenario(path string) ([]Request, error) {
 // ParseScenario parses scenario TOML; name is used in error messages.
 func ParseScenario(name string, data []byte) ([]Request, error) {
 	var f scenarioFile
-	if err := decodeStrict("scenario", name, data, &f); err != nil {
+	if err := DecodeTOML("scenario", name, data, &f); err != nil {
 		return nil, err
 	}
 	if len(f.Request) == 0 {
@@ -83,6 +83,12 @@ type compiled struct {
 	line    template // request line + fixed headers, ending in "\r\n"
 	body    template
 	hasBody bool
+}
+
+// DialAddr returns the host:port a client dials for the http:// URL raw.
+func DialAddr(raw string) (string, error) {
+	hostport, _, _, err := splitURL(raw)
+	return hostport, err
 }
 
 // splitURL returns host:port and the request URI of an http:// URL.

@@ -60,30 +60,10 @@ type Settings struct {
 	// (0 picks one from the clock; the one used is recorded).
 	Seed uint64 `json:"seed"`
 
-	// StatsURL, when set, is read every second during the measured period:
-	// a JSON document from which StatsReadings (DefaultStatsReadings when
-	// empty) are kept in Result.Server. Failed reads are counted, never
-	// fatal.
-	StatsURL      string    `json:"stats_url,omitempty"`
-	StatsReadings []Reading `json:"-"`
-	// StatsEnvironment names the top-level objects of the stats JSON
-	// copied whole into Result.Environment.Server at the first successful
-	// read (DefaultStatsEnvironment when empty).
-	StatsEnvironment []string `json:"-"`
-	// ProfileURL, when set, is the base of the target's profile endpoints
-	// (ProfileURL/pprof/profile, ProfileURL/fgprof); one profile of each of
-	// ProfileKinds ("cpu", "fgprof"; default cpu) is taken over the
-	// measured period and saved as PREFIX-<clients>clients-<kind>.pb.gz
-	// with ProfilePrefix (default "loadtest").
-	ProfileURL    string   `json:"profile_url,omitempty"`
-	ProfileKinds  []string `json:"profile_kinds,omitempty"`
-	ProfilePrefix string   `json:"profile_prefix,omitempty"`
-	// ProfileSeconds is the profiles' length (0: the measured duration, 1
-	// to 30 s). ProfileBuckets and ProfileFocus split each profile's
-	// samples by frame (ProfileSummary.Buckets).
-	ProfileSeconds int      `json:"profile_seconds,omitempty"`
-	ProfileBuckets []Bucket `json:"-"`
-	ProfileFocus   string   `json:"-"`
+	// Watch, when set, watches the target during the run (package watch:
+	// its stats JSON and profiles); what it saw goes into Result.Server,
+	// Result.Profiles, Result.Environment.Server and Result.Warnings.
+	Watch Watcher `json:"-"`
 	// Timeline, when positive, records the first Timeline requests one by
 	// one and a per-100 ms series from the start (Result.Timeline).
 	Timeline int `json:"timeline,omitempty"`
@@ -137,9 +117,6 @@ func (s *Settings) Validate() error {
 	}
 	if s.Timeline < 0 || s.Timeline > MaxTimeline {
 		return fmt.Errorf("timeline %d: want 0 (off) to %d requests", s.Timeline, MaxTimeline)
-	}
-	if err := s.validateServer(); err != nil {
-		return err
 	}
 	for i, r := range s.Requests {
 		if _, err := compileRequest(r, i, true); err != nil {

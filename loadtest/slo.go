@@ -98,8 +98,8 @@ func (o Objective) MinSamples() int64 {
 	return int64(math.Ceil(1/(1-o.Quantile) - 1e-9))
 }
 
-// A Verdict is the outcome of one objective.
-type Verdict struct {
+// An ObjectiveResult is the outcome of one objective (PASS or FAIL).
+type ObjectiveResult struct {
 	Objective Objective
 	// Value is the measured value in the objective's unit (ms, %, /s).
 	Value float64
@@ -109,11 +109,11 @@ type Verdict struct {
 }
 
 // EvaluateSLO checks the objectives against r's totals.
-func EvaluateSLO(r *Result, objs []Objective) []Verdict {
-	var out []Verdict
+func EvaluateSLO(r *Result, objs []Objective) []ObjectiveResult {
+	var out []ObjectiveResult
 	t := r.Total
 	for _, o := range objs {
-		v := Verdict{Objective: o}
+		v := ObjectiveResult{Objective: o}
 		switch {
 		case o.Quantile > 0, o.Metric == "mean", o.Metric == "max":
 			var d time.Duration
@@ -153,9 +153,9 @@ func compare(v, lim float64, less bool) bool {
 	return v > lim
 }
 
-// WriteVerdicts writes one PASS/FAIL line per verdict (and its warning) and
+// WriteObjectiveResults writes one PASS/FAIL line per objective (and its warning) and
 // reports whether all passed.
-func WriteVerdicts(w io.Writer, vs []Verdict) bool {
+func WriteObjectiveResults(w io.Writer, vs []ObjectiveResult) bool {
 	all := true
 	for _, v := range vs {
 		word := "PASS"

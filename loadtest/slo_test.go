@@ -52,8 +52,8 @@ func TestEvaluateSLO(t *testing.T) {
 		t.Errorf("p99 with 1,000 samples warned: %q", vs[0].Warning)
 	}
 	var b bytes.Buffer
-	if WriteVerdicts(&b, vs) {
-		t.Errorf("WriteVerdicts reported all passed; p99.9 failed")
+	if WriteObjectiveResults(&b, vs) {
+		t.Errorf("WriteObjectiveResults reported all passed; p99.9 failed")
 	}
 	if !strings.Contains(b.String(), "SLO FAIL p99.9<5ms") || !strings.Contains(b.String(), "SLO WARNING p99.999<1s") {
 		t.Errorf("verdicts:\n%s", b.String())

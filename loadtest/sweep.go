@@ -115,19 +115,30 @@ func ReadRuns(path string) ([]*Result, error) {
 	return sf.Runs, nil
 }
 
+// A Column is one server figure of the sweep table: the value called Name
+// in Result.Server under the header Header, printed with the fmt verb
+// Format (default "%.3f").
+type Column struct {
+	Name, Header, Format string
+}
+
 // WriteSweepTable writes one line per run, like the article's tables:
 // clients, throughput, ideal throughput (clients/think), mean, p50, p99,
-// errors and the generator's CPU; with server readings also the server's
-// CPU, worker queue and worker and pool waits per request.
-func WriteSweepTable(w io.Writer, runs []*Result) error {
+// errors and the generator's CPU; when runs have server stats, also the
+// server columns given (the target's package says which: for the board,
+// its CPU, worker queue and waits per request).
+func WriteSweepTable(w io.Writer, runs []*Result, server []Column) error {
 	withServer := false
 	for _, r := range runs {
 		withServer = withServer || r.Server != nil
 	}
+	withServer = withServer && len(server) > 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
 	if withServer {
-		head += "srv cpu %\tqueued\tworker wait ms\tpool wait ms\t"
+		for _, c := range server {
+			head += c.Header + "\t"
+		}
 	}
 	fmt.Fprintln(tw, head+"note\t")
 	for _, r := range runs {
@@ -145,12 +156,13 @@ func WriteSweepTable(w io.Writer, runs []*Result) error {
 		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.1f\t", r.Total.Clients, r.Total.Throughput, ideal,
 			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUPercent)
 		if withServer {
-			for _, c := range []struct {
-				name string
-				f    string
-			}{{"server_cpu", "%.1f"}, {"workers_queued", "%.1f"}, {"worker_wait", "%.3f"}, {"pool_wait", "%.3f"}} {
-				if v, ok := r.Server.Value(c.name); ok {
-					fmt.Fprintf(tw, c.f+"\t", v)
+			for _, c := range server {
+				if v, ok := r.Server.Value(c.Name); ok {
+					f := c.Format
+					if f == "" {
+						f = "%.3f"
+					}
+					fmt.Fprintf(tw, f+"\t", v)
 				} else {
 					fmt.Fprint(tw, "-\t")
 				}

@@ -23,8 +23,9 @@ const (
 )
 
 // A Timeline shows how a run started: its first requests one by one and
-// its latency per 100 ms from the start, warm-up included (seed 003's
-// cold-start view).
+// its latency per 100 ms from the start, warm-up included: the cold-start
+// view of the real-time Java article (the first requests of a fresh
+// process took tens of milliseconds, later ones under one).
 type Timeline struct {
 	// Requests are the first Settings.Timeline requests in the order they
 	// were sent; those the run abandoned at its end have Error "cutoff".
@@ -128,7 +129,7 @@ func (t *timelineRec) result(warmup time.Duration) *Timeline {
 			continue
 		}
 		tr := TimelineRequest{I: i, StartMs: ms(s.start), LatencyMs: ms(s.lat)}
-		if s.kind != ErrNone {
+		if s.kind != KindOK {
 			tr.Error = s.kind.String()
 		} else {
 			lats = append(lats, tr.LatencyMs)

@@ -3,7 +3,6 @@ package loadtest
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -125,14 +124,6 @@ func TestTimelineCapturesFirstRequestsAndIntervals(t *testing.T) {
 	back, err := ReadResult(path)
 	if err != nil {
 		t.Fatal(err)
-	}
-	files, err := WriteColdStartChart(filepath.Join(dir, "c"), []Curve{{Name: "fake", Runs: []*Result{back}}})
-	if err != nil || len(files) != 4 {
-		t.Fatalf("WriteColdStartChart = %v, %v; want an SVG and a PNG of both charts", files, err)
-	}
-	svg, _ := os.ReadFile(filepath.Join(dir, "c-coldstart.svg"))
-	if !strings.Contains(string(svg), "warm-up ends") || !strings.Contains(string(svg), "steady from") {
-		t.Errorf("%s lacks the warm-up and steady-state marks", files[0])
 	}
 	var sum strings.Builder
 	WriteSummary(&sum, back)

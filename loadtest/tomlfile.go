@@ -9,10 +9,11 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// decodeStrict decodes TOML data into v, refusing unknown keys. Its errors
+// DecodeTOML decodes TOML data into v, refusing unknown keys. Its errors
 // say what kind of file (scenario, experiment) and which file, and name
 // each unknown key with its line, or the line of a malformed value.
-func decodeStrict(kind, name string, data []byte, v any) error {
+// Scenarios and experiments (package experiment) share it.
+func DecodeTOML(kind, name string, data []byte, v any) error {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)

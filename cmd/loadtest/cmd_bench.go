@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -156,9 +155,7 @@ func (b *bench) runTool(ctx context.Context, prefix []string, name string, args 
 		return out.Bytes(), procUsage{}, wall, fmt.Errorf("%s: %w\n%s", name, err, out.String())
 	}
 	u := procUsage{cpu: (cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()).Seconds()}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
-		u.rssMB = float64(ru.Maxrss) / 1024
-	}
+	u.rssMB = peakRSSMB(cmd.ProcessState)
 	return out.Bytes(), u, wall, nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/loadtest"
+	"bbslab/bbs/contract"
+	"bbslab/loadtest/experiment"
 )
 
 // cmdExperiment runs an experiment file and writes its report folder.
@@ -26,7 +28,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	clients := fs.String("clients", "", "override the client counts, e.g. 1,5,10")
 	duration := fs.Duration("duration", 0, "override the measured duration of each step")
 	warmup := fs.Duration("warmup", -1, "override the warm-up of each step")
-	repeats := fs.Int("repeats", 0, fmt.Sprintf("override load.repeats: measure each point `N` times (1..%d)", loadtest.MaxRepeats))
+	repeats := fs.Int("repeats", 0, fmt.Sprintf("override load.repeats: measure each point `N` times (1..%d)", experiment.MaxRepeats))
 	quick := fs.Bool("quick", false, "a quick try of the file: at most 3 client counts (keeping those the claims name), 1 repeat, warm-up <= 1s, steps <= 3s; claims are flagged as single measurements")
 	if err := parseFlags(fs, args, true); err != nil {
 		return err
@@ -35,10 +37,10 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fs.Usage()
 		return usageErr("experiment: want one experiment file, got %d arguments", fs.NArg())
 	}
-	if *repeats < 0 || *repeats > loadtest.MaxRepeats {
-		return usageErr("experiment: -repeats %d: want 1..%d", *repeats, loadtest.MaxRepeats)
+	if *repeats < 0 || *repeats > experiment.MaxRepeats {
+		return usageErr("experiment: -repeats %d: want 1..%d", *repeats, experiment.MaxRepeats)
 	}
-	e, err := loadtest.LoadExperiment(fs.Arg(0))
+	e, err := experiment.Load(fs.Arg(0))
 	if err != nil {
 		return usageErr("%v", err)
 	}
@@ -50,7 +52,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		for _, n := range strings.Split(*only, ",") {
 			keep[strings.TrimSpace(n)] = true
 		}
-		var runs []loadtest.ExperimentRun
+		var runs []experiment.RunSpec
 		for _, r := range e.Runs {
 			if keep[r.Name] {
 				runs = append(runs, r)
@@ -68,10 +70,10 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if *duration > 0 {
-		e.Load.Duration = loadtest.Duration(*duration)
+		e.Load.Duration = experiment.Duration(*duration)
 	}
 	if *warmup >= 0 {
-		e.Load.Warmup = loadtest.Duration(*warmup)
+		e.Load.Warmup = experiment.Duration(*warmup)
 	}
 	if *repeats > 0 {
 		e.Load.Repeats = *repeats
@@ -80,7 +82,10 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if dir == "" {
 		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
 	}
-	res, err := loadtest.RunExperiment(ctx, e, loadtest.ExperimentOptions{Out: dir, Log: stdout})
+	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout,
+		// What the runner knows of the board comes from its contract.
+		Validate: contract.Validate, Readings: contract.Readings, Environment: contract.Environment, Charts: contract.Charts,
+		StartHint: contract.StartHint, Disk: diskTable})
 	if res != nil && len(res.Claims) > 0 {
 		fmt.Fprintln(stdout, "claims:")
 		for _, c := range res.Claims {
@@ -98,4 +103,14 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stdout, "interrupted: the report of the completed steps is in %s\n", dir)
 	}
 	return exitFor(interrupted, res != nil && res.SLOFailed())
+}
+
+// diskTable is the board's disk benchmark output as the report shows it.
+func diskTable(raw json.RawMessage) *experiment.DiskTable {
+	d := contract.Disk(raw)
+	if d == nil {
+		return nil
+	}
+	t := experiment.DiskTable(*d)
+	return &t
 }

@@ -8,7 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"bbslab/bbs/contract"
 	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
 )
 
 // cmdReport prints summaries and draws charts from saved results. Each
@@ -42,11 +45,11 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if *names != "" {
 		nameList = strings.Split(*names, ",")
 	}
-	var curves []loadtest.Curve
+	var curves []chart.Curve
 	sweepLike := false
 	failed := false
 	for i, arg := range fs.Args() {
-		var c loadtest.Curve
+		var c chart.Curve
 		for _, path := range strings.Split(arg, ",") {
 			runs, err := loadtest.ReadRuns(path)
 			if err != nil {
@@ -80,26 +83,26 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			if err := loadtest.WriteSummary(stdout, r); err != nil {
 				return err
 			}
-			if len(objs) > 0 && !loadtest.WriteVerdicts(stdout, loadtest.EvaluateSLO(r, objs)) {
+			if len(objs) > 0 && !loadtest.WriteObjectiveResults(stdout, loadtest.EvaluateSLO(r, objs)) {
 				failed = true
 			}
 		}
 		if len(c.Runs) > 1 {
-			loadtest.WriteSweepTable(stdout, c.Runs)
+			loadtest.WriteSweepTable(stdout, c.Runs, watch.Columns(contract.Readings))
 		}
 	}
 	if *charts != "" {
 		var files []string
 		var err error
 		if sweepLike {
-			files, err = loadtest.WriteSweepCharts(*charts, curves)
+			files, err = chart.WriteSweepCharts(*charts, curves, boardCharts)
 		} else {
-			files, err = loadtest.WriteTimelineCharts(*charts, curves)
+			files, err = chart.WriteTimelineCharts(*charts, curves)
 		}
 		if err != nil {
 			return err
 		}
-		cold, err := loadtest.WriteColdStartChart(*charts, curves)
+		cold, err := chart.WriteColdStartChart(*charts, curves)
 		if err != nil {
 			return err
 		}
@@ -108,3 +111,6 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	return exitFor(false, failed)
 }
+
+// boardCharts are the board's server charts (package contract).
+var boardCharts = chart.Server{Charts: contract.Charts, Readings: contract.Readings}

@@ -60,7 +60,7 @@ func finish(res *loadtest.Result, objs []loadtest.Objective, out, csvPath string
 	}
 	pass := true
 	if len(objs) > 0 {
-		pass = loadtest.WriteVerdicts(stdout, loadtest.EvaluateSLO(res, objs))
+		pass = loadtest.WriteObjectiveResults(stdout, loadtest.EvaluateSLO(res, objs))
 	}
 	return exitFor(res.Interrupted, !pass)
 }

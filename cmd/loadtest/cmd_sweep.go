@@ -7,7 +7,10 @@ import (
 	"io"
 	"strings"
 
+	"bbslab/bbs/contract"
 	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
 )
 
 // cmdSweep runs once per client count and charts the results.
@@ -67,7 +70,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	fmt.Fprintln(stdout, "== sweep")
-	if err := loadtest.WriteSweepTable(stdout, runs); err != nil {
+	if err := loadtest.WriteSweepTable(stdout, runs, watch.Columns(contract.Readings)); err != nil {
 		return err
 	}
 	if *out != "" {
@@ -80,7 +83,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if name == "" {
 			name = string(s.Model)
 		}
-		files, err := loadtest.WriteSweepCharts(*charts, []loadtest.Curve{{Name: name, Runs: runs}})
+		files, err := chart.WriteSweepCharts(*charts, []chart.Curve{{Name: name, Runs: runs}}, boardCharts)
 		if err != nil {
 			return err
 		}
@@ -90,7 +93,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	for _, r := range runs {
 		if len(objs) > 0 {
 			fmt.Fprintf(stdout, "-- SLO at %d clients\n", r.Total.Clients)
-			if !loadtest.WriteVerdicts(stdout, loadtest.EvaluateSLO(r, objs)) {
+			if !loadtest.WriteObjectiveResults(stdout, loadtest.EvaluateSLO(r, objs)) {
 				failed = true
 			}
 		}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"bbslab/loadtest"
+	"bbslab/loadtest/experiment"
 )
 
 // TestPageServerProcess is not a test: run as a child process with
@@ -106,7 +106,7 @@ right = { value = 1e6 }
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res loadtest.ExperimentResult
+	var res experiment.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +225,7 @@ func TestInterruptedExperimentExits130WithItsReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("interrupted experiment wrote no result: %v", err)
 	}
-	var res loadtest.ExperimentResult
+	var res experiment.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"golang.org/x/term"
 
+	"bbslab/bbs/contract"
 	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
 )
 
 // listFlag collects a repeatable string flag.
@@ -85,27 +87,36 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.StringVar(&f.profDir, "profile-dir", ".", "`directory` for profile files (PREFIX-<clients>clients-<kind>.pb.gz, PREFIX from -out or \"loadtest\")")
 }
 
-// serverSettings sets the server-reading settings; out names the result
-// file whose base name prefixes profile files.
+// serverSettings sets s.Watch from -server-stats and -profile: a watcher
+// of the board's stats readings and environment (package contract) and of
+// its profiles; out names the result file whose base name prefixes
+// profile files.
 func (f *runFlags) serverSettings(s *loadtest.Settings, out string) error {
-	s.StatsURL = f.stats
-	if f.profile == "" {
+	if f.stats == "" && f.profile == "" {
 		return nil
 	}
-	s.ProfileURL = strings.TrimSuffix(f.profile, "/")
-	for _, k := range strings.Split(f.kinds, ",") {
-		if k = strings.TrimSpace(k); k != "" {
-			s.ProfileKinds = append(s.ProfileKinds, k)
+	o := watch.Options{StatsURL: f.stats, Readings: contract.Readings, Environment: contract.Environment}
+	if f.profile != "" {
+		o.ProfileURL = strings.TrimSuffix(f.profile, "/")
+		for _, k := range strings.Split(f.kinds, ",") {
+			if k = strings.TrimSpace(k); k != "" {
+				o.ProfileKinds = append(o.ProfileKinds, k)
+			}
 		}
+		base := "loadtest"
+		if out != "" {
+			base = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+		}
+		if err := os.MkdirAll(f.profDir, 0o755); err != nil {
+			return fmt.Errorf("-profile-dir: %w", err)
+		}
+		o.ProfilePrefix = filepath.Join(f.profDir, base)
 	}
-	base := "loadtest"
-	if out != "" {
-		base = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
+	w, err := watch.New(o)
+	if err != nil {
+		return usageErr("%v", err) // a bad flag value
 	}
-	if err := os.MkdirAll(f.profDir, 0o755); err != nil {
-		return fmt.Errorf("-profile-dir: %w", err)
-	}
-	s.ProfilePrefix = filepath.Join(f.profDir, base)
+	s.Watch = w
 	return nil
 }
 

@@ -1,0 +1,50 @@
+package contract
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"bbslab/diskbench"
+)
+
+// A DiskTable is what the experiment report shows of the disk benchmark:
+// a caption, a table and a one-sentence verdict. It has the fields of
+// experiment.DiskTable, to which it converts.
+type DiskTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
+	Verdict string
+}
+
+// Disk decodes the output of the board's disk benchmark (bbs diskbench
+// -json, a diskbench.Result) into the report's table and verdict: each
+// operation's times, the grade, and fsync as the floor of an SQLite commit.
+// Output of another shape gives nil: the report then keeps it raw.
+func Disk(raw json.RawMessage) *DiskTable {
+	if len(raw) == 0 {
+		return nil
+	}
+	var d diskbench.Result
+	if json.Unmarshal(raw, &d) != nil || len(d.Stats) == 0 {
+		return nil
+	}
+	t := &DiskTable{
+		Caption: fmt.Sprintf("%s, %d rounds, grade %s (times in ns)", d.Dir, d.N, d.Grade.Name),
+		Head:    []string{"op", "avg", "median", "min", "max"},
+	}
+	for _, st := range d.Stats {
+		t.Rows = append(t.Rows, []string{st.Op, strconv.FormatInt(st.AvgNS, 10), strconv.FormatInt(st.MedianNS, 10),
+			strconv.FormatInt(st.MinNS, 10), strconv.FormatInt(st.MaxNS, 10)})
+	}
+	v := fmt.Sprintf("Disk under the database (%s, %d rounds)", d.Dir, d.N)
+	if d.Grade.Name != "" {
+		v += ": graded " + d.Grade.Name
+	}
+	if st := d.Stat(diskbench.OpFsync); st.Op != "" {
+		v += fmt.Sprintf("; fsync took %.0f µs on average (max %.0f µs), the floor of an SQLite commit", float64(st.AvgNS)/1e3, float64(st.MaxNS)/1e3)
+	}
+	t.Verdict = v + "."
+	return t
+}

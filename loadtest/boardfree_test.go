@@ -1,0 +1,53 @@
+package loadtest
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// boardNames are words that belong to the board (package bbs/contract and
+// the board itself), not to a generic load tool: its commands, its stats
+// paths and readings, its admin routes and its database. "bbslab", the
+// module, is no board name, and a pointer to package bbs/contract, where
+// the board's side lives, is allowed.
+var boardNames = regexp.MustCompile(`(?i)\bbbs\b|AllView|EachGetView|OnceGetView|worker_wait|pool_wait|/admin/|db_pool|postgres`)
+
+// TestNoBoardNames checks that the engine and the packages above it name
+// nothing of the board in their non-test code: what they know of a target
+// they are given (Settings.Watch, watch.Options, chart.Server,
+// experiment.Options). A failure names the file and line.
+func TestNoBoardNames(t *testing.T) {
+	for _, dir := range []string{".", "watch", "chart", "experiment"} {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) == 0 {
+			t.Fatalf("no Go files in %s: the test runs from the wrong directory", dir)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			fh, err := os.Open(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sc := bufio.NewScanner(fh)
+			for n := 1; sc.Scan(); n++ {
+				line := strings.ReplaceAll(sc.Text(), "bbs/contract", "")
+				if m := boardNames.FindString(line); m != "" {
+					t.Errorf("%s:%d names the board (%q): %s", f, n, m, strings.TrimSpace(sc.Text()))
+				}
+			}
+			if err := sc.Err(); err != nil {
+				t.Fatalf("read %s: %v", f, err)
+			}
+			fh.Close()
+		}
+	}
+}

@@ -1,0 +1,33 @@
+package chart
+
+import (
+	"slices"
+	"sort"
+)
+
+// A Spread is one figure of a point over its repeats: the median, the
+// point's value, and the range. The range is min-max rather than an
+// interval estimate: with the three or so repeats a shared machine allows,
+// a confidence interval would rest on a guessed distribution and mean
+// little, while min-max is exactly what "is the difference larger than the
+// spread?" tests. The median of an even count is the lower middle value,
+// so that it is always a measured one.
+type Spread struct {
+	Median float64 `json:"median"`
+	Min    float64 `json:"min"`
+	Max    float64 `json:"max"`
+	// N is the number of measurements.
+	N int `json:"n"`
+}
+
+// SpreadOf summarises vs (at least one value).
+func SpreadOf(vs []float64) Spread {
+	s := slices.Clone(vs)
+	sort.Float64s(s)
+	return Spread{Median: s[(len(s)-1)/2], Min: s[0], Max: s[len(s)-1], N: len(s)}
+}
+
+// Scaled multiplies every figure of s by f (f >= 0).
+func (s Spread) Scaled(f float64) Spread {
+	return Spread{Median: s.Median * f, Min: s.Min * f, Max: s.Max * f, N: s.N}
+}

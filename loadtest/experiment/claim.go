@@ -1,0 +1,566 @@
+package experiment
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
+)
+
+// A Claim is a statement an experiment tests, traced to where it was
+// made, and decided from the results by its checks:
+//
+//	[[claim]]
+//	id = "g1-flat"
+//	source = "the tuning article, graph 1: from 5 to 10 clients throughput rose only ~10 %"
+//	text = "graph 1 flattens by 10 clients"
+//	[[claim.check]]
+//	left  = { run = "graph 1", clients = 10, metric = "throughput" }
+//	op    = "<="
+//	right = { run = "graph 1", clients = 5, metric = "throughput", factor = 1.2 }
+type Claim struct {
+	ID     string  `toml:"id"`
+	Source string  `toml:"source"`
+	Text   string  `toml:"text"`
+	Checks []Check `toml:"check"`
+}
+
+// A Check compares two sides. Each measured side is a range over its
+// repeats (a constant is a point), and the check is reproduced when the
+// comparison holds for every pair of values in the ranges, not reproduced
+// when it fails for every pair, and inconclusive otherwise (the
+// difference is within the measured spread). Op is one of "<", "<=", ">",
+// ">=", or "not_above" / "not_below": "left is not above (below) right
+// beyond the spread", reproduced unless every left value is above (below)
+// every right value; a claim that two configurations do the same, or one
+// no better, is written so.
+type Check struct {
+	Left  Operand `toml:"left"`
+	Op    string  `toml:"op"`
+	Right Operand `toml:"right"`
+}
+
+// An Operand is one side of a check: a constant Value, or a figure
+// measured in Run at a point (Clients, or At "peak": the point of highest
+// median throughput, "first" or "last"): Metric (one of "throughput",
+// "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
+// "first_second_throughput", "first_second_p99_ms"; of one
+// request Label when given), a server Reading by name, or the share (0..1)
+// of a Profile's ("cpu" or "fgprof") Bucket. Factor multiplies the side
+// (default 1).
+type Operand struct {
+	Value   *float64 `toml:"value"`
+	Run     string   `toml:"run"`
+	Clients int      `toml:"clients"`
+	At      string   `toml:"at"`
+	Metric  string   `toml:"metric"`
+	Label   string   `toml:"label"`
+	Reading string   `toml:"reading"`
+	Profile string   `toml:"profile"`
+	Bucket  string   `toml:"bucket"`
+	Factor  float64  `toml:"factor"`
+}
+
+// Check operators.
+var checkOps = []string{"<", "<=", ">", ">=", "not_above", "not_below"}
+
+// Outcomes of a claim or a check.
+const (
+	Reproduced    = "reproduced"
+	NotReproduced = "not reproduced"
+	Inconclusive  = "inconclusive"
+	NotMeasured   = "not measured"
+)
+
+// checkClaims validates the claims against the file's own runs, client
+// counts, readings, labels and profiles, and sets default factors.
+func (e *Experiment) checkClaims() []error {
+	var errs []error
+	ids := map[string]bool{}
+	for i := range e.Claims {
+		c := &e.Claims[i]
+		name := fmt.Sprintf("claim %d", i+1)
+		if c.ID != "" {
+			name = fmt.Sprintf("claim %q", c.ID)
+		}
+		bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(name+": "+format, a...)) }
+		switch {
+		case c.ID == "":
+			bad("id: missing")
+		case ids[c.ID]:
+			bad("id used twice")
+		}
+		ids[c.ID] = true
+		if strings.TrimSpace(c.Text) == "" {
+			bad("text: missing: what the claim says")
+		}
+		if strings.TrimSpace(c.Source) == "" {
+			bad("source: missing: where the claim was made (article, figure, page)")
+		}
+		if len(c.Checks) == 0 {
+			bad("check: missing: at least one [[claim.check]]")
+		}
+		for j := range c.Checks {
+			k := &c.Checks[j]
+			if !slices.Contains(checkOps, k.Op) {
+				bad("check %d: op = %q: want one of %s", j+1, k.Op, strings.Join(checkOps, ", "))
+			}
+			for _, side := range []struct {
+				name string
+				o    *Operand
+			}{{"left", &k.Left}, {"right", &k.Right}} {
+				for _, msg := range e.checkOperand(side.o) {
+					bad("check %d: %s: %s", j+1, side.name, msg)
+				}
+			}
+		}
+	}
+	return errs
+}
+
+// checkOperand returns what is wrong with o.
+func (e *Experiment) checkOperand(o *Operand) []string {
+	var out []string
+	if o.Factor < 0 {
+		out = append(out, fmt.Sprintf("factor = %g: want a positive factor", o.Factor))
+	}
+	if o.Factor == 0 {
+		o.Factor = 1
+	}
+	if o.Value != nil {
+		if o.Run != "" || o.Clients != 0 || o.At != "" || o.Metric != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Bucket != "" {
+			out = append(out, "value is a constant: give no run, clients, at, metric, label, reading, profile or bucket with it")
+		}
+		return out
+	}
+	if o.Run == "" {
+		return append(out, "run: missing: a run name, or value = N for a constant")
+	}
+	ri := slices.IndexFunc(e.Runs, func(r RunSpec) bool { return r.Name == o.Run })
+	if ri < 0 {
+		out = append(out, fmt.Sprintf("run %q is not a run of this file", o.Run))
+	}
+	switch {
+	case o.Clients != 0 && o.At != "":
+		out = append(out, "give clients or at, not both")
+	case o.Clients != 0 && !slices.Contains(e.Load.Clients, o.Clients):
+		out = append(out, fmt.Sprintf("clients = %d is not one of load.clients %v", o.Clients, e.Load.Clients))
+	case o.Clients == 0 && o.At == "":
+		out = append(out, `clients: missing: a client count, or at = "peak", "first" or "last"`)
+	case o.At != "" && o.At != "peak" && o.At != "first" && o.At != "last":
+		out = append(out, fmt.Sprintf(`at = %q: want "peak", "first" or "last"`, o.At))
+	}
+	kinds := 0
+	for _, s := range []string{o.Metric, o.Reading, o.Profile} {
+		if s != "" {
+			kinds++
+		}
+	}
+	if kinds != 1 {
+		out = append(out, "give exactly one of metric, reading or profile")
+	}
+	if o.Metric != "" && !slices.Contains(metricNames, o.Metric) {
+		out = append(out, fmt.Sprintf("metric = %q: want one of %s", o.Metric, strings.Join(metricNames, ", ")))
+	}
+	if o.Label != "" {
+		if o.Metric == "" {
+			out = append(out, "label goes with metric")
+		}
+		if ri >= 0 {
+			labels := e.runLabels(e.Runs[ri])
+			if !slices.Contains(labels, o.Label) {
+				out = append(out, fmt.Sprintf("label %q is not a request label of run %q (its labels: %s)", o.Label, o.Run, strings.Join(labels, ", ")))
+			}
+		}
+	}
+	if o.Reading != "" && !slices.ContainsFunc(e.Stats.Readings, func(r watch.Reading) bool { return r.Name == o.Reading }) {
+		out = append(out, fmt.Sprintf("reading %q is not a [[stats.reading]] of this file", o.Reading))
+	}
+	if o.Bucket != "" && o.Profile == "" {
+		out = append(out, "bucket goes with profile")
+	}
+	if o.Profile != "" {
+		if !slices.Contains(e.Profile.Kinds, o.Profile) {
+			out = append(out, fmt.Sprintf("profile = %q is not one of profile.kinds %v", o.Profile, e.Profile.Kinds))
+		}
+		if o.Bucket == "" {
+			out = append(out, "bucket: missing: the profile bucket whose share to take")
+		} else if o.Bucket != "elsewhere" && !slices.ContainsFunc(e.Profile.Buckets, func(b watch.Bucket) bool { return b.Name == o.Bucket }) {
+			out = append(out, fmt.Sprintf("bucket %q is not a [[profile.bucket]] of this file (nor \"elsewhere\")", o.Bucket))
+		}
+		if at := e.profileAt(); o.Clients != at {
+			out = append(out, fmt.Sprintf("profiles are taken at %d clients only (profile.at): give clients = %d", at, at))
+		}
+	}
+	return out
+}
+
+// runLabels lists the request labels of a run, its vars expanded.
+func (e *Experiment) runLabels(r RunSpec) []string {
+	var out []string
+	for _, q := range e.Load.Requests {
+		if q.Label != "" {
+			out = append(out, expand(q.Label, r.Vars))
+		}
+	}
+	return out
+}
+
+// profileAt is the client count whose steps are profiled.
+func (e *Experiment) profileAt() int {
+	if e.Profile.At != 0 || len(e.Load.Clients) == 0 {
+		return e.Profile.At
+	}
+	return e.Load.Clients[len(e.Load.Clients)-1]
+}
+
+// ClaimResult is a claim decided from an experiment's results.
+type ClaimResult struct {
+	ID      string `json:"id"`
+	Text    string `json:"text"`
+	Source  string `json:"source"`
+	Outcome string `json:"outcome"`
+	// Reason says why a claim was not measured.
+	Reason string `json:"reason,omitempty"`
+	// Quick marks a claim decided from a quick run's single
+	// measurements, which have no spread.
+	Quick  bool          `json:"quick,omitempty"`
+	Checks []CheckResult `json:"checks"`
+}
+
+// CheckResult is one check with the figures that decided it.
+type CheckResult struct {
+	Op      string     `json:"op"`
+	Left    SideResult `json:"left"`
+	Right   SideResult `json:"right"`
+	Outcome string     `json:"outcome"`
+	// Paired says the outcome was decided repeat by repeat (interleaved
+	// runs at the same client count), not from the two ranges.
+	Paired bool `json:"paired,omitempty"`
+	// Text is the check in words with its figures, e.g. "graph 1 at 10
+	// clients throughput 812/s (790-830) <= 1.2 × graph 1 at 5 clients
+	// throughput 700/s (690-720) = 840/s (828-864): reproduced".
+	Text string `json:"text"`
+}
+
+// SideResult is one side of a check as measured.
+type SideResult struct {
+	// What names the figure, e.g. "graph 1 at 10 clients throughput".
+	What string `json:"what"`
+	// Value is the side after its factor; Raw before it.
+	Value  chart.Spread `json:"value"`
+	Raw    chart.Spread `json:"raw"`
+	Factor float64      `json:"factor"`
+	// Missing says why the side could not be measured.
+	Missing string `json:"missing,omitempty"`
+	// clients and repeats are the point measured and its values per
+	// repeat in the order measured (after the factor), for a paired
+	// comparison; nil for a constant or a profile share.
+	run     string
+	clients int
+	repeats []float64
+	// format and unit print the figures; share: a 0..1 share printed as %.
+	format, unit string
+	share        bool
+	constant     bool
+}
+
+// EvaluateClaims decides each claim from res. quick marks every claim as
+// decided from single measurements.
+func EvaluateClaims(claims []Claim, res *Result, quick bool) []ClaimResult {
+	var out []ClaimResult
+	for _, c := range claims {
+		cr := ClaimResult{ID: c.ID, Text: c.Text, Source: c.Source, Quick: quick}
+		var outcomes []string
+		var missing []string
+		for _, k := range c.Checks {
+			kr := evaluateCheck(k, res)
+			cr.Checks = append(cr.Checks, kr)
+			outcomes = append(outcomes, kr.Outcome)
+			for _, s := range []SideResult{kr.Left, kr.Right} {
+				if s.Missing != "" {
+					missing = append(missing, s.Missing)
+				}
+			}
+		}
+		// A check that fails for certain decides the claim even when
+		// another could not be measured.
+		switch {
+		case slices.Contains(outcomes, NotReproduced):
+			cr.Outcome = NotReproduced
+		case len(missing) > 0:
+			cr.Outcome, cr.Reason = NotMeasured, strings.Join(missing, "; ")
+		case slices.Contains(outcomes, Inconclusive):
+			cr.Outcome = Inconclusive
+		default:
+			cr.Outcome = Reproduced
+		}
+		out = append(out, cr)
+	}
+	return out
+}
+
+// evaluateCheck measures both sides and compares their ranges.
+func evaluateCheck(k Check, res *Result) CheckResult {
+	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
+	kr := CheckResult{Op: k.Op, Left: l, Right: r}
+	var paired string
+	switch {
+	case l.Missing != "" || r.Missing != "":
+		kr.Outcome = NotMeasured
+	case l.run != "" && l.run == r.run && l.clients == r.clients && k.Left != k.Right && (k.Left.At != "" || k.Right.At != ""):
+		// "at its last" against "at its peak" when the peak is the last
+		// point: nothing was measured beyond it.
+		kr.Outcome = NotMeasured
+		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, clientsText(l.clients))
+	case res.Interleave && pairable(l, r):
+		kr.Outcome, paired = comparePaired(l.repeats, k.Op, r.repeats, r.Factor/l.Factor)
+		kr.Paired = true
+	default:
+		kr.Outcome = compareRanges(l.Value, k.Op, r.Value)
+	}
+	kr.Text = fmt.Sprintf("%s %s %s%s: %s", l.text(), opText(k.Op), r.text(), paired, kr.Outcome)
+	return kr
+}
+
+// pairable reports whether two measured sides can be compared repeat by
+// repeat: the same client count and the same number of repeats (more
+// than one). With interleaved runs, repeat i of every run at a client
+// count was measured back to back, so the machine's drift between repeats
+// hits both sides of a pair alike and the pair's difference is free of it;
+// the min-max ranges instead carry the drift on each side.
+func pairable(l, r SideResult) bool {
+	return l.repeats != nil && r.repeats != nil && l.clients == r.clients &&
+		len(l.repeats) == len(r.repeats) && len(l.repeats) > 1
+}
+
+// comparePaired decides "a op b" pair by pair: reproduced when it holds
+// in every pair, not reproduced when it fails in every pair, inconclusive
+// when the pairs disagree (for not_above: not reproduced only when a is
+// above b in every pair; not_below mirrors it). It also returns the pairs'
+// ratios as text, before the sides' factors (a and b are after them; f is
+// b's factor over a's), so that "a >= 10 x b" reads "ratios 15.1, ...".
+func comparePaired(a []float64, op string, b []float64, f float64) (string, string) {
+	held := 0
+	ratios := make([]string, len(a))
+	for i := range a {
+		if compareRanges(chart.Spread{Min: a[i], Max: a[i]}, op, chart.Spread{Min: b[i], Max: b[i]}) == Reproduced {
+			held++
+		}
+		if b[i] != 0 {
+			ratios[i] = fmt.Sprintf("%.3f", a[i]/b[i]*f)
+		} else {
+			ratios[i] = "-"
+		}
+	}
+	text := fmt.Sprintf(" (paired by repeat, ratios %s)", strings.Join(ratios, ", "))
+	switch {
+	case held == len(a):
+		return Reproduced, text
+	case held == 0:
+		return NotReproduced, text
+	case op == "not_above" || op == "not_below":
+		return Reproduced, text // in at least one pair it was not above (below)
+	}
+	return Inconclusive, text
+}
+
+// compareRanges decides "a op b" for ranges a and b.
+func compareRanges(a chart.Spread, op string, b chart.Spread) string {
+	decide := func(always, never bool) string {
+		switch {
+		case always:
+			return Reproduced
+		case never:
+			return NotReproduced
+		}
+		return Inconclusive
+	}
+	switch op {
+	case "<":
+		return decide(a.Max < b.Min, a.Min >= b.Max)
+	case "<=":
+		return decide(a.Max <= b.Min, a.Min > b.Max)
+	case ">":
+		return decide(a.Min > b.Max, a.Max <= b.Min)
+	case ">=":
+		return decide(a.Min >= b.Max, a.Max < b.Min)
+	case "not_above":
+		return decide(a.Min <= b.Max, a.Min > b.Max)
+	case "not_below":
+		return decide(a.Max >= b.Min, a.Max < b.Min)
+	}
+	return NotMeasured
+}
+
+func opText(op string) string {
+	switch op {
+	case "not_above":
+		return "is not above"
+	case "not_below":
+		return "is not below"
+	}
+	return op
+}
+
+// measureSide finds an operand's values in res.
+func measureSide(o Operand, res *Result) SideResult {
+	f := o.Factor
+	if f == 0 {
+		f = 1
+	}
+	if o.Value != nil {
+		v := chart.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
+		return SideResult{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
+	}
+	s := SideResult{Factor: f}
+	fig := o.Metric
+	switch {
+	case o.Label != "":
+		fig = o.Label + " " + o.Metric
+	case o.Reading != "":
+		fig = o.Reading
+	case o.Profile != "":
+		fig = fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
+	}
+	s.format, s.unit, s.share = sideFormat(o, res.Readings)
+	at := clientsText(o.Clients)
+	if o.At != "" {
+		at = "its " + o.At
+	}
+	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
+	ri := slices.IndexFunc(res.Runs, func(r *RunResult) bool { return r.Name == o.Run })
+	if ri < 0 {
+		s.Missing = fmt.Sprintf("run %q was not measured", o.Run)
+		return s
+	}
+	run := res.Runs[ri]
+	p := operandPoint(o, run)
+	if p == nil {
+		s.Missing = fmt.Sprintf("%s has no point at %s", o.Run, at)
+		if run.Error != "" {
+			s.Missing += " (" + run.Error + ")"
+		}
+		return s
+	}
+	if o.At != "" {
+		at = fmt.Sprintf("its %s (%s)", o.At, clientsText(p.Clients))
+	} else {
+		at = clientsText(p.Clients)
+	}
+	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
+	var raw chart.Spread
+	var ok bool
+	switch {
+	case o.Metric != "":
+		raw, ok = p.spread(o.Label, o.Metric)
+	case o.Reading != "":
+		raw, ok = p.readingSpread(o.Reading)
+	case o.Profile != "":
+		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients)
+	}
+	if !ok {
+		s.Missing = fmt.Sprintf("%s has no %s at %s", o.Run, fig, at)
+		return s
+	}
+	s.Raw, s.Value = raw, raw.Scaled(f)
+	s.run, s.clients = o.Run, p.Clients
+	if o.Profile == "" {
+		if vs, ok := p.values(o.Label, o.Metric, o.Reading); ok {
+			for _, v := range vs {
+				s.repeats = append(s.repeats, v*f)
+			}
+		}
+	}
+	return s
+}
+
+// operandPoint returns the point an operand names, or nil.
+func operandPoint(o Operand, r *RunResult) *Point {
+	if len(r.Points) == 0 {
+		return nil
+	}
+	switch o.At {
+	case "peak":
+		p, _ := peakPoint(r)
+		return p
+	case "first":
+		return r.Points[0]
+	case "last":
+		return r.Points[len(r.Points)-1]
+	}
+	for _, p := range r.Points {
+		if p.Clients == o.Clients {
+			return p
+		}
+	}
+	return nil
+}
+
+// profileShare returns a bucket's share over the profiles of one kind
+// taken at clients (a profile that does not say its client count counts).
+func profileShare(r *RunResult, kind, bucket string, clients int) (chart.Spread, bool) {
+	var ps []*loadtest.ProfileSummary
+	for _, pr := range r.Profiles {
+		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) {
+			ps = append(ps, pr)
+		}
+	}
+	return shareOver(ps, bucket)
+}
+
+// sideFormat chooses how a side's figures print: throughput as "812/s",
+// latencies in ms, a reading with its unit, a share as a percentage.
+func sideFormat(o Operand, readings []watch.Reading) (format, unit string, share bool) {
+	switch {
+	case o.Profile != "":
+		return "%.0f", " %", true
+	case o.Reading != "":
+		for _, r := range readings {
+			if r.Name == o.Reading {
+				return "auto", unitSuffix(r.Unit), false
+			}
+		}
+		return "auto", "", false
+	case o.Metric == "throughput", o.Metric == "first_second_throughput":
+		return "%.0f", "/s", false
+	case o.Metric == "errors":
+		return "%.0f", "", false
+	}
+	return "auto", " ms", false
+}
+
+// text prints a side: its figure, the median and range, and, with a
+// factor, the product.
+func (s SideResult) text() string {
+	if s.constant {
+		if s.Factor != 1 {
+			return fmt.Sprintf("%g × %s = %g", s.Factor, s.What, s.Value.Median)
+		}
+		return s.What
+	}
+	if s.Missing != "" {
+		return s.What + " (not measured)"
+	}
+	raw, val := s.Raw, s.Value
+	if s.share {
+		raw, val = raw.Scaled(100), val.Scaled(100)
+	}
+	t := s.What + " " + spreadText(raw, s.format, s.unit)
+	if s.Factor != 1 {
+		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, spreadText(val, s.format, s.unit))
+	}
+	return t
+}
+
+// ClaimLine is a claim's outcome in one line.
+func (c ClaimResult) ClaimLine() string {
+	s := fmt.Sprintf("claim %s: %s%s — %s", c.ID, strings.ToUpper(c.Outcome), quickMark(c), c.Text)
+	if c.Reason != "" {
+		s += ": " + c.Reason
+	}
+	return s
+}

@@ -1,0 +1,341 @@
+package experiment
+
+import (
+	"strings"
+	"testing"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
+)
+
+// claimBase is a valid experiment with two runs, readings, labels and a
+// profile bucket, for claim syntax tests.
+const claimBase = `name = "x"
+[server]
+command = ["bbs"]
+ready = "http://127.0.0.1:1/readyz"
+[stats]
+url = "http://127.0.0.1:1/admin/stats"
+[[stats.reading]]
+name = "server CPU"
+path = "machine.process_cpu.total"
+kind = "gauge"
+unit = "% of a core"
+[profile]
+url = "http://127.0.0.1:1/debug"
+kinds = ["fgprof"]
+at = 10
+[[profile.bucket]]
+name = "waiting for a connection"
+frame = "acquireConn"
+[load]
+clients = [5, 10, 20]
+duration = "1s"
+[[load.request]]
+label = "{{cmd}}"
+url = "http://127.0.0.1:1/bbs?cmd={{cmd}}"
+[[run]]
+name = "graph 1"
+vars = { cmd = "AllView" }
+[[run]]
+name = "graph 3"
+vars = { cmd = "EachGetView" }
+`
+
+const goodClaims = `
+[[claim]]
+id = "g1-flat"
+source = "the tuning article, graph 1 text"
+text = "graph 1 flattens by 10 clients"
+[[claim.check]]
+left  = { run = "graph 1", clients = 10, metric = "throughput" }
+op    = "<="
+right = { run = "graph 1", clients = 5, metric = "throughput", factor = 1.2 }
+[[claim.check]]
+left  = { run = "graph 1", clients = 10, reading = "server CPU" }
+op    = "<="
+right = { value = 75 }
+[[claim]]
+id = "g3"
+source = "the tuning article, graph 3"
+text = "graph 3 beats graph 1 and waits for connections"
+[[claim.check]]
+left  = { run = "graph 3", at = "peak", metric = "throughput", label = "EachGetView" }
+op    = ">="
+right = { run = "graph 1", at = "peak", metric = "throughput", factor = 1.5 }
+[[claim.check]]
+left  = { run = "graph 3", clients = 10, profile = "fgprof", bucket = "waiting for a connection" }
+op    = "not_below"
+right = { value = 0.45 }
+`
+
+func TestParseClaims(t *testing.T) {
+	e, err := Parse("claims.toml", []byte(claimBase+goodClaims))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if len(e.Claims) != 2 || len(e.Claims[0].Checks) != 2 {
+		t.Fatalf("claims = %+v; want 2 claims, the first with 2 checks", e.Claims)
+	}
+	k := e.Claims[0].Checks[0]
+	if k.Left.Run != "graph 1" || k.Left.Clients != 10 || k.Left.Factor != 1 || k.Right.Factor != 1.2 {
+		t.Errorf("first check = %+v; want graph 1 at 10 (factor 1 by default) against 1.2 x graph 1 at 5", k)
+	}
+	if v := e.Claims[0].Checks[1].Right.Value; v == nil || *v != 75 {
+		t.Errorf("constant side = %v; want 75", v)
+	}
+}
+
+func TestParseClaimErrors(t *testing.T) {
+	check := func(left, op, right string) string {
+		return "\n[[claim]]\nid = \"c1\"\nsource = \"s\"\ntext = \"t\"\n[[claim.check]]\nleft = " + left + "\nop = \"" + op + "\"\nright = " + right + "\n"
+	}
+	ok := `{ run = "graph 1", clients = 10, metric = "throughput" }`
+	tests := []struct{ text, want string }{
+		{check(`{ run = "graph 1", clients = 10, metric = "throughput", colour = 1 }`, "<", ok), `unknown key "claim.check.colour" at line 37`},
+		{claimBase + "\n[[claim]]\nid = \"c1\"\nsource = \"s\"\ntext = \"t\"\nweight = 2\n", `unknown key "claim.weight" at line 36`},
+		{check(`{ run = "graph 9", clients = 10, metric = "throughput" }`, "<", ok), `claim "c1": check 1: left: run "graph 9" is not a run of this file`},
+		{check(ok, "=<", ok), `claim "c1": check 1: op = "=<"`},
+		{check(`{ run = "graph 1", clients = 10, metric = "speed" }`, "<", ok), `claim "c1": check 1: left: metric = "speed"`},
+		{check(ok, "<", `{ run = "graph 1", clients = 10, reading = "disk" }`), `claim "c1": check 1: right: reading "disk" is not a [[stats.reading]]`},
+		{check(ok, "<", `{ run = "graph 1", clients = 7, metric = "throughput" }`), `right: clients = 7 is not one of load.clients`},
+		{check(ok, "<", `{ run = "graph 1", at = "top", metric = "throughput" }`), `right: at = "top"`},
+		{check(ok, "<", `{ run = "graph 1", metric = "throughput" }`), `right: clients: missing`},
+		{check(ok, "<", `{ run = "graph 1", clients = 10, metric = "throughput", label = "OnceGetView" }`), `label "OnceGetView" is not a request label of run "graph 1" (its labels: AllView)`},
+		{check(ok, "<", `{ run = "graph 1", clients = 10, profile = "fgprof", bucket = "in SQL" }`), `bucket "in SQL" is not a [[profile.bucket]]`},
+		{check(ok, "<", `{ run = "graph 1", clients = 5, profile = "fgprof", bucket = "elsewhere" }`), `profiles are taken at 10 clients only`},
+		{check(ok, "<", `{ run = "graph 1", clients = 10, profile = "cpu", bucket = "elsewhere" }`), `profile = "cpu" is not one of profile.kinds`},
+		{check(ok, "<", `{ run = "graph 1", clients = 10, metric = "throughput", reading = "server CPU" }`), `exactly one of metric, reading or profile`},
+		{check(ok, "<", `{ value = 3, run = "graph 1" }`), `value is a constant`},
+		{check(ok, "<", `{ value = 3, factor = -1 }`), `factor = -1`},
+		{claimBase + "\n[[claim]]\nid = \"c1\"\ntext = \"t\"\n[[claim.check]]\nleft = " + ok + "\nop = \"<\"\nright = " + ok + "\n", `claim "c1": source: missing`},
+		{claimBase + goodClaims + strings.Replace(goodClaims, `"g3"`, `"g4"`, 1), `claim "g1-flat": id used twice`},
+	}
+	for _, tt := range tests {
+		text := tt.text
+		if !strings.HasPrefix(text, "name") {
+			text = claimBase + text
+		}
+		_, err := Parse("x.toml", []byte(text))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(...%q) = %v; want an error with %q", text[max(0, len(text)-90):], err, tt.want)
+		}
+	}
+}
+
+// measuredPoint is a point measured once per throughput given, with the
+// server reading "server CPU" at cpu[i] when given.
+func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *Point {
+	p := &Point{Clients: clients}
+	for i, t := range thr {
+		r := &loadtest.Result{Total: loadtest.Stats{Clients: clients, Throughput: t}, Labels: []loadtest.Stats{{Label: "AllView", Throughput: t}}}
+		if mean != nil {
+			r.Total.MeanMs = mean[i]
+		}
+		if cpu != nil {
+			r.Server = &loadtest.ServerStats{Values: []loadtest.ServerValue{{Name: "server CPU", Value: cpu[i]}}}
+		}
+		p.addRepeat(newRepeat(i+1, r), LoadSpec{})
+	}
+	return p
+}
+
+func num(v float64) *float64 { return &v }
+
+func TestClaimOutcomes(t *testing.T) {
+	res := &Result{
+		Readings: []watch.Reading{{Name: "server CPU", Unit: "% of a core"}},
+		Runs: []*RunResult{
+			{Name: "graph 1", Points: []*Point{
+				measuredPoint(5, []float64{695, 700, 720}, []float64{7, 7, 7}, []float64{50, 55, 60}),
+				measuredPoint(10, []float64{790, 812, 830}, []float64{12, 13, 14}, []float64{60, 62, 70}),
+				measuredPoint(20, []float64{780, 800, 820}, []float64{25, 26, 27}, nil),
+			}, Profiles: []*loadtest.ProfileSummary{
+				{Kind: "fgprof", Clients: 10, Buckets: []loadtest.FuncShare{{Name: "waiting for a connection", Share: 0.70}}},
+				{Kind: "fgprof", Clients: 10, Buckets: []loadtest.FuncShare{{Name: "waiting for a connection", Share: 0.74}}},
+			}},
+			{Name: "graph 2", Points: []*Point{
+				measuredPoint(5, []float64{680, 705, 730}, nil, nil),
+				measuredPoint(10, []float64{800, 825, 845}, nil, nil),
+			}},
+			{Name: "failed", Error: "the server was not ready"},
+		},
+	}
+	side := func(run string, clients int, metric string, factor float64) Operand {
+		return Operand{Run: run, Clients: clients, Metric: metric, Factor: factor}
+	}
+	claim := func(id string, checks ...Check) Claim { return Claim{ID: id, Text: id, Source: "test", Checks: checks} }
+	tests := []struct {
+		claim   Claim
+		outcome string
+		text    string // in the first check's text or the reason
+	}{
+		{claim("flat", Check{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}), Reproduced,
+			"graph 1 at 10 clients throughput 812/s (790-830) <= 1.2 × graph 1 at 5 clients throughput 700/s (695-720) = 840/s (834-864): reproduced"},
+		{claim("cpu", Check{Operand{Run: "graph 1", Clients: 10, Reading: "server CPU", Factor: 1}, "<=", Operand{Value: num(75), Factor: 1}}), Reproduced,
+			"graph 1 at 10 clients server CPU 62.00 % of a core (60.00-70.00) <= 75: reproduced"},
+		{claim("rises", Check{side("graph 1", 10, "throughput", 1), ">=", side("graph 1", 5, "throughput", 1.5)}), NotReproduced,
+			"= 1050/s (1042-1080): not reproduced"},
+		// The ranges overlap: the difference is within the spread.
+		{claim("g2-better", Check{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), Inconclusive,
+			"graph 2 at 10 clients throughput 825/s (800-845) > graph 1 at 10 clients throughput 812/s (790-830): inconclusive"},
+		{claim("g2-not-above", Check{Operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1}, "not_above", Operand{Run: "graph 1", At: "peak", Metric: "throughput", Factor: 1}}), Reproduced,
+			"graph 2 at its peak (10 clients) throughput 825/s (800-845) is not above graph 1 at its peak (10 clients) throughput 812/s (790-830): reproduced"},
+		{claim("beyond-peak", Check{Operand{Run: "graph 1", At: "last", Metric: "mean_ms", Factor: 1}, ">", Operand{Run: "graph 1", At: "peak", Metric: "mean_ms", Factor: 1}}), Reproduced,
+			"graph 1 at its last (20 clients) mean_ms 26.00 ms (25.00-27.00) > graph 1 at its peak (10 clients) mean_ms 13.00 ms (12.00-14.00): reproduced"},
+		{claim("label", Check{Operand{Run: "graph 1", Clients: 10, Metric: "throughput", Label: "AllView", Factor: 1}, ">=", Operand{Value: num(4), Factor: 190}}), Reproduced,
+			"graph 1 at 10 clients AllView throughput 812/s (790-830) >= 190 × 4 = 760: reproduced"},
+		{claim("profile", Check{Operand{Run: "graph 1", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, ">=", Operand{Value: num(0.45), Factor: 1}}), Reproduced,
+			`graph 1 at 10 clients fgprof share of "waiting for a connection" 70 % (70-74) >= 0.45: reproduced`},
+		// graph 2 peaks at its last point: nothing beyond the peak.
+		{claim("beyond-none", Check{Operand{Run: "graph 2", At: "last", Metric: "throughput", Factor: 1}, "<=", Operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1.05}}), NotMeasured,
+			"both sides are graph 2 at 10 clients: no point was measured beyond it"},
+		{claim("no-run", Check{side("graph 9", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, `run "graph 9" was not measured`},
+		{claim("failed-run", Check{side("failed", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, "failed has no point at 10 clients (the server was not ready)"},
+		{claim("no-reading", Check{Operand{Run: "graph 1", Clients: 20, Reading: "server CPU", Factor: 1}, "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, "graph 1 has no server CPU at 20 clients"},
+		{claim("no-profile", Check{Operand{Run: "graph 2", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, `graph 2 has no fgprof share of "waiting for a connection" at 10 clients`},
+		// One check fails for certain: the claim is not reproduced, even
+		// though another could not be measured.
+		{claim("mixed", Check{side("graph 9", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}, Check{side("graph 1", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), NotReproduced, ""},
+		{claim("some-inconclusive", Check{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}, Check{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), Inconclusive, ""},
+	}
+	for _, tt := range tests {
+		got := EvaluateClaims([]Claim{tt.claim}, res, false)[0]
+		if got.Outcome != tt.outcome {
+			t.Errorf("claim %s: outcome %q; want %q (%+v)", tt.claim.ID, got.Outcome, tt.outcome, got.Checks)
+		}
+		if all := got.Checks[0].Text + " | " + got.Reason; !strings.Contains(all, tt.text) {
+			t.Errorf("claim %s: text %q; want it to contain %q", tt.claim.ID, all, tt.text)
+		}
+	}
+	if got := EvaluateClaims([]Claim{tests[0].claim}, res, true)[0]; !got.Quick || !strings.Contains(got.ClaimLine(), "quick: single measurement") {
+		t.Errorf("quick claim line %q; want it flagged", got.ClaimLine())
+	}
+}
+
+func TestCompareRanges(t *testing.T) {
+	r := func(lo, hi float64) chart.Spread { return chart.Spread{Median: (lo + hi) / 2, Min: lo, Max: hi, N: 3} }
+	tests := []struct {
+		a    chart.Spread
+		op   string
+		b    chart.Spread
+		want string
+	}{
+		{r(1, 2), "<", r(3, 4), Reproduced},
+		{r(1, 3), "<", r(3, 4), Inconclusive},
+		{r(4, 5), "<", r(1, 4), NotReproduced},
+		{r(1, 3), "<=", r(3, 4), Reproduced},
+		{r(3, 5), "<=", r(1, 3), Inconclusive},
+		{r(5, 6), ">", r(1, 4), Reproduced},
+		{r(1, 2), ">=", r(2, 4), Inconclusive},
+		{r(1, 2), ">=", r(3, 4), NotReproduced},
+		{r(2, 5), "not_above", r(1, 3), Reproduced},
+		{r(4, 5), "not_above", r(1, 3), NotReproduced},
+		{r(1, 2), "not_below", r(3, 4), NotReproduced},
+		{r(1, 3), "not_below", r(3, 4), Reproduced},
+	}
+	for _, tt := range tests {
+		if got := compareRanges(tt.a, tt.op, tt.b); got != tt.want {
+			t.Errorf("compareRanges(%v-%v %s %v-%v) = %q; want %q", tt.a.Min, tt.a.Max, tt.op, tt.b.Min, tt.b.Max, got, tt.want)
+		}
+	}
+}
+
+func TestVerdictsWithinNoise(t *testing.T) {
+	res := &Result{
+		Readings: []watch.Reading{{Name: "server CPU", Unit: "%"}},
+		Runs: []*RunResult{
+			{Name: "5/5", Points: []*Point{measuredPoint(10, []float64{1000, 1100, 1200}, []float64{9, 9, 9}, []float64{50, 60, 70})}},
+			{Name: "10/5", Points: []*Point{measuredPoint(10, []float64{1150, 1250, 1300}, []float64{9, 9, 9}, []float64{65, 66, 67})}},
+			{Name: "10/10", Points: []*Point{measuredPoint(10, []float64{1300, 1400, 1500}, []float64{5, 5, 5}, []float64{90, 95, 99})}},
+		},
+	}
+	v := strings.Join(Verdicts(res, nil), "\n")
+	for _, want := range []string{
+		"5/5: peak 1100/s (1000-1200) at 10 clients",
+		"10/5 and 5/5 are the same within noise: peak 1250/s (1150-1300) against 1100/s (1000-1200) (+13.6 %; the ranges overlap)",
+		"server CPU stayed at 66.00 % (65.00-67.00)",
+		"10/10 beats 5/5: peak 1400/s (1300-1500) against 1100/s (1000-1200) (+27.3 %; beyond the spread)",
+		"server CPU rose from 60.00 (50.00-70.00) to 95.00 % (90.00-99.00)",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdicts lack %q:\n%s", want, v)
+		}
+	}
+}
+
+func TestRepeatKeepsMedianResult(t *testing.T) {
+	p := measuredPoint(10, []float64{900, 700, 800}, []float64{3, 1, 2}, nil)
+	if p.Result.Total.Throughput != 800 || len(p.Repeats) != 3 {
+		t.Errorf("point Result throughput %v with %d repeats; want the median repeat (800) and 3 repeats", p.Result.Total.Throughput, len(p.Repeats))
+	}
+	if s := p.Summary.Total["mean_ms"]; s != (chart.Spread{Median: 2, Min: 1, Max: 3, N: 3}) {
+		t.Errorf("mean_ms summary %+v; want median 2, range 1-3", s)
+	}
+	// A point of the older form (no repeats) reads as one measurement.
+	old := &Point{Clients: 1, Result: &loadtest.Result{Total: loadtest.Stats{Throughput: 5}}}
+	if s := old.throughput(); s.N != 1 || s.Median != 5 {
+		t.Errorf("old point throughput %+v; want one measurement of 5", s)
+	}
+}
+
+func TestSpreadText(t *testing.T) {
+	for _, tt := range []struct {
+		s      chart.Spread
+		format string
+		want   string
+	}{
+		{chart.Spread{Median: 812, Min: 790, Max: 830, N: 3}, "%.0f", "812/s (790-830)"},
+		{chart.Spread{Median: 812, Min: 812, Max: 812, N: 1}, "%.0f", "812/s"},
+		{chart.Spread{Median: 0.000564, Min: 0.0004, Max: 0.0012, N: 3}, "auto", "0.000564/s (0.0004-0.0012)"},
+		{chart.Spread{Median: 62, Min: 0, Max: 1234.5, N: 2}, "auto", "62.00/s (0.00-1234)"},
+	} {
+		if got := spreadText(tt.s, tt.format, "/s"); got != tt.want {
+			t.Errorf("spreadText(%+v, %q) = %q; want %q", tt.s, tt.format, got, tt.want)
+		}
+	}
+}
+
+// TestClaimsPairedWhenInterleaved: two runs whose ranges overlap because
+// the machine drifted between repeats, but which differ the same way in
+// every interleaved pair, are told apart; without interleaving they are
+// not, and pairs that disagree stay inconclusive.
+func TestClaimsPairedWhenInterleaved(t *testing.T) {
+	res := &Result{Runs: []*RunResult{
+		{Name: "a", Points: []*Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil), measuredPoint(20, []float64{1000, 1000, 1000}, nil, nil)}},
+		{Name: "b", Points: []*Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
+		{Name: "c", Points: []*Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
+	}}
+	check := func(left, right string, lc, rc int, op string) Claim {
+		return Claim{ID: left + op + right, Checks: []Check{{
+			Left:  Operand{Run: left, Clients: lc, Metric: "throughput", Factor: 1},
+			Op:    op,
+			Right: Operand{Run: right, Clients: rc, Metric: "throughput", Factor: 1},
+		}}}
+	}
+	for _, tt := range []struct {
+		interleave bool
+		claim      Claim
+		want       string
+		paired     bool
+	}{
+		{true, check("a", "b", 10, 10, ">"), Reproduced, true},         // 1.10, 1.10, 1.10
+		{false, check("a", "b", 10, 10, ">"), Inconclusive, false},     // ranges 900-1300 and 820-1180
+		{true, check("a", "c", 10, 10, ">"), Inconclusive, true},       // 1.10, 0.95, 1.08
+		{true, check("b", "a", 10, 10, ">="), NotReproduced, true},     // b below a in every pair
+		{true, check("b", "a", 10, 10, "not_above"), Reproduced, true}, // never above
+		{true, check("a", "b", 10, 10, "not_above"), NotReproduced, true},
+		{true, check("a", "b", 20, 10, ">"), Inconclusive, false}, // other client counts: not measured back to back
+	} {
+		res.Interleave = tt.interleave
+		got := EvaluateClaims([]Claim{tt.claim}, res, false)[0]
+		if got.Outcome != tt.want || got.Checks[0].Paired != tt.paired {
+			t.Errorf("%s (interleave %v): %s, paired %v; want %s, paired %v (%s)", tt.claim.ID, tt.interleave, got.Outcome, got.Checks[0].Paired, tt.want, tt.paired, got.Checks[0].Text)
+		}
+	}
+	res.Interleave = true
+	if txt := EvaluateClaims([]Claim{check("a", "b", 10, 10, ">")}, res, false)[0].Checks[0].Text; !strings.Contains(txt, "paired by repeat, ratios 1.100, 1.098, 1.102") {
+		t.Errorf("paired text %q; want the ratios of the pairs", txt)
+	}
+}

@@ -1,0 +1,58 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+)
+
+// DiskSpec names a command whose JSON output describes the disk under
+// the target's database (a disk benchmark's -json output), run once before
+// the runs and kept with the results, because an embedded database's
+// commit time is the disk's fsync time. Options.Disk says what
+// the report shows of it.
+type DiskSpec struct {
+	Command []string `toml:"command"`
+	// Timeout bounds the command (default 2 minutes).
+	Timeout Duration `toml:"timeout"`
+}
+
+// A DiskTable is what the report shows of a disk benchmark's output: a
+// caption, a table and a one-sentence verdict. The target's package builds
+// it from the output (Options.Disk); the runner keeps the output
+// raw (Result.Disk).
+type DiskTable struct {
+	Caption string
+	Head    []string
+	Rows    [][]string
+	Verdict string
+}
+
+// runDisk runs the disk command and returns its JSON output.
+func runDisk(ctx context.Context, d DiskSpec, dir string, x func(string) string) (json.RawMessage, error) {
+	timeout := time.Duration(d.Timeout)
+	if timeout == 0 {
+		timeout = 2 * time.Minute
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	argv := resolveCommand(d.Command, dir)
+	for i := range argv {
+		argv[i] = x(argv[i])
+	}
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("disk benchmark %q: %v: %s", strings.Join(argv, " "), err, strings.TrimSpace(errb.String()))
+	}
+	if !json.Valid(out.Bytes()) {
+		return nil, fmt.Errorf("disk benchmark %q: its output is not JSON", strings.Join(argv, " "))
+	}
+	return json.RawMessage(bytes.TrimSpace(out.Bytes())), nil
+}

@@ -1,0 +1,22 @@
+// Package experiment runs an experiment described in a TOML file
+// (loadtest/experiments/*.toml): for each run it starts a server process,
+// waits until it is ready, resets and validates it, measures each client
+// count (repeatedly, runs in turn or interleaved) with the loadtest engine
+// while package watch polls the server's stats and profiles it, stops the
+// server, then judges the claims the file makes and writes a report folder
+// (experiment.json, report.md, index.html and the charts of package chart).
+//
+// The runner is generic: what it knows of its target comes in
+// Options (Validate, Readings, Environment, Charts, StartHint,
+// Disk); for the board cmd/loadtest fills them from package bbs/contract.
+//
+// Files: experiment.go (the file format, Load), run.go
+// (Run, one measurement), process.go (the server process:
+// start, readiness, stop), affinity_*.go and proc_*.go (CPU pinning and
+// process groups where the OS has them), repeat.go (repeats and their
+// spread), claim.go (claims and their checks), verdict.go (the findings in
+// plain words), report.go and tables.go (report.md and index.html),
+// environment.go (the environment section), disk.go (the disk benchmark
+// command), quick.go (quick runs), filefunc.go ({{env}} in files),
+// redact.go (passwords out of logs).
+package experiment

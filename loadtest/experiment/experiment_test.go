@@ -1,0 +1,372 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
+)
+
+// tinyExperiment is an experiment against the fake board in a child
+// process: two runs, two client counts, a stats reading and a CPU profile.
+func tinyExperiment(t *testing.T, mode string) *Experiment {
+	t.Helper()
+	text := fmt.Sprintf(`
+name = "tiny"
+description = "A tiny experiment for the tests."
+[server]
+command = [%q, "-test.run=^TestFakeBoardProcess$", "--", "-addr", "127.0.0.1:{{port}}", "-admin-addr", "127.0.0.1:{{admin_port}}"]
+env = ["FAKE_BOARD_MODE=%s"]
+ready = "http://127.0.0.1:{{admin_port}}/readyz"
+reset = "http://127.0.0.1:{{admin_port}}/admin/reset?posts=40"
+start_timeout = "5s"
+cpus = [0]
+[client]
+cpus = [0]
+[load]
+clients = [1, 2]
+warmup = "200ms"
+duration = "1500ms"
+think = "5ms"
+slo = "p99<5s,p99.999<10s,errors<1%%"
+deadlines = ["1ms", "1s"]
+[[load.request]]
+label = "{{cmd}}"
+url = "http://127.0.0.1:{{port}}/bbs?cmd={{cmd}}&n=5"
+expect = 200
+[validate]
+board = "http://127.0.0.1:{{port}}/bbs"
+[stats]
+url = "http://127.0.0.1:{{admin_port}}/admin/stats"
+[[stats.reading]]
+name = "busy workers"
+path = "workers.busy"
+kind = "gauge"
+[[stats.reading]]
+name = "requests"
+path = "commands.AllView.requests"
+kind = "counter"
+unit = "/s"
+[profile]
+url = "http://127.0.0.1:{{admin_port}}/debug"
+kinds = ["cpu", "fgprof"]
+seconds = 1
+focus = "fakeBoard"
+[[profile.bucket]]
+name = "board"
+frame = "fakeBoard"
+[[run]]
+name = "all"
+vars = { cmd = "AllView" }
+[[run]]
+name = "each"
+vars = { cmd = "EachGetView" }
+`, os.Args[0], mode)
+	e, err := Parse("tiny.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	return e
+}
+
+func TestExperimentEndToEnd(t *testing.T) {
+	e := tinyExperiment(t, "ok")
+	out := t.TempDir()
+	var log strings.Builder
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log.String())
+	}
+	if len(res.Runs) != 2 || len(res.Runs[0].Points) != 2 || len(res.Runs[1].Points) != 2 {
+		t.Fatalf("runs: %+v", res.Runs)
+	}
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			if p.Result.Total.Successes == 0 || p.Result.Total.Errors != 0 {
+				t.Errorf("%s at %d clients: %d successes, %d errors", r.Name, p.Clients, p.Result.Total.Successes, p.Result.Total.Errors)
+			}
+			if len(p.Within) != 2 || p.Within[1] != 1 || len(p.SLO) != 3 || !p.SLO[0].Pass || p.SLO[1].Warning == "" {
+				t.Errorf("%s at %d clients: within %v, SLO %+v; want two shares (all within 1s), three objectives, p99.999 flagged", r.Name, p.Clients, p.Within, p.SLO)
+			}
+			if _, ok := p.Server["requests"]; !ok {
+				t.Errorf("%s at %d clients: no server reading: %v", r.Name, p.Clients, p.Server)
+			}
+		}
+		if len(r.Profiles) != 2 {
+			t.Errorf("%s: %d profiles; want cpu and fgprof", r.Name, len(r.Profiles))
+		}
+	}
+	for _, f := range []string{"index.html", "report.md", "experiment.json",
+		"charts/sweep-throughput.svg", "charts/sweep-throughput.png", "charts/sweep-response.svg", "charts/sweep-response.png",
+		"charts/reading-1-busy-workers.svg", "charts/reading-2-requests.png",
+		"all/sweep.json", "all/server.log", "all/profile-2clients-cpu.pb.gz", "all/profile-2clients-fgprof.pb.gz", "each/sweep.json"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("report file %s: %v", f, err)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(out, "index.html"))
+	if !strings.Contains(string(page), "<svg") || strings.Contains(string(page), "http://") && strings.Contains(string(page), "<script src") {
+		t.Errorf("index.html does not inline its charts offline")
+	}
+	if !strings.Contains(string(page), "<li>1 client: PASS") || strings.Contains(string(page), "1 clients") {
+		t.Errorf("index.html's SLO list does not say \"1 client\" as report.md does")
+	}
+	// The verdict is computed from the results: it quotes the peak.
+	peak, _ := peakPoint(res.Runs[0])
+	want := fmt.Sprintf("all: peak %.0f/s at %d clients", peak.Result.Total.Throughput, peak.Clients)
+	if len(res.Verdicts) == 0 || !strings.HasPrefix(res.Verdicts[0], want) {
+		t.Errorf("verdicts %q; want the first to start with %q", res.Verdicts, want)
+	}
+	if !strings.Contains(log.String(), "pinned") {
+		t.Errorf("the log does not say whether it pinned CPUs:\n%s", log.String())
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	// The environment: the generator's machine, and the server's objects
+	// copied from its stats.
+	for _, want := range []string{"## Environment", "- Generator: ", "lab ", "Server (every run): config.mode=ok, database.kind=fake, database.server_version=9.9"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if !strings.Contains(string(page), "<h2>Environment</h2>") || !strings.Contains(string(page), "database.server_version=9.9") {
+		t.Errorf("index.html lacks the environment")
+	}
+	if env := res.Runs[1].Points[1].Result.Environment; env == nil || env.Generator == nil || string(env.Server["database"]) != `{"kind":"fake","server_version":"9.9"}` {
+		t.Errorf("a point's environment = %+v; want the generator and the server's database", env)
+	}
+	for _, want := range []string{"within 1s", "PASS p99<5s", "warning:"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q", want)
+		}
+	}
+	if v := strings.Join(res.Verdicts, "\n"); !strings.Contains(v, "every SLO objective was met") || !strings.Contains(v, "Too few samples") {
+		t.Errorf("verdicts do not report the SLO and its sample warning:\n%s", v)
+	}
+	// The saved sweep reads back with the report reader.
+	runs, err := loadtest.ReadRuns(filepath.Join(out, "all", "sweep.json"))
+	if err != nil || len(runs) != 2 {
+		t.Errorf("ReadRuns(sweep.json) = %d runs, %v", len(runs), err)
+	}
+}
+
+func TestExperimentServerNeverReady(t *testing.T) {
+	e := tinyExperiment(t, "neverready")
+	e.Server.StartTimeout = Duration(time.Second)
+	out := t.TempDir()
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out})
+	if err == nil || !strings.Contains(err.Error(), "not ready") {
+		t.Fatalf("Run = %v; want a not-ready error", err)
+	}
+	if !strings.Contains(res.Error, "not ready") {
+		t.Errorf("result error %q", res.Error)
+	}
+	if _, err := os.Stat(filepath.Join(out, "index.html")); err != nil {
+		t.Errorf("no report after a failed start: %v", err)
+	}
+}
+
+func TestExperimentStopsOnValidation(t *testing.T) {
+	e := tinyExperiment(t, "differ")
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "validation") {
+		t.Fatalf("Run = %v; want a validation error", err)
+	}
+	if len(res.Runs) != 1 || len(res.Runs[0].Points) != 0 {
+		t.Errorf("a server that failed validation was loaded: %+v", res.Runs)
+	}
+}
+
+func TestParseExperimentErrors(t *testing.T) {
+	base := `name = "x"
+[server]
+command = ["bbs"]
+ready = "http://127.0.0.1:1/readyz"
+[load]
+clients = [1, 2]
+duration = "1s"
+[[load.request]]
+url = "http://127.0.0.1:1/"
+[[run]]
+name = "a"
+`
+	if _, err := Parse("ok.toml", []byte(base)); err != nil {
+		t.Fatalf("valid experiment: %v", err)
+	}
+	tests := []struct{ text, want string }{
+		{base + "bogus = 1\n", `unknown key "run.bogus"`},
+		{strings.Replace(base, "[load]", "[load]\nthinktime = \"1s\"", 1), `unknown key "load.thinktime"`},
+		{strings.Replace(base, "clients = [1, 2]", "clients = [0]", 1), "load.clients: 0"},
+		{strings.Replace(base, "clients = [1, 2]", "clients = [5, 2]", 1), "increasing"},
+		{strings.Replace(base, `duration = "1s"`, `duration = "2h"`, 1), "load.duration"},
+		{strings.Replace(base, `duration = "1s"`, `duration = "soon"`, 1), "not a duration"},
+		{strings.Replace(base, "[load]", "[load]\nmodel = \"closed\"", 1), "load.model"},
+		{strings.Replace(base, "[load]", "[load]\ntimer_slack = \"5s\"", 1), "load.timer_slack"},
+		{strings.Replace(base, `name = "a"`, `name = ""`, 1), "run 1: name"},
+		{strings.Replace(base, `command = ["bbs"]`, `command = []`, 1), "server.command"},
+		{base + "[[run]]\nname = \"a\"\n", "used twice"},
+		{base + "[profile]\nkinds = [\"heap\"]\n", "profile.kinds"},
+		{base + "[stats]\nenvironment = [\"database.kind\"]\n", `stats.environment 1: "database.kind"`},
+	}
+	for _, tt := range tests {
+		_, err := Parse("x.toml", []byte(tt.text))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Parse(...%q) = %v; want an error with %q", tt.text[max(0, len(tt.text)-40):], err, tt.want)
+		}
+	}
+}
+
+// TestShippedExperiments checks that every experiment under experiments/
+// parses and validates.
+func TestShippedExperiments(t *testing.T) {
+	files, err := filepath.Glob("../experiments/*.toml")
+	if err != nil {
+		t.Fatalf("glob ../experiments/*.toml: %v", err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no ../experiments/*.toml found: the shipped experiments are missing or the test runs from the wrong directory")
+	}
+	once := map[string]bool{"coldstart.toml": true, "pool-growth.toml": true}
+	for _, f := range files {
+		e, err := Load(f)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		// Every shipped experiment states what it tests, and repeats its
+		// points so that its claims can be told from noise; except those
+		// whose effect happens once per server start (a cold server, a
+		// growing pool), which say so in their descriptions.
+		want := 3
+		if once[filepath.Base(f)] {
+			want = 1
+		}
+		if len(e.Claims) == 0 || e.Load.Repeats < want {
+			t.Errorf("%s: %d claims, repeats = %d; want claims and at least %d repeats", f, len(e.Claims), e.Load.Repeats, want)
+		}
+	}
+}
+
+func TestVerdictsFromResults(t *testing.T) {
+	point := func(c int, thr, mean float64, wait float64) *Point {
+		return &Point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
+			Server: map[string]float64{"pool wait": wait}}
+	}
+	res := &Result{
+		Readings: []watch.Reading{{Name: "pool wait", Unit: "ms"}},
+		Runs: []*RunResult{
+			{Name: "5/5", Points: []*Point{point(5, 1000, 5, 0.1), point(10, 1100, 9, 0.2)}},
+			{Name: "10/5", Points: []*Point{point(5, 990, 5, 0.1), point(10, 1080, 9.5, 3.4)}},
+			{Name: "10/10", Points: []*Point{point(5, 1000, 5, 0.1), point(10, 2000, 5, 0.1)}},
+		},
+	}
+	v := strings.Join(Verdicts(res, nil), "\n")
+	for _, want := range []string{
+		"5/5: peak 1100/s at 10 clients",
+		"10/5 is no better than 5/5: peak 1080/s against 1100/s (-1.8 %; single measurements, no spread to judge by)",
+		"pool wait rose from 0.20 to 3.40 ms",
+		"10/10 beats 5/5: peak 2000/s against 1100/s (+81.8 %; single measurements, no spread to judge by)",
+	} {
+		if !strings.Contains(v, want) {
+			t.Errorf("verdicts lack %q:\n%s", want, v)
+		}
+	}
+}
+
+// TestExperimentOneStepCharts checks the charts of an experiment with one
+// client count (bars by run) and a timeline.
+func TestExperimentOneStepCharts(t *testing.T) {
+	e := tinyExperiment(t, "ok")
+	e.Load.Clients = []int{2}
+	e.Load.Duration = Duration(time.Second)
+	e.Profile = ProfileSpec{}
+	e.Report.Timeline = true
+	e.Report.Distribution = true
+	e.Load.Timeline = 100
+	e.Disk.Command = []string{"sh", "-c", `echo '{"dir": "{{out}}", "n": 3, "stats": [{"op": "fsync", "avg_ns": 2000, "median_ns": 1500, "min_ns": 1000, "max_ns": 9000}], "grade": {"name": "average"}}'`}
+	out := t.TempDir()
+	// The runner keeps the output raw and shows what Disk makes of it.
+	disk := func(raw json.RawMessage) *DiskTable {
+		var d struct {
+			Dir   string `json:"dir"`
+			Grade struct {
+				Name string `json:"name"`
+			} `json:"grade"`
+		}
+		if json.Unmarshal(raw, &d) != nil {
+			return nil
+		}
+		return &DiskTable{Caption: d.Dir, Head: []string{"op", "avg"}, Rows: [][]string{{"fsync", "2000"}},
+			Verdict: fmt.Sprintf("Disk in %s graded %s.", d.Dir, d.Grade.Name)}
+	}
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Disk: disk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var raw struct{ Dir string }
+	if json.Unmarshal(res.Disk, &raw) != nil || raw.Dir != out {
+		t.Errorf("result disk %s; want the command's output kept raw, {{out}} expanded to %s", res.Disk, out)
+	}
+	if v := strings.Join(res.Verdicts, "\n"); !strings.Contains(v, "all: the first requests took") {
+		t.Errorf("verdicts lack the first requests:\n%s", v)
+	}
+	if v := strings.Join(res.Verdicts, "\n"); !strings.Contains(v, "Disk in "+out+" graded average.") {
+		t.Errorf("verdicts lack the disk benchmark (run in %s):\n%s", out, v)
+	}
+	if md, _ := os.ReadFile(filepath.Join(out, "report.md")); !strings.Contains(string(md), "| op | avg |\n| --- | --- |\n| fsync | 2000 |") {
+		t.Errorf("report.md lacks the disk table:\n%s", md)
+	}
+	for _, f := range []string{"charts/runs-throughput.svg", "charts/runs-response.png", "charts/sweep-timeline-throughput.svg", "charts/sweep-timeline-p99.png", "charts/distribution.svg", "charts/distribution.png", "charts/sweep-coldstart.svg", "charts/sweep-coldstart-intervals.png"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("chart %s: %v", f, err)
+		}
+	}
+}
+
+// TestExperimentColdStart checks that a run with start = "listening" loads
+// the server as soon as its port is open, without waiting for readiness,
+// resetting or validating: the fake server here never reports ready.
+func TestExperimentColdStart(t *testing.T) {
+	e := tinyExperiment(t, "neverready")
+	e.Load.Clients = []int{1}
+	e.Load.Duration = Duration(500 * time.Millisecond)
+	e.Load.Warmup = 0
+	e.Profile = ProfileSpec{}
+	e.Runs = e.Runs[:1]
+	e.Runs[0].Start = StartListening
+	var log strings.Builder
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir(), Log: &log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log.String())
+	}
+	if len(res.Runs[0].Points) != 1 || res.Runs[0].Points[0].Result.Total.Successes == 0 {
+		t.Errorf("cold run measured nothing: %+v", res.Runs[0].Points)
+	}
+	if !strings.Contains(log.String(), "cold start") || strings.Contains(log.String(), "validation passed") {
+		t.Errorf("log does not show a cold start without validation:\n%s", log.String())
+	}
+	if _, err := Parse("x", []byte(strings.Replace(`name = "x"
+[server]
+command = ["x"]
+ready = "http://127.0.0.1:1/"
+[load]
+clients = [1]
+duration = "1s"
+[[load.request]]
+url = "http://127.0.0.1:1/"
+[[run]]
+name = "a"
+start = "soon"
+`, "\t", "", -1))); err == nil || !strings.Contains(err.Error(), `start = "soon"`) {
+		t.Errorf("bad start mode: %v", err)
+	}
+}

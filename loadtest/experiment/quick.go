@@ -1,0 +1,74 @@
+package experiment
+
+import (
+	"slices"
+	"time"
+)
+
+// Quick-run bounds (MakeQuick).
+const (
+	quickClients  = 3
+	quickWarmup   = time.Second
+	quickDuration = 3 * time.Second
+)
+
+const quickNote = "QUICK RUN: at most 3 client counts, one measurement each, short steps. " +
+	"Its claims are decided from single measurements, without a spread to tell an effect from the machine's noise: " +
+	"use it to try a file, not to reproduce a claim."
+
+// MakeQuick turns e into a quick run, to try a file in a minute or so: at
+// most quickClients client counts (those a claim or the profile names are
+// kept, so the claims stay decidable; then the last, the first and one
+// from the middle, in that order, up to three), one measurement each, a
+// warm-up of at most 1 s and steps of at most 3 s, and profiles no longer
+// than the step.
+func (e *Experiment) MakeQuick() {
+	e.Quick = true
+	l := &e.Load
+	l.Repeats = 1
+	l.Warmup = Duration(min(time.Duration(l.Warmup), quickWarmup))
+	l.Duration = Duration(min(time.Duration(l.Duration), quickDuration))
+	if s := int(time.Duration(l.Duration) / time.Second); e.Profile.Seconds == 0 || e.Profile.Seconds > s {
+		e.Profile.Seconds = max(s, 1)
+	}
+	l.Clients = quickCounts(e)
+}
+
+// quickCounts chooses the client counts of a quick run.
+func quickCounts(e *Experiment) []int {
+	all := e.Load.Clients
+	if len(all) <= quickClients {
+		return all
+	}
+	keep := map[int]bool{}
+	for _, c := range e.Claims {
+		for _, k := range c.Checks {
+			for _, o := range []Operand{k.Left, k.Right} {
+				switch {
+				case o.Clients != 0:
+					keep[o.Clients] = true
+				case o.At == "last":
+					keep[all[len(all)-1]] = true
+				case o.At == "first":
+					keep[all[0]] = true
+				}
+			}
+		}
+	}
+	if len(e.Profile.Kinds) > 0 && e.Profile.URL != "" {
+		keep[e.profileAt()] = true
+	}
+	for _, c := range []int{all[len(all)-1], all[0], all[len(all)/2]} {
+		if len(keep) >= quickClients {
+			break
+		}
+		keep[c] = true
+	}
+	var out []int
+	for _, c := range all {
+		if keep[c] {
+			out = append(out, c)
+		}
+	}
+	return slices.Clip(out)
+}

@@ -1,0 +1,281 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+)
+
+// Figures are the numbers kept of one label (or of all) in one measurement.
+type Figures struct {
+	Throughput float64 `json:"throughput"`
+	MeanMs     float64 `json:"mean_ms"`
+	P50Ms      float64 `json:"p50_ms"`
+	P90Ms      float64 `json:"p90_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	P999Ms     float64 `json:"p99_9_ms"`
+	MaxMs      float64 `json:"max_ms"`
+	Errors     int64   `json:"errors"`
+	// The first measured second of the step (all labels): where a sudden
+	// step of load shows what a cold or growing server costs.
+	FirstSecondThroughput float64 `json:"first_second_throughput,omitempty"`
+	FirstSecondP99Ms      float64 `json:"first_second_p99_ms,omitempty"`
+}
+
+func figuresOf(s loadtest.Stats) Figures {
+	return Figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
+}
+
+// Metrics a claim or a table may take from Figures.
+var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
+	"first_second_throughput", "first_second_p99_ms"}
+
+// metric returns the figure called name (one of metricNames).
+func (f Figures) metric(name string) (float64, bool) {
+	switch name {
+	case "throughput":
+		return f.Throughput, true
+	case "mean_ms":
+		return f.MeanMs, true
+	case "p50_ms":
+		return f.P50Ms, true
+	case "p90_ms":
+		return f.P90Ms, true
+	case "p99_ms":
+		return f.P99Ms, true
+	case "p99_9_ms":
+		return f.P999Ms, true
+	case "max_ms":
+		return f.MaxMs, true
+	case "errors":
+		return float64(f.Errors), true
+	case "first_second_throughput":
+		return f.FirstSecondThroughput, f.FirstSecondThroughput > 0
+	case "first_second_p99_ms":
+		return f.FirstSecondP99Ms, f.FirstSecondP99Ms > 0
+	}
+	return 0, false
+}
+
+// A Repeat is one measurement of a point.
+type Repeat struct {
+	// Seq is the measurement's place in the experiment (1: measured
+	// first), so the order the steps were taken in can be read back.
+	Seq   int       `json:"seq"`
+	Start time.Time `json:"start"`
+	Total Figures   `json:"total"`
+	// Labels holds each request label's figures.
+	Labels map[string]Figures `json:"labels,omitempty"`
+	// Server holds the server readings over the measured time.
+	Server map[string]float64 `json:"server,omitempty"`
+	// result is the full result, kept while the point is measured.
+	result *loadtest.Result
+}
+
+// newRepeat takes the figures of one measurement.
+func newRepeat(seq int, r *loadtest.Result) *Repeat {
+	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(r), result: r}
+	for _, sec := range r.Series {
+		if !sec.Warmup {
+			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms
+			break
+		}
+	}
+	if len(r.Labels) > 0 {
+		rp.Labels = make(map[string]Figures, len(r.Labels))
+		for _, l := range r.Labels {
+			rp.Labels[l.Label] = figuresOf(l)
+		}
+	}
+	return rp
+}
+
+func serverMap(r *loadtest.Result) map[string]float64 {
+	if r.Server == nil {
+		return nil
+	}
+	m := make(map[string]float64, len(r.Server.Values))
+	for _, v := range r.Server.Values {
+		m[v.Name] = v.Value
+	}
+	return m
+}
+
+// label returns the figures of a request label ("" for the total).
+func (rp *Repeat) label(name string) (Figures, bool) {
+	if name == "" {
+		return rp.Total, true
+	}
+	if f, ok := rp.Labels[name]; ok {
+		return f, true
+	}
+	if rp.Labels == nil && rp.result != nil { // a point of the older form
+		for _, l := range rp.result.Labels {
+			if l.Label == name {
+				return figuresOf(l), true
+			}
+		}
+	}
+	return Figures{}, false
+}
+
+// PointSummary is a point's figures over its repeats.
+type PointSummary struct {
+	Total  map[string]chart.Spread `json:"total"`
+	Server map[string]chart.Spread `json:"server,omitempty"`
+}
+
+// addRepeat adds one measurement to p and makes the repeat of median
+// throughput the point's Result, readings, deadline shares and SLO
+// outcomes, so that readers of the single-measurement form keep working.
+func (p *Point) addRepeat(rp *Repeat, l LoadSpec) {
+	p.Repeats = append(p.Repeats, rp)
+	med := p.medianRepeat()
+	p.Result = med.result
+	p.Server = med.Server
+	p.Within, p.SLO = nil, nil
+	if p.Result != nil {
+		judge(p, l)
+	}
+	p.Summary = p.summary()
+}
+
+// medianRepeat returns the repeat of median throughput.
+func (p *Point) medianRepeat() *Repeat {
+	rs := slices.Clone(p.Repeats)
+	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Total.Throughput < rs[b].Total.Throughput })
+	return rs[(len(rs)-1)/2]
+}
+
+// repeats returns p's measurements; a point written before repeats
+// existed is its Result, once.
+func (p *Point) repeats() []*Repeat {
+	if len(p.Repeats) > 0 {
+		return p.Repeats
+	}
+	if p.Result == nil {
+		return nil
+	}
+	return []*Repeat{{Total: figuresOf(p.Result.Total), Server: p.Server, result: p.Result}}
+}
+
+func (p *Point) summary() *PointSummary {
+	s := &PointSummary{Total: map[string]chart.Spread{}}
+	for _, m := range metricNames {
+		if sp, ok := p.spread("", m); ok {
+			s.Total[m] = sp
+		}
+	}
+	names := map[string]bool{}
+	for _, rp := range p.repeats() {
+		for n := range rp.Server {
+			names[n] = true
+		}
+	}
+	for n := range names {
+		if sp, ok := p.readingSpread(n); ok {
+			if s.Server == nil {
+				s.Server = map[string]chart.Spread{}
+			}
+			s.Server[n] = sp
+		}
+	}
+	return s
+}
+
+// spread returns a metric of a label ("" for all) over p's repeats.
+func (p *Point) spread(label, metric string) (chart.Spread, bool) {
+	var vs []float64
+	for _, rp := range p.repeats() {
+		f, ok := rp.label(label)
+		if !ok {
+			continue
+		}
+		if v, ok := f.metric(metric); ok {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return chart.Spread{}, false
+	}
+	return chart.SpreadOf(vs), true
+}
+
+// readingSpread returns a server reading over the repeats that have it.
+func (p *Point) readingSpread(name string) (chart.Spread, bool) {
+	var vs []float64
+	for _, rp := range p.repeats() {
+		if v, ok := rp.Server[name]; ok {
+			vs = append(vs, v)
+		}
+	}
+	if len(vs) == 0 {
+		return chart.Spread{}, false
+	}
+	return chart.SpreadOf(vs), true
+}
+
+// values returns a metric of a label ("" for all), or a server reading
+// when reading is set, of every repeat in the order measured; ok is false
+// when a repeat lacks it.
+func (p *Point) values(label, metric, reading string) (vs []float64, ok bool) {
+	for _, rp := range p.repeats() {
+		var v float64
+		if reading != "" {
+			v, ok = rp.Server[reading]
+		} else {
+			var f Figures
+			if f, ok = rp.label(label); ok {
+				v, ok = f.metric(metric)
+			}
+		}
+		if !ok {
+			return nil, false
+		}
+		vs = append(vs, v)
+	}
+	return vs, len(vs) > 0
+}
+
+// throughput is p's median throughput.
+func (p *Point) throughput() chart.Spread {
+	s, _ := p.spread("", "throughput")
+	return s
+}
+
+// spreadText formats a spread with format: the median and unit, and the
+// range in parentheses when there was more than one measurement, e.g.
+// "812/s (790-830)".
+// The format "auto" keeps three significant digits of small values, so
+// that 0.0006 ms/request does not print as 0.00.
+func spreadText(s chart.Spread, format, unit string) string {
+	v := formatNum(format, s.Median) + unit
+	if s.N > 1 {
+		v += " (" + formatNum(format, s.Min) + "-" + formatNum(format, s.Max) + ")"
+	}
+	return v
+}
+
+// formatNum formats v with format, or, with "auto", with two decimals
+// from 0.01 up, none from 1000 up and three significant digits below 0.01.
+func formatNum(format string, v float64) string {
+	if format != "auto" {
+		return fmt.Sprintf(format, v)
+	}
+	switch a := math.Abs(v); {
+	case a >= 1000:
+		return fmt.Sprintf("%.0f", v)
+	case a >= 0.01 || a == 0:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+// overlap reports whether two ranges share a value: a difference between
+// them is then within the measured spread.
+func overlap(a, b chart.Spread) bool { return a.Min <= b.Max && b.Min <= a.Max }

@@ -1,0 +1,369 @@
+package experiment
+
+import (
+	"bytes"
+	"fmt"
+	htmltemplate "html/template"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
+)
+
+// WriteReport writes the report folder of an experiment:
+// experiment.json (everything measured), charts/ (SVG and PNG), report.md
+// and index.html, which opens offline with its charts inline. Each run's
+// folder already holds its sweep.json, server.log and profiles.
+func WriteReport(dir string, res *Result) error {
+	return writeReport(dir, res, reportExtras{charts: chart.Server{Readings: res.Readings}})
+}
+
+// reportExtras are what the report shows beyond the result: the disk
+// table and the server charts (Options).
+type reportExtras struct {
+	disk   *DiskTable
+	charts chart.Server
+}
+
+// writeReport is WriteReport with the extras.
+func writeReport(dir string, res *Result, ex reportExtras) error {
+	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
+		return err
+	}
+	if err := WriteJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
+		return err
+	}
+	charts, err := experimentCharts(filepath.Join(dir, "charts"), res, ex.charts)
+	if err != nil {
+		return err
+	}
+	md := experimentMarkdown(res, charts, ex.disk)
+	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
+		return err
+	}
+	html, err := experimentHTML(dir, res, charts, ex.disk)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "index.html"), html, 0o644)
+}
+
+// chartFile is one chart of the report, by its base path without extension
+// (relative to the report folder).
+type chartFile struct {
+	Title string
+	Base  string
+}
+
+// experimentCharts draws throughput and response time against clients with
+// one curve per run, and one chart per server reading.
+func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, error) {
+	var curves []chart.Curve
+	for _, r := range res.Runs {
+		if len(r.Points) > 0 {
+			curves = append(curves, chart.Curve{Name: r.Name, Runs: pointResults(r.Points), Spread: curveSpread(r.Points)})
+		}
+	}
+	if len(curves) == 0 {
+		return nil, nil
+	}
+	if _, err := chart.WriteSweepCharts(filepath.Join(dir, "sweep"), curves, srv); err != nil {
+		return nil, err
+	}
+	out := []chartFile{
+		{"Throughput against clients", "charts/sweep-throughput"},
+		{"Response time against clients (mean solid, p99 dashed)", "charts/sweep-response"},
+	}
+	if len(res.Runs) > 1 && samePoints(res.Runs, 1) {
+		// One client count: compare the runs side by side.
+		bars := make([]chart.Bar, len(res.Runs))
+		for i, r := range res.Runs {
+			bars[i] = chart.Bar{Name: r.Name, Result: r.Points[0].Result}
+		}
+		if _, err := chart.WriteBarCharts(filepath.Join(dir, "runs"), "at "+clientsText(res.Runs[0].Points[0].Clients), bars); err != nil {
+			return nil, err
+		}
+		out = append(out, chartFile{"Throughput by run", "charts/runs-throughput"}, chartFile{"Response time by run (mean and p99)", "charts/runs-response"})
+	}
+	if res.Distribution {
+		var last []chart.Curve
+		for _, r := range res.Runs {
+			if n := len(r.Points); n > 0 {
+				last = append(last, chart.Curve{Name: r.Name + ", " + clientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
+			}
+		}
+		if _, err := chart.WriteDistributionChart(filepath.Join(dir, "distribution"), last); err != nil {
+			return nil, err
+		}
+		out = append(out, chartFile{"Latency by percentile (each run's last step)", "charts/distribution"})
+	}
+	var cold []chart.Curve
+	for _, r := range res.Runs {
+		if n := len(r.Points); n > 0 && r.Points[0].Result.Timeline != nil {
+			cold = append(cold, chart.Curve{Name: fmt.Sprintf("%s, %s", r.Name, clientsText(r.Points[0].Clients)), Runs: []*loadtest.Result{r.Points[0].Result}})
+		}
+	}
+	if len(cold) > 0 {
+		if _, err := chart.WriteColdStartChart(filepath.Join(dir, "sweep"), cold); err != nil {
+			return nil, err
+		}
+		out = append(out, chartFile{"The first requests one by one (first step of each run)", "charts/sweep-coldstart"},
+			chartFile{"p50 and p99 per 100 ms from the first request", "charts/sweep-coldstart-intervals"})
+	}
+	if res.Timeline {
+		var last []chart.Curve
+		for _, r := range res.Runs {
+			if n := len(r.Points); n > 0 {
+				last = append(last, chart.Curve{Name: r.Name + ", " + clientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
+			}
+		}
+		if _, err := chart.WriteTimelineCharts(filepath.Join(dir, "sweep"), last); err != nil {
+			return nil, err
+		}
+		out = append(out, chartFile{"Throughput per second, warm-up included", "charts/sweep-timeline-throughput"}, chartFile{"p99 per second, warm-up included", "charts/sweep-timeline-p99"})
+	}
+	for i, rd := range res.Readings {
+		var lines []chart.SpreadLine
+		for _, r := range res.Runs {
+			l := chart.SpreadLine{Name: r.Name}
+			for _, pt := range r.Points {
+				if sp, ok := pt.readingSpread(rd.Name); ok {
+					l.Points = append(l.Points, chart.SpreadPoint{X: float64(pt.Clients), Y: sp})
+				}
+			}
+			lines = append(lines, l)
+		}
+		base := fmt.Sprintf("reading-%d-%s", i+1, fileName(rd.Name))
+		files, err := chart.WriteSpreadChart(filepath.Join(dir, base), "Server: "+rd.Name, "clients", rd.Unit, lines)
+		if err != nil {
+			return nil, err
+		}
+		if len(files) > 0 {
+			out = append(out, chartFile{"Server: " + rd.Name, "charts/" + base})
+		}
+	}
+	return out, nil
+}
+
+// samePoints reports whether every run has n points.
+func samePoints(runs []*RunResult, n int) bool {
+	for _, r := range runs {
+		if len(r.Points) != n {
+			return false
+		}
+	}
+	return true
+}
+
+// experimentMarkdown renders report.md. It opens with the claims.
+func experimentMarkdown(res *Result, charts []chartFile, disk *DiskTable) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Experiment: %s\n\n", res.Name)
+	if res.Quick {
+		fmt.Fprintf(&b, "**%s**\n\n", quickNote)
+	}
+	if len(res.Claims) > 0 {
+		b.WriteString("## Claims\n\n")
+		for _, c := range res.Claims {
+			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, quickMark(c), c.Text, c.Source)
+			if c.Reason != "" {
+				fmt.Fprintf(&b, "  - not measured: %s\n", c.Reason)
+			}
+			for _, k := range c.Checks {
+				fmt.Fprintf(&b, "  - %s\n", k.Text)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if res.Description != "" {
+		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(res.Description))
+	}
+	fmt.Fprintf(&b, "Ran %s to %s. %s\n\n", res.Start.Format("2006-01-02 15:04:05"), res.End.Format("15:04:05"), repeatsText(res))
+	for _, n := range res.Notes {
+		fmt.Fprintf(&b, "- %s\n", n)
+	}
+	if res.Error != "" {
+		fmt.Fprintf(&b, "\n**The experiment stopped early:** %s\n", res.Error)
+	}
+	if env := experimentEnvironment(res); len(env) > 0 {
+		b.WriteString("\n## Environment\n\n")
+		for _, l := range env {
+			fmt.Fprintf(&b, "- %s\n", l)
+		}
+	}
+	b.WriteString("\n## Verdict\n\n")
+	for _, v := range res.Verdicts {
+		fmt.Fprintf(&b, "- %s\n", v)
+	}
+	if d := disk; d != nil && len(d.Head) > 0 {
+		fmt.Fprintf(&b, "\n## Disk under the database\n\n%s:\n\n| %s |\n|%s\n", d.Caption, strings.Join(d.Head, " | "), strings.Repeat(" --- |", len(d.Head)))
+		for _, row := range d.Rows {
+			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
+		}
+	}
+	b.WriteString("\n## Charts\n\n")
+	for _, c := range charts {
+		fmt.Fprintf(&b, "![%s](%s.png)\n\n", c.Title, c.Base)
+	}
+	for _, r := range res.Runs {
+		fmt.Fprintf(&b, "## Run %s\n\n`%s`\n\n", r.Name, strings.Join(r.Command, " "))
+		if r.Error != "" {
+			fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
+		}
+		b.WriteString(pointTable(r, res, "|"))
+		for _, g := range profileViews(r) {
+			fmt.Fprintf(&b, "\n%s profile%s (%s), top functions by own samples of the first:\n\n", g.Kind, g.Where, mdLinks(g.Files))
+			for _, f := range g.Top {
+				fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
+			}
+			if len(g.Buckets) > 0 {
+				fmt.Fprintf(&b, "\nWhere the time in focus went (profile.focus; %s of all samples were in it):\n\n", g.Focused)
+				for _, f := range g.Buckets {
+					fmt.Fprintf(&b, "- %s %s\n", f.Share, f.Name)
+				}
+			}
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// pointTable renders a run's points as a Markdown table, with the deadline
+// shares and SLO outcomes below it.
+func pointTable(r *RunResult, res *Result, sep string) string {
+	var b strings.Builder
+	head, rows := pointRows(r, res.Readings)
+	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
+	b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
+	for _, row := range rows {
+		b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
+	}
+	if len(res.Deadlines) > 0 {
+		head := []string{"clients"}
+		for _, d := range res.Deadlines {
+			head = append(head, "within "+time.Duration(d).String())
+		}
+		b.WriteString("\nShare of successful requests within each deadline (median repeat):\n\n")
+		b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
+		b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
+		for _, p := range r.Points {
+			row := []string{fmt.Sprint(p.Clients)}
+			for _, w := range p.Within {
+				row = append(row, fmt.Sprintf("%.3f %%", 100*w))
+			}
+			b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
+		}
+	}
+	if res.SLO != "" {
+		fmt.Fprintf(&b, "\nSLO `%s`:\n\n", res.SLO)
+		for _, p := range r.Points {
+			for _, o := range p.SLO {
+				word := "PASS"
+				if !o.Pass {
+					word = "FAIL"
+				}
+				fmt.Fprintf(&b, "- %s: %s %s (measured %.4g)", clientsText(p.Clients), word, o.Objective, o.Value)
+				if o.Warning != "" {
+					fmt.Fprintf(&b, "; warning: %s", o.Warning)
+				}
+				b.WriteString("\n")
+			}
+		}
+	}
+	return b.String()
+}
+
+func unitParen(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " (" + u + ")"
+}
+
+var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate.FuncMap{
+	"pct":     func(f float64) string { return fmt.Sprintf("%.1f", 100*f) },
+	"join":    strings.Join,
+	"dur":     func(d Duration) string { return time.Duration(d).String() },
+	"pct3":    func(f float64) string { return fmt.Sprintf("%.3f", 100*f) },
+	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
+	"base":    filepath.Base,
+	"clients": clientsText,
+	"rows": func(r *RunResult, readings []watch.Reading) map[string]any {
+		head, rows := pointRows(r, readings)
+		return map[string]any{"Head": head, "Rows": rows}
+	},
+	"profiles":     profileViews,
+	"quickMark":    quickMark,
+	"outcomeClass": outcomeClass,
+}).Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
+<style>
+body{font-family:sans-serif;max-width:64em;margin:1em auto;padding:0 1em;color:#222}
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}
+th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart svg{max-width:100%;height:auto}code{background:#f6f6f6}
+</style></head><body>
+<h1>Experiment: {{.Res.Name}}</h1>
+{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
+{{with .Res.Claims}}<h2>Claims</h2><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
+<ul>{{with .Reason}}<li>not measured: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
+{{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
+<p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}. {{.Repeats}}</p>
+<ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
+{{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
+{{with .Environment}}<h2>Environment</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
+{{with .Disk}}<h2>Disk under the database</h2><p>{{.Caption}}:</p>
+<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
+<h2>Charts</h2>
+{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption>{{.Title}} (<a href="{{.Base}}.png">PNG</a>, <a href="{{.Base}}.svg">SVG</a>)</figcaption></figure>{{end}}
+{{$readings := .Res.Readings}}
+{{range .Res.Runs}}<h2>Run {{.Name}}</h2>
+<p><code>{{join .Command " "}}</code></p>
+{{with .Error}}<p class="err">{{.}}</p>{{end}}
+{{with rows . $readings}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</table>{{end}}
+{{if $.Res.Deadlines}}<p>Share of successful requests within each deadline:</p>
+<table><tr><th>clients</th>{{range $.Res.Deadlines}}<th>within {{dur .}}</th>{{end}}</tr>
+{{range .Points}}<tr><td>{{.Clients}}</td>{{range .Within}}<td>{{pct3 .}} %</td>{{end}}</tr>{{end}}</table>{{end}}
+{{if $.Res.SLO}}<p>SLO <code>{{$.Res.SLO}}</code>:</p><ul>
+{{range $p := .Points}}{{range .SLO}}<li>{{clients $p.Clients}}: {{if .Pass}}PASS{{else}}<b class="err">FAIL</b>{{end}} {{.Objective}} (measured {{g4 .Value}}){{with .Warning}}; warning: {{.}}{{end}}</li>{{end}}{{end}}</ul>{{end}}
+{{range profiles .}}<h3>{{.Kind}} profile{{.Where}}: {{range $i, $f := .Files}}{{if $i}}, {{end}}<a href="{{$f}}">{{base $f}}</a>{{end}}</h3>
+<p>Top functions by own samples of the first:</p>
+<table><tr><th>own samples %</th><th style="text-align:left">function</th></tr>{{range .Top}}<tr><td>{{pct .Share}}</td><td style="text-align:left"><code>{{.Name}}</code></td></tr>{{end}}</table>
+{{if .Buckets}}<p>Where the time in focus went (profile.focus; {{.Focused}} of all samples were in it):</p>
+<table>{{range .Buckets}}<tr><td>{{.Share}}</td><td style="text-align:left">{{.Name}}</td></tr>{{end}}</table>{{end}}
+{{end}}{{end}}
+<p>Raw data: <a href="experiment.json">experiment.json</a>; each run's folder holds sweep.json (readable by <code>loadtest report</code>), server.log and profiles (<code>go tool pprof -top FILE</code>).</p>
+</body></html>
+`))
+
+// experimentHTML renders index.html with the SVG charts inline.
+func experimentHTML(dir string, res *Result, charts []chartFile, disk *DiskTable) ([]byte, error) {
+	type inline struct {
+		chartFile
+		SVG htmltemplate.HTML
+	}
+	var cs []inline
+	for _, c := range charts {
+		svg, err := os.ReadFile(filepath.Join(dir, c.Base+".svg"))
+		if err != nil {
+			return nil, err
+		}
+		// Drop the XML prolog; the <svg> element is inlined as is.
+		s := string(svg)
+		if i := strings.Index(s, "<svg"); i > 0 {
+			s = s[i:]
+		}
+		cs = append(cs, inline{c, htmltemplate.HTML(s)})
+	}
+	var b bytes.Buffer
+	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res)}); err != nil {
+		return nil, fmt.Errorf("render report: %w", err)
+	}
+	return b.Bytes(), nil
+}

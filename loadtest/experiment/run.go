@@ -1,0 +1,559 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
+)
+
+// Result is everything an experiment measured, as written to
+// experiment.json in the report folder.
+type Result struct {
+	Schema       int             `json:"schema"`
+	Kind         string          `json:"kind"` // "experiment"
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	Start        time.Time       `json:"start"`
+	End          time.Time       `json:"end"`
+	Notes        []string        `json:"notes,omitempty"`
+	Readings     []watch.Reading `json:"readings,omitempty"`
+	Timeline     bool            `json:"timeline,omitempty"`
+	Distribution bool            `json:"distribution,omitempty"`
+	Deadlines    []Duration      `json:"deadlines,omitempty"`
+	SLO          string          `json:"slo,omitempty"`
+	// Repeats is how many times each point was to be measured;
+	// Interleave whether the runs took turns; Quick whether it was a
+	// quick run (MakeQuick).
+	Repeats    int          `json:"repeats,omitempty"`
+	Interleave bool         `json:"interleave,omitempty"`
+	Quick      bool         `json:"quick,omitempty"`
+	Runs       []*RunResult `json:"runs"`
+	// Disk is the disk benchmark's JSON output, when the file names one.
+	Disk json.RawMessage `json:"disk,omitempty"`
+	// Error says why the experiment stopped early, if it did.
+	Error string `json:"error,omitempty"`
+	// Claims are the file's claims decided from the results; Verdicts
+	// the free-form findings.
+	Claims   []ClaimResult `json:"claims,omitempty"`
+	Verdicts []string      `json:"verdicts,omitempty"`
+}
+
+// RunResult is one server configuration's sweep.
+type RunResult struct {
+	Name     string                     `json:"name"`
+	Command  []string                   `json:"command"`
+	Vars     map[string]string          `json:"vars,omitempty"`
+	Points   []*Point                   `json:"points"`
+	Profiles []*loadtest.ProfileSummary `json:"profiles,omitempty"`
+	Error    string                     `json:"error,omitempty"`
+}
+
+// Point is one client count of a run: the load tool's result and the
+// server's readings over the measured time. With repeats, Result, Server,
+// Within and SLO are those of the repeat of median throughput (so readers
+// of single measurements keep working), Repeats holds every measurement
+// and Summary each figure's median and range over them.
+type Point struct {
+	Clients int                `json:"clients"`
+	Result  *loadtest.Result   `json:"result"`
+	Server  map[string]float64 `json:"server,omitempty"`
+	// Within is the share (0..1) of successful requests within each of
+	// the experiment's deadlines, in their order.
+	Within []float64 `json:"within,omitempty"`
+	// SLO holds the objectives' outcomes at this step.
+	SLO     []SLOOutcome  `json:"slo,omitempty"`
+	Repeats []*Repeat     `json:"repeats,omitempty"`
+	Summary *PointSummary `json:"summary,omitempty"`
+}
+
+// SLOOutcome is one objective checked at one step.
+type SLOOutcome struct {
+	Objective string  `json:"objective"`
+	Value     float64 `json:"value"`
+	Pass      bool    `json:"pass"`
+	Warning   string  `json:"warning,omitempty"`
+}
+
+// Options tune Run. What the experiment runner knows
+// of its target comes in here (for the board: from package contract); the
+// runner itself is generic.
+type Options struct {
+	// Out is the report folder (created).
+	Out string
+	// Log receives progress lines.
+	Log io.Writer
+	// Validate checks the target at url (the experiment's validate.board)
+	// before any load; an experiment that asks for validation without it
+	// fails.
+	Validate func(ctx context.Context, url string) error
+	// Readings are the stats readings taken when the experiment names
+	// none; Environment the stats JSON objects copied into each result
+	// when it names none; Charts the server charts the readings' Chart
+	// fields refer to.
+	Readings    []watch.Reading
+	Environment []string
+	Charts      []watch.Chart
+	// StartHint, when set, returns a hint logged when a server did not
+	// come up (for the board: how to start its database server when the
+	// command line argv uses one), or "".
+	StartHint func(argv []string) string
+	// Disk, when set, turns the disk benchmark's JSON output into the
+	// report's table and verdict; nil or a nil table shows none.
+	Disk func(raw json.RawMessage) *DiskTable
+}
+
+// Run runs every run of e: start the server, wait until it is
+// ready, reset the data, validate, reset again, measure each client count
+// load.repeats times while sampling the server's stats and taking
+// profiles, stop the server. Runs are measured one after the other, or,
+// with load.interleave, all servers are started first and the runs take
+// turns at every client count and repeat. A server that fails to start or
+// to validate stops the experiment; what was measured so far is kept and
+// reported. The report folder is written in every case.
+func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
+	logw := opt.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(logw, format+"\n", a...) }
+	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
+		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
+		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Quick: e.Quick}
+	if e.Validate.Board != "" && opt.Validate == nil {
+		return nil, fmt.Errorf("experiment %s: validate.board is set but no validation was given to run it", e.Name)
+	}
+	if len(res.Readings) == 0 && e.Stats.URL != "" {
+		res.Readings = opt.Readings
+	}
+	x := &experimentRunner{e: e, opt: opt, out: opt.Out, res: res, logf: logf}
+	x.note(pinSelf(e.Client.CPUs))
+	if e.Quick {
+		x.note(quickNote)
+	}
+	if len(e.Server.Command) > 0 && len(e.Disk.Command) > 0 {
+		abs, _ := filepath.Abs(opt.Out)
+		raw, err := runDisk(ctx, e.Disk, e.Dir, func(s string) string { return expand(s, map[string]string{"out": abs}) })
+		if err != nil {
+			x.note("disk benchmark failed: " + err.Error())
+		} else {
+			res.Disk = raw
+			logf("disk benchmark done")
+		}
+	}
+
+	var runErr error
+	if e.Load.Interleave {
+		runErr = x.interleaved(ctx)
+	} else {
+		runErr = x.inTurn(ctx)
+	}
+	res.End = time.Now()
+	if runErr != nil {
+		res.Error = runErr.Error()
+		logf("experiment stopped: %v", runErr)
+	}
+	res.Claims = EvaluateClaims(e.Claims, res, e.Quick)
+	var disk *DiskTable
+	if opt.Disk != nil && len(res.Disk) > 0 {
+		disk = opt.Disk(res.Disk)
+	}
+	res.Verdicts = Verdicts(res, disk)
+	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: opt.Charts, Readings: res.Readings}}); err != nil {
+		return res, errors.Join(runErr, err)
+	}
+	logf("report: %s", filepath.Join(opt.Out, "index.html"))
+	return res, runErr
+}
+
+// experimentRunner holds what the runs of one experiment share.
+type experimentRunner struct {
+	e    *Experiment
+	opt  Options
+	out  string
+	res  *Result
+	logf func(string, ...any)
+	seq  int // measurements taken so far
+}
+
+func (x *experimentRunner) note(s string) {
+	if s == "" || slices.Contains(x.res.Notes, s) {
+		return
+	}
+	x.res.Notes = append(x.res.Notes, s)
+	x.logf("%s", s)
+}
+
+// inTurn measures each run in full before starting the next: every client
+// count, each repeated back to back.
+func (x *experimentRunner) inTurn(ctx context.Context) error {
+	for _, run := range x.e.Runs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		lr, err := x.start(ctx, run)
+		if err != nil {
+			lr.stop(x)
+			return lr.failed(err)
+		}
+		for _, clients := range x.e.Load.Clients {
+			for rep := 1; rep <= x.e.Load.Repeats; rep++ {
+				if err := x.measure(ctx, lr, clients, rep); err != nil {
+					lr.stop(x)
+					return lr.failed(err)
+				}
+			}
+		}
+		lr.stop(x)
+	}
+	return nil
+}
+
+// interleaved starts every run's server, then for each client count and
+// each repeat measures the runs in the file's order.
+func (x *experimentRunner) interleaved(ctx context.Context) error {
+	var live []*liveRun
+	defer func() {
+		for _, lr := range live {
+			lr.stop(x)
+		}
+	}()
+	for _, run := range x.e.Runs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		lr, err := x.start(ctx, run)
+		live = append(live, lr)
+		if err != nil {
+			return lr.failed(err)
+		}
+	}
+	for _, clients := range x.e.Load.Clients {
+		for rep := 1; rep <= x.e.Load.Repeats; rep++ {
+			for _, lr := range live {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err := x.measure(ctx, lr, clients, rep); err != nil {
+					return lr.failed(err)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// liveRun is one run's server while the experiment measures it.
+type liveRun struct {
+	run   RunSpec
+	dir   string
+	x     func(string) string // expands the run's placeholders
+	proc  *serverProc
+	rr    *RunResult
+	steps int // measurements taken of this server
+}
+
+// failed records err as the run's and returns it named by the run.
+func (lr *liveRun) failed(err error) error {
+	lr.rr.Error = err.Error()
+	return fmt.Errorf("run %q: %w", lr.run.Name, err)
+}
+
+// stop stops the run's server, once.
+func (lr *liveRun) stop(x *experimentRunner) {
+	if lr.proc == nil {
+		return
+	}
+	if err := lr.proc.stop(time.Duration(x.e.Server.StopTimeout)); err != nil {
+		x.logf("run %s: %v", lr.run.Name, err)
+	}
+	lr.proc = nil
+}
+
+// reset restores the run's data, when the file names a reset URL.
+func (lr *liveRun) reset(ctx context.Context, e *Experiment) error {
+	if e.Server.Reset == "" {
+		return nil
+	}
+	if err := post(ctx, lr.x(e.Server.Reset), 5*time.Minute); err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	return nil
+}
+
+// start starts the server of one run and makes it ready to load: ready,
+// reset, validated and reset again, or, for a cold start, listening. The
+// run is added to the result, even when it fails.
+func (x *experimentRunner) start(ctx context.Context, run RunSpec) (*liveRun, error) {
+	e := x.e
+	lr := &liveRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: &RunResult{Name: run.Name, Vars: run.Vars}}
+	x.res.Runs = append(x.res.Runs, lr.rr)
+	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
+		return lr, err
+	}
+	port, err := freePort()
+	if err != nil {
+		return lr, err
+	}
+	adminPort, err := freePort()
+	if err != nil {
+		return lr, err
+	}
+	vars := map[string]string{"port": port, "admin_port": adminPort, "dir": lr.dir, "run": run.Name}
+	for k, v := range run.Vars {
+		vars[k] = v
+	}
+	lr.x = func(s string) string { return expand(s, vars) }
+	argv := resolveCommand(append(append([]string(nil), e.Server.Command...), run.Args...), e.Dir)
+	for i := range argv {
+		argv[i] = lr.x(argv[i])
+	}
+	env := make([]string, len(e.Server.Env))
+	for i, v := range e.Server.Env {
+		env[i] = lr.x(v)
+	}
+	lr.rr.Command = redactURLs(argv)
+
+	x.logf("run %s: starting %s", run.Name, strings.Join(lr.rr.Command, " "))
+	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs)
+	x.note(pinNote)
+	if err != nil {
+		return lr, err
+	}
+	lr.proc = proc
+	if run.Start == StartListening {
+		// Cold start: load as soon as the board's port takes connections,
+		// from a fresh process; no reset, no validation, nothing warms it.
+		addr, err := loadtest.DialAddr(lr.x(e.Load.Requests[0].URL))
+		if err != nil {
+			return lr, err
+		}
+		if err := proc.waitListening(ctx, addr, time.Duration(e.Server.StartTimeout)); err != nil {
+			x.hint(argv)
+			return lr, err
+		}
+		x.logf("run %s: port %s open, loading at once (cold start)", run.Name, addr)
+		return lr, nil
+	}
+	if err := proc.waitReady(ctx, lr.x(e.Server.Ready), time.Duration(e.Server.StartTimeout)); err != nil {
+		x.hint(argv)
+		return lr, err
+	}
+	if err := lr.reset(ctx, e); err != nil {
+		return lr, err
+	}
+	if e.Validate.Board != "" {
+		if err := x.opt.Validate(ctx, lr.x(e.Validate.Board)); err != nil {
+			return lr, fmt.Errorf("the server failed validation, so it was not loaded: %w", err)
+		}
+		x.logf("run %s: validation passed", run.Name)
+		if err := lr.reset(ctx, e); err != nil {
+			return lr, err
+		}
+	}
+	return lr, nil
+}
+
+// measure takes one measurement (repeat rep) of a run at clients, adds
+// it to the run's point and rewrites the run's sweep.json.
+func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, rep int) error {
+	e := x.e
+	if e.Load.ResetEach && lr.steps > 0 {
+		if err := lr.reset(ctx, e); err != nil {
+			return err
+		}
+	}
+	lr.steps++
+	s := e.settings(lr.run.Name, clients, lr.x)
+	// The watcher reads the server's stats and takes its profiles over
+	// the measured part of the step (package watch).
+	var wo watch.Options
+	if e.Stats.URL != "" {
+		wo.StatsURL, wo.Readings = lr.x(e.Stats.URL), x.res.Readings
+		wo.Environment = e.Stats.Environment
+		if len(wo.Environment) == 0 {
+			wo.Environment = x.opt.Environment
+		}
+	}
+	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {
+		wo.ProfileURL, wo.ProfileKinds = lr.x(e.Profile.URL), e.Profile.Kinds
+		wo.ProfilePrefix = filepath.Join(lr.dir, "profile")
+		if rep > 1 {
+			wo.ProfilePrefix += fmt.Sprintf("-r%d", rep)
+		}
+		wo.ProfileSeconds = e.Profile.Seconds
+		wo.ProfileBuckets, wo.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
+	}
+	if wo.StatsURL != "" || wo.ProfileURL != "" {
+		w, err := watch.New(wo)
+		if err != nil {
+			return fmt.Errorf("watch the server: %w", err)
+		}
+		s.Watch = w
+	}
+	r, err := loadtest.Run(ctx, s)
+	if err != nil {
+		return fmt.Errorf("load %d clients: %w", clients, err)
+	}
+	x.seq++
+	rr := lr.rr
+	var p *Point
+	if n := len(rr.Points); n > 0 && rr.Points[n-1].Clients == clients {
+		p = rr.Points[n-1]
+	} else {
+		p = &Point{Clients: clients}
+		rr.Points = append(rr.Points, p)
+	}
+	rp := newRepeat(x.seq, r)
+	p.addRepeat(rp, e.Load)
+	for _, pr := range r.Profiles {
+		pr.File, _ = filepath.Rel(x.out, pr.File)
+		pr.Clients, pr.Repeat = clients, rep
+	}
+	rr.Profiles = append(rr.Profiles, r.Profiles...)
+	for _, w := range r.Warnings {
+		x.logf("run %s: %s", lr.run.Name, w)
+	}
+	line := stepLine(clients, r, rp.Server, e.Stats.Readings)
+	if e.Load.Repeats > 1 {
+		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)
+	}
+	x.logf("run %s: %s", lr.run.Name, line)
+	if err := loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(rr.Points)); err != nil {
+		return err
+	}
+	if r.Interrupted {
+		return context.Canceled
+	}
+	return nil
+}
+
+// SLOFailed reports whether any objective of load.slo failed at any step
+// measured.
+func (r *Result) SLOFailed() bool {
+	for _, rr := range r.Runs {
+		for _, p := range rr.Points {
+			for _, o := range p.SLO {
+				if !o.Pass {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// judge fills a point's deadline shares and SLO outcomes.
+func judge(p *Point, l LoadSpec) {
+	if h := p.Result.Total.Histogram; h != nil {
+		for _, d := range l.Deadlines {
+			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
+		}
+	}
+	if l.SLO == "" {
+		return
+	}
+	objs, err := loadtest.ParseSLO(l.SLO)
+	if err != nil {
+		return // checked when the file was read
+	}
+	for _, v := range loadtest.EvaluateSLO(p.Result, objs) {
+		p.SLO = append(p.SLO, SLOOutcome{Objective: v.Objective.Text, Value: v.Value, Pass: v.Pass, Warning: v.Warning})
+	}
+}
+
+// settings builds the load tool's settings for one step.
+func (e *Experiment) settings(name string, clients int, x func(string) string) loadtest.Settings {
+	l := e.Load
+	reqs := make([]loadtest.Request, len(l.Requests))
+	for i, r := range l.Requests {
+		r.URL = x(r.URL)
+		r.Label = x(r.Label)
+		if r.Form != nil {
+			f := make(map[string]string, len(r.Form))
+			for k, v := range r.Form {
+				f[k] = x(v)
+			}
+			r.Form = f
+		}
+		reqs[i] = r
+	}
+	return loadtest.Settings{
+		Name:       name,
+		Requests:   reqs,
+		Clients:    clients,
+		Duration:   time.Duration(l.Duration),
+		Warmup:     time.Duration(l.Warmup),
+		Model:      loadtest.Model(l.Model),
+		Think:      time.Duration(l.Think),
+		ThinkDev:   time.Duration(l.ThinkDev),
+		Timer:      loadtest.TimerKind(l.Timer),
+		TimerSlack: time.Duration(l.TimerSlack),
+		Rate:       l.Rate,
+		Timeout:    time.Duration(l.Timeout),
+		Timeline:   l.Timeline,
+	}
+}
+
+// stepLine is the progress line of one measurement.
+func stepLine(clients int, r *loadtest.Result, server map[string]float64, readings []watch.Reading) string {
+	t := r.Total
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d clients: %.1f/s, mean %.2f ms, p99 %.2f ms, errors %d, generator CPU %.0f %%",
+		clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, r.Cost.CPUPercent)
+	for _, rd := range readings {
+		if v, ok := server[rd.Name]; ok {
+			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, unitSuffix(rd.Unit))
+		}
+	}
+	return b.String()
+}
+
+func unitSuffix(u string) string {
+	if u == "" {
+		return ""
+	}
+	return " " + u
+}
+
+func pointResults(ps []*Point) []*loadtest.Result {
+	out := make([]*loadtest.Result, len(ps))
+	for i, p := range ps {
+		out[i] = p.Result
+	}
+	return out
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// fileName makes a run name safe as a file name.
+func fileName(s string) string {
+	s = strings.Trim(unsafeName.ReplaceAllString(s, "-"), "-")
+	if s == "" {
+		return "run"
+	}
+	return s
+}
+
+// WriteJSON writes res to path.
+func WriteJSON(path string, res *Result) error {
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode experiment: %w", err)
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}

@@ -1,0 +1,131 @@
+package experiment
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
+)
+
+// pointRows returns the head and rows of a run's table: per client count
+// each figure's median over the repeats with its range, e.g.
+// "1234.5 (1180.2-1290.3)"; the generator's CPU is the median repeat's.
+func pointRows(r *RunResult, readings []watch.Reading) ([]string, [][]string) {
+	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
+	for _, rd := range readings {
+		head = append(head, rd.Name+unitParen(rd.Unit))
+	}
+	var rows [][]string
+	for _, p := range r.Points {
+		row := []string{fmt.Sprint(p.Clients)}
+		for _, m := range []struct{ metric, format string }{
+			{"throughput", "%.1f"}, {"mean_ms", "%.3f"}, {"p50_ms", "%.3f"}, {"p99_ms", "%.3f"}, {"p99_9_ms", "%.3f"}, {"errors", "%.0f"},
+		} {
+			if sp, ok := p.spread("", m.metric); ok {
+				row = append(row, spreadText(sp, m.format, ""))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		cpu := "-"
+		if p.Result != nil {
+			cpu = fmt.Sprintf("%.0f", p.Result.Cost.CPUPercent)
+		}
+		row = append(row, cpu)
+		for _, rd := range readings {
+			if sp, ok := p.readingSpread(rd.Name); ok {
+				row = append(row, spreadText(sp, "auto", ""))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		rows = append(rows, row)
+	}
+	return head, rows
+}
+
+// profileView is one kind of profile taken at one client count of a run,
+// as the report shows it: the first profile's top functions and each
+// bucket's share over all of them.
+type profileView struct {
+	Kind, Where string
+	Files       []string
+	Top         []loadtest.FuncShare
+	Focused     string
+	Buckets     []struct{ Share, Name string }
+}
+
+func profileViews(r *RunResult) []profileView {
+	var out []profileView
+	for _, g := range profileGroups(r.Profiles) {
+		v := profileView{Kind: g.kind, Where: g.where(), Top: g.profiles[0].Top}
+		var focused []float64
+		for _, p := range g.profiles {
+			v.Files = append(v.Files, p.File)
+			focused = append(focused, p.Focused)
+		}
+		v.Focused = spreadText(chart.SpreadOf(focused).Scaled(100), "%.0f", " %")
+		for _, b := range g.buckets {
+			v.Buckets = append(v.Buckets, struct{ Share, Name string }{spreadText(b.share.Scaled(100), "%5.1f", " %"), b.name})
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// mdLinks links files in Markdown.
+func mdLinks(files []string) string {
+	var parts []string
+	for _, f := range files {
+		parts = append(parts, fmt.Sprintf("[%s](%s)", filepath.Base(f), f))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// quickMark flags a claim decided from a quick run.
+func quickMark(c ClaimResult) string {
+	if c.Quick {
+		return " (quick: single measurement, no spread)"
+	}
+	return ""
+}
+
+// outcomeClass is the CSS class of an outcome.
+func outcomeClass(outcome string) string {
+	switch outcome {
+	case Reproduced:
+		return "ok"
+	case NotReproduced:
+		return "err"
+	}
+	return "maybe"
+}
+
+// repeatsText says how the points were measured.
+func repeatsText(res *Result) string {
+	n := max(res.Repeats, 1)
+	order := "each run measured in full before the next"
+	if res.Interleave {
+		order = "the runs interleaved: at each client count and repeat every run was measured in turn"
+	}
+	if n == 1 {
+		return fmt.Sprintf("Each point was measured once (%s).", order)
+	}
+	return fmt.Sprintf("Each point was measured %d times (%s); figures are the median with the min-max range in parentheses.", n, order)
+}
+
+// curveSpread returns the chart ranges of a run's points.
+func curveSpread(ps []*Point) map[int]chart.CurveSpread {
+	m := map[int]chart.CurveSpread{}
+	for _, p := range ps {
+		var c chart.CurveSpread
+		c.Throughput, _ = p.spread("", "throughput")
+		c.MeanMs, _ = p.spread("", "mean_ms")
+		c.P99Ms, _ = p.spread("", "p99_ms")
+		m[p.Clients] = c
+	}
+	return m
+}

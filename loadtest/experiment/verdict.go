@@ -1,0 +1,344 @@
+package experiment
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
+)
+
+// Verdicts computes the plain-language findings of an experiment from its
+// results: each run's peak throughput and where it saturated, each run
+// compared with the first at its peak and at the largest client count with
+// the server readings that differ, and the profile shares. Nothing in it
+// is written by hand. disk, when not nil, adds its verdict.
+func Verdicts(res *Result, disk *DiskTable) []string {
+	var out []string
+	var base *RunResult
+	for _, r := range res.Runs {
+		if len(r.Points) == 0 {
+			out = append(out, fmt.Sprintf("%s: no measurements (%s).", r.Name, orNone(r.Error)))
+			continue
+		}
+		out = append(out, runVerdict(r))
+		if base == nil {
+			base = r
+			continue
+		}
+		out = append(out, compareVerdict(base, r, res.Readings))
+	}
+	for _, r := range res.Runs {
+		if v := coldVerdict(r); v != "" {
+			out = append(out, v)
+		}
+	}
+	for _, r := range res.Runs {
+		if v := sloVerdict(r); v != "" {
+			out = append(out, v)
+		}
+	}
+	for _, r := range res.Runs {
+		for _, g := range profileGroups(r.Profiles) {
+			if len(g.buckets) == 0 {
+				continue
+			}
+			var parts []string
+			for _, b := range g.buckets {
+				parts = append(parts, spreadText(b.share.Scaled(100), "%.0f", " %")+" "+b.name)
+			}
+			out = append(out, fmt.Sprintf("%s (%s profile%s): of the samples in focus (profile.focus), %s.", r.Name, g.kind, g.where(), strings.Join(parts, ", ")))
+		}
+		for _, pt := range r.Points {
+			if pt.Result.Cost.Bottleneck {
+				out = append(out, fmt.Sprintf("%s at %s: the load generator itself may have been the bottleneck (CPU %.0f %% of a core).", r.Name, clientsText(pt.Clients), pt.Result.Cost.CPUPercent))
+			}
+			if e := pt.Result.Total.Errors; e > 0 {
+				out = append(out, fmt.Sprintf("%s at %s: %d errors (%s).", r.Name, clientsText(pt.Clients), e, loadtest.ErrorKindsText(pt.Result.Total.ErrorKinds)))
+			}
+		}
+	}
+	if disk != nil && disk.Verdict != "" {
+		out = append(out, disk.Verdict)
+	}
+	if res.Error != "" {
+		out = append(out, "The experiment stopped early, so the runs after the failure are missing: "+res.Error)
+	}
+	return out
+}
+
+// runVerdict describes one run's curve, each figure the median of its
+// point's repeats, with the range when there were several.
+func runVerdict(r *RunResult) string {
+	peak, at := peakPoint(r)
+	first, last := r.Points[0], r.Points[len(r.Points)-1]
+	pt := peak.throughput()
+	s := fmt.Sprintf("%s: peak %s at %s", r.Name, spreadText(pt, "%.0f", "/s"), clientsText(at))
+	knee := kneePoint(r, pt.Median)
+	if knee != nil && knee.Clients < at {
+		s += fmt.Sprintf(" (90 %% of it already at %s)", clientsText(knee.Clients))
+	}
+	if lt := last.throughput(); last != peak && lt.Median < 0.9*pt.Median {
+		s += fmt.Sprintf("; throughput fell to %s at %s", spreadText(lt, "%.0f", "/s"), clientsText(last.Clients))
+	}
+	if len(r.Points) > 1 {
+		fm, _ := first.spread("", "mean_ms")
+		lm, _ := last.spread("", "mean_ms")
+		fp, _ := first.spread("", "p99_ms")
+		lp, _ := last.spread("", "p99_ms")
+		s += fmt.Sprintf("; mean response time went from %s at %s to %s at %d (p99 %.2f to %.2f ms)",
+			spreadText(fm, "%.2f", " ms"), clientsText(first.Clients), spreadText(lm, "%.2f", " ms"), last.Clients, fp.Median, lp.Median)
+	}
+	return s + "."
+}
+
+// compareVerdict compares run r with base at their peaks and at the
+// largest client count both measured, naming the readings that moved. A
+// difference counts only when it is larger than the spread: when both
+// points were measured more than once and their min-max ranges overlap,
+// it is within noise. Single measurements have no spread; then, as a
+// fallback, a change under 5 % (10 % for a reading) is taken as none, and
+// the verdict says so.
+func compareVerdict(base, r *RunResult, readings []watch.Reading) string {
+	bp, _ := peakPoint(base)
+	rp, _ := peakPoint(r)
+	bt, rt := bp.throughput(), rp.throughput()
+	spread := bt.N > 1 && rt.N > 1
+	change := 0.0
+	if bt.Median > 0 {
+		change = (rt.Median - bt.Median) / bt.Median
+	}
+	figures := fmt.Sprintf("peak %s against %s (%+.1f %%", spreadText(rt, "%.0f", "/s"), spreadText(bt, "%.0f", "/s"), 100*change)
+	var s string
+	switch {
+	case spread && overlap(bt, rt):
+		s = fmt.Sprintf("%s and %s are the same within noise: %s; the ranges overlap)", r.Name, base.Name, figures)
+	case !spread && math.Abs(change) < 0.05:
+		s = fmt.Sprintf("%s is no better than %s: %s; single measurements, no spread to judge by)", r.Name, base.Name, figures)
+	case change > 0:
+		s = fmt.Sprintf("%s beats %s: %s%s)", r.Name, base.Name, figures, beyond(spread))
+	default:
+		s = fmt.Sprintf("%s is worse than %s: %s%s)", r.Name, base.Name, figures, beyond(spread))
+	}
+	bl, rl := common(base, r)
+	if bl == nil {
+		return s + "."
+	}
+	bm, _ := bl.spread("", "mean_ms")
+	rm, _ := rl.spread("", "mean_ms")
+	s += fmt.Sprintf("; at %s mean response time %s against %s", clientsText(rl.Clients), spreadText(rm, "%.2f", " ms"), spreadText(bm, "%.2f", " ms"))
+	var moved []string
+	for _, rd := range readings {
+		a, okA := bl.readingSpread(rd.Name)
+		b, okB := rl.readingSpread(rd.Name)
+		if !okA || !okB {
+			continue
+		}
+		u := unitSuffix(rd.Unit)
+		if math.Abs(a.Max) < 0.005 && math.Abs(b.Max) < 0.005 && math.Abs(a.Min) < 0.005 && math.Abs(b.Min) < 0.005 {
+			continue // zero in both: nothing to say
+		}
+		same := math.Abs(b.Median-a.Median) <= 0.1*math.Max(math.Abs(a.Median), math.Abs(b.Median)) || math.Abs(b.Median-a.Median) < 0.01
+		if a.N > 1 && b.N > 1 {
+			same = overlap(a, b)
+		}
+		switch {
+		case same:
+			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, spreadText(b, "auto", u)))
+		case b.Median > a.Median:
+			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
+		default:
+			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
+		}
+	}
+	if len(moved) > 0 {
+		s += ", while " + strings.Join(moved, ", ")
+	}
+	return s + "."
+}
+
+// beyond says on what ground a difference was called one.
+func beyond(spread bool) string {
+	if spread {
+		return "; beyond the spread"
+	}
+	return "; single measurements, no spread to judge by"
+}
+
+// coldVerdict describes the first requests of a run's first step, when
+// they were recorded one by one.
+func coldVerdict(r *RunResult) string {
+	if len(r.Points) == 0 || r.Points[0].Result.Timeline == nil {
+		return ""
+	}
+	tl := r.Points[0].Result.Timeline
+	var first []string
+	for _, q := range tl.Requests {
+		if len(first) == 3 {
+			break
+		}
+		if q.Error == "" {
+			first = append(first, fmt.Sprintf("%.2f", q.LatencyMs))
+		} else {
+			first = append(first, q.Error)
+		}
+	}
+	if len(first) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("%s: the first requests took %s ms", r.Name, strings.Join(first, ", "))
+	if tl.SteadyIndex >= 0 && tl.SteadyP50Ms > 0 {
+		s += fmt.Sprintf("; steady state (p50 %.2f ms) from request %d on", tl.SteadyP50Ms, tl.SteadyIndex)
+	}
+	return s + "."
+}
+
+// sloVerdict says up to which client count a run met its objectives, and
+// which objective failed first.
+func sloVerdict(r *RunResult) string {
+	var metUpTo int
+	var warnings []string
+	for _, p := range r.Points {
+		if len(p.SLO) == 0 {
+			return ""
+		}
+		for _, o := range p.SLO {
+			if o.Warning != "" {
+				warnings = append(warnings, fmt.Sprintf("%s at %s: %s", o.Objective, clientsText(p.Clients), o.Warning))
+			}
+		}
+		for _, o := range p.SLO {
+			if !o.Pass {
+				s := fmt.Sprintf("%s: SLO %s failed at %s (measured %.4g)", r.Name, o.Objective, clientsText(p.Clients), o.Value)
+				if metUpTo > 0 {
+					s += fmt.Sprintf("; every objective was met up to %s", clientsText(metUpTo))
+				}
+				return s + warningText(warnings)
+			}
+		}
+		metUpTo = p.Clients
+	}
+	return fmt.Sprintf("%s: every SLO objective was met at every client count", r.Name) + warningText(warnings)
+}
+
+func warningText(w []string) string {
+	if len(w) == 0 {
+		return "."
+	}
+	return ". Too few samples: " + strings.Join(w, "; ") + "."
+}
+
+// peakPoint returns the point with the highest median throughput.
+func peakPoint(r *RunResult) (*Point, int) {
+	best := r.Points[0]
+	for _, p := range r.Points[1:] {
+		if p.throughput().Median > best.throughput().Median {
+			best = p
+		}
+	}
+	return best, best.Clients
+}
+
+// kneePoint returns the first point whose median reaches 90 % of peak.
+func kneePoint(r *RunResult, peak float64) *Point {
+	for _, p := range r.Points {
+		if p.throughput().Median >= 0.9*peak {
+			return p
+		}
+	}
+	return nil
+}
+
+// common returns the points of a and b at the largest client count both
+// measured.
+func common(a, b *RunResult) (*Point, *Point) {
+	for i := len(b.Points) - 1; i >= 0; i-- {
+		for j := len(a.Points) - 1; j >= 0; j-- {
+			if a.Points[j].Clients == b.Points[i].Clients {
+				return a.Points[j], b.Points[i]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// clientsText says "1 client" or "N clients".
+func clientsText(n int) string {
+	if n == 1 {
+		return "1 client"
+	}
+	return fmt.Sprintf("%d clients", n)
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none taken"
+	}
+	return s
+}
+
+// profileGroup is the profiles of one kind taken at one client count, one
+// per repeat, with each bucket's share over them.
+type profileGroup struct {
+	kind     string
+	clients  int
+	profiles []*loadtest.ProfileSummary
+	buckets  []bucketShare
+}
+
+type bucketShare struct {
+	name  string
+	share chart.Spread
+}
+
+func (g profileGroup) where() string {
+	if g.clients == 0 {
+		return ""
+	}
+	s := ", " + clientsText(g.clients)
+	if n := len(g.profiles); n > 1 {
+		s += fmt.Sprintf(", %d repeats", n)
+	}
+	return s
+}
+
+// profileGroups groups profiles by kind and client count, in order.
+func profileGroups(ps []*loadtest.ProfileSummary) []profileGroup {
+	var out []profileGroup
+	for _, p := range ps {
+		i := slices.IndexFunc(out, func(g profileGroup) bool { return g.kind == p.Kind && g.clients == p.Clients })
+		if i < 0 {
+			out = append(out, profileGroup{kind: p.Kind, clients: p.Clients})
+			i = len(out) - 1
+		}
+		out[i].profiles = append(out[i].profiles, p)
+	}
+	for i := range out {
+		g := &out[i]
+		for _, b := range g.profiles[0].Buckets {
+			if sp, ok := shareOver(g.profiles, b.Name); ok {
+				g.buckets = append(g.buckets, bucketShare{b.Name, sp})
+			}
+		}
+	}
+	return out
+}
+
+// shareOver is a bucket's share over profiles.
+func shareOver(ps []*loadtest.ProfileSummary, bucket string) (chart.Spread, bool) {
+	var vs []float64
+	for _, p := range ps {
+		for _, b := range p.Buckets {
+			if b.Name == bucket {
+				vs = append(vs, b.Share)
+			}
+		}
+	}
+	if len(vs) == 0 {
+		return chart.Spread{}, false
+	}
+	return chart.SpreadOf(vs), true
+}

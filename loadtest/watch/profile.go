@@ -1,0 +1,136 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/google/pprof/profile"
+
+	"bbslab/loadtest"
+)
+
+// A Bucket names the share of samples whose stack holds Frame.
+type Bucket struct {
+	Name  string `toml:"name"`
+	Frame string `toml:"frame"`
+}
+
+// fetchProfile saves a profile endpoint's answer to path.
+func fetchProfile(ctx context.Context, url, path string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("profile %s: %w", url, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return fmt.Errorf("profile %s: %s: %s", url, resp.Status, strings.TrimSpace(string(b)))
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(f, resp.Body); err != nil {
+		f.Close()
+		return fmt.Errorf("profile %s: %w", url, err)
+	}
+	return f.Close()
+}
+
+// summarizeProfile reads a pprof file and computes its top functions and,
+// when buckets are given, the share of samples under each bucket frame.
+func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string) (*loadtest.ProfileSummary, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		return nil, fmt.Errorf("parse profile %s: %w", path, err)
+	}
+	vi := len(p.SampleType) - 1
+	sum := &loadtest.ProfileSummary{Kind: kind, File: path}
+	flat := map[string]int64{}
+	bucketed := map[string]int64{}
+	var focused int64
+	for _, s := range p.Sample {
+		v := s.Value[vi]
+		sum.Total += v
+		frames := sampleFrames(s)
+		if len(frames) > 0 {
+			flat[frames[0]] += v
+		}
+		if len(buckets) == 0 {
+			continue
+		}
+		if focus != "" && !slices.ContainsFunc(frames, func(f string) bool { return strings.Contains(f, focus) }) {
+			continue
+		}
+		focused += v
+		name := "elsewhere"
+	find:
+		for _, fr := range frames { // leaf first
+			for _, b := range buckets {
+				if strings.Contains(fr, b.Frame) {
+					name = b.Name
+					break find
+				}
+			}
+		}
+		bucketed[name] += v
+	}
+	if sum.Total > 0 {
+		sum.Top = topShares(flat, sum.Total, top)
+		if len(buckets) > 0 {
+			sum.Focused = float64(focused) / float64(sum.Total)
+		}
+	}
+	if focused > 0 {
+		for _, b := range buckets {
+			sum.Buckets = append(sum.Buckets, loadtest.FuncShare{Name: b.Name, Share: float64(bucketed[b.Name]) / float64(focused)})
+		}
+		sum.Buckets = append(sum.Buckets, loadtest.FuncShare{Name: "elsewhere", Share: float64(bucketed["elsewhere"]) / float64(focused)})
+	}
+	return sum, nil
+}
+
+// sampleFrames lists a sample's function names, leaf first.
+func sampleFrames(s *profile.Sample) []string {
+	var out []string
+	for _, loc := range s.Location {
+		for _, ln := range loc.Line {
+			if ln.Function != nil {
+				out = append(out, ln.Function.Name)
+			}
+		}
+	}
+	return out
+}
+
+func topShares(m map[string]int64, total int64, n int) []loadtest.FuncShare {
+	out := make([]loadtest.FuncShare, 0, len(m))
+	for k, v := range m {
+		out = append(out, loadtest.FuncShare{Name: k, Share: float64(v) / float64(total)})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Share != out[j].Share {
+			return out[i].Share > out[j].Share
+		}
+		return out[i].Name < out[j].Name
+	})
+	if len(out) > n {
+		out = out[:n]
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package watch
+
+import "bbslab/loadtest"
+
+// A Reading is one number taken from the stats JSON at Path (dot
+// separated, e.g. "workers.queued"). A "gauge" is averaged over the step; a
+// "counter" becomes its increase per second over the step, or, with
+// PerRequest, per successful request in milliseconds when Scale is 1000.
+//
+// A Reading is data: the target's package (for the board, package
+// contract) says which it has; the Chart and Column fields say how the
+// charts and the sweep table show it.
+type Reading struct {
+	Name       string  `toml:"name"`
+	Path       string  `toml:"path"`
+	Kind       string  `toml:"kind"` // gauge or counter
+	PerRequest bool    `toml:"per_request"`
+	Scale      float64 `toml:"scale"` // multiplies the value (default 1)
+	Unit       string  `toml:"unit"`
+	// Optional says the target leaves the path out when it has nothing to
+	// report (a TCP state with no socket): its absence is no warning.
+	// Without it, a reading never found is named in the result's warnings.
+	Optional bool `toml:"optional"`
+	// Chart names the server chart (Chart.Name) the reading is drawn on
+	// against clients, "" for none; Legend labels its line, Dashed draws
+	// it dashed, and Complement draws 100 minus the value (busy from idle).
+	Chart      string `toml:"chart"`
+	Legend     string `toml:"legend"`
+	Dashed     bool   `toml:"dashed"`
+	Complement bool   `toml:"complement"`
+	// Column heads the reading's column in the sweep table ("" for none),
+	// printed with the fmt verb Format (default "%.3f").
+	Column string `toml:"column"`
+	Format string `toml:"format"`
+}
+
+// The kinds of reading.
+const (
+	Gauge   = "gauge"
+	Counter = "counter"
+)
+
+// A Chart is one server chart of a sweep: the readings whose Chart is Name,
+// drawn against clients and saved as PREFIX-server-<Name>.
+type Chart struct {
+	Name   string
+	Title  string
+	YLabel string
+}
+
+// Columns returns the sweep table's server columns: the readings with a
+// Column, in order.
+func Columns(rs []Reading) []loadtest.Column {
+	var out []loadtest.Column
+	for _, r := range rs {
+		if r.Column != "" {
+			out = append(out, loadtest.Column{Name: r.Name, Header: r.Column, Format: r.Format})
+		}
+	}
+	return out
+}

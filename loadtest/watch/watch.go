@@ -1,0 +1,235 @@
+package watch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"bbslab/loadtest"
+)
+
+// Options say what to watch. The readings and environment keys are the
+// target's (for the board: package contract); a Watcher knows only paths.
+type Options struct {
+	// StatsURL, when set, is read every second during the measured
+	// window: a JSON document from which Readings are kept in
+	// Result.Server. Failed reads are counted, never fatal.
+	StatsURL string
+	Readings []Reading
+	// Environment names the top-level objects of the stats JSON copied
+	// whole into Result.Environment.Server at the first successful read.
+	Environment []string
+	// ProfileURL, when set, is the base of the target's profile endpoints
+	// (ProfileURL/pprof/profile, ProfileURL/fgprof); one profile of each of
+	// ProfileKinds ("cpu", "fgprof"; default cpu) is taken over the
+	// measured window and saved as PREFIX-<clients>clients-<kind>.pb.gz
+	// with ProfilePrefix (default "loadtest").
+	ProfileURL    string
+	ProfileKinds  []string
+	ProfilePrefix string
+	// ProfileSeconds is the profiles' length (0: the measured duration, 1
+	// to 30 s). ProfileBuckets and ProfileFocus split each profile's
+	// samples by frame (ProfileSummary.Buckets).
+	ProfileSeconds int
+	ProfileBuckets []Bucket
+	ProfileFocus   string
+}
+
+// A Watcher polls a target's stats and takes its profiles during each run
+// it is given to (loadtest.Settings.Watch).
+type Watcher struct {
+	o Options
+}
+
+// New checks o, fills in its defaults and returns its Watcher. Its errors
+// name the setting.
+func New(o Options) (*Watcher, error) {
+	rs := append([]Reading(nil), o.Readings...)
+	for i, r := range rs {
+		if r.Name == "" || r.Path == "" {
+			return nil, fmt.Errorf("stats reading %d (%q): a name and a path are required", i+1, r.Name)
+		}
+		if r.Kind != Gauge && r.Kind != Counter {
+			return nil, fmt.Errorf("stats reading %q: kind %q: want gauge or counter", r.Name, r.Kind)
+		}
+		if r.Scale == 0 {
+			rs[i].Scale = 1
+		}
+	}
+	o.Readings = rs
+	if o.ProfileURL != "" {
+		if len(o.ProfileKinds) == 0 {
+			o.ProfileKinds = []string{"cpu"}
+		}
+		for _, k := range o.ProfileKinds {
+			if profilePaths[k] == "" {
+				return nil, fmt.Errorf("profile kind %q: want cpu or fgprof", k)
+			}
+		}
+		if o.ProfilePrefix == "" {
+			o.ProfilePrefix = "loadtest"
+		}
+	}
+	if o.ProfileSeconds < 0 || o.ProfileSeconds > 30 {
+		return nil, fmt.Errorf("profile seconds %d: want 0 (the measured duration) to 30", o.ProfileSeconds)
+	}
+	if o.StatsURL == "" && o.ProfileURL == "" {
+		return nil, errors.New("nothing to watch: give a stats URL or a profile URL")
+	}
+	return &Watcher{o: o}, nil
+}
+
+// Options returns the options w watches with, defaults filled in.
+func (w *Watcher) Options() Options { return w.o }
+
+// profilePaths maps a profile kind to its endpoint under Options.ProfileURL.
+var profilePaths = map[string]string{"cpu": "/pprof/profile", "fgprof": "/fgprof"}
+
+// watch reads the target's stats and takes its profiles during the
+// measured window of one run.
+type watch struct {
+	poller *poller // nil without a stats URL
+	url    string
+	cancel context.CancelFunc // stops the poller
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	profiles []*loadtest.ProfileSummary
+	warnings []string
+}
+
+// Start starts polling and profiling at warmEnd, the start of the
+// measured window of a run of s. It implements loadtest.Watcher.
+func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.Time) loadtest.Watch {
+	o := wr.o
+	w := &watch{url: o.StatsURL}
+	sctx, cancel := context.WithCancel(ctx)
+	w.cancel = cancel
+	if o.StatsURL != "" {
+		w.poller = newPoller(o.StatsURL, o.Readings, o.Environment)
+		w.wg.Go(func() {
+			if waitUntil(sctx, warmEnd) {
+				w.poller.run(sctx)
+			}
+		})
+	}
+	if o.ProfileURL != "" {
+		secs := profileSeconds(o, s)
+		for _, kind := range o.ProfileKinds {
+			u := o.ProfileURL + profilePaths[kind] + fmt.Sprintf("?seconds=%d", secs)
+			path := fmt.Sprintf("%s-%dclients-%s.pb.gz", o.ProfilePrefix, s.Clients, kind)
+			w.wg.Go(func() {
+				if !waitUntil(ctx, warmEnd) {
+					return
+				}
+				// A stalled endpoint must not hold the run.
+				pctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+15*time.Second)
+				defer cancel()
+				err := fetchProfile(pctx, u, path)
+				var sum *loadtest.ProfileSummary
+				if err == nil {
+					sum, err = summarizeProfile(kind, path, 10, o.ProfileBuckets, o.ProfileFocus)
+					if err != nil { // keep the file, say why there is no summary
+						w.warn(fmt.Sprintf("%s profile %s: %v", kind, path, err))
+						sum, err = &loadtest.ProfileSummary{Kind: kind, File: path}, nil
+					}
+				}
+				if err != nil {
+					w.warn(fmt.Sprintf("%s profile: %v", kind, err))
+					return
+				}
+				w.mu.Lock()
+				w.profiles = append(w.profiles, sum)
+				w.mu.Unlock()
+			})
+		}
+	}
+	return w
+}
+
+// profileSeconds is the length of the profiles: ProfileSeconds, else the
+// measured duration of s in whole seconds, 1 to 30 (30 with a request
+// budget only).
+func profileSeconds(o Options, s loadtest.Settings) int {
+	if o.ProfileSeconds > 0 {
+		return o.ProfileSeconds
+	}
+	d := s.Duration
+	if d == 0 {
+		d = s.MaxDuration - s.Warmup
+	}
+	return max(1, min(30, int(d/time.Second)))
+}
+
+func (w *watch) warn(msg string) {
+	w.mu.Lock()
+	w.warnings = append(w.warnings, msg)
+	w.mu.Unlock()
+}
+
+// EndWindow stops polling when the measured window ends, so that the
+// stats cover the window and not the drain after it (profiles run their
+// own length).
+func (w *watch) EndWindow() { w.cancel() }
+
+// Finish stops polling, waits for the profiles and returns the stats (nil
+// without a stats URL), the profiles in kind order, the environment copied
+// from the stats JSON and warnings: failed reads, and readings the target
+// never had, by name.
+func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
+	w.cancel()
+	w.wg.Wait()
+	var out loadtest.Watched
+	if p := w.poller; p != nil {
+		vals := p.result(successes, seconds)
+		p.mu.Lock()
+		sr := &loadtest.ServerStats{URL: w.url, Reads: p.n, Failed: p.errors, LastError: p.lastErr}
+		out.Environment = p.env
+		p.mu.Unlock()
+		var missing []string
+		for _, rd := range p.readings {
+			if v, ok := vals[rd.Name]; ok {
+				sr.Values = append(sr.Values, loadtest.ServerValue{Name: rd.Name, Path: rd.Path, Kind: rd.Kind, Unit: rd.Unit, Value: v})
+			} else if !rd.Optional {
+				missing = append(missing, rd.Name)
+			}
+		}
+		if sr.Failed > 0 {
+			w.warnings = append(w.warnings, fmt.Sprintf("server stats: %d of %d reads failed (last: %s)", sr.Failed, sr.Failed+sr.Reads, sr.LastError))
+		}
+		if sr.Reads > 0 && len(missing) > 0 {
+			// A reading the target does not report (another platform, an
+			// older server) is named, not silently left out.
+			w.warnings = append(w.warnings, fmt.Sprintf("server stats: unavailable on this target: %s", strings.Join(missing, ", ")))
+		}
+		out.Server = sr
+	}
+	sortProfiles(w.profiles)
+	out.Profiles, out.Warnings = w.profiles, w.warnings
+	return out
+}
+
+// sortProfiles orders profiles by kind (cpu before fgprof).
+func sortProfiles(ps []*loadtest.ProfileSummary) {
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Kind < ps[j].Kind })
+}
+
+// waitUntil waits until t; false when ctx ended first.
+func waitUntil(ctx context.Context, t time.Time) bool {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err() == nil
+	}
+	tm := time.NewTimer(d)
+	defer tm.Stop()
+	select {
+	case <-tm.C:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
