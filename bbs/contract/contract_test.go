@@ -16,6 +16,7 @@ import (
 	"bbslab/bbs/contract"
 	"bbslab/diskbench"
 	"bbslab/entity"
+	"bbslab/entity/open"
 	"bbslab/loadtest/watch"
 	"bbslab/machine"
 )
@@ -29,7 +30,7 @@ type board struct {
 
 func newBoard(t *testing.T, wrap func(http.Handler) http.Handler) *board {
 	t.Helper()
-	st, err := entity.Open(context.Background(), entity.Options{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "bbs.db"), Pool: 2})
+	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "bbs.db"), Pool: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
