@@ -3,8 +3,9 @@ package loadtest
 import (
 	"fmt"
 	"runtime"
-	"runtime/metrics"
 	"time"
+
+	"bbslab/machine"
 )
 
 // Cost is what the generator itself used during a run (JBentoGohan's
@@ -54,19 +55,11 @@ type Cost struct {
 // pinned core here; the runtime's timers, used elsewhere, up to about 1 ms.
 const timerSlack = time.Millisecond
 
-var costMetrics = []string{
-	"/gc/cycles/total:gc-cycles",
-	"/sched/pauses/total/gc:seconds",
-	"/memory/classes/total:bytes",
-	"/memory/classes/heap/released:bytes",
-}
-
 // costMeter measures a run's cost from start to finish.
 type costMeter struct {
 	t0      time.Time
 	use0    procUsage
-	s0      []metrics.Sample
-	cur     []metrics.Sample
+	r0, cur machine.Runtime
 	peakGo  uint64
 	peakGor int
 }
@@ -74,28 +67,16 @@ type costMeter struct {
 func startCost() *costMeter {
 	m := &costMeter{t0: time.Now()}
 	m.use0 = selfUsage()
-	m.s0 = makeSamples()
-	metrics.Read(m.s0)
-	m.cur = makeSamples()
+	m.r0 = machine.ReadRuntime()
 	m.sample()
 	return m
 }
 
-func makeSamples() []metrics.Sample {
-	s := make([]metrics.Sample, len(costMetrics))
-	for i, n := range costMetrics {
-		s[i].Name = n
-	}
-	return s
-}
-
 // sample records the peaks; it is called about once a second.
 func (m *costMeter) sample() {
-	metrics.Read(m.cur)
-	if m.cur[2].Value.Kind() == metrics.KindUint64 && m.cur[3].Value.Kind() == metrics.KindUint64 {
-		if v := m.cur[2].Value.Uint64() - m.cur[3].Value.Uint64(); v > m.peakGo {
-			m.peakGo = v
-		}
+	m.cur = machine.ReadRuntime()
+	if v := m.cur.MemoryTotalBytes - m.cur.MemoryReleasedBytes; v > m.peakGo {
+		m.peakGo = v
 	}
 	if g := runtime.NumGoroutine(); g > m.peakGor {
 		m.peakGor = g
@@ -127,12 +108,8 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	if wall > 0 {
 		c.CPUPercent = round3(100 * (user + sys) / wall)
 	}
-	if m.cur[0].Value.Kind() == metrics.KindUint64 {
-		c.GCCycles = m.cur[0].Value.Uint64() - m.s0[0].Value.Uint64()
-	}
-	if m.cur[1].Value.Kind() == metrics.KindFloat64Histogram {
-		c.GCPauseMaxMs = maxNewBucket(m.s0[1].Value.Float64Histogram(), m.cur[1].Value.Float64Histogram()) * 1000
-	}
+	c.GCCycles = m.cur.GCCycles - m.r0.GCCycles
+	c.GCPauseMaxMs = machine.HistogramMaxNew(m.r0.GCPauses, m.cur.GCPauses) * 1000
 	if c.CPUPercent > 80 {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("the generator used %.0f%% of a core (over 80%%)", c.CPUPercent))
 	}
@@ -142,24 +119,6 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	}
 	c.Bottleneck = len(c.Reasons) > 0
 	return c
-}
-
-// maxNewBucket returns the upper bound of the highest bucket whose count
-// grew between a and b (seconds), or its lower bound when that is +Inf.
-func maxNewBucket(a, b *metrics.Float64Histogram) float64 {
-	if a == nil || b == nil || len(a.Counts) != len(b.Counts) {
-		return 0
-	}
-	for i := len(b.Counts) - 1; i >= 0; i-- {
-		if b.Counts[i] > a.Counts[i] {
-			hi := b.Buckets[i+1]
-			if hi > 1e9 { // +Inf
-				return b.Buckets[i]
-			}
-			return hi
-		}
-	}
-	return 0
 }
 
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"bbslab/internal/cli"
 )
 
 // A Request describes one kind of request a client sends. Form values, the
@@ -52,7 +54,7 @@ func LoadScenario(path string) ([]Request, error) {
 // ParseScenario parses scenario TOML; name is used in error messages.
 func ParseScenario(name string, data []byte) ([]Request, error) {
 	var f scenarioFile
-	if err := DecodeTOML("scenario", name, data, &f); err != nil {
+	if err := cli.DecodeTOML("scenario", name, data, &f); err != nil {
 		return nil, err
 	}
 	if len(f.Request) == 0 {

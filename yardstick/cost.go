@@ -1,7 +1,9 @@
 package yardstick
 
 import (
+	"regexp"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -57,4 +59,22 @@ type jsonCost struct {
 
 func (c cost) json() *jsonCost {
 	return &jsonCost{Queries: c.queries, Acquires: c.acquires, TotalMS: float64(c.total) / 1e6}
+}
+
+var costObject = regexp.MustCompile(`,"cost":\{[^}]*\}`)
+
+// WithoutCost returns body without its cost line (a page's line starting
+// with <p class="cost") or its JSON cost object: the part of an answer
+// that carries each server's own timings. What is left is the same bytes
+// from the board and the yardstick.
+func WithoutCost(body string) string {
+	body = costObject.ReplaceAllString(body, "")
+	lines := strings.SplitAfter(body, "\n")
+	kept := lines[:0]
+	for _, l := range lines {
+		if !strings.HasPrefix(l, `<p class="cost"`) {
+			kept = append(kept, l)
+		}
+	}
+	return strings.Join(kept, "")
 }

@@ -1,7 +1,6 @@
 package yardstick_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -178,29 +177,10 @@ func TestHandlersReturnPosts(t *testing.T) {
 
 // withoutCost drops the board's per-request cost line (<p class="cost">),
 // which the yardstick, having no tally, does not write.
-var (
-	costObject = regexp.MustCompile(`,"cost":\{[^}]*\}`)
-	costCount  = regexp.MustCompile(`"queries":\d+,"acquires":\d+|This page cost \d+ quer[a-z]+ on \d+ connections?`)
-)
+var costCount = regexp.MustCompile(`"queries":\d+,"acquires":\d+|This page cost \d+ quer[a-z]+ on \d+ connections?`)
 
 // costCounts returns the counts of a body's cost line or object.
 func costCounts(body string) string { return costCount.FindString(body) }
-
-// withoutCost drops the cost line of a page and the cost object of a JSON
-// answer.
-func withoutCost(body string) string {
-	body = costObject.ReplaceAllString(body, "")
-	var b strings.Builder
-	sc := bufio.NewScanner(strings.NewReader(body))
-	for sc.Scan() {
-		if strings.HasPrefix(sc.Text(), `<p class="cost"`) {
-			continue
-		}
-		b.WriteString(sc.Text())
-		b.WriteByte('\n')
-	}
-	return b.String()
-}
 
 // TestBodiesMatchBoard checks the yardstick answers each command and format
 // with the board's bytes.
@@ -219,7 +199,7 @@ func TestBodiesMatchBoard(t *testing.T) {
 				if bq, yq := costCounts(board), costCounts(ys); bq != yq || bq == "" {
 					t.Errorf("%s %s: cost counts: board %q, yardstick %q", p.db, q, bq, yq)
 				}
-				board, ys = withoutCost(board), withoutCost(ys)
+				board, ys = yardstick.WithoutCost(board), yardstick.WithoutCost(ys)
 				if board != ys {
 					i := 0
 					for i < min(len(board), len(ys)) && board[i] == ys[i] {

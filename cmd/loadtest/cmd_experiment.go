@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"bbslab/bbs/contract"
+	"bbslab/internal/cli"
 	"bbslab/loadtest/experiment"
 )
 
@@ -35,14 +36,14 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
-		return usageErr("experiment: want one experiment file, got %d arguments", fs.NArg())
+		return cli.Usagef("experiment: want one experiment file, got %d arguments", fs.NArg())
 	}
 	if *repeats < 0 || *repeats > experiment.MaxRepeats {
-		return usageErr("experiment: -repeats %d: want 1..%d", *repeats, experiment.MaxRepeats)
+		return cli.Usagef("experiment: -repeats %d: want 1..%d", *repeats, experiment.MaxRepeats)
 	}
 	e, err := experiment.Load(fs.Arg(0))
 	if err != nil {
-		return usageErr("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	if *quick {
 		e.MakeQuick()
@@ -60,7 +61,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 			}
 		}
 		for n := range keep {
-			return usageErr("experiment: -runs: no run named %q in %s", n, fs.Arg(0))
+			return cli.Usagef("experiment: -runs: no run named %q in %s", n, fs.Arg(0))
 		}
 		e.Runs = runs
 	}
@@ -102,7 +103,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if interrupted {
 		fmt.Fprintf(stdout, "interrupted: the report of the completed steps is in %s\n", dir)
 	}
-	return exitFor(interrupted, res != nil && res.SLOFailed())
+	return cli.Outcome(interrupted, res != nil && res.SLOFailed())
 }
 
 // diskTable is the board's disk benchmark output as the report shows it.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 )
 
@@ -23,13 +24,13 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return usageErr("merge: give the result files of each generator")
+		return cli.Usagef("merge: give the result files of each generator")
 	}
 	var rs []*loadtest.Result
 	for _, p := range fs.Args() {
 		r, err := loadtest.ReadResult(p)
 		if err != nil {
-			return usageErr("%v", err)
+			return cli.Usagef("%v", err)
 		}
 		rs = append(rs, r)
 	}

@@ -21,7 +21,9 @@ import (
 	"sync"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/machine"
+	"bbslab/yardstick"
 )
 
 // overheadUsage is what "loadtest overhead -h" prints above the flags.
@@ -112,19 +114,19 @@ func parseOverhead(args []string, stderr io.Writer) (overheadFlags, error) {
 	}
 	switch {
 	case f.rounds < 1 || f.rounds > 100:
-		return f, usageErr("-rounds %d: want 1..100", f.rounds)
+		return f, cli.Usagef("-rounds %d: want 1..100", f.rounds)
 	case f.duration < 100*time.Millisecond:
-		return f, usageErr("-duration %v: want at least 100ms", f.duration)
+		return f, cli.Usagef("-duration %v: want at least 100ms", f.duration)
 	case f.warmup < 0:
-		return f, usageErr("-warmup %v: want 0 or more", f.warmup)
+		return f, cli.Usagef("-warmup %v: want 0 or more", f.warmup)
 	case f.clients < 1 || f.clients > 10000:
-		return f, usageErr("-clients %d: want 1..10000", f.clients)
+		return f, cli.Usagef("-clients %d: want 1..10000", f.clients)
 	case f.workers < 0:
-		return f, usageErr("-workers %d: want 0 (unlimited) or more", f.workers)
+		return f, cli.Usagef("-workers %d: want 0 (unlimited) or more", f.workers)
 	case f.pool < 1:
-		return f, usageErr("-pool %d: want at least 1", f.pool)
+		return f, cli.Usagef("-pool %d: want at least 1", f.pool)
 	case f.n < 1 || f.n > 500:
-		return f, usageErr("-n %d: want 1..500", f.n)
+		return f, cli.Usagef("-n %d: want 1..500", f.n)
 	}
 	return f, nil
 }
@@ -136,7 +138,7 @@ func pickList(name, list string, allowed []string) ([]string, error) {
 	for _, s := range strings.Split(list, ",") {
 		s = strings.TrimSpace(s)
 		if !slices.Contains(allowed, s) {
-			return nil, usageErr("%s %q: %q is not one of %s", name, list, s, strings.Join(allowed, ", "))
+			return nil, cli.Usagef("%s %q: %q is not one of %s", name, list, s, strings.Join(allowed, ", "))
 		}
 		want[s] = true
 	}
@@ -383,7 +385,7 @@ func sameBodies(ctx context.Context, boardURL, ystURL string) error {
 	if err != nil {
 		return fmt.Errorf("yardstick: %w", err)
 	}
-	bs, ys := withoutCostLine(string(bb)), withoutCostLine(string(yb))
+	bs, ys := yardstick.WithoutCost(string(bb)), yardstick.WithoutCost(string(yb))
 	if bs == ys {
 		return nil
 	}
@@ -416,14 +418,6 @@ func fetchOK(ctx context.Context, u string) ([]byte, error) {
 		return nil, fmt.Errorf("GET %s: status %d: %.200s", u, resp.StatusCode, body)
 	}
 	return body, nil
-}
-
-// withoutCostLine drops the board's per-request cost line
-// (<p class="cost">...), which the yardstick does not write.
-func withoutCostLine(body string) string {
-	lines := strings.SplitAfter(body, "\n")
-	lines = slices.DeleteFunc(lines, func(l string) bool { return strings.HasPrefix(l, `<p class="cost">`) })
-	return strings.Join(lines, "")
 }
 
 // overheadResult is one row: medians over the rounds and the ratio's

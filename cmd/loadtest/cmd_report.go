@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"bbslab/bbs/contract"
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
@@ -32,13 +33,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return usageErr("report: give at least one result file")
+		return cli.Usagef("report: give at least one result file")
 	}
 	var objs []loadtest.Objective
 	if *slo != "" {
 		var err error
 		if objs, err = loadtest.ParseSLO(*slo); err != nil {
-			return usageErr("-slo: %v", err)
+			return cli.Usagef("-slo: %v", err)
 		}
 	}
 	var nameList []string
@@ -53,7 +54,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		for _, path := range strings.Split(arg, ",") {
 			runs, err := loadtest.ReadRuns(path)
 			if err != nil {
-				return usageErr("%v", err)
+				return cli.Usagef("%v", err)
 			}
 			c.Runs = append(c.Runs, runs...)
 		}
@@ -109,7 +110,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		files = append(files, cold...)
 		fmt.Fprintln(stdout, "charts:", strings.Join(files, " "))
 	}
-	return exitFor(false, failed)
+	return cli.Outcome(false, failed)
 }
 
 // boardCharts are the board's server charts (package contract).

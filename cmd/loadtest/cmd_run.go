@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 )
 
@@ -26,7 +27,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if s.Clients, err = strconv.Atoi(f.clients); err != nil {
-		return usageErr("-clients %q: want a number", f.clients)
+		return cli.Usagef("-clients %q: want a number", f.clients)
 	}
 	if err := o.apply(fs, &s); err != nil {
 		return err
@@ -62,5 +63,5 @@ func finish(res *loadtest.Result, objs []loadtest.Objective, out, csvPath string
 	if len(objs) > 0 {
 		pass = loadtest.WriteObjectiveResults(stdout, loadtest.EvaluateSLO(res, objs))
 	}
-	return exitFor(res.Interrupted, !pass)
+	return cli.Outcome(res.Interrupted, !pass)
 }

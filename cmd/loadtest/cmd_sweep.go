@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"bbslab/bbs/contract"
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
@@ -99,5 +100,5 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		interrupted = interrupted || r.Interrupted
 	}
-	return exitFor(interrupted, failed)
+	return cli.Outcome(interrupted, failed)
 }

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest/experiment"
 )
 
@@ -172,8 +173,8 @@ func TestExperimentFailingSLOExits3(t *testing.T) {
 	file := pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"300ms\"\nslo = \"p50<1us\"")
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runCmd(context.Background(), "experiment", "-out", out, file)
-	if code != exitSLO || !strings.Contains(stderr, "SLO failed") {
-		t.Errorf("experiment with a failing SLO = exit %d, stderr %q; want %d\n%s", code, stderr, exitSLO, stdout)
+	if code != cli.ExitSLO || !strings.Contains(stderr, "SLO failed") {
+		t.Errorf("experiment with a failing SLO = exit %d, stderr %q; want %d\n%s", code, stderr, cli.ExitSLO, stdout)
 	}
 	if _, err := os.Stat(filepath.Join(out, "report.md")); err != nil {
 		t.Errorf("no report written: %v", err)
@@ -214,9 +215,9 @@ func TestInterruptedExperimentExits130WithItsReport(t *testing.T) {
 	// cut short or never starts.
 	log := &cancelOn{want: "run a: 1 clients:", cancel: cancel}
 	var errb strings.Builder
-	code := exitCode(run(ctx, []string{"experiment", "-out", out, file}, log, &errb), &errb)
-	if code != exitInterrupted {
-		t.Fatalf("interrupted experiment = exit %d, stderr %q; want %d\n%s", code, errb.String(), exitInterrupted, log.b.String())
+	code := cli.Exit(&errb, "loadtest", run(ctx, []string{"experiment", "-out", out, file}, log, &errb))
+	if code != cli.ExitInterrupted {
+		t.Fatalf("interrupted experiment = exit %d, stderr %q; want %d\n%s", code, errb.String(), cli.ExitInterrupted, log.b.String())
 	}
 	if !strings.Contains(log.b.String(), "interrupted: the report of the completed steps is in "+out) {
 		t.Errorf("stdout does not say where the report is:\n%s", log.b.String())

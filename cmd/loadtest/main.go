@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"bbslab/internal/cli"
 )
 
 func main() {
@@ -16,5 +18,5 @@ func main() {
 	context.AfterFunc(ctx, stop) // a second Ctrl-C kills at once
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	os.Exit(exitCode(err, os.Stderr))
+	os.Exit(cli.Exit(os.Stderr, "loadtest", err))
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 )
 
@@ -19,7 +20,7 @@ import (
 func runCmd(ctx context.Context, args ...string) (int, string, string) {
 	var out, errb bytes.Buffer
 	err := run(ctx, args, &out, &errb)
-	return exitCode(err, &errb), out.String(), errb.String()
+	return cli.Exit(&errb, "loadtest", err), out.String(), errb.String()
 }
 
 func server(t *testing.T) *httptest.Server {
@@ -122,8 +123,8 @@ func TestInterruptedRunWritesResults(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(500*time.Millisecond, cancel)
 	code, stdout, _ := runCmd(ctx, "run", "-url", srv.URL, "-clients", "2", "-think", "5ms", "-duration", "1m", "-out", out)
-	if code != exitInterrupted {
-		t.Errorf("interrupted run = exit %d; want %d", code, exitInterrupted)
+	if code != cli.ExitInterrupted {
+		t.Errorf("interrupted run = exit %d; want %d", code, cli.ExitInterrupted)
 	}
 	r, err := loadtest.ReadResult(out)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"runtime/pprof"
 	"strings"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 )
 
@@ -35,7 +36,7 @@ func (o *outputFlags) apply(fs *flag.FlagSet, s *loadtest.Settings) error {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "timeline-n" })
 	if set && !o.timeline {
-		return usageErr("-timeline-n needs -timeline")
+		return cli.Usagef("-timeline-n needs -timeline")
 	}
 	if o.timeline {
 		s.Timeline = o.timelineN

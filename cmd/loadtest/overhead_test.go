@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/internal/cli"
 	"bbslab/internal/testenv"
 )
 
@@ -33,8 +34,8 @@ func TestOverheadUsage(t *testing.T) {
 		{[]string{"-bogus"}, "-bogus"},
 	} {
 		code, _, stderr := runCmd(context.Background(), append([]string{"overhead"}, tc.args...)...)
-		if code != exitUsage || !strings.Contains(stderr, tc.want) {
-			t.Errorf("overhead %q: exit %d, stderr %q; want exit %d naming %s", tc.args, code, stderr, exitUsage, tc.want)
+		if code != cli.ExitUsage || !strings.Contains(stderr, tc.want) {
+			t.Errorf("overhead %q: exit %d, stderr %q; want exit %d naming %s", tc.args, code, stderr, cli.ExitUsage, tc.want)
 		}
 	}
 }

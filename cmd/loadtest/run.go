@@ -8,60 +8,9 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"bbslab/internal/cli"
 )
-
-// Exit codes.
-const (
-	exitError       = 1
-	exitUsage       = 2
-	exitSLO         = 3
-	exitInterrupted = 130
-)
-
-// exitFor is the error, and so the exit code, of results written in full:
-// interrupted wins over failed objectives; nil when neither.
-func exitFor(interrupted, sloFailed bool) error {
-	switch {
-	case interrupted:
-		return &exitErr{code: exitInterrupted, err: errors.New("interrupted; partial results written")}
-	case sloFailed:
-		return &exitErr{code: exitSLO, err: errors.New("SLO failed")}
-	}
-	return nil
-}
-
-// exitErr carries an exit code with an error.
-type exitErr struct {
-	code int
-	err  error
-}
-
-func (e *exitErr) Error() string { return e.err.Error() }
-func (e *exitErr) Unwrap() error { return e.err }
-
-// usageErr marks a problem with the command line or an input file (exit 2).
-func usageErr(format string, a ...any) error {
-	return &exitErr{code: exitUsage, err: fmt.Errorf(format, a...)}
-}
-
-// exitCode prints err (if any) and returns the process exit code.
-func exitCode(err error, stderr io.Writer) int {
-	if err == nil {
-		return 0
-	}
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	}
-	var e *exitErr
-	if errors.As(err, &e) {
-		if e.err.Error() != "" {
-			fmt.Fprintln(stderr, "loadtest:", e.err)
-		}
-		return e.code
-	}
-	fmt.Fprintln(stderr, "loadtest:", err)
-	return exitError
-}
 
 const usage = `usage: loadtest COMMAND [flags]
 
@@ -82,7 +31,7 @@ commands:
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
-		return &exitErr{code: exitUsage, err: errors.New("no command")}
+		return cli.Usage(errors.New("no command"))
 	}
 	cmd, rest := args[0], args[1:]
 	switch cmd {
@@ -107,7 +56,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprint(stderr, usage)
-	return usageErr("unknown command %q", cmd)
+	return cli.Usagef("unknown command %q", cmd)
 }
 
 // parseCounts parses -clients of sweep and experiment: comma-separated
@@ -117,7 +66,7 @@ func parseCounts(list string) ([]int, error) {
 	for _, c := range strings.Split(list, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(c))
 		if err != nil || n < 1 {
-			return nil, usageErr("-clients %q: want comma-separated positive counts", list)
+			return nil, cli.Usagef("-clients %q: want comma-separated positive counts", list)
 		}
 		counts = append(counts, n)
 	}
@@ -134,7 +83,7 @@ func parseFlags(fs *flag.FlagSet, args []string, files bool) error {
 			if errors.Is(err, flag.ErrHelp) {
 				return err
 			}
-			return &exitErr{code: exitUsage, err: errors.New("")} // flag printed the problem
+			return cli.Usage(errors.New("")) // flag printed the problem
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -144,7 +93,7 @@ func parseFlags(fs *flag.FlagSet, args []string, files bool) error {
 		args = args[1:]
 	}
 	if len(pos) > 0 && !files {
-		return usageErr("%s: unexpected argument %q", fs.Name(), pos[0])
+		return cli.Usagef("%s: unexpected argument %q", fs.Name(), pos[0])
 	}
 	return fs.Parse(append([]string{"--"}, pos...))
 }

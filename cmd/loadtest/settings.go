@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"bbslab/bbs/contract"
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/watch"
 )
@@ -114,7 +115,7 @@ func (f *runFlags) serverSettings(s *loadtest.Settings, out string) error {
 	}
 	w, err := watch.New(o)
 	if err != nil {
-		return usageErr("%v", err) // a bad flag value
+		return cli.Usagef("%v", err) // a bad flag value
 	}
 	s.Watch = w
 	return nil
@@ -125,17 +126,17 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	var s loadtest.Settings
 	var err error
 	if s.Model, err = loadtest.ParseModel(f.model); err != nil {
-		return s, nil, usageErr("-model: %v", err)
+		return s, nil, cli.Usagef("-model: %v", err)
 	}
 	if s.Timer, err = loadtest.ParseTimer(f.timer); err != nil {
-		return s, nil, usageErr("-timer: %v", err)
+		return s, nil, cli.Usagef("-timer: %v", err)
 	}
 	switch {
 	case f.scenario != "" && len(f.urls) > 0:
-		return s, nil, usageErr("give -url or -scenario, not both")
+		return s, nil, cli.Usagef("give -url or -scenario, not both")
 	case f.scenario != "":
 		if s.Requests, err = loadtest.LoadScenario(f.scenario); err != nil {
-			return s, nil, usageErr("%v", err)
+			return s, nil, cli.Usagef("%v", err)
 		}
 	case len(f.urls) > 0:
 		var form map[string]string
@@ -146,7 +147,7 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 				k2, err1 := url.QueryUnescape(k)
 				v2, err2 := url.QueryUnescape(v)
 				if err1 != nil || err2 != nil || k2 == "" {
-					return s, nil, usageErr("-form: bad parameter %q", kv)
+					return s, nil, cli.Usagef("-form: bad parameter %q", kv)
 				}
 				form[k2] = v2
 			}
@@ -155,10 +156,10 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 			s.Requests = append(s.Requests, loadtest.Request{URL: u, Method: f.method, Form: form, Expect: f.expect, Contains: f.contains})
 		}
 	default:
-		return s, nil, usageErr("give -url or -scenario")
+		return s, nil, cli.Usagef("give -url or -scenario")
 	}
 	if f.duration == 0 && f.requests == 0 {
-		return s, nil, usageErr("give -duration or -requests")
+		return s, nil, cli.Usagef("give -duration or -requests")
 	}
 	s.Name = f.name
 	s.Duration, s.MaxRequests, s.MaxDuration = f.duration, f.requests, f.maxDur
@@ -176,12 +177,12 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 		}
 	case "off":
 	default:
-		return s, nil, usageErr("-progress %q: want auto, on or off", f.progress)
+		return s, nil, cli.Usagef("-progress %q: want auto, on or off", f.progress)
 	}
 	var objs []loadtest.Objective
 	if f.slo != "" {
 		if objs, err = loadtest.ParseSLO(f.slo); err != nil {
-			return s, nil, usageErr("-slo: %v", err)
+			return s, nil, cli.Usagef("-slo: %v", err)
 		}
 	}
 	return s, objs, nil
@@ -190,7 +191,7 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 // validate checks s with clients set, as a usage error.
 func validate(s loadtest.Settings) error {
 	if err := s.Validate(); err != nil {
-		return usageErr("%v", err)
+		return cli.Usagef("%v", err)
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/watch"
 )
@@ -185,20 +186,7 @@ const (
 )
 
 // Duration is a time.Duration written as "5s" in TOML.
-type Duration time.Duration
-
-// UnmarshalText parses "5s", "250ms".
-func (d *Duration) UnmarshalText(b []byte) error {
-	v, err := time.ParseDuration(string(b))
-	if err != nil {
-		return fmt.Errorf("%q is not a duration such as 5s", b)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// MarshalText formats d like time.Duration.
-func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+type Duration = cli.Duration
 
 // Load reads and checks an experiment file. Unknown keys and bad
 // values are errors that name them.
@@ -228,7 +216,7 @@ func Parse(name string, data []byte) (*Experiment, error) {
 		return nil, err
 	}
 	var e Experiment
-	if err := loadtest.DecodeTOML("experiment", name, data, &e); err != nil {
+	if err := cli.DecodeTOML("experiment", name, data, &e); err != nil {
 		return nil, err
 	}
 	if err := e.check(); err != nil {
