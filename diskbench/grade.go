@@ -5,7 +5,7 @@ import (
 	"math"
 )
 
-// A Reference is one of the example results in seed 004 (Atlassian's "Test
+// A Reference is one of the example results in Atlassian's "Test
 // disk access speed for a Java application"): average nanoseconds of open,
 // r/w (a write and a read), close and delete.
 type Reference struct {
@@ -17,7 +17,7 @@ type Reference struct {
 // Cycle is the average cost of one file's life: open + r/w + close + delete.
 func (r Reference) Cycle() int64 { return r.Open + r.RW + r.Close + r.Delete }
 
-// References are the labelled examples of seed 004, fastest first. The seed
+// References are the labelled examples of that article, fastest first. The article
 // also shows an unlabelled example with milliseconds per open, close and
 // delete (open 4,790,174 ns avg); it is slower than "bad" and grades as bad.
 var References = []Reference{
@@ -61,7 +61,7 @@ func grade(r Result) Grade {
 
 // String is the one-line grade printed under the table.
 func (g Grade) String() string {
-	s := fmt.Sprintf("grade: %s (open+write+read+close+delete averages %s ns per file, %.2fx the SSD-class example; seed 004 examples:",
+	s := fmt.Sprintf("grade: %s (open+write+read+close+delete averages %s ns per file, %.2fx the SSD-class example; the article's examples:",
 		g.Name, thousands(g.CycleNS), g.Ratio)
 	for i, ref := range References {
 		if i > 0 {

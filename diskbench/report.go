@@ -8,7 +8,7 @@ import (
 	"text/tabwriter"
 )
 
-// WriteTable writes r as seed 004's TOTALS table (stat, avg, median, min,
+// WriteTable writes r as the disk-speed article's TOTALS table (stat, avg, median, min,
 // max in nanoseconds), one row per operation, then the grade.
 func (r Result) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "diskbench: %d files of %d bytes in %s\n\nTOTALS\n", r.N, r.Bytes, r.Dir)
