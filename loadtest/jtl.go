@@ -3,9 +3,11 @@ package loadtest
 import (
 	"bufio"
 	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -161,7 +163,49 @@ func ReadJTL(path string) (*Result, error) {
 		return nil, fmt.Errorf("read jtl %s: %w", path, err)
 	}
 	res.Name = jtlName(path)
+	env, err := readJTLEnvironment(path)
+	if err != nil {
+		return nil, err
+	}
+	res.Environment = env
 	return res, nil
+}
+
+// JTLEnvironmentPath is where the environment of a JTL file's run is kept:
+// beside it, as FILE.env.json. JMeter's CSV reader takes the first line
+// for the header and every other line for a sample, so the file itself
+// cannot carry a comment; JMeter ignores the file beside it.
+func JTLEnvironmentPath(jtlPath string) string { return jtlPath + ".env.json" }
+
+// WriteJTLEnvironment writes env beside the JTL file at jtlPath.
+func WriteJTLEnvironment(jtlPath string, env *Environment) error {
+	b, err := json.MarshalIndent(env, "", "  ")
+	if err != nil {
+		return fmt.Errorf("jtl environment: %w", err)
+	}
+	p := JTLEnvironmentPath(jtlPath)
+	if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("jtl environment: %w", err)
+	}
+	return nil
+}
+
+// readJTLEnvironment reads the environment beside a JTL file; nil when
+// there is none (a file JMeter wrote).
+func readJTLEnvironment(jtlPath string) (*Environment, error) {
+	p := JTLEnvironmentPath(jtlPath)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read jtl environment: %w", err)
+	}
+	var env Environment
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, fmt.Errorf("read jtl environment %s: %w", p, err)
+	}
+	return &env, nil
 }
 
 // jtlName names the run of a JTL file after the file:

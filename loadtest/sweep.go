@@ -81,6 +81,9 @@ func ReadRuns(path string) ([]*Result, error) {
 			return nil, fmt.Errorf("read jtl %s: %w", path, err)
 		}
 		r.Name = jtlName(path)
+		if r.Environment, err = readJTLEnvironment(path); err != nil {
+			return nil, err
+		}
 		return []*Result{r}, nil
 	}
 	b, err := io.ReadAll(br)

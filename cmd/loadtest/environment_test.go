@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,52 @@ func TestReportSaysWhenEnvironmentsDiffer(t *testing.T) {
 	first, _, _ := strings.Cut(stdout, "\n")
 	if code != 0 || !strings.HasPrefix(first, "WARNING: these results ran in different environments") || !strings.Contains(first, "vs Another CPU") {
 		t.Errorf("report of results from two machines = exit %d, first line %q, stderr %q; want the warning naming the CPU", code, first, stderr)
+	}
+}
+
+// TestJTLKeepsItsEnvironment runs with -jtl: the environment is written
+// beside the JTL file (JMeter's CSV cannot carry a comment), read back with
+// it by report, and a JTL from another machine gets the warning.
+func TestJTLKeepsItsEnvironment(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("<html>ok</html>"))
+	}))
+	t.Cleanup(srv.Close)
+	dir := t.TempDir()
+	jtl := filepath.Join(dir, "a.jtl")
+	code, _, stderr := runCmd(context.Background(), "run", "-url", srv.URL+"/", "-clients", "1", "-duration", "500ms", "-jtl", jtl)
+	if code != 0 {
+		t.Fatalf("run -jtl = exit %d; stderr %s", code, stderr)
+	}
+	r, err := loadtest.ReadJTL(jtl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Environment == nil || r.Environment.Generator == nil || r.Environment.Generator.GoVersion == "" {
+		t.Fatalf("ReadJTL(%s).Environment = %+v; want the generator's, from %s", jtl, r.Environment, loadtest.JTLEnvironmentPath(jtl))
+	}
+	r.Environment.Generator.CPUModel = "Another CPU"
+	other := filepath.Join(dir, "b.jtl")
+	data, err := os.ReadFile(jtl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(other, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := loadtest.WriteJTLEnvironment(other, r.Environment); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(context.Background(), "report", "-charts", "", jtl, other)
+	first, _, _ := strings.Cut(stdout, "\n")
+	if code != 0 || !strings.HasPrefix(first, "WARNING: these results ran in different environments") {
+		t.Errorf("report of JTLs from two machines = exit %d, first line %q, stderr %q; want the warning", code, first, stderr)
+	}
+	// A broken environment file is an error naming it, not a silent loss.
+	if err := os.WriteFile(loadtest.JTLEnvironmentPath(other), []byte("{"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := loadtest.ReadJTL(other); err == nil || !strings.Contains(err.Error(), "b.jtl.env.json") {
+		t.Errorf("ReadJTL with a broken environment file: %v; want an error naming it", err)
 	}
 }

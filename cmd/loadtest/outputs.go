@@ -86,7 +86,11 @@ func runWithFiles(ctx context.Context, s loadtest.Settings, jtlPath, cpuPath str
 			}
 		}()
 	}
-	return run(ctx, s)
+	res, err = run(ctx, s)
+	if err == nil && jtlPath != "" && res != nil && res.Environment != nil {
+		err = loadtest.WriteJTLEnvironment(jtlPath, res.Environment)
+	}
+	return res, err
 }
 
 // writeCSV writes res's per-second series to path (nothing when empty).
