@@ -3,6 +3,7 @@ package experiment
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -368,5 +369,39 @@ name = "a"
 start = "soon"
 `, "\t", "", -1))); err == nil || !strings.Contains(err.Error(), `start = "soon"`) {
 		t.Errorf("bad start mode: %v", err)
+	}
+}
+
+// TestExperimentRelativeOut runs with a relative -out, as the README's
+// command does from the repository root: the servers, which run in the
+// experiment file's directory, must still find their {{dir}}.
+func TestExperimentRelativeOut(t *testing.T) {
+	e := tinyExperiment(t, "ok")
+	e.Server.Env = append(e.Server.Env, "FAKE_BOARD_DIR={{dir}}")
+	e.Load.Clients = []int{1}
+	e.Runs = e.Runs[:1]
+	e.Profile.URL = ""
+	t.Chdir(t.TempDir())
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: filepath.Join("out", "rel")})
+	if err != nil {
+		t.Fatalf("Run with a relative out: %v (result error %q)", err, res.Error)
+	}
+	matches, _ := filepath.Glob(filepath.Join("out", "rel", "*", "fake.db"))
+	if len(matches) != 1 {
+		t.Errorf("the server's {{dir}} file under out/rel: %v; want one (the server got a path relative to another directory)", matches)
+	}
+}
+
+// TestExperimentInterruptedWhileStarting interrupts while a server is not
+// ready yet: the error is the interruption (exit 130 in cmd/loadtest), not
+// a server that failed to start.
+func TestExperimentInterruptedWhileStarting(t *testing.T) {
+	e := tinyExperiment(t, "neverready")
+	e.Server.StartTimeout = Duration(time.Minute)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(500*time.Millisecond, cancel)
+	_, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir()})
+	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "not ready") {
+		t.Errorf("Run interrupted while starting = %v; want context.Canceled, not a start failure", err)
 	}
 }

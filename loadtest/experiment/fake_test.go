@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/pprof"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"sync"
@@ -195,6 +196,14 @@ func TestFakeBoardProcess(t *testing.T) {
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	if dir := os.Getenv("FAKE_BOARD_DIR"); dir != "" {
+		// As the board opens its SQLite file in {{dir}}, from the
+		// experiment file's directory.
+		if err := os.WriteFile(filepath.Join(dir, "fake.db"), nil, 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
 	}
 	b := newFakeBoard(mode)
 	errc := make(chan error, 2)

@@ -85,8 +85,8 @@ func startServer(argv, env []string, dir, logPath string, cpus []int) (*serverPr
 }
 
 // waitReady polls url until it answers 200, the server exits, or timeout.
-func (p *serverProc) waitReady(ctx context.Context, url string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (p *serverProc) waitReady(parent context.Context, url string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	client := &http.Client{Timeout: 2 * time.Second}
 	tick := time.NewTicker(100 * time.Millisecond)
@@ -109,6 +109,9 @@ func (p *serverProc) waitReady(ctx context.Context, url string, timeout time.Dur
 		case <-p.exited:
 			return fmt.Errorf("the server exited before it was ready (%v); its log: %s", p.err, p.tail())
 		case <-ctx.Done():
+			if err := parent.Err(); err != nil { // interrupted, not timed out
+				return fmt.Errorf("waiting for %s: %w", url, err)
+			}
 			return fmt.Errorf("the server was not ready at %s within %v (last answer: %s); its log: %s", url, timeout, last, p.tail())
 		case <-tick.C:
 		}
@@ -117,8 +120,8 @@ func (p *serverProc) waitReady(ctx context.Context, url string, timeout time.Dur
 
 // waitListening waits until addr accepts TCP connections, the server
 // exits, or timeout.
-func (p *serverProc) waitListening(ctx context.Context, addr string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+func (p *serverProc) waitListening(parent context.Context, addr string, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
 	defer cancel()
 	var d net.Dialer
 	for {
@@ -131,6 +134,9 @@ func (p *serverProc) waitListening(ctx context.Context, addr string, timeout tim
 		case <-p.exited:
 			return fmt.Errorf("the server exited before it listened on %s (%v); its log: %s", addr, p.err, p.tail())
 		case <-ctx.Done():
+			if err := parent.Err(); err != nil { // interrupted, not timed out
+				return fmt.Errorf("waiting for %s: %w", addr, err)
+			}
 			return fmt.Errorf("the server did not listen on %s within %v; its log: %s", addr, timeout, p.tail())
 		case <-time.After(5 * time.Millisecond):
 		}

@@ -128,6 +128,13 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		logw = io.Discard
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(logw, format+"\n", a...) }
+	// The servers run in the experiment file's directory, so every path
+	// handed to them ({{dir}}, {{out}}) must not be relative to ours.
+	out, err := filepath.Abs(opt.Out)
+	if err != nil {
+		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
+	}
+	opt.Out = out
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
@@ -146,8 +153,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		x.note(quickNote)
 	}
 	if len(e.Server.Command) > 0 && len(e.Disk.Command) > 0 {
-		abs, _ := filepath.Abs(opt.Out)
-		raw, err := runDisk(ctx, e.Disk, e.Dir, func(s string) string { return expand(s, map[string]string{"out": abs}) })
+		raw, err := runDisk(ctx, e.Disk, e.Dir, func(s string) string { return expand(s, map[string]string{"out": opt.Out}) })
 		if err != nil {
 			x.note("disk benchmark failed: " + err.Error())
 		} else {
