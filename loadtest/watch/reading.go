@@ -28,6 +28,9 @@ type Reading struct {
 	Legend     string `toml:"legend"`
 	Dashed     bool   `toml:"dashed"`
 	Complement bool   `toml:"complement"`
+	// Panel names the live dashboard's panel on which the reading's
+	// per-second value is drawn (Read.Values), "" for none.
+	Panel string `toml:"panel"`
 	// Column heads the reading's column in the sweep table ("" for none),
 	// printed with the fmt verb Format (default "%.3f").
 	Column string `toml:"column"`
