@@ -37,8 +37,8 @@ func TestOnSecondSeesEachSecond(t *testing.T) {
 	if len(seen) < 2 {
 		t.Fatalf("OnSecond called %d times in a 3 s run; want one call a second", len(seen))
 	}
-	if len(seen) > len(res.Series) {
-		t.Fatalf("OnSecond called %d times; the series has %d rows", len(seen), len(res.Series))
+	if len(seen) != len(res.Series) {
+		t.Fatalf("OnSecond called %d times; the series has %d rows: want one call per row", len(seen), len(res.Series))
 	}
 	for i, r := range seen {
 		if r.T != res.Series[i].T || r.Successes != res.Series[i].Successes {

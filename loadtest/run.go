@@ -117,7 +117,11 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		interrupted = true // the interrupt came during the drain
 	}
 	end := time.Now()
+	n := len(series)
 	series = r.flushSecond(series, end)
+	if len(series) > n && s.OnSecond != nil {
+		s.OnSecond(series[n]) // the last, partial second and the drain
+	}
 	if r.tl != nil {
 		r.tl.flush(r.rec, r.start, end)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -27,6 +28,9 @@ func WriteReport(dir string, res *Result) error {
 type reportExtras struct {
 	disk   *DiskTable
 	charts chart.Server
+	// frames, when set, are the dashboard's frames: written as
+	// dashboard.html, which index.html links to at the top.
+	frames []live.Frame
 }
 
 // writeReport is WriteReport with the extras.
@@ -45,7 +49,14 @@ func writeReport(dir string, res *Result, ex reportExtras) error {
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	html, err := experimentHTML(dir, res, charts, ex.disk)
+	dashboard := ""
+	if ex.frames != nil {
+		dashboard = "dashboard.html"
+		if err := writeDashboard(filepath.Join(dir, dashboard), ex.frames, "Experiment: "+res.Name); err != nil {
+			return err
+		}
+	}
+	html, err := experimentHTML(dir, res, charts, ex.disk, dashboard)
 	if err != nil {
 		return err
 	}
@@ -304,9 +315,10 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 <style>
 body{font-family:sans-serif;max-width:64em;margin:1em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}
-th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart svg{max-width:100%;height:auto}code{background:#f6f6f6}
+th{background:#f3f3f3}.dash{font-size:1.2em;background:#eef4ff;border:1px solid #9bb8e8;padding:.6em .8em}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart svg{max-width:100%;height:auto}code{background:#f6f6f6}
 </style></head><body>
 <h1>Experiment: {{.Res.Name}}</h1>
+{{with .Dashboard}}<p class="dash"><a href="{{.}}">Open the dashboard</a>: every second of the experiment (throughput, latency, errors, the server's CPU, workers, pool and waits, what requests were doing) and the steps' curves, as they were drawn live.</p>{{end}}
 {{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
 {{with .Res.Claims}}<h2>Claims</h2><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
 <ul>{{with .Reason}}<li>not measured: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
@@ -343,7 +355,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 `))
 
 // experimentHTML renders index.html with the SVG charts inline.
-func experimentHTML(dir string, res *Result, charts []chartFile, disk *DiskTable) ([]byte, error) {
+func experimentHTML(dir string, res *Result, charts []chartFile, disk *DiskTable, dashboard string) ([]byte, error) {
 	type inline struct {
 		chartFile
 		SVG htmltemplate.HTML
@@ -362,8 +374,24 @@ func experimentHTML(dir string, res *Result, charts []chartFile, disk *DiskTable
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
 	var b bytes.Buffer
-	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res)}); err != nil {
+	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res), "Dashboard": dashboard}); err != nil {
 		return nil, fmt.Errorf("render report: %w", err)
 	}
 	return b.Bytes(), nil
+}
+
+// writeDashboard writes the dashboard page with frames inlined to path.
+func writeDashboard(path string, frames []live.Frame, title string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	if err := live.WriteReport(f, frames, title); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	return nil
 }

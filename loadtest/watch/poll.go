@@ -66,11 +66,23 @@ func newPoller(url string, readings []Reading, envKeys []string) *poller {
 func (s *poller) run(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	// Live reads start before the window: poll again when it opens and
+	// keep the beat from there, so that the window's stats have the same
+	// reads as without live reads.
+	var opens <-chan time.Time
+	if d := time.Until(s.from); s.onRead != nil && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		opens = t.C
+	}
 	s.poll(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-opens:
+			tick.Reset(time.Second)
+			s.poll(ctx)
 		case <-tick.C:
 			s.poll(ctx)
 		}
