@@ -39,6 +39,10 @@ type Feed struct {
 	stepStart time.Time
 	read      *watch.Read // the latest read of the current step, nil before one
 	err       error       // the first failed publication
+	// last is the latest second's frame, for the step and end frames
+	// that follow it at once.
+	last   *live.Frame
+	lastAt time.Time
 }
 
 // A Position says which step of which run is loading and how much load
@@ -114,8 +118,21 @@ func (f *Feed) second(row loadtest.SecondRow) {
 			}
 		}
 	}
+	f.last, f.lastAt = &fr, now
 	f.mu.Unlock()
 	f.publish(fr)
+}
+
+// lastSecond copies the figures of the second just published into fr, a
+// step or end frame, when that second ended a moment ago (the run that
+// ended with it): the page draws every frame as a second, and a frame
+// without figures would drop the charts to zero. The caller holds f.mu.
+func (f *Feed) lastSecond(fr *live.Frame, now time.Time) {
+	if f.last == nil || now.Sub(f.lastAt) > time.Second {
+		return
+	}
+	fr.Client, fr.Server, fr.Doing = f.last.Client, f.last.Server, f.last.Doing
+	f.last = nil // once: a later frame is a second without load
 }
 
 // fill sets the frame's time and progress. The caller holds f.mu.
@@ -144,13 +161,15 @@ func client(row loadtest.SecondRow) live.Client {
 	return c
 }
 
-// Step publishes a completed step and the claims decidable so far, on a
-// frame of its own second (no load is running between steps: the page
-// leaves a gap in the per-second charts).
+// Step publishes a completed step and the claims decidable so far. Its
+// frame carries the figures of the step's last second when that second
+// has just ended (see lastSecond), and none otherwise.
 func (f *Feed) Step(s live.Step, claims []live.Claim) {
 	fr := live.Frame{Step: &s, Claims: claims}
+	now := time.Now()
 	f.mu.Lock()
-	f.fill(&fr, time.Now())
+	f.fill(&fr, now)
+	f.lastSecond(&fr, now)
 	f.mu.Unlock()
 	f.publish(fr)
 }
@@ -162,7 +181,9 @@ func (f *Feed) Done(claims []live.Claim) error {
 	fr := live.Frame{Claims: claims, Done: true}
 	f.mu.Lock()
 	f.pos.After, f.pos.StepSeconds = 0, 0
-	f.fill(&fr, time.Now())
+	now := time.Now()
+	f.fill(&fr, now)
+	f.lastSecond(&fr, now)
 	f.mu.Unlock()
 	f.publish(fr)
 	f.hub.Close()

@@ -111,11 +111,11 @@ func TestFeedFrames(t *testing.T) {
 		t.Errorf("no frame carries the server's side: %+v", seconds)
 	}
 	step, end := frames[len(frames)-2], frames[len(frames)-1]
-	if step.Step == nil || step.Step.Run != "only" || len(step.Claims) != 1 || step.Client.Throughput != 0 {
-		t.Errorf("step frame %+v; want the step and its claim, no load of its own", step)
+	if step.Step == nil || step.Step.Run != "only" || len(step.Claims) != 1 || step.Client.Throughput != seconds[len(seconds)-1].Client.Throughput {
+		t.Errorf("step frame %+v; want the step and its claim, with the figures of the second just ended", step)
 	}
-	if !end.Done || end.Progress.Left != 0 {
-		t.Errorf("last frame %+v; want done with nothing left", end)
+	if !end.Done || end.Progress.Left != 0 || end.Client.Throughput != 0 {
+		t.Errorf("last frame %+v; want done with nothing left, the last second's figures given once only", end)
 	}
 	if err := hub.Publish(live.Frame{T: 99}); err == nil {
 		t.Errorf("Publish after Done succeeded; want the hub closed")
