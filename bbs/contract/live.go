@@ -46,20 +46,22 @@ const (
 )
 
 // Limiting names what limited the board at one step, from the step's
-// readings (by Readings name): its cores busy (server_core_busy >= 90 %),
-// every worker busy with requests queued (workers_queued > 0: the queue
-// grows only when all workers are busy), the pool empty with acquires
-// waiting (pool_waiting > 0); several are joined with ", ", and none is
-// "-".
-func Limiting(server map[string]float64) string {
+// readings keyed by their /admin/stats path (so that an experiment file's
+// own reading names work too): its cores busy (machine.own_cpus.busy >=
+// 90 %), every worker busy with requests queued (the mean of
+// workers.queued_seconds_total's rate > 0: the queue grows only when all
+// workers are busy), the pool empty with acquires waiting (the mean of
+// db_pool.acquire_waiting_seconds_total's rate > 0); several are joined
+// with ", ", and none is "-".
+func Limiting(byPath map[string]float64) string {
 	var out []string
-	if v, ok := server["server_core_busy"]; ok && v >= saturatedCPU {
+	if v, ok := byPath["machine.own_cpus.busy"]; ok && v >= saturatedCPU {
 		out = append(out, fmt.Sprintf("cores %.0f%% busy", v))
 	}
-	if v, ok := server["workers_queued"]; ok && v > someWaiting {
+	if v, ok := byPath["workers.queued_seconds_total"]; ok && v > someWaiting {
 		out = append(out, fmt.Sprintf("workers full, %.1f queued", v))
 	}
-	if v, ok := server["pool_waiting"]; ok && v > someWaiting {
+	if v, ok := byPath["db_pool.acquire_waiting_seconds_total"]; ok && v > someWaiting {
 		out = append(out, fmt.Sprintf("pool empty, %.1f waiting", v))
 	}
 	if len(out) == 0 {

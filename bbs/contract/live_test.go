@@ -3,6 +3,7 @@ package contract_test
 import (
 	"io"
 	"net/http"
+	"slices"
 	"testing"
 
 	"bbslab/bbs/contract"
@@ -65,17 +66,24 @@ func TestReadingsPanels(t *testing.T) {
 	}
 }
 
+// TestLimiting checks the limiting reading by the stats paths, and that
+// each path is one of the Readings' (so that a run's values carry them).
 func TestLimiting(t *testing.T) {
+	for _, path := range []string{"machine.own_cpus.busy", "workers.queued_seconds_total", "db_pool.acquire_waiting_seconds_total"} {
+		if !slices.ContainsFunc(contract.Readings, func(r watch.Reading) bool { return r.Path == path && !r.PerRequest }) {
+			t.Errorf("Limiting reads %s, which no reading takes as a rate or gauge", path)
+		}
+	}
 	for _, tt := range []struct {
 		server map[string]float64
 		want   string
 	}{
 		{nil, "-"},
-		{map[string]float64{"server_core_busy": 89.9, "workers_queued": 0.005, "pool_waiting": 0}, "-"},
-		{map[string]float64{"server_core_busy": 97}, "cores 97% busy"},
-		{map[string]float64{"workers_queued": 4.24}, "workers full, 4.2 queued"},
-		{map[string]float64{"pool_waiting": 2}, "pool empty, 2.0 waiting"},
-		{map[string]float64{"server_core_busy": 99, "workers_queued": 1, "pool_waiting": 3}, "cores 99% busy, workers full, 1.0 queued, pool empty, 3.0 waiting"},
+		{map[string]float64{"machine.own_cpus.busy": 89.9, "workers.queued_seconds_total": 0.005, "db_pool.acquire_waiting_seconds_total": 0}, "-"},
+		{map[string]float64{"machine.own_cpus.busy": 97}, "cores 97% busy"},
+		{map[string]float64{"workers.queued_seconds_total": 4.24}, "workers full, 4.2 queued"},
+		{map[string]float64{"db_pool.acquire_waiting_seconds_total": 2}, "pool empty, 2.0 waiting"},
+		{map[string]float64{"machine.own_cpus.busy": 99, "workers.queued_seconds_total": 1, "db_pool.acquire_waiting_seconds_total": 3}, "cores 99% busy, workers full, 1.0 queued, pool empty, 3.0 waiting"},
 	} {
 		if got := contract.Limiting(tt.server); got != tt.want {
 			t.Errorf("Limiting(%v) = %q; want %q", tt.server, got, tt.want)

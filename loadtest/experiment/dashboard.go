@@ -7,6 +7,7 @@ import (
 	"bbslab/loadtest"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/watch"
 )
 
 // clearLine returns a terminal's cursor to the start of the line and
@@ -51,6 +52,39 @@ func liveClaims(cs []ClaimResult, final bool) []live.Claim {
 			continue
 		}
 		out = append(out, live.Claim{ID: c.ID, Text: c.Text, Outcome: live.Outcome(c.Outcome)})
+	}
+	return out
+}
+
+// withPanels returns rs with each reading that has no dashboard panel
+// given that of the reading of known (Options.Readings) with the same
+// path: an experiment file names its own readings, and the panels stay
+// in one place (for the board: package contract). rs is not changed.
+func withPanels(rs, known []watch.Reading) []watch.Reading {
+	panel := map[string]string{}
+	for _, k := range known {
+		if k.Panel != "" {
+			panel[k.Path] = k.Panel
+		}
+	}
+	out := make([]watch.Reading, len(rs))
+	for i, r := range rs {
+		if r.Panel == "" {
+			r.Panel = panel[r.Path]
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// byPath keys a step's readings (by name) by their stats path, leaving out
+// per-request readings: what Options.Limiting reads.
+func byPath(server map[string]float64, rs []watch.Reading) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range rs {
+		if v, ok := server[r.Name]; ok && !r.PerRequest {
+			out[r.Path] = v
+		}
 	}
 	return out
 }

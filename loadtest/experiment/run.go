@@ -124,9 +124,10 @@ type Options struct {
 	// contract).
 	Doing []watch.State
 	// Limiting, when set, names what limited the target at a step, from
-	// the step's readings by name ("-" for nothing): it ends each step's
+	// the step's readings keyed by stats path (gauges and counters' rates;
+	// per-request readings left out), "-" for nothing: it ends each step's
 	// line.
-	Limiting func(server map[string]float64) string
+	Limiting func(byPath map[string]float64) string
 	// Progress, when set, receives a line rewritten every second with a
 	// carriage return (step i of N, time left, the last second's figures):
 	// meant for a terminal, nil otherwise.
@@ -441,6 +442,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		wo.ProfileBuckets, wo.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
 	}
 	if wo.StatsURL != "" {
+		wo.Readings = withPanels(wo.Readings, x.opt.Readings)
 		x.feed.WatchOptions(&wo, x.opt.Doing)
 	}
 	if wo.StatsURL != "" || wo.ProfileURL != "" {
@@ -476,7 +478,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	}
 	line := stepLine(clients, r, rp.Server, e.Stats.Readings)
 	if x.opt.Limiting != nil {
-		line += ", limit: " + x.opt.Limiting(rp.Server)
+		line += ", limit: " + x.opt.Limiting(byPath(rp.Server, x.res.Readings))
 	}
 	if e.Load.Repeats > 1 {
 		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)
