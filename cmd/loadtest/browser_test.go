@@ -94,16 +94,6 @@ func TestRunLiveDashboardInBrowser(t *testing.T) {
 	testenv.Need(t, bin != "", "no chromium binary found (apt-get install chromium, or set BBS_CHROMIUM): skipping the browser test")
 	board, admin := startBoard(t, "-workers", "10", "-pool", "5", "-seed-posts", "200")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	url, wait := startLiveCmd(t, ctx, "run", "-url", board+"?cmd=EachGetView&n=30", "-clients", "20", "-duration", "6s",
-		"-server-stats", admin+"/admin/stats", "-live", "127.0.0.1:0", "-progress", "off")
-	defer func() {
-		if code, stdout, stderr := wait(); code != 0 {
-			t.Errorf("run = exit %d; stderr %s\n%s", code, stderr, stdout)
-		}
-	}()
-
 	opts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
 		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
@@ -127,6 +117,7 @@ func TestRunLiveDashboardInBrowser(t *testing.T) {
 	// Every request pauses here: the dashboard's own go on, others fail.
 	var mu sync.Mutex
 	var foreign []string
+	var url string // the dashboard's, once the run has printed it
 	paused := chromedp.Events(bctx, fetch.RequestPaused)
 	if _, err := chromedp.Call(bctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
 		t.Fatalf("enable request interception: %v", err)
@@ -137,7 +128,10 @@ func TestRunLiveDashboardInBrowser(t *testing.T) {
 			if err != nil {
 				return
 			}
-			if strings.HasPrefix(ev.Request.URL, url) {
+			mu.Lock()
+			ours := url != "" && strings.HasPrefix(ev.Request.URL, url)
+			mu.Unlock()
+			if ours {
 				chromedp.Call(bctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
 				continue
 			}
@@ -150,7 +144,21 @@ func TestRunLiveDashboardInBrowser(t *testing.T) {
 	defer iwg.Wait()
 	defer cancelB() // ends the event iterator before iwg.Wait
 
-	if err := chromedp.Do(bctx, chromedp.Navigate(url)); err != nil {
+	// The browser is up: start the load now, so that the page sees it
+	// from its first second even on a slow machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	u, wait := startLiveCmd(t, ctx, "run", "-url", board+"?cmd=EachGetView&n=30", "-clients", "20", "-duration", "6s",
+		"-server-stats", admin+"/admin/stats", "-live", "127.0.0.1:0", "-progress", "off")
+	defer func() {
+		if code, stdout, stderr := wait(); code != 0 {
+			t.Errorf("run = exit %d; stderr %s\n%s", code, stderr, stdout)
+		}
+	}()
+	mu.Lock()
+	url = u
+	mu.Unlock()
+	if err := chromedp.Do(bctx, chromedp.Navigate(u)); err != nil {
 		t.Fatalf("open the dashboard: %v", err)
 	}
 	type points struct{ T, Throughput, Latency int }
@@ -227,6 +235,6 @@ func TestRunLiveDashboardInBrowser(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(foreign) > 0 {
-		t.Errorf("the page tried %d requests outside %s: %v", len(foreign), url, foreign)
+		t.Errorf("the page tried %d requests outside %s: %v", len(foreign), u, foreign)
 	}
 }
