@@ -140,7 +140,7 @@ right = { value = 0 }
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	url, wait := startLiveCmd(t, ctx, "experiment", "-live", "127.0.0.1:0", "-progress", "off", "-out", out, file)
+	url, wait := startLiveCmd(t, ctx, "experiment", "-live", "127.0.0.1:0", "-progress", "on", "-out", out, file)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.HasSuffix(url, "/") {
 		t.Errorf("dashboard URL %q; want http://127.0.0.1:PORT/", url)
 	}
@@ -181,6 +181,12 @@ right = { value = 0 }
 			t.Errorf("stdout lacks %q in the step lines:\n%s", want, stdout)
 		}
 	}
+	// -progress on: a line rewritten with \r, step i of N and time left.
+	for _, want := range []string{"\rstep 1/2  a  1 clients", "\rstep 2/2  a  2 clients", "left "} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks the progress line's %q:\n%q", want, stderr)
+		}
+	}
 
 	page, err := os.ReadFile(filepath.Join(out, "dashboard.html"))
 	if err != nil {
@@ -203,5 +209,52 @@ right = { value = 0 }
 	index, _ := os.ReadFile(filepath.Join(out, "index.html"))
 	if i, j := bytes.Index(index, []byte(`href="dashboard.html"`)), bytes.Index(index, []byte("<h2>")); i < 0 || i > j {
 		t.Errorf("index.html does not link to dashboard.html before its first section")
+	}
+}
+
+// TestSweepLiveDashboard checks sweep -live: a frame a second with the
+// step i of N set, a step frame per client count, the end; and that a
+// dashboard address other machines could reach is refused.
+func TestSweepLiveDashboard(t *testing.T) {
+	srv := statsServer(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	url, wait := startLiveCmd(t, ctx, "sweep", "-url", srv.URL+"/", "-clients", "1,2", "-duration", "2s", "-think", "5ms",
+		"-server-stats", srv.URL+"/admin/stats", "-charts", "", "-progress", "off", "-live", "127.0.0.1:0")
+	frames := readEvents(t, ctx, url)
+	if code, stdout, stderr := wait(); code != 0 {
+		t.Fatalf("sweep = exit %d; stderr %s\n%s", code, stderr, stdout)
+	}
+	var steps []int
+	server := 0
+	for _, f := range frames {
+		if f.Step != nil {
+			steps = append(steps, f.Step.Clients)
+			continue
+		}
+		if f.Done {
+			continue
+		}
+		if f.Progress.Steps != 2 || f.Progress.Clients != f.Progress.Step {
+			t.Errorf("frame at t=%v: progress %+v; want step i of 2 at i clients", f.T, f.Progress)
+		}
+		for _, s := range f.Server {
+			if s.Name == "process" && s.Value == 75 && s.Panel != "" {
+				server++
+			}
+		}
+	}
+	if len(steps) != 2 || steps[0] != 1 || steps[1] != 2 {
+		t.Errorf("step frames at %v clients; want 1 then 2", steps)
+	}
+	if server == 0 {
+		t.Errorf("no frame drew the server's CPU (75 %% of a core) on its panel")
+	}
+	if !frames[len(frames)-1].Done {
+		t.Errorf("the stream did not end with the end frame")
+	}
+	code, _, stderr := runCmd(context.Background(), "run", "-url", srv.URL+"/", "-duration", "1s", "-live", "0.0.0.0:0")
+	if code != 2 || !strings.Contains(stderr, "not loopback") {
+		t.Errorf("run -live 0.0.0.0:0 = exit %d, %q; want exit 2: the dashboard has no authentication", code, stderr)
 	}
 }
