@@ -104,8 +104,8 @@ func readEvents(t *testing.T, ctx context.Context, url string) []live.Frame {
 // TestExperimentLiveDashboard runs a small experiment with -live on a free
 // port, reads the page's stream while it runs, and checks that each step
 // was published as it finished, with per-second frames before it and the
-// end after, and that the report folder's dashboard.html holds the same
-// frames inlined and index.html links to it at the top.
+// end after, and that the report's index.html is the same page with the
+// same frames inlined and the report's sections below.
 func TestExperimentLiveDashboard(t *testing.T) {
 	dir := t.TempDir()
 	file := filepath.Join(dir, "x.toml")
@@ -188,27 +188,30 @@ right = { value = 0 }
 		}
 	}
 
-	page, err := os.ReadFile(filepath.Join(out, "dashboard.html"))
+	page, err := os.ReadFile(filepath.Join(out, "index.html"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := regexp.MustCompile(`(?s)<script id="frames" type="application/json">(.*?)</script>`).FindSubmatch(page)
 	if m == nil {
-		t.Fatalf("dashboard.html has no inlined frames")
+		t.Fatalf("index.html has no inlined frames")
 	}
 	var inlined []live.Frame
 	if err := json.Unmarshal(m[1], &inlined); err != nil {
-		t.Fatalf("dashboard.html's frames: %v", err)
+		t.Fatalf("index.html's frames: %v", err)
 	}
 	if len(inlined) != len(frames) {
-		t.Errorf("dashboard.html inlines %d frames; the stream had %d", len(inlined), len(frames))
+		t.Errorf("index.html inlines %d frames; the stream had %d", len(inlined), len(frames))
 	}
-	if bytes.Contains(page, []byte(`src="http`)) || bytes.Contains(page, []byte(`href="http`)) {
-		t.Errorf("dashboard.html loads something from the network")
+	if bytes.Contains(page, []byte(` src="`)) || bytes.Contains(page, []byte(`<link `)) {
+		t.Errorf("index.html refers to another file for its page")
 	}
-	index, _ := os.ReadFile(filepath.Join(out, "index.html"))
-	if i, j := bytes.Index(index, []byte(`href="dashboard.html"`)), bytes.Index(index, []byte("<h2>")); i < 0 || i > j {
-		t.Errorf("index.html does not link to dashboard.html before its first section")
+	// The report's sections follow the dashboard's panels, claims first.
+	panels, appendix := bytes.Index(page, []byte(`<main id="panels">`)), bytes.Index(page, []byte(`<section id="appendix">`))
+	claims, verdict := bytes.Index(page, []byte("<h2>Claims</h2>")), bytes.Index(page, []byte("<h2>Verdict</h2>"))
+	if panels < 0 || appendix < panels || claims < appendix || verdict < claims || !bytes.Contains(page, []byte("serves: reproduced")) {
+		t.Errorf("index.html: panels at %d, sections at %d, claims at %d, verdict at %d; want the dashboard, then the report's sections, claims first",
+			panels, appendix, claims, verdict)
 	}
 }
 

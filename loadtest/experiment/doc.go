@@ -4,9 +4,10 @@
 // count (repeatedly, runs in turn or interleaved) with the loadtest engine
 // while package watch polls the server's stats and profiles it, stops the
 // server, then judges the claims the file makes and writes a report folder
-// (experiment.json, report.md, index.html, the charts of package chart and
-// dashboard.html). As it goes it feeds the live dashboard (package live,
-// through live/feed): every second of load, each step and the claims
+// (experiment.json, report.md, the charts of package chart and index.html:
+// the live dashboard's page with every second inlined and the report's
+// sections below it). As it goes it feeds the live dashboard (package
+// live, through live/feed): every second of load, each step and the claims
 // decidable so far.
 //
 // The runner is generic: what it knows of its target comes in

@@ -116,8 +116,9 @@ type Options struct {
 	Disk func(raw json.RawMessage) *DiskTable
 	// Live, when set, receives the experiment's dashboard frames as it
 	// runs (the caller serves it: live.Serve); without it the frames are
-	// kept for the report alone. Either way the report folder gets
-	// dashboard.html, the same page with the frames inlined.
+	// kept for the report alone. Either way the report's index.html is
+	// the same page with the frames inlined and the report's sections
+	// below.
 	Live *live.Hub
 	// Doing are the request states the dashboard stacks as "what requests
 	// are doing now", read with the readings (for the board: package
