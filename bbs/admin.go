@@ -241,6 +241,12 @@ type DBPoolStats struct {
 	// statements waited on the network, and the physical opens waited.
 	NetworkWaitSecondsTotal float64 `json:"network_wait_seconds_total"`
 	ConnectWaitSecondsTotal float64 `json:"connect_wait_seconds_total"`
+	// SQLSecondsTotal is the time in SQL statements of all commands (the
+	// sum of their db_seconds_total): its increase over a span divided by
+	// the span's length is the mean number of requests in SQL. A
+	// request's SQL time is counted when the request ends, so a very long
+	// statement adds all of its time to the second it ends in.
+	SQLSecondsTotal float64 `json:"sql_seconds_total"`
 }
 
 // dbPoolStats adds the seconds of ps's durations.
@@ -266,6 +272,8 @@ type ResponseStats struct {
 // Stats reads the server's state now.
 func (s *Server) Stats() Stats {
 	ps := s.store.Stats()
+	pool := dbPoolStats(ps)
+	pool.SQLSecondsTotal = s.stats.dbSeconds()
 	return Stats{
 		Time:          time.Now().UTC(),
 		UptimeSeconds: time.Since(s.started).Seconds(),
@@ -273,7 +281,7 @@ func (s *Server) Stats() Stats {
 		Host:          s.host,
 		Ready:         s.ready.Load(),
 		Workers:       s.limit.stats(),
-		DBPool:        dbPoolStats(ps),
+		DBPool:        pool,
 		Commands:      s.stats.commands(),
 		Responses: ResponseStats{
 			BadRequest: s.stats.bad.Load(),

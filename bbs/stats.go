@@ -87,3 +87,12 @@ func (s *stats) commands() map[string]CommandStats {
 	}
 	return out
 }
+
+// dbSeconds is the time in SQL of all commands so far, in seconds.
+func (s *stats) dbSeconds() float64 {
+	var ns int64
+	for _, c := range s.byCmd {
+		ns += c.db.Load()
+	}
+	return time.Duration(ns).Seconds()
+}

@@ -38,6 +38,10 @@
 //	loadtest/watch       polls a target's stats and takes its profiles during
 //	                     a run; the engine sees it only as Settings.Watch
 //	loadtest/chart       SVG and PNG charts (the only user of gonum plot)
+//	loadtest/live        the live dashboard (a page fed frames by a Hub);
+//	                     it imports none of these
+//	loadtest/live/feed   turns a run's seconds and the watcher's reads
+//	                     into the dashboard's frames
 //	loadtest/experiment  experiments: server processes, repeats, claims,
 //	                     findings and reports
 //

@@ -331,6 +331,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 			T: float64(k*1000+1000-first) / 1000, Successes: s.ok, Errors: s.err, Throughput: float64(s.ok), Bytes: s.recv,
 			Histogram: s.h,
 		}
+		row.P90Ms = ms(s.h.Quantile(0.90)) // before secondFigures compacts it
 		row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(s.h)
 		res.Series = append(res.Series, row)
 	}

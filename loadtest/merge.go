@@ -68,6 +68,12 @@ func Merge(results []*Result) (*Result, error) {
 			m := &out.Series[j]
 			m.Successes += row.Successes
 			m.Errors += row.Errors
+			for k, n := range row.ErrorKinds {
+				if m.ErrorKinds == nil {
+					m.ErrorKinds = map[string]int64{}
+				}
+				m.ErrorKinds[k] += n
+			}
 			m.Bytes += row.Bytes
 			m.Throughput += row.Throughput
 			m.Histogram.Merge(row.Histogram)
@@ -116,6 +122,7 @@ func Merge(results []*Result) (*Result, error) {
 	}
 	for i := range out.Series {
 		m := &out.Series[i]
+		m.P90Ms = ms(m.Histogram.Quantile(0.90)) // before secondFigures compacts it
 		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = secondFigures(m.Histogram)
 		for j := range m.Labels {
 			l := &m.Labels[j]

@@ -51,6 +51,8 @@ type secAcc struct {
 	ok   int64
 	errs int64
 	recv int64
+	// kinds counts errs by kind, for the live dashboard's errors chart.
+	kinds [numKinds]int64
 	// labels splits the second by label when there is more than one.
 	labels []secLabel
 }
@@ -128,6 +130,7 @@ func (r *recorder) record(s *record) {
 		sh.sec.ok++
 	} else {
 		sh.sec.errs++
+		sh.sec.kinds[s.kind]++
 	}
 	if sh.sec.labels == nil {
 		if s.kind == KindOK {
@@ -170,9 +173,9 @@ func (r *recorder) record(s *record) {
 }
 
 // takeSecond moves the current-second accumulators of all shards into
-// into (and, with several labels, into labels, one entry per label) and
-// resets them.
-func (r *recorder) takeSecond(into *Histogram, labels []secLabel) (ok, errs, recv int64) {
+// into (and, with several labels, into labels, one entry per label; the
+// errors by kind into kinds) and resets them.
+func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKinds]int64) (ok, errs, recv int64) {
 	into.Reset()
 	for j := range labels {
 		labels[j].hist.Reset()
@@ -188,6 +191,9 @@ func (r *recorder) takeSecond(into *Histogram, labels []secLabel) (ok, errs, rec
 		ok += sh.sec.ok
 		errs += sh.sec.errs
 		recv += sh.sec.recv
+		for k, n := range sh.sec.kinds {
+			kinds[k] += n
+		}
 		for j := range sh.sec.labels {
 			b := &sh.sec.labels[j]
 			into.Merge(b.hist)

@@ -108,8 +108,11 @@ type SecondRow struct {
 	Bytes      int64   `json:"bytes"`
 	MeanMs     float64 `json:"mean_ms"`
 	P50Ms      float64 `json:"p50_ms"`
+	P90Ms      float64 `json:"p90_ms"`
 	P99Ms      float64 `json:"p99_ms"`
 	MaxMs      float64 `json:"max_ms"`
+	// ErrorKinds counts this second's errors by kind (absent when none).
+	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
 	// Histogram of this second's successful latencies.
 	Histogram *Histogram `json:"histogram,omitempty"`
 	// Labels splits the second by label when the run had several.

@@ -117,7 +117,11 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		interrupted = true // the interrupt came during the drain
 	}
 	end := time.Now()
+	n := len(series)
 	series = r.flushSecond(series, end)
+	if len(series) > n && s.OnSecond != nil {
+		s.OnSecond(series[n]) // the last, partial second and the drain
+	}
 	if r.tl != nil {
 		r.tl.flush(r.rec, r.start, end)
 	}
@@ -221,10 +225,16 @@ func (r *runner) watch(ctx context.Context, cost *costMeter) (series []SecondRow
 		case now := <-tlTick:
 			r.tl.flush(r.rec, r.start, now)
 		case now := <-tick.C:
+			n := len(series)
 			series = r.flushSecond(series, now)
 			cost.sample()
-			if r.s.Progress != nil {
-				r.progress(series)
+			if len(series) > n {
+				if r.s.Progress != nil {
+					r.progress(series)
+				}
+				if r.s.OnSecond != nil {
+					r.s.OnSecond(series[len(series)-1])
+				}
 			}
 		}
 	}
@@ -240,7 +250,8 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 			labels[j].hist = NewHistogram()
 		}
 	}
-	ok, errs, recv := r.rec.takeSecond(h, labels)
+	var kinds [numKinds]int64
+	ok, errs, recv := r.rec.takeSecond(h, labels, &kinds)
 	t := now.Sub(r.start).Seconds()
 	prev := 0.0
 	if len(series) > 0 {
@@ -252,8 +263,9 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	}
 	row := SecondRow{
 		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
-		Successes: ok, Errors: errs, Bytes: recv, Histogram: h,
+		Successes: ok, Errors: errs, Bytes: recv, Histogram: h, ErrorKinds: errorKinds(kinds),
 	}
+	row.P90Ms = ms(h.Quantile(0.90)) // before secondFigures compacts h
 	row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(h)
 	if dt > 0 {
 		row.Throughput = math.Round(float64(ok)/dt*10) / 10

@@ -4,32 +4,32 @@ import "bbslab/loadtest/watch"
 
 // Readings are the numbers of the board's /admin/stats JSON (README.md,
 // "/admin/stats JSON") that the watcher keeps for each run: their paths,
-// kinds and units, and which the server charts (Charts) and the sweep table
-// show. TestReadingsExistInStats checks each against the real handler.
+// kinds and units, and which the server charts (Charts), the sweep table
+// and the live dashboard's panels (Panel*) show. TestReadingsExistInStats checks each against the real handler.
 var Readings = []watch.Reading{
 	{Name: "server_cpu", Path: "machine.process_cpu.total", Kind: watch.Gauge, Scale: 1, Unit: "% of a core",
-		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f"},
+		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f", Panel: PanelCPU},
 	{Name: "machine_cpu_idle", Path: "machine.cpu.idle", Kind: watch.Gauge, Scale: 1, Unit: "%",
-		Chart: "cpu", Legend: "machine busy", Dashed: true, Complement: true},
-	{Name: "server_core_busy", Path: "machine.own_cpus.busy", Kind: watch.Gauge, Scale: 1, Unit: "%"},
+		Chart: "cpu", Legend: "machine busy", Dashed: true, Complement: true, Panel: PanelCPU},
+	{Name: "server_core_busy", Path: "machine.own_cpus.busy", Kind: watch.Gauge, Scale: 1, Unit: "%", Legend: "server's cores busy", Panel: PanelCPU},
 	{Name: "machine_cpu_user", Path: "machine.cpu.user", Kind: watch.Gauge, Scale: 1, Unit: "%"},
 	{Name: "machine_cpu_system", Path: "machine.cpu.system", Kind: watch.Gauge, Scale: 1, Unit: "%"},
 	{Name: "machine_cpu_iowait", Path: "machine.cpu.iowait", Kind: watch.Gauge, Scale: 1, Unit: "%"},
 	// Occupancy is time-averaged from the board's state-seconds counters
 	// (Little's law): a gauge sampled once a second inside a server pinned
 	// to one core runs only when no request does, and reads 0 at full CPU.
-	{Name: "workers_busy", Path: "workers.busy_seconds_total", Kind: watch.Counter, Scale: 1},
-	{Name: "workers_queued", Path: "workers.queued_seconds_total", Kind: watch.Counter, Scale: 1, Column: "queued", Format: "%.1f"},
+	{Name: "workers_busy", Path: "workers.busy_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "busy", Panel: PanelWorkers},
+	{Name: "workers_queued", Path: "workers.queued_seconds_total", Kind: watch.Counter, Scale: 1, Column: "queued", Format: "%.1f", Legend: "queued", Panel: PanelWorkers},
 	{Name: "worker_wait", Path: "workers.wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
-		Chart: "wait", Legend: "worker queue", Column: "worker wait ms", Format: "%.3f"},
-	{Name: "pool_in_use", Path: "db_pool.in_use_seconds_total", Kind: watch.Counter, Scale: 1},
-	{Name: "pool_waiting", Path: "db_pool.acquire_waiting_seconds_total", Kind: watch.Counter, Scale: 1},
+		Chart: "wait", Legend: "worker queue", Column: "worker wait ms", Format: "%.3f", Panel: PanelWaits},
+	{Name: "pool_in_use", Path: "db_pool.in_use_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "in use", Panel: PanelPool},
+	{Name: "pool_waiting", Path: "db_pool.acquire_waiting_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "acquires waiting", Panel: PanelPool},
 	{Name: "pool_wait", Path: "db_pool.acquire_wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
-		Chart: "wait", Legend: "DB pool", Dashed: true, Column: "pool wait ms", Format: "%.3f"},
-	{Name: "db_network_wait", Path: "db_pool.network_wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request"},
-	{Name: "cpu_wait", Path: "runtime.sched_latency_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request"},
+		Chart: "wait", Legend: "DB pool", Dashed: true, Column: "pool wait ms", Format: "%.3f", Panel: PanelWaits},
+	{Name: "db_network_wait", Path: "db_pool.network_wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request", Legend: "database network", Panel: PanelWaits},
+	{Name: "cpu_wait", Path: "runtime.sched_latency_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request", Legend: "waiting for a CPU", Panel: PanelWaits},
 	{Name: "pool_opened", Path: "db_pool.opened_total", Kind: watch.Counter, Scale: 1, Unit: "/s"},
-	{Name: "gc_cycles", Path: "gc.cycles", Kind: watch.Counter, Scale: 1, Unit: "/s"},
+	{Name: "gc_cycles", Path: "gc.cycles", Kind: watch.Counter, Scale: 1, Unit: "/s", Legend: "GC cycles", Panel: PanelGC},
 	{Name: "goroutines", Path: "goroutines", Kind: watch.Gauge, Scale: 1},
 	// The board leaves out a TCP state with no socket (machine/tcp.go).
 	{Name: "conn_established", Path: "connections.server.states.ESTABLISHED", Kind: watch.Gauge, Scale: 1, Optional: true},

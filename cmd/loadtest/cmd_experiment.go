@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -14,6 +15,9 @@ import (
 	"bbslab/bbs/contract"
 	"bbslab/internal/cli"
 	"bbslab/loadtest/experiment"
+	"bbslab/loadtest/live"
+
+	"golang.org/x/term"
 )
 
 // cmdExperiment runs an experiment file and writes its report folder.
@@ -31,6 +35,8 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	warmup := fs.Duration("warmup", -1, "override the warm-up of each step")
 	repeats := fs.Int("repeats", 0, fmt.Sprintf("override load.repeats: measure each point `N` times (1..%d)", experiment.MaxRepeats))
 	quick := fs.Bool("quick", false, "a quick try of the file: at most 3 client counts (keeping those the claims name), 1 repeat, warm-up <= 1s, steps <= 3s; claims are flagged as single measurements")
+	liveAddr := fs.String("live", "127.0.0.1:0", "serve the live dashboard at `addr` while the experiment runs (default: a free loopback port; the URL is printed); off: none")
+	progress := fs.String("progress", "auto", "progress line (step i/N, time left): auto (on a terminal), on or off")
 	if err := parseFlags(fs, args, true); err != nil {
 		return err
 	}
@@ -79,14 +85,41 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if *repeats > 0 {
 		e.Load.Repeats = *repeats
 	}
+	var progressW io.Writer
+	switch *progress {
+	case "on":
+		progressW = stderr
+	case "auto":
+		if term.IsTerminal(int(os.Stderr.Fd())) {
+			progressW = os.Stderr
+		}
+	case "off":
+	default:
+		return cli.Usagef("experiment: -progress %q: want auto, on or off", *progress)
+	}
 	dir := *out
 	if dir == "" {
 		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
 	}
-	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout,
+	dash, err := startDashboard(ctx, *liveAddr, e.Name, stdout)
+	if err != nil {
+		return err
+	}
+	var hub *live.Hub
+	if dash != nil {
+		hub = dash.hub
+	}
+	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout, Live: hub, Progress: progressW,
 		// What the runner knows of the board comes from its contract.
 		Validate: contract.Validate, Readings: contract.Readings, Environment: contract.Environment, Charts: contract.Charts,
-		StartHint: contract.StartHint, Disk: diskTable})
+		StartHint: contract.StartHint, Disk: diskTable, Doing: contract.Doing, Limiting: contract.Limiting})
+	if dash != nil {
+		// The experiment published the end and closed the hub itself.
+		dash.cancel()
+		if werr := dash.srv.Wait(); werr != nil {
+			fmt.Fprintf(stderr, "warning: %v\n", werr)
+		}
+	}
 	if res != nil && len(res.Claims) > 0 {
 		fmt.Fprintln(stdout, "claims:")
 		for _, c := range res.Claims {

@@ -8,6 +8,8 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/live/feed"
 )
 
 // cmdRun performs one run.
@@ -32,15 +34,31 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := o.apply(fs, &s); err != nil {
 		return err
 	}
-	if err := f.serverSettings(&s, *out); err != nil {
-		return err
-	}
 	if err := validate(s); err != nil {
 		return err
+	}
+	name := s.Name
+	if name == "" {
+		name = "loadtest run"
+	}
+	dash, err := startDashboard(ctx, f.live, name, stdout)
+	if err != nil {
+		return err
+	}
+	defer dash.stop(stderr)
+	if err := f.serverSettings(&s, *out, dash); err != nil {
+		return err
+	}
+	if dash != nil {
+		dash.feed.Begin(feed.Position{Run: name, Step: 1, Steps: 1, Clients: s.Clients, StepSeconds: planned(s).Seconds()})
 	}
 	res, err := runWithFiles(ctx, s, o.jtl, o.cpuProfile, loadtest.Run)
 	if err != nil {
 		return err
+	}
+	if dash != nil {
+		t := res.Total
+		dash.feed.Step(live.Step{Run: name, Clients: s.Clients, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs}, nil)
 	}
 	return finish(res, objs, *out, o.csv, stdout)
 }

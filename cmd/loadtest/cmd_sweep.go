@@ -11,6 +11,8 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )
 
@@ -39,15 +41,28 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := o.apply(fs, &s); err != nil {
 		return err
 	}
-	if err := f.serverSettings(&s, *out); err != nil {
+	if err := validate(s); err != nil {
 		return err
 	}
-	if err := validate(s); err != nil {
+	name := s.Name
+	if name == "" {
+		name = "loadtest sweep"
+	}
+	dash, err := startDashboard(ctx, f.live, name, stdout)
+	if err != nil {
+		return err
+	}
+	defer dash.stop(stderr)
+	if err := f.serverSettings(&s, *out, dash); err != nil {
 		return err
 	}
 	// One step at a time, so that each has its own JTL, CSV and profile.
 	var runs []*loadtest.Result
-	for _, n := range clients {
+	for i, n := range clients {
+		if dash != nil {
+			dash.feed.Begin(feed.Position{Run: name, Step: i + 1, Steps: len(clients), Clients: n,
+				StepSeconds: planned(s).Seconds(), After: float64(len(clients)-i-1) * planned(s).Seconds()})
+		}
 		step, err := runWithFiles(ctx, s, stepPath(o.jtl, n), stepPath(o.cpuProfile, n), func(ctx context.Context, s loadtest.Settings) (*loadtest.Result, error) {
 			rs, err := loadtest.Sweep(ctx, s, []int{n}, nil)
 			if err != nil {
@@ -57,6 +72,10 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		})
 		if err != nil {
 			return err
+		}
+		if dash != nil {
+			t := step.Total
+			dash.feed.Step(live.Step{Run: name, Clients: n, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs}, nil)
 		}
 		fmt.Fprintf(stdout, "== %d clients\n", step.Total.Clients)
 		if err := loadtest.WriteSummary(stdout, step); err != nil {

@@ -54,6 +54,7 @@ type runFlags struct {
 	profile   string
 	kinds     string
 	profDir   string
+	live      string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
@@ -85,18 +86,26 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.StringVar(&f.stats, "server-stats", "", "stats JSON `URL` of the target (e.g. http://127.0.0.1:6060/admin/stats), read every second of each measured step")
 	fs.StringVar(&f.profile, "profile", "", "base `URL` of the target's profile endpoints (URL/pprof/profile, URL/fgprof), profiled over each measured step")
 	fs.StringVar(&f.kinds, "profile-kinds", "cpu", "profiles to take with -profile: cpu, fgprof or cpu,fgprof")
+	fs.StringVar(&f.live, "live", "", "serve the live dashboard at `addr` while the load runs, e.g. 127.0.0.1:0 (a free port; the URL is printed); empty or off: none")
 	fs.StringVar(&f.profDir, "profile-dir", ".", "`directory` for profile files (PREFIX-<clients>clients-<kind>.pb.gz, PREFIX from -out or \"loadtest\")")
 }
 
 // serverSettings sets s.Watch from -server-stats and -profile: a watcher
 // of the board's stats readings and environment (package contract) and of
 // its profiles; out names the result file whose base name prefixes
-// profile files.
-func (f *runFlags) serverSettings(s *loadtest.Settings, out string) error {
+// profile files. With a dashboard d, the runs of s feed it: their seconds,
+// and the board's readings and "doing" states each second.
+func (f *runFlags) serverSettings(s *loadtest.Settings, out string, d *dashboard) error {
+	if d != nil {
+		d.feed.Hook(s)
+	}
 	if f.stats == "" && f.profile == "" {
 		return nil
 	}
 	o := watch.Options{StatsURL: f.stats, Readings: contract.Readings, Environment: contract.Environment}
+	if d != nil && f.stats != "" {
+		d.feed.WatchOptions(&o, contract.Doing)
+	}
 	if f.profile != "" {
 		o.ProfileURL = strings.TrimSuffix(f.profile, "/")
 		for _, k := range strings.Split(f.kinds, ",") {

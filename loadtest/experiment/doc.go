@@ -4,11 +4,15 @@
 // count (repeatedly, runs in turn or interleaved) with the loadtest engine
 // while package watch polls the server's stats and profiles it, stops the
 // server, then judges the claims the file makes and writes a report folder
-// (experiment.json, report.md, index.html and the charts of package chart).
+// (experiment.json, report.md, the charts of package chart and index.html:
+// the live dashboard's page with every second inlined and the report's
+// sections below it). As it goes it feeds the live dashboard (package
+// live, through live/feed): every second of load, each step and the claims
+// decidable so far.
 //
 // The runner is generic: what it knows of its target comes in
 // Options (Validate, Readings, Environment, Charts, StartHint,
-// Disk); for the board cmd/loadtest fills them from package bbs/contract.
+// Disk, Doing, Limiting); for the board cmd/loadtest fills them from package bbs/contract.
 //
 // Files: experiment.go (the file format, Load), run.go
 // (Run, one measurement), process.go (the server process:
@@ -18,5 +22,6 @@
 // plain words), report.go and tables.go (report.md and index.html),
 // environment.go (the environment section), disk.go (the disk benchmark
 // command), quick.go (quick runs), filefunc.go ({{env}} in files),
-// redact.go (passwords out of logs).
+// redact.go (passwords out of logs), dashboard.go (the live dashboard's
+// progress and claims, the progress line).
 package experiment

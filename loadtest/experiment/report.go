@@ -11,6 +11,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -27,6 +28,9 @@ func WriteReport(dir string, res *Result) error {
 type reportExtras struct {
 	disk   *DiskTable
 	charts chart.Server
+	// frames, when set, are the dashboard's frames: index.html is then the
+	// dashboard with them inlined and the report's sections below.
+	frames []live.Frame
 }
 
 // writeReport is WriteReport with the extras.
@@ -45,11 +49,25 @@ func writeReport(dir string, res *Result, ex reportExtras) error {
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	html, err := experimentHTML(dir, res, charts, ex.disk)
+	data, err := reportData(dir, res, charts, ex.disk)
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(dir, "index.html"), html, 0o644)
+	if ex.frames != nil {
+		// The dashboard the room watched, its seconds inlined, with the
+		// report's sections below it.
+		var b bytes.Buffer
+		if err := reportPage.ExecuteTemplate(&b, "sections", data); err != nil {
+			return fmt.Errorf("render report: %w", err)
+		}
+		return writeDashboard(filepath.Join(dir, "index.html"), ex.frames, "Experiment: "+res.Name,
+			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS))
+	}
+	var b bytes.Buffer
+	if err := reportPage.Execute(&b, data); err != nil {
+		return fmt.Errorf("render report: %w", err)
+	}
+	return os.WriteFile(filepath.Join(dir, "index.html"), b.Bytes(), 0o644)
 }
 
 // chartFile is one chart of the report, by its base path without extension
@@ -307,7 +325,9 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart svg{max-width:100%;height:auto}code{background:#f6f6f6}
 </style></head><body>
 <h1>Experiment: {{.Res.Name}}</h1>
-{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
+{{template "sections" .}}
+</body></html>
+{{define "sections"}}{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
 {{with .Res.Claims}}<h2>Claims</h2><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
 <ul>{{with .Reason}}<li>not measured: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
@@ -339,11 +359,19 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <table>{{range .Buckets}}<tr><td>{{.Share}}</td><td style="text-align:left">{{.Name}}</td></tr>{{end}}</table>{{end}}
 {{end}}{{end}}
 <p>Raw data: <a href="experiment.json">experiment.json</a>; each run's folder holds sweep.json (readable by <code>loadtest report</code>), server.log and profiles (<code>go tool pprof -top FILE</code>).</p>
-</body></html>
-`))
+{{end}}`))
 
-// experimentHTML renders index.html with the SVG charts inline.
-func experimentHTML(dir string, res *Result, charts []chartFile, disk *DiskTable) ([]byte, error) {
+// appendixCSS styles the report's sections below the dashboard's panels
+// (live.Appendix): the standalone page's rules, scoped under #appendix, on
+// a light sheet so that the inline SVG charts read as they do standalone.
+const appendixCSS = `#appendix{background:#fff;color:#222;font:16px/1.4 sans-serif;max-width:64em;margin:18px auto;padding:.5em 1.5em;border-radius:6px;overflow-x:auto}
+#appendix h1,#appendix h2,#appendix h3{color:#222}#appendix a{color:#0645ad}
+#appendix table{border-collapse:collapse;margin:.5em 0}#appendix td,#appendix th{border:1px solid #ccc;padding:.2em .5em;text-align:right}
+#appendix th{background:#f3f3f3}#appendix .err{color:#a00}#appendix .ok{color:#070}#appendix .maybe{color:#a60}
+#appendix .chart svg{max-width:100%;height:auto}#appendix code{background:#f6f6f6}`
+
+// reportData is what index.html shows, the SVG charts read to be inlined.
+func reportData(dir string, res *Result, charts []chartFile, disk *DiskTable) (map[string]any, error) {
 	type inline struct {
 		chartFile
 		SVG htmltemplate.HTML
@@ -361,9 +389,21 @@ func experimentHTML(dir string, res *Result, charts []chartFile, disk *DiskTable
 		}
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
-	var b bytes.Buffer
-	if err := reportPage.Execute(&b, map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res)}); err != nil {
-		return nil, fmt.Errorf("render report: %w", err)
+	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res)}, nil
+}
+
+// writeDashboard writes the dashboard page with frames inlined to path.
+func writeDashboard(path string, frames []live.Frame, title string, opts ...live.ReportOption) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("dashboard: %w", err)
 	}
-	return b.Bytes(), nil
+	if err := live.WriteReport(f, frames, title, opts...); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("dashboard: %w", err)
+	}
+	return nil
 }

@@ -15,6 +15,8 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )
 
@@ -112,6 +114,25 @@ type Options struct {
 	// Disk, when set, turns the disk benchmark's JSON output into the
 	// report's table and verdict; nil or a nil table shows none.
 	Disk func(raw json.RawMessage) *DiskTable
+	// Live, when set, receives the experiment's dashboard frames as it
+	// runs (the caller serves it: live.Serve); without it the frames are
+	// kept for the report alone. Either way the report's index.html is
+	// the same page with the frames inlined and the report's sections
+	// below.
+	Live *live.Hub
+	// Doing are the request states the dashboard stacks as "what requests
+	// are doing now", read with the readings (for the board: package
+	// contract).
+	Doing []watch.State
+	// Limiting, when set, names what limited the target at a step, from
+	// the step's readings keyed by stats path (gauges and counters' rates;
+	// per-request readings left out), "-" for nothing: it ends each step's
+	// line.
+	Limiting func(byPath map[string]float64) string
+	// Progress, when set, receives a line rewritten every second with a
+	// carriage return (step i of N, time left, the last second's figures):
+	// meant for a terminal, nil otherwise.
+	Progress io.Writer
 }
 
 // Run runs every run of e: start the server, wait until it is
@@ -147,7 +168,19 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if len(res.Readings) == 0 && e.Stats.URL != "" {
 		res.Readings = opt.Readings
 	}
-	x := &experimentRunner{e: e, opt: opt, out: opt.Out, res: res, logf: logf}
+	hub := opt.Live
+	if hub == nil {
+		hub = live.New() // kept for the report's dashboard
+	}
+	x := &experimentRunner{e: e, opt: opt, out: opt.Out, res: res, logf: logf, feed: feed.New(hub, e.Name),
+		total: len(e.Runs) * len(e.Load.Clients) * max(e.Load.Repeats, 1)}
+	if opt.Progress != nil {
+		logf = func(format string, a ...any) {
+			fmt.Fprint(opt.Progress, clearLine) // the progress line gives way to the log's
+			fmt.Fprintf(logw, format+"\n", a...)
+		}
+		x.logf = logf
+	}
 	x.note(pinSelf(e.Client.CPUs))
 	if e.Quick {
 		x.note(quickNote)
@@ -179,7 +212,14 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		disk = opt.Disk(res.Disk)
 	}
 	res.Verdicts = Verdicts(res, disk)
-	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: opt.Charts, Readings: res.Readings}}); err != nil {
+	if err := x.feed.Done(liveClaims(res.Claims, true)); err != nil {
+		x.note(err.Error()) // a frame the page could not draw: the experiment goes on
+	}
+	frames, err := hub.Frames()
+	if err != nil {
+		return res, errors.Join(runErr, err)
+	}
+	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: opt.Charts, Readings: res.Readings}, frames: frames}); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	logf("report: %s", filepath.Join(opt.Out, "index.html"))
@@ -194,6 +234,10 @@ type experimentRunner struct {
 	res  *Result
 	logf func(string, ...any)
 	seq  int // measurements taken so far
+	// feed publishes the dashboard's frames; total is the number of
+	// measurements planned, for the progress and the time left.
+	feed  *feed.Feed
+	total int
 }
 
 func (x *experimentRunner) note(s string) {
@@ -404,6 +448,10 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		wo.ProfileSeconds = e.Profile.Seconds
 		wo.ProfileBuckets, wo.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
 	}
+	if wo.StatsURL != "" {
+		wo.Readings = withPanels(wo.Readings, x.opt.Readings)
+		x.feed.WatchOptions(&wo, x.opt.Doing)
+	}
 	if wo.StatsURL != "" || wo.ProfileURL != "" {
 		w, err := watch.New(wo)
 		if err != nil {
@@ -411,6 +459,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		}
 		s.Watch = w
 	}
+	x.begin(&s, lr, clients)
 	r, err := loadtest.Run(ctx, s)
 	if err != nil {
 		return fmt.Errorf("load %d clients: %w", clients, err)
@@ -435,10 +484,16 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		x.logf("run %s: %s", lr.run.Name, w)
 	}
 	line := stepLine(clients, r, rp.Server, e.Stats.Readings)
+	if x.opt.Limiting != nil {
+		line += ", limit: " + x.opt.Limiting(byPath(rp.Server, x.res.Readings))
+	}
 	if e.Load.Repeats > 1 {
 		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)
 	}
 	x.logf("run %s: %s", lr.run.Name, line)
+	t := r.Total
+	x.feed.Step(live.Step{Run: lr.run.Name, Clients: clients, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs},
+		liveClaims(EvaluateClaims(e.Claims, x.res, e.Quick), false))
 	if err := loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(rr.Points)); err != nil {
 		return err
 	}

@@ -432,6 +432,19 @@ func TestWriteReport(t *testing.T) {
 			t.Errorf("report contains %q", bad)
 		}
 	}
+	if strings.Contains(page, `id="appendix"`) {
+		t.Errorf("report has an appendix section without Appendix")
+	}
+	b.Reset()
+	if err := WriteReport(&b, []Frame{second(0)}, "x", Appendix("<h2>Claims</h2>", "#appendix h2{color:red}")); err != nil {
+		t.Fatal(err)
+	}
+	page = b.String()
+	i, j := strings.Index(page, `<main id="panels"></main>`), strings.Index(page, `<section id="appendix"><h2>Claims</h2></section>`)
+	if i < 0 || j < i || !strings.Contains(page, "<style>#appendix h2{color:red}</style>") {
+		t.Errorf("report with Appendix: panels at %d, appendix at %d, style %v; want the sections after the panels and their style in the head",
+			i, j, strings.Contains(page, "#appendix h2{color:red}"))
+	}
 	f.Client.P50 = math.NaN()
 	if err := WriteReport(io.Discard, []Frame{f}, "x"); err == nil || !strings.Contains(err.Error(), "frame 0") {
 		t.Errorf("WriteReport with a NaN = %v; want an error naming frame 0", err)

@@ -43,11 +43,15 @@ type pageData struct {
 	CSS      template.CSS
 	Report   bool
 	Frames   template.JS // a JSON array; json.Marshal escapes <, > and &
+	// Appendix and AppendixCSS are the report's sections below the
+	// panels and their style (Appendix).
+	Appendix    template.HTML
+	AppendixCSS template.CSS
 }
 
 // writePage writes the page; with report set it carries framesJSON and
-// reads no stream.
-func writePage(w io.Writer, title string, report bool, framesJSON []byte) error {
+// reads no stream, and cfg's appendix.
+func writePage(w io.Writer, title string, report bool, framesJSON []byte, cfg reportConfig) error {
 	if title == "" {
 		title = "Load dashboard"
 	}
@@ -62,6 +66,7 @@ func writePage(w io.Writer, title string, report bool, framesJSON []byte) error 
 		CSS:      template.CSS(assets.css),
 		Report:   report,
 		Frames:   template.JS(framesJSON),
+		Appendix: cfg.appendix, AppendixCSS: cfg.css,
 	})
 	if err != nil {
 		return fmt.Errorf("live: write page %q: %w", title, err)
@@ -69,11 +74,32 @@ func writePage(w io.Writer, title string, report bool, framesJSON []byte) error 
 	return nil
 }
 
+// A ReportOption changes what WriteReport writes.
+type ReportOption func(*reportConfig)
+
+type reportConfig struct {
+	appendix template.HTML
+	css      template.CSS
+}
+
+// Appendix adds sections below the dashboard's panels: html inside a
+// <section id="appendix"> element, styled by css, which should scope its
+// rules under #appendix so that the dashboard's own style stays as it is.
+// The finished experiment's report puts its claims, tables and profiles
+// there. Both are trusted: the caller builds them with html/template.
+func Appendix(html template.HTML, css template.CSS) ReportOption {
+	return func(c *reportConfig) { c.appendix, c.css = html, css }
+}
+
 // WriteReport writes the dashboard as one self-contained HTML file with
 // frames inlined: it opens offline and draws what the live page drew, so
 // the finished experiment's report and the screen the room watched look
 // the same. Every frame must pass Frame.Validate.
-func WriteReport(w io.Writer, frames []Frame, title string) error {
+func WriteReport(w io.Writer, frames []Frame, title string, opts ...ReportOption) error {
+	var cfg reportConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
 	for i := range frames {
 		if err := frames[i].Validate(); err != nil {
 			return fmt.Errorf("live: report frame %d: %w", i, err)
@@ -86,5 +112,5 @@ func WriteReport(w io.Writer, frames []Frame, title string) error {
 	if err != nil {
 		return fmt.Errorf("live: encode report frames: %w", err)
 	}
-	return writePage(w, title, true, data)
+	return writePage(w, title, true, data, cfg)
 }

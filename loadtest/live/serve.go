@@ -22,7 +22,7 @@ func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		var b bytes.Buffer
-		if err := writePage(&b, "", false, nil); err != nil {
+		if err := writePage(&b, "", false, nil, reportConfig{}); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -77,7 +77,20 @@ func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-s.done:
-			return
+			// Close may win the race with the frames still buffered for
+			// this stream, the end among them: send them first, or the
+			// page would miss the end and try to reconnect.
+			for {
+				select {
+				case e := <-s.ch:
+					if writeEvent(w, e) != nil {
+						return
+					}
+				default:
+					rc.Flush()
+					return
+				}
+			}
 		case <-r.Context().Done():
 			return
 		}

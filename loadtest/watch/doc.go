@@ -3,7 +3,9 @@
 // numbers its Readings name (a gauge's mean, a counter's rate per second
 // or per request), copies the JSON objects that describe the target's
 // environment, and takes CPU or wall-clock (fgprof) profiles and
-// summarises them.
+// summarises them. With Options.OnRead it also hands every poll's
+// per-second values and request-state shares (Read, State) to a callback
+// as the run goes, warm-up included: the live dashboard's server side.
 //
 // A Watcher, made by New from Options, is what loadtest.Settings.Watch
 // takes; the engine stores what it returns in generic result types
@@ -14,6 +16,6 @@
 // named in the run's warnings unless it is Optional.
 //
 // Files: watch.go (Options, New, one run's watch), poll.go (the stats
-// poller), profile.go (profile fetch and summary), reading.go (Reading,
-// Chart, Columns).
+// poller), live.go (Read, State: the per-second values), profile.go
+// (profile fetch and summary), reading.go (Reading, Chart, Columns).
 package watch

@@ -30,6 +30,28 @@ type poller struct {
 
 	envKeys []string                   // objects to copy (Options.Environment)
 	env     map[string]json.RawMessage // copied at the first successful read
+
+	// Live reads (Options.OnRead): the window's stats take only the polls
+	// from from until ended; every poll after the first makes a Read.
+	onRead func(Read)
+	states []State
+	from   time.Time
+	ended  bool
+	prev   map[string]float64 // the previous poll's numbers by path
+	prevT  time.Time
+}
+
+// live makes the poller hand every poll's per-second values to onRead,
+// and keep for the window's stats only the polls from from on.
+func (s *poller) live(from time.Time, states []State, onRead func(Read)) {
+	s.from, s.states, s.onRead = from, states, onRead
+}
+
+// endWindow ends the window's stats; live reads go on.
+func (s *poller) endWindow() {
+	s.mu.Lock()
+	s.ended = true
+	s.mu.Unlock()
 }
 
 // newPoller returns a poller of url for readings that copies the objects
@@ -44,11 +66,23 @@ func newPoller(url string, readings []Reading, envKeys []string) *poller {
 func (s *poller) run(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
+	// Live reads start before the window: poll again when it opens and
+	// keep the beat from there, so that the window's stats have the same
+	// reads as without live reads.
+	var opens <-chan time.Time
+	if d := time.Until(s.from); s.onRead != nil && d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		opens = t.C
+	}
 	s.poll(ctx)
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-opens:
+			tick.Reset(time.Second)
+			s.poll(ctx)
 		case <-tick.C:
 			s.poll(ctx)
 		}
@@ -68,6 +102,12 @@ func (s *poller) poll(ctx context.Context) {
 		}
 		return
 	}
+	if s.onRead != nil {
+		s.liveRead(doc, now)
+		if s.ended || now.Before(s.from) {
+			return // outside the measured window
+		}
+	}
 	if s.n == 0 {
 		s.t0 = now
 		s.env = copyEnvironment(doc, s.envKeys)
@@ -85,6 +125,26 @@ func (s *poller) poll(ctx context.Context) {
 		}
 		s.last[r.Name] = v
 	}
+}
+
+// liveRead hands the span since the previous poll to onRead. The caller
+// holds s.mu; onRead must return quickly (Options.OnRead).
+func (s *poller) liveRead(doc any, now time.Time) {
+	cur := make(map[string]float64, len(s.readings)+len(s.states))
+	for _, r := range s.readings {
+		if v, ok := lookupNumber(doc, r.Path); ok {
+			cur[r.Path] = v
+		}
+	}
+	for _, st := range s.states {
+		if v, ok := lookupNumber(doc, st.Path); ok {
+			cur[st.Path] = v
+		}
+	}
+	if s.prev != nil {
+		s.onRead(makeRead(s.readings, s.states, s.prev, cur, s.prevT, now))
+	}
+	s.prev, s.prevT = cur, now
 }
 
 // result turns the reads into one value per reading; successes is the

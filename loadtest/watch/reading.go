@@ -22,12 +22,16 @@ type Reading struct {
 	// Without it, a reading never found is named in the result's warnings.
 	Optional bool `toml:"optional"`
 	// Chart names the server chart (Chart.Name) the reading is drawn on
-	// against clients, "" for none; Legend labels its line, Dashed draws
-	// it dashed, and Complement draws 100 minus the value (busy from idle).
+	// against clients, "" for none; Legend labels its line (there and on
+	// the live dashboard), Dashed draws it dashed, and Complement draws 100
+	// minus the value (busy from idle).
 	Chart      string `toml:"chart"`
 	Legend     string `toml:"legend"`
 	Dashed     bool   `toml:"dashed"`
 	Complement bool   `toml:"complement"`
+	// Panel names the live dashboard's panel on which the reading's
+	// per-second value is drawn (Read.Values), "" for none.
+	Panel string `toml:"panel"`
 	// Column heads the reading's column in the sweep table ("" for none),
 	// printed with the fmt verb Format (default "%.3f").
 	Column string `toml:"column"`

@@ -37,6 +37,14 @@ type Options struct {
 	ProfileSeconds int
 	ProfileBuckets []Bucket
 	ProfileFocus   string
+	// OnRead, when set, receives every poll's per-second values (Read)
+	// as the run goes, from the poller's goroutine: it must return quickly.
+	// With it the stats are polled from the start of each run to its end,
+	// not only over the measured window; Result.Server still covers the
+	// window alone. States are the request states whose shares Read.States
+	// gives.
+	OnRead func(Read)
+	States []State
 }
 
 // A Watcher polls a target's stats and takes its profiles during each run
@@ -61,6 +69,9 @@ func New(o Options) (*Watcher, error) {
 		}
 	}
 	o.Readings = rs
+	if err := checkStates(o.States); err != nil {
+		return nil, err
+	}
 	if o.ProfileURL != "" {
 		if len(o.ProfileKinds) == 0 {
 			o.ProfileKinds = []string{"cpu"}
@@ -111,11 +122,17 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 	w.cancel = cancel
 	if o.StatsURL != "" {
 		w.poller = newPoller(o.StatsURL, o.Readings, o.Environment)
-		w.wg.Go(func() {
-			if waitUntil(sctx, warmEnd) {
-				w.poller.run(sctx)
-			}
-		})
+		if o.OnRead != nil {
+			// Live: poll the whole run; the window's stats start at warmEnd.
+			w.poller.live(warmEnd, o.States, o.OnRead)
+			w.wg.Go(func() { w.poller.run(sctx) })
+		} else {
+			w.wg.Go(func() {
+				if waitUntil(sctx, warmEnd) {
+					w.poller.run(sctx)
+				}
+			})
+		}
 	}
 	if o.ProfileURL != "" {
 		secs := profileSeconds(o, s)
@@ -174,7 +191,13 @@ func (w *watch) warn(msg string) {
 // EndWindow stops polling when the measured window ends, so that the
 // stats cover the window and not the drain after it (profiles run their
 // own length).
-func (w *watch) EndWindow() { w.cancel() }
+func (w *watch) EndWindow() {
+	if w.poller != nil && w.poller.onRead != nil {
+		w.poller.endWindow() // keep polling for the live reads until Finish
+		return
+	}
+	w.cancel()
+}
 
 // Finish stops polling, waits for the profiles and returns the stats (nil
 // without a stats URL), the profiles in kind order, the environment copied

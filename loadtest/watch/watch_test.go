@@ -235,6 +235,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		{Options{StatsURL: "http://127.0.0.1:1/s", Readings: []Reading{{Name: "x", Kind: Gauge}}}, "a name and a path"},
 		{Options{ProfileURL: "http://127.0.0.1:1/debug", ProfileSeconds: 31}, "profile seconds 31"},
 		{Options{}, "nothing to watch"},
+		{Options{StatsURL: "http://127.0.0.1:1/s", States: []State{{Name: "x", Path: "a", Minus: []string{"y"}}}}, `minus "y"`},
+		{Options{StatsURL: "http://127.0.0.1:1/s", States: []State{{Name: "x"}}}, "a name and a path"},
 	} {
 		if _, err := New(tt.o); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("New(%+v) = %v; want an error with %s", tt.o, err, tt.want)

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/chromedp"
+
+	"bbslab/internal/testenv"
+)
+
+// chromium finds a Chromium binary: $BBS_CHROMIUM, then the usual names.
+func chromium() string {
+	if p := os.Getenv("BBS_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// startBoard builds cmd/bbs and starts it as a child on free ports with
+// args, returning the board's page URL (…/bbs) and the admin base URL once
+// it has printed them.
+func startBoard(t *testing.T, args ...string) (board, admin string) {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "bbs")
+	if out, err := exec.Command("go", "build", "-o", bin, "bbslab/cmd/bbs").CombinedOutput(); err != nil {
+		t.Fatalf("build cmd/bbs: %v\n%s", err, out)
+	}
+	args = append([]string{"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-dsn", filepath.Join(t.TempDir(), "bbs.db")}, args...)
+	cmd := exec.Command(bin, args...)
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Signal(os.Interrupt)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "board: "); ok {
+			board = strings.TrimSuffix(u, "/")
+		}
+		if u, ok := strings.CutPrefix(sc.Text(), "admin: "); ok {
+			admin = strings.TrimSuffix(u, "/")
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	if board == "" || admin == "" {
+		t.Fatalf("cmd/bbs %v printed no board and admin URLs", args)
+	}
+	return board, admin
+}
+
+// TestRunLiveDashboardInBrowser starts the real board (10 workers, 5
+// connections) as a child, loads it with `loadtest run -live` (20 clients
+// on EachGetView, a connection per query, for 6 s, its stats polled), opens
+// the dashboard in headless Chromium with every request to another origin
+// failed and counted, and checks that the page connects, that the
+// throughput and latency series gain points second by second, and that
+// "what requests are doing now" shows requests waiting for a worker or a
+// connection. The screenshot is kept as a test artifact.
+func TestRunLiveDashboardInBrowser(t *testing.T) {
+	bin := chromium()
+	testenv.Need(t, bin != "", "no chromium binary found (apt-get install chromium, or set BBS_CHROMIUM): skipping the browser test")
+	board, admin := startBoard(t, "-workers", "10", "-pool", "5", "-seed-posts", "200")
+
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1600, 1000),
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	bctx, cancelTab := chromedp.NewContext(actx)
+	defer cancelTab()
+	if _, err := chromedp.Run(bctx, chromedp.Title()); err != nil { // starts the browser, no timeout
+		t.Fatalf("start %s: %v", bin, err)
+	}
+	bctx, cancelB := context.WithTimeout(bctx, 90*time.Second)
+	defer cancelB()
+
+	// Every request pauses here: the dashboard's own go on, others fail.
+	var mu sync.Mutex
+	var foreign []string
+	var url string // the dashboard's, once the run has printed it
+	paused := chromedp.Events(bctx, fetch.RequestPaused)
+	if _, err := chromedp.Call(bctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
+		t.Fatalf("enable request interception: %v", err)
+	}
+	var iwg sync.WaitGroup
+	iwg.Go(func() {
+		for ev, err := range paused {
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			ours := url != "" && strings.HasPrefix(ev.Request.URL, url)
+			mu.Unlock()
+			if ours {
+				chromedp.Call(bctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
+				continue
+			}
+			mu.Lock()
+			foreign = append(foreign, ev.Request.URL)
+			mu.Unlock()
+			chromedp.Call(bctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		}
+	})
+	defer iwg.Wait()
+	defer cancelB() // ends the event iterator before iwg.Wait
+
+	// The browser is up: start the load now, so that the page sees it
+	// from its first second even on a slow machine.
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	u, wait := startLiveCmd(t, ctx, "run", "-url", board+"?cmd=EachGetView&n=30", "-clients", "20", "-duration", "6s",
+		"-server-stats", admin+"/admin/stats", "-live", "127.0.0.1:0", "-progress", "off")
+	defer func() {
+		if code, stdout, stderr := wait(); code != 0 {
+			t.Errorf("run = exit %d; stderr %s\n%s", code, stderr, stdout)
+		}
+	}()
+	mu.Lock()
+	url = u
+	mu.Unlock()
+	if err := chromedp.Do(bctx, chromedp.Navigate(u)); err != nil {
+		t.Fatalf("open the dashboard: %v", err)
+	}
+	type points struct{ T, Throughput, Latency int }
+	read := func() points {
+		t.Helper()
+		p, err := chromedp.Run(bctx, chromedp.Evaluate[points](`(function(){var p = window.dashboard.points(); return {T: p.t, Throughput: p.throughput, Latency: p.latency};})()`))
+		if err != nil {
+			t.Fatalf("read window.dashboard.points(): %v", err)
+		}
+		return p
+	}
+	status := func() string {
+		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](`(document.getElementById("status") || {}).textContent || ""`))
+		if err != nil {
+			t.Fatalf("read the status: %v", err)
+		}
+		return s
+	}
+	// Second by second: the points at each new second, and the highest
+	// waits the "doing now" area showed.
+	var seen []points
+	var statuses []string
+	maxWait := map[string]float64{}
+	for range 120 {
+		p := read()
+		if len(seen) == 0 || p.T > seen[len(seen)-1].T {
+			seen = append(seen, p)
+		}
+		st := status()
+		if len(statuses) == 0 || statuses[len(statuses)-1] != st {
+			statuses = append(statuses, st)
+		}
+		doing, err := chromedp.Run(bctx, chromedp.Evaluate[map[string]float64](`window.dashboard.doing()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range []string{"waiting for a worker", "waiting for a connection"} {
+			maxWait[k] = max(maxWait[k], doing[k])
+		}
+		if st == "finished" {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if !slices.Contains(statuses, "connected") && !slices.Contains(statuses, "finished") {
+		t.Errorf("status went %v; want connected", statuses)
+	}
+	grew := 0
+	for i := 1; i < len(seen); i++ {
+		if seen[i].Throughput > seen[i-1].Throughput && seen[i].Latency > seen[i-1].Latency {
+			grew++
+		}
+	}
+	if grew < 3 {
+		t.Errorf("points by second %+v; want the throughput and latency series to gain points at 3 seconds or more", seen)
+	}
+	if maxWait["waiting for a worker"] <= 0 && maxWait["waiting for a connection"] <= 0 {
+		t.Errorf("doing now never showed a wait: %v; want waits for a worker or a connection with 20 clients on 10 workers and 5 connections", maxWait)
+	}
+	t.Logf("seconds seen %d, statuses %v, highest waits %v", len(seen), statuses, maxWait)
+
+	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.ArtifactDir(), "dashboard-run.png")
+	if dir := os.Getenv("BBS_SCREENSHOT_DIR"); dir != "" { // to look at it after the test
+		shot = filepath.Join(dir, "dashboard-run.png")
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", shot, len(png))
+	mu.Lock()
+	defer mu.Unlock()
+	if len(foreign) > 0 {
+		t.Errorf("the page tried %d requests outside %s: %v", len(foreign), u, foreign)
+	}
+}

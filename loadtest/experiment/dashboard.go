@@ -1,0 +1,90 @@
+package experiment
+
+import (
+	"fmt"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/watch"
+)
+
+// clearLine returns a terminal's cursor to the start of the line and
+// clears it, so that a log line replaces the progress line.
+const clearLine = "\r\033[K"
+
+// begin tells the dashboard that the next measurement starts and hooks
+// the progress line into its seconds.
+func (x *experimentRunner) begin(s *loadtest.Settings, lr *liveRun, clients int) {
+	e := x.e
+	stepLen := (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
+	perRun := len(e.Load.Clients) * max(e.Load.Repeats, 1)
+	after := float64(max(0, x.total-x.seq-1)) * stepLen // the measurements after this one
+	x.feed.Begin(feed.Position{Run: lr.run.Name, Step: min(lr.steps, perRun), Steps: perRun, Clients: clients,
+		StepSeconds: stepLen, After: after})
+	x.feed.Hook(s)
+	if x.opt.Progress == nil {
+		return
+	}
+	n, total, start := x.seq+1, x.total, time.Now()
+	prev := s.OnSecond
+	s.OnSecond = func(row loadtest.SecondRow) {
+		prev(row)
+		left := after + max(0, stepLen-time.Since(start).Seconds())
+		phase := ""
+		if row.Warmup {
+			phase = " (warm-up)"
+		}
+		fmt.Fprintf(x.opt.Progress, "\rstep %d/%d  %s  %d clients  %8.1f req/s  p99 %8.3f ms  left %s%s   ",
+			n, total, lr.run.Name, clients, row.Throughput, row.P99Ms, time.Duration(left*float64(time.Second)).Round(time.Second), phase)
+	}
+}
+
+// liveClaims are the claims as the dashboard shows them. During the
+// experiment (final false) only those decidable so far are given: a claim
+// whose figures are not all measured yet is left out, unless a check
+// already failed for certain.
+func liveClaims(cs []ClaimResult, final bool) []live.Claim {
+	var out []live.Claim
+	for _, c := range cs {
+		if !final && c.Outcome == NotMeasured {
+			continue
+		}
+		out = append(out, live.Claim{ID: c.ID, Text: c.Text, Outcome: live.Outcome(c.Outcome)})
+	}
+	return out
+}
+
+// withPanels returns rs with each reading that has no dashboard panel
+// given that of the reading of known (Options.Readings) with the same
+// path: an experiment file names its own readings, and the panels stay
+// in one place (for the board: package contract). rs is not changed.
+func withPanels(rs, known []watch.Reading) []watch.Reading {
+	panel := map[string]string{}
+	for _, k := range known {
+		if k.Panel != "" {
+			panel[k.Path] = k.Panel
+		}
+	}
+	out := make([]watch.Reading, len(rs))
+	for i, r := range rs {
+		if r.Panel == "" {
+			r.Panel = panel[r.Path]
+		}
+		out[i] = r
+	}
+	return out
+}
+
+// byPath keys a step's readings (by name) by their stats path, leaving out
+// per-request readings: what Options.Limiting reads.
+func byPath(server map[string]float64, rs []watch.Reading) map[string]float64 {
+	out := map[string]float64{}
+	for _, r := range rs {
+		if v, ok := server[r.Name]; ok && !r.PerRequest {
+			out[r.Path] = v
+		}
+	}
+	return out
+}

@@ -1,0 +1,211 @@
+// Package feed turns a load run into the live dashboard's frames: the
+// engine's per-second rows (loadtest.Settings.OnSecond) and the watcher's
+// per-second reads of the target (watch.Options.OnRead) become one
+// live.Frame a second, published to a live.Hub, with the progress the
+// caller sets (Begin) and the steps and claims it reports (Step, Done).
+//
+// It sits above the engine, the watcher and the dashboard so that those
+// three stay unaware of each other; it knows no target either: the
+// readings' panels and the request states come in the watch options.
+package feed
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"sync"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/watch"
+)
+
+// staleRead is how old the latest read of the target may be and still be
+// drawn with a second of load: polls come once a second, so an older one
+// means the target's stats stopped answering or the step changed.
+const staleRead = 2500 * time.Millisecond
+
+// A Feed publishes the frames of one experiment (or one run or sweep) to a
+// Hub. Its methods are safe for concurrent use: the engine and the watcher
+// call it from their own goroutines. The zero Feed is not usable; call New.
+type Feed struct {
+	hub        *live.Hub
+	experiment string
+	start      time.Time
+
+	mu        sync.Mutex
+	pos       Position
+	stepStart time.Time
+	read      *watch.Read // the latest read of the current step, nil before one
+	err       error       // the first failed publication
+	// last is the latest second's frame, for the step and end frames
+	// that follow it at once.
+	last   *live.Frame
+	lastAt time.Time
+}
+
+// A Position says which step of which run is loading and how much load
+// is planned after it, for the progress bar and the time left.
+type Position struct {
+	Run     string
+	Step    int // 1-based index of the step in its run
+	Steps   int // steps in the run
+	Clients int
+	// StepSeconds is how long the step is planned to take (warm-up and
+	// measured time); After is the time planned for every step after it,
+	// estimated by the caller (e.g. remaining steps × step length).
+	StepSeconds float64
+	After       float64
+}
+
+// New returns a Feed publishing to h, its clock started now; experiment
+// names the experiment (or run) on the page.
+func New(h *live.Hub, experiment string) *Feed {
+	return &Feed{hub: h, experiment: experiment, start: time.Now(), stepStart: time.Now()}
+}
+
+// Begin says a step starts now at p; the target's last read is forgotten
+// (a new step may have a new server).
+func (f *Feed) Begin(p Position) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.pos, f.stepStart, f.read = p, time.Now(), nil
+}
+
+// Hook makes the per-second rows of runs of s feed f, after s's own
+// OnSecond if it has one. The target's side comes from WatchOptions.
+func (f *Feed) Hook(s *loadtest.Settings) {
+	prev := s.OnSecond
+	s.OnSecond = func(row loadtest.SecondRow) {
+		if prev != nil {
+			prev(row)
+		}
+		f.second(row)
+	}
+}
+
+// WatchOptions makes the watcher built from o feed f its reads, with the
+// request states whose shares the "doing now" chart stacks.
+func (f *Feed) WatchOptions(o *watch.Options, states []watch.State) {
+	prev := o.OnRead
+	o.OnRead = func(r watch.Read) {
+		if prev != nil {
+			prev(r)
+		}
+		f.mu.Lock()
+		f.read = &r
+		f.mu.Unlock()
+	}
+	o.States = states
+}
+
+// second publishes the frame of one second of load.
+func (f *Feed) second(row loadtest.SecondRow) {
+	now := time.Now()
+	fr := live.Frame{Client: client(row)}
+	f.mu.Lock()
+	f.fill(&fr, now)
+	if r := f.read; r != nil && now.Sub(r.At) <= staleRead {
+		for _, v := range r.Values(row.Throughput) {
+			if v.Reading.Panel != "" && finite(v.Value) {
+				fr.Server = append(fr.Server, live.Series{Name: v.Label, Unit: v.Reading.Unit, Panel: v.Reading.Panel, Value: v.Value})
+			}
+		}
+		for _, s := range r.States {
+			if finite(s.Value) {
+				fr.Doing = append(fr.Doing, live.Share{Name: s.Name, Value: s.Value})
+			}
+		}
+	}
+	f.last, f.lastAt = &fr, now
+	f.mu.Unlock()
+	f.publish(fr)
+}
+
+// lastSecond copies the figures of the second just published into fr, a
+// step or end frame, when that second ended a moment ago (the run that
+// ended with it): the page draws every frame as a second, and a frame
+// without figures would drop the charts to zero. The caller holds f.mu.
+func (f *Feed) lastSecond(fr *live.Frame, now time.Time) {
+	if f.last == nil || now.Sub(f.lastAt) > time.Second {
+		return
+	}
+	fr.Client, fr.Server, fr.Doing = f.last.Client, f.last.Server, f.last.Doing
+	f.last = nil // once: a later frame is a second without load
+}
+
+// fill sets the frame's time and progress. The caller holds f.mu.
+func (f *Feed) fill(fr *live.Frame, now time.Time) {
+	el := now.Sub(f.start).Seconds()
+	left := f.pos.After + max(0, f.pos.StepSeconds-now.Sub(f.stepStart).Seconds())
+	fr.T = el
+	fr.Progress = live.Progress{Experiment: f.experiment, Run: f.pos.Run, Step: f.pos.Step, Steps: f.pos.Steps,
+		Clients: f.pos.Clients, Elapsed: el, Left: max(0, left)}
+}
+
+// client is the generator's side of a second.
+func client(row loadtest.SecondRow) live.Client {
+	c := live.Client{Throughput: row.Throughput}
+	if row.Successes > 0 {
+		c.P50, c.P90, c.P99 = row.P50Ms, row.P90Ms, row.P99Ms
+	}
+	kinds := make([]string, 0, len(row.ErrorKinds))
+	for k := range row.ErrorKinds {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	for _, k := range kinds {
+		c.Errors = append(c.Errors, live.Count{Kind: k, Count: row.ErrorKinds[k]})
+	}
+	return c
+}
+
+// Step publishes a completed step and the claims decidable so far. Its
+// frame carries the figures of the step's last second when that second
+// has just ended (see lastSecond), and none otherwise.
+func (f *Feed) Step(s live.Step, claims []live.Claim) {
+	fr := live.Frame{Step: &s, Claims: claims}
+	now := time.Now()
+	f.mu.Lock()
+	f.fill(&fr, now)
+	f.lastSecond(&fr, now)
+	f.mu.Unlock()
+	f.publish(fr)
+}
+
+// Done publishes the last frame, with the final claims, and closes the
+// hub's streams (the page keeps what it drew); it returns the first
+// publication that failed, if any did.
+func (f *Feed) Done(claims []live.Claim) error {
+	fr := live.Frame{Claims: claims, Done: true}
+	f.mu.Lock()
+	f.pos.After, f.pos.StepSeconds = 0, 0
+	now := time.Now()
+	f.fill(&fr, now)
+	f.lastSecond(&fr, now)
+	f.mu.Unlock()
+	f.publish(fr)
+	f.hub.Close()
+	return f.Err()
+}
+
+// Err returns the first publication that failed: a frame the page could
+// not draw is dropped and named here, never fatal to the load.
+func (f *Feed) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
+}
+
+func (f *Feed) publish(fr live.Frame) {
+	if err := f.hub.Publish(fr); err != nil {
+		f.mu.Lock()
+		if f.err == nil {
+			f.err = fmt.Errorf("live dashboard: %w", err)
+		}
+		f.mu.Unlock()
+	}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

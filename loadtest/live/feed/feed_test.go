@@ -1,0 +1,123 @@
+package feed
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/watch"
+)
+
+// TestFeedFrames runs a real load against a target whose stats say one
+// request is busy and two are queued all the time, with every fifth answer
+// a 500, and checks the frames: one a second with the progress set, the
+// client's figures, the server's series on their panels, the states'
+// shares, then the step and the end.
+func TestFeedFrames(t *testing.T) {
+	t0 := time.Now()
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/stats" {
+			s := time.Since(t0).Seconds()
+			fmt.Fprintf(w, `{"cpu": 40, "busy": %g, "queued": %g}`, s, 2*s)
+			return
+		}
+		if n.Add(1)%5 == 0 {
+			http.Error(w, "boom", http.StatusInternalServerError)
+			return
+		}
+		w.Write([]byte("ok"))
+	}))
+	defer srv.Close()
+
+	hub := live.New()
+	f := New(hub, "test experiment")
+	wo := watch.Options{StatsURL: srv.URL + "/stats", Readings: []watch.Reading{
+		{Name: "cpu", Path: "cpu", Kind: watch.Gauge, Unit: "%", Panel: "CPU"},
+		{Name: "queued", Path: "queued", Kind: watch.Counter, Panel: "Workers"},
+		{Name: "busy", Path: "busy", Kind: watch.Counter}, // no panel: not drawn
+	}}
+	f.WatchOptions(&wo, []watch.State{{Name: "queued", Path: "queued"}, {Name: "busy", Path: "busy"}})
+	w, err := watch.New(wo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 2, Think: 10 * time.Millisecond,
+		Warmup: time.Second, Duration: 2 * time.Second, Seed: 1, Watch: w}
+	f.Hook(&s)
+	f.Begin(Position{Run: "only", Step: 1, Steps: 2, Clients: 2, StepSeconds: 3, After: 3})
+	res, err := loadtest.Run(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Step(live.Step{Run: "only", Clients: 2, Throughput: res.Total.Throughput, P50: res.Total.P50Ms, P99: res.Total.P99Ms, Mean: res.Total.MeanMs},
+		[]live.Claim{{ID: "c1", Text: "it answers", Outcome: live.Reproduced}})
+	if err := f.Done(nil); err != nil {
+		t.Fatalf("Done: %v", err)
+	}
+	frames, err := hub.Frames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(frames) < 4 {
+		t.Fatalf("%d frames for a 3 s step; want a frame a second, the step and the end", len(frames))
+	}
+	seconds := frames[:len(frames)-2]
+	withServer := 0
+	for i, fr := range seconds {
+		p := fr.Progress
+		if p.Experiment != "test experiment" || p.Run != "only" || p.Step != 1 || p.Steps != 2 || p.Clients != 2 {
+			t.Errorf("frame %d: progress %+v; want the position set by Begin", i, p)
+		}
+		if p.Left < 3 || p.Left > 6 {
+			t.Errorf("frame %d: %.1f s left; want the step's rest plus the 3 s after it", i, p.Left)
+		}
+		if i > 0 && fr.T <= seconds[i-1].T {
+			t.Errorf("frame %d at t=%v after t=%v; want time to go forward", i, fr.T, seconds[i-1].T)
+		}
+		c := fr.Client
+		if c.Throughput <= 0 || c.P50 <= 0 || c.P50 > c.P90 || c.P90 > c.P99 {
+			t.Errorf("frame %d: client %+v; want throughput and 0 < p50 <= p90 <= p99", i, c)
+		}
+		if len(c.Errors) != 1 || c.Errors[0].Kind != "status" || c.Errors[0].Count == 0 {
+			t.Errorf("frame %d: errors %+v; want the second's 500s as status errors", i, c.Errors)
+		}
+		if len(fr.Server) == 0 {
+			continue // before the watcher's second read
+		}
+		withServer++
+		got := map[string]live.Series{}
+		for _, s := range fr.Server {
+			got[s.Name] = s
+		}
+		if got["cpu"].Value != 40 || got["cpu"].Panel != "CPU" || got["cpu"].Unit != "%" || math.Abs(got["queued"].Value-2) > 0.1 || got["queued"].Panel != "Workers" {
+			t.Errorf("frame %d: server %+v; want cpu 40 %% on CPU and queued 2 on Workers", i, fr.Server)
+		}
+		if _, ok := got["busy"]; ok {
+			t.Errorf("frame %d: a reading without a panel is drawn: %+v", i, fr.Server)
+		}
+		if len(fr.Doing) != 2 || math.Abs(fr.Doing[0].Value-2) > 0.1 || math.Abs(fr.Doing[1].Value-1) > 0.1 {
+			t.Errorf("frame %d: doing %+v; want queued 2 and busy 1", i, fr.Doing)
+		}
+	}
+	if withServer == 0 {
+		t.Errorf("no frame carries the server's side: %+v", seconds)
+	}
+	step, end := frames[len(frames)-2], frames[len(frames)-1]
+	if step.Step == nil || step.Step.Run != "only" || len(step.Claims) != 1 || step.Client.Throughput != seconds[len(seconds)-1].Client.Throughput {
+		t.Errorf("step frame %+v; want the step and its claim, with the figures of the second just ended", step)
+	}
+	if !end.Done || end.Progress.Left != 0 || end.Client.Throughput != 0 {
+		t.Errorf("last frame %+v; want done with nothing left, the last second's figures given once only", end)
+	}
+	if err := hub.Publish(live.Frame{T: 99}); err == nil {
+		t.Errorf("Publish after Done succeeded; want the hub closed")
+	}
+}

@@ -1,0 +1,146 @@
+package watch
+
+import (
+	"fmt"
+	"time"
+)
+
+// A State is one state a target's requests can be in, read from a
+// state-seconds counter at Path (the seconds spent in the state by all
+// requests so far, in-progress ones included): its increase over a span
+// divided by the span's length is the mean number of requests in the state
+// over it (Little's law). Minus names states (earlier in the list) whose
+// seconds are part of this one's counter and are taken off it, clamped at
+// 0: for the board, requests holding a worker include those waiting for a
+// connection and those in SQL, so "elsewhere" is busy minus both.
+//
+// States are data, like Readings: the target's package says which it has.
+type State struct {
+	Name  string
+	Path  string
+	Minus []string
+}
+
+// A Share is the mean number of requests in one State over the span
+// between two reads.
+type Share struct {
+	Name  string
+	Value float64
+}
+
+// A Read is what one poll of the stats JSON says of the span since the
+// poll before it: each reading's value in that span (see Values) and the
+// mean number of requests in each state (States). Options.OnRead receives
+// one a second while the run goes, warm-up and drain included.
+type Read struct {
+	// At is the time of the poll; Seconds the span since the poll before.
+	At      time.Time
+	Seconds float64
+	// States are the Options.States' shares, in their order; a state
+	// whose counter is missing from either read is left out.
+	States []Share
+
+	readings []Reading
+	// raw holds per reading name the gauge's value as read, or the
+	// counter's increase per second over the span, before Scale.
+	raw map[string]float64
+}
+
+// A Value is one reading's value over the span of a Read.
+type Value struct {
+	Reading Reading
+	// Label is the reading's Legend, or its Name without one.
+	Label string
+	Value float64
+}
+
+// Values returns the readings' values over the read's span, in the
+// readings' order: a gauge as read, a counter as its increase per second,
+// a PerRequest counter per request given the target's completed requests
+// per second in the span (the load tool's throughput: the watcher cannot
+// count them), each times Scale; with Complement, 100 minus the value
+// (busy from idle). A reading missing from either read, or a per-request
+// one when no request completed, is left out.
+func (r Read) Values(requestsPerSecond float64) []Value {
+	out := make([]Value, 0, len(r.readings))
+	for _, rd := range r.readings {
+		v, ok := r.raw[rd.Name]
+		if !ok {
+			continue
+		}
+		if rd.Kind == Counter && rd.PerRequest {
+			if requestsPerSecond <= 0 {
+				continue
+			}
+			v /= requestsPerSecond
+		}
+		v *= rd.Scale
+		if rd.Complement {
+			v = 100 - v
+		}
+		label := rd.Legend
+		if label == "" {
+			label = rd.Name
+		}
+		out = append(out, Value{Reading: rd, Label: label, Value: v})
+	}
+	return out
+}
+
+// checkStates checks the states' names, paths and Minus references.
+func checkStates(states []State) error {
+	seen := map[string]bool{}
+	for i, st := range states {
+		if st.Name == "" || st.Path == "" {
+			return fmt.Errorf("state %d (%q): a name and a path are required", i+1, st.Name)
+		}
+		for _, m := range st.Minus {
+			if !seen[m] {
+				return fmt.Errorf("state %q: minus %q: want the name of a state listed before it", st.Name, m)
+			}
+		}
+		if seen[st.Name] {
+			return fmt.Errorf("state %q is listed twice", st.Name)
+		}
+		seen[st.Name] = true
+	}
+	return nil
+}
+
+// makeRead builds the Read of the span from the poll at t0 (values prev,
+// by path) to the poll at t1 (cur).
+func makeRead(readings []Reading, states []State, prev, cur map[string]float64, t0, t1 time.Time) Read {
+	dt := t1.Sub(t0).Seconds()
+	r := Read{At: t1, Seconds: dt, readings: readings, raw: make(map[string]float64, len(readings))}
+	if dt <= 0 {
+		return r
+	}
+	for _, rd := range readings {
+		c, ok := cur[rd.Path]
+		if !ok {
+			continue
+		}
+		if rd.Kind == Gauge {
+			r.raw[rd.Name] = c
+			continue
+		}
+		if p, ok := prev[rd.Path]; ok {
+			r.raw[rd.Name] = (c - p) / dt
+		}
+	}
+	got := map[string]float64{}
+	for _, st := range states {
+		c, ok1 := cur[st.Path]
+		p, ok2 := prev[st.Path]
+		if !ok1 || !ok2 {
+			continue
+		}
+		v := (c - p) / dt
+		got[st.Name] = v // before Minus: each state's own share
+		for _, m := range st.Minus {
+			v -= got[m]
+		}
+		r.States = append(r.States, Share{Name: st.Name, Value: max(0, v)})
+	}
+	return r
+}

@@ -1,0 +1,102 @@
+package watch
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bbslab/loadtest"
+)
+
+// testStates are request states of the fake target: one request busy and
+// two queued all the time.
+var testStates = []State{
+	{Name: "busy", Path: "workers.busy_seconds_total"},
+	{Name: "queued", Path: "workers.queued_seconds_total"},
+	{Name: "queued beyond busy", Path: "workers.queued_seconds_total", Minus: []string{"busy"}},
+	{Name: "busy beyond queued", Path: "workers.busy_seconds_total", Minus: []string{"queued"}},
+}
+
+// TestOnReadDuringTheRun checks the live reads: they start before the
+// measured window (warm-up included), come about once a second, carry the
+// states' shares (counters' increase per second, Minus taken off and
+// clamped at 0) and the readings' values, while the window's stats still
+// cover the window alone.
+func TestOnReadDuringTheRun(t *testing.T) {
+	srv, _ := fakeStatsTarget(t)
+	var mu sync.Mutex
+	var reads []Read
+	start := time.Now()
+	w := mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Readings: testReadings, States: testStates,
+		OnRead: func(r Read) {
+			mu.Lock()
+			reads = append(reads, r)
+			mu.Unlock()
+		}})
+	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 2, Think: 10 * time.Millisecond,
+		Warmup: 1500 * time.Millisecond, Duration: 2 * time.Second, Watch: w})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(reads) < 2 {
+		t.Fatalf("%d live reads in a 3.5 s run; want about one a second", len(reads))
+	}
+	if first := reads[0].At.Sub(start); first > 1500*time.Millisecond {
+		t.Errorf("first live read %v after the start; want it in the 1.5 s warm-up", first)
+	}
+	want := map[string]float64{"busy": 1, "queued": 2, "queued beyond busy": 1, "busy beyond queued": 0}
+	for i, r := range reads {
+		if len(r.States) != len(testStates) {
+			t.Fatalf("read %d: states %+v; want %d", i, r.States, len(testStates))
+		}
+		for j, s := range r.States {
+			if s.Name != testStates[j].Name || math.Abs(s.Value-want[s.Name]) > 0.05 {
+				t.Errorf("read %d: state %q = %.3f; want %s = %v", i, s.Name, s.Value, testStates[j].Name, want[testStates[j].Name])
+			}
+		}
+		got := map[string]float64{}
+		for _, v := range r.Values(100) {
+			got[v.Label] = v.Value
+		}
+		if got["server_cpu"] != 50 || math.Abs(got["workers_queued"]-2) > 0.05 {
+			t.Errorf("read %d: values %v; want server_cpu 50 and workers_queued 2/s", i, got)
+		}
+		if _, ok := got["pool_wait"]; ok {
+			t.Errorf("read %d: pool_wait %v; the target has no such counter", i, got["pool_wait"])
+		}
+	}
+	if v, ok := res.Server.Value("server_cpu"); !ok || v != 50 {
+		t.Errorf("window's server_cpu %v (%v); want 50", v, ok)
+	}
+	if n := res.Server.Reads; n < 1 || n > 4 {
+		t.Errorf("window's stats from %d reads; want those of the 2 s window alone", n)
+	}
+}
+
+// TestReadValues checks the per-second values of one span by hand.
+func TestReadValues(t *testing.T) {
+	readings := []Reading{
+		{Name: "cpu", Path: "cpu", Kind: Gauge, Scale: 1},
+		{Name: "idle", Path: "idle", Kind: Gauge, Scale: 1, Complement: true, Legend: "machine busy"},
+		{Name: "gc", Path: "gc", Kind: Counter, Scale: 1},
+		{Name: "wait", Path: "wait", Kind: Counter, PerRequest: true, Scale: 1000},
+		{Name: "gone", Path: "gone", Kind: Counter, Scale: 1},
+	}
+	t0 := time.Unix(100, 0)
+	prev := map[string]float64{"cpu": 10, "idle": 70, "gc": 4, "wait": 1.0, "gone": 3}
+	cur := map[string]float64{"cpu": 30, "idle": 60, "gc": 10, "wait": 1.5}
+	r := makeRead(readings, nil, prev, cur, t0, t0.Add(2*time.Second))
+	var got []string
+	for _, v := range r.Values(50) {
+		got = append(got, fmt.Sprintf("%s=%g", v.Label, math.Round(v.Value*1000)/1000))
+	}
+	// gc: 6 in 2 s; wait: 0.5 s in 2 s = 0.25 s/s over 50 req/s = 5 ms.
+	if want := "cpu=30 machine busy=40 gc=3 wait=5"; strings.Join(got, " ") != want {
+		t.Errorf("Values(50) = %q; want %q", strings.Join(got, " "), want)
+	}
+	if n := len(r.Values(0)); n != 3 {
+		t.Errorf("Values(0) has %d values; want 3 (no per-request value without requests)", n)
+	}
+}
