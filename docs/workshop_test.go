@@ -500,8 +500,15 @@ func startBackground(t *testing.T, root string, env []string, line string) {
 	}
 }
 
-// tail returns the last lines of a command's output for a failure message.
-func tail(out string) string { return tailN(out, 30) }
+// tail returns a command's output for a failure message: its first lines
+// (where a usage error is) and its last ones (where a result is).
+func tail(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) <= 30 {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:5], "\n") + "\n...\n" + strings.Join(lines[len(lines)-25:], "\n")
+}
 
 // tailN returns the last n lines of out.
 func tailN(out string, n int) string {
