@@ -1,0 +1,543 @@
+//go:build unix
+
+package docs
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"bbslab/internal/testenv"
+)
+
+// The workshop pages and how their commands are run: each ```sh block holds
+// one command per line, run from the repository root with bash; a line
+// ending in "&" starts a process that keeps running until the end of its
+// exercise (the next "## " heading).
+const (
+	workshopEN = "workshop.md"
+	workshopJA = "workshop.ja.md"
+
+	// commandCap bounds a foreground command: one that runs longer is
+	// interrupted with SIGINT and must then exit 130 (the tools write what
+	// they measured when interrupted). It keeps the whole path under about
+	// three minutes.
+	commandCap = 20 * time.Second
+	// readyTimeout bounds the wait for a background command's ready line
+	// (the binaries are built before the first exercise, so go run only
+	// links).
+	readyTimeout = 90 * time.Second
+	// settle is how long a background command that prints no ready line is
+	// given before the next command runs.
+	settle = 3 * time.Second
+	// stopGrace is how long a process group gets after SIGINT before SIGKILL.
+	stopGrace = 15 * time.Second
+)
+
+// dropFlagsVar names a comma-separated list of value-taking flags (such as
+// "-live") removed from every command before it runs: a local aid for
+// checking the rest of the path while a flag the page uses is still being
+// built elsewhere. CI never sets it.
+const dropFlagsVar = "WORKSHOP_DROP_FLAGS"
+
+// A workshopCommand is one line of a ```sh block.
+type workshopCommand struct {
+	Line       string // the command as bash runs it, without a trailing "&"
+	Background bool   // the line ended in "&"
+}
+
+// An exercise is one "## " section of the page and its commands in order.
+type exercise struct {
+	Title    string
+	Commands []workshopCommand
+}
+
+// parseWorkshop returns the exercises of a workshop page. Commands before
+// the first "## " heading belong to an exercise with an empty title. A line
+// continued with a trailing backslash is an error: one command per line.
+func parseWorkshop(md string) ([]exercise, error) {
+	var out []exercise
+	cur := exercise{}
+	inSh, fence := false, ""
+	for i, line := range strings.Split(md, "\n") {
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(trimmed, fence) && strings.Trim(trimmed, fence[:1]) == "" {
+				fence, inSh = "", false
+				continue
+			}
+			if !inSh || trimmed == "" || strings.HasPrefix(trimmed, "#") {
+				continue
+			}
+			if strings.HasSuffix(trimmed, `\`) {
+				return nil, fmt.Errorf("line %d: %q continues on the next line: write one command per line", i+1, trimmed)
+			}
+			c := workshopCommand{Line: trimmed}
+			if strings.HasSuffix(trimmed, "&") && !strings.HasSuffix(trimmed, "&&") {
+				c = workshopCommand{Line: strings.TrimSpace(strings.TrimSuffix(trimmed, "&")), Background: true}
+			}
+			cur.Commands = append(cur.Commands, c)
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			fence = trimmed[:3]
+			info := strings.Fields(strings.TrimLeft(trimmed, fence[:1]))
+			inSh = len(info) > 0 && info[0] == "sh"
+		case strings.HasPrefix(line, "## "):
+			if cur.Title != "" || len(cur.Commands) > 0 {
+				out = append(out, cur)
+			}
+			cur = exercise{Title: strings.TrimSpace(strings.TrimPrefix(line, "## "))}
+		}
+	}
+	if fence != "" {
+		return nil, fmt.Errorf("a %s block is not closed", fence)
+	}
+	if cur.Title != "" || len(cur.Commands) > 0 {
+		out = append(out, cur)
+	}
+	return out, nil
+}
+
+// commandsOf flattens the exercises' commands, marking background ones.
+func commandsOf(exs []exercise) []string {
+	var out []string
+	for _, e := range exs {
+		for _, c := range e.Commands {
+			if c.Background {
+				out = append(out, c.Line+" &")
+			} else {
+				out = append(out, c.Line)
+			}
+		}
+	}
+	return out
+}
+
+func readWorkshop(t *testing.T, name string) []exercise {
+	t.Helper()
+	b, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exs, err := parseWorkshop(string(b))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if len(commandsOf(exs)) == 0 {
+		t.Fatalf("%s: no commands in ```sh blocks", name)
+	}
+	return exs
+}
+
+// TestWorkshopTranslationSameCommands checks that the Japanese page runs
+// exactly the commands of the English one, in the same order and in the
+// same exercises, so that running the English page tests both.
+func TestWorkshopTranslationSameCommands(t *testing.T) {
+	en, ja := readWorkshop(t, workshopEN), readWorkshop(t, workshopJA)
+	if got, want := commandsOf(ja), commandsOf(en); !reflect.DeepEqual(got, want) {
+		t.Errorf("%s commands differ from %s:\n%s\nwant\n%s", workshopJA, workshopEN, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(en) != len(ja) {
+		t.Fatalf("%s has %d exercises, %s %d", workshopEN, len(en), workshopJA, len(ja))
+	}
+	for i := range en {
+		if !reflect.DeepEqual(en[i].Commands, ja[i].Commands) {
+			t.Errorf("exercise %d (%q / %q): the commands differ", i, en[i].Title, ja[i].Title)
+		}
+	}
+}
+
+func TestParseWorkshop(t *testing.T) {
+	md := strings.Join([]string{
+		"# Title",
+		"```sh",
+		"echo preamble",
+		"```",
+		"## 0. One",
+		"```sh",
+		"# a comment",
+		"server &",
+		"",
+		"a && b",
+		"```",
+		"```",
+		"not sh",
+		"```",
+		"```go",
+		"not sh either",
+		"```",
+		"## 1. Two",
+		"text",
+		"```sh",
+		"c",
+		"```",
+	}, "\n")
+	got, err := parseWorkshop(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []exercise{
+		{"", []workshopCommand{{"echo preamble", false}}},
+		{"0. One", []workshopCommand{{"server", true}, {"a && b", false}}},
+		{"1. Two", []workshopCommand{{"c", false}}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("parseWorkshop = %+v; want %+v", got, want)
+	}
+	for _, bad := range []string{"```sh\nlong \\\n  line\n```", "```sh\nopen"} {
+		if _, err := parseWorkshop(bad); err == nil {
+			t.Errorf("parseWorkshop(%q) = nil error; want one", bad)
+		}
+	}
+}
+
+// goRunStatus matches the last line go run prints when its program exits
+// non-zero: go run itself then exits 1, and this line carries the
+// program's own code.
+var goRunStatus = regexp.MustCompile(`(?m)^exit status (\d+)\s*\z`)
+
+func TestExitStatus(t *testing.T) {
+	for _, tc := range []struct {
+		line   string
+		rc     int
+		output string
+		want   int
+	}{
+		{"go run ./cmd/loadtest run -slo x", 1, "results\nexit status 3\n", 3},
+		{"go run ./cmd/loadtest run", 1, "interrupted\nexit status 130\n", 130},
+		{"go run ./cmd/loadtest run", 1, "build failed\n", 1},
+		{"curl -s x", 1, "exit status 3\n", 1},
+		{"go run ./cmd/bbs", 0, "", 0},
+	} {
+		if got := exitStatus(tc.line, tc.rc, tc.output); got != tc.want {
+			t.Errorf("exitStatus(%q, %d, %q) = %d; want %d", tc.line, tc.rc, tc.output, got, tc.want)
+		}
+	}
+}
+
+// exitStatus is the exit code of the program a command ran: for go run,
+// the code it reports on its last line.
+func exitStatus(line string, rc int, output string) int {
+	if rc == 1 && strings.HasPrefix(line, "go run ") {
+		if m := goRunStatus.FindStringSubmatch(output); m != nil {
+			if n, err := strconv.Atoi(m[1]); err == nil {
+				return n
+			}
+		}
+	}
+	return rc
+}
+
+func TestDropFlags(t *testing.T) {
+	line := "go run ./cmd/loadtest run -clients 5 -live 127.0.0.1:0 -live=off -lively x"
+	if got, want := dropFlags(line, []string{"-live"}), "go run ./cmd/loadtest run -clients 5 -lively x"; got != want {
+		t.Errorf("dropFlags = %q; want %q", got, want)
+	}
+}
+
+// dropFlags removes each named flag and its value from line.
+func dropFlags(line string, flags []string) string {
+	for _, f := range flags {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		re := regexp.MustCompile(`\s` + regexp.QuoteMeta(f) + `(?:=\S+|\s+\S+)`)
+		line = re.ReplaceAllString(line, "")
+	}
+	return line
+}
+
+// needsPostgres reports whether a command needs a PostgreSQL server: it
+// names one, or it runs an experiment file whose runs use one (unless
+// -runs picks some of them, which the page does only for SQLite runs).
+func needsPostgres(root, line string) bool {
+	if strings.Contains(strings.ToLower(line), "postgres") {
+		return true
+	}
+	m := experimentFile.FindString(line)
+	if m == "" || strings.Contains(line, " -runs ") {
+		return false
+	}
+	b, err := os.ReadFile(filepath.Join(root, m))
+	return err == nil && strings.Contains(string(b), `"-db", "postgres"`)
+}
+
+var experimentFile = regexp.MustCompile(`loadtest/experiments/[\w.-]+\.toml`)
+
+// readyLine is what the board and the load tool print when they are ready:
+// "board: http://..." and "live: http://...".
+var readyLine = regexp.MustCompile(`(?m)^(board|live): http://`)
+
+// TestWorkshopCommands runs every command of docs/workshop.md in order, as
+// an attendee would, so that the path cannot rot: foreground commands must
+// exit 0 (3 when they check an SLO; 130 when the cap interrupted them),
+// curl commands must print something, background commands must become
+// ready and keep running (or end with 0) until their exercise ends.
+func TestWorkshopCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the workshop path takes about three minutes")
+	}
+	for _, tool := range []string{"bash", "curl"} {
+		_, err := exec.LookPath(tool)
+		testenv.Need(t, err == nil, tool+" is not installed: the workshop's commands need it")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{"127.0.0.1:8080", "127.0.0.1:6060"} {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatalf("%s is taken (%v): the workshop's board uses it; stop what listens there and run again", addr, err)
+		}
+		l.Close()
+	}
+	exs := readWorkshop(t, workshopEN)
+
+	// Leave the checkout as it was: the board's SQLite files and the
+	// experiments' report folders are removed unless they were there.
+	before := map[string]bool{}
+	for _, pat := range []string{"workshop.db*", "out/*"} {
+		m, _ := filepath.Glob(filepath.Join(root, pat))
+		for _, p := range m {
+			before[p] = true
+		}
+	}
+	t.Cleanup(func() {
+		for _, pat := range []string{"workshop.db*", "out/*"} {
+			m, _ := filepath.Glob(filepath.Join(root, pat))
+			for _, p := range m {
+				if !before[p] {
+					os.RemoveAll(p)
+				}
+			}
+		}
+		if !before[filepath.Join(root, "out")] {
+			os.Remove(filepath.Join(root, "out")) // only if empty
+		}
+	})
+
+	// Build both binaries first so that go run only links (and the cap
+	// measures the command, not the compiler).
+	build := exec.Command("go", "build", "-o", t.TempDir()+string(os.PathSeparator), "./cmd/bbs", "./cmd/loadtest")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+
+	env := os.Environ()
+	pgDSN := os.Getenv(testenv.PostgresDSNVar)
+	if pgDSN != "" {
+		env = append(env, "BBS_PG_DSN="+pgDSN)
+	}
+	var drop []string
+	if v := os.Getenv(dropFlagsVar); v != "" {
+		drop = strings.Split(v, ",")
+		t.Logf("%s=%s: those flags are removed from the commands", dropFlagsVar, v)
+	}
+
+	for _, ex := range exs {
+		t.Run(ex.Title, func(t *testing.T) {
+			for _, c := range ex.Commands {
+				line := dropFlags(c.Line, drop)
+				if needsPostgres(root, line) {
+					testenv.PostgresDSN(t) // skips the rest of the exercise without a server
+				}
+				start := time.Now()
+				if c.Background {
+					startBackground(t, root, env, line)
+				} else {
+					runForeground(t, root, env, line)
+				}
+				t.Logf("%s (%.1f s)", line, time.Since(start).Seconds())
+			}
+		})
+	}
+}
+
+// A proc is a command started in its own process group, so that a signal
+// reaches go run's child and the servers an experiment starts.
+type proc struct {
+	cmd  *exec.Cmd
+	out  *syncBuffer
+	done chan struct{}
+	rc   int
+}
+
+func startProc(t *testing.T, root string, env []string, line string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command("bash", "-c", line), out: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd.Dir, p.cmd.Env = root, env
+	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatalf("start %q: %v", line, err)
+	}
+	go func() {
+		err := p.cmd.Wait()
+		p.rc = 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			p.rc = ee.ExitCode() // -1 when a signal ended it
+		} else if err != nil {
+			p.rc = -1
+		}
+		close(p.done)
+	}()
+	return p
+}
+
+// signal sends sig to the command's whole process group.
+func (p *proc) signal(sig syscall.Signal) {
+	_ = syscall.Kill(-p.cmd.Process.Pid, sig)
+}
+
+// stop interrupts the group, waits for the leader, then kills what is left.
+func (p *proc) stop() {
+	p.signal(syscall.SIGINT)
+	select {
+	case <-p.done:
+	case <-time.After(stopGrace):
+	}
+	p.signal(syscall.SIGKILL)
+	<-p.done
+}
+
+func (p *proc) exited() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func runForeground(t *testing.T, root string, env []string, line string) {
+	t.Helper()
+	p := startProc(t, root, env, line)
+	interrupted := false
+	select {
+	case <-p.done:
+	case <-time.After(commandCap):
+		interrupted = true
+		p.stop()
+	}
+	p.signal(syscall.SIGKILL) // whatever the command left behind in its group
+	out := p.out.String()
+	code := exitStatus(line, p.rc, out)
+	switch {
+	case interrupted && code == 130:
+	case interrupted:
+		t.Fatalf("%q: interrupted after %v, then exited %d; want 130 (the tools write what they measured and exit 130)\n%s", line, commandCap, code, tail(out))
+	case code == 0:
+	case code == 3 && (strings.Contains(line, " -slo ") || strings.Contains(line, "/cmd/loadtest experiment ")):
+		// run and sweep check an -slo; every shipped experiment file has an
+		// slo, checked at every step: exit 3 says one was missed.
+		t.Logf("%q: exit 3, an SLO was missed (the page says it may be)", line)
+	default:
+		t.Fatalf("%q: exit %d; want 0\n%s", line, code, tail(out))
+	}
+	if strings.HasPrefix(line, "curl ") && strings.TrimSpace(out) == "" {
+		t.Fatalf("%q printed nothing", line)
+	}
+	t.Logf("%q printed (last lines):\n%s", line, tailN(out, 8))
+}
+
+// startBackground starts line, waits until it is ready and stops it when
+// the exercise ends: a board prints "board: http://", a load run with -live
+// prints "live: http://"; anything else is given a moment to start.
+func startBackground(t *testing.T, root string, env []string, line string) {
+	t.Helper()
+	p := startProc(t, root, env, line)
+	t.Cleanup(func() {
+		if p.exited() {
+			if code := exitStatus(line, p.rc, p.out.String()); code != 0 {
+				t.Errorf("background %q ended before its exercise did, with exit %d\n%s", line, code, tail(p.out.String()))
+			}
+			p.signal(syscall.SIGKILL)
+			return
+		}
+		p.stop()
+	})
+	wantReady := strings.Contains(line, "./cmd/bbs") || strings.Contains(line, " -live ")
+	if !wantReady {
+		select {
+		case <-p.done:
+		case <-time.After(settle):
+		}
+		if p.exited() {
+			if code := exitStatus(line, p.rc, p.out.String()); code != 0 {
+				t.Fatalf("background %q exited %d at once\n%s", line, code, tail(p.out.String()))
+			}
+		}
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
+	defer cancel()
+	for !readyLine.MatchString(p.out.String()) {
+		select {
+		case <-p.done:
+			t.Fatalf("background %q exited %d before it was ready\n%s", line, exitStatus(line, p.rc, p.out.String()), tail(p.out.String()))
+		case <-ctx.Done():
+			t.Fatalf("background %q printed no ready line (board: or live: http://...) in %v\n%s", line, readyTimeout, tail(p.out.String()))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// tail returns a command's output for a failure message: its first lines
+// (where a usage error is) and its last ones (where a result is).
+func tail(out string) string {
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	if len(lines) <= 30 {
+		return strings.Join(lines, "\n")
+	}
+	return strings.Join(lines[:5], "\n") + "\n...\n" + strings.Join(lines[len(lines)-25:], "\n")
+}
+
+// tailN returns the last n lines of out.
+func tailN(out string, n int) string {
+	var lines []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// A syncBuffer is a bytes.Buffer that a command writes while the test reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
