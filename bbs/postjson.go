@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -91,33 +92,76 @@ func plainTimes(p jsonPosts) bool {
 // \u0026, invalid UTF-8 as \ufffd, and U+2028 and U+2029 as \u2028 and
 // \u2029.
 func appendJSONString(b []byte, s string) []byte {
-	const hex = "0123456789abcdef"
 	b = append(b, '"')
+	// Most text is valid UTF-8 without U+2028 or U+2029: then only ASCII
+	// bytes may need escaping, and one pass of utf8.ValidString is cheaper
+	// than decoding each multi-byte character.
+	if !utf8.ValidString(s) || strings.Contains(s, "\u2028") || strings.Contains(s, "\u2029") {
+		return appendJSONStringSlow(b, s)
+	}
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if plainByte[c] {
+			continue
+		}
+		b = append(b, s[start:i]...)
+		b = appendEscapedASCII(b, c)
+		start = i + 1
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
+
+// plainByte tells the bytes of valid UTF-8 that encoding/json with HTML
+// escaping copies as they are: ASCII from space up, except " \ < > &, and
+// every byte of a multi-byte character.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = true
+	}
+	for _, c := range `"\<>&` {
+		t[c] = false
+	}
+	return t
+}()
+
+// appendEscapedASCII appends the escape of an ASCII byte that is not a
+// plainByte.
+func appendEscapedASCII(b []byte, c byte) []byte {
+	const hex = "0123456789abcdef"
+	switch c {
+	case '"', '\\':
+		return append(b, '\\', c)
+	case '\b':
+		return append(b, '\\', 'b')
+	case '\f':
+		return append(b, '\\', 'f')
+	case '\n':
+		return append(b, '\\', 'n')
+	case '\r':
+		return append(b, '\\', 'r')
+	case '\t':
+		return append(b, '\\', 't')
+	}
+	return append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+}
+
+// appendJSONStringSlow is appendJSONString for text with invalid UTF-8 or
+// U+2028 or U+2029, after the opening quote: it decodes each multi-byte
+// character, as encoding/json does.
+func appendJSONStringSlow(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if plainByte[c] {
 				i++
 				continue
 			}
 			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
+			b = appendEscapedASCII(b, c)
 			i++
 			start = i
 			continue

@@ -149,3 +149,35 @@ func TestAppendPostsRandom(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkPostsJSON compares encoding/json with appendPosts on a page of
+// 30 seed posts.
+//
+//	go test -run '^$' -bench PostsJSON -benchmem ./bbs
+func BenchmarkPostsJSON(b *testing.B) {
+	p := jsonPosts{Command: "AllView"}
+	for i := 1000; i > 970; i-- {
+		p.Posts = append(p.Posts, entity.SeedPost(i))
+	}
+	var buf bytes.Buffer
+	b.Run("encoding-json", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf.Reset()
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(true)
+			if err := enc.Encode(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("appendPosts", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			buf.Reset()
+			if err := encodeJSON(&buf, p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
