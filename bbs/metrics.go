@@ -11,6 +11,7 @@ import (
 
 	"bbslab/commands"
 	"bbslab/entity"
+	"bbslab/occupancy"
 )
 
 // metrics are the Prometheus metrics of one Server, in a registry of its
@@ -189,10 +190,10 @@ type timedStore struct {
 
 // Acquire takes a connection and observes how long that took.
 func (t timedStore) Acquire(ctx context.Context) (entity.Conn, error) {
-	start := time.Now()
+	start := occupancy.Now() // one clock reading, where time.Now takes two
 	c, err := t.Store.Acquire(ctx)
 	if err == nil {
-		t.wait.Observe(time.Since(start).Seconds())
+		t.wait.Observe(time.Duration(occupancy.Now() - start).Seconds())
 	}
 	return c, err
 }

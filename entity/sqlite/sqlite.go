@@ -339,7 +339,7 @@ const (
 
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	p := entity.Post{Name: name, Message: message, CreatedAt: entity.PostTime()}
 	if err == nil {
@@ -364,7 +364,7 @@ func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.P
 
 // Newest returns up to n newest posts in one query.
 func (c *sqliteConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	var posts []entity.Post
 	if err == nil {
@@ -405,7 +405,7 @@ func (c *sqliteConn) newest(ctx context.Context, n int) ([]entity.Post, error) {
 // Before returns the newest post numbered below no.
 func (c *sqliteConn) Before(ctx context.Context, no int64) (entity.Post, error) {
 	var p entity.Post
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
