@@ -7,6 +7,8 @@ package bbs
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -14,6 +16,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	_ "github.com/mattn/go-sqlite3"
 
 	"bbslab/entity"
 	"bbslab/entity/open"
@@ -83,5 +87,94 @@ func BenchmarkBoard(b *testing.B) {
 			}
 		}
 		st.Close()
+	}
+}
+
+// BenchmarkBareSQLite is the yardstick for BenchmarkBoard/sqlite/.../json:
+// a bare net/http handler on database/sql and go-sqlite3 that runs the
+// same statements on a seeded file of the same shape under the request's
+// context and encodes the same JSON with encoding/json, with no worker
+// limit, tally, metrics or headers, and without pinning a connection per
+// query. Its cpu-ns/op over the board's is the board's overhead.
+//
+//	go test -run '^$' -bench 'Board/sqlite/.*/json|BareSQLite' -count 5 ./bbs
+func BenchmarkBareSQLite(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "bare.db")
+	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: path, Pool: 1, SeedPosts: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	db, err := sql.Open("sqlite3", "file:"+path+"?_journal_mode=WAL&_busy_timeout=5000&_synchronous=NORMAL&_txlock=immediate&_foreign_keys=on&_stmt_cache_size=16")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(10)
+	db.SetMaxIdleConns(10)
+	type answer struct {
+		Command string        `json:"command"`
+		Posts   []entity.Post `json:"posts"`
+	}
+	scan := func(sc interface{ Scan(...any) error }, p *entity.Post) error {
+		err := sc.Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+		p.CreatedAt = p.CreatedAt.UTC()
+		return err
+	}
+	handlers := map[string]http.HandlerFunc{
+		"AllView": func(w http.ResponseWriter, r *http.Request) {
+			rows, err := db.QueryContext(r.Context(), `SELECT no, name, message, created_at FROM posts ORDER BY no DESC LIMIT ?`, 30)
+			if err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+			defer rows.Close()
+			a := answer{Command: "AllView", Posts: make([]entity.Post, 0, 30)}
+			for rows.Next() {
+				var p entity.Post
+				if err := scan(rows, &p); err != nil {
+					http.Error(w, err.Error(), 500)
+					return
+				}
+				a.Posts = append(a.Posts, p)
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			json.NewEncoder(w).Encode(a)
+		},
+		"EachGetView": func(w http.ResponseWriter, r *http.Request) {
+			a := answer{Command: "EachGetView", Posts: make([]entity.Post, 0, 30)}
+			next := entity.MaxNo
+			for len(a.Posts) < 30 {
+				var p entity.Post
+				err := scan(db.QueryRowContext(r.Context(), `SELECT no, name, message, created_at FROM posts WHERE no < ? ORDER BY no DESC LIMIT 1`, next), &p)
+				if err != nil {
+					http.Error(w, err.Error(), 500)
+					return
+				}
+				a.Posts = append(a.Posts, p)
+				next = p.No
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			json.NewEncoder(w).Encode(a)
+		},
+	}
+	for _, cmd := range []string{"AllView", "EachGetView"} {
+		h := handlers[cmd]
+		b.Run(cmd+"/json", func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := processCPU(b)
+			target := "/bbs?cmd=" + cmd + "&format=json"
+			for b.Loop() {
+				ctx, cancel := context.WithCancel(context.Background())
+				req := httptest.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				cancel()
+				if w.Code != http.StatusOK {
+					b.Fatalf("GET %s: %d %s", target, w.Code, w.Body)
+				}
+			}
+			b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
+		})
 	}
 }
