@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 	_ "github.com/mattn/go-sqlite3"
 
 	"bbslab/entity"
@@ -158,6 +160,89 @@ func BenchmarkBareSQLite(b *testing.B) {
 			json.NewEncoder(w).Encode(a)
 		},
 	}
+	runBare(b, handlers)
+}
+
+// BenchmarkBarePostgres is BenchmarkBareSQLite's counterpart on
+// PostgreSQL (BBS_TEST_POSTGRES_DSN): a bare handler on a pgxpool.Pool of
+// 10 that runs the same statements under the request's context and encodes
+// the same JSON with encoding/json.
+//
+//	go test -run '^$' -bench 'Board/postgres/.*/json|BarePostgres' -count 5 ./bbs
+func BenchmarkBarePostgres(b *testing.B) {
+	dsn := os.Getenv("BBS_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		b.Skip("BBS_TEST_POSTGRES_DSN is not set")
+	}
+	const schema = "bbs_bench_bare"
+	st, err := open.Store(context.Background(), entity.Options{Driver: "postgres", DSN: dsn, Schema: schema, Pool: 1, SeedPosts: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := st.Reset(context.Background(), 1000); err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.MaxConns, cfg.MinConns = 10, 10
+	cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{schema}.Sanitize()
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pool.Close()
+	type answer struct {
+		Command string        `json:"command"`
+		Posts   []entity.Post `json:"posts"`
+	}
+	handlers := map[string]http.HandlerFunc{
+		"AllView": func(w http.ResponseWriter, r *http.Request) {
+			rows, err := pool.Query(r.Context(), `SELECT no, name, message, created_at FROM posts ORDER BY no DESC LIMIT $1`, 30)
+			if err != nil {
+				http.Error(w, err.Error(), 500)
+				return
+			}
+			defer rows.Close()
+			a := answer{Command: "AllView", Posts: make([]entity.Post, 0, 30)}
+			for rows.Next() {
+				var p entity.Post
+				if err := rows.Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt); err != nil {
+					http.Error(w, err.Error(), 500)
+					return
+				}
+				p.CreatedAt = p.CreatedAt.UTC()
+				a.Posts = append(a.Posts, p)
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			json.NewEncoder(w).Encode(a)
+		},
+		"EachGetView": func(w http.ResponseWriter, r *http.Request) {
+			a := answer{Command: "EachGetView", Posts: make([]entity.Post, 0, 30)}
+			next := entity.MaxNo
+			for len(a.Posts) < 30 {
+				var p entity.Post
+				err := pool.QueryRow(r.Context(), `SELECT no, name, message, created_at FROM posts WHERE no < $1 ORDER BY no DESC LIMIT 1`, next).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+				if err != nil {
+					http.Error(w, err.Error(), 500)
+					return
+				}
+				p.CreatedAt = p.CreatedAt.UTC()
+				a.Posts = append(a.Posts, p)
+				next = p.No
+			}
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+			json.NewEncoder(w).Encode(a)
+		},
+	}
+	runBare(b, handlers)
+}
+
+// runBare runs a bare handler per command as BenchmarkBoard runs the
+// board's, reporting cpu-ns/op the same way.
+func runBare(b *testing.B, handlers map[string]http.HandlerFunc) {
 	for _, cmd := range []string{"AllView", "EachGetView"} {
 		h := handlers[cmd]
 		b.Run(cmd+"/json", func(b *testing.B) {
