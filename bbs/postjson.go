@@ -3,6 +3,7 @@ package bbs
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -50,7 +51,49 @@ func appendPosts(b []byte, p jsonPosts) []byte {
 		}
 		b = append(b, ']')
 	}
+	if p.Cost != nil {
+		b = append(b, `,"cost":`...)
+		b = appendCost(b, p.Cost)
+	}
 	return append(b, "}\n"...)
+}
+
+// appendCost appends a request's cost as encoding/json encodes a jsonCost.
+func appendCost(b []byte, c *jsonCost) []byte {
+	b = append(b, `{"queries":`...)
+	b = strconv.AppendInt(b, int64(c.Queries), 10)
+	b = append(b, `,"acquires":`...)
+	b = strconv.AppendInt(b, int64(c.Acquires), 10)
+	b = append(b, `,"queue_ms":`...)
+	b = appendJSONFloat(b, c.QueueMS)
+	b = append(b, `,"acquire_ms":`...)
+	b = appendJSONFloat(b, c.AcquireMS)
+	b = append(b, `,"db_ms":`...)
+	b = appendJSONFloat(b, c.DBMS)
+	b = append(b, `,"net_ms":`...)
+	b = appendJSONFloat(b, c.NetMS)
+	b = append(b, `,"total_ms":`...)
+	b = appendJSONFloat(b, c.TotalMS)
+	return append(b, '}')
+}
+
+// appendJSONFloat appends a finite f as encoding/json writes a float64:
+// the shortest decimal that reads back as f, in exponent form below 1e-6
+// and from 1e21 up, with a one-digit negative exponent unpadded (1e-7,
+// not 1e-07). A cost's durations are always finite.
+func appendJSONFloat(b []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
 }
 
 // appendPost appends one post as encoding/json encodes an entity.Post.
@@ -69,8 +112,16 @@ func appendPost(b []byte, p *entity.Post) []byte {
 // plainTimes reports whether every time in p is one time.Time.MarshalJSON
 // writes as its RFC 3339 format: a year from 0 to 9999 and a zone offset in
 // whole minutes (MarshalJSON fails on the others, and encoding/json should
-// say so).
+// say so), and its cost has no NaN or infinity (which encoding/json
+// refuses; durations never make one).
 func plainTimes(p jsonPosts) bool {
+	if c := p.Cost; c != nil {
+		for _, f := range []float64{c.QueueMS, c.AcquireMS, c.DBMS, c.NetMS, c.TotalMS} {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return false
+			}
+		}
+	}
 	plain := func(t time.Time) bool {
 		_, off := t.Zone()
 		return t.Year() >= 0 && t.Year() <= 9999 && off%60 == 0
