@@ -34,9 +34,11 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		// Every answer of /bbs, an error included, says what it did in the
 		// database: 0 and 0 until a command has run, then what the command
 		// did, also when it failed midway.
+		// The keys are written in canonical form (X-Bbs-..., as net/http
+		// sends them anyway) so that Set need not allocate a canonical copy.
 		h := w.Header()
-		h.Set("X-BBS-Queries", "0")
-		h.Set("X-BBS-Acquires", "0")
+		h.Set("X-Bbs-Queries", "0")
+		h.Set("X-Bbs-Acquires", "0")
 		if r.Method != http.MethodGet && r.Method != http.MethodPost && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD, POST")
 			s.renderError(w, r, http.StatusMethodNotAllowed, "method "+r.Method+" is not allowed; use GET or POST")
@@ -54,7 +56,7 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		}
 
 		release, queueWait, err := s.limit.waitForWorker(r.Context())
-		noteWorker(r.Context(), view.Name(), queueWait, err)
+		noteWorker(w, view.Name(), queueWait, err)
 		if err != nil {
 			w.Header().Set("Server-Timing", cost{Queue: queueWait, Total: time.Since(start)}.serverTiming())
 			s.fail(w, r, view.Name(), err)
@@ -69,9 +71,9 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		cancel()
 
 		s.stats.record(view.Name(), res.Tally, err == nil)
-		noteTally(r.Context(), res.Tally)
-		h.Set("X-BBS-Queries", strconv.Itoa(res.Tally.Queries))
-		h.Set("X-BBS-Acquires", strconv.Itoa(res.Tally.Acquires))
+		noteTally(w, res.Tally)
+		h.Set("X-Bbs-Queries", strconv.Itoa(res.Tally.Queries))
+		h.Set("X-Bbs-Acquires", strconv.Itoa(res.Tally.Acquires))
 		// The page's cost line shows these same figures: total is measured
 		// here, once, just before rendering.
 		c := cost{Queries: res.Tally.Queries, Acquires: res.Tally.Acquires, Queue: queueWait,
@@ -127,9 +129,11 @@ func formProblem(err error) string {
 // wantsJSON reports whether the client asked for JSON with format=json or
 // an Accept header that prefers application/json.
 func wantsJSON(r *http.Request) bool {
-	format := r.URL.Query().Get("format")
-	if r.Form != nil {
+	var format string
+	if r.Form != nil { // parsed by readInput: no need to parse the query again
 		format = r.Form.Get("format")
+	} else {
+		format = r.URL.Query().Get("format")
 	}
 	switch format {
 	case "json":

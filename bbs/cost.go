@@ -28,12 +28,23 @@ func ms(d time.Duration) string {
 // serverTiming formats the Server-Timing header in milliseconds: the wait
 // for a worker, for connections, the time in SQL statements and the part of
 // it waited on the network (db_latency), and the whole request.
+//
+// It appends into one buffer (the same strconv format as ms) rather than
+// concatenating five formatted strings: one allocation instead of six.
 func (c cost) serverTiming() string {
-	return "queue;dur=" + ms(c.Queue) +
-		", acquire;dur=" + ms(c.Acquire) +
-		", db;dur=" + ms(c.DB) +
-		", net;dur=" + ms(c.Net) +
-		", total;dur=" + ms(c.Total)
+	var sb strings.Builder
+	sb.Grow(128)
+	var num [32]byte
+	add := func(name string, d time.Duration) {
+		sb.WriteString(name)
+		sb.Write(strconv.AppendFloat(num[:0], float64(d)/1e6, 'f', 3, 64))
+	}
+	add("queue;dur=", c.Queue)
+	add(", acquire;dur=", c.Acquire)
+	add(", db;dur=", c.DB)
+	add(", net;dur=", c.Net)
+	add(", total;dur=", c.Total)
+	return sb.String()
 }
 
 // Line is the page's cost line, e.g. "30 queries on 30 connections,

@@ -2,7 +2,6 @@ package bbs
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -21,23 +20,24 @@ type note struct {
 	tally         commands.Tally
 }
 
-type noteKey struct{}
-
-// noteWorker records the command of the request in ctx and its wait for a
-// worker; err is what waitForWorker returned.
-func noteWorker(ctx context.Context, cmd string, wait time.Duration, err error) {
-	if n, ok := ctx.Value(noteKey{}).(*note); ok {
-		n.command = cmd
-		n.queueWait = wait
-		n.reachedWorker = err == nil || wait > 0
+// noteWorker records the command of the request answered through w and
+// its wait for a worker; err is what waitForWorker returned. The note
+// travels in the recorder that observe hands down as w (the mux passes it
+// on as it is), not in the request's context: a context value would cost
+// a copy of the request per request (Request.WithContext).
+func noteWorker(w http.ResponseWriter, cmd string, wait time.Duration, err error) {
+	if rec, ok := w.(*recorder); ok {
+		rec.note.command = cmd
+		rec.note.queueWait = wait
+		rec.note.reachedWorker = err == nil || wait > 0
 	}
 }
 
-// noteTally records what the command of the request in ctx did in the
-// database.
-func noteTally(ctx context.Context, t commands.Tally) {
-	if n, ok := ctx.Value(noteKey{}).(*note); ok {
-		n.tally = t
+// noteTally records what the command of the request answered through w
+// did in the database.
+func noteTally(w http.ResponseWriter, t commands.Tally) {
+	if rec, ok := w.(*recorder); ok {
+		rec.note.tally = t
 	}
 }
 
@@ -46,9 +46,9 @@ func noteTally(ctx context.Context, t commands.Tally) {
 func (s *Server) observe(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		n := &note{}
 		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
-		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), noteKey{}, n)))
+		n := &rec.note
+		h.ServeHTTP(rec, r)
 		d := time.Since(start)
 		if !rec.wrote && r.Context().Err() != nil {
 			rec.status = statusClientClosed // nothing was written: the client left
@@ -60,12 +60,14 @@ func (s *Server) observe(h http.Handler) http.Handler {
 	})
 }
 
-// recorder remembers the status and counts the body bytes of a response.
+// recorder remembers the status and counts the body bytes of a response,
+// and carries the note of the request.
 type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
 	wrote  bool
+	note   note // what the board handler learnt (noteWorker, noteTally)
 }
 
 // WriteHeader records the status.

@@ -3,7 +3,6 @@ package bbs
 import (
 	"bytes"
 	"embed"
-	"encoding/json"
 	"html/template"
 	"net/http"
 	"strconv"
@@ -102,9 +101,7 @@ func (s *Server) writeHTML(w http.ResponseWriter, code int, name string, data an
 func writeJSON(w http.ResponseWriter, code int, v any) {
 	buf := buffers.Get().(*bytes.Buffer)
 	defer func() { buf.Reset(); buffers.Put(buf) }()
-	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(true)
-	if err := enc.Encode(v); err != nil {
+	if err := encodeJSON(buf, v); err != nil { // postjson.go
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return
 	}

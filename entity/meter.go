@@ -23,14 +23,18 @@ func (m *Meter) Start() occupancy.Stamp { return m.waiting.Enter() }
 
 // Done records the end of an acquire that began at t; when it got a
 // connection, the connection is held from now on until release.
+//
+// The wait's end and the hold's start are one clock reading: the
+// connection is held from the moment the wait ended.
 func (m *Meter) Done(t occupancy.Stamp, ok bool) occupancy.Stamp {
-	d := m.waiting.Leave(t)
+	at := occupancy.Now()
+	d := m.waiting.LeaveAt(t, at)
 	if !ok {
 		return 0
 	}
 	m.acquires.Add(1)
 	m.waitNs.Add(int64(d))
-	return m.held.Enter()
+	return m.held.EnterAt(at)
 }
 
 // Release records a connection handed out at t given back.

@@ -49,6 +49,16 @@ type traceLine struct {
 	Error       string  `json:"error,omitempty"`
 }
 
+// Start returns the time a statement begins, for Statement: now when t
+// traces, the zero time when t is nil (a statement then costs no clock
+// read for a trace that is off).
+func (t *Tracer) Start() time.Time {
+	if t == nil {
+		return time.Time{}
+	}
+	return time.Now()
+}
+
 // Statement records a statement that began at start, waited net on the
 // network and returned rows rows.
 func (t *Tracer) Statement(start time.Time, stmt string, rows int, net time.Duration, err error) {

@@ -33,14 +33,21 @@ type Gauge struct {
 // A Stamp is the time an entry entered the state, for Leave.
 type Stamp int64
 
+// Now returns the current time as a Stamp, for EnterAt and LeaveAt: one
+// clock reading can end one state and begin the next.
+func Now() Stamp { return Stamp(now()) }
+
 // Enter records one entry entering the state.
-func (g *Gauge) Enter() Stamp {
-	t := now()
+func (g *Gauge) Enter() Stamp { return g.EnterAt(Now()) }
+
+// EnterAt records one entry entering the state at t (from Now), and
+// returns t.
+func (g *Gauge) EnterAt(t Stamp) Stamp {
 	g.mu.Lock()
 	g.n++
-	g.startSum += t
+	g.startSum += int64(t)
 	g.mu.Unlock()
-	return Stamp(t)
+	return t
 }
 
 // Leave records the entry that entered at s leaving the state now, and

@@ -68,3 +68,27 @@ func TestLeaveReturnsTimeInState(t *testing.T) {
 		t.Errorf("Leave = %v, total %v; want the same, at least 10ms", d, total)
 	}
 }
+
+// TestHandOverAtOneStamp checks that an entry passed from one Gauge to
+// another at one Now reading is in exactly one of them at every moment:
+// the two totals add up to the time since it entered the first.
+func TestHandOverAtOneStamp(t *testing.T) {
+	var waiting, held Gauge
+	in := waiting.Enter()
+	time.Sleep(5 * time.Millisecond)
+	at := Now()
+	wait := waiting.LeaveAt(in, at)
+	if got := held.EnterAt(at); got != at {
+		t.Fatalf("EnterAt(%d) = %d; want it back", at, got)
+	}
+	time.Sleep(5 * time.Millisecond)
+	d := held.Leave(at)
+	_, w := waiting.Read()
+	n, h := held.Read()
+	if w != wait || h != d || n != 0 {
+		t.Errorf("waiting total %v, held total %v with %d in it; want %v, %v, 0", w, h, n, wait, d)
+	}
+	if w+h != time.Duration(int64(at)-int64(in))+d || w < 5*time.Millisecond {
+		t.Errorf("waiting %v + held %v; want the whole time from Enter to Leave, the wait at least 5ms", w, h)
+	}
+}

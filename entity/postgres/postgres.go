@@ -385,7 +385,7 @@ func (c *pgConn) classify(ctx context.Context, err error) error {
 
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *pgConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	p := entity.Post{Name: name, Message: message, CreatedAt: entity.PostTime()}
 	if err == nil {
@@ -404,7 +404,7 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (entity.Post,
 
 // Newest returns up to n newest posts in one query.
 func (c *pgConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	var posts []entity.Post
 	if err == nil {
@@ -441,7 +441,7 @@ func (c *pgConn) newest(ctx context.Context, n int) ([]entity.Post, error) {
 // Before returns the newest post numbered below no.
 func (c *pgConn) Before(ctx context.Context, no int64) (entity.Post, error) {
 	var p entity.Post
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	if err == nil {
 		c.sent.Add(1)

@@ -307,6 +307,30 @@ type sqliteConn struct {
 // Statements returns the statements sent on c, retries included.
 func (c *sqliteConn) Statements() int { return int(c.sent.Load()) }
 
+// statementContext returns the context a statement runs under: ctx without
+// its cancellation, or ctx's error when it has already ended. A statement
+// is then never interrupted once it has started, but none starts after the
+// request's deadline or after its client left.
+//
+// Why: for a context that can end, database/sql starts a goroutine per
+// query that waits for it (Rows.awaitDone) and go-sqlite3 registers a
+// context.AfterFunc to call sqlite3_interrupt, around every statement; the
+// board's statements take microseconds, so that watching cost more than it
+// could ever save. The long waits stay cancellable: a busy writer's lock
+// is waited for in slices with the context checked between them
+// (retryBusy, busy.go; SQLite's busy handler does not look at
+// sqlite3_interrupt anyway), and the database at a distance waits under
+// ctx (RoundTrip).
+func statementContext(ctx context.Context) (context.Context, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if ctx.Done() == nil {
+		return ctx, nil
+	}
+	return context.WithoutCancel(ctx), nil
+}
+
 const (
 	sqliteInsert = `INSERT INTO posts (name, message, created_at) VALUES (?, ?, ?) RETURNING no`
 	sqliteNewest = `SELECT no, name, message, created_at FROM posts ORDER BY no DESC LIMIT ?`
@@ -315,13 +339,17 @@ const (
 
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	p := entity.Post{Name: name, Message: message, CreatedAt: entity.PostTime()}
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
+			sctx, err := statementContext(ctx)
+			if err != nil {
+				return err
+			}
 			c.sent.Add(1)
-			return c.c.QueryRowContext(ctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
+			return c.c.QueryRowContext(sctx, sqliteInsert, name, message, p.CreatedAt).Scan(&p.No)
 		})
 	}
 	if err != nil {
@@ -336,7 +364,7 @@ func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.P
 
 // Newest returns up to n newest posts in one query.
 func (c *sqliteConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	var posts []entity.Post
 	if err == nil {
@@ -349,8 +377,12 @@ func (c *sqliteConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
 }
 
 func (c *sqliteConn) newest(ctx context.Context, n int) ([]entity.Post, error) {
+	sctx, err := statementContext(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("newest %d posts: %w", n, err)
+	}
 	c.sent.Add(1)
-	rows, err := c.c.QueryContext(ctx, sqliteNewest, n)
+	rows, err := c.c.QueryContext(sctx, sqliteNewest, n)
 	if err != nil {
 		return nil, fmt.Errorf("newest %d posts: %w", n, classify(err))
 	}
@@ -373,12 +405,16 @@ func (c *sqliteConn) newest(ctx context.Context, n int) ([]entity.Post, error) {
 // Before returns the newest post numbered below no.
 func (c *sqliteConn) Before(ctx context.Context, no int64) (entity.Post, error) {
 	var p entity.Post
-	start := time.Now()
+	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
+			sctx, err := statementContext(ctx)
+			if err != nil {
+				return err
+			}
 			c.sent.Add(1)
-			return c.c.QueryRowContext(ctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
+			return c.c.QueryRowContext(sctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 		})
 	}
 	c.tr.Statement(start, sqliteBefore, 1, net, classify(err))
