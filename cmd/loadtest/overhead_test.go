@@ -69,7 +69,7 @@ func TestOverheadSmoke(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("overhead: exit %d\nstdout:\n%s\nstderr:\n%s", code, stdout, stderr)
 	}
-	row := regexp.MustCompile(`(?m)^sqlite\s+OnceGetView\s+html\s+[1-9]\d*\s+[1-9]\d*\s+\d+\.\d\d\s+\(\d+\.\d\d-\d+\.\d\d\)\s+[1-9]\d*us\s+[1-9]\d*us$`)
+	row := regexp.MustCompile(`(?m)^sqlite\s+OnceGetView\s+html\s+[1-9]\d*\s+[1-9]\d*\s+[1-9]\d*us\s+[1-9]\d*us\s+\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)\s+\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)$`)
 	if !row.MatchString(stdout) {
 		t.Errorf("overhead printed no ratio row for sqlite OnceGetView html:\n%s", stdout)
 	}
