@@ -213,12 +213,13 @@
           width: Math.max(300, def.section.clientWidth - 24), height: HEIGHT,
           scales: { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } },
           axes: [axis("clients"), axis(def.y, { values: function (u, vals) { return vals.map(fmt); } })],
-          series: series, legend: { live: true }, cursor: { drag: { x: false, y: false } }
+          // The points carry the values; the legend only names the curves,
+          // inline, so that long run names do not push the chart away.
+          series: series, legend: { live: false }, cursor: { drag: { x: false, y: false } }
         }, data, def.section);
       } else {
         stepCharts[def.key].setData(data);
       }
-      showLast(stepCharts[def.key], data[0].length);
     });
   }
 
