@@ -3,61 +3,23 @@ package main
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"bbslab/internal/testenv"
+	"bbslab/internal/browsertest"
 
 	"github.com/chromedp/chromedp"
 )
-
-// chromium finds a Chromium binary: $BBS_CHROMIUM, then the usual names.
-func chromium() string {
-	if p := os.Getenv("BBS_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // TestBrowser opens the board in headless Chromium, posts through each of
 // the three buttons and sees each post at the top, posts a <script> message
 // and sees it shown as text and not run, and saves a screenshot as a test
 // artifact (kept with go test -artifacts).
 func TestBrowser(t *testing.T) {
-	bin := chromium()
-	testenv.Need(t, bin != "", "no chromium binary found (apt-get install chromium, or set BBS_CHROMIUM): skipping the browser test")
+	ctx := browsertest.New(t, 1000, 1400) // first: skips before building anything
 	s := start(t, "-dsn", filepath.Join(t.TempDir(), "bbs.db"), "-seed-posts", "40")
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1000, 1400),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(actx)
-	defer cancelTab()
-	// The first Run starts the browser and must not carry a timeout.
-	if _, err := chromedp.Run(ctx, chromedp.Title()); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 

@@ -8,29 +8,13 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 
-	"bbslab/internal/testenv"
+	"bbslab/internal/browsertest"
 )
-
-// chromium finds a Chromium binary: $BBS_CHROMIUM, then the usual names.
-func chromium() string {
-	if p := os.Getenv("BBS_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // startBoard builds cmd/bbs and starts it as a child on free ports with
 // args, returning the board's page URL (…/bbs) and the admin base URL once
@@ -90,59 +74,14 @@ func startBoard(t *testing.T, args ...string) (board, admin string) {
 // "what requests are doing now" shows requests waiting for a worker or a
 // connection. The screenshot is kept as a test artifact.
 func TestRunLiveDashboardInBrowser(t *testing.T) {
-	bin := chromium()
-	testenv.Need(t, bin != "", "no chromium binary found (apt-get install chromium, or set BBS_CHROMIUM): skipping the browser test")
+	bctx := browsertest.New(t, 1600, 1000) // first: skips before building the board
 	board, admin := startBoard(t, "-workers", "10", "-pool", "5", "-seed-posts", "200")
-
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin), chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1600, 1000),
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	bctx, cancelTab := chromedp.NewContext(actx)
-	defer cancelTab()
-	if _, err := chromedp.Run(bctx, chromedp.Title()); err != nil { // starts the browser, no timeout
-		t.Fatalf("start %s: %v", bin, err)
-	}
 	bctx, cancelB := context.WithTimeout(bctx, 90*time.Second)
 	defer cancelB()
 
-	// Every request pauses here: the dashboard's own go on, others fail.
-	var mu sync.Mutex
-	var foreign []string
-	var url string // the dashboard's, once the run has printed it
-	paused := chromedp.Events(bctx, fetch.RequestPaused)
-	if _, err := chromedp.Call(bctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
-		t.Fatalf("enable request interception: %v", err)
-	}
-	var iwg sync.WaitGroup
-	iwg.Go(func() {
-		for ev, err := range paused {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			ours := url != "" && strings.HasPrefix(ev.Request.URL, url)
-			mu.Unlock()
-			if ours {
-				chromedp.Call(bctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
-				continue
-			}
-			mu.Lock()
-			foreign = append(foreign, ev.Request.URL)
-			mu.Unlock()
-			chromedp.Call(bctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
-		}
-	})
-	defer iwg.Wait()
-	defer cancelB() // ends the event iterator before iwg.Wait
+	// Every request pauses here: the dashboard's own go on (once the run
+	// has printed its URL), others fail and are counted.
+	blocked := browsertest.BlockOtherOrigins(t, bctx)
 
 	// The browser is up: start the load now, so that the page sees it
 	// from its first second even on a slow machine.
@@ -155,9 +94,7 @@ func TestRunLiveDashboardInBrowser(t *testing.T) {
 			t.Errorf("run = exit %d; stderr %s\n%s", code, stderr, stdout)
 		}
 	}()
-	mu.Lock()
-	url = u
-	mu.Unlock()
+	blocked.Allow(u)
 	if err := chromedp.Do(bctx, chromedp.Navigate(u)); err != nil {
 		t.Fatalf("open the dashboard: %v", err)
 	}
@@ -232,9 +169,7 @@ func TestRunLiveDashboardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("screenshot: %s (%d bytes)", shot, len(png))
-	mu.Lock()
-	defer mu.Unlock()
-	if len(foreign) > 0 {
+	if foreign := blocked.Foreign(); len(foreign) > 0 {
 		t.Errorf("the page tried %d requests outside %s: %v", len(foreign), u, foreign)
 	}
 }

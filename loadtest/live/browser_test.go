@@ -5,36 +5,19 @@ import (
 	"flag"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"bbslab/internal/testenv"
+	"bbslab/internal/browsertest"
 	"bbslab/loadtest/live"
 
-	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the dashboard's screenshot to docs/images/dashboard-synthetic.png")
-
-// chromium finds a Chromium binary: $BBS_CHROMIUM, then the usual names.
-func chromium() string {
-	if p := os.Getenv("BBS_CHROMIUM"); p != "" {
-		return p
-	}
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "headless-shell"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	return ""
-}
 
 // feed publishes a synthetic experiment: two runs of four steps, a frame
 // every interval, a step (and the claims decidable so far) every fourth
@@ -130,8 +113,7 @@ func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, b
 // The screenshot is kept as a test artifact (go test -artifacts) and, with
 // -update-screenshots, written to docs/images/dashboard-synthetic.png.
 func TestDashboardInBrowser(t *testing.T) {
-	bin := chromium()
-	testenv.Need(t, bin != "", "no chromium binary found (apt-get install chromium, or set BBS_CHROMIUM): skipping the browser test")
+	ctx := browsertest.New(t, 1920, 1080) // a projector; first: skips before serving anything
 
 	h := live.New()
 	sctx, stop := context.WithCancel(context.Background())
@@ -154,61 +136,13 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 	}()
 
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(bin),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1920, 1080), // a projector
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancelTab := chromedp.NewContext(actx)
-	defer cancelTab()
-	// The first Run starts the browser and must not carry a timeout.
-	if _, err := chromedp.Run(ctx, chromedp.Title()); err != nil {
-		t.Fatalf("start %s: %v", bin, err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
 	defer cancel()
 
 	// Every request the page makes pauses here: the hub's own go on, any
 	// other (a CDN, a font, an analytics beacon) fails and is counted.
-	var mu sync.Mutex
-	var foreign []string
-	allowed := []string{srv.URL} // and, later, the report's file
-	paused := chromedp.Events(ctx, fetch.RequestPaused)
-	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*"}}}); err != nil {
-		t.Fatalf("enable request interception: %v", err)
-	}
-	var iwg sync.WaitGroup
-	iwg.Go(func() {
-		for ev, err := range paused {
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			ok := slices.ContainsFunc(allowed, func(p string) bool { return strings.HasPrefix(ev.Request.URL, p) })
-			mu.Unlock()
-			if ok {
-				chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: ev.RequestID})
-				continue
-			}
-			mu.Lock()
-			foreign = append(foreign, ev.Request.URL)
-			mu.Unlock()
-			chromedp.Call(ctx, fetch.FailRequest, fetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
-		}
-	})
-	defer iwg.Wait()
-	defer cancel() // ends the event iterator before iwg.Wait
+	// The report's file is allowed later.
+	blocked := browsertest.BlockOtherOrigins(t, ctx, srv.URL)
 
 	// waitStatus polls the status element (the page's stream keeps the
 	// document busy, so polling is simpler than waiting on DOM events).
@@ -328,9 +262,7 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	allowed = append(allowed, "file://"+report)
-	mu.Unlock()
+	blocked.Allow("file://" + report)
 	if err := chromedp.Do(ctx, chromedp.Navigate("file://"+report)); err != nil {
 		t.Fatalf("open the report: %v", err)
 	}
@@ -351,9 +283,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	mu.Lock()
-	defer mu.Unlock()
-	if len(foreign) > 0 {
-		t.Errorf("the page tried %d requests outside %v: %v", len(foreign), allowed, foreign)
+	if foreign := blocked.Foreign(); len(foreign) > 0 {
+		t.Errorf("the page tried %d requests outside %v: %v", len(foreign), blocked.Allowed(), foreign)
 	}
 }
