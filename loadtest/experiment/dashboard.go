@@ -46,9 +46,17 @@ func (x *experimentRunner) begin(s *loadtest.Settings, lr *liveRun, clients int)
 // whose figures are not all measured yet is left out, unless a check
 // already failed for certain.
 func liveClaims(cs []ClaimResult, final bool) []live.Claim {
+	return liveClaimsOf(cs, final, nil)
+}
+
+// liveClaimsOf is liveClaims leaving out, during the experiment, the
+// claims that pending names: those that read a run's peak or last point
+// before the run has measured all its client counts, which a later step
+// could still change.
+func liveClaimsOf(cs []ClaimResult, final bool, pending map[string]bool) []live.Claim {
 	var out []live.Claim
 	for _, c := range cs {
-		if !final && c.Outcome == NotMeasured {
+		if !final && (c.Outcome == NotMeasured || pending[c.ID]) {
 			continue
 		}
 		out = append(out, live.Claim{ID: c.ID, Text: c.Text, Outcome: live.Outcome(c.Outcome)})
@@ -84,6 +92,31 @@ func byPath(server map[string]float64, rs []watch.Reading) map[string]float64 {
 	for _, r := range rs {
 		if v, ok := server[r.Name]; ok && !r.PerRequest {
 			out[r.Path] = v
+		}
+	}
+	return out
+}
+
+// pendingClaims names the claims with a check that reads a run's "peak" or
+// "last" point while that run has not yet measured every one of the
+// experiment's client counts.
+func pendingClaims(claims []Claim, res *Result, counts []int) map[string]bool {
+	measured := map[string]int{}
+	for _, r := range res.Runs {
+		seen := map[int]bool{}
+		for _, p := range r.Points {
+			seen[p.Clients] = true
+		}
+		measured[r.Name] = len(seen)
+	}
+	out := map[string]bool{}
+	for _, c := range claims {
+		for _, k := range c.Checks {
+			for _, o := range []Operand{k.Left, k.Right} {
+				if o.Run != "" && (o.At == "peak" || o.At == "last") && measured[o.Run] < len(counts) {
+					out[c.ID] = true
+				}
+			}
 		}
 	}
 	return out

@@ -26,3 +26,33 @@ func TestWithPanelsAndByPath(t *testing.T) {
 		t.Errorf("byPath = %v; want %v (per-request readings left out)", bp, want)
 	}
 }
+
+// TestPendingClaims: during an experiment a claim that reads a run's peak
+// or last point waits until that run has measured every client count; one
+// that reads a fixed client count does not.
+func TestPendingClaims(t *testing.T) {
+	claims := []Claim{
+		{ID: "peak", Checks: []Check{{Left: Operand{Run: "a", At: "peak", Metric: "throughput"}, Op: ">", Right: Operand{Run: "b", At: "peak", Metric: "throughput"}}}},
+		{ID: "fixed", Checks: []Check{{Left: Operand{Run: "a", Clients: 5, Metric: "throughput"}, Op: ">", Right: Operand{Value: new(1.0)}}}},
+		{ID: "last", Checks: []Check{{Left: Operand{Run: "a", At: "last", Metric: "p99_ms"}, Op: "<", Right: Operand{Value: new(10.0)}}}},
+	}
+	res := &Result{Runs: []*RunResult{
+		{Name: "a", Points: []*Point{{Clients: 5}, {Clients: 10}}},
+		{Name: "b", Points: []*Point{{Clients: 5}}},
+	}}
+	got := pendingClaims(claims, res, []int{5, 10})
+	if !got["peak"] || got["fixed"] || got["last"] {
+		t.Errorf("pendingClaims with run b at 1 of 2 counts = %v; want peak only", got)
+	}
+	res.Runs[1].Points = append(res.Runs[1].Points, &Point{Clients: 10})
+	if got := pendingClaims(claims, res, []int{5, 10}); len(got) != 0 {
+		t.Errorf("pendingClaims with every run complete = %v; want none", got)
+	}
+	cs := []ClaimResult{{ID: "peak", Outcome: Reproduced}, {ID: "fixed", Outcome: Reproduced}}
+	if l := liveClaimsOf(cs, false, map[string]bool{"peak": true}); len(l) != 1 || l[0].ID != "fixed" {
+		t.Errorf("liveClaimsOf during the run = %+v; want only the fixed claim", l)
+	}
+	if l := liveClaimsOf(cs, true, map[string]bool{"peak": true}); len(l) != 2 {
+		t.Errorf("liveClaimsOf at the end = %+v; want both", l)
+	}
+}

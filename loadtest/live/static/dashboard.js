@@ -204,7 +204,9 @@
         def.fields.forEach(function (f, fi) {
           steps.runs.forEach(function (r, ri) {
             var c = PALETTE[ri % PALETTE.length];
-            series.push({ label: r + (def.fields.length > 1 ? (f === "p99_ms" ? " p99" : " mean") : ""), stroke: c, width: 3,
+            // One legend entry per run: the p99 curves (dashed, as the
+            // panel's subtitle says) are left out of it below.
+            series.push({ label: r + (fi > 0 ? " p99" : ""), stroke: c, width: 3,
               dash: fi > 0 ? [12, 8] : undefined, spanGaps: true, points: { show: true, size: 12, fill: c },
               value: function (u, v) { return fmt(v); } });
           });
@@ -217,6 +219,10 @@
           // inline, so that long run names do not push the chart away.
           series: series, legend: { live: false }, cursor: { drag: { x: false, y: false } }
         }, data, def.section);
+        var rows = stepCharts[def.key].root.querySelectorAll(".u-legend .u-series");
+        for (var i = 0; i < rows.length; i++) {
+          if (/ p99$/.test(rows[i].textContent.trim())) rows[i].style.display = "none";
+        }
       } else {
         stepCharts[def.key].setData(data);
       }
