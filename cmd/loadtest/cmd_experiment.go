@@ -101,7 +101,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if dir == "" {
 		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
 	}
-	dash, err := startDashboard(ctx, *liveAddr, e.Name, stdout)
+	dash, err := startDashboard(ctx, *liveAddr, stdout)
 	if err != nil {
 		return err
 	}
@@ -113,13 +113,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		// What the runner knows of the board comes from its contract.
 		Validate: contract.Validate, Readings: contract.Readings, Environment: contract.Environment, Charts: contract.Charts,
 		StartHint: contract.StartHint, Disk: diskTable, Doing: contract.Doing, Limiting: contract.Limiting})
-	if dash != nil {
-		// The experiment published the end and closed the hub itself.
-		dash.cancel()
-		if werr := dash.srv.Wait(); werr != nil {
-			fmt.Fprintf(stderr, "warning: %v\n", werr)
-		}
-	}
+	dash.stop(stderr) // the experiment published the end and closed the hub itself
 	if res != nil && len(res.Claims) > 0 {
 		fmt.Fprintln(stdout, "claims:")
 		for _, c := range res.Claims {

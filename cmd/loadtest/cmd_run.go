@@ -41,10 +41,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if name == "" {
 		name = "loadtest run"
 	}
-	dash, err := startDashboard(ctx, f.live, name, stdout)
+	dash, err := startDashboard(ctx, f.live, stdout)
 	if err != nil {
 		return err
 	}
+	dash = dash.withFeed(name)
 	defer dash.stop(stderr)
 	if err := f.serverSettings(&s, *out, dash); err != nil {
 		return err

@@ -48,10 +48,11 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if name == "" {
 		name = "loadtest sweep"
 	}
-	dash, err := startDashboard(ctx, f.live, name, stdout)
+	dash, err := startDashboard(ctx, f.live, stdout)
 	if err != nil {
 		return err
 	}
+	dash = dash.withFeed(name)
 	defer dash.stop(stderr)
 	if err := f.serverSettings(&s, *out, dash); err != nil {
 		return err

@@ -14,16 +14,18 @@ import (
 )
 
 // dashboard is the live page a command serves while it loads (-live).
+// run and sweep feed it themselves (withFeed); an experiment is given the
+// hub and feeds it from inside the runner.
 type dashboard struct {
 	hub    *live.Hub
-	feed   *feed.Feed
+	feed   *feed.Feed // nil unless withFeed
 	srv    *live.Server
 	cancel context.CancelFunc
 }
 
 // startDashboard serves the live dashboard at addr ("" or "off": none,
-// returning nil) and prints its URL to w. name titles the page.
-func startDashboard(ctx context.Context, addr, name string, w io.Writer) (*dashboard, error) {
+// returning nil) and prints its URL to w.
+func startDashboard(ctx context.Context, addr string, w io.Writer) (*dashboard, error) {
 	if addr == "" || addr == "off" {
 		return nil, nil
 	}
@@ -35,16 +37,28 @@ func startDashboard(ctx context.Context, addr, name string, w io.Writer) (*dashb
 		return nil, cli.Usagef("-live: %v", err)
 	}
 	fmt.Fprintf(w, "live: %s\n", srv.URL)
-	return &dashboard{hub: hub, feed: feed.New(hub, name), srv: srv, cancel: cancel}, nil
+	return &dashboard{hub: hub, srv: srv, cancel: cancel}, nil
 }
 
-// stop publishes the end, stops serving and writes to w why the page
-// missed frames, if it did: the load's result stands either way.
+// withFeed gives d a feed of the command's own rows, titled name.
+func (d *dashboard) withFeed(name string) *dashboard {
+	if d != nil {
+		d.feed = feed.New(d.hub, name)
+	}
+	return d
+}
+
+// stop publishes the end (when d has a feed: an experiment publishes its
+// own), stops serving and writes to w why the page missed frames, if it
+// did: the load's result stands either way.
 func (d *dashboard) stop(w io.Writer) {
 	if d == nil {
 		return
 	}
-	err := d.feed.Done(nil)
+	var err error
+	if d.feed != nil {
+		err = d.feed.Done(nil)
+	}
 	d.cancel()
 	if err = errors.Join(err, d.srv.Wait()); err != nil {
 		fmt.Fprintf(w, "warning: %v\n", err)

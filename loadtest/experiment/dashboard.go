@@ -44,16 +44,10 @@ func (x *experimentRunner) begin(s *loadtest.Settings, lr *liveRun, clients int)
 // liveClaims are the claims as the dashboard shows them. During the
 // experiment (final false) only those decidable so far are given: a claim
 // whose figures are not all measured yet is left out, unless a check
-// already failed for certain.
-func liveClaims(cs []ClaimResult, final bool) []live.Claim {
-	return liveClaimsOf(cs, final, nil)
-}
-
-// liveClaimsOf is liveClaims leaving out, during the experiment, the
-// claims that pending names: those that read a run's peak or last point
-// before the run has measured all its client counts, which a later step
-// could still change.
-func liveClaimsOf(cs []ClaimResult, final bool, pending map[string]bool) []live.Claim {
+// already failed for certain, and so is one pending names (pendingClaims:
+// it reads a run's peak or last point before the run has measured all its
+// client counts, which a later step could still change).
+func liveClaims(cs []ClaimResult, final bool, pending map[string]bool) []live.Claim {
 	var out []live.Claim
 	for _, c := range cs {
 		if !final && (c.Outcome == NotMeasured || pending[c.ID]) {

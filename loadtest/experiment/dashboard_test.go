@@ -49,10 +49,10 @@ func TestPendingClaims(t *testing.T) {
 		t.Errorf("pendingClaims with every run complete = %v; want none", got)
 	}
 	cs := []ClaimResult{{ID: "peak", Outcome: Reproduced}, {ID: "fixed", Outcome: Reproduced}}
-	if l := liveClaimsOf(cs, false, map[string]bool{"peak": true}); len(l) != 1 || l[0].ID != "fixed" {
-		t.Errorf("liveClaimsOf during the run = %+v; want only the fixed claim", l)
+	if l := liveClaims(cs, false, map[string]bool{"peak": true}); len(l) != 1 || l[0].ID != "fixed" {
+		t.Errorf("liveClaims during the run = %+v; want only the fixed claim", l)
 	}
-	if l := liveClaimsOf(cs, true, map[string]bool{"peak": true}); len(l) != 2 {
-		t.Errorf("liveClaimsOf at the end = %+v; want both", l)
+	if l := liveClaims(cs, true, map[string]bool{"peak": true}); len(l) != 2 {
+		t.Errorf("liveClaims at the end = %+v; want both", l)
 	}
 }

@@ -212,7 +212,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		disk = opt.Disk(res.Disk)
 	}
 	res.Verdicts = Verdicts(res, disk)
-	if err := x.feed.Done(liveClaims(res.Claims, true)); err != nil {
+	if err := x.feed.Done(liveClaims(res.Claims, true, nil)); err != nil {
 		x.note(err.Error()) // a frame the page could not draw: the experiment goes on
 	}
 	frames, err := hub.Frames()
@@ -493,7 +493,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	x.logf("run %s: %s", lr.run.Name, line)
 	t := r.Total
 	x.feed.Step(live.Step{Run: lr.run.Name, Clients: clients, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs},
-		liveClaimsOf(EvaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
+		liveClaims(EvaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
 	if err := loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(rr.Points)); err != nil {
 		return err
 	}
