@@ -40,6 +40,11 @@ type Distance struct {
 	Connect time.Duration
 	// Seed seeds the jitter's draws; 0 seeds them from the clock.
 	Seed uint64
+	// Adjustable keeps a Network even when the distance adds nothing, so
+	// that its statements' wait can be set while the store runs
+	// (Network.SetLatency: the admin listener's /admin/distance, which a
+	// calibration turns until the board lands on its operating point).
+	Adjustable bool
 }
 
 // A Network applies a Distance for one store and counts its waits. A nil
@@ -50,6 +55,9 @@ type Network struct {
 	mu  sync.Mutex
 	rng *rand.Rand
 
+	latency atomic.Int64 // Latency, settable while the store runs
+	jitter  atomic.Int64 // Jitter, likewise
+
 	waitNs    atomic.Int64 // statements' network waits, completed
 	waits     atomic.Int64
 	connectNs atomic.Int64 // connection opens' waits, completed
@@ -57,22 +65,40 @@ type Network struct {
 
 // NewNetwork returns the Network d describes, or nil when it adds nothing.
 func NewNetwork(d Distance) *Network {
-	if d.Latency <= 0 && d.Jitter <= 0 && d.Connect <= 0 {
+	if d.Latency <= 0 && d.Jitter <= 0 && d.Connect <= 0 && !d.Adjustable {
 		return nil
 	}
 	seed := d.Seed
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	return &Network{Distance: d, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	n := &Network{Distance: d, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	n.SetLatency(d.Latency, d.Jitter)
+	return n
+}
+
+// SetLatency sets the wait of the statements that start from now on:
+// latency ± jitter, each at least 0 (negative values count as 0).
+func (d *Network) SetLatency(latency, jitter time.Duration) {
+	d.latency.Store(int64(max(latency, 0)))
+	d.jitter.Store(int64(max(jitter, 0)))
+}
+
+// Latency returns the statements' wait in force and its jitter; a nil
+// Network has none.
+func (d *Network) Latency() (latency, jitter time.Duration) {
+	if d == nil {
+		return 0, 0
+	}
+	return time.Duration(d.latency.Load()), time.Duration(d.jitter.Load())
 }
 
 // draw returns one statement's wait: Latency ± Jitter, uniform, at least 0.
 func (d *Network) draw() time.Duration {
-	w := d.Latency
-	if d.Jitter > 0 {
+	w, j := d.Latency()
+	if j > 0 {
 		d.mu.Lock()
-		off := d.rng.Int64N(2*int64(d.Jitter)+1) - int64(d.Jitter)
+		off := d.rng.Int64N(2*int64(j)+1) - int64(j)
 		d.mu.Unlock()
 		w += time.Duration(off)
 	}
@@ -146,6 +172,7 @@ func (d *Network) Fill(s *PoolStats) {
 	if d == nil {
 		return
 	}
+	s.Latency, s.Jitter = d.Latency()
 	s.NetworkWait = time.Duration(d.waitNs.Load())
 	s.NetworkWaits = d.waits.Load()
 	s.ConnectWait = time.Duration(d.connectNs.Load())
@@ -153,3 +180,9 @@ func (d *Network) Fill(s *PoolStats) {
 
 // NewRemote returns a Remote that waits on d (nil: no waits).
 func (d *Network) NewRemote() Remote { return Remote{d: d} }
+
+// A Distant store puts its database at a distance through a Network, which
+// it returns (nil when it adds nothing and is not Distance.Adjustable).
+type Distant interface {
+	Network() *Network
+}
