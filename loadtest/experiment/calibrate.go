@@ -189,8 +189,10 @@ func (e *Experiment) checkCalibrate() []error {
 	if c.Warmup == 0 {
 		c.Warmup = Duration(defaultProbeWarmup)
 	}
-	if d := time.Duration(c.Duration); d < 500*time.Millisecond || d > time.Minute {
-		bad("calibrate.duration = %v: want 500ms..1m", d)
+	if d := time.Duration(c.Duration); d < 2*time.Second || d > time.Minute {
+		// The server's stats are read once a second: a counter's rate
+		// needs two reads inside the probe.
+		bad("calibrate.duration = %v: want 2s..1m", d)
 	}
 	return errs
 }
@@ -334,6 +336,20 @@ func (c *Calibration) Summary() string {
 	}
 	return fmt.Sprintf("calibrated on this machine: CPU per request %.3f ms with no wait; %s = %s puts %s at %d clients at %s %.1f%s (target %g ± %g), after %d probes",
 		c.CPUPerRequestMs, c.Var, c.Value, c.Run, c.Clients, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance, len(c.Probes)-1)
+}
+
+// Method says how the wait was found, for the report.
+func (c *Calibration) Method() string {
+	return fmt.Sprintf("The first probe ran %s at %d clients with no wait; the first guess was %g x its CPU per request per unit (%g units a request), and each probe after it set the wait on the running server and corrected it from the reading it measured, in %.0f s",
+		c.Run, c.Clients, c.Ratio, c.Units, c.Seconds)
+}
+
+// ReadingHead heads the probes' reading column.
+func (c *Calibration) ReadingHead() string {
+	if c.Relative {
+		return c.Reading + " (% of its value with no wait)"
+	}
+	return c.Reading
 }
 
 // formatWait writes a wait as a duration a flag or URL takes.

@@ -19,7 +19,18 @@ import (
 // process: two runs, two client counts, a stats reading and a CPU profile.
 func tinyExperiment(t *testing.T, mode string) *Experiment {
 	t.Helper()
-	text := fmt.Sprintf(`
+	e, err := Parse("tiny.toml", []byte(tinyText(t, mode)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	return e
+}
+
+// tinyText is tinyExperiment's file.
+func tinyText(t *testing.T, mode string) string {
+	t.Helper()
+	return fmt.Sprintf(`
 name = "tiny"
 description = "A tiny experiment for the tests."
 [server]
@@ -70,12 +81,6 @@ vars = { cmd = "AllView" }
 name = "each"
 vars = { cmd = "EachGetView" }
 `, os.Args[0], mode)
-	e, err := Parse("tiny.toml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Dir = t.TempDir()
-	return e
 }
 
 func TestExperimentEndToEnd(t *testing.T) {
