@@ -11,6 +11,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -242,7 +243,8 @@ func TestFakeBoardProcess(t *testing.T) {
 		}
 		go func() { errc <- http.Serve(l, b.handler()) }()
 	}
-	fmt.Println("fake board up")
+	// The tests of pinning read this line in the run's server.log.
+	fmt.Printf("fake board up, GOMAXPROCS=%d\n", runtime.GOMAXPROCS(0))
 	select {
 	case err := <-errc:
 		fmt.Fprintln(os.Stderr, err)

@@ -135,6 +135,11 @@ type Options struct {
 	// carriage return (step i of N, time left, the last second's figures):
 	// meant for a terminal, nil otherwise.
 	Progress io.Writer
+	// NoPin leaves the server and the load generator unpinned: each is
+	// held to the number of CPUs the file names for it by GOMAXPROCS
+	// alone, as where CPU affinity is not available (pin.go). The notes
+	// say which was done.
+	NoPin bool
 }
 
 // Run runs every run of e: start the server, wait until it is
@@ -183,7 +188,9 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		}
 		x.logf = logf
 	}
-	x.note(pinSelf(e.Client.CPUs))
+	genNote, restore := holdGenerator(e.Client.CPUs, !opt.NoPin)
+	defer restore()
+	x.note(genNote)
 	if e.Quick {
 		x.note(quickNote)
 	}
@@ -401,7 +408,7 @@ func (x *experimentRunner) launch(ctx context.Context, run RunSpec, rr *RunResul
 	lr.rr.Command = redactURLs(argv)
 
 	x.logf("run %s: starting %s", run.Name, strings.Join(lr.rr.Command, " "))
-	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs)
+	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs, !x.opt.NoPin)
 	x.note(pinNote)
 	if err != nil {
 		return lr, err
