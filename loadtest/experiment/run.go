@@ -524,8 +524,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)
 	}
 	x.logf("run %s: %s", lr.run.Name, line)
-	t := r.Total
-	x.feed.Step(live.Step{Run: lr.run.Name, Clients: clients, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs},
+	x.feed.Step(feed.StepOf(lr.run.Name, clients, r.Total),
 		liveClaims(EvaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
 	if err := loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(rr.Points)); err != nil {
 		return err
