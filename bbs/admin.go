@@ -241,6 +241,11 @@ type DBPoolStats struct {
 	// statements waited on the network, and the physical opens waited.
 	NetworkWaitSecondsTotal float64 `json:"network_wait_seconds_total"`
 	ConnectWaitSecondsTotal float64 `json:"connect_wait_seconds_total"`
+	// ValidationSecondsTotal is the time completed acquires spent
+	// validating connections (pool_validate), network wait included: part
+	// of acquire_wait_seconds_total, as a pool's test on borrow is part of
+	// getting a connection.
+	ValidationSecondsTotal float64 `json:"validation_seconds_total"`
 	// SQLSecondsTotal is the time in SQL statements of all commands (the
 	// sum of their db_seconds_total): its increase over a span divided by
 	// the span's length is the mean number of requests in SQL. A
@@ -258,6 +263,7 @@ func dbPoolStats(ps entity.PoolStats) DBPoolStats {
 		InUseSecondsTotal:          ps.InUseTime.Seconds(),
 		NetworkWaitSecondsTotal:    ps.NetworkWait.Seconds(),
 		ConnectWaitSecondsTotal:    ps.ConnectWait.Seconds(),
+		ValidationSecondsTotal:     ps.ValidationTime.Seconds(),
 	}
 }
 
