@@ -245,6 +245,11 @@ type DBPoolStats struct {
 	// DBLatencySeconds is each statement's wait in force now (db_latency,
 	// or what /admin/distance last set).
 	DBLatencySeconds float64 `json:"db_latency_seconds"`
+	// ValidationSecondsTotal is the time completed acquires spent
+	// validating connections (pool_validate), network wait included: part
+	// of acquire_wait_seconds_total, as a pool's test on borrow is part of
+	// getting a connection.
+	ValidationSecondsTotal float64 `json:"validation_seconds_total"`
 	// SQLSecondsTotal is the time in SQL statements of all commands (the
 	// sum of their db_seconds_total): its increase over a span divided by
 	// the span's length is the mean number of requests in SQL. A
@@ -263,6 +268,7 @@ func dbPoolStats(ps entity.PoolStats) DBPoolStats {
 		NetworkWaitSecondsTotal:    ps.NetworkWait.Seconds(),
 		ConnectWaitSecondsTotal:    ps.ConnectWait.Seconds(),
 		DBLatencySeconds:           ps.Latency.Seconds(),
+		ValidationSecondsTotal:     ps.ValidationTime.Seconds(),
 	}
 }
 

@@ -34,6 +34,10 @@ type Config struct {
 	Pool     int    `toml:"pool"`      // database connections (maximum)
 	PoolMin  int    `toml:"pool_min"`  // connections opened at start; 0 = pool (min = max)
 	PoolMode string `toml:"pool_mode"` // "fixed" or "none"
+	// PoolValidate is what every acquire does to a pooled connection
+	// before handing it out: "off", "ping" or "query" (SELECT 1), a round
+	// trip that waits db_latency like a statement.
+	PoolValidate string `toml:"pool_validate"`
 
 	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
 	ReadTimeout       Duration `toml:"read_timeout"`
@@ -70,6 +74,7 @@ func Default() Config {
 		QueueTimeout:      Duration(5 * time.Second),
 		Pool:              10,
 		PoolMode:          "fixed",
+		PoolValidate:      "off",
 		ReadHeaderTimeout: Duration(5 * time.Second),
 		ReadTimeout:       Duration(10 * time.Second),
 		WriteTimeout:      Duration(30 * time.Second),
@@ -148,6 +153,11 @@ func (c Config) Validate() error {
 	case "fixed", "none":
 	default:
 		bad("pool_mode", fmt.Sprintf("%q", c.PoolMode), `must be "fixed" or "none"`)
+	}
+	switch c.PoolValidate {
+	case "off", "ping", "query":
+	default:
+		bad("pool_validate", fmt.Sprintf("%q", c.PoolValidate), `must be "off" (hand a connection out as it is), "ping" (the driver's ping first) or "query" (SELECT 1 first)`)
 	}
 	positive("read_header_timeout", c.ReadHeaderTimeout, time.Hour)
 	positive("read_timeout", c.ReadTimeout, time.Hour)

@@ -37,7 +37,7 @@ func TestDefaults(t *testing.T) {
 	}
 	d := Default()
 	if d.Workers != 10 || d.Queue != 100 || time.Duration(d.QueueTimeout) != 5*time.Second || d.Pool != 10 ||
-		d.PoolMode != "fixed" || d.DB != "sqlite" || d.DSN != "bbs.db" || d.PageSize != 30 || d.SeedPosts != 1000 ||
+		d.PoolMode != "fixed" || d.PoolValidate != "off" || d.DB != "sqlite" || d.DSN != "bbs.db" || d.PageSize != 30 || d.SeedPosts != 1000 ||
 		d.Addr != "127.0.0.1:8080" || d.AdminAddr != "127.0.0.1:6060" {
 		t.Errorf("Default() = %+v; want the documented defaults", d)
 	}
@@ -64,6 +64,10 @@ func TestFileAndFlags(t *testing.T) {
 	if c.Workers != 5 || c.Pool != 7 || c.Queue != 3 || time.Duration(c.QueueTimeout) != 250*time.Millisecond || c.DB != "postgres" {
 		t.Errorf("file + flags = %+v; want workers 5 (file), pool 7 (flag over file), queue 3 (flag), queue_timeout 250ms", c)
 	}
+	c, err = parse(t, "-config", writeFile(t, "pool_validate = \"query\"\n"), "-pool-validate", "ping")
+	if err != nil || c.PoolValidate != "ping" {
+		t.Errorf("pool_validate \"query\" in the file, -pool-validate ping: %q, %v; want \"ping\" (flag over file)", c.PoolValidate, err)
+	}
 	// Flags before -config win as well.
 	c, err = parse(t, "-pool", "9", "-config", p)
 	if err != nil || c.Pool != 9 {
@@ -80,6 +84,7 @@ func TestInvalid(t *testing.T) {
 		{[]string{"-pool", "0"}, []string{"pool = 0", "1..10000"}},
 		{[]string{"-pool", "5", "-pool-min", "6"}, []string{"pool_min = 6", "pool (5)"}},
 		{[]string{"-pool-mode", "lazy"}, []string{`pool_mode = "lazy"`, `"fixed" or "none"`}},
+		{[]string{"-pool-validate", "always"}, []string{`pool_validate = "always"`, `"off"`, `"ping"`, `"query"`}},
 		{[]string{"-db", "mysql"}, []string{`db = "mysql"`, `"sqlite" or "postgres"`}},
 		{[]string{"-page-size", "501"}, []string{"page_size = 501", "1..500"}},
 		{[]string{"-queue-timeout", "0s"}, []string{"queue_timeout = 0s", "above 0"}},

@@ -124,6 +124,26 @@ func (d *Network) Statement(ctx context.Context) (time.Duration, error) {
 	return waited, err
 }
 
+// Validation waits the round trip of one validation on borrow
+// (Options.PoolValidate) and returns how long it waited. It counts among
+// the statements' network waits, but waits in a frame of its own
+// (validateWait), so that a profile puts it under the acquire it belongs
+// to rather than under a query's time on the network. A nil Network
+// returns at once.
+func (d *Network) Validation(ctx context.Context) (time.Duration, error) {
+	if d == nil {
+		return 0, nil
+	}
+	w := d.draw()
+	if w <= 0 {
+		return 0, nil
+	}
+	waited, err := validateWait(ctx, w)
+	d.waitNs.Add(int64(waited))
+	d.waits.Add(1)
+	return waited, err
+}
+
 // Dial waits the opening of one physical connection (Distance.Connect).
 func (d *Network) Dial(ctx context.Context) error {
 	if d == nil || d.Connect <= 0 {
@@ -142,6 +162,15 @@ func (d *Network) Dial(ctx context.Context) error {
 //
 //go:noinline
 func networkWait(ctx context.Context, d time.Duration) (time.Duration, error) {
+	return sleep(ctx, d)
+}
+
+// validateWait is a validation's time on the network and in the remote
+// server: the round trip a pool pays before it hands out a connection.
+// A frame of its own, like networkWait.
+//
+//go:noinline
+func validateWait(ctx context.Context, d time.Duration) (time.Duration, error) {
 	return sleep(ctx, d)
 }
 

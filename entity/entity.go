@@ -85,6 +85,11 @@ type PoolStats struct {
 	AcquireWait time.Duration `json:"-"`            // total time spent in Acquire
 	Opened      int64         `json:"opened_total"` // physical connections ever opened
 
+	// Validation on borrow (Options.PoolValidate), part of AcquireWait:
+	// connections validated, and the time it took (network wait included).
+	Validations    int64         `json:"validations_total"`
+	ValidationTime time.Duration `json:"-"`
+
 	// Time integrals (occupancy): their increase over a span divided by
 	// the span is the mean number of acquires waiting and of connections
 	// handed out over it, in-progress ones included.
@@ -133,6 +138,12 @@ type Options struct {
 	// (every Acquire opens a new physical connection, Release closes it;
 	// at most Pool at once).
 	PoolMode string
+	// PoolValidate is what every Acquire does to a connection before
+	// handing it out: "off" (nothing), "ping" (the driver's ping) or
+	// "query" (SELECT 1), each a round trip that waits Distance.Latency
+	// like a statement; a connection that fails it is discarded and
+	// another taken. The time is part of the acquire.
+	PoolValidate string
 	// SeedPosts is the number of posts seeded into an empty database.
 	SeedPosts int
 	// Schema is, for PostgreSQL only, the schema that holds the tables: it

@@ -12,10 +12,12 @@ import (
 // integrates the acquires waiting and the connections held over time
 // (occupancy.Gauge), so that their mean over any span is exact.
 type Meter struct {
-	acquires atomic.Int64 // completed
-	waitNs   atomic.Int64 // total time in completed acquires
-	waiting  occupancy.Gauge
-	held     occupancy.Gauge // connections handed out by Acquire
+	acquires    atomic.Int64 // completed
+	waitNs      atomic.Int64 // total time in completed acquires
+	validations atomic.Int64
+	validateNs  atomic.Int64 // total time validating, part of waitNs
+	waiting     occupancy.Gauge
+	held        occupancy.Gauge // connections handed out by Acquire
 }
 
 // Start records an acquire beginning.
@@ -37,6 +39,13 @@ func (m *Meter) Done(t occupancy.Stamp, ok bool) occupancy.Stamp {
 	return m.held.EnterAt(at)
 }
 
+// Validated records one validation on borrow that took d, inside an
+// acquire.
+func (m *Meter) Validated(d time.Duration) {
+	m.validations.Add(1)
+	m.validateNs.Add(int64(d))
+}
+
 // Release records a connection handed out at t given back.
 func (m *Meter) Release(t occupancy.Stamp) { m.held.Leave(t) }
 
@@ -48,4 +57,6 @@ func (m *Meter) Fill(s *PoolStats) {
 	_, s.InUseTime = m.held.Read()
 	s.Acquires = m.acquires.Load()
 	s.AcquireWait = time.Duration(m.waitNs.Load())
+	s.Validations = m.validations.Load()
+	s.ValidationTime = time.Duration(m.validateNs.Load())
 }

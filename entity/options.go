@@ -14,10 +14,23 @@ const (
 	PoolNone = "none"
 )
 
+// Validation on borrow, accepted in Options.PoolValidate: what a pool does
+// to a connection before handing it out (WebLogic's
+// TestConnectionsOnReserve, HikariCP's connectionTestQuery, DBCP's
+// testOnBorrow, pgxpool's ping of an idle connection).
+const (
+	// ValidateOff hands a pooled connection out as it is.
+	ValidateOff = "off"
+	// ValidatePing checks the connection with the driver's ping first.
+	ValidatePing = "ping"
+	// ValidateQuery runs SELECT 1 on the connection first.
+	ValidateQuery = "query"
+)
+
 var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
-// Normalize checks o and fills in its defaults: PoolMin 0 means Pool and an
-// empty PoolMode means fixed. Every driver's Open calls it first.
+// Normalize checks o and fills in its defaults: PoolMin 0 means Pool, an
+// empty PoolMode means fixed and an empty PoolValidate means off. Every driver's Open calls it first.
 func (o Options) Normalize() (Options, error) {
 	switch o.Driver {
 	case "sqlite", "postgres":
@@ -42,6 +55,13 @@ func (o Options) Normalize() (Options, error) {
 	case PoolFixed, PoolNone:
 	default:
 		return o, fmt.Errorf("open %s: pool mode %q: want %q or %q", o.Driver, o.PoolMode, PoolFixed, PoolNone)
+	}
+	switch o.PoolValidate {
+	case "":
+		o.PoolValidate = ValidateOff
+	case ValidateOff, ValidatePing, ValidateQuery:
+	default:
+		return o, fmt.Errorf("open %s: pool validate %q: want %q, %q or %q", o.Driver, o.PoolValidate, ValidateOff, ValidatePing, ValidateQuery)
 	}
 	if o.SeedPosts < 0 {
 		return o, fmt.Errorf("open %s: seed posts %d: want 0 or more", o.Driver, o.SeedPosts)

@@ -18,6 +18,7 @@ func TestNormalizeValidates(t *testing.T) {
 		{Options{Driver: "sqlite", DSN: "x", Pool: 2, PoolMin: 3}, "pool min 3"},
 		{Options{Driver: "sqlite", DSN: "x", Pool: 2, PoolMin: -1}, "pool min -1"},
 		{Options{Driver: "sqlite", DSN: "x", Pool: 2, PoolMode: "lazy"}, "pool mode"},
+		{Options{Driver: "sqlite", DSN: "x", Pool: 2, PoolValidate: "always"}, `pool validate "always": want "off", "ping" or "query"`},
 		{Options{Driver: "sqlite", DSN: "x", Pool: 2, SeedPosts: -1}, "seed posts"},
 		{Options{Driver: "sqlite", DSN: "x", Pool: 2, Schema: "s"}, "schema"},
 		{Options{Driver: "postgres", DSN: "x", Pool: 2, Schema: "a;b"}, "schema"},
@@ -40,8 +41,8 @@ func TestNormalizeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o.PoolMin != 3 || o.PoolMode != PoolFixed || o.ModeName() != "fixed" {
-		t.Errorf("Normalize(pool 3) = min %d, mode %q (%s); want 3, fixed", o.PoolMin, o.PoolMode, o.ModeName())
+	if o.PoolMin != 3 || o.PoolMode != PoolFixed || o.ModeName() != "fixed" || o.PoolValidate != ValidateOff {
+		t.Errorf("Normalize(pool 3) = min %d, mode %q (%s), validate %q; want 3, fixed, off", o.PoolMin, o.PoolMode, o.ModeName(), o.PoolValidate)
 	}
 	o, err = Options{Driver: "postgres", DSN: "x", Pool: 3, PoolMin: 1}.Normalize()
 	if err != nil || o.ModeName() != "grow" {

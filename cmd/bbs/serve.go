@@ -102,12 +102,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 
 	start := time.Now()
 	store, err := openWithWait(ctx, time.Duration(cfg.DBWait), log, entity.Options{
-		Driver:    cfg.DB,
-		DSN:       cfg.DSN,
-		Pool:      cfg.Pool,
-		PoolMin:   cfg.PoolMin,
-		PoolMode:  cfg.PoolMode,
-		SeedPosts: cfg.SeedPosts,
+		Driver:       cfg.DB,
+		DSN:          cfg.DSN,
+		Pool:         cfg.Pool,
+		PoolMin:      cfg.PoolMin,
+		PoolMode:     cfg.PoolMode,
+		PoolValidate: cfg.PoolValidate,
+		SeedPosts:    cfg.SeedPosts,
 		Distance: entity.Distance{
 			Latency: time.Duration(cfg.DBLatency),
 			Jitter:  time.Duration(cfg.DBLatencyJitter),
@@ -127,7 +128,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		return err
 	}
 	defer store.Close()
-	log.Info("database ready", "db", cfg.DB, "pool", cfg.Pool, "pool_min", cfg.PoolMin, "pool_mode", cfg.PoolMode, "db_latency", cfg.DBLatency.String(), "db_latency_jitter", cfg.DBLatencyJitter.String(), "connect_latency", cfg.ConnectLatency.String(), "seconds", time.Since(start).Seconds())
+	log.Info("database ready", "db", cfg.DB, "pool", cfg.Pool, "pool_min", cfg.PoolMin, "pool_mode", cfg.PoolMode, "pool_validate", cfg.PoolValidate, "db_latency", cfg.DBLatency.String(), "db_latency_jitter", cfg.DBLatencyJitter.String(), "connect_latency", cfg.ConnectLatency.String(), "seconds", time.Since(start).Seconds())
 
 	srv := bbs.New(bbs.Options{
 		Store:          store,

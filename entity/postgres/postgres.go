@@ -212,10 +212,14 @@ func (s *pgStore) fill(ctx context.Context) error {
 	}
 }
 
-// Acquire takes a pooled connection, or opens one in mode none.
+// Acquire takes a pooled connection, or opens one in mode none, and, when
+// Options.PoolValidate asks, validates it first.
 func (s *pgStore) Acquire(ctx context.Context) (entity.Conn, error) {
 	t := s.m.Start()
 	c, err := s.conn(ctx)
+	if err == nil && s.o.PoolValidate != entity.ValidateOff {
+		c, err = s.validated(ctx, c)
+	}
 	held := s.m.Done(t, err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("acquire postgres connection: %w", err)
@@ -252,6 +256,50 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	s.opened.Add(1)
 	s.open.Add(1)
 	return &pgConn{c: c, s: s, tr: s.tr, Remote: s.d.NewRemote()}, nil
+}
+
+// validated validates c (Options.PoolValidate) and returns it, or, when it
+// fails the test, discards it and takes and validates another, as pgxpool
+// does with a connection whose ping fails; at most Pool+1 tries, so that a
+// pool whose every connection went stale (a server restart) still hands
+// out a fresh one.
+//
+// The store validates rather than pgxpool (ShouldPing returning true, or
+// PrepareConn) so that the validation waits the database at a distance as
+// a statement does, is timed and counted (entity.Meter.Validated), and
+// means the same on both stores.
+func (s *pgStore) validated(ctx context.Context, c *pgConn) (*pgConn, error) {
+	for try := 1; ; try++ {
+		start := time.Now()
+		err := s.validate(ctx, c.c)
+		s.m.Validated(time.Since(start))
+		if err == nil {
+			return c, nil
+		}
+		if ctx.Err() != nil || try > s.o.Pool {
+			err = c.classify(ctx, err)
+			c.Release()
+			return nil, fmt.Errorf("validate (%s): %w", s.o.PoolValidate, err)
+		}
+		c.discard()
+		if c, err = s.conn(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// validate runs one validation round trip on c: the database at a
+// distance's wait, then pgx's ping (an empty statement) or SELECT 1. It is
+// not a statement of the request (Conn.Statements does not count it).
+func (s *pgStore) validate(ctx context.Context, c *pgx.Conn) error {
+	if _, err := s.d.Validation(ctx); err != nil {
+		return err
+	}
+	if s.o.PoolValidate == entity.ValidatePing {
+		return c.Ping(ctx)
+	}
+	var one int
+	return c.QueryRow(ctx, `SELECT 1`).Scan(&one)
 }
 
 // Reset replaces the posts with the seed 1..n in one transaction on one
@@ -456,6 +504,18 @@ func (c *pgConn) Before(ctx context.Context, no int64) (entity.Post, error) {
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
 	return p, nil
+}
+
+// discard closes a connection that failed its validation and gives it
+// back, so that the pool destroys it (pgxpool drops a closed connection on
+// release; in mode none Release closes it anyway).
+func (c *pgConn) discard() {
+	if c.pc != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		c.c.Close(ctx)
+		cancel()
+	}
+	c.Release()
 }
 
 // Release returns the connection to the pool, or closes it in mode none.

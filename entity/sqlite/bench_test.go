@@ -3,10 +3,12 @@
 package sqlite
 
 import (
-	"bbslab/entity"
 	"context"
 	"path/filepath"
 	"testing"
+
+	"bbslab/entity"
+	"bbslab/entity/storetest"
 )
 
 // BenchmarkReset100k measures Reset(100000) on SQLite (the lab resets before
@@ -23,4 +25,19 @@ func BenchmarkReset100k(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkStore measures one pooled acquire and release on SQLite
+// (database/sql), with each validation on borrow, and one single-row
+// query for scale (storetest.Bench).
+func BenchmarkStore(b *testing.B) {
+	storetest.Bench(b, func(b *testing.B, o entity.Options) entity.Store {
+		o.DSN = filepath.Join(b.TempDir(), "bbs.db")
+		s, err := Open(context.Background(), o)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { s.Close() })
+		return s
+	})
 }

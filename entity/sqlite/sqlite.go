@@ -156,10 +156,14 @@ func (s *sqliteStore) setUp(ctx context.Context) error {
 	return nil
 }
 
-// Acquire takes a connection from database/sql's pool.
+// Acquire takes a connection from database/sql's pool and, when
+// Options.PoolValidate asks, validates it first.
 func (s *sqliteStore) Acquire(ctx context.Context) (entity.Conn, error) {
 	t := s.m.Start()
 	c, err := s.conn(ctx)
+	if err == nil && s.o.PoolValidate != entity.ValidateOff {
+		c, err = s.validated(ctx, c)
+	}
 	held := s.m.Done(t, err == nil)
 	if err != nil {
 		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
@@ -192,6 +196,56 @@ func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 	return c, nil
 }
 
+// validated validates c (Options.PoolValidate) and returns it, or, when it
+// fails the test, discards it and takes and validates another, as a pool
+// that tests on borrow does; at most Pool+1 tries, so that a pool whose
+// every connection went stale still hands out a fresh one.
+func (s *sqliteStore) validated(ctx context.Context, c *sql.Conn) (*sql.Conn, error) {
+	for try := 1; ; try++ {
+		start := time.Now()
+		err := s.validate(ctx, c)
+		s.m.Validated(time.Since(start))
+		if err == nil {
+			return c, nil
+		}
+		if ctx.Err() != nil || try > s.o.Pool {
+			s.put(c)
+			return nil, fmt.Errorf("validate (%s): %w", s.o.PoolValidate, classify(err))
+		}
+		s.discard(c)
+		if c, err = s.conn(ctx); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// validate runs one validation round trip on c: the database at a
+// distance's wait, then the driver's ping or SELECT 1. It is not a
+// statement of the request (Conn.Statements does not count it).
+func (s *sqliteStore) validate(ctx context.Context, c *sql.Conn) error {
+	if _, err := s.d.Validation(ctx); err != nil {
+		return err
+	}
+	sctx, err := statementContext(ctx)
+	if err != nil {
+		return err
+	}
+	if s.o.PoolValidate == entity.ValidatePing {
+		return c.PingContext(sctx)
+	}
+	var one int
+	return c.QueryRowContext(sctx, `SELECT 1`).Scan(&one)
+}
+
+// discard closes a connection taken by conn that failed its validation,
+// so that database/sql never hands it out again (see put).
+func (s *sqliteStore) discard(c *sql.Conn) {
+	c.Raw(func(any) error { return driver.ErrBadConn })
+	if s.sem != nil {
+		<-s.sem
+	}
+}
+
 // put gives a connection taken by conn back. In mode none it closes the
 // physical connection, then frees its token: database/sql treats a
 // connection whose Raw callback returns driver.ErrBadConn as broken and
@@ -204,8 +258,7 @@ func (s *sqliteStore) put(c *sql.Conn) {
 		c.Close()
 		return
 	}
-	c.Raw(func(any) error { return driver.ErrBadConn })
-	<-s.sem
+	s.discard(c)
 }
 
 // Reset replaces the posts with the seed 1..n in one transaction on one

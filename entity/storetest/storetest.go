@@ -27,7 +27,7 @@ import (
 // PostgresSchema returns a schema name no other test uses, for
 // entity.Options.Schema on the server dsn names, and drops the schema with
 // everything in it when the test ends.
-func PostgresSchema(t *testing.T, dsn, prefix string) string {
+func PostgresSchema(t testing.TB, dsn, prefix string) string {
 	t.Helper()
 	name := fmt.Sprintf("%s_%d_%d_%d", prefix, os.Getpid(), time.Now().UnixNano()%1e9, schemaSeq.Add(1))
 	t.Cleanup(func() { dropSchema(t, dsn, name) })
@@ -37,7 +37,7 @@ func PostgresSchema(t *testing.T, dsn, prefix string) string {
 var schemaSeq atomic.Int64
 
 // dropSchema drops schema name and everything in it.
-func dropSchema(t *testing.T, dsn, name string) {
+func dropSchema(t testing.TB, dsn, name string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, err := pgx.Connect(ctx, dsn)
@@ -504,6 +504,7 @@ func Run(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
 
 	testDistance(t, open) // distance.go
 	testOccupancy(t, open)
+	testValidate(t, open) // validate.go
 }
 
 // Acquire takes a connection from s, failing the test if it cannot, and

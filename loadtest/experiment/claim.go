@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -258,7 +259,8 @@ type SideResult struct {
 	Missing string `json:"missing,omitempty"`
 	// clients and repeats are the point measured and its values per
 	// repeat in the order measured (after the factor), for a paired
-	// comparison; nil for a constant or a profile share.
+	// comparison; nil for a constant, or for profile shares that do not
+	// say their repeat.
 	run     string
 	clients int
 	repeats []float64
@@ -468,14 +470,48 @@ func measureSide(o Operand, res *Result) SideResult {
 	}
 	s.Raw, s.Value = raw, raw.Scaled(f)
 	s.run, s.clients = o.Run, p.Clients
-	if o.Profile == "" {
-		if vs, ok := p.values(o.Label, o.Metric, o.Reading); ok {
-			for _, v := range vs {
-				s.repeats = append(s.repeats, v*f)
-			}
+	vs, ok := p.values(o.Label, o.Metric, o.Reading)
+	if o.Profile != "" {
+		vs, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients)
+	}
+	if ok {
+		for _, v := range vs {
+			s.repeats = append(s.repeats, v*f)
 		}
 	}
 	return s
+}
+
+// profileRepeats returns a bucket's share in each repeat's profile of one
+// kind taken at clients, in the order of the repeats: the profile of
+// repeat i was taken during repeat i's step, so with interleaved runs two
+// runs' shares of repeat i were measured back to back, as their other
+// figures were. It reports false when the profiles do not say their repeat
+// (each must name a different one).
+func profileRepeats(r *RunResult, kind, bucket string, clients int) ([]float64, bool) {
+	byRepeat := map[int]float64{}
+	for _, pr := range r.Profiles {
+		if pr.Kind != kind || pr.Clients != clients {
+			continue
+		}
+		if _, dup := byRepeat[pr.Repeat]; dup || pr.Repeat == 0 {
+			return nil, false
+		}
+		for _, b := range pr.Buckets {
+			if b.Name == bucket {
+				byRepeat[pr.Repeat] = b.Share
+			}
+		}
+	}
+	if len(byRepeat) == 0 {
+		return nil, false
+	}
+	reps := slices.Sorted(maps.Keys(byRepeat))
+	out := make([]float64, len(reps))
+	for i, rep := range reps {
+		out[i] = byRepeat[rep]
+	}
+	return out, true
 }
 
 // operandPoint returns the point an operand names, or nil.

@@ -339,3 +339,49 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 		t.Errorf("paired text %q; want the ratios of the pairs", txt)
 	}
 }
+
+// TestProfileSharesPaired: two runs' profile shares at the same client
+// count are compared repeat by repeat when the runs were interleaved and
+// each profile says its repeat; the ranges here overlap, the pairs agree.
+func TestProfileSharesPaired(t *testing.T) {
+	const bucket = "getting a connection"
+	profiles := func(shares ...float64) []*loadtest.ProfileSummary {
+		var out []*loadtest.ProfileSummary
+		for i, s := range shares {
+			out = append(out, &loadtest.ProfileSummary{Kind: "fgprof", Clients: 5, Repeat: i + 1,
+				Buckets: []loadtest.FuncShare{{Name: bucket, Share: s}}})
+		}
+		return out
+	}
+	unnumbered := profiles(0.50, 0.40, 0.60)
+	for _, p := range unnumbered {
+		p.Repeat = 0
+	}
+	res := &Result{Interleave: true, Runs: []*RunResult{
+		// Listed out of order: the pairs follow the repeat numbers.
+		{Name: "each", Points: []*Point{measuredPoint(5, []float64{50, 50, 50}, nil, nil)},
+			Profiles: []*loadtest.ProfileSummary{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
+		{Name: "all", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: profiles(0.45, 0.35, 0.55)},
+		{Name: "old", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: unnumbered},
+	}}
+	share := func(run string) Operand {
+		return Operand{Run: run, Clients: 5, Profile: "fgprof", Bucket: bucket, Factor: 1}
+	}
+	for _, tt := range []struct {
+		left, right string
+		op          string
+		want        string
+		paired      bool
+		text        string
+	}{
+		{"each", "all", ">", Reproduced, true, "ratios 1.111, 1.143, 1.091"},
+		{"all", "each", ">=", NotReproduced, true, "paired by repeat"},
+		{"each", "old", ">", Inconclusive, false, "(40-60)"}, // no repeat numbers: the ranges, which overlap
+	} {
+		c := Claim{ID: tt.left + tt.op + tt.right, Checks: []Check{{Left: share(tt.left), Op: tt.op, Right: share(tt.right)}}}
+		got := EvaluateClaims([]Claim{c}, res, false)[0]
+		if got.Outcome != tt.want || got.Checks[0].Paired != tt.paired || !strings.Contains(got.Checks[0].Text, tt.text) {
+			t.Errorf("%s: %s, paired %v (%s); want %s, paired %v, text with %q", c.ID, got.Outcome, got.Checks[0].Paired, got.Checks[0].Text, tt.want, tt.paired, tt.text)
+		}
+	}
+}
