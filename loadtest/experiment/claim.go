@@ -318,7 +318,7 @@ func evaluateCheck(k Check, res *Result) CheckResult {
 		// point: nothing was measured beyond it.
 		kr.Outcome = NotMeasured
 		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, clientsText(l.clients))
-	case res.Interleave && pairable(l, r):
+	case res.Interleave && pairable(l, r, res.Sweeps):
 		kr.Outcome, paired = comparePaired(l.repeats, k.Op, r.repeats, r.Factor/l.Factor)
 		kr.Paired = true
 	default:
@@ -328,14 +328,16 @@ func evaluateCheck(k Check, res *Result) CheckResult {
 	return kr
 }
 
-// pairable reports whether two measured sides can be compared repeat by
-// repeat: the same client count and the same number of repeats (more
-// than one). With interleaved runs, repeat i of every run at a client
-// count was measured back to back, so the machine's drift between repeats
-// hits both sides of a pair alike and the pair's difference is free of it;
-// the min-max ranges instead carry the drift on each side.
-func pairable(l, r SideResult) bool {
-	return l.repeats != nil && r.repeats != nil && l.clients == r.clients &&
+// pairable reports whether two measured sides of interleaved runs can be
+// compared repeat by repeat: the same number of repeats (more than one)
+// and the same client count, or any client counts when each repeat was a
+// whole sweep (Result.Sweeps). Repeat i of every run at a client count was
+// measured back to back, and with sweeps repeat i of every point in the
+// same sweep, so the machine's drift between repeats hits both sides of a
+// pair alike and the pair's difference is free of it, where the min-max
+// ranges carry the drift on each side.
+func pairable(l, r SideResult, sweeps bool) bool {
+	return l.repeats != nil && r.repeats != nil && (sweeps || l.clients == r.clients) &&
 		len(l.repeats) == len(r.repeats) && len(l.repeats) > 1
 }
 

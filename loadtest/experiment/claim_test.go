@@ -326,15 +326,24 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 		{true, check("b", "a", 10, 10, ">="), NotReproduced, true},     // b below a in every pair
 		{true, check("b", "a", 10, 10, "not_above"), Reproduced, true}, // never above
 		{true, check("a", "b", 10, 10, "not_above"), NotReproduced, true},
-		{true, check("a", "b", 20, 10, ">"), Inconclusive, false}, // other client counts: not measured back to back
+		{true, check("a", "b", 20, 10, ">"), Inconclusive, false}, // other client counts, repeats not whole sweeps
 	} {
-		res.Interleave = tt.interleave
+		res.Interleave, res.Sweeps = tt.interleave, false
 		got := EvaluateClaims([]Claim{tt.claim}, res, false)[0]
 		if got.Outcome != tt.want || got.Checks[0].Paired != tt.paired {
 			t.Errorf("%s (interleave %v): %s, paired %v; want %s, paired %v (%s)", tt.claim.ID, tt.interleave, got.Outcome, got.Checks[0].Paired, tt.want, tt.paired, got.Checks[0].Text)
 		}
 	}
-	res.Interleave = true
+	// Each repeat a whole sweep: repeat i of a at 20 clients and of b at
+	// 10 were measured in the same sweep, and pair (ratios 1.0, 1.22, 0.85).
+	res.Interleave, res.Sweeps = true, true
+	if got := EvaluateClaims([]Claim{check("a", "b", 20, 10, ">")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != Inconclusive {
+		t.Errorf("other client counts in sweeps: %s, paired %v; want inconclusive, paired (%s)", got.Outcome, got.Checks[0].Paired, got.Checks[0].Text)
+	}
+	if got := EvaluateClaims([]Claim{check("a", "b", 20, 10, ">=")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != Inconclusive {
+		t.Errorf("a>=b at 20/10 in sweeps: %s; want inconclusive (1.22 holds, 0.85 fails)", got.Outcome)
+	}
+	res.Sweeps = false
 	if txt := EvaluateClaims([]Claim{check("a", "b", 10, 10, ">")}, res, false)[0].Checks[0].Text; !strings.Contains(txt, "paired by repeat, ratios 1.100, 1.098, 1.102") {
 		t.Errorf("paired text %q; want the ratios of the pairs", txt)
 	}

@@ -40,6 +40,10 @@ type Result struct {
 	// quick run (MakeQuick).
 	Repeats    int          `json:"repeats,omitempty"`
 	Interleave bool         `json:"interleave,omitempty"`
+	// Sweeps says that each interleaved repeat was a whole sweep (every
+	// client count of every run), so that repeat i of any two points can
+	// be paired; results written before it pair only the same client count.
+	Sweeps bool `json:"sweeps,omitempty"`
 	Quick      bool         `json:"quick,omitempty"`
 	Runs       []*RunResult `json:"runs"`
 	// Disk is the disk benchmark's JSON output, when the file names one.
@@ -168,7 +172,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	}
 	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
 		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
-		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Quick: e.Quick}
+		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick}
 	if e.Validate.Board != "" && opt.Validate == nil {
 		return nil, fmt.Errorf("experiment %s: validate.board is set but no validation was given to run it", e.Name)
 	}
