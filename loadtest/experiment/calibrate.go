@@ -34,7 +34,7 @@ type CalibrateSpec struct {
 	// {{db_latency}} in server.command or a run's args.
 	Var string `toml:"var"`
 	// Set is POSTed to the calibration server to set the wait while it
-	// runs, with {{Var}} holding the value (e.g. ".../admin/distance?db_latency={{db_latency}}").
+	// runs, with {{Var}} holding the value (e.g. ".../set?wait={{wait}}").
 	Set string `toml:"set"`
 	// Run names the run whose configuration is probed; Clients the client
 	// count of the operating point.
