@@ -206,11 +206,20 @@ func (s *Sampler) Read() Reading {
 		r.missing("load", err)
 	} else {
 		r.Load = &l
+		if l.Runnable == nil {
+			r.Absent = append(r.Absent, "load.runnable", "load.threads")
+		}
 	}
 	if m, err := s.p.memory(); err != nil {
 		r.missing("memory", err)
 	} else {
 		r.Memory = &m
+		if m.CachedBytes == nil {
+			r.Absent = append(r.Absent, "memory.cached_bytes")
+		}
+		if m.SwapTotalBytes == nil {
+			r.Absent = append(r.Absent, "memory.swap_total_bytes", "memory.swap_free_bytes")
+		}
 	}
 	r.Available = r.CPU != nil || r.Process != nil || r.Paging != nil || r.Load != nil || r.Memory != nil
 	return r
