@@ -72,6 +72,7 @@ var adminDocs = map[string]string{
 	"GET /healthz":          "200 ok while the process is up, also while start-up waits for the database.",
 	"GET /readyz":           "JSON: 200 when the pool is filled and the database answers, else 503 with the reason.",
 	"POST /admin/reset":     "Restores the deterministic seed of ?posts=N posts (default: the configured seed). POST only, e.g. curl -X POST 'ADDR/admin/reset?posts=1000'.",
+	"/admin/distance":       "JSON: each SQL statement's wait in force (db_latency ± db_latency_jitter); a POST sets it from now on, as loadtest calibrate does, e.g. curl -X POST 'ADDR/admin/distance?db_latency=1.2ms'.",
 	"GET /admin/stats":      "JSON: workers and queue, DB pool and its waits, each command's queries and acquires, answers by kind, GC, machine, connections, runtime, config.",
 	"/debug/pprof/":         "pprof's index of the runtime profiles listed below (?debug=1 for text).",
 	"/debug/pprof/cmdline":  "The command line, secrets redacted, NUL-separated.",
@@ -241,6 +242,9 @@ type DBPoolStats struct {
 	// statements waited on the network, and the physical opens waited.
 	NetworkWaitSecondsTotal float64 `json:"network_wait_seconds_total"`
 	ConnectWaitSecondsTotal float64 `json:"connect_wait_seconds_total"`
+	// DBLatencySeconds is each statement's wait in force now (db_latency,
+	// or what /admin/distance last set).
+	DBLatencySeconds float64 `json:"db_latency_seconds"`
 	// SQLSecondsTotal is the time in SQL statements of all commands (the
 	// sum of their db_seconds_total): its increase over a span divided by
 	// the span's length is the mean number of requests in SQL. A
@@ -258,6 +262,7 @@ func dbPoolStats(ps entity.PoolStats) DBPoolStats {
 		InUseSecondsTotal:          ps.InUseTime.Seconds(),
 		NetworkWaitSecondsTotal:    ps.NetworkWait.Seconds(),
 		ConnectWaitSecondsTotal:    ps.ConnectWait.Seconds(),
+		DBLatencySeconds:           ps.Latency.Seconds(),
 	}
 }
 

@@ -38,6 +38,11 @@ type RuntimeStats struct {
 	// for. SchedLatencies is the number of such waits.
 	SchedLatencySecondsTotal float64 `json:"sched_latency_seconds_total"`
 	SchedLatencies           uint64  `json:"sched_latencies_total"`
+	// ProcessCPUSecondsTotal is the CPU time the board has used since
+	// start, user and system (getrusage): its rate over a span is the
+	// board's CPU over exactly that span. Absent where the platform does
+	// not give it.
+	ProcessCPUSecondsTotal *float64 `json:"process_cpu_seconds_total,omitempty"`
 }
 
 // readRuntime reads the runtime part of the readings (machine.ReadRuntime).
@@ -48,6 +53,10 @@ func readRuntime() RuntimeStats {
 		HeapLiveBytes: m.HeapLiveBytes, MemoryTotalBytes: m.MemoryTotalBytes, CgoCalls: m.CgoCalls,
 	}
 	r.SchedLatencySecondsTotal, r.SchedLatencies = machine.HistogramSum(m.SchedLatencies)
+	if cpu, ok := machine.ProcessCPUTime(); ok {
+		sec := cpu.Seconds()
+		r.ProcessCPUSecondsTotal = &sec
+	}
 	return r
 }
 

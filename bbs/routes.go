@@ -30,6 +30,7 @@ func (s *Server) adminRoutes(mux *routeList) {
 	mux.HandleFunc("GET /readyz", s.handleReadyz)
 	mux.HandleFunc("POST /admin/reset", s.handleReset)
 	mux.HandleFunc("GET /admin/stats", s.handleStats)
+	mux.HandleFunc("/admin/distance", s.handleDistance)
 	s.debugRoutes(mux)
 }
 

@@ -95,6 +95,10 @@ type PoolStats struct {
 	NetworkWait  time.Duration `json:"-"`                         // statements' waits on the network, total
 	NetworkWaits int64         `json:"network_round_trips_total"` // statements that waited
 	ConnectWait  time.Duration `json:"-"`                         // physical opens' waits, total
+	// Latency and Jitter are each statement's wait in force now
+	// (Network.SetLatency may change them while the store runs).
+	Latency time.Duration `json:"-"`
+	Jitter  time.Duration `json:"-"`
 }
 
 // PostTime returns the time stamp of a post written now: UTC, truncated to

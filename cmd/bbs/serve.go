@@ -112,6 +112,9 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			Latency: time.Duration(cfg.DBLatency),
 			Jitter:  time.Duration(cfg.DBLatencyJitter),
 			Connect: time.Duration(cfg.ConnectLatency),
+			// The admin listener's /admin/distance sets the wait while
+			// the board runs (loadtest calibrate).
+			Adjustable: true,
 		},
 		Trace: rd.sqlTrace,
 	}, func(attempt int, left time.Duration) {

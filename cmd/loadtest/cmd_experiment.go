@@ -36,6 +36,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	repeats := fs.Int("repeats", 0, fmt.Sprintf("override load.repeats: measure each point `N` times (1..%d)", experiment.MaxRepeats))
 	quick := fs.Bool("quick", false, "a quick try of the file: at most 3 client counts (keeping those the claims name), 1 repeat, warm-up <= 1s, steps <= 3s; claims are flagged as single measurements")
 	liveAddr := fs.String("live", "127.0.0.1:0", "serve the live dashboard at `addr` while the experiment runs (default: a free loopback port; the URL is printed); off: none")
+	pin := fs.Bool("pin", true, "pin the server and the load generator to the file's [server] and [client] cpus (Linux CPU affinity); false, or where pinning fails, caps each with GOMAXPROCS = its number of cpus instead (the notes say which)")
 	progress := fs.String("progress", "auto", "progress line (step i/N, time left): auto (on a terminal), on or off")
 	if err := parseFlags(fs, args, true); err != nil {
 		return err
@@ -112,7 +113,8 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout, Live: hub, Progress: progressW,
 		// What the runner knows of the board comes from its contract.
 		Validate: contract.Validate, Readings: contract.Readings, Environment: contract.Environment, Charts: contract.Charts,
-		StartHint: contract.StartHint, Disk: diskTable, Doing: contract.Doing, Limiting: contract.Limiting})
+		StartHint: contract.StartHint, Disk: diskTable, Doing: contract.Doing, Limiting: contract.Limiting,
+		NoPin: !*pin})
 	dash.stop(stderr) // the experiment published the end and closed the hub itself
 	if res != nil && len(res.Claims) > 0 {
 		fmt.Fprintln(stdout, "claims:")

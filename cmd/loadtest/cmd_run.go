@@ -8,7 +8,6 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
-	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 )
 
@@ -58,8 +57,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if dash != nil {
-		t := res.Total
-		dash.feed.Step(live.Step{Run: name, Clients: s.Clients, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs}, nil)
+		dash.feed.Step(feed.StepOf(name, s.Clients, res.Total), nil)
 	}
 	return finish(res, objs, *out, o.csv, stdout)
 }

@@ -11,7 +11,6 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
-	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )
@@ -75,8 +74,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 		if dash != nil {
-			t := step.Total
-			dash.feed.Step(live.Step{Run: name, Clients: n, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs}, nil)
+			dash.feed.Step(feed.StepOf(name, n, step.Total), nil)
 		}
 		fmt.Fprintf(stdout, "== %d clients\n", step.Total.Clients)
 		if err := loadtest.WriteSummary(stdout, step); err != nil {

@@ -186,6 +186,31 @@ func TestExperimentFailingSLOExits3(t *testing.T) {
 	}
 }
 
+// TestExperimentPinFlag checks that -pin=false reaches the runner: the
+// server of a file that names one CPU for it is capped with GOMAXPROCS=1
+// instead, and the output says so.
+func TestExperimentPinFlag(t *testing.T) {
+	dir := t.TempDir()
+	file := pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"300ms\"")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "start_timeout = \"10s\"", "start_timeout = \"10s\"\ncpus = [0]", 1) + "[client]\ncpus = [0]\n"
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(context.Background(), "experiment", "-pin=false", "-live", "off", "-out", filepath.Join(dir, "out"), file)
+	if code != 0 {
+		t.Fatalf("experiment -pin=false = exit %d; stderr %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"server not pinned (pinning is off): GOMAXPROCS=1 in its environment", "load generator not pinned (pinning is off): GOMAXPROCS=1"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("experiment -pin=false: stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
 // cancelOn cancels when what is written to it contains want; the
 // experiment's log goes to it.
 type cancelOn struct {

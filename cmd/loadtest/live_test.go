@@ -230,9 +230,12 @@ func TestSweepLiveDashboard(t *testing.T) {
 	}
 	var steps []int
 	server := 0
+	var peak float64
+	var requests int64
 	for _, f := range frames {
 		if f.Step != nil {
 			steps = append(steps, f.Step.Clients)
+			peak, requests = max(peak, f.Step.Throughput), requests+f.Step.Requests
 			continue
 		}
 		if f.Done {
@@ -253,8 +256,14 @@ func TestSweepLiveDashboard(t *testing.T) {
 	if server == 0 {
 		t.Errorf("no frame drew the server's CPU (75 %% of a core) on its panel")
 	}
-	if !frames[len(frames)-1].Done {
+	end := frames[len(frames)-1]
+	if !end.Done {
 		t.Errorf("the stream did not end with the end frame")
+	}
+	// The finished page heads with the sweep's own figures, not the empty
+	// second after the load.
+	if s := end.Summary; s == nil || s.Steps != 2 || s.Peak == nil || s.Peak.Throughput != peak || peak <= 0 || s.Requests != requests || requests == 0 {
+		t.Errorf("end frame's summary %+v; want 2 steps, the peak %.1f req/s and %d requests", s, peak, requests)
 	}
 	code, _, stderr := runCmd(context.Background(), "run", "-url", srv.URL+"/", "-duration", "1s", "-live", "0.0.0.0:0")
 	if code != 2 || !strings.Contains(stderr, "not loopback") {

@@ -478,3 +478,6 @@ func (c *pgConn) Release() {
 	c.s.open.Add(-1)
 	<-c.s.sem
 }
+
+// Network returns the store's database at a distance (entity.Distant).
+func (s *pgStore) Network() *entity.Network { return s.d }

@@ -440,3 +440,6 @@ func (c *sqliteConn) Release() {
 		c.m.Release(c.held)
 	}
 }
+
+// Network returns the store's database at a distance (entity.Distant).
+func (s *sqliteStore) Network() *entity.Network { return s.d }

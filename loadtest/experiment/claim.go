@@ -176,8 +176,8 @@ func (e *Experiment) checkOperand(o *Operand) []string {
 			}
 		}
 	}
-	if o.Reading != "" && !slices.ContainsFunc(e.Stats.Readings, func(r watch.Reading) bool { return r.Name == o.Reading }) {
-		out = append(out, fmt.Sprintf("reading %q is not a [[stats.reading]] of this file", o.Reading))
+	if o.Reading != "" && o.Reading != e.Calibrate.Share && !slices.ContainsFunc(e.Stats.Readings, func(r watch.Reading) bool { return r.Name == o.Reading }) {
+		out = append(out, fmt.Sprintf("reading %q is not a [[stats.reading]] of this file (nor calibrate.share)", o.Reading))
 	}
 	if o.Bucket != "" && o.Profile == "" {
 		out = append(out, "bucket goes with profile")

@@ -31,7 +31,10 @@ type Experiment struct {
 	Profile  ProfileSpec  `toml:"profile"`
 	Report   ReportSpec   `toml:"report"`
 	Disk     DiskSpec     `toml:"disk"`
-	Runs     []RunSpec    `toml:"run"`
+	// Calibrate, when it names a var, sets that server variable from the
+	// machine before the runs (calibrate.go).
+	Calibrate CalibrateSpec `toml:"calibrate"`
+	Runs      []RunSpec     `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (experiment_claim.go).
 	Claims []Claim `toml:"claim"`
@@ -106,10 +109,11 @@ type LoadSpec struct {
 	// measured, 1 to MaxRepeats (0: 1). The point's value is the median
 	// and its spread the range over the repeats.
 	Repeats int `toml:"repeats"`
-	// Interleave starts every run's server first, then, for each client
-	// count and each repeat, measures the runs one after the other in the
-	// file's order, so that the machine's drift hits every configuration
-	// alike. Without it each run is measured in full before the next
+	// Interleave starts every run's server first, then, for each repeat
+	// (a whole sweep) and each client count, measures the runs one after
+	// the other in the file's order, so that the machine's drift hits
+	// every configuration alike and a burst of other work hits one
+	// repeat of several points, not every repeat of one. Without it each run is measured in full before the next
 	// starts, its repeats back to back.
 	Interleave bool `toml:"interleave"`
 }
@@ -369,6 +373,7 @@ func (e *Experiment) check() error {
 			bad("client.cpus: %d: want a CPU number", c)
 		}
 	}
+	errs = append(errs, e.checkCalibrate()...)
 	errs = append(errs, e.checkClaims()...)
 	return errors.Join(errs...)
 }

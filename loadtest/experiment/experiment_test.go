@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -19,7 +20,18 @@ import (
 // process: two runs, two client counts, a stats reading and a CPU profile.
 func tinyExperiment(t *testing.T, mode string) *Experiment {
 	t.Helper()
-	text := fmt.Sprintf(`
+	e, err := Parse("tiny.toml", []byte(tinyText(t, mode)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	return e
+}
+
+// tinyText is tinyExperiment's file.
+func tinyText(t *testing.T, mode string) string {
+	t.Helper()
+	return fmt.Sprintf(`
 name = "tiny"
 description = "A tiny experiment for the tests."
 [server]
@@ -70,12 +82,6 @@ vars = { cmd = "AllView" }
 name = "each"
 vars = { cmd = "EachGetView" }
 `, os.Args[0], mode)
-	e, err := Parse("tiny.toml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Dir = t.TempDir()
-	return e
 }
 
 func TestExperimentEndToEnd(t *testing.T) {
@@ -122,6 +128,7 @@ func TestExperimentEndToEnd(t *testing.T) {
 	if !strings.Contains(string(page), "<li>1 client: PASS") || strings.Contains(string(page), "1 clients") {
 		t.Errorf("index.html's SLO list does not say \"1 client\" as report.md does")
 	}
+	checkHeadline(t, string(page), res)
 	// The verdict is computed from the results: it quotes the peak.
 	peak, _ := peakPoint(res.Runs[0])
 	want := fmt.Sprintf("all: peak %.0f/s at %d clients", peak.Result.Total.Throughput, peak.Clients)
@@ -403,5 +410,46 @@ func TestExperimentInterruptedWhileStarting(t *testing.T) {
 	_, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir()})
 	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "not ready") {
 		t.Errorf("Run interrupted while starting = %v; want context.Canceled, not a start failure", err)
+	}
+}
+
+// checkHeadline checks that the report page's last frame heads it with
+// the experiment's own figures: the peak over every run's steps, where it
+// was, and the requests and errors of every step.
+func checkHeadline(t *testing.T, page string, res *Result) {
+	t.Helper()
+	const open = `<script id="frames" type="application/json">`
+	i := strings.Index(page, open)
+	j := strings.Index(page[max(i, 0):], "</script>")
+	if i < 0 || j < 0 {
+		t.Fatalf("index.html has no inlined frames")
+	}
+	var frames []live.Frame
+	if err := json.Unmarshal([]byte(page[i+len(open):i+j]), &frames); err != nil {
+		t.Fatalf("index.html's frames: %v", err)
+	}
+	if len(frames) == 0 || frames[len(frames)-1].Summary == nil {
+		t.Fatalf("index.html's last frame has no summary: the headline would show the empty second after the load")
+	}
+	s := frames[len(frames)-1].Summary
+	var want live.Summary
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			tot := p.Result.Total
+			want.Steps++
+			want.Requests += tot.Requests
+			want.Errors += tot.Errors
+			if want.Peak == nil || tot.Throughput > want.Peak.Throughput {
+				want.Peak = &live.Step{Run: r.Name, Clients: p.Clients, Throughput: tot.Throughput, P99: tot.P99Ms}
+			}
+		}
+	}
+	if s.Peak == nil || s.Peak.Throughput <= 0 || s.Peak.Run != want.Peak.Run || s.Peak.Clients != want.Peak.Clients ||
+		s.Peak.Throughput != want.Peak.Throughput || s.Peak.P99 != want.Peak.P99 {
+		t.Errorf("headline peak %+v; want %+v, the experiment's highest step", s.Peak, want.Peak)
+	}
+	if s.Steps != want.Steps || s.Requests != want.Requests || s.Requests == 0 || s.Errors != want.Errors || s.Duration <= 0 {
+		t.Errorf("headline summary: %d steps, %d requests, %d errors, %v s; want %d, %d, %d and a duration",
+			s.Steps, s.Requests, s.Errors, s.Duration, want.Steps, want.Requests, want.Errors)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"sync"
@@ -29,17 +30,27 @@ import (
 // count headers "allview+1" (AllView reports one query too many),
 // "nomiss" (the post-by-post commands leave out the lookup that found
 // nothing on a board with fewer posts than asked for), "each-1" (EachGetView
-// reports one acquire too few).
+// reports one acquire too few). Mode "sim" simulates the article's
+// server for calibration: five workers, each request holding one for
+// simCPU of "CPU" (counted in cpu_seconds_total, though slept) and the
+// wait /admin/distance sets.
 type fakeBoard struct {
 	mode     string
 	mu       sync.Mutex
 	posts    []string // oldest first
 	requests atomic.Int64
 	busy     atomic.Int64
+
+	workers chan struct{}
+	wait    atomic.Int64 // ns, set by POST /admin/distance?db_latency=
+	cpuNs   atomic.Int64
 }
 
+// simCPU is a simulated request's CPU time in mode "sim".
+const simCPU = 2 * time.Millisecond
+
 func newFakeBoard(mode string) *fakeBoard {
-	b := &fakeBoard{mode: mode}
+	b := &fakeBoard{mode: mode, workers: make(chan struct{}, 5)}
 	b.reset(50)
 	return b
 }
@@ -71,12 +82,21 @@ func (b *fakeBoard) handler() http.Handler {
 		b.reset(n)
 		fmt.Fprintf(w, `{"posts": %d}`, n)
 	})
+	mux.HandleFunc("POST /admin/distance", func(w http.ResponseWriter, r *http.Request) {
+		d, err := time.ParseDuration(r.URL.Query().Get("db_latency"))
+		if err != nil {
+			http.Error(w, "db_latency: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		b.wait.Store(int64(d))
+		fmt.Fprintf(w, `{"db_latency": %q}`, d)
+	})
 	mux.HandleFunc("/admin/stats", func(w http.ResponseWriter, r *http.Request) {
 		// database, host and config are what the board names its
 		// environment by (copied whole into the results).
 		fmt.Fprintf(w, `{"workers": {"busy": %d, "wait_seconds_total": %g}, "commands": {"AllView": {"requests": %d}},
-			"database": {"kind": "fake", "server_version": "9.9"}, "config": {"mode": %q}}`,
-			b.busy.Load(), float64(b.requests.Load())*0.001, b.requests.Load(), b.mode)
+			"cpu_seconds_total": %g, "database": {"kind": "fake", "server_version": "9.9"}, "config": {"mode": %q}}`,
+			b.busy.Load(), float64(b.requests.Load())*0.001, b.requests.Load(), time.Duration(b.cpuNs.Load()).Seconds(), b.mode)
 	})
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.Handle("/debug/fgprof", fgprof.Handler())
@@ -87,6 +107,12 @@ func (b *fakeBoard) board(w http.ResponseWriter, r *http.Request) {
 	b.requests.Add(1)
 	b.busy.Add(1)
 	defer b.busy.Add(-1)
+	if b.mode == "sim" {
+		b.workers <- struct{}{}
+		time.Sleep(simCPU + time.Duration(b.wait.Load()))
+		b.cpuNs.Add(int64(simCPU))
+		<-b.workers
+	}
 	r.ParseForm()
 	cmd := r.Form.Get("cmd")
 	if cmd == "" {
@@ -193,6 +219,7 @@ func TestFakeBoardProcess(t *testing.T) {
 	fs := flag.NewFlagSet("fake", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:0", "")
 	admin := fs.String("admin-addr", "127.0.0.1:0", "")
+	wait := fs.Duration("wait", 0, "mode sim: the wait of each request, as /admin/distance sets it")
 	if err := fs.Parse(args); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -206,6 +233,7 @@ func TestFakeBoardProcess(t *testing.T) {
 		}
 	}
 	b := newFakeBoard(mode)
+	b.wait.Store(int64(*wait))
 	errc := make(chan error, 2)
 	for _, a := range []string{*addr, *admin} {
 		l, err := net.Listen("tcp", a)
@@ -215,7 +243,8 @@ func TestFakeBoardProcess(t *testing.T) {
 		}
 		go func() { errc <- http.Serve(l, b.handler()) }()
 	}
-	fmt.Println("fake board up")
+	// The tests of pinning read this line in the run's server.log.
+	fmt.Printf("fake board up, GOMAXPROCS=%d\n", runtime.GOMAXPROCS(0))
 	select {
 	case err := <-errc:
 		fmt.Fprintln(os.Stderr, err)

@@ -3,7 +3,6 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,7 +12,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -36,10 +34,12 @@ func freePort() (string, error) {
 	return port, nil
 }
 
-// startServer starts argv with its output in logPath, pinned to cpus when
-// given (the child inherits the affinity of the thread that starts it). It
-// returns a note about the pinning.
-func startServer(argv, env []string, dir, logPath string, cpus []int) (*serverProc, string, error) {
+// startServer starts argv with its output in logPath, held to cpus when
+// given: pinned to them when pin is set and the system allows it (the
+// child inherits the affinity of the thread that starts it), otherwise
+// capped with GOMAXPROCS (serverCap). env is the experiment file's
+// [server] env, expanded. It returns a note about what was done.
+func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) (*serverProc, string, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, "", fmt.Errorf("server log: %w", err)
@@ -55,12 +55,18 @@ func startServer(argv, env []string, dir, logPath string, cpus []int) (*serverPr
 
 	note := "server not pinned"
 	var startErr error
-	if len(cpus) > 0 {
+	switch {
+	case len(cpus) == 0:
+		startErr = cmd.Start()
+	case !pin:
+		note = serverCap(cmd, env, cpus, errPinOff)
+		startErr = cmd.Start()
+	default:
 		// Pin this OS thread, start the child from it, then restore.
 		runtime.LockOSThread()
 		restore, perr := pinThread(cpus)
 		if perr != nil {
-			note = "server not pinned: " + perr.Error()
+			note = serverCap(cmd, env, cpus, perr)
 		} else {
 			note = fmt.Sprintf("server pinned to CPU %s", cpuList(cpus))
 		}
@@ -69,8 +75,6 @@ func startServer(argv, env []string, dir, logPath string, cpus []int) (*serverPr
 			restore()
 		}
 		runtime.UnlockOSThread()
-	} else {
-		startErr = cmd.Start()
 	}
 	if startErr != nil {
 		log.Close()
@@ -200,25 +204,6 @@ func post(ctx context.Context, url string, timeout time.Duration) error {
 	return nil
 }
 
-// pinSelf pins every thread of this process to cpus and returns a note.
-func pinSelf(cpus []int) string {
-	if len(cpus) == 0 {
-		return "load generator not pinned"
-	}
-	if err := pinProcess(cpus); err != nil {
-		return "load generator not pinned: " + err.Error()
-	}
-	return fmt.Sprintf("load generator pinned to CPU %s", cpuList(cpus))
-}
-
-func cpuList(cpus []int) string {
-	s := make([]string, len(cpus))
-	for i, c := range cpus {
-		s[i] = fmt.Sprint(c)
-	}
-	return strings.Join(s, ",")
-}
-
 // resolveCommand makes a relative program path relative to dir.
 func resolveCommand(argv []string, dir string) []string {
 	out := append([]string(nil), argv...)
@@ -227,8 +212,3 @@ func resolveCommand(argv []string, dir string) []string {
 	}
 	return out
 }
-
-var errNoAffinity = errors.New("CPU affinity is not available on this system")
-
-// pinMu serialises pinning.
-var pinMu sync.Mutex

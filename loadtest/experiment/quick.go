@@ -32,6 +32,9 @@ func (e *Experiment) MakeQuick() {
 		e.Profile.Seconds = max(s, 1)
 	}
 	l.Clients = quickCounts(e)
+	c := &e.Calibrate
+	c.Warmup = Duration(min(time.Duration(c.Warmup), quickWarmup/2))
+	c.Duration = Duration(min(time.Duration(c.Duration), 2*time.Second))
 }
 
 // quickCounts chooses the client counts of a quick run.

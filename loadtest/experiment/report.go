@@ -207,6 +207,13 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *DiskTable) string
 	if res.Error != "" {
 		fmt.Fprintf(&b, "\n**The experiment stopped early:** %s\n", res.Error)
 	}
+	if c := res.Calibration; c != nil {
+		fmt.Fprintf(&b, "\n## Calibration\n\n%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms |\n| --- | --- | --- | --- |\n",
+			c.Summary(), c.Method(), c.Var, c.ReadingHead())
+		for _, p := range c.Probes {
+			fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs)
+		}
+	}
 	if env := experimentEnvironment(res); len(env) > 0 {
 		b.WriteString("\n## Environment\n\n")
 		for _, l := range env {
@@ -337,6 +344,9 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}. {{.Repeats}}</p>
 <ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
+{{with .Res.Calibration}}<h2>Calibration</h2><p>{{.Summary}}. {{.Method}}.</p>
+<table><tr><th>{{.Var}}</th><th>throughput/s</th><th>{{.ReadingHead}}</th><th>CPU per request ms</th></tr>
+{{range .Probes}}<tr><td>{{printf "%.3f" .WaitMs}} ms</td><td>{{printf "%.1f" .Throughput}}</td><td>{{printf "%.1f" .Reading}}</td><td>{{printf "%.3f" .CPUPerRequestMs}}</td></tr>{{end}}</table>{{end}}
 {{with .Environment}}<h2>Environment</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
 {{with .Disk}}<h2>Disk under the database</h2><p>{{.Caption}}:</p>

@@ -46,6 +46,8 @@ type Result struct {
 	Disk json.RawMessage `json:"disk,omitempty"`
 	// Error says why the experiment stopped early, if it did.
 	Error string `json:"error,omitempty"`
+	// Calibration is what the file's calibration measured and chose.
+	Calibration *Calibration `json:"calibration,omitempty"`
 	// Claims are the file's claims decided from the results; Verdicts
 	// the free-form findings.
 	Claims   []ClaimResult `json:"claims,omitempty"`
@@ -133,6 +135,11 @@ type Options struct {
 	// carriage return (step i of N, time left, the last second's figures):
 	// meant for a terminal, nil otherwise.
 	Progress io.Writer
+	// NoPin leaves the server and the load generator unpinned: each is
+	// held to the number of CPUs the file names for it by GOMAXPROCS
+	// alone, as where CPU affinity is not available (pin.go). The notes
+	// say which was done.
+	NoPin bool
 }
 
 // Run runs every run of e: start the server, wait until it is
@@ -172,7 +179,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if hub == nil {
 		hub = live.New() // kept for the report's dashboard
 	}
-	x := &experimentRunner{e: e, opt: opt, out: opt.Out, res: res, logf: logf, feed: feed.New(hub, e.Name),
+	x := &experimentRunner{e: e, opt: opt, out: opt.Out, res: res, logf: logf, feed: feed.New(hub, e.Name), vars: map[string]string{},
 		total: len(e.Runs) * len(e.Load.Clients) * max(e.Load.Repeats, 1)}
 	if opt.Progress != nil {
 		logf = func(format string, a ...any) {
@@ -181,7 +188,9 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		}
 		x.logf = logf
 	}
-	x.note(pinSelf(e.Client.CPUs))
+	genNote, restore := holdGenerator(e.Client.CPUs, !opt.NoPin)
+	defer restore()
+	x.note(genNote)
 	if e.Quick {
 		x.note(quickNote)
 	}
@@ -196,9 +205,14 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	}
 
 	var runErr error
-	if e.Load.Interleave {
+	if e.Calibrate.Var != "" {
+		_, runErr = x.calibrate(ctx)
+	}
+	switch {
+	case runErr != nil:
+	case e.Load.Interleave:
 		runErr = x.interleaved(ctx)
-	} else {
+	default:
 		runErr = x.inTurn(ctx)
 	}
 	res.End = time.Now()
@@ -238,6 +252,8 @@ type experimentRunner struct {
 	// measurements planned, for the progress and the time left.
 	feed  *feed.Feed
 	total int
+	// vars are set by the experiment for every run (the calibrated wait).
+	vars map[string]string
 }
 
 func (x *experimentRunner) note(s string) {
@@ -273,8 +289,8 @@ func (x *experimentRunner) inTurn(ctx context.Context) error {
 	return nil
 }
 
-// interleaved starts every run's server, then for each client count and
-// each repeat measures the runs in the file's order.
+// interleaved starts every run's server, then for each repeat and each
+// client count measures the runs in the file's order.
 func (x *experimentRunner) interleaved(ctx context.Context) error {
 	var live []*liveRun
 	defer func() {
@@ -292,8 +308,11 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 			return lr.failed(err)
 		}
 	}
-	for _, clients := range x.e.Load.Clients {
-		for rep := 1; rep <= x.e.Load.Repeats; rep++ {
+	// Each repeat is a whole sweep: a burst of the machine's other work
+	// then lands on one measurement of several points rather than on every
+	// measurement of one, and the median of a point's repeats leaves it out.
+	for rep := 1; rep <= x.e.Load.Repeats; rep++ {
+		for _, clients := range x.e.Load.Clients {
 			for _, lr := range live {
 				if ctx.Err() != nil {
 					return ctx.Err()
@@ -349,9 +368,16 @@ func (lr *liveRun) reset(ctx context.Context, e *Experiment) error {
 // reset, validated and reset again, or, for a cold start, listening. The
 // run is added to the result, even when it fails.
 func (x *experimentRunner) start(ctx context.Context, run RunSpec) (*liveRun, error) {
+	rr := &RunResult{Name: run.Name, Vars: run.Vars}
+	x.res.Runs = append(x.res.Runs, rr)
+	return x.launch(ctx, run, rr)
+}
+
+// launch starts a server of run, recorded in rr, and makes it ready to
+// load (start).
+func (x *experimentRunner) launch(ctx context.Context, run RunSpec, rr *RunResult) (*liveRun, error) {
 	e := x.e
-	lr := &liveRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: &RunResult{Name: run.Name, Vars: run.Vars}}
-	x.res.Runs = append(x.res.Runs, lr.rr)
+	lr := &liveRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
 		return lr, err
 	}
@@ -364,6 +390,9 @@ func (x *experimentRunner) start(ctx context.Context, run RunSpec) (*liveRun, er
 		return lr, err
 	}
 	vars := map[string]string{"port": port, "admin_port": adminPort, "dir": lr.dir, "run": run.Name}
+	for k, v := range x.vars {
+		vars[k] = v
+	}
 	for k, v := range run.Vars {
 		vars[k] = v
 	}
@@ -379,7 +408,7 @@ func (x *experimentRunner) start(ctx context.Context, run RunSpec) (*liveRun, er
 	lr.rr.Command = redactURLs(argv)
 
 	x.logf("run %s: starting %s", run.Name, strings.Join(lr.rr.Command, " "))
-	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs)
+	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs, !x.opt.NoPin)
 	x.note(pinNote)
 	if err != nil {
 		return lr, err
@@ -467,13 +496,17 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	x.seq++
 	rr := lr.rr
 	var p *Point
-	if n := len(rr.Points); n > 0 && rr.Points[n-1].Clients == clients {
-		p = rr.Points[n-1]
-	} else {
+	for _, q := range rr.Points {
+		if q.Clients == clients {
+			p = q
+		}
+	}
+	if p == nil {
 		p = &Point{Clients: clients}
 		rr.Points = append(rr.Points, p)
 	}
 	rp := newRepeat(x.seq, r)
+	x.res.Calibration.addShare(rp.Server)
 	p.addRepeat(rp, e.Load)
 	for _, pr := range r.Profiles {
 		pr.File, _ = filepath.Rel(x.out, pr.File)
@@ -491,8 +524,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)
 	}
 	x.logf("run %s: %s", lr.run.Name, line)
-	t := r.Total
-	x.feed.Step(live.Step{Run: lr.run.Name, Clients: clients, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs},
+	x.feed.Step(feed.StepOf(lr.run.Name, clients, r.Total),
 		liveClaims(EvaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
 	if err := loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(rr.Points)); err != nil {
 		return err

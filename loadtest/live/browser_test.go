@@ -3,9 +3,11 @@ package live_test
 import (
 	"context"
 	"flag"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -21,15 +23,17 @@ var updateScreenshots = flag.Bool("update-screenshots", false, "write the dashbo
 
 // feed publishes a synthetic experiment: two runs of four steps, a frame
 // every interval, a step (and the claims decidable so far) every fourth
-// frame, until ctx ends or the experiment is done. It publishes the first
-// early frames at once, then waits for begin to close: those are the
-// history a late joiner gets first.
+// frame, then the end: a frame with no load in its second, as after a real
+// experiment, and the summary of the steps. It stops early when ctx ends.
+// It publishes the first early frames at once, then waits for begin to
+// close: those are the history a late joiner gets first.
 func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, begin <-chan struct{}) error {
 	runs := []string{"OnceGetView", "EachGetView"}
 	clients := []int{1, 5, 10, 20}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	var claims []live.Claim
+	var sum live.Summary
 	sec := 0
 	for ri, run := range runs {
 		for si, c := range clients {
@@ -62,11 +66,19 @@ func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, b
 						{Name: "elsewhere", Value: 0.3},
 					},
 				}
-				if c >= 10 {
-					f.Client.Errors = []live.Count{{Kind: "timeout", Count: int64(c / 10)}}
+				errs := int64(c / 10)
+				if errs > 0 {
+					f.Client.Errors = []live.Count{{Kind: "timeout", Count: errs}}
 				}
 				if k == 3 {
-					f.Step = &live.Step{Run: run, Clients: c, Throughput: thr, P50: f.Client.P50, P99: f.Client.P99, Mean: (1.5 + x*0.4) * slow}
+					f.Step = &live.Step{Run: run, Clients: c, Throughput: thr, P50: f.Client.P50, P99: f.Client.P99, Mean: (1.5 + x*0.4) * slow,
+						Requests: int64(4*thr) + 4*errs, Errors: 4 * errs}
+					sum.Steps++
+					sum.Requests += f.Step.Requests
+					sum.Errors += f.Step.Errors
+					if sum.Peak == nil || thr > sum.Peak.Throughput {
+						sum.Peak = f.Step
+					}
 					if si == 1 {
 						claims = append(claims, live.Claim{ID: run + "-scale", Text: run + ": throughput grows from 1 to 5 clients", Outcome: live.Reproduced})
 					}
@@ -79,7 +91,6 @@ func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, b
 					}
 					f.Claims = append([]live.Claim(nil), claims...)
 				}
-				f.Done = ri == len(runs)-1 && si == len(clients)-1 && k == 3
 				if err := h.Publish(f); err != nil {
 					return err
 				}
@@ -103,7 +114,59 @@ func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, b
 			}
 		}
 	}
-	return nil
+	sec++
+	sum.Duration = float64(sec)
+	return h.Publish(live.Frame{T: float64(sec), Done: true, Claims: claims, Summary: &sum,
+		Progress: live.Progress{Experiment: "pool-size (synthetic)", Run: runs[len(runs)-1], Step: len(clients), Steps: len(clients),
+			Clients: clients[len(clients)-1], Elapsed: float64(sec)}})
+}
+
+// headline is what the page's big tiles say.
+type headline struct{ Scope, ThrLabel, Thr, Where, P99Label, P99, Err, Req, Dur string }
+
+// readHeadline reads the big tiles.
+func readHeadline(t *testing.T, ctx context.Context) headline {
+	t.Helper()
+	h, err := chromedp.Run(ctx, chromedp.Evaluate[headline](`(function(){
+		var x = function (id) { return document.getElementById(id).textContent; };
+		return {Scope: x("scope"), ThrLabel: x("thr-label"), Thr: x("head-thr"), Where: x("thr-where"), P99Label: x("p99-label"),
+			P99: x("head-p99"), Err: x("head-err"), Req: x("head-req"), Dur: x("head-dur")};
+	})()`))
+	if err != nil {
+		t.Fatalf("read the headline: %v", err)
+	}
+	return h
+}
+
+// wantSummary is the headline of the finished experiment whose last frame is end.
+func wantSummary(end live.Frame) headline {
+	s := end.Summary
+	return headline{Scope: fmt.Sprintf("whole experiment, %d steps", s.Steps), ThrLabel: "peak throughput, req/s",
+		Thr: thousands(int64(math.Round(s.Peak.Throughput))), Where: s.Peak.Run + " at " + strconv.Itoa(s.Peak.Clients) + " clients",
+		P99Label: "p99 at the peak, ms", P99: jsFmt(s.Peak.P99), Err: thousands(s.Errors),
+		Req: thousands(s.Requests), Dur: fmt.Sprintf("0:%02d", int(s.Duration))}
+}
+
+// jsFmt formats v as the page's fmt does for the figures of a test (0 < v < 1000).
+func jsFmt(v float64) string {
+	switch {
+	case v >= 100:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v >= 10:
+		return strconv.FormatFloat(v, 'f', 1, 64)
+	case v >= 1:
+		return strconv.FormatFloat(v, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 3, 64)
+}
+
+// thousands writes n with commas, as the page does (toLocaleString("en-US")).
+func thousands(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	return s
 }
 
 // TestDashboardInBrowser serves the hub with a synthetic feed, opens the
@@ -193,9 +256,20 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err != nil || status != "connected" && status != "finished" {
 		t.Errorf("status %q (%v); want connected", status, err)
 	}
+	if hl := readHeadline(t, ctx); status == "connected" && (hl.Scope != "last second" || hl.ThrLabel != "throughput, req/s" || hl.Thr == "0" || hl.Thr == "–") {
+		t.Errorf("headline while live: %+v; want the last second's throughput, labelled so", hl)
+	}
 
-	// Wait for the end of the feed (32 frames), then read the rest.
+	// Wait for the end of the feed (33 frames), then read the rest.
 	waitStatus("finished")
+	frames, err := h.Frames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := wantSummary(frames[len(frames)-1])
+	if got := readHeadline(t, ctx); got != want {
+		t.Errorf("headline once finished:\n got %+v\nwant %+v (the whole experiment's figures, not the empty last second)", got, want)
+	}
 	doing, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]float64](`window.dashboard.doing()`))
 	if err != nil {
 		t.Fatal(err)
@@ -257,10 +331,6 @@ func TestDashboardInBrowser(t *testing.T) {
 
 	// The report: the same page with the hub's frames inlined, opened
 	// from a file with the server stopped.
-	frames, err := h.Frames()
-	if err != nil {
-		t.Fatal(err)
-	}
 	stop()
 	report := filepath.Join(t.TempDir(), "report.html")
 	out, err := os.Create(report)
@@ -285,6 +355,9 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	if got.T != len(frames) || got.Throughput != len(frames) || rsteps["OnceGetView"] != 4 || rsteps["EachGetView"] != 4 {
 		t.Errorf("report draws %+v and steps %v; want %d points and 4 steps per run", got, rsteps, len(frames))
+	}
+	if got := readHeadline(t, ctx); got != want {
+		t.Errorf("report's headline:\n got %+v\nwant %+v (the whole experiment's figures, not the empty last second)", got, want)
 	}
 	png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {

@@ -35,6 +35,10 @@ type Frame struct {
 	Step     *Step    `json:"step,omitempty"`
 	Claims   []Claim  `json:"claims,omitempty"` // the latest outcome of each claim so far
 	Done     bool     `json:"done"`             // the experiment has finished
+	// Summary is the whole experiment's figures, set on the last frame
+	// only (Done): the finished page heads with them, where the live page
+	// heads with the last second, which after the end of load is empty.
+	Summary *Summary `json:"summary,omitempty"`
 }
 
 // Progress says where the experiment is.
@@ -94,6 +98,24 @@ type Step struct {
 	P50        float64 `json:"p50_ms"`
 	P99        float64 `json:"p99_ms"`
 	Mean       float64 `json:"mean_ms"`
+	// Requests and Errors count the step's measured requests, failures
+	// included, and its failures.
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
+}
+
+// A Summary is what the experiment measured over all its steps: the
+// headline of the finished page (and of the report).
+type Summary struct {
+	// Peak is the step of highest throughput, with its run, clients and
+	// p99; nil when no step completed.
+	Peak  *Step `json:"peak,omitempty"`
+	Steps int   `json:"steps"` // steps completed
+	// Requests and Errors add up the steps' measured requests (failures
+	// included) and failures; warm-ups are not measured.
+	Requests int64   `json:"requests"`
+	Errors   int64   `json:"errors"`
+	Duration float64 `json:"duration"` // seconds from the start to the end
 }
 
 // Outcome is what the measurements say of a claim.
@@ -132,12 +154,35 @@ func (f *Frame) Validate() error {
 		{"client.p90_ms", f.Client.P90},
 		{"client.p99_ms", f.Client.P99},
 	}
-	if s := f.Step; s != nil {
+	step := func(field string, s *Step) error {
 		if s.Run == "" {
-			return fmt.Errorf("step.run is empty: a step belongs to a named run")
+			return fmt.Errorf("%s.run is empty: a step belongs to a named run", field)
 		}
-		nums = append(nums, num{"step.throughput", s.Throughput}, num{"step.p50_ms", s.P50},
-			num{"step.p99_ms", s.P99}, num{"step.mean_ms", s.Mean}, num{"step.clients", float64(s.Clients)})
+		if s.Requests < 0 || s.Errors < 0 || s.Errors > s.Requests {
+			return fmt.Errorf("%s: %d errors of %d requests: want 0 <= errors <= requests", field, s.Errors, s.Requests)
+		}
+		nums = append(nums, num{field + ".throughput", s.Throughput}, num{field + ".p50_ms", s.P50},
+			num{field + ".p99_ms", s.P99}, num{field + ".mean_ms", s.Mean}, num{field + ".clients", float64(s.Clients)})
+		return nil
+	}
+	if s := f.Step; s != nil {
+		if err := step("step", s); err != nil {
+			return err
+		}
+	}
+	if s := f.Summary; s != nil {
+		if !f.Done {
+			return fmt.Errorf("summary on a frame that is not done: the summary is the finished experiment's")
+		}
+		if s.Steps < 0 || s.Requests < 0 || s.Errors < 0 || s.Errors > s.Requests {
+			return fmt.Errorf("summary: %d steps, %d errors of %d requests: want counts >= 0 and errors <= requests", s.Steps, s.Errors, s.Requests)
+		}
+		nums = append(nums, num{"summary.duration", s.Duration})
+		if s.Peak != nil {
+			if err := step("summary.peak", s.Peak); err != nil {
+				return err
+			}
+		}
 	}
 	for _, n := range nums {
 		if math.IsNaN(n.v) || math.IsInf(n.v, 0) || n.v < 0 {

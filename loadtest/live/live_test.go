@@ -38,21 +38,34 @@ func second(t float64) Frame {
 // stepFrame is a per-second frame that also carries a completed step and claims.
 func stepFrame(t float64, run string, clients int) Frame {
 	f := second(t)
-	f.Step = &Step{Run: run, Clients: clients, Throughput: 1000 + float64(clients), P50: 1, P99: 10, Mean: 2}
+	f.Step = &Step{Run: run, Clients: clients, Throughput: 1000 + float64(clients), P50: 1, P99: 10, Mean: 2, Requests: 30000, Errors: 3}
 	f.Claims = []Claim{{ID: "c1", Text: "throughput levels off at the pool size", Outcome: Inconclusive}}
+	return f
+}
+
+// doneFrame is the last frame: no load in its second, the claims, and the
+// experiment's summary.
+func doneFrame(t float64) Frame {
+	f := second(t)
+	f.Client = Client{}
+	f.Claims = []Claim{{ID: "c1", Text: "throughput levels off at the pool size", Outcome: Reproduced}}
+	f.Done = true
+	f.Summary = &Summary{Peak: &Step{Run: "AllView", Clients: 10, Throughput: 1010, P50: 1, P99: 10, Mean: 2, Requests: 30300, Errors: 3},
+		Steps: 4, Requests: 98765, Errors: 7, Duration: t}
 	return f
 }
 
 // The frame schema: for each object, the keys it must have and the keys it
 // may have. A frame's JSON must have every required key and no other.
 var schema = map[string]struct{ required, optional []string }{
-	"frame":    {[]string{"t", "progress", "client", "server", "doing", "done"}, []string{"step", "claims"}},
+	"frame":    {[]string{"t", "progress", "client", "server", "doing", "done"}, []string{"step", "claims", "summary"}},
 	"progress": {[]string{"experiment", "run", "step", "steps", "clients", "elapsed", "left"}, nil},
 	"client":   {[]string{"throughput", "p50_ms", "p90_ms", "p99_ms", "errors"}, nil},
 	"error":    {[]string{"kind", "count"}, nil},
 	"series":   {[]string{"name", "unit", "panel", "value"}, nil},
 	"share":    {[]string{"name", "value"}, nil},
-	"step":     {[]string{"run", "clients", "throughput", "p50_ms", "p99_ms", "mean_ms"}, nil},
+	"step":     {[]string{"run", "clients", "throughput", "p50_ms", "p99_ms", "mean_ms", "requests", "errors"}, nil},
+	"summary":  {[]string{"steps", "requests", "errors", "duration"}, []string{"peak"}},
 	"claim":    {[]string{"id", "text", "outcome"}, nil},
 }
 
@@ -109,6 +122,12 @@ func checkFrameShape(t *testing.T, where string, data []byte) {
 	if cl, ok := f["claims"]; ok {
 		for _, c := range list("claims", cl) {
 			checkShape(t, where, "claim", c)
+		}
+	}
+	if s, ok := f["summary"]; ok {
+		m := checkShape(t, where, "summary", s)
+		if p, ok := m["peak"]; ok {
+			checkShape(t, where, "step", p)
 		}
 	}
 	// And it decodes into Frame with no field left over.
@@ -189,9 +208,7 @@ func TestEventsSchema(t *testing.T) {
 	defer h.Close()
 
 	empty := Frame{T: 0.5} // no server, doing or errors yet: they still appear, as []
-	done := second(3)
-	done.Done = true
-	frames := []Frame{empty, second(1), stepFrame(2, "AllView", 10), done}
+	frames := []Frame{empty, second(1), stepFrame(2, "AllView", 10), doneFrame(3)}
 	if err := h.Publish(frames[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +230,7 @@ func TestEventsSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.T != frames[i].T || got.Done != frames[i].Done || (got.Step != nil) != (frames[i].Step != nil) ||
-			len(got.Server) != len(frames[i].Server) || len(got.Claims) != len(frames[i].Claims) {
+			len(got.Server) != len(frames[i].Server) || len(got.Claims) != len(frames[i].Claims) || (got.Summary != nil) != (frames[i].Summary != nil) {
 			t.Errorf("%s decodes to %+v; want %+v", where, got, frames[i])
 		}
 	}
@@ -360,10 +377,16 @@ func TestValidate(t *testing.T) {
 		{"claim without id", func(f *Frame) { f.Claims[0].ID = "" }, "claims[0]"},
 		{"step without run", func(f *Frame) { f.Step.Run = "" }, "step.run"},
 		{"NaN step mean", func(f *Frame) { f.Step.Mean = math.NaN() }, "step.mean_ms"},
+		{"step errors past requests", func(f *Frame) { f.Step.Errors = f.Step.Requests + 1 }, "step:"},
+		{"summary before the end", func(f *Frame) { f.Summary = doneFrame(1).Summary }, "summary on a frame that is not done"},
+		{"negative summary", func(f *Frame) { f.Done, f.Summary = true, &Summary{Requests: -1} }, "summary:"},
+		{"NaN peak p99", func(f *Frame) { f.Done, f.Summary = true, doneFrame(1).Summary; f.Summary.Peak.P99 = math.NaN() }, "summary.peak.p99_ms"},
+		{"peak without run", func(f *Frame) { f.Done, f.Summary = true, doneFrame(1).Summary; f.Summary.Peak.Run = "" }, "summary.peak.run"},
 	}
-	good := stepFrame(1, "r", 1)
-	if err := good.Validate(); err != nil {
-		t.Fatalf("a good frame: %v", err)
+	for _, good := range []Frame{stepFrame(1, "r", 1), doneFrame(2)} {
+		if err := good.Validate(); err != nil {
+			t.Fatalf("a good frame: %v", err)
+		}
 	}
 	for _, c := range cases {
 		f := stepFrame(1, "r", 1)

@@ -43,6 +43,8 @@ type Feed struct {
 	// that follow it at once.
 	last   *live.Frame
 	lastAt time.Time
+	// sum adds up the steps published so far, for the last frame.
+	sum live.Summary
 }
 
 // A Position says which step of which run is loading and how much load
@@ -168,22 +170,38 @@ func client(row loadtest.SecondRow) live.Client {
 	return c
 }
 
+// StepOf is the step of run at clients whose measured figures are t (a
+// result's Total).
+func StepOf(run string, clients int, t loadtest.Stats) live.Step {
+	return live.Step{Run: run, Clients: clients, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs,
+		Requests: t.Requests, Errors: t.Errors}
+}
+
 // Step publishes a completed step and the claims decidable so far. Its
 // frame carries the figures of the step's last second when that second
-// has just ended (see lastSecond), and none otherwise.
+// has just ended (see lastSecond), and none otherwise. The step counts
+// towards the summary that Done publishes.
 func (f *Feed) Step(s live.Step, claims []live.Claim) {
 	fr := live.Frame{Step: &s, Claims: claims}
 	now := time.Now()
 	f.mu.Lock()
 	f.fill(&fr, now)
 	f.lastSecond(&fr, now)
+	f.sum.Steps++
+	f.sum.Requests += s.Requests
+	f.sum.Errors += s.Errors
+	if f.sum.Peak == nil || s.Throughput > f.sum.Peak.Throughput {
+		peak := s
+		f.sum.Peak = &peak
+	}
 	f.mu.Unlock()
 	f.publish(fr)
 }
 
-// Done publishes the last frame, with the final claims, and closes the
-// hub's streams (the page keeps what it drew); it returns the first
-// publication that failed, if any did.
+// Done publishes the last frame, with the final claims and the summary of
+// the steps published (live.Summary: the finished page's headline), and
+// closes the hub's streams (the page keeps what it drew); it returns the
+// first publication that failed, if any did.
 func (f *Feed) Done(claims []live.Claim) error {
 	fr := live.Frame{Claims: claims, Done: true}
 	f.mu.Lock()
@@ -191,6 +209,9 @@ func (f *Feed) Done(claims []live.Claim) error {
 	now := time.Now()
 	f.fill(&fr, now)
 	f.lastSecond(&fr, now)
+	sum := f.sum
+	sum.Duration = fr.T
+	fr.Summary = &sum
 	f.mu.Unlock()
 	f.publish(fr)
 	f.hub.Close()

@@ -57,7 +57,7 @@ func TestFeedFrames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Step(live.Step{Run: "only", Clients: 2, Throughput: res.Total.Throughput, P50: res.Total.P50Ms, P99: res.Total.P99Ms, Mean: res.Total.MeanMs},
+	f.Step(StepOf("only", 2, res.Total),
 		[]live.Claim{{ID: "c1", Text: "it answers", Outcome: live.Reproduced}})
 	if err := f.Done(nil); err != nil {
 		t.Fatalf("Done: %v", err)
@@ -117,7 +117,62 @@ func TestFeedFrames(t *testing.T) {
 	if !end.Done || end.Progress.Left != 0 || end.Client.Throughput != 0 {
 		t.Errorf("last frame %+v; want done with nothing left, the last second's figures given once only", end)
 	}
+	if s := end.Summary; s == nil || s.Peak == nil || s.Peak.Throughput != res.Total.Throughput || s.Peak.Throughput <= 0 ||
+		s.Requests != res.Total.Requests || s.Errors != res.Total.Errors || s.Errors == 0 {
+		t.Errorf("last frame's summary %+v; want the step's %.1f req/s, %d requests and %d errors", s, res.Total.Throughput, res.Total.Requests, res.Total.Errors)
+	}
 	if err := hub.Publish(live.Frame{T: 99}); err == nil {
 		t.Errorf("Publish after Done succeeded; want the hub closed")
+	}
+}
+
+// TestDoneSummary publishes two steps of two runs and checks that the last
+// frame heads the finished page with the experiment's own figures: the
+// peak step (its run, clients and p99), the requests and errors of every
+// step, the duration, while its per-second figures, after the end of load,
+// are empty.
+func TestDoneSummary(t *testing.T) {
+	hub := live.New()
+	f := New(hub, "summary")
+	steps := []loadtest.Stats{
+		{Clients: 5, Requests: 1000, Successes: 990, Errors: 10, Throughput: 330, P50Ms: 2, P99Ms: 9, MeanMs: 3},
+		{Clients: 10, Requests: 2400, Successes: 2400, Throughput: 800, P50Ms: 4, P99Ms: 21, MeanMs: 5},
+		{Clients: 20, Requests: 2100, Successes: 2095, Errors: 5, Throughput: 698, P50Ms: 9, P99Ms: 60, MeanMs: 11},
+	}
+	runs := []string{"small pool", "large pool", "large pool"}
+	for i, st := range steps {
+		f.Begin(Position{Run: runs[i], Step: i + 1, Steps: 3, Clients: st.Clients})
+		f.Step(StepOf(runs[i], st.Clients, st), nil)
+	}
+	time.Sleep(10 * time.Millisecond) // a duration the test can tell from 0
+	if err := f.Done(nil); err != nil {
+		t.Fatalf("Done: %v", err)
+	}
+	frames, err := hub.Frames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, fr := range frames[:len(frames)-1] {
+		if fr.Summary != nil {
+			t.Errorf("frame %d (a step) carries a summary %+v; want it on the last frame only", i, fr.Summary)
+		}
+	}
+	end := frames[len(frames)-1]
+	s := end.Summary
+	if !end.Done || s == nil {
+		t.Fatalf("last frame %+v; want done with a summary", end)
+	}
+	if end.Client.Throughput != 0 {
+		t.Errorf("last frame's second has throughput %v; want 0 (no load after the end): the case the summary is for", end.Client.Throughput)
+	}
+	want := live.Step{Run: "large pool", Clients: 10, Throughput: 800, P50: 4, P99: 21, Mean: 5, Requests: 2400}
+	if s.Peak == nil || *s.Peak != want {
+		t.Errorf("summary peak = %+v; want the 800 req/s step %+v", s.Peak, want)
+	}
+	if s.Steps != 3 || s.Requests != 5500 || s.Errors != 15 {
+		t.Errorf("summary: %d steps, %d requests, %d errors; want 3, 5500 and 15", s.Steps, s.Requests, s.Errors)
+	}
+	if s.Duration <= 0 || s.Duration != end.T {
+		t.Errorf("summary duration %v at t=%v; want the time from the start to the end, > 0", s.Duration, end.T)
 	}
 }

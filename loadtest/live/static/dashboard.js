@@ -295,7 +295,7 @@
 
   function header() {
     if (!last) return;
-    var p = last.progress || {}, c = last.client || {};
+    var p = last.progress || {};
     if (p.experiment && !inlined) document.title = p.experiment + " – load dashboard";
     document.getElementById("experiment").textContent = p.experiment || "–";
     document.getElementById("run").textContent = p.run || "–";
@@ -305,11 +305,39 @@
     document.getElementById("left").textContent = clock(p.left);
     var total = (p.elapsed || 0) + (p.left || 0);
     document.getElementById("bar").style.width = (total > 0 ? 100 * (p.elapsed || 0) / total : 0) + "%";
-    document.getElementById("now-thr").textContent = fmt(c.throughput);
-    document.getElementById("now-p99").textContent = c.throughput > 0 ? fmt(c.p99_ms) : "–";
-    var errs = (c.errors || []).reduce(function (a, e) { return a + e.count; }, 0);
-    var ne = document.getElementById("now-err");
-    ne.textContent = String(errs);
+    headline(last);
+  }
+
+  // headline fills the big tiles: live, the last second; once the
+  // experiment has finished (the last frame's summary), the whole
+  // experiment's figures, since the seconds after the end of load are empty.
+  function headline(f) {
+    var s = f.done && f.summary, c = f.client || {};
+    var text = function (id, v) { document.getElementById(id).textContent = v; };
+    var thr, p99, errs, where = "";
+    if (s) {
+      var pk = s.peak;
+      thr = pk ? fmt(pk.throughput) : "–";
+      p99 = pk && pk.throughput > 0 ? fmt(pk.p99_ms) : "–";
+      if (pk) where = pk.run + " at " + pk.clients + (pk.clients === 1 ? " client" : " clients");
+      errs = s.errors || 0;
+      text("head-req", (s.requests || 0).toLocaleString("en-US"));
+      text("head-dur", clock(s.duration));
+    } else {
+      thr = fmt(c.throughput);
+      p99 = c.throughput > 0 ? fmt(c.p99_ms) : "–";
+      errs = (c.errors || []).reduce(function (a, e) { return a + e.count; }, 0);
+    }
+    document.getElementById("headline").className = "big" + (s ? " finished" : "");
+    text("scope", s ? "whole experiment, " + s.steps + (s.steps === 1 ? " step" : " steps") : "last second");
+    text("thr-label", s ? "peak throughput, req/s" : "throughput, req/s");
+    text("p99-label", s ? "p99 at the peak, ms" : "p99, ms");
+    text("err-label", s ? "errors measured" : "errors this second");
+    text("head-thr", thr);
+    text("thr-where", where);
+    text("head-p99", p99);
+    var ne = document.getElementById("head-err");
+    ne.textContent = errs.toLocaleString("en-US");
     ne.className = errs > 0 ? "bad" : "";
   }
 
@@ -346,9 +374,15 @@
       var n = function (col) { return col ? col.filter(function (v) { return v != null; }).length : 0; };
       return { t: thrChart.t.length, throughput: n(thrChart.cols.throughput), latency: n(latChart.cols.p99) };
     },
+    // The latest share drawn of each state: the end frame, a second
+    // without load, may have none.
     doing: function () {
       var out = {};
-      doingChart.names.forEach(function (name) { var col = doingChart.cols[name]; out[name] = col[col.length - 1]; });
+      doingChart.names.forEach(function (name) {
+        var col = doingChart.cols[name], i = col.length - 1;
+        while (i > 0 && col[i] == null) i--;
+        out[name] = col[i];
+      });
       return out;
     },
     panels: function () {

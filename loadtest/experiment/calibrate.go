@@ -1,0 +1,361 @@
+package experiment
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/url"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
+)
+
+// CalibrateSpec sets one of the server's variables from the machine at
+// hand before the runs, so that a named configuration lands on the
+// operating point the file states rather than on a time fitted to one
+// machine. The variable is a wait per unit of work (for the board: each
+// SQL statement's db_latency); the point is a reading at a client count of
+// one run (for the article: graph 1's five workers, saturated, keep the
+// server's core ~60 % busy).
+//
+// Calibration starts its own server of the named run, with the variable at
+// 0. A first probe measures the CPU per request with no wait; the first
+// guess is Ratio times that, per unit (Units). Each further probe sets the
+// wait on the running server (Set), measures the reading and corrects the
+// wait from it, until the reading is within Tolerance of Target or Probes
+// run out. The chosen wait fills {{Var}} in every run's command; the
+// calibration's figures go to the result and the report, and a claim can
+// check that the runs themselves reached the point.
+type CalibrateSpec struct {
+	// Var is the placeholder the chosen wait fills, e.g. "db_latency" for
+	// {{db_latency}} in server.command or a run's args.
+	Var string `toml:"var"`
+	// Set is POSTed to the calibration server to set the wait while it
+	// runs, with {{Var}} holding the value (e.g. ".../admin/distance?db_latency={{db_latency}}").
+	Set string `toml:"set"`
+	// Run names the run whose configuration is probed; Clients the client
+	// count of the operating point.
+	Run     string `toml:"run"`
+	Clients int    `toml:"clients"`
+	// Reading names the stats readings that measure the operating point,
+	// the first one the server gives taken (a platform may lack one);
+	// Target is its value there and Tolerance how far off is close enough.
+	Reading   []string `toml:"reading"`
+	Target    float64  `toml:"target"`
+	Tolerance float64  `toml:"tolerance"`
+	// Relative makes Target a percentage of the reading's value in the
+	// first probe (no wait), rather than a value of its own: "60 % of the
+	// CPU the server took when nothing kept it off the CPU", which holds on
+	// a busy or slower machine where the server cannot have a whole core.
+	Relative bool `toml:"relative"`
+	// Share, when set, names a reading the experiment adds to every step:
+	// the calibration's reading as a percentage of its value in the first
+	// probe, for claims on the server's share of its capacity.
+	Share string `toml:"share"`
+	// CPU names the reading of the server's CPU in percent of one core,
+	// which divided by the throughput is its CPU per request.
+	CPU string `toml:"cpu"`
+	// Ratio is the time per request off the CPU over the time on it at the
+	// operating point: the first guess of the wait.
+	Ratio float64 `toml:"ratio"`
+	// Units names a per-request reading of how many units (statements)
+	// a request waits for; without it each request waits once.
+	Units string `toml:"units"`
+	// Probes bounds the probes after the first (default 4); Warmup and
+	// Duration are each probe's (default 1s and 3s).
+	Probes   int      `toml:"probes"`
+	Warmup   Duration `toml:"warmup"`
+	Duration Duration `toml:"duration"`
+}
+
+// Calibration is what a calibration measured and chose.
+type Calibration struct {
+	Var     string  `json:"var"`
+	Run     string  `json:"run"`
+	Clients int     `json:"clients"`
+	Reading string  `json:"reading"` // the reading of the operating point that was read
+	Target  float64 `json:"target"`
+	// Tolerance is CalibrateSpec.Tolerance; Relative says both are
+	// percentages of Capacity, the reading's value in the first probe.
+	Tolerance float64 `json:"tolerance"`
+	Relative  bool    `json:"relative,omitempty"`
+	Capacity  float64 `json:"capacity,omitempty"`
+	Share     string  `json:"share,omitempty"`
+	// CPUPerRequestMs is the server's CPU per request with no wait
+	// (the first probe), Units the units per request there.
+	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
+	Units           float64 `json:"units"`
+	Ratio           float64 `json:"ratio"`
+	Probes          []Probe `json:"probes"`
+	// Value is the chosen wait, as handed to the servers; Reached whether
+	// the last probe was within the tolerance.
+	Value   string  `json:"value"`
+	Reached bool    `json:"reached"`
+	Seconds float64 `json:"seconds"`
+}
+
+// Probe is one calibration measurement: Reading is the operating point's
+// reading, as a percentage of Capacity when the calibration is relative.
+type Probe struct {
+	WaitMs          float64 `json:"wait_ms"`
+	Throughput      float64 `json:"throughput"`
+	Reading         float64 `json:"reading"`
+	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
+}
+
+// addShare adds the calibration's share reading to a step's server
+// readings: the reading as a percentage of its value with no wait.
+func (c *Calibration) addShare(server map[string]float64) {
+	if c == nil || c.Share == "" || c.Capacity <= 0 || server == nil {
+		return
+	}
+	if v, ok := server[c.Reading]; ok {
+		server[c.Share] = v / c.Capacity * 100
+	}
+}
+
+// Calibration defaults.
+const (
+	defaultProbes      = 4
+	maxProbes          = 10
+	defaultProbeWarmup = time.Second
+	defaultProbeLength = 3 * time.Second
+)
+
+// checkCalibrate validates the calibration against the file's runs and
+// readings, and fills in defaults.
+func (e *Experiment) checkCalibrate() []error {
+	c := &e.Calibrate
+	if c.Var == "" {
+		if c.Run != "" || c.Set != "" || len(c.Reading) > 0 {
+			return []error{errors.New("calibrate.var: missing: the placeholder the calibrated wait fills, e.g. \"db_latency\"")}
+		}
+		return nil
+	}
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if !strings.Contains(c.Set, "{{"+c.Var+"}}") {
+		bad("calibrate.set = %q: want a URL that holds {{%s}}, POSTed to set the wait on the running server", c.Set, c.Var)
+	}
+	found := false
+	for _, r := range e.Runs {
+		found = found || r.Name == c.Run
+	}
+	if !found {
+		bad("calibrate.run = %q: want the name of one of the file's runs", c.Run)
+	}
+	if c.Clients < 1 || c.Clients > 100_000 {
+		bad("calibrate.clients = %d: want 1..100000", c.Clients)
+	}
+	readings := map[string]bool{}
+	for _, r := range e.Stats.Readings {
+		readings[r.Name] = true
+	}
+	if len(c.Reading) == 0 {
+		bad("calibrate.reading: missing: the stats readings that measure the operating point")
+	}
+	for _, r := range append(append([]string(nil), c.Reading...), c.CPU, c.Units) {
+		if r != "" && !readings[r] {
+			bad("calibrate: reading %q is not one of the file's [[stats.reading]] names", r)
+		}
+	}
+	if c.Share != "" && (readings[c.Share] || !c.Relative) {
+		bad("calibrate.share = %q: want a new reading's name, with relative = true", c.Share)
+	}
+	if c.CPU == "" {
+		bad("calibrate.cpu: missing: the reading of the server's CPU in %% of a core")
+	}
+	if c.Target <= 0 || c.Tolerance <= 0 || c.Tolerance >= c.Target {
+		bad("calibrate: target = %g, tolerance = %g: want a positive target and a tolerance above 0 and below it", c.Target, c.Tolerance)
+	}
+	if c.Ratio <= 0 || c.Ratio > 1000 {
+		bad("calibrate.ratio = %g: want the off-CPU time over the CPU time per request, above 0 and at most 1000", c.Ratio)
+	}
+	if c.Probes < 0 || c.Probes > maxProbes {
+		bad("calibrate.probes = %d: want 1..%d (0: %d)", c.Probes, maxProbes, defaultProbes)
+	}
+	if c.Probes == 0 {
+		c.Probes = defaultProbes
+	}
+	if c.Warmup < 0 || time.Duration(c.Warmup) > time.Minute {
+		bad("calibrate.warmup = %v: want 0s..1m", time.Duration(c.Warmup))
+	}
+	if c.Duration == 0 {
+		c.Duration = Duration(defaultProbeLength)
+	}
+	if c.Warmup == 0 {
+		c.Warmup = Duration(defaultProbeWarmup)
+	}
+	if d := time.Duration(c.Duration); d < 2*time.Second || d > time.Minute {
+		// The server's stats are read once a second: a counter's rate
+		// needs two reads inside the probe.
+		bad("calibrate.duration = %v: want 2s..1m", d)
+	}
+	return errs
+}
+
+// nextWait returns the wait per unit that moves the operating point from
+// reading u, measured with wait w per unit, c seconds of CPU per request
+// and q units per request, to target t. It assumes what the article's
+// configuration shows: a fixed number of workers kept busy, each request
+// holding one for c + q·w, so the reading (CPU busy) is k·c/(c + q·w) for
+// some k. Solving for the wait that gives t at the same k:
+// w' = (u·(c + q·w)/t − c)/q. It never returns less than 0.
+func nextWait(w, c, q, u, t float64) float64 {
+	if q <= 0 {
+		q = 1
+	}
+	return max(0, (u*(c+q*w)/t-c)/q)
+}
+
+// calibrate runs the file's calibration and returns the chosen value of
+// its variable.
+func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
+	e, c := x.e, x.e.Calibrate
+	start := time.Now()
+	var run RunSpec
+	for _, r := range e.Runs {
+		if r.Name == c.Run {
+			run = r
+		}
+	}
+	run.Name = "calibration: " + run.Name
+	cal := &Calibration{Var: c.Var, Run: c.Run, Clients: c.Clients, Target: c.Target, Tolerance: c.Tolerance, Ratio: c.Ratio,
+		Relative: c.Relative, Share: c.Share}
+	x.res.Calibration = cal
+	x.vars[c.Var] = "0s"
+	lr, err := x.launch(ctx, run, &RunResult{Name: run.Name})
+	defer lr.stop(x)
+	if err != nil {
+		return "", fmt.Errorf("calibrate: %w", err)
+	}
+	x.logf("calibrate: %s at %d clients to %s = %g ± %g", c.Run, c.Clients, strings.Join(c.Reading, " (or "+")"), c.Target, c.Tolerance)
+
+	probe := func(wait time.Duration) (Probe, map[string]float64, error) {
+		v := formatWait(wait)
+		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
+			return Probe{}, nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
+		}
+		s := e.settings(run.Name, c.Clients, lr.x)
+		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
+		w, err := watch.New(watch.Options{StatsURL: lr.x(e.Stats.URL), Readings: x.res.Readings})
+		if err != nil {
+			return Probe{}, nil, fmt.Errorf("calibrate: watch the server: %w", err)
+		}
+		s.Watch = w
+		r, err := loadtest.Run(ctx, s)
+		if err != nil {
+			return Probe{}, nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)
+		}
+		if r.Interrupted {
+			return Probe{}, nil, context.Canceled
+		}
+		m := serverMap(r)
+		p := Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput}
+		cpu, ok := m[c.CPU]
+		if !ok || r.Total.Throughput <= 0 {
+			return p, m, fmt.Errorf("calibrate: no %q reading or no throughput at %d clients (%.1f/s): the CPU per request cannot be measured", c.CPU, c.Clients, r.Total.Throughput)
+		}
+		p.CPUPerRequestMs = cpu / 100 / r.Total.Throughput * 1000
+		for _, name := range c.Reading {
+			if v, ok := m[name]; ok && (cal.Reading == "" || cal.Reading == name) {
+				p.Reading, cal.Reading = v, name
+				break
+			}
+		}
+		if cal.Reading == "" {
+			return p, m, fmt.Errorf("calibrate: the server gave none of the readings %q", c.Reading)
+		}
+		if c.Relative {
+			if cal.Capacity == 0 {
+				if p.Reading <= 0 {
+					return p, m, fmt.Errorf("calibrate: %s read %g with no wait: nothing to take a share of", cal.Reading, p.Reading)
+				}
+				cal.Capacity = p.Reading
+			}
+			p.Reading = p.Reading / cal.Capacity * 100
+		}
+		cal.Probes = append(cal.Probes, p)
+		x.logf("calibrate: %s = %s: %.1f/s, %s %.1f%s, CPU per request %.3f ms", c.Var, v, p.Throughput, cal.Reading, p.Reading, cal.of(), p.CPUPerRequestMs)
+		return p, m, nil
+	}
+
+	// The first probe, with no wait: the CPU a request costs on this machine.
+	p0, m0, err := probe(0)
+	if err != nil {
+		return "", err
+	}
+	cal.CPUPerRequestMs = p0.CPUPerRequestMs
+	cal.Units = 1
+	if c.Units != "" {
+		if q, ok := m0[c.Units]; ok && q > 0 {
+			cal.Units = q
+		}
+	}
+	cpu := p0.CPUPerRequestMs / 1000
+	wait := c.Ratio * cpu / cal.Units
+	for i := 0; i < c.Probes; i++ {
+		d := time.Duration(wait * float64(time.Second)).Round(time.Microsecond)
+		p, _, err := probe(d)
+		if err != nil {
+			return "", err
+		}
+		cal.Value = formatWait(d)
+		if math.Abs(p.Reading-c.Target) <= c.Tolerance {
+			cal.Reached = true
+			break
+		}
+		wait = nextWait(d.Seconds(), p.CPUPerRequestMs/1000, cal.Units, p.Reading, c.Target)
+	}
+	cal.Seconds = time.Since(start).Seconds()
+	x.note(cal.Summary())
+	x.vars[c.Var] = cal.Value
+	return cal.Value, nil
+}
+
+// of says what a relative reading is a percentage of.
+func (c *Calibration) of() string {
+	if !c.Relative {
+		return ""
+	}
+	return fmt.Sprintf(" %% of its %.1f with no wait", c.Capacity)
+}
+
+// Summary says in one line what the calibration measured and chose.
+func (c *Calibration) Summary() string {
+	if len(c.Probes) == 0 {
+		return fmt.Sprintf("calibration of %s did not measure anything", c.Var)
+	}
+	last := c.Probes[len(c.Probes)-1]
+	if !c.Reached {
+		return fmt.Sprintf("calibration did NOT reach its point in %d probes: %s = %s gave %s %.1f%s (target %g ± %g); the runs use it and the claims say what it gave",
+			len(c.Probes)-1, c.Var, c.Value, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance)
+	}
+	return fmt.Sprintf("calibrated on this machine: CPU per request %.3f ms with no wait; %s = %s puts %s at %d clients at %s %.1f%s (target %g ± %g), after %d probes",
+		c.CPUPerRequestMs, c.Var, c.Value, c.Run, c.Clients, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance, len(c.Probes)-1)
+}
+
+// Method says how the wait was found, for the report.
+func (c *Calibration) Method() string {
+	return fmt.Sprintf("The first probe ran %s at %d clients with no wait; the first guess was %g x its CPU per request per unit (%g units a request), and each probe after it set the wait on the running server and corrected it from the reading it measured, in %.0f s",
+		c.Run, c.Clients, c.Ratio, c.Units, c.Seconds)
+}
+
+// ReadingHead heads the probes' reading column.
+func (c *Calibration) ReadingHead() string {
+	if c.Relative {
+		return c.Reading + " (% of its value with no wait)"
+	}
+	return c.Reading
+}
+
+// formatWait writes a wait as a duration a flag or URL takes.
+func formatWait(d time.Duration) string {
+	if d <= 0 {
+		return "0s"
+	}
+	return d.Round(time.Microsecond).String()
+}

@@ -1,0 +1,121 @@
+package experiment
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestNextWait(t *testing.T) {
+	// The model the correction assumes: the reading is k·c/(c + q·w).
+	model := func(k, c, q, w float64) float64 { return k * c / (c + q*w) }
+	for _, tt := range []struct{ k, c, q, w, target float64 }{
+		{500, 0.0002, 1, 0.0005, 60},  // too little wait: the reading is high
+		{500, 0.0002, 1, 0.004, 60},   // too much
+		{90, 0.0003, 30, 0.00001, 40}, // thirty statements a request
+	} {
+		u := model(tt.k, tt.c, tt.q, tt.w)
+		next := nextWait(tt.w, tt.c, tt.q, u, tt.target)
+		if got := model(tt.k, tt.c, tt.q, next); math.Abs(got-tt.target) > 1e-9 {
+			t.Errorf("nextWait(%g, %g, %g, %g, %g) = %g, which the model reads as %g; want %g", tt.w, tt.c, tt.q, u, tt.target, next, got, tt.target)
+		}
+	}
+	if w := nextWait(0.001, 0.0002, 1, 10, 60); w != 0 {
+		t.Errorf("a reading far below the target with little CPU gives wait %g; want 0, never negative", w)
+	}
+}
+
+func TestCalibrateChecked(t *testing.T) {
+	base := tinyText(t, "sim")
+	for _, tt := range []struct{ calibrate, want string }{
+		{`var = "db_latency"` + "\n" + `run = "nope"`, `calibrate.run = "nope"`},
+		{`var = "db_latency"` + "\n" + `set = "http://x/admin/distance"`, "want a URL that holds {{db_latency}}"},
+		{`run = "all"`, "calibrate.var: missing"},
+		{strings.Replace(calibrateSpec, `reading = ["cpu"]`, `reading = ["unknown"]`, 1), `reading "unknown" is not one of`},
+		{strings.Replace(calibrateSpec, "ratio = 7.33", "ratio = -1", 1), "calibrate.ratio = -1"},
+		{strings.Replace(calibrateSpec, "tolerance = 10", "tolerance = 90", 1), "calibrate: target = 60, tolerance = 90"},
+		{strings.Replace(calibrateSpec, `share = "cpu share"`, `share = "requests"`, 1), `calibrate.share = "requests"`},
+		{strings.Replace(calibrateSpec, `duration = "2s"`, `duration = "1s"`, 1), "calibrate.duration = 1s"},
+	} {
+		text := strings.Replace(base, "[load]", "[calibrate]\n"+tt.calibrate+"\n[load]", 1)
+		_, err := Parse("calibrate.toml", []byte(text))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("[calibrate] %q: err = %v; want one that says %q", tt.calibrate, err, tt.want)
+		}
+	}
+}
+
+// calibrateSpec calibrates the fake board in mode "sim": its five workers
+// hold each request for 2 ms of "CPU" and the wait, so its CPU share at 60 %
+// of what it is with no wait needs 2 ms x (1/0.6 - 1) = 1.33 ms.
+const calibrateSpec = `var = "db_latency"
+set = "http://127.0.0.1:{{admin_port}}/admin/distance?db_latency={{db_latency}}"
+run = "all"
+clients = 10
+reading = ["cpu"]
+relative = true
+share = "cpu share"
+target = 60
+tolerance = 10
+cpu = "cpu"
+ratio = 7.33
+warmup = "200ms"
+duration = "2s"`
+
+func TestCalibrate(t *testing.T) {
+	text := tinyText(t, "sim")
+	text = strings.Replace(text, "[load]", "[calibrate]\n"+calibrateSpec+"\n[load]", 1)
+	text = strings.Replace(text, `"-admin-addr", "127.0.0.1:{{admin_port}}"]`, `"-admin-addr", "127.0.0.1:{{admin_port}}", "-wait={{db_latency}}"]`, 1)
+	text = strings.Replace(text, "[[stats.reading]]", "[[stats.reading]]\nname = \"cpu\"\npath = \"cpu_seconds_total\"\nkind = \"counter\"\nscale = 100\n[[stats.reading]]", 1)
+	e, err := Parse("sim.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	e.Profile = ProfileSpec{}
+	e.Load.Clients = []int{10}
+	e.Load.Warmup, e.Load.Duration = Duration(200*time.Millisecond), Duration(2*time.Second)
+	e.Load.Think = 0
+	e.Runs = e.Runs[:1]
+	var log strings.Builder
+	out := t.TempDir()
+	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log.String())
+	}
+	c := res.Calibration
+	if c == nil || len(c.Probes) < 2 {
+		t.Fatalf("calibration = %+v; want a first probe and at least one more\n%s", c, log.String())
+	}
+	if !c.Reached {
+		t.Errorf("the calibration did not reach 60 ± 10 %% of the fake's capacity: %+v\n%s", c, log.String())
+	}
+	// 2 ms x (1/0.6 - 1) = 1.33 ms; the tolerance of 10 points allows
+	// 0.86 ms (70 %) to 2 ms (50 %).
+	d, err := time.ParseDuration(c.Value)
+	if err != nil || d < 800*time.Microsecond || d > 2100*time.Microsecond {
+		t.Errorf("chosen wait %q; want about 1.33 ms (0.8-2.1)\n%s", c.Value, log.String())
+	}
+	if math.Abs(c.CPUPerRequestMs-2) > 0.5 {
+		t.Errorf("CPU per request with no wait = %.3f ms; the fake counts 2 ms", c.CPUPerRequestMs)
+	}
+	rr := res.Runs[0]
+	if !strings.Contains(strings.Join(rr.Command, " "), "-wait="+c.Value) {
+		t.Errorf("run command %q does not carry the chosen wait %s", rr.Command, c.Value)
+	}
+	if len(res.Runs) != 1 {
+		t.Errorf("the calibration server is among the runs: %d runs", len(res.Runs))
+	}
+	share, ok := rr.Points[0].Server["cpu share"]
+	if !ok || share < 40 || share > 80 {
+		t.Errorf("the run's cpu share = %v (%v); want about 60 (the point the calibration chose)", share, ok)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(b), "Calibration") || !strings.Contains(string(b), c.Value) {
+		t.Errorf("report.md does not show the calibration and its chosen wait %s (%v)", c.Value, err)
+	}
+}
