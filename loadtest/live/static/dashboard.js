@@ -77,7 +77,7 @@
       }
       if (v.unit != null) this.units[v.name] = v.unit;
       // An absent series has no value on the server's OS: no point, and
-      // the legend says why (absentText).
+      // the legend says why (ABSENT).
       if (v.absent) this.absent[v.name] = true;
       else delete this.absent[v.name];
       this.cols[v.name].push(v.absent ? null : v.value);
