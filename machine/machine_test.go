@@ -86,6 +86,18 @@ func cpuText(c CPU) string {
 	return fmt.Sprintf("user %v system %v iowait %s steal %s idle %v", c.User, c.System, opt(c.IOWait), opt(c.Steal), c.Idle)
 }
 
+// TestReadingBeforeTheSecondSample: with one sample there is no window,
+// so nothing is read over one; memory and load are read now.
+func TestReadingBeforeTheSecondSample(t *testing.T) {
+	r := newSampler(procRoot(copyProc(t))).Read()
+	if r.CPU != nil || r.PerCPU != nil || r.Process != nil || r.Paging != nil || r.OwnCPUs != nil {
+		t.Errorf("Read() after one sample: cpu %+v, process %+v, paging %+v; want them absent", r.CPU, r.Process, r.Paging)
+	}
+	if !r.Available || r.Memory == nil || r.Load == nil {
+		t.Errorf("Read() after one sample = %+v; want memory and load", r)
+	}
+}
+
 func TestReadingWithoutProc(t *testing.T) {
 	r := newSampler(procRoot(filepath.Join(t.TempDir(), "none"))).Read()
 	if r.Available || r.Error == "" || r.CPU != nil || r.Process != nil || r.Memory != nil {

@@ -151,7 +151,9 @@ func (r *Reading) missing(path string, err error) {
 }
 
 // Read returns the reading over the last two samples, with load and memory
-// read now. Before the second sample the window is empty and the rates are 0.
+// read now. Before the second sample there is no window: the CPU, process
+// and paging readings are absent (an idle of 0 would read as a machine
+// 100 % busy).
 func (s *Sampler) Read() Reading {
 	s.mu.Lock()
 	prev, last := s.prev, s.last
@@ -161,7 +163,7 @@ func (s *Sampler) Read() Reading {
 	r.WindowSeconds = win.Seconds()
 	if err := cmp.Or(last.cpuErr, prev.cpuErr); err != nil {
 		r.missing("cpu", err)
-	} else {
+	} else if win > 0 {
 		iowait, steal := s.p.cpuKinds()
 		r.CPUs = len(last.perCPU)
 		c, _ := cpuOver(prev.cpu, last.cpu, iowait, steal)
