@@ -3,4 +3,4 @@
 package machine
 
 // ownCPUs is read on Linux only.
-func ownCPUs() ([]int, error) { return nil, ErrUnavailable }
+func ownCPUs() ([]int, error) { return nil, errUnavailable }

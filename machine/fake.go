@@ -46,9 +46,9 @@ func (p *FakePlatform) cpu() (cpuTimes, []cpuTimes, error) {
 
 func (p *FakePlatform) cpuKinds() (iowait, steal bool) { return false, false }
 
-func (p *FakePlatform) paging() (map[string]uint64, error) { return nil, ErrUnavailable }
+func (p *FakePlatform) paging() (map[string]uint64, error) { return nil, errUnavailable }
 
-func (p *FakePlatform) load() (Load, error) { return Load{}, ErrUnavailable }
+func (p *FakePlatform) load() (Load, error) { return Load{}, errUnavailable }
 
 func (p *FakePlatform) memory() (Memory, error) {
 	return Memory{TotalBytes: 8 << 30, AvailableBytes: 4 << 30, FreeBytes: 2 << 30}, nil
@@ -60,4 +60,4 @@ func (p *FakePlatform) process() (user, system time.Duration, err error) {
 	return p.proc, 0, nil
 }
 
-func (p *FakePlatform) affinity() ([]int, error) { return nil, ErrUnavailable }
+func (p *FakePlatform) affinity() ([]int, error) { return nil, errUnavailable }

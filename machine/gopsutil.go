@@ -68,14 +68,14 @@ func (gopsutilPlatform) cpuKinds() (iowait, steal bool) {
 
 // paging: gopsutil has /proc/vmstat's counters on Linux alone, where
 // procRoot reads them.
-func (gopsutilPlatform) paging() (map[string]uint64, error) { return nil, ErrUnavailable }
+func (gopsutilPlatform) paging() (map[string]uint64, error) { return nil, errUnavailable }
 
 // load: Windows has no load average; gopsutil's stand-in there is an
 // estimate built by a goroutine of its own from the processor queue, not
 // the run-queue average sar shows.
 func (gopsutilPlatform) load() (Load, error) {
 	if runtime.GOOS == "windows" {
-		return Load{}, ErrUnavailable
+		return Load{}, errUnavailable
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), gopsutilTimeout)
 	defer cancel()

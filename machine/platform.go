@@ -5,13 +5,13 @@ import (
 	"time"
 )
 
-// ErrUnavailable says that this OS cannot give a reading: the reading is
+// errUnavailable says that this OS cannot give a reading: the reading is
 // left out of the Reading (and its JSON) and named in Reading.Absent,
 // never shown as 0.
-var ErrUnavailable = errors.New("not available on this OS")
+var errUnavailable = errors.New("not available on this OS")
 
 // A platform reads the machine's counters the way one OS gives them. Each
-// method returns ErrUnavailable for what the OS cannot give, or the error
+// method returns errUnavailable for what the OS cannot give, or the error
 // of a read that failed. Linux reads /proc (procRoot), which measured
 // faster than gopsutil (docs/measurements.md, "Reading the machine");
 // macOS and Windows read gopsutil (gopsutilPlatform). Tests hand the

@@ -12,7 +12,7 @@ import (
 const Interval = time.Second
 
 // sample is the cumulative counters at one moment; each part's error is
-// why it is missing (ErrUnavailable where the OS has none).
+// why it is missing (errUnavailable where the OS has none).
 type sample struct {
 	at      time.Time
 	cpu     cpuTimes
@@ -140,7 +140,7 @@ type Reading struct {
 // missing records why the part at path is missing: absent on this OS, or
 // a failed read.
 func (r *Reading) missing(path string, err error) {
-	if errors.Is(err, ErrUnavailable) {
+	if errors.Is(err, errUnavailable) {
 		r.Absent = append(r.Absent, path)
 		return
 	}

@@ -33,4 +33,4 @@ func BenchmarkSample(b *testing.B) {
 // the same parts as gopsutilPlatform on Linux.
 type noPaging struct{ procRoot }
 
-func (noPaging) paging() (map[string]uint64, error) { return nil, ErrUnavailable }
+func (noPaging) paging() (map[string]uint64, error) { return nil, errUnavailable }

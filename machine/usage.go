@@ -11,7 +11,7 @@ type ProcessUsage struct {
 	PeakRSSBytes *int64
 }
 
-// ReadProcessUsage reads this process's usage; ErrUnavailable where the OS
+// ReadProcessUsage reads this process's usage; errUnavailable where the OS
 // gives none.
 func ReadProcessUsage() (ProcessUsage, error) { return processUsage() }
 

@@ -3,4 +3,4 @@
 package machine
 
 // processUsage has neither getrusage nor GetProcessTimes to read.
-func processUsage() (ProcessUsage, error) { return ProcessUsage{}, ErrUnavailable }
+func processUsage() (ProcessUsage, error) { return ProcessUsage{}, errUnavailable }
