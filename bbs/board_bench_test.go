@@ -13,7 +13,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -23,15 +22,16 @@ import (
 
 	"bbslab/entity"
 	"bbslab/entity/open"
+	"bbslab/machine"
 )
 
 // processCPU returns the user and system CPU time this process has used.
 func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatalf("getrusage: %v", err)
+	u, err := machine.ReadProcessUsage()
+	if err != nil {
+		b.Fatalf("process CPU: %v", err)
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return u.User + u.System
 }
 
 // BenchmarkBoard runs whole board requests (the public handler with its

@@ -14,8 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"bbslab/entity/fake"
 )
 
@@ -103,7 +101,8 @@ func TestSplit(t *testing.T) {
 	}
 }
 
-// tcpNoDelay reads TCP_NODELAY of c's socket.
+// tcpNoDelay reads TCP_NODELAY of c's socket (getsockoptNoDelay:
+// nodelay_unix_test.go, nodelay_windows_test.go).
 func tcpNoDelay(t *testing.T, c net.Conn) bool {
 	t.Helper()
 	raw, err := c.(*net.TCPConn).SyscallConn()
@@ -112,9 +111,7 @@ func tcpNoDelay(t *testing.T, c net.Conn) bool {
 	}
 	var v int
 	var gerr error
-	if err := raw.Control(func(fd uintptr) {
-		v, gerr = unix.GetsockoptInt(int(fd), unix.IPPROTO_TCP, unix.TCP_NODELAY)
-	}); err != nil || gerr != nil {
+	if err := raw.Control(func(fd uintptr) { v, gerr = getsockoptNoDelay(fd) }); err != nil || gerr != nil {
 		t.Fatalf("getsockopt TCP_NODELAY: %v %v", err, gerr)
 	}
 	return v != 0

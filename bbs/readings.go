@@ -39,9 +39,9 @@ type RuntimeStats struct {
 	SchedLatencySecondsTotal float64 `json:"sched_latency_seconds_total"`
 	SchedLatencies           uint64  `json:"sched_latencies_total"`
 	// ProcessCPUSecondsTotal is the CPU time the board has used since
-	// start, user and system (getrusage): its rate over a span is the
-	// board's CPU over exactly that span. Absent where the platform does
-	// not give it.
+	// start, user and system (getrusage; GetProcessTimes on Windows): its
+	// rate over a span is the board's CPU over exactly that span. Absent
+	// where the platform does not give it.
 	ProcessCPUSecondsTotal *float64 `json:"process_cpu_seconds_total,omitempty"`
 }
 

@@ -628,3 +628,49 @@ func TestDatabaseSocketsClosed(t *testing.T) {
 		t.Errorf("connections.database by open sockets = %+v; want the open connection only", db)
 	}
 }
+
+// TestStatsReadingsAbsent serves /admin/stats from a sampler of a machine
+// without /proc (machine.FakePlatform gives what gopsutil gives on
+// Windows): what the platform cannot give is left out of the JSON and
+// named in machine.absent, never written as 0, and /metrics has no series
+// for it.
+func TestStatsReadingsAbsent(t *testing.T) {
+	p := &machine.FakePlatform{}
+	smp := machine.NewSamplerOn(p)
+	p.Advance(machine.CPUTicks{User: 25, System: 15, Idle: 60}, 100*time.Millisecond)
+	smp.Sample()
+	_, _, _, adm := newReadingsTest(t, Options{Machine: smp})
+	resp, body := get(t, adm.URL+"/admin/stats")
+	var doc struct {
+		Machine map[string]any `json:"machine"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stats: %d %v", resp.StatusCode, err)
+	}
+	m := doc.Machine
+	cpu, _ := m["cpu"].(map[string]any)
+	if cpu["idle"] != 60.0 || cpu["user"] != 25.0 {
+		t.Errorf("machine.cpu = %v; want user 25, idle 60", m["cpu"])
+	}
+	for _, k := range []string{"iowait", "steal"} {
+		if v, ok := cpu[k]; ok {
+			t.Errorf("machine.cpu.%s = %v; want it absent", k, v)
+		}
+	}
+	for _, k := range []string{"load", "paging", "own_cpus"} {
+		if v, ok := m[k]; ok {
+			t.Errorf("machine.%s = %v; want it absent", k, v)
+		}
+	}
+	if got := fmt.Sprint(m["absent"]); !strings.Contains(got, "load") || !strings.Contains(got, "cpu.iowait") {
+		t.Errorf("machine.absent = %s; want load and cpu.iowait named", got)
+	}
+	if p, ok := m["process_cpu"].(map[string]any); !ok || p["total"].(float64) <= 0 {
+		t.Errorf("machine.process_cpu = %v; want the process time the platform counted", m["process_cpu"])
+	}
+	for _, l := range strings.Split(metricLines(t, adm.URL), "\n") {
+		if strings.Contains(l, "load") || strings.Contains(l, "iowait") || strings.Contains(l, "paging") {
+			t.Errorf("/metrics: %q; want no series of a reading the platform lacks", l)
+		}
+	}
+}

@@ -14,16 +14,18 @@ import (
 type Cost struct {
 	// WallSeconds is the run's length; CPUSeconds user plus system time of
 	// the generator process; CPUPercent is CPU over wall time, in percent
-	// of one core.
-	WallSeconds float64 `json:"wall_seconds"`
-	CPUSeconds  float64 `json:"cpu_seconds"`
-	UserSeconds float64 `json:"user_seconds"`
-	SysSeconds  float64 `json:"sys_seconds"`
-	CPUPercent  float64 `json:"cpu_percent"`
+	// of one core. The CPU figures are absent (nil, left out of the JSON)
+	// where the OS gives no process times: never 0.
+	WallSeconds float64  `json:"wall_seconds"`
+	CPUSeconds  *float64 `json:"cpu_seconds,omitempty"`
+	UserSeconds *float64 `json:"user_seconds,omitempty"`
+	SysSeconds  *float64 `json:"sys_seconds,omitempty"`
+	CPUPercent  *float64 `json:"cpu_percent,omitempty"`
 	// PeakRSSBytes is the process's peak resident set (getrusage; over the
-	// process lifetime). PeakGoBytes is the largest memory mapped by the Go
-	// runtime sampled each second during the run.
-	PeakRSSBytes int64  `json:"peak_rss_bytes"`
+	// process lifetime), absent where the OS does not give it (Windows).
+	// PeakGoBytes is the largest memory mapped by the Go runtime sampled
+	// each second during the run.
+	PeakRSSBytes *int64 `json:"peak_rss_bytes,omitempty"`
 	PeakGoBytes  uint64 `json:"peak_go_bytes"`
 	// GCCycles and GCPauseMaxMs: collections during the run and the longest
 	// stop-the-world pause (upper bound of its histogram bucket).
@@ -89,14 +91,8 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	use := selfUsage()
 	wall := time.Since(m.t0).Seconds()
 	timerP99 := lag.timer.Quantile(0.99) // lagTotals always sets lag.timer
-	user := (use.user - m.use0.user).Seconds()
-	sys := (use.sys - m.use0.sys).Seconds()
 	c := Cost{
 		WallSeconds:      round3(wall),
-		UserSeconds:      round3(user),
-		SysSeconds:       round3(sys),
-		CPUSeconds:       round3(user + sys),
-		PeakRSSBytes:     use.maxRSS,
 		PeakGoBytes:      m.peakGo,
 		Goroutines:       m.peakGor,
 		ScheduleLagMaxMs: ms(lag.max),
@@ -105,13 +101,19 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 		TimerLagP99Ms:    ms(timerP99),
 		TimerLagMeanMs:   ms(lag.timer.Mean()),
 	}
-	if wall > 0 {
-		c.CPUPercent = round3(100 * (user + sys) / wall)
+	if use.ok && m.use0.ok {
+		user := (use.user - m.use0.user).Seconds()
+		sys := (use.sys - m.use0.sys).Seconds()
+		c.UserSeconds, c.SysSeconds, c.CPUSeconds = ptr(round3(user)), ptr(round3(sys)), ptr(round3(user+sys))
+		if wall > 0 {
+			c.CPUPercent = ptr(round3(100 * (user + sys) / wall))
+		}
+		c.PeakRSSBytes = use.maxRSS
 	}
 	c.GCCycles = m.cur.GCCycles - m.r0.GCCycles
 	c.GCPauseMaxMs = machine.HistogramMaxNew(m.r0.GCPauses, m.cur.GCPauses) * 1000
-	if c.CPUPercent > 80 {
-		c.Reasons = append(c.Reasons, fmt.Sprintf("the generator used %.0f%% of a core (over 80%%)", c.CPUPercent))
+	if cpu, ok := c.CPU(); ok && cpu > 80 {
+		c.Reasons = append(c.Reasons, fmt.Sprintf("the generator used %.0f%% of a core (over 80%%)", cpu))
 	}
 	// Only lag beyond normal timer lateness says the generator fell behind.
 	if think > 0 && timerP99 > think/10 && timerP99 > timerSlack {
@@ -121,13 +123,42 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	return c
 }
 
+// CPU returns the generator's CPU in percent of one core; false where the
+// OS gave no process times.
+func (c Cost) CPU() (float64, bool) {
+	if c.CPUPercent == nil {
+		return 0, false
+	}
+	return *c.CPUPercent, true
+}
+
+// CPUText is the generator's CPU in percent of one core printed with the
+// fmt verb format, or "–" where it is absent.
+func (c Cost) CPUText(format string) string {
+	if v, ok := c.CPU(); ok {
+		return fmt.Sprintf(format, v)
+	}
+	return "–"
+}
+
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
-// procUsage is the process's own CPU time and peak resident set, as
-// getrusage gives them (usage_unix.go); ok is false where they cannot be
-// read, and the run's warnings say so.
+func ptr[T any](v T) *T { return &v }
+
+// procUsage is the process's own CPU time and peak resident set
+// (machine.ReadProcessUsage: getrusage, or GetProcessTimes on Windows); ok
+// is false where they cannot be read, and the run's warnings say so.
 type procUsage struct {
 	user, sys time.Duration
-	maxRSS    int64 // bytes
+	maxRSS    *int64 // bytes; nil where the OS does not give it
 	ok        bool
+}
+
+// selfUsage reads the process's CPU time and peak resident set.
+func selfUsage() procUsage {
+	u, err := machine.ReadProcessUsage()
+	if err != nil {
+		return procUsage{}
+	}
+	return procUsage{user: u.User, sys: u.System, maxRSS: u.PeakRSSBytes, ok: true}
 }

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -31,5 +32,36 @@ func TestBottleneckFromTimerLag(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("think %v, p99 timer lag %v: bottleneck warning %v (%q); want %v", tt.think, tt.lag, got, c.Reasons, tt.want)
 		}
+	}
+}
+
+// TestCostAbsentCPU checks that a cost without process times (an OS that
+// gives none) leaves the CPU figures out of the JSON and the texts rather
+// than reading 0, and that merging it with a generator that had them
+// leaves the merged figures out too.
+func TestCostAbsentCPU(t *testing.T) {
+	var c Cost
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{`"cpu_percent"`, `"cpu_seconds"`, `"peak_rss_bytes"`} {
+		if strings.Contains(string(b), k) {
+			t.Errorf("JSON of a cost without process times has %s: %s", k, b)
+		}
+	}
+	if got := c.CPUText("%.0f"); got != "–" {
+		t.Errorf("CPUText = %q; want –", got)
+	}
+	v := 40.0
+	with := &v
+	if got := mergeOpt(true, nil, with, func(a, b float64) float64 { return a + b }); got == nil || *got != 40 {
+		t.Errorf("mergeOpt(first, 40) = %v; want 40", got)
+	}
+	if got := mergeOpt(false, with, nil, func(a, b float64) float64 { return a + b }); got != nil {
+		t.Errorf("mergeOpt(40, absent) = %v; want absent", *got)
+	}
+	if got := mergeOpt(false, with, with, func(a, b float64) float64 { return a + b }); got == nil || *got != 80 {
+		t.Errorf("mergeOpt(40, 40) = %v; want 80", got)
 	}
 }

@@ -99,12 +99,13 @@ func Merge(results []*Result) (*Result, error) {
 		}
 		c := r.Cost
 		out.Generators = append(out.Generators, c)
-		out.Cost.CPUSeconds = round3(out.Cost.CPUSeconds + c.CPUSeconds)
-		out.Cost.UserSeconds = round3(out.Cost.UserSeconds + c.UserSeconds)
-		out.Cost.SysSeconds = round3(out.Cost.SysSeconds + c.SysSeconds)
+		first := i == 0
+		out.Cost.CPUSeconds = mergeOpt(first, out.Cost.CPUSeconds, c.CPUSeconds, func(a, b float64) float64 { return round3(a + b) })
+		out.Cost.UserSeconds = mergeOpt(first, out.Cost.UserSeconds, c.UserSeconds, func(a, b float64) float64 { return round3(a + b) })
+		out.Cost.SysSeconds = mergeOpt(first, out.Cost.SysSeconds, c.SysSeconds, func(a, b float64) float64 { return round3(a + b) })
 		out.Cost.WallSeconds = max(out.Cost.WallSeconds, c.WallSeconds)
-		out.Cost.CPUPercent = max(out.Cost.CPUPercent, c.CPUPercent)
-		out.Cost.PeakRSSBytes = max(out.Cost.PeakRSSBytes, c.PeakRSSBytes)
+		out.Cost.CPUPercent = mergeOpt(first, out.Cost.CPUPercent, c.CPUPercent, func(a, b float64) float64 { return max(a, b) })
+		out.Cost.PeakRSSBytes = mergeOpt(first, out.Cost.PeakRSSBytes, c.PeakRSSBytes, func(a, b int64) int64 { return max(a, b) })
 		out.Cost.PeakGoBytes = max(out.Cost.PeakGoBytes, c.PeakGoBytes)
 		out.Cost.GCCycles += c.GCCycles
 		out.Cost.GCPauseMaxMs = max(out.Cost.GCPauseMaxMs, c.GCPauseMaxMs)
@@ -145,4 +146,19 @@ func Merge(results []*Result) (*Result, error) {
 	out.Environment, envWarns = mergeEnvironments(results)
 	out.Warnings = append(out.Warnings, envWarns...)
 	return out, nil
+}
+
+// mergeOpt merges a figure that a generator's OS may not give: the first
+// generator's as it is, then op of the merged figure and the next one's;
+// absent as soon as one generator's is, since a sum or a maximum over some
+// of the generators would pass for all of them.
+func mergeOpt[T any](first bool, acc, next *T, op func(a, b T) T) *T {
+	if first {
+		return next
+	}
+	if acc == nil || next == nil {
+		return nil
+	}
+	v := op(*acc, *next)
+	return &v
 }

@@ -41,8 +41,15 @@ func WriteSummary(w io.Writer, r *Result) error {
 			// went on past it.
 			drain = fmt.Sprintf(", then %.2f s waiting for the requests in flight (throughput is per measured second)", r.DrainSeconds)
 		}
-		fmt.Fprintf(w, "measured %.1f s of %s model%s; generator: cpu %.2f s (%.1f%% of a core), peak rss %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
-			r.MeasuredSeconds, model, drain, c.CPUSeconds, c.CPUPercent, float64(c.PeakRSSBytes)/(1<<20), float64(c.PeakGoBytes)/(1<<20),
+		cpu, rss := "cpu not available on this OS", "peak rss not available on this OS"
+		if c.CPUSeconds != nil && c.CPUPercent != nil {
+			cpu = fmt.Sprintf("cpu %.2f s (%.1f%% of a core)", *c.CPUSeconds, *c.CPUPercent)
+		}
+		if c.PeakRSSBytes != nil {
+			rss = fmt.Sprintf("peak rss %.1f MB", float64(*c.PeakRSSBytes)/(1<<20))
+		}
+		fmt.Fprintf(w, "measured %.1f s of %s model%s; generator: %s, %s, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
+			r.MeasuredSeconds, model, drain, cpu, rss, float64(c.PeakGoBytes)/(1<<20),
 			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
 	}
 	if r.Server != nil {

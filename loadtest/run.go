@@ -623,8 +623,11 @@ func warnings(res *Result) []string {
 	if res.Total.Requests == 0 {
 		w = append(w, "no measured requests")
 	}
-	if !selfUsage().ok {
-		w = append(w, "the generator's CPU time and peak memory are unavailable on "+runtime.GOOS+" (no getrusage): the cost's cpu and rss figures read 0")
+	if res.Cost.CPUPercent == nil {
+		w = append(w, "the generator's CPU time is not available on "+runtime.GOOS+": the cost leaves it out")
+	}
+	if res.Cost.PeakRSSBytes == nil {
+		w = append(w, "the generator's peak resident memory is not available on "+runtime.GOOS+": the cost leaves it out")
 	}
 	if res.Settings.Model == ModelRate && res.Cost.LateRequests > 0 && res.Total.Requests > 0 {
 		w = append(w, fmt.Sprintf("%d of %d requests started late (max %.3g ms behind schedule): responses outgrew the think time", res.Cost.LateRequests, res.Total.Requests, res.Cost.ScheduleLagMaxMs))

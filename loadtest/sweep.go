@@ -156,8 +156,8 @@ func WriteSweepTable(w io.Writer, runs []*Result, server []Column) error {
 		if r.Interrupted {
 			note = strings.TrimSpace(note + " interrupted")
 		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%.1f\t", r.Total.Clients, r.Total.Throughput, ideal,
-			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUPercent)
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%s\t", r.Total.Clients, r.Total.Throughput, ideal,
+			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUText("%.1f"))
 		if withServer {
 			for _, c := range server {
 				if v, ok := r.Server.Value(c.Name); ok {

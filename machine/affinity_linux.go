@@ -1,13 +1,16 @@
 package machine
 
-import "golang.org/x/sys/unix"
+import (
+	"fmt"
 
-// ownCPUs returns the CPUs this process may run on, or nil when the
-// affinity cannot be read.
-func ownCPUs() []int {
+	"golang.org/x/sys/unix"
+)
+
+// ownCPUs returns the CPUs this process may run on.
+func ownCPUs() ([]int, error) {
 	var set unix.CPUSet
 	if err := unix.SchedGetaffinity(0, &set); err != nil {
-		return nil
+		return nil, fmt.Errorf("sched_getaffinity: %w", err)
 	}
 	var out []int
 	for i := range 1024 {
@@ -15,5 +18,5 @@ func ownCPUs() []int {
 			out = append(out, i)
 		}
 	}
-	return out
+	return out, nil
 }

@@ -2,5 +2,5 @@
 
 package machine
 
-// ownCPUs returns nil: affinity is read on Linux only.
-func ownCPUs() []int { return nil }
+// ownCPUs is read on Linux only.
+func ownCPUs() ([]int, error) { return nil, errUnavailable }

@@ -2,11 +2,14 @@ package machine
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -40,15 +43,15 @@ func TestReadingFromDeltas(t *testing.T) {
 	os.WriteFile(filepath.Join(root, "vmstat"), []byte("pgpgin 1500\npgpgout 2000\npswpin 0\npswpout 0\n"), 0o644)
 	s.Sample()
 	r := s.Read()
-	if !r.Available || r.CPUs != 2 {
-		t.Fatalf("Read() = %+v; want available with 2 CPUs", r)
+	if !r.Available || r.CPUs != 2 || r.CPU == nil || len(r.Absent) != 0 || r.Error != "" {
+		t.Fatalf("Read() = %+v; want available with 2 CPUs, nothing absent", r)
 	}
-	if want := (CPU{User: 10, System: 5, IOWait: 15, Idle: 70}); r.CPU != want {
-		t.Errorf("CPU = %+v; want %+v", r.CPU, want)
+	if got, want := cpuText(*r.CPU), "user 10 system 5 iowait 15 steal 0 idle 70"; got != want {
+		t.Errorf("CPU = %s; want %s", got, want)
 	}
-	want := []CPU{{User: 18, System: 2, Idle: 80}, {User: 2, System: 8, IOWait: 30, Idle: 60}}
-	if len(r.PerCPU) != 2 || r.PerCPU[0] != want[0] || r.PerCPU[1] != want[1] {
-		t.Errorf("PerCPU = %+v; want %+v", r.PerCPU, want)
+	want := []string{"user 18 system 2 iowait 0 steal 0 idle 80", "user 2 system 8 iowait 30 steal 0 idle 60"}
+	if len(r.PerCPU) != 2 || cpuText(r.PerCPU[0]) != want[0] || cpuText(r.PerCPU[1]) != want[1] {
+		t.Errorf("PerCPU = %+v; want %q", r.PerCPU, want)
 	}
 	// cpu0 alone: 100 of 500 ticks busy; both: 150 of 1,000 (idle and
 	// iowait are not busy).
@@ -61,22 +64,87 @@ func TestReadingFromDeltas(t *testing.T) {
 	if got := ownBusy([]int{2}, s.prev.perCPU, s.last.perCPU); got != nil {
 		t.Errorf("ownBusy(cpu2 of 2) = %+v; want nil", got)
 	}
-	if r.Paging.PageInsPerSecond <= 0 || r.Paging.PageOutsPerSecond != 0 {
+	if r.Paging == nil || r.Paging.PageInsPerSecond <= 0 || r.Paging.PageOutsPerSecond != 0 {
 		t.Errorf("Paging = %+v; want page-ins above 0 and no page-outs", r.Paging)
 	}
-	if want := (Load{One: 0.5, Five: 0.4, Fifteen: 0.3, Runnable: 3, Threads: 146}); r.Load != want {
-		t.Errorf("Load = %+v; want %+v", r.Load, want)
+	if l := r.Load; l == nil || l.One != 0.5 || l.Five != 0.4 || l.Fifteen != 0.3 || l.Runnable == nil || *l.Runnable != 3 || l.Threads == nil || *l.Threads != 146 {
+		t.Errorf("Load = %+v; want 0.5 0.4 0.3, 3 runnable of 146 threads", r.Load)
 	}
-	if r.Memory.TotalBytes != 1000*1024 || r.Memory.AvailableBytes != 600*1024 {
-		t.Errorf("Memory = %+v; want total 1000 kB, available 600 kB", r.Memory)
+	if m := r.Memory; m == nil || m.TotalBytes != 1000*1024 || m.AvailableBytes != 600*1024 || m.CachedBytes == nil || m.SwapTotalBytes == nil {
+		t.Errorf("Memory = %+v; want total 1000 kB, available 600 kB, cached and swap", r.Memory)
+	}
+}
+
+// cpuText writes a CPU reading with its absent parts named.
+func cpuText(c CPU) string {
+	opt := func(p *float64) string {
+		if p == nil {
+			return "absent"
+		}
+		return fmt.Sprint(*p)
+	}
+	return fmt.Sprintf("user %v system %v iowait %s steal %s idle %v", c.User, c.System, opt(c.IOWait), opt(c.Steal), c.Idle)
+}
+
+// TestReadingBeforeTheSecondSample: with one sample there is no window,
+// so nothing is read over one; memory and load are read now.
+func TestReadingBeforeTheSecondSample(t *testing.T) {
+	r := newSampler(procRoot(copyProc(t))).Read()
+	if r.CPU != nil || r.PerCPU != nil || r.Process != nil || r.Paging != nil || r.OwnCPUs != nil {
+		t.Errorf("Read() after one sample: cpu %+v, process %+v, paging %+v; want them absent", r.CPU, r.Process, r.Paging)
+	}
+	if !r.Available || r.Memory == nil || r.Load == nil {
+		t.Errorf("Read() after one sample = %+v; want memory and load", r)
 	}
 }
 
 func TestReadingWithoutProc(t *testing.T) {
 	r := newSampler(procRoot(filepath.Join(t.TempDir(), "none"))).Read()
-	if r.Available || r.Error == "" {
+	if r.Available || r.Error == "" || r.CPU != nil || r.Process != nil || r.Memory != nil {
 		t.Errorf("Read() without /proc = %+v; want not available with a reason", r)
 	}
+}
+
+// TestReadingAbsentOffLinux reads a platform that gives what gopsutil
+// gives on Windows: CPU times without I/O wait and steal, memory without
+// the page cache, process times; no paging, load average or affinity.
+// Each missing part is absent from the Reading and its JSON, not 0.
+func TestReadingAbsentOffLinux(t *testing.T) {
+	p := &FakePlatform{}
+	s := newSampler(p)
+	p.Advance(CPUTicks{User: 30, System: 10, Idle: 60}, 250*time.Millisecond)
+	s.Sample()
+	r := s.Read()
+	if !r.Available || r.CPU == nil || r.Process == nil || r.Memory == nil || r.Error != "" {
+		t.Fatalf("Read() = %+v; want CPU, process and memory", r)
+	}
+	if got, want := cpuText(*r.CPU), "user 30 system 10 iowait absent steal absent idle 60"; got != want {
+		t.Errorf("CPU = %s; want %s", got, want)
+	}
+	if r.Process.Total <= 0 {
+		t.Errorf("process CPU = %+v; want the 250 ms the platform counted", r.Process)
+	}
+	if r.Load != nil || r.Paging != nil || r.OwnCPUs != nil || r.Memory.CachedBytes != nil {
+		t.Errorf("load %+v, paging %+v, own CPUs %+v, cached %v; want all absent", r.Load, r.Paging, r.OwnCPUs, r.Memory.CachedBytes)
+	}
+	if want := "cpu.iowait cpu.steal own_cpus paging load memory.cached_bytes memory.swap_total_bytes memory.swap_free_bytes"; strings.Join(sortedCopy(r.Absent), " ") != strings.Join(sortedCopy(strings.Fields(want)), " ") {
+		t.Errorf("Absent = %v; want %s", r.Absent, want)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"iowait":`, `"steal":`, `"load":`, `"paging":`, `"own_cpus":`, `"cached_bytes":`} {
+		if strings.Contains(string(b), key) {
+			t.Errorf("JSON has %s; want it left out:\n%s", key, b)
+		}
+	}
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	sort.Strings(out)
+	return out
 }
 
 func TestSockets(t *testing.T) {
@@ -169,7 +237,7 @@ func TestLive(t *testing.T) {
 	s := NewSampler()
 	s.Sample()
 	r := s.Read()
-	if !r.Available || r.CPUs < 1 || r.Memory.TotalBytes == 0 || r.Process.Total < 0 {
+	if !r.Available || r.CPUs < 1 || r.Memory == nil || r.Memory.TotalBytes == 0 || r.Process == nil || r.Process.Total < 0 || r.Error != "" || len(r.Absent) != 0 {
 		t.Errorf("live Read() = %+v; want available, CPUs and memory", r)
 	}
 	time.Sleep(100 * time.Millisecond) // some clock ticks (10 ms each)

@@ -1,13 +1,15 @@
-// Package machine reads what sar, vmstat and netstat showed in the article,
-// from Linux's /proc: CPU use of the whole machine and of this process over
-// the last second, load average, memory and paging, and TCP connection
+// Package machine reads what sar, vmstat and netstat showed in the article:
+// CPU use of the whole machine and of this process over the last second,
+// load average, memory and paging, and (from Linux's /proc) TCP connection
 // states with the accept queue of a listening socket.
 //
 // A Sampler takes a sample of the cumulative counters every second; a
 // Reading is the difference between its last two samples, so it is a live
-// reading over the last second, not an average since start. Memory, load
-// and sockets are read when asked. Off Linux (no /proc) the readings say
-// they are not available.
+// reading over the last second, not an average since start. Memory and
+// load are read when asked. Linux is read from /proc; macOS and Windows
+// through gopsutil. A reading an OS cannot give (paging and I/O wait off
+// Linux, the load average on Windows) is absent from the Reading and its
+// JSON, and named in Reading.Absent: never 0.
 //
 // ReadRuntime reads the Go runtime's own metrics (runtime/metrics), in one
 // place for the board's statistics and the load generator's cost.
@@ -19,12 +21,53 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
-// procRoot is where /proc is mounted; tests point it at testdata.
+// procRoot is where /proc is mounted; tests point it at testdata. It is
+// the Linux platform.
 type procRoot string
+
+func (r procRoot) cpu() (cpuTimes, []cpuTimes, error) {
+	b, err := r.read("stat")
+	if err != nil {
+		return cpuTimes{}, nil, err
+	}
+	return parseStat(b)
+}
+
+func (r procRoot) cpuKinds() (iowait, steal bool) { return true, true }
+
+func (r procRoot) paging() (map[string]uint64, error) {
+	b, err := r.read("vmstat")
+	if err != nil {
+		return nil, err
+	}
+	return parseKeyValues(b, pagingKeys), nil
+}
+
+func (r procRoot) load() (Load, error) {
+	b, err := r.read("loadavg")
+	if err != nil {
+		return Load{}, err
+	}
+	return parseLoadavg(b)
+}
+
+func (r procRoot) memory() (Memory, error) {
+	b, err := r.read("meminfo")
+	if err != nil {
+		return Memory{}, err
+	}
+	return memoryOf(parseKeyValues(b, memoryKeys)), nil
+}
+
+func (r procRoot) process() (user, system time.Duration, err error) { return processTimes() }
+
+func (r procRoot) affinity() ([]int, error) { return ownCPUs() }
 
 func (r procRoot) read(name string) ([]byte, error) {
 	b, err := os.ReadFile(filepath.Join(string(r), name))
@@ -80,13 +123,25 @@ func parseStat(b []byte) (cpuTimes, []cpuTimes, error) {
 	return c, per, nil
 }
 
-// parseKeyValues reads "key value" lines (/proc/vmstat) or "Key: value kB"
-// lines (/proc/meminfo) into a map; values in kB become bytes.
-func parseKeyValues(b []byte) map[string]uint64 {
-	m := make(map[string]uint64)
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		f := strings.Fields(sc.Text())
+// The keys of /proc/vmstat and /proc/meminfo that a Reading shows.
+var (
+	pagingKeys = []string{"pgpgin", "pgpgout", "pswpin", "pswpout"}
+	memoryKeys = []string{"MemTotal:", "MemAvailable:", "MemFree:", "Cached:", "SwapTotal:", "SwapFree:"}
+)
+
+// parseKeyValues reads the "key value" lines (/proc/vmstat) or "Key: value
+// kB" lines (/proc/meminfo) whose key is one of keys (written as in the
+// file) into a map; values in kB become bytes. The other lines, most of
+// each file, are skipped before they are split: splitting every line of
+// /proc/vmstat took most of a sample's time (docs/measurements.md).
+func parseKeyValues(b []byte, keys []string) map[string]uint64 {
+	m := make(map[string]uint64, len(keys))
+	for line := range bytes.Lines(b) {
+		k, _, ok := bytes.Cut(line, []byte(" "))
+		if !ok || !slices.Contains(keys, string(k)) {
+			continue
+		}
+		f := strings.Fields(string(line))
 		if len(f) < 2 {
 			continue
 		}
@@ -102,13 +157,16 @@ func parseKeyValues(b []byte) map[string]uint64 {
 	return m
 }
 
-// Load is /proc/loadavg: run-queue averages and scheduling entities.
+// Load is the load average (/proc/loadavg): run-queue averages, and on
+// Linux the scheduling entities.
 type Load struct {
-	One      float64 `json:"one"`
-	Five     float64 `json:"five"`
-	Fifteen  float64 `json:"fifteen"`
-	Runnable int     `json:"runnable"` // threads runnable or running now
-	Threads  int     `json:"threads"`  // threads on the machine
+	One     float64 `json:"one"`
+	Five    float64 `json:"five"`
+	Fifteen float64 `json:"fifteen"`
+	// Runnable counts the threads runnable or running now, Threads the
+	// threads on the machine; absent off Linux.
+	Runnable *int `json:"runnable,omitempty"`
+	Threads  *int `json:"threads,omitempty"`
 }
 
 func parseLoadavg(b []byte) (Load, error) {
@@ -127,28 +185,40 @@ func parseLoadavg(b []byte) (Load, error) {
 	if !ok {
 		return Load{}, fmt.Errorf("/proc/loadavg: %q", f[3])
 	}
-	l.Runnable, _ = strconv.Atoi(run)
-	l.Threads, _ = strconv.Atoi(all)
+	if n, err := strconv.Atoi(run); err == nil {
+		l.Runnable = &n
+	}
+	if n, err := strconv.Atoi(all); err == nil {
+		l.Threads = &n
+	}
 	return l, nil
 }
 
 // Memory is the part of /proc/meminfo that says whether memory is short.
+// CachedBytes (the page cache) is absent off Linux; the swap figures are
+// absent where the OS does not say (Windows gives its page file).
 type Memory struct {
-	TotalBytes     uint64 `json:"total_bytes"`
-	AvailableBytes uint64 `json:"available_bytes"`
-	FreeBytes      uint64 `json:"free_bytes"`
-	CachedBytes    uint64 `json:"cached_bytes"`
-	SwapTotalBytes uint64 `json:"swap_total_bytes"`
-	SwapFreeBytes  uint64 `json:"swap_free_bytes"`
+	TotalBytes     uint64  `json:"total_bytes"`
+	AvailableBytes uint64  `json:"available_bytes"`
+	FreeBytes      uint64  `json:"free_bytes"`
+	CachedBytes    *uint64 `json:"cached_bytes,omitempty"`
+	SwapTotalBytes *uint64 `json:"swap_total_bytes,omitempty"`
+	SwapFreeBytes  *uint64 `json:"swap_free_bytes,omitempty"`
 }
 
 func memoryOf(m map[string]uint64) Memory {
+	field := func(k string) *uint64 {
+		if v, ok := m[k]; ok {
+			return &v
+		}
+		return nil
+	}
 	return Memory{
 		TotalBytes:     m["MemTotal"],
 		AvailableBytes: m["MemAvailable"],
 		FreeBytes:      m["MemFree"],
-		CachedBytes:    m["Cached"],
-		SwapTotalBytes: m["SwapTotal"],
-		SwapFreeBytes:  m["SwapFree"],
+		CachedBytes:    field("Cached"),
+		SwapTotalBytes: field("SwapTotal"),
+		SwapFreeBytes:  field("SwapFree"),
 	}
 }

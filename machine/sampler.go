@@ -1,7 +1,9 @@
 package machine
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"sync"
 	"time"
 )
@@ -9,32 +11,35 @@ import (
 // Interval is how often a Sampler samples.
 const Interval = time.Second
 
-// sample is the cumulative counters at one moment.
+// sample is the cumulative counters at one moment; each part's error is
+// why it is missing (errUnavailable where the OS has none).
 type sample struct {
 	at      time.Time
 	cpu     cpuTimes
-	perCPU  []cpuTimes        // one per CPU
-	vm      map[string]uint64 // /proc/vmstat
-	utime   time.Duration     // this process, user
-	stime   time.Duration     // this process, system
-	cpus    int
-	readErr error
+	perCPU  []cpuTimes // one per CPU
+	cpuErr  error
+	vm      map[string]uint64 // paging, by /proc/vmstat's names
+	vmErr   error
+	utime   time.Duration // this process, user
+	stime   time.Duration // this process, system
+	procErr error
 }
 
 // A Sampler samples the machine's and this process's cumulative counters
 // every Interval while Run runs. Read is safe from any goroutine.
 type Sampler struct {
-	root procRoot
+	p platform
 
 	mu         sync.Mutex
 	prev, last sample
 }
 
-// NewSampler returns a Sampler that has taken its first sample.
-func NewSampler() *Sampler { return newSampler("/proc") }
+// NewSampler returns a Sampler of this machine that has taken its first
+// sample: from /proc on Linux, through gopsutil elsewhere.
+func NewSampler() *Sampler { return newSampler(defaultPlatform()) }
 
-func newSampler(root procRoot) *Sampler {
-	s := &Sampler{root: root}
+func newSampler(p platform) *Sampler {
+	s := &Sampler{p: p}
 	s.last = s.take()
 	s.prev = s.last
 	return s
@@ -66,30 +71,22 @@ func (s *Sampler) Sample() {
 // take reads the cumulative counters.
 func (s *Sampler) take() sample {
 	sm := sample{at: time.Now()}
-	b, err := s.root.read("stat")
-	if err == nil {
-		sm.cpu, sm.perCPU, err = parseStat(b)
-		sm.cpus = len(sm.perCPU)
-	}
-	if err != nil {
-		sm.readErr = err
-		return sm
-	}
-	if b, err := s.root.read("vmstat"); err == nil {
-		sm.vm = parseKeyValues(b)
-	}
-	sm.utime, sm.stime = processTimes()
+	sm.cpu, sm.perCPU, sm.cpuErr = s.p.cpu()
+	sm.vm, sm.vmErr = s.p.paging()
+	sm.utime, sm.stime, sm.procErr = s.p.process()
 	return sm
 }
 
 // CPU is how the machine's CPU time was spent over the window, in percent
 // of all CPUs (sar -u): user includes nice, system includes irq and softirq.
+// IOWait and Steal are absent where the OS does not count them (macOS,
+// Windows): there their time is in Idle and the others.
 type CPU struct {
-	User   float64 `json:"user"`
-	System float64 `json:"system"`
-	IOWait float64 `json:"iowait"`
-	Steal  float64 `json:"steal"`
-	Idle   float64 `json:"idle"`
+	User   float64  `json:"user"`
+	System float64  `json:"system"`
+	IOWait *float64 `json:"iowait,omitempty"`
+	Steal  *float64 `json:"steal,omitempty"`
+	Idle   float64  `json:"idle"`
 }
 
 // ProcessCPU is this process's CPU use over the window in percent of ONE
@@ -110,70 +107,123 @@ type Paging struct {
 }
 
 // Reading is the machine's state: CPU and paging over the last window,
-// load and memory now.
+// load and memory now. A part the OS cannot give, or whose read failed, is
+// nil and left out of the JSON, never 0: Absent names the parts this OS
+// does not have, Error the reads that failed.
 type Reading struct {
-	Available     bool       `json:"available"`       // false when /proc cannot be read
-	Error         string     `json:"error,omitempty"` // why not
-	WindowSeconds float64    `json:"window_seconds"`  // time between the two samples
-	CPUs          int        `json:"cpus"`
-	CPU           CPU        `json:"cpu"`
-	PerCPU        []CPU      `json:"per_cpu"` // each CPU over the window (sar -P ALL)
-	Process       ProcessCPU `json:"process_cpu"`
+	// Available is true when any part was read.
+	Available bool `json:"available"`
+	// Error says why parts are missing other than the OS: a read that
+	// failed, or no sampler at all.
+	Error string `json:"error,omitempty"`
+	// Absent names, by their JSON paths under "machine", the readings
+	// this OS does not give (e.g. "paging", "cpu.iowait", "load").
+	Absent        []string `json:"absent,omitempty"`
+	WindowSeconds float64  `json:"window_seconds"` // time between the two samples
+	CPUs          int      `json:"cpus,omitempty"`
+	CPU           *CPU     `json:"cpu,omitempty"`
+	PerCPU        []CPU    `json:"per_cpu,omitempty"` // each CPU over the window (sar -P ALL)
+	// Process is this process's CPU; absent where the OS gives no process
+	// times.
+	Process *ProcessCPU `json:"process_cpu,omitempty"`
 	// OwnCPUs is how busy the CPUs this process may run on were (its
 	// affinity; all CPUs when it is not pinned), whoever kept them busy:
 	// the core of a server pinned to one, as sar showed the article's
-	// application server. Absent where affinity cannot be read.
+	// application server. Absent where affinity cannot be read (off
+	// Linux).
 	OwnCPUs *OwnCPUs `json:"own_cpus,omitempty"`
-	Load    Load     `json:"load"`
-	Memory  Memory   `json:"memory"`
-	Paging  Paging   `json:"paging"`
+	Load    *Load    `json:"load,omitempty"`
+	Memory  *Memory  `json:"memory,omitempty"`
+	Paging  *Paging  `json:"paging,omitempty"`
+}
+
+// missing records why the part at path is missing: absent on this OS, or
+// a failed read.
+func (r *Reading) missing(path string, err error) {
+	if errors.Is(err, errUnavailable) {
+		r.Absent = append(r.Absent, path)
+		return
+	}
+	if r.Error != "" {
+		r.Error += "; "
+	}
+	r.Error += path + ": " + err.Error()
 }
 
 // Read returns the reading over the last two samples, with load and memory
-// read now. Before the second sample the window is empty and the rates are 0.
+// read now. Before the second sample there is no window: the CPU, process
+// and paging readings are absent (an idle of 0 would read as a machine
+// 100 % busy).
 func (s *Sampler) Read() Reading {
 	s.mu.Lock()
 	prev, last := s.prev, s.last
 	s.mu.Unlock()
-	if last.readErr != nil {
-		return Reading{Error: last.readErr.Error()}
-	}
-	r := Reading{Available: true, CPUs: last.cpus}
+	var r Reading
 	win := last.at.Sub(prev.at)
 	r.WindowSeconds = win.Seconds()
-	r.CPU, _ = cpuOver(prev.cpu, last.cpu)
-	if len(prev.perCPU) == len(last.perCPU) {
-		for i := range last.perCPU {
-			c, _ := cpuOver(prev.perCPU[i], last.perCPU[i])
-			r.PerCPU = append(r.PerCPU, c)
+	if err := cmp.Or(last.cpuErr, prev.cpuErr); err != nil {
+		r.missing("cpu", err)
+	} else if win > 0 {
+		iowait, steal := s.p.cpuKinds()
+		r.CPUs = len(last.perCPU)
+		c, _ := cpuOver(prev.cpu, last.cpu, iowait, steal)
+		r.CPU = &c
+		if len(prev.perCPU) == len(last.perCPU) {
+			for i := range last.perCPU {
+				c, _ := cpuOver(prev.perCPU[i], last.perCPU[i], iowait, steal)
+				r.PerCPU = append(r.PerCPU, c)
+			}
+			if own, err := s.p.affinity(); err != nil {
+				r.missing("own_cpus", err)
+			} else {
+				r.OwnCPUs = ownBusy(own, prev.perCPU, last.perCPU)
+			}
 		}
-		if own := ownCPUs(); own != nil {
-			r.OwnCPUs = ownBusy(own, prev.perCPU, last.perCPU)
+		if !iowait {
+			r.Absent = append(r.Absent, "cpu.iowait")
+		}
+		if !steal {
+			r.Absent = append(r.Absent, "cpu.steal")
 		}
 	}
-	if win > 0 {
+	if err := cmp.Or(last.procErr, prev.procErr); err != nil {
+		r.missing("process_cpu", err)
+	} else if win > 0 {
 		u := 100 * float64(last.utime-prev.utime) / float64(win)
 		sy := 100 * float64(last.stime-prev.stime) / float64(win)
-		r.Process = ProcessCPU{User: round(u), System: round(sy), Total: round(u + sy)}
-		rate := func(k string) float64 {
-			if last.vm == nil || prev.vm == nil {
-				return 0
-			}
-			return round(float64(last.vm[k]-prev.vm[k]) / win.Seconds())
-		}
-		r.Paging = Paging{
+		r.Process = &ProcessCPU{User: round(u), System: round(sy), Total: round(u + sy)}
+	}
+	if err := cmp.Or(last.vmErr, prev.vmErr); err != nil {
+		r.missing("paging", err)
+	} else if win > 0 {
+		rate := func(k string) float64 { return round(float64(last.vm[k]-prev.vm[k]) / win.Seconds()) }
+		r.Paging = &Paging{
 			PageInsPerSecond:  rate("pgpgin"),
 			PageOutsPerSecond: rate("pgpgout"),
 			SwapInsPerSecond:  rate("pswpin"),
 			SwapOutsPerSecond: rate("pswpout"),
 		}
 	}
-	if b, err := s.root.read("loadavg"); err == nil {
-		r.Load, _ = parseLoadavg(b)
+	if l, err := s.p.load(); err != nil {
+		r.missing("load", err)
+	} else {
+		r.Load = &l
+		if l.Runnable == nil {
+			r.Absent = append(r.Absent, "load.runnable", "load.threads")
+		}
 	}
-	if b, err := s.root.read("meminfo"); err == nil {
-		r.Memory = memoryOf(parseKeyValues(b))
+	if m, err := s.p.memory(); err != nil {
+		r.missing("memory", err)
+	} else {
+		r.Memory = &m
+		if m.CachedBytes == nil {
+			r.Absent = append(r.Absent, "memory.cached_bytes")
+		}
+		if m.SwapTotalBytes == nil {
+			r.Absent = append(r.Absent, "memory.swap_total_bytes", "memory.swap_free_bytes")
+		}
 	}
+	r.Available = r.CPU != nil || r.Process != nil || r.Paging != nil || r.Load != nil || r.Memory != nil
 	return r
 }
 
@@ -202,21 +252,31 @@ func ownBusy(own []int, prev, last []cpuTimes) *OwnCPUs {
 }
 
 // cpuOver is how CPU time was spent between two readings of the same
-// counters, in percent; false when no tick passed or the counters went
-// back.
-func cpuOver(prev, last cpuTimes) (CPU, bool) {
+// counters, in percent, with I/O wait and steal when the counters hold
+// them; false when no tick passed or the counters went back.
+func cpuOver(prev, last cpuTimes, iowait, steal bool) (CPU, bool) {
+	c := CPU{}
+	if iowait {
+		c.IOWait = new(float64)
+	}
+	if steal {
+		c.Steal = new(float64)
+	}
 	if last.total() <= prev.total() {
-		return CPU{}, false
+		return c, false
 	}
 	d := float64(last.total() - prev.total())
 	pct := func(a, b uint64) float64 { return round(100 * float64(a-b) / d) }
-	return CPU{
-		User:   pct(last.user+last.nice, prev.user+prev.nice),
-		System: pct(last.system+last.irq+last.softirq, prev.system+prev.irq+prev.softirq),
-		IOWait: pct(last.iowait, prev.iowait),
-		Steal:  pct(last.steal, prev.steal),
-		Idle:   pct(last.idle, prev.idle),
-	}, true
+	c.User = pct(last.user+last.nice, prev.user+prev.nice)
+	c.System = pct(last.system+last.irq+last.softirq, prev.system+prev.irq+prev.softirq)
+	c.Idle = pct(last.idle, prev.idle)
+	if iowait {
+		*c.IOWait = pct(last.iowait, prev.iowait)
+	}
+	if steal {
+		*c.Steal = pct(last.steal, prev.steal)
+	}
+	return c, true
 }
 
 // round keeps two decimals.

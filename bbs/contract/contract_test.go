@@ -30,6 +30,14 @@ type board struct {
 
 func newBoard(t *testing.T, wrap func(http.Handler) http.Handler) *board {
 	t.Helper()
+	smp := machine.NewSampler()
+	smp.Sample()
+	return newBoardOn(t, smp, wrap)
+}
+
+// newBoardOn is newBoard with the machine readings of smp.
+func newBoardOn(t *testing.T, smp *machine.Sampler, wrap func(http.Handler) http.Handler) *board {
+	t.Helper()
 	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "bbs.db"), Pool: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +47,6 @@ func newBoard(t *testing.T, wrap func(http.Handler) http.Handler) *board {
 	if err != nil {
 		t.Fatal(err)
 	}
-	smp := machine.NewSampler()
-	smp.Sample()
 	s := bbs.New(bbs.Options{Store: st, DBName: "sqlite", Machine: smp, ServerPort: ln.Addr().(*net.TCPAddr).Port,
 		Config: map[string]any{"workers": 4}})
 	s.SetReady(true)

@@ -316,8 +316,8 @@ func (b *bench) slowClients(ctx context.Context, url string, clients int, think,
 			pcts = append(pcts, pct)
 			rss, p50Over = max(rss, m.rssMB), max(p50Over, res.Total.P50Ms-base.Total.P50Ms)
 			fmt.Fprintf(b.stdout, "timer slack %v, round %d: throughput %.1f/s (ideal %.1f), errors %d, connections held: %s\n", slack, round, res.Total.Throughput, float64(clients)/think.Seconds(), res.Total.Errors, conns)
-			fmt.Fprintf(b.stdout, "  generator process: cpu %.2f s over %.1f s wall = %.2f%% of a core (measured period alone: %.2f%%), peak RSS %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms)\n",
-				m.cpu, m.wall, pct, c.CPUPercent, m.rssMB, float64(c.PeakGoBytes)/(1<<20), c.GCCycles, c.GCPauseMaxMs)
+			fmt.Fprintf(b.stdout, "  generator process: cpu %.2f s over %.1f s wall = %.2f%% of a core (measured period alone: %s%%), peak RSS %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms)\n",
+				m.cpu, m.wall, pct, c.CPUText("%.2f"), m.rssMB, float64(c.PeakGoBytes)/(1<<20), c.GCCycles, c.GCPauseMaxMs)
 			fmt.Fprintf(b.stdout, "  latency from the intended start: p50 %.3f ms, p99 %.3f ms; p50 − server's own p50 = %.3f ms; timer lag mean %.3f ms, p99 %.3f ms\n",
 				res.Total.P50Ms, res.Total.P99Ms, res.Total.P50Ms-base.Total.P50Ms, c.TimerLagMeanMs, c.TimerLagP99Ms)
 			if res.Total.Errors > 0 {

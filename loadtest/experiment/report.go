@@ -267,6 +267,9 @@ func pointTable(r *RunResult, res *Result, sep string) string {
 	for _, row := range rows {
 		b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
 	}
+	if note := absentNote(r, res.Readings); note != "" {
+		b.WriteString("\n" + note + "\n")
+	}
 	if len(res.Deadlines) > 0 {
 		head := []string{"clients"}
 		for _, d := range res.Deadlines {
@@ -319,7 +322,7 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"clients": clientsText,
 	"rows": func(r *RunResult, readings []watch.Reading) map[string]any {
 		head, rows := pointRows(r, readings)
-		return map[string]any{"Head": head, "Rows": rows}
+		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, readings)}
 	},
 	"profiles":     profileViews,
 	"quickMark":    quickMark,
@@ -356,7 +359,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 {{with .Error}}<p class="err">{{.}}</p>{{end}}
 {{with rows . $readings}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
-{{end}}</table>{{end}}
+{{end}}</table>{{with .Note}}<p>{{.}}</p>{{end}}{{end}}
 {{if $.Res.Deadlines}}<p>Share of successful requests within each deadline:</p>
 <table><tr><th>clients</th>{{range $.Res.Deadlines}}<th>within {{dur .}}</th>{{end}}</tr>
 {{range .Points}}<tr><td>{{.Clients}}</td>{{range .Within}}<td>{{pct3 .}} %</td>{{end}}</tr>{{end}}</table>{{end}}

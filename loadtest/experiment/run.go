@@ -610,8 +610,8 @@ func (e *Experiment) settings(name string, clients int, x func(string) string) l
 func stepLine(clients int, r *loadtest.Result, server map[string]float64, readings []watch.Reading) string {
 	t := r.Total
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d clients: %.1f/s, mean %.2f ms, p99 %.2f ms, errors %d, generator CPU %.0f %%",
-		clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, r.Cost.CPUPercent)
+	fmt.Fprintf(&b, "%d clients: %.1f/s, mean %.2f ms, p99 %.2f ms, errors %d, generator CPU %s %%",
+		clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, r.Cost.CPUText("%.0f"))
 	for _, rd := range readings {
 		if v, ok := server[rd.Name]; ok {
 			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, unitSuffix(rd.Unit))

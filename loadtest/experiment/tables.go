@@ -32,19 +32,48 @@ func pointRows(r *RunResult, readings []watch.Reading) ([]string, [][]string) {
 		}
 		cpu := "-"
 		if p.Result != nil {
-			cpu = fmt.Sprintf("%.0f", p.Result.Cost.CPUPercent)
+			cpu = p.Result.Cost.CPUText("%.0f") // "–" where the OS gives none
 		}
 		row = append(row, cpu)
 		for _, rd := range readings {
 			if sp, ok := p.readingSpread(rd.Name); ok {
 				row = append(row, spreadText(sp, "auto", ""))
 			} else {
-				row = append(row, "-")
+				row = append(row, absentCell)
 			}
 		}
 		rows = append(rows, row)
 	}
 	return head, rows
+}
+
+// absentCell stands in the table for a figure that was not measured.
+const absentCell = "–"
+
+// absentNote explains the table's absentCell: the columns that lack a
+// figure at some point, because the server did not report the reading
+// (its OS cannot give it) or the generator's OS gave no CPU time; "" when
+// none does.
+func absentNote(r *RunResult, readings []watch.Reading) string {
+	var cols []string
+	for _, p := range r.Points {
+		if p.Result != nil && p.Result.Cost.CPUPercent == nil {
+			cols = append(cols, "generator CPU %")
+			break
+		}
+	}
+	for _, rd := range readings {
+		for _, p := range r.Points {
+			if _, ok := p.readingSpread(rd.Name); !ok {
+				cols = append(cols, rd.Name)
+				break
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	return absentCell + ": not available on this OS (not reported where it ran): " + strings.Join(cols, ", ") + "."
 }
 
 // profileView is one kind of profile taken at one client count of a run,

@@ -54,7 +54,7 @@ func Verdicts(res *Result, disk *DiskTable) []string {
 		}
 		for _, pt := range r.Points {
 			if pt.Result.Cost.Bottleneck {
-				out = append(out, fmt.Sprintf("%s at %s: the load generator itself may have been the bottleneck (CPU %.0f %% of a core).", r.Name, clientsText(pt.Clients), pt.Result.Cost.CPUPercent))
+				out = append(out, fmt.Sprintf("%s at %s: the load generator itself may have been the bottleneck (CPU %s %% of a core).", r.Name, clientsText(pt.Clients), pt.Result.Cost.CPUText("%.0f")))
 			}
 			if e := pt.Result.Total.Errors; e > 0 {
 				out = append(out, fmt.Sprintf("%s at %s: %d errors (%s).", r.Name, clientsText(pt.Clients), e, loadtest.ErrorKindsText(pt.Result.Total.ErrorKinds)))

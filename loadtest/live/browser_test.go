@@ -53,6 +53,7 @@ func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, b
 					Server: []live.Series{
 						{Name: "server CPU", Unit: "% of a core", Panel: "CPU", Value: math.Min(95, 18*x)},
 						{Name: "machine CPU", Unit: "% of a core", Panel: "CPU", Value: math.Min(190, 30*x)},
+						{Name: "server's cores busy", Unit: "%", Panel: "CPU", Absent: true}, // as off Linux
 						{Name: "pool in use", Unit: "connections", Panel: "DB pool", Value: math.Min(x, 5)},
 						{Name: "pool waiting", Unit: "connections", Panel: "DB pool", Value: waitConn},
 						{Name: "worker wait", Unit: "ms/request", Panel: "Waits per request", Value: 0.1 * x},
@@ -289,6 +290,16 @@ func TestDashboardInBrowser(t *testing.T) {
 	}
 	if len(panels) != 3 || len(panels["DB pool"]) != 2 {
 		t.Errorf("server panels = %v; want CPU, DB pool and Waits per request, two series each", panels)
+	}
+	// An absent series says so in its legend and draws no point.
+	absent, err := chromedp.Run(ctx, chromedp.Evaluate[map[string][]string](`window.dashboard.absent()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	legend, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("panels").innerText`))
+	if err != nil || len(absent["CPU"]) != 1 || !strings.Contains(legend, "not available on this OS") {
+		t.Errorf("absent series %v, legend has \"not available on this OS\": %v (%v); want the server's cores named on the CPU panel",
+			absent, strings.Contains(legend, "not available on this OS"), err)
 	}
 	claims, err := chromedp.Run(ctx, chromedp.Text(`ul.claims`))
 	if err != nil || !strings.Contains(claims, "not reproduced") || !strings.Contains(claims, "levels off") {

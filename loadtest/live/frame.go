@@ -70,12 +70,16 @@ type Count struct {
 }
 
 // A Series is one reading of a named server-side quantity: the page draws
-// the series of one Panel on one chart, labelled with their Unit.
+// the series of one Panel on one chart, labelled with their Unit. An
+// Absent series is one the server cannot give on its OS: it has no Value,
+// and the page's legend says "not available on this OS" rather than draw
+// 0.
 type Series struct {
-	Name  string  `json:"name"`
-	Unit  string  `json:"unit"`
-	Panel string  `json:"panel"`
-	Value float64 `json:"value"`
+	Name   string  `json:"name"`
+	Unit   string  `json:"unit"`
+	Panel  string  `json:"panel"`
+	Value  float64 `json:"value"`
+	Absent bool    `json:"absent,omitempty"`
 }
 
 // A Share is the mean number of requests in one state during the second

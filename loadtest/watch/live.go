@@ -44,6 +44,8 @@ type Read struct {
 	// raw holds per reading name the gauge's value as read, or the
 	// counter's increase per second over the span, before Scale.
 	raw map[string]float64
+	// absent are the readings the poll did not find (Absent).
+	absent []Reading
 }
 
 // A Value is one reading's value over the span of a Read.
@@ -87,6 +89,11 @@ func (r Read) Values(requestsPerSecond float64) []Value {
 	return out
 }
 
+// Absent returns the readings, in their order, whose path the poll did
+// not find, Optional ones aside: the target does not report them (for the
+// board, a reading its OS cannot give), so they have no value, not 0.
+func (r Read) Absent() []Reading { return r.absent }
+
 // checkStates checks the states' names, paths and Minus references.
 func checkStates(states []State) error {
 	seen := map[string]bool{}
@@ -118,6 +125,9 @@ func makeRead(readings []Reading, states []State, prev, cur map[string]float64, 
 	for _, rd := range readings {
 		c, ok := cur[rd.Path]
 		if !ok {
+			if !rd.Optional {
+				r.absent = append(r.absent, rd)
+			}
 			continue
 		}
 		if rd.Kind == Gauge {

@@ -99,4 +99,29 @@ func TestReadValues(t *testing.T) {
 	if n := len(r.Values(0)); n != 3 {
 		t.Errorf("Values(0) has %d values; want 3 (no per-request value without requests)", n)
 	}
+	// "gone" is missing from the later poll: absent, not 0.
+	if a := r.Absent(); len(a) != 1 || a[0].Name != "gone" {
+		t.Errorf("Absent() = %+v; want the reading gone from the later poll", a)
+	}
+}
+
+// TestReadAbsent checks that a path missing from a poll makes its reading
+// absent, an Optional one aside (the target leaves it out when it has
+// nothing to count). The window's stats leave such a reading out and name
+// it in the warnings (TestServerStatsAndProfiles).
+func TestReadAbsent(t *testing.T) {
+	readings := []Reading{
+		{Name: "busy", Path: "machine.cpu.idle", Kind: Gauge, Scale: 1, Complement: true},
+		{Name: "iowait", Path: "machine.cpu.iowait", Kind: Gauge, Scale: 1},
+		{Name: "tw", Path: "states.TIME_WAIT", Kind: Gauge, Scale: 1, Optional: true},
+	}
+	t0 := time.Unix(100, 0)
+	cur := map[string]float64{"machine.cpu.idle": 60}
+	r := makeRead(readings, nil, cur, cur, t0, t0.Add(time.Second))
+	if a := r.Absent(); len(a) != 1 || a[0].Name != "iowait" {
+		t.Errorf("Absent() = %+v; want iowait alone", a)
+	}
+	if v := r.Values(10); len(v) != 1 || v[0].Value != 40 {
+		t.Errorf("Values = %+v; want busy 40 alone", v)
+	}
 }

@@ -114,6 +114,13 @@ func (f *Feed) second(row loadtest.SecondRow) {
 				fr.Server = append(fr.Server, live.Series{Name: v.Label, Unit: v.Reading.Unit, Panel: v.Reading.Panel, Value: v.Value})
 			}
 		}
+		// A reading the target does not report is named on its panel as
+		// absent: the page says it is not available rather than draw 0.
+		for _, rd := range r.Absent() {
+			if rd.Panel != "" {
+				fr.Server = append(fr.Server, live.Series{Name: label(rd), Unit: rd.Unit, Panel: rd.Panel, Absent: true})
+			}
+		}
 		for _, s := range r.States {
 			if finite(s.Value) {
 				fr.Doing = append(fr.Doing, live.Share{Name: s.Name, Value: s.Value})
@@ -227,6 +234,15 @@ func (f *Feed) publish(fr live.Frame) {
 		}
 		f.mu.Unlock()
 	}
+}
+
+// label is how the dashboard names a reading: its Legend, or its Name
+// without one (as watch.Read.Values labels it).
+func label(rd watch.Reading) string {
+	if rd.Legend != "" {
+		return rd.Legend
+	}
+	return rd.Name
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

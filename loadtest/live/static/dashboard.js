@@ -9,6 +9,7 @@
   var AXIS = { stroke: "#f5f5f5", font: "20px system-ui, sans-serif", labelFont: "bold 20px system-ui, sans-serif",
     grid: { stroke: "#2e313b", width: 1 }, ticks: { stroke: "#555", width: 1 } };
   var HEIGHT = 210;
+  var ABSENT = "not available on this OS";
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -56,6 +57,7 @@
     this.names = [];
     this.units = {};
     this.cols = {};
+    this.absent = {}; // names whose latest frame said absent
     this.t = [];
     this.chart = null;
     this.rebuild = true;
@@ -74,7 +76,11 @@
         this.rebuild = true;
       }
       if (v.unit != null) this.units[v.name] = v.unit;
-      this.cols[v.name].push(v.value);
+      // An absent series has no value on the server's OS: no point, and
+      // the legend says why (ABSENT).
+      if (v.absent) this.absent[v.name] = true;
+      else delete this.absent[v.name];
+      this.cols[v.name].push(v.absent ? null : v.value);
       seen[v.name] = true;
     }
     for (var k = 0; k < this.names.length; k++) {
@@ -110,7 +116,9 @@
           spanGaps: false, points: { show: false } };
         if (this.opts.fill) s.fill = color;
         if (this.opts.rawValue) s.value = this.opts.rawValue(name);
-        else s.value = function (u, v) { return fmt(v); };
+        else s.value = (function (name) {
+          return function (u, v) { return v == null && self.absent[name] ? ABSENT : fmt(v); };
+        })(name);
         series.push(s);
       }
       var yl = this.opts.yLabel || this.unitLabel();
@@ -261,7 +269,7 @@
     var byPanel = {};
     (f.server || []).forEach(function (s) {
       if (!byPanel[s.panel]) byPanel[s.panel] = [];
-      byPanel[s.panel].push({ name: s.name, value: s.value, unit: s.unit });
+      byPanel[s.panel].push({ name: s.name, value: s.value, unit: s.unit, absent: !!s.absent });
     });
     Object.keys(byPanel).forEach(function (p) {
       if (!serverCharts[p]) {
@@ -380,6 +388,13 @@
     panels: function () {
       var out = {};
       serverOrder.forEach(function (p) { out[p] = serverCharts[p].names.slice(); });
+      return out;
+    },
+    // absent: per panel, the series whose latest frame said "not
+    // available on this OS".
+    absent: function () {
+      var out = {};
+      serverOrder.forEach(function (p) { out[p] = Object.keys(serverCharts[p].absent); });
       return out;
     },
     steps: function () {
