@@ -269,8 +269,15 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 		m := serverMap(r)
 		p := Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput}
 		cpu, ok := m[c.CPU]
-		if !ok || r.Total.Throughput <= 0 {
-			return p, m, fmt.Errorf("calibrate: no %q reading or no throughput at %d clients (%.1f/s): the CPU per request cannot be measured", c.CPU, c.Clients, r.Total.Throughput)
+		switch {
+		case r.Total.Throughput <= 0:
+			return p, m, fmt.Errorf("calibrate: no throughput at %d clients (%d errors): the CPU per request cannot be measured", c.Clients, r.Total.Errors)
+		case !ok:
+			why := "its stats were not read"
+			if st := r.Server; st != nil {
+				why = fmt.Sprintf("%d stats reads, %d failed %s", st.Reads, st.Failed, st.LastError)
+			}
+			return p, m, fmt.Errorf("calibrate: the server gave no %q reading (%s): the CPU per request cannot be measured", c.CPU, strings.TrimSpace(why))
 		}
 		p.CPUPerRequestMs = cpu / 100 / r.Total.Throughput * 1000
 		for _, name := range c.Reading {
