@@ -215,7 +215,7 @@ func TestReadingsExistInStats(t *testing.T) {
 	}
 	b.smp.Sample() // a second sample: the machine's figures cover a window
 	after := b.stats(t)
-	for _, r := range contract.Readings {
+	for _, r := range append(contract.Readings, contract.ProcessCPU) {
 		v1, ok1 := lookup(after, r.Path)
 		v0, ok0 := lookup(before, r.Path)
 		if r.Kind == watch.Gauge {

@@ -20,6 +20,7 @@ commands:
   report   summary and charts from saved JSON results or JMeter JTL files
   merge    combine results from several generator machines
   experiment  start a server per run, validate it, sweep it, write a report (FILE.toml)
+  calibrate   set a running board's database wait so it lands on the article's operating point
   bench    measure the generator's efficiency (against wrk and hey if present)
   target   a small page server for bench (-addr, -size)
   overhead the board vs the yardstick (bare handlers), side by side on one core
@@ -45,6 +46,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdMerge(ctx, rest, stdout, stderr)
 	case "experiment":
 		return cmdExperiment(ctx, rest, stdout, stderr)
+	case "calibrate":
+		return cmdCalibrate(ctx, rest, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, rest, stdout, stderr)
 	case "target":

@@ -147,9 +147,6 @@ func (e *Experiment) checkCalibrate() []error {
 	if !found {
 		bad("calibrate.run = %q: want the name of one of the file's runs", c.Run)
 	}
-	if c.Clients < 1 || c.Clients > 100_000 {
-		bad("calibrate.clients = %d: want 1..100000", c.Clients)
-	}
 	readings := map[string]bool{}
 	for _, r := range e.Stats.Readings {
 		readings[r.Name] = true
@@ -168,20 +165,33 @@ func (e *Experiment) checkCalibrate() []error {
 	if c.CPU == "" {
 		bad("calibrate.cpu: missing: the reading of the server's CPU in %% of a core")
 	}
+	return append(errs, c.Check(func(key string) string { return "calibrate." + key })...)
+}
+
+// Check checks the calibration's numbers (clients, target and tolerance,
+// ratio, probes, warmup and duration) and fills in their defaults. name
+// turns a field's TOML key into what its errors call it: "calibrate.probes"
+// in an experiment file, a flag of a command that fills the spec.
+func (c *CalibrateSpec) Check(name func(key string) string) []error {
+	var errs []error
+	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	if c.Clients < 1 || c.Clients > 100_000 {
+		bad("%s = %d: want 1..100000", name("clients"), c.Clients)
+	}
 	if c.Target <= 0 || c.Tolerance <= 0 || c.Tolerance >= c.Target {
-		bad("calibrate: target = %g, tolerance = %g: want a positive target and a tolerance above 0 and below it", c.Target, c.Tolerance)
+		bad("%s = %g, %s = %g: want a positive target and a tolerance above 0 and below it", name("target"), c.Target, name("tolerance"), c.Tolerance)
 	}
 	if c.Ratio <= 0 || c.Ratio > 1000 {
-		bad("calibrate.ratio = %g: want the off-CPU time over the CPU time per request, above 0 and at most 1000", c.Ratio)
+		bad("%s = %g: want the off-CPU time over the CPU time per request, above 0 and at most 1000", name("ratio"), c.Ratio)
 	}
 	if c.Probes < 0 || c.Probes > maxProbes {
-		bad("calibrate.probes = %d: want 1..%d (0: %d)", c.Probes, maxProbes, defaultProbes)
+		bad("%s = %d: want 1..%d (0: %d)", name("probes"), c.Probes, maxProbes, defaultProbes)
 	}
 	if c.Probes == 0 {
 		c.Probes = defaultProbes
 	}
 	if c.Warmup < 0 || time.Duration(c.Warmup) > time.Minute {
-		bad("calibrate.warmup = %v: want 0s..1m", time.Duration(c.Warmup))
+		bad("%s = %v: want 0s..1m", name("warmup"), time.Duration(c.Warmup))
 	}
 	if c.Duration == 0 {
 		c.Duration = Duration(defaultProbeLength)
@@ -192,7 +202,7 @@ func (e *Experiment) checkCalibrate() []error {
 	if d := time.Duration(c.Duration); d < 2*time.Second || d > time.Minute {
 		// The server's stats are read once a second: a counter's rate
 		// needs two reads inside the probe.
-		bad("calibrate.duration = %v: want 2s..1m", d)
+		bad("%s = %v: want 2s..1m", name("duration"), d)
 	}
 	return errs
 }
@@ -211,44 +221,47 @@ func nextWait(w, c, q, u, t float64) float64 {
 	return max(0, (u*(c+q*w)/t-c)/q)
 }
 
-// calibrate runs the file's calibration and returns the chosen value of
-// its variable.
-func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
-	e, c := x.e, x.e.Calibrate
-	start := time.Now()
-	var run RunSpec
-	for _, r := range e.Runs {
-		if r.Name == c.Run {
-			run = r
-		}
-	}
-	run.Name = "calibration: " + run.Name
-	cal := &Calibration{Var: c.Var, Run: c.Run, Clients: c.Clients, Target: c.Target, Tolerance: c.Tolerance, Ratio: c.Ratio,
+// newCalibration returns the calibration c describes, before any probe.
+func newCalibration(c CalibrateSpec) *Calibration {
+	return &Calibration{Var: c.Var, Run: c.Run, Clients: c.Clients, Target: c.Target, Tolerance: c.Tolerance, Ratio: c.Ratio,
 		Relative: c.Relative, Share: c.Share}
-	x.res.Calibration = cal
-	x.vars[c.Var] = "0s"
-	lr, err := x.launch(ctx, run, &RunResult{Name: run.Name})
-	defer lr.stop(x)
-	if err != nil {
-		return "", fmt.Errorf("calibrate: %w", err)
+}
+
+// A Measure sets the server's wait per unit to wait, loads it with the
+// calibration's clients for its warm-up and duration, and returns the run's
+// result with the server's readings (Result.Server) over the measured span.
+// What it loads and how it sets the wait is the caller's: an experiment
+// starts its own server, loadtest calibrate takes one started by hand.
+type Measure func(ctx context.Context, wait time.Duration) (*loadtest.Result, error)
+
+// Calibrate runs the probes c describes with measure and returns what they
+// measured and chose; logf, when set, gets a line per probe. c must have
+// passed Check, and name the readings the results carry (CPU, Reading,
+// Units); Set is measure's business.
+//
+// The first probe, with no wait, measures the CPU per request (CPU over the
+// throughput) and, when c is relative, the capacity the target is a share
+// of. The first guess is Ratio x that CPU per unit; each probe after it
+// corrects the wait from what it read (nextWait), until the reading is
+// within Tolerance of Target or Probes run out. Calibration.Value is then
+// the last wait probed, which the server was left with. On an error the
+// Calibration holds the probes taken so far.
+func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(string, ...any)) (*Calibration, error) {
+	if logf == nil {
+		logf = func(string, ...any) {}
 	}
-	x.logf("calibrate: %s at %d clients to %s = %g ± %g", c.Run, c.Clients, strings.Join(c.Reading, " (or "+")"), c.Target, c.Tolerance)
+	start := time.Now()
+	cal := newCalibration(c)
+	if c.CPU == "" || len(c.Reading) == 0 {
+		return cal, errors.New("calibrate: no CPU reading or no reading of the operating point to probe")
+	}
+	logf("calibrate: %s at %d clients to %s = %g ± %g", c.Run, c.Clients, strings.Join(c.Reading, " (or "+")"), c.Target, c.Tolerance)
 
 	probe := func(wait time.Duration) (Probe, map[string]float64, error) {
 		v := formatWait(wait)
-		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
-			return Probe{}, nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
-		}
-		s := e.settings(run.Name, c.Clients, lr.x)
-		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
-		w, err := watch.New(watch.Options{StatsURL: lr.x(e.Stats.URL), Readings: x.res.Readings})
+		r, err := measure(ctx, wait)
 		if err != nil {
-			return Probe{}, nil, fmt.Errorf("calibrate: watch the server: %w", err)
-		}
-		s.Watch = w
-		r, err := loadtest.Run(ctx, s)
-		if err != nil {
-			return Probe{}, nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)
+			return Probe{}, nil, err
 		}
 		if r.Interrupted {
 			return Probe{}, nil, context.Canceled
@@ -256,8 +269,15 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		m := serverMap(r)
 		p := Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput}
 		cpu, ok := m[c.CPU]
-		if !ok || r.Total.Throughput <= 0 {
-			return p, m, fmt.Errorf("calibrate: no %q reading or no throughput at %d clients (%.1f/s): the CPU per request cannot be measured", c.CPU, c.Clients, r.Total.Throughput)
+		switch {
+		case r.Total.Throughput <= 0:
+			return p, m, fmt.Errorf("calibrate: no throughput at %d clients (%d errors): the CPU per request cannot be measured", c.Clients, r.Total.Errors)
+		case !ok:
+			why := "its stats were not read"
+			if st := r.Server; st != nil {
+				why = fmt.Sprintf("%d stats reads, %d failed %s", st.Reads, st.Failed, st.LastError)
+			}
+			return p, m, fmt.Errorf("calibrate: the server gave no %q reading (%s): the CPU per request cannot be measured", c.CPU, strings.TrimSpace(why))
 		}
 		p.CPUPerRequestMs = cpu / 100 / r.Total.Throughput * 1000
 		for _, name := range c.Reading {
@@ -279,14 +299,14 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 			p.Reading = p.Reading / cal.Capacity * 100
 		}
 		cal.Probes = append(cal.Probes, p)
-		x.logf("calibrate: %s = %s: %.1f/s, %s %.1f%s, CPU per request %.3f ms", c.Var, v, p.Throughput, cal.Reading, p.Reading, cal.of(), p.CPUPerRequestMs)
+		logf("calibrate: %s = %s: %.1f/s, %s %.1f%s, CPU per request %.3f ms", c.Var, v, p.Throughput, cal.Reading, p.Reading, cal.of(), p.CPUPerRequestMs)
 		return p, m, nil
 	}
 
 	// The first probe, with no wait: the CPU a request costs on this machine.
 	p0, m0, err := probe(0)
 	if err != nil {
-		return "", err
+		return cal, err
 	}
 	cal.CPUPerRequestMs = p0.CPUPerRequestMs
 	cal.Units = 1
@@ -301,7 +321,7 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		d := time.Duration(wait * float64(time.Second)).Round(time.Microsecond)
 		p, _, err := probe(d)
 		if err != nil {
-			return "", err
+			return cal, err
 		}
 		cal.Value = formatWait(d)
 		if math.Abs(p.Reading-c.Target) <= c.Tolerance {
@@ -311,6 +331,50 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		wait = nextWait(d.Seconds(), p.CPUPerRequestMs/1000, cal.Units, p.Reading, c.Target)
 	}
 	cal.Seconds = time.Since(start).Seconds()
+	return cal, nil
+}
+
+// calibrate runs the file's calibration on a server of its own and returns
+// the chosen value of its variable.
+func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
+	e, c := x.e, x.e.Calibrate
+	var run RunSpec
+	for _, r := range e.Runs {
+		if r.Name == c.Run {
+			run = r
+		}
+	}
+	run.Name = "calibration: " + run.Name
+	x.res.Calibration = newCalibration(c) // what the result says if the server does not start
+	x.vars[c.Var] = "0s"
+	lr, err := x.launch(ctx, run, &RunResult{Name: run.Name})
+	defer lr.stop(x)
+	if err != nil {
+		return "", fmt.Errorf("calibrate: %w", err)
+	}
+	measure := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
+		v := formatWait(wait)
+		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
+			return nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
+		}
+		s := e.settings(run.Name, c.Clients, lr.x)
+		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
+		w, err := watch.New(watch.Options{StatsURL: lr.x(e.Stats.URL), Readings: x.res.Readings})
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
+		}
+		s.Watch = w
+		r, err := loadtest.Run(ctx, s)
+		if err != nil {
+			return nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)
+		}
+		return r, nil
+	}
+	cal, err := Calibrate(ctx, c, measure, x.logf)
+	x.res.Calibration = cal
+	if err != nil {
+		return "", err
+	}
 	x.note(cal.Summary())
 	x.vars[c.Var] = cal.Value
 	return cal.Value, nil

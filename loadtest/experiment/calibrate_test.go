@@ -37,7 +37,7 @@ func TestCalibrateChecked(t *testing.T) {
 		{`run = "all"`, "calibrate.var: missing"},
 		{strings.Replace(calibrateSpec, `reading = ["cpu"]`, `reading = ["unknown"]`, 1), `reading "unknown" is not one of`},
 		{strings.Replace(calibrateSpec, "ratio = 7.33", "ratio = -1", 1), "calibrate.ratio = -1"},
-		{strings.Replace(calibrateSpec, "tolerance = 10", "tolerance = 90", 1), "calibrate: target = 60, tolerance = 90"},
+		{strings.Replace(calibrateSpec, "tolerance = 10", "tolerance = 90", 1), "calibrate.target = 60, calibrate.tolerance = 90"},
 		{strings.Replace(calibrateSpec, `share = "cpu share"`, `share = "requests"`, 1), `calibrate.share = "requests"`},
 		{strings.Replace(calibrateSpec, `duration = "2s"`, `duration = "1s"`, 1), "calibrate.duration = 1s"},
 	} {

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"bbslab/bbs/contract"
+)
+
+func TestCalibrateUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-bogus"}, "-bogus"},
+		{[]string{"-clients", "0"}, "-clients = 0"},
+		{[]string{"-target", "0"}, "-target = 0"},
+		{[]string{"-tolerance", "70"}, "-tolerance = 70"},
+		{[]string{"-ratio", "-1"}, "-ratio = -1"},
+		{[]string{"-probes", "11"}, "-probes = 11"},
+		{[]string{"-warmup", "2m"}, "-warmup = 2m0s"},
+		{[]string{"-probe", "1s"}, "-probe = 1s"},
+		{[]string{"-url", "https://h/bbs"}, `-url "https://h/bbs"`},
+		{[]string{"-admin", "127.0.0.1:6060"}, `-admin "127.0.0.1:6060"`},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		args := append([]string{"calibrate"}, tt.args...)
+		code, _, stderr := runCmd(context.Background(), args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("run(%q) = exit %d, stderr %q; want exit 2 naming %q", args, code, stderr, tt.want)
+		}
+	}
+}
+
+// TestCalibrateNeedsTheBoard checks the errors before any load: nothing
+// listening at -admin, a server there without /admin/distance or with
+// something else at that path, and a page that does not answer 200.
+func TestCalibrateNeedsTheBoard(t *testing.T) {
+	closed := httptest.NewServer(nil)
+	closed.Close()
+	page := server(t) // the same page for every path
+	notFound := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(notFound.Close)
+	for _, tt := range []struct {
+		admin, want string
+	}{
+		{closed.URL, "does not answer"},
+		{notFound.URL, "no /admin/distance"},
+		{page.URL, "holds no db_latency"},
+	} {
+		code, _, stderr := runCmd(context.Background(), "calibrate", "-url", page.URL+"/", "-admin", tt.admin)
+		if code != 1 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("calibrate -admin %s = exit %d, stderr %q; want exit 1 saying %q", tt.admin, code, stderr, tt.want)
+		}
+	}
+	// A GET of /admin/distance that answers, but a page that does not.
+	noPage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == contract.DistancePath {
+			w.Write([]byte(`{"db_latency":"0s"}`))
+			return
+		}
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(noPage.Close)
+	code, _, stderr := runCmd(context.Background(), "calibrate", "-url", noPage.URL+"/bbs", "-admin", noPage.URL)
+	if code != 1 || !strings.Contains(stderr, "404") {
+		t.Errorf("calibrate of a page answering 404 = exit %d, stderr %q; want exit 1 naming the 404", code, stderr)
+	}
+}
+
+// TestCalibrateRealBoard calibrates the real board (cmd/bbs as a child,
+// 5 workers and 5 connections, no wait) with short probes, and checks that
+// the board keeps the wait the command chose and printed. The figures
+// themselves depend on the machine and are not checked.
+func TestCalibrateRealBoard(t *testing.T) {
+	board, admin := startBoard(t, "-workers", "5", "-pool", "5", "-seed-posts", "200")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code, stdout, stderr := runCmd(ctx, "calibrate", "-url", board+"?cmd=AllView", "-admin", admin,
+		"-probes", "1", "-warmup", "500ms", "-probe", "2s")
+	if code != 0 {
+		t.Fatalf("calibrate = exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	m := regexp.MustCompile(`(?m)^chosen: db_latency = (\S+) `).FindStringSubmatch(stdout)
+	if m == nil {
+		t.Fatalf("the output names no chosen db_latency:\n%s", stdout)
+	}
+	chosen, err := time.ParseDuration(m[1])
+	if err != nil || chosen <= 0 {
+		t.Fatalf("chosen db_latency %q: %v; want a positive duration", m[1], err)
+	}
+	if probes := strings.Count(stdout, "calibrate: db_latency = "); probes != 2 {
+		t.Errorf("%d probe lines; want 2 (no wait, then one correction):\n%s", probes, stdout)
+	}
+	for _, want := range []string{"the board keeps running with db_latency = " + m[1], admin + "/admin/distance?db_latency=0s"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the output lacks %q:\n%s", want, stdout)
+		}
+	}
+	if d, err := contract.Distance(ctx, admin); err != nil || d != chosen {
+		t.Errorf("the board's /admin/distance = %v, %v after calibrating; want the chosen %v", d, err, chosen)
+	}
+}
