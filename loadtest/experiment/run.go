@@ -38,14 +38,14 @@ type Result struct {
 	// Repeats is how many times each point was to be measured;
 	// Interleave whether the runs took turns; Quick whether it was a
 	// quick run (MakeQuick).
-	Repeats    int          `json:"repeats,omitempty"`
-	Interleave bool         `json:"interleave,omitempty"`
+	Repeats    int  `json:"repeats,omitempty"`
+	Interleave bool `json:"interleave,omitempty"`
 	// Sweeps says that each interleaved repeat was a whole sweep (every
 	// client count of every run), so that repeat i of any two points can
 	// be paired; results written before it pair only the same client count.
-	Sweeps bool `json:"sweeps,omitempty"`
-	Quick      bool         `json:"quick,omitempty"`
-	Runs       []*RunResult `json:"runs"`
+	Sweeps bool         `json:"sweeps,omitempty"`
+	Quick  bool         `json:"quick,omitempty"`
+	Runs   []*RunResult `json:"runs"`
 	// Disk is the disk benchmark's JSON output, when the file names one.
 	Disk json.RawMessage `json:"disk,omitempty"`
 	// Error says why the experiment stopped early, if it did.
