@@ -33,7 +33,9 @@ func (e *Experiment) MakeQuick() {
 	}
 	l.Clients = quickCounts(e)
 	c := &e.Calibrate
-	c.Warmup = Duration(min(time.Duration(c.Warmup), quickWarmup/2))
+	// A probe keeps a warm-up of a second: the server's gauges cover their
+	// last whole second, which must be under load.
+	c.Warmup = Duration(min(time.Duration(c.Warmup), quickWarmup))
 	c.Duration = Duration(min(time.Duration(c.Duration), 2*time.Second))
 }
 
