@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )
 
@@ -234,6 +235,12 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	}
 	x.logf("calibrate: %s at %d clients to %s = %g ± %g", c.Run, c.Clients, strings.Join(c.Reading, " (or "+")"), c.Target, c.Tolerance)
 
+	// The dashboard shows the clock and "calibrating" over the probes'
+	// seconds, off its time charts; the time left counts the probes still
+	// allowed and every measurement after them.
+	probeLen := (time.Duration(c.Warmup) + time.Duration(c.Duration)).Seconds()
+	stepLen := (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
+	steps := float64(x.total) * stepLen
 	probe := func(wait time.Duration) (Probe, map[string]float64, error) {
 		v := formatWait(wait)
 		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
@@ -241,6 +248,10 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		}
 		s := e.settings(run.Name, c.Clients, lr.x)
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
+		n := len(cal.Probes) + 1
+		x.feed.Begin(feed.Position{Run: run.Name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
+			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
+		x.feed.Hook(&s)
 		w, err := watch.New(watch.Options{StatsURL: lr.x(e.Stats.URL), Readings: x.res.Readings})
 		if err != nil {
 			return Probe{}, nil, fmt.Errorf("calibrate: watch the server: %w", err)
@@ -311,6 +322,9 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		wait = nextWait(d.Seconds(), p.CPUPerRequestMs/1000, cal.Units, p.Reading, c.Target)
 	}
 	cal.Seconds = time.Since(start).Seconds()
+	// Calibrated: the page stops saying "calibrating" while the runs'
+	// servers start.
+	x.feed.Begin(feed.Position{Run: run.Name, Step: len(cal.Probes), Steps: c.Probes + 1, Clients: c.Clients, After: steps})
 	x.note(cal.Summary())
 	x.vars[c.Var] = cal.Value
 	return cal.Value, nil
