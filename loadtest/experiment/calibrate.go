@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )
 
@@ -352,6 +353,12 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
+	// The dashboard shows the clock and "calibrating" over the probes'
+	// seconds, off its time charts; the time left counts the probes still
+	// allowed and every measurement after them.
+	probeLen := (time.Duration(c.Warmup) + time.Duration(c.Duration)).Seconds()
+	steps := float64(x.total) * (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
+	n := 0
 	measure := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
 		v := formatWait(wait)
 		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
@@ -359,6 +366,10 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		}
 		s := e.settings(run.Name, c.Clients, lr.x)
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
+		n++
+		x.feed.Begin(feed.Position{Run: run.Name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
+			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
+		x.feed.Hook(&s)
 		w, err := watch.New(watch.Options{StatsURL: lr.x(e.Stats.URL), Readings: x.res.Readings})
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
@@ -375,6 +386,9 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Calibrated: the page stops saying "calibrating" while the runs'
+	// servers start.
+	x.feed.Begin(feed.Position{Run: run.Name, Step: len(cal.Probes), Steps: c.Probes + 1, Clients: c.Clients, After: steps})
 	x.note(cal.Summary())
 	x.vars[c.Var] = cal.Value
 	return cal.Value, nil

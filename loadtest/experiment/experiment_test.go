@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +129,7 @@ func TestExperimentEndToEnd(t *testing.T) {
 	if !strings.Contains(string(page), "<li>1 client: PASS") || strings.Contains(string(page), "1 clients") {
 		t.Errorf("index.html's SLO list does not say \"1 client\" as report.md does")
 	}
-	checkHeadline(t, string(page), res)
+	checkFrames(t, string(page), res)
 	// The verdict is computed from the results: it quotes the peak.
 	peak, _ := peakPoint(res.Runs[0])
 	want := fmt.Sprintf("all: peak %.0f/s at %d clients", peak.Result.Total.Throughput, peak.Clients)
@@ -413,10 +414,11 @@ func TestExperimentInterruptedWhileStarting(t *testing.T) {
 	}
 }
 
-// checkHeadline checks that the report page's last frame heads it with
+// checkFrames checks that the report page's last frame heads it with
 // the experiment's own figures: the peak over every run's steps, where it
-// was, and the requests and errors of every step.
-func checkHeadline(t *testing.T, page string, res *Result) {
+// was, and the requests and errors of every step; and that its frames
+// carry the experiment's notes, each once, in order.
+func checkFrames(t *testing.T, page string, res *Result) {
 	t.Helper()
 	const open = `<script id="frames" type="application/json">`
 	i := strings.Index(page, open)
@@ -430,6 +432,13 @@ func checkHeadline(t *testing.T, page string, res *Result) {
 	}
 	if len(frames) == 0 || frames[len(frames)-1].Summary == nil {
 		t.Fatalf("index.html's last frame has no summary: the headline would show the empty second after the load")
+	}
+	var notes []string
+	for _, f := range frames {
+		notes = append(notes, f.Notes...)
+	}
+	if len(res.Notes) == 0 || !slices.Equal(notes, res.Notes) {
+		t.Errorf("index.html's frames carry the notes %q; want the experiment's %q", notes, res.Notes)
 	}
 	s := frames[len(frames)-1].Summary
 	var want live.Summary

@@ -260,12 +260,15 @@ type experimentRunner struct {
 	vars map[string]string
 }
 
+// note records s, once, in the result's notes, the log and the dashboard's
+// notes panel (what the experiment did on this machine).
 func (x *experimentRunner) note(s string) {
 	if s == "" || slices.Contains(x.res.Notes, s) {
 		return
 	}
 	x.res.Notes = append(x.res.Notes, s)
 	x.logf("%s", s)
+	x.feed.Note(s)
 }
 
 // inTurn measures each run in full before starting the next: every client

@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,15 +22,39 @@ import (
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "write the dashboard's screenshot to docs/images/dashboard-synthetic.png")
 
-// feed publishes a synthetic experiment: two runs of four steps, a frame
-// every interval, a step (and the claims decidable so far) every fourth
-// frame, then the end: a frame with no load in its second, as after a real
-// experiment, and the summary of the steps. It stops early when ctx ends.
-// It publishes the first early frames at once, then waits for begin to
-// close: those are the history a late joiner gets first.
+// The synthetic experiment's notes: the first comes with the
+// calibration's first frame, the second with its last.
+var notes = []string{"server pinned to CPU 1; load generator pinned to CPU 0",
+	"calibrated on this machine: CPU per request 0.196 ms with no wait; db_latency = 2.245ms puts OnceGetView at 5 clients at server CPU 63.7 % of its 56.1 with no wait (target 60 ± 5), after 2 probes"}
+
+// feed publishes a synthetic experiment: a calibration of early frames
+// between the seconds (its phase, no figures, a note on the first and on
+// the last), then two runs of four steps, a frame every interval, a step
+// (and the claims decidable so far) every fourth frame, then the end,
+// between the seconds, with the summary of the steps. It stops early when
+// ctx ends. It publishes the calibration's frames at once, then waits for
+// begin to close: those are the history a late joiner gets first.
 func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, begin <-chan struct{}) error {
 	runs := []string{"OnceGetView", "EachGetView"}
 	clients := []int{1, 5, 10, 20}
+	for i := range early {
+		f := live.Frame{T: float64(i) / 10, Between: true, Progress: live.Progress{Experiment: "pool-size (synthetic)",
+			Run: "calibration: OnceGetView", Phase: "calibrating", Step: i + 1, Steps: early, Clients: 5, Elapsed: float64(i) / 10, Left: 40}}
+		if i == 0 {
+			f.Notes = notes[:1]
+		}
+		if i == early-1 {
+			f.Notes = append(f.Notes, notes[1])
+		}
+		if err := h.Publish(f); err != nil {
+			return err
+		}
+	}
+	select {
+	case <-ctx.Done():
+		return nil
+	case <-begin:
+	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	var claims []live.Claim
@@ -94,18 +119,6 @@ func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, b
 				if err := h.Publish(f); err != nil {
 					return err
 				}
-				if sec < early {
-					continue
-				}
-				if sec == early {
-					select {
-					case <-ctx.Done():
-						return nil
-					case <-begin:
-					}
-					tick.Reset(interval)
-					continue
-				}
 				select {
 				case <-ctx.Done():
 					return nil
@@ -116,7 +129,7 @@ func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, b
 	}
 	sec++
 	sum.Duration = float64(sec)
-	return h.Publish(live.Frame{T: float64(sec), Done: true, Claims: claims, Summary: &sum,
+	return h.Publish(live.Frame{T: float64(sec), Done: true, Between: true, Claims: claims, Summary: &sum,
 		Progress: live.Progress{Experiment: "pool-size (synthetic)", Run: runs[len(runs)-1], Step: len(clients), Steps: len(clients),
 			Clients: clients[len(clients)-1], Elapsed: float64(sec)}})
 }
@@ -136,6 +149,40 @@ func readHeadline(t *testing.T, ctx context.Context) headline {
 		t.Fatalf("read the headline: %v", err)
 	}
 	return h
+}
+
+// readNotes returns the items of the notes panel, nil when it is hidden.
+func readNotes(t *testing.T, ctx context.Context) []string {
+	t.Helper()
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`(function(){
+		var s = document.getElementById("notes");
+		if (s.hidden || s.offsetHeight === 0) return null;
+		return Array.prototype.map.call(s.querySelectorAll("li"), function (li) { return li.textContent; });
+	})()`))
+	if err != nil {
+		t.Fatalf("read the notes: %v", err)
+	}
+	return n
+}
+
+// readLegends returns the values the throughput and response-time charts'
+// legends show, by series label.
+func readLegends(t *testing.T, ctx context.Context) map[string]string {
+	t.Helper()
+	l, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]string](`(function(){
+		var out = {}, charts = document.querySelectorAll("#panels section");
+		[0, 1].forEach(function (i) {
+			charts[i].querySelectorAll(".u-legend .u-series").forEach(function (row) {
+				var label = row.querySelector(".u-label"), value = row.querySelector(".u-value");
+				if (label && value) out[label.textContent] = value.textContent;
+			});
+		});
+		return out;
+	})()`))
+	if err != nil {
+		t.Fatalf("read the legends: %v", err)
+	}
+	return l
 }
 
 // wantSummary is the headline of the finished experiment whose last frame is end.
@@ -171,7 +218,9 @@ func thousands(n int64) string {
 
 // TestDashboardInBrowser serves the hub with a synthetic feed, opens the
 // page in headless Chromium with every request outside the hub's address
-// failed and counted, and checks that the page says it is connected, that
+// failed and counted, and checks that the page says it is calibrating and
+// lists the notes while the calibration's frames are all it has, that it
+// then says it is connected, that
 // the throughput and latency series gain points as frames arrive, that the
 // "doing now" area has non-zero waits, and that steps and claims arrive.
 // The screenshot is kept as a test artifact (go test -artifacts) and, with
@@ -229,7 +278,21 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(srv.URL)); err != nil {
 		t.Fatalf("open the dashboard: %v", err)
 	}
-	waitStatus("connected")
+	waitStatus("calibrating…")
+	if got := readNotes(t, ctx); !slices.Equal(got, notes) {
+		t.Errorf("notes panel while calibrating: %q; want %q", got, notes)
+	}
+	if hl := readHeadline(t, ctx); hl.Thr != "–" || hl.P99 != "–" {
+		t.Errorf("headline while calibrating: %+v; want no figures before the first second of load", hl)
+	}
+	if p, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.dashboard.points().t`)); err != nil || p != 0 {
+		t.Errorf("while calibrating the time charts have %d points (%v); want none: the calibration's frames are between the seconds", p, err)
+	}
+	if png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)); err != nil {
+		t.Error(err)
+	} else if err := os.WriteFile(filepath.Join(t.ArtifactDir(), "dashboard-calibrating.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	close(begin)
 	type points struct{ T, Throughput, Latency int }
 	read := func() points {
@@ -260,7 +323,7 @@ func TestDashboardInBrowser(t *testing.T) {
 		t.Errorf("headline while live: %+v; want the last second's throughput, labelled so", hl)
 	}
 
-	// Wait for the end of the feed (33 frames), then read the rest.
+	// Wait for the end of the feed (3 + 33 frames), then read the rest.
 	waitStatus("finished")
 	frames, err := h.Frames()
 	if err != nil {
@@ -353,8 +416,22 @@ func TestDashboardInBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got.T != len(frames) || got.Throughput != len(frames) || rsteps["OnceGetView"] != 4 || rsteps["EachGetView"] != 4 {
-		t.Errorf("report draws %+v and steps %v; want %d points and 4 steps per run", got, rsteps, len(frames))
+	secs := 0
+	for _, f := range frames {
+		if !f.Between {
+			secs++
+		}
+	}
+	if got.T != secs || got.Throughput != secs || rsteps["OnceGetView"] != 4 || rsteps["EachGetView"] != 4 {
+		t.Errorf("report draws %+v and steps %v; want %d points (the %d frames but those between the seconds) and 4 steps per run",
+			got, rsteps, secs, len(frames))
+	}
+	if got := readNotes(t, ctx); !slices.Equal(got, notes) {
+		t.Errorf("the report's notes panel: %q; want %q", got, notes)
+	}
+	// The legends show the last second of load, not the end's empty frame.
+	if l := readLegends(t, ctx); l["throughput"] == "" || l["throughput"] == "0" || l["throughput"] == "–" || l["p99"] == "–" || l["p99"] == "" {
+		t.Errorf("the report's legends: %v; want the last second's throughput and p99", l)
 	}
 	if got := readHeadline(t, ctx); got != want {
 		t.Errorf("report's headline:\n got %+v\nwant %+v (the whole experiment's figures, not the empty last second)", got, want)

@@ -8,7 +8,9 @@
 //
 // The package knows nothing of the board or of the load engine: a caller
 // fills Frames and publishes them to a Hub, one a second and one per
-// completed step. The page draws whatever series and shares the frames name.
+// completed step, and, between the seconds, one per batch of notes and
+// one at the end. The page draws whatever series and shares the frames
+// name, and lists the notes (what the experiment did on this machine).
 // Its charts are uPlot 1.6.32 (MIT), vendored in static/ and embedded, so
 // viewing needs no network.
 package live
@@ -16,6 +18,7 @@ package live
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // A Frame is what the dashboard learns at one moment: the per-second
@@ -23,9 +26,10 @@ import (
 // claims decidable so far. Its JSON form is the schema of /events and
 // /frames.json.
 //
-// Every frame is one second on the time charts, so a step and its claims
-// ride on the frame of the second in which the step completed, never on a
-// frame of their own.
+// A frame is one second on the time charts unless it is Between: a step
+// and its claims ride on the frame of the second in which the step
+// completed, and the frames between the seconds (the experiment's notes,
+// the seconds of a calibration, the end) are left off the time charts.
 type Frame struct {
 	T        float64  `json:"t"` // seconds since the experiment started
 	Progress Progress `json:"progress"`
@@ -35,6 +39,17 @@ type Frame struct {
 	Step     *Step    `json:"step,omitempty"`
 	Claims   []Claim  `json:"claims,omitempty"` // the latest outcome of each claim so far
 	Done     bool     `json:"done"`             // the experiment has finished
+	// Between marks a frame that is no second of the experiment's load:
+	// it carries progress, notes, a step, claims or the end, never a
+	// second's figures (Client, Server and Doing are empty).
+	Between bool `json:"between,omitempty"`
+	// Notes are what the experiment noted since the previous frame, each
+	// sent once (what it did on this machine: how it pinned or capped the
+	// server and the generator, a quick run's warning, what a calibration
+	// measured and chose). The page keeps every note it was sent, so a
+	// frame with notes stays in the history for a late joiner and the
+	// report.
+	Notes []string `json:"notes,omitempty"`
 	// Summary is the whole experiment's figures, set on the last frame
 	// only (Done): the finished page heads with them, where the live page
 	// heads with the last second, which after the end of load is empty.
@@ -50,6 +65,10 @@ type Progress struct {
 	Clients    int     `json:"clients"`
 	Elapsed    float64 `json:"elapsed"` // seconds since the experiment started
 	Left       float64 `json:"left"`    // seconds the experiment has still to run, estimated
+	// Phase says what the experiment does outside its measured steps
+	// (e.g. "calibrating"), with Run and Step naming what it loads; empty
+	// while a step is measured.
+	Phase string `json:"phase,omitempty"`
 }
 
 // Client is the generator's view of the last second. Latencies are over
@@ -138,7 +157,8 @@ type Claim struct {
 
 // Validate reports the first field of f that the page could not draw: a
 // number that is not finite or is negative where only counts and rates make
-// sense, a series or share without a name, a claim with an unknown outcome.
+// sense, a series or share without a name, a claim with an unknown outcome,
+// an empty note, a frame between the seconds with a second's figures.
 // JSON has no NaN, so a NaN would otherwise fail the encoding of the frame.
 func (f *Frame) Validate() error {
 	type num struct {
@@ -209,6 +229,18 @@ func (f *Frame) Validate() error {
 	for i, s := range f.Doing {
 		if s.Name == "" || math.IsNaN(s.Value) || math.IsInf(s.Value, 0) || s.Value < 0 {
 			return fmt.Errorf("doing[%d]: name %q value %v: want a name and a finite value >= 0", i, s.Name, s.Value)
+		}
+	}
+	for i, n := range f.Notes {
+		if strings.TrimSpace(n) == "" {
+			return fmt.Errorf("notes[%d] is empty: want the note's text", i)
+		}
+	}
+	if f.Between {
+		c := f.Client
+		if c.Throughput != 0 || c.P50 != 0 || c.P90 != 0 || c.P99 != 0 || len(c.Errors) > 0 || len(f.Server) > 0 || len(f.Doing) > 0 {
+			return fmt.Errorf("between: the frame is no second of load, yet carries a second's figures (client %+v, %d series, %d shares)",
+				c, len(f.Server), len(f.Doing))
 		}
 	}
 	for i, c := range f.Claims {

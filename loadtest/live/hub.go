@@ -9,8 +9,9 @@ import (
 )
 
 // History limits: an hour of per-second frames, and the frames that carry
-// a step, claims or the end (the experiment's curves and verdicts), of
-// which an experiment has few; past MaxKeptFrames the oldest go too.
+// a step, claims, notes or the end (the experiment's curves, verdicts and
+// notes), of which an experiment has few; past MaxKeptFrames the oldest go
+// too.
 const (
 	MaxSecondFrames = 3600
 	MaxKeptFrames   = 10_000
@@ -27,7 +28,7 @@ type Hub struct {
 	mu  sync.Mutex
 	seq uint64
 	// The history, each list in publication order: per-second frames, and
-	// those that carry a step, claims or the end. Dropping the oldest is a
+	// those that carry a step, claims, notes or the end. Dropping the oldest is a
 	// reslice; append copies only the live part when it grows the array,
 	// so Publish costs the same with a full history as with an empty one.
 	seconds []entry
@@ -77,7 +78,7 @@ func (h *Hub) Publish(f Frame) error {
 	if err != nil {
 		return fmt.Errorf("live: encode frame at t=%v: %w", f.T, err)
 	}
-	kept := f.Step != nil || len(f.Claims) > 0 || f.Done
+	kept := f.Step != nil || len(f.Claims) > 0 || len(f.Notes) > 0 || f.Done
 
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"maps"
 	"math"
@@ -43,11 +44,11 @@ func stepFrame(t float64, run string, clients int) Frame {
 	return f
 }
 
-// doneFrame is the last frame: no load in its second, the claims, and the
-// experiment's summary.
+// doneFrame is the last frame: between the seconds, with the claims and
+// the experiment's summary.
 func doneFrame(t float64) Frame {
 	f := second(t)
-	f.Client = Client{}
+	f.Client, f.Server, f.Doing, f.Between = Client{}, nil, nil, true
 	f.Claims = []Claim{{ID: "c1", Text: "throughput levels off at the pool size", Outcome: Reproduced}}
 	f.Done = true
 	f.Summary = &Summary{Peak: &Step{Run: "AllView", Clients: 10, Throughput: 1010, P50: 1, P99: 10, Mean: 2, Requests: 30300, Errors: 3},
@@ -55,11 +56,19 @@ func doneFrame(t float64) Frame {
 	return f
 }
 
+// noteFrame is a frame between the seconds with the experiment's notes.
+func noteFrame(t float64, notes ...string) Frame {
+	f := second(t)
+	f.Client, f.Server, f.Doing, f.Between, f.Notes = Client{}, nil, nil, true, notes
+	f.Progress.Phase = "calibrating"
+	return f
+}
+
 // The frame schema: for each object, the keys it must have and the keys it
 // may have. A frame's JSON must have every required key and no other.
 var schema = map[string]struct{ required, optional []string }{
-	"frame":    {[]string{"t", "progress", "client", "server", "doing", "done"}, []string{"step", "claims", "summary"}},
-	"progress": {[]string{"experiment", "run", "step", "steps", "clients", "elapsed", "left"}, nil},
+	"frame":    {[]string{"t", "progress", "client", "server", "doing", "done"}, []string{"step", "claims", "summary", "between", "notes"}},
+	"progress": {[]string{"experiment", "run", "step", "steps", "clients", "elapsed", "left"}, []string{"phase"}},
 	"client":   {[]string{"throughput", "p50_ms", "p90_ms", "p99_ms", "errors"}, nil},
 	"error":    {[]string{"kind", "count"}, nil},
 	"series":   {[]string{"name", "unit", "panel", "value"}, nil},
@@ -122,6 +131,13 @@ func checkFrameShape(t *testing.T, where string, data []byte) {
 	if cl, ok := f["claims"]; ok {
 		for _, c := range list("claims", cl) {
 			checkShape(t, where, "claim", c)
+		}
+	}
+	if n, ok := f["notes"]; ok {
+		for i, v := range list("notes", n) {
+			if _, ok := v.(string); !ok {
+				t.Errorf("%s: notes[%d] is %T, want a string", where, i, v)
+			}
 		}
 	}
 	if s, ok := f["summary"]; ok {
@@ -199,7 +215,7 @@ func open(t *testing.T, url, lastID string) *http.Response {
 }
 
 // TestEventsSchema publishes frames of every kind (plain second, empty
-// lists, step with claims, done) and checks each event of /events against
+// lists, notes between the seconds, step with claims, done) and checks each event of /events against
 // the documented schema, and that /frames.json holds the same frames.
 func TestEventsSchema(t *testing.T) {
 	h := New()
@@ -208,7 +224,7 @@ func TestEventsSchema(t *testing.T) {
 	defer h.Close()
 
 	empty := Frame{T: 0.5} // no server, doing or errors yet: they still appear, as []
-	frames := []Frame{empty, second(1), stepFrame(2, "AllView", 10), doneFrame(3)}
+	frames := []Frame{empty, second(1), noteFrame(1.5, "server pinned to CPU 1"), stepFrame(2, "AllView", 10), doneFrame(3)}
 	if err := h.Publish(frames[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +246,8 @@ func TestEventsSchema(t *testing.T) {
 			t.Fatal(err)
 		}
 		if got.T != frames[i].T || got.Done != frames[i].Done || (got.Step != nil) != (frames[i].Step != nil) ||
-			len(got.Server) != len(frames[i].Server) || len(got.Claims) != len(frames[i].Claims) || (got.Summary != nil) != (frames[i].Summary != nil) {
+			len(got.Server) != len(frames[i].Server) || len(got.Claims) != len(frames[i].Claims) || (got.Summary != nil) != (frames[i].Summary != nil) ||
+			got.Between != frames[i].Between || !slices.Equal(got.Notes, frames[i].Notes) || got.Progress.Phase != frames[i].Progress.Phase {
 			t.Errorf("%s decodes to %+v; want %+v", where, got, frames[i])
 		}
 	}
@@ -313,16 +330,21 @@ func TestSlowBrowserDropsFrames(t *testing.T) {
 }
 
 // TestHistoryBounded checks that the history keeps the last
-// MaxSecondFrames per-second frames and every step frame, in order.
+// MaxSecondFrames per-second frames and every step and note frame, in
+// order.
 func TestHistoryBounded(t *testing.T) {
 	h := New()
 	const extra = 25
-	steps := 0
+	steps, notes := 0, 0
 	for i := range MaxSecondFrames + extra {
 		f := second(float64(i))
-		if i%500 == 0 {
+		switch {
+		case i%500 == 0:
 			f = stepFrame(float64(i), "run", i)
 			steps++
+		case i%500 == 1:
+			f = noteFrame(float64(i), fmt.Sprintf("note %d", i))
+			notes++
 		}
 		if err := h.Publish(f); err != nil {
 			t.Fatal(err)
@@ -332,25 +354,32 @@ func TestHistoryBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var gotSteps, gotSeconds int
+	var gotSteps, gotNotes, gotSeconds int
 	for i, f := range frames {
-		if f.Step != nil {
+		switch {
+		case f.Step != nil:
 			gotSteps++
-		} else {
+		case len(f.Notes) > 0:
+			gotNotes++
+		default:
 			gotSeconds++
 		}
 		if i > 0 && f.T <= frames[i-1].T {
 			t.Fatalf("history out of order at %d: t=%v after t=%v", i, f.T, frames[i-1].T)
 		}
 	}
-	if gotSteps != steps || gotSeconds != MaxSecondFrames {
-		t.Errorf("history holds %d step frames and %d per-second frames; want %d and %d", gotSteps, gotSeconds, steps, MaxSecondFrames)
+	if gotSteps != steps || gotNotes != notes || gotSeconds != MaxSecondFrames {
+		t.Errorf("history holds %d step frames, %d note frames and %d per-second frames; want %d, %d and %d",
+			gotSteps, gotNotes, gotSeconds, steps, notes, MaxSecondFrames)
 	}
-	// The oldest per-second frames went: the first one kept is not t=1.
+	if frames[1].T != 1 || !slices.Equal(frames[1].Notes, []string{"note 1"}) {
+		t.Errorf("history's second frame %+v; want the first note (t=1), kept past the per-second limit", frames[1])
+	}
+	// The oldest per-second frames went: the first one kept is not t=2.
 	for _, f := range frames {
-		if f.Step == nil {
-			if f.T == 1 {
-				t.Errorf("the oldest per-second frame t=1 is still kept")
+		if f.Step == nil && len(f.Notes) == 0 {
+			if f.T == 2 {
+				t.Errorf("the oldest per-second frame t=2 is still kept")
 			}
 			break
 		}
@@ -382,8 +411,13 @@ func TestValidate(t *testing.T) {
 		{"negative summary", func(f *Frame) { f.Done, f.Summary = true, &Summary{Requests: -1} }, "summary:"},
 		{"NaN peak p99", func(f *Frame) { f.Done, f.Summary = true, doneFrame(1).Summary; f.Summary.Peak.P99 = math.NaN() }, "summary.peak.p99_ms"},
 		{"peak without run", func(f *Frame) { f.Done, f.Summary = true, doneFrame(1).Summary; f.Summary.Peak.Run = "" }, "summary.peak.run"},
+		{"empty note", func(f *Frame) { f.Notes = []string{"server pinned to CPU 1", " "} }, "notes[1]"},
+		{"between with a second's figures", func(f *Frame) { f.Between = true }, "between"},
+		{"between with errors only", func(f *Frame) {
+			f.Between, f.Client, f.Server, f.Doing = true, Client{Errors: f.Client.Errors}, nil, nil
+		}, "between"},
 	}
-	for _, good := range []Frame{stepFrame(1, "r", 1), doneFrame(2)} {
+	for _, good := range []Frame{stepFrame(1, "r", 1), doneFrame(2), noteFrame(3, "a note")} {
 		if err := good.Validate(); err != nil {
 			t.Fatalf("a good frame: %v", err)
 		}
@@ -434,17 +468,18 @@ func TestServeLoopbackOnly(t *testing.T) {
 }
 
 // TestWriteReport checks that the report inlines uPlot, the page's script
-// and the frames, refers to no other file, keeps hostile text inert, and
-// refuses a bad frame.
+// and the frames (notes too), refers to no other file, keeps hostile text
+// inert, and refuses a bad frame.
 func TestWriteReport(t *testing.T) {
 	f := stepFrame(1, "AllView", 10)
 	f.Claims[0].Text = `</script><script>alert(1)</script>`
 	var b bytes.Buffer
-	if err := WriteReport(&b, []Frame{second(0), f}, "pool <size>"); err != nil {
+	if err := WriteReport(&b, []Frame{second(0), noteFrame(0.5, "server pinned to CPU 1", "<b>bold</b>"), f}, "pool <size>"); err != nil {
 		t.Fatal(err)
 	}
 	page := b.String()
 	for _, want := range []string{"leeoniya/uPlot (v1.6.32)", `<script id="frames" type="application/json">[{"t":0,`,
+		`"between":true,"notes":["server pinned to CPU 1","\u003cb\u003ebold\u003c/b\u003e"]`, `<section id="notes" hidden>`,
 		"window.dashboard", "<title>pool &lt;size&gt;</title>", `\u003c/script\u003e\u003cscript\u003ealert(1)`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("report lacks %q", want)

@@ -2,7 +2,8 @@
 // engine's per-second rows (loadtest.Settings.OnSecond) and the watcher's
 // per-second reads of the target (watch.Options.OnRead) become one
 // live.Frame a second, published to a live.Hub, with the progress the
-// caller sets (Begin) and the steps and claims it reports (Step, Done).
+// caller sets (Begin) and the steps, claims and notes it reports (Step,
+// Done, Note).
 //
 // It sits above the engine, the watcher and the dashboard so that those
 // three stay unaware of each other; it knows no target either: the
@@ -44,7 +45,8 @@ type Feed struct {
 	last   *live.Frame
 	lastAt time.Time
 	// sum adds up the steps published so far, for the last frame.
-	sum live.Summary
+	sum  live.Summary
+	done bool // Done was called
 }
 
 // A Position says which step of which run is loading and how much load
@@ -59,6 +61,12 @@ type Position struct {
 	// estimated by the caller (e.g. remaining steps × step length).
 	StepSeconds float64
 	After       float64
+	// Phase, when set, says the load is not one of the experiment's
+	// measured steps (e.g. "calibrating"): its seconds are published
+	// between the seconds (live.Frame.Between), with the progress and
+	// without the figures, so that the page shows the clock and the phase
+	// while its time charts wait for the steps.
+	Phase string
 }
 
 // New returns a Feed publishing to h, its clock started now; experiment
@@ -105,8 +113,15 @@ func (f *Feed) WatchOptions(o *watch.Options, states []watch.State) {
 // second publishes the frame of one second of load.
 func (f *Feed) second(row loadtest.SecondRow) {
 	now := time.Now()
-	fr := live.Frame{Client: client(row)}
 	f.mu.Lock()
+	if f.pos.Phase != "" {
+		fr := live.Frame{Between: true}
+		f.fill(&fr, now)
+		f.mu.Unlock()
+		f.publish(fr)
+		return
+	}
+	fr := live.Frame{Client: client(row)}
 	f.fill(&fr, now)
 	if r := f.read; r != nil && now.Sub(r.At) <= staleRead {
 		for _, v := range r.Values(row.Throughput) {
@@ -133,11 +148,13 @@ func (f *Feed) second(row loadtest.SecondRow) {
 }
 
 // lastSecond copies the figures of the second just published into fr, a
-// step or end frame, when that second ended a moment ago (the run that
-// ended with it): the page draws every frame as a second, and a frame
-// without figures would drop the charts to zero. The caller holds f.mu.
+// step frame, when that second ended a moment ago (the run that ended
+// with it), so that the page, which draws the frame as a second and heads
+// with it, shows the step's last figures; otherwise fr is published
+// between the seconds, off the time charts. The caller holds f.mu.
 func (f *Feed) lastSecond(fr *live.Frame, now time.Time) {
 	if f.last == nil || now.Sub(f.lastAt) > time.Second {
+		fr.Between = true
 		return
 	}
 	fr.Client, fr.Server, fr.Doing = f.last.Client, f.last.Server, f.last.Doing
@@ -150,7 +167,7 @@ func (f *Feed) fill(fr *live.Frame, now time.Time) {
 	left := f.pos.After + max(0, f.pos.StepSeconds-now.Sub(f.stepStart).Seconds())
 	fr.T = el
 	fr.Progress = live.Progress{Experiment: f.experiment, Run: f.pos.Run, Step: f.pos.Step, Steps: f.pos.Steps,
-		Clients: f.pos.Clients, Elapsed: el, Left: max(0, left)}
+		Clients: f.pos.Clients, Elapsed: el, Left: max(0, left), Phase: f.pos.Phase}
 }
 
 // client is the generator's side of a second.
@@ -179,8 +196,8 @@ func StepOf(run string, clients int, t loadtest.Stats) live.Step {
 
 // Step publishes a completed step and the claims decidable so far. Its
 // frame carries the figures of the step's last second when that second
-// has just ended (see lastSecond), and none otherwise. The step counts
-// towards the summary that Done publishes.
+// has just ended (see lastSecond), and is between the seconds otherwise.
+// The step counts towards the summary that Done publishes.
 func (f *Feed) Step(s live.Step, claims []live.Claim) {
 	fr := live.Frame{Step: &s, Claims: claims}
 	now := time.Now()
@@ -198,17 +215,32 @@ func (f *Feed) Step(s live.Step, claims []live.Claim) {
 	f.publish(fr)
 }
 
-// Done publishes the last frame, with the final claims and the summary of
-// the steps published (live.Summary: the finished page's headline), and
-// closes the hub's streams (the page keeps what it drew); it returns the
-// first publication that failed, if any did.
-func (f *Feed) Done(claims []live.Claim) error {
-	fr := live.Frame{Claims: claims, Done: true}
+// Note publishes a note of the experiment's (what it did on this machine)
+// on a frame of its own between the seconds, with the progress so far:
+// the page lists it from then on, and the report's page too. A note
+// after Done has no page to go to and is dropped.
+func (f *Feed) Note(s string) {
+	fr := live.Frame{Between: true, Notes: []string{s}}
 	f.mu.Lock()
-	f.pos.After, f.pos.StepSeconds = 0, 0
-	now := time.Now()
-	f.fill(&fr, now)
-	f.lastSecond(&fr, now)
+	if f.done {
+		f.mu.Unlock()
+		return
+	}
+	f.fill(&fr, time.Now())
+	f.mu.Unlock()
+	f.publish(fr)
+}
+
+// Done publishes the last frame, between the seconds, with the final
+// claims and the summary of the steps published (live.Summary: the
+// finished page's headline), and closes the hub's streams (the page keeps
+// what it drew); it returns the first publication that failed, if any did.
+func (f *Feed) Done(claims []live.Claim) error {
+	fr := live.Frame{Claims: claims, Done: true, Between: true}
+	f.mu.Lock()
+	f.pos.After, f.pos.StepSeconds, f.pos.Phase = 0, 0, ""
+	f.done = true
+	f.fill(&fr, time.Now())
 	sum := f.sum
 	sum.Duration = fr.T
 	fr.Summary = &sum

@@ -1,11 +1,15 @@
 package feed
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -114,8 +118,8 @@ func TestFeedFrames(t *testing.T) {
 	if step.Step == nil || step.Step.Run != "only" || len(step.Claims) != 1 || step.Client.Throughput != seconds[len(seconds)-1].Client.Throughput {
 		t.Errorf("step frame %+v; want the step and its claim, with the figures of the second just ended", step)
 	}
-	if !end.Done || end.Progress.Left != 0 || end.Client.Throughput != 0 {
-		t.Errorf("last frame %+v; want done with nothing left, the last second's figures given once only", end)
+	if !end.Done || !end.Between || end.Progress.Left != 0 || end.Client.Throughput != 0 || step.Between {
+		t.Errorf("last frame %+v after step frame %+v; want done between the seconds with nothing left, the last second's figures given once only, to the step", end, step)
 	}
 	if s := end.Summary; s == nil || s.Peak == nil || s.Peak.Throughput != res.Total.Throughput || s.Peak.Throughput <= 0 ||
 		s.Requests != res.Total.Requests || s.Errors != res.Total.Errors || s.Errors == 0 {
@@ -174,5 +178,111 @@ func TestDoneSummary(t *testing.T) {
 	}
 	if s.Duration <= 0 || s.Duration != end.T {
 		t.Errorf("summary duration %v at t=%v; want the time from the start to the end, > 0", s.Duration, end.T)
+	}
+}
+
+// TestNotes feeds notes before any step, while a calibration loads (its
+// seconds between the seconds, with the phase and no figures), and during
+// the steps, and checks that each note reaches the frames once, on a frame
+// between the seconds that the history keeps, that the seconds of the
+// steps are drawn, and that the notes survive the report's inlining: the
+// page opened offline replays them.
+func TestNotes(t *testing.T) {
+	hub := live.New()
+	f := New(hub, "notes")
+	row := loadtest.SecondRow{Throughput: 200, Successes: 200, P50Ms: 1, P90Ms: 2, P99Ms: 3}
+	notes := []string{"load generator capped at GOMAXPROCS 1", "server pinned to CPU 1",
+		"calibrated on this machine: CPU per request 0.196 ms with no wait; db_latency = 2.245ms puts graph 1 at 5 clients at server CPU 63.7 % of its 56.1 with no wait (target 60 ± 5), after 2 probes"}
+	f.Note(notes[0])
+	f.Begin(Position{Run: "calibration: graph 1", Phase: "calibrating", Step: 1, Steps: 5, Clients: 5, StepSeconds: 4, After: 60})
+	f.Note(notes[1])
+	f.second(row)
+	f.second(row)
+	f.Note(notes[2])
+	f.Begin(Position{Run: "graph 1", Step: 1, Steps: 1, Clients: 5, StepSeconds: 4})
+	f.second(row)
+	f.Step(live.Step{Run: "graph 1", Clients: 5, Throughput: 200, Requests: 800}, nil)
+	if err := f.Done(nil); err != nil {
+		t.Fatalf("Done: %v", err)
+	}
+	f.Note("after the end") // dropped: the page has ended
+	if err := f.Err(); err != nil {
+		t.Errorf("a note after Done: Err() = %v; want it dropped, not a failed publication", err)
+	}
+	frames, err := hub.Frames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type kind struct {
+		between bool
+		phase   string
+		notes   int
+		drawn   bool // has a second's figures
+	}
+	want := []kind{
+		{between: true, notes: 1},                       // before any step: no progress yet
+		{between: true, phase: "calibrating", notes: 1}, // the calibration's server pinned
+		{between: true, phase: "calibrating"},           // the calibration's seconds
+		{between: true, phase: "calibrating"},
+		{between: true, phase: "calibrating", notes: 1}, // its summary
+		{drawn: true},   // the step's second
+		{drawn: true},   // the step, with its last second's figures
+		{between: true}, // the end
+	}
+	if len(frames) != len(want) {
+		t.Fatalf("%d frames: %+v; want %d", len(frames), frames, len(want))
+	}
+	for i, fr := range frames {
+		got := kind{between: fr.Between, phase: fr.Progress.Phase, notes: len(fr.Notes), drawn: fr.Client.Throughput > 0}
+		if got != want[i] {
+			t.Errorf("frame %d: %+v; want %+v (%+v)", i, got, want[i], fr)
+		}
+	}
+	if p := frames[1].Progress; p.Run != "calibration: graph 1" || p.Step != 1 || p.Steps != 5 || p.Left < 60 {
+		t.Errorf("a note during the calibration has progress %+v; want the calibration's run, probe 1 of 5 and 60 s and more left", p)
+	}
+
+	var b bytes.Buffer
+	if err := live.WriteReport(&b, frames, "notes"); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	const open = `<script id="frames" type="application/json">`
+	i := strings.Index(page, open)
+	j := strings.Index(page[max(i, 0):], "</script>")
+	if i < 0 || j < 0 {
+		t.Fatalf("the report has no inlined frames")
+	}
+	var inlined []live.Frame
+	if err := json.Unmarshal([]byte(page[i+len(open):i+j]), &inlined); err != nil {
+		t.Fatalf("the report's frames: %v", err)
+	}
+	var got []string
+	for _, fr := range inlined {
+		got = append(got, fr.Notes...)
+	}
+	if !slices.Equal(got, notes) {
+		t.Errorf("the report's frames carry notes %q; want %q, each once", got, notes)
+	}
+}
+
+// TestStepLongAfterItsLastSecond: a step published when its last second is
+// long past rides between the seconds, so that the page does not draw an
+// empty second at zero.
+func TestStepLongAfterItsLastSecond(t *testing.T) {
+	hub := live.New()
+	f := New(hub, "late step")
+	f.Begin(Position{Run: "r", Step: 1, Steps: 1, Clients: 1})
+	f.second(loadtest.SecondRow{Throughput: 10, Successes: 10, P50Ms: 1, P90Ms: 1, P99Ms: 1})
+	f.mu.Lock()
+	f.lastAt = f.lastAt.Add(-2 * time.Second)
+	f.mu.Unlock()
+	f.Step(live.Step{Run: "r", Clients: 1, Throughput: 10, Requests: 10}, nil)
+	frames, err := hub.Frames()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := frames[len(frames)-1]; st.Step == nil || !st.Between || st.Client.Throughput != 0 {
+		t.Errorf("step frame %+v; want the step between the seconds, with no figures", st)
 	}
 }

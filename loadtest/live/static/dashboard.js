@@ -2,6 +2,8 @@
 // board names: server series, their panels and units, the "doing now"
 // shares and the runs come from the frames. Live, it reads /events
 // (server-sent events); as a report, it reads the frames inlined in the page.
+// A frame marked between is no second of load (notes, a calibration's
+// seconds, the end): the time charts skip it.
 (function () {
   "use strict";
 
@@ -237,6 +239,15 @@
     });
   }
 
+  // The experiment's notes, each sent once: the page keeps them all.
+  var notesSection = document.getElementById("notes"), notesList = notesSection.querySelector("ul");
+  var notes = [], noteSeen = Object.create(null);
+  function drawNotes() {
+    notesList.textContent = "";
+    notes.forEach(function (n) { notesList.appendChild(el("li", null, n)); });
+    notesSection.hidden = notes.length === 0;
+  }
+
   var claims = {}, claimOrder = [];
   function drawClaims() {
     claimsList.textContent = "";
@@ -252,11 +263,38 @@
   // State shown in the header.
   var status = document.getElementById("status");
   function setStatus(s) { status.textContent = s; status.className = s.replace(/[^a-z]/g, ""); }
-  var last = null, frames = 0, done = false, stepsChanged = false, stepsRebuild = false, claimsChanged = false;
+  // last is the latest frame the headline shows (a second, or the end);
+  // progress the latest frame's progress.
+  var last = null, progress = null, frames = 0, done = false;
+  var stepsChanged = false, stepsRebuild = false, claimsChanged = false, notesChanged = false;
 
   function add(f) {
     frames++;
-    last = f;
+    progress = f.progress || {};
+    (f.notes || []).forEach(function (n) {
+      if (noteSeen[n]) return;
+      noteSeen[n] = true;
+      notes.push(n);
+      notesChanged = true;
+    });
+    if (!f.between) seconds(f);
+    if (!f.between || f.done) last = f;
+    if (f.step) {
+      var r = f.step.run;
+      if (!steps.byRun[r]) { steps.byRun[r] = []; steps.runs.push(r); stepsRebuild = true; }
+      steps.byRun[r].push(f.step);
+      stepsChanged = true;
+    }
+    (f.claims || []).forEach(function (cl) {
+      if (!(cl.id in claims)) claimOrder.push(cl.id);
+      claims[cl.id] = cl;
+      claimsChanged = true;
+    });
+    if (f.done) done = true;
+  }
+
+  // seconds adds a second of load to the time charts.
+  function seconds(f) {
     var c = f.client || {};
     var any = c.throughput > 0;
     thrChart.push(f.t, [{ name: "throughput", value: c.throughput, unit: "req/s" }]);
@@ -279,33 +317,22 @@
       }
     });
     serverOrder.forEach(function (p) { serverCharts[p].push(f.t, byPanel[p] || []); });
-    if (f.step) {
-      var r = f.step.run;
-      if (!steps.byRun[r]) { steps.byRun[r] = []; steps.runs.push(r); stepsRebuild = true; }
-      steps.byRun[r].push(f.step);
-      stepsChanged = true;
-    }
-    (f.claims || []).forEach(function (cl) {
-      if (!(cl.id in claims)) claimOrder.push(cl.id);
-      claims[cl.id] = cl;
-      claimsChanged = true;
-    });
-    if (f.done) done = true;
   }
 
   function header() {
-    if (!last) return;
-    var p = last.progress || {};
+    if (!progress) return;
+    var p = progress;
     if (p.experiment && !inlined) document.title = p.experiment + " – load dashboard";
     document.getElementById("experiment").textContent = p.experiment || "–";
     document.getElementById("run").textContent = p.run || "–";
-    document.getElementById("step").textContent = (p.step || 0) + " of " + (p.steps || 0);
-    document.getElementById("clients").textContent = String(p.clients || 0);
+    // Before the first step (the notes of the set-up) no step is loading.
+    document.getElementById("step").textContent = p.steps ? (p.step || 0) + " of " + p.steps : "–";
+    document.getElementById("clients").textContent = p.steps ? String(p.clients || 0) : "–";
     document.getElementById("elapsed").textContent = clock(p.elapsed);
     document.getElementById("left").textContent = clock(p.left);
     var total = (p.elapsed || 0) + (p.left || 0);
     document.getElementById("bar").style.width = (total > 0 ? 100 * (p.elapsed || 0) / total : 0) + "%";
-    headline(last);
+    if (last) headline(last);
   }
 
   // headline fills the big tiles: live, the last second; once the
@@ -349,9 +376,15 @@
     serverOrder.forEach(function (p) { serverCharts[p].draw(); });
     if (stepsChanged) { drawSteps(stepsRebuild); stepsChanged = stepsRebuild = false; }
     if (claimsChanged) { drawClaims(); claimsChanged = false; }
+    if (notesChanged) { drawNotes(); notesChanged = false; }
     // Said after drawing, so that "finished" means everything is on screen.
     if (done && !inlined) setStatus("finished");
+    else if (streaming) liveStatus();
   }
+  // liveStatus says what the connected page shows: the phase outside the
+  // steps ("calibrating…"), or that it is connected.
+  var streaming = false;
+  function liveStatus() { setStatus(progress && progress.phase ? progress.phase + "…" : "connected"); }
   // Frames of a late joiner's history arrive in a burst: draw once after it.
   function schedule() { if (!pending) { pending = true; setTimeout(redraw, 30); } }
 
@@ -374,8 +407,8 @@
       var n = function (col) { return col ? col.filter(function (v) { return v != null; }).length : 0; };
       return { t: thrChart.t.length, throughput: n(thrChart.cols.throughput), latency: n(latChart.cols.p99) };
     },
-    // The latest share drawn of each state: the end frame, a second
-    // without load, may have none.
+    // The latest share drawn of each state: the last seconds of a step
+    // may have none.
     doing: function () {
       var out = {};
       doingChart.names.forEach(function (name) {
@@ -415,11 +448,11 @@
   }
   setStatus("connecting");
   var es = new EventSource("events");
-  es.onopen = function () { setStatus("connected"); };
+  es.onopen = function () { streaming = true; liveStatus(); };
   es.onmessage = function (ev) {
     add(JSON.parse(ev.data));
     if (done) es.close();
     schedule();
   };
-  es.onerror = function () { if (!done) setStatus("reconnecting"); };
+  es.onerror = function () { streaming = false; if (!done) setStatus("reconnecting"); };
 })();
