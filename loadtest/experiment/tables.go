@@ -137,7 +137,10 @@ func outcomeClass(outcome string) string {
 func repeatsText(res *Result) string {
 	n := max(res.Repeats, 1)
 	order := "each run measured in full before the next"
-	if res.Interleave {
+	switch {
+	case res.Interleave && res.Sweeps:
+		order = "the runs interleaved: each repeat a whole sweep, every run measured in turn at each client count"
+	case res.Interleave:
 		order = "the runs interleaved: at each client count and repeat every run was measured in turn"
 	}
 	if n == 1 {
