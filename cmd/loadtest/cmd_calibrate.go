@@ -37,7 +37,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.Float64Var(&spec.Target, "target", 60, "the operating point: the board's CPU as a `percentage` of its CPU with no wait")
 	fs.Float64Var(&spec.Tolerance, "tolerance", 5, "how far from -target is close enough, in percentage points")
 	fs.Float64Var(&spec.Ratio, "ratio", 7.33, "first guess: time per request off the CPU over the time on it (the article's 5 threads at 60 %: 5/0.6 - 1)")
-	fs.IntVar(&spec.Probes, "probes", 4, "probes at most after the first (1..10; 0: 4)")
+	fs.IntVar(&spec.Probes, "probes", 6, "probes at most after the first (1..10; 0: 6)")
 	warmup := fs.Duration("warmup", time.Second, "each probe's warm-up, not measured (at most 1m; 0: 1s, as in an experiment file)")
 	probe := fs.Duration("probe", 3*time.Second, "each probe's measured duration (2s..1m: the stats are read every second)")
 	if err := parseFlags(fs, args, false); err != nil {

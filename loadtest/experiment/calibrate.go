@@ -65,7 +65,7 @@ type CalibrateSpec struct {
 	// Units names a per-request reading of how many units (statements)
 	// a request waits for; without it each request waits once.
 	Units string `toml:"units"`
-	// Probes bounds the probes after the first (default 4); Warmup and
+	// Probes bounds the probes after the first (default 6); Warmup and
 	// Duration are each probe's (default 1s and 3s).
 	Probes   int      `toml:"probes"`
 	Warmup   Duration `toml:"warmup"`
@@ -120,7 +120,7 @@ func (c *Calibration) addShare(server map[string]float64) {
 
 // Calibration defaults.
 const (
-	defaultProbes      = 4
+	defaultProbes      = 6
 	maxProbes          = 10
 	defaultProbeWarmup = time.Second
 	defaultProbeLength = 3 * time.Second
@@ -329,10 +329,45 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 			cal.Reached = true
 			break
 		}
-		wait = nextWait(d.Seconds(), p.CPUPerRequestMs/1000, cal.Units, p.Reading, c.Target)
+		wait = secantWait(cal.Probes[1:], c.Target)
+		if wait < 0 {
+			wait = nextWait(d.Seconds(), p.CPUPerRequestMs/1000, cal.Units, p.Reading, c.Target)
+		}
 	}
 	cal.Seconds = time.Since(start).Seconds()
 	return cal, nil
+}
+
+// secantWait returns the next wait per unit from the last two probes with
+// a wait, in seconds, or -1 when there are not two to go by. The model of
+// nextWait makes 1/reading a straight line in the wait; fitted through two
+// measured points instead of assumed from the CPU per request, its slope
+// and intercept take in what the model leaves out: off-CPU time that is not
+// the wait (a reply that has arrived waits for the CPU, the longer when
+// another process shares the core) and CPU per request that grows with the
+// wait. A line that does not fall gives -1; a target beyond the line's
+// reach at 0 gives half the smallest wait tried; the step is at most 4 x
+// the largest.
+func secantWait(probes []Probe, target float64) float64 {
+	n := len(probes)
+	if n < 2 {
+		return -1
+	}
+	p1, p2 := probes[n-2], probes[n-1]
+	w1, w2 := p1.WaitMs/1000, p2.WaitMs/1000
+	if w1 == w2 || p1.Reading <= 0 || p2.Reading <= 0 {
+		return -1
+	}
+	b := (1/p2.Reading - 1/p1.Reading) / (w2 - w1)
+	if b <= 0 || math.IsInf(b, 0) || math.IsNaN(b) {
+		return -1
+	}
+	a := 1/p2.Reading - b*w2
+	w := (1/target - a) / b
+	if w <= 0 {
+		return min(w1, w2) / 2
+	}
+	return min(w, 4*max(w1, w2))
 }
 
 // calibrate runs the file's calibration on a server of its own and returns

@@ -122,3 +122,26 @@ func TestCalibrate(t *testing.T) {
 		t.Errorf("report.md does not show the calibration and its chosen wait %s (%v)", c.Value, err)
 	}
 }
+
+func TestSecantWait(t *testing.T) {
+	// A reading the model of nextWait gets wrong: besides the wait, each
+	// request spends 0.5 ms off the CPU waiting to be scheduled back (a
+	// process sharing the core), and the CPU per request is 0.2 ms. The
+	// reading is 500·c/(c + extra + w); two probes fix the line.
+	read := func(w float64) float64 { return 500 * 0.0002 / (0.0002 + 0.0005 + w) }
+	probes := []Probe{{WaitMs: 1.5, Reading: read(0.0015)}, {WaitMs: 0.8, Reading: read(0.0008)}}
+	w := secantWait(probes, 60)
+	if got := read(w); math.Abs(got-60) > 1e-6 {
+		t.Errorf("secantWait = %g s, which reads %g; want 60", w, got)
+	}
+	if w := secantWait(probes[:1], 60); w != -1 {
+		t.Errorf("one probe: %g; want -1 (nothing to fit)", w)
+	}
+	if w := secantWait([]Probe{{WaitMs: 1, Reading: 50}, {WaitMs: 2, Reading: 60}}, 55); w != -1 {
+		t.Errorf("a reading that rises with the wait: %g; want -1", w)
+	}
+	// Out of reach at any wait: half the smallest wait tried, never below 0.
+	if w := secantWait([]Probe{{WaitMs: 1, Reading: 40}, {WaitMs: 2, Reading: 30}}, 90); w != 0.0005 {
+		t.Errorf("a target above the line at 0: %g; want 0.0005", w)
+	}
+}
