@@ -4,7 +4,7 @@ package commands
 // when it returns found posts of the n asked for, after storing a posted
 // message when posted is true. It is the pattern the X-BBS-Queries and
 // X-BBS-Acquires headers report and the board's tools check (package
-// bbs/contract); TestExpectMatchesRun holds it to what Run does.
+// loadtest/contract); TestExpectMatchesRun holds it to what Run does.
 //
 // The insert takes a connection and a statement of its own. AllView reads
 // every post in one query on one connection. OnceGetView and EachGetView

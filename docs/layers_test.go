@@ -129,9 +129,9 @@ func TestCheckFindsViolations(t *testing.T) {
 		bad     bool
 	}{
 		{"loadtest", []string{"fmt", module + "/machine"}, false},
-		{"loadtest", []string{module + "/bbs/contract"}, true},
+		{"loadtest", []string{module + "/loadtest/contract"}, true},
 		{"loadtest", []string{module + "/cmd/bbs"}, true},
-		{"cmd/loadtest", []string{module + "/bbs/contract", module + "/loadtest"}, false},
+		{"cmd/loadtest", []string{module + "/loadtest/contract", module + "/loadtest"}, false},
 		{"nowhere", nil, true},
 	} {
 		if errs := check(rule, tc.pkg, tc.imports); (len(errs) > 0) != tc.bad {

@@ -46,7 +46,7 @@
 //	                     findings and reports
 //
 // What the tools know of the board (its commands' query patterns, its
-// stats readings, its validation) is in bbs/contract, which
+// stats readings, its validation) is in loadtest/contract, which
 // cmd/loadtest hands to these packages.
 //
 // Where to read: settings.go (what a run takes), run.go (the run: clients,

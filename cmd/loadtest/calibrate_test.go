@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"bbslab/bbs/contract"
+	"bbslab/loadtest/contract"
 )
 
 func TestCalibrateUsage(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/bbs/contract"
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/contract"
 	"bbslab/loadtest/experiment"
 	"bbslab/loadtest/watch"
 )

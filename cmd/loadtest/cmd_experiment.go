@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/bbs/contract"
 	"bbslab/internal/cli"
+	"bbslab/loadtest/contract"
 	"bbslab/loadtest/experiment"
 	"bbslab/loadtest/live"
 

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"bbslab/bbs/contract"
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/contract"
 	"bbslab/loadtest/watch"
 )
 

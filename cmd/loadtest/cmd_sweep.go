@@ -7,10 +7,10 @@ import (
 	"io"
 	"strings"
 
-	"bbslab/bbs/contract"
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/contract"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )

@@ -11,9 +11,9 @@ import (
 
 	"golang.org/x/term"
 
-	"bbslab/bbs/contract"
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/contract"
 	"bbslab/loadtest/watch"
 )
 

@@ -12,7 +12,7 @@
 //
 // The runner is generic: what it knows of its target comes in
 // Options (Validate, Readings, Environment, Charts, StartHint,
-// Disk, Doing, Limiting); for the board cmd/loadtest fills them from package bbs/contract.
+// Disk, Doing, Limiting); for the board cmd/loadtest fills them from package loadtest/contract.
 //
 // Files: experiment.go (the file format, Load), run.go
 // (Run, one measurement), process.go (the server process:

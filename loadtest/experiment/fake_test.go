@@ -260,7 +260,7 @@ var fakeEnvironment = []string{"database", "host", "config"}
 
 // validateFake is the validation these tests give the runner: the fake
 // board's three commands must return the same posts (mode "differ" breaks
-// it). The board's own validation is tested in bbs/contract.
+// it). The board's own validation is tested in loadtest/contract.
 func validateFake(ctx context.Context, boardURL string) error {
 	var first []string
 	for i, cmd := range []string{"AllView", "OnceGetView", "EachGetView"} {

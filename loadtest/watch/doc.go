@@ -12,7 +12,7 @@
 // (loadtest.ServerStats, loadtest.ProfileSummary). The watcher knows no
 // target: the readings, their chart placement (Reading.Chart, Chart) and
 // their sweep-table columns (Columns) are data it is given; for the board
-// they are in package bbs/contract. A reading the target never reported is
+// they are in package loadtest/contract. A reading the target never reported is
 // named in the run's warnings unless it is Optional.
 //
 // Files: watch.go (Options, New, one run's watch), poll.go (the stats

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"bbslab/bbs/contract"
 	"bbslab/loadtest"
+	"bbslab/loadtest/contract"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"bbslab/bbs"
-	"bbslab/bbs/contract"
 	"bbslab/entity"
 	"bbslab/entity/open"
+	"bbslab/loadtest/contract"
 	"bbslab/machine"
 )
 

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"bbslab/bbs/contract"
+	"bbslab/loadtest/contract"
 	"bbslab/loadtest/watch"
 )
 

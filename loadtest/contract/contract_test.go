@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"bbslab/bbs"
-	"bbslab/bbs/contract"
 	"bbslab/diskbench"
 	"bbslab/entity"
 	"bbslab/entity/open"
+	"bbslab/loadtest/contract"
 	"bbslab/loadtest/watch"
 	"bbslab/machine"
 )

@@ -1,7 +1,9 @@
 // Package contract is what the board promises its tools: everything the
 // load generator, the server watcher, the charts and the experiment runner
-// (loadtest and its packages) know about the board, kept in one place next
-// to it and tested against the real board handler.
+// (loadtest and its packages) know about the board, kept in one place on
+// the tools' side of the dependency rule (docs/layout.md: the board's tree
+// imports nothing of the load tool) and tested against the real board
+// handler.
 //
 //   - Validate checks a running board before any load: the commands agree,
 //     a post appears escaped, bad input is refused, and the X-BBS-Queries and
