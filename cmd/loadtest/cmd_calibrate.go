@@ -71,7 +71,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := checkPage(ctx, *target); err != nil {
 		return fmt.Errorf("-url %s: %w", *target, err)
 	}
-	w, err := watch.New(watch.Options{StatsURL: adminURL + contract.StatsPath, Readings: []watch.Reading{contract.ProcessCPU}})
+	w, err := watch.New(watch.Options{StatsURL: adminURL + contract.StatsPath, Stats: []watch.Stat{contract.ProcessCPU}})
 	if err != nil {
 		return err
 	}

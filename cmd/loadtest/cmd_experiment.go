@@ -112,7 +112,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout, Live: hub, Progress: progressW,
 		// What the runner knows of the board comes from its contract.
-		Validate: contract.Validate, Readings: contract.Readings, Environment: contract.Environment, Charts: contract.Charts,
+		Validate: contract.Validate, Stats: contract.Stats, Environment: contract.Environment, Charts: contract.Charts,
 		StartHint: contract.StartHint, Disk: diskTable, Doing: contract.Doing, Limiting: contract.Limiting,
 		NoPin: !*pin})
 	dash.stop(stderr) // the experiment published the end and closed the hub itself

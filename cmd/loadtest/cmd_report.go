@@ -89,7 +89,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 		if len(c.Runs) > 1 {
-			loadtest.WriteSweepTable(stdout, c.Runs, watch.Columns(contract.Readings))
+			loadtest.WriteSweepTable(stdout, c.Runs, watch.Columns(contract.Stats))
 		}
 	}
 	if *charts != "" {
@@ -114,4 +114,4 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // boardCharts are the board's server charts (package contract).
-var boardCharts = chart.Server{Charts: contract.Charts, Readings: contract.Readings}
+var boardCharts = chart.Server{Charts: contract.Charts, Stats: contract.Stats}

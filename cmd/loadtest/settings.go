@@ -102,7 +102,7 @@ func (f *runFlags) serverSettings(s *loadtest.Settings, out string, d *dashboard
 	if f.stats == "" && f.profile == "" {
 		return nil
 	}
-	o := watch.Options{StatsURL: f.stats, Readings: contract.Readings, Environment: contract.Environment}
+	o := watch.Options{StatsURL: f.stats, Stats: contract.Stats, Environment: contract.Environment}
 	if d != nil && f.stats != "" {
 		d.feed.WatchOptions(&o, contract.Doing)
 	}

@@ -81,7 +81,7 @@ func TestServerChartsFollowReadings(t *testing.T) {
 	}
 	srv := Server{
 		Charts: []watch.Chart{{Name: "cpu", Title: "Server CPU", YLabel: "%"}, {Name: "wait", Title: "Waits", YLabel: "ms"}, {Name: "none", Title: "Nothing drawn"}},
-		Readings: []watch.Reading{
+		Stats: []watch.Stat{
 			{Name: "proc", Chart: "cpu", Legend: "process"},
 			{Name: "idle", Chart: "cpu", Legend: "machine busy", Dashed: true, Complement: true},
 			{Name: "q", Chart: "wait", Legend: "queue"},

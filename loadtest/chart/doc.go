@@ -6,8 +6,8 @@
 // runs side by side (WriteBarCharts) and repeated figures with their
 // ranges (WriteSpreadChart, Spread).
 //
-// The server charts draw the readings the caller places on them
-// (Server: watch.Chart and watch.Reading.Chart), never a reading by name.
+// The server charts draw the stats the caller places on them
+// (Server: watch.Chart and watch.Stat.Chart), never a stat by name.
 //
 // Files: chart.go (sweep and timeline charts, shared drawing),
 // servercharts.go (server and cold-start charts), experiment.go

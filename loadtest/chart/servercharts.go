@@ -18,22 +18,22 @@ import (
 var dashed = []vg.Length{vg.Points(5), vg.Points(3)}
 
 // Server says which server charts a sweep has: each of Charts draws, one
-// line per curve, the Readings whose Chart is its Name (the target's
+// line per curve, the Stats whose Chart is its Name (the target's
 // package says which: for the board, package contract).
 type Server struct {
-	Charts   []watch.Chart
-	Readings []watch.Reading
+	Charts []watch.Chart
+	Stats  []watch.Stat
 }
 
 // serverCharts returns the sweep's server charts, keyed by file name
 // without extension: one per chart of srv for which some run has one of
-// its readings, titled with its lines' legends ("process solid, machine
+// its stats, titled with its lines' legends ("process solid, machine
 // busy dashed").
 func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.Plot, error) {
 	out := map[string]*plot.Plot{}
 	for _, ch := range srv.Charts {
-		var lines []watch.Reading
-		for _, r := range srv.Readings {
+		var lines []watch.Stat
+		for _, r := range srv.Stats {
 			if r.Chart == ch.Name {
 				lines = append(lines, r)
 			}

@@ -15,22 +15,22 @@ import (
 	"bbslab/machine"
 )
 
-// TestAbsentReadingsEndToEnd follows readings that a platform without
+// TestAbsentStatsEndToEnd follows stats that a platform without
 // /proc cannot give (machine.FakePlatform: what gopsutil gives on
 // Windows) from the board's /admin/stats through the watcher to the live
-// dashboard's frames: absent at every step, never 0, while the readings
+// dashboard's frames: absent at every step, never 0, while the stats
 // the platform gives arrive with their values.
-func TestAbsentReadingsEndToEnd(t *testing.T) {
+func TestAbsentStatsEndToEnd(t *testing.T) {
 	p := &machine.FakePlatform{}
 	smp := machine.NewSamplerOn(p)
 	p.Advance(machine.CPUTicks{User: 30, System: 10, Idle: 60}, 50*time.Millisecond)
 	smp.Sample()
 	b := newBoardOn(t, smp, nil)
 
-	// /admin/stats: the paths of the readings the platform lacks are
+	// /admin/stats: the paths of the stats the platform lacks are
 	// missing; machine busy (100 - idle) is there.
 	doc := b.stats(t)
-	absent := map[string]string{ // reading name -> its path
+	absent := map[string]string{ // stat name -> its path
 		"server_core_busy":   "machine.own_cpus.busy",
 		"machine_cpu_iowait": "machine.cpu.iowait",
 	}
@@ -45,8 +45,8 @@ func TestAbsentReadingsEndToEnd(t *testing.T) {
 
 	// The watcher, feeding a dashboard, over a short run.
 	hub := live.New()
-	f := feed.New(hub, "absent readings")
-	wo := watch.Options{StatsURL: b.adm.URL + "/admin/stats", Readings: contract.Readings}
+	f := feed.New(hub, "absent stats")
+	wo := watch.Options{StatsURL: b.adm.URL + "/admin/stats", Stats: contract.Stats}
 	f.WatchOptions(&wo, contract.Doing)
 	w, err := watch.New(wo)
 	if err != nil {
@@ -64,7 +64,7 @@ func TestAbsentReadingsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// The watcher's reading: absent, not 0, and named in the warnings.
+	// The watcher's stat: absent, not 0, and named in the warnings.
 	if res.Server == nil || res.Server.Reads == 0 {
 		t.Fatalf("server stats = %+v; want reads", res.Server)
 	}

@@ -9,7 +9,7 @@
 //     a post appears escaped, bad input is refused, and the X-BBS-Queries and
 //     X-BBS-Acquires headers follow each command's pattern, which comes from
 //     package commands (View.Expect), not from a copy.
-//   - Readings, Charts and Environment say which numbers of /admin/stats the
+//   - Stats, Charts and Environment say which numbers of /admin/stats the
 //     watcher keeps, how the charts and the sweep table show them, and which
 //     objects describe the server's environment.
 //   - Disk turns the board's disk benchmark output (bbs diskbench -json)
@@ -18,8 +18,8 @@
 //     that uses it did not come up.
 //
 // The load tool's packages stay generic: cmd/loadtest hands them these
-// values. Add a reading to /admin/stats and this package is the one to
-// change; TestReadingsExistInStats fails until it is right.
+// values. Add a stat to /admin/stats and this package is the one to
+// change; TestStatPathsExist fails until it is right.
 package contract
 
 import (

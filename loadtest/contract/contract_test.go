@@ -35,7 +35,7 @@ func newBoard(t *testing.T, wrap func(http.Handler) http.Handler) *board {
 	return newBoardOn(t, smp, wrap)
 }
 
-// newBoardOn is newBoard with the machine readings of smp.
+// newBoardOn is newBoard with the machine stats of smp.
 func newBoardOn(t *testing.T, smp *machine.Sampler, wrap func(http.Handler) http.Handler) *board {
 	t.Helper()
 	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "bbs.db"), Pool: 2})
@@ -199,10 +199,10 @@ func (h *headerSkew) Write(p []byte) (int, error) {
 	return h.ResponseWriter.Write(p)
 }
 
-// TestReadingsExistInStats checks every reading against the real
+// TestStatPathsExist checks every stat against the real
 // /admin/stats JSON: its path holds a number, and a counter does not go
 // down while the board serves requests.
-func TestReadingsExistInStats(t *testing.T) {
+func TestStatPathsExist(t *testing.T) {
 	b := newBoard(t, nil)
 	before := b.stats(t)
 	for range 5 {
@@ -215,7 +215,7 @@ func TestReadingsExistInStats(t *testing.T) {
 	}
 	b.smp.Sample() // a second sample: the machine's figures cover a window
 	after := b.stats(t)
-	for _, r := range append(contract.Readings, contract.ProcessCPU) {
+	for _, r := range append(contract.Stats, contract.ProcessCPU) {
 		v1, ok1 := lookup(after, r.Path)
 		v0, ok0 := lookup(before, r.Path)
 		if r.Kind == watch.Gauge {
@@ -225,13 +225,13 @@ func TestReadingsExistInStats(t *testing.T) {
 			continue // left out when there is nothing to report
 		}
 		if !ok0 || !ok1 {
-			t.Errorf("reading %s: path %q is not in /admin/stats", r.Name, r.Path)
+			t.Errorf("stat %s: path %q is not in /admin/stats", r.Name, r.Path)
 			continue
 		}
 		f0, isNum0 := v0.(float64)
 		f1, isNum1 := v1.(float64)
 		if !isNum0 || !isNum1 {
-			t.Errorf("reading %s: %q = %v, %v; want numbers", r.Name, r.Path, v0, v1)
+			t.Errorf("stat %s: %q = %v, %v; want numbers", r.Name, r.Path, v0, v1)
 			continue
 		}
 		switch r.Kind {
@@ -241,10 +241,10 @@ func TestReadingsExistInStats(t *testing.T) {
 			}
 		case watch.Gauge:
 		default:
-			t.Errorf("reading %s: kind %q; want gauge or counter", r.Name, r.Kind)
+			t.Errorf("stat %s: kind %q; want gauge or counter", r.Name, r.Kind)
 		}
 	}
-	// Two readings that must move under this load.
+	// Two stats that must move under this load.
 	for _, path := range []string{"workers.busy_seconds_total", "db_pool.in_use_seconds_total"} {
 		v0, _ := lookup(before, path)
 		v1, _ := lookup(after, path)
@@ -254,29 +254,29 @@ func TestReadingsExistInStats(t *testing.T) {
 	}
 }
 
-// TestReadingsMetadata checks that each reading names a chart that exists
+// TestStatsMetadata checks that each stat names a chart that exists
 // and that the watcher accepts them all.
-func TestReadingsMetadata(t *testing.T) {
+func TestStatsMetadata(t *testing.T) {
 	charts := map[string]bool{}
 	for _, c := range contract.Charts {
 		charts[c.Name] = true
 	}
 	drawn := map[string]int{}
-	for _, r := range contract.Readings {
+	for _, r := range contract.Stats {
 		if r.Chart != "" {
 			if !charts[r.Chart] {
-				t.Errorf("reading %s: chart %q is not in Charts", r.Name, r.Chart)
+				t.Errorf("stat %s: chart %q is not in Charts", r.Name, r.Chart)
 			}
 			drawn[r.Chart]++
 		}
 	}
 	for name := range charts {
 		if drawn[name] == 0 {
-			t.Errorf("chart %q draws no reading", name)
+			t.Errorf("chart %q draws no stat", name)
 		}
 	}
-	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Readings: contract.Readings, Environment: contract.Environment}); err != nil {
-		t.Errorf("watch.New(contract.Readings) = %v", err)
+	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Stats: contract.Stats, Environment: contract.Environment}); err != nil {
+		t.Errorf("watch.New(contract.Stats) = %v", err)
 	}
 }
 

@@ -29,8 +29,8 @@ const (
 // rate of its process CPU-seconds counter, x 100, in % of one core. A
 // calibration divides it by the throughput for the CPU per request and
 // takes its value with no wait as the board's capacity; the gauge of
-// Readings' server_cpu covers the sampler's last second instead.
-var ProcessCPU = watch.Reading{Name: "server CPU", Path: "runtime.process_cpu_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"}
+// Stats' server_cpu covers the sampler's last second instead.
+var ProcessCPU = watch.Stat{Name: "server CPU", Path: "runtime.process_cpu_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"}
 
 // Distance reads the statements' wait in force from the board's admin
 // listener at admin (e.g. http://127.0.0.1:6060).

@@ -7,7 +7,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// The live dashboard's server panels, which Readings' Panel fields name.
+// The live dashboard's server panels, which Stats' Panel fields name.
 // State-seconds counters (workers, pool) read as the mean number in the
 // state over the second.
 const (
@@ -46,8 +46,8 @@ const (
 )
 
 // Limiting names what limited the board at one step, from the step's
-// readings keyed by their /admin/stats path (so that an experiment file's
-// own reading names work too): its cores busy (machine.own_cpus.busy >=
+// stats keyed by their /admin/stats path (so that an experiment file's
+// own stat names work too): its cores busy (machine.own_cpus.busy >=
 // 90 %), every worker busy with requests queued (the mean of
 // workers.queued_seconds_total's rate > 0: the queue grows only when all
 // workers are busy), the pool empty with acquires waiting (the mean of

@@ -41,37 +41,37 @@ func TestDoingExistsInStats(t *testing.T) {
 			t.Errorf("state %q (%s) stayed at %v over 5 requests; want it to grow", st.Name, st.Path, f0)
 		}
 	}
-	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Readings: contract.Readings, States: contract.Doing}); err != nil {
+	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Stats: contract.Stats, States: contract.Doing}); err != nil {
 		t.Errorf("watch.New(contract.Doing) = %v", err)
 	}
 }
 
-// TestReadingsPanels checks that each reading's Panel is one of the
-// dashboard's panels and that each panel draws a reading.
-func TestReadingsPanels(t *testing.T) {
+// TestStatsPanels checks that each stat's Panel is one of the
+// dashboard's panels and that each panel draws a stat.
+func TestStatsPanels(t *testing.T) {
 	panels := map[string]int{contract.PanelCPU: 0, contract.PanelWorkers: 0, contract.PanelPool: 0, contract.PanelWaits: 0, contract.PanelGC: 0}
-	for _, r := range contract.Readings {
+	for _, r := range contract.Stats {
 		if r.Panel == "" {
 			continue
 		}
 		if _, ok := panels[r.Panel]; !ok {
-			t.Errorf("reading %s: panel %q is not one of the dashboard's", r.Name, r.Panel)
+			t.Errorf("stat %s: panel %q is not one of the dashboard's", r.Name, r.Panel)
 		}
 		panels[r.Panel]++
 	}
 	for p, n := range panels {
 		if n == 0 {
-			t.Errorf("panel %q draws no reading", p)
+			t.Errorf("panel %q draws no stat", p)
 		}
 	}
 }
 
-// TestLimiting checks the limiting reading by the stats paths, and that
-// each path is one of the Readings' (so that a run's values carry them).
+// TestLimiting checks Limiting by the stats paths, and that
+// each path is one of the Stats' (so that a run's values carry them).
 func TestLimiting(t *testing.T) {
 	for _, path := range []string{"machine.own_cpus.busy", "workers.queued_seconds_total", "db_pool.acquire_waiting_seconds_total"} {
-		if !slices.ContainsFunc(contract.Readings, func(r watch.Reading) bool { return r.Path == path && !r.PerRequest }) {
-			t.Errorf("Limiting reads %s, which no reading takes as a rate or gauge", path)
+		if !slices.ContainsFunc(contract.Stats, func(r watch.Stat) bool { return r.Path == path && !r.PerRequest }) {
+			t.Errorf("Limiting reads %s, which no stat takes as a rate or gauge", path)
 		}
 	}
 	for _, tt := range []struct {

@@ -149,7 +149,7 @@ func (e *Experiment) checkCalibrate() []error {
 		bad("calibrate.run = %q: want the name of one of the file's runs", c.Run)
 	}
 	readings := map[string]bool{}
-	for _, r := range e.Stats.Readings {
+	for _, r := range e.Stats.Stats {
 		readings[r.Name] = true
 	}
 	if len(c.Reading) == 0 {
@@ -405,7 +405,7 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		x.feed.Begin(feed.Position{Run: run.Name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
 			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
 		x.feed.Hook(&s)
-		w, err := watch.New(watch.Options{StatsURL: lr.x(e.Stats.URL), Readings: x.res.Readings})
+		w, err := watch.New(watch.Options{StatsURL: lr.x(e.Stats.URL), Stats: x.res.Stats})
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
 		}

@@ -177,7 +177,7 @@ func (e *Experiment) checkOperand(o *Operand) []string {
 			}
 		}
 	}
-	if o.Reading != "" && o.Reading != e.Calibrate.Share && !slices.ContainsFunc(e.Stats.Readings, func(r watch.Reading) bool { return r.Name == o.Reading }) {
+	if o.Reading != "" && o.Reading != e.Calibrate.Share && !slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == o.Reading }) {
 		out = append(out, fmt.Sprintf("reading %q is not a [[stats.reading]] of this file (nor calibrate.share)", o.Reading))
 	}
 	if o.Bucket != "" && o.Profile == "" {
@@ -430,7 +430,7 @@ func measureSide(o Operand, res *Result) SideResult {
 	case o.Profile != "":
 		fig = fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
 	}
-	s.format, s.unit, s.share = sideFormat(o, res.Readings)
+	s.format, s.unit, s.share = sideFormat(o, res.Stats)
 	at := clientsText(o.Clients)
 	if o.At != "" {
 		at = "its " + o.At
@@ -552,7 +552,7 @@ func profileShare(r *RunResult, kind, bucket string, clients int) (chart.Spread,
 
 // sideFormat chooses how a side's figures print: throughput as "812/s",
 // latencies in ms, a reading with its unit, a share as a percentage.
-func sideFormat(o Operand, readings []watch.Reading) (format, unit string, share bool) {
+func sideFormat(o Operand, readings []watch.Stat) (format, unit string, share bool) {
 	switch {
 	case o.Profile != "":
 		return "%.0f", " %", true

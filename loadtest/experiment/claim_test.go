@@ -145,7 +145,7 @@ func num(v float64) *float64 { return &v }
 
 func TestClaimOutcomes(t *testing.T) {
 	res := &Result{
-		Readings: []watch.Reading{{Name: "server CPU", Unit: "% of a core"}},
+		Stats: []watch.Stat{{Name: "server CPU", Unit: "% of a core"}},
 		Runs: []*RunResult{
 			{Name: "graph 1", Points: []*Point{
 				measuredPoint(5, []float64{695, 700, 720}, []float64{7, 7, 7}, []float64{50, 55, 60}),
@@ -244,7 +244,7 @@ func TestCompareRanges(t *testing.T) {
 
 func TestVerdictsWithinNoise(t *testing.T) {
 	res := &Result{
-		Readings: []watch.Reading{{Name: "server CPU", Unit: "%"}},
+		Stats: []watch.Stat{{Name: "server CPU", Unit: "%"}},
 		Runs: []*RunResult{
 			{Name: "5/5", Points: []*Point{measuredPoint(10, []float64{1000, 1100, 1200}, []float64{9, 9, 9}, []float64{50, 60, 70})}},
 			{Name: "10/5", Points: []*Point{measuredPoint(10, []float64{1150, 1250, 1300}, []float64{9, 9, 9}, []float64{65, 66, 67})}},

@@ -11,8 +11,8 @@ import (
 // dashboard panels of the known readings by path, without changing the
 // file's, and that a step's values are keyed by path for Limiting.
 func TestWithPanelsAndByPath(t *testing.T) {
-	known := []watch.Reading{{Name: "workers_queued", Path: "workers.queued_seconds_total", Panel: "Workers"}}
-	file := []watch.Reading{
+	known := []watch.Stat{{Name: "workers_queued", Path: "workers.queued_seconds_total", Panel: "Workers"}}
+	file := []watch.Stat{
 		{Name: "queued", Path: "workers.queued_seconds_total", Kind: watch.Counter},
 		{Name: "own", Path: "x.y", Kind: watch.Gauge, Panel: "Mine"},
 		{Name: "wait", Path: "workers.wait_seconds_total", Kind: watch.Counter, PerRequest: true},

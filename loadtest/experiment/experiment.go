@@ -128,12 +128,12 @@ type ValidateSpec struct {
 	Board string `toml:"board"`
 }
 
-// StatsSpec names the readings taken from the server's stats JSON.
+// StatsSpec names the stats (watch.Stat) taken from the server's stats JSON.
 type StatsSpec struct {
 	// URL is read every second during each measured step; empty: none.
 	URL string `toml:"url"`
-	// Readings are the figures kept per step.
-	Readings []watch.Reading `toml:"reading"`
+	// Stats are the figures kept per step ([[stats.reading]] in the file).
+	Stats []watch.Stat `toml:"reading"`
 	// Environment names the top-level objects of the stats JSON copied
 	// into each result's environment (default DefaultStatsEnvironment).
 	Environment []string `toml:"environment"`
@@ -312,7 +312,7 @@ func (e *Experiment) check() error {
 	if l.Model == string(loadtest.ModelOpen) && l.Rate <= 0 {
 		bad("load.rate = %g: the open model needs a positive rate", l.Rate)
 	}
-	for i, r := range e.Stats.Readings {
+	for i, r := range e.Stats.Stats {
 		if r.Name == "" || r.Path == "" {
 			bad("stats.reading %d: name and path are required", i+1)
 		}
@@ -322,7 +322,7 @@ func (e *Experiment) check() error {
 			bad("stats.reading %q: kind = %q: want \"gauge\" or \"counter\"", r.Name, r.Kind)
 		}
 		if r.Scale == 0 {
-			e.Stats.Readings[i].Scale = 1
+			e.Stats.Stats[i].Scale = 1
 		}
 	}
 	for i, k := range e.Stats.Environment {

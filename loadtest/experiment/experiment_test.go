@@ -271,7 +271,7 @@ func TestVerdictsFromResults(t *testing.T) {
 			Server: map[string]float64{"pool wait": wait}}
 	}
 	res := &Result{
-		Readings: []watch.Reading{{Name: "pool wait", Unit: "ms"}},
+		Stats: []watch.Stat{{Name: "pool wait", Unit: "ms"}},
 		Runs: []*RunResult{
 			{Name: "5/5", Points: []*Point{point(5, 1000, 5, 0.1), point(10, 1100, 9, 0.2)}},
 			{Name: "10/5", Points: []*Point{point(5, 990, 5, 0.1), point(10, 1080, 9.5, 3.4)}},

@@ -20,7 +20,7 @@ import (
 // and index.html, which opens offline with its charts inline. Each run's
 // folder already holds its sweep.json, server.log and profiles.
 func WriteReport(dir string, res *Result) error {
-	return writeReport(dir, res, reportExtras{charts: chart.Server{Readings: res.Readings}})
+	return writeReport(dir, res, reportExtras{charts: chart.Server{Stats: res.Stats}})
 }
 
 // reportExtras are what the report shows beyond the result: the disk
@@ -144,7 +144,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		}
 		out = append(out, chartFile{"Throughput per second, warm-up included", "charts/sweep-timeline-throughput"}, chartFile{"p99 per second, warm-up included", "charts/sweep-timeline-p99"})
 	}
-	for i, rd := range res.Readings {
+	for i, rd := range res.Stats {
 		var lines []chart.SpreadLine
 		for _, r := range res.Runs {
 			l := chart.SpreadLine{Name: r.Name}
@@ -261,13 +261,13 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *DiskTable) string
 // shares and SLO outcomes below it.
 func pointTable(r *RunResult, res *Result, sep string) string {
 	var b strings.Builder
-	head, rows := pointRows(r, res.Readings)
+	head, rows := pointRows(r, res.Stats)
 	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
 	b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
 	for _, row := range rows {
 		b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
 	}
-	if note := absentNote(r, res.Readings); note != "" {
+	if note := absentNote(r, res.Stats); note != "" {
 		b.WriteString("\n" + note + "\n")
 	}
 	if len(res.Deadlines) > 0 {
@@ -320,7 +320,7 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
 	"base":    filepath.Base,
 	"clients": clientsText,
-	"rows": func(r *RunResult, readings []watch.Reading) map[string]any {
+	"rows": func(r *RunResult, readings []watch.Stat) map[string]any {
 		head, rows := pointRows(r, readings)
 		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, readings)}
 	},
@@ -353,7 +353,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
 <h2>Charts</h2>
 {{range .Charts}}<figure class="chart">{{.SVG}}<figcaption>{{.Title}} (<a href="{{.Base}}.png">PNG</a>, <a href="{{.Base}}.svg">SVG</a>)</figcaption></figure>{{end}}
-{{$readings := .Res.Readings}}
+{{$readings := .Res.Stats}}
 {{range .Res.Runs}}<h2>Run {{.Name}}</h2>
 <p><code>{{join .Command " "}}</code></p>
 {{with .Error}}<p class="err">{{.}}</p>{{end}}

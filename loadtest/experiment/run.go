@@ -23,18 +23,18 @@ import (
 // Result is everything an experiment measured, as written to
 // experiment.json in the report folder.
 type Result struct {
-	Schema       int             `json:"schema"`
-	Kind         string          `json:"kind"` // "experiment"
-	Name         string          `json:"name"`
-	Description  string          `json:"description,omitempty"`
-	Start        time.Time       `json:"start"`
-	End          time.Time       `json:"end"`
-	Notes        []string        `json:"notes,omitempty"`
-	Readings     []watch.Reading `json:"readings,omitempty"`
-	Timeline     bool            `json:"timeline,omitempty"`
-	Distribution bool            `json:"distribution,omitempty"`
-	Deadlines    []Duration      `json:"deadlines,omitempty"`
-	SLO          string          `json:"slo,omitempty"`
+	Schema       int          `json:"schema"`
+	Kind         string       `json:"kind"` // "experiment"
+	Name         string       `json:"name"`
+	Description  string       `json:"description,omitempty"`
+	Start        time.Time    `json:"start"`
+	End          time.Time    `json:"end"`
+	Notes        []string     `json:"notes,omitempty"`
+	Stats        []watch.Stat `json:"readings,omitempty"`
+	Timeline     bool         `json:"timeline,omitempty"`
+	Distribution bool         `json:"distribution,omitempty"`
+	Deadlines    []Duration   `json:"deadlines,omitempty"`
+	SLO          string       `json:"slo,omitempty"`
 	// Repeats is how many times each point was to be measured;
 	// Interleave whether the runs took turns; Quick whether it was a
 	// quick run (MakeQuick).
@@ -110,7 +110,7 @@ type Options struct {
 	// none; Environment the stats JSON objects copied into each result
 	// when it names none; Charts the server charts the readings' Chart
 	// fields refer to.
-	Readings    []watch.Reading
+	Stats       []watch.Stat
 	Environment []string
 	Charts      []watch.Chart
 	// StartHint, when set, returns a hint logged when a server did not
@@ -171,13 +171,13 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
 	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
-		Start: time.Now(), Readings: e.Stats.Readings, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
+		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick}
 	if e.Validate.Board != "" && opt.Validate == nil {
 		return nil, fmt.Errorf("experiment %s: validate.board is set but no validation was given to run it", e.Name)
 	}
-	if len(res.Readings) == 0 && e.Stats.URL != "" {
-		res.Readings = opt.Readings
+	if len(res.Stats) == 0 && e.Stats.URL != "" {
+		res.Stats = opt.Stats
 	}
 	hub := opt.Live
 	if hub == nil {
@@ -237,7 +237,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if err != nil {
 		return res, errors.Join(runErr, err)
 	}
-	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: opt.Charts, Readings: res.Readings}, frames: frames}); err != nil {
+	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: opt.Charts, Stats: res.Stats}, frames: frames}); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	logf("report: %s", filepath.Join(opt.Out, "index.html"))
@@ -469,7 +469,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	// the measured part of the step (package watch).
 	var wo watch.Options
 	if e.Stats.URL != "" {
-		wo.StatsURL, wo.Readings = lr.x(e.Stats.URL), x.res.Readings
+		wo.StatsURL, wo.Stats = lr.x(e.Stats.URL), x.res.Stats
 		wo.Environment = e.Stats.Environment
 		if len(wo.Environment) == 0 {
 			wo.Environment = x.opt.Environment
@@ -485,7 +485,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		wo.ProfileBuckets, wo.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
 	}
 	if wo.StatsURL != "" {
-		wo.Readings = withPanels(wo.Readings, x.opt.Readings)
+		wo.Stats = withPanels(wo.Stats, x.opt.Stats)
 		x.feed.WatchOptions(&wo, x.opt.Doing)
 	}
 	if wo.StatsURL != "" || wo.ProfileURL != "" {
@@ -523,9 +523,9 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	for _, w := range r.Warnings {
 		x.logf("run %s: %s", lr.run.Name, w)
 	}
-	line := stepLine(clients, r, rp.Server, e.Stats.Readings)
+	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
 	if x.opt.Limiting != nil {
-		line += ", limit: " + x.opt.Limiting(byPath(rp.Server, x.res.Readings))
+		line += ", limit: " + x.opt.Limiting(byPath(rp.Server, x.res.Stats))
 	}
 	if e.Load.Repeats > 1 {
 		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)
@@ -610,7 +610,7 @@ func (e *Experiment) settings(name string, clients int, x func(string) string) l
 }
 
 // stepLine is the progress line of one measurement.
-func stepLine(clients int, r *loadtest.Result, server map[string]float64, readings []watch.Reading) string {
+func stepLine(clients int, r *loadtest.Result, server map[string]float64, readings []watch.Stat) string {
 	t := r.Total
 	var b strings.Builder
 	fmt.Fprintf(&b, "%d clients: %.1f/s, mean %.2f ms, p99 %.2f ms, errors %d, generator CPU %s %%",

@@ -13,7 +13,7 @@ import (
 // pointRows returns the head and rows of a run's table: per client count
 // each figure's median over the repeats with its range, e.g.
 // "1234.5 (1180.2-1290.3)"; the generator's CPU is the median repeat's.
-func pointRows(r *RunResult, readings []watch.Reading) ([]string, [][]string) {
+func pointRows(r *RunResult, readings []watch.Stat) ([]string, [][]string) {
 	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
 	for _, rd := range readings {
 		head = append(head, rd.Name+unitParen(rd.Unit))
@@ -54,7 +54,7 @@ const absentCell = "–"
 // figure at some point, because the server did not report the reading
 // (its OS cannot give it) or the generator's OS gave no CPU time; "" when
 // none does.
-func absentNote(r *RunResult, readings []watch.Reading) string {
+func absentNote(r *RunResult, readings []watch.Stat) string {
 	var cols []string
 	for _, p := range r.Points {
 		if p.Result != nil && p.Result.Cost.CPUPercent == nil {

@@ -11,7 +11,7 @@ import (
 // report and a generator CPU its OS did not give are "–" in the run's
 // table, with a note naming them, and never 0.
 func TestTableAbsentReadings(t *testing.T) {
-	readings := []watch.Reading{
+	readings := []watch.Stat{
 		{Name: "server CPU", Unit: "% of a core"},
 		{Name: "server_core_busy", Unit: "%"},
 	}
@@ -35,14 +35,14 @@ func TestTableAbsentReadings(t *testing.T) {
 			t.Errorf("%s cell = %q; want – (absent, not 0)", col, got)
 		}
 	}
-	md := pointTable(r, &Result{Readings: readings}, "|")
+	md := pointTable(r, &Result{Stats: readings}, "|")
 	if want := "–: not available on this OS (not reported where it ran): generator CPU %, server_core_busy."; !strings.Contains(md, want) {
 		t.Errorf("table:\n%s\nwant the note %q", md, want)
 	}
 	// Measured where everything was reported: no note.
 	cpu := 12.0
 	p.Result.Cost.CPUPercent = &cpu
-	full := []watch.Reading{readings[0]}
+	full := []watch.Stat{readings[0]}
 	if note := absentNote(r, full); note != "" {
 		t.Errorf("absentNote with every figure = %q; want none", note)
 	}

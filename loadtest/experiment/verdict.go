@@ -29,7 +29,7 @@ func Verdicts(res *Result, disk *DiskTable) []string {
 			base = r
 			continue
 		}
-		out = append(out, compareVerdict(base, r, res.Readings))
+		out = append(out, compareVerdict(base, r, res.Stats))
 	}
 	for _, r := range res.Runs {
 		if v := coldVerdict(r); v != "" {
@@ -102,7 +102,7 @@ func runVerdict(r *RunResult) string {
 // it is within noise. Single measurements have no spread; then, as a
 // fallback, a change under 5 % (10 % for a reading) is taken as none, and
 // the verdict says so.
-func compareVerdict(base, r *RunResult, readings []watch.Reading) string {
+func compareVerdict(base, r *RunResult, readings []watch.Stat) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
 	bt, rt := bp.throughput(), rp.throughput()

@@ -1,6 +1,6 @@
 // Package watch watches a load target while a run goes on: it polls the
 // target's stats JSON once a second over the measured window and keeps the
-// numbers its Readings name (a gauge's mean, a counter's rate per second
+// numbers its Stats name (a gauge's mean, a counter's rate per second
 // or per request), copies the JSON objects that describe the target's
 // environment, and takes CPU or wall-clock (fgprof) profiles and
 // summarises them. With Options.OnRead it also hands every poll's
@@ -10,12 +10,12 @@
 // A Watcher, made by New from Options, is what loadtest.Settings.Watch
 // takes; the engine stores what it returns in generic result types
 // (loadtest.ServerStats, loadtest.ProfileSummary). The watcher knows no
-// target: the readings, their chart placement (Reading.Chart, Chart) and
+// target: the stats, their chart placement (Stat.Chart, Chart) and
 // their sweep-table columns (Columns) are data it is given; for the board
-// they are in package loadtest/contract. A reading the target never reported is
+// they are in package loadtest/contract. A stat the target never reported is
 // named in the run's warnings unless it is Optional.
 //
 // Files: watch.go (Options, New, one run's watch), poll.go (the stats
 // poller), live.go (Read, State: the per-second values), profile.go
-// (profile fetch and summary), reading.go (Reading, Chart, Columns).
+// (profile fetch and summary), stat.go (Stat, Chart, Columns).
 package watch

@@ -14,7 +14,7 @@ import (
 // 0: for the board, requests holding a worker include those waiting for a
 // connection and those in SQL, so "elsewhere" is busy minus both.
 //
-// States are data, like Readings: the target's package says which it has.
+// States are data, like Stats: the target's package says which it has.
 type State struct {
 	Name  string
 	Path  string
@@ -29,7 +29,7 @@ type Share struct {
 }
 
 // A Read is what one poll of the stats JSON says of the span since the
-// poll before it: each reading's value in that span (see Values) and the
+// poll before it: each stat's value in that span (see Values) and the
 // mean number of requests in each state (States). Options.OnRead receives
 // one a second while the run goes, warm-up and drain included.
 type Read struct {
@@ -40,32 +40,32 @@ type Read struct {
 	// whose counter is missing from either read is left out.
 	States []Share
 
-	readings []Reading
-	// raw holds per reading name the gauge's value as read, or the
+	stats []Stat
+	// raw holds per stat name the gauge's value as read, or the
 	// counter's increase per second over the span, before Scale.
 	raw map[string]float64
-	// absent are the readings the poll did not find (Absent).
-	absent []Reading
+	// absent are the stats the poll did not find (Absent).
+	absent []Stat
 }
 
-// A Value is one reading's value over the span of a Read.
+// A Value is one stat's value over the span of a Read.
 type Value struct {
-	Reading Reading
-	// Label is the reading's Legend, or its Name without one.
+	Stat Stat
+	// Label is the stat's Legend, or its Name without one.
 	Label string
 	Value float64
 }
 
-// Values returns the readings' values over the read's span, in the
-// readings' order: a gauge as read, a counter as its increase per second,
+// Values returns the stats' values over the read's span, in the
+// stats' order: a gauge as read, a counter as its increase per second,
 // a PerRequest counter per request given the target's completed requests
 // per second in the span (the load tool's throughput: the watcher cannot
 // count them), each times Scale; with Complement, 100 minus the value
-// (busy from idle). A reading missing from either read, or a per-request
+// (busy from idle). A stat missing from either read, or a per-request
 // one when no request completed, is left out.
 func (r Read) Values(requestsPerSecond float64) []Value {
-	out := make([]Value, 0, len(r.readings))
-	for _, rd := range r.readings {
+	out := make([]Value, 0, len(r.stats))
+	for _, rd := range r.stats {
 		v, ok := r.raw[rd.Name]
 		if !ok {
 			continue
@@ -84,15 +84,15 @@ func (r Read) Values(requestsPerSecond float64) []Value {
 		if label == "" {
 			label = rd.Name
 		}
-		out = append(out, Value{Reading: rd, Label: label, Value: v})
+		out = append(out, Value{Stat: rd, Label: label, Value: v})
 	}
 	return out
 }
 
-// Absent returns the readings, in their order, whose path the poll did
+// Absent returns the stats, in their order, whose path the poll did
 // not find, Optional ones aside: the target does not report them (for the
-// board, a reading its OS cannot give), so they have no value, not 0.
-func (r Read) Absent() []Reading { return r.absent }
+// board, a stat its OS cannot give), so they have no value, not 0.
+func (r Read) Absent() []Stat { return r.absent }
 
 // checkStates checks the states' names, paths and Minus references.
 func checkStates(states []State) error {
@@ -116,13 +116,13 @@ func checkStates(states []State) error {
 
 // makeRead builds the Read of the span from the poll at t0 (values prev,
 // by path) to the poll at t1 (cur).
-func makeRead(readings []Reading, states []State, prev, cur map[string]float64, t0, t1 time.Time) Read {
+func makeRead(stats []Stat, states []State, prev, cur map[string]float64, t0, t1 time.Time) Read {
 	dt := t1.Sub(t0).Seconds()
-	r := Read{At: t1, Seconds: dt, readings: readings, raw: make(map[string]float64, len(readings))}
+	r := Read{At: t1, Seconds: dt, stats: stats, raw: make(map[string]float64, len(stats))}
 	if dt <= 0 {
 		return r
 	}
-	for _, rd := range readings {
+	for _, rd := range stats {
 		c, ok := cur[rd.Path]
 		if !ok {
 			if !rd.Optional {

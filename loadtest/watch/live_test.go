@@ -23,14 +23,14 @@ var testStates = []State{
 // TestOnReadDuringTheRun checks the live reads: they start before the
 // measured window (warm-up included), come about once a second, carry the
 // states' shares (counters' increase per second, Minus taken off and
-// clamped at 0) and the readings' values, while the window's stats still
+// clamped at 0) and the stats' values, while the window's stats still
 // cover the window alone.
 func TestOnReadDuringTheRun(t *testing.T) {
 	srv, _ := fakeStatsTarget(t)
 	var mu sync.Mutex
 	var reads []Read
 	start := time.Now()
-	w := mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Readings: testReadings, States: testStates,
+	w := mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Stats: testStats, States: testStates,
 		OnRead: func(r Read) {
 			mu.Lock()
 			reads = append(reads, r)
@@ -77,7 +77,7 @@ func TestOnReadDuringTheRun(t *testing.T) {
 
 // TestReadValues checks the per-second values of one span by hand.
 func TestReadValues(t *testing.T) {
-	readings := []Reading{
+	stats := []Stat{
 		{Name: "cpu", Path: "cpu", Kind: Gauge, Scale: 1},
 		{Name: "idle", Path: "idle", Kind: Gauge, Scale: 1, Complement: true, Legend: "machine busy"},
 		{Name: "gc", Path: "gc", Kind: Counter, Scale: 1},
@@ -87,7 +87,7 @@ func TestReadValues(t *testing.T) {
 	t0 := time.Unix(100, 0)
 	prev := map[string]float64{"cpu": 10, "idle": 70, "gc": 4, "wait": 1.0, "gone": 3}
 	cur := map[string]float64{"cpu": 30, "idle": 60, "gc": 10, "wait": 1.5}
-	r := makeRead(readings, nil, prev, cur, t0, t0.Add(2*time.Second))
+	r := makeRead(stats, nil, prev, cur, t0, t0.Add(2*time.Second))
 	var got []string
 	for _, v := range r.Values(50) {
 		got = append(got, fmt.Sprintf("%s=%g", v.Label, math.Round(v.Value*1000)/1000))
@@ -101,23 +101,23 @@ func TestReadValues(t *testing.T) {
 	}
 	// "gone" is missing from the later poll: absent, not 0.
 	if a := r.Absent(); len(a) != 1 || a[0].Name != "gone" {
-		t.Errorf("Absent() = %+v; want the reading gone from the later poll", a)
+		t.Errorf("Absent() = %+v; want the stat gone from the later poll", a)
 	}
 }
 
-// TestReadAbsent checks that a path missing from a poll makes its reading
+// TestReadAbsent checks that a path missing from a poll makes its stat
 // absent, an Optional one aside (the target leaves it out when it has
-// nothing to count). The window's stats leave such a reading out and name
+// nothing to count). The window's stats leave such a stat out and name
 // it in the warnings (TestServerStatsAndProfiles).
 func TestReadAbsent(t *testing.T) {
-	readings := []Reading{
+	stats := []Stat{
 		{Name: "busy", Path: "machine.cpu.idle", Kind: Gauge, Scale: 1, Complement: true},
 		{Name: "iowait", Path: "machine.cpu.iowait", Kind: Gauge, Scale: 1},
 		{Name: "tw", Path: "states.TIME_WAIT", Kind: Gauge, Scale: 1, Optional: true},
 	}
 	t0 := time.Unix(100, 0)
 	cur := map[string]float64{"machine.cpu.idle": 60}
-	r := makeRead(readings, nil, cur, cur, t0, t0.Add(time.Second))
+	r := makeRead(stats, nil, cur, cur, t0, t0.Add(time.Second))
 	if a := r.Absent(); len(a) != 1 || a[0].Name != "iowait" {
 		t.Errorf("Absent() = %+v; want iowait alone", a)
 	}

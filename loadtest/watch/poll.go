@@ -13,11 +13,11 @@ import (
 )
 
 // poller reads a target's stats JSON every second and keeps the values of
-// its readings.
+// its stats.
 type poller struct {
-	url      string
-	readings []Reading
-	client   *http.Client
+	url    string
+	stats  []Stat
+	client *http.Client
 
 	mu      sync.Mutex
 	n       int
@@ -54,11 +54,11 @@ func (s *poller) endWindow() {
 	s.mu.Unlock()
 }
 
-// newPoller returns a poller of url for readings that copies the objects
+// newPoller returns a poller of url for stats that copies the objects
 // named by envKeys at its first successful read.
 
-func newPoller(url string, readings []Reading, envKeys []string) *poller {
-	return &poller{url: url, readings: readings, envKeys: envKeys, client: &http.Client{Timeout: 2 * time.Second},
+func newPoller(url string, stats []Stat, envKeys []string) *poller {
+	return &poller{url: url, stats: stats, envKeys: envKeys, client: &http.Client{Timeout: 2 * time.Second},
 		sums: map[string]float64{}, first: map[string]float64{}, last: map[string]float64{}}
 }
 
@@ -114,7 +114,7 @@ func (s *poller) poll(ctx context.Context) {
 	}
 	s.t1 = now
 	s.n++
-	for _, r := range s.readings {
+	for _, r := range s.stats {
 		v, ok := lookupNumber(doc, r.Path)
 		if !ok {
 			continue
@@ -130,8 +130,8 @@ func (s *poller) poll(ctx context.Context) {
 // liveRead hands the span since the previous poll to onRead. The caller
 // holds s.mu; onRead must return quickly (Options.OnRead).
 func (s *poller) liveRead(doc any, now time.Time) {
-	cur := make(map[string]float64, len(s.readings)+len(s.states))
-	for _, r := range s.readings {
+	cur := make(map[string]float64, len(s.stats)+len(s.states))
+	for _, r := range s.stats {
 		if v, ok := lookupNumber(doc, r.Path); ok {
 			cur[r.Path] = v
 		}
@@ -142,20 +142,20 @@ func (s *poller) liveRead(doc any, now time.Time) {
 		}
 	}
 	if s.prev != nil {
-		s.onRead(makeRead(s.readings, s.states, s.prev, cur, s.prevT, now))
+		s.onRead(makeRead(s.stats, s.states, s.prev, cur, s.prevT, now))
 	}
 	s.prev, s.prevT = cur, now
 }
 
-// result turns the reads into one value per reading; successes is the
+// result turns the reads into one value per stat; successes is the
 // number of successful requests in the measured window of seconds, for per-request
-// readings.
+// stats.
 func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string]float64{}
 	span := s.t1.Sub(s.t0).Seconds()
-	for _, r := range s.readings {
+	for _, r := range s.stats {
 		if _, ok := s.first[r.Name]; !ok {
 			continue
 		}

@@ -12,14 +12,14 @@ import (
 	"bbslab/loadtest"
 )
 
-// Options say what to watch. The readings and environment keys are the
+// Options say what to watch. The stats and environment keys are the
 // target's (for the board: package contract); a Watcher knows only paths.
 type Options struct {
 	// StatsURL, when set, is read every second during the measured
-	// window: a JSON document from which Readings are kept in
+	// window: a JSON document from which Stats are kept in
 	// Result.Server. Failed reads are counted, never fatal.
 	StatsURL string
-	Readings []Reading
+	Stats    []Stat
 	// Environment names the top-level objects of the stats JSON copied
 	// whole into Result.Environment.Server at the first successful read.
 	Environment []string
@@ -56,7 +56,7 @@ type Watcher struct {
 // New checks o, fills in its defaults and returns its Watcher. Its errors
 // name the setting.
 func New(o Options) (*Watcher, error) {
-	rs := append([]Reading(nil), o.Readings...)
+	rs := append([]Stat(nil), o.Stats...)
 	for i, r := range rs {
 		if r.Name == "" || r.Path == "" {
 			return nil, fmt.Errorf("stats reading %d (%q): a name and a path are required", i+1, r.Name)
@@ -68,7 +68,7 @@ func New(o Options) (*Watcher, error) {
 			rs[i].Scale = 1
 		}
 	}
-	o.Readings = rs
+	o.Stats = rs
 	if err := checkStates(o.States); err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 	sctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	if o.StatsURL != "" {
-		w.poller = newPoller(o.StatsURL, o.Readings, o.Environment)
+		w.poller = newPoller(o.StatsURL, o.Stats, o.Environment)
 		if o.OnRead != nil {
 			// Live: poll the whole run; the window's stats start at warmEnd.
 			w.poller.live(warmEnd, o.States, o.OnRead)
@@ -201,7 +201,7 @@ func (w *watch) EndWindow() {
 
 // Finish stops polling, waits for the profiles and returns the stats (nil
 // without a stats URL), the profiles in kind order, the environment copied
-// from the stats JSON and warnings: failed reads, and readings the target
+// from the stats JSON and warnings: failed reads, and stats the target
 // never had, by name.
 func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	w.cancel()
@@ -214,7 +214,7 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 		out.Environment = p.env
 		p.mu.Unlock()
 		var missing []string
-		for _, rd := range p.readings {
+		for _, rd := range p.stats {
 			if v, ok := vals[rd.Name]; ok {
 				sr.Values = append(sr.Values, loadtest.ServerValue{Name: rd.Name, Path: rd.Path, Kind: rd.Kind, Unit: rd.Unit, Value: v})
 			} else if !rd.Optional {
@@ -225,7 +225,7 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 			w.warnings = append(w.warnings, fmt.Sprintf("server stats: %d of %d reads failed (last: %s)", sr.Failed, sr.Failed+sr.Reads, sr.LastError))
 		}
 		if sr.Reads > 0 && len(missing) > 0 {
-			// A reading the target does not report (another platform, an
+			// A stat the target does not report (another platform, an
 			// older server) is named, not silently left out.
 			w.warnings = append(w.warnings, fmt.Sprintf("server stats: unavailable on this target: %s", strings.Join(missing, ", ")))
 		}

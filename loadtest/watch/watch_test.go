@@ -66,9 +66,9 @@ func tinyProfile() *profile.Profile {
 	}
 }
 
-// testReadings are readings of the fake target's stats JSON, in the
+// testStats are stats of the fake target's stats JSON, in the
 // board's shape but given here: the watcher knows only what it is given.
-var testReadings = []Reading{
+var testStats = []Stat{
 	{Name: "server_cpu", Path: "machine.process_cpu.total", Kind: Gauge, Unit: "% of a core", Column: "srv cpu %", Format: "%.1f"},
 	{Name: "machine_cpu_idle", Path: "machine.cpu.idle", Kind: Gauge, Unit: "%"},
 	{Name: "workers_busy", Path: "workers.busy_seconds_total", Kind: Counter},
@@ -120,20 +120,20 @@ func TestServerStatsAndProfiles(t *testing.T) {
 	dir := t.TempDir()
 	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL + "/"}}, Clients: 2, Think: 2 * time.Millisecond,
 		Warmup: 200 * time.Millisecond, Duration: 2100 * time.Millisecond,
-		Watch: mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Readings: testReadings, Environment: []string{"goroutines", "workers"},
+		Watch: mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Stats: testStats, Environment: []string{"goroutines", "workers"},
 			ProfileURL: srv.URL + "/debug", ProfileKinds: []string{"fgprof", "cpu"}, ProfilePrefix: filepath.Join(dir, "x")})})
 	sr := res.Server
 	if sr == nil || sr.Reads < 2 || sr.Failed != 0 {
-		t.Fatalf("server readings %+v; want at least 2 reads and no failures", sr)
+		t.Fatalf("server stats %+v; want at least 2 reads and no failures", sr)
 	}
 	for name, want := range map[string]float64{"server_cpu": 50, "machine_cpu_idle": 40, "conn_established": 3, "accept_queue": 0, "goroutines": 9} {
 		if got, ok := sr.Value(name); !ok || got != want {
-			t.Errorf("reading %s = %v (found %v); want %v", name, got, ok, want)
+			t.Errorf("stat %s = %v (found %v); want %v", name, got, ok, want)
 		}
 	}
 	for name, want := range map[string]float64{"workers_busy": 1, "workers_queued": 2} {
 		if got, ok := sr.Value(name); !ok || !within(got, want, 0.05) {
-			t.Errorf("reading %s = %v (found %v); want about %v, the counter's rate", name, got, ok, want)
+			t.Errorf("stat %s = %v (found %v); want about %v, the counter's rate", name, got, ok, want)
 		}
 	}
 	if got, ok := sr.Value("worker_wait"); !ok || !within(got, 1, 0.5) {
@@ -141,11 +141,11 @@ func TestServerStatsAndProfiles(t *testing.T) {
 	}
 	for _, absent := range []string{"pool_wait", "conn_time_wait"} {
 		if v, ok := sr.Value(absent); ok {
-			t.Errorf("reading %s = %v; want it absent (no such path)", absent, v)
+			t.Errorf("stat %s = %v; want it absent (no such path)", absent, v)
 		}
 	}
 	if w := strings.Join(res.Warnings, "\n"); !strings.Contains(w, "unavailable on this target: pool_wait, conn_time_wait") {
-		t.Errorf("warnings %q; want the readings the target lacks named", w)
+		t.Errorf("warnings %q; want the stats the target lacks named", w)
 	}
 	if env := res.Environment.Server; string(env["goroutines"]) != "9" || env["workers"] == nil {
 		t.Errorf("environment %v; want goroutines 9 and the workers object copied", env)
@@ -177,7 +177,7 @@ func TestServerStatsAndProfiles(t *testing.T) {
 		t.Errorf("summary lacks the server and profile lines:\n%s", sum.String())
 	}
 	var tab strings.Builder
-	loadtest.WriteSweepTable(&tab, []*loadtest.Result{res}, Columns(testReadings))
+	loadtest.WriteSweepTable(&tab, []*loadtest.Result{res}, Columns(testStats))
 	if !strings.Contains(tab.String(), "srv cpu %") || !strings.Contains(tab.String(), "50.0") {
 		t.Errorf("sweep table lacks the server column:\n%s", tab.String())
 	}
@@ -192,12 +192,12 @@ func TestUnreachableStatsAreCountedNotFatal(t *testing.T) {
 	dead := ln.Addr().String()
 	ln.Close()
 	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 1, Think: 10 * time.Millisecond, Duration: 1200 * time.Millisecond,
-		Watch: mustWatcher(t, Options{StatsURL: "http://" + dead + "/admin/stats", Readings: testReadings, ProfileURL: "http://" + dead + "/debug", ProfilePrefix: filepath.Join(t.TempDir(), "p")})})
+		Watch: mustWatcher(t, Options{StatsURL: "http://" + dead + "/admin/stats", Stats: testStats, ProfileURL: "http://" + dead + "/debug", ProfilePrefix: filepath.Join(t.TempDir(), "p")})})
 	if res.Total.Successes == 0 {
 		t.Errorf("no successes: the load must go on without the stats")
 	}
 	if res.Server == nil || res.Server.Failed < 1 || res.Server.Reads != 0 || len(res.Server.Values) != 0 {
-		t.Errorf("server readings %+v; want failed reads counted and no values", res.Server)
+		t.Errorf("server stats %+v; want failed reads counted and no values", res.Server)
 	}
 	if len(res.Profiles) != 0 {
 		t.Errorf("profiles %+v from a dead endpoint", res.Profiles)
@@ -231,8 +231,8 @@ func TestNewRejectsBadOptions(t *testing.T) {
 		want string
 	}{
 		{Options{ProfileURL: "http://127.0.0.1:1/debug", ProfileKinds: []string{"heap"}}, `"heap"`},
-		{Options{StatsURL: "http://127.0.0.1:1/s", Readings: []Reading{{Name: "x", Path: "a.b", Kind: "rate"}}}, `kind "rate"`},
-		{Options{StatsURL: "http://127.0.0.1:1/s", Readings: []Reading{{Name: "x", Kind: Gauge}}}, "a name and a path"},
+		{Options{StatsURL: "http://127.0.0.1:1/s", Stats: []Stat{{Name: "x", Path: "a.b", Kind: "rate"}}}, `kind "rate"`},
+		{Options{StatsURL: "http://127.0.0.1:1/s", Stats: []Stat{{Name: "x", Kind: Gauge}}}, "a name and a path"},
 		{Options{ProfileURL: "http://127.0.0.1:1/debug", ProfileSeconds: 31}, "profile seconds 31"},
 		{Options{}, "nothing to watch"},
 		{Options{StatsURL: "http://127.0.0.1:1/s", States: []State{{Name: "x", Path: "a", Minus: []string{"y"}}}}, `minus "y"`},

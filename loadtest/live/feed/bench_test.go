@@ -89,14 +89,14 @@ func oneRead(b *testing.B) watch.Read {
 		fmt.Fprintf(w, "{%s}", strings.Join(parts, ","))
 	}))
 	defer stats.Close()
-	var readings []watch.Reading
+	var readings []watch.Stat
 	for i := range 20 {
 		path := fmt.Sprintf("r%d", i)
-		readings = append(readings, watch.Reading{Name: path, Legend: "reading " + path, Path: path, Kind: watch.Counter,
+		readings = append(readings, watch.Stat{Name: path, Legend: "reading " + path, Path: path, Kind: watch.Counter,
 			Unit: "ms/request", Panel: fmt.Sprintf("panel %d", i%5)})
 	}
 	got := make(chan watch.Read, 1)
-	w, err := watch.New(watch.Options{StatsURL: stats.URL, Readings: readings,
+	w, err := watch.New(watch.Options{StatsURL: stats.URL, Stats: readings,
 		States: []watch.State{{Name: "a", Path: "r1"}, {Name: "b", Path: "r2"}, {Name: "c", Path: "r3"}, {Name: "d", Path: "r4", Minus: []string{"b", "c"}}},
 		OnRead: func(r watch.Read) {
 			select {

@@ -7,7 +7,7 @@
 //
 // It sits above the engine, the watcher and the dashboard so that those
 // three stay unaware of each other; it knows no target either: the
-// readings' panels and the request states come in the watch options.
+// stats' panels and the request states come in the watch options.
 package feed
 
 import (
@@ -125,11 +125,11 @@ func (f *Feed) second(row loadtest.SecondRow) {
 	f.fill(&fr, now)
 	if r := f.read; r != nil && now.Sub(r.At) <= staleRead {
 		for _, v := range r.Values(row.Throughput) {
-			if v.Reading.Panel != "" && finite(v.Value) {
-				fr.Server = append(fr.Server, live.Series{Name: v.Label, Unit: v.Reading.Unit, Panel: v.Reading.Panel, Value: v.Value})
+			if v.Stat.Panel != "" && finite(v.Value) {
+				fr.Server = append(fr.Server, live.Series{Name: v.Label, Unit: v.Stat.Unit, Panel: v.Stat.Panel, Value: v.Value})
 			}
 		}
-		// A reading the target does not report is named on its panel as
+		// A stat the target does not report is named on its panel as
 		// absent: the page says it is not available rather than draw 0.
 		for _, rd := range r.Absent() {
 			if rd.Panel != "" {
@@ -268,9 +268,9 @@ func (f *Feed) publish(fr live.Frame) {
 	}
 }
 
-// label is how the dashboard names a reading: its Legend, or its Name
+// label is how the dashboard names a stat: its Legend, or its Name
 // without one (as watch.Read.Values labels it).
-func label(rd watch.Reading) string {
+func label(rd watch.Stat) string {
 	if rd.Legend != "" {
 		return rd.Legend
 	}

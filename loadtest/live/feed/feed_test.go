@@ -43,7 +43,7 @@ func TestFeedFrames(t *testing.T) {
 
 	hub := live.New()
 	f := New(hub, "test experiment")
-	wo := watch.Options{StatsURL: srv.URL + "/stats", Readings: []watch.Reading{
+	wo := watch.Options{StatsURL: srv.URL + "/stats", Stats: []watch.Stat{
 		{Name: "cpu", Path: "cpu", Kind: watch.Gauge, Unit: "%", Panel: "CPU"},
 		{Name: "queued", Path: "queued", Kind: watch.Counter, Panel: "Workers"},
 		{Name: "busy", Path: "busy", Kind: watch.Counter}, // no panel: not drawn

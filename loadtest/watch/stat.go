@@ -2,15 +2,18 @@ package watch
 
 import "bbslab/loadtest"
 
-// A Reading is one number taken from the stats JSON at Path (dot
-// separated, e.g. "workers.queued"). A "gauge" is averaged over the step; a
-// "counter" becomes its increase per second over the step, or, with
-// PerRequest, per successful request in milliseconds when Scale is 1000.
+// A Stat is one number of a target's stats JSON that the watcher keeps:
+// where it is (Path, dot separated, e.g. "workers.queued") and how to read
+// it. A "gauge" is averaged over the step; a "counter" becomes its increase
+// per second over the step, or, with PerRequest, per successful request in
+// milliseconds when Scale is 1000. (A machine.Reading, by contrast, is a
+// snapshot of the machine's counters; a Stat only names a path.)
 //
-// A Reading is data: the target's package (for the board, package
-// contract) says which it has; the Chart and Column fields say how the
-// charts and the sweep table show it.
-type Reading struct {
+// A Stat is data: the target's description (Target.Stats; for the board,
+// package contract) or an experiment file's [[stats.reading]] says which
+// there are; the Chart, Legend, Panel and Column fields say how the
+// charts, the live dashboard and the sweep table show it.
+type Stat struct {
 	Name       string  `toml:"name"`
 	Path       string  `toml:"path"`
 	Kind       string  `toml:"kind"` // gauge or counter
@@ -19,9 +22,9 @@ type Reading struct {
 	Unit       string  `toml:"unit"`
 	// Optional says the target leaves the path out when it has nothing to
 	// report (a TCP state with no socket): its absence is no warning.
-	// Without it, a reading never found is named in the result's warnings.
+	// Without it, a stat never found is named in the result's warnings.
 	Optional bool `toml:"optional"`
-	// Chart names the server chart (Chart.Name) the reading is drawn on
+	// Chart names the server chart (Chart.Name) the stat is drawn on
 	// against clients, "" for none; Legend labels its line (there and on
 	// the live dashboard), Dashed draws it dashed, and Complement draws 100
 	// minus the value (busy from idle).
@@ -29,22 +32,22 @@ type Reading struct {
 	Legend     string `toml:"legend"`
 	Dashed     bool   `toml:"dashed"`
 	Complement bool   `toml:"complement"`
-	// Panel names the live dashboard's panel on which the reading's
+	// Panel names the live dashboard's panel on which the stat's
 	// per-second value is drawn (Read.Values), "" for none.
 	Panel string `toml:"panel"`
-	// Column heads the reading's column in the sweep table ("" for none),
+	// Column heads the stat's column in the sweep table ("" for none),
 	// printed with the fmt verb Format (default "%.3f").
 	Column string `toml:"column"`
 	Format string `toml:"format"`
 }
 
-// The kinds of reading.
+// The kinds of stat.
 const (
 	Gauge   = "gauge"
 	Counter = "counter"
 )
 
-// A Chart is one server chart of a sweep: the readings whose Chart is Name,
+// A Chart is one server chart of a sweep: the stats whose Chart is Name,
 // drawn against clients and saved as PREFIX-server-<Name>.
 type Chart struct {
 	Name   string
@@ -52,9 +55,9 @@ type Chart struct {
 	YLabel string
 }
 
-// Columns returns the sweep table's server columns: the readings with a
+// Columns returns the sweep table's server columns: the stats with a
 // Column, in order.
-func Columns(rs []Reading) []loadtest.Column {
+func Columns(rs []Stat) []loadtest.Column {
 	var out []loadtest.Column
 	for _, r := range rs {
 		if r.Column != "" {
