@@ -32,7 +32,8 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.SetOutput(stderr)
 	target := fs.String("url", "http://127.0.0.1:8080/bbs?cmd=AllView", "the board's page `URL` to load (http:// only)")
 	admin := fs.String("admin", "http://127.0.0.1:6060", "base `URL` of the board's admin listener (/admin/stats, /admin/distance)")
-	spec := experiment.CalibrateSpec{Var: contract.DistanceVar, Reading: []string{contract.ProcessCPU.Name}, CPU: contract.ProcessCPU.Name, Relative: true}
+	cpu := contract.Board.ProcessCPU
+	spec := experiment.CalibrateSpec{Var: contract.DistanceVar, Reading: []string{cpu.Name}, CPU: cpu.Name, Relative: true}
 	fs.IntVar(&spec.Clients, "clients", 10, "clients (connections) looping without think time in each probe")
 	fs.Float64Var(&spec.Target, "target", 60, "the operating point: the board's CPU as a `percentage` of its CPU with no wait")
 	fs.Float64Var(&spec.Tolerance, "tolerance", 5, "how far from -target is close enough, in percentage points")
@@ -71,7 +72,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := checkPage(ctx, *target); err != nil {
 		return fmt.Errorf("-url %s: %w", *target, err)
 	}
-	w, err := watch.New(watch.Options{StatsURL: adminURL + contract.StatsPath, Stats: []watch.Stat{contract.ProcessCPU}})
+	w, err := watch.New(contract.Board.Options(adminURL+contract.Board.StatsPath, cpu))
 	if err != nil {
 		return err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -111,10 +110,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		hub = dash.hub
 	}
 	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout, Live: hub, Progress: progressW,
-		// What the runner knows of the board comes from its contract.
-		Validate: contract.Validate, Stats: contract.Stats, Environment: contract.Environment, Charts: contract.Charts,
-		StartHint: contract.StartHint, Disk: diskTable, Doing: contract.Doing, Limiting: contract.Limiting,
-		NoPin: !*pin})
+		Target: contract.Board, NoPin: !*pin})
 	dash.stop(stderr) // the experiment published the end and closed the hub itself
 	if res != nil && len(res.Claims) > 0 {
 		fmt.Fprintln(stdout, "claims:")
@@ -133,14 +129,4 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stdout, "interrupted: the report of the completed steps is in %s\n", dir)
 	}
 	return cli.Outcome(interrupted, res != nil && res.SLOFailed())
-}
-
-// diskTable is the board's disk benchmark output as the report shows it.
-func diskTable(raw json.RawMessage) *experiment.DiskTable {
-	d := contract.Disk(raw)
-	if d == nil {
-		return nil
-	}
-	t := experiment.DiskTable(*d)
-	return &t
 }

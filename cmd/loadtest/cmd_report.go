@@ -89,7 +89,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			}
 		}
 		if len(c.Runs) > 1 {
-			loadtest.WriteSweepTable(stdout, c.Runs, watch.Columns(contract.Stats))
+			loadtest.WriteSweepTable(stdout, c.Runs, watch.Columns(contract.Board.Stats))
 		}
 	}
 	if *charts != "" {
@@ -113,5 +113,5 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return cli.Outcome(false, failed)
 }
 
-// boardCharts are the board's server charts (package contract).
-var boardCharts = chart.Server{Charts: contract.Charts, Stats: contract.Stats}
+// boardCharts are the board's server charts (contract.Board).
+var boardCharts = chart.Server{Charts: contract.Board.Charts, Stats: contract.Board.Stats}

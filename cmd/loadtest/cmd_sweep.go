@@ -89,7 +89,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	fmt.Fprintln(stdout, "== sweep")
-	if err := loadtest.WriteSweepTable(stdout, runs, watch.Columns(contract.Stats)); err != nil {
+	if err := loadtest.WriteSweepTable(stdout, runs, watch.Columns(contract.Board.Stats)); err != nil {
 		return err
 	}
 	if *out != "" {

@@ -91,10 +91,10 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 }
 
 // serverSettings sets s.Watch from -server-stats and -profile: a watcher
-// of the board's stats readings and environment (package contract) and of
-// its profiles; out names the result file whose base name prefixes
-// profile files. With a dashboard d, the runs of s feed it: their seconds,
-// and the board's readings and "doing" states each second.
+// of the board's stats and environment (contract.Board) and of its
+// profiles; out names the result file whose base name prefixes profile
+// files. With a dashboard d, the runs of s feed it: their seconds, and the
+// board's stats and "doing" states each second.
 func (f *runFlags) serverSettings(s *loadtest.Settings, out string, d *dashboard) error {
 	if d != nil {
 		d.feed.Hook(s)
@@ -102,9 +102,9 @@ func (f *runFlags) serverSettings(s *loadtest.Settings, out string, d *dashboard
 	if f.stats == "" && f.profile == "" {
 		return nil
 	}
-	o := watch.Options{StatsURL: f.stats, Stats: contract.Stats, Environment: contract.Environment}
+	o := contract.Board.Options(f.stats)
 	if d != nil && f.stats != "" {
-		d.feed.WatchOptions(&o, contract.Doing)
+		d.feed.WatchOptions(&o, contract.Board.States)
 	}
 	if f.profile != "" {
 		o.ProfileURL = strings.TrimSuffix(f.profile, "/")

@@ -46,8 +46,8 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 	// The watcher, feeding a dashboard, over a short run.
 	hub := live.New()
 	f := feed.New(hub, "absent stats")
-	wo := watch.Options{StatsURL: b.adm.URL + "/admin/stats", Stats: contract.Stats}
-	f.WatchOptions(&wo, contract.Doing)
+	wo := watch.Options{StatsURL: b.adm.URL + "/admin/stats", Stats: contract.Board.Stats}
+	f.WatchOptions(&wo, contract.Board.States)
 	w, err := watch.New(wo)
 	if err != nil {
 		t.Fatal(err)

@@ -5,20 +5,25 @@
 // imports nothing of the load tool) and tested against the real board
 // handler.
 //
+// Board is all of it, one watch.Target built once and handed whole to the
+// watcher, the charts and the experiment runner:
+//
 //   - Validate checks a running board before any load: the commands agree,
 //     a post appears escaped, bad input is refused, and the X-BBS-Queries and
 //     X-BBS-Acquires headers follow each command's pattern, which comes from
 //     package commands (View.Expect), not from a copy.
 //   - Stats, Charts and Environment say which numbers of /admin/stats the
-//     watcher keeps, how the charts and the sweep table show them, and which
-//     objects describe the server's environment.
+//     watcher keeps, how the charts, the live dashboard and the sweep table
+//     show them, and which objects describe the server's environment;
+//     States and Limiting what requests are doing and what limited a step.
 //   - Disk turns the board's disk benchmark output (bbs diskbench -json)
 //     into the experiment report's table, decoding diskbench's own types.
 //   - StartHint tells how to start PostgreSQL when a server command line
 //     that uses it did not come up.
 //
-// The load tool's packages stay generic: cmd/loadtest hands them these
-// values. Add a stat to /admin/stats and this package is the one to
+// Distance and SetDistance read and set the database wait a calibration
+// moves (calibrate, in cmd/loadtest). The load tool's packages stay
+// generic: cmd/loadtest hands them Board. Add a stat to /admin/stats and this package is the one to
 // change; TestStatPathsExist fails until it is right.
 package contract
 
@@ -26,12 +31,29 @@ import (
 	"strings"
 
 	"bbslab/internal/pgsetup"
+	"bbslab/loadtest/watch"
 )
 
-// Environment names the top-level objects of /admin/stats copied whole
+// Board describes the board to the tools: its stats, charts, environment,
+// request states, validation, start hint, disk table and limits, each
+// defined once in this package.
+var Board = watch.Target{
+	StatsPath:   statsPath,
+	Stats:       stats,
+	Charts:      charts,
+	Environment: environment,
+	States:      doing,
+	ProcessCPU:  processCPU,
+	Validate:    validate,
+	StartHint:   startHint,
+	Disk:        disk,
+	Limiting:    limiting,
+}
+
+// environment names the top-level objects of /admin/stats copied whole
 // into each result's environment: the board's database ("database"), its
 // machine and build ("host") and its knobs ("config").
-var Environment = []string{"database", "host", "config"}
+var environment = []string{"database", "host", "config"}
 
 // UsesPostgres reports whether a board command line names PostgreSQL: a
 // "-db postgres" flag or a postgres:// or postgresql:// URL.
@@ -48,9 +70,9 @@ func UsesPostgres(argv []string) bool {
 	return false
 }
 
-// StartHint returns, for a board command line that did not come up, how to
+// startHint returns, for a board command line that did not come up, how to
 // start a PostgreSQL server when it uses one, and "" otherwise.
-func StartHint(argv []string) string {
+func startHint(argv []string) string {
 	if !UsesPostgres(argv) {
 		return ""
 	}

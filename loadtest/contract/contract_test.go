@@ -112,7 +112,7 @@ func lookup(doc any, path string) (any, bool) {
 
 func TestValidatePassesOnTheRealBoard(t *testing.T) {
 	b := newBoard(t, nil)
-	if err := contract.Validate(context.Background(), b.pub.URL+"/bbs"); err != nil {
+	if err := contract.Board.Validate(context.Background(), b.pub.URL+"/bbs"); err != nil {
 		t.Errorf("Validate(real board) = %v; want nil", err)
 	}
 	// With fewer posts than asked for, the post-by-post commands' last
@@ -122,7 +122,7 @@ func TestValidatePassesOnTheRealBoard(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if err := contract.Validate(context.Background(), b.pub.URL+"/bbs"); err != nil {
+	if err := contract.Board.Validate(context.Background(), b.pub.URL+"/bbs"); err != nil {
 		t.Errorf("Validate(real board, 7 posts) = %v; want nil", err)
 	}
 }
@@ -143,7 +143,7 @@ func TestValidateCatchesABrokenBoard(t *testing.T) {
 	}
 	for _, tt := range tests {
 		b := newBoard(t, tt.wrap)
-		err := contract.Validate(context.Background(), b.pub.URL+"/bbs")
+		err := contract.Board.Validate(context.Background(), b.pub.URL+"/bbs")
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Validate(board with %s) = %v; want an error with %q", tt.name, err, tt.want)
 		}
@@ -215,7 +215,7 @@ func TestStatPathsExist(t *testing.T) {
 	}
 	b.smp.Sample() // a second sample: the machine's figures cover a window
 	after := b.stats(t)
-	for _, r := range append(contract.Stats, contract.ProcessCPU) {
+	for _, r := range append(contract.Board.Stats, contract.Board.ProcessCPU) {
 		v1, ok1 := lookup(after, r.Path)
 		v0, ok0 := lookup(before, r.Path)
 		if r.Kind == watch.Gauge {
@@ -258,11 +258,11 @@ func TestStatPathsExist(t *testing.T) {
 // and that the watcher accepts them all.
 func TestStatsMetadata(t *testing.T) {
 	charts := map[string]bool{}
-	for _, c := range contract.Charts {
+	for _, c := range contract.Board.Charts {
 		charts[c.Name] = true
 	}
 	drawn := map[string]int{}
-	for _, r := range contract.Stats {
+	for _, r := range contract.Board.Stats {
 		if r.Chart != "" {
 			if !charts[r.Chart] {
 				t.Errorf("stat %s: chart %q is not in Charts", r.Name, r.Chart)
@@ -275,15 +275,15 @@ func TestStatsMetadata(t *testing.T) {
 			t.Errorf("chart %q draws no stat", name)
 		}
 	}
-	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Stats: contract.Stats, Environment: contract.Environment}); err != nil {
-		t.Errorf("watch.New(contract.Stats) = %v", err)
+	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Stats: contract.Board.Stats, Environment: contract.Board.Environment}); err != nil {
+		t.Errorf("watch.New(contract.Board.Stats) = %v", err)
 	}
 }
 
 func TestEnvironmentKeysExist(t *testing.T) {
 	b := newBoard(t, nil)
 	doc := b.stats(t)
-	for _, k := range contract.Environment {
+	for _, k := range contract.Board.Environment {
 		if _, ok := doc[k].(map[string]any); !ok {
 			t.Errorf("environment key %q: /admin/stats has %v; want an object", k, doc[k])
 		}
@@ -301,7 +301,7 @@ func TestDiskRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := contract.Disk(raw)
+	d := contract.Board.Disk(raw)
 	if d == nil {
 		t.Fatalf("Disk(%s) = nil; want a table", raw)
 	}
@@ -317,7 +317,7 @@ func TestDiskRoundTrip(t *testing.T) {
 		t.Errorf("caption %q, verdict %q; want the grade and fsync named", d.Caption, d.Verdict)
 	}
 	for _, other := range []string{``, `{"something":"else"}`, `[1,2]`, `not json`} {
-		if d := contract.Disk(json.RawMessage(other)); d != nil {
+		if d := contract.Board.Disk(json.RawMessage(other)); d != nil {
 			t.Errorf("Disk(%q) = %+v; want nil", other, d)
 		}
 	}
@@ -335,7 +335,7 @@ func TestStartHint(t *testing.T) {
 		{[]string{"bbs", "-db", "sqlite", "-dsn", "bbs.db"}, false},
 		{[]string{"bbs", "-db"}, false},
 	} {
-		h := contract.StartHint(tt.argv)
+		h := contract.Board.StartHint(tt.argv)
 		if got := h != ""; got != tt.want || got && !strings.Contains(h, "PostgreSQL") {
 			t.Errorf("StartHint(%q) = %q; want a PostgreSQL hint: %v", tt.argv, h, tt.want)
 		}

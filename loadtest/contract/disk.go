@@ -6,23 +6,14 @@ import (
 	"strconv"
 
 	"bbslab/diskbench"
+	"bbslab/loadtest/watch"
 )
 
-// A DiskTable is what the experiment report shows of the disk benchmark:
-// a caption, a table and a one-sentence verdict. It has the fields of
-// experiment.DiskTable, to which it converts.
-type DiskTable struct {
-	Caption string
-	Head    []string
-	Rows    [][]string
-	Verdict string
-}
-
-// Disk decodes the output of the board's disk benchmark (bbs diskbench
+// disk decodes the output of the board's disk benchmark (bbs diskbench
 // -json, a diskbench.Result) into the report's table and verdict: each
 // operation's times, the grade, and fsync as the floor of an SQLite commit.
 // Output of another shape gives nil: the report then keeps it raw.
-func Disk(raw json.RawMessage) *DiskTable {
+func disk(raw json.RawMessage) *watch.DiskTable {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -30,7 +21,7 @@ func Disk(raw json.RawMessage) *DiskTable {
 	if json.Unmarshal(raw, &d) != nil || len(d.Stats) == 0 {
 		return nil
 	}
-	t := &DiskTable{
+	t := &watch.DiskTable{
 		Caption: fmt.Sprintf("%s, %d rounds, grade %s (times in ns)", d.Dir, d.N, d.Grade.Name),
 		Head:    []string{"op", "avg", "median", "min", "max"},
 	}

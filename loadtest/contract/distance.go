@@ -15,8 +15,8 @@ import (
 
 // The admin listener's paths a calibration uses (docs/admin.md).
 const (
-	// StatsPath is the board's stats JSON, which the watcher reads.
-	StatsPath = "/admin/stats"
+	// statsPath is the board's stats JSON, which the watcher reads.
+	statsPath = "/admin/stats"
 	// DistancePath answers GET with each SQL statement's wait in force
 	// and sets it on POST ?db_latency=DURATION, while the board runs.
 	DistancePath = "/admin/distance"
@@ -25,12 +25,12 @@ const (
 	DistanceVar = "db_latency"
 )
 
-// ProcessCPU is the board's own CPU over exactly a run's measured span: the
+// processCPU is the board's own CPU over exactly a run's measured span: the
 // rate of its process CPU-seconds counter, x 100, in % of one core. A
 // calibration divides it by the throughput for the CPU per request and
 // takes its value with no wait as the board's capacity; the gauge of
-// Stats' server_cpu covers the sampler's last second instead.
-var ProcessCPU = watch.Stat{Name: "server CPU", Path: "runtime.process_cpu_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"}
+// stats' server_cpu covers the sampler's last second instead.
+var processCPU = watch.Stat{Name: "server CPU", Path: "runtime.process_cpu_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"}
 
 // Distance reads the statements' wait in force from the board's admin
 // listener at admin (e.g. http://127.0.0.1:6060).

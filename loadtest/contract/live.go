@@ -7,7 +7,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// The live dashboard's server panels, which Stats' Panel fields name.
+// The live dashboard's server panels, which the stats' Panel fields name.
 // State-seconds counters (workers, pool) read as the mean number in the
 // state over the second.
 const (
@@ -18,7 +18,7 @@ const (
 	PanelGC      = "GC cycles per second"
 )
 
-// Doing are the states of the board's requests that the live dashboard
+// doing are the states of the board's requests that the live dashboard
 // stacks as "what requests are doing now", in that order: each is the
 // increase per second of a state-seconds counter of /admin/stats, so the
 // mean number of requests in the state over the second (Little's law).
@@ -30,14 +30,14 @@ const (
 // then), so the seconds of a very long statement all land in the second
 // its request ends in, and "elsewhere" is then understated in the
 // seconds before (clamped at 0) and overstated never.
-var Doing = []watch.State{
+var doing = []watch.State{
 	{Name: "waiting for a worker", Path: "workers.queued_seconds_total"},
 	{Name: "waiting for a connection", Path: "db_pool.acquire_waiting_seconds_total"},
 	{Name: "in SQL", Path: "db_pool.sql_seconds_total"},
 	{Name: "elsewhere", Path: "workers.busy_seconds_total", Minus: []string{"waiting for a connection", "in SQL"}},
 }
 
-// Thresholds of Limiting: the server's cores count as saturated from 90 %
+// Thresholds of limiting: the server's cores count as saturated from 90 %
 // busy; a queue or a pool wait counts from a mean of 0.01 requests over
 // the step (one request waiting 1 % of the time), below which it is noise.
 const (
@@ -45,7 +45,7 @@ const (
 	someWaiting  = 0.01
 )
 
-// Limiting names what limited the board at one step, from the step's
+// limiting names what limited the board at one step, from the step's
 // stats keyed by their /admin/stats path (so that an experiment file's
 // own stat names work too): its cores busy (machine.own_cpus.busy >=
 // 90 %), every worker busy with requests queued (the mean of
@@ -53,7 +53,7 @@ const (
 // workers are busy), the pool empty with acquires waiting (the mean of
 // db_pool.acquire_waiting_seconds_total's rate > 0); several are joined
 // with ", ", and none is "-".
-func Limiting(byPath map[string]float64) string {
+func limiting(byPath map[string]float64) string {
 	var out []string
 	if v, ok := byPath["machine.own_cpus.busy"]; ok && v >= saturatedCPU {
 		out = append(out, fmt.Sprintf("cores %.0f%% busy", v))

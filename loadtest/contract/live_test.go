@@ -25,7 +25,7 @@ func TestDoingExistsInStats(t *testing.T) {
 		resp.Body.Close()
 	}
 	after := b.stats(t)
-	for _, st := range contract.Doing {
+	for _, st := range contract.Board.States {
 		v0, ok0 := lookup(before, st.Path)
 		v1, ok1 := lookup(after, st.Path)
 		f0, num0 := v0.(float64)
@@ -41,8 +41,8 @@ func TestDoingExistsInStats(t *testing.T) {
 			t.Errorf("state %q (%s) stayed at %v over 5 requests; want it to grow", st.Name, st.Path, f0)
 		}
 	}
-	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Stats: contract.Stats, States: contract.Doing}); err != nil {
-		t.Errorf("watch.New(contract.Doing) = %v", err)
+	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Stats: contract.Board.Stats, States: contract.Board.States}); err != nil {
+		t.Errorf("watch.New(contract.Board.States) = %v", err)
 	}
 }
 
@@ -50,7 +50,7 @@ func TestDoingExistsInStats(t *testing.T) {
 // dashboard's panels and that each panel draws a stat.
 func TestStatsPanels(t *testing.T) {
 	panels := map[string]int{contract.PanelCPU: 0, contract.PanelWorkers: 0, contract.PanelPool: 0, contract.PanelWaits: 0, contract.PanelGC: 0}
-	for _, r := range contract.Stats {
+	for _, r := range contract.Board.Stats {
 		if r.Panel == "" {
 			continue
 		}
@@ -70,7 +70,7 @@ func TestStatsPanels(t *testing.T) {
 // each path is one of the Stats' (so that a run's values carry them).
 func TestLimiting(t *testing.T) {
 	for _, path := range []string{"machine.own_cpus.busy", "workers.queued_seconds_total", "db_pool.acquire_waiting_seconds_total"} {
-		if !slices.ContainsFunc(contract.Stats, func(r watch.Stat) bool { return r.Path == path && !r.PerRequest }) {
+		if !slices.ContainsFunc(contract.Board.Stats, func(r watch.Stat) bool { return r.Path == path && !r.PerRequest }) {
 			t.Errorf("Limiting reads %s, which no stat takes as a rate or gauge", path)
 		}
 	}
@@ -85,7 +85,7 @@ func TestLimiting(t *testing.T) {
 		{map[string]float64{"db_pool.acquire_waiting_seconds_total": 2}, "pool empty, 2.0 waiting"},
 		{map[string]float64{"machine.own_cpus.busy": 99, "workers.queued_seconds_total": 1, "db_pool.acquire_waiting_seconds_total": 3}, "cores 99% busy, workers full, 1.0 queued, pool empty, 3.0 waiting"},
 	} {
-		if got := contract.Limiting(tt.server); got != tt.want {
+		if got := contract.Board.Limiting(tt.server); got != tt.want {
 			t.Errorf("Limiting(%v) = %q; want %q", tt.server, got, tt.want)
 		}
 	}

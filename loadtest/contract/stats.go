@@ -2,11 +2,11 @@ package contract
 
 import "bbslab/loadtest/watch"
 
-// Stats are the numbers of the board's /admin/stats JSON (README.md,
+// stats are the numbers of the board's /admin/stats JSON (README.md,
 // "/admin/stats JSON") that the watcher keeps for each run: their paths,
-// kinds and units, and which the server charts (Charts), the sweep table
+// kinds and units, and which the server charts (charts), the sweep table
 // and the live dashboard's panels (Panel*) show. TestStatPathsExist checks each against the real handler.
-var Stats = []watch.Stat{
+var stats = []watch.Stat{
 	{Name: "server_cpu", Path: "machine.process_cpu.total", Kind: watch.Gauge, Scale: 1, Unit: "% of a core",
 		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f", Panel: PanelCPU},
 	{Name: "machine_cpu_idle", Path: "machine.cpu.idle", Kind: watch.Gauge, Scale: 1, Unit: "%",
@@ -38,10 +38,10 @@ var Stats = []watch.Stat{
 	{Name: "accept_queue", Path: "connections.server.listen.accept_queue", Kind: watch.Gauge, Scale: 1},
 }
 
-// Charts are the sweep's server charts the Stats' Chart fields name:
+// charts are the sweep's server charts the stats' Chart fields name:
 // the server's CPU (process solid, machine busy = 100 − idle dashed) and
 // its waits per request (worker queue solid, DB pool dashed).
-var Charts = []watch.Chart{
+var charts = []watch.Chart{
 	{Name: "cpu", Title: "Server CPU", YLabel: "% (process: of one core; machine: of all CPUs)"},
 	{Name: "wait", Title: "Server waits per request", YLabel: "ms / request"},
 }

@@ -30,7 +30,7 @@ type boardAnswer struct {
 	Posts   []boardPost `json:"posts"`
 }
 
-// Validate checks, before any load, that the board at boardURL (…/bbs)
+// validate checks, before any load, that the board at boardURL (…/bbs)
 // behaves as its contract says, as ISUCON's benchmarker checks a server
 // first: the three commands return the same posts on a database at rest, a
 // posted message appears at the top, a posted <script> is escaped in the
@@ -38,7 +38,7 @@ type boardAnswer struct {
 // X-BBS-Acquires headers match each command's pattern (commands.View.Expect).
 // It posts two messages; reset the data afterwards. The error lists every
 // failure.
-func Validate(ctx context.Context, boardURL string) error {
+func validate(ctx context.Context, boardURL string) error {
 	v := &boardCheck{base: boardURL, client: &http.Client{Timeout: 10 * time.Second}}
 	return v.run(ctx)
 }

@@ -405,7 +405,7 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		x.feed.Begin(feed.Position{Run: run.Name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
 			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
 		x.feed.Hook(&s)
-		w, err := watch.New(watch.Options{StatsURL: lr.x(e.Stats.URL), Stats: x.res.Stats})
+		w, err := watch.New(x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...))
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
 		}

@@ -83,7 +83,7 @@ func TestCalibrate(t *testing.T) {
 	e.Runs = e.Runs[:1]
 	var log strings.Builder
 	out := t.TempDir()
-	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
+	res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: out, Log: &log})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log.String())
 	}

@@ -58,29 +58,8 @@ func liveClaims(cs []ClaimResult, final bool, pending map[string]bool) []live.Cl
 	return out
 }
 
-// withPanels returns rs with each reading that has no dashboard panel
-// given that of the reading of known (Options.Stats) with the same
-// path: an experiment file names its own readings, and the panels stay
-// in one place (for the board: package contract). rs is not changed.
-func withPanels(rs, known []watch.Stat) []watch.Stat {
-	panel := map[string]string{}
-	for _, k := range known {
-		if k.Panel != "" {
-			panel[k.Path] = k.Panel
-		}
-	}
-	out := make([]watch.Stat, len(rs))
-	for i, r := range rs {
-		if r.Panel == "" {
-			r.Panel = panel[r.Path]
-		}
-		out[i] = r
-	}
-	return out
-}
-
-// byPath keys a step's readings (by name) by their stats path, leaving out
-// per-request readings: what Options.Limiting reads.
+// byPath keys a step's stats (by name) by their stats path, leaving out
+// per-request stats: what Options.Target's Limiting reads.
 func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 	out := map[string]float64{}
 	for _, r := range rs {

@@ -13,23 +13,12 @@ import (
 // DiskSpec names a command whose JSON output describes the disk under
 // the target's database (a disk benchmark's -json output), run once before
 // the runs and kept with the results, because an embedded database's
-// commit time is the disk's fsync time. Options.Disk says what
-// the report shows of it.
+// commit time is the disk's fsync time. Options.Target's Disk
+// says what the report shows of it.
 type DiskSpec struct {
 	Command []string `toml:"command"`
 	// Timeout bounds the command (default 2 minutes).
 	Timeout Duration `toml:"timeout"`
-}
-
-// A DiskTable is what the report shows of a disk benchmark's output: a
-// caption, a table and a one-sentence verdict. The target's package builds
-// it from the output (Options.Disk); the runner keeps the output
-// raw (Result.Disk).
-type DiskTable struct {
-	Caption string
-	Head    []string
-	Rows    [][]string
-	Verdict string
 }
 
 // runDisk runs the disk command and returns its JSON output.

@@ -11,8 +11,9 @@
 // decidable so far.
 //
 // The runner is generic: what it knows of its target comes in
-// Options (Validate, Readings, Environment, Charts, StartHint,
-// Disk, Doing, Limiting); for the board cmd/loadtest fills them from package loadtest/contract.
+// Options.Target, one watch.Target (its validation, stats, environment,
+// charts, start hint, disk table, request states and limits); for the
+// board cmd/loadtest passes contract.Board from package loadtest/contract.
 //
 // Files: experiment.go (the file format, Load), run.go
 // (Run, one measurement), process.go (the server process:

@@ -123,7 +123,7 @@ const MaxRepeats = 20
 
 // ValidateSpec configures the check made before any load.
 type ValidateSpec struct {
-	// Board is the URL given to Options.Validate (for the board,
+	// Board is the URL given to Options.Target's Validate (for the board,
 	// its page URL); empty skips validation.
 	Board string `toml:"board"`
 }

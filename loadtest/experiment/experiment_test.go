@@ -91,7 +91,7 @@ func TestExperimentEndToEnd(t *testing.T) {
 	var log strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
+	res, err := Run(ctx, e, Options{Target: fakeTarget, Out: out, Log: &log})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log.String())
 	}
@@ -172,7 +172,7 @@ func TestExperimentServerNeverReady(t *testing.T) {
 	e := tinyExperiment(t, "neverready")
 	e.Server.StartTimeout = Duration(time.Second)
 	out := t.TempDir()
-	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out})
+	res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: out})
 	if err == nil || !strings.Contains(err.Error(), "not ready") {
 		t.Fatalf("Run = %v; want a not-ready error", err)
 	}
@@ -186,7 +186,7 @@ func TestExperimentServerNeverReady(t *testing.T) {
 
 func TestExperimentStopsOnValidation(t *testing.T) {
 	e := tinyExperiment(t, "differ")
-	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir()})
+	res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "validation") {
 		t.Fatalf("Run = %v; want a validation error", err)
 	}
@@ -304,7 +304,7 @@ func TestExperimentOneStepCharts(t *testing.T) {
 	e.Disk.Command = []string{"sh", "-c", `echo '{"dir": "{{out}}", "n": 3, "stats": [{"op": "fsync", "avg_ns": 2000, "median_ns": 1500, "min_ns": 1000, "max_ns": 9000}], "grade": {"name": "average"}}'`}
 	out := t.TempDir()
 	// The runner keeps the output raw and shows what Disk makes of it.
-	disk := func(raw json.RawMessage) *DiskTable {
+	disk := func(raw json.RawMessage) *watch.DiskTable {
 		var d struct {
 			Dir   string `json:"dir"`
 			Grade struct {
@@ -314,10 +314,10 @@ func TestExperimentOneStepCharts(t *testing.T) {
 		if json.Unmarshal(raw, &d) != nil {
 			return nil
 		}
-		return &DiskTable{Caption: d.Dir, Head: []string{"op", "avg"}, Rows: [][]string{{"fsync", "2000"}},
+		return &watch.DiskTable{Caption: d.Dir, Head: []string{"op", "avg"}, Rows: [][]string{{"fsync", "2000"}},
 			Verdict: fmt.Sprintf("Disk in %s graded %s.", d.Dir, d.Grade.Name)}
 	}
-	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Disk: disk})
+	res, err := Run(context.Background(), e, Options{Target: watch.Target{Validate: validateFake, Environment: fakeEnvironment, Disk: disk}, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +353,7 @@ func TestExperimentColdStart(t *testing.T) {
 	e.Runs = e.Runs[:1]
 	e.Runs[0].Start = StartListening
 	var log strings.Builder
-	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir(), Log: &log})
+	res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: t.TempDir(), Log: &log})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log.String())
 	}
@@ -390,7 +390,7 @@ func TestExperimentRelativeOut(t *testing.T) {
 	e.Runs = e.Runs[:1]
 	e.Profile.URL = ""
 	t.Chdir(t.TempDir())
-	res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: filepath.Join("out", "rel")})
+	res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: filepath.Join("out", "rel")})
 	if err != nil {
 		t.Fatalf("Run with a relative out: %v (result error %q)", err, res.Error)
 	}
@@ -408,7 +408,7 @@ func TestExperimentInterruptedWhileStarting(t *testing.T) {
 	e.Server.StartTimeout = Duration(time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(500*time.Millisecond, cancel)
-	_, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir()})
+	_, err := Run(ctx, e, Options{Target: fakeTarget, Out: t.TempDir()})
 	if !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), "not ready") {
 		t.Errorf("Run interrupted while starting = %v; want context.Canceled, not a start failure", err)
 	}

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/felixge/fgprof"
+
+	"bbslab/loadtest/watch"
 )
 
 // fakeBoard is a tiny server that keeps the board's HTTP contract, for
@@ -257,6 +259,10 @@ func TestFakeBoardProcess(t *testing.T) {
 // fakeEnvironment names the fake board's environment objects in its stats
 // JSON; the runner is given them, as cmd/loadtest gives the board's.
 var fakeEnvironment = []string{"database", "host", "config"}
+
+// fakeTarget describes the fake board to the runner, as contract.Board
+// describes the board: its validation and environment objects.
+var fakeTarget = watch.Target{Validate: validateFake, Environment: fakeEnvironment}
 
 // validateFake is the validation these tests give the runner: the fake
 // board's three commands must return the same posts (mode "differ" breaks

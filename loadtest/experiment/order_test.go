@@ -33,7 +33,7 @@ func TestExperimentVisitOrder(t *testing.T) {
 		e.Load.Interleave = tt.interleave
 		var log strings.Builder
 		out := t.TempDir()
-		res, err := Run(context.Background(), e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, Log: &log})
+		res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: out, Log: &log})
 		if err != nil {
 			t.Fatalf("interleave %v: Run: %v\n%s", tt.interleave, err, log.String())
 		}

@@ -117,7 +117,7 @@ func TestExperimentWithoutPinning(t *testing.T) {
 	out := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: out, NoPin: true})
+	res, err := Run(ctx, e, Options{Target: fakeTarget, Out: out, NoPin: true})
 	if err != nil {
 		t.Fatal(err)
 	}

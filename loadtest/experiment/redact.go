@@ -6,12 +6,12 @@ import (
 )
 
 // hint logs, for a server that did not come up, the target's hint on how
-// to start what its command line needs (Options.StartHint).
+// to start what its command line needs (Options.Target's StartHint).
 func (x *experimentRunner) hint(argv []string) {
-	if x.opt.StartHint == nil {
+	if x.opt.Target.StartHint == nil {
 		return
 	}
-	if h := x.opt.StartHint(argv); h != "" {
+	if h := x.opt.Target.StartHint(argv); h != "" {
 		x.logf("%s", h)
 	}
 }

@@ -24,7 +24,9 @@ func TestExperimentStartHint(t *testing.T) {
 		}
 		return ""
 	}
-	res, err := Run(ctx, e, Options{Validate: validateFake, Environment: fakeEnvironment, Out: t.TempDir(), Log: &log, StartHint: hint})
+	target := fakeTarget
+	target.StartHint = hint
+	res, err := Run(ctx, e, Options{Target: target, Out: t.TempDir(), Log: &log})
 	if err == nil {
 		t.Fatalf("Run with a server that exits: nil error")
 	}

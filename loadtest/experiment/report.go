@@ -26,7 +26,7 @@ func WriteReport(dir string, res *Result) error {
 // reportExtras are what the report shows beyond the result: the disk
 // table and the server charts (Options).
 type reportExtras struct {
-	disk   *DiskTable
+	disk   *watch.DiskTable
 	charts chart.Server
 	// frames, when set, are the dashboard's frames: index.html is then the
 	// dashboard with them inlined and the report's sections below.
@@ -178,7 +178,7 @@ func samePoints(runs []*RunResult, n int) bool {
 }
 
 // experimentMarkdown renders report.md. It opens with the claims.
-func experimentMarkdown(res *Result, charts []chartFile, disk *DiskTable) string {
+func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Experiment: %s\n\n", res.Name)
 	if res.Quick {
@@ -384,7 +384,7 @@ const appendixCSS = `#appendix{background:#fff;color:#222;font:16px/1.4 sans-ser
 #appendix .chart svg{max-width:100%;height:auto}#appendix code{background:#f6f6f6}`
 
 // reportData is what index.html shows, the SVG charts read to be inlined.
-func reportData(dir string, res *Result, charts []chartFile, disk *DiskTable) (map[string]any, error) {
+func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTable) (map[string]any, error) {
 	type inline struct {
 		chartFile
 		SVG htmltemplate.HTML

@@ -94,47 +94,28 @@ type SLOOutcome struct {
 	Warning   string  `json:"warning,omitempty"`
 }
 
-// Options tune Run. What the experiment runner knows
-// of its target comes in here (for the board: from package contract); the
-// runner itself is generic.
+// Options tune Run. The runner itself is generic: what it knows of its
+// target comes in whole as Target.
 type Options struct {
 	// Out is the report folder (created).
 	Out string
 	// Log receives progress lines.
 	Log io.Writer
-	// Validate checks the target at url (the experiment's validate.board)
-	// before any load; an experiment that asks for validation without it
-	// fails.
-	Validate func(ctx context.Context, url string) error
-	// Readings are the stats readings taken when the experiment names
-	// none; Environment the stats JSON objects copied into each result
-	// when it names none; Charts the server charts the readings' Chart
-	// fields refer to.
-	Stats       []watch.Stat
-	Environment []string
-	Charts      []watch.Chart
-	// StartHint, when set, returns a hint logged when a server did not
-	// come up (for the board: how to start its database server when the
-	// command line argv uses one), or "".
-	StartHint func(argv []string) string
-	// Disk, when set, turns the disk benchmark's JSON output into the
-	// report's table and verdict; nil or a nil table shows none.
-	Disk func(raw json.RawMessage) *DiskTable
+	// Target describes the server under test (for the board:
+	// contract.Board): its Validate checks the experiment's validate.board
+	// before any load (an experiment that asks for validation without it
+	// fails); its Stats are taken when the experiment names none and its
+	// Environment copied when the file names none; its Charts are drawn,
+	// its StartHint logged when a server did not come up, its Disk table
+	// shown in the report, its States stacked on the dashboard and its
+	// Limiting ends each step's line.
+	Target watch.Target
 	// Live, when set, receives the experiment's dashboard frames as it
 	// runs (the caller serves it: live.Serve); without it the frames are
 	// kept for the report alone. Either way the report's index.html is
 	// the same page with the frames inlined and the report's sections
 	// below.
 	Live *live.Hub
-	// Doing are the request states the dashboard stacks as "what requests
-	// are doing now", read with the readings (for the board: package
-	// contract).
-	Doing []watch.State
-	// Limiting, when set, names what limited the target at a step, from
-	// the step's readings keyed by stats path (gauges and counters' rates;
-	// per-request readings left out), "-" for nothing: it ends each step's
-	// line.
-	Limiting func(byPath map[string]float64) string
 	// Progress, when set, receives a line rewritten every second with a
 	// carriage return (step i of N, time left, the last second's figures):
 	// meant for a terminal, nil otherwise.
@@ -173,11 +154,11 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
 		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick}
-	if e.Validate.Board != "" && opt.Validate == nil {
+	if e.Validate.Board != "" && opt.Target.Validate == nil {
 		return nil, fmt.Errorf("experiment %s: validate.board is set but no validation was given to run it", e.Name)
 	}
 	if len(res.Stats) == 0 && e.Stats.URL != "" {
-		res.Stats = opt.Stats
+		res.Stats = opt.Target.Stats
 	}
 	hub := opt.Live
 	if hub == nil {
@@ -225,9 +206,9 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		logf("experiment stopped: %v", runErr)
 	}
 	res.Claims = EvaluateClaims(e.Claims, res, e.Quick)
-	var disk *DiskTable
-	if opt.Disk != nil && len(res.Disk) > 0 {
-		disk = opt.Disk(res.Disk)
+	var disk *watch.DiskTable
+	if opt.Target.Disk != nil && len(res.Disk) > 0 {
+		disk = opt.Target.Disk(res.Disk)
 	}
 	res.Verdicts = Verdicts(res, disk)
 	if err := x.feed.Done(liveClaims(res.Claims, true, nil)); err != nil {
@@ -237,7 +218,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if err != nil {
 		return res, errors.Join(runErr, err)
 	}
-	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: opt.Charts, Stats: res.Stats}, frames: frames}); err != nil {
+	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: opt.Target.Charts, Stats: res.Stats}, frames: frames}); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	logf("report: %s", filepath.Join(opt.Out, "index.html"))
@@ -443,7 +424,7 @@ func (x *experimentRunner) launch(ctx context.Context, run RunSpec, rr *RunResul
 		return lr, err
 	}
 	if e.Validate.Board != "" {
-		if err := x.opt.Validate(ctx, lr.x(e.Validate.Board)); err != nil {
+		if err := x.opt.Target.Validate(ctx, lr.x(e.Validate.Board)); err != nil {
 			return lr, fmt.Errorf("the server failed validation, so it was not loaded: %w", err)
 		}
 		x.logf("run %s: validation passed", run.Name)
@@ -469,10 +450,9 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	// the measured part of the step (package watch).
 	var wo watch.Options
 	if e.Stats.URL != "" {
-		wo.StatsURL, wo.Stats = lr.x(e.Stats.URL), x.res.Stats
-		wo.Environment = e.Stats.Environment
-		if len(wo.Environment) == 0 {
-			wo.Environment = x.opt.Environment
+		wo = x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
+		if len(e.Stats.Environment) > 0 {
+			wo.Environment = e.Stats.Environment
 		}
 	}
 	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {
@@ -485,8 +465,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		wo.ProfileBuckets, wo.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
 	}
 	if wo.StatsURL != "" {
-		wo.Stats = withPanels(wo.Stats, x.opt.Stats)
-		x.feed.WatchOptions(&wo, x.opt.Doing)
+		x.feed.WatchOptions(&wo, x.opt.Target.States)
 	}
 	if wo.StatsURL != "" || wo.ProfileURL != "" {
 		w, err := watch.New(wo)
@@ -524,8 +503,8 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		x.logf("run %s: %s", lr.run.Name, w)
 	}
 	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
-	if x.opt.Limiting != nil {
-		line += ", limit: " + x.opt.Limiting(byPath(rp.Server, x.res.Stats))
+	if x.opt.Target.Limiting != nil {
+		line += ", limit: " + x.opt.Target.Limiting(byPath(rp.Server, x.res.Stats))
 	}
 	if e.Load.Repeats > 1 {
 		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)

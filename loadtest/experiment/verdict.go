@@ -16,7 +16,7 @@ import (
 // compared with the first at its peak and at the largest client count with
 // the server readings that differ, and the profile shares. Nothing in it
 // is written by hand. disk, when not nil, adds its verdict.
-func Verdicts(res *Result, disk *DiskTable) []string {
+func Verdicts(res *Result, disk *watch.DiskTable) []string {
 	var out []string
 	var base *RunResult
 	for _, r := range res.Runs {

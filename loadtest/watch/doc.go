@@ -11,11 +11,14 @@
 // takes; the engine stores what it returns in generic result types
 // (loadtest.ServerStats, loadtest.ProfileSummary). The watcher knows no
 // target: the stats, their chart placement (Stat.Chart, Chart) and
-// their sweep-table columns (Columns) are data it is given; for the board
-// they are in package loadtest/contract. A stat the target never reported is
-// named in the run's warnings unless it is Optional.
+// their sweep-table columns (Columns) are data it is given. A Target holds
+// all the tools know of a server under test, built once (for the board:
+// contract.Board in package loadtest/contract), and Target.Options gives
+// the watcher's options for its stats JSON. A stat the target never
+// reported is named in the run's warnings unless it is Optional.
 //
 // Files: watch.go (Options, New, one run's watch), poll.go (the stats
 // poller), live.go (Read, State: the per-second values), profile.go
-// (profile fetch and summary), stat.go (Stat, Chart, Columns).
+// (profile fetch and summary), stat.go (Stat, Chart, Columns), target.go
+// (Target, DiskTable).
 package watch

@@ -12,8 +12,9 @@ import (
 	"bbslab/loadtest"
 )
 
-// Options say what to watch. The stats and environment keys are the
-// target's (for the board: package contract); a Watcher knows only paths.
+// Options say what to watch. Target.Options builds them for a target's
+// stats JSON; the caller adds profiles and a live callback. A Watcher
+// knows only paths.
 type Options struct {
 	// StatsURL, when set, is read every second during the measured
 	// window: a JSON document from which Stats are kept in
