@@ -12,7 +12,7 @@ import (
 // that they take it without importing the target's package.
 type Target struct {
 	// StatsPath is the path of the stats JSON on the target's admin
-	// listener (for the board "/admin/stats").
+	// listener.
 	StatsPath string
 	// Stats are the numbers of the stats JSON watched in each run, with
 	// how the charts, the live dashboard and the sweep table show them;
