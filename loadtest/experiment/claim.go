@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
 )
 
@@ -252,9 +251,9 @@ type SideResult struct {
 	// What names the figure, e.g. "graph 1 at 10 clients throughput".
 	What string `json:"what"`
 	// Value is the side after its factor; Raw before it.
-	Value  chart.Spread `json:"value"`
-	Raw    chart.Spread `json:"raw"`
-	Factor float64      `json:"factor"`
+	Value  loadtest.Spread `json:"value"`
+	Raw    loadtest.Spread `json:"raw"`
+	Factor float64         `json:"factor"`
 	// Missing says why the side could not be measured.
 	Missing string `json:"missing,omitempty"`
 	// clients and repeats are the point measured and its values per
@@ -351,7 +350,7 @@ func comparePaired(a []float64, op string, b []float64, f float64) (string, stri
 	held := 0
 	ratios := make([]string, len(a))
 	for i := range a {
-		if compareRanges(chart.Spread{Min: a[i], Max: a[i]}, op, chart.Spread{Min: b[i], Max: b[i]}) == Reproduced {
+		if compareRanges(loadtest.Spread{Min: a[i], Max: a[i]}, op, loadtest.Spread{Min: b[i], Max: b[i]}) == Reproduced {
 			held++
 		}
 		if b[i] != 0 {
@@ -373,7 +372,7 @@ func comparePaired(a []float64, op string, b []float64, f float64) (string, stri
 }
 
 // compareRanges decides "a op b" for ranges a and b.
-func compareRanges(a chart.Spread, op string, b chart.Spread) string {
+func compareRanges(a loadtest.Spread, op string, b loadtest.Spread) string {
 	decide := func(always, never bool) string {
 		switch {
 		case always:
@@ -417,7 +416,7 @@ func measureSide(o Operand, res *Result) SideResult {
 		f = 1
 	}
 	if o.Value != nil {
-		v := chart.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
+		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
 		return SideResult{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
 	}
 	s := SideResult{Factor: f}
@@ -456,7 +455,7 @@ func measureSide(o Operand, res *Result) SideResult {
 		at = clientsText(p.Clients)
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
-	var raw chart.Spread
+	var raw loadtest.Spread
 	var ok bool
 	switch {
 	case o.Metric != "":
@@ -540,7 +539,7 @@ func operandPoint(o Operand, r *RunResult) *Point {
 
 // profileShare returns a bucket's share over the profiles of one kind
 // taken at clients (a profile that does not say its client count counts).
-func profileShare(r *RunResult, kind, bucket string, clients int) (chart.Spread, bool) {
+func profileShare(r *RunResult, kind, bucket string, clients int) (loadtest.Spread, bool) {
 	var ps []*loadtest.ProfileSummary
 	for _, pr := range r.Profiles {
 		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) {

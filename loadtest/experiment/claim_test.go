@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
 )
 
@@ -215,11 +214,13 @@ func TestClaimOutcomes(t *testing.T) {
 }
 
 func TestCompareRanges(t *testing.T) {
-	r := func(lo, hi float64) chart.Spread { return chart.Spread{Median: (lo + hi) / 2, Min: lo, Max: hi, N: 3} }
+	r := func(lo, hi float64) loadtest.Spread {
+		return loadtest.Spread{Median: (lo + hi) / 2, Min: lo, Max: hi, N: 3}
+	}
 	tests := []struct {
-		a    chart.Spread
+		a    loadtest.Spread
 		op   string
-		b    chart.Spread
+		b    loadtest.Spread
 		want string
 	}{
 		{r(1, 2), "<", r(3, 4), Reproduced},
@@ -270,7 +271,7 @@ func TestRepeatKeepsMedianResult(t *testing.T) {
 	if p.Result.Total.Throughput != 800 || len(p.Repeats) != 3 {
 		t.Errorf("point Result throughput %v with %d repeats; want the median repeat (800) and 3 repeats", p.Result.Total.Throughput, len(p.Repeats))
 	}
-	if s := p.Summary.Total["mean_ms"]; s != (chart.Spread{Median: 2, Min: 1, Max: 3, N: 3}) {
+	if s := p.Summary.Total["mean_ms"]; s != (loadtest.Spread{Median: 2, Min: 1, Max: 3, N: 3}) {
 		t.Errorf("mean_ms summary %+v; want median 2, range 1-3", s)
 	}
 	// A point of the older form (no repeats) reads as one measurement.
@@ -282,14 +283,14 @@ func TestRepeatKeepsMedianResult(t *testing.T) {
 
 func TestSpreadText(t *testing.T) {
 	for _, tt := range []struct {
-		s      chart.Spread
+		s      loadtest.Spread
 		format string
 		want   string
 	}{
-		{chart.Spread{Median: 812, Min: 790, Max: 830, N: 3}, "%.0f", "812/s (790-830)"},
-		{chart.Spread{Median: 812, Min: 812, Max: 812, N: 1}, "%.0f", "812/s"},
-		{chart.Spread{Median: 0.000564, Min: 0.0004, Max: 0.0012, N: 3}, "auto", "0.000564/s (0.0004-0.0012)"},
-		{chart.Spread{Median: 62, Min: 0, Max: 1234.5, N: 2}, "auto", "62.00/s (0.00-1234)"},
+		{loadtest.Spread{Median: 812, Min: 790, Max: 830, N: 3}, "%.0f", "812/s (790-830)"},
+		{loadtest.Spread{Median: 812, Min: 812, Max: 812, N: 1}, "%.0f", "812/s"},
+		{loadtest.Spread{Median: 0.000564, Min: 0.0004, Max: 0.0012, N: 3}, "auto", "0.000564/s (0.0004-0.0012)"},
+		{loadtest.Spread{Median: 62, Min: 0, Max: 1234.5, N: 2}, "auto", "62.00/s (0.00-1234)"},
 	} {
 		if got := spreadText(tt.s, tt.format, "/s"); got != tt.want {
 			t.Errorf("spreadText(%+v, %q) = %q; want %q", tt.s, tt.format, got, tt.want)

@@ -96,7 +96,7 @@ func profileViews(r *RunResult) []profileView {
 			v.Files = append(v.Files, p.File)
 			focused = append(focused, p.Focused)
 		}
-		v.Focused = spreadText(chart.SpreadOf(focused).Scaled(100), "%.0f", " %")
+		v.Focused = spreadText(loadtest.SpreadOf(focused).Scaled(100), "%.0f", " %")
 		for _, b := range g.buckets {
 			v.Buckets = append(v.Buckets, struct{ Share, Name string }{spreadText(b.share.Scaled(100), "%5.1f", " %"), b.name})
 		}

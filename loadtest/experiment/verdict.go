@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
 )
 
@@ -291,7 +290,7 @@ type profileGroup struct {
 
 type bucketShare struct {
 	name  string
-	share chart.Spread
+	share loadtest.Spread
 }
 
 func (g profileGroup) where() string {
@@ -328,7 +327,7 @@ func profileGroups(ps []*loadtest.ProfileSummary) []profileGroup {
 }
 
 // shareOver is a bucket's share over profiles.
-func shareOver(ps []*loadtest.ProfileSummary, bucket string) (chart.Spread, bool) {
+func shareOver(ps []*loadtest.ProfileSummary, bucket string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, p := range ps {
 		for _, b := range p.Buckets {
@@ -338,7 +337,7 @@ func shareOver(ps []*loadtest.ProfileSummary, bucket string) (chart.Spread, bool
 		}
 	}
 	if len(vs) == 0 {
-		return chart.Spread{}, false
+		return loadtest.Spread{}, false
 	}
-	return chart.SpreadOf(vs), true
+	return loadtest.SpreadOf(vs), true
 }
