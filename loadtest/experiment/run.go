@@ -81,17 +81,9 @@ type Point struct {
 	// the experiment's deadlines, in their order.
 	Within []float64 `json:"within,omitempty"`
 	// SLO holds the objectives' outcomes at this step.
-	SLO     []SLOOutcome  `json:"slo,omitempty"`
-	Repeats []*Repeat     `json:"repeats,omitempty"`
-	Summary *PointSummary `json:"summary,omitempty"`
-}
-
-// SLOOutcome is one objective checked at one step.
-type SLOOutcome struct {
-	Objective string  `json:"objective"`
-	Value     float64 `json:"value"`
-	Pass      bool    `json:"pass"`
-	Warning   string  `json:"warning,omitempty"`
+	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
+	Repeats []*Repeat                  `json:"repeats,omitempty"`
+	Summary *PointSummary              `json:"summary,omitempty"`
 }
 
 // Options tune Run. What the experiment runner knows
@@ -571,9 +563,7 @@ func judge(p *Point, l LoadSpec) {
 	if err != nil {
 		return // checked when the file was read
 	}
-	for _, v := range loadtest.EvaluateSLO(p.Result, objs) {
-		p.SLO = append(p.SLO, SLOOutcome{Objective: v.Objective.Text, Value: v.Value, Pass: v.Pass, Warning: v.Warning})
-	}
+	p.SLO = loadtest.EvaluateSLO(p.Result, objs)
 }
 
 // settings builds the load tool's settings for one step.
