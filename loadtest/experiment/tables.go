@@ -7,6 +7,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -123,11 +124,11 @@ func quickMark(c ClaimResult) string {
 }
 
 // outcomeClass is the CSS class of an outcome.
-func outcomeClass(outcome string) string {
+func outcomeClass(outcome live.Outcome) string {
 	switch outcome {
-	case Reproduced:
+	case live.Reproduced:
 		return "ok"
-	case NotReproduced:
+	case live.NotReproduced:
 		return "err"
 	}
 	return "maybe"
