@@ -534,7 +534,7 @@ func operandPoint(o Operand, r *RunResult) *Point {
 // profileShare returns a bucket's share over the profiles of one kind
 // taken at clients (a profile that does not say its client count counts).
 func profileShare(r *RunResult, kind, bucket string, clients int) (loadtest.Spread, bool) {
-	var ps []*loadtest.ProfileSummary
+	var ps []*StepProfile
 	for _, pr := range r.Profiles {
 		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) {
 			ps = append(ps, pr)

@@ -133,10 +133,11 @@ func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *P
 		if mean != nil {
 			r.Total.MeanMs = mean[i]
 		}
+		var server *watch.ServerStats
 		if cpu != nil {
-			r.Server = &loadtest.ServerStats{Values: []loadtest.ServerValue{{Name: "server CPU", Value: cpu[i]}}}
+			server = &watch.ServerStats{Values: []watch.ServerValue{{Name: "server CPU", Value: cpu[i]}}}
 		}
-		p.addRepeat(newRepeat(i+1, r), LoadSpec{})
+		p.addRepeat(newRepeat(i+1, r, server), LoadSpec{})
 	}
 	return p
 }
@@ -151,9 +152,9 @@ func TestClaimOutcomes(t *testing.T) {
 				measuredPoint(5, []float64{695, 700, 720}, []float64{7, 7, 7}, []float64{50, 55, 60}),
 				measuredPoint(10, []float64{790, 812, 830}, []float64{12, 13, 14}, []float64{60, 62, 70}),
 				measuredPoint(20, []float64{780, 800, 820}, []float64{25, 26, 27}, nil),
-			}, Profiles: []*loadtest.ProfileSummary{
-				{Kind: "fgprof", Clients: 10, Buckets: []loadtest.FuncShare{{Name: "waiting for a connection", Share: 0.70}}},
-				{Kind: "fgprof", Clients: 10, Buckets: []loadtest.FuncShare{{Name: "waiting for a connection", Share: 0.74}}},
+			}, Profiles: []*StepProfile{
+				{ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: 0.70}}}, Clients: 10},
+				{ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: 0.74}}}, Clients: 10},
 			}},
 			{Name: "graph 2", Points: []*Point{
 				measuredPoint(5, []float64{680, 705, 730}, nil, nil),
@@ -356,11 +357,11 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 // each profile says its repeat; the ranges here overlap, the pairs agree.
 func TestProfileSharesPaired(t *testing.T) {
 	const bucket = "getting a connection"
-	profiles := func(shares ...float64) []*loadtest.ProfileSummary {
-		var out []*loadtest.ProfileSummary
+	profiles := func(shares ...float64) []*StepProfile {
+		var out []*StepProfile
 		for i, s := range shares {
-			out = append(out, &loadtest.ProfileSummary{Kind: "fgprof", Clients: 5, Repeat: i + 1,
-				Buckets: []loadtest.FuncShare{{Name: bucket, Share: s}}})
+			out = append(out, &StepProfile{Clients: 5, Repeat: i + 1,
+				ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: bucket, Share: s}}}})
 		}
 		return out
 	}
@@ -371,7 +372,7 @@ func TestProfileSharesPaired(t *testing.T) {
 	res := &Result{Interleave: true, Runs: []*RunResult{
 		// Listed out of order: the pairs follow the repeat numbers.
 		{Name: "each", Points: []*Point{measuredPoint(5, []float64{50, 50, 50}, nil, nil)},
-			Profiles: []*loadtest.ProfileSummary{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
+			Profiles: []*StepProfile{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
 		{Name: "all", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: profiles(0.45, 0.35, 0.55)},
 		{Name: "old", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: unnumbered},
 	}}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
 )
 
 // Figures are the numbers kept of one label (or of all) in one measurement.
@@ -77,8 +78,9 @@ type Repeat struct {
 }
 
 // newRepeat takes the figures of one measurement.
-func newRepeat(seq int, r *loadtest.Result) *Repeat {
-	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(r), result: r}
+// server is what the watcher read of the server during it (nil: nothing).
+func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
+	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(server), result: r}
 	for _, sec := range r.Series {
 		if !sec.Warmup {
 			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms
@@ -94,12 +96,13 @@ func newRepeat(seq int, r *loadtest.Result) *Repeat {
 	return rp
 }
 
-func serverMap(r *loadtest.Result) map[string]float64 {
-	if r.Server == nil {
+// serverMap returns the readings of s by name (nil for nil s).
+func serverMap(s *watch.ServerStats) map[string]float64 {
+	if s == nil {
 		return nil
 	}
-	m := make(map[string]float64, len(r.Server.Values))
-	for _, v := range r.Server.Values {
+	m := make(map[string]float64, len(s.Values))
+	for _, v := range s.Values {
 		m[v.Name] = v.Value
 	}
 	return m

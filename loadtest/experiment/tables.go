@@ -83,7 +83,7 @@ func absentNote(r *RunResult, readings []watch.Reading) string {
 type profileView struct {
 	Kind, Where string
 	Files       []string
-	Top         []loadtest.FuncShare
+	Top         []watch.FuncShare
 	Focused     string
 	Buckets     []struct{ Share, Name string }
 }

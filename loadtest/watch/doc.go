@@ -8,8 +8,10 @@
 // as the run goes, warm-up included: the live dashboard's server side.
 //
 // A Watcher, made by New from Options, is what loadtest.Settings.Watch
-// takes; the engine stores what it returns in generic result types
-// (loadtest.ServerStats, loadtest.ProfileSummary). The watcher knows no
+// takes. What a run's Watch saw (Seen: ServerStats, ProfileSummary) is
+// this package's: the engine keeps it in the Result as JSON it does not
+// read, and Of reads it back; Summary and Columns are its lines in the
+// engine's text output. The watcher knows no
 // target: the readings, their chart placement (Reading.Chart, Chart) and
 // their sweep-table columns (Columns) are data it is given; for the board
 // they are in package bbs/contract. A reading the target never reported is
@@ -17,5 +19,6 @@
 //
 // Files: watch.go (Options, New, one run's watch), poll.go (the stats
 // poller), live.go (Read, State: the per-second values), profile.go
-// (profile fetch and summary), reading.go (Reading, Chart, Columns).
+// (profile fetch and summary), reading.go (Reading, Chart, Columns),
+// seen.go (what a run's watch saw: Seen, Of, Summary).
 package watch
