@@ -58,5 +58,5 @@
 // (the first requests), environment.go (what a run ran on), scenario.go and
 // template.go (requests from a file), jtl.go, csv.go and merge.go (other
 // formats), slo.go and deadline.go (objectives), sweep.go and report.go
-// (sweeps and text output).
+// (sweeps and text output), spread.go (a figure over repeats, Median).
 package loadtest

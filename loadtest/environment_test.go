@@ -38,8 +38,8 @@ func (s *stubWatcher) Finish(successes int64, _ float64) Watched {
 func TestResultKeepsWhatTheWatcherSaw(t *testing.T) {
 	srv, _ := delayServer(t, 0)
 	stub := &stubWatcher{w: Watched{
-		Server:      &ServerStats{URL: "u", Reads: 3, Values: []ServerValue{{Name: "x", Path: "a.x", Kind: "gauge", Value: 7}}},
-		Profiles:    []*ProfileSummary{{Kind: "cpu", File: "f.pb.gz"}},
+		Server:      json.RawMessage(`{"url":"u","samples":3,"values":[{"name":"x","path":"a.x","kind":"gauge","value":7}]}`),
+		Profiles:    json.RawMessage(`[{"kind":"cpu","file":"f.pb.gz","total":0,"top":null}]`),
 		Environment: map[string]json.RawMessage{"db": json.RawMessage(`{"kind":"k"}`)},
 		Warnings:    []string{"watched it"},
 	}}
@@ -60,9 +60,17 @@ func TestResultKeepsWhatTheWatcherSaw(t *testing.T) {
 			Generator machine.HostInfo          `json:"generator"`
 			Server    map[string]map[string]any `json:"server"`
 		} `json:"environment"`
-		Server   ServerStats      `json:"server"`
-		Profiles []ProfileSummary `json:"profiles"`
-		Warnings []string         `json:"warnings"`
+		Server struct {
+			Reads  int `json:"samples"`
+			Values []struct {
+				Name  string  `json:"name"`
+				Value float64 `json:"value"`
+			} `json:"values"`
+		} `json:"server"`
+		Profiles []struct {
+			File string `json:"file"`
+		} `json:"profiles"`
+		Warnings []string `json:"warnings"`
 	}
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
@@ -73,7 +81,7 @@ func TestResultKeepsWhatTheWatcherSaw(t *testing.T) {
 	if s := doc.Environment.Server; s["db"]["kind"] != "k" {
 		t.Errorf("environment.server = %v; want the watcher's", s)
 	}
-	if v, ok := res.Server.Value("x"); !ok || v != 7 || doc.Server.Reads != 3 {
+	if v := doc.Server.Values; len(v) != 1 || v[0].Name != "x" || v[0].Value != 7 || doc.Server.Reads != 3 {
 		t.Errorf("server %+v; want the watcher's stats", doc.Server)
 	}
 	if len(doc.Profiles) != 1 || doc.Profiles[0].File != "f.pb.gz" {

@@ -8,8 +8,10 @@ import (
 )
 
 // WriteSummary writes r's summary table (one line per label and a total),
-// the generator's cost and the warnings to w.
-func WriteSummary(w io.Writer, r *Result) error {
+// the generator's cost, the lines watched, if any, and the warnings to w.
+// The lines watched say what the watcher saw (package watch: watch.Summary
+// gives the server's readings and the profiles taken).
+func WriteSummary(w io.Writer, r *Result, watched ...string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "label\tclients\trequests\terrors\tthroughput/s\tmean ms\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms\t")
 	rows := r.Labels
@@ -52,11 +54,8 @@ func WriteSummary(w io.Writer, r *Result) error {
 			r.MeasuredSeconds, model, drain, cpu, rss, float64(c.PeakGoBytes)/(1<<20),
 			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
 	}
-	if r.Server != nil {
-		fmt.Fprintln(w, serverLine(r.Server))
-	}
-	for _, p := range r.Profiles {
-		fmt.Fprintf(w, "profile: %s %s\n", p.Kind, p.File)
+	for _, l := range watched {
+		fmt.Fprintln(w, l)
 	}
 	if t := r.Timeline; t != nil {
 		steady := "no steady state found"
@@ -73,33 +72,6 @@ func WriteSummary(w io.Writer, r *Result) error {
 		fmt.Fprintf(w, "WARNING: %s\n", warn)
 	}
 	return nil
-}
-
-// serverLine is the summary's "server:" line: every reading with its unit.
-func serverLine(s *ServerStats) string {
-	var b strings.Builder
-	b.WriteString("server:")
-	for i, v := range s.Values {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		fmt.Fprintf(&b, " %s %.4g", v.Name, v.Value)
-		if v.Unit != "" {
-			if v.Unit != "%" {
-				b.WriteByte(' ')
-			}
-			b.WriteString(v.Unit)
-		}
-	}
-	if len(s.Values) == 0 {
-		b.WriteString(" no readings")
-	}
-	fmt.Fprintf(&b, " (%d samples", s.Reads)
-	if s.Failed > 0 {
-		fmt.Fprintf(&b, ", %d failed", s.Failed)
-	}
-	b.WriteString(")")
-	return b.String()
 }
 
 // ErrorKindsText lists error counts by kind, "timeout 3, status 1", in

@@ -52,11 +52,12 @@ type Result struct {
 	// when results were merged.
 	Cost       Cost   `json:"cost"`
 	Generators []Cost `json:"generators,omitempty"`
-	// Server holds the target's own figures over the measured period
-	// (Settings.StatsURL); Profiles the profiles taken of it
-	// (Settings.ProfileURL).
-	Server   *ServerStats      `json:"server,omitempty"`
-	Profiles []*ProfileSummary `json:"profiles,omitempty"`
+	// Server holds the target's own figures over the measured period and
+	// Profiles the profiles taken of it, as Settings.Watch gave them
+	// (Watched): JSON the engine keeps without looking inside; package
+	// watch reads them (watch.Of).
+	Server   json.RawMessage `json:"server,omitempty"`
+	Profiles json.RawMessage `json:"profiles,omitempty"`
 	// Timeline holds the first requests one by one and a per-100 ms series
 	// (Settings.Timeline).
 	Timeline *Timeline `json:"timeline,omitempty"`

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -98,14 +99,36 @@ func (o Objective) MinSamples() int64 {
 	return int64(math.Ceil(1/(1-o.Quantile) - 1e-9))
 }
 
-// An ObjectiveResult is the outcome of one objective (PASS or FAIL).
+// String returns the objective as written.
+func (o Objective) String() string { return o.Text }
+
+// MarshalJSON writes the objective as written, "p99.9<5ms".
+func (o Objective) MarshalJSON() ([]byte, error) { return json.Marshal(o.Text) }
+
+// UnmarshalJSON reads an objective written by MarshalJSON.
+func (o *Objective) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	p, err := parseObjective(s)
+	if err != nil {
+		return err
+	}
+	*o = p
+	return nil
+}
+
+// An ObjectiveResult is the outcome of one objective (PASS or FAIL). An
+// experiment keeps one per objective and step (its JSON: "objective" as
+// written, "value", "pass", "warning").
 type ObjectiveResult struct {
-	Objective Objective
+	Objective Objective `json:"objective"`
 	// Value is the measured value in the objective's unit (ms, %, /s).
-	Value float64
-	Pass  bool
+	Value float64 `json:"value"`
+	Pass  bool    `json:"pass"`
 	// Warning is set when the samples cannot support the percentile.
-	Warning string
+	Warning string `json:"warning,omitempty"`
 }
 
 // EvaluateSLO checks the objectives against r's totals.

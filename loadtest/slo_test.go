@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -57,5 +58,30 @@ func TestEvaluateSLO(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "SLO FAIL p99.9<5ms") || !strings.Contains(b.String(), "SLO WARNING p99.999<1s") {
 		t.Errorf("verdicts:\n%s", b.String())
+	}
+}
+
+// An experiment writes ObjectiveResults in its JSON and reads them back:
+// the objective as written, the field names of the form it had before.
+func TestObjectiveResultJSON(t *testing.T) {
+	objs, err := ParseSLO("p99.9<5ms")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := ObjectiveResult{Objective: objs[0], Value: 6.25, Warning: "few samples"}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"objective":"p99.9\u003c5ms","value":6.25,"pass":false,"warning":"few samples"}`
+	if string(b) != want {
+		t.Errorf("json.Marshal(%+v) = %s; want %s", v, b, want)
+	}
+	var back ObjectiveResult
+	if err := json.Unmarshal(b, &back); err != nil || back != v {
+		t.Errorf("json.Unmarshal(%s) = %+v, %v; want %+v", b, back, err, v)
+	}
+	if err := json.Unmarshal([]byte(`{"objective":"p99.9?5ms"}`), &back); err == nil {
+		t.Errorf("json.Unmarshal of a malformed objective: no error")
 	}
 }

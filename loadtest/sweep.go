@@ -118,11 +118,13 @@ func ReadRuns(path string) ([]*Result, error) {
 	return sf.Runs, nil
 }
 
-// A Column is one server figure of the sweep table: the value called Name
-// in Result.Server under the header Header, printed with the fmt verb
-// Format (default "%.3f").
+// A Column is one server figure of the sweep table: Value's figure of a
+// run, ok false when the run lacks it, under the header Header, printed
+// with the fmt verb Format (default "%.3f"). Package watch makes them
+// (watch.Columns): the engine does not read Result.Server itself.
 type Column struct {
-	Name, Header, Format string
+	Header, Format string
+	Value          func(*Result) (v float64, ok bool)
 }
 
 // WriteSweepTable writes one line per run, like the article's tables:
@@ -133,7 +135,7 @@ type Column struct {
 func WriteSweepTable(w io.Writer, runs []*Result, server []Column) error {
 	withServer := false
 	for _, r := range runs {
-		withServer = withServer || r.Server != nil
+		withServer = withServer || len(r.Server) > 0
 	}
 	withServer = withServer && len(server) > 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -160,7 +162,7 @@ func WriteSweepTable(w io.Writer, runs []*Result, server []Column) error {
 			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUText("%.1f"))
 		if withServer {
 			for _, c := range server {
-				if v, ok := r.Server.Value(c.Name); ok {
+				if v, ok := c.Value(r); ok {
 					f := c.Format
 					if f == "" {
 						f = "%.3f"

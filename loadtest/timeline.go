@@ -163,6 +163,10 @@ func SteadyState(latMs []float64, window int, tol float64) (int, float64) {
 	if window < 1 || n < 2*window {
 		return -1, 0
 	}
+	// The reference and each window's figure are the value of rank n/2 of
+	// the sorted latencies (the upper of the two middle ones for an even
+	// count), the same rank rule as the band's 10th and 90th percentiles;
+	// Median would take the lower one and move the steady index.
 	tail := append([]float64(nil), latMs[n/2:]...)
 	sort.Float64s(tail)
 	ref := tail[len(tail)/2]
@@ -170,7 +174,9 @@ func SteadyState(latMs []float64, window int, tol float64) (int, float64) {
 	hi := max(ref*tol, tail[len(tail)*9/10])
 	buf := make([]float64, window)
 	for j := n - window; j >= 0; j-- {
-		m := median(latMs[j:j+window], buf)
+		copy(buf, latMs[j:j+window])
+		sort.Float64s(buf)
+		m := buf[window/2]
 		if m < lo || m > hi {
 			if j == n-window {
 				return -1, ref
@@ -179,12 +185,4 @@ func SteadyState(latMs []float64, window int, tol float64) (int, float64) {
 		}
 	}
 	return 0, ref
-}
-
-// median returns the upper median of v, sorting a copy in buf.
-func median(v, buf []float64) float64 {
-	buf = buf[:len(v)]
-	copy(buf, v)
-	sort.Float64s(buf)
-	return buf[len(buf)/2]
 }

@@ -86,7 +86,7 @@ func TestTimelineCapturesFirstRequestsAndIntervals(t *testing.T) {
 			fast = append(fast, rq.LatencyMs)
 		}
 	}
-	if m := median(fast, make([]float64, len(fast))); m >= 5 {
+	if m := Median(fast); m >= 5 {
 		t.Errorf("median latency after request 20 is %.3f ms; want the fast answers", m)
 	}
 	// The warm-up (100 ms of 10 ms requests) ends within the slow ones.

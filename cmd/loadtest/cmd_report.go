@@ -81,7 +81,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for _, c := range curves {
 		fmt.Fprintf(stdout, "== %s\n", c.Name)
 		for _, r := range c.Runs {
-			if err := loadtest.WriteSummary(stdout, r); err != nil {
+			if err := loadtest.WriteSummary(stdout, r, watch.Summary(r)...); err != nil {
 				return err
 			}
 			if len(objs) > 0 && !loadtest.WriteObjectiveResults(stdout, loadtest.EvaluateSLO(r, objs)) {

@@ -9,6 +9,7 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/watch"
 )
 
 // cmdRun performs one run.
@@ -65,7 +66,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // finish prints the summary, writes the outputs and turns SLO failures and
 // interruptions into exit codes.
 func finish(res *loadtest.Result, objs []loadtest.Objective, out, csvPath string, stdout io.Writer) error {
-	if err := loadtest.WriteSummary(stdout, res); err != nil {
+	if err := loadtest.WriteSummary(stdout, res, watch.Summary(res)...); err != nil {
 		return err
 	}
 	if out != "" {

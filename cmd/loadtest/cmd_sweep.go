@@ -77,7 +77,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			dash.feed.Step(feed.StepOf(name, n, step.Total), nil)
 		}
 		fmt.Fprintf(stdout, "== %d clients\n", step.Total.Clients)
-		if err := loadtest.WriteSummary(stdout, step); err != nil {
+		if err := loadtest.WriteSummary(stdout, step, watch.Summary(step)...); err != nil {
 			return err
 		}
 		if err := writeCSV(stepPath(o.csv, n), step); err != nil {

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
 )
 
 // statsServer serves a page and a stats JSON with a constant server CPU.
@@ -47,8 +48,9 @@ func TestSweepWithServerStats(t *testing.T) {
 		t.Fatalf("ReadRuns = %d runs, %v; want 2", len(runs), err)
 	}
 	for _, r := range runs {
-		if v, ok := r.Server.Value("server_cpu"); !ok || v != 75 {
-			t.Errorf("%d clients: server_cpu %v (%v); want 75", r.Total.Clients, v, ok)
+		seen, err := watch.Of(r)
+		if v, ok := seen.Server.Value("server_cpu"); !ok || v != 75 {
+			t.Errorf("%d clients: server_cpu %v (%v, %v); want 75", r.Total.Clients, v, ok, err)
 		}
 	}
 }

@@ -29,7 +29,7 @@ type Curve struct {
 
 // CurveSpread is one point's figures over its repeats.
 type CurveSpread struct {
-	Throughput, MeanMs, P99Ms Spread
+	Throughput, MeanMs, P99Ms loadtest.Spread
 }
 
 // chart sizes
@@ -224,7 +224,7 @@ type errorBars struct {
 }
 
 // add adds the range of s at x; a single measurement has none.
-func (b *errorBars) add(x float64, s Spread) {
+func (b *errorBars) add(x float64, s loadtest.Spread) {
 	if s.N < 2 {
 		return
 	}

@@ -72,12 +72,16 @@ func TestSweepAndTimelineCharts(t *testing.T) {
 // TestServerChartsFollowReadings checks that the server charts draw the
 // readings their metadata places on them, and only those.
 func TestServerChartsFollowReadings(t *testing.T) {
-	res := func(clients int, vals ...loadtest.ServerValue) *loadtest.Result {
-		return &loadtest.Result{Total: loadtest.Stats{Clients: clients}, Server: &loadtest.ServerStats{Reads: 2, Values: vals}}
+	res := func(clients int, vals ...watch.ServerValue) *loadtest.Result {
+		r := &loadtest.Result{Total: loadtest.Stats{Clients: clients}}
+		if err := (watch.Seen{Server: &watch.ServerStats{Reads: 2, Values: vals}}).Put(r); err != nil {
+			t.Fatal(err)
+		}
+		return r
 	}
 	runs := []*loadtest.Result{
-		res(1, loadtest.ServerValue{Name: "proc", Value: 20}, loadtest.ServerValue{Name: "idle", Value: 70}, loadtest.ServerValue{Name: "q", Value: 0.5}),
-		res(2, loadtest.ServerValue{Name: "proc", Value: 40}, loadtest.ServerValue{Name: "idle", Value: 50}, loadtest.ServerValue{Name: "q", Value: 1.5}),
+		res(1, watch.ServerValue{Name: "proc", Value: 20}, watch.ServerValue{Name: "idle", Value: 70}, watch.ServerValue{Name: "q", Value: 0.5}),
+		res(2, watch.ServerValue{Name: "proc", Value: 40}, watch.ServerValue{Name: "idle", Value: 50}, watch.ServerValue{Name: "q", Value: 1.5}),
 	}
 	srv := Server{
 		Charts: []watch.Chart{{Name: "cpu", Title: "Server CPU", YLabel: "%"}, {Name: "wait", Title: "Waits", YLabel: "ms"}, {Name: "none", Title: "Nothing drawn"}},

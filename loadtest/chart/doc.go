@@ -4,12 +4,12 @@
 // (WriteTimelineCharts), the first requests of a cold start
 // (WriteColdStartChart), latency by percentile (WriteDistributionChart),
 // runs side by side (WriteBarCharts) and repeated figures with their
-// ranges (WriteSpreadChart, Spread).
+// ranges (WriteSpreadChart, loadtest.Spread).
 //
 // The server charts draw the stats the caller places on them
 // (Server: watch.Chart and watch.Stat.Chart), never a stat by name.
 //
 // Files: chart.go (sweep and timeline charts, shared drawing),
 // servercharts.go (server and cold-start charts), experiment.go
-// (distribution, bars, spreads), spread.go (Spread).
+// (distribution, bars, spreads).
 package chart

@@ -123,7 +123,7 @@ type SpreadLine struct {
 // A SpreadPoint is one x with the spread of its figure.
 type SpreadPoint struct {
 	X float64
-	Y Spread
+	Y loadtest.Spread
 }
 
 // WriteSpreadChart draws each line's medians with error bars for the

@@ -66,7 +66,10 @@ func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.P
 				if l.Complement {
 					f = func(v float64) float64 { return 100 - v }
 				}
-				xys := serverXYs(c.Runs, l.Name, f)
+				xys, err := serverXYs(c.Runs, l.Name, f)
+				if err != nil {
+					return nil, err
+				}
 				any = any || len(xys) > 0
 				var dashes []vg.Length
 				if l.Dashed {
@@ -86,10 +89,14 @@ func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.P
 
 // serverXYs returns one point per run (sorted by clients) that has the
 // reading name, mapped through f when given.
-func serverXYs(runs []*loadtest.Result, name string, f func(float64) float64) plotter.XYs {
+func serverXYs(runs []*loadtest.Result, name string, f func(float64) float64) (plotter.XYs, error) {
 	var xys plotter.XYs
 	for _, r := range sortedByClients(runs) {
-		v, ok := r.Server.Value(name)
+		seen, err := watch.Of(r)
+		if err != nil {
+			return nil, err
+		}
+		v, ok := seen.Server.Value(name)
 		if !ok {
 			continue
 		}
@@ -98,7 +105,7 @@ func serverXYs(runs []*loadtest.Result, name string, f func(float64) float64) pl
 		}
 		xys = append(xys, plotter.XY{X: float64(r.Total.Clients), Y: v})
 	}
-	return xys
+	return xys, nil
 }
 
 // WriteColdStartChart draws each curve's first requests (the Timeline of

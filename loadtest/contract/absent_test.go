@@ -65,15 +65,16 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 	}
 
 	// The watcher's stat: absent, not 0, and named in the warnings.
-	if res.Server == nil || res.Server.Reads == 0 {
-		t.Fatalf("server stats = %+v; want reads", res.Server)
+	watched, err := watch.Of(res)
+	if err != nil || watched.Server == nil || watched.Server.Reads == 0 {
+		t.Fatalf("server stats = %+v (%v); want reads", watched.Server, err)
 	}
 	for name := range absent {
-		if v, ok := res.Server.Value(name); ok {
+		if v, ok := watched.Server.Value(name); ok {
 			t.Errorf("watched %s = %v; want it absent", name, v)
 		}
 	}
-	if v, ok := res.Server.Value("machine_cpu_idle"); !ok || v != 60 {
+	if v, ok := watched.Server.Value("machine_cpu_idle"); !ok || v != 60 {
 		t.Errorf("watched machine_cpu_idle = %v (%v); want 60", v, ok)
 	}
 	if !slices.ContainsFunc(res.Warnings, func(w string) bool {

@@ -267,7 +267,11 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 		if r.Interrupted {
 			return Probe{}, nil, context.Canceled
 		}
-		m := serverMap(r)
+		seen, err := watch.Of(r)
+		if err != nil {
+			return Probe{}, nil, err
+		}
+		m := serverMap(seen.Server)
 		p := Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput}
 		cpu, ok := m[c.CPU]
 		switch {
@@ -275,7 +279,7 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 			return p, m, fmt.Errorf("calibrate: no throughput at %d clients (%d errors): the CPU per request cannot be measured", c.Clients, r.Total.Errors)
 		case !ok:
 			why := "its stats were not read"
-			if st := r.Server; st != nil {
+			if st := seen.Server; st != nil {
 				why = fmt.Sprintf("%d stats reads, %d failed %s", st.Reads, st.Failed, st.LastError)
 			}
 			return p, m, fmt.Errorf("calibrate: the server gave no %q reading (%s): the CPU per request cannot be measured", c.CPU, strings.TrimSpace(why))

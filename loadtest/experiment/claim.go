@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -67,14 +67,6 @@ type Operand struct {
 
 // Check operators.
 var checkOps = []string{"<", "<=", ">", ">=", "not_above", "not_below"}
-
-// Outcomes of a claim or a check.
-const (
-	Reproduced    = "reproduced"
-	NotReproduced = "not reproduced"
-	Inconclusive  = "inconclusive"
-	NotMeasured   = "not measured"
-)
 
 // checkClaims validates the claims against the file's own runs, client
 // counts, readings, labels and profiles, and sets default factors.
@@ -218,12 +210,13 @@ func (e *Experiment) profileAt() int {
 	return e.Load.Clients[len(e.Load.Clients)-1]
 }
 
-// ClaimResult is a claim decided from an experiment's results.
+// ClaimResult is a claim decided from an experiment's results: the
+// live.Claim the dashboard shows (its ID, text and outcome; package live
+// knows no other package, so the claim's headline and its outcomes are
+// defined there and the experiment adds to them) and how it was decided.
 type ClaimResult struct {
-	ID      string `json:"id"`
-	Text    string `json:"text"`
-	Source  string `json:"source"`
-	Outcome string `json:"outcome"`
+	live.Claim
+	Source string `json:"source"`
 	// Reason says why a claim was not measured.
 	Reason string `json:"reason,omitempty"`
 	// Quick marks a claim decided from a quick run's single
@@ -234,10 +227,10 @@ type ClaimResult struct {
 
 // CheckResult is one check with the figures that decided it.
 type CheckResult struct {
-	Op      string     `json:"op"`
-	Left    SideResult `json:"left"`
-	Right   SideResult `json:"right"`
-	Outcome string     `json:"outcome"`
+	Op      string       `json:"op"`
+	Left    SideResult   `json:"left"`
+	Right   SideResult   `json:"right"`
+	Outcome live.Outcome `json:"outcome"`
 	// Paired says the outcome was decided repeat by repeat (interleaved
 	// runs at the same client count), not from the two ranges.
 	Paired bool `json:"paired,omitempty"`
@@ -252,9 +245,9 @@ type SideResult struct {
 	// What names the figure, e.g. "graph 1 at 10 clients throughput".
 	What string `json:"what"`
 	// Value is the side after its factor; Raw before it.
-	Value  chart.Spread `json:"value"`
-	Raw    chart.Spread `json:"raw"`
-	Factor float64      `json:"factor"`
+	Value  loadtest.Spread `json:"value"`
+	Raw    loadtest.Spread `json:"raw"`
+	Factor float64         `json:"factor"`
 	// Missing says why the side could not be measured.
 	Missing string `json:"missing,omitempty"`
 	// clients and repeats are the point measured and its values per
@@ -275,8 +268,8 @@ type SideResult struct {
 func EvaluateClaims(claims []Claim, res *Result, quick bool) []ClaimResult {
 	var out []ClaimResult
 	for _, c := range claims {
-		cr := ClaimResult{ID: c.ID, Text: c.Text, Source: c.Source, Quick: quick}
-		var outcomes []string
+		cr := ClaimResult{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
+		var outcomes []live.Outcome
 		var missing []string
 		for _, k := range c.Checks {
 			kr := evaluateCheck(k, res)
@@ -291,14 +284,14 @@ func EvaluateClaims(claims []Claim, res *Result, quick bool) []ClaimResult {
 		// A check that fails for certain decides the claim even when
 		// another could not be measured.
 		switch {
-		case slices.Contains(outcomes, NotReproduced):
-			cr.Outcome = NotReproduced
+		case slices.Contains(outcomes, live.NotReproduced):
+			cr.Outcome = live.NotReproduced
 		case len(missing) > 0:
-			cr.Outcome, cr.Reason = NotMeasured, strings.Join(missing, "; ")
-		case slices.Contains(outcomes, Inconclusive):
-			cr.Outcome = Inconclusive
+			cr.Outcome, cr.Reason = live.NotMeasured, strings.Join(missing, "; ")
+		case slices.Contains(outcomes, live.Inconclusive):
+			cr.Outcome = live.Inconclusive
 		default:
-			cr.Outcome = Reproduced
+			cr.Outcome = live.Reproduced
 		}
 		out = append(out, cr)
 	}
@@ -312,11 +305,11 @@ func evaluateCheck(k Check, res *Result) CheckResult {
 	var paired string
 	switch {
 	case l.Missing != "" || r.Missing != "":
-		kr.Outcome = NotMeasured
+		kr.Outcome = live.NotMeasured
 	case l.run != "" && l.run == r.run && l.clients == r.clients && k.Left != k.Right && (k.Left.At != "" || k.Right.At != ""):
 		// "at its last" against "at its peak" when the peak is the last
 		// point: nothing was measured beyond it.
-		kr.Outcome = NotMeasured
+		kr.Outcome = live.NotMeasured
 		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, clientsText(l.clients))
 	case res.Interleave && pairable(l, r, res.Sweeps):
 		kr.Outcome, paired = comparePaired(l.repeats, k.Op, r.repeats, r.Factor/l.Factor)
@@ -347,11 +340,11 @@ func pairable(l, r SideResult, sweeps bool) bool {
 // above b in every pair; not_below mirrors it). It also returns the pairs'
 // ratios as text, before the sides' factors (a and b are after them; f is
 // b's factor over a's), so that "a >= 10 x b" reads "ratios 15.1, ...".
-func comparePaired(a []float64, op string, b []float64, f float64) (string, string) {
+func comparePaired(a []float64, op string, b []float64, f float64) (live.Outcome, string) {
 	held := 0
 	ratios := make([]string, len(a))
 	for i := range a {
-		if compareRanges(chart.Spread{Min: a[i], Max: a[i]}, op, chart.Spread{Min: b[i], Max: b[i]}) == Reproduced {
+		if compareRanges(loadtest.Spread{Min: a[i], Max: a[i]}, op, loadtest.Spread{Min: b[i], Max: b[i]}) == live.Reproduced {
 			held++
 		}
 		if b[i] != 0 {
@@ -363,25 +356,25 @@ func comparePaired(a []float64, op string, b []float64, f float64) (string, stri
 	text := fmt.Sprintf(" (paired by repeat, ratios %s)", strings.Join(ratios, ", "))
 	switch {
 	case held == len(a):
-		return Reproduced, text
+		return live.Reproduced, text
 	case held == 0:
-		return NotReproduced, text
+		return live.NotReproduced, text
 	case op == "not_above" || op == "not_below":
-		return Reproduced, text // in at least one pair it was not above (below)
+		return live.Reproduced, text // in at least one pair it was not above (below)
 	}
-	return Inconclusive, text
+	return live.Inconclusive, text
 }
 
 // compareRanges decides "a op b" for ranges a and b.
-func compareRanges(a chart.Spread, op string, b chart.Spread) string {
-	decide := func(always, never bool) string {
+func compareRanges(a loadtest.Spread, op string, b loadtest.Spread) live.Outcome {
+	decide := func(always, never bool) live.Outcome {
 		switch {
 		case always:
-			return Reproduced
+			return live.Reproduced
 		case never:
-			return NotReproduced
+			return live.NotReproduced
 		}
-		return Inconclusive
+		return live.Inconclusive
 	}
 	switch op {
 	case "<":
@@ -397,7 +390,7 @@ func compareRanges(a chart.Spread, op string, b chart.Spread) string {
 	case "not_below":
 		return decide(a.Max >= b.Min, a.Max < b.Min)
 	}
-	return NotMeasured
+	return live.NotMeasured
 }
 
 func opText(op string) string {
@@ -417,7 +410,7 @@ func measureSide(o Operand, res *Result) SideResult {
 		f = 1
 	}
 	if o.Value != nil {
-		v := chart.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
+		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
 		return SideResult{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
 	}
 	s := SideResult{Factor: f}
@@ -456,7 +449,7 @@ func measureSide(o Operand, res *Result) SideResult {
 		at = clientsText(p.Clients)
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
-	var raw chart.Spread
+	var raw loadtest.Spread
 	var ok bool
 	switch {
 	case o.Metric != "":
@@ -540,8 +533,8 @@ func operandPoint(o Operand, r *RunResult) *Point {
 
 // profileShare returns a bucket's share over the profiles of one kind
 // taken at clients (a profile that does not say its client count counts).
-func profileShare(r *RunResult, kind, bucket string, clients int) (chart.Spread, bool) {
-	var ps []*loadtest.ProfileSummary
+func profileShare(r *RunResult, kind, bucket string, clients int) (loadtest.Spread, bool) {
+	var ps []*StepProfile
 	for _, pr := range r.Profiles {
 		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) {
 			ps = append(ps, pr)
@@ -596,7 +589,7 @@ func (s SideResult) text() string {
 
 // ClaimLine is a claim's outcome in one line.
 func (c ClaimResult) ClaimLine() string {
-	s := fmt.Sprintf("claim %s: %s%s — %s", c.ID, strings.ToUpper(c.Outcome), quickMark(c), c.Text)
+	s := fmt.Sprintf("claim %s: %s%s — %s", c.ID, strings.ToUpper(string(c.Outcome)), quickMark(c), c.Text)
 	if c.Reason != "" {
 		s += ": " + c.Reason
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -133,10 +133,11 @@ func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *P
 		if mean != nil {
 			r.Total.MeanMs = mean[i]
 		}
+		var server *watch.ServerStats
 		if cpu != nil {
-			r.Server = &loadtest.ServerStats{Values: []loadtest.ServerValue{{Name: "server CPU", Value: cpu[i]}}}
+			server = &watch.ServerStats{Values: []watch.ServerValue{{Name: "server CPU", Value: cpu[i]}}}
 		}
-		p.addRepeat(newRepeat(i+1, r), LoadSpec{})
+		p.addRepeat(newRepeat(i+1, r, server), LoadSpec{})
 	}
 	return p
 }
@@ -151,9 +152,9 @@ func TestClaimOutcomes(t *testing.T) {
 				measuredPoint(5, []float64{695, 700, 720}, []float64{7, 7, 7}, []float64{50, 55, 60}),
 				measuredPoint(10, []float64{790, 812, 830}, []float64{12, 13, 14}, []float64{60, 62, 70}),
 				measuredPoint(20, []float64{780, 800, 820}, []float64{25, 26, 27}, nil),
-			}, Profiles: []*loadtest.ProfileSummary{
-				{Kind: "fgprof", Clients: 10, Buckets: []loadtest.FuncShare{{Name: "waiting for a connection", Share: 0.70}}},
-				{Kind: "fgprof", Clients: 10, Buckets: []loadtest.FuncShare{{Name: "waiting for a connection", Share: 0.74}}},
+			}, Profiles: []*StepProfile{
+				{ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: 0.70}}}, Clients: 10},
+				{ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: 0.74}}}, Clients: 10},
 			}},
 			{Name: "graph 2", Points: []*Point{
 				measuredPoint(5, []float64{680, 705, 730}, nil, nil),
@@ -168,37 +169,37 @@ func TestClaimOutcomes(t *testing.T) {
 	claim := func(id string, checks ...Check) Claim { return Claim{ID: id, Text: id, Source: "test", Checks: checks} }
 	tests := []struct {
 		claim   Claim
-		outcome string
+		outcome live.Outcome
 		text    string // in the first check's text or the reason
 	}{
-		{claim("flat", Check{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}), Reproduced,
+		{claim("flat", Check{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}), live.Reproduced,
 			"graph 1 at 10 clients throughput 812/s (790-830) <= 1.2 × graph 1 at 5 clients throughput 700/s (695-720) = 840/s (834-864): reproduced"},
-		{claim("cpu", Check{Operand{Run: "graph 1", Clients: 10, Reading: "server CPU", Factor: 1}, "<=", Operand{Value: num(75), Factor: 1}}), Reproduced,
+		{claim("cpu", Check{Operand{Run: "graph 1", Clients: 10, Reading: "server CPU", Factor: 1}, "<=", Operand{Value: num(75), Factor: 1}}), live.Reproduced,
 			"graph 1 at 10 clients server CPU 62.00 % of a core (60.00-70.00) <= 75: reproduced"},
-		{claim("rises", Check{side("graph 1", 10, "throughput", 1), ">=", side("graph 1", 5, "throughput", 1.5)}), NotReproduced,
+		{claim("rises", Check{side("graph 1", 10, "throughput", 1), ">=", side("graph 1", 5, "throughput", 1.5)}), live.NotReproduced,
 			"= 1050/s (1042-1080): not reproduced"},
 		// The ranges overlap: the difference is within the spread.
-		{claim("g2-better", Check{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), Inconclusive,
+		{claim("g2-better", Check{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), live.Inconclusive,
 			"graph 2 at 10 clients throughput 825/s (800-845) > graph 1 at 10 clients throughput 812/s (790-830): inconclusive"},
-		{claim("g2-not-above", Check{Operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1}, "not_above", Operand{Run: "graph 1", At: "peak", Metric: "throughput", Factor: 1}}), Reproduced,
+		{claim("g2-not-above", Check{Operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1}, "not_above", Operand{Run: "graph 1", At: "peak", Metric: "throughput", Factor: 1}}), live.Reproduced,
 			"graph 2 at its peak (10 clients) throughput 825/s (800-845) is not above graph 1 at its peak (10 clients) throughput 812/s (790-830): reproduced"},
-		{claim("beyond-peak", Check{Operand{Run: "graph 1", At: "last", Metric: "mean_ms", Factor: 1}, ">", Operand{Run: "graph 1", At: "peak", Metric: "mean_ms", Factor: 1}}), Reproduced,
+		{claim("beyond-peak", Check{Operand{Run: "graph 1", At: "last", Metric: "mean_ms", Factor: 1}, ">", Operand{Run: "graph 1", At: "peak", Metric: "mean_ms", Factor: 1}}), live.Reproduced,
 			"graph 1 at its last (20 clients) mean_ms 26.00 ms (25.00-27.00) > graph 1 at its peak (10 clients) mean_ms 13.00 ms (12.00-14.00): reproduced"},
-		{claim("label", Check{Operand{Run: "graph 1", Clients: 10, Metric: "throughput", Label: "AllView", Factor: 1}, ">=", Operand{Value: num(4), Factor: 190}}), Reproduced,
+		{claim("label", Check{Operand{Run: "graph 1", Clients: 10, Metric: "throughput", Label: "AllView", Factor: 1}, ">=", Operand{Value: num(4), Factor: 190}}), live.Reproduced,
 			"graph 1 at 10 clients AllView throughput 812/s (790-830) >= 190 × 4 = 760: reproduced"},
-		{claim("profile", Check{Operand{Run: "graph 1", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, ">=", Operand{Value: num(0.45), Factor: 1}}), Reproduced,
+		{claim("profile", Check{Operand{Run: "graph 1", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, ">=", Operand{Value: num(0.45), Factor: 1}}), live.Reproduced,
 			`graph 1 at 10 clients fgprof share of "waiting for a connection" 70 % (70-74) >= 0.45: reproduced`},
 		// graph 2 peaks at its last point: nothing beyond the peak.
-		{claim("beyond-none", Check{Operand{Run: "graph 2", At: "last", Metric: "throughput", Factor: 1}, "<=", Operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1.05}}), NotMeasured,
+		{claim("beyond-none", Check{Operand{Run: "graph 2", At: "last", Metric: "throughput", Factor: 1}, "<=", Operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1.05}}), live.NotMeasured,
 			"both sides are graph 2 at 10 clients: no point was measured beyond it"},
-		{claim("no-run", Check{side("graph 9", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, `run "graph 9" was not measured`},
-		{claim("failed-run", Check{side("failed", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, "failed has no point at 10 clients (the server was not ready)"},
-		{claim("no-reading", Check{Operand{Run: "graph 1", Clients: 20, Reading: "server CPU", Factor: 1}, "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, "graph 1 has no server CPU at 20 clients"},
-		{claim("no-profile", Check{Operand{Run: "graph 2", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, "<", Operand{Value: num(1), Factor: 1}}), NotMeasured, `graph 2 has no fgprof share of "waiting for a connection" at 10 clients`},
+		{claim("no-run", Check{side("graph 9", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), live.NotMeasured, `run "graph 9" was not measured`},
+		{claim("failed-run", Check{side("failed", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), live.NotMeasured, "failed has no point at 10 clients (the server was not ready)"},
+		{claim("no-reading", Check{Operand{Run: "graph 1", Clients: 20, Reading: "server CPU", Factor: 1}, "<", Operand{Value: num(1), Factor: 1}}), live.NotMeasured, "graph 1 has no server CPU at 20 clients"},
+		{claim("no-profile", Check{Operand{Run: "graph 2", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, "<", Operand{Value: num(1), Factor: 1}}), live.NotMeasured, `graph 2 has no fgprof share of "waiting for a connection" at 10 clients`},
 		// One check fails for certain: the claim is not reproduced, even
 		// though another could not be measured.
-		{claim("mixed", Check{side("graph 9", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}, Check{side("graph 1", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), NotReproduced, ""},
-		{claim("some-inconclusive", Check{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}, Check{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), Inconclusive, ""},
+		{claim("mixed", Check{side("graph 9", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}, Check{side("graph 1", 10, "throughput", 1), "<", Operand{Value: num(1), Factor: 1}}), live.NotReproduced, ""},
+		{claim("some-inconclusive", Check{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}, Check{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), live.Inconclusive, ""},
 	}
 	for _, tt := range tests {
 		got := EvaluateClaims([]Claim{tt.claim}, res, false)[0]
@@ -215,25 +216,27 @@ func TestClaimOutcomes(t *testing.T) {
 }
 
 func TestCompareRanges(t *testing.T) {
-	r := func(lo, hi float64) chart.Spread { return chart.Spread{Median: (lo + hi) / 2, Min: lo, Max: hi, N: 3} }
+	r := func(lo, hi float64) loadtest.Spread {
+		return loadtest.Spread{Median: (lo + hi) / 2, Min: lo, Max: hi, N: 3}
+	}
 	tests := []struct {
-		a    chart.Spread
+		a    loadtest.Spread
 		op   string
-		b    chart.Spread
-		want string
+		b    loadtest.Spread
+		want live.Outcome
 	}{
-		{r(1, 2), "<", r(3, 4), Reproduced},
-		{r(1, 3), "<", r(3, 4), Inconclusive},
-		{r(4, 5), "<", r(1, 4), NotReproduced},
-		{r(1, 3), "<=", r(3, 4), Reproduced},
-		{r(3, 5), "<=", r(1, 3), Inconclusive},
-		{r(5, 6), ">", r(1, 4), Reproduced},
-		{r(1, 2), ">=", r(2, 4), Inconclusive},
-		{r(1, 2), ">=", r(3, 4), NotReproduced},
-		{r(2, 5), "not_above", r(1, 3), Reproduced},
-		{r(4, 5), "not_above", r(1, 3), NotReproduced},
-		{r(1, 2), "not_below", r(3, 4), NotReproduced},
-		{r(1, 3), "not_below", r(3, 4), Reproduced},
+		{r(1, 2), "<", r(3, 4), live.Reproduced},
+		{r(1, 3), "<", r(3, 4), live.Inconclusive},
+		{r(4, 5), "<", r(1, 4), live.NotReproduced},
+		{r(1, 3), "<=", r(3, 4), live.Reproduced},
+		{r(3, 5), "<=", r(1, 3), live.Inconclusive},
+		{r(5, 6), ">", r(1, 4), live.Reproduced},
+		{r(1, 2), ">=", r(2, 4), live.Inconclusive},
+		{r(1, 2), ">=", r(3, 4), live.NotReproduced},
+		{r(2, 5), "not_above", r(1, 3), live.Reproduced},
+		{r(4, 5), "not_above", r(1, 3), live.NotReproduced},
+		{r(1, 2), "not_below", r(3, 4), live.NotReproduced},
+		{r(1, 3), "not_below", r(3, 4), live.Reproduced},
 	}
 	for _, tt := range tests {
 		if got := compareRanges(tt.a, tt.op, tt.b); got != tt.want {
@@ -270,7 +273,7 @@ func TestRepeatKeepsMedianResult(t *testing.T) {
 	if p.Result.Total.Throughput != 800 || len(p.Repeats) != 3 {
 		t.Errorf("point Result throughput %v with %d repeats; want the median repeat (800) and 3 repeats", p.Result.Total.Throughput, len(p.Repeats))
 	}
-	if s := p.Summary.Total["mean_ms"]; s != (chart.Spread{Median: 2, Min: 1, Max: 3, N: 3}) {
+	if s := p.Summary.Total["mean_ms"]; s != (loadtest.Spread{Median: 2, Min: 1, Max: 3, N: 3}) {
 		t.Errorf("mean_ms summary %+v; want median 2, range 1-3", s)
 	}
 	// A point of the older form (no repeats) reads as one measurement.
@@ -282,14 +285,14 @@ func TestRepeatKeepsMedianResult(t *testing.T) {
 
 func TestSpreadText(t *testing.T) {
 	for _, tt := range []struct {
-		s      chart.Spread
+		s      loadtest.Spread
 		format string
 		want   string
 	}{
-		{chart.Spread{Median: 812, Min: 790, Max: 830, N: 3}, "%.0f", "812/s (790-830)"},
-		{chart.Spread{Median: 812, Min: 812, Max: 812, N: 1}, "%.0f", "812/s"},
-		{chart.Spread{Median: 0.000564, Min: 0.0004, Max: 0.0012, N: 3}, "auto", "0.000564/s (0.0004-0.0012)"},
-		{chart.Spread{Median: 62, Min: 0, Max: 1234.5, N: 2}, "auto", "62.00/s (0.00-1234)"},
+		{loadtest.Spread{Median: 812, Min: 790, Max: 830, N: 3}, "%.0f", "812/s (790-830)"},
+		{loadtest.Spread{Median: 812, Min: 812, Max: 812, N: 1}, "%.0f", "812/s"},
+		{loadtest.Spread{Median: 0.000564, Min: 0.0004, Max: 0.0012, N: 3}, "auto", "0.000564/s (0.0004-0.0012)"},
+		{loadtest.Spread{Median: 62, Min: 0, Max: 1234.5, N: 2}, "auto", "62.00/s (0.00-1234)"},
 	} {
 		if got := spreadText(tt.s, tt.format, "/s"); got != tt.want {
 			t.Errorf("spreadText(%+v, %q) = %q; want %q", tt.s, tt.format, got, tt.want)
@@ -317,16 +320,16 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 	for _, tt := range []struct {
 		interleave bool
 		claim      Claim
-		want       string
+		want       live.Outcome
 		paired     bool
 	}{
-		{true, check("a", "b", 10, 10, ">"), Reproduced, true},         // 1.10, 1.10, 1.10
-		{false, check("a", "b", 10, 10, ">"), Inconclusive, false},     // ranges 900-1300 and 820-1180
-		{true, check("a", "c", 10, 10, ">"), Inconclusive, true},       // 1.10, 0.95, 1.08
-		{true, check("b", "a", 10, 10, ">="), NotReproduced, true},     // b below a in every pair
-		{true, check("b", "a", 10, 10, "not_above"), Reproduced, true}, // never above
-		{true, check("a", "b", 10, 10, "not_above"), NotReproduced, true},
-		{true, check("a", "b", 20, 10, ">"), Inconclusive, false}, // other client counts, repeats not whole sweeps
+		{true, check("a", "b", 10, 10, ">"), live.Reproduced, true},         // 1.10, 1.10, 1.10
+		{false, check("a", "b", 10, 10, ">"), live.Inconclusive, false},     // ranges 900-1300 and 820-1180
+		{true, check("a", "c", 10, 10, ">"), live.Inconclusive, true},       // 1.10, 0.95, 1.08
+		{true, check("b", "a", 10, 10, ">="), live.NotReproduced, true},     // b below a in every pair
+		{true, check("b", "a", 10, 10, "not_above"), live.Reproduced, true}, // never above
+		{true, check("a", "b", 10, 10, "not_above"), live.NotReproduced, true},
+		{true, check("a", "b", 20, 10, ">"), live.Inconclusive, false}, // other client counts, repeats not whole sweeps
 	} {
 		res.Interleave, res.Sweeps = tt.interleave, false
 		got := EvaluateClaims([]Claim{tt.claim}, res, false)[0]
@@ -337,10 +340,10 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 	// Each repeat a whole sweep: repeat i of a at 20 clients and of b at
 	// 10 were measured in the same sweep, and pair (ratios 1.0, 1.22, 0.85).
 	res.Interleave, res.Sweeps = true, true
-	if got := EvaluateClaims([]Claim{check("a", "b", 20, 10, ">")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != Inconclusive {
+	if got := EvaluateClaims([]Claim{check("a", "b", 20, 10, ">")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != live.Inconclusive {
 		t.Errorf("other client counts in sweeps: %s, paired %v; want inconclusive, paired (%s)", got.Outcome, got.Checks[0].Paired, got.Checks[0].Text)
 	}
-	if got := EvaluateClaims([]Claim{check("a", "b", 20, 10, ">=")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != Inconclusive {
+	if got := EvaluateClaims([]Claim{check("a", "b", 20, 10, ">=")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != live.Inconclusive {
 		t.Errorf("a>=b at 20/10 in sweeps: %s; want inconclusive (1.22 holds, 0.85 fails)", got.Outcome)
 	}
 	res.Sweeps = false
@@ -354,11 +357,11 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 // each profile says its repeat; the ranges here overlap, the pairs agree.
 func TestProfileSharesPaired(t *testing.T) {
 	const bucket = "getting a connection"
-	profiles := func(shares ...float64) []*loadtest.ProfileSummary {
-		var out []*loadtest.ProfileSummary
+	profiles := func(shares ...float64) []*StepProfile {
+		var out []*StepProfile
 		for i, s := range shares {
-			out = append(out, &loadtest.ProfileSummary{Kind: "fgprof", Clients: 5, Repeat: i + 1,
-				Buckets: []loadtest.FuncShare{{Name: bucket, Share: s}}})
+			out = append(out, &StepProfile{Clients: 5, Repeat: i + 1,
+				ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: bucket, Share: s}}}})
 		}
 		return out
 	}
@@ -369,7 +372,7 @@ func TestProfileSharesPaired(t *testing.T) {
 	res := &Result{Interleave: true, Runs: []*RunResult{
 		// Listed out of order: the pairs follow the repeat numbers.
 		{Name: "each", Points: []*Point{measuredPoint(5, []float64{50, 50, 50}, nil, nil)},
-			Profiles: []*loadtest.ProfileSummary{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
+			Profiles: []*StepProfile{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
 		{Name: "all", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: profiles(0.45, 0.35, 0.55)},
 		{Name: "old", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: unnumbered},
 	}}
@@ -379,13 +382,13 @@ func TestProfileSharesPaired(t *testing.T) {
 	for _, tt := range []struct {
 		left, right string
 		op          string
-		want        string
+		want        live.Outcome
 		paired      bool
 		text        string
 	}{
-		{"each", "all", ">", Reproduced, true, "ratios 1.111, 1.143, 1.091"},
-		{"all", "each", ">=", NotReproduced, true, "paired by repeat"},
-		{"each", "old", ">", Inconclusive, false, "(40-60)"}, // no repeat numbers: the ranges, which overlap
+		{"each", "all", ">", live.Reproduced, true, "ratios 1.111, 1.143, 1.091"},
+		{"all", "each", ">=", live.NotReproduced, true, "paired by repeat"},
+		{"each", "old", ">", live.Inconclusive, false, "(40-60)"}, // no repeat numbers: the ranges, which overlap
 	} {
 		c := Claim{ID: tt.left + tt.op + tt.right, Checks: []Check{{Left: share(tt.left), Op: tt.op, Right: share(tt.right)}}}
 		got := EvaluateClaims([]Claim{c}, res, false)[0]

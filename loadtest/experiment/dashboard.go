@@ -50,10 +50,10 @@ func (x *experimentRunner) begin(s *loadtest.Settings, lr *liveRun, clients int)
 func liveClaims(cs []ClaimResult, final bool, pending map[string]bool) []live.Claim {
 	var out []live.Claim
 	for _, c := range cs {
-		if !final && (c.Outcome == NotMeasured || pending[c.ID]) {
+		if !final && (c.Outcome == live.NotMeasured || pending[c.ID]) {
 			continue
 		}
-		out = append(out, live.Claim{ID: c.ID, Text: c.Text, Outcome: live.Outcome(c.Outcome)})
+		out = append(out, c.Claim)
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -42,7 +43,7 @@ func TestPendingClaims(t *testing.T) {
 	if got := pendingClaims(claims, res, []int{5, 10}); len(got) != 0 {
 		t.Errorf("pendingClaims with every run complete = %v; want none", got)
 	}
-	cs := []ClaimResult{{ID: "peak", Outcome: Reproduced}, {ID: "fixed", Outcome: Reproduced}}
+	cs := []ClaimResult{{Claim: live.Claim{ID: "peak", Outcome: live.Reproduced}}, {Claim: live.Claim{ID: "fixed", Outcome: live.Reproduced}}}
 	if l := liveClaims(cs, false, map[string]bool{"peak": true}); len(l) != 1 || l[0].ID != "fixed" {
 		t.Errorf("liveClaims during the run = %+v; want only the fixed claim", l)
 	}

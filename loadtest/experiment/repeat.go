@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
 )
 
 // Figures are the numbers kept of one label (or of all) in one measurement.
@@ -78,8 +78,9 @@ type Repeat struct {
 }
 
 // newRepeat takes the figures of one measurement.
-func newRepeat(seq int, r *loadtest.Result) *Repeat {
-	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(r), result: r}
+// server is what the watcher read of the server during it (nil: nothing).
+func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
+	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(server), result: r}
 	for _, sec := range r.Series {
 		if !sec.Warmup {
 			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms
@@ -95,12 +96,13 @@ func newRepeat(seq int, r *loadtest.Result) *Repeat {
 	return rp
 }
 
-func serverMap(r *loadtest.Result) map[string]float64 {
-	if r.Server == nil {
+// serverMap returns the readings of s by name (nil for nil s).
+func serverMap(s *watch.ServerStats) map[string]float64 {
+	if s == nil {
 		return nil
 	}
-	m := make(map[string]float64, len(r.Server.Values))
-	for _, v := range r.Server.Values {
+	m := make(map[string]float64, len(s.Values))
+	for _, v := range s.Values {
 		m[v.Name] = v.Value
 	}
 	return m
@@ -126,8 +128,8 @@ func (rp *Repeat) label(name string) (Figures, bool) {
 
 // PointSummary is a point's figures over its repeats.
 type PointSummary struct {
-	Total  map[string]chart.Spread `json:"total"`
-	Server map[string]chart.Spread `json:"server,omitempty"`
+	Total  map[string]loadtest.Spread `json:"total"`
+	Server map[string]loadtest.Spread `json:"server,omitempty"`
 }
 
 // addRepeat adds one measurement to p and makes the repeat of median
@@ -165,7 +167,7 @@ func (p *Point) repeats() []*Repeat {
 }
 
 func (p *Point) summary() *PointSummary {
-	s := &PointSummary{Total: map[string]chart.Spread{}}
+	s := &PointSummary{Total: map[string]loadtest.Spread{}}
 	for _, m := range metricNames {
 		if sp, ok := p.spread("", m); ok {
 			s.Total[m] = sp
@@ -180,7 +182,7 @@ func (p *Point) summary() *PointSummary {
 	for n := range names {
 		if sp, ok := p.readingSpread(n); ok {
 			if s.Server == nil {
-				s.Server = map[string]chart.Spread{}
+				s.Server = map[string]loadtest.Spread{}
 			}
 			s.Server[n] = sp
 		}
@@ -189,7 +191,7 @@ func (p *Point) summary() *PointSummary {
 }
 
 // spread returns a metric of a label ("" for all) over p's repeats.
-func (p *Point) spread(label, metric string) (chart.Spread, bool) {
+func (p *Point) spread(label, metric string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, rp := range p.repeats() {
 		f, ok := rp.label(label)
@@ -201,13 +203,13 @@ func (p *Point) spread(label, metric string) (chart.Spread, bool) {
 		}
 	}
 	if len(vs) == 0 {
-		return chart.Spread{}, false
+		return loadtest.Spread{}, false
 	}
-	return chart.SpreadOf(vs), true
+	return loadtest.SpreadOf(vs), true
 }
 
 // readingSpread returns a server reading over the repeats that have it.
-func (p *Point) readingSpread(name string) (chart.Spread, bool) {
+func (p *Point) readingSpread(name string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, rp := range p.repeats() {
 		if v, ok := rp.Server[name]; ok {
@@ -215,9 +217,9 @@ func (p *Point) readingSpread(name string) (chart.Spread, bool) {
 		}
 	}
 	if len(vs) == 0 {
-		return chart.Spread{}, false
+		return loadtest.Spread{}, false
 	}
-	return chart.SpreadOf(vs), true
+	return loadtest.SpreadOf(vs), true
 }
 
 // values returns a metric of a label ("" for all), or a server reading
@@ -243,7 +245,7 @@ func (p *Point) values(label, metric, reading string) (vs []float64, ok bool) {
 }
 
 // throughput is p's median throughput.
-func (p *Point) throughput() chart.Spread {
+func (p *Point) throughput() loadtest.Spread {
 	s, _ := p.spread("", "throughput")
 	return s
 }
@@ -253,7 +255,7 @@ func (p *Point) throughput() chart.Spread {
 // "812/s (790-830)".
 // The format "auto" keeps three significant digits of small values, so
 // that 0.0006 ms/request does not print as 0.00.
-func spreadText(s chart.Spread, format, unit string) string {
+func spreadText(s loadtest.Spread, format, unit string) string {
 	v := formatNum(format, s.Median) + unit
 	if s.N > 1 {
 		v += " (" + formatNum(format, s.Min) + "-" + formatNum(format, s.Max) + ")"
@@ -278,4 +280,4 @@ func formatNum(format string, v float64) string {
 
 // overlap reports whether two ranges share a value: a difference between
 // them is then within the measured spread.
-func overlap(a, b chart.Spread) bool { return a.Min <= b.Max && b.Min <= a.Max }
+func overlap(a, b loadtest.Spread) bool { return a.Min <= b.Max && b.Min <= a.Max }

@@ -60,12 +60,23 @@ type Result struct {
 
 // RunResult is one server configuration's sweep.
 type RunResult struct {
-	Name     string                     `json:"name"`
-	Command  []string                   `json:"command"`
-	Vars     map[string]string          `json:"vars,omitempty"`
-	Points   []*Point                   `json:"points"`
-	Profiles []*loadtest.ProfileSummary `json:"profiles,omitempty"`
-	Error    string                     `json:"error,omitempty"`
+	Name     string            `json:"name"`
+	Command  []string          `json:"command"`
+	Vars     map[string]string `json:"vars,omitempty"`
+	Points   []*Point          `json:"points"`
+	Profiles []*StepProfile    `json:"profiles,omitempty"`
+	Error    string            `json:"error,omitempty"`
+}
+
+// A StepProfile is a profile the watcher took during a run, with the step
+// of the experiment it was taken at: the experiment adds the step, the
+// watcher knows nothing of steps.
+type StepProfile struct {
+	*watch.ProfileSummary
+	// Clients and Repeat say which step of the run was profiled (absent in
+	// files written before they were kept).
+	Clients int `json:"clients,omitempty"`
+	Repeat  int `json:"repeat,omitempty"`
 }
 
 // Point is one client count of a run: the load tool's result and the
@@ -81,17 +92,9 @@ type Point struct {
 	// the experiment's deadlines, in their order.
 	Within []float64 `json:"within,omitempty"`
 	// SLO holds the objectives' outcomes at this step.
-	SLO     []SLOOutcome  `json:"slo,omitempty"`
-	Repeats []*Repeat     `json:"repeats,omitempty"`
-	Summary *PointSummary `json:"summary,omitempty"`
-}
-
-// SLOOutcome is one objective checked at one step.
-type SLOOutcome struct {
-	Objective string  `json:"objective"`
-	Value     float64 `json:"value"`
-	Pass      bool    `json:"pass"`
-	Warning   string  `json:"warning,omitempty"`
+	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
+	Repeats []*Repeat                  `json:"repeats,omitempty"`
+	Summary *PointSummary              `json:"summary,omitempty"`
 }
 
 // Options tune Run. The runner itself is generic: what it knows of its
@@ -491,14 +494,20 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 		p = &Point{Clients: clients}
 		rr.Points = append(rr.Points, p)
 	}
-	rp := newRepeat(x.seq, r)
+	seen, err := watch.Of(r)
+	if err != nil {
+		return err
+	}
+	rp := newRepeat(x.seq, r, seen.Server)
 	x.res.Calibration.addShare(rp.Server)
 	p.addRepeat(rp, e.Load)
-	for _, pr := range r.Profiles {
+	for _, pr := range seen.Profiles {
 		pr.File, _ = filepath.Rel(x.out, pr.File)
-		pr.Clients, pr.Repeat = clients, rep
+		rr.Profiles = append(rr.Profiles, &StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep})
 	}
-	rr.Profiles = append(rr.Profiles, r.Profiles...)
+	if err := seen.Put(r); err != nil { // the result's profiles name their files as the report folder does
+		return err
+	}
 	for _, w := range r.Warnings {
 		x.logf("run %s: %s", lr.run.Name, w)
 	}
@@ -550,9 +559,7 @@ func judge(p *Point, l LoadSpec) {
 	if err != nil {
 		return // checked when the file was read
 	}
-	for _, v := range loadtest.EvaluateSLO(p.Result, objs) {
-		p.SLO = append(p.SLO, SLOOutcome{Objective: v.Objective.Text, Value: v.Value, Pass: v.Pass, Warning: v.Warning})
-	}
+	p.SLO = loadtest.EvaluateSLO(p.Result, objs)
 }
 
 // settings builds the load tool's settings for one step.

@@ -7,6 +7,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -82,7 +83,7 @@ func absentNote(r *RunResult, readings []watch.Stat) string {
 type profileView struct {
 	Kind, Where string
 	Files       []string
-	Top         []loadtest.FuncShare
+	Top         []watch.FuncShare
 	Focused     string
 	Buckets     []struct{ Share, Name string }
 }
@@ -96,7 +97,7 @@ func profileViews(r *RunResult) []profileView {
 			v.Files = append(v.Files, p.File)
 			focused = append(focused, p.Focused)
 		}
-		v.Focused = spreadText(chart.SpreadOf(focused).Scaled(100), "%.0f", " %")
+		v.Focused = spreadText(loadtest.SpreadOf(focused).Scaled(100), "%.0f", " %")
 		for _, b := range g.buckets {
 			v.Buckets = append(v.Buckets, struct{ Share, Name string }{spreadText(b.share.Scaled(100), "%5.1f", " %"), b.name})
 		}
@@ -123,11 +124,11 @@ func quickMark(c ClaimResult) string {
 }
 
 // outcomeClass is the CSS class of an outcome.
-func outcomeClass(outcome string) string {
+func outcomeClass(outcome live.Outcome) string {
 	switch outcome {
-	case Reproduced:
+	case live.Reproduced:
 		return "ok"
-	case NotReproduced:
+	case live.NotReproduced:
 		return "err"
 	}
 	return "maybe"

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
 	"bbslab/loadtest/watch"
 )
 
@@ -285,13 +284,13 @@ func orNone(s string) string {
 type profileGroup struct {
 	kind     string
 	clients  int
-	profiles []*loadtest.ProfileSummary
+	profiles []*StepProfile
 	buckets  []bucketShare
 }
 
 type bucketShare struct {
 	name  string
-	share chart.Spread
+	share loadtest.Spread
 }
 
 func (g profileGroup) where() string {
@@ -306,7 +305,7 @@ func (g profileGroup) where() string {
 }
 
 // profileGroups groups profiles by kind and client count, in order.
-func profileGroups(ps []*loadtest.ProfileSummary) []profileGroup {
+func profileGroups(ps []*StepProfile) []profileGroup {
 	var out []profileGroup
 	for _, p := range ps {
 		i := slices.IndexFunc(out, func(g profileGroup) bool { return g.kind == p.Kind && g.clients == p.Clients })
@@ -328,7 +327,7 @@ func profileGroups(ps []*loadtest.ProfileSummary) []profileGroup {
 }
 
 // shareOver is a bucket's share over profiles.
-func shareOver(ps []*loadtest.ProfileSummary, bucket string) (chart.Spread, bool) {
+func shareOver(ps []*StepProfile, bucket string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, p := range ps {
 		for _, b := range p.Buckets {
@@ -338,7 +337,7 @@ func shareOver(ps []*loadtest.ProfileSummary, bucket string) (chart.Spread, bool
 		}
 	}
 	if len(vs) == 0 {
-		return chart.Spread{}, false
+		return loadtest.Spread{}, false
 	}
-	return chart.SpreadOf(vs), true
+	return loadtest.SpreadOf(vs), true
 }

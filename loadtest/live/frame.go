@@ -137,7 +137,10 @@ type Summary struct {
 	Duration float64 `json:"duration"` // seconds from the start to the end
 }
 
-// Outcome is what the measurements say of a claim.
+// Outcome is what the measurements say of a claim or of one of its
+// checks. The experiment decides it and the dashboard shows it; it is
+// defined here, the lower of the two, because package live imports no
+// other package.
 type Outcome string
 
 // The outcomes a claim can have.
@@ -148,7 +151,9 @@ const (
 	NotMeasured   Outcome = "not measured"
 )
 
-// A Claim is one statement the experiment checks and its outcome so far.
+// A Claim is one statement the experiment checks and its outcome so far:
+// what the dashboard shows of it. The experiment's decided claim
+// (experiment.ClaimResult) is a Claim with the checks that decided it.
 type Claim struct {
 	ID      string  `json:"id"`
 	Text    string  `json:"text"`

@@ -8,17 +8,19 @@
 // as the run goes, warm-up included: the live dashboard's server side.
 //
 // A Watcher, made by New from Options, is what loadtest.Settings.Watch
-// takes; the engine stores what it returns in generic result types
-// (loadtest.ServerStats, loadtest.ProfileSummary). The watcher knows no
-// target: the stats, their chart placement (Stat.Chart, Chart) and
-// their sweep-table columns (Columns) are data it is given. A Target holds
-// all the tools know of a server under test, built once (for the board:
-// contract.Board in package loadtest/contract), and Target.Options gives
-// the watcher's options for its stats JSON. A stat the target never
-// reported is named in the run's warnings unless it is Optional.
+// takes. What a run's Watch saw (Seen: ServerStats, ProfileSummary) is
+// this package's: the engine keeps it in the Result as JSON it does not
+// read, and Of reads it back; Summary and Columns are its lines in the
+// engine's text output. The watcher knows no target: the stats, their
+// chart placement (Stat.Chart, Chart) and their sweep-table columns
+// (Columns) are data it is given. A Target holds all the tools know of a
+// server under test, built once (for the board: contract.Board in package
+// loadtest/contract), and Target.Options gives the watcher's options for
+// its stats JSON. A stat the target never reported is named in the run's
+// warnings unless it is Optional.
 //
 // Files: watch.go (Options, New, one run's watch), poll.go (the stats
 // poller), live.go (Read, State: the per-second values), profile.go
 // (profile fetch and summary), stat.go (Stat, Chart, Columns), target.go
-// (Target, DiskTable).
+// (Target, DiskTable), seen.go (what a run's watch saw: Seen, Of, Summary).
 package watch

@@ -67,10 +67,11 @@ func TestOnReadDuringTheRun(t *testing.T) {
 			t.Errorf("read %d: pool_wait %v; the target has no such counter", i, got["pool_wait"])
 		}
 	}
-	if v, ok := res.Server.Value("server_cpu"); !ok || v != 50 {
+	sr := seen(t, res).Server
+	if v, ok := sr.Value("server_cpu"); !ok || v != 50 {
 		t.Errorf("window's server_cpu %v (%v); want 50", v, ok)
 	}
-	if n := res.Server.Reads; n < 1 || n > 4 {
+	if n := sr.Reads; n < 1 || n > 4 {
 		t.Errorf("window's stats from %d reads; want those of the 2 s window alone", n)
 	}
 }

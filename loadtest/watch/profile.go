@@ -11,8 +11,6 @@ import (
 	"strings"
 
 	"github.com/google/pprof/profile"
-
-	"bbslab/loadtest"
 )
 
 // A Bucket names the share of samples whose stack holds Frame.
@@ -49,7 +47,7 @@ func fetchProfile(ctx context.Context, url, path string) error {
 
 // summarizeProfile reads a pprof file and computes its top functions and,
 // when buckets are given, the share of samples under each bucket frame.
-func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string) (*loadtest.ProfileSummary, error) {
+func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string) (*ProfileSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -60,7 +58,7 @@ func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string
 		return nil, fmt.Errorf("parse profile %s: %w", path, err)
 	}
 	vi := len(p.SampleType) - 1
-	sum := &loadtest.ProfileSummary{Kind: kind, File: path}
+	sum := &ProfileSummary{Kind: kind, File: path}
 	flat := map[string]int64{}
 	bucketed := map[string]int64{}
 	var focused int64
@@ -98,9 +96,9 @@ func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string
 	}
 	if focused > 0 {
 		for _, b := range buckets {
-			sum.Buckets = append(sum.Buckets, loadtest.FuncShare{Name: b.Name, Share: float64(bucketed[b.Name]) / float64(focused)})
+			sum.Buckets = append(sum.Buckets, FuncShare{Name: b.Name, Share: float64(bucketed[b.Name]) / float64(focused)})
 		}
-		sum.Buckets = append(sum.Buckets, loadtest.FuncShare{Name: "elsewhere", Share: float64(bucketed["elsewhere"]) / float64(focused)})
+		sum.Buckets = append(sum.Buckets, FuncShare{Name: "elsewhere", Share: float64(bucketed["elsewhere"]) / float64(focused)})
 	}
 	return sum, nil
 }
@@ -118,10 +116,10 @@ func sampleFrames(s *profile.Sample) []string {
 	return out
 }
 
-func topShares(m map[string]int64, total int64, n int) []loadtest.FuncShare {
-	out := make([]loadtest.FuncShare, 0, len(m))
+func topShares(m map[string]int64, total int64, n int) []FuncShare {
+	out := make([]FuncShare, 0, len(m))
 	for k, v := range m {
-		out = append(out, loadtest.FuncShare{Name: k, Share: float64(v) / float64(total)})
+		out = append(out, FuncShare{Name: k, Share: float64(v) / float64(total)})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Share != out[j].Share {

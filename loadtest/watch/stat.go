@@ -56,13 +56,25 @@ type Chart struct {
 }
 
 // Columns returns the sweep table's server columns: the stats with a
-// Column, in order.
+// Column, in order, each taking its value from a run's ServerStats.
 func Columns(rs []Stat) []loadtest.Column {
 	var out []loadtest.Column
 	for _, r := range rs {
 		if r.Column != "" {
-			out = append(out, loadtest.Column{Name: r.Name, Header: r.Column, Format: r.Format})
+			out = append(out, loadtest.Column{Header: r.Column, Format: r.Format, Value: serverValue(r.Name)})
 		}
 	}
 	return out
+}
+
+// serverValue returns a function giving the reading called name of a run
+// (none when the run's figures cannot be read).
+func serverValue(name string) func(*loadtest.Result) (float64, bool) {
+	return func(res *loadtest.Result) (float64, bool) {
+		s, err := Of(res)
+		if err != nil {
+			return 0, false
+		}
+		return s.Server.Value(name)
+	}
 }

@@ -110,7 +110,7 @@ type watch struct {
 	wg     sync.WaitGroup
 
 	mu       sync.Mutex
-	profiles []*loadtest.ProfileSummary
+	profiles []*ProfileSummary
 	warnings []string
 }
 
@@ -148,12 +148,12 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 				pctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+15*time.Second)
 				defer cancel()
 				err := fetchProfile(pctx, u, path)
-				var sum *loadtest.ProfileSummary
+				var sum *ProfileSummary
 				if err == nil {
 					sum, err = summarizeProfile(kind, path, 10, o.ProfileBuckets, o.ProfileFocus)
 					if err != nil { // keep the file, say why there is no summary
 						w.warn(fmt.Sprintf("%s profile %s: %v", kind, path, err))
-						sum, err = &loadtest.ProfileSummary{Kind: kind, File: path}, nil
+						sum, err = &ProfileSummary{Kind: kind, File: path}, nil
 					}
 				}
 				if err != nil {
@@ -200,24 +200,26 @@ func (w *watch) EndWindow() {
 	w.cancel()
 }
 
-// Finish stops polling, waits for the profiles and returns the stats (nil
-// without a stats URL), the profiles in kind order, the environment copied
+// Finish stops polling, waits for the profiles and returns what it saw
+// (Seen, as JSON: the stats, none without a stats URL, and the profiles in
+// kind order), the environment copied
 // from the stats JSON and warnings: failed reads, and stats the target
 // never had, by name.
 func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	w.cancel()
 	w.wg.Wait()
 	var out loadtest.Watched
+	var seen Seen
 	if p := w.poller; p != nil {
 		vals := p.result(successes, seconds)
 		p.mu.Lock()
-		sr := &loadtest.ServerStats{URL: w.url, Reads: p.n, Failed: p.errors, LastError: p.lastErr}
+		sr := &ServerStats{URL: w.url, Reads: p.n, Failed: p.errors, LastError: p.lastErr}
 		out.Environment = p.env
 		p.mu.Unlock()
 		var missing []string
 		for _, rd := range p.stats {
 			if v, ok := vals[rd.Name]; ok {
-				sr.Values = append(sr.Values, loadtest.ServerValue{Name: rd.Name, Path: rd.Path, Kind: rd.Kind, Unit: rd.Unit, Value: v})
+				sr.Values = append(sr.Values, ServerValue{Name: rd.Name, Path: rd.Path, Kind: rd.Kind, Unit: rd.Unit, Value: v})
 			} else if !rd.Optional {
 				missing = append(missing, rd.Name)
 			}
@@ -230,15 +232,20 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 			// older server) is named, not silently left out.
 			w.warnings = append(w.warnings, fmt.Sprintf("server stats: unavailable on this target: %s", strings.Join(missing, ", ")))
 		}
-		out.Server = sr
+		seen.Server = sr
 	}
 	sortProfiles(w.profiles)
-	out.Profiles, out.Warnings = w.profiles, w.warnings
+	seen.Profiles = w.profiles
+	var err error
+	if out.Server, out.Profiles, err = seen.encode(); err != nil {
+		w.warnings = append(w.warnings, err.Error())
+	}
+	out.Warnings = w.warnings
 	return out
 }
 
 // sortProfiles orders profiles by kind (cpu before fgprof).
-func sortProfiles(ps []*loadtest.ProfileSummary) {
+func sortProfiles(ps []*ProfileSummary) {
 	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Kind < ps[j].Kind })
 }
 

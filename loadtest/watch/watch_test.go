@@ -122,7 +122,8 @@ func TestServerStatsAndProfiles(t *testing.T) {
 		Warmup: 200 * time.Millisecond, Duration: 2100 * time.Millisecond,
 		Watch: mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Stats: testStats, Environment: []string{"goroutines", "workers"},
 			ProfileURL: srv.URL + "/debug", ProfileKinds: []string{"fgprof", "cpu"}, ProfilePrefix: filepath.Join(dir, "x")})})
-	sr := res.Server
+	got := seen(t, res)
+	sr := got.Server
 	if sr == nil || sr.Reads < 2 || sr.Failed != 0 {
 		t.Fatalf("server stats %+v; want at least 2 reads and no failures", sr)
 	}
@@ -150,10 +151,10 @@ func TestServerStatsAndProfiles(t *testing.T) {
 	if env := res.Environment.Server; string(env["goroutines"]) != "9" || env["workers"] == nil {
 		t.Errorf("environment %v; want goroutines 9 and the workers object copied", env)
 	}
-	if len(res.Profiles) != 2 || res.Profiles[0].Kind != "cpu" || res.Profiles[1].Kind != "fgprof" {
-		t.Fatalf("profiles %+v; want cpu and fgprof", res.Profiles)
+	if ps := got.Profiles; len(ps) != 2 || ps[0].Kind != "cpu" || ps[1].Kind != "fgprof" {
+		t.Fatalf("profiles %+v; want cpu and fgprof", ps)
 	}
-	for _, p := range res.Profiles {
+	for _, p := range got.Profiles {
 		want := filepath.Join(dir, "x-2clients-"+p.Kind+".pb.gz")
 		if p.File != want {
 			t.Errorf("%s profile file %q; want %q", p.Kind, p.File, want)
@@ -172,7 +173,7 @@ func TestServerStatsAndProfiles(t *testing.T) {
 	}
 
 	var sum strings.Builder
-	loadtest.WriteSummary(&sum, res)
+	loadtest.WriteSummary(&sum, res, Summary(res)...)
 	if !strings.Contains(sum.String(), "server: server_cpu 50 % of a core") || !strings.Contains(sum.String(), "profile: cpu ") {
 		t.Errorf("summary lacks the server and profile lines:\n%s", sum.String())
 	}
@@ -196,11 +197,12 @@ func TestUnreachableStatsAreCountedNotFatal(t *testing.T) {
 	if res.Total.Successes == 0 {
 		t.Errorf("no successes: the load must go on without the stats")
 	}
-	if res.Server == nil || res.Server.Failed < 1 || res.Server.Reads != 0 || len(res.Server.Values) != 0 {
-		t.Errorf("server stats %+v; want failed reads counted and no values", res.Server)
+	got := seen(t, res)
+	if sr := got.Server; sr == nil || sr.Failed < 1 || sr.Reads != 0 || len(sr.Values) != 0 {
+		t.Errorf("server stats %+v; want failed reads counted and no values", sr)
 	}
-	if len(res.Profiles) != 0 {
-		t.Errorf("profiles %+v from a dead endpoint", res.Profiles)
+	if len(got.Profiles) != 0 {
+		t.Errorf("profiles %+v from a dead endpoint", got.Profiles)
 	}
 	warned := strings.Join(res.Warnings, "\n")
 	if !strings.Contains(warned, "server stats:") || !strings.Contains(warned, "cpu profile:") {
@@ -212,7 +214,7 @@ func TestServerStatsOffByDefault(t *testing.T) {
 	srv := delayServer(t)
 	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 1, MaxRequests: 5})
 	if res.Server != nil || res.Profiles != nil || res.Timeline != nil {
-		t.Errorf("server %+v, profiles %+v, timeline %+v; want none unless asked", res.Server, res.Profiles, res.Timeline)
+		t.Errorf("server %s, profiles %s, timeline %+v; want none unless asked", res.Server, res.Profiles, res.Timeline)
 	}
 	b, err := res.MarshalIndent()
 	if err != nil {
@@ -242,4 +244,14 @@ func TestNewRejectsBadOptions(t *testing.T) {
 			t.Errorf("New(%+v) = %v; want an error with %s", tt.o, err, tt.want)
 		}
 	}
+}
+
+// seen returns what the watcher saw in res.
+func seen(t *testing.T, res *loadtest.Result) Seen {
+	t.Helper()
+	s, err := Of(res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

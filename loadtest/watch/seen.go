@@ -1,0 +1,163 @@
+package watch
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"bbslab/loadtest"
+)
+
+// Seen is what a Watch saw over one run. The engine carries it in the
+// run's Result as JSON (Result.Server, Result.Profiles) without knowing
+// these types; Of reads it back.
+type Seen struct {
+	// Server holds the target's own figures over the measured window, nil
+	// when none were polled.
+	Server *ServerStats
+	// Profiles are the profiles taken of the target, in kind order.
+	Profiles []*ProfileSummary
+}
+
+// ServerStats are the load target's own figures over the measured
+// period of a run, read from its stats JSON every second.
+type ServerStats struct {
+	// URL is the stats URL read.
+	URL string `json:"url"`
+	// Reads counts the successful reads (JSON "samples"); Failed the reads that failed
+	// (unreachable, not 200, not JSON), LastError the last failure.
+	Reads     int    `json:"samples"`
+	Failed    int    `json:"failed,omitempty"`
+	LastError string `json:"last_error,omitempty"`
+	// Values holds one entry per reading found in at least one read, in
+	// the order of the readings.
+	Values []ServerValue `json:"values,omitempty"`
+}
+
+// A ServerValue is one reading over a run: the mean of a gauge, or a
+// counter's increase per second (or per successful request).
+type ServerValue struct {
+	Name  string  `json:"name"`
+	Path  string  `json:"path"`
+	Kind  string  `json:"kind"`
+	Unit  string  `json:"unit,omitempty"`
+	Value float64 `json:"value"`
+}
+
+// Value returns the reading called name, if it was found.
+func (s *ServerStats) Value(name string) (float64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	for _, v := range s.Values {
+		if v.Name == name {
+			return v.Value, true
+		}
+	}
+	return 0, false
+}
+
+// ProfileSummary is what the watcher keeps of one profile.
+type ProfileSummary struct {
+	Kind string `json:"kind"` // cpu or fgprof
+	File string `json:"file"`
+	// Total is the sum of the last sample value (ns for CPU and fgprof).
+	Total int64 `json:"total"`
+	// Top are the functions with the most flat samples.
+	Top []FuncShare `json:"top"`
+	// Buckets are the shares of (focused) samples by the bucket frames.
+	Buckets []FuncShare `json:"buckets,omitempty"`
+	// Focused is the share of all samples that passed the focus.
+	Focused float64 `json:"focused,omitempty"`
+}
+
+// FuncShare is a name with its share of samples (0..1).
+type FuncShare struct {
+	Name  string  `json:"name"`
+	Share float64 `json:"share"`
+}
+
+// Of returns what the watcher saw in r (nothing when r was not watched).
+func Of(r *loadtest.Result) (Seen, error) {
+	var s Seen
+	if len(r.Server) > 0 {
+		if err := json.Unmarshal(r.Server, &s.Server); err != nil {
+			return Seen{}, fmt.Errorf("result %q: server: %w", r.Name, err)
+		}
+	}
+	if len(r.Profiles) > 0 {
+		if err := json.Unmarshal(r.Profiles, &s.Profiles); err != nil {
+			return Seen{}, fmt.Errorf("result %q: profiles: %w", r.Name, err)
+		}
+	}
+	return s, nil
+}
+
+// Put stores s in r, as a run's Watch does (Of reads it back): for a
+// caller that changed what it saw, such as the profiles' file names.
+func (s Seen) Put(r *loadtest.Result) error {
+	var err error
+	r.Server, r.Profiles, err = s.encode()
+	return err
+}
+
+// encode returns s as the engine keeps it: each part as JSON, empty when
+// absent.
+func (s Seen) encode() (server, profiles json.RawMessage, err error) {
+	if s.Server != nil {
+		if server, err = json.Marshal(s.Server); err != nil {
+			return nil, nil, fmt.Errorf("encode server stats: %w", err)
+		}
+	}
+	if len(s.Profiles) > 0 {
+		if profiles, err = json.Marshal(s.Profiles); err != nil {
+			return nil, nil, fmt.Errorf("encode profiles: %w", err)
+		}
+	}
+	return server, profiles, nil
+}
+
+// Summary returns the lines loadtest.WriteSummary prints of what the
+// watcher saw in r: the server's readings with their units and the
+// profiles taken; a line saying why when r's figures cannot be read.
+func Summary(r *loadtest.Result) []string {
+	s, err := Of(r)
+	if err != nil {
+		return []string{"server: " + err.Error()}
+	}
+	var out []string
+	if s.Server != nil {
+		out = append(out, serverLine(s.Server))
+	}
+	for _, p := range s.Profiles {
+		out = append(out, fmt.Sprintf("profile: %s %s", p.Kind, p.File))
+	}
+	return out
+}
+
+// serverLine is the summary's "server:" line: every reading with its unit.
+func serverLine(s *ServerStats) string {
+	var b strings.Builder
+	b.WriteString("server:")
+	for i, v := range s.Values {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %s %.4g", v.Name, v.Value)
+		if v.Unit != "" {
+			if v.Unit != "%" {
+				b.WriteByte(' ')
+			}
+			b.WriteString(v.Unit)
+		}
+	}
+	if len(s.Values) == 0 {
+		b.WriteString(" no readings")
+	}
+	fmt.Fprintf(&b, " (%d samples", s.Reads)
+	if s.Failed > 0 {
+		fmt.Fprintf(&b, ", %d failed", s.Failed)
+	}
+	b.WriteString(")")
+	return b.String()
+}
