@@ -62,9 +62,9 @@ type pgStore struct {
 	opened atomic.Int64
 	m      driverkit.Meter
 	closed atomic.Bool
-	tr     *driverkit.Tracer // nil unless entity.Options.Trace
-	d      *entity.Network   // nil unless entity.Options.Distance
-	ports  driverkit.PortSet // local ports of the connections dialled
+	tr     *driverkit.Tracer  // nil unless entity.Options.Trace
+	d      *driverkit.Network // nil unless entity.Options.Distance
+	ports  driverkit.PortSet  // local ports of the connections dialled
 	// version is the server_version parameter read in setUp (version.go).
 	version string
 }
@@ -94,7 +94,7 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
-	s := &pgStore{o: o, cfg: cfg, tr: driverkit.NewTracer(o.Trace, "postgres"), d: entity.NewNetwork(o.Distance)}
+	s := &pgStore{o: o, cfg: cfg, tr: driverkit.NewTracer(o.Trace, "postgres"), d: driverkit.NewNetwork(o.Distance)}
 	// Every connection pgx makes, pooled or not, and its cancel requests,
 	// is dialled here: remember the local port it came from (LocalPorts).
 	dial := cfg.ConnConfig.DialFunc
@@ -396,15 +396,15 @@ func (s *pgStore) Close() error {
 // pgConn is one PostgreSQL connection: from the pool (pc set) or opened
 // for this Acquire alone (s set).
 type pgConn struct {
-	c             *pgx.Conn
-	pc            *pgxpool.Conn
-	s             *pgStore
-	tr            *driverkit.Tracer
-	m             *driverkit.Meter // set by Acquire; nil for Reset and Ping
-	held          occupancy.Stamp  // when Acquire handed it out
-	released      bool
-	sent          atomic.Int64 // statements sent
-	entity.Remote              // entity.Options.Distance: roundTrip, Waited
+	c                *pgx.Conn
+	pc               *pgxpool.Conn
+	s                *pgStore
+	tr               *driverkit.Tracer
+	m                *driverkit.Meter // set by Acquire; nil for Reset and Ping
+	held             occupancy.Stamp  // when Acquire handed it out
+	released         bool
+	sent             atomic.Int64 // statements sent
+	driverkit.Remote              // entity.Options.Distance: roundTrip, Waited
 }
 
 // Statements returns the statements sent on c.
@@ -540,5 +540,11 @@ func (c *pgConn) Release() {
 	<-c.s.sem
 }
 
-// Network returns the store's database at a distance (entity.Distant).
-func (s *pgStore) Network() *entity.Network { return s.d }
+// Network returns the store's database at a distance (entity.Distant),
+// nil when it has none.
+func (s *pgStore) Network() entity.Network {
+	if s.d == nil {
+		return nil // a nil interface, not one holding a nil *driverkit.Network
+	}
+	return s.d
+}
