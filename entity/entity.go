@@ -1,9 +1,10 @@
 // Package entity holds the board's domain: the Post type, the Store that
 // hands out database connections and its Options, the errors a caller can
-// classify, the deterministic seed, and the database at a distance both
-// drivers apply. What the drivers share beyond the domain (the pool's
-// meter, the SQL trace, the migrations' loader, the classification of
-// driver errors) lives in entity/internal/driverkit, where only they see it.
+// classify, the deterministic seed, and the database at a distance as a
+// knob (Distance, and the Network the board reads and sets while it runs).
+// What the drivers share beyond the domain (the distance's waits, the pool's
+// meter, the SQL trace, the migrations' loader, the classification of driver
+// errors) lives in entity/internal/driverkit, where only they see it.
 //
 // The stores themselves live in a package per technology, as in
 // benbjohnson/wtf: entity/sqlite (mattn/go-sqlite3, cgo) and
