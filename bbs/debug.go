@@ -64,8 +64,8 @@ func (s *Server) handleGoroutines(w http.ResponseWriter, r *http.Request) {
 // The handler is a closure, so its frame reads
 // "bbs.(*Server).Handler.(*Server).handleBoard.func1+0x..".
 var waitFrames = []struct{ frame, meaning string }{
-	{"entity.networkWait+", "waiting on the database network (networkWait)"},
-	{"entity.connectWait+", "opening a DB connection at a distance (connectWait)"},
+	{"driverkit.networkWait+", "waiting on the database network (networkWait)"},
+	{"driverkit.connectWait+", "opening a DB connection at a distance (connectWait)"},
 	{"commands.inSQL+", "running SQL (inSQL)"},
 	{"commands.acquireConn+", "waiting for a DB connection (acquireConn)"},
 	{").waitForWorker+", "waiting for a worker (waitForWorker)"},

@@ -22,13 +22,16 @@ type DistanceStats struct {
 	DBLatencyJitterSeconds float64 `json:"db_latency_jitter_seconds"`
 }
 
-func distanceStats(n *entity.Network) DistanceStats {
-	l, j := n.Latency()
+func distanceStats(n entity.Network) DistanceStats {
+	var l, j time.Duration
+	if n != nil {
+		l, j = n.Latency()
+	}
 	return DistanceStats{DBLatency: l.String(), DBLatencySeconds: l.Seconds(), DBLatencyJitter: j.String(), DBLatencyJitterSeconds: j.Seconds()}
 }
 
 // network returns the store's Network, nil when it has none to set.
-func (s *Server) network() *entity.Network {
+func (s *Server) network() entity.Network {
 	if d, ok := s.opt.Store.(entity.Distant); ok {
 		return d.Network()
 	}

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,13 +16,32 @@ import (
 // distantStore is the fake store with a database at a distance.
 type distantStore struct {
 	*fake.Store
-	n *entity.Network
+	n *network
 }
 
-func (d distantStore) Network() *entity.Network { return d.n }
+func (d distantStore) Network() entity.Network { return d.n }
+
+// network is a hand-written entity.Network: the wait in force, which
+// nothing waits.
+type network struct {
+	mu       sync.Mutex
+	lat, jit time.Duration
+}
+
+func (n *network) Latency() (latency, jitter time.Duration) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.lat, n.jit
+}
+
+func (n *network) SetLatency(latency, jitter time.Duration) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.lat, n.jit = latency, jitter
+}
 
 func TestSetDistance(t *testing.T) {
-	n := entity.NewNetwork(entity.Distance{Adjustable: true})
+	n := &network{}
 	s := New(Options{Store: distantStore{fake.New(10), n}, Workers: 2, SeedPosts: 10})
 	ts := httptest.NewServer(s.AdminHandler())
 	defer ts.Close()

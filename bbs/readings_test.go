@@ -520,8 +520,8 @@ func TestClassifyGoroutines(t *testing.T) {
 		"2 @ 0x1\n#\t0x1\tbbslab/commands.acquireConn+0x1\t/t.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:57\n\n" +
 		"1 @ 0x1\n#\t0x1\tbbslab/bbs.(*limiter).waitForWorker+0x18d\t/l.go:75\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:50\n\n" +
 		"2 @ 0x1\n#\t0x1\thtml/template.(*Template).Execute+0x1\t/x.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:70\n\n" +
-		"4 @ 0x1\n#\t0x1\ttime.Sleep+0x1\t/x.go:1\n#\t0x2\tbbslab/entity.networkWait+0x1\t/d.go:1\n#\t0x3\tbbslab/commands.inSQL+0x35\t/t.go:47\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:57\n\n" +
-		"5 @ 0x1\n#\t0x1\tbbslab/entity.connectWait+0x1\t/d.go:1\n#\t0x2\tbbslab/commands.acquireConn+0x1\t/t.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:57\n\n" +
+		"4 @ 0x1\n#\t0x1\ttime.Sleep+0x1\t/x.go:1\n#\t0x2\tbbslab/entity/internal/driverkit.networkWait+0x1\t/d.go:1\n#\t0x3\tbbslab/commands.inSQL+0x35\t/t.go:47\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:57\n\n" +
+		"5 @ 0x1\n#\t0x1\tbbslab/entity/internal/driverkit.connectWait+0x1\t/d.go:1\n#\t0x2\tbbslab/commands.acquireConn+0x1\t/t.go:1\n#\t0x4\tbbslab/bbs.(*Server).Handler.(*Server).handleBoard.func1+0x1\t/b.go:57\n\n" +
 		"1 @ 0x1\n#\t0x1\tdatabase/sql.(*Rows).awaitDone+0x173\t/sql.go:3011\n"
 	got := classifyGoroutines([]byte(dump))
 	if want := []int{4, 5, 3, 2, 1, 2}; fmt.Sprint(got) != fmt.Sprint(want) {

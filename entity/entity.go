@@ -1,8 +1,10 @@
 // Package entity holds the board's domain: the Post type, the Store that
 // hands out database connections and its Options, the errors a caller can
-// classify, the deterministic seed, and what both drivers share without
-// cgo (the database at a distance, pool meters, the SQL trace, the
-// migrations' loader).
+// classify, the deterministic seed, and the database at a distance as a
+// knob (Distance, and the Network the board reads and sets while it runs).
+// What the drivers share beyond the domain (the distance's waits, the pool's
+// meter, the SQL trace, the migrations' loader, the classification of driver
+// errors) lives in entity/internal/driverkit, where only they see it.
 //
 // The stores themselves live in a package per technology, as in
 // benbjohnson/wtf: entity/sqlite (mattn/go-sqlite3, cgo) and
@@ -104,12 +106,6 @@ type PoolStats struct {
 	// (Network.SetLatency may change them while the store runs).
 	Latency time.Duration `json:"-"`
 	Jitter  time.Duration `json:"-"`
-}
-
-// PostTime returns the time stamp of a post written now: UTC, truncated to
-// microseconds so that it round-trips unchanged through both databases.
-func PostTime() time.Time {
-	return time.Now().UTC().Truncate(time.Microsecond)
 }
 
 // MaxNo is a number above every post's number, for the first Before call.

@@ -9,7 +9,7 @@ import (
 
 	"bbslab/config"
 	"bbslab/diskbench"
-	"bbslab/entity"
+	"bbslab/entity/open"
 	"bbslab/internal/cli"
 )
 
@@ -56,7 +56,7 @@ func diskbenchCmd(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if *dsn != "" {
 			cfg.DB, cfg.DSN = "sqlite", *dsn
 		}
-		*dir = entity.DataDir(cfg.DB, cfg.DSN)
+		*dir = open.DataDir(cfg.DB, cfg.DSN)
 	}
 
 	res, err := diskbench.Run(ctx, diskbench.Options{Dir: *dir, N: *n, Size: *size})

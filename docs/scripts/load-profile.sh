@@ -45,7 +45,7 @@ for db in sqlite postgres; do
     tput=$(grep -o '"throughput": *[0-9.]*' "$out/$tag.json" | head -1 | grep -o '[0-9.]*$')
     printf '%s\tthroughput %s/s\n' "$tag" "$tput"
     printf '%s\tcpu handler ms\t%s\n' "$tag" "$(cum "$out/$tag.cpu.pb.gz" 'handleBoard')"
-    for f in 'renderPosts' 'PostList' 'commands.inSQL' 'commands.acquireConn' 'entity.networkWait' 'runtime.cgocall' 'awaitDone'; do
+    for f in 'renderPosts' 'PostList' 'commands.inSQL' 'commands.acquireConn' 'driverkit.networkWait' 'runtime.cgocall' 'awaitDone'; do
       printf '%s\tcpu %% %s\t%s\n' "$tag" "$f" "$(share "$out/$tag.cpu.pb.gz" "$f")"
     done
     for f in 'waitForWorker' 'commands.acquireConn' 'commands.inSQL' 'renderPosts'; do

@@ -1,5 +1,7 @@
 // Package open opens the store a configuration names: Store dispatches
-// entity.Options.Driver to entity/sqlite or entity/postgres.
+// entity.Options.Driver to entity/sqlite or entity/postgres. DataDir names
+// the directory a configuration's database lives in, for the disk
+// benchmark.
 //
 // It is a package of its own so that entity, which holds the domain, needs
 // neither driver (nor cgo): only the binary and the tests that open a real

@@ -17,7 +17,7 @@ func BenchmarkStore(b *testing.B) {
 	storetest.Bench(b, func(b *testing.B, o entity.Options) entity.Store {
 		o.Driver = "postgres"
 		o.DSN = dsn
-		o.Schema = storetest.PostgresSchema(b, dsn, "bbs_bench")
+		o.Schema = testSchema(b, dsn, "bbs_bench")
 		s, err := Open(context.Background(), o)
 		if err != nil {
 			b.Fatal(err)

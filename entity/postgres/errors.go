@@ -5,13 +5,13 @@ import (
 
 	"github.com/jackc/pgx/v5/pgconn"
 
-	"bbslab/entity"
+	"bbslab/entity/internal/driverkit"
 )
 
 // classify marks err as entity.ErrUnavailable when PostgreSQL or pgx says
 // the server cannot be reached or refuses connections for now, or the
-// connection is lost (entity.Classify).
-func classify(err error) error { return entity.Classify(err, isUnavailable) }
+// connection is lost (driverkit.Classify).
+func classify(err error) error { return driverkit.Classify(err, isUnavailable) }
 
 // isUnavailable reports whether err is a PostgreSQL error that may pass
 // when retried later, by its SQLSTATE code, or a failed connect.

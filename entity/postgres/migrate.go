@@ -6,7 +6,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"bbslab/entity"
+	"bbslab/entity/internal/driverkit"
 )
 
 // migrateLockKey is the advisory lock that serializes migrations on one
@@ -15,7 +15,7 @@ const migrateLockKey = 0x6262736c6162 // "bbslab"
 
 // migratePostgres applies the missing migrations in one transaction,
 // holding an advisory lock so concurrent starts take turns.
-func migratePostgres(ctx context.Context, c *pgx.Conn, ms []entity.Migration) error {
+func migratePostgres(ctx context.Context, c *pgx.Conn, ms []driverkit.Migration) error {
 	tx, err := c.Begin(ctx)
 	if err != nil {
 		return err
@@ -24,7 +24,7 @@ func migratePostgres(ctx context.Context, c *pgx.Conn, ms []entity.Migration) er
 	if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock($1)`, int64(migrateLockKey)); err != nil {
 		return err
 	}
-	if _, err := tx.Exec(ctx, entity.CreateMigrationsTable); err != nil {
+	if _, err := tx.Exec(ctx, driverkit.CreateMigrationsTable); err != nil {
 		return err
 	}
 	for _, m := range ms {

@@ -39,7 +39,7 @@ func TestPostgresOwnSockets(t *testing.T) {
 	defer foreign.Close(ctx)
 	foreignPort := foreign.PgConn().Conn().LocalAddr().(*net.TCPAddr).Port
 
-	schema := storetest.PostgresSchema(t, dsn, "bbs_test")
+	schema := testSchema(t, dsn, "bbs_test")
 	st, err := Open(ctx, entity.Options{Driver: "postgres", DSN: dsn, Schema: schema, Pool: 2, PoolMode: entity.PoolNone, SeedPosts: 5})
 	if err != nil {
 		t.Fatal(err)

@@ -20,6 +20,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"bbslab/entity"
+	"bbslab/entity/internal/driverkit"
 	"bbslab/occupancy"
 	schema "bbslab/sql"
 )
@@ -59,11 +60,11 @@ type pgStore struct {
 	sem    chan struct{} // mode none: one token per open connection
 	open   atomic.Int64  // mode none: physical connections open now
 	opened atomic.Int64
-	m      entity.Meter
+	m      driverkit.Meter
 	closed atomic.Bool
-	tr     *entity.Tracer  // nil unless entity.Options.Trace
-	d      *entity.Network // nil unless entity.Options.Distance
-	ports  entity.PortSet  // local ports of the connections dialled
+	tr     *driverkit.Tracer  // nil unless entity.Options.Trace
+	d      *driverkit.Network // nil unless entity.Options.Distance
+	ports  driverkit.PortSet  // local ports of the connections dialled
 	// version is the server_version parameter read in setUp (version.go).
 	version string
 }
@@ -93,7 +94,7 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 	if o.Schema != "" {
 		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
-	s := &pgStore{o: o, cfg: cfg, tr: entity.NewTracer(o.Trace, "postgres"), d: entity.NewNetwork(o.Distance)}
+	s := &pgStore{o: o, cfg: cfg, tr: driverkit.NewTracer(o.Trace, "postgres"), d: driverkit.NewNetwork(o.Distance)}
 	// Every connection pgx makes, pooled or not, and its cancel requests,
 	// is dialled here: remember the local port it came from (LocalPorts).
 	dial := cfg.ConnConfig.DialFunc
@@ -156,7 +157,7 @@ func where(cfg *pgxpool.Config) string {
 // setUp creates the schema, migrates and seeds an empty board over one
 // connection of its own, so that the pool starts with exactly PoolMin.
 func (s *pgStore) setUp(ctx context.Context) error {
-	ms, err := entity.LoadMigrations(schema.Postgres, "postgres")
+	ms, err := driverkit.LoadMigrations(schema.Postgres, "postgres")
 	if err != nil {
 		return err
 	}
@@ -231,13 +232,13 @@ func (s *pgStore) Acquire(ctx context.Context) (entity.Conn, error) {
 // conn takes a connection without metering it.
 func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	if s.closed.Load() {
-		return nil, entity.Unavailable(errors.New("store closed"))
+		return nil, driverkit.Unavailable(errors.New("store closed"))
 	}
 	if s.pool != nil {
 		pc, err := s.pool.Acquire(ctx)
 		if err != nil {
 			if s.closed.Load() {
-				return nil, entity.Unavailable(err)
+				return nil, driverkit.Unavailable(err)
 			}
 			return nil, classify(err)
 		}
@@ -266,7 +267,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 //
 // The store validates rather than pgxpool (ShouldPing returning true, or
 // PrepareConn) so that the validation waits the database at a distance as
-// a statement does, is timed and counted (entity.Meter.Validated), and
+// a statement does, is timed and counted (driverkit.Meter.Validated), and
 // means the same on both stores.
 func (s *pgStore) validated(ctx context.Context, c *pgConn) (*pgConn, error) {
 	for try := 1; ; try++ {
@@ -379,7 +380,7 @@ func (s *pgStore) Stats() entity.PoolStats {
 }
 
 // LocalPorts returns the local ports of the connections the store dialled
-// in the last PortMemory (SocketOwner).
+// in the last few minutes, as its PortSet keeps them (entity.SocketOwner).
 func (s *pgStore) LocalPorts() map[int]bool { return s.ports.Ports() }
 
 // Close closes the pool. In fixed mode it waits until every acquired
@@ -395,15 +396,15 @@ func (s *pgStore) Close() error {
 // pgConn is one PostgreSQL connection: from the pool (pc set) or opened
 // for this Acquire alone (s set).
 type pgConn struct {
-	c             *pgx.Conn
-	pc            *pgxpool.Conn
-	s             *pgStore
-	tr            *entity.Tracer
-	m             *entity.Meter   // set by Acquire; nil for Reset and Ping
-	held          occupancy.Stamp // when Acquire handed it out
-	released      bool
-	sent          atomic.Int64 // statements sent
-	entity.Remote              // entity.Options.Distance: roundTrip, Waited
+	c                *pgx.Conn
+	pc               *pgxpool.Conn
+	s                *pgStore
+	tr               *driverkit.Tracer
+	m                *driverkit.Meter // set by Acquire; nil for Reset and Ping
+	held             occupancy.Stamp  // when Acquire handed it out
+	released         bool
+	sent             atomic.Int64 // statements sent
+	driverkit.Remote              // entity.Options.Distance: roundTrip, Waited
 }
 
 // Statements returns the statements sent on c.
@@ -426,7 +427,7 @@ func (c *pgConn) classify(ctx context.Context, err error) error {
 	err = classify(err)
 	if !errors.Is(err, entity.ErrUnavailable) && !errors.Is(err, context.Canceled) &&
 		!errors.Is(err, context.DeadlineExceeded) && c.c.IsClosed() {
-		return entity.Unavailable(err)
+		return driverkit.Unavailable(err)
 	}
 	return err
 }
@@ -435,7 +436,7 @@ func (c *pgConn) classify(ctx context.Context, err error) error {
 func (c *pgConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
 	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
-	p := entity.Post{Name: name, Message: message, CreatedAt: entity.PostTime()}
+	p := entity.Post{Name: name, Message: message, CreatedAt: driverkit.PostTime()}
 	if err == nil {
 		c.sent.Add(1)
 		err = c.c.QueryRow(ctx, pgInsert, name, message, p.CreatedAt).Scan(&p.No)
@@ -539,5 +540,11 @@ func (c *pgConn) Release() {
 	<-c.s.sem
 }
 
-// Network returns the store's database at a distance (entity.Distant).
-func (s *pgStore) Network() *entity.Network { return s.d }
+// Network returns the store's database at a distance (entity.Distant),
+// nil when it has none.
+func (s *pgStore) Network() entity.Network {
+	if s.d == nil {
+		return nil // a nil interface, not one holding a nil *driverkit.Network
+	}
+	return s.d
+}

@@ -18,7 +18,7 @@ func TestStore(t *testing.T) {
 		t.Helper()
 		o.Driver = "postgres"
 		o.DSN = dsn
-		o.Schema = storetest.PostgresSchema(t, dsn, "bbs_test")
+		o.Schema = testSchema(t, dsn, "bbs_test")
 		s, err := Open(context.Background(), o)
 		if err != nil {
 			t.Fatalf("Open(%+v): %v", o, err)

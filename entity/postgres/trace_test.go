@@ -15,7 +15,7 @@ func TestTracePostgres(t *testing.T) {
 	t.Parallel()
 	dsn := testenv.PostgresDSN(t)
 	var buf bytes.Buffer
-	schema := storetest.PostgresSchema(t, dsn, "bbs_trace")
+	schema := testSchema(t, dsn, "bbs_trace")
 	s, err := Open(context.Background(), entity.Options{Driver: "postgres", DSN: dsn, Schema: schema, Pool: 1, SeedPosts: 10, Trace: &buf})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"bbslab/entity"
-	"bbslab/entity/storetest"
 )
 
 // TestPostgresVersion checks the store's version against SHOW
@@ -19,7 +18,7 @@ func TestPostgresVersion(t *testing.T) {
 		t.Skip("BBS_TEST_POSTGRES_DSN not set: skipping the PostgreSQL version test")
 	}
 	ctx := context.Background()
-	o := entity.Options{Driver: "postgres", DSN: dsn, Pool: 1, Schema: storetest.PostgresSchema(t, dsn, "bbs_test")}
+	o := entity.Options{Driver: "postgres", DSN: dsn, Pool: 1, Schema: testSchema(t, dsn, "bbs_test")}
 	s, err := Open(ctx, o)
 	if err != nil {
 		t.Fatalf("Open: %v", err)

@@ -7,13 +7,13 @@ import (
 
 	"github.com/mattn/go-sqlite3"
 
-	"bbslab/entity"
+	"bbslab/entity/internal/driverkit"
 )
 
 // classify marks err as entity.ErrUnavailable when SQLite says the
 // database is busy, locked or cannot be opened, or the connection is lost
-// (entity.Classify).
-func classify(err error) error { return entity.Classify(err, isUnavailable) }
+// (driverkit.Classify).
+func classify(err error) error { return driverkit.Classify(err, isUnavailable) }
 
 // isUnavailable reports whether err is an SQLite error that may pass when
 // retried later, by its result code.

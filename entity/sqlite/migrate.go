@@ -7,18 +7,18 @@ import (
 	"database/sql"
 	"fmt"
 
-	"bbslab/entity"
+	"bbslab/entity/internal/driverkit"
 )
 
 // migrateSQLite applies the missing migrations in one transaction (an
 // immediate one with the default DSN, so two processes take turns).
-func migrateSQLite(ctx context.Context, db *sql.DB, ms []entity.Migration) error {
+func migrateSQLite(ctx context.Context, db *sql.DB, ms []driverkit.Migration) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, entity.CreateMigrationsTable); err != nil {
+	if _, err := tx.ExecContext(ctx, driverkit.CreateMigrationsTable); err != nil {
 		return err
 	}
 	for _, m := range ms {

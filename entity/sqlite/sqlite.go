@@ -15,6 +15,7 @@ import (
 	"github.com/mattn/go-sqlite3"
 
 	"bbslab/entity"
+	"bbslab/entity/internal/driverkit"
 	"bbslab/occupancy"
 	schema "bbslab/sql"
 )
@@ -37,7 +38,7 @@ func sqliteDSN(dsn string) string {
 type countingConnector struct {
 	dsn    string
 	drv    *sqlite3.SQLiteDriver
-	d      *entity.Network // connect_latency; nil when near
+	d      *driverkit.Network // connect_latency; nil when near
 	opened atomic.Int64
 }
 
@@ -63,12 +64,12 @@ type sqliteStore struct {
 	o      entity.Options
 	db     *sql.DB
 	conns  *countingConnector
-	m      entity.Meter
+	m      driverkit.Meter
 	closed atomic.Bool
-	sem    chan struct{}   // mode none: one token per connection taken
-	tr     *entity.Tracer  // nil unless entity.Options.Trace
-	d      *entity.Network // nil unless entity.Options.Distance
-	busy   time.Duration   // how long a statement retries SQLITE_BUSY (see busy.go)
+	sem    chan struct{}      // mode none: one token per connection taken
+	tr     *driverkit.Tracer  // nil unless entity.Options.Trace
+	d      *driverkit.Network // nil unless entity.Options.Distance
+	busy   time.Duration      // how long a statement retries SQLITE_BUSY (see busy.go)
 }
 
 // Open opens the SQLite database that o names (o.Driver "sqlite" or empty;
@@ -88,7 +89,7 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &sqliteStore{o: o, tr: entity.NewTracer(o.Trace, "sqlite"), d: entity.NewNetwork(o.Distance)}
+	s := &sqliteStore{o: o, tr: driverkit.NewTracer(o.Trace, "sqlite"), d: driverkit.NewNetwork(o.Distance)}
 	dsn, busy := sliceBusyTimeout(sqliteDSN(o.DSN))
 	s.busy = busy
 	s.conns = &countingConnector{dsn: dsn, drv: &sqlite3.SQLiteDriver{}, d: s.d}
@@ -119,7 +120,7 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 
 // setUp migrates, seeds an empty board and pre-warms the pool.
 func (s *sqliteStore) setUp(ctx context.Context) error {
-	ms, err := entity.LoadMigrations(schema.SQLite, "sqlite")
+	ms, err := driverkit.LoadMigrations(schema.SQLite, "sqlite")
 	if err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func (s *sqliteStore) Acquire(ctx context.Context) (entity.Conn, error) {
 // conn takes a connection without metering it.
 func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 	if s.closed.Load() {
-		return nil, entity.Unavailable(errors.New("store closed"))
+		return nil, driverkit.Unavailable(errors.New("store closed"))
 	}
 	if s.sem != nil {
 		select {
@@ -189,7 +190,7 @@ func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 			<-s.sem
 		}
 		if s.closed.Load() {
-			return nil, entity.Unavailable(err)
+			return nil, driverkit.Unavailable(err)
 		}
 		return nil, classify(err)
 	}
@@ -347,14 +348,14 @@ func (s *sqliteStore) Close() error {
 
 // sqliteConn is one connection pinned from database/sql's pool.
 type sqliteConn struct {
-	c             *sql.Conn
-	s             *sqliteStore // for put
-	tr            *entity.Tracer
-	m             *entity.Meter
-	held          occupancy.Stamp // when Acquire handed it out
-	busy          time.Duration   // retry budget for SQLITE_BUSY
-	sent          atomic.Int64    // statements sent, each SQLITE_BUSY retry included
-	entity.Remote                 // entity.Options.Distance: roundTrip, Waited
+	c                *sql.Conn
+	s                *sqliteStore // for put
+	tr               *driverkit.Tracer
+	m                *driverkit.Meter
+	held             occupancy.Stamp // when Acquire handed it out
+	busy             time.Duration   // retry budget for SQLITE_BUSY
+	sent             atomic.Int64    // statements sent, each SQLITE_BUSY retry included
+	driverkit.Remote                 // entity.Options.Distance: roundTrip, Waited
 }
 
 // Statements returns the statements sent on c, retries included.
@@ -394,7 +395,7 @@ const (
 func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
 	start := c.tr.Start()
 	net, err := c.RoundTrip(ctx)
-	p := entity.Post{Name: name, Message: message, CreatedAt: entity.PostTime()}
+	p := entity.Post{Name: name, Message: message, CreatedAt: driverkit.PostTime()}
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
 			sctx, err := statementContext(ctx)
@@ -494,5 +495,11 @@ func (c *sqliteConn) Release() {
 	}
 }
 
-// Network returns the store's database at a distance (entity.Distant).
-func (s *sqliteStore) Network() *entity.Network { return s.d }
+// Network returns the store's database at a distance (entity.Distant),
+// nil when it has none.
+func (s *sqliteStore) Network() entity.Network {
+	if s.d == nil {
+		return nil // a nil interface, not one holding a nil *driverkit.Network
+	}
+	return s.d
+}

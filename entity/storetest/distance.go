@@ -151,14 +151,14 @@ func testDistance(t *testing.T, open func(t *testing.T, o entity.Options) entity
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			var b bytes.Buffer
 			pprof.Lookup("goroutine").WriteTo(&b, 1)
-			if dump = b.String(); strings.Contains(dump, "bbslab/entity.networkWait+") {
+			if dump = b.String(); strings.Contains(dump, "bbslab/entity/internal/driverkit.networkWait+") {
 				break
 			}
 		}
 		cancel()
 		<-done
-		if !strings.Contains(dump, "bbslab/entity.networkWait+") {
-			t.Errorf("no goroutine in entity.networkWait while a statement waited on the network")
+		if !strings.Contains(dump, "bbslab/entity/internal/driverkit.networkWait+") {
+			t.Errorf("no goroutine in driverkit.networkWait while a statement waited on the network")
 		}
 	})
 }
@@ -238,7 +238,7 @@ func (b *syncBuffer) String() string {
 	return b.b.String()
 }
 
-// traceLine is the part of an SQL trace line (entity.Tracer) the tests read.
+// traceLine is the part of an SQL trace line (entity.Options.Trace) the tests read.
 type traceLine struct {
 	QueryTime   float64 `json:"query_time"`
 	NetworkWait float64 `json:"network_wait"`

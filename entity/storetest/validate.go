@@ -108,17 +108,17 @@ func testValidate(t *testing.T, open func(t *testing.T, o entity.Options) entity
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			var b bytes.Buffer
 			pprof.Lookup("goroutine").WriteTo(&b, 1)
-			if dump = b.String(); strings.Contains(dump, "bbslab/entity.validateWait+") {
+			if dump = b.String(); strings.Contains(dump, "bbslab/entity/internal/driverkit.validateWait+") {
 				break
 			}
 		}
 		cancel()
 		<-done
-		if !strings.Contains(dump, "bbslab/entity.validateWait+") {
-			t.Errorf("no goroutine in entity.validateWait while an acquire validated")
+		if !strings.Contains(dump, "bbslab/entity/internal/driverkit.validateWait+") {
+			t.Errorf("no goroutine in driverkit.validateWait while an acquire validated")
 		}
-		if strings.Contains(dump, "bbslab/entity.networkWait+") {
-			t.Errorf("a validating acquire showed entity.networkWait, the frame of a statement's wait")
+		if strings.Contains(dump, "bbslab/entity/internal/driverkit.networkWait+") {
+			t.Errorf("a validating acquire showed driverkit.networkWait, the frame of a statement's wait")
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package entity
+package driverkit
 
 import (
 	"net"
@@ -11,11 +11,11 @@ func TestPortSet(t *testing.T) {
 	p.Record(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40001})
 	p.Record(&net.UnixAddr{Name: "/tmp/.s.PGSQL.5432", Net: "unix"})
 	p.mu.Lock()
-	p.seen[40002] = time.Now().Add(-PortMemory - time.Second) // used long ago
+	p.seen[40002] = time.Now().Add(-portMemory - time.Second) // used long ago
 	p.pruned = time.Time{}                                    // due for pruning
 	p.mu.Unlock()
 	if got := p.Ports(); len(got) != 1 || !got[40001] {
-		t.Errorf("ports() = %v; want just 40001 (40002 is older than PortMemory, a Unix socket has no port)", got)
+		t.Errorf("ports() = %v; want just 40001 (40002 is older than portMemory, a Unix socket has no port)", got)
 	}
 	p.Record(&net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 40003})
 	if _, kept := p.seen[40002]; kept || len(p.seen) != 2 {

@@ -1,4 +1,4 @@
-package entity
+package driverkit
 
 import (
 	"bytes"
@@ -9,9 +9,11 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"bbslab/entity"
 )
 
-// A Tracer writes one JSON line per SQL statement a Conn runs (Options.Trace):
+// A Tracer writes one JSON line per SQL statement a Conn runs (entity.Options.Trace):
 //
 //	{"time":"2026-11-30T04:50:00.123456Z","db":"sqlite","statement":"SELECT ...","query_time":0.000041,"rows":30}
 //
@@ -44,7 +46,7 @@ type traceLine struct {
 	QueryTime float64   `json:"query_time"`
 	Rows      int       `json:"rows"`
 	// NetworkWait is the part of QueryTime spent waiting on the network
-	// (Options.Distance), in seconds; absent when the database is near.
+	// (entity.Options.Distance), in seconds; absent when the database is near.
 	NetworkWait float64 `json:"network_wait,omitempty"`
 	Error       string  `json:"error,omitempty"`
 }
@@ -87,7 +89,7 @@ func (t *Tracer) Statement(start time.Time, stmt string, rows int, net time.Dura
 // could repeat user input.
 func errorKind(err error) string {
 	switch {
-	case errors.Is(err, ErrUnavailable):
+	case errors.Is(err, entity.ErrUnavailable):
 		return "unavailable"
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return "canceled"
@@ -101,5 +103,5 @@ func errorKind(err error) string {
 // sql.ErrNoRows "to aid in database/sql compatibility"), so one check
 // serves both drivers.
 func noRows(err error) bool {
-	return errors.Is(err, ErrNotFound) || errors.Is(err, sql.ErrNoRows)
+	return errors.Is(err, entity.ErrNotFound) || errors.Is(err, sql.ErrNoRows)
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package entity
+package driverkit
 
 import (
 	"context"

@@ -1,13 +1,14 @@
-package entity
+package driverkit
 
 import (
 	"sync/atomic"
 	"time"
 
+	"bbslab/entity"
 	"bbslab/occupancy"
 )
 
-// A Meter counts a Store's Acquire calls as they happen, which the pools' own
+// A Meter counts a store's Acquire calls as they happen, which the pools' own
 // statistics do not (they add waits only once an acquire ends), and
 // integrates the acquires waiting and the connections held over time
 // (occupancy.Gauge), so that their mean over any span is exact.
@@ -50,7 +51,7 @@ func (m *Meter) Validated(d time.Duration) {
 func (m *Meter) Release(t occupancy.Stamp) { m.held.Leave(t) }
 
 // Fill copies the counters into s.
-func (m *Meter) Fill(s *PoolStats) {
+func (m *Meter) Fill(s *entity.PoolStats) {
 	n, waiting := m.waiting.Read()
 	s.Waiting = int(n)
 	s.WaitingTime = waiting

@@ -1,4 +1,4 @@
-package entity
+package open
 
 import (
 	"path/filepath"
