@@ -15,14 +15,6 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// WriteReport writes the report folder of an experiment:
-// experiment.json (everything measured), charts/ (SVG and PNG), report.md
-// and index.html, which opens offline with its charts inline. Each run's
-// folder already holds its sweep.json, server.log and profiles.
-func WriteReport(dir string, res *Result) error {
-	return writeReport(dir, res, reportExtras{charts: chart.Server{Stats: res.Stats}})
-}
-
 // reportExtras are what the report shows beyond the result: the disk
 // table and the server charts (Options).
 type reportExtras struct {
@@ -33,7 +25,10 @@ type reportExtras struct {
 	frames []live.Frame
 }
 
-// writeReport is WriteReport with the extras.
+// writeReport writes the report folder of an experiment:
+// experiment.json (everything measured), charts/ (SVG and PNG), report.md
+// and index.html, which opens offline with its charts inline. Each run's
+// folder already holds its sweep.json, server.log and profiles.
 func writeReport(dir string, res *Result, ex reportExtras) error {
 	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
 		return err

@@ -111,17 +111,6 @@ func writeEvent(w io.Writer, e entry) error {
 	return err
 }
 
-// A ServeOption changes what Serve accepts.
-type ServeOption func(*serveConfig)
-
-type serveConfig struct{ remote bool }
-
-// AllowRemote lets Serve listen on an address other machines can reach.
-// The dashboard has no authentication and shows the lab's figures and
-// experiment names; use it on a network you trust (a workshop room), never
-// on a public one.
-func AllowRemote() ServeOption { return func(c *serveConfig) { c.remote = true } }
-
 // A Server is the dashboard listening on one address.
 type Server struct {
 	// URL is the page's address, e.g. http://127.0.0.1:41234/.
@@ -138,21 +127,17 @@ func (s *Server) Wait() error {
 }
 
 // Serve listens on addr ("127.0.0.1:0" picks a free port) and serves h's
-// Handler until ctx ends; open streams end with it. By default addr must
-// be a loopback address (127.0.0.1, ::1 or localhost), since anyone who
-// can reach the port sees the dashboard: pass AllowRemote to show it to
-// other machines. The caller must call Wait after ctx ends.
-func Serve(ctx context.Context, addr string, h *Hub, opts ...ServeOption) (*Server, error) {
-	var cfg serveConfig
-	for _, o := range opts {
-		o(&cfg)
-	}
+// Handler until ctx ends; open streams end with it. addr must be a
+// loopback address (127.0.0.1, ::1 or localhost): the dashboard has no
+// authentication, and anyone who can reach the port would see the lab's
+// figures. The caller must call Wait after ctx ends.
+func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("live: dashboard address %q: want host:port, e.g. 127.0.0.1:0: %w", addr, err)
 	}
-	if !cfg.remote && !isLoopback(host) {
-		return nil, fmt.Errorf("live: dashboard address %q is not loopback (127.0.0.1, ::1, localhost): the dashboard has no authentication; allow other machines explicitly (live.AllowRemote)", addr)
+	if !isLoopback(host) {
+		return nil, fmt.Errorf("live: dashboard address %q is not loopback (127.0.0.1, ::1, localhost): the dashboard has no authentication, so it serves this machine only", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
