@@ -86,15 +86,24 @@ func (a *announcer) Write(p []byte) (int, error) {
 	}
 }
 
-// lockedBuffer collects a child's standard error.
+// lockedBuffer collects the end of a child's standard error.
 type lockedBuffer struct {
 	mu sync.Mutex
 	b  bytes.Buffer
 }
 
+// keepStderr is how much of a child's standard error a lockedBuffer
+// keeps: the end of it, for an error message.
+const keepStderr = 64 << 10
+
 func (l *lockedBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.b.Len()+len(p) > 2*keepStderr {
+		tail := bytes.Clone(l.b.Bytes()[max(0, l.b.Len()-keepStderr):])
+		l.b.Reset()
+		l.b.Write(tail)
+	}
 	return l.b.Write(p)
 }
 
