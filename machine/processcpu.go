@@ -1,6 +1,9 @@
 package machine
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 // ProcessCPUTime returns the CPU time this process has used so far, user
 // and system, and whether the platform gives it (getrusage on Unix,
@@ -14,3 +17,19 @@ func ProcessCPUTime() (time.Duration, bool) {
 	}
 	return u + s, true
 }
+
+// ProcessCPUTimeOf returns the CPU time, user and system, that the running
+// process pid has used so far: from /proc/PID/stat on Linux, through
+// gopsutil elsewhere.
+func ProcessCPUTimeOf(pid int) (time.Duration, error) { return processCPUOf(pid) }
+
+// ExitedUsage returns the usage of a child that has exited: its CPU time,
+// and its peak resident set where the OS gives it (getrusage's ru_maxrss
+// on Unix; absent on Windows).
+func ExitedUsage(ps *os.ProcessState) ProcessUsage {
+	return ProcessUsage{User: ps.UserTime(), System: ps.SystemTime(), PeakRSSBytes: peakRSS(ps)}
+}
+
+// ReadLoad reads the load average now; an error where the OS has none
+// (Windows).
+func ReadLoad() (Load, error) { return defaultPlatform().load() }

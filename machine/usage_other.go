@@ -2,5 +2,10 @@
 
 package machine
 
+import "os"
+
 // processUsage has neither getrusage nor GetProcessTimes to read.
 func processUsage() (ProcessUsage, error) { return ProcessUsage{}, errUnavailable }
+
+// peakRSS is absent without getrusage.
+func peakRSS(*os.ProcessState) *int64 { return nil }

@@ -2,6 +2,7 @@ package machine
 
 import (
 	"fmt"
+	"os"
 	"time"
 
 	"golang.org/x/sys/windows"
@@ -22,3 +23,7 @@ func processUsage() (ProcessUsage, error) {
 func filetime(f windows.Filetime) time.Duration {
 	return time.Duration(int64(f.HighDateTime)<<32|int64(f.LowDateTime)) * 100
 }
+
+// peakRSS is absent: the exited child's peak working set is not in its
+// ProcessState on Windows.
+func peakRSS(*os.ProcessState) *int64 { return nil }

@@ -179,33 +179,6 @@ func TestTargetServes(t *testing.T) {
 	}
 }
 
-func TestSummarizeHeld(t *testing.T) {
-	for _, tt := range []struct {
-		counts []int
-		want   string
-	}{
-		{nil, "unknown"},
-		{[]int{0, 400, 1000, 998, 1000, 1000, 0}, "1000 (998-1000 while loaded)"},
-		{[]int{1000}, "1000 (1000-1000 while loaded)"},
-	} {
-		if got := summarizeHeld(tt.counts); got != tt.want {
-			t.Errorf("summarizeHeld(%v) = %q; want %q", tt.counts, got, tt.want)
-		}
-	}
-}
-
-func TestSlowGoalCheck(t *testing.T) {
-	g := slowGoal{cpuPct: 5, rssMB: 32, p50OverMs: 1}
-	got := g.check(5.39, 25, 0.1)
-	want := "targets: CPU < 5 % of a core: MISSED (5.39); peak RSS < 32 MB: met (25.00); p50 − server's own < 1 ms: met (0.10)"
-	if got != want {
-		t.Errorf("check = %q; want %q", got, want)
-	}
-	if got := (slowGoal{rssMB: 64}).check(9, 50, 3); got != "targets: peak RSS < 64 MB: met (50.00)" {
-		t.Errorf("check with only a memory target = %q", got)
-	}
-}
-
 func TestSweepWritesEachStepsFiles(t *testing.T) {
 	srv := server(t)
 	dir := t.TempDir()

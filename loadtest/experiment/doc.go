@@ -17,10 +17,9 @@
 //
 // Files: experiment.go (the file format, Load), run.go
 // (Run, one measurement), process.go (the server process:
-// start, readiness, stop), pin.go (holding the server and the generator
-// to their CPUs: pinning, or GOMAXPROCS where pinning is off or fails),
-// affinity_*.go and proc_*.go (CPU pinning and process groups where the OS
-// has them), repeat.go (repeats and their
+// start, readiness, stop; a child process of package child), pin.go
+// (holding the server and the generator to their CPUs through package
+// child, and the notes that say how), repeat.go (repeats and their
 // spread), claim.go (claims and their checks), verdict.go (the findings in
 // plain words), report.go and tables.go (report.md and index.html),
 // environment.go (the environment section), disk.go (the disk benchmark

@@ -67,7 +67,7 @@ func TestStartServerCapsGOMAXPROCS(t *testing.T) {
 				t.Fatal(err)
 			}
 			select {
-			case <-p.exited:
+			case <-p.Exited():
 			case <-time.After(30 * time.Second):
 				t.Error("the helper did not exit")
 			}

@@ -8,19 +8,18 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
+
+	"bbslab/internal/child"
 )
 
-// serverProc is a server under test started by an experiment.
+// serverProc is a server under test started by an experiment: a child
+// process with its output in a log file.
 type serverProc struct {
-	cmd    *exec.Cmd
-	log    *os.File
-	exited chan struct{}
-	err    error // set when exited is closed
+	*child.Process
+	log *os.File
 }
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
@@ -35,57 +34,22 @@ func freePort() (string, error) {
 }
 
 // startServer starts argv with its output in logPath, held to cpus when
-// given: pinned to them when pin is set and the system allows it (the
-// child inherits the affinity of the thread that starts it), otherwise
-// capped with GOMAXPROCS (serverCap). env is the experiment file's
-// [server] env, expanded. It returns a note about what was done.
+// given: pinned to them when pin is set and the system allows it,
+// otherwise capped with GOMAXPROCS (package child). env is the experiment
+// file's [server] env, expanded. It returns a note about what was done.
 func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) (*serverProc, string, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
 		return nil, "", fmt.Errorf("server log: %w", err)
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdout = log
-	cmd.Stderr = log
 	// A process group of its own, so that "go run" and its child both get
-	// the signals (proc_unix.go; elsewhere the process alone).
-	ownGroup(cmd)
-
-	note := "server not pinned"
-	var startErr error
-	switch {
-	case len(cpus) == 0:
-		startErr = cmd.Start()
-	case !pin:
-		note = serverCap(cmd, env, cpus, errPinOff)
-		startErr = cmd.Start()
-	default:
-		// Pin this OS thread, start the child from it, then restore.
-		runtime.LockOSThread()
-		restore, perr := pinThread(cpus)
-		if perr != nil {
-			note = serverCap(cmd, env, cpus, perr)
-		} else {
-			note = fmt.Sprintf("server pinned to CPU %s", cpuList(cpus))
-		}
-		startErr = cmd.Start()
-		if restore != nil {
-			restore()
-		}
-		runtime.UnlockOSThread()
-	}
-	if startErr != nil {
+	// the signals.
+	p, err := child.Start(child.Spec{Argv: argv, Dir: dir, Env: env, Stdout: log, Stderr: log, CPUs: cpus, Pin: pin, OwnGroup: true})
+	if err != nil {
 		log.Close()
-		return nil, note, fmt.Errorf("start server %q: %w", strings.Join(argv, " "), startErr)
+		return nil, "", fmt.Errorf("start server %q: %w", strings.Join(argv, " "), err)
 	}
-	p := &serverProc{cmd: cmd, log: log, exited: make(chan struct{})}
-	go func() {
-		p.err = cmd.Wait()
-		close(p.exited)
-	}()
-	return p, note, nil
+	return &serverProc{Process: p, log: log}, serverNote(p.Hold), nil
 }
 
 // waitReady polls url until it answers 200, the server exits, or timeout.
@@ -110,8 +74,8 @@ func (p *serverProc) waitReady(parent context.Context, url string, timeout time.
 			last = err.Error()
 		}
 		select {
-		case <-p.exited:
-			return fmt.Errorf("the server exited before it was ready (%v); its log: %s", p.err, p.tail())
+		case <-p.Exited():
+			return fmt.Errorf("the server exited before it was ready (%v); its log: %s", p.Err(), p.tail())
 		case <-ctx.Done():
 			if err := parent.Err(); err != nil { // interrupted, not timed out
 				return fmt.Errorf("waiting for %s: %w", url, err)
@@ -135,8 +99,8 @@ func (p *serverProc) waitListening(parent context.Context, addr string, timeout 
 			return nil
 		}
 		select {
-		case <-p.exited:
-			return fmt.Errorf("the server exited before it listened on %s (%v); its log: %s", addr, p.err, p.tail())
+		case <-p.Exited():
+			return fmt.Errorf("the server exited before it listened on %s (%v); its log: %s", addr, p.Err(), p.tail())
 		case <-ctx.Done():
 			if err := parent.Err(); err != nil { // interrupted, not timed out
 				return fmt.Errorf("waiting for %s: %w", addr, err)
@@ -152,20 +116,10 @@ func (p *serverProc) waitListening(parent context.Context, addr string, timeout 
 // kills it.
 func (p *serverProc) stop(timeout time.Duration) error {
 	defer p.log.Close()
-	select {
-	case <-p.exited:
-		return nil
-	default:
+	if err := p.Stop(timeout); err != nil {
+		return fmt.Errorf("the server %w", err)
 	}
-	terminate(p.cmd)
-	select {
-	case <-p.exited:
-		return nil
-	case <-time.After(timeout):
-		kill(p.cmd)
-		<-p.exited
-		return fmt.Errorf("the server did not stop within %v of SIGTERM and was killed", timeout)
-	}
+	return nil
 }
 
 // tail returns the end of the server's log.

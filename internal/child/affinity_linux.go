@@ -1,4 +1,4 @@
-package experiment
+package child
 
 import (
 	"fmt"
@@ -24,7 +24,7 @@ func pinThread(cpus []int) (func(), error) {
 	if err := unix.SchedGetaffinity(0, &old); err != nil {
 		return nil, fmt.Errorf("read CPU affinity: %w", err)
 	}
-	set, err := cpuSet(cpus, &startSet)
+	set, err := allowedSet(cpus)
 	if err != nil {
 		return nil, err
 	}
@@ -39,7 +39,7 @@ func pinThread(cpus []int) (func(), error) {
 func pinProcess(cpus []int) error {
 	pinMu.Lock()
 	defer pinMu.Unlock()
-	set, err := cpuSet(cpus, &startSet)
+	set, err := allowedSet(cpus)
 	if err != nil {
 		return err
 	}
@@ -59,12 +59,12 @@ func pinProcess(cpus []int) error {
 	return nil
 }
 
-// cpuSet builds the set of cpus, each of which must be in allowed.
-func cpuSet(cpus []int, allowed *unix.CPUSet) (unix.CPUSet, error) {
+// allowedSet builds the set of cpus, each of which must be in startSet.
+func allowedSet(cpus []int) (unix.CPUSet, error) {
 	var set unix.CPUSet
 	for _, c := range cpus {
-		if !allowed.IsSet(c) {
-			return set, fmt.Errorf("CPU %d is not available to this process (it may use %d CPUs)", c, allowed.Count())
+		if c < 0 || !startSet.IsSet(c) {
+			return set, fmt.Errorf("CPU %d is not available to this process (it may use %d CPUs)", c, startSet.Count())
 		}
 		set.Set(c)
 	}

@@ -1,0 +1,483 @@
+// Package bench measures the load generator's efficiency ("loadtest
+// bench"): requests per CPU-second at full speed against a page server
+// (package pageserver, run as "loadtest target") in a child process,
+// compared with wrk and hey when they are available, and the cost of
+// holding 1,000 and 10,000 slow clients. Every tool runs as a child
+// process (package child), so that its CPU time and peak resident set are
+// its own; generator and target are pinned to different CPUs where the
+// system allows it.
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"bbslab/internal/child"
+	"bbslab/loadtest"
+	"bbslab/machine"
+)
+
+// Options are the settings of one bench.
+type Options struct {
+	// Exe is the loadtest binary, run as "loadtest target" and "loadtest
+	// run".
+	Exe string
+	// Duration is the length of each full-speed run, Conns its
+	// connections, Size the page size in bytes.
+	Duration    time.Duration
+	Conns, Size int
+	// Full, Slow1k and Slow10k choose the scenarios: full speed (against
+	// wrk and hey), 1,000 and 10,000 slow clients.
+	Full, Slow1k, Slow10k bool
+	// Hey is the hey binary ("": on PATH, else built into a temp dir).
+	Hey string
+	// Rounds are the full-speed rounds (the tools alternate within a
+	// round; the median and best are reported), SlowRounds the rounds of
+	// each 1,000-client run (the median is reported).
+	Rounds, SlowRounds int
+	// Pin pins the generator to CPU 0 and the target to CPU 1.
+	Pin bool
+}
+
+// Run runs the scenarios o chooses and prints their results to stdout;
+// the target's standard error goes to stderr.
+func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
+	tmp, err := os.MkdirTemp("", "loadtest-bench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	b := &bench{gen: Generator{Exe: o.Exe, Dir: tmp}, stdout: stdout, stderr: stderr}
+	why := "-pin=false"
+	if o.Pin {
+		why = ""
+		if err := child.CanPin(0, 1); err != nil {
+			why = err.Error()
+		}
+	}
+	if why == "" {
+		b.gen.CPUs, b.targetCPU = []int{0}, []int{1}
+		fmt.Fprintln(stdout, "pinning: generator on CPU 0, target on CPU 1")
+	} else {
+		fmt.Fprintf(stdout, "pinning: none (%s); generator and target share the CPUs\n", why)
+	}
+	url, stop, err := b.startTarget(o.Size)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	fmt.Fprintf(stdout, "target: %s (%d-byte page, child process)\n", url, o.Size)
+
+	if o.Full {
+		if err := b.full(ctx, url, o.Duration, o.Conns, o.Hey, max(1, o.Rounds)); err != nil {
+			return err
+		}
+	}
+	if o.Slow1k {
+		if err := b.slowClients(ctx, url, 1000, time.Second, 3*time.Second, 20*time.Second, []time.Duration{0, 500 * time.Microsecond}, max(1, o.SlowRounds), slowGoal{cpuPct: 5, rssMB: 32, p50OverMs: 1}); err != nil {
+			return err
+		}
+		if err := b.wrkSlow(ctx, url, 1000, time.Second, 20*time.Second); err != nil {
+			return err
+		}
+	}
+	if o.Slow10k {
+		if err := b.slowClients(ctx, url, 10000, 10*time.Second, 10*time.Second, 20*time.Second, []time.Duration{0}, 1, slowGoal{rssMB: 64}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type bench struct {
+	gen            Generator // "loadtest run"; its CPUs are the generator's
+	targetCPU      []int
+	stdout, stderr io.Writer
+}
+
+// startTarget runs "loadtest target" as a child and returns its URL.
+func (b *bench) startTarget(size int) (string, func(), error) {
+	p, url, err := child.StartAnnounced(child.Spec{Argv: []string{b.gen.Exe, "target", "-addr", "127.0.0.1:0", "-size", strconv.Itoa(size)},
+		Stderr: b.stderr, CPUs: b.targetCPU, Pin: true}, "", 2*time.Minute)
+	if err != nil {
+		return "", nil, fmt.Errorf("target did not start: %w", err)
+	}
+	return url, func() { p.Stop(10 * time.Second) }, nil
+}
+
+// measured is one tool's run.
+type measured struct {
+	tool     string
+	requests int64
+	cpu      float64 // user+system seconds of the tool's process
+	wall     float64
+	rssMB    float64
+	note     string
+}
+
+// procUsage is a finished process's CPU time (user + system seconds) and peak
+// resident memory.
+type procUsage struct{ cpu, rssMB float64 }
+
+// runTool runs a command, held to cpus, to completion and returns its
+// output and usage.
+func runTool(ctx context.Context, cpus []int, name string, args ...string) ([]byte, procUsage, float64, error) {
+	var out bytes.Buffer
+	t0 := time.Now()
+	p, err := child.Start(child.Spec{Argv: append([]string{name}, args...), Stdout: &out, Stderr: &out, CPUs: cpus, Pin: true})
+	if err == nil {
+		err = p.Wait(ctx)
+	}
+	wall := time.Since(t0).Seconds()
+	if err != nil {
+		return out.Bytes(), procUsage{}, wall, fmt.Errorf("%s: %w\n%s", name, err, out.String())
+	}
+	pu := p.Usage()
+	u := procUsage{cpu: (pu.User + pu.System).Seconds()}
+	if pu.PeakRSSBytes != nil {
+		u.rssMB = float64(*pu.PeakRSSBytes) / (1 << 20)
+	}
+	return out.Bytes(), u, wall, nil
+}
+
+// A Generator runs "loadtest run" in a child process, held to CPUs, and
+// reads the result it writes.
+type Generator struct {
+	// Exe is the loadtest binary.
+	Exe string
+	// Dir is where the results are written.
+	Dir string
+	// CPUs are the CPUs it is pinned to (none: not pinned).
+	CPUs []int
+}
+
+// Run runs "loadtest run -progress off" with args, writing its result
+// to Dir/name.json, and returns the result.
+func (g Generator) Run(ctx context.Context, name string, args ...string) (*loadtest.Result, error) {
+	res, _, err := g.run(ctx, name, args...)
+	return res, err
+}
+
+// run is Run that also returns the generator's own usage.
+func (g Generator) run(ctx context.Context, name string, args ...string) (*loadtest.Result, measured, error) {
+	out := filepath.Join(g.Dir, name+".json")
+	args = append([]string{"run", "-progress", "off", "-out", out}, args...)
+	text, ru, wall, err := runTool(ctx, g.CPUs, g.Exe, args...)
+	if err != nil {
+		return nil, measured{}, err
+	}
+	res, err := loadtest.ReadResult(out)
+	if err != nil {
+		return nil, measured{}, fmt.Errorf("%w\n%s", err, text)
+	}
+	return res, measured{tool: "loadtest", requests: res.Total.Requests, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
+}
+
+var (
+	wrkRe = regexp.MustCompile(`(\d+) requests in`)
+	heyRe = regexp.MustCompile(`\[200\]\s+(\d+) responses`)
+)
+
+// full compares requests per CPU-second at full speed. The tools take
+// turns within each round so that interference from other work on the
+// machine hits them alike.
+func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns int, heyPath string, rounds int) error {
+	fmt.Fprintf(b.stdout, "\n== full speed: %d connections, %v per run, no think time, %d rounds\n", conns, dur, rounds)
+	type tool struct {
+		name string
+		run  func() (measured, error)
+	}
+	tools := []tool{{"loadtest", func() (measured, error) {
+		_, m, err := b.gen.run(ctx, "full", "-url", url, "-clients", strconv.Itoa(conns), "-duration", dur.String())
+		return m, err
+	}}}
+	if wrk, err := exec.LookPath("wrk"); err == nil {
+		tools = append(tools, tool{"wrk -t1", func() (measured, error) {
+			return b.external(ctx, wrkRe, wrk, "-t1", "-c"+strconv.Itoa(conns), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", url)
+		}})
+	} else {
+		fmt.Fprintln(b.stdout, "wrk: not found (apt-get install wrk); skipped")
+	}
+	if hey := b.findHey(ctx, heyPath); hey != "" {
+		tools = append(tools, tool{"hey", func() (measured, error) {
+			return b.external(ctx, heyRe, hey, "-z", dur.String(), "-c", strconv.Itoa(conns), url)
+		}})
+	} else {
+		fmt.Fprintln(b.stdout, "hey: not found and could not be built; skipped")
+	}
+	runs := make([][]measured, len(tools))
+	for r := 0; r < rounds; r++ {
+		for i, t := range tools {
+			m, err := t.run()
+			if err != nil {
+				return err
+			}
+			m.tool = t.name
+			runs[i] = append(runs[i], m)
+			fmt.Fprintf(b.stdout, "round %d %-8s %8d requests  %.2f cpu s  %6.0f req/cpu-s\n", r+1, t.name, m.requests, m.cpu, m.eff())
+		}
+	}
+	tw := tabwriter.NewWriter(b.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "tool\treq/s (median)\treq per cpu-s (median)\t(best)\tloadtest ÷ tool (median)\t(best)\t")
+	med := make([]float64, len(tools))
+	best := make([]float64, len(tools))
+	rate := make([]float64, len(tools))
+	for i := range tools {
+		var effs, rates []float64
+		for _, m := range runs[i] {
+			effs = append(effs, m.eff())
+			rates = append(rates, float64(m.requests)/m.wall)
+		}
+		med[i], best[i], rate[i] = median(effs), slices.Max(effs), median(rates)
+	}
+	for i, t := range tools {
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", t.name, rate[i], med[i], best[i], med[0]/med[i], best[0]/best[i])
+	}
+	return tw.Flush()
+}
+
+// eff returns requests per CPU-second.
+func (m measured) eff() float64 {
+	if m.cpu == 0 {
+		return 0
+	}
+	return float64(m.requests) / m.cpu
+}
+
+// external runs another load tool and reads its request count with re.
+func (b *bench) external(ctx context.Context, re *regexp.Regexp, name string, args ...string) (measured, error) {
+	text, ru, wall, err := runTool(ctx, b.gen.CPUs, name, args...)
+	if err != nil {
+		return measured{}, err
+	}
+	m := re.FindSubmatch(text)
+	if m == nil {
+		return measured{}, fmt.Errorf("%s: no request count in its output:\n%s", name, text)
+	}
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return measured{requests: n, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
+}
+
+// heyModule is the hey that bench builds when none is on PATH: a pinned
+// version, so that two runs of bench compare with the same client (v0.1.5 is
+// the newest release the module proxy lists, looked up 2026-12-01).
+const heyModule = "github.com/rakyll/hey@v0.1.5"
+
+// findHey returns a hey binary, building one if needed and possible.
+func (b *bench) findHey(ctx context.Context, path string) string {
+	if path != "" {
+		return path
+	}
+	if p, err := exec.LookPath("hey"); err == nil {
+		return p
+	}
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		return ""
+	}
+	fmt.Fprintf(b.stdout, "hey: building %s into a temp dir\n", heyModule)
+	cmd := exec.CommandContext(ctx, goBin, "install", heyModule)
+	cmd.Env = append(os.Environ(), "GOBIN="+b.gen.Dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(b.stdout, "hey: build failed: %v\n%s", err, out)
+		return ""
+	}
+	return filepath.Join(b.gen.Dir, "hey")
+}
+
+// slowClients measures holding many clients at a low rate each (rate
+// model): CPU percent of the whole process, peak RSS and p50 against the
+// server's own time, taken as the p50 of one client in the delay model
+// (latency from the actual send, so no timer lateness in it). Each slack
+// runs rounds times; the median and every round are printed.
+func (b *bench) slowClients(ctx context.Context, url string, clients int, think, warmup, dur time.Duration, slacks []time.Duration, rounds int, goal slowGoal) error {
+	fmt.Fprintf(b.stdout, "\n== %d clients, 1 request per %v each (rate model), warm-up %v, measured %v\n", clients, think, warmup, dur)
+	base, _, err := b.gen.run(ctx, fmt.Sprintf("base%d", clients), "-url", url, "-clients", "1", "-model", "delay", "-think", "10ms", "-duration", "3s")
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(b.stdout, "server's own time: p50 %.3f ms (one client, delay model, latency from the actual send)\n", base.Total.P50Ms)
+	for _, slack := range slacks {
+		var pcts []float64
+		var rss, p50Over float64
+		for round := 1; round <= rounds; round++ {
+			held := watchEstablished(url)
+			res, m, err := b.gen.run(ctx, fmt.Sprintf("slow%d-%v-%d", clients, slack, round), "-url", url, "-clients", strconv.Itoa(clients), "-model", "rate",
+				"-think", think.String(), "-timer-slack", slack.String(), "-warmup", warmup.String(), "-duration", dur.String(), "-timeout", "30s")
+			conns := held()
+			if err != nil {
+				return err
+			}
+			c := res.Cost
+			pct := 100 * m.cpu / m.wall
+			pcts = append(pcts, pct)
+			rss, p50Over = max(rss, m.rssMB), max(p50Over, res.Total.P50Ms-base.Total.P50Ms)
+			fmt.Fprintf(b.stdout, "timer slack %v, round %d: throughput %.1f/s (ideal %.1f), errors %d, connections held: %s\n", slack, round, res.Total.Throughput, float64(clients)/think.Seconds(), res.Total.Errors, conns)
+			fmt.Fprintf(b.stdout, "  generator process: cpu %.2f s over %.1f s wall = %.2f%% of a core (measured period alone: %s%%), peak RSS %.1f MB, go memory %.1f MB, gc %d (max pause %.3f ms)\n",
+				m.cpu, m.wall, pct, c.CPUText("%.2f"), m.rssMB, float64(c.PeakGoBytes)/(1<<20), c.GCCycles, c.GCPauseMaxMs)
+			fmt.Fprintf(b.stdout, "  latency from the intended start: p50 %.3f ms, p99 %.3f ms; p50 − server's own p50 = %.3f ms; timer lag mean %.3f ms, p99 %.3f ms\n",
+				res.Total.P50Ms, res.Total.P99Ms, res.Total.P50Ms-base.Total.P50Ms, c.TimerLagMeanMs, c.TimerLagP99Ms)
+			if res.Total.Errors > 0 {
+				return errors.New("bench: errors during the slow-client run")
+			}
+		}
+		slices.Sort(pcts)
+		med := median(pcts)
+		fmt.Fprintf(b.stdout, "timer slack %v: median %.2f%% of a core over %d rounds (%s)\n", slack, med, len(pcts), joinPcts(pcts))
+		fmt.Fprintf(b.stdout, "timer slack %v: %s\n", slack, goal.check(med, rss, p50Over))
+	}
+	return nil
+}
+
+// slowGoal is a slow-client scenario's targets; a zero field is none.
+type slowGoal struct {
+	cpuPct, rssMB, p50OverMs float64
+}
+
+// check says which targets the median CPU, the largest peak RSS and the
+// largest p50 − server's own p50 over the rounds met.
+func (g slowGoal) check(cpuPct, rssMB, p50OverMs float64) string {
+	var parts []string
+	add := func(limit, got float64, what, unit string) {
+		if limit == 0 {
+			return
+		}
+		verdict := "met"
+		if got >= limit {
+			verdict = "MISSED"
+		}
+		parts = append(parts, fmt.Sprintf("%s < %g%s: %s (%.2f)", what, limit, unit, verdict, got))
+	}
+	add(g.cpuPct, cpuPct, "CPU", " % of a core")
+	add(g.rssMB, rssMB, "peak RSS", " MB")
+	add(g.p50OverMs, p50OverMs, "p50 − server's own", " ms")
+	return "targets: " + strings.Join(parts, "; ")
+}
+
+func joinPcts(p []float64) string {
+	s := make([]string, len(p))
+	for i, v := range p {
+		s[i] = fmt.Sprintf("%.2f%%", v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// wrkSlow runs wrk with clients connections and a Lua delay() after each
+// response: a fixed delay (every connection fires in the same instant each
+// round, which is cheap for the client and a burst for the server) and a
+// random one (arrivals spread out, like the rate model's).
+func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur time.Duration) error {
+	wrk, err := exec.LookPath("wrk")
+	if err != nil {
+		return nil
+	}
+	ms := think.Milliseconds()
+	for _, v := range []struct{ name, body string }{
+		{"fixed delay (lock step)", fmt.Sprintf("return %d", ms)},
+		{"random delay (spread)", fmt.Sprintf("return math.random(%d, %d)", ms/2, ms*3/2)},
+	} {
+		script := filepath.Join(b.gen.Dir, "delay.lua")
+		if err := os.WriteFile(script, []byte("function delay()\n  "+v.body+"\nend\n"), 0o644); err != nil {
+			return err
+		}
+		text, ru, wall, err := runTool(ctx, b.gen.CPUs, wrk, "-t1", "-c"+strconv.Itoa(clients), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url)
+		if err != nil {
+			return err
+		}
+		p50 := "?"
+		if m := wrkP50Re.FindSubmatch(text); m != nil {
+			p50 = string(m[1])
+		}
+		fmt.Fprintf(b.stdout, "wrk -c%d, %s: cpu %.2f s over %.1f s wall = %.2f%% of a core, peak RSS %.1f MB, p50 %s\n",
+			clients, v.name, ru.cpu, wall, 100*ru.cpu/wall, ru.rssMB, p50)
+	}
+	return nil
+}
+
+var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)
+
+// watchEstablished counts, once a second, the ESTABLISHED sockets on the
+// target's port on both sides: the server's (local port) and the clients'
+// (remote port), until the returned function is called; that function
+// returns summarizeHeld of each side's counts.
+func watchEstablished(target string) func() string {
+	u, err := neturl.Parse(target)
+	if err != nil {
+		return func() string { return "unknown" }
+	}
+	port, _ := strconv.Atoi(u.Port())
+	if port == 0 {
+		return func() string { return "unknown" }
+	}
+	done := make(chan struct{})
+	out := make(chan string, 1)
+	go func() {
+		var server, client []int
+		tick := time.NewTicker(time.Second)
+		defer tick.Stop()
+		for {
+			select {
+			case <-tick.C:
+				if s, err := machine.LocalPort(port); err == nil {
+					server = append(server, s.States["ESTABLISHED"])
+				}
+				if s, err := machine.RemotePort(port); err == nil {
+					client = append(client, s.States["ESTABLISHED"])
+				}
+			case <-done:
+				out <- fmt.Sprintf("%s at the target, %s at the clients", summarizeHeld(server), summarizeHeld(client))
+				return
+			}
+		}
+	}()
+	return func() string {
+		close(done)
+		return <-out
+	}
+}
+
+// summarizeHeld reports the peak count and the lowest count between the
+// first and the last sample at the peak, e.g. "1000 (998-1000 while
+// loaded)": connections dropped while the clients were all connected.
+func summarizeHeld(counts []int) string {
+	if len(counts) == 0 {
+		return "unknown"
+	}
+	peak, first, last := 0, 0, 0
+	for i, n := range counts {
+		if n > peak {
+			peak, first = n, i
+		}
+		if n == peak {
+			last = i
+		}
+	}
+	lo := peak
+	for _, n := range counts[first : last+1] {
+		lo = min(lo, n)
+	}
+	return fmt.Sprintf("%d (%d-%d while loaded)", peak, lo, peak)
+}
+
+// median is the middle value of xs, the upper of the two middle ones when
+// their number is even (what bench has always reported).
+// TODO(merge): loadtest.Median.
+func median(xs []float64) float64 {
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	return s[len(s)/2]
+}

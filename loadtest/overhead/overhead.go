@@ -1,0 +1,387 @@
+// Package overhead measures what the board costs beyond its SQL ("loadtest
+// overhead"): the board (cmd/bbs) and the yardstick (cmd/yardstick: bare
+// net/http handlers with the board's SQL, access patterns and bytes)
+// serve the same database at the same time, both pinned to one CPU, each
+// driven by its own "loadtest run" (closed model, think 0) pinned to
+// another. The ratio of their CPU time per request (user + system time of
+// each server over a round, read by package machine, divided by the
+// requests it answered) is how much more the board costs than its SQL,
+// whatever the machine's drift. Servers and load tools are child
+// processes (package child); "loadtest overhead -h" says the rest.
+package overhead
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	neturl "net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+
+	"bbslab/internal/child"
+	"bbslab/loadtest/bench"
+	"bbslab/machine"
+	"bbslab/yardstick"
+)
+
+// DefaultPGDSN is the PostgreSQL server used when BBS_PG_DSN is unset.
+const DefaultPGDSN = "postgres://root@127.0.0.1:5432/test?sslmode=disable"
+
+// The rows a run may measure, in the order it measures them.
+var (
+	Commands = []string{"AllView", "OnceGetView", "EachGetView"}
+	Formats  = []string{"json", "html"}
+	DBs      = []string{"sqlite", "postgres"}
+)
+
+// Options are the settings of one overhead benchmark.
+type Options struct {
+	// Commands, Formats and DBs choose the rows (subsets of the lists
+	// above).
+	Commands, Formats, DBs []string
+	// Rounds are the measured rounds per row, each of Duration; Warmup
+	// runs before the first round of each row, not measured.
+	Rounds           int
+	Duration, Warmup time.Duration
+	// Clients are each load tool's clients; Workers the board's
+	// -workers; Pool the database connections of both servers; N the
+	// posts per page.
+	Clients, Workers, Pool, N int
+	// Board, Yardstick and Loadtest are the binaries; the first two are
+	// built with go build when empty, Loadtest is required.
+	Board, Yardstick, Loadtest string
+	// Pin pins both servers to CPU 0 and both load tools to CPU 1.
+	Pin bool
+}
+
+// runner holds what every row uses.
+type runner struct {
+	gen       bench.Generator // "loadtest run"; its CPUs are the load tools'
+	serverCPU []int
+	tmp       string
+}
+
+// Run runs the board and the yardstick side by side and prints a row per
+// database, command and format to stdout.
+func Run(ctx context.Context, f Options, stdout io.Writer) error {
+	tmp, err := os.MkdirTemp("", "loadtest-overhead")
+	if err != nil {
+		return fmt.Errorf("overhead: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	if f.Board == "" {
+		if f.Board, err = goBuild(ctx, tmp, "bbs", "bbslab/cmd/bbs"); err != nil {
+			return err
+		}
+	}
+	if f.Yardstick == "" {
+		if f.Yardstick, err = goBuild(ctx, tmp, "yardstick", "bbslab/cmd/yardstick"); err != nil {
+			return err
+		}
+	}
+	b := &runner{gen: bench.Generator{Exe: f.Loadtest, Dir: tmp}, tmp: tmp}
+	why := "-pin=false"
+	if f.Pin {
+		why = ""
+		if err := child.CanPin(0, 1); err != nil {
+			why = err.Error()
+		}
+	}
+	pinning := fmt.Sprintf("none (%s): servers and load tools share the CPUs", why)
+	if why == "" {
+		b.serverCPU, b.gen.CPUs = []int{0}, []int{1}
+		pinning = "both servers on CPU 0, both load tools on CPU 1"
+	}
+	rows := len(f.DBs) * len(f.Commands) * len(f.Formats)
+	est := time.Duration(rows) * (f.Warmup + time.Duration(f.Rounds)*(f.Duration+150*time.Millisecond))
+	fmt.Fprintf(stdout, "overhead: board (-workers %d -pool %d) vs yardstick (-pool %d), side by side on the same database\n", f.Workers, f.Pool, f.Pool)
+	fmt.Fprintf(stdout, "date: %s\n", time.Now().UTC().Format(time.RFC3339))
+	fmt.Fprintf(stdout, "machine: %s\n", machine.Host())
+	fmt.Fprintf(stdout, "load average before: %s\n", loadAverage())
+	fmt.Fprintf(stdout, "pinning: %s\n", pinning)
+	fmt.Fprintf(stdout, "load: one \"loadtest run\" per server, %d clients, closed model, think 0; %d rounds of %v after a %v warm-up per row; n=%d; %d rows, about %v\n\n",
+		f.Clients, f.Rounds, f.Duration, f.Warmup, f.N, rows, est.Round(time.Second))
+	fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11s  %15s  %13s  %17s  %-22s  %s\n", "db", "command", "format", "board req/s", "yardstick req/s", "board cpu/req", "yardstick cpu/req", "yardstick/board by CPU", "by throughput")
+	var notes []string
+	for _, db := range f.DBs {
+		note, err := overheadDB(ctx, b, f, db, stdout)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			notes = append(notes, note)
+		}
+	}
+	fmt.Fprintf(stdout, "\nload average after: %s\n", loadAverage())
+	for _, n := range notes {
+		fmt.Fprintln(stdout, n)
+	}
+	return nil
+}
+
+// goBuild builds pkg into dir/name and returns its path.
+func goBuild(ctx context.Context, dir, name, pkg string) (string, error) {
+	out := filepath.Join(dir, name)
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	if text, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("overhead: go build %s (run from the repository, or name binaries with -bbs and -yardstick): %w\n%s", pkg, err, text)
+	}
+	return out, nil
+}
+
+// loadAverage is the 1, 5 and 15 minute load averages.
+func loadAverage() string {
+	l, err := machine.ReadLoad()
+	if err != nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.2f %.2f %.2f (1, 5, 15 min)", l.One, l.Five, l.Fifteen)
+}
+
+// overheadDB starts the board and the yardstick on one database and
+// measures every row of it. It returns a note when the database was
+// skipped.
+func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.Writer) (string, error) {
+	dsn := filepath.Join(b.tmp, "overhead.db")
+	if db == "postgres" {
+		dsn = os.Getenv("BBS_PG_DSN")
+		if dsn == "" {
+			dsn = DefaultPGDSN
+		}
+		if err := reachable(dsn); err != nil {
+			return fmt.Sprintf("postgres: skipped: %v (set BBS_PG_DSN to a server's URL)", err), nil
+		}
+	}
+	board, err := startServer(b, "board: ", f.Board, "-db", db, "-dsn", dsn, "-workers", strconv.Itoa(f.Workers), "-pool", strconv.Itoa(f.Pool),
+		"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("overhead: %s: start the board: %w", db, err)
+	}
+	defer board.stop()
+	yst, err := startServer(b, "yardstick: ", f.Yardstick, "-db", db, "-dsn", dsn, "-pool", strconv.Itoa(f.Pool), "-addr", "127.0.0.1:0")
+	if err != nil {
+		return "", fmt.Errorf("overhead: %s: start the yardstick: %w", db, err)
+	}
+	defer yst.stop()
+	for _, cmd := range f.Commands {
+		for _, format := range f.Formats {
+			query := fmt.Sprintf("?cmd=%s&format=%s&n=%d", cmd, format, f.N)
+			if err := sameBodies(ctx, board.url+query, yst.url+query); err != nil {
+				return "", fmt.Errorf("overhead: %s %s: %w", db, query, err)
+			}
+			row, err := overheadRow(ctx, b, f, fmt.Sprintf("%s-%s-%s", db, cmd, format), board, yst, query)
+			if err != nil {
+				return "", fmt.Errorf("overhead: %s %s: %w", db, query, err)
+			}
+			fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11.0f  %15.0f  %11.0fus  %15.0fus  %-22s  %s\n", db, cmd, format, row.board, row.yardstick, row.boardCPU, row.ystCPU,
+				fmt.Sprintf("%.2f (%.2f-%.2f)", row.cpuRatio, row.cpuLo, row.cpuHi), fmt.Sprintf("%.2f (%.2f-%.2f)", row.ratio, row.lo, row.hi))
+		}
+	}
+	return "", nil
+}
+
+// reachable checks that something listens at the PostgreSQL URL's host
+// and port (default 5432).
+func reachable(dsn string) error {
+	u, err := neturl.Parse(dsn)
+	if err != nil || u.Host == "" {
+		return errors.New("BBS_PG_DSN is not a postgres:// URL")
+	}
+	host := u.Host
+	if u.Port() == "" {
+		host = net.JoinHostPort(u.Hostname(), "5432")
+	}
+	c, err := net.DialTimeout("tcp", host, 2*time.Second)
+	if err != nil {
+		return fmt.Errorf("nothing answers at %s", host)
+	}
+	c.Close()
+	return nil
+}
+
+// childServer is a child process serving HTTP.
+type childServer struct {
+	url  string
+	proc *child.Process
+}
+
+// stop stops the server.
+func (c *childServer) stop() { c.proc.Stop(10 * time.Second) }
+
+// startServer starts a server pinned to the servers' CPU and waits for the
+// line starting with prefix that names its URL.
+func startServer(b *runner, prefix, name string, args ...string) (*childServer, error) {
+	p, u, err := child.StartAnnounced(child.Spec{Argv: append([]string{name}, args...), CPUs: b.serverCPU, Pin: true}, prefix, 2*time.Minute)
+	if err != nil {
+		return nil, err
+	}
+	return &childServer{url: u, proc: p}, nil
+}
+
+// sameBodies checks, before any load, that the board and the yardstick
+// both answer 200 with the same body, the board's cost line aside.
+func sameBodies(ctx context.Context, boardURL, ystURL string) error {
+	bb, err := fetchOK(ctx, boardURL)
+	if err != nil {
+		return fmt.Errorf("board: %w", err)
+	}
+	yb, err := fetchOK(ctx, ystURL)
+	if err != nil {
+		return fmt.Errorf("yardstick: %w", err)
+	}
+	bs, ys := yardstick.WithoutCost(string(bb)), yardstick.WithoutCost(string(yb))
+	if bs == ys {
+		return nil
+	}
+	i := 0
+	for i < min(len(bs), len(ys)) && bs[i] == ys[i] {
+		i++
+	}
+	return fmt.Errorf("the board and the yardstick answer differently from byte %d: board %q, yardstick %q",
+		i, bs[i:min(len(bs), i+60)], ys[i:min(len(ys), i+60)])
+}
+
+// fetchOK GETs u and returns its body, or an error unless the status is 200.
+func fetchOK(ctx context.Context, u string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("GET %s: %w", u, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: status %d: %.200s", u, resp.StatusCode, body)
+	}
+	return body, nil
+}
+
+// overheadResult is one row: medians over the rounds and the ratio's
+// median, min and max.
+type overheadResult struct {
+	board, yardstick float64 // requests per second
+	ratio, lo, hi    float64 // yardstick/board
+	// Server CPU time (user + system) per request, in microseconds,
+	// over the rounds without a warm-up (all rounds when there is one).
+	boardCPU, ystCPU float64
+	// cpuRatio is board CPU per request over yardstick CPU per request,
+	// round by round: median, min and max.
+	cpuRatio, cpuLo, cpuHi float64
+}
+
+// overheadRow drives both servers at the same time, each with its own
+// load tool, for f.Rounds rounds.
+func overheadRow(ctx context.Context, b *runner, f Options, name string, board, yst *childServer, query string) (overheadResult, error) {
+	boardURL, ystURL := board.url+query, yst.url+query
+	var boards, ysts, ratios, boardCPU, ystCPU, cpuRatios []float64
+	for r := 1; r <= f.Rounds; r++ {
+		warmup := time.Duration(0)
+		if r == 1 {
+			warmup = f.Warmup
+		}
+		args := func(u string) []string {
+			return []string{"-url", u, "-clients", strconv.Itoa(f.Clients), "-model", "delay", "-think", "0",
+				"-warmup", warmup.String(), "-duration", f.Duration.String(), "-expect", "200"}
+		}
+		var (
+			wg               sync.WaitGroup
+			bRate, yRate     float64
+			bErr, yErr       error
+			bErrors, yErrors int64
+			bReqs, yReqs     int64
+		)
+		bCPU0, err1 := cpuTime(board)
+		yCPU0, err2 := cpuTime(yst)
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			res, err := b.gen.Run(ctx, fmt.Sprintf("%s-r%d-board", name, r), args(boardURL)...)
+			if err == nil {
+				bRate, bErrors, bReqs = res.Total.Throughput, res.Total.Errors, res.Total.Requests
+			}
+			bErr = err
+		}()
+		go func() {
+			defer wg.Done()
+			res, err := b.gen.Run(ctx, fmt.Sprintf("%s-r%d-yardstick", name, r), args(ystURL)...)
+			if err == nil {
+				yRate, yErrors, yReqs = res.Total.Throughput, res.Total.Errors, res.Total.Requests
+			}
+			yErr = err
+		}()
+		wg.Wait()
+		bCPU1, err3 := cpuTime(board)
+		yCPU1, err4 := cpuTime(yst)
+		if err := errors.Join(bErr, yErr, err1, err2, err3, err4); err != nil {
+			return overheadResult{}, fmt.Errorf("round %d: %w", r, err)
+		}
+		if bErrors > 0 || yErrors > 0 {
+			return overheadResult{}, fmt.Errorf("round %d: %d errors at the board, %d at the yardstick", r, bErrors, yErrors)
+		}
+		if bRate == 0 {
+			return overheadResult{}, fmt.Errorf("round %d: the board answered nothing", r)
+		}
+		boards, ysts, ratios = append(boards, bRate), append(ysts, yRate), append(ratios, yRate/bRate)
+		// A warm-up's requests are not in the counts but its CPU time is
+		// in the deltas: such a round is left out unless it is the only one.
+		if (warmup == 0 || f.Rounds == 1) && bReqs > 0 && yReqs > 0 {
+			boardCPU = append(boardCPU, float64((bCPU1-bCPU0).Microseconds())/float64(bReqs))
+			ystCPU = append(ystCPU, float64((yCPU1-yCPU0).Microseconds())/float64(yReqs))
+			if y := ystCPU[len(ystCPU)-1]; y > 0 {
+				cpuRatios = append(cpuRatios, boardCPU[len(boardCPU)-1]/y)
+			}
+		}
+	}
+	slices.Sort(ratios)
+	slices.Sort(cpuRatios)
+	if len(cpuRatios) == 0 {
+		return overheadResult{}, errors.New("no round measured both servers' CPU time per request")
+	}
+	return overheadResult{
+		cpuRatio: median(cpuRatios), cpuLo: cpuRatios[0], cpuHi: cpuRatios[len(cpuRatios)-1],
+		board: median(boards), yardstick: median(ysts),
+		ratio: median(ratios), lo: ratios[0], hi: ratios[len(ratios)-1],
+		boardCPU: median(boardCPU), ystCPU: median(ystCPU),
+	}, nil
+}
+
+// cpuTime is the CPU time a server has used so far.
+func cpuTime(c *childServer) (time.Duration, error) {
+	d, err := c.proc.CPUTime()
+	if err != nil {
+		return 0, fmt.Errorf("server CPU time: %w", err)
+	}
+	return d, nil
+}
+
+// median returns the middle value of xs (the mean of the two middle ones
+// when their number is even).
+// TODO(merge): loadtest.Median.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	m := len(s) / 2
+	if len(s)%2 == 0 {
+		return (s[m-1] + s[m]) / 2
+	}
+	return s[m]
+}

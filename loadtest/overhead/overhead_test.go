@@ -1,0 +1,116 @@
+package overhead
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"bbslab/internal/testenv"
+)
+
+// TestOverheadSmoke runs the whole orchestration for one row, one round
+// of a second on SQLite: it builds the board and the yardstick, starts
+// both, checks their bodies agree and prints a ratio. No timing is
+// asserted.
+func TestOverheadSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds three binaries and runs a load for a second")
+	}
+	_, err := exec.LookPath("go")
+	testenv.Need(t, err == nil, "go is not on PATH: cannot build the board and the yardstick")
+	// The load tool runs as a child ("loadtest run"): this test's binary
+	// is not one, so build it.
+	lt := filepath.Join(t.TempDir(), "loadtest")
+	if out, err := exec.Command("go", "build", "-o", lt, "bbslab/cmd/loadtest").CombinedOutput(); err != nil {
+		t.Fatalf("go build loadtest: %v\n%s", err, out)
+	}
+	var out strings.Builder
+	err = Run(context.Background(), Options{DBs: []string{"sqlite"}, Commands: []string{"OnceGetView"}, Formats: []string{"html"},
+		Rounds: 1, Duration: time.Second, Clients: 10, Workers: 10, Pool: 10, N: 30, Loadtest: lt, Pin: true}, &out)
+	stdout := out.String()
+	if err != nil {
+		t.Fatalf("overhead: %v\nstdout:\n%s", err, stdout)
+	}
+	row := regexp.MustCompile(`(?m)^sqlite\s+OnceGetView\s+html\s+[1-9]\d*\s+[1-9]\d*\s+[1-9]\d*us\s+[1-9]\d*us\s+\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)\s+\d+\.\d\d \(\d+\.\d\d-\d+\.\d\d\)$`)
+	if !row.MatchString(stdout) {
+		t.Errorf("overhead printed no ratio row for sqlite OnceGetView html:\n%s", stdout)
+	}
+	for _, want := range []string{"date: ", "machine: ", "load average before: ", "load average after: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("overhead output lacks %q:\n%s", want, stdout)
+		}
+	}
+}
+
+// TestMedian checks the median of odd and even counts.
+func TestMedian(t *testing.T) {
+	for _, tt := range []struct {
+		xs   []float64
+		want float64
+	}{
+		{nil, 0},
+		{[]float64{5, 1, 3}, 3},
+		{[]float64{4, 1, 3, 2}, 2.5},
+	} {
+		if got := median(tt.xs); got != tt.want {
+			t.Errorf("median(%v) = %v; want %v", tt.xs, got, tt.want)
+		}
+	}
+}
+
+// TestSameBodies checks that answers equal but for the cost line pass and
+// that others fail naming where they differ.
+func TestSameBodies(t *testing.T) {
+	page := func(body string) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Query().Get("status") != "" {
+				http.Error(w, "down", http.StatusServiceUnavailable)
+				return
+			}
+			fmt.Fprint(w, body)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	board := page("<ul>\n<li>a</li>\n</ul>\n<p class=\"cost\">3 ms</p>\n")
+	same := page("<ul>\n<li>a</li>\n</ul>\n<p class=\"cost\">9 ms</p>\n")
+	other := page("<ul>\n<li>b</li>\n</ul>\n")
+	ctx := context.Background()
+	if err := sameBodies(ctx, board, same); err != nil {
+		t.Errorf("sameBodies(equal but for the cost line) = %v; want nil", err)
+	}
+	if err := sameBodies(ctx, board, other); err == nil || !strings.Contains(err.Error(), "from byte 9") {
+		t.Errorf("sameBodies(different) = %v; want an error naming byte 9", err)
+	}
+	if err := sameBodies(ctx, board, other+"?status=1"); err == nil || !strings.Contains(err.Error(), "yardstick: GET") || !strings.Contains(err.Error(), "503") {
+		t.Errorf("sameBodies(yardstick answers 503) = %v; want an error naming the yardstick and the status", err)
+	}
+}
+
+// TestReachable checks that a DSN that is no URL, or names a port where
+// nothing listens, is refused with a reason.
+func TestReachable(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	if err := reachable("postgres://u@" + addr + "/db"); err != nil {
+		t.Errorf("reachable(a listening port) = %v; want nil", err)
+	}
+	ln.Close()
+	if err := reachable("postgres://u@" + addr + "/db"); err == nil || !strings.Contains(err.Error(), "nothing answers at "+addr) {
+		t.Errorf("reachable(a closed port) = %v; want nothing answers at %s", err, addr)
+	}
+	if err := reachable("host=x user=y"); err == nil || !strings.Contains(err.Error(), "not a postgres:// URL") {
+		t.Errorf("reachable(a keyword DSN) = %v; want not a URL", err)
+	}
+}

@@ -1,0 +1,81 @@
+package pageserver
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// serve starts Serve on a free port and returns its URL; the server stops
+// when the test ends, and the test fails if Serve returns an error.
+func serve(t *testing.T, size int) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, size, 0) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Serve after its context ended = %v; want nil", err)
+		}
+	})
+	return "http://" + ln.Addr().String() + "/"
+}
+
+// TestServePages checks that GETs and POSTs with a body, many on one
+// kept-alive connection, each get the page of the size asked for.
+func TestServePages(t *testing.T) {
+	u := serve(t, 100)
+	tr := &http.Transport{MaxConnsPerHost: 1}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	for i := range 20 {
+		var resp *http.Response
+		var err error
+		if i%2 == 0 {
+			resp, err = client.Get(u)
+		} else {
+			resp, err = client.PostForm(u, url.Values{"a": {"b"}, "n": {fmt.Sprint(i)}})
+		}
+		if err != nil {
+			t.Fatalf("request %d: %v", i, err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != 200 || len(body) != 100 || strings.Trim(string(body), "x") != "" {
+			t.Fatalf("request %d: status %d, %d bytes (%v); want 200 and 100 bytes of x", i, resp.StatusCode, len(body), err)
+		}
+	}
+}
+
+// TestServeCloses checks that the server closes the connection after an
+// answer when the client asks (Connection: close) or speaks HTTP/1.0.
+func TestServeCloses(t *testing.T) {
+	u := serve(t, 10)
+	addr := strings.TrimSuffix(strings.TrimPrefix(u, "http://"), "/")
+	for _, req := range []string{
+		"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+		"GET / HTTP/1.0\r\n\r\n",
+	} {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprint(c, req)
+		b, err := io.ReadAll(bufio.NewReader(c)) // ends only when the server closes
+		c.Close()
+		if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(string(b), "\r\n\r\nxxxxxxxxxx") {
+			t.Errorf("%q: read %q, %v; want one 200 answer with a 10-byte page, then EOF", req, b, err)
+		}
+	}
+}
