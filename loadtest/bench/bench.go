@@ -242,7 +242,7 @@ func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns i
 			effs = append(effs, m.eff())
 			rates = append(rates, float64(m.requests)/m.wall)
 		}
-		med[i], best[i], rate[i] = median(effs), slices.Max(effs), median(rates)
+		med[i], best[i], rate[i] = loadtest.Median(effs), slices.Max(effs), loadtest.Median(rates)
 	}
 	for i, t := range tools {
 		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", t.name, rate[i], med[i], best[i], med[0]/med[i], best[0]/best[i])
@@ -336,7 +336,7 @@ func (b *bench) slowClients(ctx context.Context, url string, clients int, think,
 			}
 		}
 		slices.Sort(pcts)
-		med := median(pcts)
+		med := loadtest.Median(pcts)
 		fmt.Fprintf(b.stdout, "timer slack %v: median %.2f%% of a core over %d rounds (%s)\n", slack, med, len(pcts), joinPcts(pcts))
 		fmt.Fprintf(b.stdout, "timer slack %v: %s\n", slack, goal.check(med, rss, p50Over))
 	}
@@ -471,13 +471,4 @@ func summarizeHeld(counts []int) string {
 		lo = min(lo, n)
 	}
 	return fmt.Sprintf("%d (%d-%d while loaded)", peak, lo, peak)
-}
-
-// median is the middle value of xs, the upper of the two middle ones when
-// their number is even (what bench has always reported).
-// TODO(merge): loadtest.Median.
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }

@@ -61,21 +61,6 @@ func TestSlowGoalCheck(t *testing.T) {
 	}
 }
 
-func TestMedian(t *testing.T) {
-	for _, tt := range []struct {
-		xs   []float64
-		want float64
-	}{
-		{[]float64{3}, 3},
-		{[]float64{5, 1, 3}, 3},
-		{[]float64{4, 1, 3, 2}, 3}, // the upper middle, as bench has always reported
-	} {
-		if got := median(tt.xs); got != tt.want {
-			t.Errorf("median(%v) = %v; want %v", tt.xs, got, tt.want)
-		}
-	}
-}
-
 // TestHelperProcess is not a test: run as a child with BENCH_HELPER set,
 // it prints a line and exits.
 func TestHelperProcess(t *testing.T) {

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"bbslab/internal/child"
+	"bbslab/loadtest"
 	"bbslab/loadtest/bench"
 	"bbslab/machine"
 	"bbslab/yardstick"
@@ -354,10 +355,10 @@ func overheadRow(ctx context.Context, b *runner, f Options, name string, board, 
 		return overheadResult{}, errors.New("no round measured both servers' CPU time per request")
 	}
 	return overheadResult{
-		cpuRatio: median(cpuRatios), cpuLo: cpuRatios[0], cpuHi: cpuRatios[len(cpuRatios)-1],
-		board: median(boards), yardstick: median(ysts),
-		ratio: median(ratios), lo: ratios[0], hi: ratios[len(ratios)-1],
-		boardCPU: median(boardCPU), ystCPU: median(ystCPU),
+		cpuRatio: loadtest.Median(cpuRatios), cpuLo: cpuRatios[0], cpuHi: cpuRatios[len(cpuRatios)-1],
+		board: loadtest.Median(boards), yardstick: loadtest.Median(ysts),
+		ratio: loadtest.Median(ratios), lo: ratios[0], hi: ratios[len(ratios)-1],
+		boardCPU: loadtest.Median(boardCPU), ystCPU: loadtest.Median(ystCPU),
 	}, nil
 }
 
@@ -368,20 +369,4 @@ func cpuTime(c *childServer) (time.Duration, error) {
 		return 0, fmt.Errorf("server CPU time: %w", err)
 	}
 	return d, nil
-}
-
-// median returns the middle value of xs (the mean of the two middle ones
-// when their number is even).
-// TODO(merge): loadtest.Median.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	m := len(s) / 2
-	if len(s)%2 == 0 {
-		return (s[m-1] + s[m]) / 2
-	}
-	return s[m]
 }

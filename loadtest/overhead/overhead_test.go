@@ -50,22 +50,6 @@ func TestOverheadSmoke(t *testing.T) {
 	}
 }
 
-// TestMedian checks the median of odd and even counts.
-func TestMedian(t *testing.T) {
-	for _, tt := range []struct {
-		xs   []float64
-		want float64
-	}{
-		{nil, 0},
-		{[]float64{5, 1, 3}, 3},
-		{[]float64{4, 1, 3, 2}, 2.5},
-	} {
-		if got := median(tt.xs); got != tt.want {
-			t.Errorf("median(%v) = %v; want %v", tt.xs, got, tt.want)
-		}
-	}
-}
-
 // TestSameBodies checks that answers equal but for the cost line pass and
 // that others fail naming where they differ.
 func TestSameBodies(t *testing.T) {
