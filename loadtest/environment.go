@@ -24,8 +24,9 @@ type Environment struct {
 	// Generators lists every generator's when results were merged, in the
 	// order of Result.Generators.
 	Generators []machine.HostInfo `json:"generators,omitempty"`
-	// Server holds the objects named by Settings.StatsEnvironment as the
-	// target's stats JSON gave them at its first successful read, by key.
+	// Server holds the objects of the target's stats JSON the watcher was
+	// told to copy (watch.Options.EnvironmentKeys), as they were at its
+	// first successful read, by key.
 	Server map[string]json.RawMessage `json:"server,omitempty"`
 }
 

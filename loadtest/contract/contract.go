@@ -38,16 +38,16 @@ import (
 // request states, validation, start hint, disk table and limits, each
 // defined once in this package.
 var Board = watch.Target{
-	StatsPath:   statsPath,
-	Stats:       stats,
-	Charts:      charts,
-	Environment: environment,
-	States:      doing,
-	ProcessCPU:  processCPU,
-	Validate:    validate,
-	StartHint:   startHint,
-	Disk:        disk,
-	Limiting:    limiting,
+	StatsPath:       statsPath,
+	Stats:           stats,
+	Charts:          charts,
+	EnvironmentKeys: environment,
+	States:          doing,
+	ProcessCPU:      processCPU,
+	Validate:        validate,
+	StartHint:       startHint,
+	Disk:            disk,
+	Limiting:        limiting,
 }
 
 // environment names the top-level objects of /admin/stats copied whole

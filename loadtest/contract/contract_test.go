@@ -275,7 +275,7 @@ func TestStatsMetadata(t *testing.T) {
 			t.Errorf("chart %q draws no stat", name)
 		}
 	}
-	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Stats: contract.Board.Stats, Environment: contract.Board.Environment}); err != nil {
+	if _, err := watch.New(watch.Options{StatsURL: "http://127.0.0.1:1/admin/stats", Stats: contract.Board.Stats, EnvironmentKeys: contract.Board.EnvironmentKeys}); err != nil {
 		t.Errorf("watch.New(contract.Board.Stats) = %v", err)
 	}
 }
@@ -283,7 +283,7 @@ func TestStatsMetadata(t *testing.T) {
 func TestEnvironmentKeysExist(t *testing.T) {
 	b := newBoard(t, nil)
 	doc := b.stats(t)
-	for _, k := range contract.Board.Environment {
+	for _, k := range contract.Board.EnvironmentKeys {
 		if _, ok := doc[k].(map[string]any); !ok {
 			t.Errorf("environment key %q: /admin/stats has %v; want an object", k, doc[k])
 		}

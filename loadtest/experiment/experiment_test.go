@@ -317,7 +317,7 @@ func TestExperimentOneStepCharts(t *testing.T) {
 		return &watch.DiskTable{Caption: d.Dir, Head: []string{"op", "avg"}, Rows: [][]string{{"fsync", "2000"}},
 			Verdict: fmt.Sprintf("Disk in %s graded %s.", d.Dir, d.Grade.Name)}
 	}
-	res, err := Run(context.Background(), e, Options{Target: watch.Target{Validate: validateFake, Environment: fakeEnvironment, Disk: disk}, Out: out})
+	res, err := Run(context.Background(), e, Options{Target: watch.Target{Validate: validateFake, EnvironmentKeys: fakeEnvironment, Disk: disk}, Out: out})
 	if err != nil {
 		t.Fatal(err)
 	}

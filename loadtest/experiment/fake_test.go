@@ -262,7 +262,7 @@ var fakeEnvironment = []string{"database", "host", "config"}
 
 // fakeTarget describes the fake board to the runner, as contract.Board
 // describes the board: its validation and environment objects.
-var fakeTarget = watch.Target{Validate: validateFake, Environment: fakeEnvironment}
+var fakeTarget = watch.Target{Validate: validateFake, EnvironmentKeys: fakeEnvironment}
 
 // validateFake is the validation these tests give the runner: the fake
 // board's three commands must return the same posts (mode "differ" breaks

@@ -455,7 +455,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	if e.Stats.URL != "" {
 		wo = x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
 		if len(e.Stats.Environment) > 0 {
-			wo.Environment = e.Stats.Environment
+			wo.EnvironmentKeys = e.Stats.Environment
 		}
 	}
 	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {

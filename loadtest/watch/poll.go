@@ -28,7 +28,7 @@ type poller struct {
 	errors  int
 	lastErr string
 
-	envKeys []string                   // objects to copy (Options.Environment)
+	envKeys []string                   // objects to copy (Options.EnvironmentKeys)
 	env     map[string]json.RawMessage // copied at the first successful read
 
 	// Live reads (Options.OnRead): the window's stats take only the polls

@@ -19,9 +19,9 @@ type Target struct {
 	// Charts the server charts their Chart fields name.
 	Stats  []Stat
 	Charts []Chart
-	// Environment names the top-level objects of the stats JSON copied
+	// EnvironmentKeys names the top-level objects of the stats JSON copied
 	// into each result's environment.
-	Environment []string
+	EnvironmentKeys []string
 	// States are the request states the live dashboard stacks as "what
 	// requests are doing now".
 	States []State
@@ -44,7 +44,7 @@ type Target struct {
 }
 
 // Options returns the options of a watcher of the target's stats JSON at
-// statsURL, keeping t.Stats and copying t.Environment: the one place the
+// statsURL, keeping t.Stats and copying t.EnvironmentKeys: the one place the
 // tools build them (the run and sweep commands, calibrate and the
 // experiment runner add their profiles and live feed to what it returns).
 //
@@ -55,7 +55,7 @@ type Target struct {
 // once with its Stats, and a file that names a number its own way still
 // measures the same number.
 func (t Target) Options(statsURL string, stats ...Stat) Options {
-	o := Options{StatsURL: statsURL, Stats: t.Stats, Environment: t.Environment}
+	o := Options{StatsURL: statsURL, Stats: t.Stats, EnvironmentKeys: t.EnvironmentKeys}
 	if len(stats) == 0 {
 		return o
 	}

@@ -11,11 +11,11 @@ import (
 // names one, without changing the caller's list.
 func TestTargetOptions(t *testing.T) {
 	tg := Target{
-		Stats:       []Stat{{Name: "workers_queued", Path: "workers.queued_seconds_total", Kind: Counter, Panel: "Workers"}},
-		Environment: []string{"host"},
+		Stats:           []Stat{{Name: "workers_queued", Path: "workers.queued_seconds_total", Kind: Counter, Panel: "Workers"}},
+		EnvironmentKeys: []string{"host"},
 	}
 	o := tg.Options("http://x/stats")
-	if o.StatsURL != "http://x/stats" || len(o.Stats) != 1 || o.Stats[0].Name != "workers_queued" || !slices.Equal(o.Environment, []string{"host"}) {
+	if o.StatsURL != "http://x/stats" || len(o.Stats) != 1 || o.Stats[0].Name != "workers_queued" || !slices.Equal(o.EnvironmentKeys, []string{"host"}) {
 		t.Errorf("Options(url) = %+v; want the target's stats and environment at url", o)
 	}
 	file := []Stat{

@@ -21,9 +21,9 @@ type Options struct {
 	// Result.Server. Failed reads are counted, never fatal.
 	StatsURL string
 	Stats    []Stat
-	// Environment names the top-level objects of the stats JSON copied
+	// EnvironmentKeys names the top-level objects of the stats JSON copied
 	// whole into Result.Environment.Server at the first successful read.
-	Environment []string
+	EnvironmentKeys []string
 	// ProfileURL, when set, is the base of the target's profile endpoints
 	// (ProfileURL/pprof/profile, ProfileURL/fgprof); one profile of each of
 	// ProfileKinds ("cpu", "fgprof"; default cpu) is taken over the
@@ -122,7 +122,7 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 	sctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	if o.StatsURL != "" {
-		w.poller = newPoller(o.StatsURL, o.Stats, o.Environment)
+		w.poller = newPoller(o.StatsURL, o.Stats, o.EnvironmentKeys)
 		if o.OnRead != nil {
 			// Live: poll the whole run; the window's stats start at warmEnd.
 			w.poller.live(warmEnd, o.States, o.OnRead)

@@ -120,7 +120,7 @@ func TestServerStatsAndProfiles(t *testing.T) {
 	dir := t.TempDir()
 	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL + "/"}}, Clients: 2, Think: 2 * time.Millisecond,
 		Warmup: 200 * time.Millisecond, Duration: 2100 * time.Millisecond,
-		Watch: mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Stats: testStats, Environment: []string{"goroutines", "workers"},
+		Watch: mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Stats: testStats, EnvironmentKeys: []string{"goroutines", "workers"},
 			ProfileURL: srv.URL + "/debug", ProfileKinds: []string{"fgprof", "cpu"}, ProfilePrefix: filepath.Join(dir, "x")})})
 	got := seen(t, res)
 	sr := got.Server
