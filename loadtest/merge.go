@@ -24,7 +24,7 @@ func Merge(results []*Result) (*Result, error) {
 		Start: first.Start, MeasureStart: first.MeasureStart, End: first.End,
 	}
 	out.Settings.Clients = 0
-	out.Settings.JTL, out.Settings.Progress = nil, nil
+	out.Settings.JTL, out.Settings.Observers = nil, nil
 	type acc struct {
 		tally
 		thr     float64

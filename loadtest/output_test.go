@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -217,12 +218,16 @@ func TestSweepJSONAndTable(t *testing.T) {
 	srv, _ := delayServer(t, 0)
 	var seen []int
 	runs, err := Sweep(t.Context(), Settings{Requests: []Request{{URL: srv.URL}}, Think: 20 * time.Millisecond, Model: ModelRate,
-		Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, Name: "fast"}, []int{1, 4}, func(r *Result) { seen = append(seen, r.Settings.Clients) })
+		Warmup: 100 * time.Millisecond, Duration: 400 * time.Millisecond, Name: "fast"}, []int{1, 4},
+		func(ctx context.Context, s Settings) (*Result, error) {
+			seen = append(seen, s.Clients)
+			return Run(ctx, s)
+		})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(runs) != 2 || len(seen) != 2 || seen[1] != 4 || runs[1].Total.Clients != 4 {
-		t.Fatalf("sweep runs %d, callbacks %v", len(runs), seen)
+		t.Fatalf("sweep runs %d, steps %v", len(runs), seen)
 	}
 	if runs[1].Total.Throughput < 2.5*runs[0].Total.Throughput {
 		t.Errorf("throughput at 4 clients %.1f vs 1 client %.1f; want about 4×", runs[1].Total.Throughput, runs[0].Total.Throughput)

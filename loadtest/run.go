@@ -108,7 +108,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		}
 	}
 
-	// Per-second series, progress and the stop conditions.
+	// Per-second series, the observers and the stop conditions.
 	series, interrupted := r.watch(ctx, cost)
 	if watch != nil {
 		watch.EndWindow()
@@ -119,8 +119,11 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	end := time.Now()
 	n := len(series)
 	series = r.flushSecond(series, end)
-	if len(series) > n && s.OnSecond != nil {
-		s.OnSecond(series[n]) // the last, partial second and the drain
+	for _, o := range s.Observers {
+		if len(series) > n {
+			o.Second(series[n]) // the last, partial second and the drain
+		}
+		o.End()
 	}
 	if r.tl != nil {
 		r.tl.flush(r.rec, r.start, end)
@@ -132,9 +135,6 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 			}
 			return nil, fmt.Errorf("jtl: %w", err)
 		}
-	}
-	if s.Progress != nil {
-		fmt.Fprintln(s.Progress)
 	}
 	res := r.result(cost, series, interrupted, end)
 	if watch != nil {
@@ -199,8 +199,8 @@ func (r *runner) stop() {
 	r.cancel()
 }
 
-// watch runs until the run ends, writing one series row and one progress
-// line per second. It reports whether the caller's ctx interrupted the run.
+// watch runs until the run ends, keeping one series row per second and
+// handing each to the observers. It reports whether the caller's ctx interrupted the run.
 func (r *runner) watch(ctx context.Context, cost *costMeter) (series []SecondRow, interrupted bool) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -229,11 +229,8 @@ func (r *runner) watch(ctx context.Context, cost *costMeter) (series []SecondRow
 			series = r.flushSecond(series, now)
 			cost.sample()
 			if len(series) > n {
-				if r.s.Progress != nil {
-					r.progress(series)
-				}
-				if r.s.OnSecond != nil {
-					r.s.OnSecond(series[len(series)-1])
+				for _, o := range r.s.Observers {
+					o.Second(series[n])
 				}
 			}
 		}

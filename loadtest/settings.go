@@ -68,19 +68,12 @@ type Settings struct {
 	// one and a per-100 ms series from the start (Result.Timeline).
 	Timeline int `json:"timeline,omitempty"`
 
-	// JTL, when set, receives one JMeter CSV line per measured request.
+	// JTL, when set, receives one JMeter CSV line per measured request,
+	// written from the clients' own buffers (see the package doc).
 	JTL io.Writer `json:"-"`
-	// Progress, when set, receives a live progress line every second
-	// (meant for a terminal).
-	Progress io.Writer `json:"-"`
-	// OnSecond, when set, is called with each second's row as the run
-	// goes (warm-up included, and the last, partial row with the drain
-	// once the requests in flight are done), from the goroutine that keeps the
-	// per-second series: it must return quickly (hand the row on, never
-	// wait), or the series and the stop conditions wait with it. The row's
-	// Histogram is compacted; read its figures. The live dashboard is fed
-	// from here.
-	OnSecond func(SecondRow) `json:"-"`
+	// Observers are told of each second's row as the run goes, and of its
+	// end (see Observer): a Progress line, the live dashboard's feed.
+	Observers []Observer `json:"-"`
 }
 
 // Validate checks s and fills in defaults. Its errors name the setting.

@@ -20,13 +20,21 @@ type SweepFile struct {
 	Runs   []*Result `json:"runs"`
 }
 
-// Sweep performs one run per client count, each with its own warm-up, and
-// calls each (if not nil) after every run. It stops early, returning the
-// runs so far, when ctx is cancelled (the interrupted run is included and
-// marked).
-func Sweep(ctx context.Context, s Settings, clients []int, each func(*Result)) ([]*Result, error) {
+// Sweep performs one run per client count, in order, each with its own
+// warm-up, and returns their results. Each run is done by run (Run when
+// nil), given s with Clients set and, when s has no Name, the name
+// "N clients" (the label of its JTL lines); once run returns, the
+// result's Name is set back to s's. A caller wraps Run in run to give
+// each step its own outputs (a JTL file, a profile) or to report each
+// result as it comes. Sweep stops early, returning the runs so far, when
+// ctx is cancelled (the interrupted run is included and marked) or when
+// run fails (its error is returned as it is).
+func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Context, Settings) (*Result, error)) ([]*Result, error) {
 	if len(clients) == 0 {
 		return nil, fmt.Errorf("sweep: no client counts")
+	}
+	if run == nil {
+		run = Run
 	}
 	var runs []*Result
 	for _, n := range clients {
@@ -35,15 +43,12 @@ func Sweep(ctx context.Context, s Settings, clients []int, each func(*Result)) (
 		if rs.Name == "" {
 			rs.Name = fmt.Sprintf("%d clients", n)
 		}
-		res, err := Run(ctx, rs)
+		res, err := run(ctx, rs)
 		if err != nil {
-			return runs, fmt.Errorf("sweep %d clients: %w", n, err)
+			return runs, err
 		}
 		res.Name = s.Name
 		runs = append(runs, res)
-		if each != nil {
-			each(res)
-		}
 		if ctx.Err() != nil {
 			break
 		}

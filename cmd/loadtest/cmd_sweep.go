@@ -56,37 +56,36 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := f.serverSettings(&s, *out, dash); err != nil {
 		return err
 	}
-	// One step at a time, so that each has its own JTL, CSV and profile.
-	var runs []*loadtest.Result
-	for i, n := range clients {
+	// Each step has its own JTL, CSV and profile.
+	step := 0
+	runs, err := loadtest.Sweep(ctx, s, clients, func(ctx context.Context, s loadtest.Settings) (*loadtest.Result, error) {
+		n := s.Clients
+		step++
 		if dash != nil {
-			dash.feed.Begin(feed.Position{Run: name, Step: i + 1, Steps: len(clients), Clients: n,
-				StepSeconds: planned(s).Seconds(), After: float64(len(clients)-i-1) * planned(s).Seconds()})
+			dash.feed.Begin(feed.Position{Run: name, Step: step, Steps: len(clients), Clients: n,
+				StepSeconds: planned(s).Seconds(), After: float64(len(clients)-step) * planned(s).Seconds()})
 		}
-		step, err := runWithFiles(ctx, s, stepPath(o.jtl, n), stepPath(o.cpuProfile, n), func(ctx context.Context, s loadtest.Settings) (*loadtest.Result, error) {
-			rs, err := loadtest.Sweep(ctx, s, []int{n}, nil)
+		res, err := runWithFiles(ctx, s, stepPath(o.jtl, n), stepPath(o.cpuProfile, n), func(ctx context.Context, s loadtest.Settings) (*loadtest.Result, error) {
+			res, err := loadtest.Run(ctx, s)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("sweep %d clients: %w", n, err)
 			}
-			return rs[0], nil
+			return res, nil
 		})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if dash != nil {
-			dash.feed.Step(feed.StepOf(name, n, step.Total), nil)
+			dash.feed.Step(feed.StepOf(name, n, res.Total), nil)
 		}
-		fmt.Fprintf(stdout, "== %d clients\n", step.Total.Clients)
-		if err := loadtest.WriteSummary(stdout, step, watch.Summary(step)...); err != nil {
-			return err
+		fmt.Fprintf(stdout, "== %d clients\n", res.Total.Clients)
+		if err := loadtest.WriteSummary(stdout, res, watch.Summary(res)...); err != nil {
+			return nil, err
 		}
-		if err := writeCSV(stepPath(o.csv, n), step); err != nil {
-			return err
-		}
-		runs = append(runs, step)
-		if ctx.Err() != nil {
-			break
-		}
+		return res, writeCSV(stepPath(o.csv, n), res)
+	})
+	if err != nil {
+		return err
 	}
 	fmt.Fprintln(stdout, "== sweep")
 	if err := loadtest.WriteSweepTable(stdout, runs, watch.Columns(contract.Board.Stats)); err != nil {

@@ -179,10 +179,10 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	s.Seed = f.seed
 	switch f.progress {
 	case "on":
-		s.Progress = os.Stderr
+		s.Observers = append(s.Observers, &loadtest.Progress{W: os.Stderr})
 	case "auto":
 		if term.IsTerminal(int(os.Stderr.Fd())) {
-			s.Progress = os.Stderr
+			s.Observers = append(s.Observers, &loadtest.Progress{W: os.Stderr})
 		}
 	case "off":
 	default:

@@ -14,8 +14,8 @@ import (
 // clears it, so that a log line replaces the progress line.
 const clearLine = "\r\033[K"
 
-// begin tells the dashboard that the next measurement starts and hooks
-// the progress line into its seconds.
+// begin tells the dashboard that the next measurement starts and adds the
+// progress line to the observers of its seconds.
 func (x *experimentRunner) begin(s *loadtest.Settings, lr *liveRun, clients int) {
 	e := x.e
 	stepLen := (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
@@ -27,18 +27,13 @@ func (x *experimentRunner) begin(s *loadtest.Settings, lr *liveRun, clients int)
 	if x.opt.Progress == nil {
 		return
 	}
-	n, total, start := x.seq+1, x.total, time.Now()
-	prev := s.OnSecond
-	s.OnSecond = func(row loadtest.SecondRow) {
-		prev(row)
-		left := after + max(0, stepLen-time.Since(start).Seconds())
-		phase := ""
-		if row.Warmup {
-			phase = " (warm-up)"
-		}
-		fmt.Fprintf(x.opt.Progress, "\rstep %d/%d  %s  %d clients  %8.1f req/s  p99 %8.3f ms  left %s%s   ",
-			n, total, lr.run.Name, clients, row.Throughput, row.P99Ms, time.Duration(left*float64(time.Second)).Round(time.Second), phase)
-	}
+	start := time.Now()
+	s.Observers = append(s.Observers, &loadtest.Progress{W: x.opt.Progress, Hold: true, // the log's next line clears it
+		Step: fmt.Sprintf("step %d/%d  %s  %d clients", x.seq+1, x.total, lr.run.Name, clients),
+		Left: func() time.Duration {
+			left := after + max(0, stepLen-time.Since(start).Seconds())
+			return time.Duration(left * float64(time.Second))
+		}})
 }
 
 // liveClaims are the claims as the dashboard shows them. During the

@@ -1,9 +1,9 @@
 // Package feed turns a load run into the live dashboard's frames: the
-// engine's per-second rows (loadtest.Settings.OnSecond) and the watcher's
-// per-second reads of the target (watch.Options.OnRead) become one
-// live.Frame a second, published to a live.Hub, with the progress the
-// caller sets (Begin) and the steps, claims and notes it reports (Step,
-// Done, Note).
+// engine's per-second rows (the feed is one of loadtest.Settings.Observers:
+// Hook) and the watcher's per-second reads of the target
+// (watch.Options.OnRead) become one live.Frame a second, published to a
+// live.Hub, with the progress the caller sets (Begin) and the steps,
+// claims and notes it reports (Step, Done, Note).
 //
 // It sits above the engine, the watcher and the dashboard so that those
 // three stay unaware of each other; it knows no target either: the
@@ -83,16 +83,10 @@ func (f *Feed) Begin(p Position) {
 	f.pos, f.stepStart, f.read = p, time.Now(), nil
 }
 
-// Hook makes the per-second rows of runs of s feed f, after s's own
-// OnSecond if it has one. The target's side comes from WatchOptions.
+// Hook makes the per-second rows of runs of s feed f: it adds f to s's
+// observers, after those s has. The target's side comes from WatchOptions.
 func (f *Feed) Hook(s *loadtest.Settings) {
-	prev := s.OnSecond
-	s.OnSecond = func(row loadtest.SecondRow) {
-		if prev != nil {
-			prev(row)
-		}
-		f.second(row)
-	}
+	s.Observers = append(s.Observers, loadtest.ObserverFunc(f.second))
 }
 
 // WatchOptions makes the watcher built from o feed f its reads, with the

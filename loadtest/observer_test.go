@@ -9,10 +9,10 @@ import (
 	"time"
 )
 
-// TestOnSecondSeesEachSecond checks the per-second hook: it is called once
+// TestObserverSeesEachSecond checks an observer: it is told once
 // per second's row as the run goes, with the row the result keeps (p90
 // between p50 and p99, errors by kind adding up to the second's errors).
-func TestOnSecondSeesEachSecond(t *testing.T) {
+func TestObserverSeesEachSecond(t *testing.T) {
 	var n atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1)%4 == 0 {
@@ -27,22 +27,22 @@ func TestOnSecondSeesEachSecond(t *testing.T) {
 	var seen []SecondRow
 	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL}}, Clients: 3, Think: 5 * time.Millisecond,
 		Warmup: time.Second, Duration: 2 * time.Second,
-		OnSecond: func(r SecondRow) {
+		Observers: []Observer{ObserverFunc(func(r SecondRow) {
 			mu.Lock()
 			seen = append(seen, r)
 			mu.Unlock()
-		}})
+		})}})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(seen) < 2 {
-		t.Fatalf("OnSecond called %d times in a 3 s run; want one call a second", len(seen))
+		t.Fatalf("Second called %d times in a 3 s run; want one call a second", len(seen))
 	}
 	if len(seen) != len(res.Series) {
-		t.Fatalf("OnSecond called %d times; the series has %d rows: want one call per row", len(seen), len(res.Series))
+		t.Fatalf("Second called %d times; the series has %d rows: want one call per row", len(seen), len(res.Series))
 	}
 	for i, r := range seen {
 		if r.T != res.Series[i].T || r.Successes != res.Series[i].Successes {
-			t.Errorf("OnSecond row %d: t=%v %d successes; the series has t=%v %d", i, r.T, r.Successes, res.Series[i].T, res.Series[i].Successes)
+			t.Errorf("Second row %d: t=%v %d successes; the series has t=%v %d", i, r.T, r.Successes, res.Series[i].T, res.Series[i].Successes)
 		}
 		if r.Successes > 0 && !(r.P50Ms <= r.P90Ms && r.P90Ms <= r.P99Ms && r.P90Ms > 0) {
 			t.Errorf("row %d: p50 %v p90 %v p99 %v; want 0 < p90 and p50 <= p90 <= p99", i, r.P50Ms, r.P90Ms, r.P99Ms)
