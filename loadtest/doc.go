@@ -75,30 +75,18 @@
 // of several generator machines, ParseSLO / EvaluateSLO for objectives,
 // WriteSummary and WriteSweepTable for text.
 //
-// The engine knows nothing of its target. It is the bottom of four
-// packages, each importing only those below it:
-//
-//	loadtest             the engine and its file formats (this package)
-//	loadtest/watch       polls a target's stats and takes its profiles during
-//	                     a run; the engine sees it only as Settings.Watch
-//	loadtest/chart       SVG and PNG charts (the only user of gonum plot)
-//	loadtest/live        the live dashboard (a page fed frames by a Hub);
-//	                     it imports none of these
-//	loadtest/live/feed   turns a run's seconds and the watcher's reads
-//	                     into the dashboard's frames
-//	loadtest/experiment  experiments: server processes, repeats, claims,
-//	                     findings and reports
-//
-// What the tools know of the board (its commands' query patterns, its
-// stats readings, its validation) is in loadtest/contract, which
-// cmd/loadtest hands to these packages.
+// The engine knows nothing of its target and is the bottom of the load
+// tool: the watcher, the charts, the dashboard and the experiment runner
+// import it, never the reverse, and what the tools know of the board is
+// handed to them as data (loadtest/contract). The package map and the
+// dependency rule are in docs/layout.md.
 //
 // Where to read: settings.go (what a run takes), run.go (the run: clients,
 // the measured window, the drain), client.go and rawconn*.go (the HTTP/1.1
 // client), sched.go, alarm*.go and timer.go (when clients wake), model.go
 // (the load models), metrics.go and histogram.go (recording), result.go and
 // SCHEMA.md (the result), watcher.go (the Watcher interface and what it
-// returns), cost.go and usage_*.go (the generator's own cost), timeline.go
+// hands back), cost.go and usage_*.go (the generator's own cost), timeline.go
 // (the first requests), environment.go (what a run ran on), scenario.go and
 // template.go (requests from a file), jtl.go, csv.go and merge.go (other
 // formats), slo.go and deadline.go (objectives), sweep.go and report.go

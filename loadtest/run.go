@@ -109,7 +109,7 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 
 	// Per-second series, the observers and the stop conditions.
-	series, interrupted := r.watch(ctx, cost)
+	series, interrupted := r.clock(ctx, cost)
 	if watch != nil {
 		watch.EndWindow()
 	}
@@ -199,9 +199,10 @@ func (r *runner) stop() {
 	r.cancel()
 }
 
-// watch runs until the run ends, keeping one series row per second and
-// handing each to the observers. It reports whether the caller's ctx interrupted the run.
-func (r *runner) watch(ctx context.Context, cost *costMeter) (series []SecondRow, interrupted bool) {
+// clock runs until the run ends, keeping one series row per second and
+// handing each to the observers (it is not the Watcher, which reads the
+// target). It reports whether the caller's ctx interrupted the run.
+func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow, interrupted bool) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(r.stopAt()))
