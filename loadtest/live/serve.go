@@ -80,18 +80,32 @@ func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 			// Close may win the race with the frames still buffered for
 			// this stream, the end among them: send them first, or the
 			// page would miss the end and try to reconnect.
-			for {
-				select {
-				case e := <-s.ch:
-					if writeEvent(w, e) != nil {
-						return
-					}
-				default:
-					rc.Flush()
-					return
-				}
-			}
+			sendBuffered(w, rc, s)
+			return
 		case <-r.Context().Done():
+			// The dashboard's server is shutting down (the command ends
+			// right after it published the end and closed the hub) or the
+			// browser left: the frames already buffered, the end among
+			// them, still go out while the connection lasts. Without this,
+			// a stream picked shutdown over the buffered end about half
+			// the time, and the page never said "finished".
+			sendBuffered(w, rc, s)
+			return
+		}
+	}
+}
+
+// sendBuffered writes the frames waiting in s's buffer and flushes them,
+// stopping at the first write error.
+func sendBuffered(w http.ResponseWriter, rc *http.ResponseController, s *subscriber) {
+	for {
+		select {
+		case e := <-s.ch:
+			if writeEvent(w, e) != nil {
+				return
+			}
+		default:
+			rc.Flush()
 			return
 		}
 	}
