@@ -229,6 +229,29 @@ func Parse(name string, data []byte) (*Experiment, error) {
 	return &e, nil
 }
 
+// SelectRuns keeps only the runs named in names, in the file's order. A
+// name that matches no run is an error that names it.
+func (e *Experiment) SelectRuns(names []string) error {
+	keep := map[string]bool{}
+	for _, n := range names {
+		keep[n] = true
+	}
+	var runs []RunSpec
+	for _, r := range e.Runs {
+		if keep[r.Name] {
+			runs = append(runs, r)
+			delete(keep, r.Name)
+		}
+	}
+	for _, n := range names {
+		if keep[n] {
+			return fmt.Errorf("no run named %q", n)
+		}
+	}
+	e.Runs = runs
+	return nil
+}
+
 // check validates e and fills in defaults.
 func (e *Experiment) check() error {
 	var errs []error

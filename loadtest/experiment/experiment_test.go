@@ -462,3 +462,33 @@ func checkFrames(t *testing.T, page string, res *Result) {
 			s.Steps, s.Requests, s.Errors, s.Duration, want.Steps, want.Requests, want.Errors)
 	}
 }
+
+// TestSelectRuns keeps the named runs in the file's order and names a run
+// the file lacks.
+func TestSelectRuns(t *testing.T) {
+	for _, tt := range []struct {
+		names []string
+		want  []string
+		err   string
+	}{
+		{[]string{"b", "a"}, []string{"a", "b"}, ""},
+		{[]string{"c", "c"}, []string{"c"}, ""},
+		{[]string{"a", "nosuch"}, nil, `no run named "nosuch"`},
+	} {
+		e := &Experiment{Runs: []RunSpec{{Name: "a"}, {Name: "b"}, {Name: "c"}}}
+		err := e.SelectRuns(tt.names)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("SelectRuns(%q) = %v; want %q", tt.names, err, tt.err)
+			}
+			continue
+		}
+		var got []string
+		for _, r := range e.Runs {
+			got = append(got, r.Name)
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("SelectRuns(%q) = %v, runs %q; want runs %q", tt.names, err, got, tt.want)
+		}
+	}
+}
