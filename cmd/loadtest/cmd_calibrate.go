@@ -44,7 +44,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := parseFlags(fs, args, false); err != nil {
 		return err
 	}
-	spec.Warmup, spec.Duration = experiment.Duration(*warmup), experiment.Duration(*probe)
+	spec.Warmup, spec.Duration = cli.Duration(*warmup), cli.Duration(*probe)
 	spec.Run = *target
 	var errs []error
 	if err := checkHTTPURL(*target); err != nil {

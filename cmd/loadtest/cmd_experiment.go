@@ -55,21 +55,13 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		e.MakeQuick()
 	}
 	if *only != "" {
-		keep := map[string]bool{}
+		var names []string
 		for _, n := range strings.Split(*only, ",") {
-			keep[strings.TrimSpace(n)] = true
+			names = append(names, strings.TrimSpace(n))
 		}
-		var runs []experiment.RunSpec
-		for _, r := range e.Runs {
-			if keep[r.Name] {
-				runs = append(runs, r)
-				delete(keep, r.Name)
-			}
+		if err := e.SelectRuns(names); err != nil {
+			return cli.Usagef("experiment: -runs: %v in %s", err, fs.Arg(0))
 		}
-		for n := range keep {
-			return cli.Usagef("experiment: -runs: no run named %q in %s", n, fs.Arg(0))
-		}
-		e.Runs = runs
 	}
 	if *clients != "" {
 		if e.Load.Clients, err = parseCounts(*clients); err != nil {
@@ -77,10 +69,10 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if *duration > 0 {
-		e.Load.Duration = experiment.Duration(*duration)
+		e.Load.Duration = cli.Duration(*duration)
 	}
 	if *warmup >= 0 {
-		e.Load.Warmup = experiment.Duration(*warmup)
+		e.Load.Warmup = cli.Duration(*warmup)
 	}
 	if *repeats > 0 {
 		e.Load.Repeats = *repeats

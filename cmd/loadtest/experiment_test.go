@@ -111,6 +111,10 @@ right = { value = 1e6 }
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
+	// It reads back whole: encoded again, it is the same bytes.
+	if again, err := json.MarshalIndent(&res, "", "  "); err != nil || string(again)+"\n" != string(b) {
+		t.Errorf("experiment.json does not read back as written (%v)", err)
+	}
 	if !res.Quick || res.Repeats != 2 || len(res.Claims) != 2 || len(res.Runs) != 2 {
 		t.Fatalf("result: quick %v, repeats %d, %d claims, %d runs; want quick, 2 repeats (-repeats wins), 2 claims, 2 runs", res.Quick, res.Repeats, len(res.Claims), len(res.Runs))
 	}

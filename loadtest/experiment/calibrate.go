@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
@@ -67,9 +68,9 @@ type CalibrateSpec struct {
 	Units string `toml:"units"`
 	// Probes bounds the probes after the first (default 6); Warmup and
 	// Duration are each probe's (default 1s and 3s).
-	Probes   int      `toml:"probes"`
-	Warmup   Duration `toml:"warmup"`
-	Duration Duration `toml:"duration"`
+	Probes   int          `toml:"probes"`
+	Warmup   cli.Duration `toml:"warmup"`
+	Duration cli.Duration `toml:"duration"`
 }
 
 // Calibration is what a calibration measured and chose.
@@ -90,7 +91,7 @@ type Calibration struct {
 	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
 	Units           float64 `json:"units"`
 	Ratio           float64 `json:"ratio"`
-	Probes          []Probe `json:"probes"`
+	Probes          []probe `json:"probes"`
 	// Value is the chosen wait, as handed to the servers; Reached whether
 	// the last probe was within the tolerance.
 	Value   string  `json:"value"`
@@ -98,9 +99,9 @@ type Calibration struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// Probe is one calibration measurement: Reading is the operating point's
+// probe is one calibration measurement: Reading is the operating point's
 // reading, as a percentage of Capacity when the calibration is relative.
-type Probe struct {
+type probe struct {
 	WaitMs          float64 `json:"wait_ms"`
 	Throughput      float64 `json:"throughput"`
 	Reading         float64 `json:"reading"`
@@ -195,10 +196,10 @@ func (c *CalibrateSpec) Check(name func(key string) string) []error {
 		bad("%s = %v: want 0s..1m", name("warmup"), time.Duration(c.Warmup))
 	}
 	if c.Duration == 0 {
-		c.Duration = Duration(defaultProbeLength)
+		c.Duration = cli.Duration(defaultProbeLength)
 	}
 	if c.Warmup == 0 {
-		c.Warmup = Duration(defaultProbeWarmup)
+		c.Warmup = cli.Duration(defaultProbeWarmup)
 	}
 	if d := time.Duration(c.Duration); d < 2*time.Second || d > time.Minute {
 		// The server's stats are read once a second: a counter's rate
@@ -258,21 +259,21 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 	}
 	logf("calibrate: %s at %d clients to %s = %g ± %g", c.Run, c.Clients, strings.Join(c.Reading, " (or "+")"), c.Target, c.Tolerance)
 
-	probe := func(wait time.Duration) (Probe, map[string]float64, error) {
+	probe := func(wait time.Duration) (probe, map[string]float64, error) {
 		v := formatWait(wait)
 		r, err := measure(ctx, wait)
 		if err != nil {
-			return Probe{}, nil, err
+			return probe{}, nil, err
 		}
 		if r.Interrupted {
-			return Probe{}, nil, context.Canceled
+			return probe{}, nil, context.Canceled
 		}
 		seen, err := watch.Of(r)
 		if err != nil {
-			return Probe{}, nil, err
+			return probe{}, nil, err
 		}
 		m := serverMap(seen.Server)
-		p := Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput}
+		p := probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput}
 		cpu, ok := m[c.CPU]
 		switch {
 		case r.Total.Throughput <= 0:
@@ -352,7 +353,7 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 // wait. A line that does not fall gives -1; a target beyond the line's
 // reach at 0 gives half the smallest wait tried; the step is at most 4 x
 // the largest.
-func secantWait(probes []Probe, target float64) float64 {
+func secantWait(probes []probe, target float64) float64 {
 	n := len(probes)
 	if n < 2 {
 		return -1
@@ -378,7 +379,7 @@ func secantWait(probes []Probe, target float64) float64 {
 // the chosen value of its variable.
 func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	e, c := x.e, x.e.Calibrate
-	var run RunSpec
+	var run runSpec
 	for _, r := range e.Runs {
 		if r.Name == c.Run {
 			run = r
@@ -387,7 +388,7 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	run.Name = "calibration: " + run.Name
 	x.res.Calibration = newCalibration(c) // what the result says if the server does not start
 	x.vars[c.Var] = "0s"
-	lr, err := x.launch(ctx, run, &RunResult{Name: run.Name})
+	lr, err := x.launch(ctx, run, &runResult{Name: run.Name})
 	defer lr.stop(x)
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)

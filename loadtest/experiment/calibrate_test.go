@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bbslab/internal/cli"
 )
 
 func TestNextWait(t *testing.T) {
@@ -42,7 +44,7 @@ func TestCalibrateChecked(t *testing.T) {
 		{strings.Replace(calibrateSpec, `duration = "2s"`, `duration = "1s"`, 1), "calibrate.duration = 1s"},
 	} {
 		text := strings.Replace(base, "[load]", "[calibrate]\n"+tt.calibrate+"\n[load]", 1)
-		_, err := Parse("calibrate.toml", []byte(text))
+		_, err := parse("calibrate.toml", []byte(text))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("[calibrate] %q: err = %v; want one that says %q", tt.calibrate, err, tt.want)
 		}
@@ -71,14 +73,14 @@ func TestCalibrate(t *testing.T) {
 	text = strings.Replace(text, "[load]", "[calibrate]\n"+calibrateSpec+"\n[load]", 1)
 	text = strings.Replace(text, `"-admin-addr", "127.0.0.1:{{admin_port}}"]`, `"-admin-addr", "127.0.0.1:{{admin_port}}", "-wait={{db_latency}}"]`, 1)
 	text = strings.Replace(text, "[[stats.reading]]", "[[stats.reading]]\nname = \"cpu\"\npath = \"cpu_seconds_total\"\nkind = \"counter\"\nscale = 100\n[[stats.reading]]", 1)
-	e, err := Parse("sim.toml", []byte(text))
+	e, err := parse("sim.toml", []byte(text))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Dir = t.TempDir()
-	e.Profile = ProfileSpec{}
+	e.Profile = profileSpec{}
 	e.Load.Clients = []int{10}
-	e.Load.Warmup, e.Load.Duration = Duration(200*time.Millisecond), Duration(2*time.Second)
+	e.Load.Warmup, e.Load.Duration = cli.Duration(200*time.Millisecond), cli.Duration(2*time.Second)
 	e.Load.Think = 0
 	e.Runs = e.Runs[:1]
 	var log strings.Builder
@@ -129,7 +131,7 @@ func TestSecantWait(t *testing.T) {
 	// process sharing the core), and the CPU per request is 0.2 ms. The
 	// reading is 500·c/(c + extra + w); two probes fix the line.
 	read := func(w float64) float64 { return 500 * 0.0002 / (0.0002 + 0.0005 + w) }
-	probes := []Probe{{WaitMs: 1.5, Reading: read(0.0015)}, {WaitMs: 0.8, Reading: read(0.0008)}}
+	probes := []probe{{WaitMs: 1.5, Reading: read(0.0015)}, {WaitMs: 0.8, Reading: read(0.0008)}}
 	w := secantWait(probes, 60)
 	if got := read(w); math.Abs(got-60) > 1e-6 {
 		t.Errorf("secantWait = %g s, which reads %g; want 60", w, got)
@@ -137,11 +139,11 @@ func TestSecantWait(t *testing.T) {
 	if w := secantWait(probes[:1], 60); w != -1 {
 		t.Errorf("one probe: %g; want -1 (nothing to fit)", w)
 	}
-	if w := secantWait([]Probe{{WaitMs: 1, Reading: 50}, {WaitMs: 2, Reading: 60}}, 55); w != -1 {
+	if w := secantWait([]probe{{WaitMs: 1, Reading: 50}, {WaitMs: 2, Reading: 60}}, 55); w != -1 {
 		t.Errorf("a reading that rises with the wait: %g; want -1", w)
 	}
 	// Out of reach at any wait: half the smallest wait tried, never below 0.
-	if w := secantWait([]Probe{{WaitMs: 1, Reading: 40}, {WaitMs: 2, Reading: 30}}, 90); w != 0.0005 {
+	if w := secantWait([]probe{{WaitMs: 1, Reading: 40}, {WaitMs: 2, Reading: 30}}, 90); w != 0.0005 {
 		t.Errorf("a target above the line at 0: %g; want 0.0005", w)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A Claim is a statement an experiment tests, traced to where it was
+// A claim is a statement an experiment tests, traced to where it was
 // made, and decided from the results by its checks:
 //
 //	[[claim]]
@@ -22,14 +22,14 @@ import (
 //	left  = { run = "graph 1", clients = 10, metric = "throughput" }
 //	op    = "<="
 //	right = { run = "graph 1", clients = 5, metric = "throughput", factor = 1.2 }
-type Claim struct {
+type claim struct {
 	ID     string  `toml:"id"`
 	Source string  `toml:"source"`
 	Text   string  `toml:"text"`
-	Checks []Check `toml:"check"`
+	Checks []check `toml:"check"`
 }
 
-// A Check compares two sides. Each measured side is a range over its
+// A check compares two sides. Each measured side is a range over its
 // repeats (a constant is a point), and the check is reproduced when the
 // comparison holds for every pair of values in the ranges, not reproduced
 // when it fails for every pair, and inconclusive otherwise (the
@@ -38,13 +38,13 @@ type Claim struct {
 // beyond the spread", reproduced unless every left value is above (below)
 // every right value; a claim that two configurations do the same, or one
 // no better, is written so.
-type Check struct {
-	Left  Operand `toml:"left"`
+type check struct {
+	Left  operand `toml:"left"`
 	Op    string  `toml:"op"`
-	Right Operand `toml:"right"`
+	Right operand `toml:"right"`
 }
 
-// An Operand is one side of a check: a constant Value, or a figure
+// An operand is one side of a check: a constant Value, or a figure
 // measured in Run at a point (Clients, or At "peak": the point of highest
 // median throughput, "first" or "last"): Metric (one of "throughput",
 // "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
@@ -52,7 +52,7 @@ type Check struct {
 // request Label when given), a server Reading by name, or the share (0..1)
 // of a Profile's ("cpu" or "fgprof") Bucket. Factor multiplies the side
 // (default 1).
-type Operand struct {
+type operand struct {
 	Value   *float64 `toml:"value"`
 	Run     string   `toml:"run"`
 	Clients int      `toml:"clients"`
@@ -103,7 +103,7 @@ func (e *Experiment) checkClaims() []error {
 			}
 			for _, side := range []struct {
 				name string
-				o    *Operand
+				o    *operand
 			}{{"left", &k.Left}, {"right", &k.Right}} {
 				for _, msg := range e.checkOperand(side.o) {
 					bad("check %d: %s: %s", j+1, side.name, msg)
@@ -115,7 +115,7 @@ func (e *Experiment) checkClaims() []error {
 }
 
 // checkOperand returns what is wrong with o.
-func (e *Experiment) checkOperand(o *Operand) []string {
+func (e *Experiment) checkOperand(o *operand) []string {
 	var out []string
 	if o.Factor < 0 {
 		out = append(out, fmt.Sprintf("factor = %g: want a positive factor", o.Factor))
@@ -132,7 +132,7 @@ func (e *Experiment) checkOperand(o *Operand) []string {
 	if o.Run == "" {
 		return append(out, "run: missing: a run name, or value = N for a constant")
 	}
-	ri := slices.IndexFunc(e.Runs, func(r RunSpec) bool { return r.Name == o.Run })
+	ri := slices.IndexFunc(e.Runs, func(r runSpec) bool { return r.Name == o.Run })
 	if ri < 0 {
 		out = append(out, fmt.Sprintf("run %q is not a run of this file", o.Run))
 	}
@@ -192,7 +192,7 @@ func (e *Experiment) checkOperand(o *Operand) []string {
 }
 
 // runLabels lists the request labels of a run, its vars expanded.
-func (e *Experiment) runLabels(r RunSpec) []string {
+func (e *Experiment) runLabels(r runSpec) []string {
 	var out []string
 	for _, q := range e.Load.Requests {
 		if q.Label != "" {
@@ -210,11 +210,11 @@ func (e *Experiment) profileAt() int {
 	return e.Load.Clients[len(e.Load.Clients)-1]
 }
 
-// ClaimResult is a claim decided from an experiment's results: the
+// claimResult is a claim decided from an experiment's results: the
 // live.Claim the dashboard shows (its ID, text and outcome; package live
 // knows no other package, so the claim's headline and its outcomes are
 // defined there and the experiment adds to them) and how it was decided.
-type ClaimResult struct {
+type claimResult struct {
 	live.Claim
 	Source string `json:"source"`
 	// Reason says why a claim was not measured.
@@ -222,14 +222,14 @@ type ClaimResult struct {
 	// Quick marks a claim decided from a quick run's single
 	// measurements, which have no spread.
 	Quick  bool          `json:"quick,omitempty"`
-	Checks []CheckResult `json:"checks"`
+	Checks []checkResult `json:"checks"`
 }
 
-// CheckResult is one check with the figures that decided it.
-type CheckResult struct {
+// checkResult is one check with the figures that decided it.
+type checkResult struct {
 	Op      string       `json:"op"`
-	Left    SideResult   `json:"left"`
-	Right   SideResult   `json:"right"`
+	Left    sideResult   `json:"left"`
+	Right   sideResult   `json:"right"`
 	Outcome live.Outcome `json:"outcome"`
 	// Paired says the outcome was decided repeat by repeat (interleaved
 	// runs at the same client count), not from the two ranges.
@@ -240,8 +240,8 @@ type CheckResult struct {
 	Text string `json:"text"`
 }
 
-// SideResult is one side of a check as measured.
-type SideResult struct {
+// sideResult is one side of a check as measured.
+type sideResult struct {
 	// What names the figure, e.g. "graph 1 at 10 clients throughput".
 	What string `json:"what"`
 	// Value is the side after its factor; Raw before it.
@@ -263,19 +263,19 @@ type SideResult struct {
 	constant     bool
 }
 
-// EvaluateClaims decides each claim from res. quick marks every claim as
+// evaluateClaims decides each claim from res. quick marks every claim as
 // decided from single measurements.
-func EvaluateClaims(claims []Claim, res *Result, quick bool) []ClaimResult {
-	var out []ClaimResult
+func evaluateClaims(claims []claim, res *Result, quick bool) []claimResult {
+	var out []claimResult
 	for _, c := range claims {
-		cr := ClaimResult{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
+		cr := claimResult{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
 		var outcomes []live.Outcome
 		var missing []string
 		for _, k := range c.Checks {
 			kr := evaluateCheck(k, res)
 			cr.Checks = append(cr.Checks, kr)
 			outcomes = append(outcomes, kr.Outcome)
-			for _, s := range []SideResult{kr.Left, kr.Right} {
+			for _, s := range []sideResult{kr.Left, kr.Right} {
 				if s.Missing != "" {
 					missing = append(missing, s.Missing)
 				}
@@ -299,9 +299,9 @@ func EvaluateClaims(claims []Claim, res *Result, quick bool) []ClaimResult {
 }
 
 // evaluateCheck measures both sides and compares their ranges.
-func evaluateCheck(k Check, res *Result) CheckResult {
+func evaluateCheck(k check, res *Result) checkResult {
 	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
-	kr := CheckResult{Op: k.Op, Left: l, Right: r}
+	kr := checkResult{Op: k.Op, Left: l, Right: r}
 	var paired string
 	switch {
 	case l.Missing != "" || r.Missing != "":
@@ -329,7 +329,7 @@ func evaluateCheck(k Check, res *Result) CheckResult {
 // same sweep, so the machine's drift between repeats hits both sides of a
 // pair alike and the pair's difference is free of it, where the min-max
 // ranges carry the drift on each side.
-func pairable(l, r SideResult, sweeps bool) bool {
+func pairable(l, r sideResult, sweeps bool) bool {
 	return l.repeats != nil && r.repeats != nil && (sweeps || l.clients == r.clients) &&
 		len(l.repeats) == len(r.repeats) && len(l.repeats) > 1
 }
@@ -404,16 +404,16 @@ func opText(op string) string {
 }
 
 // measureSide finds an operand's values in res.
-func measureSide(o Operand, res *Result) SideResult {
+func measureSide(o operand, res *Result) sideResult {
 	f := o.Factor
 	if f == 0 {
 		f = 1
 	}
 	if o.Value != nil {
 		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
-		return SideResult{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
+		return sideResult{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
 	}
-	s := SideResult{Factor: f}
+	s := sideResult{Factor: f}
 	fig := o.Metric
 	switch {
 	case o.Label != "":
@@ -429,7 +429,7 @@ func measureSide(o Operand, res *Result) SideResult {
 		at = "its " + o.At
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
-	ri := slices.IndexFunc(res.Runs, func(r *RunResult) bool { return r.Name == o.Run })
+	ri := slices.IndexFunc(res.Runs, func(r *runResult) bool { return r.Name == o.Run })
 	if ri < 0 {
 		s.Missing = fmt.Sprintf("run %q was not measured", o.Run)
 		return s
@@ -483,7 +483,7 @@ func measureSide(o Operand, res *Result) SideResult {
 // runs' shares of repeat i were measured back to back, as their other
 // figures were. It reports false when the profiles do not say their repeat
 // (each must name a different one).
-func profileRepeats(r *RunResult, kind, bucket string, clients int) ([]float64, bool) {
+func profileRepeats(r *runResult, kind, bucket string, clients int) ([]float64, bool) {
 	byRepeat := map[int]float64{}
 	for _, pr := range r.Profiles {
 		if pr.Kind != kind || pr.Clients != clients {
@@ -510,7 +510,7 @@ func profileRepeats(r *RunResult, kind, bucket string, clients int) ([]float64, 
 }
 
 // operandPoint returns the point an operand names, or nil.
-func operandPoint(o Operand, r *RunResult) *Point {
+func operandPoint(o operand, r *runResult) *point {
 	if len(r.Points) == 0 {
 		return nil
 	}
@@ -533,8 +533,8 @@ func operandPoint(o Operand, r *RunResult) *Point {
 
 // profileShare returns a bucket's share over the profiles of one kind
 // taken at clients (a profile that does not say its client count counts).
-func profileShare(r *RunResult, kind, bucket string, clients int) (loadtest.Spread, bool) {
-	var ps []*StepProfile
+func profileShare(r *runResult, kind, bucket string, clients int) (loadtest.Spread, bool) {
+	var ps []*stepProfile
 	for _, pr := range r.Profiles {
 		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) {
 			ps = append(ps, pr)
@@ -545,7 +545,7 @@ func profileShare(r *RunResult, kind, bucket string, clients int) (loadtest.Spre
 
 // sideFormat chooses how a side's figures print: throughput as "812/s",
 // latencies in ms, a reading with its unit, a share as a percentage.
-func sideFormat(o Operand, readings []watch.Stat) (format, unit string, share bool) {
+func sideFormat(o operand, readings []watch.Stat) (format, unit string, share bool) {
 	switch {
 	case o.Profile != "":
 		return "%.0f", " %", true
@@ -566,7 +566,7 @@ func sideFormat(o Operand, readings []watch.Stat) (format, unit string, share bo
 
 // text prints a side: its figure, the median and range, and, with a
 // factor, the product.
-func (s SideResult) text() string {
+func (s sideResult) text() string {
 	if s.constant {
 		if s.Factor != 1 {
 			return fmt.Sprintf("%g × %s = %g", s.Factor, s.What, s.Value.Median)
@@ -588,7 +588,7 @@ func (s SideResult) text() string {
 }
 
 // ClaimLine is a claim's outcome in one line.
-func (c ClaimResult) ClaimLine() string {
+func (c claimResult) ClaimLine() string {
 	s := fmt.Sprintf("claim %s: %s%s — %s", c.ID, strings.ToUpper(string(c.Outcome)), quickMark(c), c.Text)
 	if c.Reason != "" {
 		s += ": " + c.Reason

@@ -8,21 +8,23 @@ import (
 	"os/exec"
 	"strings"
 	"time"
+
+	"bbslab/internal/cli"
 )
 
-// DiskSpec names a command whose JSON output describes the disk under
+// diskSpec names a command whose JSON output describes the disk under
 // the target's database (a disk benchmark's -json output), run once before
 // the runs and kept with the results, because an embedded database's
 // commit time is the disk's fsync time. Options.Target's Disk
 // says what the report shows of it.
-type DiskSpec struct {
+type diskSpec struct {
 	Command []string `toml:"command"`
 	// Timeout bounds the command (default 2 minutes).
-	Timeout Duration `toml:"timeout"`
+	Timeout cli.Duration `toml:"timeout"`
 }
 
 // runDisk runs the disk command and returns its JSON output.
-func runDisk(ctx context.Context, d DiskSpec, dir string, x func(string) string) (json.RawMessage, error) {
+func runDisk(ctx context.Context, d diskSpec, dir string, x func(string) string) (json.RawMessage, error) {
 	timeout := time.Duration(d.Timeout)
 	if timeout == 0 {
 		timeout = 2 * time.Minute

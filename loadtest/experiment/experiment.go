@@ -23,21 +23,21 @@ type Experiment struct {
 	Name        string `toml:"name"`
 	Description string `toml:"description"`
 
-	Server   ServerSpec   `toml:"server"`
-	Client   ClientSpec   `toml:"client"`
-	Load     LoadSpec     `toml:"load"`
-	Validate ValidateSpec `toml:"validate"`
-	Stats    StatsSpec    `toml:"stats"`
-	Profile  ProfileSpec  `toml:"profile"`
-	Report   ReportSpec   `toml:"report"`
-	Disk     DiskSpec     `toml:"disk"`
+	Server   serverSpec   `toml:"server"`
+	Client   clientSpec   `toml:"client"`
+	Load     loadSpec     `toml:"load"`
+	Validate validateSpec `toml:"validate"`
+	Stats    statsSpec    `toml:"stats"`
+	Profile  profileSpec  `toml:"profile"`
+	Report   reportSpec   `toml:"report"`
+	Disk     diskSpec     `toml:"disk"`
 	// Calibrate, when it names a var, sets that server variable from the
 	// machine before the runs (calibrate.go).
 	Calibrate CalibrateSpec `toml:"calibrate"`
-	Runs      []RunSpec     `toml:"run"`
+	Runs      []runSpec     `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (experiment_claim.go).
-	Claims []Claim `toml:"claim"`
+	Claims []claim `toml:"claim"`
 
 	// Quick is set by MakeQuick: fewer, shorter, single measurements.
 	Quick bool `toml:"-"`
@@ -47,11 +47,11 @@ type Experiment struct {
 	Dir string `toml:"-"`
 }
 
-// ServerSpec says how to start and drive the server under test. Every
+// serverSpec says how to start and drive the server under test. Every
 // string may hold {{var}} placeholders: {{port}} and {{admin_port}} (free
 // ports picked for each run), {{dir}} (the run's output directory), and the
 // run's own vars.
-type ServerSpec struct {
+type serverSpec struct {
 	// Command is the program and its arguments; a run's Args are appended.
 	Command []string `toml:"command"`
 	// Env holds extra environment variables (KEY=VALUE).
@@ -63,35 +63,35 @@ type ServerSpec struct {
 	Reset string `toml:"reset"`
 	// StartTimeout bounds the wait for Ready (default 60s); StopTimeout the
 	// wait after SIGTERM before the server is killed (default 10s).
-	StartTimeout Duration `toml:"start_timeout"`
-	StopTimeout  Duration `toml:"stop_timeout"`
+	StartTimeout cli.Duration `toml:"start_timeout"`
+	StopTimeout  cli.Duration `toml:"stop_timeout"`
 	// CPUs pins the server to these CPUs (Linux affinity), e.g. [0].
 	CPUs []int `toml:"cpus"`
 }
 
-// ClientSpec says where the load generator runs.
-type ClientSpec struct {
+// clientSpec says where the load generator runs.
+type clientSpec struct {
 	// CPUs pins the load generator to these CPUs, e.g. [1].
 	CPUs []int `toml:"cpus"`
 }
 
-// LoadSpec is the load applied at each client count.
-type LoadSpec struct {
+// loadSpec is the load applied at each client count.
+type loadSpec struct {
 	// Requests are the requests clients send (placeholders allowed, both
 	// the run's {{vars}} and the load tool's own {{seq}}, {{client}} and
 	// {{rand A B}}).
 	Requests []loadtest.Request `toml:"request"`
 	Clients  []int              `toml:"clients"`
 	Model    string             `toml:"model"`
-	Think    Duration           `toml:"think"`
-	ThinkDev Duration           `toml:"think_dev"`
+	Think    cli.Duration       `toml:"think"`
+	ThinkDev cli.Duration       `toml:"think_dev"`
 	Timer    string             `toml:"timer"`
 	// TimerSlack is Settings.TimerSlack (0: each client wakes when due).
-	TimerSlack Duration `toml:"timer_slack"`
-	Rate       float64  `toml:"rate"`
-	Warmup     Duration `toml:"warmup"`
-	Duration   Duration `toml:"duration"`
-	Timeout    Duration `toml:"timeout"`
+	TimerSlack cli.Duration `toml:"timer_slack"`
+	Rate       float64      `toml:"rate"`
+	Warmup     cli.Duration `toml:"warmup"`
+	Duration   cli.Duration `toml:"duration"`
+	Timeout    cli.Duration `toml:"timeout"`
 	// ResetEach resets the data before every client count, not only
 	// before each run.
 	ResetEach bool `toml:"reset_each"`
@@ -101,7 +101,7 @@ type LoadSpec struct {
 	SLO string `toml:"slo"`
 	// Deadlines are latencies whose share of requests within them is
 	// tabled per step, e.g. ["1ms", "5ms", "50ms"].
-	Deadlines []Duration `toml:"deadlines"`
+	Deadlines []cli.Duration `toml:"deadlines"`
 	// Timeline records the first Timeline requests of each step one by
 	// one, and a per-100 ms series, for the cold-start charts (0: off).
 	Timeline int `toml:"timeline"`
@@ -121,15 +121,15 @@ type LoadSpec struct {
 // MaxRepeats bounds load.repeats.
 const MaxRepeats = 20
 
-// ValidateSpec configures the check made before any load.
-type ValidateSpec struct {
+// validateSpec configures the check made before any load.
+type validateSpec struct {
 	// Board is the URL given to Options.Target's Validate (for the board,
 	// its page URL); empty skips validation.
 	Board string `toml:"board"`
 }
 
-// StatsSpec names the stats (watch.Stat) taken from the server's stats JSON.
-type StatsSpec struct {
+// statsSpec names the stats (watch.Stat) taken from the server's stats JSON.
+type statsSpec struct {
 	// URL is read every second during each measured step; empty: none.
 	URL string `toml:"url"`
 	// Stats are the figures kept per step ([[stats.reading]] in the file).
@@ -139,8 +139,8 @@ type StatsSpec struct {
 	Environment []string `toml:"environment"`
 }
 
-// ProfileSpec configures the profiles taken during a step.
-type ProfileSpec struct {
+// profileSpec configures the profiles taken during a step.
+type profileSpec struct {
 	// URL is the base of the profile endpoints, e.g.
 	// http://127.0.0.1:{{admin_port}}/debug; empty takes none.
 	URL string `toml:"url"`
@@ -160,8 +160,8 @@ type ProfileSpec struct {
 	Focus string `toml:"focus"`
 }
 
-// ReportSpec chooses extra charts.
-type ReportSpec struct {
+// reportSpec chooses extra charts.
+type reportSpec struct {
 	// Timeline adds per-second throughput and p99 of each run's last step,
 	// warm-up included: the shape of a sudden step of load.
 	Timeline bool `toml:"timeline"`
@@ -171,8 +171,8 @@ type ReportSpec struct {
 	Distribution bool `toml:"distribution"`
 }
 
-// RunSpec is one server configuration.
-type RunSpec struct {
+// runSpec is one server configuration.
+type runSpec struct {
 	Name string            `toml:"name"`
 	Args []string          `toml:"args"`
 	Vars map[string]string `toml:"vars"`
@@ -185,12 +185,9 @@ type RunSpec struct {
 
 // Start modes of a run.
 const (
-	StartReady     = "ready"
-	StartListening = "listening"
+	startReady     = "ready"
+	startListening = "listening"
 )
-
-// Duration is a time.Duration written as "5s" in TOML.
-type Duration = cli.Duration
 
 // Load reads and checks an experiment file. Unknown keys and bad
 // values are errors that name them.
@@ -199,7 +196,7 @@ func Load(path string) (*Experiment, error) {
 	if err != nil {
 		return nil, fmt.Errorf("experiment: %w", err)
 	}
-	e, err := Parse(path, b)
+	e, err := parse(path, b)
 	if err != nil {
 		return nil, err
 	}
@@ -211,10 +208,10 @@ func Load(path string) (*Experiment, error) {
 	return e, nil
 }
 
-// Parse decodes experiment TOML; name is used in messages. The
+// parse decodes experiment TOML; name is used in messages. The
 // file-level functions such as {{env "DB_URL" "default"}} are expanded
 // first (filefunc.go).
-func Parse(name string, data []byte) (*Experiment, error) {
+func parse(name string, data []byte) (*Experiment, error) {
 	data, err := expandFileFuncs(name, data, os.LookupEnv)
 	if err != nil {
 		return nil, err
@@ -227,6 +224,29 @@ func Parse(name string, data []byte) (*Experiment, error) {
 		return nil, fmt.Errorf("experiment %s: %w", name, err)
 	}
 	return &e, nil
+}
+
+// SelectRuns keeps only the runs named in names, in the file's order. A
+// name that matches no run is an error that names it.
+func (e *Experiment) SelectRuns(names []string) error {
+	keep := map[string]bool{}
+	for _, n := range names {
+		keep[n] = true
+	}
+	var runs []runSpec
+	for _, r := range e.Runs {
+		if keep[r.Name] {
+			runs = append(runs, r)
+			delete(keep, r.Name)
+		}
+	}
+	for _, n := range names {
+		if keep[n] {
+			return fmt.Errorf("no run named %q", n)
+		}
+	}
+	e.Runs = runs
+	return nil
 }
 
 // check validates e and fills in defaults.
@@ -243,10 +263,10 @@ func (e *Experiment) check() error {
 		bad("server.ready: missing: a URL that answers 200 when the server is ready")
 	}
 	if e.Server.StartTimeout == 0 {
-		e.Server.StartTimeout = Duration(60 * time.Second)
+		e.Server.StartTimeout = cli.Duration(60 * time.Second)
 	}
 	if e.Server.StopTimeout == 0 {
-		e.Server.StopTimeout = Duration(10 * time.Second)
+		e.Server.StopTimeout = cli.Duration(10 * time.Second)
 	}
 	if d := time.Duration(e.Server.StartTimeout); d < 0 || d > 10*time.Minute {
 		bad("server.start_timeout = %v: want 0s..10m", d)
@@ -352,12 +372,12 @@ func (e *Experiment) check() error {
 		seen[r.Name] = true
 		switch r.Start {
 		case "":
-			e.Runs[i].Start = StartReady
-		case StartReady, StartListening:
+			e.Runs[i].Start = startReady
+		case startReady, startListening:
 		default:
 			bad("run %q: start = %q: want \"ready\" or \"listening\"", r.Name, r.Start)
 		}
-		if l.Interleave && r.Start == StartListening {
+		if l.Interleave && r.Start == startListening {
 			// A cold start is measured from the process start: its server
 			// cannot be started ahead of its turn.
 			bad("load.interleave = true: run %q has start = \"listening\" (a cold start), which cannot be interleaved: its server would be warm by its turn", r.Name)

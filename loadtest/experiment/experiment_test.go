@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
@@ -21,7 +22,7 @@ import (
 // process: two runs, two client counts, a stats reading and a CPU profile.
 func tinyExperiment(t *testing.T, mode string) *Experiment {
 	t.Helper()
-	e, err := Parse("tiny.toml", []byte(tinyText(t, mode)))
+	e, err := parse("tiny.toml", []byte(tinyText(t, mode)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +162,22 @@ func TestExperimentEndToEnd(t *testing.T) {
 	if v := strings.Join(res.Verdicts, "\n"); !strings.Contains(v, "every SLO objective was met") || !strings.Contains(v, "Too few samples") {
 		t.Errorf("verdicts do not report the SLO and its sample warning:\n%s", v)
 	}
-	// The saved sweep reads back with the report reader.
+	// experiment.json reads back whole: written again, it is the same bytes.
+	b, err := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Result
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatalf("read experiment.json: %v", err)
+	}
+	again := filepath.Join(t.TempDir(), "experiment.json")
+	if err := writeJSON(again, &back); err != nil {
+		t.Fatal(err)
+	}
+	if b2, _ := os.ReadFile(again); string(b2) != string(b) || len(back.Runs[0].Profiles) != 2 || back.Runs[0].Profiles[0].ProfileSummary == nil {
+		t.Errorf("experiment.json does not read back as written")
+	}
 	runs, err := loadtest.ReadRuns(filepath.Join(out, "all", "sweep.json"))
 	if err != nil || len(runs) != 2 {
 		t.Errorf("ReadRuns(sweep.json) = %d runs, %v", len(runs), err)
@@ -170,7 +186,7 @@ func TestExperimentEndToEnd(t *testing.T) {
 
 func TestExperimentServerNeverReady(t *testing.T) {
 	e := tinyExperiment(t, "neverready")
-	e.Server.StartTimeout = Duration(time.Second)
+	e.Server.StartTimeout = cli.Duration(time.Second)
 	out := t.TempDir()
 	res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: out})
 	if err == nil || !strings.Contains(err.Error(), "not ready") {
@@ -208,7 +224,7 @@ url = "http://127.0.0.1:1/"
 [[run]]
 name = "a"
 `
-	if _, err := Parse("ok.toml", []byte(base)); err != nil {
+	if _, err := parse("ok.toml", []byte(base)); err != nil {
 		t.Fatalf("valid experiment: %v", err)
 	}
 	tests := []struct{ text, want string }{
@@ -227,7 +243,7 @@ name = "a"
 		{base + "[stats]\nenvironment = [\"database.kind\"]\n", `stats.environment 1: "database.kind"`},
 	}
 	for _, tt := range tests {
-		_, err := Parse("x.toml", []byte(tt.text))
+		_, err := parse("x.toml", []byte(tt.text))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Parse(...%q) = %v; want an error with %q", tt.text[max(0, len(tt.text)-40):], err, tt.want)
 		}
@@ -266,19 +282,19 @@ func TestShippedExperiments(t *testing.T) {
 }
 
 func TestVerdictsFromResults(t *testing.T) {
-	point := func(c int, thr, mean float64, wait float64) *Point {
-		return &Point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
+	newPoint := func(c int, thr, mean float64, wait float64) *point {
+		return &point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
 			Server: map[string]float64{"pool wait": wait}}
 	}
 	res := &Result{
 		Stats: []watch.Stat{{Name: "pool wait", Unit: "ms"}},
-		Runs: []*RunResult{
-			{Name: "5/5", Points: []*Point{point(5, 1000, 5, 0.1), point(10, 1100, 9, 0.2)}},
-			{Name: "10/5", Points: []*Point{point(5, 990, 5, 0.1), point(10, 1080, 9.5, 3.4)}},
-			{Name: "10/10", Points: []*Point{point(5, 1000, 5, 0.1), point(10, 2000, 5, 0.1)}},
+		Runs: []*runResult{
+			{Name: "5/5", Points: []*point{newPoint(5, 1000, 5, 0.1), newPoint(10, 1100, 9, 0.2)}},
+			{Name: "10/5", Points: []*point{newPoint(5, 990, 5, 0.1), newPoint(10, 1080, 9.5, 3.4)}},
+			{Name: "10/10", Points: []*point{newPoint(5, 1000, 5, 0.1), newPoint(10, 2000, 5, 0.1)}},
 		},
 	}
-	v := strings.Join(Verdicts(res, nil), "\n")
+	v := strings.Join(verdicts(res, nil), "\n")
 	for _, want := range []string{
 		"5/5: peak 1100/s at 10 clients",
 		"10/5 is no better than 5/5: peak 1080/s against 1100/s (-1.8 %; single measurements, no spread to judge by)",
@@ -296,8 +312,8 @@ func TestVerdictsFromResults(t *testing.T) {
 func TestExperimentOneStepCharts(t *testing.T) {
 	e := tinyExperiment(t, "ok")
 	e.Load.Clients = []int{2}
-	e.Load.Duration = Duration(time.Second)
-	e.Profile = ProfileSpec{}
+	e.Load.Duration = cli.Duration(time.Second)
+	e.Profile = profileSpec{}
 	e.Report.Timeline = true
 	e.Report.Distribution = true
 	e.Load.Timeline = 100
@@ -347,11 +363,11 @@ func TestExperimentOneStepCharts(t *testing.T) {
 func TestExperimentColdStart(t *testing.T) {
 	e := tinyExperiment(t, "neverready")
 	e.Load.Clients = []int{1}
-	e.Load.Duration = Duration(500 * time.Millisecond)
+	e.Load.Duration = cli.Duration(500 * time.Millisecond)
 	e.Load.Warmup = 0
-	e.Profile = ProfileSpec{}
+	e.Profile = profileSpec{}
 	e.Runs = e.Runs[:1]
-	e.Runs[0].Start = StartListening
+	e.Runs[0].Start = startListening
 	var log strings.Builder
 	res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: t.TempDir(), Log: &log})
 	if err != nil {
@@ -363,7 +379,7 @@ func TestExperimentColdStart(t *testing.T) {
 	if !strings.Contains(log.String(), "cold start") || strings.Contains(log.String(), "validation passed") {
 		t.Errorf("log does not show a cold start without validation:\n%s", log.String())
 	}
-	if _, err := Parse("x", []byte(strings.Replace(`name = "x"
+	if _, err := parse("x", []byte(strings.Replace(`name = "x"
 [server]
 command = ["x"]
 ready = "http://127.0.0.1:1/"
@@ -405,7 +421,7 @@ func TestExperimentRelativeOut(t *testing.T) {
 // a server that failed to start.
 func TestExperimentInterruptedWhileStarting(t *testing.T) {
 	e := tinyExperiment(t, "neverready")
-	e.Server.StartTimeout = Duration(time.Minute)
+	e.Server.StartTimeout = cli.Duration(time.Minute)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(500*time.Millisecond, cancel)
 	_, err := Run(ctx, e, Options{Target: fakeTarget, Out: t.TempDir()})
@@ -460,5 +476,35 @@ func checkFrames(t *testing.T, page string, res *Result) {
 	if s.Steps != want.Steps || s.Requests != want.Requests || s.Requests == 0 || s.Errors != want.Errors || s.Duration <= 0 {
 		t.Errorf("headline summary: %d steps, %d requests, %d errors, %v s; want %d, %d, %d and a duration",
 			s.Steps, s.Requests, s.Errors, s.Duration, want.Steps, want.Requests, want.Errors)
+	}
+}
+
+// TestSelectRuns keeps the named runs in the file's order and names a run
+// the file lacks.
+func TestSelectRuns(t *testing.T) {
+	for _, tt := range []struct {
+		names []string
+		want  []string
+		err   string
+	}{
+		{[]string{"b", "a"}, []string{"a", "b"}, ""},
+		{[]string{"c", "c"}, []string{"c"}, ""},
+		{[]string{"a", "nosuch"}, nil, `no run named "nosuch"`},
+	} {
+		e := &Experiment{Runs: []runSpec{{Name: "a"}, {Name: "b"}, {Name: "c"}}}
+		err := e.SelectRuns(tt.names)
+		if tt.err != "" {
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("SelectRuns(%q) = %v; want %q", tt.names, err, tt.err)
+			}
+			continue
+		}
+		var got []string
+		for _, r := range e.Runs {
+			got = append(got, r.Name)
+		}
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("SelectRuns(%q) = %v, runs %q; want runs %q", tt.names, err, got, tt.want)
+		}
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bbslab/internal/cli"
 )
 
 // TestExperimentVisitOrder runs two runs at two client counts, twice
@@ -24,10 +26,10 @@ func TestExperimentVisitOrder(t *testing.T) {
 	}
 	for _, tt := range tests {
 		e := tinyExperiment(t, "ok")
-		e.Profile = ProfileSpec{}
+		e.Profile = profileSpec{}
 		e.Validate.Board = ""
 		e.Load.Warmup = 0
-		e.Load.Duration = Duration(300 * time.Millisecond)
+		e.Load.Duration = cli.Duration(300 * time.Millisecond)
 		e.Load.Repeats = 2
 		e.Load.ResetEach = true
 		e.Load.Interleave = tt.interleave
@@ -94,35 +96,35 @@ name = "warm"
 name = "cold"
 start = "listening"
 `
-	_, err := Parse("x.toml", []byte(text))
+	_, err := parse("x.toml", []byte(text))
 	if err == nil || !strings.Contains(err.Error(), `load.interleave = true: run "cold" has start = "listening"`) {
 		t.Errorf("interleave with a cold start = %v; want it refused naming the run", err)
 	}
-	if _, err := Parse("x.toml", []byte(strings.Replace(text, "interleave = true", "interleave = false", 1))); err != nil {
+	if _, err := parse("x.toml", []byte(strings.Replace(text, "interleave = true", "interleave = false", 1))); err != nil {
 		t.Errorf("a cold start without interleave: %v", err)
 	}
 }
 
 func TestMakeQuick(t *testing.T) {
-	e, err := Parse("claims.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)+goodClaims))
+	e, err := parse("claims.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)+goodClaims))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.Load.Repeats = 3
-	e.Load.Duration = Duration(10 * time.Second)
-	e.Load.Warmup = Duration(3 * time.Second)
+	e.Load.Duration = cli.Duration(10 * time.Second)
+	e.Load.Warmup = cli.Duration(3 * time.Second)
 	e.Profile.Seconds = 8
 	e.MakeQuick()
 	// The claims name 5 and 10 clients, the profile 10; the last fills up.
 	if want := []int{5, 10, 20}; !slices.Equal(e.Load.Clients, want) {
 		t.Errorf("quick clients %v; want %v", e.Load.Clients, want)
 	}
-	if !e.Quick || e.Load.Repeats != 1 || e.Load.Duration != Duration(3*time.Second) || e.Load.Warmup != Duration(time.Second) || e.Profile.Seconds != 3 {
+	if !e.Quick || e.Load.Repeats != 1 || e.Load.Duration != cli.Duration(3*time.Second) || e.Load.Warmup != cli.Duration(time.Second) || e.Profile.Seconds != 3 {
 		t.Errorf("quick: %v, repeats %d, duration %v, warmup %v, profile %d s; want 1 repeat, 3s, 1s, 3 s",
 			e.Quick, e.Load.Repeats, time.Duration(e.Load.Duration), time.Duration(e.Load.Warmup), e.Profile.Seconds)
 	}
-	e2, _ := Parse("x.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)))
-	e2.Profile = ProfileSpec{}
+	e2, _ := parse("x.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)))
+	e2.Profile = profileSpec{}
 	e2.MakeQuick()
 	if want := []int{1, 10, 20}; !slices.Equal(e2.Load.Clients, want) {
 		t.Errorf("quick clients without claims %v; want first, middle and last %v", e2.Load.Clients, want)
@@ -147,7 +149,7 @@ name = "a"
 		n    string
 		want string // "" = valid
 	}{{"1", ""}, {"20", ""}, {"21", "load.repeats = 21: want 1..20"}, {"-1", "load.repeats = -1"}, {`"3"`, "x.toml:8:11"}} {
-		e, err := Parse("x.toml", []byte(strings.Replace(base, "N", tt.n, 1)))
+		e, err := parse("x.toml", []byte(strings.Replace(base, "N", tt.n, 1)))
 		switch {
 		case tt.want == "" && (err != nil || e.Load.Repeats < 1):
 			t.Errorf("repeats = %s: %v", tt.n, err)
@@ -155,7 +157,7 @@ name = "a"
 			t.Errorf("repeats = %s: %v; want an error with %q", tt.n, err, tt.want)
 		}
 	}
-	e, _ := Parse("x.toml", []byte(strings.Replace(base, "repeats = N\n", "", 1)))
+	e, _ := parse("x.toml", []byte(strings.Replace(base, "repeats = N\n", "", 1)))
 	if e.Load.Repeats != 1 {
 		t.Errorf("default repeats %d; want 1", e.Load.Repeats)
 	}

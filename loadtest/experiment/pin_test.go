@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bbslab/internal/cli"
 )
 
 // TestGOMAXPROCSProcess is not a test: run as a child process with
@@ -110,8 +112,8 @@ func TestExperimentWithoutPinning(t *testing.T) {
 	e := tinyExperiment(t, "ok")
 	e.Load.Clients = []int{1}
 	e.Load.Warmup = 0
-	e.Load.Duration = Duration(300 * time.Millisecond)
-	e.Profile = ProfileSpec{}
+	e.Load.Duration = cli.Duration(300 * time.Millisecond)
+	e.Profile = profileSpec{}
 	e.Runs = e.Runs[:1]
 	before := runtime.GOMAXPROCS(0)
 	out := t.TempDir()

@@ -3,6 +3,8 @@ package experiment
 import (
 	"slices"
 	"time"
+
+	"bbslab/internal/cli"
 )
 
 // Quick-run bounds (MakeQuick).
@@ -26,8 +28,8 @@ func (e *Experiment) MakeQuick() {
 	e.Quick = true
 	l := &e.Load
 	l.Repeats = 1
-	l.Warmup = Duration(min(time.Duration(l.Warmup), quickWarmup))
-	l.Duration = Duration(min(time.Duration(l.Duration), quickDuration))
+	l.Warmup = cli.Duration(min(time.Duration(l.Warmup), quickWarmup))
+	l.Duration = cli.Duration(min(time.Duration(l.Duration), quickDuration))
 	if s := int(time.Duration(l.Duration) / time.Second); e.Profile.Seconds == 0 || e.Profile.Seconds > s {
 		e.Profile.Seconds = max(s, 1)
 	}
@@ -35,8 +37,8 @@ func (e *Experiment) MakeQuick() {
 	c := &e.Calibrate
 	// A probe keeps a warm-up of a second: the server's gauges cover their
 	// last whole second, which must be under load.
-	c.Warmup = Duration(min(time.Duration(c.Warmup), quickWarmup))
-	c.Duration = Duration(min(time.Duration(c.Duration), 2*time.Second))
+	c.Warmup = cli.Duration(min(time.Duration(c.Warmup), quickWarmup))
+	c.Duration = cli.Duration(min(time.Duration(c.Duration), 2*time.Second))
 }
 
 // quickCounts chooses the client counts of a quick run.
@@ -48,7 +50,7 @@ func quickCounts(e *Experiment) []int {
 	keep := map[int]bool{}
 	for _, c := range e.Claims {
 		for _, k := range c.Checks {
-			for _, o := range []Operand{k.Left, k.Right} {
+			for _, o := range []operand{k.Left, k.Right} {
 				switch {
 				case o.Clients != 0:
 					keep[o.Clients] = true

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bbslab/internal/cli"
 )
 
 // TestExperimentStartHint runs an experiment whose PostgreSQL server never
@@ -14,7 +16,7 @@ import (
 func TestExperimentStartHint(t *testing.T) {
 	e := tinyExperiment(t, "ok")
 	e.Server.Command = []string{"sh", "-c", "echo cannot connect >&2; exit 1", "bbs", "-db", "postgres", "-dsn", "postgres://bob:pa55word@127.0.0.1:1/test"}
-	e.Server.StartTimeout = Duration(5 * time.Second)
+	e.Server.StartTimeout = cli.Duration(5 * time.Second)
 	var log strings.Builder
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

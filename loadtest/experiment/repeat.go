@@ -11,8 +11,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Figures are the numbers kept of one label (or of all) in one measurement.
-type Figures struct {
+// figures are the numbers kept of one label (or of all) in one measurement.
+type figures struct {
 	Throughput float64 `json:"throughput"`
 	MeanMs     float64 `json:"mean_ms"`
 	P50Ms      float64 `json:"p50_ms"`
@@ -27,16 +27,16 @@ type Figures struct {
 	FirstSecondP99Ms      float64 `json:"first_second_p99_ms,omitempty"`
 }
 
-func figuresOf(s loadtest.Stats) Figures {
-	return Figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
+func figuresOf(s loadtest.Stats) figures {
+	return figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
 }
 
-// Metrics a claim or a table may take from Figures.
+// Metrics a claim or a table may take from figures.
 var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
 	"first_second_throughput", "first_second_p99_ms"}
 
 // metric returns the figure called name (one of metricNames).
-func (f Figures) metric(name string) (float64, bool) {
+func (f figures) metric(name string) (float64, bool) {
 	switch name {
 	case "throughput":
 		return f.Throughput, true
@@ -62,15 +62,15 @@ func (f Figures) metric(name string) (float64, bool) {
 	return 0, false
 }
 
-// A Repeat is one measurement of a point.
-type Repeat struct {
+// A repeat is one measurement of a point.
+type repeat struct {
 	// Seq is the measurement's place in the experiment (1: measured
 	// first), so the order the steps were taken in can be read back.
 	Seq   int       `json:"seq"`
 	Start time.Time `json:"start"`
-	Total Figures   `json:"total"`
+	Total figures   `json:"total"`
 	// Labels holds each request label's figures.
-	Labels map[string]Figures `json:"labels,omitempty"`
+	Labels map[string]figures `json:"labels,omitempty"`
 	// Server holds the server readings over the measured time.
 	Server map[string]float64 `json:"server,omitempty"`
 	// result is the full result, kept while the point is measured.
@@ -79,8 +79,8 @@ type Repeat struct {
 
 // newRepeat takes the figures of one measurement.
 // server is what the watcher read of the server during it (nil: nothing).
-func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
-	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(server), result: r}
+func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *repeat {
+	rp := &repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(server), result: r}
 	for _, sec := range r.Series {
 		if !sec.Warmup {
 			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms
@@ -88,7 +88,7 @@ func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
 		}
 	}
 	if len(r.Labels) > 0 {
-		rp.Labels = make(map[string]Figures, len(r.Labels))
+		rp.Labels = make(map[string]figures, len(r.Labels))
 		for _, l := range r.Labels {
 			rp.Labels[l.Label] = figuresOf(l)
 		}
@@ -109,7 +109,7 @@ func serverMap(s *watch.ServerStats) map[string]float64 {
 }
 
 // label returns the figures of a request label ("" for the total).
-func (rp *Repeat) label(name string) (Figures, bool) {
+func (rp *repeat) label(name string) (figures, bool) {
 	if name == "" {
 		return rp.Total, true
 	}
@@ -123,11 +123,11 @@ func (rp *Repeat) label(name string) (Figures, bool) {
 			}
 		}
 	}
-	return Figures{}, false
+	return figures{}, false
 }
 
-// PointSummary is a point's figures over its repeats.
-type PointSummary struct {
+// pointSummary is a point's figures over its repeats.
+type pointSummary struct {
 	Total  map[string]loadtest.Spread `json:"total"`
 	Server map[string]loadtest.Spread `json:"server,omitempty"`
 }
@@ -135,7 +135,7 @@ type PointSummary struct {
 // addRepeat adds one measurement to p and makes the repeat of median
 // throughput the point's Result, readings, deadline shares and SLO
 // outcomes, so that readers of the single-measurement form keep working.
-func (p *Point) addRepeat(rp *Repeat, l LoadSpec) {
+func (p *point) addRepeat(rp *repeat, l loadSpec) {
 	p.Repeats = append(p.Repeats, rp)
 	med := p.medianRepeat()
 	p.Result = med.result
@@ -148,7 +148,7 @@ func (p *Point) addRepeat(rp *Repeat, l LoadSpec) {
 }
 
 // medianRepeat returns the repeat of median throughput.
-func (p *Point) medianRepeat() *Repeat {
+func (p *point) medianRepeat() *repeat {
 	rs := slices.Clone(p.Repeats)
 	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Total.Throughput < rs[b].Total.Throughput })
 	return rs[(len(rs)-1)/2]
@@ -156,18 +156,18 @@ func (p *Point) medianRepeat() *Repeat {
 
 // repeats returns p's measurements; a point written before repeats
 // existed is its Result, once.
-func (p *Point) repeats() []*Repeat {
+func (p *point) repeats() []*repeat {
 	if len(p.Repeats) > 0 {
 		return p.Repeats
 	}
 	if p.Result == nil {
 		return nil
 	}
-	return []*Repeat{{Total: figuresOf(p.Result.Total), Server: p.Server, result: p.Result}}
+	return []*repeat{{Total: figuresOf(p.Result.Total), Server: p.Server, result: p.Result}}
 }
 
-func (p *Point) summary() *PointSummary {
-	s := &PointSummary{Total: map[string]loadtest.Spread{}}
+func (p *point) summary() *pointSummary {
+	s := &pointSummary{Total: map[string]loadtest.Spread{}}
 	for _, m := range metricNames {
 		if sp, ok := p.spread("", m); ok {
 			s.Total[m] = sp
@@ -191,7 +191,7 @@ func (p *Point) summary() *PointSummary {
 }
 
 // spread returns a metric of a label ("" for all) over p's repeats.
-func (p *Point) spread(label, metric string) (loadtest.Spread, bool) {
+func (p *point) spread(label, metric string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, rp := range p.repeats() {
 		f, ok := rp.label(label)
@@ -209,7 +209,7 @@ func (p *Point) spread(label, metric string) (loadtest.Spread, bool) {
 }
 
 // readingSpread returns a server reading over the repeats that have it.
-func (p *Point) readingSpread(name string) (loadtest.Spread, bool) {
+func (p *point) readingSpread(name string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, rp := range p.repeats() {
 		if v, ok := rp.Server[name]; ok {
@@ -225,13 +225,13 @@ func (p *Point) readingSpread(name string) (loadtest.Spread, bool) {
 // values returns a metric of a label ("" for all), or a server reading
 // when reading is set, of every repeat in the order measured; ok is false
 // when a repeat lacks it.
-func (p *Point) values(label, metric, reading string) (vs []float64, ok bool) {
+func (p *point) values(label, metric, reading string) (vs []float64, ok bool) {
 	for _, rp := range p.repeats() {
 		var v float64
 		if reading != "" {
 			v, ok = rp.Server[reading]
 		} else {
-			var f Figures
+			var f figures
 			if f, ok = rp.label(label); ok {
 				v, ok = f.metric(metric)
 			}
@@ -245,7 +245,7 @@ func (p *Point) values(label, metric, reading string) (vs []float64, ok bool) {
 }
 
 // throughput is p's median throughput.
-func (p *Point) throughput() loadtest.Spread {
+func (p *point) throughput() loadtest.Spread {
 	s, _ := p.spread("", "throughput")
 	return s
 }

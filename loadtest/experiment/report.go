@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/live"
@@ -33,7 +34,7 @@ func writeReport(dir string, res *Result, ex reportExtras) error {
 	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
 		return err
 	}
-	if err := WriteJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
+	if err := writeJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
 		return err
 	}
 	charts, err := experimentCharts(filepath.Join(dir, "charts"), res, ex.charts)
@@ -163,7 +164,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 }
 
 // samePoints reports whether every run has n points.
-func samePoints(runs []*RunResult, n int) bool {
+func samePoints(runs []*runResult, n int) bool {
 	for _, r := range runs {
 		if len(r.Points) != n {
 			return false
@@ -254,7 +255,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 
 // pointTable renders a run's points as a Markdown table, with the deadline
 // shares and SLO outcomes below it.
-func pointTable(r *RunResult, res *Result, sep string) string {
+func pointTable(r *runResult, res *Result, sep string) string {
 	var b strings.Builder
 	head, rows := pointRows(r, res.Stats)
 	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
@@ -310,12 +311,12 @@ func unitParen(u string) string {
 var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate.FuncMap{
 	"pct":     func(f float64) string { return fmt.Sprintf("%.1f", 100*f) },
 	"join":    strings.Join,
-	"dur":     func(d Duration) string { return time.Duration(d).String() },
+	"dur":     func(d cli.Duration) string { return time.Duration(d).String() },
 	"pct3":    func(f float64) string { return fmt.Sprintf("%.3f", 100*f) },
 	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
 	"base":    filepath.Base,
 	"clients": clientsText,
-	"rows": func(r *RunResult, readings []watch.Stat) map[string]any {
+	"rows": func(r *runResult, readings []watch.Stat) map[string]any {
 		head, rows := pointRows(r, readings)
 		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, readings)}
 	},

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/live"
@@ -23,18 +24,18 @@ import (
 // Result is everything an experiment measured, as written to
 // experiment.json in the report folder.
 type Result struct {
-	Schema       int          `json:"schema"`
-	Kind         string       `json:"kind"` // "experiment"
-	Name         string       `json:"name"`
-	Description  string       `json:"description,omitempty"`
-	Start        time.Time    `json:"start"`
-	End          time.Time    `json:"end"`
-	Notes        []string     `json:"notes,omitempty"`
-	Stats        []watch.Stat `json:"readings,omitempty"`
-	Timeline     bool         `json:"timeline,omitempty"`
-	Distribution bool         `json:"distribution,omitempty"`
-	Deadlines    []Duration   `json:"deadlines,omitempty"`
-	SLO          string       `json:"slo,omitempty"`
+	Schema       int            `json:"schema"`
+	Kind         string         `json:"kind"` // "experiment"
+	Name         string         `json:"name"`
+	Description  string         `json:"description,omitempty"`
+	Start        time.Time      `json:"start"`
+	End          time.Time      `json:"end"`
+	Notes        []string       `json:"notes,omitempty"`
+	Stats        []watch.Stat   `json:"readings,omitempty"`
+	Timeline     bool           `json:"timeline,omitempty"`
+	Distribution bool           `json:"distribution,omitempty"`
+	Deadlines    []cli.Duration `json:"deadlines,omitempty"`
+	SLO          string         `json:"slo,omitempty"`
 	// Repeats is how many times each point was to be measured;
 	// Interleave whether the runs took turns; Quick whether it was a
 	// quick run (MakeQuick).
@@ -45,7 +46,7 @@ type Result struct {
 	// be paired; results written before it pair only the same client count.
 	Sweeps bool         `json:"sweeps,omitempty"`
 	Quick  bool         `json:"quick,omitempty"`
-	Runs   []*RunResult `json:"runs"`
+	Runs   []*runResult `json:"runs"`
 	// Disk is the disk benchmark's JSON output, when the file names one.
 	Disk json.RawMessage `json:"disk,omitempty"`
 	// Error says why the experiment stopped early, if it did.
@@ -54,24 +55,24 @@ type Result struct {
 	Calibration *Calibration `json:"calibration,omitempty"`
 	// Claims are the file's claims decided from the results; Verdicts
 	// the free-form findings.
-	Claims   []ClaimResult `json:"claims,omitempty"`
+	Claims   []claimResult `json:"claims,omitempty"`
 	Verdicts []string      `json:"verdicts,omitempty"`
 }
 
-// RunResult is one server configuration's sweep.
-type RunResult struct {
+// runResult is one server configuration's sweep.
+type runResult struct {
 	Name     string            `json:"name"`
 	Command  []string          `json:"command"`
 	Vars     map[string]string `json:"vars,omitempty"`
-	Points   []*Point          `json:"points"`
-	Profiles []*StepProfile    `json:"profiles,omitempty"`
+	Points   []*point          `json:"points"`
+	Profiles []*stepProfile    `json:"profiles,omitempty"`
 	Error    string            `json:"error,omitempty"`
 }
 
-// A StepProfile is a profile the watcher took during a run, with the step
+// A stepProfile is a profile the watcher took during a run, with the step
 // of the experiment it was taken at: the experiment adds the step, the
 // watcher knows nothing of steps.
-type StepProfile struct {
+type stepProfile struct {
 	*watch.ProfileSummary
 	// Clients and Repeat say which step of the run was profiled (absent in
 	// files written before they were kept).
@@ -79,12 +80,12 @@ type StepProfile struct {
 	Repeat  int `json:"repeat,omitempty"`
 }
 
-// Point is one client count of a run: the load tool's result and the
+// point is one client count of a run: the load tool's result and the
 // server's readings over the measured time. With repeats, Result, Server,
 // Within and SLO are those of the repeat of median throughput (so readers
 // of single measurements keep working), Repeats holds every measurement
 // and Summary each figure's median and range over them.
-type Point struct {
+type point struct {
 	Clients int                `json:"clients"`
 	Result  *loadtest.Result   `json:"result"`
 	Server  map[string]float64 `json:"server,omitempty"`
@@ -93,8 +94,8 @@ type Point struct {
 	Within []float64 `json:"within,omitempty"`
 	// SLO holds the objectives' outcomes at this step.
 	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
-	Repeats []*Repeat                  `json:"repeats,omitempty"`
-	Summary *PointSummary              `json:"summary,omitempty"`
+	Repeats []*repeat                  `json:"repeats,omitempty"`
+	Summary *pointSummary              `json:"summary,omitempty"`
 }
 
 // Options tune Run. The runner itself is generic: what it knows of its
@@ -208,12 +209,12 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		res.Error = runErr.Error()
 		logf("experiment stopped: %v", runErr)
 	}
-	res.Claims = EvaluateClaims(e.Claims, res, e.Quick)
+	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
 	var disk *watch.DiskTable
 	if opt.Target.Disk != nil && len(res.Disk) > 0 {
 		disk = opt.Target.Disk(res.Disk)
 	}
-	res.Verdicts = Verdicts(res, disk)
+	res.Verdicts = verdicts(res, disk)
 	if err := x.feed.Done(liveClaims(res.Claims, true, nil)); err != nil {
 		x.note(err.Error()) // a frame the page could not draw: the experiment goes on
 	}
@@ -319,11 +320,11 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 
 // liveRun is one run's server while the experiment measures it.
 type liveRun struct {
-	run   RunSpec
+	run   runSpec
 	dir   string
 	x     func(string) string // expands the run's placeholders
 	proc  *serverProc
-	rr    *RunResult
+	rr    *runResult
 	steps int // measurements taken of this server
 }
 
@@ -358,15 +359,15 @@ func (lr *liveRun) reset(ctx context.Context, e *Experiment) error {
 // start starts the server of one run and makes it ready to load: ready,
 // reset, validated and reset again, or, for a cold start, listening. The
 // run is added to the result, even when it fails.
-func (x *experimentRunner) start(ctx context.Context, run RunSpec) (*liveRun, error) {
-	rr := &RunResult{Name: run.Name, Vars: run.Vars}
+func (x *experimentRunner) start(ctx context.Context, run runSpec) (*liveRun, error) {
+	rr := &runResult{Name: run.Name, Vars: run.Vars}
 	x.res.Runs = append(x.res.Runs, rr)
 	return x.launch(ctx, run, rr)
 }
 
 // launch starts a server of run, recorded in rr, and makes it ready to
 // load (start).
-func (x *experimentRunner) launch(ctx context.Context, run RunSpec, rr *RunResult) (*liveRun, error) {
+func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResult) (*liveRun, error) {
 	e := x.e
 	lr := &liveRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
@@ -405,7 +406,7 @@ func (x *experimentRunner) launch(ctx context.Context, run RunSpec, rr *RunResul
 		return lr, err
 	}
 	lr.proc = proc
-	if run.Start == StartListening {
+	if run.Start == startListening {
 		// Cold start: load as soon as the board's port takes connections,
 		// from a fresh process; no reset, no validation, nothing warms it.
 		addr, err := loadtest.DialAddr(lr.x(e.Load.Requests[0].URL))
@@ -484,14 +485,14 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	}
 	x.seq++
 	rr := lr.rr
-	var p *Point
+	var p *point
 	for _, q := range rr.Points {
 		if q.Clients == clients {
 			p = q
 		}
 	}
 	if p == nil {
-		p = &Point{Clients: clients}
+		p = &point{Clients: clients}
 		rr.Points = append(rr.Points, p)
 	}
 	seen, err := watch.Of(r)
@@ -503,7 +504,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	p.addRepeat(rp, e.Load)
 	for _, pr := range seen.Profiles {
 		pr.File, _ = filepath.Rel(x.out, pr.File)
-		rr.Profiles = append(rr.Profiles, &StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep})
+		rr.Profiles = append(rr.Profiles, &stepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep})
 	}
 	if err := seen.Put(r); err != nil { // the result's profiles name their files as the report folder does
 		return err
@@ -520,7 +521,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	}
 	x.logf("run %s: %s", lr.run.Name, line)
 	x.feed.Step(feed.StepOf(lr.run.Name, clients, r.Total),
-		liveClaims(EvaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
+		liveClaims(evaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
 	if err := loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(rr.Points)); err != nil {
 		return err
 	}
@@ -546,7 +547,7 @@ func (r *Result) SLOFailed() bool {
 }
 
 // judge fills a point's deadline shares and SLO outcomes.
-func judge(p *Point, l LoadSpec) {
+func judge(p *point, l loadSpec) {
 	if h := p.Result.Total.Histogram; h != nil {
 		for _, d := range l.Deadlines {
 			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
@@ -616,7 +617,7 @@ func unitSuffix(u string) string {
 	return " " + u
 }
 
-func pointResults(ps []*Point) []*loadtest.Result {
+func pointResults(ps []*point) []*loadtest.Result {
 	out := make([]*loadtest.Result, len(ps))
 	for i, p := range ps {
 		out[i] = p.Result
@@ -635,8 +636,8 @@ func fileName(s string) string {
 	return s
 }
 
-// WriteJSON writes res to path.
-func WriteJSON(path string, res *Result) error {
+// writeJSON writes res to path.
+func writeJSON(path string, res *Result) error {
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode experiment: %w", err)

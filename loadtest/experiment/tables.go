@@ -14,7 +14,7 @@ import (
 // pointRows returns the head and rows of a run's table: per client count
 // each figure's median over the repeats with its range, e.g.
 // "1234.5 (1180.2-1290.3)"; the generator's CPU is the median repeat's.
-func pointRows(r *RunResult, readings []watch.Stat) ([]string, [][]string) {
+func pointRows(r *runResult, readings []watch.Stat) ([]string, [][]string) {
 	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
 	for _, rd := range readings {
 		head = append(head, rd.Name+unitParen(rd.Unit))
@@ -55,7 +55,7 @@ const absentCell = "–"
 // figure at some point, because the server did not report the reading
 // (its OS cannot give it) or the generator's OS gave no CPU time; "" when
 // none does.
-func absentNote(r *RunResult, readings []watch.Stat) string {
+func absentNote(r *runResult, readings []watch.Stat) string {
 	var cols []string
 	for _, p := range r.Points {
 		if p.Result != nil && p.Result.Cost.CPUPercent == nil {
@@ -88,7 +88,7 @@ type profileView struct {
 	Buckets     []struct{ Share, Name string }
 }
 
-func profileViews(r *RunResult) []profileView {
+func profileViews(r *runResult) []profileView {
 	var out []profileView
 	for _, g := range profileGroups(r.Profiles) {
 		v := profileView{Kind: g.kind, Where: g.where(), Top: g.profiles[0].Top}
@@ -116,7 +116,7 @@ func mdLinks(files []string) string {
 }
 
 // quickMark flags a claim decided from a quick run.
-func quickMark(c ClaimResult) string {
+func quickMark(c claimResult) string {
 	if c.Quick {
 		return " (quick: single measurement, no spread)"
 	}
@@ -151,7 +151,7 @@ func repeatsText(res *Result) string {
 }
 
 // curveSpread returns the chart ranges of a run's points.
-func curveSpread(ps []*Point) map[int]chart.CurveSpread {
+func curveSpread(ps []*point) map[int]chart.CurveSpread {
 	m := map[int]chart.CurveSpread{}
 	for _, p := range ps {
 		var c chart.CurveSpread

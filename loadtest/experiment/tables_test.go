@@ -16,7 +16,7 @@ func TestTableAbsentReadings(t *testing.T) {
 		{Name: "server_core_busy", Unit: "%"},
 	}
 	p := measuredPoint(10, []float64{1000}, nil, []float64{55}) // reports server CPU only
-	r := &RunResult{Name: "on macOS", Points: []*Point{p}}
+	r := &runResult{Name: "on macOS", Points: []*point{p}}
 	head, rows := pointRows(r, readings)
 	cell := func(col string) string {
 		for i, h := range head {

@@ -10,14 +10,14 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Verdicts computes the plain-language findings of an experiment from its
+// verdicts computes the plain-language findings of an experiment from its
 // results: each run's peak throughput and where it saturated, each run
 // compared with the first at its peak and at the largest client count with
 // the server readings that differ, and the profile shares. Nothing in it
 // is written by hand. disk, when not nil, adds its verdict.
-func Verdicts(res *Result, disk *watch.DiskTable) []string {
+func verdicts(res *Result, disk *watch.DiskTable) []string {
 	var out []string
-	var base *RunResult
+	var base *runResult
 	for _, r := range res.Runs {
 		if len(r.Points) == 0 {
 			out = append(out, fmt.Sprintf("%s: no measurements (%s).", r.Name, orNone(r.Error)))
@@ -71,7 +71,7 @@ func Verdicts(res *Result, disk *watch.DiskTable) []string {
 
 // runVerdict describes one run's curve, each figure the median of its
 // point's repeats, with the range when there were several.
-func runVerdict(r *RunResult) string {
+func runVerdict(r *runResult) string {
 	peak, at := peakPoint(r)
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
 	pt := peak.throughput()
@@ -101,7 +101,7 @@ func runVerdict(r *RunResult) string {
 // it is within noise. Single measurements have no spread; then, as a
 // fallback, a change under 5 % (10 % for a reading) is taken as none, and
 // the verdict says so.
-func compareVerdict(base, r *RunResult, readings []watch.Stat) string {
+func compareVerdict(base, r *runResult, readings []watch.Stat) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
 	bt, rt := bp.throughput(), rp.throughput()
@@ -169,7 +169,7 @@ func beyond(spread bool) string {
 
 // coldVerdict describes the first requests of a run's first step, when
 // they were recorded one by one.
-func coldVerdict(r *RunResult) string {
+func coldVerdict(r *runResult) string {
 	if len(r.Points) == 0 || r.Points[0].Result.Timeline == nil {
 		return ""
 	}
@@ -197,7 +197,7 @@ func coldVerdict(r *RunResult) string {
 
 // sloVerdict says up to which client count a run met its objectives, and
 // which objective failed first.
-func sloVerdict(r *RunResult) string {
+func sloVerdict(r *runResult) string {
 	var metUpTo int
 	var warnings []string
 	for _, p := range r.Points {
@@ -231,7 +231,7 @@ func warningText(w []string) string {
 }
 
 // peakPoint returns the point with the highest median throughput.
-func peakPoint(r *RunResult) (*Point, int) {
+func peakPoint(r *runResult) (*point, int) {
 	best := r.Points[0]
 	for _, p := range r.Points[1:] {
 		if p.throughput().Median > best.throughput().Median {
@@ -242,7 +242,7 @@ func peakPoint(r *RunResult) (*Point, int) {
 }
 
 // kneePoint returns the first point whose median reaches 90 % of peak.
-func kneePoint(r *RunResult, peak float64) *Point {
+func kneePoint(r *runResult, peak float64) *point {
 	for _, p := range r.Points {
 		if p.throughput().Median >= 0.9*peak {
 			return p
@@ -253,7 +253,7 @@ func kneePoint(r *RunResult, peak float64) *Point {
 
 // common returns the points of a and b at the largest client count both
 // measured.
-func common(a, b *RunResult) (*Point, *Point) {
+func common(a, b *runResult) (*point, *point) {
 	for i := len(b.Points) - 1; i >= 0; i-- {
 		for j := len(a.Points) - 1; j >= 0; j-- {
 			if a.Points[j].Clients == b.Points[i].Clients {
@@ -284,7 +284,7 @@ func orNone(s string) string {
 type profileGroup struct {
 	kind     string
 	clients  int
-	profiles []*StepProfile
+	profiles []*stepProfile
 	buckets  []bucketShare
 }
 
@@ -305,7 +305,7 @@ func (g profileGroup) where() string {
 }
 
 // profileGroups groups profiles by kind and client count, in order.
-func profileGroups(ps []*StepProfile) []profileGroup {
+func profileGroups(ps []*stepProfile) []profileGroup {
 	var out []profileGroup
 	for _, p := range ps {
 		i := slices.IndexFunc(out, func(g profileGroup) bool { return g.kind == p.Kind && g.clients == p.Clients })
@@ -327,7 +327,7 @@ func profileGroups(ps []*StepProfile) []profileGroup {
 }
 
 // shareOver is a bucket's share over profiles.
-func shareOver(ps []*StepProfile, bucket string) (loadtest.Spread, bool) {
+func shareOver(ps []*stepProfile, bucket string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, p := range ps {
 		for _, b := range p.Buckets {

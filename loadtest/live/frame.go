@@ -153,7 +153,8 @@ const (
 
 // A Claim is one statement the experiment checks and its outcome so far:
 // what the dashboard shows of it. The experiment's decided claim
-// (experiment.ClaimResult) is a Claim with the checks that decided it.
+// (claimResult in loadtest/experiment) is a Claim with the checks that
+// decided it.
 type Claim struct {
 	ID      string  `json:"id"`
 	Text    string  `json:"text"`
