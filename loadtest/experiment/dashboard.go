@@ -16,7 +16,7 @@ const clearLine = "\r\033[K"
 
 // begin tells the dashboard that the next measurement starts and adds the
 // progress line to the observers of its seconds.
-func (x *experimentRunner) begin(s *loadtest.Settings, lr *liveRun, clients int) {
+func (x *experimentRunner) begin(s *loadtest.Settings, lr *serverRun, clients int) {
 	e := x.e
 	stepLen := (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
 	perRun := len(e.Load.Clients) * max(e.Load.Repeats, 1)

@@ -36,7 +36,7 @@ type Experiment struct {
 	Calibrate CalibrateSpec `toml:"calibrate"`
 	Runs      []runSpec     `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
-	// source and decided from the results (experiment_claim.go).
+	// source and decided from the results (claim.go).
 	Claims []claim `toml:"claim"`
 
 	// Quick is set by MakeQuick: fewer, shorter, single measurements.
@@ -134,9 +134,10 @@ type statsSpec struct {
 	URL string `toml:"url"`
 	// Stats are the figures kept per step ([[stats.reading]] in the file).
 	Stats []watch.Stat `toml:"reading"`
-	// Environment names the top-level objects of the stats JSON copied
-	// into each result's environment (default DefaultStatsEnvironment).
-	Environment []string `toml:"environment"`
+	// EnvironmentKeys names the top-level objects of the stats JSON copied
+	// into each result's environment (default: the target's own,
+	// watch.Target.EnvironmentKeys).
+	EnvironmentKeys []string `toml:"environment"`
 }
 
 // profileSpec configures the profiles taken during a step.
@@ -345,7 +346,7 @@ func (e *Experiment) check() error {
 			e.Stats.Stats[i].Scale = 1
 		}
 	}
-	for i, k := range e.Stats.Environment {
+	for i, k := range e.Stats.EnvironmentKeys {
 		if strings.TrimSpace(k) == "" || strings.Contains(k, ".") {
 			bad("stats.environment %d: %q: want the name of a top-level object of the stats JSON", i+1, k)
 		}

@@ -284,7 +284,7 @@ func (x *experimentRunner) inTurn(ctx context.Context) error {
 // interleaved starts every run's server, then for each repeat and each
 // client count measures the runs in the file's order.
 func (x *experimentRunner) interleaved(ctx context.Context) error {
-	var live []*liveRun
+	var live []*serverRun
 	defer func() {
 		for _, lr := range live {
 			lr.stop(x)
@@ -318,8 +318,8 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 	return nil
 }
 
-// liveRun is one run's server while the experiment measures it.
-type liveRun struct {
+// serverRun is one run's server while the experiment measures it.
+type serverRun struct {
 	run   runSpec
 	dir   string
 	x     func(string) string // expands the run's placeholders
@@ -329,13 +329,13 @@ type liveRun struct {
 }
 
 // failed records err as the run's and returns it named by the run.
-func (lr *liveRun) failed(err error) error {
+func (lr *serverRun) failed(err error) error {
 	lr.rr.Error = err.Error()
 	return fmt.Errorf("run %q: %w", lr.run.Name, err)
 }
 
 // stop stops the run's server, once.
-func (lr *liveRun) stop(x *experimentRunner) {
+func (lr *serverRun) stop(x *experimentRunner) {
 	if lr.proc == nil {
 		return
 	}
@@ -346,7 +346,7 @@ func (lr *liveRun) stop(x *experimentRunner) {
 }
 
 // reset restores the run's data, when the file names a reset URL.
-func (lr *liveRun) reset(ctx context.Context, e *Experiment) error {
+func (lr *serverRun) reset(ctx context.Context, e *Experiment) error {
 	if e.Server.Reset == "" {
 		return nil
 	}
@@ -359,7 +359,7 @@ func (lr *liveRun) reset(ctx context.Context, e *Experiment) error {
 // start starts the server of one run and makes it ready to load: ready,
 // reset, validated and reset again, or, for a cold start, listening. The
 // run is added to the result, even when it fails.
-func (x *experimentRunner) start(ctx context.Context, run runSpec) (*liveRun, error) {
+func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, error) {
 	rr := &runResult{Name: run.Name, Vars: run.Vars}
 	x.res.Runs = append(x.res.Runs, rr)
 	return x.launch(ctx, run, rr)
@@ -367,9 +367,9 @@ func (x *experimentRunner) start(ctx context.Context, run runSpec) (*liveRun, er
 
 // launch starts a server of run, recorded in rr, and makes it ready to
 // load (start).
-func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResult) (*liveRun, error) {
+func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResult) (*serverRun, error) {
 	e := x.e
-	lr := &liveRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: rr}
+	lr := &serverRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
 		return lr, err
 	}
@@ -441,7 +441,7 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResul
 
 // measure takes one measurement (repeat rep) of a run at clients, adds
 // it to the run's point and rewrites the run's sweep.json.
-func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, rep int) error {
+func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep int) error {
 	e := x.e
 	if e.Load.ResetEach && lr.steps > 0 {
 		if err := lr.reset(ctx, e); err != nil {
@@ -455,8 +455,8 @@ func (x *experimentRunner) measure(ctx context.Context, lr *liveRun, clients, re
 	var wo watch.Options
 	if e.Stats.URL != "" {
 		wo = x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
-		if len(e.Stats.Environment) > 0 {
-			wo.EnvironmentKeys = e.Stats.Environment
+		if len(e.Stats.EnvironmentKeys) > 0 {
+			wo.EnvironmentKeys = e.Stats.EnvironmentKeys
 		}
 	}
 	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {
