@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -41,16 +40,16 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs.IntVar(&spec.Probes, "probes", 6, "probes at most after the first (1..10; 0: 6)")
 	warmup := fs.Duration("warmup", time.Second, "each probe's warm-up, not measured (at most 1m; 0: 1s, as in an experiment file)")
 	probe := fs.Duration("probe", 3*time.Second, "each probe's measured duration (2s..1m: the stats are read every second)")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
 	spec.Warmup, spec.Duration = experiment.Duration(*warmup), experiment.Duration(*probe)
 	spec.Run = *target
 	var errs []error
-	if err := checkHTTPURL(*target); err != nil {
+	if err := cli.CheckHTTPURL(*target); err != nil {
 		errs = append(errs, fmt.Errorf("-url %q: %v", *target, err))
 	}
-	if err := checkHTTPURL(*admin); err != nil {
+	if err := cli.CheckHTTPURL(*admin); err != nil {
 		errs = append(errs, fmt.Errorf("-admin %q: %v", *admin, err))
 	}
 	errs = append(errs, spec.Check(func(key string) string {
@@ -107,18 +106,6 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fmt.Fprintf(stdout, "the board keeps running with %s = %s (it had %v). To set it back:\n  curl -X POST '%s%s?%s=%v'\n",
 		contract.DistanceVar, cal.Value, before, adminURL, contract.DistancePath, contract.DistanceVar, before)
 	fmt.Fprintf(stdout, "To start a board with it: go run ./cmd/bbs -db-latency %s (and the same -workers and -pool)\n", cal.Value)
-	return nil
-}
-
-// checkHTTPURL checks a flag's URL: http:// with a host.
-func checkHTTPURL(s string) error {
-	u, err := url.Parse(s)
-	switch {
-	case err != nil:
-		return err
-	case u.Scheme != "http" || u.Host == "":
-		return errors.New("want http://HOST[:PORT]/...")
-	}
 	return nil
 }
 

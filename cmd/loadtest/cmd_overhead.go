@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -71,17 +70,17 @@ func parseOverhead(args []string, stderr io.Writer) (overhead.Options, error) {
 	fs.StringVar(&f.Yardstick, "yardstick", "", "yardstick binary (default: go build bbslab/cmd/yardstick into a temp dir)")
 	fs.StringVar(&f.Loadtest, "loadtest", "", "load tool binary run as \"loadtest run\" for each side (default: this program)")
 	fs.BoolVar(&f.Pin, "pin", true, "pin both servers to CPU 0 and both load tools to CPU 1 (Linux)")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return f, err
 	}
 	var err error
-	if f.Commands, err = pickList("-commands", *commands, overhead.Commands); err != nil {
+	if f.Commands, err = cli.Subset("-commands", *commands, overhead.Commands); err != nil {
 		return f, err
 	}
-	if f.Formats, err = pickList("-formats", *formats, overhead.Formats); err != nil {
+	if f.Formats, err = cli.Subset("-formats", *formats, overhead.Formats); err != nil {
 		return f, err
 	}
-	if f.DBs, err = pickList("-dbs", *dbs, overhead.DBs); err != nil {
+	if f.DBs, err = cli.Subset("-dbs", *dbs, overhead.DBs); err != nil {
 		return f, err
 	}
 	switch {
@@ -101,26 +100,6 @@ func parseOverhead(args []string, stderr io.Writer) (overhead.Options, error) {
 		return f, cli.Usagef("-n %d: want 1..500", f.N)
 	}
 	return f, nil
-}
-
-// pickList parses a comma-separated subset of allowed, kept in the order
-// of allowed.
-func pickList(name, list string, allowed []string) ([]string, error) {
-	want := map[string]bool{}
-	for _, s := range strings.Split(list, ",") {
-		s = strings.TrimSpace(s)
-		if !slices.Contains(allowed, s) {
-			return nil, cli.Usagef("%s %q: %q is not one of %s", name, list, s, strings.Join(allowed, ", "))
-		}
-		want[s] = true
-	}
-	var out []string
-	for _, s := range allowed {
-		if want[s] {
-			out = append(out, s)
-		}
-	}
-	return out, nil
 }
 
 // cmdOverhead runs the board and the yardstick side by side (package

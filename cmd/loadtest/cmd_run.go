@@ -21,7 +21,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("out", "", "write the result as JSON to `file`")
 	var o outputFlags
 	o.register(fs, "")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
 	s, objs, err := f.settings()

@@ -25,14 +25,14 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	charts := fs.String("charts", "sweep", "chart file `prefix` (PREFIX-throughput.svg/.png, PREFIX-response.svg/.png); empty for none")
 	var o outputFlags
 	o.register(fs, ", one per step: out.csv at 10 clients is out-c10.csv")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
 	s, objs, err := f.settings()
 	if err != nil {
 		return err
 	}
-	clients, err := parseCounts(f.clients)
+	clients, err := cli.ParseCounts(f.clients)
 	if err != nil {
 		return err
 	}

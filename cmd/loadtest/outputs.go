@@ -59,7 +59,7 @@ func stepPath(path string, clients int) string {
 // over the run to cpuPath when they are set.
 func runWithFiles(ctx context.Context, s loadtest.Settings, jtlPath, cpuPath string, run func(context.Context, loadtest.Settings) (*loadtest.Result, error)) (res *loadtest.Result, err error) {
 	if jtlPath != "" {
-		jf, err := createFile(jtlPath)
+		jf, err := cli.Create(jtlPath)
 		if err != nil {
 			return nil, err
 		}
@@ -71,7 +71,7 @@ func runWithFiles(ctx context.Context, s loadtest.Settings, jtlPath, cpuPath str
 		s.JTL = jf
 	}
 	if cpuPath != "" {
-		pf, err := createFile(cpuPath)
+		pf, err := cli.Create(cpuPath)
 		if err != nil {
 			return nil, err
 		}
@@ -98,7 +98,7 @@ func writeCSV(path string, res *loadtest.Result) error {
 	if path == "" {
 		return nil
 	}
-	cf, err := createFile(path)
+	cf, err := cli.Create(path)
 	if err != nil {
 		return err
 	}

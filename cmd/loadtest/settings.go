@@ -17,15 +17,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// listFlag collects a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
 // runFlags are the flags shared by run and sweep.
 type runFlags struct {
-	urls      listFlag
+	urls      cli.List
 	scenario  string
 	method    string
 	form      string
@@ -203,13 +197,4 @@ func validate(s loadtest.Settings) error {
 		return cli.Usagef("%v", err)
 	}
 	return nil
-}
-
-// createFile opens an output file, naming it in the error.
-func createFile(path string) (*os.File, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
-	}
-	return f, nil
 }
