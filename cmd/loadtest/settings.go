@@ -14,6 +14,7 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )
 
@@ -87,18 +88,18 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 // serverSettings sets s.Watch from -server-stats and -profile: a watcher
 // of the board's stats and environment (contract.Board) and of its
 // profiles; out names the result file whose base name prefixes profile
-// files. With a dashboard d, the runs of s feed it: their seconds, and the
-// board's stats and "doing" states each second.
-func (f *runFlags) serverSettings(s *loadtest.Settings, out string, d *dashboard) error {
-	if d != nil {
-		d.feed.Hook(s)
+// files. With a dashboard's feed fd, the runs of s feed it: their seconds,
+// and the board's stats and "doing" states each second.
+func (f *runFlags) serverSettings(s *loadtest.Settings, out string, fd *feed.Feed) error {
+	if fd != nil {
+		fd.Hook(s)
 	}
 	if f.stats == "" && f.profile == "" {
 		return nil
 	}
 	o := contract.Board.Options(f.stats)
-	if d != nil && f.stats != "" {
-		d.feed.WatchOptions(&o, contract.Board.States)
+	if fd != nil && f.stats != "" {
+		fd.WatchOptions(&o, contract.Board.States)
 	}
 	if f.profile != "" {
 		o.ProfileURL = strings.TrimSuffix(f.profile, "/")
