@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"bbslab/internal/cli"
@@ -29,16 +28,7 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
-	for _, s := range strings.Split(*only, ",") {
-		switch strings.TrimSpace(s) {
-		case "full":
-			o.Full = true
-		case "1k":
-			o.Slow1k = true
-		case "10k":
-			o.Slow10k = true
-		}
-	}
+	o.Choose(*only)
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

@@ -13,10 +13,6 @@ import (
 	"bbslab/loadtest/experiment"
 )
 
-// calibrateFlags maps a calibration's TOML keys to this command's flags,
-// for the errors of CalibrateSpec.Check.
-var calibrateFlags = map[string]string{"duration": "-probe"}
-
 // cmdCalibrate calibrates a board started by hand (contract.CalibrateBoard):
 // it leaves the board with the database wait that puts its CPU at -target %
 // of what it took with no wait.
@@ -45,9 +41,9 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := cli.CheckHTTPURL(*admin); err != nil {
 		errs = append(errs, fmt.Errorf("-admin %q: %v", *admin, err))
 	}
-	errs = append(errs, spec.Check(func(key string) string {
-		if f, ok := calibrateFlags[key]; ok {
-			return f
+	errs = append(errs, spec.Check(func(key string) string { // the flag of a TOML key
+		if key == "duration" {
+			return "-probe"
 		}
 		return "-" + key
 	})...)

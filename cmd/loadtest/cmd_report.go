@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
@@ -39,11 +38,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return cli.Usagef("-slo: %v", err)
 		}
 	}
-	var nameList []string
-	if *names != "" {
-		nameList = strings.Split(*names, ",")
-	}
-	curves, err := session.ReadCurves(fs.Args(), nameList)
+	curves, err := session.ReadCurves(fs.Args(), *names)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"io"
@@ -32,15 +33,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := o.apply(fs, &s); err != nil {
 		return err
 	}
-	if err := validate(s); err != nil {
-		return err
+	if err := s.Validate(); err != nil {
+		return cli.Usage(err)
 	}
 	dash, err := startDashboard(ctx, f.live, stdout)
 	if err != nil {
 		return err
 	}
 	defer dash.stop(stderr)
-	so := o.options(title(s.Name, "loadtest run"), *out, objs, dash, stdout)
+	so := o.options(cmp.Or(s.Name, "loadtest run"), *out, objs, dash, stdout)
 	if err := f.serverSettings(&s, *out, so.Feed); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"io"
@@ -35,15 +36,15 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := o.apply(fs, &s); err != nil {
 		return err
 	}
-	if err := validate(s); err != nil {
-		return err
+	if err := s.Validate(); err != nil {
+		return cli.Usage(err)
 	}
 	dash, err := startDashboard(ctx, f.live, stdout)
 	if err != nil {
 		return err
 	}
 	defer dash.stop(stderr)
-	so := o.options(title(s.Name, "loadtest sweep"), *out, objs, dash, stdout)
+	so := o.options(cmp.Or(s.Name, "loadtest sweep"), *out, objs, dash, stdout)
 	so.Charts = *charts
 	if err := f.serverSettings(&s, *out, so.Feed); err != nil {
 		return err

@@ -52,11 +52,3 @@ func (o *outputFlags) options(title, out string, objs []loadtest.Objective, d *d
 	}
 	return so
 }
-
-// title is name, or def when it is empty.
-func title(name, def string) string {
-	if name == "" {
-		return def
-	}
-	return name
-}

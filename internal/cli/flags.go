@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"golang.org/x/term"
 )
 
 // ParseFlags parses args into fs, allowing flags after positional
@@ -50,6 +52,18 @@ func ParseCounts(list string) ([]int, error) {
 	return counts, nil
 }
 
+// Items returns the comma-separated items of list, trimmed, without the
+// empty ones.
+func Items(list string) []string {
+	var out []string
+	for _, s := range strings.Split(list, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Subset parses flag name's comma-separated list of values from allowed
 // and returns them in the order of allowed; any other value is a usage
 // error naming it and what is allowed.
@@ -69,6 +83,21 @@ func Subset(name, list string, allowed []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// OnTerminal reads flag name's value auto, on or off: whether to show
+// something meant for a person, such as a progress line; auto shows it
+// when f is a terminal.
+func OnTerminal(name, value string, f *os.File) (bool, error) {
+	switch value {
+	case "on":
+		return true, nil
+	case "auto":
+		return term.IsTerminal(int(f.Fd())), nil
+	case "off":
+		return false, nil
+	}
+	return false, Usagef("%s %q: want auto, on or off", name, value)
 }
 
 // A List is a repeatable string flag: each use adds a value.

@@ -70,6 +70,45 @@ func TestParseCounts(t *testing.T) {
 	}
 }
 
+func TestItems(t *testing.T) {
+	for in, want := range map[string][]string{
+		"cpu":            {"cpu"},
+		" cpu, fgprof ,": {"cpu", "fgprof"},
+		"":               nil,
+		" , ":            nil,
+	} {
+		if got := Items(in); !slices.Equal(got, want) {
+			t.Errorf("Items(%q) = %q; want %q", in, got, want)
+		}
+	}
+}
+
+func TestOnTerminal(t *testing.T) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for _, tc := range []struct {
+		value string
+		on    bool
+		code  int
+	}{
+		{"on", true, 0},
+		{"off", false, 0},
+		{"auto", false, 0}, // a file is no terminal
+		{"yes", false, ExitUsage},
+	} {
+		on, err := OnTerminal("-progress", tc.value, f)
+		if on != tc.on || ExitCode(err) != tc.code {
+			t.Errorf("OnTerminal(%q) = %v, %v; want %v, exit %d", tc.value, on, err, tc.on, tc.code)
+		}
+		if err != nil && !strings.Contains(err.Error(), `-progress "yes": want auto, on or off`) {
+			t.Errorf("OnTerminal(%q) error %q: want it to name the flag and the values", tc.value, err)
+		}
+	}
+}
+
 func TestSubset(t *testing.T) {
 	allowed := []string{"a", "b", "c"}
 	got, err := Subset("-x", "c, a", allowed)

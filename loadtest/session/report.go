@@ -13,9 +13,13 @@ import (
 
 // ReadCurves reads saved results into curves, one per argument: files
 // joined with commas form one curve (e.g. one JTL file per client count).
-// A curve is named by names, in order, else by its first run's name (not
-// a JTL file's), else by its first file's base name.
-func ReadCurves(args, names []string) ([]chart.Curve, error) {
+// A curve is named by names (comma-separated, in order), else by its
+// first run's name (not a JTL file's), else by its first file's base name.
+func ReadCurves(args []string, names string) ([]chart.Curve, error) {
+	var nameList []string
+	if names != "" {
+		nameList = strings.Split(names, ",")
+	}
 	var curves []chart.Curve
 	for i, arg := range args {
 		var c chart.Curve
@@ -27,8 +31,8 @@ func ReadCurves(args, names []string) ([]chart.Curve, error) {
 			c.Runs = append(c.Runs, runs...)
 		}
 		switch {
-		case i < len(names):
-			c.Name = names[i]
+		case i < len(nameList):
+			c.Name = nameList[i]
 		case len(c.Runs) > 0 && c.Runs[0].Name != "" && c.Runs[0].Tool != "jmeter-jtl":
 			c.Name = c.Runs[0].Name
 		default:

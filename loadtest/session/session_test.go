@@ -161,11 +161,11 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
-		names []string
+		names string
 		want  []string
 	}{
-		{nil, []string{"one", "named"}},
-		{[]string{"first"}, []string{"first", "named"}},
+		{"", []string{"one", "named"}},
+		{"first", []string{"first", "named"}},
 	} {
 		curves, err := ReadCurves([]string{run, sweep}, tc.names)
 		if err != nil || len(curves) != 2 || len(curves[0].Runs) != 1 || len(curves[1].Runs) != 2 {
@@ -176,10 +176,10 @@ func TestReport(t *testing.T) {
 		}
 	}
 	missing := filepath.Join(dir, "none.json")
-	if _, err := ReadCurves([]string{run + "," + missing}, nil); err == nil || !strings.Contains(err.Error(), "none.json") {
+	if _, err := ReadCurves([]string{run + "," + missing}, ""); err == nil || !strings.Contains(err.Error(), "none.json") {
 		t.Errorf("ReadCurves of a missing file = %v; want an error naming it", err)
 	}
-	curves, _ := ReadCurves([]string{run, sweep}, nil)
+	curves, _ := ReadCurves([]string{run, sweep}, "")
 	out.Reset()
 	v, err := Report(&out, curves, objectives(t, "p50<1us"), filepath.Join(dir, "rep"), watch.Target{})
 	if err != nil || !v.Missed {
