@@ -18,9 +18,9 @@ var boardNames = regexp.MustCompile(`(?i)\bbbs\b|AllView|EachGetView|OnceGetView
 // TestNoBoardNames checks that the engine and the packages above it name
 // nothing of the board in their non-test code: what they know of a target
 // they are given (Settings.Watch, watch.Options, chart.Server,
-// experiment.Options). A failure names the file and line.
+// experiment.Options, session.Options). A failure names the file and line.
 func TestNoBoardNames(t *testing.T) {
-	for _, dir := range []string{".", "watch", "chart", "experiment"} {
+	for _, dir := range []string{".", "watch", "chart", "experiment", "session"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

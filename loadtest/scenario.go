@@ -51,6 +51,22 @@ func LoadScenario(path string) ([]Request, error) {
 	return ParseScenario(path, b)
 }
 
+// ParseForm parses form parameters as a command line gives them for a
+// Request's Form: name=value pairs joined with &, each query-escaped.
+func ParseForm(s string) (map[string]string, error) {
+	form := map[string]string{}
+	for _, kv := range strings.Split(s, "&") {
+		k, v, _ := strings.Cut(kv, "=")
+		k2, err1 := url.QueryUnescape(k)
+		v2, err2 := url.QueryUnescape(v)
+		if err1 != nil || err2 != nil || k2 == "" {
+			return nil, fmt.Errorf("bad parameter %q", kv)
+		}
+		form[k2] = v2
+	}
+	return form, nil
+}
+
 // ParseScenario parses scenario TOML; name is used in error messages.
 func ParseScenario(name string, data []byte) ([]Request, error) {
 	var f scenarioFile

@@ -106,3 +106,15 @@ form = { name = "user{{client}}", message = "hello {{seq}}" }
 		}
 	}
 }
+
+func TestParseForm(t *testing.T) {
+	got, err := ParseForm("name=u{{client}}&message=a%20b&empty=")
+	if err != nil || len(got) != 3 || got["name"] != "u{{client}}" || got["message"] != "a b" || got["empty"] != "" {
+		t.Errorf("ParseForm(three parameters) = %q, %v", got, err)
+	}
+	for _, in := range []string{"=v", "a=%zz", "%zz=v", ""} {
+		if _, err := ParseForm(in); err == nil || !strings.Contains(err.Error(), "bad parameter") {
+			t.Errorf("ParseForm(%q) = %v; want a bad parameter error", in, err)
+		}
+	}
+}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -34,42 +32,6 @@ func TestCalibrateUsage(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("run(%q) = exit %d, stderr %q; want exit 2 naming %q", args, code, stderr, tt.want)
 		}
-	}
-}
-
-// TestCalibrateNeedsTheBoard checks the errors before any load: nothing
-// listening at -admin, a server there without /admin/distance or with
-// something else at that path, and a page that does not answer 200.
-func TestCalibrateNeedsTheBoard(t *testing.T) {
-	closed := httptest.NewServer(nil)
-	closed.Close()
-	page := server(t) // the same page for every path
-	notFound := httptest.NewServer(http.NotFoundHandler())
-	t.Cleanup(notFound.Close)
-	for _, tt := range []struct {
-		admin, want string
-	}{
-		{closed.URL, "does not answer"},
-		{notFound.URL, "no /admin/distance"},
-		{page.URL, "holds no db_latency"},
-	} {
-		code, _, stderr := runCmd(context.Background(), "calibrate", "-url", page.URL+"/", "-admin", tt.admin)
-		if code != 1 || !strings.Contains(stderr, tt.want) {
-			t.Errorf("calibrate -admin %s = exit %d, stderr %q; want exit 1 saying %q", tt.admin, code, stderr, tt.want)
-		}
-	}
-	// A GET of /admin/distance that answers, but a page that does not.
-	noPage := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == contract.DistancePath {
-			w.Write([]byte(`{"db_latency":"0s"}`))
-			return
-		}
-		http.NotFound(w, r)
-	}))
-	t.Cleanup(noPage.Close)
-	code, _, stderr := runCmd(context.Background(), "calibrate", "-url", noPage.URL+"/bbs", "-admin", noPage.URL)
-	if code != 1 || !strings.Contains(stderr, "404") {
-		t.Errorf("calibrate of a page answering 404 = exit %d, stderr %q; want exit 1 naming the 404", code, stderr)
 	}
 }
 

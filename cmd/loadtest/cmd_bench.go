@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest/bench"
 )
 
@@ -25,19 +25,10 @@ func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&o.Rounds, "rounds", 3, "full-speed rounds; tools alternate within a round and the median and best are reported")
 	fs.IntVar(&o.SlowRounds, "slow-rounds", 3, "rounds of each 1,000-client run (the median is reported)")
 	fs.BoolVar(&o.Pin, "pin", true, "pin the generator to CPU 0 and the target to CPU 1 (Linux)")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
-	for _, s := range strings.Split(*only, ",") {
-		switch strings.TrimSpace(s) {
-		case "full":
-			o.Full = true
-		case "1k":
-			o.Slow1k = true
-		case "10k":
-			o.Slow10k = true
-		}
-	}
+	o.Choose(*only)
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("bench: %w", err)

@@ -19,7 +19,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, "usage: loadtest merge [-out FILE] RESULT.json ...")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, true); err != nil {
+	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,47 +13,13 @@ import (
 	"bbslab/loadtest/overhead"
 )
 
-// overheadUsage is what "loadtest overhead -h" prints above the flags.
-const overheadUsage = `usage: loadtest overhead [flags]
-
-Measures what the board costs beyond its SQL (issue 15): the board
-(cmd/bbs -workers 10 -pool 10) and the yardstick (cmd/yardstick: bare
-net/http handlers with the board's SQL, access patterns and bytes) serve
-the same database at the same time, both pinned to CPU 0 (on Linux), each
-driven by its own "loadtest run" (closed model, think 0) pinned to CPU 1.
-The ratio yardstick/board is the board's CPU time per request over the
-yardstick's (user + system time of each process over a round, divided
-by the requests it answered in that round): how much more
-the board costs than its SQL, whatever the machine's drift. The ratio of
-the two throughputs is printed too; it equals the CPU ratio only when the
-kernel shares the core evenly between the two processes, and it shares it
-between threads, not processes: a server with more runnable threads (cgo
-calls into SQLite hold one each) gets more than half, so on this lab's VM
-the throughput ratio wandered between 0.3 and 2.3 over rounds while the CPU
-ratio held. Before the load, each row checks that the two answer with the
-same body (the cost line aside).
-
-For each database, command and format it prints both servers' requests per
-second and CPU time per request (medians over the rounds after the first,
-whose warm-up is not counted), then the CPU ratio and the throughput ratio,
-each as the median and the min-max over those rounds.
-SQLite: a temp file, seeded by the board first.
-PostgreSQL: BBS_PG_DSN (default ` + overhead.DefaultPGDSN + `),
-skipped with a note when nothing listens there. The board and the yardstick
-are built once with go build (run from the repository) unless -bbs and
--yardstick name binaries. The defaults take about 2.5 minutes for the 12
-rows.
-
-flags:
-`
-
 // parseOverhead reads and checks the command line.
 func parseOverhead(args []string, stderr io.Writer) (overhead.Options, error) {
 	var f overhead.Options
 	fs := flag.NewFlagSet("overhead", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), overheadUsage)
+		fmt.Fprint(fs.Output(), "usage: loadtest overhead [flags]\n\n"+overhead.Usage+"\nflags:\n")
 		fs.PrintDefaults()
 	}
 	commands := fs.String("commands", strings.Join(overhead.Commands, ","), "commands to measure, comma-separated")
@@ -71,56 +36,23 @@ func parseOverhead(args []string, stderr io.Writer) (overhead.Options, error) {
 	fs.StringVar(&f.Yardstick, "yardstick", "", "yardstick binary (default: go build bbslab/cmd/yardstick into a temp dir)")
 	fs.StringVar(&f.Loadtest, "loadtest", "", "load tool binary run as \"loadtest run\" for each side (default: this program)")
 	fs.BoolVar(&f.Pin, "pin", true, "pin both servers to CPU 0 and both load tools to CPU 1 (Linux)")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return f, err
 	}
 	var err error
-	if f.Commands, err = pickList("-commands", *commands, overhead.Commands); err != nil {
+	if f.Commands, err = cli.Subset("-commands", *commands, overhead.Commands); err != nil {
 		return f, err
 	}
-	if f.Formats, err = pickList("-formats", *formats, overhead.Formats); err != nil {
+	if f.Formats, err = cli.Subset("-formats", *formats, overhead.Formats); err != nil {
 		return f, err
 	}
-	if f.DBs, err = pickList("-dbs", *dbs, overhead.DBs); err != nil {
+	if f.DBs, err = cli.Subset("-dbs", *dbs, overhead.DBs); err != nil {
 		return f, err
 	}
-	switch {
-	case f.Rounds < 1 || f.Rounds > 100:
-		return f, cli.Usagef("-rounds %d: want 1..100", f.Rounds)
-	case f.Duration < 100*time.Millisecond:
-		return f, cli.Usagef("-duration %v: want at least 100ms", f.Duration)
-	case f.Warmup < 0:
-		return f, cli.Usagef("-warmup %v: want 0 or more", f.Warmup)
-	case f.Clients < 1 || f.Clients > 10000:
-		return f, cli.Usagef("-clients %d: want 1..10000", f.Clients)
-	case f.Workers < 0:
-		return f, cli.Usagef("-workers %d: want 0 (unlimited) or more", f.Workers)
-	case f.Pool < 1:
-		return f, cli.Usagef("-pool %d: want at least 1", f.Pool)
-	case f.N < 1 || f.N > 500:
-		return f, cli.Usagef("-n %d: want 1..500", f.N)
+	if err := f.Check(); err != nil {
+		return f, cli.Usage(err)
 	}
 	return f, nil
-}
-
-// pickList parses a comma-separated subset of allowed, kept in the order
-// of allowed.
-func pickList(name, list string, allowed []string) ([]string, error) {
-	want := map[string]bool{}
-	for _, s := range strings.Split(list, ",") {
-		s = strings.TrimSpace(s)
-		if !slices.Contains(allowed, s) {
-			return nil, cli.Usagef("%s %q: %q is not one of %s", name, list, s, strings.Join(allowed, ", "))
-		}
-		want[s] = true
-	}
-	var out []string
-	for _, s := range allowed {
-		if want[s] {
-			out = append(out, s)
-		}
-	}
-	return out, nil
 }
 
 // cmdOverhead runs the board and the yardstick side by side (package

@@ -5,19 +5,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
-	"strings"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
 	"bbslab/loadtest/contract"
-	"bbslab/loadtest/watch"
+	"bbslab/loadtest/session"
 )
 
-// cmdReport prints summaries and draws charts from saved results. Each
-// argument is one curve; files joined with commas form one curve together
-// (e.g. one JTL file per client count).
+// cmdReport prints summaries and draws charts from saved results
+// (session.ReadCurves, session.Report).
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -28,7 +24,7 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		fmt.Fprintln(stderr, "usage: loadtest report [flags] FILE[,FILE...] ...\n\nFILE is a JSON result or sweep, or a JMeter JTL CSV file; comma-joined files form one curve.")
 		fs.PrintDefaults()
 	}
-	if err := parseFlags(fs, args, true); err != nil {
+	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
@@ -42,76 +38,13 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return cli.Usagef("-slo: %v", err)
 		}
 	}
-	var nameList []string
-	if *names != "" {
-		nameList = strings.Split(*names, ",")
+	curves, err := session.ReadCurves(fs.Args(), *names)
+	if err != nil {
+		return cli.Usagef("%v", err)
 	}
-	var curves []chart.Curve
-	sweepLike := false
-	failed := false
-	for i, arg := range fs.Args() {
-		var c chart.Curve
-		for _, path := range strings.Split(arg, ",") {
-			runs, err := loadtest.ReadRuns(path)
-			if err != nil {
-				return cli.Usagef("%v", err)
-			}
-			c.Runs = append(c.Runs, runs...)
-		}
-		switch {
-		case i < len(nameList):
-			c.Name = nameList[i]
-		case len(c.Runs) > 0 && c.Runs[0].Name != "" && c.Runs[0].Tool != "jmeter-jtl":
-			c.Name = c.Runs[0].Name
-		default:
-			c.Name = strings.TrimSuffix(filepath.Base(strings.Split(arg, ",")[0]), filepath.Ext(arg))
-		}
-		if len(c.Runs) > 1 {
-			sweepLike = true
-		}
-		curves = append(curves, c)
+	v, err := session.Report(stdout, curves, objs, *charts, contract.Board)
+	if err != nil {
+		return err
 	}
-	// Results from different machines, builds or servers are compared with
-	// a warning at the top, before any figure.
-	var all []*loadtest.Result
-	for _, c := range curves {
-		all = append(all, c.Runs...)
-	}
-	loadtest.WriteEnvironmentWarning(stdout, all)
-	for _, c := range curves {
-		fmt.Fprintf(stdout, "== %s\n", c.Name)
-		for _, r := range c.Runs {
-			if err := loadtest.WriteSummary(stdout, r, watch.Summary(r)...); err != nil {
-				return err
-			}
-			if len(objs) > 0 && !loadtest.WriteObjectiveResults(stdout, loadtest.EvaluateSLO(r, objs)) {
-				failed = true
-			}
-		}
-		if len(c.Runs) > 1 {
-			loadtest.WriteSweepTable(stdout, c.Runs, watch.Columns(contract.Board.Stats))
-		}
-	}
-	if *charts != "" {
-		var files []string
-		var err error
-		if sweepLike {
-			files, err = chart.WriteSweepCharts(*charts, curves, boardCharts)
-		} else {
-			files, err = chart.WriteTimelineCharts(*charts, curves)
-		}
-		if err != nil {
-			return err
-		}
-		cold, err := chart.WriteColdStartChart(*charts, curves)
-		if err != nil {
-			return err
-		}
-		files = append(files, cold...)
-		fmt.Fprintln(stdout, "charts:", strings.Join(files, " "))
-	}
-	return cli.Outcome(false, failed)
+	return cli.Outcome(false, v.Missed)
 }
-
-// boardCharts are the board's server charts (contract.Board).
-var boardCharts = chart.Server{Charts: contract.Board.Charts, Stats: contract.Board.Stats}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest/pageserver"
 )
 
@@ -18,7 +19,7 @@ func cmdTarget(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	addr := fs.String("addr", "127.0.0.1:0", "listen `address`")
 	size := fs.Int("size", 2048, "page size in bytes")
 	delay := fs.Duration("delay", 0, "time to wait before each response")
-	if err := parseFlags(fs, args, false); err != nil {
+	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", *addr)

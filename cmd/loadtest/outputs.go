@@ -1,21 +1,18 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
-	"fmt"
-	"path/filepath"
-	"runtime/pprof"
-	"strings"
+	"io"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/contract"
+	"bbslab/loadtest/session"
 )
 
 // outputFlags are the per-run output flags that run and sweep share. A
 // sweep writes one file per step, named after the given one with the
-// client count before the extension (stepPath).
+// client count before the extension (session.StepPath).
 type outputFlags struct {
 	csv, jtl, cpuProfile string
 	timeline             bool
@@ -44,70 +41,14 @@ func (o *outputFlags) apply(fs *flag.FlagSet, s *loadtest.Settings) error {
 	return nil
 }
 
-// stepPath names a sweep step's file after path: out.csv at 10 clients is
-// out-c10.csv. An empty path stays empty.
-func stepPath(path string, clients int) string {
-	if path == "" {
-		return ""
+// options are the session's options for a load titled title: the files
+// of the flags and out, the objectives, the board as the target and, with
+// a dashboard, a feed of the load's rows.
+func (o *outputFlags) options(title, out string, objs []loadtest.Objective, d *dashboard, stdout io.Writer) session.Options {
+	so := session.Options{Title: title, Out: out, CSV: o.csv, JTL: o.jtl, CPUProfile: o.cpuProfile,
+		Objectives: objs, Target: contract.Board, Stdout: stdout}
+	if d != nil {
+		so.Feed = d.NewFeed(title)
 	}
-	ext := filepath.Ext(path)
-	return fmt.Sprintf("%s-c%d%s", strings.TrimSuffix(path, ext), clients, ext)
-}
-
-// runWithFiles performs one run (through run, which gets s with Settings.JTL
-// set), writing its JTL lines to jtlPath and a CPU profile of the generator
-// over the run to cpuPath when they are set.
-func runWithFiles(ctx context.Context, s loadtest.Settings, jtlPath, cpuPath string, run func(context.Context, loadtest.Settings) (*loadtest.Result, error)) (res *loadtest.Result, err error) {
-	if jtlPath != "" {
-		jf, err := createFile(jtlPath)
-		if err != nil {
-			return nil, err
-		}
-		defer func() {
-			if cerr := jf.Close(); cerr != nil && err == nil {
-				err = fmt.Errorf("close %s: %w", jtlPath, cerr)
-			}
-		}()
-		s.JTL = jf
-	}
-	if cpuPath != "" {
-		pf, err := createFile(cpuPath)
-		if err != nil {
-			return nil, err
-		}
-		if err := pprof.StartCPUProfile(pf); err != nil {
-			pf.Close()
-			return nil, fmt.Errorf("cpu profile: %w", err)
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			if cerr := pf.Close(); cerr != nil {
-				err = errors.Join(err, fmt.Errorf("close %s: %w", cpuPath, cerr))
-			}
-		}()
-	}
-	res, err = run(ctx, s)
-	if err == nil && jtlPath != "" && res != nil && res.Environment != nil {
-		err = loadtest.WriteJTLEnvironment(jtlPath, res.Environment)
-	}
-	return res, err
-}
-
-// writeCSV writes res's per-second series to path (nothing when empty).
-func writeCSV(path string, res *loadtest.Result) error {
-	if path == "" {
-		return nil
-	}
-	cf, err := createFile(path)
-	if err != nil {
-		return err
-	}
-	if err := loadtest.WriteSeriesCSV(cf, res.Series); err != nil {
-		cf.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := cf.Close(); err != nil {
-		return fmt.Errorf("close %s: %w", path, err)
-	}
-	return nil
+	return so
 }

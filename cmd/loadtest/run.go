@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
 	"bbslab/internal/cli"
 )
@@ -62,41 +59,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	return cli.Usagef("unknown command %q", cmd)
 }
 
-// parseCounts parses -clients of sweep and experiment: comma-separated
-// positive client counts.
-func parseCounts(list string) ([]int, error) {
-	var counts []int
-	for _, c := range strings.Split(list, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(c))
-		if err != nil || n < 1 {
-			return nil, cli.Usagef("-clients %q: want comma-separated positive counts", list)
-		}
-		counts = append(counts, n)
-	}
-	return counts, nil
-}
-
-// parseFlags parses args, allowing flags after positional arguments, and
-// turns flag errors into usage errors. With files, the positional
-// arguments are left in fs.Args(); without, any is a usage error.
-func parseFlags(fs *flag.FlagSet, args []string, files bool) error {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return err
-			}
-			return cli.Usage(errors.New("")) // flag printed the problem
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			break
-		}
-		pos = append(pos, args[0])
-		args = args[1:]
-	}
-	if len(pos) > 0 && !files {
-		return cli.Usagef("%s: unexpected argument %q", fs.Name(), pos[0])
-	}
-	return fs.Parse(append([]string{"--"}, pos...))
-}
+// parseFlags and parseCounts are the names cmd_experiment.go uses for
+// cli.ParseFlags and cli.ParseCounts.
+var (
+	parseFlags  = cli.ParseFlags
+	parseCounts = cli.ParseCounts
+)

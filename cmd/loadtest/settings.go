@@ -3,29 +3,21 @@ package main
 import (
 	"flag"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	"golang.org/x/term"
-
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )
 
-// listFlag collects a repeatable string flag.
-type listFlag []string
-
-func (l *listFlag) String() string     { return strings.Join(*l, ",") }
-func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
-
 // runFlags are the flags shared by run and sweep.
 type runFlags struct {
-	urls      listFlag
+	urls      cli.List
 	scenario  string
 	method    string
 	form      string
@@ -93,26 +85,22 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 // serverSettings sets s.Watch from -server-stats and -profile: a watcher
 // of the board's stats and environment (contract.Board) and of its
 // profiles; out names the result file whose base name prefixes profile
-// files. With a dashboard d, the runs of s feed it: their seconds, and the
-// board's stats and "doing" states each second.
-func (f *runFlags) serverSettings(s *loadtest.Settings, out string, d *dashboard) error {
-	if d != nil {
-		d.feed.Hook(s)
+// files. With a dashboard's feed fd, the runs of s feed it: their seconds,
+// and the board's stats and "doing" states each second.
+func (f *runFlags) serverSettings(s *loadtest.Settings, out string, fd *feed.Feed) error {
+	if fd != nil {
+		fd.Hook(s)
 	}
 	if f.stats == "" && f.profile == "" {
 		return nil
 	}
 	o := contract.Board.Options(f.stats)
-	if d != nil && f.stats != "" {
-		d.feed.WatchOptions(&o, contract.Board.States)
+	if fd != nil && f.stats != "" {
+		fd.WatchOptions(&o, contract.Board.States)
 	}
 	if f.profile != "" {
 		o.ProfileURL = strings.TrimSuffix(f.profile, "/")
-		for _, k := range strings.Split(f.kinds, ",") {
-			if k = strings.TrimSpace(k); k != "" {
-				o.ProfileKinds = append(o.ProfileKinds, k)
-			}
-		}
+		o.ProfileKinds = cli.Items(f.kinds)
 		base := "loadtest"
 		if out != "" {
 			base = strings.TrimSuffix(filepath.Base(out), filepath.Ext(out))
@@ -150,15 +138,8 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	case len(f.urls) > 0:
 		var form map[string]string
 		if f.form != "" {
-			form = map[string]string{}
-			for _, kv := range strings.Split(f.form, "&") {
-				k, v, _ := strings.Cut(kv, "=")
-				k2, err1 := url.QueryUnescape(k)
-				v2, err2 := url.QueryUnescape(v)
-				if err1 != nil || err2 != nil || k2 == "" {
-					return s, nil, cli.Usagef("-form: bad parameter %q", kv)
-				}
-				form[k2] = v2
+			if form, err = loadtest.ParseForm(f.form); err != nil {
+				return s, nil, cli.Usagef("-form: %v", err)
 			}
 		}
 		for _, u := range f.urls {
@@ -177,16 +158,10 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	s.Rate, s.Timeout, s.Drain = f.rate, f.timeout, f.drain
 	s.DisableKeepAlive = !f.keepalive
 	s.Seed = f.seed
-	switch f.progress {
-	case "on":
+	if on, err := cli.OnTerminal("-progress", f.progress, os.Stderr); err != nil {
+		return s, nil, err
+	} else if on {
 		s.Observers = append(s.Observers, &loadtest.Progress{W: os.Stderr})
-	case "auto":
-		if term.IsTerminal(int(os.Stderr.Fd())) {
-			s.Observers = append(s.Observers, &loadtest.Progress{W: os.Stderr})
-		}
-	case "off":
-	default:
-		return s, nil, cli.Usagef("-progress %q: want auto, on or off", f.progress)
 	}
 	var objs []loadtest.Objective
 	if f.slo != "" {
@@ -195,21 +170,4 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 		}
 	}
 	return s, objs, nil
-}
-
-// validate checks s with clients set, as a usage error.
-func validate(s loadtest.Settings) error {
-	if err := s.Validate(); err != nil {
-		return cli.Usagef("%v", err)
-	}
-	return nil
-}
-
-// createFile opens an output file, naming it in the error.
-func createFile(path string) (*os.File, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("create %s: %w", path, err)
-	}
-	return f, nil
 }

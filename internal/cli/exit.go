@@ -1,7 +1,9 @@
 // Package cli is the plumbing the two commands (cmd/bbs, cmd/loadtest)
 // share, kept once here rather than copied into each: exit codes carried
-// by errors, a TOML duration type, and strict TOML decoding whose errors
-// name the unknown key and its line.
+// by errors, a TOML duration type, strict TOML decoding whose errors
+// name the unknown key and its line, and the flag handling of the load
+// tool's subcommands (flags after arguments, usage errors, client counts,
+// lists, URLs, output files).
 //
 // It knows nothing of the board or the load tool; config and loadtest use
 // it for their files, the commands' main functions for their exit codes.

@@ -40,7 +40,7 @@ type Options struct {
 	Duration    time.Duration
 	Conns, Size int
 	// Full, Slow1k and Slow10k choose the scenarios: full speed (against
-	// wrk and hey), 1,000 and 10,000 slow clients.
+	// wrk and hey), 1,000 and 10,000 slow clients (Choose).
 	Full, Slow1k, Slow10k bool
 	// Hey is the hey binary ("": on PATH, else built into a temp dir).
 	Hey string
@@ -50,6 +50,21 @@ type Options struct {
 	Rounds, SlowRounds int
 	// Pin pins the generator to CPU 0 and the target to CPU 1.
 	Pin bool
+}
+
+// Choose sets Full, Slow1k and Slow10k from a comma-separated list of
+// "full", "1k" and "10k"; other names choose nothing.
+func (o *Options) Choose(list string) {
+	for _, s := range strings.Split(list, ",") {
+		switch strings.TrimSpace(s) {
+		case "full":
+			o.Full = true
+		case "1k":
+			o.Slow1k = true
+		case "10k":
+			o.Slow10k = true
+		}
+	}
 }
 
 // Run runs the scenarios o chooses and prints their results to stdout;

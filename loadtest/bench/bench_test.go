@@ -127,3 +127,21 @@ func TestBenchSmoke(t *testing.T) {
 		}
 	}
 }
+
+func TestChoose(t *testing.T) {
+	for _, tc := range []struct {
+		list                  string
+		full, slow1k, slow10k bool
+	}{
+		{"full,1k,10k", true, true, true},
+		{" 10k ", false, false, true},
+		{"1k,nope", false, true, false},
+		{"", false, false, false},
+	} {
+		var o Options
+		o.Choose(tc.list)
+		if o.Full != tc.full || o.Slow1k != tc.slow1k || o.Slow10k != tc.slow10k {
+			t.Errorf("Choose(%q) = full %v, 1k %v, 10k %v; want %v, %v, %v", tc.list, o.Full, o.Slow1k, o.Slow10k, tc.full, tc.slow1k, tc.slow10k)
+		}
+	}
+}

@@ -22,9 +22,11 @@
 //     that uses it did not come up.
 //
 // Distance and SetDistance read and set the database wait a calibration
-// moves (calibrate, in cmd/loadtest). The load tool's packages stay
-// generic: cmd/loadtest hands them Board. Add a stat to /admin/stats and this package is the one to
-// change; TestStatPathsExist fails until it is right.
+// moves; CalibrationSpec and CalibrateBoard calibrate a board started by
+// hand ("loadtest calibrate") with the experiment runner's calibration.
+// The load tool's packages stay generic: cmd/loadtest hands them Board.
+// Add a stat to /admin/stats and this package is the one to change;
+// TestStatPathsExist fails until it is right.
 package contract
 
 import (

@@ -98,3 +98,39 @@ func TestReachable(t *testing.T) {
 		t.Errorf("reachable(a keyword DSN) = %v; want not a URL", err)
 	}
 }
+
+// TestOptionsCheck checks that Check accepts the command's defaults and
+// refuses each number out of its range, naming the flag and the value.
+func TestOptionsCheck(t *testing.T) {
+	good := Options{Rounds: 5, Duration: 2 * time.Second, Warmup: time.Second, Clients: 10, Workers: 10, Pool: 10, N: 30}
+	if err := good.Check(); err != nil {
+		t.Fatalf("Check(the defaults) = %v; want nil", err)
+	}
+	for _, tc := range []struct {
+		change func(*Options)
+		want   string
+	}{
+		{func(o *Options) { o.Rounds = 0 }, "-rounds 0: want 1..100"},
+		{func(o *Options) { o.Rounds = 101 }, "-rounds 101"},
+		{func(o *Options) { o.Duration = 10 * time.Millisecond }, "-duration 10ms: want at least 100ms"},
+		{func(o *Options) { o.Warmup = -time.Second }, "-warmup -1s"},
+		{func(o *Options) { o.Clients = 10001 }, "-clients 10001"},
+		{func(o *Options) { o.Workers = -1 }, "-workers -1"},
+		{func(o *Options) { o.Pool = 0 }, "-pool 0"},
+		{func(o *Options) { o.N = 501 }, "-n 501"},
+	} {
+		o := good
+		tc.change(&o)
+		if err := o.Check(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Check(%+v) = %v; want an error saying %q", o, err, tc.want)
+		}
+	}
+}
+
+// TestUsageNamesTheDSN checks that the description gives the default
+// PostgreSQL server it falls back to.
+func TestUsageNamesTheDSN(t *testing.T) {
+	if !strings.Contains(Usage, "BBS_PG_DSN (default "+DefaultPGDSN+")") {
+		t.Errorf("Usage does not give BBS_PG_DSN's default %s:\n%s", DefaultPGDSN, Usage)
+	}
+}

@@ -1,0 +1,96 @@
+package session
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/watch"
+)
+
+// ReadCurves reads saved results into curves, one per argument: files
+// joined with commas form one curve (e.g. one JTL file per client count).
+// A curve is named by names (comma-separated, in order), else by its
+// first run's name (not a JTL file's), else by its first file's base name.
+func ReadCurves(args []string, names string) ([]chart.Curve, error) {
+	var nameList []string
+	if names != "" {
+		nameList = strings.Split(names, ",")
+	}
+	var curves []chart.Curve
+	for i, arg := range args {
+		var c chart.Curve
+		for _, path := range strings.Split(arg, ",") {
+			runs, err := loadtest.ReadRuns(path)
+			if err != nil {
+				return nil, err
+			}
+			c.Runs = append(c.Runs, runs...)
+		}
+		switch {
+		case i < len(nameList):
+			c.Name = nameList[i]
+		case len(c.Runs) > 0 && c.Runs[0].Name != "" && c.Runs[0].Tool != "jmeter-jtl":
+			c.Name = c.Runs[0].Name
+		default:
+			c.Name = strings.TrimSuffix(filepath.Base(strings.Split(arg, ",")[0]), filepath.Ext(arg))
+		}
+		curves = append(curves, c)
+	}
+	return curves, nil
+}
+
+// Report prints the summary of every run of curves to w, with objs'
+// verdicts and, for a curve of several runs, the sweep table (with
+// target's columns), after a warning when the runs come from different
+// environments; with a chart prefix it draws the sweep charts when a curve
+// has several runs, the timeline charts otherwise, and the cold-start
+// chart. The Verdict says whether a run missed an objective.
+func Report(w io.Writer, curves []chart.Curve, objs []loadtest.Objective, charts string, target watch.Target) (Verdict, error) {
+	// Results from different machines, builds or servers are compared with
+	// a warning at the top, before any figure.
+	var all []*loadtest.Result
+	sweepLike := false
+	for _, c := range curves {
+		all = append(all, c.Runs...)
+		sweepLike = sweepLike || len(c.Runs) > 1
+	}
+	loadtest.WriteEnvironmentWarning(w, all)
+	var v Verdict
+	for _, c := range curves {
+		fmt.Fprintf(w, "== %s\n", c.Name)
+		for _, r := range c.Runs {
+			if err := loadtest.WriteSummary(w, r, watch.Summary(r)...); err != nil {
+				return v, err
+			}
+			if len(objs) > 0 && !loadtest.WriteObjectiveResults(w, loadtest.EvaluateSLO(r, objs)) {
+				v.Missed = true
+			}
+		}
+		if len(c.Runs) > 1 {
+			loadtest.WriteSweepTable(w, c.Runs, watch.Columns(target.Stats))
+		}
+	}
+	if charts == "" {
+		return v, nil
+	}
+	var files []string
+	var err error
+	if sweepLike {
+		files, err = chart.WriteSweepCharts(charts, curves, server(target))
+	} else {
+		files, err = chart.WriteTimelineCharts(charts, curves)
+	}
+	if err != nil {
+		return v, err
+	}
+	cold, err := chart.WriteColdStartChart(charts, curves)
+	if err != nil {
+		return v, err
+	}
+	fmt.Fprintln(w, "charts:", strings.Join(append(files, cold...), " "))
+	return v, nil
+}

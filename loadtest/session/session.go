@@ -1,0 +1,167 @@
+// Package session performs what the load tool's run, sweep and report
+// commands do around the engine: a run or a sweep with its output files
+// (the JSON result, the per-second CSV, the JTL lines with their
+// environment, a CPU profile of the generator; a sweep's one per step),
+// its summaries, its sweep table and charts, its objectives' verdicts and
+// the live dashboard's steps; and the report of saved results.
+//
+// It sits above the engine (loadtest), the watcher's summaries (watch),
+// the charts (chart) and the dashboard's feed (feed), and knows no target:
+// the server's columns and charts come in Options.Target. The commands
+// keep their flags and exit codes (cmd/loadtest); docs/layout.md has the
+// package map.
+package session
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/watch"
+)
+
+// Options say where a run or a sweep writes what it measured.
+type Options struct {
+	// Title names the load on the dashboard (Feed).
+	Title string
+	// Out is the JSON file of the result (a run) or of the sweep.
+	Out string
+	// CSV, JTL and CPUProfile are the files of the per-second series,
+	// the per-request lines and the generator's CPU profile; a sweep
+	// writes one of each per step, named by StepPath.
+	CSV, JTL, CPUProfile string
+	// Charts is a sweep's chart file prefix; empty for none.
+	Charts string
+	// Objectives are checked against each result, the verdicts printed.
+	Objectives []loadtest.Objective
+	// Target gives the server's columns of the sweep table and its charts.
+	Target watch.Target
+	// Feed, when set, is told each step as it begins and ends.
+	Feed *feed.Feed
+	// Stdout gets the summaries and verdicts.
+	Stdout io.Writer
+}
+
+// A Verdict says how a run or a sweep ended beyond its errors: stopped by
+// its context (its results written all the same), or short of an objective.
+type Verdict struct {
+	Interrupted, Missed bool
+}
+
+// Run performs the run s describes (Clients set), writes the files o
+// names, and prints its summary and the objectives' verdicts.
+func Run(ctx context.Context, s loadtest.Settings, o Options) (Verdict, error) {
+	if o.Feed != nil {
+		o.Feed.Begin(feed.Position{Run: o.Title, Step: 1, Steps: 1, Clients: s.Clients, StepSeconds: planned(s).Seconds()})
+	}
+	res, err := runWithFiles(ctx, s, o.JTL, o.CPUProfile, loadtest.Run)
+	if err != nil {
+		return Verdict{}, err
+	}
+	if o.Feed != nil {
+		o.Feed.Step(feed.StepOf(o.Title, s.Clients, res.Total), nil)
+	}
+	if err := loadtest.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
+		return Verdict{}, err
+	}
+	if o.Out != "" {
+		if err := res.WriteJSON(o.Out); err != nil {
+			return Verdict{}, err
+		}
+	}
+	if err := writeCSV(o.CSV, res); err != nil {
+		return Verdict{}, err
+	}
+	v := Verdict{Interrupted: res.Interrupted}
+	if len(o.Objectives) > 0 {
+		v.Missed = !loadtest.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(res, o.Objectives))
+	}
+	return v, nil
+}
+
+// Sweep performs one run of s per client count (loadtest.Sweep), each
+// with its own files and summary, then prints the sweep table, writes the
+// sweep's JSON and charts, and prints the objectives' verdicts per step.
+func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (Verdict, error) {
+	step := 0
+	runs, err := loadtest.Sweep(ctx, s, clients, func(ctx context.Context, s loadtest.Settings) (*loadtest.Result, error) {
+		n := s.Clients
+		step++
+		if o.Feed != nil {
+			o.Feed.Begin(feed.Position{Run: o.Title, Step: step, Steps: len(clients), Clients: n,
+				StepSeconds: planned(s).Seconds(), After: float64(len(clients)-step) * planned(s).Seconds()})
+		}
+		res, err := runWithFiles(ctx, s, StepPath(o.JTL, n), StepPath(o.CPUProfile, n), func(ctx context.Context, s loadtest.Settings) (*loadtest.Result, error) {
+			res, err := loadtest.Run(ctx, s)
+			if err != nil {
+				return nil, fmt.Errorf("sweep %d clients: %w", n, err)
+			}
+			return res, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if o.Feed != nil {
+			o.Feed.Step(feed.StepOf(o.Title, n, res.Total), nil)
+		}
+		fmt.Fprintf(o.Stdout, "== %d clients\n", res.Total.Clients)
+		if err := loadtest.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
+			return nil, err
+		}
+		return res, writeCSV(StepPath(o.CSV, n), res)
+	})
+	if err != nil {
+		return Verdict{}, err
+	}
+	fmt.Fprintln(o.Stdout, "== sweep")
+	if err := loadtest.WriteSweepTable(o.Stdout, runs, watch.Columns(o.Target.Stats)); err != nil {
+		return Verdict{}, err
+	}
+	if o.Out != "" {
+		if err := loadtest.WriteSweepJSON(o.Out, s.Name, runs); err != nil {
+			return Verdict{}, err
+		}
+	}
+	if o.Charts != "" && len(runs) > 0 {
+		name := s.Name
+		if name == "" {
+			name = string(s.Model)
+		}
+		files, err := chart.WriteSweepCharts(o.Charts, []chart.Curve{{Name: name, Runs: runs}}, server(o.Target))
+		if err != nil {
+			return Verdict{}, err
+		}
+		fmt.Fprintln(o.Stdout, "charts:", strings.Join(files, " "))
+	}
+	var v Verdict
+	for _, r := range runs {
+		if len(o.Objectives) > 0 {
+			fmt.Fprintf(o.Stdout, "-- SLO at %d clients\n", r.Total.Clients)
+			if !loadtest.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(r, o.Objectives)) {
+				v.Missed = true
+			}
+		}
+		v.Interrupted = v.Interrupted || r.Interrupted
+	}
+	return v, nil
+}
+
+// planned is how long a run of s is planned to load (warm-up included),
+// for the dashboard's time left: its duration, or its bound with a
+// request budget.
+func planned(s loadtest.Settings) time.Duration {
+	if s.Duration > 0 {
+		return s.Warmup + s.Duration
+	}
+	return s.MaxDuration
+}
+
+// server is the target's server charts.
+func server(t watch.Target) chart.Server {
+	return chart.Server{Charts: t.Charts, Stats: t.Stats}
+}
