@@ -168,8 +168,13 @@ func TestOpenModel(t *testing.T) {
 	if !within(res.Total.Throughput, 400, 0.05) {
 		t.Errorf("open model at 400/s: throughput %.1f; want 400 ± 5%%", res.Total.Throughput)
 	}
-	if res.Open == nil || res.Open.Dropped != 0 {
-		t.Errorf("open stats %+v; want no drops", res.Open)
+	// About 0.4 requests are in flight on average, far below the cap of
+	// 10: only a machine that stops the test's goroutines for tens of
+	// milliseconds (seen at load average 8-10 on the lab's 2-core VM:
+	// 1-39 drops of 600) fills the cap. Over 5 % dropped is the model's
+	// fault, not the machine's.
+	if res.Open == nil || res.Open.Dropped > res.Open.Arrivals/20 {
+		t.Errorf("open stats %+v; want at most 5 %% dropped, with 10 connections for ~0.4 in flight", res.Open)
 	}
 
 	// A ramp-up of 1 s climbs to 400/s: 200 arrivals in the ramp, half

@@ -10,7 +10,6 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest/contract"
-	"bbslab/loadtest/experiment"
 )
 
 // cmdCalibrate calibrates a board started by hand (contract.CalibrateBoard):

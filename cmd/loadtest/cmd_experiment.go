@@ -8,15 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest/contract"
 	"bbslab/loadtest/experiment"
 	"bbslab/loadtest/live"
-
-	"golang.org/x/term"
 )
 
 // cmdExperiment runs an experiment file and writes its report folder.
@@ -37,7 +34,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	liveAddr := fs.String("live", "127.0.0.1:0", "serve the live dashboard at `addr` while the experiment runs (default: a free loopback port; the URL is printed); off: none")
 	pin := fs.Bool("pin", true, "pin the server and the load generator to the file's [server] and [client] cpus (Linux CPU affinity); false, or where pinning fails, caps each with GOMAXPROCS = its number of cpus instead (the notes say which)")
 	progress := fs.String("progress", "auto", "progress line (step i/N, time left): auto (on a terminal), on or off")
-	if err := parseFlags(fs, args, true); err != nil {
+	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
@@ -55,16 +52,12 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		e.MakeQuick()
 	}
 	if *only != "" {
-		var names []string
-		for _, n := range strings.Split(*only, ",") {
-			names = append(names, strings.TrimSpace(n))
-		}
-		if err := e.SelectRuns(names); err != nil {
+		if err := e.SelectRuns(cli.Items(*only)); err != nil {
 			return cli.Usagef("experiment: -runs: %v in %s", err, fs.Arg(0))
 		}
 	}
 	if *clients != "" {
-		if e.Load.Clients, err = parseCounts(*clients); err != nil {
+		if e.Load.Clients, err = cli.ParseCounts(*clients); err != nil {
 			return err
 		}
 	}
@@ -78,16 +71,13 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		e.Load.Repeats = *repeats
 	}
 	var progressW io.Writer
-	switch *progress {
-	case "on":
-		progressW = stderr
-	case "auto":
-		if term.IsTerminal(int(os.Stderr.Fd())) {
-			progressW = os.Stderr
+	if on, err := cli.OnTerminal("experiment: -progress", *progress, os.Stderr); err != nil {
+		return err
+	} else if on {
+		progressW = os.Stderr
+		if *progress == "on" {
+			progressW = stderr // "on" writes where the command's errors go
 		}
-	case "off":
-	default:
-		return cli.Usagef("experiment: -progress %q: want auto, on or off", *progress)
 	}
 	dir := *out
 	if dir == "" {
@@ -99,7 +89,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	var hub *live.Hub
 	if dash != nil {
-		hub = dash.hub
+		hub = dash.Hub
 	}
 	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout, Live: hub, Progress: progressW,
 		Target: contract.Board, NoPin: !*pin})

@@ -6,15 +6,11 @@ import (
 	"io"
 
 	"bbslab/internal/cli"
-	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 )
 
 // dashboard is the live page a command serves while it loads (-live).
-type dashboard struct {
-	*feed.Dashboard
-	hub *live.Hub // Dashboard.Hub, by the name cmd_experiment.go uses
-}
+type dashboard struct{ *feed.Dashboard }
 
 // startDashboard serves the live dashboard at addr ("" or "off": none,
 // returning nil) and prints its URL to w.
@@ -27,7 +23,7 @@ func startDashboard(ctx context.Context, addr string, w io.Writer) (*dashboard, 
 		return nil, cli.Usagef("-live: %v", err)
 	}
 	fmt.Fprintf(w, "live: %s\n", d.URL)
-	return &dashboard{Dashboard: d, hub: d.Hub}, nil
+	return &dashboard{d}, nil
 }
 
 // stop stops d, if any, and writes to w why the page missed frames, if it

@@ -58,10 +58,3 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stderr, usage)
 	return cli.Usagef("unknown command %q", cmd)
 }
-
-// parseFlags and parseCounts are the names cmd_experiment.go uses for
-// cli.ParseFlags and cli.ParseCounts.
-var (
-	parseFlags  = cli.ParseFlags
-	parseCounts = cli.ParseCounts
-)

@@ -14,6 +14,7 @@ import (
 	"bbslab/bbs"
 	"bbslab/entity"
 	"bbslab/entity/open"
+	"bbslab/internal/cli"
 	"bbslab/loadtest/contract"
 	"bbslab/loadtest/experiment"
 	"bbslab/machine"
@@ -25,7 +26,7 @@ func spec(t *testing.T, page string) experiment.CalibrateSpec {
 	t.Helper()
 	s := contract.CalibrationSpec()
 	s.Run, s.Clients, s.Target, s.Tolerance, s.Ratio, s.Probes = page, 5, 60, 5, 7.33, 1
-	s.Warmup, s.Duration = experiment.Duration(500*time.Millisecond), experiment.Duration(2*time.Second)
+	s.Warmup, s.Duration = cli.Duration(500*time.Millisecond), cli.Duration(2*time.Second)
 	if errs := s.Check(func(k string) string { return k }); len(errs) > 0 {
 		t.Fatalf("Check: %v", errs)
 	}
