@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"bbslab/bbs"
 	"bbslab/diskbench"
@@ -213,7 +214,11 @@ func TestStatPathsExist(t *testing.T) {
 		io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
 	}
-	b.smp.Sample() // a second sample: the machine's figures cover a window
+	// A second sample: the machine's figures cover the window between two,
+	// and a window in which no clock tick (10 ms) passed has none. Wait
+	// for a tick rather than hope for one.
+	time.Sleep(30 * time.Millisecond)
+	b.smp.Sample()
 	after := b.stats(t)
 	for _, r := range append(contract.Board.Stats, contract.Board.ProcessCPU) {
 		v1, ok1 := lookup(after, r.Path)
