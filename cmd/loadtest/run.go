@@ -21,6 +21,7 @@ commands:
   bench    measure the generator's efficiency (against wrk and hey if present)
   target   a small page server for bench (-addr, -size)
   overhead the board vs the yardstick (bare handlers), side by side on one core
+  grade    hold load tools' results (this lab's, JMeter, vegeta, hey, wrk, k6) against the server's truth
 
 "loadtest COMMAND -h" lists a command's flags.
 `
@@ -51,6 +52,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdTarget(ctx, rest, stdout, stderr)
 	case "overhead":
 		return cmdOverhead(ctx, rest, stdout, stderr)
+	case "grade":
+		return cmdGrade(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

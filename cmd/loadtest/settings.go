@@ -15,38 +15,16 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// runFlags are the flags shared by run and sweep.
+// runFlags are the flags shared by run and sweep; those that are a
+// setting as they stand go straight into s.
 type runFlags struct {
-	urls      cli.List
-	scenario  string
-	method    string
-	form      string
-	expect    int
-	contains  string
-	clients   string
-	duration  time.Duration
-	requests  int64
-	maxDur    time.Duration
-	warmup    time.Duration
-	rampup    time.Duration
-	slack     time.Duration
-	think     time.Duration
-	thinkDev  time.Duration
-	timer     string
-	model     string
-	rate      float64
-	timeout   time.Duration
-	drain     time.Duration
-	keepalive bool
-	seed      uint64
-	name      string
-	slo       string
-	progress  string
-	stats     string
-	profile   string
-	kinds     string
-	profDir   string
-	live      string
+	s                                         loadtest.Settings
+	urls                                      cli.List
+	scenario, method, form, contains, clients string
+	expect                                    int
+	timer, model, slo, progress, live         string
+	keepalive                                 bool
+	stats, profile, kinds, profDir            string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
@@ -57,22 +35,22 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.IntVar(&f.expect, "expect", 0, "expected status for -url (default: any below 400)")
 	fs.StringVar(&f.contains, "contains", "", "substring the body of -url responses must contain")
 	fs.StringVar(&f.clients, "clients", "10", clientsHelp)
-	fs.DurationVar(&f.duration, "duration", 0, "measured duration after the warm-up (this or -requests is required)")
-	fs.Int64Var(&f.requests, "requests", 0, "stop after this many measured requests")
-	fs.DurationVar(&f.maxDur, "max-duration", 0, "hard bound on the time requests start in (default warmup+duration, or 1h with -requests); the run then drains (-drain)")
-	fs.DurationVar(&f.warmup, "warmup", 0, "warm-up discarded from the results")
-	fs.DurationVar(&f.rampup, "rampup", 0, "spread client starts over this time (open model: climb the arrival rate from 0 to -rate)")
-	fs.DurationVar(&f.think, "think", 0, "think time between requests (offset or mean of the timer)")
-	fs.DurationVar(&f.thinkDev, "think-dev", 0, "timer deviation (gaussian) or range (uniform)")
+	fs.DurationVar(&f.s.Duration, "duration", 0, "measured duration after the warm-up (this or -requests is required)")
+	fs.Int64Var(&f.s.MaxRequests, "requests", 0, "stop after this many measured requests")
+	fs.DurationVar(&f.s.MaxDuration, "max-duration", 0, "hard bound on the time requests start in (default warmup+duration, or 1h with -requests); the run then drains (-drain)")
+	fs.DurationVar(&f.s.Warmup, "warmup", 0, "warm-up discarded from the results")
+	fs.DurationVar(&f.s.Rampup, "rampup", 0, "spread client starts over this time (open model: climb the arrival rate from 0 to -rate)")
+	fs.DurationVar(&f.s.Think, "think", 0, "think time between requests (offset or mean of the timer)")
+	fs.DurationVar(&f.s.ThinkDev, "think-dev", 0, "timer deviation (gaussian) or range (uniform)")
 	fs.StringVar(&f.timer, "timer", "constant", "think timer: constant, uniform, gaussian or poisson (JMeter's)")
-	fs.DurationVar(&f.slack, "timer-slack", 0, "let requests start up to this late so that clients due together share a wake-up (less generator CPU, up to this much more latency)")
+	fs.DurationVar(&f.s.TimerSlack, "timer-slack", 0, "let requests start up to this late so that clients due together share a wake-up (less generator CPU, up to this much more latency)")
 	fs.StringVar(&f.model, "model", "delay", "load model: delay (Fixed Delay), rate (Fixed Rate) or open")
-	fs.Float64Var(&f.rate, "rate", 0, "arrivals per second (open model)")
-	fs.DurationVar(&f.timeout, "timeout", 10*time.Second, "connect and response timeout")
-	fs.DurationVar(&f.drain, "drain", 0, "after the measured window, wait at most this long for requests in flight (default -timeout); those still in flight then are counted as cutoff errors")
+	fs.Float64Var(&f.s.Rate, "rate", 0, "arrivals per second (open model)")
+	fs.DurationVar(&f.s.Timeout, "timeout", 10*time.Second, "connect and response timeout")
+	fs.DurationVar(&f.s.Drain, "drain", 0, "after the measured window, wait at most this long for requests in flight (default -timeout); those still in flight then are counted as cutoff errors")
 	fs.BoolVar(&f.keepalive, "keepalive", true, "reuse connections (false: a new connection per request)")
-	fs.Uint64Var(&f.seed, "seed", 0, "random seed (0: from the clock)")
-	fs.StringVar(&f.name, "name", "", "name of the run (curve name in charts)")
+	fs.Uint64Var(&f.s.Seed, "seed", 0, "random seed (0: from the clock)")
+	fs.StringVar(&f.s.Name, "name", "", "name of the run (curve name in charts)")
 	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
 	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), on or off")
 	fs.StringVar(&f.stats, "server-stats", "", "stats JSON `URL` of the target (e.g. http://127.0.0.1:6060/admin/stats), read every second of each measured step")
@@ -120,7 +98,7 @@ func (f *runFlags) serverSettings(s *loadtest.Settings, out string, fd *feed.Fee
 
 // settings builds loadtest.Settings (with clients unset) from the flags.
 func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
-	var s loadtest.Settings
+	s := f.s
 	var err error
 	if s.Model, err = loadtest.ParseModel(f.model); err != nil {
 		return s, nil, cli.Usagef("-model: %v", err)
@@ -148,16 +126,10 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	default:
 		return s, nil, cli.Usagef("give -url or -scenario")
 	}
-	if f.duration == 0 && f.requests == 0 {
+	if s.Duration == 0 && s.MaxRequests == 0 {
 		return s, nil, cli.Usagef("give -duration or -requests")
 	}
-	s.Name = f.name
-	s.Duration, s.MaxRequests, s.MaxDuration = f.duration, f.requests, f.maxDur
-	s.Warmup, s.Rampup = f.warmup, f.rampup
-	s.Think, s.ThinkDev, s.TimerSlack = f.think, f.thinkDev, f.slack
-	s.Rate, s.Timeout, s.Drain = f.rate, f.timeout, f.drain
 	s.DisableKeepAlive = !f.keepalive
-	s.Seed = f.seed
 	if on, err := cli.OnTerminal("-progress", f.progress, os.Stderr); err != nil {
 		return s, nil, err
 	} else if on {

@@ -1,0 +1,66 @@
+package grade
+
+import (
+	"fmt"
+	"time"
+)
+
+// align places a report without absolute times (Relative) in the truth's
+// time: at win's start when -window named one; else, when the report has
+// per-request send times, at the span of its length in the truth's
+// per-second arrival counts that best matches its own per-second sends
+// (least total absolute difference; on a tie the latest, the most recent
+// run). It returns how it placed the report; a report it cannot place
+// stays Relative and is graded against the whole window.
+func align(r *Report, t *Truth, win *Span) string {
+	if !r.Relative {
+		return ""
+	}
+	if win != nil {
+		r.Start, r.End, r.Relative = win.Start, win.End, false
+		if r.Span == 0 || r.Span > win.End.Sub(win.Start) {
+			r.Span = win.End.Sub(win.Start)
+		}
+		return "placed at -window"
+	}
+	if len(r.Requests) == 0 || len(t.Seconds) == 0 {
+		return "no times to match: graded against the whole window"
+	}
+	own := perSecond(r.Requests)
+	secs := t.Seconds
+	if len(secs) < len(own) {
+		r.Start, r.End, r.Relative = secs[0].T, secs[0].T.Add(r.Span), false
+		return fmt.Sprintf("longer (%d s) than the truth's window (%d s): placed at its start", len(own), len(secs))
+	}
+	best, bestDiff := 0, int64(-1)
+	for i := 0; i+len(own) <= len(secs); i++ {
+		var diff int64
+		for k, c := range own {
+			d := c - secs[i+k].Requests
+			if d < 0 {
+				d = -d
+			}
+			diff += d
+		}
+		if bestDiff < 0 || diff <= bestDiff {
+			best, bestDiff = i, diff
+		}
+	}
+	r.Start, r.Relative = secs[best].T, false
+	r.End = r.Start.Add(r.Span)
+	return fmt.Sprintf("matched to the truth's seconds from %s (%d s; the counts differ by %d in all)",
+		r.Start.Format(time.TimeOnly), len(own), bestDiff)
+}
+
+// perSecond counts the requests sent in each second from the start.
+func perSecond(reqs []Request) []int64 {
+	var out []int64
+	for _, q := range reqs {
+		k := int(q.At / time.Second)
+		for len(out) <= k {
+			out = append(out, 0)
+		}
+		out[k]++
+	}
+	return out
+}

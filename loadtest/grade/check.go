@@ -1,0 +1,323 @@
+package grade
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Tolerances of the checks.
+const (
+	// countTolerance is how far the tool's responses may be from the
+	// server's count (a share of the server's).
+	countTolerance = 0.005
+	// omissionLimit is the share of the stalls' requests a tool may leave
+	// unsent (or unseen in its tail) before it is flagged.
+	omissionLimit = 0.25
+	// percentileSlack is how far below the server's a client percentile may
+	// be, as a share of the server's, beyond the format's resolution.
+	percentileSlack = 0.01
+)
+
+// A Verdict is the outcome of one check.
+type Verdict string
+
+// The verdicts: only Fail fails the grade.
+const (
+	Pass          Verdict = "PASS"
+	Fail          Verdict = "FAIL"
+	CannotTell    Verdict = "CANNOT TELL"
+	NotApplicable Verdict = "N/A"
+)
+
+// A Check is one check's verdict and its figures in words.
+type Check struct {
+	Name    string
+	Verdict Verdict
+	Text    string
+}
+
+// A Grading holds one report graded against the truth.
+type Grading struct {
+	Report *Report
+	Placed string // how a report without times was placed (align)
+	// Server is the truth's server-side latency (arrival to end of write).
+	Server Percentiles
+	// Served is the server's count over the report's span.
+	Served     int64
+	ServedSecs int
+	// Stalls are the truth's stalls within the report's span, StallTime
+	// their total length.
+	Stalls    []Span
+	StallTime time.Duration
+	// Rate is the tool's own rate outside the stalls (/s); Due the
+	// requests that rate puts in the stalls; SentInStalls those the tool
+	// sent in them (-1: the format does not say).
+	Rate         float64
+	Due          float64
+	SentInStalls int64
+	// Expected is the latency the stalls' requests should have seen (ms):
+	// arriving at a in a stall [s, e], a request waits e - a, then is
+	// served in the server's median service time.
+	Expected Percentiles
+	// TailAt is the latency from which a stall's request is counted in
+	// the tail (half the shortest stall); TailDue the requests a tool at
+	// Rate has at or above it, TailSeen those it has (-1: unknown).
+	TailAt   float64
+	TailDue  float64
+	TailSeen int64
+	Checks   []Check
+}
+
+// Failed says whether any check failed.
+func (g *Grading) Failed() bool {
+	for _, c := range g.Checks {
+		if c.Verdict == Fail {
+			return true
+		}
+	}
+	return false
+}
+
+// gradeReport grades r (placed in time) against t.
+func gradeReport(r *Report, t *Truth) *Grading {
+	sm := t.ServerMs
+	g := &Grading{Report: r, SentInStalls: -1, TailSeen: -1,
+		Server: Percentiles{P50: sm.P50, P90: sm.P90, P99: sm.P99, P999: sm.P999, Max: sm.Max}}
+	if r.Relative {
+		// Placed nowhere: graded against the whole window and its stalls.
+		g.Served, g.ServedSecs = t.Requests, len(t.Seconds)
+		for _, s := range t.Stalls {
+			g.Stalls = append(g.Stalls, s)
+			g.StallTime += s.End.Sub(s.Start)
+		}
+	} else {
+		g.Served = t.served(r.Start, r.End)
+		for _, s := range t.Seconds {
+			if s.T.Before(r.End) && s.T.Add(time.Second).After(r.Start) {
+				g.ServedSecs++
+			}
+		}
+		for _, s := range t.Stalls {
+			from, to := maxTime(s.Start, r.Start), minTime(s.End, r.End)
+			if to.After(from) {
+				g.Stalls = append(g.Stalls, Span{from, to})
+				g.StallTime += to.Sub(from)
+			}
+		}
+	}
+	g.Rate = rateOutside(r, g.Stalls, g.StallTime)
+	g.Due = g.Rate * g.StallTime.Seconds()
+	if len(g.Stalls) > 0 {
+		g.expect(t.ServiceMs.P50)
+		if r.Requests != nil {
+			g.SentInStalls = 0
+			for _, q := range r.Requests {
+				if inStalls(r.Start.Add(q.At), g.Stalls) {
+					g.SentInStalls++
+				}
+			}
+		}
+		if r.Tail != nil {
+			g.TailSeen = r.Tail(g.TailAt)
+		}
+	}
+	g.Checks = []Check{g.checkCounts(), g.checkPercentiles(), g.checkStalls()}
+	return g
+}
+
+// rateOutside is the tool's rate outside the stalls: its sends there over
+// the time there; from the lab's series, the seconds clear of the stalls
+// and of the stall's catch-up after them; else its requests over its span.
+func rateOutside(r *Report, stalls []Span, stallTime time.Duration) float64 {
+	out := r.Span - stallTime
+	switch {
+	case r.Requests != nil && out > 0:
+		var n int64
+		for _, q := range r.Requests {
+			if !inStalls(r.Start.Add(q.At), stalls) {
+				n++
+			}
+		}
+		return float64(n) / out.Seconds()
+	case len(r.Finished) > 0:
+		var n int64
+		var secs int
+		for _, s := range r.Finished {
+			clear := true
+			for _, st := range stalls {
+				catchUp := st.End.Add(st.End.Sub(st.Start) + time.Second)
+				if s.T.Before(catchUp) && s.T.Add(time.Second).After(st.Start) {
+					clear = false
+				}
+			}
+			if clear {
+				n += s.Requests
+				secs++
+			}
+		}
+		if secs > 0 {
+			return float64(n) / float64(secs)
+		}
+	}
+	if r.Span <= 0 {
+		return 0
+	}
+	return float64(r.Sent) / r.Span.Seconds()
+}
+
+// expect fills the latency the stalls' requests should see: arrivals
+// spread evenly over each stall (1 ms apart), each waiting for the stall's
+// end and then its service time.
+func (g *Grading) expect(serviceMs float64) {
+	var lats []float64
+	shortest := g.Stalls[0].End.Sub(g.Stalls[0].Start)
+	for _, s := range g.Stalls {
+		d := s.End.Sub(s.Start)
+		shortest = min(shortest, d)
+		for a := time.Duration(0); a < d; a += time.Millisecond {
+			lats = append(lats, float64(d-a)/float64(time.Millisecond)+serviceMs)
+		}
+	}
+	sort.Float64s(lats)
+	g.Expected = Percentiles{P50: quantile(lats, 0.5), P90: quantile(lats, 0.9), P99: quantile(lats, 0.99), P999: quantile(lats, 0.999), Max: quantile(lats, 1)}
+	g.TailAt = float64(shortest) / float64(time.Millisecond) / 2
+	for _, s := range g.Stalls {
+		d := float64(s.End.Sub(s.Start)) / float64(time.Millisecond)
+		g.TailDue += g.Rate * math.Min(d, math.Max(0, d-g.TailAt+serviceMs)) / 1000
+	}
+}
+
+// checkCounts: the tool's responses agree with the server's count.
+func (g *Grading) checkCounts() Check {
+	c := Check{Name: "counts agree"}
+	r := g.Report
+	if g.Served == 0 {
+		c.Verdict, c.Text = Fail, fmt.Sprintf("the server served no request in the tool's span; the tool counted %d responses", r.Responses)
+		return c
+	}
+	diff := float64(r.Responses-g.Served) / float64(g.Served)
+	c.Text = fmt.Sprintf("tool %d responses, server %d served (%+.2f %%, tolerance %.1f %%)", r.Responses, g.Served, 100*diff, 100*countTolerance)
+	c.Verdict = Pass
+	if math.Abs(diff) > countTolerance {
+		c.Verdict = Fail
+	}
+	return c
+}
+
+// checkPercentiles: no client percentile below the server's own, beyond
+// the format's resolution and a 1 % slack.
+func (g *Grading) checkPercentiles() Check {
+	s := g.Server
+	c := Check{Name: "no percentile below the server's"}
+	client := g.Report.Lat
+	pairs := []struct {
+		name           string
+		client, server float64
+	}{{"p50", client.P50, s.P50}, {"p90", client.P90, s.P90}, {"p99", client.P99, s.P99}, {"p99.9", client.P999, s.P999}, {"max", client.Max, s.Max}}
+	var below, compared []string
+	for _, p := range pairs {
+		if math.IsNaN(p.client) || p.server <= 0 {
+			continue
+		}
+		compared = append(compared, p.name)
+		slack := math.Max(g.Report.Resolution, percentileSlack*p.server)
+		if p.client < p.server-slack {
+			below = append(below, fmt.Sprintf("%s %.3f < server %.3f ms", p.name, p.client, p.server))
+		}
+	}
+	switch {
+	case len(compared) == 0:
+		c.Verdict, c.Text = CannotTell, "no percentile to compare"
+	case len(below) > 0:
+		c.Verdict = Fail
+		c.Text = strings.Join(below, "; ") + ": a client cannot see less than the server's time for the same requests"
+	default:
+		c.Verdict, c.Text = Pass, "compared "+strings.Join(compared, ", ")
+	}
+	return c
+}
+
+// checkStalls: when the truth has stalls, the tool's requests and tail
+// show them; a tool that sent far fewer requests in them than its own rate
+// predicts omitted them (coordinated omission).
+func (g *Grading) checkStalls() Check {
+	c := Check{Name: "stalls visible"}
+	r := g.Report
+	switch {
+	case len(g.Stalls) == 0:
+		c.Verdict, c.Text = NotApplicable, "no stall in the tool's span"
+		return c
+	case r.Relative && len(r.Requests) == 0 && r.Tail == nil:
+		// wrk: no times; only its tail can show a stall.
+		return g.tailOnly(c)
+	case g.Due < 1:
+		c.Verdict, c.Text = CannotTell, fmt.Sprintf("at the tool's rate (%.1f/s) less than one request was due in the stalls", g.Rate)
+		return c
+	}
+	c.Verdict = Pass
+	var parts []string
+	if g.SentInStalls >= 0 {
+		omitted := math.Max(0, 1-float64(g.SentInStalls)/g.Due)
+		parts = append(parts, fmt.Sprintf("sent %d of the %.0f requests its own rate (%.1f/s) puts in the stalls: %.1f %% never sent", g.SentInStalls, g.Due, g.Rate, 100*omitted))
+		if omitted > omissionLimit {
+			c.Verdict = Fail
+			parts[0] = "coordinated omission: " + parts[0]
+		}
+	}
+	if g.TailSeen >= 0 && g.TailDue >= 1 {
+		unseen := math.Max(0, 1-float64(g.TailSeen)/g.TailDue)
+		parts = append(parts, fmt.Sprintf("%d requests at or above %.0f ms of the %.0f due: %.1f %% missing from its tail", g.TailSeen, g.TailAt, g.TailDue, 100*unseen))
+		if unseen > omissionLimit {
+			c.Verdict = Fail
+			if g.SentInStalls < 0 {
+				parts[len(parts)-1] = "coordinated omission (from the tail): " + parts[len(parts)-1]
+			}
+		}
+	}
+	c.Text = strings.Join(parts, "; ")
+	return c
+}
+
+// tailOnly decides the stall check from percentiles alone: pass when the
+// tail reaches half the shortest stall, else cannot tell.
+func (g *Grading) tailOnly(c Check) Check {
+	r := g.Report
+	c.Verdict, c.Text = CannotTell, "no per-request data or times: cannot tell which requests fell in a stall"
+	if g.TailAt == 0 {
+		return c
+	}
+	for _, v := range []float64{r.Lat.P99, r.Lat.P90, r.Lat.Max} {
+		if !math.IsNaN(v) && v >= g.TailAt {
+			c.Verdict, c.Text = Pass, fmt.Sprintf("its tail shows the stall: %.1f ms >= %.0f ms", v, g.TailAt)
+			return c
+		}
+	}
+	c.Text += fmt.Sprintf(", and its tail (max %.1f ms) does not reach %.0f ms", r.Lat.Max, g.TailAt)
+	return c
+}
+
+func inStalls(t time.Time, stalls []Span) bool {
+	for _, s := range stalls {
+		if !t.Before(s.Start) && t.Before(s.End) {
+			return true
+		}
+	}
+	return false
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}

@@ -1,0 +1,86 @@
+package grade
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"bbslab/internal/cli"
+)
+
+// vegetaTruth is a truth matching testdata/vegeta.json: 29 responses in
+// 3 s, no stall, server times below the tool's.
+const vegetaTruth = `{"version": 1,
+ "window": {"start": "2026-12-02T07:20:00Z", "end": "", "open": true},
+ "requests": 29, "status": {"200": 28, "503": 1},
+ "seconds": [{"t": "2026-12-02T07:20:00Z", "requests": 10}, {"t": "2026-12-02T07:20:01Z", "requests": 10}, {"t": "2026-12-02T07:20:02Z", "requests": 9}],
+ "server_ms": {"count": 29, "p50": 1.5, "p90": 1.6, "p99": 1.7, "p999": 1.7, "max": 1.8},
+ "service_ms": {"count": 29, "p50": 1.0},
+ "stalls": [], "log": false}`
+
+// TestRunExitCodes runs grade end to end over HTTP: a passing grade exits
+// 0, a failing one 3, bad input 2.
+func TestRunExitCodes(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != TruthPath {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(vegetaTruth))
+	}))
+	defer srv.Close()
+	dir := t.TempDir()
+	newer := filepath.Join(dir, "v2.json")
+	os.WriteFile(newer, []byte(strings.Replace(vegetaTruth, `"version": 1`, `"version": 2`, 1)), 0o644)
+
+	tests := []struct {
+		name  string
+		o     Options
+		files []string
+		code  int
+		out   string
+	}{
+		{"pass", Options{Server: srv.URL}, []string{"testdata/vegeta.json"}, 0, "PASS        counts agree"},
+		{"counts fail", Options{TruthFile: "testdata/truth.json"}, []string{"testdata/vegeta.json"}, cli.ExitSLO, "FAIL        counts agree"},
+		{"garbage", Options{Server: srv.URL}, []string{"testdata/garbage.txt"}, cli.ExitUsage, ""},
+		{"no truth", Options{}, []string{"testdata/vegeta.json"}, cli.ExitUsage, ""},
+		{"newer truth", Options{TruthFile: newer}, []string{"testdata/vegeta.json"}, cli.ExitUsage, ""},
+		{"bad window", Options{Server: srv.URL, Window: "yesterday"}, []string{"testdata/hey.csv"}, cli.ExitUsage, ""},
+		{"unknown format", Options{Server: srv.URL, Format: "gatling"}, []string{"testdata/hey.csv"}, cli.ExitUsage, ""},
+	}
+	for _, tt := range tests {
+		var out bytes.Buffer
+		err := Run(context.Background(), tt.o, tt.files, &out)
+		if code := cli.ExitCode(err); code != tt.code {
+			t.Errorf("%s: Run = %v (exit %d); want exit %d\n%s", tt.name, err, code, tt.code, out.String())
+		}
+		if !strings.Contains(out.String(), tt.out) {
+			t.Errorf("%s: output lacks %q:\n%s", tt.name, tt.out, out.String())
+		}
+	}
+}
+
+// TestRunEveryFixture grades every fixture against the stall truth: each
+// is read and graded, none is a usage error.
+func TestRunEveryFixture(t *testing.T) {
+	files := []string{"testdata/vegeta.json", "testdata/k6.json", "testdata/hey.csv", "testdata/jmeter.jtl", "testdata/wrk.txt", "testdata/loadtest-run.json"}
+	var out bytes.Buffer
+	err := Run(context.Background(), Options{TruthFile: "testdata/truth.json"}, files, &out)
+	if code := cli.ExitCode(err); code != cli.ExitSLO {
+		t.Fatalf("Run = %v (exit %d); want exit 3 (the fixtures are not the truth's tools)\n%s", err, code, out.String())
+	}
+	for _, f := range files {
+		if !strings.Contains(out.String(), "== "+f) {
+			t.Errorf("output lacks a grade for %s", f)
+		}
+	}
+	if testing.Verbose() {
+		t.Log(out.String())
+	}
+}
