@@ -62,10 +62,10 @@ func (s Settings) Validate() error {
 	if s.ErrorShare < 0 || s.ErrorShare > 1 || s.ErrorShare != s.ErrorShare {
 		bad("error_share", s.ErrorShare, "must be 0 (none) up to 1 (every request)")
 	}
-	if s.ErrorStatus != 0 && (s.ErrorStatus < 100 || s.ErrorStatus > 599) {
-		bad("error_status", s.ErrorStatus, "must be an HTTP status 100..599 (or 0 with error_share 0)")
+	if s.ErrorStatus != 0 && (s.ErrorStatus < 200 || s.ErrorStatus > 599) {
+		bad("error_status", s.ErrorStatus, "must be an HTTP status 200..599 (or 0 with error_share 0)")
 	} else if s.ErrorShare > 0 && s.ErrorStatus == 0 {
-		bad("error_status", s.ErrorStatus, "must be set (100..599) when error_share is above 0")
+		bad("error_status", s.ErrorStatus, "must be set (200..599) when error_share is above 0")
 	}
 	if s.Size < 0 || s.Size > MaxSize {
 		bad("size", s.Size, fmt.Sprintf("must be 0 (the page as it is) up to %d bytes", MaxSize))
@@ -99,7 +99,7 @@ func (s *Settings) Set(key, value string) error {
 	case "error_status":
 		v, err := strconv.Atoi(value)
 		if err != nil {
-			return fmt.Errorf("error_status = %q: not an HTTP status 100..599", value)
+			return fmt.Errorf("error_status = %q: not an HTTP status 200..599", value)
 		}
 		s.ErrorStatus = v
 	case "error_share":
@@ -134,28 +134,36 @@ type Override struct {
 // IsZero reports whether o overrides nothing.
 func (o Override) IsZero() bool { return !o.HasDelay && o.Status.IsZero() && !o.HasSize }
 
-// ParseOverride reads delay, status and size from q. The error names the
-// parameter.
+// A ParamError is a bad query parameter of one request.
+type ParamError struct {
+	Param   string // delay, status or size
+	Problem string
+}
+
+func (e *ParamError) Error() string { return e.Param + ": " + e.Problem }
+
+// ParseOverride reads delay, status and size from q. The error is a
+// *ParamError naming the parameter.
 func ParseOverride(q url.Values) (Override, error) {
 	var o Override
 	if v, ok := q["delay"]; ok && len(v) > 0 {
 		d, err := ParseDelay(v[0])
 		if err != nil {
-			return o, fmt.Errorf("delay: %w", err)
+			return o, &ParamError{"delay", err.Error()}
 		}
 		o.Delay, o.HasDelay = d, true
 	}
 	if v, ok := q["status"]; ok && len(v) > 0 {
 		s, err := ParseStatuses(v[0])
 		if err != nil {
-			return o, fmt.Errorf("status: %w", err)
+			return o, &ParamError{"status", err.Error()}
 		}
 		o.Status = s
 	}
 	if v, ok := q["size"]; ok && len(v) > 0 {
 		n, err := strconv.ParseInt(v[0], 10, 64)
 		if err != nil || n < 0 || n > MaxSize {
-			return o, fmt.Errorf("size: %q is not a whole number of bytes 0..%d", v[0], MaxSize)
+			return o, &ParamError{"size", fmt.Sprintf("%q is not a whole number of bytes 0..%d", v[0], MaxSize)}
 		}
 		o.Size, o.HasSize = n, true
 	}
@@ -179,13 +187,13 @@ func (s Statuses) IsZero() bool { return len(s) == 0 }
 // fortio's ?status= does: "503:10,429:5" answers 10 % with 503, 5 % with
 // 429 and the rest as usual.
 func ParseStatuses(v string) (Statuses, error) {
-	bad := fmt.Errorf("%q is not a status 100..599 or a mix such as 503:10,429:5 (percentages adding up to at most 100)", v)
+	bad := fmt.Errorf("%q is not a status 200..599 or a mix such as 503:10,429:5 (percentages adding up to at most 100)", v)
 	var out Statuses
 	total := 0.0
 	for part := range strings.SplitSeq(v, ",") {
 		cs, ps, hasShare := strings.Cut(strings.TrimSpace(part), ":")
 		code, err := strconv.Atoi(cs)
-		if err != nil || code < 100 || code > 599 {
+		if err != nil || code < 200 || code > 599 {
 			return nil, bad
 		}
 		p := 100.0

@@ -72,7 +72,7 @@ func TestParseStatuses(t *testing.T) {
 			}
 		}
 	}
-	for _, in := range []string{"", "99", "600", "abc", "503:101", "503:60,500:50", "503:x"} {
+	for _, in := range []string{"", "99", "150", "600", "abc", "503:101", "503:60,500:50", "503:x"} {
 		if _, err := ParseStatuses(in); err == nil {
 			t.Errorf("ParseStatuses(%q) = nil error; want one", in)
 		}
@@ -204,5 +204,23 @@ func TestSchedule(t *testing.T) {
 	b.Set(Settings{})
 	if _, on := b.Current(); on {
 		t.Error("Current after Set(zero): on")
+	}
+}
+
+// TestSetKeepsSchedule: changing a knob other than the stall's keeps the
+// stall schedule; changing the stall's starts it again.
+func TestSetKeepsSchedule(t *testing.T) {
+	s := Settings{StallEvery: time.Second, StallFor: 100 * time.Millisecond}
+	b := New(s)
+	e := b.cur.Load().period.epoch
+	s.Size = 10
+	b.Set(s)
+	if got := b.cur.Load().period.epoch; !got.Equal(e) {
+		t.Errorf("Set(size) moved the schedule's epoch from %v to %v", e, got)
+	}
+	s.StallFor = 200 * time.Millisecond
+	b.Set(s)
+	if got := b.cur.Load().period; got.epoch.Equal(e) || got.dur != 200*time.Millisecond || len(b.periods) != 2 || b.periods[0].until.IsZero() {
+		t.Errorf("Set(stall_for) = %+v, periods %+v; want a new schedule and the old one closed", got, b.periods)
 	}
 }

@@ -49,9 +49,10 @@ func New(s Settings) *Behaviour {
 	return b
 }
 
-// Set puts s in force from now (s must be valid): a stall schedule starts
-// again, its first stall one stall_every from now, and a stall in progress
-// ends unless Trigger started it.
+// Set puts s in force from now (s must be valid). When stall_every or
+// stall_for change, the stall schedule starts again, its first stall one
+// stall_every from now, and a scheduled stall in progress ends; otherwise
+// the schedule goes on.
 func (b *Behaviour) Set(s Settings) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -60,11 +61,15 @@ func (b *Behaviour) Set(s Settings) {
 	if st := b.cur.Load(); st != nil {
 		old = *st
 	}
-	if n := len(b.periods); n > 0 && b.periods[n-1].until.IsZero() {
-		b.periods[n-1].until = now
-	}
 	next := &state{s: s, oneOff: old.oneOff}
-	if s.StallEvery > 0 {
+	if s.StallEvery == old.s.StallEvery && s.StallFor == old.s.StallFor {
+		next.period = old.period // the schedule goes on
+	} else {
+		if n := len(b.periods); n > 0 && b.periods[n-1].until.IsZero() {
+			b.periods[n-1].until = now
+		}
+	}
+	if s.StallEvery > 0 && next.period.every == 0 {
 		next.period = period{epoch: now, every: s.StallEvery, dur: s.StallFor}
 		b.periods = append(b.periods, next.period)
 		if len(b.periods) > maxHistory {

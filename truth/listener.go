@@ -48,7 +48,7 @@ func (l *listener) Accept() (net.Conn, error) {
 // conn stamps the arrival of each request read on it.
 type conn struct {
 	net.Conn
-	rec     *Recorder
+	rec *Recorder
 	// pending is the unix ns of the next request's arrival; 0: none yet;
 	// serving: a request is being served, whose body's reads are no
 	// arrival.

@@ -29,11 +29,12 @@ type Report struct {
 	Stalls    []Span           `json:"stalls"`
 	Log       bool             `json:"log"`
 	// Added to the format's first fields:
-	LogLines         int64 `json:"log_lines"`                   // lines GET /admin/truth/log has
-	LogDropped       int64 `json:"log_dropped"`                 // lines past the log's cap, counted but not logged
-	LogCap           int   `json:"log_cap"`                     // the cap
-	SecondsTruncated bool  `json:"seconds_truncated,omitempty"` // the window has more than MaxSeconds seconds
-	Outside          int64 `json:"outside"`                     // requests served while recording that arrived outside the window
+	LogLines         int64  `json:"log_lines"`                   // lines GET /admin/truth/log has
+	LogDropped       int64  `json:"log_dropped"`                 // lines past the log's cap, counted but not logged
+	LogCap           int    `json:"log_cap"`                     // the cap
+	SecondsTruncated bool   `json:"seconds_truncated,omitempty"` // the window has more than MaxSeconds seconds
+	Outside          int64  `json:"outside"`                     // requests served while recording that arrived outside the window
+	Note             string `json:"note,omitempty"`              // why the report is empty: no window was started
 }
 
 // Window is the span a report covers.
@@ -77,14 +78,15 @@ func summary(h *hdr.Histogram, sum, maxD time.Duration) Summary {
 }
 
 // Report returns the truth of the current window, with stalls(from, to)
-// giving the stalls that overlapped it (nil: none).
+// giving the stalls that overlapped it (nil: none). Before the first
+// window it returns an empty report whose Note says so.
 func (r *Recorder) Report(stalls func(from, to time.Time) []Span) (Report, error) {
 	now := time.Now()
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	w := r.w
 	if w == nil {
-		return Report{}, ErrNoWindow
+		return Report{Version: Version, Status: map[string]int64{}, Seconds: []Second{}, Stalls: []Span{}, LogCap: r.logCap, Note: ErrNoWindow.Error()}, nil
 	}
 	open := !w.stopped && (w.end.IsZero() || now.Before(w.end))
 	to := w.end
@@ -101,7 +103,7 @@ func (r *Recorder) Report(stalls func(from, to time.Time) []Span) (Report, error
 		ServiceMS:  summary(w.service, w.sumService, w.maxService),
 		Stalls:     []Span{},
 		Log:        w.log,
-		LogLines:   int64(len(w.lines)),
+		LogLines:   int64(w.nlines),
 		LogDropped: w.dropped,
 		LogCap:     r.logCap,
 		Outside:    w.outsideSeen,
@@ -143,20 +145,28 @@ type logLine struct {
 }
 
 // WriteLog writes the window's per-request log as JSON lines, in the order
-// the requests ended. It writes nothing when the window keeps no log.
+// the requests ended. It writes nothing when the window keeps no log or
+// no window was started.
 func (r *Recorder) WriteLog(out io.Writer) error {
 	r.mu.Lock()
 	if r.w == nil {
 		r.mu.Unlock()
-		return ErrNoWindow
+		return nil
 	}
-	lines := r.w.lines[:len(r.w.lines):len(r.w.lines)] // appends go elsewhere: safe to read unlocked
+	// Copy the chunks' headers: lines already written never change, and
+	// appends go past them, so they are safe to read unlocked.
+	chunks := make([][]line, len(r.w.lines))
+	copy(chunks, r.w.lines)
+	paths := r.w.pathList[:len(r.w.pathList):len(r.w.pathList)]
 	r.mu.Unlock()
 	bw := bufio.NewWriter(out)
 	enc := json.NewEncoder(bw)
-	for _, q := range lines {
-		if err := enc.Encode(logLine{q.Arrival.UTC(), q.Start.UTC(), q.End.UTC(), q.Status, q.Bytes, q.Path}); err != nil {
-			return err
+	t := func(ns int64) time.Time { return time.Unix(0, ns).UTC() }
+	for _, c := range chunks {
+		for _, l := range c {
+			if err := enc.Encode(logLine{t(l.arrival), t(l.start), t(l.end), int(l.status), l.bytes, paths[l.path]}); err != nil {
+				return err
+			}
 		}
 	}
 	return bw.Flush()

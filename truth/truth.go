@@ -76,10 +76,29 @@ type window struct {
 	sumServer   time.Duration
 	sumService  time.Duration
 	log         bool
-	lines       []Request
+	lines       [][]line // chunks of lineChunk lines
+	nlines      int
+	paths       map[string]uint16 // index into pathList
+	pathList    []string
 	dropped     int64
 	outsideSeen int64 // requests recorded while on but arriving outside the window
 }
+
+// A line is one request of the log, without pointers so that a log of a
+// million lines costs the garbage collector nothing to scan.
+type line struct {
+	arrival, start, end int64 // unix ns
+	bytes               int64
+	status              int32
+	path                uint16 // index into window.pathList
+}
+
+// lineChunk is how many lines a chunk of the log holds: the log grows by
+// chunks rather than by copying.
+const lineChunk = 1 << 14
+
+// maxPaths bounds the distinct paths a log names; the rest are "(other)".
+const maxPaths = 1000
 
 type second struct {
 	requests int64
@@ -117,6 +136,7 @@ func (r *Recorder) Start(at, until time.Time, log bool) error {
 	r.w = &window{
 		start: at, end: until, log: log,
 		status:  map[int]int64{},
+		paths:   map[string]uint16{},
 		seconds: map[int64]*second{},
 		server:  hdr.New(histMin, histMax, histDigits),
 		service: hdr.New(histMin, histMax, histDigits),
@@ -193,12 +213,33 @@ func (r *Recorder) Record(q Request) {
 	w.maxServer = max(w.maxServer, server)
 	w.maxService = max(w.maxService, service)
 	if w.log {
-		if len(w.lines) < r.logCap {
-			w.lines = append(w.lines, q)
+		if w.nlines < r.logCap {
+			w.appendLine(q)
 		} else {
 			w.dropped++
 		}
 	}
+}
+
+// appendLine adds q to the log.
+func (w *window) appendLine(q Request) {
+	p, ok := w.paths[q.Path]
+	if !ok {
+		if len(w.pathList) >= maxPaths {
+			q.Path = "(other)"
+		}
+		if p, ok = w.paths[q.Path]; !ok {
+			p = uint16(len(w.pathList))
+			w.pathList = append(w.pathList, q.Path)
+			w.paths[q.Path] = p
+		}
+	}
+	if w.nlines%lineChunk == 0 {
+		w.lines = append(w.lines, make([]line, 0, lineChunk))
+	}
+	c := &w.lines[len(w.lines)-1]
+	*c = append(*c, line{q.Arrival.UnixNano(), q.Start.UnixNano(), q.End.UnixNano(), q.Bytes, int32(q.Status), p})
+	w.nlines++
 }
 
 // micros clamps d into the histogram's range in microseconds.

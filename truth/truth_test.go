@@ -23,8 +23,8 @@ func TestRecorder(t *testing.T) {
 	if r.On() {
 		t.Fatal("On before Start")
 	}
-	if _, err := r.Report(nil); err != ErrNoWindow {
-		t.Fatalf("Report before Start = %v; want ErrNoWindow", err)
+	if rep, err := r.Report(nil); err != nil || rep.Note == "" || rep.Version != 1 || rep.Requests != 0 {
+		t.Fatalf("Report before Start = %+v, %v; want an empty report with a note", rep, err)
 	}
 	start := time.Now()
 	if err := r.Start(time.Time{}, time.Time{}, true); err != nil {
