@@ -57,6 +57,7 @@ type sizer struct {
 	size int64
 	code int
 	buf  bytes.Buffer
+	done bool
 }
 
 // WriteHeader keeps the status for finish.
@@ -80,8 +81,12 @@ func (z *sizer) Flush() {}
 // spaces pads sized responses.
 var spaces = bytes.Repeat([]byte{' '}, 32<<10)
 
-// finish writes the held response with its size.
+// finish writes the held response with its size, once.
 func (z *sizer) finish() {
+	if z.done {
+		return
+	}
+	z.done = true
 	if z.code == 0 {
 		return // nothing was answered: the client left
 	}

@@ -54,8 +54,9 @@ func (s *Server) handleBoard() http.HandlerFunc {
 			s.fail(w, r, in.Cmd, err)
 			return
 		}
+		var z *sizer
 		if plan.Size >= 0 {
-			z := &sizer{ResponseWriter: w, size: plan.Size}
+			z = &sizer{ResponseWriter: w, size: plan.Size}
 			defer z.finish()
 			w = z
 		}
@@ -76,6 +77,9 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		// thread of the article's application server was: rendering and
 		// writing are part of the work the limit bounds.
 		defer release()
+		if z != nil {
+			defer z.finish() // before release: the worker is held until the page is written
+		}
 		if plan.Delay > 0 {
 			// Added service time (delay), while the worker is held, as
 			// the database at a distance's waits are.

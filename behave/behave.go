@@ -131,9 +131,6 @@ type Override struct {
 	HasSize  bool // size=0 asks for an empty body
 }
 
-// IsZero reports whether o overrides nothing.
-func (o Override) IsZero() bool { return !o.HasDelay && o.Status.IsZero() && !o.HasSize }
-
 // A ParamError is a bad query parameter of one request.
 type ParamError struct {
 	Param   string // delay, status or size

@@ -37,9 +37,12 @@ func (l *listener) Accept() (net.Conn, error) {
 	}
 	tc := &conn{Conn: c, rec: l.rec}
 	if l.hold != nil {
-		at := time.Now()
-		if l.hold() && l.rec.On() {
-			tc.pending.Store(at.UnixNano())
+		var at int64
+		if l.rec.On() {
+			at = time.Now().UnixNano()
+		}
+		if l.hold() && at != 0 {
+			tc.pending.Store(at)
 		}
 	}
 	return tc, nil
