@@ -130,6 +130,9 @@ func (s *Server) behaviourStats() BehaviourStats {
 	if st == nil {
 		st = []behave.Stall{}
 	}
+	for i := range st {
+		st[i].Start, st[i].End = st[i].Start.UTC(), st[i].End.UTC()
+	}
 	return BehaviourStats{
 		StallEvery: set.StallEvery.String(), StallFor: set.StallFor.String(), Delay: set.Delay.String(),
 		ErrorStatus: set.ErrorStatus, ErrorShare: set.ErrorShare, Size: set.Size, Stalls: st,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -68,12 +69,15 @@ func summary(h *hdr.Histogram, sum, maxD time.Duration) Summary {
 	if n == 0 {
 		return Summary{}
 	}
-	q := func(p float64) float64 { return float64(h.ValueAtQuantile(p)) / 1000 }
+	maxMS := float64(maxD) / 1e6
+	// A percentile is its bucket's highest equivalent value (within 0.1 %),
+	// never above the exact maximum.
+	q := func(p float64) float64 { return min(float64(h.ValueAtQuantile(p))/1000, maxMS) }
 	return Summary{
 		Count: n,
-		Mean:  float64(sum) / float64(n) / 1e6,
+		Mean:  math.Round(float64(sum)/float64(n)) / 1e6,
 		P50:   q(50), P90: q(90), P95: q(95), P99: q(99), P999: q(99.9),
-		Max: float64(maxD) / 1e6,
+		Max: maxMS,
 	}
 }
 

@@ -183,3 +183,23 @@ func TestListener(t *testing.T) {
 		t.Errorf("second request's arrival %v is not after the first's start %v: one arrival for two requests", got[1][0], got[0][1])
 	}
 }
+
+// TestPercentilesNotAboveMax: a histogram bucket's upper edge may lie past
+// the exact maximum; the report never shows a percentile above it.
+func TestPercentilesNotAboveMax(t *testing.T) {
+	r := New(0)
+	r.Start(time.Time{}, time.Time{}, false)
+	a := time.Now()
+	r.Begin()
+	r.Record(served(a, 168379967*time.Nanosecond, 200))
+	rep, _ := r.Report(nil)
+	s := rep.ServerMS
+	for _, p := range []float64{s.P50, s.P90, s.P95, s.P99, s.P999} {
+		if p > s.Max {
+			t.Errorf("server_ms %+v: a percentile above max", s)
+		}
+	}
+	if s.Max != 168.379967 || s.Mean != 168.379967 {
+		t.Errorf("server_ms max %v mean %v; want 168.379967", s.Max, s.Mean)
+	}
+}
