@@ -299,12 +299,9 @@ func BenchmarkTruth(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
-		})
-		if mode != "off" {
-			rep, _ := s.truth.Report(nil)
-			if rep.Requests == 0 {
-				b.Fatal("recording on counted nothing")
+			if rep, _ := s.truth.Report(nil); (mode != "off") != (rep.Requests > 0) {
+				b.Fatalf("recording %s counted %d requests", mode, rep.Requests)
 			}
-		}
+		})
 	}
 }
