@@ -68,6 +68,9 @@ func (s *Server) observe(h http.Handler) http.Handler {
 		n := &rec.note
 		h.ServeHTTP(rec, r)
 		s.behave.Wait()
+		if !rec.wrote && r.Context().Err() != nil {
+			rec.status = statusClientClosed // nothing was written: the client left
+		}
 		if recording {
 			if rec.wrote {
 				// The response leaves now rather than when net/http
@@ -82,9 +85,6 @@ func (s *Server) observe(h http.Handler) http.Handler {
 			s.truth.Record(truth.Request{Arrival: arrival, Start: start, End: end, Status: rec.status, Bytes: rec.bytes, Path: r.URL.Path})
 		}
 		d := time.Since(start)
-		if !rec.wrote && r.Context().Err() != nil {
-			rec.status = statusClientClosed // nothing was written: the client left
-		}
 		s.metrics.request(n, rec.status, d)
 		if s.accessLog != nil {
 			s.accessLog.write(r, start, d, rec, n)
