@@ -69,19 +69,24 @@ func requireToken(token string, h http.Handler) http.Handler {
 // adminDocs says in one line what each admin route answers, by the
 // pattern it is registered with (routes.go, debug.go).
 var adminDocs = map[string]string{
-	"GET /healthz":          "200 ok while the process is up, also while start-up waits for the database.",
-	"GET /readyz":           "JSON: 200 when the pool is filled and the database answers, else 503 with the reason.",
-	"POST /admin/reset":     "Restores the deterministic seed of ?posts=N posts (default: the configured seed). POST only, e.g. curl -X POST 'ADDR/admin/reset?posts=1000'.",
-	"/admin/distance":       "JSON: each SQL statement's wait in force (db_latency ± db_latency_jitter); a POST sets it from now on, as loadtest calibrate does, e.g. curl -X POST 'ADDR/admin/distance?db_latency=1.2ms'.",
-	"GET /admin/stats":      "JSON: workers and queue, DB pool and its waits, each command's queries and acquires, answers by kind, GC, machine, connections, runtime, config.",
-	"/debug/pprof/":         "pprof's index of the runtime profiles listed below (?debug=1 for text).",
-	"/debug/pprof/cmdline":  "The command line, secrets redacted, NUL-separated.",
-	"/debug/pprof/profile":  "CPU profile over ?seconds=N (default 30): go tool pprof ADDR/debug/pprof/profile.",
-	"/debug/pprof/symbol":   "Looks up program counters for pprof.",
-	"/debug/pprof/trace":    "Execution trace over ?seconds=N (default 1): go tool trace.",
-	"GET /debug/fgprof":     "Wall-clock profile, on- and off-CPU, over ?seconds=N (default 30; format=folded for flame graphs): shows pool and SQL waits.",
-	"GET /debug/goroutines": "Goroutine dump, identical stacks grouped, after a count of requests by what they wait for (also written to stderr on SIGUSR1).",
-	"GET /metrics":          "Prometheus text format: requests, latencies, workers, pool, runtime.",
+	"GET /healthz":            "200 ok while the process is up, also while start-up waits for the database.",
+	"GET /readyz":             "JSON: 200 when the pool is filled and the database answers, else 503 with the reason.",
+	"POST /admin/reset":       "Restores the deterministic seed of ?posts=N posts (default: the configured seed). POST only, e.g. curl -X POST 'ADDR/admin/reset?posts=1000'.",
+	"/admin/distance":         "JSON: each SQL statement's wait in force (db_latency ± db_latency_jitter); a POST sets it from now on, as loadtest calibrate does, e.g. curl -X POST 'ADDR/admin/distance?db_latency=1.2ms'.",
+	"/admin/behaviour":        "JSON: the behaviour knobs in force (stall_every, stall_for, delay, error_status, error_share, size) and recent stalls; a POST sets those given, stall_now=D stalls now, e.g. curl -X POST 'ADDR/admin/behaviour?stall_now=1s'.",
+	"POST /admin/truth/start": "Opens a truth window from now (or ?at= until ?until=, RFC 3339; ?log=1 keeps a per-request log): the board records every request it serves.",
+	"POST /admin/truth/stop":  "Closes the truth window and answers its truth as JSON; ?file=PATH also writes it there.",
+	"GET /admin/truth":        "JSON: the truth of the current or last window: requests, bytes, statuses, per second, server and service times, stalls.",
+	"GET /admin/truth/log":    "JSON lines: one per request of the window (when it keeps a log).",
+	"GET /admin/stats":        "JSON: workers and queue, DB pool and its waits, each command's queries and acquires, answers by kind, GC, machine, connections, runtime, config.",
+	"/debug/pprof/":           "pprof's index of the runtime profiles listed below (?debug=1 for text).",
+	"/debug/pprof/cmdline":    "The command line, secrets redacted, NUL-separated.",
+	"/debug/pprof/profile":    "CPU profile over ?seconds=N (default 30): go tool pprof ADDR/debug/pprof/profile.",
+	"/debug/pprof/symbol":     "Looks up program counters for pprof.",
+	"/debug/pprof/trace":      "Execution trace over ?seconds=N (default 1): go tool trace.",
+	"GET /debug/fgprof":       "Wall-clock profile, on- and off-CPU, over ?seconds=N (default 30; format=folded for flame graphs): shows pool and SQL waits.",
+	"GET /debug/goroutines":   "Goroutine dump, identical stacks grouped, after a count of requests by what they wait for (also written to stderr on SIGUSR1).",
+	"GET /metrics":            "Prometheus text format: requests, latencies, workers, pool, runtime.",
 }
 
 // profileDocs says what each runtime/pprof profile holds; a profile not

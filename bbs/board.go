@@ -49,6 +49,17 @@ func (s *Server) handleBoard() http.HandlerFunc {
 			s.fail(w, r, "", err)
 			return
 		}
+		plan, err := s.planBoard(r)
+		if err != nil {
+			s.fail(w, r, in.Cmd, err)
+			return
+		}
+		var z *sizer
+		if plan.Size >= 0 {
+			z = &sizer{ResponseWriter: w, size: plan.Size}
+			defer z.finish()
+			w = z
+		}
 		view, req, err := commands.Decode(in, s.opt.PageSize)
 		if err != nil {
 			s.fail(w, r, in.Cmd, err)
@@ -66,6 +77,24 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		// thread of the article's application server was: rendering and
 		// writing are part of the work the limit bounds.
 		defer release()
+		if z != nil {
+			defer z.finish() // before release: the worker is held until the page is written
+		}
+		if plan.Delay > 0 {
+			// Added service time (delay), while the worker is held, as
+			// the database at a distance's waits are.
+			if err := sleep(r.Context(), plan.Delay); err != nil {
+				s.fail(w, r, view.Name(), err)
+				return
+			}
+		}
+		if plan.Status != 0 {
+			// An injected status (error_status, ?status=): the command
+			// does not run.
+			w.Header().Set("Server-Timing", cost{Queue: queueWait, Total: time.Since(start)}.serverTiming())
+			s.renderError(w, r, plan.Status, "status "+strconv.Itoa(plan.Status)+" injected by the board's behaviour knobs (error_status and error_share, or ?status=)")
+			return
+		}
 		ctx, cancel := context.WithTimeout(r.Context(), s.opt.RequestTimeout)
 		res, err := view.Run(ctx, s.store, req)
 		cancel()

@@ -263,3 +263,45 @@ func runBare(b *testing.B, handlers map[string]http.HandlerFunc) {
 		})
 	}
 }
+
+// BenchmarkTruth runs AllView as HTML on SQLite through the public handler
+// with the truth recorder off, on, and on with its per-request log: what
+// recording costs a request (docs/truth.md). The request is served
+// without a connection, so the arrival's read stamp (one atomic load and a
+// clock read per request, truth's BenchmarkConnRead) is not in it.
+//
+//	go test -run '^$' -bench Truth -benchmem -count 5 ./bbs
+func BenchmarkTruth(b *testing.B) {
+	st, err := open.Store(context.Background(), entity.Options{Driver: "sqlite", DSN: filepath.Join(b.TempDir(), "bench.db"), Pool: 10, PoolMode: "fixed", SeedPosts: 1000})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	for _, mode := range []string{"off", "on", "on+log"} {
+		s := New(Options{Store: st, Workers: 10, Queue: 100, DBName: "sqlite"})
+		if mode != "off" {
+			if err := s.truth.Start(time.Time{}, time.Time{}, mode == "on+log"); err != nil {
+				b.Fatal(err)
+			}
+		}
+		h := s.Handler()
+		b.Run(mode, func(b *testing.B) {
+			b.ReportAllocs()
+			cpu0 := processCPU(b)
+			for b.Loop() {
+				ctx, cancel := context.WithCancel(context.Background())
+				req := httptest.NewRequestWithContext(ctx, http.MethodGet, "/bbs?cmd=AllView", nil)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				cancel()
+				if w.Code != http.StatusOK {
+					b.Fatalf("GET: %d", w.Code)
+				}
+			}
+			b.ReportMetric(float64(processCPU(b)-cpu0)/float64(b.N), "cpu-ns/op")
+			if rep, _ := s.truth.Report(nil); (mode != "off") != (rep.Requests > 0) {
+				b.Fatalf("recording %s counted %d requests", mode, rep.Requests)
+			}
+		})
+	}
+}

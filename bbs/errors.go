@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 
+	"bbslab/behave"
 	"bbslab/commands"
 	"bbslab/entity"
 )
@@ -19,9 +20,12 @@ const retryAfter = "1"
 // is the one place errors become HTTP: a user never sees a driver message.
 func classify(err error) (int, string) {
 	var in *commands.InputError
+	var param *behave.ParamError
 	switch {
 	case errors.As(err, &in):
 		return http.StatusBadRequest, in.Error()
+	case errors.As(err, &param):
+		return http.StatusBadRequest, param.Error()
 	case errors.Is(err, errTooLarge):
 		return http.StatusRequestEntityTooLarge, "the request body is over 64 KB"
 	case errors.Is(err, errQueueFull):

@@ -8,7 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"bbslab/behave"
 	"bbslab/commands"
+	"bbslab/truth"
 )
 
 // A note collects what the board handler learnt about one request, for the
@@ -26,6 +28,9 @@ type note struct {
 // on as it is), not in the request's context: a context value would cost
 // a copy of the request per request (Request.WithContext).
 func noteWorker(w http.ResponseWriter, cmd string, wait time.Duration, err error) {
+	if z, ok := w.(*sizer); ok {
+		w = z.ResponseWriter
+	}
 	if rec, ok := w.(*recorder); ok {
 		rec.note.command = cmd
 		rec.note.queueWait = wait
@@ -36,6 +41,9 @@ func noteWorker(w http.ResponseWriter, cmd string, wait time.Duration, err error
 // noteTally records what the command of the request answered through w
 // did in the database.
 func noteTally(w http.ResponseWriter, t commands.Tally) {
+	if z, ok := w.(*sizer); ok {
+		w = z.ResponseWriter
+	}
 	if rec, ok := w.(*recorder); ok {
 		rec.note.tally = t
 	}
@@ -43,16 +51,40 @@ func noteTally(w http.ResponseWriter, t commands.Tally) {
 
 // observe wraps the public handler: it counts and times every request for
 // the metrics and writes the access log line when there is an access log.
+// It holds the request at its entry and before its end while the board
+// stalls (behaviour.go), and records it in the truth window when one is
+// recording (truth.go).
 func (s *Server) observe(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.behave.Wait()
 		start := time.Now()
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+		var arrival time.Time
+		recording := s.truth.On()
+		if recording {
+			arrival = truth.Arrival(r.Context())
+			s.truth.Begin()
+		}
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK, gate: s.behave}
 		n := &rec.note
 		h.ServeHTTP(rec, r)
-		d := time.Since(start)
+		s.behave.Wait()
 		if !rec.wrote && r.Context().Err() != nil {
 			rec.status = statusClientClosed // nothing was written: the client left
 		}
+		if recording {
+			if rec.wrote {
+				// The response leaves now rather than when net/http
+				// finishes the request: the end of its write is known.
+				http.NewResponseController(w).Flush()
+			}
+			end := time.Now()
+			truth.Served(r.Context())
+			if arrival.IsZero() {
+				arrival = start
+			}
+			s.truth.Record(truth.Request{Arrival: arrival, Start: start, End: end, Status: rec.status, Bytes: rec.bytes, Path: r.URL.Path})
+		}
+		d := time.Since(start)
 		s.metrics.request(n, rec.status, d)
 		if s.accessLog != nil {
 			s.accessLog.write(r, start, d, rec, n)
@@ -67,11 +99,13 @@ type recorder struct {
 	status int
 	bytes  int64
 	wrote  bool
-	note   note // what the board handler learnt (noteWorker, noteTally)
+	note   note              // what the board handler learnt (noteWorker, noteTally)
+	gate   *behave.Behaviour // holds writes during a stall
 }
 
 // WriteHeader records the status.
 func (r *recorder) WriteHeader(code int) {
+	r.gate.Wait()
 	if !r.wrote {
 		r.status = code
 		r.wrote = true
@@ -81,6 +115,7 @@ func (r *recorder) WriteHeader(code int) {
 
 // Write counts the body bytes.
 func (r *recorder) Write(b []byte) (int, error) {
+	r.gate.Wait()
 	r.wrote = true
 	n, err := r.ResponseWriter.Write(b)
 	r.bytes += int64(n)

@@ -31,6 +31,11 @@ func (s *Server) adminRoutes(mux *routeList) {
 	mux.HandleFunc("POST /admin/reset", s.handleReset)
 	mux.HandleFunc("GET /admin/stats", s.handleStats)
 	mux.HandleFunc("/admin/distance", s.handleDistance)
+	mux.HandleFunc("/admin/behaviour", s.handleBehaviour)
+	mux.HandleFunc("POST /admin/truth/start", s.handleTruthStart)
+	mux.HandleFunc("POST /admin/truth/stop", s.handleTruthStop)
+	mux.HandleFunc("GET /admin/truth", s.handleTruth)
+	mux.HandleFunc("GET /admin/truth/log", s.handleTruthLog)
 	s.debugRoutes(mux)
 }
 

@@ -10,9 +10,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"bbslab/behave"
 	"bbslab/commands"
 	"bbslab/entity"
 	"bbslab/machine"
+	"bbslab/truth"
 )
 
 // Options configures a Server.
@@ -42,6 +44,16 @@ type Options struct {
 	Machine    *machine.Sampler // when set, /admin/stats shows machine CPU, paging, load, memory
 	ServerPort int              // public port, for its TCP states in /admin/stats; 0 = unknown
 	DBPort     int              // database server's TCP port, for its TCP states; 0 = none
+
+	// Behaviour on demand and the server's truth (behaviour.go, truth.go).
+	// The caller that serves the public listener creates them, to hook
+	// them into the listener too (truth.Listener with Behaviour.Wait as
+	// its hold, and truth.ConnContext); nil: New makes ones with nothing
+	// set, which then see no arrivals and no accepts.
+	Behaviour *behave.Behaviour
+	Truth     *truth.Recorder
+	TruthLog  bool   // a truth window keeps the per-request log unless its start says ?log=0
+	TruthFile string // where a truth window's stop writes its report; "" none unless ?file=
 }
 
 // Server serves the board and its admin endpoints.
@@ -58,6 +70,8 @@ type Server struct {
 
 	metrics   *metrics
 	accessLog *accessLog // nil when off
+	behave    *behave.Behaviour
+	truth     *truth.Recorder
 }
 
 // New returns a Server for opt. It reports ready once SetReady(true) is
@@ -83,6 +97,13 @@ func New(opt Options) *Server {
 		log:     opt.Logger,
 		started: time.Now(),
 		host:    machine.Host(),
+	}
+	s.behave, s.truth = opt.Behaviour, opt.Truth
+	if s.behave == nil {
+		s.behave = behave.New(behave.Settings{})
+	}
+	if s.truth == nil {
+		s.truth = truth.New(0)
 	}
 	s.metrics = newMetrics(s)
 	s.store = timedStore{Store: s.store, wait: s.metrics.acquireWait}

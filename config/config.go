@@ -48,6 +48,7 @@ type Config struct {
 
 	Latency                 // tcp_nodelay, write_chunks, gogc, gomemlimit, warmup (latency.go)
 	Distance                // db_latency, db_latency_jitter, connect_latency (distance.go)
+	Behaviour               // stall_every, stall_for, delay, error_status, error_share, size, truth_log, truth_file (behaviour.go)
 	AccessLog string        `toml:"access_log"` // JSON-lines access log (alp): a file, "-" for stdout, "" off
 	SQLTrace  string        `toml:"sql_trace"`  // JSON line per SQL statement: a file, "-" for stderr, "" off
 	Profile   ProfileConfig `toml:"profile"`    // extra runtime profiles
@@ -167,6 +168,7 @@ func (c Config) Validate() error {
 	positive("shutdown_timeout", c.ShutdownTimeout, time.Hour)
 	errs = append(errs, c.Latency.validate()...)
 	errs = append(errs, c.Distance.validate()...)
+	errs = append(errs, c.Behaviour.validate()...)
 	rangeInt("profile.block_rate", c.Profile.BlockRate, 0, 1_000_000_000)
 	rangeInt("profile.mutex_fraction", c.Profile.MutexFraction, 0, 1_000_000)
 	return errors.Join(errs...)

@@ -96,6 +96,7 @@ func bind(fs *flag.FlagSet, c *Config) {
 	fs.Var(&c.ShutdownTimeout, "shutdown-timeout", "time in-flight requests get to finish at shutdown")
 	bindLatency(fs, &c.Latency)
 	bindDistance(fs, &c.Distance)
+	bindBehaviour(fs, &c.Behaviour)
 	fs.StringVar(&c.AccessLog, "access-log", c.AccessLog, "JSON-lines access log that alp reads: a `file`, \"-\" for stdout, empty: off")
 	fs.StringVar(&c.SQLTrace, "sql-trace", c.SQLTrace, "one JSON line per SQL statement: a `file`, \"-\" for stderr, empty: off")
 	fs.IntVar(&c.Profile.BlockRate, "block-rate", c.Profile.BlockRate, "[profile] block_rate: block profile rate in ns (0 off, 1 every event)")

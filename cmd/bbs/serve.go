@@ -14,11 +14,13 @@ import (
 	"time"
 
 	"bbslab/bbs"
+	"bbslab/behave"
 	"bbslab/config"
 	"bbslab/entity"
 	"bbslab/entity/sqlite"
 	"bbslab/internal/cli"
 	"bbslab/internal/pgsetup"
+	"bbslab/truth"
 )
 
 // serve starts the board and its admin listener and serves until ctx ends,
@@ -47,6 +49,14 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if !cfg.TCPNoDelay {
 		pub = bbs.NoDelayListener(pub, false) // Nagle's algorithm on (latency experiments)
 	}
+	// Behaviour on demand and the server's truth: the listener stamps each
+	// request's arrival and holds new connections during a stall.
+	settings, err := cfg.Behaviour.Settings()
+	if err != nil {
+		return cli.Usage(err) // Parse validated it already
+	}
+	behaviour, record := behave.New(settings), truth.New(0)
+	pub = truth.Listener(pub, record, behaviour.Wait)
 	var adm net.Listener
 	if cfg.AdminAddr != "" {
 		if adm, err = net.Listen("tcp", cfg.AdminAddr); err != nil {
@@ -78,6 +88,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		WriteTimeout:      time.Duration(cfg.WriteTimeout),
 		IdleTimeout:       time.Duration(cfg.IdleTimeout),
 		MaxHeaderBytes:    16 << 10,
+		ConnContext:       truth.ConnContext,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	servers := []*http.Server{public}
@@ -148,6 +159,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Machine:        rd.sampler,
 		ServerPort:     pub.Addr().(*net.TCPAddr).Port,
 		DBPort:         rd.dbPort,
+		Behaviour:      behaviour,
+		Truth:          record,
+		TruthLog:       cfg.TruthLog,
+		TruthFile:      cfg.TruthFile,
 	})
 	boardH.set(srv.Handler())
 	adminH.set(srv.AdminHandler())

@@ -1,0 +1,108 @@
+package truth
+
+import (
+	"context"
+	"net"
+	"sync/atomic"
+	"time"
+)
+
+// Listener wraps l so that each request's arrival is known: the time of the
+// first read that returns bytes after the previous request's arrival was
+// taken (Arrival), one per request on a keep-alive connection. hold, when
+// not nil, is called after each accept and before the connection is handed
+// to the server, and reports whether it held it (a stall: the server takes
+// no new connection); the first request on a held connection arrived when
+// the kernel handed it over, not when the server first read it, since
+// its bytes were waiting meanwhile. With recording off a read costs one
+// atomic load.
+//
+// An http.Server serving the listener must set ConnContext to ConnContext
+// so that handlers can find their connection.
+func Listener(l net.Listener, r *Recorder, hold func() bool) net.Listener {
+	return &listener{Listener: l, rec: r, hold: hold}
+}
+
+type listener struct {
+	net.Listener
+	rec  *Recorder
+	hold func() bool
+}
+
+// Accept accepts a connection, holds it while hold says so, and wraps it.
+func (l *listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	tc := &conn{Conn: c, rec: l.rec}
+	if l.hold != nil {
+		var at int64
+		if l.rec.On() {
+			at = time.Now().UnixNano()
+		}
+		if l.hold() && at != 0 {
+			tc.pending.Store(at)
+		}
+	}
+	return tc, nil
+}
+
+// conn stamps the arrival of each request read on it.
+type conn struct {
+	net.Conn
+	rec *Recorder
+	// pending is the unix ns of the next request's arrival; 0: none yet;
+	// serving: a request is being served, whose body's reads are no
+	// arrival.
+	pending atomic.Int64
+}
+
+// serving marks a connection whose request is being served (Arrival to
+// Served).
+const serving = -1
+
+// Read stamps the arrival when bytes come and no arrival is pending.
+func (c *conn) Read(b []byte) (int, error) {
+	n, err := c.Conn.Read(b)
+	if n > 0 && c.rec.On() && c.pending.Load() == 0 {
+		// CompareAndSwap: the handler may take the arrival meanwhile.
+		c.pending.CompareAndSwap(0, time.Now().UnixNano())
+	}
+	return n, err
+}
+
+// connKey is the context key of the connection.
+type connKey struct{}
+
+// ConnContext is an http.Server's ConnContext for a Listener's connections.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if tc, ok := c.(*conn); ok {
+		return context.WithValue(ctx, connKey{}, tc)
+	}
+	return ctx
+}
+
+// Arrival takes the arrival of the request being served on ctx's
+// connection, the zero time when it is unknown (no Listener, or a request
+// whose bytes came in one read with the previous one's, as pipelined
+// requests may).
+func Arrival(ctx context.Context) time.Time {
+	c, ok := ctx.Value(connKey{}).(*conn)
+	if !ok {
+		return time.Time{}
+	}
+	ns := c.pending.Swap(serving)
+	if ns <= 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// Served ends the request on ctx's connection that Arrival took: the next
+// bytes read on it are the next request's arrival.
+func Served(ctx context.Context) {
+	if c, ok := ctx.Value(connKey{}).(*conn); ok {
+		c.pending.CompareAndSwap(serving, 0)
+	}
+}
