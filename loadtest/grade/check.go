@@ -68,7 +68,10 @@ type Grading struct {
 	TailAt   float64
 	TailDue  float64
 	TailSeen int64
-	Checks   []Check
+	// ServerInStalls are the requests the truth's log has arriving in the
+	// stalls, ServerTail those it held at least TailAt (-1: no log).
+	ServerInStalls, ServerTail int64
+	Checks                     []Check
 }
 
 // Failed says whether any check failed.
@@ -84,7 +87,7 @@ func (g *Grading) Failed() bool {
 // gradeReport grades r (placed in time) against t.
 func gradeReport(r *Report, t *Truth) *Grading {
 	sm := t.ServerMs
-	g := &Grading{Report: r, SentInStalls: -1, TailSeen: -1,
+	g := &Grading{Report: r, SentInStalls: -1, TailSeen: -1, ServerInStalls: -1, ServerTail: -1,
 		Server: Percentiles{P50: sm.P50, P90: sm.P90, P99: sm.P99, P999: sm.P999, Max: sm.Max}}
 	if r.Relative {
 		// Placed nowhere: graded against the whole window and its stalls.
@@ -122,6 +125,9 @@ func gradeReport(r *Report, t *Truth) *Grading {
 		}
 		if r.Tail != nil {
 			g.TailSeen = r.Tail(g.TailAt)
+		}
+		if t.Logged != nil {
+			g.ServerInStalls, g.ServerTail = inStallsLogged(t.Logged, g.Stalls, g.TailAt)
 		}
 	}
 	g.Checks = []Check{g.checkCounts(), g.checkPercentiles(), g.checkStalls()}
