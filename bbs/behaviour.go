@@ -12,12 +12,12 @@ import (
 )
 
 // The board's behaviour on demand (package behave): the stall gate holds
-// the public listener's work at three points, the accept (truth.Listener's
-// hold), the handler's entry (observe) and every write of a response and
-// its end (recorder), so that during a stall no connection is taken, no
-// request starts and no response goes out, as when the process is paused.
-// Request bytes are still read meanwhile, so that each request's arrival
-// is known (truth). The delay, the injected status and the size apply to
+// the public listener's work at two points, the handler's entry (observe)
+// and every write of a response and its end (recorder), so that during a
+// stall no request starts and no response goes out, as when the process
+// is paused. Connections are still accepted and request bytes read
+// meanwhile (a paused process's kernel completes the handshakes and
+// buffers the bytes), so that each request's arrival is known (truth). The delay, the injected status and the size apply to
 // /bbs (handleBoard and planBoard).
 
 // planBoard draws what a /bbs request does beyond the board's work, from

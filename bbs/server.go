@@ -47,8 +47,7 @@ type Options struct {
 
 	// Behaviour on demand and the server's truth (behaviour.go, truth.go).
 	// The caller that serves the public listener creates them, to hook
-	// them into the listener too (truth.Listener with Behaviour.Wait as
-	// its hold, and truth.ConnContext); nil: New makes ones with nothing
+	// them into the listener too (truth.Listener and truth.ConnContext); nil: New makes ones with nothing
 	// set, which then see no arrivals and no accepts.
 	Behaviour *behave.Behaviour
 	Truth     *truth.Recorder

@@ -34,7 +34,7 @@ func TestTruthEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: s.Handler(), ConnContext: truth.ConnContext}
-	go srv.Serve(truth.Listener(l, rec, beh.Wait))
+	go srv.Serve(truth.Listener(l, rec))
 	t.Cleanup(func() { srv.Close() })
 	board := "http://" + l.Addr().String() + "/bbs?cmd=AllView"
 	adm := newAdmin(t, s)

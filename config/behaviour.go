@@ -48,7 +48,7 @@ func (b Behaviour) validate() []error {
 
 // bindBehaviour registers the behaviour knobs' flags.
 func bindBehaviour(fs *flag.FlagSet, b *Behaviour) {
-	fs.Var(&b.StallEvery, "stall-every", "a stall (no connection accepted, no request started, no response written) starts every this long (0: none)")
+	fs.Var(&b.StallEvery, "stall-every", "a stall (no request started, no response written) starts every this long (0: none)")
 	fs.Var(&b.StallFor, "stall-for", "how long each stall lasts (below -stall-every, at most 1m)")
 	fs.StringVar(&b.Delay, "delay", b.Delay, "service time added to each /bbs request: 5ms, uniform:1ms-9ms, exp:5ms (mean) or a mix such as 10ms:50,100ms:10")
 	fs.IntVar(&b.ErrorStatus, "error-status", b.ErrorStatus, "status answered instead to -error-share of /bbs requests (200..599)")

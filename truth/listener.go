@@ -9,43 +9,31 @@ import (
 
 // Listener wraps l so that each request's arrival is known: the time of the
 // first read that returns bytes after the previous request's arrival was
-// taken (Arrival), one per request on a keep-alive connection. hold, when
-// not nil, is called after each accept and before the connection is handed
-// to the server, and reports whether it held it (a stall: the server takes
-// no new connection); the first request on a held connection arrived when
-// the kernel handed it over, not when the server first read it, since
-// its bytes were waiting meanwhile. With recording off a read costs one
-// atomic load.
+// taken (Arrival), one per request on a keep-alive connection. It never
+// holds an accept: a stall is held at the handler's entry, after the
+// request's bytes were read, so that a request on a connection opened
+// during a stall arrives when its bytes came, as on a kept-alive one (a
+// paused process's kernel completes the handshakes too, up to the
+// backlog). With recording off a read costs one atomic load.
 //
 // An http.Server serving the listener must set ConnContext to ConnContext
 // so that handlers can find their connection.
-func Listener(l net.Listener, r *Recorder, hold func() bool) net.Listener {
-	return &listener{Listener: l, rec: r, hold: hold}
+func Listener(l net.Listener, r *Recorder) net.Listener {
+	return &listener{Listener: l, rec: r}
 }
 
 type listener struct {
 	net.Listener
-	rec  *Recorder
-	hold func() bool
+	rec *Recorder
 }
 
-// Accept accepts a connection, holds it while hold says so, and wraps it.
+// Accept accepts a connection and wraps it.
 func (l *listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
 		return nil, err
 	}
-	tc := &conn{Conn: c, rec: l.rec}
-	if l.hold != nil {
-		var at int64
-		if l.rec.On() {
-			at = time.Now().UnixNano()
-		}
-		if l.hold() && at != 0 {
-			tc.pending.Store(at)
-		}
-	}
-	return tc, nil
+	return &conn{Conn: c, rec: l.rec}, nil
 }
 
 // conn stamps the arrival of each request read on it.

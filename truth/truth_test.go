@@ -160,7 +160,7 @@ func TestListener(t *testing.T) {
 		io.WriteString(w, "ok")
 		Served(r.Context())
 	})}
-	go srv.Serve(Listener(l, rec, func() bool { return false }))
+	go srv.Serve(Listener(l, rec))
 	defer srv.Close()
 	c := &http.Client{}
 	var got [][2]time.Time

@@ -50,13 +50,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		pub = bbs.NoDelayListener(pub, false) // Nagle's algorithm on (latency experiments)
 	}
 	// Behaviour on demand and the server's truth: the listener stamps each
-	// request's arrival and holds new connections during a stall.
+	// request's arrival (the stall holds requests at the handler's entry).
 	settings, err := cfg.Behaviour.Settings()
 	if err != nil {
 		return cli.Usage(err) // Parse validated it already
 	}
 	behaviour, record := behave.New(settings), truth.New(0)
-	pub = truth.Listener(pub, record, behaviour.Wait)
+	pub = truth.Listener(pub, record)
 	var adm net.Listener
 	if cfg.AdminAddr != "" {
 		if adm, err = net.Listen("tcp", cfg.AdminAddr); err != nil {

@@ -48,8 +48,13 @@ func align(r *Report, t *Truth, win *Span) string {
 	}
 	r.Start, r.Relative = secs[best].T, false
 	r.End = r.Start.Add(r.Span)
-	return fmt.Sprintf("matched to the truth's seconds from %s (%d s; the counts differ by %d in all)",
+	placed := fmt.Sprintf("matched to the truth's seconds from %s (%d s; the counts differ by %d in all)",
 		r.Start.Format(time.TimeOnly), len(own), bestDiff)
+	if start, ok := refine(r, t.Logged); ok {
+		r.Start, r.End = start, start.Add(r.Span)
+		placed += fmt.Sprintf("; to the truth's log's arrivals: from %s", r.Start.Format("15:04:05.000"))
+	}
+	return placed
 }
 
 // perSecond counts the requests sent in each second from the start.

@@ -68,7 +68,10 @@ type Grading struct {
 	TailAt   float64
 	TailDue  float64
 	TailSeen int64
-	Checks   []Check
+	// ServerInStalls are the requests the truth's log has arriving in the
+	// stalls, ServerTail those it held at least TailAt (-1: no log).
+	ServerInStalls, ServerTail int64
+	Checks                     []Check
 }
 
 // Failed says whether any check failed.
@@ -84,7 +87,7 @@ func (g *Grading) Failed() bool {
 // gradeReport grades r (placed in time) against t.
 func gradeReport(r *Report, t *Truth) *Grading {
 	sm := t.ServerMs
-	g := &Grading{Report: r, SentInStalls: -1, TailSeen: -1,
+	g := &Grading{Report: r, SentInStalls: -1, TailSeen: -1, ServerInStalls: -1, ServerTail: -1,
 		Server: Percentiles{P50: sm.P50, P90: sm.P90, P99: sm.P99, P999: sm.P999, Max: sm.Max}}
 	if r.Relative {
 		// Placed nowhere: graded against the whole window and its stalls.
@@ -111,7 +114,14 @@ func gradeReport(r *Report, t *Truth) *Grading {
 	g.Rate = rateOutside(r, g.Stalls, g.StallTime)
 	g.Due = g.Rate * g.StallTime.Seconds()
 	if len(g.Stalls) > 0 {
-		g.expect(t.ServiceMs.P50)
+		// The tail's threshold is half the shortest whole stall: a stall
+		// the span's edge cuts to a sliver would otherwise set it at a
+		// few ms, where every queued request counts.
+		shortest := time.Duration(math.MaxInt64)
+		for _, s := range t.Stalls {
+			shortest = min(shortest, s.End.Sub(s.Start))
+		}
+		g.expect(t.ServiceMs.P50, shortest)
 		if r.Requests != nil {
 			g.SentInStalls = 0
 			for _, q := range r.Requests {
@@ -122,6 +132,9 @@ func gradeReport(r *Report, t *Truth) *Grading {
 		}
 		if r.Tail != nil {
 			g.TailSeen = r.Tail(g.TailAt)
+		}
+		if t.Logged != nil {
+			g.ServerInStalls, g.ServerTail = inStallsLogged(t.Logged, g.Stalls, g.TailAt)
 		}
 	}
 	g.Checks = []Check{g.checkCounts(), g.checkPercentiles(), g.checkStalls()}
@@ -168,15 +181,14 @@ func rateOutside(r *Report, stalls []Span, stallTime time.Duration) float64 {
 	return float64(r.Sent) / r.Span.Seconds()
 }
 
-// expect fills the latency the stalls' requests should see: arrivals
+// expect fills the latency the stalls' requests should see (shortest: the
+// shortest whole stall, for the tail's threshold): arrivals
 // spread evenly over each stall (1 ms apart), each waiting for the stall's
 // end and then its service time.
-func (g *Grading) expect(serviceMs float64) {
+func (g *Grading) expect(serviceMs float64, shortest time.Duration) {
 	var lats []float64
-	shortest := g.Stalls[0].End.Sub(g.Stalls[0].Start)
 	for _, s := range g.Stalls {
 		d := s.End.Sub(s.Start)
-		shortest = min(shortest, d)
 		for a := time.Duration(0); a < d; a += time.Millisecond {
 			lats = append(lats, float64(d-a)/float64(time.Millisecond)+serviceMs)
 		}

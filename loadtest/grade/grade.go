@@ -14,8 +14,9 @@ import (
 // Options say where the truth is and how to read the tools' files.
 type Options struct {
 	// Server is the server's admin address (its truth at TruthPath);
-	// TruthFile a saved truth instead.
-	Server, TruthFile string
+	// TruthFile a saved truth instead, TruthLog its saved per-request log
+	// (read from Server when the truth says it has one).
+	Server, TruthFile, TruthLog string
 	// Format names the files' format; empty: recognised from each file's
 	// content.
 	Format string
@@ -57,8 +58,17 @@ func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 		if err != nil {
 			return cli.Usage(err)
 		}
+		if o.TruthLog != "" {
+			if t.Logged, err = readTruthLog(o.TruthLog); err != nil {
+				return cli.Usage(err)
+			}
+		}
 	} else if t, err = fetchTruth(ctx, o.Server); err != nil {
 		return err
+	} else if t.Log {
+		if t.Logged, err = fetchTruthLog(ctx, o.Server); err != nil {
+			return err
+		}
 	}
 	writeTruth(w, t)
 	var failed []string

@@ -58,6 +58,16 @@ func writeGrading(w io.Writer, g *Grading) {
 	if len(g.Stalls) > 0 {
 		fmt.Fprintf(w, "stalls: %d, %.3f s in the tool's span; at the tool's rate outside them (%.1f/s), %.0f requests were due in them\n",
 			len(g.Stalls), g.StallTime.Seconds(), g.Rate, g.Due)
+		if g.ServerInStalls >= 0 {
+			fmt.Fprintf(w, "the stalls' requests: the server's log has %d arriving in them and %d held at or above %.0f ms", g.ServerInStalls, g.ServerTail, g.TailAt)
+			switch {
+			case g.SentInStalls >= 0:
+				fmt.Fprintf(w, "; the tool sent %d in them (%s)", g.SentInStalls, share(g.SentInStalls, g.ServerInStalls))
+			case g.TailSeen >= 0:
+				fmt.Fprintf(w, "; the tool has %d at or above %.0f ms (%s)", g.TailSeen, g.TailAt, share(g.TailSeen, g.ServerTail))
+			}
+			fmt.Fprintln(w)
+		}
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
@@ -95,4 +105,12 @@ func intStatus(m map[int]int64) map[string]int64 {
 		out[fmt.Sprint(k)] = v
 	}
 	return out
+}
+
+// share prints tool's difference from the server's count as a share of it.
+func share(tool, server int64) string {
+	if server == 0 {
+		return fmt.Sprintf("%+d", tool)
+	}
+	return fmt.Sprintf("%+.1f %% of the server's", 100*float64(tool-server)/float64(server))
 }

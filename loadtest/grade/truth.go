@@ -37,8 +37,10 @@ type Truth struct {
 	ServerMs  Summary `json:"server_ms"`
 	ServiceMs Summary `json:"service_ms"`
 	Stalls    []Span  `json:"stalls"`
-	// Log says the per-request log is at TruthPath + "/log".
-	Log bool `json:"log"`
+	// Log says the per-request log is at TruthLogPath; Logged holds it,
+	// sorted by arrival, when the grader read it.
+	Log    bool     `json:"log"`
+	Logged []Logged `json:"-"`
 }
 
 // A Window is the span the truth covers; End is zero while it is open.

@@ -1,0 +1,137 @@
+package grade
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+	"time"
+)
+
+// TruthLogPath is where a server under test serves the per-request log of
+// its truth's window, JSON lines, when the truth says Log.
+const TruthLogPath = TruthPath + "/log"
+
+// A Logged is one request of the truth's per-request log: when it arrived
+// at the server's listener and when its response was written.
+type Logged struct {
+	Arrival time.Time `json:"arrival"`
+	End     time.Time `json:"end"`
+}
+
+// fetchTruthLog reads the per-request log from a server's admin address,
+// sorted by arrival.
+func fetchTruthLog(ctx context.Context, server string) ([]Logged, error) {
+	u := strings.TrimSuffix(server, "/") + TruthLogPath
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	if err != nil {
+		return nil, fmt.Errorf("truth log: %w", err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("truth log: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("truth log: GET %s: %s", u, resp.Status)
+	}
+	return decodeTruthLog(resp.Body, u)
+}
+
+// readTruthLog reads the per-request log saved to a file.
+func readTruthLog(path string) ([]Logged, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("truth log: %w", err)
+	}
+	defer f.Close()
+	return decodeTruthLog(f, path)
+}
+
+// decodeTruthLog reads JSON lines of Logged, sorted by arrival.
+func decodeTruthLog(r io.Reader, from string) ([]Logged, error) {
+	var out []Logged
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for n := 1; sc.Scan(); n++ {
+		var l Logged
+		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
+			return nil, fmt.Errorf("truth log from %s: line %d: %w", from, n, err)
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("truth log from %s: %w", from, err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Arrival.Before(out[j].Arrival) })
+	return out, nil
+}
+
+// inStallsLogged counts, from the truth's log, the requests that arrived
+// in the stalls and those the server held at least atMs (arrival to end
+// of write): the server's own count of the stalls' requests and of its
+// tail, beside the tool's.
+func inStallsLogged(log []Logged, stalls []Span, atMs float64) (arrived, tail int64) {
+	at := time.Duration(atMs * float64(time.Millisecond))
+	for _, l := range log {
+		if inStalls(l.Arrival, stalls) {
+			arrived++
+		}
+		if l.End.Sub(l.Arrival) >= at {
+			tail++
+		}
+	}
+	return arrived, tail
+}
+
+// refine places a report whose sends are offsets (hey) to the millisecond
+// with the truth's log: the n-th send of the tool is the n-th arrival at
+// the server when both saw the same requests, so among the log's arrivals
+// within a second of the coarse start, it takes the first arrival k whose
+// pairing (arrival k+i with send i) has the steadiest gap, and the median
+// gap as the start. Whole seconds (align's coarse match) misplace a 1 s
+// stall by up to a second; this places it within the sends' jitter.
+func refine(r *Report, log []Logged) (time.Time, bool) {
+	sends := make([]time.Duration, len(r.Requests))
+	for i, q := range r.Requests {
+		sends[i] = q.At
+	}
+	sort.Slice(sends, func(i, j int) bool { return sends[i] < sends[j] })
+	if len(sends) == 0 || len(log) == 0 {
+		return time.Time{}, false
+	}
+	lo := sort.Search(len(log), func(i int) bool { return !log[i].Arrival.Before(r.Start.Add(-time.Second)) })
+	step := max(1, len(sends)/1000)
+	best, bestStart := -1.0, time.Time{}
+	for k := lo; k < len(log) && log[k].Arrival.Before(r.Start.Add(time.Second)); k++ {
+		var gaps []time.Duration
+		for i := 0; i < len(sends) && k+i < len(log); i += step {
+			gaps = append(gaps, log[k+i].Arrival.Sub(r.Start)-sends[i])
+		}
+		if len(gaps) < len(sends)/step/2 {
+			break // too few arrivals left to pair
+		}
+		sort.Slice(gaps, func(i, j int) bool { return gaps[i] < gaps[j] })
+		med := gaps[len(gaps)/2]
+		var dev float64
+		for _, g := range gaps {
+			dev += abs(float64(g - med))
+		}
+		if best < 0 || dev < best {
+			best, bestStart = dev, r.Start.Add(med)
+		}
+	}
+	return bestStart, best >= 0
+}
+
+func abs(f float64) float64 {
+	if f < 0 {
+		return -f
+	}
+	return f
+}
