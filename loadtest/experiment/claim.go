@@ -49,9 +49,10 @@ type check struct {
 // median throughput, "first" or "last"): Metric (one of "throughput",
 // "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
 // "first_second_throughput", "first_second_p99_ms"; of one
-// request Label when given), a server Reading by name, or the share (0..1)
-// of a Profile's ("cpu" or "fgprof") Bucket. Factor multiplies the side
-// (default 1).
+// request Label when given), a server Reading by name, the share (0..1)
+// of a Profile's ("cpu" or "fgprof") Bucket, or a Truth figure: the step
+// held against the server's own record of it (truthFigureNames, with
+// [truth]). Factor multiplies the side (default 1).
 type operand struct {
 	Value   *float64 `toml:"value"`
 	Run     string   `toml:"run"`
@@ -62,6 +63,7 @@ type operand struct {
 	Reading string   `toml:"reading"`
 	Profile string   `toml:"profile"`
 	Bucket  string   `toml:"bucket"`
+	Truth   string   `toml:"truth"`
 	Factor  float64  `toml:"factor"`
 }
 
@@ -124,8 +126,8 @@ func (e *Experiment) checkOperand(o *operand) []string {
 		o.Factor = 1
 	}
 	if o.Value != nil {
-		if o.Run != "" || o.Clients != 0 || o.At != "" || o.Metric != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Bucket != "" {
-			out = append(out, "value is a constant: give no run, clients, at, metric, label, reading, profile or bucket with it")
+		if o.Run != "" || o.Clients != 0 || o.At != "" || o.Metric != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Bucket != "" || o.Truth != "" {
+			out = append(out, "value is a constant: give no run, clients, at, metric, label, reading, profile, bucket or truth with it")
 		}
 		return out
 	}
@@ -139,7 +141,9 @@ func (e *Experiment) checkOperand(o *operand) []string {
 	switch {
 	case o.Clients != 0 && o.At != "":
 		out = append(out, "give clients or at, not both")
-	case o.Clients != 0 && !slices.Contains(e.Load.Clients, o.Clients):
+	case o.Clients != 0 && ri >= 0 && e.Runs[ri].Clients != 0 && o.Clients != e.Runs[ri].Clients:
+		out = append(out, fmt.Sprintf("clients = %d: run %q is measured at %d clients only (its clients)", o.Clients, o.Run, e.Runs[ri].Clients))
+	case o.Clients != 0 && (ri < 0 || e.Runs[ri].Clients == 0) && !slices.Contains(e.Load.Clients, o.Clients):
 		out = append(out, fmt.Sprintf("clients = %d is not one of load.clients %v", o.Clients, e.Load.Clients))
 	case o.Clients == 0 && o.At == "":
 		out = append(out, `clients: missing: a client count, or at = "peak", "first" or "last"`)
@@ -147,13 +151,21 @@ func (e *Experiment) checkOperand(o *operand) []string {
 		out = append(out, fmt.Sprintf(`at = %q: want "peak", "first" or "last"`, o.At))
 	}
 	kinds := 0
-	for _, s := range []string{o.Metric, o.Reading, o.Profile} {
+	for _, s := range []string{o.Metric, o.Reading, o.Profile, o.Truth} {
 		if s != "" {
 			kinds++
 		}
 	}
 	if kinds != 1 {
-		out = append(out, "give exactly one of metric, reading or profile")
+		out = append(out, "give exactly one of metric, reading, profile or truth")
+	}
+	if o.Truth != "" {
+		if !slices.Contains(truthFigureNames, o.Truth) {
+			out = append(out, fmt.Sprintf("truth = %q: want one of %s", o.Truth, strings.Join(truthFigureNames, ", ")))
+		}
+		if e.Truth.Start == "" {
+			out = append(out, "truth figures need a [truth] section (where the server's truth is started and stopped)")
+		}
 	}
 	if o.Metric != "" && !slices.Contains(metricNames, o.Metric) {
 		out = append(out, fmt.Sprintf("metric = %q: want one of %s", o.Metric, strings.Join(metricNames, ", ")))
@@ -422,6 +434,8 @@ func measureSide(o operand, res *Result) sideResult {
 		fig = o.Reading
 	case o.Profile != "":
 		fig = fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
+	case o.Truth != "":
+		fig = "truth " + o.Truth
 	}
 	s.format, s.unit, s.share = sideFormat(o, res.Stats)
 	at := clientsText(o.Clients)
@@ -458,16 +472,24 @@ func measureSide(o operand, res *Result) sideResult {
 		raw, ok = p.readingSpread(o.Reading)
 	case o.Profile != "":
 		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients)
+	case o.Truth != "":
+		raw, ok = p.truthSpread(o.Truth)
 	}
 	if !ok {
 		s.Missing = fmt.Sprintf("%s has no %s at %s", o.Run, fig, at)
+		if n := p.truthNotes(); o.Truth != "" && n != "" {
+			s.Missing += " (" + n + ")"
+		}
 		return s
 	}
 	s.Raw, s.Value = raw, raw.Scaled(f)
 	s.run, s.clients = o.Run, p.Clients
 	vs, ok := p.values(o.Label, o.Metric, o.Reading)
-	if o.Profile != "" {
+	switch {
+	case o.Profile != "":
 		vs, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients)
+	case o.Truth != "":
+		vs, ok = p.truthValues(o.Truth)
 	}
 	if ok {
 		for _, v := range vs {
@@ -547,8 +569,10 @@ func profileShare(r *runResult, kind, bucket string, clients int) (loadtest.Spre
 // latencies in ms, a reading with its unit, a share as a percentage.
 func sideFormat(o operand, readings []watch.Stat) (format, unit string, share bool) {
 	switch {
-	case o.Profile != "":
+	case o.Profile != "", o.Truth == "stall_tail_missing":
 		return "%.0f", " %", true
+	case o.Truth == "stall_tail_due", o.Truth == "stall_tail_seen", o.Truth == "served":
+		return "%.0f", "", false
 	case o.Reading != "":
 		for _, r := range readings {
 			if r.Name == o.Reading {

@@ -106,7 +106,7 @@ func TestParseClaimErrors(t *testing.T) {
 		{check(ok, "<", `{ run = "graph 1", clients = 10, profile = "fgprof", bucket = "in SQL" }`), `bucket "in SQL" is not a [[profile.bucket]]`},
 		{check(ok, "<", `{ run = "graph 1", clients = 5, profile = "fgprof", bucket = "elsewhere" }`), `profiles are taken at 10 clients only`},
 		{check(ok, "<", `{ run = "graph 1", clients = 10, profile = "cpu", bucket = "elsewhere" }`), `profile = "cpu" is not one of profile.kinds`},
-		{check(ok, "<", `{ run = "graph 1", clients = 10, metric = "throughput", reading = "server CPU" }`), `exactly one of metric, reading or profile`},
+		{check(ok, "<", `{ run = "graph 1", clients = 10, metric = "throughput", reading = "server CPU" }`), `exactly one of metric, reading, profile or truth`},
 		{check(ok, "<", `{ value = 3, run = "graph 1" }`), `value is a constant`},
 		{check(ok, "<", `{ value = 3, factor = -1 }`), `factor = -1`},
 		{claimBase + "\n[[claim]]\nid = \"c1\"\ntext = \"t\"\n[[claim.check]]\nleft = " + ok + "\nop = \"<\"\nright = " + ok + "\n", `claim "c1": source: missing`},

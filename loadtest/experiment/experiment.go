@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
@@ -34,7 +35,10 @@ type Experiment struct {
 	// Calibrate, when it names a var, sets that server variable from the
 	// machine before the runs (calibrate.go).
 	Calibrate CalibrateSpec `toml:"calibrate"`
-	Runs      []runSpec     `toml:"run"`
+	// Truth, when set, takes the server's own record of each measured
+	// window (truth.go).
+	Truth truthSpec `toml:"truth"`
+	Runs  []runSpec `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (claim.go).
 	Claims []claim `toml:"claim"`
@@ -182,6 +186,13 @@ type runSpec struct {
 	// (as soon as the first request's port accepts connections, with no
 	// reset or validation: the cold start measured from process start).
 	Start string `toml:"start"`
+	// Model, Think, Rate and Clients, when set, replace load's for this
+	// run, so that one experiment can hold the same server under different
+	// load models; Clients needs load.clients to name one count.
+	Model   string       `toml:"model"`
+	Think   cli.Duration `toml:"think"`
+	Rate    float64      `toml:"rate"`
+	Clients int          `toml:"clients"`
 }
 
 // Start modes of a run.
@@ -378,6 +389,7 @@ func (e *Experiment) check() error {
 		default:
 			bad("run %q: start = %q: want \"ready\" or \"listening\"", r.Name, r.Start)
 		}
+		errs = append(errs, e.checkRunLoad(r)...)
 		if l.Interleave && r.Start == startListening {
 			// A cold start is measured from the process start: its server
 			// cannot be started ahead of its turn.
@@ -395,8 +407,52 @@ func (e *Experiment) check() error {
 		}
 	}
 	errs = append(errs, e.checkCalibrate()...)
+	errs = append(errs, e.checkTruth()...)
 	errs = append(errs, e.checkClaims()...)
 	return errors.Join(errs...)
+}
+
+// checkRunLoad returns what is wrong with a run's own load keys.
+func (e *Experiment) checkRunLoad(r runSpec) []error {
+	var errs []error
+	bad := func(format string, a ...any) {
+		errs = append(errs, fmt.Errorf("run %q: "+format, append([]any{r.Name}, a...)...))
+	}
+	if r.Model != "" {
+		if _, err := loadtest.ParseModel(r.Model); err != nil {
+			bad("model: %v", err)
+		}
+	}
+	if r.Think < 0 || r.Rate < 0 {
+		bad("think and rate must not be negative")
+	}
+	model := cmp.Or(r.Model, e.Load.Model)
+	if model == string(loadtest.ModelOpen) && cmp.Or(r.Rate, e.Load.Rate) <= 0 {
+		bad("the open model needs a positive rate (run's rate or load.rate)")
+	}
+	if r.Clients < 0 || r.Clients > 100_000 {
+		bad("clients = %d: want 1..100000", r.Clients)
+	}
+	if r.Clients > 0 && len(e.Load.Clients) != 1 {
+		bad("clients = %d replaces load.clients, which must then name one count (it has %d)", r.Clients, len(e.Load.Clients))
+	}
+	return errs
+}
+
+// apply applies a run's own load keys to s.
+func (r runSpec) apply(s *loadtest.Settings) {
+	if r.Model != "" {
+		s.Model = loadtest.Model(r.Model)
+	}
+	if r.Think != 0 {
+		s.Think = time.Duration(r.Think)
+	}
+	if r.Rate != 0 {
+		s.Rate = r.Rate
+	}
+	if r.Clients != 0 {
+		s.Clients = r.Clients
+	}
 }
 
 // expand replaces {{name}} placeholders from vars, leaving the load tool's

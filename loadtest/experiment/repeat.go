@@ -1,10 +1,12 @@
 package experiment
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"bbslab/loadtest"
@@ -73,6 +75,13 @@ type repeat struct {
 	Labels map[string]figures `json:"labels,omitempty"`
 	// Server holds the server readings over the measured time.
 	Server map[string]float64 `json:"server,omitempty"`
+	// Truth is the server's own record of the measured window, as its
+	// [truth] stop URL answered; TruthFigures the step's figures held
+	// against it (truthFigureNames); TruthNote why some or all are
+	// missing.
+	Truth        json.RawMessage    `json:"truth,omitempty"`
+	TruthFigures map[string]float64 `json:"truth_figures,omitempty"`
+	TruthNote    string             `json:"truth_note,omitempty"`
 	// result is the full result, kept while the point is measured.
 	result *loadtest.Result
 }
@@ -206,6 +215,40 @@ func (p *point) spread(label, metric string) (loadtest.Spread, bool) {
 		return loadtest.Spread{}, false
 	}
 	return loadtest.SpreadOf(vs), true
+}
+
+// truthSpread returns a truth figure over the repeats that have it.
+func (p *point) truthSpread(name string) (loadtest.Spread, bool) {
+	vs, ok := p.truthValues(name)
+	if !ok {
+		return loadtest.Spread{}, false
+	}
+	return loadtest.SpreadOf(vs), true
+}
+
+// truthValues returns a truth figure of every repeat in the order
+// measured; ok is false when a repeat lacks it.
+func (p *point) truthValues(name string) ([]float64, bool) {
+	var vs []float64
+	for _, rp := range p.repeats() {
+		v, ok := rp.TruthFigures[name]
+		if !ok {
+			return nil, false
+		}
+		vs = append(vs, v)
+	}
+	return vs, len(vs) > 0
+}
+
+// truthNotes returns why the repeats lack truth figures, once each.
+func (p *point) truthNotes() string {
+	var notes []string
+	for _, rp := range p.repeats() {
+		if rp.TruthNote != "" && !slices.Contains(notes, rp.TruthNote) {
+			notes = append(notes, rp.TruthNote)
+		}
+	}
+	return strings.Join(notes, "; ")
 }
 
 // readingSpread returns a server reading over the repeats that have it.

@@ -449,7 +449,11 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 		}
 	}
 	lr.steps++
+	if lr.run.Clients > 0 {
+		clients = lr.run.Clients
+	}
 	s := e.settings(lr.run.Name, clients, lr.x)
+	lr.run.apply(&s)
 	// The watcher reads the server's stats and takes its profiles over
 	// the measured part of the step (package watch).
 	var wo watch.Options
@@ -478,6 +482,11 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 		}
 		s.Watch = w
 	}
+	var tw *truthWatcher
+	if e.Truth.Start != "" {
+		tw = &truthWatcher{inner: s.Watch, start: lr.x(e.Truth.Start), stop: lr.x(e.Truth.Stop)}
+		s.Watch = tw
+	}
 	x.begin(&s, lr, clients)
 	r, err := loadtest.Run(ctx, s)
 	if err != nil {
@@ -500,6 +509,12 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 		return err
 	}
 	rp := newRepeat(x.seq, r, seen.Server)
+	if tw != nil {
+		rp.addTruth(tw.truth, tw.err)
+		if rp.TruthNote != "" {
+			x.logf("run %s: truth: %s", lr.run.Name, rp.TruthNote)
+		}
+	}
 	x.res.Calibration.addShare(rp.Server)
 	p.addRepeat(rp, e.Load)
 	for _, pr := range seen.Profiles {

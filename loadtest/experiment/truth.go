@@ -1,0 +1,235 @@
+package experiment
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/grade"
+)
+
+// truthSpec names where the server under test keeps its own record of
+// what it served (its truth, in loadtest/grade's format): Start is POSTed
+// when a step starts, Stop after its measured window and drain, and Stop's
+// answer is the truth of the window. Start must hold {{window_start}} (and
+// may hold {{window_end}}): the measured window's start and end, RFC 3339
+// in UTC, filled in when the step starts, so that the server's window is
+// the load tool's measured window to the nanosecond rather than to the
+// moment a request reached it (experiments/coordinated-omission.toml
+// names the board's).
+type truthSpec struct {
+	Start string `toml:"start"`
+	Stop  string `toml:"stop"`
+}
+
+// minTruthWarmup is the least warm-up a step with a truth may have: the
+// window's start is sent at the step's start and must not be in the past
+// when the server reads it.
+const minTruthWarmup = 100 * time.Millisecond
+
+// checkTruth returns what is wrong with the file's [truth].
+func (e *Experiment) checkTruth() []error {
+	t := e.Truth
+	if t.Start == "" && t.Stop == "" {
+		return nil
+	}
+	var errs []error
+	if t.Start == "" || t.Stop == "" {
+		errs = append(errs, fmt.Errorf("truth: give both start and stop URLs"))
+	}
+	if t.Start != "" && !strings.Contains(t.Start, "{{window_start}}") {
+		errs = append(errs, fmt.Errorf("truth.start = %q: want {{window_start}} in it (the measured window's start), or the truth would count the warm-up", t.Start))
+	}
+	if d := time.Duration(e.Load.Warmup); d < minTruthWarmup {
+		errs = append(errs, fmt.Errorf("load.warmup = %v: with [truth] want at least %v (the window's start is sent before it)", d, minTruthWarmup))
+	}
+	return errs
+}
+
+// Figures a claim may take from a step's truth (operand truth = NAME).
+// Each holds the load tool's figures against the server's record of the
+// same window, as loadtest grade's "stalls visible" check does for the
+// lab's JSON (its doc: the tail is the latencies at or above half the
+// shortest stall; the stall's requests wait for its end, then the
+// server's median service time):
+//
+//   - stall_tail_missing: the share (0..1) of the requests the tool's own
+//     average rate over the window puts in the stalls' tail that are
+//     missing from its latencies: 0 for a tool that saw every stalled
+//     request, near 1 for one that stopped sending while it waited (a
+//     closed loop: coordinated omission). The average rate counts the
+//     stalls' own seconds, so for a tool that stopped sending the figure is
+//     a lower bound.
+//   - stall_tail_due, stall_tail_seen: the two counts it is made of.
+//   - stall_expected_p50_ms: the median latency of the stalls' requests,
+//     arriving evenly over each stall: what an honest client's tail shows.
+//   - stall_ms: the stalls' total length within the window.
+//   - served: the requests the server served that arrived in the window.
+var truthFigureNames = []string{"stall_tail_missing", "stall_tail_due", "stall_tail_seen", "stall_expected_p50_ms", "stall_ms", "served"}
+
+// truthWatcher wraps the step's watcher (nil: none) and opens the
+// server's truth window with the step, then takes its truth.
+type truthWatcher struct {
+	inner       loadtest.Watcher
+	start, stop string // expanded but for the window's times
+	truth       json.RawMessage
+	err         error
+}
+
+func (t *truthWatcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.Time) loadtest.Watch {
+	tw := &truthWatch{t: t, ctx: ctx}
+	if t.inner != nil {
+		tw.inner = t.inner.Start(ctx, s, warmEnd)
+	}
+	end := warmEnd.Add(s.Duration)
+	u := expand(t.start, map[string]string{"window_start": warmEnd.UTC().Format(time.RFC3339Nano), "window_end": end.UTC().Format(time.RFC3339Nano)})
+	if _, err := postBody(ctx, u); err != nil {
+		t.err = fmt.Errorf("truth start: %w", err)
+	}
+	return tw
+}
+
+// truthWatch is one step's watch: the inner watch's, and the truth's stop
+// when it finishes.
+type truthWatch struct {
+	t     *truthWatcher
+	inner loadtest.Watch
+	ctx   context.Context
+}
+
+func (w *truthWatch) EndWindow() {
+	if w.inner != nil {
+		w.inner.EndWindow()
+	}
+}
+
+func (w *truthWatch) Finish(successes int64, seconds float64) loadtest.Watched {
+	var out loadtest.Watched
+	if w.inner != nil {
+		out = w.inner.Finish(successes, seconds)
+	}
+	if w.t.err == nil {
+		b, err := postBody(w.ctx, w.t.stop)
+		if err != nil {
+			w.t.err = fmt.Errorf("truth stop: %w", err)
+		} else {
+			w.t.truth = b
+		}
+	}
+	return out
+}
+
+// postBody POSTs to u and returns the answer's body; a status other than
+// 2xx is an error with the start of the body.
+func postBody(ctx context.Context, u string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("POST %s: %s: %s", u, resp.Status, strings.TrimSpace(string(b[:min(len(b), 200)])))
+	}
+	return b, nil
+}
+
+// addTruth keeps a step's truth in rp with the figures held against it,
+// or says why there are none.
+func (rp *repeat) addTruth(raw []byte, err error) {
+	if err != nil {
+		rp.TruthNote = err.Error()
+		return
+	}
+	rp.Truth = json.RawMessage(bytes.TrimSpace(raw))
+	var t grade.Truth
+	if err := json.Unmarshal(raw, &t); err != nil {
+		rp.TruthNote = fmt.Sprintf("the truth is not JSON of loadtest/grade's format: %v", err)
+		return
+	}
+	if t.Version != grade.TruthVersion {
+		rp.TruthNote = fmt.Sprintf("the truth has version %d; this tool reads %d", t.Version, grade.TruthVersion)
+		return
+	}
+	rp.TruthFigures, rp.TruthNote = truthFigures(rp.result, &t)
+}
+
+// truthFigures holds a step's result against the server's truth of its
+// window (truthFigureNames); note says what could not be figured.
+func truthFigures(r *loadtest.Result, t *grade.Truth) (map[string]float64, string) {
+	m := map[string]float64{"served": float64(t.Requests)}
+	from, to := r.MeasureStart, r.End
+	var stalls []grade.Span
+	var total, shortest time.Duration
+	for _, s := range t.Stalls {
+		a, b := s.Start, s.End
+		if a.Before(from) {
+			a = from
+		}
+		if b.After(to) {
+			b = to
+		}
+		if d := b.Sub(a); d > 0 {
+			stalls = append(stalls, grade.Span{Start: a, End: b})
+			total += d
+			// The tail starts at half the shortest whole stall: a stall
+			// cut by the window's edge is not a stall's length.
+			if whole := a.Equal(s.Start) && b.Equal(s.End); whole && (shortest == 0 || d < shortest) {
+				shortest = d
+			}
+		}
+	}
+	m["stall_ms"] = ms(total)
+	if shortest == 0 {
+		return m, "no whole stall in the measured window"
+	}
+	svc := t.ServiceMs.P50
+	// The stalls' requests, arriving 1 ms apart: each waits for the
+	// stall's end, then its service.
+	var lats []float64
+	for _, s := range stalls {
+		d := s.End.Sub(s.Start)
+		for a := time.Duration(0); a < d; a += time.Millisecond {
+			lats = append(lats, ms(d-a)+svc)
+		}
+	}
+	sort.Float64s(lats)
+	m["stall_expected_p50_ms"] = lats[len(lats)/2]
+	h := r.Total.Histogram
+	if h == nil || r.MeasuredSeconds <= 0 {
+		return m, "the step's result has no latency histogram"
+	}
+	rate := float64(h.Count()) / r.MeasuredSeconds
+	tailAt := ms(shortest) / 2
+	var due float64
+	for _, s := range stalls {
+		d := ms(s.End.Sub(s.Start))
+		due += rate * math.Min(d, math.Max(0, d-tailAt+svc)) / 1000
+	}
+	seen := math.Round(float64(h.Count()) * (1 - h.ShareWithin(time.Duration(tailAt*float64(time.Millisecond)))))
+	m["stall_tail_due"], m["stall_tail_seen"] = due, seen
+	if due < 1 {
+		return m, fmt.Sprintf("the tool's rate (%.1f/s) puts fewer than one request in the stalls' tail", rate)
+	}
+	m["stall_tail_missing"] = math.Max(0, 1-seen/due)
+	return m, ""
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
