@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"net/http"
-	"sort"
 	"strings"
 	"time"
 
@@ -172,63 +171,30 @@ func (rp *repeat) addTruth(raw []byte, err error) {
 }
 
 // truthFigures holds a step's result against the server's truth of its
-// window (truthFigureNames); note says what could not be figured.
+// window (truthFigureNames), with loadtest grade's own figures
+// (grade.Lab); note says what could not be figured.
 func truthFigures(r *loadtest.Result, t *grade.Truth) (map[string]float64, string) {
 	m := map[string]float64{"served": float64(t.Requests)}
-	from, to := r.MeasureStart, r.End
-	var stalls []grade.Span
-	var total, shortest time.Duration
+	g := grade.Lab(r, t)
+	m["stall_ms"] = ms(g.StallTime)
+	// The tail starts at half a stall's length: a stall the window's edge
+	// cuts is not one, so a step needs a whole stall inside it.
+	whole := false
 	for _, s := range t.Stalls {
-		a, b := s.Start, s.End
-		if a.Before(from) {
-			a = from
-		}
-		if b.After(to) {
-			b = to
-		}
-		if d := b.Sub(a); d > 0 {
-			stalls = append(stalls, grade.Span{Start: a, End: b})
-			total += d
-			// The tail starts at half the shortest whole stall: a stall
-			// cut by the window's edge is not a stall's length.
-			if whole := a.Equal(s.Start) && b.Equal(s.End); whole && (shortest == 0 || d < shortest) {
-				shortest = d
-			}
-		}
+		whole = whole || !s.Start.Before(r.MeasureStart) && !s.End.After(r.End)
 	}
-	m["stall_ms"] = ms(total)
-	if shortest == 0 {
+	if !whole {
 		return m, "no whole stall in the measured window"
 	}
-	svc := t.ServiceMs.P50
-	// The stalls' requests, arriving 1 ms apart: each waits for the
-	// stall's end, then its service.
-	var lats []float64
-	for _, s := range stalls {
-		d := s.End.Sub(s.Start)
-		for a := time.Duration(0); a < d; a += time.Millisecond {
-			lats = append(lats, ms(d-a)+svc)
-		}
-	}
-	sort.Float64s(lats)
-	m["stall_expected_p50_ms"] = lats[len(lats)/2]
-	h := r.Total.Histogram
-	if h == nil || r.MeasuredSeconds <= 0 {
+	m["stall_expected_p50_ms"] = g.Expected.P50
+	if g.TailSeen < 0 {
 		return m, "the step's result has no latency histogram"
 	}
-	rate := float64(h.Count()) / r.MeasuredSeconds
-	tailAt := ms(shortest) / 2
-	var due float64
-	for _, s := range stalls {
-		d := ms(s.End.Sub(s.Start))
-		due += rate * math.Min(d, math.Max(0, d-tailAt+svc)) / 1000
+	m["stall_tail_due"], m["stall_tail_seen"] = g.TailDue, float64(g.TailSeen)
+	if g.TailDue < 1 {
+		return m, fmt.Sprintf("the tool's rate (%.1f/s) puts fewer than one request in the stalls' tail", g.Rate)
 	}
-	seen := math.Round(float64(h.Count()) * (1 - h.ShareWithin(time.Duration(tailAt*float64(time.Millisecond)))))
-	m["stall_tail_due"], m["stall_tail_seen"] = due, seen
-	if due < 1 {
-		return m, fmt.Sprintf("the tool's rate (%.1f/s) puts fewer than one request in the stalls' tail", rate)
-	}
-	m["stall_tail_missing"] = math.Max(0, 1-seen/due)
+	m["stall_tail_missing"] = math.Max(0, 1-float64(g.TailSeen)/g.TailDue)
 	return m, ""
 }
 

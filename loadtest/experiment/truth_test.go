@@ -36,7 +36,7 @@ func stalledResult(t0 time.Time, fast, slow int64, p90 float64) *loadtest.Result
 	h.RecordN(time.Millisecond, fast)
 	h.RecordN(400*time.Millisecond, slow)
 	return &loadtest.Result{MeasureStart: t0, End: t0.Add(6 * time.Second), MeasuredSeconds: 6,
-		Total: loadtest.Stats{Clients: 10, Throughput: float64(fast+slow) / 6, P90Ms: p90, Histogram: h}}
+		Total: loadtest.Stats{Clients: 10, Requests: fast + slow, Throughput: float64(fast+slow) / 6, P90Ms: p90, Histogram: h}}
 }
 
 // TestTruthFigures checks the figures a step's truth gives: a closed loop

@@ -46,6 +46,13 @@ func readLab(path string, _ []byte) ([]*Report, error) {
 // status (SCHEMA.md, Stats.error_kinds).
 var noResponse = []string{"connect", "timeout", "io", "cutoff"}
 
+// Lab grades one run of this lab's engine against the truth of its
+// window: the figures "loadtest grade" prints for a lab JSON file, for a
+// caller that holds the run (the experiment runner's truth claims).
+func Lab(run *loadtest.Result, t *Truth) *Grading {
+	return gradeReport(labReport(run.Name, run), t)
+}
+
 // labReport turns one run into a report.
 func labReport(name string, run *loadtest.Result) *Report {
 	t := run.Total
