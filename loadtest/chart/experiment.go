@@ -3,6 +3,7 @@ package chart
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -107,8 +108,15 @@ func WriteBarCharts(prefix, at string, bars []Bar) ([]string, error) {
 	rt.Legend.Add("mean", bm)
 	rt.Legend.Add("p99", bp)
 	rt.Legend.Top = true
+	// Headroom above the tallest bar (for the legend too), and half a slot on
+	// each side so that the outer bars are drawn whole.
+	if len(bars) > 0 {
+		tp.Y.Min, tp.Y.Max = 0, 1.1*slices.Max(thr)
+		rt.Y.Min, rt.Y.Max = 0, 1.25*max(slices.Max(mean), slices.Max(p99))
+	}
 	for _, p := range []*plot.Plot{tp, rt} {
 		p.NominalX(names...)
+		p.X.Min, p.X.Max = -0.5, float64(len(names))-0.5
 		p.Add(plotter.NewGrid())
 	}
 	return saveAll(map[string]*plot.Plot{prefix + "-throughput": tp, prefix + "-response": rt})

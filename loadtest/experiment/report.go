@@ -94,11 +94,22 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 	}
 	if len(res.Runs) > 1 && samePoints(res.Runs, 1) {
 		// One client count: compare the runs side by side.
+		// At one client count the title says it; runs at different counts
+		// (a [[run]]'s own clients) name theirs on their bars.
 		bars := make([]chart.Bar, len(res.Runs))
+		at := "at " + clientsText(res.Runs[0].Points[0].Clients)
 		for i, r := range res.Runs {
 			bars[i] = chart.Bar{Name: r.Name, Result: r.Points[0].Result}
+			if r.Points[0].Clients != res.Runs[0].Points[0].Clients {
+				at = "by run"
+			}
 		}
-		if _, err := chart.WriteBarCharts(filepath.Join(dir, "runs"), "at "+clientsText(res.Runs[0].Points[0].Clients), bars); err != nil {
+		if at == "by run" {
+			for i, r := range res.Runs {
+				bars[i].Name += ", " + clientsText(r.Points[0].Clients)
+			}
+		}
+		if _, err := chart.WriteBarCharts(filepath.Join(dir, "runs"), at, bars); err != nil {
 			return nil, err
 		}
 		out = append(out, chartFile{"Throughput by run", "charts/runs-throughput"}, chartFile{"Response time by run (mean and p99)", "charts/runs-response"})
