@@ -158,16 +158,12 @@ func (rp *repeat) addTruth(raw []byte, err error) {
 		return
 	}
 	rp.Truth = json.RawMessage(bytes.TrimSpace(raw))
-	var t grade.Truth
-	if err := json.Unmarshal(raw, &t); err != nil {
-		rp.TruthNote = fmt.Sprintf("the truth is not JSON of loadtest/grade's format: %v", err)
+	t, err := grade.DecodeTruth(bytes.NewReader(raw), "the truth stop's answer")
+	if err != nil {
+		rp.TruthNote = err.Error()
 		return
 	}
-	if t.Version != grade.TruthVersion {
-		rp.TruthNote = fmt.Sprintf("the truth has version %d; this tool reads %d", t.Version, grade.TruthVersion)
-		return
-	}
-	rp.TruthFigures, rp.TruthNote = truthFigures(rp.result, &t)
+	rp.TruthFigures, rp.TruthNote = truthFigures(rp.result, t)
 }
 
 // truthFigures holds a step's result against the server's truth of its

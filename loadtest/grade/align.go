@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"bbslab/truth"
 	"fmt"
 	"time"
 )
@@ -12,7 +13,7 @@ import (
 // (least total absolute difference; on a tie the latest, the most recent
 // run). It returns how it placed the report; a report it cannot place
 // stays Relative and is graded against the whole window.
-func align(r *Report, t *Truth, win *Span) string {
+func align(r *Report, t *Truth, win *truth.Span) string {
 	if !r.Relative {
 		return ""
 	}

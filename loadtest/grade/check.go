@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"bbslab/truth"
 	"fmt"
 	"math"
 	"sort"
@@ -50,7 +51,7 @@ type Grading struct {
 	ServedSecs int
 	// Stalls are the truth's stalls within the report's span, StallTime
 	// their total length.
-	Stalls    []Span
+	Stalls    []truth.Span
 	StallTime time.Duration
 	// Rate is the tool's own rate outside the stalls (/s); Due the
 	// requests that rate puts in the stalls; SentInStalls those the tool
@@ -86,7 +87,7 @@ func (g *Grading) Failed() bool {
 
 // gradeReport grades r (placed in time) against t.
 func gradeReport(r *Report, t *Truth) *Grading {
-	sm := t.ServerMs
+	sm := t.ServerMS
 	g := &Grading{Report: r, SentInStalls: -1, TailSeen: -1, ServerInStalls: -1, ServerTail: -1,
 		Server: Percentiles{P50: sm.P50, P90: sm.P90, P99: sm.P99, P999: sm.P999, Max: sm.Max}}
 	if r.Relative {
@@ -106,7 +107,7 @@ func gradeReport(r *Report, t *Truth) *Grading {
 		for _, s := range t.Stalls {
 			from, to := maxTime(s.Start, r.Start), minTime(s.End, r.End)
 			if to.After(from) {
-				g.Stalls = append(g.Stalls, Span{from, to})
+				g.Stalls = append(g.Stalls, truth.Span{Start: from, End: to})
 				g.StallTime += to.Sub(from)
 			}
 		}
@@ -121,7 +122,7 @@ func gradeReport(r *Report, t *Truth) *Grading {
 		for _, s := range t.Stalls {
 			shortest = min(shortest, s.End.Sub(s.Start))
 		}
-		g.expect(t.ServiceMs.P50, shortest)
+		g.expect(t.ServiceMS.P50, shortest)
 		if r.Requests != nil {
 			g.SentInStalls = 0
 			for _, q := range r.Requests {
@@ -144,7 +145,7 @@ func gradeReport(r *Report, t *Truth) *Grading {
 // rateOutside is the tool's rate outside the stalls: its sends there over
 // the time there; from the lab's series, the seconds clear of the stalls
 // and of the stall's catch-up after them; else its requests over its span.
-func rateOutside(r *Report, stalls []Span, stallTime time.Duration) float64 {
+func rateOutside(r *Report, stalls []truth.Span, stallTime time.Duration) float64 {
 	out := r.Span - stallTime
 	switch {
 	case r.Requests != nil && out > 0:
@@ -311,7 +312,7 @@ func (g *Grading) tailOnly(c Check) Check {
 	return c
 }
 
-func inStalls(t time.Time, stalls []Span) bool {
+func inStalls(t time.Time, stalls []truth.Span) bool {
 	for _, s := range stalls {
 		if !t.Before(s.Start) && t.Before(s.End) {
 			return true

@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"bbslab/truth"
 	"strings"
 	"testing"
 	"time"
@@ -10,12 +11,12 @@ var base = time.Date(2026, 12, 2, 7, 20, 0, 0, time.UTC)
 
 // stallTruth is 10 s at 500 requests/s with a 1 s stall from 5 s.
 func stallTruth() *Truth {
-	t := &Truth{Version: 1, Window: Window{Start: base, End: base.Add(10 * time.Second)}, Requests: 5000,
-		ServerMs:  Summary{P50: 0.9, P90: 0.95, P99: 900, P999: 990.2, Max: 1001.3},
-		ServiceMs: Summary{P50: 0.8},
-		Stalls:    []Span{{base.Add(5 * time.Second), base.Add(6 * time.Second)}}}
+	t := &Truth{Start: base, End: base.Add(10 * time.Second), Report: &truth.Report{Version: 1, Requests: 5000,
+		ServerMS:  truth.Summary{P50: 0.9, P90: 0.95, P99: 900, P999: 990.2, Max: 1001.3},
+		ServiceMS: truth.Summary{P50: 0.8},
+		Stalls:    []truth.Span{{Start: base.Add(5 * time.Second), End: base.Add(6 * time.Second)}}}}
 	for i := 0; i < 10; i++ {
-		t.Seconds = append(t.Seconds, Second{T: base.Add(time.Duration(i) * time.Second), Requests: 500})
+		t.Seconds = append(t.Seconds, truth.Second{T: base.Add(time.Duration(i) * time.Second), Requests: 500})
 	}
 	return t
 }
@@ -119,7 +120,7 @@ func TestCountsDisagree(t *testing.T) {
 
 func TestP50BelowServer(t *testing.T) {
 	tr := stallTruth()
-	tr.ServerMs.P50 = 5 // the tool's p50 is 1 ms
+	tr.ServerMS.P50 = 5 // the tool's p50 is 1 ms
 	c := verdicts(gradeReport(constantRate(), tr))["no percentile below the server's"]
 	if c.Verdict != Fail || !strings.Contains(c.Text, "p50") {
 		t.Errorf("client p50 1 ms, server 5 ms: %s (%s); want FAIL naming p50", c.Verdict, c.Text)
@@ -129,9 +130,9 @@ func TestP50BelowServer(t *testing.T) {
 // TestAlign: offsets only are matched to the latest span of the truth's
 // seconds whose counts match the tool's own, or placed at -window.
 func TestAlign(t *testing.T) {
-	tr := &Truth{Version: 1}
+	tr := &Truth{Report: &truth.Report{Version: 1}}
 	for i, n := range []int64{0, 0, 100, 100, 100, 0, 100, 100, 100, 0, 0} {
-		tr.Seconds = append(tr.Seconds, Second{T: base.Add(time.Duration(i) * time.Second), Requests: n})
+		tr.Seconds = append(tr.Seconds, truth.Second{T: base.Add(time.Duration(i) * time.Second), Requests: n})
 	}
 	r := &Report{Relative: true}
 	for at := time.Duration(0); at < 3*time.Second; at += 10 * time.Millisecond {
@@ -146,7 +147,7 @@ func TestAlign(t *testing.T) {
 		t.Errorf("served in the matched span: %d; want 300", n)
 	}
 	r.Relative = true
-	win := &Span{base.Add(2 * time.Second), base.Add(5 * time.Second)}
+	win := &truth.Span{Start: base.Add(2 * time.Second), End: base.Add(5 * time.Second)}
 	align(r, tr, win)
 	if !r.Start.Equal(win.Start) {
 		t.Errorf("align with -window: start %v; want %v", r.Start, win.Start)

@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"bbslab/truth"
 	"context"
 	"errors"
 	"fmt"
@@ -63,10 +64,10 @@ func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 				return cli.Usage(err)
 			}
 		}
-	} else if t, err = fetchTruth(ctx, o.Server); err != nil {
+	} else if t, err = fetch(ctx, o.Server, TruthPath, "truth", DecodeTruth); err != nil {
 		return err
 	} else if t.Log {
-		if t.Logged, err = fetchTruthLog(ctx, o.Server); err != nil {
+		if t.Logged, err = fetch(ctx, o.Server, TruthLogPath, "truth log", decodeTruthLog); err != nil {
 			return err
 		}
 	}
@@ -88,7 +89,7 @@ func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 }
 
 // parseWindow reads -window START,END; nil when empty.
-func parseWindow(s string) (*Span, error) {
+func parseWindow(s string) (*truth.Span, error) {
 	if s == "" {
 		return nil, nil
 	}
@@ -101,5 +102,5 @@ func parseWindow(s string) (*Span, error) {
 	if !end.After(start) {
 		return nil, errors.New("grade: -window: END must be after START")
 	}
-	return &Span{start, end}, nil
+	return &truth.Span{Start: start, End: end}, nil
 }

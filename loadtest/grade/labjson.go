@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"bbslab/truth"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -74,7 +75,7 @@ func labReport(name string, run *loadtest.Result) *Report {
 			continue
 		}
 		from := run.Start.Add(time.Duration((row.T - 1) * float64(time.Second)))
-		r.Finished = append(r.Finished, Second{T: from, Requests: row.Successes + row.Errors})
+		r.Finished = append(r.Finished, truth.Second{T: from, Requests: row.Successes + row.Errors})
 	}
 	if run.Open != nil && run.Open.Dropped > 0 {
 		r.Notes = append(r.Notes, fmt.Sprintf("the tool dropped %d of %d arrivals (every connection busy): never sent", run.Open.Dropped, run.Open.Arrivals))

@@ -12,11 +12,11 @@ import (
 // writeTruth prints the truth's window in one line.
 func writeTruth(w io.Writer, t *Truth) {
 	end := "open"
-	if !t.Window.End.IsZero() {
-		end = t.Window.End.Format(time.RFC3339)
+	if !t.End.IsZero() {
+		end = t.End.Format(time.RFC3339)
 	}
 	fmt.Fprintf(w, "truth: %s to %s, %d requests served (%s), %d stalls\n",
-		t.Window.Start.Format(time.RFC3339), end, t.Requests, statusList(t.Status), len(t.Stalls))
+		t.Start.Format(time.RFC3339), end, t.Requests, statusList(t.Status), len(t.Stalls))
 }
 
 // writeGrading prints one tool's grade.

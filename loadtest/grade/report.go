@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"bbslab/truth"
 	"math"
 	"sort"
 	"time"
@@ -36,7 +37,7 @@ type Report struct {
 	Resolution float64
 	// Finished, for formats without per-request times: the requests
 	// finished in each second (the lab's series), T the second's start.
-	Finished []Second
+	Finished []truth.Second
 	// Notes are said under the report (what the format lacks).
 	Notes []string
 }

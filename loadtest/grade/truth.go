@@ -9,103 +9,56 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"bbslab/truth"
 )
 
 // TruthVersion is the version of the truth format this package reads.
-const TruthVersion = 1
+const TruthVersion = truth.Version
 
 // TruthPath is where a server under test serves its truth, under its admin
 // address (-server).
 const TruthPath = "/admin/truth"
 
-// A Truth is what the server recorded of a window: every request that
-// arrived in it and was served, counted per second and per status, with the
-// server-side latency distributions and the stalls it went through. The
-// server fills it (GET /admin/truth); this package defines it because the
-// grader may not import the server.
+// A Truth is what the server recorded of a window: its report, in the
+// format package truth defines and fills (GET /admin/truth,
+// docs/truth.md), with the window's times read and, when the grader read
+// it, the per-request log.
 type Truth struct {
-	Version  int              `json:"version"`
-	Window   Window           `json:"window"`
-	Requests int64            `json:"requests"`
-	Bytes    int64            `json:"bytes"`
-	Status   map[string]int64 `json:"status"`
-	// Seconds counts the requests by arrival second, every second of the
-	// window.
-	Seconds []Second `json:"seconds"`
-	// ServerMs is from arrival at the listener to the end of the response
-	// write; ServiceMs from handler entry to the end of the response write.
-	ServerMs  Summary `json:"server_ms"`
-	ServiceMs Summary `json:"service_ms"`
-	Stalls    []Span  `json:"stalls"`
-	// Log says the per-request log is at TruthLogPath; Logged holds it,
-	// sorted by arrival, when the grader read it.
-	Log    bool     `json:"log"`
-	Logged []Logged `json:"-"`
+	*truth.Report
+	// Start and End are the window's; End is zero while it is open.
+	Start, End time.Time
+	// Logged is the per-request log (TruthLogPath), sorted by arrival,
+	// when the grader read it.
+	Logged []Logged
 }
 
-// A Window is the span the truth covers; End is zero while it is open.
-type Window struct {
-	Start time.Time `json:"start"`
-	End   time.Time `json:"-"`
-	Open  bool      `json:"open"`
-}
-
-// UnmarshalJSON reads a window whose end is empty while it is open.
-func (w *Window) UnmarshalJSON(b []byte) error {
-	var raw struct {
-		Start time.Time `json:"start"`
-		End   string    `json:"end"`
-		Open  bool      `json:"open"`
-	}
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	w.Start, w.Open = raw.Start, raw.Open
-	if raw.End != "" {
-		t, err := time.Parse(time.RFC3339Nano, raw.End)
-		if err != nil {
-			return fmt.Errorf("window end: %w", err)
-		}
-		w.End = t
-	}
-	return nil
-}
-
-// A Second is one arrival second of the window.
-type Second struct {
-	T        time.Time        `json:"t"`
-	Requests int64            `json:"requests"`
-	Status   map[string]int64 `json:"status"`
-}
-
-// A Summary is a latency distribution in milliseconds.
-type Summary struct {
-	Count int64   `json:"count"`
-	Mean  float64 `json:"mean"`
-	P50   float64 `json:"p50"`
-	P90   float64 `json:"p90"`
-	P95   float64 `json:"p95"`
-	P99   float64 `json:"p99"`
-	P999  float64 `json:"p999"`
-	Max   float64 `json:"max"`
-}
-
-// A Span is a stall: from Start to End the server took no work.
-type Span struct {
-	Start time.Time `json:"start"`
-	End   time.Time `json:"end"`
-}
-
-// decodeTruth reads a truth document, refusing a version it does not know.
-func decodeTruth(r io.Reader, from string) (*Truth, error) {
-	var t Truth
-	if err := json.NewDecoder(r).Decode(&t); err != nil {
+// DecodeTruth reads a truth document from r (from names it in errors),
+// refusing a version it does not know.
+func DecodeTruth(r io.Reader, from string) (*Truth, error) {
+	var rep truth.Report
+	if err := json.NewDecoder(r).Decode(&rep); err != nil {
 		return nil, fmt.Errorf("truth from %s: %w", from, err)
 	}
-	if t.Version != TruthVersion {
-		return nil, fmt.Errorf("truth from %s: version %d not supported (this grader reads version %d)", from, t.Version, TruthVersion)
+	if rep.Version != TruthVersion {
+		return nil, fmt.Errorf("truth from %s: version %d not supported (this grader reads version %d)", from, rep.Version, TruthVersion)
 	}
-	return &t, nil
+	t := &Truth{Report: &rep}
+	for _, w := range []struct {
+		s   string
+		to  *time.Time
+		key string
+	}{{rep.Window.Start, &t.Start, "start"}, {rep.Window.End, &t.End, "end"}} {
+		if w.s == "" {
+			continue
+		}
+		v, err := time.Parse(time.RFC3339Nano, w.s)
+		if err != nil {
+			return nil, fmt.Errorf("truth from %s: window %s: %w", from, w.key, err)
+		}
+		*w.to = v
+	}
+	return t, nil
 }
 
 // readTruthFile reads the truth saved to a file.
@@ -115,25 +68,27 @@ func readTruthFile(path string) (*Truth, error) {
 		return nil, fmt.Errorf("truth: %w", err)
 	}
 	defer f.Close()
-	return decodeTruth(f, path)
+	return DecodeTruth(f, path)
 }
 
-// fetchTruth reads the truth from a server's admin address.
-func fetchTruth(ctx context.Context, server string) (*Truth, error) {
-	u := strings.TrimSuffix(server, "/") + TruthPath
+// fetch GETs path from a server's admin address and decodes its body;
+// what names the document in errors.
+func fetch[T any](ctx context.Context, server, path, what string, decode func(io.Reader, string) (T, error)) (T, error) {
+	var zero T
+	u := strings.TrimSuffix(server, "/") + path
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		return zero, fmt.Errorf("%s: %w", what, err)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		return zero, fmt.Errorf("%s: %w", what, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("truth: GET %s: %s", u, resp.Status)
+		return zero, fmt.Errorf("%s: GET %s: %s", what, u, resp.Status)
 	}
-	return decodeTruth(resp.Body, u)
+	return decode(resp.Body, u)
 }
 
 // served counts the requests that arrived in the seconds overlapping

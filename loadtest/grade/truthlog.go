@@ -1,15 +1,13 @@
 package grade
 
 import (
+	"bbslab/truth"
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"os"
 	"sort"
-	"strings"
 	"time"
 )
 
@@ -22,25 +20,6 @@ const TruthLogPath = TruthPath + "/log"
 type Logged struct {
 	Arrival time.Time `json:"arrival"`
 	End     time.Time `json:"end"`
-}
-
-// fetchTruthLog reads the per-request log from a server's admin address,
-// sorted by arrival.
-func fetchTruthLog(ctx context.Context, server string) ([]Logged, error) {
-	u := strings.TrimSuffix(server, "/") + TruthLogPath
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
-	if err != nil {
-		return nil, fmt.Errorf("truth log: %w", err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("truth log: %w", err)
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("truth log: GET %s: %s", u, resp.Status)
-	}
-	return decodeTruthLog(resp.Body, u)
 }
 
 // readTruthLog reads the per-request log saved to a file.
@@ -76,7 +55,7 @@ func decodeTruthLog(r io.Reader, from string) ([]Logged, error) {
 // in the stalls and those the server held at least atMs (arrival to end
 // of write): the server's own count of the stalls' requests and of its
 // tail, beside the tool's.
-func inStallsLogged(log []Logged, stalls []Span, atMs float64) (arrived, tail int64) {
+func inStallsLogged(log []Logged, stalls []truth.Span, atMs float64) (arrived, tail int64) {
 	at := time.Duration(atMs * float64(time.Millisecond))
 	for _, l := range log {
 		if inStalls(l.Arrival, stalls) {
