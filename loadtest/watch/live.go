@@ -16,9 +16,12 @@ import (
 //
 // States are data, like Stats: the target's package says which it has.
 type State struct {
-	Name  string
-	Path  string
-	Minus []string
+	Name string
+	Path string
+	// Metric is the counter's Prometheus selector ("" when the target
+	// exports none: the state is then left out of a Prometheus read).
+	Metric string
+	Minus  []string
 }
 
 // A Share is the mean number of requests in one State over the span
@@ -41,9 +44,11 @@ type Read struct {
 	States []Share
 
 	stats []Stat
-	// raw holds per stat name the gauge's value as read, or the
-	// counter's increase per second over the span, before Scale.
-	raw map[string]float64
+	// raw holds per stat name the gauge's value as read, the counter's
+	// increase per second over the span, or the histogram's mean or
+	// quantile over it, before Scale; rate names the counters.
+	raw  map[string]float64
+	rate map[string]bool
 	// absent are the stats the poll did not find (Absent).
 	absent []Stat
 }
@@ -70,7 +75,7 @@ func (r Read) Values(requestsPerSecond float64) []Value {
 		if !ok {
 			continue
 		}
-		if rd.Kind == Counter && rd.PerRequest {
+		if r.rate[rd.Name] && rd.PerRequest {
 			if requestsPerSecond <= 0 {
 				continue
 			}
@@ -98,8 +103,8 @@ func (r Read) Absent() []Stat { return r.absent }
 func checkStates(states []State) error {
 	seen := map[string]bool{}
 	for i, st := range states {
-		if st.Name == "" || st.Path == "" {
-			return fmt.Errorf("state %d (%q): a name and a path are required", i+1, st.Name)
+		if st.Name == "" || st.Path == "" && st.Metric == "" {
+			return fmt.Errorf("state %d (%q): a name and a path or a metric are required", i+1, st.Name)
 		}
 		for _, m := range st.Minus {
 			if !seen[m] {
@@ -114,34 +119,41 @@ func checkStates(states []State) error {
 	return nil
 }
 
-// makeRead builds the Read of the span from the poll at t0 (values prev,
-// by path) to the poll at t1 (cur).
-func makeRead(stats []Stat, states []State, prev, cur map[string]float64, t0, t1 time.Time) Read {
+// makeRead builds the Read of the span from the poll at t0 (stats prev
+// and states prevStates, by name) to the poll at t1 (cur, curStates).
+func makeRead(stats []Stat, states []State, prev, cur map[string]sample, prevStates, curStates map[string]float64, t0, t1 time.Time) Read {
 	dt := t1.Sub(t0).Seconds()
-	r := Read{At: t1, Seconds: dt, stats: stats, raw: make(map[string]float64, len(stats))}
+	r := Read{At: t1, Seconds: dt, stats: stats, raw: make(map[string]float64, len(stats)), rate: map[string]bool{}}
 	if dt <= 0 {
 		return r
 	}
 	for _, rd := range stats {
-		c, ok := cur[rd.Path]
+		c, ok := cur[rd.Name]
 		if !ok {
 			if !rd.Optional {
 				r.absent = append(r.absent, rd)
 			}
 			continue
 		}
-		if rd.Kind == Gauge {
-			r.raw[rd.Name] = c
-			continue
-		}
-		if p, ok := prev[rd.Path]; ok {
-			r.raw[rd.Name] = (c - p) / dt
+		p, had := prev[rd.Name]
+		switch c.kind {
+		case Gauge:
+			r.raw[rd.Name] = c.v / c.per
+		case Counter:
+			if had {
+				r.raw[rd.Name] = (c.v - p.v) / dt / c.per
+				r.rate[rd.Name] = true
+			}
+		case Histogram:
+			if v, ok := overSpan(rd, p, c); had && ok {
+				r.raw[rd.Name] = v
+			}
 		}
 	}
 	got := map[string]float64{}
 	for _, st := range states {
-		c, ok1 := cur[st.Path]
-		p, ok2 := prev[st.Path]
+		c, ok1 := curStates[st.Name]
+		p, ok2 := prevStates[st.Name]
 		if !ok1 || !ok2 {
 			continue
 		}

@@ -88,7 +88,7 @@ func TestReadValues(t *testing.T) {
 	t0 := time.Unix(100, 0)
 	prev := map[string]float64{"cpu": 10, "idle": 70, "gc": 4, "wait": 1.0, "gone": 3}
 	cur := map[string]float64{"cpu": 30, "idle": 60, "gc": 10, "wait": 1.5}
-	r := makeRead(stats, nil, prev, cur, t0, t0.Add(2*time.Second))
+	r := makeRead(stats, nil, byName(stats, prev), byName(stats, cur), nil, nil, t0, t0.Add(2*time.Second))
 	var got []string
 	for _, v := range r.Values(50) {
 		got = append(got, fmt.Sprintf("%s=%g", v.Label, math.Round(v.Value*1000)/1000))
@@ -118,11 +118,23 @@ func TestReadAbsent(t *testing.T) {
 	}
 	t0 := time.Unix(100, 0)
 	cur := map[string]float64{"machine.cpu.idle": 60}
-	r := makeRead(stats, nil, cur, cur, t0, t0.Add(time.Second))
+	r := makeRead(stats, nil, byName(stats, cur), byName(stats, cur), nil, nil, t0, t0.Add(time.Second))
 	if a := r.Absent(); len(a) != 1 || a[0].Name != "iowait" {
 		t.Errorf("Absent() = %+v; want iowait alone", a)
 	}
 	if v := r.Values(10); len(v) != 1 || v[0].Value != 40 {
 		t.Errorf("Values = %+v; want busy 40 alone", v)
 	}
+}
+
+// byName returns the samples of stats a JSON read with these numbers by
+// path would give.
+func byName(stats []Stat, byPath map[string]float64) map[string]sample {
+	out := map[string]sample{}
+	for _, st := range stats {
+		if v, ok := byPath[st.Path]; ok {
+			out[st.Name] = sample{kind: st.Kind, v: v, per: 1}
+		}
+	}
+	return out
 }

@@ -3,8 +3,6 @@ package watch
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,18 +10,22 @@ import (
 	"time"
 )
 
-// poller reads a target's stats JSON every second and keeps the values of
-// its stats.
+// poller reads a target's stats (JSON or Prometheus text) every second
+// and keeps the values of its stats.
 type poller struct {
 	url    string
+	format string // Auto until the first read settles it
 	stats  []Stat
+	sels   selectors
 	client *http.Client
 
 	mu      sync.Mutex
 	n       int
-	sums    map[string]float64
-	first   map[string]float64
-	last    map[string]float64
+	sums    map[string]float64 // gauges: the sum of each read's value
+	pers    map[string]float64 // the sum of each read's divisor (Stat.Per)
+	pn      map[string]int     // reads that found the stat
+	first   map[string]sample
+	last    map[string]sample
 	t0, t1  time.Time
 	errors  int
 	lastErr string
@@ -33,12 +35,13 @@ type poller struct {
 
 	// Live reads (Options.OnRead): the window's stats take only the polls
 	// from from until ended; every poll after the first makes a Read.
-	onRead func(Read)
-	states []State
-	from   time.Time
-	ended  bool
-	prev   map[string]float64 // the previous poll's numbers by path
-	prevT  time.Time
+	onRead     func(Read)
+	states     []State
+	from       time.Time
+	ended      bool
+	prev       map[string]sample  // the previous poll's stats by name
+	prevStates map[string]float64 // and its states by name
+	prevT      time.Time
 }
 
 // live makes the poller hand every poll's per-second values to onRead,
@@ -54,12 +57,15 @@ func (s *poller) endWindow() {
 	s.mu.Unlock()
 }
 
-// newPoller returns a poller of url for stats that copies the objects
-// named by envKeys at its first successful read.
-
-func newPoller(url string, stats []Stat, envKeys []string) *poller {
-	return &poller{url: url, stats: stats, envKeys: envKeys, client: &http.Client{Timeout: 2 * time.Second},
-		sums: map[string]float64{}, first: map[string]float64{}, last: map[string]float64{}}
+// newPoller returns a poller of url in format for stats (their selectors
+// parsed in sels) that copies the objects named by envKeys at its first
+// successful read.
+func newPoller(url, format string, stats []Stat, sels selectors, envKeys []string) *poller {
+	if format == "" {
+		format = Auto
+	}
+	return &poller{url: url, format: format, stats: stats, sels: sels, envKeys: envKeys, client: &http.Client{Timeout: 2 * time.Second},
+		sums: map[string]float64{}, pers: map[string]float64{}, pn: map[string]int{}, first: map[string]sample{}, last: map[string]sample{}}
 }
 
 // run polls every second until ctx ends.
@@ -89,9 +95,12 @@ func (s *poller) run(ctx context.Context) {
 	}
 }
 
-// poll reads the stats JSON once.
+// poll reads the stats once.
 func (s *poller) poll(ctx context.Context) {
-	doc, err := getJSON(ctx, s.client, s.url)
+	s.mu.Lock()
+	format := s.format
+	s.mu.Unlock()
+	sc, err := fetch(ctx, s.client, s.url, format)
 	now := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -102,24 +111,37 @@ func (s *poller) poll(ctx context.Context) {
 		}
 		return
 	}
+	if s.format == Auto {
+		s.settle(sc.format())
+	}
+	cur := make(map[string]sample, len(s.stats))
+	for _, r := range s.stats {
+		if v, ok := sc.sample(r, s.sels); ok {
+			cur[r.Name] = v
+		}
+	}
 	if s.onRead != nil {
-		s.liveRead(doc, now)
+		s.liveRead(sc, cur, now)
 		if s.ended || now.Before(s.from) {
 			return // outside the measured window
 		}
 	}
 	if s.n == 0 {
 		s.t0 = now
-		s.env = copyEnvironment(doc, s.envKeys)
+		if j, ok := sc.(jsonScrape); ok {
+			s.env = copyEnvironment(j.doc, s.envKeys)
+		}
 	}
 	s.t1 = now
 	s.n++
 	for _, r := range s.stats {
-		v, ok := lookupNumber(doc, r.Path)
+		v, ok := cur[r.Name]
 		if !ok {
 			continue
 		}
-		s.sums[r.Name] += v
+		s.sums[r.Name] += v.v / v.per
+		s.pers[r.Name] += v.per
+		s.pn[r.Name]++
 		if _, seen := s.first[r.Name]; !seen {
 			s.first[r.Name] = v
 		}
@@ -127,43 +149,59 @@ func (s *poller) poll(ctx context.Context) {
 	}
 }
 
+// settle fixes the format at the first successful read and, for
+// Prometheus, each stat's scale there (Stat.MetricScale). The caller holds
+// s.mu.
+func (s *poller) settle(format string) {
+	s.format = format
+	if format != Prometheus {
+		return
+	}
+	stats := make([]Stat, len(s.stats))
+	for i, r := range s.stats {
+		if r.MetricScale != 0 {
+			r.Scale = r.MetricScale
+		}
+		stats[i] = r
+	}
+	s.stats = stats
+}
+
 // liveRead hands the span since the previous poll to onRead. The caller
 // holds s.mu; onRead must return quickly (Options.OnRead).
-func (s *poller) liveRead(doc any, now time.Time) {
-	cur := make(map[string]float64, len(s.stats)+len(s.states))
-	for _, r := range s.stats {
-		if v, ok := lookupNumber(doc, r.Path); ok {
-			cur[r.Path] = v
-		}
-	}
+func (s *poller) liveRead(sc scrape, cur map[string]sample, now time.Time) {
+	states := make(map[string]float64, len(s.states))
 	for _, st := range s.states {
-		if v, ok := lookupNumber(doc, st.Path); ok {
-			cur[st.Path] = v
+		if v, ok := sc.state(st, s.sels); ok {
+			states[st.Name] = v
 		}
 	}
 	if s.prev != nil {
-		s.onRead(makeRead(s.stats, s.states, s.prev, cur, s.prevT, now))
+		s.onRead(makeRead(s.stats, s.states, s.prev, cur, s.prevStates, states, s.prevT, now))
 	}
-	s.prev, s.prevT = cur, now
+	s.prev, s.prevStates, s.prevT = cur, states, now
 }
 
 // result turns the reads into one value per stat; successes is the
-// number of successful requests in the measured window of seconds, for per-request
-// stats.
+// number of successful requests in the measured window of seconds, for
+// per-request stats.
 func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := map[string]float64{}
 	span := s.t1.Sub(s.t0).Seconds()
 	for _, r := range s.stats {
-		if _, ok := s.first[r.Name]; !ok {
+		first, ok := s.first[r.Name]
+		if !ok {
 			continue
 		}
-		switch r.Kind {
+		last := s.last[r.Name]
+		switch first.kind {
 		case Gauge:
 			out[r.Name] = s.sums[r.Name] / float64(s.n) * r.Scale
 		case Counter:
-			d := s.last[r.Name] - s.first[r.Name]
+			// A divisor (Stat.Per) is taken as its mean over the reads.
+			d := (last.v - first.v) / (s.pers[r.Name] / float64(s.pn[r.Name]))
 			switch {
 			case r.PerRequest && successes > 0 && seconds > 0 && span > 0:
 				// Requests that finished in the sampled span, assuming an
@@ -172,30 +210,35 @@ func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 			case span > 0:
 				out[r.Name] = d / span * r.Scale
 			}
+		case Histogram:
+			if v, ok := overSpan(r, first, last); ok {
+				out[r.Name] = v * r.Scale
+			}
 		}
 	}
 	return out
 }
 
-// getJSON fetches and decodes a JSON document.
-func getJSON(ctx context.Context, c *http.Client, url string) (any, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
+// kinds returns each found stat's kind as read (a Prometheus metric's
+// type decides it).
+func (s *poller) kinds() map[string]string {
+	out := make(map[string]string, len(s.first))
+	for name, f := range s.first {
+		out[name] = f.kind
 	}
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
+	return out
+}
+
+// overSpan reads a histogram between two reads: the mean of the
+// observations in between, or with r.Quantile their quantile.
+func overSpan(r Stat, prev, cur sample) (float64, bool) {
+	if r.Quantile > 0 {
+		return quantile(r.Quantile, prev.buckets, cur.buckets)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	if dc := cur.count - prev.count; dc > 0 {
+		return (cur.v - prev.v) / dc, true
 	}
-	var doc any
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&doc); err != nil {
-		return nil, fmt.Errorf("GET %s: %w", url, err)
-	}
-	return doc, nil
+	return 0, false
 }
 
 // lookupNumber follows a dot-separated path of object keys (or array

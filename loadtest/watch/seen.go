@@ -22,10 +22,13 @@ type Seen struct {
 // ServerStats are the load target's own figures over the measured
 // period of a run, read from its stats JSON every second.
 type ServerStats struct {
-	// URL is the stats URL read.
-	URL string `json:"url"`
+	// URL is the stats URL read; Format how it was read (json or
+	// prometheus; empty when no read succeeded).
+	URL    string `json:"url"`
+	Format string `json:"format,omitempty"`
 	// Reads counts the successful reads (JSON "samples"); Failed the reads that failed
-	// (unreachable, not 200, not JSON), LastError the last failure.
+	// (unreachable, not 200, neither JSON nor Prometheus text), LastError
+	// the last failure.
 	Reads     int    `json:"samples"`
 	Failed    int    `json:"failed,omitempty"`
 	LastError string `json:"last_error,omitempty"`
@@ -34,12 +37,17 @@ type ServerStats struct {
 	Values []ServerValue `json:"values,omitempty"`
 }
 
-// A ServerValue is one reading over a run: the mean of a gauge, or a
-// counter's increase per second (or per successful request).
+// A ServerValue is one reading over a run: the mean of a gauge, a
+// counter's increase per second (or per successful request), or a
+// histogram's mean or quantile (Quantile) over the run. Path says where
+// it was in the stats JSON, Metric which Prometheus series gave it; Kind
+// is the kind as read.
 type ServerValue struct {
-	Name  string  `json:"name"`
-	Path  string  `json:"path"`
-	Kind  string  `json:"kind"`
+	Name     string  `json:"name"`
+	Path     string  `json:"path,omitempty"`
+	Metric   string  `json:"metric,omitempty"`
+	Quantile float64 `json:"quantile,omitempty"`
+	Kind     string  `json:"kind"`
 	Unit  string  `json:"unit,omitempty"`
 	Value float64 `json:"value"`
 }

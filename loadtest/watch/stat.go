@@ -1,13 +1,30 @@
 package watch
 
-import "bbslab/loadtest"
+import (
+	"fmt"
 
-// A Stat is one number of a target's stats JSON that the watcher keeps:
-// where it is (Path, dot separated, e.g. "workers.queued") and how to read
-// it. A "gauge" is averaged over the step; a "counter" becomes its increase
-// per second over the step, or, with PerRequest, per successful request in
-// milliseconds when Scale is 1000. (A machine.Reading, by contrast, is a
-// snapshot of the machine's counters; a Stat only names a path.)
+	"bbslab/loadtest"
+)
+
+// A Stat is one number of a target's stats that the watcher keeps, in
+// either of two forms: where it is in the stats JSON (Path, dot separated,
+// e.g. "workers.queued") or which series of a Prometheus text endpoint
+// give it (Metric), and how to read it. A "gauge" is averaged over the
+// step; a "counter" becomes its increase per second over the step, or,
+// with PerRequest, per successful request in milliseconds when Scale is
+// 1000. (A machine.Reading, by contrast, is a snapshot of the machine's
+// counters; a Stat only names where a number is.)
+//
+// Read from Prometheus, the metric's TYPE decides the kind (Kind only
+// says how to read an untyped metric): a counter becomes a rate (or per
+// request), a gauge a mean, a histogram the mean of its observations over
+// the step (the increase of _sum over that of _count) or, with Quantile,
+// a quantile of them from the buckets' increases (PromQL's
+// histogram_quantile over increase()). name_sum and name_count of a
+// histogram read as counters. A figure the stats JSON gives as a
+// percentage of CPUs is a counter of CPU-seconds in Prometheus: Per
+// divides it by a gauge (the number of CPUs) and MetricScale (100) makes
+// it a percentage, so that both forms give the same figure.
 //
 // A Stat is data: the target's description (Target.Stats; for the board,
 // package contract) or an experiment file's [[stats.reading]] says which
@@ -20,6 +37,16 @@ type Stat struct {
 	PerRequest bool    `toml:"per_request"`
 	Scale      float64 `toml:"scale"` // multiplies the value (default 1)
 	Unit       string  `toml:"unit"`
+	// Metric is the Prometheus form: a selector as PromQL writes one,
+	// bbs_requests_total{command="AllView"}; the series it matches are
+	// summed over the labels it does not name. Quantile (0 < q < 1) reads
+	// a histogram's quantile instead of its mean; Per names a gauge the
+	// value is divided by at each read (bbs_machine_cpus); MetricScale,
+	// when set, multiplies the Prometheus form instead of Scale.
+	Metric      string  `toml:"metric"`
+	Quantile    float64 `toml:"quantile"`
+	Per         string  `toml:"per"`
+	MetricScale float64 `toml:"metric_scale"`
 	// Optional says the target leaves the path out when it has nothing to
 	// report (a TCP state with no socket): its absence is no warning.
 	// Without it, a stat never found is named in the result's warnings.
@@ -46,6 +73,29 @@ const (
 	Gauge   = "gauge"
 	Counter = "counter"
 )
+
+// Check checks a stat as a file or a flag gives it: a name, a path or a
+// metric (or both), a kind of gauge or counter ("" for a metric: its type
+// decides), and a metric's selectors and quantile. Its errors name the
+// stat and the field.
+func (s Stat) Check() error {
+	if s.Name == "" || s.Path == "" && s.Metric == "" {
+		return fmt.Errorf("stat %q: a name and a path (stats JSON) or a metric (Prometheus) are required", s.Name)
+	}
+	switch {
+	case s.Kind == Gauge, s.Kind == Counter:
+	case s.Kind == "" && s.Path == "":
+	default:
+		return fmt.Errorf("stat %q: kind %q: want gauge or counter", s.Name, s.Kind)
+	}
+	if s.Metric == "" {
+		if s.Per != "" || s.Quantile != 0 || s.MetricScale != 0 {
+			return fmt.Errorf("stat %q: per, quantile and metric_scale read a Prometheus metric: give metric too", s.Name)
+		}
+		return nil
+	}
+	return s.checkProm()
+}
 
 // A Chart is one server chart of a sweep: the stats whose Chart is Name,
 // drawn against clients and saved as PREFIX-server-<Name>.

@@ -14,8 +14,13 @@ type Target struct {
 	// StatsPath is the path of the stats JSON on the target's admin
 	// listener.
 	StatsPath string
-	// Stats are the numbers of the stats JSON watched in each run, with
-	// how the charts, the live dashboard and the sweep table show them;
+	// MetricPrefix begins the names of the target's own Prometheus
+	// metrics (for the board, "bbs_"): a Prometheus endpoint with none of
+	// them is not this target (Describe).
+	MetricPrefix string
+	// Stats are the numbers of the stats JSON (or their Prometheus
+	// forms) watched in each run, with how the charts, the live dashboard
+	// and the sweep table show them;
 	// Charts the server charts their Chart fields name.
 	Stats  []Stat
 	Charts []Chart
@@ -43,15 +48,16 @@ type Target struct {
 	Limiting func(byPath map[string]float64) string
 }
 
-// Options returns the options of a watcher of the target's stats JSON at
-// statsURL, keeping t.Stats and copying t.EnvironmentKeys: the one place the
+// Options returns the options of a watcher of the target's stats at
+// statsURL (JSON or Prometheus text, as the caller's Options.Format says),
+// keeping t.Stats and copying t.EnvironmentKeys: the one place the
 // tools build them (the run and sweep commands, calibrate and the
 // experiment runner add their profiles and live feed to what it returns).
 //
 // A caller with its own list of stats (an experiment file's
 // [[stats.reading]], calibrate's ProcessCPU) passes it as stats. Each of
 // them without a Panel is shown on the dashboard panel of t's stat at the
-// same path: the panels are part of the target's description, defined
+// same path or metric: the panels are part of the target's description, defined
 // once with its Stats, and a file that names a number its own way still
 // measures the same number.
 func (t Target) Options(statsURL string, stats ...Stat) Options {
@@ -62,13 +68,17 @@ func (t Target) Options(statsURL string, stats ...Stat) Options {
 	panel := map[string]string{}
 	for _, s := range t.Stats {
 		if s.Panel != "" {
-			panel[s.Path] = s.Panel
+			panel["path "+s.Path] = s.Panel
+			panel["metric "+s.Metric] = s.Panel
 		}
 	}
 	o.Stats = make([]Stat, len(stats))
 	for i, s := range stats {
-		if s.Panel == "" {
-			s.Panel = panel[s.Path]
+		if s.Panel == "" && s.Path != "" {
+			s.Panel = panel["path "+s.Path]
+		}
+		if s.Panel == "" && s.Metric != "" {
+			s.Panel = panel["metric "+s.Metric]
 		}
 		o.Stats[i] = s
 	}

@@ -13,13 +13,16 @@ import (
 )
 
 // Options say what to watch. Target.Options builds them for a target's
-// stats JSON; the caller adds profiles and a live callback. A Watcher
-// knows only paths.
+// stats endpoint; the caller adds profiles and a live callback. A Watcher
+// knows only paths and metric selectors.
 type Options struct {
 	// StatsURL, when set, is read every second during the measured
-	// window: a JSON document from which Stats are kept in
-	// Result.Server. Failed reads are counted, never fatal.
+	// window: a JSON document or a Prometheus text endpoint from which
+	// Stats are kept in Result.Server (by Path from JSON, by Metric from
+	// Prometheus). Failed reads are counted, never fatal. Format is Auto
+	// (or ""; the response's Content-Type decides), JSON or Prometheus.
 	StatsURL string
+	Format   string
 	Stats    []Stat
 	// EnvironmentKeys names the top-level objects of the stats JSON copied
 	// whole into Result.Environment.Server at the first successful read.
@@ -51,19 +54,27 @@ type Options struct {
 // A Watcher polls a target's stats and takes its profiles during each run
 // it is given to (loadtest.Settings.Watch).
 type Watcher struct {
-	o Options
+	o    Options
+	sels selectors
 }
 
 // New checks o, fills in its defaults and returns its Watcher. Its errors
 // name the setting.
 func New(o Options) (*Watcher, error) {
+	if err := CheckFormat(o.Format); err != nil {
+		return nil, err
+	}
+	sels := selectors{}
 	rs := append([]Stat(nil), o.Stats...)
 	for i, r := range rs {
-		if r.Name == "" || r.Path == "" {
-			return nil, fmt.Errorf("stats reading %d (%q): a name and a path are required", i+1, r.Name)
+		if err := r.Check(); err != nil {
+			return nil, fmt.Errorf("stats reading %d: %w", i+1, err)
 		}
-		if r.Kind != Gauge && r.Kind != Counter {
-			return nil, fmt.Errorf("stats reading %q: kind %q: want gauge or counter", r.Name, r.Kind)
+		if err := sels.add(r.Metric, r.Per); err != nil {
+			return nil, fmt.Errorf("stats reading %q: %w", r.Name, err)
+		}
+		if r.Kind == "" {
+			rs[i].Kind = Gauge
 		}
 		if r.Scale == 0 {
 			rs[i].Scale = 1
@@ -72,6 +83,11 @@ func New(o Options) (*Watcher, error) {
 	o.Stats = rs
 	if err := checkStates(o.States); err != nil {
 		return nil, err
+	}
+	for _, st := range o.States {
+		if err := sels.add(st.Metric); err != nil {
+			return nil, fmt.Errorf("state %q: %w", st.Name, err)
+		}
 	}
 	if o.ProfileURL != "" {
 		if len(o.ProfileKinds) == 0 {
@@ -92,7 +108,7 @@ func New(o Options) (*Watcher, error) {
 	if o.StatsURL == "" && o.ProfileURL == "" {
 		return nil, errors.New("nothing to watch: give a stats URL or a profile URL")
 	}
-	return &Watcher{o: o}, nil
+	return &Watcher{o: o, sels: sels}, nil
 }
 
 // Options returns the options w watches with, defaults filled in.
@@ -122,7 +138,7 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 	sctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	if o.StatsURL != "" {
-		w.poller = newPoller(o.StatsURL, o.Stats, o.EnvironmentKeys)
+		w.poller = newPoller(o.StatsURL, o.Format, o.Stats, wr.sels, o.EnvironmentKeys)
 		if o.OnRead != nil {
 			// Live: poll the whole run; the window's stats start at warmEnd.
 			w.poller.live(warmEnd, o.States, o.OnRead)
@@ -214,12 +230,20 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 		vals := p.result(successes, seconds)
 		p.mu.Lock()
 		sr := &ServerStats{URL: w.url, Reads: p.n, Failed: p.errors, LastError: p.lastErr}
+		if p.format != Auto {
+			sr.Format = p.format
+		}
 		out.Environment = p.env
+		kinds := p.kinds()
 		p.mu.Unlock()
 		var missing []string
 		for _, rd := range p.stats {
 			if v, ok := vals[rd.Name]; ok {
-				sr.Values = append(sr.Values, ServerValue{Name: rd.Name, Path: rd.Path, Kind: rd.Kind, Unit: rd.Unit, Value: v})
+				sv := ServerValue{Name: rd.Name, Path: rd.Path, Kind: kinds[rd.Name], Unit: rd.Unit, Value: v}
+				if sr.Format == Prometheus {
+					sv.Path, sv.Metric, sv.Quantile = "", rd.Metric, rd.Quantile
+				}
+				sr.Values = append(sr.Values, sv)
 			} else if !rd.Optional {
 				missing = append(missing, rd.Name)
 			}

@@ -1,0 +1,122 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The live dashboard's panels of GoService.
+const (
+	panelGoCPU    = "Process CPU, % of a core"
+	panelGoRun    = "Goroutines and threads"
+	panelGoMemory = "Memory, MiB"
+	panelGoGC     = "GC cycles per second"
+)
+
+// mib turns bytes into MiB.
+const mib = 1.0 / (1 << 20)
+
+// goStats are what every Go service instrumented with client_golang's
+// default registry exports (its Go and process collectors): the process's
+// CPU in % of a core, goroutines and threads, heap and resident memory,
+// allocation, GC cycles and their mean pause. The process collector's
+// readings are Optional: it has none on some operating systems.
+var goStats = []Stat{
+	{Name: "process_cpu", Metric: "process_cpu_seconds_total", Scale: 100, Unit: "% of a core",
+		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f", Panel: panelGoCPU, Optional: true},
+	{Name: "goroutines", Metric: "go_goroutines", Legend: "goroutines", Column: "goroutines", Format: "%.0f", Panel: panelGoRun},
+	{Name: "threads", Metric: "go_threads", Legend: "threads", Panel: panelGoRun},
+	{Name: "heap", Metric: "go_memstats_heap_alloc_bytes", Scale: mib, Unit: "MiB", Legend: "heap in use", Column: "heap MiB", Format: "%.1f", Panel: panelGoMemory},
+	{Name: "resident", Metric: "process_resident_memory_bytes", Scale: mib, Unit: "MiB", Legend: "resident", Panel: panelGoMemory, Optional: true},
+	{Name: "alloc", Metric: "go_memstats_alloc_bytes_total", Scale: mib, Unit: "MiB/s"},
+	{Name: "gc_cycles", Metric: "go_gc_duration_seconds_count", Unit: "/s", Legend: "GC cycles", Panel: panelGoGC},
+	{Name: "gc_pause", Metric: "go_gc_duration_seconds", Scale: 1000, Unit: "ms", Legend: "mean GC pause"},
+	{Name: "open_fds", Metric: "process_open_fds", Optional: true},
+}
+
+// GoService describes any Go service that serves client_golang's default
+// metrics (a Prometheus endpoint without the target's own metrics):
+// readings of its process and runtime, a CPU chart, no validation. Extra
+// readings of the service's own metrics come from the user
+// (ParseMetricStat).
+var GoService = Target{
+	Stats:      goStats,
+	Charts:     []Chart{{Name: "cpu", Title: "Server CPU", YLabel: "% of one core"}},
+	ProcessCPU: goStats[0],
+}
+
+// Describe returns the description of the server whose stats are at url,
+// read once in format: t when they are JSON, or Prometheus text with a
+// metric named with t.MetricPrefix (for the board, bbs_); GoService
+// otherwise. The error says why the endpoint could not be read; the
+// caller then keeps t, whose reads will fail the same way and be counted.
+func Describe(ctx context.Context, url, format string, t Target) (Target, error) {
+	if format == JSON {
+		return t, nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	sc, err := fetch(ctx, http.DefaultClient, url, format)
+	if err != nil {
+		return t, err
+	}
+	p, ok := sc.(promScrape)
+	if !ok {
+		return t, nil
+	}
+	if t.MetricPrefix != "" {
+		for name := range p {
+			if strings.HasPrefix(name, t.MetricPrefix) {
+				return t, nil
+			}
+		}
+	}
+	return GoService, nil
+}
+
+// ParseMetricStat parses a reading of a Prometheus metric given as
+// name=selector[:how] (loadtest's -server-metric), e.g.
+// 'jobs=myapp_jobs_total{queue="mail"}:rate'. how is one of rate (a
+// counter's increase per second), per_request (its increase per
+// successful request), gauge (the mean over the step), mean (a
+// histogram's or summary's mean observation over the step) or pNN (a
+// histogram's quantile over the step: p50, p99, p99.9); without it the
+// metric's type decides (an untyped metric reads as a gauge).
+func ParseMetricStat(s string) (Stat, error) {
+	name, rest, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.TrimSpace(rest) == "" {
+		return Stat{}, fmt.Errorf("metric reading %q: want name=selector[:how], e.g. 'jobs=myapp_jobs_total{queue=\"mail\"}:rate'", s)
+	}
+	st := Stat{Name: name, Metric: strings.TrimSpace(rest), Legend: name}
+	if i := strings.LastIndex(rest, ":"); i >= 0 && !strings.ContainsAny(rest[i:], "}\"") {
+		how := strings.TrimSpace(rest[i+1:])
+		known := true
+		switch {
+		case how == "rate":
+			st.Kind = Counter
+		case how == "per_request":
+			st.Kind, st.PerRequest = Counter, true
+		case how == "gauge", how == "mean":
+		case strings.HasPrefix(how, "p"):
+			q, err := strconv.ParseFloat(how[1:], 64)
+			if err != nil || q <= 0 || q >= 100 {
+				return Stat{}, fmt.Errorf("metric reading %q: %q: want a percentile such as p50, p99 or p99.9", s, how)
+			}
+			st.Quantile = q / 100
+		default:
+			known = false // a colon of a recording rule's name
+		}
+		if known {
+			st.Metric = strings.TrimSpace(rest[:i])
+		}
+	}
+	if err := st.Check(); err != nil {
+		return Stat{}, fmt.Errorf("metric reading %q: %w", s, err)
+	}
+	return st, nil
+}

@@ -1,0 +1,282 @@
+package watch
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+)
+
+// promScrape is one read of a Prometheus endpoint: its metric families
+// by name, as prometheus/common/expfmt decodes them.
+type promScrape map[string]*dto.MetricFamily
+
+// decodeProm decodes a Prometheus exposition in format f (text 0.0.4,
+// OpenMetrics 1.0 or delimited protobuf).
+func decodeProm(r io.Reader, f expfmt.Format) (promScrape, error) {
+	if f.FormatType() == expfmt.TypeOpenMetrics {
+		// expfmt reads OpenMetrics 1.0 with its text parser, which
+		// neither knows the "# EOF" end line (a comment to it) nor
+		// exemplars: drop exemplars, keep the rest.
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		r = strings.NewReader(stripExemplars(string(b)))
+	}
+	dec := expfmt.NewDecoder(r, f)
+	out := promScrape{}
+	for {
+		var mf dto.MetricFamily
+		err := dec.Decode(&mf)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		out[mf.GetName()] = &mf
+	}
+	out.openMetricsCounters()
+	return out, nil
+}
+
+// stripExemplars drops the " # {...} value" exemplar from each sample line
+// of an OpenMetrics text.
+func stripExemplars(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "#") {
+			continue
+		}
+		if j := strings.Index(l, " # {"); j >= 0 {
+			lines[i] = l[:j]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// openMetricsCounters joins OpenMetrics' counter samples to their family:
+// OpenMetrics types a counter as "foo" and names its sample "foo_total",
+// which the text parser keeps as an untyped family of its own.
+func (p promScrape) openMetricsCounters() {
+	for name, mf := range p {
+		base, ok := strings.CutSuffix(name, "_total")
+		if !ok || mf.GetType() != dto.MetricType_UNTYPED {
+			continue
+		}
+		if c, ok := p[base]; ok && c.GetType() == dto.MetricType_COUNTER && len(c.GetMetric()) == 0 {
+			counter := dto.MetricType_COUNTER
+			mf.Type = &counter
+			for _, m := range mf.GetMetric() {
+				m.Counter = &dto.Counter{Value: m.GetUntyped().Value}
+				m.Untyped = nil
+			}
+		}
+	}
+}
+
+// A sample is what one read says of one stat: a gauge's or a counter's
+// value, or a histogram's (or summary's) sum, count and cumulative buckets;
+// per is the divisor the stat names (Stat.Per), 1 without one.
+type sample struct {
+	kind    string // Gauge, Counter or Histogram
+	v       float64
+	count   float64
+	buckets []bucket
+	per     float64
+}
+
+// Histogram is the kind of a stat read from a Prometheus histogram (or
+// summary): the mean of its observations over the step, or with
+// Stat.Quantile a quantile of them.
+const Histogram = "histogram"
+
+// A bucket is one cumulative histogram bucket: the observations at most
+// le.
+type bucket struct {
+	le    float64
+	count float64
+}
+
+// families returns the family a metric name denotes and how to read it:
+// the family itself, or for name_sum, name_count (histograms, summaries)
+// and name_bucket their parts; for name_total of a counter "name" the
+// counter.
+func (p promScrape) family(name string) (*dto.MetricFamily, string) {
+	if mf, ok := p[name]; ok {
+		return mf, ""
+	}
+	for _, part := range []string{"_sum", "_count", "_bucket"} {
+		if base, ok := strings.CutSuffix(name, part); ok {
+			if mf, ok := p[base]; ok && (mf.GetType() == dto.MetricType_HISTOGRAM || mf.GetType() == dto.MetricType_SUMMARY || mf.GetType() == dto.MetricType_GAUGE_HISTOGRAM) {
+				return mf, part
+			}
+		}
+	}
+	if mf, ok := p[name+"_total"]; ok && mf.GetType() == dto.MetricType_COUNTER {
+		return mf, ""
+	}
+	return nil, ""
+}
+
+// read returns the sum over the series sel matches, read as a stat of
+// kind (the family's type decides; kind only for an untyped family:
+// Gauge, the default, or Counter). ok is false when no series matches.
+func (p promScrape) read(sel selector, kind string) (sample, bool) {
+	mf, part := p.family(sel.name)
+	if mf == nil {
+		return sample{}, false
+	}
+	s := sample{per: 1}
+	switch {
+	case part == "_sum" || part == "_count":
+		s.kind = Counter
+	case part == "_bucket":
+		return sample{}, false // a bucket alone is no reading: name the histogram
+	case mf.GetType() == dto.MetricType_COUNTER:
+		s.kind = Counter
+	case mf.GetType() == dto.MetricType_HISTOGRAM, mf.GetType() == dto.MetricType_SUMMARY, mf.GetType() == dto.MetricType_GAUGE_HISTOGRAM:
+		s.kind = Histogram
+	case mf.GetType() == dto.MetricType_UNTYPED && kind == Counter:
+		s.kind = Counter
+	default:
+		s.kind = Gauge
+	}
+	les := map[float64]float64{}
+	found := false
+	for _, m := range mf.GetMetric() {
+		labels := make(map[string]string, len(m.GetLabel()))
+		for _, l := range m.GetLabel() {
+			labels[l.GetName()] = l.GetValue()
+		}
+		if !sel.matches(labels) {
+			continue
+		}
+		found = true
+		switch {
+		case m.Histogram != nil:
+			h := m.GetHistogram()
+			sum, count := h.GetSampleSum(), float64(h.GetSampleCount())
+			if h.SampleCountFloat != nil {
+				count = h.GetSampleCountFloat()
+			}
+			switch part {
+			case "_sum":
+				s.v += sum
+			case "_count":
+				s.v += count
+			default:
+				s.v += sum
+				s.count += count
+				for _, b := range h.GetBucket() {
+					c := float64(b.GetCumulativeCount())
+					if b.CumulativeCountFloat != nil {
+						c = b.GetCumulativeCountFloat()
+					}
+					les[b.GetUpperBound()] += c
+				}
+				les[math.Inf(1)] += 0 // the +Inf bucket, filled from count below
+			}
+		case m.Summary != nil:
+			sm := m.GetSummary()
+			switch part {
+			case "_count":
+				s.v += float64(sm.GetSampleCount())
+			default: // _sum, or the summary read as its mean
+				s.v += sm.GetSampleSum()
+				s.count += float64(sm.GetSampleCount())
+			}
+		case m.Counter != nil:
+			s.v += m.GetCounter().GetValue()
+		case m.Gauge != nil:
+			s.v += m.GetGauge().GetValue()
+		case m.Untyped != nil:
+			s.v += m.GetUntyped().GetValue()
+		}
+	}
+	if !found {
+		return sample{}, false
+	}
+	if len(les) > 0 {
+		les[math.Inf(1)] = s.count
+		s.buckets = make([]bucket, 0, len(les))
+		for le, c := range les {
+			s.buckets = append(s.buckets, bucket{le: le, count: c})
+		}
+		sort.Slice(s.buckets, func(i, j int) bool { return s.buckets[i].le < s.buckets[j].le })
+	}
+	return s, true
+}
+
+// has reports whether the scrape has the metric name (a histogram's or
+// summary's _sum and _count, and an OpenMetrics counter's _total name,
+// included).
+func (p promScrape) has(name string) bool {
+	mf, part := p.family(name)
+	return mf != nil && part != "_bucket"
+}
+
+// quantile returns the q-quantile (0 < q < 1) of the observations that
+// fell in the span between two reads of a histogram's cumulative buckets
+// (each bucket's increase), interpolated linearly within its bucket, as
+// PromQL's histogram_quantile(q, increase(...)) does: a quantile in the
+// +Inf bucket is the largest finite bound; none without observations.
+func quantile(q float64, prev, cur []bucket) (float64, bool) {
+	before := map[float64]float64{}
+	for _, b := range prev {
+		before[b.le] = b.count
+	}
+	d := make([]bucket, 0, len(cur))
+	for _, b := range cur {
+		c := b.count - before[b.le]
+		if n := len(d); n > 0 && c < d[n-1].count {
+			c = d[n-1].count // keep it cumulative when a reset or a race broke it
+		}
+		d = append(d, bucket{le: b.le, count: c})
+	}
+	if len(d) < 2 || !math.IsInf(d[len(d)-1].le, 1) {
+		return 0, false
+	}
+	total := d[len(d)-1].count
+	if total <= 0 {
+		return 0, false
+	}
+	rank := q * total
+	i := sort.Search(len(d), func(i int) bool { return d[i].count >= rank })
+	switch {
+	case i >= len(d)-1:
+		return d[len(d)-2].le, true
+	case i == 0 && d[0].le <= 0:
+		return d[0].le, true
+	}
+	start, end, count := 0.0, d[i].le, d[i].count
+	if i > 0 {
+		start = d[i-1].le
+		count -= d[i-1].count
+		rank -= d[i-1].count
+	}
+	return start + (end-start)*(rank/count), true
+}
+
+// checkProm checks the Prometheus form of a stat: its selectors parse, a
+// quantile is in (0, 1).
+func (s Stat) checkProm() error {
+	if _, err := parseSelector(s.Metric); err != nil {
+		return fmt.Errorf("stat %q: metric: %w", s.Name, err)
+	}
+	if s.Per != "" {
+		if _, err := parseSelector(s.Per); err != nil {
+			return fmt.Errorf("stat %q: per: %w", s.Name, err)
+		}
+	}
+	if s.Quantile < 0 || s.Quantile >= 1 {
+		return fmt.Errorf("stat %q: quantile %g: want 0 (the mean) or a quantile between 0 and 1, e.g. 0.99", s.Name, s.Quantile)
+	}
+	return nil
+}

@@ -1,0 +1,220 @@
+package watch
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/prometheus/common/expfmt"
+)
+
+// The formats of a stats endpoint (Options.Format): Auto tells JSON from
+// Prometheus text by the response's Content-Type.
+const (
+	Auto       = "auto"
+	JSON       = "json"
+	Prometheus = "prometheus"
+)
+
+// CheckFormat checks a stats format's name: auto (or ""), json or
+// prometheus.
+func CheckFormat(f string) error {
+	switch f {
+	case "", Auto, JSON, Prometheus:
+		return nil
+	}
+	return fmt.Errorf("stats format %q: want auto (by Content-Type), json or prometheus", f)
+}
+
+// A scrape is one read of a stats endpoint, in either format.
+type scrape interface {
+	// format is JSON or Prometheus.
+	format() string
+	// sample reads a stat; false when the read lacks it.
+	sample(st Stat, sels selectors) (sample, bool)
+	// state reads a state-seconds counter; false when the read lacks it.
+	state(st State, sels selectors) (float64, bool)
+}
+
+// jsonScrape is a decoded stats JSON document.
+type jsonScrape struct{ doc any }
+
+func (jsonScrape) format() string { return JSON }
+
+func (j jsonScrape) sample(st Stat, _ selectors) (sample, bool) {
+	if st.Path == "" {
+		return sample{}, false
+	}
+	v, ok := lookupNumber(j.doc, st.Path)
+	return sample{kind: st.Kind, v: v, per: 1}, ok
+}
+
+func (j jsonScrape) state(st State, _ selectors) (float64, bool) {
+	if st.Path == "" {
+		return 0, false
+	}
+	return lookupNumber(j.doc, st.Path)
+}
+
+func (promScrape) format() string { return Prometheus }
+
+func (p promScrape) sample(st Stat, sels selectors) (sample, bool) {
+	if st.Metric == "" {
+		return sample{}, false
+	}
+	s, ok := p.read(sels[st.Metric], st.Kind)
+	if !ok {
+		return sample{}, false
+	}
+	if st.Per != "" {
+		d, ok := p.read(sels[st.Per], Gauge)
+		if !ok || d.v == 0 {
+			return sample{}, false
+		}
+		s.per = d.v
+	}
+	return s, true
+}
+
+func (p promScrape) state(st State, sels selectors) (float64, bool) {
+	if st.Metric == "" {
+		return 0, false
+	}
+	s, ok := p.read(sels[st.Metric], Counter)
+	return s.v, ok
+}
+
+// selectors holds the parsed Prometheus selectors of a watcher's stats
+// and states, by their text.
+type selectors map[string]selector
+
+// add parses and keeps each non-empty selector of texts.
+func (m selectors) add(texts ...string) error {
+	for _, t := range texts {
+		if t == "" || m[t].name != "" {
+			continue
+		}
+		sel, err := parseSelector(t)
+		if err != nil {
+			return err
+		}
+		m[t] = sel
+	}
+	return nil
+}
+
+// accept is the Accept header for each format: Prometheus text 0.0.4 is
+// asked for, not OpenMetrics, which expfmt reads only in part
+// (decodeProm).
+var accept = map[string]string{
+	Auto:       "application/json, text/plain;version=0.0.4;q=0.9, */*;q=0.1",
+	JSON:       "application/json",
+	Prometheus: "text/plain;version=0.0.4, */*;q=0.1",
+}
+
+// fetch reads the stats endpoint at url once in format (Auto: by the
+// response's Content-Type).
+func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, error) {
+	if format == "" {
+		format = Auto
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", accept[format])
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	body := io.Reader(resp.Body)
+	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") && !resp.Uncompressed {
+		// The transport unzips what it asked for; a server that zips
+		// unasked is read here.
+		zr, err := gzip.NewReader(body)
+		if err != nil {
+			return nil, fmt.Errorf("GET %s: gzip: %w", url, err)
+		}
+		defer zr.Close()
+		body = zr
+	}
+	br := bufio.NewReader(io.LimitReader(body, 8<<20))
+	body = br
+	ct := resp.Header.Get("Content-Type")
+	kind, pf := contentFormat(resp.Header)
+	if format == Auto && (kind == "" || pf == expfmt.FmtText && !strings.Contains(ct, "version=")) && startsJSON(br) {
+		// Served as plain text, or with no type: JSON begins with { or
+		// [, which no Prometheus text does.
+		kind = JSON
+	}
+	switch {
+	case format == JSON, format == Auto && kind == JSON:
+		var doc any
+		if err := json.NewDecoder(body).Decode(&doc); err != nil {
+			return nil, fmt.Errorf("GET %s: stats JSON: %w", url, err)
+		}
+		return jsonScrape{doc}, nil
+	case format == Prometheus, format == Auto && kind == Prometheus:
+		if pf == "" {
+			pf = expfmt.NewFormat(expfmt.TypeTextPlain)
+		}
+		p, err := decodeProm(body, pf)
+		if err != nil {
+			return nil, fmt.Errorf("GET %s: Prometheus exposition: %w", url, err)
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("GET %s: Content-Type %q is neither JSON nor Prometheus text (want application/json, text/plain; version=0.0.4 or application/openmetrics-text; version=1.0.0; or set the stats format)", url, ct)
+}
+
+// startsJSON reports whether the body's first byte after white space
+// opens a JSON object or array.
+func startsJSON(br *bufio.Reader) bool {
+	for i := 1; i <= 512; i++ {
+		b, err := br.Peek(i)
+		if err != nil {
+			return false
+		}
+		switch b[i-1] {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{', '[':
+			return true
+		}
+		return false
+	}
+	return false
+}
+
+// contentFormat tells a response's format from its Content-Type: JSON,
+// Prometheus (with expfmt's format) or "".
+func contentFormat(h http.Header) (string, expfmt.Format) {
+	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
+	if err != nil {
+		return "", ""
+	}
+	switch {
+	case mt == "application/json" || strings.HasSuffix(mt, "+json"):
+		return JSON, ""
+	case mt == expfmt.OpenMetricsType:
+		switch params["version"] {
+		case "", expfmt.OpenMetricsVersion_1_0_0, expfmt.OpenMetricsVersion_0_0_1:
+			return Prometheus, expfmt.FmtOpenMetrics_1_0_0
+		}
+		return "", "" // OpenMetrics 2.0: expfmt cannot decode it
+	}
+	if f := expfmt.ResponseFormat(h); f != expfmt.FmtUnknown {
+		return Prometheus, f
+	}
+	return "", ""
+}
