@@ -1,8 +1,10 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +13,7 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
-	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/session"
 	"bbslab/loadtest/watch"
 )
 
@@ -25,6 +27,8 @@ type runFlags struct {
 	timer, model, slo, progress, live         string
 	keepalive                                 bool
 	stats, profile, kinds, profDir            string
+	statsFormat                               string
+	metrics                                   cli.List
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
@@ -53,7 +57,9 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.StringVar(&f.s.Name, "name", "", "name of the run (curve name in charts)")
 	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
 	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), on or off")
-	fs.StringVar(&f.stats, "server-stats", "", "stats JSON `URL` of the target (e.g. http://127.0.0.1:6060/admin/stats), read every second of each measured step")
+	fs.StringVar(&f.stats, "server-stats", "", "stats `URL` of the target, read every second of each measured step: the board's stats JSON (http://127.0.0.1:6060/admin/stats) or any Prometheus text endpoint (http://127.0.0.1:6060/metrics)")
+	fs.StringVar(&f.statsFormat, "server-stats-format", "auto", "format of -server-stats: auto (by Content-Type), json or prometheus")
+	fs.Var(&f.metrics, "server-metric", "extra reading of a Prometheus -server-stats as `name=selector[:how]`, how one of rate, per_request, gauge, mean, pNN (repeatable), e.g. 'jobs=app_jobs_total{queue=\"mail\"}:rate'")
 	fs.StringVar(&f.profile, "profile", "", "base `URL` of the target's profile endpoints (URL/pprof/profile, URL/fgprof), profiled over each measured step")
 	fs.StringVar(&f.kinds, "profile-kinds", "cpu", "profiles to take with -profile: cpu, fgprof or cpu,fgprof")
 	fs.StringVar(&f.live, "live", "", "serve the live dashboard at `addr` while the load runs, e.g. 127.0.0.1:0 (a free port; the URL is printed); empty or off: none")
@@ -61,20 +67,50 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 }
 
 // serverSettings sets s.Watch from -server-stats and -profile: a watcher
-// of the board's stats and environment (contract.Board) and of its
-// profiles; out names the result file whose base name prefixes profile
-// files. With a dashboard's feed fd, the runs of s feed it: their seconds,
-// and the board's stats and "doing" states each second.
-func (f *runFlags) serverSettings(s *loadtest.Settings, out string, fd *feed.Feed) error {
+// of the target's stats and of its profiles; out names the result file
+// whose base name prefixes profile files. The target is the board
+// (contract.Board) unless -server-stats serves Prometheus text without
+// the board's bbs_ metrics at its first read: then any Go service's
+// (watch.GoService); it becomes so.Target (the sweep table's columns and
+// the charts), with the -server-metric readings added. With a dashboard's
+// feed so.Feed, the runs of s feed it: their seconds, and the target's
+// stats and request states each second.
+func (f *runFlags) serverSettings(ctx context.Context, s *loadtest.Settings, so *session.Options, out string, stderr io.Writer) error {
+	fd := so.Feed
 	if fd != nil {
 		fd.Hook(s)
+	}
+	if err := watch.CheckFormat(f.statsFormat); err != nil {
+		return cli.Usagef("-server-stats-format: %v", err)
+	}
+	var extra []watch.Stat
+	for _, m := range f.metrics {
+		st, err := watch.ParseMetricStat(m)
+		if err != nil {
+			return cli.Usagef("-server-metric: %v", err)
+		}
+		extra = append(extra, st)
+	}
+	if len(extra) > 0 && f.stats == "" {
+		return cli.Usagef("-server-metric needs -server-stats")
 	}
 	if f.stats == "" && f.profile == "" {
 		return nil
 	}
-	o := contract.Board.Options(f.stats)
+	target := contract.Board
+	if f.stats != "" {
+		t, err := watch.Describe(ctx, f.stats, f.statsFormat, target)
+		if err != nil {
+			fmt.Fprintf(stderr, "loadtest: -server-stats: %v (taking it for the board's stats)\n", err)
+		}
+		target = t
+		target.Stats = append(append([]watch.Stat(nil), target.Stats...), extra...)
+		so.Target = target
+	}
+	o := target.Options(f.stats)
+	o.Format = f.statsFormat
 	if fd != nil && f.stats != "" {
-		fd.WatchOptions(&o, contract.Board.States)
+		fd.WatchOptions(&o, target.States)
 	}
 	if f.profile != "" {
 		o.ProfileURL = strings.TrimSuffix(f.profile, "/")

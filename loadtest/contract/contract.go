@@ -41,6 +41,7 @@ import (
 // defined once in this package.
 var Board = watch.Target{
 	StatsPath:       statsPath,
+	MetricPrefix:    "bbs_",
 	Stats:           stats,
 	Charts:          charts,
 	EnvironmentKeys: environment,

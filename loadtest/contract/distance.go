@@ -30,7 +30,7 @@ const (
 // calibration divides it by the throughput for the CPU per request and
 // takes its value with no wait as the board's capacity; the gauge of
 // stats' server_cpu covers the sampler's last second instead.
-var processCPU = watch.Stat{Name: "server CPU", Path: "runtime.process_cpu_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"}
+var processCPU = watch.Stat{Name: "server CPU", Path: "runtime.process_cpu_seconds_total", Metric: "process_cpu_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"}
 
 // Distance reads the statements' wait in force from the board's admin
 // listener at admin (e.g. http://127.0.0.1:6060).

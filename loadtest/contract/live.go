@@ -29,12 +29,14 @@ const (
 // The time in SQL is added when each request ends (the commands count it
 // then), so the seconds of a very long statement all land in the second
 // its request ends in, and "elsewhere" is then understated in the
-// seconds before (clamped at 0) and overstated never.
+// seconds before (clamped at 0) and overstated never. /metrics has no
+// counter of the seconds in SQL: read from Prometheus, "in SQL" is absent
+// and "elsewhere" includes it.
 var doing = []watch.State{
-	{Name: "waiting for a worker", Path: "workers.queued_seconds_total"},
-	{Name: "waiting for a connection", Path: "db_pool.acquire_waiting_seconds_total"},
+	{Name: "waiting for a worker", Path: "workers.queued_seconds_total", Metric: "bbs_worker_queue_seconds_total"},
+	{Name: "waiting for a connection", Path: "db_pool.acquire_waiting_seconds_total", Metric: "bbs_db_acquires_waiting_seconds_total"},
 	{Name: "in SQL", Path: "db_pool.sql_seconds_total"},
-	{Name: "elsewhere", Path: "workers.busy_seconds_total", Minus: []string{"waiting for a connection", "in SQL"}},
+	{Name: "elsewhere", Path: "workers.busy_seconds_total", Metric: "bbs_workers_busy_seconds_total", Minus: []string{"waiting for a connection", "in SQL"}},
 }
 
 // Thresholds of limiting: the server's cores count as saturated from 90 %

@@ -4,38 +4,40 @@ import "bbslab/loadtest/watch"
 
 // stats are the numbers of the board's /admin/stats JSON (README.md,
 // "/admin/stats JSON") that the watcher keeps for each run: their paths,
-// kinds and units, and which the server charts (charts), the sweep table
+// their /metrics forms (the same figures read from Prometheus: the CPU
+// percentages as CPU-second counters over the CPUs they count, the waits
+// per request from the histograms' _sum), kinds and units, and which the server charts (charts), the sweep table
 // and the live dashboard's panels (Panel*) show. TestStatPathsExist checks each against the real handler.
 var stats = []watch.Stat{
-	{Name: "server_cpu", Path: "machine.process_cpu.total", Kind: watch.Gauge, Scale: 1, Unit: "% of a core",
+	{Name: "server_cpu", Path: "machine.process_cpu.total", Kind: watch.Gauge, Scale: 1, Metric: "process_cpu_seconds_total", MetricScale: 100, Unit: "% of a core",
 		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f", Panel: PanelCPU},
-	{Name: "machine_cpu_idle", Path: "machine.cpu.idle", Kind: watch.Gauge, Scale: 1, Unit: "%",
+	{Name: "machine_cpu_idle", Path: "machine.cpu.idle", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="idle"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%",
 		Chart: "cpu", Legend: "machine busy", Dashed: true, Complement: true, Panel: PanelCPU},
-	{Name: "server_core_busy", Path: "machine.own_cpus.busy", Kind: watch.Gauge, Scale: 1, Unit: "%", Legend: "server's cores busy", Panel: PanelCPU},
-	{Name: "machine_cpu_user", Path: "machine.cpu.user", Kind: watch.Gauge, Scale: 1, Unit: "%"},
-	{Name: "machine_cpu_system", Path: "machine.cpu.system", Kind: watch.Gauge, Scale: 1, Unit: "%"},
-	{Name: "machine_cpu_iowait", Path: "machine.cpu.iowait", Kind: watch.Gauge, Scale: 1, Unit: "%"},
+	{Name: "server_core_busy", Path: "machine.own_cpus.busy", Kind: watch.Gauge, Scale: 1, Metric: "bbs_own_cpus_busy_seconds_total", Per: "bbs_own_cpus", MetricScale: 100, Unit: "%", Legend: "server's cores busy", Panel: PanelCPU},
+	{Name: "machine_cpu_user", Path: "machine.cpu.user", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="user"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
+	{Name: "machine_cpu_system", Path: "machine.cpu.system", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="system"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
+	{Name: "machine_cpu_iowait", Path: "machine.cpu.iowait", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="iowait"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
 	// Occupancy is time-averaged from the board's state-seconds counters
 	// (Little's law): a gauge sampled once a second inside a server pinned
 	// to one core runs only when no request does, and reads 0 at full CPU.
-	{Name: "workers_busy", Path: "workers.busy_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "busy", Panel: PanelWorkers},
-	{Name: "workers_queued", Path: "workers.queued_seconds_total", Kind: watch.Counter, Scale: 1, Column: "queued", Format: "%.1f", Legend: "queued", Panel: PanelWorkers},
-	{Name: "worker_wait", Path: "workers.wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
+	{Name: "workers_busy", Path: "workers.busy_seconds_total", Metric: "bbs_workers_busy_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "busy", Panel: PanelWorkers},
+	{Name: "workers_queued", Path: "workers.queued_seconds_total", Metric: "bbs_worker_queue_seconds_total", Kind: watch.Counter, Scale: 1, Column: "queued", Format: "%.1f", Legend: "queued", Panel: PanelWorkers},
+	{Name: "worker_wait", Path: "workers.wait_seconds_total", Metric: "bbs_worker_queue_wait_seconds_sum", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
 		Chart: "wait", Legend: "worker queue", Column: "worker wait ms", Format: "%.3f", Panel: PanelWaits},
-	{Name: "pool_in_use", Path: "db_pool.in_use_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "in use", Panel: PanelPool},
-	{Name: "pool_waiting", Path: "db_pool.acquire_waiting_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "acquires waiting", Panel: PanelPool},
-	{Name: "pool_wait", Path: "db_pool.acquire_wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
+	{Name: "pool_in_use", Path: "db_pool.in_use_seconds_total", Metric: "bbs_db_connections_in_use_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "in use", Panel: PanelPool},
+	{Name: "pool_waiting", Path: "db_pool.acquire_waiting_seconds_total", Metric: "bbs_db_acquires_waiting_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "acquires waiting", Panel: PanelPool},
+	{Name: "pool_wait", Path: "db_pool.acquire_wait_seconds_total", Metric: "bbs_db_acquire_wait_seconds_sum", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
 		Chart: "wait", Legend: "DB pool", Dashed: true, Column: "pool wait ms", Format: "%.3f", Panel: PanelWaits},
-	{Name: "db_network_wait", Path: "db_pool.network_wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request", Legend: "database network", Panel: PanelWaits},
-	{Name: "cpu_wait", Path: "runtime.sched_latency_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request", Legend: "waiting for a CPU", Panel: PanelWaits},
-	{Name: "pool_opened", Path: "db_pool.opened_total", Kind: watch.Counter, Scale: 1, Unit: "/s"},
-	{Name: "gc_cycles", Path: "gc.cycles", Kind: watch.Counter, Scale: 1, Unit: "/s", Legend: "GC cycles", Panel: PanelGC},
-	{Name: "goroutines", Path: "goroutines", Kind: watch.Gauge, Scale: 1},
+	{Name: "db_network_wait", Path: "db_pool.network_wait_seconds_total", Metric: "bbs_db_network_wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request", Legend: "database network", Panel: PanelWaits},
+	{Name: "cpu_wait", Path: "runtime.sched_latency_seconds_total", Metric: "bbs_sched_latency_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request", Legend: "waiting for a CPU", Panel: PanelWaits},
+	{Name: "pool_opened", Path: "db_pool.opened_total", Metric: "bbs_db_connects_total", Kind: watch.Counter, Scale: 1, Unit: "/s"},
+	{Name: "gc_cycles", Path: "gc.cycles", Metric: "go_gc_cycles_total_gc_cycles_total", Kind: watch.Counter, Scale: 1, Unit: "/s", Legend: "GC cycles", Panel: PanelGC},
+	{Name: "goroutines", Path: "goroutines", Metric: "go_goroutines", Kind: watch.Gauge, Scale: 1},
 	// The board leaves out a TCP state with no socket (machine/tcp.go).
-	{Name: "conn_established", Path: "connections.server.states.ESTABLISHED", Kind: watch.Gauge, Scale: 1, Optional: true},
-	{Name: "conn_time_wait", Path: "connections.server.states.TIME_WAIT", Kind: watch.Gauge, Scale: 1, Optional: true},
-	{Name: "conn_close_wait", Path: "connections.server.states.CLOSE_WAIT", Kind: watch.Gauge, Scale: 1, Optional: true},
-	{Name: "accept_queue", Path: "connections.server.listen.accept_queue", Kind: watch.Gauge, Scale: 1},
+	{Name: "conn_established", Path: "connections.server.states.ESTABLISHED", Metric: `bbs_connections{side="server",state="ESTABLISHED"}`, Kind: watch.Gauge, Scale: 1, Optional: true},
+	{Name: "conn_time_wait", Path: "connections.server.states.TIME_WAIT", Metric: `bbs_connections{side="server",state="TIME_WAIT"}`, Kind: watch.Gauge, Scale: 1, Optional: true},
+	{Name: "conn_close_wait", Path: "connections.server.states.CLOSE_WAIT", Metric: `bbs_connections{side="server",state="CLOSE_WAIT"}`, Kind: watch.Gauge, Scale: 1, Optional: true},
+	{Name: "accept_queue", Path: "connections.server.listen.accept_queue", Metric: "bbs_listen_accept_queue", Kind: watch.Gauge, Scale: 1},
 }
 
 // charts are the sweep's server charts the stats' Chart fields name:

@@ -410,7 +410,9 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		x.feed.Begin(feed.Position{Run: run.Name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
 			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
 		x.feed.Hook(&s)
-		w, err := watch.New(x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...))
+		wo := x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
+		wo.Format = e.Stats.Format
+		w, err := watch.New(wo)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
 		}

@@ -54,11 +54,12 @@ func liveClaims(cs []claimResult, final bool, pending map[string]bool) []live.Cl
 }
 
 // byPath keys a step's stats (by name) by their stats path, leaving out
-// per-request stats: what Options.Target's Limiting reads.
+// per-request stats and those with no path (a Prometheus reading of a
+// file's own): what Options.Target's Limiting reads.
 func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 	out := map[string]float64{}
 	for _, r := range rs {
-		if v, ok := server[r.Name]; ok && !r.PerRequest {
+		if v, ok := server[r.Name]; ok && !r.PerRequest && r.Path != "" {
 			out[r.Path] = v
 		}
 	}

@@ -132,10 +132,14 @@ type validateSpec struct {
 	Board string `toml:"board"`
 }
 
-// statsSpec names the stats (watch.Stat) taken from the server's stats JSON.
+// statsSpec names the stats (watch.Stat) taken from the server's stats
+// JSON or Prometheus text endpoint.
 type statsSpec struct {
 	// URL is read every second during each measured step; empty: none.
 	URL string `toml:"url"`
+	// Format is how URL is read: "auto" (or empty: by the response's
+	// Content-Type), "json" or "prometheus" (watch.Options.Format).
+	Format string `toml:"format"`
 	// Stats are the figures kept per step ([[stats.reading]] in the file).
 	Stats []watch.Stat `toml:"reading"`
 	// EnvironmentKeys names the top-level objects of the stats JSON copied
@@ -344,14 +348,12 @@ func (e *Experiment) check() error {
 	if l.Model == string(loadtest.ModelOpen) && l.Rate <= 0 {
 		bad("load.rate = %g: the open model needs a positive rate", l.Rate)
 	}
+	if err := watch.CheckFormat(e.Stats.Format); err != nil {
+		bad("stats.format: %v", err)
+	}
 	for i, r := range e.Stats.Stats {
-		if r.Name == "" || r.Path == "" {
-			bad("stats.reading %d: name and path are required", i+1)
-		}
-		switch r.Kind {
-		case "gauge", "counter":
-		default:
-			bad("stats.reading %q: kind = %q: want \"gauge\" or \"counter\"", r.Name, r.Kind)
+		if err := r.Check(); err != nil {
+			bad("stats.reading %d: %v", i+1, err)
 		}
 		if r.Scale == 0 {
 			e.Stats.Stats[i].Scale = 1

@@ -459,6 +459,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	var wo watch.Options
 	if e.Stats.URL != "" {
 		wo = x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
+		wo.Format = e.Stats.Format
 		if len(e.Stats.EnvironmentKeys) > 0 {
 			wo.EnvironmentKeys = e.Stats.EnvironmentKeys
 		}

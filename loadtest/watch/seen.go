@@ -48,8 +48,8 @@ type ServerValue struct {
 	Metric   string  `json:"metric,omitempty"`
 	Quantile float64 `json:"quantile,omitempty"`
 	Kind     string  `json:"kind"`
-	Unit  string  `json:"unit,omitempty"`
-	Value float64 `json:"value"`
+	Unit     string  `json:"unit,omitempty"`
+	Value    float64 `json:"value"`
 }
 
 // Value returns the reading called name, if it was found.
