@@ -20,14 +20,11 @@ type promScrape map[string]*dto.MetricFamily
 // OpenMetrics 1.0 or delimited protobuf).
 func decodeProm(r io.Reader, f expfmt.Format) (promScrape, error) {
 	if f.FormatType() == expfmt.TypeOpenMetrics {
-		// expfmt reads OpenMetrics 1.0 with its text parser, which
-		// neither knows the "# EOF" end line (a comment to it) nor
-		// exemplars: drop exemplars, keep the rest.
 		b, err := io.ReadAll(r)
 		if err != nil {
 			return nil, err
 		}
-		r = strings.NewReader(stripExemplars(string(b)))
+		r = strings.NewReader(fromOpenMetrics(string(b)))
 	}
 	dec := expfmt.NewDecoder(r, f)
 	out := promScrape{}
@@ -42,15 +39,32 @@ func decodeProm(r io.Reader, f expfmt.Format) (promScrape, error) {
 		}
 		out[mf.GetName()] = &mf
 	}
-	out.openMetricsCounters()
 	return out, nil
 }
 
-// stripExemplars drops the " # {...} value" exemplar from each sample line
-// of an OpenMetrics text.
-func stripExemplars(s string) string {
+// openMetricsTypes maps OpenMetrics 1.0's types that the text format
+// lacks to the text format's.
+var openMetricsTypes = map[string]string{"unknown": "untyped", "info": "gauge", "stateset": "gauge", "gaugehistogram": "untyped"}
+
+// fromOpenMetrics rewrites an OpenMetrics 1.0 text into what expfmt's
+// text parser reads (prometheus/common has no OpenMetrics parser; its
+// decoder hands OpenMetrics to the text parser): a counter typed under
+// its base name ("# TYPE req counter" over samples named req_total) is
+// typed under the samples' name, types the text format lacks become
+// untyped or gauges, and exemplars (" # {...} value") are dropped. The
+// "# EOF" line is a comment to the text parser.
+func fromOpenMetrics(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
+		if f := strings.Fields(l); len(f) == 4 && f[0] == "#" && f[1] == "TYPE" {
+			switch name, typ := f[2], f[3]; {
+			case typ == "counter" && !strings.HasSuffix(name, "_total"):
+				lines[i] = "# TYPE " + name + "_total counter"
+			case openMetricsTypes[typ] != "":
+				lines[i] = "# TYPE " + name + " " + openMetricsTypes[typ]
+			}
+			continue
+		}
 		if strings.HasPrefix(l, "#") {
 			continue
 		}
@@ -59,26 +73,6 @@ func stripExemplars(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
-}
-
-// openMetricsCounters joins OpenMetrics' counter samples to their family:
-// OpenMetrics types a counter as "foo" and names its sample "foo_total",
-// which the text parser keeps as an untyped family of its own.
-func (p promScrape) openMetricsCounters() {
-	for name, mf := range p {
-		base, ok := strings.CutSuffix(name, "_total")
-		if !ok || mf.GetType() != dto.MetricType_UNTYPED {
-			continue
-		}
-		if c, ok := p[base]; ok && c.GetType() == dto.MetricType_COUNTER && len(c.GetMetric()) == 0 {
-			counter := dto.MetricType_COUNTER
-			mf.Type = &counter
-			for _, m := range mf.GetMetric() {
-				m.Counter = &dto.Counter{Value: m.GetUntyped().Value}
-				m.Untyped = nil
-			}
-		}
-	}
 }
 
 // A sample is what one read says of one stat: a gauge's or a counter's
