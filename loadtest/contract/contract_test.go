@@ -27,6 +27,7 @@ import (
 type board struct {
 	pub, adm *httptest.Server
 	smp      *machine.Sampler
+	srv      *bbs.Server
 }
 
 func newBoard(t *testing.T, wrap func(http.Handler) http.Handler) *board {
@@ -62,7 +63,7 @@ func newBoardOn(t *testing.T, smp *machine.Sampler, wrap func(http.Handler) http
 	t.Cleanup(pub.Close)
 	adm := httptest.NewServer(s.AdminHandler())
 	t.Cleanup(adm.Close)
-	b := &board{pub: pub, adm: adm, smp: smp}
+	b := &board{pub: pub, adm: adm, smp: smp, srv: s}
 	b.reset(t)
 	return b
 }

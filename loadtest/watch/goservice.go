@@ -60,7 +60,7 @@ func Describe(ctx context.Context, url, format string, t Target) (Target, error)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	sc, err := fetch(ctx, http.DefaultClient, url, format)
+	sc, _, err := fetch(ctx, http.DefaultClient, url, format)
 	if err != nil {
 		return t, err
 	}

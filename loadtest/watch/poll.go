@@ -13,8 +13,9 @@ import (
 // poller reads a target's stats (JSON or Prometheus text) every second
 // and keeps the values of its stats.
 type poller struct {
-	url    string
-	format string // Auto until the first read settles it
+	url     string
+	format  string // Auto until the first read settles it
+	settled bool
 	stats  []Stat
 	sels   selectors
 	client *http.Client
@@ -100,8 +101,7 @@ func (s *poller) poll(ctx context.Context) {
 	s.mu.Lock()
 	format := s.format
 	s.mu.Unlock()
-	sc, err := fetch(ctx, s.client, s.url, format)
-	now := time.Now()
+	sc, now, err := fetch(ctx, s.client, s.url, format)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err != nil {
@@ -111,7 +111,7 @@ func (s *poller) poll(ctx context.Context) {
 		}
 		return
 	}
-	if s.format == Auto {
+	if !s.settled {
 		s.settle(sc.format())
 	}
 	cur := make(map[string]sample, len(s.stats))
@@ -153,7 +153,7 @@ func (s *poller) poll(ctx context.Context) {
 // Prometheus, each stat's scale there (Stat.MetricScale). The caller holds
 // s.mu.
 func (s *poller) settle(format string) {
-	s.format = format
+	s.format, s.settled = format, true
 	if format != Prometheus {
 		return
 	}

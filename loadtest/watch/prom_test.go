@@ -226,7 +226,7 @@ func TestFetchFormats(t *testing.T) {
 		{"/metrics", JSON, http.DefaultClient, "stats JSON"},
 		{"/html", Auto, http.DefaultClient, "neither JSON nor Prometheus text"},
 	} {
-		sc, err := fetch(context.Background(), tc.client, srv.URL+tc.path, tc.format)
+		sc, _, err := fetch(context.Background(), tc.client, srv.URL+tc.path, tc.format)
 		if tc.want != JSON && tc.want != Prometheus {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("fetch(%s, %s) error = %v; want one saying %q", tc.path, tc.format, err, tc.want)

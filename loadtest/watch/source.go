@@ -10,6 +10,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/prometheus/common/expfmt"
 )
@@ -119,23 +120,29 @@ var accept = map[string]string{
 }
 
 // fetch reads the stats endpoint at url once in format (Auto: by the
-// response's Content-Type).
-func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, error) {
+// response's Content-Type), and says when: halfway between sending the
+// request and the response's header, the best guess at when the server
+// read its counters (a Prometheus registry gathers them all before its
+// header, which may take tens of ms; decoding the body takes more).
+func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, time.Time, error) {
+	sent := time.Now()
+	at := sent
 	if format == "" {
 		format = Auto
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, err
+		return nil, at, err
 	}
 	req.Header.Set("Accept", accept[format])
 	resp, err := c.Do(req)
+	at = sent.Add(time.Since(sent) / 2)
 	if err != nil {
-		return nil, err
+		return nil, at, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+		return nil, at, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	body := io.Reader(resp.Body)
 	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") && !resp.Uncompressed {
@@ -143,7 +150,7 @@ func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, err
 		// unasked is read here.
 		zr, err := gzip.NewReader(body)
 		if err != nil {
-			return nil, fmt.Errorf("GET %s: gzip: %w", url, err)
+			return nil, at, fmt.Errorf("GET %s: gzip: %w", url, err)
 		}
 		defer zr.Close()
 		body = zr
@@ -161,20 +168,20 @@ func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, err
 	case format == JSON, format == Auto && kind == JSON:
 		var doc any
 		if err := json.NewDecoder(body).Decode(&doc); err != nil {
-			return nil, fmt.Errorf("GET %s: stats JSON: %w", url, err)
+			return nil, at, fmt.Errorf("GET %s: stats JSON: %w", url, err)
 		}
-		return jsonScrape{doc}, nil
+		return jsonScrape{doc}, at, nil
 	case format == Prometheus, format == Auto && kind == Prometheus:
 		if pf == "" {
 			pf = expfmt.NewFormat(expfmt.TypeTextPlain)
 		}
 		p, err := decodeProm(body, pf)
 		if err != nil {
-			return nil, fmt.Errorf("GET %s: Prometheus exposition: %w", url, err)
+			return nil, at, fmt.Errorf("GET %s: Prometheus exposition: %w", url, err)
 		}
-		return p, nil
+		return p, at, nil
 	}
-	return nil, fmt.Errorf("GET %s: Content-Type %q is neither JSON nor Prometheus text (want application/json, text/plain; version=0.0.4 or application/openmetrics-text; version=1.0.0; or set the stats format)", url, ct)
+	return nil, at, fmt.Errorf("GET %s: Content-Type %q is neither JSON nor Prometheus text (want application/json, text/plain; version=0.0.4 or application/openmetrics-text; version=1.0.0; or set the stats format)", url, ct)
 }
 
 // startsJSON reports whether the body's first byte after white space
