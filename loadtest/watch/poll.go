@@ -16,9 +16,9 @@ type poller struct {
 	url     string
 	format  string // Auto until the first read settles it
 	settled bool
-	stats  []Stat
-	sels   selectors
-	client *http.Client
+	stats   []Stat
+	sels    selectors
+	client  *http.Client
 
 	mu      sync.Mutex
 	n       int
