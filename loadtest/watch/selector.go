@@ -7,8 +7,8 @@ import (
 )
 
 // A selector names series of a Prometheus text endpoint: a metric name
-// and label matchers, as PromQL writes them (bbs_requests_total{command="AllView"},
-// bbs_requests_total{code!="200"}). The series it matches are summed over
+// and label matchers, as PromQL writes them (http_requests_total{handler="/"},
+// http_requests_total{code!="200"}). The series it matches are summed over
 // the labels it does not name.
 type selector struct {
 	name     string

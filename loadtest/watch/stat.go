@@ -38,10 +38,10 @@ type Stat struct {
 	Scale      float64 `toml:"scale"` // multiplies the value (default 1)
 	Unit       string  `toml:"unit"`
 	// Metric is the Prometheus form: a selector as PromQL writes one,
-	// bbs_requests_total{command="AllView"}; the series it matches are
+	// http_requests_total{code="200"}; the series it matches are
 	// summed over the labels it does not name. Quantile (0 < q < 1) reads
 	// a histogram's quantile instead of its mean; Per names a gauge the
-	// value is divided by at each read (bbs_machine_cpus); MetricScale,
+	// value is divided by at each read (a count of CPUs); MetricScale,
 	// when set, multiplies the Prometheus form instead of Scale.
 	Metric      string  `toml:"metric"`
 	Quantile    float64 `toml:"quantile"`
