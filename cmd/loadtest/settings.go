@@ -99,7 +99,7 @@ func (f *runFlags) serverSettings(ctx context.Context, s *loadtest.Settings, so 
 	}
 	target := contract.Board
 	if f.stats != "" {
-		t, err := watch.Describe(ctx, f.stats, f.statsFormat, target)
+		t, _, err := watch.Describe(ctx, f.stats, f.statsFormat, target)
 		if err != nil {
 			fmt.Fprintf(stderr, "loadtest: -server-stats: %v (taking it for the board's stats)\n", err)
 		}

@@ -222,7 +222,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if err != nil {
 		return res, errors.Join(runErr, err)
 	}
-	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: opt.Target.Charts, Stats: res.Stats}, frames: frames}); err != nil {
+	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: x.opt.Target.Charts, Stats: res.Stats}, frames: frames}); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	logf("report: %s", filepath.Join(opt.Out, "index.html"))
@@ -243,6 +243,31 @@ type experimentRunner struct {
 	total int
 	// vars are set by the experiment for every run (the calibrated wait).
 	vars map[string]string
+	// described is set once the stats URL was read to tell the target
+	// from any Go service (describe).
+	described bool
+}
+
+// describe reads the stats URL once, at the first step, when the file
+// names no readings of its own and the URL may serve Prometheus: an
+// endpoint without the target's own metrics is any Go service's
+// (watch.GoService), whose readings and charts then replace the target's
+// (and it has no request states or limits), so that a server other than
+// the target is read with no configuration and no warning about the
+// target's stats.
+func (x *experimentRunner) describe(ctx context.Context, url string) {
+	if x.described || len(x.e.Stats.Stats) > 0 || x.e.Stats.Format == watch.JSON {
+		return
+	}
+	x.described = true
+	t, own, err := watch.Describe(ctx, url, x.e.Stats.Format, x.opt.Target)
+	if err != nil || own {
+		return
+	}
+	x.note("the stats URL serves Prometheus without the target's own metrics: it is read as any Go service's (process, runtime, GC)")
+	x.opt.Target.Stats, x.opt.Target.Charts, x.opt.Target.States = t.Stats, t.Charts, t.States
+	x.opt.Target.ProcessCPU, x.opt.Target.Limiting = t.ProcessCPU, nil
+	x.res.Stats = t.Stats
 }
 
 // note records s, once, in the result's notes, the log and the dashboard's
@@ -458,6 +483,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	// the measured part of the step (package watch).
 	var wo watch.Options
 	if e.Stats.URL != "" {
+		x.describe(ctx, lr.x(e.Stats.URL))
 		wo = x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
 		wo.Format = e.Stats.Format
 		if len(e.Stats.EnvironmentKeys) > 0 {

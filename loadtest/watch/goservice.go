@@ -52,30 +52,31 @@ var GoService = Target{
 // Describe returns the description of the server whose stats are at url,
 // read once in format: t when they are JSON, or Prometheus text with a
 // metric named with t.MetricPrefix (for the board, bbs_); GoService
-// otherwise. The error says why the endpoint could not be read; the
-// caller then keeps t, whose reads will fail the same way and be counted.
-func Describe(ctx context.Context, url, format string, t Target) (Target, error) {
+// otherwise. own says which. The error says why the endpoint could not
+// be read; the caller then keeps t, whose reads will fail the same way
+// and be counted.
+func Describe(ctx context.Context, url, format string, t Target) (d Target, own bool, err error) {
 	if format == JSON {
-		return t, nil
+		return t, true, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	sc, _, err := fetch(ctx, http.DefaultClient, url, format)
 	if err != nil {
-		return t, err
+		return t, true, err
 	}
 	p, ok := sc.(promScrape)
 	if !ok {
-		return t, nil
+		return t, true, nil
 	}
 	if t.MetricPrefix != "" {
 		for name := range p {
 			if strings.HasPrefix(name, t.MetricPrefix) {
-				return t, nil
+				return t, true, nil
 			}
 		}
 	}
-	return GoService, nil
+	return GoService, false, nil
 }
 
 // ParseMetricStat parses a reading of a Prometheus metric given as

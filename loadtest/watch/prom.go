@@ -208,14 +208,6 @@ func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	return s, true
 }
 
-// has reports whether the scrape has the metric name (a histogram's or
-// summary's _sum and _count, and an OpenMetrics counter's _total name,
-// included).
-func (p promScrape) has(name string) bool {
-	mf, part := p.family(name)
-	return mf != nil && part != "_bucket"
-}
-
 // quantile returns the q-quantile (0 < q < 1) of the observations that
 // fell in the span between two reads of a histogram's cumulative buckets
 // (each bucket's increase), interpolated linearly within its bucket, as
