@@ -152,8 +152,8 @@ func TestBothSourcesAgree(t *testing.T) {
 		bw := &both{json: jw, prom: pw}
 		s := loadtest.Settings{
 			Requests: []loadtest.Request{{URL: b.pub.URL + "/bbs?cmd=EachGetView&n=10"}},
-			// 5.5 s: both watchers' sixth read (at 5 s) ends before the
-			// window does, even a slow scrape of /metrics.
+			// 5.5 s: both watchers' sixth read (at 5 s) is sent before the
+			// window ends, however late its tick.
 			Clients: 4, Think: 2 * time.Millisecond, Warmup: 2 * time.Second, Duration: 5500 * time.Millisecond,
 			Timeout: 10 * time.Second, Watch: bw,
 		}

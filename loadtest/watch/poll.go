@@ -34,12 +34,18 @@ type poller struct {
 	envKeys []string                   // objects to copy (Options.EnvironmentKeys)
 	env     map[string]json.RawMessage // copied at the first successful read
 
+	// The window's stats take the reads sent before endAt once ended;
+	// done stops the polls (a read in flight goes on).
+	ended    bool
+	endAt    time.Time
+	done     chan struct{}
+	stopOnce sync.Once
+
 	// Live reads (Options.OnRead): the window's stats take only the polls
-	// from from until ended; every poll after the first makes a Read.
+	// from from on; every poll after the first makes a Read.
 	onRead     func(Read)
 	states     []State
 	from       time.Time
-	ended      bool
 	prev       map[string]sample  // the previous poll's stats by name
 	prevStates map[string]float64 // and its states by name
 	prevT      time.Time
@@ -51,12 +57,22 @@ func (s *poller) live(from time.Time, states []State, onRead func(Read)) {
 	s.from, s.states, s.onRead = from, states, onRead
 }
 
-// endWindow ends the window's stats; live reads go on.
+// endWindow ends the window's stats now: a read sent after this is not
+// the window's, one in flight is (its counters were read as it was
+// sent). Without live reads it also stops the polls; with them they go
+// on until stop.
 func (s *poller) endWindow() {
 	s.mu.Lock()
-	s.ended = true
+	s.ended, s.endAt = true, time.Now()
 	s.mu.Unlock()
+	if s.onRead == nil {
+		s.stop()
+	}
 }
+
+// stop ends the polls; a read in flight finishes (within the client's
+// timeout), so that a slow endpoint's last read of the window counts.
+func (s *poller) stop() { s.stopOnce.Do(func() { close(s.done) }) }
 
 // newPoller returns a poller of url in format for stats (their selectors
 // parsed in sels) that copies the objects named by envKeys at its first
@@ -66,7 +82,7 @@ func newPoller(url, format string, stats []Stat, sels selectors, envKeys []strin
 		format = Auto
 	}
 	return &poller{url: url, format: format, stats: stats, sels: sels, envKeys: envKeys, client: &http.Client{Timeout: 2 * time.Second},
-		sums: map[string]float64{}, pers: map[string]float64{}, pn: map[string]int{}, first: map[string]sample{}, last: map[string]sample{}}
+		done: make(chan struct{}), sums: map[string]float64{}, pers: map[string]float64{}, pn: map[string]int{}, first: map[string]sample{}, last: map[string]sample{}}
 }
 
 // run polls every second until ctx ends.
@@ -86,6 +102,8 @@ func (s *poller) run(ctx context.Context) {
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-s.done:
 			return
 		case <-opens:
 			tick.Reset(time.Second)
@@ -122,9 +140,9 @@ func (s *poller) poll(ctx context.Context) {
 	}
 	if s.onRead != nil {
 		s.liveRead(sc, cur, now)
-		if s.ended || now.Before(s.from) {
-			return // outside the measured window
-		}
+	}
+	if s.ended && !now.Before(s.endAt) || s.onRead != nil && now.Before(s.from) {
+		return // outside the measured window
 	}
 	if s.n == 0 {
 		s.t0 = now

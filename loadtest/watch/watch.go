@@ -145,8 +145,13 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 			w.wg.Go(func() { w.poller.run(sctx) })
 		} else {
 			w.wg.Go(func() {
-				if waitUntil(sctx, warmEnd) {
+				t := time.NewTimer(time.Until(warmEnd))
+				defer t.Stop()
+				select {
+				case <-t.C:
 					w.poller.run(sctx)
+				case <-w.poller.done: // Finish before the window opened
+				case <-sctx.Done():
 				}
 			})
 		}
@@ -205,15 +210,14 @@ func (w *watch) warn(msg string) {
 	w.mu.Unlock()
 }
 
-// EndWindow stops polling when the measured window ends, so that the
-// stats cover the window and not the drain after it (profiles run their
-// own length).
+// EndWindow ends the stats' window when the measured window ends, so
+// that they cover it and not the drain after it (profiles run their own
+// length): reads sent from now on are not the window's, and without live
+// reads none is sent.
 func (w *watch) EndWindow() {
-	if w.poller != nil && w.poller.onRead != nil {
-		w.poller.endWindow() // keep polling for the live reads until Finish
-		return
+	if w.poller != nil {
+		w.poller.endWindow() // live reads go on until Finish
 	}
-	w.cancel()
 }
 
 // Finish stops polling, waits for the profiles and returns what it saw
@@ -222,8 +226,11 @@ func (w *watch) EndWindow() {
 // from the stats JSON and warnings: failed reads, and stats the target
 // never had, by name.
 func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
-	w.cancel()
+	if w.poller != nil {
+		w.poller.stop() // a read in flight finishes: the window's last may be slow
+	}
 	w.wg.Wait()
+	w.cancel()
 	var out loadtest.Watched
 	var seen Seen
 	if p := w.poller; p != nil {
