@@ -20,6 +20,9 @@ import (
 // Optional ones aside, and the board is told from a Go service by its
 // bbs_ metrics (watch.Describe).
 func TestMetricsExist(t *testing.T) {
+	if testing.Short() {
+		t.Skip("watches the board's /metrics for 2 s: long; runs without -short")
+	}
 	b := newBoard(t, nil)
 	for range 3 {
 		resp, err := http.Get(b.pub.URL + "/bbs?cmd=EachGetView&n=10")
