@@ -117,8 +117,9 @@ func overlapOf(rs []*Result, allowDisjoint bool) (*Overlap, string, error) {
 		return o, o.Warning, nil
 	}
 	if skew := max(o.MaxStartSkewMs, o.MaxEndSkewMs); skew > o.ThresholdMs {
-		o.Warning = fmt.Sprintf("the generators' measured windows differ by up to %.1f ms at the start and %.1f ms at the end (more than %.0f ms, the larger of %v and %.0f %% of the %.3f s merged window): every generator measured only in the common %.3f s; the merged throughput averages over the whole window",
-			o.MaxStartSkewMs, o.MaxEndSkewMs, o.ThresholdMs, SkewFloor, SkewShare*100, maxEnd.Sub(minStart).Seconds(), o.Seconds)
+		whole := maxEnd.Sub(minStart).Seconds()
+		o.Warning = fmt.Sprintf("the generators' measured windows differ by up to %.1f ms at the start and %.1f ms at the end (more than %.0f ms, the larger of %.0f ms and %.0f %% of the %.3f s merged window): they all measured together only in the common %.3f s, and the merged throughput averages over the whole %.3f s",
+			o.MaxStartSkewMs, o.MaxEndSkewMs, o.ThresholdMs, ms(SkewFloor), SkewShare*100, whole, o.Seconds, whole)
 	}
 	return o, o.Warning, nil
 }

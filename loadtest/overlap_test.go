@@ -36,7 +36,7 @@ func TestMergeSkewedWindowsWarn(t *testing.T) {
 		t.Errorf("offsets %+v; want a -2000/0 and b 0/+2000 ms", g)
 	}
 	w := strings.Join(m.Warnings, "\n")
-	if !strings.Contains(w, "differ by up to 2000.0 ms at the start and 2000.0 ms at the end") || !strings.Contains(w, "common 8.000 s") || o.Warning == "" {
+	if !strings.Contains(w, "differ by up to 2000.0 ms at the start and 2000.0 ms at the end") || !strings.Contains(w, "common 8.000 s, and the merged throughput averages over the whole 12.000 s") || o.Warning == "" {
 		t.Errorf("warnings %q; want one giving the 2000 ms skews and the common 8 s", w)
 	}
 	// 2,000 successes over the merged 12 s, not the sum of two 10 s rates.
