@@ -16,10 +16,11 @@ import (
 // coincide, less when they are skewed, since the load was whole only in
 // their common window (Result.Overlap). Merge refuses windows that do not
 // overlap at all (ErrDisjoint) unless o.AllowDisjoint, and warns of skews
-// above the larger of SkewFloor and SkewShare of the window. Labels are matched by name. The merged Cost adds CPU
-// seconds and takes the largest of the other figures; Generators keeps each
-// machine's cost. The Environment keeps the first result's generator and
-// server, and lists every generator's machine (mergeEnvironments).
+// above the larger of SkewFloor and SkewShare of the window. Labels are
+// matched by name. The merged Cost adds CPU seconds and takes the largest
+// of the other figures; Generators keeps each machine's cost. The
+// Environment keeps the first result's generator and server, and lists
+// every generator's machine (mergeEnvironments).
 func Merge(results []*Result, o MergeOptions) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")

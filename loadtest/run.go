@@ -47,7 +47,8 @@ type runner struct {
 
 // Run performs one load run and returns its result. Cancelling ctx stops
 // the run early; the result is then marked Interrupted (and returned with a
-// nil error). Errors are returned only for invalid settings.
+// nil error). Errors are returned for invalid settings, and when ctx ends
+// while Run waits for Settings.StartAt (the error wraps ctx's; nothing ran).
 func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ type Settings struct {
 	// DisableKeepAlive opens a new connection for every request.
 	DisableKeepAlive bool `json:"disable_keepalive,omitempty"`
 	// StartAt, when set, is when the run starts its clients: Run waits
-	// for it (Ctrl-C ends the wait), and the run's schedule, warm-up and
+	// for it (ending ctx ends the wait), and the run's schedule, warm-up and
 	// measured window count from it, so that generators given the same
 	// StartAt measure the same window (Result.MeasureStart is StartAt plus
 	// Warmup, to the nanosecond) and their per-second rows line up. It
