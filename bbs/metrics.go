@@ -83,7 +83,7 @@ func newMetrics(s *Server) *metrics {
 		collectors.NewGoCollector(collectors.WithGoCollectorRuntimeMetrics(collectors.MetricsScheduler, collectors.MetricsGC)),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.requests, m.duration, m.queueWait, m.acquireWait, m.queries,
-		&stateCollector{s: s},
+		&stateCollector{s: s}, &machineCollector{s: s},
 	)
 	return m
 }
@@ -125,15 +125,14 @@ func commandNames() []string {
 type stateCollector struct{ s *Server }
 
 var (
-	descWorkers      = prometheus.NewDesc("bbs_workers", "Worker limit: requests that may run a command at once (0 = unlimited).", nil, nil)
+	descWorkers      = prometheus.NewDesc("bbs_workers_limit", "Worker limit: requests that may run a command at once. Not exported when the limit is off (workers = 0, unlimited).", nil, nil)
 	descWorkersBusy  = prometheus.NewDesc("bbs_workers_busy", "Requests running a command now.", nil, nil)
 	descQueueLength  = prometheus.NewDesc("bbs_worker_queue_length", "Requests waiting for a worker now.", nil, nil)
 	descRejected     = prometheus.NewDesc("bbs_worker_rejected_total", "Requests answered 503 because the queue was full or the wait timed out.", nil, nil)
 	descPoolSize     = prometheus.NewDesc("bbs_db_pool_size", "Maximum database connections.", nil, nil)
-	descPoolConns    = prometheus.NewDesc("bbs_db_pool_connections", "Database connections now by state: open (physical), in_use (handed out), idle.", []string{"state"}, nil)
+	descPoolConns    = prometheus.NewDesc("bbs_db_pool_connections", "Open database connections now by state, disjoint: in_use (handed out; database/sql counts one being opened here), idle, opening (being opened, pgxpool). Their sum is the open connections.", []string{"state"}, nil)
 	descPoolWaiting  = prometheus.NewDesc("bbs_db_acquires_waiting", "Connection acquires in progress now (waiting for a connection).", nil, nil)
-	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed.", nil, nil)
-	descAcquireWait  = prometheus.NewDesc("bbs_db_acquire_wait_seconds_total", "Time spent in completed acquires.", nil, nil)
+	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed (the time they took: bbs_db_acquire_wait_seconds_sum).", nil, nil)
 	descConnects     = prometheus.NewDesc("bbs_db_connects_total", "Physical database connections opened.", nil, nil)
 	descBusySeconds  = prometheus.NewDesc("bbs_workers_busy_seconds_total", "Busy worker-seconds: rate() is the mean number of busy workers.", nil, nil)
 	descQueueSeconds = prometheus.NewDesc("bbs_worker_queue_seconds_total", "Queued request-seconds: rate() is the mean queue length.", nil, nil)
@@ -141,7 +140,7 @@ var (
 	descWaitingSecs  = prometheus.NewDesc("bbs_db_acquires_waiting_seconds_total", "Acquire-waiting seconds, in-progress and failed acquires included: rate() is the mean number of acquires waiting.", nil, nil)
 	descNetworkWait  = prometheus.NewDesc("bbs_db_network_wait_seconds_total", "Time SQL statements waited on the network of the database at a distance (db_latency).", nil, nil)
 	descConnectWait  = prometheus.NewDesc("bbs_db_connect_wait_seconds_total", "Time physical connection opens waited (connect_latency).", nil, nil)
-	stateCollectorDs = []*prometheus.Desc{descWorkers, descWorkersBusy, descQueueLength, descRejected, descPoolSize, descPoolConns, descPoolWaiting, descAcquires, descAcquireWait, descConnects,
+	stateCollectorDs = []*prometheus.Desc{descWorkers, descWorkersBusy, descQueueLength, descRejected, descPoolSize, descPoolConns, descPoolWaiting, descAcquires, descConnects,
 		descBusySeconds, descQueueSeconds, descInUseSeconds, descWaitingSecs, descNetworkWait, descConnectWait}
 )
 
@@ -156,30 +155,35 @@ func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	w := c.s.limit.stats()
 	p := c.s.store.Stats()
-	gauge := func(d *prometheus.Desc, v float64, labels ...string) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+	if w.Size > 0 {
+		gauge(ch, descWorkers, float64(w.Size))
 	}
-	counter := func(d *prometheus.Desc, v float64) {
-		ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v)
-	}
-	gauge(descWorkers, float64(w.Size))
-	gauge(descWorkersBusy, float64(w.Busy))
-	gauge(descQueueLength, float64(w.Queued))
-	counter(descRejected, float64(w.Rejected))
-	gauge(descPoolSize, float64(p.Size))
-	gauge(descPoolConns, float64(p.Open), "open")
-	gauge(descPoolConns, float64(p.InUse), "in_use")
-	gauge(descPoolConns, float64(p.Idle), "idle")
-	gauge(descPoolWaiting, float64(p.Waiting))
-	counter(descAcquires, float64(p.Acquires))
-	counter(descAcquireWait, p.AcquireWait.Seconds())
-	counter(descConnects, float64(p.Opened))
-	counter(descBusySeconds, w.BusySecondsTotal)
-	counter(descQueueSeconds, w.QueuedSecondsTotal)
-	counter(descInUseSeconds, p.InUseTime.Seconds())
-	counter(descWaitingSecs, p.WaitingTime.Seconds())
-	counter(descNetworkWait, p.NetworkWait.Seconds())
-	counter(descConnectWait, p.ConnectWait.Seconds())
+	gauge(ch, descWorkersBusy, float64(w.Busy))
+	gauge(ch, descQueueLength, float64(w.Queued))
+	counter(ch, descRejected, float64(w.Rejected))
+	gauge(ch, descPoolSize, float64(p.Size))
+	gauge(ch, descPoolConns, float64(p.InUse), "in_use")
+	gauge(ch, descPoolConns, float64(p.Idle), "idle")
+	gauge(ch, descPoolConns, float64(p.Opening), "opening")
+	gauge(ch, descPoolWaiting, float64(p.Waiting))
+	counter(ch, descAcquires, float64(p.Acquires))
+	counter(ch, descConnects, float64(p.Opened))
+	counter(ch, descBusySeconds, w.BusySecondsTotal)
+	counter(ch, descQueueSeconds, w.QueuedSecondsTotal)
+	counter(ch, descInUseSeconds, p.InUseTime.Seconds())
+	counter(ch, descWaitingSecs, p.WaitingTime.Seconds())
+	counter(ch, descNetworkWait, p.NetworkWait.Seconds())
+	counter(ch, descConnectWait, p.ConnectWait.Seconds())
+}
+
+// gauge sends one gauge sample.
+func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
+	ch <- prometheus.MustNewConstMetric(d, prometheus.GaugeValue, v, labels...)
+}
+
+// counter sends one counter sample.
+func counter(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {
+	ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 }
 
 // timedStore times every Acquire for bbs_db_acquire_wait_seconds.

@@ -1,6 +1,8 @@
 package bbs
 
 import (
+	"strings"
+
 	"bbslab/entity"
 	"bbslab/machine"
 )
@@ -75,16 +77,22 @@ func (s *Server) databaseSockets() (machine.Sockets, error) {
 
 // readings reads the machine, the sockets and the runtime now.
 func (s *Server) readings() Readings {
-	r := Readings{Runtime: readRuntime()}
+	r := Readings{Runtime: readRuntime(), Connections: s.connections()}
 	if s.opt.Machine != nil {
 		r.Machine = s.opt.Machine.Read()
 	} else {
 		r.Machine = machine.Reading{Error: "no machine sampler is running"}
 	}
+	return r
+}
+
+// connections counts the public port's and the database's sockets now.
+func (s *Server) connections() ConnectionStats {
+	var c ConnectionStats
 	var notes []string
 	if s.opt.ServerPort > 0 {
 		if sk, err := machine.LocalPort(s.opt.ServerPort); err == nil {
-			r.Connections.Server = &sk
+			c.Server = &sk
 		} else {
 			notes = append(notes, "server sockets: "+err.Error())
 		}
@@ -94,7 +102,7 @@ func (s *Server) readings() Readings {
 	switch {
 	case s.opt.DBPort > 0:
 		if sk, err := s.databaseSockets(); err == nil {
-			r.Connections.Database = &sk
+			c.Database = &sk
 		} else {
 			notes = append(notes, "database sockets: "+err.Error())
 		}
@@ -103,11 +111,6 @@ func (s *Server) readings() Readings {
 	default:
 		notes = append(notes, "database port unknown (a Unix socket, or not given)")
 	}
-	for i, n := range notes {
-		if i > 0 {
-			r.Connections.Note += "; "
-		}
-		r.Connections.Note += n
-	}
-	return r
+	c.Note = strings.Join(notes, "; ")
+	return c
 }

@@ -113,11 +113,12 @@ func TestMetricsAfterKnownRequests(t *testing.T) {
 		`bbs_db_acquire_wait_seconds_count`:                                32,
 		`bbs_db_acquires_total`:                                            32,
 		`bbs_db_acquires_waiting`:                                          0,
-		`bbs_db_pool_connections{state="open"}`:                            1,
 		`bbs_db_pool_connections{state="in_use"}`:                          0,
+		`bbs_db_pool_connections{state="idle"}`:                            1,
+		`bbs_db_pool_connections{state="opening"}`:                         0,
 		`bbs_db_pool_size`:                                                 1,
 		`bbs_db_connects_total`:                                            0,
-		`bbs_workers`:                                                      2,
+		`bbs_workers_limit`:                                                2,
 		`bbs_workers_busy`:                                                 0,
 		`bbs_worker_queue_length`:                                          0,
 		`bbs_worker_rejected_total`:                                        0,
@@ -132,6 +133,25 @@ func TestMetricsAfterKnownRequests(t *testing.T) {
 		if !strings.Contains(text, "\n"+name) {
 			t.Errorf("/metrics lacks %s", strings.TrimSpace(name))
 		}
+	}
+	if v, ok := metricValue(t, text, "bbs_sched_latency_seconds_total"); !ok || v < 0 {
+		t.Errorf("bbs_sched_latency_seconds_total = %v (present %v); want a count of seconds", v, ok)
+	}
+	for _, gone := range []string{"bbs_db_acquire_wait_seconds_total", `state="open"`, "bbs_workers "} {
+		if strings.Contains(text, gone) {
+			t.Errorf("/metrics has %s; it was renamed or removed", gone)
+		}
+	}
+}
+
+// TestMetricsWorkersUnlimited: without a worker limit there is no
+// bbs_workers_limit series (a 0 would read as "no worker may run").
+func TestMetricsWorkersUnlimited(t *testing.T) {
+	_, _, pub, adm := newReadingsTest(t, Options{})
+	get(t, pub.URL+"/bbs?cmd=AllView")
+	text := expectMetrics(t, adm.URL, map[string]float64{`bbs_requests_total{code="200",command="AllView"}`: 1})
+	if strings.Contains(text, "bbs_workers_limit") {
+		t.Errorf("/metrics with workers = 0 has bbs_workers_limit; want it absent")
 	}
 }
 
@@ -495,6 +515,27 @@ func TestStatsReadings(t *testing.T) {
 	if c.Database != nil || !strings.Contains(c.Note, "SQLite") {
 		t.Errorf("connections database %v, note %q; want none and a note that SQLite has no sockets", c.Database, c.Note)
 	}
+	// /metrics has the counters behind these readings, read at scrape time.
+	text := metricLines(t, adm.URL)
+	var want []string
+	if _, err := os.Stat("/proc/stat"); err == nil {
+		want = append(want, `bbs_machine_cpu_seconds_total{mode="idle"}`, `bbs_machine_cpu_seconds_total{mode="iowait"}`,
+			`bbs_machine_cpu_seconds_total{mode="steal"}`, "bbs_machine_cpus", "bbs_own_cpus_busy_seconds_total", "bbs_own_cpus")
+	}
+	if _, err := os.Stat("/proc/net/tcp"); err == nil {
+		want = append(want, `bbs_connections{side="server",state="LISTEN"}`, "bbs_listen_accept_queue")
+	}
+	for _, series := range want {
+		if v, ok := metricValue(t, text, series); !ok || v < 0 {
+			t.Errorf("/metrics %s = %v (present %v); want a reading", series, v, ok)
+		}
+	}
+	if v, _ := metricValue(t, text, "bbs_machine_cpus"); len(want) > 0 && int(v) != m.CPUs {
+		t.Errorf("bbs_machine_cpus = %v; /admin/stats machine.cpus = %d", v, m.CPUs)
+	}
+	if strings.Contains(text, `side="database"`) {
+		t.Errorf("/metrics has database sockets on SQLite")
+	}
 }
 
 // TestPublicHasNoDebug proves the public listener serves no profile,
@@ -668,9 +709,25 @@ func TestStatsReadingsAbsent(t *testing.T) {
 	if p, ok := m["process_cpu"].(map[string]any); !ok || p["total"].(float64) <= 0 {
 		t.Errorf("machine.process_cpu = %v; want the process time the platform counted", m["process_cpu"])
 	}
-	for _, l := range strings.Split(metricLines(t, adm.URL), "\n") {
-		if strings.Contains(l, "load") || strings.Contains(l, "iowait") || strings.Contains(l, "paging") {
+	text := metricLines(t, adm.URL)
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "#") {
+			continue // the help text names what Linux has
+		}
+		if strings.Contains(l, "load") || strings.Contains(l, "iowait") || strings.Contains(l, "paging") ||
+			strings.Contains(l, "bbs_own_cpus") || strings.Contains(l, `mode="nice"`) || strings.Contains(l, "bbs_connections") {
 			t.Errorf("/metrics: %q; want no series of a reading the platform lacks", l)
+		}
+	}
+	// The platform's counters in seconds (clock ticks of 10 ms).
+	for series, want := range map[string]float64{
+		`bbs_machine_cpu_seconds_total{mode="user"}`:   0.25,
+		`bbs_machine_cpu_seconds_total{mode="system"}`: 0.15,
+		`bbs_machine_cpu_seconds_total{mode="idle"}`:   0.6,
+		`bbs_machine_cpus`:                             2,
+	} {
+		if got, ok := metricValue(t, text, series); !ok || got != want {
+			t.Errorf("%s = %v (present %v); want %v", series, got, ok, want)
 		}
 	}
 }

@@ -76,12 +76,15 @@ type Conn interface {
 
 // PoolStats is a reading of a Store's pool.
 type PoolStats struct {
-	Size        int           `json:"size"`         // maximum connections
-	Min         int           `json:"min"`          // connections kept open
-	Mode        string        `json:"mode"`         // "fixed", "grow" or "none"
-	Open        int           `json:"open"`         // physical connections open now
+	Size int    `json:"size"` // maximum connections
+	Min  int    `json:"min"`  // connections kept open
+	Mode string `json:"mode"` // "fixed", "grow" or "none"
+	// Open is the physical connections now, and InUse + Idle + Opening
+	// always: the three are disjoint states of them.
+	Open        int           `json:"open"`
 	InUse       int           `json:"in_use"`       // connections handed out now
 	Idle        int           `json:"idle"`         // open and not handed out
+	Opening     int           `json:"opening"`      // being opened now (pgxpool); database/sql counts these in InUse
 	Waiting     int           `json:"waiting"`      // acquires waiting now
 	Acquires    int64         `json:"acquires"`     // acquires completed
 	AcquireWait time.Duration `json:"-"`            // total time spent in Acquire

@@ -17,8 +17,9 @@ type FakePlatform struct {
 	proc time.Duration
 }
 
-// CPUTicks are CPU time of the whole machine by kind, in any unit: a
-// Reading shows each kind's share of their sum.
+// CPUTicks are CPU time of the whole machine by kind, in clock ticks of
+// 10 ms as /proc counts them: a Reading shows each kind's share of their
+// sum, Sampler.Counters their seconds.
 type CPUTicks struct {
 	User, System, Idle uint64
 }
@@ -45,6 +46,11 @@ func (p *FakePlatform) cpu() (cpuTimes, []cpuTimes, error) {
 }
 
 func (p *FakePlatform) cpuKinds() (iowait, steal bool) { return false, false }
+
+func (p *FakePlatform) cpuModes() []string { return []string{"user", "system", "idle"} }
+
+// cpuUnit: a FakePlatform's ticks are /proc's.
+func (p *FakePlatform) cpuUnit() time.Duration { return clockTick }
 
 func (p *FakePlatform) paging() (map[string]uint64, error) { return nil, errUnavailable }
 

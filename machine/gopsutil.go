@@ -66,6 +66,21 @@ func (gopsutilPlatform) cpuKinds() (iowait, steal bool) {
 	return runtime.GOOS == "linux", runtime.GOOS == "linux"
 }
 
+// cpuModes: Linux gives every mode; macOS user, nice, system and idle;
+// Windows user, system and idle (its interrupt time is in system, above).
+func (gopsutilPlatform) cpuModes() []string {
+	switch runtime.GOOS {
+	case "linux":
+		return allModes
+	case "windows":
+		return []string{"user", "system", "idle"}
+	}
+	return []string{"user", "nice", "system", "idle"}
+}
+
+// cpuUnit: fromGopsutil keeps microseconds.
+func (gopsutilPlatform) cpuUnit() time.Duration { return time.Microsecond }
+
 // paging: gopsutil has /proc/vmstat's counters on Linux alone, where
 // procRoot reads them.
 func (gopsutilPlatform) paging() (map[string]uint64, error) { return nil, errUnavailable }

@@ -21,6 +21,10 @@ type platform interface {
 	cpu() (all cpuTimes, per []cpuTimes, err error)
 	// cpuKinds says whether the CPU times hold I/O wait and steal time.
 	cpuKinds() (iowait, steal bool)
+	// cpuModes names the modes of allModes the CPU times hold.
+	cpuModes() []string
+	// cpuUnit is the unit of the CPU times.
+	cpuUnit() time.Duration
 	// paging returns the cumulative paging counters by /proc/vmstat's
 	// names (pgpgin, pgpgout, pswpin, pswpout).
 	paging() (map[string]uint64, error)

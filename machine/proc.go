@@ -41,6 +41,10 @@ func (r procRoot) cpu() (cpuTimes, []cpuTimes, error) {
 
 func (r procRoot) cpuKinds() (iowait, steal bool) { return true, true }
 
+func (r procRoot) cpuModes() []string { return allModes }
+
+func (r procRoot) cpuUnit() time.Duration { return clockTick }
+
 func (r procRoot) paging() (map[string]uint64, error) {
 	b, err := r.read("vmstat")
 	if err != nil {
@@ -76,6 +80,12 @@ func (r procRoot) read(name string) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// clockTick is the unit of the CPU times in /proc/stat and /proc/PID/stat:
+// USER_HZ, which Linux fixes at 100 on every architecture it exports to
+// user space (proc(5): "measured in clock ticks (divide by
+// sysconf(_SC_CLK_TCK))").
+const clockTick = 10 * time.Millisecond
 
 // cpuTimes are the first line of /proc/stat, in clock ticks.
 type cpuTimes struct {

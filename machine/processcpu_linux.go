@@ -8,11 +8,6 @@ import (
 	"time"
 )
 
-// clockTick is the unit of the CPU times in /proc/PID/stat: USER_HZ,
-// which Linux fixes at 100 on every architecture it exports to user space
-// (proc(5): "measured in clock ticks (divide by sysconf(_SC_CLK_TCK))").
-const clockTick = 10 * time.Millisecond
-
 func processCPUOf(pid int) (time.Duration, error) {
 	return procRoot("/proc").processCPU(pid)
 }

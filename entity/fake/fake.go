@@ -83,7 +83,9 @@ func (s *Store) Ping(ctx context.Context) error { return s.Err }
 // Stats reports the counters.
 func (s *Store) Stats() entity.PoolStats {
 	a, r := s.Acquires.Load(), s.Releases.Load()
-	return entity.PoolStats{Size: 1, Min: 1, Mode: "fake", Open: 1, InUse: int(a - r), Acquires: a, Waiting: int(s.Waiting.Load())}
+	inUse := int(a - r)
+	open := max(1, inUse) // one kept open; more while more are handed out
+	return entity.PoolStats{Size: 1, Min: 1, Mode: "fake", Open: open, InUse: inUse, Idle: open - inUse, Acquires: a, Waiting: int(s.Waiting.Load())}
 }
 
 // Close does nothing.

@@ -369,6 +369,7 @@ func (s *pgStore) Stats() entity.PoolStats {
 		ps.Open = int(st.TotalConns())
 		ps.InUse = int(st.AcquiredConns())
 		ps.Idle = int(st.IdleConns())
+		ps.Opening = int(st.ConstructingConns()) // TotalConns is the sum of the three
 	} else {
 		ps.Min = 0
 		ps.Open = int(s.open.Load())

@@ -9,10 +9,12 @@
 package storetest
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"runtime"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -443,6 +445,44 @@ func Run(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
 			t.Errorf("Stats = %+v; want 3 opened, %d acquires", st, workers*rounds+1)
 		}
 	})
+
+	// Open, InUse, Idle and Opening are read together: the last three are
+	// disjoint states of the connections that Open counts (the board's
+	// bbs_db_pool_connections{state} adds up to the open connections).
+	for _, mode := range []string{entity.PoolFixed, "", entity.PoolNone} {
+		t.Run("StatesAddUp/"+cmp.Or(mode, "grow"), func(t *testing.T) {
+			t.Parallel()
+			s := open(t, entity.Options{Pool: 3, PoolMode: mode, SeedPosts: 5})
+			check := func(when string) {
+				st := s.Stats()
+				if st.InUse+st.Idle+st.Opening != st.Open || st.InUse < 0 || st.Idle < 0 || st.Opening < 0 {
+					t.Errorf("Stats %s = %+v: in_use %d + idle %d + opening %d != open %d", when, st, st.InUse, st.Idle, st.Opening, st.Open)
+				}
+			}
+			check("after Open")
+			const workers, rounds = 6, 10
+			var wg sync.WaitGroup
+			for range workers {
+				wg.Go(func() {
+					for range rounds {
+						c, err := s.Acquire(ctx)
+						if err != nil {
+							t.Errorf("Acquire: %v", err)
+							return
+						}
+						check("holding a connection")
+						if _, err := c.Newest(ctx, 3); err != nil {
+							t.Errorf("Newest(3): %v", err)
+						}
+						c.Release()
+						check("after a release")
+					}
+				})
+			}
+			wg.Wait()
+			check("after every release")
+		})
+	}
 
 	t.Run("StatsInUse", func(t *testing.T) {
 		t.Parallel()
