@@ -56,6 +56,9 @@ type Settings struct {
 	Drain time.Duration `json:"drain"`
 	// DisableKeepAlive opens a new connection for every request.
 	DisableKeepAlive bool `json:"disable_keepalive,omitempty"`
+	// Insecure skips the verification of https:// servers' certificates
+	// (curl's -k).
+	Insecure bool `json:"insecure,omitempty"`
 	// Seed makes think times, start offsets and choices reproducible
 	// (0 picks one from the clock; the one used is recorded).
 	Seed uint64 `json:"seed"`
