@@ -10,7 +10,10 @@ import (
 
 // SchemaVersion is the version of the JSON result format (SCHEMA.md). It
 // changes when a field changes meaning or disappears; added fields keep it.
-const SchemaVersion = 1
+// Version 2 gives the settings' durations in milliseconds (duration_ms);
+// version 1 gave them in nanoseconds (duration), and its files are still
+// read (upgrade).
+const SchemaVersion = 2
 
 // A Result is the outcome of one run (or of several merged runs).
 type Result struct {
@@ -300,7 +303,33 @@ func decodeResult(path string, b []byte) (*Result, error) {
 	if err := checkSchema(path, r.Schema); err != nil {
 		return nil, err
 	}
+	r.upgrade(r.Schema)
 	return &r, nil
+}
+
+// upgrade brings a result read from a file of schema version v up to
+// date: version 1 files lack the figures added since (min_ms and p95_ms,
+// here derived from the histograms they kept; the status codes and error
+// set cannot be, and stay absent). Their settings' nanoseconds are read by
+// Settings.UnmarshalJSON.
+func (r *Result) upgrade(v int) {
+	if v >= 2 {
+		return
+	}
+	fill := func(s *Stats) {
+		if h := s.Histogram; h != nil && h.Count() > 0 {
+			s.MinMs, s.P95Ms = ms(h.Min()), ms(h.Quantile(0.95))
+		}
+	}
+	fill(&r.Total)
+	for i := range r.Labels {
+		fill(&r.Labels[i])
+	}
+	for i := range r.Series {
+		if h := r.Series[i].Histogram; h != nil && h.Count() > 0 {
+			r.Series[i].P95Ms = ms(h.Quantile(0.95))
+		}
+	}
 }
 
 // checkSchema accepts the schema versions this package can read: a file
