@@ -80,7 +80,7 @@ func TestRunOutputsAndSLO(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run = exit %d; stderr %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "throughput/s") || !strings.Contains(stdout, "SLO PASS errors<1%") {
+	if !strings.Contains(stdout, "[code:count]") || !strings.Contains(stdout, " 200:200\n") || !strings.Contains(stdout, "SLO PASS errors<1%") {
 		t.Errorf("stdout lacks the summary or SLO lines:\n%s", stdout)
 	}
 	r, err := loadtest.ReadResult(out)
@@ -100,7 +100,7 @@ func TestRunOutputsAndSLO(t *testing.T) {
 	// report reads the JSON and the JTL together and draws charts.
 	prefix := filepath.Join(dir, "rep")
 	code, stdout, stderr = runCmd(context.Background(), "report", "-charts", prefix, out, jtl)
-	if code != 0 || strings.Count(stdout, "throughput/s") != 2 {
+	if code != 0 || strings.Count(stdout, "Requests  ") != 2 {
 		t.Errorf("report = exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, err := os.Stat(prefix + "-timeline-throughput.png"); err != nil {
