@@ -176,7 +176,7 @@ type Column struct {
 }
 
 // WriteSweepTable writes one line per run, like the article's tables:
-// clients, throughput, ideal throughput (clients/think), mean, p50, p99,
+// clients, throughput, ideal throughput (clients/think), mean, p50, p95, p99,
 // errors and the generator's CPU; when runs have server stats, also the
 // server columns given (the target's package says which: for the board,
 // its CPU, worker queue and waits per request).
@@ -187,7 +187,7 @@ func WriteSweepTable(w io.Writer, runs []*Result, server []Column) error {
 	}
 	withServer = withServer && len(server) > 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
+	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
 	if withServer {
 		for _, c := range server {
 			head += c.Header + "\t"
@@ -206,8 +206,8 @@ func WriteSweepTable(w io.Writer, runs []*Result, server []Column) error {
 		if r.Interrupted {
 			note = strings.TrimSpace(note + " interrupted")
 		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%s\t", r.Total.Clients, r.Total.Throughput, ideal,
-			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUText("%.1f"))
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%s\t", r.Total.Clients, r.Total.Throughput, ideal,
+			r.Total.MeanMs, r.Total.P50Ms, r.Total.P95Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUText("%.1f"))
 		if withServer {
 			for _, c := range server {
 				if v, ok := c.Value(r); ok {
