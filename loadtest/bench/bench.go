@@ -2,7 +2,8 @@
 // bench"): requests per CPU-second at full speed against a page server
 // (package pageserver, run as "loadtest target") in a child process,
 // compared with wrk and hey when they are available, and the cost of
-// holding 1,000 and 10,000 slow clients. Every tool runs as a child
+// holding 1,000 and 10,000 slow clients, and what TLS costs the generator
+// per request (http vs https, tls.go). Every tool runs as a child
 // process (package child), so that its CPU time and peak resident set are
 // its own; generator and target are pinned to different CPUs where the
 // system allows it.
