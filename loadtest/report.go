@@ -46,7 +46,7 @@ func WriteSummary(w io.Writer, r *Result, watched ...string) error {
 	fmt.Fprintf(tw, "Bytes In\t[total, mean]\t%d, %.2f\n", t.Bytes, per(t.Bytes))
 	fmt.Fprintf(tw, "Bytes Out\t[total, mean]\t%d, %.2f\n", t.SentBytes, per(t.SentBytes))
 	fmt.Fprintf(tw, "Success\t[ratio]\t%.2f%%\n", success)
-	fmt.Fprintf(tw, "Status Codes\t[code:count]\t%s\n", StatusCodesText(t.StatusCodes))
+	fmt.Fprintf(tw, "Status Codes\t[code:count]\t%s\n", statusCodesText(t.StatusCodes))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -131,9 +131,9 @@ func writeLabelTable(w io.Writer, r *Result) error {
 	return tw.Flush()
 }
 
-// StatusCodesText lists responses by status code as vegeta does,
+// statusCodesText lists responses by status code as vegeta does,
 // "0:14  200:236", in code order ("0": no response).
-func StatusCodesText(m map[string]int64) string {
+func statusCodesText(m map[string]int64) string {
 	keys := sortedKinds(m)
 	sort.SliceStable(keys, func(i, j int) bool { return len(keys[i]) < len(keys[j]) }) // "0" before "200"
 	parts := make([]string, len(keys))
