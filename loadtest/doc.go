@@ -74,7 +74,8 @@
 // Observer and Progress for a run's seconds as it goes,
 // ReadResult / Result.WriteJSON for the versioned JSON format described in
 // SCHEMA.md, ReadJTL / JTLHeader for JMeter's CSV results, Merge for results
-// of several generator machines, ParseSLO / EvaluateSLO for objectives,
+// of several generator machines (started together by Settings.StartAt and
+// ParseStartAt, their windows checked and written by WriteOverlap), ParseSLO / EvaluateSLO for objectives,
 // WriteSummary and WriteSweepTable for text.
 //
 // The engine knows nothing of its target and is the bottom of the load
@@ -91,7 +92,8 @@
 // hands back), cost.go and usage_*.go (the generator's own cost), timeline.go
 // (the first requests), environment.go (what a run ran on), scenario.go and
 // template.go (requests from a file), jtl.go, csv.go and merge.go (other
-// formats), slo.go and deadline.go (objectives), sweep.go and report.go
+// formats), startat.go and overlap.go (generators started together, their
+// windows merged), slo.go and deadline.go (objectives), sweep.go and report.go
 // (sweeps and text output), observer.go and progress.go (a run's seconds
 // as it goes), spread.go (a figure over repeats, Median).
 package loadtest

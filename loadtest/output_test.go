@@ -179,7 +179,7 @@ func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
 func TestMergeIsExact(t *testing.T) {
 	a := fakeResult(10, map[time.Duration]int64{time.Millisecond: 990, 100 * time.Millisecond: 10}, 1)
 	b := fakeResult(20, map[time.Duration]int64{2 * time.Millisecond: 1000}, 0)
-	m, err := Merge([]*Result{a, b})
+	m, err := Merge([]*Result{a, b}, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,12 +27,16 @@ type Result struct {
 	Name string `json:"name,omitempty"`
 	// Settings are the exact settings of the run.
 	Settings Settings `json:"settings"`
-	// Start is when the first client started; MeasureStart is the end of
+	// Start is when the first client started (with Settings.StartAt,
+	// that time: the schedule counts from it); MeasureStart is the end of
 	// the warm-up; End is when the measured window ended (no request starts
 	// after it).
 	Start        time.Time `json:"start"`
 	MeasureStart time.Time `json:"measure_start"`
 	End          time.Time `json:"end"`
+	// StartLagMs, with Settings.StartAt, is how late after it the clients
+	// were started (the wake-up's delay); Start is StartAt itself.
+	StartLagMs float64 `json:"start_lag_ms,omitempty"`
 	// MeasuredSeconds is the length of the measured window, End minus
 	// MeasureStart. Throughputs divide by it: a request that finishes
 	// while the run drains belongs to the window it was sent in.
@@ -55,6 +59,9 @@ type Result struct {
 	// when results were merged.
 	Cost       Cost   `json:"cost"`
 	Generators []Cost `json:"generators,omitempty"`
+	// Overlap, in a merged result, says how the generators' measured
+	// windows lined up (overlap.go).
+	Overlap *Overlap `json:"overlap,omitempty"`
 	// Server holds the target's own figures over the measured period and
 	// Profiles the profiles taken of it, as Settings.Watch gave them
 	// (Watched): JSON the engine keeps without looking inside; package

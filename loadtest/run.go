@@ -20,6 +20,8 @@ type runner struct {
 	jtl     *jtlSink
 	start   time.Time
 	warmEnd time.Time
+	// startLag is how late after Settings.StartAt the clients started.
+	startLag time.Duration
 	// stopNs is the stop time in nanoseconds since start: planned at
 	// first, moved earlier when the run is cancelled.
 	stopNs atomic.Int64
@@ -45,8 +47,9 @@ type runner struct {
 
 // Run performs one load run and returns its result. Cancelling ctx stops
 // the run early; the result is then marked Interrupted (and returned with a
-// nil error). Errors are returned only for invalid settings and for an
-// https:// target whose certificate fails verification (setTLS).
+// nil error). Errors are returned for invalid settings, for an https://
+// target whose certificate fails verification (setTLS), and when ctx ends
+// while Run waits for Settings.StartAt (the error wraps ctx's; nothing ran).
 func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -78,8 +81,19 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		r.jtl = newJTLSink(s.JTL, s.Clients, s.Name)
 	}
 
+	if !s.StartAt.IsZero() {
+		if err := waitUntil(ctx, s.StartAt); err != nil {
+			return nil, fmt.Errorf("waiting to start at %s: %w", s.StartAt.Format(time.RFC3339Nano), err)
+		}
+	}
 	cost := startCost()
 	r.start = time.Now()
+	if !s.StartAt.IsZero() {
+		// The schedule counts from the intended start, not from the wake-up:
+		// a late wake-up shows as the clients' timer lag, and every
+		// generator given this StartAt measures the same window.
+		r.startLag, r.start = r.start.Sub(s.StartAt), s.StartAt
+	}
 	r.warmEnd = r.start.Add(s.Warmup)
 	planned := s.MaxDuration
 	if s.Duration > 0 && s.Warmup+s.Duration < planned {
@@ -608,6 +622,13 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		res.Timeline = r.tl.result(s.Warmup)
 	}
 	res.Warnings = warnings(res)
+	if !s.StartAt.IsZero() {
+		res.StartLagMs = ms(r.startLag)
+		if late := r.startLag - s.Warmup; late > 10*time.Millisecond {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the clients started %.1f ms after start_at, past the %v warm-up: the first %.1f ms of the measured window had no load from this generator",
+				res.StartLagMs, s.Warmup, ms(late)))
+		}
+	}
 	return res
 }
 

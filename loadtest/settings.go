@@ -61,6 +61,14 @@ type Settings struct {
 	// Insecure skips the verification of https:// servers' certificates
 	// (curl's -k).
 	Insecure bool `json:"insecure,omitempty"`
+	// StartAt, when set, is when the run starts its clients: Run waits
+	// for it (ending ctx ends the wait), and the run's schedule, warm-up and
+	// measured window count from it, so that generators given the same
+	// StartAt measure the same window (Result.MeasureStart is StartAt plus
+	// Warmup, to the nanosecond) and their per-second rows line up. It
+	// must lie at most StartAtPast before the call and StartAtAhead after
+	// it (ParseStartAt). A sweep starts its first step at it.
+	StartAt time.Time `json:"start_at,omitzero"`
 	// Seed makes think times, start offsets and choices reproducible
 	// (0 picks one from the clock; the one used is recorded).
 	Seed uint64 `json:"seed"`
@@ -120,6 +128,11 @@ func (s *Settings) Validate() error {
 	}
 	if s.Drain == 0 {
 		s.Drain = s.Timeout
+	}
+	if !s.StartAt.IsZero() {
+		if err := checkStartAt(s.StartAt, time.Now()); err != nil {
+			return fmt.Errorf("start at: %w", err)
+		}
 	}
 	if s.Timeline < 0 || s.Timeline > MaxTimeline {
 		return fmt.Errorf("timeline %d: want 0 (off) to %d requests", s.Timeline, MaxTimeline)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // SweepFile is the JSON form of a sweep: one Result per client count.
@@ -23,10 +24,10 @@ type SweepFile struct {
 // Sweep performs one run per client count, in order, each with its own
 // warm-up, and returns their results. Each run is done by run (Run when
 // nil), given s with Clients set and, when s has no Name, the name
-// "N clients" (the label of its JTL lines); once run returns, the
-// result's Name is set back to s's. A caller wraps Run in run to give
-// each step its own outputs (a JTL file, a profile) or to report each
-// result as it comes. Sweep stops early, returning the runs so far, when
+// "N clients" (the label of its JTL lines), and s's StartAt for the
+// first step only; once run returns, the result's Name is set back to
+// s's. A caller wraps Run in run to give each step its own outputs (a JTL
+// file, a profile) or to report each result as it comes. Sweep stops early, returning the runs so far, when
 // ctx is cancelled (the interrupted run is included and marked) or when
 // run fails (its error is returned as it is).
 func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Context, Settings) (*Result, error)) ([]*Result, error) {
@@ -48,6 +49,7 @@ func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Cont
 			return runs, err
 		}
 		res.Name = s.Name
+		s.StartAt = time.Time{} // the first step starts at it; the next ones follow at once
 		runs = append(runs, res)
 		if ctx.Err() != nil {
 			break

@@ -172,7 +172,7 @@ func TestMergeAndJTLKeepStatusCodes(t *testing.T) {
 	a.Labels[0].StatusCodes = map[string]int64{"200": 3, "0": 1}
 	a.Labels[0].ErrorSet = map[string]int64{"dial tcp: refused": 1}
 	b.Labels[0].StatusCodes = map[string]int64{"200": 2, "503": 4}
-	m, err := Merge([]*Result{a, b})
+	m, err := Merge([]*Result{a, b}, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +29,7 @@ type runFlags struct {
 	timer, model, slo, progress, live         string
 	keepalive                                 bool
 	stats, profile, kinds, profDir            string
+	startAt                                   string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
@@ -54,6 +58,7 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.DurationVar(&f.s.Timeout, "timeout", 10*time.Second, "connect and response timeout")
 	fs.DurationVar(&f.s.Drain, "drain", 0, "after the measured window, wait at most this long for requests in flight (default -timeout); those still in flight then are counted as cutoff errors")
 	fs.BoolVar(&f.keepalive, "keepalive", true, "reuse connections (false: a new connection per request)")
+	fs.StringVar(&f.startAt, "start-at", "", "wait and start the clients at this `time` (a sweep its first step): +10s, 15:04:05 (today) or RFC 3339; the warm-up and window count from it, so generators given one time measure one window")
 	fs.Uint64Var(&f.s.Seed, "seed", 0, "random seed (0: from the clock)")
 	fs.StringVar(&f.s.Name, "name", "", "name of the run (curve name in charts)")
 	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
@@ -142,6 +147,11 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 		return s, nil, cli.Usagef("give -duration or -requests")
 	}
 	s.DisableKeepAlive = !f.keepalive
+	if f.startAt != "" {
+		if s.StartAt, err = loadtest.ParseStartAt(f.startAt, time.Now()); err != nil {
+			return s, nil, cli.Usagef("-start-at: %v", err)
+		}
+	}
 	if on, err := cli.OnTerminal("-progress", f.progress, os.Stderr); err != nil {
 		return s, nil, err
 	} else if on {
@@ -202,4 +212,23 @@ func (f *runFlags) request() (loadtest.Request, error) {
 		r.Headers[name] = value
 	}
 	return r, nil
+}
+
+// announceStart tells the user, when s waits for its start, until when.
+func announceStart(w io.Writer, s loadtest.Settings) {
+	if s.StartAt.IsZero() {
+		return
+	}
+	fmt.Fprintf(w, "waiting until %s (in %.3f s) to start the clients; Ctrl-C gives up\n",
+		s.StartAt.Format("2006-01-02 15:04:05.000 MST"), time.Until(s.StartAt).Seconds())
+}
+
+// startError gives an error of a run or sweep its exit code: one
+// interrupted while it waited for -start-at ran nothing, and exits as
+// interrupted.
+func startError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return cli.WithCode(cli.ExitInterrupted, err)
+	}
+	return err
 }
