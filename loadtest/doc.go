@@ -64,9 +64,11 @@
 // lag) and says when the generator itself may have been the bottleneck
 // (JBentoGohan's article: a client out of CPU measures itself).
 //
-// The HTTP client is a lean HTTP/1.1 implementation over net.Conn (plain
-// http:// only): requests without templates are rendered once, responses are
-// parsed in place and bodies are discarded while their bytes are counted.
+// The HTTP client is a lean HTTP/1.1 implementation over net.Conn, with
+// crypto/tls for https:// (tls.go): requests without templates are
+// rendered once, responses are parsed in place and bodies are discarded
+// while their bytes are counted; each Stats counts responses by status
+// code and failures by error text, as vegeta's report does.
 //
 // Entry points: Run for one run, Sweep for one run per client count,
 // Observer and Progress for a run's seconds as it goes,

@@ -65,7 +65,7 @@ func Merge(results []*Result, o MergeOptions) (*Result, error) {
 				labels[l.Label] = a
 				order = append(order, l.Label)
 			}
-			a.add(&tally{hist: l.Histogram, ok: l.Successes, errs: l.ErrorKinds, recv: l.Bytes, snt: l.SentBytes})
+			a.add(fromStats(&l))
 			a.clients += l.Clients
 		}
 		for j, row := range r.Series {
@@ -130,7 +130,7 @@ func Merge(results []*Result, o MergeOptions) (*Result, error) {
 	}
 	for i := range out.Series {
 		m := &out.Series[i]
-		m.P90Ms = ms(m.Histogram.Quantile(0.90)) // before secondFigures compacts it
+		m.P90Ms, m.P95Ms = ms(m.Histogram.Quantile(0.90)), ms(m.Histogram.Quantile(0.95)) // before secondFigures compacts it
 		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = secondFigures(m.Histogram)
 		for j := range m.Labels {
 			l := &m.Labels[j]

@@ -47,7 +47,8 @@ type runner struct {
 
 // Run performs one load run and returns its result. Cancelling ctx stops
 // the run early; the result is then marked Interrupted (and returned with a
-// nil error). Errors are returned for invalid settings, and when ctx ends
+// nil error). Errors are returned for invalid settings, for an https://
+// target whose certificate fails verification (setTLS), and when ctx ends
 // while Run waits for Settings.StartAt (the error wraps ctx's; nothing ran).
 func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err := s.Validate(); err != nil {
@@ -66,6 +67,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		r.reqs = append(r.reqs, c)
 		total += c.weight
 		r.cum = append(r.cum, total)
+	}
+	if err := setTLS(ctx, r.reqs, s.Insecure, s.Timeout); err != nil {
+		return nil, err
 	}
 	nshards := min(s.Clients, 4*runtime.GOMAXPROCS(0))
 	r.rec = newRecorder(nshards, len(r.reqs))
@@ -277,7 +281,7 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
 		Successes: ok, Errors: errs, Bytes: recv, Histogram: h, ErrorKinds: errorKinds(kinds),
 	}
-	row.P90Ms = ms(h.Quantile(0.90)) // before secondFigures compacts h
+	row.P90Ms, row.P95Ms = ms(h.Quantile(0.90)), ms(h.Quantile(0.95)) // before secondFigures compacts h
 	row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(h)
 	if dt > 0 {
 		row.Throughput = math.Round(float64(ok)/dt*10) / 10
@@ -349,9 +353,9 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	}
 	req := r.pick(w.rng)
 	ti := r.tl.next()
-	if req.addr != w.conn.addr {
+	if req.addr != w.conn.addr || req.tlsConf != w.conn.tlsConf {
 		w.conn.close()
-		w.conn.addr = req.addr
+		w.conn.addr, w.conn.tlsConf = req.addr, req.tlsConf
 	}
 	wire := req.static
 	if wire == nil {
@@ -606,10 +610,10 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	accs := r.rec.labelTotals(len(r.reqs))
 	all := labelAcc{hist: NewHistogram()}
 	for i, a := range accs {
-		res.Labels = append(res.Labels, statsFrom(r.reqs[i].label, s.Clients, a.hist, a.ok, errorKinds(a.errs), a.recv, a.sent, seconds))
 		all.add(&accs[i])
+		res.Labels = append(res.Labels, a.tally().stats(r.reqs[i].label, s.Clients, seconds))
 	}
-	res.Total = statsFrom("TOTAL", s.Clients, all.hist, all.ok, errorKinds(all.errs), all.recv, all.sent, seconds)
+	res.Total = all.tally().stats("TOTAL", s.Clients, seconds)
 	if s.Model == ModelOpen {
 		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
 	}
