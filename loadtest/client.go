@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -53,6 +54,7 @@ var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 409
 // conn is one client's HTTP/1.1 connection. It is used by one goroutine.
 type conn struct {
 	addr      string
+	tlsConf   *tls.Config // nil: plain HTTP
 	timeout   time.Duration
 	keepAlive bool
 	stopCtx   context.Context
@@ -113,15 +115,73 @@ func (c *conn) dial(o *outcome) error {
 	if tc, ok := nc.(*net.TCPConn); ok {
 		tc.SetNoDelay(true)
 	}
+	raw := newRawConn(nc)
+	if c.tlsConf != nil {
+		if nc, err = c.handshake(nc, raw, t0); err != nil {
+			return err
+		}
+		raw = nil // tls.Conn reads and writes through raw itself
+	}
 	o.connect = time.Since(t0)
 	if c.reg != nil && !c.reg.add(nc) {
 		nc.Close()
 		return errStopped
 	}
 	c.nc = nc
-	c.raw = newRawConn(nc)
+	c.raw = raw
 	return nil
 }
+
+// handshake runs the TLS handshake on the TCP connection nc, opened at t0,
+// within the timeout, and returns the TLS connection. The TLS layer
+// writes and reads through raw when there is one, so that HTTPS keeps the
+// raw system calls of plain HTTP beneath the encryption. A run that stops
+// during the handshake ends it at once.
+func (c *conn) handshake(nc net.Conn, raw *rawConn, t0 time.Time) (net.Conn, error) {
+	under := nc
+	if raw != nil {
+		under = rawNetConn{Conn: nc, raw: raw}
+	}
+	tc := tls.Client(under, c.tlsConf)
+	if c.timeout > 0 {
+		c.deadline = t0.Add(c.timeout)
+		nc.SetDeadline(c.deadline)
+	}
+	stop := context.AfterFunc(c.stopCtx, func() { nc.SetDeadline(time.Unix(1, 0)) })
+	err := tc.Handshake()
+	if !stop() && err != nil {
+		err = errStopped
+	}
+	if err != nil {
+		nc.Close()
+		c.deadline = time.Time{}
+		return nil, tlsError(c.addr, err)
+	}
+	return tc, nil
+}
+
+// tlsError words a failed handshake with addr, naming the certificate
+// problem and the way round it when verification failed.
+func tlsError(addr string, err error) error {
+	if errors.Is(err, errStopped) {
+		return err
+	}
+	var cv *tls.CertificateVerificationError
+	if errors.As(err, &cv) {
+		return fmt.Errorf("tls handshake with %s: %w (insecure, loadtest's -insecure, skips certificate verification)", addr, cv.Err)
+	}
+	return fmt.Errorf("tls handshake with %s: %w", addr, err)
+}
+
+// rawNetConn is a net.Conn whose reads and writes take the raw system
+// calls: the connection under a tls.Conn.
+type rawNetConn struct {
+	net.Conn
+	raw *rawConn
+}
+
+func (r rawNetConn) Read(p []byte) (int, error)  { return r.raw.Read(p) }
+func (r rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
 
 // connRegistry knows the open connections of a run so that stopping the
 // run can wake every blocked read or write at once (one loop, instead of a

@@ -64,15 +64,18 @@
 // lag) and says when the generator itself may have been the bottleneck
 // (JBentoGohan's article: a client out of CPU measures itself).
 //
-// The HTTP client is a lean HTTP/1.1 implementation over net.Conn (plain
-// http:// only): requests without templates are rendered once, responses are
-// parsed in place and bodies are discarded while their bytes are counted.
+// The HTTP client is a lean HTTP/1.1 implementation over net.Conn, with
+// crypto/tls for https:// (tls.go): requests without templates are
+// rendered once, responses are parsed in place and bodies are discarded
+// while their bytes are counted; each Stats counts responses by status
+// code and failures by error text, as vegeta's report does.
 //
 // Entry points: Run for one run, Sweep for one run per client count,
 // Observer and Progress for a run's seconds as it goes,
 // ReadResult / Result.WriteJSON for the versioned JSON format described in
 // SCHEMA.md, ReadJTL / JTLHeader for JMeter's CSV results, Merge for results
-// of several generator machines, ParseSLO / EvaluateSLO for objectives,
+// of several generator machines (started together by Settings.StartAt and
+// ParseStartAt, their windows checked and written by WriteOverlap), ParseSLO / EvaluateSLO for objectives,
 // WriteSummary and WriteSweepTable for text.
 //
 // The engine knows nothing of its target and is the bottom of the load
@@ -89,7 +92,8 @@
 // hands back), cost.go and usage_*.go (the generator's own cost), timeline.go
 // (the first requests), environment.go (what a run ran on), scenario.go and
 // template.go (requests from a file), jtl.go, csv.go and merge.go (other
-// formats), slo.go and deadline.go (objectives), sweep.go and report.go
+// formats), startat.go and overlap.go (generators started together, their
+// windows merged), slo.go and deadline.go (objectives), sweep.go and report.go
 // (sweeps and text output), observer.go and progress.go (a run's seconds
 // as it goes), spread.go (a figure over repeats, Median).
 package loadtest

@@ -113,7 +113,7 @@ func TestRequestsAbandonedAtTheStopAreCutoffErrors(t *testing.T) {
 		if back.Total.ErrorKinds["cutoff"] != 3 {
 			t.Errorf("model %s: JTL read back errors %v; want 3 cutoff", m, back.Total.ErrorKinds)
 		}
-		merged, err := Merge([]*Result{res, res})
+		merged, err := Merge([]*Result{res, res}, MergeOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

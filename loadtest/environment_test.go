@@ -150,7 +150,7 @@ func TestMergeKeepsEnvironments(t *testing.T) {
 	a := fakeResult(2, map[time.Duration]int64{time.Millisecond: 10}, 0)
 	b := fakeResult(3, map[time.Duration]int64{time.Millisecond: 10}, 0)
 	a.Environment, b.Environment = envResult("Xeon", 2, "16.4").Environment, envResult("EPYC", 8, "16.4").Environment
-	m, err := Merge([]*Result{a, b})
+	m, err := Merge([]*Result{a, b}, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +164,7 @@ func TestMergeKeepsEnvironments(t *testing.T) {
 		}
 	}
 	b.Environment = envResult("EPYC", 8, "15.2").Environment
-	if m, err = Merge([]*Result{a, b}); err != nil {
+	if m, err = Merge([]*Result{a, b}, MergeOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if w := strings.Join(m.Warnings, "\n"); !strings.Contains(w, "generator 2 read a different server (database.server_version: 16.4 vs 15.2)") {

@@ -293,6 +293,11 @@ func parseJTL(r io.Reader) (*Result, error) {
 			}
 		}
 		s.recv += n
+		code := get("responseCode")
+		if _, err := strconv.Atoi(code); err != nil || len(code) != 3 {
+			code = "0" // "Non HTTP response code: ...": no response
+		}
+		l.codes[code]++
 		if strings.EqualFold(get("success"), "true") {
 			d := time.Duration(el) * time.Millisecond
 			l.hist.Record(d)
@@ -301,6 +306,11 @@ func parseJTL(r io.Reader) (*Result, error) {
 			s.ok++
 		} else {
 			l.errs[jtlKind(get("responseCode"), get("failureMessage"))]++
+			text := get("failureMessage")
+			if text == "" {
+				text = strings.TrimSpace(get("responseCode") + " " + get("responseMessage"))
+			}
+			addErr(l.errSet, text, 1)
 			s.err++
 		}
 	}
@@ -331,7 +341,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 			T: float64(k*1000+1000-first) / 1000, Successes: s.ok, Errors: s.err, Throughput: float64(s.ok), Bytes: s.recv,
 			Histogram: s.h,
 		}
-		row.P90Ms = ms(s.h.Quantile(0.90)) // before secondFigures compacts it
+		row.P90Ms, row.P95Ms = ms(s.h.Quantile(0.90)), ms(s.h.Quantile(0.95)) // before secondFigures compacts it
 		row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(s.h)
 		res.Series = append(res.Series, row)
 	}

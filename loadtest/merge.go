@@ -8,15 +8,26 @@ import (
 
 // Merge combines the results of one run performed by several generator
 // machines at the same time into one result: counts add up, histograms
-// merge exactly, throughput adds up (each machine's successes over its own
-// measured seconds), and per-second rows are aligned by their offset from
-// each run's start. Labels are matched by name. The merged Cost adds CPU
-// seconds and takes the largest of the other figures; Generators keeps each
-// machine's cost. The Environment keeps the first result's generator and
-// server, and lists every generator's machine (mergeEnvironments).
-func Merge(results []*Result) (*Result, error) {
+// merge exactly, and per-second rows are aligned by their offset from each
+// run's start (the same instant when the generators were given one
+// Settings.StartAt). The merged window runs from the earliest measure_start
+// to the latest end, and every throughput is the successes of all the
+// generators over it: the sum of their throughputs when their windows
+// coincide, less when they are skewed, since the load was whole only in
+// their common window (Result.Overlap). Merge refuses windows that do not
+// overlap at all (ErrDisjoint) unless o.AllowDisjoint, and warns of skews
+// above the larger of SkewFloor and SkewShare of the window. Labels are
+// matched by name. The merged Cost adds CPU seconds and takes the largest
+// of the other figures; Generators keeps each machine's cost. The
+// Environment keeps the first result's generator and server, and lists
+// every generator's machine (mergeEnvironments).
+func Merge(results []*Result, o MergeOptions) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")
+	}
+	overlap, overlapWarn, err := overlapOf(results, o.AllowDisjoint)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
 	}
 	first := results[0]
 	out := &Result{
@@ -27,12 +38,10 @@ func Merge(results []*Result) (*Result, error) {
 	out.Settings.JTL, out.Settings.Observers = nil, nil
 	type acc struct {
 		tally
-		thr     float64
 		clients int
 	}
 	labels := map[string]*acc{}
 	var order []string
-	var totalThr float64
 	for i, r := range results {
 		if r.Total.Histogram == nil {
 			return nil, fmt.Errorf("merge: result %d has no histogram", i+1)
@@ -49,7 +58,6 @@ func Merge(results []*Result) (*Result, error) {
 			out.End = r.End
 		}
 		out.MeasuredSeconds = max(out.MeasuredSeconds, r.MeasuredSeconds)
-		totalThr += r.Total.Throughput
 		for _, l := range r.Labels {
 			a := labels[l.Label]
 			if a == nil {
@@ -57,8 +65,7 @@ func Merge(results []*Result) (*Result, error) {
 				labels[l.Label] = a
 				order = append(order, l.Label)
 			}
-			a.add(&tally{hist: l.Histogram, ok: l.Successes, errs: l.ErrorKinds, recv: l.Bytes, snt: l.SentBytes})
-			a.thr += l.Throughput
+			a.add(fromStats(&l))
 			a.clients += l.Clients
 		}
 		for j, row := range r.Series {
@@ -123,24 +130,30 @@ func Merge(results []*Result) (*Result, error) {
 	}
 	for i := range out.Series {
 		m := &out.Series[i]
-		m.P90Ms = ms(m.Histogram.Quantile(0.90)) // before secondFigures compacts it
+		m.P90Ms, m.P95Ms = ms(m.Histogram.Quantile(0.90)), ms(m.Histogram.Quantile(0.95)) // before secondFigures compacts it
 		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = secondFigures(m.Histogram)
 		for j := range m.Labels {
 			l := &m.Labels[j]
 			l.MeanMs, l.P50Ms, l.P99Ms, l.MaxMs = secondFigures(l.Histogram)
 		}
 	}
+	seconds := out.MeasuredSeconds // the longest window, when some result has none
+	if overlap != nil {
+		seconds = out.End.Sub(out.MeasureStart).Seconds()
+		out.MeasuredSeconds = round3(seconds)
+	}
+	out.Overlap = overlap
 	all := newTally()
 	for _, name := range order {
 		a := labels[name]
-		st := a.stats(name, a.clients, 0)
-		st.Throughput = a.thr
-		out.Labels = append(out.Labels, st)
+		out.Labels = append(out.Labels, a.stats(name, a.clients, seconds))
 		all.add(&a.tally)
 	}
-	out.Total = all.stats("TOTAL", out.Settings.Clients, 0)
-	out.Total.Throughput = totalThr
+	out.Total = all.stats("TOTAL", out.Settings.Clients, seconds)
 	out.Warnings = warnings(out)
+	if overlapWarn != "" {
+		out.Warnings = append(out.Warnings, overlapWarn)
+	}
 	out.Warnings = append(out.Warnings, fmt.Sprintf("merged from %d generators", len(results)))
 	var envWarns []string
 	out.Environment, envWarns = mergeEnvironments(results)

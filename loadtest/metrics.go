@@ -1,6 +1,8 @@
 package loadtest
 
 import (
+	"fmt"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -27,11 +29,30 @@ type record struct {
 
 // labelAcc accumulates the measured samples of one label.
 type labelAcc struct {
-	hist *Histogram
-	ok   int64
-	recv int64
-	sent int64
-	errs [numKinds]int64
+	hist  *Histogram
+	ok    int64
+	recv  int64
+	sent  int64
+	errs  [numKinds]int64
+	codes []codeCount      // by status code; a run sees few distinct ones
+	texts map[string]int64 // failures by error text (see addErr)
+}
+
+// codeCount is how many responses had one status code (0: none).
+type codeCount struct {
+	code int
+	n    int64
+}
+
+// addCode counts n responses with status code.
+func (a *labelAcc) addCode(code int, n int64) {
+	for i := range a.codes {
+		if a.codes[i].code == code {
+			a.codes[i].n += n
+			return
+		}
+	}
+	a.codes = append(a.codes, codeCount{code, n})
 }
 
 // add adds b's samples to a.
@@ -43,6 +64,50 @@ func (a *labelAcc) add(b *labelAcc) {
 	for k := range a.errs {
 		a.errs[k] += b.errs[k]
 	}
+	for _, c := range b.codes {
+		a.addCode(c.code, c.n)
+	}
+	for _, k := range sortedKinds(b.texts) {
+		if a.texts == nil {
+			a.texts = map[string]int64{}
+		}
+		addErr(a.texts, k, b.texts[k])
+	}
+}
+
+// tally returns a's figures as a tally.
+func (a *labelAcc) tally() *tally {
+	t := &tally{hist: a.hist, ok: a.ok, errs: errorKinds(a.errs), codes: map[string]int64{}, errSet: a.texts, recv: a.recv, snt: a.sent}
+	if t.errs == nil {
+		t.errs = map[string]int64{}
+	}
+	if t.errSet == nil {
+		t.errSet = map[string]int64{}
+	}
+	for _, c := range a.codes {
+		t.codes[strconv.Itoa(c.code)] += c.n
+	}
+	return t
+}
+
+// errText is the text of a failed request's error, as the error set
+// counts it.
+func errText(s *record) string {
+	switch s.kind {
+	case KindStatus:
+		if len(s.reason) > 0 {
+			return fmt.Sprintf("status %d %s", s.status, s.reason)
+		}
+		return fmt.Sprintf("status %d", s.status)
+	case KindBody:
+		return "body lacks the expected text"
+	case KindCutoff:
+		return "cut off: in flight when the run stopped waiting"
+	}
+	if s.err != nil {
+		return s.err.Error()
+	}
+	return s.kind.String()
 }
 
 // secAcc accumulates the samples of the current second, warm-up included.
@@ -117,6 +182,10 @@ func (r *recorder) record(s *record) {
 	sh := &r.shards[s.client%len(r.shards)]
 	lat := s.end.Sub(s.intended)
 	lag := s.sent.Sub(s.intended)
+	var text string
+	if s.measured && s.kind != KindOK {
+		text = errText(s) // formatted outside the lock
+	}
 	sh.mu.Lock()
 	if sh.tl != nil {
 		if s.kind == KindOK {
@@ -155,7 +224,12 @@ func (r *recorder) record(s *record) {
 			la.hist.Record(lat)
 		} else {
 			la.errs[s.kind]++
+			if la.texts == nil {
+				la.texts = map[string]int64{}
+			}
+			addErr(la.texts, text, 1)
 		}
+		la.addCode(s.status, 1)
 		la.recv += s.recv
 		la.sent += s.sentN
 		if lag > sh.lag.max {

@@ -147,10 +147,10 @@ func TestJTLHeaderAsJMeterReadsIt(t *testing.T) {
 
 func TestSeriesCSV(t *testing.T) {
 	var b bytes.Buffer
-	if err := WriteSeriesCSV(&b, []SecondRow{{T: 1, Successes: 5, Throughput: 5, P99Ms: 1.5}}); err != nil {
+	if err := WriteSeriesCSV(&b, []SecondRow{{T: 1, Successes: 5, Throughput: 5, P95Ms: 1.25, P99Ms: 1.5}}); err != nil {
 		t.Fatal(err)
 	}
-	want := "t,warmup,successes,errors,throughput,bytes,mean_ms,p50_ms,p99_ms,max_ms\n1,false,5,0,5,0,0,0,1.5,0\n"
+	want := "t,warmup,successes,errors,throughput,bytes,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms\n1,false,5,0,5,0,0,0,0,1.25,1.5,0\n"
 	if b.String() != want {
 		t.Errorf("csv = %q; want %q", b.String(), want)
 	}
@@ -168,7 +168,7 @@ func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
 	if errs > 0 {
 		ek = map[string]int64{"status": errs}
 	}
-	st := statsFrom("x", clients, h, ok, ek, 0, 0, 10)
+	st := (&tally{hist: h, ok: ok, errs: ek}).stats("x", clients, 10)
 	tot := st
 	tot.Label = "TOTAL"
 	tot.Histogram = h.Clone()
@@ -179,7 +179,7 @@ func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
 func TestMergeIsExact(t *testing.T) {
 	a := fakeResult(10, map[time.Duration]int64{time.Millisecond: 990, 100 * time.Millisecond: 10}, 1)
 	b := fakeResult(20, map[time.Duration]int64{2 * time.Millisecond: 1000}, 0)
-	m, err := Merge([]*Result{a, b})
+	m, err := Merge([]*Result{a, b}, MergeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

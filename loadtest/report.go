@@ -3,30 +3,66 @@ package loadtest
 import (
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
-// WriteSummary writes r's summary table (one line per label and a total),
-// the generator's cost, the lines watched, if any, and the warnings to w.
-// The lines watched say what the watcher saw (package watch: watch.Summary
-// gives the server's readings and the profiles taken).
+// WriteSummary writes r's summary to w: vegeta's text report of the total
+// (requests, duration, latencies, bytes, success, status codes, error
+// set), a table by label when the run had several, then what the lab
+// adds: errors by kind, the open model's drops, the generator's cost, the
+// lines watched, if any, the timeline and the warnings. The lines watched
+// say what the watcher saw (package watch: watch.Summary gives the
+// server's readings and the profiles taken).
+//
+// Unlike vegeta's, the rate and the throughput both divide by the
+// measured window (attack), the lab's rule for every throughput, and the
+// latencies are of successful requests only.
 func WriteSummary(w io.Writer, r *Result, watched ...string) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "label\tclients\trequests\terrors\tthroughput/s\tmean ms\tp50 ms\tp90 ms\tp99 ms\tp99.9 ms\tmax ms\t")
-	rows := r.Labels
-	if len(rows) != 1 {
-		rows = append(append([]Stats(nil), rows...), r.Total)
+	t := &r.Total
+	dur := func(msv float64) string { return time.Duration(msv * 1e6).Round(time.Microsecond).String() }
+	sec := func(s float64) string { return time.Duration(s * 1e9).Round(time.Millisecond).String() }
+	rate := 0.0
+	if r.MeasuredSeconds > 0 {
+		rate = float64(t.Requests) / r.MeasuredSeconds
 	}
-	for _, s := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n",
-			s.Label, s.Clients, s.Requests, s.Errors, s.Throughput, s.MeanMs, s.P50Ms, s.P90Ms, s.P99Ms, s.P999Ms, s.MaxMs)
+	per := func(n int64) float64 {
+		if t.Requests == 0 {
+			return 0
+		}
+		return float64(n) / float64(t.Requests)
 	}
+	success := 0.0
+	if t.Requests > 0 {
+		success = 100 * float64(t.Successes) / float64(t.Requests)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "Requests\t[total, rate, throughput]\t%d, %.2f, %.2f\n", t.Requests, rate, t.Throughput)
+	fmt.Fprintf(tw, "Duration\t[total, attack, wait]\t%s, %s, %s\n", sec(r.MeasuredSeconds+r.DrainSeconds), sec(r.MeasuredSeconds), sec(r.DrainSeconds))
+	fmt.Fprintf(tw, "Latencies\t[min, mean, 50, 90, 95, 99, 99.9, max]\t%s, %s, %s, %s, %s, %s, %s, %s\n",
+		dur(t.MinMs), dur(t.MeanMs), dur(t.P50Ms), dur(t.P90Ms), dur(t.P95Ms), dur(t.P99Ms), dur(t.P999Ms), dur(t.MaxMs))
+	fmt.Fprintf(tw, "Bytes In\t[total, mean]\t%d, %.2f\n", t.Bytes, per(t.Bytes))
+	fmt.Fprintf(tw, "Bytes Out\t[total, mean]\t%d, %.2f\n", t.SentBytes, per(t.SentBytes))
+	fmt.Fprintf(tw, "Success\t[ratio]\t%.2f%%\n", success)
+	fmt.Fprintf(tw, "Status Codes\t[code:count]\t%s\n", statusCodesText(t.StatusCodes))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, "Error Set:")
+	for _, e := range errorSetLines(t.ErrorSet) {
+		fmt.Fprintln(w, e)
+	}
+	if len(r.Labels) > 1 {
+		fmt.Fprintln(w)
+		if err := writeLabelTable(w, r); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintln(w)
 	if len(r.Total.ErrorKinds) > 0 {
-		fmt.Fprintf(w, "errors: %s\n", ErrorKindsText(r.Total.ErrorKinds))
+		fmt.Fprintf(w, "errors by kind: %s\n", ErrorKindsText(r.Total.ErrorKinds))
 	}
 	if r.Open != nil {
 		fmt.Fprintf(w, "open model: %d arrivals, %d dropped at the in-flight cap\n", r.Open.Arrivals, r.Open.Dropped)
@@ -50,8 +86,8 @@ func WriteSummary(w io.Writer, r *Result, watched ...string) error {
 		if c.PeakRSSBytes != nil {
 			rss = fmt.Sprintf("peak rss %.1f MB", float64(*c.PeakRSSBytes)/(1<<20))
 		}
-		fmt.Fprintf(w, "measured %.1f s of %s model%s; generator: %s, %s, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
-			r.MeasuredSeconds, model, drain, cpu, rss, float64(c.PeakGoBytes)/(1<<20),
+		fmt.Fprintf(w, "%d clients, measured %.1f s of %s model%s; generator: %s, %s, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
+			r.Settings.Clients, r.MeasuredSeconds, model, drain, cpu, rss, float64(c.PeakGoBytes)/(1<<20),
 			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
 	}
 	for _, l := range watched {
@@ -82,4 +118,39 @@ func ErrorKindsText(m map[string]int64) string {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writeLabelTable writes one line per label and the total.
+func writeLabelTable(w io.Writer, r *Result) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "label\tclients\trequests\terrors\tthroughput/s\tmean ms\tp50 ms\tp90 ms\tp95 ms\tp99 ms\tp99.9 ms\tmax ms\t")
+	for _, s := range append(append([]Stats(nil), r.Labels...), r.Total) {
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n",
+			s.Label, s.Clients, s.Requests, s.Errors, s.Throughput, s.MeanMs, s.P50Ms, s.P90Ms, s.P95Ms, s.P99Ms, s.P999Ms, s.MaxMs)
+	}
+	return tw.Flush()
+}
+
+// statusCodesText lists responses by status code as vegeta does,
+// "0:14  200:236", in code order ("0": no response).
+func statusCodesText(m map[string]int64) string {
+	keys := sortedKinds(m)
+	sort.SliceStable(keys, func(i, j int) bool { return len(keys[i]) < len(keys[j]) }) // "0" before "200"
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s:%d", k, m[k])
+	}
+	return strings.Join(parts, "  ")
+}
+
+// errorSetLines are the error set's texts, most frequent first, each
+// with its count.
+func errorSetLines(m map[string]int64) []string {
+	keys := sortedKinds(m)
+	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = fmt.Sprintf("%d × %s", m[k], k)
+	}
+	return out
 }

@@ -10,7 +10,10 @@ import (
 
 // SchemaVersion is the version of the JSON result format (SCHEMA.md). It
 // changes when a field changes meaning or disappears; added fields keep it.
-const SchemaVersion = 1
+// Version 2 gives the settings' durations in milliseconds (duration_ms);
+// version 1 gave them in nanoseconds (duration), and its files are still
+// read (upgrade).
+const SchemaVersion = 2
 
 // A Result is the outcome of one run (or of several merged runs).
 type Result struct {
@@ -24,12 +27,16 @@ type Result struct {
 	Name string `json:"name,omitempty"`
 	// Settings are the exact settings of the run.
 	Settings Settings `json:"settings"`
-	// Start is when the first client started; MeasureStart is the end of
+	// Start is when the first client started (with Settings.StartAt,
+	// that time: the schedule counts from it); MeasureStart is the end of
 	// the warm-up; End is when the measured window ended (no request starts
 	// after it).
 	Start        time.Time `json:"start"`
 	MeasureStart time.Time `json:"measure_start"`
 	End          time.Time `json:"end"`
+	// StartLagMs, with Settings.StartAt, is how late after it the clients
+	// were started (the wake-up's delay); Start is StartAt itself.
+	StartLagMs float64 `json:"start_lag_ms,omitempty"`
 	// MeasuredSeconds is the length of the measured window, End minus
 	// MeasureStart. Throughputs divide by it: a request that finishes
 	// while the run drains belongs to the window it was sent in.
@@ -52,6 +59,9 @@ type Result struct {
 	// when results were merged.
 	Cost       Cost   `json:"cost"`
 	Generators []Cost `json:"generators,omitempty"`
+	// Overlap, in a merged result, says how the generators' measured
+	// windows lined up (overlap.go).
+	Overlap *Overlap `json:"overlap,omitempty"`
 	// Server holds the target's own figures over the measured period and
 	// Profiles the profiles taken of it, as Settings.Watch gave them
 	// (Watched): JSON the engine keeps without looking inside; package
@@ -80,15 +90,25 @@ type Stats struct {
 	// ErrorKinds counts failures by kind: connect, timeout, io, status, body,
 	// cutoff.
 	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
+	// StatusCodes counts finished requests by the status code of their
+	// response ("200", "503"); "0" counts those that got no status line
+	// (connect, timeout, io and cutoff errors before it), as vegeta does.
+	StatusCodes map[string]int64 `json:"status_codes,omitempty"`
+	// ErrorSet counts failed requests by their error's text (vegeta's
+	// "Error Set"), at most MaxErrorSet distinct texts; failures whose
+	// text came after the set was full are counted under ErrorSetOther.
+	ErrorSet map[string]int64 `json:"error_set,omitempty"`
 	// Throughput is successful responses per measured second.
 	Throughput float64 `json:"throughput"`
 	// Bytes received (headers and bodies) and sent.
 	Bytes     int64 `json:"bytes"`
 	SentBytes int64 `json:"sent_bytes"`
 	// Latencies of successful requests in milliseconds.
+	MinMs   float64 `json:"min_ms"`
 	MeanMs  float64 `json:"mean_ms"`
 	P50Ms   float64 `json:"p50_ms"`
 	P90Ms   float64 `json:"p90_ms"`
+	P95Ms   float64 `json:"p95_ms"`
 	P99Ms   float64 `json:"p99_ms"`
 	P999Ms  float64 `json:"p99_9_ms"`
 	P9999Ms float64 `json:"p99_99_ms"`
@@ -110,6 +130,7 @@ type SecondRow struct {
 	MeanMs     float64 `json:"mean_ms"`
 	P50Ms      float64 `json:"p50_ms"`
 	P90Ms      float64 `json:"p90_ms"`
+	P95Ms      float64 `json:"p95_ms"`
 	P99Ms      float64 `json:"p99_ms"`
 	MaxMs      float64 `json:"max_ms"`
 	// ErrorKinds counts this second's errors by kind (absent when none).
@@ -141,37 +162,37 @@ type OpenStats struct {
 	Dropped  int64 `json:"dropped"`
 }
 
-// statsFrom fills the figures derived from h and the counts.
-func statsFrom(label string, clients int, h *Histogram, ok int64, errs map[string]int64, recv, sent int64, seconds float64) Stats {
-	var n int64
-	for _, v := range errs {
-		n += v
-	}
-	if len(errs) == 0 {
-		errs = nil // no error_kinds in the JSON
-	}
-	s := Stats{
-		Label: label, Clients: clients,
-		Requests: ok + n, Successes: ok, Errors: n, ErrorKinds: errs,
-		Bytes: recv, SentBytes: sent, Histogram: h,
-	}
-	if seconds > 0 {
-		s.Throughput = float64(ok) / seconds
-	}
-	s.fillLatency()
-	return s
-}
-
-// tally adds up one label's samples read from a JTL file or from results
-// being merged.
+// tally adds up one label's samples: in a run, read from a JTL file or
+// from results being merged.
 type tally struct {
 	hist      *Histogram
 	ok        int64
 	errs      map[string]int64 // error kind -> count
+	codes     map[string]int64 // status code -> count
+	errSet    map[string]int64 // error text -> count
 	recv, snt int64
 }
 
-func newTally() *tally { return &tally{hist: NewHistogram(), errs: map[string]int64{}} }
+func newTally() *tally {
+	return &tally{hist: NewHistogram(), errs: map[string]int64{}, codes: map[string]int64{}, errSet: map[string]int64{}}
+}
+
+// MaxErrorSet bounds the distinct error texts a Stats keeps in ErrorSet.
+const MaxErrorSet = 10
+
+// ErrorSetOther is the ErrorSet key of failures whose text found the set
+// full.
+const ErrorSetOther = "(other texts)"
+
+// addErr counts one failure's text in set, keeping at most MaxErrorSet
+// distinct texts.
+func addErr(set map[string]int64, text string, n int64) {
+	if _, ok := set[text]; ok || len(set) < MaxErrorSet || text == ErrorSetOther {
+		set[text] += n
+		return
+	}
+	set[ErrorSetOther] += n
+}
 
 // add adds b's samples to t.
 func (t *tally) add(b *tally) {
@@ -182,11 +203,45 @@ func (t *tally) add(b *tally) {
 	for k, v := range b.errs {
 		t.errs[k] += v
 	}
+	for k, v := range b.codes {
+		t.codes[k] += v
+	}
+	for _, k := range sortedKinds(b.errSet) {
+		addErr(t.errSet, k, b.errSet[k])
+	}
 }
 
-// stats returns t's figures.
+// fromStats returns a tally of s's figures, for merging.
+func fromStats(s *Stats) *tally {
+	t := &tally{hist: s.Histogram, ok: s.Successes, errs: s.ErrorKinds, codes: s.StatusCodes, errSet: s.ErrorSet, recv: s.Bytes, snt: s.SentBytes}
+	return t
+}
+
+// stats returns t's figures over seconds of measurement.
 func (t *tally) stats(label string, clients int, seconds float64) Stats {
-	return statsFrom(label, clients, t.hist, t.ok, t.errs, t.recv, t.snt, seconds)
+	var n int64
+	for _, v := range t.errs {
+		n += v
+	}
+	s := Stats{
+		Label: label, Clients: clients,
+		Requests: t.ok + n, Successes: t.ok, Errors: n, ErrorKinds: nonEmpty(t.errs),
+		StatusCodes: nonEmpty(t.codes), ErrorSet: nonEmpty(t.errSet),
+		Bytes: t.recv, SentBytes: t.snt, Histogram: t.hist,
+	}
+	if seconds > 0 {
+		s.Throughput = float64(t.ok) / seconds
+	}
+	s.fillLatency()
+	return s
+}
+
+// nonEmpty returns m, or nil when it is empty (no key in the JSON).
+func nonEmpty(m map[string]int64) map[string]int64 {
+	if len(m) == 0 {
+		return nil
+	}
+	return m
 }
 
 // secondFigures returns the latency figures of a per-second row from h,
@@ -203,9 +258,11 @@ func (s *Stats) fillLatency() {
 	if h == nil {
 		return
 	}
+	s.MinMs = ms(h.Min())
 	s.MeanMs = ms(h.Mean())
 	s.P50Ms = ms(h.Quantile(0.50))
 	s.P90Ms = ms(h.Quantile(0.90))
+	s.P95Ms = ms(h.Quantile(0.95))
 	s.P99Ms = ms(h.Quantile(0.99))
 	s.P999Ms = ms(h.Quantile(0.999))
 	s.P9999Ms = ms(h.Quantile(0.9999))
@@ -253,7 +310,33 @@ func decodeResult(path string, b []byte) (*Result, error) {
 	if err := checkSchema(path, r.Schema); err != nil {
 		return nil, err
 	}
+	r.upgrade(r.Schema)
 	return &r, nil
+}
+
+// upgrade brings a result read from a file of schema version v up to
+// date: version 1 files lack the figures added since (min_ms and p95_ms,
+// here derived from the histograms they kept; the status codes and error
+// set cannot be, and stay absent). Their settings' nanoseconds are read by
+// Settings.UnmarshalJSON.
+func (r *Result) upgrade(v int) {
+	if v >= 2 {
+		return
+	}
+	fill := func(s *Stats) {
+		if h := s.Histogram; h != nil && h.Count() > 0 {
+			s.MinMs, s.P95Ms = ms(h.Min()), ms(h.Quantile(0.95))
+		}
+	}
+	fill(&r.Total)
+	for i := range r.Labels {
+		fill(&r.Labels[i])
+	}
+	for i := range r.Series {
+		if h := r.Series[i].Histogram; h != nil && h.Count() > 0 {
+			r.Series[i].P95Ms = ms(h.Quantile(0.95))
+		}
+	}
 }
 
 // checkSchema accepts the schema versions this package can read: a file

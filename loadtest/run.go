@@ -20,6 +20,8 @@ type runner struct {
 	jtl     *jtlSink
 	start   time.Time
 	warmEnd time.Time
+	// startLag is how late after Settings.StartAt the clients started.
+	startLag time.Duration
 	// stopNs is the stop time in nanoseconds since start: planned at
 	// first, moved earlier when the run is cancelled.
 	stopNs atomic.Int64
@@ -45,7 +47,9 @@ type runner struct {
 
 // Run performs one load run and returns its result. Cancelling ctx stops
 // the run early; the result is then marked Interrupted (and returned with a
-// nil error). Errors are returned only for invalid settings.
+// nil error). Errors are returned for invalid settings, for an https://
+// target whose certificate fails verification (setTLS), and when ctx ends
+// while Run waits for Settings.StartAt (the error wraps ctx's; nothing ran).
 func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -64,6 +68,9 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		total += c.weight
 		r.cum = append(r.cum, total)
 	}
+	if err := setTLS(ctx, r.reqs, s.Insecure, s.Timeout); err != nil {
+		return nil, err
+	}
 	nshards := min(s.Clients, 4*runtime.GOMAXPROCS(0))
 	r.rec = newRecorder(nshards, len(r.reqs))
 	if s.Timeline > 0 {
@@ -74,8 +81,19 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		r.jtl = newJTLSink(s.JTL, s.Clients, s.Name)
 	}
 
+	if !s.StartAt.IsZero() {
+		if err := waitUntil(ctx, s.StartAt); err != nil {
+			return nil, fmt.Errorf("waiting to start at %s: %w", s.StartAt.Format(time.RFC3339Nano), err)
+		}
+	}
 	cost := startCost()
 	r.start = time.Now()
+	if !s.StartAt.IsZero() {
+		// The schedule counts from the intended start, not from the wake-up:
+		// a late wake-up shows as the clients' timer lag, and every
+		// generator given this StartAt measures the same window.
+		r.startLag, r.start = r.start.Sub(s.StartAt), s.StartAt
+	}
 	r.warmEnd = r.start.Add(s.Warmup)
 	planned := s.MaxDuration
 	if s.Duration > 0 && s.Warmup+s.Duration < planned {
@@ -263,7 +281,7 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
 		Successes: ok, Errors: errs, Bytes: recv, Histogram: h, ErrorKinds: errorKinds(kinds),
 	}
-	row.P90Ms = ms(h.Quantile(0.90)) // before secondFigures compacts h
+	row.P90Ms, row.P95Ms = ms(h.Quantile(0.90)), ms(h.Quantile(0.95)) // before secondFigures compacts h
 	row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(h)
 	if dt > 0 {
 		row.Throughput = math.Round(float64(ok)/dt*10) / 10
@@ -335,9 +353,9 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	}
 	req := r.pick(w.rng)
 	ti := r.tl.next()
-	if req.addr != w.conn.addr {
+	if req.addr != w.conn.addr || req.tlsConf != w.conn.tlsConf {
 		w.conn.close()
-		w.conn.addr = req.addr
+		w.conn.addr, w.conn.tlsConf = req.addr, req.tlsConf
 	}
 	wire := req.static
 	if wire == nil {
@@ -592,10 +610,10 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	accs := r.rec.labelTotals(len(r.reqs))
 	all := labelAcc{hist: NewHistogram()}
 	for i, a := range accs {
-		res.Labels = append(res.Labels, statsFrom(r.reqs[i].label, s.Clients, a.hist, a.ok, errorKinds(a.errs), a.recv, a.sent, seconds))
 		all.add(&accs[i])
+		res.Labels = append(res.Labels, a.tally().stats(r.reqs[i].label, s.Clients, seconds))
 	}
-	res.Total = statsFrom("TOTAL", s.Clients, all.hist, all.ok, errorKinds(all.errs), all.recv, all.sent, seconds)
+	res.Total = all.tally().stats("TOTAL", s.Clients, seconds)
 	if s.Model == ModelOpen {
 		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
 	}
@@ -604,6 +622,13 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		res.Timeline = r.tl.result(s.Warmup)
 	}
 	res.Warnings = warnings(res)
+	if !s.StartAt.IsZero() {
+		res.StartLagMs = ms(r.startLag)
+		if late := r.startLag - s.Warmup; late > 10*time.Millisecond {
+			res.Warnings = append(res.Warnings, fmt.Sprintf("the clients started %.1f ms after start_at, past the %v warm-up: the first %.1f ms of the measured window had no load from this generator",
+				res.StartLagMs, s.Warmup, ms(late)))
+		}
+	}
 	return res
 }
 

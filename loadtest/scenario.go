@@ -1,10 +1,12 @@
 package loadtest
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"net/url"
 	"os"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,19 +15,32 @@ import (
 )
 
 // A Request describes one kind of request a client sends. Form values, the
-// URL's path and query and header values may hold placeholders ({{seq}},
-// {{client}}, {{rand A B}}) so that every posted message can be told apart.
+// body, the URL's path and query and header values may hold placeholders
+// ({{seq}}, {{client}}, {{rand A B}}) so that every posted message can be
+// told apart.
 type Request struct {
 	// Label names the request in results; it defaults to "METHOD path".
 	Label string `json:"label" toml:"label"`
-	// Method is the HTTP method; GET when empty, or POST when Form is set.
+	// Method is the HTTP method; GET when empty, or POST when Form or Body
+	// is set (as curl's -d makes a POST).
 	Method string `json:"method,omitempty" toml:"method"`
-	// URL is an absolute http:// URL.
+	// URL is an absolute http:// or https:// URL.
 	URL string `json:"url" toml:"url"`
-	// Form holds form parameters: the urlencoded body of a POST or PUT, or
-	// the query string otherwise.
+	// Form holds form parameters: the urlencoded body of a POST, PUT or
+	// PATCH, or the query string otherwise.
 	Form map[string]string `json:"form,omitempty" toml:"form"`
-	// Headers are extra request headers.
+	// Body is the request body, sent as it is with any method (not with
+	// Form). Without a Content-Type header it is sent as
+	// application/x-www-form-urlencoded, as curl's -d does.
+	Body string `json:"body,omitempty" toml:"body"`
+	// BodyFile, in a scenario file only, names a file whose content is
+	// the body, relative to the scenario file; LoadScenario reads it
+	// into Body.
+	BodyFile string `json:"-" toml:"body_file"`
+	// Headers are extra request headers, by name. A Host header replaces
+	// the URL's host in the Host line (as curl's -H 'Host: x' does);
+	// Content-Length, Transfer-Encoding and Connection are the client's
+	// to set and are refused.
 	Headers map[string]string `json:"headers,omitempty" toml:"headers"`
 	// Expect is the expected status code; 0 accepts any status below 400.
 	Expect int `json:"expect,omitempty" toml:"expect"`
@@ -48,7 +63,29 @@ func LoadScenario(path string) ([]Request, error) {
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	return ParseScenario(path, b)
+	reqs, err := ParseScenario(path, b)
+	if err != nil {
+		return nil, err
+	}
+	for i := range reqs {
+		r := &reqs[i]
+		if r.BodyFile == "" {
+			continue
+		}
+		bf := r.BodyFile
+		if !filepath.IsAbs(bf) {
+			bf = filepath.Join(filepath.Dir(path), bf)
+		}
+		body, err := os.ReadFile(bf)
+		if err != nil {
+			return nil, fmt.Errorf("scenario %s: request %d: body_file: %w", path, i+1, err)
+		}
+		r.Body, r.BodyFile = string(body), ""
+		if _, err := compileRequest(*r, 0, true); err != nil {
+			return nil, fmt.Errorf("scenario %s: request %d: body_file %s: %w", path, i+1, bf, err)
+		}
+	}
+	return reqs, nil
 }
 
 // ParseForm parses form parameters as a command line gives them for a
@@ -77,6 +114,12 @@ func ParseScenario(name string, data []byte) ([]Request, error) {
 		return nil, fmt.Errorf("scenario %s: no [[request]] tables", name)
 	}
 	for i, r := range f.Request {
+		if r.BodyFile != "" {
+			if r.Body != "" {
+				return nil, fmt.Errorf("scenario %s: request %d: give body or body_file, not both", name, i+1)
+			}
+			r.BodyFile, r.Body = "", "-" // a stand-in: LoadScenario checks the file's body
+		}
 		if _, err := compileRequest(r, 0, true); err != nil {
 			return nil, fmt.Errorf("scenario %s: request %d: %w", name, i+1, err)
 		}
@@ -94,67 +137,93 @@ type compiled struct {
 	head     bool // HEAD: the response has no body
 	expect   int
 	contains []byte
+	// tls is set for https:// URLs; serverName is the name the server's
+	// certificate must hold (the URL's host, without the port).
+	tls        bool
+	serverName string
+	tlsConf    *tls.Config // set by Run
 	// static is the whole request when it has no placeholders.
 	static []byte
-	// Otherwise head holds the request line and headers up to the
-	// Content-Length value, and body the form.
+	// Otherwise line holds the request line and headers up to the
+	// Content-Length value, and body the form or the body.
 	line    template // request line + fixed headers, ending in "\r\n"
 	body    template
 	hasBody bool
+	// bodyType is the Content-Type line sent with a body ("" when a
+	// header gives one).
+	bodyType string
 }
 
-// DialAddr returns the host:port a client dials for the http:// URL raw.
+// DialAddr returns the host:port a client dials for the http:// or
+// https:// URL raw.
 func DialAddr(raw string) (string, error) {
-	hostport, _, _, err := splitURL(raw)
-	return hostport, err
+	u, err := splitURL(raw)
+	return u.hostport, err
 }
 
-// splitURL returns host:port and the request URI of an http:// URL.
-func splitURL(raw string) (hostport, host, uri string, err error) {
+// target is what a URL tells the client.
+type target struct {
+	tls            bool
+	hostport, host string // host as the URL gives it, for the Host line
+	uri            string
+}
+
+// splitURL returns host:port and the request URI of an http:// or
+// https:// URL.
+func splitURL(raw string) (target, error) {
+	var t target
 	low := strings.ToLower(raw)
-	if strings.HasPrefix(low, "https://") {
-		return "", "", "", fmt.Errorf("url %q: https is not supported; loadtest speaks plain HTTP/1.1 (http://) only", raw)
+	var rest, port string
+	switch {
+	case strings.HasPrefix(low, "http://"):
+		rest, port = raw[len("http://"):], "80"
+	case strings.HasPrefix(low, "https://"):
+		rest, port, t.tls = raw[len("https://"):], "443", true
+	default:
+		return t, fmt.Errorf("url %q: want an absolute http:// or https:// URL", raw)
 	}
-	if !strings.HasPrefix(low, "http://") {
-		return "", "", "", fmt.Errorf("url %q: want an absolute http:// URL", raw)
-	}
-	rest := raw[len("http://"):]
 	i := strings.IndexAny(rest, "/?#")
-	host = rest
-	uri = "/"
+	t.host = rest
+	t.uri = "/"
 	if i >= 0 {
-		host, uri = rest[:i], rest[i:]
-		if uri[0] == '?' {
-			uri = "/" + uri
+		t.host, t.uri = rest[:i], rest[i:]
+		if t.uri[0] == '?' {
+			t.uri = "/" + t.uri
 		}
-		if j := strings.IndexByte(uri, '#'); j >= 0 {
-			uri = uri[:j]
+		if j := strings.IndexByte(t.uri, '#'); j >= 0 {
+			t.uri = t.uri[:j]
 		}
-		if uri == "" {
-			uri = "/"
+		if t.uri == "" {
+			t.uri = "/"
 		}
 	}
-	if host == "" {
-		return "", "", "", fmt.Errorf("url %q: no host", raw)
+	if t.host == "" {
+		return t, fmt.Errorf("url %q: no host", raw)
 	}
-	hostport = host
-	if _, _, e := net.SplitHostPort(host); e != nil {
-		hostport = net.JoinHostPort(strings.Trim(host, "[]"), "80")
+	t.hostport = t.host
+	if _, _, e := net.SplitHostPort(t.host); e != nil {
+		t.hostport = net.JoinHostPort(strings.Trim(t.host, "[]"), port)
 	}
-	return hostport, host, uri, nil
+	return t, nil
 }
 
 // compileRequest prepares r for sending. keepAlive false adds
 // "Connection: close".
 func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
-	hostport, host, uri, err := splitURL(r.URL)
+	u, err := splitURL(r.URL)
 	if err != nil {
 		return nil, err
+	}
+	if r.BodyFile != "" {
+		return nil, fmt.Errorf("body_file %q: only a scenario file reads body_file (LoadScenario)", r.BodyFile)
+	}
+	if len(r.Form) > 0 && r.Body != "" {
+		return nil, fmt.Errorf("give a form or a body, not both")
 	}
 	method := strings.ToUpper(r.Method)
 	if method == "" {
 		method = "GET"
-		if len(r.Form) > 0 {
+		if len(r.Form) > 0 || r.Body != "" {
 			method = "POST"
 		}
 	}
@@ -162,6 +231,9 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		if c < 'A' || c > 'Z' {
 			return nil, fmt.Errorf("bad method %q", r.Method)
 		}
+	}
+	if method == "HEAD" && r.Body != "" {
+		return nil, fmt.Errorf("a HEAD request takes no body")
 	}
 	if r.Expect != 0 && (r.Expect < 100 || r.Expect > 599) {
 		return nil, fmt.Errorf("expect %d: want a status code 100-599", r.Expect)
@@ -172,12 +244,19 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	c := &compiled{
 		label:    r.Label,
 		index:    index,
-		addr:     hostport,
+		addr:     u.hostport,
 		url:      r.URL,
 		weight:   r.Weight,
 		expect:   r.Expect,
 		contains: []byte(r.Contains),
 		head:     method == "HEAD",
+		tls:      u.tls,
+	}
+	if c.tls {
+		c.serverName, _, err = net.SplitHostPort(u.hostport)
+		if err != nil {
+			return nil, fmt.Errorf("url %q: %w", r.URL, err)
+		}
 	}
 	if c.weight == 0 {
 		c.weight = 1
@@ -201,27 +280,39 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		}
 		bodyT.segs = append(bodyT.segs, vt.segs...)
 	}
-	c.hasBody = len(keys) > 0 && (method == "POST" || method == "PUT" || method == "PATCH")
-	ut, err := compileTemplate(uri, nil)
+	// A method that defines a body (POST, PUT, PATCH) always sends one,
+	// with its Content-Length, empty if need be: servers may answer 411
+	// to a POST without it.
+	defines := method == "POST" || method == "PUT" || method == "PATCH"
+	c.hasBody = defines || r.Body != ""
+	ut, err := compileTemplate(u.uri, nil)
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
 	}
-	if len(keys) > 0 && !c.hasBody {
+	if len(keys) > 0 && !defines {
 		// A form on a request without a body goes in the query.
 		sep := "?"
-		if strings.Contains(uri, "?") {
+		if strings.Contains(u.uri, "?") {
 			sep = "&"
 		}
 		ut.addLit(sep, nil)
 		ut.segs = append(ut.segs, bodyT.segs...)
 		bodyT = template{}
 	}
-	if err := c.buildLine(method, ut, host, r.Headers, keepAlive); err != nil {
+	if r.Body != "" {
+		if bodyT, err = compileTemplate(r.Body, nil); err != nil {
+			return nil, fmt.Errorf("body: %w", err)
+		}
+	}
+	if c.hasBody && (len(keys) > 0 || r.Body != "") {
+		c.bodyType = "Content-Type: application/x-www-form-urlencoded\r\n"
+	}
+	if err := c.buildLine(method, ut, u.host, r.Headers, keepAlive); err != nil {
 		return nil, err
 	}
 	c.body = bodyT
 	if c.label == "" {
-		c.label = method + " " + uri
+		c.label = method + " " + u.uri
 	}
 	if c.line.static() && c.body.static() {
 		c.static = c.render(nil, new([]byte), nil)
@@ -229,27 +320,99 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	return c, nil
 }
 
+// ParseHeader parses a header as curl's, hey's and vegeta's -H give it,
+// "Name: value", into its name and value.
+func ParseHeader(s string) (name, value string, err error) {
+	name, value, ok := strings.Cut(s, ":")
+	if !ok {
+		return "", "", fmt.Errorf("header %q: want 'Name: value'", s)
+	}
+	name, value = strings.TrimSpace(name), strings.TrimSpace(value)
+	if err := checkHeader(name, value); err != nil {
+		return "", "", err
+	}
+	return name, value, nil
+}
+
+// checkHeader checks a header's name and value: the name is an RFC 9110
+// token the client does not set itself, the value holds no line break.
+func checkHeader(name, value string) error {
+	if name == "" {
+		return fmt.Errorf("header %q: empty name", name+": "+value)
+	}
+	for i := 0; i < len(name); i++ {
+		if !isTokenChar(name[i]) {
+			return fmt.Errorf("bad header name %q: want letters, digits and !#$%%&'*+-.^_`|~", name)
+		}
+	}
+	if strings.ContainsAny(value, "\r\n\x00") {
+		return fmt.Errorf("header %q: the value holds a line break or NUL", name)
+	}
+	switch strings.ToLower(name) {
+	case "content-length", "transfer-encoding":
+		return fmt.Errorf("header %q: the client sets it from the body (give the body with -body, -body-file or -form)", name)
+	case "connection":
+		return fmt.Errorf("header %q: the client sets it (-keepalive=false sends Connection: close)", name)
+	case "host":
+		if value == "" || strings.ContainsAny(value, " \t/?#@") {
+			return fmt.Errorf("header Host %q: want host or host:port", value)
+		}
+	}
+	return nil
+}
+
+func isTokenChar(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
+
 // buildLine compiles the request line and headers (without Content-Length).
+// A Host header replaces the URL's host, a User-Agent header the client's.
 func (c *compiled) buildLine(method string, uri template, host string, headers map[string]string, keepAlive bool) error {
+	keys := make([]string, 0, len(headers))
+	seen := map[string]string{}
+	agent := "bbslab-loadtest"
+	for k, v := range headers {
+		if err := checkHeader(k, v); err != nil {
+			return err
+		}
+		low := strings.ToLower(k)
+		if other, ok := seen[low]; ok {
+			return fmt.Errorf("header %q given twice (as %q and %q)", k, other, k)
+		}
+		seen[low] = k
+		switch low {
+		case "host":
+			if strings.Contains(v, "{{") {
+				return fmt.Errorf("header Host %q: no placeholders in Host", v)
+			}
+			host = v
+		case "user-agent":
+			agent = ""
+			keys = append(keys, k)
+		case "content-type":
+			c.bodyType = ""
+			keys = append(keys, k)
+		default:
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
 	var t template
 	t.addLit(method+" ", nil)
 	t.segs = append(t.segs, uri.segs...)
-	t.addLit(" HTTP/1.1\r\nHost: "+host+"\r\nUser-Agent: bbslab-loadtest\r\n", nil)
+	t.addLit(" HTTP/1.1\r\nHost: "+host+"\r\n", nil)
+	if agent != "" {
+		t.addLit("User-Agent: "+agent+"\r\n", nil)
+	}
 	if !keepAlive {
 		t.addLit("Connection: close\r\n", nil)
 	}
-	keys := make([]string, 0, len(headers))
-	for k := range headers {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	for _, k := range keys {
-		if strings.ContainsAny(k, "\r\n: ") || k == "" {
-			return fmt.Errorf("bad header name %q", k)
-		}
-		vt, err := compileTemplate(headers[k], func(s string) string {
-			return strings.NewReplacer("\r", "", "\n", "").Replace(s)
-		})
+		vt, err := compileTemplate(headers[k], nil)
 		if err != nil {
 			return fmt.Errorf("header %q: %w", k, err)
 		}
@@ -271,7 +434,8 @@ func (c *compiled) render(dst []byte, scratch *[]byte, st *renderState) []byte {
 	}
 	*scratch = c.body.render((*scratch)[:0], st)
 	body := *scratch
-	dst = append(dst, "Content-Type: application/x-www-form-urlencoded\r\nContent-Length: "...)
+	dst = append(dst, c.bodyType...)
+	dst = append(dst, "Content-Length: "...)
 	dst = strconv.AppendInt(dst, int64(len(body)), 10)
 	dst = append(dst, "\r\n\r\n"...)
 	return append(dst, body...)

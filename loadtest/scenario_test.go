@@ -2,6 +2,8 @@ package loadtest
 
 import (
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -60,13 +62,123 @@ func TestCompileRequestWire(t *testing.T) {
 	}
 }
 
-func TestSplitURLRejectsHTTPS(t *testing.T) {
-	_, _, _, err := splitURL("https://example.com/")
-	if err == nil || !strings.Contains(err.Error(), "https is not supported") {
-		t.Errorf("splitURL(https) error = %v; want one saying https is not supported", err)
+func TestSplitURL(t *testing.T) {
+	tests := []struct {
+		in, hostport, uri string
+		tls               bool
+	}{
+		{"http://example.com/a?b", "example.com:80", "/a?b", false},
+		{"https://example.com/", "example.com:443", "/", true},
+		{"HTTPS://example.com:8443", "example.com:8443", "/", true},
+		{"https://[::1]/x", "[::1]:443", "/x", true},
 	}
-	if _, _, _, err := splitURL("example.com"); err == nil {
-		t.Errorf("splitURL without scheme succeeded")
+	for _, tt := range tests {
+		u, err := splitURL(tt.in)
+		if err != nil || u.hostport != tt.hostport || u.uri != tt.uri || u.tls != tt.tls {
+			t.Errorf("splitURL(%q) = %+v, %v; want %s %s tls=%v", tt.in, u, err, tt.hostport, tt.uri, tt.tls)
+		}
+	}
+	for _, bad := range []string{"example.com", "ftp://h/", "https:///x"} {
+		if _, err := splitURL(bad); err == nil {
+			t.Errorf("splitURL(%q) succeeded; want an error", bad)
+		}
+	}
+}
+
+// wire renders the request r as a client sends it (first of its kind).
+func wire(t *testing.T, r Request) string {
+	t.Helper()
+	c, err := compileRequest(r, 0, true)
+	if err != nil {
+		t.Fatalf("compileRequest(%+v): %v", r, err)
+	}
+	var seq atomic.Int64
+	st := &renderState{seq: &seq, client: 1, rng: rand.New(rand.NewPCG(1, 1))}
+	return string(c.render(nil, new([]byte), st))
+}
+
+func TestCompileRequestBodyAndHeaders(t *testing.T) {
+	tests := []struct {
+		name string
+		r    Request
+		want string
+	}{
+		{"body makes a POST with its length, typed as curl -d types it",
+			Request{URL: "http://h/p", Body: "a=1&n={{seq}}"},
+			"POST /p HTTP/1.1\r\nHost: h\r\nUser-Agent: bbslab-loadtest\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 7\r\n\r\na=1&n=1"},
+		{"a Content-Type header replaces the default; other headers sorted",
+			Request{URL: "http://h/p", Method: "put", Body: `{"x":1}`, Headers: map[string]string{"X-B": "2", "Content-Type": "application/json", "X-A": "c{{client}}"}},
+			"PUT /p HTTP/1.1\r\nHost: h\r\nUser-Agent: bbslab-loadtest\r\nContent-Type: application/json\r\nX-A: c1\r\nX-B: 2\r\nContent-Length: 7\r\n\r\n{\"x\":1}"},
+		{"Host header sets the Host line, User-Agent replaces the client's",
+			Request{URL: "https://127.0.0.1:8443/", Headers: map[string]string{"host": "board.example", "User-Agent": "curl/8"}},
+			"GET / HTTP/1.1\r\nHost: board.example\r\nUser-Agent: curl/8\r\n\r\n"},
+		{"POST without a body says Content-Length: 0",
+			Request{URL: "http://h/", Method: "POST"},
+			"POST / HTTP/1.1\r\nHost: h\r\nUser-Agent: bbslab-loadtest\r\nContent-Length: 0\r\n\r\n"},
+		{"a body on a GET is sent",
+			Request{URL: "http://h/", Method: "GET", Body: "q"},
+			"GET / HTTP/1.1\r\nHost: h\r\nUser-Agent: bbslab-loadtest\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1\r\n\r\nq"},
+	}
+	for _, tt := range tests {
+		if got := wire(t, tt.r); got != tt.want {
+			t.Errorf("%s: wire =\n%q\nwant\n%q", tt.name, got, tt.want)
+		}
+	}
+	bad := []struct {
+		r    Request
+		want string
+	}{
+		{Request{URL: "http://h/", Form: map[string]string{"a": "1"}, Body: "b"}, "not both"},
+		{Request{URL: "http://h/", Method: "HEAD", Body: "b"}, "HEAD"},
+		{Request{URL: "http://h/", Headers: map[string]string{"Content-Length": "5"}}, "Content-Length"},
+		{Request{URL: "http://h/", Headers: map[string]string{"transfer-encoding": "chunked"}}, "transfer-encoding"},
+		{Request{URL: "http://h/", Headers: map[string]string{"Connection": "close"}}, "-keepalive=false"},
+		{Request{URL: "http://h/", Headers: map[string]string{"X A": "1"}}, "bad header name"},
+		{Request{URL: "http://h/", Headers: map[string]string{"X-A": "1\r\nEvil: 2"}}, "line break"},
+		{Request{URL: "http://h/", Headers: map[string]string{"Host": "a b"}}, "Host"},
+		{Request{URL: "http://h/", Headers: map[string]string{"x-a": "1", "X-A": "2"}}, "twice"},
+		{Request{URL: "http://h/", BodyFile: "b.json"}, "body_file"},
+		{Request{URL: "http://h/", Body: "{{nope}}"}, "body"},
+	}
+	for _, tt := range bad {
+		if _, err := compileRequest(tt.r, 0, true); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("compileRequest(%+v) error = %v; want one naming %q", tt.r, err, tt.want)
+		}
+	}
+}
+
+func TestParseHeader(t *testing.T) {
+	n, v, err := ParseHeader("X-Token:  abc: def ")
+	if err != nil || n != "X-Token" || v != "abc: def" {
+		t.Errorf("ParseHeader = %q, %q, %v; want X-Token, \"abc: def\"", n, v, err)
+	}
+	for _, in := range []string{"NoColon", ": v", "Content-Length: 3", "Bad Name: v", "Host: "} {
+		if _, _, err := ParseHeader(in); err == nil {
+			t.Errorf("ParseHeader(%q) succeeded; want an error", in)
+		}
+	}
+}
+
+func TestLoadScenarioBodyFile(t *testing.T) {
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "body.json"), []byte(`{"n":{{seq}}}`), 0o644)
+	path := filepath.Join(dir, "s.toml")
+	os.WriteFile(path, []byte("[[request]]\nurl = \"http://h/\"\nbody_file = \"body.json\"\nheaders = { Content-Type = \"application/json\" }\n"), 0o644)
+	rs, err := LoadScenario(path)
+	if err != nil || len(rs) != 1 || rs[0].Body != `{"n":{{seq}}}` || rs[0].BodyFile != "" {
+		t.Fatalf("LoadScenario(body_file) = %+v, %v; want the file's body", rs, err)
+	}
+	if got := wire(t, rs[0]); !strings.HasPrefix(got, "POST / HTTP/1.1\r\n") || !strings.HasSuffix(got, "Content-Length: 7\r\n\r\n{\"n\":1}") {
+		t.Errorf("body_file request on the wire = %q", got)
+	}
+	for _, tt := range []struct{ toml, want string }{
+		{"[[request]]\nurl = \"http://h/\"\nbody_file = \"missing.json\"\n", "missing.json"},
+		{"[[request]]\nurl = \"http://h/\"\nbody = \"x\"\nbody_file = \"body.json\"\n", "not both"},
+	} {
+		os.WriteFile(path, []byte(tt.toml), 0o644)
+		if _, err := LoadScenario(path); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("LoadScenario(%q) error = %v; want one naming %q", tt.toml, err, tt.want)
+		}
 	}
 }
 
@@ -94,7 +206,7 @@ form = { name = "user{{client}}", message = "hello {{seq}}" }
 	}
 	tests := []struct{ in, want string }{
 		{"[[request]]\nurl = \"http://h/\"\nwieght = 3\n", "wieght"},
-		{"[[request]]\nurl = \"https://h/\"\n", "https"},
+		{"[[request]]\nurl = \"ftp://h/\"\n", "https://"},
 		{"[[request]]\nurl = \"http://h/{{bad}}\"\n", "bad"},
 		{"", "no [[request]]"},
 		{"[[request]\n", "bad.toml"},

@@ -7,7 +7,9 @@ import (
 	"time"
 )
 
-// Settings describe a run. Durations are written to JSON as nanoseconds.
+// Settings describe a run. In JSON every duration is a number of
+// milliseconds named with _ms (settingsjson.go); version 1 files' bare
+// nanoseconds are read too.
 type Settings struct {
 	// Name labels the run in results and charts.
 	Name string `json:"name,omitempty"`
@@ -18,22 +20,22 @@ type Settings struct {
 	Clients int `json:"clients"`
 	// Duration is the measured time after the warm-up. MaxRequests stops
 	// the run after that many measured requests. One of them is required.
-	Duration    time.Duration `json:"duration"`
+	Duration    time.Duration `json:"-"`
 	MaxRequests int64         `json:"max_requests,omitempty"`
 	// MaxDuration is a hard bound on the time requests start in, warm-up
 	// included (default: warm-up + duration, or one hour when only
 	// MaxRequests is set); the run then drains for at most Drain.
-	MaxDuration time.Duration `json:"max_duration"`
+	MaxDuration time.Duration `json:"-"`
 	// Warmup is discarded from the results; Rampup spreads client starts
 	// over this time (delay and rate models) or climbs the open model's
 	// arrival rate linearly from zero to Rate.
-	Warmup time.Duration `json:"warmup"`
-	Rampup time.Duration `json:"rampup"`
+	Warmup time.Duration `json:"-"`
+	Rampup time.Duration `json:"-"`
 	// Model is the load model (delay, rate or open).
 	Model Model `json:"model"`
 	// Think, ThinkDev and Timer set the think time (see TimerKind).
-	Think    time.Duration `json:"think"`
-	ThinkDev time.Duration `json:"think_dev,omitempty"`
+	Think    time.Duration `json:"-"`
+	ThinkDev time.Duration `json:"-"`
 	Timer    TimerKind     `json:"timer"`
 	// TimerSlack lets a client's request start up to this long after it
 	// is due so that clients due close together share one wake-up, as the
@@ -43,19 +45,30 @@ type Settings struct {
 	// and latency counted from the intended start grows by up to the slack
 	// (see TimerLag in the cost). Zero (the default) wakes each client when
 	// it is due.
-	TimerSlack time.Duration `json:"timer_slack,omitempty"`
+	TimerSlack time.Duration `json:"-"`
 	// Rate is the open model's arrival rate per second.
 	Rate float64 `json:"rate,omitempty"`
 	// Timeout bounds connect and each whole exchange (default 10 s).
-	Timeout time.Duration `json:"timeout"`
+	Timeout time.Duration `json:"-"`
 	// Drain bounds the wait, after the measured window ends, for the
 	// requests still in flight (default: Timeout, so that each ends on its
 	// own, answered or timed out). No request starts after the window;
 	// those still in flight when the wait ends, or when the run is
 	// interrupted, are abandoned and counted as "cutoff" errors.
-	Drain time.Duration `json:"drain"`
+	Drain time.Duration `json:"-"`
 	// DisableKeepAlive opens a new connection for every request.
 	DisableKeepAlive bool `json:"disable_keepalive,omitempty"`
+	// Insecure skips the verification of https:// servers' certificates
+	// (curl's -k).
+	Insecure bool `json:"insecure,omitempty"`
+	// StartAt, when set, is when the run starts its clients: Run waits
+	// for it (ending ctx ends the wait), and the run's schedule, warm-up and
+	// measured window count from it, so that generators given the same
+	// StartAt measure the same window (Result.MeasureStart is StartAt plus
+	// Warmup, to the nanosecond) and their per-second rows line up. It
+	// must lie at most StartAtPast before the call and StartAtAhead after
+	// it (ParseStartAt). A sweep starts its first step at it.
+	StartAt time.Time `json:"start_at,omitzero"`
 	// Seed makes think times, start offsets and choices reproducible
 	// (0 picks one from the clock; the one used is recorded).
 	Seed uint64 `json:"seed"`
@@ -115,6 +128,11 @@ func (s *Settings) Validate() error {
 	}
 	if s.Drain == 0 {
 		s.Drain = s.Timeout
+	}
+	if !s.StartAt.IsZero() {
+		if err := checkStartAt(s.StartAt, time.Now()); err != nil {
+			return fmt.Errorf("start at: %w", err)
+		}
 	}
 	if s.Timeline < 0 || s.Timeline > MaxTimeline {
 		return fmt.Errorf("timeline %d: want 0 (off) to %d requests", s.Timeline, MaxTimeline)

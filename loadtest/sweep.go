@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 )
 
 // SweepFile is the JSON form of a sweep: one Result per client count.
@@ -23,10 +24,10 @@ type SweepFile struct {
 // Sweep performs one run per client count, in order, each with its own
 // warm-up, and returns their results. Each run is done by run (Run when
 // nil), given s with Clients set and, when s has no Name, the name
-// "N clients" (the label of its JTL lines); once run returns, the
-// result's Name is set back to s's. A caller wraps Run in run to give
-// each step its own outputs (a JTL file, a profile) or to report each
-// result as it comes. Sweep stops early, returning the runs so far, when
+// "N clients" (the label of its JTL lines), and s's StartAt for the
+// first step only; once run returns, the result's Name is set back to
+// s's. A caller wraps Run in run to give each step its own outputs (a JTL
+// file, a profile) or to report each result as it comes. Sweep stops early, returning the runs so far, when
 // ctx is cancelled (the interrupted run is included and marked) or when
 // run fails (its error is returned as it is).
 func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Context, Settings) (*Result, error)) ([]*Result, error) {
@@ -48,6 +49,7 @@ func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Cont
 			return runs, err
 		}
 		res.Name = s.Name
+		s.StartAt = time.Time{} // the first step starts at it; the next ones follow at once
 		runs = append(runs, res)
 		if ctx.Err() != nil {
 			break
@@ -69,8 +71,10 @@ func WriteSweepJSON(path, name string, runs []*Result) error {
 }
 
 // ReadRuns reads a file of results of any kind this package writes or
-// reads: a single JSON result, a JSON sweep, or a JMeter JTL CSV file
+// reads: a single JSON result, a JSON sweep, an experiment's
+// experiment.json (its points' results), or a JMeter JTL CSV file
 // (recognised by a .jtl or .csv extension or a non-JSON first byte).
+// JSON files of schema version 1 are read too (Result.upgrade).
 func ReadRuns(path string) ([]*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -101,7 +105,11 @@ func ReadRuns(path string) ([]*Result, error) {
 	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if head.Kind != "sweep" {
+	switch head.Kind {
+	case "sweep":
+	case "experiment":
+		return readExperimentRuns(path, b)
+	default:
 		r, err := decodeResult(path, b)
 		if err != nil {
 			return nil, err
@@ -116,11 +124,48 @@ func ReadRuns(path string) ([]*Result, error) {
 		return nil, err
 	}
 	for _, r := range sf.Runs {
+		r.upgrade(sf.Schema)
 		if r.Name == "" {
 			r.Name = sf.Name
 		}
 	}
 	return sf.Runs, nil
+}
+
+// readExperimentRuns reads the runs of an experiment.json (package
+// experiment writes it, SCHEMA.md's "Experiment"): each point's result,
+// named after its run, in the file's order.
+func readExperimentRuns(path string, b []byte) ([]*Result, error) {
+	var ef struct {
+		Schema int `json:"schema"`
+		Runs   []struct {
+			Name   string `json:"name"`
+			Points []struct {
+				Result *Result `json:"result"`
+			} `json:"points"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &ef); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := checkSchema(path, ef.Schema); err != nil {
+		return nil, err
+	}
+	var out []*Result
+	for _, run := range ef.Runs {
+		for _, p := range run.Points {
+			if p.Result == nil {
+				continue
+			}
+			p.Result.upgrade(ef.Schema)
+			p.Result.Name = run.Name
+			out = append(out, p.Result)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("read %s: an experiment with no measured points", path)
+	}
+	return out, nil
 }
 
 // A Column is one server figure of the sweep table: Value's figure of a
@@ -133,7 +178,7 @@ type Column struct {
 }
 
 // WriteSweepTable writes one line per run, like the article's tables:
-// clients, throughput, ideal throughput (clients/think), mean, p50, p99,
+// clients, throughput, ideal throughput (clients/think), mean, p50, p95, p99,
 // errors and the generator's CPU; when runs have server stats, also the
 // server columns given (the target's package says which: for the board,
 // its CPU, worker queue and waits per request).
@@ -144,7 +189,7 @@ func WriteSweepTable(w io.Writer, runs []*Result, server []Column) error {
 	}
 	withServer = withServer && len(server) > 0
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
+	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
 	if withServer {
 		for _, c := range server {
 			head += c.Header + "\t"
@@ -163,8 +208,8 @@ func WriteSweepTable(w io.Writer, runs []*Result, server []Column) error {
 		if r.Interrupted {
 			note = strings.TrimSpace(note + " interrupted")
 		}
-		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%s\t", r.Total.Clients, r.Total.Throughput, ideal,
-			r.Total.MeanMs, r.Total.P50Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUText("%.1f"))
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%s\t", r.Total.Clients, r.Total.Throughput, ideal,
+			r.Total.MeanMs, r.Total.P50Ms, r.Total.P95Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUText("%.1f"))
 		if withServer {
 			for _, c := range server {
 				if v, ok := c.Value(r); ok {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -15,8 +16,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	out := fs.String("out", "", "write the merged result as JSON to `file`")
+	disjoint := fs.Bool("allow-disjoint", false, "merge results whose measured windows do not overlap at all (refused otherwise)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadtest merge [-out FILE] RESULT.json ...")
+		fmt.Fprintln(stderr, "usage: loadtest merge [-out FILE] [-allow-disjoint] RESULT.json ...")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, args, true); err != nil {
@@ -34,8 +36,17 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		rs = append(rs, r)
 	}
-	m, err := loadtest.Merge(rs)
+	m, err := loadtest.Merge(rs, loadtest.MergeOptions{AllowDisjoint: *disjoint})
+	if errors.Is(err, loadtest.ErrDisjoint) {
+		return cli.Usagef("%v (the files in the order given); start the generators with one -start-at, or give -allow-disjoint to merge them anyway", err)
+	}
 	if err != nil {
+		return err
+	}
+	if m.Overlap != nil && m.Overlap.Warning != "" {
+		fmt.Fprintln(stderr, "warning:", m.Overlap.Warning)
+	}
+	if err := loadtest.WriteOverlap(stdout, m.Overlap, fs.Args()); err != nil {
 		return err
 	}
 	if err := loadtest.WriteSummary(stdout, m); err != nil {

@@ -45,9 +45,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := f.serverSettings(ctx, &s, &so, *out, stderr); err != nil {
 		return err
 	}
+	announceStart(stderr, s)
 	v, err := session.Run(ctx, s, so)
 	if err != nil {
-		return err
+		return startError(err)
 	}
 	return cli.Outcome(v.Interrupted, v.Missed)
 }

@@ -49,9 +49,10 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := f.serverSettings(ctx, &s, &so, *out, stderr); err != nil {
 		return err
 	}
+	announceStart(stderr, s)
 	v, err := session.Sweep(ctx, s, clients, so)
 	if err != nil {
-		return err
+		return startError(err)
 	}
 	return cli.Outcome(v.Interrupted, v.Missed)
 }

@@ -44,7 +44,14 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"nope"}, "unknown command"},
 		{[]string{"run", "-bogus"}, "-bogus"},
 		{[]string{"run", "-url", "http://h/"}, "-duration or -requests"},
-		{[]string{"run", "-url", "https://h/", "-duration", "1s"}, "https is not supported"},
+		{[]string{"run", "-url", "ftp://h/", "-duration", "1s"}, "http:// or https://"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-H", "NoColon"}, "want 'Name: value'"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-H", "Content-Length: 4"}, "Content-Length"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-H", "X-A: 1", "-H", "x-a: 2"}, "given twice"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-body", "a", "-form", "b=1"}, "one of -form, -body and -body-file"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-body-file", filepath.Join(dir, "nobody.json")}, "nobody.json"},
+		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-method", "HEAD", "-body", "x"}, "HEAD"},
+		{[]string{"run", "-scenario", bad, "-duration", "1s", "-H", "X-A: 1"}, "-H and -expect go with -url"},
 		{[]string{"run", "-scenario", bad, "-duration", "1s"}, "wieght"},
 		{[]string{"run", "-scenario", filepath.Join(dir, "missing.toml"), "-duration", "1s"}, "missing.toml"},
 		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-model", "closed"}, "closed"},
@@ -80,7 +87,7 @@ func TestRunOutputsAndSLO(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run = exit %d; stderr %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "throughput/s") || !strings.Contains(stdout, "SLO PASS errors<1%") {
+	if !strings.Contains(stdout, "[code:count]") || !strings.Contains(stdout, " 200:200\n") || !strings.Contains(stdout, "SLO PASS errors<1%") {
 		t.Errorf("stdout lacks the summary or SLO lines:\n%s", stdout)
 	}
 	r, err := loadtest.ReadResult(out)
@@ -100,7 +107,7 @@ func TestRunOutputsAndSLO(t *testing.T) {
 	// report reads the JSON and the JTL together and draws charts.
 	prefix := filepath.Join(dir, "rep")
 	code, stdout, stderr = runCmd(context.Background(), "report", "-charts", prefix, out, jtl)
-	if code != 0 || strings.Count(stdout, "throughput/s") != 2 {
+	if code != 0 || strings.Count(stdout, "Requests  ") != 2 {
 		t.Errorf("report = exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	if _, err := os.Stat(prefix + "-timeline-throughput.png"); err != nil {

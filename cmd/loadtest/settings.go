@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -21,21 +22,27 @@ import (
 // setting as they stand go straight into s.
 type runFlags struct {
 	s                                         loadtest.Settings
-	urls                                      cli.List
+	urls, headers                             cli.List
 	scenario, method, form, contains, clients string
+	body, bodyFile                            string
 	expect                                    int
 	timer, model, slo, progress, live         string
 	keepalive                                 bool
 	stats, profile, kinds, profDir            string
 	statsFormat                               string
 	metrics                                   cli.List
+	startAt                                   string
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
-	fs.Var(&f.urls, "url", "target `URL` (http:// only; repeatable; placeholders {{seq}} {{client}} {{rand A B}})")
+	fs.Var(&f.urls, "url", "target `URL`, http:// or https:// (repeatable; placeholders {{seq}} {{client}} {{rand A B}})")
 	fs.StringVar(&f.scenario, "scenario", "", "TOML `file` of weighted, labelled [[request]] tables (instead of -url)")
-	fs.StringVar(&f.method, "method", "", "HTTP method for -url (default GET, or POST with -form)")
-	fs.StringVar(&f.form, "form", "", "form parameters for -url, e.g. 'name=u{{client}}&message=m{{seq}}'")
+	fs.StringVar(&f.method, "method", "", "HTTP method for -url (default GET, or POST with -form, -body or -body-file)")
+	fs.StringVar(&f.form, "form", "", "form parameters for -url, e.g. 'name=u{{client}}&message=m{{seq}}' (the body of a POST, PUT or PATCH; the query otherwise)")
+	fs.Var(&f.headers, "H", "request header for -url, 'Name: value' (repeatable; 'Host: name' sets the Host line, as curl's -H does)")
+	fs.StringVar(&f.body, "body", "", "request body for -url, sent as it is (placeholders allowed; Content-Type application/x-www-form-urlencoded unless -H gives one, as curl's -d)")
+	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body for -url from `file` (as -body)")
+	fs.BoolVar(&f.s.Insecure, "insecure", false, "https: skip the verification of the server's certificate (curl's -k)")
 	fs.IntVar(&f.expect, "expect", 0, "expected status for -url (default: any below 400)")
 	fs.StringVar(&f.contains, "contains", "", "substring the body of -url responses must contain")
 	fs.StringVar(&f.clients, "clients", "10", clientsHelp)
@@ -53,6 +60,7 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.DurationVar(&f.s.Timeout, "timeout", 10*time.Second, "connect and response timeout")
 	fs.DurationVar(&f.s.Drain, "drain", 0, "after the measured window, wait at most this long for requests in flight (default -timeout); those still in flight then are counted as cutoff errors")
 	fs.BoolVar(&f.keepalive, "keepalive", true, "reuse connections (false: a new connection per request)")
+	fs.StringVar(&f.startAt, "start-at", "", "wait and start the clients at this `time` (a sweep its first step): +10s, 15:04:05 (today) or RFC 3339; the warm-up and window count from it, so generators given one time measure one window")
 	fs.Uint64Var(&f.s.Seed, "seed", 0, "random seed (0: from the clock)")
 	fs.StringVar(&f.s.Name, "name", "", "name of the run (curve name in charts)")
 	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
@@ -146,18 +154,25 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	case f.scenario != "" && len(f.urls) > 0:
 		return s, nil, cli.Usagef("give -url or -scenario, not both")
 	case f.scenario != "":
+		for _, fl := range []struct{ name, v string }{{"-method", f.method}, {"-form", f.form}, {"-body", f.body}, {"-body-file", f.bodyFile}, {"-contains", f.contains}} {
+			if fl.v != "" {
+				return s, nil, cli.Usagef("%s goes with -url; a scenario gives it per request", fl.name)
+			}
+		}
+		if len(f.headers) > 0 || f.expect != 0 {
+			return s, nil, cli.Usagef("-H and -expect go with -url; a scenario gives them per request")
+		}
 		if s.Requests, err = loadtest.LoadScenario(f.scenario); err != nil {
 			return s, nil, cli.Usagef("%v", err)
 		}
 	case len(f.urls) > 0:
-		var form map[string]string
-		if f.form != "" {
-			if form, err = loadtest.ParseForm(f.form); err != nil {
-				return s, nil, cli.Usagef("-form: %v", err)
-			}
+		r, err := f.request()
+		if err != nil {
+			return s, nil, err
 		}
 		for _, u := range f.urls {
-			s.Requests = append(s.Requests, loadtest.Request{URL: u, Method: f.method, Form: form, Expect: f.expect, Contains: f.contains})
+			r.URL = u
+			s.Requests = append(s.Requests, r)
 		}
 	default:
 		return s, nil, cli.Usagef("give -url or -scenario")
@@ -166,6 +181,11 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 		return s, nil, cli.Usagef("give -duration or -requests")
 	}
 	s.DisableKeepAlive = !f.keepalive
+	if f.startAt != "" {
+		if s.StartAt, err = loadtest.ParseStartAt(f.startAt, time.Now()); err != nil {
+			return s, nil, cli.Usagef("-start-at: %v", err)
+		}
+	}
 	if on, err := cli.OnTerminal("-progress", f.progress, os.Stderr); err != nil {
 		return s, nil, err
 	} else if on {
@@ -178,4 +198,71 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 		}
 	}
 	return s, objs, nil
+}
+
+// request is the request -url's flags describe, without its URL: -method,
+// -form, -body or -body-file, -H, -expect and -contains.
+func (f *runFlags) request() (loadtest.Request, error) {
+	r := loadtest.Request{Method: f.method, Expect: f.expect, Contains: f.contains}
+	given := 0
+	for _, v := range []string{f.form, f.body, f.bodyFile} {
+		if v != "" {
+			given++
+		}
+	}
+	if given > 1 {
+		return r, cli.Usagef("give one of -form, -body and -body-file")
+	}
+	var err error
+	if f.form != "" {
+		if r.Form, err = loadtest.ParseForm(f.form); err != nil {
+			return r, cli.Usagef("-form: %v", err)
+		}
+	}
+	r.Body = f.body
+	if f.bodyFile != "" {
+		b, err := os.ReadFile(f.bodyFile)
+		if err != nil {
+			return r, cli.Usagef("-body-file: %v", err)
+		}
+		if len(b) == 0 {
+			return r, cli.Usagef("-body-file %s: the file is empty", f.bodyFile)
+		}
+		r.Body = string(b)
+	}
+	for _, h := range f.headers {
+		name, value, err := loadtest.ParseHeader(h)
+		if err != nil {
+			return r, cli.Usagef("-H: %v", err)
+		}
+		if r.Headers == nil {
+			r.Headers = map[string]string{}
+		}
+		for k := range r.Headers {
+			if strings.EqualFold(k, name) {
+				return r, cli.Usagef("-H: header %q given twice", name)
+			}
+		}
+		r.Headers[name] = value
+	}
+	return r, nil
+}
+
+// announceStart tells the user, when s waits for its start, until when.
+func announceStart(w io.Writer, s loadtest.Settings) {
+	if s.StartAt.IsZero() {
+		return
+	}
+	fmt.Fprintf(w, "waiting until %s (in %.3f s) to start the clients; Ctrl-C gives up\n",
+		s.StartAt.Format("2006-01-02 15:04:05.000 MST"), time.Until(s.StartAt).Seconds())
+}
+
+// startError gives an error of a run or sweep its exit code: one
+// interrupted while it waited for -start-at ran nothing, and exits as
+// interrupted.
+func startError(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return cli.WithCode(cli.ExitInterrupted, err)
+	}
+	return err
 }

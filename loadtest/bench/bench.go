@@ -2,7 +2,8 @@
 // bench"): requests per CPU-second at full speed against a page server
 // (package pageserver, run as "loadtest target") in a child process,
 // compared with wrk and hey when they are available, and the cost of
-// holding 1,000 and 10,000 slow clients. Every tool runs as a child
+// holding 1,000 and 10,000 slow clients, and what TLS costs the generator
+// per request (http vs https, tls.go). Every tool runs as a child
 // process (package child), so that its CPU time and peak resident set are
 // its own; generator and target are pinned to different CPUs where the
 // system allows it.
@@ -40,8 +41,9 @@ type Options struct {
 	Duration    time.Duration
 	Conns, Size int
 	// Full, Slow1k and Slow10k choose the scenarios: full speed (against
-	// wrk and hey), 1,000 and 10,000 slow clients (Choose).
-	Full, Slow1k, Slow10k bool
+	// wrk and hey), 1,000 and 10,000 slow clients; TLS the generator's CPU
+	// per request over http:// and https:// (Choose).
+	Full, Slow1k, Slow10k, TLS bool
 	// Hey is the hey binary ("": on PATH, else built into a temp dir).
 	Hey string
 	// Rounds are the full-speed rounds (the tools alternate within a
@@ -52,8 +54,8 @@ type Options struct {
 	Pin bool
 }
 
-// Choose sets Full, Slow1k and Slow10k from a comma-separated list of
-// "full", "1k" and "10k"; other names choose nothing.
+// Choose sets Full, Slow1k, Slow10k and TLS from a comma-separated list
+// of "full", "1k", "10k" and "tls"; other names choose nothing.
 func (o *Options) Choose(list string) {
 	for _, s := range strings.Split(list, ",") {
 		switch strings.TrimSpace(s) {
@@ -63,6 +65,8 @@ func (o *Options) Choose(list string) {
 			o.Slow1k = true
 		case "10k":
 			o.Slow10k = true
+		case "tls":
+			o.TLS = true
 		}
 	}
 }
@@ -110,6 +114,11 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if o.TLS {
+		if err := b.tls(ctx, url, o.Size, o.Duration, o.Conns, max(1, o.Rounds)); err != nil {
+			return err
+		}
+	}
 	if o.Slow10k {
 		if err := b.slowClients(ctx, url, 10000, 10*time.Second, 10*time.Second, 20*time.Second, []time.Duration{0}, 1, slowGoal{rssMB: 64}); err != nil {
 			return err
@@ -124,9 +133,10 @@ type bench struct {
 	stdout, stderr io.Writer
 }
 
-// startTarget runs "loadtest target" as a child and returns its URL.
-func (b *bench) startTarget(size int) (string, func(), error) {
-	p, url, err := child.StartAnnounced(child.Spec{Argv: []string{b.gen.Exe, "target", "-addr", "127.0.0.1:0", "-size", strconv.Itoa(size)},
+// startTarget runs "loadtest target" (with extra flags) as a child and
+// returns its URL.
+func (b *bench) startTarget(size int, extra ...string) (string, func(), error) {
+	p, url, err := child.StartAnnounced(child.Spec{Argv: append([]string{b.gen.Exe, "target", "-addr", "127.0.0.1:0", "-size", strconv.Itoa(size)}, extra...),
 		Stderr: b.stderr, CPUs: b.targetCPU, Pin: true}, "", 2*time.Minute)
 	if err != nil {
 		return "", nil, fmt.Errorf("target did not start: %w", err)

@@ -47,7 +47,7 @@ type check struct {
 // An operand is one side of a check: a constant Value, or a figure
 // measured in Run at a point (Clients, or At "peak": the point of highest
 // median throughput, "first" or "last"): Metric (one of "throughput",
-// "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
+// "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
 // "first_second_throughput", "first_second_p99_ms"; of one
 // request Label when given), a server Reading by name, the share (0..1)
 // of a Profile's ("cpu" or "fgprof") Bucket, or a Truth figure: the step

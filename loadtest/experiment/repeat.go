@@ -19,6 +19,7 @@ type figures struct {
 	MeanMs     float64 `json:"mean_ms"`
 	P50Ms      float64 `json:"p50_ms"`
 	P90Ms      float64 `json:"p90_ms"`
+	P95Ms      float64 `json:"p95_ms"`
 	P99Ms      float64 `json:"p99_ms"`
 	P999Ms     float64 `json:"p99_9_ms"`
 	MaxMs      float64 `json:"max_ms"`
@@ -30,11 +31,11 @@ type figures struct {
 }
 
 func figuresOf(s loadtest.Stats) figures {
-	return figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
+	return figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P95Ms: s.P95Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
 }
 
 // Metrics a claim or a table may take from figures.
-var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
+var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
 	"first_second_throughput", "first_second_p99_ms"}
 
 // metric returns the figure called name (one of metricNames).
@@ -48,6 +49,8 @@ func (f figures) metric(name string) (float64, bool) {
 		return f.P50Ms, true
 	case "p90_ms":
 		return f.P90Ms, true
+	case "p95_ms":
+		return f.P95Ms, true
 	case "p99_ms":
 		return f.P99Ms, true
 	case "p99_9_ms":

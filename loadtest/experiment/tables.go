@@ -15,7 +15,7 @@ import (
 // each figure's median over the repeats with its range, e.g.
 // "1234.5 (1180.2-1290.3)"; the generator's CPU is the median repeat's.
 func pointRows(r *runResult, readings []watch.Stat) ([]string, [][]string) {
-	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
+	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
 	for _, rd := range readings {
 		head = append(head, rd.Name+unitParen(rd.Unit))
 	}
@@ -23,7 +23,7 @@ func pointRows(r *runResult, readings []watch.Stat) ([]string, [][]string) {
 	for _, p := range r.Points {
 		row := []string{fmt.Sprint(p.Clients)}
 		for _, m := range []struct{ metric, format string }{
-			{"throughput", "%.1f"}, {"mean_ms", "%.3f"}, {"p50_ms", "%.3f"}, {"p99_ms", "%.3f"}, {"p99_9_ms", "%.3f"}, {"errors", "%.0f"},
+			{"throughput", "%.1f"}, {"mean_ms", "%.3f"}, {"p50_ms", "%.3f"}, {"p95_ms", "%.3f"}, {"p99_ms", "%.3f"}, {"p99_9_ms", "%.3f"}, {"errors", "%.0f"},
 		} {
 			if sp, ok := p.spread("", m.metric); ok {
 				row = append(row, spreadText(sp, m.format, ""))

@@ -46,7 +46,7 @@ func TestTableAbsentReadings(t *testing.T) {
 	if note := absentNote(r, full); note != "" {
 		t.Errorf("absentNote with every figure = %q; want none", note)
 	}
-	if _, rows := pointRows(r, full); rows[0][7] != "12" {
-		t.Errorf("generator CPU cell = %q; want 12", rows[0][7])
+	if _, rows := pointRows(r, full); rows[0][8] != "12" {
+		t.Errorf("generator CPU cell = %q; want 12", rows[0][8])
 	}
 }

@@ -89,7 +89,7 @@ func (g *Grading) Failed() bool {
 func gradeReport(r *Report, t *Truth) *Grading {
 	sm := t.ServerMS
 	g := &Grading{Report: r, SentInStalls: -1, TailSeen: -1, ServerInStalls: -1, ServerTail: -1,
-		Server: Percentiles{P50: sm.P50, P90: sm.P90, P99: sm.P99, P999: sm.P999, Max: sm.Max}}
+		Server: Percentiles{P50: sm.P50, P90: sm.P90, P95: sm.P95, P99: sm.P99, P999: sm.P999, Max: sm.Max}}
 	if r.Relative {
 		// Placed nowhere: graded against the whole window and its stalls.
 		g.Served, g.ServedSecs = t.Requests, len(t.Seconds)
@@ -195,7 +195,7 @@ func (g *Grading) expect(serviceMs float64, shortest time.Duration) {
 		}
 	}
 	sort.Float64s(lats)
-	g.Expected = Percentiles{P50: quantile(lats, 0.5), P90: quantile(lats, 0.9), P99: quantile(lats, 0.99), P999: quantile(lats, 0.999), Max: quantile(lats, 1)}
+	g.Expected = Percentiles{P50: quantile(lats, 0.5), P90: quantile(lats, 0.9), P95: quantile(lats, 0.95), P99: quantile(lats, 0.99), P999: quantile(lats, 0.999), Max: quantile(lats, 1)}
 	g.TailAt = float64(shortest) / float64(time.Millisecond) / 2
 	for _, s := range g.Stalls {
 		d := float64(s.End.Sub(s.Start)) / float64(time.Millisecond)
@@ -229,7 +229,7 @@ func (g *Grading) checkPercentiles() Check {
 	pairs := []struct {
 		name           string
 		client, server float64
-	}{{"p50", client.P50, s.P50}, {"p90", client.P90, s.P90}, {"p99", client.P99, s.P99}, {"p99.9", client.P999, s.P999}, {"max", client.Max, s.Max}}
+	}{{"p50", client.P50, s.P50}, {"p90", client.P90, s.P90}, {"p95", client.P95, s.P95}, {"p99", client.P99, s.P99}, {"p99.9", client.P999, s.P999}, {"max", client.Max, s.Max}}
 	var below, compared []string
 	for _, p := range pairs {
 		if math.IsNaN(p.client) || p.server <= 0 {

@@ -39,6 +39,9 @@ func TestReadFixtures(t *testing.T) {
 		if r.Span <= 0 {
 			t.Errorf("readFile(%q): span %v; want > 0", tt.file, r.Span)
 		}
+		if l := r.Lat; r.Format != "wrk" && !(l.P90 <= l.P95 && l.P95 <= l.P99 && l.P95 > 0) {
+			t.Errorf("readFile(%q): p90 %.3f p95 %.3f p99 %.3f; want p95 between p90 and p99", tt.file, l.P90, l.P95, l.P99)
+		}
 	}
 }
 

@@ -61,7 +61,7 @@ func labReport(name string, run *loadtest.Result) *Report {
 		Name: name, Format: "loadtest",
 		Start: run.MeasureStart, End: run.End, Span: run.End.Sub(run.MeasureStart),
 		Sent: t.Requests, Responses: t.Requests,
-		Lat:        Percentiles{P50: t.P50Ms, P90: t.P90Ms, P99: t.P99Ms, P999: t.P999Ms, Max: t.MaxMs},
+		Lat:        Percentiles{P50: t.P50Ms, P90: t.P90Ms, P95: t.P95Ms, P99: t.P99Ms, P999: t.P999Ms, Max: t.MaxMs},
 		Resolution: 0.001,
 	}
 	for _, k := range noResponse {

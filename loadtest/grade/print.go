@@ -46,9 +46,9 @@ func writeGrading(w io.Writer, g *Grading) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "%-22s %9s %9s %9s %9s %9s\n", "latency ms", "p50", "p90", "p99", "p99.9", "max")
+	fmt.Fprintf(w, "%-22s %9s %9s %9s %9s %9s %9s\n", "latency ms", "p50", "p90", "p95", "p99", "p99.9", "max")
 	row := func(name string, p Percentiles) {
-		fmt.Fprintf(w, "  %-20s %9s %9s %9s %9s %9s\n", name, num(p.P50), num(p.P90), num(p.P99), num(p.P999), num(p.Max))
+		fmt.Fprintf(w, "  %-20s %9s %9s %9s %9s %9s %9s\n", name, num(p.P50), num(p.P90), num(p.P95), num(p.P99), num(p.P999), num(p.Max))
 	}
 	row("tool", r.Lat)
 	row("server", g.Server)

@@ -51,7 +51,7 @@ type Request struct {
 
 // Percentiles are a latency distribution's figures in ms.
 type Percentiles struct {
-	P50, P90, P99, P999, Max float64
+	P50, P90, P95, P99, P999, Max float64
 }
 
 // nan is an unknown figure.
@@ -84,7 +84,7 @@ func (r *Report) fromRequests() {
 	}
 	sort.Float64s(lats)
 	r.Lat = Percentiles{
-		P50: quantile(lats, 0.50), P90: quantile(lats, 0.90), P99: quantile(lats, 0.99),
+		P50: quantile(lats, 0.50), P90: quantile(lats, 0.90), P95: quantile(lats, 0.95), P99: quantile(lats, 0.99),
 		P999: quantile(lats, 0.999), Max: quantile(lats, 1),
 	}
 	r.Tail = func(ms float64) int64 {

@@ -38,7 +38,7 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 		return nil, err
 	}
 	r := &Report{Name: path, Format: "wrk", Relative: true, Span: span, Sent: n, Responses: n, Resolution: 0.01,
-		Lat: Percentiles{P50: nan, P90: nan, P99: nan, P999: nan, Max: nan}}
+		Lat: Percentiles{P50: nan, P90: nan, P95: nan, P99: nan, P999: nan, Max: nan}}
 	pcts := wrkPct.FindAllStringSubmatch(s, -1)
 	if len(pcts) == 0 {
 		return nil, fmt.Errorf("no Latency Distribution (run wrk with --latency)")

@@ -78,6 +78,7 @@ type Client struct {
 	Throughput float64 `json:"throughput"` // successful requests per second
 	P50        float64 `json:"p50_ms"`
 	P90        float64 `json:"p90_ms"`
+	P95        float64 `json:"p95_ms"`
 	P99        float64 `json:"p99_ms"`
 	Errors     []Count `json:"errors"` // by kind, in that second; may be empty
 }
@@ -178,6 +179,7 @@ func (f *Frame) Validate() error {
 		{"client.throughput", f.Client.Throughput},
 		{"client.p50_ms", f.Client.P50},
 		{"client.p90_ms", f.Client.P90},
+		{"client.p95_ms", f.Client.P95},
 		{"client.p99_ms", f.Client.P99},
 	}
 	step := func(field string, s *Step) error {
@@ -244,7 +246,7 @@ func (f *Frame) Validate() error {
 	}
 	if f.Between {
 		c := f.Client
-		if c.Throughput != 0 || c.P50 != 0 || c.P90 != 0 || c.P99 != 0 || len(c.Errors) > 0 || len(f.Server) > 0 || len(f.Doing) > 0 {
+		if c.Throughput != 0 || c.P50 != 0 || c.P90 != 0 || c.P95 != 0 || c.P99 != 0 || len(c.Errors) > 0 || len(f.Server) > 0 || len(f.Doing) > 0 {
 			return fmt.Errorf("between: the frame is no second of load, yet carries a second's figures (client %+v, %d series, %d shares)",
 				c, len(f.Server), len(f.Doing))
 		}

@@ -69,7 +69,7 @@ func noteFrame(t float64, notes ...string) Frame {
 var schema = map[string]struct{ required, optional []string }{
 	"frame":    {[]string{"t", "progress", "client", "server", "doing", "done"}, []string{"step", "claims", "summary", "between", "notes"}},
 	"progress": {[]string{"experiment", "run", "step", "steps", "clients", "elapsed", "left"}, []string{"phase"}},
-	"client":   {[]string{"throughput", "p50_ms", "p90_ms", "p99_ms", "errors"}, nil},
+	"client":   {[]string{"throughput", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "errors"}, nil},
 	"error":    {[]string{"kind", "count"}, nil},
 	"series":   {[]string{"name", "unit", "panel", "value"}, nil},
 	"share":    {[]string{"name", "value"}, nil},

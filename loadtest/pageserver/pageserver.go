@@ -3,7 +3,8 @@
 // enough that the generator, not the server, is what bench measures. It
 // reads a request's headers and body and answers every request with the
 // same bytes, keeping the connection open unless the client closes it
-// (Connection: close, or HTTP/1.0).
+// (Connection: close, or HTTP/1.0). Over a tls.Listener with SelfSigned's
+// configuration it serves https.
 package pageserver
 
 import (

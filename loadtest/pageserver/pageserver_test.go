@@ -3,6 +3,7 @@ package pageserver
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"fmt"
 	"io"
 	"net"
@@ -77,5 +78,40 @@ func TestServeCloses(t *testing.T) {
 		if err != nil || !strings.HasPrefix(string(b), "HTTP/1.1 200 OK\r\n") || !strings.HasSuffix(string(b), "\r\n\r\nxxxxxxxxxx") {
 			t.Errorf("%q: read %q, %v; want one 200 answer with a 10-byte page, then EOF", req, b, err)
 		}
+	}
+}
+
+func TestServeOverTLS(t *testing.T) {
+	conf, err := SelfSigned()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, tls.NewListener(ln, conf), 10, 0) }()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	c, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{InsecureSkipVerify: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	fmt.Fprintf(c, "GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(body) != "xxxxxxxxxx" {
+		t.Errorf("GET over TLS = %d %q; want 200 and 10 bytes", resp.StatusCode, body)
+	}
+	if _, err := tls.Dial("tcp", ln.Addr().String(), &tls.Config{}); err == nil {
+		t.Errorf("a verifying client accepted the self-signed certificate")
 	}
 }

@@ -84,7 +84,7 @@ func TestRunWritesItsFiles(t *testing.T) {
 	if st, err := os.Stat(o.CPUProfile); err != nil || st.Size() == 0 {
 		t.Errorf("the CPU profile: %v; want a non-empty file", err)
 	}
-	if !strings.Contains(out.String(), "throughput/s") || !strings.Contains(out.String(), "SLO PASS errors<1%") {
+	if !strings.Contains(out.String(), "[min, mean, 50, 90, 95, 99, 99.9, max]") || !strings.Contains(out.String(), "SLO PASS errors<1%") {
 		t.Errorf("the output lacks the summary or the verdict:\n%s", out.String())
 	}
 

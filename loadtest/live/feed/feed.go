@@ -168,7 +168,7 @@ func (f *Feed) fill(fr *live.Frame, now time.Time) {
 func client(row loadtest.SecondRow) live.Client {
 	c := live.Client{Throughput: row.Throughput}
 	if row.Successes > 0 {
-		c.P50, c.P90, c.P99 = row.P50Ms, row.P90Ms, row.P99Ms
+		c.P50, c.P90, c.P95, c.P99 = row.P50Ms, row.P90Ms, row.P95Ms, row.P99Ms
 	}
 	kinds := make([]string, 0, len(row.ErrorKinds))
 	for k := range row.ErrorKinds {

@@ -151,7 +151,7 @@
   }
 
   var thrChart = new TimeChart(panel("Throughput", "successful requests per second"), { yLabel: "req/s" });
-  var latChart = new TimeChart(panel("Response time", "p50 / p90 / p99 of the second, ms"), { yLabel: "ms" });
+  var latChart = new TimeChart(panel("Response time", "p50 / p90 / p95 / p99 of the second, ms"), { yLabel: "ms" });
   var doingChart = new TimeChart(panel("What requests are doing now", "mean requests in each state, stacked"), {
     yLabel: "requests", fill: true,
     // Stacked: each series is the running sum up to it; drawn top first so
@@ -301,6 +301,7 @@
     latChart.push(f.t, [
       { name: "p50", value: any ? c.p50_ms : null, unit: "ms" },
       { name: "p90", value: any ? c.p90_ms : null, unit: "ms" },
+      { name: "p95", value: any ? c.p95_ms : null, unit: "ms" },
       { name: "p99", value: any ? c.p99_ms : null, unit: "ms" }]);
     doingChart.push(f.t, (f.doing || []).map(function (s) { return { name: s.name, value: s.value, unit: "requests" }; }));
     errChart.push(f.t, (c.errors || []).map(function (e) { return { name: e.kind, value: e.count, unit: "errors/s" }; }));

@@ -1,0 +1,60 @@
+package loadtest
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"time"
+)
+
+// setTLS gives each https:// request its TLS configuration: one per
+// server name, with a shared session cache so that a new connection
+// (Settings.DisableKeepAlive) resumes the session as browsers, curl and
+// Go's net/http do, and HTTP/1.1 offered by ALPN. Unless insecure, it
+// first shakes hands once with each https:// address: a certificate that
+// fails verification would fail every request alike, so it is an error
+// before the run, naming the problem. Other failures (a refused
+// connection) are left to the run, which counts them.
+func setTLS(ctx context.Context, reqs []*compiled, insecure bool, timeout time.Duration) error {
+	cache := tls.NewLRUClientSessionCache(0)
+	confs := map[string]*tls.Config{}
+	checked := map[string]bool{}
+	for _, c := range reqs {
+		if !c.tls {
+			continue
+		}
+		conf := confs[c.serverName]
+		if conf == nil {
+			conf = &tls.Config{ServerName: c.serverName, InsecureSkipVerify: insecure,
+				ClientSessionCache: cache, NextProtos: []string{"http/1.1"}}
+			confs[c.serverName] = conf
+		}
+		c.tlsConf = conf
+		if insecure || checked[c.addr] {
+			continue
+		}
+		checked[c.addr] = true
+		if err := checkCertificate(ctx, c.addr, conf, timeout); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkCertificate shakes hands with addr and returns an error when the
+// server's certificate fails verification.
+func checkCertificate(ctx context.Context, addr string, conf *tls.Config, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	d := tls.Dialer{Config: conf.Clone()}
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err == nil {
+		nc.Close()
+		return nil
+	}
+	var cv *tls.CertificateVerificationError
+	if errors.As(err, &cv) {
+		return tlsError(addr, err)
+	}
+	return nil // other failures are the run's to count
+}
