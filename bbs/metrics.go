@@ -62,8 +62,8 @@ func newMetrics(s *Server) *metrics {
 			Buckets: append([]float64{0}, latencyBuckets...),
 		}),
 		acquireWait: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "bbs_db_acquire_wait_seconds",
-			Help:    "Time each successful connection acquire took, measured around Store.Acquire.",
+			Name:    "bbs_db_acquire_duration_seconds",
+			Help:    "Time each successful connection acquire took, measured by the HTTP layer around Store.Acquire (the pool's own wait, inside it: bbs_db_acquire_wait_seconds_total).",
 			Buckets: latencyBuckets,
 		}),
 		queries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -132,7 +132,8 @@ var (
 	descPoolSize     = prometheus.NewDesc("bbs_db_pool_size", "Maximum database connections.", nil, nil)
 	descPoolConns    = prometheus.NewDesc("bbs_db_pool_connections", "Open database connections now by state, disjoint: in_use (handed out; database/sql counts one being opened here), idle, opening (being opened, pgxpool). Their sum is the open connections.", []string{"state"}, nil)
 	descPoolWaiting  = prometheus.NewDesc("bbs_db_acquires_waiting", "Connection acquires in progress now (waiting for a connection).", nil, nil)
-	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed (the time they took: bbs_db_acquire_wait_seconds_sum).", nil, nil)
+	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed.", nil, nil)
+	descAcquireWait  = prometheus.NewDesc("bbs_db_acquire_wait_seconds_total", "Time completed acquires waited inside the pool (its meter; /admin/stats db_pool.acquire_wait_seconds_total): rate() over rate(bbs_requests_total) is the wait per request.", nil, nil)
 	descConnects     = prometheus.NewDesc("bbs_db_connects_total", "Physical database connections opened.", nil, nil)
 	descBusySeconds  = prometheus.NewDesc("bbs_workers_busy_seconds_total", "Busy worker-seconds: rate() is the mean number of busy workers.", nil, nil)
 	descQueueSeconds = prometheus.NewDesc("bbs_worker_queue_seconds_total", "Queued request-seconds: rate() is the mean queue length.", nil, nil)
@@ -140,7 +141,7 @@ var (
 	descWaitingSecs  = prometheus.NewDesc("bbs_db_acquires_waiting_seconds_total", "Acquire-waiting seconds, in-progress and failed acquires included: rate() is the mean number of acquires waiting.", nil, nil)
 	descNetworkWait  = prometheus.NewDesc("bbs_db_network_wait_seconds_total", "Time SQL statements waited on the network of the database at a distance (db_latency).", nil, nil)
 	descConnectWait  = prometheus.NewDesc("bbs_db_connect_wait_seconds_total", "Time physical connection opens waited (connect_latency).", nil, nil)
-	stateCollectorDs = []*prometheus.Desc{descWorkers, descWorkersBusy, descQueueLength, descRejected, descPoolSize, descPoolConns, descPoolWaiting, descAcquires, descConnects,
+	stateCollectorDs = []*prometheus.Desc{descWorkers, descWorkersBusy, descQueueLength, descRejected, descPoolSize, descPoolConns, descPoolWaiting, descAcquires, descAcquireWait, descConnects,
 		descBusySeconds, descQueueSeconds, descInUseSeconds, descWaitingSecs, descNetworkWait, descConnectWait}
 )
 
@@ -167,6 +168,7 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	gauge(ch, descPoolConns, float64(p.Opening), "opening")
 	gauge(ch, descPoolWaiting, float64(p.Waiting))
 	counter(ch, descAcquires, float64(p.Acquires))
+	counter(ch, descAcquireWait, p.AcquireWait.Seconds())
 	counter(ch, descConnects, float64(p.Opened))
 	counter(ch, descBusySeconds, w.BusySecondsTotal)
 	counter(ch, descQueueSeconds, w.QueuedSecondsTotal)
@@ -186,7 +188,7 @@ func counter(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels 
 	ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 }
 
-// timedStore times every Acquire for bbs_db_acquire_wait_seconds.
+// timedStore times every Acquire for bbs_db_acquire_duration_seconds.
 type timedStore struct {
 	entity.Store
 	wait prometheus.Histogram

@@ -110,7 +110,7 @@ func TestMetricsAfterKnownRequests(t *testing.T) {
 		`bbs_db_queries_total{command="EachGetView"}`:                      30,
 		`bbs_worker_queue_wait_seconds_count`:                              3,
 		`bbs_worker_queue_wait_seconds_bucket{le="0"}`:                     3, // a worker was free each time
-		`bbs_db_acquire_wait_seconds_count`:                                32,
+		`bbs_db_acquire_duration_seconds_count`:                            32,
 		`bbs_db_acquires_total`:                                            32,
 		`bbs_db_acquires_waiting`:                                          0,
 		`bbs_db_pool_connections{state="in_use"}`:                          0,
@@ -137,7 +137,7 @@ func TestMetricsAfterKnownRequests(t *testing.T) {
 	if v, ok := metricValue(t, text, "bbs_sched_latency_seconds_total"); !ok || v < 0 {
 		t.Errorf("bbs_sched_latency_seconds_total = %v (present %v); want a count of seconds", v, ok)
 	}
-	for _, gone := range []string{"bbs_db_acquire_wait_seconds_total", `state="open"`, "bbs_workers "} {
+	for _, gone := range []string{"bbs_db_acquire_wait_seconds_count", `state="open"`, "bbs_workers "} {
 		if strings.Contains(text, gone) {
 			t.Errorf("/metrics has %s; it was renamed or removed", gone)
 		}
@@ -264,11 +264,11 @@ func TestGoroutineDumpShowsWaits(t *testing.T) {
 	text := expectMetrics(t, adm.URL, map[string]float64{
 		"bbs_worker_queue_wait_seconds_count":          3,
 		`bbs_worker_queue_wait_seconds_bucket{le="0"}`: 2, // the third waited
-		"bbs_db_acquire_wait_seconds_count":            3,
+		"bbs_db_acquire_duration_seconds_count":        3,
 		"bbs_worker_queue_length":                      0,
 		"bbs_db_acquires_waiting":                      0,
 	})
-	if got, _ := metricValue(t, text, `bbs_db_acquire_wait_seconds_bucket{le="5e-05"}`); got > 2 {
+	if got, _ := metricValue(t, text, `bbs_db_acquire_duration_seconds_bucket{le="5e-05"}`); got > 2 {
 		t.Errorf("acquire waits under 50 µs = %v; want the held acquires above", got)
 	}
 }

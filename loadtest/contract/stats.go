@@ -26,7 +26,7 @@ var stats = []watch.Stat{
 		Chart: "wait", Legend: "worker queue", Column: "worker wait ms", Format: "%.3f", Panel: PanelWaits},
 	{Name: "pool_in_use", Path: "db_pool.in_use_seconds_total", Metric: "bbs_db_connections_in_use_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "in use", Panel: PanelPool},
 	{Name: "pool_waiting", Path: "db_pool.acquire_waiting_seconds_total", Metric: "bbs_db_acquires_waiting_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "acquires waiting", Panel: PanelPool},
-	{Name: "pool_wait", Path: "db_pool.acquire_wait_seconds_total", Metric: "bbs_db_acquire_wait_seconds_sum", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
+	{Name: "pool_wait", Path: "db_pool.acquire_wait_seconds_total", Metric: "bbs_db_acquire_wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
 		Chart: "wait", Legend: "DB pool", Dashed: true, Column: "pool wait ms", Format: "%.3f", Panel: PanelWaits},
 	{Name: "db_network_wait", Path: "db_pool.network_wait_seconds_total", Metric: "bbs_db_network_wait_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request", Legend: "database network", Panel: PanelWaits},
 	{Name: "cpu_wait", Path: "runtime.sched_latency_seconds_total", Metric: "bbs_sched_latency_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request", Legend: "waiting for a CPU", Panel: PanelWaits},
