@@ -11,23 +11,44 @@ import (
 // Rate model: throughput = clients/think while responses are faster than
 // the think time.
 func TestRateModelHoldsClientsOverThink(t *testing.T) {
+	skipShort(t)
 	srv, _ := delayServer(t, 2*time.Millisecond)
 	res := mustRun(t, Settings{
 		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelRate,
 		Think: 20 * time.Millisecond, Warmup: 300 * time.Millisecond, Duration: 2 * time.Second,
 	})
 	want := 10 / 0.020
-	if !within(res.Total.Throughput, want, 0.03) {
-		t.Errorf("rate model, server 2 ms, think 20 ms, 10 clients: throughput %.1f/s; want %.0f ± 3%%", res.Total.Throughput, want)
+	tol := 0.03 + behind(res, 10, 20*time.Millisecond)
+	if !within(res.Total.Throughput, want, tol) {
+		t.Errorf("rate model, server 2 ms, think 20 ms, 10 clients: throughput %.1f/s; want %.0f ± %.1f%% (3 %% + %.1f%% for a schedule lag of up to %.1f ms)",
+			res.Total.Throughput, want, tol*100, (tol-0.03)*100, res.Cost.ScheduleLagMaxMs)
 	}
 	if res.Total.Errors != 0 {
 		t.Errorf("errors = %d; want 0", res.Total.Errors)
 	}
 }
 
+// behind is the share of a rate-model run's measured requests that a
+// generator running late can move across the window's edges: requests due
+// in the warm-up but sent (and counted) in the window, or due in the window
+// and never sent. Each client can be behind by at most the largest schedule
+// lag the run measured, that is lag/think requests. On an idle machine the
+// lag is about a millisecond and this is a fraction of a percent; at load
+// average 11 the catch-up after a starved warm-up gave 565/s for 500.
+func behind(res *Result, clients int, think time.Duration) float64 {
+	lag := time.Duration(res.Cost.ScheduleLagMaxMs * float64(time.Millisecond))
+	perClient := float64(lag) / float64(think)
+	want := float64(clients) / think.Seconds() * res.MeasuredSeconds
+	if want <= 0 {
+		return 0
+	}
+	return float64(clients) * perClient / want
+}
+
 // Rate model: throughput falls to clients/response time when responses are
 // slower than the think time.
 func TestRateModelFallsToClientsOverResponse(t *testing.T) {
+	skipShort(t)
 	var mu sync.Mutex
 	var served time.Duration
 	var n int
@@ -66,6 +87,7 @@ func TestRateModelFallsToClientsOverResponse(t *testing.T) {
 
 // Delay model: throughput = clients/(think + response).
 func TestDelayModelClientsOverThinkPlusResponse(t *testing.T) {
+	skipShort(t)
 	srv, _ := delayServer(t, 10*time.Millisecond)
 	res := mustRun(t, Settings{
 		Requests: []Request{{URL: srv.URL}}, Clients: 20, Model: ModelDelay,
@@ -87,6 +109,7 @@ func TestDelayModelClientsOverThinkPlusResponse(t *testing.T) {
 // A server that stalls once for 1 s shows in the rate model's p99 (latency
 // from the intended start) and not in the delay model's.
 func TestStallShowsInRateModelOnly(t *testing.T) {
+	skipShort(t)
 	run := func(m Model) *Result {
 		var stall sync.RWMutex
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -160,6 +183,7 @@ func TestWarmupExcluded(t *testing.T) {
 // The open model sends at the arrival rate and counts arrivals dropped at
 // the in-flight cap.
 func TestOpenModel(t *testing.T) {
+	skipShort(t)
 	srv, _ := delayServer(t, time.Millisecond)
 	res := mustRun(t, Settings{
 		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelOpen, Rate: 400,
