@@ -104,10 +104,11 @@ var profilePaths = map[string]string{"cpu": "/pprof/profile", "fgprof": "/fgprof
 // watch reads the target's stats and takes its profiles during the
 // measured window of one run.
 type watch struct {
-	poller *poller // nil without a stats URL
-	url    string
-	cancel context.CancelFunc // stops the poller
-	wg     sync.WaitGroup
+	poller  *poller // nil without a stats URL
+	url     string
+	warmEnd time.Time          // the measured window's start
+	cancel  context.CancelFunc // stops the poller
+	wg      sync.WaitGroup
 
 	mu       sync.Mutex
 	profiles []*ProfileSummary
@@ -118,7 +119,7 @@ type watch struct {
 // measured window of a run of s. It implements loadtest.Watcher.
 func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.Time) loadtest.Watch {
 	o := wr.o
-	w := &watch{url: o.StatsURL}
+	w := &watch{url: o.StatsURL, warmEnd: warmEnd}
 	sctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	if o.StatsURL != "" {
@@ -191,13 +192,23 @@ func (w *watch) warn(msg string) {
 
 // EndWindow stops polling when the measured window ends, so that the
 // stats cover the window and not the drain after it (profiles run their
-// own length).
+// own length). Without live reads it reads the stats once more: the beat
+// of one read a second leaves a short window (1.5 s) with reads at 0 and
+// 1 s only, and a read slowed past the window's end left it with one read
+// and its counters without a rate. The last read makes the window's
+// counters span it whole. (Live reads keep their one-second beat, which a
+// short extra span would make noisy on the dashboard.)
 func (w *watch) EndWindow() {
-	if w.poller != nil && w.poller.onRead != nil {
-		w.poller.endWindow() // keep polling for the live reads until Finish
+	p := w.poller
+	if p != nil && p.onRead != nil {
+		p.endWindow() // keep polling for the live reads until Finish
 		return
 	}
 	w.cancel()
+	if p == nil || time.Now().Before(w.warmEnd) { // no stats, or no window
+		return
+	}
+	w.wg.Go(func() { p.poll(context.Background()) }) // bounded by the poller's client timeout
 }
 
 // Finish stops polling, waits for the profiles and returns what it saw
