@@ -24,6 +24,18 @@ func delayServer(t *testing.T, delay time.Duration) (*httptest.Server, *atomic.I
 	return srv, &n
 }
 
+// skipShort skips a check of a load model's timing under -short: each
+// runs the engine for seconds against a server with known delays and holds
+// the throughput or latency it measured to the model's formula. The models
+// still run under -short in TestEveryModelStopsByItsBound and the tests of
+// warm-up, drain and faults.
+func skipShort(t *testing.T) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("a load model's timing check: long; runs without -short")
+	}
+}
+
 // mustRun runs s and fails the test on error.
 func mustRun(t *testing.T, s Settings) *Result {
 	t.Helper()

@@ -11,23 +11,44 @@ import (
 // Rate model: throughput = clients/think while responses are faster than
 // the think time.
 func TestRateModelHoldsClientsOverThink(t *testing.T) {
+	skipShort(t)
 	srv, _ := delayServer(t, 2*time.Millisecond)
 	res := mustRun(t, Settings{
 		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelRate,
 		Think: 20 * time.Millisecond, Warmup: 300 * time.Millisecond, Duration: 2 * time.Second,
 	})
 	want := 10 / 0.020
-	if !within(res.Total.Throughput, want, 0.03) {
-		t.Errorf("rate model, server 2 ms, think 20 ms, 10 clients: throughput %.1f/s; want %.0f ± 3%%", res.Total.Throughput, want)
+	tol := 0.03 + behind(res, 10, 20*time.Millisecond)
+	if !within(res.Total.Throughput, want, tol) {
+		t.Errorf("rate model, server 2 ms, think 20 ms, 10 clients: throughput %.1f/s; want %.0f ± %.1f%% (3 %% + %.1f%% for a schedule lag of up to %.1f ms)",
+			res.Total.Throughput, want, tol*100, (tol-0.03)*100, res.Cost.ScheduleLagMaxMs)
 	}
 	if res.Total.Errors != 0 {
 		t.Errorf("errors = %d; want 0", res.Total.Errors)
 	}
 }
 
+// behind is the share of a rate-model run's measured requests that a
+// generator running late can move across the window's edges: requests due
+// in the warm-up but sent (and counted) in the window, or due in the window
+// and never sent. Each client can be behind by at most the largest schedule
+// lag the run measured, that is lag/think requests. On an idle machine the
+// lag is about a millisecond and this is a fraction of a percent; at load
+// average 11 the catch-up after a starved warm-up gave 565/s for 500.
+func behind(res *Result, clients int, think time.Duration) float64 {
+	lag := time.Duration(res.Cost.ScheduleLagMaxMs * float64(time.Millisecond))
+	perClient := float64(lag) / float64(think)
+	want := float64(clients) / think.Seconds() * res.MeasuredSeconds
+	if want <= 0 {
+		return 0
+	}
+	return float64(clients) * perClient / want
+}
+
 // Rate model: throughput falls to clients/response time when responses are
 // slower than the think time.
 func TestRateModelFallsToClientsOverResponse(t *testing.T) {
+	skipShort(t)
 	var mu sync.Mutex
 	var served time.Duration
 	var n int
@@ -66,6 +87,7 @@ func TestRateModelFallsToClientsOverResponse(t *testing.T) {
 
 // Delay model: throughput = clients/(think + response).
 func TestDelayModelClientsOverThinkPlusResponse(t *testing.T) {
+	skipShort(t)
 	srv, _ := delayServer(t, 10*time.Millisecond)
 	res := mustRun(t, Settings{
 		Requests: []Request{{URL: srv.URL}}, Clients: 20, Model: ModelDelay,
@@ -87,6 +109,7 @@ func TestDelayModelClientsOverThinkPlusResponse(t *testing.T) {
 // A server that stalls once for 1 s shows in the rate model's p99 (latency
 // from the intended start) and not in the delay model's.
 func TestStallShowsInRateModelOnly(t *testing.T) {
+	skipShort(t)
 	run := func(m Model) *Result {
 		var stall sync.RWMutex
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -120,15 +143,17 @@ func TestStallShowsInRateModelOnly(t *testing.T) {
 }
 
 // Warm-up samples are excluded from the results but kept in the series.
+// The server fails its answers in the first 600 ms of the 1 s warm-up: a
+// mark that a busy machine cannot fake, as it could a slow answer (a 60 ms
+// warm-up delay was once told apart by a 50 ms bound on the window's max
+// latency, which an answer slowed by the machine, 96 ms at load average
+// 16, crossed).
 func TestWarmupExcluded(t *testing.T) {
 	start := time.Now()
-	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		slow := time.Since(start) < 600*time.Millisecond
-		mu.Unlock()
-		if slow {
-			time.Sleep(60 * time.Millisecond)
+		if time.Since(start) < 600*time.Millisecond {
+			http.Error(w, "warming up", http.StatusServiceUnavailable)
+			return
 		}
 		w.Write([]byte("ok"))
 	}))
@@ -137,29 +162,30 @@ func TestWarmupExcluded(t *testing.T) {
 		Requests: []Request{{URL: srv.URL}}, Clients: 5, Model: ModelDelay,
 		Think: 10 * time.Millisecond, Warmup: time.Second, Duration: time.Second,
 	})
-	if res.Total.MaxMs >= 50 {
-		t.Errorf("max latency %.1f ms; want the slow warm-up responses (60 ms) excluded", res.Total.MaxMs)
+	if res.Total.Errors != 0 {
+		t.Errorf("%d errors in the window; want the warm-up's 503s excluded", res.Total.Errors)
 	}
 	if res.Total.Requests == 0 {
 		t.Fatalf("no measured requests")
 	}
-	var warm, slowWarm bool
+	var warm, failedWarm bool
 	for _, r := range res.Series {
 		if r.Warmup {
 			warm = true
-			if r.MaxMs >= 60 {
-				slowWarm = true
+			if r.Errors > 0 {
+				failedWarm = true
 			}
 		}
 	}
-	if !warm || !slowWarm {
-		t.Errorf("series has warm-up rows %v with slow responses %v; want both", warm, slowWarm)
+	if !warm || !failedWarm {
+		t.Errorf("series has warm-up rows %v with failed answers %v; want both", warm, failedWarm)
 	}
 }
 
 // The open model sends at the arrival rate and counts arrivals dropped at
 // the in-flight cap.
 func TestOpenModel(t *testing.T) {
+	skipShort(t)
 	srv, _ := delayServer(t, time.Millisecond)
 	res := mustRun(t, Settings{
 		Requests: []Request{{URL: srv.URL}}, Clients: 10, Model: ModelOpen, Rate: 400,

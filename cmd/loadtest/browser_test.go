@@ -3,11 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,15 +18,47 @@ import (
 	"bbslab/internal/browsertest"
 )
 
-// startBoard builds cmd/bbs and starts it as a child on free ports with
-// args, returning the board's page URL (…/bbs) and the admin base URL once
-// it has printed them.
+// The bbs binary, built once per test binary by the first startBoard (a
+// link takes seconds) and removed by TestMain.
+var (
+	boardOnce sync.Once
+	boardDir  string
+	boardBin  string
+	boardErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if boardDir != "" {
+		os.RemoveAll(boardDir)
+	}
+	os.Exit(code)
+}
+
+// boardBinary builds cmd/bbs once and returns its path.
+func boardBinary(t *testing.T) string {
+	t.Helper()
+	boardOnce.Do(func() {
+		if boardDir, boardErr = os.MkdirTemp("", "loadtest-bbs-"); boardErr != nil {
+			return
+		}
+		boardBin = filepath.Join(boardDir, "bbs")
+		if out, err := exec.Command("go", "build", "-o", boardBin, "bbslab/cmd/bbs").CombinedOutput(); err != nil {
+			boardErr = fmt.Errorf("build cmd/bbs: %v\n%s", err, out)
+		}
+	})
+	if boardErr != nil {
+		t.Fatal(boardErr)
+	}
+	return boardBin
+}
+
+// startBoard builds cmd/bbs (once) and starts it as a child on free ports
+// with args, returning the board's page URL (…/bbs) and the admin base URL
+// once it has printed them.
 func startBoard(t *testing.T, args ...string) (board, admin string) {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "bbs")
-	if out, err := exec.Command("go", "build", "-o", bin, "bbslab/cmd/bbs").CombinedOutput(); err != nil {
-		t.Fatalf("build cmd/bbs: %v\n%s", err, out)
-	}
+	bin := boardBinary(t)
 	args = append([]string{"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0", "-dsn", filepath.Join(t.TempDir(), "bbs.db")}, args...)
 	cmd := exec.Command(bin, args...)
 	stdout, err := cmd.StdoutPipe()

@@ -38,8 +38,13 @@ func TestCalibrateUsage(t *testing.T) {
 // TestCalibrateRealBoard calibrates the real board (cmd/bbs as a child,
 // 5 workers and 5 connections, no wait) with short probes, and checks that
 // the board keeps the wait the command chose and printed. The figures
-// themselves depend on the machine and are not checked.
+// themselves depend on the machine and are not checked. Under -short it
+// skips: the calibration's steps run on the real handler in
+// loadtest/contract's TestCalibrateBoardOnTheRealBoard.
 func TestCalibrateRealBoard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibrating the board binary: long; runs without -short")
+	}
 	board, admin := startBoard(t, "-workers", "5", "-pool", "5", "-seed-posts", "200")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()

@@ -198,24 +198,42 @@ func testOccupancy(t *testing.T, open func(t *testing.T, o entity.Options) entit
 		s := open(t, entity.Options{Pool: 1})
 		c := Acquire(t, s)
 		before := s.Stats()
-		var wg sync.WaitGroup
+		// The waiters give up when cancel is called, and it is called only
+		// once both are seen waiting, 100 ms later: each wait then spans
+		// at least those 100 ms however late a busy machine ran the
+		// goroutines. (A timeout taken in each goroutine let a waiter that
+		// lost the CPU before its wait began record less: 196 ms of the
+		// 200 at load average 13.)
 		const waiters = 2
+		const hold = 100 * time.Millisecond
+		cctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var wg sync.WaitGroup
 		for range waiters {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				cctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-				defer cancel()
 				if c, err := s.Acquire(cctx); err == nil {
 					c.Release()
 				}
 			}()
 		}
+		deadline := time.Now().Add(10 * time.Second) // generous: goroutines start in microseconds
+		for s.Stats().Waiting < waiters {
+			if time.Now().After(deadline) {
+				cancel()
+				wg.Wait()
+				t.Fatalf("after 10 s, %d acquires waiting; want %d", s.Stats().Waiting, waiters)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(hold)
+		cancel()
 		wg.Wait()
 		c.Release()
 		got := s.Stats().WaitingTime - before.WaitingTime
-		if got < waiters*100*time.Millisecond {
-			t.Errorf("%d acquires that waited 100ms and failed added %v waiting time; want at least %v", waiters, got, waiters*100*time.Millisecond)
+		if got < waiters*hold {
+			t.Errorf("%d acquires that waited %v and failed added %v waiting time; want at least %v", waiters, hold, got, waiters*hold)
 		}
 	})
 }

@@ -45,13 +45,17 @@ func Binary() string {
 
 // New starts headless Chromium with a window of width by height pixels and
 // returns the context of its first tab, the browser already running. It
-// skips the test when no binary is found (fails it under CI=true). The
+// skips the test under -short (a browser test takes seconds to start
+// Chromium) and when no binary is found (fails it under CI=true). The
 // context carries no timeout: the first Run starts the browser and must not
 // have one, so callers add their own with context.WithTimeout. The browser
 // is closed by t.Cleanup, so cleanups registered before New (a server the
 // page talks to) run after the browser is gone.
 func New(t testing.TB, width, height int) context.Context {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test: long; runs without -short")
+	}
 	bin := Binary()
 	testenv.Need(t, bin != "", "no chromium binary found (apt-get install chromium, or set "+ChromiumVar+"): skipping the browser test")
 	opts := []chromedp.ExecAllocatorOption{

@@ -115,7 +115,11 @@ func (s *poller) run(ctx context.Context) {
 }
 
 // poll reads the stats once.
-func (s *poller) poll(ctx context.Context) {
+func (s *poller) poll(ctx context.Context) { s.read(ctx, false) }
+
+// read reads the stats once; a last read (EndWindow's) is the window's
+// however late it is sent.
+func (s *poller) read(ctx context.Context, last bool) {
 	s.mu.Lock()
 	format := s.format
 	s.mu.Unlock()
@@ -141,7 +145,7 @@ func (s *poller) poll(ctx context.Context) {
 	if s.onRead != nil {
 		s.liveRead(sc, cur, now)
 	}
-	if s.ended && !now.Before(s.endAt) || s.onRead != nil && now.Before(s.from) {
+	if s.ended && !last && !now.Before(s.endAt) || s.onRead != nil && now.Before(s.from) {
 		return // outside the measured window
 	}
 	if s.n == 0 {

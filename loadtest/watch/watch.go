@@ -120,10 +120,11 @@ var profilePaths = map[string]string{"cpu": "/pprof/profile", "fgprof": "/fgprof
 // watch reads the target's stats and takes its profiles during the
 // measured window of one run.
 type watch struct {
-	poller *poller // nil without a stats URL
-	url    string
-	cancel context.CancelFunc // stops the poller
-	wg     sync.WaitGroup
+	poller  *poller // nil without a stats URL
+	url     string
+	warmEnd time.Time          // the measured window's start
+	cancel  context.CancelFunc // stops the poller
+	wg      sync.WaitGroup
 
 	mu       sync.Mutex
 	profiles []*ProfileSummary
@@ -134,7 +135,7 @@ type watch struct {
 // measured window of a run of s. It implements loadtest.Watcher.
 func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.Time) loadtest.Watch {
 	o := wr.o
-	w := &watch{url: o.StatsURL}
+	w := &watch{url: o.StatsURL, warmEnd: warmEnd}
 	sctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	if o.StatsURL != "" {
@@ -212,12 +213,23 @@ func (w *watch) warn(msg string) {
 
 // EndWindow ends the stats' window when the measured window ends, so
 // that they cover it and not the drain after it (profiles run their own
-// length): reads sent from now on are not the window's, and without live
-// reads none is sent.
+// length): reads sent from now on are not the window's. Without live reads
+// the beat stops and the stats are read once more, as the window's last
+// read: the beat of one read a second leaves a short window (1.5 s) with
+// reads at 0 and 1 s only, and a read slowed past the window's end left it
+// with one read and its counters without a rate. (Live reads keep their
+// one-second beat until Finish, which a short extra span would make noisy
+// on the dashboard.)
 func (w *watch) EndWindow() {
-	if w.poller != nil {
-		w.poller.endWindow() // live reads go on until Finish
+	p := w.poller
+	if p == nil {
+		return
 	}
+	p.endWindow()
+	if p.onRead != nil || time.Now().Before(w.warmEnd) { // live, or no window
+		return
+	}
+	w.wg.Go(func() { p.read(context.Background(), true) }) // bounded by the poller's client timeout
 }
 
 // Finish stops polling, waits for the profiles and returns what it saw

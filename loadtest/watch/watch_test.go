@@ -255,3 +255,33 @@ func seen(t *testing.T, res *loadtest.Result) Seen {
 	}
 	return s
 }
+
+// TestCounterReadAtTheWindowsEnd checks that a short window's counters
+// have a rate when a read is slow: the stats target holds the read at 1 s
+// until the poller gives up on it, and the window ends at 1.3 s. Without
+// a read at the window's end it had one read and no rate.
+func TestCounterReadAtTheWindowsEnd(t *testing.T) {
+	t0 := time.Now()
+	var n atomic.Int64
+	stats := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) == 2 { // the beat's read at 1 s: slow past the window
+			<-r.Context().Done()
+			return
+		}
+		fmt.Fprintf(w, `{"workers": {"busy_seconds_total": %g}}`, time.Since(t0).Seconds())
+	}))
+	t.Cleanup(stats.Close)
+	srv := delayServer(t)
+	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 1, Think: 10 * time.Millisecond,
+		Duration: 1300 * time.Millisecond,
+		Watch:    mustWatcher(t, Options{StatsURL: stats.URL, Stats: []Stat{{Name: "busy", Path: "workers.busy_seconds_total", Kind: Counter}}})})
+	sr := seen(t, res).Server
+	if sr == nil || sr.Reads != 2 {
+		t.Fatalf("server stats %+v; want 2 reads: the window's start and its end (the one at 1 s held)", sr)
+	}
+	// The counter grows at 1/s; generous bounds: only its presence and
+	// unit are in question, not the machine's timing.
+	if v, ok := sr.Value("busy"); !ok || v < 0.5 || v > 2 {
+		t.Errorf("busy = %v (present %v); want about 1 per second", v, ok)
+	}
+}
