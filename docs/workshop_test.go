@@ -34,11 +34,12 @@ const (
 
 	// commandCap bounds a foreground command: one that runs longer is
 	// interrupted with SIGINT and must then exit 130 (the tools write what
-	// they measured when interrupted). 14 s lets each experiment start its
-	// servers, validate and calibrate or load its first step, lets the 10 s
-	// runs end by themselves, and keeps the whole path near two minutes (at
-	// 20 s the four quick experiments alone took 80 s of CI's ten minutes).
-	commandCap = 14 * time.Second
+	// they measured when interrupted). 12 s lets each experiment start its
+	// servers, validate and calibrate or load its first step, and the 10 s
+	// runs end by themselves (they start in under a second: the binaries are
+	// built first); at 20 s the four quick experiments alone took 80 s of
+	// CI's ten minutes.
+	commandCap = 12 * time.Second
 	// readyTimeout bounds the wait for a background command's ready line
 	// (the binaries are built before the first exercise, so go run only
 	// links).

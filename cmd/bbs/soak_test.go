@@ -21,14 +21,15 @@ import (
 	"bbslab/entity/open"
 )
 
-var soakFlag = flag.Duration("soak", 0, "duration of each soak test (default $BBS_SOAK_DURATION, else 20s; skipped under -short unless one of them is set)")
+var soakFlag = flag.Duration("soak", 0, "duration of each soak test (default $BBS_SOAK_DURATION, else 12s; skipped under -short unless one of them is set)")
 
 // soakDuration is how long each soak test sends load. Under -short the soak
 // tests skip unless -soak or BBS_SOAK_DURATION asks for them: a SIGTERM and
 // a SIGKILL under posting are TestShutdownKeepsAcknowledgedPosts's too, in
-// a fraction of a second. 20 s at 50 posts/s gives 1,000 posts with a
-// restart at each third; longer soaks (BBS_SOAK_DURATION=60s, the length
-// until 2026-12) repeat the same steady state.
+// a fraction of a second. 12 s at 50 posts/s gives 600 posts with a
+// restart at each third (4 s of load between restarts); longer soaks
+// (BBS_SOAK_DURATION=60s, the length until 2026-12) repeat the same
+// steady state.
 func soakDuration(t *testing.T) time.Duration {
 	if *soakFlag > 0 {
 		return *soakFlag
@@ -43,7 +44,7 @@ func soakDuration(t *testing.T) time.Duration {
 	if testing.Short() {
 		t.Skip("soak: long; runs without -short (or with -soak 10s)")
 	}
-	return 20 * time.Second
+	return 12 * time.Second
 }
 
 // soakRate is the fixed request rate of the soak load, per second.
