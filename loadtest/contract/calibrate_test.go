@@ -43,8 +43,6 @@ func (l *lines) logf(format string, a ...any) { *l = append(*l, fmt.Sprintf(form
 // /admin/distance or with something else at that path, and a page that
 // does not answer 200.
 func TestCalibrateBoardNeedsTheBoard(t *testing.T) {
-	closed := httptest.NewServer(nil)
-	closed.Close()
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("ok")) }))
 	t.Cleanup(page.Close)
 	notFound := httptest.NewServer(http.NotFoundHandler())
@@ -57,6 +55,11 @@ func TestCalibrateBoardNeedsTheBoard(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	t.Cleanup(noPage.Close)
+	// The closed server's port is taken last: a port closed before the
+	// others listened was once handed to noPage, and the calibration went
+	// on against it (CI, 2026-12-02 11:35).
+	closed := httptest.NewServer(nil)
+	closed.Close()
 	for _, tt := range []struct {
 		admin, page string
 		want        []string
