@@ -33,6 +33,13 @@ type Target struct {
 	// ProcessCPU is the target's own CPU over a run's measured span, in %
 	// of one core: what a calibration reads.
 	ProcessCPU Stat
+	// Interference is the CPU time of the target's cores that the target
+	// did not use (other processes, kernel work not charged to it, the
+	// hypervisor's steal) over a run's measured span, in % of one core;
+	// Steal is the hypervisor's part of it, where the OS counts steal. An
+	// empty Name: the target gives none. A runner reads them at every
+	// step, whatever else it watches, to tell a disturbed span.
+	Interference, Steal Stat
 	// Validate checks the target at url before any load; nil: the target
 	// has no validation.
 	Validate func(ctx context.Context, url string) error
