@@ -45,6 +45,10 @@ type Cost struct {
 	TimerLagMeanMs float64 `json:"timer_lag_mean_ms"`
 	TimerLagP99Ms  float64 `json:"timer_lag_p99_ms"`
 	TimerLagMaxMs  float64 `json:"timer_lag_max_ms"`
+	// Cores is how the generator's CPUs (its affinity; all CPUs when it
+	// is not pinned) were used over the measured span; nil where the OS
+	// cannot say.
+	Cores *CoresUse `json:"cores,omitempty"`
 	// Bottleneck is set when the generator may have limited the run;
 	// Reasons says why.
 	Bottleneck bool     `json:"bottleneck"`
@@ -161,4 +165,16 @@ func selfUsage() procUsage {
 		return procUsage{}
 	}
 	return procUsage{user: u.User, sys: u.System, maxRSS: u.PeakRSSBytes, ok: true}
+}
+
+// CoresUse is how a process's CPUs were used over a span, in % of one
+// core (100: one CPU's whole time): busy whoever kept them so,
+// Interference the part not spent by the process (other processes, kernel
+// work not charged to it, the hypervisor's steal), Steal the hypervisor's
+// part, absent where the OS does not count it.
+type CoresUse struct {
+	CPUs         []int    `json:"cpus"`
+	Busy         float64  `json:"busy_percent"`
+	Interference float64  `json:"interference_percent"`
+	Steal        *float64 `json:"steal_percent,omitempty"`
 }
