@@ -25,7 +25,7 @@ func Merge(results []*Result, o MergeOptions) (*Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")
 	}
-	overlap, overlapWarn, err := overlapOf(results, o.AllowDisjoint)
+	overlap, overlapWarn, err := overlapOf(results, o.AllowDisjoint, o.Now)
 	if err != nil {
 		return nil, fmt.Errorf("merge: %w", err)
 	}

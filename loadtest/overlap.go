@@ -27,6 +27,11 @@ type MergeOptions struct {
 	// AllowDisjoint merges results whose measured windows do not overlap
 	// (with a warning) instead of refusing them with ErrDisjoint.
 	AllowDisjoint bool
+	// Now is the time Merge's messages about the windows are written
+	// against: a time on Now's date (in that time's zone) is written
+	// without its date. The zero Now writes every date; a command passes
+	// time.Now().
+	Now time.Time
 }
 
 // An Overlap says how the measured windows of merged results lined up.
@@ -76,7 +81,7 @@ type WindowOffset struct {
 // they are skewed or disjoint. It returns nil and a warning when a result
 // has no window (a zero measure_start or end), and an error wrapping
 // ErrDisjoint when the windows do not overlap, unless allowDisjoint.
-func overlapOf(rs []*Result, allowDisjoint bool) (*Overlap, string, error) {
+func overlapOf(rs []*Result, allowDisjoint bool, now time.Time) (*Overlap, string, error) {
 	for i, r := range rs {
 		if r.MeasureStart.IsZero() || r.End.IsZero() {
 			return nil, fmt.Sprintf("result %d has no measured window (measure_start and end): the windows' overlap was not checked", i+1), nil
@@ -109,7 +114,7 @@ func overlapOf(rs []*Result, allowDisjoint bool) (*Overlap, string, error) {
 	}
 	if !o.End.After(o.Start) {
 		err := fmt.Errorf("%w: result %d measured from %s, %.3f s after result %d's window ended at %s",
-			ErrDisjoint, last+1, clockTime(o.Start), o.Start.Sub(o.End).Seconds(), first+1, clockTime(o.End))
+			ErrDisjoint, last+1, clockTime(o.Start, now), o.Start.Sub(o.End).Seconds(), first+1, clockTime(o.End, now))
 		if !allowDisjoint {
 			return nil, "", err
 		}
@@ -125,9 +130,11 @@ func overlapOf(rs []*Result, allowDisjoint bool) (*Overlap, string, error) {
 }
 
 // clockTime formats t for a message: the clock time to the millisecond,
-// with the date when it is not today.
-func clockTime(t time.Time) string {
-	if t.Format(time.DateOnly) != time.Now().In(t.Location()).Format(time.DateOnly) {
+// with the date unless t falls on now's date in t's zone. The zero now
+// always gives the date. Taking now as a value keeps the output a function
+// of its inputs: a test's expected text holds on any day.
+func clockTime(t, now time.Time) string {
+	if now.IsZero() || t.Format(time.DateOnly) != now.In(t.Location()).Format(time.DateOnly) {
 		return t.Format("2006-01-02 15:04:05.000 MST")
 	}
 	return t.Format("15:04:05.000 MST")
@@ -135,13 +142,14 @@ func clockTime(t time.Time) string {
 
 // WriteOverlap prints how the merged generators' windows lined up: the
 // common window, the skews, and a line per generator named by names (in
-// the order merged; a result's own name when names is short).
-func WriteOverlap(w io.Writer, o *Overlap, names []string) error {
+// the order merged; a result's own name when names is short). A time on
+// now's date is written without its date (see MergeOptions.Now).
+func WriteOverlap(w io.Writer, o *Overlap, names []string, now time.Time) error {
 	if o == nil {
 		return nil
 	}
 	fmt.Fprintf(w, "windows: common %s to %s (%.3f s); start skew %.3f ms, end skew %.3f ms (warn above %.0f ms)\n",
-		clockTime(o.Start), clockTime(o.End), o.Seconds, o.MaxStartSkewMs, o.MaxEndSkewMs, o.ThresholdMs)
+		clockTime(o.Start, now), clockTime(o.End, now), o.Seconds, o.MaxStartSkewMs, o.MaxEndSkewMs, o.ThresholdMs)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "generator\tstart ms\tend ms\tstart lag ms\t")
 	for i, g := range o.Generators {

@@ -24,7 +24,7 @@ func twoGenerators(t0 time.Time, shift time.Duration) []*Result {
 
 func TestMergeSkewedWindowsWarn(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-	m, err := Merge(twoGenerators(t0, 2*time.Second), MergeOptions{})
+	m, err := Merge(twoGenerators(t0, 2*time.Second), MergeOptions{Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestMergeSkewedWindowsWarn(t *testing.T) {
 		t.Errorf("merged %.3f s at %.3f/s (label %.3f/s); want 12 s at %.3f/s", m.MeasuredSeconds, m.Total.Throughput, m.Labels[0].Throughput, 2000.0/12)
 	}
 	var buf bytes.Buffer
-	if err := WriteOverlap(&buf, o, []string{"gen1.json"}); err != nil {
+	if err := WriteOverlap(&buf, o, []string{"gen1.json"}, t0); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -77,16 +77,53 @@ func TestMergeSmallSkewIsQuiet(t *testing.T) {
 
 func TestMergeDisjointWindows(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-	_, err := Merge(twoGenerators(t0, 30*time.Second), MergeOptions{})
+	_, err := Merge(twoGenerators(t0, 30*time.Second), MergeOptions{Now: t0})
 	if !errors.Is(err, ErrDisjoint) || !strings.Contains(err.Error(), "result 2 measured from 12:00:30.000 UTC, 20.000 s after result 1's window ended at 12:00:10.000 UTC") {
 		t.Fatalf("Merge of disjoint windows = %v; want ErrDisjoint naming the 20 s gap", err)
 	}
-	m, err := Merge(twoGenerators(t0, 30*time.Second), MergeOptions{AllowDisjoint: true})
+	m, err := Merge(twoGenerators(t0, 30*time.Second), MergeOptions{AllowDisjoint: true, Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if m.Overlap.Seconds != 0 || !strings.Contains(m.Overlap.Warning, "do not overlap") || m.MeasuredSeconds != 40 || !within(m.Total.Throughput, 50, 1e-9) {
 		t.Errorf("disjoint merge: overlap %+v, %.3f s at %.3f/s; want no common window, a warning, 40 s at 50/s", m.Overlap, m.MeasuredSeconds, m.Total.Throughput)
+	}
+}
+
+// TestOverlapDateAgainstNow checks both branches of "the date only when
+// not today" with "now" passed in, so that it holds on any day: on now's
+// date (judged in the windows' zone, UTC here) the times have no date; on
+// another day, and with no now, they have it.
+func TestOverlapDateAgainstNow(t *testing.T) {
+	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	tokyo := time.FixedZone("JST", 9*3600)
+	for _, c := range []struct {
+		name   string
+		now    time.Time
+		prefix string // before each clock time
+	}{
+		{"same day, later", time.Date(2026, 12, 2, 23, 59, 59, 0, time.UTC), ""},
+		{"same day in UTC, the next in Tokyo", time.Date(2026, 12, 3, 1, 0, 0, 0, tokyo), ""},
+		{"the next day", time.Date(2026, 12, 3, 0, 0, 0, 0, time.UTC), "2026-12-02 "},
+		{"the day before", time.Date(2026, 12, 1, 23, 59, 59, 0, time.UTC), "2026-12-02 "},
+		{"a year later, same month and day", time.Date(2027, 12, 2, 12, 0, 0, 0, time.UTC), "2026-12-02 "},
+		{"no now", time.Time{}, "2026-12-02 "},
+	} {
+		m, err := Merge(twoGenerators(t0, 2*time.Second), MergeOptions{Now: c.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := WriteOverlap(&buf, m.Overlap, nil, c.now); err != nil {
+			t.Fatal(err)
+		}
+		if want := "common " + c.prefix + "12:00:02.000 UTC to " + c.prefix + "12:00:10.000 UTC"; !strings.Contains(buf.String(), want) {
+			t.Errorf("%s: WriteOverlap with now %v wrote\n%s\nwant %q in it", c.name, c.now, buf.String(), want)
+		}
+		_, err = Merge(twoGenerators(t0, 30*time.Second), MergeOptions{Now: c.now})
+		if want := "measured from " + c.prefix + "12:00:30.000 UTC"; err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: Merge of disjoint windows with now %v = %v; want %q in it", c.name, c.now, err, want)
+		}
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
@@ -36,7 +37,8 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		rs = append(rs, r)
 	}
-	m, err := loadtest.Merge(rs, loadtest.MergeOptions{AllowDisjoint: *disjoint})
+	now := time.Now() // the one reading of the clock: messages omit today's date
+	m, err := loadtest.Merge(rs, loadtest.MergeOptions{AllowDisjoint: *disjoint, Now: now})
 	if errors.Is(err, loadtest.ErrDisjoint) {
 		return cli.Usagef("%v (the files in the order given); start the generators with one -start-at, or give -allow-disjoint to merge them anyway", err)
 	}
@@ -46,7 +48,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if m.Overlap != nil && m.Overlap.Warning != "" {
 		fmt.Fprintln(stderr, "warning:", m.Overlap.Warning)
 	}
-	if err := loadtest.WriteOverlap(stdout, m.Overlap, fs.Args()); err != nil {
+	if err := loadtest.WriteOverlap(stdout, m.Overlap, fs.Args(), now); err != nil {
 		return err
 	}
 	if err := loadtest.WriteSummary(stdout, m); err != nil {
