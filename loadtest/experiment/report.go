@@ -207,7 +207,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	if res.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(res.Description))
 	}
-	fmt.Fprintf(&b, "Ran %s to %s. %s\n\n", res.Start.Format("2006-01-02 15:04:05"), res.End.Format("15:04:05"), repeatsText(res))
+	fmt.Fprintf(&b, "Ran %s to %s. %s\n\n", res.Start.Format("2006-01-02 15:04:05 MST"), res.End.Format("15:04:05 MST"), repeatsText(res))
 	for _, n := range res.Notes {
 		fmt.Fprintf(&b, "- %s\n", n)
 	}
