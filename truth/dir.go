@@ -81,9 +81,6 @@ func OpenDir(path string, keep []string) (*Dir, error) {
 	return &Dir{root: root, path: path, keep: keep}, nil
 }
 
-// Path returns the directory's path as OpenDir was given it.
-func (d *Dir) Path() string { return d.path }
-
 // Close releases the directory.
 func (d *Dir) Close() error { return d.root.Close() }
 
