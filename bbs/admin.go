@@ -75,7 +75,7 @@ var adminDocs = map[string]string{
 	"/admin/distance":         "JSON: each SQL statement's wait in force (db_latency ± db_latency_jitter); a POST sets it from now on, as loadtest calibrate does, e.g. curl -X POST 'ADDR/admin/distance?db_latency=1.2ms'.",
 	"/admin/behaviour":        "JSON: the behaviour knobs in force (stall_every, stall_for, delay, error_status, error_share, size) and recent stalls; a POST sets those given, stall_now=D stalls now, e.g. curl -X POST 'ADDR/admin/behaviour?stall_now=1s'.",
 	"POST /admin/truth/start": "Opens a truth window from now (or ?at= until ?until=, RFC 3339; ?log=1 keeps a per-request log): the board records every request it serves.",
-	"POST /admin/truth/stop":  "Closes the truth window and answers its truth as JSON; ?file=PATH also writes it there.",
+	"POST /admin/truth/stop":  "Closes the truth window and answers its truth as JSON; ?file=NAME also writes it into truth_dir (a plain file name; &replace=1 replaces an existing one; the database's files never).",
 	"GET /admin/truth":        "JSON: the truth of the current or last window: requests, bytes, statuses, per second, server and service times, stalls.",
 	"GET /admin/truth/log":    "JSON lines: one per request of the window (when it keeps a log).",
 	"GET /admin/stats":        "JSON: workers and queue, DB pool and its waits, each command's queries and acquires, answers by kind, GC, machine, connections, runtime, config.",

@@ -46,11 +46,15 @@ func TestAdmin(t *testing.T) {
 	if err := json.Unmarshal([]byte(body), &r); err != nil || resp.StatusCode != 200 || r.Posts != 5 || len(st.Posts()) != 5 {
 		t.Errorf("reset: %d %s (%v); store has %d posts", resp.StatusCode, body, err, len(st.Posts()))
 	}
-	for _, bad := range []string{"-1", "x", "99999999999"} {
+	// posts is a count and nothing else: no path reaches the store.
+	for _, bad := range []string{"-1", "x", "99999999999", "..%2Fbbs.db", "%2Ftmp%2Fx", "5%00"} {
 		req, _ := http.NewRequest("POST", ts.URL+"/admin/reset?posts="+bad, nil)
 		if resp, _ := do(t, req); resp.StatusCode != 400 {
 			t.Errorf("reset posts=%s: %d; want 400", bad, resp.StatusCode)
 		}
+	}
+	if n := len(st.Posts()); n != 5 {
+		t.Errorf("after the refused resets the store has %d posts; want the 5 of the last reset", n)
 	}
 
 	resp, body = get(t, ts.URL+"/admin/stats")

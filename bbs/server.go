@@ -51,8 +51,13 @@ type Options struct {
 	// set, which then see no arrivals and no accepts.
 	Behaviour *behave.Behaviour
 	Truth     *truth.Recorder
-	TruthLog  bool   // a truth window keeps the per-request log unless its start says ?log=0
-	TruthFile string // where a truth window's stop writes its report; "" none unless ?file=
+	TruthLog  bool // a truth window keeps the per-request log unless its start says ?log=0
+	// TruthDir is the one directory an admin request may write into (a
+	// truth window's stop, ?file=NAME); nil: none, and ?file= is refused.
+	TruthDir *truth.Dir
+	// TruthFile is a file name in TruthDir every stop writes its report
+	// to, replacing it; "" none unless ?file=.
+	TruthFile string
 }
 
 // Server serves the board and its admin endpoints.

@@ -2,6 +2,7 @@ package bbs
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -80,11 +81,17 @@ const stopWait = 5 * time.Second
 
 // handleTruthStop closes the window (now, or at ?until=), waits for the
 // requests that arrived in it to end, answers its truth and writes it to
-// ?file= (or truth_file) when one is named.
+// the file truthTarget names, if any. A file that may not be written is
+// refused before the window is touched: it stays open, nothing is written.
 func (s *Server) handleTruthStop(w http.ResponseWriter, r *http.Request) {
 	until, err := clockParam(r, "until")
 	if err != nil {
 		truthError(w, err)
+		return
+	}
+	file, replace, err := s.truthTarget(r)
+	if err != nil {
+		s.fileError(w, file, err)
 		return
 	}
 	if err := s.truth.Stop(until, stopWait); err != nil {
@@ -96,19 +103,53 @@ func (s *Server) handleTruthStop(w http.ResponseWriter, r *http.Request) {
 		truthError(w, err)
 		return
 	}
-	file := s.opt.TruthFile
-	if v := r.URL.Query().Get("file"); v != "" {
-		file = v
-	}
 	if file != "" {
-		if err := truth.WriteFile(file, rep); err != nil {
-			s.log.Error("truth file", "err", err)
-			writeJSON(w, http.StatusInternalServerError, jsonError{Status: 500, Error: "file: cannot write " + strconv.Quote(file)})
+		if err := s.opt.TruthDir.Write(file, rep, replace); err != nil {
+			s.fileError(w, file, err)
 			return
 		}
 	}
 	s.log.Info("truth window stopped", "requests", rep.Requests, "file", file)
 	writeJSON(w, http.StatusOK, rep)
+}
+
+// errNoTruthDir refuses a file when the board was given no truth_dir.
+var errNoTruthDir = fmt.Errorf("file: this board writes no files: start it with -truth-dir DIR (or truth_dir in its config) and name a file in it, e.g. ?file=truth.json: %w", truth.ErrRefused)
+
+// truthTarget returns the file a stop writes in truth_dir and whether it
+// may replace one: ?file=NAME, replacing an existing file only with
+// ?replace=1; else truth_file, which every stop replaces; "" for none. It
+// returns an error (truth.ErrRefused for the request's fault) when the
+// file may not be written.
+func (s *Server) truthTarget(r *http.Request) (string, bool, error) {
+	q := r.URL.Query()
+	name, replace := s.opt.TruthFile, true
+	if q.Has("file") {
+		name, replace = q.Get("file"), false
+		if v := q.Get("replace"); v != "" {
+			var err error
+			if replace, err = strconv.ParseBool(v); err != nil {
+				return name, false, fmt.Errorf("replace: %s is not 1 or 0: %w", strconv.Quote(v), truth.ErrRefused)
+			}
+		}
+	} else if name == "" {
+		return "", false, nil
+	}
+	if s.opt.TruthDir == nil {
+		return name, false, errNoTruthDir
+	}
+	return name, replace, s.opt.TruthDir.Check(name, replace)
+}
+
+// fileError answers a truth file that was refused (400, the reason) or
+// could not be written (500, the reason logged).
+func (s *Server) fileError(w http.ResponseWriter, file string, err error) {
+	if errors.Is(err, truth.ErrRefused) {
+		writeJSON(w, http.StatusBadRequest, jsonError{Status: http.StatusBadRequest, Error: err.Error()})
+		return
+	}
+	s.log.Error("truth file", "file", file, "err", err)
+	writeJSON(w, http.StatusInternalServerError, jsonError{Status: http.StatusInternalServerError, Error: "file: cannot write " + strconv.Quote(file) + " in truth_dir"})
 }
 
 // handleTruth answers the truth of the current (or last) window.

@@ -27,7 +27,13 @@ func TestTruthEndToEnd(t *testing.T) {
 	st := fake.New(50)
 	beh := behave.New(behave.Settings{StallEvery: 400 * time.Millisecond, StallFor: 200 * time.Millisecond})
 	rec := truth.New(0)
-	s := New(Options{Store: st, Workers: 4, Queue: 8, QueueTimeout: time.Minute, Behaviour: beh, Truth: rec})
+	dir := t.TempDir()
+	tdir, err := truth.OpenDir(dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tdir.Close()
+	s := New(Options{Store: st, Workers: 4, Queue: 8, QueueTimeout: time.Minute, Behaviour: beh, Truth: rec, TruthDir: tdir})
 	s.SetReady(true)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -87,8 +93,8 @@ func TestTruthEndToEnd(t *testing.T) {
 	}
 	sent[200]++
 
-	file := filepath.Join(t.TempDir(), "truth.json")
-	resp, body := post(t, adm+"/admin/truth/stop?file="+url.QueryEscape(file), nil)
+	file := filepath.Join(dir, "truth.json")
+	resp, body := post(t, adm+"/admin/truth/stop?file=truth.json", nil)
 	if resp.StatusCode != 200 {
 		t.Fatalf("truth stop: %d %s", resp.StatusCode, body)
 	}

@@ -3,9 +3,12 @@ package config
 import (
 	"flag"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"bbslab/behave"
+	"bbslab/truth"
 )
 
 // Behaviour is the board's behaviour on demand and its truth recording,
@@ -21,7 +24,8 @@ type Behaviour struct {
 	ErrorShare  float64  `toml:"error_share"`  // ... to this share of /bbs requests (0..1)
 	Size        int64    `toml:"size"`         // body bytes of every /bbs answer; 0 = as it is
 	TruthLog    bool     `toml:"truth_log"`    // truth windows keep a per-request log
-	TruthFile   string   `toml:"truth_file"`   // a truth window's stop writes its report here
+	TruthDir    string   `toml:"truth_dir"`    // the one directory admin requests may write into; "" none
+	TruthFile   string   `toml:"truth_file"`   // a file name in truth_dir every truth window's stop writes
 }
 
 // Settings returns the behaviour knobs as behave reads them, or the
@@ -38,12 +42,23 @@ func (b Behaviour) Settings() (behave.Settings, error) {
 	return s, s.Validate()
 }
 
-// validate returns the behaviour knobs' problems.
+// validate returns the behaviour knobs' problems. truth_file is a plain
+// name in truth_dir, checked as a stop's ?file= is (truth.CheckName); that
+// it is not one of the database's files is checked at start, when
+// truth_dir is opened.
 func (b Behaviour) validate() []error {
+	var errs []error
 	if _, err := b.Settings(); err != nil {
-		return []error{err}
+		errs = append(errs, err)
 	}
-	return nil
+	if b.TruthFile != "" {
+		if err := truth.CheckName(b.TruthFile); err != nil {
+			errs = append(errs, fmt.Errorf("truth_file = %q: %v", b.TruthFile, strings.TrimPrefix(err.Error(), "file "+strconv.Quote(b.TruthFile)+": ")))
+		} else if b.TruthDir == "" {
+			errs = append(errs, fmt.Errorf("truth_file = %q: needs truth_dir, the directory it is written into", b.TruthFile))
+		}
+	}
+	return errs
 }
 
 // bindBehaviour registers the behaviour knobs' flags.
@@ -55,5 +70,6 @@ func bindBehaviour(fs *flag.FlagSet, b *Behaviour) {
 	fs.Float64Var(&b.ErrorShare, "error-share", b.ErrorShare, "share of /bbs requests answered with -error-status (0..1)")
 	fs.Int64Var(&b.Size, "size", b.Size, "body bytes of every /bbs answer, the page cut or padded with spaces (0: as it is)")
 	fs.BoolVar(&b.TruthLog, "truth-log", b.TruthLog, "truth windows keep a per-request log (GET /admin/truth/log)")
-	fs.StringVar(&b.TruthFile, "truth-file", b.TruthFile, "`file` a truth window's stop writes its report to (atomically)")
+	fs.StringVar(&b.TruthDir, "truth-dir", b.TruthDir, "the one `directory` admin requests may write into (a truth window's stop, ?file=NAME); empty: none")
+	fs.StringVar(&b.TruthFile, "truth-file", b.TruthFile, "file `name` in -truth-dir every truth window's stop writes its report to, replacing it (atomically)")
 }

@@ -48,7 +48,7 @@ type Config struct {
 
 	Latency                 // tcp_nodelay, write_chunks, gogc, gomemlimit, warmup (latency.go)
 	Distance                // db_latency, db_latency_jitter, connect_latency (distance.go)
-	Behaviour               // stall_every, stall_for, delay, error_status, error_share, size, truth_log, truth_file (behaviour.go)
+	Behaviour               // stall_every, stall_for, delay, error_status, error_share, size, truth_log, truth_dir, truth_file (behaviour.go)
 	AccessLog string        `toml:"access_log"` // JSON-lines access log (alp): a file, "-" for stdout, "" off
 	SQLTrace  string        `toml:"sql_trace"`  // JSON line per SQL statement: a file, "-" for stderr, "" off
 	Profile   ProfileConfig `toml:"profile"`    // extra runtime profiles

@@ -3,11 +3,8 @@ package truth
 import (
 	"bufio"
 	"encoding/json"
-	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"time"
 
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
@@ -174,27 +171,4 @@ func (r *Recorder) WriteLog(out io.Writer) error {
 		}
 	}
 	return bw.Flush()
-}
-
-// WriteFile writes rep to path atomically: a temporary file in the same
-// directory, then a rename.
-func WriteFile(path string, rep Report) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".truth-*.json")
-	if err != nil {
-		return fmt.Errorf("truth file: %w", err)
-	}
-	enc := json.NewEncoder(f)
-	enc.SetIndent("", "  ")
-	err = enc.Encode(rep)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("truth file %s: %w", path, err)
-	}
-	return nil
 }

@@ -5,6 +5,11 @@
 // status and, when asked, a log of every request, and reports them as the
 // JSON that loadtest grade holds a tool's results against (docs/truth.md).
 //
+// A report is written to a file only through a Dir: the one directory the
+// operator named (truth_dir), by plain file name, never through a
+// symbolic link, over an existing file only when asked, over the board's
+// own files never.
+//
 // Recording off costs one atomic load per request (Recorder.On) and per
 // read on a connection (Listener). The package imports nothing of the
 // module: bbs hooks it in.

@@ -101,11 +101,16 @@ func TestRecorder(t *testing.T) {
 			t.Errorf("log line %s lacks %q", lines[0], k)
 		}
 	}
-	path := filepath.Join(t.TempDir(), "truth.json")
-	if err := WriteFile(path, rep); err != nil {
+	dir := t.TempDir()
+	d, err := OpenDir(dir, nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(path)
+	defer d.Close()
+	if err := d.Write("truth.json", rep, false); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "truth.json"))
 	var back Report
 	if err := json.Unmarshal(b, &back); err != nil || back.Requests != 4 {
 		t.Errorf("file: %v, requests %d; want 4", err, back.Requests)

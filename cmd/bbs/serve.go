@@ -38,6 +38,13 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	if cfg.DB == "sqlite" && !sqlite.Available {
 		return sqlite.ErrNoCgo // before listening: this build cannot serve SQLite at all
 	}
+	tdir, err := openTruthDir(cfg)
+	if err != nil {
+		return err
+	}
+	if tdir != nil {
+		defer tdir.Close()
+	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 
 	// Listen first so that a taken port fails before the database work.
@@ -162,6 +169,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Behaviour:      behaviour,
 		Truth:          record,
 		TruthLog:       cfg.TruthLog,
+		TruthDir:       tdir,
 		TruthFile:      cfg.TruthFile,
 	})
 	boardH.set(srv.Handler())
