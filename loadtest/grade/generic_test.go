@@ -299,3 +299,25 @@ func TestParseAmount(t *testing.T) {
 		}
 	}
 }
+
+// TestGenericCRLFAndBOM: a file saved by a spreadsheet (a UTF-8 BOM,
+// CRLF line ends) reads as the same requests.
+func TestGenericCRLFAndBOM(t *testing.T) {
+	for _, file := range []string{"generic.csv", "generic.jsonl"} {
+		b, err := os.ReadFile("testdata/" + file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = append([]byte("\uFEFF"), bytes.ReplaceAll(b, []byte("\n"), []byte("\r\n"))...)
+		if !isGeneric(b) {
+			t.Errorf("%s with a BOM and CRLF: not recognised as generic", file)
+		}
+		rs, err := readGeneric(file, b)
+		if err != nil {
+			t.Fatalf("%s with a BOM and CRLF: %v", file, err)
+		}
+		if r := rs[0]; r.Sent != 10 || r.Responses != 9 || r.Lat.Max != 2.9 || r.Relative {
+			t.Errorf("%s with a BOM and CRLF: sent %d, responses %d, max %v, relative %v; want 10, 9, 2.9, false", file, r.Sent, r.Responses, r.Lat.Max, r.Relative)
+		}
+	}
+}
