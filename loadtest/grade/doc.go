@@ -44,6 +44,13 @@
 //     data.time taken as the request's end, data.value in ms,
 //     data.tags.status. k6 cannot be installed here: the fixture and tests
 //     use a file written to that documented format, not one k6 wrote.
+//   - generic: any tool's results through a converter, CSV with a header
+//     or JSON lines, one request a row: its send time (start: RFC 3339;
+//     start_unix_s|ms|us|ns: Unix epoch; offset or offset_s|ms|us|ns from
+//     the run's start, given by a "# start=" line or placed like hey's),
+//     latency (latency: a Go duration; latency_s|ms|us|ns), status (0 or
+//     empty: no response, with an error), optional bytes, error, x_*. Every
+//     bad row is an error naming its line. docs/grading.md specifies it.
 //
 // The truth is defined here, not imported from the server: the tools
 // import nothing of the board (docs/layout.md).

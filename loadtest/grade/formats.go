@@ -25,6 +25,8 @@ var formats = []format{
 	{"hey", isHey, readHey},
 	{"jtl", isJTL, readJTL},
 	{"wrk", isWrk, readWrk},
+	// generic comes last: the tools' own formats win on their content.
+	{"generic", isGeneric, readGeneric},
 }
 
 // FormatNames lists the formats grade knows, for messages and -format.

@@ -1,0 +1,364 @@
+package grade
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A genericRow is one request of a generic file.
+type genericRow struct {
+	send   time.Time     // absolute send time (start, start_unix_*)
+	offset time.Duration // or the send from the run's start (offset*)
+	lat    time.Duration
+	status int
+	bytes  int64
+	err    string
+}
+
+// genericRows gathers a file's rows and the coarsest latency resolution
+// among them (ns).
+type genericRows struct {
+	schema *genericSchema
+	rows   []genericRow
+	res    float64
+}
+
+// readGeneric reads the generic format, CSV or JSON lines by its first
+// line that is not a comment; every bad row is an error naming its line.
+func readGeneric(path string, b []byte) ([]*Report, error) {
+	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
+	start, body, skipped, err := genericPreamble(b)
+	if err != nil {
+		return nil, err
+	}
+	for i, l := range bytes.Split(body, []byte("\n")) {
+		if isStartLine(string(l)) {
+			return nil, fmt.Errorf("line %d: a \"# start=\" line after the data; put it before the header or the first object", skipped+i+1)
+		}
+	}
+	g := &genericRows{}
+	if head := genericHead(body); len(head) > 0 && head[0] == '{' {
+		err = g.readJSON(body, skipped)
+	} else {
+		err = g.readCSV(body, skipped)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r, err := g.report(path, start)
+	if err != nil {
+		return nil, err
+	}
+	return []*Report{r}, nil
+}
+
+// genericPreamble reads the blank and comment lines before the header or
+// the first object, of which "# start=RFC3339" gives the run's start.
+// It returns the rest and the number of lines before it.
+func genericPreamble(b []byte) (start time.Time, rest []byte, lines int, err error) {
+	for len(b) > 0 {
+		line, after, _ := bytes.Cut(b, []byte("\n"))
+		l := strings.TrimSpace(string(line))
+		if l != "" && l[0] != '#' {
+			break
+		}
+		lines++
+		b = after
+		if !isStartLine(l) {
+			continue // a comment
+		}
+		_, val, _ := strings.Cut(l, "=")
+		if !start.IsZero() {
+			return start, nil, 0, fmt.Errorf("line %d: a second \"# start=\" line; give the run's start once", lines)
+		}
+		if start, err = time.Parse(time.RFC3339Nano, strings.TrimSpace(val)); err != nil {
+			return start, nil, 0, fmt.Errorf("line %d: start %q: want the run's start in RFC 3339 with a zone, e.g. # start=2026-12-03T09:00:00.000Z", lines, strings.TrimSpace(val))
+		}
+	}
+	return start, b, lines, nil
+}
+
+// isStartLine says whether l is a "# start=" line.
+func isStartLine(l string) bool {
+	l = strings.TrimSpace(l)
+	key, _, ok := strings.Cut(strings.TrimPrefix(l, "#"), "=")
+	return strings.HasPrefix(l, "#") && ok && strings.TrimSpace(key) == "start"
+}
+
+// readCSV reads a header row and one request a row; skipped lines came
+// before body (for line numbers).
+func (g *genericRows) readCSV(body []byte, skipped int) error {
+	cr := csv.NewReader(bytes.NewReader(body))
+	cr.Comment = '#'
+	cr.FieldsPerRecord = -1
+	lineErr := func(err error) error {
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("line %d: %v", pe.Line+skipped, pe.Err)
+		}
+		return err
+	}
+	header, err := cr.Read()
+	if err != nil {
+		return lineErr(err)
+	}
+	for i := range header {
+		header[i] = strings.TrimSpace(header[i])
+	}
+	hl, _ := cr.FieldPos(0)
+	if g.schema, err = newGenericSchema(header); err != nil {
+		return fmt.Errorf("line %d (the header): %w", hl+skipped, err)
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return lineErr(err)
+		}
+		line, _ := cr.FieldPos(0)
+		line += skipped
+		if len(rec) != len(header) {
+			return fmt.Errorf("line %d: %d fields; the header has %d (%s)", line, len(rec), len(header), strings.Join(header, ","))
+		}
+		vals := make(map[string]string, len(rec))
+		for i, v := range rec {
+			vals[header[i]] = strings.TrimSpace(v)
+		}
+		if err := g.add(vals); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+}
+
+// readJSON reads one JSON object a line; the first object's send-time and
+// latency keys hold for every line (lineKeys).
+func (g *genericRows) readJSON(body []byte, skipped int) error {
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := skipped + 1; sc.Scan(); n++ {
+		l := bytes.TrimSpace(sc.Bytes())
+		if len(l) == 0 || l[0] == '#' {
+			continue
+		}
+		vals, names, err := jsonValues(l)
+		if err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := g.lineKeys(names); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		if err := g.add(vals); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	if g.schema == nil {
+		return errors.New("no JSON object")
+	}
+	return nil
+}
+
+// lineKeys checks a JSON line's keys: the first line's make the schema
+// (a send time, a latency and a status); a later line may leave out any
+// but the send time, and may not name another send time or latency.
+func (g *genericRows) lineKeys(names []string) error {
+	if g.schema == nil {
+		s, err := newGenericSchema(names)
+		g.schema = s
+		return err
+	}
+	for _, n := range names {
+		c, err := parseGenericCol(n)
+		if err != nil {
+			return err
+		}
+		if (c.kind == colStart || c.kind == colOffset) && n != g.schema.send.name ||
+			c.kind == colLatency && n != g.schema.latency.name {
+			return fmt.Errorf("%s, but the first line gave %s and %s: one send-time and one latency key per file", n, g.schema.send.name, g.schema.latency.name)
+		}
+	}
+	return nil
+}
+
+// jsonValues decodes one line's object: its values as text (a number as
+// written, null as empty) and its keys.
+func jsonValues(l []byte) (map[string]string, []string, error) {
+	if l[0] != '{' {
+		return nil, nil, errors.New("want one JSON object a line, {...}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(l))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil || m == nil {
+		return nil, nil, fmt.Errorf("want one JSON object a line: %s", strings.TrimPrefix(fmt.Sprint(err), "json: "))
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, errors.New("want one JSON object a line: more after the object")
+	}
+	vals := map[string]string{}
+	var names []string
+	for k, v := range m {
+		names = append(names, k)
+		switch v := v.(type) {
+		case nil:
+			vals[k] = ""
+		case string:
+			vals[k] = strings.TrimSpace(v)
+		case json.Number:
+			vals[k] = v.String()
+		default:
+			return nil, nil, fmt.Errorf("%s: %v; want a number or a string", k, v)
+		}
+	}
+	sort.Strings(names)
+	return vals, names, nil
+}
+
+// add reads one row's values by column name.
+func (g *genericRows) add(vals map[string]string) error {
+	s := g.schema
+	var q genericRow
+	if v := vals["status"]; v != "" {
+		st, err := strconv.Atoi(v)
+		if err != nil || (st != 0 && (st < 100 || st > 599)) {
+			return fmt.Errorf("status %q: want an HTTP status 100-599, or 0 or empty for no response", v)
+		}
+		q.status = st
+	}
+	q.err = vals["error"]
+	if q.status == 0 && q.err == "" {
+		return errors.New("status 0 or empty (no response) needs an error saying why")
+	}
+	switch v := vals[s.latency.name]; {
+	case v == "" && q.status > 0:
+		return fmt.Errorf("%s empty: a response (status %d) needs its latency", s.latency.name, q.status)
+	case v != "":
+		lat, res, err := parseLength(s.latency, v)
+		if err != nil {
+			return err
+		}
+		q.lat, g.res = lat, math.Max(g.res, res)
+	}
+	v := vals[s.send.name]
+	var err error
+	switch {
+	case v == "":
+		return fmt.Errorf("%s empty: every request needs its send time", s.send.name)
+	case s.send.kind == colOffset:
+		q.offset, _, err = parseLength(s.send, v)
+	case s.send.unit == 0:
+		if q.send, err = time.Parse(time.RFC3339Nano, v); err != nil {
+			err = fmt.Errorf("%s %q: want RFC 3339 with a zone, e.g. 2026-12-03T09:00:00.123456Z", s.send.name, v)
+		}
+	default:
+		q.send, err = parseEpoch(s.send, v)
+	}
+	if err != nil {
+		return err
+	}
+	if v := vals["bytes"]; v != "" {
+		if q.bytes, err = strconv.ParseInt(v, 10, 64); err != nil || q.bytes < 0 {
+			return fmt.Errorf("bytes %q: want a whole number of bytes, 0 or more", v)
+		}
+	}
+	g.rows = append(g.rows, q)
+	return nil
+}
+
+// report builds the Report of the rows: placed at the earliest absolute
+// send, at the "# start=" line's time for offsets, or Relative (offsets
+// without a start: matched to the truth's seconds like hey's).
+func (g *genericRows) report(path string, start time.Time) (*Report, error) {
+	s := g.schema
+	if len(g.rows) == 0 {
+		return nil, errors.New("no requests after the header")
+	}
+	absolute := s.send.kind == colStart
+	if absolute && !start.IsZero() {
+		return nil, fmt.Errorf("a \"# start=\" line gives the run's start for offsets, but the send times are absolute (%s): drop the line or give offsets", s.send.name)
+	}
+	r := &Report{Name: path, Format: "generic", Resolution: g.res / float64(time.Millisecond)}
+	switch {
+	case absolute:
+		r.Start = g.rows[0].send
+		for _, q := range g.rows {
+			if q.send.Before(r.Start) {
+				r.Start = q.send
+			}
+		}
+	case start.IsZero():
+		r.Relative = true
+		r.Notes = append(r.Notes, "send times are offsets and no \"# start=\" line gives the run's start: placed by the truth's seconds, or by -window")
+	default:
+		r.Start = start
+	}
+	var bytes int64
+	noResponse, withStatus := map[string]int64{}, map[string]int64{}
+	for _, q := range g.rows {
+		at := q.offset
+		if absolute {
+			at = q.send.Sub(r.Start)
+		}
+		r.Requests = append(r.Requests, Request{At: at, Latency: q.lat, Status: q.status})
+		bytes += q.bytes
+		switch {
+		case q.status == 0:
+			noResponse[q.err]++
+		case q.err != "":
+			withStatus[q.err]++
+		}
+	}
+	r.fromRequests()
+	if len(noResponse) > 0 {
+		r.Notes = append(r.Notes, "no response: "+countList(noResponse))
+	}
+	if len(withStatus) > 0 {
+		r.Notes = append(r.Notes, "responses with an error: "+countList(withStatus))
+	}
+	for _, c := range s.cols {
+		if c.kind == colBytes {
+			r.Notes = append(r.Notes, fmt.Sprintf("bytes received: %d", bytes))
+		}
+	}
+	if len(s.extra) > 0 {
+		r.Notes = append(r.Notes, "carried, not graded: "+strings.Join(s.extra, ", "))
+	}
+	return r, nil
+}
+
+// countList prints counts by message, most first, the first five.
+func countList(m map[string]int64) string {
+	var keys []string
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if m[keys[i]] != m[keys[j]] {
+			return m[keys[i]] > m[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var parts []string
+	for i, k := range keys {
+		if i == 5 {
+			parts = append(parts, fmt.Sprintf("and %d more messages", len(keys)-5))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%d x %q", m[k], k))
+	}
+	return strings.Join(parts, ", ")
+}
