@@ -11,6 +11,10 @@ import (
 
 // writeTruth prints the truth's window in one line.
 func writeTruth(w io.Writer, t *Truth) {
+	if t.Start.IsZero() {
+		fmt.Fprintln(w, "truth: no window opened")
+		return
+	}
 	end := "open"
 	if !t.End.IsZero() {
 		end = t.End.Format(time.RFC3339)
