@@ -21,7 +21,7 @@ func cmdGrade(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&o.Format, "format", "", "the files' `format` ("+grade.FormatNames()+"); default: from each file's content")
 	fs.StringVar(&o.Window, "window", "", "`START,END` (RFC 3339): where a file without absolute times lies")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadtest grade (-server URL | -truth FILE) [-format NAME] [-window START,END] FILE...")
+		fmt.Fprintln(stderr, "usage: loadtest grade (-server URL | -truth FILE [-truth-log FILE]) [-format NAME] [-window START,END] FILE...")
 		fs.PrintDefaults()
 	}
 	if err := cli.ParseFlags(fs, args, true); err != nil {

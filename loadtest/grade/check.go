@@ -250,6 +250,9 @@ func (g *Grading) checkPercentiles() Check {
 	default:
 		c.Verdict, c.Text = Pass, "compared "+strings.Join(compared, ", ")
 	}
+	if g.Report.Correction != nil && len(compared) > 0 {
+		c.Text += "; the tool's figures include the synthetic samples of its correction for coordinated omission (max excepted): they are not its requests' percentiles, and a pass does not show that its requests' are at or above the server's"
+	}
 	return c
 }
 
@@ -263,8 +266,9 @@ func (g *Grading) checkStalls() Check {
 	case len(g.Stalls) == 0:
 		c.Verdict, c.Text = NotApplicable, "no stall in the tool's span"
 		return c
-	case r.Relative && len(r.Requests) == 0 && r.Tail == nil:
-		// wrk: no times; only its tail can show a stall.
+	case r.Requests == nil && r.Tail == nil:
+		// wrk: no per-request data; only its percentiles can show a
+		// stall (also when placed with -window).
 		return g.tailOnly(c)
 	case g.Due < 1:
 		c.Verdict, c.Text = CannotTell, fmt.Sprintf("at the tool's rate (%.1f/s) less than one request was due in the stalls", g.Rate)
@@ -295,21 +299,59 @@ func (g *Grading) checkStalls() Check {
 }
 
 // tailOnly decides the stall check from percentiles alone: pass when the
-// tail reaches half the shortest stall, else cannot tell.
+// tail reaches half the shortest stall, else cannot tell. For a tool that
+// corrected its figures (Correction), a percentile reaching the stall is
+// said to be the correction's when its requests cannot account for it.
 func (g *Grading) tailOnly(c Check) Check {
 	r := g.Report
 	c.Verdict, c.Text = CannotTell, "no per-request data or times: cannot tell which requests fell in a stall"
 	if g.TailAt == 0 {
 		return c
 	}
-	for _, v := range []float64{r.Lat.P99, r.Lat.P90, r.Lat.Max} {
-		if !math.IsNaN(v) && v >= g.TailAt {
-			c.Verdict, c.Text = Pass, fmt.Sprintf("its tail shows the stall: %.1f ms >= %.0f ms", v, g.TailAt)
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"p99", r.Lat.P99}, {"p90", r.Lat.P90}, {"max", r.Lat.Max}} {
+		if !math.IsNaN(p.v) && p.v >= g.TailAt {
+			c.Verdict, c.Text = Pass, fmt.Sprintf("its tail shows the stall: %s %.1f ms >= %.0f ms", p.name, p.v, g.TailAt)
+			if r.Correction != nil && p.name != "max" {
+				c.Text += g.synthetic(p.name)
+			}
 			return c
 		}
 	}
 	c.Text += fmt.Sprintf(", and its tail (max %.1f ms) does not reach %.0f ms", r.Lat.Max, g.TailAt)
 	return c
+}
+
+// synthetic says why a corrected percentile (pct, "p99" or "p90")
+// reaching the stall is the correction's: a closed-loop tool with C
+// connections has at most C requests waiting in each stall (a connection
+// waits on one request at a time, and none is answered in a stall), so
+// when C x stalls is below the share of requests above pct, that
+// percentile is of synthetic samples.
+func (g *Grading) synthetic(pct string) string {
+	r, corr := g.Report, g.Report.Correction
+	s := "; but the tool's percentiles include the synthetic samples of its correction for coordinated omission"
+	if corr.Connections == 0 || r.Responses == 0 {
+		return s
+	}
+	above := map[string]float64{"p99": 0.01, "p90": 0.1}[pct]
+	held := int64(corr.Connections * len(g.Stalls))
+	share := float64(held) / float64(r.Responses)
+	if share >= above {
+		return s
+	}
+	return s + fmt.Sprintf(": with %d connections, at most %d of its %d requests (%.3f %%) can wait in %d stall%s, fewer than the %.0f %% above a %s, so its %s is the correction's, not its requests'; its max (%.1f ms) is a request's",
+		corr.Connections, held, r.Responses, 100*share, len(g.Stalls), plural(len(g.Stalls)), 100*above, pct, pct, r.Lat.Max)
+}
+
+// plural is "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
 }
 
 func inStalls(t time.Time, stalls []truth.Span) bool {

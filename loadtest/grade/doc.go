@@ -17,6 +17,15 @@
 //     them (latencies at or above half the shortest stall); more than 25 %
 //     missing is coordinated omission, reported with the share never sent.
 //
+// A file is graded only against a truth whose window covers its span
+// (within the larger of 100 ms and 1 % of the span, the lab's clock
+// tolerance): none opened, opened after the tool began, closed before it
+// ended, or another run's window is not the tool's fault, so the grade
+// exits 2 naming the window, the tool's span and the command that opens a
+// window; likewise a per-request log that is needed (an offsets-only file
+// with stalls in the window) and missing, cut at its cap, or another
+// window's.
+//
 // Inputs, recognised from the content or named with -format:
 //
 //   - loadtest: this lab's run or sweep JSON (../SCHEMA.md), read with
@@ -33,11 +42,20 @@
 //     start). Successful requests only, and offsets only: the file is
 //     matched to the span of its length in the truth's per-second counts
 //     closest to its own (the latest on a tie), or placed at -window.
-//   - wrk: the text wrk --latency prints: "N requests in D", the Latency
-//     Distribution (50/75/90/99 %), the thread stats' Latency max,
-//     "Non-2xx or 3xx responses" and "Socket errors". No per-request data
-//     and no times: counts and percentiles are graded, and the stall check
-//     is "cannot tell" unless its tail reaches the stall.
+//   - wrk: the text wrk --latency prints: "N requests in D", "T threads
+//     and C connections", the Latency Distribution (50/75/90/99 %), the
+//     thread stats' Latency avg and max, "Non-2xx or 3xx responses" and
+//     "Socket errors". No per-request data and no times: counts and
+//     percentiles are graded, and the stall check is "cannot tell" unless
+//     its tail reaches the stall. wrk's percentiles, mean and stdev are not
+//     of its requests: wrk 4.0 and later corrects its latency record for
+//     coordinated omission before printing it (wrk's src/stats.c,
+//     stats_correct, called from src/wrk.c; its commit "remove calibration
+//     & improve CO correction"), adding synthetic samples below every
+//     latency of at least twice its mean interval per connection
+//     (Correction). The grade labels wrk's row "corrected", checks its mean
+//     by Little's law, and says when a percentile reaching a stall is the
+//     correction's rather than its requests'; its max is a request's.
 //   - k6: `k6 run --out json=FILE` as Grafana's k6 documentation
 //     (results-output/real-time/json) describes it: lines of {"type":
 //     "Metric"|"Point", "metric", "data"}; the Points of http_req_duration,

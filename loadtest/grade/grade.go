@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -27,14 +28,19 @@ type Options struct {
 }
 
 // Run grades each file against the truth and writes the grades to w. Its
-// error carries the exit code: cli.ExitUsage for a bad option or an
-// unreadable file, cli.ExitSLO when a check failed.
+// error carries the exit code: cli.ExitUsage for a bad option, an
+// unreadable file, or a truth that cannot grade a file (no window over the
+// tool's span, or no log where one is needed: the error says which and
+// how to open one); cli.ExitSLO when a check failed.
 func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 	if len(files) == 0 {
 		return cli.Usagef("grade: give the tools' result files")
 	}
 	if (o.Server == "") == (o.TruthFile == "") {
 		return cli.Usagef("grade: give one of -server (the server's admin address) or -truth FILE")
+	}
+	if o.TruthLog != "" && o.TruthFile == "" {
+		return cli.Usagef("grade: -truth-log goes with -truth FILE (with -server the log is read from the server)")
 	}
 	if o.Format != "" {
 		if _, err := pick(nil, o.Format); err != nil {
@@ -53,27 +59,19 @@ func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 		}
 		reports = append(reports, rs...)
 	}
-	var t *Truth
-	if o.TruthFile != "" {
-		t, err = readTruthFile(o.TruthFile)
-		if err != nil {
-			return cli.Usage(err)
-		}
-		if o.TruthLog != "" {
-			if t.Logged, err = readTruthLog(o.TruthLog); err != nil {
-				return cli.Usage(err)
-			}
-		}
-	} else if t, err = fetch(ctx, o.Server, TruthPath, "truth", DecodeTruth); err != nil {
+	t, err := readTruth(ctx, o)
+	if err != nil {
 		return err
-	} else if t.Log {
-		if t.Logged, err = fetch(ctx, o.Server, TruthLogPath, "truth log", decodeTruthLog); err != nil {
-			return err
-		}
 	}
 	writeTruth(w, t)
 	var failed []string
+	var cannot []error
 	for _, r := range reports {
+		if err := coverage(r, t, win, o.Server); err != nil {
+			fmt.Fprintf(w, "\n== %s (%s)\nnot graded: the truth does not cover its span (the error says why, and how to open a window that does)\n", r.Name, r.Format)
+			cannot = append(cannot, err)
+			continue
+		}
 		placed := align(r, t, win)
 		g := gradeReport(r, t)
 		g.Placed = placed
@@ -82,10 +80,52 @@ func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 			failed = append(failed, r.Name)
 		}
 	}
+	if len(cannot) > 0 {
+		return cli.Usage(fmt.Errorf("grade: %w", errors.Join(cannot...)))
+	}
 	if len(failed) > 0 {
 		return cli.WithCode(cli.ExitSLO, fmt.Errorf("grade: a check failed for %s", strings.Join(failed, ", ")))
 	}
 	return nil
+}
+
+// readTruth reads the truth, and its log when it keeps one, from the
+// server or from the files o names. A log that is not the window's own,
+// or a window that says it keeps a log the server then refuses, is a
+// usage error: the grade would count another window's requests.
+func readTruth(ctx context.Context, o Options) (*Truth, error) {
+	if o.TruthFile != "" {
+		t, err := readTruthFile(o.TruthFile)
+		if err != nil {
+			return nil, cli.Usage(err)
+		}
+		if o.TruthLog != "" {
+			if t.Logged, err = readTruthLog(o.TruthLog); err != nil {
+				return nil, cli.Usage(err)
+			}
+		}
+		return t, cli.Usage(t.checkLog(o.TruthLog))
+	}
+	t, err := fetch(ctx, o.Server, TruthPath, "truth", DecodeTruth)
+	if err != nil {
+		return nil, err
+	}
+	if t.End.IsZero() {
+		t.readAt = time.Now()
+	}
+	if !t.Log {
+		return t, nil
+	}
+	t.Logged, err = fetch(ctx, o.Server, TruthLogPath, "truth log", decodeTruthLog)
+	var se *statusError
+	if errors.As(err, &se) && se.code == http.StatusConflict {
+		return nil, cli.Usagef("grade: the truth says its window keeps a per-request log, but %v: the window was replaced between the two reads; %s",
+			err, openHint(o.Server, true))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return t, cli.Usage(t.checkLog(strings.TrimSuffix(o.Server, "/") + TruthLogPath))
 }
 
 // parseWindow reads -window START,END; nil when empty.

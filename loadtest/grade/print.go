@@ -11,6 +11,10 @@ import (
 
 // writeTruth prints the truth's window in one line.
 func writeTruth(w io.Writer, t *Truth) {
+	if t.Start.IsZero() {
+		fmt.Fprintln(w, "truth: no window opened")
+		return
+	}
 	end := "open"
 	if !t.End.IsZero() {
 		end = t.End.Format(time.RFC3339)
@@ -50,7 +54,11 @@ func writeGrading(w io.Writer, g *Grading) {
 	row := func(name string, p Percentiles) {
 		fmt.Fprintf(w, "  %-20s %9s %9s %9s %9s %9s %9s\n", name, num(p.P50), num(p.P90), num(p.P95), num(p.P99), num(p.P999), num(p.Max))
 	}
-	row("tool", r.Lat)
+	if r.Correction != nil {
+		row("tool, corrected", r.Lat)
+	} else {
+		row("tool", r.Lat)
+	}
 	row("server", g.Server)
 	if len(g.Stalls) > 0 {
 		row("stall's requests", g.Expected)
@@ -67,6 +75,11 @@ func writeGrading(w io.Writer, g *Grading) {
 				fmt.Fprintf(w, "; the tool has %d at or above %.0f ms (%s)", g.TailSeen, g.TailAt, share(g.TailSeen, g.ServerTail))
 			}
 			fmt.Fprintln(w)
+		}
+	}
+	if r.Correction != nil {
+		for _, l := range r.Correction.describe(r) {
+			fmt.Fprintf(w, "corrected: %s\n", l)
 		}
 	}
 	for _, n := range r.Notes {

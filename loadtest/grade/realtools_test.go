@@ -29,7 +29,8 @@ import (
 // machine's speed: both tools' counts agree with the server's, and no
 // percentile of theirs is below the server's; and the open model's tail
 // holds the stalls' requests the server's log holds (it sends on its
-// schedule). Timing thresholds are not asserted (a busy machine moves them).
+// schedule); wrk's latency row is labelled as its corrected samples.
+// Timing thresholds are not asserted (a busy machine moves them).
 func TestGradeRealTools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: runs a real board and wrk for about 10 s")
@@ -74,6 +75,8 @@ func TestGradeRealTools(t *testing.T) {
 	})
 	out = gradeFile(t, adm, wrkFile)
 	want(t, out, "PASS        counts agree", "PASS        no percentile below the server's")
+	// wrk's figures are of its corrected samples, and said so.
+	want(t, out, "tool, corrected", "src/stats.c stats_correct", "Little's law: 2 connections")
 }
 
 // startBoard serves the real board (SQLite in a temp dir) with a stall of

@@ -35,6 +35,9 @@ type Report struct {
 	Tail func(ms float64) int64
 	// Resolution is the format's latency resolution in ms.
 	Resolution float64
+	// Correction, when the tool corrected Lat for coordinated omission
+	// before writing it, says how (nil: Lat is of its requests).
+	Correction *Correction
 	// Finished, for formats without per-request times: the requests
 	// finished in each second (the lab's series), T the second's start.
 	Finished []truth.Second

@@ -3,12 +3,15 @@ package grade
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"bbslab/internal/cli"
 )
@@ -66,12 +69,35 @@ func TestRunExitCodes(t *testing.T) {
 	}
 }
 
-// TestRunEveryFixture grades every fixture against the stall truth: each
-// is read and graded, none is a usage error.
+// TestRunEveryFixture grades every fixture of the stall truth's window
+// against it, with its per-request log (hey's offsets need it to place
+// the stall): each is read and graded, none is a usage error. The lab's
+// fixture is of another window (TestCannotGrade).
 func TestRunEveryFixture(t *testing.T) {
-	files := []string{"testdata/vegeta.json", "testdata/k6.json", "testdata/hey.csv", "testdata/jmeter.jtl", "testdata/wrk.txt", "testdata/loadtest-run.json"}
+	b, err := os.ReadFile("testdata/truth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	// 5000 arrivals, 2 ms apart from the window's start.
+	var log bytes.Buffer
+	for i := 0; i < 5000; i++ {
+		a := base.Add(time.Duration(i) * 2 * time.Millisecond)
+		fmt.Fprintf(&log, `{"arrival":%q,"end":%q}`+"\n", a.Format(time.RFC3339Nano), a.Add(time.Millisecond).Format(time.RFC3339Nano))
+	}
+	rep["log"], rep["log_lines"] = true, 5000
+	dir := t.TempDir()
+	truthFile, logFile := filepath.Join(dir, "truth.json"), filepath.Join(dir, "truth.log")
+	b, _ = json.Marshal(rep)
+	os.WriteFile(truthFile, b, 0o644)
+	os.WriteFile(logFile, log.Bytes(), 0o644)
+
+	files := []string{"testdata/vegeta.json", "testdata/k6.json", "testdata/hey.csv", "testdata/jmeter.jtl", "testdata/wrk.txt"}
 	var out bytes.Buffer
-	err := Run(context.Background(), Options{TruthFile: "testdata/truth.json"}, files, &out)
+	err = Run(context.Background(), Options{TruthFile: truthFile, TruthLog: logFile}, files, &out)
 	if code := cli.ExitCode(err); code != cli.ExitSLO {
 		t.Fatalf("Run = %v (exit %d); want exit 3 (the fixtures are not the truth's tools)\n%s", err, code, out.String())
 	}

@@ -31,6 +31,8 @@ type Truth struct {
 	// Logged is the per-request log (TruthLogPath), sorted by arrival,
 	// when the grader read it.
 	Logged []Logged
+	// readAt is when the grader read an open window from the server.
+	readAt time.Time
 }
 
 // DecodeTruth reads a truth document from r (from names it in errors),
@@ -72,7 +74,8 @@ func readTruthFile(path string) (*Truth, error) {
 }
 
 // fetch GETs path from a server's admin address and decodes its body;
-// what names the document in errors.
+// what names the document in errors. An answer other than 200 OK is a
+// *statusError.
 func fetch[T any](ctx context.Context, server, path, what string, decode func(io.Reader, string) (T, error)) (T, error) {
 	var zero T
 	u := strings.TrimSuffix(server, "/") + path
@@ -86,9 +89,30 @@ func fetch[T any](ctx context.Context, server, path, what string, decode func(io
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return zero, fmt.Errorf("%s: GET %s: %s", what, u, resp.Status)
+		e := &statusError{what: what, url: u, status: resp.Status, code: resp.StatusCode}
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<10))
+		var body struct{ Error string }
+		if json.Unmarshal(b, &body) == nil && body.Error != "" {
+			e.msg = body.Error
+		}
+		return zero, e
 	}
 	return decode(resp.Body, u)
+}
+
+// A statusError is a server's answer other than 200 OK to a GET of the
+// truth or its log, with the server's own message when it gave one.
+type statusError struct {
+	what, url, status, msg string
+	code                   int
+}
+
+func (e *statusError) Error() string {
+	s := fmt.Sprintf("%s: GET %s: %s", e.what, e.url, e.status)
+	if e.msg != "" {
+		s += ": " + e.msg
+	}
+	return s
 }
 
 // served counts the requests that arrived in the seconds overlapping

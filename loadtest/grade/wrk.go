@@ -20,12 +20,19 @@ var (
 	wrkLatency = regexp.MustCompile(`(?m)^\s*Latency\s+([0-9.]+)(us|ms|s|m|h)\s+([0-9.]+)(us|ms|s|m|h)\s+([0-9.]+)(us|ms|s|m|h)`)
 	wrkNon2xx  = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
 	wrkSocket  = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
+	wrkConns   = regexp.MustCompile(`(\d+) threads and (\d+) connections`)
 )
 
+// wrkSource is where wrk corrects its latency figures (Correction).
+const wrkSource = "wrk 4.0 and later corrects for coordinated omission before printing: src/stats.c stats_correct"
+
 // readWrk reads wrk's --latency summary: "N requests in D" (responses
-// completed), the Latency Distribution's 50/75/90/99 %, the thread stats'
-// Latency max, "Non-2xx or 3xx responses" and "Socket errors". It has no
-// per-request data and no times: only counts and percentiles are graded.
+// completed), "T threads and C connections", the Latency Distribution's
+// 50/75/90/99 %, the thread stats' Latency avg and max, "Non-2xx or 3xx
+// responses" and "Socket errors". It has no per-request data and no
+// times: only counts and percentiles are graded. wrk's percentiles and
+// mean are of its samples corrected for coordinated omission
+// (Correction), its max is a request's.
 func readWrk(path string, b []byte) ([]*Report, error) {
 	s := string(b)
 	m := wrkTotal.FindStringSubmatch(s)
@@ -58,9 +65,22 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 			r.Lat.P99 = ms
 		}
 	}
+	r.Correction = &Correction{Source: wrkSource, Mean: nan}
 	if l := wrkLatency.FindStringSubmatch(s); l != nil {
 		if d, err := wrkDuration(l[5], l[6]); err == nil {
-			r.Lat.Max = float64(d) / float64(time.Millisecond)
+			r.Lat.Max = ms(d)
+		}
+		if d, err := wrkDuration(l[1], l[2]); err == nil {
+			r.Correction.Mean = ms(d)
+		}
+	}
+	if c := wrkConns.FindStringSubmatch(s); c != nil {
+		conns, _ := strconv.Atoi(c[2])
+		// As wrk's src/wrk.c: runtime_us / (complete / cfg.connections),
+		// integer divisions.
+		if per := n / int64(max(conns, 1)); conns > 0 && per > 0 {
+			r.Correction.Connections = conns
+			r.Correction.Interval = time.Duration(span.Microseconds()/per) * time.Microsecond
 		}
 	}
 	if e := wrkNon2xx.FindStringSubmatch(s); e != nil {
