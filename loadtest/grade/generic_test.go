@@ -171,15 +171,17 @@ func mustTruth(t *testing.T) *Truth {
 }
 
 // TestGenericOffsetsWithoutStart: offsets without "# start=" are placed
-// like hey's, by the truth's seconds.
+// like hey's, by the truth's seconds (and its log, the truth having a
+// stall).
 func TestGenericOffsetsWithoutStart(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "offsets.csv")
 	rows := stallRows(func(at, lat time.Duration, status int) string {
 		return fmt.Sprintf("%.6f,%s,%d", at.Seconds(), lat, status)
 	}, false)
 	os.WriteFile(p, []byte("offset_s,latency,status\n"+rows), 0o644)
+	truthFile, logFile := stallTruthWithLog(t) // offsets against a truth with a stall need its log
 	var out bytes.Buffer
-	err := Run(context.Background(), Options{TruthFile: "testdata/truth.json"}, []string{p}, &out)
+	err := Run(context.Background(), Options{TruthFile: truthFile, TruthLog: logFile}, []string{p}, &out)
 	if code := cli.ExitCode(err); code != 0 || !strings.Contains(out.String(), "placed: matched to the truth's seconds from 07:20:00") {
 		t.Errorf("Run(offsets, no start) = %v (exit %d); want exit 0, placed at 07:20:00:\n%s", err, code, out.String())
 	}

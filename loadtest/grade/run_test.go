@@ -74,30 +74,10 @@ func TestRunExitCodes(t *testing.T) {
 // the stall): each is read and graded, none is a usage error. The lab's
 // fixture is of another window (TestCannotGrade).
 func TestRunEveryFixture(t *testing.T) {
-	b, err := os.ReadFile("testdata/truth.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var rep map[string]any
-	if err := json.Unmarshal(b, &rep); err != nil {
-		t.Fatal(err)
-	}
-	// 5000 arrivals, 2 ms apart from the window's start.
-	var log bytes.Buffer
-	for i := 0; i < 5000; i++ {
-		a := base.Add(time.Duration(i) * 2 * time.Millisecond)
-		fmt.Fprintf(&log, `{"arrival":%q,"end":%q}`+"\n", a.Format(time.RFC3339Nano), a.Add(time.Millisecond).Format(time.RFC3339Nano))
-	}
-	rep["log"], rep["log_lines"] = true, 5000
-	dir := t.TempDir()
-	truthFile, logFile := filepath.Join(dir, "truth.json"), filepath.Join(dir, "truth.log")
-	b, _ = json.Marshal(rep)
-	os.WriteFile(truthFile, b, 0o644)
-	os.WriteFile(logFile, log.Bytes(), 0o644)
-
+	truthFile, logFile := stallTruthWithLog(t)
 	files := []string{"testdata/vegeta.json", "testdata/k6.json", "testdata/hey.csv", "testdata/jmeter.jtl", "testdata/wrk.txt"}
 	var out bytes.Buffer
-	err = Run(context.Background(), Options{TruthFile: truthFile, TruthLog: logFile}, files, &out)
+	err := Run(context.Background(), Options{TruthFile: truthFile, TruthLog: logFile}, files, &out)
 	if code := cli.ExitCode(err); code != cli.ExitSLO {
 		t.Fatalf("Run = %v (exit %d); want exit 3 (the fixtures are not the truth's tools)\n%s", err, code, out.String())
 	}
@@ -109,4 +89,36 @@ func TestRunEveryFixture(t *testing.T) {
 	if testing.Verbose() {
 		t.Log(out.String())
 	}
+}
+
+// stallTruthWithLog writes testdata/truth.json with a per-request log of
+// 5000 arrivals, 2 ms apart from the window's start (what a file of
+// offsets needs to be placed against a truth with stalls), and returns
+// the two files.
+func stallTruthWithLog(t *testing.T) (truthFile, logFile string) {
+	t.Helper()
+	b, err := os.ReadFile("testdata/truth.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(b, &rep); err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	for i := 0; i < 5000; i++ {
+		a := base.Add(time.Duration(i) * 2 * time.Millisecond)
+		fmt.Fprintf(&log, `{"arrival":%q,"end":%q}`+"\n", a.Format(time.RFC3339Nano), a.Add(time.Millisecond).Format(time.RFC3339Nano))
+	}
+	rep["log"], rep["log_lines"] = true, 5000
+	dir := t.TempDir()
+	truthFile, logFile = filepath.Join(dir, "truth.json"), filepath.Join(dir, "truth.log")
+	b, _ = json.Marshal(rep)
+	if err := os.WriteFile(truthFile, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(logFile, log.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return truthFile, logFile
 }
