@@ -32,6 +32,9 @@ type Sampler struct {
 
 	mu         sync.Mutex
 	prev, last sample
+	// interferenceHigh is the highest OwnCounters.InterferenceSeconds
+	// Counters has returned (it holds a dip there).
+	interferenceHigh float64
 }
 
 // NewSampler returns a Sampler of this machine that has taken its first
@@ -173,10 +176,11 @@ func (s *Sampler) Read() Reading {
 				c, _ := cpuOver(prev.perCPU[i], last.perCPU[i], iowait, steal)
 				r.PerCPU = append(r.PerCPU, c)
 			}
-			if own, err := s.p.affinity(); err != nil {
+			if own, unknown, err := ownOrAll(s.p, len(last.perCPU)); err != nil {
 				r.missing("own_cpus", err)
-			} else {
-				r.OwnCPUs = ownBusy(own, prev.perCPU, last.perCPU)
+			} else if r.OwnCPUs = ownOver(own, prev, last, s.p.cpuUnit(), steal); r.OwnCPUs != nil {
+				r.OwnCPUs.AffinityUnknown = unknown
+				s.ownTotals(&r)
 			}
 		}
 		if !iowait {
@@ -227,28 +231,85 @@ func (s *Sampler) Read() Reading {
 	return r
 }
 
-// OwnCPUs is how busy a process's CPUs were over the window.
+// OwnCPUs is how a process's CPUs were used over the window, with the
+// cumulative counters of the time others took from it read now.
 type OwnCPUs struct {
-	CPUs []int   `json:"cpus"` // the process's affinity
-	Busy float64 `json:"busy"` // percent of their time not idle (nor waiting for I/O)
+	// CPUs are the process's affinity; with AffinityUnknown (off Linux,
+	// where the affinity is not read and the lab does not pin) all the
+	// machine's CPUs.
+	CPUs            []int `json:"cpus"`
+	AffinityUnknown bool  `json:"affinity_unknown,omitempty"`
+	// Busy is the percent of their time not idle (nor waiting for I/O),
+	// whoever kept them busy.
+	Busy float64 `json:"busy"`
+	// Interference is the part of their time this process did not use
+	// (their busy time minus its CPU time: other processes, kernel work
+	// not charged to it, the hypervisor's steal), and Steal the
+	// hypervisor's part, both in percent of ONE CPU as ProcessCPU is (200:
+	// two CPUs' whole time), over the window. Interference is absent
+	// without process times, Steal where the OS does not count steal
+	// (macOS, Windows); a window whose busy time came out below the
+	// process's (the rounding of the tick counters) reads 0.
+	Interference *float64 `json:"interference,omitempty"`
+	Steal        *float64 `json:"steal,omitempty"`
+	// InterferenceSecondsTotal and StealSecondsTotal are the cumulative
+	// counters (OwnCounters), read at the moment of the Reading: their
+	// increase over a span, times 100 over its length, is that span's
+	// Interference and Steal exactly, whatever the sampler's windows.
+	InterferenceSecondsTotal *float64 `json:"interference_seconds_total,omitempty"`
+	StealSecondsTotal        *float64 `json:"steal_seconds_total,omitempty"`
 }
 
-// ownBusy adds up the ticks of the CPUs in own between two samples.
-func ownBusy(own []int, prev, last []cpuTimes) *OwnCPUs {
-	var busy, total uint64
+// ownOver adds up the ticks of the CPUs in own between two samples, and
+// the process's CPU time between them; nil when a CPU is not in the
+// samples, a counter went back or no tick passed. unit is the ticks' and
+// steal says whether they count steal.
+func ownOver(own []int, prev, last sample, unit time.Duration, steal bool) *OwnCPUs {
+	var busy, total, stolen uint64
 	for _, i := range own {
-		if i < 0 || i >= len(last) || last[i].total() < prev[i].total() {
+		if i < 0 || i >= len(last.perCPU) || i >= len(prev.perCPU) || last.perCPU[i].total() < prev.perCPU[i].total() {
 			return nil
 		}
-		t := last[i].total() - prev[i].total()
-		idle := last[i].idle + last[i].iowait - prev[i].idle - prev[i].iowait
+		p, l := prev.perCPU[i], last.perCPU[i]
+		t := l.total() - p.total()
+		idle := l.idle + l.iowait - p.idle - p.iowait
 		total += t
 		busy += t - idle
+		stolen += l.steal - p.steal
 	}
 	if total == 0 {
 		return nil
 	}
-	return &OwnCPUs{CPUs: own, Busy: round(100 * float64(busy) / float64(total))}
+	o := &OwnCPUs{CPUs: own, Busy: round(100 * float64(busy) / float64(total))}
+	// The window of one CPU: their ticks averaged over them.
+	window := float64(time.Duration(total)*unit) / float64(len(own))
+	if prev.procErr == nil && last.procErr == nil {
+		proc := float64(last.utime + last.stime - prev.utime - prev.stime)
+		v := round(max(0, 100*(float64(time.Duration(busy)*unit)-proc)/window))
+		o.Interference = &v
+	}
+	if steal {
+		v := round(100 * float64(time.Duration(stolen)*unit) / window)
+		o.Steal = &v
+	}
+	return o
+}
+
+// ownTotals adds the cumulative counters of the own CPUs, read now, to
+// r.OwnCPUs, or names them absent.
+func (s *Sampler) ownTotals(r *Reading) {
+	c, err := s.Counters()
+	if err != nil || c.Own == nil {
+		return // the CPU times or the affinity failed since the sample
+	}
+	r.OwnCPUs.InterferenceSecondsTotal = c.Own.InterferenceSeconds
+	r.OwnCPUs.StealSecondsTotal = c.Own.StealSeconds
+	if c.Own.InterferenceSeconds == nil {
+		r.Absent = append(r.Absent, "own_cpus.interference", "own_cpus.interference_seconds_total")
+	}
+	if c.Own.StealSeconds == nil {
+		r.Absent = append(r.Absent, "own_cpus.steal", "own_cpus.steal_seconds_total")
+	}
 }
 
 // cpuOver is how CPU time was spent between two readings of the same
