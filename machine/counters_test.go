@@ -44,11 +44,11 @@ func TestCountersFromProc(t *testing.T) {
 	}
 	r := s.Read()
 	// cpu0 rose by 500 ticks (5 s), 100 of them busy: 20 %.
-	if r.OwnCPUs == nil || r.OwnCPUs.Busy != 20 {
+	if r.OwnCPUs == nil || r.OwnCPUs.Busy == nil || *r.OwnCPUs.Busy != 20 {
 		t.Fatalf("Read().OwnCPUs = %+v; want 20 %% busy", r.OwnCPUs)
 	}
-	if d := c2.Own.BusySeconds - c.Own.BusySeconds; !near(d/5, r.OwnCPUs.Busy/100) {
-		t.Errorf("own busy seconds rose by %v over 5 s of cpu0 (%v); Read shows %v %%", d, d/5, r.OwnCPUs.Busy)
+	if d := c2.Own.BusySeconds - c.Own.BusySeconds; !near(d/5, *r.OwnCPUs.Busy/100) {
+		t.Errorf("own busy seconds rose by %v over 5 s of cpu0 (%v); Read shows %v %%", d, d/5, *r.OwnCPUs.Busy)
 	}
 }
 
@@ -105,6 +105,13 @@ func TestCountersInterference(t *testing.T) {
 	sp, ok := c2.Own.Since(*c.Own)
 	if !ok || !near(sp.BusySeconds, 2.5) || !near(sp.InterferenceSeconds, 0.9) || sp.StealSeconds == nil || !near(*sp.StealSeconds, 0.4) || sp.Clamped {
 		t.Errorf("Since = %+v (%v); want busy 2.5 s, interference 0.9 s, steal 0.4 s", sp, ok)
+	}
+	// The sampler's window is the same 5 s of cpu0 (500 ticks): busy 50 %
+	// of it, interference 18 % of a core, steal 8 %.
+	s.Sample()
+	if o := s.Read().OwnCPUs; o == nil || optText(o.Busy) != "50" || optText(o.Interference) != "18" || optText(o.Steal) != "8" ||
+		!near(*o.InterferenceSecondsTotal, 1.4) || !near(*o.StealSecondsTotal, 0.6) {
+		t.Errorf("Read().OwnCPUs = %+v; want busy 50, interference 18, steal 8, totals 1.4 s and 0.6 s", o)
 	}
 
 	// The process's time rose by 30 ms and the ticks by none (they were

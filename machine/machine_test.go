@@ -55,14 +55,15 @@ func TestReadingFromDeltas(t *testing.T) {
 	}
 	// cpu0 alone: 100 of 500 ticks busy; both: 150 of 1,000 (idle and
 	// iowait are not busy).
-	if got := ownOver([]int{0}, s.prev, s.last, clockTick, true); got == nil || got.Busy != 20 {
-		t.Errorf("ownOver(cpu0) = %+v; want 20 %%", got)
-	}
-	if got := ownOver([]int{0, 1}, s.prev, s.last, clockTick, true); got == nil || got.Busy != 15 {
-		t.Errorf("ownOver(cpu0, cpu1) = %+v; want 15 %%", got)
-	}
-	if got := ownOver([]int{2}, s.prev, s.last, clockTick, true); got != nil {
-		t.Errorf("ownOver(cpu2 of 2) = %+v; want nil", got)
+	for _, tc := range []struct {
+		cpus []int
+		busy string
+	}{{[]int{0}, "20"}, {[]int{0, 1}, "15"}, {[]int{2}, "absent"}} {
+		o := &OwnCPUs{CPUs: tc.cpus}
+		ownOver(o, s.prev, s.last, clockTick, true)
+		if got := optText(o.Busy); got != tc.busy {
+			t.Errorf("ownOver(cpus %v).Busy = %s; want %s", tc.cpus, got, tc.busy)
+		}
 	}
 	if r.Paging == nil || r.Paging.PageInsPerSecond <= 0 || r.Paging.PageOutsPerSecond != 0 {
 		t.Errorf("Paging = %+v; want page-ins above 0 and no page-outs", r.Paging)
@@ -77,21 +78,28 @@ func TestReadingFromDeltas(t *testing.T) {
 
 // cpuText writes a CPU reading with its absent parts named.
 func cpuText(c CPU) string {
-	opt := func(p *float64) string {
-		if p == nil {
-			return "absent"
-		}
-		return fmt.Sprint(*p)
+	return fmt.Sprintf("user %v system %v iowait %s steal %s idle %v", c.User, c.System, optText(c.IOWait), optText(c.Steal), c.Idle)
+}
+
+// optText writes a figure that may be absent.
+func optText(p *float64) string {
+	if p == nil {
+		return "absent"
 	}
-	return fmt.Sprintf("user %v system %v iowait %s steal %s idle %v", c.User, c.System, opt(c.IOWait), opt(c.Steal), c.Idle)
+	return fmt.Sprint(*p)
 }
 
 // TestReadingBeforeTheSecondSample: with one sample there is no window,
 // so nothing is read over one; memory and load are read now.
 func TestReadingBeforeTheSecondSample(t *testing.T) {
 	r := newSampler(procRoot(copyProc(t))).Read()
-	if r.CPU != nil || r.PerCPU != nil || r.Process != nil || r.Paging != nil || r.OwnCPUs != nil {
+	if r.CPU != nil || r.PerCPU != nil || r.Process != nil || r.Paging != nil {
 		t.Errorf("Read() after one sample: cpu %+v, process %+v, paging %+v; want them absent", r.CPU, r.Process, r.Paging)
+	}
+	// The own CPUs' counters are read now; their figures over a window
+	// are absent.
+	if o := r.OwnCPUs; o == nil || o.Busy != nil || o.Interference != nil || o.Steal != nil || o.InterferenceSecondsTotal == nil || o.StealSecondsTotal == nil {
+		t.Errorf("Read() after one sample: own CPUs %+v; want the counters alone", o)
 	}
 	if !r.Available || r.Memory == nil || r.Load == nil {
 		t.Errorf("Read() after one sample = %+v; want memory and load", r)
@@ -130,7 +138,7 @@ func TestReadingAbsentOffLinux(t *testing.T) {
 	// No affinity: the own CPUs are all the machine's, busy 40 % of their
 	// time; of the 0.4 s busy over a window of 0.5 s per CPU, the process
 	// used 0.25 s: 0.15 s others, 30 % of one CPU. No steal.
-	if o := r.OwnCPUs; o == nil || !o.AffinityUnknown || len(o.CPUs) != 2 || o.Busy != 40 ||
+	if o := r.OwnCPUs; o == nil || !o.AffinityUnknown || len(o.CPUs) != 2 || optText(o.Busy) != "40" ||
 		o.Interference == nil || *o.Interference != 30 || o.Steal != nil || o.InterferenceSecondsTotal == nil || o.StealSecondsTotal != nil {
 		t.Errorf("own CPUs %+v; want both CPUs (affinity unknown), busy 40, interference 30 and its total, no steal", o)
 	}
@@ -253,7 +261,7 @@ func TestLive(t *testing.T) {
 	if len(r.PerCPU) != r.CPUs {
 		t.Errorf("live Read: %d per-CPU readings for %d CPUs", len(r.PerCPU), r.CPUs)
 	}
-	if o := r.OwnCPUs; o == nil || len(o.CPUs) < 1 || o.Busy < 0 || o.Busy > 100 || o.AffinityUnknown {
+	if o := r.OwnCPUs; o == nil || len(o.CPUs) < 1 || o.Busy == nil || *o.Busy < 0 || *o.Busy > 100 || o.AffinityUnknown {
 		t.Errorf("live Read: own CPUs %+v; want this process's affinity and a busy share 0..100", o)
 	} else if o.Interference == nil || *o.Interference < 0 || *o.Interference > 100*float64(len(o.CPUs)) ||
 		o.Steal == nil || o.InterferenceSecondsTotal == nil || o.StealSecondsTotal == nil {

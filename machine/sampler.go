@@ -176,12 +176,6 @@ func (s *Sampler) Read() Reading {
 				c, _ := cpuOver(prev.perCPU[i], last.perCPU[i], iowait, steal)
 				r.PerCPU = append(r.PerCPU, c)
 			}
-			if own, unknown, err := ownOrAll(s.p, len(last.perCPU)); err != nil {
-				r.missing("own_cpus", err)
-			} else if r.OwnCPUs = ownOver(own, prev, last, s.p.cpuUnit(), steal); r.OwnCPUs != nil {
-				r.OwnCPUs.AffinityUnknown = unknown
-				s.ownTotals(&r)
-			}
 		}
 		if !iowait {
 			r.Absent = append(r.Absent, "cpu.iowait")
@@ -189,6 +183,9 @@ func (s *Sampler) Read() Reading {
 		if !steal {
 			r.Absent = append(r.Absent, "cpu.steal")
 		}
+	}
+	if last.cpuErr == nil {
+		r.OwnCPUs = s.ownCPUs(&r, prev, last)
 	}
 	if err := cmp.Or(last.procErr, prev.procErr); err != nil {
 		r.missing("process_cpu", err)
@@ -232,43 +229,76 @@ func (s *Sampler) Read() Reading {
 }
 
 // OwnCPUs is how a process's CPUs were used over the window, with the
-// cumulative counters of the time others took from it read now.
+// cumulative counters of the time others took from them read now.
 type OwnCPUs struct {
 	// CPUs are the process's affinity; with AffinityUnknown (off Linux,
 	// where the affinity is not read and the lab does not pin) all the
 	// machine's CPUs.
 	CPUs            []int `json:"cpus"`
 	AffinityUnknown bool  `json:"affinity_unknown,omitempty"`
-	// Busy is the percent of their time not idle (nor waiting for I/O),
-	// whoever kept them busy.
-	Busy float64 `json:"busy"`
+	// Busy is the percent of their time not idle (nor waiting for I/O)
+	// over the window, whoever kept them busy; absent before the second
+	// sample.
+	Busy *float64 `json:"busy,omitempty"`
 	// Interference is the part of their time this process did not use
 	// (their busy time minus its CPU time: other processes, kernel work
 	// not charged to it, the hypervisor's steal), and Steal the
 	// hypervisor's part, both in percent of ONE CPU as ProcessCPU is (200:
-	// two CPUs' whole time), over the window. Interference is absent
-	// without process times, Steal where the OS does not count steal
-	// (macOS, Windows); a window whose busy time came out below the
-	// process's (the rounding of the tick counters) reads 0.
+	// two CPUs' whole time), over the window. A window whose busy time
+	// came out below the process's (the rounding of the tick counters)
+	// reads 0.
 	Interference *float64 `json:"interference,omitempty"`
 	Steal        *float64 `json:"steal,omitempty"`
 	// InterferenceSecondsTotal and StealSecondsTotal are the cumulative
 	// counters (OwnCounters), read at the moment of the Reading: their
 	// increase over a span, times 100 over its length, is that span's
 	// Interference and Steal exactly, whatever the sampler's windows.
+	//
+	// The interference is absent where the OS gives no process times,
+	// the steal where it does not count steal (macOS, Windows).
 	InterferenceSecondsTotal *float64 `json:"interference_seconds_total,omitempty"`
 	StealSecondsTotal        *float64 `json:"steal_seconds_total,omitempty"`
 }
 
-// ownOver adds up the ticks of the CPUs in own between two samples, and
-// the process's CPU time between them; nil when a CPU is not in the
-// samples, a counter went back or no tick passed. unit is the ticks' and
-// steal says whether they count steal.
-func ownOver(own []int, prev, last sample, unit time.Duration, steal bool) *OwnCPUs {
+// ownCPUs reads the CPUs this process may run on: their counters now, and
+// their use over the window between prev and last when there is one; nil
+// when neither could be read. It names what this OS lacks in r.Absent.
+func (s *Sampler) ownCPUs(r *Reading, prev, last sample) *OwnCPUs {
+	own, unknown, err := ownOrAll(s.p, len(last.perCPU))
+	if err != nil {
+		r.missing("own_cpus", err)
+		return nil
+	}
+	o := &OwnCPUs{CPUs: own, AffinityUnknown: unknown}
+	if c, err := s.Counters(); err == nil && c.Own != nil {
+		o.InterferenceSecondsTotal, o.StealSecondsTotal = c.Own.InterferenceSeconds, c.Own.StealSeconds
+	}
+	_, steal := s.p.cpuKinds()
+	if prev.cpuErr == nil && last.at.After(prev.at) && len(prev.perCPU) == len(last.perCPU) {
+		ownOver(o, prev, last, s.p.cpuUnit(), steal)
+	}
+	if o.Busy == nil && o.InterferenceSecondsTotal == nil && o.StealSecondsTotal == nil {
+		return nil
+	}
+	if cmp.Or(last.procErr, prev.procErr) != nil {
+		r.Absent = append(r.Absent, "own_cpus.interference", "own_cpus.interference_seconds_total")
+	}
+	if !steal {
+		r.Absent = append(r.Absent, "own_cpus.steal", "own_cpus.steal_seconds_total")
+	}
+	return o
+}
+
+// ownOver sets o's figures over the window between two samples: it adds
+// up the ticks of o's CPUs (of unit; steal says whether they count
+// steal), and takes the process's CPU time between the samples. It leaves
+// them nil when a CPU is not in the samples, a counter went back or no
+// tick passed.
+func ownOver(o *OwnCPUs, prev, last sample, unit time.Duration, steal bool) {
 	var busy, total, stolen uint64
-	for _, i := range own {
+	for _, i := range o.CPUs {
 		if i < 0 || i >= len(last.perCPU) || i >= len(prev.perCPU) || last.perCPU[i].total() < prev.perCPU[i].total() {
-			return nil
+			return
 		}
 		p, l := prev.perCPU[i], last.perCPU[i]
 		t := l.total() - p.total()
@@ -278,11 +308,12 @@ func ownOver(own []int, prev, last sample, unit time.Duration, steal bool) *OwnC
 		stolen += l.steal - p.steal
 	}
 	if total == 0 {
-		return nil
+		return
 	}
-	o := &OwnCPUs{CPUs: own, Busy: round(100 * float64(busy) / float64(total))}
+	b := round(100 * float64(busy) / float64(total))
+	o.Busy = &b
 	// The window of one CPU: their ticks averaged over them.
-	window := float64(time.Duration(total)*unit) / float64(len(own))
+	window := float64(time.Duration(total)*unit) / float64(len(o.CPUs))
 	if prev.procErr == nil && last.procErr == nil {
 		proc := float64(last.utime + last.stime - prev.utime - prev.stime)
 		v := round(max(0, 100*(float64(time.Duration(busy)*unit)-proc)/window))
@@ -291,24 +322,6 @@ func ownOver(own []int, prev, last sample, unit time.Duration, steal bool) *OwnC
 	if steal {
 		v := round(100 * float64(time.Duration(stolen)*unit) / window)
 		o.Steal = &v
-	}
-	return o
-}
-
-// ownTotals adds the cumulative counters of the own CPUs, read now, to
-// r.OwnCPUs, or names them absent.
-func (s *Sampler) ownTotals(r *Reading) {
-	c, err := s.Counters()
-	if err != nil || c.Own == nil {
-		return // the CPU times or the affinity failed since the sample
-	}
-	r.OwnCPUs.InterferenceSecondsTotal = c.Own.InterferenceSeconds
-	r.OwnCPUs.StealSecondsTotal = c.Own.StealSeconds
-	if c.Own.InterferenceSeconds == nil {
-		r.Absent = append(r.Absent, "own_cpus.interference", "own_cpus.interference_seconds_total")
-	}
-	if c.Own.StealSeconds == nil {
-		r.Absent = append(r.Absent, "own_cpus.steal", "own_cpus.steal_seconds_total")
 	}
 }
 
