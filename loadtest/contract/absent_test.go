@@ -102,7 +102,7 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 	for _, fr := range frames {
 		for _, sr := range fr.Server {
 			switch sr.Name {
-			case "steal on the server's cores":
+			case "steal on its cores":
 				seen++
 				if !sr.Absent || sr.Panel != contract.PanelCPU {
 					t.Errorf("frame at %.1f s: %+v; want the steal absent on the CPU panel", fr.T, sr)

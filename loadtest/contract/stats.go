@@ -51,10 +51,10 @@ var stats = []watch.Stat{
 var (
 	interference = watch.Stat{Name: "server_interference", Path: "machine.own_cpus.interference_seconds_total", Kind: watch.Counter, Scale: 100,
 		Metric: "bbs_own_cpus_interference_seconds_total", MetricScale: 100, Unit: "% of a core",
-		Legend: "others on the server's cores", Dashed: true, Column: "others on srv core %", Format: "%.1f", Panel: PanelCPU}
+		Legend: "others on its cores", Column: "others on srv core %", Format: "%.1f", Panel: PanelCPU}
 	steal = watch.Stat{Name: "server_steal", Path: "machine.own_cpus.steal_seconds_total", Kind: watch.Counter, Scale: 100,
 		Metric: "bbs_own_cpus_steal_seconds_total", MetricScale: 100, Unit: "% of a core",
-		Legend: "steal on the server's cores", Dashed: true, Panel: PanelCPU}
+		Legend: "steal on its cores", Panel: PanelCPU}
 )
 
 // charts are the sweep's server charts the stats' Chart fields name:
