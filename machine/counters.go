@@ -83,7 +83,9 @@ func ReadCounters() (Counters, error) { return readCounters(defaultPlatform()) }
 // tick or two per CPU. A dip is held at the highest value read before
 // (a counter that went down would read as a reset to Prometheus's rate());
 // the next rise then makes it up, so a span's increase is never negative
-// and is exact once the dip has passed.
+// and is exact once the dip has passed. When the affinity changes (taskset
+// -p on a running process), the sum over the new CPUs goes on from the
+// value last returned rather than jump.
 func (s *Sampler) Counters() (Counters, error) {
 	c, err := readCounters(s.p)
 	if err != nil || c.Own == nil || c.Own.InterferenceSeconds == nil {
@@ -91,7 +93,14 @@ func (s *Sampler) Counters() (Counters, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v := max(*c.Own.InterferenceSeconds, s.interferenceHigh)
+	raw := *c.Own.InterferenceSeconds
+	if !slices.Equal(c.Own.CPUs, s.interferenceCPUs) {
+		if s.interferenceCPUs != nil {
+			s.interferenceBase = s.interferenceHigh - raw
+		}
+		s.interferenceCPUs = c.Own.CPUs
+	}
+	v := max(raw+s.interferenceBase, s.interferenceHigh)
 	s.interferenceHigh = v
 	c.Own.InterferenceSeconds = &v
 	return c, nil

@@ -137,6 +137,23 @@ func TestCountersInterference(t *testing.T) {
 	if sp, ok := other.Own.Since(*c.Own); ok {
 		t.Errorf("Since across CPUs 0 and 1 = %+v, true; want false", sp)
 	}
+
+	// A Sampler whose process moves to cpu1 (raw 10.0 - 2.83 = 7.17 s,
+	// far above cpu0's 1.4 s): its counter goes on from 1.4 s, and rises
+	// with cpu1's busy time from there.
+	moved := processProc{procRoot(root), []int{0}, &proc}
+	s2 := newSampler(&moved)
+	first, _ := s2.Counters()
+	moved.cpus = []int{1}
+	c4, _ := s2.Counters()
+	if got, want := *c4.Own.InterferenceSeconds, *first.Own.InterferenceSeconds; !near(got, want) {
+		t.Errorf("interference after moving to cpu1 = %v; want it to go on from %v", got, want)
+	}
+	stat("300 0 60 1050 50 0 0 60 0 0", "600 0 500 0 0 0 0 400 0 0")
+	c5, _ := s2.Counters()
+	if d := *c5.Own.InterferenceSeconds - *c4.Own.InterferenceSeconds; !near(d, 1) {
+		t.Errorf("interference rose by %v with 1 s more busy on cpu1; want 1", d)
+	}
 }
 
 // TestCountersAbsent: a platform without I/O wait, steal or affinity

@@ -33,8 +33,11 @@ type Sampler struct {
 	mu         sync.Mutex
 	prev, last sample
 	// interferenceHigh is the highest OwnCounters.InterferenceSeconds
-	// Counters has returned (it holds a dip there).
-	interferenceHigh float64
+	// Counters has returned (it holds a dip there); interferenceBase is
+	// added to the raw sum over interferenceCPUs, the CPUs last read, so
+	// that a change of affinity does not make the counter jump.
+	interferenceHigh, interferenceBase float64
+	interferenceCPUs                   []int
 }
 
 // NewSampler returns a Sampler of this machine that has taken its first
