@@ -208,6 +208,13 @@ func (s *Sampler) Read() Reading {
 			SwapOutsPerSecond: rate("pswpout"),
 		}
 	}
+	s.readNow(&r)
+	r.Available = r.CPU != nil || r.Process != nil || r.Paging != nil || r.Load != nil || r.Memory != nil
+	return r
+}
+
+// readNow reads the load and memory into r now.
+func (s *Sampler) readNow(r *Reading) {
 	if l, err := s.p.load(); err != nil {
 		r.missing("load", err)
 	} else {
@@ -227,8 +234,6 @@ func (s *Sampler) Read() Reading {
 			r.Absent = append(r.Absent, "memory.swap_total_bytes", "memory.swap_free_bytes")
 		}
 	}
-	r.Available = r.CPU != nil || r.Process != nil || r.Paging != nil || r.Load != nil || r.Memory != nil
-	return r
 }
 
 // OwnCPUs is how a process's CPUs were used over the window, with the
