@@ -128,7 +128,6 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 
 	// Per-second series, the observers and the stop conditions.
 	series, interrupted := r.clock(ctx, cost)
-	cost.spanEnd()
 	if watch != nil {
 		watch.EndWindow()
 	}
@@ -230,6 +229,7 @@ func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow
 	// the generator's CPUs are read then, and again as clock returns.
 	warm := time.NewTimer(time.Until(r.warmEnd))
 	defer warm.Stop()
+	defer cost.spanEnd()
 	var tlTick <-chan time.Time
 	if r.tl != nil {
 		t := time.NewTicker(TimelineStep)
