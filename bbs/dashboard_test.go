@@ -44,7 +44,7 @@ type dashboard struct {
 var grafanaVariables = strings.NewReplacer("$__rate_interval", "1m", "$__interval", "1m", "$__range", "1m")
 
 // linuxOnly are the families the board exports only on Linux.
-var linuxOnly = []string{"bbs_own_cpus", "bbs_own_cpus_busy_seconds_total", "bbs_connections", "bbs_listen_accept_queue"}
+var linuxOnly = []string{"bbs_own_cpus_steal_seconds_total", "bbs_connections", "bbs_listen_accept_queue"}
 
 // TestDashboardMetricsExist parses every panel's PromQL with Prometheus'
 // own parser and checks that each metric it selects is on the board's

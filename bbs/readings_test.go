@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -520,7 +521,8 @@ func TestStatsReadings(t *testing.T) {
 	var want []string
 	if _, err := os.Stat("/proc/stat"); err == nil {
 		want = append(want, `bbs_machine_cpu_seconds_total{mode="idle"}`, `bbs_machine_cpu_seconds_total{mode="iowait"}`,
-			`bbs_machine_cpu_seconds_total{mode="steal"}`, "bbs_machine_cpus", "bbs_own_cpus_busy_seconds_total", "bbs_own_cpus")
+			`bbs_machine_cpu_seconds_total{mode="steal"}`, "bbs_machine_cpus", "bbs_own_cpus_busy_seconds_total", "bbs_own_cpus",
+			"bbs_own_cpus_interference_seconds_total", "bbs_own_cpus_steal_seconds_total")
 	}
 	if _, err := os.Stat("/proc/net/tcp"); err == nil {
 		want = append(want, `bbs_connections{side="server",state="LISTEN"}`, "bbs_listen_accept_queue")
@@ -535,6 +537,47 @@ func TestStatsReadings(t *testing.T) {
 	}
 	if strings.Contains(text, `side="database"`) {
 		t.Errorf("/metrics has database sockets on SQLite")
+	}
+}
+
+// TestStatsOwnCPUs reads the board's own CPUs from this machine's /proc
+// through /admin/stats and /metrics: the interference and steal over the
+// sampler's window and as counters read at the request, the same
+// counters in both (the later read no lower: they never go down).
+func TestStatsOwnCPUs(t *testing.T) {
+	if _, err := os.Stat("/proc/stat"); err != nil {
+		t.Skip("no /proc/stat: the platform's own CPUs are tested by TestStatsReadingsAbsent")
+	}
+	smp := machine.NewSampler()
+	time.Sleep(30 * time.Millisecond) // a window with clock ticks (10 ms) in it
+	smp.Sample()
+	_, _, _, adm := newReadingsTest(t, Options{Machine: smp})
+	resp, body := get(t, adm.URL+"/admin/stats")
+	var doc struct {
+		Machine struct {
+			OwnCPUs map[string]any `json:"own_cpus"`
+		} `json:"machine"`
+	}
+	if err := json.Unmarshal([]byte(body), &doc); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("stats: %d %v", resp.StatusCode, err)
+	}
+	own := doc.Machine.OwnCPUs
+	cpus, _ := own["cpus"].([]any)
+	if len(cpus) == 0 || own["affinity_unknown"] != nil {
+		t.Fatalf("machine.own_cpus = %v; want this process's affinity", own)
+	}
+	for _, k := range []string{"interference", "steal", "interference_seconds_total", "steal_seconds_total"} {
+		v, ok := own[k].(float64)
+		if !ok || v < 0 || (k == "interference" || k == "steal") && v > 100*float64(len(cpus)) {
+			t.Errorf("machine.own_cpus.%s = %v; want 0..%d", k, own[k], 100*len(cpus))
+		}
+	}
+	text := metricLines(t, adm.URL)
+	for series, path := range map[string]string{"bbs_own_cpus_interference_seconds_total": "interference_seconds_total", "bbs_own_cpus_steal_seconds_total": "steal_seconds_total"} {
+		v, ok := metricValue(t, text, series)
+		if json, _ := own[path].(float64); !ok || v < json {
+			t.Errorf("/metrics %s = %v (present %v); want it, no lower than /admin/stats' earlier %v", series, v, ok, json)
+		}
 	}
 }
 
@@ -698,13 +741,27 @@ func TestStatsReadingsAbsent(t *testing.T) {
 			t.Errorf("machine.cpu.%s = %v; want it absent", k, v)
 		}
 	}
-	for _, k := range []string{"load", "paging", "own_cpus"} {
+	for _, k := range []string{"load", "paging"} {
 		if v, ok := m[k]; ok {
 			t.Errorf("machine.%s = %v; want it absent", k, v)
 		}
 	}
-	if got := fmt.Sprint(m["absent"]); !strings.Contains(got, "load") || !strings.Contains(got, "cpu.iowait") {
-		t.Errorf("machine.absent = %s; want load and cpu.iowait named", got)
+	// No affinity: the own CPUs are all the machine's. Each has 12 user
+	// and 7 system ticks of 49 (FakePlatform splits evenly, rounding
+	// down): busy 0.38 s, less the process's 0.1 s = 0.28 s of
+	// interference, over a window of 0.49 s per CPU = 57.14 % of one CPU.
+	// No steal.
+	own, _ := m["own_cpus"].(map[string]any)
+	if own == nil || own["affinity_unknown"] != true || own["interference"] != 57.14 || !near(own["interference_seconds_total"], 0.28) {
+		t.Errorf("machine.own_cpus = %v; want all CPUs, interference 57.14 %% and 0.28 s in all", m["own_cpus"])
+	}
+	for _, k := range []string{"steal", "steal_seconds_total"} {
+		if v, ok := own[k]; ok {
+			t.Errorf("machine.own_cpus.%s = %v; want it absent", k, v)
+		}
+	}
+	if got := fmt.Sprint(m["absent"]); !strings.Contains(got, "load") || !strings.Contains(got, "cpu.iowait") || !strings.Contains(got, "own_cpus.steal_seconds_total") {
+		t.Errorf("machine.absent = %s; want load, cpu.iowait and own_cpus.steal_seconds_total named", got)
 	}
 	if p, ok := m["process_cpu"].(map[string]any); !ok || p["total"].(float64) <= 0 {
 		t.Errorf("machine.process_cpu = %v; want the process time the platform counted", m["process_cpu"])
@@ -715,7 +772,7 @@ func TestStatsReadingsAbsent(t *testing.T) {
 			continue // the help text names what Linux has
 		}
 		if strings.Contains(l, "load") || strings.Contains(l, "iowait") || strings.Contains(l, "paging") ||
-			strings.Contains(l, "bbs_own_cpus") || strings.Contains(l, `mode="nice"`) || strings.Contains(l, "bbs_connections") {
+			strings.Contains(l, "steal") || strings.Contains(l, `mode="nice"`) || strings.Contains(l, "bbs_connections") {
 			t.Errorf("/metrics: %q; want no series of a reading the platform lacks", l)
 		}
 	}
@@ -725,9 +782,18 @@ func TestStatsReadingsAbsent(t *testing.T) {
 		`bbs_machine_cpu_seconds_total{mode="system"}`: 0.15,
 		`bbs_machine_cpu_seconds_total{mode="idle"}`:   0.6,
 		`bbs_machine_cpus`:                             2,
+		`bbs_own_cpus`:                                 2,
+		`bbs_own_cpus_busy_seconds_total`:              0.38,
+		`bbs_own_cpus_interference_seconds_total`:      0.28,
 	} {
-		if got, ok := metricValue(t, text, series); !ok || got != want {
+		if got, ok := metricValue(t, text, series); !ok || !near(got, want) {
 			t.Errorf("%s = %v (present %v); want %v", series, got, ok, want)
 		}
 	}
+}
+
+// near reports whether v (a JSON number) is want but for float rounding.
+func near(v any, want float64) bool {
+	f, ok := v.(float64)
+	return ok && math.Abs(f-want) < 1e-9
 }

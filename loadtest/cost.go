@@ -61,13 +61,19 @@ type Cost struct {
 // pinned core here; the runtime's timers, used elsewhere, up to about 1 ms.
 const timerSlack = time.Millisecond
 
-// costMeter measures a run's cost from start to finish.
+// costMeter measures a run's cost from start to finish, and the use of
+// the generator's CPUs over the measured span.
 type costMeter struct {
 	t0      time.Time
 	use0    procUsage
 	r0, cur machine.Runtime
 	peakGo  uint64
 	peakGor int
+	// cores0 are the counters of the generator's CPUs at the start of the
+	// measured span (nil where they cannot be read); cores their use over
+	// it, once it has ended.
+	cores0 *machine.Counters
+	cores  *CoresUse
 }
 
 func startCost() *costMeter {
@@ -89,6 +95,43 @@ func (m *costMeter) sample() {
 	}
 }
 
+// spanStart reads the counters of the generator's CPUs as the measured
+// span starts.
+func (m *costMeter) spanStart() {
+	if c, err := machine.ReadCounters(); err == nil && c.Own != nil {
+		m.cores0 = &c
+	}
+}
+
+// spanEnd reads them again as the span ends and keeps the CPUs' use in
+// between; nothing when the span never started (a run interrupted in its
+// warm-up) or the counters could not be read.
+func (m *costMeter) spanEnd() {
+	if m.cores0 == nil {
+		return
+	}
+	c, err := machine.ReadCounters()
+	if err != nil || c.Own == nil {
+		return
+	}
+	m.cores = coresUse(*m.cores0.Own, *c.Own, c.At.Sub(m.cores0.At))
+}
+
+// coresUse is how the CPUs were used from prev to last, over wall time;
+// nil when the two reads do not make a span (machine.OwnCounters.Since).
+func coresUse(prev, last machine.OwnCounters, wall time.Duration) *CoresUse {
+	sp, ok := last.Since(prev)
+	if !ok || wall <= 0 {
+		return nil
+	}
+	pct := func(sec float64) float64 { return round3(100 * sec / wall.Seconds()) }
+	u := &CoresUse{CPUs: sp.CPUs, Busy: pct(sp.BusySeconds), Interference: pct(sp.InterferenceSeconds)}
+	if sp.StealSeconds != nil {
+		u.Steal = ptr(pct(*sp.StealSeconds))
+	}
+	return u
+}
+
 // finish computes the cost. think is the mean think time (0 for none).
 func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	m.sample()
@@ -104,6 +147,7 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 		TimerLagMaxMs:    ms(lag.timerMax),
 		TimerLagP99Ms:    ms(timerP99),
 		TimerLagMeanMs:   ms(lag.timer.Mean()),
+		Cores:            m.cores,
 	}
 	if use.ok && m.use0.ok {
 		user := (use.user - m.use0.user).Seconds()
@@ -171,10 +215,27 @@ func selfUsage() procUsage {
 // core (100: one CPU's whole time): busy whoever kept them so,
 // Interference the part not spent by the process (other processes, kernel
 // work not charged to it, the hypervisor's steal), Steal the hypervisor's
-// part, absent where the OS does not count it.
+// part, absent where the OS does not count it. They come from cumulative
+// counters read at the span's two ends (machine.ReadCounters): the
+// CPUs' busy time from the kernel's ticks, the process's CPU time from
+// getrusage (GetProcessTimes on Windows). Off Linux the affinity is not
+// read and CPUs are all the machine's, so the interference there is the
+// machine's busy time minus the process's, a server on the same machine
+// included. An interference that came out below 0 by the ticks' rounding
+// reads 0.
 type CoresUse struct {
 	CPUs         []int    `json:"cpus"`
 	Busy         float64  `json:"busy_percent"`
 	Interference float64  `json:"interference_percent"`
 	Steal        *float64 `json:"steal_percent,omitempty"`
+}
+
+// Text is the use in a sentence, "its CPUs [1] over the measured span:
+// busy 52.0%, others 3.1% (steal 1.2%) of a core".
+func (u CoresUse) Text() string {
+	steal := ""
+	if u.Steal != nil {
+		steal = fmt.Sprintf(" (steal %.1f%%)", *u.Steal)
+	}
+	return fmt.Sprintf("its CPUs %v over the measured span: busy %.1f%%, others %.1f%%%s of a core", u.CPUs, u.Busy, u.Interference, steal)
 }

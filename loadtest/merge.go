@@ -18,7 +18,9 @@ import (
 // overlap at all (ErrDisjoint) unless o.AllowDisjoint, and warns of skews
 // above the larger of SkewFloor and SkewShare of the window. Labels are
 // matched by name. The merged Cost adds CPU seconds and takes the largest
-// of the other figures; Generators keeps each machine's cost. The
+// of the other figures; Generators keeps each machine's cost, with the
+// use of its CPUs (Cost.Cores), which is its machine's alone and so is
+// not merged. The
 // Environment keeps the first result's generator and server, and lists
 // every generator's machine (mergeEnvironments).
 func Merge(results []*Result, o MergeOptions) (*Result, error) {

@@ -83,12 +83,20 @@ func WriteSummary(w io.Writer, r *Result, watched ...string) error {
 		if c.CPUSeconds != nil && c.CPUPercent != nil {
 			cpu = fmt.Sprintf("cpu %.2f s (%.1f%% of a core)", *c.CPUSeconds, *c.CPUPercent)
 		}
+		if c.Cores != nil {
+			cpu += ", " + c.Cores.Text()
+		}
 		if c.PeakRSSBytes != nil {
 			rss = fmt.Sprintf("peak rss %.1f MB", float64(*c.PeakRSSBytes)/(1<<20))
 		}
 		fmt.Fprintf(w, "%d clients, measured %.1f s of %s model%s; generator: %s, %s, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
 			r.Settings.Clients, r.MeasuredSeconds, model, drain, cpu, rss, float64(c.PeakGoBytes)/(1<<20),
 			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
+		for i, g := range r.Generators {
+			if g.Cores != nil { // merged: each generator's CPUs are its machine's
+				fmt.Fprintf(w, "generator %d: %s\n", i+1, g.Cores.Text())
+			}
+		}
 	}
 	for _, l := range watched {
 		fmt.Fprintln(w, l)

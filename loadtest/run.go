@@ -225,6 +225,11 @@ func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(r.stopAt()))
 	defer deadline.Stop()
+	// The measured span starts at the warm-up's end (at once without one):
+	// the generator's CPUs are read then, and again as clock returns.
+	warm := time.NewTimer(time.Until(r.warmEnd))
+	defer warm.Stop()
+	defer cost.spanEnd()
 	var tlTick <-chan time.Time
 	if r.tl != nil {
 		t := time.NewTicker(TimelineStep)
@@ -241,6 +246,8 @@ func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow
 		case <-deadline.C:
 			r.stop()
 			return series, false
+		case <-warm.C:
+			cost.spanStart()
 		case now := <-tlTick:
 			r.tl.flush(r.rec, r.start, now)
 		case now := <-tick.C:
@@ -622,6 +629,9 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		res.Timeline = r.tl.result(s.Warmup)
 	}
 	res.Warnings = warnings(res)
+	if res.Cost.Cores == nil && !interrupted {
+		res.Warnings = append(res.Warnings, "the use of the generator's CPUs over the measured span (busy, others, steal) is not available on "+runtime.GOOS+": the cost leaves it out")
+	}
 	if !s.StartAt.IsZero() {
 		res.StartLagMs = ms(r.startLag)
 		if late := r.startLag - s.Warmup; late > 10*time.Millisecond {

@@ -55,14 +55,15 @@ func TestReadingFromDeltas(t *testing.T) {
 	}
 	// cpu0 alone: 100 of 500 ticks busy; both: 150 of 1,000 (idle and
 	// iowait are not busy).
-	if got := ownBusy([]int{0}, s.prev.perCPU, s.last.perCPU); got == nil || got.Busy != 20 {
-		t.Errorf("ownBusy(cpu0) = %+v; want 20 %%", got)
-	}
-	if got := ownBusy([]int{0, 1}, s.prev.perCPU, s.last.perCPU); got == nil || got.Busy != 15 {
-		t.Errorf("ownBusy(cpu0, cpu1) = %+v; want 15 %%", got)
-	}
-	if got := ownBusy([]int{2}, s.prev.perCPU, s.last.perCPU); got != nil {
-		t.Errorf("ownBusy(cpu2 of 2) = %+v; want nil", got)
+	for _, tc := range []struct {
+		cpus []int
+		busy string
+	}{{[]int{0}, "20"}, {[]int{0, 1}, "15"}, {[]int{2}, "absent"}} {
+		o := &OwnCPUs{CPUs: tc.cpus}
+		ownOver(o, s.prev, s.last, clockTick, true)
+		if got := optText(o.Busy); got != tc.busy {
+			t.Errorf("ownOver(cpus %v).Busy = %s; want %s", tc.cpus, got, tc.busy)
+		}
 	}
 	if r.Paging == nil || r.Paging.PageInsPerSecond <= 0 || r.Paging.PageOutsPerSecond != 0 {
 		t.Errorf("Paging = %+v; want page-ins above 0 and no page-outs", r.Paging)
@@ -77,21 +78,28 @@ func TestReadingFromDeltas(t *testing.T) {
 
 // cpuText writes a CPU reading with its absent parts named.
 func cpuText(c CPU) string {
-	opt := func(p *float64) string {
-		if p == nil {
-			return "absent"
-		}
-		return fmt.Sprint(*p)
+	return fmt.Sprintf("user %v system %v iowait %s steal %s idle %v", c.User, c.System, optText(c.IOWait), optText(c.Steal), c.Idle)
+}
+
+// optText writes a figure that may be absent.
+func optText(p *float64) string {
+	if p == nil {
+		return "absent"
 	}
-	return fmt.Sprintf("user %v system %v iowait %s steal %s idle %v", c.User, c.System, opt(c.IOWait), opt(c.Steal), c.Idle)
+	return fmt.Sprint(*p)
 }
 
 // TestReadingBeforeTheSecondSample: with one sample there is no window,
 // so nothing is read over one; memory and load are read now.
 func TestReadingBeforeTheSecondSample(t *testing.T) {
 	r := newSampler(procRoot(copyProc(t))).Read()
-	if r.CPU != nil || r.PerCPU != nil || r.Process != nil || r.Paging != nil || r.OwnCPUs != nil {
+	if r.CPU != nil || r.PerCPU != nil || r.Process != nil || r.Paging != nil {
 		t.Errorf("Read() after one sample: cpu %+v, process %+v, paging %+v; want them absent", r.CPU, r.Process, r.Paging)
+	}
+	// The own CPUs' counters are read now; their figures over a window
+	// are absent.
+	if o := r.OwnCPUs; o == nil || o.Busy != nil || o.Interference != nil || o.Steal != nil || o.InterferenceSecondsTotal == nil || o.StealSecondsTotal == nil {
+		t.Errorf("Read() after one sample: own CPUs %+v; want the counters alone", o)
 	}
 	if !r.Available || r.Memory == nil || r.Load == nil {
 		t.Errorf("Read() after one sample = %+v; want memory and load", r)
@@ -124,17 +132,24 @@ func TestReadingAbsentOffLinux(t *testing.T) {
 	if r.Process.Total <= 0 {
 		t.Errorf("process CPU = %+v; want the 250 ms the platform counted", r.Process)
 	}
-	if r.Load != nil || r.Paging != nil || r.OwnCPUs != nil || r.Memory.CachedBytes != nil {
-		t.Errorf("load %+v, paging %+v, own CPUs %+v, cached %v; want all absent", r.Load, r.Paging, r.OwnCPUs, r.Memory.CachedBytes)
+	if r.Load != nil || r.Paging != nil || r.Memory.CachedBytes != nil {
+		t.Errorf("load %+v, paging %+v, cached %v; want all absent", r.Load, r.Paging, r.Memory.CachedBytes)
 	}
-	if want := "cpu.iowait cpu.steal own_cpus paging load memory.cached_bytes memory.swap_total_bytes memory.swap_free_bytes"; strings.Join(sortedCopy(r.Absent), " ") != strings.Join(sortedCopy(strings.Fields(want)), " ") {
+	// No affinity: the own CPUs are all the machine's, busy 40 % of their
+	// time; of the 0.4 s busy over a window of 0.5 s per CPU, the process
+	// used 0.25 s: 0.15 s others, 30 % of one CPU. No steal.
+	if o := r.OwnCPUs; o == nil || !o.AffinityUnknown || len(o.CPUs) != 2 || optText(o.Busy) != "40" ||
+		o.Interference == nil || *o.Interference != 30 || o.Steal != nil || o.InterferenceSecondsTotal == nil || o.StealSecondsTotal != nil {
+		t.Errorf("own CPUs %+v; want both CPUs (affinity unknown), busy 40, interference 30 and its total, no steal", o)
+	}
+	if want := "cpu.iowait cpu.steal own_cpus.steal own_cpus.steal_seconds_total paging load memory.cached_bytes memory.swap_total_bytes memory.swap_free_bytes"; strings.Join(sortedCopy(r.Absent), " ") != strings.Join(sortedCopy(strings.Fields(want)), " ") {
 		t.Errorf("Absent = %v; want %s", r.Absent, want)
 	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, key := range []string{`"iowait":`, `"steal":`, `"load":`, `"paging":`, `"own_cpus":`, `"cached_bytes":`} {
+	for _, key := range []string{`"iowait":`, `"steal":`, `"load":`, `"paging":`, `"steal_seconds_total":`, `"cached_bytes":`} {
 		if strings.Contains(string(b), key) {
 			t.Errorf("JSON has %s; want it left out:\n%s", key, b)
 		}
@@ -246,8 +261,11 @@ func TestLive(t *testing.T) {
 	if len(r.PerCPU) != r.CPUs {
 		t.Errorf("live Read: %d per-CPU readings for %d CPUs", len(r.PerCPU), r.CPUs)
 	}
-	if o := r.OwnCPUs; o == nil || len(o.CPUs) < 1 || o.Busy < 0 || o.Busy > 100 {
+	if o := r.OwnCPUs; o == nil || len(o.CPUs) < 1 || o.Busy == nil || *o.Busy < 0 || *o.Busy > 100 || o.AffinityUnknown {
 		t.Errorf("live Read: own CPUs %+v; want this process's affinity and a busy share 0..100", o)
+	} else if o.Interference == nil || *o.Interference < 0 || *o.Interference > 100*float64(len(o.CPUs)) ||
+		o.Steal == nil || o.InterferenceSecondsTotal == nil || o.StealSecondsTotal == nil {
+		t.Errorf("live Read: own CPUs %+v; want interference 0..%d %% of a core, steal and both totals", o, 100*len(o.CPUs))
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

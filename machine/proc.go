@@ -6,7 +6,13 @@
 // A Sampler takes a sample of the cumulative counters every second; a
 // Reading is the difference between its last two samples, so it is a live
 // reading over the last second, not an average since start. Memory and
-// load are read when asked. Linux is read from /proc; macOS and Windows
+// load are read when asked. The CPUs this process may run on (its
+// affinity) are read apart: how busy they were, and how much of their
+// time something other than this process took (the interference: busy
+// time minus the process's CPU time; the hypervisor's steal where the OS
+// counts it), over the window and as cumulative counters that
+// Sampler.Counters and ReadCounters read now, so that a span's figure is
+// exact. Linux is read from /proc; macOS and Windows
 // through gopsutil. A reading an OS cannot give (paging and I/O wait off
 // Linux, the load average on Windows) is absent from the Reading and its
 // JSON, and named in Reading.Absent: never 0.

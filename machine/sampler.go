@@ -32,6 +32,12 @@ type Sampler struct {
 
 	mu         sync.Mutex
 	prev, last sample
+	// interferenceHigh is the highest OwnCounters.InterferenceSeconds
+	// Counters has returned (it holds a dip there); interferenceBase is
+	// added to the raw sum over interferenceCPUs, the CPUs last read, so
+	// that a change of affinity does not make the counter jump.
+	interferenceHigh, interferenceBase float64
+	interferenceCPUs                   []int
 }
 
 // NewSampler returns a Sampler of this machine that has taken its first
@@ -173,11 +179,6 @@ func (s *Sampler) Read() Reading {
 				c, _ := cpuOver(prev.perCPU[i], last.perCPU[i], iowait, steal)
 				r.PerCPU = append(r.PerCPU, c)
 			}
-			if own, err := s.p.affinity(); err != nil {
-				r.missing("own_cpus", err)
-			} else {
-				r.OwnCPUs = ownBusy(own, prev.perCPU, last.perCPU)
-			}
 		}
 		if !iowait {
 			r.Absent = append(r.Absent, "cpu.iowait")
@@ -185,6 +186,9 @@ func (s *Sampler) Read() Reading {
 		if !steal {
 			r.Absent = append(r.Absent, "cpu.steal")
 		}
+	}
+	if last.cpuErr == nil {
+		r.OwnCPUs = s.ownCPUs(&r, prev, last)
 	}
 	if err := cmp.Or(last.procErr, prev.procErr); err != nil {
 		r.missing("process_cpu", err)
@@ -204,6 +208,13 @@ func (s *Sampler) Read() Reading {
 			SwapOutsPerSecond: rate("pswpout"),
 		}
 	}
+	s.readNow(&r)
+	r.Available = r.CPU != nil || r.Process != nil || r.Paging != nil || r.Load != nil || r.Memory != nil
+	return r
+}
+
+// readNow reads the load and memory into r now.
+func (s *Sampler) readNow(r *Reading) {
 	if l, err := s.p.load(); err != nil {
 		r.missing("load", err)
 	} else {
@@ -223,32 +234,103 @@ func (s *Sampler) Read() Reading {
 			r.Absent = append(r.Absent, "memory.swap_total_bytes", "memory.swap_free_bytes")
 		}
 	}
-	r.Available = r.CPU != nil || r.Process != nil || r.Paging != nil || r.Load != nil || r.Memory != nil
-	return r
 }
 
-// OwnCPUs is how busy a process's CPUs were over the window.
+// OwnCPUs is how a process's CPUs were used over the window, with the
+// cumulative counters of the time others took from them read now.
 type OwnCPUs struct {
-	CPUs []int   `json:"cpus"` // the process's affinity
-	Busy float64 `json:"busy"` // percent of their time not idle (nor waiting for I/O)
+	// CPUs are the process's affinity; with AffinityUnknown (off Linux,
+	// where the affinity is not read and the lab does not pin) all the
+	// machine's CPUs.
+	CPUs            []int `json:"cpus"`
+	AffinityUnknown bool  `json:"affinity_unknown,omitempty"`
+	// Busy is the percent of their time not idle (nor waiting for I/O)
+	// over the window, whoever kept them busy; absent before the second
+	// sample.
+	Busy *float64 `json:"busy,omitempty"`
+	// Interference is the part of their time this process did not use
+	// (their busy time minus its CPU time: other processes, kernel work
+	// not charged to it, the hypervisor's steal), and Steal the
+	// hypervisor's part, both in percent of ONE CPU as ProcessCPU is (200:
+	// two CPUs' whole time), over the window. A window whose busy time
+	// came out below the process's (the rounding of the tick counters)
+	// reads 0.
+	Interference *float64 `json:"interference,omitempty"`
+	Steal        *float64 `json:"steal,omitempty"`
+	// InterferenceSecondsTotal and StealSecondsTotal are the cumulative
+	// counters (OwnCounters), read at the moment of the Reading: their
+	// increase over a span, times 100 over its length, is that span's
+	// Interference and Steal exactly, whatever the sampler's windows.
+	//
+	// The interference is absent where the OS gives no process times,
+	// the steal where it does not count steal (macOS, Windows).
+	InterferenceSecondsTotal *float64 `json:"interference_seconds_total,omitempty"`
+	StealSecondsTotal        *float64 `json:"steal_seconds_total,omitempty"`
 }
 
-// ownBusy adds up the ticks of the CPUs in own between two samples.
-func ownBusy(own []int, prev, last []cpuTimes) *OwnCPUs {
-	var busy, total uint64
-	for _, i := range own {
-		if i < 0 || i >= len(last) || last[i].total() < prev[i].total() {
-			return nil
-		}
-		t := last[i].total() - prev[i].total()
-		idle := last[i].idle + last[i].iowait - prev[i].idle - prev[i].iowait
-		total += t
-		busy += t - idle
-	}
-	if total == 0 {
+// ownCPUs reads the CPUs this process may run on: their counters now, and
+// their use over the window between prev and last when there is one; nil
+// when neither could be read. It names what this OS lacks in r.Absent.
+func (s *Sampler) ownCPUs(r *Reading, prev, last sample) *OwnCPUs {
+	own, unknown, err := ownOrAll(s.p, len(last.perCPU))
+	if err != nil {
+		r.missing("own_cpus", err)
 		return nil
 	}
-	return &OwnCPUs{CPUs: own, Busy: round(100 * float64(busy) / float64(total))}
+	o := &OwnCPUs{CPUs: own, AffinityUnknown: unknown}
+	if c, err := s.Counters(); err == nil && c.Own != nil {
+		o.InterferenceSecondsTotal, o.StealSecondsTotal = c.Own.InterferenceSeconds, c.Own.StealSeconds
+	}
+	_, steal := s.p.cpuKinds()
+	if prev.cpuErr == nil && last.at.After(prev.at) && len(prev.perCPU) == len(last.perCPU) {
+		ownOver(o, prev, last, s.p.cpuUnit(), steal)
+	}
+	if o.Busy == nil && o.InterferenceSecondsTotal == nil && o.StealSecondsTotal == nil {
+		return nil
+	}
+	if cmp.Or(last.procErr, prev.procErr) != nil {
+		r.Absent = append(r.Absent, "own_cpus.interference", "own_cpus.interference_seconds_total")
+	}
+	if !steal {
+		r.Absent = append(r.Absent, "own_cpus.steal", "own_cpus.steal_seconds_total")
+	}
+	return o
+}
+
+// ownOver sets o's figures over the window between two samples: it adds
+// up the ticks of o's CPUs (of unit; steal says whether they count
+// steal), and takes the process's CPU time between the samples. It leaves
+// them nil when a CPU is not in the samples, a counter went back or no
+// tick passed.
+func ownOver(o *OwnCPUs, prev, last sample, unit time.Duration, steal bool) {
+	var busy, total, stolen uint64
+	for _, i := range o.CPUs {
+		if i < 0 || i >= len(last.perCPU) || i >= len(prev.perCPU) || last.perCPU[i].total() < prev.perCPU[i].total() {
+			return
+		}
+		p, l := prev.perCPU[i], last.perCPU[i]
+		t := l.total() - p.total()
+		idle := l.idle + l.iowait - p.idle - p.iowait
+		total += t
+		busy += t - idle
+		stolen += l.steal - p.steal
+	}
+	if total == 0 {
+		return
+	}
+	b := round(100 * float64(busy) / float64(total))
+	o.Busy = &b
+	// The window of one CPU: their ticks averaged over them.
+	window := float64(time.Duration(total)*unit) / float64(len(o.CPUs))
+	if prev.procErr == nil && last.procErr == nil {
+		proc := float64(last.utime + last.stime - prev.utime - prev.stime)
+		v := round(max(0, 100*(float64(time.Duration(busy)*unit)-proc)/window))
+		o.Interference = &v
+	}
+	if steal {
+		v := round(100 * float64(time.Duration(stolen)*unit) / window)
+		o.Steal = &v
+	}
 }
 
 // cpuOver is how CPU time was spent between two readings of the same

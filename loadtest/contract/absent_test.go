@@ -28,10 +28,12 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 	b := newBoardOn(t, smp, nil)
 
 	// /admin/stats: the paths of the stats the platform lacks are
-	// missing; machine busy (100 - idle) is there.
+	// missing; machine busy (100 - idle) is there, and so are the
+	// server's cores (all CPUs: the platform gives no affinity) with the
+	// interference on them.
 	doc := b.stats(t)
 	absent := map[string]string{ // stat name -> its path
-		"server_core_busy":   "machine.own_cpus.busy",
+		"server_steal":       "machine.own_cpus.steal_seconds_total",
 		"machine_cpu_iowait": "machine.cpu.iowait",
 	}
 	for name, path := range absent {
@@ -41,6 +43,9 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 	}
 	if v, _ := lookup(doc, "machine.cpu.idle"); v != 60.0 {
 		t.Errorf("/admin/stats machine.cpu.idle = %v; want 60", v)
+	}
+	if v, ok := lookup(doc, "machine.own_cpus.interference_seconds_total"); !ok {
+		t.Errorf("/admin/stats machine.own_cpus.interference_seconds_total absent (%v); want it", v)
 	}
 
 	// The watcher, feeding a dashboard, over a short run.
@@ -77,14 +82,18 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 	if v, ok := watched.Server.Value("machine_cpu_idle"); !ok || v != 60 {
 		t.Errorf("watched machine_cpu_idle = %v (%v); want 60", v, ok)
 	}
+	// The platform's counters stand still: nothing interfered.
+	if v, ok := watched.Server.Value("server_interference"); !ok || v != 0 {
+		t.Errorf("watched server_interference = %v (%v); want 0", v, ok)
+	}
 	if !slices.ContainsFunc(res.Warnings, func(w string) bool {
-		return strings.Contains(w, "unavailable on this target") && strings.Contains(w, "server_core_busy")
+		return strings.Contains(w, "unavailable on this target") && strings.Contains(w, "server_steal")
 	}) {
-		t.Errorf("warnings %q; want server_core_busy named unavailable", res.Warnings)
+		t.Errorf("warnings %q; want server_steal named unavailable", res.Warnings)
 	}
 
 	// The dashboard's frames: the CPU panel carries machine busy with its
-	// value and the server's cores as absent, never as a 0.
+	// value and the steal on the server's cores as absent, never as a 0.
 	frames, err := hub.Frames()
 	if err != nil {
 		t.Fatal(err)
@@ -93,10 +102,10 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 	for _, fr := range frames {
 		for _, sr := range fr.Server {
 			switch sr.Name {
-			case "server's cores busy":
+			case "steal on its cores":
 				seen++
 				if !sr.Absent || sr.Panel != contract.PanelCPU {
-					t.Errorf("frame at %.1f s: %+v; want the server's cores absent on the CPU panel", fr.T, sr)
+					t.Errorf("frame at %.1f s: %+v; want the steal absent on the CPU panel", fr.T, sr)
 				}
 			case "machine busy":
 				if sr.Absent || sr.Value != 40 {
@@ -106,6 +115,6 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 		}
 	}
 	if seen == 0 {
-		t.Errorf("no frame of %d names the server's cores; want them shown as absent", len(frames))
+		t.Errorf("no frame of %d names the steal on the server's cores; want it shown as absent", len(frames))
 	}
 }

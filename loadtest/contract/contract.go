@@ -47,6 +47,8 @@ var Board = watch.Target{
 	EnvironmentKeys: environment,
 	States:          doing,
 	ProcessCPU:      processCPU,
+	Interference:    interference,
+	Steal:           steal,
 	Validate:        validate,
 	StartHint:       startHint,
 	Disk:            disk,

@@ -90,3 +90,22 @@ func TestLimiting(t *testing.T) {
 		}
 	}
 }
+
+// TestInterferenceStats checks the board's Interference and Steal (what a
+// runner reads at every step to tell a disturbed span): named, counters
+// of machine.own_cpus in % of one core in both forms, and among the
+// Stats as they are, so that the watcher reads them in every run and the
+// dashboard draws them on the CPU panel.
+func TestInterferenceStats(t *testing.T) {
+	for _, st := range []watch.Stat{contract.Board.Interference, contract.Board.Steal} {
+		if st.Name == "" || st.Kind != watch.Counter || st.Scale != 100 || st.MetricScale != 100 || st.Unit != "% of a core" || st.Panel != contract.PanelCPU {
+			t.Errorf("%+v; want a named counter x 100 in %% of a core on the CPU panel", st)
+		}
+		if err := st.Check(); err != nil {
+			t.Error(err)
+		}
+		if !slices.Contains(contract.Board.Stats, st) {
+			t.Errorf("stat %s is not among Board.Stats", st.Name)
+		}
+	}
+}

@@ -14,6 +14,7 @@ var stats = []watch.Stat{
 	{Name: "machine_cpu_idle", Path: "machine.cpu.idle", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="idle"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%",
 		Chart: "cpu", Legend: "machine busy", Dashed: true, Complement: true, Panel: PanelCPU},
 	{Name: "server_core_busy", Path: "machine.own_cpus.busy", Kind: watch.Gauge, Scale: 1, Metric: "bbs_own_cpus_busy_seconds_total", Per: "bbs_own_cpus", MetricScale: 100, Unit: "%", Legend: "server's cores busy", Panel: PanelCPU},
+	interference, steal,
 	{Name: "machine_cpu_user", Path: "machine.cpu.user", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="user"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
 	{Name: "machine_cpu_system", Path: "machine.cpu.system", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="system"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
 	{Name: "machine_cpu_iowait", Path: "machine.cpu.iowait", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="iowait"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
@@ -39,6 +40,22 @@ var stats = []watch.Stat{
 	{Name: "conn_close_wait", Path: "connections.server.states.CLOSE_WAIT", Metric: `bbs_connections{side="server",state="CLOSE_WAIT"}`, Kind: watch.Gauge, Scale: 1, Optional: true},
 	{Name: "accept_queue", Path: "connections.server.listen.accept_queue", Metric: "bbs_listen_accept_queue", Kind: watch.Gauge, Scale: 1},
 }
+
+// interference and steal are the time of the board's cores (its
+// affinity; all CPUs off Linux) that something other than the board took
+// over each span, in % of one core: their busy time minus the board's CPU
+// time, read at one moment (machine.OwnCounters), and the hypervisor's
+// part of it, where the kernel counts steal (Linux). Counters, so a
+// span's figure is exact whatever the sampler's windows; Board gives
+// them as its Interference and Steal, which a runner reads at every step.
+var (
+	interference = watch.Stat{Name: "server_interference", Path: "machine.own_cpus.interference_seconds_total", Kind: watch.Counter, Scale: 100,
+		Metric: "bbs_own_cpus_interference_seconds_total", MetricScale: 100, Unit: "% of a core",
+		Legend: "others on its cores", Column: "others on srv core %", Format: "%.1f", Panel: PanelCPU}
+	steal = watch.Stat{Name: "server_steal", Path: "machine.own_cpus.steal_seconds_total", Kind: watch.Counter, Scale: 100,
+		Metric: "bbs_own_cpus_steal_seconds_total", MetricScale: 100, Unit: "% of a core",
+		Legend: "steal on its cores", Panel: PanelCPU}
+)
 
 // charts are the sweep's server charts the stats' Chart fields name:
 // the server's CPU (process solid, machine busy = 100 − idle dashed) and

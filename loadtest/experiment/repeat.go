@@ -85,14 +85,26 @@ type repeat struct {
 	Truth        json.RawMessage    `json:"truth,omitempty"`
 	TruthFigures map[string]float64 `json:"truth_figures,omitempty"`
 	TruthNote    string             `json:"truth_note,omitempty"`
+	// GeneratorCores is how the generator's CPUs were used over the
+	// measured span (its cost's Cores): the time others took from them.
+	GeneratorCores *loadtest.CoresUse `json:"generator_cores,omitempty"`
 	// result is the full result, kept while the point is measured.
 	result *loadtest.Result
+}
+
+// generatorCores is the repeat's GeneratorCores, or its result's for a
+// point of the older form.
+func (rp *repeat) generatorCores() *loadtest.CoresUse {
+	if rp.GeneratorCores == nil && rp.result != nil {
+		return rp.result.Cost.Cores
+	}
+	return rp.GeneratorCores
 }
 
 // newRepeat takes the figures of one measurement.
 // server is what the watcher read of the server during it (nil: nothing).
 func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *repeat {
-	rp := &repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(server), result: r}
+	rp := &repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(server), GeneratorCores: r.Cost.Cores, result: r}
 	for _, sec := range r.Series {
 		if !sec.Warmup {
 			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms

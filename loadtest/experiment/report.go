@@ -268,13 +268,13 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 // shares and SLO outcomes below it.
 func pointTable(r *runResult, res *Result, sep string) string {
 	var b strings.Builder
-	head, rows := pointRows(r, res.Stats)
+	head, rows := pointRows(r, res)
 	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
 	b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
 	for _, row := range rows {
 		b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
 	}
-	if note := absentNote(r, res.Stats); note != "" {
+	if note := absentNote(r, res); note != "" {
 		b.WriteString("\n" + note + "\n")
 	}
 	if len(res.Deadlines) > 0 {
@@ -327,9 +327,9 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
 	"base":    filepath.Base,
 	"clients": clientsText,
-	"rows": func(r *runResult, readings []watch.Stat) map[string]any {
-		head, rows := pointRows(r, readings)
-		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, readings)}
+	"rows": func(r *runResult, res *Result) map[string]any {
+		head, rows := pointRows(r, res)
+		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, res)}
 	},
 	"profiles":     profileViews,
 	"quickMark":    quickMark,
@@ -360,11 +360,11 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
 <h2>Charts</h2>
 {{range .Charts}}<figure class="chart">{{.SVG}}<figcaption>{{.Title}} (<a href="{{.Base}}.png">PNG</a>, <a href="{{.Base}}.svg">SVG</a>)</figcaption></figure>{{end}}
-{{$readings := .Res.Stats}}
+{{$res := .Res}}
 {{range .Res.Runs}}<h2>Run {{.Name}}</h2>
 <p><code>{{join .Command " "}}</code></p>
 {{with .Error}}<p class="err">{{.}}</p>{{end}}
-{{with rows . $readings}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
+{{with rows . $res}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
 {{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
 {{end}}</table>{{with .Note}}<p>{{.}}</p>{{end}}{{end}}
 {{if $.Res.Deadlines}}<p>Share of successful requests within each deadline:</p>

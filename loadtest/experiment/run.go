@@ -24,14 +24,20 @@ import (
 // Result is everything an experiment measured, as written to
 // experiment.json in the report folder.
 type Result struct {
-	Schema       int            `json:"schema"`
-	Kind         string         `json:"kind"` // "experiment"
-	Name         string         `json:"name"`
-	Description  string         `json:"description,omitempty"`
-	Start        time.Time      `json:"start"`
-	End          time.Time      `json:"end"`
-	Notes        []string       `json:"notes,omitempty"`
-	Stats        []watch.Stat   `json:"readings,omitempty"`
+	Schema      int          `json:"schema"`
+	Kind        string       `json:"kind"` // "experiment"
+	Name        string       `json:"name"`
+	Description string       `json:"description,omitempty"`
+	Start       time.Time    `json:"start"`
+	End         time.Time    `json:"end"`
+	Notes       []string     `json:"notes,omitempty"`
+	Stats       []watch.Stat `json:"readings,omitempty"`
+	// Interference and Steal name the server readings that are the time
+	// something other than the server took from its cores, and the
+	// hypervisor's part of it (the target's, watch.Target); "" where the
+	// target gives none.
+	Interference string         `json:"interference_reading,omitempty"`
+	Steal        string         `json:"steal_reading,omitempty"`
 	Timeline     bool           `json:"timeline,omitempty"`
 	Distribution bool           `json:"distribution,omitempty"`
 	Deadlines    []cli.Duration `json:"deadlines,omitempty"`
@@ -209,6 +215,9 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		res.Error = runErr.Error()
 		logf("experiment stopped: %v", runErr)
 	}
+	if e.Stats.URL != "" {
+		res.Interference, res.Steal = x.opt.Target.Interference.Name, x.opt.Target.Steal.Name
+	}
 	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
 	var disk *watch.DiskTable
 	if opt.Target.Disk != nil && len(res.Disk) > 0 {
@@ -267,6 +276,7 @@ func (x *experimentRunner) describe(ctx context.Context, url string) {
 	x.note("the stats URL serves Prometheus without the target's own metrics: it is read as any Go service's (process, runtime, GC)")
 	x.opt.Target.Stats, x.opt.Target.Charts, x.opt.Target.States = t.Stats, t.Charts, t.States
 	x.opt.Target.ProcessCPU, x.opt.Target.Limiting = t.ProcessCPU, nil
+	x.opt.Target.Interference, x.opt.Target.Steal = t.Interference, t.Steal
 	x.res.Stats = t.Stats
 }
 

@@ -3,6 +3,7 @@ package experiment
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"bbslab/loadtest"
@@ -14,8 +15,15 @@ import (
 // pointRows returns the head and rows of a run's table: per client count
 // each figure's median over the repeats with its range, e.g.
 // "1234.5 (1180.2-1290.3)"; the generator's CPU is the median repeat's.
-func pointRows(r *runResult, readings []watch.Stat) ([]string, [][]string) {
+// Beside the generator's CPU stand the time others took from the cores
+// (coreColumns), then the experiment's readings.
+func pointRows(r *runResult, res *Result) ([]string, [][]string) {
 	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
+	cores := coreColumns(r, res)
+	readings := tableReadings(res)
+	for _, c := range cores {
+		head = append(head, c.head)
+	}
 	for _, rd := range readings {
 		head = append(head, rd.Name+unitParen(rd.Unit))
 	}
@@ -36,6 +44,13 @@ func pointRows(r *runResult, readings []watch.Stat) ([]string, [][]string) {
 			cpu = p.Result.Cost.CPUText("%.0f") // "–" where the OS gives none
 		}
 		row = append(row, cpu)
+		for _, c := range cores {
+			if sp, ok := c.value(p); ok {
+				row = append(row, spreadText(sp, "%.1f", ""))
+			} else {
+				row = append(row, absentCell)
+			}
+		}
 		for _, rd := range readings {
 			if sp, ok := p.readingSpread(rd.Name); ok {
 				row = append(row, spreadText(sp, "auto", ""))
@@ -48,6 +63,58 @@ func pointRows(r *runResult, readings []watch.Stat) ([]string, [][]string) {
 	return head, rows
 }
 
+// A coreColumn is a column of the time something other than the server
+// or the generator took from its cores, in % of one core, over a point's
+// repeats.
+type coreColumn struct {
+	head  string
+	value func(p *point) (loadtest.Spread, bool)
+}
+
+// coreColumns are the table's columns of the cores' interference: the
+// generator's (its cost's Cores, always) and the server's, by the names
+// of the target's interference and steal readings (Result.Interference,
+// Result.Steal) where a point of the run has them.
+func coreColumns(r *runResult, res *Result) []coreColumn {
+	cols := []coreColumn{{"others on generator core %", (*point).generatorInterference}}
+	for _, c := range []struct{ name, head string }{{res.Interference, "others on server core %"}, {res.Steal, "server steal %"}} {
+		name := c.name
+		has := func(p *point) bool { _, ok := p.readingSpread(name); return ok }
+		if name != "" && slices.ContainsFunc(r.Points, has) {
+			cols = append(cols, coreColumn{c.head, func(p *point) (loadtest.Spread, bool) { return p.readingSpread(name) }})
+		}
+	}
+	return cols
+}
+
+// tableReadings are the readings with a column of their own: the
+// experiment's, but for the interference and steal, which coreColumns
+// shows.
+func tableReadings(res *Result) []watch.Stat {
+	var out []watch.Stat
+	for _, rd := range res.Stats {
+		if rd.Name == "" || rd.Name != res.Interference && rd.Name != res.Steal {
+			out = append(out, rd)
+		}
+	}
+	return out
+}
+
+// generatorInterference is the time others took from the generator's
+// cores over p's repeats that measured it.
+func (p *point) generatorInterference() (loadtest.Spread, bool) {
+	var vs []float64
+	for _, rp := range p.repeats() {
+		if c := rp.generatorCores(); c != nil {
+			vs = append(vs, c.Interference)
+		}
+	}
+	if len(vs) == 0 {
+		return loadtest.Spread{}, false
+	}
+	return loadtest.SpreadOf(vs), true
+}
+
 // absentCell stands in the table for a figure that was not measured.
 const absentCell = "–"
 
@@ -55,7 +122,7 @@ const absentCell = "–"
 // figure at some point, because the server did not report the reading
 // (its OS cannot give it) or the generator's OS gave no CPU time; "" when
 // none does.
-func absentNote(r *runResult, readings []watch.Stat) string {
+func absentNote(r *runResult, res *Result) string {
 	var cols []string
 	for _, p := range r.Points {
 		if p.Result != nil && p.Result.Cost.CPUPercent == nil {
@@ -63,7 +130,15 @@ func absentNote(r *runResult, readings []watch.Stat) string {
 			break
 		}
 	}
-	for _, rd := range readings {
+	for _, c := range coreColumns(r, res) {
+		for _, p := range r.Points {
+			if _, ok := c.value(p); !ok {
+				cols = append(cols, c.head)
+				break
+			}
+		}
+	}
+	for _, rd := range tableReadings(res) {
 		for _, p := range r.Points {
 			if _, ok := p.readingSpread(rd.Name); !ok {
 				cols = append(cols, rd.Name)
