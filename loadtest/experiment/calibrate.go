@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,6 +98,10 @@ type Calibration struct {
 	Value   string  `json:"value"`
 	Reached bool    `json:"reached"`
 	Seconds float64 `json:"seconds"`
+	// Sweep and Reason, for a calibration redone mid-run
+	// (Result.Recalibration): the sweep it was redone before, and why.
+	Sweep  int    `json:"sweep,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // probe is one calibration measurement: Reading is the operating point's
@@ -393,21 +398,41 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
+	cal, err := x.calibrateOn(ctx, lr)
+	x.res.Calibration = cal
+	if err != nil {
+		return "", err
+	}
+	x.note(cal.Summary())
+	x.vars[c.Var] = cal.Value
+	return cal.Value, nil
+}
+
+// calibrateOn runs the calibration's probes on lr's running server and
+// returns what they chose, the server left with it. The probes' spans of
+// the server's and the generator's cores become the baseline that later
+// steps' interference is judged against (disturbance.go): what other work
+// took of the machine while the calibration measured it is part of the
+// machine the runs are decided on.
+func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Calibration, error) {
+	e, c := x.e, x.e.Calibrate
+	name := lr.run.Name
 	// The dashboard shows the clock and "calibrating" over the probes'
 	// seconds, off its time charts; the time left counts the probes still
 	// allowed and every measurement after them.
 	probeLen := (time.Duration(c.Warmup) + time.Duration(c.Duration)).Seconds()
-	steps := float64(x.total) * (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
+	steps := float64(max(0, x.total-x.seq)) * e.stepLength().Seconds()
+	base := &Baseline{Source: baselineCalibration}
 	n := 0
 	measure := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
 		v := formatWait(wait)
 		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
 			return nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
 		}
-		s := e.settings(run.Name, c.Clients, lr.x)
+		s := e.settings(name, c.Clients, lr.x)
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
 		n++
-		x.feed.Begin(feed.Position{Run: run.Name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
+		x.feed.Begin(feed.Position{Run: name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
 			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
 		x.feed.Hook(&s)
 		wo := x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
@@ -421,19 +446,102 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)
 		}
+		if seen, err := watch.Of(r); err == nil {
+			srv, gen, _ := x.spans(lr.cores(), r, serverMap(seen.Server))
+			base.add(srv, gen)
+		}
 		return r, nil
 	}
 	cal, err := Calibrate(ctx, c, measure, x.logf)
-	x.res.Calibration = cal
-	if err != nil {
-		return "", err
+	if base.Server != nil || base.Generator != nil {
+		x.res.Disturbance.Baseline = base
 	}
-	// Calibrated: the page stops saying "calibrating" while the runs'
-	// servers start.
-	x.feed.Begin(feed.Position{Run: run.Name, Step: len(cal.Probes), Steps: c.Probes + 1, Clients: c.Clients, After: steps})
-	x.note(cal.Summary())
-	x.vars[c.Var] = cal.Value
-	return cal.Value, nil
+	if err == nil {
+		// Calibrated: the page stops saying "calibrating".
+		x.feed.Begin(feed.Position{Run: name, Step: len(cal.Probes), Steps: c.Probes + 1, Clients: c.Clients, After: steps})
+	}
+	return cal, err
+}
+
+// calibration is the calibration in force: the redone one, or the first.
+func (x *experimentRunner) calibration() *Calibration {
+	if x.res.Recalibration != nil {
+		return x.res.Recalibration
+	}
+	return x.res.Calibration
+}
+
+// recalibrate redoes the calibration after sweep when the board's CPU per
+// request at the calibration's point (its run at its clients), in that
+// sweep's used measurement, moved from the calibration's last probe (the
+// same run, clients and wait) by more than disturbance.cpu_per_request %:
+// the machine's capacity moved since the calibration ran (frequency
+// scaling, a slower or faster share of the host), so its wait no longer
+// puts the board where the file says. It is redone at most once, on the
+// running server of that run, within disturbance.max_extra; the new wait
+// is set on every server, the sweeps after it run on it, and the baseline
+// becomes its probes'. Each sweep is then measured on one calibration, so
+// pairs by repeat still compare like with like. Only interleaved runs are
+// recalibrated: measured run by run, a run would differ from the others
+// in its wait.
+func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, sweep int) error {
+	c, cal, cpu := x.e.Calibrate, x.calibration(), x.res.Disturbance.CPU
+	if c.Var == "" || cal == nil || len(cal.Probes) == 0 || x.recalTried || cpu == "" {
+		return nil
+	}
+	i := slices.IndexFunc(live, func(lr *serverRun) bool { return lr.run.Name == c.Run })
+	if i < 0 {
+		return nil
+	}
+	lr := live[i]
+	var got float64
+	var ok bool
+	for _, p := range lr.rr.Points {
+		for _, rp := range p.repeats() {
+			if p.Clients == c.Clients && rp.Repeat == sweep {
+				got, ok = cpuPerRequest(rp, cpu)
+			}
+		}
+	}
+	ref, tol := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs, x.e.Disturbance.CPUPerRequest
+	if !ok || ref <= 0 || math.Abs(got-ref)/ref*100 <= tol {
+		return nil
+	}
+	x.recalTried = true
+	reason := fmt.Sprintf("the board's CPU per request at the calibration's point (%s at %s) was %.3f ms in sweep %d against the calibration's %.3f ms (%+.0f %%; disturbance.cpu_per_request %g %%)",
+		c.Run, clientsText(c.Clients), got, sweep, ref, 100*(got-ref)/ref, tol)
+	need := time.Duration(c.Probes+1) * (time.Duration(c.Warmup) + time.Duration(c.Duration))
+	if !x.fits(need) {
+		x.note(reason + ": the calibration was not redone, too little time left in disturbance.max_extra")
+		return nil
+	}
+	x.note(reason + fmt.Sprintf(": the calibration is redone before sweep %d", sweep+1))
+	start := time.Now()
+	redone, err := x.calibrateOn(ctx, lr)
+	x.spent(time.Since(start))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		x.note(fmt.Sprintf("the calibration could not be redone (%v): the runs keep %s = %s", err, c.Var, cal.Value))
+		return x.setWait(ctx, []*serverRun{lr}, cal.Value)
+	}
+	redone.Sweep, redone.Reason = sweep+1, reason
+	x.res.Recalibration = redone
+	x.recals++
+	x.note(fmt.Sprintf("redone before sweep %d: %s", sweep+1, redone.Summary()))
+	return x.setWait(ctx, live, redone.Value)
+}
+
+// setWait sets the calibration's variable to v on running servers.
+func (x *experimentRunner) setWait(ctx context.Context, servers []*serverRun, v string) error {
+	c := x.e.Calibrate
+	for _, lr := range servers {
+		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
+			return fmt.Errorf("run %q: set %s = %s: %w", lr.run.Name, c.Var, v, err)
+		}
+	}
+	return nil
 }
 
 // of says what a relative reading is a percentage of.

@@ -76,6 +76,13 @@ type chartFile struct {
 // experimentCharts draws throughput and response time against clients with
 // one curve per run, and one chart per server reading.
 func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, error) {
+	// Only the points with a used measurement, and their used repeats.
+	measured := *res
+	measured.Runs = nil
+	for _, r := range res.Runs {
+		measured.Runs = append(measured.Runs, r.measuredOnly())
+	}
+	res = &measured
 	var curves []chart.Curve
 	for _, r := range res.Runs {
 		if len(r.Points) > 0 {
@@ -191,6 +198,9 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	if res.Quick {
 		fmt.Fprintf(&b, "**%s**\n\n", quickNote)
 	}
+	if t := remeasuredText(res); t != "" {
+		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
+	}
 	if len(res.Claims) > 0 {
 		b.WriteString("## Claims\n\n")
 		for _, c := range res.Claims {
@@ -200,6 +210,20 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			}
 			for _, k := range c.Checks {
 				fmt.Fprintf(&b, "  - %s\n", k.Text)
+			}
+		}
+		b.WriteString("\n")
+	}
+	if ps := remeasured(res); len(ps) > 0 {
+		b.WriteString("## Re-measured points\n\n")
+		for _, p := range ps {
+			fmt.Fprintf(&b, "- **%s at %s**", p.Run, clientsText(p.Clients))
+			if p.Busy != "" {
+				fmt.Fprintf(&b, ": not measured: %s", p.Busy)
+			}
+			b.WriteString("\n")
+			for _, rp := range p.Attempts {
+				fmt.Fprintf(&b, "  - %s\n", attemptText(rp))
 			}
 		}
 		b.WriteString("\n")
@@ -214,8 +238,18 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	if res.Error != "" {
 		fmt.Fprintf(&b, "\n**The experiment stopped early:** %s\n", res.Error)
 	}
-	if c := res.Calibration; c != nil {
-		fmt.Fprintf(&b, "\n## Calibration\n\n%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms |\n| --- | --- | --- | --- |\n",
+	for _, c := range []*Calibration{res.Calibration, res.Recalibration} {
+		if c == nil {
+			continue
+		}
+		head := "Calibration"
+		if c.Sweep > 0 {
+			head = fmt.Sprintf("Calibration redone before sweep %d", c.Sweep)
+			fmt.Fprintf(&b, "\n## %s\n\nWhy: %s.", head, c.Reason)
+		} else {
+			fmt.Fprintf(&b, "\n## %s\n\n", head)
+		}
+		fmt.Fprintf(&b, "%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms |\n| --- | --- | --- | --- |\n",
 			c.Summary(), c.Method(), c.Var, c.ReadingHead())
 		for _, p := range c.Probes {
 			fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs)
@@ -334,6 +368,7 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"profiles":     profileViews,
 	"quickMark":    quickMark,
 	"outcomeClass": outcomeClass,
+	"attempt":      attemptText,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
 <style>
@@ -345,13 +380,16 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 {{template "sections" .}}
 </body></html>
 {{define "sections"}}{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
+{{with .Remeasured}}<p class="maybe"><b>{{.}}</b> (Below: "Re-measured points".)</p>{{end}}
 {{with .Res.Claims}}<h2>Claims</h2><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
 <ul>{{with .Reason}}<li>not measured: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
+{{with .Points}}<h2>Re-measured points</h2><ul>{{range .}}<li><b>{{.Run}} at {{clients .Clients}}</b>{{with .Busy}}: not measured: {{.}}{{end}}
+<ul>{{range .Attempts}}<li>{{attempt .}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
 <p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}. {{.Repeats}}</p>
 <ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
-{{with .Res.Calibration}}<h2>Calibration</h2><p>{{.Summary}}. {{.Method}}.</p>
+{{range .Calibrations}}<h2>{{if .Sweep}}Calibration redone before sweep {{.Sweep}}{{else}}Calibration{{end}}</h2><p>{{with .Reason}}Why: {{.}}. {{end}}{{.Summary}}. {{.Method}}.</p>
 <table><tr><th>{{.Var}}</th><th>throughput/s</th><th>{{.ReadingHead}}</th><th>CPU per request ms</th></tr>
 {{range .Probes}}<tr><td>{{printf "%.3f" .WaitMs}} ms</td><td>{{printf "%.1f" .Throughput}}</td><td>{{printf "%.1f" .Reading}}</td><td>{{printf "%.3f" .CPUPerRequestMs}}</td></tr>{{end}}</table>{{end}}
 {{with .Environment}}<h2>Environment</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
@@ -409,7 +447,14 @@ func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTab
 		}
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
-	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res)}, nil
+	var cals []*Calibration
+	for _, c := range []*Calibration{res.Calibration, res.Recalibration} {
+		if c != nil {
+			cals = append(cals, c)
+		}
+	}
+	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
+		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": cals}, nil
 }
 
 // writeDashboard writes the dashboard page with frames inlined to path.
