@@ -41,7 +41,7 @@ type Experiment struct {
 	// Disturbance says when a measurement is disturbed by other work on
 	// the machine and how often it is measured again (disturbance.go).
 	Disturbance disturbanceSpec `toml:"disturbance"`
-	Runs  []runSpec `toml:"run"`
+	Runs        []runSpec       `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (claim.go).
 	Claims []claim `toml:"claim"`

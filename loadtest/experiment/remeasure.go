@@ -415,14 +415,23 @@ func remeasuredText(res *Result) string {
 			busy++
 		}
 	}
-	s := fmt.Sprintf("Other work on the machine: %d points had a measurement disturbed or suspect and %d re-measures were taken "+
-		"(%d measurements disturbed: other work took the server's or the generator's cores beyond the baseline by more than %g points; "+
-		"%d suspect: the server's CPU per request off the point's other repeats by more than %g %%), in %.0f s of the %.0f s allowed",
-		len(ps), d.Remeasured, disturbed, d.Threshold, suspect, d.CPUPerRequest, d.ExtraSeconds, d.MaxExtraSeconds)
+	s := fmt.Sprintf("Other work on the machine: %s had a measurement disturbed or suspect and %s taken "+
+		"(%s disturbed: other work took the server's or the generator's cores beyond the baseline by more than %g points; "+
+		"%s: the server's CPU per request off the point's other repeats by more than %g %%), in %.0f s of the %.0f s allowed",
+		count(len(ps), "point"), count(d.Remeasured, "re-measure"), count(disturbed, "measurement"), d.Threshold,
+		count(suspect, "suspect"), d.CPUPerRequest, d.ExtraSeconds, d.MaxExtraSeconds)
 	if busy > 0 {
-		s += fmt.Sprintf("; %d points could not be measured undisturbed and their claims are not measured", busy)
+		s += fmt.Sprintf("; %s could not be measured undisturbed and the claims on them are not measured", count(busy, "point"))
 	}
 	return s + "."
+}
+
+// count says "1 point" or "N points".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // attemptText describes one measurement for the report's list: its
