@@ -51,21 +51,19 @@ func (x *experimentRunner) watchInterference() {
 	}
 }
 
-// watched returns the name under which s is watched: a watched stat's at
-// the same path or metric, or s's, added to the watched stats (optional
-// when optional is set: absent, not a warning, where the OS cannot give
-// it). A stat with no name gives "".
+// watched returns the name under which s is watched: a watched stat's of
+// the same name (the target's noun for it: a file's "server CPU" read as
+// a gauge is the same figure), path or metric, or s's, added to the
+// watched stats (optional when optional is set: absent, not a warning,
+// where the OS cannot give it). A stat with no name gives "".
 func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
 	if s.Name == "" {
 		return ""
 	}
 	for _, w := range x.res.Stats {
-		if s.Path != "" && w.Path == s.Path || s.Metric != "" && w.Metric == s.Metric {
+		if w.Name == s.Name || s.Path != "" && w.Path == s.Path || s.Metric != "" && w.Metric == s.Metric {
 			return w.Name
 		}
-	}
-	for slices.ContainsFunc(x.res.Stats, func(w watch.Stat) bool { return w.Name == s.Name }) {
-		s.Name += " (read for disturbance)"
 	}
 	if s.Scale == 0 {
 		s.Scale = 1
@@ -391,6 +389,25 @@ func remeasured(res *Result) []remeasuredPoint {
 	return out
 }
 
+// unjudgedNote says, when the target gives interference but no step read
+// it (the OS cannot give it), that nothing was judged; "" otherwise.
+func unjudgedNote(res *Result) string {
+	d := res.Disturbance
+	if d == nil || d.Interference == "" {
+		return ""
+	}
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			for _, rp := range p.Repeats {
+				if rp.Interference != nil {
+					return ""
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("the server gave no %q reading (not available where it runs): no step was judged disturbed", d.Interference)
+}
+
 // remeasuredText is the report's headline on other work on the machine:
 // how many points were measured again and why, how many could not be
 // measured undisturbed, and the extra time; "" when nothing was
@@ -437,7 +454,8 @@ func count(n int, noun string) string {
 // attemptText describes one measurement for the report's list: its
 // repeat and attempt, throughput, interference and what became of it.
 func attemptText(rp *repeat) string {
-	s := fmt.Sprintf("repeat %d, attempt %d: %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1), rp.Total.Throughput, rp.Interference.text())
+	s := fmt.Sprintf("repeat %d, attempt %d (%s UTC): %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1),
+		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.text())
 	switch {
 	case rp.Dropped:
 		s += ": dropped"

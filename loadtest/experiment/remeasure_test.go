@@ -15,6 +15,7 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/disturb"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
@@ -481,7 +482,7 @@ func checkRemeasuredReport(t *testing.T, res *Result, point string) {
 	if !strings.Contains(head, "Other work on the machine: 1 point had a measurement disturbed or suspect and 1 re-measure taken (1 measurement disturbed") {
 		t.Errorf("report.md's headline does not say what was re-measured:\n%s", head)
 	}
-	if !strings.Contains(md, "## Re-measured points\n\n- **"+point+"**\n  - repeat 1, attempt 1: ") || !strings.Contains(md, "interference server's cores") {
+	if !strings.Contains(md, "## Re-measured points\n\n- **"+point+"**\n  - repeat 1, attempt 1 (") || !strings.Contains(md, "interference server's cores") {
 		t.Errorf("report.md does not list %s with its interference:\n%s", point, md)
 	}
 }
@@ -578,5 +579,91 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	md := experimentMarkdown(res, nil, nil)
 	if !strings.Contains(md, "## Calibration redone before sweep 2\n\nWhy: the board's CPU per request") {
 		t.Errorf("report.md does not show the redone calibration:\n%s", md)
+	}
+}
+
+// fileLoad is a disturb.Load that sets the fake board's control file: its
+// bursts are other work taking 60 % of the fake board's core.
+type fileLoad struct{ path string }
+
+func (f fileLoad) Start() error   { return os.WriteFile(f.path, []byte("interference=60"), 0o644) }
+func (f fileLoad) Stop()          { os.WriteFile(f.path, nil, 0o644) }
+func (f fileLoad) String() string { return "the fake board's core" }
+
+// TestScheduledDisturbanceNeverDecides replays a disturbance on a
+// schedule (package disturb: 1.2 s of every 4 s, from 3 s in) against an
+// interleaved experiment: whichever steps the bursts hit, no measurement
+// beyond the threshold is used, every disturbed one is kept in the JSON
+// and dropped, and each claim is decided on clean repeats or not measured
+// because the machine was busy.
+func TestScheduledDisturbanceNeverDecides(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment of 8 steps or more with a disturbance")
+	}
+	control := filepath.Join(t.TempDir(), "control")
+	claims := fmt.Sprintf(throughputClaim, "all-2", "all", 2) + fmt.Sprintf(throughputClaim, "each-1", "each", 1) +
+		"[disturbance]\nmax_extra = \"10s\"\n"
+	e := disturbExperiment(t, control, []string{"all", "each"}, "[1, 2]", 2, claims)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var bursts strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		s := disturb.Schedule{Busy: 1200 * time.Millisecond, Every: 4 * time.Second, For: 2 * time.Minute, Delay: 3 * time.Second}
+		done <- disturb.Run(ctx, s, fileLoad{control}, &bursts)
+	}()
+	log := &controlLog{on: func(string) {}}
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	cancel()
+	<-done
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log)
+	}
+	d := res.Disturbance
+	disturbed := 0
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			for _, rp := range p.Repeats {
+				in := rp.Interference
+				if in == nil || in.Server == nil {
+					t.Fatalf("%s at %d clients: no interference read: %s", r.Name, p.Clients, attemptsJSON(p))
+				}
+				over := in.Expected != nil && *in.Server-*in.Expected > d.Threshold
+				if over != rp.Disturbed || rp.Disturbed && !rp.Dropped {
+					t.Errorf("%s at %d clients: %s; want exactly those beyond the threshold disturbed and dropped", r.Name, p.Clients, attemptText(rp))
+				}
+				if rp.Disturbed {
+					disturbed++
+				}
+			}
+		}
+	}
+	if disturbed == 0 || d.Remeasured == 0 {
+		t.Errorf("%d disturbed, %d re-measures; want the bursts caught (each 1.2 s burst overlaps a measured window by 0.6 s or more)\nbursts:\n%s\nlog:\n%s", disturbed, d.Remeasured, &bursts, log)
+	}
+	for _, c := range res.Claims {
+		if c.Outcome != live.Reproduced && !(c.Outcome == live.NotMeasured && strings.Contains(c.Reason, "the machine was busy")) {
+			t.Errorf("claim %s: %s (%s); want reproduced on clean repeats or not measured, the machine busy", c.ID, c.Outcome, c.Reason)
+		}
+	}
+}
+
+// TestUnjudgedNote checks the note for a target that gives interference
+// on a machine that did not: nothing was judged, and the report says so.
+func TestUnjudgedNote(t *testing.T) {
+	v := 3.0
+	res := &Result{Disturbance: &Disturbance{Interference: "server interference"},
+		Runs: []*runResult{{Name: "a", Points: []*point{{Clients: 1, Repeats: []*repeat{{Seq: 1}}}}}}}
+	if n := unjudgedNote(res); !strings.Contains(n, `no "server interference" reading`) {
+		t.Errorf("note %q; want it to say the reading was absent and nothing judged", n)
+	}
+	res.Runs[0].Points[0].Repeats[0].Interference = &interference{Server: &v}
+	if n := unjudgedNote(res); n != "" {
+		t.Errorf("note %q with the reading read; want none", n)
+	}
+	res.Disturbance.Interference = ""
+	res.Runs[0].Points[0].Repeats[0].Interference = nil
+	if n := unjudgedNote(res); n != "" {
+		t.Errorf("note %q for a target without the reading; want none", n)
 	}
 }

@@ -228,6 +228,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		logf("experiment stopped: %v", runErr)
 	}
 	x.note(remeasuredText(res))
+	x.note(unjudgedNote(res))
 	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
 	var disk *watch.DiskTable
 	if opt.Target.Disk != nil && len(res.Disk) > 0 {
