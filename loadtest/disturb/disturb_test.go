@@ -79,8 +79,13 @@ type recorder struct {
 	events []string
 }
 
-func (r *recorder) Start() error { r.mu.Lock(); r.events = append(r.events, "start"); r.mu.Unlock(); return nil }
-func (r *recorder) Stop()        { r.mu.Lock(); r.events = append(r.events, "stop"); r.mu.Unlock() }
+func (r *recorder) Start() error {
+	r.mu.Lock()
+	r.events = append(r.events, "start")
+	r.mu.Unlock()
+	return nil
+}
+func (r *recorder) Stop() { r.mu.Lock(); r.events = append(r.events, "stop"); r.mu.Unlock() }
 func (r *recorder) String() string {
 	return "recorder"
 }

@@ -469,13 +469,9 @@ func measureSide(o operand, res *Result) sideResult {
 		return s
 	}
 	run := res.Runs[ri]
-	if o.At == "peak" {
-		for _, q := range run.Points {
-			if busy := q.busyText(run.Name); busy != "" {
-				s.Missing = busy + ": its peak is not known"
-				return s
-			}
-		}
+	if busy := peakBusy(o, run); busy != "" {
+		s.Missing = busy
+		return s
 	}
 	p := operandPoint(o, run)
 	if p == nil {
@@ -532,6 +528,21 @@ func measureSide(o operand, res *Result) sideResult {
 		s.slots = slots
 	}
 	return s
+}
+
+// peakBusy says, for an operand at a run's peak, why the peak is not
+// known: a point of the run every measurement of which was disturbed might
+// have been it; "" otherwise.
+func peakBusy(o operand, run *runResult) string {
+	if o.At != "peak" {
+		return ""
+	}
+	for _, q := range run.Points {
+		if busy := q.busyText(run.Name); busy != "" {
+			return busy + ": its peak is not known"
+		}
+	}
+	return ""
 }
 
 // profileRepeats returns a bucket's share in each repeat's profile of one

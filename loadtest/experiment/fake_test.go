@@ -121,16 +121,7 @@ func (b *fakeBoard) board(w http.ResponseWriter, r *http.Request) {
 	b.requests.Add(1)
 	b.busy.Add(1)
 	defer b.busy.Add(-1)
-	cpu := time.Duration(b.cpuPerRequest.Load())
-	if b.mode == "sim" {
-		if cpu == 0 {
-			cpu = simCPU
-		}
-		b.workers <- struct{}{}
-		time.Sleep(cpu + time.Duration(b.wait.Load()))
-		<-b.workers
-	}
-	b.cpuNs.Add(int64(cpu))
+	b.work()
 	r.ParseForm()
 	cmd := r.Form.Get("cmd")
 	if cmd == "" {
@@ -217,6 +208,22 @@ func (b *fakeBoard) board(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "<li>%s</li>", m)
 	}
 	fmt.Fprint(w, "</ol></body></html>")
+}
+
+// work counts a request's CPU (the control file's, or in mode "sim"
+// simCPU) and, in mode "sim", holds one of five workers for it and the
+// wait.
+func (b *fakeBoard) work() {
+	cpu := time.Duration(b.cpuPerRequest.Load())
+	if b.mode == "sim" {
+		if cpu == 0 {
+			cpu = simCPU
+		}
+		b.workers <- struct{}{}
+		time.Sleep(cpu + time.Duration(b.wait.Load()))
+		<-b.workers
+	}
+	b.cpuNs.Add(int64(cpu))
 }
 
 // TestFakeBoardProcess is not a test: run as a child process with

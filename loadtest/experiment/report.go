@@ -75,14 +75,9 @@ type chartFile struct {
 
 // experimentCharts draws throughput and response time against clients with
 // one curve per run, and one chart per server reading.
+// Only the points with a used measurement are drawn (measuredOnly).
 func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, error) {
-	// Only the points with a used measurement, and their used repeats.
-	measured := *res
-	measured.Runs = nil
-	for _, r := range res.Runs {
-		measured.Runs = append(measured.Runs, r.measuredOnly())
-	}
-	res = &measured
+	res = res.measuredOnly()
 	var curves []chart.Curve
 	for _, r := range res.Runs {
 		if len(r.Points) > 0 {
@@ -214,20 +209,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 		}
 		b.WriteString("\n")
 	}
-	if ps := remeasured(res); len(ps) > 0 {
-		b.WriteString("## Re-measured points\n\n")
-		for _, p := range ps {
-			fmt.Fprintf(&b, "- **%s at %s**", p.Run, clientsText(p.Clients))
-			if p.Busy != "" {
-				fmt.Fprintf(&b, ": not measured: %s", p.Busy)
-			}
-			b.WriteString("\n")
-			for _, rp := range p.Attempts {
-				fmt.Fprintf(&b, "  - %s\n", attemptText(rp))
-			}
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString(remeasuredMarkdown(res))
 	if res.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(res.Description))
 	}
@@ -238,22 +220,8 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	if res.Error != "" {
 		fmt.Fprintf(&b, "\n**The experiment stopped early:** %s\n", res.Error)
 	}
-	for _, c := range []*Calibration{res.Calibration, res.Recalibration} {
-		if c == nil {
-			continue
-		}
-		head := "Calibration"
-		if c.Sweep > 0 {
-			head = fmt.Sprintf("Calibration redone before sweep %d", c.Sweep)
-			fmt.Fprintf(&b, "\n## %s\n\nWhy: %s.", head, c.Reason)
-		} else {
-			fmt.Fprintf(&b, "\n## %s\n\n", head)
-		}
-		fmt.Fprintf(&b, "%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms |\n| --- | --- | --- | --- |\n",
-			c.Summary(), c.Method(), c.Var, c.ReadingHead())
-		for _, p := range c.Probes {
-			fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs)
-		}
+	for _, c := range calibrations(res) {
+		b.WriteString(calibrationMarkdown(c))
 	}
 	if env := experimentEnvironment(res); len(env) > 0 {
 		b.WriteString("\n## Environment\n\n")
@@ -294,6 +262,57 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			}
 		}
 		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// remeasuredMarkdown lists the points measured again with every attempt
+// ("" when there are none).
+func remeasuredMarkdown(res *Result) string {
+	ps := remeasured(res)
+	if len(ps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Re-measured points\n\n")
+	for _, p := range ps {
+		fmt.Fprintf(&b, "- **%s at %s**", p.Run, clientsText(p.Clients))
+		if p.Busy != "" {
+			fmt.Fprintf(&b, ": not measured: %s", p.Busy)
+		}
+		b.WriteString("\n")
+		for _, rp := range p.Attempts {
+			fmt.Fprintf(&b, "  - %s\n", attemptText(rp))
+		}
+	}
+	return b.String() + "\n"
+}
+
+// calibrations are the experiment's calibrations: the first and a redone
+// one, those it has.
+func calibrations(res *Result) []*Calibration {
+	var out []*Calibration
+	for _, c := range []*Calibration{res.Calibration, res.Recalibration} {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// calibrationMarkdown renders a calibration's section: what it chose, how,
+// why when it was redone, and its probes.
+func calibrationMarkdown(c *Calibration) string {
+	var b strings.Builder
+	if c.Sweep > 0 {
+		fmt.Fprintf(&b, "\n## Calibration redone before sweep %d\n\nWhy: %s. ", c.Sweep, c.Reason)
+	} else {
+		b.WriteString("\n## Calibration\n\n")
+	}
+	fmt.Fprintf(&b, "%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms |\n| --- | --- | --- | --- |\n",
+		c.Summary(), c.Method(), c.Var, c.ReadingHead())
+	for _, p := range c.Probes {
+		fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs)
 	}
 	return b.String()
 }
@@ -447,14 +466,8 @@ func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTab
 		}
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
-	var cals []*Calibration
-	for _, c := range []*Calibration{res.Calibration, res.Recalibration} {
-		if c != nil {
-			cals = append(cals, c)
-		}
-	}
 	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
-		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": cals}, nil
+		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res)}, nil
 }
 
 // writeDashboard writes the dashboard page with frames inlined to path.

@@ -80,6 +80,17 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 	return out
 }
 
+// measuredOnly returns res with only the points that have a used
+// measurement (runResult.measuredOnly).
+func (res *Result) measuredOnly() *Result {
+	m := *res
+	m.Runs = make([]*runResult, len(res.Runs))
+	for i, r := range res.Runs {
+		m.Runs[i] = r.measuredOnly()
+	}
+	return &m
+}
+
 // measuredOnly returns r with only its points that have a used
 // measurement, and only the profiles taken in used measurements.
 func (r *runResult) measuredOnly() *runResult {
