@@ -249,7 +249,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
 		}
 		b.WriteString(pointTable(r, res, "|"))
-		for _, g := range profileViews(r) {
+		for _, g := range profileViews(r.measuredOnly()) {
 			fmt.Fprintf(&b, "\n%s profile%s (%s), top functions by own samples of the first:\n\n", g.Kind, g.Where, mdLinks(g.Files))
 			for _, f := range g.Top {
 				fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
@@ -384,7 +384,7 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 		head, rows := pointRows(r, readings)
 		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, readings)}
 	},
-	"profiles":     profileViews,
+	"profiles":     func(r *runResult) []profileView { return profileViews(r.measuredOnly()) },
 	"quickMark":    quickMark,
 	"outcomeClass": outcomeClass,
 	"attempt":      attemptText,
