@@ -63,6 +63,8 @@ think = "5ms"
 duration = "10s"
 repeats = 3
 interleave = true
+[disturbance]
+off = true # the repeats as planned: no re-measure of a busy machine's
 [[load.request]]
 label = "page"
 url = "http://127.0.0.1:{{port}}/bbs"

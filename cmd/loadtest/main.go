@@ -1,7 +1,7 @@
 // Command loadtest drives an HTTP/1.1 server with simulated clients under the
 // Fixed Delay, Fixed Rate or open load model and reports throughput, latency
 // percentiles and its own cost. Subcommands: run, sweep, report, merge,
-// experiment, calibrate, bench, target and overhead; "loadtest help" lists
+// experiment, calibrate, bench, target, overhead, grade and disturb; "loadtest help" lists
 // them and "loadtest COMMAND -h" a command's flags.
 package main
 

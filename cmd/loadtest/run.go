@@ -22,6 +22,7 @@ commands:
   target   a small page server for bench (-addr, -size)
   overhead the board vs the yardstick (bare handlers), side by side on one core
   grade    hold load tools' results (this lab's, JMeter, vegeta, hey, wrk, k6) against the server's truth
+  disturb  keep CPUs busy on a schedule (-cpu 0 -busy 3s -every 10s -for 5m; -random -seed N) to show an experiment re-measuring
 
 "loadtest COMMAND -h" lists a command's flags.
 `
@@ -54,6 +55,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdOverhead(ctx, rest, stdout, stderr)
 	case "grade":
 		return cmdGrade(ctx, rest, stdout, stderr)
+	case "disturb":
+		return cmdDisturb(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -80,6 +80,13 @@ func HoldSelf(cpus []int, pin bool) (h Hold, restore func()) {
 	return h, func() { runtime.GOMAXPROCS(old) }
 }
 
+// PinThread pins the calling goroutine's OS thread to cpus and returns a
+// function that restores the thread's previous affinity. The caller holds
+// runtime.LockOSThread for as long as the pin should last (a thread
+// released with the pin on would run other goroutines on those CPUs). It
+// fails where the system has no CPU affinity or a CPU is not available.
+func PinThread(cpus []int) (restore func(), err error) { return pinThread(cpus) }
+
 // CanPin says why cpus cannot be pinned (nil when they can): the system
 // has no CPU affinity, or one of them is not available to this process.
 func CanPin(cpus ...int) error {

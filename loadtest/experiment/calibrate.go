@@ -97,6 +97,10 @@ type Calibration struct {
 	Value   string  `json:"value"`
 	Reached bool    `json:"reached"`
 	Seconds float64 `json:"seconds"`
+	// Sweep and Reason, for a calibration redone mid-run
+	// (Result.Recalibration): the sweep it was redone before, and why.
+	Sweep  int    `json:"sweep,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }
 
 // probe is one calibration measurement: Reading is the operating point's
@@ -393,21 +397,41 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)
 	}
+	cal, err := x.calibrateOn(ctx, lr)
+	x.res.Calibration = cal
+	if err != nil {
+		return "", err
+	}
+	x.note(cal.Summary())
+	x.vars[c.Var] = cal.Value
+	return cal.Value, nil
+}
+
+// calibrateOn runs the calibration's probes on lr's running server and
+// returns what they chose, the server left with it. The probes' spans of
+// the server's and the generator's cores become the baseline that later
+// steps' interference is judged against (disturbance.go): what other work
+// took of the machine while the calibration measured it is part of the
+// machine the runs are decided on.
+func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Calibration, error) {
+	e, c := x.e, x.e.Calibrate
+	name := lr.run.Name
 	// The dashboard shows the clock and "calibrating" over the probes'
 	// seconds, off its time charts; the time left counts the probes still
 	// allowed and every measurement after them.
 	probeLen := (time.Duration(c.Warmup) + time.Duration(c.Duration)).Seconds()
-	steps := float64(x.total) * (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
+	steps := float64(max(0, x.total-x.seq)) * e.stepLength().Seconds()
+	base := &Baseline{Source: baselineCalibration}
 	n := 0
 	measure := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
 		v := formatWait(wait)
 		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
 			return nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
 		}
-		s := e.settings(run.Name, c.Clients, lr.x)
+		s := e.settings(name, c.Clients, lr.x)
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
 		n++
-		x.feed.Begin(feed.Position{Run: run.Name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
+		x.feed.Begin(feed.Position{Run: name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
 			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
 		x.feed.Hook(&s)
 		wo := x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
@@ -421,19 +445,21 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)
 		}
+		if seen, err := watch.Of(r); err == nil {
+			srv, gen, _ := x.spans(lr.cores(), r, serverMap(seen.Server))
+			base.add(srv, gen)
+		}
 		return r, nil
 	}
 	cal, err := Calibrate(ctx, c, measure, x.logf)
-	x.res.Calibration = cal
-	if err != nil {
-		return "", err
+	if base.Server != nil || base.Generator != nil {
+		x.res.Disturbance.Baseline = base
 	}
-	// Calibrated: the page stops saying "calibrating" while the runs'
-	// servers start.
-	x.feed.Begin(feed.Position{Run: run.Name, Step: len(cal.Probes), Steps: c.Probes + 1, Clients: c.Clients, After: steps})
-	x.note(cal.Summary())
-	x.vars[c.Var] = cal.Value
-	return cal.Value, nil
+	if err == nil {
+		// Calibrated: the page stops saying "calibrating".
+		x.feed.Begin(feed.Position{Run: name, Step: len(cal.Probes), Steps: c.Probes + 1, Clients: c.Clients, After: steps})
+	}
+	return cal, err
 }
 
 // of says what a relative reading is a percentage of.

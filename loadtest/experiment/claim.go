@@ -263,12 +263,16 @@ type sideResult struct {
 	// Missing says why the side could not be measured.
 	Missing string `json:"missing,omitempty"`
 	// clients and repeats are the point measured and its values per
-	// repeat in the order measured (after the factor), for a paired
-	// comparison; nil for a constant, or for profile shares that do not
-	// say their repeat.
+	// used repeat in the order measured (after the factor), slots which
+	// repeat each is, for a paired comparison; nil for a constant, or for
+	// profile shares that do not say their repeat.
 	run     string
 	clients int
 	repeats []float64
+	slots   []int
+	// used and planned count the point's used repeats and the repeats
+	// it was to have, when some were dropped.
+	used, planned int
 	// format and unit print the figures; share: a 0..1 share printed as %.
 	format, unit string
 	share        bool
@@ -324,7 +328,8 @@ func evaluateCheck(k check, res *Result) checkResult {
 		kr.Outcome = live.NotMeasured
 		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, clientsText(l.clients))
 	case res.Interleave && pairable(l, r, res.Sweeps):
-		kr.Outcome, paired = comparePaired(l.repeats, k.Op, r.repeats, r.Factor/l.Factor)
+		a, b := pairUp(l, r)
+		kr.Outcome, paired = comparePaired(a, k.Op, b, r.Factor/l.Factor)
 		kr.Paired = true
 	default:
 		kr.Outcome = compareRanges(l.Value, k.Op, r.Value)
@@ -334,16 +339,31 @@ func evaluateCheck(k check, res *Result) checkResult {
 }
 
 // pairable reports whether two measured sides of interleaved runs can be
-// compared repeat by repeat: the same number of repeats (more than one)
-// and the same client count, or any client counts when each repeat was a
+// compared repeat by repeat: more than one repeat used on both sides, and
+// the same client count, or any client counts when each repeat was a
 // whole sweep (Result.Sweeps). Repeat i of every run at a client count was
 // measured back to back, and with sweeps repeat i of every point in the
 // same sweep, so the machine's drift between repeats hits both sides of a
 // pair alike and the pair's difference is free of it, where the min-max
-// ranges carry the drift on each side.
+// ranges carry the drift on each side. A repeat dropped on one side (its
+// measurements disturbed) leaves its pair out.
 func pairable(l, r sideResult, sweeps bool) bool {
-	return l.repeats != nil && r.repeats != nil && (sweeps || l.clients == r.clients) &&
-		len(l.repeats) == len(r.repeats) && len(l.repeats) > 1
+	if l.repeats == nil || r.repeats == nil || !sweeps && l.clients != r.clients {
+		return false
+	}
+	a, _ := pairUp(l, r)
+	return len(a) > 1
+}
+
+// pairUp returns the two sides' values of the repeats both used, in the
+// left side's order.
+func pairUp(l, r sideResult) (a, b []float64) {
+	for i, s := range l.slots {
+		if j := slices.Index(r.slots, s); j >= 0 && i < len(l.repeats) && j < len(r.repeats) {
+			a, b = append(a, l.repeats[i]), append(b, r.repeats[j])
+		}
+	}
+	return a, b
 }
 
 // comparePaired decides "a op b" pair by pair: reproduced when it holds
@@ -449,6 +469,10 @@ func measureSide(o operand, res *Result) sideResult {
 		return s
 	}
 	run := res.Runs[ri]
+	if busy := peakBusy(o, run); busy != "" {
+		s.Missing = busy
+		return s
+	}
 	p := operandPoint(o, run)
 	if p == nil {
 		s.Missing = fmt.Sprintf("%s has no point at %s", o.Run, at)
@@ -463,6 +487,11 @@ func measureSide(o operand, res *Result) sideResult {
 		at = clientsText(p.Clients)
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
+	if busy := p.busyText(o.Run); busy != "" {
+		s.Missing = busy
+		return s
+	}
+	s.used, s.planned = len(p.repeats()), max(res.Repeats, len(p.slots()))
 	var raw loadtest.Spread
 	var ok bool
 	switch {
@@ -471,7 +500,7 @@ func measureSide(o operand, res *Result) sideResult {
 	case o.Reading != "":
 		raw, ok = p.readingSpread(o.Reading)
 	case o.Profile != "":
-		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients)
+		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients, p.usedSeqs())
 	case o.Truth != "":
 		raw, ok = p.truthSpread(o.Truth)
 	}
@@ -485,34 +514,52 @@ func measureSide(o operand, res *Result) sideResult {
 	s.Raw, s.Value = raw, raw.Scaled(f)
 	s.run, s.clients = o.Run, p.Clients
 	vs, ok := p.values(o.Label, o.Metric, o.Reading)
+	slots := p.slots()
 	switch {
 	case o.Profile != "":
-		vs, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients)
+		vs, slots, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients, p.usedSeqs())
 	case o.Truth != "":
 		vs, ok = p.truthValues(o.Truth)
 	}
-	if ok {
+	if ok && len(slots) == len(vs) {
 		for _, v := range vs {
 			s.repeats = append(s.repeats, v*f)
 		}
+		s.slots = slots
 	}
 	return s
 }
 
+// peakBusy says, for an operand at a run's peak, why the peak is not
+// known: a point of the run every measurement of which was disturbed might
+// have been it; "" otherwise.
+func peakBusy(o operand, run *runResult) string {
+	if o.At != "peak" {
+		return ""
+	}
+	for _, q := range run.Points {
+		if busy := q.busyText(run.Name); busy != "" {
+			return busy + ": its peak is not known"
+		}
+	}
+	return ""
+}
+
 // profileRepeats returns a bucket's share in each repeat's profile of one
-// kind taken at clients, in the order of the repeats: the profile of
-// repeat i was taken during repeat i's step, so with interleaved runs two
-// runs' shares of repeat i were measured back to back, as their other
-// figures were. It reports false when the profiles do not say their repeat
-// (each must name a different one).
-func profileRepeats(r *runResult, kind, bucket string, clients int) ([]float64, bool) {
+// kind taken at clients, in the order of the repeats, with the repeats:
+// the profile of repeat i was taken during repeat i's step, so with
+// interleaved runs two runs' shares of repeat i were measured back to
+// back, as their other figures were. Only the profiles of the used
+// measurements (Seq in used; nil: every one) count. It reports false when
+// the profiles do not say their repeat (each must name a different one).
+func profileRepeats(r *runResult, kind, bucket string, clients int, used map[int]bool) ([]float64, []int, bool) {
 	byRepeat := map[int]float64{}
 	for _, pr := range r.Profiles {
-		if pr.Kind != kind || pr.Clients != clients {
+		if pr.Kind != kind || pr.Clients != clients || !usedProfile(pr, used) {
 			continue
 		}
 		if _, dup := byRepeat[pr.Repeat]; dup || pr.Repeat == 0 {
-			return nil, false
+			return nil, nil, false
 		}
 		for _, b := range pr.Buckets {
 			if b.Name == bucket {
@@ -521,14 +568,21 @@ func profileRepeats(r *runResult, kind, bucket string, clients int) ([]float64, 
 		}
 	}
 	if len(byRepeat) == 0 {
-		return nil, false
+		return nil, nil, false
 	}
 	reps := slices.Sorted(maps.Keys(byRepeat))
 	out := make([]float64, len(reps))
 	for i, rep := range reps {
 		out[i] = byRepeat[rep]
 	}
-	return out, true
+	return out, reps, true
+}
+
+// usedProfile reports whether a profile was taken in a used measurement:
+// its Seq is in used, or it or used says nothing (written before
+// re-measures).
+func usedProfile(pr *stepProfile, used map[int]bool) bool {
+	return used == nil || pr.Seq == 0 || used[pr.Seq]
 }
 
 // operandPoint returns the point an operand names, or nil.
@@ -554,11 +608,12 @@ func operandPoint(o operand, r *runResult) *point {
 }
 
 // profileShare returns a bucket's share over the profiles of one kind
-// taken at clients (a profile that does not say its client count counts).
-func profileShare(r *runResult, kind, bucket string, clients int) (loadtest.Spread, bool) {
+// taken at clients (a profile that does not say its client count counts)
+// in the used measurements (usedProfile).
+func profileShare(r *runResult, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
 	var ps []*stepProfile
 	for _, pr := range r.Profiles {
-		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) {
+		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) && usedProfile(pr, used) {
 			ps = append(ps, pr)
 		}
 	}
@@ -605,6 +660,9 @@ func (s sideResult) text() string {
 		raw, val = raw.Scaled(100), val.Scaled(100)
 	}
 	t := s.What + " " + spreadText(raw, s.format, s.unit)
+	if s.used < s.planned {
+		t += fmt.Sprintf(" [%d of %d repeats: the others disturbed]", s.used, s.planned)
+	}
 	if s.Factor != 1 {
 		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, spreadText(val, s.format, s.unit))
 	}

@@ -8,7 +8,10 @@
 // the live dashboard's page with every second inlined and the report's
 // sections below it). As it goes it feeds the live dashboard (package
 // live, through live/feed): every second of load, each step and the claims
-// decidable so far.
+// decidable so far. A step during which other work on the machine took the
+// server's cores beyond the baseline (or whose CPU per request is off its
+// point's other repeats) is measured again, kept in the results and left
+// out of the figures and the claims.
 //
 // The runner is generic: what it knows of its target comes in
 // Options.Target, one watch.Target (its validation, stats, environment,
@@ -25,5 +28,7 @@
 // environment.go (the environment section), disk.go (the disk benchmark
 // command), quick.go (quick runs), filefunc.go ({{env}} in files),
 // redact.go (passwords out of logs), dashboard.go (the live dashboard's
-// progress and claims, the progress line).
+// progress and claims, the progress line), disturbance.go (when a step is
+// disturbed), remeasure.go (measuring it again), recalibrate.go (the
+// calibration redone between sweeps).
 package experiment

@@ -38,7 +38,10 @@ type Experiment struct {
 	// Truth, when set, takes the server's own record of each measured
 	// window (truth.go).
 	Truth truthSpec `toml:"truth"`
-	Runs  []runSpec `toml:"run"`
+	// Disturbance says when a measurement is disturbed by other work on
+	// the machine and how often it is measured again (disturbance.go).
+	Disturbance disturbanceSpec `toml:"disturbance"`
+	Runs        []runSpec       `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (claim.go).
 	Claims []claim `toml:"claim"`
@@ -409,6 +412,7 @@ func (e *Experiment) check() error {
 		}
 	}
 	errs = append(errs, e.checkCalibrate()...)
+	errs = append(errs, e.checkDisturbance()...)
 	errs = append(errs, e.checkTruth()...)
 	errs = append(errs, e.checkClaims()...)
 	return errors.Join(errs...)

@@ -14,6 +14,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -35,7 +36,8 @@ import (
 // reports one acquire too few). Mode "sim" simulates the article's
 // server for calibration: five workers, each request holding one for
 // simCPU of "CPU" (counted in cpu_seconds_total, though slept) and the
-// wait /admin/distance sets.
+// wait /admin/distance sets. With FAKE_CONTROL naming a file, the tests
+// set what its readings say as the experiment goes (control).
 type fakeBoard struct {
 	mode     string
 	mu       sync.Mutex
@@ -46,6 +48,14 @@ type fakeBoard struct {
 	workers chan struct{}
 	wait    atomic.Int64 // ns, set by POST /admin/distance?db_latency=
 	cpuNs   atomic.Int64
+
+	// What the control file sets: the CPU each request counts (ns; 0:
+	// none, or simCPU in mode "sim"), and the rates, in % of one core, at
+	// which other work and the hypervisor take the board's core, whose
+	// counters control integrates.
+	cpuPerRequest atomic.Int64
+	interference  atomic.Int64 // ns of the core's time taken so far
+	steal         atomic.Int64
 }
 
 // simCPU is a simulated request's CPU time in mode "sim".
@@ -97,8 +107,10 @@ func (b *fakeBoard) handler() http.Handler {
 		// database, host and config are what the board names its
 		// environment by (copied whole into the results).
 		fmt.Fprintf(w, `{"workers": {"busy": %d, "wait_seconds_total": %g}, "commands": {"AllView": {"requests": %d}},
-			"cpu_seconds_total": %g, "database": {"kind": "fake", "server_version": "9.9"}, "config": {"mode": %q}}`,
-			b.busy.Load(), float64(b.requests.Load())*0.001, b.requests.Load(), time.Duration(b.cpuNs.Load()).Seconds(), b.mode)
+			"cpu_seconds_total": %g, "database": {"kind": "fake", "server_version": "9.9"}, "config": {"mode": %q},
+			"machine": {"own_cpus": {"interference_seconds_total": %g, "steal_seconds_total": %g}}}`,
+			b.busy.Load(), float64(b.requests.Load())*0.001, b.requests.Load(), time.Duration(b.cpuNs.Load()).Seconds(), b.mode,
+			time.Duration(b.interference.Load()).Seconds(), time.Duration(b.steal.Load()).Seconds())
 	})
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.Handle("/debug/fgprof", fgprof.Handler())
@@ -109,12 +121,7 @@ func (b *fakeBoard) board(w http.ResponseWriter, r *http.Request) {
 	b.requests.Add(1)
 	b.busy.Add(1)
 	defer b.busy.Add(-1)
-	if b.mode == "sim" {
-		b.workers <- struct{}{}
-		time.Sleep(simCPU + time.Duration(b.wait.Load()))
-		b.cpuNs.Add(int64(simCPU))
-		<-b.workers
-	}
+	b.work()
 	r.ParseForm()
 	cmd := r.Form.Get("cmd")
 	if cmd == "" {
@@ -203,6 +210,22 @@ func (b *fakeBoard) board(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, "</ol></body></html>")
 }
 
+// work counts a request's CPU (the control file's, or in mode "sim"
+// simCPU) and, in mode "sim", holds one of five workers for it and the
+// wait.
+func (b *fakeBoard) work() {
+	cpu := time.Duration(b.cpuPerRequest.Load())
+	if b.mode == "sim" {
+		if cpu == 0 {
+			cpu = simCPU
+		}
+		b.workers <- struct{}{}
+		time.Sleep(cpu + time.Duration(b.wait.Load()))
+		<-b.workers
+	}
+	b.cpuNs.Add(int64(cpu))
+}
+
 // TestFakeBoardProcess is not a test: run as a child process with
 // FAKE_BOARD_MODE set, it serves the fake board on the -addr and
 // -admin-addr given after "--" until it gets SIGTERM.
@@ -236,6 +259,9 @@ func TestFakeBoardProcess(t *testing.T) {
 	}
 	b := newFakeBoard(mode)
 	b.wait.Store(int64(*wait))
+	if path := os.Getenv("FAKE_CONTROL"); path != "" {
+		go b.control(path)
+	}
 	errc := make(chan error, 2)
 	for _, a := range []string{*addr, *admin} {
 		l, err := net.Listen("tcp", a)
@@ -254,6 +280,43 @@ func TestFakeBoardProcess(t *testing.T) {
 	case <-time.After(2 * time.Minute):
 		os.Exit(0)
 	}
+}
+
+// control reads the control file at path every 10 ms ("interference=60
+// steal=5 cpu_ms=0.5": other work's and the hypervisor's take of the
+// board's core in % of one core, the CPU each request counts; a missing
+// key or file is 0) and advances the interference and steal counters at
+// the rates it read: the fake's stand-in for what the board reads from
+// /proc/stat.
+func (b *fakeBoard) control(path string) {
+	last := time.Now()
+	var inter, steal float64
+	for range time.Tick(10 * time.Millisecond) {
+		now := time.Now()
+		dt := now.Sub(last)
+		last = now
+		b.interference.Add(int64(float64(dt) * inter / 100))
+		b.steal.Add(int64(float64(dt) * steal / 100))
+		c := readControl(path)
+		inter, steal = c["interference"], c["steal"]
+		b.cpuPerRequest.Store(int64(c["cpu_ms"] * float64(time.Millisecond)))
+	}
+}
+
+// readControl reads a control file's key=value figures.
+func readControl(path string) map[string]float64 {
+	out := map[string]float64{}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	for _, f := range strings.Fields(string(b)) {
+		k, v, ok := strings.Cut(f, "=")
+		if x, err := strconv.ParseFloat(v, 64); ok && err == nil {
+			out[k] = x
+		}
+	}
+	return out
 }
 
 // fakeEnvironment names the fake board's environment objects in its stats

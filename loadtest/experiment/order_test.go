@@ -33,6 +33,7 @@ func TestExperimentVisitOrder(t *testing.T) {
 		e.Load.Repeats = 2
 		e.Load.ResetEach = true
 		e.Load.Interleave = tt.interleave
+		e.Disturbance.Off = true // the order of the planned steps: no re-measure of a busy machine's
 		var log strings.Builder
 		out := t.TempDir()
 		res, err := Run(context.Background(), e, Options{Target: fakeTarget, Out: out, Log: &log})
@@ -114,6 +115,7 @@ func TestMakeQuick(t *testing.T) {
 	e.Load.Duration = cli.Duration(10 * time.Second)
 	e.Load.Warmup = cli.Duration(3 * time.Second)
 	e.Profile.Seconds = 8
+	e.Disturbance.MaxExtra = cli.Duration(90 * time.Second)
 	e.MakeQuick()
 	// The claims name 5 and 10 clients, the profile 10; the last fills up.
 	if want := []int{5, 10, 20}; !slices.Equal(e.Load.Clients, want) {
@@ -122,6 +124,9 @@ func TestMakeQuick(t *testing.T) {
 	if !e.Quick || e.Load.Repeats != 1 || e.Load.Duration != cli.Duration(3*time.Second) || e.Load.Warmup != cli.Duration(time.Second) || e.Profile.Seconds != 3 {
 		t.Errorf("quick: %v, repeats %d, duration %v, warmup %v, profile %d s; want 1 repeat, 3s, 1s, 3 s",
 			e.Quick, e.Load.Repeats, time.Duration(e.Load.Duration), time.Duration(e.Load.Warmup), e.Profile.Seconds)
+	}
+	if e.maxExtra() != 8*time.Second {
+		t.Errorf("quick max_extra %v; want two steps of 4 s, not the file's 90 s", e.maxExtra())
 	}
 	e2, _ := parse("x.toml", []byte(strings.Replace(claimBase, "clients = [5, 10, 20]", "clients = [1, 2, 5, 10, 15, 20]", 1)))
 	e2.Profile = profileSpec{}

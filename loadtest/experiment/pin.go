@@ -27,14 +27,15 @@ func serverNote(h child.Hold) string {
 // holdGenerator holds this process, the load generator, to cpus: it pins
 // every thread to them when pin is set and the system allows it, and
 // otherwise caps runtime.GOMAXPROCS at their number until restore is
-// called. It returns a note about what was done.
-func holdGenerator(cpus []int, pin bool) (note string, restore func()) {
+// called. It returns a note about what was done and the CPUs the
+// generator runs on (every CPU when it is not pinned).
+func holdGenerator(cpus []int, pin bool) (note string, cores []int, restore func()) {
 	h, restore := child.HoldSelf(cpus, pin)
 	switch {
 	case len(cpus) == 0:
-		return "load generator not pinned", restore
+		return "load generator not pinned", allCPUs(), restore
 	case h.Pinned:
-		return fmt.Sprintf("load generator pinned to CPU %s", child.CPUList(cpus)), restore
+		return fmt.Sprintf("load generator pinned to CPU %s", child.CPUList(cpus)), cpus, restore
 	}
-	return fmt.Sprintf("load generator not pinned (%v): GOMAXPROCS=%s while the experiment runs (the number of [client] cpus); the OS chooses its cores and may share them with the server", h.NotPinned, h.GOMAXPROCS), restore
+	return fmt.Sprintf("load generator not pinned (%v): GOMAXPROCS=%s while the experiment runs (the number of [client] cpus); the OS chooses its cores and may share them with the server", h.NotPinned, h.GOMAXPROCS), allCPUs(), restore
 }

@@ -88,9 +88,12 @@ func TestStartServerCapsGOMAXPROCS(t *testing.T) {
 // pinned, runs with GOMAXPROCS = the number of its CPUs until restored.
 func TestHoldGeneratorCapsGOMAXPROCS(t *testing.T) {
 	before := runtime.GOMAXPROCS(0)
-	note, restore := holdGenerator([]int{1}, false)
+	note, cores, restore := holdGenerator([]int{1}, false)
 	during := runtime.GOMAXPROCS(0)
 	restore()
+	if len(cores) != runtime.NumCPU() {
+		t.Errorf("holdGenerator([1], pin off): cores %v; want every CPU (not pinned, the OS chooses)", cores)
+	}
 	if during != 1 {
 		t.Errorf("holdGenerator([1], pin off): GOMAXPROCS %d; want 1", during)
 	}
@@ -100,7 +103,7 @@ func TestHoldGeneratorCapsGOMAXPROCS(t *testing.T) {
 	if want := "load generator not pinned (pinning is off): GOMAXPROCS=1 while the experiment runs"; !strings.HasPrefix(note, want) {
 		t.Errorf("holdGenerator([1], pin off) note %q; want it to start with %q", note, want)
 	}
-	if note, _ := holdGenerator(nil, false); note != "load generator not pinned" || runtime.GOMAXPROCS(0) != before {
+	if note, _, _ := holdGenerator(nil, false); note != "load generator not pinned" || runtime.GOMAXPROCS(0) != before {
 		t.Errorf("holdGenerator(no CPUs): note %q, GOMAXPROCS %d; want no cap (%d)", note, runtime.GOMAXPROCS(0), before)
 	}
 }

@@ -22,8 +22,8 @@ const quickNote = "QUICK RUN: at most 3 client counts, one measurement each, sho
 // most quickClients client counts (those a claim or the profile names are
 // kept, so the claims stay decidable; then the last, the first and one
 // from the middle, in that order, up to three), one measurement each, a
-// warm-up of at most 1 s and steps of at most 3 s, and profiles no longer
-// than the step.
+// warm-up of at most 1 s and steps of at most 3 s, profiles no longer
+// than the step, and re-measures of at most two steps' time.
 func (e *Experiment) MakeQuick() {
 	e.Quick = true
 	l := &e.Load
@@ -34,6 +34,9 @@ func (e *Experiment) MakeQuick() {
 		e.Profile.Seconds = max(s, 1)
 	}
 	l.Clients = quickCounts(e)
+	// On a busy machine too a quick run stays quick: at most two steps of
+	// re-measures.
+	e.Disturbance.MaxExtra = cli.Duration(min(e.maxExtra(), 2*e.stepLength()))
 	c := &e.Calibrate
 	// A probe keeps a warm-up of a second: the server's gauges cover their
 	// last whole second, which must be under load.

@@ -88,6 +88,30 @@ type repeat struct {
 	// GeneratorCores is how the generator's CPUs were used over the
 	// measured span (its cost's Cores): the time others took from them.
 	GeneratorCores *loadtest.CoresUse `json:"generator_cores,omitempty"`
+	// Repeat is which of the point's repeats this measurement is
+	// (1..load.repeats; interleaved, its sweep) and Attempt which
+	// measurement of that repeat (1: the first; more: measured again,
+	// remeasure.go); both absent in results written before re-measures,
+	// whose repeats are one attempt each, in order.
+	Repeat  int `json:"repeat,omitempty"`
+	Attempt int `json:"attempt,omitempty"`
+	// Interference is what other work took of the cores over the
+	// measured span (absent where it was not read).
+	Interference *interference `json:"interference,omitempty"`
+	// Disturbed marks a measurement whose interference exceeded the
+	// baseline's by more than the threshold; Suspect one whose server CPU
+	// per request was off the point's other repeats (the quiet kind).
+	// Dropped leaves it out of the point's figures, spreads, claims and
+	// charts: every disturbed one, a suspect whose re-measure agreed with
+	// the others, a re-measure that agreed with neither. Reason says why,
+	// with the figures.
+	Disturbed bool   `json:"disturbed,omitempty"`
+	Suspect   bool   `json:"suspect,omitempty"`
+	Dropped   bool   `json:"dropped,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// Calibration counts the calibrations redone before this measurement
+	// (0: measured with the first one's value).
+	Calibration int `json:"calibration,omitempty"`
 	// result is the full result, kept while the point is measured.
 	result *loadtest.Result
 }
@@ -99,6 +123,12 @@ func (rp *repeat) generatorCores() *loadtest.CoresUse {
 		return rp.result.Cost.Cores
 	}
 	return rp.GeneratorCores
+}
+
+// drop leaves rp out of its point's figures, saying why.
+func (rp *repeat) drop(reason string) {
+	rp.Dropped = true
+	rp.Reason = reason
 }
 
 // newRepeat takes the figures of one measurement.
@@ -156,38 +186,93 @@ type pointSummary struct {
 	Server map[string]loadtest.Spread `json:"server,omitempty"`
 }
 
-// addRepeat adds one measurement to p and makes the repeat of median
-// throughput the point's Result, readings, deadline shares and SLO
-// outcomes, so that readers of the single-measurement form keep working.
+// addRepeat adds one measurement to p and refreshes its figures.
 func (p *point) addRepeat(rp *repeat, l loadSpec) {
 	p.Repeats = append(p.Repeats, rp)
-	med := p.medianRepeat()
+	p.refresh(l)
+}
+
+// refresh makes the used repeat of median throughput the point's Result,
+// readings, deadline shares and SLO outcomes, so that readers of the
+// single-measurement form keep working, and summarises the used repeats.
+// A point with none (every measurement disturbed) has no Result.
+func (p *point) refresh(l loadSpec) {
+	p.Result, p.Server, p.Within, p.SLO, p.Summary = nil, nil, nil, nil, nil
+	used := p.repeats()
+	if len(used) == 0 {
+		return
+	}
+	med := medianRepeat(used)
 	p.Result = med.result
 	p.Server = med.Server
-	p.Within, p.SLO = nil, nil
 	if p.Result != nil {
 		judge(p, l)
 	}
 	p.Summary = p.summary()
 }
 
-// medianRepeat returns the repeat of median throughput.
-func (p *point) medianRepeat() *repeat {
-	rs := slices.Clone(p.Repeats)
+// medianRepeat returns the repeat of median throughput of rs.
+func medianRepeat(rs []*repeat) *repeat {
+	rs = slices.Clone(rs)
 	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Total.Throughput < rs[b].Total.Throughput })
 	return rs[(len(rs)-1)/2]
 }
 
-// repeats returns p's measurements; a point written before repeats
-// existed is its Result, once.
+// repeats returns the measurements p's figures are made of: those not
+// dropped; a point written before repeats existed is its Result, once.
 func (p *point) repeats() []*repeat {
 	if len(p.Repeats) > 0 {
-		return p.Repeats
+		var out []*repeat
+		for _, rp := range p.Repeats {
+			if !rp.Dropped {
+				out = append(out, rp)
+			}
+		}
+		return out
 	}
 	if p.Result == nil {
 		return nil
 	}
 	return []*repeat{{Total: figuresOf(p.Result.Total), Server: p.Server, result: p.Result}}
+}
+
+// slots returns which repeat each of p.repeats() is, in the same order:
+// its Repeat, or for results written before re-measures its place.
+func (p *point) slots() []int {
+	var out []int
+	if len(p.Repeats) == 0 {
+		if p.Result != nil {
+			out = append(out, 1)
+		}
+		return out
+	}
+	for i, rp := range p.Repeats {
+		if rp.Dropped {
+			continue
+		}
+		if rp.Repeat > 0 {
+			out = append(out, rp.Repeat)
+		} else {
+			out = append(out, i+1)
+		}
+	}
+	return out
+}
+
+// measured reports whether p has a measurement its figures can use.
+func (p *point) measured() bool { return len(p.repeats()) > 0 }
+
+// usedSeqs are the Seq of p's used measurements (nil for a point written
+// before repeats were numbered): what picks the profiles to use.
+func (p *point) usedSeqs() map[int]bool {
+	if len(p.Repeats) == 0 {
+		return nil
+	}
+	m := map[int]bool{}
+	for _, rp := range p.repeats() {
+		m[rp.Seq] = true
+	}
+	return m
 }
 
 func (p *point) summary() *pointSummary {
@@ -241,7 +326,7 @@ func (p *point) truthSpread(name string) (loadtest.Spread, bool) {
 	return loadtest.SpreadOf(vs), true
 }
 
-// truthValues returns a truth figure of every repeat in the order
+// truthValues returns a truth figure of every used repeat in the order
 // measured; ok is false when a repeat lacks it.
 func (p *point) truthValues(name string) ([]float64, bool) {
 	var vs []float64
@@ -281,8 +366,8 @@ func (p *point) readingSpread(name string) (loadtest.Spread, bool) {
 }
 
 // values returns a metric of a label ("" for all), or a server reading
-// when reading is set, of every repeat in the order measured; ok is false
-// when a repeat lacks it.
+// when reading is set, of every used repeat in the order measured (their
+// slots give which repeat each is); ok is false when a repeat lacks it.
 func (p *point) values(label, metric, reading string) (vs []float64, ok bool) {
 	for _, rp := range p.repeats() {
 		var v float64

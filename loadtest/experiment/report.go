@@ -75,7 +75,9 @@ type chartFile struct {
 
 // experimentCharts draws throughput and response time against clients with
 // one curve per run, and one chart per server reading.
+// Only the points with a used measurement are drawn (measuredOnly).
 func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, error) {
+	res = res.measuredOnly()
 	var curves []chart.Curve
 	for _, r := range res.Runs {
 		if len(r.Points) > 0 {
@@ -191,6 +193,9 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	if res.Quick {
 		fmt.Fprintf(&b, "**%s**\n\n", quickNote)
 	}
+	if t := remeasuredText(res); t != "" {
+		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
+	}
 	if len(res.Claims) > 0 {
 		b.WriteString("## Claims\n\n")
 		for _, c := range res.Claims {
@@ -204,6 +209,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 		}
 		b.WriteString("\n")
 	}
+	b.WriteString(remeasuredMarkdown(res))
 	if res.Description != "" {
 		fmt.Fprintf(&b, "%s\n\n", strings.TrimSpace(res.Description))
 	}
@@ -214,12 +220,8 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	if res.Error != "" {
 		fmt.Fprintf(&b, "\n**The experiment stopped early:** %s\n", res.Error)
 	}
-	if c := res.Calibration; c != nil {
-		fmt.Fprintf(&b, "\n## Calibration\n\n%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms |\n| --- | --- | --- | --- |\n",
-			c.Summary(), c.Method(), c.Var, c.ReadingHead())
-		for _, p := range c.Probes {
-			fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs)
-		}
+	for _, c := range calibrations(res) {
+		b.WriteString(calibrationMarkdown(c))
 	}
 	if env := experimentEnvironment(res); len(env) > 0 {
 		b.WriteString("\n## Environment\n\n")
@@ -247,7 +249,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
 		}
 		b.WriteString(pointTable(r, res, "|"))
-		for _, g := range profileViews(r) {
+		for _, g := range profileViews(r.measuredOnly()) {
 			fmt.Fprintf(&b, "\n%s profile%s (%s), top functions by own samples of the first:\n\n", g.Kind, g.Where, mdLinks(g.Files))
 			for _, f := range g.Top {
 				fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
@@ -260,6 +262,57 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			}
 		}
 		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// remeasuredMarkdown lists the points measured again with every attempt
+// ("" when there are none).
+func remeasuredMarkdown(res *Result) string {
+	ps := remeasured(res)
+	if len(ps) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("## Re-measured points\n\n")
+	for _, p := range ps {
+		fmt.Fprintf(&b, "- **%s at %s**", p.Run, clientsText(p.Clients))
+		if p.Busy != "" {
+			fmt.Fprintf(&b, ": not measured: %s", p.Busy)
+		}
+		b.WriteString("\n")
+		for _, rp := range p.Attempts {
+			fmt.Fprintf(&b, "  - %s\n", attemptText(rp))
+		}
+	}
+	return b.String() + "\n"
+}
+
+// calibrations are the experiment's calibrations: the first and a redone
+// one, those it has.
+func calibrations(res *Result) []*Calibration {
+	var out []*Calibration
+	for _, c := range []*Calibration{res.Calibration, res.Recalibration} {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// calibrationMarkdown renders a calibration's section: what it chose, how,
+// why when it was redone, and its probes.
+func calibrationMarkdown(c *Calibration) string {
+	var b strings.Builder
+	if c.Sweep > 0 {
+		fmt.Fprintf(&b, "\n## Calibration redone before sweep %d\n\nWhy: %s. ", c.Sweep, c.Reason)
+	} else {
+		b.WriteString("\n## Calibration\n\n")
+	}
+	fmt.Fprintf(&b, "%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms |\n| --- | --- | --- | --- |\n",
+		c.Summary(), c.Method(), c.Var, c.ReadingHead())
+	for _, p := range c.Probes {
+		fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs)
 	}
 	return b.String()
 }
@@ -331,9 +384,10 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 		head, rows := pointRows(r, res)
 		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, res)}
 	},
-	"profiles":     profileViews,
+	"profiles":     func(r *runResult) []profileView { return profileViews(r.measuredOnly()) },
 	"quickMark":    quickMark,
 	"outcomeClass": outcomeClass,
+	"attempt":      attemptText,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
 <style>
@@ -345,13 +399,16 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 {{template "sections" .}}
 </body></html>
 {{define "sections"}}{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
+{{with .Remeasured}}<p class="maybe"><b>{{.}}</b> (Below: "Re-measured points".)</p>{{end}}
 {{with .Res.Claims}}<h2>Claims</h2><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
 <ul>{{with .Reason}}<li>not measured: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
+{{with .Points}}<h2>Re-measured points</h2><ul>{{range .}}<li><b>{{.Run}} at {{clients .Clients}}</b>{{with .Busy}}: not measured: {{.}}{{end}}
+<ul>{{range .Attempts}}<li>{{attempt .}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
 <p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}. {{.Repeats}}</p>
 <ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
-{{with .Res.Calibration}}<h2>Calibration</h2><p>{{.Summary}}. {{.Method}}.</p>
+{{range .Calibrations}}<h2>{{if .Sweep}}Calibration redone before sweep {{.Sweep}}{{else}}Calibration{{end}}</h2><p>{{with .Reason}}Why: {{.}}. {{end}}{{.Summary}}. {{.Method}}.</p>
 <table><tr><th>{{.Var}}</th><th>throughput/s</th><th>{{.ReadingHead}}</th><th>CPU per request ms</th></tr>
 {{range .Probes}}<tr><td>{{printf "%.3f" .WaitMs}} ms</td><td>{{printf "%.1f" .Throughput}}</td><td>{{printf "%.1f" .Reading}}</td><td>{{printf "%.3f" .CPUPerRequestMs}}</td></tr>{{end}}</table>{{end}}
 {{with .Environment}}<h2>Environment</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
@@ -409,7 +466,8 @@ func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTab
 		}
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
-	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res)}, nil
+	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
+		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res)}, nil
 }
 
 // writeDashboard writes the dashboard page with frames inlined to path.

@@ -57,8 +57,15 @@ type Result struct {
 	Disk json.RawMessage `json:"disk,omitempty"`
 	// Error says why the experiment stopped early, if it did.
 	Error string `json:"error,omitempty"`
-	// Calibration is what the file's calibration measured and chose.
-	Calibration *Calibration `json:"calibration,omitempty"`
+	// Calibration is what the file's calibration measured and chose;
+	// Recalibration the calibration redone between sweeps, when the
+	// board's CPU per request at its point moved (remeasure.go).
+	Calibration   *Calibration `json:"calibration,omitempty"`
+	Recalibration *Calibration `json:"recalibration,omitempty"`
+	// Disturbance is what the experiment did about other work on the
+	// machine: its settings, the readings it judged by, the re-measures
+	// and the baseline (disturbance.go).
+	Disturbance *Disturbance `json:"disturbance,omitempty"`
 	// Claims are the file's claims decided from the results; Verdicts
 	// the free-form findings.
 	Claims   []claimResult `json:"claims,omitempty"`
@@ -81,16 +88,20 @@ type runResult struct {
 type stepProfile struct {
 	*watch.ProfileSummary
 	// Clients and Repeat say which step of the run was profiled (absent in
-	// files written before they were kept).
+	// files written before they were kept), Seq which measurement (the
+	// repeat's Seq; absent before re-measures).
 	Clients int `json:"clients,omitempty"`
 	Repeat  int `json:"repeat,omitempty"`
+	Seq     int `json:"seq,omitempty"`
 }
 
 // point is one client count of a run: the load tool's result and the
 // server's readings over the measured time. With repeats, Result, Server,
-// Within and SLO are those of the repeat of median throughput (so readers
-// of single measurements keep working), Repeats holds every measurement
-// and Summary each figure's median and range over them.
+// Within and SLO are those of the used repeat of median throughput (so
+// readers of single measurements keep working), Repeats holds every
+// measurement, re-measures and dropped ones too, and Summary each
+// figure's median and range over the used ones. A point none of whose
+// measurements could be used (every one disturbed) has no Result.
 type point struct {
 	Clients int                `json:"clients"`
 	Result  *loadtest.Result   `json:"result"`
@@ -102,6 +113,9 @@ type point struct {
 	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
 	Repeats []*repeat                  `json:"repeats,omitempty"`
 	Summary *pointSummary              `json:"summary,omitempty"`
+	// quietChecked is set once the point was checked for a suspect
+	// repeat (remeasure.go's quiet): at most one re-measure for it.
+	quietChecked bool
 }
 
 // Options tune Run. The runner itself is generic: what it knows of its
@@ -163,7 +177,9 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	}
 	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
 		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
-		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick}
+		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick,
+		Disturbance: &Disturbance{Off: e.Disturbance.Off, Threshold: e.Disturbance.Threshold, MaxAttempts: e.Disturbance.MaxAttempts,
+			MaxExtraSeconds: e.maxExtra().Seconds(), CPUPerRequest: e.Disturbance.CPUPerRequest}}
 	if e.Validate.Board != "" && opt.Target.Validate == nil {
 		return nil, fmt.Errorf("experiment %s: validate.board is set but no validation was given to run it", e.Name)
 	}
@@ -183,8 +199,10 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		}
 		x.logf = logf
 	}
-	genNote, restore := holdGenerator(e.Client.CPUs, !opt.NoPin)
+	x.watchInterference()
+	genNote, genCores, restore := holdGenerator(e.Client.CPUs, !opt.NoPin)
 	defer restore()
+	x.genCores = genCores
 	x.note(genNote)
 	if e.Quick {
 		x.note(quickNote)
@@ -218,6 +236,8 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if e.Stats.URL != "" {
 		res.Interference, res.Steal = x.opt.Target.Interference.Name, x.opt.Target.Steal.Name
 	}
+	x.note(remeasuredText(res))
+	x.note(unjudgedNote(res))
 	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
 	var disk *watch.DiskTable
 	if opt.Target.Disk != nil && len(res.Disk) > 0 {
@@ -255,6 +275,13 @@ type experimentRunner struct {
 	// described is set once the stats URL was read to tell the target
 	// from any Go service (describe).
 	described bool
+	// genCores are the CPUs the load generator runs on (all when it is
+	// not pinned), for the interference of the server's cores.
+	genCores []int
+	// recals counts the calibrations redone, recalTried is set once one
+	// was tried (calibrate.go's recalibrate: at most once).
+	recals     int
+	recalTried bool
 }
 
 // describe reads the stats URL once, at the first step, when the file
@@ -278,6 +305,7 @@ func (x *experimentRunner) describe(ctx context.Context, url string) {
 	x.opt.Target.ProcessCPU, x.opt.Target.Limiting = t.ProcessCPU, nil
 	x.opt.Target.Interference, x.opt.Target.Steal = t.Interference, t.Steal
 	x.res.Stats = t.Stats
+	x.watchInterference()
 }
 
 // note records s, once, in the result's notes, the log and the dashboard's
@@ -305,7 +333,7 @@ func (x *experimentRunner) inTurn(ctx context.Context) error {
 		}
 		for _, clients := range x.e.Load.Clients {
 			for rep := 1; rep <= x.e.Load.Repeats; rep++ {
-				if err := x.measure(ctx, lr, clients, rep); err != nil {
+				if err := x.measureRepeat(ctx, lr, clients, rep); err != nil {
 					lr.stop(x)
 					return lr.failed(err)
 				}
@@ -344,9 +372,14 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				if err := x.measure(ctx, lr, clients, rep); err != nil {
+				if err := x.measureRepeat(ctx, lr, clients, rep); err != nil {
 					return lr.failed(err)
 				}
+			}
+		}
+		if rep < x.e.Load.Repeats {
+			if err := x.recalibrate(ctx, live, rep); err != nil {
+				return err
 			}
 		}
 	}
@@ -474,13 +507,14 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResul
 	return lr, nil
 }
 
-// measure takes one measurement (repeat rep) of a run at clients, adds
-// it to the run's point and rewrites the run's sweep.json.
-func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep int) error {
+// measure takes one measurement (attempt of repeat rep) of a run at
+// clients, judges its interference, adds it to the run's point and
+// rewrites the run's sweep.json; it returns the point and the measurement.
+func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*point, *repeat, error) {
 	e := x.e
 	if e.Load.ResetEach && lr.steps > 0 {
 		if err := lr.reset(ctx, e); err != nil {
-			return err
+			return nil, nil, err
 		}
 	}
 	lr.steps++
@@ -489,45 +523,14 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	}
 	s := e.settings(lr.run.Name, clients, lr.x)
 	lr.run.apply(&s)
-	// The watcher reads the server's stats and takes its profiles over
-	// the measured part of the step (package watch).
-	var wo watch.Options
-	if e.Stats.URL != "" {
-		x.describe(ctx, lr.x(e.Stats.URL))
-		wo = x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
-		wo.Format = e.Stats.Format
-		if len(e.Stats.EnvironmentKeys) > 0 {
-			wo.EnvironmentKeys = e.Stats.EnvironmentKeys
-		}
-	}
-	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {
-		wo.ProfileURL, wo.ProfileKinds = lr.x(e.Profile.URL), e.Profile.Kinds
-		wo.ProfilePrefix = filepath.Join(lr.dir, "profile")
-		if rep > 1 {
-			wo.ProfilePrefix += fmt.Sprintf("-r%d", rep)
-		}
-		wo.ProfileSeconds = e.Profile.Seconds
-		wo.ProfileBuckets, wo.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
-	}
-	if wo.StatsURL != "" {
-		x.feed.WatchOptions(&wo, x.opt.Target.States)
-	}
-	if wo.StatsURL != "" || wo.ProfileURL != "" {
-		w, err := watch.New(wo)
-		if err != nil {
-			return fmt.Errorf("watch the server: %w", err)
-		}
-		s.Watch = w
-	}
-	var tw *truthWatcher
-	if e.Truth.Start != "" {
-		tw = &truthWatcher{inner: s.Watch, start: lr.x(e.Truth.Start), stop: lr.x(e.Truth.Stop)}
-		s.Watch = tw
+	tw, err := x.watchStep(ctx, &s, lr, clients, rep, attempt)
+	if err != nil {
+		return nil, nil, err
 	}
 	x.begin(&s, lr, clients)
 	r, err := loadtest.Run(ctx, s)
 	if err != nil {
-		return fmt.Errorf("load %d clients: %w", clients, err)
+		return nil, nil, fmt.Errorf("load %d clients: %w", clients, err)
 	}
 	x.seq++
 	rr := lr.rr
@@ -543,44 +546,112 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	}
 	seen, err := watch.Of(r)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	rp := newRepeat(x.seq, r, seen.Server)
+	rp.Repeat, rp.Attempt, rp.Calibration = rep, attempt, x.recals
 	if tw != nil {
 		rp.addTruth(tw.truth, tw.err)
 		if rp.TruthNote != "" {
 			x.logf("run %s: truth: %s", lr.run.Name, rp.TruthNote)
 		}
 	}
-	x.res.Calibration.addShare(rp.Server)
+	x.calibration().addShare(rp.Server)
+	x.judgeSpan(lr, rp, r)
 	p.addRepeat(rp, e.Load)
 	for _, pr := range seen.Profiles {
 		pr.File, _ = filepath.Rel(x.out, pr.File)
-		rr.Profiles = append(rr.Profiles, &stepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep})
+		rr.Profiles = append(rr.Profiles, &stepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
 	}
 	if err := seen.Put(r); err != nil { // the result's profiles name their files as the report folder does
-		return err
+		return nil, nil, err
 	}
 	for _, w := range r.Warnings {
 		x.logf("run %s: %s", lr.run.Name, w)
 	}
+	x.logf("run %s: %s", lr.run.Name, x.stepText(r, rp, clients))
+	x.feed.Step(feed.StepOf(lr.run.Name, clients, r.Total),
+		liveClaims(evaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
+	if err := x.writeSweep(lr); err != nil {
+		return nil, nil, err
+	}
+	if r.Interrupted {
+		return nil, nil, context.Canceled
+	}
+	return p, rp, nil
+}
+
+// watchStep gives a step's settings the watcher of the server's stats and
+// profiles over its measured part (package watch) and, with [truth], the
+// server's record of it, which it returns.
+func (x *experimentRunner) watchStep(ctx context.Context, s *loadtest.Settings, lr *serverRun, clients, rep, attempt int) (*truthWatcher, error) {
+	e := x.e
+	var wo watch.Options
+	if e.Stats.URL != "" {
+		x.describe(ctx, lr.x(e.Stats.URL))
+		wo = x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
+		wo.Format = e.Stats.Format
+		if len(e.Stats.EnvironmentKeys) > 0 {
+			wo.EnvironmentKeys = e.Stats.EnvironmentKeys
+		}
+	}
+	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {
+		wo.ProfileURL, wo.ProfileKinds = lr.x(e.Profile.URL), e.Profile.Kinds
+		wo.ProfilePrefix = filepath.Join(lr.dir, "profile")
+		if rep > 1 {
+			wo.ProfilePrefix += fmt.Sprintf("-r%d", rep)
+		}
+		if attempt > 1 {
+			wo.ProfilePrefix += fmt.Sprintf("-a%d", attempt)
+		}
+		wo.ProfileSeconds = e.Profile.Seconds
+		wo.ProfileBuckets, wo.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
+	}
+	if wo.StatsURL != "" {
+		x.feed.WatchOptions(&wo, x.opt.Target.States)
+	}
+	if wo.StatsURL != "" || wo.ProfileURL != "" {
+		w, err := watch.New(wo)
+		if err != nil {
+			return nil, fmt.Errorf("watch the server: %w", err)
+		}
+		s.Watch = w
+	}
+	if e.Truth.Start == "" {
+		return nil, nil
+	}
+	tw := &truthWatcher{inner: s.Watch, start: lr.x(e.Truth.Start), stop: lr.x(e.Truth.Stop)}
+	s.Watch = tw
+	return tw, nil
+}
+
+// stepText is a measurement's log line: its figures, its limit, its
+// interference and whether it was disturbed.
+func (x *experimentRunner) stepText(r *loadtest.Result, rp *repeat, clients int) string {
+	e := x.e
 	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
 	if x.opt.Target.Limiting != nil {
 		line += ", limit: " + x.opt.Target.Limiting(byPath(rp.Server, x.res.Stats))
 	}
+	if rp.Interference != nil {
+		line += ", interference: " + rp.Interference.text()
+	}
+	if rp.Disturbed {
+		line += ": DISTURBED"
+	}
+	if rp.Attempt > 1 {
+		line = fmt.Sprintf("attempt %d, %s", rp.Attempt, line)
+	}
 	if e.Load.Repeats > 1 {
-		line = fmt.Sprintf("repeat %d/%d, %s", rep, e.Load.Repeats, line)
+		line = fmt.Sprintf("repeat %d/%d, %s", rp.Repeat, e.Load.Repeats, line)
 	}
-	x.logf("run %s: %s", lr.run.Name, line)
-	x.feed.Step(feed.StepOf(lr.run.Name, clients, r.Total),
-		liveClaims(evaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
-	if err := loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(rr.Points)); err != nil {
-		return err
-	}
-	if r.Interrupted {
-		return context.Canceled
-	}
-	return nil
+	return line
+}
+
+// writeSweep rewrites a run's sweep.json with its points measured so far
+// (those with a measurement to use).
+func (x *experimentRunner) writeSweep(lr *serverRun) error {
+	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(lr.rr.Points))
 }
 
 // SLOFailed reports whether any objective of load.slo failed at any step
@@ -669,10 +740,14 @@ func unitSuffix(u string) string {
 	return " " + u
 }
 
+// pointResults returns the results of the points that have one (a point
+// every measurement of which was disturbed has none).
 func pointResults(ps []*point) []*loadtest.Result {
-	out := make([]*loadtest.Result, len(ps))
-	for i, p := range ps {
-		out[i] = p.Result
+	var out []*loadtest.Result
+	for _, p := range ps {
+		if p.Result != nil {
+			out = append(out, p.Result)
+		}
 	}
 	return out
 }

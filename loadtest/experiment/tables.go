@@ -13,8 +13,10 @@ import (
 )
 
 // pointRows returns the head and rows of a run's table: per client count
-// each figure's median over the repeats with its range, e.g.
+// each figure's median over the used repeats with its range, e.g.
 // "1234.5 (1180.2-1290.3)"; the generator's CPU is the median repeat's.
+// A point with a dropped measurement is marked "*" (the report's
+// "Re-measured points" lists them); one with none used says so.
 // Beside the generator's CPU stand the time others took from the cores
 // (coreColumns), then the experiment's readings.
 func pointRows(r *runResult, res *Result) ([]string, [][]string) {
@@ -30,6 +32,17 @@ func pointRows(r *runResult, res *Result) ([]string, [][]string) {
 	var rows [][]string
 	for _, p := range r.Points {
 		row := []string{fmt.Sprint(p.Clients)}
+		if len(p.repeats()) < len(p.Repeats) {
+			row[0] += " *"
+		}
+		if !p.measured() {
+			row = append(row, "not measured: the machine was busy")
+			for range len(head) - 2 {
+				row = append(row, "-")
+			}
+			rows = append(rows, row)
+			continue
+		}
 		for _, m := range []struct{ metric, format string }{
 			{"throughput", "%.1f"}, {"mean_ms", "%.3f"}, {"p50_ms", "%.3f"}, {"p95_ms", "%.3f"}, {"p99_ms", "%.3f"}, {"p99_9_ms", "%.3f"}, {"errors", "%.0f"},
 		} {
@@ -125,7 +138,7 @@ const absentCell = "–"
 func absentNote(r *runResult, res *Result) string {
 	var cols []string
 	for _, p := range r.Points {
-		if p.Result != nil && p.Result.Cost.CPUPercent == nil {
+		if p.Result != nil && p.Result.Cost.CPUPercent == nil && p.measured() {
 			cols = append(cols, "generator CPU %")
 			break
 		}
@@ -140,7 +153,7 @@ func absentNote(r *runResult, res *Result) string {
 	}
 	for _, rd := range tableReadings(res) {
 		for _, p := range r.Points {
-			if _, ok := p.readingSpread(rd.Name); !ok {
+			if _, ok := p.readingSpread(rd.Name); !ok && p.measured() {
 				cols = append(cols, rd.Name)
 				break
 			}

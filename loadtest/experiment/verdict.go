@@ -18,9 +18,20 @@ import (
 func verdicts(res *Result, disk *watch.DiskTable) []string {
 	var out []string
 	var base *runResult
-	for _, r := range res.Runs {
-		if len(r.Points) == 0 {
+	readings := machineFree(res)
+	// Only the points with a used measurement: a point every measurement
+	// of which was disturbed says nothing of the run.
+	runs := make([]*runResult, len(res.Runs))
+	for i, r := range res.Runs {
+		runs[i] = r.measuredOnly()
+	}
+	for i, r := range runs {
+		switch {
+		case len(res.Runs[i].Points) == 0:
 			out = append(out, fmt.Sprintf("%s: no measurements (%s).", r.Name, orNone(r.Error)))
+			continue
+		case len(r.Points) == 0:
+			out = append(out, fmt.Sprintf("%s: no point could be measured undisturbed (the machine was busy).", r.Name))
 			continue
 		}
 		out = append(out, runVerdict(r))
@@ -28,19 +39,19 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 			base = r
 			continue
 		}
-		out = append(out, compareVerdict(base, r, res.Stats))
+		out = append(out, compareVerdict(base, r, readings))
 	}
-	for _, r := range res.Runs {
+	for _, r := range runs {
 		if v := coldVerdict(r); v != "" {
 			out = append(out, v)
 		}
 	}
-	for _, r := range res.Runs {
+	for _, r := range runs {
 		if v := sloVerdict(r); v != "" {
 			out = append(out, v)
 		}
 	}
-	for _, r := range res.Runs {
+	for _, r := range runs {
 		for _, g := range profileGroups(r.Profiles) {
 			if len(g.buckets) == 0 {
 				continue
@@ -65,6 +76,60 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 	}
 	if res.Error != "" {
 		out = append(out, "The experiment stopped early, so the runs after the failure are missing: "+res.Error)
+	}
+	return out
+}
+
+// measuredOnly returns res with only the points that have a used
+// measurement (runResult.measuredOnly).
+func (res *Result) measuredOnly() *Result {
+	m := *res
+	m.Runs = make([]*runResult, len(res.Runs))
+	for i, r := range res.Runs {
+		m.Runs[i] = r.measuredOnly()
+	}
+	return &m
+}
+
+// measuredOnly returns r with only its points that have a used
+// measurement, and only the profiles taken in used measurements.
+func (r *runResult) measuredOnly() *runResult {
+	m := *r
+	m.Points, m.Profiles = nil, nil
+	used := map[int]bool{}
+	legacy := false
+	for _, p := range r.Points {
+		if !p.measured() {
+			continue
+		}
+		m.Points = append(m.Points, p)
+		seqs := p.usedSeqs()
+		legacy = legacy || seqs == nil
+		for s := range seqs {
+			used[s] = true
+		}
+	}
+	for _, pr := range r.Profiles {
+		if legacy || usedProfile(pr, used) {
+			m.Profiles = append(m.Profiles, pr)
+		}
+	}
+	return &m
+}
+
+// machineFree returns the readings less those of other work on the
+// machine (Result.Disturbance's): they describe the machine, not the
+// runs, and the verdicts compare runs.
+func machineFree(res *Result) []watch.Stat {
+	d := res.Disturbance
+	if d == nil {
+		return res.Stats
+	}
+	var out []watch.Stat
+	for _, s := range res.Stats {
+		if s.Name != d.Interference && s.Name != d.Steal || s.Name == "" {
+			out = append(out, s)
+		}
 	}
 	return out
 }

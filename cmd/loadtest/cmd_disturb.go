@@ -1,0 +1,55 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"bbslab/internal/child"
+	"bbslab/internal/cli"
+	"bbslab/loadtest/disturb"
+)
+
+// cmdDisturb keeps CPUs busy on a schedule (package disturb), for showing
+// an experiment catching other work on the machine.
+func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("disturb", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var s disturb.Schedule
+	cpus := fs.String("cpu", "0", "comma-separated `CPUs` to keep busy in each burst (one spinning thread each, pinned where the system allows)")
+	fs.DurationVar(&s.Busy, "busy", 3*time.Second, "a burst's length (with -random, its mean)")
+	fs.DurationVar(&s.Every, "every", 10*time.Second, "the period of the bursts (with -random, its mean)")
+	fs.DurationVar(&s.For, "for", 5*time.Minute, "how long the schedule runs")
+	fs.DurationVar(&s.Delay, "delay", 0, "wait before the first burst")
+	fs.BoolVar(&s.Random, "random", false, "draw the bursts' lengths and gaps from -seed (the same seed replays the same bursts)")
+	fs.Uint64Var(&s.Seed, "seed", 1, "the seed of -random")
+	if err := cli.ParseFlags(fs, args, false); err != nil {
+		return err
+	}
+	var list []int
+	for _, c := range cli.Items(*cpus) {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 0 {
+			return cli.Usagef("disturb: -cpu %q: want comma-separated CPU numbers", *cpus)
+		}
+		list = append(list, n)
+	}
+	if len(list) == 0 {
+		return cli.Usagef("disturb: -cpu: want at least one CPU")
+	}
+	if err := s.Check(); err != nil {
+		return cli.Usagef("disturb: %v", err)
+	}
+	if err := child.CanPin(list...); err != nil {
+		fmt.Fprintf(stdout, "not pinned (%v): the OS chooses the cores the bursts run on\n", err)
+	}
+	err := disturb.Run(ctx, s, disturb.CPU(list), stdout)
+	if errors.Is(err, context.Canceled) {
+		return cli.WithCode(cli.ExitInterrupted, errors.New("disturb: interrupted; the burst in progress was stopped"))
+	}
+	return err
+}

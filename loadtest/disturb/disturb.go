@@ -1,0 +1,254 @@
+// Package disturb takes a machine's CPUs on a schedule you can replay, so
+// that an instructor can show an experiment catching the disturbance and
+// measuring its points again, and tests can replay one:
+//
+//	go run ./cmd/loadtest disturb -cpu 0 -busy 3s -every 10s -for 5m
+//	go run ./cmd/loadtest disturb -cpu 0 -random -seed 7 -for 5m
+//
+// A Schedule lists its bursts (Bursts): every Every, Busy long, or, with
+// Random, bursts of Busy/2 to 3·Busy/2 at gaps drawn from Seed that keep
+// the same share of the time busy on average. Run plays them with a Load,
+// printing each burst's start and end with the wall clock's time, to be
+// held against an experiment's report. CPU is the Load the command uses:
+// one CPU-bound goroutine per CPU named, its thread pinned to that CPU
+// (package child) where the system allows it.
+package disturb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"bbslab/internal/child"
+)
+
+// A Schedule says when the bursts come.
+type Schedule struct {
+	// Busy is a burst's length (with Random, its mean); Every the period
+	// (with Random, the mean period); For how long the schedule runs from
+	// its start, Delay how long the first burst waits.
+	Busy, Every, For, Delay time.Duration
+	// Random draws the bursts' lengths and gaps from Seed.
+	Random bool
+	Seed   uint64
+}
+
+// Check says what is wrong with s, naming the flag that sets it.
+func (s Schedule) Check() error {
+	var errs []error
+	if s.Busy <= 0 {
+		errs = append(errs, fmt.Errorf("-busy %v: want a positive length", s.Busy))
+	}
+	if s.Every < s.Busy {
+		errs = append(errs, fmt.Errorf("-every %v: want at least -busy (%v)", s.Every, s.Busy))
+	}
+	if s.For <= 0 || s.For > 24*time.Hour {
+		errs = append(errs, fmt.Errorf("-for %v: want a positive time of at most 24h", s.For))
+	}
+	if s.Delay < 0 || s.Delay >= s.For && s.For > 0 {
+		errs = append(errs, fmt.Errorf("-delay %v: want 0 or more, less than -for (%v)", s.Delay, s.For))
+	}
+	return errors.Join(errs...)
+}
+
+// A Burst is one busy span: its start from the schedule's start, and its
+// length.
+type Burst struct {
+	Start, Length time.Duration
+}
+
+// Bursts returns the schedule's bursts in order, each ending by For.
+func (s Schedule) Bursts() []Burst {
+	var out []Burst
+	rng := rand.New(rand.NewPCG(s.Seed, s.Seed^0x9e3779b97f4a7c15))
+	at := s.Delay
+	for at < s.For && s.Busy > 0 {
+		length, gap := s.Busy, s.Every-s.Busy
+		if s.Random {
+			// Uniform around the means: a burst of Busy/2..3·Busy/2, a gap of
+			// 0..2·(Every-Busy), so that on average Busy of every Every is
+			// busy, as without Random.
+			length = s.Busy/2 + time.Duration(rng.Int64N(int64(s.Busy)+1))
+			if gap > 0 {
+				gap = time.Duration(rng.Int64N(2*int64(gap) + 1))
+			}
+		}
+		if gap <= 0 && !s.Random {
+			length = s.For - at // busy all the time: one burst to the end
+		}
+		length = min(length, s.For-at)
+		out = append(out, Burst{Start: at, Length: length})
+		at += length + gap
+	}
+	return out
+}
+
+// A Load is what a burst runs: Start takes the CPUs, Stop gives them
+// back.
+type Load interface {
+	Start() error
+	Stop()
+	// String says what it takes, e.g. "CPU 0".
+	String() string
+}
+
+// Run plays s's bursts with load from now, writing each burst's start and
+// end (the wall clock's time, to the millisecond) to w. It returns when
+// the schedule is over, or ctx's error when ctx ends first (a burst in
+// progress is stopped).
+func Run(ctx context.Context, s Schedule, load Load, w io.Writer) error {
+	if err := s.Check(); err != nil {
+		return err
+	}
+	bursts := s.Bursts()
+	t0 := time.Now()
+	fmt.Fprintf(w, "%s disturb %s: %s\n", stamp(t0), load, s.text(len(bursts)))
+	for i, b := range bursts {
+		if err := sleepUntil(ctx, t0.Add(b.Start)); err != nil {
+			return err
+		}
+		if err := load.Start(); err != nil {
+			return err
+		}
+		start := time.Now()
+		fmt.Fprintf(w, "%s burst %d/%d: %s busy for %v\n", stamp(start), i+1, len(bursts), load, b.Length)
+		err := sleepUntil(ctx, start.Add(b.Length))
+		load.Stop()
+		end := time.Now()
+		fmt.Fprintf(w, "%s burst %d/%d: ended after %.2f s\n", stamp(end), i+1, len(bursts), end.Sub(start).Seconds())
+		if err != nil {
+			return err
+		}
+	}
+	if err := sleepUntil(ctx, t0.Add(s.For)); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s disturb: done\n", stamp(time.Now()))
+	return nil
+}
+
+// text describes the schedule in words.
+func (s Schedule) text(n int) string {
+	how := fmt.Sprintf("busy %v of every %v", s.Busy, s.Every)
+	if s.Random {
+		how = fmt.Sprintf("random bursts of %v-%v, busy %v of every %v on average (seed %d)", s.Busy/2, s.Busy*3/2, s.Busy, s.Every, s.Seed)
+	}
+	if s.Delay > 0 {
+		how += fmt.Sprintf(", the first after %v", s.Delay)
+	}
+	return fmt.Sprintf("%s for %v: %d bursts", how, s.For, n)
+}
+
+func stamp(t time.Time) string { return t.UTC().Format("15:04:05.000") }
+
+// sleepUntil waits until t or until ctx ends, returning ctx's error then.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// CPU returns a Load that keeps cpus busy: while it runs, one goroutine
+// per CPU spins on a thread pinned to it. Where the system has no CPU
+// affinity (macOS, Windows) or a CPU is not this process's, the spinner
+// runs unpinned, on a core the OS chooses; Pinned says whether the last
+// burst's spinners were all pinned.
+func CPU(cpus []int) *CPULoad {
+	return &CPULoad{cpus: cpus}
+}
+
+// CPULoad is CPU's Load.
+type CPULoad struct {
+	cpus []int
+	stop atomic.Bool
+	wg   sync.WaitGroup
+	// pinned counts the last burst's pinned spinners; notPinned says why
+	// one was not.
+	pinned    atomic.Int32
+	mu        sync.Mutex
+	notPinned error
+}
+
+// Start starts one spinner per CPU.
+func (l *CPULoad) Start() error {
+	l.stop.Store(false)
+	l.pinned.Store(0)
+	l.mu.Lock()
+	l.notPinned = nil
+	l.mu.Unlock()
+	for _, c := range l.cpus {
+		l.wg.Add(1)
+		go l.spin(c)
+	}
+	return nil
+}
+
+// spin keeps cpu busy until Stop.
+func (l *CPULoad) spin(cpu int) {
+	defer l.wg.Done()
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	restore, err := child.PinThread([]int{cpu})
+	if err != nil {
+		l.mu.Lock()
+		l.notPinned = err
+		l.mu.Unlock()
+	} else {
+		l.pinned.Add(1)
+		defer restore()
+	}
+	x := uint64(cpu) + 1
+	for !l.stop.Load() {
+		for range 10_000 {
+			x ^= x << 13
+			x ^= x >> 7
+			x ^= x << 17
+		}
+	}
+	sink.Store(x)
+}
+
+// sink keeps the spinners' work from being optimised away.
+var sink atomic.Uint64
+
+// Stop ends the spinners and waits for them.
+func (l *CPULoad) Stop() {
+	l.stop.Store(true)
+	l.wg.Wait()
+}
+
+// Pinned reports whether every spinner of the last burst was pinned to
+// its CPU, and when not, why; call it after Stop.
+func (l *CPULoad) Pinned() (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return int(l.pinned.Load()) == len(l.cpus), l.notPinned
+}
+
+// String names the CPUs.
+func (l *CPULoad) String() string {
+	s := make([]string, len(l.cpus))
+	for i, c := range l.cpus {
+		s[i] = fmt.Sprint(c)
+	}
+	if len(s) == 1 {
+		return "CPU " + s[0]
+	}
+	return "CPUs " + strings.Join(s, ",")
+}

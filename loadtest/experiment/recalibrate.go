@@ -1,0 +1,91 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/url"
+	"slices"
+	"time"
+)
+
+// calibration is the calibration in force: the redone one, or the first.
+func (x *experimentRunner) calibration() *Calibration {
+	if x.res.Recalibration != nil {
+		return x.res.Recalibration
+	}
+	return x.res.Calibration
+}
+
+// recalibrate redoes the calibration after sweep when the board's CPU per
+// request at the calibration's point (its run at its clients), in that
+// sweep's used measurement, moved from the calibration's last probe (the
+// same run, clients and wait) by more than disturbance.cpu_per_request %:
+// the machine's capacity moved since the calibration ran (frequency
+// scaling, a slower or faster share of the host), so its wait no longer
+// puts the board where the file says. It is redone at most once, on the
+// running server of that run, within disturbance.max_extra; the new wait
+// is set on every server, the sweeps after it run on it, and the baseline
+// becomes its probes'. Each sweep is then measured on one calibration, so
+// pairs by repeat still compare like with like. Only interleaved runs are
+// recalibrated: measured run by run, a run would differ from the others
+// in its wait.
+func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, sweep int) error {
+	c, cal, cpu := x.e.Calibrate, x.calibration(), x.res.Disturbance.CPU
+	if c.Var == "" || cal == nil || len(cal.Probes) == 0 || x.recalTried || cpu == "" {
+		return nil
+	}
+	i := slices.IndexFunc(live, func(lr *serverRun) bool { return lr.run.Name == c.Run })
+	if i < 0 {
+		return nil
+	}
+	lr := live[i]
+	var got float64
+	var ok bool
+	for _, p := range lr.rr.Points {
+		for _, rp := range p.repeats() {
+			if p.Clients == c.Clients && rp.Repeat == sweep {
+				got, ok = cpuPerRequest(rp, cpu)
+			}
+		}
+	}
+	ref, tol := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs, x.e.Disturbance.CPUPerRequest
+	if !ok || ref <= 0 || math.Abs(got-ref)/ref*100 <= tol {
+		return nil
+	}
+	x.recalTried = true
+	reason := fmt.Sprintf("the board's CPU per request at the calibration's point (%s at %s) was %.3f ms in sweep %d against the calibration's %.3f ms (%+.0f %%; disturbance.cpu_per_request %g %%)",
+		c.Run, clientsText(c.Clients), got, sweep, ref, 100*(got-ref)/ref, tol)
+	need := time.Duration(c.Probes+1) * (time.Duration(c.Warmup) + time.Duration(c.Duration))
+	if !x.fits(need) {
+		x.note(reason + ": the calibration was not redone, too little time left in disturbance.max_extra")
+		return nil
+	}
+	x.note(reason + fmt.Sprintf(": the calibration is redone before sweep %d", sweep+1))
+	start := time.Now()
+	redone, err := x.calibrateOn(ctx, lr)
+	x.spent(time.Since(start))
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		x.note(fmt.Sprintf("the calibration could not be redone (%v): the runs keep %s = %s", err, c.Var, cal.Value))
+		return x.setWait(ctx, []*serverRun{lr}, cal.Value)
+	}
+	redone.Sweep, redone.Reason = sweep+1, reason
+	x.res.Recalibration = redone
+	x.recals++
+	x.note(fmt.Sprintf("redone before sweep %d: %s", sweep+1, redone.Summary()))
+	return x.setWait(ctx, live, redone.Value)
+}
+
+// setWait sets the calibration's variable to v on running servers.
+func (x *experimentRunner) setWait(ctx context.Context, servers []*serverRun, v string) error {
+	c := x.e.Calibrate
+	for _, lr := range servers {
+		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
+			return fmt.Errorf("run %q: set %s = %s: %w", lr.run.Name, c.Var, v, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,471 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
+)
+
+// A repeat of a point is measured, judged against the baseline
+// (disturbance.go) and, while disturbed, measured again at once: the same
+// repeat, so that with interleaved sweeps it stays in its sweep, back to
+// back with the other runs' measurements of that sweep, and pairs by
+// repeat still pair measurements taken together. Per point, not per
+// second: a step is 4-5 s and a burst of other work covers a part of it;
+// dropping the busy seconds would need each second's own latencies and
+// server counters and a window stretched until enough quiet seconds were
+// in, changing the length of the steps the sweeps compare, where a
+// re-measure costs one more step of the same length (docs/experiments.md).
+//
+// Every attempt is kept in the JSON with its interference and why it was
+// dropped; only the used ones make the point's figures.
+
+// watchInterference resolves the readings the judgement reads (the
+// target's Interference and Steal, the server's CPU) among the watched
+// stats, adding those the file or the target's stats lack, so that every
+// step reads them whatever else the file watches.
+func (x *experimentRunner) watchInterference() {
+	e, t := x.e, x.opt.Target
+	if x.res.Disturbance == nil {
+		x.res.Disturbance = &Disturbance{}
+	}
+	d := x.res.Disturbance
+	d.Interference, d.Steal, d.CPU = "", "", ""
+	if e.Stats.URL == "" {
+		return
+	}
+	d.Interference = x.watched(t.Interference, true)
+	d.Steal = x.watched(t.Steal, true)
+	if e.Calibrate.CPU != "" {
+		d.CPU = e.Calibrate.CPU
+	} else {
+		d.CPU = x.watched(t.ProcessCPU, false)
+	}
+}
+
+// watched returns the name under which s is watched: a watched stat's of
+// the same name (the target's noun for it: a file's "server CPU" read as
+// a gauge is the same figure), path or metric, or s's, added to the
+// watched stats (optional when optional is set: absent, not a warning,
+// where the OS cannot give it). A stat with no name gives "".
+func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
+	if s.Name == "" {
+		return ""
+	}
+	for _, w := range x.res.Stats {
+		if w.Name == s.Name || s.Path != "" && w.Path == s.Path || s.Metric != "" && w.Metric == s.Metric {
+			return w.Name
+		}
+	}
+	if s.Scale == 0 {
+		s.Scale = 1
+	}
+	s.Optional = s.Optional || optional
+	// A copy: the stats may be the file's or the target's own slice.
+	x.res.Stats = append(slices.Clip(x.res.Stats), s)
+	return s.Name
+}
+
+// measureRepeat takes repeat rep of a run at clients and measures it
+// again while it is disturbed, at most disturbance.max_attempts times in
+// all and while disturbance.max_extra has room for another step; then it
+// checks the point for the quiet kind (quiet).
+func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, clients, rep int) error {
+	d := x.e.Disturbance
+	for attempt := 1; ; attempt++ {
+		start := time.Now()
+		p, rp, err := x.measure(ctx, lr, clients, rep, attempt)
+		if attempt > 1 {
+			x.spent(time.Since(start))
+		}
+		if err != nil {
+			return err
+		}
+		if !rp.Disturbed {
+			return x.quiet(ctx, lr, p)
+		}
+		where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), rep)
+		switch {
+		case attempt >= d.MaxAttempts:
+			x.logf("%s: disturbed in all %d attempts (disturbance.max_attempts): left out", where, attempt)
+			return nil
+		case !x.fits(x.e.stepLength()):
+			x.logf("%s: disturbed, and no time left for another attempt (disturbance.max_extra %v, %.0f s used): left out",
+				where, x.e.maxExtra(), x.res.Disturbance.ExtraSeconds)
+			return nil
+		}
+		x.logf("%s: %s; measuring it again", where, rp.Reason)
+		x.res.Disturbance.Remeasured++
+		x.total++
+	}
+}
+
+// fits reports whether d more of extra measuring time stays within
+// disturbance.max_extra.
+func (x *experimentRunner) fits(d time.Duration) bool {
+	used := time.Duration(x.res.Disturbance.ExtraSeconds * float64(time.Second))
+	return used+d <= x.e.maxExtra()
+}
+
+// spent adds d to the extra measuring time used.
+func (x *experimentRunner) spent(d time.Duration) {
+	x.res.Disturbance.ExtraSeconds = round1(x.res.Disturbance.ExtraSeconds + d.Seconds())
+}
+
+func round1(v float64) float64 { return math.Round(v*10) / 10 }
+
+// judgeSpan reads a measurement's interference, judges it against the
+// baseline and drops it when it is disturbed; an undisturbed one joins a
+// baseline made of steps.
+func (x *experimentRunner) judgeSpan(lr *serverRun, rp *repeat, r *loadtest.Result) {
+	d := x.res.Disturbance
+	srv, gen, in := x.spans(lr.cores(), r, rp.Server)
+	rp.Interference = in
+	if in == nil || x.e.Disturbance.Off {
+		return // nothing read, or told not to judge
+	}
+	if d.Baseline == nil {
+		d.Baseline = &Baseline{Source: baselineSteps}
+	}
+	b := d.Baseline
+	var why []string
+	judge := func(s *span, base coresBaseline, expected **float64, whose string) {
+		if s == nil {
+			return
+		}
+		exp, ok := base.expect(*s)
+		if !ok {
+			return
+		}
+		*expected = ptrTo(round1(exp))
+		if s.interference-exp > d.Threshold {
+			why = append(why, fmt.Sprintf("other work took %.1f %% of a core on the %s cores where the baseline expects %.1f", s.interference, whose, exp))
+		}
+	}
+	judge(srv, b.server, &in.Expected, "server's")
+	judge(gen, b.generator, &in.GeneratorExpected, "generator's")
+	if len(why) > 0 {
+		rp.Disturbed = true
+		rp.drop(fmt.Sprintf("disturbed: %s (threshold %g points)", strings.Join(why, "; "), d.Threshold))
+		return
+	}
+	if b.Source == baselineSteps {
+		b.add(srv, gen)
+	}
+}
+
+// spans returns a measured span of the server's cores and one of the
+// generator's (nil where not read) and the interference to record (nil
+// where none was read). What the run's own processes did is not
+// interference: where the server and the generator share cores, the part
+// of the other's CPU on them (as a share of its cores, assuming its work
+// spread evenly) is taken off.
+func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *span, in *interference) {
+	d := x.res.Disturbance
+	in = &interference{}
+	genCores := x.genCores
+	if c := r.Cost.Cores; c != nil && len(c.CPUs) > 0 {
+		genCores = c.CPUs
+	}
+	srvCPU := server[d.CPU]
+	genCPU, genOK := r.Cost.CPU()
+	if v, ok := server[d.Interference]; ok && d.Interference != "" {
+		if genOK {
+			v -= coreOverlap(genCores, srvCores) * genCPU
+		}
+		v = round1(max(0, v))
+		in.Server = &v
+		srv = &span{own: srvCPU, interference: v, capacity: 100 * float64(len(srvCores))}
+	}
+	if v, ok := server[d.Steal]; ok && d.Steal != "" {
+		in.Steal = ptrTo(round1(v))
+	}
+	if c := r.Cost.Cores; c != nil && len(c.CPUs) > 0 {
+		v := c.Interference
+		if _, ok := server[d.CPU]; ok {
+			v -= coreOverlap(srvCores, c.CPUs) * srvCPU
+		}
+		v = round1(max(0, v))
+		in.Generator = &v
+		gen = &span{own: max(0, c.Busy-c.Interference), interference: v, capacity: 100 * float64(len(c.CPUs))}
+	}
+	if in.Server == nil && in.Steal == nil && in.Generator == nil {
+		in = nil
+	}
+	return srv, gen, in
+}
+
+// cores returns the CPUs the run's server may run on: those it is pinned
+// to, or every CPU.
+func (lr *serverRun) cores() []int {
+	if lr.proc != nil && lr.proc.Hold.Pinned {
+		return lr.proc.Hold.CPUs
+	}
+	return allCPUs()
+}
+
+// allCPUs numbers the machine's CPUs.
+func allCPUs() []int {
+	out := make([]int, runtime.NumCPU())
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// quiet checks a point for the quiet kind of disturbance, once: with at
+// least three used repeats, the one whose server CPU per request is
+// farthest from the median of the others, if it is off by more than
+// disturbance.cpu_per_request %, is suspect, and its repeat is measured
+// again at once (within max_extra). If the re-measure agrees with the
+// others the suspect is dropped; if it does not, the suspect stands and
+// the re-measure is dropped; if it is disturbed, the suspect stands.
+func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) error {
+	cpu, tol := x.res.Disturbance.CPU, x.e.Disturbance.CPUPerRequest
+	if cpu == "" || p.quietChecked || x.e.Disturbance.Off {
+		return nil
+	}
+	sus, ref := suspect(p.repeats(), cpu, tol)
+	if sus == nil {
+		return nil
+	}
+	p.quietChecked = true
+	c, _ := cpuPerRequest(sus, cpu)
+	sus.Suspect = true
+	sus.Reason = fmt.Sprintf("suspect: server CPU per request %.3f ms against the other repeats' %.3f ms (%+.0f %%; disturbance.cpu_per_request %g %%)",
+		c, ref, 100*(c-ref)/ref, tol)
+	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), sus.Repeat)
+	if !x.fits(x.e.stepLength()) {
+		sus.Reason += "; no time left to measure it again: it stands"
+		x.logf("%s: %s", where, sus.Reason)
+		return nil
+	}
+	x.logf("%s: %s; measuring it again", where, sus.Reason)
+	x.res.Disturbance.Remeasured++
+	x.total++
+	attempt := 0
+	for _, rp := range p.Repeats {
+		if rp.Repeat == sus.Repeat {
+			attempt = max(attempt, rp.Attempt)
+		}
+	}
+	start := time.Now()
+	_, again, err := x.measure(ctx, lr, p.Clients, sus.Repeat, attempt+1)
+	x.spent(time.Since(start))
+	if err != nil {
+		return err
+	}
+	a, ok := cpuPerRequest(again, cpu)
+	switch {
+	case again.Disturbed:
+		sus.Reason += "; its re-measure was disturbed: it stands"
+	case !ok:
+		sus.Reason += "; its re-measure has no CPU per request: it stands"
+		again.drop("re-measure of a suspect repeat, without a CPU per request")
+	case math.Abs(a-ref) <= tol/100*ref:
+		sus.drop(fmt.Sprintf("%s; its re-measure agreed with the others (%.3f ms): dropped", sus.Reason, a))
+	default:
+		again.drop(fmt.Sprintf("re-measure of a suspect repeat: %.3f ms agreed with neither it nor the others (%.3f ms): the suspect stands", a, ref))
+	}
+	x.logf("%s: %s", where, strings.TrimPrefix(sus.Reason, "suspect: "))
+	p.refresh(x.e.Load)
+	return x.writeSweep(lr)
+}
+
+// suspect returns the repeat of rs whose CPU per request (reading cpu
+// over the throughput) is farthest from the median of the others', when
+// it is more than tol % off it and at least two others have one, with
+// that median in ms; nil when none is.
+func suspect(rs []*repeat, cpu string, tol float64) (*repeat, float64) {
+	var best *repeat
+	var bestOff, bestRef float64
+	for i, rp := range rs {
+		c, ok := cpuPerRequest(rp, cpu)
+		if !ok {
+			continue
+		}
+		var others []float64
+		for j, o := range rs {
+			if v, ok := cpuPerRequest(o, cpu); ok && j != i {
+				others = append(others, v)
+			}
+		}
+		if len(others) < 2 {
+			continue
+		}
+		ref := middle(others)
+		if off := math.Abs(c-ref) / ref; ref > 0 && off > bestOff {
+			best, bestOff, bestRef = rp, off, ref
+		}
+	}
+	if best == nil || bestOff*100 <= tol {
+		return nil, 0
+	}
+	return best, bestRef
+}
+
+// cpuPerRequest is a measurement's server CPU per request in ms.
+func cpuPerRequest(rp *repeat, cpu string) (float64, bool) {
+	v, ok := rp.Server[cpu]
+	if !ok || rp.Total.Throughput <= 0 {
+		return 0, false
+	}
+	return v / 100 / rp.Total.Throughput * 1000, true
+}
+
+// middle is the median of vs, the mean of the middle two for an even
+// count.
+func middle(vs []float64) float64 {
+	s := slices.Clone(vs)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// busyText says why p could not be measured, when none of its
+// measurements is used: e.g. "the machine was busy at graph 1 at 10
+// clients (6 of 6 attempts disturbed, worst interference 62 % of a
+// core)"; "" when p has a used measurement or none at all.
+func (p *point) busyText(run string) string {
+	if len(p.Repeats) == 0 || p.measured() {
+		return ""
+	}
+	n, worst, read := 0, 0.0, false
+	for _, rp := range p.Repeats {
+		if !rp.Disturbed {
+			continue
+		}
+		n++
+		if w, ok := rp.Interference.worst(); ok {
+			worst, read = max(worst, w), true
+		}
+	}
+	s := fmt.Sprintf("the machine was busy at %s at %s (%d of %d attempts disturbed", run, clientsText(p.Clients), n, len(p.Repeats))
+	if read {
+		s += fmt.Sprintf(", worst interference %.0f %% of a core", worst)
+	}
+	return s + ")"
+}
+
+// remeasuredPoint is a point some of whose measurements were disturbed,
+// suspect or measured again, as the report lists it.
+type remeasuredPoint struct {
+	Run     string
+	Clients int
+	// Attempts are every measurement of the point, in order.
+	Attempts []*repeat
+	// Busy says why the point has no used measurement ("" when it has).
+	Busy string
+}
+
+// remeasured lists the points with a disturbed, suspect or re-measured
+// measurement, in the order of the runs and their points.
+func remeasured(res *Result) []remeasuredPoint {
+	var out []remeasuredPoint
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			flagged := false
+			for _, rp := range p.Repeats {
+				flagged = flagged || rp.Disturbed || rp.Suspect || rp.Dropped || rp.Attempt > 1
+			}
+			if flagged {
+				out = append(out, remeasuredPoint{Run: r.Name, Clients: p.Clients, Attempts: p.Repeats, Busy: p.busyText(r.Name)})
+			}
+		}
+	}
+	return out
+}
+
+// unjudgedNote says, when the target gives interference but no step read
+// it (the OS cannot give it), that nothing was judged; "" otherwise.
+func unjudgedNote(res *Result) string {
+	d := res.Disturbance
+	if d == nil || d.Interference == "" {
+		return ""
+	}
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			for _, rp := range p.Repeats {
+				if rp.Interference != nil {
+					return ""
+				}
+			}
+		}
+	}
+	return fmt.Sprintf("the server gave no %q reading (not available where it runs): no step was judged disturbed", d.Interference)
+}
+
+// remeasuredText is the report's headline on other work on the machine:
+// how many points were measured again and why, how many could not be
+// measured undisturbed, and the extra time; "" when nothing was
+// disturbed or suspect.
+func remeasuredText(res *Result) string {
+	d := res.Disturbance
+	ps := remeasured(res)
+	if d == nil || len(ps) == 0 {
+		return ""
+	}
+	disturbed, suspect, busy := 0, 0, 0
+	for _, p := range ps {
+		for _, rp := range p.Attempts {
+			if rp.Disturbed {
+				disturbed++
+			}
+			if rp.Suspect {
+				suspect++
+			}
+		}
+		if p.Busy != "" {
+			busy++
+		}
+	}
+	s := fmt.Sprintf("Other work on the machine: %s had a measurement disturbed or suspect and %s taken "+
+		"(%s disturbed: other work took the server's or the generator's cores beyond the baseline by more than %g points; "+
+		"%s: the server's CPU per request off the point's other repeats by more than %g %%), in %.0f s of the %.0f s allowed",
+		count(len(ps), "point"), count(d.Remeasured, "re-measure"), count(disturbed, "measurement"), d.Threshold,
+		count(suspect, "suspect"), d.CPUPerRequest, d.ExtraSeconds, d.MaxExtraSeconds)
+	if busy > 0 {
+		s += fmt.Sprintf("; %s could not be measured undisturbed and the claims on them are not measured", count(busy, "point"))
+	}
+	return s + "."
+}
+
+// count says "1 point" or "N points".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// attemptText describes one measurement for the report's list: its
+// repeat and attempt, throughput, interference and what became of it.
+func attemptText(rp *repeat) string {
+	s := fmt.Sprintf("repeat %d, attempt %d (%s UTC): %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1),
+		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.text())
+	switch {
+	case rp.Dropped:
+		s += ": dropped"
+	case rp.Suspect:
+		s += ": used (suspect)"
+	default:
+		s += ": used"
+	}
+	if rp.Reason != "" {
+		s += " (" + rp.Reason + ")"
+	}
+	return s
+}

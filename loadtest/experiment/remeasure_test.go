@@ -1,0 +1,669 @@
+package experiment
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bbslab/internal/cli"
+	"bbslab/loadtest"
+	"bbslab/loadtest/disturb"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/watch"
+)
+
+// TestBaselineExpect holds the baseline's model to the cases it is for:
+// a CPU-bound process on the server's core for the whole run is part of
+// the machine at every load, a burst of one on a quiet machine is not,
+// and the hypervisor's steady steal is part of it too.
+func TestBaselineExpect(t *testing.T) {
+	const threshold = 10
+	disturbed := func(b coresBaseline, s span) bool {
+		exp, ok := b.expect(s)
+		if !ok {
+			t.Fatalf("a baseline with spans expects nothing")
+		}
+		return s.interference-exp > threshold
+	}
+	// A hog on the core at calibration: the board, CPU-bound with no wait,
+	// gets half the core; at the operating point it takes 30 % and the
+	// hog the other 70 %.
+	hog := coresBaseline{spans: []span{{own: 50, interference: 50, capacity: 100}, {own: 30, interference: 70, capacity: 100}, {own: 31, interference: 69, capacity: 100}}}
+	// A quiet machine at calibration: a point of kernel work.
+	quiet := coresBaseline{spans: []span{{own: 99, interference: 1, capacity: 100}, {own: 62, interference: 1, capacity: 100}, {own: 60, interference: 2, capacity: 100}}}
+	// Steal at a steady rate.
+	steal := coresBaseline{spans: []span{{own: 80, interference: 18, capacity: 100}, {own: 60, interference: 15, capacity: 100}, {own: 58, interference: 16, capacity: 100}}}
+	for _, tt := range []struct {
+		name string
+		base coresBaseline
+		s    span
+		want bool
+	}{
+		{"the hog stays, 1 client: it takes what the board leaves", hog, span{own: 12, interference: 88, capacity: 100}, false},
+		{"the hog stays, the board CPU-bound", hog, span{own: 50, interference: 50, capacity: 100}, false},
+		{"quiet, 1 client", quiet, span{own: 20, interference: 2, capacity: 100}, false},
+		{"quiet, a 3 s burst in a 4 s step at 15 clients", quiet, span{own: 62, interference: 37, capacity: 100}, true},
+		{"quiet, a burst of 1.2 s in a 4 s step at 15 clients", quiet, span{own: 77, interference: 15, capacity: 100}, true},
+		{"quiet, a burst of 1.2 s at 1 client", quiet, span{own: 19, interference: 24, capacity: 100}, true},
+		{"quiet, the issue's graph 3 at 20 clients, 46.8 taken", quiet, span{own: 44.4, interference: 46.8, capacity: 100}, true},
+		{"steady steal, the board CPU-bound", steal, span{own: 75, interference: 21, capacity: 100}, false},
+		{"steady steal, 1 client", steal, span{own: 20, interference: 5, capacity: 100}, false},
+		{"steal doubled", steal, span{own: 55, interference: 40, capacity: 100}, true},
+	} {
+		if got := disturbed(tt.base, tt.s); got != tt.want {
+			exp, _ := tt.base.expect(tt.s)
+			t.Errorf("%s: %+v against %+v (expects %.1f): disturbed %v; want %v", tt.name, tt.s, tt.base.spans, exp, got, tt.want)
+		}
+	}
+	if _, ok := (coresBaseline{}).expect(span{capacity: 100}); ok {
+		t.Errorf("an empty baseline expects something; want nothing to judge by")
+	}
+}
+
+// TestSuspect checks how the quiet kind is told: the repeat farthest from
+// the others' median, beyond the tolerance, with two others at least.
+func TestSuspect(t *testing.T) {
+	rep := func(cpuMs float64) *repeat {
+		// 1,000 requests/s: CPU in % of a core is 100 x ms per request / 1000 x 1000.
+		return &repeat{Total: figures{Throughput: 1000}, Server: map[string]float64{"cpu": cpuMs * 100}}
+	}
+	a, b, c, d := rep(0.18), rep(0.19), rep(0.41), rep(0.20)
+	if got, ref := suspect([]*repeat{a, b, c}, "cpu", 25); got != c || math.Abs(ref-0.185) > 1e-9 {
+		t.Errorf("suspect(0.18, 0.19, 0.41) = %v, ref %g; want the 0.41 ms one, against 0.185", got, ref)
+	}
+	if got, _ := suspect([]*repeat{a, b, d}, "cpu", 25); got != nil {
+		t.Errorf("suspect(0.18, 0.19, 0.20) = %+v; want none: within 25 %%", got)
+	}
+	if got, _ := suspect([]*repeat{a, c}, "cpu", 25); got != nil {
+		t.Errorf("suspect of two = %+v; want none: with one other, which is off cannot be told", got)
+	}
+	if got, _ := suspect([]*repeat{a, b, c}, "other", 25); got != nil {
+		t.Errorf("suspect without the CPU reading = %+v; want none", got)
+	}
+}
+
+// TestPairsSkipDroppedRepeats checks that a check pairs the repeats both
+// sides used: a repeat dropped on one side leaves its pair out.
+func TestPairsSkipDroppedRepeats(t *testing.T) {
+	l := sideResult{repeats: []float64{10, 30}, slots: []int{1, 3}, clients: 5}
+	r := sideResult{repeats: []float64{5, 6, 7}, slots: []int{1, 2, 3}, clients: 5}
+	a, b := pairUp(l, r)
+	if !slices.Equal(a, []float64{10, 30}) || !slices.Equal(b, []float64{5, 7}) {
+		t.Errorf("pairUp = %v, %v; want [10 30] against [5 7] (repeat 2 dropped on the left)", a, b)
+	}
+	if !pairable(l, r, true) {
+		t.Errorf("two common repeats are not pairable")
+	}
+	l.repeats, l.slots = []float64{10}, []int{1}
+	if pairable(l, r, true) {
+		t.Errorf("one common repeat is pairable; want a comparison of ranges")
+	}
+}
+
+func TestDisturbanceChecked(t *testing.T) {
+	base := tinyText(t, "ok")
+	for _, tt := range []struct{ section, want string }{
+		{"threshold = -1", "disturbance.threshold = -1"},
+		{"max_attempts = 11", "disturbance.max_attempts = 11"},
+		{`max_extra = "2h"`, "disturbance.max_extra = 2h0m0s"},
+		{"cpu_per_request = -5", "disturbance.cpu_per_request = -5"},
+		{"attempts = 2", `unknown key "disturbance.attempts"`},
+	} {
+		_, err := parse("d.toml", []byte(strings.Replace(base, "[load]", "[disturbance]\n"+tt.section+"\n[load]", 1)))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("[disturbance] %s: err = %v; want one that says %q", tt.section, err, tt.want)
+		}
+	}
+	e, err := parse("d.toml", []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := e.Disturbance
+	// 2 runs x 2 counts x 1 repeat x 1.7 s, a quarter of it.
+	if d.Threshold != defaultThreshold || d.MaxAttempts != defaultMaxAttempts || d.CPUPerRequest != defaultCPUPerRequest || e.maxExtra() != 1700*time.Millisecond {
+		t.Errorf("defaults: %+v, max_extra %v; want %d points, %d attempts, %d %%, a quarter of the 6.8 s planned", d, e.maxExtra(), defaultThreshold, defaultMaxAttempts, defaultCPUPerRequest)
+	}
+}
+
+// disturbTarget describes the fake board with the readings of other work
+// on its core, as contract.Board describes the board's.
+var disturbTarget = watch.Target{Validate: validateFake, EnvironmentKeys: fakeEnvironment,
+	Interference: watch.Stat{Name: "server interference", Path: "machine.own_cpus.interference_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"},
+	Steal:        watch.Stat{Name: "server steal", Path: "machine.own_cpus.steal_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"},
+	ProcessCPU:   watch.Stat{Name: "server CPU", Path: "cpu_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"},
+}
+
+// disturbExperiment is an experiment against the fake board whose
+// readings the test sets through the control file: runs (of "all",
+// "each"), clients and repeats as given, interleaved, steps of 1.2 s, and
+// extra TOML (claims, [disturbance]).
+func disturbExperiment(t *testing.T, control string, runs []string, clients string, repeats int, extra string) *Experiment {
+	t.Helper()
+	text := fmt.Sprintf(`
+name = "disturbed"
+[server]
+command = [%q, "-test.run=^TestFakeBoardProcess$", "--", "-addr", "127.0.0.1:{{port}}", "-admin-addr", "127.0.0.1:{{admin_port}}"]
+env = ["FAKE_BOARD_MODE=ok", "FAKE_CONTROL=%s"]
+ready = "http://127.0.0.1:{{admin_port}}/readyz"
+start_timeout = "5s"
+cpus = [0]
+[client]
+cpus = [0]
+[load]
+clients = %s
+repeats = %d
+interleave = true
+warmup = "300ms"
+duration = "1200ms"
+think = "5ms"
+[[load.request]]
+url = "http://127.0.0.1:{{port}}/bbs?cmd={{cmd}}&n=5"
+expect = 200
+[stats]
+url = "http://127.0.0.1:{{admin_port}}/admin/stats"
+[[stats.reading]]
+name = "requests"
+path = "commands.AllView.requests"
+kind = "counter"
+unit = "/s"
+%s
+`, os.Args[0], control, clients, repeats, extra)
+	for _, r := range runs {
+		cmd := map[string]string{"all": "AllView", "each": "EachGetView"}[r]
+		text += fmt.Sprintf("[[run]]\nname = %q\nvars = { cmd = %q }\n", r, cmd)
+	}
+	e, err := parse("disturbed.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	return e
+}
+
+// controlLog is an experiment's log that hands each line to on: the
+// test's lever on what the fake board's readings say, step by step.
+type controlLog struct {
+	mu   sync.Mutex
+	all  strings.Builder
+	part string
+	on   func(line string)
+}
+
+func (c *controlLog) Write(b []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.all.Write(b)
+	c.part += string(b)
+	for {
+		i := strings.IndexByte(c.part, '\n')
+		if i < 0 {
+			break
+		}
+		line := c.part[:i]
+		c.part = c.part[i+1:]
+		c.on(line)
+	}
+	return len(b), nil
+}
+
+func (c *controlLog) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.all.String()
+}
+
+// setControl writes the fake board's control file; the board reads it
+// within 10 ms, well inside the next step's warm-up.
+func setControl(t *testing.T, path, text string) {
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Error(err)
+	}
+}
+
+// attemptsAt returns the measurements of a run's point.
+func attemptsAt(t *testing.T, res *Result, run string, clients int) *point {
+	t.Helper()
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			if r.Name == run && p.Clients == clients {
+				return p
+			}
+		}
+	}
+	t.Fatalf("no point %s at %d clients", run, clients)
+	return nil
+}
+
+const throughputClaim = `
+[[claim]]
+id = "%[1]s"
+source = "this test"
+text = "%[2]s serves at %[3]d clients"
+[[claim.check]]
+left  = { run = "%[2]s", clients = %[3]d, metric = "throughput" }
+op    = ">"
+right = { value = 0 }
+`
+
+// TestTransientDisturbanceRemeasured disturbs one step of an interleaved
+// experiment: that repeat is measured again at once, in its sweep, the
+// disturbed attempt stays in the JSON dropped with its interference and
+// reason, and the claims are decided on the clean attempts, pair by pair.
+func TestTransientDisturbanceRemeasured(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment of 10 steps")
+	}
+	control := filepath.Join(t.TempDir(), "control")
+	claims := fmt.Sprintf(throughputClaim, "all-serves", "all", 2) + `
+[[claim]]
+id = "pairs"
+source = "this test"
+text = "all is not below each at 2 clients"
+[[claim.check]]
+left  = { run = "all", clients = 2, metric = "throughput" }
+op    = "not_below"
+right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
+`
+	e := disturbExperiment(t, control, []string{"all", "each"}, "[1, 2]", 2, claims)
+	log := &controlLog{on: func(line string) {
+		switch {
+		case strings.Contains(line, "run each: repeat 1/2, 1 clients:"):
+			setControl(t, control, "interference=60") // on for all at 2 clients, repeat 1
+		case strings.Contains(line, "DISTURBED"):
+			setControl(t, control, "interference=0")
+		}
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log)
+	}
+	p := attemptsAt(t, res, "all", 2)
+	if len(p.Repeats) != 3 || !p.Repeats[0].Disturbed || !p.Repeats[0].Dropped || p.Repeats[1].Dropped || p.Repeats[1].Repeat != 1 || p.Repeats[1].Attempt != 2 {
+		t.Fatalf("all at 2 clients: %d attempts %s; want 3: repeat 1 disturbed and dropped, measured again (attempt 2), then repeat 2\n%s", len(p.Repeats), attemptsJSON(p), log)
+	}
+	in := p.Repeats[0].Interference
+	if in == nil || in.Server == nil || *in.Server < 30 || in.Expected == nil || !strings.Contains(p.Repeats[0].Reason, "other work took") {
+		t.Errorf("the disturbed attempt records %s, %q; want its interference (about 60 %% less the generator's), what was expected and why", attemptsJSON(p), p.Repeats[0].Reason)
+	}
+	// The re-measure was taken right after, before each's turn in sweep 1.
+	q := attemptsAt(t, res, "each", 2)
+	if p.Repeats[1].Seq != p.Repeats[0].Seq+1 || q.Repeats[0].Seq != p.Repeats[1].Seq+1 {
+		t.Errorf("seqs: all %d, %d, each %d; want the re-measure at once, in its sweep", p.Repeats[0].Seq, p.Repeats[1].Seq, q.Repeats[0].Seq)
+	}
+	if n := p.Summary.Total["throughput"].N; n != 2 || len(p.repeats()) != 2 {
+		t.Errorf("all at 2 clients: throughput over %d repeats; want the 2 undisturbed", n)
+	}
+	for _, c := range res.Claims {
+		if c.Outcome != live.Reproduced {
+			t.Errorf("claim %s: %s (%s); want reproduced on the clean attempts", c.ID, c.Outcome, c.Reason)
+		}
+	}
+	if k := res.Claims[1].Checks[0]; !k.Paired || !strings.Contains(k.Text, "paired by repeat") {
+		t.Errorf("check %q: want it decided pair by pair over the used repeats", k.Text)
+	}
+	if d := res.Disturbance; d.Remeasured != 1 || d.ExtraSeconds <= 0 || d.Interference != "server interference" || d.Baseline == nil || d.Baseline.Source != baselineSteps {
+		t.Errorf("disturbance %+v; want one re-measure, its time, the reading's name and a baseline of steps", d)
+	}
+	checkRemeasuredReport(t, res, "all at 2 clients")
+}
+
+// TestPermanentDisturbanceNotMeasured disturbs every step after the first
+// for good: the points measured after it end "not measured: the machine
+// was busy" with the count of attempts and the worst interference, within
+// the file's attempts and time budget, and the JSON keeps every attempt.
+func TestPermanentDisturbanceNotMeasured(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment of about 8 steps")
+	}
+	control := filepath.Join(t.TempDir(), "control")
+	claims := fmt.Sprintf(throughputClaim, "one", "all", 1) + fmt.Sprintf(throughputClaim, "two", "all", 2) +
+		"[disturbance]\nmax_attempts = 2\nmax_extra = \"4s\"\n"
+	e := disturbExperiment(t, control, []string{"all"}, "[1, 2]", 2, claims)
+	log := &controlLog{on: func(line string) {
+		if strings.Contains(line, "run all: repeat 1/2, 1 clients:") {
+			setControl(t, control, "interference=70 steal=20")
+		}
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := t.TempDir()
+	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: out, Log: log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log)
+	}
+	d := res.Disturbance
+	planned := 4
+	attempts := 0
+	for _, p := range res.Runs[0].Points {
+		attempts += len(p.Repeats)
+		for rep := 1; rep <= 2; rep++ {
+			n := 0
+			for _, rp := range p.Repeats {
+				if rp.Repeat == rep {
+					n++
+				}
+			}
+			if n > e.Disturbance.MaxAttempts {
+				t.Errorf("%d clients, repeat %d: %d attempts; want at most max_attempts = %d", p.Clients, rep, n, e.Disturbance.MaxAttempts)
+			}
+		}
+	}
+	step := e.stepLength().Seconds()
+	if attempts != planned+d.Remeasured || d.Remeasured < 1 || float64(d.Remeasured)*step > d.MaxExtraSeconds || d.ExtraSeconds > d.MaxExtraSeconds+step {
+		t.Errorf("%d attempts, %d re-measures in %.1f s; want %d planned plus the re-measures, at least one, within max_extra %.0f s (the last may overrun its %.1f s plan)",
+			attempts, d.Remeasured, d.ExtraSeconds, planned, d.MaxExtraSeconds, step)
+	}
+	two := res.Claims[1]
+	if two.Outcome != live.NotMeasured || !strings.Contains(two.Reason, "the machine was busy at all at 2 clients (") ||
+		!strings.Contains(two.Reason, "attempts disturbed, worst interference") {
+		t.Errorf("claim two: %s: %q; want not measured: the machine was busy, with the attempts and the worst interference", two.Outcome, two.Reason)
+	}
+	p2 := attemptsAt(t, res, "all", 2)
+	if p2.Result != nil || p2.Summary != nil || p2.measured() {
+		t.Errorf("all at 2 clients has a result or summary though every attempt was disturbed")
+	}
+	// 1 client was measured clean once, before the disturbance began: the
+	// claim stands on that repeat and says the other was disturbed.
+	one := res.Claims[0]
+	if one.Outcome != live.Reproduced || !strings.Contains(one.Checks[0].Text, "[1 of 2 repeats: the others disturbed]") {
+		t.Errorf("claim one: %s, %q; want reproduced on its one clean repeat, saying so", one.Outcome, one.Checks[0].Text)
+	}
+	md, _ := os.ReadFile(filepath.Join(out, "report.md"))
+	for _, want := range []string{"not measured: the machine was busy at all at 2 clients", "could not be measured undisturbed", "| 2 * | not measured: the machine was busy |"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("report.md lacks %q:\n%s", want, md)
+		}
+	}
+	// Every attempt is in the JSON, and it reads back.
+	var back Result
+	b, _ := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err := json.Unmarshal(b, &back); err != nil || len(attemptsAt(t, &back, "all", 2).Repeats) != len(p2.Repeats) {
+		t.Errorf("experiment.json does not keep every attempt (%v)", err)
+	}
+	if runs, err := loadtest.ReadRuns(filepath.Join(out, "all", "sweep.json")); err != nil || len(runs) != 1 {
+		t.Errorf("sweep.json: %d runs, %v; want the one point measured undisturbed", len(runs), err)
+	}
+}
+
+// TestSteadyInterferenceIsTheBaseline runs with a process taking half the
+// board's core from the start: it is the machine, nothing is disturbed.
+func TestSteadyInterferenceIsTheBaseline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment of 4 steps")
+	}
+	control := filepath.Join(t.TempDir(), "control")
+	setControl(t, control, "interference=50")
+	e := disturbExperiment(t, control, []string{"all"}, "[1, 2]", 2, fmt.Sprintf(throughputClaim, "two", "all", 2))
+	log := &controlLog{on: func(string) {}}
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log)
+	}
+	for _, p := range res.Runs[0].Points {
+		for _, rp := range p.Repeats {
+			if rp.Dropped || rp.Interference == nil || rp.Interference.Server == nil || *rp.Interference.Server < 25 {
+				t.Errorf("%d clients: %s; want every attempt used, its interference read (about 50 less the generator's)", p.Clients, attemptsJSON(p))
+			}
+		}
+	}
+	if d := res.Disturbance; d.Remeasured != 0 || d.Baseline == nil || d.Baseline.Server == nil || d.Baseline.Server.Level < 25 {
+		t.Errorf("disturbance %+v; want no re-measure and a baseline level near 50", d)
+	}
+	if res.Claims[0].Outcome != live.Reproduced {
+		t.Errorf("claim: %s (%s)", res.Claims[0].Outcome, res.Claims[0].Reason)
+	}
+	if remeasuredText(res) != "" {
+		t.Errorf("the headline speaks of re-measures: %q", remeasuredText(res))
+	}
+}
+
+// TestQuietSuspectRemeasured makes one repeat's CPU per request four
+// times the others' with no interference: it is suspect, measured again,
+// and, the re-measure agreeing with the others, dropped.
+func TestQuietSuspectRemeasured(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment of 4 steps")
+	}
+	control := filepath.Join(t.TempDir(), "control")
+	setControl(t, control, "cpu_ms=0.5")
+	// The default budget, a quarter of three steps, has no room for one.
+	e := disturbExperiment(t, control, []string{"all"}, "[2]", 3, fmt.Sprintf(throughputClaim, "two", "all", 2)+"[disturbance]\nmax_extra = \"5s\"\n")
+	log := &controlLog{on: func(line string) {
+		switch {
+		case strings.Contains(line, "repeat 2/3, 2 clients:"):
+			setControl(t, control, "cpu_ms=2")
+		case strings.Contains(line, "suspect:"):
+			setControl(t, control, "cpu_ms=0.5")
+		}
+	}}
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log)
+	}
+	p := attemptsAt(t, res, "all", 2)
+	if len(p.Repeats) != 4 {
+		t.Fatalf("%d attempts %s; want 4: three repeats and the suspect's re-measure\n%s", len(p.Repeats), attemptsJSON(p), log)
+	}
+	sus, again := p.Repeats[2], p.Repeats[3]
+	if !sus.Suspect || !sus.Dropped || sus.Disturbed || !strings.Contains(sus.Reason, "agreed with the others") ||
+		again.Dropped || again.Repeat != 3 || again.Attempt != 2 {
+		t.Errorf("attempts %s; want repeat 3 suspect and dropped, its re-measure (attempt 2) used", attemptsJSON(p))
+	}
+	if len(p.repeats()) != 3 || res.Disturbance.Remeasured != 1 {
+		t.Errorf("%d used, %d re-measures; want 3 and 1", len(p.repeats()), res.Disturbance.Remeasured)
+	}
+}
+
+// attemptsJSON prints a point's attempts for a failure message.
+func attemptsJSON(p *point) string {
+	var parts []string
+	for _, rp := range p.Repeats {
+		parts = append(parts, attemptText(rp))
+	}
+	return "[" + strings.Join(parts, "; ") + "]"
+}
+
+// checkRemeasuredReport checks that the report's headline counts the
+// re-measures and its list names the point.
+func checkRemeasuredReport(t *testing.T, res *Result, point string) {
+	t.Helper()
+	md := experimentMarkdown(res, nil, nil)
+	head := md[:strings.Index(md, "## Claims")]
+	if !strings.Contains(head, "Other work on the machine: 1 point had a measurement disturbed or suspect and 1 re-measure taken (1 measurement disturbed") {
+		t.Errorf("report.md's headline does not say what was re-measured:\n%s", head)
+	}
+	if !strings.Contains(md, "## Re-measured points\n\n- **"+point+"**\n  - repeat 1, attempt 1 (") || !strings.Contains(md, "interference server's cores") {
+		t.Errorf("report.md does not list %s with its interference:\n%s", point, md)
+	}
+}
+
+// TestCommittedResultsStillRead loads the committed experiment results,
+// written before re-measures: every measurement is used, none is listed
+// as re-measured, and the claims decided again from them come out as the
+// file says.
+func TestCommittedResultsStillRead(t *testing.T) {
+	files, _ := filepath.Glob("../../docs/reports/*/experiment.json")
+	if len(files) == 0 {
+		t.Fatal("no committed experiment.json under docs/reports")
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var res Result
+		if err := json.Unmarshal(b, &res); err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		for _, r := range res.Runs {
+			for _, p := range r.Points {
+				if len(p.repeats()) != max(len(p.Repeats), 1) || !p.measured() || len(p.slots()) != len(p.repeats()) {
+					t.Errorf("%s: %s at %d clients: %d of %d repeats used", f, r.Name, p.Clients, len(p.repeats()), len(p.Repeats))
+				}
+			}
+		}
+		if ps := remeasured(&res); len(ps) != 0 || remeasuredText(&res) != "" {
+			t.Errorf("%s: %d re-measured points in a result written before re-measures", f, len(ps))
+		}
+		e, err := Load(filepath.Join("../experiments", res.Name+".toml"))
+		if err != nil {
+			continue // a report of a file since renamed
+		}
+		for i, c := range evaluateClaims(e.Claims, &res, res.Quick) {
+			if i < len(res.Claims) && res.Claims[i].ID == c.ID && res.Claims[i].Outcome != c.Outcome {
+				t.Errorf("%s: claim %s decided again: %s; the file says %s", f, c.ID, c.Outcome, res.Claims[i].Outcome)
+			}
+		}
+	}
+}
+
+// TestRecalibrateWhenCPUPerRequestMoves makes the board's CPU per request
+// 1.5 x what the calibration measured, right after it: the calibration is
+// redone between the sweeps, on the running server, and the second sweep
+// runs on its wait.
+func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibrates twice")
+	}
+	control := filepath.Join(t.TempDir(), "control")
+	setControl(t, control, "cpu_ms=2")
+	text := tinyText(t, "sim")
+	text = strings.Replace(text, "[load]", "[calibrate]\n"+strings.Replace(calibrateSpec, "tolerance = 10", "tolerance = 10\nprobes = 2", 1)+
+		"\n[disturbance]\nmax_extra = \"60s\"\n[load]", 1)
+	text = strings.Replace(text, `"-admin-addr", "127.0.0.1:{{admin_port}}"]`, `"-admin-addr", "127.0.0.1:{{admin_port}}", "-wait={{db_latency}}"]`, 1)
+	text = strings.Replace(text, `env = ["FAKE_BOARD_MODE=sim"]`, fmt.Sprintf(`env = ["FAKE_BOARD_MODE=sim", "FAKE_CONTROL=%s"]`, control), 1)
+	text = strings.Replace(text, "[[stats.reading]]", "[[stats.reading]]\nname = \"cpu\"\npath = \"cpu_seconds_total\"\nkind = \"counter\"\nscale = 100\n[[stats.reading]]", 1)
+	e, err := parse("sim.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	e.Profile = profileSpec{}
+	e.Load.Clients, e.Load.Repeats, e.Load.Interleave = []int{10}, 2, true
+	e.Load.Warmup, e.Load.Duration, e.Load.Think = cli.Duration(200*time.Millisecond), cli.Duration(2*time.Second), 0
+	e.Runs = e.Runs[:1]
+	log := &controlLog{on: func(line string) {
+		if strings.HasPrefix(line, "calibrated on this machine") || strings.HasPrefix(line, "calibration did NOT reach") {
+			setControl(t, control, "cpu_ms=3")
+		}
+	}}
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log)
+	}
+	redo := res.Recalibration
+	if redo == nil || redo.Sweep != 2 || !strings.Contains(redo.Reason, "CPU per request at the calibration's point") || len(redo.Probes) < 2 {
+		t.Fatalf("recalibration %+v; want one before sweep 2 saying why\n%s", redo, log)
+	}
+	if redo.CPUPerRequestMs < 1.3*res.Calibration.CPUPerRequestMs {
+		t.Errorf("CPU per request with no wait: %.3f ms redone against %.3f; want the new 1.5 x", redo.CPUPerRequestMs, res.Calibration.CPUPerRequestMs)
+	}
+	p := attemptsAt(t, res, "all", 10)
+	if len(p.Repeats) != 2 || p.Repeats[0].Calibration != 0 || p.Repeats[1].Calibration != 1 {
+		t.Errorf("repeats %s; want sweep 1 on the first calibration, sweep 2 on the redone one", attemptsJSON(p))
+	}
+	if d := res.Disturbance; d.Baseline == nil || d.Baseline.Source != baselineCalibration || d.ExtraSeconds < redo.Seconds*0.9 {
+		t.Errorf("disturbance %+v; want the redone calibration's baseline and its time counted", d)
+	}
+	md := experimentMarkdown(res, nil, nil)
+	if !strings.Contains(md, "## Calibration redone before sweep 2\n\nWhy: the board's CPU per request") {
+		t.Errorf("report.md does not show the redone calibration:\n%s", md)
+	}
+}
+
+// fileLoad is a disturb.Load that sets the fake board's control file: its
+// bursts are other work taking 60 % of the fake board's core.
+type fileLoad struct{ path string }
+
+func (f fileLoad) Start() error   { return os.WriteFile(f.path, []byte("interference=60"), 0o644) }
+func (f fileLoad) Stop()          { os.WriteFile(f.path, nil, 0o644) }
+func (f fileLoad) String() string { return "the fake board's core" }
+
+// TestScheduledDisturbanceNeverDecides replays a disturbance on a
+// schedule (package disturb: 1.2 s of every 4 s, from 3 s in) against an
+// interleaved experiment: whichever steps the bursts hit, no measurement
+// beyond the threshold is used, every disturbed one is kept in the JSON
+// and dropped, and each claim is decided on clean repeats or not measured
+// because the machine was busy.
+func TestScheduledDisturbanceNeverDecides(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs an experiment of 8 steps or more with a disturbance")
+	}
+	control := filepath.Join(t.TempDir(), "control")
+	claims := fmt.Sprintf(throughputClaim, "all-2", "all", 2) + fmt.Sprintf(throughputClaim, "each-1", "each", 1) +
+		"[disturbance]\nmax_extra = \"10s\"\n"
+	e := disturbExperiment(t, control, []string{"all", "each"}, "[1, 2]", 2, claims)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var bursts strings.Builder
+	done := make(chan error, 1)
+	go func() {
+		s := disturb.Schedule{Busy: 1200 * time.Millisecond, Every: 4 * time.Second, For: 2 * time.Minute, Delay: 3 * time.Second}
+		done <- disturb.Run(ctx, s, fileLoad{control}, &bursts)
+	}()
+	log := &controlLog{on: func(string) {}}
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	cancel()
+	<-done
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log)
+	}
+	d := res.Disturbance
+	disturbed := 0
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			for _, rp := range p.Repeats {
+				in := rp.Interference
+				if in == nil || in.Server == nil {
+					t.Fatalf("%s at %d clients: no interference read: %s", r.Name, p.Clients, attemptsJSON(p))
+				}
+				over := in.Expected != nil && *in.Server-*in.Expected > d.Threshold
+				if over != rp.Disturbed || rp.Disturbed && !rp.Dropped {
+					t.Errorf("%s at %d clients: %s; want exactly those beyond the threshold disturbed and dropped", r.Name, p.Clients, attemptText(rp))
+				}
+				if rp.Disturbed {
+					disturbed++
+				}
+			}
+		}
+	}
+	if disturbed == 0 || d.Remeasured == 0 {
+		t.Errorf("%d disturbed, %d re-measures; want the bursts caught (each 1.2 s burst overlaps a measured window by 0.6 s or more)\nbursts:\n%s\nlog:\n%s", disturbed, d.Remeasured, &bursts, log)
+	}
+	for _, c := range res.Claims {
+		if c.Outcome != live.Reproduced && !(c.Outcome == live.NotMeasured && strings.Contains(c.Reason, "the machine was busy")) {
+			t.Errorf("claim %s: %s (%s); want reproduced on clean repeats or not measured, the machine busy", c.ID, c.Outcome, c.Reason)
+		}
+	}
+}
+
+// TestUnjudgedNote checks the note for a target that gives interference
+// on a machine that did not: nothing was judged, and the report says so.
+func TestUnjudgedNote(t *testing.T) {
+	v := 3.0
+	res := &Result{Disturbance: &Disturbance{Interference: "server interference"},
+		Runs: []*runResult{{Name: "a", Points: []*point{{Clients: 1, Repeats: []*repeat{{Seq: 1}}}}}}}
+	if n := unjudgedNote(res); !strings.Contains(n, `no "server interference" reading`) {
+		t.Errorf("note %q; want it to say the reading was absent and nothing judged", n)
+	}
+	res.Runs[0].Points[0].Repeats[0].Interference = &interference{Server: &v}
+	if n := unjudgedNote(res); n != "" {
+		t.Errorf("note %q with the reading read; want none", n)
+	}
+	res.Disturbance.Interference = ""
+	res.Runs[0].Points[0].Repeats[0].Interference = nil
+	if n := unjudgedNote(res); n != "" {
+		t.Errorf("note %q for a target without the reading; want none", n)
+	}
+}
