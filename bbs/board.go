@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"bbslab/commands"
 )
@@ -30,7 +29,7 @@ func (s *Server) handleRoot() http.HandlerFunc {
 // command and renders its posts as HTML or JSON.
 func (s *Server) handleBoard() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
+		rec := recordOf(r)
 		// Every answer of /bbs, an error included, says what it did in the
 		// database: 0 and 0 until a command has run, then what the command
 		// did, also when it failed midway.
@@ -67,9 +66,9 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		}
 
 		release, queueWait, err := s.limit.waitForWorker(r.Context())
-		noteWorker(w, view.Name(), queueWait, err)
+		rec.worker(view.Name(), queueWait, err)
 		if err != nil {
-			w.Header().Set("Server-Timing", cost{Queue: queueWait, Total: time.Since(start)}.serverTiming())
+			h.Set("Server-Timing", rec.taken().serverTiming())
 			s.fail(w, r, view.Name(), err)
 			return
 		}
@@ -91,7 +90,7 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		if plan.Status != 0 {
 			// An injected status (error_status, ?status=): the command
 			// does not run.
-			w.Header().Set("Server-Timing", cost{Queue: queueWait, Total: time.Since(start)}.serverTiming())
+			h.Set("Server-Timing", rec.taken().serverTiming())
 			s.renderError(w, r, plan.Status, "status "+strconv.Itoa(plan.Status)+" injected by the board's behaviour knobs (error_status and error_share, or ?status=)")
 			return
 		}
@@ -99,14 +98,13 @@ func (s *Server) handleBoard() http.HandlerFunc {
 		res, err := view.Run(ctx, s.store, req)
 		cancel()
 
+		rec.cost.Tally = res.Tally
 		s.stats.record(view.Name(), res.Tally, err == nil)
-		noteTally(w, res.Tally)
 		h.Set("X-Bbs-Queries", strconv.Itoa(res.Tally.Queries))
 		h.Set("X-Bbs-Acquires", strconv.Itoa(res.Tally.Acquires))
-		// The page's cost line shows these same figures: total is measured
+		// The page's cost line shows these same figures: total is taken
 		// here, once, just before rendering.
-		c := cost{Queries: res.Tally.Queries, Acquires: res.Tally.Acquires, Queue: queueWait,
-			Acquire: res.Tally.AcquireWait, DB: res.Tally.DB, Net: res.Tally.Network, Total: time.Since(start)}
+		c := rec.taken()
 		h.Set("Server-Timing", c.serverTiming())
 		if err != nil {
 			s.fail(w, r, view.Name(), err)
@@ -117,7 +115,7 @@ func (s *Server) handleBoard() http.HandlerFunc {
 			N:       req.N,
 			Posted:  res.Posted,
 			Posts:   res.Posts,
-			Cost:    &c,
+			Cost:    c,
 		})
 	}
 }

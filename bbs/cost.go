@@ -4,19 +4,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"bbslab/commands"
 )
 
 // A cost is what one board request cost: the X-BBS-Queries and
 // X-BBS-Acquires counts and the Server-Timing durations. The board's
-// headers and its page's cost line are both written from one cost, so the
-// page teaches exactly what the headers say.
+// headers and its page's cost line are both written from one cost, the
+// request's record's (observe.go), so the page teaches exactly what the
+// headers say and the stats and metrics count.
 type cost struct {
-	Queries, Acquires int
-	Queue             time.Duration // waiting for a worker
-	Acquire           time.Duration // waiting for connections
-	DB                time.Duration // in SQL statements, network wait included
-	Net               time.Duration // the part of DB waited on the network (db_latency)
-	Total             time.Duration // the request until its cost was taken, just before rendering
+	commands.Tally               // Queries, Acquires, AcquireWait, SQLTime, NetworkWait: as the store timed them
+	QueueWait      time.Duration // waiting for a worker, as the limiter timed it
+	Total          time.Duration // the request until its cost was taken, just before rendering
 }
 
 // ms formats d in milliseconds with three decimals, as Server-Timing
@@ -39,10 +39,10 @@ func (c cost) serverTiming() string {
 		sb.WriteString(name)
 		sb.Write(strconv.AppendFloat(num[:0], float64(d)/1e6, 'f', 3, 64))
 	}
-	add("queue;dur=", c.Queue)
-	add(", acquire;dur=", c.Acquire)
-	add(", db;dur=", c.DB)
-	add(", net;dur=", c.Net)
+	add("queue;dur=", c.QueueWait)
+	add(", acquire;dur=", c.AcquireWait)
+	add(", db;dur=", c.SQLTime)
+	add(", net;dur=", c.NetworkWait)
 	add(", total;dur=", c.Total)
 	return sb.String()
 }
@@ -60,13 +60,13 @@ func (c cost) Line() string {
 	b.WriteString(", ")
 	b.WriteString(ms(c.Total))
 	b.WriteString(" ms: queue ")
-	b.WriteString(ms(c.Queue))
+	b.WriteString(ms(c.QueueWait))
 	b.WriteString(", acquire ")
-	b.WriteString(ms(c.Acquire))
+	b.WriteString(ms(c.AcquireWait))
 	b.WriteString(", db ")
-	b.WriteString(ms(c.DB))
+	b.WriteString(ms(c.SQLTime))
 	b.WriteString(", net ")
-	b.WriteString(ms(c.Net))
+	b.WriteString(ms(c.NetworkWait))
 	return b.String()
 }
 
@@ -95,6 +95,6 @@ func (c *cost) json() *jsonCost {
 		return nil
 	}
 	f := func(d time.Duration) float64 { return float64(d) / 1e6 }
-	return &jsonCost{Queries: c.Queries, Acquires: c.Acquires, QueueMS: f(c.Queue),
-		AcquireMS: f(c.Acquire), DBMS: f(c.DB), NetMS: f(c.Net), TotalMS: f(c.Total)}
+	return &jsonCost{Queries: c.Queries, Acquires: c.Acquires, QueueMS: f(c.QueueWait),
+		AcquireMS: f(c.AcquireWait), DBMS: f(c.SQLTime), NetMS: f(c.NetworkWait), TotalMS: f(c.Total)}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"bbslab/commands"
 )
 
 // timings parses a Server-Timing header into its durations by name, as
@@ -97,9 +99,9 @@ func TestCostLineWording(t *testing.T) {
 		cost cost
 		want string
 	}{
-		{cost{Queries: 1, Acquires: 1, Total: 540_000, DB: 450_000, Acquire: 60_000},
+		{cost{Tally: commands.Tally{Queries: 1, Acquires: 1, SQLTime: 450_000, AcquireWait: 60_000}, Total: 540_000},
 			"1 query on 1 connection, 0.540 ms: queue 0.000, acquire 0.060, db 0.450, net 0.000"},
-		{cost{Queries: 30, Acquires: 30, Total: 2_500_000, Queue: 1_000, Net: 1_234_567},
+		{cost{Tally: commands.Tally{Queries: 30, Acquires: 30, NetworkWait: 1_234_567}, Total: 2_500_000, QueueWait: 1_000},
 			"30 queries on 30 connections, 2.500 ms: queue 0.001, acquire 0.000, db 0.000, net 1.235"},
 	} {
 		if got := c.cost.Line(); got != c.want {

@@ -4,14 +4,12 @@ import (
 	"context"
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 
 	"bbslab/commands"
 	"bbslab/entity"
-	"bbslab/occupancy"
 )
 
 // metrics are the Prometheus metrics of one Server, in a registry of its
@@ -63,7 +61,7 @@ func newMetrics(s *Server) *metrics {
 		}),
 		acquireWait: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "bbs_db_acquire_duration_seconds",
-			Help:    "Time each successful connection acquire took, measured by the HTTP layer around Store.Acquire (the pool's own wait, inside it: bbs_db_acquire_wait_seconds_total).",
+			Help:    "Time each successful connection acquire took, as the store timed it: the figures bbs_db_acquire_wait_seconds_total adds up (and /admin/stats db_pool.acquire_wait_seconds_total).",
 			Buckets: latencyBuckets,
 		}),
 		queries: prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -88,9 +86,9 @@ func newMetrics(s *Server) *metrics {
 	return m
 }
 
-// request records one finished public request.
-func (m *metrics) request(n *note, code int, d time.Duration) {
-	cmd := n.command
+// request records one finished public request from its record.
+func (m *metrics) request(q *record, code int) {
+	cmd := q.command
 	if cmd == "" {
 		cmd = noCommand
 	}
@@ -103,12 +101,12 @@ func (m *metrics) request(n *note, code int, d time.Duration) {
 	} else {
 		m.requests.WithLabelValues(cmd, strconv.Itoa(code)).Inc()
 	}
-	cm.duration.Observe(d.Seconds())
-	if n.reachedWorker {
-		m.queueWait.Observe(n.queueWait.Seconds())
+	cm.duration.Observe(q.duration().Seconds())
+	if q.reachedWorker {
+		m.queueWait.Observe(q.cost.QueueWait.Seconds())
 	}
-	if n.tally.Queries > 0 {
-		cm.queries.Add(float64(n.tally.Queries))
+	if q.cost.Queries > 0 {
+		cm.queries.Add(float64(q.cost.Queries))
 	}
 }
 
@@ -188,18 +186,19 @@ func counter(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels 
 	ch <- prometheus.MustNewConstMetric(d, prometheus.CounterValue, v, labels...)
 }
 
-// timedStore times every Acquire for bbs_db_acquire_duration_seconds.
-type timedStore struct {
+// observedStore adds the wait of every acquire, as the store timed it
+// (entity.Conn.AcquireWait, the figure the pool's own counter adds), to
+// bbs_db_acquire_duration_seconds.
+type observedStore struct {
 	entity.Store
 	wait prometheus.Histogram
 }
 
-// Acquire takes a connection and observes how long that took.
-func (t timedStore) Acquire(ctx context.Context) (entity.Conn, error) {
-	start := occupancy.Now() // one clock reading, where time.Now takes two
-	c, err := t.Store.Acquire(ctx)
+// Acquire takes a connection and observes its wait.
+func (o observedStore) Acquire(ctx context.Context) (entity.Conn, error) {
+	c, err := o.Store.Acquire(ctx)
 	if err == nil {
-		t.wait.Observe(time.Duration(occupancy.Now() - start).Seconds())
+		o.wait.Observe(c.AcquireWait().Seconds())
 	}
 	return c, err
 }

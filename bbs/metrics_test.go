@@ -7,6 +7,7 @@ import (
 
 	"bbslab/commands"
 	"bbslab/entity/fake"
+	"bbslab/occupancy"
 )
 
 // BenchmarkMetricsRequest measures recording one finished request in the
@@ -15,9 +16,10 @@ import (
 //	go test -run '^$' -bench MetricsRequest -benchmem ./bbs
 func BenchmarkMetricsRequest(b *testing.B) {
 	s := New(Options{Store: fake.New(1)})
-	n := &note{command: commands.EachGetView.Name(), reachedWorker: true, queueWait: time.Microsecond, tally: commands.Tally{Queries: 30, Acquires: 30}}
+	q := &record{end: occupancy.Stamp(300 * time.Microsecond), command: commands.EachGetView.Name(), reachedWorker: true,
+		cost: cost{Tally: commands.Tally{Queries: 30, Acquires: 30}, QueueWait: time.Microsecond}}
 	b.ReportAllocs()
 	for b.Loop() {
-		s.metrics.request(n, http.StatusOK, 300*time.Microsecond)
+		s.metrics.request(q, http.StatusOK)
 	}
 }

@@ -2,6 +2,7 @@ package bbs
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -9,45 +10,58 @@ import (
 	"time"
 
 	"bbslab/behave"
-	"bbslab/commands"
+	"bbslab/occupancy"
 	"bbslab/truth"
 )
 
-// A note collects what the board handler learnt about one request, for the
-// metrics and the access log written when the request ends.
-type note struct {
-	command       string
-	reachedWorker bool          // waited for a worker, or got one
-	queueWait     time.Duration // waiting for a worker
-	tally         commands.Tally
+// A record is what the board knows of one public request, for every report
+// of it: when it began and ended, the command it named, and what it cost.
+// Each figure in it was timed once, on occupancy's clock, where the wait
+// happened (the worker queue by the limiter, the database's waits by the
+// store, the request's start and end here in observe) and is copied here,
+// never timed again: the X-BBS-* and Server-Timing headers, the page's cost
+// line (or the JSON answer's cost), /admin/stats, /metrics, the access log
+// and the truth record all read it.
+//
+// observe puts it in the request's context, the board handler fills it
+// (recordOf), and observe reports it when the request ends.
+type record struct {
+	start, end    occupancy.Stamp // handler entry; the response written
+	command       string          // "" when the request named no valid command
+	reachedWorker bool            // waited for a worker, or got one
+	cost          cost            // the queue wait, the command's tally, the total
 }
 
-// noteWorker records the command of the request answered through w and
-// its wait for a worker; err is what waitForWorker returned. The note
-// travels in the recorder that observe hands down as w (the mux passes it
-// on as it is), not in the request's context: a context value would cost
-// a copy of the request per request (Request.WithContext).
-func noteWorker(w http.ResponseWriter, cmd string, wait time.Duration, err error) {
-	if z, ok := w.(*sizer); ok {
-		w = z.ResponseWriter
+// recordKey is the context key of a request's record.
+type recordKey struct{}
+
+// recordOf returns the record observe put in r's context, or a new one
+// starting now when r was not served through observe.
+func recordOf(r *http.Request) *record {
+	if rec, ok := r.Context().Value(recordKey{}).(*record); ok {
+		return rec
 	}
-	if rec, ok := w.(*recorder); ok {
-		rec.note.command = cmd
-		rec.note.queueWait = wait
-		rec.note.reachedWorker = err == nil || wait > 0
-	}
+	return &record{start: occupancy.Now()}
 }
 
-// noteTally records what the command of the request answered through w
-// did in the database.
-func noteTally(w http.ResponseWriter, t commands.Tally) {
-	if z, ok := w.(*sizer); ok {
-		w = z.ResponseWriter
-	}
-	if rec, ok := w.(*recorder); ok {
-		rec.note.tally = t
-	}
+// worker records the command the request runs and its wait for a worker,
+// as the limiter timed it; err is what waitForWorker returned.
+func (rec *record) worker(cmd string, wait time.Duration, err error) {
+	rec.command = cmd
+	rec.cost.QueueWait = wait
+	rec.reachedWorker = err == nil || wait > 0
 }
+
+// taken ends the cost's total now, just before the answer is rendered,
+// and returns the cost.
+func (rec *record) taken() *cost {
+	rec.cost.Total = occupancy.Since(rec.start)
+	return &rec.cost
+}
+
+// duration is the request from the handler's entry to its response
+// written.
+func (rec *record) duration() time.Duration { return rec.end.Sub(rec.start) }
 
 // observe wraps the public handler: it counts and times every request for
 // the metrics and writes the access log line when there is an access log.
@@ -57,49 +71,50 @@ func noteTally(w http.ResponseWriter, t commands.Tally) {
 func (s *Server) observe(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.behave.Wait()
-		start := time.Now()
+		rec := &recorder{ResponseWriter: w, status: http.StatusOK, gate: s.behave}
+		q := &rec.record
+		q.start = occupancy.Now()
 		var arrival time.Time
 		recording := s.truth.On()
 		if recording {
 			arrival = truth.Arrival(r.Context())
 			s.truth.Begin()
 		}
-		rec := &recorder{ResponseWriter: w, status: http.StatusOK, gate: s.behave}
-		n := &rec.note
-		h.ServeHTTP(rec, r)
+		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), recordKey{}, q)))
 		s.behave.Wait()
 		if !rec.wrote && r.Context().Err() != nil {
 			rec.status = statusClientClosed // nothing was written: the client left
 		}
+		if recording && rec.wrote {
+			// The response leaves now rather than when net/http
+			// finishes the request: the end of its write is known.
+			http.NewResponseController(w).Flush()
+		}
+		q.end = occupancy.Now()
 		if recording {
-			if rec.wrote {
-				// The response leaves now rather than when net/http
-				// finishes the request: the end of its write is known.
-				http.NewResponseController(w).Flush()
-			}
-			end := time.Now()
 			truth.Served(r.Context())
+			start := q.start.Time()
 			if arrival.IsZero() {
 				arrival = start
 			}
-			s.truth.Record(truth.Request{Arrival: arrival, Start: start, End: end, Status: rec.status, Bytes: rec.bytes, Path: r.URL.Path})
+			s.truth.Record(truth.Request{Arrival: arrival, Start: start, End: q.end.Time(), Status: rec.status, Bytes: rec.bytes, Path: r.URL.Path})
 		}
-		d := time.Since(start)
-		s.metrics.request(n, rec.status, d)
+		s.metrics.request(q, rec.status)
 		if s.accessLog != nil {
-			s.accessLog.write(r, start, d, rec, n)
+			s.accessLog.write(r, rec)
 		}
 	})
 }
 
 // recorder remembers the status and counts the body bytes of a response,
-// and carries the note of the request.
+// and holds the request's record (allocated with it: one allocation for
+// both).
 type recorder struct {
 	http.ResponseWriter
 	status int
 	bytes  int64
 	wrote  bool
-	note   note              // what the board handler learnt (noteWorker, noteTally)
+	record record            // in the request's context for the handler (recordOf)
 	gate   *behave.Behaviour // holds writes during a stall
 }
 
@@ -150,24 +165,26 @@ type accessLine struct {
 	NetworkWait  float64 `json:"db_network_wait"` // seconds of db_time waited on the network (db_latency)
 }
 
-func (a *accessLog) write(r *http.Request, start time.Time, d time.Duration, rec *recorder, n *note) {
+// write logs the request r answered through rec.
+func (a *accessLog) write(r *http.Request, rec *recorder) {
+	q := &rec.record
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false) // keep "&" in URIs readable
 	err := enc.Encode(accessLine{
-		Time:         start.UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
+		Time:         q.start.Time().UTC().Format("2006-01-02T15:04:05.000000Z07:00"),
 		Method:       r.Method,
 		URI:          r.RequestURI,
 		Status:       rec.status,
 		BodyBytes:    rec.bytes,
-		ResponseTime: d.Seconds(),
-		Command:      n.command,
-		Queries:      n.tally.Queries,
-		Acquires:     n.tally.Acquires,
-		QueueWait:    n.queueWait.Seconds(),
-		AcquireWait:  n.tally.AcquireWait.Seconds(),
-		DBTime:       n.tally.DB.Seconds(),
-		NetworkWait:  n.tally.Network.Seconds(),
+		ResponseTime: q.duration().Seconds(),
+		Command:      q.command,
+		Queries:      q.cost.Queries,
+		Acquires:     q.cost.Acquires,
+		QueueWait:    q.cost.QueueWait.Seconds(),
+		AcquireWait:  q.cost.AcquireWait.Seconds(),
+		DBTime:       q.cost.SQLTime.Seconds(),
+		NetworkWait:  q.cost.NetworkWait.Seconds(),
 	})
 	if err != nil {
 		return

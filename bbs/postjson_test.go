@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/commands"
 	"bbslab/entity"
 )
 
@@ -69,7 +70,7 @@ func TestAppendPostsMatchesEncodingJSON(t *testing.T) {
 		{"zero time", jsonPosts{Command: "AllView", Posts: []entity.Post{{}}}},
 		{"other zone", jsonPosts{Command: "AllView", Posts: []entity.Post{{No: 1, CreatedAt: at.In(zone)}}}},
 		{"whole second", jsonPosts{Command: "AllView", Posts: []entity.Post{{No: 1, CreatedAt: at.Truncate(time.Second)}}}},
-		{"cost", jsonPosts{Command: "AllView", Posts: posts[:2], Cost: (&cost{Queries: 30, Acquires: 30, Queue: 1, Acquire: 999, DB: 1_234_567, Net: 20 * time.Second, Total: 1<<63 - 1}).json()}},
+		{"cost", jsonPosts{Command: "AllView", Posts: posts[:2], Cost: (&cost{Tally: commands.Tally{Queries: 30, Acquires: 30, AcquireWait: 999, SQLTime: 1_234_567, NetworkWait: 20 * time.Second}, QueueWait: 1, Total: 1<<63 - 1}).json()}},
 		{"zero cost", jsonPosts{Command: "AllView", Posts: posts[:1], Cost: (&cost{}).json()}},
 		{"tiny and huge cost", jsonPosts{Command: "AllView", Cost: &jsonCost{Queries: -1, QueueMS: 1e-7, AcquireMS: 5e-324, DBMS: 1e21, NetMS: -2.5e-9, TotalMS: 123456789012345678901234.0}}},
 	}
@@ -125,7 +126,7 @@ func FuzzAppendPosts(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, name, message string, no, ns int64) {
 		p := entity.Post{No: no, Name: name, Message: message, CreatedAt: time.Unix(0, ns).UTC()}
-		c := cost{Queries: int(no % 1000), Acquires: int(ns % 1000), Queue: time.Duration(no), Acquire: time.Duration(ns), DB: time.Duration(no ^ ns), Net: time.Duration(ns / 3), Total: time.Duration(no / 7)}
+		c := cost{Tally: commands.Tally{Queries: int(no % 1000), Acquires: int(ns % 1000), AcquireWait: time.Duration(ns), SQLTime: time.Duration(no ^ ns), NetworkWait: time.Duration(ns / 3)}, QueueWait: time.Duration(no), Total: time.Duration(no / 7)}
 		j := jsonPosts{Command: name, Posted: &p, Posts: []entity.Post{p, p}, Cost: c.json()}
 		if got, want := hand(t, j), encodingJSON(t, j); got != want {
 			t.Errorf("appendPosts =\n%s\nencoding/json =\n%s", got, want)
@@ -149,7 +150,7 @@ func TestAppendPostsRandom(t *testing.T) {
 	for i := range 2000 {
 		p := entity.Post{No: r.Int64() - r.Int64(), Name: str(), Message: str(), CreatedAt: time.Unix(r.Int64N(253402300799)-62135596800, r.Int64N(1e9)).UTC()}
 		d := func() time.Duration { return time.Duration(r.Int64N(int64(time.Duration(1) << (r.IntN(62) + 1)))) }
-		c := cost{Queries: r.IntN(100), Acquires: r.IntN(100), Queue: d(), Acquire: d(), DB: d(), Net: d(), Total: d()}
+		c := cost{Tally: commands.Tally{Queries: r.IntN(100), Acquires: r.IntN(100), AcquireWait: d(), SQLTime: d(), NetworkWait: d()}, QueueWait: d(), Total: d()}
 		j := jsonPosts{Command: str(), Posts: []entity.Post{p}, Cost: c.json()}
 		if got, want := hand(t, j), encodingJSON(t, j); got != want {
 			t.Fatalf("case %d: appendPosts =\n%s\nencoding/json =\n%s", i, got, want)

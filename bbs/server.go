@@ -110,7 +110,7 @@ func New(opt Options) *Server {
 		s.truth = truth.New(0)
 	}
 	s.metrics = newMetrics(s)
-	s.store = timedStore{Store: s.store, wait: s.metrics.acquireWait}
+	s.store = observedStore{Store: s.store, wait: s.metrics.acquireWait}
 	if opt.AccessLog != nil {
 		s.accessLog = &accessLog{w: opt.AccessLog}
 	}

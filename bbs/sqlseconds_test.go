@@ -15,9 +15,9 @@ import (
 // of every command, the sum of the commands' db_seconds_total.
 func TestSQLSecondsTotal(t *testing.T) {
 	s := New(Options{Store: fake.New(10), Workers: 2, SeedPosts: 10})
-	s.stats.record("AllView", commands.Tally{DB: 1500 * time.Millisecond}, true)
-	s.stats.record("EachGetView", commands.Tally{DB: 250 * time.Millisecond}, true)
-	s.stats.record("EachGetView", commands.Tally{DB: 250 * time.Millisecond}, false)
+	s.stats.record("AllView", commands.Tally{SQLTime: 1500 * time.Millisecond}, true)
+	s.stats.record("EachGetView", commands.Tally{SQLTime: 250 * time.Millisecond}, true)
+	s.stats.record("EachGetView", commands.Tally{SQLTime: 250 * time.Millisecond}, false)
 	ts := httptest.NewServer(s.AdminHandler())
 	defer ts.Close()
 	_, body := get(t, ts.URL+"/admin/stats")

@@ -17,13 +17,13 @@ type stats struct {
 }
 
 type cmdStats struct {
-	requests atomic.Int64
-	errors   atomic.Int64
-	queries  atomic.Int64
-	acquires atomic.Int64
-	acqWait  atomic.Int64 // ns
-	db       atomic.Int64 // ns
-	network  atomic.Int64 // ns, part of db
+	requests    atomic.Int64
+	errors      atomic.Int64
+	queries     atomic.Int64
+	acquires    atomic.Int64
+	acquireWait atomic.Int64 // ns
+	sqlTime     atomic.Int64 // ns
+	networkWait atomic.Int64 // ns, part of sqlTime
 }
 
 func newStats(views []*commands.View) *stats {
@@ -45,9 +45,9 @@ func (s *stats) record(cmd string, t commands.Tally, ok bool) {
 	}
 	c.queries.Add(int64(t.Queries))
 	c.acquires.Add(int64(t.Acquires))
-	c.acqWait.Add(int64(t.AcquireWait))
-	c.db.Add(int64(t.DB))
-	c.network.Add(int64(t.Network))
+	c.acquireWait.Add(int64(t.AcquireWait))
+	c.sqlTime.Add(int64(t.SQLTime))
+	c.networkWait.Add(int64(t.NetworkWait))
 }
 
 func (s *stats) status(code int) {
@@ -80,9 +80,9 @@ func (s *stats) commands() map[string]CommandStats {
 			Errors:                  c.errors.Load(),
 			Queries:                 c.queries.Load(),
 			Acquires:                c.acquires.Load(),
-			AcquireWaitSecondsTotal: time.Duration(c.acqWait.Load()).Seconds(),
-			DBSecondsTotal:          time.Duration(c.db.Load()).Seconds(),
-			NetworkWaitSecondsTotal: time.Duration(c.network.Load()).Seconds(),
+			AcquireWaitSecondsTotal: time.Duration(c.acquireWait.Load()).Seconds(),
+			DBSecondsTotal:          time.Duration(c.sqlTime.Load()).Seconds(),
+			NetworkWaitSecondsTotal: time.Duration(c.networkWait.Load()).Seconds(),
 		}
 	}
 	return out
@@ -92,7 +92,7 @@ func (s *stats) commands() map[string]CommandStats {
 func (s *stats) dbSeconds() float64 {
 	var ns int64
 	for _, c := range s.byCmd {
-		ns += c.db.Load()
+		ns += c.sqlTime.Load()
 	}
 	return time.Duration(ns).Seconds()
 }

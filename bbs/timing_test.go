@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"bbslab/commands"
 )
 
 // TestServerTimingFormat checks the Server-Timing header against the
@@ -13,8 +15,8 @@ func TestServerTimingFormat(t *testing.T) {
 	f := func(d time.Duration) string { return fmt.Sprintf("%.3f", float64(d)/1e6) }
 	ds := []time.Duration{0, 1, 499, 500, 999_500, 1_234_567, 45 * time.Microsecond, 20 * time.Second, 1<<63 - 1, -1_500_000, 3*time.Hour + 7}
 	for i, q := range ds {
-		c := cost{Queue: q, Acquire: ds[(i+1)%len(ds)], DB: ds[(i+2)%len(ds)], Net: ds[(i+3)%len(ds)], Total: ds[(i+4)%len(ds)]}
-		want := "queue;dur=" + f(c.Queue) + ", acquire;dur=" + f(c.Acquire) + ", db;dur=" + f(c.DB) + ", net;dur=" + f(c.Net) + ", total;dur=" + f(c.Total)
+		c := cost{Tally: commands.Tally{AcquireWait: ds[(i+1)%len(ds)], SQLTime: ds[(i+2)%len(ds)], NetworkWait: ds[(i+3)%len(ds)]}, QueueWait: q, Total: ds[(i+4)%len(ds)]}
+		want := "queue;dur=" + f(c.QueueWait) + ", acquire;dur=" + f(c.AcquireWait) + ", db;dur=" + f(c.SQLTime) + ", net;dur=" + f(c.NetworkWait) + ", total;dur=" + f(c.Total)
 		if got := c.serverTiming(); got != want {
 			t.Errorf("%+v.serverTiming() = %q; want %q", c, got, want)
 		}
@@ -26,7 +28,7 @@ func TestServerTimingFormat(t *testing.T) {
 //	go test -run '^$' -bench ServerTiming -benchmem ./bbs
 func BenchmarkServerTiming(b *testing.B) {
 	b.ReportAllocs()
-	c := cost{Queries: 30, Acquires: 30, Queue: 1_234, Acquire: 12_345, DB: 345_678, Total: 456_789}
+	c := cost{Tally: commands.Tally{Queries: 30, Acquires: 30, AcquireWait: 12_345, SQLTime: 345_678}, QueueWait: 1_234, Total: 456_789}
 	for b.Loop() {
 		_ = c.serverTiming()
 	}

@@ -21,7 +21,7 @@ func TestExpectMatchesRun(t *testing.T) {
 					s := fake.New(total)
 					req := commands.Request{N: n}
 					if post {
-						req.Post = &commands.Post{Name: "n", Message: "m"}
+						req.NewPost = &commands.NewPost{Name: "n", Message: "m"}
 					}
 					res, err := v.Run(context.Background(), s, req)
 					if err != nil {

@@ -18,8 +18,9 @@ const (
 // Anonymous is the name stored when a post has none.
 const Anonymous = "名無しさん"
 
-// Post is a message to store, validated.
-type Post struct {
+// NewPost is a message to store, validated: what becomes an entity.Post
+// (with its number and time) once stored.
+type NewPost struct {
 	Name    string
 	Message string
 }
@@ -65,14 +66,14 @@ func Decode(in Input, pageSize int) (*View, Request, error) {
 		if err != nil {
 			return nil, Request{}, err
 		}
-		req.Post = &p
+		req.NewPost = &p
 	}
 	return v, req, nil
 }
 
 // validatePost checks a name and message and normalises line ends.
-func validatePost(name *string, message string) (Post, error) {
-	var p Post
+func validatePost(name *string, message string) (NewPost, error) {
+	var p NewPost
 	if name != nil {
 		n, err := clean("name", *name, MaxName, false)
 		if err != nil {

@@ -68,14 +68,14 @@ func TestDecodeValues(t *testing.T) {
 	if v != commands.EachGetView || req.N != 30 {
 		t.Errorf("Decode = %s, n=%d; want EachGetView, 30", v.Name(), req.N)
 	}
-	if req.Post.Name != commands.Anonymous {
-		t.Errorf("blank name stored as %q; want %q", req.Post.Name, commands.Anonymous)
+	if req.NewPost.Name != commands.Anonymous {
+		t.Errorf("blank name stored as %q; want %q", req.NewPost.Name, commands.Anonymous)
 	}
-	if req.Post.Message != "x\ny\nz" {
-		t.Errorf("message = %q; want line ends normalised to LF", req.Post.Message)
+	if req.NewPost.Message != "x\ny\nz" {
+		t.Errorf("message = %q; want line ends normalised to LF", req.NewPost.Message)
 	}
 	_, req, _ = commands.Decode(commands.Input{Cmd: "AllView", N: "7"}, 30)
-	if req.N != 7 || req.Post != nil {
+	if req.N != 7 || req.NewPost != nil {
 		t.Errorf("Decode n=7 = %+v", req)
 	}
 }
@@ -101,12 +101,12 @@ func FuzzDecode(f *testing.F) {
 		if v == nil || req.N < 1 || req.N > commands.MaxN {
 			t.Fatalf("Decode accepted %+v: view %v, n %d", in, v, req.N)
 		}
-		if req.Post != nil {
-			if req.Post.Message == "" || len([]rune(req.Post.Message)) > commands.MaxMessage || len([]rune(req.Post.Name)) > commands.MaxName {
-				t.Fatalf("Decode accepted post %+v", req.Post)
+		if req.NewPost != nil {
+			if req.NewPost.Message == "" || len([]rune(req.NewPost.Message)) > commands.MaxMessage || len([]rune(req.NewPost.Name)) > commands.MaxName {
+				t.Fatalf("Decode accepted post %+v", req.NewPost)
 			}
-			if strings.ContainsAny(req.Post.Message, "\r\x00") {
-				t.Fatalf("message kept CR or NUL: %q", req.Post.Message)
+			if strings.ContainsAny(req.NewPost.Message, "\r\x00") {
+				t.Fatalf("message kept CR or NUL: %q", req.NewPost.Message)
 			}
 		}
 	})

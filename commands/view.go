@@ -55,8 +55,8 @@ func (v *View) Name() string { return v.name }
 
 // Request is a validated command request.
 type Request struct {
-	Post *Post // the message to store first, or nil
-	N    int   // posts to show
+	NewPost *NewPost // the message to store first, or nil
+	N       int      // posts to show
 }
 
 // Result is what a command did and read.
@@ -69,8 +69,8 @@ type Result struct {
 // Run runs the command: the update part, then the view part.
 func (v *View) Run(ctx context.Context, s entity.Store, req Request) (Result, error) {
 	var res Result
-	if req.Post != nil {
-		p, err := insert(ctx, s, *req.Post, &res.Tally)
+	if req.NewPost != nil {
+		p, err := insert(ctx, s, *req.NewPost, &res.Tally)
 		if err != nil {
 			return res, fmt.Errorf("%s: store post: %w", v.name, err)
 		}
@@ -85,14 +85,14 @@ func (v *View) Run(ctx context.Context, s entity.Store, req Request) (Result, er
 }
 
 // insert stores one post on a connection of its own.
-func insert(ctx context.Context, s entity.Store, p Post, t *Tally) (entity.Post, error) {
+func insert(ctx context.Context, s entity.Store, p NewPost, t *Tally) (entity.Post, error) {
 	c, err := acquireConn(ctx, s, t)
 	if err != nil {
 		return entity.Post{}, err
 	}
 	defer release(c, t)
 	var post entity.Post
-	err = inSQL(t, func() (err error) { post, err = c.Insert(ctx, p.Name, p.Message); return err })
+	err = inSQL(func() (err error) { post, err = c.Insert(ctx, p.Name, p.Message); return err })
 	return post, err
 }
 
@@ -104,7 +104,7 @@ func fetchAll(ctx context.Context, s entity.Store, n int, t *Tally) ([]entity.Po
 	}
 	defer release(c, t)
 	var posts []entity.Post
-	err = inSQL(t, func() (err error) { posts, err = c.Newest(ctx, n); return err })
+	err = inSQL(func() (err error) { posts, err = c.Newest(ctx, n); return err })
 	return posts, err
 }
 
@@ -119,7 +119,7 @@ func fetchOnce(ctx context.Context, s entity.Store, n int, t *Tally) ([]entity.P
 	next := entity.MaxNo
 	for len(posts) < n {
 		var p entity.Post
-		err := inSQL(t, func() (err error) { p, err = c.Before(ctx, next); return err })
+		err := inSQL(func() (err error) { p, err = c.Before(ctx, next); return err })
 		if errors.Is(err, entity.ErrNotFound) {
 			break
 		}
@@ -159,6 +159,6 @@ func fetchOne(ctx context.Context, s entity.Store, no int64, t *Tally) (entity.P
 	}
 	defer release(c, t)
 	var p entity.Post
-	err = inSQL(t, func() (err error) { p, err = c.Before(ctx, no); return err })
+	err = inSQL(func() (err error) { p, err = c.Before(ctx, no); return err })
 	return p, err
 }

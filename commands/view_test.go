@@ -37,7 +37,7 @@ func TestCounts(t *testing.T) {
 		s := fake.New(1000)
 		req := commands.Request{N: tt.n}
 		if tt.post {
-			req.Post = &commands.Post{Name: "n", Message: "m"}
+			req.NewPost = &commands.NewPost{Name: "n", Message: "m"}
 		}
 		res, err := tt.view.Run(context.Background(), s, req)
 		if err != nil {
@@ -96,7 +96,7 @@ func TestSamePosts(t *testing.T) {
 func TestPostFirst(t *testing.T) {
 	for _, v := range commands.Views {
 		s := fake.New(10)
-		res, err := v.Run(context.Background(), s, commands.Request{N: 3, Post: &commands.Post{Name: "名前", Message: "こんにちは"}})
+		res, err := v.Run(context.Background(), s, commands.Request{N: 3, NewPost: &commands.NewPost{Name: "名前", Message: "こんにちは"}})
 		if err != nil {
 			t.Fatal(err)
 		}

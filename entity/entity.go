@@ -36,7 +36,8 @@ type Post struct {
 // Store is a database behind a connection pool.
 type Store interface {
 	// Acquire takes a connection from the pool, waiting while none is free.
-	// The caller must Release it.
+	// The caller must Release it. An error it returns is an
+	// *AcquireError, which says how long it waited.
 	Acquire(ctx context.Context) (Conn, error)
 	// Reset empties the board and fills it with the deterministic seed of n
 	// posts numbered 1..n; the next post inserted is n+1. It returns the
@@ -61,9 +62,19 @@ type Conn interface {
 	// Before returns the newest post whose number is below no, in one
 	// single-row query. It returns ErrNotFound when there is none.
 	Before(ctx context.Context, no int64) (Post, error)
-	// Waited returns the time this Conn's statements have waited on the
-	// network so far (Options.Distance; 0 when the database is near).
-	Waited() time.Duration
+	// AcquireWait returns how long the Acquire that handed out this Conn
+	// took, validation included: the figure the store's pool statistics
+	// add to PoolStats.AcquireWait for it.
+	AcquireWait() time.Duration
+	// SQLTime returns the time this Conn's statements have taken so far,
+	// from the call to its return, network waits included: the figure
+	// the SQL trace's query_time shows for each.
+	SQLTime() time.Duration
+	// NetworkWait returns the part of SQLTime this Conn's statements have
+	// waited on the network so far (Options.Distance; 0 when the
+	// database is near): the figure the store adds to
+	// PoolStats.NetworkWait for them.
+	NetworkWait() time.Duration
 	// Statements returns the number of SQL statements this Conn has sent
 	// to the database so far: a statement run again after SQLITE_BUSY
 	// counts each time, one that failed before it was sent (a context that
@@ -110,6 +121,21 @@ type PoolStats struct {
 	Latency time.Duration `json:"-"`
 	Jitter  time.Duration `json:"-"`
 }
+
+// An AcquireError is a Store.Acquire that failed: Err says why, and Wait
+// how long it waited before it did, on the clock that times every acquire
+// (PoolStats.AcquireWait counts completed acquires only; a request's own
+// acquire wait counts this one too).
+type AcquireError struct {
+	Wait time.Duration
+	Err  error
+}
+
+// Error returns Err's message.
+func (e *AcquireError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err, so that errors.Is classifies the failure.
+func (e *AcquireError) Unwrap() error { return e.Err }
 
 // MaxNo is a number above every post's number, for the first Before call.
 const MaxNo = int64(1<<63 - 1)

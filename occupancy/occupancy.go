@@ -8,6 +8,12 @@
 // is busy, and reads 0 at 100 % CPU. The integral includes the time of the
 // entries still in the state when it is read, so a reading during a long
 // wait is right too.
+//
+// Now is also the board's one clock: every wait the board reports (the
+// worker queue, the connection acquire, the SQL statements, the database's
+// network wait, the request until its response is written) is the
+// difference of two Stamps, taken once where the wait happens, so that
+// figures read from different places are differences on one clock.
 package occupancy
 
 import (
@@ -34,8 +40,22 @@ type Gauge struct {
 type Stamp int64
 
 // Now returns the current time as a Stamp, for EnterAt and LeaveAt: one
-// clock reading can end one state and begin the next.
+// clock reading can end one state and begin the next. It reads the
+// monotonic clock only, where time.Now reads the wall clock too.
 func Now() Stamp { return Stamp(now()) }
+
+// Since returns the time from s until now.
+func Since(s Stamp) time.Duration { return time.Duration(now() - int64(s)) }
+
+// Sub returns the time from s until t.
+func (t Stamp) Sub(s Stamp) time.Duration { return time.Duration(t - s) }
+
+// Time returns s as a time.Time: the wall time of the clock's origin plus
+// the monotonic time since, with a monotonic reading, so that Sub between
+// two such times is exactly the difference of their Stamps and their Unix
+// times differ by it too. A step of the wall clock after the process
+// started does not show in it.
+func (s Stamp) Time() time.Time { return epoch.Add(time.Duration(s)) }
 
 // Enter records one entry entering the state.
 func (g *Gauge) Enter() Stamp { return g.EnterAt(Now()) }

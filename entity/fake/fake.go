@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"bbslab/entity"
+	"bbslab/occupancy"
 )
 
 // Store is an in-memory entity.Store.
@@ -37,6 +38,8 @@ type Store struct {
 	Waiting  atomic.Int64 // acquires waiting at the gate now
 	InSQL    atomic.Int64 // statements waiting at the SQL gate now
 	Resets   atomic.Int64
+
+	waitNs atomic.Int64 // completed acquires' waits
 }
 
 // New returns a Store holding the deterministic seed of n posts.
@@ -47,9 +50,13 @@ func New(n int) *Store {
 }
 
 // Acquire hands out a connection, waiting at the gate when there is one.
+// It times the wait as the real stores do: the Conn's AcquireWait and
+// Stats' AcquireWait (completed acquires) read the one figure, and a
+// failed acquire's *entity.AcquireError carries it.
 func (s *Store) Acquire(ctx context.Context) (entity.Conn, error) {
+	start := occupancy.Now()
 	if s.Err != nil {
-		return nil, s.Err
+		return nil, &entity.AcquireError{Wait: occupancy.Since(start), Err: s.Err}
 	}
 	if s.Gate != nil {
 		s.Waiting.Add(1)
@@ -58,11 +65,13 @@ func (s *Store) Acquire(ctx context.Context) (entity.Conn, error) {
 			s.Waiting.Add(-1)
 		case <-ctx.Done():
 			s.Waiting.Add(-1)
-			return nil, ctx.Err()
+			return nil, &entity.AcquireError{Wait: occupancy.Since(start), Err: ctx.Err()}
 		}
 	}
+	wait := occupancy.Since(start)
+	s.waitNs.Add(int64(wait))
 	s.Acquires.Add(1)
-	return &conn{s: s}, nil
+	return &conn{s: s, acquireWait: wait}, nil
 }
 
 // Reset replaces the posts with the seed of n posts.
@@ -85,7 +94,8 @@ func (s *Store) Stats() entity.PoolStats {
 	a, r := s.Acquires.Load(), s.Releases.Load()
 	inUse := int(a - r)
 	open := max(1, inUse) // one kept open; more while more are handed out
-	return entity.PoolStats{Size: 1, Min: 1, Mode: "fake", Open: open, InUse: inUse, Idle: open - inUse, Acquires: a, Waiting: int(s.Waiting.Load())}
+	return entity.PoolStats{Size: 1, Min: 1, Mode: "fake", Open: open, InUse: inUse, Idle: open - inUse, Acquires: a,
+		AcquireWait: time.Duration(s.waitNs.Load()), Waiting: int(s.Waiting.Load())}
 }
 
 // Close does nothing.
@@ -99,12 +109,15 @@ func (s *Store) Posts() []entity.Post {
 }
 
 type conn struct {
-	s        *Store
-	released bool
-	sent     atomic.Int64
+	s           *Store
+	released    bool
+	sent        atomic.Int64
+	acquireWait time.Duration
+	sqlTime     time.Duration
 }
 
 func (c *conn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
+	defer c.took(occupancy.Now())
 	if err := c.statement(ctx); err != nil {
 		return entity.Post{}, err
 	}
@@ -120,6 +133,7 @@ func (c *conn) Insert(ctx context.Context, name, message string) (entity.Post, e
 }
 
 func (c *conn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
+	defer c.took(occupancy.Now())
 	if err := c.statement(ctx); err != nil {
 		return nil, err
 	}
@@ -133,6 +147,7 @@ func (c *conn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
 }
 
 func (c *conn) Before(ctx context.Context, no int64) (entity.Post, error) {
+	defer c.took(occupancy.Now())
 	if err := c.statement(ctx); err != nil {
 		return entity.Post{}, err
 	}
@@ -146,8 +161,18 @@ func (c *conn) Before(ctx context.Context, no int64) (entity.Post, error) {
 	return entity.Post{}, entity.ErrNotFound
 }
 
-// Waited is 0: the fake database is near.
-func (c *conn) Waited() time.Duration { return 0 }
+// AcquireWait returns how long the Acquire that handed out c took.
+func (c *conn) AcquireWait() time.Duration { return c.acquireWait }
+
+// SQLTime returns the time c's statements took, their waits at the SQL
+// gate included.
+func (c *conn) SQLTime() time.Duration { return c.sqlTime }
+
+// took ends a statement that began at start: its time counts in SQLTime.
+func (c *conn) took(start occupancy.Stamp) { c.sqlTime += occupancy.Since(start) }
+
+// NetworkWait is 0: the fake database is near.
+func (c *conn) NetworkWait() time.Duration { return 0 }
 
 // Statements returns the statements sent on c, retries included.
 func (c *conn) Statements() int { return int(c.sent.Load()) }

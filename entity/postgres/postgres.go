@@ -221,11 +221,12 @@ func (s *pgStore) Acquire(ctx context.Context) (entity.Conn, error) {
 	if err == nil && s.o.PoolValidate != entity.ValidateOff {
 		c, err = s.validated(ctx, c)
 	}
-	held := s.m.Done(t, err == nil)
+	held, wait := s.m.Done(t, err == nil)
 	if err != nil {
-		return nil, fmt.Errorf("acquire postgres connection: %w", err)
+		return nil, &entity.AcquireError{Wait: wait, Err: fmt.Errorf("acquire postgres connection: %w", err)}
 	}
 	c.m, c.held = &s.m, held
+	c.ConnMeter = s.d.NewConnMeter(wait)
 	return c, nil
 }
 
@@ -242,7 +243,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 			}
 			return nil, classify(err)
 		}
-		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr, Remote: s.d.NewRemote()}, nil
+		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr, ConnMeter: s.d.NewConnMeter(0)}, nil
 	}
 	select {
 	case s.sem <- struct{}{}:
@@ -256,7 +257,7 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	}
 	s.opened.Add(1)
 	s.open.Add(1)
-	return &pgConn{c: c, s: s, tr: s.tr, Remote: s.d.NewRemote()}, nil
+	return &pgConn{c: c, s: s, tr: s.tr, ConnMeter: s.d.NewConnMeter(0)}, nil
 }
 
 // validated validates c (Options.PoolValidate) and returns it, or, when it
@@ -271,9 +272,9 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 // means the same on both stores.
 func (s *pgStore) validated(ctx context.Context, c *pgConn) (*pgConn, error) {
 	for try := 1; ; try++ {
-		start := time.Now()
+		start := occupancy.Now()
 		err := s.validate(ctx, c.c)
-		s.m.Validated(time.Since(start))
+		s.m.Validated(occupancy.Since(start))
 		if err == nil {
 			return c, nil
 		}
@@ -397,15 +398,15 @@ func (s *pgStore) Close() error {
 // pgConn is one PostgreSQL connection: from the pool (pc set) or opened
 // for this Acquire alone (s set).
 type pgConn struct {
-	c                *pgx.Conn
-	pc               *pgxpool.Conn
-	s                *pgStore
-	tr               *driverkit.Tracer
-	m                *driverkit.Meter // set by Acquire; nil for Reset and Ping
-	held             occupancy.Stamp  // when Acquire handed it out
-	released         bool
-	sent             atomic.Int64 // statements sent
-	driverkit.Remote              // entity.Options.Distance: roundTrip, Waited
+	c                   *pgx.Conn
+	pc                  *pgxpool.Conn
+	s                   *pgStore
+	tr                  *driverkit.Tracer
+	m                   *driverkit.Meter // set by Acquire; nil for Reset and Ping
+	held                occupancy.Stamp  // when Acquire handed it out
+	released            bool
+	sent                atomic.Int64 // statements sent
+	driverkit.ConnMeter              // its acquire, statements and network waits (entity.Conn)
 }
 
 // Statements returns the statements sent on c.
@@ -435,7 +436,7 @@ func (c *pgConn) classify(ctx context.Context, err error) error {
 
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *pgConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
-	start := c.tr.Start()
+	start := c.Begin()
 	net, err := c.RoundTrip(ctx)
 	p := entity.Post{Name: name, Message: message, CreatedAt: driverkit.PostTime()}
 	if err == nil {
@@ -445,7 +446,7 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (entity.Post,
 	if err != nil {
 		err = c.classify(ctx, err)
 	}
-	c.tr.Statement(start, pgInsert, 1, net, err)
+	c.tr.Statement(start, c.End(start), pgInsert, 1, net, err)
 	if err != nil {
 		return entity.Post{}, fmt.Errorf("insert post: %w", err)
 	}
@@ -454,7 +455,7 @@ func (c *pgConn) Insert(ctx context.Context, name, message string) (entity.Post,
 
 // Newest returns up to n newest posts in one query.
 func (c *pgConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
-	start := c.tr.Start()
+	start := c.Begin()
 	net, err := c.RoundTrip(ctx)
 	var posts []entity.Post
 	if err == nil {
@@ -462,7 +463,7 @@ func (c *pgConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
 	} else {
 		err = fmt.Errorf("newest %d posts: %w", n, err)
 	}
-	c.tr.Statement(start, pgNewest, len(posts), net, err)
+	c.tr.Statement(start, c.End(start), pgNewest, len(posts), net, err)
 	return posts, err
 }
 
@@ -491,13 +492,13 @@ func (c *pgConn) newest(ctx context.Context, n int) ([]entity.Post, error) {
 // Before returns the newest post numbered below no.
 func (c *pgConn) Before(ctx context.Context, no int64) (entity.Post, error) {
 	var p entity.Post
-	start := c.tr.Start()
+	start := c.Begin()
 	net, err := c.RoundTrip(ctx)
 	if err == nil {
 		c.sent.Add(1)
 		err = c.c.QueryRow(ctx, pgBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 	}
-	c.tr.Statement(start, pgBefore, 1, net, classify(err))
+	c.tr.Statement(start, c.End(start), pgBefore, 1, net, classify(err))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return entity.Post{}, entity.ErrNotFound
 	}

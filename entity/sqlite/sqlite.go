@@ -165,11 +165,11 @@ func (s *sqliteStore) Acquire(ctx context.Context) (entity.Conn, error) {
 	if err == nil && s.o.PoolValidate != entity.ValidateOff {
 		c, err = s.validated(ctx, c)
 	}
-	held := s.m.Done(t, err == nil)
+	held, wait := s.m.Done(t, err == nil)
 	if err != nil {
-		return nil, fmt.Errorf("acquire sqlite connection: %w", err)
+		return nil, &entity.AcquireError{Wait: wait, Err: fmt.Errorf("acquire sqlite connection: %w", err)}
 	}
-	return &sqliteConn{c: c, s: s, tr: s.tr, m: &s.m, held: held, busy: s.busy, Remote: s.d.NewRemote()}, nil
+	return &sqliteConn{c: c, s: s, tr: s.tr, m: &s.m, held: held, busy: s.busy, ConnMeter: s.d.NewConnMeter(wait)}, nil
 }
 
 // conn takes a connection without metering it.
@@ -203,9 +203,9 @@ func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 // every connection went stale still hands out a fresh one.
 func (s *sqliteStore) validated(ctx context.Context, c *sql.Conn) (*sql.Conn, error) {
 	for try := 1; ; try++ {
-		start := time.Now()
+		start := occupancy.Now()
 		err := s.validate(ctx, c)
-		s.m.Validated(time.Since(start))
+		s.m.Validated(occupancy.Since(start))
 		if err == nil {
 			return c, nil
 		}
@@ -348,14 +348,14 @@ func (s *sqliteStore) Close() error {
 
 // sqliteConn is one connection pinned from database/sql's pool.
 type sqliteConn struct {
-	c                *sql.Conn
-	s                *sqliteStore // for put
-	tr               *driverkit.Tracer
-	m                *driverkit.Meter
-	held             occupancy.Stamp // when Acquire handed it out
-	busy             time.Duration   // retry budget for SQLITE_BUSY
-	sent             atomic.Int64    // statements sent, each SQLITE_BUSY retry included
-	driverkit.Remote                 // entity.Options.Distance: roundTrip, Waited
+	c                   *sql.Conn
+	s                   *sqliteStore // for put
+	tr                  *driverkit.Tracer
+	m                   *driverkit.Meter
+	held                occupancy.Stamp // when Acquire handed it out
+	busy                time.Duration   // retry budget for SQLITE_BUSY
+	sent                atomic.Int64    // statements sent, each SQLITE_BUSY retry included
+	driverkit.ConnMeter                 // its acquire, statements and network waits (entity.Conn)
 }
 
 // Statements returns the statements sent on c, retries included.
@@ -393,7 +393,7 @@ const (
 
 // Insert stores a post stamped now (UTC, microseconds).
 func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.Post, error) {
-	start := c.tr.Start()
+	start := c.Begin()
 	net, err := c.RoundTrip(ctx)
 	p := entity.Post{Name: name, Message: message, CreatedAt: driverkit.PostTime()}
 	if err == nil {
@@ -409,7 +409,7 @@ func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.P
 	if err != nil {
 		err = classify(err)
 	}
-	c.tr.Statement(start, sqliteInsert, 1, net, err)
+	c.tr.Statement(start, c.End(start), sqliteInsert, 1, net, err)
 	if err != nil {
 		return entity.Post{}, fmt.Errorf("insert post: %w", err)
 	}
@@ -418,7 +418,7 @@ func (c *sqliteConn) Insert(ctx context.Context, name, message string) (entity.P
 
 // Newest returns up to n newest posts in one query.
 func (c *sqliteConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
-	start := c.tr.Start()
+	start := c.Begin()
 	net, err := c.RoundTrip(ctx)
 	var posts []entity.Post
 	if err == nil {
@@ -426,7 +426,7 @@ func (c *sqliteConn) Newest(ctx context.Context, n int) ([]entity.Post, error) {
 	} else {
 		err = fmt.Errorf("newest %d posts: %w", n, err)
 	}
-	c.tr.Statement(start, sqliteNewest, len(posts), net, err)
+	c.tr.Statement(start, c.End(start), sqliteNewest, len(posts), net, err)
 	return posts, err
 }
 
@@ -459,7 +459,7 @@ func (c *sqliteConn) newest(ctx context.Context, n int) ([]entity.Post, error) {
 // Before returns the newest post numbered below no.
 func (c *sqliteConn) Before(ctx context.Context, no int64) (entity.Post, error) {
 	var p entity.Post
-	start := c.tr.Start()
+	start := c.Begin()
 	net, err := c.RoundTrip(ctx)
 	if err == nil {
 		err = retryBusy(ctx, c.busy, func() error {
@@ -471,7 +471,7 @@ func (c *sqliteConn) Before(ctx context.Context, no int64) (entity.Post, error) 
 			return c.c.QueryRowContext(sctx, sqliteBefore, no).Scan(&p.No, &p.Name, &p.Message, &p.CreatedAt)
 		})
 	}
-	c.tr.Statement(start, sqliteBefore, 1, net, classify(err))
+	c.tr.Statement(start, c.End(start), sqliteBefore, 1, net, classify(err))
 	if errors.Is(err, sql.ErrNoRows) {
 		return entity.Post{}, entity.ErrNotFound
 	}

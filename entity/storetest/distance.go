@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"math"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -34,13 +35,13 @@ func testDistance(t *testing.T, open func(t *testing.T, o entity.Options) entity
 		if _, err := c.Newest(ctx, 3); err != nil {
 			t.Fatal(err)
 		}
-		waited := c.Waited()
+		waited, inSQL := c.NetworkWait(), c.SQLTime()
 		c.Release()
 		if took < lat {
 			t.Errorf("one statement took %v; want at least db_latency %v", took, lat)
 		}
-		if waited < 2*lat {
-			t.Errorf("Waited after 2 statements = %v; want at least %v", waited, 2*lat)
+		if waited < 2*lat || inSQL < waited {
+			t.Errorf("after 2 statements NetworkWait = %v, SQLTime = %v; want at least %v, within SQLTime", waited, inSQL, 2*lat)
 		}
 		st := s.Stats()
 		if got := st.NetworkWait - before.NetworkWait; got < 2*lat || got != waited {
@@ -53,10 +54,18 @@ func testDistance(t *testing.T, open func(t *testing.T, o entity.Options) entity
 		if len(lines) != 2 {
 			t.Fatalf("trace has %d lines; want 2:\n%s", len(lines), trace.String())
 		}
+		var queryTime, networkWait float64
 		for _, l := range lines {
 			if l.NetworkWait < lat.Seconds() || l.QueryTime < l.NetworkWait {
 				t.Errorf("trace line %+v: want network_wait >= %v within query_time", l, lat.Seconds())
 			}
+			queryTime += l.QueryTime
+			networkWait += l.NetworkWait
+		}
+		// The trace reads the Conn's figures: its seconds, summed, are
+		// SQLTime and NetworkWait to the nanosecond.
+		if ns := func(sec float64) time.Duration { return time.Duration(math.Round(sec * 1e9)) }; ns(queryTime) != inSQL || ns(networkWait) != waited {
+			t.Errorf("trace query_time sum %v s, network_wait sum %v s; want the Conn's SQLTime %v and NetworkWait %v", queryTime, networkWait, inSQL, waited)
 		}
 	})
 

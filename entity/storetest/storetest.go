@@ -325,9 +325,12 @@ func Run(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
 			s := open(t, entity.Options{Pool: 1, PoolMode: mode})
 			c1 := Acquire(t, s)
 			got := make(chan error, 1)
+			before := s.Stats()
+			waits := make(chan time.Duration, 1)
 			go func() {
 				c2, err := s.Acquire(ctx)
 				if err == nil {
+					waits <- c2.AcquireWait()
 					c2.Release()
 				}
 				got <- err
@@ -347,8 +350,13 @@ func Run(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("Acquire still waiting 10 s after a Release")
 			}
-			if st := s.Stats(); st.Acquires != 2 || st.Waiting != 0 || st.AcquireWait <= 0 {
+			st := s.Stats()
+			if st.Acquires != 2 || st.Waiting != 0 || st.AcquireWait <= 0 {
 				t.Errorf("Stats = %+v; want 2 acquires, 0 waiting, some wait", st)
+			}
+			// The Conn's AcquireWait is the figure the pool counted for it.
+			if w, grew := <-waits, st.AcquireWait-before.AcquireWait; w <= 0 || w != grew {
+				t.Errorf("Conn.AcquireWait = %v, Stats AcquireWait grew %v; want the same figure, above 0", w, grew)
 			}
 		})
 
@@ -372,6 +380,10 @@ func Run(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
 			err := <-got
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("Acquire with canceled ctx = %v; want context.Canceled", err)
+			}
+			var ae *entity.AcquireError
+			if !errors.As(err, &ae) || ae.Wait <= 0 {
+				t.Errorf("Acquire with canceled ctx = %#v; want an *entity.AcquireError with the time it waited", err)
 			}
 			if errors.Is(err, entity.ErrUnavailable) {
 				t.Errorf("Acquire with canceled ctx = %v; must not be entity.ErrUnavailable", err)

@@ -43,8 +43,8 @@ func testValidate(t *testing.T, open func(t *testing.T, o entity.Options) entity
 				// validation's, before the call, would not. (A bound of two
 				// db_latency failed at 68 ms under load with -race.)
 				took := time.Since(t0)
-				if got, w := c.Statements(), c.Waited(); got != 1 || w < lat || w > took {
-					t.Errorf("after one Before: Statements %d, Waited %v in a call of %v; want 1 and one db_latency %v within the call (not the validation's)", got, w, took, lat)
+				if got, w := c.Statements(), c.NetworkWait(); got != 1 || w < lat || w > took {
+					t.Errorf("after one Before: Statements %d, NetworkWait %v in a call of %v; want 1 and one db_latency %v within the call (not the validation's)", got, w, took, lat)
 				}
 				c.Release()
 			}

@@ -1,7 +1,8 @@
 // Package driverkit is what the store drivers, entity/sqlite and
 // entity/postgres, share without cgo: the database at a distance
 // (Network, which applies an entity.Distance), the classification of driver
-// errors (Classify), the SQL trace (Tracer), the pool's meter (Meter), the
+// errors (Classify), the SQL trace (Tracer), the pool's meter (Meter) and
+// each connection's (ConnMeter), where acquires and statements are timed, the
 // migrations' loader (LoadMigrations), the local ports of a store's
 // connections (PortSet) and the time stamp of a new post (PostTime).
 //

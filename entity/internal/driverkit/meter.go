@@ -24,20 +24,23 @@ type Meter struct {
 // Start records an acquire beginning.
 func (m *Meter) Start() occupancy.Stamp { return m.waiting.Enter() }
 
-// Done records the end of an acquire that began at t; when it got a
-// connection, the connection is held from now on until release.
+// Done records the end of an acquire that began at t, and returns how long
+// it waited, and, when it got a connection, the Stamp the connection is
+// held from until release. This is where an acquire is timed: the Conn
+// (ConnMeter.AcquireWait) and a failed acquire's entity.AcquireError carry
+// the wait returned here, the counters add the same figure.
 //
 // The wait's end and the hold's start are one clock reading: the
 // connection is held from the moment the wait ended.
-func (m *Meter) Done(t occupancy.Stamp, ok bool) occupancy.Stamp {
+func (m *Meter) Done(t occupancy.Stamp, ok bool) (held occupancy.Stamp, wait time.Duration) {
 	at := occupancy.Now()
-	d := m.waiting.LeaveAt(t, at)
+	wait = m.waiting.LeaveAt(t, at)
 	if !ok {
-		return 0
+		return 0, wait
 	}
 	m.acquires.Add(1)
-	m.waitNs.Add(int64(d))
-	return m.held.EnterAt(at)
+	m.waitNs.Add(int64(wait))
+	return m.held.EnterAt(at), wait
 }
 
 // Validated records one validation on borrow that took d, inside an

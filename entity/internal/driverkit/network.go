@@ -158,23 +158,6 @@ func connectWait(ctx context.Context, d time.Duration) (time.Duration, error) {
 	return sleep(ctx, d)
 }
 
-// A Remote is what a Conn keeps of the Network: its statements' waits so
-// far. A Conn embeds one (NewRemote) to get Waited.
-type Remote struct {
-	d      *Network
-	waited time.Duration
-}
-
-// RoundTrip waits one statement's network round trip.
-func (r *Remote) RoundTrip(ctx context.Context) (time.Duration, error) {
-	w, err := r.d.Statement(ctx)
-	r.waited += w
-	return w, err
-}
-
-// Waited returns the statements' network waits on this Conn so far.
-func (r *Remote) Waited() time.Duration { return r.waited }
-
 // Fill copies the Network's counters into s.
 func (d *Network) Fill(s *entity.PoolStats) {
 	if d == nil {
@@ -185,6 +168,3 @@ func (d *Network) Fill(s *entity.PoolStats) {
 	s.NetworkWaits = d.waits.Load()
 	s.ConnectWait = time.Duration(d.connectNs.Load())
 }
-
-// NewRemote returns a Remote that waits on d (nil: no waits).
-func (d *Network) NewRemote() Remote { return Remote{d: d} }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"bbslab/occupancy"
 )
 
 // Go's timers wake a processor that has nothing else to run only when the
@@ -41,17 +43,16 @@ func getTimerFD() (*timerFD, error) {
 	return &timerFD{fd: fd, f: os.NewFile(uintptr(fd), "timerfd")}, nil
 }
 
-// sleep waits d or until ctx ends, and returns how long it waited.
-func sleep(ctx context.Context, d time.Duration) (time.Duration, error) {
-	start := time.Now()
+// wait waits d from start (now) or until ctx ends, on a timerfd.
+func wait(ctx context.Context, start occupancy.Stamp, d time.Duration) error {
 	t, err := getTimerFD()
 	if err != nil {
-		return timerSleep(ctx, d) // out of descriptors: wait the coarse way
+		return timerWait(ctx, d) // out of descriptors: wait the coarse way
 	}
 	its := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
 	if err := unix.TimerfdSettime(t.fd, 0, &its, nil); err != nil {
 		t.f.Close()
-		return timerSleep(ctx, d)
+		return timerWait(ctx, d)
 	}
 	// A context that ends sets a read deadline in the past, which wakes
 	// the read.
@@ -60,14 +61,14 @@ func sleep(ctx context.Context, d time.Duration) (time.Duration, error) {
 	_, err = t.f.Read(buf[:])
 	if stop() && err == nil {
 		timerFDs.Put(t) // fired once and read: disarmed
-		return time.Since(start), nil
+		return nil
 	}
 	// The context ended (its deadline is set on the descriptor, or about
 	// to be, and the timer may still be armed), or the read failed: do not
 	// reuse the descriptor.
 	t.f.Close()
 	if cerr := ctx.Err(); cerr != nil {
-		return time.Since(start), cerr
+		return cerr
 	}
-	return timerSleep(ctx, d-time.Since(start))
+	return timerWait(ctx, d-occupancy.Since(start))
 }

@@ -5,11 +5,13 @@ package driverkit
 import (
 	"context"
 	"time"
+
+	"bbslab/occupancy"
 )
 
-// sleep waits d or until ctx ends, and returns how long it waited. Outside
-// Linux it is a Go timer, which wakes an idle processor at millisecond
-// steps (sleep_linux.go).
-func sleep(ctx context.Context, d time.Duration) (time.Duration, error) {
-	return timerSleep(ctx, d)
+// wait waits d from start or until ctx ends. Outside Linux it is a Go
+// timer, which wakes an idle processor at millisecond steps
+// (sleep_linux.go).
+func wait(ctx context.Context, start occupancy.Stamp, d time.Duration) error {
+	return timerWait(ctx, d)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"bbslab/entity"
+	"bbslab/occupancy"
 )
 
 // A Tracer writes one JSON line per SQL statement a Conn runs (entity.Options.Trace):
@@ -51,23 +52,14 @@ type traceLine struct {
 	Error       string  `json:"error,omitempty"`
 }
 
-// Start returns the time a statement begins, for Statement: now when t
-// traces, the zero time when t is nil (a statement then costs no clock
-// read for a trace that is off).
-func (t *Tracer) Start() time.Time {
-	if t == nil {
-		return time.Time{}
-	}
-	return time.Now()
-}
-
-// Statement records a statement that began at start, waited net on the
-// network and returned rows rows.
-func (t *Tracer) Statement(start time.Time, stmt string, rows int, net time.Duration, err error) {
+// Statement records a statement that began at start, took took (the
+// Conn's figure for it, ConnMeter.End), waited net of it on the network
+// and returned rows rows.
+func (t *Tracer) Statement(start occupancy.Stamp, took time.Duration, stmt string, rows int, net time.Duration, err error) {
 	if t == nil {
 		return
 	}
-	l := traceLine{Time: start.UTC(), DB: t.db, Statement: stmt, QueryTime: time.Since(start).Seconds(), Rows: rows, NetworkWait: net.Seconds()}
+	l := traceLine{Time: start.Time().UTC(), DB: t.db, Statement: stmt, QueryTime: took.Seconds(), Rows: rows, NetworkWait: net.Seconds()}
 	if err != nil {
 		l.Rows = 0
 		if !noRows(err) {
