@@ -190,12 +190,19 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 	}
 	if c := r.Cost.Cores; c != nil && len(c.CPUs) > 0 {
 		v := c.Interference
-		if _, ok := server[d.CPU]; ok {
-			v -= coreOverlap(srvCores, c.CPUs) * srvCPU
+		_, known := server[d.CPU]
+		shared := coreOverlap(srvCores, c.CPUs)
+		if known {
+			v -= shared * srvCPU
 		}
 		v = round1(max(0, v))
 		in.Generator = &v
-		gen = &span{own: max(0, c.Busy-c.Interference), interference: v, capacity: 100 * float64(len(c.CPUs))}
+		// Where the server shares the generator's cores and its CPU is
+		// not read, the generator's figure holds the server's work: it is
+		// recorded, not judged.
+		if known || shared == 0 {
+			gen = &span{own: max(0, c.Busy-c.Interference), interference: v, capacity: 100 * float64(len(c.CPUs))}
+		}
 	}
 	if in.Server == nil && in.Steal == nil && in.Generator == nil {
 		in = nil
