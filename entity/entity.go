@@ -100,6 +100,13 @@ type PoolStats struct {
 	Acquires    int64         `json:"acquires"`     // acquires completed
 	AcquireWait time.Duration `json:"-"`            // total time spent in Acquire
 	Opened      int64         `json:"opened_total"` // physical connections ever opened
+	// Draining is the connections still open above Size since a Resize
+	// made the pool smaller: each is in use and closed when given back.
+	Draining int `json:"draining"`
+	// Settled is when the pool last came within the sizes a Resize set
+	// (Open at the start's fill): the moment of the Resize, or of the
+	// release that closed the last connection above Size.
+	Settled time.Time `json:"-"`
 
 	// Validation on borrow (Options.PoolValidate), part of AcquireWait:
 	// connections validated, and the time it took (network wait included).

@@ -1,6 +1,7 @@
 // Package postgres is the board's store on PostgreSQL (pgx/v5): an
-// entity.Store on a pgxpool.Pool in fixed mode, or a connection per
-// Acquire in mode none, with the schema from package sql applied at Open.
+// entity.Store whose pgx connections a driverkit.Pool holds in fixed mode
+// (its sizes can change while it runs), or a connection per Acquire in
+// mode none, with the schema from package sql applied at Open.
 //
 // It is pure Go: a build without cgo keeps it.
 package postgres
@@ -9,7 +10,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"sync/atomic"
 	"time"
@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgconn/ctxwatch"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"bbslab/entity"
 	"bbslab/entity/internal/driverkit"
@@ -30,11 +29,11 @@ import (
 const fillTimeout = 30 * time.Second
 
 // pingAfterIdle is how long a pooled PostgreSQL connection may sit idle
-// before Acquire pings it. pgxpool's default is 1 s, which adds a round trip
-// to many acquires at low load and would blur the comparison of the three
-// commands; a broken connection is still dropped by pgxpool when a query on
-// it fails, and a minute catches connections left over from a server
-// restart during a pause.
+// before Acquire pings it (pgxpool's ShouldPing, whose default of 1 s would
+// add a round trip to many acquires at low load and blur the comparison of
+// the three commands); a broken connection is still dropped when a query
+// on it fails (release), and a minute catches connections left over from
+// a server restart during a pause.
 const pingAfterIdle = time.Minute
 
 // cancelGrace is how long a query whose context ended may take to stop
@@ -51,13 +50,14 @@ func cancelOnServer(c *pgconn.PgConn) ctxwatch.Handler {
 	return &pgconn.CancelRequestContextWatcherHandler{Conn: c, DeadlineDelay: cancelGrace}
 }
 
-// pgStore is a entity.Store on PostgreSQL: a pgxpool.Pool in fixed mode, or a
-// connection per Acquire limited by a semaphore in mode none.
+// pgStore is a entity.Store on PostgreSQL: a driverkit.Pool of pgx
+// connections in fixed mode, or a connection per Acquire limited by a
+// semaphore in mode none.
 type pgStore struct {
 	o      entity.Options
-	cfg    *pgxpool.Config
-	pool   *pgxpool.Pool // fixed mode
-	sem    chan struct{} // mode none: one token per open connection
+	cfg    *pgx.ConnConfig
+	pool   *driverkit.Pool[*pgx.Conn] // fixed mode
+	sem    chan struct{}              // mode none: one token per open connection
 	open   atomic.Int64  // mode none: physical connections open now
 	opened atomic.Int64
 	m      driverkit.Meter
@@ -85,23 +85,23 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := pgxpool.ParseConfig(o.DSN)
+	cfg, err := pgx.ParseConfig(o.DSN)
 	if err != nil {
 		// The parse error repeats the DSN, which may hold a password.
 		return nil, errors.New("open postgres: cannot parse DSN: want a URL such as postgres://user@host:5432/db?sslmode=disable or key=value pairs")
 	}
-	cfg.ConnConfig.BuildContextWatcherHandler = cancelOnServer
+	cfg.BuildContextWatcherHandler = cancelOnServer
 	if o.Schema != "" {
-		cfg.ConnConfig.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
+		cfg.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
 	s := &pgStore{o: o, cfg: cfg, tr: driverkit.NewTracer(o.Trace, "postgres"), d: driverkit.NewNetwork(o.Distance)}
 	// Every connection pgx makes, pooled or not, and its cancel requests,
 	// is dialled here: remember the local port it came from (LocalPorts).
-	dial := cfg.ConnConfig.DialFunc
+	dial := cfg.DialFunc
 	if dial == nil {
 		dial = (&net.Dialer{}).DialContext
 	}
-	cfg.ConnConfig.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
+	cfg.DialFunc = func(ctx context.Context, network, addr string) (net.Conn, error) {
 		c, err := dial(ctx, network, addr)
 		if err == nil {
 			s.ports.Record(c.LocalAddr())
@@ -112,7 +112,7 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 		// Every physical connection, pooled or not, is made by pgconn,
 		// which calls AfterConnect once it is up: the connect latency is
 		// waited there, so the open takes it before anyone can use it.
-		cfg.ConnConfig.AfterConnect = func(ctx context.Context, _ *pgconn.PgConn) error {
+		cfg.AfterConnect = func(ctx context.Context, _ *pgconn.PgConn) error {
 			return s.d.Dial(ctx)
 		}
 	}
@@ -123,26 +123,12 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 		s.sem = make(chan struct{}, o.Pool)
 		return s, nil
 	}
-	cfg.MinConns = int32(o.PoolMin)
-	cfg.MaxConns = int32(o.Pool)
-	cfg.MinIdleConns = 0
-	cfg.MaxConnLifetime = 0 // never recycle (0 disables the lifetime check)
-	cfg.MaxConnLifetimeJitter = 0
-	// The health check closes connections idle longer than this while the
-	// pool is above MinConns; 0 would mean "at once", so use "never".
-	cfg.MaxConnIdleTime = time.Duration(math.MaxInt64)
-	cfg.ShouldPing = func(_ context.Context, p pgxpool.ShouldPingParams) bool {
-		return p.IdleDuration > pingAfterIdle
-	}
-	cfg.AfterConnect = func(context.Context, *pgx.Conn) error {
-		s.opened.Add(1)
-		return nil
-	}
-	s.pool, err = pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), err)
-	}
-	if err := s.fill(ctx); err != nil {
+	// The connections are never recycled for their age and never closed for
+	// being idle (pgxpool's MaxConnLifetime and MaxConnIdleTime off).
+	s.pool = driverkit.NewPool(s.dial, closeConn)
+	fctx, cancel := context.WithTimeout(ctx, fillTimeout)
+	defer cancel()
+	if err := s.pool.Resize(fctx, o.PoolMin, o.Pool); err != nil {
 		s.pool.Close()
 		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), classify(err))
 	}
@@ -150,8 +136,50 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 }
 
 // where names the server for error messages, without credentials.
-func where(cfg *pgxpool.Config) string {
-	return fmt.Sprintf("%s:%d/%s", cfg.ConnConfig.Host, cfg.ConnConfig.Port, cfg.ConnConfig.Database)
+func where(cfg *pgx.ConnConfig) string {
+	return fmt.Sprintf("%s:%d/%s", cfg.Host, cfg.Port, cfg.Database)
+}
+
+// dial opens one connection for the pool and pings it.
+func (s *pgStore) dial(ctx context.Context) (*pgx.Conn, error) {
+	c, err := pgx.ConnectConfig(ctx, s.cfg)
+	if err != nil {
+		return nil, classify(err)
+	}
+	s.opened.Add(1)
+	if err := c.Ping(ctx); err != nil {
+		closeConn(c)
+		return nil, classify(err)
+	}
+	return c, nil
+}
+
+// closeConn closes c, waiting at most 5 s for the server to hear it.
+func closeConn(c *pgx.Conn) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	c.Close(ctx)
+	cancel()
+}
+
+// broken tells a connection the pool must not hand out again: closed, or
+// left in a query or a transaction (pgxpool's test on release).
+func broken(c *pgx.Conn) bool {
+	return c.IsClosed() || c.PgConn().IsBusy() || c.PgConn().TxStatus() != 'I'
+}
+
+// Resize sets the fixed-mode pool's sizes while the store runs
+// (entity.Resizable); mode none has no pool to resize.
+func (s *pgStore) Resize(ctx context.Context, minConns, maxConns int) error {
+	if s.pool == nil {
+		return fmt.Errorf("resize postgres pool: %w: pool_mode %q opens a connection per acquire", entity.ErrNotResizable, s.o.PoolMode)
+	}
+	if err := s.pool.Resize(ctx, minConns, maxConns); err != nil {
+		if errors.Is(err, driverkit.ErrPoolClosed) {
+			err = driverkit.Unavailable(err)
+		}
+		return fmt.Errorf("resize postgres pool to %d..%d: %w", minConns, maxConns, err)
+	}
+	return nil
 }
 
 // setUp creates the schema, migrates and seeds an empty board over one
@@ -161,7 +189,7 @@ func (s *pgStore) setUp(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	c, err := pgx.ConnectConfig(ctx, s.cfg.ConnConfig)
+	c, err := pgx.ConnectConfig(ctx, s.cfg)
 	if err != nil {
 		return err
 	}
@@ -183,34 +211,6 @@ func (s *pgStore) setUp(ctx context.Context) error {
 		return resetPostgres(ctx, c, s.o.SeedPosts)
 	}
 	return nil
-}
-
-// fill waits until pgxpool's background start has opened PoolMin
-// connections (v5 pools are lazy).
-func (s *pgStore) fill(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, fillTimeout)
-	defer cancel()
-	tick := time.NewTicker(2 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		st := s.pool.Stat()
-		if st.ConstructingConns() == 0 && int(st.TotalConns()) >= s.o.PoolMin {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			// The background start hides its error: one acquire shows it.
-			actx, acancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-			c, err := s.pool.Acquire(actx)
-			acancel()
-			if err != nil {
-				return err
-			}
-			c.Release()
-			return fmt.Errorf("%d of %d connections open: %w", st.TotalConns(), s.o.PoolMin, ctx.Err())
-		case <-tick.C:
-		}
-	}
 }
 
 // Acquire takes a pooled connection, or opens one in mode none, and, when
@@ -236,21 +236,14 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 		return nil, driverkit.Unavailable(errors.New("store closed"))
 	}
 	if s.pool != nil {
-		pc, err := s.pool.Acquire(ctx)
-		if err != nil {
-			if s.closed.Load() {
-				return nil, driverkit.Unavailable(err)
-			}
-			return nil, classify(err)
-		}
-		return &pgConn{c: pc.Conn(), pc: pc, tr: s.tr, ConnMeter: s.d.NewConnMeter(0)}, nil
+		return s.pooled(ctx)
 	}
 	select {
 	case s.sem <- struct{}{}:
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
-	c, err := pgx.ConnectConfig(ctx, s.cfg.ConnConfig)
+	c, err := pgx.ConnectConfig(ctx, s.cfg)
 	if err != nil {
 		<-s.sem
 		return nil, classify(err)
@@ -258,6 +251,31 @@ func (s *pgStore) conn(ctx context.Context) (*pgConn, error) {
 	s.opened.Add(1)
 	s.open.Add(1)
 	return &pgConn{c: c, s: s, tr: s.tr, ConnMeter: s.d.NewConnMeter(0)}, nil
+}
+
+// pooled takes a connection from the pool, pinging one idle for over
+// pingAfterIdle first (a failed ping closes it and takes another, as
+// pgxpool's ShouldPing does).
+func (s *pgStore) pooled(ctx context.Context) (*pgConn, error) {
+	for {
+		c, idle, err := s.pool.Acquire(ctx)
+		if err != nil {
+			if s.closed.Load() || errors.Is(err, driverkit.ErrPoolClosed) {
+				return nil, driverkit.Unavailable(err)
+			}
+			return nil, classify(err)
+		}
+		if idle > pingAfterIdle {
+			if err := c.Ping(ctx); err != nil {
+				s.pool.Release(c, true)
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				continue
+			}
+		}
+		return &pgConn{c: c, s: s, pooled: true, tr: s.tr, ConnMeter: s.d.NewConnMeter(0)}, nil
+	}
 }
 
 // validated validates c (Options.PoolValidate) and returns it, or, when it
@@ -278,7 +296,7 @@ func (s *pgStore) validated(ctx context.Context, c *pgConn) (*pgConn, error) {
 		if err == nil {
 			return c, nil
 		}
-		if ctx.Err() != nil || try > s.o.Pool {
+		if ctx.Err() != nil || try > s.Stats().Size {
 			err = c.classify(ctx, err)
 			c.Release()
 			return nil, fmt.Errorf("validate (%s): %w", s.o.PoolValidate, err)
@@ -357,22 +375,14 @@ func (s *pgStore) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Stats reads pgxpool's statistics and our counters.
+// Stats reads the pool (in mode none, the connections open) and our
+// counters.
 func (s *pgStore) Stats() entity.PoolStats {
-	ps := entity.PoolStats{
-		Size:   s.o.Pool,
-		Min:    s.o.PoolMin,
-		Mode:   s.o.ModeName(),
-		Opened: s.opened.Load(),
-	}
+	ps := entity.PoolStats{Opened: s.opened.Load()}
 	if s.pool != nil {
-		st := s.pool.Stat()
-		ps.Open = int(st.TotalConns())
-		ps.InUse = int(st.AcquiredConns())
-		ps.Idle = int(st.IdleConns())
-		ps.Opening = int(st.ConstructingConns()) // TotalConns is the sum of the three
+		s.pool.Fill(&ps)
 	} else {
-		ps.Min = 0
+		ps.Size, ps.Mode = s.o.Pool, s.o.ModeName()
 		ps.Open = int(s.open.Load())
 		ps.InUse = ps.Open
 	}
@@ -385,8 +395,8 @@ func (s *pgStore) Stats() entity.PoolStats {
 // in the last few minutes, as its PortSet keeps them (entity.SocketOwner).
 func (s *pgStore) LocalPorts() map[int]bool { return s.ports.Ports() }
 
-// Close closes the pool. In fixed mode it waits until every acquired
-// connection is released.
+// Close closes the idle connections now and the others as they are
+// released; later acquires fail with entity.ErrUnavailable.
 func (s *pgStore) Close() error {
 	s.closed.Store(true)
 	if s.pool != nil {
@@ -395,12 +405,12 @@ func (s *pgStore) Close() error {
 	return nil
 }
 
-// pgConn is one PostgreSQL connection: from the pool (pc set) or opened
-// for this Acquire alone (s set).
+// pgConn is one PostgreSQL connection: from the pool (pooled) or opened
+// for this Acquire alone.
 type pgConn struct {
 	c                   *pgx.Conn
-	pc                  *pgxpool.Conn
 	s                   *pgStore
+	pooled              bool
 	tr                  *driverkit.Tracer
 	m                   *driverkit.Meter // set by Acquire; nil for Reset and Ping
 	held                occupancy.Stamp  // when Acquire handed it out
@@ -510,10 +520,10 @@ func (c *pgConn) Before(ctx context.Context, no int64) (entity.Post, error) {
 }
 
 // discard closes a connection that failed its validation and gives it
-// back, so that the pool destroys it (pgxpool drops a closed connection on
-// release; in mode none Release closes it anyway).
+// back, so that the pool drops it (a closed connection is broken; in mode
+// none Release closes it anyway).
 func (c *pgConn) discard() {
-	if c.pc != nil {
+	if c.pooled {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		c.c.Close(ctx)
 		cancel()
@@ -531,8 +541,8 @@ func (c *pgConn) Release() {
 	if c.m != nil {
 		c.m.Release(c.held)
 	}
-	if c.pc != nil {
-		c.pc.Release()
+	if c.pooled {
+		c.s.pool.Release(c.c, broken(c.c))
 		return
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

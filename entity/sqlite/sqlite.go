@@ -59,14 +59,18 @@ func (c *countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 // Driver returns the SQLite driver.
 func (c *countingConnector) Driver() driver.Driver { return c.drv }
 
-// sqliteStore is an entity.Store on one SQLite file, pooled by database/sql.
+// sqliteStore is an entity.Store on one SQLite file. database/sql opens
+// its connections; in fixed mode a driverkit.Pool holds them (so that its
+// sizes can change while it runs), in mode none every acquire takes a new
+// one from database/sql.
 type sqliteStore struct {
 	o      entity.Options
 	db     *sql.DB
 	conns  *countingConnector
 	m      driverkit.Meter
 	closed atomic.Bool
-	sem    chan struct{}      // mode none: one token per connection taken
+	pool   *driverkit.Pool[*sql.Conn] // fixed mode
+	sem    chan struct{}              // mode none: one token per connection taken
 	tr     *driverkit.Tracer  // nil unless entity.Options.Trace
 	d      *driverkit.Network // nil unless entity.Options.Distance
 	busy   time.Duration      // how long a statement retries SQLITE_BUSY (see busy.go)
@@ -94,10 +98,10 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 	s.busy = busy
 	s.conns = &countingConnector{dsn: dsn, drv: &sqlite3.SQLiteDriver{}, d: s.d}
 	s.db = sql.OpenDB(s.conns)
-	s.db.SetMaxOpenConns(o.Pool)
 	s.db.SetConnMaxLifetime(0)
 	s.db.SetConnMaxIdleTime(0)
 	if o.PoolMode == entity.PoolNone {
+		s.db.SetMaxOpenConns(o.Pool)
 		// database/sql alone cannot do "a new connection per acquire":
 		// with no idle list it still hands a released connection straight
 		// to a waiting acquire, and when a discarded connection makes room
@@ -109,7 +113,13 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 		s.sem = make(chan struct{}, o.Pool)
 		s.db.SetMaxIdleConns(0)
 	} else {
-		s.db.SetMaxIdleConns(o.Pool)
+		// The pool holds every connection and limits them; database/sql
+		// only opens them. It keeps none idle once the pool is filled
+		// (setUp), so that a connection the pool closes is closed, and one
+		// until then, so that the migrations' connection is the pool's
+		// first rather than one more opened.
+		s.db.SetMaxIdleConns(1)
+		s.pool = driverkit.NewPool(s.dial, func(c *sql.Conn) { c.Close() })
 	}
 	if err := s.setUp(ctx); err != nil {
 		s.db.Close()
@@ -118,7 +128,8 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 	return s, nil
 }
 
-// setUp migrates, seeds an empty board and pre-warms the pool.
+// setUp migrates, pre-warms the pool (PoolMin connections, each opened
+// and pinged) and seeds an empty board.
 func (s *sqliteStore) setUp(ctx context.Context) error {
 	ms, err := driverkit.LoadMigrations(schema.SQLite, "sqlite")
 	if err != nil {
@@ -131,34 +142,51 @@ func (s *sqliteStore) setUp(ctx context.Context) error {
 	if err := s.db.QueryRowContext(ctx, `SELECT NOT EXISTS (SELECT 1 FROM posts)`).Scan(&empty); err != nil {
 		return err
 	}
+	if s.pool != nil {
+		if err := s.pool.Resize(ctx, s.o.PoolMin, s.o.Pool); err != nil {
+			return err
+		}
+		s.db.SetMaxIdleConns(0)
+	}
 	if empty && s.o.SeedPosts > 0 {
 		if _, err := s.Reset(ctx, s.o.SeedPosts); err != nil {
 			return err
 		}
 	}
-	if s.o.PoolMode == entity.PoolNone {
-		return nil
+	return nil
+}
+
+// dial opens one connection through database/sql, which keeps none idle
+// for the pool to take, and pings it.
+func (s *sqliteStore) dial(ctx context.Context) (*sql.Conn, error) {
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return nil, classify(err)
 	}
-	// database/sql has no minimum: hold PoolMin connections at once, then
-	// give them back to the idle list.
-	held := make([]*sql.Conn, 0, s.o.PoolMin)
-	defer func() {
-		for _, c := range held {
-			c.Close()
+	if err := c.PingContext(ctx); err != nil {
+		c.Close()
+		return nil, classify(err)
+	}
+	return c, nil
+}
+
+// Resize sets the fixed-mode pool's sizes while the store runs
+// (entity.Resizable); mode none has no pool to resize.
+func (s *sqliteStore) Resize(ctx context.Context, minConns, maxConns int) error {
+	if s.pool == nil {
+		return fmt.Errorf("resize sqlite pool: %w: pool_mode %q opens a connection per acquire", entity.ErrNotResizable, s.o.PoolMode)
+	}
+	if err := s.pool.Resize(ctx, minConns, maxConns); err != nil {
+		if errors.Is(err, driverkit.ErrPoolClosed) {
+			err = driverkit.Unavailable(err)
 		}
-	}()
-	for range s.o.PoolMin {
-		c, err := s.db.Conn(ctx)
-		if err != nil {
-			return fmt.Errorf("open connection %d of %d: %w", len(held)+1, s.o.PoolMin, err)
-		}
-		held = append(held, c)
+		return fmt.Errorf("resize sqlite pool to %d..%d: %w", minConns, maxConns, err)
 	}
 	return nil
 }
 
-// Acquire takes a connection from database/sql's pool and, when
-// Options.PoolValidate asks, validates it first.
+// Acquire takes a connection from the pool (in mode none, a new one) and,
+// when Options.PoolValidate asks, validates it first.
 func (s *sqliteStore) Acquire(ctx context.Context) (entity.Conn, error) {
 	t := s.m.Start()
 	c, err := s.conn(ctx)
@@ -177,18 +205,21 @@ func (s *sqliteStore) conn(ctx context.Context) (*sql.Conn, error) {
 	if s.closed.Load() {
 		return nil, driverkit.Unavailable(errors.New("store closed"))
 	}
-	if s.sem != nil {
-		select {
-		case s.sem <- struct{}{}:
-		case <-ctx.Done():
-			return nil, ctx.Err()
+	if s.pool != nil {
+		c, _, err := s.pool.Acquire(ctx)
+		if errors.Is(err, driverkit.ErrPoolClosed) {
+			return nil, driverkit.Unavailable(err)
 		}
+		return c, err
+	}
+	select {
+	case s.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
 	c, err := s.db.Conn(ctx)
 	if err != nil {
-		if s.sem != nil {
-			<-s.sem
-		}
+		<-s.sem
 		if s.closed.Load() {
 			return nil, driverkit.Unavailable(err)
 		}
@@ -209,7 +240,7 @@ func (s *sqliteStore) validated(ctx context.Context, c *sql.Conn) (*sql.Conn, er
 		if err == nil {
 			return c, nil
 		}
-		if ctx.Err() != nil || try > s.o.Pool {
+		if ctx.Err() != nil || try > s.Stats().Size {
 			s.put(c)
 			return nil, fmt.Errorf("validate (%s): %w", s.o.PoolValidate, classify(err))
 		}
@@ -239,12 +270,14 @@ func (s *sqliteStore) validate(ctx context.Context, c *sql.Conn) error {
 }
 
 // discard closes a connection taken by conn that failed its validation,
-// so that database/sql never hands it out again (see put).
+// so that it is never handed out again (see put).
 func (s *sqliteStore) discard(c *sql.Conn) {
-	c.Raw(func(any) error { return driver.ErrBadConn })
-	if s.sem != nil {
-		<-s.sem
+	if s.pool != nil {
+		s.pool.Release(c, true)
+		return
 	}
+	c.Raw(func(any) error { return driver.ErrBadConn })
+	<-s.sem
 }
 
 // put gives a connection taken by conn back. In mode none it closes the
@@ -254,9 +287,13 @@ func (s *sqliteStore) discard(c *sql.Conn) {
 // not driver.ErrBadConn does the Conn stay usable), never keeping or
 // handing it on; so the next token holder finds room under
 // SetMaxOpenConns and opens a connection of its own.
+//
+// In fixed mode the pool keeps it, unless database/sql has closed it: a
+// statement that failed with driver.ErrBadConn ends the sql.Conn (its Raw
+// then answers sql.ErrConnDone), and the pool closes and replaces it.
 func (s *sqliteStore) put(c *sql.Conn) {
-	if s.sem == nil {
-		c.Close()
+	if s.pool != nil {
+		s.pool.Release(c, c.Raw(func(any) error { return nil }) != nil)
 		return
 	}
 	s.discard(c)
@@ -319,20 +356,16 @@ func (s *sqliteStore) Ping(ctx context.Context) error {
 	return nil
 }
 
-// Stats reads database/sql's pool and our counters.
+// Stats reads the pool (in mode none, database/sql's connections) and our
+// counters.
 func (s *sqliteStore) Stats() entity.PoolStats {
-	st := s.db.Stats()
-	ps := entity.PoolStats{
-		Size:   s.o.Pool,
-		Min:    s.o.PoolMin,
-		Mode:   s.o.ModeName(),
-		Open:   st.OpenConnections,
-		InUse:  st.InUse,
-		Idle:   st.Idle,
-		Opened: s.conns.opened.Load(),
-	}
-	if s.o.PoolMode == entity.PoolNone {
-		ps.Min = 0
+	ps := entity.PoolStats{Opened: s.conns.opened.Load()}
+	if s.pool != nil {
+		s.pool.Fill(&ps)
+	} else {
+		st := s.db.Stats()
+		ps.Size, ps.Mode = s.o.Pool, s.o.ModeName()
+		ps.Open, ps.InUse, ps.Idle = st.OpenConnections, st.InUse, st.Idle
 	}
 	s.m.Fill(&ps)
 	s.d.Fill(&ps)
@@ -343,6 +376,9 @@ func (s *sqliteStore) Stats() entity.PoolStats {
 // released; later acquires fail with entity.ErrUnavailable.
 func (s *sqliteStore) Close() error {
 	s.closed.Store(true)
+	if s.pool != nil {
+		s.pool.Close()
+	}
 	return s.db.Close()
 }
 
