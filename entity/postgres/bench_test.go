@@ -10,7 +10,7 @@ import (
 )
 
 // BenchmarkStore measures one pooled acquire and release on PostgreSQL
-// (pgxpool), with each validation on borrow, and one single-row query for
+// (driverkit.Pool), with each validation on borrow, and one single-row query for
 // scale (storetest.Bench), on the server BBS_TEST_POSTGRES_DSN names.
 func BenchmarkStore(b *testing.B) {
 	dsn := testenv.PostgresDSN(b)

@@ -58,7 +58,7 @@ type pgStore struct {
 	cfg    *pgx.ConnConfig
 	pool   *driverkit.Pool[*pgx.Conn] // fixed mode
 	sem    chan struct{}              // mode none: one token per open connection
-	open   atomic.Int64  // mode none: physical connections open now
+	open   atomic.Int64               // mode none: physical connections open now
 	opened atomic.Int64
 	m      driverkit.Meter
 	closed atomic.Bool

@@ -71,9 +71,9 @@ type sqliteStore struct {
 	closed atomic.Bool
 	pool   *driverkit.Pool[*sql.Conn] // fixed mode
 	sem    chan struct{}              // mode none: one token per connection taken
-	tr     *driverkit.Tracer  // nil unless entity.Options.Trace
-	d      *driverkit.Network // nil unless entity.Options.Distance
-	busy   time.Duration      // how long a statement retries SQLITE_BUSY (see busy.go)
+	tr     *driverkit.Tracer          // nil unless entity.Options.Trace
+	d      *driverkit.Network         // nil unless entity.Options.Distance
+	busy   time.Duration              // how long a statement retries SQLITE_BUSY (see busy.go)
 }
 
 // Open opens the SQLite database that o names (o.Driver "sqlite" or empty;
