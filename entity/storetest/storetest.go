@@ -526,6 +526,7 @@ func Run(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
 	testDistance(t, open) // distance.go
 	testOccupancy(t, open)
 	testValidate(t, open) // validate.go
+	testResize(t, open)   // resize.go
 }
 
 // Acquire takes a connection from s, failing the test if it cannot, and
