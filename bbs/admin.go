@@ -73,6 +73,7 @@ var adminDocs = map[string]string{
 	"GET /readyz":             "JSON: 200 when the pool is filled and the database answers, else 503 with the reason.",
 	"POST /admin/reset":       "Restores the deterministic seed of ?posts=N posts (default: the configured seed). POST only, e.g. curl -X POST 'ADDR/admin/reset?posts=1000'.",
 	"/admin/distance":         "JSON: each SQL statement's wait in force (db_latency ± db_latency_jitter); a POST sets it from now on, as loadtest calibrate does, e.g. curl -X POST 'ADDR/admin/distance?db_latency=1.2ms'.",
+	"/admin/knobs":            "JSON: workers, queue, queue_timeout, pool and pool_min in force and when they took effect; a POST sets those given while the board runs (new connections opened before they count, removed ones closed when given back), e.g. curl -X POST 'ADDR/admin/knobs?workers=8&pool=8'.",
 	"/admin/behaviour":        "JSON: the behaviour knobs in force (stall_every, stall_for, delay, error_status, error_share, size) and recent stalls; a POST sets those given, stall_now=D stalls now, e.g. curl -X POST 'ADDR/admin/behaviour?stall_now=1s'.",
 	"POST /admin/truth/start": "Opens a truth window from now (or ?at= until ?until=, RFC 3339; ?log=1 keeps a per-request log): the board records every request it serves.",
 	"POST /admin/truth/stop":  "Closes the truth window and answers its truth as JSON; ?file=NAME also writes it into truth_dir (a plain file name; &replace=1 replaces an existing one; the database's files never).",
@@ -208,11 +209,13 @@ type Stats struct {
 	Commands      map[string]CommandStats `json:"commands"`
 	Responses     ResponseStats           `json:"responses"`
 	Goroutines    int                     `json:"goroutines"`
-	GC            GCStats                 `json:"gc"` // gcstats.go
+	GC            GCStats                 `json:"gc"`    // gcstats.go
+	Knobs         KnobStats               `json:"knobs"` // knobs.go: workers, queue and pool in force, when they took effect
 	Readings                              // machine, connections, runtime (readings.go)
 
-	// Config is the knobs in force as Options.Config gave them (secrets
-	// redacted by the caller); absent when none were given.
+	// Config is the knobs as Options.Config gave them at the start
+	// (secrets redacted by the caller); absent when none were given. Knobs
+	// holds those /admin/knobs may have changed since.
 	Config any `json:"config,omitempty"`
 }
 
@@ -307,6 +310,7 @@ func (s *Server) Stats() Stats {
 		},
 		Goroutines: runtime.NumGoroutine(),
 		GC:         ReadGCStats(),
+		Knobs:      s.knobStats(),
 		Readings:   s.readings(),
 		Config:     s.opt.Config,
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
@@ -123,11 +124,11 @@ func commandNames() []string {
 type stateCollector struct{ s *Server }
 
 var (
-	descWorkers      = prometheus.NewDesc("bbs_workers_limit", "Worker limit: requests that may run a command at once. Not exported when the limit is off (workers = 0, unlimited).", nil, nil)
+	descWorkers      = prometheus.NewDesc("bbs_workers_limit", "Worker limit: requests that may run a command at once (/admin/knobs may change it). Not exported when the limit is off (workers = 0, unlimited).", nil, nil)
 	descWorkersBusy  = prometheus.NewDesc("bbs_workers_busy", "Requests running a command now.", nil, nil)
 	descQueueLength  = prometheus.NewDesc("bbs_worker_queue_length", "Requests waiting for a worker now.", nil, nil)
 	descRejected     = prometheus.NewDesc("bbs_worker_rejected_total", "Requests answered 503 because the queue was full or the wait timed out.", nil, nil)
-	descPoolSize     = prometheus.NewDesc("bbs_db_pool_size", "Maximum database connections.", nil, nil)
+	descPoolSize     = prometheus.NewDesc("bbs_db_pool_size", "Maximum database connections (pool; /admin/knobs may change it).", nil, nil)
 	descPoolConns    = prometheus.NewDesc("bbs_db_pool_connections", "Open database connections now by state, disjoint: in_use (handed out; database/sql counts one being opened here), idle, opening (being opened, pgxpool). Their sum is the open connections.", []string{"state"}, nil)
 	descPoolWaiting  = prometheus.NewDesc("bbs_db_acquires_waiting", "Connection acquires in progress now (waiting for a connection).", nil, nil)
 	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed.", nil, nil)
@@ -139,8 +140,16 @@ var (
 	descWaitingSecs  = prometheus.NewDesc("bbs_db_acquires_waiting_seconds_total", "Acquire-waiting seconds, in-progress and failed acquires included: rate() is the mean number of acquires waiting.", nil, nil)
 	descNetworkWait  = prometheus.NewDesc("bbs_db_network_wait_seconds_total", "Time SQL statements waited on the network of the database at a distance (db_latency).", nil, nil)
 	descConnectWait  = prometheus.NewDesc("bbs_db_connect_wait_seconds_total", "Time physical connection opens waited (connect_latency).", nil, nil)
+	descQueueLimit   = prometheus.NewDesc("bbs_worker_queue_limit", "Requests that may wait for a worker (queue). Not exported when the worker limit is off.", nil, nil)
+	descQueueTimeout = prometheus.NewDesc("bbs_worker_queue_timeout_seconds", "How long a request may wait for a worker (queue_timeout). Not exported when the worker limit is off.", nil, nil)
+	descPoolMin      = prometheus.NewDesc("bbs_db_pool_min", "Database connections kept open (pool_min; equal to bbs_db_pool_size when min = max).", nil, nil)
+	descPoolDraining = prometheus.NewDesc("bbs_db_pool_draining", "Connections in use above bbs_db_pool_size since the pool was made smaller: each is closed when given back.", nil, nil)
+	descKnobChanges  = prometheus.NewDesc("bbs_knob_changes_total", "Changes of workers, queue, queue_timeout, pool or pool_min through POST /admin/knobs.", nil, nil)
+	descKnobsChanged = prometheus.NewDesc("bbs_knobs_changed_timestamp_seconds", "Unix time of the last change through POST /admin/knobs. Not exported before the first.", nil, nil)
+	descKnobsInForce = prometheus.NewDesc("bbs_knobs_effective_timestamp_seconds", "Unix time at which the worker and pool settings in force took full effect (the start until a change). Not exported while a change is pending: workers busy or connections in use above a new, smaller limit.", nil, nil)
 	stateCollectorDs = []*prometheus.Desc{descWorkers, descWorkersBusy, descQueueLength, descRejected, descPoolSize, descPoolConns, descPoolWaiting, descAcquires, descAcquireWait, descConnects,
-		descBusySeconds, descQueueSeconds, descInUseSeconds, descWaitingSecs, descNetworkWait, descConnectWait}
+		descBusySeconds, descQueueSeconds, descInUseSeconds, descWaitingSecs, descNetworkWait, descConnectWait,
+		descQueueLimit, descQueueTimeout, descPoolMin, descPoolDraining, descKnobChanges, descKnobsChanged, descKnobsInForce}
 )
 
 // Describe sends the descriptions of the worker and pool metrics.
@@ -174,7 +183,24 @@ func (c *stateCollector) Collect(ch chan<- prometheus.Metric) {
 	counter(ch, descWaitingSecs, p.WaitingTime.Seconds())
 	counter(ch, descNetworkWait, p.NetworkWait.Seconds())
 	counter(ch, descConnectWait, p.ConnectWait.Seconds())
+	if w.Size > 0 {
+		gauge(ch, descQueueLimit, float64(w.QueueSize))
+		gauge(ch, descQueueTimeout, w.QueueTimeoutSeconds)
+	}
+	gauge(ch, descPoolMin, float64(p.Min))
+	gauge(ch, descPoolDraining, float64(p.Draining))
+	k := c.s.knobStats()
+	counter(ch, descKnobChanges, float64(k.Changes))
+	if k.ChangedAt != nil {
+		gauge(ch, descKnobsChanged, unixSeconds(*k.ChangedAt))
+	}
+	if k.EffectiveAt != nil {
+		gauge(ch, descKnobsInForce, unixSeconds(*k.EffectiveAt))
+	}
 }
+
+// unixSeconds is t as seconds since 1970, Prometheus's time stamps.
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
 // gauge sends one gauge sample.
 func gauge(ch chan<- prometheus.Metric, d *prometheus.Desc, v float64, labels ...string) {

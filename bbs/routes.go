@@ -32,6 +32,7 @@ func (s *Server) adminRoutes(mux *routeList) {
 	mux.HandleFunc("GET /admin/stats", s.handleStats)
 	mux.HandleFunc("/admin/distance", s.handleDistance)
 	mux.HandleFunc("/admin/behaviour", s.handleBehaviour)
+	mux.HandleFunc("/admin/knobs", s.handleKnobs)
 	mux.HandleFunc("POST /admin/truth/start", s.handleTruthStart)
 	mux.HandleFunc("POST /admin/truth/stop", s.handleTruthStop)
 	mux.HandleFunc("GET /admin/truth", s.handleTruth)

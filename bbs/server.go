@@ -76,6 +76,7 @@ type Server struct {
 	accessLog *accessLog // nil when off
 	behave    *behave.Behaviour
 	truth     *truth.Recorder
+	knobs     knobState // changes through /admin/knobs (knobs.go)
 }
 
 // New returns a Server for opt. It reports ready once SetReady(true) is
@@ -101,6 +102,7 @@ func New(opt Options) *Server {
 		log:     opt.Logger,
 		started: time.Now(),
 		host:    machine.Host(),
+		knobs:   newKnobState(),
 	}
 	s.behave, s.truth = opt.Behaviour, opt.Truth
 	if s.behave == nil {

@@ -4,6 +4,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -40,6 +41,11 @@ type Store struct {
 	Resets   atomic.Int64
 
 	waitNs atomic.Int64 // completed acquires' waits
+
+	// The sizes the last Resize set (1 and 1 until then), and when.
+	sizeMu    sync.Mutex
+	size, min int
+	resized   time.Time
 }
 
 // New returns a Store holding the deterministic seed of n posts.
@@ -93,9 +99,24 @@ func (s *Store) Ping(ctx context.Context) error { return s.Err }
 func (s *Store) Stats() entity.PoolStats {
 	a, r := s.Acquires.Load(), s.Releases.Load()
 	inUse := int(a - r)
-	open := max(1, inUse) // one kept open; more while more are handed out
-	return entity.PoolStats{Size: 1, Min: 1, Mode: "fake", Open: open, InUse: inUse, Idle: open - inUse, Acquires: a,
-		AcquireWait: time.Duration(s.waitNs.Load()), Waiting: int(s.Waiting.Load())}
+	s.sizeMu.Lock()
+	size, minimum, settled := max(1, s.size), max(1, s.min), s.resized
+	s.sizeMu.Unlock()
+	open := max(minimum, inUse) // min kept open; more while more are handed out
+	return entity.PoolStats{Size: size, Min: minimum, Mode: "fake", Open: open, InUse: inUse, Idle: open - inUse, Acquires: a,
+		AcquireWait: time.Duration(s.waitNs.Load()), Waiting: int(s.Waiting.Load()), Settled: settled}
+}
+
+// Resize records the sizes, which Stats then reports (entity.Resizable);
+// it limits nothing.
+func (s *Store) Resize(ctx context.Context, minConns, maxConns int) error {
+	if minConns < 1 || maxConns < minConns {
+		return fmt.Errorf("resize fake pool to %d..%d: want 1 <= min <= max", minConns, maxConns)
+	}
+	s.sizeMu.Lock()
+	defer s.sizeMu.Unlock()
+	s.size, s.min, s.resized = maxConns, minConns, time.Now()
+	return nil
 }
 
 // Close does nothing.
