@@ -19,8 +19,9 @@ import (
 )
 
 // servedRegistry returns a server's registry and /metrics text after a
-// request of each command, one bad request and a sampler's first window,
-// so that every labelled series and every machine series exists.
+// request of each command, one bad request, a change of the knobs and a
+// sampler's first window, so that every labelled series, every knob series
+// and every machine series exists.
 func servedRegistry(t *testing.T) (*prometheus.Registry, string) {
 	t.Helper()
 	smp := machine.NewSampler()
@@ -33,6 +34,8 @@ func servedRegistry(t *testing.T) (*prometheus.Registry, string) {
 	}
 	get(t, pub.URL+"/bbs?cmd=Nope")
 	want[`bbs_requests_total{code="400",command="none"}`] = 1
+	postKnobs(t, adm.URL, "queue=2") // bbs_knobs_changed_timestamp_seconds exists after a change
+	want["bbs_knob_changes_total"] = 1
 	return s.metrics.reg, expectMetrics(t, adm.URL, want)
 }
 
