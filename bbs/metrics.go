@@ -129,7 +129,7 @@ var (
 	descQueueLength  = prometheus.NewDesc("bbs_worker_queue_length", "Requests waiting for a worker now.", nil, nil)
 	descRejected     = prometheus.NewDesc("bbs_worker_rejected_total", "Requests answered 503 because the queue was full or the wait timed out.", nil, nil)
 	descPoolSize     = prometheus.NewDesc("bbs_db_pool_size", "Maximum database connections (pool; /admin/knobs may change it).", nil, nil)
-	descPoolConns    = prometheus.NewDesc("bbs_db_pool_connections", "Open database connections now by state, disjoint: in_use (handed out; database/sql counts one being opened here), idle, opening (being opened, pgxpool). Their sum is the open connections.", []string{"state"}, nil)
+	descPoolConns    = prometheus.NewDesc("bbs_db_pool_connections", "Open database connections now by state, disjoint: in_use (handed out; in pool_mode none on SQLite database/sql counts one being opened here), idle, opening (being opened). Their sum is the open connections.", []string{"state"}, nil)
 	descPoolWaiting  = prometheus.NewDesc("bbs_db_acquires_waiting", "Connection acquires in progress now (waiting for a connection).", nil, nil)
 	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed.", nil, nil)
 	descAcquireWait  = prometheus.NewDesc("bbs_db_acquire_wait_seconds_total", "Time completed acquires waited inside the pool (its meter; /admin/stats db_pool.acquire_wait_seconds_total): rate() over rate(bbs_requests_total) is the wait per request.", nil, nil)

@@ -95,7 +95,7 @@ type PoolStats struct {
 	Open        int           `json:"open"`
 	InUse       int           `json:"in_use"`       // connections handed out now
 	Idle        int           `json:"idle"`         // open and not handed out
-	Opening     int           `json:"opening"`      // being opened now (pgxpool); database/sql counts these in InUse
+	Opening     int           `json:"opening"`      // being opened now (mode none on SQLite: database/sql counts these in InUse)
 	Waiting     int           `json:"waiting"`      // acquires waiting now
 	Acquires    int64         `json:"acquires"`     // acquires completed
 	AcquireWait time.Duration `json:"-"`            // total time spent in Acquire

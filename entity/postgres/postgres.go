@@ -284,10 +284,10 @@ func (s *pgStore) pooled(ctx context.Context) (*pgConn, error) {
 // pool whose every connection went stale (a server restart) still hands
 // out a fresh one.
 //
-// The store validates rather than pgxpool (ShouldPing returning true, or
-// PrepareConn) so that the validation waits the database at a distance as
-// a statement does, is timed and counted (driverkit.Meter.Validated), and
-// means the same on both stores.
+// The store validates on every acquire (pgxpool's ShouldPing returning
+// true, or PrepareConn, would have done it there) so that the validation
+// waits the database at a distance as a statement does, is timed and
+// counted (driverkit.Meter.Validated), and means the same on both stores.
 func (s *pgStore) validated(ctx context.Context, c *pgConn) (*pgConn, error) {
 	for try := 1; ; try++ {
 		start := occupancy.Now()

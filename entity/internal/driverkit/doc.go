@@ -1,5 +1,7 @@
 // Package driverkit is what the store drivers, entity/sqlite and
-// entity/postgres, share without cgo: the database at a distance
+// entity/postgres, share without cgo: the pool that holds a fixed-mode
+// store's connections and changes its sizes while it runs (Pool), the
+// database at a distance
 // (Network, which applies an entity.Distance), the classification of driver
 // errors (Classify), the SQL trace (Tracer), the pool's meter (Meter) and
 // each connection's (ConnMeter), where acquires and statements are timed, the
