@@ -89,7 +89,6 @@ func (l *limiter) set(size, queue int, timeout time.Duration) {
 type limitSettings struct {
 	size, queue int
 	timeout     time.Duration
-	unlimited   bool
 	over        int64     // workers running above size, retired as they are freed
 	settled     time.Time // when running last came within size after a set
 }
@@ -98,7 +97,7 @@ type limitSettings struct {
 func (l *limiter) settings() limitSettings {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return limitSettings{size: int(l.size), queue: int(l.queue), timeout: l.timeout, unlimited: l.unlimited,
+	return limitSettings{size: int(l.size), queue: int(l.queue), timeout: l.timeout,
 		over: max(0, l.running-l.size), settled: l.settled}
 }
 
