@@ -271,8 +271,10 @@ type sideResult struct {
 	repeats []float64
 	slots   []int
 	// used and planned count the point's used repeats and the repeats
-	// it was to have, when some were dropped.
+	// it was to have, when some were dropped; lost says what the machine
+	// took from the point (point.lostText), "" when nothing.
 	used, planned int
+	lost          string
 	// format and unit print the figures; share: a 0..1 share printed as %.
 	format, unit string
 	share        bool
@@ -306,10 +308,32 @@ func evaluateClaims(claims []claim, res *Result, quick bool) []claimResult {
 			cr.Outcome, cr.Reason = live.NotMeasured, strings.Join(missing, "; ")
 		case slices.Contains(outcomes, live.Inconclusive):
 			cr.Outcome = live.Inconclusive
+			if lost := lostOn(cr.Checks); len(lost) > 0 {
+				cr.Outcome, cr.Reason = live.NotMeasured, strings.Join(lost, "; ")
+			}
 		default:
 			cr.Outcome = live.Reproduced
 		}
 		out = append(out, cr)
+	}
+	return out
+}
+
+// lostOn returns, for the inconclusive checks among ks, why a side's
+// point holds fewer undisturbed measurements than planned (sideResult's
+// lost): such a check was left undecided by the machine, not by the
+// board's noise.
+func lostOn(ks []checkResult) []string {
+	var out []string
+	for _, k := range ks {
+		if k.Outcome != live.Inconclusive {
+			continue
+		}
+		for _, s := range []sideResult{k.Left, k.Right} {
+			if s.lost != "" && !slices.Contains(out, s.lost) {
+				out = append(out, s.lost)
+			}
+		}
 	}
 	return out
 }
@@ -492,6 +516,7 @@ func measureSide(o operand, res *Result) sideResult {
 		return s
 	}
 	s.used, s.planned = len(p.repeats()), max(res.Repeats, len(p.slots()))
+	s.lost = p.lostText(o.Run, s.planned)
 	var raw loadtest.Spread
 	var ok bool
 	switch {

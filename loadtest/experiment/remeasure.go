@@ -254,6 +254,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), sus.Repeat)
 	if !x.fits(x.e.stepLength()) {
 		sus.Reason += "; no time left to measure it again: it stands"
+		sus.Unresolved = true
 		x.logf("%s: %s", where, sus.Reason)
 		return nil
 	}
@@ -365,6 +366,32 @@ func (p *point) busyText(run string) string {
 		s += fmt.Sprintf(", worst interference %.0f %% of a core", worst)
 	}
 	return s + ")"
+}
+
+// lostText says, for a point that kept some of its measurements, what
+// the machine took from it: the repeats left out as disturbed and the
+// suspects that stand unresolved; "" when nothing was. A claim left
+// inconclusive on such a point was not decided on the board's noise but on
+// the machine's, and reads "not measured" with this reason.
+func (p *point) lostText(run string, planned int) string {
+	used := len(p.repeats())
+	var unresolved int
+	for _, rp := range p.repeats() {
+		if rp.Unresolved {
+			unresolved++
+		}
+	}
+	var parts []string
+	if used < planned {
+		parts = append(parts, fmt.Sprintf("%d of %d repeats left out as disturbed", planned-used, planned))
+	}
+	if unresolved > 0 {
+		parts = append(parts, fmt.Sprintf("%d suspect repeat(s) with no time left to measure again", unresolved))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the machine was busy at %s at %s (%s)", run, clientsText(p.Clients), strings.Join(parts, ", "))
 }
 
 // remeasuredPoint is a point some of whose measurements were disturbed,

@@ -667,3 +667,54 @@ func TestUnjudgedNote(t *testing.T) {
 		t.Errorf("note %q for a target without the reading; want none", n)
 	}
 }
+
+// TestInconclusiveOnBusyPointNotMeasured: a claim left inconclusive on a
+// point that lost repeats to the machine (left out as disturbed, or a
+// suspect with no time to measure it again) reads "not measured: the
+// machine was busy", not inconclusive; the same claim on whole points
+// stays inconclusive, and one the remaining repeats decide is decided.
+func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
+	newRes := func() *Result {
+		return &Result{Repeats: 3, Interleave: true, Runs: []*runResult{
+			{Name: "a", Points: []*point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil)}},
+			{Name: "b", Points: []*point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
+			{Name: "c", Points: []*point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
+		}}
+	}
+	cl := func(left, right string) claim {
+		return claim{ID: left + ">" + right, Checks: []check{{
+			Left:  operand{Run: left, Clients: 10, Metric: "throughput", Factor: 1},
+			Op:    ">",
+			Right: operand{Run: right, Clients: 10, Metric: "throughput", Factor: 1},
+		}}}
+	}
+	res := newRes()
+	if got := evaluateClaims([]claim{cl("a", "c")}, res, false)[0]; got.Outcome != live.Inconclusive {
+		t.Errorf("a > c on whole points: %s; want inconclusive (pairs 1.10, 0.95, 1.08)", got.Outcome)
+	}
+	// Two of a's repeats disturbed: one left, no pairs, ranges overlap.
+	p := res.Runs[0].Points[0]
+	for _, rp := range p.Repeats[1:] {
+		rp.Disturbed = true
+		rp.drop("disturbed: test")
+	}
+	p.refresh(loadSpec{})
+	got := evaluateClaims([]claim{cl("a", "b")}, res, false)[0]
+	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "the machine was busy at a at 10 clients (2 of 3 repeats left out as disturbed)") {
+		t.Errorf("a > b with 2 of a's 3 repeats disturbed: %s (%q); want not measured, the machine busy", got.Outcome, got.Reason)
+	}
+	// A suspect that stands for want of time.
+	res = newRes()
+	res.Runs[2].Points[0].Repeats[1].Suspect, res.Runs[2].Points[0].Repeats[1].Unresolved = true, true
+	got = evaluateClaims([]claim{cl("a", "c")}, res, false)[0]
+	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "1 suspect repeat(s) with no time left") {
+		t.Errorf("a > c with an unresolved suspect: %s (%q); want not measured", got.Outcome, got.Reason)
+	}
+	// Decided on what is left: not turned into "not measured".
+	res = newRes()
+	res.Runs[1].Points[0].Repeats[2].drop("disturbed: test")
+	res.Runs[1].Points[0].refresh(loadSpec{})
+	if got := evaluateClaims([]claim{cl("a", "b")}, res, false)[0]; got.Outcome != live.Reproduced {
+		t.Errorf("a > b with one of b's repeats dropped: %s; want reproduced on the two pairs left (%s)", got.Outcome, got.Checks[0].Text)
+	}
+}

@@ -105,10 +105,13 @@ type repeat struct {
 	// charts: every disturbed one, a suspect whose re-measure agreed with
 	// the others, a re-measure that agreed with neither. Reason says why,
 	// with the figures.
-	Disturbed bool   `json:"disturbed,omitempty"`
-	Suspect   bool   `json:"suspect,omitempty"`
-	Dropped   bool   `json:"dropped,omitempty"`
-	Reason    string `json:"reason,omitempty"`
+	Disturbed bool `json:"disturbed,omitempty"`
+	Suspect   bool `json:"suspect,omitempty"`
+	// Unresolved marks a suspect that stands only because no time was
+	// left to measure it again.
+	Unresolved bool   `json:"unresolved,omitempty"`
+	Dropped    bool   `json:"dropped,omitempty"`
+	Reason     string `json:"reason,omitempty"`
 	// Calibration counts the calibrations redone before this measurement
 	// (0: measured with the first one's value).
 	Calibration int `json:"calibration,omitempty"`
