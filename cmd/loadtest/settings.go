@@ -18,23 +18,23 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// runFlags are the flags shared by run and sweep; those that are a
-// setting as they stand go straight into s.
+// runFlags are the flags shared by run and sweep: the run's settings as
+// loadtest.Settings declares them (cli.BindFlags), and those of a form
+// of their own.
 type runFlags struct {
-	s                                         loadtest.Settings
-	urls, headers                             cli.List
-	scenario, method, form, contains, clients string
-	body, bodyFile                            string
-	expect                                    int
-	timer, model, slo, progress, live         string
-	keepalive                                 bool
-	stats, profile, kinds, profDir            string
-	statsFormat                               string
-	metrics                                   cli.List
-	startAt                                   string
+	s                                loadtest.Settings
+	urls, headers                    cli.List
+	scenario, method, form, contains string
+	clients, body, bodyFile          string
+	expect                           int
+	slo, progress, live, startAt     string
+	stats, profile, kinds, profDir   string
+	statsFormat                      string
+	metrics                          cli.List
 }
 
 func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
+	cli.BindFlags(fs, &f.s)
 	fs.Var(&f.urls, "url", "target `URL`, http:// or https:// (repeatable; placeholders {{seq}} {{client}} {{rand A B}})")
 	fs.StringVar(&f.scenario, "scenario", "", "TOML `file` of weighted, labelled [[request]] tables (instead of -url)")
 	fs.StringVar(&f.method, "method", "", "HTTP method for -url (default GET, or POST with -form, -body or -body-file)")
@@ -42,27 +42,10 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.Var(&f.headers, "H", "request header for -url, 'Name: value' (repeatable; 'Host: name' sets the Host line, as curl's -H does)")
 	fs.StringVar(&f.body, "body", "", "request body for -url, sent as it is (placeholders allowed; Content-Type application/x-www-form-urlencoded unless -H gives one, as curl's -d)")
 	fs.StringVar(&f.bodyFile, "body-file", "", "read the request body for -url from `file` (as -body)")
-	fs.BoolVar(&f.s.Insecure, "insecure", false, "https: skip the verification of the server's certificate (curl's -k)")
 	fs.IntVar(&f.expect, "expect", 0, "expected status for -url (default: any below 400)")
 	fs.StringVar(&f.contains, "contains", "", "substring the body of -url responses must contain")
 	fs.StringVar(&f.clients, "clients", "10", clientsHelp)
-	fs.DurationVar(&f.s.Duration, "duration", 0, "measured duration after the warm-up (this or -requests is required)")
-	fs.Int64Var(&f.s.MaxRequests, "requests", 0, "stop after this many measured requests")
-	fs.DurationVar(&f.s.MaxDuration, "max-duration", 0, "hard bound on the time requests start in (default warmup+duration, or 1h with -requests); the run then drains (-drain)")
-	fs.DurationVar(&f.s.Warmup, "warmup", 0, "warm-up discarded from the results")
-	fs.DurationVar(&f.s.Rampup, "rampup", 0, "spread client starts over this time (open model: climb the arrival rate from 0 to -rate)")
-	fs.DurationVar(&f.s.Think, "think", 0, "think time between requests (offset or mean of the timer)")
-	fs.DurationVar(&f.s.ThinkDev, "think-dev", 0, "timer deviation (gaussian) or range (uniform)")
-	fs.StringVar(&f.timer, "timer", "constant", "think timer: constant, uniform, gaussian or poisson (JMeter's)")
-	fs.DurationVar(&f.s.TimerSlack, "timer-slack", 0, "let requests start up to this late so that clients due together share a wake-up (less generator CPU, up to this much more latency)")
-	fs.StringVar(&f.model, "model", "delay", "load model: delay (Fixed Delay), rate (Fixed Rate) or open")
-	fs.Float64Var(&f.s.Rate, "rate", 0, "arrivals per second (open model)")
-	fs.DurationVar(&f.s.Timeout, "timeout", 10*time.Second, "connect and response timeout")
-	fs.DurationVar(&f.s.Drain, "drain", 0, "after the measured window, wait at most this long for requests in flight (default -timeout); those still in flight then are counted as cutoff errors")
-	fs.BoolVar(&f.keepalive, "keepalive", true, "reuse connections (false: a new connection per request)")
 	fs.StringVar(&f.startAt, "start-at", "", "wait and start the clients at this `time` (a sweep its first step): +10s, 15:04:05 (today) or RFC 3339; the warm-up and window count from it, so generators given one time measure one window")
-	fs.Uint64Var(&f.s.Seed, "seed", 0, "random seed (0: from the clock)")
-	fs.StringVar(&f.s.Name, "name", "", "name of the run (curve name in charts)")
 	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
 	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), on or off")
 	fs.StringVar(&f.stats, "server-stats", "", "stats `URL` of the target, read every second of each measured step: the board's stats JSON (http://127.0.0.1:6060/admin/stats) or any Prometheus text endpoint (http://127.0.0.1:6060/metrics)")
@@ -74,7 +57,7 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.StringVar(&f.profDir, "profile-dir", ".", "`directory` for profile files (PREFIX-<clients>clients-<kind>.pb.gz, PREFIX from -out or \"loadtest\")")
 }
 
-// serverSettings sets s.Watch from -server-stats and -profile: a watcher
+// serverSettings sets s.Watcher from -server-stats and -profile: a watcher
 // of the target's stats and of its profiles; out names the result file
 // whose base name prefixes profile files. The target is the board
 // (contract.Board) unless -server-stats serves Prometheus text without
@@ -136,7 +119,7 @@ func (f *runFlags) serverSettings(ctx context.Context, s *loadtest.Settings, so 
 	if err != nil {
 		return cli.Usagef("%v", err) // a bad flag value
 	}
-	s.Watch = w
+	s.Watcher = w
 	return nil
 }
 
@@ -144,10 +127,10 @@ func (f *runFlags) serverSettings(ctx context.Context, s *loadtest.Settings, so 
 func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	s := f.s
 	var err error
-	if s.Model, err = loadtest.ParseModel(f.model); err != nil {
+	if s.Model, err = loadtest.ParseModel(string(s.Model)); err != nil {
 		return s, nil, cli.Usagef("-model: %v", err)
 	}
-	if s.Timer, err = loadtest.ParseTimer(f.timer); err != nil {
+	if s.TimerKind, err = loadtest.ParseTimer(string(s.TimerKind)); err != nil {
 		return s, nil, cli.Usagef("-timer: %v", err)
 	}
 	switch {
@@ -180,7 +163,6 @@ func (f *runFlags) settings() (loadtest.Settings, []loadtest.Objective, error) {
 	if s.Duration == 0 && s.MaxRequests == 0 {
 		return s, nil, cli.Usagef("give -duration or -requests")
 	}
-	s.DisableKeepAlive = !f.keepalive
 	if f.startAt != "" {
 		if s.StartAt, err = loadtest.ParseStartAt(f.startAt, time.Now()); err != nil {
 			return s, nil, cli.Usagef("-start-at: %v", err)

@@ -58,7 +58,7 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := loadtest.Settings{Requests: []loadtest.Request{{URL: b.pub.URL + "/bbs?cmd=AllView&n=5"}}, Clients: 1,
-		Think: 50 * time.Millisecond, Duration: 2500 * time.Millisecond, Seed: 1, Watch: w}
+		Think: 50 * time.Millisecond, Duration: 2500 * time.Millisecond, Seed: 1, Watcher: w}
 	f.Hook(&s)
 	f.Begin(feed.Position{Run: "only", Step: 1, Steps: 1, Clients: 1, StepSeconds: 2.5})
 	res, err := loadtest.Run(context.Background(), s)

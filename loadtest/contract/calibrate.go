@@ -50,7 +50,7 @@ func CalibrateBoard(ctx context.Context, spec experiment.CalibrateSpec, admin st
 		return nil, err
 	}
 	s := loadtest.Settings{Name: "calibrate", Requests: []loadtest.Request{{URL: spec.Run, Expect: http.StatusOK}}, Clients: spec.Clients,
-		Warmup: time.Duration(spec.Warmup), Duration: time.Duration(spec.Duration), Model: loadtest.ModelDelay, Timeout: 10 * time.Second, Watch: w}
+		Warmup: time.Duration(spec.Warmup), Duration: time.Duration(spec.Duration), Model: loadtest.ModelDelay, Timeout: 10 * time.Second, Watcher: w}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

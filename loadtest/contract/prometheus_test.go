@@ -158,7 +158,7 @@ func TestBothSourcesAgree(t *testing.T) {
 			// 5.5 s: both watchers' sixth read (at 5 s) is sent before the
 			// window ends, however late its tick.
 			Clients: 4, Think: 2 * time.Millisecond, Warmup: 2 * time.Second, Duration: 5500 * time.Millisecond,
-			Timeout: 10 * time.Second, Watch: bw,
+			Timeout: 10 * time.Second, Watcher: bw,
 		}
 		b.smp.Sample()
 		if res, err = loadtest.Run(context.Background(), s); err != nil {

@@ -428,7 +428,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
 			return nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
 		}
-		s := e.settings(name, c.Clients, lr.x)
+		s := e.settings(runSpec{Name: name}, c.Clients, lr.x) // [load]'s, not the run's own
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
 		n++
 		x.feed.Begin(feed.Position{Run: name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
@@ -440,7 +440,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
 		}
-		s.Watch = w
+		s.Watcher = w
 		r, err := loadtest.Run(ctx, s)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)

@@ -521,8 +521,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	if lr.run.Clients > 0 {
 		clients = lr.run.Clients
 	}
-	s := e.settings(lr.run.Name, clients, lr.x)
-	lr.run.apply(&s)
+	s := e.settings(lr.run, clients, lr.x)
 	tw, err := x.watchStep(ctx, &s, lr, clients, rep, attempt)
 	if err != nil {
 		return nil, nil, err
@@ -615,13 +614,13 @@ func (x *experimentRunner) watchStep(ctx context.Context, s *loadtest.Settings, 
 		if err != nil {
 			return nil, fmt.Errorf("watch the server: %w", err)
 		}
-		s.Watch = w
+		s.Watcher = w
 	}
 	if e.Truth.Start == "" {
 		return nil, nil
 	}
-	tw := &truthWatcher{inner: s.Watch, start: lr.x(e.Truth.Start), stop: lr.x(e.Truth.Stop)}
-	s.Watch = tw
+	tw := &truthWatcher{inner: s.Watcher, start: lr.x(e.Truth.Start), stop: lr.x(e.Truth.Stop)}
+	s.Watcher = tw
 	return tw, nil
 }
 
@@ -686,37 +685,26 @@ func judge(p *point, l loadSpec) {
 	p.SLO = loadtest.EvaluateSLO(p.Result, objs)
 }
 
-// settings builds the load tool's settings for one step.
-func (e *Experiment) settings(name string, clients int, x func(string) string) loadtest.Settings {
-	l := e.Load
-	reqs := make([]loadtest.Request, len(l.Requests))
-	for i, r := range l.Requests {
-		r.URL = x(r.URL)
-		r.Label = x(r.Label)
-		if r.Form != nil {
-			f := make(map[string]string, len(r.Form))
-			for k, v := range r.Form {
+// settings are the load tool's settings for one load of run r at clients:
+// the run's settings (runSettings), named after it, the placeholders of
+// their requests expanded by x.
+func (e *Experiment) settings(r runSpec, clients int, x func(string) string) loadtest.Settings {
+	s := e.runSettings(r)
+	s.Name, s.Clients = r.Name, clients
+	reqs := s.Requests
+	s.Requests = make([]loadtest.Request, len(reqs))
+	for i, q := range reqs {
+		q.URL, q.Label = x(q.URL), x(q.Label)
+		if q.Form != nil {
+			f := make(map[string]string, len(q.Form))
+			for k, v := range q.Form {
 				f[k] = x(v)
 			}
-			r.Form = f
+			q.Form = f
 		}
-		reqs[i] = r
+		s.Requests[i] = q
 	}
-	return loadtest.Settings{
-		Name:       name,
-		Requests:   reqs,
-		Clients:    clients,
-		Duration:   time.Duration(l.Duration),
-		Warmup:     time.Duration(l.Warmup),
-		Model:      loadtest.Model(l.Model),
-		Think:      time.Duration(l.Think),
-		ThinkDev:   time.Duration(l.ThinkDev),
-		Timer:      loadtest.TimerKind(l.Timer),
-		TimerSlack: time.Duration(l.TimerSlack),
-		Rate:       l.Rate,
-		Timeout:    time.Duration(l.Timeout),
-		Timeline:   l.Timeline,
-	}
+	return s
 }
 
 // stepLine is the progress line of one measurement.

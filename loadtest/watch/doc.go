@@ -7,7 +7,7 @@
 // per-second values and request-state shares (Read, State) to a callback
 // as the run goes, warm-up included: the live dashboard's server side.
 //
-// A Watcher, made by New from Options, is what loadtest.Settings.Watch
+// A Watcher, made by New from Options, is what loadtest.Settings.Watcher
 // takes. What a run's Watch saw (Seen: ServerStats, ProfileSummary) is
 // this package's: the engine keeps it in the Result as JSON it does not
 // read, and Of reads it back; Summary and Columns are its lines in the

@@ -52,7 +52,7 @@ type Options struct {
 }
 
 // A Watcher polls a target's stats and takes its profiles during each run
-// it is given to (loadtest.Settings.Watch).
+// it is given to (loadtest.Settings.Watcher).
 type Watcher struct {
 	o    Options
 	sels selectors

@@ -54,7 +54,7 @@ func TestFeedFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 2, Think: 10 * time.Millisecond,
-		Warmup: time.Second, Duration: 2 * time.Second, Seed: 1, Watch: w}
+		Warmup: time.Second, Duration: 2 * time.Second, Seed: 1, Watcher: w}
 	f.Hook(&s)
 	f.Begin(Position{Run: "only", Step: 1, Steps: 2, Clients: 2, StepSeconds: 3, After: 3})
 	res, err := loadtest.Run(context.Background(), s)
