@@ -8,12 +8,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
-	"bbslab/loadtest/contract"
 	"bbslab/loadtest/session"
 	"bbslab/loadtest/watch"
 )
@@ -57,9 +57,9 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 	fs.StringVar(&f.profDir, "profile-dir", ".", "`directory` for profile files (PREFIX-<clients>clients-<kind>.pb.gz, PREFIX from -out or \"loadtest\")")
 }
 
-// serverSettings sets s.Watcher from -server-stats and -profile: a watcher
-// of the target's stats and of its profiles; out names the result file
-// whose base name prefixes profile files. The target is the board
+// serverSettings gives s its watcher, from -server-stats and -profile: of
+// the target's stats and of its profiles; out names the result file whose
+// base name prefixes profile files. The target is the board
 // (contract.Board) unless -server-stats serves Prometheus text without
 // the board's bbs_ metrics at its first read: then any Go service's
 // (watch.GoService); it becomes so.Target (the sweep table's columns and
@@ -67,9 +67,10 @@ func (f *runFlags) register(fs *flag.FlagSet, clientsHelp string) {
 // feed so.Feed, the runs of s feed it: their seconds, and the target's
 // stats and request states each second.
 func (f *runFlags) serverSettings(ctx context.Context, s *loadtest.Settings, so *session.Options, out string, stderr io.Writer) error {
-	fd := so.Feed
-	if fd != nil {
-		fd.Hook(s)
+	o := watch.Options{StatsURL: f.stats, Format: f.statsFormat}
+	if so.Feed != nil {
+		s.Observers = append(s.Observers, so.Feed.Observer())
+		o.OnRead = so.Feed.OnRead
 	}
 	if err := watch.CheckFormat(f.statsFormat); err != nil {
 		return cli.Usagef("-server-stats-format: %v", err)
@@ -85,23 +86,13 @@ func (f *runFlags) serverSettings(ctx context.Context, s *loadtest.Settings, so 
 	if len(extra) > 0 && f.stats == "" {
 		return cli.Usagef("-server-metric needs -server-stats")
 	}
-	if f.stats == "" && f.profile == "" {
-		return nil
-	}
-	target := contract.Board
 	if f.stats != "" {
-		t, _, err := watch.Describe(ctx, f.stats, f.statsFormat, target)
+		t, _, err := watch.Describe(ctx, f.stats, f.statsFormat, so.Target)
 		if err != nil {
 			fmt.Fprintf(stderr, "loadtest: -server-stats: %v (taking it for the board's stats)\n", err)
 		}
-		target = t
-		target.Stats = append(append([]watch.Stat(nil), target.Stats...), extra...)
-		so.Target = target
-	}
-	o := target.Options(f.stats)
-	o.Format = f.statsFormat
-	if fd != nil && f.stats != "" {
-		fd.WatchOptions(&o, target.States)
+		t.Stats = append(slices.Clip(t.Stats), extra...)
+		so.Target = t
 	}
 	if f.profile != "" {
 		o.ProfileURL = strings.TrimSuffix(f.profile, "/")
@@ -115,7 +106,7 @@ func (f *runFlags) serverSettings(ctx context.Context, s *loadtest.Settings, so 
 		}
 		o.ProfilePrefix = filepath.Join(f.profDir, base)
 	}
-	w, err := watch.New(o)
+	w, err := so.Target.Watcher(o)
 	if err != nil {
 		return cli.Usagef("%v", err) // a bad flag value
 	}

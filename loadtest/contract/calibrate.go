@@ -45,7 +45,7 @@ func CalibrateBoard(ctx context.Context, spec experiment.CalibrateSpec, admin st
 	if err := checkPage(ctx, spec.Run); err != nil {
 		return nil, fmt.Errorf("-url %s: %w", spec.Run, err)
 	}
-	w, err := watch.New(Board.Options(adminURL+Board.StatsPath, Board.ProcessCPU))
+	w, err := Board.Watcher(watch.Options{StatsURL: adminURL + Board.StatsPath, Stats: []watch.Stat{Board.ProcessCPU}})
 	if err != nil {
 		return nil, err
 	}

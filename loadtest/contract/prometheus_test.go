@@ -82,7 +82,7 @@ func watchOnce(t *testing.T, w *watch.Watcher) *watch.ServerStats {
 
 // both watches a run with two watchers, their figures kept apart.
 type both struct {
-	json, prom *watch.Watcher
+	json, prom loadtest.Watcher
 	got        [2]loadtest.Watched
 }
 
@@ -136,13 +136,11 @@ func TestBothSourcesAgree(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer adm.Close()
-	jw, err := watch.New(contract.Board.Options(adm.URL + "/admin/stats"))
+	jw, err := contract.Board.Watcher(watch.Options{StatsURL: adm.URL + "/admin/stats"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	po := contract.Board.Options(adm.URL + "/metrics")
-	po.Format = watch.Prometheus
-	pw, err := watch.New(po)
+	pw, err := contract.Board.Watcher(watch.Options{StatsURL: adm.URL + "/metrics", Format: watch.Prometheus})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -433,14 +433,11 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 		n++
 		x.feed.Begin(feed.Position{Run: name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
 			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
-		x.feed.Hook(&s)
-		wo := x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
-		wo.Format = e.Stats.Format
-		w, err := watch.New(wo)
+		w, err := x.watcher(lr, "")
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
 		}
-		s.Watcher = w
+		s.Watcher, s.Observers = w, []loadtest.Observer{x.feed.Observer()}
 		r, err := loadtest.Run(ctx, s)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)
