@@ -18,7 +18,10 @@ import (
 //
 // The tag is flag:"NAME", or flag:"NAME,negate" for a bool flag that sets
 // the field to its negation (-keepalive=false sets DisableKeepAlive). The
-// help tag is the flag's usage. A default tag sets the field, as the flag
+// help tag is the flag's usage; an arg tag names the flag's argument in
+// -h, its first use in the help quoted as flag.UnquoteUsage wants it
+// (arg:"file" with help:"write to file" shows "-out file  write to
+// file"). A default tag sets the field, as the flag
 // would, when it is bound, and -h shows it as the flag's default; without
 // one the field's value is the default. The field is a string, bool, int,
 // int64, uint64, float64 or time.Duration (or of a type of one of those
@@ -37,12 +40,13 @@ func BindFlags(fs *flag.FlagSet, v any) {
 // has a default tag to that default, as BindFlags would: one declaration
 // of a default serves the flags and the code that fills in what a file or
 // a caller left unset.
-func FillDefaults(v any) {
-	s := reflect.ValueOf(v).Elem()
+func FillDefaults(v any) { fillDefaults(reflect.ValueOf(v).Elem()) }
+
+func fillDefaults(s reflect.Value) {
 	for i := range s.NumField() {
 		sf, fv := s.Type().Field(i), s.Field(i)
 		if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
-			FillDefaults(fv.Addr().Interface())
+			fillDefaults(fv)
 			continue
 		}
 		if _, ok := sf.Tag.Lookup("default"); ok && fv.IsZero() {
@@ -78,6 +82,9 @@ func bindFields(fs *flag.FlagSet, s reflect.Value) {
 // bindField registers the flag name of field sf (value fv).
 func bindField(fs *flag.FlagSet, sf reflect.StructField, fv reflect.Value, name string, negate bool) {
 	help := sf.Tag.Get("help")
+	if arg := sf.Tag.Get("arg"); arg != "" {
+		help = strings.Replace(help, arg, "`"+arg+"`", 1)
+	}
 	p := fv.Addr()
 	switch {
 	case negate:

@@ -16,7 +16,7 @@ type bindInner struct {
 }
 
 type bindTarget struct {
-	Name      string        `flag:"name" help:"the name"`
+	Name      string        `flag:"name" arg:"label" help:"the label of the run"`
 	Mode      mode          `flag:"mode" default:"delay" help:"the mode"`
 	Think     time.Duration `flag:"think" help:"think time"`
 	Timeout   time.Duration `flag:"timeout" default:"10s" help:"timeout"`
@@ -60,7 +60,7 @@ func TestBindFlags(t *testing.T) {
 	var help bytes.Buffer
 	fs.SetOutput(&help)
 	fs.PrintDefaults()
-	for _, w := range []string{"-timeout duration\n    \ttimeout (default 10s)", "-mode string\n    \tthe mode (default \"delay\")", "-reuse\n    \treuse connections (default true)"} {
+	for _, w := range []string{"-name label\n    \tthe label of the run", "-timeout duration\n    \ttimeout (default 10s)", "-mode string\n    \tthe mode (default \"delay\")", "-reuse\n    \treuse connections (default true)"} {
 		if !strings.Contains(help.String(), w) {
 			t.Errorf("PrintDefaults =\n%s\nwant %q in it", help.String(), w)
 		}
@@ -120,5 +120,13 @@ func TestDecodeTOMLDurations(t *testing.T) {
 		if err := DecodeTOML("experiment", "d.toml", []byte(tc.text), &f); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("DecodeTOML(%q) = %v; want an error saying %q", tc.text, err, tc.want)
 		}
+	}
+}
+
+func TestFillDefaults(t *testing.T) {
+	v := bindTarget{Timeout: time.Second, bindInner: bindInner{Seed: 1}}
+	FillDefaults(&v)
+	if v.Mode != "delay" || v.Timeout != time.Second || v.Think != 0 {
+		t.Errorf("FillDefaults({timeout 1s}) = %+v; want mode delay (its default), timeout 1s kept, think 0 (no default)", v)
 	}
 }
