@@ -191,7 +191,8 @@ type runSpec struct {
 	// Settings, those of them set (not zero), replace load's for this
 	// run's steps (Experiment.runSettings), so that one experiment can
 	// hold the same server under different load models, think times or
-	// rates. A run cannot set a setting back to zero.
+	// rates. A run cannot set a setting back to zero, nor requests of its
+	// own (its vars vary [load]'s).
 	loadtest.Settings
 }
 
@@ -447,6 +448,9 @@ func (e *Experiment) checkRuns() []error {
 		}
 		if r.Clients > 0 && len(e.Load.Clients) != 1 {
 			bad.add("run %q: clients = %d replaces load.clients, which must then name one count (it has %d)", r.Name, r.Clients, len(e.Load.Clients))
+		}
+		if len(r.Requests) > 0 {
+			bad.add("run %q: request: a run loads [load]'s requests; vary them with the run's vars", r.Name)
 		}
 		if loadOK { // else [load]'s errors are said once, there
 			bad = append(bad, checkSettings(e.runSettings(r), func(k string) string { return fmt.Sprintf("run %q: %s", r.Name, k) })...)

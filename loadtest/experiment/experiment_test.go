@@ -561,6 +561,7 @@ name = "b"
 		{"[[run]]\nname = \"c\"\ntimer = \"erratic\"\n", `run "c": timer`},
 		{"[[run]]\nname = \"c\"\ntimer_slack = \"2s\"\n", `run "c": timer_slack = 2s`},
 		{"[[run]]\nname = \"c\"\nstart_at = 1\n", `unknown key "run.start_at"`},
+		{"[[run]]\nname = \"c\"\n[[run.request]]\nurl = \"http://127.0.0.1:2/\"\n", `run "c": request: a run loads [load]'s requests`},
 	} {
 		text := `name = "x"
 [server]
