@@ -19,7 +19,8 @@ const clearLine = "\r\033[K"
 // line.
 func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer {
 	e := x.e
-	stepLen := (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
+	s := e.runSettings(lr.run)
+	stepLen := (s.Warmup + s.Duration).Seconds()
 	perRun := len(e.Load.Clients) * max(e.Load.Repeats, 1)
 	after := float64(max(0, x.total-x.seq-1)) * stepLen // the measurements after this one
 	x.feed.Begin(feed.Position{Run: lr.run.Name, Step: min(lr.steps, perRun), Steps: perRun, Clients: clients,
