@@ -17,7 +17,7 @@ var boardNames = regexp.MustCompile(`(?i)\bbbs\b|AllView|EachGetView|OnceGetView
 
 // TestNoBoardNames checks that the engine and the packages above it name
 // nothing of the board in their non-test code: what they know of a target
-// they are given (Settings.Watch, watch.Options, chart.Server,
+// they are given (Settings.Watcher, watch.Options, chart.Server,
 // experiment.Options, session.Options). A failure names the file and line.
 func TestNoBoardNames(t *testing.T) {
 	for _, dir := range []string{".", "watch", "chart", "experiment", "session"} {

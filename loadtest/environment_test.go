@@ -44,7 +44,7 @@ func TestResultKeepsWhatTheWatcherSaw(t *testing.T) {
 		Warnings:    []string{"watched it"},
 	}}
 	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL + "/"}}, Clients: 1, Think: 5 * time.Millisecond,
-		Duration: 300 * time.Millisecond, Watch: stub})
+		Duration: 300 * time.Millisecond, Watcher: stub})
 	if stub.started.Load() != 1 || stub.endWindow.Load() != 1 || stub.finished.Load() != 1 {
 		t.Errorf("watcher calls: start %d, end window %d, finish %d; want one each", stub.started.Load(), stub.endWindow.Load(), stub.finished.Load())
 	}

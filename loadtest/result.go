@@ -63,13 +63,13 @@ type Result struct {
 	// windows lined up (overlap.go).
 	Overlap *Overlap `json:"overlap,omitempty"`
 	// Server holds the target's own figures over the measured period and
-	// Profiles the profiles taken of it, as Settings.Watch gave them
+	// Profiles the profiles taken of it, as Settings.Watcher gave them
 	// (Watched): JSON the engine keeps without looking inside; package
 	// watch reads them (watch.Of).
 	Server   json.RawMessage `json:"server,omitempty"`
 	Profiles json.RawMessage `json:"profiles,omitempty"`
 	// Timeline holds the first requests one by one and a per-100 ms series
-	// (Settings.Timeline).
+	// (Settings.TimelineRequests).
 	Timeline *Timeline `json:"timeline,omitempty"`
 	// Environment is what the run ran on: the generator's machine and
 	// build, and the server's database, machine and knobs as its stats JSON

@@ -42,7 +42,7 @@ type runner struct {
 	conns     *connRegistry
 	sched     *wakeSched   // wakes thinking clients (delay and rate models)
 	busy      atomic.Int64 // open model: arrivals handed out and not yet done
-	tl        *timelineRec // nil unless Settings.Timeline
+	tl        *timelineRec // nil unless Settings.TimelineRequests
 }
 
 // Run performs one load run and returns its result. Cancelling ctx stops
@@ -73,8 +73,8 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	nshards := min(s.Clients, 4*runtime.GOMAXPROCS(0))
 	r.rec = newRecorder(nshards, len(r.reqs))
-	if s.Timeline > 0 {
-		r.tl = newTimelineRec(s.Timeline)
+	if s.TimelineRequests > 0 {
+		r.tl = newTimelineRec(s.TimelineRequests)
 		r.rec.enableTimeline()
 	}
 	if s.JTL != nil {
@@ -106,8 +106,8 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	defer r.cutCancel()
 
 	var watch Watch
-	if s.Watch != nil {
-		watch = s.Watch.Start(ctx, s, r.warmEnd)
+	if s.Watcher != nil {
+		watch = s.Watcher.Start(ctx, s, r.warmEnd)
 	}
 	var wg sync.WaitGroup
 	if s.Model == ModelOpen {
@@ -447,7 +447,7 @@ type closedClient struct {
 // lock step.
 func (r *runner) startClient(id int, wg *sync.WaitGroup) {
 	c := &closedClient{r: r, w: r.newWorker(id), wg: wg}
-	c.timer = NewTimer(r.s.Timer, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
+	c.timer = NewTimer(r.s.TimerKind, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
 	c.next = r.start
 	if r.s.Rampup > 0 {
 		c.next = c.next.Add(time.Duration(int64(r.s.Rampup) * int64(id) / int64(r.s.Clients)))
@@ -544,7 +544,7 @@ func (r *runner) dispatch(arrive chan<- time.Time) {
 			} else if measured {
 				r.dropped.Add(1)
 			}
-			if r.s.Timer == TimerPoisson {
+			if r.s.TimerKind == TimerPoisson {
 				u += rng.ExpFloat64()
 			} else {
 				u++
@@ -600,7 +600,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		seconds = 0
 	}
 	meanThink := s.Think
-	if s.Timer == TimerUniform {
+	if s.TimerKind == TimerUniform {
 		meanThink += s.ThinkDev / 2
 	}
 	if s.Model == ModelOpen {

@@ -4,39 +4,35 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"reflect"
+	"strings"
+	"sync"
 	"time"
 )
 
-// settingsPlain is Settings without its methods: its durations are
-// tagged json:"-" and written by MarshalJSON.
-type settingsPlain Settings
+// Settings' JSON is derived from their json tags: each field as
+// encoding/json writes it, except that a time.Duration, whose JSON name
+// ends in _ms, is a number of milliseconds (SCHEMA.md, schema version 2).
+// Schema version 1 wrote durations as nanoseconds under the name without
+// _ms ("think": 100000000); UnmarshalJSON reads those too. No field is
+// listed here: a new duration in Settings is written and read as the
+// others are.
 
-// settingsDurations are Settings' durations as the JSON gives them since
-// schema version 2: milliseconds, the unit in the name.
-type settingsDurations struct {
-	DurationMs    float64 `json:"duration_ms"`
-	MaxDurationMs float64 `json:"max_duration_ms"`
-	WarmupMs      float64 `json:"warmup_ms"`
-	RampupMs      float64 `json:"rampup_ms"`
-	ThinkMs       float64 `json:"think_ms"`
-	ThinkDevMs    float64 `json:"think_dev_ms,omitempty"`
-	TimerSlackMs  float64 `json:"timer_slack_ms,omitempty"`
-	TimeoutMs     float64 `json:"timeout_ms"`
-	DrainMs       float64 `json:"drain_ms"`
+// msDuration is a time.Duration in JSON as milliseconds, to the
+// nanosecond.
+type msDuration time.Duration
+
+func (d msDuration) MarshalJSON() ([]byte, error) {
+	return json.Marshal(durMs(time.Duration(d)))
 }
 
-// settingsV1 are the durations as schema version 1 wrote them:
-// nanoseconds (Go's time.Duration) under bare names.
-type settingsV1 struct {
-	Duration    *time.Duration `json:"duration"`
-	MaxDuration *time.Duration `json:"max_duration"`
-	Warmup      *time.Duration `json:"warmup"`
-	Rampup      *time.Duration `json:"rampup"`
-	Think       *time.Duration `json:"think"`
-	ThinkDev    *time.Duration `json:"think_dev"`
-	TimerSlack  *time.Duration `json:"timer_slack"`
-	Timeout     *time.Duration `json:"timeout"`
-	Drain       *time.Duration `json:"drain"`
+func (d *msDuration) UnmarshalJSON(b []byte) error {
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*d = msDuration(msDur(v))
+	return nil
 }
 
 // durMs is d in milliseconds, to the nanosecond.
@@ -45,63 +41,92 @@ func durMs(d time.Duration) float64 { return float64(d) / 1e6 }
 // msDur is the duration of v milliseconds, rounded to the nanosecond.
 func msDur(v float64) time.Duration { return time.Duration(math.Round(v * 1e6)) }
 
+// settingsWire is Settings' JSON form as reflect builds it from Settings'
+// tags: out writes, in reads, with the duration fields' indexes in
+// Settings (dur), their index in in of the schema 1 form (v1) and their
+// names.
+type settingsWire struct {
+	out, in reflect.Type
+	isDur   []bool
+	dur     []int
+	v1      []int
+	names   []string
+}
+
+// settingsJSON builds the wire types once: out is Settings with each
+// duration an msDuration; in has each as *msDuration (to tell a missing
+// one) and adds, after Settings' fields, its schema 1 form as a
+// *time.Duration under the name without _ms.
+var settingsJSON = sync.OnceValue(func() *settingsWire {
+	t := reflect.TypeFor[Settings]()
+	w := &settingsWire{isDur: make([]bool, t.NumField())}
+	out := make([]reflect.StructField, t.NumField())
+	in := make([]reflect.StructField, t.NumField())
+	var extra []reflect.StructField
+	for i := range out {
+		f := t.Field(i)
+		out[i] = reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag}
+		in[i] = out[i]
+		if f.Type != reflect.TypeFor[time.Duration]() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !strings.HasSuffix(name, "_ms") {
+			panic(fmt.Sprintf("loadtest: Settings.%s: a duration's JSON name ends in _ms, not %q", f.Name, name))
+		}
+		v1 := strings.TrimSuffix(name, "_ms")
+		out[i].Type, in[i].Type = reflect.TypeFor[msDuration](), reflect.TypeFor[*msDuration]()
+		w.isDur[i], w.dur, w.names = true, append(w.dur, i), append(w.names, v1)
+		w.v1 = append(w.v1, len(in)+len(extra))
+		extra = append(extra, reflect.StructField{Name: "V1" + f.Name, Type: reflect.TypeFor[*time.Duration](),
+			Tag: reflect.StructTag(fmt.Sprintf(`json:"%s"`, v1))})
+	}
+	w.out, w.in = reflect.StructOf(out), reflect.StructOf(append(in, extra...))
+	return w
+})
+
 // MarshalJSON writes s with its durations in milliseconds (SCHEMA.md).
 func (s Settings) MarshalJSON() ([]byte, error) {
-	return json.Marshal(struct {
-		settingsPlain
-		settingsDurations
-	}{settingsPlain(s), settingsDurations{
-		DurationMs: durMs(s.Duration), MaxDurationMs: durMs(s.MaxDuration),
-		WarmupMs: durMs(s.Warmup), RampupMs: durMs(s.Rampup),
-		ThinkMs: durMs(s.Think), ThinkDevMs: durMs(s.ThinkDev), TimerSlackMs: durMs(s.TimerSlack),
-		TimeoutMs: durMs(s.Timeout), DrainMs: durMs(s.Drain),
-	}})
+	w := settingsJSON()
+	v, sv := reflect.New(w.out).Elem(), reflect.ValueOf(s)
+	for i := range sv.NumField() {
+		if w.isDur[i] {
+			v.Field(i).SetInt(sv.Field(i).Int())
+		} else {
+			v.Field(i).Set(sv.Field(i))
+		}
+	}
+	return json.Marshal(v.Interface())
 }
 
 // UnmarshalJSON reads settings as MarshalJSON writes them and as schema
-// version 1 wrote them (nanoseconds under bare names: "think": 100000000).
-// A file holding both forms of one duration is refused.
+// version 1 wrote them (nanoseconds under bare names: "think": 100000000),
+// over what s holds. A file holding both forms of one duration is refused.
 func (s *Settings) UnmarshalJSON(b []byte) error {
-	var v struct {
-		*settingsPlain
-		DurationMs    *float64 `json:"duration_ms"`
-		MaxDurationMs *float64 `json:"max_duration_ms"`
-		WarmupMs      *float64 `json:"warmup_ms"`
-		RampupMs      *float64 `json:"rampup_ms"`
-		ThinkMs       *float64 `json:"think_ms"`
-		ThinkDevMs    *float64 `json:"think_dev_ms"`
-		TimerSlackMs  *float64 `json:"timer_slack_ms"`
-		TimeoutMs     *float64 `json:"timeout_ms"`
-		DrainMs       *float64 `json:"drain_ms"`
-		settingsV1
+	w := settingsJSON()
+	v, sv := reflect.New(w.in).Elem(), reflect.ValueOf(s).Elem()
+	for i := range sv.NumField() {
+		if !w.isDur[i] {
+			v.Field(i).Set(sv.Field(i))
+		}
 	}
-	v.settingsPlain = (*settingsPlain)(s)
-	if err := json.Unmarshal(b, &v); err != nil {
+	if err := json.Unmarshal(b, v.Addr().Interface()); err != nil {
 		return err
 	}
-	for _, d := range []struct {
-		name string
-		ms   *float64
-		ns   *time.Duration
-		dst  *time.Duration
-	}{
-		{"duration", v.DurationMs, v.settingsV1.Duration, &s.Duration},
-		{"max_duration", v.MaxDurationMs, v.settingsV1.MaxDuration, &s.MaxDuration},
-		{"warmup", v.WarmupMs, v.settingsV1.Warmup, &s.Warmup},
-		{"rampup", v.RampupMs, v.settingsV1.Rampup, &s.Rampup},
-		{"think", v.ThinkMs, v.settingsV1.Think, &s.Think},
-		{"think_dev", v.ThinkDevMs, v.settingsV1.ThinkDev, &s.ThinkDev},
-		{"timer_slack", v.TimerSlackMs, v.settingsV1.TimerSlack, &s.TimerSlack},
-		{"timeout", v.TimeoutMs, v.settingsV1.Timeout, &s.Timeout},
-		{"drain", v.DrainMs, v.settingsV1.Drain, &s.Drain},
-	} {
+	for i := range sv.NumField() {
+		if !w.isDur[i] {
+			sv.Field(i).Set(v.Field(i))
+		}
+	}
+	for k, i := range w.dur {
+		ms, ns := v.Field(i), v.Field(w.v1[k])
 		switch {
-		case d.ms != nil && d.ns != nil:
-			return fmt.Errorf("settings: both %s (nanoseconds, schema 1) and %s_ms (schema 2)", d.name, d.name)
-		case d.ms != nil:
-			*d.dst = msDur(*d.ms)
-		case d.ns != nil:
-			*d.dst = *d.ns
+		case !ms.IsNil() && !ns.IsNil():
+			return fmt.Errorf("settings: both %s (nanoseconds, schema 1) and %s_ms (schema 2)", w.names[k], w.names[k])
+		case !ms.IsNil():
+			sv.Field(i).SetInt(ms.Elem().Int())
+		case !ns.IsNil():
+			sv.Field(i).SetInt(ns.Elem().Int())
 		}
 	}
 	return nil

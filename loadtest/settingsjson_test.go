@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -45,5 +46,67 @@ func TestSettingsJSONReadsVersion1(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(`{"think":1,"think_ms":1}`), &s); err == nil || !strings.Contains(err.Error(), "think") {
 		t.Errorf("settings with both think and think_ms: error %v; want one naming think", err)
+	}
+}
+
+// TestSettingsJSONEveryDuration sets every duration of Settings to its own
+// value and reads it back, from schema 2 (milliseconds under _ms) and from
+// schema 1 (nanoseconds under the bare name): a new duration is written
+// and read as the others are, with nothing listed by hand.
+func TestSettingsJSONEveryDuration(t *testing.T) {
+	var s Settings
+	sv := reflect.ValueOf(&s).Elem()
+	v1 := map[string]any{}
+	n := 0
+	for i := range sv.NumField() {
+		f := sv.Type().Field(i)
+		if f.Type != reflect.TypeFor[time.Duration]() {
+			continue
+		}
+		n++
+		d := time.Duration(n)*time.Millisecond + time.Duration(n)*time.Nanosecond
+		sv.Field(i).SetInt(int64(d))
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		v1[strings.TrimSuffix(name, "_ms")] = int64(d)
+	}
+	if n < 9 {
+		t.Fatalf("Settings has %d durations; want at least the 9 of schema 1", n)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Settings
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	old, _ := json.Marshal(v1)
+	var fromV1 Settings
+	if err := json.Unmarshal(old, &fromV1); err != nil {
+		t.Fatal(err)
+	}
+	for i := range sv.NumField() {
+		if sv.Type().Field(i).Type != reflect.TypeFor[time.Duration]() {
+			continue
+		}
+		want := sv.Field(i).Int()
+		if got := reflect.ValueOf(back).Field(i).Int(); got != want {
+			t.Errorf("%s: %s read back as %v; want %v", sv.Type().Field(i).Name, b, time.Duration(got), time.Duration(want))
+		}
+		if got := reflect.ValueOf(fromV1).Field(i).Int(); got != want {
+			t.Errorf("%s: %s (schema 1) read as %v; want %v", sv.Type().Field(i).Name, old, time.Duration(got), time.Duration(want))
+		}
+	}
+}
+
+// TestSettingsUnmarshalKeepsUnsetFields checks that reading settings
+// writes only what the JSON gives, as encoding/json does.
+func TestSettingsUnmarshalKeepsUnsetFields(t *testing.T) {
+	s := Settings{Name: "kept", Think: time.Second, Clients: 2}
+	if err := json.Unmarshal([]byte(`{"clients":5,"warmup_ms":20}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "kept" || s.Think != time.Second || s.Clients != 5 || s.Warmup != 20*time.Millisecond {
+		t.Errorf("Unmarshal over {kept, think 1s, 2 clients} = %+v; want name and think kept, 5 clients, warm-up 20ms", s)
 	}
 }

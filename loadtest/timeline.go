@@ -8,7 +8,7 @@ import (
 
 // Timeline limits.
 const (
-	// MaxTimeline bounds Settings.Timeline (about 40 bytes a request).
+	// MaxTimeline bounds Settings.TimelineRequests (about 40 bytes a request).
 	MaxTimeline = 1_000_000
 	// TimelineStep is the length of one row of Timeline.Intervals.
 	TimelineStep = 100 * time.Millisecond
@@ -27,7 +27,7 @@ const (
 // view of the real-time Java article (the first requests of a fresh
 // process took tens of milliseconds, later ones under one).
 type Timeline struct {
-	// Requests are the first Settings.Timeline requests in the order they
+	// Requests are the first Settings.TimelineRequests requests in the order they
 	// were sent; those the run abandoned at its end have Error "cutoff".
 	Requests []TimelineRequest `json:"requests"`
 	// WarmupIndex is the index of the first request due after the warm-up

@@ -66,7 +66,7 @@ func TestTimelineCapturesFirstRequestsAndIntervals(t *testing.T) {
 	}))
 	defer srv.Close()
 	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL}}, Clients: 1, Think: time.Millisecond,
-		Warmup: 100 * time.Millisecond, MaxRequests: 150, Timeline: 100})
+		Warmup: 100 * time.Millisecond, MaxRequests: 150, TimelineRequests: 100})
 	tl := res.Timeline
 	if tl == nil {
 		t.Fatal("no timeline")

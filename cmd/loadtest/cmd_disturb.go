@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"time"
 
 	"bbslab/internal/child"
 	"bbslab/internal/cli"
@@ -21,12 +20,7 @@ func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.SetOutput(stderr)
 	var s disturb.Schedule
 	cpus := fs.String("cpu", "0", "comma-separated `CPUs` to keep busy in each burst (one spinning thread each, pinned where the system allows)")
-	fs.DurationVar(&s.Busy, "busy", 3*time.Second, "a burst's length (with -random, its mean)")
-	fs.DurationVar(&s.Every, "every", 10*time.Second, "the period of the bursts (with -random, its mean)")
-	fs.DurationVar(&s.For, "for", 5*time.Minute, "how long the schedule runs")
-	fs.DurationVar(&s.Delay, "delay", 0, "wait before the first burst")
-	fs.BoolVar(&s.Random, "random", false, "draw the bursts' lengths and gaps from -seed (the same seed replays the same bursts)")
-	fs.Uint64Var(&s.Seed, "seed", 1, "the seed of -random")
+	cli.BindFlags(fs, &s)
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}

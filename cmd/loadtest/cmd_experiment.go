@@ -62,10 +62,10 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if *duration > 0 {
-		e.Load.Duration = cli.Duration(*duration)
+		e.Load.Duration = *duration
 	}
 	if *warmup >= 0 {
-		e.Load.Warmup = cli.Duration(*warmup)
+		e.Load.Warmup = *warmup
 	}
 	if *repeats > 0 {
 		e.Load.Repeats = *repeats

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest/overhead"
@@ -25,17 +24,7 @@ func parseOverhead(args []string, stderr io.Writer) (overhead.Options, error) {
 	commands := fs.String("commands", strings.Join(overhead.Commands, ","), "commands to measure, comma-separated")
 	formats := fs.String("formats", strings.Join(overhead.Formats, ","), "formats to measure: json, html")
 	dbs := fs.String("dbs", strings.Join(overhead.DBs, ","), "databases: sqlite, postgres")
-	fs.IntVar(&f.Rounds, "rounds", 5, "measured rounds per row (1..100); the median and min-max are reported")
-	fs.DurationVar(&f.Duration, "duration", 2*time.Second, "length of each round")
-	fs.DurationVar(&f.Warmup, "warmup", time.Second, "warm-up before the first round of each row, not measured")
-	fs.IntVar(&f.Clients, "clients", 10, "clients of each load tool (closed model, think 0)")
-	fs.IntVar(&f.Workers, "workers", 10, "the board's -workers")
-	fs.IntVar(&f.Pool, "pool", 10, "database connections of the board and of the yardstick")
-	fs.IntVar(&f.N, "n", 30, "posts per page (the n parameter, 1..500)")
-	fs.StringVar(&f.Board, "bbs", "", "board binary (default: go build bbslab/cmd/bbs into a temp dir)")
-	fs.StringVar(&f.Yardstick, "yardstick", "", "yardstick binary (default: go build bbslab/cmd/yardstick into a temp dir)")
-	fs.StringVar(&f.Loadtest, "loadtest", "", "load tool binary run as \"loadtest run\" for each side (default: this program)")
-	fs.BoolVar(&f.Pin, "pin", true, "pin both servers to CPU 0 and both load tools to CPU 1 (Linux)")
+	cli.BindFlags(fs, &f)
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return f, err
 	}

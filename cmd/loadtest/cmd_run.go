@@ -42,7 +42,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	defer dash.stop(stderr)
 	so := o.options(cmp.Or(s.Name, "loadtest run"), *out, objs, dash, stdout)
-	if err := f.serverSettings(ctx, &s, &so, *out, stderr); err != nil {
+	if err := f.watch.Apply(ctx, &s, &so, stderr); err != nil {
 		return err
 	}
 	announceStart(stderr, s)

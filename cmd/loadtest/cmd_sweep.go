@@ -46,7 +46,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer dash.stop(stderr)
 	so := o.options(cmp.Or(s.Name, "loadtest sweep"), *out, objs, dash, stdout)
 	so.Charts = *charts
-	if err := f.serverSettings(ctx, &s, &so, *out, stderr); err != nil {
+	if err := f.watch.Apply(ctx, &s, &so, stderr); err != nil {
 		return err
 	}
 	announceStart(stderr, s)

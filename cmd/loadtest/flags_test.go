@@ -81,3 +81,37 @@ func TestHTTPSFlags(t *testing.T) {
 		t.Errorf("result JSON = %+v; want schema 2, insecure, timeout_ms 10000, status 200:4, a p95, the body and headers", res)
 	}
 }
+
+// TestSettingsFlagsReachTheResult gives every flag bound from
+// loadtest.Settings' tags a value other than its default and reads the
+// values back from the result's JSON: flag name, field and JSON name come
+// from one declaration.
+func TestSettingsFlagsReachTheResult(t *testing.T) {
+	srv := server(t)
+	out := filepath.Join(t.TempDir(), "r.json")
+	code, _, stderr := runCmd(context.Background(), "run", "-url", srv.URL+"/", "-clients", "1", "-progress", "off", "-out", out,
+		"-name", "flags", "-requests", "5", "-duration", "20s", "-max-duration", "30s", "-warmup", "10ms", "-rampup", "5ms",
+		"-model", "rate", "-think", "2ms", "-think-dev", "1ms", "-timer", "uniform", "-timer-slack", "100us", "-timeout", "3s",
+		"-drain", "2s", "-keepalive=false", "-insecure", "-seed", "42")
+	if code != 0 {
+		t.Fatalf("run = exit %d, stderr %q", code, stderr)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Settings map[string]any `json:"settings"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"name": "flags", "max_requests": 5.0, "duration_ms": 20000.0, "max_duration_ms": 30000.0, "warmup_ms": 10.0,
+		"rampup_ms": 5.0, "model": "rate", "think_ms": 2.0, "think_dev_ms": 1.0, "timer": "uniform", "timer_slack_ms": 0.1,
+		"timeout_ms": 3000.0, "drain_ms": 2000.0, "disable_keepalive": true, "insecure": true, "seed": 42.0}
+	for k, v := range want {
+		if res.Settings[k] != v {
+			t.Errorf("settings %s = %v; want %v (all: %v)", k, res.Settings[k], v, res.Settings)
+		}
+	}
+}

@@ -36,7 +36,7 @@ func (o *outputFlags) apply(fs *flag.FlagSet, s *loadtest.Settings) error {
 		return cli.Usagef("-timeline-n needs -timeline")
 	}
 	if o.timeline {
-		s.Timeline = o.timelineN
+		s.TimelineRequests = o.timelineN
 	}
 	return nil
 }

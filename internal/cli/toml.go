@@ -10,16 +10,17 @@ import (
 	"github.com/pelletier/go-toml/v2"
 )
 
-// DecodeTOML decodes the TOML data of file name into v, refusing keys that
-// v does not have. kind says what the file is ("config", "scenario",
-// "experiment"). Its errors start with kind and name, and name every
-// unknown key with its line ("unknown key "pools" at line 2"), or give the
-// line and column of a malformed value as name:line:column, with its key
-// when go-toml knows it.
+// DecodeTOML decodes the TOML data of file name into v, over what v
+// holds, refusing keys that v does not have. kind says what the file is
+// ("config", "scenario", "experiment"). A time.Duration field is written
+// as a string such as "5s", as a Duration is. Its errors
+// start with kind and name, and name every unknown key with its line
+// ("unknown key "pools" at line 2"), or give the line and column of a
+// malformed value as name:line:column, with its key when go-toml knows it.
 func DecodeTOML(kind, name string, data []byte, v any) error {
 	dec := toml.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
+	err := decodeDurations(dec, v)
 	if err == nil {
 		return nil
 	}

@@ -37,21 +37,24 @@ type Options struct {
 	// run".
 	Exe string
 	// Duration is the length of each full-speed run, Conns its
-	// connections, Size the page size in bytes.
-	Duration    time.Duration
-	Conns, Size int
+	// connections, Size the page size in bytes. The tags are the flags of
+	// loadtest bench (cli.BindFlags).
+	Duration time.Duration `flag:"duration" default:"10s" help:"length of each full-speed run"`
+	Conns    int           `flag:"conns" default:"50" help:"connections for the full-speed runs"`
+	Size     int           `flag:"size" default:"2048" help:"page size in bytes"`
 	// Full, Slow1k and Slow10k choose the scenarios: full speed (against
 	// wrk and hey), 1,000 and 10,000 slow clients; TLS the generator's CPU
 	// per request over http:// and https:// (Choose).
 	Full, Slow1k, Slow10k, TLS bool
 	// Hey is the hey binary ("": on PATH, else built into a temp dir).
-	Hey string
+	Hey string `flag:"hey" help:"path of the hey binary (default: on PATH, else built with go install into a temp dir)"`
 	// Rounds are the full-speed rounds (the tools alternate within a
 	// round; the median and best are reported), SlowRounds the rounds of
 	// each 1,000-client run (the median is reported).
-	Rounds, SlowRounds int
+	Rounds     int `flag:"rounds" default:"3" help:"full-speed rounds; tools alternate within a round and the median and best are reported"`
+	SlowRounds int `flag:"slow-rounds" default:"3" help:"rounds of each 1,000-client run (the median is reported)"`
 	// Pin pins the generator to CPU 0 and the target to CPU 1.
-	Pin bool
+	Pin bool `flag:"pin" default:"true" help:"pin the generator to CPU 0 and the target to CPU 1 (Linux)"`
 }
 
 // Choose sets Full, Slow1k, Slow10k and TLS from a comma-separated list

@@ -121,7 +121,7 @@ func TestServerChartsFollowReadings(t *testing.T) {
 func TestColdStartChart(t *testing.T) {
 	srv := target(t)
 	res, err := loadtest.Run(t.Context(), loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 1, Think: time.Millisecond,
-		Warmup: 50 * time.Millisecond, MaxRequests: 60, Timeline: 50, Seed: 1})
+		Warmup: 50 * time.Millisecond, MaxRequests: 60, TimelineRequests: 50, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,15 +51,13 @@ func TestAbsentStatsEndToEnd(t *testing.T) {
 	// The watcher, feeding a dashboard, over a short run.
 	hub := live.New()
 	f := feed.New(hub, "absent stats")
-	wo := watch.Options{StatsURL: b.adm.URL + "/admin/stats", Stats: contract.Board.Stats}
-	f.WatchOptions(&wo, contract.Board.States)
-	w, err := watch.New(wo)
+	w, err := contract.Board.Watcher(watch.Options{StatsURL: b.adm.URL + "/admin/stats", OnRead: f.OnRead})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := loadtest.Settings{Requests: []loadtest.Request{{URL: b.pub.URL + "/bbs?cmd=AllView&n=5"}}, Clients: 1,
-		Think: 50 * time.Millisecond, Duration: 2500 * time.Millisecond, Seed: 1, Watch: w}
-	f.Hook(&s)
+		Think: 50 * time.Millisecond, Duration: 2500 * time.Millisecond, Seed: 1, Watcher: w}
+	s.Observers = append(s.Observers, f.Observer())
 	f.Begin(feed.Position{Run: "only", Step: 1, Steps: 1, Clients: 1, StepSeconds: 2.5})
 	res, err := loadtest.Run(context.Background(), s)
 	if err != nil {

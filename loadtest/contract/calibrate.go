@@ -45,12 +45,12 @@ func CalibrateBoard(ctx context.Context, spec experiment.CalibrateSpec, admin st
 	if err := checkPage(ctx, spec.Run); err != nil {
 		return nil, fmt.Errorf("-url %s: %w", spec.Run, err)
 	}
-	w, err := watch.New(Board.Options(adminURL+Board.StatsPath, Board.ProcessCPU))
+	w, err := Board.Watcher(watch.Options{StatsURL: adminURL + Board.StatsPath, Stats: []watch.Stat{Board.ProcessCPU}})
 	if err != nil {
 		return nil, err
 	}
 	s := loadtest.Settings{Name: "calibrate", Requests: []loadtest.Request{{URL: spec.Run, Expect: http.StatusOK}}, Clients: spec.Clients,
-		Warmup: time.Duration(spec.Warmup), Duration: time.Duration(spec.Duration), Model: loadtest.ModelDelay, Timeout: 10 * time.Second, Watch: w}
+		Warmup: time.Duration(spec.Warmup), Duration: time.Duration(spec.Duration), Model: loadtest.ModelDelay, Timeout: 10 * time.Second, Watcher: w}
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}

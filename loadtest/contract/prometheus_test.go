@@ -82,7 +82,7 @@ func watchOnce(t *testing.T, w *watch.Watcher) *watch.ServerStats {
 
 // both watches a run with two watchers, their figures kept apart.
 type both struct {
-	json, prom *watch.Watcher
+	json, prom loadtest.Watcher
 	got        [2]loadtest.Watched
 }
 
@@ -136,13 +136,11 @@ func TestBothSourcesAgree(t *testing.T) {
 		h.ServeHTTP(w, r)
 	}))
 	defer adm.Close()
-	jw, err := watch.New(contract.Board.Options(adm.URL + "/admin/stats"))
+	jw, err := contract.Board.Watcher(watch.Options{StatsURL: adm.URL + "/admin/stats"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	po := contract.Board.Options(adm.URL + "/metrics")
-	po.Format = watch.Prometheus
-	pw, err := watch.New(po)
+	pw, err := contract.Board.Watcher(watch.Options{StatsURL: adm.URL + "/metrics", Format: watch.Prometheus})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +156,7 @@ func TestBothSourcesAgree(t *testing.T) {
 			// 5.5 s: both watchers' sixth read (at 5 s) is sent before the
 			// window ends, however late its tick.
 			Clients: 4, Think: 2 * time.Millisecond, Warmup: 2 * time.Second, Duration: 5500 * time.Millisecond,
-			Timeout: 10 * time.Second, Watch: bw,
+			Timeout: 10 * time.Second, Watcher: bw,
 		}
 		b.smp.Sample()
 		if res, err = loadtest.Run(context.Background(), s); err != nil {

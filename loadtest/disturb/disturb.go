@@ -33,11 +33,15 @@ import (
 type Schedule struct {
 	// Busy is a burst's length (with Random, its mean); Every the period
 	// (with Random, the mean period); For how long the schedule runs from
-	// its start, Delay how long the first burst waits.
-	Busy, Every, For, Delay time.Duration
+	// its start, Delay how long the first burst waits. The tags are the
+	// flags of loadtest disturb (cli.BindFlags).
+	Busy  time.Duration `flag:"busy" default:"3s" help:"a burst's length (with -random, its mean)"`
+	Every time.Duration `flag:"every" default:"10s" help:"the period of the bursts (with -random, its mean)"`
+	For   time.Duration `flag:"for" default:"5m" help:"how long the schedule runs"`
+	Delay time.Duration `flag:"delay" help:"wait before the first burst"`
 	// Random draws the bursts' lengths and gaps from Seed.
-	Random bool
-	Seed   uint64
+	Random bool   `flag:"random" help:"draw the bursts' lengths and gaps from -seed (the same seed replays the same bursts)"`
+	Seed   uint64 `flag:"seed" default:"1" help:"the seed of -random"`
 }
 
 // Check says what is wrong with s, naming the flag that sets it.

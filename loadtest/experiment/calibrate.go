@@ -428,19 +428,16 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
 			return nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
 		}
-		s := e.settings(name, c.Clients, lr.x)
+		s := e.settings(runSpec{Name: name}, c.Clients, lr.x) // [load]'s, not the run's own
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
 		n++
 		x.feed.Begin(feed.Position{Run: name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
 			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
-		x.feed.Hook(&s)
-		wo := x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
-		wo.Format = e.Stats.Format
-		w, err := watch.New(wo)
+		w, err := x.watcher(lr, "")
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
 		}
-		s.Watch = w
+		s.Watcher, s.Observers = w, []loadtest.Observer{x.feed.Observer()}
 		r, err := loadtest.Run(ctx, s)
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"bbslab/internal/cli"
 )
 
 func TestNextWait(t *testing.T) {
@@ -80,7 +78,7 @@ func TestCalibrate(t *testing.T) {
 	e.Dir = t.TempDir()
 	e.Profile = profileSpec{}
 	e.Load.Clients = []int{10}
-	e.Load.Warmup, e.Load.Duration = cli.Duration(200*time.Millisecond), cli.Duration(2*time.Second)
+	e.Load.Warmup, e.Load.Duration = 200*time.Millisecond, 2*time.Second
 	e.Load.Think = 0
 	e.Runs = e.Runs[:1]
 	var log strings.Builder

@@ -14,26 +14,27 @@ import (
 // clears it, so that a log line replaces the progress line.
 const clearLine = "\r\033[K"
 
-// begin tells the dashboard that the next measurement starts and adds the
-// progress line to the observers of its seconds.
-func (x *experimentRunner) begin(s *loadtest.Settings, lr *serverRun, clients int) {
+// begin tells the dashboard that the next measurement starts and returns
+// the observers of its seconds: the dashboard's feed and the progress
+// line.
+func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer {
 	e := x.e
-	stepLen := (time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)).Seconds()
+	s := e.runSettings(lr.run)
+	stepLen := (s.Warmup + s.Duration).Seconds()
 	perRun := len(e.Load.Clients) * max(e.Load.Repeats, 1)
 	after := float64(max(0, x.total-x.seq-1)) * stepLen // the measurements after this one
 	x.feed.Begin(feed.Position{Run: lr.run.Name, Step: min(lr.steps, perRun), Steps: perRun, Clients: clients,
 		StepSeconds: stepLen, After: after})
-	x.feed.Hook(s)
 	if x.opt.Progress == nil {
-		return
+		return []loadtest.Observer{x.feed.Observer()}
 	}
 	start := time.Now()
-	s.Observers = append(s.Observers, &loadtest.Progress{W: x.opt.Progress, Hold: true, // the log's next line clears it
+	return []loadtest.Observer{x.feed.Observer(), &loadtest.Progress{W: x.opt.Progress, Hold: true, // the log's next line clears it
 		Step: fmt.Sprintf("step %d/%d  %s  %d clients", x.seq+1, x.total, lr.run.Name, clients),
 		Left: func() time.Duration {
 			left := after + max(0, stepLen-time.Since(start).Seconds())
 			return time.Duration(left * float64(time.Second))
-		}})
+		}}}
 }
 
 // liveClaims are the claims as the dashboard shows them. During the

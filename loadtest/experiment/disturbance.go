@@ -108,9 +108,15 @@ func (e *Experiment) maxExtra() time.Duration {
 	return time.Duration(n) * e.stepLength() / 4
 }
 
-// stepLength is one measurement's planned length, warm-up included.
+// stepLength is one measurement's planned length, warm-up included: the
+// longest of the runs' (a run may set its own warm-up and duration).
 func (e *Experiment) stepLength() time.Duration {
-	return time.Duration(e.Load.Warmup) + time.Duration(e.Load.Duration)
+	d := e.Load.Warmup + e.Load.Duration
+	for _, r := range e.Runs {
+		s := e.runSettings(r)
+		d = max(d, s.Warmup+s.Duration)
+	}
+	return d
 }
 
 // Disturbance is what the experiment did about a machine busy with other

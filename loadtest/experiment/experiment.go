@@ -1,11 +1,11 @@
 package experiment
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -82,23 +82,18 @@ type clientSpec struct {
 	CPUs []int `toml:"cpus"`
 }
 
-// loadSpec is the load applied at each client count.
+// loadSpec is the load applied at each client count: the settings of its
+// steps and what the experiment does with them.
 type loadSpec struct {
-	// Requests are the requests clients send (placeholders allowed, both
-	// the run's {{vars}} and the load tool's own {{seq}}, {{client}} and
-	// {{rand A B}}).
-	Requests []loadtest.Request `toml:"request"`
-	Clients  []int              `toml:"clients"`
-	Model    string             `toml:"model"`
-	Think    cli.Duration       `toml:"think"`
-	ThinkDev cli.Duration       `toml:"think_dev"`
-	Timer    string             `toml:"timer"`
-	// TimerSlack is Settings.TimerSlack (0: each client wakes when due).
-	TimerSlack cli.Duration `toml:"timer_slack"`
-	Rate       float64      `toml:"rate"`
-	Warmup     cli.Duration `toml:"warmup"`
-	Duration   cli.Duration `toml:"duration"`
-	Timeout    cli.Duration `toml:"timeout"`
+	// Settings are every step's settings, each key declared once with its
+	// flag and JSON field in loadtest.Settings: model, think, think_dev,
+	// timer, timer_slack, rate, warmup, duration, timeout, timeline and
+	// the rest, and the [[load.request]] tables, whose strings may hold
+	// placeholders (the run's {{vars}} and the load tool's own {{seq}},
+	// {{client}} and {{rand A B}}). A step's name and client count are the
+	// runner's; a [[run]] may set any of the others for its own steps.
+	loadtest.Settings
+	Clients []int `toml:"clients"`
 	// ResetEach resets the data before every client count, not only
 	// before each run.
 	ResetEach bool `toml:"reset_each"`
@@ -109,9 +104,6 @@ type loadSpec struct {
 	// Deadlines are latencies whose share of requests within them is
 	// tabled per step, e.g. ["1ms", "5ms", "50ms"].
 	Deadlines []cli.Duration `toml:"deadlines"`
-	// Timeline records the first Timeline requests of each step one by
-	// one, and a per-100 ms series, for the cold-start charts (0: off).
-	Timeline int `toml:"timeline"`
 	// Repeats is how many times each point (run and client count) is
 	// measured, 1 to MaxRepeats (0: 1). The point's value is the median
 	// and its spread the range over the repeats.
@@ -193,13 +185,15 @@ type runSpec struct {
 	// (as soon as the first request's port accepts connections, with no
 	// reset or validation: the cold start measured from process start).
 	Start string `toml:"start"`
-	// Model, Think, Rate and Clients, when set, replace load's for this
-	// run, so that one experiment can hold the same server under different
-	// load models; Clients needs load.clients to name one count.
-	Model   string       `toml:"model"`
-	Think   cli.Duration `toml:"think"`
-	Rate    float64      `toml:"rate"`
-	Clients int          `toml:"clients"`
+	// Clients, when set, replaces load.clients, which must then name one
+	// count.
+	Clients int `toml:"clients"`
+	// Settings, those of them set (not zero), replace load's for this
+	// run's steps (Experiment.runSettings), so that one experiment can
+	// hold the same server under different load models, think times or
+	// rates. A run cannot set a setting back to zero, nor requests of its
+	// own (its vars vary [load]'s).
+	loadtest.Settings
 }
 
 // Start modes of a run.
@@ -268,18 +262,36 @@ func (e *Experiment) SelectRuns(names []string) error {
 	return nil
 }
 
-// check validates e and fills in defaults.
+// check validates e and fills in defaults: its errors name the key.
 func (e *Experiment) check() error {
 	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
 	if e.Name == "" {
-		bad("name: missing")
+		errs = append(errs, errors.New("name: missing"))
 	}
+	errs = append(errs, e.checkServer()...)
+	errs = append(errs, e.checkLoad()...)
+	errs = append(errs, e.checkWatch()...)
+	errs = append(errs, e.checkRuns()...)
+	errs = append(errs, e.checkCalibrate()...)
+	errs = append(errs, e.checkDisturbance()...)
+	errs = append(errs, e.checkTruth()...)
+	errs = append(errs, e.checkClaims()...)
+	return errors.Join(errs...)
+}
+
+// problems collects errors; add appends one.
+type problems []error
+
+func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Errorf(format, a...)) }
+
+// checkServer checks [server] and [client] and fills in their defaults.
+func (e *Experiment) checkServer() []error {
+	var bad problems
 	if len(e.Server.Command) == 0 {
-		bad("server.command: missing: the program to start, e.g. [\"./server\", \"-addr\", \"127.0.0.1:{{port}}\"]")
+		bad.add("server.command: missing: the program to start, e.g. [\"./server\", \"-addr\", \"127.0.0.1:{{port}}\"]")
 	}
 	if e.Server.Ready == "" {
-		bad("server.ready: missing: a URL that answers 200 when the server is ready")
+		bad.add("server.ready: missing: a URL that answers 200 when the server is ready")
 	}
 	if e.Server.StartTimeout == 0 {
 		e.Server.StartTimeout = cli.Duration(60 * time.Second)
@@ -288,75 +300,105 @@ func (e *Experiment) check() error {
 		e.Server.StopTimeout = cli.Duration(10 * time.Second)
 	}
 	if d := time.Duration(e.Server.StartTimeout); d < 0 || d > 10*time.Minute {
-		bad("server.start_timeout = %v: want 0s..10m", d)
+		bad.add("server.start_timeout = %v: want 0s..10m", d)
 	}
+	for _, c := range e.Server.CPUs {
+		if c < 0 || c > 1023 {
+			bad.add("server.cpus: %d: want a CPU number", c)
+		}
+	}
+	for _, c := range e.Client.CPUs {
+		if c < 0 || c > 1023 {
+			bad.add("client.cpus: %d: want a CPU number", c)
+		}
+	}
+	return bad
+}
+
+// checkLoad checks [load] and fills in its defaults (those of
+// loadtest.Settings, and one repeat).
+func (e *Experiment) checkLoad() []error {
+	var bad problems
 	l := &e.Load
 	if len(l.Requests) == 0 {
-		bad("load.request: missing: at least one [[load.request]] with a url")
+		bad.add("load.request: missing: at least one [[load.request]] with a url")
 	}
 	if len(l.Clients) == 0 {
-		bad("load.clients: missing, e.g. [1, 5, 10]")
+		bad.add("load.clients: missing, e.g. [1, 5, 10]")
 	}
 	for _, c := range l.Clients {
 		if c < 1 || c > 100_000 {
-			bad("load.clients: %d: want 1..100000", c)
+			bad.add("load.clients: %d: want 1..100000", c)
 		}
 	}
 	if !sort.IntsAreSorted(l.Clients) {
-		bad("load.clients = %v: want increasing client counts", l.Clients)
+		bad.add("load.clients = %v: want increasing client counts", l.Clients)
 	}
-	if l.Model == "" {
-		l.Model = string(loadtest.ModelDelay)
-	}
-	if _, err := loadtest.ParseModel(l.Model); err != nil {
-		bad("load.model: %v", err)
-	}
-	if l.Timer == "" {
-		l.Timer = string(loadtest.TimerConstant)
-	}
-	if _, err := loadtest.ParseTimer(l.Timer); err != nil {
-		bad("load.timer: %v", err)
-	}
-	if d := time.Duration(l.Duration); d <= 0 || d > time.Hour {
-		bad("load.duration = %v: want above 0s and at most 1h", d)
-	}
-	if d := time.Duration(l.Warmup); d < 0 || d > 10*time.Minute {
-		bad("load.warmup = %v: want 0s..10m", d)
-	}
-	if l.Think < 0 || l.ThinkDev < 0 || l.Timeout < 0 {
-		bad("load: think, think_dev and timeout must not be negative")
-	}
-	if d := time.Duration(l.TimerSlack); d < 0 || d > time.Second {
-		bad("load.timer_slack = %v: want 0s..1s", d)
-	}
+	cli.FillDefaults(&l.Settings)
+	bad = append(bad, checkSettings(l.Settings, func(k string) string { return "load." + k })...)
 	if l.SLO != "" {
 		if _, err := loadtest.ParseSLO(l.SLO); err != nil {
-			bad("load.slo: %v", err)
+			bad.add("load.slo: %v", err)
 		}
-	}
-	if l.Timeline < 0 || l.Timeline > loadtest.MaxTimeline {
-		bad("load.timeline = %d: want 0 (off) to %d requests", l.Timeline, loadtest.MaxTimeline)
 	}
 	for _, d := range l.Deadlines {
 		if d <= 0 {
-			bad("load.deadlines: %v: want a positive latency", time.Duration(d))
+			bad.add("load.deadlines: %v: want a positive latency", time.Duration(d))
 		}
 	}
 	if l.Repeats < 0 || l.Repeats > MaxRepeats {
-		bad("load.repeats = %d: want 1..%d measurements of each point", l.Repeats, MaxRepeats)
+		bad.add("load.repeats = %d: want 1..%d measurements of each point", l.Repeats, MaxRepeats)
 	}
 	if l.Repeats == 0 {
 		l.Repeats = 1
 	}
-	if l.Model == string(loadtest.ModelOpen) && l.Rate <= 0 {
-		bad("load.rate = %g: the open model needs a positive rate", l.Rate)
+	return bad
+}
+
+// checkSettings returns what is wrong with a step's settings s, each
+// setting named by key (its TOML key given).
+func checkSettings(s loadtest.Settings, key func(string) string) []error {
+	var bad problems
+	if _, err := loadtest.ParseModel(string(s.Model)); err != nil {
+		bad.add("%s: %v", key("model"), err)
 	}
+	if _, err := loadtest.ParseTimer(string(s.TimerKind)); err != nil {
+		bad.add("%s: %v", key("timer"), err)
+	}
+	if s.Duration <= 0 || s.Duration > time.Hour {
+		bad.add("%s = %v: want above 0s and at most 1h", key("duration"), s.Duration)
+	}
+	if s.Warmup > 10*time.Minute {
+		bad.add("%s = %v: want 0s..10m", key("warmup"), s.Warmup)
+	}
+	v := reflect.ValueOf(s)
+	for i := range v.NumField() {
+		f := v.Type().Field(i)
+		if k := f.Tag.Get("toml"); k != "-" && v.Field(i).CanInt() && v.Field(i).Int() < 0 {
+			bad.add("%s = %v: must not be negative", key(k), v.Field(i).Interface())
+		}
+	}
+	if s.TimerSlack > time.Second {
+		bad.add("%s = %v: want 0s..1s", key("timer_slack"), s.TimerSlack)
+	}
+	if s.TimelineRequests > loadtest.MaxTimeline {
+		bad.add("%s = %d: want 0 (off) to %d requests", key("timeline"), s.TimelineRequests, loadtest.MaxTimeline)
+	}
+	if s.Rate < 0 || s.Model == loadtest.ModelOpen && s.Rate <= 0 {
+		bad.add("%s = %g: the open model needs a positive rate", key("rate"), s.Rate)
+	}
+	return bad
+}
+
+// checkWatch checks [stats] and [profile] and fills in the stats' scale.
+func (e *Experiment) checkWatch() []error {
+	var bad problems
 	if err := watch.CheckFormat(e.Stats.Format); err != nil {
-		bad("stats.format: %v", err)
+		bad.add("stats.format: %v", err)
 	}
 	for i, r := range e.Stats.Stats {
 		if err := r.Check(); err != nil {
-			bad("stats.reading %d: %v", i+1, err)
+			bad.add("stats.reading %d: %v", i+1, err)
 		}
 		if r.Scale == 0 {
 			e.Stats.Stats[i].Scale = 1
@@ -364,27 +406,34 @@ func (e *Experiment) check() error {
 	}
 	for i, k := range e.Stats.EnvironmentKeys {
 		if strings.TrimSpace(k) == "" || strings.Contains(k, ".") {
-			bad("stats.environment %d: %q: want the name of a top-level object of the stats JSON", i+1, k)
+			bad.add("stats.environment %d: %q: want the name of a top-level object of the stats JSON", i+1, k)
 		}
 	}
 	for _, k := range e.Profile.Kinds {
 		if k != "cpu" && k != "fgprof" {
-			bad("profile.kinds: %q: want \"cpu\" or \"fgprof\"", k)
+			bad.add("profile.kinds: %q: want \"cpu\" or \"fgprof\"", k)
 		}
 	}
 	if e.Profile.Seconds < 0 || e.Profile.Seconds > 300 {
-		bad("profile.seconds = %d: want 0..300", e.Profile.Seconds)
+		bad.add("profile.seconds = %d: want 0..300", e.Profile.Seconds)
 	}
+	return bad
+}
+
+// checkRuns checks the [[run]] tables and fills in their start mode.
+func (e *Experiment) checkRuns() []error {
+	var bad problems
 	if len(e.Runs) == 0 {
-		bad("run: missing: at least one [[run]]")
+		bad.add("run: missing: at least one [[run]]")
 	}
+	loadOK := len(checkSettings(e.Load.Settings, func(k string) string { return k })) == 0
 	seen := map[string]bool{}
 	for i, r := range e.Runs {
 		if r.Name == "" {
-			bad("run %d: name: missing", i+1)
+			bad.add("run %d: name: missing", i+1)
 		}
 		if seen[r.Name] {
-			bad("run %d: name %q used twice", i+1, r.Name)
+			bad.add("run %d: name %q used twice", i+1, r.Name)
 		}
 		seen[r.Name] = true
 		switch r.Start {
@@ -392,73 +441,42 @@ func (e *Experiment) check() error {
 			e.Runs[i].Start = startReady
 		case startReady, startListening:
 		default:
-			bad("run %q: start = %q: want \"ready\" or \"listening\"", r.Name, r.Start)
+			bad.add("run %q: start = %q: want \"ready\" or \"listening\"", r.Name, r.Start)
 		}
-		errs = append(errs, e.checkRunLoad(r)...)
-		if l.Interleave && r.Start == startListening {
+		if r.Clients < 0 || r.Clients > 100_000 {
+			bad.add("run %q: clients = %d: want 1..100000", r.Name, r.Clients)
+		}
+		if r.Clients > 0 && len(e.Load.Clients) != 1 {
+			bad.add("run %q: clients = %d replaces load.clients, which must then name one count (it has %d)", r.Name, r.Clients, len(e.Load.Clients))
+		}
+		if len(r.Requests) > 0 {
+			bad.add("run %q: request: a run loads [load]'s requests; vary them with the run's vars", r.Name)
+		}
+		if loadOK { // else [load]'s errors are said once, there
+			bad = append(bad, checkSettings(e.runSettings(r), func(k string) string { return fmt.Sprintf("run %q: %s", r.Name, k) })...)
+		}
+		if e.Load.Interleave && r.Start == startListening {
 			// A cold start is measured from the process start: its server
 			// cannot be started ahead of its turn.
-			bad("load.interleave = true: run %q has start = \"listening\" (a cold start), which cannot be interleaved: its server would be warm by its turn", r.Name)
+			bad.add("load.interleave = true: run %q has start = \"listening\" (a cold start), which cannot be interleaved: its server would be warm by its turn", r.Name)
 		}
 	}
-	for _, c := range e.Server.CPUs {
-		if c < 0 || c > 1023 {
-			bad("server.cpus: %d: want a CPU number", c)
-		}
-	}
-	for _, c := range e.Client.CPUs {
-		if c < 0 || c > 1023 {
-			bad("client.cpus: %d: want a CPU number", c)
-		}
-	}
-	errs = append(errs, e.checkCalibrate()...)
-	errs = append(errs, e.checkDisturbance()...)
-	errs = append(errs, e.checkTruth()...)
-	errs = append(errs, e.checkClaims()...)
-	return errors.Join(errs...)
+	return bad
 }
 
-// checkRunLoad returns what is wrong with a run's own load keys.
-func (e *Experiment) checkRunLoad(r runSpec) []error {
-	var errs []error
-	bad := func(format string, a ...any) {
-		errs = append(errs, fmt.Errorf("run %q: "+format, append([]any{r.Name}, a...)...))
-	}
-	if r.Model != "" {
-		if _, err := loadtest.ParseModel(r.Model); err != nil {
-			bad("model: %v", err)
+// runSettings are the settings of run r's steps: [load]'s, with each of
+// the run's own that is set (not zero) in its place. It is the one place
+// a run's settings are made from the file; Experiment.settings names and
+// sizes them for a step.
+func (e *Experiment) runSettings(r runSpec) loadtest.Settings {
+	s := e.Load.Settings
+	dst, src := reflect.ValueOf(&s).Elem(), reflect.ValueOf(r.Settings)
+	for i := range src.NumField() {
+		if f := src.Field(i); src.Type().Field(i).Tag.Get("toml") != "-" && !f.IsZero() {
+			dst.Field(i).Set(f)
 		}
 	}
-	if r.Think < 0 || r.Rate < 0 {
-		bad("think and rate must not be negative")
-	}
-	model := cmp.Or(r.Model, e.Load.Model)
-	if model == string(loadtest.ModelOpen) && cmp.Or(r.Rate, e.Load.Rate) <= 0 {
-		bad("the open model needs a positive rate (run's rate or load.rate)")
-	}
-	if r.Clients < 0 || r.Clients > 100_000 {
-		bad("clients = %d: want 1..100000", r.Clients)
-	}
-	if r.Clients > 0 && len(e.Load.Clients) != 1 {
-		bad("clients = %d replaces load.clients, which must then name one count (it has %d)", r.Clients, len(e.Load.Clients))
-	}
-	return errs
-}
-
-// apply applies a run's own load keys to s.
-func (r runSpec) apply(s *loadtest.Settings) {
-	if r.Model != "" {
-		s.Model = loadtest.Model(r.Model)
-	}
-	if r.Think != 0 {
-		s.Think = time.Duration(r.Think)
-	}
-	if r.Rate != 0 {
-		s.Rate = r.Rate
-	}
-	if r.Clients != 0 {
-		s.Clients = r.Clients
-	}
+	return s
 }
 
 // expand replaces {{name}} placeholders from vars, leaving the load tool's

@@ -312,11 +312,11 @@ func TestVerdictsFromResults(t *testing.T) {
 func TestExperimentOneStepCharts(t *testing.T) {
 	e := tinyExperiment(t, "ok")
 	e.Load.Clients = []int{2}
-	e.Load.Duration = cli.Duration(time.Second)
+	e.Load.Duration = time.Second
 	e.Profile = profileSpec{}
 	e.Report.Timeline = true
 	e.Report.Distribution = true
-	e.Load.Timeline = 100
+	e.Load.TimelineRequests = 100
 	e.Disk.Command = []string{"sh", "-c", `echo '{"dir": "{{out}}", "n": 3, "stats": [{"op": "fsync", "avg_ns": 2000, "median_ns": 1500, "min_ns": 1000, "max_ns": 9000}], "grade": {"name": "average"}}'`}
 	out := t.TempDir()
 	// The runner keeps the output raw and shows what Disk makes of it.
@@ -363,7 +363,7 @@ func TestExperimentOneStepCharts(t *testing.T) {
 func TestExperimentColdStart(t *testing.T) {
 	e := tinyExperiment(t, "neverready")
 	e.Load.Clients = []int{1}
-	e.Load.Duration = cli.Duration(500 * time.Millisecond)
+	e.Load.Duration = 500 * time.Millisecond
 	e.Load.Warmup = 0
 	e.Profile = profileSpec{}
 	e.Runs = e.Runs[:1]
@@ -505,6 +505,80 @@ func TestSelectRuns(t *testing.T) {
 		}
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("SelectRuns(%q) = %v, runs %q; want runs %q", tt.names, err, got, tt.want)
+		}
+	}
+}
+
+// TestRunSettingsOverLoad checks a step's settings: [load]'s, with each
+// key a [[run]] sets (any of loadtest.Settings') in their place, the
+// defaults of loadtest.Settings filled in, and the run's name, client
+// count and expanded requests.
+func TestRunSettingsOverLoad(t *testing.T) {
+	e, err := parse("x.toml", []byte(`name = "x"
+[server]
+command = ["bbs"]
+ready = "http://127.0.0.1:1/readyz"
+[load]
+clients = [2]
+duration = "1s"
+think = "10ms"
+think_dev = "5ms"
+timer = "uniform"
+drain = "3s"
+[[load.request]]
+url = "http://127.0.0.1:{{port}}/"
+[[run]]
+name = "a"
+timer = "gaussian"
+think_dev = "7ms"
+rampup = "1s"
+max_requests = 50
+seed = 9
+clients = 4
+[[run]]
+name = "b"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := func(s string) string { return strings.ReplaceAll(s, "{{port}}", "8080") }
+	a, b := e.settings(e.Runs[0], e.Runs[0].Clients, x), e.settings(e.Runs[1], 2, x)
+	if a.Name != "a" || a.Clients != 4 || a.TimerKind != loadtest.TimerGaussian || a.ThinkDev != 7*time.Millisecond || a.Think != 10*time.Millisecond ||
+		a.Rampup != time.Second || a.MaxRequests != 50 || a.Seed != 9 || a.Drain != 3*time.Second || a.Duration != time.Second {
+		t.Errorf("run a's settings = %+v; want gaussian 10ms ± 7ms, ramp-up 1s, 50 requests, seed 9, 4 clients, and load's drain and duration", a)
+	}
+	if b.Name != "b" || b.Clients != 2 || b.TimerKind != loadtest.TimerUniform || b.ThinkDev != 5*time.Millisecond || b.Rampup != 0 ||
+		b.Model != loadtest.ModelDelay || b.Timeout != 10*time.Second || len(b.Requests) != 1 || b.Requests[0].URL != "http://127.0.0.1:8080/" {
+		t.Errorf("run b's settings = %+v; want load's: uniform 10ms ± 5ms, delay, timeout 10s (the default), the request at port 8080", b)
+	}
+	if e.Load.Requests[0].URL != "http://127.0.0.1:{{port}}/" {
+		t.Errorf("load.request's URL became %q; want its placeholder kept for the next run", e.Load.Requests[0].URL)
+	}
+
+	for _, tc := range []struct{ add, want string }{
+		{"[load]\ndrain = \"-1s\"\n", `load.drain = -1s: must not be negative`},
+		{"[[run]]\nname = \"c\"\nthink = \"-5ms\"\n", `run "c": think = -5ms: must not be negative`},
+		{"[[run]]\nname = \"c\"\ntimer = \"erratic\"\n", `run "c": timer`},
+		{"[[run]]\nname = \"c\"\ntimer_slack = \"2s\"\n", `run "c": timer_slack = 2s`},
+		{"[[run]]\nname = \"c\"\nstart_at = 1\n", `unknown key "run.start_at"`},
+		{"[[run]]\nname = \"c\"\n[[run.request]]\nurl = \"http://127.0.0.1:2/\"\n", `run "c": request: a run loads [load]'s requests`},
+	} {
+		text := `name = "x"
+[server]
+command = ["bbs"]
+ready = "http://127.0.0.1:1/readyz"
+[[load.request]]
+url = "http://127.0.0.1:1/"
+[[run]]
+name = "a"
+`
+		if strings.HasPrefix(tc.add, "[load]") {
+			text = strings.Replace(text, "[[load.request]]", tc.add+"clients = [1]\nduration = \"1s\"\n[[load.request]]", 1)
+		} else {
+			text = strings.Replace(text, "[[load.request]]", "[load]\nclients = [1]\nduration = \"1s\"\n[[load.request]]", 1) + tc.add
+		}
+		if _, err := parse("x.toml", []byte(text)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("parse(... %q) = %v; want an error with %q", tc.add, err, tc.want)
 		}
 	}
 }

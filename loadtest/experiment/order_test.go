@@ -29,7 +29,7 @@ func TestExperimentVisitOrder(t *testing.T) {
 		e.Profile = profileSpec{}
 		e.Validate.Board = ""
 		e.Load.Warmup = 0
-		e.Load.Duration = cli.Duration(300 * time.Millisecond)
+		e.Load.Duration = 300 * time.Millisecond
 		e.Load.Repeats = 2
 		e.Load.ResetEach = true
 		e.Load.Interleave = tt.interleave
@@ -112,8 +112,8 @@ func TestMakeQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Load.Repeats = 3
-	e.Load.Duration = cli.Duration(10 * time.Second)
-	e.Load.Warmup = cli.Duration(3 * time.Second)
+	e.Load.Duration = 10 * time.Second
+	e.Load.Warmup = 3 * time.Second
 	e.Profile.Seconds = 8
 	e.Disturbance.MaxExtra = cli.Duration(90 * time.Second)
 	e.MakeQuick()
@@ -121,7 +121,7 @@ func TestMakeQuick(t *testing.T) {
 	if want := []int{5, 10, 20}; !slices.Equal(e.Load.Clients, want) {
 		t.Errorf("quick clients %v; want %v", e.Load.Clients, want)
 	}
-	if !e.Quick || e.Load.Repeats != 1 || e.Load.Duration != cli.Duration(3*time.Second) || e.Load.Warmup != cli.Duration(time.Second) || e.Profile.Seconds != 3 {
+	if !e.Quick || e.Load.Repeats != 1 || e.Load.Duration != 3*time.Second || e.Load.Warmup != time.Second || e.Profile.Seconds != 3 {
 		t.Errorf("quick: %v, repeats %d, duration %v, warmup %v, profile %d s; want 1 repeat, 3s, 1s, 3 s",
 			e.Quick, e.Load.Repeats, time.Duration(e.Load.Duration), time.Duration(e.Load.Warmup), e.Profile.Seconds)
 	}

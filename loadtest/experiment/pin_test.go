@@ -10,8 +10,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"bbslab/internal/cli"
 )
 
 // TestGOMAXPROCSProcess is not a test: run as a child process with
@@ -115,7 +113,7 @@ func TestExperimentWithoutPinning(t *testing.T) {
 	e := tinyExperiment(t, "ok")
 	e.Load.Clients = []int{1}
 	e.Load.Warmup = 0
-	e.Load.Duration = cli.Duration(300 * time.Millisecond)
+	e.Load.Duration = 300 * time.Millisecond
 	e.Profile = profileSpec{}
 	e.Runs = e.Runs[:1]
 	before := runtime.GOMAXPROCS(0)

@@ -28,9 +28,12 @@ func (e *Experiment) MakeQuick() {
 	e.Quick = true
 	l := &e.Load
 	l.Repeats = 1
-	l.Warmup = cli.Duration(min(time.Duration(l.Warmup), quickWarmup))
-	l.Duration = cli.Duration(min(time.Duration(l.Duration), quickDuration))
-	if s := int(time.Duration(l.Duration) / time.Second); e.Profile.Seconds == 0 || e.Profile.Seconds > s {
+	l.Warmup, l.Duration = min(l.Warmup, quickWarmup), min(l.Duration, quickDuration)
+	for i := range e.Runs { // a run's own, where it sets them
+		r := &e.Runs[i].Settings
+		r.Warmup, r.Duration = min(r.Warmup, quickWarmup), min(r.Duration, quickDuration)
+	}
+	if s := int(l.Duration / time.Second); e.Profile.Seconds == 0 || e.Profile.Seconds > s {
 		e.Profile.Seconds = max(s, 1)
 	}
 	l.Clients = quickCounts(e)

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/disturb"
 	"bbslab/loadtest/live"
@@ -551,7 +550,7 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	e.Dir = t.TempDir()
 	e.Profile = profileSpec{}
 	e.Load.Clients, e.Load.Repeats, e.Load.Interleave = []int{10}, 2, true
-	e.Load.Warmup, e.Load.Duration, e.Load.Think = cli.Duration(200*time.Millisecond), cli.Duration(2*time.Second), 0
+	e.Load.Warmup, e.Load.Duration, e.Load.Think = 200*time.Millisecond, 2*time.Second, 0
 	e.Runs = e.Runs[:1]
 	log := &controlLog{on: func(line string) {
 		if strings.HasPrefix(line, "calibrated on this machine") || strings.HasPrefix(line, "calibration did NOT reach") {

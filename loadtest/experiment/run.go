@@ -521,13 +521,10 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	if lr.run.Clients > 0 {
 		clients = lr.run.Clients
 	}
-	s := e.settings(lr.run.Name, clients, lr.x)
-	lr.run.apply(&s)
-	tw, err := x.watchStep(ctx, &s, lr, clients, rep, attempt)
+	s, tw, err := x.stepSettings(ctx, lr, clients, rep, attempt)
 	if err != nil {
 		return nil, nil, err
 	}
-	x.begin(&s, lr, clients)
 	r, err := loadtest.Run(ctx, s)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load %d clients: %w", clients, err)
@@ -581,48 +578,54 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	return p, rp, nil
 }
 
-// watchStep gives a step's settings the watcher of the server's stats and
-// profiles over its measured part (package watch) and, with [truth], the
-// server's record of it, which it returns.
-func (x *experimentRunner) watchStep(ctx context.Context, s *loadtest.Settings, lr *serverRun, clients, rep, attempt int) (*truthWatcher, error) {
+// stepSettings are the settings of one measurement of lr at clients,
+// whole: the run's (Experiment.settings), the watcher of its server
+// (watcher; with [truth], wrapped in the server's record of the step,
+// which it returns) and the observers of its seconds (begin).
+func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clients, rep, attempt int) (loadtest.Settings, *truthWatcher, error) {
 	e := x.e
-	var wo watch.Options
+	s := e.settings(lr.run, clients, lr.x)
 	if e.Stats.URL != "" {
 		x.describe(ctx, lr.x(e.Stats.URL))
-		wo = x.opt.Target.Options(lr.x(e.Stats.URL), x.res.Stats...)
-		wo.Format = e.Stats.Format
-		if len(e.Stats.EnvironmentKeys) > 0 {
-			wo.EnvironmentKeys = e.Stats.EnvironmentKeys
-		}
 	}
-	if e.Profile.URL != "" && clients == e.profileAt() && len(e.Profile.Kinds) > 0 {
-		wo.ProfileURL, wo.ProfileKinds = lr.x(e.Profile.URL), e.Profile.Kinds
-		wo.ProfilePrefix = filepath.Join(lr.dir, "profile")
+	var prefix string
+	if clients == e.profileAt() {
+		prefix = filepath.Join(lr.dir, "profile")
 		if rep > 1 {
-			wo.ProfilePrefix += fmt.Sprintf("-r%d", rep)
+			prefix += fmt.Sprintf("-r%d", rep)
 		}
 		if attempt > 1 {
-			wo.ProfilePrefix += fmt.Sprintf("-a%d", attempt)
+			prefix += fmt.Sprintf("-a%d", attempt)
 		}
-		wo.ProfileSeconds = e.Profile.Seconds
-		wo.ProfileBuckets, wo.ProfileFocus = e.Profile.Buckets, e.Profile.Focus
 	}
-	if wo.StatsURL != "" {
-		x.feed.WatchOptions(&wo, x.opt.Target.States)
+	w, err := x.watcher(lr, prefix)
+	if err != nil {
+		return s, nil, fmt.Errorf("watch the server: %w", err)
 	}
-	if wo.StatsURL != "" || wo.ProfileURL != "" {
-		w, err := watch.New(wo)
-		if err != nil {
-			return nil, fmt.Errorf("watch the server: %w", err)
-		}
-		s.Watch = w
-	}
+	s.Watcher, s.Observers = w, x.begin(lr, clients)
 	if e.Truth.Start == "" {
-		return nil, nil
+		return s, nil, nil
 	}
-	tw := &truthWatcher{inner: s.Watch, start: lr.x(e.Truth.Start), stop: lr.x(e.Truth.Stop)}
-	s.Watch = tw
-	return tw, nil
+	tw := &truthWatcher{inner: s.Watcher, start: lr.x(e.Truth.Start), stop: lr.x(e.Truth.Stop)}
+	s.Watcher = tw
+	return s, tw, nil
+}
+
+// watcher returns the watcher of lr's server during a load, the one place
+// the runner says what it watches: the stats of [stats], each read fed to
+// the dashboard, and with a prefix the profiles of [profile], saved under
+// it. The target completes the options (watch.Target.Watcher).
+func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtest.Watcher, error) {
+	e := x.e
+	o := watch.Options{Format: e.Stats.Format, EnvironmentKeys: e.Stats.EnvironmentKeys}
+	if e.Stats.URL != "" {
+		o.StatsURL, o.Stats, o.OnRead = lr.x(e.Stats.URL), x.res.Stats, x.feed.OnRead
+	}
+	if p := e.Profile; profilePrefix != "" && p.URL != "" && len(p.Kinds) > 0 {
+		o.ProfileURL, o.ProfileKinds, o.ProfilePrefix = lr.x(p.URL), p.Kinds, profilePrefix
+		o.ProfileSeconds, o.ProfileBuckets, o.ProfileFocus = p.Seconds, p.Buckets, p.Focus
+	}
+	return x.opt.Target.Watcher(o)
 }
 
 // stepText is a measurement's log line: its figures, its limit, its
@@ -686,37 +689,26 @@ func judge(p *point, l loadSpec) {
 	p.SLO = loadtest.EvaluateSLO(p.Result, objs)
 }
 
-// settings builds the load tool's settings for one step.
-func (e *Experiment) settings(name string, clients int, x func(string) string) loadtest.Settings {
-	l := e.Load
-	reqs := make([]loadtest.Request, len(l.Requests))
-	for i, r := range l.Requests {
-		r.URL = x(r.URL)
-		r.Label = x(r.Label)
-		if r.Form != nil {
-			f := make(map[string]string, len(r.Form))
-			for k, v := range r.Form {
+// settings are the load tool's settings for one load of run r at clients:
+// the run's settings (runSettings), named after it, the placeholders of
+// their requests expanded by x.
+func (e *Experiment) settings(r runSpec, clients int, x func(string) string) loadtest.Settings {
+	s := e.runSettings(r)
+	s.Name, s.Clients = r.Name, clients
+	reqs := s.Requests
+	s.Requests = make([]loadtest.Request, len(reqs))
+	for i, q := range reqs {
+		q.URL, q.Label = x(q.URL), x(q.Label)
+		if q.Form != nil {
+			f := make(map[string]string, len(q.Form))
+			for k, v := range q.Form {
 				f[k] = x(v)
 			}
-			r.Form = f
+			q.Form = f
 		}
-		reqs[i] = r
+		s.Requests[i] = q
 	}
-	return loadtest.Settings{
-		Name:       name,
-		Requests:   reqs,
-		Clients:    clients,
-		Duration:   time.Duration(l.Duration),
-		Warmup:     time.Duration(l.Warmup),
-		Model:      loadtest.Model(l.Model),
-		Think:      time.Duration(l.Think),
-		ThinkDev:   time.Duration(l.ThinkDev),
-		Timer:      loadtest.TimerKind(l.Timer),
-		TimerSlack: time.Duration(l.TimerSlack),
-		Rate:       l.Rate,
-		Timeout:    time.Duration(l.Timeout),
-		Timeline:   l.Timeline,
-	}
+	return s
 }
 
 // stepLine is the progress line of one measurement.

@@ -50,6 +50,11 @@ func (e *Experiment) checkTruth() []error {
 	if d := time.Duration(e.Load.Warmup); d < minTruthWarmup {
 		errs = append(errs, fmt.Errorf("load.warmup = %v: with [truth] want at least %v (the window's start is sent before it)", d, minTruthWarmup))
 	}
+	for _, r := range e.Runs {
+		if d := r.Warmup; d != 0 && d < minTruthWarmup {
+			errs = append(errs, fmt.Errorf("run %q: warmup = %v: with [truth] want at least %v (the window's start is sent before it)", r.Name, d, minTruthWarmup))
+		}
+	}
 	return errs
 }
 

@@ -113,7 +113,7 @@ func TestTruthWatcher(t *testing.T) {
 		target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "ok") }))
 		tw := &truthWatcher{start: admin.URL + "/truth/start?at={{window_start}}&until={{window_end}}", stop: admin.URL + "/truth/stop"}
 		r, err := loadtest.Run(context.Background(), loadtest.Settings{Requests: []loadtest.Request{{URL: target.URL}}, Clients: 1,
-			Warmup: 100 * time.Millisecond, Duration: 100 * time.Millisecond, Model: loadtest.ModelDelay, Think: 10 * time.Millisecond, Watch: tw})
+			Warmup: 100 * time.Millisecond, Duration: 100 * time.Millisecond, Model: loadtest.ModelDelay, Think: 10 * time.Millisecond, Watcher: tw})
 		admin.Close()
 		target.Close()
 		if err != nil {
@@ -217,7 +217,7 @@ func TestParseTruthErrors(t *testing.T) {
 		{base + truth + claimOn(`{ run = "graph 1", clients = 10, truth = "omission" }`), `truth = "omission": want one of`},
 		{base + truth + claimOn(`{ run = "graph 1", clients = 10, truth = "served", metric = "p99_ms" }`), `exactly one of metric, reading, profile or truth`},
 		{strings.Replace(base, "name = \"graph 1\"\n", "name = \"graph 1\"\nmodel = \"burst\"\n", 1), `run "graph 1": model:`},
-		{strings.Replace(base, "name = \"graph 1\"\n", "name = \"graph 1\"\nmodel = \"open\"\n", 1), `run "graph 1": the open model needs a positive rate`},
+		{strings.Replace(base, "name = \"graph 1\"\n", "name = \"graph 1\"\nmodel = \"open\"\n", 1), `run "graph 1": rate = 0: the open model needs a positive rate`},
 		{strings.Replace(claimBase, "name = \"graph 1\"\n", "name = \"graph 1\"\nclients = 40\n", 1), `clients = 40 replaces load.clients, which must then name one count (it has 3)`},
 		{strings.Replace(base, "name = \"graph 1\"\n", "name = \"graph 1\"\nclients = 40\n", 1) + claimOn(`{ run = "graph 1", clients = 10, metric = "p99_ms" }`), `run "graph 1" is measured at 40 clients only`},
 	}

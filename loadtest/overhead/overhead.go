@@ -82,18 +82,25 @@ type Options struct {
 	// above).
 	Commands, Formats, DBs []string
 	// Rounds are the measured rounds per row, each of Duration; Warmup
-	// runs before the first round of each row, not measured.
-	Rounds           int
-	Duration, Warmup time.Duration
+	// runs before the first round of each row, not measured. The tags
+	// are the flags of loadtest overhead (cli.BindFlags).
+	Rounds   int           `flag:"rounds" default:"5" help:"measured rounds per row (1..100); the median and min-max are reported"`
+	Duration time.Duration `flag:"duration" default:"2s" help:"length of each round"`
+	Warmup   time.Duration `flag:"warmup" default:"1s" help:"warm-up before the first round of each row, not measured"`
 	// Clients are each load tool's clients; Workers the board's
 	// -workers; Pool the database connections of both servers; N the
 	// posts per page.
-	Clients, Workers, Pool, N int
+	Clients int `flag:"clients" default:"10" help:"clients of each load tool (closed model, think 0)"`
+	Workers int `flag:"workers" default:"10" help:"the board's -workers"`
+	Pool    int `flag:"pool" default:"10" help:"database connections of the board and of the yardstick"`
+	N       int `flag:"n" default:"30" help:"posts per page (the n parameter, 1..500)"`
 	// Board, Yardstick and Loadtest are the binaries; the first two are
 	// built with go build when empty, Loadtest is required.
-	Board, Yardstick, Loadtest string
+	Board     string `flag:"bbs" help:"board binary (default: go build bbslab/cmd/bbs into a temp dir)"`
+	Yardstick string `flag:"yardstick" help:"yardstick binary (default: go build bbslab/cmd/yardstick into a temp dir)"`
+	Loadtest  string `flag:"loadtest" help:"load tool binary run as \"loadtest run\" for each side (default: this program)"`
 	// Pin pins both servers to CPU 0 and both load tools to CPU 1.
-	Pin bool
+	Pin bool `flag:"pin" default:"true" help:"pin both servers to CPU 0 and both load tools to CPU 1 (Linux)"`
 }
 
 // Check checks the numbers of o, naming each by its flag of "loadtest

@@ -7,8 +7,11 @@
 //
 // It sits above the engine (loadtest), the watcher's summaries (watch),
 // the charts (chart) and the dashboard's feed (feed), and knows no target:
-// the server's columns and charts come in Options.Target. The commands
-// keep their flags and exit codes (cmd/loadtest); docs/layout.md has the
+// the server's columns and charts come in Options.Target. What a command
+// line says of a run's requests and of what it watches (Requests, Watch)
+// is declared here, each flag a tagged field as the run's settings are in
+// loadtest.Settings (cli.BindFlags); the commands keep the rest of their
+// flags and their exit codes (cmd/loadtest). docs/layout.md has the
 // package map.
 package session
 

@@ -7,7 +7,7 @@
 // per-second values and request-state shares (Read, State) to a callback
 // as the run goes, warm-up included: the live dashboard's server side.
 //
-// A Watcher, made by New from Options, is what loadtest.Settings.Watch
+// A Watcher, made by New from Options, is what loadtest.Settings.Watcher
 // takes. What a run's Watch saw (Seen: ServerStats, ProfileSummary) is
 // this package's: the engine keeps it in the Result as JSON it does not
 // read, and Of reads it back; Summary and Columns are its lines in the
@@ -15,8 +15,8 @@
 // chart placement (Stat.Chart, Chart) and their sweep-table columns
 // (Columns) are data it is given. A Target holds all the tools know of a
 // server under test, built once (for the board: contract.Board in package
-// loadtest/contract), and Target.Options gives the watcher's options for
-// its stats JSON. A stat the target never reported is named in the run's
+// loadtest/contract), and Target.Watcher makes the watcher a caller asks
+// for, completing its options from the target. A stat the target never reported is named in the run's
 // warnings unless it is Optional.
 //
 // Files: watch.go (Options, New, one run's watch), poll.go (the stats

@@ -37,7 +37,7 @@ func TestOnReadDuringTheRun(t *testing.T) {
 			mu.Unlock()
 		}})
 	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 2, Think: 10 * time.Millisecond,
-		Warmup: 1500 * time.Millisecond, Duration: 2 * time.Second, Watch: w})
+		Warmup: 1500 * time.Millisecond, Duration: 2 * time.Second, Watcher: w})
 	mu.Lock()
 	defer mu.Unlock()
 	if len(reads) < 2 {

@@ -3,6 +3,8 @@ package watch
 import (
 	"context"
 	"encoding/json"
+
+	"bbslab/loadtest"
 )
 
 // A Target describes a server under test to the tools: what the watcher,
@@ -55,21 +57,38 @@ type Target struct {
 	Limiting func(byPath map[string]float64) string
 }
 
-// Options returns the options of a watcher of the target's stats at
-// statsURL (JSON or Prometheus text, as the caller's Options.Format says),
-// keeping t.Stats and copying t.EnvironmentKeys: the one place the
-// tools build them (the run and sweep commands, calibrate and the
-// experiment runner add their profiles and live feed to what it returns).
-//
-// A caller with its own list of stats (an experiment file's
-// [[stats.reading]], calibrate's ProcessCPU) passes it as stats. Each of
-// them without a Panel is shown on the dashboard panel of t's stat at the
-// same path or metric: the panels are part of the target's description, defined
-// once with its Stats, and a file that names a number its own way still
-// measures the same number.
-func (t Target) Options(statsURL string, stats ...Stat) Options {
-	o := Options{StatsURL: statsURL, Stats: t.Stats, EnvironmentKeys: t.EnvironmentKeys}
-	if len(stats) == 0 {
+// Watcher returns a watcher of the target as o asks, or nil when o asks
+// for neither stats nor profiles. It is the one place a watcher's options
+// are completed from its target, for the run and sweep commands, the
+// experiment runner's steps and probes, and calibrate: each says what it
+// wants in o, and t gives the rest (options).
+func (t Target) Watcher(o Options) (loadtest.Watcher, error) {
+	if o.StatsURL == "" && o.ProfileURL == "" {
+		return nil, nil
+	}
+	w, err := New(t.options(o))
+	if err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// options completes o from t: with no Stats, t's; each stat o gives
+// without a Panel is shown on the dashboard panel of t's stat at the same
+// path or metric (the panels are part of the target's description,
+// defined once with its Stats, and a file that names a number its own way
+// still measures the same number); with no EnvironmentKeys, t's; with an
+// OnRead and no States, t's request states. The caller's lists are left
+// as they are.
+func (t Target) options(o Options) Options {
+	if len(o.EnvironmentKeys) == 0 {
+		o.EnvironmentKeys = t.EnvironmentKeys
+	}
+	if o.OnRead != nil && len(o.States) == 0 {
+		o.States = t.States
+	}
+	if len(o.Stats) == 0 {
+		o.Stats = t.Stats
 		return o
 	}
 	panel := map[string]string{}
@@ -79,16 +98,17 @@ func (t Target) Options(statsURL string, stats ...Stat) Options {
 			panel["metric "+s.Metric] = s.Panel
 		}
 	}
-	o.Stats = make([]Stat, len(stats))
-	for i, s := range stats {
+	stats := make([]Stat, len(o.Stats))
+	for i, s := range o.Stats {
 		if s.Panel == "" && s.Path != "" {
 			s.Panel = panel["path "+s.Path]
 		}
 		if s.Panel == "" && s.Metric != "" {
 			s.Panel = panel["metric "+s.Metric]
 		}
-		o.Stats[i] = s
+		stats[i] = s
 	}
+	o.Stats = stats
 	return o
 }
 

@@ -12,9 +12,10 @@ import (
 	"bbslab/loadtest"
 )
 
-// Options say what to watch. Target.Options builds them for a target's
-// stats endpoint; the caller adds profiles and a live callback. A Watcher
-// knows only paths and metric selectors.
+// Options say what to watch: the caller says what it wants and
+// Target.Watcher fills in the rest from the target (its stats, panels,
+// environment keys and request states). A Watcher knows only paths and
+// metric selectors.
 type Options struct {
 	// StatsURL, when set, is read every second during the measured
 	// window: a JSON document or a Prometheus text endpoint from which
@@ -52,7 +53,7 @@ type Options struct {
 }
 
 // A Watcher polls a target's stats and takes its profiles during each run
-// it is given to (loadtest.Settings.Watch).
+// it is given to (loadtest.Settings.Watcher).
 type Watcher struct {
 	o    Options
 	sels selectors

@@ -120,7 +120,7 @@ func TestServerStatsAndProfiles(t *testing.T) {
 	dir := t.TempDir()
 	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL + "/"}}, Clients: 2, Think: 2 * time.Millisecond,
 		Warmup: 200 * time.Millisecond, Duration: 2100 * time.Millisecond,
-		Watch: mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Stats: testStats, EnvironmentKeys: []string{"goroutines", "workers"},
+		Watcher: mustWatcher(t, Options{StatsURL: srv.URL + "/admin/stats", Stats: testStats, EnvironmentKeys: []string{"goroutines", "workers"},
 			ProfileURL: srv.URL + "/debug", ProfileKinds: []string{"fgprof", "cpu"}, ProfilePrefix: filepath.Join(dir, "x")})})
 	got := seen(t, res)
 	sr := got.Server
@@ -193,7 +193,7 @@ func TestUnreachableStatsAreCountedNotFatal(t *testing.T) {
 	dead := ln.Addr().String()
 	ln.Close()
 	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 1, Think: 10 * time.Millisecond, Duration: 1200 * time.Millisecond,
-		Watch: mustWatcher(t, Options{StatsURL: "http://" + dead + "/admin/stats", Stats: testStats, ProfileURL: "http://" + dead + "/debug", ProfilePrefix: filepath.Join(t.TempDir(), "p")})})
+		Watcher: mustWatcher(t, Options{StatsURL: "http://" + dead + "/admin/stats", Stats: testStats, ProfileURL: "http://" + dead + "/debug", ProfilePrefix: filepath.Join(t.TempDir(), "p")})})
 	if res.Total.Successes == 0 {
 		t.Errorf("no successes: the load must go on without the stats")
 	}
@@ -274,7 +274,7 @@ func TestCounterReadAtTheWindowsEnd(t *testing.T) {
 	srv := delayServer(t)
 	res := mustRun(t, loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 1, Think: 10 * time.Millisecond,
 		Duration: 1300 * time.Millisecond,
-		Watch:    mustWatcher(t, Options{StatsURL: stats.URL, Stats: []Stat{{Name: "busy", Path: "workers.busy_seconds_total", Kind: Counter}}})})
+		Watcher:  mustWatcher(t, Options{StatsURL: stats.URL, Stats: []Stat{{Name: "busy", Path: "workers.busy_seconds_total", Kind: Counter}}})})
 	sr := seen(t, res).Server
 	if sr == nil || sr.Reads != 2 {
 		t.Fatalf("server stats %+v; want 2 reads: the window's start and its end (the one at 1 s held)", sr)

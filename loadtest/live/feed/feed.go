@@ -1,7 +1,7 @@
 // Package feed turns a load run into the live dashboard's frames: the
-// engine's per-second rows (the feed is one of loadtest.Settings.Observers:
-// Hook) and the watcher's per-second reads of the target
-// (watch.Options.OnRead) become one live.Frame a second, published to a
+// engine's per-second rows (Observer, one of loadtest.Settings.Observers)
+// and the watcher's per-second reads of the target (OnRead, a
+// watch.Options.OnRead) become one live.Frame a second, published to a
 // live.Hub, with the progress the caller sets (Begin) and the steps,
 // claims and notes it reports (Step, Done, Note).
 //
@@ -83,25 +83,17 @@ func (f *Feed) Begin(p Position) {
 	f.pos, f.stepStart, f.read = p, time.Now(), nil
 }
 
-// Hook makes the per-second rows of runs of s feed f: it adds f to s's
-// observers, after those s has. The target's side comes from WatchOptions.
-func (f *Feed) Hook(s *loadtest.Settings) {
-	s.Observers = append(s.Observers, loadtest.ObserverFunc(f.second))
-}
+// Observer is what a run's settings list among their observers for
+// their per-second rows to feed f; the target's side comes from OnRead.
+func (f *Feed) Observer() loadtest.Observer { return loadtest.ObserverFunc(f.second) }
 
-// WatchOptions makes the watcher built from o feed f its reads, with the
-// request states whose shares the "doing now" chart stacks.
-func (f *Feed) WatchOptions(o *watch.Options, states []watch.State) {
-	prev := o.OnRead
-	o.OnRead = func(r watch.Read) {
-		if prev != nil {
-			prev(r)
-		}
-		f.mu.Lock()
-		f.read = &r
-		f.mu.Unlock()
-	}
-	o.States = states
+// OnRead keeps the watcher's last read for the next second's frame: it is
+// a watcher's Options.OnRead (whose States are the request states the
+// "doing now" chart stacks).
+func (f *Feed) OnRead(r watch.Read) {
+	f.mu.Lock()
+	f.read = &r
+	f.mu.Unlock()
 }
 
 // second publishes the frame of one second of load.

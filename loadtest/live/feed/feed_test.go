@@ -43,19 +43,19 @@ func TestFeedFrames(t *testing.T) {
 
 	hub := live.New()
 	f := New(hub, "test experiment")
-	wo := watch.Options{StatsURL: srv.URL + "/stats", Stats: []watch.Stat{
+	wo := watch.Options{StatsURL: srv.URL + "/stats", OnRead: f.OnRead, Stats: []watch.Stat{
 		{Name: "cpu", Path: "cpu", Kind: watch.Gauge, Unit: "%", Panel: "CPU"},
 		{Name: "queued", Path: "queued", Kind: watch.Counter, Panel: "Workers"},
 		{Name: "busy", Path: "busy", Kind: watch.Counter}, // no panel: not drawn
 	}}
-	f.WatchOptions(&wo, []watch.State{{Name: "queued", Path: "queued"}, {Name: "busy", Path: "busy"}})
+	wo.States = []watch.State{{Name: "queued", Path: "queued"}, {Name: "busy", Path: "busy"}}
 	w, err := watch.New(wo)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := loadtest.Settings{Requests: []loadtest.Request{{URL: srv.URL}}, Clients: 2, Think: 10 * time.Millisecond,
-		Warmup: time.Second, Duration: 2 * time.Second, Seed: 1, Watch: w}
-	f.Hook(&s)
+		Warmup: time.Second, Duration: 2 * time.Second, Seed: 1, Watcher: w}
+	s.Observers = append(s.Observers, f.Observer())
 	f.Begin(Position{Run: "only", Step: 1, Steps: 2, Clients: 2, StepSeconds: 3, After: 3})
 	res, err := loadtest.Run(context.Background(), s)
 	if err != nil {
