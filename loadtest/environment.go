@@ -57,7 +57,7 @@ func mergeEnvironments(results []*Result) (*Environment, []string) {
 		}
 		if out.Server == nil {
 			out.Server = e.Server
-		} else if d := flatDifferences(out.Server, e.Server); len(d) > 0 {
+		} else if d := out.ServerDifferences(e); len(d) > 0 {
 			warns = append(warns, fmt.Sprintf("merge: generator %d read a different server (%s)", i+1, strings.Join(d, "; ")))
 		}
 	}
@@ -95,7 +95,7 @@ func EnvironmentDifferences(results []*Result) []string {
 			}
 		}
 		if ref.Server != nil && e.Server != nil {
-			for _, d := range flatDifferences(ref.Server, e.Server) {
+			for _, d := range ref.ServerDifferences(e) {
 				add("server " + d)
 			}
 		}
@@ -111,6 +111,13 @@ func WriteEnvironmentWarning(w io.Writer, results []*Result) {
 		return
 	}
 	fmt.Fprintf(w, "WARNING: these results ran in different environments: %s\n", strings.Join(d, "; "))
+}
+
+// ServerDifferences names the facts of the server's objects (Server)
+// that differ between e and o, leaf by leaf, as "path: e's vs o's" (at
+// most 8, then how many more): "config.workers: 4 vs 8".
+func (e *Environment) ServerDifferences(o *Environment) []string {
+	return flatDifferences(e.Server, o.Server)
 }
 
 // flatDifferences compares two sets of opaque JSON objects leaf by leaf

@@ -222,7 +222,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 	for i, c := range strings.Split(JTLHeader, ",") {
 		cols[c] = i
 	}
-	labels := map[string]*tally{}
+	labels := map[string]*Tally{}
 	var order []string
 	var first, last int64 = math.MaxInt64, 0
 	clients := 0
@@ -268,14 +268,12 @@ func parseJTL(r io.Reader) (*Result, error) {
 		name := get("label")
 		l := labels[name]
 		if l == nil {
-			l = newTally()
+			l = NewTally()
 			labels[name] = l
 			order = append(order, name)
 		}
 		n, _ := strconv.ParseInt(get("bytes"), 10, 64)
 		sn, _ := strconv.ParseInt(get("sentBytes"), 10, 64)
-		l.recv += n
-		l.snt += sn
 		if t, err := strconv.Atoi(get("allThreads")); err == nil && t > clients {
 			clients = t
 		}
@@ -289,7 +287,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 			// Lines come roughly in time order: keep seconds well behind
 			// the newest compressed so a long file needs little memory.
 			if old := secs[end/1000-10]; old != nil {
-				old.h.compact()
+				old.h.Compact()
 			}
 		}
 		s.recv += n
@@ -297,20 +295,17 @@ func parseJTL(r io.Reader) (*Result, error) {
 		if _, err := strconv.Atoi(code); err != nil || len(code) != 3 {
 			code = "0" // "Non HTTP response code: ...": no response
 		}
-		l.codes[code]++
 		if strings.EqualFold(get("success"), "true") {
 			d := time.Duration(el) * time.Millisecond
-			l.hist.Record(d)
-			l.ok++
+			l.Success(d, code, n, sn)
 			s.h.Record(d)
 			s.ok++
 		} else {
-			l.errs[jtlKind(get("responseCode"), get("failureMessage"))]++
 			text := get("failureMessage")
 			if text == "" {
 				text = strings.TrimSpace(get("responseCode") + " " + get("responseMessage"))
 			}
-			addErr(l.errSet, text, 1)
+			l.Failure(jtlKind(get("responseCode"), get("failureMessage")), text, code, n, sn)
 			s.err++
 		}
 	}
@@ -324,12 +319,12 @@ func parseJTL(r io.Reader) (*Result, error) {
 		MeasuredSeconds: seconds,
 	}
 	res.Settings.Clients = clients
-	all := newTally()
+	all := NewTally()
 	for _, name := range order {
-		res.Labels = append(res.Labels, labels[name].stats(name, clients, seconds))
+		res.Labels = append(res.Labels, labels[name].Stats(name, clients, seconds))
 		all.add(labels[name])
 	}
-	res.Total = all.stats("TOTAL", clients, seconds)
+	res.Total = all.Stats("TOTAL", clients, seconds)
 	keys := make([]int64, 0, len(secs))
 	for k := range secs {
 		keys = append(keys, k)
@@ -341,8 +336,7 @@ func parseJTL(r io.Reader) (*Result, error) {
 			T: float64(k*1000+1000-first) / 1000, Successes: s.ok, Errors: s.err, Throughput: float64(s.ok), Bytes: s.recv,
 			Histogram: s.h,
 		}
-		row.P90Ms, row.P95Ms = ms(s.h.Quantile(0.90)), ms(s.h.Quantile(0.95)) // before secondFigures compacts it
-		row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(s.h)
+		row.FillLatency()
 		res.Series = append(res.Series, row)
 	}
 	return res, nil

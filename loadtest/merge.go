@@ -39,7 +39,7 @@ func Merge(results []*Result, o MergeOptions) (*Result, error) {
 	out.Settings.Clients = 0
 	out.Settings.JTL, out.Settings.Observers = nil, nil
 	type acc struct {
-		tally
+		Tally
 		clients int
 	}
 	labels := map[string]*acc{}
@@ -63,11 +63,11 @@ func Merge(results []*Result, o MergeOptions) (*Result, error) {
 		for _, l := range r.Labels {
 			a := labels[l.Label]
 			if a == nil {
-				a = &acc{tally: *newTally()}
+				a = &acc{Tally: *NewTally()}
 				labels[l.Label] = a
 				order = append(order, l.Label)
 			}
-			a.add(fromStats(&l))
+			a.AddStats(&l)
 			a.clients += l.Clients
 		}
 		for j, row := range r.Series {
@@ -132,12 +132,7 @@ func Merge(results []*Result, o MergeOptions) (*Result, error) {
 	}
 	for i := range out.Series {
 		m := &out.Series[i]
-		m.P90Ms, m.P95Ms = ms(m.Histogram.Quantile(0.90)), ms(m.Histogram.Quantile(0.95)) // before secondFigures compacts it
-		m.MeanMs, m.P50Ms, m.P99Ms, m.MaxMs = secondFigures(m.Histogram)
-		for j := range m.Labels {
-			l := &m.Labels[j]
-			l.MeanMs, l.P50Ms, l.P99Ms, l.MaxMs = secondFigures(l.Histogram)
-		}
+		m.FillLatency()
 	}
 	seconds := out.MeasuredSeconds // the longest window, when some result has none
 	if overlap != nil {
@@ -145,14 +140,14 @@ func Merge(results []*Result, o MergeOptions) (*Result, error) {
 		out.MeasuredSeconds = round3(seconds)
 	}
 	out.Overlap = overlap
-	all := newTally()
+	all := NewTally()
 	for _, name := range order {
 		a := labels[name]
-		out.Labels = append(out.Labels, a.stats(name, a.clients, seconds))
-		all.add(&a.tally)
+		out.Labels = append(out.Labels, a.Stats(name, a.clients, seconds))
+		all.add(&a.Tally)
 	}
-	out.Total = all.stats("TOTAL", out.Settings.Clients, seconds)
-	out.Warnings = warnings(out)
+	out.Total = all.Stats("TOTAL", out.Settings.Clients, seconds)
+	out.Warnings = Warnings(out)
 	if overlapWarn != "" {
 		out.Warnings = append(out.Warnings, overlapWarn)
 	}

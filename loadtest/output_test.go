@@ -168,7 +168,7 @@ func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
 	if errs > 0 {
 		ek = map[string]int64{"status": errs}
 	}
-	st := (&tally{hist: h, ok: ok, errs: ek}).stats("x", clients, 10)
+	st := (&Tally{hist: h, ok: ok, errs: ek}).Stats("x", clients, 10)
 	tot := st
 	tot.Label = "TOTAL"
 	tot.Histogram = h.Clone()

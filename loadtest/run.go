@@ -288,19 +288,17 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
 		Successes: ok, Errors: errs, Bytes: recv, Histogram: h, ErrorKinds: errorKinds(kinds),
 	}
-	row.P90Ms, row.P95Ms = ms(h.Quantile(0.90)), ms(h.Quantile(0.95)) // before secondFigures compacts h
-	row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(h)
 	if dt > 0 {
 		row.Throughput = math.Round(float64(ok)/dt*10) / 10
 	}
 	for j, l := range labels {
 		ls := LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs, Histogram: l.hist}
-		ls.MeanMs, ls.P50Ms, ls.P99Ms, ls.MaxMs = secondFigures(l.hist)
 		if dt > 0 {
 			ls.Throughput = math.Round(float64(l.ok)/dt*10) / 10
 		}
 		row.Labels = append(row.Labels, ls)
 	}
+	row.FillLatency()
 	return append(series, row)
 }
 
@@ -618,9 +616,9 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	all := labelAcc{hist: NewHistogram()}
 	for i, a := range accs {
 		all.add(&accs[i])
-		res.Labels = append(res.Labels, a.tally().stats(r.reqs[i].label, s.Clients, seconds))
+		res.Labels = append(res.Labels, a.tally().Stats(r.reqs[i].label, s.Clients, seconds))
 	}
-	res.Total = all.tally().stats("TOTAL", s.Clients, seconds)
+	res.Total = all.tally().Stats("TOTAL", s.Clients, seconds)
 	if s.Model == ModelOpen {
 		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
 	}
@@ -628,7 +626,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	if r.tl != nil {
 		res.Timeline = r.tl.result(s.Warmup)
 	}
-	res.Warnings = warnings(res)
+	res.Warnings = Warnings(res)
 	if res.Cost.Cores == nil && !interrupted {
 		res.Warnings = append(res.Warnings, "the use of the generator's CPUs over the measured span (busy, others, steal) is not available on "+runtime.GOOS+": the cost leaves it out")
 	}
@@ -642,8 +640,11 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	return res
 }
 
-// warnings explains what limits the figures.
-func warnings(res *Result) []string {
+// Warnings explains what limits the figures of res: an interrupted run,
+// a generator that may have been the bottleneck, figures its OS does not
+// give, late requests and dropped arrivals. Run and merge.Results put them
+// first in Result.Warnings.
+func Warnings(res *Result) []string {
 	var w []string
 	if res.Interrupted {
 		w = append(w, "the run was interrupted; figures cover the part that ran")

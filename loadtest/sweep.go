@@ -74,7 +74,7 @@ func WriteSweepJSON(path, name string, runs []*Result) error {
 // reads: a single JSON result, a JSON sweep, an experiment's
 // experiment.json (its points' results), or a JMeter JTL CSV file
 // (recognised by a .jtl or .csv extension or a non-JSON first byte).
-// JSON files of schema version 1 are read too (Result.upgrade).
+// JSON files of schema version 1 are read too (Result.Upgrade).
 func ReadRuns(path string) ([]*Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -120,11 +120,11 @@ func ReadRuns(path string) ([]*Result, error) {
 	if err := json.Unmarshal(b, &sf); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := checkSchema(path, sf.Schema); err != nil {
+	if err := CheckSchema(path, sf.Schema); err != nil {
 		return nil, err
 	}
 	for _, r := range sf.Runs {
-		r.upgrade(sf.Schema)
+		r.Upgrade(sf.Schema)
 		if r.Name == "" {
 			r.Name = sf.Name
 		}
@@ -148,7 +148,7 @@ func readExperimentRuns(path string, b []byte) ([]*Result, error) {
 	if err := json.Unmarshal(b, &ef); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
-	if err := checkSchema(path, ef.Schema); err != nil {
+	if err := CheckSchema(path, ef.Schema); err != nil {
 		return nil, err
 	}
 	var out []*Result
@@ -157,7 +157,7 @@ func readExperimentRuns(path string, b []byte) ([]*Result, error) {
 			if p.Result == nil {
 				continue
 			}
-			p.Result.upgrade(ef.Schema)
+			p.Result.Upgrade(ef.Schema)
 			p.Result.Name = run.Name
 			out = append(out, p.Result)
 		}
