@@ -113,13 +113,6 @@ func TestRequestsAbandonedAtTheStopAreCutoffErrors(t *testing.T) {
 		if back.Total.ErrorKinds["cutoff"] != 3 {
 			t.Errorf("model %s: JTL read back errors %v; want 3 cutoff", m, back.Total.ErrorKinds)
 		}
-		merged, err := Merge([]*Result{res, res}, MergeOptions{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if merged.Total.ErrorKinds["cutoff"] != 6 {
-			t.Errorf("model %s: merged errors %v; want 6 cutoff", m, merged.Total.ErrorKinds)
-		}
 	}
 }
 

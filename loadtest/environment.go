@@ -36,34 +36,6 @@ func newEnvironment() *Environment {
 	return &Environment{Generator: &h}
 }
 
-// mergeEnvironments keeps the generators' environments of results merged
-// from several machines: Generator is the first result's, Generators each
-// one's; Server is the first one found (all generators load one server).
-// When the generators read different servers, a warning says so.
-func mergeEnvironments(results []*Result) (*Environment, []string) {
-	var out *Environment
-	var warns []string
-	for i, r := range results {
-		e := r.Environment
-		if e == nil || e.Generator == nil {
-			continue
-		}
-		if out == nil {
-			out = &Environment{Generator: e.Generator}
-		}
-		out.Generators = append(out.Generators, *e.Generator)
-		if e.Server == nil {
-			continue
-		}
-		if out.Server == nil {
-			out.Server = e.Server
-		} else if d := out.ServerDifferences(e); len(d) > 0 {
-			warns = append(warns, fmt.Sprintf("merge: generator %d read a different server (%s)", i+1, strings.Join(d, "; ")))
-		}
-	}
-	return out, warns
-}
-
 // maxDifferences bounds how many differing server facts one line names.
 const maxDifferences = 8
 

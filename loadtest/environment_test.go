@@ -1,11 +1,9 @@
 package loadtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -143,47 +141,5 @@ func TestFlatDifferencesBounded(t *testing.T) {
 	d := flatDifferences(map[string]json.RawMessage{"config": ja}, map[string]json.RawMessage{"config": jb, "database": json.RawMessage(`{"kind":"sqlite"}`)})
 	if len(d) != maxDifferences+1 || d[0] != "config.k00: 0 vs 1" || d[maxDifferences] != "4 more" {
 		t.Errorf("flatDifferences = %q; want %d differences then \"4 more\" (3 keys and the absent database)", d, maxDifferences)
-	}
-}
-
-func TestMergeKeepsEnvironments(t *testing.T) {
-	a := fakeResult(2, map[time.Duration]int64{time.Millisecond: 10}, 0)
-	b := fakeResult(3, map[time.Duration]int64{time.Millisecond: 10}, 0)
-	a.Environment, b.Environment = envResult("Xeon", 2, "16.4").Environment, envResult("EPYC", 8, "16.4").Environment
-	m, err := Merge([]*Result{a, b}, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := m.Environment
-	if e == nil || e.Generator.CPUModel != "Xeon" || len(e.Generators) != 2 || e.Generators[1].CPUModel != "EPYC" || e.Server == nil {
-		t.Fatalf("merged environment = %+v; want the first generator, both in Generators, the server", e)
-	}
-	for _, w := range m.Warnings {
-		if strings.Contains(w, "different server") {
-			t.Errorf("warning %q; the generators read one server", w)
-		}
-	}
-	b.Environment = envResult("EPYC", 8, "15.2").Environment
-	if m, err = Merge([]*Result{a, b}, MergeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if w := strings.Join(m.Warnings, "\n"); !strings.Contains(w, "generator 2 read a different server (database.server_version: 16.4 vs 15.2)") {
-		t.Errorf("warnings %q; want one naming the server that differs", w)
-	}
-	// A merged result written and read again keeps its environment.
-	path := filepath.Join(t.TempDir(), "m.json")
-	if err := m.WriteJSON(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadResult(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg bytes.Buffer
-	if back.Environment != nil {
-		json.Compact(&cfg, back.Environment.Server["config"])
-	}
-	if back.Environment == nil || len(back.Environment.Generators) != 2 || cfg.String() != `{"pool":10}` {
-		t.Errorf("read back environment = %+v", back.Environment)
 	}
 }

@@ -3,7 +3,6 @@ package loadtest
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -174,44 +173,6 @@ func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
 	tot.Histogram = h.Clone()
 	return &Result{Schema: SchemaVersion, Settings: Settings{Clients: clients}, Labels: []Stats{st}, Total: tot, MeasuredSeconds: 10,
 		Series: []SecondRow{{T: 1, Successes: ok, Histogram: h.Clone()}}}
-}
-
-func TestMergeIsExact(t *testing.T) {
-	a := fakeResult(10, map[time.Duration]int64{time.Millisecond: 990, 100 * time.Millisecond: 10}, 1)
-	b := fakeResult(20, map[time.Duration]int64{2 * time.Millisecond: 1000}, 0)
-	m, err := Merge([]*Result{a, b}, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := NewHistogram()
-	all.Merge(a.Total.Histogram)
-	all.Merge(b.Total.Histogram)
-	if m.Total.Requests != 2001 || m.Total.Errors != 1 || m.Settings.Clients != 30 || m.Total.Clients != 30 {
-		t.Errorf("merged totals %+v; want 2001 requests, 1 error, 30 clients", m.Total)
-	}
-	for _, q := range []float64{0.5, 0.99, 0.999} {
-		if got, want := m.Total.Histogram.Quantile(q), all.Quantile(q); got != want {
-			t.Errorf("merged q%.3f = %v; want %v", q, got, want)
-		}
-	}
-	if m.Total.Throughput != a.Total.Throughput+b.Total.Throughput {
-		t.Errorf("merged throughput %.1f; want the sum %.1f", m.Total.Throughput, a.Total.Throughput+b.Total.Throughput)
-	}
-	if len(m.Series) != 1 || m.Series[0].Successes != 2000 || len(m.Generators) != 2 {
-		t.Errorf("merged series %+v generators %d", m.Series, len(m.Generators))
-	}
-	// Survives JSON.
-	bts, err := m.MarshalIndent()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Result
-	if err := json.Unmarshal(bts, &back); err != nil {
-		t.Fatal(err)
-	}
-	if back.Total.Histogram.Quantile(0.999) != all.Quantile(0.999) {
-		t.Errorf("merged histogram changed through JSON")
-	}
 }
 
 func TestSweepJSONAndTable(t *testing.T) {

@@ -60,7 +60,7 @@ type Result struct {
 	Cost       Cost   `json:"cost"`
 	Generators []Cost `json:"generators,omitempty"`
 	// Overlap, in a merged result, says how the generators' measured
-	// windows lined up (overlap.go).
+	// windows lined up (package merge fills it).
 	Overlap *Overlap `json:"overlap,omitempty"`
 	// Server holds the target's own figures over the measured period and
 	// Profiles the profiles taken of it, as Settings.Watch gave them

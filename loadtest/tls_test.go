@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // recordingTLSServer is an https:// server with a self-signed certificate
@@ -166,19 +165,7 @@ func TestSummaryReadsLikeVegetas(t *testing.T) {
 	}
 }
 
-func TestMergeAndJTLKeepStatusCodes(t *testing.T) {
-	a := fakeResult(1, map[time.Duration]int64{time.Millisecond: 3}, 0)
-	b := fakeResult(1, map[time.Duration]int64{time.Millisecond: 2}, 0)
-	a.Labels[0].StatusCodes = map[string]int64{"200": 3, "0": 1}
-	a.Labels[0].ErrorSet = map[string]int64{"dial tcp: refused": 1}
-	b.Labels[0].StatusCodes = map[string]int64{"200": 2, "503": 4}
-	m, err := Merge([]*Result{a, b}, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := m.Total.StatusCodes; got["200"] != 5 || got["503"] != 4 || got["0"] != 1 || m.Total.ErrorSet["dial tcp: refused"] != 1 {
-		t.Errorf("merged status codes %v, error set %v; want 200:5 503:4 0:1 and the refused text", got, m.Total.ErrorSet)
-	}
+func TestJTLKeepsStatusCodes(t *testing.T) {
 	jtl := JTLHeader + "\n" +
 		"1000,5,x,200,OK,t 1-1,text,true,,10,5,1,1,http://h/,1,0,0\n" +
 		"1001,5,x,503,Service Unavailable,t 1-1,text,false,,10,5,1,1,http://h/,1,0,0\n" +
