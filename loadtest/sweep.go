@@ -1,13 +1,11 @@
 package loadtest
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -68,104 +66,6 @@ func WriteSweepJSON(path, name string, runs []*Result) error {
 		return fmt.Errorf("write sweep: %w", err)
 	}
 	return nil
-}
-
-// ReadRuns reads a file of results of any kind this package writes or
-// reads: a single JSON result, a JSON sweep, an experiment's
-// experiment.json (its points' results), or a JMeter JTL CSV file
-// (recognised by a .jtl or .csv extension or a non-JSON first byte).
-// JSON files of schema version 1 are read too (Result.Upgrade).
-func ReadRuns(path string) ([]*Result, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	first, _ := br.Peek(64)
-	ext := strings.ToLower(filepath.Ext(path))
-	if ext == ".jtl" || ext == ".csv" || !strings.HasPrefix(strings.TrimSpace(string(first)), "{") {
-		r, err := parseJTL(br)
-		if err != nil {
-			return nil, fmt.Errorf("read jtl %s: %w", path, err)
-		}
-		r.Name = jtlName(path)
-		if r.Environment, err = readJTLEnvironment(path); err != nil {
-			return nil, err
-		}
-		return []*Result{r}, nil
-	}
-	b, err := io.ReadAll(br)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	var head struct {
-		Kind string `json:"kind"`
-	}
-	if err := json.Unmarshal(b, &head); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	switch head.Kind {
-	case "sweep":
-	case "experiment":
-		return readExperimentRuns(path, b)
-	default:
-		r, err := decodeResult(path, b)
-		if err != nil {
-			return nil, err
-		}
-		return []*Result{r}, nil
-	}
-	var sf SweepFile
-	if err := json.Unmarshal(b, &sf); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := CheckSchema(path, sf.Schema); err != nil {
-		return nil, err
-	}
-	for _, r := range sf.Runs {
-		r.Upgrade(sf.Schema)
-		if r.Name == "" {
-			r.Name = sf.Name
-		}
-	}
-	return sf.Runs, nil
-}
-
-// readExperimentRuns reads the runs of an experiment.json (package
-// experiment writes it, SCHEMA.md's "Experiment"): each point's result,
-// named after its run, in the file's order.
-func readExperimentRuns(path string, b []byte) ([]*Result, error) {
-	var ef struct {
-		Schema int `json:"schema"`
-		Runs   []struct {
-			Name   string `json:"name"`
-			Points []struct {
-				Result *Result `json:"result"`
-			} `json:"points"`
-		} `json:"runs"`
-	}
-	if err := json.Unmarshal(b, &ef); err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	if err := CheckSchema(path, ef.Schema); err != nil {
-		return nil, err
-	}
-	var out []*Result
-	for _, run := range ef.Runs {
-		for _, p := range run.Points {
-			if p.Result == nil {
-				continue
-			}
-			p.Result.Upgrade(ef.Schema)
-			p.Result.Name = run.Name
-			out = append(out, p.Result)
-		}
-	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("read %s: an experiment with no measured points", path)
-	}
-	return out, nil
 }
 
 // A Column is one server figure of the sweep table: Value's figure of a

@@ -164,18 +164,3 @@ func TestSummaryReadsLikeVegetas(t *testing.T) {
 		}
 	}
 }
-
-func TestJTLKeepsStatusCodes(t *testing.T) {
-	jtl := JTLHeader + "\n" +
-		"1000,5,x,200,OK,t 1-1,text,true,,10,5,1,1,http://h/,1,0,0\n" +
-		"1001,5,x,503,Service Unavailable,t 1-1,text,false,,10,5,1,1,http://h/,1,0,0\n" +
-		"1002,5,x,Non HTTP response code: timeout,timeout,t 1-1,text,false,read timeout,0,5,1,1,http://h/,0,0,0\n"
-	r, err := parseJTL(strings.NewReader(jtl))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := r.Total.StatusCodes; got["200"] != 1 || got["503"] != 1 || got["0"] != 1 ||
-		r.Total.ErrorSet["503 Service Unavailable"] != 1 || r.Total.ErrorSet["read timeout"] != 1 {
-		t.Errorf("JTL: status codes %v, error set %v; want 200:1 503:1 0:1, \"503 Service Unavailable\" and \"read timeout\"", got, r.Total.ErrorSet)
-	}
-}

@@ -14,6 +14,7 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/resultfile"
 )
 
 // runCmd runs the command line and returns its exit code and output.
@@ -196,7 +197,7 @@ func TestSweepWritesEachStepsFiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep = exit %d: %s\n%s", code, stderr, stdout)
 	}
-	runs, err := loadtest.ReadRuns(out)
+	runs, err := resultfile.Read(out)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("sweep file: %d runs, %v; want 2", len(runs), err)
 	}
@@ -208,7 +209,7 @@ func TestSweepWritesEachStepsFiles(t *testing.T) {
 				t.Errorf("step %d clients: %s not written: %v", n, p, err)
 			}
 		}
-		jtl, err := loadtest.ReadJTL(filepath.Join(dir, fmt.Sprintf("s-c%d.jtl", n)))
+		jtl, err := resultfile.ReadJTL(filepath.Join(dir, fmt.Sprintf("s-c%d.jtl", n)))
 		if err != nil || jtl.Total.Requests != r.Total.Requests {
 			t.Errorf("step %d clients: JTL holds %v requests (%v); the result %d", n, jtl, err, r.Total.Requests)
 		}

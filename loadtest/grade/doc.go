@@ -29,7 +29,7 @@
 // Inputs, recognised from the content or named with -format:
 //
 //   - loadtest: this lab's run or sweep JSON (../SCHEMA.md), read with
-//     loadtest.ReadRuns; no per-request data: counts and percentiles from
+//     resultfile.Read; no per-request data: counts and percentiles from
 //     the total, the tail from its histogram, the rate from the series.
 //   - jtl: JMeter's CSV results (loadtest.JTLHeader's columns, JMeter's
 //     default), per sample timeStamp (epoch ms), elapsed (ms), responseCode.

@@ -8,6 +8,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )
 
@@ -24,7 +25,7 @@ func ReadCurves(args []string, names string) ([]chart.Curve, error) {
 	for i, arg := range args {
 		var c chart.Curve
 		for _, path := range strings.Split(arg, ",") {
-			runs, err := loadtest.ReadRuns(path)
+			runs, err := resultfile.Read(path)
 			if err != nil {
 				return nil, err
 			}
