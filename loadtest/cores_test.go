@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -70,12 +69,5 @@ func TestRunFillsCores(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`"cores":{"cpus":`)) || !bytes.Contains(b, []byte(`"interference_percent":`)) {
 		t.Errorf("result JSON lacks cost.cores: %.300s", b)
-	}
-	var out strings.Builder
-	if err := WriteSummary(&out, res); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "generator: cpu") || !strings.Contains(out.String(), "its CPUs") {
-		t.Errorf("summary:\n%s\nwant the generator's CPUs on its cost line", out.String())
 	}
 }

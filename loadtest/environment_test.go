@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -98,38 +97,7 @@ func TestRunWithoutStatsHasGeneratorOnly(t *testing.T) {
 	}
 }
 
-// envResult is a result with the given generator and server database
-// version.
-func envResult(cpu string, cpus int, dbVersion string) *Result {
-	h := machine.Host()
-	h.CPUModel, h.LogicalCPUs = cpu, cpus
-	return &Result{Environment: &Environment{Generator: &h, Server: map[string]json.RawMessage{
-		"database": json.RawMessage(`{"kind":"postgres","server_version":"` + dbVersion + `"}`),
-		"config":   json.RawMessage(`{"pool":10}`),
-	}}}
-}
 
-func TestEnvironmentWarning(t *testing.T) {
-	a, same := envResult("Xeon", 2, "16.4"), envResult("Xeon", 2, "16.4")
-	var b strings.Builder
-	WriteEnvironmentWarning(&b, []*Result{a, same, {}}) // a JTL result has no environment
-	if b.Len() != 0 {
-		t.Errorf("warning for results from one environment: %q; want none", b.String())
-	}
-	other := envResult("EPYC", 8, "15.2")
-	b.Reset()
-	WriteEnvironmentWarning(&b, []*Result{a, same, other})
-	got := b.String()
-	for _, want := range []string{"WARNING: these results ran in different environments", "generator CPU model: Xeon vs EPYC",
-		"generator logical CPUs: 2 vs 8", "server database.server_version: 16.4 vs 15.2"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("warning %q lacks %q", got, want)
-		}
-	}
-	if strings.Contains(got, "config") || strings.Contains(got, "kernel") {
-		t.Errorf("warning %q names facts that are the same", got)
-	}
-}
 
 func TestFlatDifferencesBounded(t *testing.T) {
 	a, b := map[string]any{}, map[string]any{}

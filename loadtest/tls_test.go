@@ -2,7 +2,6 @@ package loadtest
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -137,30 +136,5 @@ func TestErrorSetIsBounded(t *testing.T) {
 	addErr(set, "x", 2)
 	if len(set) != MaxErrorSet+1 || set[ErrorSetOther] != 5 || set["x"] != 3 {
 		t.Errorf("error set after 15 texts = %v; want %d texts, 5 under %q, x counted 3 times", set, MaxErrorSet, ErrorSetOther)
-	}
-}
-
-func TestSummaryReadsLikeVegetas(t *testing.T) {
-	srv := newRecordingTLSServer(t)
-	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL + "/", Label: "ok"}, {URL: srv.URL + "/missing", Label: "missing"}},
-		Clients: 1, MaxRequests: 40, Insecure: true})
-	var b strings.Builder
-	if err := WriteSummary(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	sum := b.String()
-	missing := res.Labels[1].Requests
-	for _, want := range []string{
-		"Requests      [total, rate, throughput]",
-		"Duration      [total, attack, wait]",
-		"Latencies     [min, mean, 50, 90, 95, 99, 99.9, max]",
-		"Bytes In      [total, mean]", "Bytes Out     [total, mean]", "Success       [ratio]",
-		fmt.Sprintf("Status Codes  [code:count]                            200:%d  404:%d\n", 40-missing, missing),
-		fmt.Sprintf("Error Set:\n%d × status 404 Not Found\n", missing),
-		"p95 ms", "errors by kind: status", "1 clients, measured",
-	} {
-		if !strings.Contains(sum, want) {
-			t.Errorf("summary lacks %q:\n%s", want, sum)
-		}
 	}
 }

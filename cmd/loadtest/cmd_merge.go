@@ -11,6 +11,7 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/merge"
+	"bbslab/loadtest/text"
 )
 
 // cmdMerge combines results from several generator machines.
@@ -52,7 +53,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := merge.WriteOverlap(stdout, m.Overlap, fs.Args(), now); err != nil {
 		return err
 	}
-	if err := loadtest.WriteSummary(stdout, m); err != nil {
+	if err := text.WriteSummary(stdout, m); err != nil {
 		return err
 	}
 	if *out != "" {

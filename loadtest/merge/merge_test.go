@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/text"
 	"bbslab/machine"
 )
 
@@ -147,7 +148,7 @@ func TestMergeKeepsEachGeneratorsCores(t *testing.T) {
 		t.Errorf("merged cores %+v, generators %+v; want none merged and each generator's kept", m.Cost.Cores, m.Generators)
 	}
 	var out strings.Builder
-	if err := loadtest.WriteSummary(&out, m); err != nil {
+	if err := text.WriteSummary(&out, m); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "generator 2: its CPUs [1]") {

@@ -9,6 +9,7 @@ import (
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/resultfile"
+	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )
 
@@ -59,20 +60,20 @@ func Report(w io.Writer, curves []chart.Curve, objs []loadtest.Objective, charts
 		all = append(all, c.Runs...)
 		sweepLike = sweepLike || len(c.Runs) > 1
 	}
-	loadtest.WriteEnvironmentWarning(w, all)
+	text.WriteEnvironmentWarning(w, all)
 	var v Verdict
 	for _, c := range curves {
 		fmt.Fprintf(w, "== %s\n", c.Name)
 		for _, r := range c.Runs {
-			if err := loadtest.WriteSummary(w, r, watch.Summary(r)...); err != nil {
+			if err := text.WriteSummary(w, r, watch.Summary(r)...); err != nil {
 				return v, err
 			}
-			if len(objs) > 0 && !loadtest.WriteObjectiveResults(w, loadtest.EvaluateSLO(r, objs)) {
+			if len(objs) > 0 && !text.WriteObjectiveResults(w, loadtest.EvaluateSLO(r, objs)) {
 				v.Missed = true
 			}
 		}
 		if len(c.Runs) > 1 {
-			loadtest.WriteSweepTable(w, c.Runs, watch.Columns(target.Stats))
+			text.WriteSweepTable(w, c.Runs, watch.Columns(target.Stats))
 		}
 	}
 	if charts == "" {

@@ -22,6 +22,7 @@ import (
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )
 
@@ -66,7 +67,7 @@ func Run(ctx context.Context, s loadtest.Settings, o Options) (Verdict, error) {
 	if o.Feed != nil {
 		o.Feed.Step(feed.StepOf(o.Title, s.Clients, res.Total), nil)
 	}
-	if err := loadtest.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
+	if err := text.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
 		return Verdict{}, err
 	}
 	if o.Out != "" {
@@ -79,7 +80,7 @@ func Run(ctx context.Context, s loadtest.Settings, o Options) (Verdict, error) {
 	}
 	v := Verdict{Interrupted: res.Interrupted}
 	if len(o.Objectives) > 0 {
-		v.Missed = !loadtest.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(res, o.Objectives))
+		v.Missed = !text.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(res, o.Objectives))
 	}
 	return v, nil
 }
@@ -110,7 +111,7 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 			o.Feed.Step(feed.StepOf(o.Title, n, res.Total), nil)
 		}
 		fmt.Fprintf(o.Stdout, "== %d clients\n", res.Total.Clients)
-		if err := loadtest.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
+		if err := text.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
 			return nil, err
 		}
 		return res, writeCSV(StepPath(o.CSV, n), res)
@@ -119,7 +120,7 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 		return Verdict{}, err
 	}
 	fmt.Fprintln(o.Stdout, "== sweep")
-	if err := loadtest.WriteSweepTable(o.Stdout, runs, watch.Columns(o.Target.Stats)); err != nil {
+	if err := text.WriteSweepTable(o.Stdout, runs, watch.Columns(o.Target.Stats)); err != nil {
 		return Verdict{}, err
 	}
 	if o.Out != "" {
@@ -142,7 +143,7 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 	for _, r := range runs {
 		if len(o.Objectives) > 0 {
 			fmt.Fprintf(o.Stdout, "-- SLO at %d clients\n", r.Total.Clients)
-			if !loadtest.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(r, o.Objectives)) {
+			if !text.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(r, o.Objectives)) {
 				v.Missed = true
 			}
 		}
