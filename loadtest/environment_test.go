@@ -97,8 +97,6 @@ func TestRunWithoutStatsHasGeneratorOnly(t *testing.T) {
 	}
 }
 
-
-
 func TestFlatDifferencesBounded(t *testing.T) {
 	a, b := map[string]any{}, map[string]any{}
 	for i := range maxDifferences + 3 {
