@@ -209,7 +209,7 @@ type Stats struct {
 	Responses     ResponseStats           `json:"responses"`
 	Goroutines    int                     `json:"goroutines"`
 	GC            GCStats                 `json:"gc"` // gcstats.go
-	Readings                              // machine, connections, runtime (readings.go)
+	SystemStats                           // machine, connections, runtime (system.go)
 
 	// Config is the knobs in force as Options.Config gave them (secrets
 	// redacted by the caller); absent when none were given.
@@ -305,10 +305,10 @@ func (s *Server) Stats() Stats {
 			Failed:     s.stats.failed.Load(),
 			ClientGone: s.stats.clientGone.Load(),
 		},
-		Goroutines: runtime.NumGoroutine(),
-		GC:         ReadGCStats(),
-		Readings:   s.readings(),
-		Config:     s.opt.Config,
+		Goroutines:  runtime.NumGoroutine(),
+		GC:          ReadGCStats(),
+		SystemStats: s.systemStats(),
+		Config:      s.opt.Config,
 	}
 }
 

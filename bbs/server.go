@@ -39,7 +39,7 @@ type Options struct {
 	// served.
 	Cmdline []string
 
-	// Readings (see readings.go, observe.go).
+	// Instruments: what the server shows of itself (system.go, observe.go).
 	AccessLog  io.Writer        // when set, one alp JSON line per public request
 	Machine    *machine.Sampler // when set, /admin/stats shows machine CPU, paging, load, memory
 	ServerPort int              // public port, for its TCP states in /admin/stats; 0 = unknown

@@ -73,11 +73,11 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 	}
 
 	defer applyGC(cfg.Latency, log)()
-	rd, err := startReadings(ctx, cfg, stdout, stderr)
+	ins, err := startInstruments(ctx, cfg, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	defer rd.stop()
+	defer ins.stop()
 
 	// Both listeners answer from the start: while the database is opened
 	// (and, with db_wait, waited for) /healthz says 200 and the rest 503
@@ -135,7 +135,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 			// the board runs (loadtest calibrate).
 			Adjustable: true,
 		},
-		Trace: rd.sqlTrace,
+		Trace: ins.sqlTrace,
 	}, func(attempt int, left time.Duration) {
 		setStatus(fmt.Sprintf("starting: waiting for the database (attempt %d failed; db_wait leaves %v)", attempt, left.Round(100*time.Millisecond)))
 	})
@@ -162,10 +162,10 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		DBName:         cfg.DB,
 		WriteChunks:    cfg.WriteChunks,
 		Logger:         log,
-		AccessLog:      rd.accessLog,
-		Machine:        rd.sampler,
+		AccessLog:      ins.accessLog,
+		Machine:        ins.sampler,
 		ServerPort:     pub.Addr().(*net.TCPAddr).Port,
-		DBPort:         rd.dbPort,
+		DBPort:         ins.dbPort,
 		Behaviour:      behaviour,
 		Truth:          record,
 		TruthLog:       cfg.TruthLog,
