@@ -168,22 +168,28 @@ func TestSweepCommand(t *testing.T) {
 	}
 }
 
-func TestTargetServes(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw, _ := os.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- cmdTarget(ctx, []string{"-addr", "127.0.0.1:0", "-size", "100"}, pw, os.Stderr) }()
-	buf := make([]byte, 100)
-	n, _ := pr.Read(buf)
-	url := strings.TrimSpace(string(buf[:n]))
-	res, err := loadtest.Run(ctx, loadtest.Settings{Requests: []loadtest.Request{{URL: url, Method: "POST", Form: map[string]string{"a": "b"}}}, Clients: 2, MaxRequests: 100, Seed: 1})
-	if err != nil || res.Total.Successes != 100 || res.Total.Bytes < 100*100 {
-		t.Errorf("target: %+v, %v; want 100 successes of 100-byte pages", res.Total, err)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("target: %v", err)
+// TestPageServerServes runs "loadtest pageserver", and "loadtest target",
+// its name before, through the command's dispatch: each prints its URL and
+// serves 100-byte pages.
+func TestPageServerServes(t *testing.T) {
+	for _, name := range []string{"pageserver", "target"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw, _ := os.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- run(ctx, []string{name, "-addr", "127.0.0.1:0", "-size", "100"}, pw, os.Stderr) }()
+		buf := make([]byte, 100)
+		n, _ := pr.Read(buf)
+		url := strings.TrimSpace(string(buf[:n]))
+		res, err := loadtest.Run(ctx, loadtest.Settings{Requests: []loadtest.Request{{URL: url, Method: "POST", Form: map[string]string{"a": "b"}}}, Clients: 2, MaxRequests: 100, Seed: 1})
+		if err != nil || res.Total.Successes != 100 || res.Total.Bytes < 100*100 {
+			t.Errorf("loadtest %s: %+v, %v; want 100 successes of 100-byte pages", name, res.Total, err)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("loadtest %s: %v", name, err)
+		}
+		pr.Close()
+		pw.Close()
 	}
 }
 

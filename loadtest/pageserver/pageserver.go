@@ -1,5 +1,5 @@
 // Package pageserver serves a fixed page over a minimal HTTP/1.1 server:
-// the target of "loadtest bench" ("loadtest target" runs it), cheap
+// the target of "loadtest bench" ("loadtest pageserver" runs it), cheap
 // enough that the generator, not the server, is what bench measures. It
 // reads a request's headers and body and answers every request with the
 // same bytes, keeping the connection open unless the client closes it
