@@ -1,8 +1,14 @@
 // Package diskbench measures the file operations an embedded database's
-// speed rests on (Atlassian's "Test disk access speed for a Java application"): it creates,
-// writes, reads back, fsyncs, closes and deletes a temporary file N times in
-// a directory and reports each operation's average, median, minimum and
-// maximum in nanoseconds, with a grade against the article's reference figures.
+// speed rests on (Atlassian's "Test disk access speed for a Java
+// application"):
+//
+//	res, err := diskbench.Run(ctx, diskbench.Options{Dir: "."})
+//	res.WriteTable(os.Stdout) // "bbs diskbench [-dir DIR] [-n N] [-json]" runs it
+//
+// It creates, writes, reads back, fsyncs, closes and deletes a temporary
+// file N times in a directory and reports each operation's average, median,
+// minimum and maximum in nanoseconds, with a grade against the article's
+// reference figures.
 //
 // It touches only files it created itself: each file is made with
 // os.CreateTemp (O_CREATE|O_EXCL) under the name prefix Prefix, and removed

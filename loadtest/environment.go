@@ -2,8 +2,6 @@ package loadtest
 
 import (
 	"encoding/json"
-	"fmt"
-	"sort"
 	"sync"
 
 	"bbslab/machine"
@@ -31,96 +29,4 @@ type Environment struct {
 func newEnvironment() *Environment {
 	h := generatorHost()
 	return &Environment{Generator: &h}
-}
-
-// maxDifferences bounds how many differing server facts one line names.
-const maxDifferences = 8
-
-// ServerDifferences names the facts of the server's objects (Server)
-// that differ between e and o, leaf by leaf, as "path: e's vs o's" (at
-// most 8, then how many more): "config.workers: 4 vs 8".
-func (e *Environment) ServerDifferences(o *Environment) []string {
-	return flatDifferences(e.Server, o.Server)
-}
-
-// flatDifferences compares two sets of opaque JSON objects leaf by leaf
-// and names the paths whose values differ (at most maxDifferences, then
-// how many more).
-func flatDifferences(a, b map[string]json.RawMessage) []string {
-	fa, fb := map[string]string{}, map[string]string{}
-	for k, v := range a {
-		flatten(fa, k, v)
-	}
-	for k, v := range b {
-		flatten(fb, k, v)
-	}
-	keys := make([]string, 0, len(fa)+len(fb))
-	for k := range fa {
-		keys = append(keys, k)
-	}
-	for k := range fb {
-		if _, ok := fa[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	sort.Strings(keys)
-	var out []string
-	more := 0
-	for _, k := range keys {
-		x, okx := fa[k]
-		y, oky := fb[k]
-		if okx && oky && x == y {
-			continue
-		}
-		if len(out) == maxDifferences {
-			more++
-			continue
-		}
-		if !okx {
-			x = "absent"
-		}
-		if !oky {
-			y = "absent"
-		}
-		out = append(out, fmt.Sprintf("%s: %s vs %s", k, x, y))
-	}
-	if more > 0 {
-		out = append(out, fmt.Sprintf("%d more", more))
-	}
-	return out
-}
-
-// flatten puts each leaf of the JSON value raw into m under its dotted
-// path; a value that is not JSON is kept as one leaf.
-func flatten(m map[string]string, path string, raw json.RawMessage) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		m[path] = string(raw)
-		return
-	}
-	flattenValue(m, path, v)
-}
-
-func flattenValue(m map[string]string, path string, v any) {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			flattenValue(m, path+"."+k, e)
-		}
-	case string:
-		m[path] = x
-	default:
-		b, _ := json.Marshal(x)
-		m[path] = string(b)
-	}
-}
-
-// FlatLeaves returns each leaf of the opaque JSON objects m under its
-// dotted path ("config.workers"), its value as text.
-func FlatLeaves(m map[string]json.RawMessage) map[string]string {
-	f := map[string]string{}
-	for k, v := range m {
-		flatten(f, k, v)
-	}
-	return f
 }

@@ -3,7 +3,6 @@ package loadtest
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -94,18 +93,5 @@ func TestRunWithoutStatsHasGeneratorOnly(t *testing.T) {
 	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL + "/"}}, Clients: 1, Duration: 100 * time.Millisecond})
 	if e := res.Environment; e == nil || e.Generator == nil || e.Server != nil {
 		t.Errorf("environment without -server-stats = %+v; want the generator alone", e)
-	}
-}
-
-func TestFlatDifferencesBounded(t *testing.T) {
-	a, b := map[string]any{}, map[string]any{}
-	for i := range maxDifferences + 3 {
-		a[fmt.Sprintf("k%02d", i)], b[fmt.Sprintf("k%02d", i)] = i, i+1
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	d := flatDifferences(map[string]json.RawMessage{"config": ja}, map[string]json.RawMessage{"config": jb, "database": json.RawMessage(`{"kind":"sqlite"}`)})
-	if len(d) != maxDifferences+1 || d[0] != "config.k00: 0 vs 1" || d[maxDifferences] != "4 more" {
-		t.Errorf("flatDifferences = %q; want %d differences then \"4 more\" (3 keys and the absent database)", d, maxDifferences)
 	}
 }

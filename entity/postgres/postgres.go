@@ -1,7 +1,9 @@
-// Package postgres is the board's store on PostgreSQL (pgx/v5): an
-// entity.Store on a pgxpool.Pool in fixed mode, or a connection per
-// Acquire in mode none, with the schema from package sql applied at Open.
+// Package postgres is the board's store on PostgreSQL (pgx/v5):
 //
+//	store, err := postgres.Open(ctx, entity.Options{DSN: "postgres://root@127.0.0.1:5432/test", Pool: 5})
+//
+// It is an entity.Store on a pgxpool.Pool in fixed mode, or a connection per
+// Acquire in mode none, with the schema from package sql applied at Open.
 // It is pure Go: a build without cgo keeps it.
 package postgres
 

@@ -1,12 +1,15 @@
-// Package bench measures the load generator's efficiency ("loadtest
-// bench"): requests per CPU-second at full speed against a page server
+// Package bench measures the load generator's efficiency, as "loadtest
+// bench" does:
+//
+//	err := bench.Run(ctx, bench.Options{Exe: exe, Duration: 10 * time.Second, Full: true, Rounds: 3}, os.Stdout, os.Stderr)
+//
+// It measures requests per CPU-second at full speed against a page server
 // (package pageserver, run as "loadtest pageserver") in a child process,
-// compared with wrk and hey when they are available, and the cost of
-// holding 1,000 and 10,000 slow clients, and what TLS costs the generator
-// per request (http vs https, tls.go). Every tool runs as a child
-// process (package child), so that its CPU time and peak resident set are
-// its own; generator and target are pinned to different CPUs where the
-// system allows it.
+// compared with wrk and hey when they are available; the cost of holding
+// 1,000 and 10,000 slow clients; and what TLS costs the generator per
+// request (http vs https). Every tool runs as a child process (package
+// child), so that its CPU time and peak resident set are its own; generator
+// and target are pinned to different CPUs where the system allows it.
 package bench
 
 import (

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/text"
 )
 
 // Results combines the results of one run performed by several generator
@@ -241,7 +242,7 @@ func environments(results []*loadtest.Result) (*loadtest.Environment, []string) 
 		}
 		if out.Server == nil {
 			out.Server = e.Server
-		} else if d := out.ServerDifferences(e); len(d) > 0 {
+		} else if d := text.ServerDifferences(out, e); len(d) > 0 {
 			warns = append(warns, fmt.Sprintf("merge: generator %d read a different server (%s)", i+1, strings.Join(d, "; ")))
 		}
 	}

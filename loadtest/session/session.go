@@ -1,15 +1,21 @@
 // Package session performs what the load tool's run, sweep and report
-// commands do around the engine: a run or a sweep with its output files
-// (the JSON result, the per-second CSV, the JTL lines with their
-// environment, a CPU profile of the generator; a sweep's one per step),
-// its summaries, its sweep table and charts, its objectives' verdicts and
-// the live dashboard's steps; and the report of saved results.
+// commands do around the engine:
 //
-// It sits above the engine (loadtest), the watcher's summaries (watch),
-// the charts (chart) and the dashboard's feed (feed), and knows no target:
-// the server's columns and charts come in Options.Target. The commands
-// keep their flags and exit codes (cmd/loadtest); docs/layout.md has the
-// package map.
+//	v, err := session.Run(ctx, settings, session.Options{Out: "run.json", CSV: "run.csv", Stdout: os.Stdout})
+//	v, err = session.Sweep(ctx, settings, []int{5, 10, 20}, session.Options{Out: "sweep.json", Charts: "article", Stdout: os.Stdout})
+//
+// A run or a sweep comes with its output files (the JSON result, the
+// per-second CSV, the JTL lines with their environment, a CPU profile of
+// the generator; a sweep's one per step), its summaries, its sweep table
+// and charts, its objectives' verdicts and the live dashboard's steps; and
+// Report is the report of saved results. The Verdict says whether the run
+// was interrupted or missed an objective, for the command's exit code.
+//
+// It sits above the engine (loadtest), the results' files and text
+// (resultfile, text), the watcher's summaries (watch), the charts (chart)
+// and the dashboard's feed (feed), and knows no target: the server's
+// columns and charts come in Options.Target. The commands keep their flags
+// and exit codes (cmd/loadtest).
 package session
 
 import (

@@ -166,3 +166,16 @@ func TestEnvironmentWarning(t *testing.T) {
 		t.Errorf("warning %q names facts that are the same", got)
 	}
 }
+
+func TestFlatDifferencesBounded(t *testing.T) {
+	a, b := map[string]any{}, map[string]any{}
+	for i := range maxDifferences + 3 {
+		a[fmt.Sprintf("k%02d", i)], b[fmt.Sprintf("k%02d", i)] = i, i+1
+	}
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	d := flatDifferences(map[string]json.RawMessage{"config": ja}, map[string]json.RawMessage{"config": jb, "database": json.RawMessage(`{"kind":"sqlite"}`)})
+	if len(d) != maxDifferences+1 || d[0] != "config.k00: 0 vs 1" || d[maxDifferences] != "4 more" {
+		t.Errorf("flatDifferences = %q; want %d differences then \"4 more\" (3 keys and the absent database)", d, maxDifferences)
+	}
+}

@@ -1,8 +1,16 @@
-// Package feed turns a load run into the live dashboard's frames: the
-// engine's per-second rows (the feed is one of loadtest.Settings.Observers:
-// Hook) and the watcher's per-second reads of the target
-// (watch.Options.OnRead) become one live.Frame a second, published to a
-// live.Hub, with the progress the caller sets (Begin) and the steps,
+// Package feed turns a load run into the live dashboard's frames:
+//
+//	d, err := feed.Serve(ctx, "127.0.0.1:0")
+//	defer d.Stop()
+//	f := d.NewFeed("a run")
+//	f.Hook(&settings)                 // the engine's seconds (Settings.Observers)
+//	f.WatchOptions(&watchOpts, states) // the watcher's reads of the target
+//	res, err := loadtest.Run(ctx, settings)
+//
+// The engine's per-second rows (the feed is one of
+// loadtest.Settings.Observers) and the watcher's per-second reads of the
+// target (watch.Options.OnRead) become one live.Frame a second, published
+// to a live.Hub, with the progress the caller sets (Begin) and the steps,
 // claims and notes it reports (Step, Done, Note).
 //
 // It sits above the engine, the watcher and the dashboard so that those
