@@ -211,7 +211,7 @@ type Stats struct {
 	Goroutines    int                     `json:"goroutines"`
 	GC            GCStats                 `json:"gc"`    // gcstats.go
 	Knobs         KnobStats               `json:"knobs"` // knobs.go: workers, queue and pool in force, when they took effect
-	Readings                              // machine, connections, runtime (readings.go)
+	SystemStats                           // machine, connections, runtime (system.go)
 
 	// Config is the knobs as Options.Config gave them at the start
 	// (secrets redacted by the caller); absent when none were given. Knobs
@@ -308,11 +308,11 @@ func (s *Server) Stats() Stats {
 			Failed:     s.stats.failed.Load(),
 			ClientGone: s.stats.clientGone.Load(),
 		},
-		Goroutines: runtime.NumGoroutine(),
-		GC:         ReadGCStats(),
-		Knobs:      s.knobStats(),
-		Readings:   s.readings(),
-		Config:     s.opt.Config,
+		Goroutines:  runtime.NumGoroutine(),
+		GC:          ReadGCStats(),
+		Knobs:       s.knobStats(),
+		SystemStats: s.systemStats(),
+		Config:      s.opt.Config,
 	}
 }
 

@@ -53,7 +53,7 @@ func adminStatsOf(t *testing.T, adm string) Stats {
 // from the answer, GET /admin/knobs, /admin/stats (workers, db_pool,
 // knobs) and /metrics, with when the change took effect.
 func TestKnobsSet(t *testing.T) {
-	s, _, _, adm := newReadingsTest(t, Options{Workers: 4, Queue: 10, QueueTimeout: time.Second})
+	s, _, _, adm := newInstrumentsTest(t, Options{Workers: 4, Queue: 10, QueueTimeout: time.Second})
 	if _, body := get(t, adm.URL+"/admin/knobs"); !strings.Contains(body, `"workers":4`) || strings.Contains(body, "changed_at") {
 		t.Errorf("GET /admin/knobs before a change = %s; want workers 4 and no changed_at", body)
 	}
@@ -88,7 +88,7 @@ func TestKnobsSet(t *testing.T) {
 // TestKnobsBadInput checks that every bad value answers 400 naming the
 // key and changes nothing, not even the knobs given correctly beside it.
 func TestKnobsBadInput(t *testing.T) {
-	_, st, _, adm := newReadingsTest(t, Options{Workers: 4, Queue: 10, QueueTimeout: time.Second})
+	_, st, _, adm := newInstrumentsTest(t, Options{Workers: 4, Queue: 10, QueueTimeout: time.Second})
 	st.Resize(context.Background(), 3, 3)
 	for _, c := range []struct{ q, want string }{
 		{"", "give at least one of"},
@@ -169,7 +169,7 @@ func TestKnobsFixed(t *testing.T) {
 // time; once those requests end the change has taken effect, after the
 // change, and a POST that waits for it answers 200.
 func TestKnobsPending(t *testing.T) {
-	s, st, pub, adm := newReadingsTest(t, Options{Workers: 4, Queue: 10, QueueTimeout: time.Minute})
+	s, st, pub, adm := newInstrumentsTest(t, Options{Workers: 4, Queue: 10, QueueTimeout: time.Minute})
 	st.SQLGate = make(chan struct{})
 	done := make(chan int, 4)
 	for range 4 {

@@ -7,7 +7,7 @@ import (
 )
 
 // machineCollector reads, at scrape time, the counters behind the machine,
-// connections and runtime parts of /admin/stats (readings.go): the same
+// connections and runtime parts of /admin/stats (system.go): the same
 // sources, as cumulative counters, so that a rate() over a span is what
 // the watcher derives from /admin/stats over that span. What the platform
 // lacks is left out, never sent as 0: the CPU modes an OS does not count,

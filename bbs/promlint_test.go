@@ -26,7 +26,7 @@ func servedRegistry(t *testing.T) (*prometheus.Registry, string) {
 	t.Helper()
 	smp := machine.NewSampler()
 	smp.Sample()
-	s, _, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 2, Machine: smp})
+	s, _, pub, adm := newInstrumentsTest(t, Options{Workers: 2, Queue: 2, Machine: smp})
 	want := map[string]float64{}
 	for _, v := range commands.Views {
 		get(t, pub.URL+"/bbs?cmd="+v.Name())

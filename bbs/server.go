@@ -1,6 +1,14 @@
-// Package bbs is the board's web layer: the HTTP handlers that choose a
-// command, the worker limit in front of them, the page templates, and the
-// admin listener's health, readiness, reset and statistics endpoints.
+// Package bbs serves the board over HTTP:
+//
+//	srv := bbs.New(bbs.Options{Store: store, Workers: 5, Queue: 100})
+//	go http.Serve(pub, srv.Handler())      // the board: /bbs
+//	go http.Serve(adm, srv.AdminHandler()) // /healthz, /readyz, /admin/stats, /metrics, /debug/pprof/
+//	srv.SetReady(true)
+//
+// It is the board's web layer: the handlers that choose a command (package
+// commands) and render its page or JSON, the worker limit in front of them,
+// and the admin listener's health, readiness, reset, statistics, metrics
+// and profiles. cmd/bbs builds the Options from its configuration.
 package bbs
 
 import (
@@ -39,7 +47,7 @@ type Options struct {
 	// served.
 	Cmdline []string
 
-	// Readings (see readings.go, observe.go).
+	// Instruments: what the server shows of itself (system.go, observe.go).
 	AccessLog  io.Writer        // when set, one alp JSON line per public request
 	Machine    *machine.Sampler // when set, /admin/stats shows machine CPU, paging, load, memory
 	ServerPort int              // public port, for its TCP states in /admin/stats; 0 = unknown

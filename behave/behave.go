@@ -1,10 +1,15 @@
 // Package behave is the board's behaviour on demand, for load-tool authors
-// who need a target whose behaviour they know: stalls (every worker and the
-// listener stop taking work for a while, as a process pause would, on every
-// OS), added service time drawn from a distribution, injected error
-// statuses, and a fixed response size. Settings are the knobs; a Behaviour
-// holds those in force, changes them while the board runs, keeps the
-// stalls' schedule and answers the gate that holds work during a stall.
+// who need a target whose behaviour they know:
+//
+//	b := behave.New(behave.Settings{StallEvery: 10 * time.Second, StallFor: time.Second})
+//	if !b.Wait() { ... } // at a handler's entry: held while a stall lasts
+//
+// It offers stalls (every worker and the listener stop taking work for a
+// while, as a process pause would, on every OS), added service time drawn
+// from a distribution, injected error statuses, and a fixed response size.
+// Settings are the knobs; a Behaviour holds those in force, changes them
+// while the board runs (Set), keeps the stalls' schedule and answers the
+// gate that holds work during a stall.
 //
 // The package imports nothing of the module: bbs hooks it in.
 package behave

@@ -1,10 +1,14 @@
-// Package commands is the board's request logic, free of HTTP: the three
-// views the lab compares, the validation of a posted message, and the
-// accounting of the SQL statements and connections each request uses.
+// Package commands is the board's request logic, free of HTTP:
 //
-// Every command first stores the posted message when there is one (the
-// update part), then reads the newest posts (the view part). The three
-// commands differ only in how they read, which is a Fetch passed as a value:
+//	view, req, err := commands.Decode(commands.Input{Cmd: "AllView"}, 30)
+//	res, err := view.Run(ctx, store, req)
+//
+// It holds the three views the lab compares, the validation of a posted
+// message, and the accounting of the SQL statements and connections each
+// request uses. Every command first stores the posted message when there is
+// one (the update part), then reads the newest posts (the view part). The
+// three commands differ only in how they read, which is a Fetch passed as a
+// value:
 //
 //	AllView      one query for all posts
 //	OnceGetView  one connection, then one single-row query per post (N+1)

@@ -1,6 +1,12 @@
-// Package config holds the board's knobs: a plain struct with TOML tags, its
-// defaults, a strict loader and a validator whose messages name the key, the
-// bad value and what is allowed.
+// Package config holds the board's knobs:
+//
+//	cfg, err := config.Parse(flag.NewFlagSet("bbs", flag.ContinueOnError), os.Args[1:], os.Getenv)
+//
+// Parse starts from Default, reads the -config TOML file strictly (an
+// unknown key is an error naming it and its line), then the environment,
+// then the flags, and validates the result with messages that name the key,
+// the bad value and what is allowed. The knobs are a plain struct with TOML
+// tags; config/bbs.example.toml shows every one.
 package config
 
 import (

@@ -1,8 +1,14 @@
 // Package diskbench measures the file operations an embedded database's
-// speed rests on (Atlassian's "Test disk access speed for a Java application"): it creates,
-// writes, reads back, fsyncs, closes and deletes a temporary file N times in
-// a directory and reports each operation's average, median, minimum and
-// maximum in nanoseconds, with a grade against the article's reference figures.
+// speed rests on (Atlassian's "Test disk access speed for a Java
+// application"):
+//
+//	res, err := diskbench.Run(ctx, diskbench.Options{Dir: "."})
+//	res.WriteTable(os.Stdout) // "bbs diskbench [-dir DIR] [-n N] [-json]" runs it
+//
+// It creates, writes, reads back, fsyncs, closes and deletes a temporary
+// file N times in a directory and reports each operation's average, median,
+// minimum and maximum in nanoseconds, with a grade against the article's
+// reference figures.
 //
 // It touches only files it created itself: each file is made with
 // os.CreateTemp (O_CREATE|O_EXCL) under the name prefix Prefix, and removed
@@ -120,100 +126,128 @@ func Run(ctx context.Context, opt Options) (res Result, err error) {
 	if err := Check(opt.Dir); err != nil {
 		return Result{}, err
 	}
-
-	var (
-		f    *os.File
-		name string // the file in hand, removed on every way out
-	)
+	b := newBench(opt)
 	defer func() {
-		if f != nil {
-			f.Close()
-		}
-		if name != "" {
-			if rerr := os.Remove(name); rerr != nil && err == nil {
-				err = fmt.Errorf("diskbench: clean up %s: %w", name, rerr)
-			}
+		if cerr := b.cleanUp(); cerr != nil && err == nil {
+			err = cerr
 		}
 	}()
-
-	times := make(map[string][]time.Duration, len(Ops))
-	for _, op := range Ops {
-		times[op] = make([]time.Duration, 0, opt.N)
-	}
-	wbuf := bytes.Repeat([]byte("bbs-lab-"), opt.Size/8+1)[:opt.Size]
-	rbuf := make([]byte, opt.Size)
-	interrupted := func(i int) error {
-		if ctx.Err() != nil {
-			return fmt.Errorf("diskbench: interrupted after %d of %d files: %w", i, opt.N, ctx.Err())
-		}
-		return nil
-	}
 	for i := range opt.N {
-		if err := interrupted(i); err != nil {
+		if err := b.file(ctx, i); err != nil {
 			return Result{}, err
 		}
-		t := time.Now()
-		f, err = os.CreateTemp(opt.Dir, Prefix+"*")
-		times[OpOpen] = append(times[OpOpen], time.Since(t))
-		if err != nil {
-			return Result{}, fmt.Errorf("diskbench: create file %d in %s: %w", i+1, opt.Dir, err)
-		}
-		name = f.Name()
-		if err := interrupted(i); err != nil {
-			return Result{}, err
-		}
-
-		t = time.Now()
-		_, err = f.WriteAt(wbuf, 0)
-		times[OpWrite] = append(times[OpWrite], time.Since(t))
-		if err != nil {
-			return Result{}, fmt.Errorf("diskbench: write %s: %w", name, err)
-		}
-		t = time.Now()
-		_, err = f.ReadAt(rbuf, 0)
-		times[OpRead] = append(times[OpRead], time.Since(t))
-		if err != nil {
-			return Result{}, fmt.Errorf("diskbench: read %s: %w", name, err)
-		}
-		if !bytes.Equal(rbuf, wbuf) {
-			return Result{}, fmt.Errorf("diskbench: %s: read back other bytes than written", name)
-		}
-		if err := interrupted(i); err != nil {
-			return Result{}, err
-		}
-
-		t = time.Now()
-		err = f.Sync()
-		times[OpFsync] = append(times[OpFsync], time.Since(t))
-		if err != nil {
-			return Result{}, fmt.Errorf("diskbench: fsync %s: %w", name, err)
-		}
-		t = time.Now()
-		err = f.Close()
-		times[OpClose] = append(times[OpClose], time.Since(t))
-		f = nil
-		if err != nil {
-			return Result{}, fmt.Errorf("diskbench: close %s: %w", name, err)
-		}
-		if err := interrupted(i); err != nil {
-			return Result{}, err
-		}
-
-		t = time.Now()
-		err = os.Remove(name)
-		times[OpDelete] = append(times[OpDelete], time.Since(t))
-		if err != nil {
-			return Result{}, fmt.Errorf("diskbench: delete %s: %w", name, err)
-		}
-		name = ""
 	}
-
 	res = Result{Dir: opt.Dir, N: opt.N, Bytes: opt.Size}
 	for _, op := range Ops {
-		res.Stats = append(res.Stats, summarize(op, times[op]))
+		res.Stats = append(res.Stats, summarize(op, b.times[op]))
 	}
 	res.Grade = grade(res)
 	return res, nil
+}
+
+// bench is a benchmark under way: the times of each operation so far and
+// the file in hand, removed on every way out (cleanUp).
+type bench struct {
+	opt   Options
+	times map[string][]time.Duration
+	wbuf  []byte // what each file holds
+	rbuf  []byte // what is read back
+	f     *os.File
+	name  string
+}
+
+func newBench(opt Options) *bench {
+	b := &bench{opt: opt, times: make(map[string][]time.Duration, len(Ops)), rbuf: make([]byte, opt.Size)}
+	for _, op := range Ops {
+		b.times[op] = make([]time.Duration, 0, opt.N)
+	}
+	b.wbuf = bytes.Repeat([]byte("bbs-lab-"), opt.Size/8+1)[:opt.Size]
+	return b
+}
+
+// file times the life of file i (from 0): create, write, read back and
+// compare, fsync, close, delete. Between the steps it stops when ctx has
+// ended.
+func (b *bench) file(ctx context.Context, i int) error {
+	interrupted := func() error {
+		if ctx.Err() != nil {
+			return fmt.Errorf("diskbench: interrupted after %d of %d files: %w", i, b.opt.N, ctx.Err())
+		}
+		return nil
+	}
+	if err := interrupted(); err != nil {
+		return err
+	}
+	var err error
+	t := time.Now()
+	b.f, err = os.CreateTemp(b.opt.Dir, Prefix+"*")
+	b.times[OpOpen] = append(b.times[OpOpen], time.Since(t))
+	if err != nil {
+		b.f = nil
+		return fmt.Errorf("diskbench: create file %d in %s: %w", i+1, b.opt.Dir, err)
+	}
+	b.name = b.f.Name()
+	if err := interrupted(); err != nil {
+		return err
+	}
+
+	t = time.Now()
+	_, err = b.f.WriteAt(b.wbuf, 0)
+	b.times[OpWrite] = append(b.times[OpWrite], time.Since(t))
+	if err != nil {
+		return fmt.Errorf("diskbench: write %s: %w", b.name, err)
+	}
+	t = time.Now()
+	_, err = b.f.ReadAt(b.rbuf, 0)
+	b.times[OpRead] = append(b.times[OpRead], time.Since(t))
+	if err != nil {
+		return fmt.Errorf("diskbench: read %s: %w", b.name, err)
+	}
+	if !bytes.Equal(b.rbuf, b.wbuf) {
+		return fmt.Errorf("diskbench: %s: read back other bytes than written", b.name)
+	}
+	if err := interrupted(); err != nil {
+		return err
+	}
+
+	t = time.Now()
+	err = b.f.Sync()
+	b.times[OpFsync] = append(b.times[OpFsync], time.Since(t))
+	if err != nil {
+		return fmt.Errorf("diskbench: fsync %s: %w", b.name, err)
+	}
+	t = time.Now()
+	err = b.f.Close()
+	b.times[OpClose] = append(b.times[OpClose], time.Since(t))
+	b.f = nil
+	if err != nil {
+		return fmt.Errorf("diskbench: close %s: %w", b.name, err)
+	}
+	if err := interrupted(); err != nil {
+		return err
+	}
+
+	t = time.Now()
+	err = os.Remove(b.name)
+	b.times[OpDelete] = append(b.times[OpDelete], time.Since(t))
+	if err != nil {
+		return fmt.Errorf("diskbench: delete %s: %w", b.name, err)
+	}
+	b.name = ""
+	return nil
+}
+
+// cleanUp closes and removes the file in hand, if any.
+func (b *bench) cleanUp() error {
+	if b.f != nil {
+		b.f.Close()
+	}
+	if b.name != "" {
+		if err := os.Remove(b.name); err != nil {
+			return fmt.Errorf("diskbench: clean up %s: %w", b.name, err)
+		}
+	}
+	return nil
 }
 
 // summarize computes the average, median, minimum and maximum of d.

@@ -11,6 +11,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/experiment"
+	"bbslab/loadtest/resultfile"
 )
 
 // committed globs the repository's files matching each pattern (** for
@@ -103,7 +104,7 @@ func TestCommittedResultsLoad(t *testing.T) {
 	}
 	seen := map[string]loadtest.Settings{}
 	for _, f := range sweeps {
-		runs, err := loadtest.ReadRuns(f)
+		runs, err := resultfile.Read(f)
 		if err != nil || len(runs) == 0 {
 			t.Errorf("%s: %d runs, %v", f, len(runs), err)
 			continue

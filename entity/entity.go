@@ -2,20 +2,25 @@
 // hands out database connections and its Options, the errors a caller can
 // classify, the deterministic seed, and the database at a distance as a
 // knob (Distance, and the Network the board reads and sets while it runs).
-// What the drivers share beyond the domain (the distance's waits, the pool's
-// meter, the SQL trace, the migrations' loader, the classification of driver
-// errors) lives in entity/internal/driverkit, where only they see it.
+//
+//	store, err := open.Store(ctx, entity.Options{Driver: "sqlite", DSN: "bbs.db", Pool: 5})
+//	c, err := store.Acquire(ctx)
+//	posts, err := c.Newest(ctx, 30)
+//	c.Release()
+//
+// A Store hands out connections explicitly (Acquire, then queries on the
+// Conn, then Release) so that the access patterns the lab compares are
+// visible in the code that uses it: one query for all posts, one connection
+// for many single-row queries, or one connection per query.
 //
 // The stores themselves live in a package per technology, as in
 // benbjohnson/wtf: entity/sqlite (mattn/go-sqlite3, cgo) and
 // entity/postgres (pgx). entity/open picks one by Options.Driver, and
 // entity/storetest is the contract suite both pass. So commands, bbs and
-// entity/fake build without cgo and without either driver.
-//
-// A Store hands out connections explicitly (Acquire, then queries on the Conn,
-// then Release) so that the access patterns the lab compares are visible in
-// the code that uses it: one query for all posts, one connection for many
-// single-row queries, or one connection per query.
+// entity/fake build without cgo and without either driver. What the drivers
+// share beyond the domain (the distance's waits, the pool's meter, the SQL
+// trace, the migrations' loader, the classification of driver errors) lives
+// in entity/internal/driverkit, where only they see it.
 package entity
 
 import (

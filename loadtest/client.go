@@ -253,38 +253,14 @@ func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outc
 // exchange performs one request on the open connection. It reports whether
 // the failure happened before any response byte arrived (so a retry on a new
 // connection is safe for a stale keep-alive connection).
-//
-// The deadline is moved only when it would move by more than 1/16 of the
-// timeout (setting it costs a runtime timer update per call), so a request
-// times out after between 15/16 of the timeout and the timeout.
 func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o *outcome) (retryable bool) {
-	if c.timeout > 0 {
-		if d := now.Add(c.timeout); d.Sub(c.deadline) > c.timeout/16 {
-			c.nc.SetDeadline(d)
-			c.deadline = d
-		}
-	}
-	var n int
-	var err error
-	if c.raw != nil {
-		n, err = c.raw.Write(req)
-	} else {
-		n, err = c.nc.Write(req)
-	}
+	n, err := c.send(now, req)
 	o.sent = int64(n)
 	if err != nil {
 		o.kind, o.err = classify(err), err
 		return o.kind == KindIO
 	}
-	if c.br == nil {
-		c.br = readerPool.Get().(*bufio.Reader)
-		if c.raw != nil {
-			c.br.Reset(c.raw)
-		} else {
-			c.br.Reset(c.nc)
-		}
-	}
-	br := c.br
+	br := c.reader()
 	line, err := br.ReadSlice('\n')
 	if err != nil {
 		o.kind, o.err = classify(err), err
@@ -294,77 +270,27 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 		o.first = time.Now()
 	}
 	o.recv = int64(len(line))
-	// Status line: HTTP/1.x SP code SP reason.
-	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
-		o.kind, o.err = KindIO, fmt.Errorf("malformed status line %q", trimCRLF(line))
+	if err := parseStatus(line, o); err != nil {
+		o.kind, o.err = KindIO, err
 		return false
 	}
-	code := 0
-	for _, ch := range line[9:12] {
-		if ch < '0' || ch > '9' {
-			o.kind, o.err = KindIO, fmt.Errorf("malformed status line %q", trimCRLF(line))
-			return false
-		}
-		code = code*10 + int(ch-'0')
+	rh := respHead{length: -1, closeAfter: line[7] == '0'} // HTTP/1.0 closes unless told otherwise
+	if err := readHead(br, &rh, &o.recv); err != nil {
+		o.kind, o.err = classify(err), err
+		return false
 	}
-	o.status = code
-	if len(line) > 13 {
-		o.reason = trimCRLF(line[13:])
-	}
-	closeAfter := line[7] == '0' // HTTP/1.0 closes unless told otherwise
-	length := int64(-1)
-	chunked := false
-	for {
-		line, err = br.ReadSlice('\n')
-		o.recv += int64(len(line))
-		if err != nil {
-			if errors.Is(err, bufio.ErrBufferFull) {
-				err = errors.New("response header line too long")
-			}
-			o.kind, o.err = classify(err), err
-			return false
-		}
-		h := trimCRLF(line)
-		if len(h) == 0 {
-			break
-		}
-		colon := bytes.IndexByte(h, ':')
-		if colon <= 0 {
-			continue
-		}
-		key, val := h[:colon], bytes.TrimSpace(h[colon+1:])
-		switch {
-		case bytes.EqualFold(key, []byte("Content-Length")):
-			length = 0
-			for _, ch := range val {
-				if ch < '0' || ch > '9' {
-					o.kind, o.err = KindIO, fmt.Errorf("bad Content-Length %q", val)
-					return false
-				}
-				length = length*10 + int64(ch-'0')
-			}
-		case bytes.EqualFold(key, []byte("Transfer-Encoding")):
-			chunked = bytes.Contains(bytes.ToLower(val), []byte("chunked"))
-		case bytes.EqualFold(key, []byte("Connection")):
-			if bytes.EqualFold(val, []byte("close")) {
-				closeAfter = true
-			} else if bytes.EqualFold(val, []byte("keep-alive")) {
-				closeAfter = false
-			}
-		}
-	}
-	keep := contains != nil && len(contains) > 0
+	keep := len(contains) > 0
 	body := c.body[:0]
-	switch {
+	switch code := o.status; {
 	case head || code/100 == 1 || code == 204 || code == 304:
 		// no body
-	case chunked:
+	case rh.chunked:
 		body, err = readChunked(br, keep, body, &o.recv)
-	case length >= 0:
-		body, err = readN(br, keep, body, length, &o.recv)
+	case rh.length >= 0:
+		body, err = readN(br, keep, body, rh.length, &o.recv)
 	default:
 		body, err = readToEOF(br, keep, body, &o.recv)
-		closeAfter = true
+		rh.closeAfter = true
 	}
 	if keep {
 		c.body = body
@@ -373,13 +299,115 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 		o.kind, o.err = classify(err), err
 		return false
 	}
-	if closeAfter || br.Buffered() > 0 {
+	if rh.closeAfter || br.Buffered() > 0 {
 		c.close()
 	}
 	if keep && !bytes.Contains(body, contains) {
 		o.bodyFail = true
 	}
 	return false
+}
+
+// send writes req, moving the connection's deadline to now plus the
+// timeout first. The deadline is moved only when it would move by more
+// than 1/16 of the timeout (setting it costs a runtime timer update per
+// call), so a request times out after between 15/16 of the timeout and
+// the timeout.
+func (c *conn) send(now time.Time, req []byte) (int, error) {
+	if c.timeout > 0 {
+		if d := now.Add(c.timeout); d.Sub(c.deadline) > c.timeout/16 {
+			c.nc.SetDeadline(d)
+			c.deadline = d
+		}
+	}
+	if c.raw != nil {
+		return c.raw.Write(req)
+	}
+	return c.nc.Write(req)
+}
+
+// reader returns the connection's response reader, borrowed from the
+// pool on the connection's first response.
+func (c *conn) reader() *bufio.Reader {
+	if c.br == nil {
+		c.br = readerPool.Get().(*bufio.Reader)
+		if c.raw != nil {
+			c.br.Reset(c.raw)
+		} else {
+			c.br.Reset(c.nc)
+		}
+	}
+	return c.br
+}
+
+// parseStatus reads the status line, "HTTP/1.x SP code SP reason", into
+// o's status and reason.
+func parseStatus(line []byte, o *outcome) error {
+	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
+		return fmt.Errorf("malformed status line %q", trimCRLF(line))
+	}
+	code := 0
+	for _, ch := range line[9:12] {
+		if ch < '0' || ch > '9' {
+			return fmt.Errorf("malformed status line %q", trimCRLF(line))
+		}
+		code = code*10 + int(ch-'0')
+	}
+	o.status = code
+	if len(line) > 13 {
+		o.reason = trimCRLF(line[13:])
+	}
+	return nil
+}
+
+// respHead is what the response's header says of its body and its
+// connection.
+type respHead struct {
+	length     int64 // Content-Length; -1 when absent
+	chunked    bool  // Transfer-Encoding: chunked
+	closeAfter bool  // the server closes the connection after the body
+}
+
+// readHead reads the header lines up to the blank line, adding their
+// bytes to *recv.
+func readHead(br *bufio.Reader, rh *respHead, recv *int64) error {
+	for {
+		line, err := br.ReadSlice('\n')
+		*recv += int64(len(line))
+		if err != nil {
+			if errors.Is(err, bufio.ErrBufferFull) {
+				err = errors.New("response header line too long")
+			}
+			return err
+		}
+		h := trimCRLF(line)
+		if len(h) == 0 {
+			return nil
+		}
+		colon := bytes.IndexByte(h, ':')
+		if colon <= 0 {
+			continue
+		}
+		key, val := h[:colon], bytes.TrimSpace(h[colon+1:])
+		switch {
+		case bytes.EqualFold(key, []byte("Content-Length")):
+			rh.length = 0
+			for _, ch := range val {
+				if ch < '0' || ch > '9' {
+					return fmt.Errorf("bad Content-Length %q", val)
+				}
+				rh.length = rh.length*10 + int64(ch-'0')
+			}
+		case bytes.EqualFold(key, []byte("Transfer-Encoding")):
+			rh.chunked = bytes.Contains(bytes.ToLower(val), []byte("chunked"))
+		case bytes.EqualFold(key, []byte("Connection")):
+			if bytes.EqualFold(val, []byte("close")) {
+				rh.closeAfter = true
+			} else if bytes.EqualFold(val, []byte("keep-alive")) {
+				rh.closeAfter = false
+			}
+		}
+	}
 }
 
 // readN reads or discards n body bytes.

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -70,27 +69,5 @@ func TestRunFillsCores(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte(`"cores":{"cpus":`)) || !bytes.Contains(b, []byte(`"interference_percent":`)) {
 		t.Errorf("result JSON lacks cost.cores: %.300s", b)
-	}
-	var out strings.Builder
-	if err := WriteSummary(&out, res); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "generator: cpu") || !strings.Contains(out.String(), "its CPUs") {
-		t.Errorf("summary:\n%s\nwant the generator's CPUs on its cost line", out.String())
-	}
-	// Merged, each generator keeps its own machine's.
-	m, err := Merge([]*Result{res, res}, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Cost.Cores != nil || len(m.Generators) != 2 || m.Generators[1].Cores == nil {
-		t.Errorf("merged cores %+v, generators %d; want none merged and each generator's kept", m.Cost.Cores, len(m.Generators))
-	}
-	out.Reset()
-	if err := WriteSummary(&out, m); err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(out.String(), "generator 2: its CPUs") {
-		t.Errorf("merged summary:\n%s\nwant each generator's CPUs", out.String())
 	}
 }

@@ -53,15 +53,4 @@ func TestCostAbsentCPU(t *testing.T) {
 	if got := c.CPUText("%.0f"); got != "–" {
 		t.Errorf("CPUText = %q; want –", got)
 	}
-	v := 40.0
-	with := &v
-	if got := mergeOpt(true, nil, with, func(a, b float64) float64 { return a + b }); got == nil || *got != 40 {
-		t.Errorf("mergeOpt(first, 40) = %v; want 40", got)
-	}
-	if got := mergeOpt(false, with, nil, func(a, b float64) float64 { return a + b }); got != nil {
-		t.Errorf("mergeOpt(40, absent) = %v; want absent", *got)
-	}
-	if got := mergeOpt(false, with, with, func(a, b float64) float64 { return a + b }); got == nil || *got != 80 {
-		t.Errorf("mergeOpt(40, 40) = %v; want 80", got)
-	}
 }

@@ -1,24 +1,30 @@
 // Package loadtest is an HTTP/1.1 load generator library in the spirit of
-// JMeter's models and JBentoGohan's efficiency.
-//
-// Describe the load in Settings and call Run; it blocks until the run is
-// over and returns the Result:
+// JMeter's models and JBentoGohan's efficiency. Describe the load in
+// Settings and call Run; it blocks until the run is over and returns the
+// Result:
 //
 //	res, err := loadtest.Run(ctx, loadtest.Settings{
-//		Requests: []loadtest.Request{{URL: "http://127.0.0.1:8080/"}},
-//		Clients:  50,
-//		Think:    100 * time.Millisecond,
-//		Warmup:   5 * time.Second,
-//		Duration: 30 * time.Second,
+//		Requests:  []loadtest.Request{{URL: "http://127.0.0.1:8080/"}},
+//		Clients:   50,
+//		Think:     100 * time.Millisecond,
+//		Warmup:    5 * time.Second,
+//		Duration:  30 * time.Second,
 //		Observers: []loadtest.Observer{&loadtest.Progress{W: os.Stderr}},
 //	})
 //	if err != nil {
 //		return err // the settings were invalid
 //	}
-//	loadtest.WriteSummary(os.Stdout, res)
 //	res.WriteJSON("run.json")
 //
-// Sweep does one run per client count; the examples show both.
+// Sweep does one run per client count; the examples show both. The
+// packages above the engine take its Result: loadtest/text prints it,
+// loadtest/resultfile reads results files back (this lab's JSON, JMeter's
+// JTL), loadtest/merge combines the results of several generator machines,
+// loadtest/chart draws them; loadtest/watch watches the target during a
+// run, and loadtest/experiment runs whole experiments. The engine knows
+// nothing of its target and imports none of them: what the tools know of
+// the board is handed to them as data (loadtest/contract; docs/layout.md
+// has the map and the dependency rule).
 //
 // # What comes out, and how
 //
@@ -32,8 +38,8 @@
 //     the run's clock either way, and a plain call needs no goroutine to
 //     own, close or drain; Run stays one blocking call, and the order the
 //     caller gave (progress line, then dashboard) is the order of the calls.
-//   - At the end, the Result: the writers take it whole (Result.WriteJSON,
-//     WriteSeriesCSV, WriteSummary, WriteSweepTable, EvaluateSLO), as
+//   - At the end, the Result, which its readers take whole (Result.WriteJSON
+//     and SCHEMA.md's format, EvaluateSLO, and the packages above), as
 //     vegeta's reporters take its Metrics.
 //   - Each measured request, when Settings.JTL is set, one JMeter CSV line.
 //     This stream alone stays a writer, not an observer: each client
@@ -44,8 +50,10 @@
 //     path whose cost is measured against wrk's (loadtest bench,
 //     loadtest/README.md).
 //
-// It drives a target with a number of simulated clients, each a goroutine
-// owning one keep-alive connection, under one of three load models:
+// # How it loads
+//
+// It drives a target with a number of simulated clients, each owning one
+// keep-alive connection, under one of three load models:
 //
 //   - ModelDelay (Fixed Delay, closed): the next request starts one think
 //     time after the response arrived.
@@ -65,35 +73,10 @@
 // (JBentoGohan's article: a client out of CPU measures itself).
 //
 // The HTTP client is a lean HTTP/1.1 implementation over net.Conn, with
-// crypto/tls for https:// (tls.go): requests without templates are
-// rendered once, responses are parsed in place and bodies are discarded
-// while their bytes are counted; each Stats counts responses by status
-// code and failures by error text, as vegeta's report does.
-//
-// Entry points: Run for one run, Sweep for one run per client count,
-// Observer and Progress for a run's seconds as it goes,
-// ReadResult / Result.WriteJSON for the versioned JSON format described in
-// SCHEMA.md, ReadJTL / JTLHeader for JMeter's CSV results, Merge for results
-// of several generator machines (started together by Settings.StartAt and
-// ParseStartAt, their windows checked and written by WriteOverlap), ParseSLO / EvaluateSLO for objectives,
-// WriteSummary and WriteSweepTable for text.
-//
-// The engine knows nothing of its target and is the bottom of the load
-// tool: the watcher, the charts, the dashboard and the experiment runner
-// import it, never the reverse, and what the tools know of the board is
-// handed to them as data (loadtest/contract). The package map and the
-// dependency rule are in docs/layout.md.
-//
-// Where to read: settings.go (what a run takes), run.go (the run: clients,
-// the measured window, the drain), client.go and rawconn*.go (the HTTP/1.1
-// client), sched.go, alarm*.go and timer.go (when clients wake), model.go
-// (the load models), metrics.go and histogram.go (recording), result.go and
-// SCHEMA.md (the result), watcher.go (the Watcher interface and what it
-// hands back), cost.go and usage_*.go (the generator's own cost), timeline.go
-// (the first requests), environment.go (what a run ran on), scenario.go and
-// template.go (requests from a file), jtl.go, csv.go and merge.go (other
-// formats), startat.go and overlap.go (generators started together, their
-// windows merged), slo.go and deadline.go (objectives), sweep.go and report.go
-// (sweeps and text output), observer.go and progress.go (a run's seconds
-// as it goes), spread.go (a figure over repeats, Median).
+// crypto/tls for https://: requests without templates are rendered once,
+// responses are parsed in place and bodies are discarded while their bytes
+// are counted; each Stats counts responses by status code and failures by
+// error text, as vegeta's report does. Generators on several machines
+// start together with Settings.StartAt (ParseStartAt), so that their
+// windows can be merged.
 package loadtest

@@ -1,13 +1,9 @@
 package loadtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"path/filepath"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -97,93 +93,5 @@ func TestRunWithoutStatsHasGeneratorOnly(t *testing.T) {
 	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL + "/"}}, Clients: 1, Duration: 100 * time.Millisecond})
 	if e := res.Environment; e == nil || e.Generator == nil || e.Server != nil {
 		t.Errorf("environment without -server-stats = %+v; want the generator alone", e)
-	}
-}
-
-// envResult is a result with the given generator and server database
-// version.
-func envResult(cpu string, cpus int, dbVersion string) *Result {
-	h := machine.Host()
-	h.CPUModel, h.LogicalCPUs = cpu, cpus
-	return &Result{Environment: &Environment{Generator: &h, Server: map[string]json.RawMessage{
-		"database": json.RawMessage(`{"kind":"postgres","server_version":"` + dbVersion + `"}`),
-		"config":   json.RawMessage(`{"pool":10}`),
-	}}}
-}
-
-func TestEnvironmentWarning(t *testing.T) {
-	a, same := envResult("Xeon", 2, "16.4"), envResult("Xeon", 2, "16.4")
-	var b strings.Builder
-	WriteEnvironmentWarning(&b, []*Result{a, same, {}}) // a JTL result has no environment
-	if b.Len() != 0 {
-		t.Errorf("warning for results from one environment: %q; want none", b.String())
-	}
-	other := envResult("EPYC", 8, "15.2")
-	b.Reset()
-	WriteEnvironmentWarning(&b, []*Result{a, same, other})
-	got := b.String()
-	for _, want := range []string{"WARNING: these results ran in different environments", "generator CPU model: Xeon vs EPYC",
-		"generator logical CPUs: 2 vs 8", "server database.server_version: 16.4 vs 15.2"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("warning %q lacks %q", got, want)
-		}
-	}
-	if strings.Contains(got, "config") || strings.Contains(got, "kernel") {
-		t.Errorf("warning %q names facts that are the same", got)
-	}
-}
-
-func TestFlatDifferencesBounded(t *testing.T) {
-	a, b := map[string]any{}, map[string]any{}
-	for i := range maxDifferences + 3 {
-		a[fmt.Sprintf("k%02d", i)], b[fmt.Sprintf("k%02d", i)] = i, i+1
-	}
-	ja, _ := json.Marshal(a)
-	jb, _ := json.Marshal(b)
-	d := flatDifferences(map[string]json.RawMessage{"config": ja}, map[string]json.RawMessage{"config": jb, "database": json.RawMessage(`{"kind":"sqlite"}`)})
-	if len(d) != maxDifferences+1 || d[0] != "config.k00: 0 vs 1" || d[maxDifferences] != "4 more" {
-		t.Errorf("flatDifferences = %q; want %d differences then \"4 more\" (3 keys and the absent database)", d, maxDifferences)
-	}
-}
-
-func TestMergeKeepsEnvironments(t *testing.T) {
-	a := fakeResult(2, map[time.Duration]int64{time.Millisecond: 10}, 0)
-	b := fakeResult(3, map[time.Duration]int64{time.Millisecond: 10}, 0)
-	a.Environment, b.Environment = envResult("Xeon", 2, "16.4").Environment, envResult("EPYC", 8, "16.4").Environment
-	m, err := Merge([]*Result{a, b}, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := m.Environment
-	if e == nil || e.Generator.CPUModel != "Xeon" || len(e.Generators) != 2 || e.Generators[1].CPUModel != "EPYC" || e.Server == nil {
-		t.Fatalf("merged environment = %+v; want the first generator, both in Generators, the server", e)
-	}
-	for _, w := range m.Warnings {
-		if strings.Contains(w, "different server") {
-			t.Errorf("warning %q; the generators read one server", w)
-		}
-	}
-	b.Environment = envResult("EPYC", 8, "15.2").Environment
-	if m, err = Merge([]*Result{a, b}, MergeOptions{}); err != nil {
-		t.Fatal(err)
-	}
-	if w := strings.Join(m.Warnings, "\n"); !strings.Contains(w, "generator 2 read a different server (database.server_version: 16.4 vs 15.2)") {
-		t.Errorf("warnings %q; want one naming the server that differs", w)
-	}
-	// A merged result written and read again keeps its environment.
-	path := filepath.Join(t.TempDir(), "m.json")
-	if err := m.WriteJSON(path); err != nil {
-		t.Fatal(err)
-	}
-	back, err := ReadResult(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cfg bytes.Buffer
-	if back.Environment != nil {
-		json.Compact(&cfg, back.Environment.Server["config"])
-	}
-	if back.Environment == nil || len(back.Environment.Generators) != 2 || cfg.String() != `{"pool":10}` {
-		t.Errorf("read back environment = %+v", back.Environment)
 	}
 }

@@ -25,15 +25,15 @@ const (
 type Histogram struct {
 	h *hdr.Histogram
 	// enc holds the compressed encoding while the histogram is compact
-	// (h == nil); see compact.
+	// (h == nil); see Compact.
 	enc []byte
 }
 
-// compact replaces the counts (about 140 KB) by their compressed encoding
+// Compact replaces the counts (about 140 KB) by their compressed encoding
 // (tens of bytes for a second's worth of samples). The histogram decodes
 // itself again on first use. Per-second histograms are kept compact so that
 // a long run's timeline stays small.
-func (h *Histogram) compact() {
+func (h *Histogram) Compact() {
 	if h.h == nil {
 		return
 	}
@@ -44,7 +44,7 @@ func (h *Histogram) compact() {
 	h.enc, h.h = b, nil
 }
 
-// load undoes compact.
+// load undoes Compact.
 func (h *Histogram) load() *hdr.Histogram {
 	if h.h == nil {
 		h.h = hdr.New(histMinMicros, histMaxMicros, histDigits)

@@ -75,9 +75,9 @@ func (a *labelAcc) add(b *labelAcc) {
 	}
 }
 
-// tally returns a's figures as a tally.
-func (a *labelAcc) tally() *tally {
-	t := &tally{hist: a.hist, ok: a.ok, errs: errorKinds(a.errs), codes: map[string]int64{}, errSet: a.texts, recv: a.recv, snt: a.sent}
+// tally returns a's figures as a Tally.
+func (a *labelAcc) tally() *Tally {
+	t := &Tally{hist: a.hist, ok: a.ok, errs: errorKinds(a.errs), codes: map[string]int64{}, errSet: a.texts, recv: a.recv, snt: a.sent}
 	if t.errs == nil {
 		t.errs = map[string]int64{}
 	}

@@ -1,7 +1,6 @@
 package loadtest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -74,50 +73,7 @@ func TestJSONAndJTLRoundTrip(t *testing.T) {
 	if f := strings.Split(lines[1], ","); len(f) < 17 {
 		t.Errorf("JTL line %q has %d fields; want 17", lines[1], len(f))
 	}
-	jr, err := ReadJTL(jtlPath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if jr.Total.Requests != 300 || jr.Total.Successes != res.Total.Successes || jr.Settings.Clients != 3 {
-		t.Errorf("JTL read back: %d requests, %d successes, %d clients; want 300, %d, 3", jr.Total.Requests, jr.Total.Successes, jr.Settings.Clients, res.Total.Successes)
-	}
-	if jr.Total.ErrorKinds["status"] != res.Total.Errors {
-		t.Errorf("JTL read back errors %v; want %d status errors", jr.Total.ErrorKinds, res.Total.Errors)
-	}
-	for i, l := range jr.Labels {
-		if l.Label != res.Labels[i].Label || l.Requests != res.Labels[i].Requests {
-			t.Errorf("JTL label %d = %q %d; want %q %d", i, l.Label, l.Requests, res.Labels[i].Label, res.Labels[i].Requests)
-		}
-	}
-	runs, err := ReadRuns(jtlPath)
-	if err != nil || len(runs) != 1 {
-		t.Errorf("ReadRuns(jtl) = %d runs, %v", len(runs), err)
-	}
-}
-
-func TestReadJTLFromJMeter(t *testing.T) {
-	// Lines as JMeter writes them, with a failure and a quoted field.
-	const jtl = `timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect
-1700000000000,12,view,200,OK,Thread Group 1-1,text,true,,2100,120,2,2,http://h/,10,0,1
-1700000000500,30,view,200,OK,Thread Group 1-2,text,true,,2100,120,2,2,http://h/,28,0,0
-1700000001000,5,post,500,"Internal, error",Thread Group 1-1,text,false,,300,200,2,2,http://h/p,5,0,0
-1700000001900,100,post,Non HTTP response code: java.net.ConnectException,Non HTTP response message: refused,Thread Group 1-2,text,false,,0,0,2,2,http://h/p,0,0,100
-`
-	p := filepath.Join(t.TempDir(), "jm.jtl")
-	os.WriteFile(p, []byte(jtl), 0o644)
-	r, err := ReadJTL(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r.Total.Requests != 4 || r.Total.Successes != 2 || r.Total.ErrorKinds["status"] != 1 || r.Total.ErrorKinds["connect"] != 1 {
-		t.Errorf("total %+v; want 4 requests, 2 ok, 1 status and 1 connect error", r.Total)
-	}
-	if !within(r.Total.MaxMs, 30, 0.001) || r.Settings.Clients != 2 {
-		t.Errorf("max %.3f ms clients %d; want 30 and 2", r.Total.MaxMs, r.Settings.Clients)
-	}
-	if r.MeasuredSeconds != 2 {
-		t.Errorf("measured %.3f s; want 2 (first start to last end)", r.MeasuredSeconds)
-	}
+	// Package resultfile reads the JTL file back (TestJTLRoundTrip).
 }
 
 // JMeter (CSVSaveService.splitHeader, 5.x) accepts a header only when every
@@ -145,17 +101,6 @@ func TestJTLHeaderAsJMeterReadsIt(t *testing.T) {
 	}
 }
 
-func TestSeriesCSV(t *testing.T) {
-	var b bytes.Buffer
-	if err := WriteSeriesCSV(&b, []SecondRow{{T: 1, Successes: 5, Throughput: 5, P95Ms: 1.25, P99Ms: 1.5}}); err != nil {
-		t.Fatal(err)
-	}
-	want := "t,warmup,successes,errors,throughput,bytes,mean_ms,p50_ms,p90_ms,p95_ms,p99_ms,max_ms\n1,false,5,0,5,0,0,0,0,1.25,1.5,0\n"
-	if b.String() != want {
-		t.Errorf("csv = %q; want %q", b.String(), want)
-	}
-}
-
 // fakeResult builds a result with n samples of each latency.
 func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
 	h := NewHistogram()
@@ -168,7 +113,7 @@ func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
 	if errs > 0 {
 		ek = map[string]int64{"status": errs}
 	}
-	st := (&tally{hist: h, ok: ok, errs: ek}).stats("x", clients, 10)
+	st := (&Tally{hist: h, ok: ok, errs: ek}).Stats("x", clients, 10)
 	tot := st
 	tot.Label = "TOTAL"
 	tot.Histogram = h.Clone()
@@ -176,45 +121,7 @@ func fakeResult(clients int, lat map[time.Duration]int64, errs int64) *Result {
 		Series: []SecondRow{{T: 1, Successes: ok, Histogram: h.Clone()}}}
 }
 
-func TestMergeIsExact(t *testing.T) {
-	a := fakeResult(10, map[time.Duration]int64{time.Millisecond: 990, 100 * time.Millisecond: 10}, 1)
-	b := fakeResult(20, map[time.Duration]int64{2 * time.Millisecond: 1000}, 0)
-	m, err := Merge([]*Result{a, b}, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := NewHistogram()
-	all.Merge(a.Total.Histogram)
-	all.Merge(b.Total.Histogram)
-	if m.Total.Requests != 2001 || m.Total.Errors != 1 || m.Settings.Clients != 30 || m.Total.Clients != 30 {
-		t.Errorf("merged totals %+v; want 2001 requests, 1 error, 30 clients", m.Total)
-	}
-	for _, q := range []float64{0.5, 0.99, 0.999} {
-		if got, want := m.Total.Histogram.Quantile(q), all.Quantile(q); got != want {
-			t.Errorf("merged q%.3f = %v; want %v", q, got, want)
-		}
-	}
-	if m.Total.Throughput != a.Total.Throughput+b.Total.Throughput {
-		t.Errorf("merged throughput %.1f; want the sum %.1f", m.Total.Throughput, a.Total.Throughput+b.Total.Throughput)
-	}
-	if len(m.Series) != 1 || m.Series[0].Successes != 2000 || len(m.Generators) != 2 {
-		t.Errorf("merged series %+v generators %d", m.Series, len(m.Generators))
-	}
-	// Survives JSON.
-	bts, err := m.MarshalIndent()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back Result
-	if err := json.Unmarshal(bts, &back); err != nil {
-		t.Fatal(err)
-	}
-	if back.Total.Histogram.Quantile(0.999) != all.Quantile(0.999) {
-		t.Errorf("merged histogram changed through JSON")
-	}
-}
-
-func TestSweepJSONAndTable(t *testing.T) {
+func TestSweepJSON(t *testing.T) {
 	srv, _ := delayServer(t, 0)
 	var seen []int
 	runs, err := Sweep(t.Context(), Settings{Requests: []Request{{URL: srv.URL}}, Think: 20 * time.Millisecond, Model: ModelRate,
@@ -237,31 +144,12 @@ func TestSweepJSONAndTable(t *testing.T) {
 	if err := WriteSweepJSON(p, "fast", runs); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadRuns(p)
-	if err != nil || len(back) != 2 || back[1].Total.Requests != runs[1].Total.Requests {
-		t.Fatalf("ReadRuns(sweep) = %d runs, %v", len(back), err)
+	b, err := os.ReadFile(p)
+	var back SweepFile
+	if err == nil {
+		err = json.Unmarshal(b, &back)
 	}
-	var tbl bytes.Buffer
-	WriteSweepTable(&tbl, runs, nil)
-	if !strings.Contains(tbl.String(), "ideal/s") || strings.Count(tbl.String(), "\n") != 3 {
-		t.Errorf("sweep table:\n%s", tbl.String())
-	}
-}
-
-// TestReadRunsNewerSchema checks that a result or sweep from a newer schema
-// version is refused, not misread.
-func TestReadRunsNewerSchema(t *testing.T) {
-	dir := t.TempDir()
-	for name, body := range map[string]string{
-		"run.json":   `{"schema": 99, "kind": "run", "total": {"requests": 5}}`,
-		"sweep.json": `{"schema": 99, "kind": "sweep", "runs": []}`,
-	} {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if runs, err := ReadRuns(p); err == nil || !strings.Contains(err.Error(), "schema version 99 not supported") {
-			t.Errorf("ReadRuns(%s) = %d runs, %v; want a schema version error", name, len(runs), err)
-		}
+	if err != nil || back.Kind != "sweep" || back.Schema != SchemaVersion || len(back.Runs) != 2 || back.Runs[1].Total.Requests != runs[1].Total.Requests {
+		t.Fatalf("sweep file read back = %+v, %v; want a sweep of 2 runs", back, err)
 	}
 }

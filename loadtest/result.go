@@ -12,7 +12,7 @@ import (
 // changes when a field changes meaning or disappears; added fields keep it.
 // Version 2 gives the settings' durations in milliseconds (duration_ms);
 // version 1 gave them in nanoseconds (duration), and its files are still
-// read (upgrade).
+// read (Result.Upgrade).
 const SchemaVersion = 2
 
 // A Result is the outcome of one run (or of several merged runs).
@@ -60,7 +60,7 @@ type Result struct {
 	Cost       Cost   `json:"cost"`
 	Generators []Cost `json:"generators,omitempty"`
 	// Overlap, in a merged result, says how the generators' measured
-	// windows lined up (overlap.go).
+	// windows lined up (package merge fills it).
 	Overlap *Overlap `json:"overlap,omitempty"`
 	// Server holds the target's own figures over the measured period and
 	// Profiles the profiles taken of it, as Settings.Watcher gave them
@@ -162,9 +162,12 @@ type OpenStats struct {
 	Dropped  int64 `json:"dropped"`
 }
 
-// tally adds up one label's samples: in a run, read from a JTL file or
-// from results being merged.
-type tally struct {
+// A Tally adds up finished requests into one label's Stats where they
+// do not come from a run's clients: the lines of a JTL file (package
+// results), the labels of several generators' results (package merge). A
+// run's clients count into accumulators made for their hot path
+// (labelAcc) and hand their totals over as a Tally.
+type Tally struct {
 	hist      *Histogram
 	ok        int64
 	errs      map[string]int64 // error kind -> count
@@ -173,8 +176,33 @@ type tally struct {
 	recv, snt int64
 }
 
-func newTally() *tally {
-	return &tally{hist: NewHistogram(), errs: map[string]int64{}, codes: map[string]int64{}, errSet: map[string]int64{}}
+// NewTally returns an empty Tally.
+func NewTally() *Tally {
+	return &Tally{hist: NewHistogram(), errs: map[string]int64{}, codes: map[string]int64{}, errSet: map[string]int64{}}
+}
+
+// Success counts a successful request of latency d whose response had the
+// status code code, with the bytes it received and sent.
+func (t *Tally) Success(d time.Duration, code string, recv, sent int64) {
+	t.hist.Record(d)
+	t.ok++
+	t.count(code, recv, sent)
+}
+
+// Failure counts a failed request by its error kind (connect, timeout,
+// io, status, body, cutoff) and its error's text (the error set), with
+// its status code ("0" when it got no response) and the bytes it received
+// and sent.
+func (t *Tally) Failure(kind, text, code string, recv, sent int64) {
+	t.errs[kind]++
+	addErr(t.errSet, text, 1)
+	t.count(code, recv, sent)
+}
+
+func (t *Tally) count(code string, recv, sent int64) {
+	t.codes[code]++
+	t.recv += recv
+	t.snt += sent
 }
 
 // MaxErrorSet bounds the distinct error texts a Stats keeps in ErrorSet.
@@ -194,8 +222,14 @@ func addErr(set map[string]int64, text string, n int64) {
 	set[ErrorSetOther] += n
 }
 
+// AddStats adds the requests s summarises (a label of a result being
+// merged): its counts, bytes, status codes, error set and histogram.
+func (t *Tally) AddStats(s *Stats) {
+	t.add(&Tally{hist: s.Histogram, ok: s.Successes, errs: s.ErrorKinds, codes: s.StatusCodes, errSet: s.ErrorSet, recv: s.Bytes, snt: s.SentBytes})
+}
+
 // add adds b's samples to t.
-func (t *tally) add(b *tally) {
+func (t *Tally) add(b *Tally) {
 	t.hist.Merge(b.hist)
 	t.ok += b.ok
 	t.recv += b.recv
@@ -211,14 +245,9 @@ func (t *tally) add(b *tally) {
 	}
 }
 
-// fromStats returns a tally of s's figures, for merging.
-func fromStats(s *Stats) *tally {
-	t := &tally{hist: s.Histogram, ok: s.Successes, errs: s.ErrorKinds, codes: s.StatusCodes, errSet: s.ErrorSet, recv: s.Bytes, snt: s.SentBytes}
-	return t
-}
-
-// stats returns t's figures over seconds of measurement.
-func (t *tally) stats(label string, clients int, seconds float64) Stats {
+// Stats returns t's figures as those of label, run by clients clients,
+// over seconds of measurement: the throughput divides by seconds.
+func (t *Tally) Stats(label string, clients int, seconds float64) Stats {
 	var n int64
 	for _, v := range t.errs {
 		n += v
@@ -244,11 +273,26 @@ func nonEmpty(m map[string]int64) map[string]int64 {
 	return m
 }
 
+// FillLatency sets the latency figures of r and of its labels from their
+// histograms, then compacts the histograms, which the row keeps for exact
+// merges.
+func (r *SecondRow) FillLatency() {
+	if h := r.Histogram; h != nil {
+		r.P90Ms, r.P95Ms = ms(h.Quantile(0.90)), ms(h.Quantile(0.95)) // before secondFigures compacts h
+		r.MeanMs, r.P50Ms, r.P99Ms, r.MaxMs = secondFigures(h)
+	}
+	for i := range r.Labels {
+		if l := &r.Labels[i]; l.Histogram != nil {
+			l.MeanMs, l.P50Ms, l.P99Ms, l.MaxMs = secondFigures(l.Histogram)
+		}
+	}
+}
+
 // secondFigures returns the latency figures of a per-second row from h,
-// then compacts h, which the row keeps for exact merges.
+// then compacts h.
 func secondFigures(h *Histogram) (mean, p50, p99, maxMs float64) {
 	mean, p50, p99, maxMs = ms(h.Mean()), ms(h.Quantile(0.5)), ms(h.Quantile(0.99)), ms(h.Max())
-	h.compact()
+	h.Compact()
 	return mean, p50, p99, maxMs
 }
 
@@ -307,19 +351,19 @@ func decodeResult(path string, b []byte) (*Result, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("read result %s: %w", path, err)
 	}
-	if err := checkSchema(path, r.Schema); err != nil {
+	if err := CheckSchema(path, r.Schema); err != nil {
 		return nil, err
 	}
-	r.upgrade(r.Schema)
+	r.Upgrade(r.Schema)
 	return &r, nil
 }
 
-// upgrade brings a result read from a file of schema version v up to
-// date: version 1 files lack the figures added since (min_ms and p95_ms,
+// Upgrade brings a result read from a file of schema version v (checked
+// by CheckSchema) up to date: version 1 files lack the figures added since (min_ms and p95_ms,
 // here derived from the histograms they kept; the status codes and error
 // set cannot be, and stay absent). Their settings' nanoseconds are read by
 // Settings.UnmarshalJSON.
-func (r *Result) upgrade(v int) {
+func (r *Result) Upgrade(v int) {
 	if v >= 2 {
 		return
 	}
@@ -339,9 +383,9 @@ func (r *Result) upgrade(v int) {
 	}
 }
 
-// checkSchema accepts the schema versions this package can read: a file
-// from a newer version is an error, not a silent misreading.
-func checkSchema(path string, v int) error {
+// CheckSchema accepts the schema versions this package can read: a file
+// from a newer version is an error naming path, not a silent misreading.
+func CheckSchema(path string, v int) error {
 	if v < 1 || v > SchemaVersion {
 		return fmt.Errorf("read %s: schema version %d not supported (want 1..%d)", path, v, SchemaVersion)
 	}

@@ -57,6 +57,43 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if s.Seed == 0 {
 		s.Seed = uint64(time.Now().UnixNano())
 	}
+	r, err := newRunner(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if !s.StartAt.IsZero() {
+		if err := waitUntil(ctx, s.StartAt); err != nil {
+			return nil, fmt.Errorf("waiting to start at %s: %w", s.StartAt.Format(time.RFC3339Nano), err)
+		}
+	}
+	cost := startCost()
+	r.setStart()
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	defer r.cancel()
+	r.cutCtx, r.cutCancel = context.WithCancel(context.Background())
+	defer r.cutCancel()
+
+	var watch Watch
+	if s.Watcher != nil {
+		watch = s.Watcher.Start(ctx, s, r.warmEnd)
+	}
+	var wg sync.WaitGroup
+	r.startClients(&wg)
+	// Per-second series, the observers and the stop conditions.
+	series, interrupted := r.clock(ctx, cost)
+	if watch != nil {
+		watch.EndWindow()
+	}
+	if r.halt(ctx, interrupted, &wg) {
+		interrupted = true // the interrupt came during the drain
+	}
+	return r.finish(cost, series, interrupted, watch)
+}
+
+// newRunner prepares a run of s: its requests compiled for the wire (and
+// their TLS set up), the recorder, and the timeline and JTL sink when s
+// asks for them.
+func newRunner(ctx context.Context, s Settings) (*runner, error) {
 	r := &runner{s: s, conns: newConnRegistry()}
 	total := 0
 	for i, rq := range s.Requests {
@@ -80,13 +117,13 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	if s.JTL != nil {
 		r.jtl = newJTLSink(s.JTL, s.Clients, s.Name)
 	}
+	return r, nil
+}
 
-	if !s.StartAt.IsZero() {
-		if err := waitUntil(ctx, s.StartAt); err != nil {
-			return nil, fmt.Errorf("waiting to start at %s: %w", s.StartAt.Format(time.RFC3339Nano), err)
-		}
-	}
-	cost := startCost()
+// setStart fixes the run's clock as it starts: its start (now, or
+// Settings.StartAt), the end of the warm-up and the planned stop.
+func (r *runner) setStart() {
+	s := r.s
 	r.start = time.Now()
 	if !s.StartAt.IsZero() {
 		// The schedule counts from the intended start, not from the wake-up:
@@ -100,16 +137,13 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 		planned = s.Warmup + s.Duration
 	}
 	r.stopNs.Store(int64(planned))
-	r.ctx, r.cancel = context.WithCancel(context.Background())
-	defer r.cancel()
-	r.cutCtx, r.cutCancel = context.WithCancel(context.Background())
-	defer r.cutCancel()
+}
 
-	var watch Watch
-	if s.Watcher != nil {
-		watch = s.Watcher.Start(ctx, s, r.warmEnd)
-	}
-	var wg sync.WaitGroup
+// startClients starts the clients of the run's load model: in the open
+// model, a worker per connection and the dispatcher of arrivals; in the
+// others, each client on the wake-up scheduler.
+func (r *runner) startClients(wg *sync.WaitGroup) {
+	s := r.s
 	if s.Model == ModelOpen {
 		// Buffered to the cap, with busy counting what is queued or in
 		// flight: an arrival is dropped only when every connection is busy,
@@ -119,25 +153,23 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 			wg.Go(func() { r.openWorker(i, arrive) })
 		}
 		wg.Go(func() { r.dispatch(arrive) })
-	} else {
-		r.sched = newWakeSched(newAlarm(), s.TimerSlack, (*closedClient).wake)
-		for i := 0; i < s.Clients; i++ {
-			r.startClient(i, &wg)
-		}
+		return
 	}
+	r.sched = newWakeSched(newAlarm(), s.TimerSlack, (*closedClient).wake)
+	for i := 0; i < s.Clients; i++ {
+		r.startClient(i, wg)
+	}
+}
 
-	// Per-second series, the observers and the stop conditions.
-	series, interrupted := r.clock(ctx, cost)
-	if watch != nil {
-		watch.EndWindow()
-	}
-	if r.halt(ctx, interrupted, &wg) {
-		interrupted = true // the interrupt came during the drain
-	}
+// finish ends a run whose clients have all ended: the last, partial
+// second (and the drain) goes to the observers before their End, the
+// timeline and the JTL lines are flushed, and the result takes in what
+// the watcher saw.
+func (r *runner) finish(cost *costMeter, series []SecondRow, interrupted bool, watch Watch) (*Result, error) {
 	end := time.Now()
 	n := len(series)
 	series = r.flushSecond(series, end)
-	for _, o := range s.Observers {
+	for _, o := range r.s.Observers {
 		if len(series) > n {
 			o.Second(series[n]) // the last, partial second and the drain
 		}
@@ -288,19 +320,17 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
 		Successes: ok, Errors: errs, Bytes: recv, Histogram: h, ErrorKinds: errorKinds(kinds),
 	}
-	row.P90Ms, row.P95Ms = ms(h.Quantile(0.90)), ms(h.Quantile(0.95)) // before secondFigures compacts h
-	row.MeanMs, row.P50Ms, row.P99Ms, row.MaxMs = secondFigures(h)
 	if dt > 0 {
 		row.Throughput = math.Round(float64(ok)/dt*10) / 10
 	}
 	for j, l := range labels {
 		ls := LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs, Histogram: l.hist}
-		ls.MeanMs, ls.P50Ms, ls.P99Ms, ls.MaxMs = secondFigures(l.hist)
 		if dt > 0 {
 			ls.Throughput = math.Round(float64(l.ok)/dt*10) / 10
 		}
 		row.Labels = append(row.Labels, ls)
 	}
+	row.FillLatency()
 	return append(series, row)
 }
 
@@ -618,9 +648,9 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	all := labelAcc{hist: NewHistogram()}
 	for i, a := range accs {
 		all.add(&accs[i])
-		res.Labels = append(res.Labels, a.tally().stats(r.reqs[i].label, s.Clients, seconds))
+		res.Labels = append(res.Labels, a.tally().Stats(r.reqs[i].label, s.Clients, seconds))
 	}
-	res.Total = all.tally().stats("TOTAL", s.Clients, seconds)
+	res.Total = all.tally().Stats("TOTAL", s.Clients, seconds)
 	if s.Model == ModelOpen {
 		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
 	}
@@ -628,7 +658,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	if r.tl != nil {
 		res.Timeline = r.tl.result(s.Warmup)
 	}
-	res.Warnings = warnings(res)
+	res.Warnings = Warnings(res)
 	if res.Cost.Cores == nil && !interrupted {
 		res.Warnings = append(res.Warnings, "the use of the generator's CPUs over the measured span (busy, others, steal) is not available on "+runtime.GOOS+": the cost leaves it out")
 	}
@@ -642,8 +672,11 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	return res
 }
 
-// warnings explains what limits the figures.
-func warnings(res *Result) []string {
+// Warnings explains what limits the figures of res: an interrupted run,
+// a generator that may have been the bottleneck, figures its OS does not
+// give, late requests and dropped arrivals. Run and merge.Results put them
+// first in Result.Warnings.
+func Warnings(res *Result) []string {
 	var w []string
 	if res.Interrupted {
 		w = append(w, "the run was interrupted; figures cover the part that ran")

@@ -214,39 +214,16 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	if r.BodyFile != "" {
-		return nil, fmt.Errorf("body_file %q: only a scenario file reads body_file (LoadScenario)", r.BodyFile)
-	}
-	if len(r.Form) > 0 && r.Body != "" {
-		return nil, fmt.Errorf("give a form or a body, not both")
-	}
-	method := strings.ToUpper(r.Method)
-	if method == "" {
-		method = "GET"
-		if len(r.Form) > 0 || r.Body != "" {
-			method = "POST"
-		}
-	}
-	for _, c := range method {
-		if c < 'A' || c > 'Z' {
-			return nil, fmt.Errorf("bad method %q", r.Method)
-		}
-	}
-	if method == "HEAD" && r.Body != "" {
-		return nil, fmt.Errorf("a HEAD request takes no body")
-	}
-	if r.Expect != 0 && (r.Expect < 100 || r.Expect > 599) {
-		return nil, fmt.Errorf("expect %d: want a status code 100-599", r.Expect)
-	}
-	if r.Weight < 0 {
-		return nil, fmt.Errorf("weight %d: want >= 0", r.Weight)
+	method, err := checkRequest(r)
+	if err != nil {
+		return nil, err
 	}
 	c := &compiled{
 		label:    r.Label,
 		index:    index,
 		addr:     u.hostport,
 		url:      r.URL,
-		weight:   r.Weight,
+		weight:   max(r.Weight, 1),
 		expect:   r.Expect,
 		contains: []byte(r.Contains),
 		head:     method == "HEAD",
@@ -258,27 +235,9 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 			return nil, fmt.Errorf("url %q: %w", r.URL, err)
 		}
 	}
-	if c.weight == 0 {
-		c.weight = 1
-	}
-	// Form, in key order for reproducible requests.
-	keys := make([]string, 0, len(r.Form))
-	for k := range r.Form {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	// Escape only the values' literal text: compile each value separately.
-	var bodyT template
-	for i, k := range keys {
-		if i > 0 {
-			bodyT.addLit("&", nil)
-		}
-		bodyT.addLit(url.QueryEscape(k)+"=", nil)
-		vt, err := compileTemplate(r.Form[k], url.QueryEscape)
-		if err != nil {
-			return nil, fmt.Errorf("form %q: %w", k, err)
-		}
-		bodyT.segs = append(bodyT.segs, vt.segs...)
+	bodyT, err := compileForm(r.Form)
+	if err != nil {
+		return nil, err
 	}
 	// A method that defines a body (POST, PUT, PATCH) always sends one,
 	// with its Content-Length, empty if need be: servers may answer 411
@@ -289,7 +248,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	if err != nil {
 		return nil, fmt.Errorf("url: %w", err)
 	}
-	if len(keys) > 0 && !defines {
+	if len(r.Form) > 0 && !defines {
 		// A form on a request without a body goes in the query.
 		sep := "?"
 		if strings.Contains(u.uri, "?") {
@@ -304,7 +263,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 			return nil, fmt.Errorf("body: %w", err)
 		}
 	}
-	if c.hasBody && (len(keys) > 0 || r.Body != "") {
+	if c.hasBody && (len(r.Form) > 0 || r.Body != "") {
 		c.bodyType = "Content-Type: application/x-www-form-urlencoded\r\n"
 	}
 	if err := c.buildLine(method, ut, u.host, r.Headers, keepAlive); err != nil {
@@ -318,6 +277,63 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		c.static = c.render(nil, new([]byte), nil)
 	}
 	return c, nil
+}
+
+// checkRequest checks what r asks for beyond its URL and returns its
+// method: GET, or POST when it has a form or a body, when it names none.
+func checkRequest(r Request) (method string, err error) {
+	if r.BodyFile != "" {
+		return "", fmt.Errorf("body_file %q: only a scenario file reads body_file (LoadScenario)", r.BodyFile)
+	}
+	if len(r.Form) > 0 && r.Body != "" {
+		return "", fmt.Errorf("give a form or a body, not both")
+	}
+	method = strings.ToUpper(r.Method)
+	if method == "" {
+		method = "GET"
+		if len(r.Form) > 0 || r.Body != "" {
+			method = "POST"
+		}
+	}
+	for _, c := range method {
+		if c < 'A' || c > 'Z' {
+			return "", fmt.Errorf("bad method %q", r.Method)
+		}
+	}
+	if method == "HEAD" && r.Body != "" {
+		return "", fmt.Errorf("a HEAD request takes no body")
+	}
+	if r.Expect != 0 && (r.Expect < 100 || r.Expect > 599) {
+		return "", fmt.Errorf("expect %d: want a status code 100-599", r.Expect)
+	}
+	if r.Weight < 0 {
+		return "", fmt.Errorf("weight %d: want >= 0", r.Weight)
+	}
+	return method, nil
+}
+
+// compileForm compiles form parameters as a urlencoded template, in key
+// order for reproducible requests. Each value is compiled on its own, so
+// that only its literal text is escaped (placeholders render digits).
+func compileForm(form map[string]string) (template, error) {
+	keys := make([]string, 0, len(form))
+	for k := range form {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var t template
+	for i, k := range keys {
+		if i > 0 {
+			t.addLit("&", nil)
+		}
+		t.addLit(url.QueryEscape(k)+"=", nil)
+		vt, err := compileTemplate(form[k], url.QueryEscape)
+		if err != nil {
+			return template{}, fmt.Errorf("form %q: %w", k, err)
+		}
+		t.segs = append(t.segs, vt.segs...)
+	}
+	return t, nil
 }
 
 // ParseHeader parses a header as curl's, hey's and vegeta's -H give it,

@@ -3,7 +3,6 @@ package loadtest
 import (
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
@@ -174,28 +173,4 @@ func compare(v, lim float64, less bool) bool {
 		return v < lim
 	}
 	return v > lim
-}
-
-// WriteObjectiveResults writes one PASS/FAIL line per objective (and its warning) and
-// reports whether all passed.
-func WriteObjectiveResults(w io.Writer, vs []ObjectiveResult) bool {
-	all := true
-	for _, v := range vs {
-		word := "PASS"
-		if !v.Pass {
-			word, all = "FAIL", false
-		}
-		unit := " ms"
-		switch v.Objective.Metric {
-		case "errors":
-			unit = "%"
-		case "throughput":
-			unit = "/s"
-		}
-		fmt.Fprintf(w, "SLO %s %s: measured %.4g%s\n", word, v.Objective.Text, v.Value, unit)
-		if v.Warning != "" {
-			fmt.Fprintf(w, "SLO WARNING %s: %s\n", v.Objective.Text, v.Warning)
-		}
-	}
-	return all
 }

@@ -1,7 +1,6 @@
 package loadtest
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -51,13 +50,6 @@ func TestEvaluateSLO(t *testing.T) {
 	}
 	if vs[0].Warning != "" {
 		t.Errorf("p99 with 1,000 samples warned: %q", vs[0].Warning)
-	}
-	var b bytes.Buffer
-	if WriteObjectiveResults(&b, vs) {
-		t.Errorf("WriteObjectiveResults reported all passed; p99.9 failed")
-	}
-	if !strings.Contains(b.String(), "SLO FAIL p99.9<5ms") || !strings.Contains(b.String(), "SLO WARNING p99.999<1s") {
-		t.Errorf("verdicts:\n%s", b.String())
 	}
 }
 

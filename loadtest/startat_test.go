@@ -131,18 +131,6 @@ func TestStartAtAlignsGenerators(t *testing.T) {
 		t.Errorf("first requests arrived %v apart; want within 250 ms", spread)
 	}
 	t.Logf("start lags %.3f and %.3f ms; first arrivals %v and %v after the start", res[0].StartLagMs, res[1].StartLagMs, a.Sub(startAt), b.Sub(startAt))
-
-	m, err := Merge(res[:], MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := m.Overlap
-	if o == nil || o.MaxStartSkewMs != 0 || o.MaxEndSkewMs != 0 || o.Seconds != 0.5 || o.Warning != "" || len(o.Generators) != 2 || o.Generators[1].StartLagMs != res[1].StartLagMs {
-		t.Fatalf("merged overlap %+v; want two generators, no skew, the 0.5 s window", o)
-	}
-	if sum := res[0].Total.Throughput + res[1].Total.Throughput; !within(m.Total.Throughput, sum, 1e-9) {
-		t.Errorf("merged throughput %.3f; want the generators' sum %.3f (one window)", m.Total.Throughput, sum)
-	}
 }
 
 func TestStartAtWaitIsInterruptible(t *testing.T) {

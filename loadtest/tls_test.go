@@ -2,7 +2,6 @@ package loadtest
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -11,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // recordingTLSServer is an https:// server with a self-signed certificate
@@ -138,57 +136,5 @@ func TestErrorSetIsBounded(t *testing.T) {
 	addErr(set, "x", 2)
 	if len(set) != MaxErrorSet+1 || set[ErrorSetOther] != 5 || set["x"] != 3 {
 		t.Errorf("error set after 15 texts = %v; want %d texts, 5 under %q, x counted 3 times", set, MaxErrorSet, ErrorSetOther)
-	}
-}
-
-func TestSummaryReadsLikeVegetas(t *testing.T) {
-	srv := newRecordingTLSServer(t)
-	res := mustRun(t, Settings{Requests: []Request{{URL: srv.URL + "/", Label: "ok"}, {URL: srv.URL + "/missing", Label: "missing"}},
-		Clients: 1, MaxRequests: 40, Insecure: true})
-	var b strings.Builder
-	if err := WriteSummary(&b, res); err != nil {
-		t.Fatal(err)
-	}
-	sum := b.String()
-	missing := res.Labels[1].Requests
-	for _, want := range []string{
-		"Requests      [total, rate, throughput]",
-		"Duration      [total, attack, wait]",
-		"Latencies     [min, mean, 50, 90, 95, 99, 99.9, max]",
-		"Bytes In      [total, mean]", "Bytes Out     [total, mean]", "Success       [ratio]",
-		fmt.Sprintf("Status Codes  [code:count]                            200:%d  404:%d\n", 40-missing, missing),
-		fmt.Sprintf("Error Set:\n%d × status 404 Not Found\n", missing),
-		"p95 ms", "errors by kind: status", "1 clients, measured",
-	} {
-		if !strings.Contains(sum, want) {
-			t.Errorf("summary lacks %q:\n%s", want, sum)
-		}
-	}
-}
-
-func TestMergeAndJTLKeepStatusCodes(t *testing.T) {
-	a := fakeResult(1, map[time.Duration]int64{time.Millisecond: 3}, 0)
-	b := fakeResult(1, map[time.Duration]int64{time.Millisecond: 2}, 0)
-	a.Labels[0].StatusCodes = map[string]int64{"200": 3, "0": 1}
-	a.Labels[0].ErrorSet = map[string]int64{"dial tcp: refused": 1}
-	b.Labels[0].StatusCodes = map[string]int64{"200": 2, "503": 4}
-	m, err := Merge([]*Result{a, b}, MergeOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := m.Total.StatusCodes; got["200"] != 5 || got["503"] != 4 || got["0"] != 1 || m.Total.ErrorSet["dial tcp: refused"] != 1 {
-		t.Errorf("merged status codes %v, error set %v; want 200:5 503:4 0:1 and the refused text", got, m.Total.ErrorSet)
-	}
-	jtl := JTLHeader + "\n" +
-		"1000,5,x,200,OK,t 1-1,text,true,,10,5,1,1,http://h/,1,0,0\n" +
-		"1001,5,x,503,Service Unavailable,t 1-1,text,false,,10,5,1,1,http://h/,1,0,0\n" +
-		"1002,5,x,Non HTTP response code: timeout,timeout,t 1-1,text,false,read timeout,0,5,1,1,http://h/,0,0,0\n"
-	r, err := parseJTL(strings.NewReader(jtl))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := r.Total.StatusCodes; got["200"] != 1 || got["503"] != 1 || got["0"] != 1 ||
-		r.Total.ErrorSet["503 Service Unavailable"] != 1 || r.Total.ErrorSet["read timeout"] != 1 {
-		t.Errorf("JTL: status codes %v, error set %v; want 200:1 503:1 0:1, \"503 Service Unavailable\" and \"read timeout\"", got, r.Total.ErrorSet)
 	}
 }

@@ -1,24 +1,28 @@
 // Package machine reads what sar, vmstat and netstat showed in the article:
-// CPU use of the whole machine and of this process over the last second,
-// load average, memory and paging, and (from Linux's /proc) TCP connection
-// states with the accept queue of a listening socket.
 //
-// A Sampler takes a sample of the cumulative counters every second; a
-// Reading is the difference between its last two samples, so it is a live
-// reading over the last second, not an average since start. Memory and
-// load are read when asked. The CPUs this process may run on (its
-// affinity) are read apart: how busy they were, and how much of their
-// time something other than this process took (the interference: busy
-// time minus the process's CPU time; the hypervisor's steal where the OS
-// counts it), over the window and as cumulative counters that
-// Sampler.Counters and ReadCounters read now, so that a span's figure is
-// exact. Linux is read from /proc; macOS and Windows
-// through gopsutil. A reading an OS cannot give (paging and I/O wait off
-// Linux, the load average on Windows) is absent from the Reading and its
-// JSON, and named in Reading.Absent: never 0.
+//	s := machine.NewSampler()
+//	go s.Run(ctx) // samples the cumulative counters every second
+//	r := s.Read() // CPU and paging over the last second, load, memory
 //
-// ReadRuntime reads the Go runtime's own metrics (runtime/metrics), in one
-// place for the board's statistics and the load generator's cost.
+// It reads the CPU use of the whole machine and of this process over the
+// last second, load average, memory and paging, and (from Linux's /proc)
+// TCP connection states with the accept queue of a listening socket; the
+// host's facts (Host); a process's CPU time and peak resident set; and the
+// Go runtime's own metrics (ReadRuntime), in one place for the board's
+// statistics and the load generator's cost.
+//
+// A Reading is the difference between the Sampler's last two samples, so it
+// is a live reading over the last second, not an average since start.
+// Memory and load are read when asked. The CPUs this process may run on
+// (its affinity) are read apart: how busy they were, and how much of their
+// time something other than this process took (the interference: busy time
+// minus the process's CPU time; the hypervisor's steal where the OS counts
+// it), over the window and as cumulative counters that Sampler.Counters and
+// ReadCounters read now, so that a span's figure is exact. Linux is read
+// from /proc; macOS and Windows through gopsutil. A reading an OS cannot
+// give (paging and I/O wait off Linux, the load average on Windows) is
+// absent from the Reading and its JSON, and named in Reading.Absent: never
+// 0.
 package machine
 
 import (

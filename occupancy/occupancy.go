@@ -1,13 +1,20 @@
 // Package occupancy integrates a count of things in a state over time: the
 // busy workers, the queued requests, the connections held, the acquires
-// waiting. The integral (state-seconds) is a counter, so the mean count over
-// any span is its increase divided by the span's length (Little's law).
+// waiting.
 //
-// A gauge sampled now and then cannot stand in for it: a sampler goroutine
-// inside a server pinned to one core runs only between requests, when none
-// is busy, and reads 0 at 100 % CPU. The integral includes the time of the
-// entries still in the state when it is read, so a reading during a long
-// wait is right too.
+//	var busy occupancy.Gauge
+//	s := busy.Enter()
+//	// ... the work
+//	busy.Leave(s)
+//	n, total := busy.Read() // in the state now; state-seconds since start
+//
+// The integral (state-seconds) is a counter, so the mean count over any
+// span is its increase divided by the span's length (Little's law). A gauge
+// sampled now and then cannot stand in for it: a sampler goroutine inside a
+// server pinned to one core runs only between requests, when none is busy,
+// and reads 0 at 100 % CPU. The integral includes the time of the entries
+// still in the state when it is read, so a reading during a long wait is
+// right too.
 //
 // Now is also the board's one clock: every wait the board reports (the
 // worker queue, the connection acquire, the SQL statements, the database's

@@ -1,9 +1,12 @@
 // Package sql holds the board's schema migrations for each SQL dialect, as
-// embedded files. It only embeds: the entity package reads and applies them.
+// embedded files:
 //
-// A migration is a file named NNN_description.sql; NNN is its version.
-// Migrations run in version order, each once, and the versions applied are
-// kept in a schema_migrations table.
+//	files, err := fs.ReadDir(sql.SQLite, "sqlite")
+//
+// It only embeds: the stores (entity/sqlite, entity/postgres) read and
+// apply them. A migration is a file named NNN_description.sql; NNN is its
+// version. Migrations run in version order, each once, and the versions
+// applied are kept in a schema_migrations table.
 package sql
 
 import "embed"

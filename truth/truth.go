@@ -1,17 +1,23 @@
 // Package truth records what the board really served during a window a
-// load tool names: every request's arrival at the listener, start of
-// service and end of response write, its status and body bytes. It keeps
+// load tool names:
+//
+//	rec := truth.New(truth.DefaultLogCap)
+//	ln = truth.Listener(ln, rec)      // stamps each request's arrival
+//	rec.Start(time.Now(), time.Time{}, false)
+//	// ... requests are served; the board calls rec.Record for each
+//	rep, err := rec.Report(nil)
+//
+// It records every request's arrival at the listener, start of service and
+// end of response write, its status and body bytes, and keeps
 // HdrHistograms of the server-side times, exact counts per second and per
-// status and, when asked, a log of every request, and reports them as the
-// JSON that loadtest grade holds a tool's results against (docs/truth.md).
+// status and, when asked, a log of every request. The Report is the JSON
+// that loadtest grade holds a tool's results against (docs/truth.md).
 //
 // A report is written to a file only through a Dir: the one directory the
-// operator named (truth_dir), by plain file name, never through a
-// symbolic link, over an existing file only when asked, over the board's
-// own files never.
-//
-// Recording off costs one atomic load per request (Recorder.On) and per
-// read on a connection (Listener). The package imports nothing of the
+// operator named (truth_dir), by plain file name, never through a symbolic
+// link, over an existing file only when asked, over the board's own files
+// never. Recording off costs one atomic load per request (Recorder.On) and
+// per read on a connection (Listener). The package imports nothing of the
 // module: bbs hooks it in.
 package truth
 

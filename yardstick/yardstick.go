@@ -1,18 +1,24 @@
-// Package yardstick is a measuring device, not a second board: bare
-// net/http handlers that answer the board's three views (AllView,
-// OnceGetView, EachGetView) as HTML or JSON with the same SQL, the same
-// access pattern and the same bytes as the board, and with none of its
-// machinery (no worker limit, no metrics or tally, no extra headers, no
+// Package yardstick is a measuring device, not a second board:
+//
+//	y, err := yardstick.Open(ctx, "sqlite", "bbs.db", 5)
+//	defer y.Close()
+//	http.Serve(ln, y.Handler()) // /bbs?cmd=AllView&format=json
+//
+// It serves bare net/http handlers that answer the board's three views
+// (AllView, OnceGetView, EachGetView) as HTML or JSON with the same SQL, the
+// same access pattern and the same bytes as the board, and with none of
+// its machinery (no worker limit, no metrics or tally, no extra headers, no
 // timeouts, no posting).
 //
 // It exists so that the board's own overhead can be measured: served side
-// by side on the same database and the same CPU, the ratio of the
-// yardstick's throughput to the board's is what the board costs beyond its
-// SQL. TechEmpower keeps a "raw" implementation next to every framework for
-// the same comparison. The handlers talk to database/sql with go-sqlite3
-// and to pgxpool directly, as a hand-written handler would, and never to
-// the board's entity package. The database must already hold the board's
-// posts table (start the board on it first: it migrates and seeds).
+// by side on the same database and the same CPU, the ratio of the board's
+// CPU per request to the yardstick's is what the board costs beyond its
+// SQL ("loadtest overhead"). TechEmpower keeps a "raw" implementation next
+// to every framework for the same comparison. The handlers talk to
+// database/sql with go-sqlite3 and to pgxpool directly, as a hand-written
+// handler would, and never to the board's entity package. The database must
+// already hold the board's posts table (start the board on it first: it
+// migrates and seeds).
 package yardstick
 
 import (

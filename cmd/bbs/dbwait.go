@@ -4,12 +4,51 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"time"
 
+	"bbslab/config"
 	"bbslab/entity"
 	"bbslab/entity/open"
+	"bbslab/internal/pgsetup"
 )
+
+// openStore opens the store cfg names, waiting up to db_wait for the
+// database and telling status of each failed attempt; trace, when set,
+// receives the SQL trace. A PostgreSQL that cannot be reached gets the
+// hint on how to start one (pgsetup.Hint) on stderr.
+func openStore(ctx context.Context, cfg config.Config, log *slog.Logger, trace io.Writer, status func(string), stderr io.Writer) (entity.Store, error) {
+	start := time.Now()
+	store, err := openWithWait(ctx, time.Duration(cfg.DBWait), log, entity.Options{
+		Driver:       cfg.DB,
+		DSN:          cfg.DSN,
+		Pool:         cfg.Pool,
+		PoolMin:      cfg.PoolMin,
+		PoolMode:     cfg.PoolMode,
+		PoolValidate: cfg.PoolValidate,
+		SeedPosts:    cfg.SeedPosts,
+		Distance: entity.Distance{
+			Latency: time.Duration(cfg.DBLatency),
+			Jitter:  time.Duration(cfg.DBLatencyJitter),
+			Connect: time.Duration(cfg.ConnectLatency),
+			// The admin listener's /admin/distance sets the wait while
+			// the board runs (loadtest calibrate).
+			Adjustable: true,
+		},
+		Trace: trace,
+	}, func(attempt int, left time.Duration) {
+		status(fmt.Sprintf("starting: waiting for the database (attempt %d failed; db_wait leaves %v)", attempt, left.Round(100*time.Millisecond)))
+	})
+	if err != nil {
+		if cfg.DB == "postgres" && errors.Is(err, entity.ErrUnavailable) {
+			fmt.Fprint(stderr, pgsetup.Hint)
+		}
+		return nil, err
+	}
+	log.Info("database ready", "db", cfg.DB, "pool", cfg.Pool, "pool_min", cfg.PoolMin, "pool_mode", cfg.PoolMode, "pool_validate", cfg.PoolValidate, "db_latency", cfg.DBLatency.String(), "db_latency_jitter", cfg.DBLatencyJitter.String(), "connect_latency", cfg.ConnectLatency.String(), "seconds", time.Since(start).Seconds())
+	return store, nil
+}
 
 // Back-off between start-up attempts to reach the database.
 const (

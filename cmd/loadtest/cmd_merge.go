@@ -10,6 +10,8 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/merge"
+	"bbslab/loadtest/text"
 )
 
 // cmdMerge combines results from several generator machines.
@@ -38,8 +40,8 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		rs = append(rs, r)
 	}
 	now := time.Now() // the one reading of the clock: messages omit today's date
-	m, err := loadtest.Merge(rs, loadtest.MergeOptions{AllowDisjoint: *disjoint, Now: now})
-	if errors.Is(err, loadtest.ErrDisjoint) {
+	m, err := merge.Results(rs, merge.Options{AllowDisjoint: *disjoint, Now: now})
+	if errors.Is(err, merge.ErrDisjoint) {
 		return cli.Usagef("%v (the files in the order given); start the generators with one -start-at, or give -allow-disjoint to merge them anyway", err)
 	}
 	if err != nil {
@@ -48,10 +50,10 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if m.Overlap != nil && m.Overlap.Warning != "" {
 		fmt.Fprintln(stderr, "warning:", m.Overlap.Warning)
 	}
-	if err := loadtest.WriteOverlap(stdout, m.Overlap, fs.Args(), now); err != nil {
+	if err := merge.WriteOverlap(stdout, m.Overlap, fs.Args(), now); err != nil {
 		return err
 	}
-	if err := loadtest.WriteSummary(stdout, m); err != nil {
+	if err := text.WriteSummary(stdout, m); err != nil {
 		return err
 	}
 	if *out != "" {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/resultfile"
 )
 
 // TestReportSaysWhenEnvironmentsDiffer runs against a target whose stats
@@ -68,12 +69,12 @@ func TestJTLKeepsItsEnvironment(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("run -jtl = exit %d; stderr %s", code, stderr)
 	}
-	r, err := loadtest.ReadJTL(jtl)
+	r, err := resultfile.ReadJTL(jtl)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Environment == nil || r.Environment.Generator == nil || r.Environment.Generator.GoVersion == "" {
-		t.Fatalf("ReadJTL(%s).Environment = %+v; want the generator's, from %s", jtl, r.Environment, loadtest.JTLEnvironmentPath(jtl))
+		t.Fatalf("ReadJTL(%s).Environment = %+v; want the generator's, from %s", jtl, r.Environment, resultfile.JTLEnvironmentPath(jtl))
 	}
 	r.Environment.Generator.CPUModel = "Another CPU"
 	other := filepath.Join(dir, "b.jtl")
@@ -84,7 +85,7 @@ func TestJTLKeepsItsEnvironment(t *testing.T) {
 	if err := os.WriteFile(other, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := loadtest.WriteJTLEnvironment(other, r.Environment); err != nil {
+	if err := resultfile.WriteJTLEnvironment(other, r.Environment); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := runCmd(context.Background(), "report", "-charts", "", jtl, other)
@@ -93,10 +94,10 @@ func TestJTLKeepsItsEnvironment(t *testing.T) {
 		t.Errorf("report of JTLs from two machines = exit %d, first line %q, stderr %q; want the warning", code, first, stderr)
 	}
 	// A broken environment file is an error naming it, not a silent loss.
-	if err := os.WriteFile(loadtest.JTLEnvironmentPath(other), []byte("{"), 0o644); err != nil {
+	if err := os.WriteFile(resultfile.JTLEnvironmentPath(other), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := loadtest.ReadJTL(other); err == nil || !strings.Contains(err.Error(), "b.jtl.env.json") {
+	if _, err := resultfile.ReadJTL(other); err == nil || !strings.Contains(err.Error(), "b.jtl.env.json") {
 		t.Errorf("ReadJTL with a broken environment file: %v; want an error naming it", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/resultfile"
 )
 
 // runCmd runs the command line and returns its exit code and output.
@@ -167,22 +168,28 @@ func TestSweepCommand(t *testing.T) {
 	}
 }
 
-func TestTargetServes(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	pr, pw, _ := os.Pipe()
-	done := make(chan error, 1)
-	go func() { done <- cmdTarget(ctx, []string{"-addr", "127.0.0.1:0", "-size", "100"}, pw, os.Stderr) }()
-	buf := make([]byte, 100)
-	n, _ := pr.Read(buf)
-	url := strings.TrimSpace(string(buf[:n]))
-	res, err := loadtest.Run(ctx, loadtest.Settings{Requests: []loadtest.Request{{URL: url, Method: "POST", Form: map[string]string{"a": "b"}}}, Clients: 2, MaxRequests: 100, Seed: 1})
-	if err != nil || res.Total.Successes != 100 || res.Total.Bytes < 100*100 {
-		t.Errorf("target: %+v, %v; want 100 successes of 100-byte pages", res.Total, err)
-	}
-	cancel()
-	if err := <-done; err != nil {
-		t.Errorf("target: %v", err)
+// TestPageServerServes runs "loadtest pageserver", and "loadtest target",
+// its name before, through the command's dispatch: each prints its URL and
+// serves 100-byte pages.
+func TestPageServerServes(t *testing.T) {
+	for _, name := range []string{"pageserver", "target"} {
+		ctx, cancel := context.WithCancel(context.Background())
+		pr, pw, _ := os.Pipe()
+		done := make(chan error, 1)
+		go func() { done <- run(ctx, []string{name, "-addr", "127.0.0.1:0", "-size", "100"}, pw, os.Stderr) }()
+		buf := make([]byte, 100)
+		n, _ := pr.Read(buf)
+		url := strings.TrimSpace(string(buf[:n]))
+		res, err := loadtest.Run(ctx, loadtest.Settings{Requests: []loadtest.Request{{URL: url, Method: "POST", Form: map[string]string{"a": "b"}}}, Clients: 2, MaxRequests: 100, Seed: 1})
+		if err != nil || res.Total.Successes != 100 || res.Total.Bytes < 100*100 {
+			t.Errorf("loadtest %s: %+v, %v; want 100 successes of 100-byte pages", name, res.Total, err)
+		}
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("loadtest %s: %v", name, err)
+		}
+		pr.Close()
+		pw.Close()
 	}
 }
 
@@ -196,7 +203,7 @@ func TestSweepWritesEachStepsFiles(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("sweep = exit %d: %s\n%s", code, stderr, stdout)
 	}
-	runs, err := loadtest.ReadRuns(out)
+	runs, err := resultfile.Read(out)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("sweep file: %d runs, %v; want 2", len(runs), err)
 	}
@@ -208,7 +215,7 @@ func TestSweepWritesEachStepsFiles(t *testing.T) {
 				t.Errorf("step %d clients: %s not written: %v", n, p, err)
 			}
 		}
-		jtl, err := loadtest.ReadJTL(filepath.Join(dir, fmt.Sprintf("s-c%d.jtl", n)))
+		jtl, err := resultfile.ReadJTL(filepath.Join(dir, fmt.Sprintf("s-c%d.jtl", n)))
 		if err != nil || jtl.Total.Requests != r.Total.Requests {
 			t.Errorf("step %d clients: JTL holds %v requests (%v); the result %d", n, jtl, err, r.Total.Requests)
 		}

@@ -19,7 +19,7 @@ commands:
   experiment  start a server per run, validate it, sweep it, write a report (FILE.toml)
   calibrate   set a running board's database wait so it lands on the article's operating point
   bench    measure the generator's efficiency (against wrk and hey if present)
-  target   a small page server for bench (-addr, -size)
+  pageserver  a small page server for bench (-addr, -size; was "target", which still works)
   overhead the board vs the yardstick (bare handlers), side by side on one core
   grade    hold load tools' results (this lab's, JMeter, vegeta, hey, wrk, k6) against the server's truth
   disturb  keep CPUs busy on a schedule (-cpu 0 -busy 3s -every 10s -for 5m; -random -seed N) to show an experiment re-measuring
@@ -49,8 +49,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdCalibrate(ctx, rest, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, rest, stdout, stderr)
-	case "target":
-		return cmdTarget(ctx, rest, stdout, stderr)
+	case "pageserver", "target": // "target" was its name; a server under test is a watch.Target
+		return cmdPageServer(ctx, rest, stdout, stderr)
 	case "overhead":
 		return cmdOverhead(ctx, rest, stdout, stderr)
 	case "grade":

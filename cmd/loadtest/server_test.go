@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"bbslab/loadtest"
+	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )
 
@@ -43,7 +43,7 @@ func TestSweepWithServerStats(t *testing.T) {
 	if !strings.Contains(stdout, "c-server-cpu.svg") {
 		t.Errorf("no server CPU chart:\n%s", stdout)
 	}
-	runs, err := loadtest.ReadRuns(out)
+	runs, err := resultfile.Read(out)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("ReadRuns = %d runs, %v; want 2", len(runs), err)
 	}

@@ -1,5 +1,10 @@
-// Package fake is an in-memory entity.Store for tests: it counts what its
-// callers do and can hold acquires until a test lets them through.
+// Package fake is an in-memory entity.Store for tests:
+//
+//	st := fake.New(10) // ten seeded posts
+//	srv := bbs.New(bbs.Options{Store: st})
+//
+// It counts what its callers do and can hold acquires until a test lets
+// them through.
 package fake
 
 import (

@@ -1,7 +1,11 @@
-// Package open opens the store a configuration names: Store dispatches
-// entity.Options.Driver to entity/sqlite or entity/postgres. DataDir names
-// the directory a configuration's database lives in, for the disk
-// benchmark.
+// Package open opens the store a configuration names:
+//
+//	store, err := open.Store(ctx, entity.Options{Driver: cfg.DB, DSN: cfg.DSN, Pool: cfg.Pool})
+//	dir := open.DataDir(cfg.DB, cfg.DSN) // where a SQLite database's files are
+//
+// Store dispatches entity.Options.Driver to entity/sqlite or
+// entity/postgres; DataDir and DataFiles name the directory and the files a
+// SQLite DSN's database lives in, for the disk benchmark.
 //
 // It is a package of its own so that entity, which holds the domain, needs
 // neither driver (nor cgo): only the binary and the tests that open a real

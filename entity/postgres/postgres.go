@@ -1,8 +1,11 @@
-// Package postgres is the board's store on PostgreSQL (pgx/v5): an
-// entity.Store whose pgx connections a driverkit.Pool holds in fixed mode
-// (its sizes can change while it runs), or a connection per Acquire in
-// mode none, with the schema from package sql applied at Open.
+// Package postgres is the board's store on PostgreSQL (pgx/v5):
 //
+//	store, err := postgres.Open(ctx, entity.Options{DSN: "postgres://root@127.0.0.1:5432/test", Pool: 5})
+//
+// It is an entity.Store whose pgx connections a driverkit.Pool holds in
+// fixed mode (its sizes can change while it runs: entity.Resizable), or a
+// connection per Acquire in mode none, with the schema from package sql
+// applied at Open.
 // It is pure Go: a build without cgo keeps it.
 package postgres
 

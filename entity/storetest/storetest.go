@@ -1,11 +1,15 @@
-// Package storetest is the contract suite every entity.Store must pass,
-// for the driver packages' tests to run on their own store, as Go's
-// testing/fstest checks an fs.FS: Run(t, open) runs it, where open opens a
-// fresh store.
+// Package storetest is the contract suite every entity.Store must pass, as
+// Go's testing/fstest checks an fs.FS:
 //
-// entity/sqlite runs it on a SQLite file in a temp dir always, and
-// entity/postgres on the server BBS_TEST_POSTGRES_DSN names (skipped with
-// a message when it is unset), each test in a schema of its own.
+//	func TestStore(t *testing.T) {
+//		storetest.Run(t, func(t *testing.T, o entity.Options) entity.Store { return openFresh(t, o) })
+//	}
+//
+// Run runs it, where the function given opens a fresh store with the
+// options a test needs. entity/sqlite runs it on a SQLite file in a temp
+// dir always, and entity/postgres on the server BBS_TEST_POSTGRES_DSN names
+// (skipped with a message when it is unset), each test in a schema of its
+// own.
 package storetest
 
 import (

@@ -1,11 +1,16 @@
 // Package browsertest starts headless Chromium for the browser tests (the
-// board's page, the live dashboard, the dashboard of a real run) with one
-// set of options, and fails every request a page makes outside the origins
-// a test allows, counting them, so that a page that reaches for a CDN, a
-// font or a beacon fails its test instead of going unnoticed.
+// board's page, the live dashboard, the dashboard of a real run):
 //
-// Without a Chromium binary the tests skip, or fail under CI=true (see
-// internal/testenv), so that a green CI run means the browser tests ran.
+//	ctx := browsertest.New(t, 1280, 800)
+//	blocked := browsertest.BlockOtherOrigins(t, ctx, srv.URL)
+//	err := chromedp.Run(ctx, chromedp.Navigate(srv.URL+"/bbs"))
+//
+// New starts the browser with one set of options; BlockOtherOrigins fails
+// every request a page makes outside the origins a test allows, counting
+// them, so that a page that reaches for a CDN, a font or a beacon fails its
+// test instead of going unnoticed. Without a Chromium binary the tests
+// skip, or fail under CI=true (see internal/testenv), so that a green CI
+// run means the browser tests ran.
 package browsertest
 
 import (

@@ -1,13 +1,18 @@
 // Package child starts, holds to CPUs, reads and stops child processes:
-// the servers an experiment measures, and the page server, the board, the
-// yardstick and the load generators of "loadtest bench" and "loadtest
-// overhead". It is the one place of the module that pins a process to
-// CPUs (hold.go).
+//
+//	p, url, err := child.StartAnnounced(child.Spec{Argv: argv, CPUs: []int{1}, Pin: true}, "board: ", 30*time.Second)
+//	cpu, err := p.CPUTime()
+//	err = p.Stop(5 * time.Second)
+//
+// They are the servers an experiment measures, and the page server, the
+// board, the yardstick and the load generators of "loadtest bench" and
+// "loadtest overhead". It is the one place of the module that pins a
+// process (or a thread: PinThread, HoldSelf) to CPUs.
 //
 // A Process is started from a Spec, waited for or stopped (SIGTERM, then
 // SIGKILL after a timeout; on Windows, which has no SIGTERM, it is killed
-// at once), and read: its CPU time while it runs and its usage once it
-// has exited (package machine reads both).
+// at once), and read: its CPU time while it runs and its usage once it has
+// exited (package machine reads both).
 package child
 
 import (

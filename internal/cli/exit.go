@@ -1,12 +1,15 @@
 // Package cli is the plumbing the two commands (cmd/bbs, cmd/loadtest)
-// share, kept once here rather than copied into each: exit codes carried
-// by errors, a TOML duration type, strict TOML decoding whose errors
-// name the unknown key and its line, and the flag handling of the load
-// tool's subcommands (flags after arguments, usage errors, client counts,
-// lists, URLs, output files).
+// share, kept once here rather than copied into each:
 //
-// It knows nothing of the board or the load tool; config and loadtest use
-// it for their files, the commands' main functions for their exit codes.
+//	func main() { os.Exit(cli.Exit(os.Stderr, "loadtest", run(ctx, os.Args[1:], os.Stdout, os.Stderr))) }
+//	if err := cli.ParseFlags(fs, args, true); err != nil { return err } // a usage error: exit 2
+//	err := cli.DecodeTOML("experiment", path, data, &spec)                // unknown keys named with their line
+//
+// It holds exit codes carried by errors, a TOML duration type, strict TOML
+// decoding whose errors name the unknown key and its line, and the flag
+// handling of the load tool's subcommands (flags after arguments, usage
+// errors, client counts, lists, URLs, output files). It knows nothing of
+// the board or the load tool.
 package cli
 
 import (

@@ -1,7 +1,11 @@
 // Package pgsetup tells someone without a PostgreSQL server how to start
-// one: the hint that the board (cmd/bbs) and the experiment runner
-// (loadtest) print when a PostgreSQL server cannot be reached. The steps
-// themselves are in docs/postgres.md.
+// one:
+//
+//	fmt.Fprint(stderr, pgsetup.Hint)
+//
+// Hint is what the board (cmd/bbs) and the experiment runner (loadtest)
+// print when a PostgreSQL server cannot be reached; the steps themselves
+// are in docs/postgres.md, and a test holds the two together.
 package pgsetup
 
 // Hint names the three ways to get a PostgreSQL server and where the steps

@@ -1,7 +1,12 @@
 // Package testenv tells tests what the machine they run on provides, and
-// refuses to let CI pass by skipping: under CI=true a test that would skip
-// because a service or tool is missing fails instead, so that a green CI
-// run means the PostgreSQL and browser tests ran.
+// refuses to let CI pass by skipping:
+//
+//	dsn := testenv.PostgresDSN(t) // BBS_TEST_POSTGRES_DSN, or skip (fail under CI=true)
+//	testenv.Need(t, haveTool, "wrk is not installed")
+//
+// Under CI=true a test that would skip because a service or tool is
+// missing fails instead, so that a green CI run means the PostgreSQL and
+// browser tests ran.
 package testenv
 
 import (

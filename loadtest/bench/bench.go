@@ -1,12 +1,15 @@
-// Package bench measures the load generator's efficiency ("loadtest
-// bench"): requests per CPU-second at full speed against a page server
-// (package pageserver, run as "loadtest target") in a child process,
-// compared with wrk and hey when they are available, and the cost of
-// holding 1,000 and 10,000 slow clients, and what TLS costs the generator
-// per request (http vs https, tls.go). Every tool runs as a child
-// process (package child), so that its CPU time and peak resident set are
-// its own; generator and target are pinned to different CPUs where the
-// system allows it.
+// Package bench measures the load generator's efficiency, as "loadtest
+// bench" does:
+//
+//	err := bench.Run(ctx, bench.Options{Exe: exe, Duration: 10 * time.Second, Full: true, Rounds: 3}, os.Stdout, os.Stderr)
+//
+// It measures requests per CPU-second at full speed against a page server
+// (package pageserver, run as "loadtest pageserver") in a child process,
+// compared with wrk and hey when they are available; the cost of holding
+// 1,000 and 10,000 slow clients; and what TLS costs the generator per
+// request (http vs https). Every tool runs as a child process (package
+// child), so that its CPU time and peak resident set are its own; generator
+// and target are pinned to different CPUs where the system allows it.
 package bench
 
 import (
@@ -33,7 +36,7 @@ import (
 
 // Options are the settings of one bench.
 type Options struct {
-	// Exe is the loadtest binary, run as "loadtest target" and "loadtest
+	// Exe is the loadtest binary, run as "loadtest pageserver" and "loadtest
 	// run".
 	Exe string
 	// Duration is the length of each full-speed run, Conns its
@@ -136,10 +139,10 @@ type bench struct {
 	stdout, stderr io.Writer
 }
 
-// startTarget runs "loadtest target" (with extra flags) as a child and
+// startTarget runs "loadtest pageserver" (with extra flags) as a child and
 // returns its URL.
 func (b *bench) startTarget(size int, extra ...string) (string, func(), error) {
-	p, url, err := child.StartAnnounced(child.Spec{Argv: append([]string{b.gen.Exe, "target", "-addr", "127.0.0.1:0", "-size", strconv.Itoa(size)}, extra...),
+	p, url, err := child.StartAnnounced(child.Spec{Argv: append([]string{b.gen.Exe, "pageserver", "-addr", "127.0.0.1:0", "-size", strconv.Itoa(size)}, extra...),
 		Stderr: b.stderr, CPUs: b.targetCPU, Pin: true}, "", 2*time.Minute)
 	if err != nil {
 		return "", nil, fmt.Errorf("target did not start: %w", err)

@@ -13,7 +13,7 @@ import (
 
 // tls measures what TLS costs the generator: its CPU time per request
 // against the same page server over http:// (url) and over https:// (a
-// second target, "loadtest target -tls", self-signed, so the generator
+// second target, "loadtest pageserver -tls", self-signed, so the generator
 // runs with -insecure), with keep-alive (encryption only) and with a new
 // connection per request (a TLS handshake each, resumed from the session
 // cache, as the generator resumes). The two schemes take turns within

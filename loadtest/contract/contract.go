@@ -1,9 +1,11 @@
 // Package contract is what the board promises its tools: everything the
 // load generator, the server watcher, the charts and the experiment runner
-// (loadtest and its packages) know about the board, kept in one place on
-// the tools' side of the dependency rule (docs/layout.md: the board's tree
-// imports nothing of the load tool) and tested against the real board
-// handler.
+// know about the board, kept in one place on the tools' side of the
+// dependency rule (docs/layout.md: the board's tree imports nothing of the
+// load tool) and tested against the real board handler:
+//
+//	x, err := experiment.Run(ctx, e, experiment.Options{Target: contract.Board, Out: "report"})
+//	opts := contract.Board.Options("http://127.0.0.1:6060/admin/stats") // the watcher's
 //
 // Board is all of it, one watch.Target built once and handed whole to the
 // watcher, the charts and the experiment runner:

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"bbslab/loadtest"
+	"bbslab/loadtest/text"
 	"bbslab/machine"
 )
 
@@ -27,7 +27,7 @@ func experimentEnvironment(res *Result) []string {
 				gen = e.Generator
 			}
 			if e.Server != nil {
-				f := loadtest.FlatLeaves(e.Server)
+				f := text.FlatLeaves(e.Server)
 				names, flat = append(names, run.Name), append(flat, f)
 			}
 			break // one point per run: a run is one server process

@@ -15,6 +15,7 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )
 
@@ -178,7 +179,7 @@ func TestExperimentEndToEnd(t *testing.T) {
 	if b2, _ := os.ReadFile(again); string(b2) != string(b) || len(back.Runs[0].Profiles) != 2 || back.Runs[0].Profiles[0].ProfileSummary == nil {
 		t.Errorf("experiment.json does not read back as written")
 	}
-	runs, err := loadtest.ReadRuns(filepath.Join(out, "all", "sweep.json"))
+	runs, err := resultfile.Read(filepath.Join(out, "all", "sweep.json"))
 	if err != nil || len(runs) != 2 {
 		t.Errorf("ReadRuns(sweep.json) = %d runs, %v", len(runs), err)
 	}

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"bbslab/loadtest"
 	"bbslab/loadtest/disturb"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )
 
@@ -389,7 +389,7 @@ func TestPermanentDisturbanceNotMeasured(t *testing.T) {
 	if err := json.Unmarshal(b, &back); err != nil || len(attemptsAt(t, &back, "all", 2).Repeats) != len(p2.Repeats) {
 		t.Errorf("experiment.json does not keep every attempt (%v)", err)
 	}
-	if runs, err := loadtest.ReadRuns(filepath.Join(out, "all", "sweep.json")); err != nil || len(runs) != 1 {
+	if runs, err := resultfile.Read(filepath.Join(out, "all", "sweep.json")); err != nil || len(runs) != 1 {
 		t.Errorf("sweep.json: %d runs, %v; want the one point measured undisturbed", len(runs), err)
 	}
 }

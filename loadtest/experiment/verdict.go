@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )
 
@@ -67,7 +68,7 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 				out = append(out, fmt.Sprintf("%s at %s: the load generator itself may have been the bottleneck (CPU %s %% of a core).", r.Name, clientsText(pt.Clients), pt.Result.Cost.CPUText("%.0f")))
 			}
 			if e := pt.Result.Total.Errors; e > 0 {
-				out = append(out, fmt.Sprintf("%s at %s: %d errors (%s).", r.Name, clientsText(pt.Clients), e, loadtest.ErrorKindsText(pt.Result.Total.ErrorKinds)))
+				out = append(out, fmt.Sprintf("%s at %s: %d errors (%s).", r.Name, clientsText(pt.Clients), e, text.ErrorKindsText(pt.Result.Total.ErrorKinds)))
 			}
 		}
 	}

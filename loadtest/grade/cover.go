@@ -1,12 +1,12 @@
 package grade
 
 import (
-	"bbslab/truth"
 	"fmt"
 	"strings"
 	"time"
 
-	"bbslab/loadtest"
+	"bbslab/loadtest/merge"
+	"bbslab/truth"
 )
 
 // A tool is graded only against a truth whose window covers its span: a
@@ -19,12 +19,12 @@ import (
 
 // spanSlack is how far a tool's span may reach outside the truth's window
 // and still count as covered: the lab's tolerance for clocks that should
-// agree (loadtest.SkewFloor and SkewShare: the larger of 100 ms and 1 % of
+// agree (merge.SkewFloor and SkewShare, as for merged generators: the larger of 100 ms and 1 % of
 // the span). It forgives the two clocks, not missing requests: a tool that
 // began earlier than that before the window had requests the server did
 // not record, and the counts check would blame the tool for them.
 func spanSlack(span time.Duration) time.Duration {
-	return max(loadtest.SkewFloor, time.Duration(loadtest.SkewShare*float64(span)))
+	return max(merge.SkewFloor, time.Duration(merge.SkewShare*float64(span)))
 }
 
 // A cannotGrade error says why a file cannot be graded against the truth
@@ -169,9 +169,9 @@ func (t *Truth) checkLog(from string) error {
 		return nil // no window: every file is refused with that reason
 	case !t.Log:
 		why = "the truth's window keeps no per-request log, so this log is another window's"
-	case n > 0 && t.Start.Sub(t.Logged[0].Arrival) > loadtest.SkewFloor:
+	case n > 0 && t.Start.Sub(t.Logged[0].Arrival) > merge.SkewFloor:
 		why = fmt.Sprintf("its first request arrived at %s, before the window opened: it is another window's", stamp(t.Logged[0].Arrival))
-	case n > 0 && !t.End.IsZero() && t.Logged[n-1].Arrival.Sub(t.End) > loadtest.SkewFloor:
+	case n > 0 && !t.End.IsZero() && t.Logged[n-1].Arrival.Sub(t.End) > merge.SkewFloor:
 		why = fmt.Sprintf("its last request arrived at %s, after the window closed: it is another window's", stamp(t.Logged[n-1].Arrival))
 	case n < t.LogLines || (!t.End.IsZero() && n != t.LogLines):
 		why = fmt.Sprintf("it has %d lines where the truth says %d: another window's log, or a file cut short", n, t.LogLines)

@@ -1,6 +1,9 @@
 // Package grade holds a load tool's results against the server's own
 // record of the same window (its truth, GET /admin/truth: Truth) and says
-// whether the tool told the truth: `loadtest grade`.
+// whether the tool told the truth, as "loadtest grade" does:
+//
+//	go run ./cmd/loadtest grade -server http://127.0.0.1:6060 run.json wrk.txt hey.csv
+//	err := grade.Run(ctx, grade.Options{Server: "http://127.0.0.1:6060"}, files, os.Stdout)
 //
 // For each tool file it reports requests sent and served, throughput,
 // latency percentiles beside the server's, the latency the stalls'
@@ -29,7 +32,7 @@
 // Inputs, recognised from the content or named with -format:
 //
 //   - loadtest: this lab's run or sweep JSON (../SCHEMA.md), read with
-//     loadtest.ReadRuns; no per-request data: counts and percentiles from
+//     resultfile.Read; no per-request data: counts and percentiles from
 //     the total, the tail from its histogram, the rate from the series.
 //   - jtl: JMeter's CSV results (loadtest.JTLHeader's columns, JMeter's
 //     default), per sample timeStamp (epoch ms), elapsed (ms), responseCode.

@@ -27,7 +27,7 @@ func isJTL(b []byte) bool {
 // header when there is one, else in JMeter's default order): per line
 // timeStamp (epoch ms, the sample's start), elapsed (ms) and responseCode
 // (a number; JMeter's "Non HTTP response code: ..." is no response).
-// loadtest.ReadJTL reads the same files into a Result, which keeps no
+// resultfile.ReadJTL reads the same files into a Result, which keeps no
 // per-request send times: the grader needs them.
 func readJTL(path string, b []byte) ([]*Report, error) {
 	cr := csv.NewReader(bytes.NewReader(b))

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/resultfile"
 )
 
 // isLab recognises this lab's JSON result (a run or a sweep): one JSON
@@ -20,12 +21,12 @@ func isLab(b []byte) bool {
 	return json.Unmarshal(b, &head) == nil && head.Schema != nil && (head.Kind == "run" || head.Kind == "sweep")
 }
 
-// readLab reads a run or a sweep (loadtest.ReadRuns): one report per run,
+// readLab reads a run or a sweep (resultfile.Read): one report per run,
 // over its measured window (MeasureStart to End). The file has no
 // per-request data: counts and latencies come from the total, the tail
 // from its histogram, and the tool's rate from the per-second series.
 func readLab(path string, _ []byte) ([]*Report, error) {
-	runs, err := loadtest.ReadRuns(path)
+	runs, err := resultfile.Read(path)
 	if err != nil {
 		return nil, err
 	}

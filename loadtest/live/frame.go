@@ -1,8 +1,15 @@
-// Package live is the dashboard a room watches while the load runs: a web
-// page, updated every second by server-sent events, drawing the load's
-// progress, the generator's throughput, latency and errors, whatever named
-// series the server's side reports, what requests are doing now, and the
-// experiment's steps as throughput and response time against clients,
+// Package live is the dashboard a room watches while the load runs:
+//
+//	h := live.New()
+//	srv, err := live.Serve(ctx, "127.0.0.1:0", h) // the page and its event stream
+//	h.Publish(frame)                              // one a second, one per step
+//	frames, _ := h.Frames()
+//	live.WriteReport(w, frames, "article")        // the same page, the frames inlined
+//
+// It is a web page, updated every second by server-sent events, drawing the
+// load's progress, the generator's throughput, latency and errors, whatever
+// named series the server's side reports, what requests are doing now, and
+// the experiment's steps as throughput and response time against clients,
 // growing point by point. The same page, with the frames inlined, is the
 // finished experiment's report (WriteReport).
 //
@@ -11,8 +18,8 @@
 // completed step, and, between the seconds, one per batch of notes and
 // one at the end. The page draws whatever series and shares the frames
 // name, and lists the notes (what the experiment did on this machine).
-// Its charts are uPlot 1.6.32 (MIT), vendored in static/ and embedded, so
-// viewing needs no network.
+// Its charts are uPlot 1.6.32 (MIT), vendored and embedded, so viewing
+// needs no network.
 package live
 
 import (

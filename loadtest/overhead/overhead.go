@@ -1,14 +1,17 @@
-// Package overhead measures what the board costs beyond its SQL ("loadtest
-// overhead"): the board (cmd/bbs) and the yardstick (cmd/yardstick: bare
-// net/http handlers with the board's SQL, access patterns and bytes)
-// serve the same database at the same time, both pinned to one CPU, each
-// driven by its own "loadtest run" (closed model, think 0) pinned to
-// another. The ratio of their CPU time per request (user + system time of
-// each server over a round, read by package machine, divided by the
-// requests it answered) is how much more the board costs than its SQL,
-// whatever the machine's drift. Servers and load tools are child
-// processes (package child); Usage says the rest, as "loadtest overhead
-// -h" prints it.
+// Package overhead measures what the board costs beyond its SQL, as
+// "loadtest overhead" does:
+//
+//	err := overhead.Run(ctx, overhead.Options{Commands: []string{"AllView"}, Formats: []string{"html"}, DBs: []string{"sqlite"}, Rounds: 5}, os.Stdout)
+//
+// The board (cmd/bbs) and the yardstick (cmd/yardstick: bare net/http
+// handlers with the board's SQL, access patterns and bytes) serve the same
+// database at the same time, both pinned to one CPU, each driven by its own
+// "loadtest run" (closed model, think 0) pinned to another. The ratio of
+// their CPU time per request (user + system time of each server over a
+// round, read by package machine, divided by the requests it answered) is
+// how much more the board costs than its SQL, whatever the machine's drift.
+// Servers and load tools are child processes (package child); Usage says
+// the rest, as "loadtest overhead -h" prints it.
 package overhead
 
 import (

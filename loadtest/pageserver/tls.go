@@ -25,7 +25,7 @@ func SelfSigned() (*tls.Config, error) {
 	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(now.UnixNano()),
-		Subject:      pkix.Name{CommonName: "loadtest target"},
+		Subject:      pkix.Name{CommonName: "loadtest pageserver"},
 		NotBefore:    now.Add(-time.Minute),
 		NotAfter:     now.Add(24 * time.Hour),
 		KeyUsage:     x509.KeyUsageDigitalSignature,

@@ -10,6 +10,7 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/resultfile"
 )
 
 // StepPath names a sweep step's file after path: out.csv at 10 clients is
@@ -56,7 +57,7 @@ func runWithFiles(ctx context.Context, s loadtest.Settings, jtlPath, cpuPath str
 	}
 	res, err = run(ctx, s)
 	if err == nil && jtlPath != "" && res != nil && res.Environment != nil {
-		err = loadtest.WriteJTLEnvironment(jtlPath, res.Environment)
+		err = resultfile.WriteJTLEnvironment(jtlPath, res.Environment)
 	}
 	return res, err
 }
@@ -70,7 +71,7 @@ func writeCSV(path string, res *loadtest.Result) error {
 	if err != nil {
 		return err
 	}
-	if err := loadtest.WriteSeriesCSV(cf, res.Series); err != nil {
+	if err := resultfile.WriteSeriesCSV(cf, res.Series); err != nil {
 		cf.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

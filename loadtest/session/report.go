@@ -8,6 +8,8 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/resultfile"
+	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )
 
@@ -24,7 +26,7 @@ func ReadCurves(args []string, names string) ([]chart.Curve, error) {
 	for i, arg := range args {
 		var c chart.Curve
 		for _, path := range strings.Split(arg, ",") {
-			runs, err := loadtest.ReadRuns(path)
+			runs, err := resultfile.Read(path)
 			if err != nil {
 				return nil, err
 			}
@@ -58,20 +60,20 @@ func Report(w io.Writer, curves []chart.Curve, objs []loadtest.Objective, charts
 		all = append(all, c.Runs...)
 		sweepLike = sweepLike || len(c.Runs) > 1
 	}
-	loadtest.WriteEnvironmentWarning(w, all)
+	text.WriteEnvironmentWarning(w, all)
 	var v Verdict
 	for _, c := range curves {
 		fmt.Fprintf(w, "== %s\n", c.Name)
 		for _, r := range c.Runs {
-			if err := loadtest.WriteSummary(w, r, watch.Summary(r)...); err != nil {
+			if err := text.WriteSummary(w, r, watch.Summary(r)...); err != nil {
 				return v, err
 			}
-			if len(objs) > 0 && !loadtest.WriteObjectiveResults(w, loadtest.EvaluateSLO(r, objs)) {
+			if len(objs) > 0 && !text.WriteObjectiveResults(w, loadtest.EvaluateSLO(r, objs)) {
 				v.Missed = true
 			}
 		}
 		if len(c.Runs) > 1 {
-			loadtest.WriteSweepTable(w, c.Runs, watch.Columns(target.Stats))
+			text.WriteSweepTable(w, c.Runs, watch.Columns(target.Stats))
 		}
 	}
 	if charts == "" {

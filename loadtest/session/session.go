@@ -1,18 +1,24 @@
 // Package session performs what the load tool's run, sweep and report
-// commands do around the engine: a run or a sweep with its output files
-// (the JSON result, the per-second CSV, the JTL lines with their
-// environment, a CPU profile of the generator; a sweep's one per step),
-// its summaries, its sweep table and charts, its objectives' verdicts and
-// the live dashboard's steps; and the report of saved results.
+// commands do around the engine:
 //
-// It sits above the engine (loadtest), the watcher's summaries (watch),
-// the charts (chart) and the dashboard's feed (feed), and knows no target:
-// the server's columns and charts come in Options.Target. What a command
-// line says of a run's requests and of what it watches (Requests, Watch)
-// is declared here, each flag a tagged field as the run's settings are in
+//	v, err := session.Run(ctx, settings, session.Options{Out: "run.json", CSV: "run.csv", Stdout: os.Stdout})
+//	v, err = session.Sweep(ctx, settings, []int{5, 10, 20}, session.Options{Out: "sweep.json", Charts: "article", Stdout: os.Stdout})
+//
+// A run or a sweep comes with its output files (the JSON result, the
+// per-second CSV, the JTL lines with their environment, a CPU profile of
+// the generator; a sweep's one per step), its summaries, its sweep table
+// and charts, its objectives' verdicts and the live dashboard's steps; and
+// Report is the report of saved results. The Verdict says whether the run
+// was interrupted or missed an objective, for the command's exit code.
+//
+// It sits above the engine (loadtest), the results' files and text
+// (resultfile, text), the watcher's summaries (watch), the charts (chart)
+// and the dashboard's feed (feed), and knows no target: the server's
+// columns and charts come in Options.Target. What a command line says of
+// a run's requests and of what it watches (Requests, Watch) is declared
+// here, each flag a tagged field as the run's settings are in
 // loadtest.Settings (cli.BindFlags); the commands keep the rest of their
-// flags and their exit codes (cmd/loadtest). docs/layout.md has the
-// package map.
+// flags and their exit codes (cmd/loadtest).
 package session
 
 import (
@@ -25,6 +31,7 @@ import (
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )
 
@@ -69,7 +76,7 @@ func Run(ctx context.Context, s loadtest.Settings, o Options) (Verdict, error) {
 	if o.Feed != nil {
 		o.Feed.Step(feed.StepOf(o.Title, s.Clients, res.Total), nil)
 	}
-	if err := loadtest.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
+	if err := text.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
 		return Verdict{}, err
 	}
 	if o.Out != "" {
@@ -82,7 +89,7 @@ func Run(ctx context.Context, s loadtest.Settings, o Options) (Verdict, error) {
 	}
 	v := Verdict{Interrupted: res.Interrupted}
 	if len(o.Objectives) > 0 {
-		v.Missed = !loadtest.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(res, o.Objectives))
+		v.Missed = !text.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(res, o.Objectives))
 	}
 	return v, nil
 }
@@ -113,7 +120,7 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 			o.Feed.Step(feed.StepOf(o.Title, n, res.Total), nil)
 		}
 		fmt.Fprintf(o.Stdout, "== %d clients\n", res.Total.Clients)
-		if err := loadtest.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
+		if err := text.WriteSummary(o.Stdout, res, watch.Summary(res)...); err != nil {
 			return nil, err
 		}
 		return res, writeCSV(StepPath(o.CSV, n), res)
@@ -122,7 +129,7 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 		return Verdict{}, err
 	}
 	fmt.Fprintln(o.Stdout, "== sweep")
-	if err := loadtest.WriteSweepTable(o.Stdout, runs, watch.Columns(o.Target.Stats)); err != nil {
+	if err := text.WriteSweepTable(o.Stdout, runs, watch.Columns(o.Target.Stats)); err != nil {
 		return Verdict{}, err
 	}
 	if o.Out != "" {
@@ -145,7 +152,7 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 	for _, r := range runs {
 		if len(o.Objectives) > 0 {
 			fmt.Fprintf(o.Stdout, "-- SLO at %d clients\n", r.Total.Clients)
-			if !loadtest.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(r, o.Objectives)) {
+			if !text.WriteObjectiveResults(o.Stdout, loadtest.EvaluateSLO(r, o.Objectives)) {
 				v.Missed = true
 			}
 		}

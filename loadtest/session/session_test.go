@@ -14,6 +14,7 @@ import (
 	"bbslab/loadtest"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )
 
@@ -73,7 +74,7 @@ func TestRunWritesItsFiles(t *testing.T) {
 	if err != nil || r.Total.Requests != 100 {
 		t.Fatalf("the JSON result: %v, %v; want 100 requests", r, err)
 	}
-	jtl, err := loadtest.ReadJTL(o.JTL)
+	jtl, err := resultfile.ReadJTL(o.JTL)
 	if err != nil || jtl.Total.Requests != 100 {
 		t.Errorf("the JTL file: %v, %v; want 100 lines", jtl, err)
 	}
@@ -112,7 +113,7 @@ func TestSweep(t *testing.T) {
 	if err != nil || !v.Missed || v.Interrupted {
 		t.Fatalf("Sweep = %+v, %v; want Missed (p50<1us), not interrupted", v, err)
 	}
-	runs, err := loadtest.ReadRuns(o.Out)
+	runs, err := resultfile.Read(o.Out)
 	if err != nil || len(runs) != 2 {
 		t.Fatalf("the sweep's JSON: %d runs, %v; want 2", len(runs), err)
 	}

@@ -125,7 +125,7 @@ func (s Seen) encode() (server, profiles json.RawMessage, err error) {
 	return server, profiles, nil
 }
 
-// Summary returns the lines loadtest.WriteSummary prints of what the
+// Summary returns the lines text.WriteSummary prints of what the
 // watcher saw in r: the server's readings with their units and the
 // profiles taken; a line saying why when r's figures cannot be read.
 func Summary(r *loadtest.Result) []string {

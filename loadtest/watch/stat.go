@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/text"
 )
 
 // A Stat is one number of a target's stats that the watcher keeps, in
@@ -107,11 +108,11 @@ type Chart struct {
 
 // Columns returns the sweep table's server columns: the stats with a
 // Column, in order, each taking its value from a run's ServerStats.
-func Columns(rs []Stat) []loadtest.Column {
-	var out []loadtest.Column
+func Columns(rs []Stat) []text.Column {
+	var out []text.Column
 	for _, r := range rs {
 		if r.Column != "" {
-			out = append(out, loadtest.Column{Header: r.Column, Format: r.Format, Value: serverValue(r.Name)})
+			out = append(out, text.Column{Header: r.Column, Format: r.Format, Value: serverValue(r.Name)})
 		}
 	}
 	return out

@@ -17,6 +17,7 @@ import (
 	"github.com/google/pprof/profile"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/text"
 )
 
 // fakeStatsTarget serves a page at /, a stats JSON in the board's shape at
@@ -173,12 +174,12 @@ func TestServerStatsAndProfiles(t *testing.T) {
 	}
 
 	var sum strings.Builder
-	loadtest.WriteSummary(&sum, res, Summary(res)...)
+	text.WriteSummary(&sum, res, Summary(res)...)
 	if !strings.Contains(sum.String(), "server: server_cpu 50 % of a core") || !strings.Contains(sum.String(), "profile: cpu ") {
 		t.Errorf("summary lacks the server and profile lines:\n%s", sum.String())
 	}
 	var tab strings.Builder
-	loadtest.WriteSweepTable(&tab, []*loadtest.Result{res}, Columns(testStats))
+	text.WriteSweepTable(&tab, []*loadtest.Result{res}, Columns(testStats))
 	if !strings.Contains(tab.String(), "srv cpu %") || !strings.Contains(tab.String(), "50.0") {
 		t.Errorf("sweep table lacks the server column:\n%s", tab.String())
 	}

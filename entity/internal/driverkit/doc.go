@@ -6,7 +6,8 @@
 // errors (Classify), the SQL trace (Tracer), the pool's meter (Meter) and
 // each connection's (ConnMeter), where acquires and statements are timed, the
 // migrations' loader (LoadMigrations), the local ports of a store's
-// connections (PortSet) and the time stamp of a new post (PostTime).
+// connections (PortSet) and the time stamp of a new post (PostTime). A
+// driver builds its Store from these and its own database calls.
 //
 // It is internal to entity so that only the drivers see it, and package
 // entity exports the domain alone (docs/layout.md).

@@ -1,5 +1,13 @@
-// Package feed turns a load run into the live dashboard's frames: the
-// engine's per-second rows (Observer, one of loadtest.Settings.Observers)
+// Package feed turns a load run into the live dashboard's frames:
+//
+//	d, err := feed.Serve(ctx, "127.0.0.1:0")
+//	defer d.Stop()
+//	f := d.NewFeed("a run")
+//	settings.Observers = append(settings.Observers, f.Observer()) // the engine's seconds
+//	opts.OnRead = f.OnRead                                          // the watcher's reads of the target
+//	res, err := loadtest.Run(ctx, settings)
+//
+// The engine's per-second rows (Observer, one of loadtest.Settings.Observers)
 // and the watcher's per-second reads of the target (OnRead, a
 // watch.Options.OnRead) become one live.Frame a second, published to a
 // live.Hub, with the progress the caller sets (Begin) and the steps,

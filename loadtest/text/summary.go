@@ -1,12 +1,16 @@
-package loadtest
+package text
 
 import (
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"bbslab/loadtest"
 )
 
 // WriteSummary writes r's summary to w: vegeta's text report of the total
@@ -20,7 +24,7 @@ import (
 // Unlike vegeta's, the rate and the throughput both divide by the
 // measured window (attack), the lab's rule for every throughput, and the
 // latencies are of successful requests only.
-func WriteSummary(w io.Writer, r *Result, watched ...string) error {
+func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 	t := &r.Total
 	dur := func(msv float64) string { return time.Duration(msv * 1e6).Round(time.Microsecond).String() }
 	sec := func(s float64) string { return time.Duration(s * 1e9).Round(time.Millisecond).String() }
@@ -122,17 +126,17 @@ func WriteSummary(w io.Writer, r *Result, watched ...string) error {
 // kind order.
 func ErrorKindsText(m map[string]int64) string {
 	var parts []string
-	for _, k := range sortedKinds(m) {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // writeLabelTable writes one line per label and the total.
-func writeLabelTable(w io.Writer, r *Result) error {
+func writeLabelTable(w io.Writer, r *loadtest.Result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "label\tclients\trequests\terrors\tthroughput/s\tmean ms\tp50 ms\tp90 ms\tp95 ms\tp99 ms\tp99.9 ms\tmax ms\t")
-	for _, s := range append(append([]Stats(nil), r.Labels...), r.Total) {
+	for _, s := range append(append([]loadtest.Stats(nil), r.Labels...), r.Total) {
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n",
 			s.Label, s.Clients, s.Requests, s.Errors, s.Throughput, s.MeanMs, s.P50Ms, s.P90Ms, s.P95Ms, s.P99Ms, s.P999Ms, s.MaxMs)
 	}
@@ -142,7 +146,7 @@ func writeLabelTable(w io.Writer, r *Result) error {
 // statusCodesText lists responses by status code as vegeta does,
 // "0:14  200:236", in code order ("0": no response).
 func statusCodesText(m map[string]int64) string {
-	keys := sortedKinds(m)
+	keys := slices.Sorted(maps.Keys(m))
 	sort.SliceStable(keys, func(i, j int) bool { return len(keys[i]) < len(keys[j]) }) // "0" before "200"
 	parts := make([]string, len(keys))
 	for i, k := range keys {
@@ -154,7 +158,7 @@ func statusCodesText(m map[string]int64) string {
 // errorSetLines are the error set's texts, most frequent first, each
 // with its count.
 func errorSetLines(m map[string]int64) []string {
-	keys := sortedKinds(m)
+	keys := slices.Sorted(maps.Keys(m))
 	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
 	out := make([]string, len(keys))
 	for i, k := range keys {

@@ -12,10 +12,12 @@ import (
 	"bbslab/loadtest/pageserver"
 )
 
-// cmdTarget serves a fixed page (package pageserver) as the target of
-// "loadtest bench", over https with -tls. It prints the bound address and serves until ctx ends.
-func cmdTarget(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("target", flag.ContinueOnError)
+// cmdPageServer serves a fixed page (package pageserver) as the target of
+// "loadtest bench", over https with -tls. It prints the bound address and
+// serves until ctx ends. "loadtest target", its name before, still runs
+// it: a server under test is a watch.Target.
+func cmdPageServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("pageserver", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	addr := fs.String("addr", "127.0.0.1:0", "listen `address`")
 	size := fs.Int("size", 2048, "page size in bytes")

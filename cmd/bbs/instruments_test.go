@@ -36,10 +36,10 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// TestReadingsEndToEnd runs the server with the access log and SQL trace
+// TestInstrumentsEndToEnd runs the server with the access log and SQL trace
 // on, sends SIGUSR1 and checks that the goroutine dump reaches stderr while
 // the server keeps serving.
-func TestReadingsEndToEnd(t *testing.T) {
+func TestInstrumentsEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	access, trace := filepath.Join(dir, "access.log"), filepath.Join(dir, "trace.log")
 	var stderr lockedBuffer

@@ -1,4 +1,4 @@
-package loadtest
+package merge
 
 import (
 	"bytes"
@@ -6,25 +6,27 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bbslab/loadtest"
 )
 
 // windowed gives a fake result (fakeResult: 10 s of measurements) the
 // measured window from start for 10 s.
-func windowed(r *Result, start time.Time) *Result {
+func windowed(r *loadtest.Result, start time.Time) *loadtest.Result {
 	r.Start, r.MeasureStart, r.End = start, start, start.Add(10*time.Second)
 	return r
 }
 
-func twoGenerators(t0 time.Time, shift time.Duration) []*Result {
+func twoGenerators(t0 time.Time, shift time.Duration) []*loadtest.Result {
 	a := windowed(fakeResult(10, map[time.Duration]int64{time.Millisecond: 1000}, 0), t0)
 	b := windowed(fakeResult(10, map[time.Duration]int64{time.Millisecond: 1000}, 0), t0.Add(shift))
 	a.Name, b.Name = "a", "b"
-	return []*Result{a, b}
+	return []*loadtest.Result{a, b}
 }
 
 func TestMergeSkewedWindowsWarn(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-	m, err := Merge(twoGenerators(t0, 2*time.Second), MergeOptions{Now: t0})
+	m, err := Results(twoGenerators(t0, 2*time.Second), Options{Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestMergeSkewedWindowsWarn(t *testing.T) {
 
 func TestMergeSmallSkewIsQuiet(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-	m, err := Merge(twoGenerators(t0, 50*time.Millisecond), MergeOptions{})
+	m, err := Results(twoGenerators(t0, 50*time.Millisecond), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,11 +79,11 @@ func TestMergeSmallSkewIsQuiet(t *testing.T) {
 
 func TestMergeDisjointWindows(t *testing.T) {
 	t0 := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
-	_, err := Merge(twoGenerators(t0, 30*time.Second), MergeOptions{Now: t0})
+	_, err := Results(twoGenerators(t0, 30*time.Second), Options{Now: t0})
 	if !errors.Is(err, ErrDisjoint) || !strings.Contains(err.Error(), "result 2 measured from 12:00:30.000 UTC, 20.000 s after result 1's window ended at 12:00:10.000 UTC") {
-		t.Fatalf("Merge of disjoint windows = %v; want ErrDisjoint naming the 20 s gap", err)
+		t.Fatalf("Results of disjoint windows = %v; want ErrDisjoint naming the 20 s gap", err)
 	}
-	m, err := Merge(twoGenerators(t0, 30*time.Second), MergeOptions{AllowDisjoint: true, Now: t0})
+	m, err := Results(twoGenerators(t0, 30*time.Second), Options{AllowDisjoint: true, Now: t0})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +111,7 @@ func TestOverlapDateAgainstNow(t *testing.T) {
 		{"a year later, same month and day", time.Date(2027, 12, 2, 12, 0, 0, 0, time.UTC), "2026-12-02 "},
 		{"no now", time.Time{}, "2026-12-02 "},
 	} {
-		m, err := Merge(twoGenerators(t0, 2*time.Second), MergeOptions{Now: c.now})
+		m, err := Results(twoGenerators(t0, 2*time.Second), Options{Now: c.now})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,9 +122,9 @@ func TestOverlapDateAgainstNow(t *testing.T) {
 		if want := "common " + c.prefix + "12:00:02.000 UTC to " + c.prefix + "12:00:10.000 UTC"; !strings.Contains(buf.String(), want) {
 			t.Errorf("%s: WriteOverlap with now %v wrote\n%s\nwant %q in it", c.name, c.now, buf.String(), want)
 		}
-		_, err = Merge(twoGenerators(t0, 30*time.Second), MergeOptions{Now: c.now})
+		_, err = Results(twoGenerators(t0, 30*time.Second), Options{Now: c.now})
 		if want := "measured from " + c.prefix + "12:00:30.000 UTC"; err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%s: Merge of disjoint windows with now %v = %v; want %q in it", c.name, c.now, err, want)
+			t.Errorf("%s: Results of disjoint windows with now %v = %v; want %q in it", c.name, c.now, err, want)
 		}
 	}
 }
@@ -130,7 +132,7 @@ func TestOverlapDateAgainstNow(t *testing.T) {
 func TestMergeWithoutWindows(t *testing.T) {
 	a := fakeResult(1, map[time.Duration]int64{time.Millisecond: 100}, 0)
 	b := fakeResult(1, map[time.Duration]int64{time.Millisecond: 100}, 0)
-	m, err := Merge([]*Result{a, b}, MergeOptions{})
+	m, err := Results([]*loadtest.Result{a, b}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

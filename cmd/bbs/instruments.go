@@ -16,10 +16,10 @@ import (
 	"bbslab/machine"
 )
 
-// readings is what serve starts so that the server can be seen inside: the
-// log files, the profile rates, the machine sampler and the SIGUSR1
-// goroutine dump. stop ends and closes them all.
-type readings struct {
+// instruments are what serve starts so that the server can be seen
+// inside: the log files, the profile rates, the machine sampler and the
+// SIGUSR1 goroutine dump. stop ends and closes them all.
+type instruments struct {
 	accessLog io.Writer // nil when off
 	sqlTrace  io.Writer // nil when off
 	sampler   *machine.Sampler
@@ -30,39 +30,39 @@ type readings struct {
 	stopc context.CancelFunc
 }
 
-// startReadings opens the logs, sets the block and mutex profile rates,
+// startInstruments opens the logs, sets the block and mutex profile rates,
 // starts the machine sampler and the SIGUSR1 handler, which writes a
 // goroutine dump to stderr and keeps serving (the JVM's kill -3).
-func startReadings(ctx context.Context, cfg config.Config, stdout, stderr io.Writer) (*readings, error) {
-	rd := &readings{}
+func startInstruments(ctx context.Context, cfg config.Config, stdout, stderr io.Writer) (*instruments, error) {
+	in := &instruments{}
 	var err error
-	if rd.accessLog, err = rd.open("access_log", cfg.AccessLog, stdout); err != nil {
-		rd.stop()
+	if in.accessLog, err = in.open("access_log", cfg.AccessLog, stdout); err != nil {
+		in.stop()
 		return nil, err
 	}
-	if rd.sqlTrace, err = rd.open("sql_trace", cfg.SQLTrace, stderr); err != nil {
-		rd.stop()
+	if in.sqlTrace, err = in.open("sql_trace", cfg.SQLTrace, stderr); err != nil {
+		in.stop()
 		return nil, err
 	}
 	runtime.SetBlockProfileRate(cfg.Profile.BlockRate)
 	runtime.SetMutexProfileFraction(cfg.Profile.MutexFraction)
 	if cfg.DB == "postgres" {
-		rd.dbPort, _ = postgres.ServerPort(cfg.DSN)
+		in.dbPort, _ = postgres.ServerPort(cfg.DSN)
 	}
 
-	ctx, rd.stopc = context.WithCancel(ctx)
-	rd.sampler = machine.NewSampler()
+	ctx, in.stopc = context.WithCancel(ctx)
+	in.sampler = machine.NewSampler()
 	sig := make(chan os.Signal, 1)
 	if len(dumpSignals) > 0 { // an empty list would mean every signal
 		signal.Notify(sig, dumpSignals...)
 	}
-	rd.wg.Add(2)
+	in.wg.Add(2)
 	go func() {
-		defer rd.wg.Done()
-		rd.sampler.Run(ctx)
+		defer in.wg.Done()
+		in.sampler.Run(ctx)
 	}()
 	go func() {
-		defer rd.wg.Done()
+		defer in.wg.Done()
 		defer signal.Stop(sig)
 		for {
 			select {
@@ -73,12 +73,12 @@ func startReadings(ctx context.Context, cfg config.Config, stdout, stderr io.Wri
 			}
 		}
 	}()
-	return rd, nil
+	return in, nil
 }
 
 // open opens a log named by a config value: a file (appended to), "-" for
 // dash, or "" for none.
-func (rd *readings) open(key, spec string, dash io.Writer) (io.Writer, error) {
+func (in *instruments) open(key, spec string, dash io.Writer) (io.Writer, error) {
 	switch spec {
 	case "":
 		return nil, nil
@@ -89,21 +89,21 @@ func (rd *readings) open(key, spec string, dash io.Writer) (io.Writer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", key, err)
 	}
-	rd.files = append(rd.files, f)
+	in.files = append(in.files, f)
 	return f, nil
 }
 
 // stop ends the sampler and the signal handler, turns the profile rates off
 // and closes the log files.
-func (rd *readings) stop() error {
-	if rd.stopc != nil {
-		rd.stopc()
-		rd.wg.Wait()
+func (in *instruments) stop() error {
+	if in.stopc != nil {
+		in.stopc()
+		in.wg.Wait()
 		runtime.SetBlockProfileRate(0)
 		runtime.SetMutexProfileFraction(0)
 	}
 	var errs []error
-	for _, f := range rd.files {
+	for _, f := range in.files {
 		if err := f.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close %s: %w", f.Name(), err))
 		}

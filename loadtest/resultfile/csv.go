@@ -1,15 +1,17 @@
-package loadtest
+package resultfile
 
 import (
 	"encoding/csv"
 	"io"
 	"strconv"
+
+	"bbslab/loadtest"
 )
 
 // WriteSeriesCSV writes the per-second series as CSV with a header line:
 // t, warmup, successes, errors, throughput, bytes, mean_ms, p50_ms, p90_ms,
 // p95_ms, p99_ms, max_ms.
-func WriteSeriesCSV(w io.Writer, series []SecondRow) error {
+func WriteSeriesCSV(w io.Writer, series []loadtest.SecondRow) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"t", "warmup", "successes", "errors", "throughput", "bytes", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"})
 	f := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }

@@ -7,9 +7,10 @@ import (
 	"bbslab/machine"
 )
 
-// Readings is the machine view of /admin/stats at the moment of the request:
-// what sar, vmstat and netstat showed in the article, and the Go runtime.
-type Readings struct {
+// SystemStats is the system's part of /admin/stats at the moment of the
+// request: what sar, vmstat and netstat showed in the article, and the Go
+// runtime.
+type SystemStats struct {
 	Machine     machine.Reading `json:"machine"`
 	Connections ConnectionStats `json:"connections"`
 	Runtime     RuntimeStats    `json:"runtime"`
@@ -47,7 +48,7 @@ type RuntimeStats struct {
 	ProcessCPUSecondsTotal *float64 `json:"process_cpu_seconds_total,omitempty"`
 }
 
-// readRuntime reads the runtime part of the readings (machine.ReadRuntime).
+// readRuntime reads the runtime part of SystemStats (machine.ReadRuntime).
 func readRuntime() RuntimeStats {
 	m := machine.ReadRuntime()
 	r := RuntimeStats{
@@ -75,9 +76,9 @@ func (s *Server) databaseSockets() (machine.Sockets, error) {
 	return machine.OwnRemotePort(s.opt.DBPort)
 }
 
-// readings reads the machine, the sockets and the runtime now.
-func (s *Server) readings() Readings {
-	r := Readings{Runtime: readRuntime(), Connections: s.connections()}
+// systemStats reads the machine, the sockets and the runtime now.
+func (s *Server) systemStats() SystemStats {
+	r := SystemStats{Runtime: readRuntime(), Connections: s.connections()}
 	if s.opt.Machine != nil {
 		r.Machine = s.opt.Machine.Read()
 	} else {

@@ -28,9 +28,9 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata golden files")
 
-// newReadingsTest returns a server on a fake store with its public and
+// newInstrumentsTest returns a server on a fake store with its public and
 // admin handlers running.
-func newReadingsTest(t *testing.T, opt Options) (s *Server, st *fake.Store, pub, adm *httptest.Server) {
+func newInstrumentsTest(t *testing.T, opt Options) (s *Server, st *fake.Store, pub, adm *httptest.Server) {
 	t.Helper()
 	st = fake.New(100)
 	opt.Store = st
@@ -97,7 +97,7 @@ func expectMetrics(t *testing.T, adm string, want map[string]float64) string {
 }
 
 func TestMetricsAfterKnownRequests(t *testing.T) {
-	_, _, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 2})
+	_, _, pub, adm := newInstrumentsTest(t, Options{Workers: 2, Queue: 2})
 	for _, u := range []string{"/bbs?cmd=AllView", "/bbs?cmd=AllView&n=5", "/bbs?cmd=EachGetView", "/bbs?cmd=Nope"} {
 		get(t, pub.URL+u)
 	}
@@ -148,7 +148,7 @@ func TestMetricsAfterKnownRequests(t *testing.T) {
 // TestMetricsWorkersUnlimited: without a worker limit there is no
 // bbs_workers_limit series (a 0 would read as "no worker may run").
 func TestMetricsWorkersUnlimited(t *testing.T) {
-	_, _, pub, adm := newReadingsTest(t, Options{})
+	_, _, pub, adm := newInstrumentsTest(t, Options{})
 	get(t, pub.URL+"/bbs?cmd=AllView")
 	text := expectMetrics(t, adm.URL, map[string]float64{`bbs_requests_total{code="200",command="AllView"}`: 1})
 	if strings.Contains(text, "bbs_workers_limit") {
@@ -204,7 +204,7 @@ func held(t *testing.T, s *Server, st *fake.Store, pub string) (release func()) 
 // and, once released, in the wait histograms. It also proves from the
 // goroutine profile that those frames are not inlined.
 func TestGoroutineDumpShowsWaits(t *testing.T) {
-	s, st, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
+	s, st, pub, adm := newInstrumentsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
 	release := held(t, s, st, pub.URL)
 	released := false
 	defer func() {
@@ -278,7 +278,7 @@ func TestGoroutineDumpShowsWaits(t *testing.T) {
 // request waits for a connection, and parses both; fgprof, which samples
 // waiting goroutines too, must show the wait.
 func TestProfilesParse(t *testing.T) {
-	s, st, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
+	s, st, pub, adm := newInstrumentsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
 	release := held(t, s, st, pub.URL)
 	defer release()
 	for _, path := range []string{"/debug/pprof/profile?seconds=1", "/debug/fgprof?seconds=1"} {
@@ -350,7 +350,7 @@ func alpLine(line string) (uri, method string, resTime, bodyBytes float64, statu
 // normalized; -update rewrites it) and parses each line as alp does.
 func TestAccessLog(t *testing.T) {
 	var buf syncBuffer
-	_, _, pub, _ := newReadingsTest(t, Options{Workers: 2, Queue: 2, AccessLog: &buf})
+	_, _, pub, _ := newInstrumentsTest(t, Options{Workers: 2, Queue: 2, AccessLog: &buf})
 	var sizes []int
 	for _, req := range []struct{ method, path, body string }{
 		{"GET", "/bbs?cmd=AllView&n=2&format=json", ""},
@@ -437,8 +437,8 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestStatsReadings checks the machine view of /admin/stats.
-func TestStatsReadings(t *testing.T) {
+// TestStatsSystem checks the machine view of /admin/stats.
+func TestStatsSystem(t *testing.T) {
 	smp := machine.NewSampler()
 	smp.Sample()
 	st := fake.New(10)
@@ -546,12 +546,12 @@ func TestStatsReadings(t *testing.T) {
 // counters in both (the later read no lower: they never go down).
 func TestStatsOwnCPUs(t *testing.T) {
 	if _, err := os.Stat("/proc/stat"); err != nil {
-		t.Skip("no /proc/stat: the platform's own CPUs are tested by TestStatsReadingsAbsent")
+		t.Skip("no /proc/stat: the platform's own CPUs are tested by TestStatsSystemAbsent")
 	}
 	smp := machine.NewSampler()
 	time.Sleep(30 * time.Millisecond) // a window with clock ticks (10 ms) in it
 	smp.Sample()
-	_, _, _, adm := newReadingsTest(t, Options{Machine: smp})
+	_, _, _, adm := newInstrumentsTest(t, Options{Machine: smp})
 	resp, body := get(t, adm.URL+"/admin/stats")
 	var doc struct {
 		Machine struct {
@@ -584,7 +584,7 @@ func TestStatsOwnCPUs(t *testing.T) {
 // TestPublicHasNoDebug proves the public listener serves no profile,
 // dump or metrics.
 func TestPublicHasNoDebug(t *testing.T) {
-	_, _, pub, _ := newReadingsTest(t, Options{})
+	_, _, pub, _ := newInstrumentsTest(t, Options{})
 	for _, path := range []string{"/metrics", "/debug/pprof/", "/debug/pprof/profile?seconds=1", "/debug/pprof/goroutine",
 		"/debug/fgprof?seconds=1", "/debug/goroutines"} {
 		resp, body := get(t, pub.URL+path)
@@ -618,7 +618,7 @@ func TestClassifyGoroutines(t *testing.T) {
 // reads 2 and 1 back as the means of the busy worker-seconds and queued
 // request-seconds over it, in /admin/stats and /metrics.
 func TestOccupancyFromCounters(t *testing.T) {
-	s, st, pub, adm := newReadingsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
+	s, st, pub, adm := newInstrumentsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
 	release := held(t, s, st, pub.URL)
 	defer release()
 	read := func() (busy, queued float64, at time.Time) {
@@ -699,7 +699,7 @@ func TestDatabaseSocketsClosed(t *testing.T) {
 	s := New(Options{Store: st, DBName: "postgres", DBPort: dbPort})
 	var db *machine.Sockets
 	waitUntil(t, "the board's closed connection in TIME_WAIT", func() bool {
-		db = s.readings().Connections.Database
+		db = s.systemStats().Connections.Database
 		return db != nil && db.States["TIME_WAIT"] == 1
 	})
 	if db.Port != dbPort || len(db.States) != 1 {
@@ -708,22 +708,22 @@ func TestDatabaseSocketsClosed(t *testing.T) {
 	// Matching by this process's open sockets, as for a store that does not
 	// remember its ports, misses the closed one and takes the other.
 	s = New(Options{Store: fake.New(10), DBName: "postgres", DBPort: dbPort})
-	if db := s.readings().Connections.Database; db == nil || db.States["TIME_WAIT"] != 0 || db.States["ESTABLISHED"] != 1 {
+	if db := s.systemStats().Connections.Database; db == nil || db.States["TIME_WAIT"] != 0 || db.States["ESTABLISHED"] != 1 {
 		t.Errorf("connections.database by open sockets = %+v; want the open connection only", db)
 	}
 }
 
-// TestStatsReadingsAbsent serves /admin/stats from a sampler of a machine
+// TestStatsSystemAbsent serves /admin/stats from a sampler of a machine
 // without /proc (machine.FakePlatform gives what gopsutil gives on
 // Windows): what the platform cannot give is left out of the JSON and
 // named in machine.absent, never written as 0, and /metrics has no series
 // for it.
-func TestStatsReadingsAbsent(t *testing.T) {
+func TestStatsSystemAbsent(t *testing.T) {
 	p := &machine.FakePlatform{}
 	smp := machine.NewSamplerOn(p)
 	p.Advance(machine.CPUTicks{User: 25, System: 15, Idle: 60}, 100*time.Millisecond)
 	smp.Sample()
-	_, _, _, adm := newReadingsTest(t, Options{Machine: smp})
+	_, _, _, adm := newInstrumentsTest(t, Options{Machine: smp})
 	resp, body := get(t, adm.URL+"/admin/stats")
 	var doc struct {
 		Machine map[string]any `json:"machine"`

@@ -1,0 +1,180 @@
+package chart
+
+import (
+	"fmt"
+	"image/color"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"bbslab/loadtest"
+)
+
+// WriteColdStartChart draws each curve's first requests (the Timeline of
+// its first run that has one): latency in ms on a log scale against the
+// request index, with the warm-up cut (dashed) and the detected steady
+// state (dotted) marked; and the p50 (solid) and p99 (dashed) of every 100 ms
+// against time, the end of the warm-up marked. It saves
+// PREFIX-coldstart.svg/.png and PREFIX-coldstart-intervals.svg/.png and
+// returns the files written, none when no run has a timeline.
+func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
+	iv, err := coldStartIntervals(curves)
+	if err != nil {
+		return nil, err
+	}
+	p, ok, err := coldStartRequests(curves)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return saveAll(map[string]*plot.Plot{prefix + "-coldstart": p, prefix + "-coldstart-intervals": iv})
+}
+
+// firstTimeline returns the Timeline of c's first run that has one, with
+// that run's warm-up; nil when none has.
+func firstTimeline(c Curve) (*loadtest.Timeline, time.Duration) {
+	for _, r := range c.Runs {
+		if r.Timeline != nil {
+			return r.Timeline, r.Settings.Warmup
+		}
+	}
+	return nil, 0
+}
+
+// logPlot is an empty plot with a grid and a log-scaled y axis in ms.
+func logPlot(title, x string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = "ms (log)"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	p.Legend.Top = true
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+// yRange is the range of the y values drawn, for the vertical marks.
+type yRange struct {
+	lo, hi float64
+	n      int
+}
+
+func (r *yRange) add(lo, hi float64) {
+	if r.n == 0 || lo < r.lo {
+		r.lo = lo
+	}
+	r.hi = max(r.hi, hi)
+	r.n++
+}
+
+// vmark draws a vertical line at x over r, named in the legend.
+func vmark(p *plot.Plot, x float64, r yRange, label string, col color.Color, dash []vg.Length) error {
+	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: r.lo}, {X: x, Y: r.hi}})
+	if err != nil {
+		return fmt.Errorf("chart %s: %w", label, err)
+	}
+	l.Color = col
+	l.Width = vg.Points(2)
+	l.Dashes = dash
+	p.Add(l)
+	p.Legend.Add(label, l)
+	return nil
+}
+
+// coldStartIntervals is the chart of the p50 and p99 of every 100 ms
+// against time, the end of each curve's warm-up marked.
+func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
+	iv := logPlot("Cold start: latency per 100 ms (p50 solid, p99 dashed)", "seconds since start")
+	var ys yRange
+	var warmups []plotter.XY // x: warm-up seconds, y: curve index
+	for i, c := range curves {
+		tl, warmup := firstTimeline(c)
+		if tl == nil {
+			continue
+		}
+		var p50, p99 plotter.XYs
+		for _, in := range tl.Intervals {
+			if in.Successes == 0 {
+				continue
+			}
+			a, b := max(in.P50Ms, 0.001), max(in.P99Ms, 0.001)
+			p50 = append(p50, plotter.XY{X: in.T, Y: a})
+			p99 = append(p99, plotter.XY{X: in.T, Y: b})
+			ys.add(a, b)
+		}
+		if err := addLine(iv, c.Name+" p50", p50, plotutil.Color(i), nil, -1); err != nil {
+			return nil, err
+		}
+		if err := addLine(iv, c.Name+" p99", p99, plotutil.Color(i), dashed, -1); err != nil {
+			return nil, err
+		}
+		if warmup > 0 && len(p50) > 0 {
+			warmups = append(warmups, plotter.XY{X: warmup.Seconds(), Y: float64(i)})
+		}
+	}
+	for _, w := range warmups {
+		label := fmt.Sprintf("%s warm-up ends (%.3g s)", curves[int(w.Y)].Name, w.X)
+		if err := vmark(iv, w.X, ys, label, plotutil.Color(int(w.Y)), []vg.Length{vg.Points(6), vg.Points(3)}); err != nil {
+			return nil, err
+		}
+	}
+	return iv, nil
+}
+
+// coldStartRequests is the chart of the latency of each curve's first
+// requests against their index, the warm-up cut and the steady state
+// marked; ok is false when no curve has a successful request in its
+// timeline.
+func coldStartRequests(curves []Curve) (p *plot.Plot, ok bool, err error) {
+	p = logPlot("Cold start: latency of the first requests", "request index")
+	type mark struct {
+		x     int
+		label string
+		col   color.Color
+		dash  []vg.Length
+	}
+	var marks []mark
+	var ys yRange
+	for i, c := range curves {
+		tl, _ := firstTimeline(c)
+		if tl == nil {
+			continue
+		}
+		var xys plotter.XYs
+		for _, rq := range tl.Requests {
+			if rq.Error != "" {
+				continue
+			}
+			y := max(rq.LatencyMs, 0.001) // the log scale needs y > 0
+			xys = append(xys, plotter.XY{X: float64(rq.I), Y: y})
+			ys.add(y, y)
+		}
+		col := plotutil.Color(i)
+		l, err := plotter.NewLine(xys)
+		if err != nil {
+			continue // no successful request
+		}
+		l.Color = col
+		l.Width = vg.Points(1)
+		p.Add(l)
+		p.Legend.Add(c.Name, l)
+		if tl.WarmupIndex > 0 {
+			marks = append(marks, mark{tl.WarmupIndex, fmt.Sprintf("%s warm-up ends (#%d)", c.Name, tl.WarmupIndex), col, []vg.Length{vg.Points(6), vg.Points(3)}})
+		}
+		if tl.SteadyIndex >= 0 {
+			marks = append(marks, mark{tl.SteadyIndex, fmt.Sprintf("%s steady from #%d", c.Name, tl.SteadyIndex), col, []vg.Length{vg.Points(1.5), vg.Points(2.5)}})
+		}
+	}
+	if ys.n == 0 {
+		return nil, false, nil
+	}
+	for _, m := range marks {
+		if err := vmark(p, float64(m.x), ys, m.label, m.col, m.dash); err != nil {
+			return nil, false, err
+		}
+	}
+	return p, true, nil
+}

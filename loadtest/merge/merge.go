@@ -1,0 +1,259 @@
+package merge
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/text"
+)
+
+// Results combines the results of one run performed by several generator
+// machines at the same time into one result: counts add up, histograms
+// merge exactly, and per-second rows are aligned by their offset from each
+// run's start (the same instant when the generators were given one
+// Settings.StartAt). The merged window runs from the earliest measure_start
+// to the latest end, and every throughput is the successes of all the
+// generators over it: the sum of their throughputs when their windows
+// coincide, less when they are skewed, since the load was whole only in
+// their common window (Result.Overlap). Results refuses windows that do
+// not overlap at all (ErrDisjoint) unless o.AllowDisjoint, and warns of
+// skews above the larger of SkewFloor and SkewShare of the window. Labels
+// are matched by name. The merged Cost adds CPU seconds and takes the
+// largest of the other figures; Generators keeps each machine's cost,
+// with the use of its CPUs (Cost.Cores), which is its machine's alone and
+// so is not merged. The Environment keeps the first result's generator
+// and server, and lists every generator's machine (environments).
+func Results(results []*loadtest.Result, o Options) (*loadtest.Result, error) {
+	if len(results) == 0 {
+		return nil, errors.New("merge: no results")
+	}
+	overlap, overlapWarn, err := overlapOf(results, o.AllowDisjoint, o.Now)
+	if err != nil {
+		return nil, fmt.Errorf("merge: %w", err)
+	}
+	first := results[0]
+	out := &loadtest.Result{
+		Schema: loadtest.SchemaVersion, Tool: first.Tool, Name: first.Name, Settings: first.Settings,
+		Start: first.Start, MeasureStart: first.MeasureStart, End: first.End,
+	}
+	out.Settings.Clients = 0
+	out.Settings.JTL, out.Settings.Observers = nil, nil
+	var labels labelSums
+	for i, r := range results {
+		if r.Total.Histogram == nil {
+			return nil, fmt.Errorf("merge: result %d has no histogram", i+1)
+		}
+		addWindow(out, r)
+		labels.add(r.Labels)
+		out.Series = addSeries(out.Series, r.Series)
+		if r.Open != nil {
+			if out.Open == nil {
+				out.Open = &loadtest.OpenStats{}
+			}
+			out.Open.Arrivals += r.Open.Arrivals
+			out.Open.Dropped += r.Open.Dropped
+		}
+		out.Generators = append(out.Generators, r.Cost)
+		addCost(&out.Cost, r.Cost, i)
+	}
+	for i := range out.Series {
+		out.Series[i].FillLatency()
+	}
+	seconds := out.MeasuredSeconds // the longest window, when some result has none
+	if overlap != nil {
+		seconds = out.End.Sub(out.MeasureStart).Seconds()
+		out.MeasuredSeconds = round3(seconds)
+	}
+	out.Overlap = overlap
+	out.Labels, out.Total = labels.stats(out.Settings.Clients, seconds)
+	out.Warnings = loadtest.Warnings(out)
+	if overlapWarn != "" {
+		out.Warnings = append(out.Warnings, overlapWarn)
+	}
+	out.Warnings = append(out.Warnings, fmt.Sprintf("merged from %d generators", len(results)))
+	var envWarns []string
+	out.Environment, envWarns = environments(results)
+	out.Warnings = append(out.Warnings, envWarns...)
+	return out, nil
+}
+
+// addWindow widens out's window and counts to take in r's: its clients,
+// its start, measure_start and end, the longest measured window, an
+// interruption.
+func addWindow(out, r *loadtest.Result) {
+	out.Settings.Clients += r.Settings.Clients
+	out.Interrupted = out.Interrupted || r.Interrupted
+	if r.Start.Before(out.Start) {
+		out.Start = r.Start
+	}
+	if r.MeasureStart.Before(out.MeasureStart) {
+		out.MeasureStart = r.MeasureStart
+	}
+	if r.End.After(out.End) {
+		out.End = r.End
+	}
+	out.MeasuredSeconds = max(out.MeasuredSeconds, r.MeasuredSeconds)
+}
+
+// labelSums adds up the labels of the results, matched by name, in the
+// order they first appear.
+type labelSums struct {
+	order  []string
+	byName map[string]*labelSum
+}
+
+type labelSum struct {
+	loadtest.Tally
+	clients int
+}
+
+func (ls *labelSums) add(labels []loadtest.Stats) {
+	if ls.byName == nil {
+		ls.byName = map[string]*labelSum{}
+	}
+	for _, l := range labels {
+		a := ls.byName[l.Label]
+		if a == nil {
+			a = &labelSum{Tally: *loadtest.NewTally()}
+			ls.byName[l.Label] = a
+			ls.order = append(ls.order, l.Label)
+		}
+		a.AddStats(&l)
+		a.clients += l.Clients
+	}
+}
+
+// stats returns each label's figures and the total's, over seconds of
+// measurement by clients clients in all.
+func (ls *labelSums) stats(clients int, seconds float64) ([]loadtest.Stats, loadtest.Stats) {
+	var out []loadtest.Stats
+	all := loadtest.NewTally()
+	for _, name := range ls.order {
+		a := ls.byName[name]
+		st := a.Stats(name, a.clients, seconds)
+		out = append(out, st)
+		all.AddStats(&st)
+	}
+	return out, all.Stats("TOTAL", clients, seconds)
+}
+
+// addSeries adds one generator's per-second rows to the merged ones, row
+// by row from the start; their latency figures are set once all are in
+// (SecondRow.FillLatency).
+func addSeries(merged, rows []loadtest.SecondRow) []loadtest.SecondRow {
+	for j, row := range rows {
+		if j >= len(merged) {
+			merged = append(merged, loadtest.SecondRow{T: row.T, Warmup: row.Warmup, Histogram: loadtest.NewHistogram()})
+		}
+		m := &merged[j]
+		m.Successes += row.Successes
+		m.Errors += row.Errors
+		for k, n := range row.ErrorKinds {
+			if m.ErrorKinds == nil {
+				m.ErrorKinds = map[string]int64{}
+			}
+			m.ErrorKinds[k] += n
+		}
+		m.Bytes += row.Bytes
+		m.Throughput += row.Throughput
+		m.Histogram.Merge(row.Histogram)
+		for _, l := range row.Labels {
+			k := slices.IndexFunc(m.Labels, func(x loadtest.LabelSecond) bool { return x.Label == l.Label })
+			if k < 0 {
+				m.Labels = append(m.Labels, loadtest.LabelSecond{Label: l.Label, Histogram: loadtest.NewHistogram()})
+				k = len(m.Labels) - 1
+			}
+			ml := &m.Labels[k]
+			ml.Successes += l.Successes
+			ml.Errors += l.Errors
+			ml.Throughput += l.Throughput
+			ml.Histogram.Merge(l.Histogram)
+		}
+	}
+	return merged
+}
+
+// addCost adds the cost c of generator i (from 0) to the merged cost out:
+// CPU seconds and counts add up, the other figures take the largest, and
+// a generator that may have been the bottleneck makes the merged result's
+// reasons name it.
+func addCost(out *loadtest.Cost, c loadtest.Cost, i int) {
+	first := i == 0
+	out.CPUSeconds = mergeOpt(first, out.CPUSeconds, c.CPUSeconds, func(a, b float64) float64 { return round3(a + b) })
+	out.UserSeconds = mergeOpt(first, out.UserSeconds, c.UserSeconds, func(a, b float64) float64 { return round3(a + b) })
+	out.SysSeconds = mergeOpt(first, out.SysSeconds, c.SysSeconds, func(a, b float64) float64 { return round3(a + b) })
+	out.WallSeconds = max(out.WallSeconds, c.WallSeconds)
+	out.CPUPercent = mergeOpt(first, out.CPUPercent, c.CPUPercent, func(a, b float64) float64 { return max(a, b) })
+	out.PeakRSSBytes = mergeOpt(first, out.PeakRSSBytes, c.PeakRSSBytes, func(a, b int64) int64 { return max(a, b) })
+	out.PeakGoBytes = max(out.PeakGoBytes, c.PeakGoBytes)
+	out.GCCycles += c.GCCycles
+	out.GCPauseMaxMs = max(out.GCPauseMaxMs, c.GCPauseMaxMs)
+	out.Goroutines = max(out.Goroutines, c.Goroutines)
+	out.ScheduleLagMaxMs = max(out.ScheduleLagMaxMs, c.ScheduleLagMaxMs)
+	out.TimerLagMaxMs = max(out.TimerLagMaxMs, c.TimerLagMaxMs)
+	out.TimerLagP99Ms = max(out.TimerLagP99Ms, c.TimerLagP99Ms)
+	out.LateRequests += c.LateRequests
+	if c.Bottleneck {
+		out.Bottleneck = true
+		for _, why := range c.Reasons {
+			out.Reasons = append(out.Reasons, fmt.Sprintf("generator %d: %s", i+1, why))
+		}
+	}
+}
+
+// mergeOpt merges a figure that a generator's OS may not give: the first
+// generator's as it is, then op of the merged figure and the next one's;
+// absent as soon as one generator's is, since a sum or a maximum over some
+// of the generators would pass for all of them.
+func mergeOpt[T any](first bool, acc, next *T, op func(a, b T) T) *T {
+	if first {
+		return next
+	}
+	if acc == nil || next == nil {
+		return nil
+	}
+	v := op(*acc, *next)
+	return &v
+}
+
+// environments keeps the generators' environments of results merged
+// from several machines: Generator is the first result's, Generators each
+// one's; Server is the first one found (all generators load one server).
+// When the generators read different servers, a warning says so.
+func environments(results []*loadtest.Result) (*loadtest.Environment, []string) {
+	var out *loadtest.Environment
+	var warns []string
+	for i, r := range results {
+		e := r.Environment
+		if e == nil || e.Generator == nil {
+			continue
+		}
+		if out == nil {
+			out = &loadtest.Environment{Generator: e.Generator}
+		}
+		out.Generators = append(out.Generators, *e.Generator)
+		if e.Server == nil {
+			continue
+		}
+		if out.Server == nil {
+			out.Server = e.Server
+		} else if d := text.ServerDifferences(out, e); len(d) > 0 {
+			warns = append(warns, fmt.Sprintf("merge: generator %d read a different server (%s)", i+1, strings.Join(d, "; ")))
+		}
+	}
+	return out, warns
+}
+
+// round3 rounds v to three decimals, as the engine rounds its seconds.
+func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// ms converts a duration to float milliseconds, rounded to the
+// microsecond, as the engine's figures are.
+func ms(d time.Duration) float64 {
+	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
+}

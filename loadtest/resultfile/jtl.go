@@ -1,0 +1,282 @@
+package resultfile
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+)
+
+// ReadJTL reads a JMeter CSV results file (with a header line, or without
+// one in JMeter's default column order, loadtest.JTLHeader) into a
+// Result: per-label histograms (millisecond resolution, as JTL records),
+// the per-second series, and throughput over the span from the first
+// start to the last end. Clients is the largest allThreads. There is no
+// generator cost in a JTL file; its environment is the file beside it
+// (JTLEnvironmentPath), when there is one.
+func ReadJTL(path string) (*loadtest.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read jtl: %w", err)
+	}
+	defer f.Close()
+	return readJTL(path, f)
+}
+
+// readJTL reads the JTL file at path from r.
+func readJTL(path string, r io.Reader) (*loadtest.Result, error) {
+	res, err := parseJTL(r)
+	if err != nil {
+		return nil, fmt.Errorf("read jtl %s: %w", path, err)
+	}
+	res.Name = jtlName(path)
+	if res.Environment, err = readJTLEnvironment(path); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// JTLEnvironmentPath is where the environment of a JTL file's run is kept:
+// beside it, as FILE.env.json. JMeter's CSV reader takes the first line
+// for the header and every other line for a sample, so the file itself
+// cannot carry a comment; JMeter ignores the file beside it.
+func JTLEnvironmentPath(jtlPath string) string { return jtlPath + ".env.json" }
+
+// WriteJTLEnvironment writes env beside the JTL file at jtlPath.
+func WriteJTLEnvironment(jtlPath string, env *loadtest.Environment) error {
+	b, err := json.MarshalIndent(env, "", "  ")
+	if err != nil {
+		return fmt.Errorf("jtl environment: %w", err)
+	}
+	p := JTLEnvironmentPath(jtlPath)
+	if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("jtl environment: %w", err)
+	}
+	return nil
+}
+
+// readJTLEnvironment reads the environment beside a JTL file; nil when
+// there is none (a file JMeter wrote).
+func readJTLEnvironment(jtlPath string) (*loadtest.Environment, error) {
+	p := JTLEnvironmentPath(jtlPath)
+	b, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read jtl environment: %w", err)
+	}
+	var env loadtest.Environment
+	if err := json.Unmarshal(b, &env); err != nil {
+		return nil, fmt.Errorf("read jtl environment %s: %w", p, err)
+	}
+	return &env, nil
+}
+
+// jtlName names the run of a JTL file after the file:
+// results/run1.jtl is run1.
+func jtlName(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+}
+
+// parseJTL reads JTL lines into a Result.
+func parseJTL(r io.Reader) (*loadtest.Result, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	sum := newJTLSum()
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if line == 1 && len(rec) > 0 && rec[0] == "timeStamp" {
+			if err := sum.header(rec); err != nil {
+				return nil, err
+			}
+			continue
+		}
+		if err := sum.add(rec); err != nil {
+			return nil, fmt.Errorf("line %d: %w", line, err)
+		}
+	}
+	if len(sum.labels) == 0 {
+		return nil, errors.New("no samples")
+	}
+	return sum.result(), nil
+}
+
+// jtlSum adds up the lines of a JTL file: by label, and by the second in
+// which each request ended.
+type jtlSum struct {
+	cols        map[string]int // column index by name
+	labels      map[string]*loadtest.Tally
+	order       []string // labels in the order they first appear
+	first, last int64    // the earliest start and latest end, epoch ms
+	clients     int
+	secs        map[int64]*jtlSecond
+}
+
+// jtlSecond is one second of the series being read.
+type jtlSecond struct {
+	h       *loadtest.Histogram
+	ok, err int64
+	recv    int64
+}
+
+func newJTLSum() *jtlSum {
+	s := &jtlSum{cols: map[string]int{}, labels: map[string]*loadtest.Tally{}, first: math.MaxInt64, secs: map[int64]*jtlSecond{}}
+	for i, c := range strings.Split(loadtest.JTLHeader, ",") {
+		s.cols[c] = i
+	}
+	return s
+}
+
+// header takes the columns from a header line; JMeter's CSV may leave
+// columns out or reorder them, but not the four a result needs.
+func (s *jtlSum) header(rec []string) error {
+	s.cols = map[string]int{}
+	for i, c := range rec {
+		s.cols[c] = i
+	}
+	for _, need := range []string{"timeStamp", "elapsed", "label", "success"} {
+		if _, ok := s.cols[need]; !ok {
+			return fmt.Errorf("header lacks column %q", need)
+		}
+	}
+	return nil
+}
+
+// add counts one sample line.
+func (s *jtlSum) add(rec []string) error {
+	get := func(name string) string {
+		if i, ok := s.cols[name]; ok && i < len(rec) {
+			return rec[i]
+		}
+		return ""
+	}
+	ts, err1 := strconv.ParseInt(get("timeStamp"), 10, 64)
+	el, err2 := strconv.ParseInt(get("elapsed"), 10, 64)
+	if err1 != nil || err2 != nil {
+		return errors.New("bad timeStamp or elapsed")
+	}
+	name := get("label")
+	l := s.labels[name]
+	if l == nil {
+		l = loadtest.NewTally()
+		s.labels[name] = l
+		s.order = append(s.order, name)
+	}
+	n, _ := strconv.ParseInt(get("bytes"), 10, 64)
+	sn, _ := strconv.ParseInt(get("sentBytes"), 10, 64)
+	if t, err := strconv.Atoi(get("allThreads")); err == nil && t > s.clients {
+		s.clients = t
+	}
+	end := ts + el
+	s.first = min(s.first, ts)
+	s.last = max(s.last, end)
+	sec := s.second(end / 1000)
+	sec.recv += n
+	code := get("responseCode")
+	if _, err := strconv.Atoi(code); err != nil || len(code) != 3 {
+		code = "0" // "Non HTTP response code: ...": no response
+	}
+	if strings.EqualFold(get("success"), "true") {
+		d := time.Duration(el) * time.Millisecond
+		l.Success(d, code, n, sn)
+		sec.h.Record(d)
+		sec.ok++
+		return nil
+	}
+	text := get("failureMessage")
+	if text == "" {
+		text = strings.TrimSpace(get("responseCode") + " " + get("responseMessage"))
+	}
+	l.Failure(jtlKind(get("responseCode"), get("failureMessage")), text, code, n, sn)
+	sec.err++
+	return nil
+}
+
+// second returns the second k (epoch seconds) of the series, new if need
+// be.
+func (s *jtlSum) second(k int64) *jtlSecond {
+	sec := s.secs[k]
+	if sec == nil {
+		sec = &jtlSecond{h: loadtest.NewHistogram()}
+		s.secs[k] = sec
+		// Lines come roughly in time order: keep seconds well behind
+		// the newest compressed so a long file needs little memory.
+		if old := s.secs[k-10]; old != nil {
+			old.h.Compact()
+		}
+	}
+	return sec
+}
+
+// result is the Result of the lines read: its window is the span from
+// the first start to the last end.
+func (s *jtlSum) result() *loadtest.Result {
+	seconds := float64(s.last-s.first) / 1000
+	res := &loadtest.Result{
+		Schema: loadtest.SchemaVersion, Tool: "jmeter-jtl",
+		Start: time.UnixMilli(s.first), MeasureStart: time.UnixMilli(s.first), End: time.UnixMilli(s.last),
+		MeasuredSeconds: seconds,
+	}
+	res.Settings.Clients = s.clients
+	all := loadtest.NewTally()
+	for _, name := range s.order {
+		st := s.labels[name].Stats(name, s.clients, seconds)
+		res.Labels = append(res.Labels, st)
+		all.AddStats(&st)
+	}
+	res.Total = all.Stats("TOTAL", s.clients, seconds)
+	keys := make([]int64, 0, len(s.secs))
+	for k := range s.secs {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, k := range keys {
+		sec := s.secs[k]
+		row := loadtest.SecondRow{
+			T: float64(k*1000+1000-s.first) / 1000, Successes: sec.ok, Errors: sec.err, Throughput: float64(sec.ok), Bytes: sec.recv,
+			Histogram: sec.h,
+		}
+		row.FillLatency()
+		res.Series = append(res.Series, row)
+	}
+	return res
+}
+
+// jtlKind maps a failed JTL line to an error kind.
+func jtlKind(code, msg string) string {
+	if strings.HasPrefix(code, "Non HTTP response code: ") {
+		k := strings.TrimPrefix(code, "Non HTTP response code: ")
+		switch {
+		case k == "connect" || strings.Contains(k, "ConnectException") || strings.Contains(k, "NoRouteToHost"):
+			return "connect"
+		case k == "timeout" || strings.Contains(k, "Timeout"):
+			return "timeout"
+		case k == "cutoff":
+			return "cutoff"
+		}
+		return "io"
+	}
+	if strings.HasPrefix(msg, "Body does not contain") || strings.Contains(msg, "Test failed") {
+		return "body"
+	}
+	return "status"
+}

@@ -1,0 +1,116 @@
+package resultfile
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"bbslab/loadtest"
+)
+
+// Read reads a file of results of any kind the load tool writes or
+// reads: a single JSON result, a JSON sweep, an experiment's
+// experiment.json (its points' results), or a JMeter JTL CSV file
+// (recognised by a .jtl or .csv extension or a non-JSON first byte).
+// JSON files of schema version 1 are read too (Result.Upgrade).
+func Read(path string) ([]*loadtest.Result, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	br := bufio.NewReader(f)
+	first, _ := br.Peek(64)
+	ext := strings.ToLower(filepath.Ext(path))
+	if ext == ".jtl" || ext == ".csv" || !strings.HasPrefix(strings.TrimSpace(string(first)), "{") {
+		r, err := readJTL(path, br)
+		if err != nil {
+			return nil, err
+		}
+		return []*loadtest.Result{r}, nil
+	}
+	b, err := io.ReadAll(br)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	var head struct {
+		Kind string `json:"kind"`
+	}
+	if err := json.Unmarshal(b, &head); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	switch head.Kind {
+	case "sweep":
+		return readSweep(path, b)
+	case "experiment":
+		return readExperiment(path, b)
+	}
+	var r loadtest.Result
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("read result %s: %w", path, err)
+	}
+	if err := loadtest.CheckSchema(path, r.Schema); err != nil {
+		return nil, err
+	}
+	r.Upgrade(r.Schema)
+	return []*loadtest.Result{&r}, nil
+}
+
+// readSweep reads the runs of a sweep (loadtest.SweepFile), each named
+// after the sweep when it has no name of its own.
+func readSweep(path string, b []byte) ([]*loadtest.Result, error) {
+	var sf loadtest.SweepFile
+	if err := json.Unmarshal(b, &sf); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := loadtest.CheckSchema(path, sf.Schema); err != nil {
+		return nil, err
+	}
+	for _, r := range sf.Runs {
+		r.Upgrade(sf.Schema)
+		if r.Name == "" {
+			r.Name = sf.Name
+		}
+	}
+	return sf.Runs, nil
+}
+
+// readExperiment reads the runs of an experiment.json (package
+// experiment writes it, SCHEMA.md's "Experiment"): each point's result,
+// named after its run, in the file's order.
+func readExperiment(path string, b []byte) ([]*loadtest.Result, error) {
+	var ef struct {
+		Schema int `json:"schema"`
+		Runs   []struct {
+			Name   string `json:"name"`
+			Points []struct {
+				Result *loadtest.Result `json:"result"`
+			} `json:"points"`
+		} `json:"runs"`
+	}
+	if err := json.Unmarshal(b, &ef); err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if err := loadtest.CheckSchema(path, ef.Schema); err != nil {
+		return nil, err
+	}
+	var out []*loadtest.Result
+	for _, run := range ef.Runs {
+		for _, p := range run.Points {
+			if p.Result == nil {
+				continue
+			}
+			p.Result.Upgrade(ef.Schema)
+			p.Result.Name = run.Name
+			out = append(out, p.Result)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("read %s: an experiment with no measured points", path)
+	}
+	return out, nil
+}

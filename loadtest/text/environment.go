@@ -1,0 +1,151 @@
+package text
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+
+	"bbslab/loadtest"
+)
+
+// EnvironmentDifferences names how the environments of results differ
+// from the first one's: the generator's machine, Go and build, and every
+// fact of the server's objects (database, host, config) that differs, as
+// "name: first vs other". Results without an environment (JTL files, older
+// results) are skipped. It is empty when all ran alike.
+func EnvironmentDifferences(results []*loadtest.Result) []string {
+	var ref *loadtest.Environment
+	var out []string
+	add := func(d string) {
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	for _, r := range results {
+		e := r.Environment
+		if e == nil {
+			continue
+		}
+		if ref == nil {
+			ref = e
+			continue
+		}
+		if ref.Generator != nil && e.Generator != nil {
+			for _, d := range ref.Generator.Differences(*e.Generator) {
+				add("generator " + d)
+			}
+		}
+		if ref.Server != nil && e.Server != nil {
+			for _, d := range ServerDifferences(ref, e) {
+				add("server " + d)
+			}
+		}
+	}
+	return out
+}
+
+// WriteEnvironmentWarning writes one line naming how the results'
+// environments differ, and nothing when they ran alike.
+func WriteEnvironmentWarning(w io.Writer, results []*loadtest.Result) {
+	d := EnvironmentDifferences(results)
+	if len(d) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "WARNING: these results ran in different environments: %s\n", strings.Join(d, "; "))
+}
+
+// maxDifferences bounds how many differing server facts one line names.
+const maxDifferences = 8
+
+// ServerDifferences names the facts of the server's objects
+// (Environment.Server) that differ between a and b, leaf by leaf, as
+// "path: a's vs b's" (at most 8, then how many more): "config.workers: 4
+// vs 8".
+func ServerDifferences(a, b *loadtest.Environment) []string {
+	return flatDifferences(a.Server, b.Server)
+}
+
+// flatDifferences compares two sets of opaque JSON objects leaf by leaf
+// and names the paths whose values differ (at most maxDifferences, then
+// how many more).
+func flatDifferences(a, b map[string]json.RawMessage) []string {
+	fa, fb := map[string]string{}, map[string]string{}
+	for k, v := range a {
+		flatten(fa, k, v)
+	}
+	for k, v := range b {
+		flatten(fb, k, v)
+	}
+	keys := make([]string, 0, len(fa)+len(fb))
+	for k := range fa {
+		keys = append(keys, k)
+	}
+	for k := range fb {
+		if _, ok := fa[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	var out []string
+	more := 0
+	for _, k := range keys {
+		x, okx := fa[k]
+		y, oky := fb[k]
+		if okx && oky && x == y {
+			continue
+		}
+		if len(out) == maxDifferences {
+			more++
+			continue
+		}
+		if !okx {
+			x = "absent"
+		}
+		if !oky {
+			y = "absent"
+		}
+		out = append(out, fmt.Sprintf("%s: %s vs %s", k, x, y))
+	}
+	if more > 0 {
+		out = append(out, fmt.Sprintf("%d more", more))
+	}
+	return out
+}
+
+// flatten puts each leaf of the JSON value raw into m under its dotted
+// path; a value that is not JSON is kept as one leaf.
+func flatten(m map[string]string, path string, raw json.RawMessage) {
+	var v any
+	if err := json.Unmarshal(raw, &v); err != nil {
+		m[path] = string(raw)
+		return
+	}
+	flattenValue(m, path, v)
+}
+
+func flattenValue(m map[string]string, path string, v any) {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			flattenValue(m, path+"."+k, e)
+		}
+	case string:
+		m[path] = x
+	default:
+		b, _ := json.Marshal(x)
+		m[path] = string(b)
+	}
+}
+
+// FlatLeaves returns each leaf of the opaque JSON objects m under its
+// dotted path ("config.workers"), its value as text.
+func FlatLeaves(m map[string]json.RawMessage) map[string]string {
+	f := map[string]string{}
+	for k, v := range m {
+		flatten(f, k, v)
+	}
+	return f
+}

@@ -1,0 +1,70 @@
+package text
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"bbslab/loadtest"
+)
+
+// A Column is one server figure of the sweep table: Value's figure of a
+// run, ok false when the run lacks it, under the header Header, printed
+// with the fmt verb Format (default "%.3f"). Package watch makes them
+// (watch.Columns): the engine does not read Result.Server itself.
+type Column struct {
+	Header, Format string
+	Value          func(*loadtest.Result) (v float64, ok bool)
+}
+
+// WriteSweepTable writes one line per run, like the article's tables:
+// clients, throughput, ideal throughput (clients/think), mean, p50, p95, p99,
+// errors and the generator's CPU; when runs have server stats, also the
+// server columns given (the target's package says which: for the board,
+// its CPU, worker queue and waits per request).
+func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) error {
+	withServer := false
+	for _, r := range runs {
+		withServer = withServer || len(r.Server) > 0
+	}
+	withServer = withServer && len(server) > 0
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
+	if withServer {
+		for _, c := range server {
+			head += c.Header + "\t"
+		}
+	}
+	fmt.Fprintln(tw, head+"note\t")
+	for _, r := range runs {
+		ideal := "-"
+		if s := r.Settings; s.Think > 0 && s.Model != loadtest.ModelOpen {
+			ideal = fmt.Sprintf("%.1f", float64(r.Total.Clients)/s.Think.Seconds())
+		}
+		note := ""
+		if r.Cost.Bottleneck {
+			note = "client may be the bottleneck"
+		}
+		if r.Interrupted {
+			note = strings.TrimSpace(note + " interrupted")
+		}
+		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%s\t", r.Total.Clients, r.Total.Throughput, ideal,
+			r.Total.MeanMs, r.Total.P50Ms, r.Total.P95Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUText("%.1f"))
+		if withServer {
+			for _, c := range server {
+				if v, ok := c.Value(r); ok {
+					f := c.Format
+					if f == "" {
+						f = "%.3f"
+					}
+					fmt.Fprintf(tw, f+"\t", v)
+				} else {
+					fmt.Fprint(tw, "-\t")
+				}
+			}
+		}
+		fmt.Fprintf(tw, "%s\t\n", note)
+	}
+	return tw.Flush()
+}
