@@ -155,7 +155,7 @@ ready = "http://127.0.0.1:{{admin_port}}/readyz"
 start_timeout = "5s"
 cpus = [0]
 [client]
-cpus = [0]
+cpus = [1] # its own CPU: on the server's, the fake board's real CPU (which its "server CPU" does not report) would read as others' work on the generator's cores
 [load]
 clients = %s
 repeats = %d
