@@ -627,7 +627,10 @@ func TestScheduledDisturbanceNeverDecides(t *testing.T) {
 				if in == nil || in.Server == nil {
 					t.Fatalf("%s at %d clients: no interference read: %s", r.Name, p.Clients, attemptsJSON(p))
 				}
-				over := in.Expected != nil && *in.Server-*in.Expected > d.Threshold
+				// The server's cores (the bursts) or the generator's (this
+				// machine's own other work, which a test cannot hold still).
+				over := in.Expected != nil && *in.Server-*in.Expected > d.Threshold ||
+					in.Generator != nil && in.GeneratorExpected != nil && *in.Generator-*in.GeneratorExpected > d.Threshold
 				if over != rp.Disturbed || rp.Disturbed && !rp.Dropped {
 					t.Errorf("%s at %d clients: %s; want exactly those beyond the threshold disturbed and dropped", r.Name, p.Clients, attemptText(rp))
 				}
