@@ -61,8 +61,9 @@ func TestCalibrateRealBoard(t *testing.T) {
 	if err != nil || chosen <= 0 {
 		t.Fatalf("chosen db_latency %q: %v; want a positive duration", m[1], err)
 	}
-	if probes := strings.Count(stdout, "calibrate: db_latency = "); probes != 2 {
-		t.Errorf("%d probe lines; want 2 (no wait, then one correction):\n%s", probes, stdout)
+	nowait, probes := strings.Count(stdout, "calibrate: db_latency = 0s:"), strings.Count(stdout, "calibrate: db_latency = ")
+	if nowait < 2 || nowait > 4 || probes != nowait+1 {
+		t.Errorf("%d probe lines, %d with no wait; want 2-4 with no wait (until two agree), then one correction:\n%s", probes, nowait, stdout)
 	}
 	for _, want := range []string{"the board keeps running with db_latency = " + m[1], admin + "/admin/distance?db_latency=0s"} {
 		if !strings.Contains(stdout, want) {

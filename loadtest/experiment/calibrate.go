@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,9 +90,15 @@ type Calibration struct {
 	// CPUPerRequestMs is the server's CPU per request with no wait
 	// (the first probe), Units the units per request there.
 	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
-	Units           float64 `json:"units"`
-	Ratio           float64 `json:"ratio"`
-	Probes          []probe `json:"probes"`
+	// CapacityNote says when the probes with no wait did not agree.
+	CapacityNote string  `json:"capacity_note,omitempty"`
+	Units        float64 `json:"units"`
+	Ratio        float64 `json:"ratio"`
+	Probes       []probe `json:"probes"`
+	// Disturbed are the probes measured again because other work took
+	// the cores beyond the baseline while they ran (the runner's judge,
+	// disturbance.go); none of them is in Probes.
+	Disturbed []probe `json:"disturbed,omitempty"`
 	// Value is the chosen wait, as handed to the servers; Reached whether
 	// the last probe was within the tolerance.
 	Value   string  `json:"value"`
@@ -110,6 +117,13 @@ type probe struct {
 	Throughput      float64 `json:"throughput"`
 	Reading         float64 `json:"reading"`
 	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
+	// Dropped says why a probe with no wait was not one of the two that
+	// agreed on the capacity (capacityProbes); Note why a probe was
+	// measured again (Calibration.Disturbed).
+	Dropped string `json:"dropped,omitempty"`
+	Note    string `json:"note,omitempty"`
+	// At is when the probe's measurement began.
+	At time.Time `json:"at"`
 }
 
 // addShare adds the calibration's share reading to a step's server
@@ -277,7 +291,7 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 			return probe{}, nil, err
 		}
 		m := serverMap(seen.Server)
-		p := probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput}
+		p := probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput, At: r.Start}
 		cpu, ok := m[c.CPU]
 		switch {
 		case r.Total.Throughput <= 0:
@@ -299,13 +313,7 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 		if cal.Reading == "" {
 			return p, m, fmt.Errorf("calibrate: the server gave none of the readings %q", c.Reading)
 		}
-		if c.Relative {
-			if cal.Capacity == 0 {
-				if p.Reading <= 0 {
-					return p, m, fmt.Errorf("calibrate: %s read %g with no wait: nothing to take a share of", cal.Reading, p.Reading)
-				}
-				cal.Capacity = p.Reading
-			}
+		if c.Relative && cal.Capacity > 0 {
 			p.Reading = p.Reading / cal.Capacity * 100
 		}
 		cal.Probes = append(cal.Probes, p)
@@ -313,19 +321,19 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 		return p, m, nil
 	}
 
-	// The first probe, with no wait: the CPU a request costs on this machine.
-	p0, m0, err := probe(0)
+	// The probes with no wait: the CPU a request costs on this machine,
+	// and the capacity, once two of them agree.
+	m0, err := cal.capacityProbes(c, probe, logf)
 	if err != nil {
 		return cal, err
 	}
-	cal.CPUPerRequestMs = p0.CPUPerRequestMs
 	cal.Units = 1
 	if c.Units != "" {
 		if q, ok := m0[c.Units]; ok && q > 0 {
 			cal.Units = q
 		}
 	}
-	cpu := p0.CPUPerRequestMs / 1000
+	cpu := cal.CPUPerRequestMs / 1000
 	wait := c.Ratio * cpu / cal.Units
 	for i := 0; i < c.Probes; i++ {
 		d := time.Duration(wait * float64(time.Second)).Round(time.Microsecond)
@@ -338,13 +346,108 @@ func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(
 			cal.Reached = true
 			break
 		}
-		wait = secantWait(cal.Probes[1:], c.Target)
+		wait = secantWait(waitProbes(cal.Probes), c.Target)
 		if wait < 0 {
 			wait = nextWait(d.Seconds(), p.CPUPerRequestMs/1000, cal.Units, p.Reading, c.Target)
 		}
 	}
 	cal.Seconds = time.Since(start).Seconds()
 	return cal, nil
+}
+
+// maxCapacityProbes bounds the probes with no wait: the first two, and
+// two more while no two of them agree.
+const maxCapacityProbes = 4
+
+// capacityProbes takes probes with no wait until two of them agree, and
+// sets the CPU per request and (for a relative calibration) the capacity
+// from those two: one probe alone may have run while other work took the
+// core for a few seconds, and every wait after it would be chosen for a
+// machine that was not there. Two agree when their readings (relative) or
+// their CPU per request (otherwise) differ by at most twice the file's
+// tolerance as a share of the target. After maxCapacityProbes the closest
+// two are taken and CapacityNote says so. The others are kept, marked
+// Dropped. It returns the readings of the first of the two.
+func (cal *Calibration) capacityProbes(c CalibrateSpec, probe func(time.Duration) (probe, map[string]float64, error), logf func(string, ...any)) (map[string]float64, error) {
+	var maps []map[string]float64
+	i, j, off := 0, 0, math.Inf(1)
+	for n := 1; n <= maxCapacityProbes; n++ {
+		_, m, err := probe(0)
+		if err != nil {
+			return nil, err
+		}
+		maps = append(maps, m)
+		if n < 2 {
+			continue
+		}
+		if i, j, off = cal.closestPair(c); off <= 1 {
+			break
+		}
+		if n < maxCapacityProbes {
+			logf("calibrate: the probes with no wait do not agree yet (closest two %.0f %% apart, %.0f %% allowed): probing again", off*c.agreement()*100, c.agreement()*100)
+		}
+	}
+	a, b := cal.Probes[i], cal.Probes[j]
+	if off > 1 {
+		cal.CapacityNote = fmt.Sprintf("the %d probes with no wait did not agree within %.0f %%: the closest two (%.0f %% apart) were taken", len(cal.Probes), c.agreement()*100, off*c.agreement()*100)
+		logf("calibrate: %s", cal.CapacityNote)
+	}
+	cal.CPUPerRequestMs = (a.CPUPerRequestMs + b.CPUPerRequestMs) / 2
+	if c.Relative {
+		cal.Capacity = (a.Reading + b.Reading) / 2
+		if cal.Capacity <= 0 {
+			return nil, fmt.Errorf("calibrate: %s read %g with no wait: nothing to take a share of", cal.Reading, cal.Capacity)
+		}
+	}
+	for k := range cal.Probes {
+		p := &cal.Probes[k]
+		if k != i && k != j {
+			p.Dropped = fmt.Sprintf("did not agree with the two probes with no wait that did (%s %.1f and %.1f)", cal.Reading, a.Reading, b.Reading)
+		}
+		if c.Relative {
+			p.Reading = p.Reading / cal.Capacity * 100
+		}
+	}
+	return maps[i], nil
+}
+
+// agreement is how far apart, as a share, two probes with no wait may be
+// and agree: twice the tolerance over the target.
+func (c CalibrateSpec) agreement() float64 { return 2 * c.Tolerance / c.Target }
+
+// closestPair returns the two probes (all with no wait) that are closest,
+// and how far apart they are in units of c.agreement(): at most 1 agrees.
+func (cal *Calibration) closestPair(c CalibrateSpec) (int, int, float64) {
+	value := func(p probe) float64 {
+		if c.Relative {
+			return p.Reading
+		}
+		return p.CPUPerRequestMs
+	}
+	bi, bj, best := 0, 0, math.Inf(1)
+	for i := range cal.Probes {
+		for j := i + 1; j < len(cal.Probes); j++ {
+			x, y := value(cal.Probes[i]), value(cal.Probes[j])
+			if x+y <= 0 {
+				continue
+			}
+			if off := math.Abs(x-y) / ((x + y) / 2) / c.agreement(); off < best {
+				bi, bj, best = i, j, off
+			}
+		}
+	}
+	return bi, bj, best
+}
+
+// waitProbes returns the probes with a wait, in order.
+func waitProbes(ps []probe) []probe {
+	var out []probe
+	for _, p := range ps {
+		if p.WaitMs > 0 {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // secantWait returns the next wait per unit from the last two probes with
@@ -419,11 +522,11 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 	// The dashboard shows the clock and "calibrating" over the probes'
 	// seconds, off its time charts; the time left counts the probes still
 	// allowed and every measurement after them.
-	probeLen := (time.Duration(c.Warmup) + time.Duration(c.Duration)).Seconds()
+	probeLen := time.Duration(c.Warmup) + time.Duration(c.Duration)
 	steps := float64(max(0, x.total-x.seq)) * e.stepLength().Seconds()
-	base := &Baseline{Source: baselineCalibration}
+	j := &probeJudge{x: x}
 	n := 0
-	measure := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
+	once := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
 		v := formatWait(wait)
 		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
 			return nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
@@ -431,8 +534,8 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 		s := e.settings(runSpec{Name: name}, c.Clients, lr.x) // [load]'s, not the run's own
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
 		n++
-		x.feed.Begin(feed.Position{Run: name, Phase: "calibrating", Step: n, Steps: c.Probes + 1, Clients: c.Clients,
-			StepSeconds: probeLen, After: float64(c.Probes+1-n)*probeLen + steps})
+		x.feed.Begin(feed.Position{Run: name, Phase: "calibrating", Step: n, Steps: max(c.Probes+2, n), Clients: c.Clients,
+			StepSeconds: probeLen.Seconds(), After: float64(max(0, c.Probes+2-n))*probeLen.Seconds() + steps})
 		w, err := x.watcher(lr, "")
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: watch the server: %w", err)
@@ -442,26 +545,166 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 		if err != nil {
 			return nil, fmt.Errorf("calibrate: load %d clients: %w", c.Clients, err)
 		}
-		if seen, err := watch.Of(r); err == nil {
-			srv, gen, _ := x.spans(lr.cores(), r, serverMap(seen.Server))
-			base.add(srv, gen)
-		}
 		return r, nil
 	}
+	measure := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
+		for attempt := 1; ; attempt++ {
+			start := time.Now()
+			r, err := once(ctx, wait)
+			if attempt > 1 {
+				x.spent(time.Since(start))
+			}
+			if err != nil || r.Interrupted {
+				return r, err
+			}
+			var srv, gen *span
+			var server map[string]float64
+			if seen, err := watch.Of(r); err == nil {
+				server = serverMap(seen.Server)
+				srv, gen, _ = x.spans(lr.cores(), r, server)
+			}
+			why := j.judge(srv, gen)
+			if why == "" || attempt >= e.Disturbance.MaxAttempts || !x.fits(probeLen) {
+				if why != "" {
+					x.note(fmt.Sprintf("calibration probe at %s = %s was disturbed (%s) and used: no attempt or time left (disturbance.max_attempts, max_extra)", c.Var, v(wait), why))
+				}
+				j.accept(srv, gen)
+				return r, nil
+			}
+			x.logf("calibrate: %s = %s: disturbed (%s): probing it again", c.Var, v(wait), why)
+			x.res.Disturbance.Remeasured++
+			j.disturbed = append(j.disturbed, disturbedProbe(c, wait, r, server, why))
+		}
+	}
 	cal, err := Calibrate(ctx, c, measure, x.logf)
-	if base.Server != nil || base.Generator != nil {
+	cal.Disturbed = j.disturbed
+	if base := j.baseline(cal); base.Server != nil || base.Generator != nil {
 		x.res.Disturbance.Baseline = base
 	}
 	if err == nil {
 		// Calibrated: the page stops saying "calibrating".
-		x.feed.Begin(feed.Position{Run: name, Step: len(cal.Probes), Steps: c.Probes + 1, Clients: c.Clients, After: steps})
+		x.feed.Begin(feed.Position{Run: name, Step: len(cal.Probes), Steps: len(cal.Probes), Clients: c.Clients, After: steps})
 	}
 	return cal, err
 }
 
+// v writes a wait for a log line.
+func v(wait time.Duration) string { return formatWait(wait) }
+
+// disturbedProbe is a calibration probe that was measured again, for the
+// report: its wait, throughput, raw reading and CPU per request, and why.
+func disturbedProbe(c CalibrateSpec, wait time.Duration, r *loadtest.Result, server map[string]float64, why string) probe {
+	p := probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput, At: r.Start, Note: why}
+	if cpu, ok := server[c.CPU]; ok && p.Throughput > 0 {
+		p.CPUPerRequestMs = cpu / 100 / p.Throughput * 1000
+	}
+	for _, name := range c.Reading {
+		if v, ok := server[name]; ok {
+			p.Reading = v
+			break
+		}
+	}
+	return p
+}
+
+// probeJudge judges the calibration's probes for interference. There is
+// no baseline before the calibration: each probe is judged against the
+// probes accepted before it, by their lowest level and lowest free share
+// (they are few, and a burst in one must not raise the bar for the next),
+// the first against none. A burst during the first probe with no wait
+// shows as a disagreement between the probes with no wait instead
+// (Calibration.capacityProbes). The baseline the steps are judged
+// against is then made of the probes the calibration used.
+type probeJudge struct {
+	x         *experimentRunner
+	server    []*span // per accepted probe, in the order of Calibration.Probes
+	generator []*span
+	disturbed []probe
+}
+
+// judge says why a probe's spans are disturbed, "" when they are not.
+func (j *probeJudge) judge(srv, gen *span) string {
+	var why []string
+	th := j.x.e.Disturbance.Threshold
+	if j.x.e.Disturbance.Off {
+		return ""
+	}
+	check := func(s *span, accepted []*span, whose string) {
+		if s == nil {
+			return
+		}
+		if exp, ok := lowest(accepted, *s); ok && s.interference-exp > th {
+			why = append(why, fmt.Sprintf("other work took %.1f %% of a core on the %s cores where the probes before expect %.1f (threshold %g points)", s.interference, whose, exp, th))
+		}
+	}
+	check(srv, j.server, "server's")
+	check(gen, j.generator, "generator's")
+	return strings.Join(why, "; ")
+}
+
+// accept keeps an accepted probe's spans.
+func (j *probeJudge) accept(srv, gen *span) {
+	j.server = append(j.server, srv)
+	j.generator = append(j.generator, gen)
+}
+
+// baseline is made of the spans of the probes cal used (not Dropped).
+func (j *probeJudge) baseline(cal *Calibration) *Baseline {
+	b := &Baseline{Source: baselineCalibration}
+	for i, p := range cal.Probes {
+		if p.Dropped == "" && i < len(j.server) {
+			b.add(j.server[i], j.generator[i])
+		}
+	}
+	return b
+}
+
+// lowest returns the interference the accepted spans allow at s: the
+// larger of their lowest level and their lowest share of the free time
+// times s's free time; ok false without spans.
+func lowest(accepted []*span, s span) (float64, bool) {
+	level, share, shares, any := math.Inf(1), math.Inf(1), false, false
+	for _, a := range accepted {
+		if a == nil {
+			continue
+		}
+		any = true
+		level = min(level, a.interference)
+		if f := a.free(); f >= minFree {
+			share, shares = min(share, min(1, a.interference/f)), true
+		}
+	}
+	if !any {
+		return 0, false
+	}
+	if !shares {
+		share = 0
+	}
+	return max(level, share*s.free()), true
+}
+
+// Table returns the probes for the report, in the order they ran: the
+// used ones and the disturbed ones measured again.
+func (c *Calibration) Table() []probe {
+	out := slices.Concat(c.Probes, c.Disturbed)
+	slices.SortStableFunc(out, func(a, b probe) int { return a.At.Compare(b.At) })
+	return out
+}
+
+// Used says whether the report's probe was used, and why not.
+func (p probe) Used() string {
+	switch {
+	case p.Note != "":
+		return "no: disturbed (" + p.Note + "), taken again"
+	case p.Dropped != "":
+		return "no: " + p.Dropped
+	}
+	return "yes"
+}
+
 // of says what a relative reading is a percentage of.
 func (c *Calibration) of() string {
-	if !c.Relative {
+	if !c.Relative || c.Capacity == 0 {
 		return ""
 	}
 	return fmt.Sprintf(" %% of its %.1f with no wait", c.Capacity)
@@ -483,8 +726,22 @@ func (c *Calibration) Summary() string {
 
 // Method says how the wait was found, for the report.
 func (c *Calibration) Method() string {
-	return fmt.Sprintf("The first probe ran %s at %d clients with no wait; the first guess was %g x its CPU per request per unit (%g units a request), and each probe after it set the wait on the running server and corrected it from the reading it measured, in %.0f s",
-		c.Run, c.Clients, c.Ratio, c.Units, c.Seconds)
+	nowait := 0
+	for _, p := range c.Probes {
+		if p.WaitMs == 0 {
+			nowait++
+		}
+	}
+	s := fmt.Sprintf("Probes ran %s at %d clients with no wait until two agreed (%d taken)", c.Run, c.Clients, nowait)
+	if c.CapacityNote != "" {
+		s = fmt.Sprintf("Probes ran %s at %d clients with no wait: %s", c.Run, c.Clients, c.CapacityNote)
+	}
+	s += fmt.Sprintf("; the first guess was %g x their CPU per request per unit (%g units a request), and each probe after it set the wait on the running server and corrected it from the reading it measured, in %.0f s",
+		c.Ratio, c.Units, c.Seconds)
+	if n := len(c.Disturbed); n > 0 {
+		s += fmt.Sprintf("; %s taken again because other work took the cores while it ran (in the table, marked disturbed)", count(n, "probe"))
+	}
+	return s
 }
 
 // ReadingHead heads the probes' reading column.

@@ -17,13 +17,10 @@ func (x *experimentRunner) calibration() *Calibration {
 	return x.res.Calibration
 }
 
-// recalibrate redoes the calibration after sweep when the board's CPU per
-// request at the calibration's point (its run at its clients), in that
-// sweep's used measurement, moved from the calibration's last probe (the
-// same run, clients and wait) by more than disturbance.cpu_per_request %:
-// the machine's capacity moved since the calibration ran (frequency
-// scaling, a slower or faster share of the host), so its wait no longer
-// puts the board where the file says. It is redone at most once, on the
+// recalibrate redoes the calibration after sweep when the calibration's
+// point (its run at its clients), in that sweep's used measurement, moved
+// (recalibrationReason): its CPU per request, or its reading beyond the
+// calibration's band. It is redone at most once, on the
 // running server of that run, within disturbance.max_extra; the new wait
 // is set on every server, the sweeps after it run on it, and the baseline
 // becomes its probes'. Each sweep is then measured on one calibration, so
@@ -40,30 +37,32 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 		return nil
 	}
 	lr := live[i]
-	var got float64
-	var ok bool
+	var at *repeat
 	for _, p := range lr.rr.Points {
 		for _, rp := range p.repeats() {
 			if p.Clients == c.Clients && rp.Repeat == sweep {
-				got, ok = cpuPerRequest(rp, cpu)
+				at = rp
 			}
 		}
 	}
-	ref, tol := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs, x.e.Disturbance.CPUPerRequest
-	if !ok || ref <= 0 || math.Abs(got-ref)/ref*100 <= tol {
+	if at == nil {
+		return nil
+	}
+	reason := x.recalibrationReason(cal, at, sweep)
+	if reason == "" {
 		return nil
 	}
 	x.recalTried = true
-	reason := fmt.Sprintf("the board's CPU per request at the calibration's point (%s at %s) was %.3f ms in sweep %d against the calibration's %.3f ms (%+.0f %%; disturbance.cpu_per_request %g %%)",
-		c.Run, clientsText(c.Clients), got, sweep, ref, 100*(got-ref)/ref, tol)
-	need := time.Duration(c.Probes+1) * (time.Duration(c.Warmup) + time.Duration(c.Duration))
+	need := time.Duration(c.Probes+2) * (time.Duration(c.Warmup) + time.Duration(c.Duration))
 	if !x.fits(need) {
 		x.note(reason + ": the calibration was not redone, too little time left in disturbance.max_extra")
 		return nil
 	}
 	x.note(reason + fmt.Sprintf(": the calibration is redone before sweep %d", sweep+1))
-	start := time.Now()
+	start, before := time.Now(), x.res.Disturbance.ExtraSeconds
 	redone, err := x.calibrateOn(ctx, lr)
+	// All of it is extra, the probes it took again included (once).
+	x.res.Disturbance.ExtraSeconds = before
 	x.spent(time.Since(start))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -77,6 +76,41 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 	x.recals++
 	x.note(fmt.Sprintf("redone before sweep %d: %s", sweep+1, redone.Summary()))
 	return x.setWait(ctx, live, redone.Value)
+}
+
+// recalibrationReason says why the calibration must be redone after
+// sweep, given at, the calibration's point's used measurement in it; ""
+// when it need not. Either the board's CPU per request there moved from the
+// calibration's last probe (the same run, clients and wait) by more than
+// disturbance.cpu_per_request % (the machine's capacity moved: frequency
+// scaling, a slower or faster share of the host), or the operating point's
+// own reading left the calibration's band by more than twice its
+// tolerance (the board no longer sits where the file says, whatever the
+// cause). Either way the wait no longer puts the board where the file says.
+func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, sweep int) string {
+	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
+	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, clientsText(c.Clients))
+	ref, tol := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs, x.e.Disturbance.CPUPerRequest
+	if got, ok := cpuPerRequest(at, cpu); ok && ref > 0 && math.Abs(got-ref)/ref*100 > tol {
+		return fmt.Sprintf("the board's CPU per request %s was %.3f ms in sweep %d against the calibration's %.3f ms (%+.0f %%; disturbance.cpu_per_request %g %%)",
+			where, got, sweep, ref, 100*(got-ref)/ref, tol)
+	}
+	v, ok := at.Server[cal.Reading]
+	if !ok {
+		return ""
+	}
+	unit := ""
+	if cal.Relative {
+		if cal.Capacity <= 0 {
+			return ""
+		}
+		v, unit = v/cal.Capacity*100, " % of the capacity"
+	}
+	if band := 2 * cal.Tolerance; math.Abs(v-cal.Target) > band {
+		return fmt.Sprintf("%s at the calibration's point (%s at %s) read %.1f%s in sweep %d, beyond the calibration's %g ± %g (twice its tolerance)",
+			cal.Reading, c.Run, clientsText(c.Clients), v, unit, sweep, cal.Target, band)
+	}
+	return ""
 }
 
 // setWait sets the calibration's variable to v on running servers.

@@ -309,10 +309,10 @@ func calibrationMarkdown(c *Calibration) string {
 	} else {
 		b.WriteString("\n## Calibration\n\n")
 	}
-	fmt.Fprintf(&b, "%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms |\n| --- | --- | --- | --- |\n",
+	fmt.Fprintf(&b, "%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms | used |\n| --- | --- | --- | --- | --- |\n",
 		c.Summary(), c.Method(), c.Var, c.ReadingHead())
-	for _, p := range c.Probes {
-		fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs)
+	for _, p := range c.Table() {
+		fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f | %s |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs, p.Used())
 	}
 	return b.String()
 }
@@ -409,8 +409,8 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
 {{range .Calibrations}}<h2>{{if .Sweep}}Calibration redone before sweep {{.Sweep}}{{else}}Calibration{{end}}</h2><p>{{with .Reason}}Why: {{.}}. {{end}}{{.Summary}}. {{.Method}}.</p>
-<table><tr><th>{{.Var}}</th><th>throughput/s</th><th>{{.ReadingHead}}</th><th>CPU per request ms</th></tr>
-{{range .Probes}}<tr><td>{{printf "%.3f" .WaitMs}} ms</td><td>{{printf "%.1f" .Throughput}}</td><td>{{printf "%.1f" .Reading}}</td><td>{{printf "%.3f" .CPUPerRequestMs}}</td></tr>{{end}}</table>{{end}}
+<table><tr><th>{{.Var}}</th><th>throughput/s</th><th>{{.ReadingHead}}</th><th>CPU per request ms</th><th>used</th></tr>
+{{range .Table}}<tr><td>{{printf "%.3f" .WaitMs}} ms</td><td>{{printf "%.1f" .Throughput}}</td><td>{{printf "%.1f" .Reading}}</td><td>{{printf "%.3f" .CPUPerRequestMs}}</td><td>{{.Used}}</td></tr>{{end}}</table>{{end}}
 {{with .Environment}}<h2>Environment</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
 {{with .Disk}}<h2>Disk under the database</h2><p>{{.Caption}}:</p>

@@ -1,0 +1,310 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
+)
+
+// synthetic returns a Measure that answers each probe from read: the
+// server's CPU (% of a core) and throughput at a wait, by the probe's
+// number (0 the first).
+func synthetic(t *testing.T, read func(n int, wait time.Duration) (cpu, tput float64)) (Measure, *int) {
+	t.Helper()
+	n := 0
+	return func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
+		cpu, tput := read(n, wait)
+		n++
+		r := &loadtest.Result{Total: loadtest.Stats{Throughput: tput}, Start: time.Unix(int64(n), 0)}
+		s := watch.Seen{Server: &watch.ServerStats{Reads: 3, Values: []watch.ServerValue{{Name: "cpu", Kind: "counter", Value: cpu}}}}
+		if err := s.Put(r); err != nil {
+			t.Fatal(err)
+		}
+		return r, nil
+	}, &n
+}
+
+var relativeSpec = CalibrateSpec{Var: "w", Run: "r", Clients: 10, Reading: []string{"cpu"}, CPU: "cpu", Target: 60, Tolerance: 3,
+	Relative: true, Ratio: 7.33, Probes: 6}
+
+// board reads 100 % of a core with no wait and 0.1 ms of CPU per request;
+// with a wait w per request and 5 workers, cpu = 100·c/(c+w).
+func board(wait time.Duration) (float64, float64) {
+	c := 0.0001
+	cpu := 100 * c / (c + wait.Seconds())
+	return cpu, cpu / 100 / c
+}
+
+func TestCapacityFromTwoProbesThatAgree(t *testing.T) {
+	// A burst during the first probe with no wait: the board got 55 % of
+	// its core. The second reads 100, the third 99: those two agree and
+	// make the capacity; the first is dropped.
+	measure, n := synthetic(t, func(n int, wait time.Duration) (float64, float64) {
+		cpu, tput := board(wait)
+		switch n {
+		case 0:
+			return 55, tput * 0.55
+		case 2:
+			return 99, tput * 0.99
+		}
+		return cpu, tput
+	})
+	cal, err := Calibrate(context.Background(), relativeSpec, measure, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(cal.Capacity-99.5) > 1e-9 {
+		t.Errorf("capacity %.2f; want 99.5, the mean of the two probes that agree (100, 99), not the disturbed 55", cal.Capacity)
+	}
+	if cal.Probes[0].Dropped == "" || cal.Probes[1].Dropped != "" || cal.Probes[2].Dropped != "" {
+		t.Errorf("dropped: %q %q %q; want only the first", cal.Probes[0].Dropped, cal.Probes[1].Dropped, cal.Probes[2].Dropped)
+	}
+	if cal.CapacityNote != "" {
+		t.Errorf("capacity note %q; want none: two agreed", cal.CapacityNote)
+	}
+	if !cal.Reached || *n < 4 {
+		t.Errorf("reached %v in %d probes; want the point reached after the three with no wait", cal.Reached, *n)
+	}
+	for _, p := range cal.Probes[3:] {
+		if p.WaitMs == 0 {
+			t.Errorf("a probe with no wait after the capacity was set: %+v", p)
+		}
+	}
+	if got := cal.Table(); len(got) != len(cal.Probes) || got[0].Used() == "yes" || got[1].Used() != "yes" {
+		t.Errorf("report table: %+v", got)
+	}
+}
+
+func TestCapacityTwoProbesAgreeAtOnce(t *testing.T) {
+	measure, _ := synthetic(t, func(n int, wait time.Duration) (float64, float64) { return board(wait) })
+	cal, err := Calibrate(context.Background(), relativeSpec, measure, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nowait := 0
+	for _, p := range cal.Probes {
+		if p.WaitMs == 0 {
+			nowait++
+		}
+	}
+	if nowait != 2 || cal.Capacity != 100 || !cal.Reached {
+		t.Errorf("%d probes with no wait, capacity %g, reached %v; want 2, 100, true", nowait, cal.Capacity, cal.Reached)
+	}
+	if got := cal.Probes[len(cal.Probes)-1].Reading; math.Abs(got-60) > 3 {
+		t.Errorf("last reading %.1f; want 60 ± 3", got)
+	}
+}
+
+func TestCapacityProbesNeverAgree(t *testing.T) {
+	// 100, 80, 64, 51: no two within 6 %; the closest two (64, 51 are 23 %
+	// apart, 100 and 80 are 22 %) are taken and the note says so.
+	levels := []float64{100, 80, 64, 51}
+	measure, _ := synthetic(t, func(n int, wait time.Duration) (float64, float64) {
+		cpu, tput := board(wait)
+		if n < len(levels) && wait == 0 {
+			return levels[n], tput * levels[n] / 100
+		}
+		return cpu, tput
+	})
+	cal, err := Calibrate(context.Background(), relativeSpec, measure, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cal.CapacityNote == "" || !strings.Contains(cal.CapacityNote, "4 probes with no wait did not agree") {
+		t.Errorf("capacity note %q; want that the 4 probes did not agree", cal.CapacityNote)
+	}
+	if cal.Capacity != 90 {
+		t.Errorf("capacity %g; want 90, the closest two (100 and 80)", cal.Capacity)
+	}
+}
+
+func TestProbeJudgeLowest(t *testing.T) {
+	x := &experimentRunner{e: &Experiment{Disturbance: disturbanceSpec{Threshold: 10}}}
+	j := &probeJudge{x: x}
+	// Quiet machine: the first probe with no wait (board 97 % of its core,
+	// others 2) is the bar.
+	if why := j.judge(&span{own: 97, interference: 2, capacity: 100}, nil); why != "" {
+		t.Errorf("the first probe judged: %s", why)
+	}
+	j.accept(&span{own: 97, interference: 2, capacity: 100}, nil)
+	if why := j.judge(&span{own: 60, interference: 8, capacity: 100}, nil); why != "" {
+		t.Errorf("others 8 %% against 2: %s; want undisturbed (threshold 10)", why)
+	}
+	if why := j.judge(&span{own: 45, interference: 40, capacity: 100}, nil); !strings.Contains(why, "40.0 %") {
+		t.Errorf("a burst (others 40 %%): %q; want disturbed", why)
+	}
+	// A steady hog: it took half the core with no wait (all of the free
+	// time), and takes the free time at the wait's probe: not disturbed.
+	h := &probeJudge{x: x}
+	h.accept(&span{own: 50, interference: 50, capacity: 100}, nil)
+	if why := h.judge(&span{own: 30, interference: 70, capacity: 100}, nil); why != "" {
+		t.Errorf("a steady hog taking the free time: %s; want undisturbed", why)
+	}
+	// One disturbed probe accepted (no attempts left) does not raise the
+	// bar: the lowest level and the lowest free share are kept.
+	j.accept(&span{own: 60, interference: 3, capacity: 100}, nil)
+	j.accept(&span{own: 45, interference: 40, capacity: 100}, nil)
+	if why := j.judge(&span{own: 50, interference: 30, capacity: 100}, nil); why == "" {
+		t.Errorf("others 30 %% after a disturbed probe was kept: undisturbed; want judged against the lowest share (3 of 40 free)")
+	}
+	cal := &Calibration{Probes: []probe{{}, {}, {Dropped: "x"}}}
+	b := j.baseline(cal)
+	if b.Server == nil || b.Server.Spans != 2 || b.Server.Level > 3 {
+		t.Errorf("baseline %+v; want the 2 probes not dropped", b.Server)
+	}
+}
+
+func TestRecalibrationReason(t *testing.T) {
+	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: disturbanceSpec{CPUPerRequest: 25}},
+		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
+	cal := &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3,
+		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
+	at := func(cpu, tput float64) *repeat {
+		return &repeat{Server: map[string]float64{"cpu": cpu}, Total: figures{Throughput: tput}}
+	}
+	for _, c := range []struct {
+		name      string
+		rp        *repeat
+		wantEmpty bool
+		want      string
+	}{
+		{"on the point", at(54, 2700), true, ""},                                          // 60 % of 90, 0.2 ms
+		{"within twice the tolerance", at(59, 2950), true, ""},                            // 65.6 %
+		{"share beyond the band", at(64, 3200), false, "beyond the calibration's 60 ± 6"}, // 71.1 %, 0.2 ms
+		{"CPU per request moved", at(54, 2000), false, "CPU per request"},                 // 0.27 ms
+	} {
+		got := x.recalibrationReason(cal, c.rp, 1)
+		if (got == "") != c.wantEmpty || !strings.Contains(got, c.want) {
+			t.Errorf("%s: %q; want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestQuietToleranceFollowsTheRunsNoise(t *testing.T) {
+	x := &experimentRunner{e: &Experiment{Disturbance: disturbanceSpec{CPUPerRequest: 25}}, res: &Result{}}
+	mk := func(ms ...float64) *point {
+		p := &point{}
+		for _, v := range ms {
+			p.Repeats = append(p.Repeats, &repeat{Server: map[string]float64{"cpu": v * 100}, Total: figures{Throughput: 1000}})
+		}
+		return p
+	}
+	// Steady: repeats within a few % of each other: the file's 25 %.
+	x.res.Runs = []*runResult{{Points: []*point{mk(0.20, 0.21, 0.20), mk(0.30, 0.29, 0.31), mk(0.40, 0.41, 0.40)}}}
+	if tol, why := x.quietTolerance("cpu"); tol != 25 || !strings.Contains(why, "disturbance.cpu_per_request") {
+		t.Errorf("steady: %g (%s); want the file's 25", tol, why)
+	}
+	// Beside a CPU-bound process: ±15 % between repeats; 4 x the median
+	// deviation is above 25, and a 30 % repeat is not suspect.
+	x.res.Runs = []*runResult{{Points: []*point{mk(0.20, 0.23, 0.17), mk(0.30, 0.345, 0.255), mk(0.40, 0.46, 0.34)}}}
+	tol, why := x.quietTolerance("cpu")
+	if tol <= 25 || !strings.Contains(why, "median deviation") {
+		t.Errorf("shared: %g (%s); want above 25, from the run's own noise", tol, why)
+	}
+	if sus, _ := suspect(mk(0.20, 0.20, 0.26).Repeats, "cpu", tol); sus != nil {
+		t.Errorf("a repeat 30 %% off beside a hog is suspect at %g %%", tol)
+	}
+	if sus, _ := suspect(mk(0.20, 0.20, 0.60).Repeats, "cpu", tol); sus == nil {
+		t.Errorf("a repeat 3 x off is not suspect at %g %%", tol)
+	}
+}
+
+func TestAgreeing(t *testing.T) {
+	mk := func(ms ...float64) []*repeat {
+		var rs []*repeat
+		for _, v := range ms {
+			rs = append(rs, &repeat{Server: map[string]float64{"cpu": v * 100}, Total: figures{Throughput: 1000}})
+		}
+		return rs
+	}
+	rs := mk(0.20, 0.21, 0.40)
+	if n := agreeing(rs, rs[2], "cpu", 25); n != 2 {
+		t.Errorf("two others that agree: %d; want 2", n)
+	}
+	rs = mk(0.20, 0.40, 0.60)
+	if n := agreeing(rs, rs[2], "cpu", 25); n != 0 {
+		t.Errorf("two others 2 x apart: %d; want 0", n)
+	}
+}
+
+// TestDisturbedCalibrationProbeTakenAgain disturbs the calibration's first
+// probe with a wait (others take 60 % of the fake board's core while it
+// runs): the probe is judged against the two with no wait, taken again,
+// kept in Calibration.Disturbed with its reason, left out of the probes the
+// wait is chosen from and of the baseline, and its time counted as extra.
+func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
+	if testing.Short() {
+		t.Skip("calibrates on the fake board")
+	}
+	control := filepath.Join(t.TempDir(), "control")
+	setControl(t, control, "cpu_ms=2")
+	text := tinyText(t, "sim")
+	text = strings.Replace(text, "[load]", "[calibrate]\n"+strings.Replace(calibrateSpec, "tolerance = 10", "tolerance = 10\nprobes = 2", 1)+
+		"\n[disturbance]\nmax_extra = \"60s\"\n[load]", 1)
+	text = strings.Replace(text, `"-admin-addr", "127.0.0.1:{{admin_port}}"]`, `"-admin-addr", "127.0.0.1:{{admin_port}}", "-wait={{db_latency}}"]`, 1)
+	text = strings.Replace(text, `env = ["FAKE_BOARD_MODE=sim"]`, fmt.Sprintf(`env = ["FAKE_BOARD_MODE=sim", "FAKE_CONTROL=%s"]`, control), 1)
+	text = strings.Replace(text, "[[stats.reading]]", "[[stats.reading]]\nname = \"cpu\"\npath = \"cpu_seconds_total\"\nkind = \"counter\"\nscale = 100\n[[stats.reading]]", 1)
+	e, err := parse("sim.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	e.Profile = profileSpec{}
+	e.Load.Clients, e.Load.Repeats = []int{10}, 1
+	e.Load.Warmup, e.Load.Duration, e.Load.Think = 200*time.Millisecond, 2*time.Second, 0
+	e.Runs = e.Runs[:1]
+	// The generator on its own CPU: on the fake board's, the board's real
+	// CPU (which its "cpu" reading does not report) reads as others' work.
+	e.Client.CPUs = []int{1}
+	nowait, burst := 0, false
+	log := &controlLog{on: func(line string) {
+		switch {
+		case strings.HasPrefix(line, "calibrate: db_latency = 0s:"):
+			if nowait++; nowait == 2 {
+				// The next probe (the first with a wait) runs in a burst.
+				setControl(t, control, "cpu_ms=2 interference=60")
+				burst = true
+			}
+		case burst && strings.Contains(line, "disturbed"):
+			setControl(t, control, "cpu_ms=2")
+			burst = false
+		}
+	}}
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	if err != nil {
+		t.Fatalf("Run: %v\n%s", err, log)
+	}
+	cal := res.Calibration
+	if cal == nil || len(cal.Disturbed) == 0 {
+		t.Fatalf("calibration %+v; want the disturbed probe taken again\n%s", cal, log)
+	}
+	// Others' real work on the machine may disturb more probes; the first
+	// is the burst's, on the server's core.
+	d := cal.Disturbed[0]
+	if d.WaitMs <= 0 || !strings.Contains(d.Note, "on the server's cores") {
+		t.Errorf("disturbed probe %+v; want the first with a wait, with its reason", d)
+	}
+	for _, p := range cal.Probes {
+		if p.At.Equal(d.At) {
+			t.Errorf("the disturbed probe is among the used ones: %+v", p)
+		}
+	}
+	if len(waitProbes(cal.Probes)) == 0 || waitProbes(cal.Probes)[0].WaitMs != d.WaitMs {
+		t.Errorf("probes %+v; want the disturbed wait probed again first", cal.Probes)
+	}
+	b := res.Disturbance.Baseline
+	if b == nil || b.Server == nil || b.Server.Level > 20 || res.Disturbance.ExtraSeconds <= 0 || res.Disturbance.Remeasured < 1 {
+		t.Errorf("disturbance %+v baseline %+v; want a baseline without the burst, the re-probe counted", res.Disturbance, b)
+	}
+	md := experimentMarkdown(res, nil, nil)
+	if !strings.Contains(md, "no: disturbed (other work took") {
+		t.Errorf("report.md does not mark the disturbed probe:\n%s", md)
+	}
+}
