@@ -574,6 +574,9 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 			x.logf("calibrate: %s = %s: disturbed (%s): probing it again", c.Var, v(wait), why)
 			x.res.Disturbance.Remeasured++
 			j.disturbed = append(j.disturbed, disturbedProbe(c, wait, r, server, why))
+			if err := x.settleProbe(ctx, lr, j); err != nil {
+				return nil, err
+			}
 		}
 	}
 	cal, err := Calibrate(ctx, c, measure, x.logf)
@@ -718,10 +721,10 @@ func (c *Calibration) Summary() string {
 	last := c.Probes[len(c.Probes)-1]
 	if !c.Reached {
 		return fmt.Sprintf("calibration did NOT reach its point in %d probes: %s = %s gave %s %.1f%s (target %g ± %g); the runs use it and the claims say what it gave",
-			len(c.Probes)-1, c.Var, c.Value, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance)
+			len(waitProbes(c.Probes)), c.Var, c.Value, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance)
 	}
-	return fmt.Sprintf("calibrated on this machine: CPU per request %.3f ms with no wait; %s = %s puts %s at %d clients at %s %.1f%s (target %g ± %g), after %d probes",
-		c.CPUPerRequestMs, c.Var, c.Value, c.Run, c.Clients, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance, len(c.Probes)-1)
+	return fmt.Sprintf("calibrated on this machine: CPU per request %.3f ms with no wait; %s = %s puts %s at %d clients at %s %.1f%s (target %g ± %g), after %d probes with a wait",
+		c.CPUPerRequestMs, c.Var, c.Value, c.Run, c.Clients, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance, len(waitProbes(c.Probes)))
 }
 
 // Method says how the wait was found, for the report.

@@ -277,7 +277,7 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 			burst = false
 		}
 	}}
-	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}

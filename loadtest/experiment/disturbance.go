@@ -55,6 +55,9 @@ type disturbanceSpec struct {
 	// not report; default 25). It also bounds the drift of the CPU per
 	// request at the calibration's point that redoes the calibration.
 	CPUPerRequest float64 `toml:"cpu_per_request"`
+	// Settle bounds the wait for quiet cores before a disturbed point or
+	// probe is measured again (settle.go; default 10s, within max_extra).
+	Settle cli.Duration `toml:"settle"`
 }
 
 // Disturbance defaults ([disturbance]).
@@ -95,6 +98,12 @@ func (e *Experiment) checkDisturbance() []error {
 	if d.CPUPerRequest == 0 {
 		d.CPUPerRequest = defaultCPUPerRequest
 	}
+	if v := time.Duration(d.Settle); v < 0 || v > time.Minute {
+		bad("disturbance.settle = %v: want 0s..1m, the longest wait for quiet cores before a re-measure (0: %v)", v, defaultSettle)
+	}
+	if d.Settle == 0 {
+		d.Settle = cli.Duration(defaultSettle)
+	}
 	return errs
 }
 
@@ -129,6 +138,7 @@ type Disturbance struct {
 	MaxAttempts     int     `json:"max_attempts"`
 	MaxExtraSeconds float64 `json:"max_extra_seconds"`
 	CPUPerRequest   float64 `json:"cpu_per_request"`
+	SettleSeconds   float64 `json:"settle_seconds,omitempty"`
 	// Interference, Steal and CPU name the readings (Result.Stats) of the
 	// server's cores' interference, its steal and the server's own CPU;
 	// empty where the target gives none.

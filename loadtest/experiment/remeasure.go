@@ -105,6 +105,9 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 		x.logf("%s: %s; measuring it again", where, rp.Reason)
 		x.res.Disturbance.Remeasured++
 		x.total++
+		if err := x.settle(ctx, lr, where); err != nil {
+			return err
+		}
 	}
 }
 
@@ -200,7 +203,7 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 		// Where the server shares the generator's cores and its CPU is
 		// not read, the generator's figure holds the server's work: it is
 		// recorded, not judged.
-		if known || shared == 0 {
+		if (known || shared == 0) && !x.opt.serverCoresOnly {
 			gen = &span{own: max(0, c.Busy-c.Interference), interference: v, capacity: 100 * float64(len(c.CPUs))}
 		}
 	}

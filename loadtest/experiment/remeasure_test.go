@@ -282,7 +282,7 @@ right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -336,7 +336,7 @@ func TestPermanentDisturbanceNotMeasured(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	out := t.TempDir()
-	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: out, Log: log})
+	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: out, Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -404,7 +404,7 @@ func TestSteadyInterferenceIsTheBaseline(t *testing.T) {
 	setControl(t, control, "interference=50")
 	e := disturbExperiment(t, control, []string{"all"}, "[1, 2]", 2, fmt.Sprintf(throughputClaim, "two", "all", 2))
 	log := &controlLog{on: func(string) {}}
-	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -445,7 +445,7 @@ func TestQuietSuspectRemeasured(t *testing.T) {
 			setControl(t, control, "cpu_ms=0.5")
 		}
 	}}
-	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -557,7 +557,7 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 			setControl(t, control, "cpu_ms=3")
 		}
 	}}
-	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log})
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}

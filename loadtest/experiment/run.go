@@ -149,6 +149,13 @@ type Options struct {
 	// alone, as where CPU affinity is not available (pin.go). The notes
 	// say which was done.
 	NoPin bool
+
+	// serverCoresOnly, for this package's tests of the runner's order
+	// against the fake board, judges only the server's cores (which the
+	// fake's control file drives) and records the generator's unjudged:
+	// the generator's real cores carry whatever else the test machine runs
+	// (a build, the hypervisor's steal), which those tests do not control.
+	serverCoresOnly bool
 }
 
 // Run runs every run of e: start the server, wait until it is
@@ -179,7 +186,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick,
 		Disturbance: &Disturbance{Off: e.Disturbance.Off, Threshold: e.Disturbance.Threshold, MaxAttempts: e.Disturbance.MaxAttempts,
-			MaxExtraSeconds: e.maxExtra().Seconds(), CPUPerRequest: e.Disturbance.CPUPerRequest}}
+			MaxExtraSeconds: e.maxExtra().Seconds(), CPUPerRequest: e.Disturbance.CPUPerRequest, SettleSeconds: time.Duration(e.Disturbance.Settle).Seconds()}}
 	if e.Validate.Board != "" && opt.Target.Validate == nil {
 		return nil, fmt.Errorf("experiment %s: validate.board is set but no validation was given to run it", e.Name)
 	}

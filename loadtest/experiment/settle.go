@@ -1,0 +1,199 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"bbslab/loadtest/watch"
+	"bbslab/machine"
+)
+
+// Before a disturbed point (or calibration probe) is measured again, the
+// runner waits until the cores are quiet, up to [disturbance] settle: other
+// work that comes in bursts (3 s of every 10, the hypervisor's steal for a
+// minute) would otherwise disturb the re-measure that starts at once as
+// often as it did the first, and each spends a step of max_extra. Quiet is
+// what the baseline expects of idle cores plus the threshold, over windows
+// of settleWindow read from the server's own counters (its stats, read at
+// the moment asked) and the generator's (this process's). The wait counts
+// in max_extra; when the cores stay busy to the end of it, the point is
+// measured anyway and judged as ever.
+
+// settleWindow is the span over which the cores' interference is read while
+// the runner waits for quiet.
+const settleWindow = 500 * time.Millisecond
+
+// defaultSettle is [disturbance] settle's default.
+const defaultSettle = 10 * time.Second
+
+// settle waits until the server's and the generator's cores are quiet
+// (busy reports what it last saw when they were not), at most the file's
+// settle and what max_extra has left. It returns when quiet, when the time
+// is up, or when nothing can be read to judge by.
+func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where string) error {
+	b := x.res.Disturbance.Baseline
+	if b == nil {
+		return nil
+	}
+	return x.settleOn(ctx, lr, where, func(server bool, s span) (float64, bool) {
+		if server {
+			return b.server.expect(s)
+		}
+		return b.generator.expect(s)
+	})
+}
+
+// settleProbe is settle for a calibration probe: the cores are judged
+// against the probes accepted so far, as the probes are (probeJudge).
+func (x *experimentRunner) settleProbe(ctx context.Context, lr *serverRun, j *probeJudge) error {
+	return x.settleOn(ctx, lr, "calibrate", func(server bool, s span) (float64, bool) {
+		if server {
+			return lowest(j.server, s)
+		}
+		return lowest(j.generator, s)
+	})
+}
+
+// settleOn is settle with expect saying what the baseline allows on the
+// server's cores (server true) or the generator's.
+func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where string, expect func(server bool, s span) (float64, bool)) error {
+	limit := time.Duration(x.e.Disturbance.Settle)
+	if x.e.Disturbance.Off || limit <= 0 {
+		return nil
+	}
+	q := x.quietReader(lr)
+	start := time.Now()
+	defer func() { x.spent(time.Since(start)) }()
+	prev, err := q.read(ctx)
+	if err != nil {
+		return nil // not readable: measure and judge as ever
+	}
+	last := ""
+	for {
+		if err := sleepCtx(ctx, settleWindow); err != nil {
+			return err
+		}
+		cur, err := q.read(ctx)
+		if err != nil {
+			return nil
+		}
+		why := x.busyCores(lr, prev, cur, expect)
+		if why == "" {
+			if last != "" {
+				x.logf("%s: the cores were quiet again after %.1f s", where, time.Since(start).Seconds())
+			}
+			return nil
+		}
+		if last == "" {
+			x.logf("%s: waiting for the cores to be quiet before measuring again (%s)", where, why)
+		}
+		last, prev = why, cur
+		used := time.Since(start)
+		// The wait so far is not yet counted in max_extra (the defer
+		// does): room must stay for it, another window and the step.
+		if used+settleWindow > limit || !x.fits(used+settleWindow+x.e.stepLength()) {
+			x.logf("%s: the cores were still busy after %.1f s (%s): measuring it again anyway", where, used.Seconds(), why)
+			return nil
+		}
+	}
+}
+
+// quietRead is one read of the counters settle judges by.
+type quietRead struct {
+	at                time.Time
+	interference, cpu float64 // the server's, in seconds
+	srvOK, cpuOK      bool
+	gen               *machine.OwnCounters
+}
+
+// quietReader reads the server's interference and CPU counters from its
+// stats (when the file reads them) and this process's cores' counters.
+type quietReader struct {
+	x          *experimentRunner
+	url        string
+	format     string
+	stats      []watch.Stat
+	interf, cp string
+}
+
+func (x *experimentRunner) quietReader(lr *serverRun) *quietReader {
+	d, e := x.res.Disturbance, x.e
+	q := &quietReader{x: x, format: e.Stats.Format, interf: d.Interference, cp: d.CPU}
+	if e.Stats.URL != "" && d.Interference != "" {
+		q.url = lr.x(e.Stats.URL)
+		for _, s := range x.res.Stats {
+			if s.Name == d.Interference || s.Name == d.CPU {
+				q.stats = append(q.stats, s)
+			}
+		}
+	}
+	return q
+}
+
+func (q *quietReader) read(ctx context.Context) (quietRead, error) {
+	r := quietRead{at: time.Now()}
+	if q.url != "" {
+		m, at, err := watch.ReadNow(ctx, q.url, q.format, q.stats)
+		if err != nil {
+			return r, err
+		}
+		r.at = at
+		r.interference, r.srvOK = m[q.interf]
+		r.cpu, r.cpuOK = m[q.cp]
+	}
+	if q.x.opt.serverCoresOnly {
+		return r, nil
+	}
+	if c, err := machine.ReadCounters(); err == nil && c.Own != nil && c.Own.InterferenceSeconds != nil {
+		r.gen = c.Own
+	}
+	return r, nil
+}
+
+// busyCores says how the cores were busy between two reads beyond what the
+// baseline expects of them (the server idle, the generator idle), "" when
+// they were quiet or nothing could be judged.
+func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, expect func(server bool, s span) (float64, bool)) string {
+	th := x.e.Disturbance.Threshold
+	dt := b.at.Sub(a.at).Seconds()
+	if dt <= 0 {
+		return ""
+	}
+	var why []string
+	if a.srvOK && b.srvOK {
+		cores := lr.cores()
+		s := span{interference: 100 * (b.interference - a.interference) / dt, capacity: 100 * float64(len(cores))}
+		if a.cpuOK && b.cpuOK {
+			s.own = max(0, 100*(b.cpu-a.cpu)/dt)
+		}
+		if exp, ok := expect(true, s); ok && s.interference-exp > th {
+			why = append(why, fmt.Sprintf("others took %.0f %% of a core on the server's, %.0f expected", s.interference, exp))
+		}
+	}
+	if a.gen != nil && b.gen != nil {
+		g := span{interference: 100 * (*b.gen.InterferenceSeconds - *a.gen.InterferenceSeconds) / dt,
+			capacity: 100 * float64(len(b.gen.CPUs))}
+		g.own = max(0, 100*(b.gen.BusySeconds-a.gen.BusySeconds)/dt-g.interference)
+		if exp, ok := expect(false, g); ok && g.interference-exp > th {
+			why = append(why, fmt.Sprintf("%.0f %% on the generator's, %.0f expected", g.interference, exp))
+		}
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return strings.Join(why, "; ")
+}
+
+// sleepCtx sleeps d or until ctx ends.
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}

@@ -1,0 +1,101 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bbslab/internal/cli"
+	"bbslab/loadtest/watch"
+)
+
+// busyBoard serves a stats JSON whose interference counter grows at 60 %
+// of a core until quietAt, then not at all.
+func busyBoard(t *testing.T, quietAt time.Time) string {
+	t0 := time.Now()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		end := time.Now()
+		if end.After(quietAt) {
+			end = quietAt
+		}
+		busy := end.Sub(t0).Seconds()
+		fmt.Fprintf(w, `{"interference": %g, "cpu": 0.001}`, 0.6*busy)
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+func settleRunner(url string, settle time.Duration, log *strings.Builder) *experimentRunner {
+	var mu sync.Mutex
+	x := &experimentRunner{
+		e: &Experiment{Stats: statsSpec{URL: url, Format: "json"},
+			Disturbance: disturbanceSpec{Threshold: 10, Settle: cli.Duration(settle), MaxExtra: cli.Duration(time.Minute)}},
+		res: &Result{Stats: []watch.Stat{
+			{Name: "interference", Path: "interference", Kind: watch.Counter, Scale: 100},
+			{Name: "cpu", Path: "cpu", Kind: watch.Counter, Scale: 100},
+		}, Disturbance: &Disturbance{Interference: "interference", CPU: "cpu",
+			// The server unpinned: its cores are all the machine's (2 here: 200 free when idle, 5 % of it expected).
+			Baseline: &Baseline{server: coresBaseline{spans: []span{{own: 60, interference: 2, capacity: 100}}}}}},
+		logf: func(f string, a ...any) { mu.Lock(); defer mu.Unlock(); fmt.Fprintf(log, f+"\n", a...) },
+	}
+	return x
+}
+
+func TestSettleWaitsForQuietCores(t *testing.T) {
+	var log strings.Builder
+	url := busyBoard(t, time.Now().Add(1500*time.Millisecond))
+	x := settleRunner(url, 10*time.Second, &log)
+	lr := &serverRun{x: func(s string) string { return s }}
+	start := time.Now()
+	if err := x.settle(context.Background(), lr, "run a: 10 clients, repeat 1"); err != nil {
+		t.Fatal(err)
+	}
+	waited := time.Since(start)
+	if waited < 1500*time.Millisecond || waited > 5*time.Second {
+		t.Errorf("waited %v; want until the burst ended (1.5 s), well within the 10 s allowed\n%s", waited, log.String())
+	}
+	for _, want := range []string{"waiting for the cores to be quiet", "others took 60 % of a core on the server's", "quiet again after"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	if x.res.Disturbance.ExtraSeconds < 1.5 {
+		t.Errorf("extra seconds %.1f; want the wait counted", x.res.Disturbance.ExtraSeconds)
+	}
+}
+
+func TestSettleGivesUpAtItsBound(t *testing.T) {
+	var log strings.Builder
+	url := busyBoard(t, time.Now().Add(time.Hour))
+	x := settleRunner(url, 2*time.Second, &log)
+	lr := &serverRun{x: func(s string) string { return s }}
+	start := time.Now()
+	if err := x.settle(context.Background(), lr, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited < 1500*time.Millisecond || waited > 4*time.Second {
+		t.Errorf("waited %v; want about settle's 2 s", waited)
+	}
+	if !strings.Contains(log.String(), "still busy after") {
+		t.Errorf("log lacks that it measures anyway:\n%s", log.String())
+	}
+}
+
+func TestSettleQuietAtOnce(t *testing.T) {
+	var log strings.Builder
+	url := busyBoard(t, time.Now())
+	x := settleRunner(url, 10*time.Second, &log)
+	lr := &serverRun{x: func(s string) string { return s }}
+	start := time.Now()
+	if err := x.settle(context.Background(), lr, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if waited := time.Since(start); waited > 2*time.Second || log.Len() != 0 {
+		t.Errorf("quiet cores: waited %v, log %q; want one window and nothing said", waited, log.String())
+	}
+}

@@ -1,0 +1,44 @@
+package watch
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+)
+
+// ReadNow reads the stats endpoint at url once and returns the raw value of
+// each of stats it found (a counter's total, a gauge as read; the stats'
+// scales not applied; histograms are left out), by name, and the moment
+// the request was sent. It is for a caller that takes its own differences
+// over a span of its choosing, shorter than the poller's second: the
+// experiment runner checks that a server's cores are quiet before it
+// measures a disturbed point again.
+func ReadNow(ctx context.Context, url, format string, stats []Stat) (map[string]float64, time.Time, error) {
+	if err := CheckFormat(format); err != nil {
+		return nil, time.Time{}, err
+	}
+	sels := selectors{}
+	for _, r := range stats {
+		if err := sels.add(r.Metric, r.Per); err != nil {
+			return nil, time.Time{}, fmt.Errorf("stats reading %q: %w", r.Name, err)
+		}
+	}
+	sc, at, err := fetch(ctx, &http.Client{Timeout: 2 * time.Second}, url, format)
+	if err != nil {
+		return nil, at, err
+	}
+	out := map[string]float64{}
+	for _, r := range stats {
+		if r.Kind == Histogram {
+			continue
+		}
+		if r.Kind == "" {
+			r.Kind = Gauge
+		}
+		if v, ok := sc.sample(r, sels); ok {
+			out[r.Name] = v.v
+		}
+	}
+	return out, at, nil
+}
