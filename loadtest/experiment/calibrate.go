@@ -91,10 +91,14 @@ type Calibration struct {
 	// (the first probe), Units the units per request there.
 	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
 	// CapacityNote says when the probes with no wait did not agree.
-	CapacityNote string  `json:"capacity_note,omitempty"`
-	Units        float64 `json:"units"`
-	Ratio        float64 `json:"ratio"`
-	Probes       []probe `json:"probes"`
+	CapacityNote string `json:"capacity_note,omitempty"`
+	// CPUNoise is how far apart the two probes with no wait that agreed
+	// were in CPU per request, in % of their mean: the noise of the CPU
+	// per request on this machine as the calibration measured it.
+	CPUNoise float64 `json:"cpu_noise_percent"`
+	Units    float64 `json:"units"`
+	Ratio    float64 `json:"ratio"`
+	Probes   []probe `json:"probes"`
 	// Disturbed are the probes measured again because other work took
 	// the cores beyond the baseline while they ran (the runner's judge,
 	// disturbance.go); none of them is in Probes.
@@ -393,6 +397,9 @@ func (cal *Calibration) capacityProbes(c CalibrateSpec, probe func(time.Duration
 		logf("calibrate: %s", cal.CapacityNote)
 	}
 	cal.CPUPerRequestMs = (a.CPUPerRequestMs + b.CPUPerRequestMs) / 2
+	if cal.CPUPerRequestMs > 0 {
+		cal.CPUNoise = math.Round(1000*math.Abs(a.CPUPerRequestMs-b.CPUPerRequestMs)/cal.CPUPerRequestMs) / 10
+	}
 	if c.Relative {
 		cal.Capacity = (a.Reading + b.Reading) / 2
 		if cal.Capacity <= 0 {

@@ -308,3 +308,20 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 		t.Errorf("report.md does not mark the disturbed probe:\n%s", md)
 	}
 }
+
+func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
+	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: disturbanceSpec{CPUPerRequest: 25}},
+		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
+	// Beside a CPU-bound process the two probes with no wait differed by
+	// 18 %: a drift of 30 % is within twice that.
+	cal := &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, CPUNoise: 18,
+		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
+	rp := &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.00026}} // 0.26 ms, +30 %
+	if got := x.recalibrationReason(cal, rp, 1); got != "" {
+		t.Errorf("+30 %% with the calibration's noise 18 %%: %q; want no recalibration", got)
+	}
+	rp = &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0003}} // 0.3 ms, +50 %
+	if got := x.recalibrationReason(cal, rp, 1); !strings.Contains(got, "2 x the 18.0 %") {
+		t.Errorf("+50 %%: %q; want a recalibration naming the calibration's noise", got)
+	}
+}
