@@ -645,6 +645,8 @@ func (j *probeJudge) judge(srv, gen *span) string {
 		}
 		if exp, ok := lowest(accepted, *s); ok && s.interference-exp > th {
 			why = append(why, fmt.Sprintf("other work took %.1f %% of a core on the %s cores where the probes before expect %.1f (threshold %g points)", s.interference, whose, exp, th))
+		} else if low, ok := lowestSteal(accepted); ok && s.hasSteal && s.steal-low > th {
+			why = append(why, fmt.Sprintf("the hypervisor took %.1f %% of a core from the %s cores (steal) where the probes before had %.1f (threshold %g points)", s.steal, whose, low, th))
 		}
 	}
 	check(srv, j.server, "server's")
@@ -667,6 +669,17 @@ func (j *probeJudge) baseline(cal *Calibration) *Baseline {
 		}
 	}
 	return b
+}
+
+// lowestSteal is the lowest steal of the accepted spans that read it.
+func lowestSteal(accepted []*span) (float64, bool) {
+	low, ok := math.Inf(1), false
+	for _, a := range accepted {
+		if a != nil && a.hasSteal {
+			low, ok = min(low, a.steal), true
+		}
+	}
+	return low, ok
 }
 
 // lowest returns the interference the accepted spans allow at s: the

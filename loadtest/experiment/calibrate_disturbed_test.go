@@ -325,3 +325,32 @@ func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
 		t.Errorf("+50 %%: %q; want a recalibration naming the calibration's noise", got)
 	}
 }
+
+// TestStealBehindAHog: a CPU-bound process takes the free time of the
+// server's core, so the hypervisor's steal takes from it and the board
+// alike and the interference stays where the baseline expects it; the
+// steal beyond the baseline's still marks the span disturbed.
+func TestStealBehindAHog(t *testing.T) {
+	x := &experimentRunner{e: &Experiment{Disturbance: disturbanceSpec{Threshold: 10}},
+		res: &Result{Disturbance: &Disturbance{Threshold: 10, Baseline: &Baseline{Source: baselineCalibration}}}}
+	b := x.res.Disturbance.Baseline
+	b.add(&span{own: 30, interference: 70, capacity: 100, steal: 1, hasSteal: true}, nil)
+	b.add(&span{own: 32, interference: 68, capacity: 100, steal: 0, hasSteal: true}, nil)
+	judge := func(s span) *repeat {
+		rp := &repeat{}
+		x.judgeSpanOf(rp, &s, nil, &interference{})
+		return rp
+	}
+	if rp := judge(span{own: 31, interference: 69, capacity: 100, steal: 2, hasSteal: true}); rp.Disturbed {
+		t.Errorf("the hog as at the baseline: disturbed (%s)", rp.Reason)
+	}
+	rp := judge(span{own: 30, interference: 70, capacity: 100, steal: 32, hasSteal: true})
+	if !rp.Disturbed || !strings.Contains(rp.Reason, "the hypervisor took 32.0 % of a core from the server's cores (steal)") {
+		t.Errorf("32 %% steal behind the hog: disturbed %v (%s); want disturbed by steal", rp.Disturbed, rp.Reason)
+	}
+	j := &probeJudge{x: x}
+	j.accept(&span{own: 50, interference: 50, capacity: 100, steal: 1, hasSteal: true}, nil)
+	if why := j.judge(&span{own: 30, interference: 70, capacity: 100, steal: 25, hasSteal: true}, nil); !strings.Contains(why, "(steal)") {
+		t.Errorf("a probe behind the hog with 25 %% steal: %q; want disturbed by steal", why)
+	}
+}

@@ -129,8 +129,14 @@ func round1(v float64) float64 { return math.Round(v*10) / 10 }
 // baseline and drops it when it is disturbed; an undisturbed one joins a
 // baseline made of steps.
 func (x *experimentRunner) judgeSpan(lr *serverRun, rp *repeat, r *loadtest.Result) {
-	d := x.res.Disturbance
 	srv, gen, in := x.spans(lr.cores(), r, rp.Server)
+	x.judgeSpanOf(rp, srv, gen, in)
+}
+
+// judgeSpanOf judges a measurement's spans of the server's and the
+// generator's cores (judgeSpan).
+func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *span, in *interference) {
+	d := x.res.Disturbance
 	rp.Interference = in
 	if in == nil || x.e.Disturbance.Off {
 		return // nothing read, or told not to judge
@@ -151,6 +157,10 @@ func (x *experimentRunner) judgeSpan(lr *serverRun, rp *repeat, r *loadtest.Resu
 		*expected = ptrTo(round1(exp))
 		if s.interference-exp > d.Threshold {
 			why = append(why, fmt.Sprintf("other work took %.1f %% of a core on the %s cores where the baseline expects %.1f", s.interference, whose, exp))
+		} else if f, _ := base.figures(); f.Steal != nil {
+			if over, ok := stealBeyond(*s, f.Steal); ok && over > d.Threshold {
+				why = append(why, fmt.Sprintf("the hypervisor took %.1f %% of a core from the %s cores (steal) where the baseline had %.1f", s.steal, whose, *f.Steal))
+			}
 		}
 	}
 	judge(srv, b.server, &in.Expected, "server's")
@@ -190,6 +200,9 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 	}
 	if v, ok := server[d.Steal]; ok && d.Steal != "" {
 		in.Steal = ptrTo(round1(v))
+		if srv != nil {
+			srv.steal, srv.hasSteal = v, true
+		}
 	}
 	if c := r.Cost.Cores; c != nil && len(c.CPUs) > 0 {
 		v := c.Interference
@@ -205,6 +218,9 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 		// recorded, not judged.
 		if (known || shared == 0) && !x.opt.serverCoresOnly {
 			gen = &span{own: max(0, c.Busy-c.Interference), interference: v, capacity: 100 * float64(len(c.CPUs))}
+			if c.Steal != nil {
+				gen.steal, gen.hasSteal = *c.Steal, true
+			}
 		}
 	}
 	if in.Server == nil && in.Steal == nil && in.Generator == nil {

@@ -37,28 +37,55 @@ func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where stri
 	if b == nil {
 		return nil
 	}
-	return x.settleOn(ctx, lr, where, func(server bool, s span) (float64, bool) {
-		if server {
-			return b.server.expect(s)
-		}
-		return b.generator.expect(s)
+	return x.settleOn(ctx, lr, where, quietBar{
+		expect: func(server bool, s span) (float64, bool) {
+			if server {
+				return b.server.expect(s)
+			}
+			return b.generator.expect(s)
+		},
+		steal: func(server bool) (float64, bool) {
+			f, ok := b.server.figures()
+			if !server {
+				f, ok = b.generator.figures()
+			}
+			if !ok || f.Steal == nil {
+				return 0, false
+			}
+			return *f.Steal, true
+		},
 	})
+}
+
+// quietBar is what settle holds the cores to: the interference the
+// baseline expects at a span, and its steal level (server true: the
+// server's cores; false: the generator's).
+type quietBar struct {
+	expect func(server bool, s span) (float64, bool)
+	steal  func(server bool) (float64, bool)
 }
 
 // settleProbe is settle for a calibration probe: the cores are judged
 // against the probes accepted so far, as the probes are (probeJudge).
 func (x *experimentRunner) settleProbe(ctx context.Context, lr *serverRun, j *probeJudge) error {
-	return x.settleOn(ctx, lr, "calibrate", func(server bool, s span) (float64, bool) {
-		if server {
-			return lowest(j.server, s)
-		}
-		return lowest(j.generator, s)
+	return x.settleOn(ctx, lr, "calibrate", quietBar{
+		expect: func(server bool, s span) (float64, bool) {
+			if server {
+				return lowest(j.server, s)
+			}
+			return lowest(j.generator, s)
+		},
+		steal: func(server bool) (float64, bool) {
+			if server {
+				return lowestSteal(j.server)
+			}
+			return lowestSteal(j.generator)
+		},
 	})
 }
 
-// settleOn is settle with expect saying what the baseline allows on the
-// server's cores (server true) or the generator's.
-func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where string, expect func(server bool, s span) (float64, bool)) error {
+// settleOn is settle holding the cores to bar.
+func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where string, bar quietBar) error {
 	limit := time.Duration(x.e.Disturbance.Settle)
 	if x.e.Disturbance.Off || limit <= 0 {
 		return nil
@@ -79,7 +106,7 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 		if err != nil {
 			return nil
 		}
-		why := x.busyCores(lr, prev, cur, expect)
+		why := x.busyCores(lr, prev, cur, bar)
 		if why == "" {
 			if last != "" {
 				x.logf("%s: the cores were quiet again after %.1f s", where, time.Since(start).Seconds())
@@ -102,29 +129,29 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 
 // quietRead is one read of the counters settle judges by.
 type quietRead struct {
-	at                time.Time
-	interference, cpu float64 // the server's, in seconds
-	srvOK, cpuOK      bool
-	gen               *machine.OwnCounters
+	at                       time.Time
+	interference, cpu, steal float64 // the server's, in seconds
+	srvOK, cpuOK, stealOK    bool
+	gen                      *machine.OwnCounters
 }
 
 // quietReader reads the server's interference and CPU counters from its
 // stats (when the file reads them) and this process's cores' counters.
 type quietReader struct {
-	x          *experimentRunner
-	url        string
-	format     string
-	stats      []watch.Stat
-	interf, cp string
+	x              *experimentRunner
+	url            string
+	format         string
+	stats          []watch.Stat
+	interf, cp, st string
 }
 
 func (x *experimentRunner) quietReader(lr *serverRun) *quietReader {
 	d, e := x.res.Disturbance, x.e
-	q := &quietReader{x: x, format: e.Stats.Format, interf: d.Interference, cp: d.CPU}
+	q := &quietReader{x: x, format: e.Stats.Format, interf: d.Interference, cp: d.CPU, st: d.Steal}
 	if e.Stats.URL != "" && d.Interference != "" {
 		q.url = lr.x(e.Stats.URL)
 		for _, s := range x.res.Stats {
-			if s.Name == d.Interference || s.Name == d.CPU {
+			if s.Name == d.Interference || s.Name == d.CPU || s.Name == d.Steal && d.Steal != "" {
 				q.stats = append(q.stats, s)
 			}
 		}
@@ -142,6 +169,7 @@ func (q *quietReader) read(ctx context.Context) (quietRead, error) {
 		r.at = at
 		r.interference, r.srvOK = m[q.interf]
 		r.cpu, r.cpuOK = m[q.cp]
+		r.steal, r.stealOK = m[q.st]
 	}
 	if q.x.opt.serverCoresOnly {
 		return r, nil
@@ -155,7 +183,7 @@ func (q *quietReader) read(ctx context.Context) (quietRead, error) {
 // busyCores says how the cores were busy between two reads beyond what the
 // baseline expects of them (the server idle, the generator idle), "" when
 // they were quiet or nothing could be judged.
-func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, expect func(server bool, s span) (float64, bool)) string {
+func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, bar quietBar) string {
 	th := x.e.Disturbance.Threshold
 	dt := b.at.Sub(a.at).Seconds()
 	if dt <= 0 {
@@ -168,15 +196,20 @@ func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, expect func(
 		if a.cpuOK && b.cpuOK {
 			s.own = max(0, 100*(b.cpu-a.cpu)/dt)
 		}
-		if exp, ok := expect(true, s); ok && s.interference-exp > th {
+		if a.stealOK && b.stealOK {
+			s.steal, s.hasSteal = 100*(b.steal-a.steal)/dt, true
+		}
+		if exp, ok := bar.expect(true, s); ok && s.interference-exp > th {
 			why = append(why, fmt.Sprintf("others took %.0f %% of a core on the server's, %.0f expected", s.interference, exp))
+		} else if low, ok := bar.steal(true); ok && s.hasSteal && s.steal-low > th {
+			why = append(why, fmt.Sprintf("the hypervisor took %.0f %% of a core from the server's, %.0f before", s.steal, low))
 		}
 	}
 	if a.gen != nil && b.gen != nil {
 		g := span{interference: 100 * (*b.gen.InterferenceSeconds - *a.gen.InterferenceSeconds) / dt,
 			capacity: 100 * float64(len(b.gen.CPUs))}
 		g.own = max(0, 100*(b.gen.BusySeconds-a.gen.BusySeconds)/dt-g.interference)
-		if exp, ok := expect(false, g); ok && g.interference-exp > th {
+		if exp, ok := bar.expect(false, g); ok && g.interference-exp > th {
 			why = append(why, fmt.Sprintf("%.0f %% on the generator's, %.0f expected", g.interference, exp))
 		}
 	}
