@@ -280,6 +280,12 @@ type interference struct {
 	Generator         *float64 `json:"generator_percent,omitempty"`
 	Expected          *float64 `json:"expected_percent,omitempty"`
 	GeneratorExpected *float64 `json:"generator_expected_percent,omitempty"`
+	// GeneratorSteal is the hypervisor's part of Generator; StealBaseline
+	// and GeneratorStealBaseline the baseline's steal the steal was
+	// judged against (absent where not read).
+	GeneratorSteal         *float64 `json:"generator_steal_percent,omitempty"`
+	StealBaseline          *float64 `json:"steal_baseline_percent,omitempty"`
+	GeneratorStealBaseline *float64 `json:"generator_steal_baseline_percent,omitempty"`
 }
 
 // worst is the larger of the server's and the generator's interference.
@@ -324,8 +330,15 @@ func (i *interference) text() string {
 			s += ", "
 		}
 		s += fmt.Sprintf("generator's %.1f %%", *i.Generator)
+		var in []string
+		if i.GeneratorSteal != nil {
+			in = append(in, fmt.Sprintf("steal %.1f", *i.GeneratorSteal))
+		}
 		if i.GeneratorExpected != nil {
-			s += fmt.Sprintf(" (%.1f expected)", *i.GeneratorExpected)
+			in = append(in, fmt.Sprintf("%.1f expected", *i.GeneratorExpected))
+		}
+		if len(in) > 0 {
+			s += " (" + strings.Join(in, ", ") + ")"
 		}
 	}
 	return s

@@ -146,7 +146,7 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *span, in *interfere
 	}
 	b := d.Baseline
 	var why []string
-	judge := func(s *span, base coresBaseline, expected **float64, whose string) {
+	judge := func(s *span, base coresBaseline, expected, stealBase **float64, whose string) {
 		if s == nil {
 			return
 		}
@@ -157,14 +157,17 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *span, in *interfere
 		*expected = ptrTo(round1(exp))
 		if s.interference-exp > d.Threshold {
 			why = append(why, fmt.Sprintf("other work took %.1f %% of a core on the %s cores where the baseline expects %.1f", s.interference, whose, exp))
-		} else if f, _ := base.figures(); f.Steal != nil {
-			if over, ok := stealBeyond(*s, f.Steal); ok && over > d.Threshold {
+		}
+		f, _ := base.figures()
+		if over, ok := stealBeyond(*s, f.Steal); ok {
+			*stealBase = ptrTo(round1(*f.Steal))
+			if s.interference-exp <= d.Threshold && over > d.Threshold {
 				why = append(why, fmt.Sprintf("the hypervisor took %.1f %% of a core from the %s cores (steal) where the baseline had %.1f", s.steal, whose, *f.Steal))
 			}
 		}
 	}
-	judge(srv, b.server, &in.Expected, "server's")
-	judge(gen, b.generator, &in.GeneratorExpected, "generator's")
+	judge(srv, b.server, &in.Expected, &in.StealBaseline, "server's")
+	judge(gen, b.generator, &in.GeneratorExpected, &in.GeneratorStealBaseline, "generator's")
 	if len(why) > 0 {
 		rp.Disturbed = true
 		rp.drop(fmt.Sprintf("disturbed: %s (threshold %g points)", strings.Join(why, "; "), d.Threshold))
@@ -220,6 +223,7 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 			gen = &span{own: max(0, c.Busy-c.Interference), interference: v, capacity: 100 * float64(len(c.CPUs))}
 			if c.Steal != nil {
 				gen.steal, gen.hasSteal = *c.Steal, true
+				in.GeneratorSteal = ptrTo(round1(*c.Steal))
 			}
 		}
 	}
