@@ -21,31 +21,34 @@ type Spec struct {
 	Load loadtest.Settings
 	// Admin is the base URL of the target's admin listener (its stats and
 	// knobs).
-	Admin string
+	Admin string `toml:"admin" flag:"admin" default:"http://127.0.0.1:6060" help:"base URL of the target's admin listener (its stats and knobs)"`
 	// Objectives must all be met (the medians over the repeats); Goal
 	// says what is best among the settings that meet them.
-	Objectives []loadtest.Objective
-	Goal       Goal
+	Objectives []loadtest.Objective `toml:"-"`
+	Goal       Goal                 `toml:"goal" flag:"goal" default:"throughput" help:"what is best among the settings meeting -slo: throughput (the most; within the noise, the fewest workers and connections) or resources (the fewest)"`
 	// Start is the first setting (zero: the knobs in force).
-	Start watch.Knobs
+	Start watch.Knobs `toml:"-"`
 	// MinWorkers..MaxPool bound the knobs (0: 1 and 100).
-	MinWorkers, MaxWorkers, MinPool, MaxPool int
+	MinWorkers int `toml:"min_workers" flag:"min-workers" default:"1" help:"fewest workers the tuner tries"`
+	MaxWorkers int `toml:"max_workers" flag:"max-workers" default:"100" help:"most workers the tuner tries"`
+	MinPool    int `toml:"min_pool" flag:"min-pool" default:"1" help:"fewest connections the tuner tries"`
+	MaxPool    int `toml:"max_pool" flag:"max-pool" default:"100" help:"most connections the tuner tries"`
 	// Repeats is how many times each setting is measured (0: 3), so that
 	// its spread (min-max) is known.
-	Repeats int
+	Repeats int `toml:"repeats" flag:"repeats" default:"3" help:"measurements of each setting (its spread, min-max, is its noise)"`
 	// Steps bounds the settings measured (0: 12); Time, when set, bounds
 	// the tuning's wall time (no step starts after it).
-	Steps int
-	Time  time.Duration
+	Steps int           `toml:"budget" flag:"budget" default:"12" help:"settings measured at most (the min = max check counts)"`
+	Time  time.Duration `toml:"budget_time" flag:"budget-time" help:"stop starting steps after this wall time (0: no bound)"`
 	// Noise is the least noise a throughput is taken to have, as a share
 	// of its median (0: 0.02): two or three short repeats understate the
 	// drift between steps minutes apart, and a difference counts only
 	// beyond the spreads widened to ±Noise.
-	Noise float64
+	Noise float64 `toml:"noise" flag:"noise" default:"0.02" help:"least noise of a throughput, a share of its median: a difference counts only beyond the spreads widened to ±noise"`
 	// CheckMinMax measures the winner once more with the pool's minimum at
 	// 1 (grown on demand) to say whether min = max mattered; it counts in
 	// Steps.
-	CheckMinMax bool
+	CheckMinMax bool `toml:"check_min_max" flag:"check-min-max" help:"measure the winner once more with the pool's minimum at 1: did min = max matter?"`
 }
 
 // Options are what the caller attaches to a tuning.
