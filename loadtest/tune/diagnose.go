@@ -30,6 +30,9 @@ const (
 	// Load: nothing of the target's was full or waited for: the load
 	// offered (clients, think time) is the limit.
 	Load Limit = "load"
+	// Disturbed: other work took the target's cores during the
+	// measurement; it is measured again once.
+	Disturbed Limit = "disturbed"
 )
 
 // Thresholds of the diagnosis. A core or a machine counts as full from
@@ -44,6 +47,10 @@ var (
 	WaitShare     = 0.10
 	ManyQueries   = 5.0
 	DatabaseShare = 0.5
+	// DisturbedCPU is how much of a core other work may take of the
+	// target's cores (its interference reading) before a measurement
+	// counts as disturbed.
+	DisturbedCPU = 15.0
 	// CPUWaitGrowth is how much the CPU wait per request must grow from
 	// a setting with fewer workers (and at least 0.05 ms) for "too many".
 	CPUWaitGrowth = 1.5
@@ -83,7 +90,7 @@ func Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 		}
 		return d
 	}
-	held := m.MeanMs - r.WorkerWaitMs - r.PoolWaitMs
+	held := heldMs(m)
 	if nPlus1 && r.has(rDatabase) && held > 0 && r.DatabaseMs >= DatabaseShare*held {
 		return Diagnosis{Limit: Application, Reading: rQueries, Value: r.Queries, Unit: "queries/request",
 			Evidence: fmt.Sprintf("%s runs %.1f queries per request and the database takes %.2f ms of the %.2f ms each request holds a worker: N+1, the application's to change, not a knob", r.Work, r.Queries, r.DatabaseMs, held)}
@@ -106,6 +113,28 @@ func Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 	}
 	return Diagnosis{Limit: Load, Reading: rWorkersBusy, Value: r.WorkersBusy,
 		Evidence: fmt.Sprintf("nothing waited: %.1f of %d workers busy, %.1f of %d connections in use%s: the load offered is the limit", r.WorkersBusy, k.Workers, r.PoolInUse, k.Pool, cpuRoom(r))}
+}
+
+// heldMs is the time a request held a worker, in ms: by Little's law the
+// workers busy over the throughput, or, without that reading, the mean
+// latency less the waits for a worker and a connection.
+func heldMs(m *Measurement) float64 {
+	r := m.Readings
+	if r.has(rWorkersBusy) && r.WorkersBusy > 0 && m.Throughput.Median > 0 {
+		return 1000 * r.WorkersBusy / m.Throughput.Median
+	}
+	return m.MeanMs - r.WorkerWaitMs - r.PoolWaitMs
+}
+
+// disturbed says, when other work took the target's cores during m (at
+// least DisturbedCPU % of a core), how much.
+func disturbed(m *Measurement) (Diagnosis, bool) {
+	r := m.Readings
+	if !r.has(rInterference) || r.Interference < DisturbedCPU {
+		return Diagnosis{}, false
+	}
+	return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: r.Interference, Unit: "% of a core",
+		Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement: its figures are not the setting's", r.Interference)}, true
 }
 
 // capacity names a full CPU: the target's cores or the machine.

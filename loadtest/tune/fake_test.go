@@ -65,6 +65,28 @@ type fakeBoard struct {
 	knobs                                              watch.Knobs
 	workerWait, workerBusy, poolWait, poolBusy, coreSs float64
 	dbSecs, nQueries                                   float64
+	// others is the CPU time something else took of the fake's core, in
+	// seconds; othersRate how fast it grows now (a share of a core).
+	others, othersRate float64
+	othersAt           time.Time
+}
+
+// disturb makes other work take share of the fake's core from now on.
+func (f *fakeBoard) disturb(share float64) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.advance()
+	f.othersRate = share
+}
+
+// advance adds the others' time since the last call; the caller holds
+// f.mu.
+func (f *fakeBoard) advance() {
+	now := time.Now()
+	if !f.othersAt.IsZero() {
+		f.others += f.othersRate * now.Sub(f.othersAt).Seconds()
+	}
+	f.othersAt = now
 }
 
 func newFakeBoard(k watch.Knobs, queries int, dbPer, cpu time.Duration) *fakeBoard {
@@ -101,10 +123,11 @@ func (f *fakeBoard) page(w http.ResponseWriter, r *http.Request) {
 func (f *fakeBoard) stats(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.advance()
 	json.NewEncoder(w).Encode(map[string]any{
 		"w": map[string]float64{"wait": f.workerWait, "busy": f.workerBusy},
 		"p": map[string]float64{"wait": f.poolWait, "busy": f.poolBusy},
-		"c": map[string]float64{"busy": f.coreSs, "idle": 50, "sched": 0},
+		"c": map[string]float64{"busy": f.coreSs, "idle": 50, "sched": 0, "others": f.others},
 		"q": map[string]float64{"n": f.nQueries, "db": f.dbSecs},
 	})
 }
@@ -161,12 +184,14 @@ func fakeTarget() watch.Target {
 		var k watch.Knobs
 		return k, json.NewDecoder(resp.Body).Decode(&k)
 	}
+	others := ctr("others", "c.others", 100, false)
 	return watch.Target{
-		StatsPath: "/stats",
+		StatsPath:    "/stats",
+		Interference: others,
 		Stats: []watch.Stat{
 			ctr("ww", "w.wait", 1000, true), ctr("wq", "w.wait", 1, false), ctr("wb", "w.busy", 1, false),
 			ctr("pw", "p.wait", 1000, true), ctr("pq", "p.wait", 1, false), ctr("pb", "p.busy", 1, false),
-			ctr("core", "c.busy", 100, false), {Name: "idle", Path: "c.idle", Kind: watch.Gauge, Scale: 1}, ctr("sched", "c.sched", 1000, true),
+			ctr("core", "c.busy", 100, false), {Name: "idle", Path: "c.idle", Kind: watch.Gauge, Scale: 1}, ctr("sched", "c.sched", 1000, true), others,
 		},
 		Tuning: &watch.Tuning{
 			WorkerWait: "ww", WorkersQueued: "wq", WorkersBusy: "wb", PoolWait: "pw", PoolWaiting: "pq", PoolInUse: "pb",

@@ -65,6 +65,9 @@ type Readings struct {
 	DatabaseMs float64 `json:"database_ms"`
 	// GeneratorCPU is the generator's own CPU as a share of its CPUs (%).
 	GeneratorCPU float64 `json:"generator_cpu_percent"`
+	// Interference is the CPU time of the target's cores that something
+	// else took (% of a core; watch.Target.Interference).
+	Interference float64 `json:"others_on_its_cores_percent"`
 	// ErrorShare is the failed requests' share (%).
 	ErrorShare float64  `json:"error_percent"`
 	Absent     []string `json:"absent,omitempty"`
@@ -93,6 +96,7 @@ const (
 	rCPUWait       = "CPU wait"
 	rQueries       = "queries per request"
 	rDatabase      = "database time"
+	rInterference  = "others on its cores"
 )
 
 // roles pairs each reading with its field and the target's stat name.
@@ -114,7 +118,7 @@ func (t *tuner) roles() []role {
 	if t.work.Name != "" {
 		rs[9].stat, rs[10].stat = t.work.Queries.Name, t.work.Database.Name
 	}
-	return rs
+	return append(rs, role{rInterference, t.target.Interference.Name, func(r *Readings) *float64 { return &r.Interference }})
 }
 
 // A role is one reading: its name, the target's stat giving it and its
@@ -140,6 +144,9 @@ func (t *tuner) stats() []watch.Stat {
 	}
 	if t.work.Name != "" {
 		out = append(out, t.work.Queries, t.work.Database)
+	}
+	if i := t.target.Interference; i.Name != "" && want[i.Name] {
+		out = append(out, i)
 	}
 	return out
 }

@@ -82,7 +82,7 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 		t.conclude(ctx, res)
 	}
 	res.Steps = t.steps
-	res.Measurements = len(t.measured)
+	res.Measurements = t.taken
 	if res.Rules.MinMaxStep != nil {
 		res.Measurements++
 	}
@@ -102,9 +102,22 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		if err != nil {
 			return "error: " + err.Error(), "error", err
 		}
+		t.taken++
+		if d, ok := disturbed(m); ok && t.retried[m.Knobs] < 1 {
+			// Measured again, once; the disturbed figures are kept in the
+			// step and left out of every comparison.
+			t.retried[m.Knobs]++
+			k := m.Knobs
+			st := Step{N: t.taken, Measurement: *m, Diagnosis: d, Compared: "left out: disturbed", Decision: "measure it again", Why: d.Evidence, Next: &k}
+			if prevBest != nil {
+				st.Best = prevBest.Knobs
+			}
+			t.record(st)
+			continue
+		}
 		t.measured = append(t.measured, m)
 		d := Diagnose(m, t.lower(m.Knobs))
-		st := Step{N: len(t.measured), Measurement: *m, Diagnosis: d, Compared: compare(m, prevBest)}
+		st := Step{N: t.taken, Measurement: *m, Diagnosis: d, Compared: compare(m, prevBest)}
 		best := t.best()
 		st.Best = best.Knobs
 		next, stop, outcome := t.next(m, d, best)
@@ -117,15 +130,20 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			k := next.Knobs
 			st.Next = &k
 		}
-		t.steps = append(t.steps, st)
-		t.log(st)
-		if t.opt.OnStep != nil {
-			t.opt.OnStep(st)
-		}
+		t.record(st)
 		if stop {
 			return next.Why, outcome, nil
 		}
 		cur = next.Knobs
+	}
+}
+
+// record keeps a step, prints it and tells OnStep.
+func (t *tuner) record(st Step) {
+	t.steps = append(t.steps, st)
+	t.log(st)
+	if t.opt.OnStep != nil {
+		t.opt.OnStep(st)
 	}
 }
 

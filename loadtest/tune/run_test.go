@@ -185,6 +185,31 @@ func TestRunBudget(t *testing.T) {
 	}
 }
 
+// TestRunMeasuresADisturbedStepAgain disturbs the fake's core (other work
+// taking half of it) during the first measurement: the step must be
+// named disturbed, left out, and the same setting measured again.
+func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
+	f := newFakeBoard(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
+	f.disturb(0.5)
+	url, target := f.start(t)
+	res, err := Run(context.Background(), fakeSpec(url, kn(5, 5), 4, "p99<10ms"), target, Options{OnStep: func(Step) { f.disturb(0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 2 || res.Steps[0].Diagnosis.Limit != Disturbed || res.Steps[1].Knobs != res.Steps[0].Knobs || res.Steps[1].Diagnosis.Limit != Application {
+		for _, st := range res.Steps {
+			t.Logf("step %d %s: %s (%s)", st.N, short(st.Knobs), st.Diagnosis.Limit, st.Diagnosis.Evidence)
+		}
+		t.Fatalf("%d steps; want a disturbed one, then the same setting again, naming the application", len(res.Steps))
+	}
+	if v := res.Steps[0].Readings.Interference; v < 30 || v > 70 {
+		t.Errorf("the disturbed step read %.1f%% of a core taken by others; want about 50", v)
+	}
+	if res.Measurements != 2 || res.Steps[0].Compared != "left out: disturbed" {
+		t.Errorf("%d measurements, step 1 %q; want 2, the first left out", res.Measurements, res.Steps[0].Compared)
+	}
+}
+
 func TestSpecErrors(t *testing.T) {
 	good := fakeSpec("http://127.0.0.1:1", kn(5, 5), 5, "p99<10ms")
 	target := fakeTarget()

@@ -158,7 +158,11 @@ type tuner struct {
 	wl, pl   Ladder
 	measured []*Measurement
 	steps    []Step
-	started  time.Time
+	// taken counts the measurements, disturbed ones included; retried
+	// the settings measured again after a disturbed measurement.
+	taken   int
+	retried map[watch.Knobs]int
+	started time.Time
 }
 
 // newTuner checks the spec against the target and builds the watcher
@@ -170,7 +174,7 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
 	}
-	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, latency: latencyOf(spec.Objectives)}
+	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}}
 	if t.Tuning.Work != nil && len(spec.Load.Requests) > 0 {
 		tn.work, _ = t.Tuning.Work(spec.Load.Requests[0].URL)
 	}
@@ -215,7 +219,7 @@ func (t *tuner) lower(k watch.Knobs) *Measurement {
 
 // budgetLeft reports whether another step may start, and why not.
 func (t *tuner) budgetLeft(reserve int) (bool, string) {
-	if len(t.measured)+reserve >= t.spec.Steps {
+	if t.taken+reserve >= t.spec.Steps {
 		return false, fmt.Sprintf("the budget of %d steps is spent", t.spec.Steps)
 	}
 	if t.spec.Time > 0 && time.Since(t.started) >= t.spec.Time {
