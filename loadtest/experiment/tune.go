@@ -24,8 +24,8 @@ import (
 //	starts = ["5/5", "40/40"]
 //	budget = 12
 //
-// Goal, Budget, Repeats, Noise, the bounds and CheckMinMax are tune.Spec's
-// (0: its defaults). Claims read a tuning with tune = "5/5" (the start) and
+// Goal, Budget, Repeats (default load.repeats), Noise, the bounds and
+// CheckMinMax are tune.Spec's (0: its defaults). Claims read a tuning with tune = "5/5" (the start) and
 // a tune metric (tuneMetrics).
 type tuneSection struct {
 	Admin       string   `toml:"admin"`
@@ -145,6 +145,9 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 	}
 	k, _ := parseStart(start) // checked
 	objs, _ := loadtest.ParseSLO(t.slo(e))
+	if t.Repeats == 0 {
+		t.Repeats = e.Load.Repeats
+	}
 	return tune.Spec{Load: e.settings(lr.run, clients, lr.x), Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
 		MinWorkers: t.MinWorkers, MaxWorkers: t.MaxWorkers, MinPool: t.MinPool, MaxPool: t.MaxPool,
 		Repeats: t.Repeats, Steps: t.Budget, Noise: t.Noise, CheckMinMax: t.CheckMinMax}
