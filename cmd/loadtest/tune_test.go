@@ -62,7 +62,7 @@ func TestTuneRealBoard(t *testing.T) {
 		t.Fatalf("tune = exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 	t.Logf("stdout:\n%s", stdout)
-	line := regexp.MustCompile(`(?m)^step (\d): (\d+)/(\d+): \d+/s \(\d+-\d+\), p99 [\d.]+ ms \([\d.]+-[\d.]+\), (meets|misses) the objectives; limit: ([a-z ]+) \((.*)\); .*; best \d+/\d+; next: .+$`)
+	line := regexp.MustCompile(`(?m)^step (\d): (\d+)/(\d+): \d+/s \(\d+-\d+\), p99 [\d.]+ ms \([\d.]+-[\d.]+\), (meets|misses) the objectives; limit: ([a-z ]+) \((.*)\); .*; best (\d+/\d+|none yet); next: .+$`)
 	steps := line.FindAllStringSubmatch(stdout, -1)
 	if len(steps) < 1 || len(steps) > 3 || steps[0][2] != "5" || steps[0][3] != "5" {
 		t.Fatalf("step lines %q; want 1 to 3 (a budget of 4 keeps one for min = max), the first at 5/5", steps)
