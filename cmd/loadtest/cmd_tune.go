@@ -34,34 +34,22 @@ type tuneFile struct {
 // rules, and the whole tuning as JSON with -out.
 func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var spec tune.Spec
-	var reqs session.Requests
-	cli.BindFlags(fs, &spec)
-	cli.BindFlags(fs, &spec.Load)
-	cli.BindFlags(fs, &reqs)
-	clients := fs.Int("clients", 20, "clients (connections) of each measurement")
-	slo := fs.String("slo", "p99<10ms", "objectives every setting is held to, e.g. 'p99<10ms,errors<0.1%'")
-	start := fs.String("start", "", "first `setting`, WORKERS/POOL (e.g. 5/5; default: the knobs in force)")
-	out := fs.String("out", "", "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
-	if err := cli.ParseFlags(fs, args, false); err != nil {
-		return err
-	}
-	if err := tuneSpec(fs, &spec, reqs, *clients, *slo, *start); err != nil {
+	spec, parse := tuneFlags(fs, stderr, "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
+	out, err := parse(args)
+	if err != nil {
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
-	logf("tune: %s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
-		spec.Load.Requests[0].URL, spec.Load.Clients, spec.Load.Duration, spec.Repeats, *slo, spec.Goal, spec.Steps)
-	res, err := tune.Run(ctx, spec, contract.Board, tune.Options{Logf: logf})
+	announceTune(logf, spec)
+	res, err := tune.Run(ctx, *spec, contract.Board, tune.Options{Logf: logf})
 	if res != nil {
 		logf("stopped: %s", res.Stopped)
 		logf("%d settings measured (%d runs) in %.0f s", res.Measurements, res.Runs, res.Seconds)
-		if *out != "" {
-			if werr := writeTune(*out, spec.Load, res); werr != nil {
+		if out != "" {
+			if werr := writeTune(out, spec.Load, res); werr != nil {
 				return werr
 			}
-			logf("wrote %s", *out)
+			logf("wrote %s", out)
 		}
 	}
 	switch {
@@ -73,6 +61,38 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return cli.Outcome(false, true)
 	}
 	return nil
+}
+
+// tuneFlags registers tune's flags on fs (tune.Spec's, the load's and the
+// requests', through cli.BindFlags, and the command's own) and returns the
+// spec they fill and the parser that fills it, returning -out.
+func tuneFlags(fs *flag.FlagSet, stderr io.Writer, outHelp string) (*tune.Spec, func([]string) (string, error)) {
+	fs.SetOutput(stderr)
+	spec := &tune.Spec{}
+	var reqs session.Requests
+	cli.BindFlags(fs, spec)
+	cli.BindFlags(fs, &spec.Load)
+	cli.BindFlags(fs, &reqs)
+	clients := fs.Int("clients", 20, "clients (connections) of each measurement")
+	slo := fs.String("slo", "p99<10ms", "objectives every setting is held to, e.g. 'p99<10ms,errors<0.1%'")
+	start := fs.String("start", "", "first `setting`, WORKERS/POOL (e.g. 5/5; default: the knobs in force)")
+	out := fs.String("out", "", outHelp)
+	return spec, func(args []string) (string, error) {
+		if err := cli.ParseFlags(fs, args, false); err != nil {
+			return "", err
+		}
+		return *out, tuneSpec(fs, spec, reqs, *clients, *slo, *start)
+	}
+}
+
+// announceTune prints what a tuning will do.
+func announceTune(logf func(string, ...any), spec *tune.Spec) {
+	var objs []string
+	for _, o := range spec.Objectives {
+		objs = append(objs, o.Text)
+	}
+	logf("tune: %s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
+		spec.Load.Requests[0].URL, spec.Load.Clients, spec.Load.Duration, max(spec.Repeats, 1), strings.Join(objs, ","), spec.Goal, spec.Steps)
 }
 
 // tuneSpec completes spec from the flags: the requests (the board's
@@ -130,4 +150,15 @@ func writeTune(path string, load loadtest.Settings, res *tune.Result) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func errInterrupted() error { return cli.WithCode(cli.ExitInterrupted, errors.New("interrupted")) }
+
+func knobsShort(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
+
+func metWord(met bool) string {
+	if met {
+		return "meets"
+	}
+	return "misses"
 }

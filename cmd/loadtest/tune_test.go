@@ -28,11 +28,16 @@ func TestTuneUsage(t *testing.T) {
 		{[]string{"-clients", "0"}, "clients 0"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
-		args := append([]string{"tune"}, tt.args...)
-		code, _, stderr := runCmd(context.Background(), args...)
-		if code != 2 || !strings.Contains(stderr, tt.want) {
-			t.Errorf("run(%q) = exit %d, stderr %q; want exit 2 naming %q", args, code, stderr, tt.want)
+		for _, cmd := range []string{"tune", "tunebench"} {
+			args := append([]string{cmd}, tt.args...)
+			code, _, stderr := runCmd(context.Background(), args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("run(%q) = exit %d, stderr %q; want exit 2 naming %q", args, code, stderr, tt.want)
+			}
 		}
+	}
+	if code, _, stderr := runCmd(context.Background(), "tunebench", "-grid-seed", "x"); code != 2 || !strings.Contains(stderr, "-grid-seed") {
+		t.Errorf("tunebench -grid-seed x = exit %d, %q; want exit 2 naming the flag", code, stderr)
 	}
 }
 

@@ -186,7 +186,7 @@ func tuneSide(o operand, res *Result, f float64) sideResult {
 	var raw loadtest.Spread
 	switch o.Metric {
 	case "winner_throughput":
-		raw, s.format, s.unit = stepOf(r, r.Winner).Throughput, "%.0f", "/s"
+		raw, s.format, s.unit = r.WinnerStep().Throughput, "%.0f", "/s"
 	case "start_throughput":
 		raw, s.format, s.unit = r.Steps[0].Throughput, "%.0f", "/s"
 	case "winner_resources":
@@ -200,17 +200,6 @@ func tuneSide(o operand, res *Result, f float64) sideResult {
 	}
 	s.Raw, s.Value = raw, raw.Scaled(f)
 	return s
-}
-
-// stepOf is the last undisturbed step of r at k.
-func stepOf(r *tune.Result, k watch.Knobs) tune.Step {
-	var out tune.Step
-	for _, st := range r.Steps {
-		if st.Knobs == k && st.Diagnosis.Limit != tune.Disturbed {
-			out = st
-		}
-	}
-	return out
 }
 
 func b2f(b bool) float64 {
