@@ -3,11 +3,15 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,5 +114,45 @@ func TestTuneRealBoard(t *testing.T) {
 	resp.Body.Close()
 	if (watch.Knobs{Workers: in.Workers, Pool: in.Pool}) != res.Winner || in.PoolMin != in.Pool {
 		t.Errorf("the board has %+v in force after tuning; want the winner %+v with min = max", in, res.Winner)
+	}
+}
+
+// knobsBoard serves a page, an empty stats JSON and /admin/knobs as the
+// board answers it, its knobs taking effect at once.
+func knobsBoard(t *testing.T) string {
+	t.Helper()
+	var mu sync.Mutex
+	w, p := 5, 5
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/admin/stats":
+			rw.Write([]byte(`{}`))
+		case "/admin/knobs":
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Method == http.MethodPost {
+				w, _ = strconv.Atoi(r.FormValue("workers"))
+				p, _ = strconv.Atoi(r.FormValue("pool"))
+			}
+			fmt.Fprintf(rw, `{"workers":%d,"pool":%d,"pool_min":%d,"effective_at":"2026-12-03T00:00:00Z","pending":[]}`, w, p, p)
+		default:
+			rw.Write([]byte("<html>ok</html>"))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestTuneInterruptedExits130 interrupts a tuning during its first
+// measurement, as the workshop's time cap does: the command must end at
+// once with exit 130.
+func TestTuneInterruptedExits130(t *testing.T) {
+	u := knobsBoard(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	code, stdout, stderr := runCmd(ctx, "tune", "-url", u+"/bbs", "-admin", u, "-duration", "10s", "-warmup", "0s", "-clients", "2", "-think", "10ms")
+	if code != 130 || time.Since(t0) > 5*time.Second {
+		t.Errorf("tune interrupted = exit %d after %v; want 130 at once\nstdout %s\nstderr %s", code, time.Since(t0), stdout, stderr)
 	}
 }
