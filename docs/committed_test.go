@@ -82,6 +82,9 @@ func TestCommittedExperimentsLoad(t *testing.T) {
 			t.Errorf("nagle.toml [load] timer %q, think %v, think_dev %v; want uniform, 20ms, 10ms", l.TimerKind, l.Think, l.ThinkDev)
 		}
 	}
+	if e := loaded["tune.toml"]; e == nil || !slices.Equal(e.Tune.Starts, []string{"5/5", "40/40"}) || e.Tune.Clients != 20 || e.Tune.SLO != "p99<10ms" || len(e.Claims) != 4 {
+		t.Errorf("tune.toml: %v; want [tune] from 5/5 and 40/40 at 20 clients under p99<10ms, and 4 claims", e)
+	}
 	if e := loaded["coldstart.toml"]; e != nil && e.Load.TimelineRequests != 2000 {
 		t.Errorf("coldstart.toml load.timeline = %d; want 2000", e.Load.TimelineRequests)
 	}

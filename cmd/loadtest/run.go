@@ -18,6 +18,8 @@ commands:
   merge    combine results from several generator machines
   experiment  start a server per run, validate it, sweep it, write a report (FILE.toml)
   calibrate   set a running board's database wait so it lands on the article's operating point
+  tune     find a running board's best workers and pool under an SLO, a measured step at a time, saying why
+  tunebench  the tuner against the full workers × pool grid on a running board, interleaved: best, winner, ratio, counts
   bench    measure the generator's efficiency (against wrk and hey if present)
   pageserver  a small page server for bench (-addr, -size; was "target", which still works)
   overhead the board vs the yardstick (bare handlers), side by side on one core
@@ -47,6 +49,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdExperiment(ctx, rest, stdout, stderr)
 	case "calibrate":
 		return cmdCalibrate(ctx, rest, stdout, stderr)
+	case "tune":
+		return cmdTune(ctx, rest, stdout, stderr)
+	case "tunebench":
+		return cmdTuneBench(ctx, rest, stdout, stderr)
 	case "bench":
 		return cmdBench(ctx, rest, stdout, stderr)
 	case "pageserver", "target": // "target" was its name; a server under test is a watch.Target

@@ -17,7 +17,10 @@
 //   - Stats, Charts and Environment say which numbers of /admin/stats the
 //     watcher keeps, how the charts, the live dashboard and the sweep table
 //     show them, and which objects describe the server's environment;
-//     States and Limiting what requests are doing and what limited a step.
+//     States and Limiting what requests are doing and what limited a step;
+//     Tuning which of them the tuner (loadtest tune) reads for what, the
+//     command a page asks for, and /admin/knobs, which sets the worker
+//     limit and the pool while the board runs.
 //   - Disk turns the board's disk benchmark output (bbs diskbench -json)
 //     into the experiment report's table, decoding diskbench's own types.
 //   - StartHint tells how to start PostgreSQL when a server command line
@@ -55,6 +58,7 @@ var Board = watch.Target{
 	StartHint:       startHint,
 	Disk:            disk,
 	Limiting:        limiting,
+	Tuning:          tuning,
 }
 
 // environment names the top-level objects of /admin/stats copied whole

@@ -64,7 +64,10 @@ type operand struct {
 	Profile string   `toml:"profile"`
 	Bucket  string   `toml:"bucket"`
 	Truth   string   `toml:"truth"`
-	Factor  float64  `toml:"factor"`
+	// Tune reads a tuning of Run ([tune]) from this start, e.g. "5/5",
+	// with a Metric of tuneMetrics.
+	Tune   string  `toml:"tune"`
+	Factor float64 `toml:"factor"`
 }
 
 // Check operators.
@@ -126,10 +129,13 @@ func (e *Experiment) checkOperand(o *operand) []string {
 		o.Factor = 1
 	}
 	if o.Value != nil {
-		if o.Run != "" || o.Clients != 0 || o.At != "" || o.Metric != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Bucket != "" || o.Truth != "" {
-			out = append(out, "value is a constant: give no run, clients, at, metric, label, reading, profile, bucket or truth with it")
+		if o.Run != "" || o.Clients != 0 || o.At != "" || o.Metric != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Bucket != "" || o.Truth != "" || o.Tune != "" {
+			out = append(out, "value is a constant: give no run, clients, at, metric, label, reading, profile, bucket, truth or tune with it")
 		}
 		return out
+	}
+	if o.Tune != "" {
+		return append(out, e.checkTuneOperand(o)...)
 	}
 	if o.Run == "" {
 		return append(out, "run: missing: a run name, or value = N for a constant")
@@ -468,6 +474,9 @@ func measureSide(o operand, res *Result) sideResult {
 	if o.Value != nil {
 		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
 		return sideResult{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
+	}
+	if o.Tune != "" {
+		return tuneSide(o, res, f)
 	}
 	s := sideResult{Factor: f}
 	fig := o.Metric

@@ -41,7 +41,10 @@ type Experiment struct {
 	// Disturbance says when a measurement is disturbed by other work on
 	// the machine and how often it is measured again (disturbance.go).
 	Disturbance disturbanceSpec `toml:"disturbance"`
-	Runs        []runSpec       `toml:"run"`
+	// Tune, when it names starts, tunes each run's server (package tune)
+	// instead of sweeping client counts (tune.go).
+	Tune tuneSection `toml:"tune"`
+	Runs []runSpec   `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (claim.go).
 	Claims []claim `toml:"claim"`
@@ -275,6 +278,7 @@ func (e *Experiment) check() error {
 	errs = append(errs, e.checkCalibrate()...)
 	errs = append(errs, e.checkDisturbance()...)
 	errs = append(errs, e.checkTruth()...)
+	errs = append(errs, e.checkTune()...)
 	errs = append(errs, e.checkClaims()...)
 	return errors.Join(errs...)
 }

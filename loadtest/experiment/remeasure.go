@@ -536,7 +536,7 @@ func remeasured(res *Result) []remeasuredPoint {
 // it (the OS cannot give it), that nothing was judged; "" otherwise.
 func unjudgedNote(res *Result) string {
 	d := res.Disturbance
-	if d == nil || d.Interference == "" {
+	if d == nil || d.Interference == "" || len(res.Tunes) > 0 { // a tuner judges its own steps
 		return ""
 	}
 	for _, r := range res.Runs {

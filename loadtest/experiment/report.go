@@ -223,6 +223,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	for _, c := range calibrations(res) {
 		b.WriteString(calibrationMarkdown(c))
 	}
+	b.WriteString(tuneMarkdown(res))
 	if env := experimentEnvironment(res); len(env) > 0 {
 		b.WriteString("\n## Environment\n\n")
 		for _, l := range env {

@@ -60,7 +60,9 @@ type Result struct {
 	// Calibration is what the file's calibration measured and chose;
 	// Recalibration the calibration redone between sweeps, when the
 	// board's CPU per request at its point moved (remeasure.go).
-	Calibration   *Calibration `json:"calibration,omitempty"`
+	Calibration *Calibration `json:"calibration,omitempty"`
+	// Tunes are the tunings of a file with [tune], in the order run.
+	Tunes         []*TuneRun   `json:"tunes,omitempty"`
 	Recalibration *Calibration `json:"recalibration,omitempty"`
 	// Disturbance is what the experiment did about other work on the
 	// machine: its settings, the readings it judged by, the re-measures
@@ -230,6 +232,8 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	}
 	switch {
 	case runErr != nil:
+	case e.Tune.on():
+		runErr = x.tuneAll(ctx)
 	case e.Load.Interleave:
 		runErr = x.interleaved(ctx)
 	default:

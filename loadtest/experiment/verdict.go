@@ -16,6 +16,29 @@ import (
 // compared with the first at its peak and at the largest client count with
 // the server readings that differ, and the profile shares. Nothing in it
 // is written by hand. disk, when not nil, adds its verdict.
+// uslVerdict fits the Universal Scalability Law to a run's sweep (at
+// least 3 client counts) and sets its predicted peak beside the measured
+// one; "" when it cannot be fitted.
+func uslVerdict(r *runResult) string {
+	var clients []int
+	var x []float64
+	peak, at := 0.0, 0
+	for _, p := range r.Points {
+		if p.Result == nil || p.Result.Total.Throughput <= 0 {
+			continue
+		}
+		clients, x = append(clients, p.Clients), append(x, p.Result.Total.Throughput)
+		if p.Result.Total.Throughput > peak {
+			peak, at = p.Result.Total.Throughput, p.Clients
+		}
+	}
+	u, err := loadtest.FitUSL(clients, x)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s; measured peak %.0f/s at %d clients.", r.Name, u, peak, at)
+}
+
 func verdicts(res *Result, disk *watch.DiskTable) []string {
 	var out []string
 	var base *runResult
@@ -28,6 +51,8 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 	}
 	for i, r := range runs {
 		switch {
+		case len(res.Runs[i].Points) == 0 && len(res.Tunes) > 0 && r.Error == "":
+			continue // tuned, not swept: the Tuning section says what was measured
 		case len(res.Runs[i].Points) == 0:
 			out = append(out, fmt.Sprintf("%s: no measurements (%s).", r.Name, orNone(r.Error)))
 			continue
@@ -36,6 +61,9 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 			continue
 		}
 		out = append(out, runVerdict(r))
+		if v := uslVerdict(r); v != "" {
+			out = append(out, v)
+		}
 		if base == nil {
 			base = r
 			continue

@@ -55,6 +55,9 @@ type Target struct {
 	// values keyed by stats path (gauges and counters' rates, per-request
 	// stats left out), "-" for nothing.
 	Limiting func(byPath map[string]float64) string
+	// Tuning is what a tuner knows of the target (its readings by role
+	// and its knobs); nil: the target cannot be tuned while it runs.
+	Tuning *Tuning
 }
 
 // Watcher returns a watcher of the target as o asks, or nil when o asks

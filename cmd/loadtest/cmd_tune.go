@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"bbslab/internal/cli"
+	"bbslab/loadtest"
+	"bbslab/loadtest/contract"
+	"bbslab/loadtest/session"
+	"bbslab/loadtest/tune"
+	"bbslab/loadtest/watch"
+)
+
+// tuneFile is what "loadtest tune -out" writes: the load each setting was
+// measured with and the whole tuning (package tune's Result).
+type tuneFile struct {
+	Tool string            `json:"tool"`
+	At   time.Time         `json:"at"`
+	Load loadtest.Settings `json:"load"`
+	*tune.Result
+}
+
+// cmdTune tunes a running board's workers and pool (tune.Run with
+// contract.Board): one line per step, the winner, the article's two
+// rules, and the whole tuning as JSON with -out.
+func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
+	spec, parse := tuneFlags(fs, stderr, "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
+	out, err := parse(args)
+	if err != nil {
+		return err
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	announceTune(logf, spec)
+	res, err := tune.Run(ctx, *spec, contract.Board, tune.Options{Logf: logf})
+	if res != nil {
+		logf("stopped: %s", res.Stopped)
+		logf("%d settings measured (%d runs) in %.0f s", res.Measurements, res.Runs, res.Seconds)
+		if out != "" {
+			if werr := writeTune(out, spec.Load, res); werr != nil {
+				return werr
+			}
+			logf("wrote %s", out)
+		}
+	}
+	switch {
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		return cli.WithCode(cli.ExitInterrupted, errors.New("interrupted"))
+	case err != nil:
+		return err
+	case !res.WinnerMet:
+		return cli.Outcome(false, true)
+	}
+	return nil
+}
+
+// tuneFlags registers tune's flags on fs (tune.Spec's, the load's and the
+// requests', through cli.BindFlags, and the command's own) and returns the
+// spec they fill and the parser that fills it, returning -out.
+func tuneFlags(fs *flag.FlagSet, stderr io.Writer, outHelp string) (*tune.Spec, func([]string) (string, error)) {
+	fs.SetOutput(stderr)
+	spec := &tune.Spec{}
+	var reqs session.Requests
+	cli.BindFlags(fs, spec)
+	cli.BindFlags(fs, &spec.Load)
+	cli.BindFlags(fs, &reqs)
+	clients := fs.Int("clients", 20, "clients (connections) of each measurement")
+	slo := fs.String("slo", "p99<10ms", "objectives every setting is held to, e.g. 'p99<10ms,errors<0.1%'")
+	start := fs.String("start", "", "first `setting`, WORKERS/POOL (e.g. 5/5; default: the knobs in force)")
+	out := fs.String("out", "", outHelp)
+	return spec, func(args []string) (string, error) {
+		if err := cli.ParseFlags(fs, args, false); err != nil {
+			return "", err
+		}
+		return *out, tuneSpec(fs, spec, reqs, *clients, *slo, *start)
+	}
+}
+
+// announceTune prints what a tuning will do.
+func announceTune(logf func(string, ...any), spec *tune.Spec) {
+	var objs []string
+	for _, o := range spec.Objectives {
+		objs = append(objs, o.Text)
+	}
+	logf("tune: %s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
+		spec.Load.Requests[0].URL, spec.Load.Clients, spec.Load.Duration, max(spec.Repeats, 1), strings.Join(objs, ","), spec.Goal, spec.Steps)
+}
+
+// tuneSpec completes spec from the flags: the requests (the board's
+// AllView without -url or -scenario), the clients, the objectives, the
+// start, and a measured duration of 3 s after 1 s of warm-up unless given.
+func tuneSpec(fs *flag.FlagSet, spec *tune.Spec, reqs session.Requests, clients int, slo, start string) error {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if len(reqs.URLs) == 0 && reqs.Scenario == "" {
+		reqs.URLs = cli.List{"http://127.0.0.1:8080/bbs?cmd=AllView"}
+	}
+	var err error
+	if spec.Load.Requests, err = reqs.Build(); err != nil {
+		return err
+	}
+	if !set["duration"] && spec.Load.MaxRequests == 0 {
+		spec.Load.Duration = 3 * time.Second
+	}
+	if !set["warmup"] {
+		spec.Load.Warmup = time.Second
+	}
+	spec.Load.Clients = clients
+	if spec.Objectives, err = loadtest.ParseSLO(slo); err != nil {
+		return cli.Usagef("-slo: %v", err)
+	}
+	if start != "" {
+		if spec.Start, err = parseKnobs(start); err != nil {
+			return cli.Usagef("-start %q: %v", start, err)
+		}
+	}
+	if err := cli.CheckHTTPURL(spec.Admin); err != nil {
+		return cli.Usagef("-admin %q: %v", spec.Admin, err)
+	}
+	if err := spec.Load.Validate(); err != nil {
+		return cli.Usage(err)
+	}
+	return nil
+}
+
+// parseKnobs reads WORKERS/POOL.
+func parseKnobs(s string) (watch.Knobs, error) {
+	w, p, ok := strings.Cut(s, "/")
+	nw, err1 := strconv.Atoi(strings.TrimSpace(w))
+	np, err2 := strconv.Atoi(strings.TrimSpace(p))
+	if !ok || err1 != nil || err2 != nil || nw < 1 || np < 1 {
+		return watch.Knobs{}, errors.New("want WORKERS/POOL, two positive counts, e.g. 5/5")
+	}
+	return watch.Knobs{Workers: nw, Pool: np}, nil
+}
+
+// writeTune writes the tuning as indented JSON.
+func writeTune(path string, load loadtest.Settings, res *tune.Result) error {
+	b, err := json.MarshalIndent(tuneFile{Tool: "loadtest tune", At: time.Now().UTC(), Load: load, Result: res}, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+func errInterrupted() error { return cli.WithCode(cli.ExitInterrupted, errors.New("interrupted")) }
+
+func knobsShort(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
+
+func metWord(met bool) string {
+	if met {
+		return "meets"
+	}
+	return "misses"
+}

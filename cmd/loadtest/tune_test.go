@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"bbslab/loadtest/tune"
+	"bbslab/loadtest/watch"
+)
+
+func TestTuneUsage(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-bogus"}, "-bogus"},
+		{[]string{"-slo", "p99=10ms"}, "-slo"},
+		{[]string{"-start", "5"}, `-start "5"`},
+		{[]string{"-start", "0/5"}, "WORKERS/POOL"},
+		{[]string{"-admin", "127.0.0.1:6060"}, `-admin "127.0.0.1:6060"`},
+		{[]string{"-clients", "0"}, "clients 0"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		for _, cmd := range []string{"tune", "tunebench"} {
+			args := append([]string{cmd}, tt.args...)
+			code, _, stderr := runCmd(context.Background(), args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Errorf("run(%q) = exit %d, stderr %q; want exit 2 naming %q", args, code, stderr, tt.want)
+			}
+		}
+	}
+	if code, _, stderr := runCmd(context.Background(), "tunebench", "-grid-seed", "x"); code != 2 || !strings.Contains(stderr, "-grid-seed") {
+		t.Errorf("tunebench -grid-seed x = exit %d, %q; want exit 2 naming the flag", code, stderr)
+	}
+}
+
+// TestTuneRealBoard tunes the real board (cmd/bbs as a child, 5 workers
+// and 5 connections, each statement 1 ms away) at 20 clients with short
+// measurements and a budget of 4 steps, and checks what the command
+// promises whatever the machine's figures: a line per step with the
+// setting, throughput, p99, the limit with its reading and the decision;
+// the first step's limit named from the board's readings (the workers or
+// the pool when the CPU has room, the capacity when not); a JSON with
+// every step's evidence, the winner among the steps and the rules
+// checked; and the board left at the winner (GET /admin/knobs). Under
+// -short it skips: the loop runs against a fake board in loadtest/tune,
+// and Board.Tuning on the real handler in loadtest/contract.
+func TestTuneRealBoard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("tuning the board binary: about 30 s; runs without -short")
+	}
+	board, admin := startBoard(t, "-workers", "5", "-pool", "5", "-db-latency", "1ms", "-seed-posts", "200")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	out := filepath.Join(t.TempDir(), "tune.json")
+	code, stdout, stderr := runCmd(ctx, "tune", "-url", board+"?cmd=AllView", "-admin", admin, "-clients", "20", "-slo", "p99<50ms",
+		"-start", "5/5", "-budget", "4", "-repeats", "2", "-warmup", "300ms", "-duration", "1s", "-max-workers", "40", "-max-pool", "40",
+		"-check-min-max", "-out", out)
+	if code != 0 && code != 3 {
+		t.Fatalf("tune = exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	t.Logf("stdout:\n%s", stdout)
+	line := regexp.MustCompile(`(?m)^step (\d): (\d+)/(\d+): \d+/s \(\d+-\d+\), p99 [\d.]+ ms \([\d.]+-[\d.]+\), (meets|misses) the objectives; limit: ([a-z ]+) \((.*)\); .*; best (\d+/\d+|none yet); next: .+$`)
+	steps := line.FindAllStringSubmatch(stdout, -1)
+	if len(steps) < 1 || len(steps) > 3 || steps[0][2] != "5" || steps[0][3] != "5" {
+		t.Fatalf("step lines %q; want 1 to 3 (a budget of 4 keeps one for min = max), the first at 5/5", steps)
+	}
+	for _, want := range []string{"winner: ", "rule workers = pool + a few: ", "rule min = max: ", "the target keeps running with ", "stopped: ", "wrote " + out} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q", want)
+		}
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res tune.Result
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != len(steps) || res.Work != "AllView" || res.Rules.WorkersPool == "" || res.Rules.MinMaxStep == nil {
+		t.Errorf("JSON: %d steps (stdout %d), work %q, rules %+v; want every step, AllView, both rules checked", len(res.Steps), len(steps), res.Work, res.Rules)
+	}
+	first := res.Steps[0]
+	if first.Diagnosis.Evidence == "" || first.Readings.WorkersBusy <= 0 || first.Readings.Queries < 0.8 || first.Readings.Queries > 1.2 || first.Readings.DatabaseMs < 1 {
+		t.Errorf("step 1 readings %+v, evidence %q: want workers busy, about 1 query and at least the 1 ms wait in the database per request", first.Readings, first.Diagnosis.Evidence)
+	}
+	switch first.Diagnosis.Limit {
+	case tune.Workers, tune.Pool, tune.Capacity, tune.Load:
+	default:
+		t.Errorf("step 1 limit %s (%s); want the workers, the pool, the capacity or the load", first.Diagnosis.Limit, first.Diagnosis.Evidence)
+	}
+	var in struct {
+		Workers int `json:"workers"`
+		Pool    int `json:"pool"`
+		PoolMin int `json:"pool_min"`
+	}
+	resp, err := http.Get(admin + "/admin/knobs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	json.NewDecoder(resp.Body).Decode(&in)
+	resp.Body.Close()
+	if (watch.Knobs{Workers: in.Workers, Pool: in.Pool}) != res.Winner || in.PoolMin != in.Pool {
+		t.Errorf("the board has %+v in force after tuning; want the winner %+v with min = max", in, res.Winner)
+	}
+}
+
+// knobsBoard serves a page, an empty stats JSON and /admin/knobs as the
+// board answers it, its knobs taking effect at once.
+func knobsBoard(t *testing.T) string {
+	t.Helper()
+	var mu sync.Mutex
+	w, p := 5, 5
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/admin/stats":
+			rw.Write([]byte(`{}`))
+		case "/admin/knobs":
+			mu.Lock()
+			defer mu.Unlock()
+			if r.Method == http.MethodPost {
+				w, _ = strconv.Atoi(r.FormValue("workers"))
+				p, _ = strconv.Atoi(r.FormValue("pool"))
+			}
+			fmt.Fprintf(rw, `{"workers":%d,"pool":%d,"pool_min":%d,"effective_at":"2026-12-03T00:00:00Z","pending":[]}`, w, p, p)
+		default:
+			rw.Write([]byte("<html>ok</html>"))
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
+// TestTuneInterruptedExits130 interrupts a tuning during its first
+// measurement, as the workshop's time cap does: the command must end at
+// once with exit 130.
+func TestTuneInterruptedExits130(t *testing.T) {
+	u := knobsBoard(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
+	defer cancel()
+	t0 := time.Now()
+	code, stdout, stderr := runCmd(ctx, "tune", "-url", u+"/bbs", "-admin", u, "-duration", "10s", "-warmup", "0s", "-clients", "2", "-think", "10ms")
+	if code != 130 || time.Since(t0) > 5*time.Second {
+		t.Errorf("tune interrupted = exit %d after %v; want 130 at once\nstdout %s\nstderr %s", code, time.Since(t0), stdout, stderr)
+	}
+}

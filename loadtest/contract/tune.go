@@ -1,0 +1,158 @@
+package contract
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"bbslab/commands"
+	"bbslab/loadtest/watch"
+)
+
+// KnobsPath answers GET with the worker limit and the pool in force and
+// sets them on POST ?workers=N&pool=N&pool_min=N (docs/admin.md, "Knobs on
+// a running board").
+const KnobsPath = "/admin/knobs"
+
+// knobsWait is how long a POST to KnobsPath waits for its change to take
+// effect before answering 202; the tuner then polls until it did, for at
+// most knobsSettle.
+const (
+	knobsWait   = 10 * time.Second
+	knobsSettle = time.Minute
+)
+
+// tuning is what the tuner knows of the board: the stats of Board.Stats by
+// the part they play in its diagnosis, the command a page URL asks for
+// with its queries and database time per request, and /admin/knobs.
+var tuning = &watch.Tuning{
+	WorkerWait: "worker_wait", WorkersBusy: "workers_busy", WorkersQueued: "workers_queued",
+	PoolWait: "pool_wait", PoolInUse: "pool_in_use", PoolWaiting: "pool_waiting",
+	CoresBusy: "server_core_busy", MachineIdle: "machine_cpu_idle", CPUWait: "cpu_wait",
+	Work:      work,
+	KnobsPath: KnobsPath,
+	Get:       getKnobs,
+	Set:       setKnobs,
+}
+
+// work names the command a page URL asks for (cmd=, AllView without one,
+// as the board shows a plain GET) and the stats of its counters in
+// /admin/stats: queries per request and the seconds in SQL per request, in
+// ms. A URL naming no command of package commands has none.
+func work(page string) (watch.Work, bool) {
+	u, err := url.Parse(page)
+	if err != nil {
+		return watch.Work{}, false
+	}
+	name := u.Query().Get("cmd")
+	if name == "" {
+		name = commands.AllView.Name()
+	}
+	known := false
+	for _, v := range commands.Views {
+		known = known || v.Name() == name
+	}
+	if !known {
+		return watch.Work{}, false
+	}
+	return watch.Work{Name: name,
+		Queries:  watch.Stat{Name: name + " queries per request", Path: "commands." + name + ".queries", Kind: watch.Counter, PerRequest: true, Scale: 1, Unit: "queries/request"},
+		Database: watch.Stat{Name: name + " database ms per request", Path: "commands." + name + ".db_seconds_total", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request"},
+	}, true
+}
+
+// knobsJSON is the part of /admin/knobs's answer the tuner reads.
+type knobsJSON struct {
+	Workers     int        `json:"workers"`
+	Pool        int        `json:"pool"`
+	PoolMin     int        `json:"pool_min"`
+	ChangedAt   *time.Time `json:"changed_at"`
+	EffectiveAt *time.Time `json:"effective_at"`
+	Pending     []string   `json:"pending"`
+	Error       string     `json:"error"`
+}
+
+func (k knobsJSON) knobs() watch.Knobs {
+	out := watch.Knobs{Workers: k.Workers, Pool: k.Pool, PoolMin: k.PoolMin}
+	if out.PoolMin == out.Pool {
+		out.PoolMin = 0
+	}
+	return out
+}
+
+// effective reports whether the knobs in force took effect: nothing
+// pending, effective_at at or after changed_at.
+func (k knobsJSON) effective() bool {
+	return len(k.Pending) == 0 && k.EffectiveAt != nil && (k.ChangedAt == nil || !k.EffectiveAt.Before(*k.ChangedAt))
+}
+
+// getKnobs reads the knobs in force on the board at admin.
+func getKnobs(ctx context.Context, admin string) (watch.Knobs, error) {
+	k, _, err := knobsCall(ctx, http.MethodGet, strings.TrimSuffix(admin, "/")+KnobsPath)
+	return k.knobs(), err
+}
+
+// setKnobs sets the worker limit and the pool (min = max when k.PoolMin is
+// 0) on the board at admin and returns once the change took effect: the
+// POST waits up to knobsWait; a 202 (a shrink still draining) is followed
+// by reads until effective_at is at or after changed_at.
+func setKnobs(ctx context.Context, admin string, k watch.Knobs) (watch.Knobs, error) {
+	base := strings.TrimSuffix(admin, "/") + KnobsPath
+	q := url.Values{"workers": {strconv.Itoa(k.Workers)}, "pool": {strconv.Itoa(k.Pool)}, "pool_min": {strconv.Itoa(k.Min())}, "wait": {knobsWait.String()}}
+	got, code, err := knobsCall(ctx, http.MethodPost, base+"?"+q.Encode())
+	if err != nil {
+		return watch.Knobs{}, err
+	}
+	deadline := time.Now().Add(knobsSettle)
+	for code == http.StatusAccepted || !got.effective() {
+		if time.Now().After(deadline) {
+			return got.knobs(), fmt.Errorf("%s: the change did not take effect within %v: %s", base, knobsSettle, strings.Join(got.Pending, "; "))
+		}
+		select {
+		case <-ctx.Done():
+			return got.knobs(), ctx.Err()
+		case <-time.After(50 * time.Millisecond):
+		}
+		if got, code, err = knobsCall(ctx, http.MethodGet, base); err != nil {
+			return watch.Knobs{}, err
+		}
+	}
+	return got.knobs(), nil
+}
+
+// knobsCall sends one request to the knobs endpoint u and decodes the
+// answer; a refusal (400, 409, 503) is an error carrying the board's
+// reason.
+func knobsCall(ctx context.Context, method, u string) (knobsJSON, int, error) {
+	ctx, cancel := context.WithTimeout(ctx, knobsWait+10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, u, nil)
+	if err != nil {
+		return knobsJSON{}, 0, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return knobsJSON{}, 0, fmt.Errorf("the board's admin listener does not answer: %w", err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	var k knobsJSON
+	jerr := json.Unmarshal(b, &k)
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return k, resp.StatusCode, fmt.Errorf("%s %s: 404: no %s here (not the board's admin listener, or a board built before it)", method, u, KnobsPath)
+	case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted && k.Error != "":
+		return k, resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, u, resp.Status, k.Error)
+	case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted:
+		return k, resp.StatusCode, fmt.Errorf("%s %s: %s", method, u, resp.Status)
+	case jerr != nil || k.Workers == 0 && k.Pool == 0:
+		return k, resp.StatusCode, fmt.Errorf("%s %s: the answer holds no knobs: %.80q", method, u, b)
+	}
+	return k, resp.StatusCode, nil
+}

@@ -1,0 +1,253 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/tune"
+	"bbslab/loadtest/watch"
+)
+
+// tuneSection is an experiment file's [tune]: instead of sweeping client
+// counts, each run's server (started, validated and calibrated as every
+// run's) is tuned by package tune from each of Starts, at Clients under
+// SLO:
+//
+//	[tune]
+//	admin = "http://127.0.0.1:{{admin_port}}"
+//	clients = 20
+//	slo = "p99<10ms"
+//	starts = ["5/5", "40/40"]
+//	budget = 12
+//
+// Goal, Budget, Repeats (default load.repeats), Noise, the bounds and
+// CheckMinMax are tune.Spec's (0: its defaults). Claims read a tuning with tune = "5/5" (the start) and
+// a tune metric (tuneMetrics).
+type tuneSection struct {
+	Admin       string   `toml:"admin"`
+	Clients     int      `toml:"clients"`
+	SLO         string   `toml:"slo"`
+	Starts      []string `toml:"starts"`
+	Goal        string   `toml:"goal"`
+	Budget      int      `toml:"budget"`
+	Repeats     int      `toml:"repeats"`
+	Noise       float64  `toml:"noise"`
+	MinWorkers  int      `toml:"min_workers"`
+	MaxWorkers  int      `toml:"max_workers"`
+	MinPool     int      `toml:"min_pool"`
+	MaxPool     int      `toml:"max_pool"`
+	CheckMinMax bool     `toml:"check_min_max"`
+}
+
+// on reports whether the file tunes instead of sweeping.
+func (t tuneSection) on() bool { return len(t.Starts) > 0 }
+
+// TuneRun is one tuning of an experiment: the run's server, the start and
+// the whole tuning.
+type TuneRun struct {
+	Run    string       `json:"run"`
+	Start  string       `json:"start"`
+	Result *tune.Result `json:"result,omitempty"`
+	Error  string       `json:"error,omitempty"`
+}
+
+// The figures a claim reads of a tuning (operand.Tune): the winner's and
+// the start's throughput (their spreads over the repeats), the winner's
+// workers + connections, whether it met the objectives and whether the
+// tuner named the application (1 or 0), and the settings it measured.
+var tuneMetrics = []string{"winner_throughput", "start_throughput", "winner_resources", "winner_met", "application", "measurements"}
+
+// checkTune checks [tune] against the file.
+func (e *Experiment) checkTune() []error {
+	t := e.Tune
+	if !t.on() {
+		return nil
+	}
+	var p problems
+	if t.Admin == "" {
+		p.add("tune.admin: missing: the admin listener's base URL, e.g. http://127.0.0.1:{{admin_port}}")
+	}
+	if t.Clients < 0 || t.Clients == 0 && len(e.Load.Clients) == 0 {
+		p.add("tune.clients = %d: want the clients of each measurement (default load.clients' first)", t.Clients)
+	}
+	if _, err := loadtest.ParseSLO(t.slo(e)); err != nil {
+		p.add("tune.slo: %v", err)
+	}
+	for _, s := range t.Starts {
+		if _, err := parseStart(s); err != nil {
+			p.add("tune.starts: %q: %v", s, err)
+		}
+	}
+	return p
+}
+
+// slo is the tuning's objectives: tune.slo, else load.slo.
+func (t tuneSection) slo(e *Experiment) string {
+	if t.SLO != "" {
+		return t.SLO
+	}
+	return e.Load.SLO
+}
+
+// parseStart reads "WORKERS/POOL".
+func parseStart(s string) (watch.Knobs, error) {
+	w, p, ok := strings.Cut(s, "/")
+	nw, err1 := strconv.Atoi(strings.TrimSpace(w))
+	np, err2 := strconv.Atoi(strings.TrimSpace(p))
+	if !ok || err1 != nil || err2 != nil || nw < 1 || np < 1 {
+		return watch.Knobs{}, fmt.Errorf("want WORKERS/POOL, e.g. 5/5")
+	}
+	return watch.Knobs{Workers: nw, Pool: np}, nil
+}
+
+// tuneAll starts each run's server and tunes it from each start, one
+// after the other; a server that fails to start stops the experiment, a
+// tuning that fails is recorded and the next one goes on.
+func (x *experimentRunner) tuneAll(ctx context.Context) error {
+	for _, run := range x.e.Runs {
+		lr, err := x.start(ctx, run)
+		if err != nil {
+			lr.stop(x)
+			return lr.failed(err)
+		}
+		for _, s := range x.e.Tune.Starts {
+			if ctx.Err() != nil {
+				lr.stop(x)
+				return ctx.Err()
+			}
+			tr := &TuneRun{Run: run.Name, Start: s}
+			x.res.Tunes = append(x.res.Tunes, tr)
+			x.logf("run %s: tuning from %s", run.Name, s)
+			tr.Result, err = tune.Run(ctx, x.tuneSpec(lr, s), x.opt.Target, tune.Options{Logf: x.logf,
+				OnStep: func(st tune.Step) {
+					x.feed.Note(fmt.Sprintf("%s from %s, step %d: %s -> %s", run.Name, s, st.N, tuneKnobs(st.Knobs), st.Decision))
+				}})
+			if err != nil {
+				tr.Error = err.Error()
+				x.logf("run %s: tuning from %s: %v", run.Name, s, err)
+			}
+		}
+		lr.stop(x)
+	}
+	return nil
+}
+
+// tuneSpec is the tuning of lr's server from start.
+func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
+	e, t := x.e, x.e.Tune
+	clients := t.Clients
+	if clients == 0 {
+		clients = e.Load.Clients[0]
+	}
+	k, _ := parseStart(start) // checked
+	objs, _ := loadtest.ParseSLO(t.slo(e))
+	if t.Repeats == 0 {
+		t.Repeats = e.Load.Repeats
+	}
+	return tune.Spec{Load: e.settings(lr.run, clients, lr.x), Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
+		MinWorkers: t.MinWorkers, MaxWorkers: t.MaxWorkers, MinPool: t.MinPool, MaxPool: t.MaxPool,
+		Repeats: t.Repeats, Steps: t.Budget, Noise: t.Noise, CheckMinMax: t.CheckMinMax}
+}
+
+func tuneKnobs(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
+
+// checkTuneOperand returns what is wrong with an operand reading a tuning.
+func (e *Experiment) checkTuneOperand(o *operand) []string {
+	var out []string
+	if !slices.Contains(e.Tune.Starts, o.Tune) {
+		out = append(out, fmt.Sprintf("tune = %q is not one of tune.starts %v", o.Tune, e.Tune.Starts))
+	}
+	if !slices.ContainsFunc(e.Runs, func(r runSpec) bool { return r.Name == o.Run }) {
+		out = append(out, fmt.Sprintf("run %q is not a run of this file", o.Run))
+	}
+	if !slices.Contains(tuneMetrics, o.Metric) {
+		out = append(out, fmt.Sprintf("metric = %q: a tuning's figure is one of %s", o.Metric, strings.Join(tuneMetrics, ", ")))
+	}
+	if o.Clients != 0 || o.At != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Truth != "" {
+		out = append(out, "tune reads a tuning: give run and metric with it, no clients, at, label, reading, profile or truth")
+	}
+	return out
+}
+
+// tuneSide measures an operand reading a tuning.
+func tuneSide(o operand, res *Result, f float64) sideResult {
+	s := sideResult{Factor: f, What: fmt.Sprintf("%s tuned from %s: %s", o.Run, o.Tune, o.Metric), format: "%.3g"}
+	i := slices.IndexFunc(res.Tunes, func(t *TuneRun) bool { return t.Run == o.Run && t.Start == o.Tune })
+	if i < 0 || res.Tunes[i].Result == nil || len(res.Tunes[i].Result.Steps) == 0 {
+		s.Missing = fmt.Sprintf("%s was not tuned from %s", o.Run, o.Tune)
+		return s
+	}
+	r := res.Tunes[i].Result
+	point := func(v float64) loadtest.Spread { return loadtest.Spread{Median: v, Min: v, Max: v, N: 1} }
+	var raw loadtest.Spread
+	switch o.Metric {
+	case "winner_throughput":
+		raw, s.format, s.unit = r.WinnerStep().Throughput, "%.0f", "/s"
+	case "start_throughput":
+		raw, s.format, s.unit = r.Steps[0].Throughput, "%.0f", "/s"
+	case "winner_resources":
+		raw = point(float64(r.Winner.Workers + r.Winner.Pool))
+	case "winner_met":
+		raw = point(b2f(r.WinnerMet))
+	case "application":
+		raw = point(b2f(r.Outcome == "application"))
+	case "measurements":
+		raw = point(float64(r.Measurements))
+	}
+	s.Raw, s.Value = raw, raw.Scaled(f)
+	return s
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// tuneMarkdown is the report's section of the tunings: for each, every
+// step (setting, throughput and p99 with their ranges, the limit and its
+// evidence, the decision), the winner, what limits it, the stop and the
+// article's two rules.
+func tuneMarkdown(res *Result) string {
+	if len(res.Tunes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n## Tuning\n\n")
+	for _, tr := range res.Tunes {
+		fmt.Fprintf(&b, "### %s from %s\n\n", tr.Run, tr.Start)
+		if tr.Error != "" {
+			fmt.Fprintf(&b, "**Failed:** %s\n\n", tr.Error)
+		}
+		r := tr.Result
+		if r == nil {
+			continue
+		}
+		b.WriteString("| step | workers/pool | throughput /s | p99 ms | limit | evidence | next |\n|---|---|---|---|---|---|---|\n")
+		for _, st := range r.Steps {
+			next := st.Decision
+			if st.Next != nil {
+				next = tuneKnobs(*st.Next) + ": " + st.Decision
+			}
+			fmt.Fprintf(&b, "| %d | %s | %.0f (%.0f-%.0f) | %.2f (%.2f-%.2f) | %s | %s | %s |\n", st.N, tuneKnobs(st.Knobs),
+				st.Throughput.Median, st.Throughput.Min, st.Throughput.Max, st.Latency.Median, st.Latency.Min, st.Latency.Max,
+				st.Diagnosis.Limit, mdCell(st.Diagnosis.Evidence), mdCell(next))
+		}
+		met := "misses"
+		if r.WinnerMet {
+			met = "meets"
+		}
+		fmt.Fprintf(&b, "\nWinner: **%s** (%s %s; %d settings measured, %.0f s). Its limit: %s: %s\n\n", tuneKnobs(r.Winner), met,
+			strings.Join(r.Objectives, ","), r.Measurements, r.Seconds, r.Limit.Limit, r.Limit.Evidence)
+		fmt.Fprintf(&b, "- stopped: %s\n- workers = pool + a few: %s\n- min = max: %s\n\n", r.Stopped, r.Rules.WorkersPool, r.Rules.MinMax)
+	}
+	return b.String()
+}
+
+// mdCell keeps a table cell on its line.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

@@ -1,0 +1,193 @@
+package tune
+
+import (
+	"fmt"
+
+	"bbslab/loadtest"
+)
+
+// A Limit is what limits a measured setting, in the article's order.
+type Limit string
+
+// The limits Diagnose names.
+const (
+	// Generator: the generator's own CPU was full; the measurement says
+	// nothing of the target.
+	Generator Limit = "generator"
+	// Capacity: the target's cores (or the machine) were full; no knob
+	// adds throughput, only less work per request would.
+	Capacity Limit = "capacity"
+	// Application: many queries per request with the database's time
+	// dominating (N+1): the work per request, not a knob.
+	Application Limit = "application"
+	// Workers: requests waited for a worker while the CPU had room.
+	Workers Limit = "workers"
+	// Pool: requests waited for a connection.
+	Pool Limit = "pool"
+	// TooMany: more connections than workers (some can never be used), or
+	// CPU wait that grew with the workers for no throughput.
+	TooMany Limit = "too many"
+	// Load: nothing of the target's was full or waited for: the load
+	// offered (clients, think time) is the limit.
+	Load Limit = "load"
+	// Disturbed: other work took the target's cores during the
+	// measurement; it is measured again once.
+	Disturbed Limit = "disturbed"
+)
+
+// Thresholds of the diagnosis. A core or a machine counts as full from
+// FullCPU % busy (the generator from FullGenerator % of its CPUs); a wait
+// counts when it takes at least WaitShare of the mean latency; the
+// application's signature is at least ManyQueries queries per request with
+// the database taking at least DatabaseShare of the time the request held
+// a worker.
+var (
+	FullCPU       = 90.0
+	FullGenerator = 85.0
+	WaitShare     = 0.10
+	ManyQueries   = 5.0
+	DatabaseShare = 0.5
+	// DisturbedCPU is how much of a core other work may take of the
+	// target's cores (its interference reading) before a measurement
+	// counts as disturbed.
+	DisturbedCPU = 15.0
+	// CPUWaitGrowth is how much the CPU wait per request must grow from
+	// a setting with fewer workers (and at least 0.05 ms) for "too many".
+	CPUWaitGrowth = 1.5
+)
+
+// A Diagnosis names the limit of a setting with the reading that shows it.
+type Diagnosis struct {
+	Limit    Limit   `json:"limit"`
+	Reading  string  `json:"reading,omitempty"`
+	Value    float64 `json:"value"`
+	Unit     string  `json:"unit,omitempty"`
+	Evidence string  `json:"evidence"`
+}
+
+// Diagnose names what limits the setting m, checking in the article's
+// order: the generator's CPU (the measurement is invalid), the target's
+// cores or the machine (capacity; named the application's when each
+// request runs many queries), then the application's signature of many
+// queries with the database's time dominating (before the knobs' waits: an
+// N+1 holds its connection for every query, and the pool's wait it causes
+// is no pool's fault), waiting for a connection (before waiting for a
+// worker: workers held waiting for connections queue the others),
+// waiting for a worker, connections outnumbering workers or CPU wait
+// grown since fewer workers (lower: the setting measured with the same
+// pool and the next fewer workers, nil for none), and otherwise the load.
+func Diagnose(m *Measurement, lower *Measurement) Diagnosis {
+	r, k := m.Readings, m.Knobs
+	if r.GeneratorCPU >= FullGenerator {
+		return Diagnosis{Limit: Generator, Reading: "generator CPU", Value: r.GeneratorCPU, Unit: "% of its CPUs",
+			Evidence: fmt.Sprintf("the generator used %.0f%% of its CPUs: the measurement is invalid (give the generator its own CPU, or fewer clients)", r.GeneratorCPU)}
+	}
+	nPlus1 := r.Work != "" && r.has(rQueries) && r.Queries >= ManyQueries
+	if d, ok := capacity(r); ok {
+		if nPlus1 {
+			d.Limit = Application
+			d.Evidence += fmt.Sprintf("; %s runs %.1f queries per request (N+1): the work per request is the application's to change", r.Work, r.Queries)
+		}
+		return d
+	}
+	held := heldMs(m)
+	if nPlus1 && r.has(rDatabase) && held > 0 && r.DatabaseMs >= DatabaseShare*held {
+		return Diagnosis{Limit: Application, Reading: rQueries, Value: r.Queries, Unit: "queries/request",
+			Evidence: fmt.Sprintf("%s runs %.1f queries per request and the database takes %.2f ms of the %.2f ms each request holds a worker: N+1, the application's to change, not a knob", r.Work, r.Queries, r.DatabaseMs, held)}
+	}
+	poolWaits := waits(r.PoolWaitMs, m.MeanMs) && r.has(rPoolWait)
+	workerWaits := waits(r.WorkerWaitMs, m.MeanMs) && r.has(rWorkerWait)
+	switch {
+	case poolWaits:
+		ev := fmt.Sprintf("requests waited %.2f ms for a connection (%.1f acquires waiting on average, %.1f of %d connections in use)", r.PoolWaitMs, r.PoolWaiting, r.PoolInUse, k.Pool)
+		if workerWaits {
+			ev += fmt.Sprintf(", and %.2f ms for a worker: workers held waiting for connections", r.WorkerWaitMs)
+		}
+		return Diagnosis{Limit: Pool, Reading: rPoolWait, Value: r.PoolWaitMs, Unit: "ms/request", Evidence: ev + cpuRoom(r)}
+	case workerWaits:
+		return Diagnosis{Limit: Workers, Reading: rWorkerWait, Value: r.WorkerWaitMs, Unit: "ms/request",
+			Evidence: fmt.Sprintf("requests waited %.2f ms for a worker (%.1f queued on average, %.1f of %d workers busy)%s", r.WorkerWaitMs, r.WorkersQueued, r.WorkersBusy, k.Workers, cpuRoom(r))}
+	}
+	if d, ok := tooMany(m, lower); ok {
+		return d
+	}
+	return Diagnosis{Limit: Load, Reading: rWorkersBusy, Value: r.WorkersBusy,
+		Evidence: fmt.Sprintf("nothing waited: %.1f of %d workers busy, %.1f of %d connections in use%s: the load offered is the limit", r.WorkersBusy, k.Workers, r.PoolInUse, k.Pool, cpuRoom(r))}
+}
+
+// heldMs is the time a request held a worker, in ms: by Little's law the
+// workers busy over the throughput, or, without that reading, the mean
+// latency less the waits for a worker and a connection.
+func heldMs(m *Measurement) float64 {
+	r := m.Readings
+	if r.has(rWorkersBusy) && r.WorkersBusy > 0 && m.Throughput.Median > 0 {
+		return 1000 * r.WorkersBusy / m.Throughput.Median
+	}
+	return m.MeanMs - r.WorkerWaitMs - r.PoolWaitMs
+}
+
+// disturbed says, when other work took the target's cores during m (at
+// least DisturbedCPU % of a core), how much.
+func disturbed(m *Measurement) (Diagnosis, bool) {
+	r := m.Readings
+	if !r.has(rInterference) || r.Interference < DisturbedCPU {
+		return Diagnosis{}, false
+	}
+	return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: r.Interference, Unit: "% of a core",
+		Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement: its figures are not the setting's", r.Interference)}, true
+}
+
+// capacity names a full CPU: the target's cores or the machine.
+func capacity(r Readings) (Diagnosis, bool) {
+	switch {
+	case r.has(rCoresBusy) && r.CoresBusy >= FullCPU:
+		return Diagnosis{Limit: Capacity, Reading: rCoresBusy, Value: r.CoresBusy, Unit: "%",
+			Evidence: fmt.Sprintf("the server's cores were %.0f%% busy: its CPU is the capacity; no knob adds throughput", r.CoresBusy)}, true
+	case r.has(rMachineIdle) && r.MachineIdle <= 100-FullCPU:
+		return Diagnosis{Limit: Capacity, Reading: rMachineIdle, Value: r.MachineIdle, Unit: "%",
+			Evidence: fmt.Sprintf("the machine was %.0f%% idle: its CPUs are the capacity; no knob adds throughput", r.MachineIdle)}, true
+	}
+	return Diagnosis{}, false
+}
+
+// tooMany names more connections than workers, or CPU wait per request
+// grown since the setting with fewer workers (lower) without throughput
+// beyond the noise.
+func tooMany(m, lower *Measurement) (Diagnosis, bool) {
+	r, k := m.Readings, m.Knobs
+	if k.Pool > k.Workers {
+		return Diagnosis{Limit: TooMany, Reading: rPoolInUse, Value: r.PoolInUse,
+			Evidence: fmt.Sprintf("%d connections for %d workers: at most %d can be in use (%.1f were on average)", k.Pool, k.Workers, k.Workers, r.PoolInUse)}, true
+	}
+	if lower == nil || !r.has(rCPUWait) {
+		return Diagnosis{}, false
+	}
+	lw := lower.Readings.CPUWaitMs
+	if r.CPUWaitMs >= 0.05 && r.CPUWaitMs >= CPUWaitGrowth*lw && !more(m, lower) {
+		return Diagnosis{Limit: TooMany, Reading: rCPUWait, Value: r.CPUWaitMs, Unit: "ms/request",
+			Evidence: fmt.Sprintf("the CPU wait grew from %.2f ms per request at %d workers to %.2f ms at %d, for no throughput beyond the noise: too many workers", lw, lower.Knobs.Workers, r.CPUWaitMs, k.Workers)}, true
+	}
+	return Diagnosis{}, false
+}
+
+// waits reports whether a wait per request counts: at least WaitShare of
+// the mean latency.
+func waits(waitMs, meanMs float64) bool {
+	return waitMs > 0 && meanMs > 0 && waitMs >= WaitShare*meanMs
+}
+
+// cpuRoom says how busy the cores were, when known: ", cores 62% busy".
+func cpuRoom(r Readings) string {
+	if !r.has(rCoresBusy) {
+		return ""
+	}
+	return fmt.Sprintf(", cores %.0f%% busy", r.CoresBusy)
+}
+
+// beyond reports whether a's spread lies wholly above b's: a difference
+// larger than the noise.
+func beyond(a, b loadtest.Spread) bool { return a.Min > b.Max }
+
+// more reports whether a has more throughput than b beyond the noise:
+// their bands (Measurement.Band) apart.
+func more(a, b *Measurement) bool { return beyond(a.band(), b.band()) }

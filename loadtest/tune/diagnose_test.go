@@ -1,0 +1,179 @@
+package tune
+
+import (
+	"strings"
+	"testing"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
+)
+
+// reading builds a synthetic measurement of k: mean latency meanMs,
+// throughput t ± 2 %, the readings r (the machine half idle unless r
+// says otherwise).
+func reading(k watch.Knobs, meanMs, t float64, r Readings) *Measurement {
+	if r.MachineIdle == 0 {
+		r.MachineIdle = 50
+	}
+	return &Measurement{Knobs: k, MeanMs: meanMs, Throughput: loadtest.Spread{Median: t, Min: t * 0.98, Max: t * 1.02, N: 3}, Readings: r, Met: true}
+}
+
+func kn(w, p int) watch.Knobs { return watch.Knobs{Workers: w, Pool: p} }
+
+func TestDiagnose(t *testing.T) {
+	lowerCPU := reading(kn(10, 10), 5, 3000, Readings{CPUWaitMs: 0.1, CoresBusy: 80})
+	for _, tt := range []struct {
+		name  string
+		m     *Measurement
+		lower *Measurement
+		want  Limit
+		says  []string
+	}{
+		{"generator full", reading(kn(5, 5), 5, 1000, Readings{GeneratorCPU: 92, CoresBusy: 99}), nil, Generator, []string{"92%", "invalid"}},
+		{"cores full", reading(kn(10, 10), 5, 3800, Readings{CoresBusy: 96, WorkerWaitMs: 2}), nil, Capacity, []string{"96%", "no knob"}},
+		{"machine full", reading(kn(10, 10), 5, 3800, Readings{CoresBusy: 70, MachineIdle: 4}), nil, Capacity, []string{"4% idle"}},
+		{"cores full at N+1", reading(kn(10, 10), 20, 900, Readings{CoresBusy: 97, Work: "Cmd", Queries: 30}), nil, Application, []string{"Cmd", "30.0 queries", "N+1"}},
+		{"N+1, the database dominating", reading(kn(5, 5), 40, 400, Readings{CoresBusy: 40, Work: "Cmd", Queries: 30, DatabaseMs: 25, PoolWaitMs: 10, PoolWaiting: 4}), nil, Application,
+			[]string{"30.0 queries", "25.00 ms of the 30.00 ms"}},
+		// OnceGetView at 5/5 on this VM (2026-12-03 18:22 UTC): the mean
+		// latency less the worker wait (227 ms) overstates the time held;
+		// 5 busy workers at 48/s held each request 104 ms.
+		{"N+1 behind a worker queue", reading(kn(5, 5), 535, 48, Readings{CoresBusy: 65, Work: "OnceGetView", Queries: 23.7, DatabaseMs: 103.3, WorkerWaitMs: 308, WorkersQueued: 14.9, WorkersBusy: 5}), nil, Application,
+			[]string{"103.30 ms of the 104.17 ms"}},
+		{"many queries, the database not dominating", reading(kn(5, 5), 10, 400, Readings{CoresBusy: 40, Work: "Cmd", Queries: 30, DatabaseMs: 2, WorkerWaitMs: 5, WorkersQueued: 10}), nil, Workers, nil},
+		{"one query, the database dominating", reading(kn(5, 5), 10, 1500, Readings{CoresBusy: 60, Work: "Cmd", Queries: 1, DatabaseMs: 4, WorkerWaitMs: 5, WorkersQueued: 15, WorkersBusy: 5}), nil, Workers,
+			[]string{"5.00 ms for a worker", "15.0 queued", "cores 60% busy"}},
+		{"a connection wait", reading(kn(20, 5), 10, 1500, Readings{CoresBusy: 50, PoolWaitMs: 4, PoolWaiting: 12, PoolInUse: 5}), nil, Pool, []string{"4.00 ms for a connection", "12.0 acquires"}},
+		{"both waits: the pool first", reading(kn(20, 5), 10, 1500, Readings{CoresBusy: 50, PoolWaitMs: 4, WorkerWaitMs: 3}), nil, Pool, []string{"workers held waiting for connections"}},
+		{"a wait below a tenth of the latency", reading(kn(10, 10), 10, 1500, Readings{CoresBusy: 50, WorkerWaitMs: 0.5, WorkersBusy: 4, PoolInUse: 3}), nil, Load, []string{"nothing waited", "4.0 of 10 workers"}},
+		{"more connections than workers", reading(kn(20, 40), 5, 3800, Readings{CoresBusy: 80, PoolInUse: 12}), nil, TooMany, []string{"40 connections for 20 workers"}},
+		{"CPU wait grown for nothing", reading(kn(20, 10), 5, 3000, Readings{CoresBusy: 85, CPUWaitMs: 0.4}), lowerCPU, TooMany, []string{"0.10 ms per request at 10 workers to 0.40 ms at 20"}},
+		{"CPU wait grown with throughput", reading(kn(20, 10), 5, 3500, Readings{CoresBusy: 85, CPUWaitMs: 0.4}), lowerCPU, Load, nil},
+		{"no cores reading", reading(kn(5, 5), 10, 1500, Readings{WorkerWaitMs: 5, Absent: []string{rCoresBusy, rMachineIdle}}), nil, Workers, nil},
+		{"an absent wait is no wait", reading(kn(5, 5), 10, 1500, Readings{WorkerWaitMs: 5, Absent: []string{rWorkerWait}}), nil, Load, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Diagnose(tt.m, tt.lower)
+			if d.Limit != tt.want {
+				t.Fatalf("Diagnose = %s (%s); want %s", d.Limit, d.Evidence, tt.want)
+			}
+			for _, s := range tt.says {
+				if !strings.Contains(d.Evidence, s) {
+					t.Errorf("evidence %q lacks %q", d.Evidence, s)
+				}
+			}
+		})
+	}
+}
+
+func TestPropose(t *testing.T) {
+	wl, pl := DefaultLadder(1, 100), DefaultLadder(1, 100)
+	lower := reading(kn(10, 10), 5, 3000, nil_())
+	for _, tt := range []struct {
+		name  string
+		m     *Measurement
+		lower *Measurement
+		want  watch.Knobs
+		none  bool
+	}{
+		// CPU at 60 %: room for x1.5 (90/60), less than the queue's x4:
+		// 5 -> 8 workers, and the pool with them (all 5 in use).
+		{"workers with the pool all in use", reading(kn(5, 5), 11, 1500, Readings{CoresBusy: 60, WorkerWaitMs: 5, WorkersQueued: 15, WorkersBusy: 5, PoolInUse: 5}), nil, kn(8, 8), false},
+		{"workers, connections idle", reading(kn(5, 5), 11, 1500, Readings{CoresBusy: 60, WorkerWaitMs: 5, WorkersQueued: 15, WorkersBusy: 5, PoolInUse: 2}), nil, kn(8, 5), false},
+		// The queue is short: 1 + 1/5 beats the CPU's room.
+		{"workers by the queue", reading(kn(5, 5), 11, 1500, Readings{CoresBusy: 30, WorkerWaitMs: 5, WorkersQueued: 1, PoolInUse: 2}), nil, kn(6, 5), false},
+		{"the pool, CPU at 45 %", reading(kn(20, 5), 11, 1500, Readings{CoresBusy: 45, PoolWaitMs: 4, PoolWaiting: 15, PoolInUse: 5}), nil, kn(20, 10), false},
+		{"the pool past the workers brings them along", reading(kn(8, 8), 11, 1500, Readings{CoresBusy: 30, PoolWaitMs: 4, PoolWaiting: 8}), nil, kn(20, 20), false},
+		{"connections down to the workers", reading(kn(20, 40), 5, 3800, Readings{CoresBusy: 80, PoolInUse: 12}), nil, kn(20, 20), false},
+		{"back to fewer workers", reading(kn(20, 10), 5, 3000, Readings{CoresBusy: 85, CPUWaitMs: 0.4}), lower, kn(10, 10), false},
+		{"capacity, nothing smaller measured: halve", reading(kn(40, 40), 5, 3800, Readings{CoresBusy: 97}), nil, kn(20, 20), false},
+		{"capacity, a smaller one measured: a rung down", reading(kn(40, 40), 5, 3800, Readings{CoresBusy: 97}), lower, kn(30, 30), false},
+		{"the load: trim to what is used", reading(kn(10, 10), 3, 1000, Readings{CoresBusy: 30, WorkersBusy: 3.2, PoolInUse: 2.1}), nil, kn(5, 4), false},
+		{"the load, all used: nothing to trim", reading(kn(3, 3), 3, 1000, Readings{CoresBusy: 30, WorkersBusy: 2.9, PoolInUse: 2.9}), nil, watch.Knobs{}, true},
+		{"the generator", reading(kn(5, 5), 5, 1000, Readings{GeneratorCPU: 95}), nil, watch.Knobs{}, true},
+		{"the application", reading(kn(5, 5), 40, 400, Readings{Work: "Cmd", Queries: 30, DatabaseMs: 30}), nil, watch.Knobs{}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			d := Diagnose(tt.m, tt.lower)
+			p, ok := propose(tt.m, d, wl, pl, tt.lower, tt.lower == nil)
+			if ok == tt.none {
+				t.Fatalf("propose after %s = %v, %v; want a proposal: %v", d.Limit, p, ok, !tt.none)
+			}
+			if ok && p.Knobs != tt.want {
+				t.Errorf("propose after %s (%s) = %s (%s); want %s", d.Limit, d.Evidence, short(p.Knobs), p.Why, short(tt.want))
+			}
+		})
+	}
+}
+
+func nil_() Readings { return Readings{CPUWaitMs: 0.1, CoresBusy: 80} }
+
+func TestDefaultLadder(t *testing.T) {
+	l := DefaultLadder(1, 40)
+	want := Ladder{1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40}
+	if len(l) != len(want) {
+		t.Fatalf("DefaultLadder(1, 40) = %v; want %v", l, want)
+	}
+	for i := range l {
+		if l[i] != want[i] {
+			t.Fatalf("DefaultLadder(1, 40) = %v; want %v", l, want)
+		}
+	}
+	if l.atLeast(7) != 8 || l.below(8) != 6 || l.above(8) != 10 || l.atLeast(99) != 40 || l.below(1) != 1 {
+		t.Errorf("rungs: atLeast(7) %d, below(8) %d, above(8) %d, atLeast(99) %d, below(1) %d; want 8, 6, 10, 40, 1",
+			l.atLeast(7), l.below(8), l.above(8), l.atLeast(99), l.below(1))
+	}
+	if got := DefaultLadder(3, 12); got[0] != 3 || got[len(got)-1] != 12 {
+		t.Errorf("DefaultLadder(3, 12) = %v; want 3 .. 12", got)
+	}
+}
+
+func TestPick(t *testing.T) {
+	objs, _ := loadtest.ParseSLO("p99<10ms")
+	met := func(k watch.Knobs, tput, spread float64) *Measurement {
+		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput - spread, Max: tput + spread},
+			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: 8}, Pass: true}}}
+	}
+	missed := func(k watch.Knobs, tput, p99 float64) *Measurement {
+		return &Measurement{Knobs: k, Throughput: loadtest.Spread{Median: tput, Min: tput, Max: tput},
+			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: p99}}}}
+	}
+	for _, tt := range []struct {
+		name string
+		ms   []*Measurement
+		goal Goal
+		want watch.Knobs
+	}{
+		{"within the noise: fewer resources", []*Measurement{met(kn(10, 10), 3800, 100), met(kn(8, 8), 3750, 100)}, MostThroughput, kn(8, 8)},
+		{"beyond the noise: more throughput", []*Measurement{met(kn(10, 10), 3800, 20), met(kn(8, 8), 3600, 20)}, MostThroughput, kn(10, 10)},
+		// 6/6 is within the noise of 8/8 but not of 10/10, the top: no drift.
+		{"ties only with the top", []*Measurement{met(kn(10, 10), 3800, 60), met(kn(8, 8), 3700, 60), met(kn(6, 6), 3600, 60)}, MostThroughput, kn(8, 8)},
+		{"meeting beats missing", []*Measurement{missed(kn(40, 40), 4000, 12), met(kn(10, 10), 3000, 10)}, MostThroughput, kn(10, 10)},
+		{"none met: the closest", []*Measurement{missed(kn(5, 5), 1500, 20), missed(kn(8, 8), 2500, 11)}, MostThroughput, kn(8, 8)},
+		{"least resources", []*Measurement{met(kn(10, 10), 3800, 20), met(kn(6, 6), 3000, 20), missed(kn(3, 3), 1000, 30)}, LeastResources, kn(6, 6)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := pick(tt.ms, tt.goal, objs); got.Knobs != tt.want {
+				t.Errorf("pick = %s; want %s", short(got.Knobs), short(tt.want))
+			}
+		})
+	}
+}
+
+func TestWorkersPoolRule(t *testing.T) {
+	for _, tt := range []struct {
+		k     watch.Knobs
+		holds bool
+		says  string
+	}{
+		{kn(12, 10), true, "12 workers = 10 connections + 2"},
+		{kn(10, 10), true, "+ 0"},
+		{kn(40, 10), false, "more than a few"},
+		{kn(5, 8), false, "fewer workers than connections"},
+	} {
+		got, holds := workersPool(tt.k)
+		if holds != tt.holds || !strings.Contains(got, tt.says) {
+			t.Errorf("workersPool(%s) = %q, %v; want %v saying %q", short(tt.k), got, holds, tt.holds, tt.says)
+		}
+	}
+}

@@ -1,0 +1,22 @@
+// Package tune walks the article's spiral on a running target, one
+// measured step at a time: set the worker limit and the pool, measure the
+// setting with repeats (so that its noise is known), read the target's
+// own readings over exactly the measured spans, name what limits it in
+// the article's order (Diagnose), move the knob the readings point at,
+// and stop when the objectives are met and no neighbouring setting beats
+// the best beyond the noise, when the limit is the hardware or the
+// application, or when the budget is spent:
+//
+//	spec := tune.Spec{Load: s, Admin: "http://127.0.0.1:6060", Objectives: objs, Start: watch.Knobs{Workers: 5, Pool: 5}, Steps: 12}
+//	res, err := tune.Run(ctx, spec, contract.Board, tune.Options{Logf: logf})
+//
+// The tuner names nothing of its target: what it knows of one (which of
+// its stats show a worker wait, a connection wait, its CPU, the database's
+// time, how its knobs are set) it is given as watch.Target.Tuning (for the
+// board, package contract fills it). "loadtest tune" is its command.
+//
+// No step is called better than another when the difference lies within
+// their spreads (min-max over the repeats): among settings within the
+// noise of the most throughput, the one with the fewest workers and
+// connections wins.
+package tune

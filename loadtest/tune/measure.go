@@ -1,0 +1,341 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
+)
+
+// A Measurement is one setting measured Repeats times: each figure is the
+// median over the repeats, the spreads min-max as well.
+type Measurement struct {
+	Knobs      watch.Knobs     `json:"knobs"`
+	Throughput loadtest.Spread `json:"throughput"`
+	// Band is the throughput's spread widened to the noise floor
+	// (Spec.Noise): what every comparison of throughputs uses.
+	Band loadtest.Spread `json:"throughput_band"`
+	// Latency is the latency percentile the objectives name (p99 without
+	// one), in ms; LatencyName says which.
+	Latency     loadtest.Spread `json:"latency_ms"`
+	LatencyName string          `json:"latency_name"`
+	MeanMs      float64         `json:"mean_ms"`
+	// Objectives are the objectives' values over the repeats and whether
+	// each median meets it; Met: all do.
+	Objectives []Verdict `json:"objectives"`
+	Met        bool      `json:"met"`
+	Readings   Readings  `json:"readings"`
+	Runs       int       `json:"runs"`
+	Requests   int64     `json:"requests"`
+	// Seconds is the wall time the measurement took, knobs set included.
+	Seconds  float64  `json:"seconds"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// A Verdict is one objective measured over a setting's repeats.
+type Verdict struct {
+	Objective string          `json:"objective"`
+	Value     loadtest.Spread `json:"value"`
+	Pass      bool            `json:"pass"`
+}
+
+// Readings are what the target's stats (by their roles, watch.Tuning) and
+// the generator said over exactly the measured spans, each the median
+// over the repeats. A role the target has no stat for, or a stat it did
+// not report, is named in Absent and reads 0.
+type Readings struct {
+	WorkerWaitMs  float64 `json:"worker_queue_wait_ms"`
+	WorkersBusy   float64 `json:"workers_busy"`
+	WorkersQueued float64 `json:"workers_queued"`
+	PoolWaitMs    float64 `json:"connection_wait_ms"`
+	PoolInUse     float64 `json:"pool_in_use"`
+	PoolWaiting   float64 `json:"acquires_waiting"`
+	CoresBusy     float64 `json:"cores_busy_percent"`
+	MachineIdle   float64 `json:"machine_idle_percent"`
+	CPUWaitMs     float64 `json:"cpu_wait_ms"`
+	// Work is the work the requests ask for (Tuning.Work), with its
+	// queries and the database's time per request.
+	Work       string  `json:"work,omitempty"`
+	Queries    float64 `json:"queries_per_request"`
+	DatabaseMs float64 `json:"database_ms"`
+	// GeneratorCPU is the generator's own CPU as a share of its CPUs (%).
+	GeneratorCPU float64 `json:"generator_cpu_percent"`
+	// Interference is the CPU time of the target's cores that something
+	// else took (% of a core; watch.Target.Interference).
+	Interference float64 `json:"others_on_its_cores_percent"`
+	// ErrorShare is the failed requests' share (%).
+	ErrorShare float64  `json:"error_percent"`
+	Absent     []string `json:"absent,omitempty"`
+}
+
+// has reports whether the reading called name was measured.
+func (r Readings) has(name string) bool {
+	for _, a := range r.Absent {
+		if a == name {
+			return false
+		}
+	}
+	return true
+}
+
+// The names of the readings, as Absent and the step lines give them.
+const (
+	rWorkerWait    = "worker wait"
+	rWorkersBusy   = "workers busy"
+	rWorkersQueued = "workers queued"
+	rPoolWait      = "connection wait"
+	rPoolInUse     = "connections in use"
+	rPoolWaiting   = "acquires waiting"
+	rCoresBusy     = "cores busy"
+	rMachineIdle   = "machine idle"
+	rCPUWait       = "CPU wait"
+	rQueries       = "queries per request"
+	rDatabase      = "database time"
+	rInterference  = "others on its cores"
+)
+
+// roles pairs each reading with its field and the target's stat name.
+func (t *tuner) roles() []role {
+	tn := t.tuning
+	rs := []role{
+		{rWorkerWait, tn.WorkerWait, func(r *Readings) *float64 { return &r.WorkerWaitMs }},
+		{rWorkersBusy, tn.WorkersBusy, func(r *Readings) *float64 { return &r.WorkersBusy }},
+		{rWorkersQueued, tn.WorkersQueued, func(r *Readings) *float64 { return &r.WorkersQueued }},
+		{rPoolWait, tn.PoolWait, func(r *Readings) *float64 { return &r.PoolWaitMs }},
+		{rPoolInUse, tn.PoolInUse, func(r *Readings) *float64 { return &r.PoolInUse }},
+		{rPoolWaiting, tn.PoolWaiting, func(r *Readings) *float64 { return &r.PoolWaiting }},
+		{rCoresBusy, tn.CoresBusy, func(r *Readings) *float64 { return &r.CoresBusy }},
+		{rMachineIdle, tn.MachineIdle, func(r *Readings) *float64 { return &r.MachineIdle }},
+		{rCPUWait, tn.CPUWait, func(r *Readings) *float64 { return &r.CPUWaitMs }},
+		{rQueries, "", func(r *Readings) *float64 { return &r.Queries }},
+		{rDatabase, "", func(r *Readings) *float64 { return &r.DatabaseMs }},
+	}
+	if t.work.Name != "" {
+		rs[9].stat, rs[10].stat = t.work.Queries.Name, t.work.Database.Name
+	}
+	return append(rs, role{rInterference, t.target.Interference.Name, func(r *Readings) *float64 { return &r.Interference }})
+}
+
+// A role is one reading: its name, the target's stat giving it and its
+// field in Readings.
+type role struct {
+	name, stat string
+	field      func(*Readings) *float64
+}
+
+// stats are the target's stats the tuner watches: those its roles name,
+// the work's two, and the target's interference.
+func (t *tuner) stats() []watch.Stat {
+	want := map[string]bool{}
+	for _, r := range t.roles() {
+		want[r.stat] = r.stat != ""
+	}
+	var out []watch.Stat
+	for _, s := range t.target.Stats {
+		if want[s.Name] {
+			out = append(out, s)
+			want[s.Name] = false
+		}
+	}
+	if t.work.Name != "" {
+		out = append(out, t.work.Queries, t.work.Database)
+	}
+	if i := t.target.Interference; i.Name != "" && want[i.Name] {
+		out = append(out, i)
+	}
+	return out
+}
+
+// measure sets k on the target, waits until it took effect, and measures
+// it Repeats times with the load of the spec; each repeat's readings
+// cover exactly its measured window (the watcher's).
+func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error) {
+	t0 := time.Now()
+	got, err := t.tuning.Set(ctx, t.spec.Admin, k)
+	if err != nil {
+		return nil, fmt.Errorf("set %s: %w", short(k), err)
+	}
+	if got.Workers != k.Workers || got.Pool != k.Pool || got.Min() != k.Min() {
+		return nil, fmt.Errorf("set %s: the target has %s in force", short(k), short(got))
+	}
+	var runs []*loadtest.Result
+	for i := range t.spec.Repeats {
+		s := t.spec.Load
+		s.Name = fmt.Sprintf("%s #%d", short(k), i+1)
+		s.Watcher = t.watcher
+		if s.Seed != 0 {
+			s.Seed += uint64(i)
+		}
+		res, err := loadtest.Run(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		if res.Interrupted {
+			return nil, ctx.Err()
+		}
+		runs = append(runs, res)
+	}
+	m := t.summarise(k, runs)
+	m.Seconds = round(time.Since(t0).Seconds(), 2)
+	return m, nil
+}
+
+// summarise turns a setting's runs into its Measurement.
+func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
+	m := &Measurement{Knobs: k, Runs: len(runs), LatencyName: t.latency.name}
+	var tput, lat, mean []float64
+	values := map[string][]float64{}
+	byObj := make([][]float64, len(t.spec.Objectives))
+	for _, res := range runs {
+		tput = append(tput, res.Total.Throughput)
+		lat = append(lat, ms(res.Total.Histogram.Quantile(t.latency.q)))
+		mean = append(mean, res.Total.MeanMs)
+		m.Requests += res.Total.Requests
+		for i, v := range loadtest.EvaluateSLO(res, t.spec.Objectives) {
+			byObj[i] = append(byObj[i], v.Value)
+		}
+		t.readRun(res, values)
+		m.Warnings = append(m.Warnings, res.Warnings...)
+	}
+	m.Throughput, m.Latency, m.MeanMs = loadtest.SpreadOf(tput), loadtest.SpreadOf(lat), loadtest.Median(mean)
+	m.Band = widen(m.Throughput, t.spec.Noise)
+	m.Met = true
+	for i, o := range t.spec.Objectives {
+		v := Verdict{Objective: o.Text, Value: loadtest.SpreadOf(byObj[i])}
+		v.Pass = passes(o, v.Value.Median)
+		m.Met = m.Met && v.Pass
+		m.Objectives = append(m.Objectives, v)
+	}
+	for _, r := range t.roles() {
+		vs := values[r.name]
+		if len(vs) == 0 {
+			m.Readings.Absent = append(m.Readings.Absent, r.name)
+			continue
+		}
+		*r.field(&m.Readings) = round(loadtest.Median(vs), 3)
+	}
+	m.Readings.Work = t.work.Name
+	m.Readings.GeneratorCPU = round(loadtest.Median(values["generator"]), 1)
+	m.Readings.ErrorShare = round(loadtest.Median(values["errors"]), 3)
+	m.Warnings = dedupe(m.Warnings)
+	return m
+}
+
+// readRun adds one run's readings to values, by reading name.
+func (t *tuner) readRun(res *loadtest.Result, values map[string][]float64) {
+	seen, err := watch.Of(res)
+	if err == nil && seen.Server != nil {
+		for _, r := range t.roles() {
+			if r.stat == "" {
+				continue
+			}
+			if v, ok := seen.Server.Value(r.stat); ok {
+				values[r.name] = append(values[r.name], v)
+			}
+		}
+	}
+	values["generator"] = append(values["generator"], generatorShare(res.Cost))
+	share := 0.0
+	if res.Total.Requests > 0 {
+		share = 100 * float64(res.Total.Errors) / float64(res.Total.Requests)
+	}
+	values["errors"] = append(values["errors"], share)
+}
+
+// generatorShare is the generator's CPU as a share of its CPUs (its
+// affinity when the cost says, else the machine's), in %; 0 where the OS
+// gives no process times.
+func generatorShare(c loadtest.Cost) float64 {
+	cpu, ok := c.CPU()
+	if !ok {
+		return 0
+	}
+	n := runtime.NumCPU()
+	if c.Cores != nil && len(c.Cores.CPUs) > 0 {
+		n = len(c.Cores.CPUs)
+	}
+	return cpu / float64(n)
+}
+
+// passes reports whether a value meets the objective o.
+func passes(o loadtest.Objective, v float64) bool {
+	lim := o.Limit
+	if o.Quantile > 0 || o.Metric == "mean" || o.Metric == "max" {
+		lim = ms(time.Duration(o.Limit))
+	}
+	if o.Less {
+		return v < lim
+	}
+	return v > lim
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+func round(v float64, digits int) float64 {
+	p := math.Pow(10, float64(digits))
+	return math.Round(v*p) / p
+}
+
+func dedupe(xs []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// knobsText is a setting as the lines give it: "8 workers / 8 connections"
+// or, with min and max apart, "8 workers / 2-8 connections".
+func knobsText(k watch.Knobs) string {
+	if k.PoolMin != 0 && k.PoolMin != k.Pool {
+		return fmt.Sprintf("%d workers / %d-%d connections", k.Workers, k.PoolMin, k.Pool)
+	}
+	return fmt.Sprintf("%d workers / %d connections", k.Workers, k.Pool)
+}
+
+// short is a setting in a few characters: "8/8", "8/2-8".
+func short(k watch.Knobs) string {
+	if k.PoolMin != 0 && k.PoolMin != k.Pool {
+		return fmt.Sprintf("%d/%d-%d", k.Workers, k.PoolMin, k.Pool)
+	}
+	return fmt.Sprintf("%d/%d", k.Workers, k.Pool)
+}
+
+// joinNonEmpty joins the non-empty parts with sep.
+func joinNonEmpty(sep string, parts ...string) string {
+	var out []string
+	for _, p := range parts {
+		if p != "" {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, sep)
+}
+
+// widen returns s with its range widened to at least ±floor of its
+// median.
+func widen(s loadtest.Spread, floor float64) loadtest.Spread {
+	s.Min = math.Min(s.Min, s.Median*(1-floor))
+	s.Max = math.Max(s.Max, s.Median*(1+floor))
+	return s
+}
+
+// band is the throughput range comparisons use: Band, or the spread
+// itself when no band was set.
+func (m *Measurement) band() loadtest.Spread {
+	if m.Band.N > 0 {
+		return m.Band
+	}
+	return m.Throughput
+}
+
+func spreadOf(vs []float64) loadtest.Spread { return loadtest.SpreadOf(vs) }

@@ -1,0 +1,112 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+
+	"bbslab/loadtest/watch"
+)
+
+// FewMore is how many more workers than connections the article's
+// "workers = pool + α" allows as α, at least; above it, a quarter of the
+// pool.
+const FewMore = 3
+
+// conclude fills in the winner, its limit and the rules, measures the
+// min = max check when asked and the budget allows, and leaves the target
+// set to the winner.
+func (t *tuner) conclude(ctx context.Context, res *Result) {
+	best := t.best()
+	res.Winner, res.WinnerMet = best.Knobs, best.Met
+	res.Limit = Diagnose(best, t.lower(best.Knobs))
+	res.Rules.WorkersPool, res.Rules.WorkersPoolHolds = workersPool(best.Knobs)
+	t.opt.Logf("winner: %s (%s the objectives, %.0f/s, %s %.2f ms); its limit: %s: %s", knobsText(best.Knobs), metText(best.Met),
+		best.Throughput.Median, best.LatencyName, best.Latency.Median, res.Limit.Limit, res.Limit.Evidence)
+	t.opt.Logf("rule workers = pool + a few: %s", res.Rules.WorkersPool)
+	res.Rules.MinMax = "not checked (tune -check-min-max measures the winner with the pool's minimum at 1)"
+	if t.spec.CheckMinMax && ctx.Err() == nil && res.Outcome != "error" && res.Outcome != "invalid" {
+		res.Rules.MinMax, res.Rules.MinMaxStep = t.minMax(ctx, best)
+		t.opt.Logf("rule min = max: %s", res.Rules.MinMax)
+	}
+	if ctx.Err() == nil {
+		if _, err := t.tuning.Set(ctx, t.spec.Admin, best.Knobs); err == nil {
+			t.opt.Logf("the target keeps running with %s (%s%s)", knobsText(best.Knobs), t.spec.Admin, t.tuning.KnobsPath)
+		} else {
+			t.opt.Logf("could not leave the target at the winner: %v", err)
+		}
+	}
+}
+
+// workersPool checks the article's workers = pool + α against k.
+func workersPool(k watch.Knobs) (string, bool) {
+	alpha := k.Workers - k.Pool
+	few := max(FewMore, k.Pool/4)
+	switch {
+	case alpha < 0:
+		return fmt.Sprintf("does not hold: %d workers for %d connections (fewer workers than connections: %d can never be used)", k.Workers, k.Pool, -alpha), false
+	case alpha <= few:
+		return fmt.Sprintf("holds: %d workers = %d connections + %d", k.Workers, k.Pool, alpha), true
+	}
+	return fmt.Sprintf("does not hold: %d workers = %d connections + %d, more than a few (%d)", k.Workers, k.Pool, alpha, few), false
+}
+
+// minMax measures the winner with the pool's minimum at 1 (the pool first
+// shrunk to one connection, so that each repeat's connections are opened
+// on demand again) and says whether min = max mattered: whether the
+// winner's throughput or latency is better beyond the noise.
+func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measurement) {
+	k := best.Knobs
+	k.PoolMin = 1
+	if k.Pool == 1 {
+		return "not checked: a pool of 1 has no minimum below its maximum", nil
+	}
+	reps := t.spec.Repeats
+	t.spec.Repeats = 1
+	defer func() { t.spec.Repeats = reps }()
+	var ms []*Measurement
+	for range reps {
+		if _, err := t.tuning.Set(ctx, t.spec.Admin, watch.Knobs{Workers: k.Workers, Pool: 1}); err != nil {
+			return "not checked: " + err.Error(), nil
+		}
+		m, err := t.measure(ctx, k)
+		if err != nil {
+			return "not checked: " + err.Error(), nil
+		}
+		ms = append(ms, m)
+	}
+	m := merge(ms, t.spec.Noise)
+	rng := fmt.Sprintf("%.0f-%.0f/s and %s %.2f-%.2f ms with min = max, %.0f-%.0f/s and %.2f-%.2f ms with min 1",
+		best.Throughput.Min, best.Throughput.Max, best.LatencyName, best.Latency.Min, best.Latency.Max,
+		m.Throughput.Min, m.Throughput.Max, m.Latency.Min, m.Latency.Max)
+	if more(best, m) || best.Latency.Max < m.Latency.Min {
+		return "mattered: " + rng, m
+	}
+	return "did not matter here, within the noise: " + rng, m
+}
+
+// merge combines measurements of one setting, one repeat each, into one
+// (its band widened to floor).
+func merge(ms []*Measurement, floor float64) *Measurement {
+	out := *ms[0]
+	var tput, lat []float64
+	for _, m := range ms {
+		tput = append(tput, m.Throughput.Median)
+		lat = append(lat, m.Latency.Median)
+	}
+	out.Throughput, out.Latency = spreadOf(tput), spreadOf(lat)
+	out.Band = widen(out.Throughput, floor)
+	out.Runs = len(ms)
+	for _, m := range ms[1:] {
+		out.Requests += m.Requests
+		out.Seconds += m.Seconds
+		out.Met = out.Met && m.Met
+	}
+	return &out
+}
+
+func metText(met bool) string {
+	if met {
+		return "meets"
+	}
+	return "misses"
+}

@@ -1,0 +1,237 @@
+package tune
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
+)
+
+// fakeSpec is a short tuning of the fake at url: 20 clients without think
+// time, 0.6 s measured twice per setting.
+func fakeSpec(url string, start watch.Knobs, steps int, slo string) Spec {
+	objs, err := loadtest.ParseSLO(slo)
+	if err != nil {
+		panic(err)
+	}
+	return Spec{
+		Load: loadtest.Settings{Requests: []loadtest.Request{{URL: url + "/page", Expect: http.StatusOK}}, Clients: 20,
+			Warmup: 150 * time.Millisecond, Duration: 600 * time.Millisecond, Model: loadtest.ModelDelay, Timeout: 5 * time.Second},
+		Admin: url, Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40,
+	}
+}
+
+// checkPath checks what holds of every tuning: each step's next setting is
+// the one measured next, no setting is measured twice, the budget holds,
+// the winner is a measured step's, and the fake is left at the winner.
+func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
+	t.Helper()
+	seen := map[watch.Knobs]bool{}
+	winnerMeasured := false
+	for i, st := range res.Steps {
+		if seen[st.Knobs] {
+			t.Errorf("step %d measures %s again", st.N, short(st.Knobs))
+		}
+		seen[st.Knobs] = true
+		winnerMeasured = winnerMeasured || st.Knobs == res.Winner
+		if i+1 < len(res.Steps) && (st.Next == nil || *st.Next != res.Steps[i+1].Knobs) {
+			t.Errorf("step %d says next %v, step %d measured %s", st.N, st.Next, st.N+1, short(res.Steps[i+1].Knobs))
+		}
+		if st.Diagnosis.Evidence == "" || st.Decision == "" || st.Runs != 2 {
+			t.Errorf("step %d: evidence %q, decision %q, runs %d: want both and 2 runs", st.N, st.Diagnosis.Evidence, st.Decision, st.Runs)
+		}
+	}
+	if last := res.Steps[len(res.Steps)-1]; last.Next != nil {
+		t.Errorf("the last step names a next setting, %s", short(*last.Next))
+	}
+	if len(res.Steps) > steps || res.Measurements != len(res.Steps) || res.Runs != 2*len(res.Steps) {
+		t.Errorf("%d steps, %d measurements, %d runs; want at most %d steps, one measurement and two runs each", len(res.Steps), res.Measurements, res.Runs, steps)
+	}
+	if !winnerMeasured {
+		t.Errorf("the winner %s was never measured", short(res.Winner))
+	}
+	f.mu.Lock()
+	left := f.knobs
+	f.mu.Unlock()
+	if left != res.Winner {
+		t.Errorf("the fake is left at %s; want the winner %s", short(left), short(res.Winner))
+	}
+	if _, err := json.Marshal(res); err != nil {
+		t.Errorf("the result does not marshal: %v", err)
+	}
+}
+
+// TestRunRaisesFromTooSmall tunes the fake from 2 workers and 2
+// connections (each request holds a connection 4 ms, then the one core
+// 1 ms): the first step must name the workers (18 requests queue for
+// them, the core has room), and the winner must carry more throughput
+// than the start beyond the noise.
+func TestRunRaisesFromTooSmall(t *testing.T) {
+	f := newFakeBoard(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
+	url, target := f.start(t)
+	var lines []string
+	res, err := Run(context.Background(), fakeSpec(url, kn(2, 2), 8, "p99<500ms"), target, Options{Logf: func(format string, a ...any) {
+		lines = append(lines, format)
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Steps {
+		t.Logf("step %d %s: %.0f/s %s p99 %.1f ms: %s; %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Latency.Median, st.Diagnosis.Evidence, st.Decision)
+	}
+	t.Logf("winner %s, stopped: %s", short(res.Winner), res.Stopped)
+	checkPath(t, res, f, 8)
+	first := res.Steps[0]
+	if first.Diagnosis.Limit != Workers {
+		t.Errorf("step 1 (2/2) limit %s (%s); want workers", first.Diagnosis.Limit, first.Diagnosis.Evidence)
+	}
+	if first.Next == nil || first.Next.Workers <= 2 {
+		t.Errorf("after step 1 the tuner goes to %v; want more workers", first.Next)
+	}
+	var win *Step
+	for i := range res.Steps {
+		if res.Steps[i].Knobs == res.Winner {
+			win = &res.Steps[i]
+		}
+	}
+	if win == nil || !beyond(win.Throughput, first.Throughput) {
+		t.Errorf("the winner %s does not beat 2/2 beyond the noise", short(res.Winner))
+	}
+	if len(lines) < 2*len(res.Steps)+2 {
+		t.Errorf("%d lines for %d steps; want a line and a why per step, and the winner", len(lines), len(res.Steps))
+	}
+}
+
+// TestRunComesDown tunes the fake from 40/40, whose core is full: the
+// tuner must name the capacity first and end on a smaller setting whose
+// throughput is not below 40/40's beyond the noise.
+func TestRunComesDown(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a tuning of about 15 s; runs without -short")
+	}
+	f := newFakeBoard(kn(40, 40), 1, 4*time.Millisecond, time.Millisecond)
+	url, target := f.start(t)
+	res, err := Run(context.Background(), fakeSpec(url, kn(40, 40), 8, "p99<500ms"), target, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Steps {
+		t.Logf("step %d %s: %.0f/s %s: %s; %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Diagnosis.Evidence, st.Decision)
+	}
+	checkPath(t, res, f, 8)
+	if d := res.Steps[0].Diagnosis; d.Limit != Capacity {
+		t.Errorf("step 1 (40/40) limit %s (%s); want capacity", d.Limit, d.Evidence)
+	}
+	if resources(res.Winner) >= 80 {
+		t.Errorf("the winner %s did not come down from 40/40", short(res.Winner))
+	}
+	var win Step
+	for _, st := range res.Steps {
+		if st.Knobs == res.Winner {
+			win = st
+		}
+	}
+	if beyond(res.Steps[0].Throughput, win.Throughput) {
+		t.Errorf("the winner %s (%v) has less throughput than 40/40 (%v) beyond the noise", short(res.Winner), win.Throughput, res.Steps[0].Throughput)
+	}
+}
+
+// TestRunNamesTheApplication tunes a fake whose requests run 30 queries
+// each (N+1): it must stop at the first step naming the application.
+func TestRunNamesTheApplication(t *testing.T) {
+	f := newFakeBoard(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
+	url, target := f.start(t)
+	res, err := Run(context.Background(), fakeSpec(url, kn(5, 5), 8, "p99<10ms"), target, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkPath(t, res, f, 8)
+	d := res.Steps[0].Diagnosis
+	if len(res.Steps) != 1 || d.Limit != Application || res.Outcome != "application" {
+		t.Fatalf("%d steps, limit %s, outcome %s (%s); want one step naming the application", len(res.Steps), d.Limit, res.Outcome, res.Stopped)
+	}
+	// 30 queries per request, give or take the requests that ended
+	// outside the reads' span.
+	if !regexp.MustCompile(`^page runs (2[6-9]|3[0-4])\.\d queries per request .* N\+1`).MatchString(d.Evidence) {
+		t.Errorf("evidence %q: want page's 30 queries per request and N+1", d.Evidence)
+	}
+}
+
+// TestRunBudget stops after the budget, with the budget as the reason,
+// and checks min = max when asked within it.
+func TestRunBudget(t *testing.T) {
+	f := newFakeBoard(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
+	url, target := f.start(t)
+	spec := fakeSpec(url, kn(2, 2), 2, "p99<500ms")
+	spec.CheckMinMax = true
+	res, err := Run(context.Background(), spec, target, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 1 || res.Outcome != "budget" || !strings.Contains(res.Stopped, "budget of 2 steps") {
+		t.Errorf("%d steps, outcome %s (%s); want 1 step and the budget (one kept for min = max)", len(res.Steps), res.Outcome, res.Stopped)
+	}
+	if res.Rules.MinMaxStep == nil || res.Rules.MinMaxStep.Knobs.PoolMin != 1 || res.Measurements != 2 {
+		t.Errorf("min = max check %+v, %d measurements; want the winner with pool_min 1, 2 measurements", res.Rules.MinMaxStep, res.Measurements)
+	}
+	if !strings.Contains(res.Rules.MinMax, "matter") {
+		t.Errorf("rules.min_max %q says neither mattered nor did not matter", res.Rules.MinMax)
+	}
+}
+
+// TestRunMeasuresADisturbedStepAgain disturbs the fake's core (other work
+// taking half of it) during the first measurement: the step must be
+// named disturbed, left out, and the same setting measured again.
+func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
+	f := newFakeBoard(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
+	f.disturb(0.5)
+	url, target := f.start(t)
+	res, err := Run(context.Background(), fakeSpec(url, kn(5, 5), 4, "p99<10ms"), target, Options{OnStep: func(Step) { f.disturb(0) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 2 || res.Steps[0].Diagnosis.Limit != Disturbed || res.Steps[1].Knobs != res.Steps[0].Knobs || res.Steps[1].Diagnosis.Limit != Application {
+		for _, st := range res.Steps {
+			t.Logf("step %d %s: %s (%s)", st.N, short(st.Knobs), st.Diagnosis.Limit, st.Diagnosis.Evidence)
+		}
+		t.Fatalf("%d steps; want a disturbed one, then the same setting again, naming the application", len(res.Steps))
+	}
+	if v := res.Steps[0].Readings.Interference; v < 30 || v > 70 {
+		t.Errorf("the disturbed step read %.1f%% of a core taken by others; want about 50", v)
+	}
+	if res.Measurements != 2 || res.Steps[0].Compared != "left out: disturbed" {
+		t.Errorf("%d measurements, step 1 %q; want 2, the first left out", res.Measurements, res.Steps[0].Compared)
+	}
+}
+
+func TestSpecErrors(t *testing.T) {
+	good := fakeSpec("http://127.0.0.1:1", kn(5, 5), 5, "p99<10ms")
+	target := fakeTarget()
+	for _, tt := range []struct {
+		edit func(*Spec, *watch.Target)
+		want string
+	}{
+		{func(s *Spec, t *watch.Target) { t.Tuning = nil }, "no knobs"},
+		{func(s *Spec, t *watch.Target) { s.Admin = "127.0.0.1:6060" }, "admin"},
+		{func(s *Spec, t *watch.Target) { s.Objectives = nil }, "no objective"},
+		{func(s *Spec, t *watch.Target) { s.Goal = "speed" }, "goal"},
+		{func(s *Spec, t *watch.Target) { s.Start = kn(50, 5) }, "outside the bounds"},
+		{func(s *Spec, t *watch.Target) { s.MinPool = 50 }, "bounds"},
+		{func(s *Spec, t *watch.Target) { s.Load.Clients = 0 }, "clients"},
+	} {
+		s, tg := good, target
+		tn := *target.Tuning
+		tg.Tuning = &tn
+		tt.edit(&s, &tg)
+		_, err := Run(context.Background(), s, tg, Options{})
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Run = %v; want an error naming %q", err, tt.want)
+		}
+	}
+}

@@ -1,0 +1,229 @@
+package tune
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
+)
+
+// Spec is one tuning: the load each setting is measured with, the
+// target's admin listener, the objectives and the goal, where to start,
+// the knobs' bounds and the budget.
+type Spec struct {
+	// Load is the load of each measurement: its requests, clients, model,
+	// think time, warm-up and measured duration (Watcher and Name are set
+	// per measurement).
+	Load loadtest.Settings
+	// Admin is the base URL of the target's admin listener (its stats and
+	// knobs).
+	Admin string `toml:"admin" flag:"admin" default:"http://127.0.0.1:6060" help:"base URL of the target's admin listener (its stats and knobs)"`
+	// Objectives must all be met (the medians over the repeats); Goal
+	// says what is best among the settings that meet them.
+	Objectives []loadtest.Objective `toml:"-"`
+	Goal       Goal                 `toml:"goal" flag:"goal" default:"throughput" help:"what is best among the settings meeting -slo: throughput (the most; within the noise, the fewest workers and connections) or resources (the fewest)"`
+	// Start is the first setting (zero: the knobs in force).
+	Start watch.Knobs `toml:"-"`
+	// MinWorkers..MaxPool bound the knobs (0: 1 and 100).
+	MinWorkers int `toml:"min_workers" flag:"min-workers" default:"1" help:"fewest workers the tuner tries"`
+	MaxWorkers int `toml:"max_workers" flag:"max-workers" default:"100" help:"most workers the tuner tries"`
+	MinPool    int `toml:"min_pool" flag:"min-pool" default:"1" help:"fewest connections the tuner tries"`
+	MaxPool    int `toml:"max_pool" flag:"max-pool" default:"100" help:"most connections the tuner tries"`
+	// Repeats is how many times each setting is measured (0: 3), so that
+	// its spread (min-max) is known.
+	Repeats int `toml:"repeats" flag:"repeats" default:"3" help:"measurements of each setting (its spread, min-max, is its noise)"`
+	// Steps bounds the settings measured (0: 12); Time, when set, bounds
+	// the tuning's wall time (no step starts after it).
+	Steps int           `toml:"budget" flag:"budget" default:"12" help:"settings measured at most (the min = max check counts)"`
+	Time  time.Duration `toml:"budget_time" flag:"budget-time" help:"stop starting steps after this wall time (0: no bound)"`
+	// Noise is the least noise a throughput is taken to have, as a share
+	// of its median (0: 0.02): two or three short repeats understate the
+	// drift between steps minutes apart, and a difference counts only
+	// beyond the spreads widened to ±Noise.
+	Noise float64 `toml:"noise" flag:"noise" default:"0.02" help:"least noise of a throughput, a share of its median: a difference counts only beyond the spreads widened to ±noise"`
+	// CheckMinMax measures the winner once more with the pool's minimum at
+	// 1 (grown on demand) to say whether min = max mattered; it counts in
+	// Steps.
+	CheckMinMax bool `toml:"check_min_max" flag:"check-min-max" help:"measure the winner once more with the pool's minimum at 1: did min = max matter?"`
+}
+
+// Options are what the caller attaches to a tuning.
+type Options struct {
+	// Logf gets one line per step as it goes, and the conclusion.
+	Logf func(format string, a ...any)
+	// OnStep is told of each step once it is decided (the live
+	// dashboard's path).
+	OnStep func(Step)
+	// Watch, when set, completes the watcher's options of every
+	// measurement (the live dashboard's OnRead).
+	Watch func(*watch.Options)
+}
+
+// A Step is one measured setting, what limits it, and what the tuner did
+// next and why.
+type Step struct {
+	N int `json:"n"`
+	Measurement
+	Diagnosis Diagnosis `json:"diagnosis"`
+	// Compared says how the step stands against the best before it, in
+	// words that call a difference a difference only beyond the spreads.
+	Compared string `json:"compared"`
+	// Best is the best setting after this step.
+	Best watch.Knobs `json:"best"`
+	// Decision is what the tuner does next, Why the reading behind it.
+	Decision string `json:"decision"`
+	Why      string `json:"why"`
+	// Next is the next setting measured (absent on the last step).
+	Next *watch.Knobs `json:"next,omitempty"`
+}
+
+// errSpec is wrapped by the spec's errors.
+var errSpec = errors.New("tune")
+
+// check fills in the spec's defaults and checks it.
+func (s *Spec) check(t watch.Target) error {
+	if t.Tuning == nil || t.Tuning.Set == nil || t.Tuning.Get == nil {
+		return fmt.Errorf("%w: the target has no knobs a tuner can set while it runs", errSpec)
+	}
+	if _, err := url.Parse(s.Admin); err != nil || !strings.HasPrefix(s.Admin, "http") {
+		return fmt.Errorf("%w: admin %q: want the http:// base URL of the target's admin listener", errSpec, s.Admin)
+	}
+	s.Repeats = defaultInt(s.Repeats, 3)
+	s.Steps = defaultInt(s.Steps, 12)
+	s.MinWorkers, s.MinPool = defaultInt(s.MinWorkers, 1), defaultInt(s.MinPool, 1)
+	s.MaxWorkers, s.MaxPool = defaultInt(s.MaxWorkers, 100), defaultInt(s.MaxPool, 100)
+	if s.Noise == 0 {
+		s.Noise = 0.02
+	}
+	if s.Goal == "" {
+		s.Goal = MostThroughput
+	}
+	switch {
+	case s.Goal != MostThroughput && s.Goal != LeastResources:
+		return fmt.Errorf("%w: goal %q: want %s or %s", errSpec, s.Goal, MostThroughput, LeastResources)
+	case s.Noise < 0 || s.Noise > 0.5:
+		return fmt.Errorf("%w: noise %g: want 0 to 0.5 (a share of the throughput)", errSpec, s.Noise)
+	case s.Repeats < 1 || s.Repeats > 20:
+		return fmt.Errorf("%w: repeats %d: want 1 to 20", errSpec, s.Repeats)
+	case s.Steps < 1 || s.Steps > 1000:
+		return fmt.Errorf("%w: steps %d: want 1 to 1000", errSpec, s.Steps)
+	case s.MinWorkers < 1 || s.MinWorkers > s.MaxWorkers || s.MinPool < 1 || s.MinPool > s.MaxPool:
+		return fmt.Errorf("%w: bounds workers %d..%d, pool %d..%d: want 1 <= min <= max", errSpec, s.MinWorkers, s.MaxWorkers, s.MinPool, s.MaxPool)
+	case s.Start != (watch.Knobs{}) && (s.Start.Workers < s.MinWorkers || s.Start.Workers > s.MaxWorkers || s.Start.Pool < s.MinPool || s.Start.Pool > s.MaxPool):
+		return fmt.Errorf("%w: start %s lies outside the bounds (workers %d..%d, pool %d..%d)", errSpec, short(s.Start), s.MinWorkers, s.MaxWorkers, s.MinPool, s.MaxPool)
+	case s.CheckMinMax && s.Steps < 2:
+		return fmt.Errorf("%w: steps %d: the min = max check takes one of the steps; want at least 2", errSpec, s.Steps)
+	case len(s.Objectives) == 0:
+		return fmt.Errorf("%w: no objective: give an SLO such as p99<10ms", errSpec)
+	}
+	l := s.Load
+	return l.Validate()
+}
+
+func defaultInt(v, d int) int {
+	if v == 0 {
+		return d
+	}
+	return v
+}
+
+// latencyOf is the percentile the objectives name first (p99 without one).
+func latencyOf(objs []loadtest.Objective) latencyQ {
+	for _, o := range objs {
+		if o.Quantile > 0 {
+			return latencyQ{o.Metric, o.Quantile}
+		}
+	}
+	return latencyQ{"p99", 0.99}
+}
+
+type latencyQ struct {
+	name string
+	q    float64
+}
+
+// tuner is one tuning's state.
+type tuner struct {
+	spec     Spec
+	opt      Options
+	target   watch.Target
+	tuning   *watch.Tuning
+	work     watch.Work
+	watcher  loadtest.Watcher
+	latency  latencyQ
+	wl, pl   Ladder
+	measured []*Measurement
+	steps    []Step
+	// taken counts the measurements, disturbed ones included; retried
+	// the settings measured again after a disturbed measurement.
+	taken   int
+	retried map[watch.Knobs]int
+	started time.Time
+}
+
+// newTuner checks the spec against the target and builds the watcher
+// every measurement uses.
+func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
+	if err := spec.check(t); err != nil {
+		return nil, err
+	}
+	if opt.Logf == nil {
+		opt.Logf = func(string, ...any) {}
+	}
+	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}}
+	if t.Tuning.Work != nil && len(spec.Load.Requests) > 0 {
+		tn.work, _ = t.Tuning.Work(spec.Load.Requests[0].URL)
+	}
+	tn.wl = DefaultLadder(spec.MinWorkers, spec.MaxWorkers)
+	tn.pl = DefaultLadder(spec.MinPool, spec.MaxPool)
+	if len(tn.wl) == 0 || len(tn.pl) == 0 {
+		return nil, fmt.Errorf("%w: no rung of the ladder within the bounds", errSpec)
+	}
+	o := watch.Options{StatsURL: strings.TrimSuffix(spec.Admin, "/") + t.StatsPath, Stats: tn.stats()}
+	if opt.Watch != nil {
+		opt.Watch(&o)
+	}
+	w, err := t.Watcher(o)
+	if err != nil {
+		return nil, err
+	}
+	tn.watcher = w
+	return tn, nil
+}
+
+// visited returns the measurement of k, or nil.
+func (t *tuner) visited(k watch.Knobs) *Measurement {
+	for _, m := range t.measured {
+		if m.Knobs == k {
+			return m
+		}
+	}
+	return nil
+}
+
+// lower is the measured setting with k's pool and the most workers below
+// k's, or nil.
+func (t *tuner) lower(k watch.Knobs) *Measurement {
+	var out *Measurement
+	for _, m := range t.measured {
+		if m.Knobs.Pool == k.Pool && m.Knobs.PoolMin == k.PoolMin && m.Knobs.Workers < k.Workers && (out == nil || m.Knobs.Workers > out.Knobs.Workers) {
+			out = m
+		}
+	}
+	return out
+}
+
+// budgetLeft reports whether another step may start, and why not.
+func (t *tuner) budgetLeft(reserve int) (bool, string) {
+	if t.taken+reserve >= t.spec.Steps {
+		return false, fmt.Sprintf("the budget of %d steps is spent", t.spec.Steps)
+	}
+	if t.spec.Time > 0 && time.Since(t.started) >= t.spec.Time {
+		return false, fmt.Sprintf("the budget of %v is spent", t.spec.Time)
+	}
+	return true, ""
+}
