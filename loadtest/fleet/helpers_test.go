@@ -1,0 +1,5 @@
+package fleet
+
+import "os"
+
+func osMkdirTemp() (string, error) { return os.MkdirTemp("", "fleet-board-") }
