@@ -44,6 +44,12 @@ type Config struct {
 	// before handing it out: "off", "ping" or "query" (SELECT 1), a round
 	// trip that waits db_latency like a statement.
 	PoolValidate string `toml:"pool_validate"`
+	// PGExecMode is how pgx sends each statement to PostgreSQL (pgx's
+	// QueryExecMode): "cache_statement" (its default: prepared statements
+	// named and cached per connection), "cache_describe", "describe_exec",
+	// "exec" (the extended protocol, unnamed, one round trip: what PgBouncer
+	// in transaction mode needs) or "simple_protocol". PostgreSQL only.
+	PGExecMode string `toml:"pg_exec_mode"`
 
 	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
 	ReadTimeout       Duration `toml:"read_timeout"`
@@ -82,6 +88,7 @@ func Default() Config {
 		Pool:              10,
 		PoolMode:          "fixed",
 		PoolValidate:      "off",
+		PGExecMode:        "cache_statement",
 		ReadHeaderTimeout: Duration(5 * time.Second),
 		ReadTimeout:       Duration(10 * time.Second),
 		WriteTimeout:      Duration(30 * time.Second),
@@ -165,6 +172,15 @@ func (c Config) Validate() error {
 	case "off", "ping", "query":
 	default:
 		bad("pool_validate", fmt.Sprintf("%q", c.PoolValidate), `must be "off" (hand a connection out as it is), "ping" (the driver's ping first) or "query" (SELECT 1 first)`)
+	}
+	switch c.PGExecMode {
+	case "cache_statement":
+	case "cache_describe", "describe_exec", "exec", "simple_protocol":
+		if c.DB != "postgres" {
+			bad("pg_exec_mode", fmt.Sprintf("%q", c.PGExecMode), `is PostgreSQL's (pgx's query exec mode): with db = "sqlite" leave it "cache_statement"`)
+		}
+	default:
+		bad("pg_exec_mode", fmt.Sprintf("%q", c.PGExecMode), `must be "cache_statement", "cache_describe", "describe_exec", "exec" or "simple_protocol" (pgx's query exec modes)`)
 	}
 	positive("read_header_timeout", c.ReadHeaderTimeout, time.Hour)
 	positive("read_timeout", c.ReadTimeout, time.Hour)

@@ -85,6 +85,8 @@ func TestInvalid(t *testing.T) {
 		{[]string{"-pool", "5", "-pool-min", "6"}, []string{"pool_min = 6", "pool (5)"}},
 		{[]string{"-pool-mode", "lazy"}, []string{`pool_mode = "lazy"`, `"fixed" or "none"`}},
 		{[]string{"-pool-validate", "always"}, []string{`pool_validate = "always"`, `"off"`, `"ping"`, `"query"`}},
+		{[]string{"-db", "postgres", "-dsn", "postgres://x@h/db", "-pg-exec-mode", "prepared"}, []string{`pg_exec_mode = "prepared"`, `"exec"`, `"simple_protocol"`}},
+		{[]string{"-pg-exec-mode", "exec"}, []string{`pg_exec_mode = "exec"`, `db = "sqlite"`}},
 		{[]string{"-db", "mysql"}, []string{`db = "mysql"`, `"sqlite" or "postgres"`}},
 		{[]string{"-page-size", "501"}, []string{"page_size = 501", "1..500"}},
 		{[]string{"-queue-timeout", "0s"}, []string{"queue_timeout = 0s", "above 0"}},

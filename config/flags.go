@@ -88,6 +88,7 @@ func bind(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.PoolMin, "pool-min", c.PoolMin, "connections opened at start when below -pool; the pool grows on demand (0 = same as -pool)")
 	fs.StringVar(&c.PoolMode, "pool-mode", c.PoolMode, `"fixed" (pooled) or "none" (a new physical connection per acquire)`)
 	fs.StringVar(&c.PoolValidate, "pool-validate", c.PoolValidate, `validation on borrow, a round trip paying -db-latency on every acquire: "off", "ping" or "query" (SELECT 1)`)
+	fs.StringVar(&c.PGExecMode, "pg-exec-mode", c.PGExecMode, `how pgx sends statements to PostgreSQL: "cache_statement" (prepared, cached per connection), "cache_describe", "describe_exec", "exec" (unnamed, one round trip: for PgBouncer in transaction mode) or "simple_protocol"`)
 	fs.Var(&c.ReadHeaderTimeout, "read-header-timeout", "time to read request headers")
 	fs.Var(&c.ReadTimeout, "read-timeout", "time to read a whole request")
 	fs.Var(&c.WriteTimeout, "write-timeout", "time to write a response")

@@ -181,6 +181,12 @@ type Options struct {
 	// like a statement; a connection that fails it is discarded and
 	// another taken. The time is part of the acquire.
 	PoolValidate string
+	// ExecMode is, for PostgreSQL only, how pgx sends each statement
+	// (the names of pgx's QueryExecMode, as its DSN's
+	// default_query_exec_mode takes them): "cache_statement",
+	// "cache_describe", "describe_exec", "exec" or "simple_protocol"; empty
+	// leaves the DSN's or pgx's default (cache_statement).
+	ExecMode string
 	// SeedPosts is the number of posts seeded into an empty database.
 	SeedPosts int
 	// Schema is, for PostgreSQL only, the schema that holds the tables: it

@@ -27,6 +27,19 @@ const (
 	ValidateQuery = "query"
 )
 
+// Query exec modes of PostgreSQL's driver, accepted in Options.ExecMode
+// (pgx's names; the others are "cache_describe", "describe_exec" and
+// "simple_protocol").
+const (
+	// ExecCacheStatement prepares each statement once per connection
+	// under a name and reuses it: pgx's default.
+	ExecCacheStatement = "cache_statement"
+	// ExecExec sends each statement unnamed with its parameters in one
+	// round trip: no state left on the server connection, as PgBouncer's
+	// transaction mode needs.
+	ExecExec = "exec"
+)
+
 var schemaName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,62}$`)
 
 // Normalize checks o and fills in its defaults: PoolMin 0 means Pool, an
@@ -62,6 +75,15 @@ func (o Options) Normalize() (Options, error) {
 	case ValidateOff, ValidatePing, ValidateQuery:
 	default:
 		return o, fmt.Errorf("open %s: pool validate %q: want %q, %q or %q", o.Driver, o.PoolValidate, ValidateOff, ValidatePing, ValidateQuery)
+	}
+	switch o.ExecMode {
+	case "":
+	case ExecCacheStatement, "cache_describe", "describe_exec", ExecExec, "simple_protocol":
+		if o.Driver != "postgres" && o.ExecMode != ExecCacheStatement {
+			return o, fmt.Errorf("open %s: exec mode %q: only PostgreSQL has query exec modes", o.Driver, o.ExecMode)
+		}
+	default:
+		return o, fmt.Errorf("open %s: exec mode %q: want \"cache_statement\", \"cache_describe\", \"describe_exec\", \"exec\" or \"simple_protocol\"", o.Driver, o.ExecMode)
 	}
 	if o.SeedPosts < 0 {
 		return o, fmt.Errorf("open %s: seed posts %d: want 0 or more", o.Driver, o.SeedPosts)

@@ -49,3 +49,23 @@ func TestNormalizeDefaults(t *testing.T) {
 		t.Errorf("Normalize(pool 3, min 1) mode %q, %v; want grow", o.ModeName(), err)
 	}
 }
+
+func TestNormalizeExecMode(t *testing.T) {
+	for _, tt := range []struct {
+		driver, mode string
+		ok           bool
+	}{
+		{"postgres", "", true},
+		{"postgres", "exec", true},
+		{"postgres", "simple_protocol", true},
+		{"postgres", "prepared", false},
+		{"sqlite", "", true},
+		{"sqlite", "cache_statement", true},
+		{"sqlite", "exec", false},
+	} {
+		_, err := Options{Driver: tt.driver, DSN: "x", Pool: 1, ExecMode: tt.mode}.Normalize()
+		if (err == nil) != tt.ok {
+			t.Errorf("Normalize(%s, exec mode %q) = %v; want ok %v", tt.driver, tt.mode, err, tt.ok)
+		}
+	}
+}

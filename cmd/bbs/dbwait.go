@@ -27,6 +27,7 @@ func openStore(ctx context.Context, cfg config.Config, log *slog.Logger, trace i
 		PoolMin:      cfg.PoolMin,
 		PoolMode:     cfg.PoolMode,
 		PoolValidate: cfg.PoolValidate,
+		ExecMode:     cfg.PGExecMode,
 		SeedPosts:    cfg.SeedPosts,
 		Distance: entity.Distance{
 			Latency: time.Duration(cfg.DBLatency),
@@ -46,7 +47,7 @@ func openStore(ctx context.Context, cfg config.Config, log *slog.Logger, trace i
 		}
 		return nil, err
 	}
-	log.Info("database ready", "db", cfg.DB, "pool", cfg.Pool, "pool_min", cfg.PoolMin, "pool_mode", cfg.PoolMode, "pool_validate", cfg.PoolValidate, "db_latency", cfg.DBLatency.String(), "db_latency_jitter", cfg.DBLatencyJitter.String(), "connect_latency", cfg.ConnectLatency.String(), "seconds", time.Since(start).Seconds())
+	log.Info("database ready", "db", cfg.DB, "pool", cfg.Pool, "pool_min", cfg.PoolMin, "pool_mode", cfg.PoolMode, "pool_validate", cfg.PoolValidate, "pg_exec_mode", cfg.PGExecMode, "db_latency", cfg.DBLatency.String(), "db_latency_jitter", cfg.DBLatencyJitter.String(), "connect_latency", cfg.ConnectLatency.String(), "seconds", time.Since(start).Seconds())
 	return store, nil
 }
 

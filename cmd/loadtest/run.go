@@ -24,6 +24,7 @@ commands:
   pageserver  a small page server for bench (-addr, -size; was "target", which still works)
   overhead the board vs the yardstick (bare handlers), side by side on one core
   grade    hold load tools' results (this lab's, JMeter, vegeta, hey, wrk, k6) against the server's truth
+  fleet    several replicas of a server behind HAProxy (and PgBouncer), until Ctrl-C: -replicas 2 -- COMMAND
   disturb  keep CPUs busy on a schedule (-cpu 0 -busy 3s -every 10s -for 5m; -random -seed N) to show an experiment re-measuring
 
 "loadtest COMMAND -h" lists a command's flags.
@@ -63,6 +64,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdGrade(ctx, rest, stdout, stderr)
 	case "disturb":
 		return cmdDisturb(ctx, rest, stdout, stderr)
+	case "fleet":
+		return cmdFleet(ctx, rest, stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -94,6 +94,9 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 		return nil, errors.New("open postgres: cannot parse DSN: want a URL such as postgres://user@host:5432/db?sslmode=disable or key=value pairs")
 	}
 	cfg.BuildContextWatcherHandler = cancelOnServer
+	if o.ExecMode != "" {
+		cfg.DefaultQueryExecMode = execModes[o.ExecMode]
+	}
 	if o.Schema != "" {
 		cfg.RuntimeParams["search_path"] = pgx.Identifier{o.Schema}.Sanitize()
 	}
@@ -136,6 +139,17 @@ func Open(ctx context.Context, o entity.Options) (entity.Store, error) {
 		return nil, fmt.Errorf("open postgres %s: %w", where(cfg), classify(err))
 	}
 	return s, nil
+}
+
+// execModes are pgx's query exec modes by the names entity.Options.ExecMode
+// (and pgx's DSN parameter default_query_exec_mode) gives them; Normalize
+// has checked the name.
+var execModes = map[string]pgx.QueryExecMode{
+	entity.ExecCacheStatement: pgx.QueryExecModeCacheStatement,
+	"cache_describe":          pgx.QueryExecModeCacheDescribe,
+	"describe_exec":           pgx.QueryExecModeDescribeExec,
+	entity.ExecExec:           pgx.QueryExecModeExec,
+	"simple_protocol":         pgx.QueryExecModeSimpleProtocol,
 }
 
 // where names the server for error messages, without credentials.

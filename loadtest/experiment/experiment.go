@@ -44,7 +44,11 @@ type Experiment struct {
 	// Tune, when it names starts, tunes each run's server (package tune)
 	// instead of sweeping client counts (tune.go).
 	Tune tuneSection `toml:"tune"`
-	Runs []runSpec   `toml:"run"`
+	// Fleet, when it names replicas, starts each run's server as several
+	// replicas behind HAProxy (fleet.go); a run's own [run.fleet] keys
+	// replace its.
+	Fleet fleetSpec `toml:"fleet"`
+	Runs  []runSpec `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (claim.go).
 	Claims []claim `toml:"claim"`
@@ -191,6 +195,8 @@ type runSpec struct {
 	// Clients, when set, replaces load.clients, which must then name one
 	// count.
 	Clients int `toml:"clients"`
+	// Fleet, those of its keys set, replace the file's [fleet] for this run.
+	Fleet *fleetSpec `toml:"fleet"`
 	// Settings, those of them set (not zero), replace load's for this
 	// run's steps (Experiment.runSettings), so that one experiment can
 	// hold the same server under different load models, think times or
@@ -275,6 +281,7 @@ func (e *Experiment) check() error {
 	errs = append(errs, e.checkLoad()...)
 	errs = append(errs, e.checkWatch()...)
 	errs = append(errs, e.checkRuns()...)
+	errs = append(errs, e.checkFleet()...)
 	errs = append(errs, e.checkCalibrate()...)
 	errs = append(errs, e.checkDisturbance()...)
 	errs = append(errs, e.checkTruth()...)

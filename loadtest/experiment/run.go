@@ -81,7 +81,9 @@ type runResult struct {
 	Vars     map[string]string `json:"vars,omitempty"`
 	Points   []*point          `json:"points"`
 	Profiles []*stepProfile    `json:"profiles,omitempty"`
-	Error    string            `json:"error,omitempty"`
+	// Fleet is set when the run's server was several replicas (fleet.go).
+	Fleet *fleetResult `json:"fleet,omitempty"`
+	Error string       `json:"error,omitempty"`
 }
 
 // A stepProfile is a profile the watcher took during a run, with the step
@@ -403,6 +405,7 @@ type serverRun struct {
 	dir   string
 	x     func(string) string // expands the run's placeholders
 	proc  *serverProc
+	fleet *runFleet // instead of proc, for a run of several replicas
 	rr    *runResult
 	steps int // measurements taken of this server
 }
@@ -415,6 +418,9 @@ func (lr *serverRun) failed(err error) error {
 
 // stop stops the run's server, once.
 func (lr *serverRun) stop(x *experimentRunner) {
+	if lr.fleet != nil {
+		x.stopFleet(lr)
+	}
 	if lr.proc == nil {
 		return
 	}
@@ -467,6 +473,13 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResul
 	for k, v := range run.Vars {
 		vars[k] = v
 	}
+	fs, isFleet := e.fleetOf(run)
+	if isFleet {
+		// Each replica's ports are the fleet's to pick; the run's are
+		// HAProxy's and the first replica's, once they run.
+		delete(vars, "port")
+		delete(vars, "admin_port")
+	}
 	lr.x = func(s string) string { return expand(s, vars) }
 	argv := resolveCommand(append(append([]string(nil), e.Server.Command...), run.Args...), e.Dir)
 	for i := range argv {
@@ -477,6 +490,13 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResul
 		env[i] = lr.x(v)
 	}
 	lr.rr.Command = redactURLs(argv)
+	if isFleet {
+		if err := x.launchFleet(ctx, lr, fs, argv, env, vars); err != nil {
+			x.hint(argv)
+			return lr, err
+		}
+		return lr, x.prepare(ctx, lr)
+	}
 
 	x.logf("run %s: starting %s", run.Name, strings.Join(lr.rr.Command, " "))
 	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs, !x.opt.NoPin)
@@ -503,19 +523,25 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResul
 		x.hint(argv)
 		return lr, err
 	}
+	return lr, x.prepare(ctx, lr)
+}
+
+// prepare resets a ready server's data, validates it and resets it again.
+func (x *experimentRunner) prepare(ctx context.Context, lr *serverRun) error {
+	e := x.e
 	if err := lr.reset(ctx, e); err != nil {
-		return lr, err
+		return err
 	}
 	if e.Validate.Board != "" {
 		if err := x.opt.Target.Validate(ctx, lr.x(e.Validate.Board)); err != nil {
-			return lr, fmt.Errorf("the server failed validation, so it was not loaded: %w", err)
+			return fmt.Errorf("the server failed validation, so it was not loaded: %w", err)
 		}
-		x.logf("run %s: validation passed", run.Name)
+		x.logf("run %s: validation passed", lr.run.Name)
 		if err := lr.reset(ctx, e); err != nil {
-			return lr, err
+			return err
 		}
 	}
-	return lr, nil
+	return nil
 }
 
 // measure takes one measurement (attempt of repeat rep) of a run at

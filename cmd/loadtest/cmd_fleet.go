@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"bbslab/internal/cli"
+	"bbslab/loadtest/fleet"
+)
+
+// fleetUsage heads "loadtest fleet -h".
+const fleetUsage = `usage: loadtest fleet [flags] -- REPLICA COMMAND...
+
+Starts several replicas of a server behind one address (package
+loadtest/fleet, docs/scale-out.md): a PostgreSQL role of the lab's own
+(-conn-limit), PgBouncer when -pgbouncer names a mode, the replicas, each
+on free ports, then HAProxy; prints their addresses and runs until Ctrl-C
+(or -for), reporting a replica that exits; then stops all and drops the
+role. The replica command's strings may hold {{port}}, {{admin_port}},
+{{replica}}, {{dsn}} and {{dir}}, e.g.
+
+  loadtest fleet -replicas 2 -pgbouncer transaction -- \
+    go run ./cmd/bbs -db postgres -pg-exec-mode exec \
+      -addr 127.0.0.1:{{port}} -admin-addr 127.0.0.1:{{admin_port}}
+
+flags:
+`
+
+// cmdFleet starts a fleet (package fleet) and holds it until interrupted.
+func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("fleet", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, fleetUsage); fs.PrintDefaults() }
+	s := fleet.Spec{}
+	fs.IntVar(&s.Replicas, "replicas", 2, "replicas to start (0: PgBouncer and the role alone)")
+	fs.StringVar(&s.Balance, "balance", "leastconn", "HAProxy's balance: leastconn or roundrobin")
+	fs.IntVar(&s.ServerMaxConn, "maxconn", 0, "HAProxy's maxconn per replica: requests beyond it wait in HAProxy's queue (0: no cap)")
+	pgb := fs.String("pgbouncer", "off", "PgBouncer between the replicas and PostgreSQL: off, session or transaction (then give the board -pg-exec-mode exec)")
+	pool := fs.Int("pgbouncer-pool", 10, "PgBouncer's server connections to PostgreSQL (default_pool_size)")
+	fs.IntVar(&s.ConnLimit, "conn-limit", 0, "CONNECTION LIMIT of the fleet's PostgreSQL role (0: none)")
+	fs.StringVar(&s.Postgres, "postgres", envOr("BBS_PG_DSN", "postgres://root@127.0.0.1:5432/test?sslmode=disable"), "admin `DSN` of PostgreSQL, a role that may create roles and databases (default $BBS_PG_DSN)")
+	fs.StringVar(&s.Ready, "ready", "/readyz", "`path` on a replica's admin port that answers 200 when it is ready (HAProxy's health check too)")
+	fs.StringVar(&s.DSNEnv, "dsn-env", "BBS_DSN", "environment `variable` that gives each replica its database URL (empty: only {{dsn}})")
+	dir := fs.String("dir", "", "`folder` for the configuration files and logs (default: a temporary one, removed after)")
+	hold := fs.Duration("for", 0, "stop after this long (0: at Ctrl-C)")
+	drop := fs.Bool("drop-leftovers", false, "drop the roles and databases that killed runs left (named "+fleet.RolePrefix+"...) and exit")
+	before, command := splitDashDash(args)
+	if err := cli.ParseFlags(fs, before, false); err != nil {
+		return err
+	}
+	if *drop {
+		left, err := fleet.DropLeftovers(ctx, s.Postgres)
+		fmt.Fprintf(stdout, "dropped: %s\n", strings.Join(append([]string{fmt.Sprint(len(left))}, left...), "\n  "))
+		return err
+	}
+	s.Replica = command
+	switch *pgb {
+	case "off", "":
+	case fleet.ModeSession, fleet.ModeTransaction:
+		s.PgBouncer = &fleet.PgBouncerSpec{Mode: *pgb, PoolSize: *pool}
+	default:
+		return cli.Usagef("fleet: -pgbouncer %q: want off, session or transaction", *pgb)
+	}
+	if s.WorkDir = *dir; s.WorkDir == "" {
+		tmp, err := os.MkdirTemp("", "fleet-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(tmp)
+		s.WorkDir = tmp
+	} else if err := os.MkdirAll(s.WorkDir, 0o755); err != nil {
+		return err
+	}
+	exits := make(chan error, 64)
+	s.OnExit = func(err error) { exits <- err }
+	f, err := fleet.Start(ctx, s)
+	if err != nil {
+		return err
+	}
+	printFleet(stdout, f, s.WorkDir)
+	return holdFleet(ctx, f, *hold, exits, stdout)
+}
+
+// holdFleet waits for ctx's end or d, printing each exit, then stops f.
+func holdFleet(ctx context.Context, f *fleet.Fleet, d time.Duration, exits <-chan error, stdout io.Writer) error {
+	var timeout <-chan time.Time
+	if d > 0 {
+		timeout = time.After(d)
+	}
+	for done := false; !done; {
+		select {
+		case err := <-exits:
+			fmt.Fprintf(stdout, "EXITED: %v\n", err)
+		case <-ctx.Done():
+			done = true
+		case <-timeout:
+			done = true
+		}
+	}
+	fmt.Fprintln(stdout, "stopping the fleet")
+	if err := f.Stop(); err != nil {
+		return fmt.Errorf("fleet: %w", err)
+	}
+	fmt.Fprintf(stdout, "stopped; role and database %s dropped\n", f.Role.Name)
+	if ctx.Err() != nil {
+		return cli.WithCode(cli.ExitInterrupted, errors.New("fleet: interrupted; stopped cleanly"))
+	}
+	return nil
+}
+
+// printFleet says where everything is.
+func printFleet(w io.Writer, f *fleet.Fleet, dir string) {
+	if f.URL != "" {
+		fmt.Fprintf(w, "one address (HAProxy): %s\nHAProxy's metrics:     %s\n", f.URL, f.MetricsURL)
+	}
+	for _, r := range f.Replicas {
+		fmt.Fprintf(w, "replica %s: %s  admin %s  (pid %d)\n", r.Name, r.URL, r.AdminURL, r.Pid)
+	}
+	if p := f.PgBouncer; p != nil {
+		fmt.Fprintf(w, "PgBouncer (%s, pool %d): 127.0.0.1:%d  admin console: psql -h 127.0.0.1 -p %d -U %s pgbouncer (password in %s/userlist.txt)\n", p.Mode, p.PoolSize, p.Port, p.Port, fleet.StatsUser, dir)
+	}
+	limit := "none"
+	if f.Role.ConnLimit > 0 {
+		limit = fmt.Sprint(f.Role.ConnLimit)
+	}
+	fmt.Fprintf(w, "PostgreSQL role and database %s (CONNECTION LIMIT %s) at %s:%d\nfiles and logs: %s\nCtrl-C stops the fleet.\n", f.Role.Name, limit, f.Role.Host, f.Role.Port, dir)
+}
+
+// splitDashDash splits args at the first "--".
+func splitDashDash(args []string) (before, after []string) {
+	if i := slices.Index(args, "--"); i >= 0 {
+		return args[:i], args[i+1:]
+	}
+	return args, nil
+}
+
+func envOr(key, def string) string {
+	if v := os.Getenv(key); v != "" {
+		return v
+	}
+	return def
+}

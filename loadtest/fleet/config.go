@@ -1,0 +1,201 @@
+package fleet
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"text/template"
+)
+
+//go:embed templates/*.tmpl
+var templateFS embed.FS
+
+var templates = template.Must(template.ParseFS(templateFS, "templates/*.tmpl"))
+
+// Balances are the HAProxy balance algorithms a fleet accepts.
+var Balances = []string{"leastconn", "roundrobin"}
+
+// Pool modes of PgBouncer a fleet accepts.
+const (
+	ModeSession     = "session"
+	ModeTransaction = "transaction"
+)
+
+// HAProxyConfig is what haproxy.cfg.tmpl is filled with.
+type HAProxyConfig struct {
+	// Addr is the one address of the fleet (host:port); StatsAddr serves
+	// /metrics (Prometheus) and /stats.
+	Addr, StatsAddr string
+	// Balance is "leastconn" or "roundrobin".
+	Balance string
+	// CheckPath is the path of each replica's health check, asked on its
+	// CheckPort (e.g. the board's /readyz on its admin port).
+	CheckPath     string
+	CheckInterval string
+	// ServerMaxConn caps the requests HAProxy sends each replica at once,
+	// queueing the rest at the proxy (0: no cap); QueueTimeout bounds that
+	// wait.
+	ServerMaxConn int
+	QueueTimeout  string
+	// MaxConn is HAProxy's process-wide connection limit.
+	MaxConn int
+	Servers []HAProxyServer
+}
+
+// HAProxyServer is one replica in the backend.
+type HAProxyServer struct {
+	Name, Addr string
+	CheckPort  int
+}
+
+// PgBouncerConfig is what pgbouncer.ini.tmpl is filled with.
+type PgBouncerConfig struct {
+	ListenHost string
+	ListenPort int
+	// ServerHost and ServerPort are PostgreSQL's; Database and User the
+	// database the boards connect to (the same name on both sides) and the
+	// role PgBouncer logs in as.
+	ServerHost string
+	ServerPort int
+	Database   string
+	User       string
+	// Mode is "session" or "transaction"; PoolSize the server connections
+	// per database and user; MaxClientConn the client connections it
+	// accepts.
+	Mode          string
+	PoolSize      int
+	MaxClientConn int
+	// AuthFile is the userlist's path; StatsUser the admin console's user.
+	AuthFile  string
+	StatsUser string
+}
+
+// A Login is a user of PgBouncer's auth_file.
+type Login struct{ Name, Password string }
+
+// Check tells what is wrong with c.
+func (c HAProxyConfig) Check() error {
+	if !oneOf(c.Balance, Balances...) {
+		return fmt.Errorf("balance %q: want %s", c.Balance, strings.Join(Balances, " or "))
+	}
+	if len(c.Servers) == 0 {
+		return fmt.Errorf("no replicas: want at least one server")
+	}
+	if c.ServerMaxConn < 0 {
+		return fmt.Errorf("server maxconn %d: want 0 (no cap) or more", c.ServerMaxConn)
+	}
+	if !strings.HasPrefix(c.CheckPath, "/") {
+		return fmt.Errorf("health check path %q: want a path such as /readyz", c.CheckPath)
+	}
+	return nil
+}
+
+// Check tells what is wrong with c.
+func (c PgBouncerConfig) Check() error {
+	if !oneOf(c.Mode, ModeSession, ModeTransaction) {
+		return fmt.Errorf("pgbouncer mode %q: want %q or %q", c.Mode, ModeSession, ModeTransaction)
+	}
+	if c.PoolSize < 1 || c.PoolSize > 10_000 {
+		return fmt.Errorf("pgbouncer pool size %d: want 1..10000", c.PoolSize)
+	}
+	if c.MaxClientConn < 1 {
+		return fmt.Errorf("pgbouncer max client connections %d: want at least 1", c.MaxClientConn)
+	}
+	for _, s := range []string{c.Database, c.User, c.StatsUser} {
+		if !plainName(s) {
+			return fmt.Errorf("pgbouncer name %q: want letters, digits and underscores", s)
+		}
+	}
+	return nil
+}
+
+// Render fills haproxy.cfg.tmpl.
+func (c HAProxyConfig) Render() ([]byte, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	if c.CheckInterval == "" {
+		c.CheckInterval = "500ms"
+	}
+	if c.QueueTimeout == "" {
+		c.QueueTimeout = "30s"
+	}
+	if c.MaxConn == 0 {
+		c.MaxConn = 4096
+	}
+	return execute("haproxy.cfg.tmpl", c)
+}
+
+// Render fills pgbouncer.ini.tmpl.
+func (c PgBouncerConfig) Render() ([]byte, error) {
+	if err := c.Check(); err != nil {
+		return nil, err
+	}
+	return execute("pgbouncer.ini.tmpl", c)
+}
+
+// RenderUserlist fills userlist.txt.tmpl, PgBouncer's auth_file.
+func RenderUserlist(logins []Login) ([]byte, error) {
+	for _, l := range logins {
+		if strings.ContainsAny(l.Name+l.Password, "\"\n") {
+			return nil, fmt.Errorf("userlist: login %q: no quotes or newlines", l.Name)
+		}
+	}
+	return execute("userlist.txt.tmpl", logins)
+}
+
+func execute(name string, data any) ([]byte, error) {
+	var b bytes.Buffer
+	if err := templates.ExecuteTemplate(&b, name, data); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return b.Bytes(), nil
+}
+
+// writeFile writes b to dir/name, readable by its owner only (a userlist
+// holds passwords).
+func writeFile(dir, name string, b []byte) (string, error) {
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o600); err != nil {
+		return "", err
+	}
+	return p, nil
+}
+
+func oneOf(s string, set ...string) bool {
+	for _, x := range set {
+		if s == x {
+			return true
+		}
+	}
+	return false
+}
+
+func plainName(s string) bool {
+	if s == "" || len(s) > 63 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, fmt.Errorf("find a free port: %w", err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func hostPort(port int) string { return net.JoinHostPort("127.0.0.1", strconv.Itoa(port)) }

@@ -1,0 +1,211 @@
+package fleet
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// Binary finds HAProxy's or PgBouncer's program ("haproxy", "pgbouncer")
+// in PATH or in /usr/sbin, where Debian installs both.
+func Binary(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	if p, err := exec.LookPath(filepath.Join("/usr/sbin", name)); err == nil {
+		return p, nil
+	}
+	return "", fmt.Errorf("%s is not installed (Debian and Ubuntu: apt-get install %s, then stop the service it starts: service %s stop; see docs/scale-out.md)", name, name, name)
+}
+
+// startPgBouncer writes pgbouncer.ini and its userlist, starts PgBouncer
+// and waits until it listens.
+func (f *Fleet) startPgBouncer(ctx context.Context) error {
+	bin, err := Binary("pgbouncer")
+	if err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	s := f.spec.PgBouncer
+	statsPassword := randomHex(16)
+	users, err := RenderUserlist([]Login{{f.Role.Name, f.Role.Password}, {StatsUser, statsPassword}})
+	if err != nil {
+		return err
+	}
+	authFile, err := writeFile(f.spec.WorkDir, "userlist.txt", users)
+	if err != nil {
+		return err
+	}
+	maxClients := s.MaxClientConn
+	if maxClients == 0 {
+		maxClients = 1000
+	}
+	ini, err := PgBouncerConfig{
+		ListenHost: "127.0.0.1", ListenPort: port,
+		ServerHost: f.Role.Host, ServerPort: f.Role.Port, Database: f.Role.Name, User: f.Role.Name,
+		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: maxClients,
+		AuthFile: authFile, StatsUser: StatsUser,
+	}.Render()
+	if err != nil {
+		return err
+	}
+	iniPath, err := writeFile(f.spec.WorkDir, "pgbouncer.ini", ini)
+	if err != nil {
+		return err
+	}
+	argv := []string{bin, iniPath}
+	if asRoot() {
+		// PgBouncer will not run as root: it reads its files first, then
+		// becomes nobody.
+		argv = []string{bin, "-u", "nobody", iniPath}
+	}
+	p, err := f.start("pgbouncer", argv, nil, f.spec.WorkDir, "pgbouncer.log")
+	if err != nil {
+		return err
+	}
+	if err := p.waitFor(ctx, f.spec.StartTimeout, "listening on "+hostPort(port), listening(hostPort(port))); err != nil {
+		return err
+	}
+	admin := f.Role.DSN("127.0.0.1", port)
+	admin = strings.Replace(admin, f.Role.Name+":"+f.Role.Password, StatsUser+":"+statsPassword, 1)
+	admin = strings.Replace(admin, "/"+f.Role.Name+"?", "/pgbouncer?", 1) + "&default_query_exec_mode=simple_protocol"
+	f.PgBouncer = &PgBouncer{Port: port, Mode: s.Mode, PoolSize: s.PoolSize, AdminDSN: admin, Pid: p.Pid()}
+	return nil
+}
+
+// startHAProxy writes haproxy.cfg, starts HAProxy in the foreground and
+// waits until its exporter says every replica is UP.
+func (f *Fleet) startHAProxy(ctx context.Context) error {
+	bin, err := Binary("haproxy")
+	if err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	stats, err := freePort()
+	if err != nil {
+		return err
+	}
+	c := HAProxyConfig{Addr: hostPort(port), StatsAddr: hostPort(stats), Balance: f.spec.Balance, CheckPath: f.spec.Ready, ServerMaxConn: f.spec.ServerMaxConn}
+	for _, r := range f.Replicas {
+		c.Servers = append(c.Servers, HAProxyServer{Name: r.Name, Addr: hostPort(r.Port), CheckPort: r.AdminPort})
+	}
+	cfg, err := c.Render()
+	if err != nil {
+		return err
+	}
+	path, err := writeFile(f.spec.WorkDir, "haproxy.cfg", cfg)
+	if err != nil {
+		return err
+	}
+	p, err := f.start("haproxy", []string{bin, "-db", "-f", path}, nil, f.spec.WorkDir, "haproxy.log")
+	if err != nil {
+		return err
+	}
+	f.URL, f.MetricsURL = "http://"+hostPort(port), "http://"+hostPort(stats)+"/metrics"
+	return p.waitFor(ctx, f.spec.StartTimeout, "every replica UP at "+f.MetricsURL, func(ctx context.Context) error {
+		up, err := f.serversUp(ctx)
+		if err == nil && up < len(f.Replicas) {
+			err = fmt.Errorf("%d of %d replicas UP", up, len(f.Replicas))
+		}
+		return err
+	})
+}
+
+// serversUp counts the replicas HAProxy's exporter says are UP.
+func (f *Fleet) serversUp(ctx context.Context) (int, error) {
+	ss, err := Scrape(ctx, f.MetricsURL)
+	if err != nil {
+		return 0, err
+	}
+	up := 0
+	for _, s := range ss {
+		if s.Name == "haproxy_server_status" && s.Labels["proxy"] == "boards" && s.Labels["state"] == "UP" && s.Value == 1 {
+			up++
+		}
+	}
+	return up, nil
+}
+
+// A Sample is one line of Prometheus's text format: a name, its labels
+// and its value.
+type Sample struct {
+	Name   string
+	Labels map[string]string
+	Value  float64
+}
+
+// Scrape reads url's Prometheus text, simply: no escapes in label values,
+// no timestamps (as HAProxy's exporter writes it).
+func Scrape(ctx context.Context, url string) ([]Sample, error) {
+	b, err := get(ctx, url)
+	if err != nil {
+		return nil, err
+	}
+	return parseText(b)
+}
+
+func parseText(b []byte) ([]Sample, error) {
+	var out []Sample
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		s := Sample{Labels: map[string]string{}}
+		i := strings.LastIndexByte(line, ' ')
+		if i < 0 {
+			return nil, fmt.Errorf("metrics: %q: no value", line)
+		}
+		v, err := strconv.ParseFloat(line[i+1:], 64)
+		if err != nil {
+			return nil, fmt.Errorf("metrics: %q: %w", line, err)
+		}
+		s.Value, s.Name = v, strings.TrimSpace(line[:i])
+		if j := strings.IndexByte(s.Name, '{'); j >= 0 {
+			labels := strings.TrimSuffix(s.Name[j+1:], "}")
+			s.Name = s.Name[:j]
+			for _, kv := range strings.Split(labels, ",") {
+				k, v, ok := strings.Cut(kv, "=")
+				if ok {
+					s.Labels[strings.TrimSpace(k)] = strings.Trim(v, `"`)
+				}
+			}
+		}
+		out = append(out, s)
+	}
+	return out, sc.Err()
+}
+
+// Sum adds the values of the samples named name whose labels include
+// every one of match.
+func Sum(ss []Sample, name string, match map[string]string) float64 {
+	var t float64
+	for _, s := range ss {
+		if s.Name != name {
+			continue
+		}
+		ok := true
+		for k, v := range match {
+			if s.Labels[k] != v {
+				ok = false
+			}
+		}
+		if ok {
+			t += s.Value
+		}
+	}
+	return t
+}

@@ -1,0 +1,300 @@
+package fleet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Spec says what fleet to start.
+type Spec struct {
+	// Replica is one replica's command; its strings, and Env's, may hold
+	// {{port}} and {{admin_port}} (free ports picked for each replica),
+	// {{replica}} (1..Replicas), {{dsn}} (the database URL the replica
+	// connects to: PostgreSQL as the lab's role, or PgBouncer) and
+	// {{dir}} (WorkDir).
+	Replica []string
+	// Env is added to each replica's environment (KEY=VALUE).
+	Env []string
+	// DSNEnv, when set, names the environment variable that carries the
+	// database URL to each replica (the board's BBS_DSN), which keeps its
+	// password out of the process's arguments.
+	DSNEnv string
+	// Dir is the replicas' working directory ("" for this process's).
+	Dir string
+	// Replicas is how many to start, 0..64; 0 starts no replica and no
+	// HAProxy: the role, and PgBouncer when asked, for clients of the
+	// caller's own (DSN).
+	Replicas int
+	// Ready is the path on a replica's admin port that answers 200 once
+	// it can take load (the board's /readyz); HAProxy checks it too.
+	Ready string
+	// Balance is HAProxy's algorithm: "leastconn" or "roundrobin".
+	Balance string
+	// ServerMaxConn caps the requests HAProxy sends one replica at once
+	// (0: no cap); the rest wait in HAProxy's queue.
+	ServerMaxConn int
+	// Postgres is an admin DSN of the PostgreSQL server (a role that may
+	// create roles and databases): the fleet's role and database are
+	// created over it and dropped after.
+	Postgres string
+	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0 or less:
+	// none): every connection of every replica, or PgBouncer's, counts.
+	ConnLimit int
+	// PgBouncer, when set, puts a PgBouncer between the replicas and
+	// PostgreSQL.
+	PgBouncer *PgBouncerSpec
+	// WorkDir receives the configuration files and the logs.
+	WorkDir string
+	// CPUs holds every process of the fleet to these CPUs (package child:
+	// pinned when Pin and the system allows it).
+	CPUs []int
+	Pin  bool
+	// StartTimeout bounds each process's start (default 60s); StopTimeout
+	// the wait after SIGTERM before it is killed (default 10s).
+	StartTimeout, StopTimeout time.Duration
+	// OnExit, when set, is called (from another goroutine) as soon as a
+	// process of the fleet exits while the fleet runs.
+	OnExit func(error)
+}
+
+// PgBouncerSpec says how PgBouncer pools.
+type PgBouncerSpec struct {
+	// Mode is "session" or "transaction".
+	Mode string
+	// PoolSize is its server connections to PostgreSQL.
+	PoolSize int
+	// MaxClientConn is the client connections it accepts (default 1000).
+	MaxClientConn int
+}
+
+// A Fleet is the running replicas behind HAProxy, with PgBouncer when asked.
+type Fleet struct {
+	// URL is the one address: HAProxy's frontend, e.g. http://127.0.0.1:41234.
+	URL string
+	// MetricsURL is HAProxy's Prometheus exporter.
+	MetricsURL string
+	// Replicas are the replicas, in HAProxy's order (r1, r2, ...).
+	Replicas []Replica
+	// PgBouncer is set when the fleet has one.
+	PgBouncer *PgBouncer
+	// Role is the lab's role and database the replicas connect as.
+	Role *Role
+	// DSN is the URL each replica was given.
+	DSN string
+
+	spec    Spec
+	procs   []*proc
+	mu      sync.Mutex
+	exits   []error
+	stopped bool
+}
+
+// A Replica is one started replica.
+type Replica struct {
+	Name            string // HAProxy's server name: r1, r2, ...
+	Port, AdminPort int
+	// URL is its public address; AdminURL its admin listener.
+	URL, AdminURL string
+	Pid           int
+}
+
+// PgBouncer is the started PgBouncer.
+type PgBouncer struct {
+	Port int
+	Mode string
+	// PoolSize is its server connections per database and user.
+	PoolSize int
+	// AdminDSN is its admin console (SHOW POOLS, SHOW STATS) as its stats
+	// user: simple protocol only, as the console speaks no other.
+	AdminDSN string
+	Pid      int
+}
+
+// StatsUser is PgBouncer's admin console user (stats_users).
+const StatsUser = "bbslab_stats"
+
+// Start creates the fleet's role, starts PgBouncer when asked, the
+// replicas one after the other, each ready before the next, then HAProxy,
+// ready once every replica is UP in its backend. On an error it stops what
+// it started and drops the role.
+func Start(ctx context.Context, s Spec) (f *Fleet, err error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	f = &Fleet{spec: s}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, f.Stop())
+			f = nil
+		}
+	}()
+	if f.Role, err = CreateRole(ctx, s.Postgres, s.ConnLimit); err != nil {
+		return f, err
+	}
+	f.DSN = f.Role.DirectDSN()
+	if s.PgBouncer != nil {
+		if err := f.startPgBouncer(ctx); err != nil {
+			return f, err
+		}
+		f.DSN = f.Role.DSN("127.0.0.1", f.PgBouncer.Port)
+	}
+	for i := 1; i <= s.Replicas; i++ {
+		if err := f.startReplica(ctx, i); err != nil {
+			return f, err
+		}
+	}
+	if s.Replicas == 0 {
+		return f, nil
+	}
+	if err := f.startHAProxy(ctx); err != nil {
+		return f, err
+	}
+	return f, nil
+}
+
+func (s *Spec) check() error {
+	var bad []error
+	if len(s.Replica) == 0 && s.Replicas > 0 {
+		bad = append(bad, errors.New("fleet: no replica command"))
+	}
+	if s.Replicas < 0 || s.Replicas > 64 {
+		bad = append(bad, fmt.Errorf("fleet: replicas = %d: want 0..64", s.Replicas))
+	}
+	if s.Replicas > 0 && !strings.HasPrefix(s.Ready, "/") {
+		bad = append(bad, fmt.Errorf("fleet: ready = %q: want the path of the replica's ready URL on its admin port, such as /readyz", s.Ready))
+	}
+	if s.Replicas > 0 && !oneOf(s.Balance, Balances...) {
+		bad = append(bad, fmt.Errorf("fleet: balance = %q: want %s", s.Balance, strings.Join(Balances, " or ")))
+	}
+	if s.Postgres == "" {
+		bad = append(bad, errors.New("fleet: no PostgreSQL admin DSN"))
+	}
+	if s.WorkDir == "" {
+		bad = append(bad, errors.New("fleet: no work directory"))
+	}
+	if s.StartTimeout <= 0 {
+		s.StartTimeout = 60 * time.Second
+	}
+	if s.StopTimeout <= 0 {
+		s.StopTimeout = 10 * time.Second
+	}
+	return errors.Join(bad...)
+}
+
+// startReplica starts replica i and waits until it is ready.
+func (f *Fleet) startReplica(ctx context.Context, i int) error {
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	admin, err := freePort()
+	if err != nil {
+		return err
+	}
+	vars := map[string]string{"port": strconv.Itoa(port), "admin_port": strconv.Itoa(admin), "replica": strconv.Itoa(i), "dsn": f.DSN, "dir": f.spec.WorkDir}
+	argv, env := expandAll(f.spec.Replica, vars), expandAll(f.spec.Env, vars)
+	if f.spec.DSNEnv != "" {
+		env = append(env, f.spec.DSNEnv+"="+f.DSN)
+	}
+	name := fmt.Sprintf("replica %d", i)
+	p, err := f.start(name, argv, env, f.spec.Dir, fmt.Sprintf("replica-%d.log", i))
+	if err != nil {
+		return err
+	}
+	r := Replica{Name: "r" + strconv.Itoa(i), Port: port, AdminPort: admin, URL: "http://" + hostPort(port), AdminURL: "http://" + hostPort(admin), Pid: p.Pid()}
+	if err := p.waitFor(ctx, f.spec.StartTimeout, r.AdminURL+f.spec.Ready, answers200(r.AdminURL+f.spec.Ready)); err != nil {
+		return err
+	}
+	f.Replicas = append(f.Replicas, r)
+	return nil
+}
+
+// start starts one process of the fleet, watched for an early exit.
+func (f *Fleet) start(name string, argv, env []string, dir, logName string) (*proc, error) {
+	p, err := start(name, argv, env, dir, filepath.Join(f.spec.WorkDir, logName), f.spec.CPUs, f.spec.Pin)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	f.procs = append(f.procs, p)
+	f.mu.Unlock()
+	go f.watch(p)
+	return p, nil
+}
+
+// watch records p's exit unless the fleet is stopping or p was not ready
+// yet (then waitFor reports it).
+func (f *Fleet) watch(p *proc) {
+	<-p.Exited()
+	f.mu.Lock()
+	if f.stopped || !p.ready.Load() {
+		f.mu.Unlock()
+		return
+	}
+	err := p.exitedErr("while the fleet ran")
+	f.exits = append(f.exits, err)
+	f.mu.Unlock()
+	if f.spec.OnExit != nil {
+		f.spec.OnExit(err)
+	}
+}
+
+// Exits returns how each process that exited while the fleet ran did so:
+// none while all run. A replica that dies is reported here (and to
+// Spec.OnExit), and by Stop.
+func (f *Fleet) Exits() []error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]error(nil), f.exits...)
+}
+
+// Stop stops HAProxy, the replicas and PgBouncer (each SIGTERM, then
+// SIGKILL after StopTimeout), then drops the role and its database. Its
+// error joins every process that exited early (Exits), every one that had
+// to be killed and a role that could not be dropped. It may be called
+// more than once.
+func (f *Fleet) Stop() error {
+	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		return nil
+	}
+	f.stopped = true
+	errs := append([]error(nil), f.exits...)
+	procs := f.procs
+	f.mu.Unlock()
+	// The reverse of the start: HAProxy first, so that no request reaches
+	// a replica that is stopping; PgBouncer last.
+	for i := len(procs) - 1; i >= 0; i-- {
+		errs = append(errs, procs[i].stop(f.spec.StopTimeout))
+	}
+	if f.Role != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		errs = append(errs, f.Role.Drop(ctx))
+		cancel()
+	}
+	return errors.Join(errs...)
+}
+
+// expandAll replaces {{name}} placeholders in each of ss from vars.
+func expandAll(ss []string, vars map[string]string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		for k, v := range vars {
+			s = strings.ReplaceAll(s, "{{"+k+"}}", v)
+		}
+		out[i] = s
+	}
+	return out
+}
+
+// asRoot reports whether this process runs as root, under which PgBouncer
+// refuses to run unless told a user to become (-u).
+func asRoot() bool { return os.Geteuid() == 0 }
