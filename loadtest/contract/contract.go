@@ -55,6 +55,8 @@ var Board = watch.Target{
 	StartHint:       startHint,
 	Disk:            disk,
 	Limiting:        limiting,
+	Each:            each,
+	RequestPaths:    requestPaths(),
 }
 
 // environment names the top-level objects of /admin/stats copied whole

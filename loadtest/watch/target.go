@@ -55,6 +55,12 @@ type Target struct {
 	// values keyed by stats path (gauges and counters' rates, per-request
 	// stats left out), "-" for nothing.
 	Limiting func(byPath map[string]float64) string
+	// Each names the Stats that a fleet of the target's replicas shows
+	// for each replica beside their sum (package loadtest/fleetwatch);
+	// RequestPaths are the counters of the stats JSON whose sum is the
+	// requests a replica has answered, shown for each replica too.
+	Each         []string
+	RequestPaths []string
 }
 
 // Watcher returns a watcher of the target as o asks, or nil when o asks
