@@ -129,11 +129,11 @@ func (f *Fleet) Read(ctx context.Context) map[string]any {
 	put := func(key string, v any, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		src := map[string]any{"up": 0}
+		src := map[string]any{"up": 0.0}
 		if err != nil {
 			src["error"] = err.Error()
 		} else {
-			src["up"] = 1
+			src["up"] = 1.0
 			if v != nil {
 				doc[key] = v
 			}
@@ -179,10 +179,10 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	var all []any
 	up, env := 0, false
 	for i, r := range f.o.Replicas {
-		src := map[string]any{"up": 0}
+		src := map[string]any{"up": 0.0}
 		if errs[i] == nil {
 			f.last[r.Name] = docs[i]
-			src["up"] = 1
+			src["up"] = 1.0
 			up++
 			if !env {
 				copyEnvironment(doc, docs[i], f.o.Target.EnvironmentKeys)
@@ -204,7 +204,7 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	}
 	doc["replicas"] = reps
 	doc["sum"] = Combine(all, f.sums)
-	doc["fleet"] = map[string]any{"replicas": len(f.o.Replicas), "up": up}
+	doc["fleet"] = map[string]any{"replicas": float64(len(f.o.Replicas)), "up": float64(up)}
 }
 
 // readReplica reads one replica's stats JSON.
