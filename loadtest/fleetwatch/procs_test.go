@@ -108,14 +108,18 @@ backend boards
 }
 
 // StartPgBouncer starts Debian's pgbouncer (1.18) pooling database db of
-// the PostgreSQL at dsn (trust authentication) in mode with a pool of
-// size, and returns its port. PgBouncer refuses to run as root: as root,
+// the PostgreSQL at dsn (trust authentication) as user (dsn's user when
+// "") in mode with a pool of size, and returns its port; dsn's user is its
+// console's admin. PgBouncer refuses to run as root: as root,
 // it is started with -u postgres, its files readable by that user.
-func StartPgBouncer(t *testing.T, dsn, db, mode string, size int) int {
+func StartPgBouncer(t *testing.T, dsn, db, user, mode string, size int) int {
 	t.Helper()
 	bin, err := exec.LookPath("pgbouncer")
 	testenv.Need(t, err == nil, "pgbouncer is not installed (apt-get install pgbouncer)")
-	host, port, user := dsnParts(t, dsn)
+	host, port, admin := dsnParts(t, dsn)
+	if user == "" {
+		user = admin
+	}
 	dir, err := os.MkdirTemp("", "fleetwatch-pgbouncer-")
 	if err != nil {
 		t.Fatal(err)
@@ -135,11 +139,13 @@ auth_type = trust
 auth_file = %s/users.txt
 admin_users = %s
 stats_users = %s
+ignore_startup_parameters = extra_float_digits
 pool_mode = %s
 default_pool_size = %d
 max_client_conn = 200
-`, db, host, port, db, user, lp, dir, user, user, mode, size)
-	for name, body := range map[string]string{"pgbouncer.ini": ini, "users.txt": fmt.Sprintf("%q \"\"\n", user)} {
+`, db, host, port, db, user, lp, dir, admin, admin, mode, size)
+	users := fmt.Sprintf("%q \"\"\n%q \"\"\n", admin, user)
+	for name, body := range map[string]string{"pgbouncer.ini": ini, "users.txt": users} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}

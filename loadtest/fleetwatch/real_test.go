@@ -71,10 +71,13 @@ func TestHAProxyReal(t *testing.T) {
 			t.Fatalf("a request through HAProxy: %v", err)
 		}
 	}
-	r, err := ReadHAProxy(ctx, http.DefaultClient, metrics)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// HAProxy counts a response when its stream ends, a moment after the
+	// client has read it.
+	waitFor(t, "six responses counted", func() bool {
+		var err error
+		r, err = ReadHAProxy(ctx, http.DefaultClient, metrics)
+		return err == nil && r.Backend.Answered == 6
+	})
 	if r.Backend.Answered != 6 || r.Backend.Responses["2xx"] != 6 || r.Servers["r1"].Answered+r.Servers["r2"].Answered != 6 {
 		t.Errorf("after: backend answered %v (2xx %v), servers %v + %v; want 6 in all", r.Backend.Answered, r.Backend.Responses["2xx"],
 			r.Servers["r1"].Answered, r.Servers["r2"].Answered)
@@ -108,7 +111,7 @@ func connect(t *testing.T, ctx context.Context, dsn string) *pgx.Conn {
 func TestPgBouncerReal(t *testing.T) {
 	dsn := testenv.PostgresDSN(t)
 	_, _, user := dsnParts(t, dsn)
-	port := StartPgBouncer(t, dsn, "test", "transaction", 1)
+	port := StartPgBouncer(t, dsn, "test", "", "transaction", 1)
 	ctx := context.Background()
 	pooled := fmt.Sprintf("postgres://%s@127.0.0.1:%d/test?sslmode=disable", user, port)
 	b := NewPgBouncer(fmt.Sprintf("postgres://%s@127.0.0.1:%d/pgbouncer?sslmode=disable", user, port), "test")

@@ -10,19 +10,19 @@ import (
 // The dashboard's panels of a fleet, besides the one-board target's own
 // (which show the replicas' sum, as one board's).
 const (
-	PanelRequests      = "Requests per second: each replica, their sum and the proxy's"
-	PanelProxyQueue    = "HAProxy: requests queued at the proxy"
-	PanelProxySessions = "HAProxy: connections to each replica"
-	PanelProxyErrors   = "HAProxy: retries, redispatches and errors per second"
+	PanelRequests      = "Requests/s: each replica, their sum, the proxy's"
+	PanelProxyQueue    = "HAProxy: queue at the proxy"
+	PanelProxySessions = "HAProxy: connections per replica"
+	PanelProxyErrors   = "HAProxy: retries, redispatches, errors /s"
 	PanelPoolerClients = "PgBouncer: clients served and waiting"
 	PanelPoolerServers = "PgBouncer: server connections"
-	PanelDBBackends    = "PostgreSQL: backends and the connection limits"
-	PanelDBOpened      = "PostgreSQL: connections opened per second"
+	PanelDBBackends    = "PostgreSQL: backends and the limit"
+	PanelDBOpened      = "PostgreSQL: connections opened /s"
 )
 
 // eachPanel is the panel of a one-board panel's stats drawn for each
 // replica.
-func eachPanel(panel string) string { return panel + " (each replica)" }
+func eachPanel(panel string) string { return "Each replica: " + panel }
 
 // Target returns the fleet as one watch.Target, for Target.Watcher with
 // the StatsURL that Serve returns: the one-board target's stats read from
@@ -34,10 +34,10 @@ func eachPanel(panel string) string { return panel + " (each replica)" }
 // are the sum's; what limited a step is the target's reading of the sum,
 // then the queue at the proxy and the clients waiting in the pooler.
 //
-// It gives no Interference or Steal: replicas sharing cores each count
-// the others as interference on theirs, so no replica's figure, nor their
-// sum, says what took the fleet's cores; tell a disturbed span by the
-// machine's CPU.
+// It gives no Interference or Steal, nor their stats: replicas sharing
+// cores each count the others as interference on theirs, so no replica's
+// figure, nor their sum, says what took the fleet's cores; tell a
+// disturbed span by the machine's CPU.
 func (f *Fleet) Target() watch.Target {
 	t := f.o.Target
 	out := watch.Target{
@@ -46,7 +46,7 @@ func (f *Fleet) Target() watch.Target {
 		ProcessCPU: sumStat(t.ProcessCPU),
 	}
 	for _, s := range t.Stats {
-		if s.Path != "" {
+		if s.Path != "" && s.Name != t.Interference.Name && s.Name != t.Steal.Name {
 			out.Stats = append(out.Stats, sumStat(s))
 		}
 	}
@@ -110,7 +110,7 @@ func (f *Fleet) eachStats() []watch.Stat {
 				Unit: "req/s", Legend: r.Name, Panel: PanelRequests})
 		}
 		out = append(out, watch.Stat{Name: "requests", Path: "sum.requests_total", Kind: watch.Counter, Scale: 1,
-			Unit: "req/s", Legend: "sum", Panel: PanelRequests})
+			Unit: "req/s", Legend: "sum", Panel: PanelRequests, Dashed: true})
 	}
 	byName := map[string]watch.Stat{}
 	for _, s := range t.Stats {
@@ -173,6 +173,10 @@ func (f *Fleet) sourceStats() []watch.Stat {
 			c("proxy_5xx", "haproxy.backend.responses_total.5xx", "/s", "5xx responses", PanelProxyErrors))
 	}
 	if f.pgb != nil {
+		// Transactions are counted, not drawn: the board's commands run up
+		// to 30 per request, which would flatten the requests' lines.
+		xacts := c("pooler_xacts", "pgbouncer.stats.xact_total", "xact/s", "pooler transactions", "")
+		xacts.Column, xacts.Format = "pgb xact/s", "%.0f"
 		w := g("pooler_waiting", "pgbouncer.pools.cl_waiting", "clients", "waiting now", PanelPoolerClients)
 		w.Column, w.Format = "pgb waiting", "%.1f"
 		out = append(out,
@@ -183,7 +187,7 @@ func (f *Fleet) sourceStats() []watch.Stat {
 			g("pooler_sv_idle", "pgbouncer.pools.sv_idle", "connections", "idle", PanelPoolerServers),
 			g("pooler_sv_used", "pgbouncer.pools.sv_used", "connections", "used", PanelPoolerServers),
 			g("pooler_sv_login", "pgbouncer.pools.sv_login", "connections", "logging in", PanelPoolerServers),
-			c("pooler_xacts", "pgbouncer.stats.xact_total", "xact/s", "pooler transactions", PanelRequests))
+			xacts)
 	}
 	if f.pg != nil {
 		total := g("db_backends", "postgres.total", "backends", "watched, all states", PanelDBBackends)
@@ -192,6 +196,11 @@ func (f *Fleet) sourceStats() []watch.Stat {
 		opened.Column, opened.Format = "pg conn/s", "%.1f"
 		maxc := g("db_max_connections", "postgres.max_connections", "backends", "max_connections", PanelDBBackends)
 		maxc.Dashed = true
+		if f.o.Role != "" {
+			// The role's limit binds first: drawn alone, it keeps the
+			// panel's scale near the backends.
+			maxc.Panel = ""
+		}
 		out = append(out,
 			g("db_active", "postgres.backends.active", "backends", "active", PanelDBBackends),
 			g("db_idle", "postgres.backends.idle", "backends", "idle", PanelDBBackends),
