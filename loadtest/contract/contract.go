@@ -59,6 +59,8 @@ var Board = watch.Target{
 	Disk:            disk,
 	Limiting:        limiting,
 	Tuning:          tuning,
+	Each:            each,
+	RequestPaths:    requestPaths(),
 }
 
 // environment names the top-level objects of /admin/stats copied whole

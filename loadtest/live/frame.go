@@ -107,6 +107,9 @@ type Series struct {
 	Panel  string  `json:"panel"`
 	Value  float64 `json:"value"`
 	Absent bool    `json:"absent,omitempty"`
+	// Dashed draws the series dashed: a limit, a sum or a highest so
+	// far beside the lines it bounds.
+	Dashed bool `json:"dashed,omitempty"`
 }
 
 // A Share is the mean number of requests in one state during the second

@@ -58,6 +58,12 @@ type Target struct {
 	// Tuning is what a tuner knows of the target (its readings by role
 	// and its knobs); nil: the target cannot be tuned while it runs.
 	Tuning *Tuning
+	// Each names the Stats that a fleet of the target's replicas shows
+	// for each replica beside their sum (package loadtest/fleetwatch);
+	// RequestPaths are the counters of the stats JSON whose sum is the
+	// requests a replica has answered, shown for each replica too.
+	Each         []string
+	RequestPaths []string
 }
 
 // Watcher returns a watcher of the target as o asks, or nil when o asks

@@ -120,7 +120,7 @@ func (f *Feed) second(row loadtest.SecondRow) {
 	if r := f.read; r != nil && now.Sub(r.At) <= staleRead {
 		for _, v := range r.Values(row.Throughput) {
 			if v.Stat.Panel != "" && finite(v.Value) {
-				fr.Server = append(fr.Server, live.Series{Name: v.Label, Unit: v.Stat.Unit, Panel: v.Stat.Panel, Value: v.Value})
+				fr.Server = append(fr.Server, live.Series{Name: v.Label, Unit: v.Stat.Unit, Panel: v.Stat.Panel, Value: v.Value, Dashed: v.Stat.Dashed})
 			}
 		}
 		// A stat the target does not report is named on its panel as

@@ -60,6 +60,7 @@
     this.units = {};
     this.cols = {};
     this.absent = {}; // names whose latest frame said absent
+    this.dashed = {}; // names drawn dashed (a limit, a sum)
     this.t = [];
     this.chart = null;
     this.rebuild = true;
@@ -78,6 +79,7 @@
         this.rebuild = true;
       }
       if (v.unit != null) this.units[v.name] = v.unit;
+      if (v.dashed) this.dashed[v.name] = true;
       // An absent series has no value on the server's OS: no point, and
       // the legend says why (ABSENT).
       if (v.absent) this.absent[v.name] = true;
@@ -117,6 +119,7 @@
         var s = { label: name + (unit && this.opts.unitsInLegend ? " (" + unit + ")" : ""), stroke: color, width: 3,
           spanGaps: false, points: { show: false } };
         if (this.opts.fill) s.fill = color;
+        if (this.dashed[name]) s.dash = [12, 8];
         if (this.opts.rawValue) s.value = this.opts.rawValue(name);
         else s.value = (function (name) {
           return function (u, v) { return v == null && self.absent[name] ? ABSENT : fmt(v); };
@@ -308,7 +311,7 @@
     var byPanel = {};
     (f.server || []).forEach(function (s) {
       if (!byPanel[s.panel]) byPanel[s.panel] = [];
-      byPanel[s.panel].push({ name: s.name, value: s.value, unit: s.unit, absent: !!s.absent });
+      byPanel[s.panel].push({ name: s.name, value: s.value, unit: s.unit, absent: !!s.absent, dashed: !!s.dashed });
     });
     Object.keys(byPanel).forEach(function (p) {
       if (!serverCharts[p]) {

@@ -1,0 +1,159 @@
+package fleetwatch
+
+import (
+	"strconv"
+	"strings"
+
+	"bbslab/loadtest/watch"
+)
+
+// Combine adds up decoded JSON documents number by number: the same path
+// in each (objects by key, arrays by index) gives one number, their sum,
+// or their mean for a path in means; true counts as 1; a string or
+// anything else is the first document's. A path some documents lack adds
+// up those that have it (a mean too). The sum of the replicas' documents
+// reads as one board's: counters stay counters (requests, busy
+// worker-seconds, CPU-seconds), gauges add up (connections open, workers
+// busy), and shares of something every replica sees alike (the machine's
+// CPU idle, %) are averaged.
+func Combine(docs []any, means map[string]bool) any {
+	return combine(docs, "", means)
+}
+
+func combine(docs []any, path string, means map[string]bool) any {
+	var first any
+	for _, d := range docs {
+		if d != nil {
+			first = d
+			break
+		}
+	}
+	switch first.(type) {
+	case map[string]any:
+		out := map[string]any{}
+		var keys []string
+		for _, d := range docs {
+			if m, ok := d.(map[string]any); ok {
+				for k := range m {
+					if _, seen := out[k]; !seen {
+						out[k] = nil
+						keys = append(keys, k)
+					}
+				}
+			}
+		}
+		for _, k := range keys {
+			var parts []any
+			for _, d := range docs {
+				if m, ok := d.(map[string]any); ok {
+					parts = append(parts, m[k])
+				}
+			}
+			out[k] = combine(parts, join(path, k), means)
+		}
+		return out
+	case []any:
+		n := 0
+		for _, d := range docs {
+			if a, ok := d.([]any); ok {
+				n = max(n, len(a))
+			}
+		}
+		out := make([]any, n)
+		for i := range n {
+			var parts []any
+			for _, d := range docs {
+				if a, ok := d.([]any); ok && i < len(a) {
+					parts = append(parts, a[i])
+				}
+			}
+			out[i] = combine(parts, join(path, strconv.Itoa(i)), means)
+		}
+		return out
+	case float64, bool:
+		sum, n := 0.0, 0
+		for _, d := range docs {
+			switch v := d.(type) {
+			case float64:
+				sum += v
+				n++
+			case bool:
+				if v {
+					sum++
+				}
+				n++
+			}
+		}
+		if means[path] && n > 0 {
+			return sum / float64(n)
+		}
+		return sum
+	}
+	return first
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+// meanPaths are the paths of the target's stats that the sum averages:
+// those whose unit is "%", a share of something (the machine's CPUs, a
+// replica's cores) that adding up would count once per replica. A share
+// "of a core" (a process's CPU) adds up: the replicas' CPU is their sum.
+func meanPaths(t watch.Target) map[string]bool {
+	out := map[string]bool{}
+	for _, s := range t.Stats {
+		if s.Path != "" && s.Unit == "%" {
+			out[s.Path] = true
+		}
+	}
+	return out
+}
+
+// total is the sum of the numbers at paths in doc (the requests a
+// replica answered: Target.RequestPaths).
+func total(doc map[string]any, paths []string) float64 {
+	sum := 0.0
+	for _, p := range paths {
+		var cur any = doc
+		for _, k := range strings.Split(p, ".") {
+			m, ok := cur.(map[string]any)
+			if !ok {
+				cur = nil
+				break
+			}
+			cur = m[k]
+		}
+		if v, ok := cur.(float64); ok {
+			sum += v
+		}
+	}
+	return sum
+}
+
+// copyEnvironment copies the objects of src named by keys to the top of
+// doc.
+func copyEnvironment(doc map[string]any, src any, keys []string) {
+	m, ok := src.(map[string]any)
+	if !ok {
+		return
+	}
+	for _, k := range keys {
+		if v, ok := m[k]; ok {
+			doc[k] = v
+		}
+	}
+}
+
+// shallowCopy copies a document's top level, so that keys added to it
+// leave the kept document as it was read.
+func shallowCopy(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m)+2)
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}

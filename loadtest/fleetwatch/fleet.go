@@ -1,0 +1,283 @@
+package fleetwatch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"bbslab/loadtest/watch"
+)
+
+// A Replica is one board of the fleet: its name (also its server's name
+// in HAProxy's backend, so that the proxy's figures for it are found) and
+// the URL of its stats JSON (e.g. http://127.0.0.1:6061/admin/stats).
+type Replica struct {
+	Name     string
+	StatsURL string
+}
+
+// Options say what a Fleet reads. Target is the one-board target whose
+// stats each replica serves (contract.Board); Replicas are read at every
+// read; each of HAProxyURL, PgBouncerDSN and PostgresDSN, when set, adds
+// its reader.
+type Options struct {
+	Target   watch.Target
+	Replicas []Replica
+	// HAProxyURL is HAProxy's Prometheus exporter, e.g.
+	// http://127.0.0.1:8404/metrics; Backend, when set, is the one backend
+	// its sums keep (all of them otherwise).
+	HAProxyURL string
+	Backend    string
+	// PgBouncerDSN is PgBouncer's admin console, its "pgbouncer" database
+	// (e.g. postgres://root@127.0.0.1:6432/pgbouncer?sslmode=disable);
+	// PgBouncerDatabase, when set, the one pooled database its sums keep.
+	PgBouncerDSN      string
+	PgBouncerDatabase string
+	// PostgresDSN is a connection for the PostgreSQL reader (as another
+	// role than Role: see Postgres); Database and Role are the database
+	// and role whose backends it counts and whose limit it reads.
+	PostgresDSN string
+	Database    string
+	Role        string
+	// Timeout bounds each read of each source (default 800 ms: a read a
+	// second must end before the next).
+	Timeout time.Duration
+}
+
+// A Fleet reads every replica's stats and the proxy, pooler and database
+// readers at once, each time its stats document is asked for (Read,
+// Handler), and serves that one document to a watcher (Serve).
+type Fleet struct {
+	o      Options
+	client *http.Client
+	pgb    *PgBouncer
+	pg     *Postgres
+	sums   map[string]bool // the stats paths added up as means (Combine)
+
+	mu   sync.Mutex
+	last map[string]any // each replica's latest stats JSON, by name
+
+	srv *http.Server
+}
+
+// New checks o and returns its Fleet; Close ends its connections.
+func New(o Options) (*Fleet, error) {
+	if len(o.Replicas) == 0 {
+		return nil, errors.New("fleetwatch: no replica to read")
+	}
+	seen := map[string]bool{}
+	for i, r := range o.Replicas {
+		if r.Name == "" || r.StatsURL == "" {
+			return nil, fmt.Errorf("fleetwatch: replica %d: a name and a stats URL are required", i+1)
+		}
+		if seen[r.Name] || !safeName(r.Name) {
+			return nil, fmt.Errorf("fleetwatch: replica name %q: want a unique name of letters, digits, - and _", r.Name)
+		}
+		seen[r.Name] = true
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = 800 * time.Millisecond
+	}
+	f := &Fleet{o: o, client: &http.Client{Timeout: o.Timeout}, last: map[string]any{}, sums: meanPaths(o.Target)}
+	if o.PgBouncerDSN != "" {
+		f.pgb = NewPgBouncer(o.PgBouncerDSN, o.PgBouncerDatabase)
+	}
+	if o.PostgresDSN != "" {
+		f.pg = NewPostgres(o.PostgresDSN, o.Database, o.Role)
+	}
+	return f, nil
+}
+
+// safeName reports whether a replica's name can be one key of a stats
+// path (no dot) and a panel's legend.
+func safeName(s string) bool {
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// Read reads every source at once (each within Options.Timeout) and
+// returns the fleet's stats document:
+//
+//	replicas.<name>  each replica's stats JSON as it served it, with up (1
+//	                 when this read answered) and requests_total
+//	sum              the replicas' documents added up, number by number
+//	                 (the stats whose unit is "%" averaged: see Combine)
+//	fleet            replicas, up: how many there are and answered
+//	haproxy, pgbouncer, postgres   the readers' readings, when set
+//	sources          per source, up and the last error
+//
+// and, at the top, the environment objects of the target
+// (Target.EnvironmentKeys) as the first replica that answered gave them.
+// A replica that does not answer keeps its last document (its counters
+// must not fall back in the sum) with up 0; one never read is left out.
+func (f *Fleet) Read(ctx context.Context) map[string]any {
+	ctx, cancel := context.WithTimeout(ctx, f.o.Timeout)
+	defer cancel()
+	doc := map[string]any{}
+	sources := map[string]any{}
+	var mu sync.Mutex
+	put := func(key string, v any, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		src := map[string]any{"up": 0.0}
+		if err != nil {
+			src["error"] = err.Error()
+		} else {
+			src["up"] = 1.0
+			if v != nil {
+				doc[key] = v
+			}
+		}
+		sources[key] = src
+	}
+	var wg sync.WaitGroup
+	docs := make([]any, len(f.o.Replicas))
+	errs := make([]error, len(f.o.Replicas))
+	for i, r := range f.o.Replicas {
+		wg.Go(func() { docs[i], errs[i] = f.readReplica(ctx, r.StatsURL) })
+	}
+	if f.o.HAProxyURL != "" {
+		wg.Go(func() {
+			r, err := ReadHAProxy(ctx, f.client, f.o.HAProxyURL)
+			put("haproxy", f.haproxyDoc(r), err)
+		})
+	}
+	if f.pgb != nil {
+		wg.Go(func() {
+			r, err := f.pgb.Read(ctx)
+			put("pgbouncer", r, err)
+		})
+	}
+	if f.pg != nil {
+		wg.Go(func() {
+			r, err := f.pg.Read(ctx)
+			put("postgres", r, err)
+		})
+	}
+	wg.Wait()
+	f.replicas(doc, sources, docs, errs)
+	doc["sources"] = sources
+	return doc
+}
+
+// replicas puts the replicas' documents, their sum and the environment
+// into doc, and each replica's state into sources.
+func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	reps := map[string]any{}
+	var all []any
+	up, env := 0, false
+	for i, r := range f.o.Replicas {
+		src := map[string]any{"up": 0.0}
+		if errs[i] == nil {
+			f.last[r.Name] = docs[i]
+			src["up"] = 1.0
+			up++
+			if !env {
+				copyEnvironment(doc, docs[i], f.o.Target.EnvironmentKeys)
+				env = true
+			}
+		} else {
+			src["error"] = errs[i].Error()
+		}
+		sources["replica "+r.Name] = src
+		d, ok := f.last[r.Name].(map[string]any)
+		if !ok {
+			continue
+		}
+		d = shallowCopy(d)
+		d["up"] = src["up"]
+		d["requests_total"] = total(d, f.o.Target.RequestPaths)
+		reps[r.Name] = d
+		all = append(all, d)
+	}
+	doc["replicas"] = reps
+	doc["sum"] = Combine(all, f.sums)
+	doc["fleet"] = map[string]any{"replicas": float64(len(f.o.Replicas)), "up": float64(up)}
+}
+
+// readReplica reads one replica's stats JSON.
+func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := f.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
+	}
+	var d map[string]any
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&d); err != nil {
+		return nil, fmt.Errorf("GET %s: stats JSON: %w", url, err)
+	}
+	return d, nil
+}
+
+// haproxyDoc is the HAProxy reading as the document holds it: Backend
+// alone when Options.Backend names one.
+func (f *Fleet) haproxyDoc(r HAProxyReading) any {
+	if f.o.Backend != "" {
+		r.Backend = r.Backends[f.o.Backend]
+	}
+	return r
+}
+
+// Handler serves the fleet's stats document, read anew at each request:
+// the watcher's poll is the moment every source is read.
+func (f *Fleet) Handler() http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, err := json.Marshal(f.Read(r.Context()))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+	})
+}
+
+// Serve serves Handler on a free loopback port until Close and returns
+// its URL: the StatsURL of the watcher of Target().
+func (f *Fleet) Serve() (string, error) {
+	if f.srv != nil {
+		return "", errors.New("fleetwatch: already serving")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", err
+	}
+	f.srv = &http.Server{Handler: f.Handler(), ReadHeaderTimeout: 5 * time.Second}
+	go f.srv.Serve(ln)
+	return "http://" + ln.Addr().String() + "/", nil
+}
+
+// Close stops serving and closes the readers' connections.
+func (f *Fleet) Close() error {
+	var err error
+	if f.srv != nil {
+		err = f.srv.Close()
+	}
+	if f.pgb != nil {
+		f.pgb.Close()
+	}
+	if f.pg != nil {
+		f.pg.Close()
+	}
+	return err
+}

@@ -1,0 +1,143 @@
+package fleetwatch
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/jackc/pgx/v5"
+)
+
+// A PostgresReading is one read of PostgreSQL's own view of its
+// connections. Backends counts the client backends of the database and
+// role the reader watches by state (active, idle, idle_in_transaction,
+// ...: pg_stat_activity.state with spaces as underscores), the reader's
+// own connection left out, and Total adds them up; ServerBackends counts
+// every client backend of the server, the reader's own included, which is
+// what max_connections limits. MaxConnections and ReservedConnections
+// (superuser_reserved_connections) are the server's settings; RoleLimit
+// is the role's CONNECTION LIMIT (pg_roles.rolconnlimit, -1 for none;
+// absent without a role). SessionsTotal is pg_stat_database.sessions of
+// the database, the sessions opened since the statistics were reset
+// (PostgreSQL 14 and later; absent before): its increase per second is
+// the connections opened per second.
+type PostgresReading struct {
+	Backends            map[string]float64 `json:"backends"`
+	Total               float64            `json:"total"`
+	ServerBackends      float64            `json:"server_backends"`
+	MaxConnections      float64            `json:"max_connections"`
+	ReservedConnections float64            `json:"reserved_connections"`
+	RoleLimit           *float64           `json:"role_limit,omitempty"`
+	SessionsTotal       *float64           `json:"sessions_total,omitempty"`
+	// Version is server_version_num, e.g. 150020.
+	Version int `json:"version_num"`
+}
+
+// backendStates are the states pg_stat_activity gives a client backend
+// (PostgreSQL 15); each is in every reading, 0 when no backend is in it,
+// so that a chart's line starts at 0 rather than at its first backend.
+var backendStates = []string{"active", "idle", "idle_in_transaction", "idle_in_transaction_aborted", "fastpath_function_call", "disabled"}
+
+// A Postgres reads one PostgreSQL's connections for one database and
+// role, over a connection of its own kept between reads (opened again
+// after a failure). Connect it as another role than the one it watches
+// (a superuser: its connection then takes a reserved slot, and it still
+// reads when the others are refused), so that it takes none of the
+// watched role's CONNECTION LIMIT.
+type Postgres struct {
+	dsn, database, role string
+
+	mu   sync.Mutex
+	conn *pgx.Conn
+}
+
+// NewPostgres returns a reader of the server at dsn watching database
+// and role ("" for any).
+func NewPostgres(dsn, database, role string) *Postgres {
+	return &Postgres{dsn: dsn, database: database, role: role}
+}
+
+// Read reads the backends, the limits and the sessions once.
+func (p *Postgres) Read(ctx context.Context) (PostgresReading, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn == nil {
+		c, err := pgx.Connect(ctx, p.dsn)
+		if err != nil {
+			return PostgresReading{}, fmt.Errorf("postgres: %w", err)
+		}
+		p.conn = c
+	}
+	r, err := p.read(ctx)
+	if err != nil {
+		p.conn.Close(context.Background())
+		p.conn = nil
+		return PostgresReading{}, fmt.Errorf("postgres: %w", err)
+	}
+	return r, nil
+}
+
+// Close closes the reader's connection.
+func (p *Postgres) Close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.conn != nil {
+		p.conn.Close(context.Background())
+		p.conn = nil
+	}
+}
+
+func (p *Postgres) read(ctx context.Context) (PostgresReading, error) {
+	r := PostgresReading{Backends: make(map[string]float64, len(backendStates))}
+	for _, s := range backendStates {
+		r.Backends[s] = 0
+	}
+	err := p.conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int,
+		current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int,
+		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')`).
+		Scan(&r.Version, &r.MaxConnections, &r.ReservedConnections, &r.ServerBackends)
+	if err != nil {
+		return r, err
+	}
+	rows, err := p.conn.Query(ctx, `SELECT coalesce(state, 'unknown'), count(*) FROM pg_stat_activity
+		WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+		AND ($1 = '' OR datname = $1) AND ($2 = '' OR usename = $2) GROUP BY 1`, p.database, p.role)
+	if err != nil {
+		return r, err
+	}
+	for rows.Next() {
+		var state string
+		var n float64
+		if err := rows.Scan(&state, &n); err != nil {
+			rows.Close()
+			return r, err
+		}
+		r.Backends[strings.ReplaceAll(strings.TrimSpace(state), " ", "_")] += n
+		r.Total += n
+	}
+	if err := rows.Err(); err != nil {
+		return r, err
+	}
+	if p.role != "" {
+		var limit float64
+		err := p.conn.QueryRow(ctx, `SELECT rolconnlimit FROM pg_roles WHERE rolname = $1`, p.role).Scan(&limit)
+		switch {
+		case err == nil:
+			r.RoleLimit = &limit
+		case err != pgx.ErrNoRows:
+			return r, err
+		}
+	}
+	if r.Version >= 140000 && p.database != "" {
+		var n float64
+		err := p.conn.QueryRow(ctx, `SELECT sessions FROM pg_stat_database WHERE datname = $1`, p.database).Scan(&n)
+		switch {
+		case err == nil:
+			r.SessionsTotal = &n
+		case err != pgx.ErrNoRows:
+			return r, err
+		}
+	}
+	return r, nil
+}
