@@ -67,7 +67,7 @@ func boardSpec(t *testing.T, admin string, replicas, pool int) Spec {
 			"-pool", fmt.Sprint(pool), "-seed-posts", "200", "-pg-exec-mode", "exec", "-workers", "8"},
 		DSNEnv:   "BBS_DSN",
 		Replicas: replicas, Ready: "/readyz", Balance: "roundrobin",
-		Postgres: admin, WorkDir: t.TempDir(),
+		AdminDSN: admin, WorkDir: t.TempDir(),
 		StartTimeout: 60 * time.Second, StopTimeout: 10 * time.Second,
 	}
 }
