@@ -99,3 +99,15 @@ func TestSettleQuietAtOnce(t *testing.T) {
 		t.Errorf("quiet cores: waited %v, log %q; want one window and nothing said", waited, log.String())
 	}
 }
+
+func TestReservedHalfOfMaxExtra(t *testing.T) {
+	x := &experimentRunner{e: &Experiment{Disturbance: disturbanceSpec{MaxExtra: cli.Duration(90 * time.Second)}},
+		res: &Result{Disturbance: &Disturbance{ExtraSeconds: 44.9}}}
+	if x.reserved() {
+		t.Errorf("44.9 s of 90 used: reserved; want re-measures for any point")
+	}
+	x.res.Disturbance.ExtraSeconds = 45
+	if !x.reserved() {
+		t.Errorf("45 s of 90 used: not reserved; want the rest kept for points with no undisturbed measurement")
+	}
+}
