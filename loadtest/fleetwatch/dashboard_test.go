@@ -194,6 +194,7 @@ func TestFleetDashboard(t *testing.T) {
 func checkFrames(t *testing.T, frames []live.Frame) {
 	t.Helper()
 	loaded := 0
+	var served [2]float64
 	for _, fr := range frames {
 		if fr.Between || fr.Client.Throughput == 0 {
 			continue
@@ -210,9 +211,14 @@ func checkFrames(t *testing.T, frames []live.Frame) {
 			continue // the second before the watcher's second read
 		}
 		loaded++
-		if math.Abs(req["r1"]+req["r2"]-req["sum"]) > 1e-6*max(1, req["sum"]) || req["r1"] == 0 || req["r2"] == 0 {
-			t.Errorf("t=%.0f s: requests r1 %v + r2 %v, sum %v; want both serving, adding up", fr.T, req["r1"], req["r2"], req["sum"])
+		// A second may end no request of one replica (on a busy machine a
+		// request can take longer than a second): the run as a whole
+		// must have both serving.
+		if math.Abs(req["r1"]+req["r2"]-req["sum"]) > 1e-6*max(1, req["sum"]) {
+			t.Errorf("t=%.0f s: requests r1 %v + r2 %v, sum %v; want them adding up", fr.T, req["r1"], req["r2"], req["sum"])
 		}
+		served[0] += req["r1"]
+		served[1] += req["r2"]
 		for _, p := range []string{fleetwatch.PanelProxyQueue, fleetwatch.PanelProxySessions, fleetwatch.PanelPoolerClients, fleetwatch.PanelPoolerServers,
 			fleetwatch.PanelDBBackends, fleetwatch.PanelDBOpened, "Each replica: " + contract.PanelWorkers} {
 			if len(by[p]) == 0 {
@@ -222,6 +228,9 @@ func checkFrames(t *testing.T, frames []live.Frame) {
 		if v, ok := by[fleetwatch.PanelDBBackends]["role's limit"]; !ok || v != 8 {
 			t.Errorf("t=%.0f s: the role's limit on the PostgreSQL panel = %v (%v); want 8", fr.T, v, ok)
 		}
+	}
+	if served[0] == 0 || served[1] == 0 {
+		t.Errorf("requests per second over the run: r1 %v, r2 %v; want both serving", served[0], served[1])
 	}
 	if loaded < 5 {
 		t.Errorf("%d seconds under load carried the fleet's requests; want at least 5 of 10", loaded)

@@ -57,6 +57,9 @@ func (f *Fleet) Target() watch.Target {
 	}
 	out.Stats = append(out.Stats, f.eachStats()...)
 	out.Stats = append(out.Stats, f.sourceStats()...)
+	if f.o.HAProxyURL != "" || f.pgb != nil {
+		out.Charts = append(append([]watch.Chart(nil), t.Charts...), waitChart)
+	}
 	limiting := t.Limiting
 	out.Limiting = func(byPath map[string]float64) string {
 		var parts []string
@@ -84,6 +87,11 @@ func (f *Fleet) Target() watch.Target {
 	}
 	return out
 }
+
+// waitChart is the sweep's chart of the waits outside the boards, against
+// clients: the mean queue at the proxy and the mean clients waiting in
+// the pooler (the stats whose Chart names it).
+var waitChart = watch.Chart{Name: "fleet-wait", Title: "Waiting at the proxy and in the pooler", YLabel: "mean requests (proxy) or clients (pooler) waiting"}
 
 // someWaiting is the mean number waiting over a step from which a queue
 // counts as limiting (as the board's own reading has it).
@@ -157,7 +165,7 @@ func (f *Fleet) sourceStats() []watch.Stat {
 	var out []watch.Stat
 	if f.o.HAProxyURL != "" {
 		q := g("proxy_queue", "haproxy.backend.current_queue", "requests", "queued now", PanelProxyQueue)
-		q.Column, q.Format = "proxy queue", "%.1f"
+		q.Column, q.Format, q.Chart = "proxy queue", "%.1f", waitChart.Name
 		mq := g("proxy_queue_max", "haproxy.backend.max_queue", "requests", "most queued since start", PanelProxyQueue)
 		mq.Dashed = true
 		out = append(out, q, mq,
@@ -178,10 +186,12 @@ func (f *Fleet) sourceStats() []watch.Stat {
 		xacts := c("pooler_xacts", "pgbouncer.stats.xact_total", "xact/s", "pooler transactions", "")
 		xacts.Column, xacts.Format = "pgb xact/s", "%.0f"
 		w := g("pooler_waiting", "pgbouncer.pools.cl_waiting", "clients", "waiting now", PanelPoolerClients)
+		poolerWait := c("pooler_wait", "pgbouncer.stats.wait_seconds_total", "clients", "waiting (mean)", PanelPoolerClients)
+		poolerWait.Chart, poolerWait.Dashed = waitChart.Name, true
 		w.Column, w.Format = "pgb waiting", "%.1f"
 		out = append(out,
 			g("pooler_active", "pgbouncer.pools.cl_active", "clients", "linked to a server", PanelPoolerClients), w,
-			c("pooler_wait", "pgbouncer.stats.wait_seconds_total", "clients", "waiting (mean)", PanelPoolerClients),
+			poolerWait,
 			g("pooler_maxwait", "pgbouncer.pools.maxwait_seconds", "s", "longest wait now", PanelPoolerClients),
 			g("pooler_sv_active", "pgbouncer.pools.sv_active", "connections", "active", PanelPoolerServers),
 			g("pooler_sv_idle", "pgbouncer.pools.sv_idle", "connections", "idle", PanelPoolerServers),

@@ -63,6 +63,9 @@ func TestTarget(t *testing.T) {
 			t.Errorf("stat %s without a PgBouncer or PostgreSQL reader", name)
 		}
 	}
+	if len(tg.Charts) != 1 || tg.Charts[0].Name != "fleet-wait" || by["proxy_queue"].Chart != "fleet-wait" {
+		t.Errorf("charts %+v, proxy_queue's chart %q; want the fleet's wait chart", tg.Charts, by["proxy_queue"].Chart)
+	}
 	if len(tg.States) != 1 || tg.States[0].Path != "sum.workers.queued_seconds_total" || tg.States[0].Metric != "" {
 		t.Errorf("states = %+v; want the sum's", tg.States)
 	}
