@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
 )
@@ -122,9 +123,13 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 			tr := &TuneRun{Run: run.Name, Start: s}
 			x.res.Tunes = append(x.res.Tunes, tr)
 			x.logf("run %s: tuning from %s", run.Name, s)
-			tr.Result, err = tune.Run(ctx, x.tuneSpec(lr, s), x.opt.Target, tune.Options{Logf: x.logf,
-				OnStep: func(st tune.Step) {
-					x.feed.Note(fmt.Sprintf("%s from %s, step %d: %s -> %s", run.Name, s, st.N, tuneKnobs(st.Knobs), st.Decision))
+			path := run.Name + " from " + s
+			spec := x.tuneSpec(lr, s)
+			x.feed.Begin(feed.Position{Run: path, Clients: spec.Load.Clients})
+			tr.Result, err = tune.Run(ctx, spec, x.opt.Target, tune.Options{Logf: x.logf,
+				OnStep: func(st tune.Step) { x.feed.Tune(tune.LivePoint(path, st)) },
+				Watch: func(o *watch.Options) {
+					o.OnRead, o.EnvironmentKeys = x.feed.OnRead, x.e.Stats.EnvironmentKeys
 				}})
 			if err != nil {
 				tr.Error = err.Error()
@@ -148,7 +153,9 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 	if t.Repeats == 0 {
 		t.Repeats = e.Load.Repeats
 	}
-	return tune.Spec{Load: e.settings(lr.run, clients, lr.x), Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
+	load := e.settings(lr.run, clients, lr.x)
+	load.Observers = []loadtest.Observer{x.feed.Observer()}
+	return tune.Spec{Load: load, Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
 		MinWorkers: t.MinWorkers, MaxWorkers: t.MaxWorkers, MinPool: t.MinPool, MaxPool: t.MaxPool,
 		Repeats: t.Repeats, Steps: t.Budget, Noise: t.Noise, CheckMinMax: t.CheckMinMax}
 }
