@@ -42,6 +42,9 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	if on := *liveAddr != "" && *liveAddr != "off"; on && spec.Load.Duration < 2*time.Second {
+		return cli.Usagef("-live: give -duration 2s or more (the board's stats are read every second; a shorter step may hold one read and no rates)")
+	}
 	dash, err := startDashboard(ctx, *liveAddr, stdout)
 	if err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/live/feed"
@@ -77,6 +78,11 @@ func (e *Experiment) checkTune() []error {
 	}
 	if _, err := loadtest.ParseSLO(t.slo(e)); err != nil {
 		p.add("tune.slo: %v", err)
+	}
+	// The dashboard's reads keep a one-second beat: a shorter window may
+	// hold a single read, and the counters then no rate.
+	if d := e.Load.Duration; d < 2*time.Second {
+		p.add("tune: load.duration = %v: a tuning's steps need 2s or more (the stats are read every second)", d)
 	}
 	for _, s := range t.Starts {
 		if _, err := parseStart(s); err != nil {

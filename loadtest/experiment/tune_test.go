@@ -36,12 +36,15 @@ func TestTuneSectionChecks(t *testing.T) {
 		{`starts = ["5/5", "forty"]`, `tune.starts: "forty"`},
 		{`slo = "p99=10ms"`, "tune.slo"},
 		{`admin = ""`, "tune.admin: missing"},
+		{`duration = "1s"`, "a tuning's steps need 2s or more"},
 		{"[[claim]]\nid = \"c\"\nsource = \"s\"\ntext = \"t\"\n[[claim.check]]\nleft = { run = \"A\", tune = \"8/8\", metric = \"winner_throughput\" }\nop = \">\"\nright = { value = 1 }", `tune = "8/8" is not one of tune.starts`},
 		{"[[claim]]\nid = \"c\"\nsource = \"s\"\ntext = \"t\"\n[[claim.check]]\nleft = { run = \"A\", tune = \"5/5\", metric = \"throughput\" }\nop = \">\"\nright = { value = 1 }", `a tuning's figure is one of`},
 		{"[[claim]]\nid = \"c\"\nsource = \"s\"\ntext = \"t\"\n[[claim.check]]\nleft = { run = \"A\", tune = \"5/5\", clients = 20, metric = \"application\" }\nop = \">\"\nright = { value = 1 }", "no clients"},
 	} {
 		text := tuneBase
-		if key, _, ok := strings.Cut(tt.edit, " = "); ok && !strings.HasPrefix(tt.edit, "[[") {
+		if strings.HasPrefix(tt.edit, "duration") { // [load]'s
+			text = strings.Replace(text, `duration = "2s"`, tt.edit, 1)
+		} else if key, _, ok := strings.Cut(tt.edit, " = "); ok && !strings.HasPrefix(tt.edit, "[[") {
 			head, sec, _ := strings.Cut(text, "[tune]")
 			lines := strings.Split(sec, "\n")
 			for i, l := range lines {
