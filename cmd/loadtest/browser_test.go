@@ -207,3 +207,64 @@ func TestRunLiveDashboardInBrowser(t *testing.T) {
 		t.Errorf("the page tried %d requests outside %s: %v", len(foreign), u, foreign)
 	}
 }
+
+// TestTuneLiveDashboardInBrowser tunes the real board (5 workers, 5
+// connections, each statement 1 ms away) from 5/5 with `loadtest tune
+// -live`, three short steps, opens the dashboard in headless Chromium and
+// checks that the tuning's path through the workers × pool plane is drawn
+// (a polyline, a point per step) and that the per-second charts gain
+// points. The screenshot is kept as a test artifact (BBS_SCREENSHOT_DIR to
+// keep it elsewhere).
+func TestTuneLiveDashboardInBrowser(t *testing.T) {
+	bctx := browsertest.New(t, 1600, 1400)
+	board, admin := startBoard(t, "-workers", "5", "-pool", "5", "-db-latency", "1ms", "-seed-posts", "200")
+	bctx, cancelB := context.WithTimeout(bctx, 2*time.Minute)
+	defer cancelB()
+	blocked := browsertest.BlockOtherOrigins(t, bctx)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	u, wait := startLiveCmd(t, ctx, "tune", "-url", board+"?cmd=AllView", "-admin", admin, "-clients", "20", "-slo", "p99<50ms",
+		"-start", "5/5", "-budget", "3", "-repeats", "1", "-warmup", "300ms", "-duration", "2s", "-live", "127.0.0.1:0")
+	blocked.Allow(u)
+	if err := chromedp.Do(bctx, chromedp.Navigate(u)); err != nil {
+		t.Fatalf("open the dashboard: %v", err)
+	}
+	type seen struct{ Points, Lines, T int }
+	var last seen
+	for range 300 {
+		s, err := chromedp.Run(bctx, chromedp.Evaluate[seen](`(function(){var p = window.dashboard.points();
+			return {Points: document.querySelectorAll("svg.tune circle").length, Lines: document.querySelectorAll("svg.tune polyline").length, T: p.t};})()`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		last = s
+		st, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`(document.getElementById("status") || {}).textContent || ""`))
+		if st == "finished" {
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	code, stdout, stderr := wait()
+	if code != 0 && code != 3 {
+		t.Fatalf("tune = exit %d; stderr %s\n%s", code, stderr, stdout)
+	}
+	steps := strings.Count(stdout, "\nstep ")
+	if last.Lines != 1 || last.Points != steps || steps < 1 || last.T < 3 {
+		t.Errorf("the page drew %d paths with %d points and %d seconds; want 1 path, a point per step (%d) and the seconds\n%s", last.Lines, last.Points, last.T, steps, stdout)
+	}
+	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.ArtifactDir(), "dashboard-tune.png")
+	if dir := os.Getenv("BBS_SCREENSHOT_DIR"); dir != "" {
+		shot = filepath.Join(dir, "dashboard-tune.png")
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", shot, len(png))
+	if foreign := blocked.Foreign(); len(foreign) > 0 {
+		t.Errorf("the page tried %d requests outside %s: %v", len(foreign), u, foreign)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/session"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
@@ -34,14 +35,35 @@ type tuneFile struct {
 // rules, and the whole tuning as JSON with -out.
 func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
+	liveAddr := fs.String("live", "", "serve the live dashboard at `addr` while it tunes (e.g. 127.0.0.1:0; the URL is printed): each second's load and the board's readings, and the path through the workers × pool plane; empty or off: none")
 	spec, parse := tuneFlags(fs, stderr, "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
 	out, err := parse(args)
 	if err != nil {
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
+	if on := *liveAddr != "" && *liveAddr != "off"; on && spec.Load.Duration < 2*time.Second {
+		return cli.Usagef("-live: give -duration 2s or more (the board's stats are read every second; a shorter step may hold one read and no rates)")
+	}
+	dash, err := startDashboard(ctx, *liveAddr, stdout)
+	if err != nil {
+		return err
+	}
+	defer dash.stop(stderr)
+	opt := tune.Options{Logf: logf}
+	if dash != nil {
+		fd := dash.NewFeed("loadtest tune")
+		path := "from the knobs in force"
+		if spec.Start != (watch.Knobs{}) {
+			path = "from " + knobsShort(spec.Start)
+		}
+		fd.Begin(feed.Position{Run: path, Clients: spec.Load.Clients})
+		spec.Load.Observers = append(spec.Load.Observers, fd.Observer())
+		opt.OnStep = func(st tune.Step) { fd.Tune(tune.LivePoint(path, st)) }
+		opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
+	}
 	announceTune(logf, spec)
-	res, err := tune.Run(ctx, *spec, contract.Board, tune.Options{Logf: logf})
+	res, err := tune.Run(ctx, *spec, contract.Board, opt)
 	if res != nil {
 		logf("stopped: %s", res.Stopped)
 		logf("%d settings measured (%d runs) in %.0f s", res.Measurements, res.Runs, res.Seconds)

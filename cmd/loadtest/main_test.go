@@ -148,10 +148,13 @@ func TestSweepCommand(t *testing.T) {
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "sw")
 	out := filepath.Join(dir, "sw.json")
-	code, stdout, stderr := runCmd(context.Background(), "sweep", "-url", srv.URL, "-clients", "1,3", "-model", "rate", "-think", "20ms",
+	code, stdout, stderr := runCmd(context.Background(), "sweep", "-url", srv.URL, "-clients", "1,2,3", "-model", "rate", "-think", "20ms",
 		"-warmup", "100ms", "-duration", "400ms", "-charts", prefix, "-out", out)
 	if code != 0 {
 		t.Fatalf("sweep = exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "USL: σ = ") || !strings.Contains(stdout, "measured peak") {
+		t.Errorf("sweep stdout lacks the USL fit:\n%s", stdout)
 	}
 	if !strings.Contains(stdout, "== sweep") || !strings.Contains(stdout, "ideal/s") {
 		t.Errorf("sweep stdout:\n%s", stdout)

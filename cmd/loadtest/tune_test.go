@@ -23,16 +23,21 @@ func TestTuneUsage(t *testing.T) {
 	for _, tt := range []struct {
 		args []string
 		want string
+		live bool // a flag of tune's only
 	}{
-		{[]string{"-bogus"}, "-bogus"},
-		{[]string{"-slo", "p99=10ms"}, "-slo"},
-		{[]string{"-start", "5"}, `-start "5"`},
-		{[]string{"-start", "0/5"}, "WORKERS/POOL"},
-		{[]string{"-admin", "127.0.0.1:6060"}, `-admin "127.0.0.1:6060"`},
-		{[]string{"-clients", "0"}, "clients 0"},
-		{[]string{"extra"}, `unexpected argument "extra"`},
+		{[]string{"-live", "127.0.0.1:0", "-duration", "1s"}, "-duration 2s or more", true},
+		{[]string{"-bogus"}, "-bogus", false},
+		{[]string{"-slo", "p99=10ms"}, "-slo", false},
+		{[]string{"-start", "5"}, `-start "5"`, false},
+		{[]string{"-start", "0/5"}, "WORKERS/POOL", false},
+		{[]string{"-admin", "127.0.0.1:6060"}, `-admin "127.0.0.1:6060"`, false},
+		{[]string{"-clients", "0"}, "clients 0", false},
+		{[]string{"extra"}, `unexpected argument "extra"`, false},
 	} {
 		for _, cmd := range []string{"tune", "tunebench"} {
+			if cmd == "tunebench" && tt.live {
+				continue
+			}
 			args := append([]string{cmd}, tt.args...)
 			code, _, stderr := runCmd(context.Background(), args...)
 			if code != 2 || !strings.Contains(stderr, tt.want) {
@@ -51,7 +56,8 @@ func TestTuneUsage(t *testing.T) {
 // promises whatever the machine's figures: a line per step with the
 // setting, throughput, p99, the limit with its reading and the decision;
 // the first step's limit named from the board's readings (the workers or
-// the pool when the CPU has room, the capacity when not); a JSON with
+// the pool when the CPU has room, the capacity when not, disturbed when
+// other work took the board's cores); a JSON with
 // every step's evidence, the winner among the steps and the rules
 // checked; and the board left at the winner (GET /admin/knobs). Under
 // -short it skips: the loop runs against a fake board in loadtest/tune,
@@ -96,10 +102,16 @@ func TestTuneRealBoard(t *testing.T) {
 	if first.Diagnosis.Evidence == "" || first.Readings.WorkersBusy <= 0 || first.Readings.Queries < 0.8 || first.Readings.Queries > 1.2 || first.Readings.DatabaseMs < 1 {
 		t.Errorf("step 1 readings %+v, evidence %q: want workers busy, about 1 query and at least the 1 ms wait in the database per request", first.Readings, first.Diagnosis.Evidence)
 	}
+	// On a shared machine other work may take the board's cores: the
+	// tuner then names the step disturbed and measures it again.
 	switch first.Diagnosis.Limit {
 	case tune.Workers, tune.Pool, tune.Capacity, tune.Load:
+	case tune.Disturbed:
+		if len(res.Steps) > 1 && res.Steps[1].Knobs != first.Knobs {
+			t.Errorf("step 1 was disturbed but step 2 measured %+v, not 5/5 again", res.Steps[1].Knobs)
+		}
 	default:
-		t.Errorf("step 1 limit %s (%s); want the workers, the pool, the capacity or the load", first.Diagnosis.Limit, first.Diagnosis.Evidence)
+		t.Errorf("step 1 limit %s (%s); want the workers, the pool, the capacity, the load, or disturbed", first.Diagnosis.Limit, first.Diagnosis.Evidence)
 	}
 	var in struct {
 		Workers int `json:"workers"`
@@ -155,4 +167,92 @@ func TestTuneInterruptedExits130(t *testing.T) {
 	if code != 130 || time.Since(t0) > 5*time.Second {
 		t.Errorf("tune interrupted = exit %d after %v; want 130 at once\nstdout %s\nstderr %s", code, time.Since(t0), stdout, stderr)
 	}
+}
+
+// TestExperimentTuneOnRealBoard runs an experiment file with [tune] on the
+// real board binary: two runs (AllView and OnceGetView), each tuned from
+// 5/5 with a budget of 2 short steps; the log has the tuner's lines, the
+// report its Tuning section, experiment.json every tuning, and the claim
+// that OnceGetView names the application is decided from it.
+func TestExperimentTuneOnRealBoard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two tunings of the board binary: about 20 s; runs without -short")
+	}
+	bin := boardBinary(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.toml")
+	text := fmt.Sprintf(`name = "t"
+[server]
+command = [%q, "-addr", "127.0.0.1:{{port}}", "-admin-addr", "127.0.0.1:{{admin_port}}", "-dsn", "{{dir}}/bbs.db", "-seed-posts", "200", "-db-latency", "1ms", "-workers", "5", "-pool", "5"]
+ready = "http://127.0.0.1:{{admin_port}}/readyz"
+reset = "http://127.0.0.1:{{admin_port}}/admin/reset?posts=200"
+[stats]
+url = "http://127.0.0.1:{{admin_port}}/admin/stats"
+[load]
+clients = [10]
+warmup = "300ms"
+duration = "2s"
+[[load.request]]
+url = "http://127.0.0.1:{{port}}/bbs?cmd={{cmd}}"
+expect = 200
+[tune]
+admin = "http://127.0.0.1:{{admin_port}}"
+slo = "p99<200ms"
+starts = ["5/5"]
+budget = 2
+[[run]]
+name = "AllView"
+vars = { cmd = "AllView" }
+[[run]]
+name = "OnceGetView"
+vars = { cmd = "OnceGetView" }
+[[claim]]
+id = "app"
+source = "this test"
+text = "OnceGetView is the application's"
+[[claim.check]]
+left = { run = "OnceGetView", tune = "5/5", metric = "application" }
+op = ">="
+right = { value = 1 }
+`, bin)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code, stdout, stderr := runCmd(ctx, "experiment", "-pin=false", "-live", "off", "-progress", "off", "-out", out, file)
+	if code != 0 && code != 3 {
+		t.Fatalf("experiment = exit %d; stderr %s\n%s", code, stderr, stdout)
+	}
+	for _, want := range []string{"run AllView: tuning from 5/5", "run OnceGetView: tuning from 5/5", "step 1: 5/5: ", "claim app: "} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("the log lacks %q:\n%s", want, stdout)
+		}
+	}
+	md, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil || !strings.Contains(string(md), "## Tuning") || !strings.Contains(string(md), "### OnceGetView from 5/5") {
+		t.Errorf("report.md (%v) lacks the Tuning section:\n%s", err, md)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Tunes []struct {
+			Run, Start string
+			Result     *tune.Result
+		}
+		Claims []struct{ ID, Outcome string }
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tunes) != 2 || res.Tunes[0].Result == nil || res.Tunes[1].Result == nil || len(res.Tunes[1].Result.Steps) == 0 {
+		t.Fatalf("experiment.json tunes %+v; want both runs tuned", res.Tunes)
+	}
+	if len(res.Claims) != 1 || res.Claims[0].Outcome != "reproduced" {
+		t.Errorf("claims %+v; want app reproduced: OnceGetView's 30 queries per request name the application", res.Claims)
+	}
+	t.Logf("claim app: %s; OnceGetView stopped: %s; readings %+v", res.Claims[0].Outcome, res.Tunes[1].Result.Stopped, res.Tunes[1].Result.Steps[len(res.Tunes[1].Result.Steps)-1].Readings)
 }

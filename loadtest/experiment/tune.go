@@ -6,8 +6,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
 )
@@ -77,6 +79,11 @@ func (e *Experiment) checkTune() []error {
 	if _, err := loadtest.ParseSLO(t.slo(e)); err != nil {
 		p.add("tune.slo: %v", err)
 	}
+	// The dashboard's reads keep a one-second beat: a shorter window may
+	// hold a single read, and the counters then no rate.
+	if d := e.Load.Duration; d < 2*time.Second {
+		p.add("tune: load.duration = %v: a tuning's steps need 2s or more (the stats are read every second)", d)
+	}
 	for _, s := range t.Starts {
 		if _, err := parseStart(s); err != nil {
 			p.add("tune.starts: %q: %v", s, err)
@@ -122,9 +129,13 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 			tr := &TuneRun{Run: run.Name, Start: s}
 			x.res.Tunes = append(x.res.Tunes, tr)
 			x.logf("run %s: tuning from %s", run.Name, s)
-			tr.Result, err = tune.Run(ctx, x.tuneSpec(lr, s), x.opt.Target, tune.Options{Logf: x.logf,
-				OnStep: func(st tune.Step) {
-					x.feed.Note(fmt.Sprintf("%s from %s, step %d: %s -> %s", run.Name, s, st.N, tuneKnobs(st.Knobs), st.Decision))
+			path := run.Name + " from " + s
+			spec := x.tuneSpec(lr, s)
+			x.feed.Begin(feed.Position{Run: path, Clients: spec.Load.Clients})
+			tr.Result, err = tune.Run(ctx, spec, x.opt.Target, tune.Options{Logf: x.logf,
+				OnStep: func(st tune.Step) { x.feed.Tune(tune.LivePoint(path, st)) },
+				Watch: func(o *watch.Options) {
+					o.OnRead, o.EnvironmentKeys = x.feed.OnRead, x.e.Stats.EnvironmentKeys
 				}})
 			if err != nil {
 				tr.Error = err.Error()
@@ -148,7 +159,9 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 	if t.Repeats == 0 {
 		t.Repeats = e.Load.Repeats
 	}
-	return tune.Spec{Load: e.settings(lr.run, clients, lr.x), Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
+	load := e.settings(lr.run, clients, lr.x)
+	load.Observers = []loadtest.Observer{x.feed.Observer()}
+	return tune.Spec{Load: load, Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
 		MinWorkers: t.MinWorkers, MaxWorkers: t.MaxWorkers, MinPool: t.MinPool, MaxPool: t.MaxPool,
 		Repeats: t.Repeats, Steps: t.Budget, Noise: t.Noise, CheckMinMax: t.CheckMinMax}
 }

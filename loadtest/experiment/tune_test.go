@@ -36,12 +36,15 @@ func TestTuneSectionChecks(t *testing.T) {
 		{`starts = ["5/5", "forty"]`, `tune.starts: "forty"`},
 		{`slo = "p99=10ms"`, "tune.slo"},
 		{`admin = ""`, "tune.admin: missing"},
+		{`duration = "1s"`, "a tuning's steps need 2s or more"},
 		{"[[claim]]\nid = \"c\"\nsource = \"s\"\ntext = \"t\"\n[[claim.check]]\nleft = { run = \"A\", tune = \"8/8\", metric = \"winner_throughput\" }\nop = \">\"\nright = { value = 1 }", `tune = "8/8" is not one of tune.starts`},
 		{"[[claim]]\nid = \"c\"\nsource = \"s\"\ntext = \"t\"\n[[claim.check]]\nleft = { run = \"A\", tune = \"5/5\", metric = \"throughput\" }\nop = \">\"\nright = { value = 1 }", `a tuning's figure is one of`},
 		{"[[claim]]\nid = \"c\"\nsource = \"s\"\ntext = \"t\"\n[[claim.check]]\nleft = { run = \"A\", tune = \"5/5\", clients = 20, metric = \"application\" }\nop = \">\"\nright = { value = 1 }", "no clients"},
 	} {
 		text := tuneBase
-		if key, _, ok := strings.Cut(tt.edit, " = "); ok && !strings.HasPrefix(tt.edit, "[[") {
+		if strings.HasPrefix(tt.edit, "duration") { // [load]'s
+			text = strings.Replace(text, `duration = "2s"`, tt.edit, 1)
+		} else if key, _, ok := strings.Cut(tt.edit, " = "); ok && !strings.HasPrefix(tt.edit, "[[") {
 			head, sec, _ := strings.Cut(text, "[tune]")
 			lines := strings.Split(sec, "\n")
 			for i, l := range lines {
@@ -134,5 +137,22 @@ right = { value = 1 }
 		if !strings.Contains(md, s) {
 			t.Errorf("the report's tuning section lacks %q:\n%s", s, md)
 		}
+	}
+}
+
+func TestUSLVerdict(t *testing.T) {
+	law := loadtest.USL{Lambda: 400, Sigma: 0.05, Kappa: 0.002}
+	r := &runResult{Name: "g3"}
+	for _, c := range []int{1, 2, 5, 10, 15, 20, 30} {
+		r.Points = append(r.Points, &point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: law.Throughput(float64(c))}}})
+	}
+	v := uslVerdict(r)
+	for _, s := range []string{"g3: USL: σ = 0.0500", "κ = 0.00200", "predicted peak", "measured peak"} {
+		if !strings.Contains(v, s) {
+			t.Errorf("uslVerdict = %q; want %q in it", v, s)
+		}
+	}
+	if v := uslVerdict(&runResult{Name: "two", Points: r.Points[:2]}); v != "" {
+		t.Errorf("uslVerdict of 2 points = %q; want none", v)
 	}
 }

@@ -61,6 +61,28 @@ type Frame struct {
 	// only (Done): the finished page heads with them, where the live page
 	// heads with the last second, which after the end of load is empty.
 	Summary *Summary `json:"summary,omitempty"`
+	// Tune is a tuner's step, on a frame between the seconds: the page
+	// draws each tuning's path through the workers × pool plane.
+	Tune *TunePoint `json:"tune,omitempty"`
+}
+
+// A TunePoint is one step of a tuning (package tune) as the page draws
+// it: Path names the tuning ("page from 5/5"), N the step; the
+// setting, its throughput and p99, the limit the tuner named, what it does
+// next and the best setting so far.
+type TunePoint struct {
+	Path       string  `json:"path"`
+	N          int     `json:"n"`
+	Workers    int     `json:"workers"`
+	Pool       int     `json:"pool"`
+	Throughput float64 `json:"throughput"`
+	P99        float64 `json:"p99_ms"`
+	Limit      string  `json:"limit"`
+	Decision   string  `json:"decision"`
+	// BestWorkers and BestPool are the best setting after this step (0
+	// before any).
+	BestWorkers int `json:"best_workers"`
+	BestPool    int `json:"best_pool"`
 }
 
 // Progress says where the experiment is.
@@ -207,6 +229,12 @@ func (f *Frame) Validate() error {
 		if err := step("step", s); err != nil {
 			return err
 		}
+	}
+	if p := f.Tune; p != nil {
+		if p.Path == "" || p.Workers < 1 || p.Pool < 1 || p.N < 1 {
+			return fmt.Errorf("tune: path %q, step %d at %d workers / %d connections: want a named path, a step and positive knobs", p.Path, p.N, p.Workers, p.Pool)
+		}
+		nums = append(nums, num{"tune.throughput", p.Throughput}, num{"tune.p99_ms", p.P99})
 	}
 	if s := f.Summary; s != nil {
 		if !f.Done {

@@ -78,7 +78,7 @@ func (h *Hub) Publish(f Frame) error {
 	if err != nil {
 		return fmt.Errorf("live: encode frame at t=%v: %w", f.T, err)
 	}
-	kept := f.Step != nil || len(f.Claims) > 0 || len(f.Notes) > 0 || f.Done
+	kept := f.Step != nil || f.Tune != nil || len(f.Claims) > 0 || len(f.Notes) > 0 || f.Done
 
 	h.mu.Lock()
 	defer h.mu.Unlock()

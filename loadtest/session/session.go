@@ -132,6 +132,7 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 	if err := text.WriteSweepTable(o.Stdout, runs, watch.Columns(o.Target.Stats)); err != nil {
 		return Verdict{}, err
 	}
+	writeUSL(o.Stdout, runs)
 	if o.Out != "" {
 		if err := loadtest.WriteSweepJSON(o.Out, s.Name, runs); err != nil {
 			return Verdict{}, err
@@ -174,4 +175,25 @@ func planned(s loadtest.Settings) time.Duration {
 // server is the target's server charts.
 func server(t watch.Target) chart.Server {
 	return chart.Server{Charts: t.Charts, Stats: t.Stats}
+}
+
+// writeUSL prints the Universal Scalability Law fitted to a sweep of 3
+// client counts or more, with its predicted peak beside the measured one;
+// nothing when it cannot be fitted.
+func writeUSL(w io.Writer, runs []*loadtest.Result) {
+	var clients []int
+	var x []float64
+	peak, at := 0.0, 0
+	for _, r := range runs {
+		if r.Total.Throughput <= 0 {
+			continue
+		}
+		clients, x = append(clients, r.Total.Clients), append(x, r.Total.Throughput)
+		if r.Total.Throughput > peak {
+			peak, at = r.Total.Throughput, r.Total.Clients
+		}
+	}
+	if u, err := loadtest.FitUSL(clients, x); err == nil {
+		fmt.Fprintf(w, "%s; measured peak %.0f/s at %d clients\n", u, peak, at)
+	}
 }

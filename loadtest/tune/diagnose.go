@@ -127,14 +127,16 @@ func heldMs(m *Measurement) float64 {
 }
 
 // disturbed says, when other work took the target's cores during m (at
-// least DisturbedCPU % of a core), how much.
+// least DisturbedCPU % of a core, the generator's own CPU left out when it
+// is not pinned), how much.
 func disturbed(m *Measurement) (Diagnosis, bool) {
 	r := m.Readings
-	if !r.has(rInterference) || r.Interference < DisturbedCPU {
+	others := r.Interference - r.GeneratorShared
+	if !r.has(rInterference) || others < DisturbedCPU {
 		return Diagnosis{}, false
 	}
-	return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: r.Interference, Unit: "% of a core",
-		Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement: its figures are not the setting's", r.Interference)}, true
+	return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: others, Unit: "% of a core",
+		Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement (the generator's own CPU left out): its figures are not the setting's", others)}, true
 }
 
 // capacity names a full CPU: the target's cores or the machine.

@@ -177,3 +177,23 @@ func TestWorkersPoolRule(t *testing.T) {
 		}
 	}
 }
+
+func TestDisturbed(t *testing.T) {
+	for _, tt := range []struct {
+		others, generator float64
+		want              bool
+	}{
+		{50, 0, true},     // a pinned generator: all of it is other work
+		{134, 120, false}, // an unpinned generator on the server's cores: its own CPU is no disturbance
+		{150, 100, true},
+		{10, 0, false},
+	} {
+		m := reading(kn(5, 5), 5, 1000, Readings{Interference: tt.others, GeneratorShared: tt.generator})
+		if d, got := disturbed(m); got != tt.want {
+			t.Errorf("interference %v, generator %v: disturbed %v (%s); want %v", tt.others, tt.generator, got, d.Evidence, tt.want)
+		}
+	}
+	if _, got := disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}})); got {
+		t.Error("an absent interference reading judged disturbed")
+	}
+}

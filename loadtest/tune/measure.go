@@ -66,8 +66,12 @@ type Readings struct {
 	// GeneratorCPU is the generator's own CPU as a share of its CPUs (%).
 	GeneratorCPU float64 `json:"generator_cpu_percent"`
 	// Interference is the CPU time of the target's cores that something
-	// else took (% of a core; watch.Target.Interference).
-	Interference float64 `json:"others_on_its_cores_percent"`
+	// else took (% of a core; watch.Target.Interference); GeneratorShared
+	// the generator's own CPU (% of a core) when it is not pinned and so
+	// may run on the target's cores, where it is part of Interference
+	// without being other work (0 when pinned).
+	Interference    float64 `json:"others_on_its_cores_percent"`
+	GeneratorShared float64 `json:"generator_cpu_shared_percent"`
 	// ErrorShare is the failed requests' share (%).
 	ErrorShare float64  `json:"error_percent"`
 	Absent     []string `json:"absent,omitempty"`
@@ -221,6 +225,7 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	}
 	m.Readings.Work = t.work.Name
 	m.Readings.GeneratorCPU = round(loadtest.Median(values["generator"]), 1)
+	m.Readings.GeneratorShared = round(loadtest.Median(values["generator shared"]), 1)
 	m.Readings.ErrorShare = round(loadtest.Median(values["errors"]), 3)
 	m.Warnings = dedupe(m.Warnings)
 	return m
@@ -240,6 +245,7 @@ func (t *tuner) readRun(res *loadtest.Result, values map[string][]float64) {
 		}
 	}
 	values["generator"] = append(values["generator"], generatorShare(res.Cost))
+	values["generator shared"] = append(values["generator shared"], generatorShared(res.Cost))
 	share := 0.0
 	if res.Total.Requests > 0 {
 		share = 100 * float64(res.Total.Errors) / float64(res.Total.Requests)
@@ -260,6 +266,16 @@ func generatorShare(c loadtest.Cost) float64 {
 		n = len(c.Cores.CPUs)
 	}
 	return cpu / float64(n)
+}
+
+// generatorShared is the generator's CPU in % of one core when it is not
+// pinned (its CPUs are all the machine's, or unknown), else 0.
+func generatorShared(c loadtest.Cost) float64 {
+	cpu, ok := c.CPU()
+	if !ok || c.Cores != nil && len(c.Cores.CPUs) > 0 && len(c.Cores.CPUs) < runtime.NumCPU() {
+		return 0
+	}
+	return cpu
 }
 
 // passes reports whether a value meets the objective o.

@@ -112,6 +112,11 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			if prevBest != nil {
 				st.Best = prevBest.Knobs
 			}
+			if ok, why := t.budgetLeft(reserve); !ok {
+				st.Decision, st.Next = fmt.Sprintf("stop: %s (it would have been measured again)", why), nil
+				t.record(st)
+				return st.Decision, "budget", nil
+			}
 			t.record(st)
 			continue
 		}

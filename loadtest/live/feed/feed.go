@@ -225,6 +225,20 @@ func (f *Feed) Note(s string) {
 	f.publish(fr)
 }
 
+// Tune publishes a tuner's step on a frame of its own between the seconds:
+// the page adds it to its tuning's path through the workers × pool plane.
+func (f *Feed) Tune(p live.TunePoint) {
+	fr := live.Frame{Between: true, Tune: &p}
+	f.mu.Lock()
+	if f.done {
+		f.mu.Unlock()
+		return
+	}
+	f.fill(&fr, time.Now())
+	f.mu.Unlock()
+	f.publish(fr)
+}
+
 // Done publishes the last frame, between the seconds, with the final
 // claims and the summary of the steps published (live.Summary: the
 // finished page's headline), and closes the hub's streams (the page keeps

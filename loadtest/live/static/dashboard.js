@@ -271,6 +271,65 @@
   var last = null, progress = null, frames = 0, done = false;
   var stepsChanged = false, stepsRebuild = false, claimsChanged = false, notesChanged = false;
 
+  // Tunings: each path through the workers × pool plane, drawn as an SVG
+  // (x = connections, y = workers), a numbered point per step, the best
+  // ringed; the panel appears with the first tuner step.
+  var tunes = { paths: [], byPath: {} }, tuneSection = null, tuneChanged = false;
+  // The SVG is written as markup: the HTML parser puts it in the SVG
+  // namespace by itself.
+  function esc(v) {
+    return String(v).replace(/[&<>"]/g, function (ch) { return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" }[ch]; });
+  }
+  function svgEl(name, attrs, text) {
+    var a = Object.keys(attrs).map(function (k) { return " " + k + '="' + esc(attrs[k]) + '"'; }).join("");
+    return "<" + name + a + (text == null ? "/>" : ">" + esc(text) + "</" + name + ">");
+  }
+  function drawTunes() {
+    if (tunes.paths.length === 0) return;
+    if (!tuneSection) tuneSection = panel("Tuning path: workers × connections", "a point per step (its number, throughput and the limit named); the best ringed");
+    var old = tuneSection.querySelector("div.tune, ul.tune");
+    while (old) { old.remove(); old = tuneSection.querySelector("div.tune, ul.tune"); }
+    var maxW = 1, maxP = 1;
+    tunes.paths.forEach(function (p) { tunes.byPath[p].forEach(function (s) { maxW = Math.max(maxW, s.workers); maxP = Math.max(maxP, s.pool); }); });
+    var W = Math.max(320, tuneSection.clientWidth - 24), H = HEIGHT, m = 40;
+    var x = function (v) { return m + (W - 2 * m) * v / (maxP * 1.05); };
+    var y = function (v) { return H - m - (H - 2 * m) * v / (maxW * 1.05); };
+    var svg = [];
+    svg.push(svgEl("line", { x1: m, y1: H - m, x2: W - m, y2: H - m, stroke: "#888" }));
+    svg.push(svgEl("line", { x1: m, y1: m, x2: m, y2: H - m, stroke: "#888" }));
+    var ink = "#bbb";
+    svg.push(svgEl("text", { x: W / 2, y: H - 8, "text-anchor": "middle", "font-size": 12, fill: ink }, "connections (pool)"));
+    svg.push(svgEl("text", { x: 12, y: H / 2, "font-size": 12, fill: ink, transform: "rotate(-90 12 " + H / 2 + ")", "text-anchor": "middle" }, "workers"));
+    [maxP, Math.round(maxP / 2)].forEach(function (v) { svg.push(svgEl("text", { x: x(v), y: H - m + 14, "text-anchor": "middle", "font-size": 11, fill: ink }, String(v))); });
+    [maxW, Math.round(maxW / 2)].forEach(function (v) { svg.push(svgEl("text", { x: m - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: ink }, String(v))); });
+    var legend = el("ul", "tune");
+    tunes.paths.forEach(function (p, pi) {
+      var c = PALETTE[pi % PALETTE.length], pts = tunes.byPath[p], lastPt = pts[pts.length - 1];
+      pts.forEach(function (s) { s.best = s.workers === lastPt.best_workers && s.pool === lastPt.best_pool; });
+      svg.push(svgEl("polyline", { fill: "none", stroke: c, "stroke-width": 2,
+        points: pts.map(function (s) { return x(s.pool) + "," + y(s.workers); }).join(" ") }));
+      // One label per setting, its steps' numbers and the last one's
+      // figures, to the left of points in the right half.
+      var at = {};
+      pts.forEach(function (s) {
+        svg.push(svgEl("circle", { cx: x(s.pool), cy: y(s.workers), r: s.best ? 9 : 5, fill: s.best ? "none" : c, stroke: c, "stroke-width": 3 }));
+        var k = s.workers + "/" + s.pool;
+        at[k] = { s: s, ns: (at[k] ? at[k].ns + "," : "") + s.n };
+      });
+      Object.keys(at).forEach(function (k) {
+        var s = at[k].s, right = x(s.pool) > W / 2;
+        svg.push(svgEl("text", { x: x(s.pool) + (right ? -10 : 10), y: y(s.workers) - 8, "font-size": 11, fill: c, "text-anchor": right ? "end" : "start" },
+          at[k].ns + ": " + k + " " + fmt(s.throughput) + "/s, " + s.limit));
+      });
+      var last = pts[pts.length - 1];
+      legend.appendChild(el("li", null, p + ": " + pts.length + " steps, last " + last.workers + "/" + last.pool + " (" + last.limit + "): " + last.decision));
+    });
+    var box = el("div", "tune");
+    box.innerHTML = '<svg class="tune" width="' + W + '" height="' + H + '" role="img" aria-label="tuning path">' + svg.join("") + "</svg>";
+    tuneSection.appendChild(box);
+    tuneSection.appendChild(legend);
+  }
+
   function add(f) {
     frames++;
     progress = f.progress || {};
@@ -282,6 +341,12 @@
     });
     if (!f.between) seconds(f);
     if (!f.between || f.done) last = f;
+    if (f.tune) {
+      var tp = f.tune.path;
+      if (!tunes.byPath[tp]) { tunes.byPath[tp] = []; tunes.paths.push(tp); }
+      tunes.byPath[tp].push(f.tune);
+      tuneChanged = true;
+    }
     if (f.step) {
       var r = f.step.run;
       if (!steps.byRun[r]) { steps.byRun[r] = []; steps.runs.push(r); stepsRebuild = true; }
@@ -379,6 +444,7 @@
     thrChart.draw(); latChart.draw(); doingChart.draw(); errChart.draw();
     serverOrder.forEach(function (p) { serverCharts[p].draw(); });
     if (stepsChanged) { drawSteps(stepsRebuild); stepsChanged = stepsRebuild = false; }
+    if (tuneChanged) { drawTunes(); tuneChanged = false; }
     if (claimsChanged) { drawClaims(); claimsChanged = false; }
     if (notesChanged) { drawNotes(); notesChanged = false; }
     // Said after drawing, so that "finished" means everything is on screen.
