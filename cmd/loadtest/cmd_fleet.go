@@ -45,7 +45,7 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	pgb := fs.String("pgbouncer", "off", "PgBouncer between the replicas and PostgreSQL: off, session or transaction (then give the board -pg-exec-mode exec)")
 	pool := fs.Int("pgbouncer-pool", 10, "PgBouncer's server connections to PostgreSQL (default_pool_size)")
 	fs.IntVar(&s.ConnLimit, "conn-limit", 0, "CONNECTION LIMIT of the fleet's PostgreSQL role (0: none)")
-	fs.StringVar(&s.Postgres, "postgres", envOr("BBS_PG_DSN", "postgres://root@127.0.0.1:5432/test?sslmode=disable"), "admin `DSN` of PostgreSQL, a role that may create roles and databases (default $BBS_PG_DSN)")
+	fs.StringVar(&s.AdminDSN, "postgres", envOr("BBS_PG_DSN", "postgres://root@127.0.0.1:5432/test?sslmode=disable"), "admin `DSN` of PostgreSQL, a role that may create roles and databases (default $BBS_PG_DSN)")
 	fs.StringVar(&s.Ready, "ready", "/readyz", "`path` on a replica's admin port that answers 200 when it is ready (HAProxy's health check too)")
 	fs.StringVar(&s.DSNEnv, "dsn-env", "BBS_DSN", "environment `variable` that gives each replica its database URL (empty: only {{dsn}})")
 	dir := fs.String("dir", "", "`folder` for the configuration files and logs (default: a temporary one, removed after)")
@@ -56,7 +56,7 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if *drop {
-		left, err := fleet.DropLeftovers(ctx, s.Postgres)
+		left, err := fleet.DropLeftovers(ctx, s.AdminDSN)
 		fmt.Fprintf(stdout, "dropped: %s\n", strings.Join(append([]string{fmt.Sprint(len(left))}, left...), "\n  "))
 		return err
 	}

@@ -14,12 +14,14 @@ import (
 
 // fleetSpec is the file's [fleet] table, and a run's [run.fleet], whose
 // keys that are set replace the file's: several replicas of [server]'s
-// command behind HAProxy, on a PostgreSQL role of the lab's own, with
+// command behind HAProxy, on a database role of the lab's own, with
 // PgBouncer between them when asked (package fleet, docs/scale-out.md).
 // In a run with replicas, {{port}} is HAProxy's (the one address the load
 // goes to), {{admin_port}} the first replica's (its stats, reset and
-// ready URLs; the replicas share one database), and {{haproxy_metrics}}
-// HAProxy's Prometheus exporter.
+// ready URLs; the replicas share one database), {{replica_admin_ports}}
+// every replica's, comma-separated, {{haproxy_metrics}} HAProxy's
+// Prometheus exporter, {{pg_role}} the fleet's database role (and
+// database) and {{pgbouncer_admin}} PgBouncer's admin console DSN.
 type fleetSpec struct {
 	// Replicas is how many replicas to start; 0: no fleet, [server]'s
 	// command alone as in every other experiment.
@@ -35,8 +37,9 @@ type fleetSpec struct {
 	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0: none;
 	// -1, none either, for a run to lift the file's).
 	ConnLimit int `toml:"conn_limit"`
-	// Postgres is the admin DSN the role is created over.
-	Postgres string `toml:"postgres"`
+	// AdminDSN is the database server's admin DSN, which the role is
+	// created and dropped over.
+	AdminDSN string `toml:"admin_dsn"`
 	// Ready is the path of a replica's ready URL on its admin port (and
 	// HAProxy's health check); DSNEnv the environment variable that
 	// carries each replica's database URL.
@@ -92,8 +95,8 @@ func (e *Experiment) checkFleet() []error {
 		if fs.PgBouncerPool < 1 || fs.ConnLimit < -1 || fs.MaxConn < 0 {
 			bad.add("%s: pgbouncer_pool must be at least 1, conn_limit -1 (none) or more, maxconn 0 or more", name)
 		}
-		if fs.Postgres == "" || fs.Ready == "" {
-			bad.add("%s: postgres (an admin DSN) and ready (the replica's ready path on its admin port) are needed with replicas", name)
+		if fs.AdminDSN == "" || fs.Ready == "" {
+			bad.add("%s: admin_dsn (the database server's admin DSN) and ready (the replica's ready path on its admin port) are needed with replicas", name)
 		}
 		if r.Start == startListening {
 			bad.add("run %q: start = \"listening\" (a cold start) cannot be a fleet's", r.Name)
@@ -135,7 +138,7 @@ type runFleet struct {
 // port, admin_port and haproxy_metrics to the fleet's.
 func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fleetSpec, argv, env []string, vars map[string]string) error {
 	s := fleet.Spec{Replica: argv, Env: env, DSNEnv: fs.DSNEnv, Dir: x.e.Dir, Replicas: fs.Replicas, Ready: fs.Ready,
-		Balance: fs.Balance, ServerMaxConn: fs.MaxConn, Postgres: fs.Postgres, ConnLimit: fs.ConnLimit, WorkDir: lr.dir,
+		Balance: fs.Balance, ServerMaxConn: fs.MaxConn, AdminDSN: fs.AdminDSN, ConnLimit: fs.ConnLimit, WorkDir: lr.dir,
 		CPUs: x.e.Server.CPUs, Pin: !x.opt.NoPin,
 		StartTimeout: time.Duration(x.e.Server.StartTimeout), StopTimeout: time.Duration(x.e.Server.StopTimeout)}
 	if fs.PgBouncer != "off" {
@@ -157,6 +160,15 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	vars["port"] = strings.TrimPrefix(f.URL, "http://127.0.0.1:")
 	vars["admin_port"] = strconv.Itoa(f.Replicas[0].AdminPort)
 	vars["haproxy_metrics"] = f.MetricsURL
+	vars["pg_role"] = f.Role.Name
+	ports := make([]string, len(f.Replicas))
+	for i, r := range f.Replicas {
+		ports[i] = strconv.Itoa(r.AdminPort)
+	}
+	vars["replica_admin_ports"] = strings.Join(ports, ",")
+	if f.PgBouncer != nil {
+		vars["pgbouncer_admin"] = f.PgBouncer.AdminDSN
+	}
 	lr.rr.Fleet = &fleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
 	if f.PgBouncer != nil {
 		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize = f.PgBouncer.Mode, f.PgBouncer.PoolSize
@@ -171,7 +183,7 @@ func pgbNote(fs fleetSpec) string {
 		s = fmt.Sprintf(", PgBouncer %s pool %d", fs.PgBouncer, fs.PgBouncerPool)
 	}
 	if fs.ConnLimit > 0 {
-		s += fmt.Sprintf(", PostgreSQL role of CONNECTION LIMIT %d", fs.ConnLimit)
+		s += fmt.Sprintf(", database role of CONNECTION LIMIT %d", fs.ConnLimit)
 	}
 	return s
 }

@@ -12,7 +12,7 @@ ready = "http://127.0.0.1:{{admin_port}}/readyz"
 [fleet]
 replicas = 2
 conn_limit = 12
-postgres = "postgres://root@127.0.0.1:5432/test"
+admin_dsn = "postgres://root@127.0.0.1:5432/test"
 ready = "/readyz"
 [load]
 clients = [1, 2]
@@ -43,7 +43,7 @@ func TestFleetOf(t *testing.T) {
 	}
 	for _, r := range e.Runs {
 		fs, ok := e.fleetOf(r)
-		fs.Postgres, fs.Ready = "", ""
+		fs.AdminDSN, fs.Ready = "", ""
 		if !ok || fs != want[r.Name] {
 			t.Errorf("run %s: fleet %+v (%v); want %+v", r.Name, fs, ok, want[r.Name])
 		}
@@ -64,7 +64,7 @@ func TestFleetErrors(t *testing.T) {
 		{`conn_limit = 12`, "conn_limit = 12\nbalance = \"random\"", `fleet.balance = "random"`},
 		{`balance = "roundrobin"`, `pgbouncer = "statement"`, `run "c": fleet.pgbouncer = "statement"`},
 		{`conn_limit = 12`, `conn_limit = -2`, "conn_limit -1 (none) or more"},
-		{`ready = "/readyz"`, ``, "postgres (an admin DSN) and ready"},
+		{`ready = "/readyz"`, ``, "admin_dsn (the database server's admin DSN) and ready"},
 		{`conn_limit = 12`, "conn_limit = 12\nmax_conn = 3", `unknown key "fleet.max_conn"`},
 	} {
 		_, err := parse("x.toml", []byte(strings.Replace(fleetBase, tt.old, tt.new, 1)))

@@ -4,7 +4,7 @@
 //		Replica:  []string{"./bbs", "-db", "postgres", "-addr", "127.0.0.1:{{port}}", "-admin-addr", "127.0.0.1:{{admin_port}}"},
 //		DSNEnv:   "BBS_DSN",
 //		Replicas: 2, Ready: "/readyz", Balance: "leastconn",
-//		Postgres: "postgres://root@127.0.0.1:5432/test?sslmode=disable", ConnLimit: 20,
+//		AdminDSN: "postgres://root@127.0.0.1:5432/test?sslmode=disable", ConnLimit: 20,
 //		PgBouncer: &fleet.PgBouncerSpec{Mode: "transaction", PoolSize: 10},
 //		WorkDir:  dir,
 //	})

@@ -40,10 +40,10 @@ type Spec struct {
 	// ServerMaxConn caps the requests HAProxy sends one replica at once
 	// (0: no cap); the rest wait in HAProxy's queue.
 	ServerMaxConn int
-	// Postgres is an admin DSN of the PostgreSQL server (a role that may
+	// AdminDSN is an admin DSN of the PostgreSQL server (a role that may
 	// create roles and databases): the fleet's role and database are
 	// created over it and dropped after.
-	Postgres string
+	AdminDSN string
 	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0 or less:
 	// none): every connection of every replica, or PgBouncer's, counts.
 	ConnLimit int
@@ -135,7 +135,7 @@ func Start(ctx context.Context, s Spec) (f *Fleet, err error) {
 			f = nil
 		}
 	}()
-	if f.Role, err = CreateRole(ctx, s.Postgres, s.ConnLimit); err != nil {
+	if f.Role, err = CreateRole(ctx, s.AdminDSN, s.ConnLimit); err != nil {
 		return f, err
 	}
 	f.DSN = f.Role.DirectDSN()
@@ -173,7 +173,7 @@ func (s *Spec) check() error {
 	if s.Replicas > 0 && !oneOf(s.Balance, Balances...) {
 		bad = append(bad, fmt.Errorf("fleet: balance = %q: want %s", s.Balance, strings.Join(Balances, " or ")))
 	}
-	if s.Postgres == "" {
+	if s.AdminDSN == "" {
 		bad = append(bad, errors.New("fleet: no PostgreSQL admin DSN"))
 	}
 	if s.WorkDir == "" {
@@ -244,6 +244,19 @@ func (f *Fleet) watch(p *proc) {
 	if f.spec.OnExit != nil {
 		f.spec.OnExit(err)
 	}
+}
+
+// Pinned returns the CPUs every process of the fleet is pinned to
+// (Spec.CPUs), or none when one of them is not pinned.
+func (f *Fleet) Pinned() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.procs {
+		if !p.Hold.Pinned {
+			return nil
+		}
+	}
+	return f.spec.CPUs
 }
 
 // Exits returns how each process that exited while the fleet ran did so:

@@ -67,7 +67,7 @@ func boardSpec(t *testing.T, admin string, replicas, pool int) Spec {
 			"-pool", fmt.Sprint(pool), "-seed-posts", "200", "-pg-exec-mode", "exec", "-workers", "8"},
 		DSNEnv:   "BBS_DSN",
 		Replicas: replicas, Ready: "/readyz", Balance: "roundrobin",
-		Postgres: admin, WorkDir: t.TempDir(),
+		AdminDSN: admin, WorkDir: t.TempDir(),
 		StartTimeout: 60 * time.Second, StopTimeout: 10 * time.Second,
 	}
 }
@@ -111,6 +111,7 @@ func TestFleetCounts(t *testing.T) {
 				if n := backends(t, admin, f.Role.Name); n > tt.pgb.PoolSize {
 					t.Errorf("PostgreSQL has %d connections of the fleet's role; want at most PgBouncer's pool, %d", n, tt.pgb.PoolSize)
 				}
+				checkPools(t, ctx, f)
 			}
 			procs := f.procs
 			stopped = true
@@ -310,4 +311,32 @@ func roleIn(msg string) string {
 		j++
 	}
 	return msg[i:j]
+}
+
+// checkPools reads PgBouncer's admin console as its stats user: SHOW
+// POOLS has the fleet's database in transaction mode.
+func checkPools(t *testing.T, ctx context.Context, f *Fleet) {
+	t.Helper()
+	c, err := pgx.Connect(ctx, f.PgBouncer.AdminDSN)
+	if err != nil {
+		t.Fatalf("PgBouncer's admin console: %v", err)
+	}
+	defer c.Close(ctx)
+	rows, err := c.Query(ctx, "SHOW POOLS")
+	if err != nil {
+		t.Fatalf("SHOW POOLS: %v", err)
+	}
+	maps, err := pgx.CollectRows(rows, pgx.RowToMap)
+	if err != nil {
+		t.Fatalf("SHOW POOLS: %v", err)
+	}
+	for _, m := range maps {
+		if m["database"] == f.Role.Name {
+			if m["user"] != f.Role.Name || m["pool_mode"] != ModeTransaction {
+				t.Errorf("SHOW POOLS: %v; want user %s in transaction mode", m, f.Role.Name)
+			}
+			return
+		}
+	}
+	t.Errorf("SHOW POOLS has no pool of database %s: %v", f.Role.Name, maps)
 }

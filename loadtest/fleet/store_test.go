@@ -20,7 +20,7 @@ import (
 // missing, for the next: the reason for the board's pg_exec_mode.
 func TestStoreThroughPgBouncer(t *testing.T) {
 	admin := need(t, "pgbouncer")
-	f, err := Start(context.Background(), Spec{Postgres: admin, WorkDir: t.TempDir(), ConnLimit: 3, PgBouncer: &PgBouncerSpec{Mode: ModeTransaction, PoolSize: 1}})
+	f, err := Start(context.Background(), Spec{AdminDSN: admin, WorkDir: t.TempDir(), ConnLimit: 3, PgBouncer: &PgBouncerSpec{Mode: ModeTransaction, PoolSize: 1}})
 	if err != nil {
 		t.Fatalf("Start: %v", err)
 	}
