@@ -151,7 +151,7 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 		rf.exits = append(rf.exits, err.Error())
 		rf.mu.Unlock()
 	}
-	x.logf("run %s: starting %d replicas behind HAProxy (%s)%s", lr.run.Name, fs.Replicas, fs.Balance, pgbNote(fs))
+	x.logf("run %s: starting %d replica(s) behind HAProxy (%s)%s", lr.run.Name, fs.Replicas, fs.Balance, pgbNote(fs))
 	f, err := fleet.Start(ctx, s)
 	if err != nil {
 		return err
@@ -173,7 +173,7 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	if f.PgBouncer != nil {
 		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize = f.PgBouncer.Mode, f.PgBouncer.PoolSize
 	}
-	x.logf("run %s: %d replicas ready behind %s (role %s)", lr.run.Name, len(f.Replicas), f.URL, f.Role.Name)
+	x.logf("run %s: %d replica(s) ready behind %s (role %s)", lr.run.Name, len(f.Replicas), f.URL, f.Role.Name)
 	return nil
 }
 
