@@ -289,6 +289,10 @@ func TestConnectionLimit(t *testing.T) {
 			t.Errorf("Start: %v\nwant %q in it", err, want)
 		}
 	}
+	// The server answered: the board does not tell how to start one.
+	if strings.Contains(err.Error(), "Start one") {
+		t.Errorf("the refused replica's log has the hint on starting PostgreSQL: %v", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	left, lerr := Leftovers(ctx, admin)
