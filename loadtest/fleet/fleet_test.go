@@ -1,3 +1,5 @@
+//go:build unix
+
 package fleet
 
 import (
@@ -23,7 +25,6 @@ import (
 
 var (
 	boardOnce sync.Once
-	boardBin  string
 	boardErr  error
 )
 
