@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgconn"
+
 	"bbslab/config"
 	"bbslab/entity"
 	"bbslab/entity/open"
@@ -42,7 +44,11 @@ func openStore(ctx context.Context, cfg config.Config, log *slog.Logger, trace i
 		status(fmt.Sprintf("starting: waiting for the database (attempt %d failed; db_wait leaves %v)", attempt, left.Round(100*time.Millisecond)))
 	})
 	if err != nil {
-		if cfg.DB == "postgres" && errors.Is(err, entity.ErrUnavailable) {
+		// The hint on starting a server is for a server that did not
+		// answer; one that answered and refused (too many connections for
+		// a role's CONNECTION LIMIT, shutting down) runs already.
+		var answered *pgconn.PgError
+		if cfg.DB == "postgres" && errors.Is(err, entity.ErrUnavailable) && !errors.As(err, &answered) {
 			fmt.Fprint(stderr, pgsetup.Hint)
 		}
 		return nil, err

@@ -3,8 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"bbslab/internal/testenv"
 	"bbslab/loadtest/fleet"
@@ -43,4 +49,124 @@ func errText(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestExperimentFleet runs an experiment whose runs are fleets: 2
+// replicas of the board behind HAProxy, straight to PostgreSQL and through
+// PgBouncer in transaction mode; each run is loaded through HAProxy, its
+// result says what its fleet was, and no role is left.
+func TestExperimentFleet(t *testing.T) {
+	dsn := testenv.PostgresDSN(t)
+	for _, p := range []string{"haproxy", "pgbouncer"} {
+		_, err := fleet.Binary(p)
+		testenv.Need(t, err == nil, errText(err))
+	}
+	dir := t.TempDir()
+	file := filepath.Join(dir, "fleet.toml")
+	text := fmt.Sprintf(`name = "fleet"
+[server]
+command = [%q, "-db", "postgres", "-addr", "127.0.0.1:{{port}}", "-admin-addr", "127.0.0.1:{{admin_port}}", "-pool", "2", "-seed-posts", "50", "-pg-exec-mode", "exec"]
+ready = "http://127.0.0.1:{{admin_port}}/readyz"
+reset = "http://127.0.0.1:{{admin_port}}/admin/reset?posts=50"
+[fleet]
+replicas = 2
+conn_limit = 10
+admin_dsn = %q
+ready = "/readyz"
+dsn_env = "BBS_DSN"
+[stats]
+url = "http://127.0.0.1:{{admin_port}}/admin/stats"
+[disturbance]
+off = true
+[load]
+clients = [4]
+duration = "1s"
+[[load.request]]
+label = "page"
+url = "http://127.0.0.1:{{port}}/bbs?cmd=AllView"
+expect = 200
+[[run]]
+name = "direct"
+[[run]]
+name = "pgbouncer"
+fleet = { pgbouncer = "transaction", pgbouncer_pool = 2 }
+[[claim]]
+id = "both-serve"
+source = "this test"
+text = "both fleets serve pages without error"
+[[claim.check]]
+left = { run = "direct", clients = 4, metric = "throughput" }
+op = ">"
+right = { value = 0 }
+[[claim.check]]
+left = { run = "pgbouncer", clients = 4, metric = "errors" }
+op = "not_above"
+right = { value = 0 }
+`, boardBinary(t), dsn)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code, stdout, stderr := runCmd(ctx, "experiment", "-live", "off", "-out", out, file)
+	if code != 0 {
+		t.Fatalf("experiment = exit %d; stderr %s\n%s", code, stderr, stdout)
+	}
+	if !strings.Contains(stdout, "claim both-serve: REPRODUCED") {
+		t.Errorf("stdout lacks the claim reproduced:\n%s", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Runs []struct {
+			Name  string
+			Fleet struct {
+				Replicas  []struct{ Name string }
+				PgBouncer string `json:"pgbouncer"`
+				ConnLimit int    `json:"conn_limit"`
+				Exits     []string
+			}
+			Points []struct {
+				Result struct {
+					Total struct{ Requests, Errors int64 }
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Runs) != 2 {
+		t.Fatalf("%d runs; want 2", len(res.Runs))
+	}
+	for i, want := range []string{"", "transaction"} {
+		r := res.Runs[i]
+		if len(r.Fleet.Replicas) != 2 || r.Fleet.PgBouncer != want || r.Fleet.ConnLimit != 10 || len(r.Fleet.Exits) > 0 {
+			t.Errorf("run %s: fleet %+v; want 2 replicas, pgbouncer %q, conn_limit 10, no exits", r.Name, r.Fleet, want)
+		}
+		if len(r.Points) != 1 || r.Points[0].Result.Total.Requests == 0 || r.Points[0].Result.Total.Errors != 0 {
+			t.Errorf("run %s: points %+v; want one with requests and no error", r.Name, r.Points)
+		}
+	}
+	// The roles the log names are gone, with their databases.
+	roles := regexp.MustCompile(fleet.RolePrefix+`[0-9a-f]+`).FindAllString(stdout, -1)
+	if len(roles) < 2 {
+		t.Errorf("the log names %d fleet roles; want one per run:\n%s", len(roles), stdout)
+	}
+	lctx, lcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer lcancel()
+	left, err := fleet.Leftovers(lctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range left {
+		for _, r := range roles {
+			if strings.HasSuffix(l, " "+r) {
+				t.Errorf("left behind: %s", l)
+			}
+		}
+	}
 }

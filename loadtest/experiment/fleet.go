@@ -18,8 +18,10 @@ import (
 // PgBouncer between them when asked (package fleet, docs/scale-out.md).
 // In a run with replicas, {{port}} is HAProxy's (the one address the load
 // goes to), {{admin_port}} the first replica's (its stats, reset and
-// ready URLs; the replicas share one database), and {{haproxy_metrics}}
-// HAProxy's Prometheus exporter.
+// ready URLs; the replicas share one database), {{replica_admin_ports}}
+// every replica's, comma-separated, {{haproxy_metrics}} HAProxy's
+// Prometheus exporter, {{pg_role}} the fleet's database role (and
+// database) and {{pgbouncer_admin}} PgBouncer's admin console DSN.
 type fleetSpec struct {
 	// Replicas is how many replicas to start; 0: no fleet, [server]'s
 	// command alone as in every other experiment.
@@ -35,8 +37,8 @@ type fleetSpec struct {
 	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0: none;
 	// -1, none either, for a run to lift the file's).
 	ConnLimit int `toml:"conn_limit"`
-	// AdminDSN is the admin DSN of the database server the role is
-	// created over.
+	// AdminDSN is the database server's admin DSN, which the role is
+	// created and dropped over.
 	AdminDSN string `toml:"admin_dsn"`
 	// Ready is the path of a replica's ready URL on its admin port (and
 	// HAProxy's health check); DSNEnv the environment variable that
@@ -94,7 +96,7 @@ func (e *Experiment) checkFleet() []error {
 			bad.add("%s: pgbouncer_pool must be at least 1, conn_limit -1 (none) or more, maxconn 0 or more", name)
 		}
 		if fs.AdminDSN == "" || fs.Ready == "" {
-			bad.add("%s: admin_dsn (the database server's) and ready (the replica's ready path on its admin port) are needed with replicas", name)
+			bad.add("%s: admin_dsn (the database server's admin DSN) and ready (the replica's ready path on its admin port) are needed with replicas", name)
 		}
 		if r.Start == startListening {
 			bad.add("run %q: start = \"listening\" (a cold start) cannot be a fleet's", r.Name)
@@ -149,7 +151,7 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 		rf.exits = append(rf.exits, err.Error())
 		rf.mu.Unlock()
 	}
-	x.logf("run %s: starting %d replicas behind HAProxy (%s)%s", lr.run.Name, fs.Replicas, fs.Balance, pgbNote(fs))
+	x.logf("run %s: starting %d replica(s) behind HAProxy (%s)%s", lr.run.Name, fs.Replicas, fs.Balance, pgbNote(fs))
 	f, err := fleet.Start(ctx, s)
 	if err != nil {
 		return err
@@ -158,11 +160,20 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	vars["port"] = strings.TrimPrefix(f.URL, "http://127.0.0.1:")
 	vars["admin_port"] = strconv.Itoa(f.Replicas[0].AdminPort)
 	vars["haproxy_metrics"] = f.MetricsURL
+	vars["pg_role"] = f.Role.Name
+	ports := make([]string, len(f.Replicas))
+	for i, r := range f.Replicas {
+		ports[i] = strconv.Itoa(r.AdminPort)
+	}
+	vars["replica_admin_ports"] = strings.Join(ports, ",")
+	if f.PgBouncer != nil {
+		vars["pgbouncer_admin"] = f.PgBouncer.AdminDSN
+	}
 	lr.rr.Fleet = &fleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
 	if f.PgBouncer != nil {
 		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize = f.PgBouncer.Mode, f.PgBouncer.PoolSize
 	}
-	x.logf("run %s: %d replicas ready behind %s (role %s)", lr.run.Name, len(f.Replicas), f.URL, f.Role.Name)
+	x.logf("run %s: %d replica(s) ready behind %s (role %s)", lr.run.Name, len(f.Replicas), f.URL, f.Role.Name)
 	return nil
 }
 
@@ -172,7 +183,7 @@ func pgbNote(fs fleetSpec) string {
 		s = fmt.Sprintf(", PgBouncer %s pool %d", fs.PgBouncer, fs.PgBouncerPool)
 	}
 	if fs.ConnLimit > 0 {
-		s += fmt.Sprintf(", a database role of CONNECTION LIMIT %d", fs.ConnLimit)
+		s += fmt.Sprintf(", database role of CONNECTION LIMIT %d", fs.ConnLimit)
 	}
 	return s
 }

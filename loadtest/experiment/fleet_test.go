@@ -64,7 +64,7 @@ func TestFleetErrors(t *testing.T) {
 		{`conn_limit = 12`, "conn_limit = 12\nbalance = \"random\"", `fleet.balance = "random"`},
 		{`balance = "roundrobin"`, `pgbouncer = "statement"`, `run "c": fleet.pgbouncer = "statement"`},
 		{`conn_limit = 12`, `conn_limit = -2`, "conn_limit -1 (none) or more"},
-		{`ready = "/readyz"`, ``, "admin_dsn (the database server's) and ready"},
+		{`ready = "/readyz"`, ``, "admin_dsn (the database server's admin DSN) and ready"},
 		{`conn_limit = 12`, "conn_limit = 12\nmax_conn = 3", `unknown key "fleet.max_conn"`},
 	} {
 		_, err := parse("x.toml", []byte(strings.Replace(fleetBase, tt.old, tt.new, 1)))

@@ -254,6 +254,11 @@ func (lr *serverRun) cores() []int {
 	if lr.proc != nil && lr.proc.Hold.Pinned {
 		return lr.proc.Hold.CPUs
 	}
+	if lr.fleet != nil {
+		if cpus := lr.fleet.Pinned(); len(cpus) > 0 {
+			return cpus
+		}
+	}
 	return allCPUs()
 }
 

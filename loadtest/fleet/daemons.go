@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net/url"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -74,9 +75,8 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	if err := p.waitFor(ctx, f.spec.StartTimeout, "listening on "+hostPort(port), listening(hostPort(port))); err != nil {
 		return err
 	}
-	admin := f.Role.DSN("127.0.0.1", port)
-	admin = strings.Replace(admin, f.Role.Name+":"+f.Role.Password, StatsUser+":"+statsPassword, 1)
-	admin = strings.Replace(admin, "/"+f.Role.Name+"?", "/pgbouncer?", 1) + "&default_query_exec_mode=simple_protocol"
+	admin := (&url.URL{Scheme: "postgres", User: url.UserPassword(StatsUser, statsPassword), Host: hostPort(port),
+		Path: "/pgbouncer", RawQuery: "sslmode=disable&default_query_exec_mode=simple_protocol"}).String()
 	f.PgBouncer = &PgBouncer{Port: port, Mode: s.Mode, PoolSize: s.PoolSize, AdminDSN: admin, Pid: p.Pid()}
 	return nil
 }

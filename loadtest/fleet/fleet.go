@@ -246,6 +246,19 @@ func (f *Fleet) watch(p *proc) {
 	}
 }
 
+// Pinned returns the CPUs every process of the fleet is pinned to
+// (Spec.CPUs), or none when one of them is not pinned.
+func (f *Fleet) Pinned() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, p := range f.procs {
+		if !p.Hold.Pinned {
+			return nil
+		}
+	}
+	return f.spec.CPUs
+}
+
 // Exits returns how each process that exited while the fleet ran did so:
 // none while all run. A replica that dies is reported here (and to
 // Spec.OnExit), and by Stop.

@@ -1,3 +1,5 @@
+//go:build unix
+
 package fleet
 
 import (
@@ -23,7 +25,6 @@ import (
 
 var (
 	boardOnce sync.Once
-	boardBin  string
 	boardErr  error
 )
 
@@ -111,6 +112,7 @@ func TestFleetCounts(t *testing.T) {
 				if n := backends(t, admin, f.Role.Name); n > tt.pgb.PoolSize {
 					t.Errorf("PostgreSQL has %d connections of the fleet's role; want at most PgBouncer's pool, %d", n, tt.pgb.PoolSize)
 				}
+				checkPools(t, ctx, f)
 			}
 			procs := f.procs
 			stopped = true
@@ -288,6 +290,10 @@ func TestConnectionLimit(t *testing.T) {
 			t.Errorf("Start: %v\nwant %q in it", err, want)
 		}
 	}
+	// The server answered: the board does not tell how to start one.
+	if strings.Contains(err.Error(), "Start one") {
+		t.Errorf("the refused replica's log has the hint on starting PostgreSQL: %v", err)
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	left, lerr := Leftovers(ctx, admin)
@@ -310,4 +316,32 @@ func roleIn(msg string) string {
 		j++
 	}
 	return msg[i:j]
+}
+
+// checkPools reads PgBouncer's admin console as its stats user: SHOW
+// POOLS has the fleet's database in transaction mode.
+func checkPools(t *testing.T, ctx context.Context, f *Fleet) {
+	t.Helper()
+	c, err := pgx.Connect(ctx, f.PgBouncer.AdminDSN)
+	if err != nil {
+		t.Fatalf("PgBouncer's admin console: %v", err)
+	}
+	defer c.Close(ctx)
+	rows, err := c.Query(ctx, "SHOW POOLS")
+	if err != nil {
+		t.Fatalf("SHOW POOLS: %v", err)
+	}
+	maps, err := pgx.CollectRows(rows, pgx.RowToMap)
+	if err != nil {
+		t.Fatalf("SHOW POOLS: %v", err)
+	}
+	for _, m := range maps {
+		if m["database"] == f.Role.Name {
+			if m["user"] != f.Role.Name || m["pool_mode"] != ModeTransaction {
+				t.Errorf("SHOW POOLS: %v; want user %s in transaction mode", m, f.Role.Name)
+			}
+			return
+		}
+	}
+	t.Errorf("SHOW POOLS has no pool of database %s: %v", f.Role.Name, maps)
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 )
 
+// boardBin is the board built for the tests (fleet_test.go's board).
+var boardBin string
+
 func osMkdirTemp() (string, error) { return os.MkdirTemp("", "fleet-board-") }
 
 // TestMain removes the board built for the tests.
