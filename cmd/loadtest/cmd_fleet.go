@@ -50,7 +50,7 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&s.DSNEnv, "dsn-env", "BBS_DSN", "environment `variable` that gives each replica its database URL (empty: only {{dsn}})")
 	dir := fs.String("dir", "", "`folder` for the configuration files and logs (default: a temporary one, removed after)")
 	hold := fs.Duration("for", 0, "stop after this long (0: at Ctrl-C)")
-	drop := fs.Bool("drop-leftovers", false, "drop the roles and databases that killed runs left (named "+fleet.RolePrefix+"...) and exit")
+	drop := fs.Bool("drop-leftovers", false, "drop the roles and databases that killed runs left (named "+fleet.RolePrefix+"...) and exit; while no other fleet runs on that server, whose role it would drop too")
 	before, command := splitDashDash(args)
 	if err := cli.ParseFlags(fs, before, false); err != nil {
 		return err

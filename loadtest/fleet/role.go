@@ -126,7 +126,8 @@ func Leftovers(ctx context.Context, admin string) ([]string, error) {
 }
 
 // DropLeftovers drops every role and database named with RolePrefix, as
-// a run killed before its Stop left them; it returns their names.
+// a run killed before its Stop left them, and returns their names: those
+// of a fleet running at the time too, so only while none runs.
 func DropLeftovers(ctx context.Context, admin string) ([]string, error) {
 	left, err := Leftovers(ctx, admin)
 	if err != nil || len(left) == 0 {
