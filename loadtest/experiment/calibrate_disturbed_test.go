@@ -243,23 +243,8 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates on the fake board")
 	}
-	control := filepath.Join(t.TempDir(), "control")
-	setControl(t, control, "cpu_ms=2")
-	text := tinyText(t, "sim")
-	text = strings.Replace(text, "[load]", "[calibrate]\n"+strings.Replace(calibrateSpec, "tolerance = 10", "tolerance = 10\nprobes = 2", 1)+
-		"\n[disturbance]\nmax_extra = \"60s\"\n[load]", 1)
-	text = strings.Replace(text, `"-admin-addr", "127.0.0.1:{{admin_port}}"]`, `"-admin-addr", "127.0.0.1:{{admin_port}}", "-wait={{db_latency}}"]`, 1)
-	text = strings.Replace(text, `env = ["FAKE_BOARD_MODE=sim"]`, fmt.Sprintf(`env = ["FAKE_BOARD_MODE=sim", "FAKE_CONTROL=%s"]`, control), 1)
-	text = strings.Replace(text, "[[stats.reading]]", "[[stats.reading]]\nname = \"cpu\"\npath = \"cpu_seconds_total\"\nkind = \"counter\"\nscale = 100\n[[stats.reading]]", 1)
-	e, err := parse("sim.toml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Dir = t.TempDir()
-	e.Profile = profileSpec{}
-	e.Load.Clients, e.Load.Repeats = []int{10}, 1
-	e.Load.Warmup, e.Load.Duration, e.Load.Think = 200*time.Millisecond, 2*time.Second, 0
-	e.Runs = e.Runs[:1]
+	e, control := calibratedSim(t)
+	e.Load.Repeats = 1
 	// The generator on its own CPU: on the fake board's, the board's real
 	// CPU (which its "cpu" reading does not report) reads as others' work.
 	e.Client.CPUs = []int{1}
@@ -358,4 +343,31 @@ func TestStealBehindAHog(t *testing.T) {
 	if why := j.judge(&span{own: 30, interference: 70, capacity: 100, steal: 25, hasSteal: true}, nil); !strings.Contains(why, "(steal)") {
 		t.Errorf("a probe behind the hog with 25 %% steal: %q; want disturbed by steal", why)
 	}
+}
+
+// calibratedSim is a one-run experiment on the simulating fake board with
+// a calibration of 2 correction probes, 60 s of max_extra and the fake's
+// control file (returned) at cpu_ms=2: the set-up of the tests that
+// disturb or move the board around its calibration. Clients, repeats and
+// interleaving are the caller's.
+func calibratedSim(t *testing.T) (*Experiment, string) {
+	t.Helper()
+	control := filepath.Join(t.TempDir(), "control")
+	setControl(t, control, "cpu_ms=2")
+	text := tinyText(t, "sim")
+	text = strings.Replace(text, "[load]", "[calibrate]\n"+strings.Replace(calibrateSpec, "tolerance = 10", "tolerance = 10\nprobes = 2", 1)+
+		"\n[disturbance]\nmax_extra = \"60s\"\n[load]", 1)
+	text = strings.Replace(text, `"-admin-addr", "127.0.0.1:{{admin_port}}"]`, `"-admin-addr", "127.0.0.1:{{admin_port}}", "-wait={{db_latency}}"]`, 1)
+	text = strings.Replace(text, `env = ["FAKE_BOARD_MODE=sim"]`, fmt.Sprintf(`env = ["FAKE_BOARD_MODE=sim", "FAKE_CONTROL=%s"]`, control), 1)
+	text = strings.Replace(text, "[[stats.reading]]", "[[stats.reading]]\nname = \"cpu\"\npath = \"cpu_seconds_total\"\nkind = \"counter\"\nscale = 100\n[[stats.reading]]", 1)
+	e, err := parse("sim.toml", []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Dir = t.TempDir()
+	e.Profile = profileSpec{}
+	e.Load.Clients = []int{10}
+	e.Load.Warmup, e.Load.Duration, e.Load.Think = 200*time.Millisecond, 2*time.Second, 0
+	e.Runs = e.Runs[:1]
+	return e, control
 }

@@ -535,23 +535,8 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates twice")
 	}
-	control := filepath.Join(t.TempDir(), "control")
-	setControl(t, control, "cpu_ms=2")
-	text := tinyText(t, "sim")
-	text = strings.Replace(text, "[load]", "[calibrate]\n"+strings.Replace(calibrateSpec, "tolerance = 10", "tolerance = 10\nprobes = 2", 1)+
-		"\n[disturbance]\nmax_extra = \"60s\"\n[load]", 1)
-	text = strings.Replace(text, `"-admin-addr", "127.0.0.1:{{admin_port}}"]`, `"-admin-addr", "127.0.0.1:{{admin_port}}", "-wait={{db_latency}}"]`, 1)
-	text = strings.Replace(text, `env = ["FAKE_BOARD_MODE=sim"]`, fmt.Sprintf(`env = ["FAKE_BOARD_MODE=sim", "FAKE_CONTROL=%s"]`, control), 1)
-	text = strings.Replace(text, "[[stats.reading]]", "[[stats.reading]]\nname = \"cpu\"\npath = \"cpu_seconds_total\"\nkind = \"counter\"\nscale = 100\n[[stats.reading]]", 1)
-	e, err := parse("sim.toml", []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.Dir = t.TempDir()
-	e.Profile = profileSpec{}
-	e.Load.Clients, e.Load.Repeats, e.Load.Interleave = []int{10}, 2, true
-	e.Load.Warmup, e.Load.Duration, e.Load.Think = 200*time.Millisecond, 2*time.Second, 0
-	e.Runs = e.Runs[:1]
+	e, control := calibratedSim(t)
+	e.Load.Repeats, e.Load.Interleave = 2, true
 	log := &controlLog{on: func(line string) {
 		if strings.HasPrefix(line, "calibrated on this machine") || strings.HasPrefix(line, "calibration did NOT reach") {
 			setControl(t, control, "cpu_ms=3")
