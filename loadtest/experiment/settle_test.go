@@ -56,8 +56,10 @@ func TestSettleWaitsForQuietCores(t *testing.T) {
 		t.Fatal(err)
 	}
 	waited := time.Since(start)
-	if waited < 1500*time.Millisecond || waited > 5*time.Second {
-		t.Errorf("waited %v; want until the burst ended (1.5 s), well within the 10 s allowed\n%s", waited, log.String())
+	// Until the burst ended, and not to the bound: it stopped because the
+	// cores were quiet (the log says which), however slow the machine.
+	if waited < 1500*time.Millisecond || waited >= 10*time.Second || strings.Contains(log.String(), "still busy") {
+		t.Errorf("waited %v; want until the burst ended (1.5 s), stopping as the cores were quiet, before the 10 s allowed\n%s", waited, log.String())
 	}
 	for _, want := range []string{"waiting for the cores to be quiet", "others took 60 % of a core on the server's", "quiet again after"} {
 		if !strings.Contains(log.String(), want) {
@@ -78,8 +80,10 @@ func TestSettleGivesUpAtItsBound(t *testing.T) {
 	if err := x.settle(context.Background(), lr, "p"); err != nil {
 		t.Fatal(err)
 	}
-	if waited := time.Since(start); waited < 1500*time.Millisecond || waited > 4*time.Second {
-		t.Errorf("waited %v; want about settle's 2 s", waited)
+	// At its bound: at least settle less one window; never on to the
+	// next window past it (the busy machine's slow reads aside).
+	if waited := time.Since(start); waited < 1500*time.Millisecond || x.res.Disturbance.ExtraSeconds > 2+settleWindow.Seconds()+2 {
+		t.Errorf("waited %v (%.1f s counted); want about settle's 2 s", waited, x.res.Disturbance.ExtraSeconds)
 	}
 	if !strings.Contains(log.String(), "still busy after") {
 		t.Errorf("log lacks that it measures anyway:\n%s", log.String())
@@ -95,7 +99,7 @@ func TestSettleQuietAtOnce(t *testing.T) {
 	if err := x.settle(context.Background(), lr, "p"); err != nil {
 		t.Fatal(err)
 	}
-	if waited := time.Since(start); waited > 2*time.Second || log.Len() != 0 {
+	if waited := time.Since(start); waited >= 10*time.Second || log.Len() != 0 {
 		t.Errorf("quiet cores: waited %v, log %q; want one window and nothing said", waited, log.String())
 	}
 }
