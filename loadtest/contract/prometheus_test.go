@@ -120,7 +120,9 @@ func (w *bothWatch) Finish(successes int64, seconds float64) loadtest.Watched {
 // the interval before the window's first read (the warm-up, under the
 // same load), where Prometheus's counters cover the window alone: on
 // this shared VM other processes' CPU moves between the two, hence 10
-// points for the machine's percentages and 5 for the board's own.
+// points for the machine's percentages (its cores', the server's cores'
+// busy share included: a CI run in a burst of 80 % steal saw 82 and 89)
+// and 5 for the board's own.
 func TestBothSourcesAgree(t *testing.T) {
 	if testing.Short() {
 		t.Skip("loads the board for 7.5 s (up to three times): long; runs without -short")
@@ -211,7 +213,9 @@ func TestBothSourcesAgree(t *testing.T) {
 // JSON figure being v (TestBothSourcesAgree says why).
 func tolerance(st watch.Stat, v float64) float64 {
 	switch {
-	case strings.HasPrefix(st.Path, "machine.cpu."):
+	case strings.HasPrefix(st.Path, "machine.cpu."), st.Kind == watch.Gauge && strings.HasPrefix(st.Path, "machine.own_cpus."):
+		// The machine's cores, the board's own included, are busy with
+		// whatever else runs: the JSON's earlier interval sees other work.
 		return 10
 	case strings.HasPrefix(st.Path, "machine."):
 		return 5

@@ -103,6 +103,11 @@ type Calibration struct {
 	// the cores beyond the baseline while they ran (the runner's judge,
 	// disturbance.go); none of them is in Probes.
 	Disturbed []probe `json:"disturbed,omitempty"`
+	// Steal is the median steal (% of one core) the hypervisor took from
+	// the server's cores over the probes used; nil where the OS does not
+	// report it. A calibration that ran in a burst of steal is redone when
+	// the run later reads the cores with less (recalibrationReason).
+	Steal *float64 `json:"steal_percent,omitempty"`
 	// Value is the chosen wait, as handed to the servers; Reached whether
 	// the last probe was within the tolerance.
 	Value   string  `json:"value"`
@@ -533,6 +538,9 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 	steps := float64(max(0, x.total-x.seq)) * e.stepLength().Seconds()
 	j := &probeJudge{x: x}
 	n := 0
+	if err := x.settleSteal(ctx, lr); err != nil {
+		return nil, err
+	}
 	once := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
 		v := formatWait(wait)
 		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
@@ -570,6 +578,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 				server = serverMap(seen.Server)
 				srv, gen, _ = x.spans(lr.cores(), r, server)
 			}
+			x.seeSteal(srv, gen)
 			why := j.judge(srv, gen)
 			if why == "" || attempt >= e.Disturbance.MaxAttempts || !x.fits(probeLen) {
 				if why != "" {
@@ -590,6 +599,9 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 	cal.Disturbed = j.disturbed
 	if base := j.baseline(cal); base.Server != nil || base.Generator != nil {
 		x.res.Disturbance.Baseline = base
+		if base.Server != nil && base.Server.Steal != nil {
+			cal.Steal = ptrTo(round1(*base.Server.Steal))
+		}
 	}
 	if err == nil {
 		// Calibrated: the page stops saying "calibrating".

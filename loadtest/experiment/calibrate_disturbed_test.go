@@ -371,3 +371,59 @@ func calibratedSim(t *testing.T) (*Experiment, string) {
 	e.Runs = e.Runs[:1]
 	return e, control
 }
+
+// TestStealBurstAtTheCalibration: a burst of steal that covered the whole
+// calibration is no level of the machine's. Once the run reads the cores
+// with less, steal beyond that is a disturbance, and the calibration is
+// redone; a steal that never eases stays the machine's.
+func TestStealBurstAtTheCalibration(t *testing.T) {
+	newX := func(probeSteal ...float64) *experimentRunner {
+		x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: disturbanceSpec{Threshold: 10, CPUPerRequest: 25}},
+			res: &Result{Disturbance: &Disturbance{Threshold: 10, CPU: "cpu", Baseline: &Baseline{Source: baselineCalibration}}}}
+		for _, st := range probeSteal {
+			s := &span{own: 50, interference: st, capacity: 100, steal: st, hasSteal: true}
+			x.seeSteal(s, nil)
+			x.res.Disturbance.Baseline.add(s, nil)
+		}
+		return x
+	}
+	judge := func(x *experimentRunner, steal float64) *repeat {
+		rp := &repeat{}
+		s := span{own: 50, interference: steal, capacity: 100, steal: steal, hasSteal: true}
+		x.judgeSpanOf(rp, &s, nil, &interference{})
+		return rp
+	}
+	cal := &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Steal: ptrTo(39.0),
+		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
+	at := &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0002}} // 0.2 ms, 60 % of 90
+
+	x := newX(38, 40)
+	if rp := judge(x, 35); rp.Disturbed {
+		t.Errorf("35 %% steal as at the calibration: disturbed (%s); the run has read nothing lower yet", rp.Reason)
+	}
+	if got := x.recalibrationReason(cal, at, 1); got != "" {
+		t.Errorf("nothing lower read yet: %q; want no recalibration", got)
+	}
+	if rp := judge(x, 2); rp.Disturbed {
+		t.Errorf("2 %% steal: disturbed (%s)", rp.Reason)
+	}
+	rp := judge(x, 35)
+	if !rp.Disturbed || !strings.Contains(rp.Reason, "took 35.0 % of a core from the server's cores (steal) where the machine had 2.0") {
+		t.Errorf("35 %% steal after the run read 2: disturbed %v (%s); want disturbed against 2", rp.Disturbed, rp.Reason)
+	}
+	if got := x.recalibrationReason(cal, at, 1); !strings.Contains(got, "the calibration ran while the hypervisor took 39.0 %") || !strings.Contains(got, "with 2.0") {
+		t.Errorf("calibrated at 39 %% steal, the run read 2: %q; want a recalibration saying so", got)
+	}
+
+	// Steal that never eases: 20 % at the calibration, 15-24 % after.
+	x = newX(19, 21)
+	for _, st := range []float64{18, 24, 15, 22} {
+		if rp := judge(x, st); rp.Disturbed {
+			t.Errorf("steady steal, %g %%: disturbed (%s)", st, rp.Reason)
+		}
+	}
+	cal.Steal = ptrTo(20.0)
+	if got := x.recalibrationReason(cal, at, 1); got != "" {
+		t.Errorf("steady steal: %q; want no recalibration", got)
+	}
+}

@@ -249,6 +249,41 @@ func (b coresBaseline) figures() (BaselineCores, bool) {
 	return f, true
 }
 
+// The hypervisor's steal comes and goes on its own (on 2026-12-03 in
+// bursts of 30-60 s at 10-47 % every few minutes), and a burst may cover
+// the whole calibration: the steal its probes read is then no level of the
+// machine's. So steal is judged against the lower of the baseline's and
+// the lowest the run has read on those cores (seeSteal): once the run saw
+// the cores with less, more is a disturbance, and a calibration that ran
+// with more is redone (recalibrationReason). A steal that never eases
+// stays the machine's.
+
+// seeSteal lowers the run's steal floor by a measured span's steal, on the
+// server's cores and the generator's (nil spans, or spans without steal,
+// leave it).
+func (x *experimentRunner) seeSteal(srv, gen *span) {
+	for i, s := range []*span{srv, gen} {
+		if s == nil || !s.hasSteal {
+			continue
+		}
+		if f := x.stealFloor[i]; f == nil || s.steal < *f {
+			x.stealFloor[i] = ptrTo(s.steal)
+		}
+	}
+}
+
+// stealLevel is the steal a span is judged against: the lower of the
+// baseline's level and the run's floor, nil when neither is known.
+func stealLevel(level, floor *float64) *float64 {
+	switch {
+	case level == nil:
+		return floor
+	case floor == nil || *level <= *floor:
+		return level
+	}
+	return floor
+}
+
 // stealBeyond says how far s's steal is beyond the steal level, in points,
 // when both are known (ok false otherwise).
 func stealBeyond(s span, level *float64) (float64, bool) {

@@ -102,6 +102,10 @@ func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, swe
 		return fmt.Sprintf("the board's CPU per request %s was %.3f ms in sweep %d against the calibration's %.3f ms (%+.0f %%; %s)",
 			where, got, sweep, ref, 100*(got-ref)/ref, why)
 	}
+	if floor := x.stealFloor[0]; cal.Steal != nil && floor != nil && *cal.Steal-*floor > x.e.Disturbance.Threshold {
+		return fmt.Sprintf("the calibration ran while the hypervisor took %.1f %% of a core from the server's cores (steal); by sweep %d the run read them with %.1f (threshold %g points)",
+			*cal.Steal, sweep, *floor, x.e.Disturbance.Threshold)
+	}
 	v, ok := at.Server[cal.Reading]
 	if !ok {
 		return ""

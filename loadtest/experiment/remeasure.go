@@ -161,7 +161,8 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *span, in *interfere
 	}
 	b := d.Baseline
 	var why []string
-	judge := func(s *span, base coresBaseline, expected, stealBase **float64, whose string) {
+	x.seeSteal(srv, gen)
+	judge := func(s *span, base coresBaseline, floor *float64, expected, stealBase **float64, whose string) {
 		if s == nil {
 			return
 		}
@@ -174,15 +175,16 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *span, in *interfere
 			why = append(why, fmt.Sprintf("other work took %.1f %% of a core on the %s cores where the baseline expects %.1f", s.interference, whose, exp))
 		}
 		f, _ := base.figures()
-		if over, ok := stealBeyond(*s, f.Steal); ok {
-			*stealBase = ptrTo(round1(*f.Steal))
+		level := stealLevel(f.Steal, floor)
+		if over, ok := stealBeyond(*s, level); ok {
+			*stealBase = ptrTo(round1(*level))
 			if s.interference-exp <= d.Threshold && over > d.Threshold {
-				why = append(why, fmt.Sprintf("the hypervisor took %.1f %% of a core from the %s cores (steal) where the baseline had %.1f", s.steal, whose, *f.Steal))
+				why = append(why, fmt.Sprintf("the hypervisor took %.1f %% of a core from the %s cores (steal) where the machine had %.1f", s.steal, whose, *level))
 			}
 		}
 	}
-	judge(srv, b.server, &in.Expected, &in.StealBaseline, "server's")
-	judge(gen, b.generator, &in.GeneratorExpected, &in.GeneratorStealBaseline, "generator's")
+	judge(srv, b.server, x.stealFloor[0], &in.Expected, &in.StealBaseline, "server's")
+	judge(gen, b.generator, x.stealFloor[1], &in.GeneratorExpected, &in.GeneratorStealBaseline, "generator's")
 	if len(why) > 0 {
 		rp.Disturbed = true
 		rp.drop(fmt.Sprintf("disturbed: %s (threshold %g points)", strings.Join(why, "; "), d.Threshold))

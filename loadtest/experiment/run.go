@@ -295,6 +295,10 @@ type experimentRunner struct {
 	// was tried (calibrate.go's recalibrate: at most once).
 	recals     int
 	recalTried bool
+	// stealFloor is the lowest steal (% of one core) read so far on the
+	// server's cores [0] and the generator's [1], nil until one is read
+	// (seeSteal).
+	stealFloor [2]*float64
 }
 
 // describe reads the stats URL once, at the first step, when the file

@@ -115,3 +115,45 @@ func TestReservedHalfOfMaxExtra(t *testing.T) {
 		t.Errorf("45 s of 90 used: not reserved; want the rest kept for points with no undisturbed measurement")
 	}
 }
+
+// TestSettleStealBeforeCalibration: before the calibration's first probe
+// the runner waits out a burst of the hypervisor's steal (held to none, no
+// baseline yet), and does not wait for other processes (a steady one is
+// part of the machine).
+func TestSettleStealBeforeCalibration(t *testing.T) {
+	quietAt := time.Now().Add(1500 * time.Millisecond)
+	t0 := time.Now()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		end := min(time.Now().Sub(t0), quietAt.Sub(t0)).Seconds()
+		// A CPU-bound process on the core all along (interference 90 %),
+		// steal at 40 % of a core until quietAt.
+		fmt.Fprintf(w, `{"interference": %g, "steal": %g, "cpu": 0.001}`, 0.9*time.Since(t0).Seconds(), 0.4*end)
+	}))
+	t.Cleanup(srv.Close)
+	var log strings.Builder
+	x := settleRunner(srv.URL, 10*time.Second, &log)
+	x.res.Stats = append(x.res.Stats, watch.Stat{Name: "steal", Path: "steal", Kind: watch.Counter, Scale: 100})
+	x.res.Disturbance.Steal = "steal"
+	x.res.Disturbance.Baseline = nil
+	lr := &serverRun{x: func(s string) string { return s }}
+	start := time.Now()
+	if err := x.settleSteal(context.Background(), lr); err != nil {
+		t.Fatal(err)
+	}
+	waited := time.Since(start)
+	if waited < 1500*time.Millisecond || waited >= 10*time.Second || strings.Contains(log.String(), "still busy") {
+		t.Errorf("waited %v; want until the steal ended (1.5 s), not to the 10 s bound\n%s", waited, log.String())
+	}
+	for _, want := range []string{"calibrate: waiting for the cores to be quiet", "the hypervisor took 40 % of a core from the server's, 0 before", "quiet again after"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, log.String())
+		}
+	}
+	// The same machine with no steal reading: nothing to wait for.
+	log.Reset()
+	x.res.Disturbance.Steal = ""
+	start = time.Now()
+	if err := x.settleSteal(context.Background(), lr); err != nil || time.Since(start) > 5*time.Second || log.Len() != 0 {
+		t.Errorf("no steal read: err %v, waited %v, log %q; want no wait", err, time.Since(start), log.String())
+	}
+}
