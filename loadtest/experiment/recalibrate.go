@@ -75,43 +75,7 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 	x.res.Recalibration = redone
 	x.recals++
 	x.note(fmt.Sprintf("redone before sweep %d: %s", sweep+1, redone.Summary()))
-	if err := x.setWait(ctx, live, redone.Value); err != nil {
-		return err
-	}
-	return x.remeasureCalibrationPoint(ctx, lr, at, sweep)
-}
-
-// remeasureCalibrationPoint measures the calibration's point of sweep
-// again on the redone calibration, at once, when max_extra has room for
-// it: the measurement the calibration was redone for sat where the file
-// does not put the board (2026-12-04 17:43 UTC: graph 1 at 10 clients read
-// 76.9 % of its capacity in sweep 1, CPU per request +69 %, and 57.1 in the
-// sweeps after the redone calibration, which chose nearly the same wait;
-// g1-point's range then spanned its band). The first is kept in the JSON,
-// dropped, saying why; the other points of the sweep stand.
-func (x *experimentRunner) remeasureCalibrationPoint(ctx context.Context, lr *serverRun, at *repeat, sweep int) error {
-	c := x.e.Calibrate
-	if !x.fits(x.e.stepLength()) {
-		x.logf("run %s: %s, repeat %d: the calibration was redone for it and no time is left in disturbance.max_extra to measure it again: it stands",
-			lr.run.Name, clientsText(c.Clients), sweep)
-		return nil
-	}
-	at.drop("the calibration was redone for it: measured again on the redone calibration")
-	x.res.Disturbance.Remeasured++
-	x.total++
-	x.logf("run %s: %s, repeat %d: measuring it again on the redone calibration", lr.run.Name, clientsText(c.Clients), sweep)
-	next := 1
-	for _, p := range lr.rr.Points {
-		if p.Clients == c.Clients {
-			for _, rp := range p.Repeats {
-				if rp.Repeat == sweep {
-					next = max(next, rp.Attempt+1)
-				}
-			}
-			p.refresh(x.e.Load)
-		}
-	}
-	return x.measureRepeatFrom(ctx, lr, c.Clients, sweep, next)
+	return x.setWait(ctx, live, redone.Value)
 }
 
 // recalibrationReason says why the calibration must be redone after

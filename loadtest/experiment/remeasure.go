@@ -79,15 +79,8 @@ func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
 // all and while disturbance.max_extra has room for another step; then it
 // checks the point for the quiet kind (quiet).
 func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, clients, rep int) error {
-	return x.measureRepeatFrom(ctx, lr, clients, rep, 1)
-}
-
-// measureRepeatFrom is measureRepeat with the first attempt numbered
-// first: above 1, every attempt is extra time (a repeat measured again
-// after the calibration was redone for it).
-func (x *experimentRunner) measureRepeatFrom(ctx context.Context, lr *serverRun, clients, rep, first int) error {
 	d := x.e.Disturbance
-	for attempt := first; ; attempt++ {
+	for attempt := 1; ; attempt++ {
 		start := time.Now()
 		p, rp, err := x.measure(ctx, lr, clients, rep, attempt)
 		if attempt > 1 {
@@ -101,8 +94,8 @@ func (x *experimentRunner) measureRepeatFrom(ctx context.Context, lr *serverRun,
 		}
 		where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), rep)
 		switch {
-		case attempt-first+1 >= d.MaxAttempts:
-			x.logf("%s: disturbed in all %d attempts (disturbance.max_attempts): left out", where, attempt-first+1)
+		case attempt >= d.MaxAttempts:
+			x.logf("%s: disturbed in all %d attempts (disturbance.max_attempts): left out", where, attempt)
 			return nil
 		case !x.fits(x.e.stepLength()):
 			x.logf("%s: disturbed, and no time left for another attempt (disturbance.max_extra %v, %.0f s used): left out",
