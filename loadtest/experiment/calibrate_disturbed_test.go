@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
 )
 
@@ -425,5 +428,27 @@ func TestStealBurstAtTheCalibration(t *testing.T) {
 	cal.Steal = ptrTo(20.0)
 	if got := x.recalibrationReason(cal, at, 1); got != "" {
 		t.Errorf("steady steal: %q; want no recalibration", got)
+	}
+}
+
+// TestNoRecalibrationWithoutTwoSweepsAfter: a calibration redone before
+// the last sweep would leave the claims one sweep on it and no spread, so
+// the moved point is noted and the calibration kept.
+func TestNoRecalibrationWithoutTwoSweepsAfter(t *testing.T) {
+	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Var: "wait", Run: "g1", Clients: 10}, Load: loadSpec{Repeats: 3},
+		Disturbance: disturbanceSpec{Threshold: 10, CPUPerRequest: 25, MaxExtra: cli.Duration(time.Minute)}},
+		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}, logf: func(string, ...any) {}, feed: feed.New(live.New(), "x")}
+	x.res.Calibration = &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Value: "1ms",
+		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
+	rp := &repeat{Repeat: 2, Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0004}} // 0.4 ms, +100 %
+	lr := &serverRun{run: runSpec{Name: "g1"}, rr: &runResult{Name: "g1", Points: []*point{{Clients: 10, Repeats: []*repeat{rp}}}}}
+	if err := x.recalibrate(context.Background(), []*serverRun{lr}, 2); err != nil {
+		t.Fatal(err)
+	}
+	if x.res.Recalibration != nil || len(x.res.Notes) != 1 || !strings.Contains(x.res.Notes[0], "the calibration was not redone, 1 sweep(s) left after it and the claims need 2") {
+		t.Errorf("after sweep 2 of 3: recalibration %+v, notes %q; want none, and a note saying why", x.res.Recalibration, x.res.Notes)
+	}
+	if rp.Dropped {
+		t.Errorf("the moved measurement was dropped (%s); want it kept", rp.Reason)
 	}
 }

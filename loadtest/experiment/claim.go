@@ -524,7 +524,7 @@ func measureSide(o operand, res *Result) sideResult {
 		s.Missing = busy
 		return s
 	}
-	s.used, s.planned = len(p.repeats()), max(res.Repeats, len(p.slots()))
+	s.used, s.planned = len(p.repeats()), max(res.sweepsUsed(), len(p.slots()))
 	s.lost = p.lostText(o.Run, s.planned)
 	var raw loadtest.Spread
 	var ok bool

@@ -544,7 +544,7 @@ func remeasured(res *Result) []remeasuredPoint {
 		for _, p := range r.Points {
 			flagged := false
 			for _, rp := range p.Repeats {
-				flagged = flagged || rp.Disturbed || rp.Suspect || rp.Dropped || rp.Attempt > 1
+				flagged = flagged || rp.Disturbed || rp.Suspect || rp.Dropped && !rp.Recalibrated || rp.Attempt > 1
 			}
 			if flagged {
 				out = append(out, remeasuredPoint{Run: r.Name, Clients: p.Clients, Attempts: p.Repeats, Busy: p.busyText(r.Name)})

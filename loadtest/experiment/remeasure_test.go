@@ -536,7 +536,7 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 		t.Skip("calibrates twice")
 	}
 	e, control := calibratedSim(t)
-	e.Load.Repeats, e.Load.Interleave = 2, true
+	e.Load.Repeats, e.Load.Interleave = 3, true
 	log := &controlLog{on: func(line string) {
 		if strings.HasPrefix(line, "calibrated on this machine") || strings.HasPrefix(line, "calibration did NOT reach") {
 			setControl(t, control, "cpu_ms=3")
@@ -554,8 +554,18 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 		t.Errorf("CPU per request with no wait: %.3f ms redone against %.3f; want the new 1.5 x", redo.CPUPerRequestMs, res.Calibration.CPUPerRequestMs)
 	}
 	p := attemptsAt(t, res, "all", 10)
-	if len(p.Repeats) != 2 || p.Repeats[0].Calibration != 0 || p.Repeats[1].Calibration != 1 {
-		t.Errorf("repeats %s; want sweep 1 on the first calibration, sweep 2 on the redone one", attemptsJSON(p))
+	// Sweep 1 was measured on the first calibration and is left out; the
+	// claims stand on the two sweeps after the redone one.
+	if len(p.Repeats) != 3 || p.Repeats[0].Calibration != 0 || !p.Repeats[0].Dropped || !p.Repeats[0].Recalibrated ||
+		!strings.Contains(p.Repeats[0].Reason, "measured on the calibration before it was redone") ||
+		p.Repeats[1].Calibration != 1 || p.Repeats[2].Calibration != 1 || p.Repeats[1].Dropped || p.Repeats[2].Dropped {
+		t.Errorf("repeats %s; want sweep 1 on the first calibration left out, sweeps 2 and 3 on the redone one", attemptsJSON(p))
+	}
+	if got := res.sweepsUsed(); got != 2 {
+		t.Errorf("sweeps used %d; want 2", got)
+	}
+	if pts := remeasured(res); len(pts) != 0 {
+		t.Errorf("re-measured points %+v; a measurement left out for the recalibration is not one", pts)
 	}
 	if d := res.Disturbance; d.Baseline == nil || d.Baseline.Source != baselineCalibration || d.ExtraSeconds < redo.Seconds*0.9 {
 		t.Errorf("disturbance %+v; want the redone calibration's baseline and its time counted", d)

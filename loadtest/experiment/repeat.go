@@ -113,8 +113,11 @@ type repeat struct {
 	Dropped    bool   `json:"dropped,omitempty"`
 	Reason     string `json:"reason,omitempty"`
 	// Calibration counts the calibrations redone before this measurement
-	// (0: measured with the first one's value).
-	Calibration int `json:"calibration,omitempty"`
+	// (0: measured with the first one's value). Recalibrated marks one
+	// dropped because it was measured on a calibration redone since
+	// (recalibrate.go).
+	Calibration  int  `json:"calibration,omitempty"`
+	Recalibrated bool `json:"recalibrated,omitempty"`
 	// result is the full result, kept while the point is measured.
 	result *loadtest.Result
 }
