@@ -5,9 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,7 +57,9 @@ func errText(err error) string {
 // TestExperimentFleet runs an experiment whose runs are fleets: 2
 // replicas of the board behind HAProxy, straight to PostgreSQL and through
 // PgBouncer in transaction mode; each run is loaded through HAProxy, its
-// result says what its fleet was, and no role is left.
+// result says what its fleet was, its readings are the whole fleet's (the
+// replicas' requests adding up to the sum the tool served, the proxy's,
+// the pooler's where there is one, the database's), and no role is left.
 func TestExperimentFleet(t *testing.T) {
 	dsn := testenv.PostgresDSN(t)
 	for _, p := range []string{"haproxy", "pgbouncer"} {
@@ -80,7 +85,10 @@ url = "http://127.0.0.1:{{admin_port}}/admin/stats"
 off = true
 [load]
 clients = [4]
-duration = "1s"
+# Two seconds: the fleet's counters need two reads in the window, and
+# one read of every replica, HAProxy, PgBouncer and PostgreSQL may take
+# most of a second on a busy machine.
+duration = "2s"
 [[load.request]]
 label = "page"
 url = "http://127.0.0.1:{{port}}/bbs?cmd=AllView"
@@ -131,8 +139,12 @@ right = { value = 0 }
 			}
 			Points []struct {
 				Result struct {
-					Total struct{ Requests, Errors int64 }
+					Total struct {
+						Requests, Errors int64
+						Throughput       float64
+					}
 				}
+				Server map[string]float64
 			}
 		}
 	}
@@ -149,7 +161,9 @@ right = { value = 0 }
 		}
 		if len(r.Points) != 1 || r.Points[0].Result.Total.Requests == 0 || r.Points[0].Result.Total.Errors != 0 {
 			t.Errorf("run %s: points %+v; want one with requests and no error", r.Name, r.Points)
+			continue
 		}
+		checkFleetReadings(t, r.Name, r.Points[0].Server, r.Points[0].Result.Total.Throughput, want != "")
 	}
 	// The roles the log names are gone, with their databases.
 	roles := regexp.MustCompile(fleet.RolePrefix+`[0-9a-f]+`).FindAllString(stdout, -1)
@@ -168,5 +182,29 @@ right = { value = 0 }
 				t.Errorf("left behind: %s", l)
 			}
 		}
+	}
+}
+
+// checkFleetReadings checks a fleet run's readings: each replica served
+// and their requests a second add up to the sum's, which is near the
+// tool's throughput (the same requests, over nearly the same second); the
+// board's own readings, the proxy's and the database's are there, and
+// the pooler's when the run had one.
+func checkFleetReadings(t *testing.T, run string, server map[string]float64, throughput float64, pooled bool) {
+	t.Helper()
+	r1, r2, sum := server["requests_r1"], server["requests_r2"], server["requests"]
+	if r1 <= 0 || r2 <= 0 || math.Abs(r1+r2-sum) > 1e-6*sum {
+		t.Errorf("run %s: requests/s r1 %v + r2 %v, sum %v; want both serving, adding up", run, r1, r2, sum)
+	}
+	if sum < throughput/2 || sum > 2*throughput {
+		t.Errorf("run %s: the replicas served %.1f/s in all, the tool %.1f/s; want the same requests", run, sum, throughput)
+	}
+	for _, name := range []string{"server_cpu", "workers_busy", "server_interference", "proxy_queue", "proxy_requests", "db_backends", "db_opened"} {
+		if _, ok := server[name]; !ok {
+			t.Errorf("run %s: no reading %s among %v", run, name, slices.Sorted(maps.Keys(server)))
+		}
+	}
+	if _, ok := server["pooler_waiting"]; ok != pooled {
+		t.Errorf("run %s: a reading of PgBouncer's clients waiting: %v; want %v", run, ok, pooled)
 	}
 }

@@ -3,13 +3,18 @@ package experiment
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"bbslab/loadtest"
 	"bbslab/loadtest/fleet"
+	"bbslab/loadtest/fleetwatch"
+	"bbslab/loadtest/watch"
 )
 
 // fleetSpec is the file's [fleet] table, and a run's [run.fleet], whose
@@ -17,11 +22,13 @@ import (
 // command behind HAProxy, on a database role of the lab's own, with
 // PgBouncer between them when asked (package fleet, docs/scale-out.md).
 // In a run with replicas, {{port}} is HAProxy's (the one address the load
-// goes to), {{admin_port}} the first replica's (its stats, reset and
-// ready URLs; the replicas share one database), {{replica_admin_ports}}
+// goes to), {{admin_port}} the first replica's (its reset, ready and
+// profile URLs; the replicas share one database), {{replica_admin_ports}}
 // every replica's, comma-separated, {{haproxy_metrics}} HAProxy's
 // Prometheus exporter, {{pg_role}} the fleet's database role (and
-// database) and {{pgbouncer_admin}} PgBouncer's admin console DSN.
+// database) and {{pgbouncer_admin}} PgBouncer's admin console DSN. Its
+// stats are the whole fleet's: [stats] url is read at every replica, with
+// that replica's {{port}} and {{admin_port}} (watchFleet).
 type fleetSpec struct {
 	// Replicas is how many replicas to start; 0: no fleet, [server]'s
 	// command alone as in every other experiment.
@@ -71,14 +78,17 @@ func (e *Experiment) fleetOf(run runSpec) (fs fleetSpec, ok bool) {
 	return fs, fs.Replicas > 0
 }
 
-// checkFleet checks [fleet] and each run's.
+// checkFleet checks [fleet] and each run's, and that a fleet's stats can
+// be read: its replicas' documents are added up as JSON.
 func (e *Experiment) checkFleet() []error {
 	var bad problems
+	fleets := false
 	for i, r := range e.Runs {
 		fs, ok := e.fleetOf(r)
 		if !ok {
 			continue
 		}
+		fleets = true
 		name := fmt.Sprintf("run %q: fleet", r.Name)
 		if i == 0 && r.Fleet == nil {
 			name = "fleet"
@@ -100,6 +110,17 @@ func (e *Experiment) checkFleet() []error {
 		}
 		if r.Start == startListening {
 			bad.add("run %q: start = \"listening\" (a cold start) cannot be a fleet's", r.Name)
+		}
+	}
+	if !fleets || e.Stats.URL == "" {
+		return bad
+	}
+	if e.Stats.Format == watch.Prometheus {
+		bad.add("stats.format = %q: a fleet's stats are its replicas' JSON added up: give the JSON stats URL", e.Stats.Format)
+	}
+	for _, s := range e.Stats.Stats {
+		if s.Path == "" {
+			bad.add("stats.reading %q: a fleet's stats are read from JSON: give it a path", s.Name)
 		}
 	}
 	return bad
@@ -126,9 +147,16 @@ type fleetResult struct {
 	Exits []string `json:"exits,omitempty"`
 }
 
-// runFleet is a run's started fleet and the exits it reported.
+// runFleet is a run's started fleet, the reader of its stats and the
+// exits it reported.
 type runFleet struct {
 	*fleet.Fleet
+	// watch reads the whole fleet, served at statsURL, and target is its
+	// watch.Target; nil without [stats] url.
+	watch    *fleetwatch.Fleet
+	statsURL string
+	target   watch.Target
+
 	mu    sync.Mutex
 	exits []string
 }
@@ -174,7 +202,74 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize = f.PgBouncer.Mode, f.PgBouncer.PoolSize
 	}
 	x.logf("run %s: %d replica(s) ready behind %s (role %s)", lr.run.Name, len(f.Replicas), f.URL, f.Role.Name)
+	if x.e.Stats.URL == "" {
+		return nil
+	}
+	return x.watchFleet(ctx, lr, fs.AdminDSN, vars)
+}
+
+// watchFleet starts the reader of rf's stats (package fleetwatch): each
+// replica's at [stats] url with its own ports, their sum, HAProxy's,
+// PgBouncer's and the database's readings, as one stats document that
+// the run's watcher reads in place of one board's (runFleet.watcher).
+// The one-board target is given the file's readings too, so that those
+// in % are averaged over the replicas, not added up. A first read opens
+// the readers' connections before any step (a step of a second has no
+// time for them), and a source it could not read is noted.
+func (x *experimentRunner) watchFleet(ctx context.Context, lr *serverRun, adminDSN string, vars map[string]string) error {
+	rf, t := lr.fleet, x.opt.Target
+	t.Stats = append(slices.Clip(t.Stats), x.res.Stats...)
+	w, err := fleetwatch.ForFleet(rf.Fleet, adminDSN, t, func(r fleet.Replica) string {
+		v := maps.Clone(vars)
+		v["port"], v["admin_port"] = strconv.Itoa(r.Port), strconv.Itoa(r.AdminPort)
+		return expand(x.e.Stats.URL, v)
+	})
+	if err != nil {
+		return fmt.Errorf("read the fleet: %w", err)
+	}
+	url, err := w.Serve()
+	if err != nil {
+		w.Close()
+		return fmt.Errorf("read the fleet: %w", err)
+	}
+	rf.watch, rf.statsURL, rf.target = w, url, w.Target()
+	sources, _ := w.Read(ctx)["sources"].(map[string]any)
+	for _, name := range slices.Sorted(maps.Keys(sources)) {
+		if src, _ := sources[name].(map[string]any); src["up"] != 1.0 {
+			x.note(fmt.Sprintf("run %s: the fleet's reader could not read %s: %v", lr.run.Name, name, src["error"]))
+		}
+	}
 	return nil
+}
+
+// watcher returns the watcher of the fleet's stats document for o, the
+// options of one board's: the same readings read from the replicas' sum
+// (a reading whose path names a section of the document, such as the
+// proxy's, where it names), then the fleet's own (each replica's, the
+// proxy's, the pooler's, the database's) that o does not already read.
+func (rf *runFleet) watcher(o watch.Options) (loadtest.Watcher, error) {
+	o.StatsURL, o.Format = rf.statsURL, watch.JSON
+	o.Stats = rf.stats(o.Stats)
+	return rf.target.Watcher(o)
+}
+
+// stats are one board's stats as the fleet's document holds them, then
+// the fleet's own not among them (by name or path).
+func (rf *runFleet) stats(one []watch.Stat) []watch.Stat {
+	var out []watch.Stat
+	seen := map[string]bool{}
+	for _, s := range one {
+		if s = fleetwatch.StatOf(s); s.Path != "" {
+			out = append(out, s)
+			seen["name "+s.Name], seen["path "+s.Path] = true, true
+		}
+	}
+	for _, s := range rf.watch.OwnStats() {
+		if !seen["name "+s.Name] && !seen["path "+s.Path] {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func pgbNote(fs fleetSpec) string {
@@ -192,6 +287,9 @@ func pgbNote(fs fleetSpec) string {
 func (x *experimentRunner) stopFleet(lr *serverRun) {
 	rf := lr.fleet
 	lr.fleet = nil
+	if rf.watch != nil {
+		rf.watch.Close()
+	}
 	err := rf.Stop()
 	rf.mu.Lock()
 	exits := rf.exits

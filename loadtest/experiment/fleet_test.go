@@ -66,6 +66,8 @@ func TestFleetErrors(t *testing.T) {
 		{`conn_limit = 12`, `conn_limit = -2`, "conn_limit -1 (none) or more"},
 		{`ready = "/readyz"`, ``, "admin_dsn (the database server's admin DSN) and ready"},
 		{`conn_limit = 12`, "conn_limit = 12\nmax_conn = 3", `unknown key "fleet.max_conn"`},
+		{"[load]", "[stats]\nurl = \"http://127.0.0.1:{{admin_port}}/metrics\"\nformat = \"prometheus\"\n[load]", `stats.format = "prometheus": a fleet's stats`},
+		{"[load]", "[stats]\nurl = \"u\"\n[[stats.reading]]\nname = \"busy\"\nmetric = \"busy_total\"\n[load]", `stats.reading "busy": a fleet's stats are read from JSON`},
 	} {
 		_, err := parse("x.toml", []byte(strings.Replace(fleetBase, tt.old, tt.new, 1)))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {

@@ -607,7 +607,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	for _, w := range r.Warnings {
 		x.logf("run %s: %s", lr.run.Name, w)
 	}
-	x.logf("run %s: %s", lr.run.Name, x.stepText(r, rp, clients))
+	x.logf("run %s: %s", lr.run.Name, x.stepText(lr, r, rp, clients))
 	x.feed.Step(feed.StepOf(lr.run.Name, clients, r.Total),
 		liveClaims(evaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
 	if err := x.writeSweep(lr); err != nil {
@@ -655,7 +655,9 @@ func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clie
 // watcher returns the watcher of lr's server during a load, the one place
 // the runner says what it watches: the stats of [stats], each read fed to
 // the dashboard, and with a prefix the profiles of [profile], saved under
-// it. The target completes the options (watch.Target.Watcher).
+// it. The target completes the options (watch.Target.Watcher). A fleet's
+// stats are the whole fleet's (runFleet.watcher); its profiles the first
+// replica's.
 func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtest.Watcher, error) {
 	e := x.e
 	o := watch.Options{Format: e.Stats.Format, EnvironmentKeys: e.Stats.EnvironmentKeys}
@@ -666,16 +668,23 @@ func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtes
 		o.ProfileURL, o.ProfileKinds, o.ProfilePrefix = lr.x(p.URL), p.Kinds, profilePrefix
 		o.ProfileSeconds, o.ProfileBuckets, o.ProfileFocus = p.Seconds, p.Buckets, p.Focus
 	}
+	if rf := lr.fleet; rf != nil && rf.watch != nil {
+		return rf.watcher(o)
+	}
 	return x.opt.Target.Watcher(o)
 }
 
 // stepText is a measurement's log line: its figures, its limit, its
 // interference and whether it was disturbed.
-func (x *experimentRunner) stepText(r *loadtest.Result, rp *repeat, clients int) string {
+func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *repeat, clients int) string {
 	e := x.e
 	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
-	if x.opt.Target.Limiting != nil {
-		line += ", limit: " + x.opt.Target.Limiting(byPath(rp.Server, x.res.Stats))
+	limiting, stats := x.opt.Target.Limiting, x.res.Stats
+	if rf := lr.fleet; rf != nil && rf.watch != nil {
+		limiting, stats = rf.target.Limiting, rf.stats(stats)
+	}
+	if limiting != nil {
+		line += ", limit: " + limiting(byPath(rp.Server, stats))
 	}
 	if rp.Interference != nil {
 		line += ", interference: " + rp.Interference.text()

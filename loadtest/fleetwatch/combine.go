@@ -2,7 +2,6 @@ package fleetwatch
 
 import (
 	"strconv"
-	"strings"
 
 	"bbslab/loadtest/watch"
 )
@@ -118,16 +117,7 @@ func meanPaths(t watch.Target) map[string]bool {
 func total(doc map[string]any, paths []string) float64 {
 	sum := 0.0
 	for _, p := range paths {
-		var cur any = doc
-		for _, k := range strings.Split(p, ".") {
-			m, ok := cur.(map[string]any)
-			if !ok {
-				cur = nil
-				break
-			}
-			cur = m[k]
-		}
-		if v, ok := cur.(float64); ok {
+		if v, ok := numberAt(doc, p); ok {
 			sum += v
 		}
 	}

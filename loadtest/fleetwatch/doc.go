@@ -27,6 +27,14 @@
 // the live dashboard and the experiment runner need nothing more: the
 // fleet is one more stats URL.
 //
+// ForFleet builds the options from a fleet package loadtest/fleet
+// started (its replicas, HAProxy, PgBouncer, role and database), with
+// SharedCores set: the sum then gives the interference and steal of the
+// cores the replicas share. StatOf maps one board's stat into the
+// document (the sum, or a section such as haproxy), OwnStats lists the
+// fleet's stats beyond one board's: the experiment runner watches a
+// fleet run with both.
+//
 // The readers stand alone too: ParseHAProxy reads an exposition with
 // prometheus/common/expfmt (already the watcher's parser); PgBouncer speaks
 // the simple query protocol over pgx, the only one the console knows;

@@ -48,6 +48,12 @@ type Options struct {
 	// Timeout bounds each read of each source (default 800 ms: a read a
 	// second must end before the next).
 	Timeout time.Duration
+	// SharedCores says the replicas run on the same cores (package fleet
+	// holds every process of a fleet to the same CPUs): the sum's
+	// interference is then what others than the replicas took of those
+	// cores, and its steal the cores' steal (sharedCores), and Target
+	// gives them as the fleet's Interference and Steal.
+	SharedCores bool
 }
 
 // A Fleet reads every replica's stats and the proxy, pooler and database
@@ -203,7 +209,13 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 		all = append(all, d)
 	}
 	doc["replicas"] = reps
-	doc["sum"] = Combine(all, f.sums)
+	sum := Combine(all, f.sums)
+	if f.coresRead() {
+		if m, ok := sum.(map[string]any); ok {
+			f.sharedCores(m, all)
+		}
+	}
+	doc["sum"] = sum
 	doc["fleet"] = map[string]any{"replicas": float64(len(f.o.Replicas)), "up": float64(up)}
 }
 

@@ -2,6 +2,7 @@ package fleetwatch
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -224,4 +225,61 @@ func TestPostgresReal(t *testing.T) {
 		r, err = p.Read(ctx)
 		return err == nil && r.SessionsTotal != nil && before.SessionsTotal != nil && *r.SessionsTotal-*before.SessionsTotal >= 3
 	})
+}
+
+// TestPostgresSessions reads pg_stat_database.sessions of a database of
+// the test's own while four sessions are opened and closed there: the
+// reader counts exactly those four (its own connection, to another
+// database, is not one of them), as a counter the fleet serves as
+// connections opened per second. A reading without the counter (a server
+// before PostgreSQL 14) leaves it out of the JSON rather than read 0.
+func TestPostgresSessions(t *testing.T) {
+	dsn := testenv.PostgresDSN(t)
+	ctx := context.Background()
+	admin := connect(t, ctx, dsn)
+	db := fmt.Sprintf("fleetwatch_sessions_%d", time.Now().UnixNano()%1e9)
+	if _, err := admin.Exec(ctx, "CREATE DATABASE "+db); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec(context.Background(), "DROP DATABASE IF EXISTS "+db+" WITH (FORCE)") })
+	p := NewPostgres(dsn, db, "")
+	defer p.Close()
+	before, err := p.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.SessionsTotal == nil {
+		t.Fatalf("PostgreSQL %d: no sessions counter; want one (14 and later)", before.Version)
+	}
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Database = db
+	for range 4 {
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Close(ctx)
+	}
+	opened := func() float64 {
+		r, err := p.Read(ctx)
+		if err != nil || r.SessionsTotal == nil {
+			t.Fatalf("read: %v, %+v", err, r)
+		}
+		return *r.SessionsTotal - *before.SessionsTotal
+	}
+	waitFor(t, "four sessions counted", func() bool { return opened() >= 4 })
+	time.Sleep(300 * time.Millisecond) // the reader's reads since: none of them a session of db
+	if n := opened(); n != 4 {
+		t.Errorf("sessions opened in %s = %v; want the 4 the test opened", db, n)
+	}
+	b, err := json.Marshal(PostgresReading{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(b), "sessions_total") {
+		t.Errorf("a reading without the counter marshals %s; want no sessions_total", b)
+	}
 }

@@ -2,6 +2,7 @@ package fleetwatch
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"bbslab/loadtest/watch"
@@ -34,10 +35,12 @@ func eachPanel(panel string) string { return "Each replica: " + panel }
 // are the sum's; what limited a step is the target's reading of the sum,
 // then the queue at the proxy and the clients waiting in the pooler.
 //
-// It gives no Interference or Steal, nor their stats: replicas sharing
-// cores each count the others as interference on theirs, so no replica's
-// figure, nor their sum, says what took the fleet's cores; tell a
-// disturbed span by the machine's CPU.
+// Its Interference and Steal, and their stats, are the sum's when the
+// replicas share their cores (Options.SharedCores: the time others than
+// the replicas took of those cores, and the cores' steal); otherwise it
+// gives none: replicas on cores of their own each count only what took
+// theirs, and neither any replica's figure nor their sum says what took
+// the fleet's; tell a disturbed span by the machine's CPU.
 func (f *Fleet) Target() watch.Target {
 	t := f.o.Target
 	out := watch.Target{
@@ -45,8 +48,12 @@ func (f *Fleet) Target() watch.Target {
 		Validate: t.Validate, StartHint: t.StartHint, Disk: t.Disk,
 		ProcessCPU: sumStat(t.ProcessCPU),
 	}
+	cores := f.coresRead()
+	if cores {
+		out.Interference, out.Steal = sumStat(t.Interference), sumStat(t.Steal)
+	}
 	for _, s := range t.Stats {
-		if s.Path != "" && s.Name != t.Interference.Name && s.Name != t.Steal.Name {
+		if s.Path != "" && (cores || s.Name != t.Interference.Name && s.Name != t.Steal.Name) {
 			out.Stats = append(out.Stats, sumStat(s))
 		}
 	}
@@ -55,8 +62,7 @@ func (f *Fleet) Target() watch.Target {
 			out.States = append(out.States, watch.State{Name: st.Name, Path: "sum." + st.Path, Minus: st.Minus})
 		}
 	}
-	out.Stats = append(out.Stats, f.eachStats()...)
-	out.Stats = append(out.Stats, f.sourceStats()...)
+	out.Stats = append(out.Stats, f.OwnStats()...)
 	if f.o.HAProxyURL != "" || f.pgb != nil {
 		out.Charts = append(append([]watch.Chart(nil), t.Charts...), waitChart)
 	}
@@ -105,6 +111,33 @@ func sumStat(s watch.Stat) watch.Stat {
 	s.Path = "sum." + s.Path
 	s.Metric, s.Per, s.Quantile, s.MetricScale = "", "", 0, 0
 	return s
+}
+
+// sections are the top-level keys of the fleet's document (Read).
+var sections = []string{"replicas", "sum", "fleet", "haproxy", "pgbouncer", "postgres", "sources"}
+
+// StatOf returns s, a stat of one board's stats JSON, as the fleet's
+// document holds it: read from the replicas' sum, as Target's are; a stat
+// whose path already begins with a section of the document (replicas,
+// sum, fleet, haproxy, pgbouncer, postgres, sources: an experiment
+// file's reading of the proxy, say) is read there as it is. A stat with
+// no path (a Prometheus metric alone) is in no JSON document: StatOf
+// returns the zero Stat.
+func StatOf(s watch.Stat) watch.Stat {
+	head, _, _ := strings.Cut(s.Path, ".")
+	if s.Path == "" || !slices.Contains(sections, head) {
+		return sumStat(s)
+	}
+	s.Metric, s.Per, s.Quantile, s.MetricScale = "", "", 0, 0
+	return s
+}
+
+// OwnStats are the fleet's stats beyond one board's, as Target gives
+// them: each replica's requests and the stats the target names in Each,
+// and the proxy's, the pooler's and the database's readings, for the
+// readers the options set.
+func (f *Fleet) OwnStats() []watch.Stat {
+	return append(f.eachStats(), f.sourceStats()...)
 }
 
 // eachStats are the replicas' requests and the stats the target names
@@ -202,8 +235,9 @@ func (f *Fleet) sourceStats() []watch.Stat {
 	if f.pg != nil {
 		total := g("db_backends", "postgres.total", "backends", "watched, all states", PanelDBBackends)
 		total.Column, total.Format = "pg backends", "%.1f"
+		// PostgreSQL 14 and later count sessions: absent before, not 0.
 		opened := c("db_opened", "postgres.sessions_total", "/s", "opened", PanelDBOpened)
-		opened.Column, opened.Format = "pg conn/s", "%.1f"
+		opened.Column, opened.Format, opened.Optional = "pg conn/s", "%.1f", true
 		maxc := g("db_max_connections", "postgres.max_connections", "backends", "max_connections", PanelDBBackends)
 		maxc.Dashed = true
 		if f.o.Role != "" {

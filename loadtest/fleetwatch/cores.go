@@ -1,0 +1,110 @@
+package fleetwatch
+
+import (
+	"strings"
+
+	"bbslab/loadtest/watch"
+)
+
+// coresRead reports whether the sum gives the figures of the cores the
+// replicas share (Options.SharedCores): the target's interference and its
+// own CPU are counters of the stats JSON in one unit, so that one can be
+// taken from the other.
+func (f *Fleet) coresRead() bool {
+	t := f.o.Target
+	return f.o.SharedCores && t.Interference.Path != "" && t.ProcessCPU.Path != "" &&
+		t.Interference.Kind == watch.Counter && t.ProcessCPU.Kind == watch.Counter &&
+		scaleOf(t.Interference) == scaleOf(t.ProcessCPU)
+}
+
+func scaleOf(s watch.Stat) float64 {
+	if s.Scale == 0 {
+		return 1
+	}
+	return s.Scale
+}
+
+// sharedCores puts into the sum, in place of the replicas' interference
+// and steal added up (each replica counts the others on its cores as
+// interference, and every replica the cores' one steal), the figures of
+// the cores they share: the interference is the cores' busy time (each
+// replica's interference plus its own CPU time, averaged over the
+// replicas, as each read it at its own moment) less the replicas' CPU
+// time together: what others than the replicas took of those cores (the
+// proxy and the pooler on them among the others); the steal is the
+// replicas' mean. A figure some replica lacks is left out of the sum.
+func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
+	t := f.o.Target
+	var busy, cpu float64
+	ok := len(docs) > 0
+	for _, d := range docs {
+		in, ok1 := numberAt(d, t.Interference.Path)
+		c, ok2 := numberAt(d, t.ProcessCPU.Path)
+		if !ok1 || !ok2 {
+			ok = false
+			break
+		}
+		busy += in + c
+		cpu += c
+	}
+	if ok {
+		setPath(sum, t.Interference.Path, busy/float64(len(docs))-cpu)
+	} else {
+		setPath(sum, t.Interference.Path, nil)
+	}
+	if t.Steal.Path == "" {
+		return
+	}
+	var steal float64
+	ok = len(docs) > 0
+	for _, d := range docs {
+		v, found := numberAt(d, t.Steal.Path)
+		if !found {
+			ok = false
+			break
+		}
+		steal += v
+	}
+	if ok {
+		setPath(sum, t.Steal.Path, steal/float64(len(docs)))
+	} else {
+		setPath(sum, t.Steal.Path, nil)
+	}
+}
+
+// numberAt returns the number at a dotted path of a decoded JSON document.
+func numberAt(doc any, path string) (float64, bool) {
+	cur := doc
+	for _, k := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return 0, false
+		}
+		cur = m[k]
+	}
+	v, ok := cur.(float64)
+	return v, ok
+}
+
+// setPath sets the number at a dotted path of doc, making the objects on
+// the way; a nil v removes it.
+func setPath(doc map[string]any, path string, v any) {
+	keys := strings.Split(path, ".")
+	for _, k := range keys[:len(keys)-1] {
+		next, ok := doc[k].(map[string]any)
+		if !ok {
+			if v == nil {
+				return
+			}
+			next = map[string]any{}
+			doc[k] = next
+		}
+		doc = next
+	}
+	last := keys[len(keys)-1]
+	if v == nil {
+		delete(doc, last)
+		return
+	}
+	doc[last] = v
+}

@@ -1,0 +1,29 @@
+package fleetwatch
+
+import (
+	"bbslab/loadtest/fleet"
+	"bbslab/loadtest/watch"
+)
+
+// ForFleet returns the reader of f, a fleet package fleet started, whose
+// replicas serve the stats of t: each replica's at statsURL(replica) (on
+// its admin listener), HAProxy's exporter, PgBouncer's console when the
+// fleet has one, and, with adminDSN (a role other than the fleet's, as
+// Postgres wants), PostgreSQL's view of the fleet's role and database.
+// The replicas share their cores (Options.SharedCores): package fleet
+// holds every process of a fleet to the same CPUs, or none of them.
+func ForFleet(f *fleet.Fleet, adminDSN string, t watch.Target, statsURL func(fleet.Replica) string) (*Fleet, error) {
+	o := Options{Target: t, HAProxyURL: f.MetricsURL, SharedCores: true}
+	for _, r := range f.Replicas {
+		o.Replicas = append(o.Replicas, Replica{Name: r.Name, StatsURL: statsURL(r)})
+	}
+	if f.Role != nil {
+		if adminDSN != "" {
+			o.PostgresDSN, o.Database, o.Role = adminDSN, f.Role.Name, f.Role.Name
+		}
+		if f.PgBouncer != nil {
+			o.PgBouncerDSN, o.PgBouncerDatabase = f.PgBouncer.AdminDSN, f.Role.Name
+		}
+	}
+	return New(o)
+}
