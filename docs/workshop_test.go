@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"bbslab/internal/testenv"
+	"bbslab/loadtest/fleet"
 )
 
 // The workshop pages and how their commands are run: each ```sh block holds
@@ -282,15 +283,18 @@ func needsPostgres(root, line string) bool {
 
 var experimentFile = regexp.MustCompile(`loadtest/experiments/[\w.-]+\.toml`)
 
-// readyLine is what the board and the load tool print when they are ready:
-// "board: http://..." and "live: http://...".
-var readyLine = regexp.MustCompile(`(?m)^(board|live): http://`)
+// readyLine is what the board, the load tool and a fleet print when they
+// are ready: "board: http://...", "live: http://..." and "one address
+// (HAProxy): http://...".
+var readyLine = regexp.MustCompile(`(?m)^(board: |live: |one address \(HAProxy\): )http://`)
 
 // TestWorkshopCommands runs every command of docs/workshop.md in order, as
 // an attendee would, so that the path cannot rot: foreground commands must
 // exit 0 (3 when they check an SLO; 130 when the cap interrupted them),
 // curl commands must print something, background commands must become
-// ready and keep running (or end with 0) until their exercise ends.
+// ready and keep running (or end with 0) until their exercise ends or a
+// "kill %N" line stops them (then they must end with 0 or 130); an
+// exercise with an entry in exerciseChecks has its outputs checked too.
 func TestWorkshopCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the workshop path takes about three minutes")
@@ -356,35 +360,116 @@ func TestWorkshopCommands(t *testing.T) {
 
 	for _, ex := range exs {
 		t.Run(ex.Title, func(t *testing.T) {
+			jobs := jobTable{}
+			var ran []ranCommand
 			for _, c := range ex.Commands {
 				line := dropFlags(c.Line, drop)
-				if needsPostgres(root, line) {
-					testenv.PostgresDSN(t) // skips the rest of the exercise without a server
-				}
+				need(t, root, line) // skips the rest of the exercise without a server or a program
 				start := time.Now()
-				if c.Background {
-					startBackground(t, root, env, line)
-				} else {
-					runForeground(t, root, env, line)
+				r := ranCommand{Line: line, Background: c.Background}
+				switch {
+				case killJob.MatchString(line):
+					jobs.kill(t, line)
+				case c.Background:
+					jobs.add(startBackground(t, root, env, line))
+				default:
+					r.Output = runForeground(t, root, env, line)
 				}
+				ran = append(ran, r)
 				t.Logf("%s (%.1f s)", line, time.Since(start).Seconds())
+			}
+			number, _, _ := strings.Cut(ex.Title, ".")
+			if check := exerciseChecks[number]; check != nil {
+				if err := check(ran); err != nil {
+					t.Errorf("exercise %s's outputs: %v", number, err)
+				}
 			}
 		})
 	}
 }
 
+// A ranCommand is a command of an exercise as the test ran it, with what
+// it printed (a foreground command's).
+type ranCommand struct {
+	Line       string
+	Background bool
+	Output     string
+}
+
+// need skips the rest of the exercise (fails it under CI) when line needs
+// what the machine lacks: a PostgreSQL server, psql, or the HAProxy and
+// PgBouncer a fleet starts.
+func need(t *testing.T, root, line string) {
+	t.Helper()
+	if needsPostgres(root, line) {
+		testenv.PostgresDSN(t)
+	}
+	if strings.HasPrefix(line, "psql ") {
+		_, err := exec.LookPath("psql")
+		testenv.Need(t, err == nil, "psql is not installed: the exercise reads PostgreSQL's connections with it")
+	}
+	if strings.Contains(line, "/cmd/loadtest fleet ") {
+		programs := []string{"haproxy"}
+		if m := pgbouncerMode.FindStringSubmatch(line); m != nil && m[1] != "off" {
+			programs = append(programs, "pgbouncer")
+		}
+		for _, p := range programs {
+			_, err := fleet.Binary(p)
+			testenv.Need(t, err == nil, fmt.Sprint(err))
+		}
+	}
+}
+
+var pgbouncerMode = regexp.MustCompile(`\s-pgbouncer[ =](\w+)`)
+
+// killJob matches the page's "kill %N": stop the exercise's background
+// command of job number N, as the shell that started it would.
+var killJob = regexp.MustCompile(`^kill %(\d+)$`)
+
+// A jobTable numbers an exercise's background commands as bash numbers its
+// jobs: one more than the highest number still in use.
+type jobTable map[int]*proc
+
+func (j jobTable) add(p *proc) {
+	n := 1
+	for k := range j {
+		n = max(n, k+1)
+	}
+	j[n] = p
+}
+
+// kill stops job N as Ctrl-C would (the tools handle SIGINT and SIGTERM
+// alike) and checks that it ended cleanly: 0, or 130 for interrupted.
+func (j jobTable) kill(t *testing.T, line string) {
+	t.Helper()
+	n, _ := strconv.Atoi(killJob.FindStringSubmatch(line)[1])
+	p := j[n]
+	if p == nil {
+		t.Fatalf("%q: no background job %d in this exercise", line, n)
+	}
+	delete(j, n)
+	p.killed = true
+	p.stop()
+	if code := exitStatus(p.line, p.rc, p.out.String()); code != 0 && code != 130 {
+		t.Fatalf("%q: %q exited %d; want 0 or 130 (stopped cleanly)\n%s", line, p.line, code, tail(p.out.String()))
+	}
+	t.Logf("%q stopped %q; it printed (last lines):\n%s", line, p.line, tailN(p.out.String(), 4))
+}
+
 // A proc is a command started in its own process group, so that a signal
 // reaches go run's child and the servers an experiment starts.
 type proc struct {
-	cmd  *exec.Cmd
-	out  *syncBuffer
-	done chan struct{}
-	rc   int
+	line   string
+	cmd    *exec.Cmd
+	out    *syncBuffer
+	done   chan struct{}
+	rc     int
+	killed bool // stopped by the page's "kill %N", not by the exercise's end
 }
 
 func startProc(t *testing.T, root string, env []string, line string) *proc {
 	t.Helper()
-	p := &proc{cmd: exec.Command("bash", "-c", line), out: &syncBuffer{}, done: make(chan struct{})}
+	p := &proc{line: line, cmd: exec.Command("bash", "-c", line), out: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd.Dir, p.cmd.Env = root, env
 	p.cmd.Stdout, p.cmd.Stderr = p.out, p.out
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -430,7 +515,9 @@ func (p *proc) exited() bool {
 	}
 }
 
-func runForeground(t *testing.T, root string, env []string, line string) {
+// runForeground runs line to its end (or the cap) and returns what it
+// printed.
+func runForeground(t *testing.T, root string, env []string, line string) string {
 	t.Helper()
 	p := startProc(t, root, env, line)
 	interrupted := false
@@ -459,15 +546,20 @@ func runForeground(t *testing.T, root string, env []string, line string) {
 		t.Fatalf("%q printed nothing", line)
 	}
 	t.Logf("%q printed (last lines):\n%s", line, tailN(out, 8))
+	return out
 }
 
 // startBackground starts line, waits until it is ready and stops it when
 // the exercise ends: a board prints "board: http://", a load run with -live
-// prints "live: http://"; anything else is given a moment to start.
-func startBackground(t *testing.T, root string, env []string, line string) {
+// prints "live: http://", a fleet "one address (HAProxy): http://";
+// anything else is given a moment to start.
+func startBackground(t *testing.T, root string, env []string, line string) *proc {
 	t.Helper()
 	p := startProc(t, root, env, line)
 	t.Cleanup(func() {
+		if p.killed {
+			return
+		}
 		if p.exited() {
 			if code := exitStatus(line, p.rc, p.out.String()); code != 0 {
 				t.Errorf("background %q ended before its exercise did, with exit %d\n%s", line, code, tail(p.out.String()))
@@ -488,7 +580,7 @@ func startBackground(t *testing.T, root string, env []string, line string) {
 				t.Fatalf("background %q exited %d at once\n%s", line, code, tail(p.out.String()))
 			}
 		}
-		return
+		return p
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), readyTimeout)
 	defer cancel()
@@ -497,10 +589,11 @@ func startBackground(t *testing.T, root string, env []string, line string) {
 		case <-p.done:
 			t.Fatalf("background %q exited %d before it was ready\n%s", line, exitStatus(line, p.rc, p.out.String()), tail(p.out.String()))
 		case <-ctx.Done():
-			t.Fatalf("background %q printed no ready line (board: or live: http://...) in %v\n%s", line, readyTimeout, tail(p.out.String()))
+			t.Fatalf("background %q printed no ready line (board:, live: or one address (HAProxy): http://...) in %v\n%s", line, readyTimeout, tail(p.out.String()))
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	return p
 }
 
 // tail returns a command's output for a failure message: its first lines

@@ -41,6 +41,9 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	s := fleet.Spec{}
 	fs.IntVar(&s.Replicas, "replicas", 2, "replicas to start (0: PgBouncer and the role alone)")
 	fs.StringVar(&s.Balance, "balance", "leastconn", "HAProxy's balance: leastconn or roundrobin")
+	fs.IntVar(&s.Port, "port", 0, "HAProxy's one address: this port on 127.0.0.1 (0: a free one)")
+	fs.IntVar(&s.MetricsPort, "metrics-port", 0, "HAProxy's metrics (/metrics): this port on 127.0.0.1 (0: a free one)")
+	fs.IntVar(&s.AdminPort, "admin-port", 0, "replica 1's {{admin_port}}, replica i's being this + i - 1 (0: free ones)")
 	fs.IntVar(&s.ServerMaxConn, "maxconn", 0, "HAProxy's maxconn per replica: requests beyond it wait in HAProxy's queue (0: no cap)")
 	pgb := fs.String("pgbouncer", "off", "PgBouncer between the replicas and PostgreSQL: off, session or transaction (then give the board -pg-exec-mode exec)")
 	pool := fs.Int("pgbouncer-pool", 10, "PgBouncer's server connections to PostgreSQL (default_pool_size)")

@@ -88,11 +88,11 @@ func (f *Fleet) startHAProxy(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	port, err := freePort()
+	port, err := portOr(f.spec.Port)
 	if err != nil {
 		return err
 	}
-	stats, err := freePort()
+	stats, err := portOr(f.spec.MetricsPort)
 	if err != nil {
 		return err
 	}

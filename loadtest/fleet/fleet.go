@@ -40,6 +40,12 @@ type Spec struct {
 	// ServerMaxConn caps the requests HAProxy sends one replica at once
 	// (0: no cap); the rest wait in HAProxy's queue.
 	ServerMaxConn int
+	// Port and MetricsPort, when set, are the ports on 127.0.0.1 of
+	// HAProxy's one address and of its exporter; AdminPort, when set, is
+	// replica 1's admin port, replica i's being AdminPort+i-1. Each one
+	// unset (0) is a free port. Fixed ports let commands typed after the
+	// start name them (a workshop's).
+	Port, MetricsPort, AdminPort int
 	// AdminDSN is an admin DSN of the PostgreSQL server (a role that may
 	// create roles and databases): the fleet's role and database are
 	// created over it and dropped after.
@@ -173,11 +179,25 @@ func (s *Spec) check() error {
 	if s.Replicas > 0 && !oneOf(s.Balance, Balances...) {
 		bad = append(bad, fmt.Errorf("fleet: balance = %q: want %s", s.Balance, strings.Join(Balances, " or ")))
 	}
+	for _, p := range []struct {
+		name       string
+		first, top int
+	}{{"port", s.Port, s.Port}, {"metrics port", s.MetricsPort, s.MetricsPort}, {"admin port", s.AdminPort, s.AdminPort + max(s.Replicas-1, 0)}} {
+		if p.first < 0 || p.top > 65535 {
+			bad = append(bad, fmt.Errorf("fleet: %s %d: want 0 (a free one) or a port up to 65535 (for every replica)", p.name, p.first))
+		}
+	}
 	if s.AdminDSN == "" {
 		bad = append(bad, errors.New("fleet: no PostgreSQL admin DSN"))
 	}
 	if s.WorkDir == "" {
 		bad = append(bad, errors.New("fleet: no work directory"))
+	} else if abs, err := filepath.Abs(s.WorkDir); err != nil {
+		bad = append(bad, fmt.Errorf("fleet: work directory: %w", err))
+	} else {
+		// HAProxy and PgBouncer run in it and are given their files' paths:
+		// a relative one would be read from inside it.
+		s.WorkDir = abs
 	}
 	if s.StartTimeout <= 0 {
 		s.StartTimeout = 60 * time.Second
@@ -194,9 +214,11 @@ func (f *Fleet) startReplica(ctx context.Context, i int) error {
 	if err != nil {
 		return err
 	}
-	admin, err := freePort()
-	if err != nil {
-		return err
+	admin := f.spec.AdminPort + i - 1
+	if f.spec.AdminPort == 0 {
+		if admin, err = freePort(); err != nil {
+			return err
+		}
 	}
 	vars := map[string]string{"port": strconv.Itoa(port), "admin_port": strconv.Itoa(admin), "replica": strconv.Itoa(i), "dsn": f.DSN, "dir": f.spec.WorkDir}
 	argv, env := expandAll(f.spec.Replica, vars), expandAll(f.spec.Env, vars)
@@ -306,6 +328,14 @@ func expandAll(ss []string, vars map[string]string) []string {
 		out[i] = s
 	}
 	return out
+}
+
+// portOr returns port, or a free port when it is 0.
+func portOr(port int) (int, error) {
+	if port != 0 {
+		return port, nil
+	}
+	return freePort()
 }
 
 // asRoot reports whether this process runs as root, under which PgBouncer
