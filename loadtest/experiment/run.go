@@ -120,6 +120,9 @@ type point struct {
 	// quietChecked is set once the point was checked for a suspect
 	// repeat (remeasure.go's quiet): at most one re-measure for it.
 	quietChecked bool
+	// tieBroken is set once the point was measured once more for two
+	// repeats that disagree (remeasure.go's tieBreak).
+	tieBroken bool
 }
 
 // Options tune Run. The runner itself is generic: what it knows of its
