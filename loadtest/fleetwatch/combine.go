@@ -117,7 +117,7 @@ func meanPaths(t watch.Target) map[string]bool {
 func total(doc map[string]any, paths []string) float64 {
 	sum := 0.0
 	for _, p := range paths {
-		if v, ok := numberAt(doc, p); ok {
+		if v, ok := watch.LookupNumber(doc, p); ok {
 			sum += v
 		}
 	}

@@ -38,8 +38,8 @@ func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
 	var busy, cpu float64
 	ok := len(docs) > 0
 	for _, d := range docs {
-		in, ok1 := numberAt(d, t.Interference.Path)
-		c, ok2 := numberAt(d, t.ProcessCPU.Path)
+		in, ok1 := watch.LookupNumber(d, t.Interference.Path)
+		c, ok2 := watch.LookupNumber(d, t.ProcessCPU.Path)
 		if !ok1 || !ok2 {
 			ok = false
 			break
@@ -58,7 +58,7 @@ func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
 	var steal float64
 	ok = len(docs) > 0
 	for _, d := range docs {
-		v, found := numberAt(d, t.Steal.Path)
+		v, found := watch.LookupNumber(d, t.Steal.Path)
 		if !found {
 			ok = false
 			break
@@ -70,20 +70,6 @@ func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
 	} else {
 		setPath(sum, t.Steal.Path, nil)
 	}
-}
-
-// numberAt returns the number at a dotted path of a decoded JSON document.
-func numberAt(doc any, path string) (float64, bool) {
-	cur := doc
-	for _, k := range strings.Split(path, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return 0, false
-		}
-		cur = m[k]
-	}
-	v, ok := cur.(float64)
-	return v, ok
 }
 
 // setPath sets the number at a dotted path of doc, making the objects on

@@ -46,10 +46,10 @@ func TestSharedCores(t *testing.T) {
 			t.Fatal(err)
 		}
 		d := f.Read(context.Background())
-		o, _ := numberAt(d, "sum.own.interference_seconds")
-		s, _ := numberAt(d, "sum.own.steal_seconds")
-		b, _ := numberAt(d, "sum.own.busy")
-		c, _ := numberAt(d, "sum.cpu_seconds")
+		o, _ := watch.LookupNumber(d, "sum.own.interference_seconds")
+		s, _ := watch.LookupNumber(d, "sum.own.steal_seconds")
+		b, _ := watch.LookupNumber(d, "sum.own.busy")
+		c, _ := watch.LookupNumber(d, "sum.cpu_seconds")
 		if math.Abs(o-tt.others) > 1e-9 || math.Abs(s-tt.stealing) > 1e-9 || b != 50 || c != 80 {
 			t.Errorf("shared %v: sum's others %v, steal %v, busy %v %%, CPU %v; want %v, %v, 50 (a mean), 80", tt.shared, o, s, b, c, tt.others, tt.stealing)
 		}
@@ -67,7 +67,7 @@ func TestSharedCores(t *testing.T) {
 	}
 	defer f.Close()
 	d := f.Read(context.Background())
-	if v, ok := numberAt(d, "sum.own.interference_seconds"); ok {
+	if v, ok := watch.LookupNumber(d, "sum.own.interference_seconds"); ok {
 		t.Errorf("with r3's interference absent, the sum's = %v; want absent", v)
 	}
 }

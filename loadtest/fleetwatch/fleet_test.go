@@ -53,20 +53,6 @@ func startBoard(t *testing.T) board {
 	return board{pub: pub, adm: adm}
 }
 
-// lookup follows a dot-separated path in a decoded document to a number.
-func lookup(doc any, path string) (float64, bool) {
-	cur := doc
-	for _, k := range strings.Split(path, ".") {
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return 0, false
-		}
-		cur = m[k]
-	}
-	v, ok := cur.(float64)
-	return v, ok
-}
-
 // TestFleetOfRealBoards runs two real boards behind a real HAProxy,
 // sends 40 requests through the proxy and reads the fleet: each
 // replica's requests add up to 40, as the sum's and HAProxy's count say;
@@ -108,18 +94,18 @@ func TestFleetOfRealBoards(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n, _ := lookup(doc, "haproxy.backend.responses_all_total"); n >= 40 || time.Now().After(end) {
+		if n, _ := watch.LookupNumber(doc, "haproxy.backend.responses_all_total"); n >= 40 || time.Now().After(end) {
 			break
 		}
 	}
-	n1, _ := lookup(doc, "replicas.r1.requests_total")
-	n2, _ := lookup(doc, "replicas.r2.requests_total")
-	sum, _ := lookup(doc, "sum.requests_total")
-	proxy, _ := lookup(doc, "haproxy.backend.responses_all_total")
+	n1, _ := watch.LookupNumber(doc, "replicas.r1.requests_total")
+	n2, _ := watch.LookupNumber(doc, "replicas.r2.requests_total")
+	sum, _ := watch.LookupNumber(doc, "sum.requests_total")
+	proxy, _ := watch.LookupNumber(doc, "haproxy.backend.responses_all_total")
 	if n1+n2 != 40 || sum != 40 || proxy != 40 || n1 != 20 {
 		t.Errorf("requests: r1 %v + r2 %v, sum %v, HAProxy %v; want 20 + 20 (round robin), 40, 40", n1, n2, sum, proxy)
 	}
-	if up, _ := lookup(doc, "fleet.up"); up != 2 {
+	if up, _ := watch.LookupNumber(doc, "fleet.up"); up != 2 {
 		t.Errorf("fleet.up = %v; want 2", up)
 	}
 	tg := f.Target()
@@ -128,11 +114,11 @@ func TestFleetOfRealBoards(t *testing.T) {
 		if err := s.Check(); err != nil {
 			t.Error(err)
 		}
-		_, ok := lookup(doc, s.Path)
+		_, ok := watch.LookupNumber(doc, s.Path)
 		if rest, one := strings.CutPrefix(s.Path, "sum."); one && !ok {
 			// A figure one board lacks too (its machine's window before
 			// its second sample) is the board's, not the fleet's.
-			_, one = lookup(doc, "replicas.r1."+rest)
+			_, one = watch.LookupNumber(doc, "replicas.r1."+rest)
 			ok = !one
 		}
 		if !ok && !s.Optional {
@@ -150,13 +136,13 @@ func TestFleetOfRealBoards(t *testing.T) {
 	}
 	b2.adm.Close()
 	d := f.Read(context.Background())
-	if up, _ := lookup(d, "fleet.up"); up != 1 {
+	if up, _ := watch.LookupNumber(d, "fleet.up"); up != 1 {
 		t.Errorf("with r2's stats gone, fleet.up = %v; want 1 (sources %v)", up, d["sources"])
 	}
-	if v, _ := lookup(d, "replicas.r2.up"); v != 0 {
+	if v, _ := watch.LookupNumber(d, "replicas.r2.up"); v != 0 {
 		t.Errorf("replicas.r2.up = %v; want 0", v)
 	}
-	if v, _ := lookup(d, "sum.requests_total"); v != 40 {
+	if v, _ := watch.LookupNumber(d, "sum.requests_total"); v != 40 {
 		t.Errorf("sum.requests_total with r2 down = %v; want 40 (its last read kept)", v)
 	}
 }

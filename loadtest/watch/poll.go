@@ -263,9 +263,9 @@ func overSpan(r Stat, prev, cur sample) (float64, bool) {
 	return 0, false
 }
 
-// lookupNumber follows a dot-separated path of object keys (or array
+// LookupNumber follows a dot-separated path of object keys (or array
 // indexes) to a number.
-func lookupNumber(doc any, path string) (float64, bool) {
+func LookupNumber(doc any, path string) (float64, bool) {
 	cur := doc
 	for _, key := range strings.Split(path, ".") {
 		switch c := cur.(type) {

@@ -52,7 +52,7 @@ func (j jsonScrape) sample(st Stat, _ selectors) (sample, bool) {
 	if st.Path == "" {
 		return sample{}, false
 	}
-	v, ok := lookupNumber(j.doc, st.Path)
+	v, ok := LookupNumber(j.doc, st.Path)
 	return sample{kind: st.Kind, v: v, per: 1}, ok
 }
 
@@ -60,7 +60,7 @@ func (j jsonScrape) state(st State, _ selectors) (float64, bool) {
 	if st.Path == "" {
 		return 0, false
 	}
-	return lookupNumber(j.doc, st.Path)
+	return LookupNumber(j.doc, st.Path)
 }
 
 func (promScrape) format() string { return Prometheus }
