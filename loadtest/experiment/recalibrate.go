@@ -20,11 +20,12 @@ func (x *experimentRunner) calibration() *Calibration {
 // recalibrate redoes the calibration after sweep when the calibration's
 // point (its run at its clients), in that sweep's used measurement, moved
 // (recalibrationReason): its CPU per request, or its reading beyond the
-// calibration's band. It is redone at most once, on the
-// running server of that run, within disturbance.max_extra; the new wait
-// is set on every server, the sweeps after it run on it, and the baseline
-// becomes its probes'. Each sweep is then measured on one calibration, so
-// pairs by repeat still compare like with like. Only interleaved runs are
+// calibration's band; or when the calibration ran in a burst of steal the
+// run has since seen ease. It is redone at most once, with at least
+// minSweepsAfter sweeps left, on the running server of that run, within
+// disturbance.max_extra; the new wait is set on every server, the sweeps
+// after it run on it, the sweeps before it are left out (leaveOutEarlier),
+// and the baseline becomes its probes'. Only interleaved runs are
 // recalibrated: measured run by run, a run would differ from the others
 // in its wait.
 func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, sweep int) error {
