@@ -524,6 +524,10 @@ func measureSide(o operand, res *Result) sideResult {
 		s.Missing = busy
 		return s
 	}
+	if cal := res.Calibration; cal != nil && o.Reading != "" && o.Reading == cal.Share && res.CalibrationMoved != "" {
+		s.Missing = res.CalibrationMoved
+		return s
+	}
 	s.used, s.planned = len(p.repeats()), max(res.sweepsUsed(), len(p.slots()))
 	s.lost = p.lostText(o.Run, s.planned)
 	var raw loadtest.Spread

@@ -590,6 +590,9 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	if got := res.sweepsUsed(); got != 2 {
 		t.Errorf("sweeps used %d; want 2", got)
 	}
+	if res.CalibrationMoved != "" {
+		t.Errorf("calibration moved: %s; want the sweeps after the redone calibration where it put the board", res.CalibrationMoved)
+	}
 	left := &Result{Runs: []*runResult{{Name: "all", Points: []*point{{Clients: 10, Repeats: []*repeat{
 		{Repeat: 1, Attempt: 1, Dropped: true, Recalibrated: true}, {Repeat: 2, Attempt: 1, Calibration: 1}, {Repeat: 3, Attempt: 1, Calibration: 1}}}}}}}
 	if pts := remeasured(left); len(pts) != 0 {

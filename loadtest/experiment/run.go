@@ -68,6 +68,10 @@ type Result struct {
 	// machine: its settings, the readings it judged by, the re-measures
 	// and the baseline (disturbance.go).
 	Disturbance *Disturbance `json:"disturbance,omitempty"`
+	// CalibrationMoved says why the claims on the calibration's share
+	// were not measured: the board's CPU per request at the calibration's
+	// point moved from the calibration in force (movedFromCalibration).
+	CalibrationMoved string `json:"calibration_moved,omitempty"`
 	// Claims are the file's claims decided from the results; Verdicts
 	// the free-form findings.
 	Claims   []claimResult `json:"claims,omitempty"`
@@ -254,6 +258,10 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	}
 	x.note(remeasuredText(res))
 	x.note(unjudgedNote(res))
+	if !e.Quick {
+		res.CalibrationMoved = res.movedFromCalibration()
+		x.note(res.CalibrationMoved)
+	}
 	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
 	var disk *watch.DiskTable
 	if opt.Target.Disk != nil && len(res.Disk) > 0 {
