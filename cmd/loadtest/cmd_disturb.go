@@ -24,16 +24,9 @@ func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
-	var list []int
-	for _, c := range cli.Items(*cpus) {
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 0 {
-			return cli.Usagef("disturb: -cpu %q: want comma-separated CPU numbers", *cpus)
-		}
-		list = append(list, n)
-	}
-	if len(list) == 0 {
-		return cli.Usagef("disturb: -cpu: want at least one CPU")
+	list, err := cpuList(*cpus)
+	if err != nil {
+		return cli.Usagef("disturb: -cpu %q: %v", *cpus, err)
 	}
 	if err := s.Check(); err != nil {
 		return cli.Usagef("disturb: %v", err)
@@ -41,9 +34,25 @@ func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := child.CanPin(list...); err != nil {
 		fmt.Fprintf(stdout, "not pinned (%v): the OS chooses the cores the bursts run on\n", err)
 	}
-	err := disturb.Run(ctx, s, disturb.CPU(list), stdout)
+	err = disturb.Run(ctx, s, disturb.CPU(list), stdout)
 	if errors.Is(err, context.Canceled) {
 		return cli.WithCode(cli.ExitInterrupted, errors.New("disturb: interrupted; the burst in progress was stopped"))
 	}
 	return err
+}
+
+// cpuList parses a comma-separated list of CPU numbers, at least one.
+func cpuList(s string) ([]int, error) {
+	var list []int
+	for _, c := range cli.Items(s) {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 0 || n > 1023 {
+			return nil, errors.New("want comma-separated CPU numbers")
+		}
+		list = append(list, n)
+	}
+	if len(list) == 0 {
+		return nil, errors.New("want at least one CPU")
+	}
+	return list, nil
 }

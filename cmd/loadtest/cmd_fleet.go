@@ -47,6 +47,7 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&s.ServerMaxConn, "maxconn", 0, "HAProxy's maxconn per replica: requests beyond it wait in HAProxy's queue (0: no cap)")
 	pgb := fs.String("pgbouncer", "off", "PgBouncer between the replicas and PostgreSQL: off, session or transaction (then give the board -pg-exec-mode exec)")
 	pool := fs.Int("pgbouncer-pool", 10, "PgBouncer's server connections to PostgreSQL (default_pool_size)")
+	pgbCPUs := fs.String("pgbouncer-cpus", "", "comma-separated `CPUs` to hold PgBouncer to, e.g. the database's rather than the replicas' (default: where the fleet runs)")
 	fs.IntVar(&s.ConnLimit, "conn-limit", 0, "CONNECTION LIMIT of the fleet's PostgreSQL role (0: none)")
 	fs.StringVar(&s.AdminDSN, "postgres", envOr("BBS_PG_DSN", "postgres://root@127.0.0.1:5432/test?sslmode=disable"), "admin `DSN` of PostgreSQL, a role that may create roles and databases (default $BBS_PG_DSN)")
 	fs.StringVar(&s.Ready, "ready", "/readyz", "`path` on a replica's admin port that answers 200 when it is ready (HAProxy's health check too)")
@@ -68,6 +69,13 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case "off", "":
 	case fleet.ModeSession, fleet.ModeTransaction:
 		s.PgBouncer = &fleet.PgBouncerSpec{Mode: *pgb, PoolSize: *pool}
+		if *pgbCPUs != "" {
+			cpus, err := cpuList(*pgbCPUs)
+			if err != nil {
+				return cli.Usagef("fleet: -pgbouncer-cpus %q: %v", *pgbCPUs, err)
+			}
+			s.PgBouncer.CPUs, s.Pin = cpus, true
+		}
 	default:
 		return cli.Usagef("fleet: -pgbouncer %q: want off, session or transaction", *pgb)
 	}

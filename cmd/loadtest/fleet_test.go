@@ -25,6 +25,10 @@ func TestFleetFlags(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "off, session or transaction") {
 		t.Errorf("fleet -pgbouncer statement: %v; want a usage error naming the modes", err)
 	}
+	err = run(context.Background(), []string{"fleet", "-pgbouncer", "transaction", "-pgbouncer-cpus", "0,x", "--", "x"}, &out, &errs)
+	if err == nil || !strings.Contains(err.Error(), `-pgbouncer-cpus "0,x": want comma-separated CPU numbers`) {
+		t.Errorf("fleet -pgbouncer-cpus 0,x: %v; want a usage error", err)
+	}
 }
 
 // TestFleetCommand runs "loadtest fleet" with one replica of the board

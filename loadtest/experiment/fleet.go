@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"bbslab/internal/child"
 	"bbslab/loadtest"
 	"bbslab/loadtest/fleet"
 	"bbslab/loadtest/fleetwatch"
@@ -41,6 +42,10 @@ type fleetSpec struct {
 	// PgBouncerPool its server connections (default 10).
 	PgBouncer     string `toml:"pgbouncer"`
 	PgBouncerPool int    `toml:"pgbouncer_pool"`
+	// PgBouncerCPUs holds PgBouncer to these CPUs rather than [server]'s
+	// cpus with the replicas (on one machine: beside the database, as it
+	// runs on the database's host when the fleet spans machines).
+	PgBouncerCPUs []int `toml:"pgbouncer_cpus"`
 	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0: none;
 	// -1, none either, for a run to lift the file's).
 	ConnLimit int `toml:"conn_limit"`
@@ -105,6 +110,11 @@ func (e *Experiment) checkFleet() []error {
 		if fs.PgBouncerPool < 1 || fs.ConnLimit < -1 || fs.MaxConn < 0 {
 			bad.add("%s: pgbouncer_pool must be at least 1, conn_limit -1 (none) or more, maxconn 0 or more", name)
 		}
+		for _, c := range fs.PgBouncerCPUs {
+			if c < 0 || c > 1023 {
+				bad.add("%s.pgbouncer_cpus: %d: want a CPU number", name, c)
+			}
+		}
 		if fs.AdminDSN == "" || fs.Ready == "" {
 			bad.add("%s: admin_dsn (the database server's admin DSN) and ready (the replica's ready path on its admin port) are needed with replicas", name)
 		}
@@ -142,7 +152,10 @@ type fleetResult struct {
 	MetricsURL string          `json:"haproxy_metrics"`
 	PgBouncer  string          `json:"pgbouncer,omitempty"`
 	PoolSize   int             `json:"pgbouncer_pool,omitempty"`
-	ConnLimit  int             `json:"conn_limit,omitempty"`
+	// PgBouncerCPUs are the CPUs PgBouncer was held to when not the
+	// replicas' ([fleet] pgbouncer_cpus).
+	PgBouncerCPUs []int `json:"pgbouncer_cpus,omitempty"`
+	ConnLimit     int   `json:"conn_limit,omitempty"`
 	// Exits are the processes that exited while the run measured.
 	Exits []string `json:"exits,omitempty"`
 }
@@ -170,7 +183,7 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 		CPUs: x.e.Server.CPUs, Pin: !x.opt.NoPin,
 		StartTimeout: time.Duration(x.e.Server.StartTimeout), StopTimeout: time.Duration(x.e.Server.StopTimeout)}
 	if fs.PgBouncer != "off" {
-		s.PgBouncer = &fleet.PgBouncerSpec{Mode: fs.PgBouncer, PoolSize: fs.PgBouncerPool}
+		s.PgBouncer = &fleet.PgBouncerSpec{Mode: fs.PgBouncer, PoolSize: fs.PgBouncerPool, CPUs: fs.PgBouncerCPUs}
 	}
 	rf := &runFleet{}
 	s.OnExit = func(err error) {
@@ -199,7 +212,7 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	}
 	lr.rr.Fleet = &fleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
 	if f.PgBouncer != nil {
-		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize = f.PgBouncer.Mode, f.PgBouncer.PoolSize
+		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize, lr.rr.Fleet.PgBouncerCPUs = f.PgBouncer.Mode, f.PgBouncer.PoolSize, fs.PgBouncerCPUs
 	}
 	x.logf("run %s: %d replica(s) ready behind %s (role %s)", lr.run.Name, len(f.Replicas), f.URL, f.Role.Name)
 	if x.e.Stats.URL == "" {
@@ -276,6 +289,9 @@ func pgbNote(fs fleetSpec) string {
 	s := ""
 	if fs.PgBouncer != "off" {
 		s = fmt.Sprintf(", PgBouncer %s pool %d", fs.PgBouncer, fs.PgBouncerPool)
+		if len(fs.PgBouncerCPUs) > 0 {
+			s += " on CPU " + child.CPUList(fs.PgBouncerCPUs)
+		}
 	}
 	if fs.ConnLimit > 0 {
 		s += fmt.Sprintf(", database role of CONNECTION LIMIT %d", fs.ConnLimit)

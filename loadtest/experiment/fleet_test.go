@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -23,7 +24,7 @@ url = "http://127.0.0.1:{{port}}/"
 name = "a"
 [[run]]
 name = "b"
-fleet = { replicas = 4, pgbouncer = "transaction", pgbouncer_pool = 6, conn_limit = -1 }
+fleet = { replicas = 4, pgbouncer = "transaction", pgbouncer_pool = 6, conn_limit = -1, pgbouncer_cpus = [1] }
 [[run]]
 name = "c"
 fleet = { replicas = 1, balance = "roundrobin" }
@@ -38,13 +39,13 @@ func TestFleetOf(t *testing.T) {
 	}
 	want := map[string]fleetSpec{
 		"a": {Replicas: 2, Balance: "leastconn", PgBouncer: "off", PgBouncerPool: 10, ConnLimit: 12},
-		"b": {Replicas: 4, Balance: "leastconn", PgBouncer: "transaction", PgBouncerPool: 6, ConnLimit: -1},
+		"b": {Replicas: 4, Balance: "leastconn", PgBouncer: "transaction", PgBouncerPool: 6, ConnLimit: -1, PgBouncerCPUs: []int{1}},
 		"c": {Replicas: 1, Balance: "roundrobin", PgBouncer: "off", PgBouncerPool: 10, ConnLimit: 12},
 	}
 	for _, r := range e.Runs {
 		fs, ok := e.fleetOf(r)
 		fs.AdminDSN, fs.Ready = "", ""
-		if !ok || fs != want[r.Name] {
+		if !ok || !reflect.DeepEqual(fs, want[r.Name]) {
 			t.Errorf("run %s: fleet %+v (%v); want %+v", r.Name, fs, ok, want[r.Name])
 		}
 	}
@@ -64,6 +65,7 @@ func TestFleetErrors(t *testing.T) {
 		{`conn_limit = 12`, "conn_limit = 12\nbalance = \"random\"", `fleet.balance = "random"`},
 		{`balance = "roundrobin"`, `pgbouncer = "statement"`, `run "c": fleet.pgbouncer = "statement"`},
 		{`conn_limit = 12`, `conn_limit = -2`, "conn_limit -1 (none) or more"},
+		{`pgbouncer_cpus = [1]`, `pgbouncer_cpus = [-1]`, `run "b": fleet.pgbouncer_cpus: -1: want a CPU number`},
 		{`ready = "/readyz"`, ``, "admin_dsn (the database server's admin DSN) and ready"},
 		{`conn_limit = 12`, "conn_limit = 12\nmax_conn = 3", `unknown key "fleet.max_conn"`},
 		{"[load]", "[stats]\nurl = \"http://127.0.0.1:{{admin_port}}/metrics\"\nformat = \"prometheus\"\n[load]", `stats.format = "prometheus": a fleet's stats`},

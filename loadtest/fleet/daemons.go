@@ -68,7 +68,11 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 		// becomes nobody.
 		argv = []string{bin, "-u", "nobody", iniPath}
 	}
-	p, err := f.start("pgbouncer", argv, nil, f.spec.WorkDir, "pgbouncer.log")
+	cpus := f.spec.CPUs
+	if s.CPUs != nil {
+		cpus = s.CPUs
+	}
+	p, err := f.start("pgbouncer", argv, nil, f.spec.WorkDir, "pgbouncer.log", cpus)
 	if err != nil {
 		return err
 	}
@@ -108,7 +112,7 @@ func (f *Fleet) startHAProxy(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	p, err := f.start("haproxy", []string{bin, "-db", "-f", path}, nil, f.spec.WorkDir, "haproxy.log")
+	p, err := f.start("haproxy", []string{bin, "-db", "-f", path}, nil, f.spec.WorkDir, "haproxy.log", f.spec.CPUs)
 	if err != nil {
 		return err
 	}

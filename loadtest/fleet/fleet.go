@@ -78,6 +78,10 @@ type PgBouncerSpec struct {
 	PoolSize int
 	// MaxClientConn is the client connections it accepts (default 1000).
 	MaxClientConn int
+	// CPUs holds PgBouncer to these CPUs instead of the fleet's
+	// (Spec.CPUs): beside the database rather than the replicas, as it
+	// runs on the database's host when the fleet spans machines.
+	CPUs []int
 }
 
 // A Fleet is the running replicas behind HAProxy, with PgBouncer when asked.
@@ -226,7 +230,7 @@ func (f *Fleet) startReplica(ctx context.Context, i int) error {
 		env = append(env, f.spec.DSNEnv+"="+f.DSN)
 	}
 	name := fmt.Sprintf("replica %d", i)
-	p, err := f.start(name, argv, env, f.spec.Dir, fmt.Sprintf("replica-%d.log", i))
+	p, err := f.start(name, argv, env, f.spec.Dir, fmt.Sprintf("replica-%d.log", i), f.spec.CPUs)
 	if err != nil {
 		return err
 	}
@@ -238,9 +242,10 @@ func (f *Fleet) startReplica(ctx context.Context, i int) error {
 	return nil
 }
 
-// start starts one process of the fleet, watched for an early exit.
-func (f *Fleet) start(name string, argv, env []string, dir, logName string) (*proc, error) {
-	p, err := start(name, argv, env, dir, filepath.Join(f.spec.WorkDir, logName), f.spec.CPUs, f.spec.Pin)
+// start starts one process of the fleet on cpus (nil: none), watched for
+// an early exit.
+func (f *Fleet) start(name string, argv, env []string, dir, logName string, cpus []int) (*proc, error) {
+	p, err := start(name, argv, env, dir, filepath.Join(f.spec.WorkDir, logName), cpus, f.spec.Pin)
 	if err != nil {
 		return nil, err
 	}
@@ -268,8 +273,9 @@ func (f *Fleet) watch(p *proc) {
 	}
 }
 
-// Pinned returns the CPUs every process of the fleet is pinned to
-// (Spec.CPUs), or none when one of them is not pinned.
+// Pinned returns the CPUs the replicas and HAProxy are pinned to
+// (Spec.CPUs), or none when one of the fleet's processes is not pinned
+// (PgBouncer on CPUs of its own counts as pinned).
 func (f *Fleet) Pinned() []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
+	"bbslab/internal/child"
 	"bbslab/internal/cli"
 	"bbslab/internal/testenv"
 	"bbslab/loadtest"
@@ -86,11 +88,13 @@ func TestFleetCounts(t *testing.T) {
 		pgb  *PgBouncerSpec
 	}{
 		{"direct", nil},
-		{"pgbouncer-transaction", &PgBouncerSpec{Mode: ModeTransaction, PoolSize: 2}},
+		// PgBouncer held to CPU 0 on its own (the replicas and HAProxy
+		// not pinned), as beside the database on one machine.
+		{"pgbouncer-transaction", &PgBouncerSpec{Mode: ModeTransaction, PoolSize: 2, CPUs: []int{0}}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := boardSpec(t, admin, 2, 3)
-			s.PgBouncer = tt.pgb
+			s.PgBouncer, s.Pin = tt.pgb, true
 			s.ConnLimit = 8
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -113,6 +117,10 @@ func TestFleetCounts(t *testing.T) {
 					t.Errorf("PostgreSQL has %d connections of the fleet's role; want at most PgBouncer's pool, %d", n, tt.pgb.PoolSize)
 				}
 				checkPools(t, ctx, f)
+				checkHeld(t, f.PgBouncer.Pid, "0")
+				if own := heldTo(t, os.Getpid()); own != "0" {
+					checkHeld(t, f.Replicas[0].Pid, own) // not pinned: this test's CPUs
+				}
 			}
 			procs := f.procs
 			stopped = true
@@ -344,4 +352,33 @@ func checkPools(t *testing.T, ctx context.Context, f *Fleet) {
 		}
 	}
 	t.Errorf("SHOW POOLS has no pool of database %s: %v", f.Role.Name, maps)
+}
+
+// checkHeld checks the CPUs process pid may run on (Linux's
+// Cpus_allowed_list), where the system can pin.
+func checkHeld(t *testing.T, pid int, want string) {
+	t.Helper()
+	if child.CanPin(0) != nil {
+		t.Logf("CPUs of process %d not checked: the system cannot pin", pid)
+		return
+	}
+	if got := heldTo(t, pid); got != want {
+		t.Errorf("process %d may run on CPUs %s; want %s", pid, got, want)
+	}
+}
+
+// heldTo returns the CPUs process pid may run on, as Linux lists them
+// (Cpus_allowed_list); "" where /proc has no such list.
+func heldTo(t *testing.T, pid int) string {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return ""
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
