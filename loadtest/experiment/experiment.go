@@ -313,17 +313,18 @@ func (e *Experiment) checkServer() []error {
 	if d := time.Duration(e.Server.StartTimeout); d < 0 || d > 10*time.Minute {
 		bad.add("server.start_timeout = %v: want 0s..10m", d)
 	}
-	for _, c := range e.Server.CPUs {
-		if c < 0 || c > 1023 {
-			bad.add("server.cpus: %d: want a CPU number", c)
-		}
-	}
-	for _, c := range e.Client.CPUs {
-		if c < 0 || c > 1023 {
-			bad.add("client.cpus: %d: want a CPU number", c)
-		}
-	}
+	bad.cpus("server.cpus", e.Server.CPUs)
+	bad.cpus("client.cpus", e.Client.CPUs)
 	return bad
+}
+
+// cpus adds a problem for each of key's CPUs that is not a CPU number.
+func (p *problems) cpus(key string, cpus []int) {
+	for _, c := range cpus {
+		if c < 0 || c > 1023 {
+			p.add("%s: %d: want a CPU number", key, c)
+		}
+	}
 }
 
 // checkLoad checks [load] and fills in its defaults (those of

@@ -110,11 +110,7 @@ func (e *Experiment) checkFleet() []error {
 		if fs.PgBouncerPool < 1 || fs.ConnLimit < -1 || fs.MaxConn < 0 {
 			bad.add("%s: pgbouncer_pool must be at least 1, conn_limit -1 (none) or more, maxconn 0 or more", name)
 		}
-		for _, c := range fs.PgBouncerCPUs {
-			if c < 0 || c > 1023 {
-				bad.add("%s.pgbouncer_cpus: %d: want a CPU number", name, c)
-			}
-		}
+		bad.cpus(name+".pgbouncer_cpus", fs.PgBouncerCPUs)
 		if fs.AdminDSN == "" || fs.Ready == "" {
 			bad.add("%s: admin_dsn (the database server's admin DSN) and ready (the replica's ready path on its admin port) are needed with replicas", name)
 		}

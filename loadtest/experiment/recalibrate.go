@@ -9,12 +9,15 @@ import (
 	"time"
 )
 
-// calibration is the calibration in force: the redone one, or the first.
-func (x *experimentRunner) calibration() *Calibration {
-	if x.res.Recalibration != nil {
-		return x.res.Recalibration
+// calibration is the calibration in force (Result.calibrationInForce).
+func (x *experimentRunner) calibration() *Calibration { return x.res.calibrationInForce() }
+
+// calibrationInForce is the redone calibration, or the first.
+func (r *Result) calibrationInForce() *Calibration {
+	if r.Recalibration != nil {
+		return r.Recalibration
 	}
-	return x.res.Calibration
+	return r.Calibration
 }
 
 // recalibrate redoes the calibration after sweep when the calibration's
@@ -194,10 +197,7 @@ func cpuTolerance(cal *Calibration, perRequest float64) (float64, string) {
 // once (recalibrate), so the claims then read "not measured: the machine
 // moved from its calibration".
 func (r *Result) movedFromCalibration() string {
-	cal := r.Recalibration
-	if cal == nil {
-		cal = r.Calibration
-	}
+	cal := r.calibrationInForce()
 	if cal == nil || cal.Share == "" || len(cal.Probes) == 0 || r.Disturbance == nil || r.Disturbance.CPU == "" {
 		return ""
 	}
