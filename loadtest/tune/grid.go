@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/watch"
@@ -10,18 +11,35 @@ import (
 
 // GridResult is the tuner held against the full grid of workers × pool
 // (every rung of both ladders within the spec's bounds) at the same load
-// on the same target, measured interleaved with the tuning: after each
-// tuner step, a share of the grid; the rest after the tuning.
+// on the same target, measured interleaved with the tunings: after each
+// tuner step, a share of the grid; the rest after the last tuning.
 type GridResult struct {
-	Tune *Result        `json:"tune"`
-	Grid []*Measurement `json:"grid"`
-	// Best is the grid's best setting by the tuner's own rule (pick);
-	// Winner the tuner's, as the grid measured it too.
-	Best   *Measurement `json:"best"`
+	// Tunes are the tunings, one per start, each held against the grid.
+	Tunes []*GridTune `json:"tunes"`
+	// Grid is every setting of the grid as it counts: its last attempt.
+	// Disturbed are the attempts measured again because other work took
+	// the target's cores (disturbed), kept for the record. A setting whose
+	// every attempt was disturbed is in Grid (its last attempt) and in
+	// Unmeasured, and left out of the best.
+	Grid       []*Measurement `json:"grid"`
+	Disturbed  []*Measurement `json:"grid_disturbed,omitempty"`
+	Unmeasured []watch.Knobs  `json:"grid_unmeasured,omitempty"`
+	// Best is the grid's best setting by the tuner's own rule (pick).
+	Best *Measurement `json:"best"`
+	// GridMeasurements counts the settings the grid measured (each
+	// Repeats runs), attempts measured again included.
+	GridMeasurements int `json:"grid_measurements"`
+}
+
+// A GridTune is one tuning held against the grid's best.
+type GridTune struct {
+	Tune *Result `json:"tune"`
+	// Winner is the tuner's winner as the grid measured it.
 	Winner *Measurement `json:"winner_in_grid"`
 	// Ratio is the tuner's winner's throughput over the grid's best's:
 	// the ratio of the medians, and the range from the two spreads (min
-	// over max, max over min). Within is set when the spreads overlap:
+	// over max, max over min). Within is set when the grid's best is not
+	// more than the winner beyond their spreads (the tuner's own rule):
 	// the tuner's winner is within the grid's noise of its best, or
 	// better.
 	Ratio  loadtest.Spread `json:"ratio"`
@@ -29,11 +47,15 @@ type GridResult struct {
 	// RatioInGrid is the same ratio with the winner as the grid measured
 	// it (nil when the winner is outside the grid).
 	RatioInGrid *loadtest.Spread `json:"ratio_in_grid,omitempty"`
-	// TunerMeasurements and GridMeasurements count the settings each
-	// measured (each Repeats runs).
+	// TunerMeasurements counts the settings the tuning measured (each
+	// Repeats runs).
 	TunerMeasurements int `json:"tuner_measurements"`
-	GridMeasurements  int `json:"grid_measurements"`
 }
+
+// GridAttempts is how many times a grid setting is measured at most when
+// other work disturbs it (disturbed), as the tuner measures a disturbed
+// step again.
+const GridAttempts = 3
 
 // Grid returns the settings of the full grid within spec's bounds (its
 // defaults filled in), workers major.
@@ -49,36 +71,52 @@ func Grid(spec Spec) []watch.Knobs {
 	return out
 }
 
-// RunGrid tunes the target under spec and measures the full grid
-// interleaved with it (after each tuner step, the grid's points in
-// proportion to the tuner's budget), then the grid's rest, and holds the
-// tuner's winner against the grid's best. The grid is measured in a
-// shuffled order (seed), so that drift does not favour one corner.
-func RunGrid(ctx context.Context, spec Spec, target watch.Target, opt Options, seed uint64) (*GridResult, error) {
+// RunGrid tunes the target under spec from each of starts (none: spec's
+// own start) one after the other, and measures the full grid interleaved
+// with them (after each tuner step, the grid's points in proportion to
+// the tunings' budgets), then the grid's rest, and holds each tuning's
+// winner against the grid's best. The grid is measured in a shuffled
+// order (seed), so that drift does not favour one corner; a grid setting
+// that other work disturbed is measured again, up to GridAttempts.
+func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, seed uint64) (*GridResult, error) {
 	gt, err := newTuner(spec, target, Options{})
 	if err != nil {
 		return nil, err
 	}
+	if len(starts) == 0 {
+		starts = []watch.Knobs{spec.Start}
+	}
+	if opt.Logf == nil {
+		opt.Logf = func(string, ...any) {}
+	}
 	grid := shuffled(Grid(gt.spec), seed)
-	per := (len(grid) + gt.spec.Steps - 1) / gt.spec.Steps
-	var measured []*Measurement
+	per := (len(grid) + gt.spec.Steps*len(starts) - 1) / (gt.spec.Steps * len(starts))
+	g := &GridResult{}
 	var gridErr error
 	next := 0
 	measureSome := func(n int) {
 		for ; n > 0 && next < len(grid) && gridErr == nil && ctx.Err() == nil; n-- {
-			m, err := gt.measure(ctx, grid[next])
-			if err != nil {
-				gridErr = err
-				return
+			var m *Measurement
+			for attempt := 1; attempt <= GridAttempts; attempt++ {
+				if m, gridErr = gt.measure(ctx, grid[next]); gridErr != nil {
+					return
+				}
+				g.GridMeasurements++
+				d, bad := disturbed(m)
+				if !bad {
+					break
+				}
+				g.Disturbed = append(g.Disturbed, m)
+				opt.Logf("grid %d/%d: %s: disturbed (attempt %d of %d): %s", next+1, len(grid), short(m.Knobs), attempt, GridAttempts, d.Evidence)
+				if attempt == GridAttempts {
+					g.Unmeasured = append(g.Unmeasured, m.Knobs)
+				}
 			}
-			measured = append(measured, m)
+			g.Grid = append(g.Grid, m)
 			opt.Logf("grid %d/%d: %s: %.0f/s (%.0f-%.0f), %s %.2f ms, %s", next+1, len(grid), short(m.Knobs),
 				m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median, metText(m.Met))
 			next++
 		}
-	}
-	if opt.Logf == nil {
-		opt.Logf = func(string, ...any) {}
 	}
 	inner := opt.OnStep
 	opt.OnStep = func(st Step) {
@@ -87,37 +125,59 @@ func RunGrid(ctx context.Context, spec Spec, target watch.Target, opt Options, s
 		}
 		measureSome(per)
 	}
-	res, err := Run(ctx, spec, target, opt)
-	if err != nil {
-		return nil, err
+	var tunes []*Result
+	for _, k := range starts {
+		s := spec
+		s.Start = k
+		if k != (watch.Knobs{}) {
+			opt.Logf("tuning from %s", short(k))
+		}
+		res, err := Run(ctx, s, target, opt)
+		if err != nil {
+			return nil, err
+		}
+		tunes = append(tunes, res)
 	}
 	measureSome(len(grid))
 	if gridErr != nil {
 		return nil, fmt.Errorf("grid: %w", gridErr)
 	}
-	if len(measured) == 0 {
-		return nil, fmt.Errorf("grid: nothing measured")
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
 	}
-	return compareGrid(res, measured, gt), nil
+	if len(g.Grid) == len(g.Unmeasured) {
+		return nil, fmt.Errorf("grid: no setting measured undisturbed")
+	}
+	g.compare(tunes, gt)
+	return g, nil
 }
 
-// compareGrid holds the tuner's winner against the grid's best.
-func compareGrid(res *Result, grid []*Measurement, t *tuner) *GridResult {
-	g := &GridResult{Tune: res, Grid: grid, TunerMeasurements: res.Measurements, GridMeasurements: len(grid)}
-	g.Best = pick(grid, t.spec.Goal, t.spec.Objectives)
-	for _, m := range grid {
-		if m.Knobs == res.Winner {
-			g.Winner = m
+// compare holds each tuning's winner against the grid's best, the
+// settings never measured undisturbed left out.
+func (g *GridResult) compare(tunes []*Result, t *tuner) {
+	var counted []*Measurement
+	for _, m := range g.Grid {
+		if !slices.Contains(g.Unmeasured, m.Knobs) {
+			counted = append(counted, m)
 		}
 	}
-	w := res.WinnerStep()
-	g.Ratio = ratio(w.Throughput, g.Best.Throughput)
-	g.Within = !more(g.Best, &w.Measurement)
-	if g.Winner != nil {
-		r := ratio(g.Winner.Throughput, g.Best.Throughput)
-		g.RatioInGrid = &r
+	g.Best = pick(counted, t.spec.Goal, t.spec.Objectives)
+	for _, res := range tunes {
+		gt := &GridTune{Tune: res, TunerMeasurements: res.Measurements}
+		for _, m := range counted {
+			if m.Knobs == res.Winner {
+				gt.Winner = m
+			}
+		}
+		w := res.WinnerStep()
+		gt.Ratio = ratio(w.Throughput, g.Best.Throughput)
+		gt.Within = !more(g.Best, &w.Measurement)
+		if gt.Winner != nil {
+			r := ratio(gt.Winner.Throughput, g.Best.Throughput)
+			gt.RatioInGrid = &r
+		}
+		g.Tunes = append(g.Tunes, gt)
 	}
-	return g
 }
 
 // ratio is a over b: the medians' ratio, and the range the spreads allow.

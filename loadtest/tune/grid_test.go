@@ -2,6 +2,8 @@ package tune
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -29,9 +31,10 @@ func TestGridAndShuffle(t *testing.T) {
 	}
 }
 
-// TestRunGrid holds a short tuning of the fake against its 3 × 3 grid:
-// every grid setting is measured once, interleaved with the tuner's
-// steps, and the figures printed are the grid's and the tuner's own.
+// TestRunGrid holds two short tunings of the fake, from 1/1 and 3/3,
+// against its 3 × 3 grid: every grid setting is measured once,
+// interleaved with the tuner's steps, and the figures printed are the
+// grid's and each tuning's own.
 func TestRunGrid(t *testing.T) {
 	f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
 	url, target := f.start(t)
@@ -39,14 +42,26 @@ func TestRunGrid(t *testing.T) {
 	spec.MaxWorkers, spec.MaxPool, spec.Repeats = 3, 3, 1
 	spec.Load.Duration = 400 * time.Millisecond
 	var lines []string
-	g, err := RunGrid(context.Background(), spec, target, Options{Logf: func(format string, a ...any) {
+	g, err := RunGrid(context.Background(), spec, []watch.Knobs{kn(1, 1), kn(3, 3)}, target, Options{Logf: func(format string, a ...any) {
 		lines = append(lines, strings.SplitN(format, ":", 2)[0])
 	}}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if g.GridMeasurements != 9 || len(g.Grid) != 9 || g.TunerMeasurements != len(g.Tune.Steps) {
-		t.Fatalf("grid %d (%d), tuner %d for %d steps; want 9 and one per step", g.GridMeasurements, len(g.Grid), g.TunerMeasurements, len(g.Tune.Steps))
+	if g.GridMeasurements != 9 || len(g.Grid) != 9 || len(g.Disturbed) != 0 || len(g.Tunes) != 2 {
+		t.Fatalf("grid %d (%d, %d disturbed), %d tunings; want 9, none disturbed, 2 tunings", g.GridMeasurements, len(g.Grid), len(g.Disturbed), len(g.Tunes))
+	}
+	for i, start := range []watch.Knobs{kn(1, 1), kn(3, 3)} {
+		gt := g.Tunes[i]
+		if gt.Tune.Start != start || gt.TunerMeasurements != len(gt.Tune.Steps) {
+			t.Errorf("tuning %d from %s, %d measurements for %d steps; want from %s, one per step", i, short(gt.Tune.Start), gt.TunerMeasurements, len(gt.Tune.Steps), short(start))
+		}
+		if !(gt.Ratio.Min <= gt.Ratio.Median && gt.Ratio.Median <= gt.Ratio.Max) || gt.Ratio.Median <= 0 {
+			t.Errorf("tuning from %s: ratio %+v; want min <= median <= max, positive", short(start), gt.Ratio)
+		}
+		if gt.Winner == nil || gt.Winner.Knobs != gt.Tune.Winner || gt.RatioInGrid == nil {
+			t.Errorf("tuning from %s: the winner %s as the grid measured it: %v", short(start), short(gt.Tune.Winner), gt.Winner)
+		}
 	}
 	seen := map[watch.Knobs]bool{}
 	for _, m := range g.Grid {
@@ -57,9 +72,6 @@ func TestRunGrid(t *testing.T) {
 	}
 	if got := pick(g.Grid, MostThroughput, spec.Objectives); got != g.Best {
 		t.Errorf("best %s; the tuner's rule picks %s", short(g.Best.Knobs), short(got.Knobs))
-	}
-	if !(g.Ratio.Min <= g.Ratio.Median && g.Ratio.Median <= g.Ratio.Max) || g.Ratio.Median <= 0 {
-		t.Errorf("ratio %+v; want min <= median <= max, positive", g.Ratio)
 	}
 	// Interleaved: a grid line between the tuner's first and last steps.
 	first, last, between := -1, -1, false
@@ -74,7 +86,39 @@ func TestRunGrid(t *testing.T) {
 	for _, l := range lines[first+1 : max(last, first+1)] {
 		between = between || strings.HasPrefix(l, "grid")
 	}
-	if len(g.Tune.Steps) > 1 && !between {
+	if len(g.Tunes[0].Tune.Steps) > 1 && !between {
 		t.Errorf("no grid measurement between the tuner's steps: %v", lines)
+	}
+}
+
+// TestRunGridMeasuresADisturbedSettingAgain disturbs the fake's core
+// (other work taking half of it) from the grid's second setting on: each
+// later grid setting is measured GridAttempts times, each attempt kept as
+// disturbed, and none of them may be the grid's best.
+func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
+	f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
+	url, target := f.start(t)
+	spec := fakeSpec(url, kn(1, 1), 2, "p99<500ms")
+	spec.MaxWorkers, spec.MaxPool, spec.Repeats = 2, 2, 1
+	spec.Load.Duration = 400 * time.Millisecond
+	g, err := RunGrid(context.Background(), spec, nil, target, Options{Logf: func(format string, a ...any) {
+		if line := fmt.Sprintf(format, a...); strings.HasPrefix(line, "grid 1/4: ") {
+			f.disturb(0.5)
+		}
+	}}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(g.Grid) != 4 || len(g.Unmeasured) != 3 || len(g.Disturbed) != 3*GridAttempts || g.GridMeasurements != 1+3*GridAttempts {
+		t.Fatalf("grid %d settings, %d never undisturbed, %d disturbed attempts, %d measurements; want 4, 3, %d and %d",
+			len(g.Grid), len(g.Unmeasured), len(g.Disturbed), g.GridMeasurements, 3*GridAttempts, 1+3*GridAttempts)
+	}
+	for _, m := range g.Disturbed {
+		if _, bad := disturbed(m); !bad {
+			t.Errorf("an attempt kept as disturbed read %.1f%% of a core taken by others", m.Readings.Interference)
+		}
+	}
+	if g.Best != g.Grid[0] || slices.Contains(g.Unmeasured, g.Best.Knobs) {
+		t.Errorf("the grid's best is %s; want the one setting measured undisturbed, %s", short(g.Best.Knobs), short(g.Grid[0].Knobs))
 	}
 }

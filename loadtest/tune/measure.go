@@ -156,8 +156,9 @@ func (t *tuner) stats() []watch.Stat {
 }
 
 // measure sets k on the target, waits until it took effect, and measures
-// it Repeats times with the load of the spec; each repeat's readings
-// cover exactly its measured window (the watcher's).
+// it Repeats times with the load of the spec, the warm-up before the
+// first only (the setting changes there, not between repeats); each
+// repeat's readings cover exactly its measured window (the watcher's).
 func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error) {
 	t0 := time.Now()
 	got, err := t.tuning.Set(ctx, t.spec.Admin, k)
@@ -171,6 +172,10 @@ func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error
 	for i := range t.spec.Repeats {
 		s := t.spec.Load
 		s.Name = fmt.Sprintf("%s #%d", short(k), i+1)
+		if i > 0 {
+			// Warmed by the first repeat: the setting has not changed.
+			s.Warmup = 0
+		}
 		s.Watcher = t.watcher
 		if s.Seed != 0 {
 			s.Seed += uint64(i)
