@@ -93,9 +93,11 @@ func knobsUnderLoad(t *testing.T, o entity.Options) {
 	if code, k, body := postKnobs(t, adm.URL, "workers=6&pool=6&wait=10s"); code != 200 || k.Workers != 6 || k.Pool != 6 {
 		t.Fatalf("grow to 6 and 6: %d %s", code, body)
 	}
-	if got := adminStatsOf(t, adm.URL).DBPool; got.Opened-opened != 4 || got.Size != 6 || got.Min != 6 {
+	grown := adminStatsOf(t, adm.URL)
+	if got := grown.DBPool; got.Opened-opened != 4 || got.Size != 6 || got.Min != 6 {
 		t.Errorf("after growing the pool 2 to 6: %d opened, size %d, min %d; want 4 opened", got.Opened-opened, got.Size, got.Min)
 	}
+	statsShow(t, grown, 6, 6)
 	time.Sleep(100 * time.Millisecond)
 
 	opened = st.Stats().Opened
@@ -103,6 +105,7 @@ func knobsUnderLoad(t *testing.T, o entity.Options) {
 	if code != 200 || k.EffectiveAt == nil || k.Workers != 3 || k.Pool != 3 || k.PoolMin != 2 || k.PoolMode != "grow" {
 		t.Fatalf("shrink to 3 workers, pool 2..3: %d %s", code, body)
 	}
+	statsShow(t, adminStatsOf(t, adm.URL), 3, 3)
 	for end := time.Now().Add(100 * time.Millisecond); time.Now().Before(end); time.Sleep(time.Millisecond) {
 		w, p := s.limit.stats(), st.Stats()
 		if w.Busy > 3 || p.InUse > 3 || p.Open > 3 {
@@ -121,6 +124,20 @@ func knobsUnderLoad(t *testing.T, o entity.Options) {
 		t.Errorf("responses %+v; want no 503 and no 500", r)
 	}
 	t.Logf("%s: %d requests served while the knobs changed", o.Driver, served.Load())
+}
+
+// statsShow checks that /admin/stats, read as soon as a POST to
+// /admin/knobs answered 200 under load, shows the new worker limit and
+// pool in workers, db_pool and knobs, the change effective; it logs how
+// long after the change it took effect.
+func statsShow(t *testing.T, st Stats, workers, pool int) {
+	t.Helper()
+	k := st.Knobs
+	if st.Workers.Size != workers || st.DBPool.Size != pool || k.Workers != workers || k.Pool != pool || k.ChangedAt == nil || k.EffectiveAt == nil || k.EffectiveAt.Before(*k.ChangedAt) {
+		t.Errorf("/admin/stats after setting %d workers and %d connections: workers %d, db_pool %d, knobs %+v; want the new values, effective", workers, pool, st.Workers.Size, st.DBPool.Size, k)
+		return
+	}
+	t.Logf("%d/%d in /admin/stats, effective %v after the change", workers, pool, k.EffectiveAt.Sub(*k.ChangedAt))
 }
 
 // pgTestSchema names a fresh schema for a test on the PostgreSQL server

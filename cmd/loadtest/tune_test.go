@@ -256,3 +256,81 @@ right = { value = 1 }
 	}
 	t.Logf("claim app: %s; OnceGetView stopped: %s; readings %+v", res.Claims[0].Outcome, res.Tunes[1].Result.Stopped, res.Tunes[1].Result.Steps[len(res.Tunes[1].Result.Steps)-1].Readings)
 }
+
+// TestExperimentTuneRestartsTheBoard tunes a board whose pool cannot
+// change while it runs (pool_mode = "none": a connection per acquire, its
+// cap fixed at start, so /admin/knobs answers 409): each step's knobs are
+// set by starting the board again, on the same ports, with the command's
+// {{workers}} and {{pool}}; every step is marked restarted, measured at
+// its knobs, with no request failing.
+func TestExperimentTuneRestartsTheBoard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a tuning of the board binary with a restart per step: about 15 s; runs without -short")
+	}
+	bin := boardBinary(t)
+	dir := t.TempDir()
+	file := filepath.Join(dir, "t.toml")
+	text := fmt.Sprintf(`name = "t"
+[server]
+command = [%q, "-addr", "127.0.0.1:{{port}}", "-admin-addr", "127.0.0.1:{{admin_port}}", "-dsn", "{{dir}}/bbs.db", "-seed-posts", "200", "-db-latency", "1ms",
+  "-pool-mode", "none", "-workers", "{{workers}}", "-pool", "{{pool}}"]
+ready = "http://127.0.0.1:{{admin_port}}/readyz"
+reset = "http://127.0.0.1:{{admin_port}}/admin/reset?posts=200"
+[stats]
+url = "http://127.0.0.1:{{admin_port}}/admin/stats"
+[load]
+clients = [10]
+warmup = "300ms"
+duration = "2s"
+repeats = 1
+[[load.request]]
+url = "http://127.0.0.1:{{port}}/bbs?cmd=AllView"
+expect = 200
+[tune]
+admin = "http://127.0.0.1:{{admin_port}}"
+slo = "p99<500ms"
+starts = ["3/3"]
+budget = 2
+[[run]]
+name = "AllView"
+vars = { workers = "5", pool = "5" }
+`, bin)
+	if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "out")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	code, stdout, stderr := runCmd(ctx, "experiment", "-pin=false", "-live", "off", "-progress", "off", "-out", out, file)
+	if code != 0 && code != 3 {
+		t.Fatalf("experiment = exit %d; stderr %s\n%s", code, stderr, stdout)
+	}
+	if !strings.Contains(stdout, "run AllView: starting the board again with 3/3") || !strings.Contains(stdout, "step 1: 3/3 (set by starting the target again)") {
+		t.Errorf("the log does not say the board was started again with 3/3 for step 1:\n%s", stdout)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "experiment.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Tunes []struct{ Result *tune.Result }
+	}
+	if err := json.Unmarshal(b, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tunes) != 1 || res.Tunes[0].Result == nil || len(res.Tunes[0].Result.Steps) == 0 {
+		t.Fatalf("experiment.json tunes %+v; want the run tuned", res.Tunes)
+	}
+	steps := res.Tunes[0].Result.Steps
+	if steps[0].Knobs != (watch.Knobs{Workers: 3, Pool: 3}) {
+		t.Errorf("step 1 measured %+v; want 3/3", steps[0].Knobs)
+	}
+	for _, st := range steps {
+		if !st.Restarted || st.Requests == 0 || st.Readings.ErrorShare != 0 {
+			t.Errorf("step %d (%+v): restarted %v, %d requests, %.2f %% errors; want set by a restart and measured without errors", st.N, st.Knobs, st.Restarted, st.Requests, st.Readings.ErrorShare)
+		}
+	}
+	if n := strings.Count(stdout, "starting the board again with"); n != len(steps) {
+		t.Errorf("the board was started again %d times for %d steps; want once a step:\n%s", n, len(steps), stdout)
+	}
+}

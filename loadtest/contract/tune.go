@@ -128,7 +128,8 @@ func setKnobs(ctx context.Context, admin string, k watch.Knobs) (watch.Knobs, er
 
 // knobsCall sends one request to the knobs endpoint u and decodes the
 // answer; a refusal (400, 409, 503) is an error carrying the board's
-// reason.
+// reason, a 409 (a knob it cannot change while it runs) wrapping
+// watch.ErrRestart.
 func knobsCall(ctx context.Context, method, u string) (knobsJSON, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, knobsWait+10*time.Second)
 	defer cancel()
@@ -147,6 +148,8 @@ func knobsCall(ctx context.Context, method, u string) (knobsJSON, int, error) {
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return k, resp.StatusCode, fmt.Errorf("%s %s: 404: no %s here (not the board's admin listener, or a board built before it)", method, u, KnobsPath)
+	case resp.StatusCode == http.StatusConflict:
+		return k, resp.StatusCode, fmt.Errorf("%s %s: %s: %s: %w", method, u, resp.Status, k.Error, watch.ErrRestart)
 	case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted && k.Error != "":
 		return k, resp.StatusCode, fmt.Errorf("%s %s: %s: %s", method, u, resp.Status, k.Error)
 	case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted:

@@ -38,7 +38,9 @@ func freePort() (string, error) {
 // otherwise capped with GOMAXPROCS (package child). env is the experiment
 // file's [server] env, expanded. It returns a note about what was done.
 func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) (*serverProc, string, error) {
-	log, err := os.Create(logPath)
+	// Appended to: a server started again (a calibration's, a tuning's
+	// restart) keeps the log of the one before.
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, "", fmt.Errorf("server log: %w", err)
 	}

@@ -423,6 +423,10 @@ type serverRun struct {
 	fleet *runFleet // instead of proc, for a run of several replicas
 	rr    *runResult
 	steps int // measurements taken of this server
+	// vars are the run's placeholders (x expands them): its ports and
+	// directory, the experiment's and the run's vars, and the knobs a
+	// restart set (restartWith).
+	vars map[string]string
 }
 
 // failed records err as the run's and returns it named by the run.
@@ -488,14 +492,22 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResul
 	for k, v := range run.Vars {
 		vars[k] = v
 	}
-	fs, isFleet := e.fleetOf(run)
-	if isFleet {
+	if _, isFleet := e.fleetOf(run); isFleet {
 		// Each replica's ports are the fleet's to pick; the run's are
 		// HAProxy's and the first replica's, once they run.
 		delete(vars, "port")
 		delete(vars, "admin_port")
 	}
-	lr.x = func(s string) string { return expand(s, vars) }
+	lr.vars = vars
+	lr.x = func(s string) string { return expand(s, lr.vars) }
+	return lr, x.startProcess(ctx, lr)
+}
+
+// startProcess starts lr's server (or fleet) from the file's command with
+// lr's vars and makes it ready to load (launch).
+func (x *experimentRunner) startProcess(ctx context.Context, lr *serverRun) error {
+	e, run, vars := x.e, lr.run, lr.vars
+	fs, isFleet := e.fleetOf(run)
 	argv := resolveCommand(append(append([]string(nil), e.Server.Command...), run.Args...), e.Dir)
 	for i := range argv {
 		argv[i] = lr.x(argv[i])
@@ -508,16 +520,16 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResul
 	if isFleet {
 		if err := x.launchFleet(ctx, lr, fs, argv, env, vars); err != nil {
 			x.hint(argv)
-			return lr, err
+			return err
 		}
-		return lr, x.prepare(ctx, lr)
+		return x.prepare(ctx, lr)
 	}
 
 	x.logf("run %s: starting %s", run.Name, strings.Join(lr.rr.Command, " "))
 	proc, pinNote, err := startServer(argv, env, e.Dir, filepath.Join(lr.dir, "server.log"), e.Server.CPUs, !x.opt.NoPin)
 	x.note(pinNote)
 	if err != nil {
-		return lr, err
+		return err
 	}
 	lr.proc = proc
 	if run.Start == startListening {
@@ -525,20 +537,20 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResul
 		// from a fresh process; no reset, no validation, nothing warms it.
 		addr, err := loadtest.DialAddr(lr.x(e.Load.Requests[0].URL))
 		if err != nil {
-			return lr, err
+			return err
 		}
 		if err := proc.waitListening(ctx, addr, time.Duration(e.Server.StartTimeout)); err != nil {
 			x.hint(argv)
-			return lr, err
+			return err
 		}
 		x.logf("run %s: port %s open, loading at once (cold start)", run.Name, addr)
-		return lr, nil
+		return nil
 	}
 	if err := proc.waitReady(ctx, lr.x(e.Server.Ready), time.Duration(e.Server.StartTimeout)); err != nil {
 		x.hint(argv)
-		return lr, err
+		return err
 	}
-	return lr, x.prepare(ctx, lr)
+	return x.prepare(ctx, lr)
 }
 
 // prepare resets a ready server's data, validates it and resets it again.

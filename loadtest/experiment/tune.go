@@ -136,7 +136,8 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 				OnStep: func(st tune.Step) { x.feed.Tune(tune.LivePoint(path, st)) },
 				Watch: func(o *watch.Options) {
 					o.OnRead, o.EnvironmentKeys = x.feed.OnRead, x.e.Stats.EnvironmentKeys
-				}})
+				},
+				Restart: func(ctx context.Context, k watch.Knobs) error { return x.restartWith(ctx, lr, k) }})
 			if err != nil {
 				tr.Error = err.Error()
 				x.logf("run %s: tuning from %s: %v", run.Name, s, err)
@@ -145,6 +146,25 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 		lr.stop(x)
 	}
 	return nil
+}
+
+// restartWith stops lr's server and starts it again, on the same ports
+// and with the same vars, with k in its command's {{workers}}, {{pool}}
+// and {{pool_min}}: the tuner's way to set a knob the board cannot change
+// while it runs (its 409). The server is ready, reset and validated again
+// before the tuner measures it.
+func (x *experimentRunner) restartWith(ctx context.Context, lr *serverRun, k watch.Knobs) error {
+	if lr.fleet != nil {
+		return fmt.Errorf("run %s has several replicas: they are not started again to set knobs", lr.run.Name)
+	}
+	cmd := strings.Join(append(append([]string(nil), x.e.Server.Command...), lr.run.Args...), " ")
+	if !strings.Contains(cmd, "{{workers}}") || !strings.Contains(cmd, "{{pool}}") {
+		return fmt.Errorf("server.command has no {{workers}} and {{pool}} to start the board again with %s: put them in place of the numbers after -workers and -pool, with their first values in the run's vars", tuneKnobs(k))
+	}
+	x.logf("run %s: starting the board again with %s workers/connections (it cannot change them while it runs)", lr.run.Name, tuneKnobs(k))
+	lr.stop(x)
+	lr.vars["workers"], lr.vars["pool"], lr.vars["pool_min"] = strconv.Itoa(k.Workers), strconv.Itoa(k.Pool), strconv.Itoa(k.Min())
+	return x.startProcess(ctx, lr)
 }
 
 // tuneSpec is the tuning of lr's server from start.

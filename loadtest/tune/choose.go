@@ -148,7 +148,10 @@ func shrinkBoth(k watch.Knobs, wl, pl Ladder, halve bool) watch.Knobs {
 
 // neighbours are the settings next to k the tuner checks before it calls
 // k the best: fewer of both, fewer workers (not below the pool), fewer
-// connections, and more workers (the article's workers = pool + α).
+// connections, more workers (the article's workers = pool + α), and more
+// of both: with the CPU full the throughput can still rise a few percent
+// with more requests in flight, each taking less CPU (measured on this VM:
+// docs/measurements.md, "The tuner against the full grid").
 func neighbours(k watch.Knobs, wl, pl Ladder) []watch.Knobs {
 	w, p := k.Workers, k.Pool
 	cands := []watch.Knobs{
@@ -156,6 +159,7 @@ func neighbours(k watch.Knobs, wl, pl Ladder) []watch.Knobs {
 		{Workers: wl.below(w), Pool: p},
 		{Workers: w, Pool: pl.below(p)},
 		{Workers: wl.above(w), Pool: p},
+		{Workers: wl.above(w), Pool: pl.above(p)},
 	}
 	var out []watch.Knobs
 	for _, c := range cands {
@@ -186,7 +190,9 @@ func resources(k watch.Knobs) int { return k.Workers + k.Pool }
 // pick chooses the best of the measured settings (at least one) for goal,
 // never on a difference within the noise: among those meeting the
 // objectives, for MostThroughput the fewest resources among those whose
-// throughput spread reaches the highest median's, for LeastResources the
+// throughput spread reaches the highest median's and that no other beats
+// beyond the noise (a wide spread at the top must not let a setting in
+// that another setting beats: ties are not chained), for LeastResources the
 // fewest resources; when none meets them, the one closest to them
 // (failing objectives' medians as a share of their limits, then as
 // MostThroughput).
@@ -220,7 +226,8 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 	top := slices.MaxFunc(met, func(a, b *Measurement) int { return cmpFloat(a.Throughput.Median, b.Throughput.Median) })
 	var tied []*Measurement
 	for _, m := range met {
-		if m.band().Max >= top.band().Min {
+		beaten := slices.ContainsFunc(met, func(x *Measurement) bool { return more(x, m) })
+		if m.band().Max >= top.band().Min && !beaten {
 			tied = append(tied, m)
 		}
 	}

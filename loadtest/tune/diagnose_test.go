@@ -134,6 +134,11 @@ func TestPick(t *testing.T) {
 		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput - spread, Max: tput + spread},
 			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: 8}, Pass: true}}}
 	}
+	ranged := func(k watch.Knobs, tput, lo, hi float64) *Measurement {
+		m := met(k, tput, 0)
+		m.Throughput.Min, m.Throughput.Max = lo, hi
+		return m
+	}
 	missed := func(k watch.Knobs, tput, p99 float64) *Measurement {
 		return &Measurement{Knobs: k, Throughput: loadtest.Spread{Median: tput, Min: tput, Max: tput},
 			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: p99}}}}
@@ -148,6 +153,10 @@ func TestPick(t *testing.T) {
 		{"beyond the noise: more throughput", []*Measurement{met(kn(10, 10), 3800, 20), met(kn(8, 8), 3600, 20)}, MostThroughput, kn(10, 10)},
 		// 6/6 is within the noise of 8/8 but not of 10/10, the top: no drift.
 		{"ties only with the top", []*Measurement{met(kn(10, 10), 3800, 60), met(kn(8, 8), 3700, 60), met(kn(6, 6), 3600, 60)}, MostThroughput, kn(8, 8)},
+		// The top, 20/15, is wide enough to reach 15/15, but 20/20 beats
+		// 15/15 beyond the noise: 15/15 may not win through the top
+		// (T1 of 2026-12-04, the tuning from 40/40).
+		{"ties are not chained", []*Measurement{ranged(kn(15, 15), 12300, 12200, 12400), ranged(kn(20, 20), 12800, 12450, 13200), ranged(kn(20, 15), 12850, 12350, 12900)}, MostThroughput, kn(20, 15)},
 		{"meeting beats missing", []*Measurement{missed(kn(40, 40), 4000, 12), met(kn(10, 10), 3000, 10)}, MostThroughput, kn(10, 10)},
 		{"none met: the closest", []*Measurement{missed(kn(5, 5), 1500, 20), missed(kn(8, 8), 2500, 11)}, MostThroughput, kn(8, 8)},
 		{"least resources", []*Measurement{met(kn(10, 10), 3800, 20), met(kn(6, 6), 3000, 20), missed(kn(3, 3), 1000, 30)}, LeastResources, kn(6, 6)},

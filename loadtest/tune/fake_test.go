@@ -69,6 +69,21 @@ type fakeBoard struct {
 	// seconds; othersRate how fast it grows now (a share of a core).
 	others, othersRate float64
 	othersAt           time.Time
+	// fixed: the knobs cannot change while the fake runs (a 409), only
+	// by restart; restarts counts those.
+	fixed    bool
+	restarts int
+}
+
+// restart sets k as a restart of the fake would (its knobs in force from
+// the start).
+func (f *fakeBoard) restart(k watch.Knobs) {
+	f.workers.set(k.Workers)
+	f.pool.set(k.Pool)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.knobs = k
+	f.restarts++
 }
 
 // disturb makes other work take share of the fake's core from now on.
@@ -140,6 +155,13 @@ func (f *fakeBoard) knobsHandler(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "bad knobs", http.StatusBadRequest)
 			return
 		}
+		f.mu.Lock()
+		fixed := f.fixed
+		f.mu.Unlock()
+		if fixed {
+			http.Error(w, "the pool cannot change while it runs", http.StatusConflict)
+			return
+		}
 		f.workers.set(wk)
 		f.pool.set(pl)
 		f.mu.Lock()
@@ -178,6 +200,9 @@ func fakeTarget() watch.Target {
 			return watch.Knobs{}, err
 		}
 		defer resp.Body.Close()
+		if resp.StatusCode == http.StatusConflict {
+			return watch.Knobs{}, fmt.Errorf("%s: %w", resp.Status, watch.ErrRestart)
+		}
 		if resp.StatusCode != http.StatusOK {
 			return watch.Knobs{}, fmt.Errorf("%s", resp.Status)
 		}

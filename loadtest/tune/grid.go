@@ -79,7 +79,7 @@ func Grid(spec Spec) []watch.Knobs {
 // order (seed), so that drift does not favour one corner; a grid setting
 // that other work disturbed is measured again, up to GridAttempts.
 func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, seed uint64) (*GridResult, error) {
-	gt, err := newTuner(spec, target, Options{})
+	gt, err := newTuner(spec, target, Options{Restart: opt.Restart, Logf: opt.Logf})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -33,8 +34,11 @@ type Measurement struct {
 	Runs       int       `json:"runs"`
 	Requests   int64     `json:"requests"`
 	// Seconds is the wall time the measurement took, knobs set included.
-	Seconds  float64  `json:"seconds"`
-	Warnings []string `json:"warnings,omitempty"`
+	Seconds float64 `json:"seconds"`
+	// Restarted: the target could not change the knobs while it ran and
+	// was started again with them (Options.Restart).
+	Restarted bool     `json:"restarted,omitempty"`
+	Warnings  []string `json:"warnings,omitempty"`
 }
 
 // A Verdict is one objective measured over a setting's repeats.
@@ -162,6 +166,17 @@ func (t *tuner) stats() []watch.Stat {
 func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error) {
 	t0 := time.Now()
 	got, err := t.tuning.Set(ctx, t.spec.Admin, k)
+	restarted := false
+	if errors.Is(err, watch.ErrRestart) && t.opt.Restart != nil {
+		t.opt.Logf("set %s: %v: starting the target again with it", short(k), err)
+		if err = t.opt.Restart(ctx, k); err == nil {
+			got, err = t.tuning.Get(ctx, t.spec.Admin)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("set %s by starting the target again: %w", short(k), err)
+		}
+		restarted = true
+	}
 	if err != nil {
 		return nil, fmt.Errorf("set %s: %w", short(k), err)
 	}
@@ -191,6 +206,7 @@ func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error
 	}
 	m := t.summarise(k, runs)
 	m.Seconds = round(time.Since(t0).Seconds(), 2)
+	m.Restarted = restarted
 	return m, nil
 }
 

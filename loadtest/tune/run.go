@@ -272,8 +272,12 @@ func (t *tuner) log(st Step) {
 	if st.Best != (watch.Knobs{}) {
 		best = short(st.Best)
 	}
-	t.opt.Logf("step %d: %s: %.0f/s (%.0f-%.0f), %s %.2f ms (%.2f-%.2f), %s the objectives; limit: %s (%s %.2f %s); %s; best %s; next: %s",
-		st.N, short(m.Knobs), m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median, m.Latency.Min, m.Latency.Max,
+	restarted := ""
+	if m.Restarted {
+		restarted = " (set by starting the target again)"
+	}
+	t.opt.Logf("step %d: %s%s: %.0f/s (%.0f-%.0f), %s %.2f ms (%.2f-%.2f), %s the objectives; limit: %s (%s %.2f %s); %s; best %s; next: %s",
+		st.N, short(m.Knobs), restarted, m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median, m.Latency.Min, m.Latency.Max,
 		met, st.Diagnosis.Limit, st.Diagnosis.Reading, st.Diagnosis.Value, st.Diagnosis.Unit, st.Compared, best, nextText(st))
 	t.opt.Logf("        why: %s", st.Why)
 }

@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"regexp"
 	"strings"
@@ -209,6 +210,36 @@ func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
 	}
 	if res.Measurements != 2 || res.Steps[0].Compared != "left out: disturbed" {
 		t.Errorf("%d measurements, step 1 %q; want 2, the first left out", res.Measurements, res.Steps[0].Compared)
+	}
+}
+
+// TestRunRestartsWhereAKnobCannotChangeLive tunes a fake whose knobs
+// cannot change while it runs (a 409): with Options.Restart every step is
+// set by a restart, measured at its knobs and marked restarted; without
+// it the tuning ends at its first step with the target's reason.
+func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
+	f := newFakeBoard(kn(5, 5), 1, 2*time.Millisecond, 300*time.Microsecond)
+	f.fixed = true
+	url, target := f.start(t)
+	var asked []watch.Knobs
+	res, err := Run(context.Background(), fakeSpec(url, kn(2, 2), 2, "p99<500ms"), target, Options{Restart: func(ctx context.Context, k watch.Knobs) error {
+		asked = append(asked, k)
+		f.restart(k)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Steps) != 2 || len(asked) != 2 || f.restarts != 2 {
+		t.Fatalf("%d steps, restarts asked %v (%d done); want 2 steps, each set by a restart", len(res.Steps), asked, f.restarts)
+	}
+	for i, st := range res.Steps {
+		if !st.Restarted || st.Knobs != asked[i] || st.Requests == 0 {
+			t.Errorf("step %d: %s, restarted %v, %d requests; want %s set by a restart and measured", st.N, short(st.Knobs), st.Restarted, st.Requests, short(asked[i]))
+		}
+	}
+	if _, err := Run(context.Background(), fakeSpec(url, kn(3, 3), 2, "p99<500ms"), target, Options{}); !errors.Is(err, watch.ErrRestart) {
+		t.Errorf("Run without Restart on a fixed target = %v; want an error wrapping watch.ErrRestart", err)
 	}
 }
 

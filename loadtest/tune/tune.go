@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/url"
@@ -61,6 +62,11 @@ type Options struct {
 	// Watch, when set, completes the watcher's options of every
 	// measurement (the live dashboard's OnRead).
 	Watch func(*watch.Options)
+	// Restart, when set, starts the target again with k and returns once
+	// it is ready: the tuner calls it when the target cannot change a knob
+	// while it runs (Tuning.Set's error wraps watch.ErrRestart). Without
+	// it such a knob ends the tuning with the target's reason.
+	Restart func(ctx context.Context, k watch.Knobs) error
 }
 
 // A Step is one measured setting, what limits it, and what the tuner did

@@ -1,6 +1,14 @@
 package watch
 
-import "context"
+import (
+	"context"
+	"errors"
+)
+
+// ErrRestart is wrapped by Tuning.Set's error when the target cannot
+// change a knob while it runs (the board's 409): only starting it again
+// with the knob sets it.
+var ErrRestart = errors.New("the target cannot change this knob while it runs; it must be started again with it")
 
 // Knobs are the settings a tuner turns on a running target: its worker
 // limit and its connection pool's maximum and minimum (PoolMin 0: the
@@ -50,7 +58,7 @@ type Tuning struct {
 	// Get reads the knobs in force on the target whose admin listener is
 	// at admin; Set sets k and returns, once the change took effect, the
 	// knobs in force. Either's error says why (a knob the target cannot
-	// change while it runs, a bad value, no answer).
+	// change while it runs, wrapping ErrRestart; a bad value; no answer).
 	Get func(ctx context.Context, admin string) (Knobs, error)
 	Set func(ctx context.Context, admin string, k Knobs) (Knobs, error)
 }
