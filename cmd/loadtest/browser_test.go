@@ -252,6 +252,16 @@ func TestTuneLiveDashboardInBrowser(t *testing.T) {
 	if last.Lines != 1 || last.Points != steps || steps < 1 || last.T < 3 {
 		t.Errorf("the page drew %d paths with %d points and %d seconds; want 1 path, a point per step (%d) and the seconds\n%s", last.Lines, last.Points, last.T, steps, stdout)
 	}
+	// The finished headline counts the tuner's steps and their requests.
+	type head struct{ Scope, Thr, Req string }
+	h, err := chromedp.Run(bctx, chromedp.Evaluate[head](`(function(){var x = function (id) { return document.getElementById(id).textContent; };
+		return {Scope: x("scope"), Thr: x("head-thr"), Req: x("head-req")};})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("whole experiment, %d steps", steps); !strings.EqualFold(h.Scope, want) || h.Thr == "–" || h.Req == "0" {
+		t.Errorf("the finished headline reads %q, peak %q, %q requests; want %q, a peak and the requests measured", h.Scope, h.Thr, h.Req, want)
+	}
 	png, err := chromedp.Run(bctx, chromedp.FullScreenshot(100))
 	if err != nil {
 		t.Fatal(err)

@@ -26,11 +26,15 @@ import (
 func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tunebench", flag.ContinueOnError)
 	seed := fs.Uint64("grid-seed", 1, "seed of the grid's shuffled order")
+	rounds := fs.Int("side-by-side", 5, "measure the grid's best and the winners again at the end, side by side in `N` interleaved rounds (0: not)")
 	startList := fs.String("starts", "", "tune from each `setting` of a comma-separated list (e.g. 5/5,40/40) against one grid; instead of -start")
 	spec, parse := tuneFlags(fs, stderr, "write the tunings and the grid as JSON to `file`")
 	out, err := parse(args)
 	if err != nil {
 		return err
+	}
+	if *rounds < 0 || *rounds > 20 {
+		return cli.Usagef("-side-by-side %d: want 0 to 20 rounds", *rounds)
 	}
 	var starts []watch.Knobs
 	if *startList != "" {
@@ -48,7 +52,7 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	announceTune(logf, spec)
 	logf("grid: %d settings (workers × pool on the tuner's ladder within -min/-max-workers and -pool), each measured as a tuner step", len(tune.Grid(*spec)))
-	g, err := tune.RunGrid(ctx, *spec, starts, contract.Board, tune.Options{Logf: logf}, *seed)
+	g, err := tune.RunGrid(ctx, *spec, starts, contract.Board, tune.Options{Logf: logf}, *seed, *rounds)
 	switch {
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
 		return errInterrupted()
@@ -67,6 +71,9 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		logf("  throughput ratio tuner/grid: %.3f (%.3f-%.3f); within the grid's noise of its best or better: %v", t.Ratio.Median, t.Ratio.Min, t.Ratio.Max, t.Within)
 		if t.RatioInGrid != nil {
 			logf("  the same with the winner as the grid measured it: %.3f (%.3f-%.3f)", t.RatioInGrid.Median, t.RatioInGrid.Min, t.RatioInGrid.Max)
+		}
+		if t.SideRatio != nil {
+			logf("  side by side at the end (%d rounds): %.3f (%.3f-%.3f); within the noise or better: %v", *rounds, t.SideRatio.Median, t.SideRatio.Min, t.SideRatio.Max, *t.SideWithin)
 		}
 		logf("  measurements: tuner %d settings (%d runs), grid %d settings (%d runs): the tuner took %.0f%% of the grid's", t.TunerMeasurements, t.Tune.Runs,
 			g.GridMeasurements, g.GridMeasurements*max(spec.Repeats, 1), 100*float64(t.TunerMeasurements)/float64(g.GridMeasurements))

@@ -200,6 +200,7 @@ admin = "http://127.0.0.1:{{admin_port}}"
 slo = "p99<200ms"
 starts = ["5/5"]
 budget = 2
+side_by_side = 2
 [[run]]
 name = "AllView"
 vars = { cmd = "AllView" }
@@ -242,6 +243,8 @@ right = { value = 1 }
 		Tunes []struct {
 			Run, Start string
 			Result     *tune.Result
+			StartSide  *tune.Measurement `json:"start_side_by_side"`
+			WinnerSide *tune.Measurement `json:"winner_side_by_side"`
 		}
 		Claims []struct{ ID, Outcome string }
 	}
@@ -250,6 +253,17 @@ right = { value = 1 }
 	}
 	if len(res.Tunes) != 2 || res.Tunes[0].Result == nil || res.Tunes[1].Result == nil || len(res.Tunes[1].Result.Steps) == 0 {
 		t.Fatalf("experiment.json tunes %+v; want both runs tuned", res.Tunes)
+	}
+	// AllView's start and winner are measured again side by side, in 2
+	// rounds, when they differ; with one setting there is nothing to set
+	// beside it.
+	if all := res.Tunes[0]; all.Result.Winner != all.Result.Start {
+		if all.StartSide == nil || all.WinnerSide == nil || all.StartSide.Runs != 2 || all.WinnerSide.Runs != 2 || all.WinnerSide.Knobs != all.Result.Winner ||
+			!strings.Contains(stdout, "run AllView: side by side: ") {
+			t.Errorf("AllView from 5/5 to %+v: side by side start %+v, winner %+v; want both, 2 runs each, and the log's lines", all.Result.Winner, all.StartSide, all.WinnerSide)
+		}
+	} else if all.StartSide != nil || all.WinnerSide != nil {
+		t.Errorf("AllView stayed at 5/5, yet was measured side by side: %+v", all.StartSide)
 	}
 	if len(res.Claims) != 1 || res.Claims[0].Outcome != "reproduced" {
 		t.Errorf("claims %+v; want app reproduced: OnceGetView's 30 queries per request name the application", res.Claims)
@@ -291,6 +305,7 @@ admin = "http://127.0.0.1:{{admin_port}}"
 slo = "p99<500ms"
 starts = ["3/3"]
 budget = 2
+side_by_side = 1
 [[run]]
 name = "AllView"
 vars = { workers = "5", pool = "5" }
@@ -330,7 +345,19 @@ vars = { workers = "5", pool = "5" }
 			t.Errorf("step %d (%+v): restarted %v, %d requests, %.2f %% errors; want set by a restart and measured without errors", st.N, st.Knobs, st.Restarted, st.Requests, st.Readings.ErrorShare)
 		}
 	}
-	if n := strings.Count(stdout, "starting the board again with"); n != len(steps) {
-		t.Errorf("the board was started again %d times for %d steps; want once a step:\n%s", n, len(steps), stdout)
+	// Once a step, once more to leave it at the winner when the last step
+	// was not, then once a setting for the one side-by-side round.
+	tuning, side, _ := strings.Cut(stdout, "again side by side")
+	want := len(steps)
+	if steps[len(steps)-1].Knobs != res.Tunes[0].Result.Winner {
+		want++
+	}
+	if n := strings.Count(tuning, "starting the board again with"); n != want {
+		t.Errorf("the tuning started the board again %d times for %d steps; want %d:\n%s", n, len(steps), want, stdout)
+	}
+	if res.Tunes[0].Result.Winner != steps[0].Knobs {
+		if n := strings.Count(side, "starting the board again with"); n != 2 {
+			t.Errorf("the side-by-side round of 2 settings started the board again %d times; want 2:\n%s", n, stdout)
+		}
 	}
 }

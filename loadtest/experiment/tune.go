@@ -43,6 +43,10 @@ type tuneSection struct {
 	MinPool     int      `toml:"min_pool"`
 	MaxPool     int      `toml:"max_pool"`
 	CheckMinMax bool     `toml:"check_min_max"`
+	// SideBySide is how many interleaved rounds measure each run's starts
+	// and winners again at the end (tune.SideBySide; 0: 3), the figures
+	// the claims compare.
+	SideBySide int `toml:"side_by_side"`
 }
 
 // on reports whether the file tunes instead of sweeping.
@@ -55,6 +59,12 @@ type TuneRun struct {
 	Start  string       `json:"start"`
 	Result *tune.Result `json:"result,omitempty"`
 	Error  string       `json:"error,omitempty"`
+	// StartSide and WinnerSide are the start and the winner measured
+	// again at the end of the run's tunings, side by side with the other
+	// tunings' (tune.SideBySide): what the claims compare. Absent when the
+	// run's tunings started and ended on one setting, or that failed.
+	StartSide  *tune.Measurement `json:"start_side_by_side,omitempty"`
+	WinnerSide *tune.Measurement `json:"winner_side_by_side,omitempty"`
 }
 
 // The figures a claim reads of a tuning (operand.Tune): the winner's and
@@ -78,6 +88,9 @@ func (e *Experiment) checkTune() []error {
 	}
 	if _, err := loadtest.ParseSLO(t.slo(e)); err != nil {
 		p.add("tune.slo: %v", err)
+	}
+	if t.SideBySide < 0 || t.SideBySide > 20 {
+		p.add("tune.side_by_side = %d: want the rounds that measure the starts and winners again at the end, 1 to 20 (0: 3)", t.SideBySide)
 	}
 	// The dashboard's reads keep a one-second beat: a shorter window may
 	// hold a single read, and the counters then no rate.
@@ -121,6 +134,7 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 			lr.stop(x)
 			return lr.failed(err)
 		}
+		first := len(x.res.Tunes)
 		for _, s := range x.e.Tune.Starts {
 			if ctx.Err() != nil {
 				lr.stop(x)
@@ -143,9 +157,59 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 				x.logf("run %s: tuning from %s: %v", run.Name, s, err)
 			}
 		}
+		if ctx.Err() == nil {
+			x.sideBySide(ctx, lr, x.res.Tunes[first:])
+		}
 		lr.stop(x)
 	}
 	return nil
+}
+
+// sideBySide measures the starts and winners of one run's tunings again,
+// interleaved (tune.SideBySide), and keeps each tuning's figures in it;
+// a failure is logged and leaves the tunings' own figures to the claims.
+func (x *experimentRunner) sideBySide(ctx context.Context, lr *serverRun, tunes []*TuneRun) {
+	var ks []watch.Knobs
+	add := func(k watch.Knobs) {
+		if !slices.Contains(ks, k) {
+			ks = append(ks, k)
+		}
+	}
+	for _, tr := range tunes {
+		if tr.Result != nil && len(tr.Result.Steps) > 0 {
+			add(tr.Result.Start)
+			add(tr.Result.Winner)
+		}
+	}
+	if len(ks) < 2 {
+		return
+	}
+	rounds := x.e.Tune.SideBySide
+	if rounds == 0 {
+		rounds = 3
+	}
+	names := make([]string, len(ks))
+	for i, k := range ks {
+		names[i] = tuneKnobs(k)
+	}
+	x.logf("run %s: measuring %s again side by side, %d interleaved rounds", lr.run.Name, strings.Join(names, ", "), rounds)
+	spec := x.tuneSpec(lr, x.e.Tune.Starts[0])
+	ms, err := tune.SideBySide(ctx, spec, x.opt.Target, tune.Options{Logf: x.logf,
+		Restart: func(ctx context.Context, k watch.Knobs) error { return x.restartWith(ctx, lr, k) }}, ks, rounds)
+	if err != nil {
+		x.logf("run %s: side by side: %v; the claims read the tunings' own figures", lr.run.Name, err)
+		return
+	}
+	for i, m := range ms {
+		x.logf("run %s: side by side: %s: %.0f/s (%.0f-%.0f), %s %.2f ms", lr.run.Name, names[i], m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median)
+	}
+	for _, tr := range tunes {
+		if tr.Result == nil || len(tr.Result.Steps) == 0 {
+			continue
+		}
+		tr.StartSide = ms[slices.Index(ks, tr.Result.Start)]
+		tr.WinnerSide = ms[slices.Index(ks, tr.Result.Winner)]
+	}
 }
 
 // restartWith stops lr's server and starts it again, on the same ports
@@ -217,11 +281,18 @@ func tuneSide(o operand, res *Result, f float64) sideResult {
 	r := res.Tunes[i].Result
 	point := func(v float64) loadtest.Spread { return loadtest.Spread{Median: v, Min: v, Max: v, N: 1} }
 	var raw loadtest.Spread
+	tr := res.Tunes[i]
 	switch o.Metric {
 	case "winner_throughput":
 		raw, s.format, s.unit = r.WinnerStep().Throughput, "%.0f", "/s"
+		if tr.WinnerSide != nil {
+			raw, s.What = tr.WinnerSide.Throughput, s.What+" (side by side)"
+		}
 	case "start_throughput":
 		raw, s.format, s.unit = r.Steps[0].Throughput, "%.0f", "/s"
+		if tr.StartSide != nil {
+			raw, s.What = tr.StartSide.Throughput, s.What+" (side by side)"
+		}
 	case "winner_resources":
 		raw = point(float64(r.Winner.Workers + r.Winner.Pool))
 	case "winner_met":
@@ -277,7 +348,13 @@ func tuneMarkdown(res *Result) string {
 		}
 		fmt.Fprintf(&b, "\nWinner: **%s** (%s %s; %d settings measured, %.0f s). Its limit: %s: %s\n\n", tuneKnobs(r.Winner), met,
 			strings.Join(r.Objectives, ","), r.Measurements, r.Seconds, r.Limit.Limit, r.Limit.Evidence)
-		fmt.Fprintf(&b, "- stopped: %s\n- workers = pool + a few: %s\n- min = max: %s\n\n", r.Stopped, r.Rules.WorkersPool, r.Rules.MinMax)
+		fmt.Fprintf(&b, "- stopped: %s\n- workers = pool + a few: %s\n- min = max: %s\n", r.Stopped, r.Rules.WorkersPool, r.Rules.MinMax)
+		if tr.StartSide != nil && tr.WinnerSide != nil {
+			s, w := tr.StartSide, tr.WinnerSide
+			fmt.Fprintf(&b, "- measured again side by side at the end (%d interleaved rounds; what the claims compare): start %s %.0f/s (%.0f-%.0f), winner %s %.0f/s (%.0f-%.0f)\n",
+				w.Runs, tuneKnobs(s.Knobs), s.Throughput.Median, s.Throughput.Min, s.Throughput.Max, tuneKnobs(w.Knobs), w.Throughput.Median, w.Throughput.Min, w.Throughput.Max)
+		}
+		b.WriteString("\n")
 	}
 	return b.String()
 }

@@ -27,6 +27,7 @@ vars = { cmd = "AllView" }
 admin = "http://127.0.0.1:{{admin_port}}"
 slo = "p99<10ms"
 starts = ["5/5", "40/40"]
+side_by_side = 3
 `
 
 func TestTuneSectionChecks(t *testing.T) {
@@ -35,6 +36,8 @@ func TestTuneSectionChecks(t *testing.T) {
 	}{
 		{`starts = ["5/5", "forty"]`, `tune.starts: "forty"`},
 		{`slo = "p99=10ms"`, "tune.slo"},
+		{`side_by_side = 30`, "tune.side_by_side = 30"},
+		{`side_by_side = -1`, "tune.side_by_side = -1"},
 		{`admin = ""`, "tune.admin: missing"},
 		{`duration = "1s"`, "a tuning's steps need 2s or more"},
 		{"[[claim]]\nid = \"c\"\nsource = \"s\"\ntext = \"t\"\n[[claim.check]]\nleft = { run = \"A\", tune = \"8/8\", metric = \"winner_throughput\" }\nop = \">\"\nright = { value = 1 }", `tune = "8/8" is not one of tune.starts`},

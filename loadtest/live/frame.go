@@ -83,6 +83,10 @@ type TunePoint struct {
 	// before any).
 	BestWorkers int `json:"best_workers"`
 	BestPool    int `json:"best_pool"`
+	// Requests and Errors count the step's measured requests over its
+	// repeats, failures included, and its failures: the headline's.
+	Requests int64 `json:"requests"`
+	Errors   int64 `json:"errors"`
 }
 
 // Progress says where the experiment is.

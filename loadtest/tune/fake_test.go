@@ -73,6 +73,8 @@ type fakeBoard struct {
 	// by restart; restarts counts those.
 	fixed    bool
 	restarts int
+	// sets counts the knobs' POSTs.
+	sets int
 }
 
 // restart sets k as a restart of the fake would (its knobs in force from
@@ -157,6 +159,7 @@ func (f *fakeBoard) knobsHandler(w http.ResponseWriter, r *http.Request) {
 		}
 		f.mu.Lock()
 		fixed := f.fixed
+		f.sets++
 		f.mu.Unlock()
 		if fixed {
 			http.Error(w, "the pool cannot change while it runs", http.StatusConflict)

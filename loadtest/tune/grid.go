@@ -29,6 +29,11 @@ type GridResult struct {
 	// GridMeasurements counts the settings the grid measured (each
 	// Repeats runs), attempts measured again included.
 	GridMeasurements int `json:"grid_measurements"`
+	// Side is the grid's best and the tunings' winners measured again at
+	// the end, side by side in interleaved rounds (SideBySide), the best
+	// first: the grid's best is the highest of many noisy figures taken
+	// minutes apart from the winners', and these compare them at one time.
+	Side []*Measurement `json:"side_by_side,omitempty"`
 }
 
 // A GridTune is one tuning held against the grid's best.
@@ -50,6 +55,10 @@ type GridTune struct {
 	// TunerMeasurements counts the settings the tuning measured (each
 	// Repeats runs).
 	TunerMeasurements int `json:"tuner_measurements"`
+	// SideRatio and SideWithin are Ratio and Within from the side-by-side
+	// measurements (GridResult.Side); absent without them.
+	SideRatio  *loadtest.Spread `json:"side_by_side_ratio,omitempty"`
+	SideWithin *bool            `json:"side_by_side_within_noise,omitempty"`
 }
 
 // GridAttempts is how many times a grid setting is measured at most when
@@ -77,8 +86,10 @@ func Grid(spec Spec) []watch.Knobs {
 // the tunings' budgets), then the grid's rest, and holds each tuning's
 // winner against the grid's best. The grid is measured in a shuffled
 // order (seed), so that drift does not favour one corner; a grid setting
-// that other work disturbed is measured again, up to GridAttempts.
-func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, seed uint64) (*GridResult, error) {
+// that other work disturbed is measured again, up to GridAttempts. With
+// rounds > 0 the grid's best and the winners are then measured again side
+// by side, in that many interleaved rounds.
+func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, seed uint64, rounds int) (*GridResult, error) {
 	gt, err := newTuner(spec, target, Options{Restart: opt.Restart, Logf: opt.Logf})
 	if err != nil {
 		return nil, err
@@ -149,7 +160,38 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 		return nil, fmt.Errorf("grid: no setting measured undisturbed")
 	}
 	g.compare(tunes, gt)
+	if rounds > 0 {
+		if err := g.sideBySide(ctx, spec, target, opt, rounds); err != nil {
+			return nil, fmt.Errorf("side by side: %w", err)
+		}
+	}
 	return g, nil
+}
+
+// sideBySide measures the grid's best and the tunings' winners again,
+// interleaved, and holds each winner against the best on those figures.
+func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options, rounds int) error {
+	ks := []watch.Knobs{g.Best.Knobs}
+	for _, t := range g.Tunes {
+		if !slices.Contains(ks, t.Tune.Winner) {
+			ks = append(ks, t.Tune.Winner)
+		}
+	}
+	ms, err := SideBySide(ctx, spec, target, Options{Restart: opt.Restart}, ks, rounds)
+	if err != nil {
+		return err
+	}
+	g.Side = ms
+	for i, m := range ms {
+		opt.Logf("side by side %d/%d: %s: %.0f/s (%.0f-%.0f), %s %.2f ms", i+1, len(ms), short(m.Knobs), m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median)
+	}
+	for _, t := range g.Tunes {
+		w := ms[slices.Index(ks, t.Tune.Winner)]
+		r := ratio(w.Throughput, ms[0].Throughput)
+		within := !more(ms[0], w)
+		t.SideRatio, t.SideWithin = &r, &within
+	}
+	return nil
 }
 
 // compare holds each tuning's winner against the grid's best, the

@@ -44,7 +44,7 @@ func TestRunGrid(t *testing.T) {
 	var lines []string
 	g, err := RunGrid(context.Background(), spec, []watch.Knobs{kn(1, 1), kn(3, 3)}, target, Options{Logf: func(format string, a ...any) {
 		lines = append(lines, strings.SplitN(format, ":", 2)[0])
-	}}, 3)
+	}}, 3, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,6 +62,9 @@ func TestRunGrid(t *testing.T) {
 		if gt.Winner == nil || gt.Winner.Knobs != gt.Tune.Winner || gt.RatioInGrid == nil {
 			t.Errorf("tuning from %s: the winner %s as the grid measured it: %v", short(start), short(gt.Tune.Winner), gt.Winner)
 		}
+		if gt.SideRatio == nil || gt.SideWithin == nil || gt.SideRatio.Median <= 0 {
+			t.Errorf("tuning from %s: side by side ratio %v; want one", short(start), gt.SideRatio)
+		}
 	}
 	seen := map[watch.Knobs]bool{}
 	for _, m := range g.Grid {
@@ -72,6 +75,10 @@ func TestRunGrid(t *testing.T) {
 	}
 	if got := pick(g.Grid, MostThroughput, spec.Objectives); got != g.Best {
 		t.Errorf("best %s; the tuner's rule picks %s", short(g.Best.Knobs), short(got.Knobs))
+	}
+	// Side by side: the best first, then each distinct winner, 2 runs each.
+	if len(g.Side) < 1 || g.Side[0].Knobs != g.Best.Knobs || len(g.Side) > 3 || g.Side[0].Runs != 2 {
+		t.Errorf("side by side %d settings, the first %+v; want the best first, then the winners, 2 runs each", len(g.Side), g.Side)
 	}
 	// Interleaved: a grid line between the tuner's first and last steps.
 	first, last, between := -1, -1, false
@@ -105,9 +112,12 @@ func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
 		if line := fmt.Sprintf(format, a...); strings.HasPrefix(line, "grid 1/4: ") {
 			f.disturb(0.5)
 		}
-	}}, 3)
+	}}, 3, 0)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(g.Side) != 0 {
+		t.Errorf("side by side with 0 rounds: %d settings measured", len(g.Side))
 	}
 	if len(g.Grid) != 4 || len(g.Unmeasured) != 3 || len(g.Disturbed) != 3*GridAttempts || g.GridMeasurements != 1+3*GridAttempts {
 		t.Fatalf("grid %d settings, %d never undisturbed, %d disturbed attempts, %d measurements; want 4, 3, %d and %d",

@@ -15,5 +15,6 @@ func LivePoint(path string, st Step) live.TunePoint {
 		dec = fmt.Sprintf("%s (%s)", short(*st.Next), st.Decision)
 	}
 	return live.TunePoint{Path: path, N: st.N, Workers: st.Knobs.Workers, Pool: st.Knobs.Pool, Throughput: st.Throughput.Median,
-		P99: st.Latency.Median, Limit: string(st.Diagnosis.Limit), Decision: dec, BestWorkers: st.Best.Workers, BestPool: st.Best.Pool}
+		P99: st.Latency.Median, Limit: string(st.Diagnosis.Limit), Decision: dec, BestWorkers: st.Best.Workers, BestPool: st.Best.Pool,
+		Requests: st.Requests, Errors: st.Errors}
 }

@@ -29,7 +29,13 @@ func (t *tuner) conclude(ctx context.Context, res *Result) {
 		t.opt.Logf("rule min = max: %s", res.Rules.MinMax)
 	}
 	if ctx.Err() == nil {
-		if _, err := t.tuning.Set(ctx, t.spec.Admin, best.Knobs); err == nil {
+		// Set only when another setting is in force: a board that cannot
+		// change its knobs live would be started again for nothing.
+		cur, err := t.tuning.Get(ctx, t.spec.Admin)
+		if err != nil || cur.Workers != best.Knobs.Workers || cur.Pool != best.Knobs.Pool || cur.Min() != best.Knobs.Min() {
+			_, err = t.set(ctx, best.Knobs)
+		}
+		if err == nil {
 			t.opt.Logf("the target keeps running with %s (%s%s)", knobsText(best.Knobs), t.spec.Admin, t.tuning.KnobsPath)
 		} else {
 			t.opt.Logf("could not leave the target at the winner: %v", err)

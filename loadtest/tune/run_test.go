@@ -230,8 +230,14 @@ func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Steps) != 2 || len(asked) != 2 || f.restarts != 2 {
-		t.Fatalf("%d steps, restarts asked %v (%d done); want 2 steps, each set by a restart", len(res.Steps), asked, f.restarts)
+	// Once a step, and once more to leave it at the winner when the last
+	// step was not.
+	want := 2
+	if res.Winner != res.Steps[len(res.Steps)-1].Knobs {
+		want++
+	}
+	if len(res.Steps) != 2 || len(asked) != want || f.restarts != want {
+		t.Fatalf("%d steps, winner %s, restarts asked %v (%d done); want 2 steps, each set by a restart, and %d restarts", len(res.Steps), short(res.Winner), asked, f.restarts, want)
 	}
 	for i, st := range res.Steps {
 		if !st.Restarted || st.Knobs != asked[i] || st.Requests == 0 {
@@ -240,6 +246,32 @@ func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
 	}
 	if _, err := Run(context.Background(), fakeSpec(url, kn(3, 3), 2, "p99<500ms"), target, Options{}); !errors.Is(err, watch.ErrRestart) {
 		t.Errorf("Run without Restart on a fixed target = %v; want an error wrapping watch.ErrRestart", err)
+	}
+}
+
+// TestSideBySide measures two settings of the fake again in 3
+// interleaved rounds: each gets 3 runs, the knobs are set once per
+// setting per round (interleaved, not 3 runs of one then 3 of the other),
+// and 4/4 serves more than 2/2 beyond both spreads.
+func TestSideBySide(t *testing.T) {
+	f := newFakeBoard(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
+	url, target := f.start(t)
+	spec := fakeSpec(url, kn(2, 2), 2, "p99<500ms")
+	ms, err := SideBySide(context.Background(), spec, target, Options{}, []watch.Knobs{kn(2, 2), kn(4, 4)}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 2 || ms[0].Knobs != kn(2, 2) || ms[1].Knobs != kn(4, 4) || ms[0].Runs != 3 || ms[1].Runs != 3 || ms[0].Throughput.N != 3 {
+		t.Fatalf("side by side = %+v; want 2/2 and 4/4 with 3 runs each", ms)
+	}
+	if f.sets != 6 {
+		t.Errorf("the knobs were set %d times; want 6 (each setting once a round, interleaved)", f.sets)
+	}
+	if ms[1].Throughput.Min <= ms[0].Throughput.Max {
+		t.Errorf("4/4 %+v, 2/2 %+v; want 4/4 beyond 2/2 (twice the workers on a fake without a CPU limit)", ms[1].Throughput, ms[0].Throughput)
+	}
+	if _, err := SideBySide(context.Background(), spec, target, Options{}, []watch.Knobs{kn(2, 2)}, 0); err == nil {
+		t.Errorf("SideBySide with 0 rounds: no error")
 	}
 }
 

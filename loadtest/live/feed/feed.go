@@ -227,12 +227,24 @@ func (f *Feed) Note(s string) {
 
 // Tune publishes a tuner's step on a frame of its own between the seconds:
 // the page adds it to its tuning's path through the workers × pool plane.
+// The step counts in the headline as a measured step does (its requests,
+// errors, and the peak, named by its path and setting).
 func (f *Feed) Tune(p live.TunePoint) {
 	fr := live.Frame{Between: true, Tune: &p}
 	f.mu.Lock()
 	if f.done {
 		f.mu.Unlock()
 		return
+	}
+	// A tuner's step is a step of the headline: its setting stands in
+	// for the run, at the tuning's clients.
+	s := live.Step{Run: fmt.Sprintf("%s: %d/%d", p.Path, p.Workers, p.Pool), Clients: f.pos.Clients, Throughput: p.Throughput, P99: p.P99,
+		Requests: p.Requests, Errors: p.Errors}
+	f.sum.Steps++
+	f.sum.Requests += s.Requests
+	f.sum.Errors += s.Errors
+	if f.sum.Peak == nil || s.Throughput > f.sum.Peak.Throughput {
+		f.sum.Peak = &s
 	}
 	f.fill(&fr, time.Now())
 	f.mu.Unlock()
