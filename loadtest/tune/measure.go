@@ -238,8 +238,8 @@ func (t *tuner) run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadte
 // setting of ks once per round (set, warmed up, one run of the spec's
 // load), and returns each setting's Measurement over its rounds, in the
 // order of ks. A tuning's figures are taken minutes apart and move with
-// the machine (on this VM one setting read 11,363/s and 9,850/s a minute
-// apart); these are taken side by side, so that their difference is the
+// the machine (docs/measurements.md, "The tuner against the full grid");
+// these are taken side by side, so that their difference is the
 // settings'. It leaves the target at the last of ks.
 func SideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
 	t, err := newTuner(spec, target, opt)
