@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -229,15 +230,21 @@ func TestTuneLiveDashboardInBrowser(t *testing.T) {
 	if err := chromedp.Do(bctx, chromedp.Navigate(u)); err != nil {
 		t.Fatalf("open the dashboard: %v", err)
 	}
-	type seen struct{ Points, Lines, T int }
+	type seen struct {
+		Points, Lines, T int
+		Step, Clients    string
+	}
 	var last seen
+	progress := map[string]bool{} // the progress line's "step" and "clients" as the tuning went
 	for range 300 {
 		s, err := chromedp.Run(bctx, chromedp.Evaluate[seen](`(function(){var p = window.dashboard.points();
-			return {Points: document.querySelectorAll("svg.tune circle").length, Lines: document.querySelectorAll("svg.tune polyline").length, T: p.t};})()`))
+			return {Points: document.querySelectorAll("svg.tune circle").length, Lines: document.querySelectorAll("svg.tune polyline").length, T: p.t,
+				Step: document.getElementById("step").textContent, Clients: document.getElementById("clients").textContent};})()`))
 		if err != nil {
 			t.Fatal(err)
 		}
 		last = s
+		progress[s.Step+", clients "+s.Clients] = true
 		st, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`(document.getElementById("status") || {}).textContent || ""`))
 		if st == "finished" {
 			break
@@ -251,6 +258,10 @@ func TestTuneLiveDashboardInBrowser(t *testing.T) {
 	steps := strings.Count(stdout, "\nstep ")
 	if last.Lines != 1 || last.Points != steps || steps < 1 || last.T < 3 {
 		t.Errorf("the page drew %d paths with %d points and %d seconds; want 1 path, a point per step (%d) and the seconds\n%s", last.Lines, last.Points, last.T, steps, stdout)
+	}
+	// The progress line followed the tuner's steps through the budget.
+	if !progress["1 of 3, clients 20"] || !progress[fmt.Sprintf("%d of 3, clients 20", steps)] {
+		t.Errorf("the progress line read %v; want step 1 of 3 and step %d of 3, at 20 clients", slices.Sorted(maps.Keys(progress)), steps)
 	}
 	// The finished headline counts the tuner's steps and their requests.
 	type head struct{ Scope, Thr, Req string }

@@ -15,7 +15,6 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
-	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/session"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
@@ -57,9 +56,14 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if spec.Start != (watch.Knobs{}) {
 			path = "from " + knobsShort(spec.Start)
 		}
-		fd.Begin(feed.Position{Run: path, Clients: spec.Load.Clients})
+		fd.Begin(tune.LiveProgress(path, *spec, 1))
 		spec.Load.Observers = append(spec.Load.Observers, fd.Observer())
-		opt.OnStep = func(st tune.Step) { fd.Tune(tune.LivePoint(path, st)) }
+		opt.OnStep = func(st tune.Step) {
+			fd.Tune(tune.LivePoint(path, st))
+			if st.Next != nil {
+				fd.Begin(tune.LiveProgress(path, *spec, st.N+1))
+			}
+		}
 		opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
 	}
 	announceTune(logf, spec)

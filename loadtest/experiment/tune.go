@@ -145,9 +145,14 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 			x.logf("run %s: tuning from %s", run.Name, s)
 			path := run.Name + " from " + s
 			spec := x.tuneSpec(lr, s)
-			x.feed.Begin(feed.Position{Run: path, Clients: spec.Load.Clients})
+			x.feed.Begin(tune.LiveProgress(path, spec, 1))
 			tr.Result, err = tune.Run(ctx, spec, x.opt.Target, tune.Options{Logf: x.logf,
-				OnStep: func(st tune.Step) { x.feed.Tune(tune.LivePoint(path, st)) },
+				OnStep: func(st tune.Step) {
+					x.feed.Tune(tune.LivePoint(path, st))
+					if st.Next != nil {
+						x.feed.Begin(tune.LiveProgress(path, spec, st.N+1))
+					}
+				},
 				Watch: func(o *watch.Options) {
 					o.OnRead, o.EnvironmentKeys = x.feed.OnRead, x.e.Stats.EnvironmentKeys
 				},
@@ -194,6 +199,7 @@ func (x *experimentRunner) sideBySide(ctx context.Context, lr *serverRun, tunes 
 	}
 	x.logf("run %s: measuring %s again side by side, %d interleaved rounds", lr.run.Name, strings.Join(names, ", "), rounds)
 	spec := x.tuneSpec(lr, x.e.Tune.Starts[0])
+	x.feed.Begin(feed.Position{Run: lr.run.Name + ": " + strings.Join(names, ", ") + " side by side", Clients: spec.Load.Clients})
 	ms, err := tune.SideBySide(ctx, spec, x.opt.Target, tune.Options{Logf: x.logf,
 		Restart: func(ctx context.Context, k watch.Knobs) error { return x.restartWith(ctx, lr, k) }}, ks, rounds)
 	if err != nil {

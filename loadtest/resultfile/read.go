@@ -3,6 +3,7 @@ package resultfile
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,9 +40,13 @@ func Read(path string) ([]*loadtest.Result, error) {
 	}
 	var head struct {
 		Kind string `json:"kind"`
+		Tool string `json:"tool"`
 	}
 	if err := json.Unmarshal(b, &head); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if head.Tool == "loadtest tune" || head.Tool == "loadtest tunebench" {
+		return nil, fmt.Errorf("read %s: %w", path, ErrTunings)
 	}
 	switch head.Kind {
 	case "sweep":
@@ -79,6 +84,12 @@ func readSweep(path string, b []byte) ([]*loadtest.Result, error) {
 	return sf.Runs, nil
 }
 
+// ErrTunings is Read's error for a tuning's file: what "loadtest tune
+// -out" and "loadtest tunebench -out" write, and an experiment of tunings
+// alone (a file with [tune]). Their steps are the tuner's summaries over
+// repeats, not load results.
+var ErrTunings = errors.New("a tuning's file (loadtest tune, tunebench or an experiment's [tune]): its steps are summaries over repeats, not load results; its figures are in the file itself (loadtest/SCHEMA.md, \"Tuning\") and in an experiment's report.md")
+
 // readExperiment reads the runs of an experiment.json (package
 // experiment writes it, SCHEMA.md's "Experiment"): each point's result,
 // named after its run, in the file's order.
@@ -91,6 +102,7 @@ func readExperiment(path string, b []byte) ([]*loadtest.Result, error) {
 				Result *loadtest.Result `json:"result"`
 			} `json:"points"`
 		} `json:"runs"`
+		Tunes []json.RawMessage `json:"tunes"`
 	}
 	if err := json.Unmarshal(b, &ef); err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
@@ -108,6 +120,9 @@ func readExperiment(path string, b []byte) ([]*loadtest.Result, error) {
 			p.Result.Name = run.Name
 			out = append(out, p.Result)
 		}
+	}
+	if len(out) == 0 && len(ef.Tunes) > 0 {
+		return nil, fmt.Errorf("read %s: %w", path, ErrTunings)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("read %s: an experiment with no measured points", path)

@@ -1,6 +1,8 @@
 package resultfile
 
 import (
+	"bytes"
+	"errors"
 	"io/fs"
 	"math"
 	"os"
@@ -34,6 +36,14 @@ func TestReadsEveryCommittedVersion1File(t *testing.T) {
 	}
 	for _, f := range files {
 		runs, err := Read(f)
+		if errors.Is(err, ErrTunings) {
+			// An experiment of tunings alone (docs/reports/tune) is refused
+			// with that reason; any other file must be read.
+			if b, _ := os.ReadFile(f); !bytes.Contains(b, []byte(`"tunes": [`)) {
+				t.Errorf("Read(%s): %v; it has no tunings", f, err)
+			}
+			continue
+		}
 		if err != nil {
 			t.Errorf("Read(%s): %v", f, err)
 			continue
@@ -68,6 +78,38 @@ func TestReadsEveryCommittedVersion1File(t *testing.T) {
 			}
 			return ""
 		}(), err)
+	}
+}
+
+// TestReadTunings refuses a tuning's files with ErrTunings, the reason a
+// user is told, and still calls an experiment with neither points nor
+// tunings empty.
+func TestReadTunings(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		name, body string
+		tunings    bool
+	}{
+		{"tune.json", `{"tool": "loadtest tune", "at": "2026-12-05T03:00:00Z", "load": {}, "steps": [], "winner": {"workers": 15, "pool": 15}}`, true},
+		{"tunebench.json", `{"tool": "loadtest tunebench", "at": "2026-12-05T03:00:00Z", "tunes": [], "grid": []}`, true},
+		{"experiment.json", `{"schema": 2, "kind": "experiment", "runs": [{"name": "AllView", "points": null}], "tunes": [{"run": "AllView", "start": "5/5"}]}`, true},
+		{"empty.json", `{"schema": 2, "kind": "experiment", "runs": [{"name": "AllView", "points": null}]}`, false},
+	} {
+		p := filepath.Join(dir, c.name)
+		if err := os.WriteFile(p, []byte(c.body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		runs, err := Read(p)
+		switch {
+		case err == nil:
+			t.Errorf("%s: read %d runs; want an error", c.name, len(runs))
+		case errors.Is(err, ErrTunings) != c.tunings:
+			t.Errorf("%s: %v; want ErrTunings %v", c.name, err, c.tunings)
+		case !c.tunings && !strings.Contains(err.Error(), "no measured points"):
+			t.Errorf("%s: %v; want \"no measured points\"", c.name, err)
+		case c.tunings && !strings.Contains(err.Error(), p+": a tuning's file"):
+			t.Errorf("%s: %v; want the file and the reason", c.name, err)
+		}
 	}
 }
 

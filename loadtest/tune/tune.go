@@ -87,6 +87,13 @@ type Step struct {
 	Next *watch.Knobs `json:"next,omitempty"`
 }
 
+// The spec's defaults: each setting measured DefaultRepeats times, at most
+// DefaultBudget settings.
+const (
+	DefaultRepeats = 3
+	DefaultBudget  = 12
+)
+
 // errSpec is wrapped by the spec's errors.
 var errSpec = errors.New("tune")
 
@@ -98,8 +105,8 @@ func (s *Spec) check(t watch.Target) error {
 	if _, err := url.Parse(s.Admin); err != nil || !strings.HasPrefix(s.Admin, "http") {
 		return fmt.Errorf("%w: admin %q: want the http:// base URL of the target's admin listener", errSpec, s.Admin)
 	}
-	s.Repeats = defaultInt(s.Repeats, 3)
-	s.Steps = defaultInt(s.Steps, 12)
+	s.Repeats = defaultInt(s.Repeats, DefaultRepeats)
+	s.Steps = defaultInt(s.Steps, DefaultBudget)
 	s.MinWorkers, s.MinPool = defaultInt(s.MinWorkers, 1), defaultInt(s.MinPool, 1)
 	s.MaxWorkers, s.MaxPool = defaultInt(s.MaxWorkers, 100), defaultInt(s.MaxPool, 100)
 	if s.Noise == 0 {
