@@ -75,6 +75,9 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		if t.SideRatio != nil {
 			logf("  side by side at the end (%d rounds): %.3f (%.3f-%.3f); within the noise or better: %v", *rounds, t.SideRatio.Median, t.SideRatio.Min, t.SideRatio.Max, *t.SideWithin)
 		}
+		if t.SidePaired != nil {
+			logf("  round by round, the winner over the best: %.3f (%.3f-%.3f)", t.SidePaired.Median, t.SidePaired.Min, t.SidePaired.Max)
+		}
 		logf("  measurements: tuner %d settings (%d runs), grid %d settings (%d runs): the tuner took %.0f%% of the grid's", t.TunerMeasurements, t.Tune.Runs,
 			g.GridMeasurements, g.GridMeasurements*max(spec.Repeats, 1), 100*float64(t.TunerMeasurements)/float64(g.GridMeasurements))
 	}

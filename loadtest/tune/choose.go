@@ -68,13 +68,17 @@ type Proposal struct {
 	Why   string
 }
 
-// growth is how far the CPU's room lets the concurrency grow: FullCPU over
-// the cores' busy share (2 when unknown), at most 4.
+// RoomCPU is the cores' busy share a move aims at: below FullCPU, so that
+// a step up lands short of full rather than past it.
+var RoomCPU = 90.0
+
+// growth is how far the CPU's room lets the concurrency grow: RoomCPU over
+// the cores' busy share (2 when unknown), at least 1, at most 4.
 func growth(r Readings) float64 {
 	if !r.has(rCoresBusy) || r.CoresBusy <= 0 {
 		return 2
 	}
-	return math.Min(4, FullCPU/r.CoresBusy)
+	return math.Max(1, math.Min(4, RoomCPU/r.CoresBusy))
 }
 
 // propose returns the setting the diagnosis d of m points at (wl, pl: the

@@ -69,6 +69,11 @@ type fakeBoard struct {
 	// seconds; othersRate how fast it grows now (a share of a core).
 	others, othersRate float64
 	othersAt           time.Time
+	// coreDemand counts the requests holding or waiting for the core;
+	// the core is busy (coreSs) while any does, as a CPU with work queued
+	// is, the hand-overs between requests included.
+	coreDemand int
+	coreAt     time.Time
 	// fixed: the knobs cannot change while the fake runs (a 409), only
 	// by restart; restarts counts those.
 	fixed    bool
@@ -110,6 +115,19 @@ func newFakeBoard(k watch.Knobs, queries int, dbPer, cpu time.Duration) *fakeBoa
 	return &fakeBoard{workers: newGate(k.Workers), pool: newGate(k.Pool), core: newGate(1), queries: queries, dbPer: dbPer, cpu: cpu, knobs: k}
 }
 
+// coreBusy counts a request into (+1) or out of (-1) the core's demand,
+// adding the time the core was busy since the last change.
+func (f *fakeBoard) coreBusy(d int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := time.Now()
+	if f.coreDemand > 0 {
+		f.coreSs += now.Sub(f.coreAt).Seconds()
+	}
+	f.coreDemand += d
+	f.coreAt = now
+}
+
 func (f *fakeBoard) page(w http.ResponseWriter, r *http.Request) {
 	t0 := time.Now()
 	f.workers.acquire()
@@ -119,18 +137,18 @@ func (f *fakeBoard) page(w http.ResponseWriter, r *http.Request) {
 	time.Sleep(time.Duration(f.queries) * f.dbPer)
 	t3 := time.Now()
 	f.pool.release()
+	f.coreBusy(+1)
 	f.core.acquire()
-	t4 := time.Now()
 	time.Sleep(f.cpu)
-	t5 := time.Now()
 	f.core.release()
+	f.coreBusy(-1)
+	t5 := time.Now()
 	f.workers.release()
 	f.mu.Lock()
 	f.workerWait += t1.Sub(t0).Seconds()
 	f.workerBusy += t5.Sub(t1).Seconds()
 	f.poolWait += t2.Sub(t1).Seconds()
 	f.poolBusy += t3.Sub(t2).Seconds()
-	f.coreSs += t5.Sub(t4).Seconds()
 	f.dbSecs += t3.Sub(t2).Seconds()
 	f.nQueries += float64(f.queries)
 	f.mu.Unlock()

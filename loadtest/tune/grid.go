@@ -59,6 +59,11 @@ type GridTune struct {
 	// measurements (GridResult.Side); absent without them.
 	SideRatio  *loadtest.Spread `json:"side_by_side_ratio,omitempty"`
 	SideWithin *bool            `json:"side_by_side_within_noise,omitempty"`
+	// SidePaired is the winner's throughput over the best's round by
+	// round, side by side: each round measures both within seconds, so
+	// a slow spell of the machine that lowers a whole round cancels out
+	// of its ratio (their median and range over the rounds).
+	SidePaired *loadtest.Spread `json:"side_by_side_paired_ratio,omitempty"`
 }
 
 // GridAttempts is how many times a grid setting is measured at most when
@@ -190,6 +195,16 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 		r := ratio(w.Throughput, ms[0].Throughput)
 		within := !more(ms[0], w)
 		t.SideRatio, t.SideWithin = &r, &within
+		if len(w.Throughputs) == len(ms[0].Throughputs) {
+			per := make([]float64, len(w.Throughputs))
+			for i, v := range w.Throughputs {
+				if b := ms[0].Throughputs[i]; b > 0 {
+					per[i] = v / b
+				}
+			}
+			paired := loadtest.SpreadOf(per)
+			t.SidePaired = &paired
+		}
 	}
 	return nil
 }

@@ -65,6 +65,14 @@ func TestRunGrid(t *testing.T) {
 		if gt.SideRatio == nil || gt.SideWithin == nil || gt.SideRatio.Median <= 0 {
 			t.Errorf("tuning from %s: side by side ratio %v; want one", short(start), gt.SideRatio)
 		}
+		// Round by round: 2 rounds, each the winner's throughput over the
+		// best's in that round (the best's own ratio is 1 each round).
+		switch p := gt.SidePaired; {
+		case p == nil || p.N != 2 || p.Min <= 0 || p.Min > p.Median || p.Median > p.Max:
+			t.Errorf("tuning from %s: round-by-round ratio %v; want 2 rounds, positive, min <= median <= max", short(start), p)
+		case gt.Tune.Winner == g.Best.Knobs && (p.Min != 1 || p.Max != 1):
+			t.Errorf("tuning from %s: its winner is the grid's best, round by round %v; want 1 each round", short(start), p)
+		}
 	}
 	seen := map[watch.Knobs]bool{}
 	for _, m := range g.Grid {

@@ -18,6 +18,9 @@ import (
 type Measurement struct {
 	Knobs      watch.Knobs     `json:"knobs"`
 	Throughput loadtest.Spread `json:"throughput"`
+	// Throughputs are each run's, in the order measured (in SideBySide,
+	// one a round).
+	Throughputs []float64 `json:"throughputs,omitempty"`
 	// Band is the throughput's spread widened to the noise floor
 	// (Spec.Noise): what every comparison of throughputs uses.
 	Band loadtest.Spread `json:"throughput_band"`
@@ -291,6 +294,7 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 		t.readRun(res, values)
 		m.Warnings = append(m.Warnings, res.Warnings...)
 	}
+	m.Throughputs = tput
 	m.Throughput, m.Latency, m.MeanMs = loadtest.SpreadOf(tput), loadtest.SpreadOf(lat), loadtest.Median(mean)
 	m.Band = widen(m.Throughput, t.spec.Noise)
 	m.Met = true

@@ -264,6 +264,9 @@ func TestSideBySide(t *testing.T) {
 	if len(ms) != 2 || ms[0].Knobs != kn(2, 2) || ms[1].Knobs != kn(4, 4) || ms[0].Runs != 3 || ms[1].Runs != 3 || ms[0].Throughput.N != 3 {
 		t.Fatalf("side by side = %+v; want 2/2 and 4/4 with 3 runs each", ms)
 	}
+	if len(ms[0].Throughputs) != 3 || ms[0].Throughputs[0] < ms[0].Throughput.Min || ms[0].Throughputs[0] > ms[0].Throughput.Max {
+		t.Errorf("2/2's runs %v; want 3 throughputs, one a round, within its spread %+v", ms[0].Throughputs, ms[0].Throughput)
+	}
 	if f.sets != 6 {
 		t.Errorf("the knobs were set %d times; want 6 (each setting once a round, interleaved)", f.sets)
 	}
