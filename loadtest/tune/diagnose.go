@@ -54,6 +54,11 @@ var (
 	// target's cores (its interference reading) before a measurement
 	// counts as disturbed.
 	DisturbedCPU = 15.0
+	// SlowCPU is how many times the median CPU per request of the
+	// settings measured before a measurement's may be before it counts as
+	// slow: the machine took the CPU without a reading of other work
+	// (measured on this VM: 210 µs against 129-165, docs/measurements.md).
+	SlowCPU = 1.3
 	// CPUWaitGrowth is how much the CPU wait per request must grow from
 	// a setting with fewer workers (and at least 0.05 ms) for "too many".
 	CPUWaitGrowth = 1.5
@@ -140,6 +145,43 @@ func disturbed(m *Measurement) (Diagnosis, bool) {
 	}
 	return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: others, Unit: "% of a core",
 		Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement (the generator's own CPU left out): its figures are not the setting's", others)}, true
+}
+
+// slow says, when the server's CPU per request during m was SlowCPU times
+// or more the median of the settings measured before it (at least two),
+// by how much: a slow spell of the machine that no reading of other work
+// shows (another guest on the same physical core, say) makes a setting
+// look CPU-bound at a fraction of its throughput.
+func slow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
+	c, ok := cpuPerRequest(m)
+	if !ok {
+		return Diagnosis{}, false
+	}
+	var cs []float64
+	for _, b := range before {
+		if v, ok := cpuPerRequest(b); ok {
+			cs = append(cs, v)
+		}
+	}
+	if len(cs) < 2 {
+		return Diagnosis{}, false
+	}
+	med := loadtest.Median(cs)
+	if c < SlowCPU*med {
+		return Diagnosis{}, false
+	}
+	return Diagnosis{Limit: Disturbed, Reading: rCPUPerRequest, Value: c * 1000, Unit: "µs",
+		Evidence: fmt.Sprintf("each request took %.0f µs of the server's CPU, %.2f times the %.0f µs of the settings measured before, with no other work read on its cores: the machine was slower during the measurement, its figures are not the setting's", c*1000, c/med, med*1000)}, true
+}
+
+// cpuPerRequest is the server's CPU per request during m in ms (its cores'
+// busy share over the throughput), when both were read.
+func cpuPerRequest(m *Measurement) (float64, bool) {
+	r := m.Readings
+	if !r.has(rCoresBusy) || r.CoresBusy <= 0 || m.Throughput.Median <= 0 {
+		return 0, false
+	}
+	return r.CoresBusy / 100 / m.Throughput.Median * 1000, true
 }
 
 // capacity names a full CPU: the target's cores or the machine.

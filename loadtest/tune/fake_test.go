@@ -115,6 +115,20 @@ func newFakeBoard(k watch.Knobs, queries int, dbPer, cpu time.Duration) *fakeBoa
 	return &fakeBoard{workers: newGate(k.Workers), pool: newGate(k.Pool), core: newGate(1), queries: queries, dbPer: dbPer, cpu: cpu, knobs: k}
 }
 
+// setCPU changes the core time each request takes from now on (a slower
+// machine, as the board sees it).
+func (f *fakeBoard) setCPU(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cpu = d
+}
+
+func (f *fakeBoard) cpuNow() time.Duration {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cpu
+}
+
 // coreBusy counts a request into (+1) or out of (-1) the core's demand,
 // adding the time the core was busy since the last change.
 func (f *fakeBoard) coreBusy(d int) {
@@ -139,7 +153,7 @@ func (f *fakeBoard) page(w http.ResponseWriter, r *http.Request) {
 	f.pool.release()
 	f.coreBusy(+1)
 	f.core.acquire()
-	time.Sleep(f.cpu)
+	time.Sleep(f.cpuNow())
 	f.core.release()
 	f.coreBusy(-1)
 	t5 := time.Now()

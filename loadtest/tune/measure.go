@@ -111,6 +111,7 @@ const (
 	rQueries       = "queries per request"
 	rDatabase      = "database time"
 	rInterference  = "others on its cores"
+	rCPUPerRequest = "CPU per request"
 )
 
 // roles pairs each reading with its field and the target's stat name.

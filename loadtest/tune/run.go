@@ -103,7 +103,11 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			return "error: " + err.Error(), "error", err
 		}
 		t.taken++
-		if d, ok := disturbed(m); ok && t.retried[m.Knobs] < 1 {
+		d, ok := disturbed(m)
+		if !ok {
+			d, ok = slow(m, t.measured)
+		}
+		if ok && t.retried[m.Knobs] < 1 {
 			// Measured again, once; the disturbed figures are kept in the
 			// step and left out of every comparison.
 			t.retried[m.Knobs]++
@@ -121,7 +125,7 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			continue
 		}
 		t.measured = append(t.measured, m)
-		d := Diagnose(m, t.lower(m.Knobs))
+		d = Diagnose(m, t.lower(m.Knobs))
 		st := Step{N: t.taken, Measurement: *m, Diagnosis: d, Compared: compare(m, prevBest)}
 		best := t.best()
 		st.Best = best.Knobs

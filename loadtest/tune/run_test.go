@@ -213,6 +213,44 @@ func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
 	}
 }
 
+// TestRunMeasuresASlowStepAgain makes the fake's requests take 3 times the
+// CPU during the third measurement alone, with no other work on its core:
+// the tuner must call that step slow (its CPU per request against the
+// steps before), leave it out and measure the same setting again.
+func TestRunMeasuresASlowStepAgain(t *testing.T) {
+	f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
+	url, target := f.start(t)
+	res, err := Run(context.Background(), fakeSpec(url, kn(1, 1), 5, "p99<500ms"), target, Options{OnStep: func(st Step) {
+		switch {
+		case st.N == 2:
+			f.setCPU(1500 * time.Microsecond)
+		case st.N == 3:
+			f.setCPU(500 * time.Microsecond)
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range res.Steps {
+		t.Logf("step %d %s: %.0f/s, %s (%s)", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Diagnosis.Evidence)
+	}
+	if len(res.Steps) < 4 {
+		t.Fatalf("%d steps; want the slow third and the same setting again", len(res.Steps))
+	}
+	s3, s4 := res.Steps[2], res.Steps[3]
+	if s3.Diagnosis.Limit != Disturbed || s3.Diagnosis.Reading != rCPUPerRequest || s3.Diagnosis.Value <= 0 || s3.Compared != "left out: disturbed" {
+		t.Errorf("step 3: %s, %s %.0f %s, %q; want it left out as slow, on its CPU per request", s3.Diagnosis.Limit, s3.Diagnosis.Reading, s3.Diagnosis.Value, s3.Diagnosis.Unit, s3.Compared)
+	}
+	if s4.Knobs != s3.Knobs || s4.Diagnosis.Limit == Disturbed {
+		t.Errorf("step 4 %s (%s); want %s measured again, not slow", short(s4.Knobs), s4.Diagnosis.Limit, short(s3.Knobs))
+	}
+	for i, st := range res.Steps {
+		if i != 2 && st.Diagnosis.Limit == Disturbed {
+			t.Errorf("step %d %s left out (%s); only step 3 was slow", st.N, short(st.Knobs), st.Diagnosis.Evidence)
+		}
+	}
+}
+
 // TestRunRestartsWhereAKnobCannotChangeLive tunes a fake whose knobs
 // cannot change while it runs (a 409): with Options.Restart every step is
 // set by a restart, measured at its knobs and marked restarted; without
