@@ -40,10 +40,10 @@ const (
 // counts when it takes at least WaitShare of the mean latency; the
 // application's signature is at least ManyQueries queries per request with
 // the database taking at least DatabaseShare of the time the request held
-// a worker. FullCPU is 94, not 90: on the 2-core VM a board pinned to one
-// core read 95.6-98 % busy on its plateau and 90.6-92.5 % at 12/12 and
-// 15/12, 15-20 % below it in throughput, where a tuner that called 90 %
-// full stopped (docs/measurements.md, "The tuner against the full grid").
+// a worker. FullCPU is 94, not 90: a board pinned to one core of the
+// 2-core VM read 90-93 % busy well below its plateau, where a tuner that
+// called 90 % full stopped (figures: docs/measurements.md, "The tuner
+// against the full grid").
 var (
 	FullCPU       = 94.0
 	FullGenerator = 85.0
@@ -57,7 +57,7 @@ var (
 	// SlowCPU is how many times the median CPU per request of the
 	// settings measured before a measurement's may be before it counts as
 	// slow: the machine took the CPU without a reading of other work
-	// (measured on this VM: 210 µs against 129-165, docs/measurements.md).
+	// (figures: docs/measurements.md, "The tuner against the full grid").
 	SlowCPU = 1.3
 	// CPUWaitGrowth is how much the CPU wait per request must grow from
 	// a setting with fewer workers (and at least 0.05 ms) for "too many".

@@ -2,6 +2,7 @@ package tune
 
 import (
 	"fmt"
+	"time"
 
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
@@ -9,14 +10,15 @@ import (
 
 // LiveProgress is where a tuning on path stands for the live dashboard's
 // progress line when its step n starts: step n of the budget, at the
-// load's clients, with each step's planned time (its repeats' warm-ups and
-// measured spans) and the budget's rest after it. A tuning that stops
+// load's clients, with each step's planned time (one warm-up, as measure
+// warms a setting before its first repeat only, and the measured spans)
+// and the budget's rest after it. A tuning that stops
 // early ends before the bar does; the steps beyond the budget (a disturbed
 // step measured again) stay at its last.
 func LiveProgress(path string, spec Spec, n int) feed.Position {
 	budget, repeats := defaultInt(spec.Steps, DefaultBudget), defaultInt(spec.Repeats, DefaultRepeats)
 	n = min(max(n, 1), budget)
-	step := float64(repeats) * (spec.Load.Warmup + spec.Load.Duration).Seconds()
+	step := (spec.Load.Warmup + time.Duration(repeats)*spec.Load.Duration).Seconds()
 	return feed.Position{Run: path, Step: n, Steps: budget, Clients: spec.Load.Clients, StepSeconds: step, After: float64(budget-n) * step}
 }
 
