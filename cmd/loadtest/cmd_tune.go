@@ -64,6 +64,9 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				fd.Begin(tune.LiveProgress(path, *spec, st.N+1))
 			}
 		}
+		opt.OnConfirm = func(fewest, top watch.Knobs, rounds int) {
+			fd.Begin(tune.LiveConfirm(path, *spec, fewest, top, rounds))
+		}
 		opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
 	}
 	announceTune(logf, spec)

@@ -195,15 +195,8 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 		r := ratio(w.Throughput, ms[0].Throughput)
 		within := !more(ms[0], w)
 		t.SideRatio, t.SideWithin = &r, &within
-		if len(w.Throughputs) == len(ms[0].Throughputs) {
-			per := make([]float64, len(w.Throughputs))
-			for i, v := range w.Throughputs {
-				if b := ms[0].Throughputs[i]; b > 0 {
-					per[i] = v / b
-				}
-			}
-			paired := loadtest.SpreadOf(per)
-			t.SidePaired = &paired
+		if p, ok := paired(w, ms[0]); ok {
+			t.SidePaired = &p
 		}
 	}
 	return nil

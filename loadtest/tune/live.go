@@ -6,6 +6,7 @@ import (
 
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/watch"
 )
 
 // LiveProgress is where a tuning on path stands for the live dashboard's
@@ -33,4 +34,13 @@ func LivePoint(path string, st Step) live.TunePoint {
 	return live.TunePoint{Path: path, N: st.N, Workers: st.Knobs.Workers, Pool: st.Knobs.Pool, Throughput: st.Throughput.Median,
 		P99: st.Latency.Median, Limit: string(st.Diagnosis.Limit), Decision: dec, BestWorkers: st.Best.Workers, BestPool: st.Best.Pool,
 		Requests: st.Requests, Errors: st.Errors}
+}
+
+// LiveConfirm is the live dashboard's progress line while a tuning on
+// path checks fewest against top side by side before it stops
+// (Spec.Confirm): rounds interleaved rounds of one warmed run each.
+func LiveConfirm(path string, spec Spec, fewest, top watch.Knobs, rounds int) feed.Position {
+	run := (spec.Load.Warmup + spec.Load.Duration).Seconds()
+	return feed.Position{Run: fmt.Sprintf("%s: %s and %s side by side", path, short(fewest), short(top)), Clients: spec.Load.Clients,
+		StepSeconds: 2 * float64(rounds) * run}
 }

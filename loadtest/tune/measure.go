@@ -250,6 +250,10 @@ func SideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options
 	if err != nil {
 		return nil, err
 	}
+	return t.sideBySide(ctx, ks, rounds)
+}
+
+func (t *tuner) sideBySide(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
 	if rounds < 1 {
 		return nil, fmt.Errorf("%w: side by side: rounds %d: want 1 or more", errSpec, rounds)
 	}

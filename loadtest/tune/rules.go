@@ -16,7 +16,7 @@ const FewMore = 3
 // min = max check when asked and the budget allows, and leaves the target
 // set to the winner.
 func (t *tuner) conclude(ctx context.Context, res *Result) {
-	best := t.best()
+	best := t.chosen()
 	res.Winner, res.WinnerMet = best.Knobs, best.Met
 	res.Limit = Diagnose(best, t.lower(best.Knobs))
 	res.Rules.WorkersPool, res.Rules.WorkersPoolHolds = workersPool(best.Knobs)

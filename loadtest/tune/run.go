@@ -27,8 +27,13 @@ type Result struct {
 	Stopped string `json:"stopped"`
 	Outcome string `json:"outcome"`
 	Rules   Rules  `json:"rules"`
-	// Measurements counts the settings measured (Steps, and the min = max
-	// check); Runs the load runs (each Repeats long).
+	// Confirm is the side-by-side check before the stop (Spec.Confirm),
+	// absent when the steps' best was the highest median or it did not
+	// run.
+	Confirm *Confirmation `json:"confirm,omitempty"`
+	// Measurements counts the settings measured (Steps, the side-by-side
+	// check's two and the min = max check); Runs the load runs (each
+	// Repeats long).
 	Measurements int     `json:"measurements"`
 	Runs         int     `json:"runs"`
 	Seconds      float64 `json:"seconds"`
@@ -78,11 +83,15 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 	}
 	stopped, outcome, err := t.loop(ctx, cur, reserve)
 	res.Stopped, res.Outcome = stopped, outcome
+	confirmed := 0
 	if len(t.measured) > 0 {
+		if err == nil {
+			confirmed = t.confirm(ctx, res)
+		}
 		t.conclude(ctx, res)
 	}
 	res.Steps = t.steps
-	res.Measurements = t.taken
+	res.Measurements = t.taken + confirmed
 	if res.Rules.MinMaxStep != nil {
 		res.Measurements++
 	}
@@ -154,6 +163,15 @@ func (t *tuner) record(st Step) {
 	if t.opt.OnStep != nil {
 		t.opt.OnStep(st)
 	}
+}
+
+// chosen is the tuning's winner: the best of the steps, unless the
+// side-by-side check kept another.
+func (t *tuner) chosen() *Measurement {
+	if t.winner != nil {
+		return t.winner
+	}
+	return t.best()
 }
 
 // best is the best setting measured so far, nil before any.

@@ -24,7 +24,7 @@ func fakeSpec(url string, start watch.Knobs, steps int, slo string) Spec {
 	return Spec{
 		Load: loadtest.Settings{Requests: []loadtest.Request{{URL: url + "/page", Expect: http.StatusOK}}, Clients: 20,
 			Warmup: 150 * time.Millisecond, Duration: 600 * time.Millisecond, Model: loadtest.ModelDelay, Timeout: 5 * time.Second},
-		Admin: url, Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40,
+		Admin: url, Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40, Confirm: true,
 	}
 }
 
@@ -51,8 +51,12 @@ func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
 	if last := res.Steps[len(res.Steps)-1]; last.Next != nil {
 		t.Errorf("the last step names a next setting, %s", short(*last.Next))
 	}
-	if len(res.Steps) > steps || res.Measurements != len(res.Steps) || res.Runs != 2*len(res.Steps) {
-		t.Errorf("%d steps, %d measurements, %d runs; want at most %d steps, one measurement and two runs each", len(res.Steps), res.Measurements, res.Runs, steps)
+	want := len(res.Steps)
+	if res.Confirm != nil {
+		want += 2 // the side-by-side check's
+	}
+	if len(res.Steps) > steps || res.Measurements != want || res.Runs != 2*want {
+		t.Errorf("%d steps, %d measurements, %d runs, confirmed %v; want at most %d steps, one measurement and two runs each, two more when confirmed", len(res.Steps), res.Measurements, res.Runs, res.Confirm != nil, steps)
 	}
 	if !winnerMeasured {
 		t.Errorf("the winner %s was never measured", short(res.Winner))
@@ -339,5 +343,70 @@ func TestSpecErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Run = %v; want an error naming %q", err, tt.want)
 		}
+	}
+}
+
+// TestConfirm holds the steps' best (2/2, the fewer within the noise of
+// 4/4 by made-up steps) against the highest median (4/4) side by side on
+// two fakes: where requests wait for a connection, 4/4 serves twice what
+// 2/2 does and must win; where the one core is the limit, both serve the
+// same and 2/2, the fewer, must stay. It is not run for a tuning that
+// named no winner, for the goal of resources, or with Confirm off.
+func TestConfirm(t *testing.T) {
+	objs, _ := loadtest.ParseSLO("p99<500ms")
+	step := func(k watch.Knobs, tput float64) *Measurement {
+		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput * 0.9, Max: tput * 1.1, N: 2},
+			Objectives: []Verdict{{Objective: objs[0].Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
+	}
+	for _, tt := range []struct {
+		name       string
+		dbPer, cpu time.Duration
+		outcome    string
+		edit       func(*Spec)
+		want       watch.Knobs // zero: no check
+	}{
+		{"waiting for connections: the higher wins", 2 * time.Millisecond, 200 * time.Microsecond, "met", nil, kn(4, 4)},
+		{"the core is the limit: the fewer stays", 100 * time.Microsecond, 2 * time.Millisecond, "capacity", nil, kn(2, 2)},
+		{"no winner", 2 * time.Millisecond, 200 * time.Microsecond, "unmet", nil, watch.Knobs{}},
+		{"goal resources", 2 * time.Millisecond, 200 * time.Microsecond, "met", func(s *Spec) { s.Goal = LeastResources }, watch.Knobs{}},
+		{"off", 2 * time.Millisecond, 200 * time.Microsecond, "met", func(s *Spec) { s.Confirm = false }, watch.Knobs{}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeBoard(kn(2, 2), 1, tt.dbPer, tt.cpu)
+			url, target := f.start(t)
+			spec := fakeSpec(url, kn(2, 2), 5, "p99<500ms")
+			spec.Noise = 0.1 // two rounds of a sleeping fake: its ties stay within 10 %
+			if tt.edit != nil {
+				tt.edit(&spec)
+			}
+			tn, err := newTuner(spec, target, Options{Logf: t.Logf})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tn.spec.Objectives = objs
+			tn.measured = []*Measurement{step(kn(2, 2), 1000), step(kn(4, 4), 1050)}
+			res := &Result{Outcome: tt.outcome, Stopped: "stop"}
+			n := tn.confirm(context.Background(), res)
+			if tt.want == (watch.Knobs{}) {
+				if n != 0 || res.Confirm != nil || f.sets != 0 || tn.chosen().Knobs != kn(2, 2) {
+					t.Errorf("confirmed: %d measurements, %+v, %d knobs set, chosen %s; want none, the steps' best 2/2", n, res.Confirm, f.sets, short(tn.chosen().Knobs))
+				}
+				return
+			}
+			c := res.Confirm
+			if n != 2 || c == nil {
+				t.Fatalf("%d measurements, confirmation %+v; want 2 and one", n, c)
+			}
+			if c.Fewest.Knobs != kn(2, 2) || c.Top.Knobs != kn(4, 4) || c.Fewest.Runs != 2 || c.Top.Runs != 2 || c.Ratio.N != 2 || f.sets != 4 {
+				t.Errorf("fewest %s (%d runs), top %s (%d runs), ratio %+v, knobs set %d times; want 2/2 and 4/4 two rounds each, interleaved (4 sets)",
+					short(c.Fewest.Knobs), c.Fewest.Runs, short(c.Top.Knobs), c.Top.Runs, c.Ratio, f.sets)
+			}
+			if c.Winner != tt.want || tn.chosen().Knobs != tt.want {
+				t.Errorf("winner %s, chosen %s (ratio %+v: %s); want %s", short(c.Winner), short(tn.chosen().Knobs), c.Ratio, c.Why, short(tt.want))
+			}
+			if wins := strings.Contains(res.Stopped, "wins"); wins != (tt.want == kn(4, 4)) {
+				t.Errorf("stopped %q: want the side by side's winner named only when it changes the winner", res.Stopped)
+			}
+		})
 	}
 }

@@ -50,6 +50,12 @@ type Spec struct {
 	// 1 (grown on demand) to say whether min = max mattered; it counts in
 	// Steps.
 	CheckMinMax bool `toml:"check_min_max" flag:"check-min-max" help:"measure the winner once more with the pool's minimum at 1: did min = max matter?"`
+	// Confirm: before the stop, when the best of the steps (the fewest
+	// within the noise) is not the highest median, both are measured
+	// again side by side (Confirmation). Its two measurements count in
+	// Result.Measurements, not in Steps: they measure settings already
+	// stepped on.
+	Confirm bool `toml:"confirm" flag:"confirm" default:"true" help:"before the stop, when the fewest workers and connections within the noise is not the highest median, measure both again side by side (-repeats interleaved rounds, two more measurements, outside -budget) and keep the higher if its median round serves more beyond -noise"`
 }
 
 // Options are what the caller attaches to a tuning.
@@ -67,6 +73,9 @@ type Options struct {
 	// while it runs (Tuning.Set's error wraps watch.ErrRestart). Without
 	// it such a knob ends the tuning with the target's reason.
 	Restart func(ctx context.Context, k watch.Knobs) error
+	// OnConfirm is told when the side-by-side check before the stop
+	// starts (Spec.Confirm): the two settings and its rounds.
+	OnConfirm func(fewest, top watch.Knobs, rounds int)
 }
 
 // A Step is one measured setting, what limits it, and what the tuner did
@@ -170,7 +179,10 @@ type tuner struct {
 	latency  latencyQ
 	wl, pl   Ladder
 	measured []*Measurement
-	steps    []Step
+	// winner, when set, is the setting the side-by-side check kept over
+	// the steps' best (confirm).
+	winner *Measurement
+	steps  []Step
 	// taken counts the measurements, disturbed ones included; retried
 	// the settings measured again after a disturbed measurement.
 	taken   int
