@@ -360,9 +360,12 @@ func tuneMarkdown(res *Result) string {
 		fmt.Fprintf(&b, "\nWinner: **%s** (%s %s; %d settings measured, %.0f s). Its limit: %s: %s\n\n", tuneKnobs(r.Winner), met,
 			strings.Join(r.Objectives, ","), r.Measurements, r.Seconds, r.Limit.Limit, r.Limit.Evidence)
 		fmt.Fprintf(&b, "- stopped: %s\n", r.Stopped)
-		if c := r.Confirm; c != nil {
+		switch c := r.Confirm; {
+		case c != nil && c.Fewest != nil && c.Top != nil:
 			fmt.Fprintf(&b, "- checked before the stop, %s (fewest within the noise) against %s (highest median) in %d interleaved rounds: %s\n",
 				tuneKnobs(c.Fewest.Knobs), tuneKnobs(c.Top.Knobs), c.Fewest.Runs, c.Why)
+		case c != nil:
+			fmt.Fprintf(&b, "- checked before the stop: %s\n", c.Why)
 		}
 		fmt.Fprintf(&b, "- workers = pool + a few: %s\n- min = max: %s\n", r.Rules.WorkersPool, r.Rules.MinMax)
 		if tr.StartSide != nil && tr.WinnerSide != nil {

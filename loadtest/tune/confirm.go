@@ -19,9 +19,13 @@ import (
 // the machine's moment (docs/measurements.md, "The tuner against the
 // full grid").
 type Confirmation struct {
-	// Fewest and Top as measured side by side, one run a round.
-	Fewest *Measurement `json:"fewest"`
-	Top    *Measurement `json:"top"`
+	// Fewest and Top as measured side by side, one run a round (absent
+	// when every attempt was disturbed). Disturbed are the attempts left
+	// out because other work or a slow spell took the target's CPU
+	// (disturbed, slow): the pair is measured again once.
+	Fewest    *Measurement   `json:"fewest,omitempty"`
+	Top       *Measurement   `json:"top,omitempty"`
+	Disturbed []*Measurement `json:"disturbed,omitempty"`
 	// Ratio is Top's throughput over Fewest's, round by round: its
 	// median, min and max.
 	Ratio loadtest.Spread `json:"ratio"`
@@ -56,10 +60,11 @@ func (t *tuner) confirmable(outcome string) (fewest, top *Measurement, ok bool) 
 }
 
 // confirm measures the best and the top side by side before the stop
-// (Confirmation), when they differ, and keeps the top when it meets the
-// objectives there and its median round serves more than the best's
-// beyond the noise floor (or the best misses them there). It reports
-// the measurements it took.
+// (Confirmation), when they differ, and keeps the top when only it meets
+// the objectives there, or when both meet them (or both miss) and its
+// median round serves more than the best's beyond the noise floor. A
+// disturbed or slow pair is measured again once; disturbed twice, the
+// steps' best stands. It reports the measurements it took.
 func (t *tuner) confirm(ctx context.Context, res *Result) int {
 	fewest, top, ok := t.confirmable(res.Outcome)
 	if !ok || ctx.Err() != nil {
@@ -74,26 +79,50 @@ func (t *tuner) confirm(ctx context.Context, res *Result) int {
 	if t.opt.OnConfirm != nil {
 		t.opt.OnConfirm(fewest.Knobs, top.Knobs, rounds)
 	}
-	ms, err := t.sideBySide(ctx, []watch.Knobs{fewest.Knobs, top.Knobs}, rounds)
+	ks := []watch.Knobs{fewest.Knobs, top.Knobs}
+	ms, err := t.sideBySide(ctx, ks, rounds)
 	if err != nil {
 		t.opt.Logf("not confirmed side by side: %v; the steps' best stands", err)
 		return 0
 	}
-	c := &Confirmation{Fewest: ms[0], Top: ms[1], Winner: fewest.Knobs}
+	taken := len(ms)
+	c := &Confirmation{Winner: fewest.Knobs}
+	if d, bad := t.upset(ms); bad {
+		// Measured again, once, as a disturbed step is.
+		t.opt.Logf("confirm: left out: %s; measuring both again side by side", d.Evidence)
+		c.Disturbed = ms
+		if ms, err = t.sideBySide(ctx, ks, rounds); err != nil {
+			t.opt.Logf("not confirmed side by side: %v; the steps' best stands", err)
+			return taken
+		}
+		taken += len(ms)
+		if d, bad := t.upset(ms); bad {
+			c.Disturbed = append(c.Disturbed, ms...)
+			c.Why = fmt.Sprintf("not confirmed: disturbed twice side by side (%s): %s, the steps' best, stays", d.Evidence, short(fewest.Knobs))
+			t.opt.Logf("confirm: %s", c.Why)
+			res.Confirm = c
+			return taken
+		}
+	}
+	c.Fewest, c.Top = ms[0], ms[1]
 	c.Ratio, _ = paired(ms[1], ms[0])
 	rng := fmt.Sprintf("%s served %.3f (%.3f-%.3f) times %s's throughput round by round (medians %.0f/s and %.0f/s)", short(top.Knobs), c.Ratio.Median, c.Ratio.Min, c.Ratio.Max,
 		short(fewest.Knobs), ms[1].Throughput.Median, ms[0].Throughput.Median)
+	both := ""
+	if !ms[0].Met && !ms[1].Met {
+		both = fmt.Sprintf("both missed %s side by side; ", t.objectives())
+	}
 	switch {
-	case !ms[1].Met:
-		c.Why = fmt.Sprintf("side by side, %s missed %s: %s, the fewer, stays", short(top.Knobs), t.objectives(), short(fewest.Knobs))
-	case !ms[0].Met:
+	case !ms[1].Met && ms[0].Met:
+		c.Why = fmt.Sprintf("side by side, %s missed %s and %s met them: %s, the fewer, stays", short(top.Knobs), t.objectives(), short(fewest.Knobs), short(fewest.Knobs))
+	case !ms[0].Met && ms[1].Met:
 		c.Winner = top.Knobs
 		c.Why = fmt.Sprintf("side by side, %s missed %s and %s met them: %s wins", short(fewest.Knobs), t.objectives(), short(top.Knobs), short(top.Knobs))
 	case c.Ratio.Median > 1+t.spec.Noise:
 		c.Winner = top.Knobs
-		c.Why = fmt.Sprintf("side by side, %s: more beyond the noise (±%.0f %%): %s wins", rng, 100*t.spec.Noise, short(top.Knobs))
+		c.Why = fmt.Sprintf("%sside by side, %s: more beyond the noise (±%.0f %%): %s wins", both, rng, 100*t.spec.Noise, short(top.Knobs))
 	default:
-		c.Why = fmt.Sprintf("side by side, %s: within the noise (±%.0f %%): %s, the fewer, stays", rng, 100*t.spec.Noise, short(fewest.Knobs))
+		c.Why = fmt.Sprintf("%sside by side, %s: within the noise (±%.0f %%): %s, the fewer, stays", both, rng, 100*t.spec.Noise, short(fewest.Knobs))
 	}
 	t.opt.Logf("confirm: %s", c.Why)
 	res.Confirm = c
@@ -101,7 +130,24 @@ func (t *tuner) confirm(ctx context.Context, res *Result) int {
 		t.winner = top
 		res.Stopped += "; then " + c.Why
 	}
-	return len(ms)
+	return taken
+}
+
+// upset reports whether one of a side-by-side check's measurements was
+// disturbed (other work on the target's cores) or slow (its CPU per
+// request far above the steps'), as a step would be left out for it.
+func (t *tuner) upset(ms []*Measurement) (Diagnosis, bool) {
+	for _, m := range ms {
+		d, ok := disturbed(m)
+		if !ok {
+			d, ok = slow(m, t.measured)
+		}
+		if ok {
+			d.Evidence = short(m.Knobs) + ": " + d.Evidence
+			return d, true
+		}
+	}
+	return Diagnosis{}, false
 }
 
 // paired is a's throughput over b's run by run (side by side: round by

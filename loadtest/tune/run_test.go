@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strings"
@@ -370,6 +371,8 @@ func TestConfirm(t *testing.T) {
 		{"no winner", 2 * time.Millisecond, 200 * time.Microsecond, "unmet", nil, watch.Knobs{}},
 		{"goal resources", 2 * time.Millisecond, 200 * time.Microsecond, "met", func(s *Spec) { s.Goal = LeastResources }, watch.Knobs{}},
 		{"off", 2 * time.Millisecond, 200 * time.Microsecond, "met", func(s *Spec) { s.Confirm = false }, watch.Knobs{}},
+		{"disturbed once: measured again", 2 * time.Millisecond, 200 * time.Microsecond, "met", nil, kn(4, 4)},
+		{"disturbed twice: the steps' best stands", 2 * time.Millisecond, 200 * time.Microsecond, "met", nil, kn(2, 2)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFakeBoard(kn(2, 2), 1, tt.dbPer, tt.cpu)
@@ -379,7 +382,20 @@ func TestConfirm(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(&spec)
 			}
-			tn, err := newTuner(spec, target, Options{Logf: t.Logf})
+			disturbed := strings.HasPrefix(tt.name, "disturbed")
+			logf := t.Logf
+			if disturbed {
+				// Other work takes the fake's core during the first pair
+				// (and the second, for "twice").
+				f.disturb(1)
+				logf = func(format string, a ...any) {
+					if msg := fmt.Sprintf(format, a...); strings.Contains(msg, "measuring both again") && strings.Contains(tt.name, "once") {
+						f.disturb(0)
+					}
+					t.Logf(format, a...)
+				}
+			}
+			tn, err := newTuner(spec, target, Options{Logf: logf})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -394,12 +410,29 @@ func TestConfirm(t *testing.T) {
 				return
 			}
 			c := res.Confirm
-			if n != 2 || c == nil {
-				t.Fatalf("%d measurements, confirmation %+v; want 2 and one", n, c)
+			switch {
+			case c == nil:
+				t.Fatalf("%d measurements, no confirmation; want one", n)
+			case disturbed && (n != 4 || len(c.Disturbed) != 2+2*bool2int(strings.Contains(tt.name, "twice")) || f.sets != 8):
+				t.Fatalf("%d measurements, %d disturbed, knobs set %d times; want the pair measured again: 4 measurements, 8 sets, the disturbed kept", n, len(c.Disturbed), f.sets)
+			case strings.Contains(tt.name, "twice"):
+				if c.Winner != kn(2, 2) || tn.chosen().Knobs != kn(2, 2) || c.Fewest != nil || !strings.Contains(c.Why, "disturbed twice") {
+					t.Errorf("winner %s, chosen %s, fewest %+v, why %q; want 2/2 for disturbed twice", short(c.Winner), short(tn.chosen().Knobs), c.Fewest, c.Why)
+				}
+				return
+			case !disturbed && n != 2:
+				t.Fatalf("%d measurements; want 2", n)
 			}
-			if c.Fewest.Knobs != kn(2, 2) || c.Top.Knobs != kn(4, 4) || c.Fewest.Runs != 2 || c.Top.Runs != 2 || c.Ratio.N != 2 || f.sets != 4 {
-				t.Errorf("fewest %s (%d runs), top %s (%d runs), ratio %+v, knobs set %d times; want 2/2 and 4/4 two rounds each, interleaved (4 sets)",
-					short(c.Fewest.Knobs), c.Fewest.Runs, short(c.Top.Knobs), c.Top.Runs, c.Ratio, f.sets)
+			sets := 4
+			if disturbed {
+				sets = 8
+			}
+			if f.sets != sets {
+				t.Errorf("knobs set %d times; want %d (each setting once a round, interleaved)", f.sets, sets)
+			}
+			if c.Fewest.Knobs != kn(2, 2) || c.Top.Knobs != kn(4, 4) || c.Fewest.Runs != 2 || c.Top.Runs != 2 || c.Ratio.N != 2 {
+				t.Errorf("fewest %s (%d runs), top %s (%d runs), ratio %+v; want 2/2 and 4/4 two rounds each",
+					short(c.Fewest.Knobs), c.Fewest.Runs, short(c.Top.Knobs), c.Top.Runs, c.Ratio)
 			}
 			if c.Winner != tt.want || tn.chosen().Knobs != tt.want {
 				t.Errorf("winner %s, chosen %s (ratio %+v: %s); want %s", short(c.Winner), short(tn.chosen().Knobs), c.Ratio, c.Why, short(tt.want))
@@ -409,4 +442,11 @@ func TestConfirm(t *testing.T) {
 			}
 		})
 	}
+}
+
+func bool2int(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
