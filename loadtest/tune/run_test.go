@@ -198,7 +198,10 @@ func TestRunBudget(t *testing.T) {
 // named disturbed, left out, and the same setting measured again.
 func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
 	f := newFakeBoard(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
-	f.disturb(0.5)
+	// A whole core: the generator's own CPU on it is taken off the
+	// others' share, and under -race it reached 35 % and more of a core
+	// (CI, 2026-12-05: half a core read below the 15 % threshold).
+	f.disturb(1)
 	url, target := f.start(t)
 	res, err := Run(context.Background(), fakeSpec(url, kn(5, 5), 4, "p99<10ms"), target, Options{OnStep: func(Step) { f.disturb(0) }})
 	if err != nil {
@@ -210,8 +213,8 @@ func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
 		}
 		t.Fatalf("%d steps; want a disturbed one, then the same setting again, naming the application", len(res.Steps))
 	}
-	if v := res.Steps[0].Readings.Interference; v < 30 || v > 70 {
-		t.Errorf("the disturbed step read %.1f%% of a core taken by others; want about 50", v)
+	if v := res.Steps[0].Readings.Interference; v < 70 || v > 130 {
+		t.Errorf("the disturbed step read %.1f%% of a core taken by others; want about 100", v)
 	}
 	if res.Measurements != 2 || res.Steps[0].Compared != "left out: disturbed" {
 		t.Errorf("%d measurements, step 1 %q; want 2, the first left out", res.Measurements, res.Steps[0].Compared)
