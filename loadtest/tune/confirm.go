@@ -133,16 +133,22 @@ func (t *tuner) confirm(ctx context.Context, res *Result) int {
 	return taken
 }
 
+// leftOut says why m is left out of every comparison and measured again,
+// when it is: other work took the target's cores (disturbed), or its CPU
+// per request was far above the steps' before it (slow).
+func (t *tuner) leftOut(m *Measurement) (Diagnosis, bool) {
+	if d, ok := disturbed(m); ok {
+		return d, true
+	}
+	return slow(m, t.measured)
+}
+
 // upset reports whether one of a side-by-side check's measurements was
 // disturbed (other work on the target's cores) or slow (its CPU per
 // request far above the steps'), as a step would be left out for it.
 func (t *tuner) upset(ms []*Measurement) (Diagnosis, bool) {
 	for _, m := range ms {
-		d, ok := disturbed(m)
-		if !ok {
-			d, ok = slow(m, t.measured)
-		}
-		if ok {
+		if d, ok := t.leftOut(m); ok {
 			d.Evidence = short(m.Knobs) + ": " + d.Evidence
 			return d, true
 		}

@@ -112,10 +112,7 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			return "error: " + err.Error(), "error", err
 		}
 		t.taken++
-		d, ok := disturbed(m)
-		if !ok {
-			d, ok = slow(m, t.measured)
-		}
+		d, ok := t.leftOut(m)
 		if ok && t.retried[m.Knobs] < 1 {
 			// Measured again, once; the disturbed figures are kept in the
 			// step and left out of every comparison.
