@@ -5,6 +5,8 @@ import (
 	"net"
 	"sync/atomic"
 	"time"
+
+	"bbslab/occupancy"
 )
 
 // Listener wraps l so that each request's arrival is known: the time of the
@@ -40,9 +42,12 @@ func (l *listener) Accept() (net.Conn, error) {
 type conn struct {
 	net.Conn
 	rec *Recorder
-	// pending is the unix ns of the next request's arrival; 0: none yet;
-	// serving: a request is being served, whose body's reads are no
-	// arrival.
+	// pending is the next request's arrival, an occupancy.Stamp plus one
+	// (the board's one clock, monotonic: a wall clock stepped between a
+	// request's arrival and its end, as NTP does on a fresh VM, made its
+	// time at the server negative when this was unix ns; CI, 2026-12-05:
+	// server_ms mean -7 ms); 0: none yet; serving: a request is being
+	// served, whose body's reads are no arrival.
 	pending atomic.Int64
 }
 
@@ -55,7 +60,7 @@ func (c *conn) Read(b []byte) (int, error) {
 	n, err := c.Conn.Read(b)
 	if n > 0 && c.rec.On() && c.pending.Load() == 0 {
 		// CompareAndSwap: the handler may take the arrival meanwhile.
-		c.pending.CompareAndSwap(0, time.Now().UnixNano())
+		c.pending.CompareAndSwap(0, int64(occupancy.Now())+1)
 	}
 	return n, err
 }
@@ -84,7 +89,7 @@ func Arrival(ctx context.Context) time.Time {
 	if ns <= 0 {
 		return time.Time{}
 	}
-	return time.Unix(0, ns)
+	return occupancy.Stamp(ns - 1).Time()
 }
 
 // Served ends the request on ctx's connection that Arrival took: the next

@@ -150,7 +150,8 @@ func TestWindowByClock(t *testing.T) {
 }
 
 // TestListener serves two requests on one keep-alive connection through a
-// Listener: each has its own arrival, no later than its handler's entry.
+// Listener: each has its own arrival, on the monotonic clock, no later than
+// its handler's entry.
 func TestListener(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -182,6 +183,12 @@ func TestListener(t *testing.T) {
 	for i, g := range got {
 		if g[0].IsZero() || g[0].After(g[1]) {
 			t.Errorf("request %d: arrival %v, start %v; want an arrival no later than the start", i, g[0], g[1])
+		}
+		// A monotonic reading (String's "m="): a wall clock stepped
+		// between the arrival and the end must not show in the time at
+		// the server (CI, 2026-12-05: server_ms below service_ms).
+		if !strings.Contains(g[0].String(), " m=") {
+			t.Errorf("request %d: arrival %v has no monotonic reading", i, g[0])
 		}
 	}
 	if !got[1][0].After(got[0][1]) {
