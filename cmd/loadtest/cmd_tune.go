@@ -67,6 +67,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		opt.OnConfirm = func(fewest, top watch.Knobs, rounds int) {
 			fd.Begin(tune.LiveConfirm(path, *spec, fewest, top, rounds))
 		}
+		opt.OnResume = func(_ watch.Knobs, n int) { fd.Begin(tune.LiveProgress(path, *spec, n)) }
 		opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
 	}
 	announceTune(logf, spec)

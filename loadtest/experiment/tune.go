@@ -158,6 +158,7 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 				OnConfirm: func(fewest, top watch.Knobs, rounds int) {
 					x.feed.Begin(tune.LiveConfirm(path, spec, fewest, top, rounds))
 				},
+				OnResume: func(_ watch.Knobs, n int) { x.feed.Begin(tune.LiveProgress(path, spec, n)) },
 				Watch: func(o *watch.Options) {
 					o.OnRead, o.EnvironmentKeys = x.feed.OnRead, x.e.Stats.EnvironmentKeys
 				},
@@ -360,6 +361,9 @@ func tuneMarkdown(res *Result) string {
 		fmt.Fprintf(&b, "\nWinner: **%s** (%s %s; %d settings measured, %.0f s). Its limit: %s: %s\n\n", tuneKnobs(r.Winner), met,
 			strings.Join(r.Objectives, ","), r.Measurements, r.Seconds, r.Limit.Limit, r.Limit.Evidence)
 		fmt.Fprintf(&b, "- stopped: %s\n", r.Stopped)
+		for _, c := range r.Earlier {
+			fmt.Fprintf(&b, "- checked at an earlier stop, then went on above the winner: %s\n", c.Why)
+		}
 		switch c := r.Confirm; {
 		case c != nil && c.Fewest != nil && c.Top != nil:
 			fmt.Fprintf(&b, "- checked before the stop, %s (fewest within the noise) against %s (highest median) in %d interleaved rounds: %s\n",

@@ -150,6 +150,11 @@ right = { value = 1 }
 	if md := tuneMarkdown(res); !strings.Contains(md, line) {
 		t.Errorf("the report's tuning section lacks %q:\n%s", line, md)
 	}
+	res.Tunes[0].Result.Earlier = []*tune.Confirmation{{Winner: watch.Knobs{Workers: 8, Pool: 8}, Why: "8/8 wins over 6/6"}}
+	earlier := "- checked at an earlier stop, then went on above the winner: 8/8 wins over 6/6\n"
+	if md := tuneMarkdown(res); !strings.Contains(md, earlier) || strings.Index(md, earlier) > strings.Index(md, line) {
+		t.Errorf("the report's tuning section lacks %q before the last check:\n%s", earlier, md)
+	}
 }
 
 func TestUSLVerdict(t *testing.T) {

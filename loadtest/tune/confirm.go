@@ -51,7 +51,7 @@ func (t *tuner) confirmable(outcome string) (fewest, top *Measurement, ok bool) 
 	}
 	var met []*Measurement
 	for _, m := range t.measured {
-		if m.Met {
+		if m.Met && !t.beaten[m.Knobs] {
 			met = append(met, m)
 		}
 	}
@@ -62,17 +62,19 @@ func (t *tuner) confirmable(outcome string) (fewest, top *Measurement, ok bool) 
 // confirm measures the best and the top side by side before the stop
 // (Confirmation), when they differ, and keeps the top when only it meets
 // the objectives there, or when both meet them (or both miss) and its
-// median round serves more than the best's beyond the noise floor. A
-// disturbed or slow pair is measured again once; disturbed twice, the
-// steps' best stands. It reports the measurements it took.
-func (t *tuner) confirm(ctx context.Context, res *Result) int {
-	fewest, top, ok := t.confirmable(res.Outcome)
+// median round serves more than the best's beyond the noise floor: the
+// top is then the winner and the best is beaten, left out of every later
+// best. A disturbed or slow pair is measured again once; disturbed twice,
+// the steps' best stands. It returns the check (nil when none ran) and
+// the measurements it took.
+func (t *tuner) confirm(ctx context.Context, outcome string) (*Confirmation, int) {
+	fewest, top, ok := t.confirmable(outcome)
 	if !ok || ctx.Err() != nil {
-		return 0
+		return nil, 0
 	}
 	if t.spec.Time > 0 && time.Since(t.started) >= t.spec.Time {
 		t.opt.Logf("not confirmed side by side: the budget of %v is spent", t.spec.Time)
-		return 0
+		return nil, 0
 	}
 	rounds := t.spec.Repeats
 	t.opt.Logf("confirm: %s (the fewest within the noise) and %s (the highest median), side by side in %d interleaved rounds", short(fewest.Knobs), short(top.Knobs), rounds)
@@ -83,7 +85,7 @@ func (t *tuner) confirm(ctx context.Context, res *Result) int {
 	ms, err := t.sideBySide(ctx, ks, rounds)
 	if err != nil {
 		t.opt.Logf("not confirmed side by side: %v; the steps' best stands", err)
-		return 0
+		return nil, 0
 	}
 	taken := len(ms)
 	c := &Confirmation{Winner: fewest.Knobs}
@@ -93,15 +95,14 @@ func (t *tuner) confirm(ctx context.Context, res *Result) int {
 		c.Disturbed = ms
 		if ms, err = t.sideBySide(ctx, ks, rounds); err != nil {
 			t.opt.Logf("not confirmed side by side: %v; the steps' best stands", err)
-			return taken
+			return nil, taken
 		}
 		taken += len(ms)
 		if d, bad := t.upset(ms); bad {
 			c.Disturbed = append(c.Disturbed, ms...)
 			c.Why = fmt.Sprintf("not confirmed: disturbed twice side by side (%s): %s, the steps' best, stays", d.Evidence, short(fewest.Knobs))
 			t.opt.Logf("confirm: %s", c.Why)
-			res.Confirm = c
-			return taken
+			return c, taken
 		}
 	}
 	c.Fewest, c.Top = ms[0], ms[1]
@@ -125,12 +126,29 @@ func (t *tuner) confirm(ctx context.Context, res *Result) int {
 		c.Why = fmt.Sprintf("%sside by side, %s: within the noise (±%.0f %%): %s, the fewer, stays", both, rng, 100*t.spec.Noise, short(fewest.Knobs))
 	}
 	t.opt.Logf("confirm: %s", c.Why)
-	res.Confirm = c
 	if c.Winner == top.Knobs {
 		t.winner = top
-		res.Stopped += "; then " + c.Why
+		t.beaten[fewest.Knobs] = true
 	}
-	return taken
+	return c, taken
+}
+
+// onward is where the tuning goes on after a check that kept the top: the
+// first unmeasured setting above it in the bounds, more of both knobs
+// first, then more workers, then more connections. The check found more
+// serving more; the settings below the top are the beaten best's side.
+func (t *tuner) onward(top watch.Knobs) (watch.Knobs, bool) {
+	w, p := top.Workers, top.Pool
+	for _, k := range []watch.Knobs{
+		{Workers: t.wl.above(w), Pool: t.pl.above(p)},
+		{Workers: t.wl.above(w), Pool: p},
+		{Workers: w, Pool: t.pl.above(p)},
+	} {
+		if k != (watch.Knobs{Workers: w, Pool: p}) && k.Pool <= k.Workers && t.inBounds(k) && t.visited(k) == nil {
+			return k, true
+		}
+	}
+	return watch.Knobs{}, false
 }
 
 // leftOut says why m is left out of every comparison and measured again,

@@ -3,6 +3,7 @@ package tune
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"bbslab/loadtest/watch"
@@ -29,8 +30,10 @@ type Result struct {
 	Rules   Rules  `json:"rules"`
 	// Confirm is the side-by-side check before the stop (Spec.Confirm),
 	// absent when the steps' best was the highest median or it did not
-	// run.
-	Confirm *Confirmation `json:"confirm,omitempty"`
+	// run. Earlier are the checks before it that kept the top: the tuning
+	// went on from each, above it, while budget was left.
+	Confirm *Confirmation   `json:"confirm,omitempty"`
+	Earlier []*Confirmation `json:"earlier_confirms,omitempty"`
 	// Measurements counts the settings measured (Steps, the side-by-side
 	// check's two and the min = max check); Runs the load runs (each
 	// Repeats long).
@@ -82,12 +85,12 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 		reserve = 1
 	}
 	stopped, outcome, err := t.loop(ctx, cur, reserve)
-	res.Stopped, res.Outcome = stopped, outcome
 	confirmed := 0
+	if err == nil {
+		stopped, outcome, confirmed, err = t.settle(ctx, res, stopped, outcome, reserve)
+	}
+	res.Stopped, res.Outcome = stopped, outcome
 	if len(t.measured) > 0 {
-		if err == nil {
-			confirmed = t.confirm(ctx, res)
-		}
 		t.conclude(ctx, res)
 	}
 	res.Steps = t.steps
@@ -98,6 +101,46 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 	res.Runs = res.Measurements * t.spec.Repeats
 	res.Seconds = round(time.Since(t.started).Seconds(), 1)
 	return res, err
+}
+
+// settle checks the best against the top side by side after the loop
+// stopped (confirm) and, when the top won and budget is left, goes on
+// stepping from above it (onward) and checks again at the next stop. It
+// returns the last stop, its outcome and the checks' measurements.
+func (t *tuner) settle(ctx context.Context, res *Result, stopped, outcome string, reserve int) (string, string, int, error) {
+	confirmed := 0
+	for len(t.measured) > 0 {
+		c, n := t.confirm(ctx, outcome)
+		confirmed += n
+		if c == nil {
+			break
+		}
+		if res.Confirm != nil {
+			res.Earlier = append(res.Earlier, res.Confirm)
+		}
+		res.Confirm = c
+		if t.winner == nil {
+			break
+		}
+		// The top won: go on above it while budget is left, as from a
+		// step whose readings pointed there.
+		next, ok := t.onward(t.winner.Knobs)
+		left, _ := t.budgetLeft(reserve)
+		if !ok || !left || outcome == "budget" || ctx.Err() != nil {
+			stopped += "; then " + c.Why
+			break
+		}
+		t.opt.Logf("going on from %s, which won side by side: %s next", short(t.winner.Knobs), short(next))
+		t.winner = nil
+		if t.opt.OnResume != nil {
+			t.opt.OnResume(next, t.taken+1)
+		}
+		var err error
+		if stopped, outcome, err = t.loop(ctx, next, reserve); err != nil {
+			return stopped, outcome, confirmed, err
+		}
+	}
+	return stopped, outcome, confirmed, nil
 }
 
 // loop measures settings until a stop, returning why and the outcome.
@@ -171,12 +214,17 @@ func (t *tuner) chosen() *Measurement {
 	return t.best()
 }
 
-// best is the best setting measured so far, nil before any.
+// best is the best setting measured so far, nil before any; a best the
+// side-by-side check beat is not one.
 func (t *tuner) best() *Measurement {
-	if len(t.measured) == 0 {
+	ms := t.measured
+	if len(t.beaten) > 0 {
+		ms = slices.DeleteFunc(slices.Clone(ms), func(m *Measurement) bool { return t.beaten[m.Knobs] })
+	}
+	if len(ms) == 0 {
 		return nil
 	}
-	return pick(t.measured, t.spec.Goal, t.spec.Objectives)
+	return pick(ms, t.spec.Goal, t.spec.Objectives)
 }
 
 // next chooses what follows step m (diagnosed d; best the best so far):

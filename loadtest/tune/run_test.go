@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -36,14 +37,23 @@ func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
 	t.Helper()
 	seen := map[watch.Knobs]bool{}
 	winnerMeasured := false
+	checks := res.Earlier
+	if res.Confirm != nil {
+		checks = append(slices.Clone(checks), res.Confirm)
+	}
+	resumed := 0
 	for i, st := range res.Steps {
 		if seen[st.Knobs] && (i == 0 || res.Steps[i-1].Diagnosis.Limit != Disturbed || res.Steps[i-1].Knobs != st.Knobs) {
 			t.Errorf("step %d measures %s again, not after a disturbed step", st.N, short(st.Knobs))
 		}
 		seen[st.Knobs] = true
 		winnerMeasured = winnerMeasured || st.Knobs == res.Winner
-		if i+1 < len(res.Steps) && (st.Next == nil || *st.Next != res.Steps[i+1].Knobs) {
-			t.Errorf("step %d says next %v, step %d measured %s", st.N, st.Next, st.N+1, short(res.Steps[i+1].Knobs))
+		switch {
+		case i+1 == len(res.Steps) || st.Next != nil && *st.Next == res.Steps[i+1].Knobs:
+		case st.Next == nil && resumed < len(checks) && above(res.Steps[i+1].Knobs, checks[resumed].Winner):
+			resumed++ // a check kept the top; the tuning went on above it
+		default:
+			t.Errorf("step %d says next %v, step %d measured %s (%d checks)", st.N, st.Next, st.N+1, short(res.Steps[i+1].Knobs), len(checks))
 		}
 		if st.Diagnosis.Evidence == "" || st.Decision == "" || st.Runs != 2 {
 			t.Errorf("step %d: evidence %q, decision %q, runs %d: want both and 2 runs", st.N, st.Diagnosis.Evidence, st.Decision, st.Runs)
@@ -53,8 +63,11 @@ func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
 		t.Errorf("the last step names a next setting, %s", short(*last.Next))
 	}
 	want := len(res.Steps)
-	if res.Confirm != nil {
-		want += 2 // the side-by-side check's
+	for _, c := range checks {
+		want += len(c.Disturbed) // the side-by-side checks'
+		if c.Fewest != nil {
+			want += 2
+		}
 	}
 	if len(res.Steps) > steps || res.Measurements != want || res.Runs != 2*want {
 		t.Errorf("%d steps, %d measurements, %d runs, confirmed %v; want at most %d steps, one measurement and two runs each, two more when confirmed", len(res.Steps), res.Measurements, res.Runs, res.Confirm != nil, steps)
@@ -71,6 +84,12 @@ func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
 	if _, err := json.Marshal(res); err != nil {
 		t.Errorf("the result does not marshal: %v", err)
 	}
+}
+
+// above reports whether a has at least b's workers and connections and more
+// of one.
+func above(a, b watch.Knobs) bool {
+	return a.Workers >= b.Workers && a.Pool >= b.Pool && a != b
 }
 
 // TestRunRaisesFromTooSmall tunes the fake from 2 workers and 2
@@ -404,15 +423,13 @@ func TestConfirm(t *testing.T) {
 			}
 			tn.spec.Objectives = objs
 			tn.measured = []*Measurement{step(kn(2, 2), 1000), step(kn(4, 4), 1050)}
-			res := &Result{Outcome: tt.outcome, Stopped: "stop"}
-			n := tn.confirm(context.Background(), res)
+			c, n := tn.confirm(context.Background(), tt.outcome)
 			if tt.want == (watch.Knobs{}) {
-				if n != 0 || res.Confirm != nil || f.sets != 0 || tn.chosen().Knobs != kn(2, 2) {
-					t.Errorf("confirmed: %d measurements, %+v, %d knobs set, chosen %s; want none, the steps' best 2/2", n, res.Confirm, f.sets, short(tn.chosen().Knobs))
+				if n != 0 || c != nil || f.sets != 0 || tn.chosen().Knobs != kn(2, 2) {
+					t.Errorf("confirmed: %d measurements, %+v, %d knobs set, chosen %s; want none, the steps' best 2/2", n, c, f.sets, short(tn.chosen().Knobs))
 				}
 				return
 			}
-			c := res.Confirm
 			switch {
 			case c == nil:
 				t.Fatalf("%d measurements, no confirmation; want one", n)
@@ -440,8 +457,77 @@ func TestConfirm(t *testing.T) {
 			if c.Winner != tt.want || tn.chosen().Knobs != tt.want {
 				t.Errorf("winner %s, chosen %s (ratio %+v: %s); want %s", short(c.Winner), short(tn.chosen().Knobs), c.Ratio, c.Why, short(tt.want))
 			}
-			if wins := strings.Contains(res.Stopped, "wins"); wins != (tt.want == kn(4, 4)) {
-				t.Errorf("stopped %q: want the side by side's winner named only when it changes the winner", res.Stopped)
+			if beaten := tn.beaten[kn(2, 2)]; beaten != (tt.want == kn(4, 4)) || tn.best().Knobs != tt.want {
+				t.Errorf("2/2 beaten %v, best %s; want 2/2 beaten (left out of the best) only when 4/4 wins", beaten, short(tn.best().Knobs))
+			}
+		})
+	}
+}
+
+// TestSettleGoesOn: the side-by-side check keeps 4/4 over the steps' best,
+// 2/2, on a fake whose requests wait for a connection. With budget left
+// the tuner goes on above 4/4 (the next rungs of both), steps within the
+// budget, checks again at the next stop and ends on a setting above 2/2;
+// with the budget spent it stops at 4/4, naming the check.
+func TestSettleGoesOn(t *testing.T) {
+	objs, _ := loadtest.ParseSLO("p99<500ms")
+	step := func(k watch.Knobs, tput float64) *Measurement {
+		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput * 0.9, Max: tput * 1.1, N: 2},
+			Objectives: []Verdict{{Objective: objs[0].Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
+	}
+	for _, budget := range []int{2, 6} {
+		t.Run(fmt.Sprintf("budget %d", budget), func(t *testing.T) {
+			f := newFakeBoard(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
+			url, target := f.start(t)
+			spec := fakeSpec(url, kn(2, 2), budget, "p99<500ms")
+			spec.Noise = 0.1
+			var resumed []watch.Knobs
+			tn, err := newTuner(spec, target, Options{Logf: t.Logf, OnResume: func(k watch.Knobs, n int) {
+				if n != 3 && len(resumed) == 0 {
+					t.Errorf("resumed at step %d; want 3, after the 2 taken", n)
+				}
+				resumed = append(resumed, k)
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			tn.spec.Objectives = objs
+			tn.measured = []*Measurement{step(kn(2, 2), 1000), step(kn(4, 4), 1050)}
+			tn.taken = 2
+			res := &Result{}
+			stopped, outcome, n, err := tn.settle(context.Background(), res, "stop: met", "met", 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Confirm == nil || n < 2 || !tn.beaten[kn(2, 2)] {
+				t.Fatalf("check %+v, %d measurements, beaten %v; want 4/4 to beat 2/2 side by side", res.Confirm, n, tn.beaten)
+			}
+			won := tn.chosen().Knobs
+			if won == kn(2, 2) || tn.taken > budget {
+				t.Errorf("chosen %s after %d of %d steps; want another than the beaten 2/2, within the budget", short(won), tn.taken, budget)
+			}
+			if budget == 2 {
+				if len(tn.steps) != 0 || won != kn(4, 4) || !strings.Contains(stopped, "; then ") || !strings.Contains(stopped, "4/4 wins") || len(res.Earlier) != 0 || len(resumed) != 0 {
+					t.Errorf("%d steps, chosen %s, stopped %q, earlier %d; want no step, 4/4 and the check named", len(tn.steps), short(won), stopped, len(res.Earlier))
+				}
+				return
+			}
+			if len(tn.steps) == 0 || tn.steps[0].Knobs != kn(tn.wl.above(4), tn.pl.above(4)) {
+				t.Fatalf("steps %d (first %+v); want the tuning to go on at the next rung of both above 4/4", len(tn.steps), tn.steps)
+			}
+			if len(resumed) == 0 || resumed[0] != tn.steps[0].Knobs {
+				t.Errorf("told of resuming at %v; want the first step's %s", resumed, short(tn.steps[0].Knobs))
+			}
+			if outcome == "" || stopped == "stop: met" {
+				t.Errorf("stopped %q (%s); want the later stop", stopped, outcome)
+			}
+			if len(res.Earlier) > 0 && res.Earlier[0].Winner != kn(4, 4) {
+				t.Errorf("earlier check kept %s; want 4/4", short(res.Earlier[0].Winner))
+			}
+			for _, st := range tn.steps {
+				if st.Best == kn(2, 2) {
+					t.Errorf("step %d names the beaten 2/2 the best", st.N)
+				}
 			}
 		})
 	}

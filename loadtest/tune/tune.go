@@ -76,6 +76,9 @@ type Options struct {
 	// OnConfirm is told when the side-by-side check before the stop
 	// starts (Spec.Confirm): the two settings and its rounds.
 	OnConfirm func(fewest, top watch.Knobs, rounds int)
+	// OnResume is told when the tuning goes on after a check that kept
+	// the top: the step n that starts next, at next.
+	OnResume func(next watch.Knobs, n int)
 }
 
 // A Step is one measured setting, what limits it, and what the tuner did
@@ -180,8 +183,10 @@ type tuner struct {
 	wl, pl   Ladder
 	measured []*Measurement
 	// winner, when set, is the setting the side-by-side check kept over
-	// the steps' best (confirm).
+	// the steps' best (confirm); beaten are the bests it replaced, left
+	// out of every later best.
 	winner *Measurement
+	beaten map[watch.Knobs]bool
 	steps  []Step
 	// taken counts the measurements, disturbed ones included; retried
 	// the settings measured again after a disturbed measurement.
@@ -199,7 +204,7 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
 	}
-	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}}
+	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}, beaten: map[watch.Knobs]bool{}}
 	if t.Tuning.Work != nil && len(spec.Load.Requests) > 0 {
 		tn.work, _ = t.Tuning.Work(spec.Load.Requests[0].URL)
 	}
