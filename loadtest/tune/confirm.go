@@ -65,16 +65,19 @@ func (t *tuner) confirmable(outcome string) (fewest, top *Measurement, ok bool) 
 // median round serves more than the best's beyond the noise floor: the
 // top is then the winner and the best is beaten, left out of every later
 // best. A disturbed or slow pair is measured again once; disturbed twice,
-// the steps' best stands. It returns the check (nil when none ran) and
-// the measurements it took.
-func (t *tuner) confirm(ctx context.Context, outcome string) (*Confirmation, int) {
+// the check is undecided and the top stands (the steps could not tell the
+// two apart, and the goal is throughput: the side by side's rounds ranged
+// 0.86-1.24 in such a spell on 2026-12-05, T31), beating nothing. It
+// returns the check (nil when none ran), the measurements it took and
+// whether the top won side by side (the tuning may go on from it).
+func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, taken int, moved bool) {
 	fewest, top, ok := t.confirmable(outcome)
 	if !ok || ctx.Err() != nil {
-		return nil, 0
+		return nil, 0, false
 	}
 	if t.spec.Time > 0 && time.Since(t.started) >= t.spec.Time {
 		t.opt.Logf("not confirmed side by side: the budget of %v is spent", t.spec.Time)
-		return nil, 0
+		return nil, 0, false
 	}
 	rounds := t.spec.Repeats
 	t.opt.Logf("confirm: %s (the fewest within the noise) and %s (the highest median), side by side in %d interleaved rounds", short(fewest.Knobs), short(top.Knobs), rounds)
@@ -85,24 +88,30 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (*Confirmation, int
 	ms, err := t.sideBySide(ctx, ks, rounds)
 	if err != nil {
 		t.opt.Logf("not confirmed side by side: %v; the steps' best stands", err)
-		return nil, 0
+		return nil, 0, false
 	}
-	taken := len(ms)
-	c := &Confirmation{Winner: fewest.Knobs}
+	taken = len(ms)
+	c = &Confirmation{Winner: fewest.Knobs}
 	if d, bad := t.upset(ms); bad {
 		// Measured again, once, as a disturbed step is.
 		t.opt.Logf("confirm: left out: %s; measuring both again side by side", d.Evidence)
 		c.Disturbed = ms
 		if ms, err = t.sideBySide(ctx, ks, rounds); err != nil {
 			t.opt.Logf("not confirmed side by side: %v; the steps' best stands", err)
-			return nil, taken
+			return nil, taken, false
 		}
 		taken += len(ms)
 		if d, bad := t.upset(ms); bad {
+			// Undecided: the steps could not tell the two apart, and the
+			// goal is throughput, so the higher median stands; nothing
+			// was beaten, and the tuning does not go on from it.
 			c.Disturbed = append(c.Disturbed, ms...)
-			c.Why = fmt.Sprintf("not confirmed: disturbed twice side by side (%s): %s, the steps' best, stays", d.Evidence, short(fewest.Knobs))
+			c.Winner = top.Knobs
+			c.Why = fmt.Sprintf("not confirmed: disturbed twice side by side (%s): within the steps' noise, %s, the higher median (%.0f/s against %.0f/s), stands", d.Evidence,
+				short(top.Knobs), top.Throughput.Median, fewest.Throughput.Median)
 			t.opt.Logf("confirm: %s", c.Why)
-			return c, taken
+			t.winner = top
+			return c, taken, false
 		}
 	}
 	c.Fewest, c.Top = ms[0], ms[1]
@@ -130,7 +139,7 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (*Confirmation, int
 		t.winner = top
 		t.beaten[fewest.Knobs] = true
 	}
-	return c, taken
+	return c, taken, c.Winner == top.Knobs
 }
 
 // onward is where the tuning goes on after a check that kept the top: the

@@ -110,7 +110,7 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 func (t *tuner) settle(ctx context.Context, res *Result, stopped, outcome string, reserve int) (string, string, int, error) {
 	confirmed := 0
 	for len(t.measured) > 0 {
-		c, n := t.confirm(ctx, outcome)
+		c, n, moved := t.confirm(ctx, outcome)
 		confirmed += n
 		if c == nil {
 			break
@@ -119,7 +119,10 @@ func (t *tuner) settle(ctx context.Context, res *Result, stopped, outcome string
 			res.Earlier = append(res.Earlier, res.Confirm)
 		}
 		res.Confirm = c
-		if t.winner == nil {
+		if !moved {
+			if t.winner != nil {
+				stopped += "; then " + c.Why
+			}
 			break
 		}
 		// The top won: go on above it while budget is left, as from a
