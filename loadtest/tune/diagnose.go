@@ -31,7 +31,8 @@ const (
 	// offered (clients, think time) is the limit.
 	Load Limit = "load"
 	// Disturbed: other work took the target's cores during the
-	// measurement; it is measured again once.
+	// measurement, the hypervisor took the generator's (steal), or the
+	// machine was slow (CPU per request); it is measured again once.
 	Disturbed Limit = "disturbed"
 )
 
@@ -51,8 +52,9 @@ var (
 	ManyQueries   = 5.0
 	DatabaseShare = 0.5
 	// DisturbedCPU is how much of a core other work may take of the
-	// target's cores (its interference reading) before a measurement
-	// counts as disturbed.
+	// target's cores (its interference reading), and the hypervisor of
+	// the generator's CPUs (their steal), before a measurement counts as
+	// disturbed.
 	DisturbedCPU = 15.0
 	// SlowCPU is how many times the median CPU per request of the
 	// settings measured before a measurement's may be before it counts as
@@ -136,15 +138,21 @@ func heldMs(m *Measurement) float64 {
 
 // disturbed says, when other work took the target's cores during m (at
 // least DisturbedCPU % of a core, the generator's own CPU left out when it
-// is not pinned), how much.
+// is not pinned), or the hypervisor took as much of the generator's CPUs
+// (steal), how much. Only the steal is read on the generator's side: the
+// rest of its CPUs' interference may be the target's own CPU, where the
+// two share cores.
 func disturbed(m *Measurement) (Diagnosis, bool) {
 	r := m.Readings
-	others := r.Interference - r.GeneratorShared
-	if !r.has(rInterference) || others < DisturbedCPU {
-		return Diagnosis{}, false
+	if others := r.Interference - r.GeneratorShared; r.has(rInterference) && others >= DisturbedCPU {
+		return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: others, Unit: "% of a core",
+			Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement (the generator's own CPU left out): its figures are not the setting's", others)}, true
 	}
-	return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: others, Unit: "% of a core",
-		Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement (the generator's own CPU left out): its figures are not the setting's", others)}, true
+	if r.GeneratorSteal >= DisturbedCPU {
+		return Diagnosis{Limit: Disturbed, Reading: rGeneratorSteal, Value: r.GeneratorSteal, Unit: "% of a core",
+			Evidence: fmt.Sprintf("the hypervisor took %.0f%% of a core of the generator's CPUs (steal) during the measurement: the load it offered and the latencies it read are not the setting's", r.GeneratorSteal)}, true
+	}
+	return Diagnosis{}, false
 }
 
 // slow says, when the server's CPU per request during m was SlowCPU times

@@ -3,6 +3,7 @@ package tune
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/watch"
@@ -204,5 +205,57 @@ func TestDisturbed(t *testing.T) {
 	}
 	if _, got := disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}})); got {
 		t.Error("an absent interference reading judged disturbed")
+	}
+	// The hypervisor's steal of the generator's CPUs disturbs a
+	// measurement however quiet the target's cores were (T38, 2026-12-05:
+	// steal bursts of up to 29 % of the VM, mostly on the generator's core,
+	// and no grid attempt read disturbed).
+	for _, tt := range []struct {
+		others, steal float64
+		want          bool
+		reading       string
+	}{
+		{0, 20, true, rGeneratorSteal},
+		{0, 10, false, ""},
+		{50, 20, true, rInterference}, // the target's cores named first
+		{90, 20, true, rGeneratorSteal},
+	} {
+		r := Readings{Interference: tt.others, GeneratorSteal: tt.steal}
+		if tt.others == 90 {
+			r.Absent = []string{rInterference}
+		}
+		d, got := disturbed(reading(kn(5, 5), 5, 1000, r))
+		if got != tt.want || d.Reading != tt.reading || got && !strings.Contains(d.Evidence, "%") {
+			t.Errorf("interference %v, generator steal %v: disturbed %v by %q (%s); want %v by %q", tt.others, tt.steal, got, d.Reading, d.Evidence, tt.want, tt.reading)
+		}
+	}
+}
+
+// TestGeneratorSteal checks that a measurement reads the generator's
+// steal from its runs' cost, the median over the repeats, and 0 where the
+// OS does not count it.
+func TestGeneratorSteal(t *testing.T) {
+	run := func(steal *float64) *loadtest.Result {
+		h := loadtest.NewHistogram()
+		h.Record(2 * time.Millisecond)
+		res := &loadtest.Result{Total: loadtest.Stats{Requests: 100, Successes: 100, Throughput: 1000, Histogram: h}}
+		res.Cost.Cores = &loadtest.CoresUse{CPUs: []int{1}, Busy: 60, Interference: 40, Steal: steal}
+		return res
+	}
+	f := func(v float64) *float64 { return &v }
+	tn := &tuner{tuning: &watch.Tuning{}, latency: latencyOf(nil)}
+	m := tn.summarise(kn(5, 5), []*loadtest.Result{run(f(30)), run(f(2)), run(f(25))})
+	if m.Readings.GeneratorSteal != 25 {
+		t.Errorf("generator steal over repeats 30, 2, 25: %v; want their median, 25", m.Readings.GeneratorSteal)
+	}
+	if _, ok := disturbed(m); !ok {
+		t.Error("25 % of a core stolen from the generator's CPUs: not disturbed")
+	}
+	m = tn.summarise(kn(5, 5), []*loadtest.Result{run(nil), run(nil), run(nil)})
+	if m.Readings.GeneratorSteal != 0 {
+		t.Errorf("no steal counted: generator steal %v; want 0", m.Readings.GeneratorSteal)
+	}
+	if d, ok := disturbed(m); ok {
+		t.Errorf("no steal counted, the generator's cores 40 %% others: disturbed (%s)", d.Evidence)
 	}
 }

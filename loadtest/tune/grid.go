@@ -18,7 +18,8 @@ type GridResult struct {
 	Tunes []*GridTune `json:"tunes"`
 	// Grid is every setting of the grid as it counts: its last attempt.
 	// Disturbed are the attempts measured again because other work took
-	// the target's cores (disturbed), kept for the record. A setting whose
+	// the target's cores or the hypervisor the generator's (disturbed),
+	// kept for the record. A setting whose
 	// every attempt was disturbed is in Grid (its last attempt) and in
 	// Unmeasured, and left out of the best.
 	Grid       []*Measurement `json:"grid"`

@@ -82,6 +82,11 @@ type Readings struct {
 	// without being other work (0 when pinned).
 	Interference    float64 `json:"others_on_its_cores_percent"`
 	GeneratorShared float64 `json:"generator_cpu_shared_percent"`
+	// GeneratorSteal is the time the hypervisor took from the generator's
+	// CPUs (steal, % of a core, summed over them; 0 where the OS does not
+	// count it): a generator that loses its core offers less load and
+	// reads its answers late, whatever the target's cores did.
+	GeneratorSteal float64 `json:"generator_steal_percent"`
 	// ErrorShare is the failed requests' share (%).
 	ErrorShare float64  `json:"error_percent"`
 	Absent     []string `json:"absent,omitempty"`
@@ -99,19 +104,20 @@ func (r Readings) has(name string) bool {
 
 // The names of the readings, as Absent and the step lines give them.
 const (
-	rWorkerWait    = "worker wait"
-	rWorkersBusy   = "workers busy"
-	rWorkersQueued = "workers queued"
-	rPoolWait      = "connection wait"
-	rPoolInUse     = "connections in use"
-	rPoolWaiting   = "acquires waiting"
-	rCoresBusy     = "cores busy"
-	rMachineIdle   = "machine idle"
-	rCPUWait       = "CPU wait"
-	rQueries       = "queries per request"
-	rDatabase      = "database time"
-	rInterference  = "others on its cores"
-	rCPUPerRequest = "CPU per request"
+	rWorkerWait     = "worker wait"
+	rWorkersBusy    = "workers busy"
+	rWorkersQueued  = "workers queued"
+	rPoolWait       = "connection wait"
+	rPoolInUse      = "connections in use"
+	rPoolWaiting    = "acquires waiting"
+	rCoresBusy      = "cores busy"
+	rMachineIdle    = "machine idle"
+	rCPUWait        = "CPU wait"
+	rQueries        = "queries per request"
+	rDatabase       = "database time"
+	rInterference   = "others on its cores"
+	rGeneratorSteal = "generator steal"
+	rCPUPerRequest  = "CPU per request"
 )
 
 // roles pairs each reading with its field and the target's stat name.
@@ -320,6 +326,7 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	m.Readings.Work = t.work.Name
 	m.Readings.GeneratorCPU = round(loadtest.Median(values["generator"]), 1)
 	m.Readings.GeneratorShared = round(loadtest.Median(values["generator shared"]), 1)
+	m.Readings.GeneratorSteal = round(loadtest.Median(values["generator steal"]), 1)
 	m.Readings.ErrorShare = round(loadtest.Median(values["errors"]), 3)
 	m.Warnings = dedupe(m.Warnings)
 	return m
@@ -340,6 +347,7 @@ func (t *tuner) readRun(res *loadtest.Result, values map[string][]float64) {
 	}
 	values["generator"] = append(values["generator"], generatorShare(res.Cost))
 	values["generator shared"] = append(values["generator shared"], generatorShared(res.Cost))
+	values["generator steal"] = append(values["generator steal"], generatorSteal(res.Cost))
 	share := 0.0
 	if res.Total.Requests > 0 {
 		share = 100 * float64(res.Total.Errors) / float64(res.Total.Requests)
@@ -370,6 +378,15 @@ func generatorShared(c loadtest.Cost) float64 {
 		return 0
 	}
 	return cpu
+}
+
+// generatorSteal is the hypervisor's steal of the generator's CPUs over
+// the measured span, in % of one core; 0 where the OS does not count it.
+func generatorSteal(c loadtest.Cost) float64 {
+	if c.Cores == nil || c.Cores.Steal == nil {
+		return 0
+	}
+	return *c.Cores.Steal
 }
 
 // passes reports whether a value meets the objective o.
