@@ -38,6 +38,27 @@ func TestCoresUseArithmetic(t *testing.T) {
 	if u := coresUse(prev, other, 2*time.Second); u != nil {
 		t.Errorf("coresUse across CPUs 1 and 0 = %+v; want nil", u)
 	}
+	// Pinned: fewer CPUs than the machine's, the affinity known. Go's
+	// NumCPU under taskset counts only the affinity, so the machine's
+	// count comes from the counters.
+	for _, tt := range []struct {
+		cpus    []int
+		machine int
+		unknown bool
+		want    bool
+	}{
+		{[]int{1}, 2, false, true},
+		{[]int{0, 1}, 2, false, false},
+		{[]int{0, 1}, 2, true, false},
+		{[]int{1}, 0, false, false}, // the machine's count unread
+	} {
+		p, l := prev, last
+		p.CPUs, l.CPUs = tt.cpus, tt.cpus
+		l.MachineCPUs, l.AffinityUnknown = tt.machine, tt.unknown
+		if u := coresUse(p, l, 2*time.Second); u == nil || u.Pinned != tt.want {
+			t.Errorf("coresUse of CPUs %v of a %d-CPU machine (affinity unknown %v): %+v; want pinned %v", tt.cpus, tt.machine, tt.unknown, u, tt.want)
+		}
+	}
 }
 
 // TestRunFillsCores runs the engine for a short measured span and checks

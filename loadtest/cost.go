@@ -125,7 +125,8 @@ func coresUse(prev, last machine.OwnCounters, wall time.Duration) *CoresUse {
 		return nil
 	}
 	pct := func(sec float64) float64 { return round3(100 * sec / wall.Seconds()) }
-	u := &CoresUse{CPUs: sp.CPUs, Busy: pct(sp.BusySeconds), Interference: pct(sp.InterferenceSeconds)}
+	u := &CoresUse{CPUs: sp.CPUs, Busy: pct(sp.BusySeconds), Interference: pct(sp.InterferenceSeconds),
+		Pinned: !last.AffinityUnknown && len(sp.CPUs) < last.MachineCPUs}
 	if sp.StealSeconds != nil {
 		u.Steal = ptr(pct(*sp.StealSeconds))
 	}
@@ -228,6 +229,11 @@ type CoresUse struct {
 	Busy         float64  `json:"busy_percent"`
 	Interference float64  `json:"interference_percent"`
 	Steal        *float64 `json:"steal_percent,omitempty"`
+	// Pinned says its CPUs are fewer than the machine's (its affinity, read
+	// on Linux): the process was pinned (taskset, or a lab's cpus), and no
+	// other process of the lab runs on them unless pinned there too. The
+	// Go runtime's NumCPU cannot tell: it counts the affinity.
+	Pinned bool `json:"pinned,omitempty"`
 }
 
 // Text is the use in a sentence, "its CPUs [1] over the measured span:

@@ -46,6 +46,9 @@ type OwnCounters struct {
 	// process of its own runs on all of them).
 	CPUs            []int
 	AffinityUnknown bool
+	// MachineCPUs is how many CPUs the machine has: CPUs fewer than it,
+	// with the affinity known, are a pinned process's.
+	MachineCPUs int
 	// BusySeconds is their time neither idle nor waiting for I/O, summed
 	// over them (steal included: a stolen tick is not idle): its rate
 	// over a span divided by len(CPUs) is OwnCPUs.Busy over that span (as
@@ -137,7 +140,7 @@ func readCounters(p platform) (Counters, error) {
 		busy += per[i].total() - per[i].idle - per[i].iowait
 		steal += per[i].steal
 	}
-	o := &OwnCounters{CPUs: own, AffinityUnknown: unknown, BusySeconds: sec(busy)}
+	o := &OwnCounters{CPUs: own, AffinityUnknown: unknown, MachineCPUs: len(per), BusySeconds: sec(busy)}
 	if procErr == nil {
 		v := sec(busy) - (user + system).Seconds()
 		o.InterferenceSeconds = &v

@@ -33,8 +33,8 @@ func TestCountersFromProc(t *testing.T) {
 		t.Errorf("Counters() = %s; want %s", got, want)
 	}
 	// cpu0 50 0 25 400 25: busy 75 ticks.
-	if c.Own == nil || len(c.Own.CPUs) != 1 || c.Own.AffinityUnknown || !near(c.Own.BusySeconds, 0.75) {
-		t.Errorf("Counters().Own = %+v; want 1 CPU, 0.75 busy seconds", c.Own)
+	if c.Own == nil || len(c.Own.CPUs) != 1 || c.Own.AffinityUnknown || c.Own.MachineCPUs != 2 || !near(c.Own.BusySeconds, 0.75) {
+		t.Errorf("Counters().Own = %+v; want 1 CPU of the machine's 2, 0.75 busy seconds", c.Own)
 	}
 	os.WriteFile(filepath.Join(root, "stat"), []byte("cpu  200 0 100 1500 200 0 0 0 0 0\ncpu0 140 0 35 800 25 0 0 0 0 0\ncpu1 60 0 65 700 175 0 0 0 0 0\n"), 0o644)
 	s.Sample()

@@ -259,3 +259,26 @@ func TestGeneratorSteal(t *testing.T) {
 		t.Errorf("no steal counted, the generator's cores 40 %% others: disturbed (%s)", d.Evidence)
 	}
 }
+
+// TestGeneratorShared checks that a pinned generator's own CPU is not
+// taken out of the board's interference: under taskset runtime.NumCPU
+// counts only the affinity, so the cost says whether it was pinned.
+func TestGeneratorShared(t *testing.T) {
+	cpu := 7.0
+	for _, tt := range []struct {
+		cores *loadtest.CoresUse
+		want  float64
+	}{
+		{&loadtest.CoresUse{CPUs: []int{1}, Pinned: true}, 0},
+		{&loadtest.CoresUse{CPUs: []int{0, 1}}, 7},
+		{&loadtest.CoresUse{CPUs: []int{1}}, 7}, // the cost decides, not how many CPUs this process sees
+		{nil, 7},
+	} {
+		if got := generatorShared(loadtest.Cost{CPUPercent: &cpu, Cores: tt.cores}); got != tt.want {
+			t.Errorf("generatorShared(CPU 7 %%, cores %+v) = %v; want %v", tt.cores, got, tt.want)
+		}
+	}
+	if got := generatorShared(loadtest.Cost{Cores: &loadtest.CoresUse{CPUs: []int{0, 1}}}); got != 0 {
+		t.Errorf("generatorShared without the process's CPU = %v; want 0", got)
+	}
+}
