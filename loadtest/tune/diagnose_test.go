@@ -207,21 +207,21 @@ func TestDisturbed(t *testing.T) {
 		t.Error("an absent interference reading judged disturbed")
 	}
 	// The hypervisor's steal of the generator's CPUs disturbs a
-	// measurement however quiet the target's cores were (T38, 2026-12-05:
-	// steal bursts of up to 29 % of the VM, mostly on the generator's core,
-	// and no grid attempt read disturbed).
+	// measurement however quiet the target's cores were
+	// (docs/measurements.md, "2026-12-05, 12:10-13:30 UTC").
 	for _, tt := range []struct {
 		others, steal float64
+		absent        bool // the target gives no interference reading
 		want          bool
 		reading       string
 	}{
-		{0, 20, true, rGeneratorSteal},
-		{0, 10, false, ""},
-		{50, 20, true, rInterference}, // the target's cores named first
-		{90, 20, true, rGeneratorSteal},
+		{0, 20, false, true, rGeneratorSteal},
+		{0, 10, false, false, ""},
+		{50, 20, false, true, rInterference}, // the target's cores named first
+		{90, 20, true, true, rGeneratorSteal},
 	} {
 		r := Readings{Interference: tt.others, GeneratorSteal: tt.steal}
-		if tt.others == 90 {
+		if tt.absent {
 			r.Absent = []string{rInterference}
 		}
 		d, got := disturbed(reading(kn(5, 5), 5, 1000, r))

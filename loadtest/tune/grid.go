@@ -19,9 +19,9 @@ type GridResult struct {
 	// Grid is every setting of the grid as it counts: its last attempt.
 	// Disturbed are the attempts measured again because other work took
 	// the target's cores or the hypervisor the generator's (disturbed),
-	// kept for the record. A setting whose
-	// every attempt was disturbed is in Grid (its last attempt) and in
-	// Unmeasured, and left out of the best.
+	// kept for the record. A setting whose every attempt was disturbed is
+	// in Grid (its last attempt) and in Unmeasured, and left out of the
+	// best.
 	Grid       []*Measurement `json:"grid"`
 	Disturbed  []*Measurement `json:"grid_disturbed,omitempty"`
 	Unmeasured []watch.Knobs  `json:"grid_unmeasured,omitempty"`

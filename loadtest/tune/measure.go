@@ -356,8 +356,9 @@ func (t *tuner) readRun(res *loadtest.Result, values map[string][]float64) {
 }
 
 // generatorShare is the generator's CPU as a share of its CPUs (its
-// affinity when the cost says, else the machine's), in %; 0 where the OS
-// gives no process times.
+// affinity when the cost says, else runtime.NumCPU, which also counts the
+// affinity where the OS gives one), in %; 0 where the OS gives no process
+// times.
 func generatorShare(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok {
@@ -373,10 +374,9 @@ func generatorShare(c loadtest.Cost) float64 {
 // generatorShared is the generator's CPU in % of one core when it is not
 // pinned (its CPUs are all the machine's, or unknown), else 0. Pinned is
 // read from the cost (loadtest.CoresUse.Pinned), not from runtime.NumCPU,
-// which counts the affinity: under taskset it equals the CPUs the
-// generator has, and a pinned generator's own CPU was taken out of the
-// board's interference (T38, 2026-12-05: 8/8 read 17.5 % of a core of
-// others less 7.1 % of its own, and passed as undisturbed).
+// which counts the affinity: under taskset a pinned generator looked
+// unpinned, and its own CPU was taken out of the board's interference
+// (docs/measurements.md, "2026-12-05, 12:10-13:30 UTC").
 func generatorShared(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok || c.Cores != nil && c.Cores.Pinned {
