@@ -144,6 +144,12 @@ func TestPick(t *testing.T) {
 		return &Measurement{Knobs: k, Throughput: loadtest.Spread{Median: tput, Min: tput, Max: tput},
 			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: p99}}}}
 	}
+	// spread gives m's p99 repeats from lo to hi.
+	spread := func(m *Measurement, lo, hi float64) *Measurement {
+		v := &m.Objectives[0].Value
+		v.Min, v.Max, v.N = lo, hi, 3
+		return m
+	}
 	for _, tt := range []struct {
 		name string
 		ms   []*Measurement
@@ -160,6 +166,11 @@ func TestPick(t *testing.T) {
 		{"ties are not chained", []*Measurement{ranged(kn(15, 15), 12300, 12200, 12400), ranged(kn(20, 20), 12800, 12450, 13200), ranged(kn(20, 15), 12850, 12350, 12900)}, MostThroughput, kn(20, 15)},
 		{"meeting beats missing", []*Measurement{missed(kn(40, 40), 4000, 12), met(kn(10, 10), 3000, 10)}, MostThroughput, kn(10, 10)},
 		{"none met: the closest", []*Measurement{missed(kn(5, 5), 1500, 20), missed(kn(8, 8), 2500, 11)}, MostThroughput, kn(8, 8)},
+		// Each p99's repeats reach the other's: the closeness is within
+		// the noise, and the throughput decides (T39 of 2026-12-05 kept
+		// 10/10 for a p99 of 10.18 ms against 15/15's 12.38 ms).
+		{"none met: within the closest's spread, the most throughput", []*Measurement{spread(missed(kn(10, 10), 3600, 10.18), 9.4, 11.6), spread(missed(kn(15, 15), 4200, 12.38), 11.1, 13.5)}, MostThroughput, kn(15, 15)},
+		{"none met: beyond the closest's spread, the closest", []*Measurement{spread(missed(kn(10, 10), 3600, 10.18), 9.9, 10.5), spread(missed(kn(15, 15), 4200, 12.38), 11.9, 12.8)}, MostThroughput, kn(10, 10)},
 		{"least resources", []*Measurement{met(kn(10, 10), 3800, 20), met(kn(6, 6), 3000, 20), missed(kn(3, 3), 1000, 30)}, LeastResources, kn(6, 6)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -293,7 +293,7 @@ func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
 	bd := Diagnose(best, t.lower(best.Knobs))
 	switch {
 	case !best.Met:
-		return Proposal{Why: fmt.Sprintf("stop: no setting within the bounds met %s; the closest, %s, is limited by %s: %s", t.objectives(), short(best.Knobs), bd.Limit, bd.Evidence)}, true, "unmet"
+		return Proposal{Why: fmt.Sprintf("stop: no setting within the bounds met %s; the best of those closest to it (within the closest's spread), %s, is limited by %s: %s", t.objectives(), short(best.Knobs), bd.Limit, bd.Evidence)}, true, "unmet"
 	case bd.Limit == Capacity:
 		return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beats it beyond the noise; its limit is the hardware: %s", short(best.Knobs), t.objectives(), bd.Evidence)}, true, "capacity"
 	}
