@@ -93,7 +93,7 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 	taken = len(ms)
 	c = &Confirmation{Winner: fewest.Knobs}
 	if d, bad := t.upset(ms); bad {
-		// Measured again, once, as a disturbed step is.
+		// Measured again, once (a step gets StepAttempts).
 		t.opt.Logf("confirm: left out: %s; measuring both again side by side", d.Evidence)
 		c.Disturbed = ms
 		if ms, err = t.sideBySide(ctx, ks, rounds); err != nil {

@@ -32,7 +32,8 @@ const (
 	Load Limit = "load"
 	// Disturbed: other work took the target's cores during the
 	// measurement, the hypervisor took the generator's (steal), or the
-	// machine was slow (CPU per request); it is measured again once.
+	// machine was slow (CPU per request); it is measured again, up to
+	// StepAttempts in all.
 	Disturbed Limit = "disturbed"
 )
 

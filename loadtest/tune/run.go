@@ -159,9 +159,10 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		}
 		t.taken++
 		d, ok := t.leftOut(m)
-		if ok && t.retried[m.Knobs] < 1 {
-			// Measured again, once; the disturbed figures are kept in the
-			// step and left out of every comparison.
+		if ok && t.retried[m.Knobs] < StepAttempts-1 {
+			// Measured again, up to StepAttempts in all; the disturbed
+			// figures are kept in the step and left out of every
+			// comparison.
 			t.retried[m.Knobs]++
 			k := m.Knobs
 			st := Step{N: t.taken, Measurement: *m, Diagnosis: d, Compared: "left out: disturbed", Decision: "measure it again", Why: d.Evidence, Next: &k}

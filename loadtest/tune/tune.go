@@ -189,7 +189,7 @@ type tuner struct {
 	beaten map[watch.Knobs]bool
 	steps  []Step
 	// taken counts the measurements, disturbed ones included; retried
-	// the settings measured again after a disturbed measurement.
+	// counts each setting's measurements again after a disturbed one.
 	taken   int
 	retried map[watch.Knobs]int
 	started time.Time
