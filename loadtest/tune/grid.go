@@ -75,9 +75,8 @@ const GridAttempts = 3
 // StepAttempts is how many times the tuner measures a step at most when
 // it is left out (disturbed, or slow: leftOut), the last one kept
 // whatever it reads, as the grid measures a disturbed setting. A second
-// attempt right after the first can fall in the same slow spell: T44 of
-// 2026-12-05 kept 15/15 read at 290 µs a request, 1.44 times the steps
-// before, and settled below it (docs/measurements.md).
+// attempt right after the first can fall in the same slow spell
+// (docs/measurements.md, T44).
 const StepAttempts = GridAttempts
 
 // Grid returns the settings of the full grid within spec's bounds (its
