@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -345,11 +346,28 @@ vars = { workers = "5", pool = "5" }
 			t.Errorf("step %d (%+v): restarted %v, %d requests, %.2f %% errors; want set by a restart and measured without errors", st.N, st.Knobs, st.Restarted, st.Requests, st.Readings.ErrorShare)
 		}
 	}
-	// Once a step, once more to leave it at the winner when the last step
-	// was not, then once a setting for the one side-by-side round.
-	tuning, side, _ := strings.Cut(stdout, "again side by side")
-	want := len(steps)
-	if steps[len(steps)-1].Knobs != res.Tunes[0].Result.Winner {
+	// Once a step, once a setting a round of the tuning's side-by-side
+	// check before the stop (each pair measured, the disturbed ones
+	// included; the top set last), once more to leave it at the winner
+	// when the last set was not, then once a setting for the experiment's
+	// one side-by-side round.
+	tuning, side, _ := strings.Cut(stdout, "run AllView: measuring ")
+	want, last := len(steps), steps[len(steps)-1].Knobs
+	r := res.Tunes[0].Result
+	for _, c := range append(slices.Clone(r.Earlier), r.Confirm) {
+		if c == nil {
+			continue
+		}
+		ms := slices.Clone(c.Disturbed)
+		if c.Top != nil {
+			ms = append(ms, c.Fewest, c.Top)
+		}
+		for _, m := range ms {
+			want += m.Runs
+			last = m.Knobs
+		}
+	}
+	if last != r.Winner {
 		want++
 	}
 	if n := strings.Count(tuning, "starting the board again with"); n != want {

@@ -10,14 +10,18 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A Confirmation is the check before the stop when the best of the steps
-// (the fewest workers and connections within the noise of the top) is not
-// the top (the highest median): both measured again side by side, in
-// Repeats interleaved rounds, and compared round by round. Three repeats
-// back to back can be as wide as the difference between neighbours, and
-// steps minutes apart drift with the machine; rounds side by side share
-// the machine's moment (docs/measurements.md, "The tuner against the
-// full grid").
+// A Confirmation is the check before the stop: the best of the steps (the
+// fewest workers and connections within the noise of the top) and the top
+// (the highest median) when they differ, else the best and the runner-up
+// (the best of the other steps that meet the objectives, by the same
+// rule), both measured again side by side, in Repeats interleaved rounds,
+// and compared round by round. Three repeats back to back can be as wide
+// as the difference between neighbours, and steps minutes apart drift
+// with the machine: a best that is the top can owe its lead to a fast
+// moment of the machine (T48, docs/measurements.md); rounds side by side
+// share the machine's moment (docs/measurements.md, "The tuner against
+// the full grid"). Of the two, Fewest is the one with fewer workers and
+// connections, Top the other.
 type Confirmation struct {
 	// Fewest and Top as measured side by side, one run a round (absent
 	// when every attempt was disturbed). Disturbed are the attempts left
@@ -56,20 +60,35 @@ func (t *tuner) confirmable(outcome string) (fewest, top *Measurement, ok bool) 
 		}
 	}
 	top = slices.MaxFunc(met, func(a, b *Measurement) int { return cmpFloat(a.Throughput.Median, b.Throughput.Median) })
-	return fewest, top, top != fewest
+	if top != fewest {
+		return fewest, top, true
+	}
+	// The best is the top: checked against the runner-up, the fewer of
+	// the two as the fewest.
+	rest := slices.DeleteFunc(met, func(m *Measurement) bool { return m == fewest })
+	if len(rest) == 0 {
+		return nil, nil, false
+	}
+	up := pick(rest, t.spec.Goal, t.spec.Objectives)
+	if resources(up.Knobs) < resources(fewest.Knobs) {
+		return up, fewest, true
+	}
+	return fewest, up, true
 }
 
-// confirm measures the best and the top side by side before the stop
-// (Confirmation), when they differ, and keeps the top when only it meets
-// the objectives there, or when both meet them (or both miss) and its
-// median round serves more than the best's beyond the noise floor: the
-// top is then the winner and the best is beaten, left out of every later
-// best. A disturbed or slow pair is measured again once; disturbed twice,
-// the check is undecided and the top stands (the steps could not tell the
-// two apart, and the goal is throughput: the side by side's rounds ranged
-// 0.86-1.24 in such a spell on 2026-12-05, T31), beating nothing. It
-// returns the check (nil when none ran), the measurements it took and
-// whether the top won side by side (the tuning may go on from it).
+// confirm measures the pair confirmable names side by side before the
+// stop (Confirmation) and keeps the top when only it meets the objectives
+// there, or when both meet them (or both miss) and its median round
+// serves more than the fewest's beyond the noise floor: the top is then
+// the winner and the fewest is beaten, left out of every later best;
+// else the fewest is the winner. A disturbed or slow pair is measured
+// again once; disturbed twice, the check is undecided and the higher
+// median of the steps stands (the steps could not tell the two apart,
+// and the goal is throughput: the side by side's rounds ranged 0.86-1.24
+// in such a spell on 2026-12-05, T31), beating nothing. It returns the
+// check (nil when none ran), the measurements it took and whether the
+// check kept another than the steps' best and more resources (the tuning
+// may go on above it).
 func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, taken int, moved bool) {
 	fewest, top, ok := t.confirmable(outcome)
 	if !ok || ctx.Err() != nil {
@@ -80,7 +99,12 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 		return nil, 0, false
 	}
 	rounds := t.spec.Repeats
-	t.opt.Logf("confirm: %s (the fewest within the noise) and %s (the highest median), side by side in %d interleaved rounds", short(fewest.Knobs), short(top.Knobs), rounds)
+	best := t.best()
+	what := fmt.Sprintf("%s (the fewest within the noise) and %s (the highest median)", short(fewest.Knobs), short(top.Knobs))
+	if hi := higher(fewest, top); hi == best {
+		what = fmt.Sprintf("%s (the best, the highest median) and %s (the runner-up)", short(hi.Knobs), short(other(hi, fewest, top).Knobs))
+	}
+	t.opt.Logf("confirm: %s, side by side in %d interleaved rounds", what, rounds)
 	if t.opt.OnConfirm != nil {
 		t.opt.OnConfirm(fewest.Knobs, top.Knobs, rounds)
 	}
@@ -106,11 +130,12 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 			// goal is throughput, so the higher median stands; nothing
 			// was beaten, and the tuning does not go on from it.
 			c.Disturbed = append(c.Disturbed, ms...)
-			c.Winner = top.Knobs
+			hi := higher(fewest, top)
+			c.Winner = hi.Knobs
 			c.Why = fmt.Sprintf("not confirmed: disturbed twice side by side (%s): within the steps' noise, %s, the higher median (%.0f/s against %.0f/s), stands", d.Evidence,
-				short(top.Knobs), top.Throughput.Median, fewest.Throughput.Median)
+				short(hi.Knobs), hi.Throughput.Median, other(hi, fewest, top).Throughput.Median)
 			t.opt.Logf("confirm: %s", c.Why)
-			t.winner = top
+			t.winner = hi
 			return c, taken, false
 		}
 	}
@@ -138,8 +163,29 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 	if c.Winner == top.Knobs {
 		t.winner = top
 		t.beaten[fewest.Knobs] = true
+	} else if fewest != best {
+		// The runner-up, the fewer, stays: the best's lead was not the
+		// setting's.
+		t.winner = fewest
 	}
-	return c, taken, c.Winner == top.Knobs
+	return c, taken, c.Winner == top.Knobs && top != best
+}
+
+// higher is the one of a and b whose steps' median throughput is the
+// higher (a when they are equal).
+func higher(a, b *Measurement) *Measurement {
+	if b.Throughput.Median > a.Throughput.Median {
+		return b
+	}
+	return a
+}
+
+// other is the one of a and b that is not m.
+func other(m, a, b *Measurement) *Measurement {
+	if m == a {
+		return b
+	}
+	return a
 }
 
 // onward is where the tuning goes on after a check that kept the top: the
