@@ -366,7 +366,7 @@ func tuneMarkdown(res *Result) string {
 		}
 		switch c := r.Confirm; {
 		case c != nil && c.Fewest != nil && c.Top != nil:
-			fmt.Fprintf(&b, "- checked before the stop, %s (fewest within the noise) against %s (highest median) in %d interleaved rounds: %s\n",
+			fmt.Fprintf(&b, "- checked before the stop, %s against %s side by side in %d interleaved rounds: %s\n",
 				tuneKnobs(c.Fewest.Knobs), tuneKnobs(c.Top.Knobs), c.Fewest.Runs, c.Why)
 		case c != nil:
 			fmt.Fprintf(&b, "- checked before the stop: %s\n", c.Why)

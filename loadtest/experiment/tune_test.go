@@ -146,7 +146,7 @@ right = { value = 1 }
 	}
 	res.Tunes[0].Result.Confirm = &tune.Confirmation{Fewest: &tune.Measurement{Knobs: watch.Knobs{Workers: 8, Pool: 8}, Runs: 3},
 		Top: &tune.Measurement{Knobs: watch.Knobs{Workers: 10, Pool: 10}, Runs: 3}, Winner: watch.Knobs{Workers: 10, Pool: 10}, Why: "10/10 wins"}
-	line := "- checked before the stop, 8/8 (fewest within the noise) against 10/10 (highest median) in 3 interleaved rounds: 10/10 wins\n"
+	line := "- checked before the stop, 8/8 against 10/10 side by side in 3 interleaved rounds: 10/10 wins\n"
 	if md := tuneMarkdown(res); !strings.Contains(md, line) {
 		t.Errorf("the report's tuning section lacks %q:\n%s", line, md)
 	}

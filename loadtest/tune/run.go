@@ -29,8 +29,7 @@ type Result struct {
 	Outcome string `json:"outcome"`
 	Rules   Rules  `json:"rules"`
 	// Confirm is the side-by-side check before the stop (Spec.Confirm),
-	// absent when the steps' best was the highest median or it did not
-	// run. Earlier are the checks before it that kept the top: the tuning
+	// absent when it did not run (no other setting met the objectives). Earlier are the checks before it that kept the top: the tuning
 	// went on from each, above it, while budget was left.
 	Confirm *Confirmation   `json:"confirm,omitempty"`
 	Earlier []*Confirmation `json:"earlier_confirms,omitempty"`

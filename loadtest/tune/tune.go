@@ -50,12 +50,13 @@ type Spec struct {
 	// 1 (grown on demand) to say whether min = max mattered; it counts in
 	// Steps.
 	CheckMinMax bool `toml:"check_min_max" flag:"check-min-max" help:"measure the winner once more with the pool's minimum at 1: did min = max matter?"`
-	// Confirm: before the stop, when the best of the steps (the fewest
-	// within the noise) is not the highest median, both are measured
-	// again side by side (Confirmation). Its two measurements count in
+	// Confirm: before the stop, the best of the steps (the fewest within
+	// the noise) and the highest median, or the best and the runner-up
+	// when the best is the highest median, are measured again side by
+	// side (Confirmation). Its two measurements count in
 	// Result.Measurements, not in Steps: they measure settings already
 	// stepped on.
-	Confirm bool `toml:"confirm" flag:"confirm" default:"true" help:"before the stop, when the fewest workers and connections within the noise is not the highest median, measure both again side by side (-repeats interleaved rounds, two more measurements, outside -budget) and keep the higher if its median round serves more beyond -noise"`
+	Confirm bool `toml:"confirm" flag:"confirm" default:"true" help:"before the stop, measure the best again side by side with the highest median, or with the runner-up when the best is the highest median (-repeats interleaved rounds, two more measurements, outside -budget); the one with more workers and connections is kept only if its median round serves more beyond -noise"`
 }
 
 // Options are what the caller attaches to a tuning.
