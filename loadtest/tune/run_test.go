@@ -406,10 +406,7 @@ func TestSpecErrors(t *testing.T) {
 // undecided and 4/4, the higher median, stands.
 func TestConfirm(t *testing.T) {
 	objs, _ := loadtest.ParseSLO("p99<500ms")
-	step := func(k watch.Knobs, tput float64) *Measurement {
-		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput * 0.9, Max: tput * 1.1, N: 2},
-			Objectives: []Verdict{{Objective: objs[0].Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
-	}
+	step := func(k watch.Knobs, tput float64) *Measurement { return metStep(objs[0], k, tput, 0.1) }
 	for _, tt := range []struct {
 		name       string
 		dbPer, cpu time.Duration
@@ -494,6 +491,13 @@ func TestConfirm(t *testing.T) {
 	}
 }
 
+// metStep is a made-up step at k that meets o, its throughput's median
+// tput and its two repeats tput ± spread (a share).
+func metStep(o loadtest.Objective, k watch.Knobs, tput, spread float64) *Measurement {
+	return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput * (1 - spread), Max: tput * (1 + spread), N: 2},
+		Objectives: []Verdict{{Objective: o.Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
+}
+
 // TestConfirmTheTop: when the steps' best is also the highest median (4/4
 // read 1.5 times 2/2, beyond both spreads), it is checked side by side
 // against the runner-up, 2/2, before the stop: a lead read minutes apart
@@ -503,10 +507,7 @@ func TestConfirm(t *testing.T) {
 // stays, and the tuning does not go on (the check kept the steps' best).
 func TestConfirmTheTop(t *testing.T) {
 	objs, _ := loadtest.ParseSLO("p99<500ms")
-	step := func(k watch.Knobs, tput float64) *Measurement {
-		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput * 0.95, Max: tput * 1.05, N: 2},
-			Objectives: []Verdict{{Objective: objs[0].Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
-	}
+	step := func(k watch.Knobs, tput float64) *Measurement { return metStep(objs[0], k, tput, 0.05) }
 	for _, tt := range []struct {
 		name       string
 		dbPer, cpu time.Duration
@@ -553,10 +554,7 @@ func TestConfirmTheTop(t *testing.T) {
 // with the budget spent it stops at 4/4, naming the check.
 func TestSettleGoesOn(t *testing.T) {
 	objs, _ := loadtest.ParseSLO("p99<500ms")
-	step := func(k watch.Knobs, tput float64) *Measurement {
-		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput * 0.9, Max: tput * 1.1, N: 2},
-			Objectives: []Verdict{{Objective: objs[0].Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
-	}
+	step := func(k watch.Knobs, tput float64) *Measurement { return metStep(objs[0], k, tput, 0.1) }
 	for _, budget := range []int{2, 6} {
 		t.Run(fmt.Sprintf("budget %d", budget), func(t *testing.T) {
 			f := newFakeBoard(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
