@@ -39,19 +39,20 @@ type Confirmation struct {
 }
 
 // confirmable reports whether the tuning that stopped with outcome may
-// end with a side-by-side check, and the two settings it compares.
-func (t *tuner) confirmable(outcome string) (fewest, top *Measurement, ok bool) {
+// end with a side-by-side check, the two settings it compares and the
+// steps' best (one of them).
+func (t *tuner) confirmable(outcome string) (fewest, top, best *Measurement, ok bool) {
 	if !t.spec.Confirm || t.spec.Goal != MostThroughput || len(t.measured) < 2 {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	switch outcome {
 	case "met", "capacity", "budget":
 	default:
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
-	fewest = t.best()
-	if !fewest.Met {
-		return nil, nil, false
+	best = t.best()
+	if !best.Met {
+		return nil, nil, nil, false
 	}
 	var met []*Measurement
 	for _, m := range t.measured {
@@ -60,20 +61,20 @@ func (t *tuner) confirmable(outcome string) (fewest, top *Measurement, ok bool) 
 		}
 	}
 	top = slices.MaxFunc(met, func(a, b *Measurement) int { return cmpFloat(a.Throughput.Median, b.Throughput.Median) })
-	if top != fewest {
-		return fewest, top, true
+	if top != best {
+		return best, top, best, true
 	}
 	// The best is the top: checked against the runner-up, the fewer of
 	// the two as the fewest.
-	rest := slices.DeleteFunc(met, func(m *Measurement) bool { return m == fewest })
+	rest := slices.DeleteFunc(met, func(m *Measurement) bool { return m == best })
 	if len(rest) == 0 {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	up := pick(rest, t.spec.Goal, t.spec.Objectives)
-	if resources(up.Knobs) < resources(fewest.Knobs) {
-		return up, fewest, true
+	if resources(up.Knobs) < resources(best.Knobs) {
+		return up, best, best, true
 	}
-	return fewest, up, true
+	return best, up, best, true
 }
 
 // confirm measures the pair confirmable names side by side before the
@@ -90,7 +91,7 @@ func (t *tuner) confirmable(outcome string) (fewest, top *Measurement, ok bool) 
 // check kept another than the steps' best and more resources (the tuning
 // may go on above it).
 func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, taken int, moved bool) {
-	fewest, top, ok := t.confirmable(outcome)
+	fewest, top, best, ok := t.confirmable(outcome)
 	if !ok || ctx.Err() != nil {
 		return nil, 0, false
 	}
@@ -99,7 +100,6 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 		return nil, 0, false
 	}
 	rounds := t.spec.Repeats
-	best := t.best()
 	what := fmt.Sprintf("%s (the fewest within the noise) and %s (the highest median)", short(fewest.Knobs), short(top.Knobs))
 	if hi := higher(fewest, top); hi == best {
 		what = fmt.Sprintf("%s (the best, the highest median) and %s (the runner-up)", short(hi.Knobs), short(other(hi, fewest, top).Knobs))

@@ -29,8 +29,10 @@ type Result struct {
 	Outcome string `json:"outcome"`
 	Rules   Rules  `json:"rules"`
 	// Confirm is the side-by-side check before the stop (Spec.Confirm),
-	// absent when it did not run (no other setting met the objectives). Earlier are the checks before it that kept the top: the tuning
-	// went on from each, above it, while budget was left.
+	// absent when it did not run (Confirm off, the goal of resources, no
+	// winner that met the objectives, or no other setting that met them).
+	// Earlier are the checks before it that kept the top: the tuning went
+	// on from each, above it, while budget was left.
 	Confirm *Confirmation   `json:"confirm,omitempty"`
 	Earlier []*Confirmation `json:"earlier_confirms,omitempty"`
 	// Measurements counts the settings measured (Steps, the side-by-side
