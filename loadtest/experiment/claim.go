@@ -27,6 +27,9 @@ type claim struct {
 	Source string  `toml:"source"`
 	Text   string  `toml:"text"`
 	Checks []check `toml:"check"`
+	// Control is where the effect is absent (control.go): the claim is
+	// reproduced only when its control is not.
+	Control *control `toml:"control"`
 }
 
 // A check compares two sides. Each measured side is a range over its
@@ -114,6 +117,9 @@ func (e *Experiment) checkClaims() []error {
 					bad("check %d: %s: %s", j+1, side.name, msg)
 				}
 			}
+		}
+		for _, msg := range e.checkControl(c) {
+			bad("%s", msg)
 		}
 	}
 	return errs
@@ -241,6 +247,9 @@ type claimResult struct {
 	// measurements, which have no spread.
 	Quick  bool          `json:"quick,omitempty"`
 	Checks []checkResult `json:"checks"`
+	// Control is the claim's control decided from the same results; nil
+	// when the claim names none.
+	Control *controlResult `json:"control,omitempty"`
 }
 
 // checkResult is one check with the figures that decided it.
@@ -287,39 +296,19 @@ type sideResult struct {
 	constant     bool
 }
 
-// evaluateClaims decides each claim from res. quick marks every claim as
-// decided from single measurements.
+// evaluateClaims decides each claim, and its control, from res. quick
+// marks every claim as decided from single measurements.
 func evaluateClaims(claims []claim, res *Result, quick bool) []claimResult {
 	var out []claimResult
 	for _, c := range claims {
 		cr := claimResult{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
-		var outcomes []live.Outcome
-		var missing []string
-		for _, k := range c.Checks {
-			kr := evaluateCheck(k, res)
-			cr.Checks = append(cr.Checks, kr)
-			outcomes = append(outcomes, kr.Outcome)
-			for _, s := range []sideResult{kr.Left, kr.Right} {
-				if s.Missing != "" {
-					missing = append(missing, s.Missing)
-				}
-			}
+		var own live.Outcome
+		own, cr.Reason, cr.Checks = decideChecks(c.Checks, res)
+		if ct := c.Control; ct != nil {
+			cr.Control = &controlResult{Why: ct.Why}
+			cr.Control.Outcome, cr.Control.Reason, cr.Control.Checks = decideChecks(ct.checks(c.Checks), res)
 		}
-		// A check that fails for certain decides the claim even when
-		// another could not be measured.
-		switch {
-		case slices.Contains(outcomes, live.NotReproduced):
-			cr.Outcome = live.NotReproduced
-		case len(missing) > 0:
-			cr.Outcome, cr.Reason = live.NotMeasured, strings.Join(missing, "; ")
-		case slices.Contains(outcomes, live.Inconclusive):
-			cr.Outcome = live.Inconclusive
-			if lost := lostOn(cr.Checks); len(lost) > 0 {
-				cr.Outcome, cr.Reason = live.NotMeasured, strings.Join(lost, "; ")
-			}
-		default:
-			cr.Outcome = live.Reproduced
-		}
+		cr.Outcome, cr.Reason = withControl(own, cr.Reason, cr.Control)
 		out = append(out, cr)
 	}
 	return out
@@ -712,6 +701,11 @@ func (c claimResult) ClaimLine() string {
 	s := fmt.Sprintf("claim %s: %s%s — %s", c.ID, strings.ToUpper(string(c.Outcome)), quickMark(c), c.Text)
 	if c.Reason != "" {
 		s += ": " + c.Reason
+	}
+	if c.Control == nil {
+		s += " [no control]"
+	} else {
+		s += fmt.Sprintf(" [control: %s]", c.Control.Outcome)
 	}
 	return s
 }

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"bbslab/loadtest"
@@ -81,7 +82,11 @@ func pendingClaims(claims []claim, res *Result, counts []int) map[string]bool {
 	}
 	out := map[string]bool{}
 	for _, c := range claims {
-		for _, k := range c.Checks {
+		ks := c.Checks
+		if c.Control != nil {
+			ks = append(slices.Clone(ks), c.Control.checks(c.Checks)...)
+		}
+		for _, k := range ks {
 			for _, o := range []operand{k.Left, k.Right} {
 				if o.Run != "" && (o.At == "peak" || o.At == "last") && measured[o.Run] < len(counts) {
 					out[c.ID] = true

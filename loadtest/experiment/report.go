@@ -197,15 +197,16 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
 	}
 	if len(res.Claims) > 0 {
-		b.WriteString("## Claims\n\n")
+		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", claimCounts(res.Claims))
 		for _, c := range res.Claims {
 			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, quickMark(c), c.Text, c.Source)
 			if c.Reason != "" {
-				fmt.Fprintf(&b, "  - not measured: %s\n", c.Reason)
+				fmt.Fprintf(&b, "  - why: %s\n", c.Reason)
 			}
 			for _, k := range c.Checks {
 				fmt.Fprintf(&b, "  - %s\n", k.Text)
 			}
+			b.WriteString(controlMarkdown(c))
 		}
 		b.WriteString("\n")
 	}
@@ -222,6 +223,9 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	}
 	for _, c := range calibrations(res) {
 		b.WriteString(calibrationMarkdown(c))
+	}
+	if op := operatingPoint(res); op != "" {
+		fmt.Fprintf(&b, "\n%s\n", op)
 	}
 	b.WriteString(tuneMarkdown(res))
 	if env := experimentEnvironment(res); len(env) > 0 {
@@ -388,6 +392,8 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"profiles":     func(r *runResult) []profileView { return profileViews(r.measuredOnly()) },
 	"quickMark":    quickMark,
 	"outcomeClass": outcomeClass,
+	"controlClass": controlClass,
+	"claimCounts":  claimCounts,
 	"attempt":      attemptText,
 }).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
@@ -401,8 +407,8 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 </body></html>
 {{define "sections"}}{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
 {{with .Remeasured}}<p class="maybe"><b>{{.}}</b> (Below: "Re-measured points".)</p>{{end}}
-{{with .Res.Claims}}<h2>Claims</h2><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
-<ul>{{with .Reason}}<li>not measured: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
+{{with .Res.Claims}}<h2>Claims</h2><p>{{claimCounts .}}. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.</p><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
+<ul>{{with .Reason}}<li>why: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}{{with .Control}}<li>control ({{.Why}}): <b class="{{controlClass .Outcome}}">{{.Outcome}}</b>{{with .Reason}}: {{.}}{{end}}<ul>{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{else}}<li>no control: nothing shows these checks fail where the effect is absent</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Points}}<h2>Re-measured points</h2><ul>{{range .}}<li><b>{{.Run}} at {{clients .Clients}}</b>{{with .Busy}}: not measured: {{.}}{{end}}
 <ul>{{range .Attempts}}<li>{{attempt .}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
@@ -412,6 +418,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 {{range .Calibrations}}<h2>{{if .Sweep}}Calibration redone before sweep {{.Sweep}}{{else}}Calibration{{end}}</h2><p>{{with .Reason}}Why: {{.}}. {{end}}{{.Summary}}. {{.Method}}.</p>
 <table><tr><th>{{.Var}}</th><th>throughput/s</th><th>{{.ReadingHead}}</th><th>CPU per request ms</th><th>used</th></tr>
 {{range .Table}}<tr><td>{{printf "%.3f" .WaitMs}} ms</td><td>{{printf "%.1f" .Throughput}}</td><td>{{printf "%.1f" .Reading}}</td><td>{{printf "%.3f" .CPUPerRequestMs}}</td><td>{{.Used}}</td></tr>{{end}}</table>{{end}}
+{{with .OperatingPoint}}<p>{{.}}</p>{{end}}
 {{with .Environment}}<h2>Environment</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
 <h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
 {{with .Disk}}<h2>Disk under the database</h2><p>{{.Caption}}:</p>
@@ -468,7 +475,8 @@ func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTab
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
 	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
-		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res)}, nil
+		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res),
+		"OperatingPoint": operatingPoint(res)}, nil
 }
 
 // writeDashboard writes the dashboard page with frames inlined to path.

@@ -216,7 +216,19 @@ func outcomeClass(outcome live.Outcome) string {
 	switch outcome {
 	case live.Reproduced:
 		return "ok"
+	case live.NotReproduced, live.DoesNotDiscriminate:
+		return "err"
+	}
+	return "maybe"
+}
+
+// controlClass is the CSS class of a control's outcome: a control is
+// meant to fail.
+func controlClass(outcome live.Outcome) string {
+	switch outcome {
 	case live.NotReproduced:
+		return "ok"
+	case live.Reproduced:
 		return "err"
 	}
 	return "maybe"

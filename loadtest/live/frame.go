@@ -25,6 +25,7 @@ package live
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 )
 
@@ -186,7 +187,14 @@ const (
 	NotReproduced Outcome = "not reproduced"
 	Inconclusive  Outcome = "inconclusive"
 	NotMeasured   Outcome = "not measured"
+	// DoesNotDiscriminate is a claim whose checks hold, and hold as well
+	// for its control, where the effect it names is absent: the checks
+	// cannot tell the effect from its absence.
+	DoesNotDiscriminate Outcome = "does not discriminate"
 )
+
+// Outcomes lists the outcomes in the order counts and legends give them.
+var Outcomes = []Outcome{Reproduced, DoesNotDiscriminate, NotReproduced, Inconclusive, NotMeasured}
 
 // A Claim is one statement the experiment checks and its outcome so far:
 // what the dashboard shows of it. The experiment's decided claim
@@ -294,11 +302,8 @@ func (f *Frame) Validate() error {
 		}
 	}
 	for i, c := range f.Claims {
-		switch c.Outcome {
-		case Reproduced, NotReproduced, Inconclusive, NotMeasured:
-		default:
-			return fmt.Errorf("claims[%d] (%s): outcome %q: want %q, %q, %q or %q",
-				i, c.ID, c.Outcome, Reproduced, NotReproduced, Inconclusive, NotMeasured)
+		if !slices.Contains(Outcomes, c.Outcome) {
+			return fmt.Errorf("claims[%d] (%s): outcome %q: want one of %q", i, c.ID, c.Outcome, Outcomes)
 		}
 		if c.ID == "" {
 			return fmt.Errorf("claims[%d]: id is empty", i)

@@ -177,7 +177,9 @@
   var stepsSection = panel("Throughput vs clients", "one curve per run, a point per step");
   var stepsRtSection = panel("Response time vs clients", "mean (solid) and p99 (dashed), ms");
   var claimsSection = panel("Claims", "outcomes as they become decidable");
+  var claimsCount = el("p", "claims-count");
   var claimsList = el("ul", "claims");
+  claimsSection.appendChild(claimsCount);
   claimsSection.appendChild(claimsList);
   claimsList.appendChild(el("li", "empty", "No claim decided yet."));
   var errSection = panel("Errors", "by kind, per second");
@@ -252,8 +254,14 @@
   }
 
   var claims = {}, claimOrder = [];
+  // The outcomes' order in the count, as the report's (live.Outcomes).
+  var outcomeOrder = ["reproduced", "does not discriminate", "not reproduced", "inconclusive", "not measured"];
   function drawClaims() {
     claimsList.textContent = "";
+    var n = {};
+    claimOrder.forEach(function (id) { n[claims[id].outcome] = (n[claims[id].outcome] || 0) + 1; });
+    claimsCount.textContent = outcomeOrder.filter(function (o) { return n[o]; })
+      .map(function (o) { return n[o] + " " + o; }).join(", ");
     claimOrder.forEach(function (id) {
       var c = claims[id];
       var li = el("li");

@@ -1,0 +1,172 @@
+package experiment
+
+import (
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"bbslab/loadtest/live"
+)
+
+// TestControlDecidesTheClaim: a claim whose checks hold is reproduced only
+// when its control's fail; a control that holds too makes it "does not
+// discriminate", one within the noise "inconclusive", one not measured
+// "not measured"; a claim that fails stays failed whatever its control.
+func TestControlDecidesTheClaim(t *testing.T) {
+	res := &Result{Runs: []*runResult{
+		{Name: "few", Points: []*point{measuredPoint(10, []float64{1000, 1010, 990}, nil, nil)}},
+		{Name: "more", Points: []*point{measuredPoint(10, []float64{1600, 1620, 1590}, nil, nil)}},
+		{Name: "same", Points: []*point{measuredPoint(10, []float64{1005, 1000, 995}, nil, nil)}},
+		{Name: "noisy", Points: []*point{measuredPoint(10, []float64{900, 1300, 1050}, nil, nil)}},
+	}}
+	atMost := func(run string, ct *control) claim {
+		return claim{ID: run, Control: ct, Checks: []check{{
+			Left: operand{Run: run, Clients: 10, Metric: "throughput", Factor: 1}, Op: "<=", Right: operand{Value: num(1100), Factor: 1}}}}
+	}
+	instead := func(run string) *control { return &control{Why: "w", Runs: map[string]string{"few": run}} }
+	for _, tt := range []struct {
+		claim       claim
+		want, wantC live.Outcome
+	}{
+		{atMost("few", instead("more")), live.Reproduced, live.NotReproduced},
+		{atMost("few", instead("same")), live.DoesNotDiscriminate, live.Reproduced},
+		{atMost("few", instead("noisy")), live.Inconclusive, live.Inconclusive},
+		{atMost("few", instead("gone")), live.NotMeasured, live.NotMeasured},
+		{atMost("more", &control{Why: "w", Runs: map[string]string{"more": "few"}}), live.NotReproduced, live.Reproduced},
+		{atMost("few", nil), live.Reproduced, ""},
+	} {
+		got := evaluateClaims([]claim{tt.claim}, res, false)[0]
+		gotC := live.Outcome("")
+		if got.Control != nil {
+			gotC = got.Control.Outcome
+		}
+		if got.Outcome != tt.want || gotC != tt.wantC {
+			t.Errorf("%s with control %+v: %s (control %s); want %s (control %s): %s", tt.claim.ID, tt.claim.Control, got.Outcome, gotC, tt.want, tt.wantC, got.Reason)
+		}
+	}
+	md := controlMarkdown(evaluateClaims([]claim{atMost("few", instead("more"))}, res, false)[0])
+	if !strings.Contains(md, "control (w): **not reproduced**") || !strings.Contains(md, "more at 10 clients throughput 1600/s") {
+		t.Errorf("the report's control lines:\n%s\nwant the control's outcome and its figures", md)
+	}
+}
+
+// TestControlValidation: a control names runs and client counts the
+// claim reads, replaced by others of the file, and says why.
+func TestControlValidation(t *testing.T) {
+	base := `name = "x"
+[server]
+command = ["true"]
+ready = "http://127.0.0.1:{{port}}/"
+[load]
+clients = [5, 10]
+duration = "1s"
+[[load.request]]
+url = "http://127.0.0.1:{{port}}/"
+[[run]]
+name = "a"
+[[run]]
+name = "b"
+[[claim]]
+id = "c"
+source = "s"
+text = "t"
+[[claim.check]]
+left  = { run = "a", clients = 10, metric = "throughput" }
+op    = ">="
+right = { value = 1 }
+`
+	for _, tt := range []struct{ control, want string }{
+		{"[claim.control]\nwhy = \"w\"\nruns = { \"a\" = \"b\" }\n", ""},
+		{"[claim.control]\nwhy = \"w\"\nclients = { \"10\" = 5 }\n", ""},
+		{"[claim.control]\nruns = { \"a\" = \"b\" }\n", "control.why: missing"},
+		{"[claim.control]\nwhy = \"w\"\n", "give runs"},
+		{"[claim.control]\nwhy = \"w\"\nruns = { \"b\" = \"a\" }\n", `"b" is not a run the claim's checks read`},
+		{"[claim.control]\nwhy = \"w\"\nruns = { \"a\" = \"a\" }\n", "replaced by itself"},
+		{"[claim.control]\nwhy = \"w\"\nruns = { \"a\" = \"z\" }\n", `run "z" is not a run of this file`},
+		{"[claim.control]\nwhy = \"w\"\nclients = { \"5\" = 10 }\n", "5 is not a client count the claim's checks read"},
+		{"[claim.control]\nwhy = \"w\"\nclients = { \"10\" = 7 }\n", "clients = 7 is not one of load.clients"},
+		{"[claim.control]\nwhy = \"w\"\nclients = { \"ten\" = 5 }\n", `key "ten": want a client count`},
+	} {
+		_, err := parse("x.toml", []byte(base+tt.control))
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%q: %v; want it accepted", tt.control, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("%q: %v; want an error saying %q", tt.control, err, tt.want)
+		}
+	}
+}
+
+// TestBeyondPeakCanFail runs simulated sweeps of graph 3 through
+// article.toml's g3-beyond-peak and its control. Curves that still rise
+// from 15 to 30 clients by more than the noise must read "not reproduced"
+// (the curve did not stop), curves that stop must read "reproduced", and
+// across random curves every outcome the rule can give must occur: the
+// claim the rule replaced, "last <= 1.1 x peak" with the peak the highest
+// point, could not fail at all.
+func TestBeyondPeakCanFail(t *testing.T) {
+	e, err := Load("../experiments/article.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(e.Claims, func(c claim) bool { return c.ID == "g3-beyond-peak" })
+	if i < 0 {
+		t.Fatal("article.toml has no g3-beyond-peak")
+	}
+	c := e.Claims[i]
+	run := c.Checks[0].Left.Run
+	n := 200000
+	if testing.Short() {
+		n = 20000
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	counts := map[string]map[live.Outcome]int{}
+	for range n {
+		// A curve through 5, 10, 15 and 30 clients: from 5 to 10 it rises
+		// (graph 3 below its peak), from 15 to 30 it grows by g, anywhere
+		// from a 30 % fall to doubling; each point measured 3 times with
+		// up to 5 % noise.
+		base := 3000 + 1000*rng.Float64()
+		g := 0.7 + 1.3*rng.Float64()
+		truth := map[int]float64{5: base, 10: base * (1.4 + 0.5*rng.Float64()), 15: base * 1.8}
+		truth[30] = truth[15] * g
+		var ps []*point
+		for _, cl := range []int{5, 10, 15, 30} {
+			var thr []float64
+			for range 3 {
+				thr = append(thr, truth[cl]*(1+0.1*(rng.Float64()-0.5)))
+			}
+			ps = append(ps, measuredPoint(cl, thr, nil, nil))
+		}
+		res := &Result{Interleave: true, Sweeps: true, Runs: []*runResult{{Name: run, Points: ps}}}
+		kind := "random"
+		switch {
+		case g >= 1.25:
+			kind = "rising"
+		case g <= 1.0:
+			kind = "stopped"
+		}
+		if counts[kind] == nil {
+			counts[kind] = map[live.Outcome]int{}
+		}
+		counts[kind][evaluateClaims([]claim{c}, res, false)[0].Outcome]++
+	}
+	t.Logf("%d sweeps: %v", n, counts)
+	share := func(kind string, o live.Outcome) float64 {
+		total := 0
+		for _, v := range counts[kind] {
+			total += v
+		}
+		return float64(counts[kind][o]) / float64(total)
+	}
+	if s := share("rising", live.NotReproduced); s < 0.99 {
+		t.Errorf("curves rising from 15 to 30 clients by 25 %% or more: %.3f read not reproduced; want nearly all", s)
+	}
+	if s := share("stopped", live.Reproduced); s < 0.99 {
+		t.Errorf("curves flat or falling from 15 to 30 clients: %.3f read reproduced; want nearly all", s)
+	}
+	if counts["random"][live.Inconclusive] == 0 || counts["random"][live.NotMeasured] != 0 {
+		t.Errorf("curves between: %v; want some inconclusive (within the noise of 1.1 x) and none not measured", counts["random"])
+	}
+}
