@@ -23,9 +23,13 @@ import (
 //	op    = "<="
 //	right = { run = "graph 1", clients = 5, metric = "throughput", factor = 1.2 }
 type claim struct {
-	ID     string  `toml:"id"`
-	Source string  `toml:"source"`
-	Text   string  `toml:"text"`
+	ID     string `toml:"id"`
+	Source string `toml:"source"`
+	Text   string `toml:"text"`
+	// Basis says in a few words where the thresholds come from: the
+	// article's figure, or the physics (docs/experiments.md's table of
+	// claims and controls prints it).
+	Basis  string  `toml:"basis"`
 	Checks []check `toml:"check"`
 	// Control is where the effect is absent (control.go): the claim is
 	// reproduced only when its control is not.

@@ -14,8 +14,10 @@ import (
 // names is absent: another run of the same experiment in place of the
 // claim's (Runs: the claim's run name to the control's), other client
 // counts in place of the claim's (Clients: "30" = 10 reads the point at
-// 10 clients wherever the claim reads 30), or both. It is decided from the
-// same run's data as the claim:
+// 10 clients wherever the claim reads 30), another tuning's start in place
+// of the claim's (Tunes: "5/5" = "40/40" reads the tuning from 40/40
+// wherever the claim reads the one from 5/5), or several. It is decided
+// from the same run's data as the claim:
 //
 //	[claim.control]
 //	why  = "graph 3 has the connections graph 2 lacks"
@@ -28,6 +30,7 @@ type control struct {
 	Why     string            `toml:"why"`
 	Runs    map[string]string `toml:"runs"`
 	Clients map[string]int    `toml:"clients"`
+	Tunes   map[string]string `toml:"tunes"`
 }
 
 // controlResult is a control decided: its outcome and the checks, with
@@ -39,8 +42,9 @@ type controlResult struct {
 	Checks  []checkResult `json:"checks"`
 }
 
-// checks returns the claim's checks with the control's runs and client
-// counts in place of the claim's. Constants stay as they are.
+// checks returns the claim's checks with the control's runs, client
+// counts and tunings' starts in place of the claim's. Constants stay as
+// they are.
 func (ct *control) checks(ks []check) []check {
 	out := make([]check, len(ks))
 	for i, k := range ks {
@@ -59,12 +63,16 @@ func (ct *control) operand(o operand) operand {
 	if n, ok := ct.Clients[strconv.Itoa(o.Clients)]; ok && o.Clients != 0 {
 		o.Clients = n
 	}
+	if t, ok := ct.Tunes[o.Tune]; ok && o.Tune != "" {
+		o.Tune = t
+	}
 	return o
 }
 
-// checkControl returns what is wrong with a claim's control: a run or a
-// client count the claim does not read, a control that changes nothing,
-// or a substituted check that is not a check of this file.
+// checkControl returns what is wrong with a claim's control: a run, a
+// client count or a start the claim does not read, a control that
+// changes nothing, or a substituted check that is not a check of this
+// file.
 func (e *Experiment) checkControl(c *claim) []string {
 	ct := c.Control
 	if ct == nil {
@@ -74,13 +82,13 @@ func (e *Experiment) checkControl(c *claim) []string {
 	if strings.TrimSpace(ct.Why) == "" {
 		out = append(out, "control.why: missing: why the effect is absent there")
 	}
-	if len(ct.Runs) == 0 && len(ct.Clients) == 0 {
-		out = append(out, "control: give runs (the claim's run = the control's) or clients (\"N\" = M), or both")
+	if len(ct.Runs) == 0 && len(ct.Clients) == 0 && len(ct.Tunes) == 0 {
+		out = append(out, "control: give runs (the claim's run = the control's), clients (\"N\" = M) or tunes (the claim's start = the control's), or several")
 	}
-	runs, counts := map[string]bool{}, map[int]bool{}
+	runs, counts, tunes := map[string]bool{}, map[int]bool{}, map[string]bool{}
 	for _, k := range c.Checks {
 		for _, o := range []operand{k.Left, k.Right} {
-			runs[o.Run], counts[o.Clients] = true, true
+			runs[o.Run], counts[o.Clients], tunes[o.Tune] = true, true, true
 		}
 	}
 	for _, from := range slices.Sorted(maps.Keys(ct.Runs)) {
@@ -89,6 +97,14 @@ func (e *Experiment) checkControl(c *claim) []string {
 		}
 		if ct.Runs[from] == from {
 			out = append(out, fmt.Sprintf("control.runs: %q replaced by itself", from))
+		}
+	}
+	for _, from := range slices.Sorted(maps.Keys(ct.Tunes)) {
+		if !tunes[from] || from == "" {
+			out = append(out, fmt.Sprintf("control.tunes: %q is not a start the claim's checks read", from))
+		}
+		if ct.Tunes[from] == from {
+			out = append(out, fmt.Sprintf("control.tunes: %q replaced by itself", from))
 		}
 	}
 	for _, from := range slices.Sorted(maps.Keys(ct.Clients)) {
