@@ -34,6 +34,9 @@ type claim struct {
 	// Control is where the effect is absent (control.go): the claim is
 	// reproduced only when its control is not.
 	Control *control `toml:"control"`
+	// Explain says, when the claim fails, what the readings say the limit
+	// was instead (explain.go).
+	Explain []explanation `toml:"explain"`
 }
 
 // A check compares two sides. Each measured side is a range over its
@@ -75,6 +78,10 @@ type operand struct {
 	// with a Metric of tuneMetrics.
 	Tune   string  `toml:"tune"`
 	Factor float64 `toml:"factor"`
+	// Minus names readings of the same point subtracted from Reading,
+	// repeat by repeat: a request's time in a worker less its time holding
+	// a connection and waiting for one is its time outside the pool.
+	Minus []string `toml:"minus"`
 }
 
 // Check operators.
@@ -122,7 +129,7 @@ func (e *Experiment) checkClaims() []error {
 				}
 			}
 		}
-		for _, msg := range e.checkControl(c) {
+		for _, msg := range append(e.checkControl(c), e.checkExplanations(c)...) {
 			bad("%s", msg)
 		}
 	}
@@ -200,6 +207,15 @@ func (e *Experiment) checkOperand(o *operand) []string {
 	if o.Reading != "" && o.Reading != e.Calibrate.Share && !slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == o.Reading }) {
 		out = append(out, fmt.Sprintf("reading %q is not a [[stats.reading]] of this file (nor calibrate.share)", o.Reading))
 	}
+	for _, m := range o.Minus {
+		if o.Reading == "" {
+			out = append(out, "minus goes with reading")
+			break
+		}
+		if !slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == m }) {
+			out = append(out, fmt.Sprintf("minus: reading %q is not a [[stats.reading]] of this file", m))
+		}
+	}
 	if o.Bucket != "" && o.Profile == "" {
 		out = append(out, "bucket goes with profile")
 	}
@@ -254,6 +270,8 @@ type claimResult struct {
 	// Control is the claim's control decided from the same results; nil
 	// when the claim names none.
 	Control *controlResult `json:"control,omitempty"`
+	// Explained holds the explanations whose checks held (explain.go).
+	Explained []string `json:"explained,omitempty"`
 }
 
 // checkResult is one check with the figures that decided it.
@@ -313,6 +331,7 @@ func evaluateClaims(claims []claim, res *Result, quick bool) []claimResult {
 			cr.Control.Outcome, cr.Control.Reason, cr.Control.Checks = decideChecks(ct.checks(c.Checks), res)
 		}
 		cr.Outcome, cr.Reason = withControl(own, cr.Reason, cr.Control)
+		cr.Explained = explain(c.Explain, cr.Outcome, res)
 		out = append(out, cr)
 	}
 	return out
@@ -345,7 +364,7 @@ func evaluateCheck(k check, res *Result) checkResult {
 	switch {
 	case l.Missing != "" || r.Missing != "":
 		kr.Outcome = live.NotMeasured
-	case l.run != "" && l.run == r.run && l.clients == r.clients && k.Left != k.Right && (k.Left.At != "" || k.Right.At != ""):
+	case l.run != "" && l.run == r.run && l.clients == r.clients && k.Left.At != k.Right.At:
 		// "at its last" against "at its peak" when the peak is the last
 		// point: nothing was measured beyond it.
 		kr.Outcome = live.NotMeasured
@@ -478,6 +497,9 @@ func measureSide(o operand, res *Result) sideResult {
 		fig = o.Label + " " + o.Metric
 	case o.Reading != "":
 		fig = o.Reading
+		for _, m := range o.Minus {
+			fig += " less " + m
+		}
 	case o.Profile != "":
 		fig = fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
 	case o.Truth != "":
@@ -530,6 +552,12 @@ func measureSide(o operand, res *Result) sideResult {
 		raw, ok = p.spread(o.Label, o.Metric)
 	case o.Reading != "":
 		raw, ok = p.readingSpread(o.Reading)
+		if len(o.Minus) > 0 {
+			var vs []float64
+			if vs, ok = p.readingMinus(o.Reading, o.Minus); ok {
+				raw = loadtest.SpreadOf(vs)
+			}
+		}
 	case o.Profile != "":
 		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients, p.usedSeqs())
 	case o.Truth != "":
@@ -547,6 +575,8 @@ func measureSide(o operand, res *Result) sideResult {
 	vs, ok := p.values(o.Label, o.Metric, o.Reading)
 	slots := p.slots()
 	switch {
+	case len(o.Minus) > 0:
+		vs, ok = p.readingMinus(o.Reading, o.Minus)
 	case o.Profile != "":
 		vs, slots, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients, p.usedSeqs())
 	case o.Truth != "":

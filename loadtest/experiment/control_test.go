@@ -170,3 +170,38 @@ func TestBeyondPeakCanFail(t *testing.T) {
 		t.Errorf("curves between: %v; want some inconclusive (within the noise of 1.1 x) and none not measured", counts["random"])
 	}
 }
+
+// TestExplainWhenNotReproduced: an explanation is said only when the
+// claim reads its outcome and its check holds, with the figures; minus
+// subtracts readings of the same point repeat by repeat.
+func TestExplainWhenNotReproduced(t *testing.T) {
+	withReadings := func(clients int, thr float64, worker, conn, wait []float64) *point {
+		p := measuredPoint(clients, []float64{thr, thr, thr}, nil, nil)
+		for i, rp := range p.Repeats {
+			rp.Server = map[string]float64{"worker time": worker[i], "connection time": conn[i], "pool wait": wait[i]}
+		}
+		return p
+	}
+	res := &Result{Interleave: true, Runs: []*runResult{
+		// Outside the pool: 2.5 - 1.2 - 0.1 = 1.2 ms, the connection's time.
+		{Name: "busy", Points: []*point{withReadings(10, 1000, []float64{2.5, 2.6, 2.4}, []float64{1.2, 1.2, 1.2}, []float64{0.1, 0.1, 0.1})}},
+		// Outside the pool: 2.45 - 1.2 - 1.2 = 0.05 ms.
+		{Name: "quiet", Points: []*point{withReadings(10, 1000, []float64{2.45, 2.45, 2.45}, []float64{1.2, 1.2, 1.2}, []float64{1.2, 1.2, 1.2})}},
+	}}
+	x := func(run string) explanation {
+		return explanation{When: live.NotReproduced, Text: "the CPU queue",
+			Left:  operand{Run: run, Clients: 10, Reading: "worker time", Minus: []string{"connection time", "pool wait"}, Factor: 1},
+			Op:    ">=",
+			Right: operand{Run: run, Clients: 10, Reading: "connection time", Factor: 0.1}}
+	}
+	if got := explain([]explanation{x("busy")}, live.NotReproduced, res); len(got) != 1 ||
+		!strings.Contains(got[0], "the CPU queue") || !strings.Contains(got[0], "worker time less connection time less pool wait 1.20 (1.10-1.30)") {
+		t.Errorf("busy: %q; want the explanation with its figures", got)
+	}
+	if got := explain([]explanation{x("quiet")}, live.NotReproduced, res); len(got) != 0 {
+		t.Errorf("quiet: %q; want none (0.05 ms outside the pool, under a tenth of 1.2)", got)
+	}
+	if got := explain([]explanation{x("busy")}, live.Reproduced, res); len(got) != 0 {
+		t.Errorf("a reproduced claim: %q; want no explanation", got)
+	}
+}

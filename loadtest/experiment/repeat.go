@@ -393,6 +393,22 @@ func (p *point) values(label, metric, reading string) (vs []float64, ok bool) {
 	return vs, len(vs) > 0
 }
 
+// readingMinus returns a reading less the readings minus, of every used
+// repeat in the order measured; ok is false when a repeat lacks one.
+func (p *point) readingMinus(reading string, minus []string) ([]float64, bool) {
+	vs, ok := p.values("", "", reading)
+	for _, m := range minus {
+		ms, mok := p.values("", "", m)
+		if !ok || !mok || len(ms) != len(vs) {
+			return nil, false
+		}
+		for i := range vs {
+			vs[i] -= ms[i]
+		}
+	}
+	return vs, ok
+}
+
 // throughput is p's median throughput.
 func (p *point) throughput() loadtest.Spread {
 	s, _ := p.spread("", "throughput")

@@ -203,6 +203,9 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			if c.Reason != "" {
 				fmt.Fprintf(&b, "  - why: %s\n", c.Reason)
 			}
+			for _, x := range c.Explained {
+				fmt.Fprintf(&b, "  - what the readings say: %s\n", x)
+			}
 			for _, k := range c.Checks {
 				fmt.Fprintf(&b, "  - %s\n", k.Text)
 			}
@@ -408,7 +411,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 {{define "sections"}}{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
 {{with .Remeasured}}<p class="maybe"><b>{{.}}</b> (Below: "Re-measured points".)</p>{{end}}
 {{with .Res.Claims}}<h2>Claims</h2><p>{{claimCounts .}}. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.</p><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
-<ul>{{with .Reason}}<li>why: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}{{with .Control}}<li>control ({{.Why}}): <b class="{{controlClass .Outcome}}">{{.Outcome}}</b>{{with .Reason}}: {{.}}{{end}}<ul>{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{else}}<li>no control: nothing shows these checks fail where the effect is absent</li>{{end}}</ul></li>{{end}}</ul>{{end}}
+<ul>{{with .Reason}}<li>why: {{.}}</li>{{end}}{{range .Explained}}<li>what the readings say: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}{{with .Control}}<li>control ({{.Why}}): <b class="{{controlClass .Outcome}}">{{.Outcome}}</b>{{with .Reason}}: {{.}}{{end}}<ul>{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{else}}<li>no control: nothing shows these checks fail where the effect is absent</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Points}}<h2>Re-measured points</h2><ul>{{range .}}<li><b>{{.Run}} at {{clients .Clients}}</b>{{with .Busy}}: not measured: {{.}}{{end}}
 <ul>{{range .Attempts}}<li>{{attempt .}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
