@@ -185,10 +185,3 @@ func writeTune(path string, load loadtest.Settings, res *tune.Result) error {
 func errInterrupted() error { return cli.WithCode(cli.ExitInterrupted, errors.New("interrupted")) }
 
 func knobsShort(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
-
-func metWord(met bool) string {
-	if met {
-		return "meets"
-	}
-	return "misses"
-}

@@ -19,7 +19,7 @@ commands:
   experiment  start a server per run, validate it, sweep it, write a report (FILE.toml)
   calibrate   set a running board's database wait so it lands on the article's operating point
   tune     find a running board's best workers and pool under an SLO, a measured step at a time, saying why
-  tunebench  the tuner against the full workers × pool grid on a running board, interleaved: best, winner, ratio, counts
+  tunebench  the tuner against the full workers × pool grid on a running board, interleaved: best, winner, ratio, counts, verdict
   bench    measure the generator's efficiency (against wrk and hey if present)
   pageserver  a small page server for bench (-addr, -size; was "target", which still works)
   overhead the board vs the yardstick (bare handlers), side by side on one core

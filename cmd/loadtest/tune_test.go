@@ -46,8 +46,14 @@ func TestTuneUsage(t *testing.T) {
 			}
 		}
 	}
-	if code, _, stderr := runCmd(context.Background(), "tunebench", "-grid-seed", "x"); code != 2 || !strings.Contains(stderr, "-grid-seed") {
-		t.Errorf("tunebench -grid-seed x = exit %d, %q; want exit 2 naming the flag", code, stderr)
+	for _, tt := range [][2]string{{"-grid-seed", "x"}, {"-side-by-side", "21"}, {"-within", "0"}, {"-within", "1.5"}} {
+		want := tt[0]
+		if tt[1] != "x" {
+			want = strings.TrimPrefix(tt[0], "-") + " " + tt[1]
+		}
+		if code, _, stderr := runCmd(context.Background(), "tunebench", tt[0], tt[1]); code != 2 || !strings.Contains(stderr, want) {
+			t.Errorf("tunebench %s %s = exit %d, %q; want exit 2 naming %q", tt[0], tt[1], code, stderr, want)
+		}
 	}
 }
 

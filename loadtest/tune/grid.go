@@ -35,6 +35,8 @@ type GridResult struct {
 	// first: the grid's best is the highest of many noisy figures taken
 	// minutes apart from the winners', and these compare them at one time.
 	Side []*Measurement `json:"side_by_side,omitempty"`
+	// Spec is how the grid was ordered, measured at the end and judged.
+	Spec GridSpec `json:"grid_spec"`
 }
 
 // A GridTune is one tuning held against the grid's best.
@@ -44,27 +46,51 @@ type GridTune struct {
 	Winner *Measurement `json:"winner_in_grid"`
 	// Ratio is the tuner's winner's throughput over the grid's best's:
 	// the ratio of the medians, and the range from the two spreads (min
-	// over max, max over min). Within is set when the grid's best is not
-	// more than the winner beyond their spreads (the tuner's own rule):
-	// the tuner's winner is within the grid's noise of its best, or
-	// better.
-	Ratio  loadtest.Spread `json:"ratio"`
-	Within bool            `json:"within_noise"`
+	// over max, max over min). Figures taken minutes apart: information,
+	// not the verdict.
+	Ratio loadtest.Spread `json:"ratio"`
 	// RatioInGrid is the same ratio with the winner as the grid measured
 	// it (nil when the winner is outside the grid).
 	RatioInGrid *loadtest.Spread `json:"ratio_in_grid,omitempty"`
 	// TunerMeasurements counts the settings the tuning measured (each
 	// Repeats runs).
 	TunerMeasurements int `json:"tuner_measurements"`
-	// SideRatio and SideWithin are Ratio and Within from the side-by-side
-	// measurements (GridResult.Side); absent without them.
-	SideRatio  *loadtest.Spread `json:"side_by_side_ratio,omitempty"`
-	SideWithin *bool            `json:"side_by_side_within_noise,omitempty"`
-	// SidePaired is the winner's throughput over the best's round by
-	// round, side by side: each round measures both within seconds, so
-	// a slow spell of the machine that lowers a whole round cancels out
-	// of its ratio (their median and range over the rounds).
-	SidePaired *loadtest.Spread `json:"side_by_side_paired_ratio,omitempty"`
+	// SideRatio is Ratio from the side-by-side measurements at the end
+	// (GridResult.Side); absent without them.
+	SideRatio *loadtest.Spread `json:"side_by_side_ratio,omitempty"`
+	// Verdict says whether the winner is within the grid's best, from
+	// the side-by-side rounds at the end, round by round; undecided
+	// without them.
+	Verdict SideVerdict `json:"side_by_side_verdict"`
+}
+
+// GridSpec is how RunGrid holds the tunings against the grid: the grid's
+// order, the rounds that measure the grid's best and the winners again
+// side by side at the end, and the verdict's threshold.
+type GridSpec struct {
+	// Seed shuffles the grid's order, so that drift favours no corner and
+	// a seed replays an order.
+	Seed uint64 `json:"seed" flag:"grid-seed" default:"1" help:"seed of the grid's shuffled order"`
+	// Rounds is how many interleaved rounds measure the grid's best and
+	// the winners again at the end (0: none, and no verdict).
+	Rounds int `json:"side_by_side_rounds" flag:"side-by-side" arg:"N" default:"5" help:"measure the grid's best and the winners again at the end, side by side in N interleaved rounds, and judge each winner on them (0: not, and no verdict)"`
+	// Within is the least median of the round-by-round throughput
+	// ratios, a winner's over the grid's best's, at which the winner is
+	// within the grid's best (SideVerdict). It lies beyond the drift of
+	// one setting measured twice on the lab's VM and above the ratios of
+	// winners off the grid's plateau (docs/tunebench-verdict.md).
+	Within float64 `json:"within" flag:"within" default:"0.95" help:"a winner is within the grid's best when the median of its round-by-round throughput ratios (winner over best, side by side) is at least this"`
+}
+
+// Validate checks the spec's bounds.
+func (s GridSpec) Validate() error {
+	switch {
+	case s.Rounds < 0 || s.Rounds > 20:
+		return fmt.Errorf("%w: side-by-side %d: want 0 to 20 rounds", errSpec, s.Rounds)
+	case !(s.Within > 0 && s.Within <= 1):
+		return fmt.Errorf("%w: within %g: want more than 0 and at most 1 (a share of the grid's best's throughput)", errSpec, s.Within)
+	}
+	return nil
 }
 
 // GridAttempts is how many times a grid setting is measured at most when
@@ -98,11 +124,15 @@ func Grid(spec Spec) []watch.Knobs {
 // with them (after each tuner step, the grid's points in proportion to
 // the tunings' budgets), then the grid's rest, and holds each tuning's
 // winner against the grid's best. The grid is measured in a shuffled
-// order (seed), so that drift does not favour one corner; a grid setting
-// that other work disturbed is measured again, up to GridAttempts. With
-// rounds > 0 the grid's best and the winners are then measured again side
-// by side, in that many interleaved rounds.
-func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, seed uint64, rounds int) (*GridResult, error) {
+// order (gs.Seed), so that drift does not favour one corner; a grid
+// setting that other work disturbed is measured again, up to
+// GridAttempts. With gs.Rounds > 0 the grid's best and the winners are
+// then measured again side by side, in that many interleaved rounds, and
+// each winner judged on them (GridTune.Verdict).
+func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, gs GridSpec) (*GridResult, error) {
+	if err := gs.Validate(); err != nil {
+		return nil, err
+	}
 	gt, err := newTuner(spec, target, Options{Restart: opt.Restart, Logf: opt.Logf})
 	if err != nil {
 		return nil, err
@@ -113,9 +143,9 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
 	}
-	grid := shuffled(Grid(gt.spec), seed)
+	grid := shuffled(Grid(gt.spec), gs.Seed)
 	per := (len(grid) + gt.spec.Steps*len(starts) - 1) / (gt.spec.Steps * len(starts))
-	g := &GridResult{}
+	g := &GridResult{Spec: gs}
 	var gridErr error
 	next := 0
 	measureSome := func(n int) {
@@ -172,9 +202,9 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	if len(g.Grid) == len(g.Unmeasured) {
 		return nil, fmt.Errorf("grid: no setting measured undisturbed")
 	}
-	g.compare(tunes, gt)
-	if rounds > 0 {
-		if err := g.sideBySide(ctx, spec, target, opt, rounds); err != nil {
+	g.compare(tunes, gt, gs.Within)
+	if gs.Rounds > 0 {
+		if err := g.sideBySide(ctx, spec, target, opt, gs); err != nil {
 			return nil, fmt.Errorf("side by side: %w", err)
 		}
 	}
@@ -182,15 +212,15 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 }
 
 // sideBySide measures the grid's best and the tunings' winners again,
-// interleaved, and holds each winner against the best on those figures.
-func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options, rounds int) error {
+// interleaved, and judges each winner against the best on those rounds.
+func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options, gs GridSpec) error {
 	ks := []watch.Knobs{g.Best.Knobs}
 	for _, t := range g.Tunes {
 		if !slices.Contains(ks, t.Tune.Winner) {
 			ks = append(ks, t.Tune.Winner)
 		}
 	}
-	ms, err := SideBySide(ctx, spec, target, Options{Restart: opt.Restart}, ks, rounds)
+	ms, err := SideBySide(ctx, spec, target, Options{Restart: opt.Restart}, ks, gs.Rounds)
 	if err != nil {
 		return err
 	}
@@ -201,18 +231,16 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 	for _, t := range g.Tunes {
 		w := ms[slices.Index(ks, t.Tune.Winner)]
 		r := ratio(w.Throughput, ms[0].Throughput)
-		within := !more(ms[0], w)
-		t.SideRatio, t.SideWithin = &r, &within
-		if p, ok := paired(w, ms[0]); ok {
-			t.SidePaired = &p
-		}
+		t.SideRatio = &r
+		t.Verdict = judgeSide(w, ms[0], gs.Within)
 	}
 	return nil
 }
 
 // compare holds each tuning's winner against the grid's best, the
-// settings never measured undisturbed left out.
-func (g *GridResult) compare(tunes []*Result, t *tuner) {
+// settings never measured undisturbed left out; the verdict waits for the
+// side-by-side rounds (undecided without them).
+func (g *GridResult) compare(tunes []*Result, t *tuner, within float64) {
 	var counted []*Measurement
 	for _, m := range g.Grid {
 		if !slices.Contains(g.Unmeasured, m.Knobs) {
@@ -221,7 +249,7 @@ func (g *GridResult) compare(tunes []*Result, t *tuner) {
 	}
 	g.Best = pick(counted, t.spec.Goal, t.spec.Objectives)
 	for _, res := range tunes {
-		gt := &GridTune{Tune: res, TunerMeasurements: res.Measurements}
+		gt := &GridTune{Tune: res, TunerMeasurements: res.Measurements, Verdict: judgeSide(nil, nil, within)}
 		for _, m := range counted {
 			if m.Knobs == res.Winner {
 				gt.Winner = m
@@ -229,7 +257,6 @@ func (g *GridResult) compare(tunes []*Result, t *tuner) {
 		}
 		w := res.WinnerStep()
 		gt.Ratio = ratio(w.Throughput, g.Best.Throughput)
-		gt.Within = !more(g.Best, &w.Measurement)
 		if gt.Winner != nil {
 			r := ratio(gt.Winner.Throughput, g.Best.Throughput)
 			gt.RatioInGrid = &r

@@ -44,7 +44,7 @@ func TestRunGrid(t *testing.T) {
 	var lines []string
 	g, err := RunGrid(context.Background(), spec, []watch.Knobs{kn(1, 1), kn(3, 3)}, target, Options{Logf: func(format string, a ...any) {
 		lines = append(lines, strings.SplitN(format, ":", 2)[0])
-	}}, 3, 2)
+	}}, GridSpec{Seed: 3, Rounds: 2, Within: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,16 +66,19 @@ func TestRunGrid(t *testing.T) {
 		if gt.Winner == nil || gt.Winner.Knobs != gt.Tune.Winner || gt.RatioInGrid == nil {
 			t.Errorf("tuning from %s: the winner %s as the grid measured it: %v", short(start), short(gt.Tune.Winner), gt.Winner)
 		}
-		if gt.SideRatio == nil || gt.SideWithin == nil || gt.SideRatio.Median <= 0 {
+		if gt.SideRatio == nil || gt.SideRatio.Median <= 0 {
 			t.Errorf("tuning from %s: side by side ratio %v; want one", short(start), gt.SideRatio)
 		}
 		// Round by round: 2 rounds, each the winner's throughput over the
-		// best's in that round (the best's own ratio is 1 each round).
-		switch p := gt.SidePaired; {
-		case p == nil || p.N != 2 || p.Min <= 0 || p.Min > p.Median || p.Median > p.Max:
-			t.Errorf("tuning from %s: round-by-round ratio %v; want 2 rounds, positive, min <= median <= max", short(start), p)
-		case gt.Tune.Winner == g.Best.Knobs && (p.Min != 1 || p.Max != 1):
-			t.Errorf("tuning from %s: its winner is the grid's best, round by round %v; want 1 each round", short(start), p)
+		// best's in that round (the best's own ratio is 1 each round),
+		// decided against the threshold given.
+		switch v, p := gt.Verdict, gt.Verdict.Ratio; {
+		case !v.Decided || len(v.Rounds) != 2 || p.N != 2 || p.Min <= 0 || p.Min > p.Median || p.Median > p.Max || v.Threshold != 0.95:
+			t.Errorf("tuning from %s: verdict %+v; want decided on 2 rounds, positive, min <= median <= max, threshold 0.95", short(start), v)
+		case v.Within != (p.Median >= 0.95):
+			t.Errorf("tuning from %s: verdict %s; want within exactly when the median reaches 0.95", short(start), v)
+		case gt.Tune.Winner == g.Best.Knobs && (p.Min != 1 || p.Max != 1 || !v.Within):
+			t.Errorf("tuning from %s: its winner is the grid's best, verdict %s; want 1 each round, within", short(start), v)
 		}
 	}
 	seen := map[watch.Knobs]bool{}
@@ -127,12 +130,15 @@ func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
 		if line := fmt.Sprintf(format, a...); strings.HasPrefix(line, "grid 1/4: ") {
 			f.disturb(1)
 		}
-	}}, 3, 0)
+	}}, GridSpec{Seed: 3, Within: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(g.Side) != 0 {
 		t.Errorf("side by side with 0 rounds: %d settings measured", len(g.Side))
+	}
+	if v := g.Tunes[0].Verdict; v.Decided || v.Within || !strings.Contains(v.String(), "no verdict: no rounds side by side") {
+		t.Errorf("0 rounds side by side: verdict %s (%+v); want no verdict, saying there were no rounds", v, v)
 	}
 	if len(g.Grid) != 4 || len(g.Unmeasured) != 3 || len(g.Disturbed) != 3*GridAttempts || g.GridMeasurements != 1+3*GridAttempts {
 		t.Fatalf("grid %d settings, %d never undisturbed, %d disturbed attempts, %d measurements; want 4, 3, %d and %d",
