@@ -72,7 +72,12 @@ type Grading struct {
 	// ServerInStalls are the requests the truth's log has arriving in the
 	// stalls, ServerTail those it held at least TailAt (-1: no log).
 	ServerInStalls, ServerTail int64
-	Checks                     []Check
+	// RanThrough says that every stall in Stalls ended while the tool
+	// ran: within its span, or, for a report placed nowhere, within every
+	// place its span can have in the window. The requests such a stall
+	// held were answered while the tool was still recording.
+	RanThrough bool
+	Checks     []Check
 }
 
 // Failed says whether any check failed.
@@ -90,12 +95,16 @@ func gradeReport(r *Report, t *Truth) *Grading {
 	sm := t.ServerMS
 	g := &Grading{Report: r, SentInStalls: -1, TailSeen: -1, ServerInStalls: -1, ServerTail: -1,
 		Server: Percentiles{P50: sm.P50, P90: sm.P90, P95: sm.P95, P99: sm.P99, P999: sm.P999, Max: sm.Max}}
+	g.RanThrough = true
 	if r.Relative {
 		// Placed nowhere: graded against the whole window and its stalls.
+		// The span lies somewhere in the window, so a stall is one the
+		// tool ran through only when every place of the span holds it.
 		g.Served, g.ServedSecs = t.Requests, len(t.Seconds)
 		for _, s := range t.Stalls {
 			g.Stalls = append(g.Stalls, s)
 			g.StallTime += s.End.Sub(s.Start)
+			g.RanThrough = g.RanThrough && !s.Start.Before(t.until().Add(-r.Span)) && !s.End.After(t.Start.Add(r.Span))
 		}
 	} else {
 		g.Served = t.served(r.Start, r.End)
@@ -109,6 +118,7 @@ func gradeReport(r *Report, t *Truth) *Grading {
 			if to.After(from) {
 				g.Stalls = append(g.Stalls, truth.Span{Start: from, End: to})
 				g.StallTime += to.Sub(from)
+				g.RanThrough = g.RanThrough && !s.End.After(r.End)
 			}
 		}
 	}
@@ -258,7 +268,7 @@ func (g *Grading) checkPercentiles() Check {
 
 // checkStalls: when the truth has stalls, the tool's requests and tail
 // show them; a tool that sent far fewer requests in them than its own rate
-// predicts omitted them (coordinated omission).
+// predicts, or whose tail lacks them, omitted them (coordinated omission).
 func (g *Grading) checkStalls() Check {
 	c := Check{Name: "stalls visible"}
 	r := g.Report
@@ -285,9 +295,9 @@ func (g *Grading) checkStalls() Check {
 		}
 	}
 	if g.TailSeen >= 0 && g.TailDue >= 1 {
-		unseen := math.Max(0, 1-float64(g.TailSeen)/g.TailDue)
-		parts = append(parts, fmt.Sprintf("%d requests at or above %.0f ms of the %.0f due: %.1f %% missing from its tail", g.TailSeen, g.TailAt, g.TailDue, 100*unseen))
-		if unseen > omissionLimit {
+		hid, text := g.tailMissing(g.TailSeen)
+		parts = append(parts, text)
+		if hid {
 			c.Verdict = Fail
 			if g.SentInStalls < 0 {
 				parts[len(parts)-1] = "coordinated omission (from the tail): " + parts[len(parts)-1]
@@ -298,10 +308,24 @@ func (g *Grading) checkStalls() Check {
 	return c
 }
 
-// tailOnly decides the stall check from percentiles alone: pass when the
-// tail reaches half the shortest stall, else cannot tell. For a tool that
-// corrected its figures (Correction), a percentile reaching the stall is
-// said to be the correction's when its requests cannot account for it.
+// tailMissing is the tail rule of coordinated omission: a tool whose
+// tail holds seen requests at or above TailAt, of the TailDue its rate
+// puts there, hid the stalls when more than omissionLimit of them are
+// missing. It returns that, and the figures in words.
+func (g *Grading) tailMissing(seen int64) (bool, string) {
+	unseen := math.Max(0, 1-float64(seen)/g.TailDue)
+	return unseen > omissionLimit, fmt.Sprintf("%d requests at or above %.0f ms of the %.0f due: %.1f %% missing from its tail", seen, g.TailAt, g.TailDue, 100*unseen)
+}
+
+// tailOnly decides the stall check from percentiles alone. It passes
+// when the tail reaches half the shortest stall (TailAt); for a tool
+// that corrected its figures (Correction), a percentile reaching the
+// stall is said to be the correction's when its requests cannot account
+// for it. A max below TailAt is a request's figure even in a corrected
+// summary, so the tool holds none of the requests the stalls held that
+// long, and the tail rule (tailMissing) decides on a count of 0: a FAIL
+// where requests were due in a stall the tool ran through and every
+// request it sent got a response. Otherwise it cannot tell.
 func (g *Grading) tailOnly(c Check) Check {
 	r := g.Report
 	c.Verdict, c.Text = CannotTell, "no per-request data or times: cannot tell which requests fell in a stall"
@@ -320,7 +344,26 @@ func (g *Grading) tailOnly(c Check) Check {
 			return c
 		}
 	}
-	c.Text += fmt.Sprintf(", and its tail (max %.1f ms) does not reach %.0f ms", r.Lat.Max, g.TailAt)
+	below := fmt.Sprintf("its max %.1f ms is below %.0f ms (half the shortest stall, %.0f ms)", r.Lat.Max, g.TailAt, 2*g.TailAt)
+	switch {
+	case math.IsNaN(r.Lat.Max):
+		c.Text += fmt.Sprintf(", and its percentiles do not reach %.0f ms while its max is not known", g.TailAt)
+		return c
+	case !g.RanThrough:
+		c.Text = below + ", but a stall may not have ended while the tool ran (placed nowhere, or the stall outlasts its span): its requests may have been answered after the tool stopped recording"
+		return c
+	case r.Sent > r.Responses:
+		c.Text = below + fmt.Sprintf(", but %d of its requests got no response (errors or timeouts): the stalls' requests may be among them", r.Sent-r.Responses)
+		return c
+	case g.TailDue < 1:
+		c.Text = below + fmt.Sprintf(", and at its rate (%.1f/s) less than one request was due that long in the stalls", g.Rate)
+		return c
+	}
+	hid, text := g.tailMissing(0)
+	c.Text = below + ", so none of its requests waited that long: " + text
+	if hid {
+		c.Verdict, c.Text = Fail, "coordinated omission (from the tail): "+c.Text
+	}
 	return c
 }
 

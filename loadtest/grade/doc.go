@@ -18,7 +18,8 @@
 //   - stalls visible: when the truth has stalls, the tool sent the
 //     requests its own rate outside them puts in them, and its tail holds
 //     them (latencies at or above half the shortest stall); more than 25 %
-//     missing is coordinated omission, reported with the share never sent.
+//     missing is coordinated omission, reported with the share never sent
+//     or missing from the tail.
 //
 // A file is graded only against a truth whose window covers its span
 // (within the larger of 100 ms and 1 % of the span, the lab's clock
@@ -49,8 +50,12 @@
 //     and C connections", the Latency Distribution (50/75/90/99 %), the
 //     thread stats' Latency avg and max, "Non-2xx or 3xx responses" and
 //     "Socket errors". No per-request data and no times: counts and
-//     percentiles are graded, and the stall check is "cannot tell" unless
-//     its tail reaches the stall. wrk's percentiles, mean and stdev are not
+//     percentiles are graded, and the stall check passes when its tail
+//     reaches half the shortest stall. It fails when its max, a request's,
+//     does not, though requests were due in a stall that ended while wrk
+//     ran and every request got a response: none of the stall's requests
+//     is in its tail (coordinated omission, by the same 25 % rule). It
+//     cannot tell otherwise. wrk's percentiles, mean and stdev are not
 //     of its requests: wrk 4.0 and later corrects its latency record for
 //     coordinated omission before printing it (wrk's src/stats.c,
 //     stats_correct, called from src/wrk.c; its commit "remove calibration
