@@ -25,7 +25,7 @@ import (
 // the verdict: the grid's best and the winners measured again side by
 // side in -side-by-side interleaved rounds, a winner within the best when
 // the median of its round-by-round ratios reaches -within
-// (docs/tunebench-verdict.md). The results are written in full whatever
+// (docs/experiments.md, "The tuner against the grid"). The results are written in full whatever
 // the verdict; a winner not within exits 3.
 func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("tunebench", flag.ContinueOnError)

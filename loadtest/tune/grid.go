@@ -78,7 +78,7 @@ type GridSpec struct {
 	// ratios, a winner's over the grid's best's, at which the winner is
 	// within the grid's best (SideVerdict). It lies beyond the drift of
 	// one setting measured twice on the lab's VM and above the ratios of
-	// winners off the grid's plateau (docs/tunebench-verdict.md).
+	// winners off the grid's plateau (docs/experiments.md, "The tuner against the grid").
 	Within float64 `json:"within" flag:"within" default:"0.95" help:"a winner is within the grid's best when the median of its round-by-round throughput ratios (winner over best, side by side) is at least this"`
 }
 
