@@ -247,6 +247,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			fmt.Fprintf(&b, "| %s |\n", strings.Join(row, " | "))
 		}
 	}
+	b.WriteString(profilesSideBySide(res, 8))
 	b.WriteString("\n## Charts\n\n")
 	for _, c := range charts {
 		fmt.Fprintf(&b, "![%s](%s.png)\n\n", c.Title, c.Base)
@@ -426,6 +427,7 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
 {{with .Disk}}<h2>Disk under the database</h2><p>{{.Caption}}:</p>
 <table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
+{{with .SideBySide}}<pre>{{.}}</pre>{{end}}
 <h2>Charts</h2>
 {{range .Charts}}<figure class="chart">{{.SVG}}<figcaption>{{.Title}} (<a href="{{.Base}}.png">PNG</a>, <a href="{{.Base}}.svg">SVG</a>)</figcaption></figure>{{end}}
 {{$res := .Res}}
@@ -479,7 +481,7 @@ func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTab
 	}
 	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
 		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res),
-		"OperatingPoint": operatingPoint(res)}, nil
+		"OperatingPoint": operatingPoint(res), "SideBySide": profilesSideBySide(res, 8)}, nil
 }
 
 // writeDashboard writes the dashboard page with frames inlined to path.
