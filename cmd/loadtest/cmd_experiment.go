@@ -95,7 +95,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		Target: contract.Board, NoPin: !*pin})
 	dash.stop(stderr) // the experiment published the end and closed the hub itself
 	if res != nil && len(res.Claims) > 0 {
-		fmt.Fprintln(stdout, "claims:")
+		fmt.Fprintln(stdout, "claims: "+res.ClaimCounts())
 		for _, c := range res.Claims {
 			fmt.Fprintln(stdout, "  "+c.ClaimLine())
 		}

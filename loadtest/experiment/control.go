@@ -198,6 +198,10 @@ func controlMarkdown(c claimResult) string {
 	return b.String()
 }
 
+// ClaimCounts says how many of the claims had each outcome, e.g. "7
+// reproduced, 1 does not discriminate"; "" without claims.
+func (r *Result) ClaimCounts() string { return claimCounts(r.Claims) }
+
 // claimCounts says how many claims had each outcome, e.g. "7 reproduced,
 // 1 does not discriminate, 1 not reproduced", in the outcomes' order.
 func claimCounts(cs []claimResult) string {
