@@ -35,6 +35,11 @@ type GridResult struct {
 	// first: the grid's best is the highest of many noisy figures taken
 	// minutes apart from the winners', and these compare them at one time.
 	Side []*Measurement `json:"side_by_side,omitempty"`
+	// Control is the grid's best against itself: measured twice in each
+	// side-by-side round (last in Side), judged as a winner is. Equal
+	// settings must read within the threshold both ways, or the rounds'
+	// noise is beyond it and no tuning's verdict is decided.
+	Control *SideVerdict `json:"side_by_side_control,omitempty"`
 	// Spec is how the grid was ordered, measured at the end and judged.
 	Spec GridSpec `json:"grid_spec"`
 }
@@ -220,11 +225,14 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 			ks = append(ks, t.Tune.Winner)
 		}
 	}
+	ks = append(ks, g.Best.Knobs) // the control: the best again, in every round
 	ms, err := SideBySide(ctx, spec, target, Options{Restart: opt.Restart}, ks, gs.Rounds)
 	if err != nil {
 		return err
 	}
 	g.Side = ms
+	control := judgeControl(ms[len(ms)-1], ms[0], gs.Within)
+	g.Control = &control
 	for i, m := range ms {
 		opt.Logf("side by side %d/%d: %s: %.0f/s (%.0f-%.0f), %s %.2f ms", i+1, len(ms), short(m.Knobs), m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median)
 	}
@@ -232,7 +240,7 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 		w := ms[slices.Index(ks, t.Tune.Winner)]
 		r := ratio(w.Throughput, ms[0].Throughput)
 		t.SideRatio = &r
-		t.Verdict = judgeSide(w, ms[0], gs.Within)
+		t.Verdict = control.undecides(judgeSide(w, ms[0], gs.Within))
 	}
 	return nil
 }

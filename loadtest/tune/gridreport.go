@@ -12,6 +12,9 @@ func (g *GridResult) Report(logf func(format string, a ...any), repeats int) {
 	if len(g.Disturbed) > 0 {
 		logf("grid: %d attempts disturbed and measured again; %d settings never undisturbed (left out of the best)", len(g.Disturbed), len(g.Unmeasured))
 	}
+	if g.Control != nil {
+		logf("control, the grid's best against itself round by round: %s", g.Control)
+	}
 	for _, t := range g.Tunes {
 		w := t.Tune.WinnerStep()
 		logf("tuner from %s: winner %s: %.0f/s (%.0f-%.0f), %s %.2f ms, %s the objectives", short(t.Tune.Start), short(t.Tune.Winner), w.Throughput.Median, w.Throughput.Min, w.Throughput.Max,

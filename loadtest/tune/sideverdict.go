@@ -65,6 +65,29 @@ func judgeSide(winner, best *Measurement, threshold float64) SideVerdict {
 	return v
 }
 
+// judgeControl holds a setting against itself, measured twice in the
+// same rounds: within when the median ratio lies between the threshold
+// and its inverse, since of two equal settings either may read higher.
+func judgeControl(again, best *Measurement, threshold float64) SideVerdict {
+	v := judgeSide(again, best, threshold)
+	if v.Decided && threshold > 0 && v.Ratio.Median > 1/threshold {
+		v.Within = false
+	}
+	return v
+}
+
+// undecides returns v undecided when the control c, the best against
+// itself, read outside the threshold: the rounds cannot tell a winner's
+// shortfall from their own noise.
+func (c SideVerdict) undecides(v SideVerdict) SideVerdict {
+	if !c.Decided || c.Within || !v.Decided {
+		return v
+	}
+	v.Decided, v.Within = false, false
+	v.Why = "the grid's best against itself read " + c.String() + ": equal settings differ by more than the threshold in these rounds"
+	return v
+}
+
 // String gives the verdict with its figures: "within: median ratio 0.976
 // >= 0.95 over 5 rounds (0.961 0.990 0.976 0.970 0.981; 0.961-0.990)",
 // "not within: ... < 0.95 ...", or "no verdict: " and why.
@@ -72,15 +95,18 @@ func (v SideVerdict) String() string {
 	if !v.Decided {
 		return "no verdict: " + v.Why
 	}
-	word, op := "within", ">="
-	if !v.Within {
+	word, op, bound := "within", ">=", fmt.Sprintf("%g", v.Threshold)
+	switch {
+	case !v.Within && v.Ratio.Median >= v.Threshold:
+		word, op, bound = "not within", ">", fmt.Sprintf("1/%g", v.Threshold) // a control above the inverse
+	case !v.Within:
 		word, op = "not within", "<"
 	}
 	rs := make([]string, len(v.Rounds))
 	for i, r := range v.Rounds {
 		rs[i] = fmt.Sprintf("%.3f", r)
 	}
-	s := fmt.Sprintf("%s: median ratio %.3f %s %g over %d rounds (%s; %.3f-%.3f)", word, v.Ratio.Median, op, v.Threshold,
+	s := fmt.Sprintf("%s: median ratio %.3f %s %s over %d rounds (%s; %.3f-%.3f)", word, v.Ratio.Median, op, bound,
 		len(v.Rounds), strings.Join(rs, " "), v.Ratio.Min, v.Ratio.Max)
 	if v.Why != "" {
 		s += "; " + v.Why

@@ -122,3 +122,29 @@ func TestGridReport(t *testing.T) {
 		t.Errorf("NotWithin = %d; want 1 (one not within, one within, one undecided)", n)
 	}
 }
+
+// TestJudgeControl: the grid's best against itself is within when its
+// median ratio lies between the threshold and its inverse, either side.
+func TestJudgeControl(t *testing.T) {
+	best := sideBy(7600, 7500, 7700, 7400, 7550)
+	for _, tt := range []struct {
+		name   string
+		again  *Measurement
+		within bool
+		text   string
+	}{
+		{"equal within the noise", sideBy(7650, 7450, 7600, 7500, 7500), true, "within: median ratio 0.993 >= 0.95"},
+		{"the second reading 8 % low", sideBy(scaled([]float64{7600, 7500, 7700, 7400, 7550}, 0.92, 0)...), false, "not within: median ratio 0.920 < 0.95"},
+		{"the second reading 8 % high", sideBy(scaled([]float64{7600, 7500, 7700, 7400, 7550}, 1.08, 0)...), false, "not within: median ratio 1.080 > 1/0.95"},
+	} {
+		v := judgeControl(tt.again, best, 0.95)
+		if !v.Decided || v.Within != tt.within || !strings.HasPrefix(v.String(), tt.text) {
+			t.Errorf("%s: %q (within %v); want %q..., within %v", tt.name, v, v.Within, tt.text, tt.within)
+		}
+		// A winner at 0.97 x is decided only when the control is within.
+		w := v.undecides(judgeSide(sideBy(scaled([]float64{7600, 7500, 7700, 7400, 7550}, 0.97, 0)...), best, 0.95))
+		if w.Decided != tt.within || (!tt.within && !strings.Contains(w.Why, "the grid's best against itself read")) {
+			t.Errorf("%s: the winner's verdict %q (decided %v); want decided %v, undecided saying why", tt.name, w, w.Decided, tt.within)
+		}
+	}
+}
