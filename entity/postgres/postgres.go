@@ -164,7 +164,7 @@ func (s *pgStore) dial(ctx context.Context) (*pgx.Conn, error) {
 		return nil, classify(err)
 	}
 	s.opened.Add(1)
-	if err := c.Ping(ctx); err != nil {
+	if err := ping(ctx, c.PgConn()); err != nil {
 		closeConn(c)
 		return nil, classify(err)
 	}
@@ -283,7 +283,7 @@ func (s *pgStore) pooled(ctx context.Context) (*pgConn, error) {
 			return nil, classify(err)
 		}
 		if idle > pingAfterIdle {
-			if err := c.Ping(ctx); err != nil {
+			if err := ping(ctx, c.PgConn()); err != nil {
 				s.pool.Release(c, true)
 				if ctx.Err() != nil {
 					return nil, ctx.Err()
@@ -386,7 +386,7 @@ func (s *pgStore) Ping(ctx context.Context) error {
 		return fmt.Errorf("ping postgres: %w", err)
 	}
 	defer c.Release()
-	if err := c.c.Ping(ctx); err != nil {
+	if err := ping(ctx, c.c.PgConn()); err != nil {
 		return fmt.Errorf("ping postgres: %w", c.classify(ctx, err))
 	}
 	return nil
