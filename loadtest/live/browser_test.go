@@ -105,7 +105,11 @@ func feed(ctx context.Context, h *live.Hub, interval time.Duration, early int, b
 						sum.Peak = f.Step
 					}
 					if si == 1 {
-						claims = append(claims, live.Claim{ID: run + "-scale", Text: run + ": throughput grows from 1 to 5 clients", Outcome: live.Reproduced})
+						out := live.Reproduced
+						if ri == 1 {
+							out = live.DoesNotDiscriminate // its control held too
+						}
+						claims = append(claims, live.Claim{ID: run + "-scale", Text: run + ": throughput grows from 1 to 5 clients", Outcome: out})
 					}
 					if si == 3 {
 						out := live.Reproduced
@@ -365,8 +369,12 @@ func TestDashboardInBrowser(t *testing.T) {
 			absent, strings.Contains(legend, "not available on this OS"), err)
 	}
 	claims, err := chromedp.Run(ctx, chromedp.Text(`ul.claims`))
-	if err != nil || !strings.Contains(claims, "not reproduced") || !strings.Contains(claims, "levels off") {
+	if err != nil || !strings.Contains(claims, "not reproduced") || !strings.Contains(claims, "does not discriminate") || !strings.Contains(claims, "levels off") {
 		t.Errorf("claims list %q (%v); want the four claims with their outcomes", claims, err)
+	}
+	count, err := chromedp.Run(ctx, chromedp.Text(`p.claims-count`))
+	if want := "2 reproduced, 1 does not discriminate, 1 not reproduced"; err != nil || count != want {
+		t.Errorf("claims count %q (%v); want %q", count, err, want)
 	}
 
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
