@@ -491,20 +491,7 @@ func measureSide(o operand, res *Result) sideResult {
 		return tuneSide(o, res, f)
 	}
 	s := sideResult{Factor: f}
-	fig := o.Metric
-	switch {
-	case o.Label != "":
-		fig = o.Label + " " + o.Metric
-	case o.Reading != "":
-		fig = o.Reading
-		for _, m := range o.Minus {
-			fig += " less " + m
-		}
-	case o.Profile != "":
-		fig = fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
-	case o.Truth != "":
-		fig = "truth " + o.Truth
-	}
+	fig := operandFigure(o)
 	s.format, s.unit, s.share = sideFormat(o, res.Stats)
 	at := clientsText(o.Clients)
 	if o.At != "" {
@@ -589,6 +576,26 @@ func measureSide(o operand, res *Result) sideResult {
 		s.slots = slots
 	}
 	return s
+}
+
+// operandFigure names the figure an operand reads, e.g. "AllView
+// throughput" or "worker time less connection time".
+func operandFigure(o operand) string {
+	switch {
+	case o.Label != "":
+		return o.Label + " " + o.Metric
+	case o.Reading != "":
+		fig := o.Reading
+		for _, m := range o.Minus {
+			fig += " less " + m
+		}
+		return fig
+	case o.Profile != "":
+		return fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
+	case o.Truth != "":
+		return "truth " + o.Truth
+	}
+	return o.Metric
 }
 
 // peakBusy says, for an operand at a run's peak, why the peak is not
