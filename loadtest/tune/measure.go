@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"strings"
 	"time"
 
 	"bbslab/loadtest"
@@ -440,17 +439,6 @@ func short(k watch.Knobs) string {
 		return fmt.Sprintf("%d/%d-%d", k.Workers, k.PoolMin, k.Pool)
 	}
 	return fmt.Sprintf("%d/%d", k.Workers, k.Pool)
-}
-
-// joinNonEmpty joins the non-empty parts with sep.
-func joinNonEmpty(sep string, parts ...string) string {
-	var out []string
-	for _, p := range parts {
-		if p != "" {
-			out = append(out, p)
-		}
-	}
-	return strings.Join(out, sep)
 }
 
 // widen returns s with its range widened to at least ±floor of its
