@@ -8,21 +8,25 @@ import (
 	"bbslab/loadtest/live"
 )
 
-// An explanation is said under a claim when the claim reads When (default
-// "not reproduced") and its check holds: what the readings say the limit
-// was instead of the one the claim names, with the figures.
+// An explanation is said under a claim when the claim reads one of When
+// (default: "not reproduced") and its check holds: what the readings say
+// the limit was instead of the one the claim names, with the check's
+// figures and those of Show.
 //
 //	[[claim.explain]]
-//	text  = "requests waited for the core outside the pool: the CPU queue, not the pool, is the limit here"
-//	left  = { run = "graph 2", at = "peak", reading = "worker time", minus = ["connection time", "pool wait"] }
+//	when  = ["not reproduced", "inconclusive"]
+//	text  = "another process took the board's core: the CPU queue, not the pool, is the limit here"
+//	left  = { run = "graph 2", at = "peak", reading = "server core busy", minus = ["server CPU"] }
 //	op    = ">="
-//	right = { run = "graph 2", at = "peak", reading = "connection time", factor = 0.25 }
+//	right = { value = 10 }
+//	show  = [{ run = "graph 2", at = "peak", reading = "worker time", minus = ["connection time", "pool wait"] }]
 type explanation struct {
-	When  live.Outcome `toml:"when"`
-	Text  string       `toml:"text"`
-	Left  operand      `toml:"left"`
-	Op    string       `toml:"op"`
-	Right operand      `toml:"right"`
+	When  []live.Outcome `toml:"when"`
+	Text  string         `toml:"text"`
+	Left  operand        `toml:"left"`
+	Op    string         `toml:"op"`
+	Right operand        `toml:"right"`
+	Show  []operand      `toml:"show"`
 }
 
 // checkExplanations returns what is wrong with a claim's explanations.
@@ -33,11 +37,13 @@ func (e *Experiment) checkExplanations(c *claim) []string {
 		bad := func(format string, a ...any) {
 			out = append(out, fmt.Sprintf("explain %d: ", i+1)+fmt.Sprintf(format, a...))
 		}
-		if x.When == "" {
-			x.When = live.NotReproduced
+		if len(x.When) == 0 {
+			x.When = []live.Outcome{live.NotReproduced}
 		}
-		if !slices.Contains(live.Outcomes, x.When) {
-			bad("when = %q: want one of %q", x.When, live.Outcomes)
+		for _, w := range x.When {
+			if !slices.Contains(live.Outcomes, w) {
+				bad("when: %q: want one of %q", w, live.Outcomes)
+			}
 		}
 		if strings.TrimSpace(x.Text) == "" {
 			bad("text: missing: what the readings say")
@@ -53,6 +59,14 @@ func (e *Experiment) checkExplanations(c *claim) []string {
 				bad("%s: %s", side.name, msg)
 			}
 		}
+		for j := range x.Show {
+			if x.Show[j].Value != nil {
+				bad("show %d: a constant shows nothing", j+1)
+			}
+			for _, msg := range e.checkOperand(&x.Show[j]) {
+				bad("show %d: %s", j+1, msg)
+			}
+		}
 	}
 	return out
 }
@@ -62,12 +76,18 @@ func (e *Experiment) checkExplanations(c *claim) []string {
 func explain(xs []explanation, outcome live.Outcome, res *Result) []string {
 	var out []string
 	for _, x := range xs {
-		if x.When != outcome {
+		if !slices.Contains(x.When, outcome) {
 			continue
 		}
-		if kr := evaluateCheck(check{Left: x.Left, Op: x.Op, Right: x.Right}, res); kr.Outcome == live.Reproduced {
-			out = append(out, fmt.Sprintf("%s (%s)", x.Text, strings.TrimSuffix(kr.Text, ": reproduced")))
+		kr := evaluateCheck(check{Left: x.Left, Op: x.Op, Right: x.Right}, res)
+		if kr.Outcome != live.Reproduced {
+			continue
 		}
+		figs := []string{strings.TrimSuffix(kr.Text, ": reproduced")}
+		for _, o := range x.Show {
+			figs = append(figs, measureSide(o, res).text())
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", x.Text, strings.Join(figs, "; ")))
 	}
 	return out
 }
