@@ -578,7 +578,7 @@ func measureSide(o operand, res *Result) sideResult {
 	return s
 }
 
-// operandFigure names the figure an operand reads, e.g. "AllView
+// operandFigure names the figure an operand reads, e.g. "search
 // throughput" or "worker time less connection time".
 func operandFigure(o operand) string {
 	switch {
