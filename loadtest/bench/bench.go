@@ -305,7 +305,7 @@ func (b *bench) external(ctx context.Context, re *regexp.Regexp, name string, ar
 
 // heyModule is the hey that bench builds when none is on PATH: a pinned
 // version, so that two runs of bench compare with the same client (v0.1.5 is
-// the newest release the module proxy lists, looked up 2026-12-01).
+// the newest release the module proxy lists).
 const heyModule = "github.com/rakyll/hey@v0.1.5"
 
 // findHey returns a hey binary, building one if needed and possible.

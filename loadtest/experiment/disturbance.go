@@ -208,8 +208,7 @@ type span struct {
 	// steal is the hypervisor's part of interference, where read
 	// (hasSteal): judged on its own too, for a CPU-bound process that
 	// takes the cores' free time hides it in interference (the process
-	// gets less, the total stays; the steady-hog run of 2026-12-03 18:32
-	// UTC served 32 % less at 32 % steal with interference unchanged).
+	// gets less, the total stays: docs/measurements.md, the steady hog).
 	steal    float64
 	hasSteal bool
 }

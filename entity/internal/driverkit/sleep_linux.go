@@ -14,12 +14,11 @@ import (
 // Go's timers wake a processor that has nothing else to run only when the
 // netpoller's epoll_wait returns, and its timeout is in whole milliseconds:
 // on a server pinned to one core whose requests all wait, a time.Sleep of
-// 300 µs took 1.06 ms on average and one of 1 ms took 1.06 ms too
-// (GOMAXPROCS=1, taskset -c 0, 2026-12-01). A real round trip ends when
+// a few hundred µs takes about a whole millisecond (docs/measurements.md,
+// "The database at a distance"). A real round trip ends when
 // the reply makes its socket readable, which wakes epoll_wait at once. So
 // the wait is a timerfd in the netpoller: the kernel's high-resolution
-// timer makes the descriptor readable when it is due (300 µs: 0.32 ms
-// measured the same way), and the waiting goroutine is parked off the CPU
+// timer makes the descriptor readable when it is due, and the waiting goroutine is parked off the CPU
 // like one reading a socket.
 
 // timerFD is a non-blocking timerfd registered with the netpoller.
