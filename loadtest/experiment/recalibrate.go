@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"math"
@@ -67,10 +68,10 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 		return nil
 	}
 	x.note(reason + fmt.Sprintf(": the calibration is redone before sweep %d", sweep+1))
-	start, before := time.Now(), x.res.Disturbance.ExtraSeconds
+	start, before := time.Now(), x.budgetOf().Used
 	redone, err := x.calibrateOn(ctx, lr)
 	// All of it is extra, the probes it took again included (once).
-	x.res.Disturbance.ExtraSeconds = before
+	x.budgetOf().Used = before
 	x.spent(time.Since(start))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -135,14 +136,14 @@ func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, swe
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
 	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, clientsText(c.Clients))
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
-	tol, why := cpuTolerance(cal, x.e.Disturbance.CPUPerRequest)
+	tol, why := cpuTolerance(cal, &x.e.Disturbance)
 	if got, ok := cpuPerRequest(at, cpu); ok && ref > 0 && math.Abs(got-ref)/ref*100 > tol {
 		return fmt.Sprintf("the board's CPU per request %s was %.3f ms in sweep %d against the calibration's %.3f ms (%+.0f %%; %s)",
 			where, got, sweep, ref, 100*(got-ref)/ref, why)
 	}
-	if floor := x.stealFloor[0]; cal.Steal != nil && floor != nil && *cal.Steal-*floor > x.e.Disturbance.Threshold {
+	if floor, ok := x.judgeOf().Floor(true); cal.Steal != nil && ok && *cal.Steal-floor > x.e.Disturbance.Threshold {
 		return fmt.Sprintf("the calibration ran while the hypervisor took %.1f %% of a core from the server's cores (steal); by sweep %d the run read them with %.1f (threshold %g points)",
-			*cal.Steal, sweep, *floor, x.e.Disturbance.Threshold)
+			*cal.Steal, sweep, floor, x.e.Disturbance.Threshold)
 	}
 	v, ok := at.Server[cal.Reading]
 	if !ok {
@@ -162,24 +163,19 @@ func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, swe
 	return ""
 }
 
-// cpuNoiseFactor times the calibration's CPU noise is the least drift of
-// the CPU per request that redoes it.
-const cpuNoiseFactor = 2
-
 // cpuTolerance is how far, in % of the calibration's, the board's CPU per
 // request at the calibration's point may move before the calibration no
-// longer puts the board where the file says: disturbance.cpu_per_request
-// (perRequest), or cpuNoiseFactor x the calibration's own CPU noise when
-// that is more. It also says which, in words.
-func cpuTolerance(cal *Calibration, perRequest float64) (float64, string) {
-	tol, why := perRequest, fmt.Sprintf("disturbance.cpu_per_request %g %%", perRequest)
-	if n := cpuNoiseFactor * cal.CPUNoise; n > tol {
-		// A machine whose CPU per request moved this much between two
-		// probes a few seconds apart (beside a CPU-bound process: 18 %
-		// on 2026-12-03) would recalibrate on its own noise.
-		tol, why = n, fmt.Sprintf("%g x the %.1f %% the calibration's two probes with no wait differed by, above disturbance.cpu_per_request %g %%", float64(cpuNoiseFactor), cal.CPUNoise, perRequest)
+// longer puts the board where the file says: the slow rule's tolerance
+// (measure.Rules.Tolerance) over the noise of the calibration's two
+// probes with no wait. It also says which, in words.
+func cpuTolerance(cal *Calibration, rules *measure.Rules) (float64, string) {
+	// CPUNoise is the two probes' difference over their mean: each is
+	// half of it off their middle.
+	noise := cal.CPUNoise / 2
+	if tol, fromNoise := rules.Tolerance(noise); fromNoise {
+		return tol, fmt.Sprintf("%d x the %.1f %% each of the calibration's two probes with no wait was off their middle, above disturbance.cpu_per_request %g %%", measure.NoiseTimes, noise, rules.CPUPerRequest)
 	}
-	return tol, why
+	return rules.CPUPerRequest, fmt.Sprintf("disturbance.cpu_per_request %g %%", rules.CPUPerRequest)
 }
 
 // movedFromCalibration says why the claims on the calibration's share
@@ -220,8 +216,8 @@ func (r *Result) movedFromCalibration() string {
 	if len(cpus) == 0 {
 		return ""
 	}
-	got := middle(cpus)
-	tol, why := cpuTolerance(cal, r.Disturbance.CPUPerRequest)
+	got := measure.Median(cpus)
+	tol, why := cpuTolerance(cal, &measure.Rules{CPUPerRequest: r.Disturbance.CPUPerRequest})
 	if math.Abs(got-ref)/ref*100 <= tol {
 		return ""
 	}

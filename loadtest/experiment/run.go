@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"encoding/json"
 	"errors"
@@ -306,10 +307,11 @@ type experimentRunner struct {
 	// was tried (calibrate.go's recalibrate: at most once).
 	recals     int
 	recalTried bool
-	// stealFloor is the lowest steal (% of one core) read so far on the
-	// server's cores [0] and the generator's [1], nil until one is read
-	// (seeSteal).
-	stealFloor [2]*float64
+	// judge applies the disturbance rule; budget is the extra measuring
+	// time re-measures may take (disturbance.max_extra): both through
+	// judgeOf and budgetOf, which set them up from the file on first use.
+	judge  measure.Judge
+	budget *measure.Budget
 }
 
 // describe reads the stats URL once, at the first step, when the file
