@@ -45,7 +45,9 @@ type Disturbance struct {
 	MaxAttempts     int     `json:"max_attempts"`
 	MaxExtraSeconds float64 `json:"max_extra_seconds"`
 	CPUPerRequest   float64 `json:"cpu_per_request"`
-	SettleSeconds   float64 `json:"settle_seconds,omitempty"`
+	// NoiseFloor is the noise rule's floor, in % of a median.
+	NoiseFloor    float64 `json:"noise_floor_percent,omitempty"`
+	SettleSeconds float64 `json:"settle_seconds,omitempty"`
 	// Interference, Steal and CPU name the readings (Result.Stats) of the
 	// server's cores' interference, its steal and the server's own CPU;
 	// empty where the target gives none.
