@@ -97,11 +97,9 @@ const minSweepsAfter = 2
 
 // leaveOutEarlier drops every measurement of the live runs taken on an
 // earlier calibration: the board then had another wait, so they are not
-// repeats of the points the sweeps after measure (2026-12-04 17:49 UTC,
-// beside a CPU-bound process: the wait went from 1.738 to 0.499 ms before
-// sweep 2, and sweep 1's repeats, kept, left g1-gain and g3-cpu-bound
-// inconclusive on pairs 1.557 against 0.938 and 1.337, share 60.4 against
-// 94.5 and 96.2). They stay in the JSON, marked; the claims count the
+// repeats of the points the sweeps after measure (kept, they leave the
+// claims on pairs of two different waits: docs/measurements.md, "steal
+// that comes and goes, a redone calibration"). They stay in the JSON, marked; the claims count the
 // sweeps after the recalibration as the planned ones (Result.sweepsUsed).
 func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *Calibration) {
 	c := x.e.Calibrate
@@ -185,11 +183,9 @@ func cpuTolerance(cal *Calibration, rules *measure.Rules) (float64, string) {
 // request at the calibration's point, the median over the repeats the
 // claims use, is off the calibration in force by more than the tolerance
 // that redoes it (cpuTolerance), the wait no longer puts the board at the
-// file's point and the share measures the machine, not the board: on
-// 2026-12-04 at 19:09 UTC both calibrations ran while the board spent 0.31
-// ms a request, the sweeps the claims stood on while it spent 0.195, and
-// g1-point and g3-cpu-bound were decided "not reproduced" on shares of 40
-// and 70 % (docs/measurements.md, R4). The calibration is redone at most
+// file's point and the share measures the machine, not the board
+// (docs/measurements.md, "steal that comes and goes, a redone
+// calibration"). The calibration is redone at most
 // once (recalibrate), so the claims then read "not measured: the machine
 // moved from its calibration".
 func (r *Result) movedFromCalibration() string {

@@ -337,10 +337,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 // tol %, in the slot of a repeat left out (measured on a calibration since
 // redone, or disturbed with no attempt left): with two, the quiet kind
 // cannot tell which is off, and each claim on the point reads a range
-// that spans both (2026-12-04 18:13 UTC: graph 1 at 10 clients read 0.211
-// and 0.333 ms a request, 59.8 and 76.7 % of its capacity, in the two
-// sweeps after a redone calibration; g1-point's range spanned its band).
-// The suspect check then has three to judge. Within max_extra, not in its
+// that spans both. The suspect check then has three to judge. Within max_extra, not in its
 // reserved half, once per point.
 func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *point, cpu string, tol float64, why string) error {
 	rs := p.repeats()

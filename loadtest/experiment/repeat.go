@@ -442,4 +442,3 @@ func formatNum(format string, v float64) string {
 	}
 	return fmt.Sprintf("%.3g", v)
 }
-
