@@ -41,7 +41,8 @@ type Role struct {
 // CreateRole creates a role of its own (LOGIN, not a superuser, whom
 // CONNECTION LIMIT does not hold) with connLimit (0 or less: none) and a
 // database it owns, over the admin DSN (a role that may CREATE ROLE and
-// CREATE DATABASE, such as the lab's root).
+// CREATE DATABASE: a superuser, or one with CREATEROLE and CREATEDB as
+// docs/postgres.md makes it).
 func CreateRole(ctx context.Context, admin string, connLimit int) (*Role, error) {
 	cfg, err := pgx.ParseConfig(admin)
 	if err != nil {

@@ -97,7 +97,7 @@ func firstLine(s string) string {
 // CGO_ENABLED and a C program built by go env CC.
 func (c Config) checkGo(ctx context.Context) []Check {
 	g := Check{Name: "go"}
-	cg := Check{Name: "cgo", Status: Missing, Fact: "not read: Go is missing",
+	cg := Check{Name: "cgo", Status: Missing, Fact: "not read: go env did not answer (see go)",
 		Fix: c.install("gcc", "gcc") + ", then check again"}
 	if c.GOOS == "darwin" {
 		cg.Fix = "xcode-select --install (Xcode's command-line tools)"
