@@ -268,7 +268,7 @@ func (ch knobChange) poolSizes(cur entity.PoolStats) (minConns, maxConns int, re
 func parseKnobs(t knob.Table, f url.Values) (knobChange, []string) {
 	ch := knobChange{v: map[string]int64{}, wait: defaultKnobWait}
 	var problems []string
-	live := t.LiveKeys()
+	live := liveKeys(t)
 	for k := range f {
 		if !slices.Contains(live, k) && k != "wait" {
 			problems = append(problems, fmt.Sprintf("unknown key %q: want %s, wait", k, strings.Join(live, ", ")))
@@ -295,6 +295,17 @@ func parseKnobs(t knob.Table, f url.Values) (knobChange, []string) {
 	}
 	slices.Sort(problems)
 	return ch, problems
+}
+
+// liveKeys are the keys of the knobs of t a running board sets.
+func liveKeys(t knob.Table) []string {
+	var keys []string
+	for _, d := range t {
+		if d.Live {
+			keys = append(keys, d.Key)
+		}
+	}
+	return keys
 }
 
 // first is a form value's first entry, "" when it has none.

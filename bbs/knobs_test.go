@@ -269,7 +269,7 @@ func TestKnobsBounds(t *testing.T) {
 		}
 	}
 	_, body := get(t, adm.URL+"/admin/knobs")
-	for _, key := range knob.Board.LiveKeys() {
+	for _, key := range liveKeys(knob.Board) {
 		if !strings.Contains(body, `"`+key+`":`) {
 			t.Errorf("GET /admin/knobs = %s; want %s in it", body, key)
 		}

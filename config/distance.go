@@ -9,14 +9,7 @@ package config
 // embedded in Config, so its keys are top-level keys of the TOML file.
 // Zero everywhere (the default) adds nothing; knob.Board bounds them.
 type Distance struct {
-	// DBLatency is added to every statement's round trip while the
-	// connection is held.
-	DBLatency Duration `toml:"db_latency"`
-	// DBLatencyJitter spreads each statement's wait uniformly over
-	// DBLatency ± DBLatencyJitter (never below 0), as toxiproxy's latency
-	// toxic does.
-	DBLatencyJitter Duration `toml:"db_latency_jitter"`
-	// ConnectLatency is added to opening each physical connection: the TCP
-	// handshake, authentication and backend start-up of a remote database.
-	ConnectLatency Duration `toml:"connect_latency"`
+	DBLatency       Duration `toml:"db_latency"`        // each statement's wait while its connection is held
+	DBLatencyJitter Duration `toml:"db_latency_jitter"` // its spread: uniform over latency ± jitter, as toxiproxy's latency toxic
+	ConnectLatency  Duration `toml:"connect_latency"`   // added to opening each physical connection (TCP, authentication, backend start)
 }

@@ -2,7 +2,6 @@ package config
 
 import (
 	"flag"
-	"fmt"
 	"io"
 	"reflect"
 	"slices"
@@ -23,13 +22,12 @@ func TestKnobBounds(t *testing.T) {
 			below = d.Min
 		}
 		for _, c := range []struct{ ok, bad int64 }{{below + 1, below}, {d.Max, d.Max + 1}} {
-			want := fmt.Sprintf("%s = %s: must be %s", d.Key, d.Format(c.bad), d.Bounds())
-			if !strings.Contains(want, d.Unit) || !strings.Contains(want, d.Format(d.Max)) {
-				t.Errorf("%s: %q names no unit %q or no bound", d.Key, want, d.Unit)
-			}
 			for _, how := range []string{"toml", "flag"} {
-				if _, err := parse(t, knobArgs(t, how, d, c.bad)...); err == nil || !strings.Contains(err.Error(), want) {
-					t.Errorf("%s %s = %s: %v; want %q", how, d.Key, d.Format(c.bad), err, want)
+				_, err := parse(t, knobArgs(t, how, d, c.bad)...)
+				for _, w := range []string{d.Key + " = " + d.Format(c.bad) + ": must be ", d.Format(d.Min), d.Format(d.Max), d.Unit} {
+					if err == nil || !strings.Contains(err.Error(), w) {
+						t.Errorf("%s %s = %s: %v; want it refused saying %q", how, d.Key, d.Format(c.bad), err, w)
+					}
 				}
 				if _, err := parse(t, knobArgs(t, how, d, c.ok)...); err != nil {
 					t.Errorf("%s %s = %s: %v; want it taken", how, d.Key, d.Format(c.ok), err)
@@ -49,7 +47,7 @@ func knobArgs(t *testing.T, how string, d knob.Decl, v int64) []string {
 	if how == "flag" {
 		return args
 	}
-	if d.Kind == knob.Duration {
+	if d.Dur {
 		s = `"` + s + `"`
 	}
 	key, table := d.Key, ""

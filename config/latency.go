@@ -16,14 +16,9 @@ import (
 type Latency struct {
 	// TCPNoDelay sets TCP_NODELAY on the public listener's connections. Go
 	// sets it on every connection (true); false turns Nagle's algorithm on.
-	TCPNoDelay bool `toml:"tcp_nodelay"`
-	// WriteChunks is 0 to write an HTML page in one write, or N to write it in
-	// N pieces, each flushed to the connection on its own.
-	WriteChunks int `toml:"write_chunks"`
-	// GOGC is the GC percent set at start: 0 leaves the runtime's own (the
-	// GOGC environment variable, else 100), -1 turns the collector off
-	// (GOGC=off), above 0 sets it.
-	GOGC int `toml:"gogc"`
+	TCPNoDelay  bool `toml:"tcp_nodelay"`
+	WriteChunks int  `toml:"write_chunks"` // 0: an HTML page in one write; N: in N pieces, each flushed on its own
+	GOGC        int  `toml:"gogc"`         // GC percent set at start: 0 the runtime's own ($GOGC, else 100), -1 off
 	// GOMemLimit is the soft memory limit set at start, such as "512MiB";
 	// empty leaves the runtime's own (GOMEMLIMIT, else none).
 	GOMemLimit Size `toml:"gomemlimit"`

@@ -1,11 +1,12 @@
-// Package knob declares the board's numeric knobs once: each one's key,
-// bounds, default, unit and help, in one table (Board). config reads it
-// for its TOML keys' defaults, bounds and flags, bbs for the knobs
-// /admin/knobs sets while the board runs and the gauges of their values,
-// entity for the pool's sizes; Validate holds the rules between knobs.
+// Package knob declares the board's numeric knobs once, in one table
+// (Board): each one's key, bounds, default, unit and help. config reads it
+// for its defaults, bounds and flags, bbs for the knobs /admin/knobs sets
+// while the board runs and their gauges, entity for the pool's sizes;
+// Table.Validate holds the rules between knobs.
 package knob
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strconv"
@@ -13,77 +14,59 @@ import (
 	"time"
 )
 
-// Kind is how a knob's value is written: a whole number or a duration
-// (nanoseconds, written as "5s").
-type Kind int
-
-// The kinds of knobs.
-const (
-	Int Kind = iota
-	Duration
-)
-
-// Decl declares one knob.
+// Decl declares one knob: a whole number, or a duration in nanoseconds.
 type Decl struct {
 	// Key is the TOML key ("profile.block_rate": block_rate in the
-	// [profile] table), the JSON key of /admin/stats and, when Live, the
-	// key of /admin/knobs; the flag is its last part, "_" spelled "-".
-	Key  string
-	Kind Kind
-	// Min and Max bound the value at start; Open refuses Min itself (a
-	// duration "above 0s").
+	// [profile] table), the JSON key of /admin/stats and, when Live, of
+	// /admin/knobs; the flag is its last part with "_" spelled "-".
+	Key string
+	Dur bool // a duration, written "5s"
+	// Min and Max bound the value; Open refuses Min itself ("above 0s").
 	Min, Max int64
 	Open     bool
 	Default  int64
 	Unit     string // of a whole number: "workers", "connections", ...
 	Note     string // what Min means, when it means something special
-	Help     string // the flag's usage
-	// Live knobs can be set while the board runs (/admin/knobs), from
-	// LiveMin (Min when 0) to Max: Min below LiveMin only at start.
+	Help     string // the flag's usage, before the bounds
+	// Live knobs are set while the board runs (/admin/knobs), from LiveMin
+	// when it is above Min: a value below it only a start sets.
 	Live    bool
 	LiveMin int64
-	// Metric is the gauge of the value in force on /metrics, if any.
-	Metric string
+	Metric  string // the gauge of the value in force on /metrics
 }
 
-// Flag is the command-line flag's name: the key's last part, "_" as "-".
+// Flag is the command-line flag's name.
 func (d Decl) Flag() string {
 	return strings.ReplaceAll(d.Key[strings.LastIndex(d.Key, ".")+1:], "_", "-")
 }
 
-// Format writes v as the knob's TOML and flags write it: 30, 5s, 1h0m0s.
+// Format writes v as TOML and the flags take it: 30, 5s, 1h0m0s.
 func (d Decl) Format(v int64) string {
-	if d.Kind == Int {
-		return strconv.FormatInt(v, 10)
+	if d.Dur {
+		return time.Duration(v).String()
 	}
-	return time.Duration(v).String()
+	return strconv.FormatInt(v, 10)
 }
 
-// Bounds says what the knob accepts from lo to Max: "0..100000 workers
-// (0 = unlimited)", "above 0s and at most 1h0m0s", "0s (none) up to 10s".
-func (d Decl) Bounds() string { return d.bounds(d.Min, d.Note) }
-
-func (d Decl) bounds(lo int64, note string) string {
+// Bounds says what the knob takes: "0..100000 workers (0 = unlimited)",
+// "above 0s and at most 1h0m0s", "0s (none) up to 10s".
+func (d Decl) Bounds() string {
+	lo, hi := d.Format(d.Min), d.Format(d.Max)
 	switch {
 	case d.Open:
-		return fmt.Sprintf("above %s and at most %s", d.Format(lo), d.Format(d.Max))
-	case d.Kind == Duration && note != "":
-		return fmt.Sprintf("%s (%s) up to %s", d.Format(lo), note, d.Format(d.Max))
-	case d.Kind == Duration:
-		return fmt.Sprintf("%s up to %s", d.Format(lo), d.Format(d.Max))
+		return "above " + lo + " and at most " + hi
+	case d.Dur && d.Note != "":
+		return lo + " (" + d.Note + ") up to " + hi
+	case d.Dur:
+		return lo + " up to " + hi
+	case d.Note != "":
+		return fmt.Sprintf("%s..%s %s (%s = %s)", lo, hi, d.Unit, lo, d.Note)
 	}
-	s := strings.TrimSpace(fmt.Sprintf("%d..%d %s", lo, d.Max, d.Unit))
-	if note != "" {
-		s += fmt.Sprintf(" (%d = %s)", lo, note)
-	}
-	return s
+	return strings.TrimSpace(lo + ".." + hi + " " + d.Unit)
 }
 
-// Usage is the flag's usage: the help and the bounds.
-func (d Decl) Usage() string { return d.Help + ": " + d.Bounds() }
-
-// Check refuses a value out of bounds with an error naming the knob, the
-// value and the bounds.
+// Check refuses a value out of bounds, naming the knob, the value, the
+// bounds and the unit.
 func (d Decl) Check(v int64) error {
 	if v < d.Min || d.Open && v == d.Min || v > d.Max {
 		return fmt.Errorf("%s = %s: must be %s", d.Key, d.Format(v), d.Bounds())
@@ -91,39 +74,32 @@ func (d Decl) Check(v int64) error {
 	return nil
 }
 
-// ParseLive reads a value given to /admin/knobs, checked against the
-// bounds a running board accepts.
+// ParseLive reads a value given to a running board (/admin/knobs,
+// /admin/distance), within the bounds it takes then.
 func (d Decl) ParseLive(s string) (int64, error) {
-	var v int64
-	var err error
-	if d.Kind == Int {
-		v, err = strconv.ParseInt(strings.TrimSpace(s), 10, 64)
-	} else {
-		var t time.Duration
-		t, err = time.ParseDuration(strings.TrimSpace(s))
-		v = int64(t)
+	s = strings.TrimSpace(s)
+	v, err := strconv.ParseInt(s, 10, 64)
+	if d.Dur {
+		t, terr := time.ParseDuration(s)
+		v, err = int64(t), terr
 	}
-	lo := max(d.LiveMin, d.Min)
-	if err == nil && v >= lo && !(d.Open && v == d.Min) && v <= d.Max {
+	live, also := d, ""
+	if d.LiveMin > d.Min {
+		live.Min, live.Note, also = d.LiveMin, "", fmt.Sprintf(" (%s = %s: only at start)", d.Format(d.Min), d.Note)
+	}
+	if err == nil && live.Check(v) == nil {
 		return v, nil
 	}
-	want := d.bounds(lo, "")
-	if lo == d.Min {
-		want = d.Bounds()
-	} else if d.Note != "" {
-		want += fmt.Sprintf(" (%s = %s: only at start)", d.Format(d.Min), d.Note)
+	if d.Dur {
+		also += ", a duration such as " + d.Format(cmp.Or(d.Default, d.Max))
 	}
-	if d.Kind == Duration {
-		want += ", a duration such as " + d.Format(d.Default)
-	}
-	return 0, fmt.Errorf("%s = %q: must be %s", d.Key, s, want)
+	return 0, fmt.Errorf("%s = %q: must be %s%s", d.Key, s, live.Bounds(), also)
 }
 
 // Table is a list of declarations, such as Board.
 type Table []Decl
 
-// Get returns the declaration of key; an unknown key is a programming
-// error and panics.
+// Get returns the declaration of key; an unknown key panics.
 func (t Table) Get(key string) Decl {
 	for _, d := range t {
 		if d.Key == key {
@@ -133,20 +109,8 @@ func (t Table) Get(key string) Decl {
 	panic("knob: no knob " + key)
 }
 
-// LiveKeys are the keys of the knobs a running board sets, in order.
-func (t Table) LiveKeys() []string {
-	var keys []string
-	for _, d := range t {
-		if d.Live {
-			keys = append(keys, d.Key)
-		}
-	}
-	return keys
-}
-
-// Validate checks the values given by key (knobs not given are not
-// checked): each against its bounds, then the rules between knobs. It
-// returns every problem found.
+// Validate checks the values given by key, each against its bounds, then
+// the rules between knobs, and returns every problem found.
 func (t Table) Validate(v map[string]int64) error {
 	var errs []error
 	for _, d := range t {
@@ -155,8 +119,7 @@ func (t Table) Validate(v map[string]int64) error {
 		}
 	}
 	minConns, okMin := v["pool_min"]
-	maxConns, okMax := v["pool"]
-	if okMin && okMax && minConns > maxConns {
+	if maxConns, ok := v["pool"]; ok && okMin && minConns > maxConns {
 		errs = append(errs, fmt.Errorf("pool_min = %d is above pool = %d: must be at most pool (%d)", minConns, maxConns, maxConns))
 	}
 	return errors.Join(errs...)
