@@ -274,13 +274,13 @@ func parseKnobs(t knob.Table, f url.Values) (knobChange, []string) {
 			problems = append(problems, fmt.Sprintf("unknown key %q: want %s, wait", k, strings.Join(live, ", ")))
 		}
 	}
-	for _, key := range live {
-		if v, ok := f[key]; ok {
-			n, err := t.Get(key).ParseLive(first(v))
-			if err != nil {
+	for _, d := range t {
+		if v, ok := f[d.Key]; ok && d.Live {
+			if n, err := d.ParseLive(strings.TrimSpace(first(v))); err != nil {
 				problems = append(problems, err.Error())
+			} else {
+				ch.v[d.Key] = n
 			}
-			ch.v[key] = n
 		}
 	}
 	if v, ok := f["wait"]; ok {

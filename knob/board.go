@@ -19,15 +19,15 @@ var Board = Table{
 		Help: "how long start-up retries a database that cannot be reached"},
 
 	{Key: "workers", Max: 100_000, Default: 10, Unit: "workers", Note: "unlimited", Live: true, LiveMin: 1, Metric: "bbs_workers_limit",
-		Help: "requests running a command at once"},
+		Help: "requests that may run a command at once"},
 	{Key: "queue", Max: 1_000_000, Default: 100, Unit: "requests", Live: true, Metric: "bbs_worker_queue_limit",
 		Help: "requests that may wait for a worker"},
 	{Key: "queue_timeout", Dur: true, Open: true, Max: hour, Default: 5 * sec, Live: true, Metric: "bbs_worker_queue_timeout_seconds",
 		Help: "how long a request may wait for a worker"},
 	{Key: "pool", Min: 1, Max: 10_000, Default: 10, Unit: "connections", Live: true, Metric: "bbs_db_pool_size",
-		Help: "database connections, opened at start and kept (min = max)"},
+		Help: "database connections at most, opened at start and kept (min = max) unless pool_min is lower"},
 	{Key: "pool_min", Max: 10_000, Unit: "connections", Note: "same as pool", Live: true, LiveMin: 1, Metric: "bbs_db_pool_min",
-		Help: "connections opened at start when below -pool, at most -pool; the pool grows on demand"},
+		Help: "database connections opened at start and kept; below pool the pool grows on demand"},
 
 	{Key: "read_header_timeout", Dur: true, Open: true, Max: hour, Default: 5 * sec, Help: "time to read request headers"},
 	{Key: "read_timeout", Dur: true, Open: true, Max: hour, Default: 10 * sec, Help: "time to read a whole request"},

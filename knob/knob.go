@@ -77,7 +77,6 @@ func (d Decl) Check(v int64) error {
 // ParseLive reads a value given to a running board (/admin/knobs,
 // /admin/distance), within the bounds it takes then.
 func (d Decl) ParseLive(s string) (int64, error) {
-	s = strings.TrimSpace(s)
 	v, err := strconv.ParseInt(s, 10, 64)
 	if d.Dur {
 		t, terr := time.ParseDuration(s)
