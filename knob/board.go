@@ -41,7 +41,7 @@ var Board = Table{
 	{Key: "gogc", Min: -1, Max: 1_000_000, Unit: "percent", Note: "off",
 		Help: "GC percent set at start (0: the runtime's default or $GOGC)"},
 	{Key: "db_latency", Dur: true, Max: 10 * sec, Note: "none",
-		Help: "time added to every SQL statement's round trip while its connection is held: the database at a distance"},
+		Help: "time added to every SQL statement's round trip while its connection is held (the database at a distance)"},
 	{Key: "db_latency_jitter", Dur: true, Max: 10 * sec, Note: "none",
 		Help: "spread of -db-latency: each wait is drawn uniformly from latency ± jitter"},
 	{Key: "connect_latency", Dur: true, Max: 10 * sec, Note: "none",
