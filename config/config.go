@@ -30,6 +30,7 @@ type Config struct {
 	DSN       string `toml:"dsn"`        // SQLite file or PostgreSQL URL
 	PageSize  int    `toml:"page_size"`  // posts a view shows by default
 	SeedPosts int    `toml:"seed_posts"` // posts seeded into an empty database
+	Lang      string `toml:"lang"`       // the page's labels: "auto" (as the browser's Accept-Language prefers, else English), "en" or "ja"
 
 	DBWait Duration `toml:"db_wait"` // how long start-up retries an unreachable database; 0 = fail at once
 
@@ -82,6 +83,7 @@ func Default() Config {
 		DSN:               "bbs.db",
 		PageSize:          30,
 		SeedPosts:         1000,
+		Lang:              "auto",
 		Workers:           10,
 		Queue:             100,
 		QueueTimeout:      Duration(5 * time.Second),
@@ -156,6 +158,11 @@ func (c Config) Validate() error {
 	}
 	rangeInt("page_size", c.PageSize, 1, 500)
 	rangeInt("seed_posts", c.SeedPosts, 0, 10_000_000)
+	switch c.Lang {
+	case "auto", "en", "ja":
+	default:
+		bad("lang", fmt.Sprintf("%q", c.Lang), `must be "auto" (the browser's Accept-Language, else English), "en" or "ja"`)
+	}
 	rangeInt("workers", c.Workers, 0, 100_000)
 	rangeInt("queue", c.Queue, 0, 1_000_000)
 	positive("queue_timeout", c.QueueTimeout, time.Hour)

@@ -81,6 +81,7 @@ func bind(fs *flag.FlagSet, c *Config) {
 	fs.IntVar(&c.PageSize, "page-size", c.PageSize, "posts a view shows when n is not given (1..500)")
 	fs.Var(&c.DBWait, "db-wait", "how long start-up retries a database that cannot be reached (0 = fail at once)")
 	fs.IntVar(&c.SeedPosts, "seed-posts", c.SeedPosts, "posts seeded into an empty database")
+	fs.StringVar(&c.Lang, "lang", c.Lang, `the page's labels: "auto" (as the browser's Accept-Language prefers, else English), "en" or "ja"`)
 	fs.IntVar(&c.Workers, "workers", c.Workers, "requests running a command at once (0 = unlimited)")
 	fs.IntVar(&c.Queue, "queue", c.Queue, "requests that may wait for a worker")
 	fs.Var(&c.QueueTimeout, "queue-timeout", "how long a request may wait for a worker")
