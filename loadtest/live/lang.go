@@ -15,6 +15,7 @@ var japanese = map[string]string{
 	string(NotMeasured):         "測定なし",
 	string(DoesNotDiscriminate): "対照でも成立（識別できない）",
 	"{0} {1}":                   "{1} {0} 件", // a count of claims with an outcome
+	", ":                        "、",         // between the counts
 
 	// The header, its tiles and the status.
 	"Load dashboard": "負荷ダッシュボード", "{0} – load dashboard": "{0} – 負荷ダッシュボード",

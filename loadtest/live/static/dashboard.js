@@ -285,7 +285,7 @@
     var n = {};
     claimOrder.forEach(function (id) { n[claims[id].outcome] = (n[claims[id].outcome] || 0) + 1; });
     claimsCount.textContent = outcomeOrder.filter(function (o) { return n[o]; })
-      .map(function (o) { return t("{0} {1}", n[o], t(o)); }).join(", ");
+      .map(function (o) { return t("{0} {1}", n[o], t(o)); }).join(t(", "));
     claimOrder.forEach(function (id) {
       var c = claims[id];
       var li = el("li");
