@@ -1,10 +1,15 @@
 package bbs
 
 import (
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
 	"unicode"
+
+	"bbslab/entity/fake"
+
+	"golang.org/x/text/language"
 )
 
 // TestLabels checks that every label has both languages and that the
@@ -76,4 +81,31 @@ func TestPageLanguagePostedAndError(t *testing.T) {
 	if resp.StatusCode != 400 || !strings.Contains(body, "掲示板に戻る") || !strings.Contains(body, "<title>400 Bad Request: 掲示板チューニング・ラボ</title>") {
 		t.Errorf("error page: %d\n%s\nwant 400 with Japanese labels", resp.StatusCode, body)
 	}
+}
+
+// BenchmarkPageTemplates is what choosing the page's language adds to a
+// request: the Vary header to one without Accept-Language (a load tool's),
+// a look-up of the value matched before to a browser's; "first" is the
+// match itself, made once per value.
+func BenchmarkPageTemplates(b *testing.B) {
+	s := New(Options{Store: fake.New(1)})
+	for _, accept := range []string{"", "ja-JP,ja;q=0.9,en-US;q=0.8,en;q=0.7"} {
+		b.Run("accept="+accept, func(b *testing.B) {
+			r := httptest.NewRequest("GET", "/bbs", nil)
+			if accept != "" {
+				r.Header.Set("Accept-Language", accept)
+			}
+			w := httptest.NewRecorder()
+			b.ReportAllocs()
+			for b.Loop() {
+				s.pageTemplates(w, r)
+			}
+		})
+	}
+	b.Run("first", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			language.MatchStrings(pageLanguages, "ja-JP,ja;q=0.9,en-US;q=0.8,en;q=0.7")
+		}
+	})
 }
