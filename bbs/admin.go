@@ -136,7 +136,7 @@ func (s *Server) handleAdminIndex(patterns []string) http.HandlerFunc {
 	}
 	slices.SortFunc(page.Profiles, func(a, b adminEntry) int { return strings.Compare(a.Path, b.Path) })
 	return func(w http.ResponseWriter, r *http.Request) {
-		s.writeHTML(w, http.StatusOK, "admin.html", page)
+		s.writeHTML(w, http.StatusOK, templates, "admin.html", page)
 	}
 }
 

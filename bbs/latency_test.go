@@ -44,14 +44,14 @@ func TestWriteChunks(t *testing.T) {
 	st := fake.New(40)
 	p := page{Command: "AllView", N: 30, Posts: st.Posts()[:30]}
 	one := &chunkRecorder{}
-	New(Options{Store: st}).writeHTML(one, 200, "bbs.html", p)
+	New(Options{Store: st}).writeHTML(one, 200, templates, "bbs.html", p)
 	if len(one.writes) != 1 || len(one.events) != 1 {
 		t.Fatalf("write_chunks = 0: events %v; want one write and no flush", one.events)
 	}
 	whole := one.writes[0]
 	for _, n := range []int{1, 2, 7, 64} {
 		rec := &chunkRecorder{}
-		New(Options{Store: st, WriteChunks: n}).writeHTML(rec, 200, "bbs.html", p)
+		New(Options{Store: st, WriteChunks: n}).writeHTML(rec, 200, templates, "bbs.html", p)
 		want := strings.Repeat("wf", n)
 		if got := strings.Join(rec.events, ""); got != want {
 			t.Errorf("write_chunks = %d: events %q; want %q (each write flushed)", n, got, want)

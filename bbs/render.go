@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
-	"time"
 
 	"bbslab/commands"
 	"bbslab/entity"
@@ -20,10 +19,6 @@ var templateFS embed.FS
 //
 //go:embed static
 var staticFS embed.FS
-
-var templates = template.Must(template.New("").Funcs(template.FuncMap{
-	"time": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") },
-}).ParseFS(templateFS, "templates/*.html"))
 
 // page is what the board template shows.
 type page struct {
@@ -72,7 +67,7 @@ func (s *Server) renderPosts(w http.ResponseWriter, r *http.Request, code int, p
 		writeJSON(w, code, jsonPosts{Command: p.Command, Posted: p.Posted, Posts: p.Posts, Cost: p.Cost.json()})
 		return
 	}
-	s.writeHTML(w, code, "bbs.html", p)
+	s.writeHTML(w, code, s.pageTemplates(w, r), "bbs.html", p)
 }
 
 // renderError writes an error page or JSON error with a message safe to show.
@@ -81,14 +76,15 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, code int, m
 		writeJSON(w, code, jsonError{Status: code, Error: msg})
 		return
 	}
-	s.writeHTML(w, code, "error.html", errorPage{Status: code, Title: http.StatusText(code), Message: msg})
+	s.writeHTML(w, code, s.pageTemplates(w, r), "error.html", errorPage{Status: code, Title: http.StatusText(code), Message: msg})
 }
 
-// writeHTML executes a template into a buffer, then writes it with its length.
-func (s *Server) writeHTML(w http.ResponseWriter, code int, name string, data any) {
+// writeHTML executes the template name of ts into a buffer, then writes it
+// with its length.
+func (s *Server) writeHTML(w http.ResponseWriter, code int, ts *template.Template, name string, data any) {
 	buf := buffers.Get().(*bytes.Buffer)
 	defer func() { buf.Reset(); buffers.Put(buf) }()
-	if err := templates.ExecuteTemplate(buf, name, data); err != nil {
+	if err := ts.ExecuteTemplate(buf, name, data); err != nil {
 		s.log.Error("render", "template", name, "err", err)
 		http.Error(w, "internal error", http.StatusInternalServerError)
 		return

@@ -39,6 +39,7 @@ type Options struct {
 	AdminToken     string        // when set, required on every admin path
 	DBName         string        // "sqlite" or "postgres", for the page and stats
 	WriteChunks    int           // 0: one write per HTML page; N: N flushed pieces (chunks.go)
+	Lang           string        // the page's labels: "en", "ja"; "" or "auto": as Accept-Language prefers, else English (lang.go)
 	Logger         *slog.Logger
 	// Config is shown as "config" in /admin/stats: the knobs in force, any
 	// secret already redacted (config.Config.Redacted).

@@ -31,6 +31,7 @@ type Config struct {
 	DSN       string `toml:"dsn"`        // SQLite file or PostgreSQL URL
 	PageSize  int    `toml:"page_size"`  // posts a view shows by default
 	SeedPosts int    `toml:"seed_posts"` // posts seeded into an empty database
+	Lang      string `toml:"lang"`       // the page's labels: "auto" (as the browser's Accept-Language prefers, else English), "en" or "ja"
 
 	DBWait Duration `toml:"db_wait"` // how long start-up retries an unreachable database; 0 = fail at once
 
@@ -84,6 +85,7 @@ func Default() Config {
 		PoolMode:     "fixed",
 		PoolValidate: "off",
 		PGExecMode:   "cache_statement",
+		Lang:         "auto",
 		Latency:      defaultLatency(),
 	}
 	setDefaults(knob.Board, &c) // the numeric knobs
@@ -131,6 +133,11 @@ func (c Config) Validate() error {
 	}
 	if c.DB == "postgres" && !strings.HasPrefix(c.DSN, "postgres://") && !strings.HasPrefix(c.DSN, "postgresql://") && !strings.Contains(c.DSN, "=") {
 		bad("dsn", fmt.Sprintf("%q", c.DSN), "must be a PostgreSQL URL (postgres://user@host:port/db) or key=value string when db = \"postgres\"")
+	}
+	switch c.Lang {
+	case "auto", "en", "ja":
+	default:
+		bad("lang", fmt.Sprintf("%q", c.Lang), `must be "auto" (the browser's Accept-Language, else English), "en" or "ja"`)
 	}
 	if err := validateKnobs(knob.Board, &c); err != nil {
 		errs = append(errs, err)

@@ -84,6 +84,7 @@ func TestInvalid(t *testing.T) {
 		{[]string{"-pool", "0"}, []string{"pool = 0", "1..10000"}},
 		{[]string{"-pool", "5", "-pool-min", "6"}, []string{"pool_min = 6", "pool (5)"}},
 		{[]string{"-pool-mode", "lazy"}, []string{`pool_mode = "lazy"`, `"fixed" or "none"`}},
+		{[]string{"-lang", "jp"}, []string{`lang = "jp"`, `"auto"`, `"en" or "ja"`}},
 		{[]string{"-pool-validate", "always"}, []string{`pool_validate = "always"`, `"off"`, `"ping"`, `"query"`}},
 		{[]string{"-db", "postgres", "-dsn", "postgres://x@h/db", "-pg-exec-mode", "prepared"}, []string{`pg_exec_mode = "prepared"`, `"exec"`, `"simple_protocol"`}},
 		{[]string{"-pg-exec-mode", "exec"}, []string{`pg_exec_mode = "exec"`, `db = "sqlite"`}},

@@ -80,6 +80,7 @@ func bind(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer `token` required on every admin path when set (prefer BBS_ADMIN_TOKEN: arguments are visible to every local user)")
 	fs.StringVar(&c.DB, "db", c.DB, `database: "sqlite" or "postgres"`)
 	fs.StringVar(&c.DSN, "dsn", c.DSN, "SQLite `file` or PostgreSQL URL (or set BBS_DSN, which keeps a password out of the process's arguments)")
+	fs.StringVar(&c.Lang, "lang", c.Lang, `the page's labels: "auto" (as the browser's Accept-Language prefers, else English), "en" or "ja"`)
 	fs.StringVar(&c.PoolMode, "pool-mode", c.PoolMode, `"fixed" (pooled) or "none" (a new physical connection per acquire)`)
 	fs.StringVar(&c.PoolValidate, "pool-validate", c.PoolValidate, `validation on borrow, a round trip paying -db-latency on every acquire: "off", "ping" or "query" (SELECT 1)`)
 	fs.StringVar(&c.PGExecMode, "pg-exec-mode", c.PGExecMode, `how pgx sends statements to PostgreSQL: "cache_statement" (prepared, cached per connection), "cache_describe", "describe_exec", "exec" (unnamed, one round trip: for PgBouncer in transaction mode) or "simple_protocol"`)

@@ -86,6 +86,7 @@ func serve(ctx context.Context, args []string, getenv func(string) string, stdou
 		Cmdline:        append([]string{os.Args[0]}, config.RedactArgs(args)...),
 		DBName:         cfg.DB,
 		WriteChunks:    cfg.WriteChunks,
+		Lang:           cfg.Lang,
 		Logger:         log,
 		AccessLog:      ins.accessLog,
 		Machine:        ins.sampler,

@@ -34,12 +34,16 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	liveAddr := fs.String("live", "127.0.0.1:0", "serve the live dashboard at `addr` while the experiment runs (default: a free loopback port; the URL is printed); off: none")
 	pin := fs.Bool("pin", true, "pin the server and the load generator to the file's [server] and [client] cpus (Linux CPU affinity); false, or where pinning fails, caps each with GOMAXPROCS = its number of cpus instead (the notes say which)")
 	progress := fs.String("progress", "auto", "progress line (step i/N, time left): auto (on a terminal), on or off")
+	lang := fs.String("lang", "en", "the report's language, en or ja: ja writes the headings and verdict words of report.md and index.html in Japanese, and the dashboard's URL asks for Japanese")
 	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return cli.Usagef("experiment: want one experiment file, got %d arguments", fs.NArg())
+	}
+	if *lang != "en" && *lang != "ja" {
+		return cli.Usagef("experiment: -lang %q: want en or ja", *lang)
 	}
 	if *repeats < 0 || *repeats > experiment.MaxRepeats {
 		return cli.Usagef("experiment: -repeats %d: want 1..%d", *repeats, experiment.MaxRepeats)
@@ -83,7 +87,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if dir == "" {
 		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
 	}
-	dash, err := startDashboard(ctx, *liveAddr, stdout)
+	dash, err := startDashboard(ctx, *liveAddr, *lang, stdout)
 	if err != nil {
 		return err
 	}
@@ -92,7 +96,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		hub = dash.Hub
 	}
 	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout, Live: hub, Progress: progressW,
-		Target: contract.Board, NoPin: !*pin})
+		Target: contract.Board, NoPin: !*pin, Lang: *lang})
 	dash.stop(stderr) // the experiment published the end and closed the hub itself
 	if res != nil && len(res.Claims) > 0 {
 		fmt.Fprintln(stdout, "claims: "+res.ClaimCounts())

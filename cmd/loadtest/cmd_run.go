@@ -36,7 +36,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err := s.Validate(); err != nil {
 		return cli.Usage(err)
 	}
-	dash, err := startDashboard(ctx, f.live, stdout)
+	dash, err := startDashboard(ctx, f.live, "", stdout)
 	if err != nil {
 		return err
 	}

@@ -39,7 +39,7 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := s.Validate(); err != nil {
 		return cli.Usage(err)
 	}
-	dash, err := startDashboard(ctx, f.live, stdout)
+	dash, err := startDashboard(ctx, f.live, "", stdout)
 	if err != nil {
 		return err
 	}

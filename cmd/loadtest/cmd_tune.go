@@ -44,7 +44,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if on := *liveAddr != "" && *liveAddr != "off"; on && spec.Load.Duration < 2*time.Second {
 		return cli.Usagef("-live: give -duration 2s or more (the board's stats are read every second; a shorter step may hold one read and no rates)")
 	}
-	dash, err := startDashboard(ctx, *liveAddr, stdout)
+	dash, err := startDashboard(ctx, *liveAddr, "", stdout)
 	if err != nil {
 		return err
 	}

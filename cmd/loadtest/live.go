@@ -13,8 +13,9 @@ import (
 type dashboard struct{ *feed.Dashboard }
 
 // startDashboard serves the live dashboard at addr ("" or "off": none,
-// returning nil) and prints its URL to w.
-func startDashboard(ctx context.Context, addr string, w io.Writer) (*dashboard, error) {
+// returning nil) and prints its URL to w, which asks for the page in
+// Japanese when lang is "ja" (else the browser's language decides).
+func startDashboard(ctx context.Context, addr, lang string, w io.Writer) (*dashboard, error) {
 	if addr == "" || addr == "off" {
 		return nil, nil
 	}
@@ -22,7 +23,11 @@ func startDashboard(ctx context.Context, addr string, w io.Writer) (*dashboard, 
 	if err != nil {
 		return nil, cli.Usagef("-live: %v", err)
 	}
-	fmt.Fprintf(w, "live: %s\n", d.URL)
+	url := d.URL
+	if lang == "ja" {
+		url += "?lang=ja"
+	}
+	fmt.Fprintf(w, "live: %s\n", url)
 	return &dashboard{d}, nil
 }
 

@@ -65,6 +65,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		{[]string{"run", "-url", "http://h/", "-duration", "1s", "-drain", "-1s"}, "negative"},
 		{[]string{"report"}, "at least one"},
 		{[]string{"experiment", "-bogus"}, "-bogus"},
+		{[]string{"experiment", "-lang", "jp", "../../loadtest/experiments/article.toml"}, `-lang "jp": want en or ja`},
 		{[]string{"experiment", "-clients", "5,0", "../../loadtest/experiments/article.toml"}, "-clients"},
 		// Flags may follow the file, as for run, sweep and report.
 		{[]string{"experiment", "../../loadtest/experiments/article.toml", "-runs", "nosuch"}, `no run named "nosuch"`},

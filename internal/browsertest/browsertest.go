@@ -55,8 +55,18 @@ func Binary() string {
 // context carries no timeout: the first Run starts the browser and must not
 // have one, so callers add their own with context.WithTimeout. The browser
 // is closed by t.Cleanup, so cleanups registered before New (a server the
-// page talks to) run after the browser is gone.
+// page talks to) run after the browser is gone. The browser is set to
+// American English, whatever the machine's language, as the pages' English
+// words the tests read need.
 func New(t testing.TB, width, height int) context.Context {
+	t.Helper()
+	return NewIn(t, width, height, "en-US")
+}
+
+// NewIn is New with the browser set to the language lang (a BCP 47 tag
+// such as "ja" or "en-US"): navigator.language and the Accept-Language its
+// requests send, as a browser so set has them.
+func NewIn(t testing.TB, width, height int, lang string) context.Context {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("browser test: long; runs without -short")
@@ -79,6 +89,7 @@ func New(t testing.TB, width, height int) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(width, height),
 	}
+	opts = append(opts, chromedp.Flag("lang", lang), chromedp.Flag("accept-lang", lang))
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	t.Cleanup(cancelAlloc)
 	ctx, cancelTab := chromedp.NewContext(actx)

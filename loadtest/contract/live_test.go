@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest/contract"
+	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
@@ -62,6 +63,21 @@ func TestStatsPanels(t *testing.T) {
 	for p, n := range panels {
 		if n == 0 {
 			t.Errorf("panel %q draws no stat", p)
+		}
+	}
+}
+
+// TestPanelsInJapanese checks that the dashboard's catalogue has the
+// Japanese of each of the board's panels and request states, which the page
+// shows as headings and the legend of "what requests are doing now".
+func TestPanelsInJapanese(t *testing.T) {
+	names := []string{contract.PanelCPU, contract.PanelWorkers, contract.PanelPool, contract.PanelWaits, contract.PanelGC}
+	for _, st := range contract.Board.States {
+		names = append(names, st.Name)
+	}
+	for _, n := range names {
+		if live.Say("ja", n) == n {
+			t.Errorf("%q: the dashboard's catalogue (loadtest/live/lang.go) has no Japanese for it", n)
 		}
 	}
 }

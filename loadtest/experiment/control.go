@@ -200,11 +200,12 @@ func controlMarkdown(c claimResult) string {
 
 // ClaimCounts says how many of the claims had each outcome, e.g. "7
 // reproduced, 1 does not discriminate"; "" without claims.
-func (r *Result) ClaimCounts() string { return claimCounts(r.Claims) }
+func (r *Result) ClaimCounts() string { return claimCounts(r.Claims, "") }
 
 // claimCounts says how many claims had each outcome, e.g. "7 reproduced,
-// 1 does not discriminate, 1 not reproduced", in the outcomes' order.
-func claimCounts(cs []claimResult) string {
+// 1 does not discriminate, 1 not reproduced", in the outcomes' order, in
+// lang (say).
+func claimCounts(cs []claimResult, lang string) string {
 	n := map[live.Outcome]int{}
 	for _, c := range cs {
 		n[c.Outcome]++
@@ -212,10 +213,10 @@ func claimCounts(cs []claimResult) string {
 	var parts []string
 	for _, o := range live.Outcomes {
 		if n[o] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n[o], o))
+			parts = append(parts, say(lang, "{0} {1}", n[o], say(lang, string(o))))
 		}
 	}
-	return strings.Join(parts, ", ")
+	return strings.Join(parts, say(lang, ", "))
 }
 
 // operatingPoint says where the runs themselves sat against the

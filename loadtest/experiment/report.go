@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	htmltemplate "html/template"
 	"os"
@@ -24,6 +25,7 @@ type reportExtras struct {
 	// frames, when set, are the dashboard's frames: index.html is then the
 	// dashboard with them inlined and the report's sections below.
 	frames []live.Frame
+	lang   string // "ja": headings and verdict words in Japanese (lang.go); else English
 }
 
 // writeReport writes the report folder of an experiment:
@@ -41,7 +43,7 @@ func writeReport(dir string, res *Result, ex reportExtras) error {
 	if err != nil {
 		return err
 	}
-	md := experimentMarkdown(res, charts, ex.disk)
+	md := sayMarkdown(ex.lang, experimentMarkdown(res, charts, ex.disk))
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
@@ -49,18 +51,20 @@ func writeReport(dir string, res *Result, ex reportExtras) error {
 	if err != nil {
 		return err
 	}
+	data["Lang"], data["SideBySide"] = cmp.Or(ex.lang, "en"), sayMarkdown(ex.lang, data["SideBySide"].(string))
+	page := htmltemplate.Must(reportPage.Clone()).Funcs(wordFuncs(ex.lang))
 	if ex.frames != nil {
 		// The dashboard the room watched, its seconds inlined, with the
 		// report's sections below it.
 		var b bytes.Buffer
-		if err := reportPage.ExecuteTemplate(&b, "sections", data); err != nil {
+		if err := page.ExecuteTemplate(&b, "sections", data); err != nil {
 			return fmt.Errorf("render report: %w", err)
 		}
-		return writeDashboard(filepath.Join(dir, "index.html"), ex.frames, "Experiment: "+res.Name,
-			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS))
+		return writeDashboard(filepath.Join(dir, "index.html"), ex.frames, say(ex.lang, "Experiment: {0}", res.Name),
+			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(ex.lang))
 	}
 	var b bytes.Buffer
-	if err := reportPage.Execute(&b, data); err != nil {
+	if err := page.Execute(&b, data); err != nil {
 		return fmt.Errorf("render report: %w", err)
 	}
 	return os.WriteFile(filepath.Join(dir, "index.html"), b.Bytes(), 0o644)
@@ -197,7 +201,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
 	}
 	if len(res.Claims) > 0 {
-		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", claimCounts(res.Claims))
+		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", claimCounts(res.Claims, ""))
 		for _, c := range res.Claims {
 			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, quickMark(c), c.Text, c.Source)
 			if c.Reason != "" {
@@ -397,41 +401,40 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"quickMark":    quickMark,
 	"outcomeClass": outcomeClass,
 	"controlClass": controlClass,
-	"claimCounts":  claimCounts,
 	"attempt":      attemptText,
-}).Parse(`<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>Experiment: {{.Res.Name}}</title>
+}).Funcs(wordFuncs("")).Parse(`<!DOCTYPE html>
+<html lang="{{.Lang}}"><head><meta charset="utf-8"><title>{{say "Experiment: {0}" .Res.Name}}</title>
 <style>
 body{font-family:sans-serif;max-width:64em;margin:1em auto;padding:0 1em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:right}
 th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart svg{max-width:100%;height:auto}code{background:#f6f6f6}
 </style></head><body>
-<h1>Experiment: {{.Res.Name}}</h1>
+<h1>{{say "Experiment: {0}" .Res.Name}}</h1>
 {{template "sections" .}}
 </body></html>
 {{define "sections"}}{{if .Res.Quick}}<p class="err"><b>{{.Quick}}</b></p>{{end}}
 {{with .Remeasured}}<p class="maybe"><b>{{.}}</b> (Below: "Re-measured points".)</p>{{end}}
-{{with .Res.Claims}}<h2>Claims</h2><p>{{claimCounts .}}. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.</p><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{.Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
-<ul>{{with .Reason}}<li>why: {{.}}</li>{{end}}{{range .Explained}}<li>what the readings say: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}{{with .Control}}<li>control ({{.Why}}): <b class="{{controlClass .Outcome}}">{{.Outcome}}</b>{{with .Reason}}: {{.}}{{end}}<ul>{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{else}}<li>no control: nothing shows these checks fail where the effect is absent</li>{{end}}</ul></li>{{end}}</ul>{{end}}
-{{with .Points}}<h2>Re-measured points</h2><ul>{{range .}}<li><b>{{.Run}} at {{clients .Clients}}</b>{{with .Busy}}: not measured: {{.}}{{end}}
+{{with .Res.Claims}}<h2>{{say "Claims"}}</h2><p>{{claimCounts .}}{{say ". "}}{{say "Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not."}}</p><ul>{{range .}}<li><b class="{{outcomeClass .Outcome}}">{{.ID}}: {{say .Outcome}}</b>{{quickMark .}}. {{.Text}} <small>(source: {{.Source}})</small>
+<ul>{{with .Reason}}<li>why: {{.}}</li>{{end}}{{range .Explained}}<li>what the readings say: {{.}}</li>{{end}}{{range .Checks}}<li>{{.Text}}</li>{{end}}{{with .Control}}<li>{{say "control"}} ({{.Why}}): <b class="{{controlClass .Outcome}}">{{say .Outcome}}</b>{{with .Reason}}: {{.}}{{end}}<ul>{{range .Checks}}<li>{{.Text}}</li>{{end}}</ul></li>{{else}}<li>no control: nothing shows these checks fail where the effect is absent</li>{{end}}</ul></li>{{end}}</ul>{{end}}
+{{with .Points}}<h2>{{say "Re-measured points"}}</h2><ul>{{range .}}<li><b>{{.Run}} at {{clients .Clients}}</b>{{with .Busy}}: not measured: {{.}}{{end}}
 <ul>{{range .Attempts}}<li>{{attempt .}}</li>{{end}}</ul></li>{{end}}</ul>{{end}}
 {{with .Res.Description}}<p style="white-space:pre-wrap">{{.}}</p>{{end}}
 <p>Ran {{.Res.Start.Format "2006-01-02 15:04:05"}} to {{.Res.End.Format "15:04:05"}}. {{.Repeats}}</p>
 <ul>{{range .Res.Notes}}<li>{{.}}</li>{{end}}</ul>
 {{with .Res.Error}}<p class="err"><b>The experiment stopped early:</b> {{.}}</p>{{end}}
-{{range .Calibrations}}<h2>{{if .Sweep}}Calibration redone before sweep {{.Sweep}}{{else}}Calibration{{end}}</h2><p>{{with .Reason}}Why: {{.}}. {{end}}{{.Summary}}. {{.Method}}.</p>
+{{range .Calibrations}}<h2>{{if .Sweep}}{{say "Calibration redone before sweep {0}" .Sweep}}{{else}}{{say "Calibration"}}{{end}}</h2><p>{{with .Reason}}Why: {{.}}. {{end}}{{.Summary}}. {{.Method}}.</p>
 <table><tr><th>{{.Var}}</th><th>throughput/s</th><th>{{.ReadingHead}}</th><th>CPU per request ms</th><th>used</th></tr>
 {{range .Table}}<tr><td>{{printf "%.3f" .WaitMs}} ms</td><td>{{printf "%.1f" .Throughput}}</td><td>{{printf "%.1f" .Reading}}</td><td>{{printf "%.3f" .CPUPerRequestMs}}</td><td>{{.Used}}</td></tr>{{end}}</table>{{end}}
 {{with .OperatingPoint}}<p>{{.}}</p>{{end}}
-{{with .Environment}}<h2>Environment</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
-<h2>Verdict</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
-{{with .Disk}}<h2>Disk under the database</h2><p>{{.Caption}}:</p>
+{{with .Environment}}<h2>{{say "Environment"}}</h2><ul>{{range .}}<li>{{.}}</li>{{end}}</ul>{{end}}
+<h2>{{say "Verdict"}}</h2><ul>{{range .Res.Verdicts}}<li>{{.}}</li>{{end}}</ul>
+{{with .Disk}}<h2>{{say "Disk under the database"}}</h2><p>{{.Caption}}:</p>
 <table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>{{end}}</table>{{end}}
 {{with .SideBySide}}<pre>{{.}}</pre>{{end}}
-<h2>Charts</h2>
-{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption>{{.Title}} (<a href="{{.Base}}.png">PNG</a>, <a href="{{.Base}}.svg">SVG</a>)</figcaption></figure>{{end}}
+<h2>{{say "Charts"}}</h2>
+{{range .Charts}}<figure class="chart">{{.SVG}}<figcaption>{{sayAgain .Title}} (<a href="{{.Base}}.png">PNG</a>, <a href="{{.Base}}.svg">SVG</a>)</figcaption></figure>{{end}}
 {{$res := .Res}}
-{{range .Res.Runs}}<h2>Run {{.Name}}</h2>
+{{range .Res.Runs}}<h2>{{say "Run {0}" .Name}}</h2>
 <p><code>{{join .Command " "}}</code></p>
 {{with .Error}}<p class="err">{{.}}</p>{{end}}
 {{with rows . $res}}<table><tr>{{range .Head}}<th>{{.}}</th>{{end}}</tr>
@@ -441,8 +444,8 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <table><tr><th>clients</th>{{range $.Res.Deadlines}}<th>within {{dur .}}</th>{{end}}</tr>
 {{range .Points}}<tr><td>{{.Clients}}</td>{{range .Within}}<td>{{pct3 .}} %</td>{{end}}</tr>{{end}}</table>{{end}}
 {{if $.Res.SLO}}<p>SLO <code>{{$.Res.SLO}}</code>:</p><ul>
-{{range $p := .Points}}{{range .SLO}}<li>{{clients $p.Clients}}: {{if .Pass}}PASS{{else}}<b class="err">FAIL</b>{{end}} {{.Objective}} (measured {{g4 .Value}}){{with .Warning}}; warning: {{.}}{{end}}</li>{{end}}{{end}}</ul>{{end}}
-{{range profiles .}}<h3>{{.Kind}} profile{{.Where}}: {{range $i, $f := .Files}}{{if $i}}, {{end}}<a href="{{$f}}">{{base $f}}</a>{{end}}</h3>
+{{range $p := .Points}}{{range .SLO}}<li>{{clients $p.Clients}}: {{if .Pass}}{{say "PASS"}}{{else}}<b class="err">{{say "FAIL"}}</b>{{end}} {{.Objective}} (measured {{g4 .Value}}){{with .Warning}}; warning: {{.}}{{end}}</li>{{end}}{{end}}</ul>{{end}}
+{{range profiles .}}<h3>{{say "{0} profile{1}" .Kind .Where}}: {{range $i, $f := .Files}}{{if $i}}, {{end}}<a href="{{$f}}">{{base $f}}</a>{{end}}</h3>
 <p>Top functions by own samples of the first:</p>
 <table><tr><th>own samples %</th><th style="text-align:left">function</th></tr>{{range .Top}}<tr><td>{{pct .Share}}</td><td style="text-align:left"><code>{{.Name}}</code></td></tr>{{end}}</table>
 {{if .Buckets}}<p>Where the time in focus went (profile.focus; {{.Focused}} of all samples were in it):</p>

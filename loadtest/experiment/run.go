@@ -161,6 +161,9 @@ type Options struct {
 	// alone, as where CPU affinity is not available (pin.go). The notes
 	// say which was done.
 	NoPin bool
+	// Lang is the report's language: "ja" writes the headings and verdict
+	// words of report.md and index.html in Japanese (lang.go); else English.
+	Lang string
 
 	// serverCoresOnly, for this package's tests of the runner's order
 	// against the fake board, judges only the server's cores (which the
@@ -247,7 +250,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if err != nil {
 		return res, errors.Join(runErr, err)
 	}
-	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: x.opt.Target.Charts, Stats: res.Stats}, frames: frames}); err != nil {
+	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: x.opt.Target.Charts, Stats: res.Stats}, frames: frames, lang: opt.Lang}); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	logf("report: %s", filepath.Join(opt.Out, "index.html"))

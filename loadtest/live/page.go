@@ -43,6 +43,10 @@ type pageData struct {
 	CSS      template.CSS
 	Report   bool
 	Frames   template.JS // a JSON array; json.Marshal escapes <, > and &
+	// Lang is the page's language ("en" or "ja"), "" to let the browser's
+	// choose; Japanese is the catalogue the script reads (lang.go).
+	Lang     string
+	Japanese template.JS
 	// Appendix and AppendixCSS are the report's sections below the
 	// panels and their style (Appendix).
 	Appendix    template.HTML
@@ -67,6 +71,7 @@ func writePage(w io.Writer, title string, report bool, framesJSON []byte, cfg re
 		Report:   report,
 		Frames:   template.JS(framesJSON),
 		Appendix: cfg.appendix, AppendixCSS: cfg.css,
+		Lang: cfg.lang, Japanese: japaneseJSON,
 	})
 	if err != nil {
 		return fmt.Errorf("live: write page %q: %w", title, err)
@@ -80,7 +85,24 @@ type ReportOption func(*reportConfig)
 type reportConfig struct {
 	appendix template.HTML
 	css      template.CSS
+	lang     string
 }
+
+// Lang writes the page in lang, "en" or "ja", whatever the browser's
+// language; a ?lang= in the page's URL still wins. Without it the page
+// speaks the browser's language (Japanese or else English).
+func Lang(lang string) ReportOption {
+	return func(c *reportConfig) { c.lang = lang }
+}
+
+// japaneseJSON is the catalogue for the page's script.
+var japaneseJSON = func() template.JS {
+	b, err := json.Marshal(japanese)
+	if err != nil {
+		panic(fmt.Sprintf("live: catalogue: %v", err))
+	}
+	return template.JS(b)
+}()
 
 // Appendix adds sections below the dashboard's panels: html inside a
 // <section id="appendix"> element, styled by css, which should scope its

@@ -7,11 +7,25 @@
 (function () {
   "use strict";
 
+  // The page's language: ?lang= in its URL, else the one it was written in
+  // (data-lang: a report's -lang), else the browser's. Japanese words come
+  // from the catalogue inlined in the page (package live's lang.go), keyed
+  // by their English, {0} and {1} standing for figures; a word it lacks,
+  // and the names the frames carry, stay English.
+  var LANG = /^ja\b/i.test(new URLSearchParams(location.search).get("lang") ||
+    document.documentElement.getAttribute("data-lang") || navigator.language || "") ? "ja" : "en";
+  var JA = LANG === "ja" ? JSON.parse(document.getElementById("japanese").textContent) : {};
+  document.documentElement.lang = LANG;
+  function t(s) {
+    var args = arguments;
+    return (JA[s] || s).replace(/\{(\d)\}/g, function (m, i) { return String(args[+i + 1]); });
+  }
+
   var PALETTE = ["#4dc9ff", "#ffc233", "#ff5c6c", "#3ddc84", "#c77dff", "#ff8c42", "#f5f5f5", "#00e5c0", "#ff7eb6", "#a0a0ff"];
   var AXIS = { stroke: "#f5f5f5", font: "20px system-ui, sans-serif", labelFont: "bold 20px system-ui, sans-serif",
     grid: { stroke: "#2e313b", width: 1 }, ticks: { stroke: "#555", width: 1 } };
   var HEIGHT = 210;
-  var ABSENT = "not available on this OS";
+  var ABSENT = t("not available on this OS");
 
   function el(tag, cls, text) {
     var e = document.createElement(tag);
@@ -116,7 +130,7 @@
         var name = this.names[order[i]];
         var color = this.opts.colors ? this.opts.colors[name] : PALETTE[order[i] % PALETTE.length];
         var unit = this.units[name];
-        var s = { label: name + (unit && this.opts.unitsInLegend ? " (" + unit + ")" : ""), stroke: color, width: 3,
+        var s = { label: t(name) + (unit && this.opts.unitsInLegend ? " (" + unit + ")" : ""), stroke: color, width: 3,
           spanGaps: false, points: { show: false } };
         if (this.opts.fill) s.fill = color;
         if (this.dashed[name]) s.dash = [12, 8];
@@ -126,7 +140,7 @@
         })(name);
         series.push(s);
       }
-      var yl = this.opts.yLabel || this.unitLabel();
+      var yl = t(this.opts.yLabel || this.unitLabel());
       this.chart = new uPlot({
         width: Math.max(300, this.section.clientWidth - 24), height: HEIGHT,
         scales: { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } },
@@ -142,12 +156,22 @@
     showLast(this.chart, data[0].length);
   };
 
+  // The page's fixed words (the header, the notes' heading) in its language.
+  [document.querySelector("header"), document.querySelector("#notes h2")].forEach(function (root) {
+    var walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT), n, s;
+    while ((n = walk.nextNode())) {
+      s = n.nodeValue.trim();
+      if (JA[s]) n.nodeValue = n.nodeValue.replace(s, JA[s]);
+    }
+  });
+  document.title = t(document.title);
+
   // Layout: progress on top, then the panels.
   var main = document.getElementById("panels");
   function panel(title, sub) {
     var s = el("section");
-    var h = el("h2", null, title);
-    if (sub) { h.appendChild(document.createTextNode(" ")); h.appendChild(el("small", null, sub)); }
+    var h = el("h2", null, t(title));
+    if (sub) { h.appendChild(document.createTextNode(" ")); h.appendChild(el("small", null, t(sub))); }
     s.appendChild(h);
     main.appendChild(s);
     return s;
@@ -181,7 +205,7 @@
   var claimsList = el("ul", "claims");
   claimsSection.appendChild(claimsCount);
   claimsSection.appendChild(claimsList);
-  claimsList.appendChild(el("li", "empty", "No claim decided yet."));
+  claimsList.appendChild(el("li", "empty", t("No claim decided yet.")));
   var errSection = panel("Errors", "by kind, per second");
   var errChart = new TimeChart(errSection, { yLabel: "errors/s" });
   var serverCharts = {}; // panel name -> TimeChart
@@ -229,7 +253,7 @@
         stepCharts[def.key] = new uPlot({
           width: Math.max(300, def.section.clientWidth - 24), height: HEIGHT,
           scales: { x: { time: false }, y: { range: function (u, min, max) { return [0, max > 0 ? max * 1.08 : 1]; } } },
-          axes: [axis("clients"), axis(def.y, { values: function (u, vals) { return vals.map(fmt); } })],
+          axes: [axis(t("clients")), axis(def.y, { values: function (u, vals) { return vals.map(fmt); } })],
           // The points carry the values; the legend only names the curves,
           // inline, so that long run names do not push the chart away.
           series: series, legend: { live: false }, cursor: { drag: { x: false, y: false } }
@@ -261,11 +285,11 @@
     var n = {};
     claimOrder.forEach(function (id) { n[claims[id].outcome] = (n[claims[id].outcome] || 0) + 1; });
     claimsCount.textContent = outcomeOrder.filter(function (o) { return n[o]; })
-      .map(function (o) { return n[o] + " " + o; }).join(", ");
+      .map(function (o) { return t("{0} {1}", n[o], t(o)); }).join(t(", "));
     claimOrder.forEach(function (id) {
       var c = claims[id];
       var li = el("li");
-      li.appendChild(el("span", "outcome " + String(c.outcome).replace(/ /g, "-"), c.outcome));
+      li.appendChild(el("span", "outcome " + String(c.outcome).replace(/ /g, "-"), t(c.outcome)));
       li.appendChild(document.createTextNode(c.text || c.id));
       claimsList.appendChild(li);
     });
@@ -273,7 +297,8 @@
 
   // State shown in the header.
   var status = document.getElementById("status");
-  function setStatus(s) { status.textContent = s; status.className = s.replace(/[^a-z]/g, ""); }
+  // s is English, its class; the status shows it in the page's language.
+  function setStatus(s, more) { status.textContent = t(s) + (more || ""); status.className = s.replace(/[^a-z]/g, ""); }
   // last is the latest frame the headline shows (a second, or the end);
   // progress the latest frame's progress.
   var last = null, progress = null, frames = 0, done = false;
@@ -306,8 +331,8 @@
     svg.push(svgEl("line", { x1: m, y1: H - m, x2: W - m, y2: H - m, stroke: "#888" }));
     svg.push(svgEl("line", { x1: m, y1: m, x2: m, y2: H - m, stroke: "#888" }));
     var ink = "#bbb";
-    svg.push(svgEl("text", { x: W / 2, y: H - 8, "text-anchor": "middle", "font-size": 12, fill: ink }, "connections (pool)"));
-    svg.push(svgEl("text", { x: 12, y: H / 2, "font-size": 12, fill: ink, transform: "rotate(-90 12 " + H / 2 + ")", "text-anchor": "middle" }, "workers"));
+    svg.push(svgEl("text", { x: W / 2, y: H - 8, "text-anchor": "middle", "font-size": 12, fill: ink }, t("connections (pool)")));
+    svg.push(svgEl("text", { x: 12, y: H / 2, "font-size": 12, fill: ink, transform: "rotate(-90 12 " + H / 2 + ")", "text-anchor": "middle" }, t("workers")));
     [maxP, Math.round(maxP / 2)].forEach(function (v) { svg.push(svgEl("text", { x: x(v), y: H - m + 14, "text-anchor": "middle", "font-size": 11, fill: ink }, String(v))); });
     [maxW, Math.round(maxW / 2)].forEach(function (v) { svg.push(svgEl("text", { x: m - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: ink }, String(v))); });
     var legend = el("ul", "tune");
@@ -330,7 +355,7 @@
           at[k].ns + ": " + k + " " + fmt(s.throughput) + "/s, " + s.limit));
       });
       var last = pts[pts.length - 1];
-      legend.appendChild(el("li", null, p + ": " + pts.length + " steps, last " + last.workers + "/" + last.pool + " (" + last.limit + "): " + last.decision));
+      legend.appendChild(el("li", null, t("{0}: {1} steps, last {2} ({3}): {4}", p, pts.length, last.workers + "/" + last.pool, last.limit, last.decision)));
     });
     var box = el("div", "tune");
     box.innerHTML = '<svg class="tune" width="' + W + '" height="' + H + '" role="img" aria-label="tuning path">' + svg.join("") + "</svg>";
@@ -399,11 +424,11 @@
   function header() {
     if (!progress) return;
     var p = progress;
-    if (p.experiment && !inlined) document.title = p.experiment + " – load dashboard";
+    if (p.experiment && !inlined) document.title = t("{0} – load dashboard", p.experiment);
     document.getElementById("experiment").textContent = p.experiment || "–";
     document.getElementById("run").textContent = p.run || "–";
     // Before the first step (the notes of the set-up) no step is loading.
-    document.getElementById("step").textContent = p.steps ? (p.step || 0) + " of " + p.steps : "–";
+    document.getElementById("step").textContent = p.steps ? t("{0} of {1}", p.step || 0, p.steps) : "–";
     document.getElementById("clients").textContent = p.steps ? String(p.clients || 0) : "–";
     document.getElementById("elapsed").textContent = clock(p.elapsed);
     document.getElementById("left").textContent = clock(p.left);
@@ -423,7 +448,7 @@
       var pk = s.peak;
       thr = pk ? fmt(pk.throughput) : "–";
       p99 = pk && pk.throughput > 0 ? fmt(pk.p99_ms) : "–";
-      if (pk) where = pk.run + " at " + pk.clients + (pk.clients === 1 ? " client" : " clients");
+      if (pk) where = t(pk.clients === 1 ? "{0} at 1 client" : "{0} at {1} clients", pk.run, pk.clients);
       errs = s.errors || 0;
       text("head-req", (s.requests || 0).toLocaleString("en-US"));
       text("head-dur", clock(s.duration));
@@ -433,10 +458,10 @@
       errs = (c.errors || []).reduce(function (a, e) { return a + e.count; }, 0);
     }
     document.getElementById("headline").className = "big" + (s ? " finished" : "");
-    text("scope", s ? "whole experiment, " + s.steps + (s.steps === 1 ? " step" : " steps") : "last second");
-    text("thr-label", s ? "peak throughput, req/s" : "throughput, req/s");
-    text("p99-label", s ? "p99 at the peak, ms" : "p99, ms");
-    text("err-label", s ? "errors measured" : "errors this second");
+    text("scope", s ? t(s.steps === 1 ? "whole experiment, 1 step" : "whole experiment, {0} steps", s.steps) : t("last second"));
+    text("thr-label", t(s ? "peak throughput, req/s" : "throughput, req/s"));
+    text("p99-label", t(s ? "p99 at the peak, ms" : "p99, ms"));
+    text("err-label", t(s ? "errors measured" : "errors this second"));
     text("head-thr", thr);
     text("thr-where", where);
     text("head-p99", p99);
@@ -462,7 +487,7 @@
   // liveStatus says what the connected page shows: the phase outside the
   // steps ("calibrating…"), or that it is connected.
   var streaming = false;
-  function liveStatus() { setStatus(progress && progress.phase ? progress.phase + "…" : "connected"); }
+  function liveStatus() { if (progress && progress.phase) setStatus(progress.phase, "…"); else setStatus("connected"); }
   // Frames of a late joiner's history arrive in a burst: draw once after it.
   function schedule() { if (!pending) { pending = true; setTimeout(redraw, 30); } }
 
@@ -514,6 +539,7 @@
       return out;
     },
     claims: function () { return claimOrder.map(function (id) { return claims[id]; }); },
+    lang: function () { return LANG; },
     done: function () { return done; }
   };
 
