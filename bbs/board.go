@@ -29,7 +29,7 @@ func (s *Server) handleRoot() http.HandlerFunc {
 // command and renders its posts as HTML or JSON.
 func (s *Server) handleBoard() http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		rec := recordOf(r)
+		rec := recordOf(w)
 		// Every answer of /bbs, an error included, says what it did in the
 		// database: 0 and 0 until a command has run, then what the command
 		// did, also when it failed midway.
@@ -100,8 +100,8 @@ func (s *Server) handleBoard() http.HandlerFunc {
 
 		rec.cost.Tally = res.Tally
 		s.stats.record(view.Name(), res.Tally, err == nil)
-		h.Set("X-Bbs-Queries", strconv.Itoa(res.Tally.Queries))
-		h.Set("X-Bbs-Acquires", strconv.Itoa(res.Tally.Acquires))
+		reset(h, "X-Bbs-Queries", strconv.Itoa(res.Tally.Queries))
+		reset(h, "X-Bbs-Acquires", strconv.Itoa(res.Tally.Acquires))
 		// The page's cost line shows these same figures: total is taken
 		// here, once, just before rendering.
 		c := rec.taken()
@@ -118,6 +118,17 @@ func (s *Server) handleBoard() http.HandlerFunc {
 			Cost:    c,
 		})
 	}
+}
+
+// reset sets the header key (canonical) to v, in the one-value slice an
+// earlier Set made when there is one, so that a value set twice a request
+// allocates once.
+func reset(h http.Header, key, v string) {
+	if vs := h[key]; len(vs) == 1 {
+		vs[0] = v
+		return
+	}
+	h[key] = []string{v}
 }
 
 // readInput collects the command parameters from the query string and, for

@@ -2,7 +2,6 @@ package bbs
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -23,8 +22,12 @@ import (
 // line (or the JSON answer's cost), /admin/stats, /metrics, the access log
 // and the truth record all read it.
 //
-// observe puts it in the request's context, the board handler fills it
-// (recordOf), and observe reports it when the request ends.
+// observe holds it in the recorder it hands down as the handler's
+// ResponseWriter (the mux passes that on as it is), the board handler
+// fills it (recordOf), and observe reports it when the request ends. It
+// travels in the recorder rather than in the request's context: a context
+// value would cost a copy of the request and a context per request
+// (Request.WithContext).
 type record struct {
 	start, end    occupancy.Stamp // handler entry; the response written
 	command       string          // "" when the request named no valid command
@@ -32,14 +35,12 @@ type record struct {
 	cost          cost            // the queue wait, the command's tally, the total
 }
 
-// recordKey is the context key of a request's record.
-type recordKey struct{}
-
-// recordOf returns the record observe put in r's context, or a new one
-// starting now when r was not served through observe.
-func recordOf(r *http.Request) *record {
-	if rec, ok := r.Context().Value(recordKey{}).(*record); ok {
-		return rec
+// recordOf returns the record of the request answered through w, the
+// recorder observe handed down, or a new one starting now when w is not
+// one (the request was not served through observe).
+func recordOf(w http.ResponseWriter) *record {
+	if rec, ok := w.(*recorder); ok {
+		return &rec.record
 	}
 	return &record{start: occupancy.Now()}
 }
@@ -80,7 +81,7 @@ func (s *Server) observe(h http.Handler) http.Handler {
 			arrival = truth.Arrival(r.Context())
 			s.truth.Begin()
 		}
-		h.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), recordKey{}, q)))
+		h.ServeHTTP(rec, r)
 		s.behave.Wait()
 		if !rec.wrote && r.Context().Err() != nil {
 			rec.status = statusClientClosed // nothing was written: the client left
@@ -114,7 +115,7 @@ type recorder struct {
 	status int
 	bytes  int64
 	wrote  bool
-	record record            // in the request's context for the handler (recordOf)
+	record record            // the request's, for the handler (recordOf)
 	gate   *behave.Behaviour // holds writes during a stall
 }
 

@@ -46,8 +46,8 @@ type conn struct {
 	// (the board's one clock, monotonic: a wall clock stepped between a
 	// request's arrival and its end, as NTP does on a fresh VM, made its
 	// time at the server negative when this was unix ns); 0: none yet;
-	// serving: a request is being
-	// served, whose body's reads are no arrival.
+	// serving: a request is being served, whose body's reads are no
+	// arrival.
 	pending atomic.Int64
 }
 
