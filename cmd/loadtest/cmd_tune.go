@@ -20,15 +20,6 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// tuneFile is what "loadtest tune -out" writes: the load each setting was
-// measured with and the whole tuning (package tune's Result).
-type tuneFile struct {
-	Tool string            `json:"tool"`
-	At   time.Time         `json:"at"`
-	Load loadtest.Settings `json:"load"`
-	*tune.Result
-}
-
 // cmdTune tunes a running board's workers and pool (tune.Run with
 // contract.Board): one line per step, the winner, the article's two
 // rules, and the whole tuning as JSON with -out.
@@ -175,7 +166,7 @@ func parseKnobs(s string) (watch.Knobs, error) {
 
 // writeTune writes the tuning as indented JSON.
 func writeTune(path string, load loadtest.Settings, res *tune.Result) error {
-	b, err := json.MarshalIndent(tuneFile{Tool: "loadtest tune", At: time.Now().UTC(), Load: load, Result: res}, "", "  ")
+	b, err := json.MarshalIndent(tune.File{Tool: "loadtest tune", At: time.Now().UTC(), Load: load, Result: res}, "", "  ")
 	if err != nil {
 		return err
 	}
