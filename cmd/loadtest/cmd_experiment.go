@@ -34,6 +34,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	liveAddr := fs.String("live", "127.0.0.1:0", "serve the live dashboard at `addr` while the experiment runs (default: a free loopback port; the URL is printed); off: none")
 	pin := fs.Bool("pin", true, "pin the server and the load generator to the file's [server] and [client] cpus (Linux CPU affinity); false, or where pinning fails, caps each with GOMAXPROCS = its number of cpus instead (the notes say which)")
 	progress := fs.String("progress", "auto", "progress line (step i/N, time left): auto (on a terminal), on or off")
+	rm := bindRoom(fs)
 	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
@@ -83,6 +84,9 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if dir == "" {
 		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
 	}
+	if err := rm.check(dir); err != nil {
+		return err
+	}
 	dash, err := startDashboard(ctx, *liveAddr, stdout)
 	if err != nil {
 		return err
@@ -99,6 +103,9 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		for _, c := range res.Claims {
 			fmt.Fprintln(stdout, "  "+c.ClaimLine())
 		}
+	}
+	if res != nil {
+		rm.post(ctx, filepath.Join(dir, "experiment.json"), stdout)
 	}
 	// An interrupt ends the step in progress; the report of the steps
 	// completed is written all the same, and the exit code says so (130),

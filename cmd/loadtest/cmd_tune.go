@@ -27,8 +27,12 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
 	liveAddr := fs.String("live", "", "serve the live dashboard at `addr` while it tunes (e.g. 127.0.0.1:0; the URL is printed): each second's load and the board's readings, and the path through the workers × pool plane; empty or off: none")
 	spec, parse := tuneFlags(fs, stderr, "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
+	rm := bindRoom(fs)
 	out, err := parse(args)
 	if err != nil {
+		return err
+	}
+	if err := rm.check(out); err != nil {
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
@@ -71,6 +75,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				return werr
 			}
 			logf("wrote %s", out)
+			rm.post(ctx, out, stdout)
 		}
 	}
 	switch {
