@@ -63,7 +63,11 @@ func varied(t *testing.T) []byte {
 
 // runFile is one point of the article's graph 1 as `loadtest run -out`
 // writes it.
-func runFile(t *testing.T) []byte {
+func runFile(t *testing.T) []byte { return runAt(t, 1) }
+
+// runAt is point i of the article's graph 1 as `loadtest run -out`
+// writes it.
+func runAt(t *testing.T, i int) []byte {
 	t.Helper()
 	var e struct {
 		Runs []struct {
@@ -76,7 +80,7 @@ func runFile(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	var run map[string]any
-	if err := json.Unmarshal(e.Runs[0].Points[1].Result, &run); err != nil {
+	if err := json.Unmarshal(e.Runs[0].Points[i].Result, &run); err != nil {
 		t.Fatal(err)
 	}
 	run["kind"], run["schema"], run["tool"] = "run", 2, "bbslab-loadtest"

@@ -291,3 +291,45 @@ func TestRoomTunings(t *testing.T) {
 		t.Errorf("page lacks the tuning's winner or the missing machine's note:\n%s", page)
 	}
 }
+
+// TestRoomSweepAndRuns: a sweep is one laptop's line, replaced by its
+// next sweep of the name; single runs add up to a line, a later run of
+// a client count replacing the earlier.
+func TestRoomSweepAndRuns(t *testing.T) {
+	_, srv, _ := serve(t, Options{Dir: t.TempDir()})
+	sweep := func(points ...int) []byte {
+		var runs []json.RawMessage
+		for _, i := range points {
+			runs = append(runs, runAt(t, i))
+		}
+		b, err := json.Marshal(map[string]any{"schema": 2, "kind": "sweep", "name": "mine", "runs": runs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	send(t, srv.URL, "ben", writeFile(t, "sweep.json", sweep(0, 1, 2)))
+	send(t, srv.URL, "ben", writeFile(t, "sweep.json", sweep(3, 4)))
+	for _, i := range []int{1, 2, 2} {
+		send(t, srv.URL, "dan", writeFile(t, "run.json", runAt(t, i)))
+	}
+	v := viewJSON(t, srv.URL)
+	clients := func(c Curve) (out []int) {
+		for _, p := range c.Points {
+			out = append(out, p.Clients)
+		}
+		return out
+	}
+	if len(v.Curves) != 2 || v.Curves[0].Source != "sweep mine" || v.Curves[1].Source != "loadtest run" {
+		t.Fatalf("curves %+v; want sweep mine and loadtest run", v.Curves)
+	}
+	if got := clients(v.Curves[0].Lines[0]); len(v.Curves[0].Lines) != 1 || !slices.Equal(got, []int{10, 15}) {
+		t.Errorf("ben's sweep line: clients %v; want the later sweep's 10, 15 alone", got)
+	}
+	if got := clients(v.Curves[1].Lines[0]); len(v.Curves[1].Lines) != 1 || !slices.Equal(got, []int{2, 5}) {
+		t.Errorf("dan's runs: clients %v; want 2 and 5, once each", got)
+	}
+	if svg := get(t, srv.URL+"/chart/"+v.Curves[1].ID); !strings.Contains(svg, "dan") {
+		t.Errorf("the runs' chart does not name dan")
+	}
+}
