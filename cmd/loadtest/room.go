@@ -11,7 +11,7 @@ import (
 	"bbslab/workshop/room"
 )
 
-// roomFlags are -room and -room-token of experiment, run and tune: the
+// roomFlags are -room and -room-token of experiment, run, sweep and tune: the
 // workshop room their result file is sent to once written (workshop/room).
 type roomFlags struct{ url, token *string }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -145,6 +146,17 @@ func TestRoomRefusesBadInput(t *testing.T) {
 		if status != c.status || !strings.Contains(answer, c.says) {
 			t.Errorf("%s: %d %q; want %d saying %q", c.name, status, answer, c.status, c.says)
 		}
+	}
+	// Of no length given (chunked), the cap is found while reading.
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/upload", io.MultiReader(strings.NewReader(`{"kind":"run","pad":"`), strings.NewReader(strings.Repeat("x", 3<<20))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusRequestEntityTooLarge || req.ContentLength != 0 {
+		t.Errorf("too large, chunked: %v, %v (length %d); want 413", resp, err, req.ContentLength)
+	} else {
+		resp.Body.Close()
 	}
 	resp, err := http.Get(srv.URL + "/upload")
 	if err != nil {

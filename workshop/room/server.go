@@ -147,11 +147,16 @@ func (r *Room) handleUpload(w http.ResponseWriter, req *http.Request) {
 		r.refuse(w, addr, http.StatusBadRequest, fmt.Sprintf("%s %q: want 1 to 40 letters, digits, '.', '_' or '-', starting with a letter or digit", LaptopHeader, laptop))
 		return
 	}
+	tooLarge := fmt.Sprintf("the upload is over the room's cap of %d bytes; nothing stored", r.opt.MaxBytes)
+	if req.ContentLength > r.opt.MaxBytes { // refused before its body is read
+		r.refuse(w, laptop, http.StatusRequestEntityTooLarge, tooLarge)
+		return
+	}
 	b, err := io.ReadAll(http.MaxBytesReader(w, req.Body, r.opt.MaxBytes))
 	var tooBig *http.MaxBytesError
 	switch {
-	case errors.As(err, &tooBig):
-		r.refuse(w, laptop, http.StatusRequestEntityTooLarge, fmt.Sprintf("the upload is over the room's cap of %d bytes; nothing stored", r.opt.MaxBytes))
+	case errors.As(err, &tooBig): // a body longer than it said, or of no length given
+		r.refuse(w, laptop, http.StatusRequestEntityTooLarge, tooLarge)
 		return
 	case err != nil:
 		r.refuse(w, laptop, http.StatusBadRequest, fmt.Sprintf("the upload was cut short (%v); nothing stored, send it again", err))
