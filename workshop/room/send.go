@@ -159,11 +159,10 @@ func DefaultLaptop() string {
 	return name
 }
 
-// ResendHint is the command that sends path to the room at url again,
-// the token from the environment.
+// ResendHint is the command that sends path to the room at url again.
 func ResendHint(path, url string) string {
 	if strings.ContainsAny(path, " '\"$") {
 		path = strconv.Quote(path)
 	}
-	return fmt.Sprintf("%s=TOKEN go run ./cmd/workshop room -send %s -to %s", TokenVar, path, url)
+	return fmt.Sprintf("go run ./cmd/workshop room -send %s -to %s (the token from -token or $%s)", path, url, TokenVar)
 }
