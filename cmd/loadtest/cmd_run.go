@@ -20,7 +20,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("out", "", "write the result as JSON to `file`")
 	var o outputFlags
 	o.register(fs, "")
+	rm := bindRoom(fs)
 	if err := cli.ParseFlags(fs, args, false); err != nil {
+		return err
+	}
+	if err := rm.check(*out); err != nil {
 		return err
 	}
 	s, objs, err := f.settings()
@@ -50,5 +54,6 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return startError(err)
 	}
+	rm.post(ctx, *out, stderr)
 	return cli.Outcome(v.Interrupted, v.Missed)
 }

@@ -21,7 +21,11 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	charts := fs.String("charts", "sweep", "chart file `prefix` (PREFIX-throughput.svg/.png, PREFIX-response.svg/.png); empty for none")
 	var o outputFlags
 	o.register(fs, ", one per step: out.csv at 10 clients is out-c10.csv")
+	rm := bindRoom(fs)
 	if err := cli.ParseFlags(fs, args, false); err != nil {
+		return err
+	}
+	if err := rm.check(*out); err != nil {
 		return err
 	}
 	s, objs, err := f.settings()
@@ -54,5 +58,6 @@ func cmdSweep(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return startError(err)
 	}
+	rm.post(ctx, *out, stderr)
 	return cli.Outcome(v.Interrupted, v.Missed)
 }

@@ -20,15 +20,6 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// tuneFile is what "loadtest tune -out" writes: the load each setting was
-// measured with and the whole tuning (package tune's Result).
-type tuneFile struct {
-	Tool string            `json:"tool"`
-	At   time.Time         `json:"at"`
-	Load loadtest.Settings `json:"load"`
-	*tune.Result
-}
-
 // cmdTune tunes a running board's workers and pool (tune.Run with
 // contract.Board): one line per step, the winner, the article's two
 // rules, and the whole tuning as JSON with -out.
@@ -36,8 +27,12 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
 	liveAddr := fs.String("live", "", "serve the live dashboard at `addr` while it tunes (e.g. 127.0.0.1:0; the URL is printed): each second's load and the board's readings, and the path through the workers × pool plane; empty or off: none")
 	spec, parse := tuneFlags(fs, stderr, "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
+	rm := bindRoom(fs)
 	out, err := parse(args)
 	if err != nil {
+		return err
+	}
+	if err := rm.check(out); err != nil {
 		return err
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
@@ -80,6 +75,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				return werr
 			}
 			logf("wrote %s", out)
+			rm.post(ctx, out, stdout)
 		}
 	}
 	switch {
@@ -175,7 +171,7 @@ func parseKnobs(s string) (watch.Knobs, error) {
 
 // writeTune writes the tuning as indented JSON.
 func writeTune(path string, load loadtest.Settings, res *tune.Result) error {
-	b, err := json.MarshalIndent(tuneFile{Tool: "loadtest tune", At: time.Now().UTC(), Load: load, Result: res}, "", "  ")
+	b, err := json.MarshalIndent(tune.File{Tool: "loadtest tune", At: time.Now().UTC(), Load: load, Result: res}, "", "  ")
 	if err != nil {
 		return err
 	}

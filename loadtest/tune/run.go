@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"bbslab/loadtest"
 	"bbslab/loadtest/watch"
 )
 
@@ -41,6 +42,15 @@ type Result struct {
 	Measurements int     `json:"measurements"`
 	Runs         int     `json:"runs"`
 	Seconds      float64 `json:"seconds"`
+}
+
+// File is what "loadtest tune -out" writes: the load each setting was
+// measured with and the whole tuning.
+type File struct {
+	Tool string            `json:"tool"` // "loadtest tune"
+	At   time.Time         `json:"at"`
+	Load loadtest.Settings `json:"load"`
+	*Result
 }
 
 // Rules are the article's two rules checked against the winner.
