@@ -189,17 +189,16 @@ func other(m, a, b *Measurement) *Measurement {
 }
 
 // onward is where the tuning goes on after a check that kept the top: the
-// first unmeasured setting above it in the bounds, more of both knobs
-// first, then more workers, then more connections. The check found more
+// first unmeasured setting above it in the bounds, more of every knob
+// first, then more of each in the list's order. The check found more
 // serving more; the settings below the top are the beaten best's side.
 func (t *tuner) onward(top watch.Knobs) (watch.Knobs, bool) {
-	w, p := top.Workers, top.Pool
-	for _, k := range []watch.Knobs{
-		{Workers: t.wl.above(w), Pool: t.pl.above(p)},
-		{Workers: t.wl.above(w), Pool: p},
-		{Workers: w, Pool: t.pl.above(p)},
-	} {
-		if k != (watch.Knobs{Workers: w, Pool: p}) && k.Pool <= k.Workers && t.inBounds(k) && t.visited(k) == nil {
+	cands := []watch.Knobs{t.knobs.shift(top, 1, -1)}
+	for i := range t.knobs {
+		cands = append(cands, t.knobs.shift(top, 1, i))
+	}
+	for _, k := range cands {
+		if k != top && t.knobs.capped(k) == k && t.inBounds(k) && t.visited(k) == nil {
 			return k, true
 		}
 	}
@@ -210,10 +209,10 @@ func (t *tuner) onward(top watch.Knobs) (watch.Knobs, bool) {
 // when it is: other work took the target's cores (disturbed), or its CPU
 // per request was far above the steps' before it (slow).
 func (t *tuner) leftOut(m *Measurement) (Diagnosis, bool) {
-	if d, ok := disturbed(m); ok {
+	if d, ok := t.spec.disturbed(m); ok {
 		return d, true
 	}
-	return slow(m, t.measured)
+	return t.spec.slow(m, t.measured)
 }
 
 // upset reports whether one of a side-by-side check's measurements was

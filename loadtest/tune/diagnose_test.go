@@ -21,6 +21,15 @@ func reading(k watch.Knobs, meanMs, t float64, r Readings) *Measurement {
 
 func kn(w, p int) watch.Knobs { return watch.Knobs{Workers: w, Pool: p} }
 
+// defaults are the thresholds' defaults.
+var defaults = func() Thresholds {
+	var th Thresholds
+	if err := th.fill(); err != nil {
+		panic(err)
+	}
+	return th
+}()
+
 func TestDiagnose(t *testing.T) {
 	lowerCPU := reading(kn(10, 10), 5, 3000, Readings{CPUWaitMs: 0.1, CoresBusy: 80})
 	for _, tt := range []struct {
@@ -54,7 +63,7 @@ func TestDiagnose(t *testing.T) {
 		{"an absent wait is no wait", reading(kn(5, 5), 10, 1500, Readings{WorkerWaitMs: 5, Absent: []string{rWorkerWait}}), nil, Load, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Diagnose(tt.m, tt.lower)
+			d := defaults.Diagnose(tt.m, tt.lower)
 			if d.Limit != tt.want {
 				t.Fatalf("Diagnose = %s (%s); want %s", d.Limit, d.Evidence, tt.want)
 			}
@@ -68,7 +77,11 @@ func TestDiagnose(t *testing.T) {
 }
 
 func TestPropose(t *testing.T) {
-	wl, pl := DefaultLadder(1, 100), DefaultLadder(1, 100)
+	ks, err := newKnobSet(Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := &tuner{spec: Spec{Thresholds: defaults}, knobs: ks}
 	lower := reading(kn(10, 10), 5, 3000, nil_())
 	for _, tt := range []struct {
 		name  string
@@ -95,8 +108,8 @@ func TestPropose(t *testing.T) {
 		{"the application", reading(kn(5, 5), 40, 400, Readings{Work: "Cmd", Queries: 30, DatabaseMs: 30}), nil, watch.Knobs{}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Diagnose(tt.m, tt.lower)
-			p, ok := propose(tt.m, d, wl, pl, tt.lower, tt.lower == nil)
+			d := defaults.Diagnose(tt.m, tt.lower)
+			p, ok := tn.propose(tt.m, d, tt.lower, tt.lower == nil)
 			if ok == tt.none {
 				t.Fatalf("propose after %s = %v, %v; want a proposal: %v", d.Limit, p, ok, !tt.none)
 			}
@@ -210,11 +223,11 @@ func TestDisturbed(t *testing.T) {
 		{10, 0, false},
 	} {
 		m := reading(kn(5, 5), 5, 1000, Readings{Interference: tt.others, GeneratorShared: tt.generator})
-		if d, got := disturbed(m); got != tt.want {
+		if d, got := defaults.disturbed(m); got != tt.want {
 			t.Errorf("interference %v, generator %v: disturbed %v (%s); want %v", tt.others, tt.generator, got, d.Evidence, tt.want)
 		}
 	}
-	if _, got := disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}})); got {
+	if _, got := defaults.disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}})); got {
 		t.Error("an absent interference reading judged disturbed")
 	}
 	// The hypervisor's steal of the generator's CPUs disturbs a
@@ -235,7 +248,7 @@ func TestDisturbed(t *testing.T) {
 		if tt.absent {
 			r.Absent = []string{rInterference}
 		}
-		d, got := disturbed(reading(kn(5, 5), 5, 1000, r))
+		d, got := defaults.disturbed(reading(kn(5, 5), 5, 1000, r))
 		if got != tt.want || d.Reading != tt.reading || got && !strings.Contains(d.Evidence, "%") {
 			t.Errorf("interference %v, generator steal %v: disturbed %v by %q (%s); want %v by %q", tt.others, tt.steal, got, d.Reading, d.Evidence, tt.want, tt.reading)
 		}
@@ -259,14 +272,14 @@ func TestGeneratorSteal(t *testing.T) {
 	if m.Readings.GeneratorSteal != 25 {
 		t.Errorf("generator steal over repeats 30, 2, 25: %v; want their median, 25", m.Readings.GeneratorSteal)
 	}
-	if _, ok := disturbed(m); !ok {
+	if _, ok := defaults.disturbed(m); !ok {
 		t.Error("25 % of a core stolen from the generator's CPUs: not disturbed")
 	}
 	m = tn.summarise(kn(5, 5), []*loadtest.Result{run(nil), run(nil), run(nil)})
 	if m.Readings.GeneratorSteal != 0 {
 		t.Errorf("no steal counted: generator steal %v; want 0", m.Readings.GeneratorSteal)
 	}
-	if d, ok := disturbed(m); ok {
+	if d, ok := defaults.disturbed(m); ok {
 		t.Errorf("no steal counted, the generator's cores 40 %% others: disturbed (%s)", d.Evidence)
 	}
 }

@@ -110,18 +110,15 @@ const GridAttempts = 3
 // (docs/measurements.md, T44).
 const StepAttempts = GridAttempts
 
-// Grid returns the settings of the full grid within spec's bounds (its
-// defaults filled in), workers major.
+// Grid returns the settings of the full grid of spec's knobs (every rung
+// of each within its bounds), the workers major; nil when the knobs are
+// wrong (Run says how).
 func Grid(spec Spec) []watch.Knobs {
-	spec.MinWorkers, spec.MinPool = defaultInt(spec.MinWorkers, 1), defaultInt(spec.MinPool, 1)
-	spec.MaxWorkers, spec.MaxPool = defaultInt(spec.MaxWorkers, 100), defaultInt(spec.MaxPool, 100)
-	var out []watch.Knobs
-	for _, w := range DefaultLadder(spec.MinWorkers, spec.MaxWorkers) {
-		for _, p := range DefaultLadder(spec.MinPool, spec.MaxPool) {
-			out = append(out, watch.Knobs{Workers: w, Pool: p})
-		}
+	ks, err := newKnobSet(spec)
+	if err != nil {
+		return nil
 	}
-	return out
+	return ks.grid()
 }
 
 // RunGrid tunes the target under spec from each of starts (none: spec's
@@ -138,7 +135,7 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	if err := gs.Validate(); err != nil {
 		return nil, err
 	}
-	gt, err := newTuner(spec, target, Options{Restart: opt.Restart, Logf: opt.Logf})
+	gt, err := newTuner(spec, target, Options{Restart: opt.Restart, Logf: opt.Logf, Measurer: opt.Measurer})
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +145,7 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
 	}
-	grid := shuffled(Grid(gt.spec), gs.Seed)
+	grid := shuffled(gt.knobs.grid(), gs.Seed)
 	per := (len(grid) + gt.spec.Steps*len(starts) - 1) / (gt.spec.Steps * len(starts))
 	g := &GridResult{Spec: gs}
 	var gridErr error
@@ -161,7 +158,7 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 					return
 				}
 				g.GridMeasurements++
-				d, bad := disturbed(m)
+				d, bad := gt.spec.disturbed(m)
 				if !bad {
 					break
 				}
@@ -226,7 +223,7 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 		}
 	}
 	ks = append(ks, g.Best.Knobs) // the control: the best again, in every round
-	ms, err := SideBySide(ctx, spec, target, Options{Restart: opt.Restart}, ks, gs.Rounds)
+	ms, err := SideBySide(ctx, spec, target, Options{Restart: opt.Restart, Measurer: opt.Measurer}, ks, gs.Rounds)
 	if err != nil {
 		return err
 	}

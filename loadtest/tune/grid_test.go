@@ -36,15 +36,15 @@ func TestGridAndShuffle(t *testing.T) {
 // interleaved with the tuner's steps, and the figures printed are the
 // grid's and each tuning's own.
 func TestRunGrid(t *testing.T) {
-	f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
-	url, target := f.start(t)
-	spec := fakeSpec(url, kn(1, 1), 3, "p99<500ms")
+	f := newModel(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
+	target := fakeTarget()
+	spec := f.spec(kn(1, 1), 3, "p99<500ms")
 	spec.MaxWorkers, spec.MaxPool, spec.Repeats = 3, 3, 1
 	spec.Load.Duration = 400 * time.Millisecond
 	var lines []string
-	g, err := RunGrid(context.Background(), spec, []watch.Knobs{kn(1, 1), kn(3, 3)}, target, Options{Logf: func(format string, a ...any) {
+	g, err := RunGrid(context.Background(), spec, []watch.Knobs{kn(1, 1), kn(3, 3)}, target, f.opt(Options{Logf: func(format string, a ...any) {
 		lines = append(lines, strings.SplitN(format, ":", 2)[0])
-	}}, GridSpec{Seed: 3, Rounds: 2, Within: 0.95})
+	}}), GridSpec{Seed: 3, Rounds: 2, Within: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,19 +118,16 @@ func TestRunGrid(t *testing.T) {
 // later grid setting is measured GridAttempts times, each attempt kept as
 // disturbed, and none of them may be the grid's best.
 func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
-	f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
-	url, target := f.start(t)
-	spec := fakeSpec(url, kn(1, 1), 2, "p99<500ms")
+	f := newModel(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
+	target := fakeTarget()
+	spec := f.spec(kn(1, 1), 2, "p99<500ms")
 	spec.MaxWorkers, spec.MaxPool, spec.Repeats = 2, 2, 1
 	spec.Load.Duration = 400 * time.Millisecond
-	g, err := RunGrid(context.Background(), spec, nil, target, Options{Logf: func(format string, a ...any) {
-		// A whole core: the generator's own CPU (this process's, not
-		// pinned) is taken off what others took, and under -race it can
-		// reach half a core.
+	g, err := RunGrid(context.Background(), spec, nil, target, f.opt(Options{Logf: func(format string, a ...any) {
 		if line := fmt.Sprintf(format, a...); strings.HasPrefix(line, "grid 1/4: ") {
 			f.disturb(1)
 		}
-	}}, GridSpec{Seed: 3, Within: 0.95})
+	}}), GridSpec{Seed: 3, Within: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +142,7 @@ func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
 			len(g.Grid), len(g.Unmeasured), len(g.Disturbed), g.GridMeasurements, 3*GridAttempts, 1+3*GridAttempts)
 	}
 	for _, m := range g.Disturbed {
-		if _, bad := disturbed(m); !bad {
+		if _, bad := defaults.disturbed(m); !bad {
 			t.Errorf("an attempt kept as disturbed read %.1f%% of a core taken by others", m.Readings.Interference)
 		}
 	}

@@ -171,17 +171,31 @@ func (t *tuner) stats() []watch.Stat {
 	return out
 }
 
-// measure sets k on the target, waits until it took effect, and measures
-// it Repeats times with the load of the spec, the warm-up before the
-// first only (the setting changes there, not between repeats); each
-// repeat's readings cover exactly its measured window (the watcher's).
+// A Measurer takes the tuner's measurements: it reads and sets the
+// target's knobs and runs the load at the setting in force. The tuner
+// reduces the runs it returns (their figures and the target's readings by
+// their stats' names) and judges them; the live one drives the load engine
+// against the target, a test's computes the runs from a model of one.
+type Measurer interface {
+	// Get returns the setting in force.
+	Get(ctx context.Context) (watch.Knobs, error)
+	// Set sets k and returns once it took effect, reporting whether the
+	// target was started again for it.
+	Set(ctx context.Context, k watch.Knobs) (restarted bool, err error)
+	// Run runs the spec's load n times at k, in force, the warm-up before
+	// the first only; first numbers the runs (#first+1..).
+	Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error)
+}
+
+// measure sets k on the target and measures it Repeats times, the warm-up
+// before the first only (the setting changes there, not between repeats).
 func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error) {
 	t0 := time.Now()
-	restarted, err := t.set(ctx, k)
+	restarted, err := t.m.Set(ctx, k)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := t.run(ctx, k, 0, t.spec.Repeats)
+	runs, err := t.m.Run(ctx, k, 0, t.spec.Repeats)
 	if err != nil {
 		return nil, err
 	}
@@ -191,16 +205,30 @@ func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error
 	return m, nil
 }
 
-// set sets k on the target and waits until it took effect, starting the
-// target again (Options.Restart) when it cannot change k while it runs;
-// it reports whether it did.
-func (t *tuner) set(ctx context.Context, k watch.Knobs) (bool, error) {
-	got, err := t.tuning.Set(ctx, t.spec.Admin, k)
+// liveMeasurer measures a running target: its knobs through its
+// watch.Tuning on the spec's admin listener, each run with the load
+// engine, its readings by the watcher over exactly the measured window.
+type liveMeasurer struct {
+	spec    *Spec
+	tuning  *watch.Tuning
+	watcher loadtest.Watcher
+	restart func(ctx context.Context, k watch.Knobs) error
+	logf    func(format string, a ...any)
+}
+
+func (l *liveMeasurer) Get(ctx context.Context) (watch.Knobs, error) {
+	return l.tuning.Get(ctx, l.spec.Admin)
+}
+
+// Set starts the target again with k (Options.Restart) when it cannot
+// change k while it runs.
+func (l *liveMeasurer) Set(ctx context.Context, k watch.Knobs) (bool, error) {
+	got, err := l.tuning.Set(ctx, l.spec.Admin, k)
 	restarted := false
-	if errors.Is(err, watch.ErrRestart) && t.opt.Restart != nil {
-		t.opt.Logf("set %s: %v: starting the target again with it", short(k), err)
-		if err = t.opt.Restart(ctx, k); err == nil {
-			got, err = t.tuning.Get(ctx, t.spec.Admin)
+	if errors.Is(err, watch.ErrRestart) && l.restart != nil {
+		l.logf("set %s: %v: starting the target again with it", short(k), err)
+		if err = l.restart(ctx, k); err == nil {
+			got, err = l.Get(ctx)
 		}
 		if err != nil {
 			return false, fmt.Errorf("set %s by starting the target again: %w", short(k), err)
@@ -216,18 +244,16 @@ func (t *tuner) set(ctx context.Context, k watch.Knobs) (bool, error) {
 	return restarted, nil
 }
 
-// run measures the setting in force n times with the load of the spec,
-// the warm-up before the first only; first numbers the runs (#first+1..).
-func (t *tuner) run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error) {
+func (l *liveMeasurer) Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error) {
 	var runs []*loadtest.Result
 	for i := range n {
-		s := t.spec.Load
+		s := l.spec.Load
 		s.Name = fmt.Sprintf("%s #%d", short(k), first+i+1)
 		if i > 0 {
 			// Warmed by the first run: the setting has not changed.
 			s.Warmup = 0
 		}
-		s.Watcher = t.watcher
+		s.Watcher = l.watcher
 		if s.Seed != 0 {
 			s.Seed += uint64(first + i)
 		}
@@ -266,12 +292,12 @@ func (t *tuner) sideBySide(ctx context.Context, ks []watch.Knobs, rounds int) ([
 	restarted := make([]bool, len(ks))
 	for r := range rounds {
 		for i, k := range ks {
-			re, err := t.set(ctx, k)
+			re, err := t.m.Set(ctx, k)
 			if err != nil {
 				return nil, err
 			}
 			restarted[i] = restarted[i] || re
-			rs, err := t.run(ctx, k, r, 1)
+			rs, err := t.m.Run(ctx, k, r, 1)
 			if err != nil {
 				return nil, err
 			}

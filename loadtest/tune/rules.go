@@ -18,7 +18,7 @@ const FewMore = 3
 func (t *tuner) conclude(ctx context.Context, res *Result) {
 	best := t.chosen()
 	res.Winner, res.WinnerMet = best.Knobs, best.Met
-	res.Limit = Diagnose(best, t.lower(best.Knobs))
+	res.Limit = t.spec.Diagnose(best, t.lower(best.Knobs))
 	res.Rules.WorkersPool, res.Rules.WorkersPoolHolds = workersPool(best.Knobs)
 	t.opt.Logf("winner: %s (%s the objectives, %.0f/s, %s %.2f ms); its limit: %s: %s", knobsText(best.Knobs), metText(best.Met),
 		best.Throughput.Median, best.LatencyName, best.Latency.Median, res.Limit.Limit, res.Limit.Evidence)
@@ -31,9 +31,9 @@ func (t *tuner) conclude(ctx context.Context, res *Result) {
 	if ctx.Err() == nil {
 		// Set only when another setting is in force: a board that cannot
 		// change its knobs live would be started again for nothing.
-		cur, err := t.tuning.Get(ctx, t.spec.Admin)
+		cur, err := t.m.Get(ctx)
 		if err != nil || cur.Workers != best.Knobs.Workers || cur.Pool != best.Knobs.Pool || cur.Min() != best.Knobs.Min() {
-			_, err = t.set(ctx, best.Knobs)
+			_, err = t.m.Set(ctx, best.Knobs)
 		}
 		if err == nil {
 			t.opt.Logf("the target keeps running with %s (%s%s)", knobsText(best.Knobs), t.spec.Admin, t.tuning.KnobsPath)
@@ -71,7 +71,7 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 	defer func() { t.spec.Repeats = reps }()
 	var ms []*Measurement
 	for range reps {
-		if _, err := t.tuning.Set(ctx, t.spec.Admin, watch.Knobs{Workers: k.Workers, Pool: 1}); err != nil {
+		if _, err := t.m.Set(ctx, watch.Knobs{Workers: k.Workers, Pool: 1}); err != nil {
 			return "not checked: " + err.Error(), nil
 		}
 		m, err := t.measure(ctx, k)

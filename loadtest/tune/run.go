@@ -73,7 +73,7 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 	t.started = time.Now()
 	cur := t.spec.Start
 	if cur == (watch.Knobs{}) {
-		if cur, err = t.tuning.Get(ctx, t.spec.Admin); err != nil {
+		if cur, err = t.m.Get(ctx); err != nil {
 			return nil, fmt.Errorf("read the knobs in force: %w", err)
 		}
 	}
@@ -179,7 +179,7 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			continue
 		}
 		t.measured = append(t.measured, m)
-		d = Diagnose(m, t.lower(m.Knobs))
+		d = t.spec.Diagnose(m, t.lower(m.Knobs))
 		st := Step{N: t.taken, Measurement: *m, Diagnosis: d, Compared: compare(m, prevBest)}
 		best := t.best()
 		st.Best = best.Knobs
@@ -248,18 +248,18 @@ func (t *tuner) next(m *Measurement, d Diagnosis, best *Measurement) (Proposal, 
 	// trim: fewer of it is no way to the best.
 	shrinks := d.Limit == Capacity || d.Limit == Load
 	if best == m || !shrinks || !more(best, m) {
-		if p, ok := t.fresh(propose(m, d, t.wl, t.pl, t.lower(m.Knobs), t.halve(m.Knobs))); ok {
+		if p, ok := t.fresh(t.propose(m, d, t.lower(m.Knobs), t.halve(m.Knobs))); ok {
 			return p, false, ""
 		}
 	}
 	if best != m {
-		bd := Diagnose(best, t.lower(best.Knobs))
-		if p, ok := t.fresh(propose(best, bd, t.wl, t.pl, t.lower(best.Knobs), t.halve(best.Knobs))); ok {
+		bd := t.spec.Diagnose(best, t.lower(best.Knobs))
+		if p, ok := t.fresh(t.propose(best, bd, t.lower(best.Knobs), t.halve(best.Knobs))); ok {
 			p.Why = fmt.Sprintf("from the best so far, %s: %s", short(best.Knobs), p.Why)
 			return p, false, ""
 		}
 	}
-	for _, n := range neighbours(best.Knobs, t.wl, t.pl) {
+	for _, n := range t.knobs.neighbours(best.Knobs) {
 		if t.visited(n) == nil && t.inBounds(n) {
 			return Proposal{Knobs: n, Why: fmt.Sprintf("check a neighbour of the best, %s, before calling it the best", short(best.Knobs))}, false, ""
 		}
@@ -267,11 +267,11 @@ func (t *tuner) next(m *Measurement, d Diagnosis, best *Measurement) (Proposal, 
 	return t.stopAt(best)
 }
 
-// halve reports whether no setting smaller than k in both knobs was
-// measured: a full CPU then halves both.
+// halve reports whether no setting smaller than k in every knob was
+// measured: a full CPU then halves them.
 func (t *tuner) halve(k watch.Knobs) bool {
 	for _, m := range t.measured {
-		if m.Knobs.Workers < k.Workers && m.Knobs.Pool < k.Pool {
+		if !slices.ContainsFunc(t.knobs, func(kn knob) bool { return *kn.Of(&m.Knobs) >= *kn.Of(&k) }) {
 			return false
 		}
 	}
@@ -287,12 +287,13 @@ func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
 }
 
 func (t *tuner) inBounds(k watch.Knobs) bool {
-	return k.Workers >= t.spec.MinWorkers && k.Workers <= t.spec.MaxWorkers && k.Pool >= t.spec.MinPool && k.Pool <= t.spec.MaxPool
+	in, _ := t.knobs.inBounds(k)
+	return in
 }
 
 // stopAt is the stop once nothing is left to measure around best.
 func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
-	bd := Diagnose(best, t.lower(best.Knobs))
+	bd := t.spec.Diagnose(best, t.lower(best.Knobs))
 	switch {
 	case !best.Met:
 		return Proposal{Why: fmt.Sprintf("stop: no setting within the bounds met %s; the best of those closest to it (within the closest's spread), %s, is limited by %s: %s", t.objectives(), short(best.Knobs), bd.Limit, bd.Evidence)}, true, "unmet"

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -16,24 +15,20 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// fakeSpec is a short tuning of the fake at url: 20 clients without think
-// time, 0.6 s measured twice per setting.
+// fakeSpec is a short tuning of the running fake at url: 20 clients
+// without think time, 0.3 s measured twice per setting.
 func fakeSpec(url string, start watch.Knobs, steps int, slo string) Spec {
-	objs, err := loadtest.ParseSLO(slo)
-	if err != nil {
-		panic(err)
-	}
-	return Spec{
-		Load: loadtest.Settings{Requests: []loadtest.Request{{URL: url + "/page", Expect: http.StatusOK}}, Clients: 20,
-			Warmup: 150 * time.Millisecond, Duration: 600 * time.Millisecond, Model: loadtest.ModelDelay, Timeout: 5 * time.Second},
-		Admin: url, Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40, Confirm: true,
-	}
+	s := (&model{}).spec(start, steps, slo)
+	s.Load.Requests[0].URL, s.Admin = url+"/page", url
+	s.Load.Warmup, s.Load.Duration = 100*time.Millisecond, 300*time.Millisecond
+	return s
 }
 
 // checkPath checks what holds of every tuning: each step's next setting is
 // the one measured next, no setting is measured twice, the budget holds,
-// the winner is a measured step's, and the fake is left at the winner.
-func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
+// the winner is a measured step's, and the target is left at the winner
+// (left).
+func checkPath(t *testing.T, res *Result, left watch.Knobs, steps int) {
 	t.Helper()
 	seen := map[watch.Knobs]bool{}
 	winnerMeasured := false
@@ -75,9 +70,6 @@ func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
 	if !winnerMeasured {
 		t.Errorf("the winner %s was never measured", short(res.Winner))
 	}
-	f.mu.Lock()
-	left := f.knobs
-	f.mu.Unlock()
 	if left != res.Winner {
 		t.Errorf("the fake is left at %s; want the winner %s", short(left), short(res.Winner))
 	}
@@ -98,12 +90,12 @@ func above(a, b watch.Knobs) bool {
 // them, the core has room), and the winner must carry more throughput
 // than the start beyond the noise.
 func TestRunRaisesFromTooSmall(t *testing.T) {
-	f := newFakeBoard(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
-	url, target := f.start(t)
+	f := newModel(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
+	target := fakeTarget()
 	var lines []string
-	res, err := Run(context.Background(), fakeSpec(url, kn(2, 2), 8, "p99<500ms"), target, Options{Logf: func(format string, a ...any) {
+	res, err := Run(context.Background(), f.spec(kn(2, 2), 8, "p99<500ms"), target, f.opt(Options{Logf: func(format string, a ...any) {
 		lines = append(lines, format)
-	}})
+	}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +103,7 @@ func TestRunRaisesFromTooSmall(t *testing.T) {
 		t.Logf("step %d %s: %.0f/s %s p99 %.1f ms: %s; %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Latency.Median, st.Diagnosis.Evidence, st.Decision)
 	}
 	t.Logf("winner %s, stopped: %s", short(res.Winner), res.Stopped)
-	checkPath(t, res, f, 8)
+	checkPath(t, res, f.k, 8)
 	first := res.Steps[0]
 	if first.Diagnosis.Limit != Workers {
 		t.Errorf("step 1 (2/2) limit %s (%s); want workers", first.Diagnosis.Limit, first.Diagnosis.Evidence)
@@ -137,19 +129,16 @@ func TestRunRaisesFromTooSmall(t *testing.T) {
 // tuner must name the capacity first and end on a smaller setting whose
 // throughput is not below 40/40's beyond the noise.
 func TestRunComesDown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a tuning of about 15 s; runs without -short")
-	}
-	f := newFakeBoard(kn(40, 40), 1, 4*time.Millisecond, time.Millisecond)
-	url, target := f.start(t)
-	res, err := Run(context.Background(), fakeSpec(url, kn(40, 40), 8, "p99<500ms"), target, Options{})
+	f := newModel(kn(40, 40), 1, 4*time.Millisecond, time.Millisecond)
+	target := fakeTarget()
+	res, err := Run(context.Background(), f.spec(kn(40, 40), 8, "p99<500ms"), target, f.opt(Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range res.Steps {
 		t.Logf("step %d %s: %.0f/s %s: %s; %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Diagnosis.Evidence, st.Decision)
 	}
-	checkPath(t, res, f, 8)
+	checkPath(t, res, f.k, 8)
 	if d := res.Steps[0].Diagnosis; d.Limit != Capacity {
 		t.Errorf("step 1 (40/40) limit %s (%s); want capacity", d.Limit, d.Evidence)
 	}
@@ -172,13 +161,13 @@ func TestRunComesDown(t *testing.T) {
 // TestRunNamesTheApplication tunes a fake whose requests run 30 queries
 // each (N+1): it must stop at the first step naming the application.
 func TestRunNamesTheApplication(t *testing.T) {
-	f := newFakeBoard(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
-	url, target := f.start(t)
-	res, err := Run(context.Background(), fakeSpec(url, kn(5, 5), 8, "p99<10ms"), target, Options{})
+	f := newModel(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
+	target := fakeTarget()
+	res, err := Run(context.Background(), f.spec(kn(5, 5), 8, "p99<10ms"), target, f.opt(Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPath(t, res, f, 8)
+	checkPath(t, res, f.k, 8)
 	d := res.Steps[0].Diagnosis
 	if len(res.Steps) != 1 || d.Limit != Application || res.Outcome != "application" {
 		t.Fatalf("%d steps, limit %s, outcome %s (%s); want one step naming the application", len(res.Steps), d.Limit, res.Outcome, res.Stopped)
@@ -193,11 +182,11 @@ func TestRunNamesTheApplication(t *testing.T) {
 // TestRunBudget stops after the budget, with the budget as the reason,
 // and checks min = max when asked within it.
 func TestRunBudget(t *testing.T) {
-	f := newFakeBoard(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
-	url, target := f.start(t)
-	spec := fakeSpec(url, kn(2, 2), 2, "p99<500ms")
+	f := newModel(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
+	target := fakeTarget()
+	spec := f.spec(kn(2, 2), 2, "p99<500ms")
 	spec.CheckMinMax = true
-	res, err := Run(context.Background(), spec, target, Options{})
+	res, err := Run(context.Background(), spec, target, f.opt(Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,17 +201,14 @@ func TestRunBudget(t *testing.T) {
 	}
 }
 
-// TestRunMeasuresADisturbedStepAgain disturbs the fake's core (other work
-// taking half of it) during the first measurement: the step must be
-// named disturbed, left out, and the same setting measured again.
+// TestRunMeasuresADisturbedStepAgain disturbs the model's core (other work
+// taking all of it) during the first measurement: the step must be named
+// disturbed, left out, and the same setting measured again.
 func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
-	f := newFakeBoard(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
-	// A whole core: the generator's own CPU on it is taken off the
-	// others' share, and under -race it reached 35 % and more of a core
-	// (CI, 2026-12-05: half a core read below the 15 % threshold).
+	f := newModel(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
 	f.disturb(1)
-	url, target := f.start(t)
-	res, err := Run(context.Background(), fakeSpec(url, kn(5, 5), 4, "p99<10ms"), target, Options{OnStep: func(Step) { f.disturb(0) }})
+	target := fakeTarget()
+	res, err := Run(context.Background(), f.spec(kn(5, 5), 4, "p99<10ms"), target, f.opt(Options{OnStep: func(Step) { f.disturb(0) }}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,20 +243,16 @@ func TestRunMeasuresASlowStepAgain(t *testing.T) {
 		{"slow three times: the third kept", 3, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			// 2 ms of the core a request: long beside a sleep's overshoot
-			// and the hand-overs, so that the fake's CPU per request reads
-			// within 1.3 times from one setting to the next (with 0.5 ms
-			// a setting at capacity read 1.42 times one with room).
-			f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 2*time.Millisecond)
-			url, target := f.start(t)
-			res, err := Run(context.Background(), fakeSpec(url, kn(1, 1), 6, "p99<500ms"), target, Options{OnStep: func(st Step) {
+			f := newModel(kn(1, 1), 1, 2*time.Millisecond, 2*time.Millisecond)
+			target := fakeTarget()
+			res, err := Run(context.Background(), f.spec(kn(1, 1), 6, "p99<500ms"), target, f.opt(Options{OnStep: func(st Step) {
 				switch st.N {
 				case 2:
 					f.setCPU(6 * time.Millisecond)
 				case 2 + tt.slow:
 					f.setCPU(2 * time.Millisecond)
 				}
-			}})
+			}}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,11 +282,14 @@ func TestRunMeasuresASlowStepAgain(t *testing.T) {
 	}
 }
 
-// TestRunRestartsWhereAKnobCannotChangeLive tunes a fake whose knobs
-// cannot change while it runs (a 409): with Options.Restart every step is
-// set by a restart, measured at its knobs and marked restarted; without
-// it the tuning ends at its first step with the target's reason.
-func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
+// TestRunOnALiveTarget tunes a running fake, end to end through the load
+// engine, the watcher and the knobs' HTTP calls, for 2 steps from 2/2. Its
+// knobs cannot change while it runs (a 409): with Options.Restart every
+// step is set by a restart, measured at its knobs and marked restarted;
+// the readings come from its stats (20 clients queue for 2 workers: the
+// workers are the limit, each request runs one query); without Restart
+// the tuning ends at its first step with the target's reason.
+func TestRunOnALiveTarget(t *testing.T) {
 	f := newFakeBoard(kn(5, 5), 1, 2*time.Millisecond, 300*time.Microsecond)
 	f.fixed = true
 	url, target := f.start(t)
@@ -317,6 +302,10 @@ func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.mu.Lock()
+	left := f.knobs
+	f.mu.Unlock()
+	checkPath(t, res, left, 2)
 	// Once a step, once a setting a round of the side-by-side check before
 	// the stop (the fewest, then the top), and once more to leave it at
 	// the winner when the last set was not.
@@ -336,6 +325,10 @@ func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
 			t.Errorf("step %d: %s, restarted %v, %d requests; want %s set by a restart and measured", st.N, short(st.Knobs), st.Restarted, st.Requests, short(asked[i]))
 		}
 	}
+	first := res.Steps[0]
+	if r := first.Readings; first.Diagnosis.Limit != Workers || len(r.Absent) != 0 || r.WorkersQueued < 5 || r.Queries < 0.8 || r.Queries > 1.2 || r.Work != "page" {
+		t.Errorf("step 1 (2/2): limit %s (%s), readings %+v; want the workers, every reading read, requests queued, one query of page each", first.Diagnosis.Limit, first.Diagnosis.Evidence, r)
+	}
 	if _, err := Run(context.Background(), fakeSpec(url, kn(3, 3), 2, "p99<500ms"), target, Options{}); !errors.Is(err, watch.ErrRestart) {
 		t.Errorf("Run without Restart on a fixed target = %v; want an error wrapping watch.ErrRestart", err)
 	}
@@ -346,10 +339,10 @@ func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
 // setting per round (interleaved, not 3 runs of one then 3 of the other),
 // and 4/4 serves more than 2/2 beyond both spreads.
 func TestSideBySide(t *testing.T) {
-	f := newFakeBoard(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
-	url, target := f.start(t)
-	spec := fakeSpec(url, kn(2, 2), 2, "p99<500ms")
-	ms, err := SideBySide(context.Background(), spec, target, Options{}, []watch.Knobs{kn(2, 2), kn(4, 4)}, 3)
+	f := newModel(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
+	target := fakeTarget()
+	spec := f.spec(kn(2, 2), 2, "p99<500ms")
+	ms, err := SideBySide(context.Background(), spec, target, f.opt(Options{}), []watch.Knobs{kn(2, 2), kn(4, 4)}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +358,7 @@ func TestSideBySide(t *testing.T) {
 	if ms[1].Throughput.Min <= ms[0].Throughput.Max {
 		t.Errorf("4/4 %+v, 2/2 %+v; want 4/4 beyond 2/2 (twice the workers on a fake without a CPU limit)", ms[1].Throughput, ms[0].Throughput)
 	}
-	if _, err := SideBySide(context.Background(), spec, target, Options{}, []watch.Knobs{kn(2, 2)}, 0); err == nil {
+	if _, err := SideBySide(context.Background(), spec, target, f.opt(Options{}), []watch.Knobs{kn(2, 2)}, 0); err == nil {
 		t.Errorf("SideBySide with 0 rounds: no error")
 	}
 }
@@ -384,6 +377,9 @@ func TestSpecErrors(t *testing.T) {
 		{func(s *Spec, t *watch.Target) { s.Start = kn(50, 5) }, "outside the bounds"},
 		{func(s *Spec, t *watch.Target) { s.MinPool = 50 }, "bounds"},
 		{func(s *Spec, t *watch.Target) { s.Load.Clients = 0 }, "clients"},
+		{func(s *Spec, t *watch.Target) { s.Knobs = s.DefaultKnobs()[1:] }, "want workers and pool first"},
+		{func(s *Spec, t *watch.Target) { s.Knobs = append(s.DefaultKnobs(), Knob{Name: "x", Min: 1, Max: 5, AtMost: "y", Of: s.DefaultKnobs()[0].Of}) }, `at most "y"`},
+		{func(s *Spec, t *watch.Target) { s.FullCPU = -1 }, "full_cpu -1"},
 	} {
 		s, tg := good, target
 		tn := *target.Tuning
@@ -423,9 +419,9 @@ func TestConfirm(t *testing.T) {
 		{"disturbed twice: undecided, the higher median stands", 2 * time.Millisecond, 200 * time.Microsecond, "met", nil, kn(4, 4)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeBoard(kn(2, 2), 1, tt.dbPer, tt.cpu)
-			url, target := f.start(t)
-			spec := fakeSpec(url, kn(2, 2), 5, "p99<500ms")
+			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
+			target := fakeTarget()
+			spec := f.spec(kn(2, 2), 5, "p99<500ms")
 			spec.Noise = 0.1 // two rounds of a sleeping fake: its ties stay within 10 %
 			if tt.edit != nil {
 				tt.edit(&spec)
@@ -443,7 +439,7 @@ func TestConfirm(t *testing.T) {
 					t.Logf(format, a...)
 				}
 			}
-			tn, err := newTuner(spec, target, Options{Logf: logf})
+			tn, err := newTuner(spec, target, f.opt(Options{Logf: logf}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -517,11 +513,11 @@ func TestConfirmTheTop(t *testing.T) {
 		{"waiting for connections: the best stays", 2 * time.Millisecond, 200 * time.Microsecond, kn(4, 4)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeBoard(kn(2, 2), 1, tt.dbPer, tt.cpu)
-			url, target := f.start(t)
-			spec := fakeSpec(url, kn(2, 2), 5, "p99<500ms")
+			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
+			target := fakeTarget()
+			spec := f.spec(kn(2, 2), 5, "p99<500ms")
 			spec.Noise = 0.1
-			tn, err := newTuner(spec, target, Options{Logf: t.Logf})
+			tn, err := newTuner(spec, target, f.opt(Options{Logf: t.Logf}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -557,17 +553,17 @@ func TestSettleGoesOn(t *testing.T) {
 	step := func(k watch.Knobs, tput float64) *Measurement { return metStep(objs[0], k, tput, 0.1) }
 	for _, budget := range []int{2, 6} {
 		t.Run(fmt.Sprintf("budget %d", budget), func(t *testing.T) {
-			f := newFakeBoard(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
-			url, target := f.start(t)
-			spec := fakeSpec(url, kn(2, 2), budget, "p99<500ms")
+			f := newModel(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
+			target := fakeTarget()
+			spec := f.spec(kn(2, 2), budget, "p99<500ms")
 			spec.Noise = 0.1
 			var resumed []watch.Knobs
-			tn, err := newTuner(spec, target, Options{Logf: t.Logf, OnResume: func(k watch.Knobs, n int) {
+			tn, err := newTuner(spec, target, f.opt(Options{Logf: t.Logf, OnResume: func(k watch.Knobs, n int) {
 				if n != 3 && len(resumed) == 0 {
 					t.Errorf("resumed at step %d; want 3, after the 2 taken", n)
 				}
 				resumed = append(resumed, k)
-			}})
+			}}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -592,7 +588,7 @@ func TestSettleGoesOn(t *testing.T) {
 				}
 				return
 			}
-			if len(tn.steps) == 0 || tn.steps[0].Knobs != kn(tn.wl.above(4), tn.pl.above(4)) {
+			if len(tn.steps) == 0 || tn.steps[0].Knobs != kn(tn.knobs[0].l.above(4), tn.knobs[1].l.above(4)) {
 				t.Fatalf("steps %d (first %+v); want the tuning to go on at the next rung of both above 4/4", len(tn.steps), tn.steps)
 			}
 			if len(resumed) == 0 || resumed[0] != tn.steps[0].Knobs {
