@@ -378,7 +378,9 @@ func TestSpecErrors(t *testing.T) {
 		{func(s *Spec, t *watch.Target) { s.MinPool = 50 }, "bounds"},
 		{func(s *Spec, t *watch.Target) { s.Load.Clients = 0 }, "clients"},
 		{func(s *Spec, t *watch.Target) { s.Knobs = s.DefaultKnobs()[1:] }, "want workers and pool first"},
-		{func(s *Spec, t *watch.Target) { s.Knobs = append(s.DefaultKnobs(), Knob{Name: "x", Min: 1, Max: 5, AtMost: "y", Of: s.DefaultKnobs()[0].Of}) }, `at most "y"`},
+		{func(s *Spec, t *watch.Target) {
+			s.Knobs = append(s.DefaultKnobs(), Knob{Name: "x", Min: 1, Max: 5, AtMost: "y", Of: s.DefaultKnobs()[0].Of})
+		}, `at most "y"`},
 		{func(s *Spec, t *watch.Target) { s.FullCPU = -1 }, "full_cpu -1"},
 	} {
 		s, tg := good, target
@@ -614,4 +616,37 @@ func bool2int(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestRunTunesAThirdKnob adds the pool's minimum to the knobs with one
+// declaration and tunes the model from 4/4 with a minimum of 1, where each
+// acquire may find its connection closed (the share of them above the
+// minimum) and open it again for 20 ms: the tuner must move the third knob
+// as it moves the others (its neighbours and the grid hold it) and end with
+// the minimum at the pool's size, the article's min = max, serving more
+// than the start beyond the noise.
+func TestRunTunesAThirdKnob(t *testing.T) {
+	f := newModel(kn(4, 4), 1, 2*time.Millisecond, 200*time.Microsecond)
+	f.open = 20 * time.Millisecond
+	start := watch.Knobs{Workers: 4, Pool: 4, PoolMin: 1}
+	spec := f.spec(start, 40, "p99<500ms")
+	spec.Knobs = append(spec.DefaultKnobs(), Knob{Name: "pool_min", Min: 1, Max: 40, AtMost: "pool", Of: func(k *watch.Knobs) *int { return &k.PoolMin }})
+	res, err := Run(context.Background(), spec, fakeTarget(), f.opt(Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for _, st := range res.Steps {
+		t.Logf("step %d %s: %.0f/s %s; %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Decision)
+		moved = moved || st.Knobs.PoolMin > 1
+	}
+	checkPath(t, res, f.k, 40)
+	w := res.WinnerStep()
+	if !moved || res.Winner.PoolMin != res.Winner.Pool || !more(&w.Measurement, &res.Steps[0].Measurement) {
+		t.Errorf("winner %s (%.0f/s), start %.0f/s, minimum moved %v; want the minimum moved to the pool's size, more throughput beyond the noise",
+			short(res.Winner), w.Throughput.Median, res.Steps[0].Throughput.Median, moved)
+	}
+	if g := Grid(spec); len(g) != 14*14*14 || g[1].PoolMin != 2 {
+		t.Errorf("the grid of three knobs has %d settings (the second %s); want 14 x 14 x 14, the last knob fastest", len(g), short(g[1]))
+	}
 }
