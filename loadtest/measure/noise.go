@@ -1,0 +1,145 @@
+package measure
+
+import (
+	"fmt"
+	"strings"
+
+	"bbslab/loadtest"
+)
+
+// The noise rule: a difference is a difference only when it is larger
+// than the spread of what it compares. Each figure's spread (min-max over
+// its repeats) is widened to at least ±Rules.NoiseFloor % of its median
+// (Band), so that three repeats that happened to agree do not make a
+// small difference look real; two figures differ when their bands do not
+// overlap. Settings measured side by side are compared by the median of
+// their round-by-round ratios instead (RatioVerdict): a slow spell that
+// lowers a whole round cancels out of that round's ratio.
+
+// Band returns s widened to at least ±floor % of its median.
+func Band(s loadtest.Spread, floor float64) loadtest.Spread {
+	s.Min = min(s.Min, s.Median*(1-floor/100))
+	s.Max = max(s.Max, s.Median*(1+floor/100))
+	return s
+}
+
+// Overlap reports whether two ranges share a value: within the noise.
+func Overlap(a, b loadtest.Spread) bool { return a.Min <= b.Max && b.Min <= a.Max }
+
+// Beyond reports whether a lies wholly above b: more beyond the noise.
+func Beyond(a, b loadtest.Spread) bool { return a.Min > b.Max }
+
+// Differ compares two figures' spreads under the noise rule: +1 when a is
+// above b beyond the noise, -1 below, 0 within the noise.
+func (r *Rules) Differ(a, b loadtest.Spread) int {
+	a, b = Band(a, r.NoiseFloor), Band(b, r.NoiseFloor)
+	switch {
+	case Beyond(a, b):
+		return 1
+	case Beyond(b, a):
+		return -1
+	}
+	return 0
+}
+
+// A RatioVerdict says whether setting A is as good as setting B, decided
+// on the rounds that measured both side by side: each round's ratio A/B,
+// their median against Threshold.
+type RatioVerdict struct {
+	// Rounds are A's figure over B's, one a round in the order measured
+	// (a round in which B read nothing left out); Ratio is their median
+	// and range.
+	Rounds []float64       `json:"rounds"`
+	Ratio  loadtest.Spread `json:"ratio"`
+	// Threshold is the least median ratio of an A as good as B.
+	Threshold float64 `json:"threshold"`
+	// Decided is false when no round could decide; Within is then false.
+	// Why says why there is no verdict, or which rounds were left out.
+	Decided bool   `json:"decided"`
+	Within  bool   `json:"within"`
+	Why     string `json:"why,omitempty"`
+}
+
+// Ratios holds a against b, measured side by side in the same rounds (one
+// figure a round each), by the median of their round-by-round ratios
+// against threshold.
+func Ratios(a, b []float64, threshold float64) RatioVerdict {
+	v := RatioVerdict{Threshold: threshold}
+	switch {
+	case len(b) == 0:
+		v.Why = "no rounds side by side: nothing to decide on"
+		return v
+	case len(a) != len(b):
+		v.Why = fmt.Sprintf("one was measured in %d rounds and the other in %d: the rounds do not pair up", len(a), len(b))
+		return v
+	}
+	left := 0
+	for i, d := range b {
+		if d <= 0 {
+			left++
+			continue
+		}
+		v.Rounds = append(v.Rounds, a[i]/d)
+	}
+	if left > 0 {
+		v.Why = fmt.Sprintf("%d of %d rounds left out: the reference read nothing in them", left, len(b))
+	}
+	if len(v.Rounds) == 0 {
+		return v
+	}
+	v.Ratio = loadtest.Spread{Median: Median(v.Rounds), Min: v.Rounds[0], Max: v.Rounds[0], N: len(v.Rounds)}
+	for _, r := range v.Rounds {
+		v.Ratio.Min, v.Ratio.Max = min(v.Ratio.Min, r), max(v.Ratio.Max, r)
+	}
+	v.Decided, v.Within = true, v.Ratio.Median >= threshold
+	return v
+}
+
+// Control holds a setting against itself, measured twice in the same
+// rounds: within when the median ratio lies between the threshold and its
+// inverse, since of two equal settings either may read higher.
+func Control(again, ref []float64, threshold float64) RatioVerdict {
+	v := Ratios(again, ref, threshold)
+	if v.Decided && threshold > 0 && v.Ratio.Median > 1/threshold {
+		v.Within = false
+	}
+	return v
+}
+
+// Undecides returns v undecided when the control c, a setting against
+// itself in the same rounds, read outside the threshold: the rounds
+// cannot tell a shortfall from their own noise.
+func (c RatioVerdict) Undecides(v RatioVerdict) RatioVerdict {
+	if !c.Decided || c.Within || !v.Decided {
+		return v
+	}
+	v.Decided, v.Within = false, false
+	v.Why = "the reference against itself read " + c.String() + ": equal settings differ by more than the threshold in these rounds"
+	return v
+}
+
+// String gives the verdict with its figures: "within: median ratio 0.976
+// >= 0.95 over 5 rounds (0.961 0.990 0.976 0.970 0.981; 0.961-0.990)",
+// "not within: ... < 0.95 ...", or "no verdict: " and why.
+func (v RatioVerdict) String() string {
+	if !v.Decided {
+		return "no verdict: " + v.Why
+	}
+	word, op, bound := "within", ">=", fmt.Sprintf("%g", v.Threshold)
+	switch {
+	case !v.Within && v.Ratio.Median >= v.Threshold:
+		word, op, bound = "not within", ">", fmt.Sprintf("1/%g", v.Threshold) // a control above the inverse
+	case !v.Within:
+		word, op = "not within", "<"
+	}
+	rs := make([]string, len(v.Rounds))
+	for i, r := range v.Rounds {
+		rs[i] = fmt.Sprintf("%.3f", r)
+	}
+	s := fmt.Sprintf("%s: median ratio %.3f %s %s over %d rounds (%s; %.3f-%.3f)", word, v.Ratio.Median, op, bound,
+		len(v.Rounds), strings.Join(rs, " "), v.Ratio.Min, v.Ratio.Max)
+	if v.Why != "" {
+		s += "; " + v.Why
+	}
+	return s
+}

@@ -1,0 +1,131 @@
+package measure
+
+import (
+	"math"
+	"slices"
+	"sort"
+)
+
+// The slow rule: a machine can be slower during a measurement with no
+// reading of other work (another guest on the same physical core,
+// frequency scaling). Its mark is the server's CPU per request: under the
+// same setting and load it is the same from one measurement to the next,
+// so a measurement whose CPU per request is more than
+// Rules.CPUPerRequest % off the median of the setting's other
+// measurements is suspect, and is measured again.
+//
+// On a machine shared steadily (a CPU-bound process there from the start)
+// the CPU per request moves between repeats by more than that, and that
+// is the noise of the machine the planner decides on: once NoiseSamples
+// deviations are known, the tolerance is the larger of the rule's and
+// NoiseTimes times their median (about 2.7 standard deviations of a
+// normal noise).
+const (
+	NoiseTimes   = 4
+	NoiseSamples = 8
+)
+
+// Suspect returns the index of the value in cpu (each measurement's CPU
+// per request; NaN where not read) farthest from the median of the
+// others, when it is more than tol % off it and at least two others have
+// a value, with that median; -1 when none is.
+func Suspect(cpu []float64, tol float64) (int, float64) {
+	best, bestOff, bestRef := -1, 0.0, 0.0
+	for i, c := range cpu {
+		if math.IsNaN(c) {
+			continue
+		}
+		others := without(cpu, i)
+		if len(others) < 2 {
+			continue
+		}
+		ref := Median(others)
+		if off := math.Abs(c-ref) / ref; ref > 0 && off > bestOff {
+			best, bestOff, bestRef = i, off, ref
+		}
+	}
+	if best < 0 || bestOff*100 <= tol {
+		return -1, 0
+	}
+	return best, bestRef
+}
+
+// Agreeing returns how many values of cpu other than the one at skip are
+// within tol % of the median of those others, 0 when any is not: the
+// measurements a setting can stand on without the suspect.
+func Agreeing(cpu []float64, skip int, tol float64) int {
+	vs := without(cpu, skip)
+	if len(vs) == 0 {
+		return 0
+	}
+	mid := Median(vs)
+	for _, v := range vs {
+		if math.Abs(v-mid) > tol/100*mid {
+			return 0
+		}
+	}
+	return len(vs)
+}
+
+// Agrees reports whether a is within tol % of ref.
+func Agrees(a, ref, tol float64) bool { return math.Abs(a-ref) <= tol/100*ref }
+
+// Deviations returns, for each setting's measurements (CPU per request,
+// NaN where not read), each one's deviation in % from the median of its
+// setting's others: what Tolerance reads the machine's noise from.
+func Deviations(settings [][]float64) []float64 {
+	var devs []float64
+	for _, cpu := range settings {
+		for i, c := range cpu {
+			if math.IsNaN(c) {
+				continue
+			}
+			if others := without(cpu, i); len(others) > 0 {
+				if ref := Median(others); ref > 0 {
+					devs = append(devs, math.Abs(c-ref)/ref*100)
+				}
+			}
+		}
+	}
+	return devs
+}
+
+// Tolerance is the slow rule's tolerance in %: the rules', or NoiseTimes
+// the median deviation when NoiseSamples or more are known and that is
+// larger; fromNoise says which.
+func (r *Rules) Tolerance(deviations []float64) (tol float64, fromNoise bool) {
+	if len(deviations) < NoiseSamples {
+		return r.CPUPerRequest, false
+	}
+	if n := NoiseTimes * Median(deviations); n > r.CPUPerRequest {
+		return n, true
+	}
+	return r.CPUPerRequest, false
+}
+
+// without returns the values of vs other than the one at skip, NaN left
+// out.
+func without(vs []float64, skip int) []float64 {
+	var out []float64
+	for j, v := range vs {
+		if j != skip && !math.IsNaN(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Median is the median of vs, the mean of the middle two for an even
+// count (0 for none).
+func Median(vs []float64) float64 {
+	if len(vs) == 0 {
+		return 0
+	}
+	s := slices.Clone(vs)
+	sort.Float64s(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
