@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -117,7 +118,7 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 	taken = len(ms)
 	c = &Confirmation{Winner: fewest.Knobs}
 	if d, bad := t.upset(ms); bad {
-		// Measured again, once (a step gets StepAttempts).
+		// Measured again, once (a step gets Rules.MaxAttempts).
 		t.opt.Logf("confirm: left out: %s; measuring both again side by side", d.Evidence)
 		c.Disturbed = ms
 		if ms, err = t.sideBySide(ctx, ks, rounds); err != nil {
@@ -140,7 +141,7 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 		}
 	}
 	c.Fewest, c.Top = ms[0], ms[1]
-	c.Ratio, _ = paired(ms[1], ms[0])
+	c.Ratio = measure.Ratios(ms[1].Throughputs, ms[0].Throughputs, 0).Ratio
 	rng := fmt.Sprintf("%s served %.3f (%.3f-%.3f) times %s's throughput round by round (medians %.0f/s and %.0f/s)", short(top.Knobs), c.Ratio.Median, c.Ratio.Min, c.Ratio.Max,
 		short(fewest.Knobs), ms[1].Throughput.Median, ms[0].Throughput.Median)
 	both := ""
@@ -153,11 +154,11 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 	case !ms[0].Met && ms[1].Met:
 		c.Winner = top.Knobs
 		c.Why = fmt.Sprintf("side by side, %s missed %s and %s met them: %s wins", short(fewest.Knobs), t.objectives(), short(top.Knobs), short(top.Knobs))
-	case c.Ratio.Median > 1+t.spec.Noise:
+	case c.Ratio.Median > 1+t.spec.Rules.NoiseFloor/100:
 		c.Winner = top.Knobs
-		c.Why = fmt.Sprintf("%sside by side, %s: more beyond the noise (±%.0f %%): %s wins", both, rng, 100*t.spec.Noise, short(top.Knobs))
+		c.Why = fmt.Sprintf("%sside by side, %s: more beyond the noise (±%.0f %%): %s wins", both, rng, t.spec.Rules.NoiseFloor, short(top.Knobs))
 	default:
-		c.Why = fmt.Sprintf("%sside by side, %s: within the noise (±%.0f %%): %s, the fewer, stays", both, rng, 100*t.spec.Noise, short(fewest.Knobs))
+		c.Why = fmt.Sprintf("%sside by side, %s: within the noise (±%.0f %%): %s, the fewer, stays", both, rng, t.spec.Rules.NoiseFloor, short(fewest.Knobs))
 	}
 	t.opt.Logf("confirm: %s", c.Why)
 	if c.Winner == top.Knobs {
@@ -209,10 +210,10 @@ func (t *tuner) onward(top watch.Knobs) (watch.Knobs, bool) {
 // when it is: other work took the target's cores (disturbed), or its CPU
 // per request was far above the steps' before it (slow).
 func (t *tuner) leftOut(m *Measurement) (Diagnosis, bool) {
-	if d, ok := t.spec.disturbed(m); ok {
+	if d, ok := t.disturbed(m, t.measured); ok {
 		return d, true
 	}
-	return t.spec.slow(m, t.measured)
+	return t.slow(m, t.measured)
 }
 
 // upset reports whether one of a side-by-side check's measurements was
@@ -226,19 +227,4 @@ func (t *tuner) upset(ms []*Measurement) (Diagnosis, bool) {
 		}
 	}
 	return Diagnosis{}, false
-}
-
-// paired is a's throughput over b's run by run (side by side: round by
-// round), false when their runs do not pair up.
-func paired(a, b *Measurement) (loadtest.Spread, bool) {
-	if len(a.Throughputs) != len(b.Throughputs) || len(a.Throughputs) == 0 {
-		return loadtest.Spread{}, false
-	}
-	per := make([]float64, len(a.Throughputs))
-	for i, v := range a.Throughputs {
-		if d := b.Throughputs[i]; d > 0 {
-			per[i] = v / d
-		}
-	}
-	return loadtest.SpreadOf(per), true
 }

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"strconv"
 
-	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 )
 
 // A Limit is what limits a measured setting, in the article's order.
@@ -35,7 +35,7 @@ const (
 	// Disturbed: other work took the target's cores during the
 	// measurement, the hypervisor took the generator's (steal), or the
 	// machine was slow (CPU per request); it is measured again, up to
-	// StepAttempts in all.
+	// Rules.MaxAttempts in all.
 	Disturbed Limit = "disturbed"
 )
 
@@ -65,14 +65,6 @@ type Thresholds struct {
 	// from a setting with fewer workers (and be at least 0.05 ms) for
 	// "too many".
 	CPUWaitGrowth float64 `toml:"cpu_wait_growth" flag:"cpu-wait-growth" default:"1.5" help:"too many workers: the CPU wait per request grew this many times since fewer workers, for no throughput"`
-	// DisturbedCPU is how much of a core (%) other work may take of the
-	// target's cores (its interference reading), and the hypervisor of
-	// the generator's CPUs (steal), before a measurement is disturbed.
-	DisturbedCPU float64 `toml:"disturbed_cpu" flag:"disturbed-cpu" default:"15" help:"a measurement is disturbed when other work took this much of a core (%) of the target's cores, or the hypervisor of the generator's"`
-	// SlowCPU is how many times the median CPU per request of the
-	// settings measured before a measurement's may be before it is slow:
-	// the machine took the CPU without a reading of other work.
-	SlowCPU float64 `toml:"slow_cpu" flag:"slow-cpu" default:"1.3" help:"a measurement is slow when its CPU per request is this many times the median of the settings before it"`
 }
 
 // fill sets each zero threshold to its default tag and checks them.
@@ -161,31 +153,48 @@ func heldMs(m *Measurement) float64 {
 	return m.MeanMs - r.WorkerWaitMs - r.PoolWaitMs
 }
 
-// disturbed says, when other work took the target's cores during m (at
-// least DisturbedCPU % of a core, the generator's own CPU left out when it
-// is not pinned), or the hypervisor took as much of the generator's CPUs
-// (steal), how much. Only the steal is read on the generator's side: the
-// rest of its CPUs' interference may be the target's own CPU, where the
-// two share cores.
-func (th Thresholds) disturbed(m *Measurement) (Diagnosis, bool) {
+// disturbed says, when the disturbance rule (measure.Judge) finds that
+// other work took the target's cores during m beyond what it took during
+// ref (the undisturbed measurements before it; the generator's own CPU
+// left out when it is not pinned), or the hypervisor the generator's
+// CPUs (steal), how much. Only the steal is judged on the generator's
+// side: the rest of its CPUs' interference may be the target's own CPU,
+// where the two share cores.
+func (t *tuner) disturbed(m *Measurement, ref []*Measurement) (Diagnosis, bool) {
+	t.judge.Baseline = &measure.Baseline{Source: measure.FromSteps}
+	for _, b := range ref {
+		t.judge.Baseline.Add(spans(b))
+	}
 	r := m.Readings
-	if others := r.Interference - r.GeneratorShared; r.has(rInterference) && others >= th.DisturbedCPU {
+	v := t.judge.Judge(spans(m))
+	if !v.Disturbed() {
+		return Diagnosis{}, false
+	}
+	if others := max(0, r.Interference-r.GeneratorShared); v.Expected != nil && others-*v.Expected > t.spec.Rules.Threshold {
 		return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: others, Unit: "% of a core",
-			Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement (the generator's own CPU left out): its figures are not the setting's", others)}, true
+			Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement (the generator's own CPU left out), %.0f more than during the steps before: its figures are not the setting's", others, others-*v.Expected)}, true
 	}
-	if r.GeneratorSteal >= th.DisturbedCPU {
-		return Diagnosis{Limit: Disturbed, Reading: rGeneratorSteal, Value: r.GeneratorSteal, Unit: "% of a core",
-			Evidence: fmt.Sprintf("the hypervisor took %.0f%% of a core of the generator's CPUs (steal) during the measurement: the load it offered and the latencies it read are not the setting's", r.GeneratorSteal)}, true
-	}
-	return Diagnosis{}, false
+	return Diagnosis{Limit: Disturbed, Reading: rGeneratorSteal, Value: r.GeneratorSteal, Unit: "% of a core",
+		Evidence: fmt.Sprintf("the hypervisor took %.0f%% of a core of the generator's CPUs (steal) during the measurement, more than before: the load it offered and the latencies it read are not the setting's", r.GeneratorSteal)}, true
 }
 
-// slow says, when the server's CPU per request during m was SlowCPU times
-// or more the median of the settings measured before it (at least two),
-// by how much: a slow spell of the machine that no reading of other work
-// shows (another guest on the same physical core, say) makes a setting
-// look CPU-bound at a fraction of its throughput.
-func (th Thresholds) slow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
+// spans are m's spans as the disturbance rule reads them: the others' time
+// on the target's cores (nil when not read), the steal of the
+// generator's.
+func spans(m *Measurement) (server, generator *measure.Span) {
+	r := m.Readings
+	if r.has(rInterference) {
+		server = &measure.Span{Interference: max(0, r.Interference-r.GeneratorShared)}
+	}
+	return server, &measure.Span{Steal: r.GeneratorSteal, HasSteal: true}
+}
+
+// slow says, when the server's CPU per request during m was more than
+// Rules.CPUPerRequest % above the median of the settings measured before
+// it (at least two), by how much: a slow spell of the machine that no
+// reading of other work shows (another guest on the same physical core,
+// say) makes a setting look CPU-bound at a fraction of its throughput.
+func (t *tuner) slow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
 	c, ok := cpuPerRequest(m)
 	if !ok {
 		return Diagnosis{}, false
@@ -199,8 +208,8 @@ func (th Thresholds) slow(m *Measurement, before []*Measurement) (Diagnosis, boo
 	if len(cs) < 2 {
 		return Diagnosis{}, false
 	}
-	med := loadtest.Median(cs)
-	if c < th.SlowCPU*med {
+	med := measure.Median(cs)
+	if c <= med || measure.Agrees(c, med, t.spec.Rules.CPUPerRequest) {
 		return Diagnosis{}, false
 	}
 	return Diagnosis{Limit: Disturbed, Reading: rCPUPerRequest, Value: c * 1000, Unit: "µs",
@@ -264,10 +273,6 @@ func cpuRoom(r Readings) string {
 	return fmt.Sprintf(", cores %.0f%% busy", r.CoresBusy)
 }
 
-// beyond reports whether a's spread lies wholly above b's: a difference
-// larger than the noise.
-func beyond(a, b loadtest.Spread) bool { return a.Min > b.Max }
-
 // more reports whether a has more throughput than b beyond the noise:
 // their bands (Measurement.Band) apart.
-func more(a, b *Measurement) bool { return beyond(a.band(), b.band()) }
+func more(a, b *Measurement) bool { return measure.Beyond(a.band(), b.band()) }

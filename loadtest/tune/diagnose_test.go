@@ -212,27 +212,47 @@ func TestWorkersPoolRule(t *testing.T) {
 	}
 }
 
+// judging is a tuner under the default rules, for its disturbance and
+// slow rules.
+func judging() *tuner {
+	tn := &tuner{tuning: &watch.Tuning{}, latency: latencyOf(nil)}
+	tn.spec.Rules.Check("test")
+	tn.judge.Rules = &tn.spec.Rules
+	return tn
+}
+
+// TestDisturbed judges measurements against a quiet step before them: other
+// work on the target's cores beyond the rule's threshold disturbs, the
+// generator's own CPU (not pinned, on the same cores) does not, and a
+// steady load the steps before read too is the machine's.
 func TestDisturbed(t *testing.T) {
+	quiet := []*Measurement{reading(kn(5, 5), 5, 1000, Readings{})}
 	for _, tt := range []struct {
 		others, generator float64
 		want              bool
 	}{
 		{50, 0, true},     // a pinned generator: all of it is other work
-		{134, 120, false}, // an unpinned generator on the server's cores: its own CPU is no disturbance
+		{125, 120, false}, // an unpinned generator on the server's cores: its own CPU is no disturbance
 		{150, 100, true},
 		{10, 0, false},
 	} {
 		m := reading(kn(5, 5), 5, 1000, Readings{Interference: tt.others, GeneratorShared: tt.generator})
-		if d, got := defaults.disturbed(m); got != tt.want {
+		if d, got := judging().disturbed(m, quiet); got != tt.want {
 			t.Errorf("interference %v, generator %v: disturbed %v (%s); want %v", tt.others, tt.generator, got, d.Evidence, tt.want)
 		}
 	}
-	if _, got := defaults.disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}})); got {
+	if _, got := judging().disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}}), quiet); got {
 		t.Error("an absent interference reading judged disturbed")
 	}
+	steady := []*Measurement{reading(kn(5, 5), 5, 1000, Readings{Interference: 60}), reading(kn(8, 8), 5, 1000, Readings{Interference: 62})}
+	if d, got := judging().disturbed(reading(kn(10, 10), 5, 1000, Readings{Interference: 66}), steady); got {
+		t.Errorf("a steady load the steps before read too: disturbed (%s)", d.Evidence)
+	}
+	if _, got := judging().disturbed(reading(kn(10, 10), 5, 1000, Readings{Interference: 90}), nil); got {
+		t.Error("judged disturbed with no step before to hold it against")
+	}
 	// The hypervisor's steal of the generator's CPUs disturbs a
-	// measurement however quiet the target's cores were
-	// (docs/measurements.md, "2026-12-05, 12:10-13:30 UTC").
+	// measurement however quiet the target's cores were.
 	for _, tt := range []struct {
 		others, steal float64
 		absent        bool // the target gives no interference reading
@@ -248,7 +268,7 @@ func TestDisturbed(t *testing.T) {
 		if tt.absent {
 			r.Absent = []string{rInterference}
 		}
-		d, got := defaults.disturbed(reading(kn(5, 5), 5, 1000, r))
+		d, got := judging().disturbed(reading(kn(5, 5), 5, 1000, r), quiet)
 		if got != tt.want || d.Reading != tt.reading || got && !strings.Contains(d.Evidence, "%") {
 			t.Errorf("interference %v, generator steal %v: disturbed %v by %q (%s); want %v by %q", tt.others, tt.steal, got, d.Reading, d.Evidence, tt.want, tt.reading)
 		}
@@ -267,19 +287,20 @@ func TestGeneratorSteal(t *testing.T) {
 		return res
 	}
 	f := func(v float64) *float64 { return &v }
-	tn := &tuner{tuning: &watch.Tuning{}, latency: latencyOf(nil)}
+	tn := judging()
+	quiet := []*Measurement{tn.summarise(kn(4, 4), []*loadtest.Result{run(f(0))})}
 	m := tn.summarise(kn(5, 5), []*loadtest.Result{run(f(30)), run(f(2)), run(f(25))})
 	if m.Readings.GeneratorSteal != 25 {
 		t.Errorf("generator steal over repeats 30, 2, 25: %v; want their median, 25", m.Readings.GeneratorSteal)
 	}
-	if _, ok := defaults.disturbed(m); !ok {
+	if _, ok := tn.disturbed(m, quiet); !ok {
 		t.Error("25 % of a core stolen from the generator's CPUs: not disturbed")
 	}
 	m = tn.summarise(kn(5, 5), []*loadtest.Result{run(nil), run(nil), run(nil)})
 	if m.Readings.GeneratorSteal != 0 {
 		t.Errorf("no steal counted: generator steal %v; want 0", m.Readings.GeneratorSteal)
 	}
-	if d, ok := defaults.disturbed(m); ok {
+	if d, ok := tn.disturbed(m, quiet); ok {
 		t.Errorf("no steal counted, the generator's cores 40 %% others: disturbed (%s)", d.Evidence)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -115,7 +116,7 @@ func TestRunGrid(t *testing.T) {
 
 // TestRunGridMeasuresADisturbedSettingAgain disturbs the fake's core
 // (other work taking all of it) from the grid's second setting on: each
-// later grid setting is measured GridAttempts times, each attempt kept as
+// later grid setting is measured Rules.MaxAttempts times, each attempt kept as
 // disturbed, and none of them may be the grid's best.
 func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
 	f := newModel(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
@@ -137,12 +138,12 @@ func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
 	if v := g.Tunes[0].Verdict; v.Decided || v.Within || !strings.Contains(v.String(), "no verdict: no rounds side by side") {
 		t.Errorf("0 rounds side by side: verdict %s (%+v); want no verdict, saying there were no rounds", v, v)
 	}
-	if len(g.Grid) != 4 || len(g.Unmeasured) != 3 || len(g.Disturbed) != 3*GridAttempts || g.GridMeasurements != 1+3*GridAttempts {
+	if len(g.Grid) != 4 || len(g.Unmeasured) != 3 || len(g.Disturbed) != 3*measure.DefaultMaxAttempts || g.GridMeasurements != 1+3*measure.DefaultMaxAttempts {
 		t.Fatalf("grid %d settings, %d never undisturbed, %d disturbed attempts, %d measurements; want 4, 3, %d and %d",
-			len(g.Grid), len(g.Unmeasured), len(g.Disturbed), g.GridMeasurements, 3*GridAttempts, 1+3*GridAttempts)
+			len(g.Grid), len(g.Unmeasured), len(g.Disturbed), g.GridMeasurements, 3*measure.DefaultMaxAttempts, 1+3*measure.DefaultMaxAttempts)
 	}
 	for _, m := range g.Disturbed {
-		if _, bad := defaults.disturbed(m); !bad {
+		if _, bad := judging().disturbed(m, g.Grid[:1]); !bad {
 			t.Errorf("an attempt kept as disturbed read %.1f%% of a core taken by others", m.Readings.Interference)
 		}
 	}

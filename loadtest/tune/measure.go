@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -21,7 +22,8 @@ type Measurement struct {
 	// one a round).
 	Throughputs []float64 `json:"throughputs,omitempty"`
 	// Band is the throughput's spread widened to the noise floor
-	// (Spec.Noise): what every comparison of throughputs uses.
+	// (measure.Band, Rules.NoiseFloor): what every comparison of
+	// throughputs uses.
 	Band loadtest.Spread `json:"throughput_band"`
 	// Latency is the latency percentile the objectives name (p99 without
 	// one), in ms; LatencyName says which.
@@ -271,7 +273,8 @@ func (l *liveMeasurer) Run(ctx context.Context, k watch.Knobs, first, n int) ([]
 
 // SideBySide measures each of ks again, interleaved: rounds rounds, every
 // setting of ks once per round (set, warmed up, one run of the spec's
-// load), and returns each setting's Measurement over its rounds, in the
+// load; measure.Rounds, each round starting one setting further on), and
+// returns each setting's Measurement over its rounds, in the
 // order of ks. A tuning's figures are taken minutes apart and move with
 // the machine (docs/measurements.md, "The tuner against the full grid");
 // these are taken side by side, so that their difference is the
@@ -288,21 +291,21 @@ func (t *tuner) sideBySide(ctx context.Context, ks []watch.Knobs, rounds int) ([
 	if rounds < 1 {
 		return nil, fmt.Errorf("%w: side by side: rounds %d: want 1 or more", errSpec, rounds)
 	}
-	runs := make([][]*loadtest.Result, len(ks))
 	restarted := make([]bool, len(ks))
-	for r := range rounds {
-		for i, k := range ks {
-			re, err := t.m.Set(ctx, k)
-			if err != nil {
-				return nil, err
-			}
-			restarted[i] = restarted[i] || re
-			rs, err := t.m.Run(ctx, k, r, 1)
-			if err != nil {
-				return nil, err
-			}
-			runs[i] = append(runs[i], rs...)
+	runs, err := measure.Rounds(ctx, rounds, len(ks), func(ctx context.Context, r, i int) (*loadtest.Result, error) {
+		re, err := t.m.Set(ctx, ks[i])
+		if err != nil {
+			return nil, err
 		}
+		restarted[i] = restarted[i] || re
+		rs, err := t.m.Run(ctx, ks[i], r, 1)
+		if err != nil {
+			return nil, err
+		}
+		return rs[0], nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*Measurement, len(ks))
 	for i, k := range ks {
@@ -332,7 +335,7 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	}
 	m.Throughputs = tput
 	m.Throughput, m.Latency, m.MeanMs = loadtest.SpreadOf(tput), loadtest.SpreadOf(lat), loadtest.Median(mean)
-	m.Band = widen(m.Throughput, t.spec.Noise)
+	m.Band = measure.Band(m.Throughput, t.spec.Rules.NoiseFloor)
 	m.Met = true
 	for i, o := range t.spec.Objectives {
 		v := Verdict{Objective: o.Text, Value: loadtest.SpreadOf(byObj[i])}
@@ -465,14 +468,6 @@ func short(k watch.Knobs) string {
 		return fmt.Sprintf("%d/%d-%d", k.Workers, k.PoolMin, k.Pool)
 	}
 	return fmt.Sprintf("%d/%d", k.Workers, k.Pool)
-}
-
-// widen returns s with its range widened to at least ±floor of its
-// median.
-func widen(s loadtest.Spread, floor float64) loadtest.Spread {
-	s.Min = math.Min(s.Min, s.Median*(1-floor))
-	s.Max = math.Max(s.Max, s.Median*(1+floor))
-	return s
 }
 
 // band is the throughput range comparisons use: Band, or the spread

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -80,7 +81,7 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 		}
 		ms = append(ms, m)
 	}
-	m := merge(ms, t.spec.Noise)
+	m := merge(ms, t.spec.Rules.NoiseFloor)
 	rng := fmt.Sprintf("%.0f-%.0f/s and %s %.2f-%.2f ms with min = max, %.0f-%.0f/s and %.2f-%.2f ms with min 1",
 		best.Throughput.Min, best.Throughput.Max, best.LatencyName, best.Latency.Min, best.Latency.Max,
 		m.Throughput.Min, m.Throughput.Max, m.Latency.Min, m.Latency.Max)
@@ -91,7 +92,7 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 }
 
 // merge combines measurements of one setting, one repeat each, into one
-// (its band widened to floor).
+// (its band widened to floor, in %).
 func merge(ms []*Measurement, floor float64) *Measurement {
 	out := *ms[0]
 	var tput, lat []float64
@@ -100,7 +101,7 @@ func merge(ms []*Measurement, floor float64) *Measurement {
 		lat = append(lat, m.Latency.Median)
 	}
 	out.Throughput, out.Latency = spreadOf(tput), spreadOf(lat)
-	out.Band = widen(out.Throughput, floor)
+	out.Band = measure.Band(out.Throughput, floor)
 	out.Runs = len(ms)
 	for _, m := range ms[1:] {
 		out.Requests += m.Requests

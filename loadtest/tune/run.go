@@ -160,8 +160,8 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		}
 		t.taken++
 		d, ok := t.leftOut(m)
-		if ok && t.retried[m.Knobs] < StepAttempts-1 {
-			// Measured again, up to StepAttempts in all; the disturbed
+		if ok && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
+			// Measured again, up to Rules.MaxAttempts in all; the disturbed
 			// figures are kept in the step and left out of every
 			// comparison.
 			t.retried[m.Knobs]++

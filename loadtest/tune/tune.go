@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -42,9 +43,10 @@ type Spec struct {
 	Steps int           `toml:"budget" flag:"budget" default:"12" help:"settings measured at most (the min = max check counts)"`
 	Time  time.Duration `toml:"budget_time" flag:"budget-time" help:"stop starting steps after this wall time (0: no bound)"`
 	// Noise is the least noise a throughput is taken to have, as a share
-	// of its median (0: 0.02): two or three short repeats understate the
-	// drift between steps minutes apart, and a difference counts only
-	// beyond the spreads widened to ±Noise.
+	// of its median: Rules.NoiseFloor as a share, which it sets when given.
+	// Two or three short repeats understate the drift between steps
+	// minutes apart, and a difference counts only beyond the spreads
+	// widened to ±Noise.
 	Noise float64 `toml:"noise" flag:"noise" default:"0.02" help:"least noise of a throughput, a share of its median: a difference counts only beyond the spreads widened to ±noise"`
 	// CheckMinMax measures the winner once more with the pool's minimum at
 	// 1 (grown on demand) to say whether min = max mattered; it counts in
@@ -59,8 +61,13 @@ type Spec struct {
 	Confirm bool `toml:"confirm" flag:"confirm" default:"true" help:"before the stop, measure the best again side by side with the highest median, or with the runner-up when the best is the highest median (-repeats interleaved rounds, two more measurements, outside -budget); the one with more workers and connections is kept only if its median round serves more beyond -noise"`
 	// Knobs are the knobs the tuner moves (nil: DefaultKnobs).
 	Knobs []Knob `toml:"-"`
-	// Thresholds are the readings' bounds the judgements use.
+	// Thresholds are the diagnosis's bounds on the readings.
 	Thresholds
+	// Rules are the measuring rules (package measure): when a measurement
+	// was disturbed or slow and is measured again (up to MaxAttempts in
+	// all), and the noise floor of every comparison; zero fields take
+	// their defaults.
+	Rules measure.Rules `toml:"-"`
 }
 
 // Options are what the caller attaches to a tuning.
@@ -128,8 +135,8 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	}
 	s.Repeats = defaultInt(s.Repeats, DefaultRepeats)
 	s.Steps = defaultInt(s.Steps, DefaultBudget)
-	if s.Noise == 0 {
-		s.Noise = 0.02
+	if s.Rules.NoiseFloor == 0 {
+		s.Rules.NoiseFloor = 100 * s.Noise
 	}
 	if s.Goal == "" {
 		s.Goal = MostThroughput
@@ -158,6 +165,10 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	if err == nil {
 		err = s.Thresholds.fill()
 	}
+	if errs := s.Rules.Check("tune"); err == nil && len(errs) > 0 {
+		err = fmt.Errorf("%w: %w", errSpec, errors.Join(errs...))
+	}
+	s.Noise = s.Rules.NoiseFloor / 100
 	if err == nil {
 		l := s.Load
 		err = l.Validate()
@@ -197,6 +208,7 @@ type tuner struct {
 	work     watch.Work
 	latency  latencyQ
 	knobs    knobSet
+	judge    measure.Judge
 	measured []*Measurement
 	// winner, when set, is the setting the side-by-side check kept over
 	// the steps' best (confirm); beaten are the bests it replaced, left
@@ -223,6 +235,7 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 		opt.Logf = func(string, ...any) {}
 	}
 	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, m: opt.Measurer, knobs: ks, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}, beaten: map[watch.Knobs]bool{}}
+	tn.judge.Rules = &tn.spec.Rules
 	if t.Tuning.Work != nil && len(spec.Load.Requests) > 0 {
 		tn.work, _ = t.Tuning.Work(spec.Load.Requests[0].URL)
 	}
