@@ -59,8 +59,8 @@ type Thresholds struct {
 	// ManyQueries and DatabaseShare are the application's signature: at
 	// least ManyQueries queries per request, the database taking at least
 	// DatabaseShare of the time a request holds a worker.
-	ManyQueries   float64 `toml:"many_queries" flag:"many-queries" default:"5" help:"N+1: at least this many queries per request..."`
-	DatabaseShare float64 `toml:"database_share" flag:"database-share" default:"0.5" help:"...with the database taking at least this share of the time a request holds a worker"`
+	ManyQueries   float64 `toml:"many_queries" flag:"many-queries" default:"5" help:"the application's N+1: at least this many queries per request, with the database taking -database-share of the time"`
+	DatabaseShare float64 `toml:"database_share" flag:"database-share" default:"0.5" help:"the application's N+1: the database takes at least this share of the time a request holds a worker, at -many-queries"`
 	// CPUWaitGrowth is how many times the CPU wait per request must grow
 	// from a setting with fewer workers (and be at least 0.05 ms) for
 	// "too many".
