@@ -165,7 +165,8 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 		// None met: the closest, and each whose miss at its best repeat
 		// reaches the closest's at its worst (or within 5 % of its
 		// median). A p99 moves more than that from one repeat to the next
-		// (docs/measurements.md, T42), so a closeness within it decides
+		// (docs/measurements.md, "The tuner against the full grid"), so a
+		// closeness within it decides
 		// nothing: the throughput decides among them, as among those
 		// that meet.
 		closest := slices.MinFunc(ms, func(a, b *Measurement) int { return cmpFloat(miss(a, objs, atMedian), miss(b, objs, atMedian)) })

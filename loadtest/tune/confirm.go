@@ -19,9 +19,8 @@ import (
 // and compared round by round. Three repeats back to back can be as wide
 // as the difference between neighbours, and steps minutes apart drift
 // with the machine: a best that is the top can owe its lead to a fast
-// moment of the machine (T48, docs/measurements.md); rounds side by side
-// share the machine's moment (docs/measurements.md, "The tuner against
-// the full grid"). Of the two, Fewest is the one with fewer workers and
+// moment of the machine; rounds side by side share the machine's moment
+// (docs/measurements.md, "The tuner against the full grid"). Of the two, Fewest is the one with fewer workers and
 // connections, Top the other.
 type Confirmation struct {
 	// Fewest and Top as measured side by side, one run a round (absent
@@ -86,8 +85,9 @@ func (t *tuner) confirmable(outcome string) (fewest, top, best *Measurement, ok 
 // else the fewest is the winner. A disturbed or slow pair is measured
 // again once; disturbed twice, the check is undecided and the higher
 // median of the steps stands (the steps could not tell the two apart,
-// and the goal is throughput: the side by side's rounds ranged 0.86-1.24
-// in such a spell on 2026-12-05, T31), beating nothing. It returns the
+// and the goal is throughput, where rounds in a slow spell range far
+// wider than the noise: docs/measurements.md, "The tuner against the full
+// grid"), beating nothing. It returns the
 // check (nil when none ran), the measurements it took and whether the
 // check kept another than the steps' best and more resources (the tuning
 // may go on above it).

@@ -45,9 +45,10 @@ func TestDiagnose(t *testing.T) {
 		{"cores full at N+1", reading(kn(10, 10), 20, 900, Readings{CoresBusy: 97, Work: "Cmd", Queries: 30}), nil, Application, []string{"Cmd", "30.0 queries", "N+1"}},
 		{"N+1, the database dominating", reading(kn(5, 5), 40, 400, Readings{CoresBusy: 40, Work: "Cmd", Queries: 30, DatabaseMs: 25, PoolWaitMs: 10, PoolWaiting: 4}), nil, Application,
 			[]string{"30.0 queries", "25.00 ms of the 30.00 ms"}},
-		// OnceGetView at 5/5 on this VM (2026-12-03 18:22 UTC): the mean
-		// latency less the worker wait (227 ms) overstates the time held;
-		// 5 busy workers at 48/s held each request 104 ms.
+		// The board's OnceGetView at 5/5 (docs/measurements.md, "The
+		// tuner on this VM"): the mean latency less the worker wait
+		// overstates the time held; the busy workers over the throughput
+		// give it.
 		{"N+1 behind a worker queue", reading(kn(5, 5), 535, 48, Readings{CoresBusy: 65, Work: "OnceGetView", Queries: 23.7, DatabaseMs: 103.3, WorkerWaitMs: 308, WorkersQueued: 14.9, WorkersBusy: 5}), nil, Application,
 			[]string{"103.30 ms of the 104.17 ms"}},
 		{"many queries, the database not dominating", reading(kn(5, 5), 10, 400, Readings{CoresBusy: 40, Work: "Cmd", Queries: 30, DatabaseMs: 2, WorkerWaitMs: 5, WorkersQueued: 10}), nil, Workers, nil},
@@ -175,13 +176,13 @@ func TestPick(t *testing.T) {
 		{"ties only with the top", []*Measurement{met(kn(10, 10), 3800, 60), met(kn(8, 8), 3700, 60), met(kn(6, 6), 3600, 60)}, MostThroughput, kn(8, 8)},
 		// The top, 20/15, is wide enough to reach 15/15, but 20/20 beats
 		// 15/15 beyond the noise: 15/15 may not win through the top
-		// (T1 of 2026-12-04, the tuning from 40/40).
+		// (docs/measurements.md, "The tuner against the full grid").
 		{"ties are not chained", []*Measurement{ranged(kn(15, 15), 12300, 12200, 12400), ranged(kn(20, 20), 12800, 12450, 13200), ranged(kn(20, 15), 12850, 12350, 12900)}, MostThroughput, kn(20, 15)},
 		{"meeting beats missing", []*Measurement{missed(kn(40, 40), 4000, 12), met(kn(10, 10), 3000, 10)}, MostThroughput, kn(10, 10)},
 		{"none met: the closest", []*Measurement{missed(kn(5, 5), 1500, 20), missed(kn(8, 8), 2500, 11)}, MostThroughput, kn(8, 8)},
 		// Each p99's repeats reach the other's: the closeness is within
-		// the noise, and the throughput decides (T39 of 2026-12-05 kept
-		// 10/10 for a p99 of 10.18 ms against 15/15's 12.38 ms).
+		// the noise, and the throughput decides (docs/measurements.md,
+		// "The tuner against the full grid").
 		{"none met: within the closest's spread, the most throughput", []*Measurement{spread(missed(kn(10, 10), 3600, 10.18), 9.4, 11.6), spread(missed(kn(15, 15), 4200, 12.38), 11.1, 13.5)}, MostThroughput, kn(15, 15)},
 		{"none met: beyond the closest's spread, the closest", []*Measurement{spread(missed(kn(10, 10), 3600, 10.18), 9.9, 10.5), spread(missed(kn(15, 15), 4200, 12.38), 11.9, 12.8)}, MostThroughput, kn(10, 10)},
 		{"least resources", []*Measurement{met(kn(10, 10), 3800, 20), met(kn(6, 6), 3000, 20), missed(kn(3, 3), 1000, 30)}, LeastResources, kn(6, 6)},

@@ -32,7 +32,7 @@ func TestGridAndShuffle(t *testing.T) {
 	}
 }
 
-// TestRunGrid holds two short tunings of the fake, from 1/1 and 3/3,
+// TestRunGrid holds two short tunings of the model, from 1/1 and 3/3,
 // against its 3 × 3 grid: every grid setting is measured once,
 // interleaved with the tuner's steps, and the figures printed are the
 // grid's and each tuning's own.
@@ -114,7 +114,7 @@ func TestRunGrid(t *testing.T) {
 	}
 }
 
-// TestRunGridMeasuresADisturbedSettingAgain disturbs the fake's core
+// TestRunGridMeasuresADisturbedSettingAgain disturbs the model's core
 // (other work taking all of it) from the grid's second setting on: each
 // later grid setting is measured Rules.MaxAttempts times, each attempt kept as
 // disturbed, and none of them may be the grid's best.

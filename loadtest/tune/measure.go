@@ -404,7 +404,7 @@ func generatorShare(c loadtest.Cost) float64 {
 // read from the cost (loadtest.CoresUse.Pinned), not from runtime.NumCPU,
 // which counts the affinity: under taskset a pinned generator looked
 // unpinned, and its own CPU was taken out of the board's interference
-// (docs/measurements.md, "2026-12-05, 12:10-13:30 UTC").
+// (docs/measurements.md, "The tuner against the full grid").
 func generatorShared(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok || c.Cores != nil && c.Cores.Pinned {

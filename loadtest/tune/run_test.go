@@ -85,7 +85,7 @@ func above(a, b watch.Knobs) bool {
 	return a.Workers >= b.Workers && a.Pool >= b.Pool && a != b
 }
 
-// TestRunRaisesFromTooSmall tunes the fake from 2 workers and 2
+// TestRunRaisesFromTooSmall tunes the model from 2 workers and 2
 // connections (each request holds a connection 4 ms, then the one core
 // 1 ms): the first step must name the workers (18 requests queue for
 // them, the core has room), and the winner must carry more throughput
@@ -126,7 +126,7 @@ func TestRunRaisesFromTooSmall(t *testing.T) {
 	}
 }
 
-// TestRunComesDown tunes the fake from 40/40, whose core is full: the
+// TestRunComesDown tunes the model from 40/40, whose core is full: the
 // tuner must name the capacity first and end on a smaller setting whose
 // throughput is not below 40/40's beyond the noise.
 func TestRunComesDown(t *testing.T) {
@@ -159,7 +159,7 @@ func TestRunComesDown(t *testing.T) {
 	}
 }
 
-// TestRunNamesTheApplication tunes a fake whose requests run 30 queries
+// TestRunNamesTheApplication tunes a model whose requests run 30 queries
 // each (N+1): it must stop at the first step naming the application.
 func TestRunNamesTheApplication(t *testing.T) {
 	f := newModel(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
@@ -229,7 +229,7 @@ func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
 	}
 }
 
-// TestRunMeasuresASlowStepAgain makes the fake's requests take 3 times the
+// TestRunMeasuresASlowStepAgain makes the model's requests take 3 times the
 // CPU from the third measurement on, for one, two or three measurements,
 // with no other work on its core: the tuner must call each of those steps
 // slow (its CPU per request against the steps before), leave it out and
@@ -340,7 +340,7 @@ func TestRunOnALiveTarget(t *testing.T) {
 	}
 }
 
-// TestSideBySide measures two settings of the fake again in 3
+// TestSideBySide measures two settings of the model again in 3
 // interleaved rounds: each gets 3 runs, the knobs are set once per
 // setting per round (interleaved, not 3 runs of one then 3 of the other),
 // and 4/4 serves more than 2/2 beyond both spreads.
@@ -362,7 +362,7 @@ func TestSideBySide(t *testing.T) {
 		t.Errorf("the knobs were set %d times; want 6 (each setting once a round, interleaved)", f.sets)
 	}
 	if ms[1].Throughput.Min <= ms[0].Throughput.Max {
-		t.Errorf("4/4 %+v, 2/2 %+v; want 4/4 beyond 2/2 (twice the workers on a fake without a CPU limit)", ms[1].Throughput, ms[0].Throughput)
+		t.Errorf("4/4 %+v, 2/2 %+v; want 4/4 beyond 2/2 (twice the workers on a model without a CPU limit)", ms[1].Throughput, ms[0].Throughput)
 	}
 	if _, err := SideBySide(context.Background(), spec, target, f.opt(Options{}), []watch.Knobs{kn(2, 2)}, 0); err == nil {
 		t.Errorf("SideBySide with 0 rounds: no error")
@@ -402,7 +402,7 @@ func TestSpecErrors(t *testing.T) {
 
 // TestConfirm holds the steps' best (2/2, the fewer within the noise of
 // 4/4 by made-up steps) against the highest median (4/4) side by side on
-// two fakes: where requests wait for a connection, 4/4 serves twice what
+// two models: where requests wait for a connection, 4/4 serves twice what
 // 2/2 does and must win; where the one core is the limit, both serve the
 // same and 2/2, the fewer, must stay. It is not run for a tuning that
 // named no winner, for the goal of resources, or with Confirm off. A pair
@@ -430,14 +430,14 @@ func TestConfirm(t *testing.T) {
 			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
 			target := fakeTarget()
 			spec := f.spec(kn(2, 2), 5, "p99<500ms")
-			spec.Noise = 0.1 // two rounds of a sleeping fake: its ties stay within 10 %
+			spec.Noise = 0.1 // more beyond the noise: above 1.1 times round by round
 			if tt.edit != nil {
 				tt.edit(&spec)
 			}
 			disturbed := strings.HasPrefix(tt.name, "disturbed")
 			logf := t.Logf
 			if disturbed {
-				// Other work takes the fake's core during the first pair
+				// Other work takes the model's core during the first pair
 				// (and the second, for "twice").
 				f.disturb(1)
 				logf = func(format string, a ...any) {
@@ -505,7 +505,7 @@ func metStep(o loadtest.Objective, k watch.Knobs, tput, spread float64) *Measure
 // TestConfirmTheTop: when the steps' best is also the highest median (4/4
 // read 1.5 times 2/2, beyond both spreads), it is checked side by side
 // against the runner-up, 2/2, before the stop: a lead read minutes apart
-// can be a fast moment of the machine (T48). On a fake whose core is the
+// can be a fast moment of the machine. On a model whose core is the
 // limit both serve the same side by side and 2/2, the fewer, is the
 // winner; on one whose requests wait for a connection 4/4 serves more and
 // stays, and the tuning does not go on (the check kept the steps' best).
@@ -552,7 +552,7 @@ func TestConfirmTheTop(t *testing.T) {
 }
 
 // TestSettleGoesOn: the side-by-side check keeps 4/4 over the steps' best,
-// 2/2, on a fake whose requests wait for a connection. With budget left
+// 2/2, on a model whose requests wait for a connection. With budget left
 // the tuner goes on above 4/4 (the next rungs of both), steps within the
 // budget, checks again at the next stop and ends on a setting above 2/2;
 // with the budget spent it stops at 4/4, naming the check.
