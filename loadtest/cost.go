@@ -56,9 +56,9 @@ type Cost struct {
 }
 
 // timerSlack is timer lateness that is normal on an idle machine and never
-// counts as the generator falling behind. The clients' alarm (a timerfd on
-// Linux) woke 1,000 clients at 1/s with a p99 lag of 0.1-0.3 ms on one
-// pinned core here; the runtime's timers, used elsewhere, up to about 1 ms.
+// counts as the generator falling behind: the clients' alarm (a timerfd on
+// Linux) and the runtime's timers, used elsewhere, wake late by up to about
+// that much on an idle machine (docs/measurements.md).
 const timerSlack = time.Millisecond
 
 // costMeter measures a run's cost from start to finish, and the use of

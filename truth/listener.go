@@ -45,8 +45,8 @@ type conn struct {
 	// pending is the next request's arrival, an occupancy.Stamp plus one
 	// (the board's one clock, monotonic: a wall clock stepped between a
 	// request's arrival and its end, as NTP does on a fresh VM, made its
-	// time at the server negative when this was unix ns; CI, 2026-12-05:
-	// server_ms mean -7 ms); 0: none yet; serving: a request is being
+	// time at the server negative when this was unix ns); 0: none yet;
+	// serving: a request is being
 	// served, whose body's reads are no arrival.
 	pending atomic.Int64
 }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"errors"
 	"fmt"
@@ -572,13 +573,12 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 			if err != nil || r.Interrupted {
 				return r, err
 			}
-			var srv, gen *span
+			var srv, gen *measure.Span
 			var server map[string]float64
 			if seen, err := watch.Of(r); err == nil {
 				server = serverMap(seen.Server)
 				srv, gen, _ = x.spans(lr.cores(), r, server)
 			}
-			x.seeSteal(srv, gen)
 			why := j.judge(srv, gen)
 			if why == "" || attempt >= e.Disturbance.MaxAttempts || !x.fits(probeLen) {
 				if why != "" {
@@ -629,93 +629,51 @@ func disturbedProbe(c CalibrateSpec, wait time.Duration, r *loadtest.Result, ser
 	return p
 }
 
-// probeJudge judges the calibration's probes for interference. There is
-// no baseline before the calibration: each probe is judged against the
-// probes accepted before it, by their lowest level and lowest free share
-// (they are few, and a burst in one must not raise the bar for the next),
-// the first against none. A burst during the first probe with no wait
-// shows as a disagreement between the probes with no wait instead
-// (Calibration.capacityProbes). The baseline the steps are judged
-// against is then made of the probes the calibration used.
+// probeJudge judges the calibration's probes by the disturbance rule.
+// There is no baseline before the calibration: each probe is judged
+// against the probes accepted before it, the first against none. A burst
+// during the first probe with no wait shows as a disagreement between the
+// probes with no wait instead (Calibration.capacityProbes). The baseline
+// the steps are judged against is then made of the probes the calibration
+// used.
 type probeJudge struct {
 	x         *experimentRunner
-	server    []*span // per accepted probe, in the order of Calibration.Probes
-	generator []*span
+	accepted  measure.Baseline
+	server    []*measure.Span // per accepted probe, in the order of Calibration.Probes
+	generator []*measure.Span
 	disturbed []probe
 }
 
 // judge says why a probe's spans are disturbed, "" when they are not.
-func (j *probeJudge) judge(srv, gen *span) string {
-	var why []string
-	th := j.x.e.Disturbance.Threshold
-	if j.x.e.Disturbance.Off {
-		return ""
+func (j *probeJudge) judge(srv, gen *measure.Span) string {
+	x := j.x
+	base := &j.accepted
+	if base.Server == nil && base.Generator == nil {
+		base = nil // the first probe: nothing to judge it against
 	}
-	check := func(s *span, accepted []*span, whose string) {
-		if s == nil {
-			return
-		}
-		if exp, ok := lowest(accepted, *s); ok && s.interference-exp > th {
-			why = append(why, fmt.Sprintf("other work took %.1f %% of a core on the %s cores where the probes before expect %.1f (threshold %g points)", s.interference, whose, exp, th))
-		} else if low, ok := lowestSteal(accepted); ok && s.hasSteal && s.steal-low > th {
-			why = append(why, fmt.Sprintf("the hypervisor took %.1f %% of a core from the %s cores (steal) where the probes before had %.1f (threshold %g points)", s.steal, whose, low, th))
-		}
-	}
-	check(srv, j.server, "server's")
-	check(gen, j.generator, "generator's")
-	return strings.Join(why, "; ")
+	saved := x.judgeOf().Baseline
+	x.judgeOf().Baseline = base
+	v := x.judgeOf().Judge(srv, gen)
+	x.judgeOf().Baseline = saved
+	return strings.TrimPrefix(v.Why, "disturbed: ")
 }
 
 // accept keeps an accepted probe's spans.
-func (j *probeJudge) accept(srv, gen *span) {
+func (j *probeJudge) accept(srv, gen *measure.Span) {
 	j.server = append(j.server, srv)
 	j.generator = append(j.generator, gen)
+	j.accepted.Add(srv, gen)
 }
 
 // baseline is made of the spans of the probes cal used (not Dropped).
-func (j *probeJudge) baseline(cal *Calibration) *Baseline {
-	b := &Baseline{Source: baselineCalibration}
+func (j *probeJudge) baseline(cal *Calibration) *measure.Baseline {
+	b := &measure.Baseline{Source: measure.FromCalibration}
 	for i, p := range cal.Probes {
 		if p.Dropped == "" && i < len(j.server) {
-			b.add(j.server[i], j.generator[i])
+			b.Add(j.server[i], j.generator[i])
 		}
 	}
 	return b
-}
-
-// lowestSteal is the lowest steal of the accepted spans that read it.
-func lowestSteal(accepted []*span) (float64, bool) {
-	low, ok := math.Inf(1), false
-	for _, a := range accepted {
-		if a != nil && a.hasSteal {
-			low, ok = min(low, a.steal), true
-		}
-	}
-	return low, ok
-}
-
-// lowest returns the interference the accepted spans allow at s: the
-// larger of their lowest level and their lowest share of the free time
-// times s's free time; ok false without spans.
-func lowest(accepted []*span, s span) (float64, bool) {
-	level, share, shares, any := math.Inf(1), math.Inf(1), false, false
-	for _, a := range accepted {
-		if a == nil {
-			continue
-		}
-		any = true
-		level = min(level, a.interference)
-		if f := a.free(); f >= minFree {
-			share, shares = min(share, min(1, a.interference/f)), true
-		}
-	}
-	if !any {
-		return 0, false
-	}
-	if !shares {
-		share = 0
-	}
-	return max(level, share*s.free()), true
 }
 
 // Table returns the probes for the report, in the order they ran: the

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"math"
@@ -128,33 +129,35 @@ func TestCapacityProbesNeverAgree(t *testing.T) {
 	}
 }
 
-func TestProbeJudgeLowest(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Disturbance: disturbanceSpec{Threshold: 10}}}
+// TestProbeJudge: each probe is judged by the disturbance rule against the
+// probes accepted before it.
+func TestProbeJudge(t *testing.T) {
+	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{Threshold: 10}}}
 	j := &probeJudge{x: x}
 	// Quiet machine: the first probe with no wait (board 97 % of its core,
 	// others 2) is the bar.
-	if why := j.judge(&span{own: 97, interference: 2, capacity: 100}, nil); why != "" {
+	if why := j.judge(&measure.Span{Own: 97, Interference: 2, Capacity: 100}, nil); why != "" {
 		t.Errorf("the first probe judged: %s", why)
 	}
-	j.accept(&span{own: 97, interference: 2, capacity: 100}, nil)
-	if why := j.judge(&span{own: 60, interference: 8, capacity: 100}, nil); why != "" {
+	j.accept(&measure.Span{Own: 97, Interference: 2, Capacity: 100}, nil)
+	if why := j.judge(&measure.Span{Own: 60, Interference: 8, Capacity: 100}, nil); why != "" {
 		t.Errorf("others 8 %% against 2: %s; want undisturbed (threshold 10)", why)
 	}
-	if why := j.judge(&span{own: 45, interference: 40, capacity: 100}, nil); !strings.Contains(why, "40.0 %") {
+	if why := j.judge(&measure.Span{Own: 45, Interference: 40, Capacity: 100}, nil); !strings.Contains(why, "40.0 %") {
 		t.Errorf("a burst (others 40 %%): %q; want disturbed", why)
 	}
 	// A steady hog: it took half the core with no wait (all of the free
 	// time), and takes the free time at the wait's probe: not disturbed.
 	h := &probeJudge{x: x}
-	h.accept(&span{own: 50, interference: 50, capacity: 100}, nil)
-	if why := h.judge(&span{own: 30, interference: 70, capacity: 100}, nil); why != "" {
+	h.accept(&measure.Span{Own: 50, Interference: 50, Capacity: 100}, nil)
+	if why := h.judge(&measure.Span{Own: 30, Interference: 70, Capacity: 100}, nil); why != "" {
 		t.Errorf("a steady hog taking the free time: %s; want undisturbed", why)
 	}
 	// One disturbed probe accepted (no attempts left) does not raise the
 	// bar: the lowest level and the lowest free share are kept.
-	j.accept(&span{own: 60, interference: 3, capacity: 100}, nil)
-	j.accept(&span{own: 45, interference: 40, capacity: 100}, nil)
-	if why := j.judge(&span{own: 50, interference: 30, capacity: 100}, nil); why == "" {
+	j.accept(&measure.Span{Own: 60, Interference: 3, Capacity: 100}, nil)
+	j.accept(&measure.Span{Own: 45, Interference: 40, Capacity: 100}, nil)
+	if why := j.judge(&measure.Span{Own: 50, Interference: 30, Capacity: 100}, nil); why == "" {
 		t.Errorf("others 30 %% after a disturbed probe was kept: undisturbed; want judged against the lowest share (3 of 40 free)")
 	}
 	cal := &Calibration{Probes: []probe{{}, {}, {Dropped: "x"}}}
@@ -165,7 +168,7 @@ func TestProbeJudgeLowest(t *testing.T) {
 }
 
 func TestRecalibrationReason(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: disturbanceSpec{CPUPerRequest: 25}},
+	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{CPUPerRequest: 25}},
 		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
 	cal := &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3,
 		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
@@ -191,7 +194,7 @@ func TestRecalibrationReason(t *testing.T) {
 }
 
 func TestQuietToleranceFollowsTheRunsNoise(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Disturbance: disturbanceSpec{CPUPerRequest: 25}}, res: &Result{}}
+	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{CPUPerRequest: 25}}, res: &Result{}}
 	mk := func(ms ...float64) *point {
 		p := &point{}
 		for _, v := range ms {
@@ -211,29 +214,11 @@ func TestQuietToleranceFollowsTheRunsNoise(t *testing.T) {
 	if tol <= 25 || !strings.Contains(why, "median deviation") {
 		t.Errorf("shared: %g (%s); want above 25, from the run's own noise", tol, why)
 	}
-	if sus, _ := suspect(mk(0.20, 0.20, 0.26).Repeats, "cpu", tol); sus != nil {
+	if i, _ := measure.Suspect(cpusOf(mk(0.20, 0.20, 0.26).Repeats, "cpu"), tol); i >= 0 {
 		t.Errorf("a repeat 30 %% off beside a hog is suspect at %g %%", tol)
 	}
-	if sus, _ := suspect(mk(0.20, 0.20, 0.60).Repeats, "cpu", tol); sus == nil {
+	if i, _ := measure.Suspect(cpusOf(mk(0.20, 0.20, 0.60).Repeats, "cpu"), tol); i < 0 {
 		t.Errorf("a repeat 3 x off is not suspect at %g %%", tol)
-	}
-}
-
-func TestAgreeing(t *testing.T) {
-	mk := func(ms ...float64) []*repeat {
-		var rs []*repeat
-		for _, v := range ms {
-			rs = append(rs, &repeat{Server: map[string]float64{"cpu": v * 100}, Total: figures{Throughput: 1000}})
-		}
-		return rs
-	}
-	rs := mk(0.20, 0.21, 0.40)
-	if n := agreeing(rs, rs[2], "cpu", 25); n != 2 {
-		t.Errorf("two others that agree: %d; want 2", n)
-	}
-	rs = mk(0.20, 0.40, 0.60)
-	if n := agreeing(rs, rs[2], "cpu", 25); n != 0 {
-		t.Errorf("two others 2 x apart: %d; want 0", n)
 	}
 }
 
@@ -303,7 +288,7 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 }
 
 func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: disturbanceSpec{CPUPerRequest: 25}},
+	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{CPUPerRequest: 25}},
 		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
 	// Beside a CPU-bound process the two probes with no wait differed by
 	// 18 %: a drift of 30 % is within twice that.
@@ -314,7 +299,7 @@ func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
 		t.Errorf("+30 %% with the calibration's noise 18 %%: %q; want no recalibration", got)
 	}
 	rp = &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0003}} // 0.3 ms, +50 %
-	if got := x.recalibrationReason(cal, rp, 1); !strings.Contains(got, "2 x the 18.0 %") {
+	if got := x.recalibrationReason(cal, rp, 1); !strings.Contains(got, "4 x the 9.0 %") {
 		t.Errorf("+50 %%: %q; want a recalibration naming the calibration's noise", got)
 	}
 }
@@ -324,26 +309,26 @@ func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
 // alike and the interference stays where the baseline expects it; the
 // steal beyond the baseline's still marks the span disturbed.
 func TestStealBehindAHog(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Disturbance: disturbanceSpec{Threshold: 10}},
-		res: &Result{Disturbance: &Disturbance{Threshold: 10, Baseline: &Baseline{Source: baselineCalibration}}}}
+	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{Threshold: 10}},
+		res: &Result{Disturbance: &Disturbance{Threshold: 10, Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
 	b := x.res.Disturbance.Baseline
-	b.add(&span{own: 30, interference: 70, capacity: 100, steal: 1, hasSteal: true}, nil)
-	b.add(&span{own: 32, interference: 68, capacity: 100, steal: 0, hasSteal: true}, nil)
-	judge := func(s span) *repeat {
+	b.Add(&measure.Span{Own: 30, Interference: 70, Capacity: 100, Steal: 1, HasSteal: true}, nil)
+	b.Add(&measure.Span{Own: 32, Interference: 68, Capacity: 100, Steal: 0, HasSteal: true}, nil)
+	judge := func(s measure.Span) *repeat {
 		rp := &repeat{}
 		x.judgeSpanOf(rp, &s, nil, &interference{})
 		return rp
 	}
-	if rp := judge(span{own: 31, interference: 69, capacity: 100, steal: 2, hasSteal: true}); rp.Disturbed {
+	if rp := judge(measure.Span{Own: 31, Interference: 69, Capacity: 100, Steal: 2, HasSteal: true}); rp.Disturbed {
 		t.Errorf("the hog as at the baseline: disturbed (%s)", rp.Reason)
 	}
-	rp := judge(span{own: 30, interference: 70, capacity: 100, steal: 32, hasSteal: true})
+	rp := judge(measure.Span{Own: 30, Interference: 70, Capacity: 100, Steal: 32, HasSteal: true})
 	if !rp.Disturbed || !strings.Contains(rp.Reason, "the hypervisor took 32.0 % of a core from the server's cores (steal)") {
 		t.Errorf("32 %% steal behind the hog: disturbed %v (%s); want disturbed by steal", rp.Disturbed, rp.Reason)
 	}
 	j := &probeJudge{x: x}
-	j.accept(&span{own: 50, interference: 50, capacity: 100, steal: 1, hasSteal: true}, nil)
-	if why := j.judge(&span{own: 30, interference: 70, capacity: 100, steal: 25, hasSteal: true}, nil); !strings.Contains(why, "(steal)") {
+	j.accept(&measure.Span{Own: 50, Interference: 50, Capacity: 100, Steal: 1, HasSteal: true}, nil)
+	if why := j.judge(&measure.Span{Own: 30, Interference: 70, Capacity: 100, Steal: 25, HasSteal: true}, nil); !strings.Contains(why, "(steal)") {
 		t.Errorf("a probe behind the hog with 25 %% steal: %q; want disturbed by steal", why)
 	}
 }
@@ -381,18 +366,18 @@ func calibratedSim(t *testing.T) (*Experiment, string) {
 // redone; a steal that never eases stays the machine's.
 func TestStealBurstAtTheCalibration(t *testing.T) {
 	newX := func(probeSteal ...float64) *experimentRunner {
-		x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: disturbanceSpec{Threshold: 10, CPUPerRequest: 25}},
-			res: &Result{Disturbance: &Disturbance{Threshold: 10, CPU: "cpu", Baseline: &Baseline{Source: baselineCalibration}}}}
+		x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{Threshold: 10, CPUPerRequest: 25}},
+			res: &Result{Disturbance: &Disturbance{Threshold: 10, CPU: "cpu", Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
 		for _, st := range probeSteal {
-			s := &span{own: 50, interference: st, capacity: 100, steal: st, hasSteal: true}
-			x.seeSteal(s, nil)
-			x.res.Disturbance.Baseline.add(s, nil)
+			s := &measure.Span{Own: 50, Interference: st, Capacity: 100, Steal: st, HasSteal: true}
+			x.judgeOf().See(s, nil)
+			x.res.Disturbance.Baseline.Add(s, nil)
 		}
 		return x
 	}
 	judge := func(x *experimentRunner, steal float64) *repeat {
 		rp := &repeat{}
-		s := span{own: 50, interference: steal, capacity: 100, steal: steal, hasSteal: true}
+		s := measure.Span{Own: 50, Interference: steal, Capacity: 100, Steal: steal, HasSteal: true}
 		x.judgeSpanOf(rp, &s, nil, &interference{})
 		return rp
 	}
@@ -436,7 +421,7 @@ func TestStealBurstAtTheCalibration(t *testing.T) {
 // the moved point is noted and the calibration kept.
 func TestNoRecalibrationWithoutTwoSweepsAfter(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Var: "wait", Run: "g1", Clients: 10}, Load: loadSpec{Repeats: 3},
-		Disturbance: disturbanceSpec{Threshold: 10, CPUPerRequest: 25, MaxExtra: cli.Duration(time.Minute)}},
+		Disturbance: measure.Rules{Threshold: 10, CPUPerRequest: 25, MaxExtra: cli.Duration(time.Minute)}},
 		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}, logf: func(string, ...any) {}, feed: feed.New(live.New(), "x")}
 	x.res.Calibration = &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Value: "1ms",
 		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}

@@ -257,7 +257,7 @@ func TestVerdictsWithinNoise(t *testing.T) {
 	v := strings.Join(verdicts(res, nil), "\n")
 	for _, want := range []string{
 		"5/5: peak 1100/s (1000-1200) at 10 clients",
-		"10/5 and 5/5 are the same within noise: peak 1250/s (1150-1300) against 1100/s (1000-1200) (+13.6 %; the ranges overlap)",
+		"10/5 and 5/5 are the same within noise: peak 1250/s (1150-1300) against 1100/s (1000-1200) (+13.6 %; the ranges, widened to ±2 %, overlap)",
 		"server CPU stayed at 66.00 % (65.00-67.00)",
 		"10/10 beats 5/5: peak 1400/s (1300-1500) against 1100/s (1000-1200) (+27.3 %; beyond the spread)",
 		"server CPU rose from 60.00 (50.00-70.00) to 95.00 % (90.00-99.00)",

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"errors"
 	"fmt"
 	"os"
@@ -40,7 +41,7 @@ type Experiment struct {
 	Truth truthSpec `toml:"truth"`
 	// Disturbance says when a measurement is disturbed by other work on
 	// the machine and how often it is measured again (disturbance.go).
-	Disturbance disturbanceSpec `toml:"disturbance"`
+	Disturbance measure.Rules `toml:"disturbance"`
 	// Tune, when it names starts, tunes each run's server (package tune)
 	// instead of sweeping client counts (tune.go).
 	Tune tuneSection `toml:"tune"`
@@ -283,7 +284,7 @@ func (e *Experiment) check() error {
 	errs = append(errs, e.checkRuns()...)
 	errs = append(errs, e.checkFleet()...)
 	errs = append(errs, e.checkCalibrate()...)
-	errs = append(errs, e.checkDisturbance()...)
+	errs = append(errs, e.Disturbance.Check("disturbance")...)
 	errs = append(errs, e.checkTruth()...)
 	errs = append(errs, e.checkTune()...)
 	errs = append(errs, e.checkClaims()...)

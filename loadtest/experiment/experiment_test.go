@@ -298,9 +298,9 @@ func TestVerdictsFromResults(t *testing.T) {
 	v := strings.Join(verdicts(res, nil), "\n")
 	for _, want := range []string{
 		"5/5: peak 1100/s at 10 clients",
-		"10/5 is no better than 5/5: peak 1080/s against 1100/s (-1.8 %; single measurements, no spread to judge by)",
+		"10/5 and 5/5 are the same within noise: peak 1080/s against 1100/s (-1.8 %; the ranges, widened to ±2 %, overlap)",
 		"pool wait rose from 0.20 to 3.40 ms",
-		"10/10 beats 5/5: peak 2000/s against 1100/s (+81.8 %; single measurements, no spread to judge by)",
+		"10/10 beats 5/5: peak 2000/s against 1100/s (+81.8 %; single measurements: beyond the noise floor only)",
 	} {
 		if !strings.Contains(v, want) {
 			t.Errorf("verdicts lack %q:\n%s", want, v)

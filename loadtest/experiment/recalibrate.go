@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"math"
@@ -67,10 +68,10 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 		return nil
 	}
 	x.note(reason + fmt.Sprintf(": the calibration is redone before sweep %d", sweep+1))
-	start, before := time.Now(), x.res.Disturbance.ExtraSeconds
+	start, before := time.Now(), x.budgetOf().Used
 	redone, err := x.calibrateOn(ctx, lr)
 	// All of it is extra, the probes it took again included (once).
-	x.res.Disturbance.ExtraSeconds = before
+	x.budgetOf().Used = before
 	x.spent(time.Since(start))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -96,11 +97,9 @@ const minSweepsAfter = 2
 
 // leaveOutEarlier drops every measurement of the live runs taken on an
 // earlier calibration: the board then had another wait, so they are not
-// repeats of the points the sweeps after measure (2026-12-04 17:49 UTC,
-// beside a CPU-bound process: the wait went from 1.738 to 0.499 ms before
-// sweep 2, and sweep 1's repeats, kept, left g1-gain and g3-cpu-bound
-// inconclusive on pairs 1.557 against 0.938 and 1.337, share 60.4 against
-// 94.5 and 96.2). They stay in the JSON, marked; the claims count the
+// repeats of the points the sweeps after measure (kept, they leave the
+// claims on pairs of two different waits: docs/measurements.md, "steal
+// that comes and goes, a redone calibration"). They stay in the JSON, marked; the claims count the
 // sweeps after the recalibration as the planned ones (Result.sweepsUsed).
 func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *Calibration) {
 	c := x.e.Calibrate
@@ -135,14 +134,14 @@ func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, swe
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
 	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, clientsText(c.Clients))
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
-	tol, why := cpuTolerance(cal, x.e.Disturbance.CPUPerRequest)
+	tol, why := cpuTolerance(cal, &x.e.Disturbance)
 	if got, ok := cpuPerRequest(at, cpu); ok && ref > 0 && math.Abs(got-ref)/ref*100 > tol {
 		return fmt.Sprintf("the board's CPU per request %s was %.3f ms in sweep %d against the calibration's %.3f ms (%+.0f %%; %s)",
 			where, got, sweep, ref, 100*(got-ref)/ref, why)
 	}
-	if floor := x.stealFloor[0]; cal.Steal != nil && floor != nil && *cal.Steal-*floor > x.e.Disturbance.Threshold {
+	if floor, ok := x.judgeOf().Floor(true); cal.Steal != nil && ok && *cal.Steal-floor > x.e.Disturbance.Threshold {
 		return fmt.Sprintf("the calibration ran while the hypervisor took %.1f %% of a core from the server's cores (steal); by sweep %d the run read them with %.1f (threshold %g points)",
-			*cal.Steal, sweep, *floor, x.e.Disturbance.Threshold)
+			*cal.Steal, sweep, floor, x.e.Disturbance.Threshold)
 	}
 	v, ok := at.Server[cal.Reading]
 	if !ok {
@@ -162,24 +161,19 @@ func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, swe
 	return ""
 }
 
-// cpuNoiseFactor times the calibration's CPU noise is the least drift of
-// the CPU per request that redoes it.
-const cpuNoiseFactor = 2
-
 // cpuTolerance is how far, in % of the calibration's, the board's CPU per
 // request at the calibration's point may move before the calibration no
-// longer puts the board where the file says: disturbance.cpu_per_request
-// (perRequest), or cpuNoiseFactor x the calibration's own CPU noise when
-// that is more. It also says which, in words.
-func cpuTolerance(cal *Calibration, perRequest float64) (float64, string) {
-	tol, why := perRequest, fmt.Sprintf("disturbance.cpu_per_request %g %%", perRequest)
-	if n := cpuNoiseFactor * cal.CPUNoise; n > tol {
-		// A machine whose CPU per request moved this much between two
-		// probes a few seconds apart (beside a CPU-bound process: 18 %
-		// on 2026-12-03) would recalibrate on its own noise.
-		tol, why = n, fmt.Sprintf("%g x the %.1f %% the calibration's two probes with no wait differed by, above disturbance.cpu_per_request %g %%", float64(cpuNoiseFactor), cal.CPUNoise, perRequest)
+// longer puts the board where the file says: the slow rule's tolerance
+// (measure.Rules.Tolerance) over the noise of the calibration's two
+// probes with no wait. It also says which, in words.
+func cpuTolerance(cal *Calibration, rules *measure.Rules) (float64, string) {
+	// CPUNoise is the two probes' difference over their mean: each is
+	// half of it off their middle.
+	noise := cal.CPUNoise / 2
+	if tol, fromNoise := rules.Tolerance(noise); fromNoise {
+		return tol, fmt.Sprintf("%d x the %.1f %% each of the calibration's two probes with no wait was off their middle, above disturbance.cpu_per_request %g %%", measure.NoiseTimes, noise, rules.CPUPerRequest)
 	}
-	return tol, why
+	return rules.CPUPerRequest, fmt.Sprintf("disturbance.cpu_per_request %g %%", rules.CPUPerRequest)
 }
 
 // movedFromCalibration says why the claims on the calibration's share
@@ -189,11 +183,9 @@ func cpuTolerance(cal *Calibration, perRequest float64) (float64, string) {
 // request at the calibration's point, the median over the repeats the
 // claims use, is off the calibration in force by more than the tolerance
 // that redoes it (cpuTolerance), the wait no longer puts the board at the
-// file's point and the share measures the machine, not the board: on
-// 2026-12-04 at 19:09 UTC both calibrations ran while the board spent 0.31
-// ms a request, the sweeps the claims stood on while it spent 0.195, and
-// g1-point and g3-cpu-bound were decided "not reproduced" on shares of 40
-// and 70 % (docs/measurements.md, R4). The calibration is redone at most
+// file's point and the share measures the machine, not the board
+// (docs/measurements.md, "steal that comes and goes, a redone
+// calibration"). The calibration is redone at most
 // once (recalibrate), so the claims then read "not measured: the machine
 // moved from its calibration".
 func (r *Result) movedFromCalibration() string {
@@ -220,8 +212,8 @@ func (r *Result) movedFromCalibration() string {
 	if len(cpus) == 0 {
 		return ""
 	}
-	got := middle(cpus)
-	tol, why := cpuTolerance(cal, r.Disturbance.CPUPerRequest)
+	got := measure.Median(cpus)
+	tol, why := cpuTolerance(cal, &measure.Rules{CPUPerRequest: r.Disturbance.CPUPerRequest})
 	if math.Abs(got-ref)/ref*100 <= tol {
 		return ""
 	}

@@ -1,12 +1,12 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"time"
 
@@ -93,15 +93,15 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 			return x.quiet(ctx, lr, p)
 		}
 		where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), rep)
-		switch {
-		case attempt >= d.MaxAttempts:
+		switch x.budgetOf().Again(&d, attempt, x.e.stepLength(), p.measured()) {
+		case "max_attempts":
 			x.logf("%s: disturbed in all %d attempts (disturbance.max_attempts): left out", where, attempt)
 			return nil
-		case !x.fits(x.e.stepLength()):
+		case "max_extra":
 			x.logf("%s: disturbed, and no time left for another attempt (disturbance.max_extra %v, %.0f s used): left out",
-				where, x.e.maxExtra(), x.res.Disturbance.ExtraSeconds)
+				where, x.budgetOf().Max, x.res.Disturbance.ExtraSeconds)
 			return nil
-		case p.measured() && x.reserved():
+		case "reserved":
 			x.logf("%s: disturbed; the point has %d undisturbed repeats and the last half of disturbance.max_extra is kept for points with none: left out",
 				where, len(p.repeats()))
 			return nil
@@ -115,27 +115,31 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 	}
 }
 
-// reserved reports whether the extra measuring time used has reached half
-// of disturbance.max_extra: the rest is kept for points with no undisturbed
-// measurement. A point with none has no figures and every claim on it is
-// not measured, and a claim on a run's peak needs every point of the run;
-// a point that lost one repeat of three still has its figures. (On
-// 2026-12-03 18:41 UTC the hypervisor's steal spent the whole budget on
-// such re-measures and two points ended with none, and four claims.)
-func (x *experimentRunner) reserved() bool {
-	return x.res.Disturbance.ExtraSeconds >= x.e.maxExtra().Seconds()/2
+// judgeOf is the runner's disturbance rule, on the file's rules.
+func (x *experimentRunner) judgeOf() *measure.Judge {
+	if x.judge.Rules == nil {
+		x.judge.Rules = &x.e.Disturbance
+	}
+	return &x.judge
 }
 
-// fits reports whether d more of extra measuring time stays within
-// disturbance.max_extra.
-func (x *experimentRunner) fits(d time.Duration) bool {
-	used := time.Duration(x.res.Disturbance.ExtraSeconds * float64(time.Second))
-	return used+d <= x.e.maxExtra()
+// budgetOf is the runner's budget of extra measuring time.
+func (x *experimentRunner) budgetOf() *measure.Budget {
+	if x.budget == nil {
+		x.budget = &measure.Budget{Max: x.e.maxExtra()}
+	}
+	return x.budget
 }
 
-// spent adds d to the extra measuring time used.
+// reserved, fits and spent are the budget's (measure.Budget), the time
+// used kept in experiment.json as it goes.
+func (x *experimentRunner) reserved() bool { return x.budgetOf().Reserved() }
+
+func (x *experimentRunner) fits(d time.Duration) bool { return x.budgetOf().Fits(d) }
+
 func (x *experimentRunner) spent(d time.Duration) {
-	x.res.Disturbance.ExtraSeconds = round1(x.res.Disturbance.ExtraSeconds + d.Seconds())
+	x.budgetOf().Spend(d)
+	x.res.Disturbance.ExtraSeconds = round1(x.budgetOf().Used.Seconds())
 }
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
@@ -149,49 +153,28 @@ func (x *experimentRunner) judgeSpan(lr *serverRun, rp *repeat, r *loadtest.Resu
 }
 
 // judgeSpanOf judges a measurement's spans of the server's and the
-// generator's cores (judgeSpan).
-func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *span, in *interference) {
-	d := x.res.Disturbance
+// generator's cores by the disturbance rule (judgeSpan); an undisturbed
+// one joins a baseline made of steps.
+func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *measure.Span, in *interference) {
 	rp.Interference = in
 	if in == nil || x.e.Disturbance.Off {
 		return // nothing read, or told not to judge
 	}
+	d := x.res.Disturbance
 	if d.Baseline == nil {
-		d.Baseline = &Baseline{Source: baselineSteps}
+		d.Baseline = &measure.Baseline{Source: measure.FromSteps}
 	}
-	b := d.Baseline
-	var why []string
-	x.seeSteal(srv, gen)
-	judge := func(s *span, base coresBaseline, floor *float64, expected, stealBase **float64, whose string) {
-		if s == nil {
-			return
-		}
-		exp, ok := base.expect(*s)
-		if !ok {
-			return
-		}
-		*expected = ptrTo(round1(exp))
-		if s.interference-exp > d.Threshold {
-			why = append(why, fmt.Sprintf("other work took %.1f %% of a core on the %s cores where the baseline expects %.1f", s.interference, whose, exp))
-		}
-		f, _ := base.figures()
-		level := stealLevel(f.Steal, floor)
-		if over, ok := stealBeyond(*s, level); ok {
-			*stealBase = ptrTo(round1(*level))
-			if s.interference-exp <= d.Threshold && over > d.Threshold {
-				why = append(why, fmt.Sprintf("the hypervisor took %.1f %% of a core from the %s cores (steal) where the machine had %.1f", s.steal, whose, *level))
-			}
-		}
-	}
-	judge(srv, b.server, x.stealFloor[0], &in.Expected, &in.StealBaseline, "server's")
-	judge(gen, b.generator, x.stealFloor[1], &in.GeneratorExpected, &in.GeneratorStealBaseline, "generator's")
-	if len(why) > 0 {
+	x.judgeOf().Baseline = d.Baseline
+	v := x.judgeOf().Judge(srv, gen)
+	in.Expected, in.GeneratorExpected = v.Expected, v.GeneratorExpected
+	in.StealBaseline, in.GeneratorStealBaseline = v.StealBaseline, v.GeneratorStealBaseline
+	if v.Disturbed() {
 		rp.Disturbed = true
-		rp.drop(fmt.Sprintf("disturbed: %s (threshold %g points)", strings.Join(why, "; "), d.Threshold))
+		rp.drop(v.Why)
 		return
 	}
-	if b.Source == baselineSteps {
-		b.add(srv, gen)
+	if d.Baseline.Source == measure.FromSteps {
+		d.Baseline.Add(srv, gen)
 	}
 }
 
@@ -201,7 +184,7 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *span, in *interfere
 // interference: where the server and the generator share cores, the part
 // of the other's CPU on them (as a share of its cores, assuming its work
 // spread evenly) is taken off.
-func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *span, in *interference) {
+func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *interference) {
 	d := x.res.Disturbance
 	in = &interference{}
 	genCores := x.genCores
@@ -216,12 +199,12 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 		}
 		v = round1(max(0, v))
 		in.Server = &v
-		srv = &span{own: srvCPU, interference: v, capacity: 100 * float64(len(srvCores))}
+		srv = &measure.Span{Own: srvCPU, Interference: v, Capacity: 100 * float64(len(srvCores))}
 	}
 	if v, ok := server[d.Steal]; ok && d.Steal != "" {
 		in.Steal = ptrTo(round1(v))
 		if srv != nil {
-			srv.steal, srv.hasSteal = v, true
+			srv.Steal, srv.HasSteal = v, true
 		}
 	}
 	if c := r.Cost.Cores; c != nil && len(c.CPUs) > 0 {
@@ -237,9 +220,9 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 		// not read, the generator's figure holds the server's work: it is
 		// recorded, not judged.
 		if (known || shared == 0) && !x.opt.serverCoresOnly {
-			gen = &span{own: max(0, c.Busy-c.Interference), interference: v, capacity: 100 * float64(len(c.CPUs))}
+			gen = &measure.Span{Own: max(0, c.Busy-c.Interference), Interference: v, Capacity: 100 * float64(len(c.CPUs))}
 			if c.Steal != nil {
-				gen.steal, gen.hasSteal = *c.Steal, true
+				gen.Steal, gen.HasSteal = *c.Steal, true
 				in.GeneratorSteal = ptrTo(round1(*c.Steal))
 			}
 		}
@@ -291,18 +274,21 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 	if err := x.tieBreak(ctx, lr, p, cpu, tol, why); err != nil {
 		return err
 	}
-	sus, ref := suspect(p.repeats(), cpu, tol)
-	if sus == nil {
+	rs := p.repeats()
+	cpus := cpusOf(rs, cpu)
+	i, ref := measure.Suspect(cpus, tol)
+	if i < 0 {
 		return nil
 	}
+	sus := rs[i]
 	p.quietChecked = true
-	c, _ := cpuPerRequest(sus, cpu)
+	c := cpus[i]
 	sus.Suspect = true
 	sus.Reason = fmt.Sprintf("suspect: server CPU per request %.3f ms against the other repeats' %.3f ms (%+.0f %%; %s)",
 		c, ref, 100*(c-ref)/ref, why)
 	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), sus.Repeat)
 	if !x.fits(x.e.stepLength()) || x.reserved() {
-		if n := agreeing(p.repeats(), sus, cpu, tol); n >= 2 {
+		if n := measure.Agreeing(cpus, i, tol); n >= 2 {
 			// The others agree with each other: the point stands on them.
 			sus.drop(fmt.Sprintf("%s; no time left to measure it again: left out, the point stands on its %d other repeats, which agree", sus.Reason, n))
 			x.logf("%s: %s", where, sus.Reason)
@@ -336,7 +322,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 	case !ok:
 		sus.Reason += "; its re-measure has no CPU per request: it stands"
 		again.drop("re-measure of a suspect repeat, without a CPU per request")
-	case math.Abs(a-ref) <= tol/100*ref:
+	case measure.Agrees(a, ref, tol):
 		sus.drop(fmt.Sprintf("%s; its re-measure agreed with the others (%.3f ms): dropped", sus.Reason, a))
 	default:
 		again.drop(fmt.Sprintf("re-measure of a suspect repeat: %.3f ms agreed with neither it nor the others (%.3f ms): the suspect stands", a, ref))
@@ -351,10 +337,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 // tol %, in the slot of a repeat left out (measured on a calibration since
 // redone, or disturbed with no attempt left): with two, the quiet kind
 // cannot tell which is off, and each claim on the point reads a range
-// that spans both (2026-12-04 18:13 UTC: graph 1 at 10 clients read 0.211
-// and 0.333 ms a request, 59.8 and 76.7 % of its capacity, in the two
-// sweeps after a redone calibration; g1-point's range spanned its band).
-// The suspect check then has three to judge. Within max_extra, not in its
+// that spans both. The suspect check then has three to judge. Within max_extra, not in its
 // reserved half, once per point.
 func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *point, cpu string, tol float64, why string) error {
 	rs := p.repeats()
@@ -363,7 +346,7 @@ func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *point
 	}
 	a, okA := cpuPerRequest(rs[0], cpu)
 	b, okB := cpuPerRequest(rs[1], cpu)
-	if !okA || !okB || min(a, b) <= 0 || math.Abs(a-b)/min(a, b)*100 <= tol {
+	if !okA || !okB || min(a, b) <= 0 || measure.Agrees(max(a, b), min(a, b), tol) {
 		return nil
 	}
 	last, used := false, map[int]bool{}
@@ -391,114 +374,34 @@ func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *point
 	return err
 }
 
-// quietTolerance is how far, in %, a repeat's server CPU per request may
-// be from its point's other repeats before it is suspect, and what set it:
-// disturbance.cpu_per_request, or, where the experiment's own repeats so
-// far vary more, quietNoise times their median deviation from their
-// points' other repeats. The file's figure is the noise of a steady
-// machine; a machine steadily shared (a CPU-bound process on the server's
-// core from the start, present at the calibration) moves the board's CPU
-// per request by 25-30 % between repeats (measured 2026-12-03 on this VM),
-// and that is the noise of the machine the claims are decided on, not a
-// disturbance: the check then looks for what stands out of it.
+// quietTolerance is the slow rule's tolerance (measure.Rules.Tolerance)
+// over the noise of this run's repeats so far, and what set it.
 func (x *experimentRunner) quietTolerance(cpu string) (float64, string) {
-	tol := x.e.Disturbance.CPUPerRequest
-	file := fmt.Sprintf("disturbance.cpu_per_request %g %%", tol)
-	var devs []float64
+	var settings [][]float64
 	for _, r := range x.res.Runs {
 		for _, p := range r.Points {
-			rs := p.repeats()
-			for i, rp := range rs {
-				c, ok := cpuPerRequest(rp, cpu)
-				if !ok {
-					continue
-				}
-				var others []float64
-				for j, o := range rs {
-					if v, ok := cpuPerRequest(o, cpu); ok && j != i {
-						others = append(others, v)
-					}
-				}
-				if len(others) > 0 {
-					if ref := middle(others); ref > 0 {
-						devs = append(devs, math.Abs(c-ref)/ref*100)
-					}
-				}
-			}
+			settings = append(settings, cpusOf(p.repeats(), cpu))
 		}
 	}
-	if len(devs) < minQuietDeviations {
-		return tol, file
+	rules := &x.e.Disturbance
+	file := fmt.Sprintf("disturbance.cpu_per_request %g %%", rules.CPUPerRequest)
+	noise, ok := measure.Noise(measure.Deviations(settings))
+	if tol, fromNoise := rules.Tolerance(noise); ok && fromNoise {
+		return tol, fmt.Sprintf("%d x the median deviation of this run's repeats, %.1f %%, above %s", measure.NoiseTimes, noise, file)
 	}
-	if noise := quietNoise * middle(devs); noise > tol {
-		return noise, fmt.Sprintf("%g x the median deviation of this run's repeats, %.1f %%, above %s", float64(quietNoise), middle(devs), file)
-	}
-	return tol, file
+	return rules.CPUPerRequest, file
 }
 
-// The quiet kind's noise: a repeat is suspect beyond quietNoise times the
-// median deviation between repeats (about 2.7 standard deviations of a
-// normal noise), once minQuietDeviations deviations are known.
-const (
-	quietNoise         = 4
-	minQuietDeviations = 8
-)
-
-// agreeing returns how many of rs other than sus have a CPU per request
-// within tol % of the median of those others: the repeats a point can
-// stand on without sus.
-func agreeing(rs []*repeat, sus *repeat, cpu string, tol float64) int {
-	var vs []float64
-	for _, rp := range rs {
-		if v, ok := cpuPerRequest(rp, cpu); ok && rp != sus {
-			vs = append(vs, v)
-		}
-	}
-	if len(vs) == 0 {
-		return 0
-	}
-	mid, n := middle(vs), 0
-	for _, v := range vs {
-		if math.Abs(v-mid) <= tol/100*mid {
-			n++
-		}
-	}
-	if n < len(vs) {
-		return 0 // they do not agree with each other either
-	}
-	return n
-}
-
-// suspect returns the repeat of rs whose CPU per request (reading cpu
-// over the throughput) is farthest from the median of the others', when
-// it is more than tol % off it and at least two others have one, with
-// that median in ms; nil when none is.
-func suspect(rs []*repeat, cpu string, tol float64) (*repeat, float64) {
-	var best *repeat
-	var bestOff, bestRef float64
+// cpusOf is each repeat's CPU per request in ms, NaN where not read.
+func cpusOf(rs []*repeat, cpu string) []float64 {
+	out := make([]float64, len(rs))
 	for i, rp := range rs {
-		c, ok := cpuPerRequest(rp, cpu)
-		if !ok {
-			continue
-		}
-		var others []float64
-		for j, o := range rs {
-			if v, ok := cpuPerRequest(o, cpu); ok && j != i {
-				others = append(others, v)
-			}
-		}
-		if len(others) < 2 {
-			continue
-		}
-		ref := middle(others)
-		if off := math.Abs(c-ref) / ref; ref > 0 && off > bestOff {
-			best, bestOff, bestRef = rp, off, ref
+		out[i] = math.NaN()
+		if v, ok := cpuPerRequest(rp, cpu); ok {
+			out[i] = v
 		}
 	}
-	if best == nil || bestOff*100 <= tol {
-		return nil, 0
-	}
-	return best, bestRef
+	return out
 }
 
 // cpuPerRequest is a measurement's server CPU per request in ms.
@@ -508,18 +411,6 @@ func cpuPerRequest(rp *repeat, cpu string) (float64, bool) {
 		return 0, false
 	}
 	return v / 100 / rp.Total.Throughput * 1000, true
-}
-
-// middle is the median of vs, the mean of the middle two for an even
-// count.
-func middle(vs []float64) float64 {
-	s := slices.Clone(vs)
-	sort.Float64s(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // busyText says why p could not be measured, when none of its

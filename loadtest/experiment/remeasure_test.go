@@ -1,10 +1,10 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,76 +18,6 @@ import (
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )
-
-// TestBaselineExpect holds the baseline's model to the cases it is for:
-// a CPU-bound process on the server's core for the whole run is part of
-// the machine at every load, a burst of one on a quiet machine is not,
-// and the hypervisor's steady steal is part of it too.
-func TestBaselineExpect(t *testing.T) {
-	const threshold = 10
-	disturbed := func(b coresBaseline, s span) bool {
-		exp, ok := b.expect(s)
-		if !ok {
-			t.Fatalf("a baseline with spans expects nothing")
-		}
-		return s.interference-exp > threshold
-	}
-	// A hog on the core at calibration: the board, CPU-bound with no wait,
-	// gets half the core; at the operating point it takes 30 % and the
-	// hog the other 70 %.
-	hog := coresBaseline{spans: []span{{own: 50, interference: 50, capacity: 100}, {own: 30, interference: 70, capacity: 100}, {own: 31, interference: 69, capacity: 100}}}
-	// A quiet machine at calibration: a point of kernel work.
-	quiet := coresBaseline{spans: []span{{own: 99, interference: 1, capacity: 100}, {own: 62, interference: 1, capacity: 100}, {own: 60, interference: 2, capacity: 100}}}
-	// Steal at a steady rate.
-	steal := coresBaseline{spans: []span{{own: 80, interference: 18, capacity: 100}, {own: 60, interference: 15, capacity: 100}, {own: 58, interference: 16, capacity: 100}}}
-	for _, tt := range []struct {
-		name string
-		base coresBaseline
-		s    span
-		want bool
-	}{
-		{"the hog stays, 1 client: it takes what the board leaves", hog, span{own: 12, interference: 88, capacity: 100}, false},
-		{"the hog stays, the board CPU-bound", hog, span{own: 50, interference: 50, capacity: 100}, false},
-		{"quiet, 1 client", quiet, span{own: 20, interference: 2, capacity: 100}, false},
-		{"quiet, a 3 s burst in a 4 s step at 15 clients", quiet, span{own: 62, interference: 37, capacity: 100}, true},
-		{"quiet, a burst of 1.2 s in a 4 s step at 15 clients", quiet, span{own: 77, interference: 15, capacity: 100}, true},
-		{"quiet, a burst of 1.2 s at 1 client", quiet, span{own: 19, interference: 24, capacity: 100}, true},
-		{"quiet, the issue's graph 3 at 20 clients, 46.8 taken", quiet, span{own: 44.4, interference: 46.8, capacity: 100}, true},
-		{"steady steal, the board CPU-bound", steal, span{own: 75, interference: 21, capacity: 100}, false},
-		{"steady steal, 1 client", steal, span{own: 20, interference: 5, capacity: 100}, false},
-		{"steal doubled", steal, span{own: 55, interference: 40, capacity: 100}, true},
-	} {
-		if got := disturbed(tt.base, tt.s); got != tt.want {
-			exp, _ := tt.base.expect(tt.s)
-			t.Errorf("%s: %+v against %+v (expects %.1f): disturbed %v; want %v", tt.name, tt.s, tt.base.spans, exp, got, tt.want)
-		}
-	}
-	if _, ok := (coresBaseline{}).expect(span{capacity: 100}); ok {
-		t.Errorf("an empty baseline expects something; want nothing to judge by")
-	}
-}
-
-// TestSuspect checks how the quiet kind is told: the repeat farthest from
-// the others' median, beyond the tolerance, with two others at least.
-func TestSuspect(t *testing.T) {
-	rep := func(cpuMs float64) *repeat {
-		// 1,000 requests/s: CPU in % of a core is 100 x ms per request / 1000 x 1000.
-		return &repeat{Total: figures{Throughput: 1000}, Server: map[string]float64{"cpu": cpuMs * 100}}
-	}
-	a, b, c, d := rep(0.18), rep(0.19), rep(0.41), rep(0.20)
-	if got, ref := suspect([]*repeat{a, b, c}, "cpu", 25); got != c || math.Abs(ref-0.185) > 1e-9 {
-		t.Errorf("suspect(0.18, 0.19, 0.41) = %v, ref %g; want the 0.41 ms one, against 0.185", got, ref)
-	}
-	if got, _ := suspect([]*repeat{a, b, d}, "cpu", 25); got != nil {
-		t.Errorf("suspect(0.18, 0.19, 0.20) = %+v; want none: within 25 %%", got)
-	}
-	if got, _ := suspect([]*repeat{a, c}, "cpu", 25); got != nil {
-		t.Errorf("suspect of two = %+v; want none: with one other, which is off cannot be told", got)
-	}
-	if got, _ := suspect([]*repeat{a, b, c}, "other", 25); got != nil {
-		t.Errorf("suspect without the CPU reading = %+v; want none", got)
-	}
-}
 
 // TestPairsSkipDroppedRepeats checks that a check pairs the repeats both
 // sides used: a repeat dropped on one side leaves its pair out.
@@ -127,8 +57,8 @@ func TestDisturbanceChecked(t *testing.T) {
 	}
 	d := e.Disturbance
 	// 2 runs x 2 counts x 1 repeat x 1.7 s, a quarter of it.
-	if d.Threshold != defaultThreshold || d.MaxAttempts != defaultMaxAttempts || d.CPUPerRequest != defaultCPUPerRequest || e.maxExtra() != 1700*time.Millisecond {
-		t.Errorf("defaults: %+v, max_extra %v; want %d points, %d attempts, %d %%, a quarter of the 6.8 s planned", d, e.maxExtra(), defaultThreshold, defaultMaxAttempts, defaultCPUPerRequest)
+	if d.Threshold != measure.DefaultThreshold || d.MaxAttempts != measure.DefaultMaxAttempts || d.CPUPerRequest != measure.DefaultCPUPerRequest || e.maxExtra() != 1700*time.Millisecond {
+		t.Errorf("defaults: %+v, max_extra %v; want %d points, %d attempts, %d %%, a quarter of the 6.8 s planned", d, e.maxExtra(), measure.DefaultThreshold, measure.DefaultMaxAttempts, measure.DefaultCPUPerRequest)
 	}
 }
 
@@ -310,7 +240,7 @@ right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
 	if k := res.Claims[1].Checks[0]; !k.Paired || !strings.Contains(k.Text, "paired by repeat") {
 		t.Errorf("check %q: want it decided pair by pair over the used repeats", k.Text)
 	}
-	if d := res.Disturbance; d.Remeasured != 1 || d.ExtraSeconds <= 0 || d.Interference != "server interference" || d.Baseline == nil || d.Baseline.Source != baselineSteps {
+	if d := res.Disturbance; d.Remeasured != 1 || d.ExtraSeconds <= 0 || d.Interference != "server interference" || d.Baseline == nil || d.Baseline.Source != measure.FromSteps {
 		t.Errorf("disturbance %+v; want one re-measure, its time, the reading's name and a baseline of steps", d)
 	}
 	checkRemeasuredReport(t, res, "all at 2 clients")
@@ -598,7 +528,7 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	if pts := remeasured(left); len(pts) != 0 {
 		t.Errorf("re-measured points %+v; a measurement left out for the recalibration is not one", pts)
 	}
-	if d := res.Disturbance; d.Baseline == nil || d.Baseline.Source != baselineCalibration || d.ExtraSeconds < redo.Seconds*0.9 {
+	if d := res.Disturbance; d.Baseline == nil || d.Baseline.Source != measure.FromCalibration || d.ExtraSeconds < redo.Seconds*0.9 {
 		t.Errorf("disturbance %+v; want the redone calibration's baseline and its time counted", d)
 	}
 	md := experimentMarkdown(res, nil, nil)

@@ -442,7 +442,3 @@ func formatNum(format string, v float64) string {
 	}
 	return fmt.Sprintf("%.3g", v)
 }
-
-// overlap reports whether two ranges share a value: a difference between
-// them is then within the measured spread.
-func overlap(a, b loadtest.Spread) bool { return a.Min <= b.Max && b.Min <= a.Max }

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"encoding/json"
 	"errors"
@@ -197,7 +198,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick,
 		Disturbance: &Disturbance{Off: e.Disturbance.Off, Threshold: e.Disturbance.Threshold, MaxAttempts: e.Disturbance.MaxAttempts,
-			MaxExtraSeconds: e.maxExtra().Seconds(), CPUPerRequest: e.Disturbance.CPUPerRequest, SettleSeconds: time.Duration(e.Disturbance.Settle).Seconds()}}
+			MaxExtraSeconds: e.maxExtra().Seconds(), CPUPerRequest: e.Disturbance.CPUPerRequest, NoiseFloor: e.Disturbance.NoiseFloor, SettleSeconds: time.Duration(e.Disturbance.Settle).Seconds()}}
 	if e.Validate.Board != "" && opt.Target.Validate == nil {
 		return nil, fmt.Errorf("experiment %s: validate.board is set but no validation was given to run it", e.Name)
 	}
@@ -306,10 +307,11 @@ type experimentRunner struct {
 	// was tried (calibrate.go's recalibrate: at most once).
 	recals     int
 	recalTried bool
-	// stealFloor is the lowest steal (% of one core) read so far on the
-	// server's cores [0] and the generator's [1], nil until one is read
-	// (seeSteal).
-	stealFloor [2]*float64
+	// judge applies the disturbance rule; budget is the extra measuring
+	// time re-measures may take (disturbance.max_extra): both through
+	// judgeOf and budgetOf, which set them up from the file on first use.
+	judge  measure.Judge
+	budget *measure.Budget
 }
 
 // describe reads the stats URL once, at the first step, when the file
@@ -391,27 +393,22 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 			return lr.failed(err)
 		}
 	}
-	// Each repeat is a whole sweep: a burst of the machine's other work
-	// then lands on one measurement of several points rather than on every
-	// measurement of one, and the median of a point's repeats leaves it out.
-	for rep := 1; rep <= x.e.Load.Repeats; rep++ {
-		for _, clients := range x.e.Load.Clients {
-			for _, lr := range live {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				if err := x.measureRepeat(ctx, lr, clients, rep); err != nil {
-					return lr.failed(err)
-				}
+	// Each repeat is a whole sweep, a round of the side-by-side runner
+	// whose settings are every client count of every run: a burst of the
+	// machine's other work then lands on one measurement of several
+	// points rather than on every measurement of one, and the median of a
+	// point's repeats leaves it out.
+	clients := x.e.Load.Clients
+	_, err := measure.Rounds(ctx, measure.Plan{Rounds: x.e.Load.Repeats, Settings: len(clients) * len(live),
+		Between: func(ctx context.Context, round int) error { return x.recalibrate(ctx, live, round+1) }},
+		func(ctx context.Context, round, setting int) (struct{}, error) {
+			lr := live[setting%len(live)]
+			if err := x.measureRepeat(ctx, lr, clients[setting/len(live)], round+1); err != nil {
+				return struct{}{}, lr.failed(err)
 			}
-		}
-		if rep < x.e.Load.Repeats {
-			if err := x.recalibrate(ctx, live, rep); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+			return struct{}{}, nil
+		})
+	return err
 }
 
 // serverRun is one run's server while the experiment measures it.

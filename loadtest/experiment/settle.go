@@ -1,9 +1,9 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
-	"fmt"
-	"strings"
+	"math"
 	"time"
 
 	"bbslab/loadtest/watch"
@@ -25,96 +25,42 @@ import (
 // the runner waits for quiet.
 const settleWindow = 500 * time.Millisecond
 
-// defaultSettle is [disturbance] settle's default.
-const defaultSettle = 10 * time.Second
-
 // settle waits until the server's and the generator's cores are quiet
-// (busy reports what it last saw when they were not), at most the file's
-// settle and what max_extra has left. It returns when quiet, when the time
-// is up, or when nothing can be read to judge by.
+// by the baseline (busy reports what it last saw when they were not), at
+// most the file's settle and what max_extra has left. It returns when
+// quiet, when the time is up, or when nothing can be read to judge by.
 func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where string) error {
 	b := x.res.Disturbance.Baseline
 	if b == nil {
 		return nil
 	}
-	return x.settleOn(ctx, lr, where, quietBar{
-		expect: func(server bool, s span) (float64, bool) {
-			if server {
-				return b.server.expect(s)
-			}
-			return b.generator.expect(s)
-		},
-		steal: func(server bool) (float64, bool) {
-			f, ok := b.server.figures()
-			floor := x.stealFloor[0]
-			if !server {
-				f, ok = b.generator.figures()
-				floor = x.stealFloor[1]
-			}
-			if !ok {
-				return 0, false
-			}
-			if l := stealLevel(f.Steal, floor); l != nil {
-				return *l, true
-			}
-			return 0, false
-		},
-	})
+	return x.settleOn(ctx, lr, where, b)
 }
 
 // settleSteal waits, before a calibration's first probe, until the
 // hypervisor takes no more than the threshold from the server's cores (at
-// most [disturbance] settle): with no baseline yet, steal is held to none.
-// A calibration measured in a burst of steal would put the board where the
-// file says only while the burst lasts (2026-12-03 20:01 UTC: 36-40 %
-// steal over both probes with no wait, a wait of 9.756 ms where the quiet
-// run before chose 1.53 ms). A steal that outlasts the wait is calibrated
-// on, and redone if the run later reads less (recalibrationReason). Other
-// processes are not waited for: a steady one is part of the machine.
+// most [disturbance] settle): with no baseline yet, steal is held to the
+// least the run has read, or none. A calibration measured in a burst of
+// steal would put the board where the file says only while the burst
+// lasts. A steal that outlasts the wait is calibrated on, and redone if
+// the run later reads less (recalibrationReason). Other processes are not
+// waited for: a steady one is part of the machine.
 func (x *experimentRunner) settleSteal(ctx context.Context, lr *serverRun) error {
 	if x.res.Disturbance == nil || x.res.Disturbance.Steal == "" {
 		return nil
 	}
-	return x.settleOn(ctx, lr, "calibrate", quietBar{
-		expect: func(bool, span) (float64, bool) { return 0, false },
-		steal: func(server bool) (float64, bool) {
-			if f := x.stealFloor[0]; f != nil {
-				return *f, server // redone: the least the run has read
-			}
-			return 0, server
-		},
-	})
-}
-
-// quietBar is what settle holds the cores to: the interference the
-// baseline expects at a span, and its steal level (server true: the
-// server's cores; false: the generator's).
-type quietBar struct {
-	expect func(server bool, s span) (float64, bool)
-	steal  func(server bool) (float64, bool)
+	floor, _ := x.judgeOf().Floor(true)
+	return x.settleOn(ctx, lr, "calibrate", &measure.Baseline{Server: &measure.Cores{Level: math.Inf(1), Steal: &floor}})
 }
 
 // settleProbe is settle for a calibration probe: the cores are judged
 // against the probes accepted so far, as the probes are (probeJudge).
 func (x *experimentRunner) settleProbe(ctx context.Context, lr *serverRun, j *probeJudge) error {
-	return x.settleOn(ctx, lr, "calibrate", quietBar{
-		expect: func(server bool, s span) (float64, bool) {
-			if server {
-				return lowest(j.server, s)
-			}
-			return lowest(j.generator, s)
-		},
-		steal: func(server bool) (float64, bool) {
-			if server {
-				return lowestSteal(j.server)
-			}
-			return lowestSteal(j.generator)
-		},
-	})
+	return x.settleOn(ctx, lr, "calibrate", &j.accepted)
 }
 
-// settleOn is settle holding the cores to bar.
-func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where string, bar quietBar) error {
+// settleOn is settle holding the cores to the baseline b.
+func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where string, b *measure.Baseline) error {
 	limit := time.Duration(x.e.Disturbance.Settle)
 	if x.e.Disturbance.Off || limit <= 0 {
 		return nil
@@ -135,7 +81,7 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 		if err != nil {
 			return nil
 		}
-		why := x.busyCores(lr, prev, cur, bar)
+		why := x.busyCores(lr, prev, cur, b)
 		if why == "" {
 			if last != "" {
 				x.logf("%s: the cores were quiet again after %.1f s", where, time.Since(start).Seconds())
@@ -209,43 +155,30 @@ func (q *quietReader) read(ctx context.Context) (quietRead, error) {
 	return r, nil
 }
 
-// busyCores says how the cores were busy between two reads beyond what the
-// baseline expects of them (the server idle, the generator idle), "" when
-// they were quiet or nothing could be judged.
-func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, bar quietBar) string {
-	th := x.e.Disturbance.Threshold
+// busyCores says how the cores were busy between two reads beyond what
+// the baseline b expects of them (the server idle, the generator idle),
+// "" when they were quiet or nothing could be judged.
+func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, base *measure.Baseline) string {
 	dt := b.at.Sub(a.at).Seconds()
 	if dt <= 0 {
 		return ""
 	}
-	var why []string
+	var srv, gen *measure.Span
 	if a.srvOK && b.srvOK {
-		cores := lr.cores()
-		s := span{interference: 100 * (b.interference - a.interference) / dt, capacity: 100 * float64(len(cores))}
+		srv = &measure.Span{Interference: 100 * (b.interference - a.interference) / dt, Capacity: 100 * float64(len(lr.cores()))}
 		if a.cpuOK && b.cpuOK {
-			s.own = max(0, 100*(b.cpu-a.cpu)/dt)
+			srv.Own = max(0, 100*(b.cpu-a.cpu)/dt)
 		}
 		if a.stealOK && b.stealOK {
-			s.steal, s.hasSteal = 100*(b.steal-a.steal)/dt, true
-		}
-		if exp, ok := bar.expect(true, s); ok && s.interference-exp > th {
-			why = append(why, fmt.Sprintf("others took %.0f %% of a core on the server's, %.0f expected", s.interference, exp))
-		} else if low, ok := bar.steal(true); ok && s.hasSteal && s.steal-low > th {
-			why = append(why, fmt.Sprintf("the hypervisor took %.0f %% of a core from the server's, %.0f before", s.steal, low))
+			srv.Steal, srv.HasSteal = 100*(b.steal-a.steal)/dt, true
 		}
 	}
 	if a.gen != nil && b.gen != nil {
-		g := span{interference: 100 * (*b.gen.InterferenceSeconds - *a.gen.InterferenceSeconds) / dt,
-			capacity: 100 * float64(len(b.gen.CPUs))}
-		g.own = max(0, 100*(b.gen.BusySeconds-a.gen.BusySeconds)/dt-g.interference)
-		if exp, ok := bar.expect(false, g); ok && g.interference-exp > th {
-			why = append(why, fmt.Sprintf("%.0f %% on the generator's, %.0f expected", g.interference, exp))
-		}
+		gen = &measure.Span{Interference: 100 * (*b.gen.InterferenceSeconds - *a.gen.InterferenceSeconds) / dt,
+			Capacity: 100 * float64(len(b.gen.CPUs))}
+		gen.Own = max(0, 100*(b.gen.BusySeconds-a.gen.BusySeconds)/dt-gen.Interference)
 	}
-	if len(why) == 0 {
-		return ""
-	}
-	return strings.Join(why, "; ")
+	return x.judgeOf().Busy(base, srv, gen)
 }
 
 // sleepCtx sleeps d or until ctx ends.

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"net/http"
@@ -34,13 +35,13 @@ func settleRunner(url string, settle time.Duration, log *strings.Builder) *exper
 	var mu sync.Mutex
 	x := &experimentRunner{
 		e: &Experiment{Stats: statsSpec{URL: url, Format: "json"},
-			Disturbance: disturbanceSpec{Threshold: 10, Settle: cli.Duration(settle), MaxExtra: cli.Duration(time.Minute)}},
+			Disturbance: measure.Rules{Threshold: 10, Settle: cli.Duration(settle), MaxExtra: cli.Duration(time.Minute)}},
 		res: &Result{Stats: []watch.Stat{
 			{Name: "interference", Path: "interference", Kind: watch.Counter, Scale: 100},
 			{Name: "cpu", Path: "cpu", Kind: watch.Counter, Scale: 100},
 		}, Disturbance: &Disturbance{Interference: "interference", CPU: "cpu",
 			// The server unpinned: its cores are all the machine's (2 here: 200 free when idle, 5 % of it expected).
-			Baseline: &Baseline{server: coresBaseline{spans: []span{{own: 60, interference: 2, capacity: 100}}}}}},
+			Baseline: baselineOf(measure.Span{Own: 60, Interference: 2, Capacity: 100})}},
 		logf: func(f string, a ...any) { mu.Lock(); defer mu.Unlock(); fmt.Fprintf(log, f+"\n", a...) },
 	}
 	return x
@@ -61,10 +62,16 @@ func TestSettleWaitsForQuietCores(t *testing.T) {
 	if waited < 1500*time.Millisecond || waited >= 10*time.Second || strings.Contains(log.String(), "still busy") {
 		t.Errorf("waited %v; want until the burst ended (1.5 s), stopping as the cores were quiet, before the 10 s allowed\n%s", waited, log.String())
 	}
-	for _, want := range []string{"waiting for the cores to be quiet", "others took 60 % of a core on the server's", "quiet again after"} {
+	for _, want := range []string{"waiting for the cores to be quiet", "% of a core on the server's cores, 10 expected", "quiet again after"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}
+	}
+	// The burst takes 60 % of a core; the window's own timing moves it a
+	// point either way.
+	var took float64
+	if _, err := fmt.Sscanf(log.String()[strings.Index(log.String(), "others took ")+len("others took "):], "%g", &took); err != nil || took < 55 || took > 65 {
+		t.Errorf("others took %g %% (%v); want about 60:\n%s", took, err, log.String())
 	}
 	if x.res.Disturbance.ExtraSeconds < 1.5 {
 		t.Errorf("extra seconds %.1f; want the wait counted", x.res.Disturbance.ExtraSeconds)
@@ -105,12 +112,13 @@ func TestSettleQuietAtOnce(t *testing.T) {
 }
 
 func TestReservedHalfOfMaxExtra(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Disturbance: disturbanceSpec{MaxExtra: cli.Duration(90 * time.Second)}},
-		res: &Result{Disturbance: &Disturbance{ExtraSeconds: 44.9}}}
-	if x.reserved() {
-		t.Errorf("44.9 s of 90 used: reserved; want re-measures for any point")
+	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{MaxExtra: cli.Duration(90 * time.Second)}},
+		res: &Result{Disturbance: &Disturbance{}}}
+	x.spent(44900 * time.Millisecond)
+	if x.reserved() || x.res.Disturbance.ExtraSeconds != 44.9 {
+		t.Errorf("44.9 s of 90 used (recorded %g): reserved; want re-measures for any point", x.res.Disturbance.ExtraSeconds)
 	}
-	x.res.Disturbance.ExtraSeconds = 45
+	x.spent(100 * time.Millisecond)
 	if !x.reserved() {
 		t.Errorf("45 s of 90 used: not reserved; want the rest kept for points with no undisturbed measurement")
 	}
@@ -144,7 +152,7 @@ func TestSettleStealBeforeCalibration(t *testing.T) {
 	if waited < 1500*time.Millisecond || waited >= 10*time.Second || strings.Contains(log.String(), "still busy") {
 		t.Errorf("waited %v; want until the steal ended (1.5 s), not to the 10 s bound\n%s", waited, log.String())
 	}
-	for _, want := range []string{"calibrate: waiting for the cores to be quiet", "the hypervisor took 40 % of a core from the server's, 0 before", "quiet again after"} {
+	for _, want := range []string{"calibrate: waiting for the cores to be quiet", "the hypervisor took 40 % of a core from the server's cores, 0 before", "quiet again after"} {
 		if !strings.Contains(log.String(), want) {
 			t.Errorf("log lacks %q:\n%s", want, log.String())
 		}
@@ -156,4 +164,14 @@ func TestSettleStealBeforeCalibration(t *testing.T) {
 	if err := x.settleSteal(context.Background(), lr); err != nil || x.res.Disturbance.ExtraSeconds != extra || log.Len() != 0 {
 		t.Errorf("no steal read: err %v, %.1f s counted, log %q; want no wait", err, x.res.Disturbance.ExtraSeconds-extra, log.String())
 	}
+}
+
+// baselineOf is a calibration's baseline of the given spans of the
+// server's cores.
+func baselineOf(spans ...measure.Span) *measure.Baseline {
+	b := &measure.Baseline{Source: measure.FromCalibration}
+	for i := range spans {
+		b.Add(&spans[i], nil)
+	}
+	return b
 }

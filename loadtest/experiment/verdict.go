@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/measure"
 	"fmt"
 	"math"
 	"slices"
@@ -68,7 +69,7 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 			base = r
 			continue
 		}
-		out = append(out, compareVerdict(base, r, readings))
+		out = append(out, compareVerdict(base, r, readings, res.noiseRule()))
 	}
 	for _, r := range runs {
 		if v := coldVerdict(r); v != "" {
@@ -188,14 +189,11 @@ func runVerdict(r *runResult) string {
 	return s + "."
 }
 
-// compareVerdict compares run r with base at their peaks and at the
-// largest client count both measured, naming the readings that moved. A
-// difference counts only when it is larger than the spread: when both
-// points were measured more than once and their min-max ranges overlap,
-// it is within noise. Single measurements have no spread; then, as a
-// fallback, a change under 5 % (10 % for a reading) is taken as none, and
-// the verdict says so.
-func compareVerdict(base, r *runResult, readings []watch.Stat) string {
+// compareVerdict compares run r with base by the noise rule
+// (measure.Rules.Differ): their peaks' throughput ranges widened to the
+// noise floor, and each reading at their last common client count the
+// same way. A difference is one only beyond both ranges.
+func compareVerdict(base, r *runResult, readings []watch.Stat, rule *measure.Rules) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
 	bt, rt := bp.throughput(), rp.throughput()
@@ -206,12 +204,10 @@ func compareVerdict(base, r *runResult, readings []watch.Stat) string {
 	}
 	figures := fmt.Sprintf("peak %s against %s (%+.1f %%", spreadText(rt, "%.0f", "/s"), spreadText(bt, "%.0f", "/s"), 100*change)
 	var s string
-	switch {
-	case spread && overlap(bt, rt):
-		s = fmt.Sprintf("%s and %s are the same within noise: %s; the ranges overlap)", r.Name, base.Name, figures)
-	case !spread && math.Abs(change) < 0.05:
-		s = fmt.Sprintf("%s is no better than %s: %s; single measurements, no spread to judge by)", r.Name, base.Name, figures)
-	case change > 0:
+	switch rule.Differ(rt, bt) {
+	case 0:
+		s = fmt.Sprintf("%s and %s are the same within noise: %s; the ranges, widened to ±%g %%, overlap)", r.Name, base.Name, figures, rule.NoiseFloor)
+	case 1:
 		s = fmt.Sprintf("%s beats %s: %s%s)", r.Name, base.Name, figures, beyond(spread))
 	default:
 		s = fmt.Sprintf("%s is worse than %s: %s%s)", r.Name, base.Name, figures, beyond(spread))
@@ -234,14 +230,10 @@ func compareVerdict(base, r *runResult, readings []watch.Stat) string {
 		if math.Abs(a.Max) < 0.005 && math.Abs(b.Max) < 0.005 && math.Abs(a.Min) < 0.005 && math.Abs(b.Min) < 0.005 {
 			continue // zero in both: nothing to say
 		}
-		same := math.Abs(b.Median-a.Median) <= 0.1*math.Max(math.Abs(a.Median), math.Abs(b.Median)) || math.Abs(b.Median-a.Median) < 0.01
-		if a.N > 1 && b.N > 1 {
-			same = overlap(a, b)
-		}
-		switch {
-		case same:
+		switch d := rule.Differ(b, a); {
+		case d == 0 || math.Abs(b.Median-a.Median) < 0.01:
 			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, spreadText(b, "auto", u)))
-		case b.Median > a.Median:
+		case d > 0:
 			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
 		default:
 			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
@@ -258,7 +250,17 @@ func beyond(spread bool) string {
 	if spread {
 		return "; beyond the spread"
 	}
-	return "; single measurements, no spread to judge by"
+	return "; single measurements: beyond the noise floor only"
+}
+
+// noiseRule is the noise rule the result's comparisons use: the file's
+// noise floor, or the default for a result written without one.
+func (r *Result) noiseRule() *measure.Rules {
+	rule := &measure.Rules{NoiseFloor: measure.DefaultNoiseFloor}
+	if r.Disturbance != nil && r.Disturbance.NoiseFloor > 0 {
+		rule.NoiseFloor = r.Disturbance.NoiseFloor
+	}
+	return rule
 }
 
 // coldVerdict describes the first requests of a run's first step, when

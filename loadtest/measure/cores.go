@@ -212,9 +212,10 @@ func (j *Judge) Judge(server, generator *Span) Verdict {
 }
 
 // Busy says how a span of idle cores (the planner waiting before a
-// re-measure) was busy beyond what the baseline expects, "" when it was
-// quiet or nothing could be judged.
-func (j *Judge) Busy(server, generator *Span) string {
+// re-measure) was busy beyond what the baseline b expects (the judge's
+// own, or another the planner holds the cores to), "" when it was quiet
+// or nothing could be judged.
+func (j *Judge) Busy(b *Baseline, server, generator *Span) string {
 	th := j.Rules.Threshold
 	var why []string
 	one := func(s *Span, c *Cores, floor *float64, whose string) {
@@ -228,8 +229,8 @@ func (j *Judge) Busy(server, generator *Span) string {
 		}
 	}
 	var srv, gen *Cores
-	if j.Baseline != nil {
-		srv, gen = j.Baseline.Server, j.Baseline.Generator
+	if b != nil {
+		srv, gen = b.Server, b.Generator
 	}
 	one(server, srv, j.floor[0], "server's")
 	one(generator, gen, j.floor[1], "generator's")

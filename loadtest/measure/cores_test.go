@@ -94,16 +94,16 @@ func TestStealBehindAHog(t *testing.T) {
 // TestBusy: idle cores before a re-measure, against the baseline.
 func TestBusy(t *testing.T) {
 	j := &Judge{Rules: &Rules{Threshold: 10}, Baseline: base(Span{Own: 60, Interference: 2, Capacity: 100})}
-	if why := j.Busy(&Span{Interference: 3, Capacity: 100}, nil); why != "" {
+	if why := j.Busy(j.Baseline, &Span{Interference: 3, Capacity: 100}, nil); why != "" {
 		t.Errorf("quiet idle cores: %q", why)
 	}
-	if why := j.Busy(&Span{Interference: 60, Capacity: 100}, nil); !strings.Contains(why, "others took 60 % of a core on the server's cores") {
+	if why := j.Busy(j.Baseline, &Span{Interference: 60, Capacity: 100}, nil); !strings.Contains(why, "others took 60 % of a core on the server's cores") {
 		t.Errorf("a hog while idle: %q", why)
 	}
 	// No baseline: steal held to a floor given as the baseline's level.
 	zero := 0.0
 	j = &Judge{Rules: &Rules{Threshold: 10}, Baseline: &Baseline{Server: &Cores{Level: 100, Steal: &zero}}}
-	if why := j.Busy(&Span{Interference: 30, Capacity: 100, Steal: 30, HasSteal: true}, nil); !strings.Contains(why, "hypervisor took 30 %") {
+	if why := j.Busy(j.Baseline, &Span{Interference: 30, Capacity: 100, Steal: 30, HasSteal: true}, nil); !strings.Contains(why, "hypervisor took 30 %") {
 		t.Errorf("steal before a calibration: %q", why)
 	}
 }

@@ -13,26 +13,37 @@ import (
 // starting one setting further on; an error stops it with its place.
 func TestRounds(t *testing.T) {
 	var order []int
-	out, err := Rounds(context.Background(), 3, 2, func(_ context.Context, round, side int) (int, error) {
-		order = append(order, side)
-		return 10*round + side, nil
+	var between []int
+	out, err := Rounds(context.Background(), Plan{Rounds: 3, Settings: 2, Rotate: true, Between: func(_ context.Context, r int) error {
+		between = append(between, r)
+		return nil
+	}}, func(_ context.Context, round, setting int) (int, error) {
+		order = append(order, setting)
+		return 10*round + setting, nil
 	})
-	if err != nil || !slices.Equal(order, []int{0, 1, 1, 0, 0, 1}) {
-		t.Fatalf("order %v, %v; want 0 1, 1 0, 0 1", order, err)
+	if err != nil || !slices.Equal(order, []int{0, 1, 1, 0, 0, 1}) || !slices.Equal(between, []int{0, 1}) {
+		t.Fatalf("order %v, between %v, %v; want 0 1, 1 0, 0 1 with a pause after rounds 1 and 2", order, between, err)
 	}
 	if !slices.Equal(out[0], []int{0, 10, 20}) || !slices.Equal(out[1], []int{1, 11, 21}) {
 		t.Errorf("out = %v; want each setting's figures in round order", out)
 	}
-	_, err = Rounds(context.Background(), 2, 2, func(_ context.Context, round, side int) (int, error) {
+	order = nil
+	if _, err := Rounds(context.Background(), Plan{Rounds: 2, Settings: 3}, func(_ context.Context, _, setting int) (int, error) {
+		order = append(order, setting)
+		return 0, nil
+	}); err != nil || !slices.Equal(order, []int{0, 1, 2, 0, 1, 2}) {
+		t.Errorf("without rotation: %v, %v; want the settings' order every round", order, err)
+	}
+	_, err = Rounds(context.Background(), Plan{Rounds: 2, Settings: 2}, func(_ context.Context, round, _ int) (int, error) {
 		if round == 1 {
 			return 0, errors.New("boom")
 		}
 		return 0, nil
 	})
-	if err == nil || !strings.Contains(err.Error(), "round 2") {
-		t.Errorf("err = %v; want the round named", err)
+	if err == nil || err.Error() != "boom" {
+		t.Errorf("err = %v; want the measurement's error as it is", err)
 	}
-	if _, err := Rounds(context.Background(), 0, 2, func(context.Context, int, int) (int, error) { return 0, nil }); err == nil {
+	if _, err := Rounds(context.Background(), Plan{Settings: 2}, func(context.Context, int, int) (int, error) { return 0, nil }); err == nil {
 		t.Errorf("0 rounds: no error")
 	}
 }

@@ -90,14 +90,30 @@ func Deviations(settings [][]float64) []float64 {
 	return devs
 }
 
-// Tolerance is the slow rule's tolerance in %: the rules', or NoiseTimes
-// the median deviation when NoiseSamples or more are known and that is
-// larger; fromNoise says which.
-func (r *Rules) Tolerance(deviations []float64) (tol float64, fromNoise bool) {
+// Noise is the machine's noise of the CPU per request: the median of the
+// deviations (Deviations) once NoiseSamples are known; ok false before.
+func Noise(deviations []float64) (float64, bool) {
 	if len(deviations) < NoiseSamples {
-		return r.CPUPerRequest, false
+		return 0, false
 	}
-	if n := NoiseTimes * Median(deviations); n > r.CPUPerRequest {
+	return Median(deviations), true
+}
+
+// PairNoise is the noise two measurements of one setting show: each one's
+// deviation from their middle, in % (half their difference over their
+// mean).
+func PairNoise(a, b float64) float64 {
+	if a+b <= 0 {
+		return 0
+	}
+	return math.Abs(a-b) / (a + b) * 100
+}
+
+// Tolerance is the slow rule's tolerance in %: Rules.CPUPerRequest, or
+// NoiseTimes the machine's noise (in %) where that is larger; fromNoise
+// says which.
+func (r *Rules) Tolerance(noise float64) (tol float64, fromNoise bool) {
+	if n := NoiseTimes * noise; n > r.CPUPerRequest {
 		return n, true
 	}
 	return r.CPUPerRequest, false

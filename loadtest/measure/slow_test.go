@@ -39,16 +39,22 @@ func TestAgreeing(t *testing.T) {
 // deviations are known, then NoiseTimes their median where larger.
 func TestToleranceFollowsTheNoise(t *testing.T) {
 	r := &Rules{CPUPerRequest: 25}
-	if tol, noise := r.Tolerance([]float64{50, 50}); tol != 25 || noise {
-		t.Errorf("two deviations: %g, %v; want the rule's 25", tol, noise)
+	if _, ok := Noise([]float64{50, 50}); ok {
+		t.Errorf("two deviations give a noise; want none before NoiseSamples")
 	}
 	quiet := Deviations([][]float64{{0.20, 0.21, 0.20}, {0.30, 0.31, 0.30}, {0.40, 0.40, 0.41}})
-	if tol, noise := r.Tolerance(quiet); tol != 25 || noise || len(quiet) != 9 {
-		t.Errorf("a quiet machine (%d deviations): %g, %v; want the rule's 25", len(quiet), tol, noise)
+	n, ok := Noise(quiet)
+	if tol, fromNoise := r.Tolerance(n); !ok || tol != 25 || fromNoise || len(quiet) != 9 {
+		t.Errorf("a quiet machine (%d deviations, noise %g): %g, %v; want the rule's 25", len(quiet), n, tol, fromNoise)
 	}
 	shared := Deviations([][]float64{{0.20, 0.26, 0.21}, {0.30, 0.22, 0.31}, {0.40, 0.52, 0.40}})
-	if tol, noise := r.Tolerance(shared); tol <= 25 || !noise {
-		t.Errorf("a machine shared steadily: %g, %v; want more than 25, from the noise", tol, noise)
+	n, _ = Noise(shared)
+	if tol, fromNoise := r.Tolerance(n); tol <= 25 || !fromNoise {
+		t.Errorf("a machine shared steadily (noise %g): %g, %v; want more than 25, from the noise", n, tol, fromNoise)
+	}
+	// Two probes 18 % apart: each 8.3 % off their middle, 4 x that 33 %.
+	if tol, _ := r.Tolerance(PairNoise(0.236, 0.2)); math.Abs(tol-4*0.036/0.436*100) > 1e-9 || tol <= 25 {
+		t.Errorf("two probes 18 %% apart: tolerance %g; want 4 x their deviation from the middle", tol)
 	}
 	if m := Median([]float64{3, 1, 2, 4}); m != 2.5 {
 		t.Errorf("Median(3 1 2 4) = %g; want 2.5", m)

@@ -123,9 +123,9 @@ var accept = map[string]string{
 // response's Content-Type), and says when: the moment the request was
 // sent. A server reads its counters as it starts to answer (a Prometheus
 // registry gathers them all, then encodes them), and the answer may take
-// long after that: a scrape of the board's /metrics took 30-250 ms under
-// -race on a busy machine, mostly encoding and compressing. A time taken
-// when the answer came skewed the rates of a 5 s window by 5-10 %.
+// long after that (encoding and compressing a large registry on a busy
+// machine): a time taken when the answer came would skew the rates of a
+// short window by the answer's delay.
 func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, time.Time, error) {
 	at := time.Now()
 	if format == "" {

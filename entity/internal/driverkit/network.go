@@ -25,9 +25,9 @@ import (
 // goroutine dumps and fgprof name, with counters the stats read.
 //
 // The wait wakes like a reply arriving on a socket (sleep_linux.go): Go's
-// own timers wake an idle processor only at millisecond steps, which made a
-// 0.5 ms wait take 1.4 ms here and left a one-core server idle with its
-// requests overdue.
+// own timers wake an idle processor only at millisecond steps, which makes
+// a sub-millisecond wait take a whole step or more and leaves a one-core
+// server idle with its requests overdue.
 type Network struct {
 	entity.Distance
 	mu  sync.Mutex
