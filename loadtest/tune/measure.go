@@ -288,11 +288,8 @@ func SideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options
 }
 
 func (t *tuner) sideBySide(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
-	if rounds < 1 {
-		return nil, fmt.Errorf("%w: side by side: rounds %d: want 1 or more", errSpec, rounds)
-	}
 	restarted := make([]bool, len(ks))
-	runs, err := measure.Rounds(ctx, rounds, len(ks), func(ctx context.Context, r, i int) (*loadtest.Result, error) {
+	runs, err := measure.Rounds(ctx, measure.Plan{Rounds: rounds, Settings: len(ks), Rotate: true}, func(ctx context.Context, r, i int) (*loadtest.Result, error) {
 		re, err := t.m.Set(ctx, ks[i])
 		if err != nil {
 			return nil, err
