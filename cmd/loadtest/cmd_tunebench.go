@@ -53,7 +53,6 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	announceTune(logf, spec)
-	logf("grid: %d settings (workers × pool on the tuner's ladder within -min/-max-workers and -pool), each measured as a tuner step", len(tune.Grid(*spec)))
 	g, err := tune.RunGrid(ctx, *spec, starts, contract.Board, tune.Options{Logf: logf}, gs)
 	switch {
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:

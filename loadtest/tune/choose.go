@@ -1,10 +1,10 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/watch"
@@ -169,7 +169,7 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 		// closeness within it decides
 		// nothing: the throughput decides among them, as among those
 		// that meet.
-		closest := slices.MinFunc(ms, func(a, b *Measurement) int { return cmpFloat(miss(a, objs, atMedian), miss(b, objs, atMedian)) })
+		closest := slices.MinFunc(ms, func(a, b *Measurement) int { return cmp.Compare(miss(a, objs, atMedian), miss(b, objs, atMedian)) })
 		reach := math.Max(miss(closest, objs, atWorst), 1.05*miss(closest, objs, atMedian))
 		for _, m := range ms {
 			if miss(m, objs, atBest) <= reach {
@@ -182,15 +182,15 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 			if c := resources(a.Knobs) - resources(b.Knobs); c != 0 {
 				return c
 			}
-			return cmpFloat(b.Throughput.Median, a.Throughput.Median)
+			return cmp.Compare(b.Throughput.Median, a.Throughput.Median)
 		})
 		return met[0]
 	}
-	top := slices.MaxFunc(met, func(a, b *Measurement) int { return cmpFloat(a.Throughput.Median, b.Throughput.Median) })
+	top := slices.MaxFunc(met, func(a, b *Measurement) int { return cmp.Compare(a.Throughput.Median, b.Throughput.Median) })
 	var tied []*Measurement
 	for _, m := range met {
 		beaten := slices.ContainsFunc(met, func(x *Measurement) bool { return more(x, m) })
-		if m.band().Max >= top.band().Min && !beaten {
+		if m.Band.Max >= top.Band.Min && !beaten {
 			tied = append(tied, m)
 		}
 	}
@@ -198,7 +198,7 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 		if c := resources(a.Knobs) - resources(b.Knobs); c != 0 {
 			return c
 		}
-		return cmpFloat(b.Throughput.Median, a.Throughput.Median)
+		return cmp.Compare(b.Throughput.Median, a.Throughput.Median)
 	})
 }
 
@@ -222,10 +222,7 @@ func miss(m *Measurement, objs []loadtest.Objective, e end) float64 {
 		if v.Pass || i >= len(objs) {
 			continue
 		}
-		lim := objs[i].Limit
-		if objs[i].Quantile > 0 || objs[i].Metric == "mean" || objs[i].Metric == "max" {
-			lim = ms(time.Duration(lim))
-		}
+		lim := limit(objs[i])
 		val := v.Value.Median
 		if v.Value.N > 0 && e != atMedian {
 			good, bad := v.Value.Min, v.Value.Max
@@ -247,14 +244,4 @@ func miss(m *Measurement, objs []loadtest.Objective, e end) float64 {
 		}
 	}
 	return sum
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -16,11 +17,9 @@ import (
 // (the highest median) when they differ, else the best and the runner-up
 // (the best of the other steps that meet the objectives, by the same
 // rule), both measured again side by side, in Repeats interleaved rounds,
-// and compared round by round. Three repeats back to back can be as wide
-// as the difference between neighbours, and steps minutes apart drift
-// with the machine: a best that is the top can owe its lead to a fast
-// moment of the machine; rounds side by side share the machine's moment
-// (docs/measurements.md, "The tuner against the full grid"). Of the two, Fewest is the one with fewer workers and
+// and compared round by round: steps minutes apart drift with the machine,
+// rounds side by side share its moment (docs/measurements.md, "The tuner
+// against the full grid"). Fewest is the one with fewer workers and
 // connections, Top the other.
 type Confirmation struct {
 	// Fewest and Top as measured side by side, one run a round (absent
@@ -60,7 +59,7 @@ func (t *tuner) confirmable(outcome string) (fewest, top, best *Measurement, ok 
 			met = append(met, m)
 		}
 	}
-	top = slices.MaxFunc(met, func(a, b *Measurement) int { return cmpFloat(a.Throughput.Median, b.Throughput.Median) })
+	top = slices.MaxFunc(met, func(a, b *Measurement) int { return cmp.Compare(a.Throughput.Median, b.Throughput.Median) })
 	if top != best {
 		return best, top, best, true
 	}
@@ -199,7 +198,7 @@ func (t *tuner) onward(top watch.Knobs) (watch.Knobs, bool) {
 		cands = append(cands, t.knobs.shift(top, 1, i))
 	}
 	for _, k := range cands {
-		if k != top && t.knobs.capped(k) == k && t.inBounds(k) && t.visited(k) == nil {
+		if k != top && t.knobs.capped(k) == k && t.knobs.outside(k) == "" && t.visited(k) == nil {
 			return k, true
 		}
 	}

@@ -39,32 +39,20 @@ const (
 	Disturbed Limit = "disturbed"
 )
 
-// Thresholds are the readings' bounds the tuner judges by: when a CPU is
-// full, a wait counts, a request is the application's N+1, a measurement
-// was disturbed or slow, and how far a move aims. Each zero field takes
-// its default (its default tag); docs/experiments.md, "The tuner's
-// thresholds", says which measurement chose each.
+// Thresholds are the diagnosis's bounds on the readings, each field's
+// meaning its help tag, each zero field its default tag's value
+// (docs/experiments.md, "The tuner's thresholds", says which measurement
+// chose each).
 type Thresholds struct {
-	// FullCPU: the target's cores (or the machine, by its idle share)
-	// count as full from this busy share (%).
-	FullCPU float64 `toml:"full_cpu" flag:"full-cpu" default:"94" help:"the target's cores count as full from this busy share (%)"`
-	// FullGenerator: the generator's CPU counts as full from this share
-	// of its CPUs (%): the measurement is then invalid.
+	FullCPU       float64 `toml:"full_cpu" flag:"full-cpu" default:"94" help:"the target's cores (the machine, by its idle share) count as full from this busy share (%)"`
 	FullGenerator float64 `toml:"full_generator" flag:"full-generator" default:"85" help:"the generator counts as full from this share of its CPUs (%): the measurement is invalid"`
-	// RoomCPU is the cores' busy share (%) a move up aims at: below
-	// FullCPU, so that a step lands short of full rather than past it.
-	RoomCPU float64 `toml:"room_cpu" flag:"room-cpu" default:"90" help:"the cores' busy share (%) a move up aims at"`
-	// WaitShare: a wait counts from this share of the mean latency.
-	WaitShare float64 `toml:"wait_share" flag:"wait-share" default:"0.10" help:"a wait for a worker or a connection counts from this share of the mean latency"`
-	// ManyQueries and DatabaseShare are the application's signature: at
-	// least ManyQueries queries per request, the database taking at least
-	// DatabaseShare of the time a request holds a worker.
+	// RoomCPU lies below FullCPU, so that a step up lands short of full
+	// rather than past it.
+	RoomCPU       float64 `toml:"room_cpu" flag:"room-cpu" default:"90" help:"the cores' busy share (%) a move up aims at"`
+	WaitShare     float64 `toml:"wait_share" flag:"wait-share" default:"0.10" help:"a wait for a worker or a connection counts from this share of the mean latency"`
 	ManyQueries   float64 `toml:"many_queries" flag:"many-queries" default:"5" help:"the application's N+1: at least this many queries per request, with the database taking -database-share of the time"`
 	DatabaseShare float64 `toml:"database_share" flag:"database-share" default:"0.5" help:"the application's N+1: the database takes at least this share of the time a request holds a worker, at -many-queries"`
-	// CPUWaitGrowth is how many times the CPU wait per request must grow
-	// from a setting with fewer workers (and be at least 0.05 ms) for
-	// "too many".
-	CPUWaitGrowth float64 `toml:"cpu_wait_growth" flag:"cpu-wait-growth" default:"1.5" help:"too many workers: the CPU wait per request grew this many times since fewer workers, for no throughput"`
+	CPUWaitGrowth float64 `toml:"cpu_wait_growth" flag:"cpu-wait-growth" default:"1.5" help:"too many workers: the CPU wait per request (at least 0.05 ms) grew this many times since fewer workers, for no throughput beyond the noise"`
 }
 
 // fill sets each zero threshold to its default tag and checks them.
@@ -275,4 +263,4 @@ func cpuRoom(r Readings) string {
 
 // more reports whether a has more throughput than b beyond the noise:
 // their bands (Measurement.Band) apart.
-func more(a, b *Measurement) bool { return measure.Beyond(a.band(), b.band()) }
+func more(a, b *Measurement) bool { return measure.Beyond(a.Band, b.Band) }

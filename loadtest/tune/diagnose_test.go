@@ -10,13 +10,14 @@ import (
 )
 
 // reading builds a synthetic measurement of k: mean latency meanMs,
-// throughput t ± 2 %, the readings r (the machine half idle unless r
-// says otherwise).
+// throughput t ± 2 % (its band too), the readings r (the machine half
+// idle unless r says otherwise).
 func reading(k watch.Knobs, meanMs, t float64, r Readings) *Measurement {
 	if r.MachineIdle == 0 {
 		r.MachineIdle = 50
 	}
-	return &Measurement{Knobs: k, MeanMs: meanMs, Throughput: loadtest.Spread{Median: t, Min: t * 0.98, Max: t * 1.02, N: 3}, Readings: r, Met: true}
+	s := loadtest.Spread{Median: t, Min: t * 0.98, Max: t * 1.02, N: 3}
+	return &Measurement{Knobs: k, MeanMs: meanMs, Throughput: s, Band: s, Readings: r, Met: true}
 }
 
 func kn(w, p int) watch.Knobs { return watch.Knobs{Workers: w, Pool: p} }
@@ -146,16 +147,19 @@ func TestDefaultLadder(t *testing.T) {
 func TestPick(t *testing.T) {
 	objs, _ := loadtest.ParseSLO("p99<10ms")
 	met := func(k watch.Knobs, tput, spread float64) *Measurement {
-		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput - spread, Max: tput + spread},
+		s := loadtest.Spread{Median: tput, Min: tput - spread, Max: tput + spread}
+		return &Measurement{Knobs: k, Met: true, Throughput: s, Band: s,
 			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: 8}, Pass: true}}}
 	}
 	ranged := func(k watch.Knobs, tput, lo, hi float64) *Measurement {
 		m := met(k, tput, 0)
 		m.Throughput.Min, m.Throughput.Max = lo, hi
+		m.Band = m.Throughput
 		return m
 	}
 	missed := func(k watch.Knobs, tput, p99 float64) *Measurement {
-		return &Measurement{Knobs: k, Throughput: loadtest.Spread{Median: tput, Min: tput, Max: tput},
+		s := loadtest.Spread{Median: tput, Min: tput, Max: tput}
+		return &Measurement{Knobs: k, Throughput: s, Band: s,
 			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: p99}}}}
 	}
 	// spread gives m's p99 repeats from lo to hi.

@@ -103,17 +103,6 @@ func (s GridSpec) Validate() error {
 	return nil
 }
 
-// Grid returns the settings of the full grid of spec's knobs (every rung
-// of each within its bounds), the workers major; nil when the knobs are
-// wrong (Run says how).
-func Grid(spec Spec) []watch.Knobs {
-	ks, err := newKnobSet(spec)
-	if err != nil {
-		return nil
-	}
-	return ks.grid()
-}
-
 // RunGrid tunes the target under spec from each of starts (none: spec's
 // own start) one after the other, and measures the full grid interleaved
 // with them (after each tuner step, the grid's points in proportion to
@@ -135,10 +124,9 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	if len(starts) == 0 {
 		starts = []watch.Knobs{spec.Start}
 	}
-	if opt.Logf == nil {
-		opt.Logf = func(string, ...any) {}
-	}
+	opt.Logf = gt.opt.Logf
 	grid := shuffled(gt.knobs.grid(), gs.Seed)
+	opt.Logf("grid: %d settings (every rung of each knob within its bounds), each measured as a tuner step", len(grid))
 	per := (len(grid) + gt.spec.Steps*len(starts) - 1) / (gt.spec.Steps * len(starts))
 	g := &GridResult{Spec: gs}
 	var gridErr error

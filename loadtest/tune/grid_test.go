@@ -13,9 +13,13 @@ import (
 )
 
 func TestGridAndShuffle(t *testing.T) {
-	g := Grid(Spec{MaxWorkers: 4, MaxPool: 3})
+	ks, err := newKnobSet(Spec{MaxWorkers: 4, MaxPool: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ks.grid()
 	if len(g) != 12 || g[0] != kn(1, 1) || g[11] != kn(4, 3) {
-		t.Fatalf("Grid(workers 1..4, pool 1..3) = %v; want the 12 settings, workers major", g)
+		t.Fatalf("the grid of workers 1..4, pool 1..3 = %v; want the 12 settings, workers major", g)
 	}
 	a, b := shuffled(g, 7), shuffled(g, 7)
 	seen := map[watch.Knobs]bool{}

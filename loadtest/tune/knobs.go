@@ -80,15 +80,14 @@ func (ks knobSet) with(k watch.Knobs, i, v int) watch.Knobs {
 	return k
 }
 
-// inBounds reports whether every knob of k lies within its bounds, and
-// which does not.
-func (ks knobSet) inBounds(k watch.Knobs) (bool, string) {
+// outside says which knob of k lies outside its bounds, "" for none.
+func (ks knobSet) outside(k watch.Knobs) string {
 	for i, kn := range ks {
 		if v := ks.get(k, i); v < kn.Min || v > kn.Max {
-			return false, fmt.Sprintf("%s %d outside %d..%d", kn.Name, v, kn.Min, kn.Max)
+			return fmt.Sprintf("%s %d outside %d..%d", kn.Name, v, kn.Min, kn.Max)
 		}
 	}
-	return true, ""
+	return ""
 }
 
 // capped keeps each knob of k at most its cap's value (on its own rung at

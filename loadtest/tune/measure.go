@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"bbslab/loadtest"
@@ -207,29 +208,26 @@ func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error
 	return m, nil
 }
 
-// liveMeasurer measures a running target: its knobs through its
-// watch.Tuning on the spec's admin listener, each run with the load
+// liveMeasurer measures the tuner's running target: its knobs through
+// its watch.Tuning on the spec's admin listener, each run with the load
 // engine, its readings by the watcher over exactly the measured window.
 type liveMeasurer struct {
-	spec    *Spec
-	tuning  *watch.Tuning
+	t       *tuner
 	watcher loadtest.Watcher
-	restart func(ctx context.Context, k watch.Knobs) error
-	logf    func(format string, a ...any)
 }
 
 func (l *liveMeasurer) Get(ctx context.Context) (watch.Knobs, error) {
-	return l.tuning.Get(ctx, l.spec.Admin)
+	return l.t.tuning.Get(ctx, l.t.spec.Admin)
 }
 
 // Set starts the target again with k (Options.Restart) when it cannot
 // change k while it runs.
 func (l *liveMeasurer) Set(ctx context.Context, k watch.Knobs) (bool, error) {
-	got, err := l.tuning.Set(ctx, l.spec.Admin, k)
+	got, err := l.t.tuning.Set(ctx, l.t.spec.Admin, k)
 	restarted := false
-	if errors.Is(err, watch.ErrRestart) && l.restart != nil {
-		l.logf("set %s: %v: starting the target again with it", short(k), err)
-		if err = l.restart(ctx, k); err == nil {
+	if errors.Is(err, watch.ErrRestart) && l.t.opt.Restart != nil {
+		l.t.opt.Logf("set %s: %v: starting the target again with it", short(k), err)
+		if err = l.t.opt.Restart(ctx, k); err == nil {
 			got, err = l.Get(ctx)
 		}
 		if err != nil {
@@ -249,7 +247,7 @@ func (l *liveMeasurer) Set(ctx context.Context, k watch.Knobs) (bool, error) {
 func (l *liveMeasurer) Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error) {
 	var runs []*loadtest.Result
 	for i := range n {
-		s := l.spec.Load
+		s := l.t.spec.Load
 		s.Name = fmt.Sprintf("%s #%d", short(k), first+i+1)
 		if i > 0 {
 			// Warmed by the first run: the setting has not changed.
@@ -353,7 +351,7 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	m.Readings.GeneratorShared = round(loadtest.Median(values["generator shared"]), 1)
 	m.Readings.GeneratorSteal = round(loadtest.Median(values["generator steal"]), 1)
 	m.Readings.ErrorShare = round(loadtest.Median(values["errors"]), 3)
-	m.Warnings = dedupe(m.Warnings)
+	m.Warnings = slices.Compact(slices.Sorted(slices.Values(m.Warnings)))
 	return m
 }
 
@@ -397,11 +395,10 @@ func generatorShare(c loadtest.Cost) float64 {
 }
 
 // generatorShared is the generator's CPU in % of one core when it is not
-// pinned (its CPUs are all the machine's, or unknown), else 0. Pinned is
-// read from the cost (loadtest.CoresUse.Pinned), not from runtime.NumCPU,
-// which counts the affinity: under taskset a pinned generator looked
-// unpinned, and its own CPU was taken out of the board's interference
-// (docs/measurements.md, "The tuner against the full grid").
+// pinned (its CPUs are all the machine's, or unknown), else 0: pinned as
+// the cost says (loadtest.CoresUse.Pinned), not by runtime.NumCPU, which
+// counts the affinity (docs/measurements.md, "The tuner against the full
+// grid").
 func generatorShared(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok || c.Cores != nil && c.Cores.Pinned {
@@ -421,14 +418,19 @@ func generatorSteal(c loadtest.Cost) float64 {
 
 // passes reports whether a value meets the objective o.
 func passes(o loadtest.Objective, v float64) bool {
-	lim := o.Limit
-	if o.Quantile > 0 || o.Metric == "mean" || o.Metric == "max" {
-		lim = ms(time.Duration(o.Limit))
-	}
+	lim := limit(o)
 	if o.Less {
 		return v < lim
 	}
 	return v > lim
+}
+
+// limit is o's limit in the unit its values take (ms for a latency).
+func limit(o loadtest.Objective) float64 {
+	if o.Quantile > 0 || o.Metric == "mean" || o.Metric == "max" {
+		return ms(time.Duration(o.Limit))
+	}
+	return o.Limit
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -436,18 +438,6 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func round(v float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(v*p) / p
-}
-
-func dedupe(xs []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // knobsText is a setting as the lines give it: "8 workers / 8 connections"
@@ -466,14 +456,3 @@ func short(k watch.Knobs) string {
 	}
 	return fmt.Sprintf("%d/%d", k.Workers, k.Pool)
 }
-
-// band is the throughput range comparisons use: Band, or the spread
-// itself when no band was set.
-func (m *Measurement) band() loadtest.Spread {
-	if m.Band.N > 0 {
-		return m.Band
-	}
-	return m.Throughput
-}
-
-func spreadOf(vs []float64) loadtest.Spread { return loadtest.SpreadOf(vs) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"bbslab/loadtest"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
@@ -100,7 +101,7 @@ func merge(ms []*Measurement, floor float64) *Measurement {
 		tput = append(tput, m.Throughput.Median)
 		lat = append(lat, m.Latency.Median)
 	}
-	out.Throughput, out.Latency = spreadOf(tput), spreadOf(lat)
+	out.Throughput, out.Latency = loadtest.SpreadOf(tput), loadtest.SpreadOf(lat)
 	out.Band = measure.Band(out.Throughput, floor)
 	out.Runs = len(ms)
 	for _, m := range ms[1:] {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"bbslab/loadtest/watch"
@@ -77,10 +78,7 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 			return nil, fmt.Errorf("read the knobs in force: %w", err)
 		}
 	}
-	res := &Result{Goal: t.spec.Goal, Work: t.work.Name, Start: cur}
-	for _, o := range t.spec.Objectives {
-		res.Objectives = append(res.Objectives, o.Text)
-	}
+	res := &Result{Goal: t.spec.Goal, Work: t.work.Name, Start: cur, Objectives: strings.Split(t.objectives(), ",")}
 	reserve := 0
 	if t.spec.CheckMinMax {
 		reserve = 1
@@ -260,7 +258,7 @@ func (t *tuner) next(m *Measurement, d Diagnosis, best *Measurement) (Proposal, 
 		}
 	}
 	for _, n := range t.knobs.neighbours(best.Knobs) {
-		if t.visited(n) == nil && t.inBounds(n) {
+		if t.visited(n) == nil && t.knobs.outside(n) == "" {
 			return Proposal{Knobs: n, Why: fmt.Sprintf("check a neighbour of the best, %s, before calling it the best", short(best.Knobs))}, false, ""
 		}
 	}
@@ -280,15 +278,10 @@ func (t *tuner) halve(k watch.Knobs) bool {
 
 // fresh keeps a proposal that is within the bounds and not yet measured.
 func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
-	if !ok || !t.inBounds(p.Knobs) || t.visited(p.Knobs) != nil {
+	if !ok || t.knobs.outside(p.Knobs) != "" || t.visited(p.Knobs) != nil {
 		return Proposal{}, false
 	}
 	return p, true
-}
-
-func (t *tuner) inBounds(k watch.Knobs) bool {
-	in, _ := t.knobs.inBounds(k)
-	return in
 }
 
 // stopAt is the stop once nothing is left to measure around best.
@@ -304,14 +297,11 @@ func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
 }
 
 func (t *tuner) objectives() string {
-	s := ""
-	for i, o := range t.spec.Objectives {
-		if i > 0 {
-			s += ","
-		}
-		s += o.Text
+	var s []string
+	for _, o := range t.spec.Objectives {
+		s = append(s, o.Text)
 	}
-	return s
+	return strings.Join(s, ",")
 }
 
 // compare says how m stands against the best before it (nil: the first).
@@ -337,10 +327,6 @@ func compare(m, best *Measurement) string {
 // log prints a step's line.
 func (t *tuner) log(st Step) {
 	m := st.Measurement
-	met := "misses"
-	if m.Met {
-		met = "meets"
-	}
 	best := "none yet"
 	if st.Best != (watch.Knobs{}) {
 		best = short(st.Best)
@@ -351,7 +337,7 @@ func (t *tuner) log(st Step) {
 	}
 	t.opt.Logf("step %d: %s%s: %.0f/s (%.0f-%.0f), %s %.2f ms (%.2f-%.2f), %s the objectives; limit: %s (%s %.2f %s); %s; best %s; next: %s",
 		st.N, short(m.Knobs), restarted, m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median, m.Latency.Min, m.Latency.Max,
-		met, st.Diagnosis.Limit, st.Diagnosis.Reading, st.Diagnosis.Value, st.Diagnosis.Unit, st.Compared, best, nextText(st))
+		metText(m.Met), st.Diagnosis.Limit, st.Diagnosis.Reading, st.Diagnosis.Value, st.Diagnosis.Unit, st.Compared, best, nextText(st))
 	t.opt.Logf("        why: %s", st.Why)
 }
 

@@ -496,9 +496,10 @@ func TestConfirm(t *testing.T) {
 }
 
 // metStep is a made-up step at k that meets o, its throughput's median
-// tput and its two repeats tput ± spread (a share).
+// tput and its two repeats tput ± spread (a share; its band the same).
 func metStep(o loadtest.Objective, k watch.Knobs, tput, spread float64) *Measurement {
-	return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput * (1 - spread), Max: tput * (1 + spread), N: 2},
+	s := loadtest.Spread{Median: tput, Min: tput * (1 - spread), Max: tput * (1 + spread), N: 2}
+	return &Measurement{Knobs: k, Met: true, Throughput: s, Band: s,
 		Objectives: []Verdict{{Objective: o.Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
 }
 
@@ -652,7 +653,7 @@ func TestRunTunesAThirdKnob(t *testing.T) {
 		t.Errorf("winner %s (%.0f/s), start %.0f/s, minimum moved %v; want the minimum moved to the pool's size, more throughput beyond the noise",
 			short(res.Winner), w.Throughput.Median, res.Steps[0].Throughput.Median, moved)
 	}
-	if g := Grid(spec); len(g) != 14*14*14 || g[1].PoolMin != 2 {
-		t.Errorf("the grid of three knobs has %d settings (the second %s); want 14 x 14 x 14, the last knob fastest", len(g), short(g[1]))
+	if ks, err := newKnobSet(spec); err != nil || len(ks.grid()) != 14*14*14 || ks.grid()[1].PoolMin != 2 {
+		t.Errorf("the grid of three knobs (%v): want 14 x 14 x 14 settings, the last knob fastest", err)
 	}
 }

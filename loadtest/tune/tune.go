@@ -145,7 +145,7 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	if err != nil {
 		return nil, err
 	}
-	in, why := ks.inBounds(s.Start)
+	out := ks.outside(s.Start)
 	switch {
 	case s.Goal != MostThroughput && s.Goal != LeastResources:
 		err = fmt.Errorf("%w: goal %q: want %s or %s", errSpec, s.Goal, MostThroughput, LeastResources)
@@ -155,8 +155,8 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 		err = fmt.Errorf("%w: repeats %d: want 1 to 20", errSpec, s.Repeats)
 	case s.Steps < 1 || s.Steps > 1000:
 		err = fmt.Errorf("%w: steps %d: want 1 to 1000", errSpec, s.Steps)
-	case s.Start != (watch.Knobs{}) && !in:
-		err = fmt.Errorf("%w: start %s lies outside the bounds: %s", errSpec, short(s.Start), why)
+	case s.Start != (watch.Knobs{}) && out != "":
+		err = fmt.Errorf("%w: start %s lies outside the bounds: %s", errSpec, short(s.Start), out)
 	case s.CheckMinMax && s.Steps < 2:
 		err = fmt.Errorf("%w: steps %d: the min = max check takes one of the steps; want at least 2", errSpec, s.Steps)
 	case len(s.Objectives) == 0:
@@ -250,7 +250,7 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	if err != nil {
 		return nil, err
 	}
-	tn.m = &liveMeasurer{spec: &tn.spec, tuning: t.Tuning, watcher: w, restart: opt.Restart, logf: opt.Logf}
+	tn.m = &liveMeasurer{t: tn, watcher: w}
 	return tn, nil
 }
 
