@@ -7,16 +7,13 @@ import (
 	"runtime"
 	rpprof "runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
 	"bbslab/entity"
+	"bbslab/knob"
 	"bbslab/machine"
 )
-
-// maxResetPosts bounds /admin/reset?posts=N.
-const maxResetPosts = 10_000_000
 
 // guardAdmin wraps an admin handler: cross-site requests that change
 // state are refused, then the admin token is required when one is set.
@@ -178,12 +175,12 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleReset(w http.ResponseWriter, r *http.Request) {
 	n := s.opt.SeedPosts
 	if v := r.URL.Query().Get("posts"); v != "" {
-		var err error
-		n, err = strconv.Atoi(v)
-		if err != nil || n < 0 || n > maxResetPosts {
-			writeJSON(w, http.StatusBadRequest, jsonError{Status: 400, Error: fmt.Sprintf("posts: %q is not a whole number from 0 to %d", v, maxResetPosts)})
+		p, err := knob.Board.Get("seed_posts").ParseLive(v) // the seed's bounds
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, jsonError{Status: 400, Error: "posts: " + err.Error()})
 			return
 		}
+		n = int(p)
 	}
 	start := time.Now()
 	got, err := s.store.Reset(r.Context(), n)

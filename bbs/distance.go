@@ -1,16 +1,12 @@
 package bbs
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
 	"bbslab/entity"
+	"bbslab/knob"
 )
-
-// maxDBLatency bounds a statement's wait set at run time, as config's
-// db_latency bounds it at start-up.
-const maxDBLatency = 10 * time.Second
 
 // DistanceStats is the JSON of /admin/distance: each statement's wait in
 // force (db_latency ± db_latency_jitter), which a calibration may have set
@@ -74,12 +70,12 @@ func (s *Server) setDistance(w http.ResponseWriter, r *http.Request) {
 		if v == "" {
 			continue
 		}
-		d, err := time.ParseDuration(v)
-		if err != nil || d < 0 || d > maxDBLatency {
-			writeJSON(w, http.StatusBadRequest, jsonError{Status: 400, Error: fmt.Sprintf("%s: %q is not a duration from 0s to %v", k.key, v, maxDBLatency)})
+		d, err := knob.Board.Get(k.key).ParseLive(v)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, jsonError{Status: 400, Error: err.Error()})
 			return
 		}
-		*k.v = d
+		*k.v = time.Duration(d)
 	}
 	if q.Get("db_latency") == "" && q.Get("db_latency_jitter") == "" {
 		writeJSON(w, http.StatusBadRequest, jsonError{Status: 400, Error: "db_latency: missing: give ?db_latency=DURATION (and optionally db_latency_jitter)"})

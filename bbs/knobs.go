@@ -7,35 +7,22 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"bbslab/entity"
+	"bbslab/knob"
 )
 
-// The bounds of the knobs set while the board runs, as config's Validate
-// bounds them at start-up (TestKnobBoundsMatchConfig holds them equal),
-// but for 0 workers (no limit) and pool_min 0 (= pool), which only a start
-// can set.
+// maxKnobWait bounds ?wait=, how long a POST waits for its change to take
+// effect before it answers; defaultKnobWait is its value when not given.
 const (
-	maxWorkers      = 100_000
-	maxQueue        = 1_000_000
-	maxQueueTimeout = time.Hour
-	maxPool         = 10_000
-	// maxKnobWait bounds ?wait=, how long a POST waits for its change to
-	// take effect before it answers.
-	maxKnobWait = time.Minute
+	maxKnobWait     = time.Minute
+	defaultKnobWait = 5 * time.Second
 )
-
-// defaultKnobWait is how long a POST waits for its change to take effect
-// when it gives no ?wait=.
-const defaultKnobWait = 5 * time.Second
-
-// knobKeys are the keys /admin/knobs takes, the TOML keys of the same
-// knobs, and wait.
-var knobKeys = []string{"workers", "queue", "queue_timeout", "pool", "pool_min", "wait"}
 
 // poolNoneFixed says why a pool in mode none cannot change while it runs.
 const poolNoneFixed = `pool_mode = "none" opens a connection per acquire and keeps none: its cap cannot change while the board runs; restart the board with -pool N`
@@ -144,11 +131,24 @@ func (s *Server) handleKnobs(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// knobChange is a POST to /admin/knobs, parsed: nil for a knob not given.
+// knobChange is a POST to /admin/knobs, parsed: the knobs given by key
+// (a duration in nanoseconds) and ?wait=.
 type knobChange struct {
-	workers, queue, pool, poolMin *int
-	timeout                       *time.Duration
-	wait                          time.Duration
+	v    map[string]int64
+	wait time.Duration
+}
+
+// has reports whether any of keys was given.
+func (ch knobChange) has(keys ...string) bool {
+	return slices.ContainsFunc(keys, func(k string) bool { _, ok := ch.v[k]; return ok })
+}
+
+// or is the value given for key, or def.
+func or[T ~int | ~int64](ch knobChange, key string, def T) T {
+	if v, ok := ch.v[key]; ok {
+		return T(v)
+	}
+	return def
 }
 
 // setKnobs applies a POST: every key is checked first and a bad one
@@ -162,7 +162,7 @@ func (s *Server) setKnobs(w http.ResponseWriter, r *http.Request) {
 		fail(http.StatusBadRequest, "the form cannot be parsed: "+formProblem(err))
 		return
 	}
-	ch, problems := parseKnobs(r.Form)
+	ch, problems := parseKnobs(knob.Board, r.Form)
 	if len(problems) > 0 {
 		fail(http.StatusBadRequest, strings.Join(problems, "; ")+": nothing changed")
 		return
@@ -174,7 +174,7 @@ func (s *Server) setKnobs(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fixed := s.fixedKnobs(cur)
-	if why, ok := fixed["workers"]; ok && (ch.workers != nil || ch.queue != nil || ch.timeout != nil) {
+	if why, ok := fixed["workers"]; ok && ch.has("workers", "queue", "queue_timeout") {
 		fail(http.StatusConflict, "workers, queue, queue_timeout: "+why+"; nothing changed")
 		return
 	}
@@ -194,9 +194,9 @@ func (s *Server) setKnobs(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	if ch.workers != nil || ch.queue != nil || ch.timeout != nil {
+	if ch.has("workers", "queue", "queue_timeout") {
 		l := s.limit.settings()
-		s.limit.set(deref(ch.workers, l.size), deref(ch.queue, l.queue), deref(ch.timeout, l.timeout))
+		s.limit.set(or(ch, "workers", l.size), or(ch, "queue", l.queue), or(ch, "queue_timeout", l.timeout))
 	}
 	s.knobs.mu.Lock()
 	s.knobs.changes++
@@ -251,57 +251,38 @@ func (s *Server) waitForKnobs(ctx context.Context, wait time.Duration) KnobStats
 // poolSizes says what a change does to the pool: pool alone sets min =
 // max; pool_min alone keeps the maximum in force.
 func (ch knobChange) poolSizes(cur entity.PoolStats) (minConns, maxConns int, resize bool, err error) {
-	if ch.pool == nil && ch.poolMin == nil {
+	if !ch.has("pool", "pool_min") {
 		return 0, 0, false, nil
 	}
-	maxConns = deref(ch.pool, cur.Size)
-	minConns = maxConns
-	if ch.poolMin != nil {
-		minConns = *ch.poolMin
-	} else if ch.pool == nil {
-		minConns = cur.Min
-	}
-	if minConns > maxConns {
-		return 0, 0, false, fmt.Errorf("pool_min = %d is above pool = %d: want pool_min <= pool", minConns, maxConns)
+	maxConns = or(ch, "pool", cur.Size)
+	minConns = or(ch, "pool_min", maxConns)
+	if err := knob.Board.Validate(map[string]int64{"pool_min": int64(minConns), "pool": int64(maxConns)}); err != nil {
+		return 0, 0, false, err
 	}
 	return minConns, maxConns, true, nil
 }
 
-// parseKnobs reads a POST's keys, each checked against its bounds; it
-// returns every problem found.
-func parseKnobs(f url.Values) (knobChange, []string) {
-	var ch knobChange
+// parseKnobs reads a POST's keys: t's live knobs, each checked against
+// the bounds a running board accepts, and wait. It returns every problem
+// found.
+func parseKnobs(t knob.Table, f url.Values) (knobChange, []string) {
+	ch := knobChange{v: map[string]int64{}, wait: defaultKnobWait}
 	var problems []string
+	live := liveKeys(t)
 	for k := range f {
-		if !slices.Contains(knobKeys, k) {
-			problems = append(problems, fmt.Sprintf("unknown key %q: want %s", k, strings.Join(knobKeys, ", ")))
+		if !slices.Contains(live, k) && k != "wait" {
+			problems = append(problems, fmt.Sprintf("unknown key %q: want %s, wait", k, strings.Join(live, ", ")))
 		}
 	}
-	whole := func(key string, lo, hi int, also string) *int {
-		v, ok := f[key]
-		if !ok {
-			return nil
-		}
-		n, err := strconv.Atoi(strings.TrimSpace(first(v)))
-		if err != nil || n < lo || n > hi {
-			problems = append(problems, fmt.Sprintf("%s = %q: want a whole number from %d to %d%s", key, first(v), lo, hi, also))
-			return nil
-		}
-		return &n
-	}
-	ch.workers = whole("workers", 1, maxWorkers, " (0, no limit, only at start)")
-	ch.queue = whole("queue", 0, maxQueue, "")
-	ch.pool = whole("pool", 1, maxPool, "")
-	ch.poolMin = whole("pool_min", 1, maxPool, " (leave it out for pool_min = pool)")
-	if v, ok := f["queue_timeout"]; ok {
-		d, err := time.ParseDuration(strings.TrimSpace(first(v)))
-		if err != nil || d <= 0 || d > maxQueueTimeout {
-			problems = append(problems, fmt.Sprintf("queue_timeout = %q: want a duration above 0s and at most %v, such as 5s", first(v), maxQueueTimeout))
-		} else {
-			ch.timeout = &d
+	for _, d := range t {
+		if v, ok := f[d.Key]; ok && d.Live {
+			if n, err := d.ParseLive(strings.TrimSpace(first(v))); err != nil {
+				problems = append(problems, err.Error())
+			} else {
+				ch.v[d.Key] = n
+			}
 		}
 	}
-	ch.wait = defaultKnobWait
 	if v, ok := f["wait"]; ok {
 		d, err := time.ParseDuration(strings.TrimSpace(first(v)))
 		if err != nil || d < 0 || d > maxKnobWait {
@@ -309,11 +290,22 @@ func parseKnobs(f url.Values) (knobChange, []string) {
 		}
 		ch.wait = d
 	}
-	if len(problems) == 0 && ch.workers == nil && ch.queue == nil && ch.timeout == nil && ch.pool == nil && ch.poolMin == nil {
-		problems = append(problems, "give at least one of workers, queue, queue_timeout, pool, pool_min")
+	if len(problems) == 0 && len(ch.v) == 0 {
+		problems = append(problems, "give at least one of "+strings.Join(live, ", "))
 	}
 	slices.Sort(problems)
 	return ch, problems
+}
+
+// liveKeys are the keys of the knobs of t a running board sets.
+func liveKeys(t knob.Table) []string {
+	var keys []string
+	for _, d := range t {
+		if d.Live {
+			keys = append(keys, d.Key)
+		}
+	}
+	return keys
 }
 
 // first is a form value's first entry, "" when it has none.
@@ -324,10 +316,10 @@ func first(v []string) string {
 	return v[0]
 }
 
-// deref is *p, or def when p is nil.
-func deref[T any](p *T, def T) T {
-	if p == nil {
-		return def
-	}
-	return *p
+// knobDesc is the gauge of a knob /admin/knobs sets, its value in force,
+// named and described by its declaration in knob.Board.
+func knobDesc(key, more string) *prometheus.Desc {
+	d := knob.Board.Get(key)
+	help := fmt.Sprintf("%s%s (%s in force; /admin/knobs may change it). %s", strings.ToUpper(d.Help[:1]), d.Help[1:], d.Key, more)
+	return prometheus.NewDesc(d.Metric, strings.TrimSpace(help), nil, nil)
 }

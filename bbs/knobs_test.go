@@ -3,16 +3,18 @@ package bbs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"strconv"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"bbslab/config"
 	"bbslab/entity"
 	"bbslab/entity/fake"
+	"bbslab/knob"
 )
 
 // postKnobs posts to /admin/knobs with the query q and decodes a KnobStats
@@ -240,32 +242,57 @@ func TestKnobsGuarded(t *testing.T) {
 	}
 }
 
-// TestKnobBoundsMatchConfig holds the bounds of the knobs set live to
-// config's at start-up: the largest value config accepts is accepted
-// live, one more is refused by both.
-func TestKnobBoundsMatchConfig(t *testing.T) {
-	for _, c := range []struct {
-		key string
-		max int
-		set func(*config.Config, int)
-	}{
-		{"workers", maxWorkers, func(c *config.Config, n int) { c.Workers = n }},
-		{"queue", maxQueue, func(c *config.Config, n int) { c.Queue = n }},
-		{"pool", maxPool, func(c *config.Config, n int) { c.Pool, c.PoolMin = n, 0 }},
-	} {
-		for _, n := range []int{c.max, c.max + 1} {
-			cfg := config.Default()
-			c.set(&cfg, n)
-			startOK := cfg.Validate() == nil
-			_, problems := parseKnobs(map[string][]string{c.key: {strconv.Itoa(n)}})
-			if liveOK := len(problems) == 0; liveOK != startOK {
-				t.Errorf("%s = %d: accepted at start %v, live %v; want the same", c.key, n, startOK, liveOK)
+// TestKnobsBounds sends each knob of knob.Board that /admin/knobs takes
+// just outside each of its live bounds: 400, naming the knob, the bounds
+// and the unit; at the bounds parseKnobs takes it. GET names every one.
+func TestKnobsBounds(t *testing.T) {
+	_, _, _, adm := newInstrumentsTest(t, Options{Workers: 4, Queue: 10, QueueTimeout: time.Second})
+	for _, d := range knob.Board {
+		if !d.Live {
+			continue
+		}
+		lo, below := max(d.Min, d.LiveMin), max(d.Min, d.LiveMin)-1
+		if d.Open {
+			lo, below = d.Min+1, d.Min
+		}
+		for _, c := range []struct{ ok, bad int64 }{{lo, below}, {d.Max, d.Max + 1}} {
+			code, _, body := postKnobs(t, adm.URL, d.Key+"="+d.Format(c.bad))
+			want := []string{fmt.Sprintf("%s = %q: must be ", d.Key, d.Format(c.bad)), d.Format(max(d.Min, d.LiveMin)), d.Format(d.Max), d.Unit, "nothing changed"}
+			for _, w := range want {
+				if code != 400 || !strings.Contains(body, w) {
+					t.Errorf("POST %s=%s: %d %s; want 400 saying %q", d.Key, d.Format(c.bad), code, body, w)
+				}
+			}
+			if _, problems := parseKnobs(knob.Board, url.Values{d.Key: {d.Format(c.ok)}}); len(problems) > 0 {
+				t.Errorf("%s = %s: %v; want it taken", d.Key, d.Format(c.ok), problems)
 			}
 		}
 	}
-	cfg := config.Default()
-	cfg.QueueTimeout = config.Duration(maxQueueTimeout + time.Second)
-	if cfg.Validate() == nil {
-		t.Errorf("config accepts queue_timeout %v, above the live bound %v", maxQueueTimeout+time.Second, maxQueueTimeout)
+	_, body := get(t, adm.URL+"/admin/knobs")
+	for _, key := range liveKeys(knob.Board) {
+		if !strings.Contains(body, `"`+key+`":`) {
+			t.Errorf("GET /admin/knobs = %s; want %s in it", body, key)
+		}
+	}
+}
+
+// TestKnobsDeclared adds a made-up live knob to the table: /admin/knobs's
+// parsing takes it within its bounds, refuses it outside naming them, and
+// names it among the keys it takes.
+func TestKnobsDeclared(t *testing.T) {
+	table := append(slices.Clone(knob.Board), knob.Decl{Key: "made_up", Min: 2, Max: 9, Unit: "widgets", Live: true, Help: "a knob of the test"})
+	if ch, problems := parseKnobs(table, url.Values{"made_up": {"5"}}); len(problems) > 0 || ch.v["made_up"] != 5 {
+		t.Errorf("made_up=5: %v, %v; want 5 taken", ch.v, problems)
+	}
+	for q, want := range map[string]string{
+		"made_up=10": `made_up = "10": must be 2..9 widgets`,
+		"made_up=1":  `made_up = "1": must be 2..9 widgets`,
+		"madeup=3":   "want workers, queue, queue_timeout, pool, pool_min, made_up, wait",
+		"wait=1s":    "give at least one of workers, queue, queue_timeout, pool, pool_min, made_up",
+	} {
+		f, _ := url.ParseQuery(q)
+		if _, problems := parseKnobs(table, f); len(problems) != 1 || !strings.Contains(problems[0], want) {
+			t.Errorf("%s: %v; want %q", q, problems, want)
+		}
 	}
 }

@@ -124,11 +124,11 @@ func commandNames() []string {
 type stateCollector struct{ s *Server }
 
 var (
-	descWorkers      = prometheus.NewDesc("bbs_workers_limit", "Worker limit: requests that may run a command at once (/admin/knobs may change it). Not exported when the limit is off (workers = 0, unlimited).", nil, nil)
+	descWorkers      = knobDesc("workers", "Not exported when the limit is off (workers = 0, unlimited).")
 	descWorkersBusy  = prometheus.NewDesc("bbs_workers_busy", "Requests running a command now.", nil, nil)
 	descQueueLength  = prometheus.NewDesc("bbs_worker_queue_length", "Requests waiting for a worker now.", nil, nil)
 	descRejected     = prometheus.NewDesc("bbs_worker_rejected_total", "Requests answered 503 because the queue was full or the wait timed out.", nil, nil)
-	descPoolSize     = prometheus.NewDesc("bbs_db_pool_size", "Maximum database connections (pool; /admin/knobs may change it).", nil, nil)
+	descPoolSize     = knobDesc("pool", "")
 	descPoolConns    = prometheus.NewDesc("bbs_db_pool_connections", "Open database connections now by state, disjoint: in_use (handed out; in pool_mode none on SQLite database/sql counts one being opened here), idle, opening (being opened). Their sum is the open connections.", []string{"state"}, nil)
 	descPoolWaiting  = prometheus.NewDesc("bbs_db_acquires_waiting", "Connection acquires in progress now (waiting for a connection).", nil, nil)
 	descAcquires     = prometheus.NewDesc("bbs_db_acquires_total", "Connection acquires completed.", nil, nil)
@@ -140,9 +140,9 @@ var (
 	descWaitingSecs  = prometheus.NewDesc("bbs_db_acquires_waiting_seconds_total", "Acquire-waiting seconds, in-progress and failed acquires included: rate() is the mean number of acquires waiting.", nil, nil)
 	descNetworkWait  = prometheus.NewDesc("bbs_db_network_wait_seconds_total", "Time SQL statements waited on the network of the database at a distance (db_latency).", nil, nil)
 	descConnectWait  = prometheus.NewDesc("bbs_db_connect_wait_seconds_total", "Time physical connection opens waited (connect_latency).", nil, nil)
-	descQueueLimit   = prometheus.NewDesc("bbs_worker_queue_limit", "Requests that may wait for a worker (queue). Not exported when the worker limit is off.", nil, nil)
-	descQueueTimeout = prometheus.NewDesc("bbs_worker_queue_timeout_seconds", "How long a request may wait for a worker (queue_timeout). Not exported when the worker limit is off.", nil, nil)
-	descPoolMin      = prometheus.NewDesc("bbs_db_pool_min", "Database connections kept open (pool_min; equal to bbs_db_pool_size when min = max).", nil, nil)
+	descQueueLimit   = knobDesc("queue", "Not exported when the worker limit is off.")
+	descQueueTimeout = knobDesc("queue_timeout", "In seconds. Not exported when the worker limit is off.")
+	descPoolMin      = knobDesc("pool_min", "Equal to bbs_db_pool_size when min = max.")
 	descPoolDraining = prometheus.NewDesc("bbs_db_pool_draining", "Connections in use above bbs_db_pool_size since the pool was made smaller: each is closed when given back.", nil, nil)
 	descKnobChanges  = prometheus.NewDesc("bbs_knob_changes_total", "Changes of workers, queue, queue_timeout, pool or pool_min through POST /admin/knobs.", nil, nil)
 	descKnobsChanged = prometheus.NewDesc("bbs_knobs_changed_timestamp_seconds", "Unix time of the last change through POST /admin/knobs. Not exported before the first.", nil, nil)

@@ -12,6 +12,7 @@
 package bbs
 
 import (
+	"cmp"
 	"context"
 	"io"
 	"log/slog"
@@ -21,6 +22,7 @@ import (
 	"bbslab/behave"
 	"bbslab/commands"
 	"bbslab/entity"
+	"bbslab/knob"
 	"bbslab/machine"
 	"bbslab/truth"
 )
@@ -90,15 +92,9 @@ type Server struct {
 // New returns a Server for opt. It reports ready once SetReady(true) is
 // called.
 func New(opt Options) *Server {
-	if opt.PageSize == 0 {
-		opt.PageSize = 30
-	}
-	if opt.QueueTimeout == 0 {
-		opt.QueueTimeout = 5 * time.Second
-	}
-	if opt.RequestTimeout == 0 {
-		opt.RequestTimeout = 20 * time.Second
-	}
+	opt.PageSize = cmp.Or(opt.PageSize, int(knob.Board.Get("page_size").Default))
+	opt.QueueTimeout = cmp.Or(opt.QueueTimeout, time.Duration(knob.Board.Get("queue_timeout").Default))
+	opt.RequestTimeout = cmp.Or(opt.RequestTimeout, time.Duration(knob.Board.Get("request_timeout").Default))
 	if opt.Logger == nil {
 		opt.Logger = slog.New(slog.DiscardHandler)
 	}

@@ -16,7 +16,8 @@ import (
 	"net"
 	"os"
 	"strings"
-	"time"
+
+	"bbslab/knob"
 )
 
 // Config is every knob of the board server. The TOML key of each field is the
@@ -75,28 +76,18 @@ type ProfileConfig struct {
 
 // Default returns the configuration used when no file or flag says otherwise.
 func Default() Config {
-	return Config{
-		Addr:              "127.0.0.1:8080",
-		AdminAddr:         "127.0.0.1:6060",
-		DB:                "sqlite",
-		DSN:               "bbs.db",
-		PageSize:          30,
-		SeedPosts:         1000,
-		Workers:           10,
-		Queue:             100,
-		QueueTimeout:      Duration(5 * time.Second),
-		Pool:              10,
-		PoolMode:          "fixed",
-		PoolValidate:      "off",
-		PGExecMode:        "cache_statement",
-		ReadHeaderTimeout: Duration(5 * time.Second),
-		ReadTimeout:       Duration(10 * time.Second),
-		WriteTimeout:      Duration(30 * time.Second),
-		IdleTimeout:       Duration(120 * time.Second),
-		RequestTimeout:    Duration(20 * time.Second),
-		ShutdownTimeout:   Duration(15 * time.Second),
-		Latency:           defaultLatency(),
+	c := Config{
+		Addr:         "127.0.0.1:8080",
+		AdminAddr:    "127.0.0.1:6060",
+		DB:           "sqlite",
+		DSN:          "bbs.db",
+		PoolMode:     "fixed",
+		PoolValidate: "off",
+		PGExecMode:   "cache_statement",
+		Latency:      defaultLatency(),
 	}
+	setDefaults(knob.Board, &c) // the numeric knobs
+	return c
 }
 
 // Load decodes the TOML file at path over c. A key the Config does not have is
@@ -110,16 +101,12 @@ func (c *Config) Load(path string) error {
 }
 
 // Validate checks every knob and returns all problems, each naming the key,
-// the bad value and what is allowed.
+// the bad value and what is allowed: the numeric knobs as knob.Board
+// declares them.
 func (c Config) Validate() error {
 	var errs []error
 	bad := func(key string, v any, allowed string) {
 		errs = append(errs, fmt.Errorf("%s = %v: %s", key, v, allowed))
-	}
-	rangeInt := func(key string, v, lo, hi int) {
-		if v < lo || v > hi {
-			bad(key, v, fmt.Sprintf("must be %d..%d", lo, hi))
-		}
 	}
 	addr := func(key, v string, optional bool) {
 		if v == "" && optional {
@@ -129,12 +116,6 @@ func (c Config) Validate() error {
 			bad(key, fmt.Sprintf("%q", v), "must be host:port, such as 127.0.0.1:8080")
 		}
 	}
-	positive := func(key string, d Duration, hi time.Duration) {
-		if d <= 0 || time.Duration(d) > hi {
-			bad(key, d, fmt.Sprintf("must be above 0 and at most %v", hi))
-		}
-	}
-
 	addr("addr", c.Addr, false)
 	addr("admin_addr", c.AdminAddr, true)
 	if c.AdminAddr != "" && c.AdminToken == "" && !loopback(c.AdminAddr) {
@@ -151,17 +132,8 @@ func (c Config) Validate() error {
 	if c.DB == "postgres" && !strings.HasPrefix(c.DSN, "postgres://") && !strings.HasPrefix(c.DSN, "postgresql://") && !strings.Contains(c.DSN, "=") {
 		bad("dsn", fmt.Sprintf("%q", c.DSN), "must be a PostgreSQL URL (postgres://user@host:port/db) or key=value string when db = \"postgres\"")
 	}
-	if c.DBWait < 0 || time.Duration(c.DBWait) > time.Hour {
-		bad("db_wait", c.DBWait, "must be 0 (fail at once) up to 1h")
-	}
-	rangeInt("page_size", c.PageSize, 1, 500)
-	rangeInt("seed_posts", c.SeedPosts, 0, 10_000_000)
-	rangeInt("workers", c.Workers, 0, 100_000)
-	rangeInt("queue", c.Queue, 0, 1_000_000)
-	positive("queue_timeout", c.QueueTimeout, time.Hour)
-	rangeInt("pool", c.Pool, 1, 10_000)
-	if c.PoolMin < 0 || c.PoolMin > c.Pool {
-		bad("pool_min", c.PoolMin, fmt.Sprintf("must be 0 (same as pool) up to pool (%d)", c.Pool))
+	if err := validateKnobs(knob.Board, &c); err != nil {
+		errs = append(errs, err)
 	}
 	switch c.PoolMode {
 	case "fixed", "none":
@@ -182,17 +154,8 @@ func (c Config) Validate() error {
 	default:
 		bad("pg_exec_mode", fmt.Sprintf("%q", c.PGExecMode), `must be "cache_statement", "cache_describe", "describe_exec", "exec" or "simple_protocol" (pgx's query exec modes)`)
 	}
-	positive("read_header_timeout", c.ReadHeaderTimeout, time.Hour)
-	positive("read_timeout", c.ReadTimeout, time.Hour)
-	positive("write_timeout", c.WriteTimeout, time.Hour)
-	positive("idle_timeout", c.IdleTimeout, 24*time.Hour)
-	positive("request_timeout", c.RequestTimeout, time.Hour)
-	positive("shutdown_timeout", c.ShutdownTimeout, time.Hour)
 	errs = append(errs, c.Latency.validate()...)
-	errs = append(errs, c.Distance.validate()...)
 	errs = append(errs, c.Behaviour.validate()...)
-	rangeInt("profile.block_rate", c.Profile.BlockRate, 0, 1_000_000_000)
-	rangeInt("profile.mutex_fraction", c.Profile.MutexFraction, 0, 1_000_000)
 	return errors.Join(errs...)
 }
 

@@ -3,6 +3,8 @@ package config
 import (
 	"flag"
 	"strings"
+
+	"bbslab/knob"
 )
 
 // The environment variables that carry the secrets, so that they stay out
@@ -78,28 +80,12 @@ func bind(fs *flag.FlagSet, c *Config) {
 	fs.StringVar(&c.AdminToken, "admin-token", c.AdminToken, "bearer `token` required on every admin path when set (prefer BBS_ADMIN_TOKEN: arguments are visible to every local user)")
 	fs.StringVar(&c.DB, "db", c.DB, `database: "sqlite" or "postgres"`)
 	fs.StringVar(&c.DSN, "dsn", c.DSN, "SQLite `file` or PostgreSQL URL (or set BBS_DSN, which keeps a password out of the process's arguments)")
-	fs.IntVar(&c.PageSize, "page-size", c.PageSize, "posts a view shows when n is not given (1..500)")
-	fs.Var(&c.DBWait, "db-wait", "how long start-up retries a database that cannot be reached (0 = fail at once)")
-	fs.IntVar(&c.SeedPosts, "seed-posts", c.SeedPosts, "posts seeded into an empty database")
-	fs.IntVar(&c.Workers, "workers", c.Workers, "requests running a command at once (0 = unlimited)")
-	fs.IntVar(&c.Queue, "queue", c.Queue, "requests that may wait for a worker")
-	fs.Var(&c.QueueTimeout, "queue-timeout", "how long a request may wait for a worker")
-	fs.IntVar(&c.Pool, "pool", c.Pool, "database connections, opened at start and kept (min = max)")
-	fs.IntVar(&c.PoolMin, "pool-min", c.PoolMin, "connections opened at start when below -pool; the pool grows on demand (0 = same as -pool)")
 	fs.StringVar(&c.PoolMode, "pool-mode", c.PoolMode, `"fixed" (pooled) or "none" (a new physical connection per acquire)`)
 	fs.StringVar(&c.PoolValidate, "pool-validate", c.PoolValidate, `validation on borrow, a round trip paying -db-latency on every acquire: "off", "ping" or "query" (SELECT 1)`)
 	fs.StringVar(&c.PGExecMode, "pg-exec-mode", c.PGExecMode, `how pgx sends statements to PostgreSQL: "cache_statement" (prepared, cached per connection), "cache_describe", "describe_exec", "exec" (unnamed, one round trip: for PgBouncer in transaction mode) or "simple_protocol"`)
-	fs.Var(&c.ReadHeaderTimeout, "read-header-timeout", "time to read request headers")
-	fs.Var(&c.ReadTimeout, "read-timeout", "time to read a whole request")
-	fs.Var(&c.WriteTimeout, "write-timeout", "time to write a response")
-	fs.Var(&c.IdleTimeout, "idle-timeout", "keep-alive idle time")
-	fs.Var(&c.RequestTimeout, "request-timeout", "deadline of one command, SQL included")
-	fs.Var(&c.ShutdownTimeout, "shutdown-timeout", "time in-flight requests get to finish at shutdown")
 	bindLatency(fs, &c.Latency)
-	bindDistance(fs, &c.Distance)
+	bindKnobs(fs, knob.Board, c) // the numeric knobs
 	bindBehaviour(fs, &c.Behaviour)
 	fs.StringVar(&c.AccessLog, "access-log", c.AccessLog, "JSON-lines access log that alp reads: a `file`, \"-\" for stdout, empty: off")
 	fs.StringVar(&c.SQLTrace, "sql-trace", c.SQLTrace, "one JSON line per SQL statement: a `file`, \"-\" for stderr, empty: off")
-	fs.IntVar(&c.Profile.BlockRate, "block-rate", c.Profile.BlockRate, "[profile] block_rate: block profile rate in ns (0 off, 1 every event)")
-	fs.IntVar(&c.Profile.MutexFraction, "mutex-fraction", c.Profile.MutexFraction, "[profile] mutex_fraction: sample 1 in N mutex contentions (0 off)")
 }

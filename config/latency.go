@@ -16,14 +16,9 @@ import (
 type Latency struct {
 	// TCPNoDelay sets TCP_NODELAY on the public listener's connections. Go
 	// sets it on every connection (true); false turns Nagle's algorithm on.
-	TCPNoDelay bool `toml:"tcp_nodelay"`
-	// WriteChunks is 0 to write an HTML page in one write, or N to write it in
-	// N pieces, each flushed to the connection on its own.
-	WriteChunks int `toml:"write_chunks"`
-	// GOGC is the GC percent set at start: 0 leaves the runtime's own (the
-	// GOGC environment variable, else 100), -1 turns the collector off
-	// (GOGC=off), above 0 sets it.
-	GOGC int `toml:"gogc"`
+	TCPNoDelay  bool `toml:"tcp_nodelay"`
+	WriteChunks int  `toml:"write_chunks"` // 0: an HTML page in one write; N: in N pieces, each flushed on its own
+	GOGC        int  `toml:"gogc"`         // GC percent set at start: 0 the runtime's own ($GOGC, else 100), -1 off
 	// GOMemLimit is the soft memory limit set at start, such as "512MiB";
 	// empty leaves the runtime's own (GOMEMLIMIT, else none).
 	GOMemLimit Size `toml:"gomemlimit"`
@@ -36,21 +31,10 @@ func defaultLatency() Latency {
 	return Latency{TCPNoDelay: true}
 }
 
-// Limits of the latency knobs.
-const (
-	maxWriteChunks = 1000
-	maxGOGC        = 1_000_000
-)
-
-// validate returns one error per bad latency knob.
+// validate returns one error per bad latency knob of those knob.Board does
+// not declare.
 func (l Latency) validate() []error {
 	var errs []error
-	if l.WriteChunks < 0 || l.WriteChunks > maxWriteChunks {
-		errs = append(errs, fmt.Errorf("write_chunks = %d: must be 0 (one write) or 1..%d pieces", l.WriteChunks, maxWriteChunks))
-	}
-	if l.GOGC < -1 || l.GOGC > maxGOGC {
-		errs = append(errs, fmt.Errorf("gogc = %d: must be -1 (off), 0 (runtime default) or 1..%d", l.GOGC, maxGOGC))
-	}
 	if l.GOMemLimit < 0 {
 		errs = append(errs, fmt.Errorf("gomemlimit = %d: must not be negative", l.GOMemLimit))
 	}
@@ -60,8 +44,6 @@ func (l Latency) validate() []error {
 // bindLatency registers the latency knobs' flags.
 func bindLatency(fs *flag.FlagSet, l *Latency) {
 	fs.BoolVar(&l.TCPNoDelay, "tcp-nodelay", l.TCPNoDelay, "set TCP_NODELAY on accepted connections (false: Nagle's algorithm on)")
-	fs.IntVar(&l.WriteChunks, "write-chunks", l.WriteChunks, "write each HTML page in N separately flushed pieces (0: one write)")
-	fs.IntVar(&l.GOGC, "gogc", l.GOGC, "GC percent set at start (0: runtime default or $GOGC; -1: off)")
 	fs.Var(&l.GOMemLimit, "gomemlimit", "soft memory `limit` set at start, such as 512MiB (empty: runtime default or $GOMEMLIMIT)")
 	fs.BoolVar(&l.Warmup, "warmup", l.Warmup, "run each command once before reporting ready")
 }

@@ -90,27 +90,20 @@ func (c Config) Redacted() map[string]any {
 	return m
 }
 
-// tomlMap flattens a struct into a map keyed by its fields' TOML names.
-// Embedded structs without a tag (Latency, Distance) lend their fields to
-// the outer table, as go-toml decodes them; a tagged struct field becomes a
-// nested table. Values keep their type, so Duration marshals as "5s".
+// tomlMap flattens a struct into a map keyed by its fields' TOML names
+// (fields), a table's fields in a nested map. Values keep their type, so
+// Duration marshals as "5s".
 func tomlMap(v reflect.Value) map[string]any {
 	m := map[string]any{}
-	t := v.Type()
-	for i := range t.NumField() {
-		f := t.Field(i)
-		tag, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-		switch {
-		case tag == "-" || !f.IsExported():
-		case f.Anonymous && tag == "" && f.Type.Kind() == reflect.Struct:
-			for k, x := range tomlMap(v.Field(i)) {
-				m[k] = x
+	for key, f := range fields(v, "", map[string]reflect.Value{}) {
+		in := m
+		for table, rest, ok := strings.Cut(key, "."); ok; table, rest, ok = strings.Cut(key, ".") {
+			if in[table] == nil {
+				in[table] = map[string]any{}
 			}
-		case f.Type.Kind() == reflect.Struct:
-			m[tag] = tomlMap(v.Field(i))
-		case tag != "":
-			m[tag] = v.Field(i).Interface()
+			in, key = in[table].(map[string]any), rest
 		}
+		in[key] = f.Interface()
 	}
 	return m
 }

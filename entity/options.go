@@ -3,6 +3,8 @@ package entity
 import (
 	"fmt"
 	"regexp"
+
+	"bbslab/knob"
 )
 
 // Pool modes accepted in Options.PoolMode.
@@ -53,11 +55,8 @@ func (o Options) Normalize() (Options, error) {
 	if o.DSN == "" {
 		return o, fmt.Errorf("open %s: empty DSN", o.Driver)
 	}
-	if o.Pool < 1 {
-		return o, fmt.Errorf("open %s: pool size %d: want at least 1", o.Driver, o.Pool)
-	}
-	if o.PoolMin < 0 || o.PoolMin > o.Pool {
-		return o, fmt.Errorf("open %s: pool min %d: want 0..%d (0 means the pool size)", o.Driver, o.PoolMin, o.Pool)
+	if err := knob.Board.Validate(map[string]int64{"pool": int64(o.Pool), "pool_min": int64(o.PoolMin)}); err != nil {
+		return o, fmt.Errorf("open %s: pool size %d, pool min %d: %w", o.Driver, o.Pool, o.PoolMin, err)
 	}
 	if o.PoolMin == 0 {
 		o.PoolMin = o.Pool

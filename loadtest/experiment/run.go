@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -194,17 +194,10 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if err := os.MkdirAll(opt.Out, 0o755); err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
 	}
-	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
-		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
-		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick,
-		Disturbance: &Disturbance{Off: e.Disturbance.Off, Threshold: e.Disturbance.Threshold, MaxAttempts: e.Disturbance.MaxAttempts,
-			MaxExtraSeconds: e.maxExtra().Seconds(), CPUPerRequest: e.Disturbance.CPUPerRequest, NoiseFloor: e.Disturbance.NoiseFloor, SettleSeconds: time.Duration(e.Disturbance.Settle).Seconds()}}
 	if e.Validate.Board != "" && opt.Target.Validate == nil {
 		return nil, fmt.Errorf("experiment %s: validate.board is set but no validation was given to run it", e.Name)
 	}
-	if len(res.Stats) == 0 && e.Stats.URL != "" {
-		res.Stats = opt.Target.Stats
-	}
+	res := newResult(e, opt.Target)
 	hub := opt.Live
 	if hub == nil {
 		hub = live.New() // kept for the report's dashboard
@@ -249,29 +242,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	default:
 		runErr = x.inTurn(ctx)
 	}
-	res.End = time.Now()
-	if runErr != nil {
-		res.Error = runErr.Error()
-		logf("experiment stopped: %v", runErr)
-	}
-	if e.Stats.URL != "" {
-		res.Interference, res.Steal = x.opt.Target.Interference.Name, x.opt.Target.Steal.Name
-	}
-	x.note(remeasuredText(res))
-	x.note(unjudgedNote(res))
-	if !e.Quick {
-		res.CalibrationMoved = res.movedFromCalibration()
-		x.note(res.CalibrationMoved)
-	}
-	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
-	var disk *watch.DiskTable
-	if opt.Target.Disk != nil && len(res.Disk) > 0 {
-		disk = opt.Target.Disk(res.Disk)
-	}
-	res.Verdicts = verdicts(res, disk)
-	if err := x.feed.Done(liveClaims(res.Claims, true, nil)); err != nil {
-		x.note(err.Error()) // a frame the page could not draw: the experiment goes on
-	}
+	disk := x.finish(runErr)
 	frames, err := hub.Frames()
 	if err != nil {
 		return res, errors.Join(runErr, err)
@@ -281,6 +252,52 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	}
 	logf("report: %s", filepath.Join(opt.Out, "index.html"))
 	return res, runErr
+}
+
+// newResult is an experiment's result before its runs: what the file and
+// the target say of it.
+func newResult(e *Experiment, t watch.Target) *Result {
+	d := e.Disturbance
+	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
+		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
+		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick,
+		Disturbance: &Disturbance{Off: d.Off, Threshold: d.Threshold, MaxAttempts: d.MaxAttempts, MaxExtraSeconds: e.maxExtra().Seconds(),
+			CPUPerRequest: d.CPUPerRequest, NoiseFloor: d.NoiseFloor, SettleSeconds: time.Duration(d.Settle).Seconds()}}
+	if len(res.Stats) == 0 && e.Stats.URL != "" {
+		res.Stats = t.Stats
+	}
+	return res
+}
+
+// finish ends the result once the runs are done (runErr: why they
+// stopped): its notes, claims and verdicts, and the dashboard's last
+// frame. It returns the disk table the report shows.
+func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
+	res, e, t := x.res, x.e, x.opt.Target
+	res.End = time.Now()
+	if runErr != nil {
+		res.Error = runErr.Error()
+		x.logf("experiment stopped: %v", runErr)
+	}
+	if e.Stats.URL != "" {
+		res.Interference, res.Steal = t.Interference.Name, t.Steal.Name
+	}
+	x.note(remeasuredText(res))
+	x.note(unjudgedNote(res))
+	if !e.Quick {
+		res.CalibrationMoved = res.movedFromCalibration()
+		x.note(res.CalibrationMoved)
+	}
+	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
+	var disk *watch.DiskTable
+	if t.Disk != nil && len(res.Disk) > 0 {
+		disk = t.Disk(res.Disk)
+	}
+	res.Verdicts = verdicts(res, disk)
+	if err := x.feed.Done(liveClaims(res.Claims, true, nil)); err != nil {
+		x.note(err.Error()) // a frame the page could not draw: the experiment goes on
+	}
+	return disk
 }
 
 // experimentRunner holds what the runs of one experiment share.
@@ -347,114 +364,6 @@ func (x *experimentRunner) note(s string) {
 	x.res.Notes = append(x.res.Notes, s)
 	x.logf("%s", s)
 	x.feed.Note(s)
-}
-
-// inTurn measures each run in full before starting the next: every client
-// count, each repeated back to back.
-func (x *experimentRunner) inTurn(ctx context.Context) error {
-	for _, run := range x.e.Runs {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		lr, err := x.start(ctx, run)
-		if err != nil {
-			lr.stop(x)
-			return lr.failed(err)
-		}
-		for _, clients := range x.e.Load.Clients {
-			for rep := 1; rep <= x.e.Load.Repeats; rep++ {
-				if err := x.measureRepeat(ctx, lr, clients, rep); err != nil {
-					lr.stop(x)
-					return lr.failed(err)
-				}
-			}
-		}
-		lr.stop(x)
-	}
-	return nil
-}
-
-// interleaved starts every run's server, then for each repeat and each
-// client count measures the runs in the file's order.
-func (x *experimentRunner) interleaved(ctx context.Context) error {
-	var live []*serverRun
-	defer func() {
-		for _, lr := range live {
-			lr.stop(x)
-		}
-	}()
-	for _, run := range x.e.Runs {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		lr, err := x.start(ctx, run)
-		live = append(live, lr)
-		if err != nil {
-			return lr.failed(err)
-		}
-	}
-	// Each repeat is a whole sweep, a round of the side-by-side runner
-	// whose settings are every client count of every run: a burst of the
-	// machine's other work then lands on one measurement of several
-	// points rather than on every measurement of one, and the median of a
-	// point's repeats leaves it out.
-	clients := x.e.Load.Clients
-	_, err := measure.Rounds(ctx, measure.Plan{Rounds: x.e.Load.Repeats, Settings: len(clients) * len(live),
-		Between: func(ctx context.Context, round int) error { return x.recalibrate(ctx, live, round+1) }},
-		func(ctx context.Context, round, setting int) (struct{}, error) {
-			lr := live[setting%len(live)]
-			if err := x.measureRepeat(ctx, lr, clients[setting/len(live)], round+1); err != nil {
-				return struct{}{}, lr.failed(err)
-			}
-			return struct{}{}, nil
-		})
-	return err
-}
-
-// serverRun is one run's server while the experiment measures it.
-type serverRun struct {
-	run   runSpec
-	dir   string
-	x     func(string) string // expands the run's placeholders
-	proc  *serverProc
-	fleet *runFleet // instead of proc, for a run of several replicas
-	rr    *runResult
-	steps int // measurements taken of this server
-	// vars are the run's placeholders (x expands them): its ports and
-	// directory, the experiment's and the run's vars, and the knobs a
-	// restart set (restartWith).
-	vars map[string]string
-}
-
-// failed records err as the run's and returns it named by the run.
-func (lr *serverRun) failed(err error) error {
-	lr.rr.Error = err.Error()
-	return fmt.Errorf("run %q: %w", lr.run.Name, err)
-}
-
-// stop stops the run's server, once.
-func (lr *serverRun) stop(x *experimentRunner) {
-	if lr.fleet != nil {
-		x.stopFleet(lr)
-	}
-	if lr.proc == nil {
-		return
-	}
-	if err := lr.proc.stop(time.Duration(x.e.Server.StopTimeout)); err != nil {
-		x.logf("run %s: %v", lr.run.Name, err)
-	}
-	lr.proc = nil
-}
-
-// reset restores the run's data, when the file names a reset URL.
-func (lr *serverRun) reset(ctx context.Context, e *Experiment) error {
-	if e.Server.Reset == "" {
-		return nil
-	}
-	if err := post(ctx, lr.x(e.Server.Reset), 5*time.Minute); err != nil {
-		return fmt.Errorf("reset: %w", err)
-	}
-	return nil
 }
 
 // start starts the server of one run and makes it ready to load: ready,

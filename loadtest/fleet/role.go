@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 )
 
 // RolePrefix starts the name of every role and database a fleet creates,
@@ -40,7 +41,8 @@ type Role struct {
 // CreateRole creates a role of its own (LOGIN, not a superuser, whom
 // CONNECTION LIMIT does not hold) with connLimit (0 or less: none) and a
 // database it owns, over the admin DSN (a role that may CREATE ROLE and
-// CREATE DATABASE, such as the lab's root).
+// CREATE DATABASE: a superuser, or one with CREATEROLE and CREATEDB as
+// docs/postgres.md makes it).
 func CreateRole(ctx context.Context, admin string, connLimit int) (*Role, error) {
 	cfg, err := pgx.ParseConfig(admin)
 	if err != nil {
@@ -58,16 +60,32 @@ func CreateRole(ctx context.Context, admin string, connLimit int) (*Role, error)
 	id := pgx.Identifier{r.Name}.Sanitize()
 	// A password is a literal, not a parameter, in CREATE ROLE: it is hex.
 	if _, err := c.Exec(ctx, fmt.Sprintf(`CREATE ROLE %s LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '%s' CONNECTION LIMIT %d`, id, r.Password, r.ConnLimit)); err != nil {
-		return nil, fmt.Errorf("fleet: create role %s: %w", r.Name, err)
+		return nil, fmt.Errorf("fleet: create role %s: %w", r.Name, denied(err, cfg.User, "create roles", "CREATEROLE"))
 	}
-	if _, err := c.Exec(ctx, fmt.Sprintf(`CREATE DATABASE %s OWNER %s`, id, id)); err != nil {
-		err = fmt.Errorf("fleet: create database %s: %w", r.Name, err)
+	// CREATE DATABASE ... OWNER needs the admin to be a member of the
+	// owner unless it is a superuser (a CREATEROLE role is not, by default).
+	_, err = c.Exec(ctx, `GRANT `+id+` TO CURRENT_USER`)
+	if err == nil {
+		_, err = c.Exec(ctx, fmt.Sprintf(`CREATE DATABASE %s OWNER %s`, id, id))
+	}
+	if err != nil {
+		err = fmt.Errorf("fleet: create database %s: %w", r.Name, denied(err, cfg.User, "create databases", "CREATEDB"))
 		if _, derr := c.Exec(context.WithoutCancel(ctx), `DROP ROLE `+id); derr != nil {
 			err = errors.Join(err, fmt.Errorf("fleet: drop role %s: %w", r.Name, derr))
 		}
 		return nil, err
 	}
 	return r, nil
+}
+
+// denied names the attribute the admin role lacks when PostgreSQL refused
+// it a privilege (SQLSTATE 42501), and the statement that grants it.
+func denied(err error, user, what, attr string) error {
+	var pe *pgconn.PgError
+	if !errors.As(err, &pe) || pe.Code != "42501" {
+		return err
+	}
+	return fmt.Errorf("the role %s may not %s: run ALTER ROLE %s %s as a superuser (docs/postgres.md): %w", user, what, pgx.Identifier{user}.Sanitize(), attr, err)
 }
 
 // DSN is the URL of the role's database as the role, at host:port (PostgreSQL's own, or PgBouncer's).

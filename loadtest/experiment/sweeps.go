@@ -1,0 +1,117 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"bbslab/loadtest/measure"
+)
+
+// inTurn measures each run in full before starting the next: every client
+// count, each repeated back to back.
+func (x *experimentRunner) inTurn(ctx context.Context) error {
+	for _, run := range x.e.Runs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		lr, err := x.start(ctx, run)
+		if err != nil {
+			lr.stop(x)
+			return lr.failed(err)
+		}
+		for _, clients := range x.e.Load.Clients {
+			for rep := 1; rep <= x.e.Load.Repeats; rep++ {
+				if err := x.measureRepeat(ctx, lr, clients, rep); err != nil {
+					lr.stop(x)
+					return lr.failed(err)
+				}
+			}
+		}
+		lr.stop(x)
+	}
+	return nil
+}
+
+// interleaved starts every run's server, then for each repeat and each
+// client count measures the runs in the file's order.
+func (x *experimentRunner) interleaved(ctx context.Context) error {
+	var live []*serverRun
+	defer func() {
+		for _, lr := range live {
+			lr.stop(x)
+		}
+	}()
+	for _, run := range x.e.Runs {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		lr, err := x.start(ctx, run)
+		live = append(live, lr)
+		if err != nil {
+			return lr.failed(err)
+		}
+	}
+	// Each repeat is a whole sweep, a round of the side-by-side runner
+	// whose settings are every client count of every run: a burst of the
+	// machine's other work then lands on one measurement of several
+	// points rather than on every measurement of one, and the median of a
+	// point's repeats leaves it out.
+	clients := x.e.Load.Clients
+	_, err := measure.Rounds(ctx, measure.Plan{Rounds: x.e.Load.Repeats, Settings: len(clients) * len(live),
+		Between: func(ctx context.Context, round int) error { return x.recalibrate(ctx, live, round+1) }},
+		func(ctx context.Context, round, setting int) (struct{}, error) {
+			lr := live[setting%len(live)]
+			if err := x.measureRepeat(ctx, lr, clients[setting/len(live)], round+1); err != nil {
+				return struct{}{}, lr.failed(err)
+			}
+			return struct{}{}, nil
+		})
+	return err
+}
+
+// serverRun is one run's server while the experiment measures it.
+type serverRun struct {
+	run   runSpec
+	dir   string
+	x     func(string) string // expands the run's placeholders
+	proc  *serverProc
+	fleet *runFleet // instead of proc, for a run of several replicas
+	rr    *runResult
+	steps int // measurements taken of this server
+	// vars are the run's placeholders (x expands them): its ports and
+	// directory, the experiment's and the run's vars, and the knobs a
+	// restart set (restartWith).
+	vars map[string]string
+}
+
+// failed records err as the run's and returns it named by the run.
+func (lr *serverRun) failed(err error) error {
+	lr.rr.Error = err.Error()
+	return fmt.Errorf("run %q: %w", lr.run.Name, err)
+}
+
+// stop stops the run's server, once.
+func (lr *serverRun) stop(x *experimentRunner) {
+	if lr.fleet != nil {
+		x.stopFleet(lr)
+	}
+	if lr.proc == nil {
+		return
+	}
+	if err := lr.proc.stop(time.Duration(x.e.Server.StopTimeout)); err != nil {
+		x.logf("run %s: %v", lr.run.Name, err)
+	}
+	lr.proc = nil
+}
+
+// reset restores the run's data, when the file names a reset URL.
+func (lr *serverRun) reset(ctx context.Context, e *Experiment) error {
+	if e.Server.Reset == "" {
+		return nil
+	}
+	if err := post(ctx, lr.x(e.Server.Reset), 5*time.Minute); err != nil {
+		return fmt.Errorf("reset: %w", err)
+	}
+	return nil
+}
