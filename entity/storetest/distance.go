@@ -86,6 +86,15 @@ func testDistance(t *testing.T, open func(t *testing.T, o entity.Options) entity
 		}
 	})
 
+	testConnectLatency(t, open)
+}
+
+// testConnectLatency is the rest of testDistance.
+func testConnectLatency(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
+	ctx := context.Background()
+	const lat = 25 * time.Millisecond
+	const conn = 40 * time.Millisecond
+
 	t.Run("ConnectLatencyPoolFill", func(t *testing.T) {
 		t.Parallel()
 		start := time.Now()

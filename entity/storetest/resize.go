@@ -15,14 +15,6 @@ import (
 // load, min and max apart, mode none refusing, bad sizes refused.
 func testResize(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
 	ctx := context.Background()
-	resizable := func(t *testing.T, s entity.Store) entity.Resizable {
-		t.Helper()
-		r, ok := s.(entity.Resizable)
-		if !ok {
-			t.Fatalf("%T is not an entity.Resizable", s)
-		}
-		return r
-	}
 
 	// Eight goroutines run a query per acquire on a pool of 2, so that
 	// acquires wait. Growing to 5 opens exactly the 3 new connections
@@ -158,4 +150,15 @@ func churn(s entity.Store, n int, stop chan struct{}, see func(entity.PoolStats)
 		})
 	}
 	return func() []error { wg.Wait(); return errs }
+}
+
+// resizable returns s as an entity.Resizable, failing the test when it is
+// not one.
+func resizable(t *testing.T, s entity.Store) entity.Resizable {
+	t.Helper()
+	r, ok := s.(entity.Resizable)
+	if !ok {
+		t.Fatalf("%T is not an entity.Resizable", s)
+	}
+	return r
 }

@@ -64,6 +64,14 @@ func testValidate(t *testing.T, open func(t *testing.T, o entity.Options) entity
 		})
 	}
 
+	testValidateOthers(t, open)
+}
+
+// testValidateOthers is the rest of testValidate.
+func testValidateOthers(t *testing.T, open func(t *testing.T, o entity.Options) entity.Store) {
+	ctx := context.Background()
+	const lat = 25 * time.Millisecond
+
 	t.Run("ValidateOff", func(t *testing.T) {
 		t.Parallel()
 		s := open(t, entity.Options{Pool: 1, PoolValidate: entity.ValidateOff, Distance: entity.Distance{Latency: lat}})
