@@ -71,7 +71,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		logf("stopped: %s", res.Stopped)
 		logf("%d settings measured (%d runs) in %.0f s", res.Measurements, res.Runs, res.Seconds)
 		if out != "" {
-			if werr := writeTune(out, spec.Load, res); werr != nil {
+			if werr := writeJSON(out, tune.File{Tool: "loadtest tune", At: time.Now().UTC(), Load: spec.Load, Result: res}); werr != nil {
 				return werr
 			}
 			logf("wrote %s", out)
@@ -80,7 +80,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	switch {
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		return cli.WithCode(cli.ExitInterrupted, errors.New("interrupted"))
+		return errInterrupted()
 	case err != nil:
 		return err
 	case !res.WinnerMet:
@@ -89,9 +89,10 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	return nil
 }
 
-// tuneFlags registers tune's flags on fs (tune.Spec's, the load's and the
-// requests', through cli.BindFlags, and the command's own) and returns the
-// spec they fill and the parser that fills it, returning -out.
+// tuneFlags registers tune's flags on fs (tune.Spec's with its thresholds,
+// the load's and the requests', through cli.BindFlags, two of the
+// measuring rules and the command's own) and returns the spec they fill
+// and the parser that fills it, returning -out.
 func tuneFlags(fs *flag.FlagSet, stderr io.Writer, outHelp string) (*tune.Spec, func([]string) (string, error)) {
 	fs.SetOutput(stderr)
 	spec := &tune.Spec{}
@@ -99,6 +100,8 @@ func tuneFlags(fs *flag.FlagSet, stderr io.Writer, outHelp string) (*tune.Spec, 
 	cli.BindFlags(fs, spec)
 	cli.BindFlags(fs, &spec.Load)
 	cli.BindFlags(fs, &reqs)
+	fs.Float64Var(&spec.Rules.Threshold, "disturbed", 0, "a measurement is disturbed when others took more than this many points of a core beyond the steps before (0: the rules' default)")
+	fs.Float64Var(&spec.Rules.CPUPerRequest, "slow", 0, "a measurement is slow when its server CPU per request is more than this % above the steps' before (0: the rules' default)")
 	clients := fs.Int("clients", 20, "clients (connections) of each measurement")
 	slo := fs.String("slo", "p99<10ms", "objectives every setting is held to, e.g. 'p99<10ms,errors<0.1%'")
 	start := fs.String("start", "", "first `setting`, WORKERS/POOL (e.g. 5/5; default: the knobs in force)")
@@ -169,9 +172,9 @@ func parseKnobs(s string) (watch.Knobs, error) {
 	return watch.Knobs{Workers: nw, Pool: np}, nil
 }
 
-// writeTune writes the tuning as indented JSON.
-func writeTune(path string, load loadtest.Settings, res *tune.Result) error {
-	b, err := json.MarshalIndent(tune.File{Tool: "loadtest tune", At: time.Now().UTC(), Load: load, Result: res}, "", "  ")
+// writeJSON writes v as indented JSON.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		return err
 	}

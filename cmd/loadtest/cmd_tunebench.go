@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -55,7 +53,6 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	announceTune(logf, spec)
-	logf("grid: %d settings (workers × pool on the tuner's ladder within -min/-max-workers and -pool), each measured as a tuner step", len(tune.Grid(*spec)))
 	g, err := tune.RunGrid(ctx, *spec, starts, contract.Board, tune.Options{Logf: logf}, gs)
 	switch {
 	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
@@ -65,15 +62,11 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	g.Report(logf, spec.Repeats)
 	if out != "" {
-		b, err := json.MarshalIndent(struct {
+		if err := writeJSON(out, struct {
 			Tool string    `json:"tool"`
 			At   time.Time `json:"at"`
 			*tune.GridResult
-		}{"loadtest tunebench", time.Now().UTC(), g}, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+		}{"loadtest tunebench", time.Now().UTC(), g}); err != nil {
 			return err
 		}
 		logf("wrote %s", out)

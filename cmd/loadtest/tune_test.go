@@ -67,8 +67,9 @@ func TestTuneUsage(t *testing.T) {
 // other work took the board's cores); a JSON with
 // every step's evidence, the winner among the steps and the rules
 // checked; and the board left at the winner (GET /admin/knobs). Under
-// -short it skips: the loop runs against a fake board in loadtest/tune,
-// and Board.Tuning on the real handler in loadtest/contract.
+// -short it skips: the loop runs against a model of a target and a
+// running fake in loadtest/tune, and Board.Tuning on the real handler in
+// loadtest/contract.
 func TestTuneRealBoard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("tuning the board binary: about 30 s; runs without -short")

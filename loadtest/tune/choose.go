@@ -1,10 +1,10 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/watch"
@@ -68,110 +68,64 @@ type Proposal struct {
 	Why   string
 }
 
-// RoomCPU is the cores' busy share a move aims at: below FullCPU, so that
-// a step up lands short of full rather than past it.
-var RoomCPU = 90.0
-
 // growth is how far the CPU's room lets the concurrency grow: RoomCPU over
 // the cores' busy share (2 when unknown), at least 1, at most 4.
-func growth(r Readings) float64 {
+func (th Thresholds) growth(r Readings) float64 {
 	if !r.has(rCoresBusy) || r.CoresBusy <= 0 {
 		return 2
 	}
-	return math.Max(1, math.Min(4, RoomCPU/r.CoresBusy))
+	return math.Max(1, math.Min(4, th.RoomCPU/r.CoresBusy))
 }
 
-// propose returns the setting the diagnosis d of m points at (wl, pl: the
-// workers' and the pool's ladders; lower as for Diagnose; halve: no
-// setting smaller in both knobs was measured, so a full CPU halves both),
-// or false when it points at none: the generator, the application, or
-// nothing to trim.
-func propose(m *Measurement, d Diagnosis, wl, pl Ladder, lower *Measurement, halve bool) (Proposal, bool) {
-	r, k := m.Readings, m.Knobs
+// propose returns the setting the diagnosis d of m points at (lower as
+// for Diagnose; halve: no setting smaller in every knob was measured, so
+// a full CPU halves them), or false when it points at none: the
+// generator, the application, or nothing to trim. The readings name the
+// workers and the pool; other knobs keep their values, within their caps.
+func (t *tuner) propose(m *Measurement, d Diagnosis, lower *Measurement, halve bool) (Proposal, bool) {
+	r, k, ks := m.Readings, m.Knobs, t.knobs
 	w, p := k.Workers, k.Pool
-	f := growth(r)
-	var next watch.Knobs
+	wl, pl := ks[0].l, ks[1].l
+	f := t.spec.growth(r)
+	next := k
 	var why string
 	switch d.Limit {
 	case Generator, Application:
 		return Proposal{}, false
 	case Workers:
 		want := int(math.Ceil(float64(w) * math.Min(f, 1+r.WorkersQueued/float64(w))))
-		w2 := wl.atLeast(max(want, w+1))
-		p2 := p
+		next.Workers = wl.atLeast(max(want, w+1))
 		why = fmt.Sprintf("more workers (%.1f queued, CPU room x%.2f)", r.WorkersQueued, f)
 		// The connections the new workers will want, at the share of
 		// their time the present ones hold one: more when they would be
 		// over 90 % in use.
-		if need := r.PoolInUse * float64(w2) / float64(w); r.has(rPoolInUse) && need > 0.9*float64(p) {
-			p2 = max(p, pl.atLeast(min(w2, int(math.Ceil(need/0.9)))))
+		if need := r.PoolInUse * float64(next.Workers) / float64(w); r.has(rPoolInUse) && need > 0.9*float64(p) {
+			next.Pool = max(p, pl.atLeast(min(next.Workers, int(math.Ceil(need/0.9)))))
 			why += fmt.Sprintf(", and connections with them (%.1f of %d in use now, %.1f wanted)", r.PoolInUse, p, need)
 		}
-		next = watch.Knobs{Workers: w2, Pool: p2}
 	case Pool:
 		want := int(math.Ceil(float64(p) * math.Min(f, 1+r.PoolWaiting/float64(p))))
-		p2 := pl.atLeast(max(want, p+1))
-		next = watch.Knobs{Workers: max(w, wl.atLeast(p2)), Pool: p2}
+		next.Pool = pl.atLeast(max(want, p+1))
+		next.Workers = max(w, wl.atLeast(next.Pool))
 		why = fmt.Sprintf("more connections (%.1f acquires waiting, CPU room x%.2f)", r.PoolWaiting, f)
 	case TooMany:
 		if p > w {
-			next, why = watch.Knobs{Workers: w, Pool: pl.atLeast(w)}, "no more connections than workers"
-			if next.Pool > w {
-				next.Pool = pl.below(w + 1)
-			}
+			why = "no more connections than workers"
 		} else if lower != nil {
-			next, why = watch.Knobs{Workers: lower.Knobs.Workers, Pool: p}, "back to fewer workers: more only made them wait for the CPU"
+			next.Workers, why = lower.Knobs.Workers, "back to fewer workers: more only made them wait for the CPU"
 		}
 	case Capacity:
-		next, why = shrinkBoth(k, wl, pl, halve), "fewer of both: the CPU is full, find the least that keeps its throughput"
+		next, why = ks.shrink(k, halve), "fewer of every knob: the CPU is full, find the least that keeps its throughput"
 	case Load:
 		w2 := wl.atLeast(int(math.Ceil(r.WorkersBusy)) + 1)
-		p2 := pl.atLeast(int(math.Ceil(r.PoolInUse)) + 1)
-		next, why = watch.Knobs{Workers: min(w2, w), Pool: min(p2, p, w2)}, "trim to what was used"
+		next.Workers, next.Pool = min(w2, w), min(pl.atLeast(int(math.Ceil(r.PoolInUse))+1), p)
+		why = "trim to what was used"
 	}
-	next.PoolMin = 0
-	if next.Workers == 0 || next == (watch.Knobs{Workers: w, Pool: p}) {
+	next = ks.capped(next)
+	if why == "" || next == k {
 		return Proposal{}, false
 	}
 	return Proposal{Knobs: next, Why: why}, true
-}
-
-// shrinkBoth is one rung down of both knobs (the pool kept at most the
-// workers), or half of each when halve (nothing smaller measured yet: a
-// setting far too large comes down in a few steps).
-func shrinkBoth(k watch.Knobs, wl, pl Ladder, halve bool) watch.Knobs {
-	w, p := wl.below(k.Workers), pl.below(k.Pool)
-	if halve {
-		w, p = wl.atLeast((k.Workers+1)/2), pl.atLeast((k.Pool+1)/2)
-	}
-	if p > w {
-		p = pl.below(w + 1)
-	}
-	return watch.Knobs{Workers: w, Pool: p}
-}
-
-// neighbours are the settings next to k the tuner checks before it calls
-// k the best: fewer of both, fewer workers (not below the pool), fewer
-// connections, more workers (the article's workers = pool + α), and more
-// of both: with the CPU full the throughput can still rise a few percent
-// with more requests in flight, each taking less CPU (measured on this VM:
-// docs/measurements.md, "The tuner against the full grid").
-func neighbours(k watch.Knobs, wl, pl Ladder) []watch.Knobs {
-	w, p := k.Workers, k.Pool
-	cands := []watch.Knobs{
-		{Workers: wl.below(w), Pool: min(pl.below(p), wl.below(w))},
-		{Workers: wl.below(w), Pool: p},
-		{Workers: w, Pool: pl.below(p)},
-		{Workers: wl.above(w), Pool: p},
-		{Workers: wl.above(w), Pool: pl.above(p)},
-	}
-	var out []watch.Knobs
-	for _, c := range cands {
-		if c.Pool <= c.Workers && c != (watch.Knobs{Workers: w, Pool: p}) && !slices.Contains(out, c) {
-			out = append(out, c)
-		}
-	}
-	return out
 }
 
 // Goal is what the tuner maximises among the settings that meet the
@@ -211,10 +165,11 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 		// None met: the closest, and each whose miss at its best repeat
 		// reaches the closest's at its worst (or within 5 % of its
 		// median). A p99 moves more than that from one repeat to the next
-		// (docs/measurements.md, T42), so a closeness within it decides
+		// (docs/measurements.md, "The tuner against the full grid"), so a
+		// closeness within it decides
 		// nothing: the throughput decides among them, as among those
 		// that meet.
-		closest := slices.MinFunc(ms, func(a, b *Measurement) int { return cmpFloat(miss(a, objs, atMedian), miss(b, objs, atMedian)) })
+		closest := slices.MinFunc(ms, func(a, b *Measurement) int { return cmp.Compare(miss(a, objs, atMedian), miss(b, objs, atMedian)) })
 		reach := math.Max(miss(closest, objs, atWorst), 1.05*miss(closest, objs, atMedian))
 		for _, m := range ms {
 			if miss(m, objs, atBest) <= reach {
@@ -227,15 +182,15 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 			if c := resources(a.Knobs) - resources(b.Knobs); c != 0 {
 				return c
 			}
-			return cmpFloat(b.Throughput.Median, a.Throughput.Median)
+			return cmp.Compare(b.Throughput.Median, a.Throughput.Median)
 		})
 		return met[0]
 	}
-	top := slices.MaxFunc(met, func(a, b *Measurement) int { return cmpFloat(a.Throughput.Median, b.Throughput.Median) })
+	top := slices.MaxFunc(met, func(a, b *Measurement) int { return cmp.Compare(a.Throughput.Median, b.Throughput.Median) })
 	var tied []*Measurement
 	for _, m := range met {
 		beaten := slices.ContainsFunc(met, func(x *Measurement) bool { return more(x, m) })
-		if m.band().Max >= top.band().Min && !beaten {
+		if m.Band.Max >= top.Band.Min && !beaten {
 			tied = append(tied, m)
 		}
 	}
@@ -243,7 +198,7 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 		if c := resources(a.Knobs) - resources(b.Knobs); c != 0 {
 			return c
 		}
-		return cmpFloat(b.Throughput.Median, a.Throughput.Median)
+		return cmp.Compare(b.Throughput.Median, a.Throughput.Median)
 	})
 }
 
@@ -267,10 +222,7 @@ func miss(m *Measurement, objs []loadtest.Objective, e end) float64 {
 		if v.Pass || i >= len(objs) {
 			continue
 		}
-		lim := objs[i].Limit
-		if objs[i].Quantile > 0 || objs[i].Metric == "mean" || objs[i].Metric == "max" {
-			lim = ms(time.Duration(lim))
-		}
+		lim := limit(objs[i])
 		val := v.Value.Median
 		if v.Value.N > 0 && e != atMedian {
 			good, bad := v.Value.Min, v.Value.Max
@@ -292,14 +244,4 @@ func miss(m *Measurement, objs []loadtest.Objective, e end) float64 {
 		}
 	}
 	return sum
-}
-
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

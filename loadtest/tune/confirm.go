@@ -1,12 +1,14 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -15,12 +17,9 @@ import (
 // (the highest median) when they differ, else the best and the runner-up
 // (the best of the other steps that meet the objectives, by the same
 // rule), both measured again side by side, in Repeats interleaved rounds,
-// and compared round by round. Three repeats back to back can be as wide
-// as the difference between neighbours, and steps minutes apart drift
-// with the machine: a best that is the top can owe its lead to a fast
-// moment of the machine (T48, docs/measurements.md); rounds side by side
-// share the machine's moment (docs/measurements.md, "The tuner against
-// the full grid"). Of the two, Fewest is the one with fewer workers and
+// and compared round by round: steps minutes apart drift with the machine,
+// rounds side by side share its moment (docs/measurements.md, "The tuner
+// against the full grid"). Fewest is the one with fewer workers and
 // connections, Top the other.
 type Confirmation struct {
 	// Fewest and Top as measured side by side, one run a round (absent
@@ -60,7 +59,7 @@ func (t *tuner) confirmable(outcome string) (fewest, top, best *Measurement, ok 
 			met = append(met, m)
 		}
 	}
-	top = slices.MaxFunc(met, func(a, b *Measurement) int { return cmpFloat(a.Throughput.Median, b.Throughput.Median) })
+	top = slices.MaxFunc(met, func(a, b *Measurement) int { return cmp.Compare(a.Throughput.Median, b.Throughput.Median) })
 	if top != best {
 		return best, top, best, true
 	}
@@ -85,8 +84,9 @@ func (t *tuner) confirmable(outcome string) (fewest, top, best *Measurement, ok 
 // else the fewest is the winner. A disturbed or slow pair is measured
 // again once; disturbed twice, the check is undecided and the higher
 // median of the steps stands (the steps could not tell the two apart,
-// and the goal is throughput: the side by side's rounds ranged 0.86-1.24
-// in such a spell on 2026-12-05, T31), beating nothing. It returns the
+// and the goal is throughput, where rounds in a slow spell range far
+// wider than the noise: docs/measurements.md, "The tuner against the full
+// grid"), beating nothing. It returns the
 // check (nil when none ran), the measurements it took and whether the
 // check kept another than the steps' best and more resources (the tuning
 // may go on above it).
@@ -117,7 +117,7 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 	taken = len(ms)
 	c = &Confirmation{Winner: fewest.Knobs}
 	if d, bad := t.upset(ms); bad {
-		// Measured again, once (a step gets StepAttempts).
+		// Measured again, once (a step gets Rules.MaxAttempts).
 		t.opt.Logf("confirm: left out: %s; measuring both again side by side", d.Evidence)
 		c.Disturbed = ms
 		if ms, err = t.sideBySide(ctx, ks, rounds); err != nil {
@@ -140,7 +140,7 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 		}
 	}
 	c.Fewest, c.Top = ms[0], ms[1]
-	c.Ratio, _ = paired(ms[1], ms[0])
+	c.Ratio = measure.Ratios(ms[1].Throughputs, ms[0].Throughputs, 0).Ratio
 	rng := fmt.Sprintf("%s served %.3f (%.3f-%.3f) times %s's throughput round by round (medians %.0f/s and %.0f/s)", short(top.Knobs), c.Ratio.Median, c.Ratio.Min, c.Ratio.Max,
 		short(fewest.Knobs), ms[1].Throughput.Median, ms[0].Throughput.Median)
 	both := ""
@@ -153,11 +153,11 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 	case !ms[0].Met && ms[1].Met:
 		c.Winner = top.Knobs
 		c.Why = fmt.Sprintf("side by side, %s missed %s and %s met them: %s wins", short(fewest.Knobs), t.objectives(), short(top.Knobs), short(top.Knobs))
-	case c.Ratio.Median > 1+t.spec.Noise:
+	case c.Ratio.Median > 1+t.spec.Rules.NoiseFloor/100:
 		c.Winner = top.Knobs
-		c.Why = fmt.Sprintf("%sside by side, %s: more beyond the noise (±%.0f %%): %s wins", both, rng, 100*t.spec.Noise, short(top.Knobs))
+		c.Why = fmt.Sprintf("%sside by side, %s: more beyond the noise (±%.0f %%): %s wins", both, rng, t.spec.Rules.NoiseFloor, short(top.Knobs))
 	default:
-		c.Why = fmt.Sprintf("%sside by side, %s: within the noise (±%.0f %%): %s, the fewer, stays", both, rng, 100*t.spec.Noise, short(fewest.Knobs))
+		c.Why = fmt.Sprintf("%sside by side, %s: within the noise (±%.0f %%): %s, the fewer, stays", both, rng, t.spec.Rules.NoiseFloor, short(fewest.Knobs))
 	}
 	t.opt.Logf("confirm: %s", c.Why)
 	if c.Winner == top.Knobs {
@@ -189,17 +189,16 @@ func other(m, a, b *Measurement) *Measurement {
 }
 
 // onward is where the tuning goes on after a check that kept the top: the
-// first unmeasured setting above it in the bounds, more of both knobs
-// first, then more workers, then more connections. The check found more
+// first unmeasured setting above it in the bounds, more of every knob
+// first, then more of each in the list's order. The check found more
 // serving more; the settings below the top are the beaten best's side.
 func (t *tuner) onward(top watch.Knobs) (watch.Knobs, bool) {
-	w, p := top.Workers, top.Pool
-	for _, k := range []watch.Knobs{
-		{Workers: t.wl.above(w), Pool: t.pl.above(p)},
-		{Workers: t.wl.above(w), Pool: p},
-		{Workers: w, Pool: t.pl.above(p)},
-	} {
-		if k != (watch.Knobs{Workers: w, Pool: p}) && k.Pool <= k.Workers && t.inBounds(k) && t.visited(k) == nil {
+	cands := []watch.Knobs{t.knobs.shift(top, 1, -1)}
+	for i := range t.knobs {
+		cands = append(cands, t.knobs.shift(top, 1, i))
+	}
+	for _, k := range cands {
+		if k != top && t.knobs.capped(k) == k && t.knobs.outside(k) == "" && t.visited(k) == nil {
 			return k, true
 		}
 	}
@@ -210,10 +209,10 @@ func (t *tuner) onward(top watch.Knobs) (watch.Knobs, bool) {
 // when it is: other work took the target's cores (disturbed), or its CPU
 // per request was far above the steps' before it (slow).
 func (t *tuner) leftOut(m *Measurement) (Diagnosis, bool) {
-	if d, ok := disturbed(m); ok {
+	if d, ok := t.disturbed(m, t.measured); ok {
 		return d, true
 	}
-	return slow(m, t.measured)
+	return t.slow(m, t.measured)
 }
 
 // upset reports whether one of a side-by-side check's measurements was
@@ -227,19 +226,4 @@ func (t *tuner) upset(ms []*Measurement) (Diagnosis, bool) {
 		}
 	}
 	return Diagnosis{}, false
-}
-
-// paired is a's throughput over b's run by run (side by side: round by
-// round), false when their runs do not pair up.
-func paired(a, b *Measurement) (loadtest.Spread, bool) {
-	if len(a.Throughputs) != len(b.Throughputs) || len(a.Throughputs) == 0 {
-		return loadtest.Spread{}, false
-	}
-	per := make([]float64, len(a.Throughputs))
-	for i, v := range a.Throughputs {
-		if d := b.Throughputs[i]; d > 0 {
-			per[i] = v / d
-		}
-	}
-	return loadtest.SpreadOf(per), true
 }

@@ -2,8 +2,10 @@ package tune
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
 
-	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 )
 
 // A Limit is what limits a measured setting, in the article's order.
@@ -33,39 +35,41 @@ const (
 	// Disturbed: other work took the target's cores during the
 	// measurement, the hypervisor took the generator's (steal), or the
 	// machine was slow (CPU per request); it is measured again, up to
-	// StepAttempts in all.
+	// Rules.MaxAttempts in all.
 	Disturbed Limit = "disturbed"
 )
 
-// Thresholds of the diagnosis. A core or a machine counts as full from
-// FullCPU % busy (the generator from FullGenerator % of its CPUs); a wait
-// counts when it takes at least WaitShare of the mean latency; the
-// application's signature is at least ManyQueries queries per request with
-// the database taking at least DatabaseShare of the time the request held
-// a worker. FullCPU is 94, not 90: a board pinned to one core of the
-// 2-core VM read 90-93 % busy well below its plateau, where a tuner that
-// called 90 % full stopped (figures: docs/measurements.md, "The tuner
-// against the full grid").
-var (
-	FullCPU       = 94.0
-	FullGenerator = 85.0
-	WaitShare     = 0.10
-	ManyQueries   = 5.0
-	DatabaseShare = 0.5
-	// DisturbedCPU is how much of a core other work may take of the
-	// target's cores (its interference reading), and the hypervisor of
-	// the generator's CPUs (their steal), before a measurement counts as
-	// disturbed.
-	DisturbedCPU = 15.0
-	// SlowCPU is how many times the median CPU per request of the
-	// settings measured before a measurement's may be before it counts as
-	// slow: the machine took the CPU without a reading of other work
-	// (figures: docs/measurements.md, "The tuner against the full grid").
-	SlowCPU = 1.3
-	// CPUWaitGrowth is how much the CPU wait per request must grow from
-	// a setting with fewer workers (and at least 0.05 ms) for "too many".
-	CPUWaitGrowth = 1.5
-)
+// Thresholds are the diagnosis's bounds on the readings, each field's
+// meaning its help tag, each zero field its default tag's value
+// (docs/experiments.md, "The tuner's thresholds", says which measurement
+// chose each).
+type Thresholds struct {
+	FullCPU       float64 `toml:"full_cpu" flag:"full-cpu" default:"94" help:"the target's cores (the machine, by its idle share) count as full from this busy share (%)"`
+	FullGenerator float64 `toml:"full_generator" flag:"full-generator" default:"85" help:"the generator counts as full from this share of its CPUs (%): the measurement is invalid"`
+	// RoomCPU lies below FullCPU, so that a step up lands short of full
+	// rather than past it.
+	RoomCPU       float64 `toml:"room_cpu" flag:"room-cpu" default:"90" help:"the cores' busy share (%) a move up aims at"`
+	WaitShare     float64 `toml:"wait_share" flag:"wait-share" default:"0.10" help:"a wait for a worker or a connection counts from this share of the mean latency"`
+	ManyQueries   float64 `toml:"many_queries" flag:"many-queries" default:"5" help:"the application's N+1: at least this many queries per request, with the database taking -database-share of the time"`
+	DatabaseShare float64 `toml:"database_share" flag:"database-share" default:"0.5" help:"the application's N+1: the database takes at least this share of the time a request holds a worker, at -many-queries"`
+	CPUWaitGrowth float64 `toml:"cpu_wait_growth" flag:"cpu-wait-growth" default:"1.5" help:"too many workers: the CPU wait per request (at least 0.05 ms) grew this many times since fewer workers, for no throughput beyond the noise"`
+}
+
+// fill sets each zero threshold to its default tag and checks them.
+func (th *Thresholds) fill() error {
+	v := reflect.ValueOf(th).Elem()
+	for i := range v.NumField() {
+		f, sf := v.Field(i), v.Type().Field(i)
+		if f.Float() == 0 {
+			d, _ := strconv.ParseFloat(sf.Tag.Get("default"), 64)
+			f.SetFloat(d)
+		}
+		if f.Float() < 0 {
+			return fmt.Errorf("%w: %s %g: want a positive value", errSpec, sf.Tag.Get("toml"), f.Float())
+		}
+	}
+	return nil
+}
 
 // A Diagnosis names the limit of a setting with the reading that shows it.
 type Diagnosis struct {
@@ -87,14 +91,14 @@ type Diagnosis struct {
 // waiting for a worker, connections outnumbering workers or CPU wait
 // grown since fewer workers (lower: the setting measured with the same
 // pool and the next fewer workers, nil for none), and otherwise the load.
-func Diagnose(m *Measurement, lower *Measurement) Diagnosis {
+func (th Thresholds) Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 	r, k := m.Readings, m.Knobs
-	if r.GeneratorCPU >= FullGenerator {
+	if r.GeneratorCPU >= th.FullGenerator {
 		return Diagnosis{Limit: Generator, Reading: "generator CPU", Value: r.GeneratorCPU, Unit: "% of its CPUs",
 			Evidence: fmt.Sprintf("the generator used %.0f%% of its CPUs: the measurement is invalid (give the generator its own CPU, or fewer clients)", r.GeneratorCPU)}
 	}
-	nPlus1 := r.Work != "" && r.has(rQueries) && r.Queries >= ManyQueries
-	if d, ok := capacity(r); ok {
+	nPlus1 := r.Work != "" && r.has(rQueries) && r.Queries >= th.ManyQueries
+	if d, ok := th.capacity(r); ok {
 		if nPlus1 {
 			d.Limit = Application
 			d.Evidence += fmt.Sprintf("; %s runs %.1f queries per request (N+1): the work per request is the application's to change", r.Work, r.Queries)
@@ -102,12 +106,12 @@ func Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 		return d
 	}
 	held := heldMs(m)
-	if nPlus1 && r.has(rDatabase) && held > 0 && r.DatabaseMs >= DatabaseShare*held {
+	if nPlus1 && r.has(rDatabase) && held > 0 && r.DatabaseMs >= th.DatabaseShare*held {
 		return Diagnosis{Limit: Application, Reading: rQueries, Value: r.Queries, Unit: "queries/request",
 			Evidence: fmt.Sprintf("%s runs %.1f queries per request and the database takes %.2f ms of the %.2f ms each request holds a worker: N+1, the application's to change, not a knob", r.Work, r.Queries, r.DatabaseMs, held)}
 	}
-	poolWaits := waits(r.PoolWaitMs, m.MeanMs) && r.has(rPoolWait)
-	workerWaits := waits(r.WorkerWaitMs, m.MeanMs) && r.has(rWorkerWait)
+	poolWaits := th.waits(r.PoolWaitMs, m.MeanMs) && r.has(rPoolWait)
+	workerWaits := th.waits(r.WorkerWaitMs, m.MeanMs) && r.has(rWorkerWait)
 	switch {
 	case poolWaits:
 		ev := fmt.Sprintf("requests waited %.2f ms for a connection (%.1f acquires waiting on average, %.1f of %d connections in use)", r.PoolWaitMs, r.PoolWaiting, r.PoolInUse, k.Pool)
@@ -119,7 +123,7 @@ func Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 		return Diagnosis{Limit: Workers, Reading: rWorkerWait, Value: r.WorkerWaitMs, Unit: "ms/request",
 			Evidence: fmt.Sprintf("requests waited %.2f ms for a worker (%.1f queued on average, %.1f of %d workers busy)%s", r.WorkerWaitMs, r.WorkersQueued, r.WorkersBusy, k.Workers, cpuRoom(r))}
 	}
-	if d, ok := tooMany(m, lower); ok {
+	if d, ok := th.tooMany(m, lower); ok {
 		return d
 	}
 	return Diagnosis{Limit: Load, Reading: rWorkersBusy, Value: r.WorkersBusy,
@@ -137,31 +141,48 @@ func heldMs(m *Measurement) float64 {
 	return m.MeanMs - r.WorkerWaitMs - r.PoolWaitMs
 }
 
-// disturbed says, when other work took the target's cores during m (at
-// least DisturbedCPU % of a core, the generator's own CPU left out when it
-// is not pinned), or the hypervisor took as much of the generator's CPUs
-// (steal), how much. Only the steal is read on the generator's side: the
-// rest of its CPUs' interference may be the target's own CPU, where the
-// two share cores.
-func disturbed(m *Measurement) (Diagnosis, bool) {
+// disturbed says, when the disturbance rule (measure.Judge) finds that
+// other work took the target's cores during m beyond what it took during
+// ref (the undisturbed measurements before it; the generator's own CPU
+// left out when it is not pinned), or the hypervisor the generator's
+// CPUs (steal), how much. Only the steal is judged on the generator's
+// side: the rest of its CPUs' interference may be the target's own CPU,
+// where the two share cores.
+func (t *tuner) disturbed(m *Measurement, ref []*Measurement) (Diagnosis, bool) {
+	t.judge.Baseline = &measure.Baseline{Source: measure.FromSteps}
+	for _, b := range ref {
+		t.judge.Baseline.Add(spans(b))
+	}
 	r := m.Readings
-	if others := r.Interference - r.GeneratorShared; r.has(rInterference) && others >= DisturbedCPU {
+	v := t.judge.Judge(spans(m))
+	if !v.Disturbed() {
+		return Diagnosis{}, false
+	}
+	if others := max(0, r.Interference-r.GeneratorShared); v.Expected != nil && others-*v.Expected > t.spec.Rules.Threshold {
 		return Diagnosis{Limit: Disturbed, Reading: rInterference, Value: others, Unit: "% of a core",
-			Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement (the generator's own CPU left out): its figures are not the setting's", others)}, true
+			Evidence: fmt.Sprintf("other work took %.0f%% of a core of the server's cores during the measurement (the generator's own CPU left out), %.0f more than during the steps before: its figures are not the setting's", others, others-*v.Expected)}, true
 	}
-	if r.GeneratorSteal >= DisturbedCPU {
-		return Diagnosis{Limit: Disturbed, Reading: rGeneratorSteal, Value: r.GeneratorSteal, Unit: "% of a core",
-			Evidence: fmt.Sprintf("the hypervisor took %.0f%% of a core of the generator's CPUs (steal) during the measurement: the load it offered and the latencies it read are not the setting's", r.GeneratorSteal)}, true
-	}
-	return Diagnosis{}, false
+	return Diagnosis{Limit: Disturbed, Reading: rGeneratorSteal, Value: r.GeneratorSteal, Unit: "% of a core",
+		Evidence: fmt.Sprintf("the hypervisor took %.0f%% of a core of the generator's CPUs (steal) during the measurement, more than before: the load it offered and the latencies it read are not the setting's", r.GeneratorSteal)}, true
 }
 
-// slow says, when the server's CPU per request during m was SlowCPU times
-// or more the median of the settings measured before it (at least two),
-// by how much: a slow spell of the machine that no reading of other work
-// shows (another guest on the same physical core, say) makes a setting
-// look CPU-bound at a fraction of its throughput.
-func slow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
+// spans are m's spans as the disturbance rule reads them: the others' time
+// on the target's cores (nil when not read), the steal of the
+// generator's.
+func spans(m *Measurement) (server, generator *measure.Span) {
+	r := m.Readings
+	if r.has(rInterference) {
+		server = &measure.Span{Interference: max(0, r.Interference-r.GeneratorShared)}
+	}
+	return server, &measure.Span{Steal: r.GeneratorSteal, HasSteal: true}
+}
+
+// slow says, when the server's CPU per request during m was more than
+// Rules.CPUPerRequest % above the median of the settings measured before
+// it (at least two), by how much: a slow spell of the machine that no
+// reading of other work shows (another guest on the same physical core,
+// say) makes a setting look CPU-bound at a fraction of its throughput.
+func (t *tuner) slow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
 	c, ok := cpuPerRequest(m)
 	if !ok {
 		return Diagnosis{}, false
@@ -175,8 +196,8 @@ func slow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
 	if len(cs) < 2 {
 		return Diagnosis{}, false
 	}
-	med := loadtest.Median(cs)
-	if c < SlowCPU*med {
+	med := measure.Median(cs)
+	if c <= med || measure.Agrees(c, med, t.spec.Rules.CPUPerRequest) {
 		return Diagnosis{}, false
 	}
 	return Diagnosis{Limit: Disturbed, Reading: rCPUPerRequest, Value: c * 1000, Unit: "µs",
@@ -194,12 +215,12 @@ func cpuPerRequest(m *Measurement) (float64, bool) {
 }
 
 // capacity names a full CPU: the target's cores or the machine.
-func capacity(r Readings) (Diagnosis, bool) {
+func (th Thresholds) capacity(r Readings) (Diagnosis, bool) {
 	switch {
-	case r.has(rCoresBusy) && r.CoresBusy >= FullCPU:
+	case r.has(rCoresBusy) && r.CoresBusy >= th.FullCPU:
 		return Diagnosis{Limit: Capacity, Reading: rCoresBusy, Value: r.CoresBusy, Unit: "%",
 			Evidence: fmt.Sprintf("the server's cores were %.0f%% busy: its CPU is the capacity; no knob adds throughput", r.CoresBusy)}, true
-	case r.has(rMachineIdle) && r.MachineIdle <= 100-FullCPU:
+	case r.has(rMachineIdle) && r.MachineIdle <= 100-th.FullCPU:
 		return Diagnosis{Limit: Capacity, Reading: rMachineIdle, Value: r.MachineIdle, Unit: "%",
 			Evidence: fmt.Sprintf("the machine was %.0f%% idle: its CPUs are the capacity; no knob adds throughput", r.MachineIdle)}, true
 	}
@@ -209,7 +230,7 @@ func capacity(r Readings) (Diagnosis, bool) {
 // tooMany names more connections than workers, or CPU wait per request
 // grown since the setting with fewer workers (lower) without throughput
 // beyond the noise.
-func tooMany(m, lower *Measurement) (Diagnosis, bool) {
+func (th Thresholds) tooMany(m, lower *Measurement) (Diagnosis, bool) {
 	r, k := m.Readings, m.Knobs
 	if k.Pool > k.Workers {
 		return Diagnosis{Limit: TooMany, Reading: rPoolInUse, Value: r.PoolInUse,
@@ -219,7 +240,7 @@ func tooMany(m, lower *Measurement) (Diagnosis, bool) {
 		return Diagnosis{}, false
 	}
 	lw := lower.Readings.CPUWaitMs
-	if r.CPUWaitMs >= 0.05 && r.CPUWaitMs >= CPUWaitGrowth*lw && !more(m, lower) {
+	if r.CPUWaitMs >= 0.05 && r.CPUWaitMs >= th.CPUWaitGrowth*lw && !more(m, lower) {
 		return Diagnosis{Limit: TooMany, Reading: rCPUWait, Value: r.CPUWaitMs, Unit: "ms/request",
 			Evidence: fmt.Sprintf("the CPU wait grew from %.2f ms per request at %d workers to %.2f ms at %d, for no throughput beyond the noise: too many workers", lw, lower.Knobs.Workers, r.CPUWaitMs, k.Workers)}, true
 	}
@@ -228,8 +249,8 @@ func tooMany(m, lower *Measurement) (Diagnosis, bool) {
 
 // waits reports whether a wait per request counts: at least WaitShare of
 // the mean latency.
-func waits(waitMs, meanMs float64) bool {
-	return waitMs > 0 && meanMs > 0 && waitMs >= WaitShare*meanMs
+func (th Thresholds) waits(waitMs, meanMs float64) bool {
+	return waitMs > 0 && meanMs > 0 && waitMs >= th.WaitShare*meanMs
 }
 
 // cpuRoom says how busy the cores were, when known: ", cores 62% busy".
@@ -240,10 +261,6 @@ func cpuRoom(r Readings) string {
 	return fmt.Sprintf(", cores %.0f%% busy", r.CoresBusy)
 }
 
-// beyond reports whether a's spread lies wholly above b's: a difference
-// larger than the noise.
-func beyond(a, b loadtest.Spread) bool { return a.Min > b.Max }
-
 // more reports whether a has more throughput than b beyond the noise:
 // their bands (Measurement.Band) apart.
-func more(a, b *Measurement) bool { return beyond(a.band(), b.band()) }
+func more(a, b *Measurement) bool { return measure.Beyond(a.Band, b.Band) }

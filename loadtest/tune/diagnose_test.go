@@ -10,16 +10,26 @@ import (
 )
 
 // reading builds a synthetic measurement of k: mean latency meanMs,
-// throughput t ± 2 %, the readings r (the machine half idle unless r
-// says otherwise).
+// throughput t ± 2 % (its band too), the readings r (the machine half
+// idle unless r says otherwise).
 func reading(k watch.Knobs, meanMs, t float64, r Readings) *Measurement {
 	if r.MachineIdle == 0 {
 		r.MachineIdle = 50
 	}
-	return &Measurement{Knobs: k, MeanMs: meanMs, Throughput: loadtest.Spread{Median: t, Min: t * 0.98, Max: t * 1.02, N: 3}, Readings: r, Met: true}
+	s := loadtest.Spread{Median: t, Min: t * 0.98, Max: t * 1.02, N: 3}
+	return &Measurement{Knobs: k, MeanMs: meanMs, Throughput: s, Band: s, Readings: r, Met: true}
 }
 
 func kn(w, p int) watch.Knobs { return watch.Knobs{Workers: w, Pool: p} }
+
+// defaults are the thresholds' defaults.
+var defaults = func() Thresholds {
+	var th Thresholds
+	if err := th.fill(); err != nil {
+		panic(err)
+	}
+	return th
+}()
 
 func TestDiagnose(t *testing.T) {
 	lowerCPU := reading(kn(10, 10), 5, 3000, Readings{CPUWaitMs: 0.1, CoresBusy: 80})
@@ -36,9 +46,10 @@ func TestDiagnose(t *testing.T) {
 		{"cores full at N+1", reading(kn(10, 10), 20, 900, Readings{CoresBusy: 97, Work: "Cmd", Queries: 30}), nil, Application, []string{"Cmd", "30.0 queries", "N+1"}},
 		{"N+1, the database dominating", reading(kn(5, 5), 40, 400, Readings{CoresBusy: 40, Work: "Cmd", Queries: 30, DatabaseMs: 25, PoolWaitMs: 10, PoolWaiting: 4}), nil, Application,
 			[]string{"30.0 queries", "25.00 ms of the 30.00 ms"}},
-		// OnceGetView at 5/5 on this VM (2026-12-03 18:22 UTC): the mean
-		// latency less the worker wait (227 ms) overstates the time held;
-		// 5 busy workers at 48/s held each request 104 ms.
+		// The board's OnceGetView at 5/5 (docs/measurements.md, "The
+		// tuner on this VM"): the mean latency less the worker wait
+		// overstates the time held; the busy workers over the throughput
+		// give it.
 		{"N+1 behind a worker queue", reading(kn(5, 5), 535, 48, Readings{CoresBusy: 65, Work: "OnceGetView", Queries: 23.7, DatabaseMs: 103.3, WorkerWaitMs: 308, WorkersQueued: 14.9, WorkersBusy: 5}), nil, Application,
 			[]string{"103.30 ms of the 104.17 ms"}},
 		{"many queries, the database not dominating", reading(kn(5, 5), 10, 400, Readings{CoresBusy: 40, Work: "Cmd", Queries: 30, DatabaseMs: 2, WorkerWaitMs: 5, WorkersQueued: 10}), nil, Workers, nil},
@@ -54,7 +65,7 @@ func TestDiagnose(t *testing.T) {
 		{"an absent wait is no wait", reading(kn(5, 5), 10, 1500, Readings{WorkerWaitMs: 5, Absent: []string{rWorkerWait}}), nil, Load, nil},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Diagnose(tt.m, tt.lower)
+			d := defaults.Diagnose(tt.m, tt.lower)
 			if d.Limit != tt.want {
 				t.Fatalf("Diagnose = %s (%s); want %s", d.Limit, d.Evidence, tt.want)
 			}
@@ -68,7 +79,11 @@ func TestDiagnose(t *testing.T) {
 }
 
 func TestPropose(t *testing.T) {
-	wl, pl := DefaultLadder(1, 100), DefaultLadder(1, 100)
+	ks, err := newKnobSet(Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tn := &tuner{spec: Spec{Thresholds: defaults}, knobs: ks}
 	lower := reading(kn(10, 10), 5, 3000, nil_())
 	for _, tt := range []struct {
 		name  string
@@ -95,8 +110,8 @@ func TestPropose(t *testing.T) {
 		{"the application", reading(kn(5, 5), 40, 400, Readings{Work: "Cmd", Queries: 30, DatabaseMs: 30}), nil, watch.Knobs{}, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := Diagnose(tt.m, tt.lower)
-			p, ok := propose(tt.m, d, wl, pl, tt.lower, tt.lower == nil)
+			d := defaults.Diagnose(tt.m, tt.lower)
+			p, ok := tn.propose(tt.m, d, tt.lower, tt.lower == nil)
 			if ok == tt.none {
 				t.Fatalf("propose after %s = %v, %v; want a proposal: %v", d.Limit, p, ok, !tt.none)
 			}
@@ -132,16 +147,19 @@ func TestDefaultLadder(t *testing.T) {
 func TestPick(t *testing.T) {
 	objs, _ := loadtest.ParseSLO("p99<10ms")
 	met := func(k watch.Knobs, tput, spread float64) *Measurement {
-		return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput - spread, Max: tput + spread},
+		s := loadtest.Spread{Median: tput, Min: tput - spread, Max: tput + spread}
+		return &Measurement{Knobs: k, Met: true, Throughput: s, Band: s,
 			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: 8}, Pass: true}}}
 	}
 	ranged := func(k watch.Knobs, tput, lo, hi float64) *Measurement {
 		m := met(k, tput, 0)
 		m.Throughput.Min, m.Throughput.Max = lo, hi
+		m.Band = m.Throughput
 		return m
 	}
 	missed := func(k watch.Knobs, tput, p99 float64) *Measurement {
-		return &Measurement{Knobs: k, Throughput: loadtest.Spread{Median: tput, Min: tput, Max: tput},
+		s := loadtest.Spread{Median: tput, Min: tput, Max: tput}
+		return &Measurement{Knobs: k, Throughput: s, Band: s,
 			Objectives: []Verdict{{Objective: "p99<10ms", Value: loadtest.Spread{Median: p99}}}}
 	}
 	// spread gives m's p99 repeats from lo to hi.
@@ -162,13 +180,13 @@ func TestPick(t *testing.T) {
 		{"ties only with the top", []*Measurement{met(kn(10, 10), 3800, 60), met(kn(8, 8), 3700, 60), met(kn(6, 6), 3600, 60)}, MostThroughput, kn(8, 8)},
 		// The top, 20/15, is wide enough to reach 15/15, but 20/20 beats
 		// 15/15 beyond the noise: 15/15 may not win through the top
-		// (T1 of 2026-12-04, the tuning from 40/40).
+		// (docs/measurements.md, "The tuner against the full grid").
 		{"ties are not chained", []*Measurement{ranged(kn(15, 15), 12300, 12200, 12400), ranged(kn(20, 20), 12800, 12450, 13200), ranged(kn(20, 15), 12850, 12350, 12900)}, MostThroughput, kn(20, 15)},
 		{"meeting beats missing", []*Measurement{missed(kn(40, 40), 4000, 12), met(kn(10, 10), 3000, 10)}, MostThroughput, kn(10, 10)},
 		{"none met: the closest", []*Measurement{missed(kn(5, 5), 1500, 20), missed(kn(8, 8), 2500, 11)}, MostThroughput, kn(8, 8)},
 		// Each p99's repeats reach the other's: the closeness is within
-		// the noise, and the throughput decides (T39 of 2026-12-05 kept
-		// 10/10 for a p99 of 10.18 ms against 15/15's 12.38 ms).
+		// the noise, and the throughput decides (docs/measurements.md,
+		// "The tuner against the full grid").
 		{"none met: within the closest's spread, the most throughput", []*Measurement{spread(missed(kn(10, 10), 3600, 10.18), 9.4, 11.6), spread(missed(kn(15, 15), 4200, 12.38), 11.1, 13.5)}, MostThroughput, kn(15, 15)},
 		{"none met: beyond the closest's spread, the closest", []*Measurement{spread(missed(kn(10, 10), 3600, 10.18), 9.9, 10.5), spread(missed(kn(15, 15), 4200, 12.38), 11.9, 12.8)}, MostThroughput, kn(10, 10)},
 		{"least resources", []*Measurement{met(kn(10, 10), 3800, 20), met(kn(6, 6), 3000, 20), missed(kn(3, 3), 1000, 30)}, LeastResources, kn(6, 6)},
@@ -199,27 +217,47 @@ func TestWorkersPoolRule(t *testing.T) {
 	}
 }
 
+// judging is a tuner under the default rules, for its disturbance and
+// slow rules.
+func judging() *tuner {
+	tn := &tuner{tuning: &watch.Tuning{}, latency: latencyOf(nil)}
+	tn.spec.Rules.Check("test")
+	tn.judge.Rules = &tn.spec.Rules
+	return tn
+}
+
+// TestDisturbed judges measurements against a quiet step before them: other
+// work on the target's cores beyond the rule's threshold disturbs, the
+// generator's own CPU (not pinned, on the same cores) does not, and a
+// steady load the steps before read too is the machine's.
 func TestDisturbed(t *testing.T) {
+	quiet := []*Measurement{reading(kn(5, 5), 5, 1000, Readings{})}
 	for _, tt := range []struct {
 		others, generator float64
 		want              bool
 	}{
 		{50, 0, true},     // a pinned generator: all of it is other work
-		{134, 120, false}, // an unpinned generator on the server's cores: its own CPU is no disturbance
+		{125, 120, false}, // an unpinned generator on the server's cores: its own CPU is no disturbance
 		{150, 100, true},
 		{10, 0, false},
 	} {
 		m := reading(kn(5, 5), 5, 1000, Readings{Interference: tt.others, GeneratorShared: tt.generator})
-		if d, got := disturbed(m); got != tt.want {
+		if d, got := judging().disturbed(m, quiet); got != tt.want {
 			t.Errorf("interference %v, generator %v: disturbed %v (%s); want %v", tt.others, tt.generator, got, d.Evidence, tt.want)
 		}
 	}
-	if _, got := disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}})); got {
+	if _, got := judging().disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}}), quiet); got {
 		t.Error("an absent interference reading judged disturbed")
 	}
+	steady := []*Measurement{reading(kn(5, 5), 5, 1000, Readings{Interference: 60}), reading(kn(8, 8), 5, 1000, Readings{Interference: 62})}
+	if d, got := judging().disturbed(reading(kn(10, 10), 5, 1000, Readings{Interference: 66}), steady); got {
+		t.Errorf("a steady load the steps before read too: disturbed (%s)", d.Evidence)
+	}
+	if _, got := judging().disturbed(reading(kn(10, 10), 5, 1000, Readings{Interference: 90}), nil); got {
+		t.Error("judged disturbed with no step before to hold it against")
+	}
 	// The hypervisor's steal of the generator's CPUs disturbs a
-	// measurement however quiet the target's cores were
-	// (docs/measurements.md, "2026-12-05, 12:10-13:30 UTC").
+	// measurement however quiet the target's cores were.
 	for _, tt := range []struct {
 		others, steal float64
 		absent        bool // the target gives no interference reading
@@ -235,7 +273,7 @@ func TestDisturbed(t *testing.T) {
 		if tt.absent {
 			r.Absent = []string{rInterference}
 		}
-		d, got := disturbed(reading(kn(5, 5), 5, 1000, r))
+		d, got := judging().disturbed(reading(kn(5, 5), 5, 1000, r), quiet)
 		if got != tt.want || d.Reading != tt.reading || got && !strings.Contains(d.Evidence, "%") {
 			t.Errorf("interference %v, generator steal %v: disturbed %v by %q (%s); want %v by %q", tt.others, tt.steal, got, d.Reading, d.Evidence, tt.want, tt.reading)
 		}
@@ -254,19 +292,20 @@ func TestGeneratorSteal(t *testing.T) {
 		return res
 	}
 	f := func(v float64) *float64 { return &v }
-	tn := &tuner{tuning: &watch.Tuning{}, latency: latencyOf(nil)}
+	tn := judging()
+	quiet := []*Measurement{tn.summarise(kn(4, 4), []*loadtest.Result{run(f(0))})}
 	m := tn.summarise(kn(5, 5), []*loadtest.Result{run(f(30)), run(f(2)), run(f(25))})
 	if m.Readings.GeneratorSteal != 25 {
 		t.Errorf("generator steal over repeats 30, 2, 25: %v; want their median, 25", m.Readings.GeneratorSteal)
 	}
-	if _, ok := disturbed(m); !ok {
+	if _, ok := tn.disturbed(m, quiet); !ok {
 		t.Error("25 % of a core stolen from the generator's CPUs: not disturbed")
 	}
 	m = tn.summarise(kn(5, 5), []*loadtest.Result{run(nil), run(nil), run(nil)})
 	if m.Readings.GeneratorSteal != 0 {
 		t.Errorf("no steal counted: generator steal %v; want 0", m.Readings.GeneratorSteal)
 	}
-	if d, ok := disturbed(m); ok {
+	if d, ok := tn.disturbed(m, quiet); ok {
 		t.Errorf("no steal counted, the generator's cores 40 %% others: disturbed (%s)", d.Evidence)
 	}
 }

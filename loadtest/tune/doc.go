@@ -13,7 +13,11 @@
 // The tuner names nothing of its target: what it knows of one (which of
 // its stats show a worker wait, a connection wait, its CPU, the database's
 // time, how its knobs are set) it is given as watch.Target.Tuning (for the
-// board, package contract fills it). "loadtest tune" is its command.
+// board, package contract fills it). "loadtest tune" is its command. Its
+// knobs are a list (Spec.Knobs: the workers and the pool, and any others),
+// its measurements a Measurer's (the live one drives the load engine), and
+// whether a measurement stands and what a comparison says are package
+// measure's rules.
 //
 // No step is called better than another when the difference lies within
 // their spreads (min-max over the repeats): among settings within the

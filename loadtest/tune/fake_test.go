@@ -52,10 +52,12 @@ func (g *gate) set(n int) {
 	g.cond.Broadcast()
 }
 
-// fakeBoard is a server whose requests queue for a worker, then for a
-// connection, hold it for queries x dbPer (sleeping), give it back, then
-// take the one core for cpu (sleeping): its counters respond to the knobs
-// as a real server's would, in seconds of each state (Little's law).
+// fakeBoard is a running target for the tests of the live path: a server
+// whose requests queue for a worker, then for a connection, hold it for
+// queries x dbPer (sleeping), give it back, then take the one core for cpu
+// (sleeping): its counters respond to the knobs as a real server's would,
+// in seconds of each state (Little's law). The other tests tune the model
+// (model_test.go), which computes what this one measures.
 type fakeBoard struct {
 	workers, pool, core *gate
 	queries             int
@@ -65,10 +67,6 @@ type fakeBoard struct {
 	knobs                                              watch.Knobs
 	workerWait, workerBusy, poolWait, poolBusy, coreSs float64
 	dbSecs, nQueries                                   float64
-	// others is the CPU time something else took of the fake's core, in
-	// seconds; othersRate how fast it grows now (a share of a core).
-	others, othersRate float64
-	othersAt           time.Time
 	// coreDemand counts the requests holding or waiting for the core;
 	// the core is busy (coreSs) while any does, as a CPU with work queued
 	// is, the hand-overs between requests included.
@@ -78,8 +76,6 @@ type fakeBoard struct {
 	// by restart; restarts counts those.
 	fixed    bool
 	restarts int
-	// sets counts the knobs' POSTs.
-	sets int
 }
 
 // restart sets k as a restart of the fake would (its knobs in force from
@@ -93,40 +89,8 @@ func (f *fakeBoard) restart(k watch.Knobs) {
 	f.restarts++
 }
 
-// disturb makes other work take share of the fake's core from now on.
-func (f *fakeBoard) disturb(share float64) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.advance()
-	f.othersRate = share
-}
-
-// advance adds the others' time since the last call; the caller holds
-// f.mu.
-func (f *fakeBoard) advance() {
-	now := time.Now()
-	if !f.othersAt.IsZero() {
-		f.others += f.othersRate * now.Sub(f.othersAt).Seconds()
-	}
-	f.othersAt = now
-}
-
 func newFakeBoard(k watch.Knobs, queries int, dbPer, cpu time.Duration) *fakeBoard {
 	return &fakeBoard{workers: newGate(k.Workers), pool: newGate(k.Pool), core: newGate(1), queries: queries, dbPer: dbPer, cpu: cpu, knobs: k}
-}
-
-// setCPU changes the core time each request takes from now on (a slower
-// machine, as the board sees it).
-func (f *fakeBoard) setCPU(d time.Duration) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.cpu = d
-}
-
-func (f *fakeBoard) cpuNow() time.Duration {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.cpu
 }
 
 // coreBusy counts a request into (+1) or out of (-1) the core's demand,
@@ -153,7 +117,7 @@ func (f *fakeBoard) page(w http.ResponseWriter, r *http.Request) {
 	f.pool.release()
 	f.coreBusy(+1)
 	f.core.acquire()
-	time.Sleep(f.cpuNow())
+	time.Sleep(f.cpu)
 	f.core.release()
 	f.coreBusy(-1)
 	t5 := time.Now()
@@ -172,11 +136,10 @@ func (f *fakeBoard) page(w http.ResponseWriter, r *http.Request) {
 func (f *fakeBoard) stats(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.advance()
 	json.NewEncoder(w).Encode(map[string]any{
 		"w": map[string]float64{"wait": f.workerWait, "busy": f.workerBusy},
 		"p": map[string]float64{"wait": f.poolWait, "busy": f.poolBusy},
-		"c": map[string]float64{"busy": f.coreSs, "idle": 50, "sched": 0, "others": f.others},
+		"c": map[string]float64{"busy": f.coreSs, "idle": 50, "sched": 0, "others": 0},
 		"q": map[string]float64{"n": f.nQueries, "db": f.dbSecs},
 	})
 }
@@ -191,7 +154,6 @@ func (f *fakeBoard) knobsHandler(w http.ResponseWriter, r *http.Request) {
 		}
 		f.mu.Lock()
 		fixed := f.fixed
-		f.sets++
 		f.mu.Unlock()
 		if fixed {
 			http.Error(w, "the pool cannot change while it runs", http.StatusConflict)

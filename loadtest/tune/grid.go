@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -18,8 +19,9 @@ type GridResult struct {
 	Tunes []*GridTune `json:"tunes"`
 	// Grid is every setting of the grid as it counts: its last attempt.
 	// Disturbed are the attempts measured again because other work took
-	// the target's cores or the hypervisor the generator's (disturbed),
-	// kept for the record. A setting whose every attempt was disturbed is
+	// the target's cores or the hypervisor the generator's beyond the
+	// grid's undisturbed measurements before (the disturbance rule), kept
+	// for the record. A setting whose every attempt was disturbed is
 	// in Grid (its last attempt) and in Unmeasured, and left out of the
 	// best.
 	Grid       []*Measurement `json:"grid"`
@@ -39,7 +41,7 @@ type GridResult struct {
 	// side-by-side round (last in Side), judged as a winner is. Equal
 	// settings must read within the threshold both ways, or the rounds'
 	// noise is beyond it and no tuning's verdict is decided.
-	Control *SideVerdict `json:"side_by_side_control,omitempty"`
+	Control *measure.RatioVerdict `json:"side_by_side_control,omitempty"`
 	// Spec is how the grid was ordered, measured at the end and judged.
 	Spec GridSpec `json:"grid_spec"`
 }
@@ -63,10 +65,13 @@ type GridTune struct {
 	// SideRatio is Ratio from the side-by-side measurements at the end
 	// (GridResult.Side); absent without them.
 	SideRatio *loadtest.Spread `json:"side_by_side_ratio,omitempty"`
-	// Verdict says whether the winner is within the grid's best, from
-	// the side-by-side rounds at the end, round by round; undecided
-	// without them.
-	Verdict SideVerdict `json:"side_by_side_verdict"`
+	// Verdict says whether the winner is within the grid's best: the
+	// median of its round-by-round throughput ratios, the winner's over
+	// the best's, side by side at the end, against GridSpec.Within (a
+	// slow spell that lowers a whole round cancels out of that round's
+	// ratio, where one slow round widens both spreads until a winner far
+	// below the best overlaps it); undecided without the rounds.
+	Verdict measure.RatioVerdict `json:"side_by_side_verdict"`
 }
 
 // GridSpec is how RunGrid holds the tunings against the grid: the grid's
@@ -81,7 +86,7 @@ type GridSpec struct {
 	Rounds int `json:"side_by_side_rounds" flag:"side-by-side" arg:"N" default:"5" help:"measure the grid's best and the winners again at the end, side by side in N interleaved rounds, and judge each winner on them (0: not, and no verdict)"`
 	// Within is the least median of the round-by-round throughput
 	// ratios, a winner's over the grid's best's, at which the winner is
-	// within the grid's best (SideVerdict). It lies beyond the drift of
+	// within the grid's best (GridTune.Verdict). It lies beyond the drift of
 	// one setting measured twice on the lab's VM and above the ratios of
 	// winners off the grid's plateau (docs/experiments.md, "The tuner against the grid").
 	Within float64 `json:"within" flag:"within" default:"0.95" help:"a winner is within the grid's best when the median of its round-by-round throughput ratios (winner over best, side by side) is at least this"`
@@ -98,32 +103,6 @@ func (s GridSpec) Validate() error {
 	return nil
 }
 
-// GridAttempts is how many times a grid setting is measured at most when
-// other work disturbs it (disturbed), as the tuner measures a disturbed
-// step again.
-const GridAttempts = 3
-
-// StepAttempts is how many times the tuner measures a step at most when
-// it is left out (disturbed, or slow: leftOut), the last one kept
-// whatever it reads, as the grid measures a disturbed setting. A second
-// attempt right after the first can fall in the same slow spell
-// (docs/measurements.md, T44).
-const StepAttempts = GridAttempts
-
-// Grid returns the settings of the full grid within spec's bounds (its
-// defaults filled in), workers major.
-func Grid(spec Spec) []watch.Knobs {
-	spec.MinWorkers, spec.MinPool = defaultInt(spec.MinWorkers, 1), defaultInt(spec.MinPool, 1)
-	spec.MaxWorkers, spec.MaxPool = defaultInt(spec.MaxWorkers, 100), defaultInt(spec.MaxPool, 100)
-	var out []watch.Knobs
-	for _, w := range DefaultLadder(spec.MinWorkers, spec.MaxWorkers) {
-		for _, p := range DefaultLadder(spec.MinPool, spec.MaxPool) {
-			out = append(out, watch.Knobs{Workers: w, Pool: p})
-		}
-	}
-	return out
-}
-
 // RunGrid tunes the target under spec from each of starts (none: spec's
 // own start) one after the other, and measures the full grid interleaved
 // with them (after each tuner step, the grid's points in proportion to
@@ -131,24 +110,23 @@ func Grid(spec Spec) []watch.Knobs {
 // winner against the grid's best. The grid is measured in a shuffled
 // order (gs.Seed), so that drift does not favour one corner; a grid
 // setting that other work disturbed is measured again, up to
-// GridAttempts. With gs.Rounds > 0 the grid's best and the winners are
+// Rules.MaxAttempts in all. With gs.Rounds > 0 the grid's best and the winners are
 // then measured again side by side, in that many interleaved rounds, and
 // each winner judged on them (GridTune.Verdict).
 func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, gs GridSpec) (*GridResult, error) {
 	if err := gs.Validate(); err != nil {
 		return nil, err
 	}
-	gt, err := newTuner(spec, target, Options{Restart: opt.Restart, Logf: opt.Logf})
+	gt, err := newTuner(spec, target, Options{Restart: opt.Restart, Logf: opt.Logf, Measurer: opt.Measurer})
 	if err != nil {
 		return nil, err
 	}
 	if len(starts) == 0 {
 		starts = []watch.Knobs{spec.Start}
 	}
-	if opt.Logf == nil {
-		opt.Logf = func(string, ...any) {}
-	}
-	grid := shuffled(Grid(gt.spec), gs.Seed)
+	opt.Logf = gt.opt.Logf
+	grid := shuffled(gt.knobs.grid(), gs.Seed)
+	opt.Logf("grid: %d settings (every rung of each knob within its bounds), each measured as a tuner step", len(grid))
 	per := (len(grid) + gt.spec.Steps*len(starts) - 1) / (gt.spec.Steps * len(starts))
 	g := &GridResult{Spec: gs}
 	var gridErr error
@@ -156,18 +134,19 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	measureSome := func(n int) {
 		for ; n > 0 && next < len(grid) && gridErr == nil && ctx.Err() == nil; n-- {
 			var m *Measurement
-			for attempt := 1; attempt <= GridAttempts; attempt++ {
+			tries := gt.spec.Rules.MaxAttempts
+			for attempt := 1; attempt <= tries; attempt++ {
 				if m, gridErr = gt.measure(ctx, grid[next]); gridErr != nil {
 					return
 				}
 				g.GridMeasurements++
-				d, bad := disturbed(m)
+				d, bad := gt.disturbed(m, g.counted())
 				if !bad {
 					break
 				}
 				g.Disturbed = append(g.Disturbed, m)
-				opt.Logf("grid %d/%d: %s: disturbed (attempt %d of %d): %s", next+1, len(grid), short(m.Knobs), attempt, GridAttempts, d.Evidence)
-				if attempt == GridAttempts {
+				opt.Logf("grid %d/%d: %s: disturbed (attempt %d of %d): %s", next+1, len(grid), short(m.Knobs), attempt, tries, d.Evidence)
+				if attempt == tries {
 					g.Unmeasured = append(g.Unmeasured, m.Knobs)
 				}
 			}
@@ -226,12 +205,12 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 		}
 	}
 	ks = append(ks, g.Best.Knobs) // the control: the best again, in every round
-	ms, err := SideBySide(ctx, spec, target, Options{Restart: opt.Restart}, ks, gs.Rounds)
+	ms, err := SideBySide(ctx, spec, target, Options{Restart: opt.Restart, Measurer: opt.Measurer}, ks, gs.Rounds)
 	if err != nil {
 		return err
 	}
 	g.Side = ms
-	control := judgeControl(ms[len(ms)-1], ms[0], gs.Within)
+	control := measure.Control(ms[len(ms)-1].Throughputs, ms[0].Throughputs, gs.Within)
 	g.Control = &control
 	for i, m := range ms {
 		opt.Logf("side by side %d/%d: %s: %.0f/s (%.0f-%.0f), %s %.2f ms", i+1, len(ms), short(m.Knobs), m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median)
@@ -240,7 +219,7 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 		w := ms[slices.Index(ks, t.Tune.Winner)]
 		r := ratio(w.Throughput, ms[0].Throughput)
 		t.SideRatio = &r
-		t.Verdict = control.undecides(judgeSide(w, ms[0], gs.Within))
+		t.Verdict = control.Undecides(measure.Ratios(w.Throughputs, ms[0].Throughputs, gs.Within))
 	}
 	return nil
 }
@@ -249,15 +228,10 @@ func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Tar
 // settings never measured undisturbed left out; the verdict waits for the
 // side-by-side rounds (undecided without them).
 func (g *GridResult) compare(tunes []*Result, t *tuner, within float64) {
-	var counted []*Measurement
-	for _, m := range g.Grid {
-		if !slices.Contains(g.Unmeasured, m.Knobs) {
-			counted = append(counted, m)
-		}
-	}
+	counted := g.counted()
 	g.Best = pick(counted, t.spec.Goal, t.spec.Objectives)
 	for _, res := range tunes {
-		gt := &GridTune{Tune: res, TunerMeasurements: res.Measurements, Verdict: judgeSide(nil, nil, within)}
+		gt := &GridTune{Tune: res, TunerMeasurements: res.Measurements, Verdict: measure.Ratios(nil, nil, within)}
 		for _, m := range counted {
 			if m.Knobs == res.Winner {
 				gt.Winner = m
@@ -271,6 +245,12 @@ func (g *GridResult) compare(tunes []*Result, t *tuner, within float64) {
 		}
 		g.Tunes = append(g.Tunes, gt)
 	}
+}
+
+// counted are the grid's settings measured undisturbed (or their last
+// attempt).
+func (g *GridResult) counted() []*Measurement {
+	return slices.DeleteFunc(slices.Clone(g.Grid), func(m *Measurement) bool { return slices.Contains(g.Unmeasured, m.Knobs) })
 }
 
 // ratio is a over b: the medians' ratio, and the range the spreads allow.

@@ -8,13 +8,18 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
 func TestGridAndShuffle(t *testing.T) {
-	g := Grid(Spec{MaxWorkers: 4, MaxPool: 3})
+	ks, err := newKnobSet(Spec{MaxWorkers: 4, MaxPool: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := ks.grid()
 	if len(g) != 12 || g[0] != kn(1, 1) || g[11] != kn(4, 3) {
-		t.Fatalf("Grid(workers 1..4, pool 1..3) = %v; want the 12 settings, workers major", g)
+		t.Fatalf("the grid of workers 1..4, pool 1..3 = %v; want the 12 settings, workers major", g)
 	}
 	a, b := shuffled(g, 7), shuffled(g, 7)
 	seen := map[watch.Knobs]bool{}
@@ -31,20 +36,20 @@ func TestGridAndShuffle(t *testing.T) {
 	}
 }
 
-// TestRunGrid holds two short tunings of the fake, from 1/1 and 3/3,
+// TestRunGrid holds two short tunings of the model, from 1/1 and 3/3,
 // against its 3 × 3 grid: every grid setting is measured once,
 // interleaved with the tuner's steps, and the figures printed are the
 // grid's and each tuning's own.
 func TestRunGrid(t *testing.T) {
-	f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
-	url, target := f.start(t)
-	spec := fakeSpec(url, kn(1, 1), 3, "p99<500ms")
+	f := newModel(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
+	target := fakeTarget()
+	spec := f.spec(kn(1, 1), 3, "p99<500ms")
 	spec.MaxWorkers, spec.MaxPool, spec.Repeats = 3, 3, 1
 	spec.Load.Duration = 400 * time.Millisecond
 	var lines []string
-	g, err := RunGrid(context.Background(), spec, []watch.Knobs{kn(1, 1), kn(3, 3)}, target, Options{Logf: func(format string, a ...any) {
+	g, err := RunGrid(context.Background(), spec, []watch.Knobs{kn(1, 1), kn(3, 3)}, target, f.opt(Options{Logf: func(format string, a ...any) {
 		lines = append(lines, strings.SplitN(format, ":", 2)[0])
-	}}, GridSpec{Seed: 3, Rounds: 2, Within: 0.95})
+	}}), GridSpec{Seed: 3, Rounds: 2, Within: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,24 +118,21 @@ func TestRunGrid(t *testing.T) {
 	}
 }
 
-// TestRunGridMeasuresADisturbedSettingAgain disturbs the fake's core
+// TestRunGridMeasuresADisturbedSettingAgain disturbs the model's core
 // (other work taking all of it) from the grid's second setting on: each
-// later grid setting is measured GridAttempts times, each attempt kept as
+// later grid setting is measured Rules.MaxAttempts times, each attempt kept as
 // disturbed, and none of them may be the grid's best.
 func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
-	f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
-	url, target := f.start(t)
-	spec := fakeSpec(url, kn(1, 1), 2, "p99<500ms")
+	f := newModel(kn(1, 1), 1, 2*time.Millisecond, 500*time.Microsecond)
+	target := fakeTarget()
+	spec := f.spec(kn(1, 1), 2, "p99<500ms")
 	spec.MaxWorkers, spec.MaxPool, spec.Repeats = 2, 2, 1
 	spec.Load.Duration = 400 * time.Millisecond
-	g, err := RunGrid(context.Background(), spec, nil, target, Options{Logf: func(format string, a ...any) {
-		// A whole core: the generator's own CPU (this process's, not
-		// pinned) is taken off what others took, and under -race it can
-		// reach half a core.
+	g, err := RunGrid(context.Background(), spec, nil, target, f.opt(Options{Logf: func(format string, a ...any) {
 		if line := fmt.Sprintf(format, a...); strings.HasPrefix(line, "grid 1/4: ") {
 			f.disturb(1)
 		}
-	}}, GridSpec{Seed: 3, Within: 0.95})
+	}}), GridSpec{Seed: 3, Within: 0.95})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,12 +142,12 @@ func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
 	if v := g.Tunes[0].Verdict; v.Decided || v.Within || !strings.Contains(v.String(), "no verdict: no rounds side by side") {
 		t.Errorf("0 rounds side by side: verdict %s (%+v); want no verdict, saying there were no rounds", v, v)
 	}
-	if len(g.Grid) != 4 || len(g.Unmeasured) != 3 || len(g.Disturbed) != 3*GridAttempts || g.GridMeasurements != 1+3*GridAttempts {
+	if len(g.Grid) != 4 || len(g.Unmeasured) != 3 || len(g.Disturbed) != 3*measure.DefaultMaxAttempts || g.GridMeasurements != 1+3*measure.DefaultMaxAttempts {
 		t.Fatalf("grid %d settings, %d never undisturbed, %d disturbed attempts, %d measurements; want 4, 3, %d and %d",
-			len(g.Grid), len(g.Unmeasured), len(g.Disturbed), g.GridMeasurements, 3*GridAttempts, 1+3*GridAttempts)
+			len(g.Grid), len(g.Unmeasured), len(g.Disturbed), g.GridMeasurements, 3*measure.DefaultMaxAttempts, 1+3*measure.DefaultMaxAttempts)
 	}
 	for _, m := range g.Disturbed {
-		if _, bad := disturbed(m); !bad {
+		if _, bad := judging().disturbed(m, g.Grid[:1]); !bad {
 			t.Errorf("an attempt kept as disturbed read %.1f%% of a core taken by others", m.Readings.Interference)
 		}
 	}

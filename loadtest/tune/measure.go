@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -21,7 +23,8 @@ type Measurement struct {
 	// one a round).
 	Throughputs []float64 `json:"throughputs,omitempty"`
 	// Band is the throughput's spread widened to the noise floor
-	// (Spec.Noise): what every comparison of throughputs uses.
+	// (measure.Band, Rules.NoiseFloor): what every comparison of
+	// throughputs uses.
 	Band loadtest.Spread `json:"throughput_band"`
 	// Latency is the latency percentile the objectives name (p99 without
 	// one), in ms; LatencyName says which.
@@ -171,17 +174,31 @@ func (t *tuner) stats() []watch.Stat {
 	return out
 }
 
-// measure sets k on the target, waits until it took effect, and measures
-// it Repeats times with the load of the spec, the warm-up before the
-// first only (the setting changes there, not between repeats); each
-// repeat's readings cover exactly its measured window (the watcher's).
+// A Measurer takes the tuner's measurements: it reads and sets the
+// target's knobs and runs the load at the setting in force. The tuner
+// reduces the runs it returns (their figures and the target's readings by
+// their stats' names) and judges them; the live one drives the load engine
+// against the target, a test's computes the runs from a model of one.
+type Measurer interface {
+	// Get returns the setting in force.
+	Get(ctx context.Context) (watch.Knobs, error)
+	// Set sets k and returns once it took effect, reporting whether the
+	// target was started again for it.
+	Set(ctx context.Context, k watch.Knobs) (restarted bool, err error)
+	// Run runs the spec's load n times at k, in force, the warm-up before
+	// the first only; first numbers the runs (#first+1..).
+	Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error)
+}
+
+// measure sets k on the target and measures it Repeats times, the warm-up
+// before the first only (the setting changes there, not between repeats).
 func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error) {
 	t0 := time.Now()
-	restarted, err := t.set(ctx, k)
+	restarted, err := t.m.Set(ctx, k)
 	if err != nil {
 		return nil, err
 	}
-	runs, err := t.run(ctx, k, 0, t.spec.Repeats)
+	runs, err := t.m.Run(ctx, k, 0, t.spec.Repeats)
 	if err != nil {
 		return nil, err
 	}
@@ -191,16 +208,27 @@ func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error
 	return m, nil
 }
 
-// set sets k on the target and waits until it took effect, starting the
-// target again (Options.Restart) when it cannot change k while it runs;
-// it reports whether it did.
-func (t *tuner) set(ctx context.Context, k watch.Knobs) (bool, error) {
-	got, err := t.tuning.Set(ctx, t.spec.Admin, k)
+// liveMeasurer measures the tuner's running target: its knobs through
+// its watch.Tuning on the spec's admin listener, each run with the load
+// engine, its readings by the watcher over exactly the measured window.
+type liveMeasurer struct {
+	t       *tuner
+	watcher loadtest.Watcher
+}
+
+func (l *liveMeasurer) Get(ctx context.Context) (watch.Knobs, error) {
+	return l.t.tuning.Get(ctx, l.t.spec.Admin)
+}
+
+// Set starts the target again with k (Options.Restart) when it cannot
+// change k while it runs.
+func (l *liveMeasurer) Set(ctx context.Context, k watch.Knobs) (bool, error) {
+	got, err := l.t.tuning.Set(ctx, l.t.spec.Admin, k)
 	restarted := false
-	if errors.Is(err, watch.ErrRestart) && t.opt.Restart != nil {
-		t.opt.Logf("set %s: %v: starting the target again with it", short(k), err)
-		if err = t.opt.Restart(ctx, k); err == nil {
-			got, err = t.tuning.Get(ctx, t.spec.Admin)
+	if errors.Is(err, watch.ErrRestart) && l.t.opt.Restart != nil {
+		l.t.opt.Logf("set %s: %v: starting the target again with it", short(k), err)
+		if err = l.t.opt.Restart(ctx, k); err == nil {
+			got, err = l.Get(ctx)
 		}
 		if err != nil {
 			return false, fmt.Errorf("set %s by starting the target again: %w", short(k), err)
@@ -216,18 +244,16 @@ func (t *tuner) set(ctx context.Context, k watch.Knobs) (bool, error) {
 	return restarted, nil
 }
 
-// run measures the setting in force n times with the load of the spec,
-// the warm-up before the first only; first numbers the runs (#first+1..).
-func (t *tuner) run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error) {
+func (l *liveMeasurer) Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error) {
 	var runs []*loadtest.Result
 	for i := range n {
-		s := t.spec.Load
+		s := l.t.spec.Load
 		s.Name = fmt.Sprintf("%s #%d", short(k), first+i+1)
 		if i > 0 {
 			// Warmed by the first run: the setting has not changed.
 			s.Warmup = 0
 		}
-		s.Watcher = t.watcher
+		s.Watcher = l.watcher
 		if s.Seed != 0 {
 			s.Seed += uint64(first + i)
 		}
@@ -245,7 +271,8 @@ func (t *tuner) run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadte
 
 // SideBySide measures each of ks again, interleaved: rounds rounds, every
 // setting of ks once per round (set, warmed up, one run of the spec's
-// load), and returns each setting's Measurement over its rounds, in the
+// load; measure.Rounds, each round starting one setting further on), and
+// returns each setting's Measurement over its rounds, in the
 // order of ks. A tuning's figures are taken minutes apart and move with
 // the machine (docs/measurements.md, "The tuner against the full grid");
 // these are taken side by side, so that their difference is the
@@ -259,24 +286,21 @@ func SideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options
 }
 
 func (t *tuner) sideBySide(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
-	if rounds < 1 {
-		return nil, fmt.Errorf("%w: side by side: rounds %d: want 1 or more", errSpec, rounds)
-	}
-	runs := make([][]*loadtest.Result, len(ks))
 	restarted := make([]bool, len(ks))
-	for r := range rounds {
-		for i, k := range ks {
-			re, err := t.set(ctx, k)
-			if err != nil {
-				return nil, err
-			}
-			restarted[i] = restarted[i] || re
-			rs, err := t.run(ctx, k, r, 1)
-			if err != nil {
-				return nil, err
-			}
-			runs[i] = append(runs[i], rs...)
+	runs, err := measure.Rounds(ctx, measure.Plan{Rounds: rounds, Settings: len(ks), Rotate: true}, func(ctx context.Context, r, i int) (*loadtest.Result, error) {
+		re, err := t.m.Set(ctx, ks[i])
+		if err != nil {
+			return nil, err
 		}
+		restarted[i] = restarted[i] || re
+		rs, err := t.m.Run(ctx, ks[i], r, 1)
+		if err != nil {
+			return nil, err
+		}
+		return rs[0], nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*Measurement, len(ks))
 	for i, k := range ks {
@@ -306,7 +330,7 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	}
 	m.Throughputs = tput
 	m.Throughput, m.Latency, m.MeanMs = loadtest.SpreadOf(tput), loadtest.SpreadOf(lat), loadtest.Median(mean)
-	m.Band = widen(m.Throughput, t.spec.Noise)
+	m.Band = measure.Band(m.Throughput, t.spec.Rules.NoiseFloor)
 	m.Met = true
 	for i, o := range t.spec.Objectives {
 		v := Verdict{Objective: o.Text, Value: loadtest.SpreadOf(byObj[i])}
@@ -327,7 +351,7 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	m.Readings.GeneratorShared = round(loadtest.Median(values["generator shared"]), 1)
 	m.Readings.GeneratorSteal = round(loadtest.Median(values["generator steal"]), 1)
 	m.Readings.ErrorShare = round(loadtest.Median(values["errors"]), 3)
-	m.Warnings = dedupe(m.Warnings)
+	m.Warnings = slices.Compact(slices.Sorted(slices.Values(m.Warnings)))
 	return m
 }
 
@@ -371,11 +395,10 @@ func generatorShare(c loadtest.Cost) float64 {
 }
 
 // generatorShared is the generator's CPU in % of one core when it is not
-// pinned (its CPUs are all the machine's, or unknown), else 0. Pinned is
-// read from the cost (loadtest.CoresUse.Pinned), not from runtime.NumCPU,
-// which counts the affinity: under taskset a pinned generator looked
-// unpinned, and its own CPU was taken out of the board's interference
-// (docs/measurements.md, "2026-12-05, 12:10-13:30 UTC").
+// pinned (its CPUs are all the machine's, or unknown), else 0: pinned as
+// the cost says (loadtest.CoresUse.Pinned), not by runtime.NumCPU, which
+// counts the affinity (docs/measurements.md, "The tuner against the full
+// grid").
 func generatorShared(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok || c.Cores != nil && c.Cores.Pinned {
@@ -395,14 +418,19 @@ func generatorSteal(c loadtest.Cost) float64 {
 
 // passes reports whether a value meets the objective o.
 func passes(o loadtest.Objective, v float64) bool {
-	lim := o.Limit
-	if o.Quantile > 0 || o.Metric == "mean" || o.Metric == "max" {
-		lim = ms(time.Duration(o.Limit))
-	}
+	lim := limit(o)
 	if o.Less {
 		return v < lim
 	}
 	return v > lim
+}
+
+// limit is o's limit in the unit its values take (ms for a latency).
+func limit(o loadtest.Objective) float64 {
+	if o.Quantile > 0 || o.Metric == "mean" || o.Metric == "max" {
+		return ms(time.Duration(o.Limit))
+	}
+	return o.Limit
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -410,18 +438,6 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func round(v float64, digits int) float64 {
 	p := math.Pow(10, float64(digits))
 	return math.Round(v*p) / p
-}
-
-func dedupe(xs []string) []string {
-	var out []string
-	seen := map[string]bool{}
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	return out
 }
 
 // knobsText is a setting as the lines give it: "8 workers / 8 connections"
@@ -440,22 +456,3 @@ func short(k watch.Knobs) string {
 	}
 	return fmt.Sprintf("%d/%d", k.Workers, k.Pool)
 }
-
-// widen returns s with its range widened to at least ±floor of its
-// median.
-func widen(s loadtest.Spread, floor float64) loadtest.Spread {
-	s.Min = math.Min(s.Min, s.Median*(1-floor))
-	s.Max = math.Max(s.Max, s.Median*(1+floor))
-	return s
-}
-
-// band is the throughput range comparisons use: Band, or the spread
-// itself when no band was set.
-func (m *Measurement) band() loadtest.Spread {
-	if m.Band.N > 0 {
-		return m.Band
-	}
-	return m.Throughput
-}
-
-func spreadOf(vs []float64) loadtest.Spread { return loadtest.SpreadOf(vs) }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -18,7 +20,7 @@ const FewMore = 3
 func (t *tuner) conclude(ctx context.Context, res *Result) {
 	best := t.chosen()
 	res.Winner, res.WinnerMet = best.Knobs, best.Met
-	res.Limit = Diagnose(best, t.lower(best.Knobs))
+	res.Limit = t.spec.Diagnose(best, t.lower(best.Knobs))
 	res.Rules.WorkersPool, res.Rules.WorkersPoolHolds = workersPool(best.Knobs)
 	t.opt.Logf("winner: %s (%s the objectives, %.0f/s, %s %.2f ms); its limit: %s: %s", knobsText(best.Knobs), metText(best.Met),
 		best.Throughput.Median, best.LatencyName, best.Latency.Median, res.Limit.Limit, res.Limit.Evidence)
@@ -31,9 +33,9 @@ func (t *tuner) conclude(ctx context.Context, res *Result) {
 	if ctx.Err() == nil {
 		// Set only when another setting is in force: a board that cannot
 		// change its knobs live would be started again for nothing.
-		cur, err := t.tuning.Get(ctx, t.spec.Admin)
+		cur, err := t.m.Get(ctx)
 		if err != nil || cur.Workers != best.Knobs.Workers || cur.Pool != best.Knobs.Pool || cur.Min() != best.Knobs.Min() {
-			_, err = t.set(ctx, best.Knobs)
+			_, err = t.m.Set(ctx, best.Knobs)
 		}
 		if err == nil {
 			t.opt.Logf("the target keeps running with %s (%s%s)", knobsText(best.Knobs), t.spec.Admin, t.tuning.KnobsPath)
@@ -71,7 +73,7 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 	defer func() { t.spec.Repeats = reps }()
 	var ms []*Measurement
 	for range reps {
-		if _, err := t.tuning.Set(ctx, t.spec.Admin, watch.Knobs{Workers: k.Workers, Pool: 1}); err != nil {
+		if _, err := t.m.Set(ctx, watch.Knobs{Workers: k.Workers, Pool: 1}); err != nil {
 			return "not checked: " + err.Error(), nil
 		}
 		m, err := t.measure(ctx, k)
@@ -80,7 +82,7 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 		}
 		ms = append(ms, m)
 	}
-	m := merge(ms, t.spec.Noise)
+	m := merge(ms, t.spec.Rules.NoiseFloor)
 	rng := fmt.Sprintf("%.0f-%.0f/s and %s %.2f-%.2f ms with min = max, %.0f-%.0f/s and %.2f-%.2f ms with min 1",
 		best.Throughput.Min, best.Throughput.Max, best.LatencyName, best.Latency.Min, best.Latency.Max,
 		m.Throughput.Min, m.Throughput.Max, m.Latency.Min, m.Latency.Max)
@@ -91,7 +93,7 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 }
 
 // merge combines measurements of one setting, one repeat each, into one
-// (its band widened to floor).
+// (its band widened to floor, in %).
 func merge(ms []*Measurement, floor float64) *Measurement {
 	out := *ms[0]
 	var tput, lat []float64
@@ -99,8 +101,8 @@ func merge(ms []*Measurement, floor float64) *Measurement {
 		tput = append(tput, m.Throughput.Median)
 		lat = append(lat, m.Latency.Median)
 	}
-	out.Throughput, out.Latency = spreadOf(tput), spreadOf(lat)
-	out.Band = widen(out.Throughput, floor)
+	out.Throughput, out.Latency = loadtest.SpreadOf(tput), loadtest.SpreadOf(lat)
+	out.Band = measure.Band(out.Throughput, floor)
 	out.Runs = len(ms)
 	for _, m := range ms[1:] {
 		out.Requests += m.Requests

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"bbslab/loadtest"
@@ -83,14 +84,11 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 	t.started = time.Now()
 	cur := t.spec.Start
 	if cur == (watch.Knobs{}) {
-		if cur, err = t.tuning.Get(ctx, t.spec.Admin); err != nil {
+		if cur, err = t.m.Get(ctx); err != nil {
 			return nil, fmt.Errorf("read the knobs in force: %w", err)
 		}
 	}
-	res := &Result{Goal: t.spec.Goal, Work: t.work.Name, Start: cur}
-	for _, o := range t.spec.Objectives {
-		res.Objectives = append(res.Objectives, o.Text)
-	}
+	res := &Result{Goal: t.spec.Goal, Work: t.work.Name, Start: cur, Objectives: strings.Split(t.objectives(), ",")}
 	reserve := 0
 	if t.spec.CheckMinMax {
 		reserve = 1
@@ -170,8 +168,8 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		}
 		t.taken++
 		d, ok := t.leftOut(m)
-		if ok && t.retried[m.Knobs] < StepAttempts-1 {
-			// Measured again, up to StepAttempts in all; the disturbed
+		if ok && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
+			// Measured again, up to Rules.MaxAttempts in all; the disturbed
 			// figures are kept in the step and left out of every
 			// comparison.
 			t.retried[m.Knobs]++
@@ -189,7 +187,7 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			continue
 		}
 		t.measured = append(t.measured, m)
-		d = Diagnose(m, t.lower(m.Knobs))
+		d = t.spec.Diagnose(m, t.lower(m.Knobs))
 		st := Step{N: t.taken, Measurement: *m, Diagnosis: d, Compared: compare(m, prevBest)}
 		best := t.best()
 		st.Best = best.Knobs
@@ -258,30 +256,30 @@ func (t *tuner) next(m *Measurement, d Diagnosis, best *Measurement) (Proposal, 
 	// trim: fewer of it is no way to the best.
 	shrinks := d.Limit == Capacity || d.Limit == Load
 	if best == m || !shrinks || !more(best, m) {
-		if p, ok := t.fresh(propose(m, d, t.wl, t.pl, t.lower(m.Knobs), t.halve(m.Knobs))); ok {
+		if p, ok := t.fresh(t.propose(m, d, t.lower(m.Knobs), t.halve(m.Knobs))); ok {
 			return p, false, ""
 		}
 	}
 	if best != m {
-		bd := Diagnose(best, t.lower(best.Knobs))
-		if p, ok := t.fresh(propose(best, bd, t.wl, t.pl, t.lower(best.Knobs), t.halve(best.Knobs))); ok {
+		bd := t.spec.Diagnose(best, t.lower(best.Knobs))
+		if p, ok := t.fresh(t.propose(best, bd, t.lower(best.Knobs), t.halve(best.Knobs))); ok {
 			p.Why = fmt.Sprintf("from the best so far, %s: %s", short(best.Knobs), p.Why)
 			return p, false, ""
 		}
 	}
-	for _, n := range neighbours(best.Knobs, t.wl, t.pl) {
-		if t.visited(n) == nil && t.inBounds(n) {
+	for _, n := range t.knobs.neighbours(best.Knobs) {
+		if t.visited(n) == nil && t.knobs.outside(n) == "" {
 			return Proposal{Knobs: n, Why: fmt.Sprintf("check a neighbour of the best, %s, before calling it the best", short(best.Knobs))}, false, ""
 		}
 	}
 	return t.stopAt(best)
 }
 
-// halve reports whether no setting smaller than k in both knobs was
-// measured: a full CPU then halves both.
+// halve reports whether no setting smaller than k in every knob was
+// measured: a full CPU then halves them.
 func (t *tuner) halve(k watch.Knobs) bool {
 	for _, m := range t.measured {
-		if m.Knobs.Workers < k.Workers && m.Knobs.Pool < k.Pool {
+		if !slices.ContainsFunc(t.knobs, func(kn knob) bool { return *kn.Of(&m.Knobs) >= *kn.Of(&k) }) {
 			return false
 		}
 	}
@@ -290,19 +288,15 @@ func (t *tuner) halve(k watch.Knobs) bool {
 
 // fresh keeps a proposal that is within the bounds and not yet measured.
 func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
-	if !ok || !t.inBounds(p.Knobs) || t.visited(p.Knobs) != nil {
+	if !ok || t.knobs.outside(p.Knobs) != "" || t.visited(p.Knobs) != nil {
 		return Proposal{}, false
 	}
 	return p, true
 }
 
-func (t *tuner) inBounds(k watch.Knobs) bool {
-	return k.Workers >= t.spec.MinWorkers && k.Workers <= t.spec.MaxWorkers && k.Pool >= t.spec.MinPool && k.Pool <= t.spec.MaxPool
-}
-
 // stopAt is the stop once nothing is left to measure around best.
 func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
-	bd := Diagnose(best, t.lower(best.Knobs))
+	bd := t.spec.Diagnose(best, t.lower(best.Knobs))
 	switch {
 	case !best.Met:
 		return Proposal{Why: fmt.Sprintf("stop: no setting within the bounds met %s; the best of those closest to it (within the closest's spread), %s, is limited by %s: %s", t.objectives(), short(best.Knobs), bd.Limit, bd.Evidence)}, true, "unmet"
@@ -313,14 +307,11 @@ func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
 }
 
 func (t *tuner) objectives() string {
-	s := ""
-	for i, o := range t.spec.Objectives {
-		if i > 0 {
-			s += ","
-		}
-		s += o.Text
+	var s []string
+	for _, o := range t.spec.Objectives {
+		s = append(s, o.Text)
 	}
-	return s
+	return strings.Join(s, ",")
 }
 
 // compare says how m stands against the best before it (nil: the first).
@@ -346,10 +337,6 @@ func compare(m, best *Measurement) string {
 // log prints a step's line.
 func (t *tuner) log(st Step) {
 	m := st.Measurement
-	met := "misses"
-	if m.Met {
-		met = "meets"
-	}
 	best := "none yet"
 	if st.Best != (watch.Knobs{}) {
 		best = short(st.Best)
@@ -360,7 +347,7 @@ func (t *tuner) log(st Step) {
 	}
 	t.opt.Logf("step %d: %s%s: %.0f/s (%.0f-%.0f), %s %.2f ms (%.2f-%.2f), %s the objectives; limit: %s (%s %.2f %s); %s; best %s; next: %s",
 		st.N, short(m.Knobs), restarted, m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median, m.Latency.Min, m.Latency.Max,
-		met, st.Diagnosis.Limit, st.Diagnosis.Reading, st.Diagnosis.Value, st.Diagnosis.Unit, st.Compared, best, nextText(st))
+		metText(m.Met), st.Diagnosis.Limit, st.Diagnosis.Reading, st.Diagnosis.Value, st.Diagnosis.Unit, st.Compared, best, nextText(st))
 	t.opt.Logf("        why: %s", st.Why)
 }
 

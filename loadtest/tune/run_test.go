@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -13,27 +12,24 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
-// fakeSpec is a short tuning of the fake at url: 20 clients without think
-// time, 0.6 s measured twice per setting.
+// fakeSpec is a short tuning of the running fake at url: 20 clients
+// without think time, 0.3 s measured twice per setting.
 func fakeSpec(url string, start watch.Knobs, steps int, slo string) Spec {
-	objs, err := loadtest.ParseSLO(slo)
-	if err != nil {
-		panic(err)
-	}
-	return Spec{
-		Load: loadtest.Settings{Requests: []loadtest.Request{{URL: url + "/page", Expect: http.StatusOK}}, Clients: 20,
-			Warmup: 150 * time.Millisecond, Duration: 600 * time.Millisecond, Model: loadtest.ModelDelay, Timeout: 5 * time.Second},
-		Admin: url, Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40, Confirm: true,
-	}
+	s := (&model{}).spec(start, steps, slo)
+	s.Load.Requests[0].URL, s.Admin = url+"/page", url
+	s.Load.Warmup, s.Load.Duration = 100*time.Millisecond, 300*time.Millisecond
+	return s
 }
 
 // checkPath checks what holds of every tuning: each step's next setting is
 // the one measured next, no setting is measured twice, the budget holds,
-// the winner is a measured step's, and the fake is left at the winner.
-func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
+// the winner is a measured step's, and the target is left at the winner
+// (left).
+func checkPath(t *testing.T, res *Result, left watch.Knobs, steps int) {
 	t.Helper()
 	seen := map[watch.Knobs]bool{}
 	winnerMeasured := false
@@ -75,9 +71,6 @@ func checkPath(t *testing.T, res *Result, f *fakeBoard, steps int) {
 	if !winnerMeasured {
 		t.Errorf("the winner %s was never measured", short(res.Winner))
 	}
-	f.mu.Lock()
-	left := f.knobs
-	f.mu.Unlock()
 	if left != res.Winner {
 		t.Errorf("the fake is left at %s; want the winner %s", short(left), short(res.Winner))
 	}
@@ -92,18 +85,18 @@ func above(a, b watch.Knobs) bool {
 	return a.Workers >= b.Workers && a.Pool >= b.Pool && a != b
 }
 
-// TestRunRaisesFromTooSmall tunes the fake from 2 workers and 2
+// TestRunRaisesFromTooSmall tunes the model from 2 workers and 2
 // connections (each request holds a connection 4 ms, then the one core
 // 1 ms): the first step must name the workers (18 requests queue for
 // them, the core has room), and the winner must carry more throughput
 // than the start beyond the noise.
 func TestRunRaisesFromTooSmall(t *testing.T) {
-	f := newFakeBoard(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
-	url, target := f.start(t)
+	f := newModel(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
+	target := fakeTarget()
 	var lines []string
-	res, err := Run(context.Background(), fakeSpec(url, kn(2, 2), 8, "p99<500ms"), target, Options{Logf: func(format string, a ...any) {
+	res, err := Run(context.Background(), f.spec(kn(2, 2), 8, "p99<500ms"), target, f.opt(Options{Logf: func(format string, a ...any) {
 		lines = append(lines, format)
-	}})
+	}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +104,7 @@ func TestRunRaisesFromTooSmall(t *testing.T) {
 		t.Logf("step %d %s: %.0f/s %s p99 %.1f ms: %s; %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Latency.Median, st.Diagnosis.Evidence, st.Decision)
 	}
 	t.Logf("winner %s, stopped: %s", short(res.Winner), res.Stopped)
-	checkPath(t, res, f, 8)
+	checkPath(t, res, f.k, 8)
 	first := res.Steps[0]
 	if first.Diagnosis.Limit != Workers {
 		t.Errorf("step 1 (2/2) limit %s (%s); want workers", first.Diagnosis.Limit, first.Diagnosis.Evidence)
@@ -125,7 +118,7 @@ func TestRunRaisesFromTooSmall(t *testing.T) {
 			win = &res.Steps[i]
 		}
 	}
-	if win == nil || !beyond(win.Throughput, first.Throughput) {
+	if win == nil || !measure.Beyond(win.Throughput, first.Throughput) {
 		t.Errorf("the winner %s does not beat 2/2 beyond the noise", short(res.Winner))
 	}
 	if len(lines) < 2*len(res.Steps)+2 {
@@ -133,23 +126,20 @@ func TestRunRaisesFromTooSmall(t *testing.T) {
 	}
 }
 
-// TestRunComesDown tunes the fake from 40/40, whose core is full: the
+// TestRunComesDown tunes the model from 40/40, whose core is full: the
 // tuner must name the capacity first and end on a smaller setting whose
 // throughput is not below 40/40's beyond the noise.
 func TestRunComesDown(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a tuning of about 15 s; runs without -short")
-	}
-	f := newFakeBoard(kn(40, 40), 1, 4*time.Millisecond, time.Millisecond)
-	url, target := f.start(t)
-	res, err := Run(context.Background(), fakeSpec(url, kn(40, 40), 8, "p99<500ms"), target, Options{})
+	f := newModel(kn(40, 40), 1, 4*time.Millisecond, time.Millisecond)
+	target := fakeTarget()
+	res, err := Run(context.Background(), f.spec(kn(40, 40), 8, "p99<500ms"), target, f.opt(Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, st := range res.Steps {
 		t.Logf("step %d %s: %.0f/s %s: %s; %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Diagnosis.Evidence, st.Decision)
 	}
-	checkPath(t, res, f, 8)
+	checkPath(t, res, f.k, 8)
 	if d := res.Steps[0].Diagnosis; d.Limit != Capacity {
 		t.Errorf("step 1 (40/40) limit %s (%s); want capacity", d.Limit, d.Evidence)
 	}
@@ -164,21 +154,21 @@ func TestRunComesDown(t *testing.T) {
 	}
 	// Beyond the noise as the tuner counts it (Spec.Noise: spreads
 	// widened to ±2 %), the rule every comparison of the tuner follows.
-	if beyond(res.Steps[0].Band, win.Band) {
+	if measure.Beyond(res.Steps[0].Band, win.Band) {
 		t.Errorf("the winner %s (%v) has less throughput than 40/40 (%v) beyond the noise", short(res.Winner), win.Band, res.Steps[0].Band)
 	}
 }
 
-// TestRunNamesTheApplication tunes a fake whose requests run 30 queries
+// TestRunNamesTheApplication tunes a model whose requests run 30 queries
 // each (N+1): it must stop at the first step naming the application.
 func TestRunNamesTheApplication(t *testing.T) {
-	f := newFakeBoard(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
-	url, target := f.start(t)
-	res, err := Run(context.Background(), fakeSpec(url, kn(5, 5), 8, "p99<10ms"), target, Options{})
+	f := newModel(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
+	target := fakeTarget()
+	res, err := Run(context.Background(), f.spec(kn(5, 5), 8, "p99<10ms"), target, f.opt(Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkPath(t, res, f, 8)
+	checkPath(t, res, f.k, 8)
 	d := res.Steps[0].Diagnosis
 	if len(res.Steps) != 1 || d.Limit != Application || res.Outcome != "application" {
 		t.Fatalf("%d steps, limit %s, outcome %s (%s); want one step naming the application", len(res.Steps), d.Limit, res.Outcome, res.Stopped)
@@ -193,11 +183,11 @@ func TestRunNamesTheApplication(t *testing.T) {
 // TestRunBudget stops after the budget, with the budget as the reason,
 // and checks min = max when asked within it.
 func TestRunBudget(t *testing.T) {
-	f := newFakeBoard(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
-	url, target := f.start(t)
-	spec := fakeSpec(url, kn(2, 2), 2, "p99<500ms")
+	f := newModel(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
+	target := fakeTarget()
+	spec := f.spec(kn(2, 2), 2, "p99<500ms")
 	spec.CheckMinMax = true
-	res, err := Run(context.Background(), spec, target, Options{})
+	res, err := Run(context.Background(), spec, target, f.opt(Options{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,39 +202,38 @@ func TestRunBudget(t *testing.T) {
 	}
 }
 
-// TestRunMeasuresADisturbedStepAgain disturbs the fake's core (other work
-// taking half of it) during the first measurement: the step must be
-// named disturbed, left out, and the same setting measured again.
+// TestRunMeasuresADisturbedStepAgain disturbs the model's core (other work
+// taking all of it) during the second measurement, after a quiet first:
+// the step must be named disturbed, left out, and the same setting
+// measured again.
 func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
-	f := newFakeBoard(kn(5, 5), 30, 300*time.Microsecond, 200*time.Microsecond)
-	// A whole core: the generator's own CPU on it is taken off the
-	// others' share, and under -race it reached 35 % and more of a core
-	// (CI, 2026-12-05: half a core read below the 15 % threshold).
-	f.disturb(1)
-	url, target := f.start(t)
-	res, err := Run(context.Background(), fakeSpec(url, kn(5, 5), 4, "p99<10ms"), target, Options{OnStep: func(Step) { f.disturb(0) }})
+	f := newModel(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
+	target := fakeTarget()
+	spec := f.spec(kn(2, 2), 3, "p99<500ms")
+	spec.Confirm = false
+	res, err := Run(context.Background(), spec, target, f.opt(Options{OnStep: func(st Step) { f.disturb(float64(2 - st.N)) }}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Steps) != 2 || res.Steps[0].Diagnosis.Limit != Disturbed || res.Steps[1].Knobs != res.Steps[0].Knobs || res.Steps[1].Diagnosis.Limit != Application {
+	if len(res.Steps) != 3 || res.Steps[1].Diagnosis.Limit != Disturbed || res.Steps[2].Knobs != res.Steps[1].Knobs || res.Steps[2].Diagnosis.Limit == Disturbed {
 		for _, st := range res.Steps {
 			t.Logf("step %d %s: %s (%s)", st.N, short(st.Knobs), st.Diagnosis.Limit, st.Diagnosis.Evidence)
 		}
-		t.Fatalf("%d steps; want a disturbed one, then the same setting again, naming the application", len(res.Steps))
+		t.Fatalf("%d steps; want a quiet one, a disturbed one, then the same setting again", len(res.Steps))
 	}
-	if v := res.Steps[0].Readings.Interference; v < 70 || v > 130 {
+	if v := res.Steps[1].Readings.Interference; v < 70 || v > 130 {
 		t.Errorf("the disturbed step read %.1f%% of a core taken by others; want about 100", v)
 	}
-	if res.Measurements != 2 || res.Steps[0].Compared != "left out: disturbed" {
-		t.Errorf("%d measurements, step 1 %q; want 2, the first left out", res.Measurements, res.Steps[0].Compared)
+	if res.Measurements != 3 || res.Steps[1].Compared != "left out: disturbed" {
+		t.Errorf("%d measurements, step 2 %q; want 3, the second left out", res.Measurements, res.Steps[1].Compared)
 	}
 }
 
-// TestRunMeasuresASlowStepAgain makes the fake's requests take 3 times the
+// TestRunMeasuresASlowStepAgain makes the model's requests take 3 times the
 // CPU from the third measurement on, for one, two or three measurements,
 // with no other work on its core: the tuner must call each of those steps
 // slow (its CPU per request against the steps before), leave it out and
-// measure the same setting again, up to StepAttempts in all, keeping the
+// measure the same setting again, up to Rules.MaxAttempts in all, keeping the
 // last attempt whatever it reads.
 func TestRunMeasuresASlowStepAgain(t *testing.T) {
 	for _, tt := range []struct {
@@ -257,20 +246,16 @@ func TestRunMeasuresASlowStepAgain(t *testing.T) {
 		{"slow three times: the third kept", 3, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			// 2 ms of the core a request: long beside a sleep's overshoot
-			// and the hand-overs, so that the fake's CPU per request reads
-			// within 1.3 times from one setting to the next (with 0.5 ms
-			// a setting at capacity read 1.42 times one with room).
-			f := newFakeBoard(kn(1, 1), 1, 2*time.Millisecond, 2*time.Millisecond)
-			url, target := f.start(t)
-			res, err := Run(context.Background(), fakeSpec(url, kn(1, 1), 6, "p99<500ms"), target, Options{OnStep: func(st Step) {
+			f := newModel(kn(1, 1), 1, 2*time.Millisecond, 2*time.Millisecond)
+			target := fakeTarget()
+			res, err := Run(context.Background(), f.spec(kn(1, 1), 6, "p99<500ms"), target, f.opt(Options{OnStep: func(st Step) {
 				switch st.N {
 				case 2:
 					f.setCPU(6 * time.Millisecond)
 				case 2 + tt.slow:
 					f.setCPU(2 * time.Millisecond)
 				}
-			}})
+			}}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -300,11 +285,14 @@ func TestRunMeasuresASlowStepAgain(t *testing.T) {
 	}
 }
 
-// TestRunRestartsWhereAKnobCannotChangeLive tunes a fake whose knobs
-// cannot change while it runs (a 409): with Options.Restart every step is
-// set by a restart, measured at its knobs and marked restarted; without
-// it the tuning ends at its first step with the target's reason.
-func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
+// TestRunOnALiveTarget tunes a running fake, end to end through the load
+// engine, the watcher and the knobs' HTTP calls, for 2 steps from 2/2. Its
+// knobs cannot change while it runs (a 409): with Options.Restart every
+// step is set by a restart, measured at its knobs and marked restarted;
+// the readings come from its stats (20 clients queue for 2 workers: the
+// workers are the limit, each request runs one query); without Restart
+// the tuning ends at its first step with the target's reason.
+func TestRunOnALiveTarget(t *testing.T) {
 	f := newFakeBoard(kn(5, 5), 1, 2*time.Millisecond, 300*time.Microsecond)
 	f.fixed = true
 	url, target := f.start(t)
@@ -317,15 +305,22 @@ func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.mu.Lock()
+	left := f.knobs
+	f.mu.Unlock()
+	checkPath(t, res, left, 2)
 	// Once a step, once a setting a round of the side-by-side check before
-	// the stop (the fewest, then the top), and once more to leave it at
-	// the winner when the last set was not.
-	want, last := 2, res.Steps[len(res.Steps)-1].Knobs
-	if c := res.Confirm; c != nil && c.Top != nil {
-		want += 2 * c.Top.Runs
-		last = c.Top.Knobs
+	// the stop (its disturbed pairs included), and once more to leave it
+	// at the winner when the last set was not.
+	want := 2
+	if c := res.Confirm; c != nil {
+		for _, m := range append(slices.Clone(c.Disturbed), c.Fewest, c.Top) {
+			if m != nil {
+				want += m.Runs
+			}
+		}
 	}
-	if res.Winner != last {
+	if len(asked) > want && asked[want-1] != res.Winner {
 		want++
 	}
 	if len(res.Steps) != 2 || len(asked) != want || f.restarts != want {
@@ -336,20 +331,24 @@ func TestRunRestartsWhereAKnobCannotChangeLive(t *testing.T) {
 			t.Errorf("step %d: %s, restarted %v, %d requests; want %s set by a restart and measured", st.N, short(st.Knobs), st.Restarted, st.Requests, short(asked[i]))
 		}
 	}
+	first := res.Steps[0]
+	if r := first.Readings; first.Diagnosis.Limit != Workers || len(r.Absent) != 0 || r.WorkersQueued < 5 || r.Queries < 0.5 || r.Queries > 1.5 || r.Work != "page" {
+		t.Errorf("step 1 (2/2): limit %s (%s), readings %+v; want the workers, every reading read, requests queued, about one query of page each (the reads span the measured window, not its requests)", first.Diagnosis.Limit, first.Diagnosis.Evidence, r)
+	}
 	if _, err := Run(context.Background(), fakeSpec(url, kn(3, 3), 2, "p99<500ms"), target, Options{}); !errors.Is(err, watch.ErrRestart) {
 		t.Errorf("Run without Restart on a fixed target = %v; want an error wrapping watch.ErrRestart", err)
 	}
 }
 
-// TestSideBySide measures two settings of the fake again in 3
+// TestSideBySide measures two settings of the model again in 3
 // interleaved rounds: each gets 3 runs, the knobs are set once per
 // setting per round (interleaved, not 3 runs of one then 3 of the other),
 // and 4/4 serves more than 2/2 beyond both spreads.
 func TestSideBySide(t *testing.T) {
-	f := newFakeBoard(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
-	url, target := f.start(t)
-	spec := fakeSpec(url, kn(2, 2), 2, "p99<500ms")
-	ms, err := SideBySide(context.Background(), spec, target, Options{}, []watch.Knobs{kn(2, 2), kn(4, 4)}, 3)
+	f := newModel(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
+	target := fakeTarget()
+	spec := f.spec(kn(2, 2), 2, "p99<500ms")
+	ms, err := SideBySide(context.Background(), spec, target, f.opt(Options{}), []watch.Knobs{kn(2, 2), kn(4, 4)}, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -363,9 +362,9 @@ func TestSideBySide(t *testing.T) {
 		t.Errorf("the knobs were set %d times; want 6 (each setting once a round, interleaved)", f.sets)
 	}
 	if ms[1].Throughput.Min <= ms[0].Throughput.Max {
-		t.Errorf("4/4 %+v, 2/2 %+v; want 4/4 beyond 2/2 (twice the workers on a fake without a CPU limit)", ms[1].Throughput, ms[0].Throughput)
+		t.Errorf("4/4 %+v, 2/2 %+v; want 4/4 beyond 2/2 (twice the workers on a model without a CPU limit)", ms[1].Throughput, ms[0].Throughput)
 	}
-	if _, err := SideBySide(context.Background(), spec, target, Options{}, []watch.Knobs{kn(2, 2)}, 0); err == nil {
+	if _, err := SideBySide(context.Background(), spec, target, f.opt(Options{}), []watch.Knobs{kn(2, 2)}, 0); err == nil {
 		t.Errorf("SideBySide with 0 rounds: no error")
 	}
 }
@@ -384,6 +383,11 @@ func TestSpecErrors(t *testing.T) {
 		{func(s *Spec, t *watch.Target) { s.Start = kn(50, 5) }, "outside the bounds"},
 		{func(s *Spec, t *watch.Target) { s.MinPool = 50 }, "bounds"},
 		{func(s *Spec, t *watch.Target) { s.Load.Clients = 0 }, "clients"},
+		{func(s *Spec, t *watch.Target) { s.Knobs = s.DefaultKnobs()[1:] }, "want workers and pool first"},
+		{func(s *Spec, t *watch.Target) {
+			s.Knobs = append(s.DefaultKnobs(), Knob{Name: "x", Min: 1, Max: 5, AtMost: "y", Of: s.DefaultKnobs()[0].Of})
+		}, `at most "y"`},
+		{func(s *Spec, t *watch.Target) { s.FullCPU = -1 }, "full_cpu -1"},
 	} {
 		s, tg := good, target
 		tn := *target.Tuning
@@ -398,7 +402,7 @@ func TestSpecErrors(t *testing.T) {
 
 // TestConfirm holds the steps' best (2/2, the fewer within the noise of
 // 4/4 by made-up steps) against the highest median (4/4) side by side on
-// two fakes: where requests wait for a connection, 4/4 serves twice what
+// two models: where requests wait for a connection, 4/4 serves twice what
 // 2/2 does and must win; where the one core is the limit, both serve the
 // same and 2/2, the fewer, must stay. It is not run for a tuning that
 // named no winner, for the goal of resources, or with Confirm off. A pair
@@ -423,17 +427,17 @@ func TestConfirm(t *testing.T) {
 		{"disturbed twice: undecided, the higher median stands", 2 * time.Millisecond, 200 * time.Microsecond, "met", nil, kn(4, 4)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeBoard(kn(2, 2), 1, tt.dbPer, tt.cpu)
-			url, target := f.start(t)
-			spec := fakeSpec(url, kn(2, 2), 5, "p99<500ms")
-			spec.Noise = 0.1 // two rounds of a sleeping fake: its ties stay within 10 %
+			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
+			target := fakeTarget()
+			spec := f.spec(kn(2, 2), 5, "p99<500ms")
+			spec.Noise = 0.1 // more beyond the noise: above 1.1 times round by round
 			if tt.edit != nil {
 				tt.edit(&spec)
 			}
 			disturbed := strings.HasPrefix(tt.name, "disturbed")
 			logf := t.Logf
 			if disturbed {
-				// Other work takes the fake's core during the first pair
+				// Other work takes the model's core during the first pair
 				// (and the second, for "twice").
 				f.disturb(1)
 				logf = func(format string, a ...any) {
@@ -443,7 +447,7 @@ func TestConfirm(t *testing.T) {
 					t.Logf(format, a...)
 				}
 			}
-			tn, err := newTuner(spec, target, Options{Logf: logf})
+			tn, err := newTuner(spec, target, f.opt(Options{Logf: logf}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -492,16 +496,17 @@ func TestConfirm(t *testing.T) {
 }
 
 // metStep is a made-up step at k that meets o, its throughput's median
-// tput and its two repeats tput ± spread (a share).
+// tput and its two repeats tput ± spread (a share; its band the same).
 func metStep(o loadtest.Objective, k watch.Knobs, tput, spread float64) *Measurement {
-	return &Measurement{Knobs: k, Met: true, Throughput: loadtest.Spread{Median: tput, Min: tput * (1 - spread), Max: tput * (1 + spread), N: 2},
+	s := loadtest.Spread{Median: tput, Min: tput * (1 - spread), Max: tput * (1 + spread), N: 2}
+	return &Measurement{Knobs: k, Met: true, Throughput: s, Band: s,
 		Objectives: []Verdict{{Objective: o.Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
 }
 
 // TestConfirmTheTop: when the steps' best is also the highest median (4/4
 // read 1.5 times 2/2, beyond both spreads), it is checked side by side
 // against the runner-up, 2/2, before the stop: a lead read minutes apart
-// can be a fast moment of the machine (T48). On a fake whose core is the
+// can be a fast moment of the machine. On a model whose core is the
 // limit both serve the same side by side and 2/2, the fewer, is the
 // winner; on one whose requests wait for a connection 4/4 serves more and
 // stays, and the tuning does not go on (the check kept the steps' best).
@@ -517,11 +522,11 @@ func TestConfirmTheTop(t *testing.T) {
 		{"waiting for connections: the best stays", 2 * time.Millisecond, 200 * time.Microsecond, kn(4, 4)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeBoard(kn(2, 2), 1, tt.dbPer, tt.cpu)
-			url, target := f.start(t)
-			spec := fakeSpec(url, kn(2, 2), 5, "p99<500ms")
+			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
+			target := fakeTarget()
+			spec := f.spec(kn(2, 2), 5, "p99<500ms")
 			spec.Noise = 0.1
-			tn, err := newTuner(spec, target, Options{Logf: t.Logf})
+			tn, err := newTuner(spec, target, f.opt(Options{Logf: t.Logf}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -548,7 +553,7 @@ func TestConfirmTheTop(t *testing.T) {
 }
 
 // TestSettleGoesOn: the side-by-side check keeps 4/4 over the steps' best,
-// 2/2, on a fake whose requests wait for a connection. With budget left
+// 2/2, on a model whose requests wait for a connection. With budget left
 // the tuner goes on above 4/4 (the next rungs of both), steps within the
 // budget, checks again at the next stop and ends on a setting above 2/2;
 // with the budget spent it stops at 4/4, naming the check.
@@ -557,17 +562,17 @@ func TestSettleGoesOn(t *testing.T) {
 	step := func(k watch.Knobs, tput float64) *Measurement { return metStep(objs[0], k, tput, 0.1) }
 	for _, budget := range []int{2, 6} {
 		t.Run(fmt.Sprintf("budget %d", budget), func(t *testing.T) {
-			f := newFakeBoard(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
-			url, target := f.start(t)
-			spec := fakeSpec(url, kn(2, 2), budget, "p99<500ms")
+			f := newModel(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
+			target := fakeTarget()
+			spec := f.spec(kn(2, 2), budget, "p99<500ms")
 			spec.Noise = 0.1
 			var resumed []watch.Knobs
-			tn, err := newTuner(spec, target, Options{Logf: t.Logf, OnResume: func(k watch.Knobs, n int) {
+			tn, err := newTuner(spec, target, f.opt(Options{Logf: t.Logf, OnResume: func(k watch.Knobs, n int) {
 				if n != 3 && len(resumed) == 0 {
 					t.Errorf("resumed at step %d; want 3, after the 2 taken", n)
 				}
 				resumed = append(resumed, k)
-			}})
+			}}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -592,7 +597,7 @@ func TestSettleGoesOn(t *testing.T) {
 				}
 				return
 			}
-			if len(tn.steps) == 0 || tn.steps[0].Knobs != kn(tn.wl.above(4), tn.pl.above(4)) {
+			if len(tn.steps) == 0 || tn.steps[0].Knobs != kn(tn.knobs[0].l.above(4), tn.knobs[1].l.above(4)) {
 				t.Fatalf("steps %d (first %+v); want the tuning to go on at the next rung of both above 4/4", len(tn.steps), tn.steps)
 			}
 			if len(resumed) == 0 || resumed[0] != tn.steps[0].Knobs {
@@ -618,4 +623,37 @@ func bool2int(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// TestRunTunesAThirdKnob adds the pool's minimum to the knobs with one
+// declaration and tunes the model from 4/4 with a minimum of 1, where each
+// acquire may find its connection closed (the share of them above the
+// minimum) and open it again for 20 ms: the tuner must move the third knob
+// as it moves the others (its neighbours and the grid hold it) and end with
+// the minimum at the pool's size, the article's min = max, serving more
+// than the start beyond the noise.
+func TestRunTunesAThirdKnob(t *testing.T) {
+	f := newModel(kn(4, 4), 1, 2*time.Millisecond, 200*time.Microsecond)
+	f.open = 20 * time.Millisecond
+	start := watch.Knobs{Workers: 4, Pool: 4, PoolMin: 1}
+	spec := f.spec(start, 40, "p99<500ms")
+	spec.Knobs = append(spec.DefaultKnobs(), Knob{Name: "pool_min", Min: 1, Max: 40, AtMost: "pool", Of: func(k *watch.Knobs) *int { return &k.PoolMin }})
+	res, err := Run(context.Background(), spec, fakeTarget(), f.opt(Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	moved := false
+	for _, st := range res.Steps {
+		t.Logf("step %d %s: %.0f/s %s; %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Decision)
+		moved = moved || st.Knobs.PoolMin > 1
+	}
+	checkPath(t, res, f.k, 40)
+	w := res.WinnerStep()
+	if !moved || res.Winner.PoolMin != res.Winner.Pool || !more(&w.Measurement, &res.Steps[0].Measurement) {
+		t.Errorf("winner %s (%.0f/s), start %.0f/s, minimum moved %v; want the minimum moved to the pool's size, more throughput beyond the noise",
+			short(res.Winner), w.Throughput.Median, res.Steps[0].Throughput.Median, moved)
+	}
+	if ks, err := newKnobSet(spec); err != nil || len(ks.grid()) != 14*14*14 || ks.grid()[1].PoolMin != 2 {
+		t.Errorf("the grid of three knobs (%v): want 14 x 14 x 14 settings, the last knob fastest", err)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -29,7 +30,7 @@ type Spec struct {
 	Goal       Goal                 `toml:"goal" flag:"goal" default:"throughput" help:"what is best among the settings meeting -slo: throughput (the most; within the noise, the fewest workers and connections) or resources (the fewest)"`
 	// Start is the first setting (zero: the knobs in force).
 	Start watch.Knobs `toml:"-"`
-	// MinWorkers..MaxPool bound the knobs (0: 1 and 100).
+	// MinWorkers..MaxPool bound the default knobs (0: 1 and 100).
 	MinWorkers int `toml:"min_workers" flag:"min-workers" default:"1" help:"fewest workers the tuner tries"`
 	MaxWorkers int `toml:"max_workers" flag:"max-workers" default:"100" help:"most workers the tuner tries"`
 	MinPool    int `toml:"min_pool" flag:"min-pool" default:"1" help:"fewest connections the tuner tries"`
@@ -42,9 +43,10 @@ type Spec struct {
 	Steps int           `toml:"budget" flag:"budget" default:"12" help:"settings measured at most (the min = max check counts)"`
 	Time  time.Duration `toml:"budget_time" flag:"budget-time" help:"stop starting steps after this wall time (0: no bound)"`
 	// Noise is the least noise a throughput is taken to have, as a share
-	// of its median (0: 0.02): two or three short repeats understate the
-	// drift between steps minutes apart, and a difference counts only
-	// beyond the spreads widened to ±Noise.
+	// of its median: Rules.NoiseFloor as a share, which it sets when given.
+	// Two or three short repeats understate the drift between steps
+	// minutes apart, and a difference counts only beyond the spreads
+	// widened to ±Noise.
 	Noise float64 `toml:"noise" flag:"noise" default:"0.02" help:"least noise of a throughput, a share of its median: a difference counts only beyond the spreads widened to ±noise"`
 	// CheckMinMax measures the winner once more with the pool's minimum at
 	// 1 (grown on demand) to say whether min = max mattered; it counts in
@@ -57,6 +59,15 @@ type Spec struct {
 	// Result.Measurements, not in Steps: they measure settings already
 	// stepped on.
 	Confirm bool `toml:"confirm" flag:"confirm" default:"true" help:"before the stop, measure the best again side by side with the highest median, or with the runner-up when the best is the highest median (-repeats interleaved rounds, two more measurements, outside -budget); the one with more workers and connections is kept only if its median round serves more beyond -noise"`
+	// Knobs are the knobs the tuner moves (nil: DefaultKnobs).
+	Knobs []Knob `toml:"-"`
+	// Thresholds are the diagnosis's bounds on the readings.
+	Thresholds
+	// Rules are the measuring rules (package measure): when a measurement
+	// was disturbed or slow and is measured again (up to MaxAttempts in
+	// all), and the noise floor of every comparison; zero fields take
+	// their defaults.
+	Rules measure.Rules `toml:"-"`
 }
 
 // Options are what the caller attaches to a tuning.
@@ -80,6 +91,10 @@ type Options struct {
 	// OnResume is told when the tuning goes on after a check that kept
 	// the top: the step n that starts next, at next.
 	OnResume func(next watch.Knobs, n int)
+	// Measurer, when set, takes the measurements in place of the load
+	// engine against spec.Admin (a model of a target, in tests); the
+	// target still names the stats its readings come from.
+	Measurer Measurer
 }
 
 // A Step is one measured setting, what limits it, and what the tuner did
@@ -110,44 +125,55 @@ const (
 // errSpec is wrapped by the spec's errors.
 var errSpec = errors.New("tune")
 
-// check fills in the spec's defaults and checks it.
-func (s *Spec) check(t watch.Target) error {
-	if t.Tuning == nil || t.Tuning.Set == nil || t.Tuning.Get == nil {
-		return fmt.Errorf("%w: the target has no knobs a tuner can set while it runs", errSpec)
+// check fills in the spec's defaults and checks it, returning its knobs.
+func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
+	if t.Tuning == nil || !measured && (t.Tuning.Set == nil || t.Tuning.Get == nil) {
+		return nil, fmt.Errorf("%w: the target has no knobs a tuner can set while it runs", errSpec)
 	}
 	if _, err := url.Parse(s.Admin); err != nil || !strings.HasPrefix(s.Admin, "http") {
-		return fmt.Errorf("%w: admin %q: want the http:// base URL of the target's admin listener", errSpec, s.Admin)
+		return nil, fmt.Errorf("%w: admin %q: want the http:// base URL of the target's admin listener", errSpec, s.Admin)
 	}
 	s.Repeats = defaultInt(s.Repeats, DefaultRepeats)
 	s.Steps = defaultInt(s.Steps, DefaultBudget)
-	s.MinWorkers, s.MinPool = defaultInt(s.MinWorkers, 1), defaultInt(s.MinPool, 1)
-	s.MaxWorkers, s.MaxPool = defaultInt(s.MaxWorkers, 100), defaultInt(s.MaxPool, 100)
-	if s.Noise == 0 {
-		s.Noise = 0.02
+	if s.Rules.NoiseFloor == 0 {
+		s.Rules.NoiseFloor = 100 * s.Noise
 	}
 	if s.Goal == "" {
 		s.Goal = MostThroughput
 	}
+	ks, err := newKnobSet(*s)
+	if err != nil {
+		return nil, err
+	}
+	out := ks.outside(s.Start)
 	switch {
 	case s.Goal != MostThroughput && s.Goal != LeastResources:
-		return fmt.Errorf("%w: goal %q: want %s or %s", errSpec, s.Goal, MostThroughput, LeastResources)
+		err = fmt.Errorf("%w: goal %q: want %s or %s", errSpec, s.Goal, MostThroughput, LeastResources)
 	case s.Noise < 0 || s.Noise > 0.5:
-		return fmt.Errorf("%w: noise %g: want 0 to 0.5 (a share of the throughput)", errSpec, s.Noise)
+		err = fmt.Errorf("%w: noise %g: want 0 to 0.5 (a share of the throughput)", errSpec, s.Noise)
 	case s.Repeats < 1 || s.Repeats > 20:
-		return fmt.Errorf("%w: repeats %d: want 1 to 20", errSpec, s.Repeats)
+		err = fmt.Errorf("%w: repeats %d: want 1 to 20", errSpec, s.Repeats)
 	case s.Steps < 1 || s.Steps > 1000:
-		return fmt.Errorf("%w: steps %d: want 1 to 1000", errSpec, s.Steps)
-	case s.MinWorkers < 1 || s.MinWorkers > s.MaxWorkers || s.MinPool < 1 || s.MinPool > s.MaxPool:
-		return fmt.Errorf("%w: bounds workers %d..%d, pool %d..%d: want 1 <= min <= max", errSpec, s.MinWorkers, s.MaxWorkers, s.MinPool, s.MaxPool)
-	case s.Start != (watch.Knobs{}) && (s.Start.Workers < s.MinWorkers || s.Start.Workers > s.MaxWorkers || s.Start.Pool < s.MinPool || s.Start.Pool > s.MaxPool):
-		return fmt.Errorf("%w: start %s lies outside the bounds (workers %d..%d, pool %d..%d)", errSpec, short(s.Start), s.MinWorkers, s.MaxWorkers, s.MinPool, s.MaxPool)
+		err = fmt.Errorf("%w: steps %d: want 1 to 1000", errSpec, s.Steps)
+	case s.Start != (watch.Knobs{}) && out != "":
+		err = fmt.Errorf("%w: start %s lies outside the bounds: %s", errSpec, short(s.Start), out)
 	case s.CheckMinMax && s.Steps < 2:
-		return fmt.Errorf("%w: steps %d: the min = max check takes one of the steps; want at least 2", errSpec, s.Steps)
+		err = fmt.Errorf("%w: steps %d: the min = max check takes one of the steps; want at least 2", errSpec, s.Steps)
 	case len(s.Objectives) == 0:
-		return fmt.Errorf("%w: no objective: give an SLO such as p99<10ms", errSpec)
+		err = fmt.Errorf("%w: no objective: give an SLO such as p99<10ms", errSpec)
 	}
-	l := s.Load
-	return l.Validate()
+	if err == nil {
+		err = s.Thresholds.fill()
+	}
+	if errs := s.Rules.Check("tune"); err == nil && len(errs) > 0 {
+		err = fmt.Errorf("%w: %w", errSpec, errors.Join(errs...))
+	}
+	s.Noise = s.Rules.NoiseFloor / 100
+	if err == nil {
+		l := s.Load
+		err = l.Validate()
+	}
+	return ks, err
 }
 
 func defaultInt(v, d int) int {
@@ -178,10 +204,11 @@ type tuner struct {
 	opt      Options
 	target   watch.Target
 	tuning   *watch.Tuning
+	m        Measurer
 	work     watch.Work
-	watcher  loadtest.Watcher
 	latency  latencyQ
-	wl, pl   Ladder
+	knobs    knobSet
+	judge    measure.Judge
 	measured []*Measurement
 	// winner, when set, is the setting the side-by-side check kept over
 	// the steps' best (confirm); beaten are the bests it replaced, left
@@ -196,23 +223,24 @@ type tuner struct {
 	started time.Time
 }
 
-// newTuner checks the spec against the target and builds the watcher
-// every measurement uses.
+// newTuner checks the spec against the target and builds the measurer
+// (Options.Measurer, or the live one with the watcher every measurement
+// uses).
 func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
-	if err := spec.check(t); err != nil {
+	ks, err := spec.check(t, opt.Measurer != nil)
+	if err != nil {
 		return nil, err
 	}
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
 	}
-	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}, beaten: map[watch.Knobs]bool{}}
+	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, m: opt.Measurer, knobs: ks, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}, beaten: map[watch.Knobs]bool{}}
+	tn.judge.Rules = &tn.spec.Rules
 	if t.Tuning.Work != nil && len(spec.Load.Requests) > 0 {
 		tn.work, _ = t.Tuning.Work(spec.Load.Requests[0].URL)
 	}
-	tn.wl = DefaultLadder(spec.MinWorkers, spec.MaxWorkers)
-	tn.pl = DefaultLadder(spec.MinPool, spec.MaxPool)
-	if len(tn.wl) == 0 || len(tn.pl) == 0 {
-		return nil, fmt.Errorf("%w: no rung of the ladder within the bounds", errSpec)
+	if tn.m != nil {
+		return tn, nil
 	}
 	o := watch.Options{StatsURL: strings.TrimSuffix(spec.Admin, "/") + t.StatsPath, Stats: tn.stats()}
 	if opt.Watch != nil {
@@ -222,7 +250,7 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	if err != nil {
 		return nil, err
 	}
-	tn.watcher = w
+	tn.m = &liveMeasurer{t: tn, watcher: w}
 	return tn, nil
 }
 
@@ -236,12 +264,12 @@ func (t *tuner) visited(k watch.Knobs) *Measurement {
 	return nil
 }
 
-// lower is the measured setting with k's pool and the most workers below
-// k's, or nil.
+// lower is the measured setting with k's other knobs and the most workers
+// below k's, or nil.
 func (t *tuner) lower(k watch.Knobs) *Measurement {
 	var out *Measurement
 	for _, m := range t.measured {
-		if m.Knobs.Pool == k.Pool && m.Knobs.PoolMin == k.PoolMin && m.Knobs.Workers < k.Workers && (out == nil || m.Knobs.Workers > out.Knobs.Workers) {
+		if t.knobs.with(m.Knobs, 0, k.Workers) == k && m.Knobs.Workers < k.Workers && (out == nil || m.Knobs.Workers > out.Knobs.Workers) {
 			out = m
 		}
 	}
