@@ -17,7 +17,7 @@ import (
 // loadtest/measure in another package of the load tool: a range overlap
 // or a range beyond another, a threshold of disturbance or slowness of
 // its own, a function named for a rule, or a median of its own.
-var secondRule = regexp.MustCompile(`\.Min\s*<=\s*\w+\.Max\s*&&|\.Min\s*>\s*\w+\.Max\b|\b(DisturbedCPU|SlowCPU)\b|` +
+var secondRule = regexp.MustCompile(`return \w+\.Min <= \w+\.Max && \w+\.Min <= \w+\.Max|return \w+\.Min > \w+\.Max\b|\b(DisturbedCPU|SlowCPU)\b|` +
 	`func (\([^)]*\)\s*)?(disturbed|slow|suspect|agreeing|widen|overlap|judgeSide|judgeControl|sideBySide|middle)\(`)
 
 // TestOneMeasuringCore reads layout.md's table of the measuring concepts:
@@ -44,12 +44,13 @@ func TestOneMeasuringCore(t *testing.T) {
 func TestSecondRuleFinds(t *testing.T) {
 	for line, want := range map[string]bool{
 		"func overlap(a, b loadtest.Spread) bool { return a.Min <= b.Max && b.Min <= a.Max }": true,
-		"func beyond(a, b loadtest.Spread) bool { return a.Min > b.Max }":                      true,
-		"	DisturbedCPU = 15.0":                                                                 true,
-		"func (t *tuner) sideBySide(ctx context.Context) error {":                              true,
-		"func middle(vs []float64) float64 {":                                                  true,
-		"	return measure.Overlap(a, b)":                                                        false,
-		"func (x *experimentRunner) quiet(ctx context.Context) error {":                        false,
+		"func beyond(a, b loadtest.Spread) bool { return a.Min > b.Max }":                     true,
+		"	DisturbedCPU = 15.0": true,
+		"func (t *tuner) sideBySide(ctx context.Context) error {":       true,
+		"func middle(vs []float64) float64 {":                           true,
+		"	return measure.Overlap(a, b)":                                 false,
+		"func (x *experimentRunner) quiet(ctx context.Context) error {": false,
+		"	case k.Min < 1 || k.Min > k.Max || k.Of == nil:":              false,
 	} {
 		if got := secondRule.MatchString(line); got != want {
 			t.Errorf("secondRule on %q: %v; want %v", line, got, want)
@@ -161,4 +162,3 @@ func secondRules(t *testing.T, root string) []string {
 	}
 	return out
 }
-

@@ -26,7 +26,7 @@ import (
 //	starts = ["5/5", "40/40"]
 //	budget = 12
 //
-// Goal, Budget, Repeats (default load.repeats), Noise, the bounds,
+// Goal, Budget, Repeats (default load.repeats), the bounds,
 // CheckMinMax and Confirm are tune.Spec's (0: its defaults). Claims read a tuning with tune = "5/5" (the start) and
 // a tune metric (tuneMetrics).
 type tuneSection struct {
@@ -37,7 +37,6 @@ type tuneSection struct {
 	Goal        string   `toml:"goal"`
 	Budget      int      `toml:"budget"`
 	Repeats     int      `toml:"repeats"`
-	Noise       float64  `toml:"noise"`
 	MinWorkers  int      `toml:"min_workers"`
 	MaxWorkers  int      `toml:"max_workers"`
 	MinPool     int      `toml:"min_pool"`
@@ -49,6 +48,10 @@ type tuneSection struct {
 	// and winners again at the end (tune.SideBySide; 0: 3), the figures
 	// the claims compare.
 	SideBySide int `toml:"side_by_side"`
+	// Thresholds are the tuner's diagnosis thresholds ([tune.thresholds];
+	// 0: its defaults). The measuring rules are the file's [disturbance],
+	// for the tunings as for the sweeps.
+	Thresholds tune.Thresholds `toml:"thresholds"`
 }
 
 // on reports whether the file tunes instead of sweeping.
@@ -169,17 +172,17 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 			}
 		}
 		if ctx.Err() == nil {
-			x.sideBySide(ctx, lr, x.res.Tunes[first:])
+			x.confirmTunings(ctx, lr, x.res.Tunes[first:])
 		}
 		lr.stop(x)
 	}
 	return nil
 }
 
-// sideBySide measures the starts and winners of one run's tunings again,
+// confirmTunings measures the starts and winners of one run's tunings again,
 // interleaved (tune.SideBySide), and keeps each tuning's figures in it;
 // a failure is logged and leaves the tunings' own figures to the claims.
-func (x *experimentRunner) sideBySide(ctx context.Context, lr *serverRun, tunes []*TuneRun) {
+func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tunes []*TuneRun) {
 	var ks []watch.Knobs
 	add := func(k watch.Knobs) {
 		if !slices.Contains(ks, k) {
@@ -259,7 +262,8 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 	load.Observers = []loadtest.Observer{x.feed.Observer()}
 	return tune.Spec{Load: load, Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
 		MinWorkers: t.MinWorkers, MaxWorkers: t.MaxWorkers, MinPool: t.MinPool, MaxPool: t.MaxPool,
-		Repeats: t.Repeats, Steps: t.Budget, Noise: t.Noise, CheckMinMax: t.CheckMinMax, Confirm: t.Confirm == nil || *t.Confirm}
+		Repeats: t.Repeats, Steps: t.Budget, CheckMinMax: t.CheckMinMax, Confirm: t.Confirm == nil || *t.Confirm,
+		Thresholds: t.Thresholds, Rules: e.Disturbance}
 }
 
 func tuneKnobs(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }

@@ -208,9 +208,9 @@ func compareVerdict(base, r *runResult, readings []watch.Stat, rule *measure.Rul
 	case 0:
 		s = fmt.Sprintf("%s and %s are the same within noise: %s; the ranges, widened to ±%g %%, overlap)", r.Name, base.Name, figures, rule.NoiseFloor)
 	case 1:
-		s = fmt.Sprintf("%s beats %s: %s%s)", r.Name, base.Name, figures, beyond(spread))
+		s = fmt.Sprintf("%s beats %s: %s%s)", r.Name, base.Name, figures, groundOf(spread))
 	default:
-		s = fmt.Sprintf("%s is worse than %s: %s%s)", r.Name, base.Name, figures, beyond(spread))
+		s = fmt.Sprintf("%s is worse than %s: %s%s)", r.Name, base.Name, figures, groundOf(spread))
 	}
 	bl, rl := common(base, r)
 	if bl == nil {
@@ -245,8 +245,8 @@ func compareVerdict(base, r *runResult, readings []watch.Stat, rule *measure.Rul
 	return s + "."
 }
 
-// beyond says on what ground a difference was called one.
-func beyond(spread bool) string {
+// groundOf says on what ground a difference was called one.
+func groundOf(spread bool) string {
 	if spread {
 		return "; beyond the spread"
 	}

@@ -109,7 +109,7 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 		t.opt.OnConfirm(fewest.Knobs, top.Knobs, rounds)
 	}
 	ks := []watch.Knobs{fewest.Knobs, top.Knobs}
-	ms, err := t.sideBySide(ctx, ks, rounds)
+	ms, err := t.rounds(ctx, ks, rounds)
 	if err != nil {
 		t.opt.Logf("not confirmed side by side: %v; the steps' best stands", err)
 		return nil, 0, false
@@ -120,7 +120,7 @@ func (t *tuner) confirm(ctx context.Context, outcome string) (c *Confirmation, t
 		// Measured again, once (a step gets Rules.MaxAttempts).
 		t.opt.Logf("confirm: left out: %s; measuring both again side by side", d.Evidence)
 		c.Disturbed = ms
-		if ms, err = t.sideBySide(ctx, ks, rounds); err != nil {
+		if ms, err = t.rounds(ctx, ks, rounds); err != nil {
 			t.opt.Logf("not confirmed side by side: %v; the steps' best stands", err)
 			return nil, taken, false
 		}
@@ -209,10 +209,10 @@ func (t *tuner) onward(top watch.Knobs) (watch.Knobs, bool) {
 // when it is: other work took the target's cores (disturbed), or its CPU
 // per request was far above the steps' before it (slow).
 func (t *tuner) leftOut(m *Measurement) (Diagnosis, bool) {
-	if d, ok := t.disturbed(m, t.measured); ok {
+	if d, ok := t.diagnoseDisturbance(m, t.measured); ok {
 		return d, true
 	}
-	return t.slow(m, t.measured)
+	return t.diagnoseSlow(m, t.measured)
 }
 
 // upset reports whether one of a side-by-side check's measurements was

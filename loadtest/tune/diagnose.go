@@ -141,14 +141,14 @@ func heldMs(m *Measurement) float64 {
 	return m.MeanMs - r.WorkerWaitMs - r.PoolWaitMs
 }
 
-// disturbed says, when the disturbance rule (measure.Judge) finds that
+// diagnoseDisturbance says, when the disturbance rule (measure.Judge) finds that
 // other work took the target's cores during m beyond what it took during
 // ref (the undisturbed measurements before it; the generator's own CPU
 // left out when it is not pinned), or the hypervisor the generator's
 // CPUs (steal), how much. Only the steal is judged on the generator's
 // side: the rest of its CPUs' interference may be the target's own CPU,
 // where the two share cores.
-func (t *tuner) disturbed(m *Measurement, ref []*Measurement) (Diagnosis, bool) {
+func (t *tuner) diagnoseDisturbance(m *Measurement, ref []*Measurement) (Diagnosis, bool) {
 	t.judge.Baseline = &measure.Baseline{Source: measure.FromSteps}
 	for _, b := range ref {
 		t.judge.Baseline.Add(spans(b))
@@ -177,12 +177,15 @@ func spans(m *Measurement) (server, generator *measure.Span) {
 	return server, &measure.Span{Steal: r.GeneratorSteal, HasSteal: true}
 }
 
-// slow says, when the server's CPU per request during m was more than
-// Rules.CPUPerRequest % above the median of the settings measured before
-// it (at least two), by how much: a slow spell of the machine that no
-// reading of other work shows (another guest on the same physical core,
-// say) makes a setting look CPU-bound at a fraction of its throughput.
-func (t *tuner) slow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
+// diagnoseSlow applies the slow rule (measure.Suspect) to m among the
+// settings measured before it (at least two): m is slow when it is the
+// one farthest from the others' median, more than Rules.CPUPerRequest %
+// above it. A slow spell of the machine that no reading of other work
+// shows (another guest on the same physical core, say) makes a setting
+// look CPU-bound at a fraction of its throughput. The tuner's steps are
+// taken back to back, repeats and all, so a spell covers a setting's own
+// repeats: its reference is the settings before it, not its repeats.
+func (t *tuner) diagnoseSlow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
 	c, ok := cpuPerRequest(m)
 	if !ok {
 		return Diagnosis{}, false
@@ -193,11 +196,8 @@ func (t *tuner) slow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
 			cs = append(cs, v)
 		}
 	}
-	if len(cs) < 2 {
-		return Diagnosis{}, false
-	}
-	med := measure.Median(cs)
-	if c <= med || measure.Agrees(c, med, t.spec.Rules.CPUPerRequest) {
+	i, med := measure.Suspect(append(cs, c), t.spec.Rules.CPUPerRequest)
+	if i != len(cs) || c <= med {
 		return Diagnosis{}, false
 	}
 	return Diagnosis{Limit: Disturbed, Reading: rCPUPerRequest, Value: c * 1000, Unit: "µs",

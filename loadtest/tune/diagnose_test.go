@@ -242,18 +242,18 @@ func TestDisturbed(t *testing.T) {
 		{10, 0, false},
 	} {
 		m := reading(kn(5, 5), 5, 1000, Readings{Interference: tt.others, GeneratorShared: tt.generator})
-		if d, got := judging().disturbed(m, quiet); got != tt.want {
+		if d, got := judging().diagnoseDisturbance(m, quiet); got != tt.want {
 			t.Errorf("interference %v, generator %v: disturbed %v (%s); want %v", tt.others, tt.generator, got, d.Evidence, tt.want)
 		}
 	}
-	if _, got := judging().disturbed(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}}), quiet); got {
+	if _, got := judging().diagnoseDisturbance(reading(kn(5, 5), 5, 1000, Readings{Interference: 90, Absent: []string{rInterference}}), quiet); got {
 		t.Error("an absent interference reading judged disturbed")
 	}
 	steady := []*Measurement{reading(kn(5, 5), 5, 1000, Readings{Interference: 60}), reading(kn(8, 8), 5, 1000, Readings{Interference: 62})}
-	if d, got := judging().disturbed(reading(kn(10, 10), 5, 1000, Readings{Interference: 66}), steady); got {
+	if d, got := judging().diagnoseDisturbance(reading(kn(10, 10), 5, 1000, Readings{Interference: 66}), steady); got {
 		t.Errorf("a steady load the steps before read too: disturbed (%s)", d.Evidence)
 	}
-	if _, got := judging().disturbed(reading(kn(10, 10), 5, 1000, Readings{Interference: 90}), nil); got {
+	if _, got := judging().diagnoseDisturbance(reading(kn(10, 10), 5, 1000, Readings{Interference: 90}), nil); got {
 		t.Error("judged disturbed with no step before to hold it against")
 	}
 	// The hypervisor's steal of the generator's CPUs disturbs a
@@ -273,7 +273,7 @@ func TestDisturbed(t *testing.T) {
 		if tt.absent {
 			r.Absent = []string{rInterference}
 		}
-		d, got := judging().disturbed(reading(kn(5, 5), 5, 1000, r), quiet)
+		d, got := judging().diagnoseDisturbance(reading(kn(5, 5), 5, 1000, r), quiet)
 		if got != tt.want || d.Reading != tt.reading || got && !strings.Contains(d.Evidence, "%") {
 			t.Errorf("interference %v, generator steal %v: disturbed %v by %q (%s); want %v by %q", tt.others, tt.steal, got, d.Reading, d.Evidence, tt.want, tt.reading)
 		}
@@ -298,14 +298,14 @@ func TestGeneratorSteal(t *testing.T) {
 	if m.Readings.GeneratorSteal != 25 {
 		t.Errorf("generator steal over repeats 30, 2, 25: %v; want their median, 25", m.Readings.GeneratorSteal)
 	}
-	if _, ok := tn.disturbed(m, quiet); !ok {
+	if _, ok := tn.diagnoseDisturbance(m, quiet); !ok {
 		t.Error("25 % of a core stolen from the generator's CPUs: not disturbed")
 	}
 	m = tn.summarise(kn(5, 5), []*loadtest.Result{run(nil), run(nil), run(nil)})
 	if m.Readings.GeneratorSteal != 0 {
 		t.Errorf("no steal counted: generator steal %v; want 0", m.Readings.GeneratorSteal)
 	}
-	if d, ok := tn.disturbed(m, quiet); ok {
+	if d, ok := tn.diagnoseDisturbance(m, quiet); ok {
 		t.Errorf("no steal counted, the generator's cores 40 %% others: disturbed (%s)", d.Evidence)
 	}
 }

@@ -140,7 +140,7 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 					return
 				}
 				g.GridMeasurements++
-				d, bad := gt.disturbed(m, g.counted())
+				d, bad := gt.diagnoseDisturbance(m, g.counted())
 				if !bad {
 					break
 				}
@@ -188,16 +188,16 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	}
 	g.compare(tunes, gt, gs.Within)
 	if gs.Rounds > 0 {
-		if err := g.sideBySide(ctx, spec, target, opt, gs); err != nil {
+		if err := g.confirmRounds(ctx, spec, target, opt, gs); err != nil {
 			return nil, fmt.Errorf("side by side: %w", err)
 		}
 	}
 	return g, nil
 }
 
-// sideBySide measures the grid's best and the tunings' winners again,
+// confirmRounds measures the grid's best and the tunings' winners again,
 // interleaved, and judges each winner against the best on those rounds.
-func (g *GridResult) sideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options, gs GridSpec) error {
+func (g *GridResult) confirmRounds(ctx context.Context, spec Spec, target watch.Target, opt Options, gs GridSpec) error {
 	ks := []watch.Knobs{g.Best.Knobs}
 	for _, t := range g.Tunes {
 		if !slices.Contains(ks, t.Tune.Winner) {

@@ -147,7 +147,7 @@ func TestRunGridMeasuresADisturbedSettingAgain(t *testing.T) {
 			len(g.Grid), len(g.Unmeasured), len(g.Disturbed), g.GridMeasurements, 3*measure.DefaultMaxAttempts, 1+3*measure.DefaultMaxAttempts)
 	}
 	for _, m := range g.Disturbed {
-		if _, bad := judging().disturbed(m, g.Grid[:1]); !bad {
+		if _, bad := judging().diagnoseDisturbance(m, g.Grid[:1]); !bad {
 			t.Errorf("an attempt kept as disturbed read %.1f%% of a core taken by others", m.Readings.Interference)
 		}
 	}

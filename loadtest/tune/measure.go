@@ -282,10 +282,10 @@ func SideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options
 	if err != nil {
 		return nil, err
 	}
-	return t.sideBySide(ctx, ks, rounds)
+	return t.rounds(ctx, ks, rounds)
 }
 
-func (t *tuner) sideBySide(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
+func (t *tuner) rounds(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
 	restarted := make([]bool, len(ks))
 	runs, err := measure.Rounds(ctx, measure.Plan{Rounds: rounds, Settings: len(ks), Rotate: true}, func(ctx context.Context, r, i int) (*loadtest.Result, error) {
 		re, err := t.m.Set(ctx, ks[i])
