@@ -53,27 +53,8 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err != nil {
 		return cli.Usagef("%v", err)
 	}
-	if *quick {
-		e.MakeQuick()
-	}
-	if *only != "" {
-		if err := e.SelectRuns(cli.Items(*only)); err != nil {
-			return cli.Usagef("experiment: -runs: %v in %s", err, fs.Arg(0))
-		}
-	}
-	if *clients != "" {
-		if e.Load.Clients, err = cli.ParseCounts(*clients); err != nil {
-			return err
-		}
-	}
-	if *duration > 0 {
-		e.Load.Duration = *duration
-	}
-	if *warmup >= 0 {
-		e.Load.Warmup = *warmup
-	}
-	if *repeats > 0 {
-		e.Load.Repeats = *repeats
+	if err := override(e, *quick, *only, *clients, *duration, *warmup, *repeats); err != nil {
+		return err
 	}
 	var progressW io.Writer
 	if on, err := cli.OnTerminal("experiment: -progress", *progress, os.Stderr); err != nil {
@@ -122,4 +103,33 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		fmt.Fprintf(stdout, "interrupted: the report of the completed steps is in %s\n", dir)
 	}
 	return cli.Outcome(interrupted, res != nil && res.SLOFailed())
+}
+
+// override applies the command line's overrides to the file's experiment.
+func override(e *experiment.Experiment, quick bool, only, clients string, duration, warmup time.Duration, repeats int) error {
+	if quick {
+		e.MakeQuick()
+	}
+	if only != "" {
+		if err := e.SelectRuns(cli.Items(only)); err != nil {
+			return cli.Usagef("experiment: -runs: %v in %s", err, e.Name)
+		}
+	}
+	if clients != "" {
+		cs, err := cli.ParseCounts(clients)
+		if err != nil {
+			return err
+		}
+		e.Load.Clients = cs
+	}
+	if duration > 0 {
+		e.Load.Duration = duration
+	}
+	if warmup >= 0 {
+		e.Load.Warmup = warmup
+	}
+	if repeats > 0 {
+		e.Load.Repeats = repeats
+	}
+	return nil
 }

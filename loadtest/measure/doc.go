@@ -4,7 +4,7 @@
 // slow without a reading of other work (Suspect: its CPU per request off
 // the setting's other measurements), how much extra measuring time
 // re-measures may take (Budget), when two figures differ beyond the noise
-// (Overlap, Beyond, Band, RatioVerdict), and the order in which settings
+// (Band, Beyond, Differ, Ratios, Control), and the order in which settings
 // are measured side by side (Rounds). The experiment runner and the tuner
 // are planners on top of it: they choose what to measure next; this
 // package says whether a measurement stands and what a comparison says.

@@ -23,9 +23,6 @@ func Band(s loadtest.Spread, floor float64) loadtest.Spread {
 	return s
 }
 
-// Overlap reports whether two ranges share a value: within the noise.
-func Overlap(a, b loadtest.Spread) bool { return a.Min <= b.Max && b.Min <= a.Max }
-
 // Beyond reports whether a lies wholly above b: more beyond the noise.
 func Beyond(a, b loadtest.Spread) bool { return a.Min > b.Max }
 
