@@ -16,6 +16,7 @@ import (
 // tells the attendee to watch, where a wrong one would mean a broken
 // exercise rather than a slow machine.
 var exerciseChecks = map[string]func(ran []ranCommand) error{
+	"4":  checkProfiles,
 	"10": checkSecondBoard,
 }
 
