@@ -34,9 +34,27 @@ type disturbance struct {
 }
 
 type reportRun struct {
-	Name    string         `json:"name"`
-	Command []string       `json:"command"`
-	Points  []*reportPoint `json:"points"`
+	Name     string           `json:"name"`
+	Command  []string         `json:"command"`
+	Points   []*reportPoint   `json:"points"`
+	Profiles []*reportProfile `json:"profiles,omitempty"`
+}
+
+// reportProfile is a profile a run took (loadtest/SCHEMA.md, "Profile"):
+// its kind ("cpu", "fgprof"), the samples' total (ns), the top functions
+// by own samples and the buckets' shares of the samples in focus.
+type reportProfile struct {
+	Kind    string       `json:"kind"`
+	Clients int          `json:"clients"`
+	Repeat  int          `json:"repeat,omitempty"`
+	Total   float64      `json:"total"`
+	Top     []namedShare `json:"top,omitempty"`
+	Buckets []namedShare `json:"buckets,omitempty"`
+}
+
+type namedShare struct {
+	Name  string  `json:"name"`
+	Share float64 `json:"share"`
 }
 
 type reportPoint struct {

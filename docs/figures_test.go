@@ -45,9 +45,10 @@ func figureBlocks() []figureBlock {
 		out = append(out,
 			figureBlock{p.page, "exercise-1", "reports", func(rs *reports, link string) (string, error) { return graph1Text(rs, link, l) }},
 			figureBlock{p.page, "exercise-3", "reports", func(rs *reports, link string) (string, error) { return graphsText(rs, link, l) }},
-			figureBlock{p.page, "exercise-5", "reports", func(rs *reports, link string) (string, error) { return noPoolText(rs, link, l) }},
-			figureBlock{p.page, "exercise-6", "reports", func(rs *reports, link string) (string, error) { return poolSizingText(rs, link, l) }},
-			figureBlock{p.page, "exercise-7", "reports", func(rs *reports, link string) (string, error) { return sloText(rs, link, l) }},
+			figureBlock{p.page, "exercise-4", "reports", func(rs *reports, link string) (string, error) { return profileText(rs, link, l) }},
+			figureBlock{p.page, "exercise-6", "reports", func(rs *reports, link string) (string, error) { return noPoolText(rs, link, l) }},
+			figureBlock{p.page, "exercise-7", "reports", func(rs *reports, link string) (string, error) { return poolSizingText(rs, link, l) }},
+			figureBlock{p.page, "exercise-8", "reports", func(rs *reports, link string) (string, error) { return sloText(rs, link, l) }},
 		)
 	}
 	return append(out, figureBlock{"../README.md", "results", "docs/reports", readmeText})
@@ -218,10 +219,12 @@ func TestFiguresFollowTheReports(t *testing.T) {
 		{"exercise-1", "gave 500/s at 5 clients and 1,000/s at 10 (2.00 x)"},
 		{"exercise-3", "Graph 3 (10/10) peaked at 3,000/s at 20 clients (1.50 x graph 1's)"},
 		{"exercise-3", "Claims: 8 of 8 reproduced, every control not reproduced."},
-		{"exercise-5", "pooled 210/s against 17.5/s without a pool at their peaks (10 clients), 12.00 x"},
-		{"exercise-6", "at 64 clients 300, **900** and 600/s for pools of 1, 4 and 16"},
-		{"exercise-7", "10/5 served 2,000/s with p99 12.00 ms, missing it (first missed at 20 clients)"},
-		{"exercise-5", "Claims: 1 of 2 reproduced, 1 does not discriminate (p2), controls: 1 reproduced (p2), 1 not reproduced."},
+		{"exercise-6", "pooled 210/s against 17.5/s without a pool at their peaks (10 clients), 12.00 x"},
+		{"exercise-7", "at 64 clients 300, **900** and 600/s for pools of 1, 4 and 16"},
+		{"exercise-4", "graph 2's requests spent 50 % of their time waiting for a connection (`acquireConn`) and 50 % in the database's wait (`networkWait`), graph 3's 0 % and 100 %; graph 1's waited 50 % for a worker"},
+		{"exercise-4", "the board used 1.00 s of CPU in graph 2 and 1.50 s in graph 3 (1.50 x), 40 % and 40 % of it in SQL"},
+		{"exercise-8", "10/5 served 2,000/s with p99 12.00 ms, missing it (first missed at 20 clients)"},
+		{"exercise-6", "Claims: 1 of 2 reproduced, 1 does not discriminate (p2), controls: 1 reproduced (p2), 1 not reproduced."},
 		{"results", "| [article](docs/reports/article/report.md) | 2026-12-06 10:00 | 8 of 8 reproduced | every control not reproduced |"},
 		{"results", "| the other 2: [no-pool](docs/reports/no-pool/report.md), [pool-sizing](docs/reports/pool-sizing/report.md) | 2026-12-05; 2026-12-06 (pool-sizing) | 1 of 2 reproduced; no-pool's p2 does not discriminate | 1 of 2 not reproduced; no-pool's p2 reproduced |"},
 	} {
@@ -241,9 +244,9 @@ func TestFiguresFollowTheReports(t *testing.T) {
 	for _, s := range stale {
 		names = append(names, s.name)
 	}
-	// Every passage quotes a throughput, and every throughput moved.
-	if len(stale) != 5 {
-		t.Errorf("after the reports' throughputs moved, stale figures = %q; want all 5 of workshop.md", names)
+	// Every passage quotes a throughput or a CPU time, and every one moved.
+	if len(stale) != 6 {
+		t.Errorf("after the reports' throughputs moved, stale figures = %q; want all 6 of workshop.md", names)
 	}
 	if !strings.Contains(second["workshop.md"]["exercise-3"], "3,300/s") {
 		t.Errorf("figures exercise-3 after graph 3 peaked at 3,300/s = %q; want it to say so", second["workshop.md"]["exercise-3"])
@@ -304,6 +307,22 @@ func writeFakeReports(t *testing.T, dir string, scale float64) {
 	}
 	graph := func(name string, workers, pool int, tps map[int]float64) *reportRun {
 		u := &reportRun{Name: name, Command: []string{"bbs", "-workers", strconv.Itoa(workers), "-pool", strconv.Itoa(pool)}}
+		// Three repeats of each kind at 10 clients: the passage quotes
+		// their medians (the first repeat's total, between the others).
+		for i, f := range []float64{1, 0.9, 1.2} {
+			cpuNs := tps[10] * scale * 1e6 * f
+			fg := []namedShare{{"waiting for a worker", 0}, {"waiting for a connection", 0}, {"the database's wait", 1}}
+			switch {
+			case workers > 5 && pool == 5:
+				fg = []namedShare{{"waiting for a worker", 0}, {"waiting for a connection", 0.5 * f}, {"the database's wait", 1 - 0.5*f}}
+			case workers == 5:
+				fg = []namedShare{{"waiting for a worker", 0.5 * f}, {"waiting for a connection", 0}, {"the database's wait", 1 - 0.5*f}}
+			}
+			u.Profiles = append(u.Profiles,
+				&reportProfile{Kind: "cpu", Clients: 10, Repeat: i + 1, Total: cpuNs, Top: []namedShare{{"Syscall6", 0.25}, {"cgocall", 0.1}},
+					Buckets: []namedShare{{"in SQL", 0.4}, {"elsewhere", 0.6}}},
+				&reportProfile{Kind: "fgprof", Clients: 10, Repeat: i + 1, Total: 1e11, Buckets: fg})
+		}
 		for _, c := range []int{5, 10, 20, 30} {
 			tp := tps[c] * scale
 			u.Points = append(u.Points, point(c, tp, 1000*float64(c)/tp, 2+float64(c)/2, map[string]float64{

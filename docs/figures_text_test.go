@@ -79,7 +79,7 @@ func graphsText(rs *reports, link string, l lang) (string, error) {
 	return wrap(s, wrapWidth), q.err
 }
 
-// noPoolText is exercise 5's figures: pooled against a new connection per
+// noPoolText is exercise 6's figures: pooled against a new connection per
 // acquire, on SQLite and on PostgreSQL, at their peaks.
 func noPoolText(rs *reports, link string, l lang) (string, error) {
 	r, err := rs.get("no-pool")
@@ -122,7 +122,7 @@ func noPoolText(rs *reports, link string, l lang) (string, error) {
 	return wrap(s, wrapWidth), q.err
 }
 
-// poolSizingText is exercise 6's figures: each pool size's throughput, the
+// poolSizingText is exercise 7's figures: each pool size's throughput, the
 // best in bold.
 func poolSizingText(rs *reports, link string, l lang) (string, error) {
 	r, err := rs.get("pool-sizing")
@@ -175,13 +175,13 @@ func poolSizingText(rs *reports, link string, l lang) (string, error) {
 	return wrap(s, wrapWidth), q.err
 }
 
-// The exercise 7 objective and load, as the page sets them.
+// The exercise 8 objective and load, as the page sets them.
 const (
 	exerciseObjective = "p99<10ms"
 	exerciseClients   = 20
 )
 
-// sloText is exercise 7's figures: the article report's three settings at
+// sloText is exercise 8's figures: the article report's three settings at
 // the exercise's 20 clients against its objective.
 func sloText(rs *reports, link string, l lang) (string, error) {
 	r, err := rs.get("article")

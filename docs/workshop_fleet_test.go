@@ -16,10 +16,11 @@ import (
 // tells the attendee to watch, where a wrong one would mean a broken
 // exercise rather than a slow machine.
 var exerciseChecks = map[string]func(ran []ranCommand) error{
-	"9": checkSecondBoard,
+	"4":  checkProfiles,
+	"10": checkSecondBoard,
 }
 
-// The figures exercise 9 reads: the load tool's summary, the replicas'
+// The figures exercise 10 reads: the load tool's summary, the replicas'
 // Prometheus counters, HAProxy's exporter, psql's table and grep -c.
 var (
 	toolTotal    = regexp.MustCompile(`(?m)^Requests\s+\[total, rate, throughput\]\s+(\d+),`)
@@ -40,7 +41,7 @@ func flagValue(line, flag string) int {
 	return n
 }
 
-// A fleetStep is one fleet of exercise 9 and the commands run while it ran.
+// A fleetStep is one fleet of exercise 10 and the commands run while it ran.
 type fleetStep struct {
 	Fleet string // the fleet's command line
 	Ran   []ranCommand
@@ -64,7 +65,7 @@ func fleetSteps(ran []ranCommand) []fleetStep {
 	return steps
 }
 
-// checkSecondBoard checks exercise 9's promises: in each step the
+// checkSecondBoard checks exercise 10's promises: in each step the
 // replicas' request counts, status by status, add up to the load tool's,
 // and HAProxy's frontend counted as many; straight to PostgreSQL under a
 // CONNECTION LIMIT below replicas x pool, some requests fail with 503, as
@@ -74,7 +75,7 @@ func fleetSteps(ran []ranCommand) []fleetStep {
 func checkSecondBoard(ran []ranCommand) error {
 	steps := fleetSteps(ran)
 	if len(steps) != 2 {
-		return fmt.Errorf("exercise 9 ran %d fleets; want 2 (straight to PostgreSQL, then through PgBouncer)", len(steps))
+		return fmt.Errorf("exercise 10 ran %d fleets; want 2 (straight to PostgreSQL, then through PgBouncer)", len(steps))
 	}
 	var errs []error
 	for i, s := range steps {

@@ -37,13 +37,11 @@ const (
 	// interrupted with SIGINT and must then exit 130 (the tools write what
 	// they measured when interrupted). 12 s lets each experiment start its
 	// servers, validate and calibrate or load its first step, and the 10 s
-	// runs end by themselves (they start in under a second: the binaries are
-	// built first); at 20 s the four quick experiments alone took 80 s of
-	// CI's ten minutes.
+	// runs end by themselves (they start in under a second: go run finds
+	// its binary in the build cache, warmGoRun); at 20 s the four quick
+	// experiments alone took 80 s of CI's ten minutes.
 	commandCap = 12 * time.Second
-	// readyTimeout bounds the wait for a background command's ready line
-	// (the binaries are built before the first exercise, so go run only
-	// links).
+	// readyTimeout bounds the wait for a background command's ready line.
 	readyTimeout = 90 * time.Second
 	// settle is how long a background command that prints no ready line is
 	// given before the next command runs.
@@ -288,16 +286,20 @@ var experimentFile = regexp.MustCompile(`loadtest/experiments/[\w.-]+\.toml`)
 // (HAProxy): http://...".
 var readyLine = regexp.MustCompile(`(?m)^(board: |live: |one address \(HAProxy\): )http://`)
 
-// TestWorkshopCommands runs every command of docs/workshop.md in order, as
-// an attendee would, so that the path cannot rot: foreground commands must
-// exit 0 (3 when they check an SLO; 130 when the cap interrupted them),
-// curl commands must print something, background commands must become
-// ready and keep running (or end with 0) until their exercise ends or a
-// "kill %N" line stops them (then they must end with 0 or 130); an
-// exercise with an entry in exerciseChecks has its outputs checked too.
+// TestWorkshopCommands runs every command of docs/workshop.md, each
+// exercise's in order as an attendee would, so that the path cannot rot:
+// foreground commands must exit 0 (3 when they check an SLO; 130 when the
+// cap interrupted them), curl commands must print something, background
+// commands must become ready and keep running (or end with 0) until their
+// exercise ends or a "kill %N" line stops them (then they must end with 0
+// or 130); an exercise with an entry in exerciseChecks has its outputs
+// checked too. The exercises run side by side, each on ports and a
+// SQLite file of its own (walkPlan); with BBS_WALK_TIMES set they run one
+// after the other as the page gives them, with no cap, and each
+// command's time is written to that file (the pages' timetable).
 func TestWorkshopCommands(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: the workshop path takes about three minutes")
+		t.Skip("-short: the workshop path takes about a minute")
 	}
 	for _, tool := range []string{"bash", "curl"} {
 		_, err := exec.LookPath(tool)
@@ -315,18 +317,19 @@ func TestWorkshopCommands(t *testing.T) {
 		l.Close()
 	}
 	exs := readWorkshop(t, workshopEN)
+	timesFile := os.Getenv(walkTimesVar)
 
 	// Leave the checkout as it was: the board's SQLite files and the
 	// experiments' report folders are removed unless they were there.
 	before := map[string]bool{}
-	for _, pat := range []string{"workshop.db*", "out/*"} {
+	for _, pat := range walkLeftovers {
 		m, _ := filepath.Glob(filepath.Join(root, pat))
 		for _, p := range m {
 			before[p] = true
 		}
 	}
 	t.Cleanup(func() {
-		for _, pat := range []string{"workshop.db*", "out/*"} {
+		for _, pat := range walkLeftovers {
 			m, _ := filepath.Glob(filepath.Join(root, pat))
 			for _, p := range m {
 				if !before[p] {
@@ -339,14 +342,6 @@ func TestWorkshopCommands(t *testing.T) {
 		}
 	})
 
-	// Build both binaries first so that go run only links (and the cap
-	// measures the command, not the compiler).
-	build := exec.Command("go", "build", "-o", t.TempDir()+string(os.PathSeparator), "./cmd/bbs", "./cmd/loadtest")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-
 	env := os.Environ()
 	pgDSN := os.Getenv(testenv.PostgresDSNVar)
 	if pgDSN != "" {
@@ -358,34 +353,83 @@ func TestWorkshopCommands(t *testing.T) {
 		t.Logf("%s=%s: those flags are removed from the commands", dropFlagsVar, v)
 	}
 
-	for _, ex := range exs {
-		t.Run(ex.Title, func(t *testing.T) {
-			jobs := jobTable{}
-			var ran []ranCommand
-			for _, c := range ex.Commands {
-				line := dropFlags(c.Line, drop)
-				need(t, root, line) // skips the rest of the exercise without a server or a program
-				start := time.Now()
-				r := ranCommand{Line: line, Background: c.Background}
-				switch {
-				case killJob.MatchString(line):
-					jobs.kill(t, line)
-				case c.Background:
-					jobs.add(startBackground(t, root, env, line))
-				default:
-					r.Output = runForeground(t, root, env, line)
-				}
-				ran = append(ran, r)
-				t.Logf("%s (%.1f s)", line, time.Since(start).Seconds())
-			}
-			number, _, _ := strings.Cut(ex.Title, ".")
-			if check := exerciseChecks[number]; check != nil {
-				if err := check(ran); err != nil {
-					t.Errorf("exercise %s's outputs: %v", number, err)
-				}
+	w := &walk{root: root, env: env, drop: drop, cap: commandCap}
+	if timesFile != "" {
+		w.cap, w.times = 0, &walkTimes{}
+	}
+	// So that the cap measures the command, not the compiler or the linker.
+	w.prepare(t, exs)
+	if timesFile != "" {
+		t.Logf("%s=%s: the exercises run one after the other with no cap; their times go to that file", walkTimesVar, timesFile)
+		for _, ex := range exs {
+			t.Run(ex.Title, func(t *testing.T) { w.exercise(t, ex) })
+		}
+		if err := w.times.write(timesFile); err != nil {
+			t.Error(err)
+		}
+		return
+	}
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, walkSlots)
+	for _, lane := range walkPlan(root, exs) {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			for _, we := range lane {
+				t.Run(we.Title, func(t *testing.T) {
+					ex, err := we.moved()
+					if err != nil {
+						t.Fatal(err)
+					}
+					w.exercise(t, ex)
+				})
 			}
 		})
 	}
+	wg.Wait()
+}
+
+// A walk is how TestWorkshopCommands runs the exercises: from root with
+// env, the flags drop names removed, each foreground command capped at
+// cap (0: none), the times recorded when times is set.
+type walk struct {
+	root  string
+	env   []string
+	drop  []string
+	cap   time.Duration
+	times *walkTimes
+}
+
+// exercise runs one exercise's commands in order and checks its outputs.
+func (w *walk) exercise(t *testing.T, ex exercise) {
+	jobs := jobTable{}
+	var ran []ranCommand
+	began := time.Now()
+	for _, c := range ex.Commands {
+		line := dropFlags(c.Line, w.drop)
+		need(t, w.root, line) // skips the rest of the exercise without a server or a program
+		start := time.Now()
+		r := ranCommand{Line: line, Background: c.Background}
+		switch {
+		case killJob.MatchString(line):
+			jobs.kill(t, line)
+		case c.Background:
+			jobs.add(startBackground(t, w.root, w.env, line))
+		default:
+			r.Output = runForeground(t, w.root, w.env, line, w.cap)
+		}
+		ran = append(ran, r)
+		took := time.Since(start)
+		t.Logf("%s (%.1f s)", line, took.Seconds())
+		w.times.add(ex.Title, line, c.Background, took)
+	}
+	number, _, _ := strings.Cut(ex.Title, ".")
+	if check := exerciseChecks[number]; check != nil {
+		if err := check(ran); err != nil {
+			t.Errorf("exercise %s's outputs: %v", number, err)
+		}
+	}
+	w.times.add(ex.Title, "", false, time.Since(began))
 }
 
 // A ranCommand is a command of an exercise as the test ran it, with what
@@ -515,27 +559,33 @@ func (p *proc) exited() bool {
 	}
 }
 
-// runForeground runs line to its end (or the cap) and returns what it
-// printed.
-func runForeground(t *testing.T, root string, env []string, line string) string {
+// runForeground runs line to its end (or the cap, unless it is 0) and
+// returns what it printed.
+func runForeground(t *testing.T, root string, env []string, line string, limit time.Duration) string {
 	t.Helper()
 	p := startProc(t, root, env, line)
 	interrupted := false
+	var capped <-chan time.Time
+	if limit > 0 {
+		capped = time.After(limit)
+	}
 	select {
 	case <-p.done:
-	case <-time.After(commandCap):
+	case <-capped:
 		interrupted = true
 		p.stop()
 	}
 	p.signal(syscall.SIGKILL) // whatever the command left behind in its group
 	out := p.out.String()
 	code := exitStatus(line, p.rc, out)
+	slo := strings.Contains(line, " -slo ") || strings.Contains(line, "/cmd/loadtest experiment ")
 	switch {
-	case interrupted && code == 130:
+	case interrupted && (code == 130 || code == 0 || code == 3 && slo):
+		// 0 or 3: it ended by itself as the cap came.
 	case interrupted:
-		t.Fatalf("%q: interrupted after %v, then exited %d; want 130 (the tools write what they measured and exit 130)\n%s", line, commandCap, code, tail(out))
+		t.Fatalf("%q: interrupted after %v, then exited %d; want 130 (the tools write what they measured and exit 130)\n%s", line, limit, code, tail(out))
 	case code == 0:
-	case code == 3 && (strings.Contains(line, " -slo ") || strings.Contains(line, "/cmd/loadtest experiment ")):
+	case code == 3 && slo:
 		// run and sweep check an -slo; every shipped experiment file has an
 		// slo, checked at every step: exit 3 says one was missed.
 		t.Logf("%q: exit 3, an SLO was missed (the page says it may be)", line)

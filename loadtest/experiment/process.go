@@ -44,8 +44,13 @@ func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) 
 	if err != nil {
 		return nil, "", fmt.Errorf("server log: %w", err)
 	}
-	// A process group of its own, so that "go run" and its child both get
-	// the signals.
+	// A go run command runs its package's binary, built once (goRunBuilt).
+	argv, err = goRunBuilt(argv, dir)
+	if err != nil {
+		log.Close()
+		return nil, "", err
+	}
+	// A process group of its own, so that any children get the signals.
 	p, err := child.Start(child.Spec{Argv: argv, Dir: dir, Env: env, Stdout: log, Stderr: log, CPUs: cpus, Pin: pin, OwnGroup: true})
 	if err != nil {
 		log.Close()

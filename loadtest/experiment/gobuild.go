@@ -1,0 +1,99 @@
+package experiment
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// built holds, by package folder and build flags, the binary a "go run"
+// command was built into by this process (goRunBuilt).
+var built sync.Map // string -> *builtBinary
+
+type builtBinary struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// besideExecutable is the folder of the running program, where a release
+// bundle keeps the board beside the load tool.
+var besideExecutable = func() string {
+	exe, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	return filepath.Dir(exe)
+}
+
+// binFolder is where go run commands' binaries are built: the user's
+// cache folder's bbslab/bin.
+var binFolder = func() (string, error) {
+	cache, err := os.UserCacheDir()
+	return filepath.Join(cache, "bbslab", "bin"), err
+}
+
+// goRunBuilt returns argv with a leading "go run [flags] PKG" replaced by a
+// binary of PKG, so that every run of an experiment starts the program
+// itself (not a go run that compiles, links and waits for it). The binary
+// is built once per process with go build -o into the user's cache folder
+// (bbslab/bin/, a folder per package and flags), where go build links
+// again only when the sources changed. Without go on PATH it is the
+// program of PKG's name beside the running one (a release bundle's
+// layout). Any other command, and go run with a flag whose value stands
+// apart ("-tags x"), is returned as it is.
+func goRunBuilt(argv []string, dir string) ([]string, error) {
+	if len(argv) < 3 || argv[0] != "go" || argv[1] != "run" {
+		return argv, nil
+	}
+	i := 2
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+		i++
+	}
+	if i == len(argv) || !strings.Contains(argv[i], "/") && !strings.HasSuffix(argv[i], ".go") {
+		return argv, nil
+	}
+	flags, pkg := argv[2:i], argv[i]
+	name := strings.TrimSuffix(filepath.Base(pkg), ".go")
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	key := strings.Join(append([]string{filepath.Join(dir, pkg)}, flags...), "\x00")
+	v, _ := built.LoadOrStore(key, &builtBinary{})
+	b := v.(*builtBinary)
+	b.once.Do(func() { b.path, b.err = goBuild(dir, pkg, name, flags, key) })
+	if b.err != nil {
+		return nil, b.err
+	}
+	return append([]string{b.path}, argv[i+1:]...), nil
+}
+
+func goBuild(dir, pkg, name string, flags []string, key string) (string, error) {
+	if _, err := exec.LookPath("go"); err != nil {
+		p := filepath.Join(besideExecutable(), name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() {
+			return p, nil
+		}
+		return "", fmt.Errorf("go run %s: go is not on PATH, and no %s beside this program to run instead", pkg, name)
+	}
+	bin, err := binFolder()
+	if err != nil {
+		return "", errors.Join(fmt.Errorf("go run %s: no cache folder to build it into", pkg), err)
+	}
+	sum := sha256.Sum256([]byte(key))
+	out := filepath.Join(bin, hex.EncodeToString(sum[:6]), name)
+	cmd := exec.Command("go", append(append([]string{"build", "-o", out}, flags...), pkg)...)
+	cmd.Dir = dir
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go run %s: go build: %v: %s", pkg, err, bytes.TrimSpace(msg))
+	}
+	return out, nil
+}
