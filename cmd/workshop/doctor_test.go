@@ -20,11 +20,11 @@ func TestDoctorJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &r); err != nil {
 		t.Fatalf("%v\n%s\n%s", err, out.String(), errb.String())
 	}
-	if len(r.Exercises) != 10 {
-		t.Errorf("%d exercises; want 10", len(r.Exercises))
+	if len(r.Exercises) != 11 {
+		t.Errorf("%d exercises; want 11", len(r.Exercises))
 	}
 	for _, l := range r.Exercises {
-		if (l.Exercise == 6 || l.Exercise == 9) && l.Ready {
+		if (l.Exercise == 7 || l.Exercise == 10) && l.Ready {
 			t.Errorf("exercise %d ready without PostgreSQL", l.Exercise)
 		}
 	}

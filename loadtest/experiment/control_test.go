@@ -119,7 +119,7 @@ func TestBeyondPeakCanFail(t *testing.T) {
 	}
 	c := e.Claims[i]
 	run := c.Checks[0].Left.Run
-	n := 200000
+	n := 50000
 	if testing.Short() {
 		n = 20000
 	}

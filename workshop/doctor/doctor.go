@@ -11,8 +11,8 @@
 // SQL that fixes it. An exercise is ready when none of the checks it needs
 // is missing; a warning (a busy machine, one CPU) lets it run with figures
 // that will differ from the page's. The core exercises are those that need
-// only Go, gcc and curl (all but 6 and 9, which need PostgreSQL, and
-// exercise 9 psql, HAProxy and PgBouncer: the workshop page's setup).
+// only Go, gcc and curl (all but 7 and 10, which need PostgreSQL, and
+// exercise 10 psql, HAProxy and PgBouncer: the workshop page's setup).
 package doctor
 
 import (
@@ -83,10 +83,10 @@ type Exercise struct {
 	Needs []string
 }
 
-// Exercises are the workshop page's, with what each needs: 6 runs its
-// boards on PostgreSQL; 9 a fleet on PostgreSQL behind HAProxy, with
-// PgBouncer, on fixed ports; the experiments (3 to 6) pin the board and the
-// load tool to a CPU each.
+// Exercises are the workshop page's, with what each needs: 7 runs its
+// boards on PostgreSQL; 10 a fleet on PostgreSQL behind HAProxy, with
+// PgBouncer, on fixed ports; the experiments (3, 5, 6) pin the board and
+// the load tool to a CPU each; 4 reads profiles from a running board.
 func (c Config) Exercises() []Exercise {
 	board := append([]string{"go", "cgo", "load"}, portNames(c.BoardPorts)...)
 	exp := []string{"go", "cgo", "cpus", "load"}
@@ -95,12 +95,13 @@ func (c Config) Exercises() []Exercise {
 		{1, "Load one command and watch the limits", true, board},
 		{2, "The thread dump when response time rises", true, append(slices.Clone(board), "curl")},
 		{3, "The article's graphs 1, 2 and 3", true, exp},
-		{4, "N+1: one query against thirty", true, exp},
-		{5, "No pool: a new connection per query", true, exp},
-		{6, "Pool sizing (PostgreSQL)", false, []string{"go", "cpus", "load", "postgres", "pg tables", "pg connections"}},
-		{7, "Your turn: workers and pool against an SLO", true, board},
-		{8, "A stall, and the tool that did not see it", true, board},
-		{9, "A second board", false, append([]string{"go", "cgo", "load", "curl", "psql", "haproxy", "pgbouncer", "postgres", "pg fleet role"}, portNames(c.FleetPorts)...)},
+		{4, "Profiles: where the time goes in graphs 2 and 3", true, append(slices.Clone(board), "curl")},
+		{5, "N+1: one query against thirty", true, exp},
+		{6, "No pool: a new connection per query", true, exp},
+		{7, "Pool sizing (PostgreSQL)", false, []string{"go", "cpus", "load", "postgres", "pg tables", "pg connections"}},
+		{8, "Your turn: workers and pool against an SLO", true, board},
+		{9, "A stall, and the tool that did not see it", true, board},
+		{10, "A second board", false, append([]string{"go", "cgo", "load", "curl", "psql", "haproxy", "pgbouncer", "postgres", "pg fleet role"}, portNames(c.FleetPorts)...)},
 	}
 }
 
@@ -116,14 +117,14 @@ func portNames(ports []int) []string {
 type Config struct {
 	// Root is the repository's root (its go.mod names the Go it needs).
 	Root string
-	// DSN is the PostgreSQL server of exercises 6 and 9 (BBS_PG_DSN).
+	// DSN is the PostgreSQL server of exercises 7 and 10 (BBS_PG_DSN).
 	DSN string
 	// GOOS chooses the install commands the fixes give.
 	GOOS string
 	// LookPath finds a program (exec.LookPath; a test injects its own).
 	LookPath func(name string) (string, error)
 	// BoardPorts are the board's and its admin listener's (exercises 0,
-	// 1, 2, 7, 8); FleetPorts exercise 9's HAProxy, its metrics and the
+	// 1, 2, 4, 8, 9); FleetPorts exercise 10's HAProxy, its metrics and the
 	// two replicas' admin listeners.
 	BoardPorts, FleetPorts []int
 	// Window is how long the other work on the machine is measured.
@@ -132,10 +133,10 @@ type Config struct {
 	// busy before the figures are said to differ; StealLimit the same for
 	// the hypervisor's steal.
 	BusyLimit, StealLimit float64
-	// PoolConnections is how many connections exercise 6's largest board
+	// PoolConnections is how many connections exercise 7's largest board
 	// opens (pool-sizing.toml's pool of 64, and its set-up connection).
 	PoolConnections int
-	// TrialRole creates and drops a fleet role, as exercise 9's fleet
+	// TrialRole creates and drops a fleet role, as exercise 10's fleet
 	// will, when the role's attributes allow it.
 	TrialRole bool
 	// Timeout bounds each check.

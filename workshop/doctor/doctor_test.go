@@ -56,7 +56,7 @@ func check(t *testing.T, checks []Check, name string) Check {
 }
 
 // TestMissingTool hides curl and HAProxy from the lookup: their checks are
-// missing with the install command for the OS; exercise 0 (curl) and 9
+// missing with the install command for the OS; exercise 0 (curl) and 10
 // (both) are not ready and say the fix, exercise 3 (neither) is, and the
 // core exercises cannot all run.
 func TestMissingTool(t *testing.T) {
@@ -72,8 +72,8 @@ func TestMissingTool(t *testing.T) {
 	if !strings.HasPrefix(v, "not ready: ") || !strings.Contains(v, "curl: not installed; fix: sudo apt-get install -y curl") {
 		t.Errorf("exercise 0: %q; want not ready with curl's fix", v)
 	}
-	if v := line(t, r, 9).verdict(); !strings.Contains(v, "haproxy: not installed; fix: sudo apt-get install -y haproxy") || !strings.Contains(v, "curl:") {
-		t.Errorf("exercise 9: %q; want haproxy's and curl's fixes", v)
+	if v := line(t, r, 10).verdict(); !strings.Contains(v, "haproxy: not installed; fix: sudo apt-get install -y haproxy") || !strings.Contains(v, "curl:") {
+		t.Errorf("exercise 10: %q; want haproxy's and curl's fixes", v)
 	}
 	if l := line(t, r, 3); !l.Ready {
 		t.Errorf("exercise 3 needs neither curl nor HAProxy, yet: %s", l.verdict())
@@ -147,7 +147,7 @@ func TestJudge(t *testing.T) {
 	}
 }
 
-// TestConnections: too few free connections for exercise 6 gives the
+// TestConnections: too few free connections for exercise 7 gives the
 // max_connections that makes exactly enough room.
 func TestConnections(t *testing.T) {
 	f := pgFacts{user: "bbs", maxConns: 50, inUse: 5, reserved: 3}

@@ -32,10 +32,10 @@ type pgTable struct {
 // and resets (TRUNCATE, ALTER TABLE: the owner's privileges).
 var boardTables = []string{"posts", "schema_migrations"}
 
-// checkPostgres connects to c.DSN and reads what exercises 6 and 9 need
+// checkPostgres connects to c.DSN and reads what exercises 7 and 10 need
 // of the server and the role: "postgres" (it answers), "pg tables" (the
 // board may create or already owns its tables), "pg connections" (room for
-// exercise 6's largest pool) and "pg fleet role" (exercise 9's fleet may
+// exercise 7's largest pool) and "pg fleet role" (exercise 10's fleet may
 // create its role and database: tried once when TrialRole is set).
 func (c Config) checkPostgres(ctx context.Context) []Check {
 	pg := Check{Name: "postgres"}
@@ -113,13 +113,13 @@ func (f pgFacts) tablesCheck() Check {
 	return ch
 }
 
-// connsCheck: exercise 6's largest board opens PoolConnections at once.
+// connsCheck: exercise 7's largest board opens PoolConnections at once.
 func (f pgFacts) connsCheck(need int) Check {
 	free := f.maxConns - f.inUse
 	if !f.super {
 		free -= f.reserved
 	}
-	ch := Check{Name: "pg connections", Fact: fmt.Sprintf("max_connections %d, %d in use, %d reserved for superusers: %d free for %s, exercise 6 opens %d", f.maxConns, f.inUse, f.reserved, free, f.user, need)}
+	ch := Check{Name: "pg connections", Fact: fmt.Sprintf("max_connections %d, %d in use, %d reserved for superusers: %d free for %s, exercise 7 opens %d", f.maxConns, f.inUse, f.reserved, free, f.user, need)}
 	if free < need {
 		ch.Status = Missing
 		ch.Fix = fmt.Sprintf("as a superuser: ALTER SYSTEM SET max_connections = %d; then restart PostgreSQL (or close other clients)", f.maxConns+need-free)
@@ -127,7 +127,7 @@ func (f pgFacts) connsCheck(need int) Check {
 	return ch
 }
 
-// roleCheck: exercise 9's fleet creates a role with a CONNECTION LIMIT
+// roleCheck: exercise 10's fleet creates a role with a CONNECTION LIMIT
 // and a database it owns (loadtest/fleet's CreateRole): a superuser or a
 // role with CREATEROLE and CREATEDB may. With c.TrialRole it does so once
 // and drops them, as the fleet will.

@@ -46,7 +46,7 @@ func onDB(t *testing.T, dsn, user, db string) string {
 }
 
 // TestRoleWithoutPrivileges connects as a role with no privileges to a
-// database it does not own: exercise 6's tables and exercise 9's fleet
+// database it does not own: exercise 7's tables and exercise 10's fleet
 // role are missing and name the GRANT and ALTER ROLE that fix them. The
 // test then runs those fixes as the admin and checks again: ready, the
 // fleet's role tried and dropped. A board table owned by another role is
@@ -75,9 +75,9 @@ func TestRoleWithoutPrivileges(t *testing.T) {
 	if tables.Status != Missing || !strings.Contains(tables.Fix, grant) {
 		t.Errorf("pg tables: %+v; want missing with %q", tables, grant)
 	}
-	l := judge(c.Exercises()[9], checks)
+	l := judge(c.Exercises()[10], checks)
 	if l.Ready || !strings.Contains(l.verdict(), alter) {
-		t.Errorf("exercise 9: %s", l.verdict())
+		t.Errorf("exercise 10: %s", l.verdict())
 	}
 
 	// The fixes as printed, run by the admin (in the role's database for the GRANT).
