@@ -24,7 +24,7 @@ import (
 // exercises one after the other as the page gives them, with no cap, and
 // writes each command's time there (the pages' timetable):
 //
-//	BBS_WALK_TIMES=/tmp/walk.tsv go test ./docs -run TestWorkshopCommands -timeout 60m
+//	BBS_WALK_TIMES=$PWD/walk.tsv go test ./docs -run TestWorkshopCommands -timeout 60m
 const walkTimesVar = "BBS_WALK_TIMES"
 
 // walkLeftovers are what the walk may leave in the checkout: the boards'
