@@ -152,7 +152,7 @@ func TestRunComesDown(t *testing.T) {
 			win = st
 		}
 	}
-	// Beyond the noise as the tuner counts it (Spec.Noise: spreads
+	// Beyond the noise as the tuner counts it (Rules.NoiseFloor: spreads
 	// widened to ±2 %), the rule every comparison of the tuner follows.
 	if measure.Beyond(res.Steps[0].Band, win.Band) {
 		t.Errorf("the winner %s (%v) has less throughput than 40/40 (%v) beyond the noise", short(res.Winner), win.Band, res.Steps[0].Band)
@@ -430,7 +430,7 @@ func TestConfirm(t *testing.T) {
 			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
 			target := fakeTarget()
 			spec := f.spec(kn(2, 2), 5, "p99<500ms")
-			spec.Noise = 0.1 // more beyond the noise: above 1.1 times round by round
+			spec.Rules.NoiseFloor = 10 // more beyond the noise: above 1.1 times round by round
 			if tt.edit != nil {
 				tt.edit(&spec)
 			}
@@ -525,7 +525,7 @@ func TestConfirmTheTop(t *testing.T) {
 			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
 			target := fakeTarget()
 			spec := f.spec(kn(2, 2), 5, "p99<500ms")
-			spec.Noise = 0.1
+			spec.Rules.NoiseFloor = 10
 			tn, err := newTuner(spec, target, f.opt(Options{Logf: t.Logf}))
 			if err != nil {
 				t.Fatal(err)
@@ -565,7 +565,7 @@ func TestSettleGoesOn(t *testing.T) {
 			f := newModel(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
 			target := fakeTarget()
 			spec := f.spec(kn(2, 2), budget, "p99<500ms")
-			spec.Noise = 0.1
+			spec.Rules.NoiseFloor = 10
 			var resumed []watch.Knobs
 			tn, err := newTuner(spec, target, f.opt(Options{Logf: t.Logf, OnResume: func(k watch.Knobs, n int) {
 				if n != 3 && len(resumed) == 0 {

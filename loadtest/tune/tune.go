@@ -42,12 +42,6 @@ type Spec struct {
 	// the tuning's wall time (no step starts after it).
 	Steps int           `toml:"budget" flag:"budget" default:"12" help:"settings measured at most (the min = max check counts)"`
 	Time  time.Duration `toml:"budget_time" flag:"budget-time" help:"stop starting steps after this wall time (0: no bound)"`
-	// Noise is the least noise a throughput is taken to have, as a share
-	// of its median: Rules.NoiseFloor as a share, which it sets when given.
-	// Two or three short repeats understate the drift between steps
-	// minutes apart, and a difference counts only beyond the spreads
-	// widened to ±Noise.
-	Noise float64 `toml:"noise" flag:"noise" default:"0.02" help:"least noise of a throughput, a share of its median: a difference counts only beyond the spreads widened to ±noise"`
 	// CheckMinMax measures the winner once more with the pool's minimum at
 	// 1 (grown on demand) to say whether min = max mattered; it counts in
 	// Steps.
@@ -135,9 +129,6 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	}
 	s.Repeats = defaultInt(s.Repeats, DefaultRepeats)
 	s.Steps = defaultInt(s.Steps, DefaultBudget)
-	if s.Rules.NoiseFloor == 0 {
-		s.Rules.NoiseFloor = 100 * s.Noise
-	}
 	if s.Goal == "" {
 		s.Goal = MostThroughput
 	}
@@ -149,8 +140,6 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	switch {
 	case s.Goal != MostThroughput && s.Goal != LeastResources:
 		err = fmt.Errorf("%w: goal %q: want %s or %s", errSpec, s.Goal, MostThroughput, LeastResources)
-	case s.Noise < 0 || s.Noise > 0.5:
-		err = fmt.Errorf("%w: noise %g: want 0 to 0.5 (a share of the throughput)", errSpec, s.Noise)
 	case s.Repeats < 1 || s.Repeats > 20:
 		err = fmt.Errorf("%w: repeats %d: want 1 to 20", errSpec, s.Repeats)
 	case s.Steps < 1 || s.Steps > 1000:
@@ -168,7 +157,6 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	if errs := s.Rules.Check("tune"); err == nil && len(errs) > 0 {
 		err = fmt.Errorf("%w: %w", errSpec, errors.Join(errs...))
 	}
-	s.Noise = s.Rules.NoiseFloor / 100
 	if err == nil {
 		l := s.Load
 		err = l.Validate()
