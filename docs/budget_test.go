@@ -1,0 +1,196 @@
+package docs
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// A budget is one row of layout.md's "Size budgets": a folder's non-test
+// lines (its subfolders included), or one non-test function's or file's.
+type budget struct {
+	what  string // the row's first cell
+	dir   string // the folder, for a folder's row
+	kind  string // "folder", "function" or "file"
+	limit int
+}
+
+// budgetRow is a row of the table: its first cell and its limit in lines.
+var budgetRow = regexp.MustCompile("^\\| (.+?) \\| ([0-9,]+) lines \\|$")
+
+// budgets reads the table under "## Size budgets" in layout.md.
+func budgets(t *testing.T) []budget {
+	t.Helper()
+	f, err := os.Open("layout.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []budget
+	in := false
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "## ") {
+			in = line == "## Size budgets"
+		}
+		m := budgetRow.FindStringSubmatch(line)
+		if !in || m == nil {
+			continue
+		}
+		n, err := strconv.Atoi(strings.ReplaceAll(m[2], ",", ""))
+		if err != nil {
+			t.Fatalf("layout.md budget %q: %v", line, err)
+		}
+		b := budget{what: m[1], limit: n}
+		switch {
+		case strings.Contains(m[1], "function"):
+			b.kind = "function"
+		case strings.Contains(m[1], "file"):
+			b.kind = "file"
+		default:
+			dir := regexp.MustCompile("^`([a-z/]+)`").FindStringSubmatch(m[1])
+			if dir == nil {
+				t.Fatalf("layout.md budget %q names no folder in backquotes", line)
+			}
+			b.kind, b.dir = "folder", dir[1]
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// goFiles lists the non-test .go files under root, subfolders included,
+// testdata and hidden folders left out.
+func goFiles(t *testing.T, root string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			out = append(out, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// lines counts a file's lines as wc -l does.
+func lines(t *testing.T, path string) int {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Count(b, []byte("\n"))
+}
+
+// longest returns the non-test functions of the files over limit lines,
+// as "file:line: name, N lines".
+func longest(t *testing.T, files []string, limit int) []string {
+	t.Helper()
+	var out []string
+	fset := token.NewFileSet()
+	for _, path := range files {
+		f, err := parser.ParseFile(fset, path, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			var name string
+			switch fn := n.(type) {
+			case *ast.FuncDecl:
+				name = fn.Name.Name
+			case *ast.FuncLit:
+				name = "a function literal"
+			default:
+				return true
+			}
+			from, to := fset.Position(n.Pos()), fset.Position(n.End())
+			if l := to.Line - from.Line + 1; l > limit {
+				out = append(out, fmt.Sprintf("%s:%d: %s, %d lines", strings.TrimPrefix(path, "../"), from.Line, name, l))
+			}
+			return true
+		})
+	}
+	return out
+}
+
+// TestBudgets holds the code to layout.md's size budgets, printing each
+// count beside its budget.
+func TestBudgets(t *testing.T) {
+	bs := budgets(t)
+	if len(bs) < 3 {
+		t.Fatalf("layout.md has %d size budgets; want its table", len(bs))
+	}
+	all := goFiles(t, "..")
+	for _, b := range bs {
+		switch b.kind {
+		case "folder":
+			n := 0
+			for _, f := range goFiles(t, filepath.Join("..", b.dir)) {
+				n += lines(t, f)
+			}
+			t.Logf("%-50s %6d of %6d lines", b.what, n, b.limit)
+			if n > b.limit {
+				t.Errorf("%s: %d non-test lines; the budget is %d", b.what, n, b.limit)
+			}
+		case "file":
+			for _, f := range all {
+				if n := lines(t, f); n > b.limit {
+					t.Errorf("%s: %d lines; a file's budget is %d", strings.TrimPrefix(f, "../"), n, b.limit)
+				}
+			}
+		case "function":
+			for _, f := range longest(t, all, b.limit) {
+				t.Errorf("%s; a function's budget is %d", f, b.limit)
+			}
+		}
+	}
+}
+
+// TestBudgetsFind holds the counting to what it is for: a made-up tree
+// with a long function, a long file and a test file that must not count.
+func TestBudgetsFind(t *testing.T) {
+	dir := t.TempDir()
+	long := "package x\n\nfunc f() {\n" + strings.Repeat("\t_ = 1\n", 101) + "}\n"
+	for name, text := range map[string]string{"x.go": long, "x_test.go": long + long, "testdata/y.go": long} {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files := goFiles(t, dir)
+	if len(files) != 1 || !strings.HasSuffix(files[0], "x.go") {
+		t.Fatalf("files %v; want x.go alone (no test file, no testdata)", files)
+	}
+	if n := lines(t, files[0]); n != 105 {
+		t.Errorf("x.go counts %d lines; want 106", n)
+	}
+	if got := longest(t, files, 100); len(got) != 1 || !strings.Contains(got[0], "f, 103 lines") {
+		t.Errorf("long functions %v; want f at 103 lines", got)
+	}
+	if got := longest(t, files, 103); len(got) != 0 {
+		t.Errorf("long functions over 103 lines %v; want none", got)
+	}
+}
