@@ -119,7 +119,7 @@ func (f *model) spec(start watch.Knobs, steps int, slo string) Spec {
 	return Spec{
 		Load: loadtest.Settings{Requests: []loadtest.Request{{URL: "http://model/page", Expect: http.StatusOK}}, Clients: modelClients,
 			Warmup: 150 * time.Millisecond, Duration: 600 * time.Millisecond, Model: loadtest.ModelDelay, Timeout: 5 * time.Second},
-		Admin: "http://model", Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40, Confirm: true,
+		Admin: "http://model", Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40,
 	}
 }
 
