@@ -108,16 +108,16 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			return why, "budget", nil
 		}
 		prev := t.best
-		m, inc, err := t.take(ctx, cur)
+		m, beside, err := t.take(ctx, cur)
 		if err != nil {
 			return "error: " + err.Error(), "error", err
 		}
 		t.taken++
-		st := Step{N: t.taken, Measurement: *m, Beside: inc}
+		st := Step{N: t.taken, Measurement: *m, Beside: beside}
 		if prev != nil {
 			st.Best = prev.Knobs
 		}
-		d, upset := t.upset(m, inc)
+		d, upset := t.upset(m, beside)
 		if upset && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
 			// Measured again, up to Rules.MaxAttempts in all; the upset
 			// figures are kept in the step and left out of every
@@ -136,8 +136,8 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		t.measured = append(t.measured, m)
 		won, lost := true, false
 		st.Compared = "the first step"
-		if inc != nil {
-			won, lost, st.Compared = t.versus(m, inc)
+		if beside != nil {
+			won, lost, st.Compared = t.versus(m, beside)
 			if upset {
 				st.Compared += fmt.Sprintf(" (kept at the last of %d attempts: %s)", t.spec.Rules.MaxAttempts, d.Evidence)
 			}

@@ -35,9 +35,10 @@ type Spec struct {
 	MaxWorkers int `toml:"max_workers" flag:"max-workers" default:"100" help:"most workers the tuner tries"`
 	MinPool    int `toml:"min_pool" flag:"min-pool" default:"1" help:"fewest connections the tuner tries"`
 	MaxPool    int `toml:"max_pool" flag:"max-pool" default:"100" help:"most connections the tuner tries"`
-	// Repeats is how many times each setting is measured (0: 3), so that
-	// its spread (min-max) is known.
-	Repeats int `toml:"repeats" flag:"repeats" default:"3" help:"measurements of each setting (its spread, min-max, is its noise)"`
+	// Repeats is how many times a step measures its setting (0: 3), after
+	// the first in as many rounds with the best, so that its spread
+	// (min-max) is known.
+	Repeats int `toml:"repeats" flag:"repeats" default:"3" help:"runs of each step's setting, after the first step in as many interleaved rounds with the best (their spread, min-max, is its noise)"`
 	// Steps bounds the steps (0: 12), each after the first two
 	// measurements (its setting and the best beside it); Time, when set,
 	// bounds the tuning's wall time (no step starts after it).
