@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -353,25 +352,18 @@ vars = { workers = "5", pool = "5" }
 			t.Errorf("step %d (%+v): restarted %v, %d requests, %.2f %% errors; want set by a restart and measured without errors", st.N, st.Knobs, st.Restarted, st.Requests, st.Readings.ErrorShare)
 		}
 	}
-	// Once a step, once a setting a round of the tuning's side-by-side
-	// check before the stop (each pair measured, the disturbed ones
-	// included; the top set last), once more to leave it at the winner
-	// when the last set was not, then once a setting for the experiment's
-	// one side-by-side round.
+	// Once a step's setting, and for each later step once a setting a
+	// round (its setting and the best beside it, rotated: odd rounds
+	// start with the step's), once more to leave it at the winner when the
+	// last set was not, then once a setting for the experiment's one
+	// side-by-side round.
 	tuning, side, _ := strings.Cut(stdout, "run AllView: measuring ")
-	want, last := len(steps), steps[len(steps)-1].Knobs
 	r := res.Tunes[0].Result
-	for _, c := range append(slices.Clone(r.Earlier), r.Confirm) {
-		if c == nil {
-			continue
-		}
-		ms := slices.Clone(c.Disturbed)
-		if c.Top != nil {
-			ms = append(ms, c.Fewest, c.Top)
-		}
-		for _, m := range ms {
-			want += m.Runs
-			last = m.Knobs
+	want, last := 1, steps[0].Knobs
+	for _, st := range steps[1:] {
+		want += st.Runs + st.Beside.Runs
+		if last = st.Knobs; st.Runs%2 == 0 {
+			last = st.Beside.Knobs
 		}
 	}
 	if last != r.Winner {

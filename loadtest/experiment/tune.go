@@ -26,8 +26,8 @@ import (
 //	starts = ["5/5", "40/40"]
 //	budget = 12
 //
-// Goal, Budget, Repeats (default load.repeats), the bounds,
-// CheckMinMax and Confirm are tune.Spec's (0: its defaults). Claims read a tuning with tune = "5/5" (the start) and
+// Goal, Budget, Repeats (default load.repeats), the bounds and
+// CheckMinMax are tune.Spec's (0: its defaults). Claims read a tuning with tune = "5/5" (the start) and
 // a tune metric (tuneMetrics).
 type tuneSection struct {
 	Admin       string   `toml:"admin"`
@@ -42,8 +42,6 @@ type tuneSection struct {
 	MinPool     int      `toml:"min_pool"`
 	MaxPool     int      `toml:"max_pool"`
 	CheckMinMax bool     `toml:"check_min_max"`
-	// Confirm is tune.Spec's (absent: true).
-	Confirm *bool `toml:"confirm"`
 	// SideBySide is how many interleaved rounds measure each run's starts
 	// and winners again at the end (tune.SideBySide; 0: 3), the figures
 	// the claims compare.
@@ -158,10 +156,6 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 						x.feed.Begin(tune.LiveProgress(path, spec, st.N+1))
 					}
 				},
-				OnConfirm: func(fewest, top watch.Knobs, rounds int) {
-					x.feed.Begin(tune.LiveConfirm(path, spec, fewest, top, rounds))
-				},
-				OnResume: func(_ watch.Knobs, n int) { x.feed.Begin(tune.LiveProgress(path, spec, n)) },
 				Watch: func(o *watch.Options) {
 					o.OnRead, o.EnvironmentKeys = x.feed.OnRead, x.e.Stats.EnvironmentKeys
 				},
@@ -262,7 +256,7 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 	load.Observers = []loadtest.Observer{x.feed.Observer()}
 	return tune.Spec{Load: load, Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
 		MinWorkers: t.MinWorkers, MaxWorkers: t.MaxWorkers, MinPool: t.MinPool, MaxPool: t.MaxPool,
-		Repeats: t.Repeats, Steps: t.Budget, CheckMinMax: t.CheckMinMax, Confirm: t.Confirm == nil || *t.Confirm,
+		Repeats: t.Repeats, Steps: t.Budget, CheckMinMax: t.CheckMinMax,
 		Thresholds: t.Thresholds, Rules: e.Disturbance}
 }
 
@@ -365,16 +359,6 @@ func tuneMarkdown(res *Result) string {
 		fmt.Fprintf(&b, "\nWinner: **%s** (%s %s; %d settings measured, %.0f s). Its limit: %s: %s\n\n", tuneKnobs(r.Winner), met,
 			strings.Join(r.Objectives, ","), r.Measurements, r.Seconds, r.Limit.Limit, r.Limit.Evidence)
 		fmt.Fprintf(&b, "- stopped: %s\n", r.Stopped)
-		for _, c := range r.Earlier {
-			fmt.Fprintf(&b, "- checked at an earlier stop, then went on above the winner: %s\n", c.Why)
-		}
-		switch c := r.Confirm; {
-		case c != nil && c.Fewest != nil && c.Top != nil:
-			fmt.Fprintf(&b, "- checked before the stop, %s against %s side by side in %d interleaved rounds: %s\n",
-				tuneKnobs(c.Fewest.Knobs), tuneKnobs(c.Top.Knobs), c.Fewest.Runs, c.Why)
-		case c != nil:
-			fmt.Fprintf(&b, "- checked before the stop: %s\n", c.Why)
-		}
 		fmt.Fprintf(&b, "- workers = pool + a few: %s\n- min = max: %s\n", r.Rules.WorkersPool, r.Rules.MinMax)
 		if tr.StartSide != nil && tr.WinnerSide != nil {
 			s, w := tr.StartSide, tr.WinnerSide

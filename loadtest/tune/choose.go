@@ -170,9 +170,8 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 		// nothing: the throughput decides among them, as among those
 		// that meet.
 		closest := slices.MinFunc(ms, func(a, b *Measurement) int { return cmp.Compare(miss(a, objs, atMedian), miss(b, objs, atMedian)) })
-		reach := math.Max(miss(closest, objs, atWorst), 1.05*miss(closest, objs, atMedian))
 		for _, m := range ms {
-			if miss(m, objs, atBest) <= reach {
+			if miss(m, objs, atBest) <= reach(closest, objs) {
 				met = append(met, m)
 			}
 		}

@@ -34,8 +34,8 @@ const (
 	Load Limit = "load"
 	// Disturbed: other work took the target's cores during the
 	// measurement, the hypervisor took the generator's (steal), or the
-	// machine was slow (CPU per request); it is measured again, up to
-	// Rules.MaxAttempts in all.
+	// best beside it missed an objective it had met (a slow spell); it is
+	// measured again, up to Rules.MaxAttempts in all.
 	Disturbed Limit = "disturbed"
 )
 
@@ -175,43 +175,6 @@ func spans(m *Measurement) (server, generator *measure.Span) {
 		server = &measure.Span{Interference: max(0, r.Interference-r.GeneratorShared)}
 	}
 	return server, &measure.Span{Steal: r.GeneratorSteal, HasSteal: true}
-}
-
-// diagnoseSlow applies the slow rule (measure.Suspect) to m among the
-// settings measured before it (at least two): m is slow when it is the
-// one farthest from the others' median, more than Rules.CPUPerRequest %
-// above it. A slow spell of the machine that no reading of other work
-// shows (another guest on the same physical core, say) makes a setting
-// look CPU-bound at a fraction of its throughput. The tuner's steps are
-// taken back to back, repeats and all, so a spell covers a setting's own
-// repeats: its reference is the settings before it, not its repeats.
-func (t *tuner) diagnoseSlow(m *Measurement, before []*Measurement) (Diagnosis, bool) {
-	c, ok := cpuPerRequest(m)
-	if !ok {
-		return Diagnosis{}, false
-	}
-	var cs []float64
-	for _, b := range before {
-		if v, ok := cpuPerRequest(b); ok {
-			cs = append(cs, v)
-		}
-	}
-	i, med := measure.Suspect(append(cs, c), t.spec.Rules.CPUPerRequest)
-	if i != len(cs) || c <= med {
-		return Diagnosis{}, false
-	}
-	return Diagnosis{Limit: Disturbed, Reading: rCPUPerRequest, Value: c * 1000, Unit: "µs",
-		Evidence: fmt.Sprintf("each request took %.0f µs of the server's CPU, %.2f times the %.0f µs of the settings measured before, with no other work read on its cores: the machine was slower during the measurement, its figures are not the setting's", c*1000, c/med, med*1000)}, true
-}
-
-// cpuPerRequest is the server's CPU per request during m in ms (its cores'
-// busy share over the throughput), when both were read.
-func cpuPerRequest(m *Measurement) (float64, bool) {
-	r := m.Readings
-	if !r.has(rCoresBusy) || r.CoresBusy <= 0 || m.Throughput.Median <= 0 {
-		return 0, false
-	}
-	return r.CoresBusy / 100 / m.Throughput.Median * 1000, true
 }
 
 // capacity names a full CPU: the target's cores or the machine.

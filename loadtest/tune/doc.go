@@ -1,11 +1,11 @@
 // Package tune walks the article's spiral on a running target, one
 // measured step at a time: set the worker limit and the pool, measure the
-// setting with repeats (so that its noise is known), read the target's
-// own readings over exactly the measured spans, name what limits it in
-// the article's order (Diagnose), move the knob the readings point at,
-// and stop when the objectives are met and no neighbouring setting beats
-// the best beyond the noise, when the limit is the hardware or the
-// application, or when the budget is spent:
+// setting with repeats (after the first step, side by side with the best
+// so far), read the target's own readings over exactly the measured
+// spans, name what limits it in the article's order (Diagnose), move the
+// knob the readings point at, and stop when the objectives are met and no
+// neighbouring setting beat the best side by side, when the limit is the
+// hardware or the application, or when the budget is spent:
 //
 //	spec := tune.Spec{Load: s, Admin: "http://127.0.0.1:6060", Objectives: objs, Start: watch.Knobs{Workers: 5, Pool: 5}, Steps: 12}
 //	res, err := tune.Run(ctx, spec, contract.Board, tune.Options{Logf: logf})
@@ -19,8 +19,14 @@
 // whether a measurement stands and what a comparison says are package
 // measure's rules.
 //
-// No step is called better than another when the difference lies within
-// their spreads (min-max over the repeats): among settings within the
-// noise of the most throughput, the one with the fewest workers and
-// connections wins.
+// A machine shared with others has slow spells that no reading shows, so
+// no step is held against a figure measured earlier: each step after the
+// first measures its setting and the best so far in Repeats interleaved
+// rounds (measure.Rounds) and is decided on those rounds only, by the
+// median and range of their round-by-round throughput ratios under the
+// noise rule (measure.Band, measure.Beyond); within the noise, the one
+// with the fewest workers and connections wins. The best changes only
+// when a step wins; a best that misses beside a step an objective it met
+// when it became the best marks the rounds as a slow spell, and the pair
+// is measured again.
 package tune

@@ -58,12 +58,9 @@ func TestRunGrid(t *testing.T) {
 	}
 	for i, start := range []watch.Knobs{kn(1, 1), kn(3, 3)} {
 		gt := g.Tunes[i]
-		want := len(gt.Tune.Steps)
-		if gt.Tune.Confirm != nil {
-			want += 2
-		}
+		want := 2*len(gt.Tune.Steps) - 1
 		if gt.Tune.Start != start || gt.TunerMeasurements != want {
-			t.Errorf("tuning %d from %s, %d measurements for %d steps; want from %s, one per step (two more when confirmed)", i, short(gt.Tune.Start), gt.TunerMeasurements, len(gt.Tune.Steps), short(start))
+			t.Errorf("tuning %d from %s, %d measurements for %d steps; want from %s, one for the first step, two for each later (the best beside it)", i, short(gt.Tune.Start), gt.TunerMeasurements, len(gt.Tune.Steps), short(start))
 		}
 		if !(gt.Ratio.Min <= gt.Ratio.Median && gt.Ratio.Median <= gt.Ratio.Max) || gt.Ratio.Median <= 0 {
 			t.Errorf("tuning from %s: ratio %+v; want min <= median <= max, positive", short(start), gt.Ratio)

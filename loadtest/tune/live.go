@@ -11,16 +11,21 @@ import (
 
 // LiveProgress is where a tuning on path stands for the live dashboard's
 // progress line when its step n starts: step n of the budget, at the
-// load's clients, with each step's planned time (one warm-up, as measure
-// warms a setting before its first repeat only, and the measured spans)
-// and the budget's rest after it. A tuning that stops
-// early ends before the bar does; the steps beyond the budget (a disturbed
-// step measured again) stay at its last.
+// load's clients, with the step's planned time (the first: one warm-up,
+// as measure warms a setting before its first repeat only, and the
+// measured spans; each later: its setting and the best beside it, warmed
+// up before each of their turns) and the budget's rest after it. A tuning
+// that stops early ends before the bar does; the steps beyond the budget
+// (a disturbed step measured again) stay at its last.
 func LiveProgress(path string, spec Spec, n int) feed.Position {
-	budget, repeats := defaultInt(spec.Steps, DefaultBudget), defaultInt(spec.Repeats, DefaultRepeats)
+	budget, repeats := defaultInt(spec.Steps, DefaultBudget), float64(defaultInt(spec.Repeats, DefaultRepeats))
 	n = min(max(n, 1), budget)
-	step := (spec.Load.Warmup + time.Duration(repeats)*spec.Load.Duration).Seconds()
-	return feed.Position{Run: path, Step: n, Steps: budget, Clients: spec.Load.Clients, StepSeconds: step, After: float64(budget-n) * step}
+	pair := 2 * repeats * (spec.Load.Warmup + spec.Load.Duration).Seconds()
+	step := pair
+	if n == 1 {
+		step = (spec.Load.Warmup + time.Duration(repeats)*spec.Load.Duration).Seconds()
+	}
+	return feed.Position{Run: path, Step: n, Steps: budget, Clients: spec.Load.Clients, StepSeconds: step, After: float64(budget-n) * pair}
 }
 
 // LivePoint is a step as the live dashboard draws it on path (e.g.
@@ -32,9 +37,10 @@ func LivePoint(path string, st Step) live.TunePoint {
 		Requests: st.Requests, Errors: st.Errors}
 }
 
-// LiveConfirm is the live dashboard's progress line while a tuning on
-// path checks fewest against top side by side before it stops
-// (Spec.Confirm): rounds interleaved rounds of one warmed run each.
+// LiveConfirm is a progress line for fewest and top measured side by side
+// on path, rounds interleaved rounds of one warmed run each. The tuner no
+// longer calls Options.OnConfirm, where it was shown; kept until
+// cmd/loadtest no longer names it.
 func LiveConfirm(path string, spec Spec, fewest, top watch.Knobs, rounds int) feed.Position {
 	run := (spec.Load.Warmup + spec.Load.Duration).Seconds()
 	return feed.Position{Run: fmt.Sprintf("%s: %s and %s side by side", path, short(fewest), short(top)), Clients: spec.Load.Clients,

@@ -119,7 +119,6 @@ const (
 	rDatabase       = "database time"
 	rInterference   = "others on its cores"
 	rGeneratorSteal = "generator steal"
-	rCPUPerRequest  = "CPU per request"
 )
 
 // roles pairs each reading with its field and the target's stat name.

@@ -29,6 +29,10 @@ type model struct {
 	// others is the share of the core other work takes (the target's
 	// interference reading).
 	others float64
+	// contention is the share of cpu each busy worker adds to every
+	// request's core time (the scheduler's and the locks' cost of more
+	// threads at once): 0 gives a flat plateau of equal settings.
+	contention float64
 	// sets counts Set, runs the runs (they seed each run's ±1 % noise).
 	sets, runs int
 }
@@ -67,8 +71,8 @@ func (f *model) setCPU(d time.Duration) { f.cpu = d }
 func (f *model) result(k watch.Knobs, noise float64) *loadtest.Result {
 	db := float64(f.queries) * f.dbPer.Seconds()
 	hold := db + f.open.Seconds()*float64(k.Pool-k.Min())/float64(k.Pool)
-	c, n := f.cpu.Seconds(), float64(modelClients)
-	w, p := float64(k.Workers), float64(k.Pool)
+	n, w, p := float64(modelClients), float64(k.Workers), float64(k.Pool)
+	c := f.cpu.Seconds() * (1 + f.contention*min(w, n))
 	x := min(n/(hold+c), p/hold, w/(hold+c), 1/c)
 	busy := min(w, n)
 	inUse, onCore := x*hold, x*c
@@ -115,7 +119,7 @@ func (f *model) spec(start watch.Knobs, steps int, slo string) Spec {
 	return Spec{
 		Load: loadtest.Settings{Requests: []loadtest.Request{{URL: "http://model/page", Expect: http.StatusOK}}, Clients: modelClients,
 			Warmup: 150 * time.Millisecond, Duration: 600 * time.Millisecond, Model: loadtest.ModelDelay, Timeout: 5 * time.Second},
-		Admin: "http://model", Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40, Confirm: true,
+		Admin: "http://model", Objectives: objs, Start: start, Repeats: 2, Steps: steps, MaxWorkers: 40, MaxPool: 40,
 	}
 }
 

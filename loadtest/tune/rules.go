@@ -18,7 +18,7 @@ const FewMore = 3
 // min = max check when asked and the budget allows, and leaves the target
 // set to the winner.
 func (t *tuner) conclude(ctx context.Context, res *Result) {
-	best := t.chosen()
+	best := t.best
 	res.Winner, res.WinnerMet = best.Knobs, best.Met
 	res.Limit = t.spec.Diagnose(best, t.lower(best.Knobs))
 	res.Rules.WorkersPool, res.Rules.WorkersPoolHolds = workersPool(best.Knobs)

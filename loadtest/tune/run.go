@@ -30,16 +30,9 @@ type Result struct {
 	Stopped string `json:"stopped"`
 	Outcome string `json:"outcome"`
 	Rules   Rules  `json:"rules"`
-	// Confirm is the side-by-side check before the stop (Spec.Confirm),
-	// absent when it did not run (Confirm off, the goal of resources, no
-	// winner that met the objectives, or no other setting that met them).
-	// Earlier are the checks before it that kept the top: the tuning went
-	// on from each, above it, while budget was left.
-	Confirm *Confirmation   `json:"confirm,omitempty"`
-	Earlier []*Confirmation `json:"earlier_confirms,omitempty"`
-	// Measurements counts the settings measured (Steps, the side-by-side
-	// check's two and the min = max check); Runs the load runs (each
-	// Repeats long).
+	// Measurements counts the settings measured (the first step's one,
+	// two for every later step: the setting and the best beside it, and
+	// the min = max check); Runs the load runs (each Repeats long).
 	Measurements int     `json:"measurements"`
 	Runs         int     `json:"runs"`
 	Seconds      float64 `json:"seconds"`
@@ -68,14 +61,15 @@ type Rules struct {
 }
 
 // Run tunes the target's knobs under spec: from spec.Start it measures a
-// setting, names its limit (Diagnose), moves to the setting the limit
-// points at (or back to the best so far, or to an unmeasured neighbour of
-// the best), and stops when the objectives are met and no neighbour beats
-// the best beyond the noise, when the limit is the generator, the
-// application or the CPU (with nothing smaller as good), or when the
-// budget is spent. It leaves the target set to the winner. An error
-// before the first step (the spec, the knobs) returns no result; one
-// after returns what was measured with the error.
+// setting (after the first, side by side with the best so far), names its
+// limit (Diagnose), moves to the setting the limit points at (or to the
+// one the best's points at, or to an unmeasured neighbour of the best),
+// and stops when the objectives are met and no neighbour beat the best
+// side by side, when the limit is the generator, the application or the
+// CPU (with nothing smaller as good), or when the budget is spent. It
+// leaves the target set to the winner, the last best. An error before the
+// first step (the spec, the knobs) returns no result; one after returns
+// what was measured with the error.
 func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Result, error) {
 	t, err := newTuner(spec, target, opt)
 	if err != nil {
@@ -93,17 +87,12 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 	if t.spec.CheckMinMax {
 		reserve = 1
 	}
-	stopped, outcome, err := t.loop(ctx, cur, reserve)
-	confirmed := 0
-	if err == nil {
-		stopped, outcome, confirmed, err = t.settle(ctx, res, stopped, outcome, reserve)
-	}
-	res.Stopped, res.Outcome = stopped, outcome
-	if len(t.measured) > 0 {
+	res.Stopped, res.Outcome, err = t.loop(ctx, cur, reserve)
+	if t.best != nil {
 		t.conclude(ctx, res)
 	}
 	res.Steps = t.steps
-	res.Measurements = t.taken + confirmed
+	res.Measurements = t.measurements
 	if res.Rules.MinMaxStep != nil {
 		res.Measurements++
 	}
@@ -112,72 +101,30 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 	return res, err
 }
 
-// settle checks the best against the top side by side after the loop
-// stopped (confirm) and, when the top won and budget is left, goes on
-// stepping from above it (onward) and checks again at the next stop. It
-// returns the last stop, its outcome and the checks' measurements.
-func (t *tuner) settle(ctx context.Context, res *Result, stopped, outcome string, reserve int) (string, string, int, error) {
-	confirmed := 0
-	for len(t.measured) > 0 {
-		c, n, moved := t.confirm(ctx, outcome)
-		confirmed += n
-		if c == nil {
-			break
-		}
-		if res.Confirm != nil {
-			res.Earlier = append(res.Earlier, res.Confirm)
-		}
-		res.Confirm = c
-		if !moved {
-			if t.winner != nil {
-				stopped += "; then " + c.Why
-			}
-			break
-		}
-		// The top won: go on above it while budget is left, as from a
-		// step whose readings pointed there.
-		next, ok := t.onward(t.winner.Knobs)
-		left, _ := t.budgetLeft(reserve)
-		if !ok || !left || outcome == "budget" || ctx.Err() != nil {
-			stopped += "; then " + c.Why
-			break
-		}
-		t.opt.Logf("going on from %s, which won side by side: %s next", short(t.winner.Knobs), short(next))
-		t.winner = nil
-		if t.opt.OnResume != nil {
-			t.opt.OnResume(next, t.taken+1)
-		}
-		var err error
-		if stopped, outcome, err = t.loop(ctx, next, reserve); err != nil {
-			return stopped, outcome, confirmed, err
-		}
-	}
-	return stopped, outcome, confirmed, nil
-}
-
 // loop measures settings until a stop, returning why and the outcome.
 func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string, string, error) {
 	for {
 		if ok, why := t.budgetLeft(reserve); !ok { // a budget of time spent in the step
 			return why, "budget", nil
 		}
-		prevBest := t.best()
-		m, err := t.measure(ctx, cur)
+		prev := t.best
+		m, beside, err := t.take(ctx, cur)
 		if err != nil {
 			return "error: " + err.Error(), "error", err
 		}
 		t.taken++
-		d, ok := t.leftOut(m)
-		if ok && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
-			// Measured again, up to Rules.MaxAttempts in all; the disturbed
+		st := Step{N: t.taken, Measurement: *m, Beside: beside}
+		if prev != nil {
+			st.Best = prev.Knobs
+		}
+		d, upset := t.upset(m, beside)
+		if upset && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
+			// Measured again, up to Rules.MaxAttempts in all; the upset
 			// figures are kept in the step and left out of every
 			// comparison.
 			t.retried[m.Knobs]++
 			k := m.Knobs
-			st := Step{N: t.taken, Measurement: *m, Diagnosis: d, Compared: "left out: disturbed", Decision: "measure it again", Why: d.Evidence, Next: &k}
-			if prevBest != nil {
-				st.Best = prevBest.Knobs
-			}
+			st.Diagnosis, st.Compared, st.Decision, st.Why, st.Next = d, "left out: disturbed", "measure it again", d.Evidence, &k
 			if ok, why := t.budgetLeft(reserve); !ok {
 				st.Decision, st.Next = fmt.Sprintf("stop: %s (it would have been measured again)", why), nil
 				t.record(st)
@@ -187,11 +134,20 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			continue
 		}
 		t.measured = append(t.measured, m)
+		won, lost := true, false
+		st.Compared = "the first step"
+		if beside != nil {
+			won, lost, st.Compared = t.versus(m, beside)
+			if upset {
+				st.Compared += fmt.Sprintf(" (kept at the last of %d attempts: %s)", t.spec.Rules.MaxAttempts, d.Evidence)
+			}
+		}
+		if won {
+			t.best = m
+		}
 		d = t.spec.Diagnose(m, t.lower(m.Knobs))
-		st := Step{N: t.taken, Measurement: *m, Diagnosis: d, Compared: compare(m, prevBest)}
-		best := t.best()
-		st.Best = best.Knobs
-		next, stop, outcome := t.next(m, d, best)
+		st.Diagnosis, st.Best = d, t.best.Knobs
+		next, stop, outcome := t.next(m, d, lost)
 		if ok, why := t.budgetLeft(reserve); !ok && !stop {
 			next.Why = fmt.Sprintf("stop: %s (the readings pointed at %s: %s)", why, short(next.Knobs), next.Why)
 			stop, outcome = true, "budget"
@@ -218,44 +174,23 @@ func (t *tuner) record(st Step) {
 	}
 }
 
-// chosen is the tuning's winner: the best of the steps, unless the
-// side-by-side check kept another.
-func (t *tuner) chosen() *Measurement {
-	if t.winner != nil {
-		return t.winner
-	}
-	return t.best()
-}
-
-// best is the best setting measured so far, nil before any; a best the
-// side-by-side check beat is not one.
-func (t *tuner) best() *Measurement {
-	ms := t.measured
-	if len(t.beaten) > 0 {
-		ms = slices.DeleteFunc(slices.Clone(ms), func(m *Measurement) bool { return t.beaten[m.Knobs] })
-	}
-	if len(ms) == 0 {
-		return nil
-	}
-	return pick(ms, t.spec.Goal, t.spec.Objectives)
-}
-
-// next chooses what follows step m (diagnosed d; best the best so far):
-// a stop (with its reason and outcome) for the generator and the
-// application; else the setting the readings point at if unmeasured, else
-// the one the best's readings point at, else an unmeasured neighbour of
-// the best; with none left, a stop saying what limits the best.
-func (t *tuner) next(m *Measurement, d Diagnosis, best *Measurement) (Proposal, bool, string) {
+// next chooses what follows step m (diagnosed d; lost: the best beat it
+// side by side beyond the noise): a stop (with its reason and outcome)
+// for the generator and the application; else the setting the readings
+// point at if unmeasured, else the one the best's readings point at,
+// else an unmeasured neighbour of the best; with none left, a stop
+// saying what limits the best.
+func (t *tuner) next(m *Measurement, d Diagnosis, lost bool) (Proposal, bool, string) {
 	switch d.Limit {
 	case Generator:
 		return Proposal{Why: "stop: " + d.Evidence}, true, "invalid"
 	case Application:
 		return Proposal{Why: "stop: the limit is the application, not a knob: " + d.Evidence}, true, "application"
 	}
-	// A setting worse than the best beyond the noise has nothing to
-	// trim: fewer of it is no way to the best.
-	shrinks := d.Limit == Capacity || d.Limit == Load
-	if best == m || !shrinks || !more(best, m) {
+	// A setting the best beat beyond the noise has nothing to trim:
+	// fewer of it is no way to the best.
+	best := t.best
+	if shrinks := d.Limit == Capacity || d.Limit == Load; !shrinks || !lost {
 		if p, ok := t.fresh(t.propose(m, d, t.lower(m.Knobs), t.halve(m.Knobs))); ok {
 			return p, false, ""
 		}
@@ -299,11 +234,11 @@ func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
 	bd := t.spec.Diagnose(best, t.lower(best.Knobs))
 	switch {
 	case !best.Met:
-		return Proposal{Why: fmt.Sprintf("stop: no setting within the bounds met %s; the best of those closest to it (within the closest's spread), %s, is limited by %s: %s", t.objectives(), short(best.Knobs), bd.Limit, bd.Evidence)}, true, "unmet"
+		return Proposal{Why: fmt.Sprintf("stop: no setting within the bounds met %s; the closest to it, %s (the best side by side), is limited by %s: %s", t.objectives(), short(best.Knobs), bd.Limit, bd.Evidence)}, true, "unmet"
 	case bd.Limit == Capacity:
-		return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beats it beyond the noise; its limit is the hardware: %s", short(best.Knobs), t.objectives(), bd.Evidence)}, true, "capacity"
+		return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beat it side by side; its limit is the hardware: %s", short(best.Knobs), t.objectives(), bd.Evidence)}, true, "capacity"
 	}
-	return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beats it beyond the noise (limit: %s)", short(best.Knobs), t.objectives(), bd.Limit)}, true, "met"
+	return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beat it side by side (limit: %s)", short(best.Knobs), t.objectives(), bd.Limit)}, true, "met"
 }
 
 func (t *tuner) objectives() string {
@@ -312,26 +247,6 @@ func (t *tuner) objectives() string {
 		s = append(s, o.Text)
 	}
 	return strings.Join(s, ",")
-}
-
-// compare says how m stands against the best before it (nil: the first).
-func compare(m, best *Measurement) string {
-	if best == nil {
-		return "the first step"
-	}
-	a, b := m.Throughput, best.Throughput
-	rng := fmt.Sprintf("%.0f-%.0f/s vs %.0f-%.0f/s", a.Min, a.Max, b.Min, b.Max)
-	switch {
-	case m.Met && !best.Met:
-		return fmt.Sprintf("meets the objectives, which %s did not", short(best.Knobs))
-	case !m.Met && best.Met:
-		return fmt.Sprintf("misses the objectives, which %s met", short(best.Knobs))
-	case more(m, best):
-		return fmt.Sprintf("more throughput than %s beyond the noise (%s)", short(best.Knobs), rng)
-	case more(best, m):
-		return fmt.Sprintf("less throughput than %s beyond the noise (%s)", short(best.Knobs), rng)
-	}
-	return fmt.Sprintf("within the noise of %s (%s)", short(best.Knobs), rng)
 }
 
 // log prints a step's line.

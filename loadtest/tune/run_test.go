@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -33,40 +32,30 @@ func checkPath(t *testing.T, res *Result, left watch.Knobs, steps int) {
 	t.Helper()
 	seen := map[watch.Knobs]bool{}
 	winnerMeasured := false
-	checks := res.Earlier
-	if res.Confirm != nil {
-		checks = append(slices.Clone(checks), res.Confirm)
-	}
-	resumed := 0
 	for i, st := range res.Steps {
 		if seen[st.Knobs] && (i == 0 || res.Steps[i-1].Diagnosis.Limit != Disturbed || res.Steps[i-1].Knobs != st.Knobs) {
 			t.Errorf("step %d measures %s again, not after a disturbed step", st.N, short(st.Knobs))
 		}
 		seen[st.Knobs] = true
 		winnerMeasured = winnerMeasured || st.Knobs == res.Winner
-		switch {
-		case i+1 == len(res.Steps) || st.Next != nil && *st.Next == res.Steps[i+1].Knobs:
-		case st.Next == nil && resumed < len(checks) && above(res.Steps[i+1].Knobs, checks[resumed].Winner):
-			resumed++ // a check kept the top; the tuning went on above it
-		default:
-			t.Errorf("step %d says next %v, step %d measured %s (%d checks)", st.N, st.Next, st.N+1, short(res.Steps[i+1].Knobs), len(checks))
+		if i+1 < len(res.Steps) && (st.Next == nil || *st.Next != res.Steps[i+1].Knobs) {
+			t.Errorf("step %d says next %v, step %d measured %s", st.N, st.Next, st.N+1, short(res.Steps[i+1].Knobs))
 		}
 		if st.Diagnosis.Evidence == "" || st.Decision == "" || st.Runs != 2 {
 			t.Errorf("step %d: evidence %q, decision %q, runs %d: want both and 2 runs", st.N, st.Diagnosis.Evidence, st.Decision, st.Runs)
+		}
+		// Every step after the first is measured beside the best before
+		// it, in the same 2 rounds.
+		if b := st.Beside; (i == 0) != (b == nil) || b != nil && (b.Knobs != res.Steps[i-1].Best || b.Runs != 2 || len(b.Throughputs) != len(st.Throughputs)) {
+			t.Errorf("step %d beside %+v; want the best before it (%s) in the same 2 rounds, none for the first", st.N, b, short(st.Best))
 		}
 	}
 	if last := res.Steps[len(res.Steps)-1]; last.Next != nil {
 		t.Errorf("the last step names a next setting, %s", short(*last.Next))
 	}
-	want := len(res.Steps)
-	for _, c := range checks {
-		want += len(c.Disturbed) // the side-by-side checks'
-		if c.Fewest != nil {
-			want += 2
-		}
-	}
+	want := 2*len(res.Steps) - 1
 	if len(res.Steps) > steps || res.Measurements != want || res.Runs != 2*want {
-		t.Errorf("%d steps, %d measurements, %d runs, confirmed %v; want at most %d steps, one measurement and two runs each, two more when confirmed", len(res.Steps), res.Measurements, res.Runs, res.Confirm != nil, steps)
+		t.Errorf("%d steps, %d measurements, %d runs; want at most %d steps, one measurement of two runs for the first, two for each later (the best beside it)", len(res.Steps), res.Measurements, res.Runs, steps)
 	}
 	if !winnerMeasured {
 		t.Errorf("the winner %s was never measured", short(res.Winner))
@@ -77,12 +66,6 @@ func checkPath(t *testing.T, res *Result, left watch.Knobs, steps int) {
 	if _, err := json.Marshal(res); err != nil {
 		t.Errorf("the result does not marshal: %v", err)
 	}
-}
-
-// above reports whether a has at least b's workers and connections and more
-// of one.
-func above(a, b watch.Knobs) bool {
-	return a.Workers >= b.Workers && a.Pool >= b.Pool && a != b
 }
 
 // TestRunRaisesFromTooSmall tunes the model from 2 workers and 2
@@ -210,7 +193,6 @@ func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
 	f := newModel(kn(2, 2), 1, 4*time.Millisecond, time.Millisecond)
 	target := fakeTarget()
 	spec := f.spec(kn(2, 2), 3, "p99<500ms")
-	spec.Confirm = false
 	res, err := Run(context.Background(), spec, target, f.opt(Options{OnStep: func(st Step) { f.disturb(float64(2 - st.N)) }}))
 	if err != nil {
 		t.Fatal(err)
@@ -224,21 +206,22 @@ func TestRunMeasuresADisturbedStepAgain(t *testing.T) {
 	if v := res.Steps[1].Readings.Interference; v < 70 || v > 130 {
 		t.Errorf("the disturbed step read %.1f%% of a core taken by others; want about 100", v)
 	}
-	if res.Measurements != 3 || res.Steps[1].Compared != "left out: disturbed" {
-		t.Errorf("%d measurements, step 2 %q; want 3, the second left out", res.Measurements, res.Steps[1].Compared)
+	if res.Measurements != 5 || res.Steps[1].Compared != "left out: disturbed" {
+		t.Errorf("%d measurements, step 2 %q; want 5 (the later two beside the best), the second left out", res.Measurements, res.Steps[1].Compared)
 	}
 }
 
-// TestRunMeasuresASlowStepAgain makes the model's requests take 3 times the
-// CPU from the third measurement on, for one, two or three measurements,
-// with no other work on its core: the tuner must call each of those steps
-// slow (its CPU per request against the steps before), leave it out and
-// measure the same setting again, up to Rules.MaxAttempts in all, keeping the
-// last attempt whatever it reads.
-func TestRunMeasuresASlowStepAgain(t *testing.T) {
+// TestRunMeasuresASlowSpellAgain makes the model's requests take 3 times
+// the CPU from the third step on, for one, two or three steps, with no
+// other work on its core: in each of those steps the best, measured beside
+// the step's setting, misses the objective it met when it became the best
+// (p99 < 150 ms), so the tuner must call the step's rounds slow, leave
+// them out and measure the same pair again, up to Rules.MaxAttempts in
+// all, keeping the last attempt whatever it reads and saying so.
+func TestRunMeasuresASlowSpellAgain(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
-		slow    int // measurements read slow, from the third
+		slow    int // steps read slow, from the third
 		leftOut int // of them left out
 	}{
 		{"slow once: measured again", 1, 1},
@@ -248,7 +231,7 @@ func TestRunMeasuresASlowStepAgain(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newModel(kn(1, 1), 1, 2*time.Millisecond, 2*time.Millisecond)
 			target := fakeTarget()
-			res, err := Run(context.Background(), f.spec(kn(1, 1), 6, "p99<500ms"), target, f.opt(Options{OnStep: func(st Step) {
+			res, err := Run(context.Background(), f.spec(kn(1, 1), 6, "p99<150ms"), target, f.opt(Options{OnStep: func(st Step) {
 				switch st.N {
 				case 2:
 					f.setCPU(6 * time.Millisecond)
@@ -260,7 +243,7 @@ func TestRunMeasuresASlowStepAgain(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, st := range res.Steps {
-				t.Logf("step %d %s: %.0f/s, %s (%s)", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Diagnosis.Evidence)
+				t.Logf("step %d %s: %.0f/s, %s (%s); %s", st.N, short(st.Knobs), st.Throughput.Median, st.Diagnosis.Limit, st.Diagnosis.Evidence, st.Compared)
 			}
 			kept := 2 + tt.leftOut // the index of the attempt kept
 			if len(res.Steps) <= kept {
@@ -269,12 +252,16 @@ func TestRunMeasuresASlowStepAgain(t *testing.T) {
 			s3 := res.Steps[2]
 			for i := 2; i < kept; i++ {
 				st := res.Steps[i]
-				if st.Knobs != s3.Knobs || st.Diagnosis.Limit != Disturbed || st.Diagnosis.Reading != rCPUPerRequest || st.Diagnosis.Value <= 0 || st.Compared != "left out: disturbed" {
-					t.Errorf("step %d: %s %s, %s %.0f %s, %q; want %s left out as slow, on its CPU per request", st.N, short(st.Knobs), st.Diagnosis.Limit, st.Diagnosis.Reading, st.Diagnosis.Value, st.Diagnosis.Unit, st.Compared, short(s3.Knobs))
+				if st.Knobs != s3.Knobs || st.Diagnosis.Limit != Disturbed || st.Diagnosis.Reading != "p99<150ms" || st.Diagnosis.Value <= 150 || st.Compared != "left out: disturbed" || st.Beside == nil || st.Beside.Met {
+					t.Errorf("step %d: %s %s, %s %.0f, %q; want %s left out as slow, the best beside it missing p99<150ms", st.N, short(st.Knobs), st.Diagnosis.Limit, st.Diagnosis.Reading, st.Diagnosis.Value, st.Compared, short(s3.Knobs))
 				}
 			}
-			if k := res.Steps[kept]; k.Knobs != s3.Knobs || k.Diagnosis.Limit == Disturbed || k.Compared == "left out: disturbed" {
+			k := res.Steps[kept]
+			if k.Knobs != s3.Knobs || k.Diagnosis.Limit == Disturbed || k.Compared == "left out: disturbed" {
 				t.Errorf("step %d %s (%s, %q); want %s measured again and kept", k.N, short(k.Knobs), k.Diagnosis.Limit, k.Compared, short(s3.Knobs))
+			}
+			if last := tt.slow > tt.leftOut; last != strings.Contains(k.Compared, "kept at the last of 3 attempts") {
+				t.Errorf("step %d compared %q; want it to say it was kept at the last attempt only when still slow", k.N, k.Compared)
 			}
 			for i, st := range res.Steps {
 				if (i < 2 || i > kept) && st.Diagnosis.Limit == Disturbed {
@@ -309,26 +296,19 @@ func TestRunOnALiveTarget(t *testing.T) {
 	left := f.knobs
 	f.mu.Unlock()
 	checkPath(t, res, left, 2)
-	// Once a step, once a setting a round of the side-by-side check before
-	// the stop (its disturbed pairs included), and once more to leave it
-	// at the winner when the last set was not.
-	want := 2
-	if c := res.Confirm; c != nil {
-		for _, m := range append(slices.Clone(c.Disturbed), c.Fewest, c.Top) {
-			if m != nil {
-				want += m.Runs
-			}
-		}
-	}
+	// Once for the first step, then once a setting a round (the best and
+	// the step's, 2 rounds), and once more to leave it at the winner when
+	// the last set was not.
+	want := 1 + 4*(len(res.Steps)-1)
 	if len(asked) > want && asked[want-1] != res.Winner {
 		want++
 	}
 	if len(res.Steps) != 2 || len(asked) != want || f.restarts != want {
-		t.Fatalf("%d steps, winner %s, restarts asked %v (%d done); want 2 steps, each set by a restart, the check's rounds, and %d restarts", len(res.Steps), short(res.Winner), asked, f.restarts, want)
+		t.Fatalf("%d steps, winner %s, restarts asked %v (%d done); want 2 steps, each setting of each round set by a restart, and %d restarts", len(res.Steps), short(res.Winner), asked, f.restarts, want)
 	}
 	for i, st := range res.Steps {
-		if !st.Restarted || st.Knobs != asked[i] || st.Requests == 0 {
-			t.Errorf("step %d: %s, restarted %v, %d requests; want %s set by a restart and measured", st.N, short(st.Knobs), st.Restarted, st.Requests, short(asked[i]))
+		if !st.Restarted || !slices.Contains(asked, st.Knobs) || st.Requests == 0 || i > 0 && !st.Beside.Restarted {
+			t.Errorf("step %d: %s, restarted %v, %d requests; want %s set by a restart and measured, the best beside it too", st.N, short(st.Knobs), st.Restarted, st.Requests, short(st.Knobs))
 		}
 	}
 	first := res.Steps[0]
@@ -400,96 +380,53 @@ func TestSpecErrors(t *testing.T) {
 	}
 }
 
-// TestConfirm holds the steps' best (2/2, the fewer within the noise of
-// 4/4 by made-up steps) against the highest median (4/4) side by side on
-// two models: where requests wait for a connection, 4/4 serves twice what
-// 2/2 does and must win; where the one core is the limit, both serve the
-// same and 2/2, the fewer, must stay. It is not run for a tuning that
-// named no winner, for the goal of resources, or with Confirm off. A pair
-// disturbed once is measured again; disturbed twice, the check is
-// undecided and 4/4, the higher median, stands.
-func TestConfirm(t *testing.T) {
-	objs, _ := loadtest.ParseSLO("p99<500ms")
-	step := func(k watch.Knobs, tput float64) *Measurement { return metStep(objs[0], k, tput, 0.1) }
+// TestBeside holds a step's setting against the best so far, the two
+// measured side by side in 2 interleaved rounds (each set once a round):
+// on a model whose requests wait for a connection 4/4 serves twice what
+// 2/2 does and wins, as the step or as the best; where the one core is
+// the limit both serve the same and 2/2, the fewer, wins either way (the
+// best's lead read before, 1.5 times the step's, counts for nothing: only
+// the rounds do). For the goal of resources the fewer wins when it meets
+// the objectives, and never when it misses them.
+func TestBeside(t *testing.T) {
+	conn, core := [2]time.Duration{2 * time.Millisecond, 200 * time.Microsecond}, [2]time.Duration{100 * time.Microsecond, 2 * time.Millisecond}
 	for _, tt := range []struct {
 		name       string
-		dbPer, cpu time.Duration
-		outcome    string
-		edit       func(*Spec)
-		want       watch.Knobs // zero: no check
+		model      [2]time.Duration // dbPer, cpu
+		best, step watch.Knobs
+		goal       Goal
+		slo        string
+		won, lost  bool
 	}{
-		{"waiting for connections: the higher wins", 2 * time.Millisecond, 200 * time.Microsecond, "met", nil, kn(4, 4)},
-		{"the core is the limit: the fewer stays", 100 * time.Microsecond, 2 * time.Millisecond, "capacity", nil, kn(2, 2)},
-		{"no winner", 2 * time.Millisecond, 200 * time.Microsecond, "unmet", nil, watch.Knobs{}},
-		{"goal resources", 2 * time.Millisecond, 200 * time.Microsecond, "met", func(s *Spec) { s.Goal = LeastResources }, watch.Knobs{}},
-		{"off", 2 * time.Millisecond, 200 * time.Microsecond, "met", func(s *Spec) { s.Confirm = false }, watch.Knobs{}},
-		{"disturbed once: measured again", 2 * time.Millisecond, 200 * time.Microsecond, "met", nil, kn(4, 4)},
-		{"disturbed twice: undecided, the higher median stands", 2 * time.Millisecond, 200 * time.Microsecond, "met", nil, kn(4, 4)},
+		{"waiting for connections: the more wins", conn, kn(2, 2), kn(4, 4), MostThroughput, "p99<500ms", true, false},
+		{"waiting for connections: the best, the more, stays", conn, kn(4, 4), kn(2, 2), MostThroughput, "p99<500ms", false, true},
+		{"the core is the limit: the fewer wins", core, kn(4, 4), kn(2, 2), MostThroughput, "p99<500ms", true, false},
+		{"the core is the limit: the best, the fewer, stays", core, kn(2, 2), kn(4, 4), MostThroughput, "p99<500ms", false, false},
+		{"goal resources: the more never wins", conn, kn(2, 2), kn(4, 4), LeastResources, "p99<500ms", false, false},
+		{"goal resources: the fewer wins", conn, kn(4, 4), kn(2, 2), LeastResources, "p99<500ms", true, true},
+		{"goal resources: the fewer missing the objectives stays out", conn, kn(4, 4), kn(2, 2), LeastResources, "p99<25ms", false, true},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
-			target := fakeTarget()
-			spec := f.spec(kn(2, 2), 5, "p99<500ms")
-			spec.Rules.NoiseFloor = 10 // more beyond the noise: above 1.1 times round by round
-			if tt.edit != nil {
-				tt.edit(&spec)
-			}
-			disturbed := strings.HasPrefix(tt.name, "disturbed")
-			logf := t.Logf
-			if disturbed {
-				// Other work takes the model's core during the first pair
-				// (and the second, for "twice").
-				f.disturb(1)
-				logf = func(format string, a ...any) {
-					if msg := fmt.Sprintf(format, a...); strings.Contains(msg, "measuring both again") && strings.Contains(tt.name, "once") {
-						f.disturb(0)
-					}
-					t.Logf(format, a...)
-				}
-			}
-			tn, err := newTuner(spec, target, f.opt(Options{Logf: logf}))
+			f := newModel(tt.best, 1, tt.model[0], tt.model[1])
+			spec := f.spec(tt.best, 5, tt.slo)
+			spec.Goal = tt.goal
+			tn, err := newTuner(spec, fakeTarget(), f.opt(Options{Logf: t.Logf}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			tn.spec.Objectives = objs
-			tn.measured = []*Measurement{step(kn(2, 2), 1000), step(kn(4, 4), 1050)}
-			c, n, moved := tn.confirm(context.Background(), tt.outcome)
-			if tt.want == (watch.Knobs{}) {
-				if n != 0 || c != nil || f.sets != 0 || tn.chosen().Knobs != kn(2, 2) {
-					t.Errorf("confirmed: %d measurements, %+v, %d knobs set, chosen %s; want none, the steps' best 2/2", n, c, f.sets, short(tn.chosen().Knobs))
-				}
-				return
+			tn.best = metStep(tn.spec.Objectives[0], tt.best, 1500, 0.05)
+			m, beside, err := tn.take(context.Background(), tt.step)
+			if err != nil {
+				t.Fatal(err)
 			}
-			switch {
-			case c == nil:
-				t.Fatalf("%d measurements, no confirmation; want one", n)
-			case disturbed && (n != 4 || len(c.Disturbed) != 2+2*bool2int(strings.Contains(tt.name, "twice")) || f.sets != 8):
-				t.Fatalf("%d measurements, %d disturbed, knobs set %d times; want the pair measured again: 4 measurements, 8 sets, the disturbed kept", n, len(c.Disturbed), f.sets)
-			case strings.Contains(tt.name, "twice"):
-				if c.Winner != kn(4, 4) || tn.chosen().Knobs != kn(4, 4) || c.Fewest != nil || !strings.Contains(c.Why, "disturbed twice") || moved || tn.beaten[kn(2, 2)] {
-					t.Errorf("winner %s, chosen %s, fewest %+v, why %q, moved %v, beaten %v; want 4/4 standing undecided for disturbed twice, nothing beaten, no going on",
-						short(c.Winner), short(tn.chosen().Knobs), c.Fewest, c.Why, moved, tn.beaten)
-				}
-				return
-			case !disturbed && n != 2:
-				t.Fatalf("%d measurements; want 2", n)
+			won, lost, said := tn.versus(m, beside)
+			t.Logf("%s: %s", short(tt.step), said)
+			if f.sets != 4 || m.Runs != 2 || beside.Runs != 2 || m.Knobs != tt.step || beside.Knobs != tt.best || tn.measurements != 2 {
+				t.Errorf("knobs set %d times, step %s %d runs, beside %s %d runs, %d measurements; want %s and %s 2 rounds each, set once a round, 2 measurements",
+					f.sets, short(m.Knobs), m.Runs, short(beside.Knobs), beside.Runs, tn.measurements, short(tt.step), short(tt.best))
 			}
-			sets := 4
-			if disturbed {
-				sets = 8
-			}
-			if f.sets != sets {
-				t.Errorf("knobs set %d times; want %d (each setting once a round, interleaved)", f.sets, sets)
-			}
-			if c.Fewest.Knobs != kn(2, 2) || c.Top.Knobs != kn(4, 4) || c.Fewest.Runs != 2 || c.Top.Runs != 2 || c.Ratio.N != 2 {
-				t.Errorf("fewest %s (%d runs), top %s (%d runs), ratio %+v; want 2/2 and 4/4 two rounds each",
-					short(c.Fewest.Knobs), c.Fewest.Runs, short(c.Top.Knobs), c.Top.Runs, c.Ratio)
-			}
-			if c.Winner != tt.want || tn.chosen().Knobs != tt.want {
-				t.Errorf("winner %s, chosen %s (ratio %+v: %s); want %s", short(c.Winner), short(tn.chosen().Knobs), c.Ratio, c.Why, short(tt.want))
-			}
-			if beaten := tn.beaten[kn(2, 2)]; beaten != (tt.want == kn(4, 4)) || moved != beaten || tn.best().Knobs != tt.want {
-				t.Errorf("2/2 beaten %v, best %s; want 2/2 beaten (left out of the best) only when 4/4 wins", beaten, short(tn.best().Knobs))
+			if won != tt.won || lost != tt.lost || !strings.HasPrefix(said, "side by side with the best, "+short(tt.best)+", in 2 rounds") {
+				t.Errorf("won %v, lost %v (%s); want won %v, lost %v", won, lost, said, tt.won, tt.lost)
 			}
 		})
 	}
@@ -503,126 +440,37 @@ func metStep(o loadtest.Objective, k watch.Knobs, tput, spread float64) *Measure
 		Objectives: []Verdict{{Objective: o.Text, Value: loadtest.Spread{Median: 5}, Pass: true}}}
 }
 
-// TestConfirmTheTop: when the steps' best is also the highest median (4/4
-// read 1.5 times 2/2, beyond both spreads), it is checked side by side
-// against the runner-up, 2/2, before the stop: a lead read minutes apart
-// can be a fast moment of the machine. On a model whose core is the
-// limit both serve the same side by side and 2/2, the fewer, is the
-// winner; on one whose requests wait for a connection 4/4 serves more and
-// stays, and the tuning does not go on (the check kept the steps' best).
-func TestConfirmTheTop(t *testing.T) {
-	objs, _ := loadtest.ParseSLO("p99<500ms")
-	step := func(k watch.Knobs, tput float64) *Measurement { return metStep(objs[0], k, tput, 0.05) }
-	for _, tt := range []struct {
-		name       string
-		dbPer, cpu time.Duration
-		want       watch.Knobs
-	}{
-		{"the core is the limit: the runner-up, the fewer, wins", 100 * time.Microsecond, 2 * time.Millisecond, kn(2, 2)},
-		{"waiting for connections: the best stays", 2 * time.Millisecond, 200 * time.Microsecond, kn(4, 4)},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f := newModel(kn(2, 2), 1, tt.dbPer, tt.cpu)
-			target := fakeTarget()
-			spec := f.spec(kn(2, 2), 5, "p99<500ms")
-			spec.Rules.NoiseFloor = 10
-			tn, err := newTuner(spec, target, f.opt(Options{Logf: t.Logf}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tn.spec.Objectives = objs
-			tn.measured = []*Measurement{step(kn(2, 2), 1000), step(kn(4, 4), 1500)}
-			if b := tn.best().Knobs; b != kn(4, 4) {
-				t.Fatalf("the steps' best is %s; want 4/4, the top", short(b))
-			}
-			c, n, moved := tn.confirm(context.Background(), "met")
-			if c == nil || n != 2 {
-				t.Fatalf("%d measurements, check %+v; want 2/2 and 4/4 side by side", n, c)
-			}
-			if c.Fewest.Knobs != kn(2, 2) || c.Top.Knobs != kn(4, 4) {
-				t.Errorf("fewest %s, top %s; want 2/2 and 4/4", short(c.Fewest.Knobs), short(c.Top.Knobs))
-			}
-			if c.Winner != tt.want || tn.chosen().Knobs != tt.want || moved {
-				t.Errorf("winner %s, chosen %s, moved %v (ratio %+v: %s); want %s, no going on", short(c.Winner), short(tn.chosen().Knobs), moved, c.Ratio, c.Why, short(tt.want))
-			}
-			if beaten := tn.beaten[kn(2, 2)]; beaten != (tt.want == kn(4, 4)) {
-				t.Errorf("2/2 beaten %v; want it beaten only when 4/4 wins", beaten)
-			}
-		})
+// TestRunGoesOnFromAWin tunes the model whose requests wait for a
+// connection from 2/2: a step that wins side by side is the best from
+// then on (its own step names it so), the best it beat is never the best
+// again, a step that does not win leaves the best as it was, and the
+// winner is the last best.
+func TestRunGoesOnFromAWin(t *testing.T) {
+	f := newModel(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
+	res, err := Run(context.Background(), f.spec(kn(2, 2), 6, "p99<500ms"), fakeTarget(), f.opt(Options{}))
+	if err != nil {
+		t.Fatal(err)
 	}
-}
-
-// TestSettleGoesOn: the side-by-side check keeps 4/4 over the steps' best,
-// 2/2, on a model whose requests wait for a connection. With budget left
-// the tuner goes on above 4/4 (the next rungs of both), steps within the
-// budget, checks again at the next stop and ends on a setting above 2/2;
-// with the budget spent it stops at 4/4, naming the check.
-func TestSettleGoesOn(t *testing.T) {
-	objs, _ := loadtest.ParseSLO("p99<500ms")
-	step := func(k watch.Knobs, tput float64) *Measurement { return metStep(objs[0], k, tput, 0.1) }
-	for _, budget := range []int{2, 6} {
-		t.Run(fmt.Sprintf("budget %d", budget), func(t *testing.T) {
-			f := newModel(kn(2, 2), 1, 2*time.Millisecond, 200*time.Microsecond)
-			target := fakeTarget()
-			spec := f.spec(kn(2, 2), budget, "p99<500ms")
-			spec.Rules.NoiseFloor = 10
-			var resumed []watch.Knobs
-			tn, err := newTuner(spec, target, f.opt(Options{Logf: t.Logf, OnResume: func(k watch.Knobs, n int) {
-				if n != 3 && len(resumed) == 0 {
-					t.Errorf("resumed at step %d; want 3, after the 2 taken", n)
-				}
-				resumed = append(resumed, k)
-			}}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			tn.spec.Objectives = objs
-			tn.measured = []*Measurement{step(kn(2, 2), 1000), step(kn(4, 4), 1050)}
-			tn.taken = 2
-			res := &Result{}
-			stopped, outcome, n, err := tn.settle(context.Background(), res, "stop: met", "met", 0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.Confirm == nil || n < 2 || !tn.beaten[kn(2, 2)] {
-				t.Fatalf("check %+v, %d measurements, beaten %v; want 4/4 to beat 2/2 side by side", res.Confirm, n, tn.beaten)
-			}
-			won := tn.chosen().Knobs
-			if won == kn(2, 2) || tn.taken > budget {
-				t.Errorf("chosen %s after %d of %d steps; want another than the beaten 2/2, within the budget", short(won), tn.taken, budget)
-			}
-			if budget == 2 {
-				if len(tn.steps) != 0 || won != kn(4, 4) || !strings.Contains(stopped, "; then ") || !strings.Contains(stopped, "4/4 wins") || len(res.Earlier) != 0 || len(resumed) != 0 {
-					t.Errorf("%d steps, chosen %s, stopped %q, earlier %d; want no step, 4/4 and the check named", len(tn.steps), short(won), stopped, len(res.Earlier))
-				}
-				return
-			}
-			if len(tn.steps) == 0 || tn.steps[0].Knobs != kn(tn.knobs[0].l.above(4), tn.knobs[1].l.above(4)) {
-				t.Fatalf("steps %d (first %+v); want the tuning to go on at the next rung of both above 4/4", len(tn.steps), tn.steps)
-			}
-			if len(resumed) == 0 || resumed[0] != tn.steps[0].Knobs {
-				t.Errorf("told of resuming at %v; want the first step's %s", resumed, short(tn.steps[0].Knobs))
-			}
-			if outcome == "" || stopped == "stop: met" {
-				t.Errorf("stopped %q (%s); want the later stop", stopped, outcome)
-			}
-			if len(res.Earlier) > 0 && res.Earlier[0].Winner != kn(4, 4) {
-				t.Errorf("earlier check kept %s; want 4/4", short(res.Earlier[0].Winner))
-			}
-			for _, st := range tn.steps {
-				if st.Best == kn(2, 2) {
-					t.Errorf("step %d names the beaten 2/2 the best", st.N)
-				}
-			}
-		})
+	checkPath(t, res, f.k, 6)
+	beaten := map[watch.Knobs]bool{}
+	wins := 0
+	for i, st := range res.Steps[1:] {
+		t.Logf("step %d %s: %s", st.N, short(st.Knobs), st.Compared)
+		before := res.Steps[i].Best
+		switch won := strings.HasSuffix(st.Compared, "it becomes the best"); {
+		case won && st.Best != st.Knobs, !won && st.Best != before:
+			t.Errorf("step %d %s (%s): best %s; want itself when it won, else %s", st.N, short(st.Knobs), st.Compared, short(st.Best), short(before))
+		case won:
+			beaten[before] = true
+			wins++
+		}
+		if beaten[st.Best] {
+			t.Errorf("step %d names %s the best, which a later step beat side by side", st.N, short(st.Best))
+		}
 	}
-}
-
-func bool2int(b bool) int {
-	if b {
-		return 1
+	if last := res.Steps[len(res.Steps)-1]; wins == 0 || res.Winner != last.Best {
+		t.Errorf("%d wins, winner %s, the last best %s; want a win (2/2 waits for connections) and the last best the winner", wins, short(res.Winner), short(last.Best))
 	}
-	return 0
 }
 
 // TestRunTunesAThirdKnob adds the pool's minimum to the knobs with one

@@ -35,32 +35,27 @@ type Spec struct {
 	MaxWorkers int `toml:"max_workers" flag:"max-workers" default:"100" help:"most workers the tuner tries"`
 	MinPool    int `toml:"min_pool" flag:"min-pool" default:"1" help:"fewest connections the tuner tries"`
 	MaxPool    int `toml:"max_pool" flag:"max-pool" default:"100" help:"most connections the tuner tries"`
-	// Repeats is how many times each setting is measured (0: 3), so that
-	// its spread (min-max) is known.
-	Repeats int `toml:"repeats" flag:"repeats" default:"3" help:"measurements of each setting (its spread, min-max, is its noise)"`
-	// Steps bounds the settings measured (0: 12); Time, when set, bounds
-	// the tuning's wall time (no step starts after it).
-	Steps int           `toml:"budget" flag:"budget" default:"12" help:"settings measured at most (the min = max check counts)"`
+	// Repeats is how many times a step measures its setting (0: 3), after
+	// the first in as many rounds with the best, so that its spread
+	// (min-max) is known.
+	Repeats int `toml:"repeats" flag:"repeats" default:"3" help:"runs of each step's setting, after the first step in as many interleaved rounds with the best (their spread, min-max, is its noise)"`
+	// Steps bounds the steps (0: 12), each after the first two
+	// measurements (its setting and the best beside it); Time, when set,
+	// bounds the tuning's wall time (no step starts after it).
+	Steps int           `toml:"budget" flag:"budget" default:"12" help:"steps at most, each after the first measuring its setting side by side with the best (the min = max check counts)"`
 	Time  time.Duration `toml:"budget_time" flag:"budget-time" help:"stop starting steps after this wall time (0: no bound)"`
 	// CheckMinMax measures the winner once more with the pool's minimum at
 	// 1 (grown on demand) to say whether min = max mattered; it counts in
 	// Steps.
 	CheckMinMax bool `toml:"check_min_max" flag:"check-min-max" help:"measure the winner once more with the pool's minimum at 1: did min = max matter?"`
-	// Confirm: before the stop, the best of the steps (the fewest within
-	// the noise) and the highest median, or the best and the runner-up
-	// when the best is the highest median, are measured again side by
-	// side (Confirmation). Its two measurements count in
-	// Result.Measurements, not in Steps: they measure settings already
-	// stepped on.
-	Confirm bool `toml:"confirm" flag:"confirm" default:"true" help:"before the stop, measure the best again side by side with the highest median, or with the runner-up when the best is the highest median (-repeats interleaved rounds, two more measurements, outside -budget); the one with more workers and connections is kept only if its median round serves more beyond -noise"`
 	// Knobs are the knobs the tuner moves (nil: DefaultKnobs).
 	Knobs []Knob `toml:"-"`
 	// Thresholds are the diagnosis's bounds on the readings.
 	Thresholds
 	// Rules are the measuring rules (package measure): when a measurement
-	// was disturbed or slow and is measured again (up to MaxAttempts in
-	// all), and the noise floor of every comparison; zero fields take
-	// their defaults.
+	// was disturbed and is measured again (up to MaxAttempts in all), and
+	// the noise floor of every comparison; zero fields take their
+	// defaults.
 	Rules measure.Rules `toml:"-"`
 }
 
@@ -79,12 +74,12 @@ type Options struct {
 	// while it runs (Tuning.Set's error wraps watch.ErrRestart). Without
 	// it such a knob ends the tuning with the target's reason.
 	Restart func(ctx context.Context, k watch.Knobs) error
-	// OnConfirm is told when the side-by-side check before the stop
-	// starts (Spec.Confirm): the two settings and its rounds.
+	// OnConfirm and OnResume are never called: the tuner no longer checks
+	// its best side by side before the stop (every step is measured side
+	// by side with the best), nor goes on after it. Kept until cmd/loadtest
+	// no longer sets them.
 	OnConfirm func(fewest, top watch.Knobs, rounds int)
-	// OnResume is told when the tuning goes on after a check that kept
-	// the top: the step n that starts next, at next.
-	OnResume func(next watch.Knobs, n int)
+	OnResume  func(next watch.Knobs, n int)
 	// Measurer, when set, takes the measurements in place of the load
 	// engine against spec.Admin (a model of a target, in tests); the
 	// target still names the stats its readings come from.
@@ -97,9 +92,13 @@ type Step struct {
 	N int `json:"n"`
 	Measurement
 	Diagnosis Diagnosis `json:"diagnosis"`
-	// Compared says how the step stands against the best before it, in
-	// words that call a difference a difference only beyond the spreads.
-	Compared string `json:"compared"`
+	// Beside is the best before the step as measured side by side with
+	// it, in the same rounds (absent for the first step). Compared says
+	// how the step stands against it: the median and range of their
+	// round-by-round throughput ratios, a difference only beyond the
+	// noise, and the objectives.
+	Beside   *Measurement `json:"beside,omitempty"`
+	Compared string       `json:"compared"`
 	// Best is the best setting after this step.
 	Best watch.Knobs `json:"best"`
 	// Decision is what the tuner does next, Why the reading behind it.
@@ -198,17 +197,16 @@ type tuner struct {
 	knobs    knobSet
 	judge    measure.Judge
 	measured []*Measurement
-	// winner, when set, is the setting the side-by-side check kept over
-	// the steps' best (confirm); beaten are the bests it replaced, left
-	// out of every later best.
-	winner *Measurement
-	beaten map[watch.Knobs]bool
-	steps  []Step
-	// taken counts the measurements, disturbed ones included; retried
-	// counts each setting's measurements again after a disturbed one.
-	taken   int
-	retried map[watch.Knobs]int
-	started time.Time
+	// best is the best so far, as measured when it became the best: the
+	// first step, then each step that won side by side against it.
+	best  *Measurement
+	steps []Step
+	// taken counts the steps and measurements the settings measured,
+	// disturbed ones included; retried counts each setting's steps again
+	// after a disturbed one.
+	taken, measurements int
+	retried             map[watch.Knobs]int
+	started             time.Time
 }
 
 // newTuner checks the spec against the target and builds the measurer
@@ -222,7 +220,7 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
 	}
-	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, m: opt.Measurer, knobs: ks, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}, beaten: map[watch.Knobs]bool{}}
+	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, m: opt.Measurer, knobs: ks, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}}
 	tn.judge.Rules = &tn.spec.Rules
 	if t.Tuning.Work != nil && len(spec.Load.Requests) > 0 {
 		tn.work, _ = t.Tuning.Work(spec.Load.Requests[0].URL)

@@ -1,0 +1,135 @@
+package tune
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/measure"
+	"bbslab/loadtest/watch"
+)
+
+// take measures k: alone for the first step (Repeats runs), after it side
+// by side with the best so far, in Repeats interleaved rounds of the two
+// (measure.Rounds, the best first in the first round, rotated), so that a
+// slow spell of the machine lands on both. It returns k's measurement and
+// the best's from the same rounds (nil alone).
+func (t *tuner) take(ctx context.Context, k watch.Knobs) (m, beside *Measurement, err error) {
+	if t.best == nil {
+		m, err = t.measure(ctx, k)
+		t.measurements++
+		return m, nil, err
+	}
+	ms, err := t.rounds(ctx, []watch.Knobs{t.best.Knobs, k}, t.spec.Repeats)
+	if err != nil {
+		return nil, nil, err
+	}
+	t.measurements += 2
+	return ms[1], ms[0], nil
+}
+
+// upset says why a step is left out and measured again, when it is: other
+// work took the target's cores, or the hypervisor the generator's, during
+// m or the best beside it (the disturbance rule, against the undisturbed
+// measurements before), or the best missed beside m an objective it met
+// when it became the best: the rounds fell in a slow spell of the machine,
+// which no reading of other work shows and which leaves the two figures
+// comparable but not the objectives' verdicts.
+func (t *tuner) upset(m, beside *Measurement) (Diagnosis, bool) {
+	for _, x := range []*Measurement{beside, m} {
+		if x == nil {
+			continue
+		}
+		if d, ok := t.diagnoseDisturbance(x, t.measured); ok {
+			if beside != nil {
+				d.Evidence = short(x.Knobs) + ": " + d.Evidence
+			}
+			return d, true
+		}
+	}
+	if beside == nil {
+		return Diagnosis{}, false
+	}
+	for i, v := range beside.Objectives {
+		if !v.Pass && t.best.Objectives[i].Pass {
+			return Diagnosis{Limit: Disturbed, Reading: v.Objective, Value: v.Value.Median,
+				Evidence: fmt.Sprintf("the best, %s, missed %s side by side (%.3g), which it met when it became the best: the rounds fell in a slow spell of the machine", short(beside.Knobs), v.Objective, v.Value.Median)}, true
+		}
+	}
+	return Diagnosis{}, false
+}
+
+// versus decides m against the best as measured beside it in the same
+// rounds: m wins (becomes the best) when only it meets the objectives, or
+// when neither does and it is closer to them beyond their spreads, or,
+// the objectives alike, for the goal of throughput when it serves more
+// than the best beyond the noise (the round-by-round ratios, their median
+// and range widened to Rules.NoiseFloor, wholly above 1), or as much
+// within the noise with
+// fewer workers and connections; for the goal of resources when it has
+// fewer (as many: more throughput beyond the noise). lost says the best
+// served more beyond the noise; said says it all in words.
+func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
+	v := measure.Ratios(m.Throughputs, beside.Throughputs, 0)
+	// The ratios' range widened to the noise floor (measure.Band) must
+	// lie wholly above 1, or below, for a difference (measure.Beyond).
+	diff, r, one := 0, measure.Band(v.Ratio, t.spec.Rules.NoiseFloor), loadtest.Spread{Median: 1, Min: 1, Max: 1}
+	switch {
+	case !v.Decided:
+	case measure.Beyond(r, one):
+		diff = 1
+	case measure.Beyond(one, r):
+		diff = -1
+	}
+	lost = diff < 0
+	said = fmt.Sprintf("side by side with the best, %s, in %d rounds: %.3f (%.3f-%.3f) times its throughput, %s", short(beside.Knobs), len(v.Rounds),
+		v.Ratio.Median, v.Ratio.Min, v.Ratio.Max, [...]string{"less beyond the noise", fmt.Sprintf("within the noise (±%g %%)", t.spec.Rules.NoiseFloor), "more beyond the noise"}[diff+1])
+	fewer, same := resources(m.Knobs) < resources(beside.Knobs), resources(m.Knobs) == resources(beside.Knobs)
+	switch c := closer(m, beside, t.spec.Objectives); {
+	case m.Met != beside.Met:
+		won = m.Met
+		said += fmt.Sprintf("; it %s the objectives, which the best %s", metText(m.Met), [...]string{"missed", "met"}[b2i(beside.Met)])
+	case c != 0:
+		won = c > 0
+		said += fmt.Sprintf("; both miss the objectives, it %s", [...]string{"farther from them", "", "closer to them"}[c+1])
+	case t.spec.Goal == LeastResources:
+		won = fewer || same && diff > 0
+	default:
+		won = diff > 0 || diff == 0 && fewer
+	}
+	if won {
+		return true, lost, said + ": it becomes the best"
+	}
+	return false, lost, said + fmt.Sprintf(": %s stays the best", short(beside.Knobs))
+}
+
+// closer compares a and b, both missing the objectives, by how far they
+// miss them (miss): +1 when b at its best repeat is farther than a at its
+// worst (or 5 % beyond a's median: a p99 moves more than that from one
+// repeat to the next), -1 the other way round, 0 within their spreads
+// (and when either meets them).
+func closer(a, b *Measurement, objs []loadtest.Objective) int {
+	switch {
+	case a.Met || b.Met:
+		return 0
+	case miss(b, objs, atBest) > reach(a, objs):
+		return 1
+	case miss(a, objs, atBest) > reach(b, objs):
+		return -1
+	}
+	return 0
+}
+
+// reach is how far from the objectives a setting as close as m may be:
+// m's miss at its worst repeat, or 5 % beyond its median's.
+func reach(m *Measurement, objs []loadtest.Objective) float64 {
+	return math.Max(miss(m, objs, atWorst), 1.05*miss(m, objs, atMedian))
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
