@@ -1,9 +1,8 @@
 package main
 
 import (
+	"cmp"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -35,27 +34,20 @@ flags:
 
 // cmdFleet starts a fleet (package fleet) and holds it until interrupted.
 func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("fleet", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, fleetUsage); fs.PrintDefaults() }
+	fs := newFlags("fleet", fleetUsage, stderr)
 	s := fleet.Spec{}
-	fs.IntVar(&s.Replicas, "replicas", 2, "replicas to start (0: PgBouncer and the role alone)")
-	fs.StringVar(&s.Balance, "balance", "leastconn", "HAProxy's balance: leastconn or roundrobin")
-	fs.IntVar(&s.Port, "port", 0, "HAProxy's one address: this port on 127.0.0.1 (0: a free one)")
-	fs.IntVar(&s.MetricsPort, "metrics-port", 0, "HAProxy's metrics (/metrics): this port on 127.0.0.1 (0: a free one)")
-	fs.IntVar(&s.AdminPort, "admin-port", 0, "replica 1's {{admin_port}}, replica i's being this + i - 1 (0: free ones)")
-	fs.IntVar(&s.ServerMaxConn, "maxconn", 0, "HAProxy's maxconn per replica: requests beyond it wait in HAProxy's queue (0: no cap)")
+	cli.BindFlags(fs, &s)
 	pgb := fs.String("pgbouncer", "off", "PgBouncer between the replicas and PostgreSQL: off, session or transaction (then give the board -pg-exec-mode exec)")
 	pool := fs.Int("pgbouncer-pool", 10, "PgBouncer's server connections to PostgreSQL (default_pool_size)")
 	pgbCPUs := fs.String("pgbouncer-cpus", "", "comma-separated `CPUs` to hold PgBouncer to, e.g. the database's rather than the replicas' (default: where the fleet runs)")
-	fs.IntVar(&s.ConnLimit, "conn-limit", 0, "CONNECTION LIMIT of the fleet's PostgreSQL role (0: none)")
-	fs.StringVar(&s.AdminDSN, "postgres", envOr("BBS_PG_DSN", "postgres://root@127.0.0.1:5432/test?sslmode=disable"), "admin `DSN` of PostgreSQL, a role that may create roles and databases (default $BBS_PG_DSN)")
-	fs.StringVar(&s.Ready, "ready", "/readyz", "`path` on a replica's admin port that answers 200 when it is ready (HAProxy's health check too)")
-	fs.StringVar(&s.DSNEnv, "dsn-env", "BBS_DSN", "environment `variable` that gives each replica its database URL (empty: only {{dsn}})")
-	dir := fs.String("dir", "", "`folder` for the configuration files and logs (default: a temporary one, removed after)")
+	fs.StringVar(&s.AdminDSN, "postgres", cmp.Or(os.Getenv("BBS_PG_DSN"), "postgres://root@127.0.0.1:5432/test?sslmode=disable"), "admin `DSN` of PostgreSQL, a role that may create roles and databases (default $BBS_PG_DSN)")
+	fs.StringVar(&s.WorkDir, "dir", "", "`folder` for the configuration files and logs (default: a temporary one, removed after)")
 	hold := fs.Duration("for", 0, "stop after this long (0: at Ctrl-C)")
 	drop := fs.Bool("drop-leftovers", false, "drop the roles and databases that killed runs left (named "+fleet.RolePrefix+"...) and exit; while no other fleet runs on that server, whose role it would drop too")
-	before, command := splitDashDash(args)
+	before, command := args, []string(nil)
+	if i := slices.Index(args, "--"); i >= 0 {
+		before, command = args[:i], args[i+1:]
+	}
 	if err := cli.ParseFlags(fs, before, false); err != nil {
 		return err
 	}
@@ -79,7 +71,7 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	default:
 		return cli.Usagef("fleet: -pgbouncer %q: want off, session or transaction", *pgb)
 	}
-	if s.WorkDir = *dir; s.WorkDir == "" {
+	if s.WorkDir == "" {
 		tmp, err := os.MkdirTemp("", "fleet-")
 		if err != nil {
 			return err
@@ -101,18 +93,16 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 // holdFleet waits for ctx's end or d, printing each exit, then stops f.
 func holdFleet(ctx context.Context, f *fleet.Fleet, d time.Duration, exits <-chan error, stdout io.Writer) error {
-	var timeout <-chan time.Time
+	hold, cancel := ctx, context.CancelFunc(func() {})
 	if d > 0 {
-		timeout = time.After(d)
+		hold, cancel = context.WithTimeout(ctx, d)
 	}
-	for done := false; !done; {
+	defer cancel()
+	for hold.Err() == nil {
 		select {
 		case err := <-exits:
 			fmt.Fprintf(stdout, "EXITED: %v\n", err)
-		case <-ctx.Done():
-			done = true
-		case <-timeout:
-			done = true
+		case <-hold.Done():
 		}
 	}
 	fmt.Fprintln(stdout, "stopping the fleet")
@@ -120,10 +110,7 @@ func holdFleet(ctx context.Context, f *fleet.Fleet, d time.Duration, exits <-cha
 		return fmt.Errorf("fleet: %w", err)
 	}
 	fmt.Fprintf(stdout, "stopped; role and database %s dropped\n", f.Role.Name)
-	if ctx.Err() != nil {
-		return cli.WithCode(cli.ExitInterrupted, errors.New("fleet: interrupted; stopped cleanly"))
-	}
-	return nil
+	return interrupted(ctx.Err(), "fleet: interrupted; stopped cleanly")
 }
 
 // printFleet says where everything is.
@@ -142,19 +129,4 @@ func printFleet(w io.Writer, f *fleet.Fleet, dir string) {
 		limit = fmt.Sprint(f.Role.ConnLimit)
 	}
 	fmt.Fprintf(w, "PostgreSQL role and database %s (CONNECTION LIMIT %s) at %s:%d\nfiles and logs: %s\nCtrl-C stops the fleet.\n", f.Role.Name, limit, f.Role.Host, f.Role.Port, dir)
-}
-
-// splitDashDash splits args at the first "--".
-func splitDashDash(args []string) (before, after []string) {
-	if i := slices.Index(args, "--"); i >= 0 {
-		return args[:i], args[i+1:]
-	}
-	return args, nil
-}
-
-func envOr(key, def string) string {
-	if v := os.Getenv(key); v != "" {
-		return v
-	}
-	return def
 }

@@ -13,8 +13,14 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"syscall"
 
 	"bbslab/internal/cli"
@@ -26,4 +32,96 @@ func main() {
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
 	os.Exit(cli.Exit(os.Stderr, "loadtest", err))
+}
+
+// commands are loadtest's commands as "loadtest help" lists them: the
+// name, one line of help, and the function run with the arguments after
+// the name.
+var commands = []struct {
+	name, help string
+	run        func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}{
+	{"run", "one load run against -url or -scenario", loadCommand(false)},
+	{"sweep", "one run per client count (-clients 5,10,15,20) with charts", loadCommand(true)},
+	{"report", "summary and charts from saved JSON results or JMeter JTL files", cmdReport},
+	{"merge", "combine results from several generator machines", cmdMerge},
+	{"experiment", "start a server per run, validate it, sweep it, write a report (FILE.toml)", cmdExperiment},
+	{"calibrate", "set a running board's database wait so it lands on the article's operating point", cmdCalibrate},
+	{"tune", "find a running board's best workers and pool under an SLO, a measured step at a time, saying why", cmdTune},
+	{"tunebench", "the tuner against the full workers × pool grid on a running board, interleaved: best, winner, ratio, counts, verdict", cmdTuneBench},
+	{"bench", "measure the generator's efficiency (against wrk and hey if present)", cmdBench},
+	{"pageserver", `a small page server for bench (-addr, -size; was "target", which still works)`, cmdPageServer},
+	{"overhead", "the board vs the yardstick (bare handlers), side by side on one core", cmdOverhead},
+	{"grade", "hold load tools' results (this lab's, JMeter, vegeta, hey, wrk, k6) against the server's truth", cmdGrade},
+	{"fleet", "several replicas of a server behind HAProxy (and PgBouncer), until Ctrl-C: -replicas 2 -- COMMAND", cmdFleet},
+	{"disturb", "keep CPUs busy on a schedule (-cpu 0 -busy 3s -every 10s -for 5m; -random -seed N) to show an experiment re-measuring", cmdDisturb},
+}
+
+// run dispatches to a command.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		usage(stderr)
+		return cli.Usagef("no command")
+	}
+	name := args[0]
+	if name == "target" { // pageserver's name before (loadtest/README.md); a server under test is a watch.Target
+		name = "pageserver"
+	}
+	for _, c := range commands {
+		if c.name == name {
+			return c.run(ctx, args[1:], stdout, stderr)
+		}
+	}
+	if slices.Contains([]string{"help", "-h", "-help", "--help"}, name) {
+		usage(stdout)
+		return nil
+	}
+	usage(stderr)
+	return cli.Usagef("unknown command %q", name)
+}
+
+// usage lists the commands.
+func usage(w io.Writer) {
+	fmt.Fprint(w, "usage: loadtest COMMAND [flags]\n\ncommands:\n")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s  %s\n", c.name, c.help)
+	}
+	fmt.Fprint(w, "\n\"loadtest COMMAND -h\" lists a command's flags.\n")
+}
+
+// newFlags is the flag set of command name, writing its errors and -h to
+// stderr; head, when given, heads -h (else the flag package's line does).
+func newFlags(name, head string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if head != "" {
+		fs.Usage = func() { fmt.Fprint(stderr, head); fs.PrintDefaults() }
+	}
+	return fs
+}
+
+// interrupted gives err, when the end of the command's context caused it,
+// the exit code of an interrupt (130) and the message msg ("": err's own).
+func interrupted(err error, msg string) error {
+	if !errors.Is(err, context.Canceled) {
+		return err
+	}
+	if msg != "" {
+		err = errors.New(msg)
+	}
+	return cli.WithCode(cli.ExitInterrupted, err)
+}
+
+// linef is a printf to w that ends each line.
+func linef(w io.Writer) func(string, ...any) {
+	return func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
