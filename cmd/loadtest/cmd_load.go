@@ -3,18 +3,21 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"time"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
+	"bbslab/loadtest/grade"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/merge"
 	"bbslab/loadtest/session"
+	"bbslab/loadtest/text"
 )
 
 // loadFlags are the flags of run and sweep: the run's settings
@@ -32,6 +35,8 @@ type loadFlags struct {
 	csv, jtl, cpuProfile            string
 	timeline                        bool
 	timelineN                       int
+	counts                          []int // -clients read
+	objs                            []loadtest.Objective
 }
 
 func (f *loadFlags) register(fs *flag.FlagSet, sweep bool) {
@@ -72,17 +77,17 @@ func loadCommand(sweep bool) func(context.Context, []string, io.Writer, io.Write
 		if err := rm.check(f.out); err != nil {
 			return err
 		}
-		s, clients, objs, err := f.settings(fs, sweep)
-		if err != nil {
+		if err := f.settings(fs, sweep); err != nil {
 			return err
 		}
+		s := f.s
 		dash, err := startDashboard(ctx, f.live, "", stdout)
 		if err != nil {
 			return err
 		}
 		defer dash.stop(stderr)
 		so := session.Options{Title: cmp.Or(s.Name, "loadtest "+name), Out: f.out, CSV: f.csv, JTL: f.jtl, CPUProfile: f.cpuProfile,
-			Charts: f.charts, Objectives: objs, Target: contract.Board, Stdout: stdout}
+			Charts: f.charts, Objectives: f.objs, Target: contract.Board, Stdout: stdout}
 		if dash != nil {
 			so.Feed = dash.NewFeed(so.Title)
 		}
@@ -95,71 +100,64 @@ func loadCommand(sweep bool) func(context.Context, []string, io.Writer, io.Write
 		}
 		var v session.Verdict
 		if sweep {
-			v, err = session.Sweep(ctx, s, clients, so)
+			v, err = session.Sweep(ctx, s, f.counts, so)
 		} else {
 			v, err = session.Run(ctx, s, so)
 		}
 		if err != nil { // one interrupted while it waited for -start-at ran nothing
-			return interrupted(err, "")
+			return interrupted(ctx, err, err.Error())
 		}
 		rm.post(ctx, f.out, stderr)
 		return cli.Outcome(v.Interrupted, v.Missed)
 	}
 }
 
-// settings builds and checks loadtest.Settings, with Clients the first of
-// the client counts, from the flags.
-func (f *loadFlags) settings(fs *flag.FlagSet, sweep bool) (loadtest.Settings, []int, []loadtest.Objective, error) {
-	s := f.s
-	var clients []int
-	var objs []loadtest.Objective
-	var err error
+// settings builds and checks f.s, with Clients the first of f.counts,
+// and f.objs from the flags.
+func (f *loadFlags) settings(fs *flag.FlagSet, sweep bool) (err error) {
+	s := &f.s
 	if s.Model, err = loadtest.ParseModel(string(s.Model)); err != nil {
-		return s, nil, nil, cli.Usagef("-model: %v", err)
+		return cli.Usagef("-model: %v", err)
 	}
 	if s.TimerKind, err = loadtest.ParseTimer(string(s.TimerKind)); err != nil {
-		return s, nil, nil, cli.Usagef("-timer: %v", err)
+		return cli.Usagef("-timer: %v", err)
 	}
 	if s.Requests, err = f.reqs.Build(); err != nil {
-		return s, nil, nil, err
+		return err
 	}
 	if s.Duration == 0 && s.MaxRequests == 0 {
-		return s, nil, nil, cli.Usagef("give -duration or -requests")
+		return cli.Usagef("give -duration or -requests")
 	}
 	if f.startAt != "" {
 		if s.StartAt, err = loadtest.ParseStartAt(f.startAt, time.Now()); err != nil {
-			return s, nil, nil, cli.Usagef("-start-at: %v", err)
+			return cli.Usagef("-start-at: %v", err)
 		}
 	}
 	if on, err := cli.OnTerminal("-progress", f.progress, os.Stderr); err != nil {
-		return s, nil, nil, err
+		return err
 	} else if on {
 		s.Observers = append(s.Observers, &loadtest.Progress{W: os.Stderr})
 	}
 	if f.slo != "" {
-		if objs, err = loadtest.ParseSLO(f.slo); err != nil {
-			return s, nil, nil, cli.Usagef("-slo: %v", err)
+		if f.objs, err = loadtest.ParseSLO(f.slo); err != nil {
+			return cli.Usagef("-slo: %v", err)
 		}
 	}
-	if !sweep {
-		n, err := strconv.Atoi(f.clients)
-		if err != nil {
-			return s, nil, nil, cli.Usagef("-clients %q: want a number", f.clients)
-		}
-		clients = []int{n}
-	} else if clients, err = cli.ParseCounts(f.clients); err != nil {
-		return s, nil, nil, err
+	if f.counts, err = cli.ParseCounts(f.clients); !sweep && (err != nil || len(f.counts) > 1) {
+		return cli.Usagef("-clients %q: want a positive count", f.clients)
+	} else if err != nil {
+		return err
 	}
-	s.Clients = clients[0]
+	s.Clients = f.counts[0]
 	timelineN := false
 	fs.Visit(func(fl *flag.Flag) { timelineN = timelineN || fl.Name == "timeline-n" })
 	if timelineN && !f.timeline { // it would do nothing
-		return s, nil, nil, cli.Usagef("-timeline-n needs -timeline")
+		return cli.Usagef("-timeline-n needs -timeline")
 	}
 	if f.timeline {
 		s.TimelineRequests = f.timelineN
 	}
-	return s, clients, objs, cli.Usage(s.Validate())
+	return cli.Usage(s.Validate())
 }
 
 // dashboard is the live page a command serves while it loads (-live).
@@ -193,4 +191,94 @@ func (d *dashboard) stop(w io.Writer) {
 	if err := d.Stop(); err != nil {
 		fmt.Fprintf(w, "warning: %v\n", err)
 	}
+}
+
+// cmdReport prints summaries and draws charts from saved results
+// (session.ReadCurves, session.Report).
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", "usage: loadtest report [flags] FILE[,FILE...] ...\n\nFILE is a JSON result or sweep, or a JMeter JTL CSV file; comma-joined files form one curve.\n", stderr)
+	charts := fs.String("charts", "report", "chart file `prefix`; empty for none")
+	names := fs.String("names", "", "comma-separated curve names (default: the runs' names or file names)")
+	slo := fs.String("slo", "", "objectives to check against every run (exit 3 on failure)")
+	if err := cli.ParseFlags(fs, args, true); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return cli.Usagef("report: give at least one result file")
+	}
+	var objs []loadtest.Objective
+	if *slo != "" {
+		var err error
+		if objs, err = loadtest.ParseSLO(*slo); err != nil {
+			return cli.Usagef("-slo: %v", err)
+		}
+	}
+	curves, err := session.ReadCurves(fs.Args(), *names)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	v, err := session.Report(stdout, curves, objs, *charts, contract.Board)
+	if err != nil {
+		return err
+	}
+	return cli.Outcome(false, v.Missed)
+}
+
+// cmdMerge combines results from several generator machines.
+func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("merge", "usage: loadtest merge [-out FILE] [-allow-disjoint] RESULT.json ...\n", stderr)
+	out := fs.String("out", "", "write the merged result as JSON to `file`")
+	disjoint := fs.Bool("allow-disjoint", false, "merge results whose measured windows do not overlap at all (refused otherwise)")
+	if err := cli.ParseFlags(fs, args, true); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return cli.Usagef("merge: give the result files of each generator")
+	}
+	var rs []*loadtest.Result
+	for _, p := range fs.Args() {
+		r, err := loadtest.ReadResult(p)
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		rs = append(rs, r)
+	}
+	now := time.Now() // the one reading of the clock: messages omit today's date
+	m, err := merge.Results(rs, merge.Options{AllowDisjoint: *disjoint, Now: now})
+	if errors.Is(err, merge.ErrDisjoint) {
+		return cli.Usagef("%v (the files in the order given); start the generators with one -start-at, or give -allow-disjoint to merge them anyway", err)
+	}
+	if err != nil {
+		return err
+	}
+	if m.Overlap != nil && m.Overlap.Warning != "" {
+		linef(stderr)("warning: %s", m.Overlap.Warning)
+	}
+	if err := merge.WriteOverlap(stdout, m.Overlap, fs.Args(), now); err != nil {
+		return err
+	}
+	if err := text.WriteSummary(stdout, m); err != nil {
+		return err
+	}
+	if *out != "" {
+		return m.WriteJSON(*out)
+	}
+	return nil
+}
+
+// cmdGrade holds load tools' results against the server's own truth.
+func cmdGrade(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("grade", "usage: loadtest grade (-server URL | -truth FILE [-truth-log FILE]) [-format NAME] [-window START,END] FILE...\n", stderr)
+	var o grade.Options
+	fs.StringVar(&o.Server, "server", "", "the server's admin `address` (its truth at "+grade.TruthPath+")")
+	fs.StringVar(&o.TruthFile, "truth", "", "read the truth from `file` instead of -server")
+	fs.StringVar(&o.TruthLog, "truth-log", "", "with -truth: read the truth's per-request log (GET /admin/truth/log saved) from `file`")
+	fs.StringVar(&o.Format, "format", "", "the files' `format` ("+grade.FormatNames()+"); default: from each file's content")
+	fs.StringVar(&o.Window, "window", "", "`START,END` (RFC 3339): where a file without absolute times lies")
+	if err := cli.ParseFlags(fs, args, true); err != nil {
+		return err
+	}
+	return grade.Run(ctx, o, fs.Args(), stdout)
 }

@@ -53,7 +53,7 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return cli.Usage(errors.Join(errs...))
 	}
 	_, err := contract.CalibrateBoard(ctx, spec, *admin, linef(stdout))
-	return interrupted(err, "interrupted")
+	return interrupted(ctx, err, "interrupted")
 }
 
 // cmdTune tunes a running board's workers and pool (tune.Run with
@@ -97,11 +97,8 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			rm.post(ctx, out, stdout)
 		}
 	}
-	if ctx.Err() != nil {
-		err = context.Canceled
-	}
-	if err != nil {
-		return interrupted(err, "interrupted")
+	if err = interrupted(ctx, err, "interrupted"); err != nil {
+		return err
 	}
 	return cli.Outcome(false, !res.WinnerMet)
 }
@@ -166,11 +163,8 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	logf := linef(stdout)
 	announceTune(logf, spec)
 	g, err := tune.RunGrid(ctx, *spec, starts, contract.Board, tune.Options{Logf: logf}, gs)
-	if ctx.Err() != nil {
-		err = context.Canceled
-	}
-	if err != nil {
-		return interrupted(err, "interrupted")
+	if err = interrupted(ctx, err, "interrupted"); err != nil {
+		return err
 	}
 	g.Report(logf, spec.Repeats)
 	if out != "" {

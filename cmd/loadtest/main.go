@@ -24,6 +24,7 @@ import (
 	"syscall"
 
 	"bbslab/internal/cli"
+	"bbslab/workshop/room"
 )
 
 func main() {
@@ -100,16 +101,13 @@ func newFlags(name, head string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// interrupted gives err, when the end of the command's context caused it,
-// the exit code of an interrupt (130) and the message msg ("": err's own).
-func interrupted(err error, msg string) error {
-	if !errors.Is(err, context.Canceled) {
+// interrupted is err or, when the command's context has ended, the error
+// of an interrupt (exit 130) saying msg.
+func interrupted(ctx context.Context, err error, msg string) error {
+	if ctx.Err() == nil && !errors.Is(err, context.Canceled) {
 		return err
 	}
-	if msg != "" {
-		err = errors.New(msg)
-	}
-	return cli.WithCode(cli.ExitInterrupted, err)
+	return cli.WithCode(cli.ExitInterrupted, errors.New(msg))
 }
 
 // linef is a printf to w that ends each line.
@@ -124,4 +122,49 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return os.WriteFile(path, append(b, '\n'), 0o644)
+}
+
+// roomFlags are -room and -room-token of experiment, run, sweep and tune: the
+// workshop room their result file is sent to once written (workshop/room).
+type roomFlags struct{ url, token *string }
+
+func bindRoom(fs *flag.FlagSet) roomFlags {
+	return roomFlags{
+		url:   fs.String("room", "", "send the result file to the workshop room at `URL` (as the instructor printed it) once written; a failure to send says how to send it again and does not fail the command"),
+		token: fs.String("room-token", "", "the room's `token` (default $"+room.TokenVar+")"),
+	}
+}
+
+// check refuses -room without the file to send (-out) or a token.
+func (f roomFlags) check(file string) error {
+	switch {
+	case *f.url == "":
+		return nil
+	case file == "":
+		return cli.Usagef("-room: give -out FILE: the room is sent the file the command writes, which stays on this laptop")
+	case cli.CheckHTTPURL(*f.url) != nil:
+		return cli.Usagef("-room %q: %v", *f.url, cli.CheckHTTPURL(*f.url))
+	case *f.token == "" && os.Getenv(room.TokenVar) == "":
+		return cli.Usagef("-room: no token: give -room-token or set %s to the token the instructor handed out", room.TokenVar)
+	}
+	return nil
+}
+
+// post sends file to the room, saying on w how it went and, when it did
+// not arrive, how to send it again.
+func (f roomFlags) post(ctx context.Context, file string, w io.Writer) {
+	if *f.url == "" {
+		return
+	}
+	tok := *f.token
+	if tok == "" {
+		tok = os.Getenv(room.TokenVar)
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
+	rec, err := room.Send(ctx, file, room.SendOptions{URL: *f.url, Token: tok, Logf: logf})
+	if err != nil {
+		logf("room: %v\nroom: the file stays at %s; send it again with:\n    %s", err, file, room.ResendHint(file, *f.url))
+		return
+	}
+	logf("room: sent %s as %s (stored as %s)", file, rec.Laptop, rec.Stored)
 }
