@@ -23,9 +23,9 @@ import (
 // of what it took with no wait.
 func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("calibrate", "", stderr)
-	target := fs.String("url", "http://127.0.0.1:8080/bbs?cmd=AllView", "the board's page `URL` to load (http:// only)")
-	admin := fs.String("admin", "http://127.0.0.1:6060", "base `URL` of the board's admin listener (/admin/stats, /admin/distance)")
 	spec := contract.CalibrationSpec()
+	fs.StringVar(&spec.Run, "url", "http://127.0.0.1:8080/bbs?cmd=AllView", "the board's page `URL` to load (http:// only)")
+	admin := fs.String("admin", "http://127.0.0.1:6060", "base `URL` of the board's admin listener (/admin/stats, /admin/distance)")
 	fs.IntVar(&spec.Clients, "clients", 10, "clients (connections) looping without think time in each probe")
 	fs.Float64Var(&spec.Target, "target", 60, "the operating point: the board's CPU as a `percentage` of its CPU with no wait")
 	fs.Float64Var(&spec.Tolerance, "tolerance", 5, "how far from -target is close enough, in percentage points")
@@ -36,9 +36,9 @@ func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
-	spec.Warmup, spec.Duration, spec.Run = cli.Duration(*warmup), cli.Duration(*probe), *target
+	spec.Warmup, spec.Duration = cli.Duration(*warmup), cli.Duration(*probe)
 	var errs []error
-	for _, u := range []struct{ flag, url string }{{"-url", *target}, {"-admin", *admin}} {
+	for _, u := range []struct{ flag, url string }{{"-url", spec.Run}, {"-admin", *admin}} {
 		if err := cli.CheckHTTPURL(u.url); err != nil {
 			errs = append(errs, fmt.Errorf("%s %q: %v", u.flag, u.url, err))
 		}
@@ -127,15 +127,11 @@ func feedTune(dash *dashboard, spec *tune.Spec, opt *tune.Options) {
 }
 
 // cmdTuneBench holds the tuner against the full grid of workers × pool on
-// a running board (tune.RunGrid): the tunings from each of -starts, one
-// after the other, interleaved with the grid's settings in a shuffled
-// order, then the grid's best and, for each tuning, its winner, their
-// throughput ratios (information), how many settings each measured, and
-// the verdict: the grid's best and the winners measured again side by
-// side in -side-by-side interleaved rounds, a winner within the best when
-// the median of its round-by-round ratios reaches -within
-// (docs/experiments.md, "The tuner against the grid"). The results are written in full whatever
-// the verdict; a winner not within exits 3.
+// a running board (tune.RunGrid): the tunings from each of -starts and the
+// grid, interleaved; its verdict judges each winner against the grid's
+// best side by side (docs/experiments.md, "The tuner against the grid").
+// The results are written in full whatever the verdict; a winner not
+// within exits 3.
 func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("tunebench", "", stderr)
 	var gs tune.GridSpec
