@@ -198,7 +198,8 @@ func TestExperimentFailingSLOExits3(t *testing.T) {
 // server of a file that names one CPU for it is capped with GOMAXPROCS=1
 // instead, and the output says so.
 func TestExperimentPinFlag(t *testing.T) {
-	t.Parallel()
+	// Not parallel: unpinned, the experiment caps this whole process's
+	// GOMAXPROCS while it runs.
 	dir := t.TempDir()
 	file := pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"100ms\"")
 	b, err := os.ReadFile(file)
