@@ -12,6 +12,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -156,12 +157,8 @@ func (f roomFlags) post(ctx context.Context, file string, w io.Writer) {
 	if *f.url == "" {
 		return
 	}
-	tok := *f.token
-	if tok == "" {
-		tok = os.Getenv(room.TokenVar)
-	}
-	logf := func(format string, a ...any) { fmt.Fprintf(w, format+"\n", a...) }
-	rec, err := room.Send(ctx, file, room.SendOptions{URL: *f.url, Token: tok, Logf: logf})
+	logf := linef(w)
+	rec, err := room.Send(ctx, file, room.SendOptions{URL: *f.url, Token: cmp.Or(*f.token, os.Getenv(room.TokenVar)), Logf: logf})
 	if err != nil {
 		logf("room: %v\nroom: the file stays at %s; send it again with:\n    %s", err, file, room.ResendHint(file, *f.url))
 		return
