@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -18,12 +17,7 @@ import (
 
 // cmdExperiment runs an experiment file and writes its report folder.
 func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("experiment", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: loadtest experiment [flags] FILE.toml\n\nStarts the server of each run, validates it, sweeps the clients, decides the file's claims and writes a report folder.\n\nflags:")
-		fs.PrintDefaults()
-	}
+	fs := newFlags("experiment", "usage: loadtest experiment [flags] FILE.toml\n\nStarts the server of each run, validates it, sweeps the clients, decides the file's claims and writes a report folder.\n\nflags:\n", stderr)
 	out := fs.String("out", "", "report `folder` (default out/NAME-YYYYMMDD-HHMMSS)")
 	only := fs.String("runs", "", "comma-separated run `names` to run (default: all)")
 	clients := fs.String("clients", "", "override the client counts, e.g. 1,5,10")

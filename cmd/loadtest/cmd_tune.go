@@ -2,12 +2,10 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -20,13 +18,51 @@ import (
 	"bbslab/loadtest/watch"
 )
 
+// cmdCalibrate calibrates a board started by hand (contract.CalibrateBoard):
+// it leaves the board with the database wait that puts its CPU at -target %
+// of what it took with no wait.
+func cmdCalibrate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("calibrate", "", stderr)
+	spec := contract.CalibrationSpec()
+	fs.StringVar(&spec.Run, "url", "http://127.0.0.1:8080/bbs?cmd=AllView", "the board's page `URL` to load (http:// only)")
+	admin := fs.String("admin", "http://127.0.0.1:6060", "base `URL` of the board's admin listener (/admin/stats, /admin/distance)")
+	fs.IntVar(&spec.Clients, "clients", 10, "clients (connections) looping without think time in each probe")
+	fs.Float64Var(&spec.Target, "target", 60, "the operating point: the board's CPU as a `percentage` of its CPU with no wait")
+	fs.Float64Var(&spec.Tolerance, "tolerance", 5, "how far from -target is close enough, in percentage points")
+	fs.Float64Var(&spec.Ratio, "ratio", 7.33, "first guess: time per request off the CPU over the time on it (the article's 5 threads at 60 %: 5/0.6 - 1)")
+	fs.IntVar(&spec.Probes, "probes", 6, "probes at most after the first (1..10; 0: 6)")
+	warmup := fs.Duration("warmup", time.Second, "each probe's warm-up, not measured (at most 1m; 0: 1s, as in an experiment file)")
+	probe := fs.Duration("probe", 3*time.Second, "each probe's measured duration (2s..1m: the stats are read every second)")
+	if err := cli.ParseFlags(fs, args, false); err != nil {
+		return err
+	}
+	spec.Warmup, spec.Duration = cli.Duration(*warmup), cli.Duration(*probe)
+	var errs []error
+	for _, u := range []struct{ flag, url string }{{"-url", spec.Run}, {"-admin", *admin}} {
+		if err := cli.CheckHTTPURL(u.url); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %v", u.flag, u.url, err))
+		}
+	}
+	errs = append(errs, spec.Check(func(key string) string { // the flag of a TOML key
+		if key == "duration" {
+			return "-probe"
+		}
+		return "-" + key
+	})...)
+	if len(errs) > 0 {
+		return cli.Usage(errors.Join(errs...))
+	}
+	_, err := contract.CalibrateBoard(ctx, spec, *admin, linef(stdout))
+	return interrupted(ctx, err, "interrupted")
+}
+
 // cmdTune tunes a running board's workers and pool (tune.Run with
 // contract.Board): one line per step, the winner, the article's two
 // rules, and the whole tuning as JSON with -out.
 func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("tune", flag.ContinueOnError)
+	fs := newFlags("tune", "", stderr)
 	liveAddr := fs.String("live", "", "serve the live dashboard at `addr` while it tunes (e.g. 127.0.0.1:0; the URL is printed): each second's load and the board's readings, and the path through the workers × pool plane; empty or off: none")
-	spec, parse := tuneFlags(fs, stderr, "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
+	spec, parse := tuneFlags(fs, "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
 	rm := bindRoom(fs)
 	out, err := parse(args)
 	if err != nil {
@@ -35,7 +71,6 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err := rm.check(out); err != nil {
 		return err
 	}
-	logf := func(format string, a ...any) { fmt.Fprintf(stdout, format+"\n", a...) }
 	if on := *liveAddr != "" && *liveAddr != "off"; on && spec.Load.Duration < 2*time.Second {
 		return cli.Usagef("-live: give -duration 2s or more (the board's stats are read every second; a shorter step may hold one read and no rates)")
 	}
@@ -44,26 +79,10 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	defer dash.stop(stderr)
+	logf := linef(stdout)
 	opt := tune.Options{Logf: logf}
 	if dash != nil {
-		fd := dash.NewFeed("loadtest tune")
-		path := "from the knobs in force"
-		if spec.Start != (watch.Knobs{}) {
-			path = "from " + knobsShort(spec.Start)
-		}
-		fd.Begin(tune.LiveProgress(path, *spec, 1))
-		spec.Load.Observers = append(spec.Load.Observers, fd.Observer())
-		opt.OnStep = func(st tune.Step) {
-			fd.Tune(tune.LivePoint(path, st))
-			if st.Next != nil {
-				fd.Begin(tune.LiveProgress(path, *spec, st.N+1))
-			}
-		}
-		opt.OnConfirm = func(fewest, top watch.Knobs, rounds int) {
-			fd.Begin(tune.LiveConfirm(path, *spec, fewest, top, rounds))
-		}
-		opt.OnResume = func(_ watch.Knobs, n int) { fd.Begin(tune.LiveProgress(path, *spec, n)) }
-		opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
+		feedTune(dash, spec, &opt)
 	}
 	announceTune(logf, spec)
 	res, err := tune.Run(ctx, *spec, contract.Board, opt)
@@ -78,13 +97,84 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			rm.post(ctx, out, stdout)
 		}
 	}
-	switch {
-	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
-		return errInterrupted()
-	case err != nil:
+	if err = interrupted(ctx, err, "interrupted"); err != nil {
 		return err
-	case !res.WinnerMet:
-		return cli.Outcome(false, true)
+	}
+	return cli.Outcome(false, !res.WinnerMet)
+}
+
+// feedTune has the tuning of spec feed dash: the load's seconds, the
+// board's readings and each step's point on the workers × pool plane.
+func feedTune(dash *dashboard, spec *tune.Spec, opt *tune.Options) {
+	fd := dash.NewFeed("loadtest tune")
+	path := "from the knobs in force"
+	if spec.Start != (watch.Knobs{}) {
+		path = fmt.Sprintf("from %d/%d", spec.Start.Workers, spec.Start.Pool)
+	}
+	fd.Begin(tune.LiveProgress(path, *spec, 1))
+	spec.Load.Observers = append(spec.Load.Observers, fd.Observer())
+	opt.OnStep = func(st tune.Step) {
+		fd.Tune(tune.LivePoint(path, st))
+		if st.Next != nil {
+			fd.Begin(tune.LiveProgress(path, *spec, st.N+1))
+		}
+	}
+	opt.OnConfirm = func(fewest, top watch.Knobs, rounds int) {
+		fd.Begin(tune.LiveConfirm(path, *spec, fewest, top, rounds))
+	}
+	opt.OnResume = func(_ watch.Knobs, n int) { fd.Begin(tune.LiveProgress(path, *spec, n)) }
+	opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
+}
+
+// cmdTuneBench holds the tuner against the full grid of workers × pool on
+// a running board (tune.RunGrid): the tunings from each of -starts and the
+// grid, interleaved; its verdict judges each winner against the grid's
+// best side by side (docs/experiments.md, "The tuner against the grid").
+// The results are written in full whatever the verdict; a winner not
+// within exits 3.
+func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("tunebench", "", stderr)
+	var gs tune.GridSpec
+	cli.BindFlags(fs, &gs)
+	startList := fs.String("starts", "", "tune from each `setting` of a comma-separated list (e.g. 5/5,40/40) against one grid; instead of -start")
+	spec, parse := tuneFlags(fs, "write the tunings and the grid as JSON to `file`")
+	out, err := parse(args)
+	if err != nil {
+		return err
+	}
+	if err := gs.Validate(); err != nil {
+		return cli.Usage(err)
+	}
+	var starts []watch.Knobs
+	if *startList != "" && spec.Start != (watch.Knobs{}) {
+		return cli.Usagef("-start and -starts: give one")
+	}
+	for _, s := range cli.Items(*startList) {
+		k, err := parseKnobs(s)
+		if err != nil {
+			return cli.Usagef("-starts %q: %q: %v", *startList, s, err)
+		}
+		starts = append(starts, k)
+	}
+	logf := linef(stdout)
+	announceTune(logf, spec)
+	g, err := tune.RunGrid(ctx, *spec, starts, contract.Board, tune.Options{Logf: logf}, gs)
+	if err = interrupted(ctx, err, "interrupted"); err != nil {
+		return err
+	}
+	g.Report(logf, spec.Repeats)
+	if out != "" {
+		if err := writeJSON(out, struct {
+			Tool string    `json:"tool"`
+			At   time.Time `json:"at"`
+			*tune.GridResult
+		}{"loadtest tunebench", time.Now().UTC(), g}); err != nil {
+			return err
+		}
+		logf("wrote %s", out)
+	}
+	if n := g.NotWithin(); n > 0 {
+		return cli.WithCode(cli.ExitSLO, fmt.Errorf("tunebench: %d of %d winners not within the grid's best (-within %g)", n, len(g.Tunes), gs.Within))
 	}
 	return nil
 }
@@ -93,8 +183,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 // the load's and the requests', through cli.BindFlags, two of the
 // measuring rules and the command's own) and returns the spec they fill
 // and the parser that fills it, returning -out.
-func tuneFlags(fs *flag.FlagSet, stderr io.Writer, outHelp string) (*tune.Spec, func([]string) (string, error)) {
-	fs.SetOutput(stderr)
+func tuneFlags(fs *flag.FlagSet, outHelp string) (*tune.Spec, func([]string) (string, error)) {
 	spec := &tune.Spec{}
 	var reqs session.Requests
 	cli.BindFlags(fs, spec)
@@ -156,10 +245,7 @@ func tuneSpec(fs *flag.FlagSet, spec *tune.Spec, reqs session.Requests, clients 
 	if err := cli.CheckHTTPURL(spec.Admin); err != nil {
 		return cli.Usagef("-admin %q: %v", spec.Admin, err)
 	}
-	if err := spec.Load.Validate(); err != nil {
-		return cli.Usage(err)
-	}
-	return nil
+	return cli.Usage(spec.Load.Validate())
 }
 
 // parseKnobs reads WORKERS/POOL.
@@ -172,16 +258,3 @@ func parseKnobs(s string) (watch.Knobs, error) {
 	}
 	return watch.Knobs{Workers: nw, Pool: np}, nil
 }
-
-// writeJSON writes v as indented JSON.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
-}
-
-func errInterrupted() error { return cli.WithCode(cli.ExitInterrupted, errors.New("interrupted")) }
-
-func knobsShort(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }

@@ -17,6 +17,7 @@ import (
 // name its database, then reports the result with itself (nothing extra)
 // and with a copy from "another machine" (a warning on the first line).
 func TestReportSaysWhenEnvironmentsDiffer(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/admin/stats" {
 			w.Write([]byte(`{"database": {"kind": "sqlite", "server_version": "3.46.1"}}`))
@@ -59,6 +60,7 @@ func TestReportSaysWhenEnvironmentsDiffer(t *testing.T) {
 // beside the JTL file (JMeter's CSV cannot carry a comment), read back with
 // it by report, and a JTL from another machine gets the warning.
 func TestJTLKeepsItsEnvironment(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Write([]byte("<html>ok</html>"))
 	}))

@@ -49,6 +49,7 @@ func TestPageServerProcess(t *testing.T) {
 }
 
 func TestExperimentCommandQuickWithClaims(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "x.toml")
 	text := fmt.Sprintf(`name = "x"
@@ -96,7 +97,7 @@ right = { value = 1e6 }
 	out := filepath.Join(dir, "out")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	code, stdout, stderr := runCmd(ctx, "experiment", "-quick", "-repeats", "2", "-duration", "300ms", "-out", out, file)
+	code, stdout, stderr := runCmd(ctx, "experiment", "-quick", "-repeats", "2", "-duration", "100ms", "-out", out, file)
 	if code != 0 {
 		t.Fatalf("experiment = exit %d; stderr %s\n%s", code, stderr, stdout)
 	}
@@ -175,8 +176,9 @@ name = "a"
 }
 
 func TestExperimentFailingSLOExits3(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
-	file := pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"300ms\"\nslo = \"p50<1us\"")
+	file := pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"100ms\"\nslo = \"p50<1us\"")
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := runCmd(context.Background(), "experiment", "-out", out, file)
 	if code != cli.ExitSLO || !strings.Contains(stderr, "SLO failed") {
@@ -186,7 +188,7 @@ func TestExperimentFailingSLOExits3(t *testing.T) {
 		t.Errorf("no report written: %v", err)
 	}
 	// The same experiment with an objective it meets exits 0.
-	file = pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"300ms\"\nslo = \"p50<10s\"")
+	file = pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"100ms\"\nslo = \"p50<10s\"")
 	if code, stdout, stderr := runCmd(context.Background(), "experiment", "-out", filepath.Join(dir, "out2"), file); code != 0 {
 		t.Errorf("experiment with a met SLO = exit %d, stderr %q\n%s", code, stderr, stdout)
 	}
@@ -196,8 +198,10 @@ func TestExperimentFailingSLOExits3(t *testing.T) {
 // server of a file that names one CPU for it is capped with GOMAXPROCS=1
 // instead, and the output says so.
 func TestExperimentPinFlag(t *testing.T) {
+	// Not parallel: unpinned, the experiment caps this whole process's
+	// GOMAXPROCS while it runs.
 	dir := t.TempDir()
-	file := pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"300ms\"")
+	file := pageExperiment(t, dir, "clients = [1]\nthink = \"5ms\"\nduration = \"100ms\"")
 	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Fatal(err)
@@ -237,6 +241,7 @@ func (c *cancelOn) Write(p []byte) (int, error) {
 }
 
 func TestInterruptedExperimentExits130WithItsReport(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := pageExperiment(t, dir, "clients = [1, 2]\nthink = \"5ms\"\nduration = \"400ms\"")
 	out := filepath.Join(dir, "out")

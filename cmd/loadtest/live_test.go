@@ -107,6 +107,7 @@ func readEvents(t *testing.T, ctx context.Context, url string) []live.Frame {
 // end after, and that the report's index.html is the same page with the
 // same frames inlined and the report's sections below.
 func TestExperimentLiveDashboard(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := filepath.Join(dir, "x.toml")
 	text := fmt.Sprintf(`name = "livex"
@@ -219,6 +220,7 @@ right = { value = 0 }
 // step i of N set, a step frame per client count, the end; and that a
 // dashboard address other machines could reach is refused.
 func TestSweepLiveDashboard(t *testing.T) {
+	t.Parallel()
 	srv := statsServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

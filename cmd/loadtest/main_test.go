@@ -81,6 +81,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 }
 
 func TestRunOutputsAndSLO(t *testing.T) {
+	t.Parallel()
 	srv := server(t)
 	dir := t.TempDir()
 	out, jtl, csv := filepath.Join(dir, "r.json"), filepath.Join(dir, "r.jtl"), filepath.Join(dir, "r.csv")
@@ -127,6 +128,7 @@ func TestRunOutputsAndSLO(t *testing.T) {
 }
 
 func TestInterruptedRunWritesResults(t *testing.T) {
+	t.Parallel()
 	srv := server(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -145,12 +147,13 @@ func TestInterruptedRunWritesResults(t *testing.T) {
 }
 
 func TestSweepCommand(t *testing.T) {
+	t.Parallel()
 	srv := server(t)
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "sw")
 	out := filepath.Join(dir, "sw.json")
 	code, stdout, stderr := runCmd(context.Background(), "sweep", "-url", srv.URL, "-clients", "1,2,3", "-model", "rate", "-think", "20ms",
-		"-warmup", "100ms", "-duration", "400ms", "-charts", prefix, "-out", out)
+		"-warmup", "100ms", "-duration", "200ms", "-charts", prefix, "-out", out)
 	if code != 0 {
 		t.Fatalf("sweep = exit %d: %s", code, stderr)
 	}
@@ -198,6 +201,7 @@ func TestPageServerServes(t *testing.T) {
 }
 
 func TestSweepWritesEachStepsFiles(t *testing.T) {
+	t.Parallel()
 	srv := server(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "sw.json")

@@ -26,19 +26,19 @@ func TestRoomFlagSendsResults(t *testing.T) {
 	defer rs.Close()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run.json")
-	code, _, stderr := runCmd(context.Background(), "run", "-url", server(t).URL+"/", "-clients", "1", "-duration", "300ms", "-out", out, "-room", rs.URL, "-room-token", "tok")
+	code, _, stderr := runCmd(context.Background(), "run", "-url", server(t).URL+"/", "-clients", "1", "-duration", "100ms", "-out", out, "-room", rs.URL, "-room-token", "tok")
 	if code != 0 || !strings.Contains(stderr, "room: sent "+out+" as laptop-1") {
 		t.Fatalf("run -room = exit %d, stderr %q; want 0 and the file sent", code, stderr)
 	}
 
 	sweep := filepath.Join(dir, "sweep.json")
-	code, _, stderr = runCmd(context.Background(), "sweep", "-url", server(t).URL+"/", "-clients", "1,2", "-duration", "300ms", "-charts", "", "-out", sweep, "-room", rs.URL, "-room-token", "tok")
+	code, _, stderr = runCmd(context.Background(), "sweep", "-url", server(t).URL+"/", "-clients", "1,2", "-duration", "100ms", "-charts", "", "-out", sweep, "-room", rs.URL, "-room-token", "tok")
 	if code != 0 || !strings.Contains(stderr, "room: sent "+sweep) {
 		t.Fatalf("sweep -room = exit %d, stderr %q; want 0 and the file sent", code, stderr)
 	}
 
 	t.Setenv(room.TokenVar, "tok")
-	file := pageExperiment(t, dir, "clients = [1, 2]\nthink = \"5ms\"\nduration = \"300ms\"")
+	file := pageExperiment(t, dir, "clients = [1, 2]\nthink = \"5ms\"\nduration = \"100ms\"")
 	code, stdout, stderr := runCmd(context.Background(), "experiment", "-live", "off", "-progress", "off", "-out", filepath.Join(dir, "x"), "-room", rs.URL, file)
 	if code != 0 || !strings.Contains(stdout, "room: sent "+filepath.Join(dir, "x", "experiment.json")) {
 		t.Fatalf("experiment -room = exit %d, stderr %q; want 0 and experiment.json sent\n%s", code, stderr, stdout)
@@ -52,7 +52,7 @@ func TestRoomFlagSendsResults(t *testing.T) {
 		t.Errorf("the room holds %+v; want laptop-1's run, sweep and experiment x, each a curve", v)
 	}
 
-	code, _, stderr = runCmd(context.Background(), "run", "-url", server(t).URL+"/", "-clients", "1", "-duration", "300ms", "-out", out, "-room", rs.URL, "-room-token", "guess")
+	code, _, stderr = runCmd(context.Background(), "run", "-url", server(t).URL+"/", "-clients", "1", "-duration", "100ms", "-out", out, "-room", rs.URL, "-room-token", "guess")
 	if code != 0 || !strings.Contains(stderr, "wrong token") || !strings.Contains(stderr, "-send "+out+" -to "+rs.URL) {
 		t.Errorf("run -room with a wrong token = exit %d, stderr %q; want 0, the refusal and how to send again", code, stderr)
 	}

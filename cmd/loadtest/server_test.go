@@ -29,6 +29,7 @@ func statsServer(t *testing.T) *httptest.Server {
 }
 
 func TestSweepWithServerStats(t *testing.T) {
+	t.Parallel()
 	srv := statsServer(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "s.json")
@@ -56,6 +57,7 @@ func TestSweepWithServerStats(t *testing.T) {
 }
 
 func TestRunTimelineThenReport(t *testing.T) {
+	t.Parallel()
 	srv := server(t)
 	dir := t.TempDir()
 	out := filepath.Join(dir, "x.json")

@@ -91,6 +91,7 @@ func TestStartAtAndMerge(t *testing.T) {
 }
 
 func TestStartAtWaitInterrupted(t *testing.T) {
+	t.Parallel()
 	srv := server(t)
 	out := filepath.Join(t.TempDir(), "r.json")
 	ctx, cancel := context.WithCancel(context.Background())

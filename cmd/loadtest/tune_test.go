@@ -166,6 +166,7 @@ func knobsBoard(t *testing.T) string {
 // measurement, as the workshop's time cap does: the command must end at
 // once with exit 130.
 func TestTuneInterruptedExits130(t *testing.T) {
+	t.Parallel()
 	u := knobsBoard(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 	defer cancel()

@@ -12,7 +12,8 @@ import (
 	"time"
 )
 
-// Spec says what fleet to start.
+// Spec says what fleet to start. Its tagged fields are the flags of
+// loadtest fleet (cli.BindFlags).
 type Spec struct {
 	// Replica is one replica's command; its strings, and Env's, may hold
 	// {{port}} and {{admin_port}} (free ports picked for each replica),
@@ -25,34 +26,36 @@ type Spec struct {
 	// DSNEnv, when set, names the environment variable that carries the
 	// database URL to each replica (the board's BBS_DSN), which keeps its
 	// password out of the process's arguments.
-	DSNEnv string
+	DSNEnv string `flag:"dsn-env" default:"BBS_DSN" arg:"variable" help:"environment variable that gives each replica its database URL (empty: only {{dsn}})"`
 	// Dir is the replicas' working directory ("" for this process's).
 	Dir string
 	// Replicas is how many to start, 0..64; 0 starts no replica and no
 	// HAProxy: the role, and PgBouncer when asked, for clients of the
 	// caller's own (DSN).
-	Replicas int
+	Replicas int `flag:"replicas" default:"2" help:"replicas to start (0: PgBouncer and the role alone)"`
 	// Ready is the path on a replica's admin port that answers 200 once
 	// it can take load (the board's /readyz); HAProxy checks it too.
-	Ready string
+	Ready string `flag:"ready" default:"/readyz" arg:"path" help:"path on a replica's admin port that answers 200 when it is ready (HAProxy's health check too)"`
 	// Balance is HAProxy's algorithm: "leastconn" or "roundrobin".
-	Balance string
+	Balance string `flag:"balance" default:"leastconn" help:"HAProxy's balance: leastconn or roundrobin"`
 	// ServerMaxConn caps the requests HAProxy sends one replica at once
 	// (0: no cap); the rest wait in HAProxy's queue.
-	ServerMaxConn int
+	ServerMaxConn int `flag:"maxconn" help:"HAProxy's maxconn per replica: requests beyond it wait in HAProxy's queue (0: no cap)"`
 	// Port and MetricsPort, when set, are the ports on 127.0.0.1 of
 	// HAProxy's one address and of its exporter; AdminPort, when set, is
 	// replica 1's admin port, replica i's being AdminPort+i-1. Each one
 	// unset (0) is a free port. Fixed ports let commands typed after the
 	// start name them (a workshop's).
-	Port, MetricsPort, AdminPort int
+	Port        int `flag:"port" help:"HAProxy's one address: this port on 127.0.0.1 (0: a free one)"`
+	MetricsPort int `flag:"metrics-port" help:"HAProxy's metrics (/metrics): this port on 127.0.0.1 (0: a free one)"`
+	AdminPort   int `flag:"admin-port" help:"replica 1's {{admin_port}}, replica i's being this + i - 1 (0: free ones)"`
 	// AdminDSN is an admin DSN of the PostgreSQL server (a role that may
 	// create roles and databases): the fleet's role and database are
 	// created over it and dropped after.
 	AdminDSN string
 	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0 or less:
 	// none): every connection of every replica, or PgBouncer's, counts.
-	ConnLimit int
+	ConnLimit int `flag:"conn-limit" help:"CONNECTION LIMIT of the fleet's PostgreSQL role (0: none)"`
 	// PgBouncer, when set, puts a PgBouncer between the replicas and
 	// PostgreSQL.
 	PgBouncer *PgBouncerSpec

@@ -1,0 +1,284 @@
+package main
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"bbslab/internal/cli"
+	"bbslab/loadtest"
+	"bbslab/loadtest/contract"
+	"bbslab/loadtest/grade"
+	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/merge"
+	"bbslab/loadtest/session"
+	"bbslab/loadtest/text"
+)
+
+// loadFlags are the flags of run and sweep: the run's settings
+// (loadtest.Settings), its requests (session.Requests) and what it
+// watches of the target (session.Watch), each declared with its fields
+// (cli.BindFlags), and those of the command itself. A sweep writes one
+// file of -csv, -jtl and -cpuprofile per step, named after the given one
+// with the client count before the extension (session.StepPath).
+type loadFlags struct {
+	s                               loadtest.Settings
+	reqs                            session.Requests
+	watch                           session.Watch
+	clients, startAt, slo, progress string
+	live, out, charts               string
+	csv, jtl, cpuProfile            string
+	timeline                        bool
+	timelineN                       int
+	counts                          []int // -clients read
+	objs                            []loadtest.Objective
+}
+
+func (f *loadFlags) register(fs *flag.FlagSet, sweep bool) {
+	cli.BindFlags(fs, &f.s)
+	cli.BindFlags(fs, &f.reqs)
+	cli.BindFlags(fs, &f.watch)
+	clients, out, perStep := "number of clients (connections)", "result", ""
+	if sweep {
+		clients, out, perStep = "comma-separated client counts, e.g. 5,10,15,20", "sweep", ", one per step: out.csv at 10 clients is out-c10.csv"
+		fs.StringVar(&f.charts, "charts", "sweep", "chart file `prefix` (PREFIX-throughput.svg/.png, PREFIX-response.svg/.png); empty for none")
+	}
+	fs.StringVar(&f.watch.Stats, "server-stats", "", "stats `URL` of the target, read every second of each measured step: the board's stats JSON (http://127.0.0.1:6060/admin/stats) or any Prometheus text endpoint (http://127.0.0.1:6060/metrics)")
+	fs.StringVar(&f.clients, "clients", "10", clients)
+	fs.StringVar(&f.startAt, "start-at", "", "wait and start the clients at this `time` (a sweep its first step): +10s, 15:04:05 (today) or RFC 3339; the warm-up and window count from it, so generators given one time measure one window")
+	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
+	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), on or off")
+	fs.StringVar(&f.live, "live", "", "serve the live dashboard at `addr` while the load runs, e.g. 127.0.0.1:0 (a free port; the URL is printed); empty or off: none")
+	fs.StringVar(&f.out, "out", "", "write the "+out+" as JSON to `file`")
+	fs.StringVar(&f.csv, "csv", "", "write the per-second series as CSV to `file`"+perStep)
+	fs.StringVar(&f.jtl, "jtl", "", "write one JMeter CSV line per request to `file`"+perStep)
+	fs.StringVar(&f.cpuProfile, "cpuprofile", "", "write a CPU profile of the generator to `file`"+perStep)
+	fs.BoolVar(&f.timeline, "timeline", false, "record the first -timeline-n requests one by one and latency per 100 ms from the start (charted by report)")
+	fs.IntVar(&f.timelineN, "timeline-n", 1000, "requests -timeline records one by one")
+}
+
+// loadCommand is run (one run, session.Run) or, with sweep, sweep (one
+// run per client count, charted: session.Sweep).
+func loadCommand(sweep bool) func(context.Context, []string, io.Writer, io.Writer) error {
+	name := map[bool]string{false: "run", true: "sweep"}[sweep]
+	return func(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+		fs := newFlags(name, "", stderr)
+		var f loadFlags
+		f.register(fs, sweep)
+		rm := bindRoom(fs)
+		if err := cli.ParseFlags(fs, args, false); err != nil {
+			return err
+		}
+		if err := rm.check(f.out); err != nil {
+			return err
+		}
+		if err := f.settings(fs, sweep); err != nil {
+			return err
+		}
+		s := f.s
+		dash, err := startDashboard(ctx, f.live, "", stdout)
+		if err != nil {
+			return err
+		}
+		defer dash.stop(stderr)
+		so := session.Options{Title: cmp.Or(s.Name, "loadtest "+name), Out: f.out, CSV: f.csv, JTL: f.jtl, CPUProfile: f.cpuProfile,
+			Charts: f.charts, Objectives: f.objs, Target: contract.Board, Stdout: stdout}
+		if dash != nil {
+			so.Feed = dash.NewFeed(so.Title)
+		}
+		if err := f.watch.Apply(ctx, &s, &so, stderr); err != nil {
+			return err
+		}
+		if !s.StartAt.IsZero() {
+			fmt.Fprintf(stderr, "waiting until %s (in %.3f s) to start the clients; Ctrl-C gives up\n",
+				s.StartAt.Format("2006-01-02 15:04:05.000 MST"), time.Until(s.StartAt).Seconds())
+		}
+		var v session.Verdict
+		if sweep {
+			v, err = session.Sweep(ctx, s, f.counts, so)
+		} else {
+			v, err = session.Run(ctx, s, so)
+		}
+		if err != nil { // one interrupted while it waited for -start-at ran nothing
+			return interrupted(ctx, err, err.Error())
+		}
+		rm.post(ctx, f.out, stderr)
+		return cli.Outcome(v.Interrupted, v.Missed)
+	}
+}
+
+// settings builds and checks f.s, with Clients the first of f.counts,
+// and f.objs from the flags.
+func (f *loadFlags) settings(fs *flag.FlagSet, sweep bool) (err error) {
+	s := &f.s
+	if s.Model, err = loadtest.ParseModel(string(s.Model)); err != nil {
+		return cli.Usagef("-model: %v", err)
+	}
+	if s.TimerKind, err = loadtest.ParseTimer(string(s.TimerKind)); err != nil {
+		return cli.Usagef("-timer: %v", err)
+	}
+	if s.Requests, err = f.reqs.Build(); err != nil {
+		return err
+	}
+	if s.Duration == 0 && s.MaxRequests == 0 {
+		return cli.Usagef("give -duration or -requests")
+	}
+	if f.startAt != "" {
+		if s.StartAt, err = loadtest.ParseStartAt(f.startAt, time.Now()); err != nil {
+			return cli.Usagef("-start-at: %v", err)
+		}
+	}
+	if on, err := cli.OnTerminal("-progress", f.progress, os.Stderr); err != nil {
+		return err
+	} else if on {
+		s.Observers = append(s.Observers, &loadtest.Progress{W: os.Stderr})
+	}
+	if f.slo != "" {
+		if f.objs, err = loadtest.ParseSLO(f.slo); err != nil {
+			return cli.Usagef("-slo: %v", err)
+		}
+	}
+	if f.counts, err = cli.ParseCounts(f.clients); !sweep && (err != nil || len(f.counts) > 1) {
+		return cli.Usagef("-clients %q: want a positive count", f.clients)
+	} else if err != nil {
+		return err
+	}
+	s.Clients = f.counts[0]
+	timelineN := false
+	fs.Visit(func(fl *flag.Flag) { timelineN = timelineN || fl.Name == "timeline-n" })
+	if timelineN && !f.timeline { // it would do nothing
+		return cli.Usagef("-timeline-n needs -timeline")
+	}
+	if f.timeline {
+		s.TimelineRequests = f.timelineN
+	}
+	return cli.Usage(s.Validate())
+}
+
+// dashboard is the live page a command serves while it loads (-live).
+type dashboard struct{ *feed.Dashboard }
+
+// startDashboard serves the live dashboard at addr ("" or "off": none,
+// returning nil) and prints its URL to w, which asks for the page in
+// Japanese when lang is "ja" (else the browser's language decides).
+func startDashboard(ctx context.Context, addr, lang string, w io.Writer) (*dashboard, error) {
+	if addr == "" || addr == "off" {
+		return nil, nil
+	}
+	d, err := feed.Serve(ctx, addr)
+	if err != nil {
+		return nil, cli.Usagef("-live: %v", err)
+	}
+	url := d.URL
+	if lang == "ja" {
+		url += "?lang=ja"
+	}
+	fmt.Fprintf(w, "live: %s\n", url)
+	return &dashboard{d}, nil
+}
+
+// stop stops d, if any, and writes to w why the page missed frames, if it
+// did: the load's result stands either way.
+func (d *dashboard) stop(w io.Writer) {
+	if d == nil {
+		return
+	}
+	if err := d.Stop(); err != nil {
+		fmt.Fprintf(w, "warning: %v\n", err)
+	}
+}
+
+// cmdReport prints summaries and draws charts from saved results
+// (session.ReadCurves, session.Report).
+func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("report", "usage: loadtest report [flags] FILE[,FILE...] ...\n\nFILE is a JSON result or sweep, or a JMeter JTL CSV file; comma-joined files form one curve.\n", stderr)
+	charts := fs.String("charts", "report", "chart file `prefix`; empty for none")
+	names := fs.String("names", "", "comma-separated curve names (default: the runs' names or file names)")
+	slo := fs.String("slo", "", "objectives to check against every run (exit 3 on failure)")
+	if err := cli.ParseFlags(fs, args, true); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return cli.Usagef("report: give at least one result file")
+	}
+	var objs []loadtest.Objective
+	if *slo != "" {
+		var err error
+		if objs, err = loadtest.ParseSLO(*slo); err != nil {
+			return cli.Usagef("-slo: %v", err)
+		}
+	}
+	curves, err := session.ReadCurves(fs.Args(), *names)
+	if err != nil {
+		return cli.Usagef("%v", err)
+	}
+	v, err := session.Report(stdout, curves, objs, *charts, contract.Board)
+	if err != nil {
+		return err
+	}
+	return cli.Outcome(false, v.Missed)
+}
+
+// cmdMerge combines results from several generator machines.
+func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("merge", "usage: loadtest merge [-out FILE] [-allow-disjoint] RESULT.json ...\n", stderr)
+	out := fs.String("out", "", "write the merged result as JSON to `file`")
+	disjoint := fs.Bool("allow-disjoint", false, "merge results whose measured windows do not overlap at all (refused otherwise)")
+	if err := cli.ParseFlags(fs, args, true); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 {
+		fs.Usage()
+		return cli.Usagef("merge: give the result files of each generator")
+	}
+	var rs []*loadtest.Result
+	for _, p := range fs.Args() {
+		r, err := loadtest.ReadResult(p)
+		if err != nil {
+			return cli.Usagef("%v", err)
+		}
+		rs = append(rs, r)
+	}
+	now := time.Now() // the one reading of the clock: messages omit today's date
+	m, err := merge.Results(rs, merge.Options{AllowDisjoint: *disjoint, Now: now})
+	if errors.Is(err, merge.ErrDisjoint) {
+		return cli.Usagef("%v (the files in the order given); start the generators with one -start-at, or give -allow-disjoint to merge them anyway", err)
+	}
+	if err != nil {
+		return err
+	}
+	if m.Overlap != nil && m.Overlap.Warning != "" {
+		linef(stderr)("warning: %s", m.Overlap.Warning)
+	}
+	if err := merge.WriteOverlap(stdout, m.Overlap, fs.Args(), now); err != nil {
+		return err
+	}
+	if err := text.WriteSummary(stdout, m); err != nil {
+		return err
+	}
+	if *out != "" {
+		return m.WriteJSON(*out)
+	}
+	return nil
+}
+
+// cmdGrade holds load tools' results against the server's own truth.
+func cmdGrade(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("grade", "usage: loadtest grade (-server URL | -truth FILE [-truth-log FILE]) [-format NAME] [-window START,END] FILE...\n", stderr)
+	var o grade.Options
+	fs.StringVar(&o.Server, "server", "", "the server's admin `address` (its truth at "+grade.TruthPath+")")
+	fs.StringVar(&o.TruthFile, "truth", "", "read the truth from `file` instead of -server")
+	fs.StringVar(&o.TruthLog, "truth-log", "", "with -truth: read the truth's per-request log (GET /admin/truth/log saved) from `file`")
+	fs.StringVar(&o.Format, "format", "", "the files' `format` ("+grade.FormatNames()+"); default: from each file's content")
+	fs.StringVar(&o.Window, "window", "", "`START,END` (RFC 3339): where a file without absolute times lies")
+	if err := cli.ParseFlags(fs, args, true); err != nil {
+		return err
+	}
+	return grade.Run(ctx, o, fs.Args(), stdout)
+}
