@@ -119,10 +119,6 @@ func feedTune(dash *dashboard, spec *tune.Spec, opt *tune.Options) {
 			fd.Begin(tune.LiveProgress(path, *spec, st.N+1))
 		}
 	}
-	opt.OnConfirm = func(fewest, top watch.Knobs, rounds int) {
-		fd.Begin(tune.LiveConfirm(path, *spec, fewest, top, rounds))
-	}
-	opt.OnResume = func(_ watch.Knobs, n int) { fd.Begin(tune.LiveProgress(path, *spec, n)) }
 	opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
 }
 
@@ -191,7 +187,6 @@ func tuneFlags(fs *flag.FlagSet, outHelp string) (*tune.Spec, func([]string) (st
 	cli.BindFlags(fs, &reqs)
 	fs.Float64Var(&spec.Rules.Threshold, "disturbed", 0, "a measurement is disturbed when others took more than this many points of a core beyond the steps before (0: the rules' default)")
 	fs.Float64Var(&spec.Rules.NoiseFloor, "noise", 0, "least noise of a throughput, in % of its median: a difference counts only beyond the spreads widened to ± this (0: the rules' default, 2)")
-	fs.Float64Var(&spec.Rules.CPUPerRequest, "slow", 0, "a measurement is slow when its server CPU per request is more than this % above the steps' before (0: the rules' default)")
 	clients := fs.Int("clients", 20, "clients (connections) of each measurement")
 	slo := fs.String("slo", "p99<10ms", "objectives every setting is held to, e.g. 'p99<10ms,errors<0.1%'")
 	start := fs.String("start", "", "first `setting`, WORKERS/POOL (e.g. 5/5; default: the knobs in force)")

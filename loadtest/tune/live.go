@@ -1,12 +1,10 @@
 package tune
 
 import (
-	"fmt"
 	"time"
 
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
-	"bbslab/loadtest/watch"
 )
 
 // LiveProgress is where a tuning on path stands for the live dashboard's
@@ -35,14 +33,4 @@ func LivePoint(path string, st Step) live.TunePoint {
 	return live.TunePoint{Path: path, N: st.N, Workers: st.Knobs.Workers, Pool: st.Knobs.Pool, Throughput: st.Throughput.Median,
 		P99: st.Latency.Median, Limit: string(st.Diagnosis.Limit), Decision: nextText(st), BestWorkers: st.Best.Workers, BestPool: st.Best.Pool,
 		Requests: st.Requests, Errors: st.Errors}
-}
-
-// LiveConfirm is a progress line for fewest and top measured side by side
-// on path, rounds interleaved rounds of one warmed run each. The tuner no
-// longer calls Options.OnConfirm, where it was shown; kept until
-// cmd/loadtest no longer names it.
-func LiveConfirm(path string, spec Spec, fewest, top watch.Knobs, rounds int) feed.Position {
-	run := (spec.Load.Warmup + spec.Load.Duration).Seconds()
-	return feed.Position{Run: fmt.Sprintf("%s: %s and %s side by side", path, short(fewest), short(top)), Clients: spec.Load.Clients,
-		StepSeconds: 2 * float64(rounds) * run}
 }

@@ -74,12 +74,6 @@ type Options struct {
 	// while it runs (Tuning.Set's error wraps watch.ErrRestart). Without
 	// it such a knob ends the tuning with the target's reason.
 	Restart func(ctx context.Context, k watch.Knobs) error
-	// OnConfirm and OnResume are never called: the tuner no longer checks
-	// its best side by side before the stop (every step is measured side
-	// by side with the best), nor goes on after it. Kept until cmd/loadtest
-	// no longer sets them.
-	OnConfirm func(fewest, top watch.Knobs, rounds int)
-	OnResume  func(next watch.Knobs, n int)
 	// Measurer, when set, takes the measurements in place of the load
 	// engine against spec.Admin (a model of a target, in tests); the
 	// target still names the stats its readings come from.
