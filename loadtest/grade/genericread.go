@@ -1,14 +1,16 @@
 package grade
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -145,25 +147,23 @@ func (g *genericRows) readCSV(body []byte, skipped int) error {
 // readJSON reads one JSON object a line; the first object's send-time and
 // latency keys hold for every line (lineKeys).
 func (g *genericRows) readJSON(body []byte, skipped int) error {
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := skipped + 1; sc.Scan(); n++ {
-		l := bytes.TrimSpace(sc.Bytes())
-		if len(l) == 0 || l[0] == '#' {
-			continue
+	err := eachLine(bytes.NewReader(body), func(n int, l []byte) error {
+		if l[0] == '#' {
+			return nil
 		}
 		vals, names, err := jsonValues(l)
+		if err == nil {
+			err = g.lineKeys(names)
+		}
+		if err == nil {
+			err = g.add(vals)
+		}
 		if err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
+			return fmt.Errorf("line %d: %w", skipped+n, err)
 		}
-		if err := g.lineKeys(names); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		if err := g.add(vals); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if g.schema == nil {
@@ -342,15 +342,8 @@ func (g *genericRows) report(path string, start time.Time) (*Report, error) {
 
 // countList prints counts by message, most first, the first five.
 func countList(m map[string]int64) string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
 	})
 	var parts []string
 	for i, k := range keys {

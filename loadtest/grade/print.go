@@ -3,8 +3,9 @@ package grade
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -100,13 +101,8 @@ func num(v float64) string {
 
 // statusList prints status counts as "200: 4990, 503: 10".
 func statusList(m map[string]int64) string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var parts []string
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		parts = append(parts, fmt.Sprintf("%s: %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")

@@ -3,6 +3,7 @@ package grade
 import (
 	"bbslab/truth"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -94,6 +95,17 @@ func (r *Report) fromRequests() {
 		i := sort.SearchFloat64s(lats, ms)
 		return int64(len(lats) - i)
 	}
+}
+
+// fromSends places r at the earliest of sends, each request's absolute
+// send in r.Requests' order, sets each request's At from there and fills
+// the counts (fromRequests).
+func (r *Report) fromSends(sends []time.Time) {
+	r.Start = slices.MinFunc(sends, time.Time.Compare)
+	for i, s := range sends {
+		r.Requests[i].At = s.Sub(r.Start)
+	}
+	r.fromRequests()
 }
 
 // quantile is the nearest-rank quantile of sorted values; NaN when empty.
