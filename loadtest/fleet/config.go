@@ -7,6 +7,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -80,7 +81,7 @@ type Login struct{ Name, Password string }
 
 // Check tells what is wrong with c.
 func (c HAProxyConfig) Check() error {
-	if !oneOf(c.Balance, Balances...) {
+	if !slices.Contains(Balances, c.Balance) {
 		return fmt.Errorf("balance %q: want %s", c.Balance, strings.Join(Balances, " or "))
 	}
 	if len(c.Servers) == 0 {
@@ -97,7 +98,7 @@ func (c HAProxyConfig) Check() error {
 
 // Check tells what is wrong with c.
 func (c PgBouncerConfig) Check() error {
-	if !oneOf(c.Mode, ModeSession, ModeTransaction) {
+	if c.Mode != ModeSession && c.Mode != ModeTransaction {
 		return fmt.Errorf("pgbouncer mode %q: want %q or %q", c.Mode, ModeSession, ModeTransaction)
 	}
 	if c.PoolSize < 1 || c.PoolSize > 10_000 {
@@ -165,15 +166,6 @@ func writeFile(dir, name string, b []byte) (string, error) {
 		return "", err
 	}
 	return p, nil
-}
-
-func oneOf(s string, set ...string) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 func plainName(s string) bool {

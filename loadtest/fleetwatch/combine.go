@@ -137,13 +137,3 @@ func copyEnvironment(doc map[string]any, src any, keys []string) {
 		}
 	}
 }
-
-// shallowCopy copies a document's top level, so that keys added to it
-// leave the kept document as it was read.
-func shallowCopy(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
-}

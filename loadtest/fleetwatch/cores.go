@@ -35,41 +35,36 @@ func scaleOf(s watch.Stat) float64 {
 // replicas' mean. A figure some replica lacks is left out of the sum.
 func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
 	t := f.o.Target
-	var busy, cpu float64
-	ok := len(docs) > 0
-	for _, d := range docs {
-		in, ok1 := watch.LookupNumber(d, t.Interference.Path)
-		c, ok2 := watch.LookupNumber(d, t.ProcessCPU.Path)
-		if !ok1 || !ok2 {
-			ok = false
-			break
+	n := float64(len(docs))
+	in, ok1 := sumAt(docs, t.Interference.Path)
+	cpu, ok2 := sumAt(docs, t.ProcessCPU.Path)
+	var v any // nil: left out
+	if ok1 && ok2 {
+		v = (in+cpu)/n - cpu
+	}
+	setPath(sum, t.Interference.Path, v)
+	if t.Steal.Path != "" {
+		steal, ok := sumAt(docs, t.Steal.Path)
+		v = nil
+		if ok {
+			v = steal / n
 		}
-		busy += in + c
-		cpu += c
+		setPath(sum, t.Steal.Path, v)
 	}
-	if ok {
-		setPath(sum, t.Interference.Path, busy/float64(len(docs))-cpu)
-	} else {
-		setPath(sum, t.Interference.Path, nil)
-	}
-	if t.Steal.Path == "" {
-		return
-	}
-	var steal float64
-	ok = len(docs) > 0
+}
+
+// sumAt adds up the numbers at path in docs; false when there are none
+// or one lacks it.
+func sumAt(docs []any, path string) (float64, bool) {
+	sum := 0.0
 	for _, d := range docs {
-		v, found := watch.LookupNumber(d, t.Steal.Path)
-		if !found {
-			ok = false
-			break
+		v, ok := watch.LookupNumber(d, path)
+		if !ok {
+			return 0, false
 		}
-		steal += v
+		sum += v
 	}
-	if ok {
-		setPath(sum, t.Steal.Path, steal/float64(len(docs)))
-	} else {
-		setPath(sum, t.Steal.Path, nil)
-	}
+	return sum, len(docs) > 0
 }
 
 // setPath sets the number at a dotted path of doc, making the objects on

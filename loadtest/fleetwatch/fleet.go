@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"sync"
@@ -202,7 +203,7 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 		if !ok {
 			continue
 		}
-		d = shallowCopy(d)
+		d = maps.Clone(d) // keys added leave the kept document as it was read
 		d["up"] = src["up"]
 		d["requests_total"] = total(d, f.o.Target.RequestPaths)
 		reps[r.Name] = d
@@ -221,12 +222,26 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 
 // readReplica reads one replica's stats JSON.
 func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
+	b, err := get(ctx, f.client, url, "application/json", 8<<20)
+	if err != nil {
+		return nil, err
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("GET %s: stats JSON: %w", url, err)
+	}
+	return d, nil
+}
+
+// get GETs url asking for accept and returns at most limit bytes of its
+// body when it answers 200.
+func get(ctx context.Context, c *http.Client, url, accept string, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := f.client.Do(req)
+	req.Header.Set("Accept", accept)
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -234,11 +249,7 @@ func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	var d map[string]any
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&d); err != nil {
-		return nil, fmt.Errorf("GET %s: stats JSON: %w", url, err)
-	}
-	return d, nil
+	return io.ReadAll(io.LimitReader(resp.Body, limit))
 }
 
 // haproxyDoc is the HAProxy reading as the document holds it: Backend

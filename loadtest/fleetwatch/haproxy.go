@@ -1,6 +1,7 @@
 package fleetwatch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,20 +89,11 @@ var haproxyFields = map[string]func(*Proxied) *float64{
 // ReadHAProxy reads HAProxy's Prometheus exporter at url (a frontend with
 // "http-request use-service prometheus-exporter") once.
 func ReadHAProxy(ctx context.Context, c *http.Client, url string) (HAProxyReading, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	b, err := get(ctx, c, url, "text/plain;version=0.0.4", 16<<20)
 	if err != nil {
 		return HAProxyReading{}, err
 	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := c.Do(req)
-	if err != nil {
-		return HAProxyReading{}, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return HAProxyReading{}, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	r, err := ParseHAProxy(io.LimitReader(resp.Body, 16<<20))
+	r, err := ParseHAProxy(bytes.NewReader(b))
 	if err != nil {
 		return HAProxyReading{}, fmt.Errorf("GET %s: %w", url, err)
 	}
@@ -164,7 +156,8 @@ func addHAProxy(out *HAProxyReading, name string, m *dto.Metric) {
 	} else {
 		return
 	}
-	v := value(m)
+	// A series has one of the three; the others read 0.
+	v := m.GetCounter().GetValue() + m.GetGauge().GetValue() + m.GetUntyped().GetValue()
 	p := set[key]
 	switch {
 	case field == "http_responses_total":
@@ -184,17 +177,4 @@ func addHAProxy(out *HAProxyReading, name string, m *dto.Metric) {
 		}
 	}
 	set[key] = p
-}
-
-// value is a series' number, whatever its type.
-func value(m *dto.Metric) float64 {
-	switch {
-	case m.Counter != nil:
-		return m.GetCounter().GetValue()
-	case m.Gauge != nil:
-		return m.GetGauge().GetValue()
-	case m.Untyped != nil:
-		return m.GetUntyped().GetValue()
-	}
-	return 0
 }

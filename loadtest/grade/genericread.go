@@ -294,12 +294,7 @@ func (g *genericRows) report(path string, start time.Time) (*Report, error) {
 	r := &Report{Name: path, Format: "generic", Resolution: g.res / float64(time.Millisecond)}
 	switch {
 	case absolute:
-		r.Start = g.rows[0].send
-		for _, q := range g.rows {
-			if q.send.Before(r.Start) {
-				r.Start = q.send
-			}
-		}
+		r.Start = slices.MinFunc(g.rows, func(a, b genericRow) int { return a.send.Compare(b.send) }).send
 	case start.IsZero():
 		r.Relative = true
 		r.Notes = append(r.Notes, "send times are offsets and no \"# start=\" line gives the run's start: placed by the truth's seconds, or by -window")

@@ -87,10 +87,7 @@ func (r *Report) fromRequests() {
 		r.End = r.Start.Add(r.Span)
 	}
 	sort.Float64s(lats)
-	r.Lat = Percentiles{
-		P50: quantile(lats, 0.50), P90: quantile(lats, 0.90), P95: quantile(lats, 0.95), P99: quantile(lats, 0.99),
-		P999: quantile(lats, 0.999), Max: quantile(lats, 1),
-	}
+	r.Lat = percentiles(lats)
 	r.Tail = func(ms float64) int64 {
 		i := sort.SearchFloat64s(lats, ms)
 		return int64(len(lats) - i)
@@ -106,6 +103,12 @@ func (r *Report) fromSends(sends []time.Time) {
 		r.Requests[i].At = s.Sub(r.Start)
 	}
 	r.fromRequests()
+}
+
+// percentiles are the figures of sorted values (ms).
+func percentiles(sorted []float64) Percentiles {
+	q := func(q float64) float64 { return quantile(sorted, q) }
+	return Percentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: q(1)}
 }
 
 // quantile is the nearest-rank quantile of sorted values; NaN when empty.

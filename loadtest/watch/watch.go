@@ -278,7 +278,7 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 		}
 		seen.Server = sr
 	}
-	sortProfiles(w.profiles)
+	sort.SliceStable(w.profiles, func(i, j int) bool { return w.profiles[i].Kind < w.profiles[j].Kind }) // cpu before fgprof
 	seen.Profiles = w.profiles
 	var err error
 	if out.Server, out.Profiles, err = seen.encode(); err != nil {
@@ -286,11 +286,6 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	}
 	out.Warnings = w.warnings
 	return out
-}
-
-// sortProfiles orders profiles by kind (cpu before fgprof).
-func sortProfiles(ps []*ProfileSummary) {
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Kind < ps[j].Kind })
 }
 
 // waitUntil waits until t; false when ctx ended first.
