@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -54,11 +55,7 @@ func work(page string) (watch.Work, bool) {
 	if name == "" {
 		name = commands.AllView.Name()
 	}
-	known := false
-	for _, v := range commands.Views {
-		known = known || v.Name() == name
-	}
-	if !known {
+	if !slices.ContainsFunc(commands.Views, func(v *commands.View) bool { return v.Name() == name }) {
 		return watch.Work{}, false
 	}
 	return watch.Work{Name: name,

@@ -11,6 +11,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // A Proxied is what HAProxy's Prometheus exporter says of one backend or
@@ -106,18 +107,14 @@ func ReadHAProxy(ctx context.Context, c *http.Client, url string) (HAProxyReadin
 // backend at all is an error (not HAProxy's exporter, or no backend).
 func ParseHAProxy(r io.Reader) (HAProxyReading, error) {
 	out := HAProxyReading{Backends: map[string]Proxied{}, Servers: map[string]Proxied{}}
-	dec := expfmt.NewDecoder(r, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for {
-		var mf dto.MetricFamily
-		err := dec.Decode(&mf)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return HAProxyReading{}, fmt.Errorf("HAProxy exposition: %w", err)
-		}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return HAProxyReading{}, fmt.Errorf("HAProxy exposition: %w", err)
+	}
+	for name, mf := range fams {
 		for _, m := range mf.GetMetric() {
-			addHAProxy(&out, mf.GetName(), m)
+			addHAProxy(&out, name, m)
 		}
 	}
 	if len(out.Backends) == 0 {

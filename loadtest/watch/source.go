@@ -2,6 +2,7 @@ package watch
 
 import (
 	"bufio"
+	"bytes"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -185,22 +186,11 @@ func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, tim
 }
 
 // startsJSON reports whether the body's first byte after white space
-// opens a JSON object or array.
+// (within its first 512 bytes) opens a JSON object or array.
 func startsJSON(br *bufio.Reader) bool {
-	for i := 1; i <= 512; i++ {
-		b, err := br.Peek(i)
-		if err != nil {
-			return false
-		}
-		switch b[i-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{', '[':
-			return true
-		}
-		return false
-	}
-	return false
+	b, _ := br.Peek(512) // fewer at the body's end
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
 // contentFormat tells a response's format from its Content-Type: JSON,
