@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -51,10 +52,7 @@ func work(page string) (watch.Work, bool) {
 	if err != nil {
 		return watch.Work{}, false
 	}
-	name := u.Query().Get("cmd")
-	if name == "" {
-		name = commands.AllView.Name()
-	}
+	name := cmp.Or(u.Query().Get("cmd"), commands.AllView.Name())
 	if !slices.ContainsFunc(commands.Views, func(v *commands.View) bool { return v.Name() == name }) {
 		return watch.Work{}, false
 	}

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"fmt"
 	"net"
@@ -120,15 +121,9 @@ func (c HAProxyConfig) Render() ([]byte, error) {
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
-	if c.CheckInterval == "" {
-		c.CheckInterval = "500ms"
-	}
-	if c.QueueTimeout == "" {
-		c.QueueTimeout = "30s"
-	}
-	if c.MaxConn == 0 {
-		c.MaxConn = 4096
-	}
+	c.CheckInterval = cmp.Or(c.CheckInterval, "500ms")
+	c.QueueTimeout = cmp.Or(c.QueueTimeout, "30s")
+	c.MaxConn = cmp.Or(c.MaxConn, 4096)
 	return execute("haproxy.cfg.tmpl", c)
 }
 

@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
@@ -45,14 +46,10 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	maxClients := s.MaxClientConn
-	if maxClients == 0 {
-		maxClients = 1000
-	}
 	ini, err := PgBouncerConfig{
 		ListenHost: "127.0.0.1", ListenPort: port,
 		ServerHost: f.Role.Host, ServerPort: f.Role.Port, Database: f.Role.Name, User: f.Role.Name,
-		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: maxClients,
+		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: cmp.Or(s.MaxClientConn, 1000),
 		AuthFile: authFile, StatsUser: StatsUser,
 	}.Render()
 	if err != nil {

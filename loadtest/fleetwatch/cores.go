@@ -1,6 +1,7 @@
 package fleetwatch
 
 import (
+	"cmp"
 	"strings"
 
 	"bbslab/loadtest/watch"
@@ -14,14 +15,7 @@ func (f *Fleet) coresRead() bool {
 	t := f.o.Target
 	return f.o.SharedCores && t.Interference.Path != "" && t.ProcessCPU.Path != "" &&
 		t.Interference.Kind == watch.Counter && t.ProcessCPU.Kind == watch.Counter &&
-		scaleOf(t.Interference) == scaleOf(t.ProcessCPU)
-}
-
-func scaleOf(s watch.Stat) float64 {
-	if s.Scale == 0 {
-		return 1
-	}
-	return s.Scale
+		cmp.Or(t.Interference.Scale, 1) == cmp.Or(t.ProcessCPU.Scale, 1)
 }
 
 // sharedCores puts into the sum, in place of the replicas' interference

@@ -136,16 +136,10 @@ func (f *Fleet) Read(ctx context.Context) map[string]any {
 	put := func(key string, v any, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		src := map[string]any{"up": 0.0}
-		if err != nil {
-			src["error"] = err.Error()
-		} else {
-			src["up"] = 1.0
-			if v != nil {
-				doc[key] = v
-			}
+		if err == nil && v != nil {
+			doc[key] = v
 		}
-		sources[key] = src
+		sources[key] = source(err)
 	}
 	var wg sync.WaitGroup
 	docs := make([]any, len(f.o.Replicas))
@@ -186,17 +180,14 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	var all []any
 	up, env := 0, false
 	for i, r := range f.o.Replicas {
-		src := map[string]any{"up": 0.0}
+		src := source(errs[i])
 		if errs[i] == nil {
 			f.last[r.Name] = docs[i]
-			src["up"] = 1.0
 			up++
 			if !env {
 				copyEnvironment(doc, docs[i], f.o.Target.EnvironmentKeys)
 				env = true
 			}
-		} else {
-			src["error"] = errs[i].Error()
 		}
 		sources["replica "+r.Name] = src
 		d, ok := f.last[r.Name].(map[string]any)
@@ -218,6 +209,15 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	}
 	doc["sum"] = sum
 	doc["fleet"] = map[string]any{"replicas": float64(len(f.o.Replicas)), "up": float64(up)}
+}
+
+// source is a source's entry in the document's sources: up 1, or up 0
+// and the error.
+func source(err error) map[string]any {
+	if err != nil {
+		return map[string]any{"up": 0.0, "error": err.Error()}
+	}
+	return map[string]any{"up": 1.0}
 }
 
 // readReplica reads one replica's stats JSON.

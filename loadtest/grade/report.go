@@ -2,6 +2,7 @@ package grade
 
 import (
 	"bbslab/truth"
+	"cmp"
 	"math"
 	"slices"
 	"sort"
@@ -80,9 +81,7 @@ func (r *Report) fromRequests() {
 			last = q.At
 		}
 	}
-	if r.Span == 0 {
-		r.Span = last
-	}
+	r.Span = cmp.Or(r.Span, last)
 	if !r.Start.IsZero() && r.End.IsZero() {
 		r.End = r.Start.Add(r.Span)
 	}

@@ -3,6 +3,7 @@ package watch
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -129,9 +130,7 @@ var accept = map[string]string{
 // short window by the answer's delay.
 func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, time.Time, error) {
 	at := time.Now()
-	if format == "" {
-		format = Auto
-	}
+	format = cmp.Or(format, Auto)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, at, err
