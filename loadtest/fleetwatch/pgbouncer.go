@@ -84,12 +84,8 @@ func NewPgBouncer(dsn, database string) *PgBouncer {
 }
 
 // Read runs SHOW POOLS and SHOW STATS once.
-func (b *PgBouncer) Read(ctx context.Context) (r PgBouncerReading, err error) {
-	err = b.do(ctx, func(c *pgx.Conn) error {
-		r, err = b.read(ctx, c)
-		return err
-	})
-	return r, err
+func (b *PgBouncer) Read(ctx context.Context) (PgBouncerReading, error) {
+	return keep(ctx, &b.kept, b.read)
 }
 
 func (b *PgBouncer) read(ctx context.Context, conn *pgx.Conn) (PgBouncerReading, error) {

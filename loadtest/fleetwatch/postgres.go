@@ -58,11 +58,8 @@ func NewPostgres(dsn, database, role string) *Postgres {
 }
 
 // Read reads the backends, the limits and the sessions once.
-func (p *Postgres) Read(ctx context.Context) (r PostgresReading, err error) {
-	err = p.do(ctx, func(c *pgx.Conn) error {
-		r, err = p.read(ctx, c)
-		return err
-	})
+func (p *Postgres) Read(ctx context.Context) (PostgresReading, error) {
+	r, err := keep(ctx, &p.kept, p.read)
 	if err != nil {
 		return PostgresReading{}, fmt.Errorf("postgres: %w", err)
 	}
@@ -78,24 +75,25 @@ type kept struct {
 	conn *pgx.Conn
 }
 
-// do runs read on the connection, opened first when there is none, and
+// keep runs read on k's connection, opened first when there is none, and
 // closes it when either fails.
-func (k *kept) do(ctx context.Context, read func(*pgx.Conn) error) error {
+func keep[T any](ctx context.Context, k *kept, read func(context.Context, *pgx.Conn) (T, error)) (T, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.conn == nil {
 		c, err := k.connect(ctx)
 		if err != nil {
-			return err
+			var zero T
+			return zero, err
 		}
 		k.conn = c
 	}
-	if err := read(k.conn); err != nil {
+	r, err := read(ctx, k.conn)
+	if err != nil {
 		k.conn.Close(context.Background())
 		k.conn = nil
-		return err
 	}
-	return nil
+	return r, err
 }
 
 // Close closes the reader's connection.

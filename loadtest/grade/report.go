@@ -106,8 +106,8 @@ func (r *Report) fromSends(sends []time.Time) {
 
 // percentiles are the figures of sorted values (ms).
 func percentiles(sorted []float64) Percentiles {
-	q := func(q float64) float64 { return quantile(sorted, q) }
-	return Percentiles{P50: q(0.5), P90: q(0.9), P95: q(0.95), P99: q(0.99), P999: q(0.999), Max: q(1)}
+	at := func(q float64) float64 { return quantile(sorted, q) }
+	return Percentiles{P50: at(0.5), P90: at(0.9), P95: at(0.95), P99: at(0.99), P999: at(0.999), Max: at(1)}
 }
 
 // quantile is the nearest-rank quantile of sorted values; NaN when empty.
