@@ -161,13 +161,10 @@ func Start(ctx context.Context, s Spec) (f *Fleet, err error) {
 			return f, err
 		}
 	}
-	if s.Replicas == 0 {
-		return f, nil
+	if s.Replicas > 0 {
+		err = f.startHAProxy(ctx)
 	}
-	if err := f.startHAProxy(ctx); err != nil {
-		return f, err
-	}
-	return f, nil
+	return f, err
 }
 
 func (s *Spec) check() error {
