@@ -1,12 +1,14 @@
 package contract
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -50,15 +52,8 @@ func work(page string) (watch.Work, bool) {
 	if err != nil {
 		return watch.Work{}, false
 	}
-	name := u.Query().Get("cmd")
-	if name == "" {
-		name = commands.AllView.Name()
-	}
-	known := false
-	for _, v := range commands.Views {
-		known = known || v.Name() == name
-	}
-	if !known {
+	name := cmp.Or(u.Query().Get("cmd"), commands.AllView.Name())
+	if !slices.ContainsFunc(commands.Views, func(v *commands.View) bool { return v.Name() == name }) {
 		return watch.Work{}, false
 	}
 	return watch.Work{Name: name,

@@ -154,18 +154,16 @@ func (v *boardCheck) header(resp *http.Response, cmd, name string, want int) {
 }
 
 func (v *boardCheck) do(ctx context.Context, method string, form url.Values) (*http.Response, []byte, error) {
-	var req *http.Request
-	var err error
-	if method == "GET" {
-		req, err = http.NewRequestWithContext(ctx, method, v.base+"?"+form.Encode(), nil)
-	} else {
-		req, err = http.NewRequestWithContext(ctx, method, v.base, strings.NewReader(form.Encode()))
-		if req != nil {
-			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		}
+	u, body := v.base+"?"+form.Encode(), io.Reader(nil)
+	if method != "GET" {
+		u, body = v.base, strings.NewReader(form.Encode())
 	}
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	if err != nil {
 		return nil, nil, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
 	resp, err := v.client.Do(req)
 	if err != nil {

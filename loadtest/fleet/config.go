@@ -2,11 +2,13 @@ package fleet
 
 import (
 	"bytes"
+	"cmp"
 	"embed"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"text/template"
@@ -80,7 +82,7 @@ type Login struct{ Name, Password string }
 
 // Check tells what is wrong with c.
 func (c HAProxyConfig) Check() error {
-	if !oneOf(c.Balance, Balances...) {
+	if !slices.Contains(Balances, c.Balance) {
 		return fmt.Errorf("balance %q: want %s", c.Balance, strings.Join(Balances, " or "))
 	}
 	if len(c.Servers) == 0 {
@@ -97,7 +99,7 @@ func (c HAProxyConfig) Check() error {
 
 // Check tells what is wrong with c.
 func (c PgBouncerConfig) Check() error {
-	if !oneOf(c.Mode, ModeSession, ModeTransaction) {
+	if c.Mode != ModeSession && c.Mode != ModeTransaction {
 		return fmt.Errorf("pgbouncer mode %q: want %q or %q", c.Mode, ModeSession, ModeTransaction)
 	}
 	if c.PoolSize < 1 || c.PoolSize > 10_000 {
@@ -119,15 +121,9 @@ func (c HAProxyConfig) Render() ([]byte, error) {
 	if err := c.Check(); err != nil {
 		return nil, err
 	}
-	if c.CheckInterval == "" {
-		c.CheckInterval = "500ms"
-	}
-	if c.QueueTimeout == "" {
-		c.QueueTimeout = "30s"
-	}
-	if c.MaxConn == 0 {
-		c.MaxConn = 4096
-	}
+	c.CheckInterval = cmp.Or(c.CheckInterval, "500ms")
+	c.QueueTimeout = cmp.Or(c.QueueTimeout, "30s")
+	c.MaxConn = cmp.Or(c.MaxConn, 4096)
 	return execute("haproxy.cfg.tmpl", c)
 }
 
@@ -165,15 +161,6 @@ func writeFile(dir, name string, b []byte) (string, error) {
 		return "", err
 	}
 	return p, nil
-}
-
-func oneOf(s string, set ...string) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
 }
 
 func plainName(s string) bool {

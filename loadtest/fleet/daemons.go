@@ -1,15 +1,16 @@
 package fleet
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"fmt"
 	"net/url"
 	"os/exec"
 	"path/filepath"
-	"strconv"
-	"strings"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // Binary finds HAProxy's or PgBouncer's program ("haproxy", "pgbouncer")
@@ -45,14 +46,10 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	maxClients := s.MaxClientConn
-	if maxClients == 0 {
-		maxClients = 1000
-	}
 	ini, err := PgBouncerConfig{
 		ListenHost: "127.0.0.1", ListenPort: port,
 		ServerHost: f.Role.Host, ServerPort: f.Role.Port, Database: f.Role.Name, User: f.Role.Name,
-		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: maxClients,
+		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: cmp.Or(s.MaxClientConn, 1000),
 		AuthFile: authFile, StatsUser: StatsUser,
 	}.Render()
 	if err != nil {
@@ -132,13 +129,8 @@ func (f *Fleet) serversUp(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	up := 0
-	for _, s := range ss {
-		if s.Name == "haproxy_server_status" && s.Labels["proxy"] == "boards" && s.Labels["state"] == "UP" && s.Value == 1 {
-			up++
-		}
-	}
-	return up, nil
+	// Each server has one series per state, 1 for the state it is in.
+	return int(Sum(ss, "haproxy_server_status", map[string]string{"proxy": "boards", "state": "UP"})), nil
 }
 
 // A Sample is one line of Prometheus's text format: a name, its labels
@@ -149,8 +141,8 @@ type Sample struct {
 	Value  float64
 }
 
-// Scrape reads url's Prometheus text, simply: no escapes in label values,
-// no timestamps (as HAProxy's exporter writes it).
+// Scrape reads url's Prometheus text (format 0.0.4, as HAProxy's
+// exporter writes it).
 func Scrape(ctx context.Context, url string) ([]Sample, error) {
 	b, err := get(ctx, url)
 	if err != nil {
@@ -159,38 +151,27 @@ func Scrape(ctx context.Context, url string) ([]Sample, error) {
 	return parseText(b)
 }
 
+// parseText reads a text exposition with prometheus/common/expfmt: a
+// sample per series of the counters, gauges and untyped metrics.
 func parseText(b []byte) ([]Sample, error) {
-	var out []Sample
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		s := Sample{Labels: map[string]string{}}
-		i := strings.LastIndexByte(line, ' ')
-		if i < 0 {
-			return nil, fmt.Errorf("metrics: %q: no value", line)
-		}
-		v, err := strconv.ParseFloat(line[i+1:], 64)
-		if err != nil {
-			return nil, fmt.Errorf("metrics: %q: %w", line, err)
-		}
-		s.Value, s.Name = v, strings.TrimSpace(line[:i])
-		if j := strings.IndexByte(s.Name, '{'); j >= 0 {
-			labels := strings.TrimSuffix(s.Name[j+1:], "}")
-			s.Name = s.Name[:j]
-			for _, kv := range strings.Split(labels, ",") {
-				k, v, ok := strings.Cut(kv, "=")
-				if ok {
-					s.Labels[strings.TrimSpace(k)] = strings.Trim(v, `"`)
-				}
-			}
-		}
-		out = append(out, s)
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("metrics: %w", err)
 	}
-	return out, sc.Err()
+	var out []Sample
+	for name, mf := range fams {
+		for _, m := range mf.GetMetric() {
+			s := Sample{Name: name, Labels: map[string]string{}}
+			for _, l := range m.GetLabel() {
+				s.Labels[l.GetName()] = l.GetValue()
+			}
+			// A series has one of the three; the others read 0.
+			s.Value = m.GetCounter().GetValue() + m.GetGauge().GetValue() + m.GetUntyped().GetValue()
+			out = append(out, s)
+		}
+	}
+	return out, nil
 }
 
 // Sum adds the values of the samples named name whose labels include

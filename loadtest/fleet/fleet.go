@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -163,13 +164,10 @@ func Start(ctx context.Context, s Spec) (f *Fleet, err error) {
 			return f, err
 		}
 	}
-	if s.Replicas == 0 {
-		return f, nil
+	if s.Replicas > 0 {
+		err = f.startHAProxy(ctx)
 	}
-	if err := f.startHAProxy(ctx); err != nil {
-		return f, err
-	}
-	return f, nil
+	return f, err
 }
 
 func (s *Spec) check() error {
@@ -183,7 +181,7 @@ func (s *Spec) check() error {
 	if s.Replicas > 0 && !strings.HasPrefix(s.Ready, "/") {
 		bad = append(bad, fmt.Errorf("fleet: ready = %q: want the path of the replica's ready URL on its admin port, such as /readyz", s.Ready))
 	}
-	if s.Replicas > 0 && !oneOf(s.Balance, Balances...) {
+	if s.Replicas > 0 && !slices.Contains(Balances, s.Balance) {
 		bad = append(bad, fmt.Errorf("fleet: balance = %q: want %s", s.Balance, strings.Join(Balances, " or ")))
 	}
 	for _, p := range []struct {

@@ -29,19 +29,15 @@ func combine(docs []any, path string, means map[string]bool) any {
 	}
 	switch first.(type) {
 	case map[string]any:
-		out := map[string]any{}
-		var keys []string
+		out := map[string]any{} // every key of every document
 		for _, d := range docs {
 			if m, ok := d.(map[string]any); ok {
 				for k := range m {
-					if _, seen := out[k]; !seen {
-						out[k] = nil
-						keys = append(keys, k)
-					}
+					out[k] = nil
 				}
 			}
 		}
-		for _, k := range keys {
+		for k := range out {
 			var parts []any
 			for _, d := range docs {
 				if m, ok := d.(map[string]any); ok {
@@ -136,14 +132,4 @@ func copyEnvironment(doc map[string]any, src any, keys []string) {
 			doc[k] = v
 		}
 	}
-}
-
-// shallowCopy copies a document's top level, so that keys added to it
-// leave the kept document as it was read.
-func shallowCopy(m map[string]any) map[string]any {
-	out := make(map[string]any, len(m)+2)
-	for k, v := range m {
-		out[k] = v
-	}
-	return out
 }

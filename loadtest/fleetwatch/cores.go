@@ -1,6 +1,7 @@
 package fleetwatch
 
 import (
+	"cmp"
 	"strings"
 
 	"bbslab/loadtest/watch"
@@ -14,14 +15,7 @@ func (f *Fleet) coresRead() bool {
 	t := f.o.Target
 	return f.o.SharedCores && t.Interference.Path != "" && t.ProcessCPU.Path != "" &&
 		t.Interference.Kind == watch.Counter && t.ProcessCPU.Kind == watch.Counter &&
-		scaleOf(t.Interference) == scaleOf(t.ProcessCPU)
-}
-
-func scaleOf(s watch.Stat) float64 {
-	if s.Scale == 0 {
-		return 1
-	}
-	return s.Scale
+		cmp.Or(t.Interference.Scale, 1) == cmp.Or(t.ProcessCPU.Scale, 1)
 }
 
 // sharedCores puts into the sum, in place of the replicas' interference
@@ -35,41 +29,36 @@ func scaleOf(s watch.Stat) float64 {
 // replicas' mean. A figure some replica lacks is left out of the sum.
 func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
 	t := f.o.Target
-	var busy, cpu float64
-	ok := len(docs) > 0
-	for _, d := range docs {
-		in, ok1 := watch.LookupNumber(d, t.Interference.Path)
-		c, ok2 := watch.LookupNumber(d, t.ProcessCPU.Path)
-		if !ok1 || !ok2 {
-			ok = false
-			break
+	n := float64(len(docs))
+	in, ok1 := sumAt(docs, t.Interference.Path)
+	cpu, ok2 := sumAt(docs, t.ProcessCPU.Path)
+	var v any // nil: left out
+	if ok1 && ok2 {
+		v = (in+cpu)/n - cpu
+	}
+	setPath(sum, t.Interference.Path, v)
+	if t.Steal.Path != "" {
+		steal, ok := sumAt(docs, t.Steal.Path)
+		v = nil
+		if ok {
+			v = steal / n
 		}
-		busy += in + c
-		cpu += c
+		setPath(sum, t.Steal.Path, v)
 	}
-	if ok {
-		setPath(sum, t.Interference.Path, busy/float64(len(docs))-cpu)
-	} else {
-		setPath(sum, t.Interference.Path, nil)
-	}
-	if t.Steal.Path == "" {
-		return
-	}
-	var steal float64
-	ok = len(docs) > 0
+}
+
+// sumAt adds up the numbers at path in docs; false when there are none
+// or one lacks it.
+func sumAt(docs []any, path string) (float64, bool) {
+	sum := 0.0
 	for _, d := range docs {
-		v, found := watch.LookupNumber(d, t.Steal.Path)
-		if !found {
-			ok = false
-			break
+		v, ok := watch.LookupNumber(d, path)
+		if !ok {
+			return 0, false
 		}
-		steal += v
+		sum += v
 	}
-	if ok {
-		setPath(sum, t.Steal.Path, steal/float64(len(docs)))
-	} else {
-		setPath(sum, t.Steal.Path, nil)
-	}
+	return sum, len(docs) > 0
 }
 
 // setPath sets the number at a dotted path of doc, making the objects on

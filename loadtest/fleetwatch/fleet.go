@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"sync"
@@ -135,16 +136,10 @@ func (f *Fleet) Read(ctx context.Context) map[string]any {
 	put := func(key string, v any, err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		src := map[string]any{"up": 0.0}
-		if err != nil {
-			src["error"] = err.Error()
-		} else {
-			src["up"] = 1.0
-			if v != nil {
-				doc[key] = v
-			}
+		if err == nil && v != nil {
+			doc[key] = v
 		}
-		sources[key] = src
+		sources[key] = source(err)
 	}
 	var wg sync.WaitGroup
 	docs := make([]any, len(f.o.Replicas))
@@ -185,24 +180,21 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	var all []any
 	up, env := 0, false
 	for i, r := range f.o.Replicas {
-		src := map[string]any{"up": 0.0}
+		src := source(errs[i])
 		if errs[i] == nil {
 			f.last[r.Name] = docs[i]
-			src["up"] = 1.0
 			up++
 			if !env {
 				copyEnvironment(doc, docs[i], f.o.Target.EnvironmentKeys)
 				env = true
 			}
-		} else {
-			src["error"] = errs[i].Error()
 		}
 		sources["replica "+r.Name] = src
 		d, ok := f.last[r.Name].(map[string]any)
 		if !ok {
 			continue
 		}
-		d = shallowCopy(d)
+		d = maps.Clone(d) // keys added leave the kept document as it was read
 		d["up"] = src["up"]
 		d["requests_total"] = total(d, f.o.Target.RequestPaths)
 		reps[r.Name] = d
@@ -219,14 +211,37 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	doc["fleet"] = map[string]any{"replicas": float64(len(f.o.Replicas)), "up": float64(up)}
 }
 
+// source is a source's entry in the document's sources: up 1, or up 0
+// and the error.
+func source(err error) map[string]any {
+	if err != nil {
+		return map[string]any{"up": 0.0, "error": err.Error()}
+	}
+	return map[string]any{"up": 1.0}
+}
+
 // readReplica reads one replica's stats JSON.
 func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
+	b, err := get(ctx, f.client, url, "application/json", 8<<20)
+	if err != nil {
+		return nil, err
+	}
+	var d map[string]any
+	if err := json.Unmarshal(b, &d); err != nil {
+		return nil, fmt.Errorf("GET %s: stats JSON: %w", url, err)
+	}
+	return d, nil
+}
+
+// get GETs url asking for accept and returns at most limit bytes of its
+// body when it answers 200.
+func get(ctx context.Context, c *http.Client, url, accept string, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("Accept", "application/json")
-	resp, err := f.client.Do(req)
+	req.Header.Set("Accept", accept)
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, err
 	}
@@ -234,11 +249,7 @@ func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	var d map[string]any
-	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&d); err != nil {
-		return nil, fmt.Errorf("GET %s: stats JSON: %w", url, err)
-	}
-	return d, nil
+	return io.ReadAll(io.LimitReader(resp.Body, limit))
 }
 
 // haproxyDoc is the HAProxy reading as the document holds it: Backend

@@ -1,6 +1,7 @@
 package fleetwatch
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 // A Proxied is what HAProxy's Prometheus exporter says of one backend or
@@ -88,20 +90,11 @@ var haproxyFields = map[string]func(*Proxied) *float64{
 // ReadHAProxy reads HAProxy's Prometheus exporter at url (a frontend with
 // "http-request use-service prometheus-exporter") once.
 func ReadHAProxy(ctx context.Context, c *http.Client, url string) (HAProxyReading, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	b, err := get(ctx, c, url, "text/plain;version=0.0.4", 16<<20)
 	if err != nil {
 		return HAProxyReading{}, err
 	}
-	req.Header.Set("Accept", "text/plain;version=0.0.4")
-	resp, err := c.Do(req)
-	if err != nil {
-		return HAProxyReading{}, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return HAProxyReading{}, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	r, err := ParseHAProxy(io.LimitReader(resp.Body, 16<<20))
+	r, err := ParseHAProxy(bytes.NewReader(b))
 	if err != nil {
 		return HAProxyReading{}, fmt.Errorf("GET %s: %w", url, err)
 	}
@@ -114,18 +107,14 @@ func ReadHAProxy(ctx context.Context, c *http.Client, url string) (HAProxyReadin
 // backend at all is an error (not HAProxy's exporter, or no backend).
 func ParseHAProxy(r io.Reader) (HAProxyReading, error) {
 	out := HAProxyReading{Backends: map[string]Proxied{}, Servers: map[string]Proxied{}}
-	dec := expfmt.NewDecoder(r, expfmt.NewFormat(expfmt.TypeTextPlain))
-	for {
-		var mf dto.MetricFamily
-		err := dec.Decode(&mf)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return HAProxyReading{}, fmt.Errorf("HAProxy exposition: %w", err)
-		}
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return HAProxyReading{}, fmt.Errorf("HAProxy exposition: %w", err)
+	}
+	for name, mf := range fams {
 		for _, m := range mf.GetMetric() {
-			addHAProxy(&out, mf.GetName(), m)
+			addHAProxy(&out, name, m)
 		}
 	}
 	if len(out.Backends) == 0 {
@@ -164,7 +153,8 @@ func addHAProxy(out *HAProxyReading, name string, m *dto.Metric) {
 	} else {
 		return
 	}
-	v := value(m)
+	// A series has one of the three; the others read 0.
+	v := m.GetCounter().GetValue() + m.GetGauge().GetValue() + m.GetUntyped().GetValue()
 	p := set[key]
 	switch {
 	case field == "http_responses_total":
@@ -184,17 +174,4 @@ func addHAProxy(out *HAProxyReading, name string, m *dto.Metric) {
 		}
 	}
 	set[key] = p
-}
-
-// value is a series' number, whatever its type.
-func value(m *dto.Metric) float64 {
-	switch {
-	case m.Counter != nil:
-		return m.GetCounter().GetValue()
-	case m.Gauge != nil:
-		return m.GetGauge().GetValue()
-	case m.Untyped != nil:
-		return m.GetUntyped().GetValue()
-	}
-	return 0
 }

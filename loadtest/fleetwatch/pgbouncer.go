@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strconv"
-	"sync"
 
 	"github.com/jackc/pgx/v5"
 )
@@ -60,45 +59,37 @@ type PgBouncerReading struct {
 // between reads and opened again after a failure. The console speaks the
 // simple query protocol only, so the connection uses nothing else.
 type PgBouncer struct {
-	dsn      string
+	kept
 	database string
-
-	mu   sync.Mutex
-	conn *pgx.Conn
 }
 
 // NewPgBouncer returns a reader of the console at dsn (for example
 // postgres://root@127.0.0.1:6432/pgbouncer?sslmode=disable); database, when
 // set, is the one pooled database the sums keep.
 func NewPgBouncer(dsn, database string) *PgBouncer {
-	return &PgBouncer{dsn: dsn, database: database}
+	connect := func(ctx context.Context) (*pgx.Conn, error) {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			return nil, fmt.Errorf("pgbouncer console: %w", err)
+		}
+		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
+		cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity = 0, 0
+		c, err := pgx.ConnectConfig(ctx, cfg)
+		if err != nil {
+			return nil, fmt.Errorf("pgbouncer console: %w", err)
+		}
+		return c, nil
+	}
+	return &PgBouncer{kept: kept{connect: connect}, database: database}
 }
 
 // Read runs SHOW POOLS and SHOW STATS once.
 func (b *PgBouncer) Read(ctx context.Context) (PgBouncerReading, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.conn == nil {
-		cfg, err := pgx.ParseConfig(b.dsn)
-		if err != nil {
-			return PgBouncerReading{}, fmt.Errorf("pgbouncer console: %w", err)
-		}
-		cfg.DefaultQueryExecMode = pgx.QueryExecModeSimpleProtocol
-		cfg.StatementCacheCapacity, cfg.DescriptionCacheCapacity = 0, 0
-		if b.conn, err = pgx.ConnectConfig(ctx, cfg); err != nil {
-			return PgBouncerReading{}, fmt.Errorf("pgbouncer console: %w", err)
-		}
-	}
-	r, err := b.read(ctx)
-	if err != nil {
-		b.conn.Close(context.Background())
-		b.conn = nil
-	}
-	return r, err
+	return keep(ctx, &b.kept, b.read)
 }
 
-func (b *PgBouncer) read(ctx context.Context) (PgBouncerReading, error) {
-	cols, rows, err := textQuery(ctx, b.conn, "SHOW POOLS")
+func (b *PgBouncer) read(ctx context.Context, conn *pgx.Conn) (PgBouncerReading, error) {
+	cols, rows, err := textQuery(ctx, conn, "SHOW POOLS")
 	if err != nil {
 		return PgBouncerReading{}, err
 	}
@@ -106,7 +97,7 @@ func (b *PgBouncer) read(ctx context.Context) (PgBouncerReading, error) {
 	if err != nil {
 		return PgBouncerReading{}, err
 	}
-	cols, rows, err = textQuery(ctx, b.conn, "SHOW STATS")
+	cols, rows, err = textQuery(ctx, conn, "SHOW STATS")
 	if err != nil {
 		return PgBouncerReading{}, err
 	}
@@ -115,16 +106,6 @@ func (b *PgBouncer) read(ctx context.Context) (PgBouncerReading, error) {
 		return PgBouncerReading{}, err
 	}
 	return addUp(pools, stats, b.database), nil
-}
-
-// Close closes the console connection.
-func (b *PgBouncer) Close() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.conn != nil {
-		b.conn.Close(context.Background())
-		b.conn = nil
-	}
 }
 
 // textQuery runs q and returns its column names and its rows as text (the

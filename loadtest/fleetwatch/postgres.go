@@ -46,61 +46,79 @@ var backendStates = []string{"active", "idle", "idle_in_transaction", "idle_in_t
 // reads when the others are refused), so that it takes none of the
 // watched role's CONNECTION LIMIT.
 type Postgres struct {
-	dsn, database, role string
-
-	mu   sync.Mutex
-	conn *pgx.Conn
+	kept
+	database, role string
 }
 
 // NewPostgres returns a reader of the server at dsn watching database
 // and role ("" for any).
 func NewPostgres(dsn, database, role string) *Postgres {
-	return &Postgres{dsn: dsn, database: database, role: role}
+	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
+	return &Postgres{kept: kept{connect: connect}, database: database, role: role}
 }
 
 // Read reads the backends, the limits and the sessions once.
 func (p *Postgres) Read(ctx context.Context) (PostgresReading, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conn == nil {
-		c, err := pgx.Connect(ctx, p.dsn)
-		if err != nil {
-			return PostgresReading{}, fmt.Errorf("postgres: %w", err)
-		}
-		p.conn = c
-	}
-	r, err := p.read(ctx)
+	r, err := keep(ctx, &p.kept, p.read)
 	if err != nil {
-		p.conn.Close(context.Background())
-		p.conn = nil
 		return PostgresReading{}, fmt.Errorf("postgres: %w", err)
 	}
 	return r, nil
 }
 
+// A kept is a connection kept between reads: opened at the first, and
+// again after a read that failed.
+type kept struct {
+	connect func(context.Context) (*pgx.Conn, error)
+
+	mu   sync.Mutex
+	conn *pgx.Conn
+}
+
+// keep runs read on k's connection, opened first when there is none, and
+// closes it when either fails.
+func keep[T any](ctx context.Context, k *kept, read func(context.Context, *pgx.Conn) (T, error)) (T, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.conn == nil {
+		c, err := k.connect(ctx)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		k.conn = c
+	}
+	r, err := read(ctx, k.conn)
+	if err != nil {
+		k.conn.Close(context.Background())
+		k.conn = nil
+	}
+	return r, err
+}
+
 // Close closes the reader's connection.
-func (p *Postgres) Close() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.conn != nil {
-		p.conn.Close(context.Background())
-		p.conn = nil
+func (k *kept) Close() {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.conn != nil {
+		k.conn.Close(context.Background())
+		k.conn = nil
 	}
 }
 
-func (p *Postgres) read(ctx context.Context) (PostgresReading, error) {
+func (p *Postgres) read(ctx context.Context, conn *pgx.Conn) (PostgresReading, error) {
 	r := PostgresReading{Backends: make(map[string]float64, len(backendStates))}
 	for _, s := range backendStates {
 		r.Backends[s] = 0
 	}
-	err := p.conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int,
+	err := conn.QueryRow(ctx, `SELECT current_setting('server_version_num')::int,
 		current_setting('max_connections')::int, current_setting('superuser_reserved_connections')::int,
 		(SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'client backend')`).
 		Scan(&r.Version, &r.MaxConnections, &r.ReservedConnections, &r.ServerBackends)
 	if err != nil {
 		return r, err
 	}
-	rows, err := p.conn.Query(ctx, `SELECT coalesce(state, 'unknown'), count(*) FROM pg_stat_activity
+	rows, err := conn.Query(ctx, `SELECT coalesce(state, 'unknown'), count(*) FROM pg_stat_activity
 		WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
 		AND ($1 = '' OR datname = $1) AND ($2 = '' OR usename = $2) GROUP BY 1`, p.database, p.role)
 	if err != nil {
@@ -121,7 +139,7 @@ func (p *Postgres) read(ctx context.Context) (PostgresReading, error) {
 	}
 	if p.role != "" {
 		var limit float64
-		err := p.conn.QueryRow(ctx, `SELECT rolconnlimit FROM pg_roles WHERE rolname = $1`, p.role).Scan(&limit)
+		err := conn.QueryRow(ctx, `SELECT rolconnlimit FROM pg_roles WHERE rolname = $1`, p.role).Scan(&limit)
 		switch {
 		case err == nil:
 			r.RoleLimit = &limit
@@ -131,7 +149,7 @@ func (p *Postgres) read(ctx context.Context) (PostgresReading, error) {
 	}
 	if r.Version >= 140000 && p.database != "" {
 		var n float64
-		err := p.conn.QueryRow(ctx, `SELECT sessions FROM pg_stat_database WHERE datname = $1`, p.database).Scan(&n)
+		err := conn.QueryRow(ctx, `SELECT sessions FROM pg_stat_database WHERE datname = $1`, p.database).Scan(&n)
 		switch {
 		case err == nil:
 			r.SessionsTotal = &n

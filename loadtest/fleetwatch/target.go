@@ -1,6 +1,7 @@
 package fleetwatch
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -179,12 +180,7 @@ func (f *Fleet) eachStats() []watch.Stat {
 	return out
 }
 
-func label(s watch.Stat) string {
-	if s.Legend != "" {
-		return s.Legend
-	}
-	return s.Name
-}
+func label(s watch.Stat) string { return cmp.Or(s.Legend, s.Name) }
 
 // sourceStats are the readings of the proxy, the pooler and the
 // database, for the readers the options set.

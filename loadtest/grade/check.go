@@ -205,7 +205,7 @@ func (g *Grading) expect(serviceMs float64, shortest time.Duration) {
 		}
 	}
 	sort.Float64s(lats)
-	g.Expected = Percentiles{P50: quantile(lats, 0.5), P90: quantile(lats, 0.9), P95: quantile(lats, 0.95), P99: quantile(lats, 0.99), P999: quantile(lats, 0.999), Max: quantile(lats, 1)}
+	g.Expected = percentiles(lats)
 	g.TailAt = float64(shortest) / float64(time.Millisecond) / 2
 	for _, s := range g.Stalls {
 		d := float64(s.End.Sub(s.Start)) / float64(time.Millisecond)

@@ -1,6 +1,7 @@
 package grade
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"time"
@@ -190,10 +191,7 @@ func (t *Truth) checkLog(from string) error {
 // FILE: the board's admin address is not known here, ADMIN stands for
 // it), with ?log=1 when the per-request log is needed; one line each.
 func openHint(server string, log bool) string {
-	adm := strings.TrimSuffix(server, "/")
-	if adm == "" {
-		adm = "ADMIN"
-	}
+	adm := cmp.Or(strings.TrimSuffix(server, "/"), "ADMIN")
 	start := "curl -X POST " + adm + "/admin/truth/start"
 	if log {
 		start = "curl -X POST '" + adm + "/admin/truth/start?log=1'"

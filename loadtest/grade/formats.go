@@ -1,9 +1,11 @@
 package grade
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 )
@@ -81,6 +83,21 @@ func firstLine(b []byte) []byte {
 		}
 	}
 	return nil
+}
+
+// eachLine calls f with each line of r that is not blank, trimmed, and
+// its number from 1 (lines up to 64 MiB); f's error ends the reading.
+func eachLine(r io.Reader, f func(n int, line []byte) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		if l := bytes.TrimSpace(sc.Bytes()); len(l) > 0 {
+			if err := f(n, l); err != nil {
+				return err
+			}
+		}
+	}
+	return sc.Err()
 }
 
 // firstObject decodes b's first line as a JSON object of the given keys

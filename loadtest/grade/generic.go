@@ -61,21 +61,13 @@ type genericCol struct {
 // genericColumns lists the names for messages.
 const genericColumns = "start or start_unix_s|ms|us|ns, or offset or offset_s|ms|us|ns; latency or latency_s|ms|us|ns; status; optional bytes, error, x_*"
 
+// genericNamed are the columns without a unit.
+var genericNamed = map[string]genericKind{"start": colStart, "offset": colOffset, "latency": colLatency, "status": colStatus, "bytes": colBytes, "error": colError}
+
 // parseGenericCol reads a column's name.
 func parseGenericCol(name string) (genericCol, error) {
-	switch name {
-	case "start":
-		return genericCol{name, colStart, 0}, nil
-	case "offset":
-		return genericCol{name, colOffset, 0}, nil
-	case "latency":
-		return genericCol{name, colLatency, 0}, nil
-	case "status":
-		return genericCol{name, colStatus, 0}, nil
-	case "bytes":
-		return genericCol{name, colBytes, 0}, nil
-	case "error":
-		return genericCol{name, colError, 0}, nil
+	if kind, ok := genericNamed[name]; ok {
+		return genericCol{name, kind, 0}, nil
 	}
 	if strings.HasPrefix(name, "x_") {
 		return genericCol{name, colExtra, 0}, nil

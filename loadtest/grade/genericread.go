@@ -1,36 +1,33 @@
 package grade
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// A genericRow is one request of a generic file.
-type genericRow struct {
-	send   time.Time     // absolute send time (start, start_unix_*)
-	offset time.Duration // or the send from the run's start (offset*)
-	lat    time.Duration
-	status int
-	bytes  int64
-	err    string
-}
-
-// genericRows gathers a file's rows and the coarsest latency resolution
-// among them (ns).
+// genericRows gathers a file's requests (At set from offsets), their
+// absolute send times when the file gives those, the coarsest latency
+// resolution among them (ns), the bytes received and the error messages
+// of the requests without a response and of those with one.
 type genericRows struct {
-	schema *genericSchema
-	rows   []genericRow
-	res    float64
+	schema                 *genericSchema
+	reqs                   []Request
+	sends                  []time.Time
+	res                    float64
+	bytes                  int64
+	noResponse, withStatus map[string]int64
 }
 
 // readGeneric reads the generic format, CSV or JSON lines by its first
@@ -46,7 +43,7 @@ func readGeneric(path string, b []byte) ([]*Report, error) {
 			return nil, fmt.Errorf("line %d: a \"# start=\" line after the data; put it before the header or the first object", skipped+i+1)
 		}
 	}
-	g := &genericRows{}
+	g := &genericRows{noResponse: map[string]int64{}, withStatus: map[string]int64{}}
 	if head := genericHead(body); len(head) > 0 && head[0] == '{' {
 		err = g.readJSON(body, skipped)
 	} else {
@@ -145,25 +142,23 @@ func (g *genericRows) readCSV(body []byte, skipped int) error {
 // readJSON reads one JSON object a line; the first object's send-time and
 // latency keys hold for every line (lineKeys).
 func (g *genericRows) readJSON(body []byte, skipped int) error {
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := skipped + 1; sc.Scan(); n++ {
-		l := bytes.TrimSpace(sc.Bytes())
-		if len(l) == 0 || l[0] == '#' {
-			continue
+	err := eachLine(bytes.NewReader(body), func(n int, l []byte) error {
+		if l[0] == '#' {
+			return nil
 		}
 		vals, names, err := jsonValues(l)
+		if err == nil {
+			err = g.lineKeys(names)
+		}
+		if err == nil {
+			err = g.add(vals)
+		}
 		if err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
+			return fmt.Errorf("line %d: %w", skipped+n, err)
 		}
-		if err := g.lineKeys(names); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-		if err := g.add(vals); err != nil {
-			return fmt.Errorf("line %d: %w", n, err)
-		}
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return err
 	}
 	if g.schema == nil {
@@ -231,51 +226,63 @@ func jsonValues(l []byte) (map[string]string, []string, error) {
 // add reads one row's values by column name.
 func (g *genericRows) add(vals map[string]string) error {
 	s := g.schema
-	var q genericRow
+	var q Request
 	if v := vals["status"]; v != "" {
 		st, err := strconv.Atoi(v)
 		if err != nil || (st != 0 && (st < 100 || st > 599)) {
 			return fmt.Errorf("status %q: want an HTTP status 100-599, or 0 or empty for no response", v)
 		}
-		q.status = st
+		q.Status = st
 	}
-	q.err = vals["error"]
-	if q.status == 0 && q.err == "" {
+	msg := vals["error"]
+	if q.Status == 0 && msg == "" {
 		return errors.New("status 0 or empty (no response) needs an error saying why")
 	}
 	switch v := vals[s.latency.name]; {
-	case v == "" && q.status > 0:
-		return fmt.Errorf("%s empty: a response (status %d) needs its latency", s.latency.name, q.status)
+	case v == "" && q.Status > 0:
+		return fmt.Errorf("%s empty: a response (status %d) needs its latency", s.latency.name, q.Status)
 	case v != "":
 		lat, res, err := parseLength(s.latency, v)
 		if err != nil {
 			return err
 		}
-		q.lat, g.res = lat, math.Max(g.res, res)
+		q.Latency, g.res = lat, math.Max(g.res, res)
 	}
 	v := vals[s.send.name]
+	var send time.Time
 	var err error
 	switch {
 	case v == "":
 		return fmt.Errorf("%s empty: every request needs its send time", s.send.name)
 	case s.send.kind == colOffset:
-		q.offset, _, err = parseLength(s.send, v)
+		q.At, _, err = parseLength(s.send, v)
 	case s.send.unit == 0:
-		if q.send, err = time.Parse(time.RFC3339Nano, v); err != nil {
+		if send, err = time.Parse(time.RFC3339Nano, v); err != nil {
 			err = fmt.Errorf("%s %q: want RFC 3339 with a zone, e.g. 2026-12-03T09:00:00.123456Z", s.send.name, v)
 		}
 	default:
-		q.send, err = parseEpoch(s.send, v)
+		send, err = parseEpoch(s.send, v)
 	}
 	if err != nil {
 		return err
 	}
 	if v := vals["bytes"]; v != "" {
-		if q.bytes, err = strconv.ParseInt(v, 10, 64); err != nil || q.bytes < 0 {
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
 			return fmt.Errorf("bytes %q: want a whole number of bytes, 0 or more", v)
 		}
+		g.bytes += n
 	}
-	g.rows = append(g.rows, q)
+	switch {
+	case q.Status == 0:
+		g.noResponse[msg]++
+	case msg != "":
+		g.withStatus[msg]++
+	}
+	if s.send.kind == colStart {
+		g.sends = append(g.sends, send)
+	}
+	g.reqs = append(g.reqs, q)
 	return nil
 }
 
@@ -284,54 +291,33 @@ func (g *genericRows) add(vals map[string]string) error {
 // without a start: matched to the truth's seconds like hey's).
 func (g *genericRows) report(path string, start time.Time) (*Report, error) {
 	s := g.schema
-	if len(g.rows) == 0 {
+	if len(g.reqs) == 0 {
 		return nil, errors.New("no requests after the header")
 	}
-	absolute := s.send.kind == colStart
-	if absolute && !start.IsZero() {
+	if len(g.sends) > 0 && !start.IsZero() {
 		return nil, fmt.Errorf("a \"# start=\" line gives the run's start for offsets, but the send times are absolute (%s): drop the line or give offsets", s.send.name)
 	}
-	r := &Report{Name: path, Format: "generic", Resolution: g.res / float64(time.Millisecond)}
+	r := &Report{Name: path, Format: "generic", Requests: g.reqs, Resolution: g.res / float64(time.Millisecond)}
 	switch {
-	case absolute:
-		r.Start = g.rows[0].send
-		for _, q := range g.rows {
-			if q.send.Before(r.Start) {
-				r.Start = q.send
-			}
-		}
+	case len(g.sends) > 0:
+		r.fromSends(g.sends)
 	case start.IsZero():
 		r.Relative = true
 		r.Notes = append(r.Notes, "send times are offsets and no \"# start=\" line gives the run's start: placed by the truth's seconds, or by -window")
+		r.fromRequests()
 	default:
 		r.Start = start
+		r.fromRequests()
 	}
-	var bytes int64
-	noResponse, withStatus := map[string]int64{}, map[string]int64{}
-	for _, q := range g.rows {
-		at := q.offset
-		if absolute {
-			at = q.send.Sub(r.Start)
-		}
-		r.Requests = append(r.Requests, Request{At: at, Latency: q.lat, Status: q.status})
-		bytes += q.bytes
-		switch {
-		case q.status == 0:
-			noResponse[q.err]++
-		case q.err != "":
-			withStatus[q.err]++
-		}
+	if len(g.noResponse) > 0 {
+		r.Notes = append(r.Notes, "no response: "+countList(g.noResponse))
 	}
-	r.fromRequests()
-	if len(noResponse) > 0 {
-		r.Notes = append(r.Notes, "no response: "+countList(noResponse))
-	}
-	if len(withStatus) > 0 {
-		r.Notes = append(r.Notes, "responses with an error: "+countList(withStatus))
+	if len(g.withStatus) > 0 {
+		r.Notes = append(r.Notes, "responses with an error: "+countList(g.withStatus))
 	}
 	for _, c := range s.cols {
 		if c.kind == colBytes {
-			r.Notes = append(r.Notes, fmt.Sprintf("bytes received: %d", bytes))
+			r.Notes = append(r.Notes, fmt.Sprintf("bytes received: %d", g.bytes))
 		}
 	}
 	if len(s.extra) > 0 {
@@ -342,15 +328,8 @@ func (g *genericRows) report(path string, start time.Time) (*Report, error) {
 
 // countList prints counts by message, most first, the first five.
 func countList(m map[string]int64) string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool {
-		if m[keys[i]] != m[keys[j]] {
-			return m[keys[i]] > m[keys[j]]
-		}
-		return keys[i] < keys[j]
+	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
+		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))
 	})
 	var parts []string
 	for i, k := range keys {

@@ -48,8 +48,8 @@ func readJTL(path string, b []byte) ([]*Report, error) {
 		recs = recs[1:]
 	}
 	ts, el, rc := cols["timeStamp"], cols["elapsed"], cols["responseCode"]
-	var starts []int64
-	var reqs []Request
+	r := &Report{Name: path, Format: "jtl", Resolution: 1}
+	var sends []time.Time
 	for i, rec := range recs {
 		if len(rec) <= max(ts, el, rc) {
 			return nil, fmt.Errorf("sample %d: %d fields", i+1, len(rec))
@@ -60,20 +60,12 @@ func readJTL(path string, b []byte) ([]*Report, error) {
 			return nil, fmt.Errorf("sample %d: timeStamp %q, elapsed %q: want milliseconds", i+1, rec[ts], rec[el])
 		}
 		code, _ := strconv.Atoi(rec[rc]) // non-numeric: no HTTP response
-		starts = append(starts, start)
-		reqs = append(reqs, Request{Latency: time.Duration(elapsed) * time.Millisecond, Status: code})
+		sends = append(sends, time.UnixMilli(start).UTC())
+		r.Requests = append(r.Requests, Request{Latency: time.Duration(elapsed) * time.Millisecond, Status: code})
 	}
-	if len(reqs) == 0 {
+	if len(sends) == 0 {
 		return nil, fmt.Errorf("no samples")
 	}
-	first := min(starts[0], starts[len(starts)-1])
-	for _, s := range starts {
-		first = min(first, s)
-	}
-	for i := range reqs {
-		reqs[i].At = time.Duration(starts[i]-first) * time.Millisecond
-	}
-	r := &Report{Name: path, Format: "jtl", Start: time.UnixMilli(first).UTC(), Requests: reqs, Resolution: 1}
-	r.fromRequests()
+	r.fromSends(sends)
 	return []*Report{r}, nil
 }

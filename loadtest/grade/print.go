@@ -1,10 +1,12 @@
 package grade
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"strings"
 	"time"
 )
@@ -32,7 +34,7 @@ func writeGrading(w io.Writer, g *Grading) {
 	}
 	fmt.Fprintf(w, "requests: sent %d, responses %d", r.Sent, r.Responses)
 	if len(r.Status) > 0 {
-		fmt.Fprintf(w, " (%s)", statusList(intStatus(r.Status)))
+		fmt.Fprintf(w, " (%s)", statusList(r.Status))
 	}
 	fmt.Fprintf(w, ", no response %d; the server served %d in the tool's span", r.Sent-r.Responses, g.Served)
 	switch d := r.Responses - g.Served; {
@@ -99,25 +101,12 @@ func num(v float64) string {
 }
 
 // statusList prints status counts as "200: 4990, 503: 10".
-func statusList(m map[string]int64) string {
-	var keys []string
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+func statusList[K cmp.Ordered](m map[K]int64) string {
 	var parts []string
-	for _, k := range keys {
-		parts = append(parts, fmt.Sprintf("%s: %d", k, m[k]))
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, fmt.Sprintf("%v: %d", k, m[k]))
 	}
 	return strings.Join(parts, ", ")
-}
-
-func intStatus(m map[int]int64) map[string]int64 {
-	out := map[string]int64{}
-	for k, v := range m {
-		out[fmt.Sprint(k)] = v
-	}
-	return out
 }
 
 // share prints tool's difference from the server's count as a share of it.

@@ -2,7 +2,9 @@ package grade
 
 import (
 	"bbslab/truth"
+	"cmp"
 	"math"
+	"slices"
 	"sort"
 	"time"
 )
@@ -79,21 +81,33 @@ func (r *Report) fromRequests() {
 			last = q.At
 		}
 	}
-	if r.Span == 0 {
-		r.Span = last
-	}
+	r.Span = cmp.Or(r.Span, last)
 	if !r.Start.IsZero() && r.End.IsZero() {
 		r.End = r.Start.Add(r.Span)
 	}
 	sort.Float64s(lats)
-	r.Lat = Percentiles{
-		P50: quantile(lats, 0.50), P90: quantile(lats, 0.90), P95: quantile(lats, 0.95), P99: quantile(lats, 0.99),
-		P999: quantile(lats, 0.999), Max: quantile(lats, 1),
-	}
+	r.Lat = percentiles(lats)
 	r.Tail = func(ms float64) int64 {
 		i := sort.SearchFloat64s(lats, ms)
 		return int64(len(lats) - i)
 	}
+}
+
+// fromSends places r at the earliest of sends, each request's absolute
+// send in r.Requests' order, sets each request's At from there and fills
+// the counts (fromRequests).
+func (r *Report) fromSends(sends []time.Time) {
+	r.Start = slices.MinFunc(sends, time.Time.Compare)
+	for i, s := range sends {
+		r.Requests[i].At = s.Sub(r.Start)
+	}
+	r.fromRequests()
+}
+
+// percentiles are the figures of sorted values (ms).
+func percentiles(sorted []float64) Percentiles {
+	at := func(q float64) float64 { return quantile(sorted, q) }
+	return Percentiles{P50: at(0.5), P90: at(0.9), P95: at(0.95), P99: at(0.99), P999: at(0.999), Max: at(1)}
 }
 
 // quantile is the nearest-rank quantile of sorted values; NaN when empty.

@@ -2,10 +2,10 @@ package grade
 
 import (
 	"bbslab/truth"
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"time"
@@ -35,16 +35,15 @@ func readTruthLog(path string) ([]Logged, error) {
 // decodeTruthLog reads JSON lines of Logged, sorted by arrival.
 func decodeTruthLog(r io.Reader, from string) ([]Logged, error) {
 	var out []Logged
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for n := 1; sc.Scan(); n++ {
+	err := eachLine(r, func(n int, line []byte) error {
 		var l Logged
-		if err := json.Unmarshal(sc.Bytes(), &l); err != nil {
-			return nil, fmt.Errorf("truth log from %s: line %d: %w", from, n, err)
+		if err := json.Unmarshal(line, &l); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
 		}
 		out = append(out, l)
-	}
-	if err := sc.Err(); err != nil {
+		return nil
+	})
+	if err != nil {
 		return nil, fmt.Errorf("truth log from %s: %w", from, err)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Arrival.Before(out[j].Arrival) })
@@ -99,18 +98,11 @@ func refine(r *Report, log []Logged) (time.Time, bool) {
 		med := gaps[len(gaps)/2]
 		var dev float64
 		for _, g := range gaps {
-			dev += abs(float64(g - med))
+			dev += math.Abs(float64(g - med))
 		}
 		if best < 0 || dev < best {
 			best, bestStart = dev, r.Start.Add(med)
 		}
 	}
 	return bestStart, best >= 0
-}
-
-func abs(f float64) float64 {
-	if f < 0 {
-		return -f
-	}
-	return f
 }

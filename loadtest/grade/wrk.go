@@ -15,9 +15,11 @@ func isWrk(b []byte) bool {
 }
 
 var (
-	wrkTotal   = regexp.MustCompile(`(\d+) requests in ([0-9.]+)(us|ms|s|m|h)`)
-	wrkPct     = regexp.MustCompile(`(?m)^\s*(50|75|90|99)(?:\.0+)?%\s+([0-9.]+)(us|ms|s|m|h)\s*$`)
-	wrkLatency = regexp.MustCompile(`(?m)^\s*Latency\s+([0-9.]+)(us|ms|s|m|h)\s+([0-9.]+)(us|ms|s|m|h)\s+([0-9.]+)(us|ms|s|m|h)`)
+	// wrkTime is one of wrk's times, "12.34ms", as time.ParseDuration reads it.
+	wrkTime    = `([0-9.]+(?:us|ms|s|m|h))`
+	wrkTotal   = regexp.MustCompile(`(\d+) requests in ` + wrkTime)
+	wrkPct     = regexp.MustCompile(`(?m)^\s*(50|75|90|99)(?:\.0+)?%\s+` + wrkTime + `\s*$`)
+	wrkLatency = regexp.MustCompile(`(?m)^\s*Latency\s+` + wrkTime + `\s+` + wrkTime + `\s+` + wrkTime)
 	wrkNon2xx  = regexp.MustCompile(`Non-2xx or 3xx responses: (\d+)`)
 	wrkSocket  = regexp.MustCompile(`Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)`)
 	wrkConns   = regexp.MustCompile(`(\d+) threads and (\d+) connections`)
@@ -40,7 +42,7 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 		return nil, fmt.Errorf(`no "N requests in D" line`)
 	}
 	n, _ := strconv.ParseInt(m[1], 10, 64)
-	span, err := wrkDuration(m[2], m[3])
+	span, err := time.ParseDuration(m[2])
 	if err != nil {
 		return nil, err
 	}
@@ -51,26 +53,25 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 		return nil, fmt.Errorf("no Latency Distribution (run wrk with --latency)")
 	}
 	for _, p := range pcts {
-		d, err := wrkDuration(p[2], p[3])
+		d, err := time.ParseDuration(p[2])
 		if err != nil {
 			return nil, err
 		}
-		ms := float64(d) / float64(time.Millisecond)
 		switch p[1] {
 		case "50":
-			r.Lat.P50 = ms
+			r.Lat.P50 = ms(d)
 		case "90":
-			r.Lat.P90 = ms
+			r.Lat.P90 = ms(d)
 		case "99":
-			r.Lat.P99 = ms
+			r.Lat.P99 = ms(d)
 		}
 	}
 	r.Correction = &Correction{Source: wrkSource, Mean: nan}
 	if l := wrkLatency.FindStringSubmatch(s); l != nil {
-		if d, err := wrkDuration(l[5], l[6]); err == nil {
+		if d, err := time.ParseDuration(l[3]); err == nil {
 			r.Lat.Max = ms(d)
 		}
-		if d, err := wrkDuration(l[1], l[2]); err == nil {
+		if d, err := time.ParseDuration(l[1]); err == nil {
 			r.Correction.Mean = ms(d)
 		}
 	}
@@ -98,14 +99,4 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 	}
 	r.Notes = append(r.Notes, "wrk's summary has no per-request data and no times: its latency is from the actual send")
 	return []*Report{r}, nil
-}
-
-// wrkDuration reads wrk's "12.34ms".
-func wrkDuration(v, unit string) (time.Duration, error) {
-	f, err := strconv.ParseFloat(v, 64)
-	if err != nil {
-		return 0, fmt.Errorf("duration %s%s: %w", v, unit, err)
-	}
-	mult := map[string]time.Duration{"us": time.Microsecond, "ms": time.Millisecond, "s": time.Second, "m": time.Minute, "h": time.Hour}[unit]
-	return time.Duration(f * float64(mult)), nil
 }

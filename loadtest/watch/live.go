@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 )
@@ -85,11 +86,7 @@ func (r Read) Values(requestsPerSecond float64) []Value {
 		if rd.Complement {
 			v = 100 - v
 		}
-		label := rd.Legend
-		if label == "" {
-			label = rd.Name
-		}
-		out = append(out, Value{Stat: rd, Label: label, Value: v})
+		out = append(out, Value{Stat: rd, Label: cmp.Or(rd.Legend, rd.Name), Value: v})
 	}
 	return out
 }

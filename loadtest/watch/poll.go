@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -78,10 +79,7 @@ func (s *poller) stop() { s.stopOnce.Do(func() { close(s.done) }) }
 // parsed in sels) that copies the objects named by envKeys at its first
 // successful read.
 func newPoller(url, format string, stats []Stat, sels selectors, envKeys []string) *poller {
-	if format == "" {
-		format = Auto
-	}
-	return &poller{url: url, format: format, stats: stats, sels: sels, envKeys: envKeys, client: &http.Client{Timeout: 2 * time.Second},
+	return &poller{url: url, format: cmp.Or(format, Auto), stats: stats, sels: sels, envKeys: envKeys, client: &http.Client{Timeout: 2 * time.Second},
 		done: make(chan struct{}), sums: map[string]float64{}, pers: map[string]float64{}, pn: map[string]int{}, first: map[string]sample{}, last: map[string]sample{}}
 }
 

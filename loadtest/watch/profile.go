@@ -1,13 +1,13 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/google/pprof/profile"
@@ -121,11 +121,8 @@ func topShares(m map[string]int64, total int64, n int) []FuncShare {
 	for k, v := range m {
 		out = append(out, FuncShare{Name: k, Share: float64(v) / float64(total)})
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].Share != out[j].Share {
-			return out[i].Share > out[j].Share
-		}
-		return out[i].Name < out[j].Name
+	slices.SortFunc(out, func(a, b FuncShare) int {
+		return cmp.Or(cmp.Compare(b.Share, a.Share), strings.Compare(a.Name, b.Name))
 	})
 	if len(out) > n {
 		out = out[:n]

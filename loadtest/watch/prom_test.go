@@ -23,12 +23,13 @@ func TestParseSelector(t *testing.T) {
 		{in: `job:rate5m{a="x\"y"}`, want: `job:rate5m{a="x\"y"}`},
 		{in: "", err: "want a metric name"},
 		{in: "9lives", err: "want a metric name"},
-		{in: `x{a="b"`, err: "missing closing }"},
+		{in: `x{a="b"`, err: "end of input inside braces"},
 		{in: `x{a=~"b"}`, err: "regular-expression"},
-		{in: `x{a=b}`, err: "double-quoted"},
-		{in: `x{a="b" c="d"}`, err: "want , between"},
-		{in: `x{a-b="c"}`, err: "not valid"},
-		{in: `x{a="b}`, err: "missing closing"},
+		{in: `x{a=b}`, err: "expected string"},
+		{in: `x{a="b" c="d"}`, err: `expected "," or "}"`},
+		{in: `x{a-b="c"}`, err: "unexpected character inside braces"},
+		{in: `x{a="b}`, err: "unterminated quoted string"},
+		{in: `{a="b"}`, err: "want a metric name"},
 	} {
 		sel, err := parseSelector(tc.in)
 		switch {
@@ -259,7 +260,7 @@ func TestParseMetricStat(t *testing.T) {
 		{in: `p=wait_seconds:p100`, err: "percentile"},
 		{in: `=x`, err: "name=selector"},
 		{in: `x`, err: "name=selector"},
-		{in: `x=a{b=c}`, err: "double-quoted"},
+		{in: `x=a{b=c}`, err: "expected string"},
 	} {
 		got, err := ParseMetricStat(tc.in)
 		if tc.err != "" {

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/http"
@@ -33,9 +34,7 @@ func ReadNow(ctx context.Context, url, format string, stats []Stat) (map[string]
 		if r.Kind == Histogram {
 			continue
 		}
-		if r.Kind == "" {
-			r.Kind = Gauge
-		}
+		r.Kind = cmp.Or(r.Kind, Gauge)
 		if v, ok := sc.sample(r, sels); ok {
 			out[r.Name] = v.v
 		}

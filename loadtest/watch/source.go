@@ -2,6 +2,8 @@ package watch
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"compress/gzip"
 	"context"
 	"encoding/json"
@@ -128,9 +130,7 @@ var accept = map[string]string{
 // short window by the answer's delay.
 func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, time.Time, error) {
 	at := time.Now()
-	if format == "" {
-		format = Auto
-	}
+	format = cmp.Or(format, Auto)
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, at, err
@@ -185,22 +185,11 @@ func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, tim
 }
 
 // startsJSON reports whether the body's first byte after white space
-// opens a JSON object or array.
+// (within its first 512 bytes) opens a JSON object or array.
 func startsJSON(br *bufio.Reader) bool {
-	for i := 1; i <= 512; i++ {
-		b, err := br.Peek(i)
-		if err != nil {
-			return false
-		}
-		switch b[i-1] {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{', '[':
-			return true
-		}
-		return false
-	}
-	return false
+	b, _ := br.Peek(512) // fewer at the body's end
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
 // contentFormat tells a response's format from its Content-Type: JSON,

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 )
@@ -20,12 +21,7 @@ type Knobs struct {
 }
 
 // Min is the pool's minimum in force: PoolMin, or Pool when it is 0.
-func (k Knobs) Min() int {
-	if k.PoolMin == 0 {
-		return k.Pool
-	}
-	return k.PoolMin
-}
+func (k Knobs) Min() int { return cmp.Or(k.PoolMin, k.Pool) }
 
 // Tuning is what a tuner (package loadtest/tune) knows of a target: which
 // of the target's stats (by Stat.Name, from Target.Stats) play which part

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -74,12 +75,7 @@ func New(o Options) (*Watcher, error) {
 		if err := sels.add(r.Metric, r.Per); err != nil {
 			return nil, fmt.Errorf("stats reading %q: %w", r.Name, err)
 		}
-		if r.Kind == "" {
-			rs[i].Kind = Gauge
-		}
-		if r.Scale == 0 {
-			rs[i].Scale = 1
-		}
+		rs[i].Kind, rs[i].Scale = cmp.Or(r.Kind, Gauge), cmp.Or(r.Scale, 1)
 	}
 	o.Stats = rs
 	if err := checkStates(o.States); err != nil {
@@ -99,9 +95,7 @@ func New(o Options) (*Watcher, error) {
 				return nil, fmt.Errorf("profile kind %q: want cpu or fgprof", k)
 			}
 		}
-		if o.ProfilePrefix == "" {
-			o.ProfilePrefix = "loadtest"
-		}
+		o.ProfilePrefix = cmp.Or(o.ProfilePrefix, "loadtest")
 	}
 	if o.ProfileSeconds < 0 || o.ProfileSeconds > 30 {
 		return nil, fmt.Errorf("profile seconds %d: want 0 (the measured duration) to 30", o.ProfileSeconds)
@@ -199,10 +193,7 @@ func profileSeconds(o Options, s loadtest.Settings) int {
 	if o.ProfileSeconds > 0 {
 		return o.ProfileSeconds
 	}
-	d := s.Duration
-	if d == 0 {
-		d = s.MaxDuration - s.Warmup
-	}
+	d := cmp.Or(s.Duration, s.MaxDuration-s.Warmup)
 	return max(1, min(30, int(d/time.Second)))
 }
 
@@ -278,7 +269,7 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 		}
 		seen.Server = sr
 	}
-	sortProfiles(w.profiles)
+	sort.SliceStable(w.profiles, func(i, j int) bool { return w.profiles[i].Kind < w.profiles[j].Kind }) // cpu before fgprof
 	seen.Profiles = w.profiles
 	var err error
 	if out.Server, out.Profiles, err = seen.encode(); err != nil {
@@ -286,11 +277,6 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	}
 	out.Warnings = w.warnings
 	return out
-}
-
-// sortProfiles orders profiles by kind (cpu before fgprof).
-func sortProfiles(ps []*ProfileSummary) {
-	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Kind < ps[j].Kind })
 }
 
 // waitUntil waits until t; false when ctx ended first.
