@@ -342,11 +342,12 @@ func ReadResult(path string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read result: %w", err)
 	}
-	return decodeResult(path, b)
+	return DecodeResult(path, b)
 }
 
-// decodeResult decodes the JSON result b read from path.
-func decodeResult(path string, b []byte) (*Result, error) {
+// DecodeResult decodes the JSON result b read from path, as ReadResult
+// does.
+func DecodeResult(path string, b []byte) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("read result %s: %w", path, err)

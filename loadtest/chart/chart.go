@@ -45,23 +45,12 @@ const (
 // have server stats, one PREFIX-server-<name> chart per chart of srv (see
 // Server). It returns the files written.
 func WriteSweepCharts(prefix string, curves []Curve, srv Server) ([]string, error) {
-	tp := plot.New()
-	tp.Title.Text = "Throughput"
-	tp.X.Label.Text = "clients"
-	tp.Y.Label.Text = "successful responses / s"
-	rt := plot.New()
-	rt.Title.Text = "Response time (mean solid, p99 dashed)"
-	rt.X.Label.Text = "clients"
-	rt.Y.Label.Text = "ms"
-	for _, p := range []*plot.Plot{tp, rt} {
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Add(plotter.NewGrid())
-		p.Y.Min = 0 // a curve that starts at zero does not exaggerate
-	}
 	// Throughput curves rise to the right and stay high: keep the legend in
 	// the empty lower right.
-	tp.Legend.Top, tp.Legend.Left = false, false
+	tp := newPlot("Throughput", "clients", "successful responses / s", false)
+	tp.Legend.Top = false
+	rt := newPlot("Response time (mean solid, p99 dashed)", "clients", "ms", true)
+	tp.Y.Min, rt.Y.Min = 0, 0 // a curve that starts at zero does not exaggerate
 	for i, c := range curves {
 		runs := sortedByClients(c.Runs)
 		thr := make(plotter.XYs, len(runs))
@@ -135,18 +124,8 @@ func sortedByClients(runs []*loadtest.Result) []*loadtest.Result {
 // against time and saves PREFIX-timeline-throughput.svg/.png and
 // PREFIX-timeline-p99.svg/.png. Warm-up seconds are included.
 func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
-	tp := plot.New()
-	tp.Title.Text = "Throughput per second"
-	tp.X.Label.Text = "seconds since start"
-	tp.Y.Label.Text = "successful responses / s"
-	lp := plot.New()
-	lp.Title.Text = "p99 response time per second"
-	lp.X.Label.Text = "seconds since start"
-	lp.Y.Label.Text = "ms"
-	for _, p := range []*plot.Plot{tp, lp} {
-		p.Legend.Top = true
-		p.Add(plotter.NewGrid())
-	}
+	tp := newPlot("Throughput per second", "seconds since start", "successful responses / s", false)
+	lp := newPlot("p99 response time per second", "seconds since start", "ms", false)
 	for i, c := range curves {
 		if len(c.Runs) == 0 || len(c.Runs[0].Series) == 0 {
 			continue
@@ -166,6 +145,16 @@ func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 		}
 	}
 	return saveAll(map[string]*plot.Plot{prefix + "-timeline-throughput": tp, prefix + "-timeline-p99": lp})
+}
+
+// newPlot is an empty plot with its title, axis labels and a grid, its
+// legend at the top, on the left when left is set.
+func newPlot(title, x, y string, left bool) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Legend.Top, p.Legend.Left = true, left
+	p.Add(plotter.NewGrid())
+	return p
 }
 
 // addLine adds a line (with point glyphs when shape >= 0) and its legend.

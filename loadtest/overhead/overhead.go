@@ -365,50 +365,35 @@ func overheadRow(ctx context.Context, b *runner, f Options, name string, board, 
 			return []string{"-url", u, "-clients", strconv.Itoa(f.Clients), "-model", "delay", "-think", "0",
 				"-warmup", warmup.String(), "-duration", f.Duration.String(), "-expect", "200"}
 		}
-		var (
-			wg               sync.WaitGroup
-			bRate, yRate     float64
-			bErr, yErr       error
-			bErrors, yErrors int64
-			bReqs, yReqs     int64
-		)
+		var wg sync.WaitGroup
+		var res [2]*loadtest.Result
+		var errs [2]error
 		bCPU0, err1 := cpuTime(board)
 		yCPU0, err2 := cpuTime(yst)
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			res, err := b.gen.Run(ctx, fmt.Sprintf("%s-r%d-board", name, r), args(boardURL)...)
-			if err == nil {
-				bRate, bErrors, bReqs = res.Total.Throughput, res.Total.Errors, res.Total.Requests
-			}
-			bErr = err
-		}()
-		go func() {
-			defer wg.Done()
-			res, err := b.gen.Run(ctx, fmt.Sprintf("%s-r%d-yardstick", name, r), args(ystURL)...)
-			if err == nil {
-				yRate, yErrors, yReqs = res.Total.Throughput, res.Total.Errors, res.Total.Requests
-			}
-			yErr = err
-		}()
+		for i, side := range []struct{ name, url string }{{"board", boardURL}, {"yardstick", ystURL}} {
+			wg.Go(func() {
+				res[i], errs[i] = b.gen.Run(ctx, fmt.Sprintf("%s-r%d-%s", name, r, side.name), args(side.url)...)
+			})
+		}
 		wg.Wait()
 		bCPU1, err3 := cpuTime(board)
 		yCPU1, err4 := cpuTime(yst)
-		if err := errors.Join(bErr, yErr, err1, err2, err3, err4); err != nil {
+		if err := errors.Join(errs[0], errs[1], err1, err2, err3, err4); err != nil {
 			return overheadResult{}, fmt.Errorf("round %d: %w", r, err)
 		}
-		if bErrors > 0 || yErrors > 0 {
-			return overheadResult{}, fmt.Errorf("round %d: %d errors at the board, %d at the yardstick", r, bErrors, yErrors)
+		bt, yt := res[0].Total, res[1].Total
+		if bt.Errors > 0 || yt.Errors > 0 {
+			return overheadResult{}, fmt.Errorf("round %d: %d errors at the board, %d at the yardstick", r, bt.Errors, yt.Errors)
 		}
-		if bRate == 0 {
+		if bt.Throughput == 0 {
 			return overheadResult{}, fmt.Errorf("round %d: the board answered nothing", r)
 		}
-		boards, ysts, ratios = append(boards, bRate), append(ysts, yRate), append(ratios, yRate/bRate)
+		boards, ysts, ratios = append(boards, bt.Throughput), append(ysts, yt.Throughput), append(ratios, yt.Throughput/bt.Throughput)
 		// A warm-up's requests are not in the counts but its CPU time is
 		// in the deltas: such a round is left out unless it is the only one.
-		if (warmup == 0 || f.Rounds == 1) && bReqs > 0 && yReqs > 0 {
-			boardCPU = append(boardCPU, float64((bCPU1-bCPU0).Microseconds())/float64(bReqs))
-			ystCPU = append(ystCPU, float64((yCPU1-yCPU0).Microseconds())/float64(yReqs))
+		if (warmup == 0 || f.Rounds == 1) && bt.Requests > 0 && yt.Requests > 0 {
+			boardCPU = append(boardCPU, float64((bCPU1-bCPU0).Microseconds())/float64(bt.Requests))
+			ystCPU = append(ystCPU, float64((yCPU1-yCPU0).Microseconds())/float64(yt.Requests))
 			if y := ystCPU[len(ystCPU)-1]; y > 0 {
 				cpuRatios = append(cpuRatios, boardCPU[len(boardCPU)-1]/y)
 			}

@@ -54,15 +54,11 @@ func Read(path string) ([]*loadtest.Result, error) {
 	case "experiment":
 		return readExperiment(path, b)
 	}
-	var r loadtest.Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("read result %s: %w", path, err)
-	}
-	if err := loadtest.CheckSchema(path, r.Schema); err != nil {
+	r, err := loadtest.DecodeResult(path, b)
+	if err != nil {
 		return nil, err
 	}
-	r.Upgrade(r.Schema)
-	return []*loadtest.Result{&r}, nil
+	return []*loadtest.Result{r}, nil
 }
 
 // readSweep reads the runs of a sweep (loadtest.SweepFile), each named
