@@ -163,8 +163,8 @@ type OpenStats struct {
 }
 
 // A Tally adds up finished requests into one label's Stats where they
-// do not come from a run's clients: the lines of a JTL file (package
-// results), the labels of several generators' results (package merge). A
+// do not come from a run's clients (see Tallies): the lines of a JTL file
+// (package resultfile), the labels of several generators' results (package merge). A
 // run's clients count into accumulators made for their hot path
 // (labelAcc) and hand their totals over as a Tally.
 type Tally struct {
@@ -174,6 +174,42 @@ type Tally struct {
 	codes     map[string]int64 // status code -> count
 	errSet    map[string]int64 // error text -> count
 	recv, snt int64
+}
+
+// Tallies adds up finished requests by label, in the order the labels
+// first come: the lines of a JTL file, the labels of several generators'
+// results. The zero Tallies is empty and ready to use.
+type Tallies struct {
+	order []string
+	by    map[string]*Tally
+}
+
+// Of returns label's Tally, new on the label's first use.
+func (ts *Tallies) Of(label string) *Tally {
+	t := ts.by[label]
+	if t == nil {
+		if ts.by == nil {
+			ts.by = map[string]*Tally{}
+		}
+		t = NewTally()
+		ts.by[label] = t
+		ts.order = append(ts.order, label)
+	}
+	return t
+}
+
+// Stats returns each label's figures, in the order the labels came, run
+// by clients(label) clients, and the total's, labelled TOTAL and run by
+// total clients, all over seconds of measurement.
+func (ts *Tallies) Stats(clients func(label string) int, total int, seconds float64) ([]Stats, Stats) {
+	var out []Stats
+	all := NewTally()
+	for _, name := range ts.order {
+		t := ts.by[name]
+		all.add(t)
+		out = append(out, t.Stats(name, clients(name), seconds))
+	}
+	return out, all.Stats("TOTAL", total, seconds)
 }
 
 // NewTally returns an empty Tally.

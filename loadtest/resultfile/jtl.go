@@ -114,7 +114,7 @@ func parseJTL(r io.Reader) (*loadtest.Result, error) {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 	}
-	if len(sum.labels) == 0 {
+	if len(sum.secs) == 0 {
 		return nil, errors.New("no samples")
 	}
 	return sum.result(), nil
@@ -124,9 +124,8 @@ func parseJTL(r io.Reader) (*loadtest.Result, error) {
 // which each request ended.
 type jtlSum struct {
 	cols        map[string]int // column index by name
-	labels      map[string]*loadtest.Tally
-	order       []string // labels in the order they first appear
-	first, last int64    // the earliest start and latest end, epoch ms
+	labels      loadtest.Tallies
+	first, last int64 // the earliest start and latest end, epoch ms
 	clients     int
 	secs        map[int64]*jtlSecond
 }
@@ -139,7 +138,7 @@ type jtlSecond struct {
 }
 
 func newJTLSum() *jtlSum {
-	s := &jtlSum{cols: map[string]int{}, labels: map[string]*loadtest.Tally{}, first: math.MaxInt64, secs: map[int64]*jtlSecond{}}
+	s := &jtlSum{cols: map[string]int{}, first: math.MaxInt64, secs: map[int64]*jtlSecond{}}
 	for i, c := range strings.Split(loadtest.JTLHeader, ",") {
 		s.cols[c] = i
 	}
@@ -174,13 +173,7 @@ func (s *jtlSum) add(rec []string) error {
 	if err1 != nil || err2 != nil {
 		return errors.New("bad timeStamp or elapsed")
 	}
-	name := get("label")
-	l := s.labels[name]
-	if l == nil {
-		l = loadtest.NewTally()
-		s.labels[name] = l
-		s.order = append(s.order, name)
-	}
+	l := s.labels.Of(get("label"))
 	n, _ := strconv.ParseInt(get("bytes"), 10, 64)
 	sn, _ := strconv.ParseInt(get("sentBytes"), 10, 64)
 	if t, err := strconv.Atoi(get("allThreads")); err == nil && t > s.clients {
@@ -237,13 +230,7 @@ func (s *jtlSum) result() *loadtest.Result {
 		MeasuredSeconds: seconds,
 	}
 	res.Settings.Clients = s.clients
-	all := loadtest.NewTally()
-	for _, name := range s.order {
-		st := s.labels[name].Stats(name, s.clients, seconds)
-		res.Labels = append(res.Labels, st)
-		all.AddStats(&st)
-	}
-	res.Total = all.Stats("TOTAL", s.clients, seconds)
+	res.Labels, res.Total = s.labels.Stats(func(string) int { return s.clients }, s.clients, seconds)
 	keys := make([]int64, 0, len(s.secs))
 	for k := range s.secs {
 		keys = append(keys, k)
