@@ -157,32 +157,27 @@ type measured struct {
 	cpu      float64 // user+system seconds of the tool's process
 	wall     float64
 	rssMB    float64
-	note     string
 }
 
-// procUsage is a finished process's CPU time (user + system seconds) and peak
-// resident memory.
-type procUsage struct{ cpu, rssMB float64 }
-
 // runTool runs a command, held to cpus, to completion and returns its
-// output and usage.
-func runTool(ctx context.Context, cpus []int, name string, args ...string) ([]byte, procUsage, float64, error) {
+// output and usage: its CPU time, wall time and peak resident memory.
+func runTool(ctx context.Context, cpus []int, name string, args ...string) ([]byte, measured, error) {
 	var out bytes.Buffer
 	t0 := time.Now()
 	p, err := child.Start(child.Spec{Argv: append([]string{name}, args...), Stdout: &out, Stderr: &out, CPUs: cpus, Pin: true})
 	if err == nil {
 		err = p.Wait(ctx)
 	}
-	wall := time.Since(t0).Seconds()
+	m := measured{wall: time.Since(t0).Seconds()}
 	if err != nil {
-		return out.Bytes(), procUsage{}, wall, fmt.Errorf("%s: %w\n%s", name, err, out.String())
+		return out.Bytes(), m, fmt.Errorf("%s: %w\n%s", name, err, out.String())
 	}
 	pu := p.Usage()
-	u := procUsage{cpu: (pu.User + pu.System).Seconds()}
+	m.cpu = (pu.User + pu.System).Seconds()
 	if pu.PeakRSSBytes != nil {
-		u.rssMB = float64(*pu.PeakRSSBytes) / (1 << 20)
+		m.rssMB = float64(*pu.PeakRSSBytes) / (1 << 20)
 	}
-	return out.Bytes(), u, wall, nil
+	return out.Bytes(), m, nil
 }
 
 // A Generator runs "loadtest run" in a child process, held to CPUs, and
@@ -207,7 +202,7 @@ func (g Generator) Run(ctx context.Context, name string, args ...string) (*loadt
 func (g Generator) run(ctx context.Context, name string, args ...string) (*loadtest.Result, measured, error) {
 	out := filepath.Join(g.Dir, name+".json")
 	args = append([]string{"run", "-progress", "off", "-out", out}, args...)
-	text, ru, wall, err := runTool(ctx, g.CPUs, g.Exe, args...)
+	text, m, err := runTool(ctx, g.CPUs, g.Exe, args...)
 	if err != nil {
 		return nil, measured{}, err
 	}
@@ -215,7 +210,8 @@ func (g Generator) run(ctx context.Context, name string, args ...string) (*loadt
 	if err != nil {
 		return nil, measured{}, fmt.Errorf("%w\n%s", err, text)
 	}
-	return res, measured{tool: "loadtest", requests: res.Total.Requests, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
+	m.tool, m.requests = "loadtest", res.Total.Requests
+	return res, m, nil
 }
 
 var (
@@ -291,16 +287,16 @@ func (m measured) eff() float64 {
 
 // external runs another load tool and reads its request count with re.
 func (b *bench) external(ctx context.Context, re *regexp.Regexp, name string, args ...string) (measured, error) {
-	text, ru, wall, err := runTool(ctx, b.gen.CPUs, name, args...)
+	text, m, err := runTool(ctx, b.gen.CPUs, name, args...)
 	if err != nil {
 		return measured{}, err
 	}
-	m := re.FindSubmatch(text)
-	if m == nil {
+	count := re.FindSubmatch(text)
+	if count == nil {
 		return measured{}, fmt.Errorf("%s: no request count in its output:\n%s", name, text)
 	}
-	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return measured{requests: n, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
+	m.requests, _ = strconv.ParseInt(string(count[1]), 10, 64)
+	return m, nil
 }
 
 // heyModule is the hey that bench builds when none is on PATH: a pinned
@@ -425,7 +421,7 @@ func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur
 		if err := os.WriteFile(script, []byte("function delay()\n  "+v.body+"\nend\n"), 0o644); err != nil {
 			return err
 		}
-		text, ru, wall, err := runTool(ctx, b.gen.CPUs, wrk, "-t1", "-c"+strconv.Itoa(clients), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url)
+		text, m, err := runTool(ctx, b.gen.CPUs, wrk, "-t1", "-c"+strconv.Itoa(clients), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url)
 		if err != nil {
 			return err
 		}
@@ -434,7 +430,7 @@ func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur
 			p50 = string(m[1])
 		}
 		fmt.Fprintf(b.stdout, "wrk -c%d, %s: cpu %.2f s over %.1f s wall = %.2f%% of a core, peak RSS %.1f MB, p50 %s\n",
-			clients, v.name, ru.cpu, wall, 100*ru.cpu/wall, ru.rssMB, p50)
+			clients, v.name, m.cpu, m.wall, 100*m.cpu/m.wall, m.rssMB, p50)
 	}
 	return nil
 }
