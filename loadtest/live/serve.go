@@ -76,22 +76,20 @@ func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 			if writeEvent(w, e) != nil || rc.Flush() != nil {
 				return
 			}
+			continue
 		case <-s.done:
 			// Close may win the race with the frames still buffered for
-			// this stream, the end among them: send them first, or the
-			// page would miss the end and try to reconnect.
-			sendBuffered(w, rc, s)
-			return
+			// this stream, the end among them.
 		case <-r.Context().Done():
 			// The dashboard's server is shutting down (the command ends
 			// right after it published the end and closed the hub) or the
-			// browser left: the frames already buffered, the end among
-			// them, still go out while the connection lasts. Without this,
-			// a stream picked shutdown over the buffered end about half
-			// the time, and the page never said "finished".
-			sendBuffered(w, rc, s)
-			return
+			// browser left.
 		}
+		// The frames already buffered, the end among them, still go out
+		// while the connection lasts, or the page would miss the end,
+		// never say "finished" and try to reconnect.
+		sendBuffered(w, rc, s)
+		return
 	}
 }
 
