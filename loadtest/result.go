@@ -3,8 +3,9 @@ package loadtest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -276,7 +277,7 @@ func (t *Tally) add(b *Tally) {
 	for k, v := range b.codes {
 		t.codes[k] += v
 	}
-	for _, k := range sortedKinds(b.errSet) {
+	for _, k := range slices.Sorted(maps.Keys(b.errSet)) {
 		addErr(t.errSet, k, b.errSet[k])
 	}
 }
@@ -441,14 +442,4 @@ func errorKinds(c [numKinds]int64) map[string]int64 {
 		}
 	}
 	return m
-}
-
-// sortedKinds returns the keys of m in a stable order.
-func sortedKinds(m map[string]int64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -3,10 +3,12 @@ package loadtest
 import (
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -316,13 +318,8 @@ func checkRequest(r Request) (method string, err error) {
 // order for reproducible requests. Each value is compiled on its own, so
 // that only its literal text is escaped (placeholders render digits).
 func compileForm(form map[string]string) (template, error) {
-	keys := make([]string, 0, len(form))
-	for k := range form {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var t template
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(form)) {
 		if i > 0 {
 			t.addLit("&", nil)
 		}
@@ -406,15 +403,13 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 				return fmt.Errorf("header Host %q: no placeholders in Host", v)
 			}
 			host = v
+			continue
 		case "user-agent":
 			agent = ""
-			keys = append(keys, k)
 		case "content-type":
 			c.bodyType = ""
-			keys = append(keys, k)
-		default:
-			keys = append(keys, k)
 		}
+		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	var t template
