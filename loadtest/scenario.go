@@ -184,19 +184,12 @@ func splitURL(raw string) (target, error) {
 	default:
 		return t, fmt.Errorf("url %q: want an absolute http:// or https:// URL", raw)
 	}
-	i := strings.IndexAny(rest, "/?#")
-	t.host = rest
-	t.uri = "/"
-	if i >= 0 {
+	rest, _, _ = strings.Cut(rest, "#") // the fragment is not sent
+	t.host, t.uri = rest, "/"
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
 		t.host, t.uri = rest[:i], rest[i:]
 		if t.uri[0] == '?' {
 			t.uri = "/" + t.uri
-		}
-		if j := strings.IndexByte(t.uri, '#'); j >= 0 {
-			t.uri = t.uri[:j]
-		}
-		if t.uri == "" {
-			t.uri = "/"
 		}
 	}
 	if t.host == "" {

@@ -260,19 +260,15 @@ func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns i
 	}
 	tw := tabwriter.NewWriter(b.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "tool\treq/s (median)\treq per cpu-s (median)\t(best)\tloadtest ÷ tool (median)\t(best)\t")
-	med := make([]float64, len(tools))
-	best := make([]float64, len(tools))
-	rate := make([]float64, len(tools))
-	for i := range tools {
+	med, best := make([]float64, len(tools)), make([]float64, len(tools))
+	for i, t := range tools { // loadtest's row comes first: the others divide by it
 		var effs, rates []float64
 		for _, m := range runs[i] {
 			effs = append(effs, m.eff())
 			rates = append(rates, float64(m.requests)/m.wall)
 		}
-		med[i], best[i], rate[i] = loadtest.Median(effs), slices.Max(effs), loadtest.Median(rates)
-	}
-	for i, t := range tools {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", t.name, rate[i], med[i], best[i], med[0]/med[i], best[0]/best[i])
+		med[i], best[i] = loadtest.Median(effs), slices.Max(effs)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", t.name, loadtest.Median(rates), med[i], best[i], med[0]/med[i], best[0]/best[i])
 	}
 	return tw.Flush()
 }

@@ -25,7 +25,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -247,8 +246,9 @@ func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.
 			if err != nil {
 				return "", fmt.Errorf("overhead: %s %s: %w", db, query, err)
 			}
+			text := func(s loadtest.Spread) string { return fmt.Sprintf("%.2f (%.2f-%.2f)", s.Median, s.Min, s.Max) }
 			fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11.0f  %15.0f  %11.0fus  %15.0fus  %-22s  %s\n", db, cmd, format, row.board, row.yardstick, row.boardCPU, row.ystCPU,
-				fmt.Sprintf("%.2f (%.2f-%.2f)", row.cpuRatio, row.cpuLo, row.cpuHi), fmt.Sprintf("%.2f (%.2f-%.2f)", row.ratio, row.lo, row.hi))
+				text(row.cpuRatio), text(row.ratio))
 		}
 	}
 	return "", nil
@@ -338,17 +338,17 @@ func fetchOK(ctx context.Context, u string) ([]byte, error) {
 	return body, nil
 }
 
-// overheadResult is one row: medians over the rounds and the ratio's
+// overheadResult is one row: medians over the rounds and the ratios'
 // median, min and max.
 type overheadResult struct {
-	board, yardstick float64 // requests per second
-	ratio, lo, hi    float64 // yardstick/board
+	board, yardstick float64         // requests per second
+	ratio            loadtest.Spread // yardstick/board
 	// Server CPU time (user + system) per request, in microseconds,
 	// over the rounds without a warm-up (all rounds when there is one).
 	boardCPU, ystCPU float64
 	// cpuRatio is board CPU per request over yardstick CPU per request,
-	// round by round: median, min and max.
-	cpuRatio, cpuLo, cpuHi float64
+	// round by round.
+	cpuRatio loadtest.Spread
 }
 
 // overheadRow drives both servers at the same time, each with its own
@@ -399,16 +399,12 @@ func overheadRow(ctx context.Context, b *runner, f Options, name string, board, 
 			}
 		}
 	}
-	slices.Sort(ratios)
-	slices.Sort(cpuRatios)
 	if len(cpuRatios) == 0 {
 		return overheadResult{}, errors.New("no round measured both servers' CPU time per request")
 	}
 	return overheadResult{
-		cpuRatio: loadtest.Median(cpuRatios), cpuLo: cpuRatios[0], cpuHi: cpuRatios[len(cpuRatios)-1],
-		board: loadtest.Median(boards), yardstick: loadtest.Median(ysts),
-		ratio: loadtest.Median(ratios), lo: ratios[0], hi: ratios[len(ratios)-1],
-		boardCPU: loadtest.Median(boardCPU), ystCPU: loadtest.Median(ystCPU),
+		board: loadtest.Median(boards), yardstick: loadtest.Median(ysts), ratio: loadtest.SpreadOf(ratios),
+		boardCPU: loadtest.Median(boardCPU), ystCPU: loadtest.Median(ystCPU), cpuRatio: loadtest.SpreadOf(cpuRatios),
 	}, nil
 }
 
