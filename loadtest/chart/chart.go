@@ -3,6 +3,8 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"maps"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -188,13 +190,8 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs, col color.Color, dashes
 
 // saveAll writes each plot as SVG and PNG.
 func saveAll(plots map[string]*plot.Plot) ([]string, error) {
-	names := make([]string, 0, len(plots))
-	for n := range plots {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var files []string
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(plots)) {
 		for _, ext := range []string{".svg", ".png"} {
 			if err := plots[n].Save(chartW, chartH, n+ext); err != nil {
 				return files, fmt.Errorf("save chart %s: %w", n+ext, err)

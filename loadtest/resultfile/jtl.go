@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -231,12 +232,7 @@ func (s *jtlSum) result() *loadtest.Result {
 	}
 	res.Settings.Clients = s.clients
 	res.Labels, res.Total = s.labels.Stats(func(string) int { return s.clients }, s.clients, seconds)
-	keys := make([]int64, 0, len(s.secs))
-	for k := range s.secs {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(s.secs)) {
 		sec := s.secs[k]
 		row := loadtest.SecondRow{
 			T: float64(k*1000+1000-s.first) / 1000, Successes: sec.ok, Errors: sec.err, Throughput: float64(sec.ok), Bytes: sec.recv,
