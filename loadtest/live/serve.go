@@ -112,14 +112,7 @@ func sendBuffered(w http.ResponseWriter, rc *http.ResponseController, s *subscri
 // writeEvent writes one frame as a server-sent event. Frame JSON holds no
 // newline (json.Marshal escapes them in strings), so one data line carries it.
 func writeEvent(w io.Writer, e entry) error {
-	var num [20]byte
-	b := make([]byte, 0, len(e.data)+32)
-	b = append(b, "id: "...)
-	b = append(b, strconv.AppendUint(num[:0], e.seq, 10)...)
-	b = append(b, "\ndata: "...)
-	b = append(b, e.data...)
-	b = append(b, "\n\n"...)
-	_, err := w.Write(b)
+	_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.seq, e.data)
 	return err
 }
 
