@@ -625,10 +625,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	if end.Before(stop) {
 		stop = end
 	}
-	seconds := stop.Sub(r.warmEnd).Seconds()
-	if seconds < 0 {
-		seconds = 0
-	}
+	seconds := max(stop.Sub(r.warmEnd).Seconds(), 0)
 	meanThink := s.Think
 	if s.TimerKind == TimerUniform {
 		meanThink += s.ThinkDev / 2
