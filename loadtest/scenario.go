@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"crypto/tls"
 	"fmt"
 	"maps"
@@ -214,7 +215,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		return nil, err
 	}
 	c := &compiled{
-		label:    r.Label,
+		label:    cmp.Or(r.Label, method+" "+u.uri),
 		index:    index,
 		addr:     u.hostport,
 		url:      r.URL,
@@ -265,9 +266,6 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		return nil, err
 	}
 	c.body = bodyT
-	if c.label == "" {
-		c.label = method + " " + u.uri
-	}
 	if c.line.static() && c.body.static() {
 		c.static = c.render(nil, new([]byte), nil)
 	}

@@ -15,6 +15,7 @@
 package overhead
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -217,10 +218,7 @@ func loadAverage() string {
 func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.Writer) (string, error) {
 	dsn := filepath.Join(b.tmp, "overhead.db")
 	if db == "postgres" {
-		dsn = os.Getenv("BBS_PG_DSN")
-		if dsn == "" {
-			dsn = DefaultPGDSN
-		}
+		dsn = cmp.Or(os.Getenv("BBS_PG_DSN"), DefaultPGDSN)
 		if err := reachable(dsn); err != nil {
 			return fmt.Sprintf("postgres: skipped: %v (set BBS_PG_DSN to a server's URL)", err), nil
 		}

@@ -1,6 +1,7 @@
 package resultfile
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -196,10 +197,7 @@ func (s *jtlSum) add(rec []string) error {
 		sec.ok++
 		return nil
 	}
-	text := get("failureMessage")
-	if text == "" {
-		text = strings.TrimSpace(get("responseCode") + " " + get("responseMessage"))
-	}
+	text := cmp.Or(get("failureMessage"), strings.TrimSpace(get("responseCode")+" "+get("responseMessage")))
 	l.Failure(jtlKind(get("responseCode"), get("failureMessage")), text, code, n, sn)
 	sec.err++
 	return nil

@@ -2,6 +2,7 @@ package resultfile
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -73,9 +74,7 @@ func readSweep(path string, b []byte) ([]*loadtest.Result, error) {
 	}
 	for _, r := range sf.Runs {
 		r.Upgrade(sf.Schema)
-		if r.Name == "" {
-			r.Name = sf.Name
-		}
+		r.Name = cmp.Or(r.Name, sf.Name)
 	}
 	return sf.Runs, nil
 }
