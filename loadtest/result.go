@@ -164,10 +164,10 @@ type OpenStats struct {
 }
 
 // A Tally adds up finished requests into one label's Stats where they
-// do not come from a run's clients (see Tallies): the lines of a JTL file
-// (package resultfile), the labels of several generators' results (package merge). A
-// run's clients count into accumulators made for their hot path
-// (labelAcc) and hand their totals over as a Tally.
+// do not come from a run's clients (see Tallies): the lines of a JTL
+// file (package resultfile), the labels of several generators' results
+// (package merge). A run's clients count into accumulators made for
+// their hot path (labelAcc) and hand their totals over as a Tally.
 type Tally struct {
 	hist      *Histogram
 	ok        int64
