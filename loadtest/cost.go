@@ -87,12 +87,8 @@ func startCost() *costMeter {
 // sample records the peaks; it is called about once a second.
 func (m *costMeter) sample() {
 	m.cur = machine.ReadRuntime()
-	if v := m.cur.MemoryTotalBytes - m.cur.MemoryReleasedBytes; v > m.peakGo {
-		m.peakGo = v
-	}
-	if g := runtime.NumGoroutine(); g > m.peakGor {
-		m.peakGor = g
-	}
+	m.peakGo = max(m.peakGo, m.cur.MemoryTotalBytes-m.cur.MemoryReleasedBytes)
+	m.peakGor = max(m.peakGor, runtime.NumGoroutine())
 }
 
 // spanStart reads the counters of the generator's CPUs as the measured

@@ -90,18 +90,12 @@ func (h *Histogram) Count() int64 { return h.load().TotalCount() }
 // Quantile returns the value at or below which the fraction q (0..1) of the
 // samples lie; 0 when the histogram is empty.
 func (h *Histogram) Quantile(q float64) time.Duration {
-	if h.load().TotalCount() == 0 {
-		return 0
-	}
-	return time.Duration(h.h.ValueAtQuantile(q*100)) * time.Microsecond
+	return time.Duration(h.load().ValueAtQuantile(q*100)) * time.Microsecond
 }
 
-// Mean returns the mean latency.
+// Mean returns the mean latency; 0 when the histogram is empty.
 func (h *Histogram) Mean() time.Duration {
-	if h.load().TotalCount() == 0 {
-		return 0
-	}
-	return time.Duration(h.h.Mean() * float64(time.Microsecond))
+	return time.Duration(h.load().Mean() * float64(time.Microsecond))
 }
 
 // Max returns the largest latency (to the histogram's precision).

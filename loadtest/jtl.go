@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bufio"
+	"cmp"
 	"io"
 	"strconv"
 	"strings"
@@ -24,10 +25,7 @@ type jtlSink struct {
 }
 
 func newJTLSink(w io.Writer, clients int, name string) *jtlSink {
-	if name == "" {
-		name = "clients"
-	}
-	s := &jtlSink{w: bufio.NewWriterSize(w, 64<<10), clients: clients, group: name}
+	s := &jtlSink{w: bufio.NewWriterSize(w, 64<<10), clients: clients, group: cmp.Or(name, "clients")}
 	s.pool.New = func() any { b := make([]byte, 0, 256); return &b }
 	s.w.WriteString(JTLHeader + "\n")
 	return s

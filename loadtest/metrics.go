@@ -55,35 +55,10 @@ func (a *labelAcc) addCode(code int, n int64) {
 	a.codes = append(a.codes, codeCount{code, n})
 }
 
-// add adds b's samples to a.
-func (a *labelAcc) add(b *labelAcc) {
-	a.hist.Merge(b.hist)
-	a.ok += b.ok
-	a.recv += b.recv
-	a.sent += b.sent
-	for k := range a.errs {
-		a.errs[k] += b.errs[k]
-	}
-	for _, c := range b.codes {
-		a.addCode(c.code, c.n)
-	}
-	for _, k := range sortedKinds(b.texts) {
-		if a.texts == nil {
-			a.texts = map[string]int64{}
-		}
-		addErr(a.texts, k, b.texts[k])
-	}
-}
-
-// tally returns a's figures as a Tally.
+// tally returns a's figures as a Tally, sharing its histogram and error
+// set.
 func (a *labelAcc) tally() *Tally {
 	t := &Tally{hist: a.hist, ok: a.ok, errs: errorKinds(a.errs), codes: map[string]int64{}, errSet: a.texts, recv: a.recv, snt: a.sent}
-	if t.errs == nil {
-		t.errs = map[string]int64{}
-	}
-	if t.errSet == nil {
-		t.errSet = map[string]int64{}
-	}
 	for _, c := range a.codes {
 		t.codes[strconv.Itoa(c.code)] += c.n
 	}
@@ -311,16 +286,16 @@ func (r *recorder) takeInterval(into *Histogram) (ok, errs int64) {
 }
 
 // labelTotals merges the shards' accumulators of every label.
-func (r *recorder) labelTotals(nlabels int) []labelAcc {
-	out := make([]labelAcc, nlabels)
+func (r *recorder) labelTotals(nlabels int) []*Tally {
+	out := make([]*Tally, nlabels)
 	for j := range out {
-		out[j].hist = NewHistogram()
+		out[j] = NewTally()
 	}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
 		for j := range sh.labels {
-			out[j].add(&sh.labels[j])
+			out[j].add(sh.labels[j].tally())
 		}
 		sh.mu.Unlock()
 	}

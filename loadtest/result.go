@@ -3,8 +3,9 @@ package loadtest
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
-	"sort"
+	"slices"
 	"time"
 )
 
@@ -163,10 +164,10 @@ type OpenStats struct {
 }
 
 // A Tally adds up finished requests into one label's Stats where they
-// do not come from a run's clients: the lines of a JTL file (package
-// results), the labels of several generators' results (package merge). A
-// run's clients count into accumulators made for their hot path
-// (labelAcc) and hand their totals over as a Tally.
+// do not come from a run's clients (see Tallies): the lines of a JTL
+// file (package resultfile), the labels of several generators' results
+// (package merge). A run's clients count into accumulators made for
+// their hot path (labelAcc) and hand their totals over as a Tally.
 type Tally struct {
 	hist      *Histogram
 	ok        int64
@@ -174,6 +175,42 @@ type Tally struct {
 	codes     map[string]int64 // status code -> count
 	errSet    map[string]int64 // error text -> count
 	recv, snt int64
+}
+
+// Tallies adds up finished requests by label, in the order the labels
+// first come: the lines of a JTL file, the labels of several generators'
+// results. The zero Tallies is empty and ready to use.
+type Tallies struct {
+	order []string
+	by    map[string]*Tally
+}
+
+// Of returns label's Tally, new on the label's first use.
+func (ts *Tallies) Of(label string) *Tally {
+	t := ts.by[label]
+	if t == nil {
+		if ts.by == nil {
+			ts.by = map[string]*Tally{}
+		}
+		t = NewTally()
+		ts.by[label] = t
+		ts.order = append(ts.order, label)
+	}
+	return t
+}
+
+// Stats returns each label's figures, in the order the labels came, run
+// by clients(label) clients, and the total's, labelled TOTAL and run by
+// total clients, all over seconds of measurement.
+func (ts *Tallies) Stats(clients func(label string) int, total int, seconds float64) ([]Stats, Stats) {
+	var out []Stats
+	all := NewTally()
+	for _, name := range ts.order {
+		t := ts.by[name]
+		all.add(t)
+		out = append(out, t.Stats(name, clients(name), seconds))
+	}
+	return out, all.Stats("TOTAL", total, seconds)
 }
 
 // NewTally returns an empty Tally.
@@ -240,7 +277,7 @@ func (t *Tally) add(b *Tally) {
 	for k, v := range b.codes {
 		t.codes[k] += v
 	}
-	for _, k := range sortedKinds(b.errSet) {
+	for _, k := range slices.Sorted(maps.Keys(b.errSet)) {
 		addErr(t.errSet, k, b.errSet[k])
 	}
 }
@@ -342,11 +379,12 @@ func ReadResult(path string) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read result: %w", err)
 	}
-	return decodeResult(path, b)
+	return DecodeResult(path, b)
 }
 
-// decodeResult decodes the JSON result b read from path.
-func decodeResult(path string, b []byte) (*Result, error) {
+// DecodeResult decodes the JSON result b read from path, as ReadResult
+// does.
+func DecodeResult(path string, b []byte) (*Result, error) {
 	var r Result
 	if err := json.Unmarshal(b, &r); err != nil {
 		return nil, fmt.Errorf("read result %s: %w", path, err)
@@ -404,14 +442,4 @@ func errorKinds(c [numKinds]int64) map[string]int64 {
 		}
 	}
 	return m
-}
-
-// sortedKinds returns the keys of m in a stable order.
-func sortedKinds(m map[string]int64) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
 }

@@ -625,10 +625,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	if end.Before(stop) {
 		stop = end
 	}
-	seconds := stop.Sub(r.warmEnd).Seconds()
-	if seconds < 0 {
-		seconds = 0
-	}
+	seconds := max(stop.Sub(r.warmEnd).Seconds(), 0)
 	meanThink := s.Think
 	if s.TimerKind == TimerUniform {
 		meanThink += s.ThinkDev / 2
@@ -644,13 +641,12 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		Series:       series,
 		Environment:  newEnvironment(),
 	}
-	accs := r.rec.labelTotals(len(r.reqs))
-	all := labelAcc{hist: NewHistogram()}
-	for i, a := range accs {
-		all.add(&accs[i])
-		res.Labels = append(res.Labels, a.tally().Stats(r.reqs[i].label, s.Clients, seconds))
+	all := NewTally()
+	for i, t := range r.rec.labelTotals(len(r.reqs)) {
+		all.add(t)
+		res.Labels = append(res.Labels, t.Stats(r.reqs[i].label, s.Clients, seconds))
 	}
-	res.Total = all.tally().Stats("TOTAL", s.Clients, seconds)
+	res.Total = all.Stats("TOTAL", s.Clients, seconds)
 	if s.Model == ModelOpen {
 		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
 	}

@@ -1,12 +1,15 @@
 package loadtest
 
 import (
+	"cmp"
 	"crypto/tls"
 	"fmt"
+	"maps"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -182,19 +185,12 @@ func splitURL(raw string) (target, error) {
 	default:
 		return t, fmt.Errorf("url %q: want an absolute http:// or https:// URL", raw)
 	}
-	i := strings.IndexAny(rest, "/?#")
-	t.host = rest
-	t.uri = "/"
-	if i >= 0 {
+	rest, _, _ = strings.Cut(rest, "#") // the fragment is not sent
+	t.host, t.uri = rest, "/"
+	if i := strings.IndexAny(rest, "/?"); i >= 0 {
 		t.host, t.uri = rest[:i], rest[i:]
 		if t.uri[0] == '?' {
 			t.uri = "/" + t.uri
-		}
-		if j := strings.IndexByte(t.uri, '#'); j >= 0 {
-			t.uri = t.uri[:j]
-		}
-		if t.uri == "" {
-			t.uri = "/"
 		}
 	}
 	if t.host == "" {
@@ -219,7 +215,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		return nil, err
 	}
 	c := &compiled{
-		label:    r.Label,
+		label:    cmp.Or(r.Label, method+" "+u.uri),
 		index:    index,
 		addr:     u.hostport,
 		url:      r.URL,
@@ -270,9 +266,6 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		return nil, err
 	}
 	c.body = bodyT
-	if c.label == "" {
-		c.label = method + " " + u.uri
-	}
 	if c.line.static() && c.body.static() {
 		c.static = c.render(nil, new([]byte), nil)
 	}
@@ -316,13 +309,8 @@ func checkRequest(r Request) (method string, err error) {
 // order for reproducible requests. Each value is compiled on its own, so
 // that only its literal text is escaped (placeholders render digits).
 func compileForm(form map[string]string) (template, error) {
-	keys := make([]string, 0, len(form))
-	for k := range form {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
 	var t template
-	for i, k := range keys {
+	for i, k := range slices.Sorted(maps.Keys(form)) {
 		if i > 0 {
 			t.addLit("&", nil)
 		}
@@ -406,15 +394,13 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 				return fmt.Errorf("header Host %q: no placeholders in Host", v)
 			}
 			host = v
+			continue
 		case "user-agent":
 			agent = ""
-			keys = append(keys, k)
 		case "content-type":
 			c.bodyType = ""
-			keys = append(keys, k)
-		default:
-			keys = append(keys, k)
 		}
+		keys = append(keys, k)
 	}
 	sort.Strings(keys)
 	var t template

@@ -7,20 +7,15 @@ import (
 )
 
 // wakeSched wakes thinking clients when their next request is due. It
-// replaces a runtime timer per client, for precision. The runtime sleeps
+// replaces a runtime timer per client, for precision: the runtime sleeps
 // in epoll_pwait with a timeout in whole milliseconds, so a timer fires up
-// to 1 ms late (often after a first, early wake-up that finds nothing
-// due), and the late part counts in the rate model's latency, which is
-// taken from the intended start. The scheduler arms one high-resolution
-// alarm (a timerfd on Linux) for the earliest client; with 1,000 clients at
-// one request per second each on one pinned core they woke with a p99 lag
-// of 0.1-0.3 ms instead of 1.1 ms.
-//
-// Precision is not free: the runtime timers' late wake-ups had batched
-// clients by accident, and the precise ones cost about 1 % of a core more
-// in that run. Settings.TimerSlack batches on purpose, within a stated
-// bound. Due clients go to a pool of parked goroutines: starting one per
-// wake-up spent 4.5 % of the generator's samples growing stacks.
+// to 1 ms late, and the late part counts in the rate model's latency,
+// which is taken from the intended start. The scheduler arms one
+// high-resolution alarm (a timerfd on Linux) for the earliest client.
+// Precision costs some CPU, since late wake-ups had batched clients by
+// accident; Settings.TimerSlack batches on purpose, within a stated bound.
+// Due clients go to a pool of parked goroutines rather than a new
+// goroutine each, whose stacks would have to grow.
 type wakeSched struct {
 	mu     sync.Mutex
 	base   time.Time // due times are kept as nanoseconds since base

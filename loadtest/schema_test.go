@@ -17,11 +17,11 @@ func TestWritesVersion2(t *testing.T) {
 	if !strings.Contains(got, `"schema": 2`) || !strings.Contains(got, `"think_ms": 100`) || strings.Contains(got, `"think": `) || !strings.Contains(got, `"p95_ms": 1`) {
 		t.Errorf("MarshalIndent = %.600s...; want schema 2, think_ms 100, no think, p95_ms", got)
 	}
-	back, err := decodeResult("r.json", b)
+	back, err := DecodeResult("r.json", b)
 	if err != nil || back.Settings.Think != 100*time.Millisecond {
-		t.Errorf("decodeResult(written) = think %v, %v; want 100ms", back.Settings.Think, err)
+		t.Errorf("DecodeResult(written) = think %v, %v; want 100ms", back.Settings.Think, err)
 	}
-	if _, err := decodeResult("new.json", []byte(`{"schema": 3, "kind": "run"}`)); err == nil || !strings.Contains(err.Error(), "schema version 3") {
-		t.Errorf("decodeResult(schema 3) error = %v; want one naming the version", err)
+	if _, err := DecodeResult("new.json", []byte(`{"schema": 3, "kind": "run"}`)); err == nil || !strings.Contains(err.Error(), "schema version 3") {
+		t.Errorf("DecodeResult(schema 3) error = %v; want one naming the version", err)
 	}
 }

@@ -51,10 +51,8 @@ type Settings struct {
 	TimerKind TimerKind     `json:"timer" toml:"timer" flag:"timer" default:"constant" help:"think timer: constant, uniform, gaussian or poisson (JMeter's)"`
 	// TimerSlack lets a client's request start up to this long after it
 	// is due so that clients due close together share one wake-up, as the
-	// kernel's timer slack does. It trades latency for generator CPU: with
-	// 1,000 clients at 1/s each, 0.5 ms of slack cut the generator's CPU
-	// from 5.4 % of a core to 4.3 % (medians of 3 runs of loadtest bench),
-	// and latency counted from the intended start grows by up to the slack
+	// kernel's timer slack does. It trades latency for generator CPU:
+	// latency counted from the intended start grows by up to the slack
 	// (see TimerLag in the cost). Zero (the default) wakes each client when
 	// it is due.
 	TimerSlack time.Duration `json:"timer_slack_ms,omitempty" toml:"timer_slack" flag:"timer-slack" help:"let requests start up to this late so that clients due together share a wake-up (less generator CPU, up to this much more latency)"`

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -36,9 +37,7 @@ func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Cont
 	for _, n := range clients {
 		rs := s
 		rs.Clients = n
-		if rs.Name == "" {
-			rs.Name = fmt.Sprintf("%d clients", n)
-		}
+		rs.Name = cmp.Or(rs.Name, fmt.Sprintf("%d clients", n))
 		res, err := run(ctx, rs)
 		if err != nil {
 			return runs, err

@@ -157,32 +157,27 @@ type measured struct {
 	cpu      float64 // user+system seconds of the tool's process
 	wall     float64
 	rssMB    float64
-	note     string
 }
 
-// procUsage is a finished process's CPU time (user + system seconds) and peak
-// resident memory.
-type procUsage struct{ cpu, rssMB float64 }
-
 // runTool runs a command, held to cpus, to completion and returns its
-// output and usage.
-func runTool(ctx context.Context, cpus []int, name string, args ...string) ([]byte, procUsage, float64, error) {
+// output and usage: its CPU time, wall time and peak resident memory.
+func runTool(ctx context.Context, cpus []int, name string, args ...string) ([]byte, measured, error) {
 	var out bytes.Buffer
 	t0 := time.Now()
 	p, err := child.Start(child.Spec{Argv: append([]string{name}, args...), Stdout: &out, Stderr: &out, CPUs: cpus, Pin: true})
 	if err == nil {
 		err = p.Wait(ctx)
 	}
-	wall := time.Since(t0).Seconds()
+	m := measured{wall: time.Since(t0).Seconds()}
 	if err != nil {
-		return out.Bytes(), procUsage{}, wall, fmt.Errorf("%s: %w\n%s", name, err, out.String())
+		return out.Bytes(), m, fmt.Errorf("%s: %w\n%s", name, err, out.String())
 	}
 	pu := p.Usage()
-	u := procUsage{cpu: (pu.User + pu.System).Seconds()}
+	m.cpu = (pu.User + pu.System).Seconds()
 	if pu.PeakRSSBytes != nil {
-		u.rssMB = float64(*pu.PeakRSSBytes) / (1 << 20)
+		m.rssMB = float64(*pu.PeakRSSBytes) / (1 << 20)
 	}
-	return out.Bytes(), u, wall, nil
+	return out.Bytes(), m, nil
 }
 
 // A Generator runs "loadtest run" in a child process, held to CPUs, and
@@ -207,7 +202,7 @@ func (g Generator) Run(ctx context.Context, name string, args ...string) (*loadt
 func (g Generator) run(ctx context.Context, name string, args ...string) (*loadtest.Result, measured, error) {
 	out := filepath.Join(g.Dir, name+".json")
 	args = append([]string{"run", "-progress", "off", "-out", out}, args...)
-	text, ru, wall, err := runTool(ctx, g.CPUs, g.Exe, args...)
+	text, m, err := runTool(ctx, g.CPUs, g.Exe, args...)
 	if err != nil {
 		return nil, measured{}, err
 	}
@@ -215,7 +210,8 @@ func (g Generator) run(ctx context.Context, name string, args ...string) (*loadt
 	if err != nil {
 		return nil, measured{}, fmt.Errorf("%w\n%s", err, text)
 	}
-	return res, measured{tool: "loadtest", requests: res.Total.Requests, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
+	m.tool, m.requests = "loadtest", res.Total.Requests
+	return res, m, nil
 }
 
 var (
@@ -264,19 +260,15 @@ func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns i
 	}
 	tw := tabwriter.NewWriter(b.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "tool\treq/s (median)\treq per cpu-s (median)\t(best)\tloadtest ÷ tool (median)\t(best)\t")
-	med := make([]float64, len(tools))
-	best := make([]float64, len(tools))
-	rate := make([]float64, len(tools))
-	for i := range tools {
+	med, best := make([]float64, len(tools)), make([]float64, len(tools))
+	for i, t := range tools { // loadtest's row comes first: the others divide by it
 		var effs, rates []float64
 		for _, m := range runs[i] {
 			effs = append(effs, m.eff())
 			rates = append(rates, float64(m.requests)/m.wall)
 		}
-		med[i], best[i], rate[i] = loadtest.Median(effs), slices.Max(effs), loadtest.Median(rates)
-	}
-	for i, t := range tools {
-		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", t.name, rate[i], med[i], best[i], med[0]/med[i], best[0]/best[i])
+		med[i], best[i] = loadtest.Median(effs), slices.Max(effs)
+		fmt.Fprintf(tw, "%s\t%.0f\t%.0f\t%.0f\t%.2f\t%.2f\t\n", t.name, loadtest.Median(rates), med[i], best[i], med[0]/med[i], best[0]/best[i])
 	}
 	return tw.Flush()
 }
@@ -291,16 +283,16 @@ func (m measured) eff() float64 {
 
 // external runs another load tool and reads its request count with re.
 func (b *bench) external(ctx context.Context, re *regexp.Regexp, name string, args ...string) (measured, error) {
-	text, ru, wall, err := runTool(ctx, b.gen.CPUs, name, args...)
+	text, m, err := runTool(ctx, b.gen.CPUs, name, args...)
 	if err != nil {
 		return measured{}, err
 	}
-	m := re.FindSubmatch(text)
-	if m == nil {
+	count := re.FindSubmatch(text)
+	if count == nil {
 		return measured{}, fmt.Errorf("%s: no request count in its output:\n%s", name, text)
 	}
-	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
-	return measured{requests: n, cpu: ru.cpu, wall: wall, rssMB: ru.rssMB}, nil
+	m.requests, _ = strconv.ParseInt(string(count[1]), 10, 64)
+	return m, nil
 }
 
 // heyModule is the hey that bench builds when none is on PATH: a pinned
@@ -425,7 +417,7 @@ func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur
 		if err := os.WriteFile(script, []byte("function delay()\n  "+v.body+"\nend\n"), 0o644); err != nil {
 			return err
 		}
-		text, ru, wall, err := runTool(ctx, b.gen.CPUs, wrk, "-t1", "-c"+strconv.Itoa(clients), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url)
+		text, m, err := runTool(ctx, b.gen.CPUs, wrk, "-t1", "-c"+strconv.Itoa(clients), "-d"+strconv.Itoa(int(dur.Seconds()))+"s", "--latency", "-s", script, url)
 		if err != nil {
 			return err
 		}
@@ -434,7 +426,7 @@ func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur
 			p50 = string(m[1])
 		}
 		fmt.Fprintf(b.stdout, "wrk -c%d, %s: cpu %.2f s over %.1f s wall = %.2f%% of a core, peak RSS %.1f MB, p50 %s\n",
-			clients, v.name, ru.cpu, wall, 100*ru.cpu/wall, ru.rssMB, p50)
+			clients, v.name, m.cpu, m.wall, 100*m.cpu/m.wall, m.rssMB, p50)
 	}
 	return nil
 }

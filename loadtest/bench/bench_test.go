@@ -79,15 +79,15 @@ func TestRunTool(t *testing.T) {
 		if cpus != nil && child.CanPin(cpus...) != nil {
 			continue
 		}
-		out, u, wall, err := runTool(context.Background(), cpus, os.Args[0], "-test.run=^TestHelperProcess$")
-		if err != nil || !heyRe.Match(out) || u.cpu <= 0 || wall <= 0 {
-			t.Errorf("runTool(cpus %v) = %q, %+v, %v, %v; want the helper's line and its usage", cpus, out, u, wall, err)
+		out, u, err := runTool(context.Background(), cpus, os.Args[0], "-test.run=^TestHelperProcess$")
+		if err != nil || !heyRe.Match(out) || u.cpu <= 0 || u.wall <= 0 {
+			t.Errorf("runTool(cpus %v) = %q, %+v, %v; want the helper's line and its usage", cpus, out, u, err)
 		}
 		if runtime.GOOS != "windows" && u.rssMB <= 0 {
 			t.Errorf("runTool(cpus %v): peak RSS %v MB; want more than 0", cpus, u.rssMB)
 		}
 	}
-	if _, _, _, err := runTool(context.Background(), nil, filepath.Join(t.TempDir(), "nothing")); err == nil {
+	if _, _, err := runTool(context.Background(), nil, filepath.Join(t.TempDir(), "nothing")); err == nil {
 		t.Error("runTool(a program that does not exist) = nil error")
 	}
 }

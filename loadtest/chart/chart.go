@@ -3,6 +3,8 @@ package chart
 import (
 	"fmt"
 	"image/color"
+	"maps"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/plot"
@@ -45,23 +47,12 @@ const (
 // have server stats, one PREFIX-server-<name> chart per chart of srv (see
 // Server). It returns the files written.
 func WriteSweepCharts(prefix string, curves []Curve, srv Server) ([]string, error) {
-	tp := plot.New()
-	tp.Title.Text = "Throughput"
-	tp.X.Label.Text = "clients"
-	tp.Y.Label.Text = "successful responses / s"
-	rt := plot.New()
-	rt.Title.Text = "Response time (mean solid, p99 dashed)"
-	rt.X.Label.Text = "clients"
-	rt.Y.Label.Text = "ms"
-	for _, p := range []*plot.Plot{tp, rt} {
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Add(plotter.NewGrid())
-		p.Y.Min = 0 // a curve that starts at zero does not exaggerate
-	}
 	// Throughput curves rise to the right and stay high: keep the legend in
 	// the empty lower right.
-	tp.Legend.Top, tp.Legend.Left = false, false
+	tp := newPlot("Throughput", "clients", "successful responses / s", false)
+	tp.Legend.Top = false
+	rt := newPlot("Response time (mean solid, p99 dashed)", "clients", "ms", true)
+	tp.Y.Min, rt.Y.Min = 0, 0 // a curve that starts at zero does not exaggerate
 	for i, c := range curves {
 		runs := sortedByClients(c.Runs)
 		thr := make(plotter.XYs, len(runs))
@@ -135,18 +126,8 @@ func sortedByClients(runs []*loadtest.Result) []*loadtest.Result {
 // against time and saves PREFIX-timeline-throughput.svg/.png and
 // PREFIX-timeline-p99.svg/.png. Warm-up seconds are included.
 func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
-	tp := plot.New()
-	tp.Title.Text = "Throughput per second"
-	tp.X.Label.Text = "seconds since start"
-	tp.Y.Label.Text = "successful responses / s"
-	lp := plot.New()
-	lp.Title.Text = "p99 response time per second"
-	lp.X.Label.Text = "seconds since start"
-	lp.Y.Label.Text = "ms"
-	for _, p := range []*plot.Plot{tp, lp} {
-		p.Legend.Top = true
-		p.Add(plotter.NewGrid())
-	}
+	tp := newPlot("Throughput per second", "seconds since start", "successful responses / s", false)
+	lp := newPlot("p99 response time per second", "seconds since start", "ms", false)
 	for i, c := range curves {
 		if len(c.Runs) == 0 || len(c.Runs[0].Series) == 0 {
 			continue
@@ -166,6 +147,16 @@ func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 		}
 	}
 	return saveAll(map[string]*plot.Plot{prefix + "-timeline-throughput": tp, prefix + "-timeline-p99": lp})
+}
+
+// newPlot is an empty plot with its title, axis labels and a grid, its
+// legend at the top, on the left when left is set.
+func newPlot(title, x, y string, left bool) *plot.Plot {
+	p := plot.New()
+	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y
+	p.Legend.Top, p.Legend.Left = true, left
+	p.Add(plotter.NewGrid())
+	return p
 }
 
 // addLine adds a line (with point glyphs when shape >= 0) and its legend.
@@ -199,13 +190,8 @@ func addLine(p *plot.Plot, name string, xys plotter.XYs, col color.Color, dashes
 
 // saveAll writes each plot as SVG and PNG.
 func saveAll(plots map[string]*plot.Plot) ([]string, error) {
-	names := make([]string, 0, len(plots))
-	for n := range plots {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	var files []string
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(plots)) {
 		for _, ext := range []string{".svg", ".png"} {
 			if err := plots[n].Save(chartW, chartH, n+ext); err != nil {
 				return files, fmt.Errorf("save chart %s: %w", n+ext, err)

@@ -45,14 +45,9 @@ func firstTimeline(c Curve) (*loadtest.Timeline, time.Duration) {
 
 // logPlot is an empty plot with a grid and a log-scaled y axis in ms.
 func logPlot(title, x string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = "ms (log)"
+	p := newPlot(title, x, "ms (log)", false)
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
-	p.Legend.Top = true
-	p.Add(plotter.NewGrid())
 	return p
 }
 

@@ -23,12 +23,7 @@ var distributionQuantiles = []float64{0, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.99
 // percentile is drawn only when the run has enough samples for it. It
 // saves BASE.svg and BASE.png and returns the files written.
 func WriteDistributionChart(base string, curves []Curve) ([]string, error) {
-	p := plot.New()
-	p.Title.Text = "Latency by percentile"
-	p.X.Label.Text = "percentile"
-	p.Y.Label.Text = "ms"
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Add(plotter.NewGrid())
+	p := newPlot("Latency by percentile", "percentile", "ms", true)
 	var ticks []plot.Tick
 	for _, q := range distributionQuantiles {
 		ticks = append(ticks, plot.Tick{Value: nines(q), Label: strings.TrimRight(strings.TrimRight(fmt.Sprintf("%.3f", 100*q), "0"), ".")})
@@ -138,12 +133,7 @@ type SpreadPoint struct {
 // min-max ranges, and saves BASE.svg and BASE.png; it writes nothing and
 // returns no files when no line has a point.
 func WriteSpreadChart(base, title, xLabel, yLabel string, lines []SpreadLine) ([]string, error) {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = xLabel
-	p.Y.Label.Text = yLabel
-	p.Legend.Top, p.Legend.Left = true, true
-	p.Add(plotter.NewGrid())
+	p := newPlot(title, xLabel, yLabel, true)
 	any := false
 	for j, l := range lines {
 		if len(l.Points) == 0 {

@@ -38,8 +38,7 @@ func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.P
 		if len(lines) == 0 {
 			continue
 		}
-		p := plot.New()
-		p.Title.Text = ch.Title
+		p := newPlot(ch.Title, "clients", ch.YLabel, true)
 		if len(lines) > 1 {
 			var parts []string
 			for _, l := range lines {
@@ -51,11 +50,6 @@ func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.P
 			}
 			p.Title.Text += " (" + strings.Join(parts, ", ") + ")"
 		}
-		p.X.Label.Text = "clients"
-		p.Y.Label.Text = ch.YLabel
-		p.Legend.Top = true
-		p.Legend.Left = true
-		p.Add(plotter.NewGrid())
 		any := false
 		for i, c := range curves {
 			for _, l := range lines {

@@ -2,8 +2,10 @@ package live
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 )
@@ -114,19 +116,8 @@ func appendCapped(list []entry, e entry, limit int) []entry {
 // history returns the entries after seq lastID, oldest first: the two
 // lists merged by sequence number. The caller holds h.mu.
 func (h *Hub) history(lastID uint64) []entry {
-	out := make([]entry, 0, len(h.seconds)+len(h.kept))
-	a, b := h.seconds, h.kept
-	for len(a) > 0 || len(b) > 0 {
-		var e entry
-		if len(b) == 0 || len(a) > 0 && a[0].seq < b[0].seq {
-			e, a = a[0], a[1:]
-		} else {
-			e, b = b[0], b[1:]
-		}
-		if e.seq > lastID {
-			out = append(out, e)
-		}
-	}
+	out := slices.DeleteFunc(slices.Concat(h.seconds, h.kept), func(e entry) bool { return e.seq <= lastID })
+	slices.SortFunc(out, func(a, b entry) int { return cmp.Compare(a.seq, b.seq) })
 	return out
 }
 

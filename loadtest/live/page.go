@@ -1,6 +1,7 @@
 package live
 
 import (
+	"cmp"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -56,9 +57,7 @@ type pageData struct {
 // writePage writes the page; with report set it carries framesJSON and
 // reads no stream, and cfg's appendix.
 func writePage(w io.Writer, title string, report bool, framesJSON []byte, cfg reportConfig) error {
-	if title == "" {
-		title = "Load dashboard"
-	}
+	title = cmp.Or(title, "Load dashboard")
 	if report && !json.Valid(framesJSON) {
 		return fmt.Errorf("live: frames for the page are not valid JSON")
 	}

@@ -76,22 +76,20 @@ func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 			if writeEvent(w, e) != nil || rc.Flush() != nil {
 				return
 			}
+			continue
 		case <-s.done:
 			// Close may win the race with the frames still buffered for
-			// this stream, the end among them: send them first, or the
-			// page would miss the end and try to reconnect.
-			sendBuffered(w, rc, s)
-			return
+			// this stream, the end among them.
 		case <-r.Context().Done():
 			// The dashboard's server is shutting down (the command ends
 			// right after it published the end and closed the hub) or the
-			// browser left: the frames already buffered, the end among
-			// them, still go out while the connection lasts. Without this,
-			// a stream picked shutdown over the buffered end about half
-			// the time, and the page never said "finished".
-			sendBuffered(w, rc, s)
-			return
+			// browser left.
 		}
+		// The frames already buffered, the end among them, still go out
+		// while the connection lasts, or the page would miss the end,
+		// never say "finished" and try to reconnect.
+		sendBuffered(w, rc, s)
+		return
 	}
 }
 
@@ -114,14 +112,7 @@ func sendBuffered(w http.ResponseWriter, rc *http.ResponseController, s *subscri
 // writeEvent writes one frame as a server-sent event. Frame JSON holds no
 // newline (json.Marshal escapes them in strings), so one data line carries it.
 func writeEvent(w io.Writer, e entry) error {
-	var num [20]byte
-	b := make([]byte, 0, len(e.data)+32)
-	b = append(b, "id: "...)
-	b = append(b, strconv.AppendUint(num[:0], e.seq, 10)...)
-	b = append(b, "\ndata: "...)
-	b = append(b, e.data...)
-	b = append(b, "\n\n"...)
-	_, err := w.Write(b)
+	_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.seq, e.data)
 	return err
 }
 

@@ -43,13 +43,17 @@ func Results(results []*loadtest.Result, o Options) (*loadtest.Result, error) {
 	}
 	out.Settings.Clients = 0
 	out.Settings.JTL, out.Settings.Observers = nil, nil
-	var labels labelSums
+	var labels loadtest.Tallies
+	clients := map[string]int{} // by label
 	for i, r := range results {
 		if r.Total.Histogram == nil {
 			return nil, fmt.Errorf("merge: result %d has no histogram", i+1)
 		}
 		addWindow(out, r)
-		labels.add(r.Labels)
+		for _, l := range r.Labels {
+			labels.Of(l.Label).AddStats(&l)
+			clients[l.Label] += l.Clients
+		}
 		out.Series = addSeries(out.Series, r.Series)
 		if r.Open != nil {
 			if out.Open == nil {
@@ -70,7 +74,7 @@ func Results(results []*loadtest.Result, o Options) (*loadtest.Result, error) {
 		out.MeasuredSeconds = round3(seconds)
 	}
 	out.Overlap = overlap
-	out.Labels, out.Total = labels.stats(out.Settings.Clients, seconds)
+	out.Labels, out.Total = labels.Stats(func(l string) int { return clients[l] }, out.Settings.Clients, seconds)
 	out.Warnings = loadtest.Warnings(out)
 	if overlapWarn != "" {
 		out.Warnings = append(out.Warnings, overlapWarn)
@@ -98,48 +102,6 @@ func addWindow(out, r *loadtest.Result) {
 		out.End = r.End
 	}
 	out.MeasuredSeconds = max(out.MeasuredSeconds, r.MeasuredSeconds)
-}
-
-// labelSums adds up the labels of the results, matched by name, in the
-// order they first appear.
-type labelSums struct {
-	order  []string
-	byName map[string]*labelSum
-}
-
-type labelSum struct {
-	loadtest.Tally
-	clients int
-}
-
-func (ls *labelSums) add(labels []loadtest.Stats) {
-	if ls.byName == nil {
-		ls.byName = map[string]*labelSum{}
-	}
-	for _, l := range labels {
-		a := ls.byName[l.Label]
-		if a == nil {
-			a = &labelSum{Tally: *loadtest.NewTally()}
-			ls.byName[l.Label] = a
-			ls.order = append(ls.order, l.Label)
-		}
-		a.AddStats(&l)
-		a.clients += l.Clients
-	}
-}
-
-// stats returns each label's figures and the total's, over seconds of
-// measurement by clients clients in all.
-func (ls *labelSums) stats(clients int, seconds float64) ([]loadtest.Stats, loadtest.Stats) {
-	var out []loadtest.Stats
-	all := loadtest.NewTally()
-	for _, name := range ls.order {
-		a := ls.byName[name]
-		st := a.Stats(name, a.clients, seconds)
-		out = append(out, st)
-		all.AddStats(&st)
-	}
-	return out, all.Stats("TOTAL", clients, seconds)
 }
 
 // addSeries adds one generator's per-second rows to the merged ones, row

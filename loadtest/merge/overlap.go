@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -116,9 +117,7 @@ func WriteOverlap(w io.Writer, o *loadtest.Overlap, names []string, now time.Tim
 		if i < len(names) {
 			name = names[i]
 		}
-		if name == "" {
-			name = fmt.Sprint(i + 1)
-		}
+		name = cmp.Or(name, fmt.Sprint(i+1))
 		lag := "-"
 		if g.StartLagMs != 0 {
 			lag = fmt.Sprintf("%.3f", g.StartLagMs)

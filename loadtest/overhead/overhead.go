@@ -15,6 +15,7 @@
 package overhead
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,7 +26,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -218,10 +218,7 @@ func loadAverage() string {
 func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.Writer) (string, error) {
 	dsn := filepath.Join(b.tmp, "overhead.db")
 	if db == "postgres" {
-		dsn = os.Getenv("BBS_PG_DSN")
-		if dsn == "" {
-			dsn = DefaultPGDSN
-		}
+		dsn = cmp.Or(os.Getenv("BBS_PG_DSN"), DefaultPGDSN)
 		if err := reachable(dsn); err != nil {
 			return fmt.Sprintf("postgres: skipped: %v (set BBS_PG_DSN to a server's URL)", err), nil
 		}
@@ -247,8 +244,9 @@ func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.
 			if err != nil {
 				return "", fmt.Errorf("overhead: %s %s: %w", db, query, err)
 			}
+			text := func(s loadtest.Spread) string { return fmt.Sprintf("%.2f (%.2f-%.2f)", s.Median, s.Min, s.Max) }
 			fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11.0f  %15.0f  %11.0fus  %15.0fus  %-22s  %s\n", db, cmd, format, row.board, row.yardstick, row.boardCPU, row.ystCPU,
-				fmt.Sprintf("%.2f (%.2f-%.2f)", row.cpuRatio, row.cpuLo, row.cpuHi), fmt.Sprintf("%.2f (%.2f-%.2f)", row.ratio, row.lo, row.hi))
+				text(row.cpuRatio), text(row.ratio))
 		}
 	}
 	return "", nil
@@ -338,17 +336,17 @@ func fetchOK(ctx context.Context, u string) ([]byte, error) {
 	return body, nil
 }
 
-// overheadResult is one row: medians over the rounds and the ratio's
+// overheadResult is one row: medians over the rounds and the ratios'
 // median, min and max.
 type overheadResult struct {
-	board, yardstick float64 // requests per second
-	ratio, lo, hi    float64 // yardstick/board
+	board, yardstick float64         // requests per second
+	ratio            loadtest.Spread // yardstick/board
 	// Server CPU time (user + system) per request, in microseconds,
 	// over the rounds without a warm-up (all rounds when there is one).
 	boardCPU, ystCPU float64
 	// cpuRatio is board CPU per request over yardstick CPU per request,
-	// round by round: median, min and max.
-	cpuRatio, cpuLo, cpuHi float64
+	// round by round.
+	cpuRatio loadtest.Spread
 }
 
 // overheadRow drives both servers at the same time, each with its own
@@ -365,65 +363,46 @@ func overheadRow(ctx context.Context, b *runner, f Options, name string, board, 
 			return []string{"-url", u, "-clients", strconv.Itoa(f.Clients), "-model", "delay", "-think", "0",
 				"-warmup", warmup.String(), "-duration", f.Duration.String(), "-expect", "200"}
 		}
-		var (
-			wg               sync.WaitGroup
-			bRate, yRate     float64
-			bErr, yErr       error
-			bErrors, yErrors int64
-			bReqs, yReqs     int64
-		)
+		var wg sync.WaitGroup
+		var res [2]*loadtest.Result
+		var errs [2]error
 		bCPU0, err1 := cpuTime(board)
 		yCPU0, err2 := cpuTime(yst)
-		wg.Add(2)
-		go func() {
-			defer wg.Done()
-			res, err := b.gen.Run(ctx, fmt.Sprintf("%s-r%d-board", name, r), args(boardURL)...)
-			if err == nil {
-				bRate, bErrors, bReqs = res.Total.Throughput, res.Total.Errors, res.Total.Requests
-			}
-			bErr = err
-		}()
-		go func() {
-			defer wg.Done()
-			res, err := b.gen.Run(ctx, fmt.Sprintf("%s-r%d-yardstick", name, r), args(ystURL)...)
-			if err == nil {
-				yRate, yErrors, yReqs = res.Total.Throughput, res.Total.Errors, res.Total.Requests
-			}
-			yErr = err
-		}()
+		for i, side := range []struct{ name, url string }{{"board", boardURL}, {"yardstick", ystURL}} {
+			wg.Go(func() {
+				res[i], errs[i] = b.gen.Run(ctx, fmt.Sprintf("%s-r%d-%s", name, r, side.name), args(side.url)...)
+			})
+		}
 		wg.Wait()
 		bCPU1, err3 := cpuTime(board)
 		yCPU1, err4 := cpuTime(yst)
-		if err := errors.Join(bErr, yErr, err1, err2, err3, err4); err != nil {
+		if err := errors.Join(errs[0], errs[1], err1, err2, err3, err4); err != nil {
 			return overheadResult{}, fmt.Errorf("round %d: %w", r, err)
 		}
-		if bErrors > 0 || yErrors > 0 {
-			return overheadResult{}, fmt.Errorf("round %d: %d errors at the board, %d at the yardstick", r, bErrors, yErrors)
+		bt, yt := res[0].Total, res[1].Total
+		if bt.Errors > 0 || yt.Errors > 0 {
+			return overheadResult{}, fmt.Errorf("round %d: %d errors at the board, %d at the yardstick", r, bt.Errors, yt.Errors)
 		}
-		if bRate == 0 {
+		if bt.Throughput == 0 {
 			return overheadResult{}, fmt.Errorf("round %d: the board answered nothing", r)
 		}
-		boards, ysts, ratios = append(boards, bRate), append(ysts, yRate), append(ratios, yRate/bRate)
+		boards, ysts, ratios = append(boards, bt.Throughput), append(ysts, yt.Throughput), append(ratios, yt.Throughput/bt.Throughput)
 		// A warm-up's requests are not in the counts but its CPU time is
 		// in the deltas: such a round is left out unless it is the only one.
-		if (warmup == 0 || f.Rounds == 1) && bReqs > 0 && yReqs > 0 {
-			boardCPU = append(boardCPU, float64((bCPU1-bCPU0).Microseconds())/float64(bReqs))
-			ystCPU = append(ystCPU, float64((yCPU1-yCPU0).Microseconds())/float64(yReqs))
+		if (warmup == 0 || f.Rounds == 1) && bt.Requests > 0 && yt.Requests > 0 {
+			boardCPU = append(boardCPU, float64((bCPU1-bCPU0).Microseconds())/float64(bt.Requests))
+			ystCPU = append(ystCPU, float64((yCPU1-yCPU0).Microseconds())/float64(yt.Requests))
 			if y := ystCPU[len(ystCPU)-1]; y > 0 {
 				cpuRatios = append(cpuRatios, boardCPU[len(boardCPU)-1]/y)
 			}
 		}
 	}
-	slices.Sort(ratios)
-	slices.Sort(cpuRatios)
 	if len(cpuRatios) == 0 {
 		return overheadResult{}, errors.New("no round measured both servers' CPU time per request")
 	}
 	return overheadResult{
-		cpuRatio: loadtest.Median(cpuRatios), cpuLo: cpuRatios[0], cpuHi: cpuRatios[len(cpuRatios)-1],
-		board: loadtest.Median(boards), yardstick: loadtest.Median(ysts),
-		ratio: loadtest.Median(ratios), lo: ratios[0], hi: ratios[len(ratios)-1],
-		boardCPU: loadtest.Median(boardCPU), ystCPU: loadtest.Median(ystCPU),
+		board: loadtest.Median(boards), yardstick: loadtest.Median(ysts), ratio: loadtest.SpreadOf(ratios),
+		boardCPU: loadtest.Median(boardCPU), ystCPU: loadtest.Median(ystCPU), cpuRatio: loadtest.SpreadOf(cpuRatios),
 	}, nil
 }
 

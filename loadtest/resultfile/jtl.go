@@ -1,16 +1,18 @@
 package resultfile
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -114,7 +116,7 @@ func parseJTL(r io.Reader) (*loadtest.Result, error) {
 			return nil, fmt.Errorf("line %d: %w", line, err)
 		}
 	}
-	if len(sum.labels) == 0 {
+	if len(sum.secs) == 0 {
 		return nil, errors.New("no samples")
 	}
 	return sum.result(), nil
@@ -124,9 +126,8 @@ func parseJTL(r io.Reader) (*loadtest.Result, error) {
 // which each request ended.
 type jtlSum struct {
 	cols        map[string]int // column index by name
-	labels      map[string]*loadtest.Tally
-	order       []string // labels in the order they first appear
-	first, last int64    // the earliest start and latest end, epoch ms
+	labels      loadtest.Tallies
+	first, last int64 // the earliest start and latest end, epoch ms
 	clients     int
 	secs        map[int64]*jtlSecond
 }
@@ -139,7 +140,7 @@ type jtlSecond struct {
 }
 
 func newJTLSum() *jtlSum {
-	s := &jtlSum{cols: map[string]int{}, labels: map[string]*loadtest.Tally{}, first: math.MaxInt64, secs: map[int64]*jtlSecond{}}
+	s := &jtlSum{cols: map[string]int{}, first: math.MaxInt64, secs: map[int64]*jtlSecond{}}
 	for i, c := range strings.Split(loadtest.JTLHeader, ",") {
 		s.cols[c] = i
 	}
@@ -174,13 +175,7 @@ func (s *jtlSum) add(rec []string) error {
 	if err1 != nil || err2 != nil {
 		return errors.New("bad timeStamp or elapsed")
 	}
-	name := get("label")
-	l := s.labels[name]
-	if l == nil {
-		l = loadtest.NewTally()
-		s.labels[name] = l
-		s.order = append(s.order, name)
-	}
+	l := s.labels.Of(get("label"))
 	n, _ := strconv.ParseInt(get("bytes"), 10, 64)
 	sn, _ := strconv.ParseInt(get("sentBytes"), 10, 64)
 	if t, err := strconv.Atoi(get("allThreads")); err == nil && t > s.clients {
@@ -202,10 +197,7 @@ func (s *jtlSum) add(rec []string) error {
 		sec.ok++
 		return nil
 	}
-	text := get("failureMessage")
-	if text == "" {
-		text = strings.TrimSpace(get("responseCode") + " " + get("responseMessage"))
-	}
+	text := cmp.Or(get("failureMessage"), strings.TrimSpace(get("responseCode")+" "+get("responseMessage")))
 	l.Failure(jtlKind(get("responseCode"), get("failureMessage")), text, code, n, sn)
 	sec.err++
 	return nil
@@ -237,19 +229,8 @@ func (s *jtlSum) result() *loadtest.Result {
 		MeasuredSeconds: seconds,
 	}
 	res.Settings.Clients = s.clients
-	all := loadtest.NewTally()
-	for _, name := range s.order {
-		st := s.labels[name].Stats(name, s.clients, seconds)
-		res.Labels = append(res.Labels, st)
-		all.AddStats(&st)
-	}
-	res.Total = all.Stats("TOTAL", s.clients, seconds)
-	keys := make([]int64, 0, len(s.secs))
-	for k := range s.secs {
-		keys = append(keys, k)
-	}
-	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
-	for _, k := range keys {
+	res.Labels, res.Total = s.labels.Stats(func(string) int { return s.clients }, s.clients, seconds)
+	for _, k := range slices.Sorted(maps.Keys(s.secs)) {
 		sec := s.secs[k]
 		row := loadtest.SecondRow{
 			T: float64(k*1000+1000-s.first) / 1000, Successes: sec.ok, Errors: sec.err, Throughput: float64(sec.ok), Bytes: sec.recv,

@@ -2,6 +2,7 @@ package resultfile
 
 import (
 	"bufio"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,15 +55,11 @@ func Read(path string) ([]*loadtest.Result, error) {
 	case "experiment":
 		return readExperiment(path, b)
 	}
-	var r loadtest.Result
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("read result %s: %w", path, err)
-	}
-	if err := loadtest.CheckSchema(path, r.Schema); err != nil {
+	r, err := loadtest.DecodeResult(path, b)
+	if err != nil {
 		return nil, err
 	}
-	r.Upgrade(r.Schema)
-	return []*loadtest.Result{&r}, nil
+	return []*loadtest.Result{r}, nil
 }
 
 // readSweep reads the runs of a sweep (loadtest.SweepFile), each named
@@ -77,9 +74,7 @@ func readSweep(path string, b []byte) ([]*loadtest.Result, error) {
 	}
 	for _, r := range sf.Runs {
 		r.Upgrade(sf.Schema)
-		if r.Name == "" {
-			r.Name = sf.Name
-		}
+		r.Name = cmp.Or(r.Name, sf.Name)
 	}
 	return sf.Runs, nil
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"sort"
 	"strings"
 
 	"bbslab/loadtest"
@@ -72,23 +72,14 @@ func ServerDifferences(a, b *loadtest.Environment) []string {
 // and names the paths whose values differ (at most maxDifferences, then
 // how many more).
 func flatDifferences(a, b map[string]json.RawMessage) []string {
-	fa, fb := map[string]string{}, map[string]string{}
-	for k, v := range a {
-		flatten(fa, k, v)
-	}
-	for k, v := range b {
-		flatten(fb, k, v)
-	}
-	keys := make([]string, 0, len(fa)+len(fb))
-	for k := range fa {
-		keys = append(keys, k)
-	}
+	fa, fb := FlatLeaves(a), FlatLeaves(b)
+	keys := slices.Collect(maps.Keys(fa))
 	for k := range fb {
 		if _, ok := fa[k]; !ok {
 			keys = append(keys, k)
 		}
 	}
-	sort.Strings(keys)
+	slices.Sort(keys)
 	var out []string
 	more := 0
 	for _, k := range keys {

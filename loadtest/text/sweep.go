@@ -1,8 +1,10 @@
 package text
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -24,11 +26,7 @@ type Column struct {
 // server columns given (the target's package says which: for the board,
 // its CPU, worker queue and waits per request).
 func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) error {
-	withServer := false
-	for _, r := range runs {
-		withServer = withServer || len(r.Server) > 0
-	}
-	withServer = withServer && len(server) > 0
+	withServer := len(server) > 0 && slices.ContainsFunc(runs, func(r *loadtest.Result) bool { return len(r.Server) > 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
 	if withServer {
@@ -54,11 +52,7 @@ func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) erro
 		if withServer {
 			for _, c := range server {
 				if v, ok := c.Value(r); ok {
-					f := c.Format
-					if f == "" {
-						f = "%.3f"
-					}
-					fmt.Fprintf(tw, f+"\t", v)
+					fmt.Fprintf(tw, cmp.Or(c.Format, "%.3f")+"\t", v)
 				} else {
 					fmt.Fprint(tw, "-\t")
 				}

@@ -20,8 +20,9 @@ package feed
 
 import (
 	"fmt"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"sync"
 	"time"
 
@@ -170,12 +171,7 @@ func client(row loadtest.SecondRow) live.Client {
 	if row.Successes > 0 {
 		c.P50, c.P90, c.P95, c.P99 = row.P50Ms, row.P90Ms, row.P95Ms, row.P99Ms
 	}
-	kinds := make([]string, 0, len(row.ErrorKinds))
-	for k := range row.ErrorKinds {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
+	for _, k := range slices.Sorted(maps.Keys(row.ErrorKinds)) {
 		c.Errors = append(c.Errors, live.Count{Kind: k, Count: row.ErrorKinds[k]})
 	}
 	return c
@@ -198,15 +194,20 @@ func (f *Feed) Step(s live.Step, claims []live.Claim) {
 	f.mu.Lock()
 	f.fill(&fr, now)
 	f.lastSecond(&fr, now)
+	f.count(s)
+	f.mu.Unlock()
+	f.publish(fr)
+}
+
+// count adds s to the summary that Done publishes: the steps, their
+// requests and errors, and the peak. The caller holds f.mu.
+func (f *Feed) count(s live.Step) {
 	f.sum.Steps++
 	f.sum.Requests += s.Requests
 	f.sum.Errors += s.Errors
 	if f.sum.Peak == nil || s.Throughput > f.sum.Peak.Throughput {
-		peak := s
-		f.sum.Peak = &peak
+		f.sum.Peak = &s
 	}
-	f.mu.Unlock()
-	f.publish(fr)
 }
 
 // Note publishes a note of the experiment's (what it did on this machine)
@@ -240,12 +241,7 @@ func (f *Feed) Tune(p live.TunePoint) {
 	// for the run, at the tuning's clients.
 	s := live.Step{Run: fmt.Sprintf("%s: %d/%d", p.Path, p.Workers, p.Pool), Clients: f.pos.Clients, Throughput: p.Throughput, P99: p.P99,
 		Requests: p.Requests, Errors: p.Errors}
-	f.sum.Steps++
-	f.sum.Requests += s.Requests
-	f.sum.Errors += s.Errors
-	if f.sum.Peak == nil || s.Throughput > f.sum.Peak.Throughput {
-		f.sum.Peak = &s
-	}
+	f.count(s)
 	f.fill(&fr, time.Now())
 	f.mu.Unlock()
 	f.publish(fr)
