@@ -13,6 +13,7 @@ import (
 	"bbslab/loadtest/contract"
 	"bbslab/loadtest/experiment"
 	"bbslab/loadtest/live"
+	"bbslab/workshop/room"
 )
 
 // cmdExperiment runs an experiment file and writes its report folder.
@@ -29,7 +30,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	pin := fs.Bool("pin", true, "pin the server and the load generator to the file's [server] and [client] cpus (Linux CPU affinity); false, or where pinning fails, caps each with GOMAXPROCS = its number of cpus instead (the notes say which)")
 	progress := fs.String("progress", "auto", "progress line (step i/N, time left): auto (on a terminal), on or off")
 	lang := fs.String("lang", "en", "the report's language, en or ja: ja writes the headings and verdict words of report.md and index.html in Japanese, and the dashboard's URL asks for Japanese")
-	rm := bindRoom(fs)
+	rm := room.BindFlags(fs)
 	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
@@ -63,8 +64,8 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if dir == "" {
 		dir = filepath.Join("out", fmt.Sprintf("%s-%s", e.Name, time.Now().Format("20060102-150405")))
 	}
-	if err := rm.check(dir); err != nil {
-		return err
+	if err := rm.Check(dir); err != nil {
+		return cli.Usage(err)
 	}
 	dash, err := startDashboard(ctx, *liveAddr, *lang, stdout)
 	if err != nil {
@@ -84,7 +85,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 		}
 	}
 	if res != nil {
-		rm.post(ctx, filepath.Join(dir, "experiment.json"), stdout)
+		rm.Post(ctx, filepath.Join(dir, "experiment.json"), stdout)
 	}
 	// An interrupt ends the step in progress; the report of the steps
 	// completed is written all the same, and the exit code says so (130),

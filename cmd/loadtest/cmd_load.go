@@ -18,6 +18,7 @@ import (
 	"bbslab/loadtest/merge"
 	"bbslab/loadtest/session"
 	"bbslab/loadtest/text"
+	"bbslab/workshop/room"
 )
 
 // loadFlags are the flags of run and sweep: the run's settings
@@ -70,12 +71,12 @@ func loadCommand(sweep bool) func(context.Context, []string, io.Writer, io.Write
 		fs := newFlags(name, "", stderr)
 		var f loadFlags
 		f.register(fs, sweep)
-		rm := bindRoom(fs)
+		rm := room.BindFlags(fs)
 		if err := cli.ParseFlags(fs, args, false); err != nil {
 			return err
 		}
-		if err := rm.check(f.out); err != nil {
-			return err
+		if err := rm.Check(f.out); err != nil {
+			return cli.Usage(err)
 		}
 		if err := f.settings(fs, sweep); err != nil {
 			return err
@@ -107,7 +108,7 @@ func loadCommand(sweep bool) func(context.Context, []string, io.Writer, io.Write
 		if err != nil { // one interrupted while it waited for -start-at ran nothing
 			return interrupted(ctx, err, err.Error())
 		}
-		rm.post(ctx, f.out, stderr)
+		rm.Post(ctx, f.out, stderr)
 		return cli.Outcome(v.Interrupted, v.Missed)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"bbslab/loadtest/session"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
+	"bbslab/workshop/room"
 )
 
 // cmdCalibrate calibrates a board started by hand (contract.CalibrateBoard):
@@ -63,13 +64,13 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlags("tune", "", stderr)
 	liveAddr := fs.String("live", "", "serve the live dashboard at `addr` while it tunes (e.g. 127.0.0.1:0; the URL is printed): each second's load and the board's readings, and the path through the workers × pool plane; empty or off: none")
 	spec, parse := tuneFlags(fs, "write the tuning (every step with its evidence, the winner, the rules) as JSON to `file`")
-	rm := bindRoom(fs)
+	rm := room.BindFlags(fs)
 	out, err := parse(args)
 	if err != nil {
 		return err
 	}
-	if err := rm.check(out); err != nil {
-		return err
+	if err := rm.Check(out); err != nil {
+		return cli.Usage(err)
 	}
 	if on := *liveAddr != "" && *liveAddr != "off"; on && spec.Load.Duration < 2*time.Second {
 		return cli.Usagef("-live: give -duration 2s or more (the board's stats are read every second; a shorter step may hold one read and no rates)")
@@ -94,7 +95,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 				return werr
 			}
 			logf("wrote %s", out)
-			rm.post(ctx, out, stdout)
+			rm.Post(ctx, out, stdout)
 		}
 	}
 	if err = interrupted(ctx, err, "interrupted"); err != nil {
