@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/measure"
 	"errors"
 	"fmt"
@@ -35,7 +36,7 @@ type Experiment struct {
 	Disk     diskSpec     `toml:"disk"`
 	// Calibrate, when it names a var, sets that server variable from the
 	// machine before the runs (calibrate.go).
-	Calibrate CalibrateSpec `toml:"calibrate"`
+	Calibrate calibrate.Spec `toml:"calibrate"`
 	// Truth, when set, takes the server's own record of each measured
 	// window (truth.go).
 	Truth truthSpec `toml:"truth"`

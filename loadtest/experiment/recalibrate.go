@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
@@ -11,10 +12,10 @@ import (
 )
 
 // calibration is the calibration in force (Result.calibrationInForce).
-func (x *experimentRunner) calibration() *Calibration { return x.res.calibrationInForce() }
+func (x *experimentRunner) calibration() *calibrate.Calibration { return x.res.calibrationInForce() }
 
 // calibrationInForce is the redone calibration, or the first.
-func (r *Result) calibrationInForce() *Calibration {
+func (r *Result) calibrationInForce() *calibrate.Calibration {
 	if r.Recalibration != nil {
 		return r.Recalibration
 	}
@@ -101,7 +102,7 @@ const minSweepsAfter = 2
 // claims on pairs of two different waits: docs/measurements.md, "steal
 // that comes and goes, a redone calibration"). They stay in the JSON, marked; the claims count the
 // sweeps after the recalibration as the planned ones (Result.sweepsUsed).
-func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *Calibration) {
+func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calibrate.Calibration) {
 	c := x.e.Calibrate
 	why := fmt.Sprintf("measured on the calibration before it was redone (%s = %s; %s from sweep %d)", c.Var, was.Value, redone.Value, redone.Sweep)
 	for _, lr := range live {
@@ -130,7 +131,7 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *Calib
 // own reading left the calibration's band by more than twice its
 // tolerance (the board no longer sits where the file says, whatever the
 // cause). Either way the wait no longer puts the board where the file says.
-func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, sweep int) string {
+func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *repeat, sweep int) string {
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
 	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, clientsText(c.Clients))
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
@@ -166,7 +167,7 @@ func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, swe
 // longer puts the board where the file says: the slow rule's tolerance
 // (measure.Rules.Tolerance) over the noise of the calibration's two
 // probes with no wait. It also says which, in words.
-func cpuTolerance(cal *Calibration, rules *measure.Rules) (float64, string) {
+func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, string) {
 	// CPUNoise is the two probes' difference over their mean: each is
 	// half of it off their middle.
 	noise := cal.CPUNoise / 2

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/live"
 )
 
@@ -23,15 +24,15 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 			rp.Server[share] = rp.Server["server CPU"]
 		}
 		p.refresh(loadSpec{})
-		cal := &Calibration{Run: "g1", Clients: 10, Reading: "server CPU", Share: share, Relative: true, Capacity: 100, Target: 60, Tolerance: 3,
-			CPUNoise: 4, Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.31}}}
+		cal := &calibrate.Calibration{Run: "g1", Clients: 10, Reading: "server CPU", Share: share, Relative: true, Capacity: 100, Target: 60, Tolerance: 3,
+			CPUNoise: 4, Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.31}}}
 		res := &Result{Interleave: true, Sweeps: true, Calibration: cal, Runs: []*runResult{{Name: "g1", Points: []*point{p}}},
 			Disturbance: &Disturbance{CPU: "server CPU", CPUPerRequest: 25}}
 		if redone {
 			// The redone calibration is the one in force: the first one's
 			// figures do not count.
 			first := *cal
-			first.Probes = []probe{{CPUPerRequestMs: 0.12}, {WaitMs: 2, CPUPerRequestMs: 0.195}}
+			first.Probes = []calibrate.Probe{{CPUPerRequestMs: 0.12}, {WaitMs: 2, CPUPerRequestMs: 0.195}}
 			res.Calibration, res.Recalibration = &first, cal
 		}
 		res.CalibrationMoved = res.movedFromCalibration()

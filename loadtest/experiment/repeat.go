@@ -140,7 +140,7 @@ func (rp *repeat) drop(reason string) {
 // newRepeat takes the figures of one measurement.
 // server is what the watcher read of the server during it (nil: nothing).
 func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *repeat {
-	rp := &repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: serverMap(server), GeneratorCores: r.Cost.Cores, result: r}
+	rp := &repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: server.Map(), GeneratorCores: r.Cost.Cores, result: r}
 	for _, sec := range r.Series {
 		if !sec.Warmup {
 			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms
@@ -154,18 +154,6 @@ func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *repeat {
 		}
 	}
 	return rp
-}
-
-// serverMap returns the readings of s by name (nil for nil s).
-func serverMap(s *watch.ServerStats) map[string]float64 {
-	if s == nil {
-		return nil
-	}
-	m := make(map[string]float64, len(s.Values))
-	for _, v := range s.Values {
-		m[v.Name] = v.Value
-	}
-	return m
 }
 
 // label returns the figures of a request label ("" for the total).

@@ -12,6 +12,7 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
@@ -303,9 +304,9 @@ func remeasuredMarkdown(res *Result) string {
 
 // calibrations are the experiment's calibrations: the first and a redone
 // one, those it has.
-func calibrations(res *Result) []*Calibration {
-	var out []*Calibration
-	for _, c := range []*Calibration{res.Calibration, res.Recalibration} {
+func calibrations(res *Result) []*calibrate.Calibration {
+	var out []*calibrate.Calibration
+	for _, c := range []*calibrate.Calibration{res.Calibration, res.Recalibration} {
 		if c != nil {
 			out = append(out, c)
 		}
@@ -315,7 +316,7 @@ func calibrations(res *Result) []*Calibration {
 
 // calibrationMarkdown renders a calibration's section: what it chose, how,
 // why when it was redone, and its probes.
-func calibrationMarkdown(c *Calibration) string {
+func calibrationMarkdown(c *calibrate.Calibration) string {
 	var b strings.Builder
 	if c.Sweep > 0 {
 		fmt.Fprintf(&b, "\n## Calibration redone before sweep %d\n\nWhy: %s. ", c.Sweep, c.Reason)

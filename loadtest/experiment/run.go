@@ -15,6 +15,7 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
@@ -61,10 +62,10 @@ type Result struct {
 	// Calibration is what the file's calibration measured and chose;
 	// Recalibration the calibration redone between sweeps, when the
 	// board's CPU per request at its point moved (remeasure.go).
-	Calibration *Calibration `json:"calibration,omitempty"`
+	Calibration *calibrate.Calibration `json:"calibration,omitempty"`
 	// Tunes are the tunings of a file with [tune], in the order run.
-	Tunes         []*TuneRun   `json:"tunes,omitempty"`
-	Recalibration *Calibration `json:"recalibration,omitempty"`
+	Tunes         []*TuneRun             `json:"tunes,omitempty"`
+	Recalibration *calibrate.Calibration `json:"recalibration,omitempty"`
 	// Disturbance is what the experiment did about other work on the
 	// machine: its settings, the readings it judged by, the re-measures
 	// and the baseline (disturbance.go).
@@ -526,7 +527,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 			x.logf("run %s: truth: %s", lr.run.Name, rp.TruthNote)
 		}
 	}
-	x.calibration().addShare(rp.Server)
+	x.calibration().AddShare(rp.Server)
 	x.judgeSpan(lr, rp, r)
 	p.addRepeat(rp, e.Load)
 	for _, pr := range seen.Profiles {
