@@ -58,12 +58,12 @@ func TestRecalibrationReason(t *testing.T) {
 		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
 	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3,
 		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	at := func(cpu, tput float64) *repeat {
-		return &repeat{Server: map[string]float64{"cpu": cpu}, Total: figures{Throughput: tput}}
+	at := func(cpu, tput float64) *Repeat {
+		return &Repeat{Server: map[string]float64{"cpu": cpu}, Total: Figures{Throughput: tput}}
 	}
 	for _, c := range []struct {
 		name      string
-		rp        *repeat
+		rp        *Repeat
 		wantEmpty bool
 		want      string
 	}{
@@ -81,21 +81,21 @@ func TestRecalibrationReason(t *testing.T) {
 
 func TestQuietToleranceFollowsTheRunsNoise(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{CPUPerRequest: 25}}, res: &Result{}}
-	mk := func(ms ...float64) *point {
-		p := &point{}
+	mk := func(ms ...float64) *Point {
+		p := &Point{}
 		for _, v := range ms {
-			p.Repeats = append(p.Repeats, &repeat{Server: map[string]float64{"cpu": v * 100}, Total: figures{Throughput: 1000}})
+			p.Repeats = append(p.Repeats, &Repeat{Server: map[string]float64{"cpu": v * 100}, Total: Figures{Throughput: 1000}})
 		}
 		return p
 	}
 	// Steady: repeats within a few % of each other: the file's 25 %.
-	x.res.Runs = []*runResult{{Points: []*point{mk(0.20, 0.21, 0.20), mk(0.30, 0.29, 0.31), mk(0.40, 0.41, 0.40)}}}
+	x.res.Runs = []*RunX{{Points: []*Point{mk(0.20, 0.21, 0.20), mk(0.30, 0.29, 0.31), mk(0.40, 0.41, 0.40)}}}
 	if tol, why := x.quietTolerance("cpu"); tol != 25 || !strings.Contains(why, "disturbance.cpu_per_request") {
 		t.Errorf("steady: %g (%s); want the file's 25", tol, why)
 	}
 	// Beside a CPU-bound process: ±15 % between repeats; 4 x the median
 	// deviation is above 25, and a 30 % repeat is not suspect.
-	x.res.Runs = []*runResult{{Points: []*point{mk(0.20, 0.23, 0.17), mk(0.30, 0.345, 0.255), mk(0.40, 0.46, 0.34)}}}
+	x.res.Runs = []*RunX{{Points: []*Point{mk(0.20, 0.23, 0.17), mk(0.30, 0.345, 0.255), mk(0.40, 0.46, 0.34)}}}
 	tol, why := x.quietTolerance("cpu")
 	if tol <= 25 || !strings.Contains(why, "median deviation") {
 		t.Errorf("shared: %g (%s); want above 25, from the run's own noise", tol, why)
@@ -180,11 +180,11 @@ func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
 	// 18 %: a drift of 30 % is within twice that.
 	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, CPUNoise: 18,
 		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	rp := &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.00026}} // 0.26 ms, +30 %
+	rp := &Repeat{Server: map[string]float64{"cpu": 54}, Total: Figures{Throughput: 0.54 / 0.00026}} // 0.26 ms, +30 %
 	if got := x.recalibrationReason(cal, rp, 1); got != "" {
 		t.Errorf("+30 %% with the calibration's noise 18 %%: %q; want no recalibration", got)
 	}
-	rp = &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0003}} // 0.3 ms, +50 %
+	rp = &Repeat{Server: map[string]float64{"cpu": 54}, Total: Figures{Throughput: 0.54 / 0.0003}} // 0.3 ms, +50 %
 	if got := x.recalibrationReason(cal, rp, 1); !strings.Contains(got, "4 x the 9.0 %") {
 		t.Errorf("+50 %%: %q; want a recalibration naming the calibration's noise", got)
 	}
@@ -200,9 +200,9 @@ func TestStealBehindAHog(t *testing.T) {
 	b := x.res.Disturbance.Baseline
 	b.Add(&measure.Span{Own: 30, Interference: 70, Capacity: 100, Steal: 1, HasSteal: true}, nil)
 	b.Add(&measure.Span{Own: 32, Interference: 68, Capacity: 100, Steal: 0, HasSteal: true}, nil)
-	judge := func(s measure.Span) *repeat {
-		rp := &repeat{}
-		x.judgeSpanOf(rp, &s, nil, &interference{})
+	judge := func(s measure.Span) *Repeat {
+		rp := &Repeat{}
+		x.judgeSpanOf(rp, &s, nil, &Interference{})
 		return rp
 	}
 	if rp := judge(measure.Span{Own: 31, Interference: 69, Capacity: 100, Steal: 2, HasSteal: true}); rp.Disturbed {
@@ -261,15 +261,15 @@ func TestStealBurstAtTheCalibration(t *testing.T) {
 		}
 		return x
 	}
-	judge := func(x *experimentRunner, steal float64) *repeat {
-		rp := &repeat{}
+	judge := func(x *experimentRunner, steal float64) *Repeat {
+		rp := &Repeat{}
 		s := measure.Span{Own: 50, Interference: steal, Capacity: 100, Steal: steal, HasSteal: true}
-		x.judgeSpanOf(rp, &s, nil, &interference{})
+		x.judgeSpanOf(rp, &s, nil, &Interference{})
 		return rp
 	}
 	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Steal: ptrTo(39.0),
 		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	at := &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0002}} // 0.2 ms, 60 % of 90
+	at := &Repeat{Server: map[string]float64{"cpu": 54}, Total: Figures{Throughput: 0.54 / 0.0002}} // 0.2 ms, 60 % of 90
 
 	x := newX(38, 40)
 	if rp := judge(x, 35); rp.Disturbed {
@@ -311,8 +311,8 @@ func TestNoRecalibrationWithoutTwoSweepsAfter(t *testing.T) {
 		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}, logf: func(string, ...any) {}, feed: feed.New(live.New(), "x")}
 	x.res.Calibration = &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Value: "1ms",
 		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	rp := &repeat{Repeat: 2, Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0004}} // 0.4 ms, +100 %
-	lr := &serverRun{run: runSpec{Name: "g1"}, rr: &runResult{Name: "g1", Points: []*point{{Clients: 10, Repeats: []*repeat{rp}}}}}
+	rp := &Repeat{Repeat: 2, Server: map[string]float64{"cpu": 54}, Total: Figures{Throughput: 0.54 / 0.0004}} // 0.4 ms, +100 %
+	lr := &serverRun{run: runSpec{Name: "g1"}, rr: &RunX{Name: "g1", Points: []*Point{{Clients: 10, Repeats: []*Repeat{rp}}}}}
 	if err := x.recalibrate(context.Background(), []*serverRun{lr}, 2); err != nil {
 		t.Fatal(err)
 	}

@@ -11,18 +11,18 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A claim is a statement an experiment tests, traced to where it was
+// A CSpecX is a statement an experiment tests, traced to where it was
 // made, and decided from the results by its checks:
 //
-//	[[claim]]
+//	[[CSpecX]]
 //	id = "g1-flat"
 //	source = "the tuning article, graph 1: from 5 to 10 clients throughput rose only ~10 %"
 //	text = "graph 1 flattens by 10 clients"
-//	[[claim.check]]
+//	[[CSpecX.check]]
 //	left  = { run = "graph 1", clients = 10, metric = "throughput" }
 //	op    = "<="
 //	right = { run = "graph 1", clients = 5, metric = "throughput", factor = 1.2 }
-type claim struct {
+type CSpecX struct {
 	ID     string `toml:"id"`
 	Source string `toml:"source"`
 	Text   string `toml:"text"`
@@ -30,17 +30,17 @@ type claim struct {
 	// article's figure, or the physics (docs/experiments.md's table of
 	// claims and controls prints it).
 	Basis  string  `toml:"basis"`
-	Checks []check `toml:"check"`
+	Checks []CCheckX `toml:"check"`
 	// Control is where the effect is absent (control.go): the claim is
 	// reproduced only when its control is not.
-	Control *control `toml:"control"`
+	Control *CControlX `toml:"control"`
 	// Explain says, when the claim fails, what the readings say the limit
 	// was instead (explain.go).
-	Explain []explanation `toml:"explain"`
+	Explain []ExplanationX `toml:"explain"`
 }
 
-// A check compares two sides. Each measured side is a range over its
-// repeats (a constant is a point), and the check is reproduced when the
+// A CCheckX compares two sides. Each measured side is a range over its
+// repeats (a constant is a point), and the CCheckX is reproduced when the
 // comparison holds for every pair of values in the ranges, not reproduced
 // when it fails for every pair, and inconclusive otherwise (the
 // difference is within the measured spread). Op is one of "<", "<=", ">",
@@ -48,13 +48,13 @@ type claim struct {
 // beyond the spread", reproduced unless every left value is above (below)
 // every right value; a claim that two configurations do the same, or one
 // no better, is written so.
-type check struct {
-	Left  operand `toml:"left"`
+type CCheckX struct {
+	Left  OperandX `toml:"left"`
 	Op    string  `toml:"op"`
-	Right operand `toml:"right"`
+	Right OperandX `toml:"right"`
 }
 
-// An operand is one side of a check: a constant Value, or a figure
+// An OperandX is one side of a check: a constant Value, or a figure
 // measured in Run at a point (Clients, or At "peak": the point of highest
 // median throughput, "first" or "last"): Metric (one of "throughput",
 // "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
@@ -63,7 +63,7 @@ type check struct {
 // of a Profile's ("cpu" or "fgprof") Bucket, or a Truth figure: the step
 // held against the server's own record of it (truthFigureNames, with
 // [truth]). Factor multiplies the side (default 1).
-type operand struct {
+type OperandX struct {
 	Value   *float64 `toml:"value"`
 	Run     string   `toml:"run"`
 	Clients int      `toml:"clients"`
@@ -122,7 +122,7 @@ func (e *Experiment) checkClaims() []error {
 			}
 			for _, side := range []struct {
 				name string
-				o    *operand
+				o    *OperandX
 			}{{"left", &k.Left}, {"right", &k.Right}} {
 				for _, msg := range e.checkOperand(side.o) {
 					bad("check %d: %s: %s", j+1, side.name, msg)
@@ -137,7 +137,7 @@ func (e *Experiment) checkClaims() []error {
 }
 
 // checkOperand returns what is wrong with o.
-func (e *Experiment) checkOperand(o *operand) []string {
+func (e *Experiment) checkOperand(o *OperandX) []string {
 	var out []string
 	if o.Factor < 0 {
 		out = append(out, fmt.Sprintf("factor = %g: want a positive factor", o.Factor))
@@ -190,8 +190,8 @@ func (e *Experiment) checkOperand(o *operand) []string {
 			out = append(out, "truth figures need a [truth] section (where the server's truth is started and stopped)")
 		}
 	}
-	if o.Metric != "" && !slices.Contains(metricNames, o.Metric) {
-		out = append(out, fmt.Sprintf("metric = %q: want one of %s", o.Metric, strings.Join(metricNames, ", ")))
+	if o.Metric != "" && !slices.Contains(MetricNames, o.Metric) {
+		out = append(out, fmt.Sprintf("metric = %q: want one of %s", o.Metric, strings.Join(MetricNames, ", ")))
 	}
 	if o.Label != "" {
 		if o.Metric == "" {
@@ -254,11 +254,11 @@ func (e *Experiment) profileAt() int {
 	return e.Load.Clients[len(e.Load.Clients)-1]
 }
 
-// claimResult is a claim decided from an experiment's results: the
+// ClaimX is a claim decided from an experiment's results: the
 // live.Claim the dashboard shows (its ID, text and outcome; package live
 // knows no other package, so the claim's headline and its outcomes are
 // defined there and the experiment adds to them) and how it was decided.
-type claimResult struct {
+type ClaimX struct {
 	live.Claim
 	Source string `json:"source"`
 	// Reason says why a claim was not measured.
@@ -266,19 +266,19 @@ type claimResult struct {
 	// Quick marks a claim decided from a quick run's single
 	// measurements, which have no spread.
 	Quick  bool          `json:"quick,omitempty"`
-	Checks []checkResult `json:"checks"`
+	Checks []CheckX `json:"checks"`
 	// Control is the claim's control decided from the same results; nil
 	// when the claim names none.
-	Control *controlResult `json:"control,omitempty"`
+	Control *ControlX `json:"control,omitempty"`
 	// Explained holds the explanations whose checks held (explain.go).
 	Explained []string `json:"explained,omitempty"`
 }
 
-// checkResult is one check with the figures that decided it.
-type checkResult struct {
+// CheckX is one check with the figures that decided it.
+type CheckX struct {
 	Op      string       `json:"op"`
-	Left    sideResult   `json:"left"`
-	Right   sideResult   `json:"right"`
+	Left    SideX   `json:"left"`
+	Right   SideX   `json:"right"`
 	Outcome live.Outcome `json:"outcome"`
 	// Paired says the outcome was decided repeat by repeat (interleaved
 	// runs at the same client count), not from the two ranges.
@@ -289,8 +289,8 @@ type checkResult struct {
 	Text string `json:"text"`
 }
 
-// sideResult is one side of a check as measured.
-type sideResult struct {
+// SideX is one side of a check as measured.
+type SideX struct {
 	// What names the figure, e.g. "graph 1 at 10 clients throughput".
 	What string `json:"what"`
 	// Value is the side after its factor; Raw before it.
@@ -320,15 +320,15 @@ type sideResult struct {
 
 // evaluateClaims decides each claim, and its control, from res. quick
 // marks every claim as decided from single measurements.
-func evaluateClaims(claims []claim, res *Result, quick bool) []claimResult {
-	var out []claimResult
+func evaluateClaims(claims []CSpecX, res *Result, quick bool) []ClaimX {
+	var out []ClaimX
 	for _, c := range claims {
-		cr := claimResult{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
+		cr := ClaimX{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
 		var own live.Outcome
 		own, cr.Reason, cr.Checks = decideChecks(c.Checks, res)
 		if ct := c.Control; ct != nil {
-			cr.Control = &controlResult{Why: ct.Why}
-			cr.Control.Outcome, cr.Control.Reason, cr.Control.Checks = decideChecks(ct.checks(c.Checks), res)
+			cr.Control = &ControlX{Why: ct.Why}
+			cr.Control.Outcome, cr.Control.Reason, cr.Control.Checks = decideChecks(ct.Checks(c.Checks), res)
 		}
 		cr.Outcome, cr.Reason = withControl(own, cr.Reason, cr.Control)
 		cr.Explained = explain(c.Explain, cr.Outcome, res)
@@ -341,13 +341,13 @@ func evaluateClaims(claims []claim, res *Result, quick bool) []claimResult {
 // point holds fewer undisturbed measurements than planned (sideResult's
 // lost): such a check was left undecided by the machine, not by the
 // board's noise.
-func lostOn(ks []checkResult) []string {
+func lostOn(ks []CheckX) []string {
 	var out []string
 	for _, k := range ks {
 		if k.Outcome != live.Inconclusive {
 			continue
 		}
-		for _, s := range []sideResult{k.Left, k.Right} {
+		for _, s := range []SideX{k.Left, k.Right} {
 			if s.lost != "" && !slices.Contains(out, s.lost) {
 				out = append(out, s.lost)
 			}
@@ -357,9 +357,9 @@ func lostOn(ks []checkResult) []string {
 }
 
 // evaluateCheck measures both sides and compares their ranges.
-func evaluateCheck(k check, res *Result) checkResult {
+func evaluateCheck(k CCheckX, res *Result) CheckX {
 	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
-	kr := checkResult{Op: k.Op, Left: l, Right: r}
+	kr := CheckX{Op: k.Op, Left: l, Right: r}
 	var paired string
 	switch {
 	case l.Missing != "" || r.Missing != "":
@@ -389,7 +389,7 @@ func evaluateCheck(k check, res *Result) checkResult {
 // pair alike and the pair's difference is free of it, where the min-max
 // ranges carry the drift on each side. A repeat dropped on one side (its
 // measurements disturbed) leaves its pair out.
-func pairable(l, r sideResult, sweeps bool) bool {
+func pairable(l, r SideX, sweeps bool) bool {
 	if l.repeats == nil || r.repeats == nil || !sweeps && l.clients != r.clients {
 		return false
 	}
@@ -399,7 +399,7 @@ func pairable(l, r sideResult, sweeps bool) bool {
 
 // pairUp returns the two sides' values of the repeats both used, in the
 // left side's order.
-func pairUp(l, r sideResult) (a, b []float64) {
+func pairUp(l, r SideX) (a, b []float64) {
 	for i, s := range l.slots {
 		if j := slices.Index(r.slots, s); j >= 0 && i < len(l.repeats) && j < len(r.repeats) {
 			a, b = append(a, l.repeats[i]), append(b, r.repeats[j])
@@ -478,19 +478,19 @@ func opText(op string) string {
 }
 
 // measureSide finds an operand's values in res.
-func measureSide(o operand, res *Result) sideResult {
+func measureSide(o OperandX, res *Result) SideX {
 	f := o.Factor
 	if f == 0 {
 		f = 1
 	}
 	if o.Value != nil {
 		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
-		return sideResult{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
+		return SideX{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
 	}
 	if o.Tune != "" {
 		return tuneSide(o, res, f)
 	}
-	s := sideResult{Factor: f}
+	s := SideX{Factor: f}
 	fig := operandFigure(o)
 	s.format, s.unit, s.share = sideFormat(o, res.Stats)
 	at := clientsText(o.Clients)
@@ -498,7 +498,7 @@ func measureSide(o operand, res *Result) sideResult {
 		at = "its " + o.At
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
-	ri := slices.IndexFunc(res.Runs, func(r *runResult) bool { return r.Name == o.Run })
+	ri := slices.IndexFunc(res.Runs, func(r *RunX) bool { return r.Name == o.Run })
 	if ri < 0 {
 		s.Missing = fmt.Sprintf("run %q was not measured", o.Run)
 		return s
@@ -522,7 +522,7 @@ func measureSide(o operand, res *Result) sideResult {
 		at = clientsText(p.Clients)
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
-	if busy := p.busyText(o.Run); busy != "" {
+	if busy := p.BusyText(o.Run); busy != "" {
 		s.Missing = busy
 		return s
 	}
@@ -530,44 +530,44 @@ func measureSide(o operand, res *Result) sideResult {
 		s.Missing = res.CalibrationMoved
 		return s
 	}
-	s.used, s.planned = len(p.repeats()), max(res.sweepsUsed(), len(p.slots()))
-	s.lost = p.lostText(o.Run, s.planned)
+	s.used, s.planned = len(p.Used()), max(res.SweepsUsed(), len(p.Slots()))
+	s.lost = p.LostText(o.Run, s.planned)
 	var raw loadtest.Spread
 	var ok bool
 	switch {
 	case o.Metric != "":
-		raw, ok = p.spread(o.Label, o.Metric)
+		raw, ok = p.Spread(o.Label, o.Metric)
 	case o.Reading != "":
-		raw, ok = p.readingSpread(o.Reading)
+		raw, ok = p.ReadingSpread(o.Reading)
 		if len(o.Minus) > 0 {
 			var vs []float64
-			if vs, ok = p.readingMinus(o.Reading, o.Minus); ok {
+			if vs, ok = p.ReadingMinus(o.Reading, o.Minus); ok {
 				raw = loadtest.SpreadOf(vs)
 			}
 		}
 	case o.Profile != "":
-		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients, p.usedSeqs())
+		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
 	case o.Truth != "":
-		raw, ok = p.truthSpread(o.Truth)
+		raw, ok = p.TruthSpread(o.Truth)
 	}
 	if !ok {
 		s.Missing = fmt.Sprintf("%s has no %s at %s", o.Run, fig, at)
-		if n := p.truthNotes(); o.Truth != "" && n != "" {
+		if n := p.TruthNotes(); o.Truth != "" && n != "" {
 			s.Missing += " (" + n + ")"
 		}
 		return s
 	}
 	s.Raw, s.Value = raw, raw.Scaled(f)
 	s.run, s.clients = o.Run, p.Clients
-	vs, ok := p.values(o.Label, o.Metric, o.Reading)
-	slots := p.slots()
+	vs, ok := p.Values(o.Label, o.Metric, o.Reading)
+	slots := p.Slots()
 	switch {
 	case len(o.Minus) > 0:
-		vs, ok = p.readingMinus(o.Reading, o.Minus)
+		vs, ok = p.ReadingMinus(o.Reading, o.Minus)
 	case o.Profile != "":
-		vs, slots, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients, p.usedSeqs())
+		vs, slots, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
 	case o.Truth != "":
-		vs, ok = p.truthValues(o.Truth)
+		vs, ok = p.TruthValues(o.Truth)
 	}
 	if ok && len(slots) == len(vs) {
 		for _, v := range vs {
@@ -580,7 +580,7 @@ func measureSide(o operand, res *Result) sideResult {
 
 // operandFigure names the figure an operand reads, e.g. "search
 // throughput" or "worker time less connection time".
-func operandFigure(o operand) string {
+func operandFigure(o OperandX) string {
 	switch {
 	case o.Label != "":
 		return o.Label + " " + o.Metric
@@ -601,12 +601,12 @@ func operandFigure(o operand) string {
 // peakBusy says, for an operand at a run's peak, why the peak is not
 // known: a point of the run every measurement of which was disturbed might
 // have been it; "" otherwise.
-func peakBusy(o operand, run *runResult) string {
+func peakBusy(o OperandX, run *RunX) string {
 	if o.At != "peak" {
 		return ""
 	}
 	for _, q := range run.Points {
-		if busy := q.busyText(run.Name); busy != "" {
+		if busy := q.BusyText(run.Name); busy != "" {
 			return busy + ": its peak is not known"
 		}
 	}
@@ -620,7 +620,7 @@ func peakBusy(o operand, run *runResult) string {
 // back, as their other figures were. Only the profiles of the used
 // measurements (Seq in used; nil: every one) count. It reports false when
 // the profiles do not say their repeat (each must name a different one).
-func profileRepeats(r *runResult, kind, bucket string, clients int, used map[int]bool) ([]float64, []int, bool) {
+func profileRepeats(r *RunX, kind, bucket string, clients int, used map[int]bool) ([]float64, []int, bool) {
 	byRepeat := map[int]float64{}
 	for _, pr := range r.Profiles {
 		if pr.Kind != kind || pr.Clients != clients || !usedProfile(pr, used) {
@@ -649,12 +649,12 @@ func profileRepeats(r *runResult, kind, bucket string, clients int, used map[int
 // usedProfile reports whether a profile was taken in a used measurement:
 // its Seq is in used, or it or used says nothing (written before
 // re-measures).
-func usedProfile(pr *stepProfile, used map[int]bool) bool {
+func usedProfile(pr *StepProfile, used map[int]bool) bool {
 	return used == nil || pr.Seq == 0 || used[pr.Seq]
 }
 
 // operandPoint returns the point an operand names, or nil.
-func operandPoint(o operand, r *runResult) *point {
+func operandPoint(o OperandX, r *RunX) *Point {
 	if len(r.Points) == 0 {
 		return nil
 	}
@@ -678,8 +678,8 @@ func operandPoint(o operand, r *runResult) *point {
 // profileShare returns a bucket's share over the profiles of one kind
 // taken at clients (a profile that does not say its client count counts)
 // in the used measurements (usedProfile).
-func profileShare(r *runResult, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
-	var ps []*stepProfile
+func profileShare(r *RunX, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
+	var ps []*StepProfile
 	for _, pr := range r.Profiles {
 		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) && usedProfile(pr, used) {
 			ps = append(ps, pr)
@@ -690,7 +690,7 @@ func profileShare(r *runResult, kind, bucket string, clients int, used map[int]b
 
 // sideFormat chooses how a side's figures print: throughput as "812/s",
 // latencies in ms, a reading with its unit, a share as a percentage.
-func sideFormat(o operand, readings []watch.Stat) (format, unit string, share bool) {
+func sideFormat(o OperandX, readings []watch.Stat) (format, unit string, share bool) {
 	switch {
 	case o.Profile != "", o.Truth == "stall_tail_missing":
 		return "%.0f", " %", true
@@ -713,7 +713,7 @@ func sideFormat(o operand, readings []watch.Stat) (format, unit string, share bo
 
 // text prints a side: its figure, the median and range, and, with a
 // factor, the product.
-func (s sideResult) text() string {
+func (s SideX) text() string {
 	if s.constant {
 		if s.Factor != 1 {
 			return fmt.Sprintf("%g × %s = %g", s.Factor, s.What, s.Value.Median)
@@ -727,18 +727,18 @@ func (s sideResult) text() string {
 	if s.share {
 		raw, val = raw.Scaled(100), val.Scaled(100)
 	}
-	t := s.What + " " + spreadText(raw, s.format, s.unit)
+	t := s.What + " " + SpreadText(raw, s.format, s.unit)
 	if s.used < s.planned {
 		t += fmt.Sprintf(" [%d of %d repeats: the others disturbed]", s.used, s.planned)
 	}
 	if s.Factor != 1 {
-		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, spreadText(val, s.format, s.unit))
+		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, SpreadText(val, s.format, s.unit))
 	}
 	return t
 }
 
 // ClaimLine is a claim's outcome in one line.
-func (c claimResult) ClaimLine() string {
+func (c ClaimX) ClaimLine() string {
 	s := fmt.Sprintf("claim %s: %s%s — %s", c.ID, strings.ToUpper(string(c.Outcome)), quickMark(c), c.Text)
 	if c.Reason != "" {
 		s += ": " + c.Reason

@@ -126,8 +126,8 @@ func TestParseClaimErrors(t *testing.T) {
 
 // measuredPoint is a point measured once per throughput given, with the
 // server reading "server CPU" at cpu[i] when given.
-func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *point {
-	p := &point{Clients: clients}
+func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *Point {
+	p := &Point{Clients: clients}
 	for i, t := range thr {
 		r := &loadtest.Result{Total: loadtest.Stats{Clients: clients, Throughput: t}, Labels: []loadtest.Stats{{Label: "AllView", Throughput: t}}}
 		if mean != nil {
@@ -137,7 +137,7 @@ func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *p
 		if cpu != nil {
 			server = &watch.ServerStats{Values: []watch.ServerValue{{Name: "server CPU", Value: cpu[i]}}}
 		}
-		p.addRepeat(newRepeat(i+1, r, server), loadSpec{})
+		p.addRepeat(NewRepeat(i+1, r, server), loadSpec{})
 	}
 	return p
 }
@@ -147,62 +147,62 @@ func num(v float64) *float64 { return &v }
 func TestClaimOutcomes(t *testing.T) {
 	res := &Result{
 		Stats: []watch.Stat{{Name: "server CPU", Unit: "% of a core"}},
-		Runs: []*runResult{
-			{Name: "graph 1", Points: []*point{
+		Runs: []*RunX{
+			{Name: "graph 1", Points: []*Point{
 				measuredPoint(5, []float64{695, 700, 720}, []float64{7, 7, 7}, []float64{50, 55, 60}),
 				measuredPoint(10, []float64{790, 812, 830}, []float64{12, 13, 14}, []float64{60, 62, 70}),
 				measuredPoint(20, []float64{780, 800, 820}, []float64{25, 26, 27}, nil),
-			}, Profiles: []*stepProfile{
+			}, Profiles: []*StepProfile{
 				{ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: 0.70}}}, Clients: 10},
 				{ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: 0.74}}}, Clients: 10},
 			}},
-			{Name: "graph 2", Points: []*point{
+			{Name: "graph 2", Points: []*Point{
 				measuredPoint(5, []float64{680, 705, 730}, nil, nil),
 				measuredPoint(10, []float64{800, 825, 845}, nil, nil),
 			}},
 			{Name: "failed", Error: "the server was not ready"},
 		},
 	}
-	side := func(run string, clients int, metric string, factor float64) operand {
-		return operand{Run: run, Clients: clients, Metric: metric, Factor: factor}
+	side := func(run string, clients int, metric string, factor float64) OperandX {
+		return OperandX{Run: run, Clients: clients, Metric: metric, Factor: factor}
 	}
-	newClaim := func(id string, checks ...check) claim { return claim{ID: id, Text: id, Source: "test", Checks: checks} }
+	newClaim := func(id string, checks ...CCheckX) CSpecX { return CSpecX{ID: id, Text: id, Source: "test", Checks: checks} }
 	tests := []struct {
-		claim   claim
+		claim   CSpecX
 		outcome live.Outcome
 		text    string // in the first check's text or the reason
 	}{
-		{newClaim("flat", check{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}), live.Reproduced,
+		{newClaim("flat", CCheckX{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}), live.Reproduced,
 			"graph 1 at 10 clients throughput 812/s (790-830) <= 1.2 × graph 1 at 5 clients throughput 700/s (695-720) = 840/s (834-864): reproduced"},
-		{newClaim("cpu", check{operand{Run: "graph 1", Clients: 10, Reading: "server CPU", Factor: 1}, "<=", operand{Value: num(75), Factor: 1}}), live.Reproduced,
+		{newClaim("cpu", CCheckX{OperandX{Run: "graph 1", Clients: 10, Reading: "server CPU", Factor: 1}, "<=", OperandX{Value: num(75), Factor: 1}}), live.Reproduced,
 			"graph 1 at 10 clients server CPU 62.00 % of a core (60.00-70.00) <= 75: reproduced"},
-		{newClaim("rises", check{side("graph 1", 10, "throughput", 1), ">=", side("graph 1", 5, "throughput", 1.5)}), live.NotReproduced,
+		{newClaim("rises", CCheckX{side("graph 1", 10, "throughput", 1), ">=", side("graph 1", 5, "throughput", 1.5)}), live.NotReproduced,
 			"= 1050/s (1042-1080): not reproduced"},
 		// The ranges overlap: the difference is within the spread.
-		{newClaim("g2-better", check{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), live.Inconclusive,
+		{newClaim("g2-better", CCheckX{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), live.Inconclusive,
 			"graph 2 at 10 clients throughput 825/s (800-845) > graph 1 at 10 clients throughput 812/s (790-830): inconclusive"},
-		{newClaim("g2-not-above", check{operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1}, "not_above", operand{Run: "graph 1", At: "peak", Metric: "throughput", Factor: 1}}), live.Reproduced,
+		{newClaim("g2-not-above", CCheckX{OperandX{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1}, "not_above", OperandX{Run: "graph 1", At: "peak", Metric: "throughput", Factor: 1}}), live.Reproduced,
 			"graph 2 at its peak (10 clients) throughput 825/s (800-845) is not above graph 1 at its peak (10 clients) throughput 812/s (790-830): reproduced"},
-		{newClaim("beyond-peak", check{operand{Run: "graph 1", At: "last", Metric: "mean_ms", Factor: 1}, ">", operand{Run: "graph 1", At: "peak", Metric: "mean_ms", Factor: 1}}), live.Reproduced,
+		{newClaim("beyond-peak", CCheckX{OperandX{Run: "graph 1", At: "last", Metric: "mean_ms", Factor: 1}, ">", OperandX{Run: "graph 1", At: "peak", Metric: "mean_ms", Factor: 1}}), live.Reproduced,
 			"graph 1 at its last (20 clients) mean_ms 26.00 ms (25.00-27.00) > graph 1 at its peak (10 clients) mean_ms 13.00 ms (12.00-14.00): reproduced"},
-		{newClaim("label", check{operand{Run: "graph 1", Clients: 10, Metric: "throughput", Label: "AllView", Factor: 1}, ">=", operand{Value: num(4), Factor: 190}}), live.Reproduced,
+		{newClaim("label", CCheckX{OperandX{Run: "graph 1", Clients: 10, Metric: "throughput", Label: "AllView", Factor: 1}, ">=", OperandX{Value: num(4), Factor: 190}}), live.Reproduced,
 			"graph 1 at 10 clients AllView throughput 812/s (790-830) >= 190 × 4 = 760: reproduced"},
-		{newClaim("profile", check{operand{Run: "graph 1", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, ">=", operand{Value: num(0.45), Factor: 1}}), live.Reproduced,
+		{newClaim("profile", CCheckX{OperandX{Run: "graph 1", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, ">=", OperandX{Value: num(0.45), Factor: 1}}), live.Reproduced,
 			`graph 1 at 10 clients fgprof share of "waiting for a connection" 70 % (70-74) >= 0.45: reproduced`},
 		// graph 2 peaks at its last point: nothing beyond the peak.
-		{newClaim("beyond-none", check{operand{Run: "graph 2", At: "last", Metric: "throughput", Factor: 1}, "<=", operand{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1.05}}), live.NotMeasured,
+		{newClaim("beyond-none", CCheckX{OperandX{Run: "graph 2", At: "last", Metric: "throughput", Factor: 1}, "<=", OperandX{Run: "graph 2", At: "peak", Metric: "throughput", Factor: 1.05}}), live.NotMeasured,
 			"both sides are graph 2 at 10 clients: no point was measured beyond it"},
-		{newClaim("no-run", check{side("graph 9", 10, "throughput", 1), "<", operand{Value: num(1), Factor: 1}}), live.NotMeasured, `run "graph 9" was not measured`},
-		{newClaim("failed-run", check{side("failed", 10, "throughput", 1), "<", operand{Value: num(1), Factor: 1}}), live.NotMeasured, "failed has no point at 10 clients (the server was not ready)"},
-		{newClaim("no-reading", check{operand{Run: "graph 1", Clients: 20, Reading: "server CPU", Factor: 1}, "<", operand{Value: num(1), Factor: 1}}), live.NotMeasured, "graph 1 has no server CPU at 20 clients"},
-		{newClaim("no-profile", check{operand{Run: "graph 2", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, "<", operand{Value: num(1), Factor: 1}}), live.NotMeasured, `graph 2 has no fgprof share of "waiting for a connection" at 10 clients`},
+		{newClaim("no-run", CCheckX{side("graph 9", 10, "throughput", 1), "<", OperandX{Value: num(1), Factor: 1}}), live.NotMeasured, `run "graph 9" was not measured`},
+		{newClaim("failed-run", CCheckX{side("failed", 10, "throughput", 1), "<", OperandX{Value: num(1), Factor: 1}}), live.NotMeasured, "failed has no point at 10 clients (the server was not ready)"},
+		{newClaim("no-reading", CCheckX{OperandX{Run: "graph 1", Clients: 20, Reading: "server CPU", Factor: 1}, "<", OperandX{Value: num(1), Factor: 1}}), live.NotMeasured, "graph 1 has no server CPU at 20 clients"},
+		{newClaim("no-profile", CCheckX{OperandX{Run: "graph 2", Clients: 10, Profile: "fgprof", Bucket: "waiting for a connection", Factor: 1}, "<", OperandX{Value: num(1), Factor: 1}}), live.NotMeasured, `graph 2 has no fgprof share of "waiting for a connection" at 10 clients`},
 		// One check fails for certain: the claim is not reproduced, even
 		// though another could not be measured.
-		{newClaim("mixed", check{side("graph 9", 10, "throughput", 1), "<", operand{Value: num(1), Factor: 1}}, check{side("graph 1", 10, "throughput", 1), "<", operand{Value: num(1), Factor: 1}}), live.NotReproduced, ""},
-		{newClaim("some-inconclusive", check{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}, check{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), live.Inconclusive, ""},
+		{newClaim("mixed", CCheckX{side("graph 9", 10, "throughput", 1), "<", OperandX{Value: num(1), Factor: 1}}, CCheckX{side("graph 1", 10, "throughput", 1), "<", OperandX{Value: num(1), Factor: 1}}), live.NotReproduced, ""},
+		{newClaim("some-inconclusive", CCheckX{side("graph 1", 10, "throughput", 1), "<=", side("graph 1", 5, "throughput", 1.2)}, CCheckX{side("graph 2", 10, "throughput", 1), ">", side("graph 1", 10, "throughput", 1)}), live.Inconclusive, ""},
 	}
 	for _, tt := range tests {
-		got := evaluateClaims([]claim{tt.claim}, res, false)[0]
+		got := evaluateClaims([]CSpecX{tt.claim}, res, false)[0]
 		if got.Outcome != tt.outcome {
 			t.Errorf("claim %s: outcome %q; want %q (%+v)", tt.claim.ID, got.Outcome, tt.outcome, got.Checks)
 		}
@@ -210,7 +210,7 @@ func TestClaimOutcomes(t *testing.T) {
 			t.Errorf("claim %s: text %q; want it to contain %q", tt.claim.ID, all, tt.text)
 		}
 	}
-	if got := evaluateClaims([]claim{tests[0].claim}, res, true)[0]; !got.Quick || !strings.Contains(got.ClaimLine(), "quick: single measurement") {
+	if got := evaluateClaims([]CSpecX{tests[0].claim}, res, true)[0]; !got.Quick || !strings.Contains(got.ClaimLine(), "quick: single measurement") {
 		t.Errorf("quick claim line %q; want it flagged", got.ClaimLine())
 	}
 }
@@ -248,10 +248,10 @@ func TestCompareRanges(t *testing.T) {
 func TestVerdictsWithinNoise(t *testing.T) {
 	res := &Result{
 		Stats: []watch.Stat{{Name: "server CPU", Unit: "%"}},
-		Runs: []*runResult{
-			{Name: "5/5", Points: []*point{measuredPoint(10, []float64{1000, 1100, 1200}, []float64{9, 9, 9}, []float64{50, 60, 70})}},
-			{Name: "10/5", Points: []*point{measuredPoint(10, []float64{1150, 1250, 1300}, []float64{9, 9, 9}, []float64{65, 66, 67})}},
-			{Name: "10/10", Points: []*point{measuredPoint(10, []float64{1300, 1400, 1500}, []float64{5, 5, 5}, []float64{90, 95, 99})}},
+		Runs: []*RunX{
+			{Name: "5/5", Points: []*Point{measuredPoint(10, []float64{1000, 1100, 1200}, []float64{9, 9, 9}, []float64{50, 60, 70})}},
+			{Name: "10/5", Points: []*Point{measuredPoint(10, []float64{1150, 1250, 1300}, []float64{9, 9, 9}, []float64{65, 66, 67})}},
+			{Name: "10/10", Points: []*Point{measuredPoint(10, []float64{1300, 1400, 1500}, []float64{5, 5, 5}, []float64{90, 95, 99})}},
 		},
 	}
 	v := strings.Join(verdicts(res, nil), "\n")
@@ -277,8 +277,8 @@ func TestRepeatKeepsMedianResult(t *testing.T) {
 		t.Errorf("mean_ms summary %+v; want median 2, range 1-3", s)
 	}
 	// A point of the older form (no repeats) reads as one measurement.
-	old := &point{Clients: 1, Result: &loadtest.Result{Total: loadtest.Stats{Throughput: 5}}}
-	if s := old.throughput(); s.N != 1 || s.Median != 5 {
+	old := &Point{Clients: 1, Result: &loadtest.Result{Total: loadtest.Stats{Throughput: 5}}}
+	if s := old.Throughput(); s.N != 1 || s.Median != 5 {
 		t.Errorf("old point throughput %+v; want one measurement of 5", s)
 	}
 }
@@ -294,7 +294,7 @@ func TestSpreadText(t *testing.T) {
 		{loadtest.Spread{Median: 0.000564, Min: 0.0004, Max: 0.0012, N: 3}, "auto", "0.000564/s (0.0004-0.0012)"},
 		{loadtest.Spread{Median: 62, Min: 0, Max: 1234.5, N: 2}, "auto", "62.00/s (0.00-1234)"},
 	} {
-		if got := spreadText(tt.s, tt.format, "/s"); got != tt.want {
+		if got := SpreadText(tt.s, tt.format, "/s"); got != tt.want {
 			t.Errorf("spreadText(%+v, %q) = %q; want %q", tt.s, tt.format, got, tt.want)
 		}
 	}
@@ -305,21 +305,21 @@ func TestSpreadText(t *testing.T) {
 // every interleaved pair, are told apart; without interleaving they are
 // not, and pairs that disagree stay inconclusive.
 func TestClaimsPairedWhenInterleaved(t *testing.T) {
-	res := &Result{Runs: []*runResult{
-		{Name: "a", Points: []*point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil), measuredPoint(20, []float64{1000, 1000, 1000}, nil, nil)}},
-		{Name: "b", Points: []*point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
-		{Name: "c", Points: []*point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
+	res := &Result{Runs: []*RunX{
+		{Name: "a", Points: []*Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil), measuredPoint(20, []float64{1000, 1000, 1000}, nil, nil)}},
+		{Name: "b", Points: []*Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
+		{Name: "c", Points: []*Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
 	}}
-	check := func(left, right string, lc, rc int, op string) claim {
-		return claim{ID: left + op + right, Checks: []check{{
-			Left:  operand{Run: left, Clients: lc, Metric: "throughput", Factor: 1},
+	check := func(left, right string, lc, rc int, op string) CSpecX {
+		return CSpecX{ID: left + op + right, Checks: []CCheckX{{
+			Left:  OperandX{Run: left, Clients: lc, Metric: "throughput", Factor: 1},
 			Op:    op,
-			Right: operand{Run: right, Clients: rc, Metric: "throughput", Factor: 1},
+			Right: OperandX{Run: right, Clients: rc, Metric: "throughput", Factor: 1},
 		}}}
 	}
 	for _, tt := range []struct {
 		interleave bool
-		claim      claim
+		claim      CSpecX
 		want       live.Outcome
 		paired     bool
 	}{
@@ -332,7 +332,7 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 		{true, check("a", "b", 20, 10, ">"), live.Inconclusive, false}, // other client counts, repeats not whole sweeps
 	} {
 		res.Interleave, res.Sweeps = tt.interleave, false
-		got := evaluateClaims([]claim{tt.claim}, res, false)[0]
+		got := evaluateClaims([]CSpecX{tt.claim}, res, false)[0]
 		if got.Outcome != tt.want || got.Checks[0].Paired != tt.paired {
 			t.Errorf("%s (interleave %v): %s, paired %v; want %s, paired %v (%s)", tt.claim.ID, tt.interleave, got.Outcome, got.Checks[0].Paired, tt.want, tt.paired, got.Checks[0].Text)
 		}
@@ -340,14 +340,14 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 	// Each repeat a whole sweep: repeat i of a at 20 clients and of b at
 	// 10 were measured in the same sweep, and pair (ratios 1.0, 1.22, 0.85).
 	res.Interleave, res.Sweeps = true, true
-	if got := evaluateClaims([]claim{check("a", "b", 20, 10, ">")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != live.Inconclusive {
+	if got := evaluateClaims([]CSpecX{check("a", "b", 20, 10, ">")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != live.Inconclusive {
 		t.Errorf("other client counts in sweeps: %s, paired %v; want inconclusive, paired (%s)", got.Outcome, got.Checks[0].Paired, got.Checks[0].Text)
 	}
-	if got := evaluateClaims([]claim{check("a", "b", 20, 10, ">=")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != live.Inconclusive {
+	if got := evaluateClaims([]CSpecX{check("a", "b", 20, 10, ">=")}, res, false)[0]; !got.Checks[0].Paired || got.Outcome != live.Inconclusive {
 		t.Errorf("a>=b at 20/10 in sweeps: %s; want inconclusive (1.22 holds, 0.85 fails)", got.Outcome)
 	}
 	res.Sweeps = false
-	if txt := evaluateClaims([]claim{check("a", "b", 10, 10, ">")}, res, false)[0].Checks[0].Text; !strings.Contains(txt, "paired by repeat, ratios 1.100, 1.098, 1.102") {
+	if txt := evaluateClaims([]CSpecX{check("a", "b", 10, 10, ">")}, res, false)[0].Checks[0].Text; !strings.Contains(txt, "paired by repeat, ratios 1.100, 1.098, 1.102") {
 		t.Errorf("paired text %q; want the ratios of the pairs", txt)
 	}
 }
@@ -357,10 +357,10 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 // each profile says its repeat; the ranges here overlap, the pairs agree.
 func TestProfileSharesPaired(t *testing.T) {
 	const bucket = "getting a connection"
-	profiles := func(shares ...float64) []*stepProfile {
-		var out []*stepProfile
+	profiles := func(shares ...float64) []*StepProfile {
+		var out []*StepProfile
 		for i, s := range shares {
-			out = append(out, &stepProfile{Clients: 5, Repeat: i + 1,
+			out = append(out, &StepProfile{Clients: 5, Repeat: i + 1,
 				ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: bucket, Share: s}}}})
 		}
 		return out
@@ -369,15 +369,15 @@ func TestProfileSharesPaired(t *testing.T) {
 	for _, p := range unnumbered {
 		p.Repeat = 0
 	}
-	res := &Result{Interleave: true, Runs: []*runResult{
+	res := &Result{Interleave: true, Runs: []*RunX{
 		// Listed out of order: the pairs follow the repeat numbers.
-		{Name: "each", Points: []*point{measuredPoint(5, []float64{50, 50, 50}, nil, nil)},
-			Profiles: []*stepProfile{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
-		{Name: "all", Points: []*point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: profiles(0.45, 0.35, 0.55)},
-		{Name: "old", Points: []*point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: unnumbered},
+		{Name: "each", Points: []*Point{measuredPoint(5, []float64{50, 50, 50}, nil, nil)},
+			Profiles: []*StepProfile{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
+		{Name: "all", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: profiles(0.45, 0.35, 0.55)},
+		{Name: "old", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: unnumbered},
 	}}
-	share := func(run string) operand {
-		return operand{Run: run, Clients: 5, Profile: "fgprof", Bucket: bucket, Factor: 1}
+	share := func(run string) OperandX {
+		return OperandX{Run: run, Clients: 5, Profile: "fgprof", Bucket: bucket, Factor: 1}
 	}
 	for _, tt := range []struct {
 		left, right string
@@ -390,8 +390,8 @@ func TestProfileSharesPaired(t *testing.T) {
 		{"all", "each", ">=", live.NotReproduced, true, "paired by repeat"},
 		{"each", "old", ">", live.Inconclusive, false, "(40-60)"}, // no repeat numbers: the ranges, which overlap
 	} {
-		c := claim{ID: tt.left + tt.op + tt.right, Checks: []check{{Left: share(tt.left), Op: tt.op, Right: share(tt.right)}}}
-		got := evaluateClaims([]claim{c}, res, false)[0]
+		c := CSpecX{ID: tt.left + tt.op + tt.right, Checks: []CCheckX{{Left: share(tt.left), Op: tt.op, Right: share(tt.right)}}}
+		got := evaluateClaims([]CSpecX{c}, res, false)[0]
 		if got.Outcome != tt.want || got.Checks[0].Paired != tt.paired || !strings.Contains(got.Checks[0].Text, tt.text) {
 			t.Errorf("%s: %s, paired %v (%s); want %s, paired %v, text with %q", c.ID, got.Outcome, got.Checks[0].Paired, got.Checks[0].Text, tt.want, tt.paired, tt.text)
 		}

@@ -10,50 +10,50 @@ import (
 	"bbslab/loadtest/live"
 )
 
-// A control is a claim's own checks applied where the effect the claim
+// A CControlX is a claim's own checks applied where the effect the claim
 // names is absent: another run of the same experiment in place of the
-// claim's (Runs: the claim's run name to the control's), other client
+// claim's (Runs: the claim's run name to the CControlX's), other client
 // counts in place of the claim's (Clients: "30" = 10 reads the point at
 // 10 clients wherever the claim reads 30), another tuning's start in place
 // of the claim's (Tunes: "5/5" = "40/40" reads the tuning from 40/40
 // wherever the claim reads the one from 5/5), or several. It is decided
 // from the same run's data as the claim:
 //
-//	[claim.control]
+//	[claim.CControlX]
 //	why  = "graph 3 has the connections graph 2 lacks"
 //	runs = { "graph 2" = "graph 3" }
 //
-// A claim reads "reproduced" only when its checks hold and its control's
+// A claim reads "reproduced" only when its checks hold and its CControlX's
 // fail; when both hold the checks cannot tell the effect from its absence
 // and the claim reads "does not discriminate".
-type control struct {
+type CControlX struct {
 	Why     string            `toml:"why"`
 	Runs    map[string]string `toml:"runs"`
 	Clients map[string]int    `toml:"clients"`
 	Tunes   map[string]string `toml:"tunes"`
 }
 
-// controlResult is a control decided: its outcome and the checks, with
+// ControlX is a control decided: its outcome and the checks, with
 // their figures, that decided it.
-type controlResult struct {
+type ControlX struct {
 	Why     string        `json:"why"`
 	Outcome live.Outcome  `json:"outcome"`
 	Reason  string        `json:"reason,omitempty"`
-	Checks  []checkResult `json:"checks"`
+	Checks  []CheckX `json:"checks"`
 }
 
-// checks returns the claim's checks with the control's runs, client
+// Checks returns the claim's Checks with the control's runs, client
 // counts and tunings' starts in place of the claim's. Constants stay as
 // they are.
-func (ct *control) checks(ks []check) []check {
-	out := make([]check, len(ks))
+func (ct *CControlX) Checks(ks []CCheckX) []CCheckX {
+	out := make([]CCheckX, len(ks))
 	for i, k := range ks {
-		out[i] = check{Left: ct.operand(k.Left), Op: k.Op, Right: ct.operand(k.Right)}
+		out[i] = CCheckX{Left: ct.Operand(k.Left), Op: k.Op, Right: ct.Operand(k.Right)}
 	}
 	return out
 }
 
-func (ct *control) operand(o operand) operand {
+func (ct *CControlX) Operand(o OperandX) OperandX {
 	if o.Value != nil {
 		return o
 	}
@@ -73,7 +73,7 @@ func (ct *control) operand(o operand) operand {
 // client count or a start the claim does not read, a control that
 // changes nothing, or a substituted check that is not a check of this
 // file.
-func (e *Experiment) checkControl(c *claim) []string {
+func (e *Experiment) checkControl(c *CSpecX) []string {
 	ct := c.Control
 	if ct == nil {
 		return nil
@@ -87,7 +87,7 @@ func (e *Experiment) checkControl(c *claim) []string {
 	}
 	runs, counts, tunes := map[string]bool{}, map[int]bool{}, map[string]bool{}
 	for _, k := range c.Checks {
-		for _, o := range []operand{k.Left, k.Right} {
+		for _, o := range []OperandX{k.Left, k.Right} {
 			runs[o.Run], counts[o.Clients], tunes[o.Tune] = true, true, true
 		}
 	}
@@ -118,10 +118,10 @@ func (e *Experiment) checkControl(c *claim) []string {
 			out = append(out, fmt.Sprintf("control.clients: %d replaced by itself", n))
 		}
 	}
-	for j, k := range ct.checks(c.Checks) {
+	for j, k := range ct.Checks(c.Checks) {
 		for _, side := range []struct {
 			name string
-			o    operand
+			o    OperandX
 		}{{"left", k.Left}, {"right", k.Right}} {
 			for _, msg := range e.checkOperand(&side.o) {
 				out = append(out, fmt.Sprintf("control's check %d: %s: %s", j+1, side.name, msg))
@@ -136,15 +136,15 @@ func (e *Experiment) checkControl(c *claim) []string {
 // is missing, inconclusive when one is within the spread (not measured
 // when that spread is the machine's doing: lostOn), reproduced otherwise.
 // It returns the outcome, the reason for not measured, and the checks.
-func decideChecks(ks []check, res *Result) (live.Outcome, string, []checkResult) {
+func decideChecks(ks []CCheckX, res *Result) (live.Outcome, string, []CheckX) {
 	var outcomes []live.Outcome
 	var missing []string
-	var out []checkResult
+	var out []CheckX
 	for _, k := range ks {
 		kr := evaluateCheck(k, res)
 		out = append(out, kr)
 		outcomes = append(outcomes, kr.Outcome)
-		for _, s := range []sideResult{kr.Left, kr.Right} {
+		for _, s := range []SideX{kr.Left, kr.Right} {
 			if s.Missing != "" {
 				missing = append(missing, s.Missing)
 			}
@@ -166,7 +166,7 @@ func decideChecks(ks []check, res *Result) (live.Outcome, string, []checkResult)
 
 // withControl combines a claim's own outcome with its control's: a claim
 // whose checks hold is reproduced only when its control's fail.
-func withControl(own live.Outcome, reason string, ct *controlResult) (live.Outcome, string) {
+func withControl(own live.Outcome, reason string, ct *ControlX) (live.Outcome, string) {
 	if own != live.Reproduced || ct == nil {
 		return own, reason
 	}
@@ -182,7 +182,7 @@ func withControl(own live.Outcome, reason string, ct *controlResult) (live.Outco
 }
 
 // controlMarkdown prints a claim's control under it, with its figures.
-func controlMarkdown(c claimResult) string {
+func controlMarkdown(c ClaimX) string {
 	if c.Control == nil {
 		return "  - no control: nothing shows these checks fail where the effect is absent\n"
 	}
@@ -205,7 +205,7 @@ func (r *Result) ClaimCounts() string { return claimCounts(r.Claims, "") }
 // claimCounts says how many claims had each outcome, e.g. "7 reproduced,
 // 1 does not discriminate, 1 not reproduced", in the outcomes' order, in
 // lang (say).
-func claimCounts(cs []claimResult, lang string) string {
+func claimCounts(cs []ClaimX, lang string) string {
 	n := map[live.Outcome]int{}
 	for _, c := range cs {
 		n[c.Outcome]++
@@ -237,12 +237,12 @@ func operatingPoint(res *Result) string {
 	if reading == "" {
 		return ""
 	}
-	o := operand{Run: c.Run, Clients: c.Clients, Reading: reading, Factor: 1}
+	o := OperandX{Run: c.Run, Clients: c.Clients, Reading: reading, Factor: 1}
 	s := measureSide(o, res)
 	band := fmt.Sprintf("%g ± %g", c.Target, c.Tolerance)
 	if s.Missing != "" {
 		return fmt.Sprintf("Operating point: the calibration put %s at %s within %s; during the runs it was not measured (%s).", c.Run, clientsText(c.Clients), band, s.Missing)
 	}
 	return fmt.Sprintf("Operating point: the calibration put %s at %s within %s (%s); during the runs it read %s.",
-		c.Run, clientsText(c.Clients), band, reading, spreadText(s.Raw, s.format, s.unit))
+		c.Run, clientsText(c.Clients), band, reading, SpreadText(s.Raw, s.format, s.unit))
 }

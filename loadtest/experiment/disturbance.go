@@ -62,13 +62,13 @@ type Disturbance struct {
 	Baseline *measure.Baseline `json:"baseline,omitempty"`
 }
 
-// interference is what others took of the cores over one measured span,
+// Interference is what others took of the cores over one measured span,
 // in % of one core, absent where it was not read: Server of the server's
 // cores (less the generator's CPU where the two share cores), Steal the
 // hypervisor's part, Generator of the generator's cores (less the
 // server's CPU where they share). Expected and GeneratorExpected are what
 // the baseline allowed there.
-type interference struct {
+type Interference struct {
 	Server            *float64 `json:"server_percent,omitempty"`
 	Steal             *float64 `json:"steal_percent,omitempty"`
 	Generator         *float64 `json:"generator_percent,omitempty"`
@@ -82,8 +82,8 @@ type interference struct {
 	GeneratorStealBaseline *float64 `json:"generator_steal_baseline_percent,omitempty"`
 }
 
-// worst is the larger of the server's and the generator's interference.
-func (i *interference) worst() (float64, bool) {
+// Worst is the larger of the server's and the generator's interference.
+func (i *Interference) Worst() (float64, bool) {
 	if i == nil {
 		return 0, false
 	}
@@ -99,9 +99,9 @@ func (i *interference) worst() (float64, bool) {
 	return slices.Max(vs), true
 }
 
-// text prints the interference, e.g. "server's cores 46.8 % of a core
+// Text prints the interference, e.g. "server's cores 46.8 % of a core
 // (steal 20.1, 3.1 expected), generator's 1.2 %".
-func (i *interference) text() string {
+func (i *Interference) Text() string {
 	if i == nil || i.Server == nil && i.Generator == nil {
 		return "not read"
 	}

@@ -53,7 +53,7 @@ type Experiment struct {
 	Runs  []runSpec `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (claim.go).
-	Claims []claim `toml:"claim"`
+	Claims []CSpecX `toml:"claim"`
 
 	// Quick is set by MakeQuick: fewer, shorter, single measurements.
 	Quick bool `toml:"-"`

@@ -283,16 +283,16 @@ func TestShippedExperiments(t *testing.T) {
 }
 
 func TestVerdictsFromResults(t *testing.T) {
-	newPoint := func(c int, thr, mean float64, wait float64) *point {
-		return &point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
+	newPoint := func(c int, thr, mean float64, wait float64) *Point {
+		return &Point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
 			Server: map[string]float64{"pool wait": wait}}
 	}
 	res := &Result{
 		Stats: []watch.Stat{{Name: "pool wait", Unit: "ms"}},
-		Runs: []*runResult{
-			{Name: "5/5", Points: []*point{newPoint(5, 1000, 5, 0.1), newPoint(10, 1100, 9, 0.2)}},
-			{Name: "10/5", Points: []*point{newPoint(5, 990, 5, 0.1), newPoint(10, 1080, 9.5, 3.4)}},
-			{Name: "10/10", Points: []*point{newPoint(5, 1000, 5, 0.1), newPoint(10, 2000, 5, 0.1)}},
+		Runs: []*RunX{
+			{Name: "5/5", Points: []*Point{newPoint(5, 1000, 5, 0.1), newPoint(10, 1100, 9, 0.2)}},
+			{Name: "10/5", Points: []*Point{newPoint(5, 990, 5, 0.1), newPoint(10, 1080, 9.5, 3.4)}},
+			{Name: "10/10", Points: []*Point{newPoint(5, 1000, 5, 0.1), newPoint(10, 2000, 5, 0.1)}},
 		},
 	}
 	v := strings.Join(verdicts(res, nil), "\n")

@@ -8,7 +8,7 @@ import (
 	"bbslab/loadtest/live"
 )
 
-// An explanation is said under a claim when the claim reads one of When
+// An ExplanationX is said under a claim when the claim reads one of When
 // (default: "not reproduced") and its check holds: what the readings say
 // the limit was instead of the one the claim names, with the check's
 // figures and those of Show.
@@ -20,17 +20,17 @@ import (
 //	op    = ">="
 //	right = { value = 10 }
 //	show  = [{ run = "graph 2", at = "peak", reading = "worker time", minus = ["connection time", "pool wait"] }]
-type explanation struct {
+type ExplanationX struct {
 	When  []live.Outcome `toml:"when"`
 	Text  string         `toml:"text"`
-	Left  operand        `toml:"left"`
+	Left  OperandX        `toml:"left"`
 	Op    string         `toml:"op"`
-	Right operand        `toml:"right"`
-	Show  []operand      `toml:"show"`
+	Right OperandX        `toml:"right"`
+	Show  []OperandX      `toml:"show"`
 }
 
 // checkExplanations returns what is wrong with a claim's explanations.
-func (e *Experiment) checkExplanations(c *claim) []string {
+func (e *Experiment) checkExplanations(c *CSpecX) []string {
 	var out []string
 	for i := range c.Explain {
 		x := &c.Explain[i]
@@ -53,7 +53,7 @@ func (e *Experiment) checkExplanations(c *claim) []string {
 		}
 		for _, side := range []struct {
 			name string
-			o    *operand
+			o    *OperandX
 		}{{"left", &x.Left}, {"right", &x.Right}} {
 			for _, msg := range e.checkOperand(side.o) {
 				bad("%s: %s", side.name, msg)
@@ -73,13 +73,13 @@ func (e *Experiment) checkExplanations(c *claim) []string {
 
 // explain returns the explanations of a claim decided as outcome whose
 // checks hold in res, each with its figures.
-func explain(xs []explanation, outcome live.Outcome, res *Result) []string {
+func explain(xs []ExplanationX, outcome live.Outcome, res *Result) []string {
 	var out []string
 	for _, x := range xs {
 		if !slices.Contains(x.When, outcome) {
 			continue
 		}
-		kr := evaluateCheck(check{Left: x.Left, Op: x.Op, Right: x.Right}, res)
+		kr := evaluateCheck(CCheckX{Left: x.Left, Op: x.Op, Right: x.Right}, res)
 		if kr.Outcome != live.Reproduced {
 			continue
 		}

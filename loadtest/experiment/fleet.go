@@ -141,8 +141,8 @@ func oneOf(s string, set ...string) bool {
 	return false
 }
 
-// fleetResult is what a run's fleet was, in the result.
-type fleetResult struct {
+// FleetResult is what a run's fleet was, in the result.
+type FleetResult struct {
 	Replicas   []fleet.Replica `json:"replicas"`
 	Balance    string          `json:"balance"`
 	MetricsURL string          `json:"haproxy_metrics"`
@@ -206,7 +206,7 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	if f.PgBouncer != nil {
 		vars["pgbouncer_admin"] = f.PgBouncer.AdminDSN
 	}
-	lr.rr.Fleet = &fleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
+	lr.rr.Fleet = &FleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
 	if f.PgBouncer != nil {
 		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize, lr.rr.Fleet.PgBouncerCPUs = f.PgBouncer.Mode, f.PgBouncer.PoolSize, fs.PgBouncerCPUs
 	}

@@ -56,7 +56,7 @@ func quickCounts(e *Experiment) []int {
 	keep := map[int]bool{}
 	for _, c := range e.Claims {
 		for _, k := range c.Checks {
-			for _, o := range []operand{k.Left, k.Right} {
+			for _, o := range []OperandX{k.Left, k.Right} {
 				switch {
 				case o.Clients != 0:
 					keep[o.Clients] = true

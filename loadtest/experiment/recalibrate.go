@@ -43,9 +43,9 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 		return nil
 	}
 	lr := live[i]
-	var at *repeat
+	var at *Repeat
 	for _, p := range lr.rr.Points {
-		for _, rp := range p.repeats() {
+		for _, rp := range p.Used() {
 			if p.Clients == c.Clients && rp.Repeat == sweep {
 				at = rp
 			}
@@ -110,7 +110,7 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calib
 			n := 0
 			for _, rp := range p.Repeats {
 				if rp.Calibration < x.recals && !rp.Dropped {
-					rp.drop(why)
+					rp.Drop(why)
 					rp.Recalibrated = true
 					n++
 				}
@@ -131,7 +131,7 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calib
 // own reading left the calibration's band by more than twice its
 // tolerance (the board no longer sits where the file says, whatever the
 // cause). Either way the wait no longer puts the board where the file says.
-func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *repeat, sweep int) string {
+func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *Repeat, sweep int) string {
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
 	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, clientsText(c.Clients))
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
@@ -195,7 +195,7 @@ func (r *Result) movedFromCalibration() string {
 		return ""
 	}
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
-	ri := slices.IndexFunc(r.Runs, func(rr *runResult) bool { return rr.Name == cal.Run })
+	ri := slices.IndexFunc(r.Runs, func(rr *RunX) bool { return rr.Name == cal.Run })
 	if ref <= 0 || ri < 0 {
 		return ""
 	}
@@ -204,7 +204,7 @@ func (r *Result) movedFromCalibration() string {
 		if p.Clients != cal.Clients {
 			continue
 		}
-		for _, rp := range p.repeats() {
+		for _, rp := range p.Used() {
 			if v, ok := cpuPerRequest(rp, r.Disturbance.CPU); ok {
 				cpus = append(cpus, v)
 			}
@@ -237,10 +237,10 @@ func (x *experimentRunner) setWait(ctx context.Context, servers []*serverRun, v 
 	return nil
 }
 
-// sweepsUsed is how many sweeps the claims stand on: every repeat, less
+// SweepsUsed is how many sweeps the claims stand on: every repeat, less
 // the sweeps before a redone calibration, whose measurements are left out
 // (leaveOutEarlier).
-func (r *Result) sweepsUsed() int {
+func (r *Result) SweepsUsed() int {
 	if r.Recalibration != nil && r.Recalibration.Sweep > 1 {
 		return max(1, r.Repeats-(r.Recalibration.Sweep-1))
 	}

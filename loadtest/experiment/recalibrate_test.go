@@ -26,7 +26,7 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 		p.refresh(loadSpec{})
 		cal := &calibrate.Calibration{Run: "g1", Clients: 10, Reading: "server CPU", Share: share, Relative: true, Capacity: 100, Target: 60, Tolerance: 3,
 			CPUNoise: 4, Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.31}}}
-		res := &Result{Interleave: true, Sweeps: true, Calibration: cal, Runs: []*runResult{{Name: "g1", Points: []*point{p}}},
+		res := &Result{Interleave: true, Sweeps: true, Calibration: cal, Runs: []*RunX{{Name: "g1", Points: []*Point{p}}},
 			Disturbance: &Disturbance{CPU: "server CPU", CPUPerRequest: 25}}
 		if redone {
 			// The redone calibration is the one in force: the first one's
@@ -38,10 +38,10 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 		res.CalibrationMoved = res.movedFromCalibration()
 		return res
 	}
-	point := claim{ID: "point", Checks: []check{
-		{Left: operand{Run: "g1", Clients: 10, Reading: share}, Op: ">=", Right: operand{Value: num(50)}},
-		{Left: operand{Run: "g1", Clients: 10, Reading: share}, Op: "<=", Right: operand{Value: num(70)}}}}
-	tput := claim{ID: "tput", Checks: []check{{Left: operand{Run: "g1", Clients: 10, Metric: "throughput"}, Op: ">=", Right: operand{Value: num(1000)}}}}
+	point := CSpecX{ID: "point", Checks: []CCheckX{
+		{Left: OperandX{Run: "g1", Clients: 10, Reading: share}, Op: ">=", Right: OperandX{Value: num(50)}},
+		{Left: OperandX{Run: "g1", Clients: 10, Reading: share}, Op: "<=", Right: OperandX{Value: num(70)}}}}
+	tput := CSpecX{ID: "tput", Checks: []CCheckX{{Left: OperandX{Run: "g1", Clients: 10, Metric: "throughput"}, Op: ">=", Right: OperandX{Value: num(1000)}}}}
 	for _, tt := range []struct {
 		name   string
 		cpu    []float64
@@ -56,7 +56,7 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 		{"a little off", []float64{48, 52}, false, live.Inconclusive, ""},
 	} {
 		res := result(tt.cpu, tt.redone)
-		got := evaluateClaims([]claim{point, tput}, res, false)
+		got := evaluateClaims([]CSpecX{point, tput}, res, false)
 		if got[0].Outcome != tt.want || !strings.Contains(res.CalibrationMoved, tt.moved) || (tt.moved == "") != (res.CalibrationMoved == "") {
 			t.Errorf("%s: %s (%s), moved %q; want %s, moved with %q", tt.name, got[0].Outcome, got[0].Reason, res.CalibrationMoved, tt.want, tt.moved)
 		}

@@ -93,7 +93,7 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 			return x.quiet(ctx, lr, p)
 		}
 		where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), rep)
-		switch x.budgetOf().Again(&d, attempt, x.e.stepLength(), p.measured()) {
+		switch x.budgetOf().Again(&d, attempt, x.e.stepLength(), p.Measured()) {
 		case "max_attempts":
 			x.logf("%s: disturbed in all %d attempts (disturbance.max_attempts): left out", where, attempt)
 			return nil
@@ -103,7 +103,7 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 			return nil
 		case "reserved":
 			x.logf("%s: disturbed; the point has %d undisturbed repeats and the last half of disturbance.max_extra is kept for points with none: left out",
-				where, len(p.repeats()))
+				where, len(p.Used()))
 			return nil
 		}
 		x.logf("%s: %s; measuring it again", where, rp.Reason)
@@ -147,7 +147,7 @@ func round1(v float64) float64 { return math.Round(v*10) / 10 }
 // judgeSpan reads a measurement's interference, judges it against the
 // baseline and drops it when it is disturbed; an undisturbed one joins a
 // baseline made of steps.
-func (x *experimentRunner) judgeSpan(lr *serverRun, rp *repeat, r *loadtest.Result) {
+func (x *experimentRunner) judgeSpan(lr *serverRun, rp *Repeat, r *loadtest.Result) {
 	srv, gen, in := x.spans(lr.cores(), r, rp.Server)
 	x.judgeSpanOf(rp, srv, gen, in)
 }
@@ -155,7 +155,7 @@ func (x *experimentRunner) judgeSpan(lr *serverRun, rp *repeat, r *loadtest.Resu
 // judgeSpanOf judges a measurement's spans of the server's and the
 // generator's cores by the disturbance rule (judgeSpan); an undisturbed
 // one joins a baseline made of steps.
-func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *measure.Span, in *interference) {
+func (x *experimentRunner) judgeSpanOf(rp *Repeat, srv, gen *measure.Span, in *Interference) {
 	rp.Interference = in
 	if in == nil || x.e.Disturbance.Off {
 		return // nothing read, or told not to judge
@@ -170,7 +170,7 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *measure.Span, in *i
 	in.StealBaseline, in.GeneratorStealBaseline = v.StealBaseline, v.GeneratorStealBaseline
 	if v.Disturbed() {
 		rp.Disturbed = true
-		rp.drop(v.Why)
+		rp.Drop(v.Why)
 		return
 	}
 	if d.Baseline.Source == measure.FromSteps {
@@ -184,9 +184,9 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *measure.Span, in *i
 // interference: where the server and the generator share cores, the part
 // of the other's CPU on them (as a share of its cores, assuming its work
 // spread evenly) is taken off.
-func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *interference) {
+func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *Interference) {
 	d := x.res.Disturbance
-	in = &interference{}
+	in = &Interference{}
 	genCores := x.genCores
 	if c := r.Cost.Cores; c != nil && len(c.CPUs) > 0 {
 		genCores = c.CPUs
@@ -265,7 +265,7 @@ func ptrTo[T any](v T) *T { return &v }
 // again at once (within max_extra). If the re-measure agrees with the
 // others the suspect is dropped; if it does not, the suspect stands and
 // the re-measure is dropped; if it is disturbed, the suspect stands.
-func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) error {
+func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *Point) error {
 	cpu := x.res.Disturbance.CPU
 	if cpu == "" || p.quietChecked || x.e.Disturbance.Off {
 		return nil
@@ -274,7 +274,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 	if err := x.tieBreak(ctx, lr, p, cpu, tol, why); err != nil {
 		return err
 	}
-	rs := p.repeats()
+	rs := p.Used()
 	cpus := cpusOf(rs, cpu)
 	i, ref := measure.Suspect(cpus, tol)
 	if i < 0 {
@@ -290,7 +290,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 	if !x.fits(x.e.stepLength()) || x.reserved() {
 		if n := measure.Agreeing(cpus, i, tol); n >= 2 {
 			// The others agree with each other: the point stands on them.
-			sus.drop(fmt.Sprintf("%s; no time left to measure it again: left out, the point stands on its %d other repeats, which agree", sus.Reason, n))
+			sus.Drop(fmt.Sprintf("%s; no time left to measure it again: left out, the point stands on its %d other repeats, which agree", sus.Reason, n))
 			x.logf("%s: %s", where, sus.Reason)
 			p.refresh(x.e.Load)
 			return x.writeSweep(lr)
@@ -321,11 +321,11 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 		sus.Reason += "; its re-measure was disturbed: it stands"
 	case !ok:
 		sus.Reason += "; its re-measure has no CPU per request: it stands"
-		again.drop("re-measure of a suspect repeat, without a CPU per request")
+		again.Drop("re-measure of a suspect repeat, without a CPU per request")
 	case measure.Agrees(a, ref, tol):
-		sus.drop(fmt.Sprintf("%s; its re-measure agreed with the others (%.3f ms): dropped", sus.Reason, a))
+		sus.Drop(fmt.Sprintf("%s; its re-measure agreed with the others (%.3f ms): dropped", sus.Reason, a))
 	default:
-		again.drop(fmt.Sprintf("re-measure of a suspect repeat: %.3f ms agreed with neither it nor the others (%.3f ms): the suspect stands", a, ref))
+		again.Drop(fmt.Sprintf("re-measure of a suspect repeat: %.3f ms agreed with neither it nor the others (%.3f ms): the suspect stands", a, ref))
 	}
 	x.logf("%s: %s", where, strings.TrimPrefix(sus.Reason, "suspect: "))
 	p.refresh(x.e.Load)
@@ -339,8 +339,8 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 // cannot tell which is off, and each claim on the point reads a range
 // that spans both. The suspect check then has three to judge. Within max_extra, not in its
 // reserved half, once per point.
-func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *point, cpu string, tol float64, why string) error {
-	rs := p.repeats()
+func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *Point, cpu string, tol float64, why string) error {
+	rs := p.Used()
 	if len(rs) != 2 || p.tieBroken || !x.fits(x.e.stepLength()) || x.reserved() {
 		return nil
 	}
@@ -380,7 +380,7 @@ func (x *experimentRunner) quietTolerance(cpu string) (float64, string) {
 	var settings [][]float64
 	for _, r := range x.res.Runs {
 		for _, p := range r.Points {
-			settings = append(settings, cpusOf(p.repeats(), cpu))
+			settings = append(settings, cpusOf(p.Used(), cpu))
 		}
 	}
 	rules := &x.e.Disturbance
@@ -393,7 +393,7 @@ func (x *experimentRunner) quietTolerance(cpu string) (float64, string) {
 }
 
 // cpusOf is each repeat's CPU per request in ms, NaN where not read.
-func cpusOf(rs []*repeat, cpu string) []float64 {
+func cpusOf(rs []*Repeat, cpu string) []float64 {
 	out := make([]float64, len(rs))
 	for i, rp := range rs {
 		out[i] = math.NaN()
@@ -405,7 +405,7 @@ func cpusOf(rs []*repeat, cpu string) []float64 {
 }
 
 // cpuPerRequest is a measurement's server CPU per request in ms.
-func cpuPerRequest(rp *repeat, cpu string) (float64, bool) {
+func cpuPerRequest(rp *Repeat, cpu string) (float64, bool) {
 	v, ok := rp.Server[cpu]
 	if !ok || rp.Total.Throughput <= 0 {
 		return 0, false
@@ -413,12 +413,12 @@ func cpuPerRequest(rp *repeat, cpu string) (float64, bool) {
 	return v / 100 / rp.Total.Throughput * 1000, true
 }
 
-// busyText says why p could not be measured, when none of its
+// BusyText says why p could not be measured, when none of its
 // measurements is used: e.g. "the machine was busy at graph 1 at 10
 // clients (6 of 6 attempts disturbed, worst interference 62 % of a
 // core)"; "" when p has a used measurement or none at all.
-func (p *point) busyText(run string) string {
-	if len(p.Repeats) == 0 || p.measured() {
+func (p *Point) BusyText(run string) string {
+	if len(p.Repeats) == 0 || p.Measured() {
 		return ""
 	}
 	n, worst, read := 0, 0.0, false
@@ -427,7 +427,7 @@ func (p *point) busyText(run string) string {
 			continue
 		}
 		n++
-		if w, ok := rp.Interference.worst(); ok {
+		if w, ok := rp.Interference.Worst(); ok {
 			worst, read = max(worst, w), true
 		}
 	}
@@ -438,15 +438,15 @@ func (p *point) busyText(run string) string {
 	return s + ")"
 }
 
-// lostText says, for a point that kept some of its measurements, what
+// LostText says, for a point that kept some of its measurements, what
 // the machine took from it: the repeats left out as disturbed and the
 // suspects that stand unresolved; "" when nothing was. A claim left
 // inconclusive on such a point was not decided on the board's noise but on
 // the machine's, and reads "not measured" with this reason.
-func (p *point) lostText(run string, planned int) string {
-	used := len(p.repeats())
+func (p *Point) LostText(run string, planned int) string {
+	used := len(p.Used())
 	var unresolved int
-	for _, rp := range p.repeats() {
+	for _, rp := range p.Used() {
 		if rp.Unresolved {
 			unresolved++
 		}
@@ -470,7 +470,7 @@ type remeasuredPoint struct {
 	Run     string
 	Clients int
 	// Attempts are every measurement of the point, in order.
-	Attempts []*repeat
+	Attempts []*Repeat
 	// Busy says why the point has no used measurement ("" when it has).
 	Busy string
 }
@@ -486,7 +486,7 @@ func remeasured(res *Result) []remeasuredPoint {
 				flagged = flagged || rp.Disturbed || rp.Suspect || rp.Dropped && !rp.Recalibrated || rp.Attempt > 1
 			}
 			if flagged {
-				out = append(out, remeasuredPoint{Run: r.Name, Clients: p.Clients, Attempts: p.Repeats, Busy: p.busyText(r.Name)})
+				out = append(out, remeasuredPoint{Run: r.Name, Clients: p.Clients, Attempts: p.Repeats, Busy: p.BusyText(r.Name)})
 			}
 		}
 	}
@@ -557,9 +557,9 @@ func count(n int, noun string) string {
 
 // attemptText describes one measurement for the report's list: its
 // repeat and attempt, throughput, interference and what became of it.
-func attemptText(rp *repeat) string {
+func attemptText(rp *Repeat) string {
 	s := fmt.Sprintf("repeat %d, attempt %d (%s UTC): %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1),
-		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.text())
+		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.Text())
 	switch {
 	case rp.Dropped:
 		s += ": dropped"

@@ -22,8 +22,8 @@ import (
 // TestPairsSkipDroppedRepeats checks that a check pairs the repeats both
 // sides used: a repeat dropped on one side leaves its pair out.
 func TestPairsSkipDroppedRepeats(t *testing.T) {
-	l := sideResult{repeats: []float64{10, 30}, slots: []int{1, 3}, clients: 5}
-	r := sideResult{repeats: []float64{5, 6, 7}, slots: []int{1, 2, 3}, clients: 5}
+	l := SideX{repeats: []float64{10, 30}, slots: []int{1, 3}, clients: 5}
+	r := SideX{repeats: []float64{5, 6, 7}, slots: []int{1, 2, 3}, clients: 5}
 	a, b := pairUp(l, r)
 	if !slices.Equal(a, []float64{10, 30}) || !slices.Equal(b, []float64{5, 7}) {
 		t.Errorf("pairUp = %v, %v; want [10 30] against [5 7] (repeat 2 dropped on the left)", a, b)
@@ -158,7 +158,7 @@ func setControl(t *testing.T, path, text string) {
 }
 
 // attemptsAt returns the measurements of a run's point.
-func attemptsAt(t *testing.T, res *Result, run string, clients int) *point {
+func attemptsAt(t *testing.T, res *Result, run string, clients int) *Point {
 	t.Helper()
 	for _, r := range res.Runs {
 		for _, p := range r.Points {
@@ -229,7 +229,7 @@ right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
 	if p.Repeats[1].Seq != p.Repeats[0].Seq+1 || q.Repeats[0].Seq != p.Repeats[1].Seq+1 {
 		t.Errorf("seqs: all %d, %d, each %d; want the re-measure at once, in its sweep", p.Repeats[0].Seq, p.Repeats[1].Seq, q.Repeats[0].Seq)
 	}
-	if n := p.Summary.Total["throughput"].N; n != 2 || len(p.repeats()) != 2 {
+	if n := p.Summary.Total["throughput"].N; n != 2 || len(p.Used()) != 2 {
 		t.Errorf("all at 2 clients: throughput over %d repeats; want the 2 undisturbed", n)
 	}
 	for _, c := range res.Claims {
@@ -298,7 +298,7 @@ func TestPermanentDisturbanceNotMeasured(t *testing.T) {
 		t.Errorf("claim two: %s: %q; want not measured: the machine was busy, with the attempts and the worst interference", two.Outcome, two.Reason)
 	}
 	p2 := attemptsAt(t, res, "all", 2)
-	if p2.Result != nil || p2.Summary != nil || p2.measured() {
+	if p2.Result != nil || p2.Summary != nil || p2.Measured() {
 		t.Errorf("all at 2 clients has a result or summary though every attempt was disturbed")
 	}
 	// 1 client was measured clean once, before the disturbance began: the
@@ -388,13 +388,13 @@ func TestQuietSuspectRemeasured(t *testing.T) {
 		again.Dropped || again.Repeat != 3 || again.Attempt != 2 {
 		t.Errorf("attempts %s; want repeat 3 suspect and dropped, its re-measure (attempt 2) used", attemptsJSON(p))
 	}
-	if len(p.repeats()) != 3 || res.Disturbance.Remeasured != 1 {
-		t.Errorf("%d used, %d re-measures; want 3 and 1", len(p.repeats()), res.Disturbance.Remeasured)
+	if len(p.Used()) != 3 || res.Disturbance.Remeasured != 1 {
+		t.Errorf("%d used, %d re-measures; want 3 and 1", len(p.Used()), res.Disturbance.Remeasured)
 	}
 }
 
 // attemptsJSON prints a point's attempts for a failure message.
-func attemptsJSON(p *point) string {
+func attemptsJSON(p *Point) string {
 	var parts []string
 	for _, rp := range p.Repeats {
 		parts = append(parts, attemptText(rp))
@@ -438,8 +438,8 @@ func TestCommittedResultsStillRead(t *testing.T) {
 		if res.Disturbance == nil || res.Disturbance.Remeasured == 0 {
 			for _, r := range res.Runs {
 				for _, p := range r.Points {
-					if len(p.repeats()) != max(len(p.Repeats), 1) || !p.measured() || len(p.slots()) != len(p.repeats()) {
-						t.Errorf("%s: %s at %d clients: %d of %d repeats used", f, r.Name, p.Clients, len(p.repeats()), len(p.Repeats))
+					if len(p.Used()) != max(len(p.Repeats), 1) || !p.Measured() || len(p.Slots()) != len(p.Used()) {
+						t.Errorf("%s: %s at %d clients: %d of %d repeats used", f, r.Name, p.Clients, len(p.Used()), len(p.Repeats))
 					}
 				}
 			}
@@ -517,13 +517,13 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	if !strings.Contains(log.String(), "its two repeats read") {
 		t.Errorf("log does not say why repeat 1 was measured again:\n%s", log)
 	}
-	if got := res.sweepsUsed(); got != 2 {
+	if got := res.SweepsUsed(); got != 2 {
 		t.Errorf("sweeps used %d; want 2", got)
 	}
 	if res.CalibrationMoved != "" {
 		t.Errorf("calibration moved: %s; want the sweeps after the redone calibration where it put the board", res.CalibrationMoved)
 	}
-	left := &Result{Runs: []*runResult{{Name: "all", Points: []*point{{Clients: 10, Repeats: []*repeat{
+	left := &Result{Runs: []*RunX{{Name: "all", Points: []*Point{{Clients: 10, Repeats: []*Repeat{
 		{Repeat: 1, Attempt: 1, Dropped: true, Recalibrated: true}, {Repeat: 2, Attempt: 1, Calibration: 1}, {Repeat: 3, Attempt: 1, Calibration: 1}}}}}}}
 	if pts := remeasured(left); len(pts) != 0 {
 		t.Errorf("re-measured points %+v; a measurement left out for the recalibration is not one", pts)
@@ -613,11 +613,11 @@ func TestScheduledDisturbanceNeverDecides(t *testing.T) {
 func TestUnjudgedNote(t *testing.T) {
 	v := 3.0
 	res := &Result{Disturbance: &Disturbance{Interference: "server interference"},
-		Runs: []*runResult{{Name: "a", Points: []*point{{Clients: 1, Repeats: []*repeat{{Seq: 1}}}}}}}
+		Runs: []*RunX{{Name: "a", Points: []*Point{{Clients: 1, Repeats: []*Repeat{{Seq: 1}}}}}}}
 	if n := unjudgedNote(res); !strings.Contains(n, `no "server interference" reading`) {
 		t.Errorf("note %q; want it to say the reading was absent and nothing judged", n)
 	}
-	res.Runs[0].Points[0].Repeats[0].Interference = &interference{Server: &v}
+	res.Runs[0].Points[0].Repeats[0].Interference = &Interference{Server: &v}
 	if n := unjudgedNote(res); n != "" {
 		t.Errorf("note %q with the reading read; want none", n)
 	}
@@ -635,46 +635,46 @@ func TestUnjudgedNote(t *testing.T) {
 // stays inconclusive, and one the remaining repeats decide is decided.
 func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
 	newRes := func() *Result {
-		return &Result{Repeats: 3, Interleave: true, Runs: []*runResult{
-			{Name: "a", Points: []*point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil)}},
-			{Name: "b", Points: []*point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
-			{Name: "c", Points: []*point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
+		return &Result{Repeats: 3, Interleave: true, Runs: []*RunX{
+			{Name: "a", Points: []*Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil)}},
+			{Name: "b", Points: []*Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
+			{Name: "c", Points: []*Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
 		}}
 	}
-	cl := func(left, right string) claim {
-		return claim{ID: left + ">" + right, Checks: []check{{
-			Left:  operand{Run: left, Clients: 10, Metric: "throughput", Factor: 1},
+	cl := func(left, right string) CSpecX {
+		return CSpecX{ID: left + ">" + right, Checks: []CCheckX{{
+			Left:  OperandX{Run: left, Clients: 10, Metric: "throughput", Factor: 1},
 			Op:    ">",
-			Right: operand{Run: right, Clients: 10, Metric: "throughput", Factor: 1},
+			Right: OperandX{Run: right, Clients: 10, Metric: "throughput", Factor: 1},
 		}}}
 	}
 	res := newRes()
-	if got := evaluateClaims([]claim{cl("a", "c")}, res, false)[0]; got.Outcome != live.Inconclusive {
+	if got := evaluateClaims([]CSpecX{cl("a", "c")}, res, false)[0]; got.Outcome != live.Inconclusive {
 		t.Errorf("a > c on whole points: %s; want inconclusive (pairs 1.10, 0.95, 1.08)", got.Outcome)
 	}
 	// Two of a's repeats disturbed: one left, no pairs, ranges overlap.
 	p := res.Runs[0].Points[0]
 	for _, rp := range p.Repeats[1:] {
 		rp.Disturbed = true
-		rp.drop("disturbed: test")
+		rp.Drop("disturbed: test")
 	}
 	p.refresh(loadSpec{})
-	got := evaluateClaims([]claim{cl("a", "b")}, res, false)[0]
+	got := evaluateClaims([]CSpecX{cl("a", "b")}, res, false)[0]
 	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "the machine was busy at a at 10 clients (2 of 3 repeats left out as disturbed)") {
 		t.Errorf("a > b with 2 of a's 3 repeats disturbed: %s (%q); want not measured, the machine busy", got.Outcome, got.Reason)
 	}
 	// A suspect that stands for want of time.
 	res = newRes()
 	res.Runs[2].Points[0].Repeats[1].Suspect, res.Runs[2].Points[0].Repeats[1].Unresolved = true, true
-	got = evaluateClaims([]claim{cl("a", "c")}, res, false)[0]
+	got = evaluateClaims([]CSpecX{cl("a", "c")}, res, false)[0]
 	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "1 suspect repeat(s) with no time left") {
 		t.Errorf("a > c with an unresolved suspect: %s (%q); want not measured", got.Outcome, got.Reason)
 	}
 	// Decided on what is left: not turned into "not measured".
 	res = newRes()
-	res.Runs[1].Points[0].Repeats[2].drop("disturbed: test")
+	res.Runs[1].Points[0].Repeats[2].Drop("disturbed: test")
 	res.Runs[1].Points[0].refresh(loadSpec{})
-	if got := evaluateClaims([]claim{cl("a", "b")}, res, false)[0]; got.Outcome != live.Reproduced {
+	if got := evaluateClaims([]CSpecX{cl("a", "b")}, res, false)[0]; got.Outcome != live.Reproduced {
 		t.Errorf("a > b with one of b's repeats dropped: %s; want reproduced on the two pairs left (%s)", got.Outcome, got.Checks[0].Text)
 	}
 }

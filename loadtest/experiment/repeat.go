@@ -13,8 +13,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// figures are the numbers kept of one label (or of all) in one measurement.
-type figures struct {
+// Figures are the numbers kept of one label (or of all) in one measurement.
+type Figures struct {
 	Throughput float64 `json:"throughput"`
 	MeanMs     float64 `json:"mean_ms"`
 	P50Ms      float64 `json:"p50_ms"`
@@ -30,16 +30,16 @@ type figures struct {
 	FirstSecondP99Ms      float64 `json:"first_second_p99_ms,omitempty"`
 }
 
-func figuresOf(s loadtest.Stats) figures {
-	return figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P95Ms: s.P95Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
+func FiguresOf(s loadtest.Stats) Figures {
+	return Figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P95Ms: s.P95Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
 }
 
 // Metrics a claim or a table may take from figures.
-var metricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
+var MetricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
 	"first_second_throughput", "first_second_p99_ms"}
 
-// metric returns the figure called name (one of metricNames).
-func (f figures) metric(name string) (float64, bool) {
+// Metric returns the figure called name (one of metricNames).
+func (f Figures) Metric(name string) (float64, bool) {
 	switch name {
 	case "throughput":
 		return f.Throughput, true
@@ -67,15 +67,15 @@ func (f figures) metric(name string) (float64, bool) {
 	return 0, false
 }
 
-// A repeat is one measurement of a point.
-type repeat struct {
+// A Repeat is one measurement of a point.
+type Repeat struct {
 	// Seq is the measurement's place in the experiment (1: measured
 	// first), so the order the steps were taken in can be read back.
 	Seq   int       `json:"seq"`
 	Start time.Time `json:"start"`
-	Total figures   `json:"total"`
+	Total Figures   `json:"total"`
 	// Labels holds each request label's figures.
-	Labels map[string]figures `json:"labels,omitempty"`
+	Labels map[string]Figures `json:"labels,omitempty"`
 	// Server holds the server readings over the measured time.
 	Server map[string]float64 `json:"server,omitempty"`
 	// Truth is the server's own record of the measured window, as its
@@ -97,7 +97,7 @@ type repeat struct {
 	Attempt int `json:"attempt,omitempty"`
 	// Interference is what other work took of the cores over the
 	// measured span (absent where it was not read).
-	Interference *interference `json:"interference,omitempty"`
+	Interference *Interference `json:"interference,omitempty"`
 	// Disturbed marks a measurement whose interference exceeded the
 	// baseline's by more than the threshold; Suspect one whose server CPU
 	// per request was off the point's other repeats (the quiet kind).
@@ -118,29 +118,29 @@ type repeat struct {
 	// (recalibrate.go).
 	Calibration  int  `json:"calibration,omitempty"`
 	Recalibrated bool `json:"recalibrated,omitempty"`
-	// result is the full result, kept while the point is measured.
-	result *loadtest.Result
+	// Full is the full Full, kept while the point is measured.
+	Full *loadtest.Result `json:"-"`
 }
 
-// generatorCores is the repeat's GeneratorCores, or its result's for a
+// Cores is the repeat's GeneratorCores, or its result's for a
 // point of the older form.
-func (rp *repeat) generatorCores() *loadtest.CoresUse {
-	if rp.GeneratorCores == nil && rp.result != nil {
-		return rp.result.Cost.Cores
+func (rp *Repeat) Cores() *loadtest.CoresUse {
+	if rp.GeneratorCores == nil && rp.Full != nil {
+		return rp.Full.Cost.Cores
 	}
 	return rp.GeneratorCores
 }
 
-// drop leaves rp out of its point's figures, saying why.
-func (rp *repeat) drop(reason string) {
+// Drop leaves rp out of its point's figures, saying why.
+func (rp *Repeat) Drop(reason string) {
 	rp.Dropped = true
 	rp.Reason = reason
 }
 
-// newRepeat takes the figures of one measurement.
+// NewRepeat takes the figures of one measurement.
 // server is what the watcher read of the server during it (nil: nothing).
-func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *repeat {
-	rp := &repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: server.Map(), GeneratorCores: r.Cost.Cores, result: r}
+func NewRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
+	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: FiguresOf(r.Total), Server: server.Map(), GeneratorCores: r.Cost.Cores, Full: r}
 	for _, sec := range r.Series {
 		if !sec.Warmup {
 			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms
@@ -148,40 +148,40 @@ func newRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *repeat {
 		}
 	}
 	if len(r.Labels) > 0 {
-		rp.Labels = make(map[string]figures, len(r.Labels))
+		rp.Labels = make(map[string]Figures, len(r.Labels))
 		for _, l := range r.Labels {
-			rp.Labels[l.Label] = figuresOf(l)
+			rp.Labels[l.Label] = FiguresOf(l)
 		}
 	}
 	return rp
 }
 
-// label returns the figures of a request label ("" for the total).
-func (rp *repeat) label(name string) (figures, bool) {
+// Label returns the figures of a request Label ("" for the total).
+func (rp *Repeat) Label(name string) (Figures, bool) {
 	if name == "" {
 		return rp.Total, true
 	}
 	if f, ok := rp.Labels[name]; ok {
 		return f, true
 	}
-	if rp.Labels == nil && rp.result != nil { // a point of the older form
-		for _, l := range rp.result.Labels {
+	if rp.Labels == nil && rp.Full != nil { // a point of the older form
+		for _, l := range rp.Full.Labels {
 			if l.Label == name {
-				return figuresOf(l), true
+				return FiguresOf(l), true
 			}
 		}
 	}
-	return figures{}, false
+	return Figures{}, false
 }
 
-// pointSummary is a point's figures over its repeats.
-type pointSummary struct {
+// PointSummary is a point's figures over its repeats.
+type PointSummary struct {
 	Total  map[string]loadtest.Spread `json:"total"`
 	Server map[string]loadtest.Spread `json:"server,omitempty"`
 }
 
 // addRepeat adds one measurement to p and refreshes its figures.
-func (p *point) addRepeat(rp *repeat, l loadSpec) {
+func (p *Point) addRepeat(rp *Repeat, l loadSpec) {
 	p.Repeats = append(p.Repeats, rp)
 	p.refresh(l)
 }
@@ -190,33 +190,33 @@ func (p *point) addRepeat(rp *repeat, l loadSpec) {
 // readings, deadline shares and SLO outcomes, so that readers of the
 // single-measurement form keep working, and summarises the used repeats.
 // A point with none (every measurement disturbed) has no Result.
-func (p *point) refresh(l loadSpec) {
+func (p *Point) refresh(l loadSpec) {
 	p.Result, p.Server, p.Within, p.SLO, p.Summary = nil, nil, nil, nil, nil
-	used := p.repeats()
+	used := p.Used()
 	if len(used) == 0 {
 		return
 	}
-	med := medianRepeat(used)
-	p.Result = med.result
+	med := MedianRepeat(used)
+	p.Result = med.Full
 	p.Server = med.Server
 	if p.Result != nil {
 		judge(p, l)
 	}
-	p.Summary = p.summary()
+	p.Summary = p.Summarize()
 }
 
-// medianRepeat returns the repeat of median throughput of rs.
-func medianRepeat(rs []*repeat) *repeat {
+// MedianRepeat returns the repeat of median throughput of rs.
+func MedianRepeat(rs []*Repeat) *Repeat {
 	rs = slices.Clone(rs)
 	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Total.Throughput < rs[b].Total.Throughput })
 	return rs[(len(rs)-1)/2]
 }
 
-// repeats returns the measurements p's figures are made of: those not
-// dropped; a point written before repeats existed is its Result, once.
-func (p *point) repeats() []*repeat {
+// Used returns the measurements p's figures are made of: those not
+// dropped; a point written before Used existed is its Result, once.
+func (p *Point) Used() []*Repeat {
 	if len(p.Repeats) > 0 {
-		var out []*repeat
+		var out []*Repeat
 		for _, rp := range p.Repeats {
 			if !rp.Dropped {
 				out = append(out, rp)
@@ -227,12 +227,12 @@ func (p *point) repeats() []*repeat {
 	if p.Result == nil {
 		return nil
 	}
-	return []*repeat{{Total: figuresOf(p.Result.Total), Server: p.Server, result: p.Result}}
+	return []*Repeat{{Total: FiguresOf(p.Result.Total), Server: p.Server, Full: p.Result}}
 }
 
-// slots returns which repeat each of p.repeats() is, in the same order:
+// Slots returns which repeat each of p.repeats() is, in the same order:
 // its Repeat, or for results written before re-measures its place.
-func (p *point) slots() []int {
+func (p *Point) Slots() []int {
 	var out []int
 	if len(p.Repeats) == 0 {
 		if p.Result != nil {
@@ -253,37 +253,37 @@ func (p *point) slots() []int {
 	return out
 }
 
-// measured reports whether p has a measurement its figures can use.
-func (p *point) measured() bool { return len(p.repeats()) > 0 }
+// Measured reports whether p has a measurement its figures can use.
+func (p *Point) Measured() bool { return len(p.Used()) > 0 }
 
-// usedSeqs are the Seq of p's used measurements (nil for a point written
+// UsedSeqs are the Seq of p's used measurements (nil for a point written
 // before repeats were numbered): what picks the profiles to use.
-func (p *point) usedSeqs() map[int]bool {
+func (p *Point) UsedSeqs() map[int]bool {
 	if len(p.Repeats) == 0 {
 		return nil
 	}
 	m := map[int]bool{}
-	for _, rp := range p.repeats() {
+	for _, rp := range p.Used() {
 		m[rp.Seq] = true
 	}
 	return m
 }
 
-func (p *point) summary() *pointSummary {
-	s := &pointSummary{Total: map[string]loadtest.Spread{}}
-	for _, m := range metricNames {
-		if sp, ok := p.spread("", m); ok {
+func (p *Point) Summarize() *PointSummary {
+	s := &PointSummary{Total: map[string]loadtest.Spread{}}
+	for _, m := range MetricNames {
+		if sp, ok := p.Spread("", m); ok {
 			s.Total[m] = sp
 		}
 	}
 	names := map[string]bool{}
-	for _, rp := range p.repeats() {
+	for _, rp := range p.Used() {
 		for n := range rp.Server {
 			names[n] = true
 		}
 	}
 	for n := range names {
-		if sp, ok := p.readingSpread(n); ok {
+		if sp, ok := p.ReadingSpread(n); ok {
 			if s.Server == nil {
 				s.Server = map[string]loadtest.Spread{}
 			}
@@ -293,15 +293,15 @@ func (p *point) summary() *pointSummary {
 	return s
 }
 
-// spread returns a metric of a label ("" for all) over p's repeats.
-func (p *point) spread(label, metric string) (loadtest.Spread, bool) {
+// Spread returns a metric of a label ("" for all) over p's repeats.
+func (p *Point) Spread(label, metric string) (loadtest.Spread, bool) {
 	var vs []float64
-	for _, rp := range p.repeats() {
-		f, ok := rp.label(label)
+	for _, rp := range p.Used() {
+		f, ok := rp.Label(label)
 		if !ok {
 			continue
 		}
-		if v, ok := f.metric(metric); ok {
+		if v, ok := f.Metric(metric); ok {
 			vs = append(vs, v)
 		}
 	}
@@ -311,20 +311,20 @@ func (p *point) spread(label, metric string) (loadtest.Spread, bool) {
 	return loadtest.SpreadOf(vs), true
 }
 
-// truthSpread returns a truth figure over the repeats that have it.
-func (p *point) truthSpread(name string) (loadtest.Spread, bool) {
-	vs, ok := p.truthValues(name)
+// TruthSpread returns a truth figure over the repeats that have it.
+func (p *Point) TruthSpread(name string) (loadtest.Spread, bool) {
+	vs, ok := p.TruthValues(name)
 	if !ok {
 		return loadtest.Spread{}, false
 	}
 	return loadtest.SpreadOf(vs), true
 }
 
-// truthValues returns a truth figure of every used repeat in the order
+// TruthValues returns a truth figure of every used repeat in the order
 // measured; ok is false when a repeat lacks it.
-func (p *point) truthValues(name string) ([]float64, bool) {
+func (p *Point) TruthValues(name string) ([]float64, bool) {
 	var vs []float64
-	for _, rp := range p.repeats() {
+	for _, rp := range p.Used() {
 		v, ok := rp.TruthFigures[name]
 		if !ok {
 			return nil, false
@@ -334,10 +334,10 @@ func (p *point) truthValues(name string) ([]float64, bool) {
 	return vs, len(vs) > 0
 }
 
-// truthNotes returns why the repeats lack truth figures, once each.
-func (p *point) truthNotes() string {
+// TruthNotes returns why the repeats lack truth figures, once each.
+func (p *Point) TruthNotes() string {
 	var notes []string
-	for _, rp := range p.repeats() {
+	for _, rp := range p.Used() {
 		if rp.TruthNote != "" && !slices.Contains(notes, rp.TruthNote) {
 			notes = append(notes, rp.TruthNote)
 		}
@@ -345,10 +345,10 @@ func (p *point) truthNotes() string {
 	return strings.Join(notes, "; ")
 }
 
-// readingSpread returns a server reading over the repeats that have it.
-func (p *point) readingSpread(name string) (loadtest.Spread, bool) {
+// ReadingSpread returns a server reading over the repeats that have it.
+func (p *Point) ReadingSpread(name string) (loadtest.Spread, bool) {
 	var vs []float64
-	for _, rp := range p.repeats() {
+	for _, rp := range p.Used() {
 		if v, ok := rp.Server[name]; ok {
 			vs = append(vs, v)
 		}
@@ -359,18 +359,18 @@ func (p *point) readingSpread(name string) (loadtest.Spread, bool) {
 	return loadtest.SpreadOf(vs), true
 }
 
-// values returns a metric of a label ("" for all), or a server reading
+// Values returns a metric of a label ("" for all), or a server reading
 // when reading is set, of every used repeat in the order measured (their
 // slots give which repeat each is); ok is false when a repeat lacks it.
-func (p *point) values(label, metric, reading string) (vs []float64, ok bool) {
-	for _, rp := range p.repeats() {
+func (p *Point) Values(label, metric, reading string) (vs []float64, ok bool) {
+	for _, rp := range p.Used() {
 		var v float64
 		if reading != "" {
 			v, ok = rp.Server[reading]
 		} else {
-			var f figures
-			if f, ok = rp.label(label); ok {
-				v, ok = f.metric(metric)
+			var f Figures
+			if f, ok = rp.Label(label); ok {
+				v, ok = f.Metric(metric)
 			}
 		}
 		if !ok {
@@ -381,12 +381,12 @@ func (p *point) values(label, metric, reading string) (vs []float64, ok bool) {
 	return vs, len(vs) > 0
 }
 
-// readingMinus returns a reading less the readings minus, of every used
+// ReadingMinus returns a reading less the readings minus, of every used
 // repeat in the order measured; ok is false when a repeat lacks one.
-func (p *point) readingMinus(reading string, minus []string) ([]float64, bool) {
-	vs, ok := p.values("", "", reading)
+func (p *Point) ReadingMinus(reading string, minus []string) ([]float64, bool) {
+	vs, ok := p.Values("", "", reading)
 	for _, m := range minus {
-		ms, mok := p.values("", "", m)
+		ms, mok := p.Values("", "", m)
 		if !ok || !mok || len(ms) != len(vs) {
 			return nil, false
 		}
@@ -397,28 +397,28 @@ func (p *point) readingMinus(reading string, minus []string) ([]float64, bool) {
 	return vs, ok
 }
 
-// throughput is p's median throughput.
-func (p *point) throughput() loadtest.Spread {
-	s, _ := p.spread("", "throughput")
+// Throughput is p's median Throughput.
+func (p *Point) Throughput() loadtest.Spread {
+	s, _ := p.Spread("", "throughput")
 	return s
 }
 
-// spreadText formats a spread with format: the median and unit, and the
+// SpreadText formats a spread with format: the median and unit, and the
 // range in parentheses when there was more than one measurement, e.g.
 // "812/s (790-830)".
 // The format "auto" keeps three significant digits of small values, so
 // that 0.0006 ms/request does not print as 0.00.
-func spreadText(s loadtest.Spread, format, unit string) string {
-	v := formatNum(format, s.Median) + unit
+func SpreadText(s loadtest.Spread, format, unit string) string {
+	v := FormatNum(format, s.Median) + unit
 	if s.N > 1 {
-		v += " (" + formatNum(format, s.Min) + "-" + formatNum(format, s.Max) + ")"
+		v += " (" + FormatNum(format, s.Min) + "-" + FormatNum(format, s.Max) + ")"
 	}
 	return v
 }
 
-// formatNum formats v with format, or, with "auto", with two decimals
+// FormatNum formats v with format, or, with "auto", with two decimals
 // from 0.01 up, none from 1000 up and three significant digits below 0.01.
-func formatNum(format string, v float64) string {
+func FormatNum(format string, v float64) string {
 	if format != "auto" {
 		return fmt.Sprintf(format, v)
 	}

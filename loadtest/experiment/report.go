@@ -163,7 +163,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		for _, r := range res.Runs {
 			l := chart.SpreadLine{Name: r.Name}
 			for _, pt := range r.Points {
-				if sp, ok := pt.readingSpread(rd.Name); ok {
+				if sp, ok := pt.ReadingSpread(rd.Name); ok {
 					l.Points = append(l.Points, chart.SpreadPoint{X: float64(pt.Clients), Y: sp})
 				}
 			}
@@ -182,7 +182,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 }
 
 // samePoints reports whether every run has n points.
-func samePoints(runs []*runResult, n int) bool {
+func samePoints(runs []*RunX, n int) bool {
 	for _, r := range runs {
 		if len(r.Points) != n {
 			return false
@@ -333,7 +333,7 @@ func calibrationMarkdown(c *calibrate.Calibration) string {
 
 // pointTable renders a run's points as a Markdown table, with the deadline
 // shares and SLO outcomes below it.
-func pointTable(r *runResult, res *Result, sep string) string {
+func pointTable(r *RunX, res *Result, sep string) string {
 	var b strings.Builder
 	head, rows := pointRows(r, res)
 	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
@@ -394,11 +394,11 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
 	"base":    filepath.Base,
 	"clients": clientsText,
-	"rows": func(r *runResult, res *Result) map[string]any {
+	"rows": func(r *RunX, res *Result) map[string]any {
 		head, rows := pointRows(r, res)
 		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, res)}
 	},
-	"profiles":     func(r *runResult) []profileView { return profileViews(r.measuredOnly()) },
+	"profiles":     func(r *RunX) []profileView { return profileViews(r.measuredOnly()) },
 	"quickMark":    quickMark,
 	"outcomeClass": outcomeClass,
 	"controlClass": controlClass,

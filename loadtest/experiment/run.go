@@ -54,7 +54,7 @@ type Result struct {
 	// be paired; results written before it pair only the same client count.
 	Sweeps bool         `json:"sweeps,omitempty"`
 	Quick  bool         `json:"quick,omitempty"`
-	Runs   []*runResult `json:"runs"`
+	Runs   []*RunX `json:"runs"`
 	// Disk is the disk benchmark's JSON output, when the file names one.
 	Disk json.RawMessage `json:"disk,omitempty"`
 	// Error says why the experiment stopped early, if it did.
@@ -76,26 +76,26 @@ type Result struct {
 	CalibrationMoved string `json:"calibration_moved,omitempty"`
 	// Claims are the file's claims decided from the results; Verdicts
 	// the free-form findings.
-	Claims   []claimResult `json:"claims,omitempty"`
+	Claims   []ClaimX `json:"claims,omitempty"`
 	Verdicts []string      `json:"verdicts,omitempty"`
 }
 
-// runResult is one server configuration's sweep.
-type runResult struct {
+// RunX is one server configuration's sweep.
+type RunX struct {
 	Name     string            `json:"name"`
 	Command  []string          `json:"command"`
 	Vars     map[string]string `json:"vars,omitempty"`
-	Points   []*point          `json:"points"`
-	Profiles []*stepProfile    `json:"profiles,omitempty"`
+	Points   []*Point          `json:"points"`
+	Profiles []*StepProfile    `json:"profiles,omitempty"`
 	// Fleet is set when the run's server was several replicas (fleet.go).
-	Fleet *fleetResult `json:"fleet,omitempty"`
+	Fleet *FleetResult `json:"fleet,omitempty"`
 	Error string       `json:"error,omitempty"`
 }
 
-// A stepProfile is a profile the watcher took during a run, with the step
+// A StepProfile is a profile the watcher took during a run, with the step
 // of the experiment it was taken at: the experiment adds the step, the
 // watcher knows nothing of steps.
-type stepProfile struct {
+type StepProfile struct {
 	*watch.ProfileSummary
 	// Clients and Repeat say which step of the run was profiled (absent in
 	// files written before they were kept), Seq which measurement (the
@@ -105,14 +105,14 @@ type stepProfile struct {
 	Seq     int `json:"seq,omitempty"`
 }
 
-// point is one client count of a run: the load tool's result and the
+// Point is one client count of a run: the load tool's result and the
 // server's readings over the measured time. With repeats, Result, Server,
 // Within and SLO are those of the used repeat of median throughput (so
 // readers of single measurements keep working), Repeats holds every
 // measurement, re-measures and dropped ones too, and Summary each
-// figure's median and range over the used ones. A point none of whose
+// figure's median and range over the used ones. A Point none of whose
 // measurements could be used (every one disturbed) has no Result.
-type point struct {
+type Point struct {
 	Clients int                `json:"clients"`
 	Result  *loadtest.Result   `json:"result"`
 	Server  map[string]float64 `json:"server,omitempty"`
@@ -121,8 +121,8 @@ type point struct {
 	Within []float64 `json:"within,omitempty"`
 	// SLO holds the objectives' outcomes at this step.
 	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
-	Repeats []*repeat                  `json:"repeats,omitempty"`
-	Summary *pointSummary              `json:"summary,omitempty"`
+	Repeats []*Repeat                  `json:"repeats,omitempty"`
+	Summary *PointSummary              `json:"summary,omitempty"`
 	// quietChecked is set once the point was checked for a suspect
 	// repeat (remeasure.go's quiet): at most one re-measure for it.
 	quietChecked bool
@@ -374,14 +374,14 @@ func (x *experimentRunner) note(s string) {
 // reset, validated and reset again, or, for a cold start, listening. The
 // run is added to the result, even when it fails.
 func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, error) {
-	rr := &runResult{Name: run.Name, Vars: run.Vars}
+	rr := &RunX{Name: run.Name, Vars: run.Vars}
 	x.res.Runs = append(x.res.Runs, rr)
 	return x.launch(ctx, run, rr)
 }
 
 // launch starts a server of run, recorded in rr, and makes it ready to
 // load (start).
-func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResult) (*serverRun, error) {
+func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *RunX) (*serverRun, error) {
 	e := x.e
 	lr := &serverRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
@@ -484,7 +484,7 @@ func (x *experimentRunner) prepare(ctx context.Context, lr *serverRun) error {
 // measure takes one measurement (attempt of repeat rep) of a run at
 // clients, judges its interference, adds it to the run's point and
 // rewrites the run's sweep.json; it returns the point and the measurement.
-func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*point, *repeat, error) {
+func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*Point, *Repeat, error) {
 	e := x.e
 	if e.Load.ResetEach && lr.steps > 0 {
 		if err := lr.reset(ctx, e); err != nil {
@@ -505,21 +505,21 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	}
 	x.seq++
 	rr := lr.rr
-	var p *point
+	var p *Point
 	for _, q := range rr.Points {
 		if q.Clients == clients {
 			p = q
 		}
 	}
 	if p == nil {
-		p = &point{Clients: clients}
+		p = &Point{Clients: clients}
 		rr.Points = append(rr.Points, p)
 	}
 	seen, err := watch.Of(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	rp := newRepeat(x.seq, r, seen.Server)
+	rp := NewRepeat(x.seq, r, seen.Server)
 	rp.Repeat, rp.Attempt, rp.Calibration = rep, attempt, x.recals
 	if tw != nil {
 		rp.addTruth(tw.truth, tw.err)
@@ -532,7 +532,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	p.addRepeat(rp, e.Load)
 	for _, pr := range seen.Profiles {
 		pr.File, _ = filepath.Rel(x.out, pr.File)
-		rr.Profiles = append(rr.Profiles, &stepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
+		rr.Profiles = append(rr.Profiles, &StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
 	}
 	if err := seen.Put(r); err != nil { // the result's profiles name their files as the report folder does
 		return nil, nil, err
@@ -609,7 +609,7 @@ func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtes
 
 // stepText is a measurement's log line: its figures, its limit, its
 // interference and whether it was disturbed.
-func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *repeat, clients int) string {
+func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *Repeat, clients int) string {
 	e := x.e
 	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
 	limiting, stats := x.opt.Target.Limiting, x.res.Stats
@@ -620,7 +620,7 @@ func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *repea
 		line += ", limit: " + limiting(byPath(rp.Server, stats))
 	}
 	if rp.Interference != nil {
-		line += ", interference: " + rp.Interference.text()
+		line += ", interference: " + rp.Interference.Text()
 	}
 	if rp.Disturbed {
 		line += ": DISTURBED"
@@ -656,7 +656,7 @@ func (r *Result) SLOFailed() bool {
 }
 
 // judge fills a point's deadline shares and SLO outcomes.
-func judge(p *point, l loadSpec) {
+func judge(p *Point, l loadSpec) {
 	if h := p.Result.Total.Histogram; h != nil {
 		for _, d := range l.Deadlines {
 			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
@@ -717,7 +717,7 @@ func unitSuffix(u string) string {
 
 // pointResults returns the results of the points that have one (a point
 // every measurement of which was disturbed has none).
-func pointResults(ps []*point) []*loadtest.Result {
+func pointResults(ps []*Point) []*loadtest.Result {
 	var out []*loadtest.Result
 	for _, p := range ps {
 		if p.Result != nil {

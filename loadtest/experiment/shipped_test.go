@@ -74,7 +74,7 @@ func committedResult(name string) (*Result, error) {
 	return &res, nil
 }
 
-func checkTexts(ks []checkResult) string {
+func checkTexts(ks []CheckX) string {
 	var b strings.Builder
 	for _, k := range ks {
 		b.WriteString("  " + k.Text + "\n")

@@ -52,7 +52,7 @@ func profilesSideBySide(res *Result, top int) string {
 			for _, c := range cols {
 				cell := "-"
 				if i := slices.IndexFunc(c.g.buckets, func(bs bucketShare) bool { return bs.name == name }); i >= 0 {
-					cell = spreadText(c.g.buckets[i].share.Scaled(100), "%.0f", " %")
+					cell = SpreadText(c.g.buckets[i].share.Scaled(100), "%.0f", " %")
 				}
 				fmt.Fprintf(&b, " %s |", cell)
 			}

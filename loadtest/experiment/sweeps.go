@@ -77,7 +77,7 @@ type serverRun struct {
 	x     func(string) string // expands the run's placeholders
 	proc  *serverProc
 	fleet *runFleet // instead of proc, for a run of several replicas
-	rr    *runResult
+	rr    *RunX
 	steps int // measurements taken of this server
 	// vars are the run's placeholders (x expands them): its ports and
 	// directory, the experiment's and the run's vars, and the knobs a

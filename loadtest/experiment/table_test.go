@@ -45,7 +45,7 @@ func TestClaimsTable(t *testing.T) {
 				why = c.Control.Why
 			}
 			if rerr == nil {
-				cr := evaluateClaims([]claim{c}, res, res.Quick)[0]
+				cr := evaluateClaims([]CSpecX{c}, res, res.Quick)[0]
 				claimFig = fmt.Sprintf("**%s**: %s", cr.Outcome, checkFigures(cr.Checks))
 				if cr.Control != nil {
 					ctFig = fmt.Sprintf("**%s**: %s", cr.Control.Outcome, checkFigures(cr.Control.Checks))
@@ -82,7 +82,7 @@ func TestClaimsTable(t *testing.T) {
 
 // thresholdsText writes a claim's checks in short: "graph 2 at its peak
 // throughput <= 1.1 × graph 1 at its peak throughput".
-func thresholdsText(ks []check) string {
+func thresholdsText(ks []CCheckX) string {
 	var parts []string
 	for _, k := range ks {
 		parts = append(parts, operandText(k.Left)+" "+opText(k.Op)+" "+operandText(k.Right))
@@ -90,7 +90,7 @@ func thresholdsText(ks []check) string {
 	return cell(strings.Join(parts, "; "))
 }
 
-func operandText(o operand) string {
+func operandText(o OperandX) string {
 	if o.Value != nil {
 		return fmt.Sprintf("%g", *o.Value)
 	}
@@ -121,7 +121,7 @@ func operandText(o operand) string {
 }
 
 // checkFigures gives each check's two sides as medians, "4033/s vs 4357/s".
-func checkFigures(ks []checkResult) string {
+func checkFigures(ks []CheckX) string {
 	var parts []string
 	for _, k := range ks {
 		parts = append(parts, medianText(k.Left)+" "+opText(k.Op)+" "+medianText(k.Right))
@@ -129,16 +129,16 @@ func checkFigures(ks []checkResult) string {
 	return cell(strings.Join(parts, "; "))
 }
 
-func medianText(s sideResult) string {
+func medianText(s SideX) string {
 	switch {
 	case s.constant:
-		return formatNum("auto", s.Value.Median)
+		return FormatNum("auto", s.Value.Median)
 	case s.Missing != "":
 		return "not measured"
 	case s.share:
-		return formatNum(s.format, s.Value.Median*100) + s.unit
+		return FormatNum(s.format, s.Value.Median*100) + s.unit
 	}
-	return formatNum(s.format, s.Value.Median) + s.unit
+	return FormatNum(s.format, s.Value.Median) + s.unit
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "/") }

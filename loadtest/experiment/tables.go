@@ -19,7 +19,7 @@ import (
 // "Re-measured points" lists them); one with none used says so.
 // Beside the generator's CPU stand the time others took from the cores
 // (coreColumns), then the experiment's readings.
-func pointRows(r *runResult, res *Result) ([]string, [][]string) {
+func pointRows(r *RunX, res *Result) ([]string, [][]string) {
 	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
 	cores := coreColumns(r, res)
 	readings := tableReadings(res)
@@ -32,10 +32,10 @@ func pointRows(r *runResult, res *Result) ([]string, [][]string) {
 	var rows [][]string
 	for _, p := range r.Points {
 		row := []string{fmt.Sprint(p.Clients)}
-		if len(p.repeats()) < len(p.Repeats) {
+		if len(p.Used()) < len(p.Repeats) {
 			row[0] += " *"
 		}
-		if !p.measured() {
+		if !p.Measured() {
 			row = append(row, "not measured: the machine was busy")
 			for range len(head) - 2 {
 				row = append(row, "-")
@@ -46,8 +46,8 @@ func pointRows(r *runResult, res *Result) ([]string, [][]string) {
 		for _, m := range []struct{ metric, format string }{
 			{"throughput", "%.1f"}, {"mean_ms", "%.3f"}, {"p50_ms", "%.3f"}, {"p95_ms", "%.3f"}, {"p99_ms", "%.3f"}, {"p99_9_ms", "%.3f"}, {"errors", "%.0f"},
 		} {
-			if sp, ok := p.spread("", m.metric); ok {
-				row = append(row, spreadText(sp, m.format, ""))
+			if sp, ok := p.Spread("", m.metric); ok {
+				row = append(row, SpreadText(sp, m.format, ""))
 			} else {
 				row = append(row, "-")
 			}
@@ -59,14 +59,14 @@ func pointRows(r *runResult, res *Result) ([]string, [][]string) {
 		row = append(row, cpu)
 		for _, c := range cores {
 			if sp, ok := c.value(p); ok {
-				row = append(row, spreadText(sp, "%.1f", ""))
+				row = append(row, SpreadText(sp, "%.1f", ""))
 			} else {
 				row = append(row, absentCell)
 			}
 		}
 		for _, rd := range readings {
-			if sp, ok := p.readingSpread(rd.Name); ok {
-				row = append(row, spreadText(sp, "auto", ""))
+			if sp, ok := p.ReadingSpread(rd.Name); ok {
+				row = append(row, SpreadText(sp, "auto", ""))
 			} else {
 				row = append(row, absentCell)
 			}
@@ -81,20 +81,20 @@ func pointRows(r *runResult, res *Result) ([]string, [][]string) {
 // repeats.
 type coreColumn struct {
 	head  string
-	value func(p *point) (loadtest.Spread, bool)
+	value func(p *Point) (loadtest.Spread, bool)
 }
 
 // coreColumns are the table's columns of the cores' interference: the
 // generator's (its cost's Cores, always) and the server's, by the names
 // of the target's interference and steal readings (Result.Interference,
 // Result.Steal) where a point of the run has them.
-func coreColumns(r *runResult, res *Result) []coreColumn {
-	cols := []coreColumn{{"others on generator core %", (*point).generatorInterference}}
+func coreColumns(r *RunX, res *Result) []coreColumn {
+	cols := []coreColumn{{"others on generator core %", (*Point).GeneratorInterference}}
 	for _, c := range []struct{ name, head string }{{res.Interference, "others on server core %"}, {res.Steal, "server steal %"}} {
 		name := c.name
-		has := func(p *point) bool { _, ok := p.readingSpread(name); return ok }
+		has := func(p *Point) bool { _, ok := p.ReadingSpread(name); return ok }
 		if name != "" && slices.ContainsFunc(r.Points, has) {
-			cols = append(cols, coreColumn{c.head, func(p *point) (loadtest.Spread, bool) { return p.readingSpread(name) }})
+			cols = append(cols, coreColumn{c.head, func(p *Point) (loadtest.Spread, bool) { return p.ReadingSpread(name) }})
 		}
 	}
 	return cols
@@ -113,12 +113,12 @@ func tableReadings(res *Result) []watch.Stat {
 	return out
 }
 
-// generatorInterference is the time others took from the generator's
+// GeneratorInterference is the time others took from the generator's
 // cores over p's repeats that measured it.
-func (p *point) generatorInterference() (loadtest.Spread, bool) {
+func (p *Point) GeneratorInterference() (loadtest.Spread, bool) {
 	var vs []float64
-	for _, rp := range p.repeats() {
-		if c := rp.generatorCores(); c != nil {
+	for _, rp := range p.Used() {
+		if c := rp.Cores(); c != nil {
 			vs = append(vs, c.Interference)
 		}
 	}
@@ -135,10 +135,10 @@ const absentCell = "–"
 // figure at some point, because the server did not report the reading
 // (its OS cannot give it) or the generator's OS gave no CPU time; "" when
 // none does.
-func absentNote(r *runResult, res *Result) string {
+func absentNote(r *RunX, res *Result) string {
 	var cols []string
 	for _, p := range r.Points {
-		if p.Result != nil && p.Result.Cost.CPUPercent == nil && p.measured() {
+		if p.Result != nil && p.Result.Cost.CPUPercent == nil && p.Measured() {
 			cols = append(cols, "generator CPU %")
 			break
 		}
@@ -153,7 +153,7 @@ func absentNote(r *runResult, res *Result) string {
 	}
 	for _, rd := range tableReadings(res) {
 		for _, p := range r.Points {
-			if _, ok := p.readingSpread(rd.Name); !ok && p.measured() {
+			if _, ok := p.ReadingSpread(rd.Name); !ok && p.Measured() {
 				cols = append(cols, rd.Name)
 				break
 			}
@@ -176,7 +176,7 @@ type profileView struct {
 	Buckets     []struct{ Share, Name string }
 }
 
-func profileViews(r *runResult) []profileView {
+func profileViews(r *RunX) []profileView {
 	var out []profileView
 	for _, g := range profileGroups(r.Profiles) {
 		v := profileView{Kind: g.kind, Where: g.where(), Top: g.profiles[0].Top}
@@ -185,9 +185,9 @@ func profileViews(r *runResult) []profileView {
 			v.Files = append(v.Files, p.File)
 			focused = append(focused, p.Focused)
 		}
-		v.Focused = spreadText(loadtest.SpreadOf(focused).Scaled(100), "%.0f", " %")
+		v.Focused = SpreadText(loadtest.SpreadOf(focused).Scaled(100), "%.0f", " %")
 		for _, b := range g.buckets {
-			v.Buckets = append(v.Buckets, struct{ Share, Name string }{spreadText(b.share.Scaled(100), "%5.1f", " %"), b.name})
+			v.Buckets = append(v.Buckets, struct{ Share, Name string }{SpreadText(b.share.Scaled(100), "%5.1f", " %"), b.name})
 		}
 		out = append(out, v)
 	}
@@ -204,7 +204,7 @@ func mdLinks(files []string) string {
 }
 
 // quickMark flags a claim decided from a quick run.
-func quickMark(c claimResult) string {
+func quickMark(c ClaimX) string {
 	if c.Quick {
 		return " (quick: single measurement, no spread)"
 	}
@@ -251,13 +251,13 @@ func repeatsText(res *Result) string {
 }
 
 // curveSpread returns the chart ranges of a run's points.
-func curveSpread(ps []*point) map[int]chart.CurveSpread {
+func curveSpread(ps []*Point) map[int]chart.CurveSpread {
 	m := map[int]chart.CurveSpread{}
 	for _, p := range ps {
 		var c chart.CurveSpread
-		c.Throughput, _ = p.spread("", "throughput")
-		c.MeanMs, _ = p.spread("", "mean_ms")
-		c.P99Ms, _ = p.spread("", "p99_ms")
+		c.Throughput, _ = p.Spread("", "throughput")
+		c.MeanMs, _ = p.Spread("", "mean_ms")
+		c.P99Ms, _ = p.Spread("", "p99_ms")
 		m[p.Clients] = c
 	}
 	return m

@@ -18,7 +18,7 @@ func TestTableAbsentReadings(t *testing.T) {
 		{Name: "server_core_busy", Unit: "%"},
 	}
 	p := measuredPoint(10, []float64{1000}, nil, []float64{55}) // reports server CPU only
-	r := &runResult{Name: "on macOS", Points: []*point{p}}
+	r := &RunX{Name: "on macOS", Points: []*Point{p}}
 	head, rows := pointRows(r, &Result{Stats: readings})
 	cell := func(col string) string {
 		for i, h := range head {
@@ -60,15 +60,15 @@ func TestTableAbsentReadings(t *testing.T) {
 // range over the repeats), shown once even when the experiment's
 // readings list them too, and left out where no point has them.
 func TestTableCoreColumns(t *testing.T) {
-	p := &point{Clients: 10}
+	p := &Point{Clients: 10}
 	for i, v := range []struct{ gen, srv, steal float64 }{{1, 30, 5}, {3, 10, 4}, {2, 20, 6}} {
 		r := &loadtest.Result{Total: loadtest.Stats{Clients: 10, Throughput: 100 * float64(i+1)}}
 		r.Cost.Cores = &loadtest.CoresUse{CPUs: []int{1}, Busy: 50, Interference: v.gen}
 		r.Cost.CPUPercent = &r.Cost.Cores.Busy
 		server := &watch.ServerStats{Values: []watch.ServerValue{{Name: "server_interference", Value: v.srv}, {Name: "server_steal", Value: v.steal}, {Name: "server CPU", Value: 40}}}
-		p.addRepeat(newRepeat(i+1, r, server), loadSpec{})
+		p.addRepeat(NewRepeat(i+1, r, server), loadSpec{})
 	}
-	r := &runResult{Name: "graph 1", Points: []*point{p}}
+	r := &RunX{Name: "graph 1", Points: []*Point{p}}
 	readings := []watch.Stat{{Name: "server CPU", Unit: "% of a core"}, {Name: "server_interference", Unit: "% of a core"}}
 	res := &Result{Stats: readings, Interference: "server_interference", Steal: "server_steal"}
 	head, rows := pointRows(r, res)

@@ -157,7 +157,7 @@ func postBody(ctx context.Context, u string) ([]byte, error) {
 
 // addTruth keeps a step's truth in rp with the figures held against it,
 // or says why there are none.
-func (rp *repeat) addTruth(raw []byte, err error) {
+func (rp *Repeat) addTruth(raw []byte, err error) {
 	if err != nil {
 		rp.TruthNote = err.Error()
 		return
@@ -168,7 +168,7 @@ func (rp *repeat) addTruth(raw []byte, err error) {
 		rp.TruthNote = err.Error()
 		return
 	}
-	rp.TruthFigures, rp.TruthNote = truthFigures(rp.result, t)
+	rp.TruthFigures, rp.TruthNote = truthFigures(rp.Full, t)
 }
 
 // truthFigures holds a step's result against the server's truth of its

@@ -57,7 +57,7 @@ func TestTruthFigures(t *testing.T) {
 		{"cut by the window's start", 2300, 100, -200 * time.Millisecond, -1, "no whole stall"},
 	}
 	for _, tt := range tests {
-		rp := newRepeat(1, stalledResult(t0, tt.fast, tt.slow, 1), nil)
+		rp := NewRepeat(1, stalledResult(t0, tt.fast, tt.slow, 1), nil)
 		rp.addTruth([]byte(truthJSON(t0, tt.stallAt, 500*time.Millisecond)), nil)
 		got, ok := rp.TruthFigures["stall_tail_missing"]
 		switch {
@@ -79,7 +79,7 @@ func TestTruthFigures(t *testing.T) {
 			t.Errorf("%s: served %g, truth kept %d bytes; want 2400 and the truth", tt.name, rp.TruthFigures["served"], len(rp.Truth))
 		}
 	}
-	rp := newRepeat(1, stalledResult(t0, 1, 1, 1), nil)
+	rp := NewRepeat(1, stalledResult(t0, 1, 1, 1), nil)
 	rp.addTruth([]byte(`{"version": 2}`), nil)
 	if rp.TruthFigures != nil || !strings.Contains(rp.TruthNote, "version 2") {
 		t.Errorf("a truth of version 2: figures %v, note %q; want none and a note naming the version", rp.TruthFigures, rp.TruthNote)
@@ -119,7 +119,7 @@ func TestTruthWatcher(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rp := newRepeat(1, r, nil)
+		rp := NewRepeat(1, r, nil)
 		rp.addTruth(tw.truth, tw.err)
 		if refuse {
 			if stops != 0 || !strings.Contains(rp.TruthNote, "truth start") || rp.Truth != nil {
@@ -151,19 +151,19 @@ func TestCoordinatedOmissionClaims(t *testing.T) {
 	truth := []byte(truthJSON(t0, 2*time.Second, 500*time.Millisecond))
 	// A closed loop: 10 stalled of 2,410, p90 1 ms; open and rate: 100 of
 	// 2,400, p90 300 ms.
-	closed := func() *point {
-		p := &point{Clients: 10}
+	closed := func() *Point {
+		p := &Point{Clients: 10}
 		for i := range 3 {
-			rp := newRepeat(i+1, stalledResult(t0, 2400, 10, 1), nil)
+			rp := NewRepeat(i+1, stalledResult(t0, 2400, 10, 1), nil)
 			rp.addTruth(truth, nil)
 			p.addRepeat(rp, e.Load)
 		}
 		return p
 	}
-	shows := func(clients int) *point {
-		p := &point{Clients: clients}
+	shows := func(clients int) *Point {
+		p := &Point{Clients: clients}
 		for i := range 3 {
-			rp := newRepeat(i+1, stalledResult(t0, 2300, 100, 300), nil)
+			rp := NewRepeat(i+1, stalledResult(t0, 2300, 100, 300), nil)
 			rp.addTruth(truth, nil)
 			p.addRepeat(rp, e.Load)
 		}
@@ -174,10 +174,10 @@ func TestCoordinatedOmissionClaims(t *testing.T) {
 		if closedRun == "open" {
 			c.Clients, o.Clients = 400, 10
 		}
-		return &Result{Interleave: true, Sweeps: true, Runs: []*runResult{
-			{Name: closedRun, Points: []*point{c}},
-			{Name: "per-client rate", Points: []*point{shows(10)}},
-			{Name: openRun, Points: []*point{o}},
+		return &Result{Interleave: true, Sweeps: true, Runs: []*RunX{
+			{Name: closedRun, Points: []*Point{c}},
+			{Name: "per-client rate", Points: []*Point{shows(10)}},
+			{Name: openRun, Points: []*Point{o}},
 		}}
 	}
 	want := func(r *Result, outcomes map[string]live.Outcome) {
@@ -192,7 +192,7 @@ func TestCoordinatedOmissionClaims(t *testing.T) {
 	want(res("open", "closed"), map[string]live.Outcome{"closed-hides": live.NotReproduced, "open-shows": live.NotReproduced})
 }
 
-func checksText(c claimResult) string {
+func checksText(c ClaimX) string {
 	var b strings.Builder
 	for _, k := range c.Checks {
 		b.WriteString("  " + k.Text + "\n")

@@ -269,7 +269,7 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 func tuneKnobs(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
 
 // checkTuneOperand returns what is wrong with an operand reading a tuning.
-func (e *Experiment) checkTuneOperand(o *operand) []string {
+func (e *Experiment) checkTuneOperand(o *OperandX) []string {
 	var out []string
 	if !slices.Contains(e.Tune.Starts, o.Tune) {
 		out = append(out, fmt.Sprintf("tune = %q is not one of tune.starts %v", o.Tune, e.Tune.Starts))
@@ -287,8 +287,8 @@ func (e *Experiment) checkTuneOperand(o *operand) []string {
 }
 
 // tuneSide measures an operand reading a tuning.
-func tuneSide(o operand, res *Result, f float64) sideResult {
-	s := sideResult{Factor: f, What: fmt.Sprintf("%s tuned from %s: %s", o.Run, o.Tune, o.Metric), format: "%.3g"}
+func tuneSide(o OperandX, res *Result, f float64) SideX {
+	s := SideX{Factor: f, What: fmt.Sprintf("%s tuned from %s: %s", o.Run, o.Tune, o.Metric), format: "%.3g"}
 	i := slices.IndexFunc(res.Tunes, func(t *TuneRun) bool { return t.Run == o.Run && t.Start == o.Tune })
 	if i < 0 || res.Tunes[i].Result == nil || len(res.Tunes[i].Result.Steps) == 0 {
 		s.Missing = fmt.Sprintf("%s was not tuned from %s", o.Run, o.Tune)

@@ -20,7 +20,7 @@ import (
 // uslVerdict fits the Universal Scalability Law to a run's sweep (at
 // least 3 client counts) and sets its predicted peak beside the measured
 // one; "" when it cannot be fitted.
-func uslVerdict(r *runResult) string {
+func uslVerdict(r *RunX) string {
 	var clients []int
 	var x []float64
 	peak, at := 0.0, 0
@@ -42,11 +42,11 @@ func uslVerdict(r *runResult) string {
 
 func verdicts(res *Result, disk *watch.DiskTable) []string {
 	var out []string
-	var base *runResult
+	var base *RunX
 	readings := machineFree(res)
 	// Only the points with a used measurement: a point every measurement
 	// of which was disturbed says nothing of the run.
-	runs := make([]*runResult, len(res.Runs))
+	runs := make([]*RunX, len(res.Runs))
 	for i, r := range res.Runs {
 		runs[i] = r.measuredOnly()
 	}
@@ -88,7 +88,7 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 			}
 			var parts []string
 			for _, b := range g.buckets {
-				parts = append(parts, spreadText(b.share.Scaled(100), "%.0f", " %")+" "+b.name)
+				parts = append(parts, SpreadText(b.share.Scaled(100), "%.0f", " %")+" "+b.name)
 			}
 			out = append(out, fmt.Sprintf("%s (%s profile%s): of the samples in focus (profile.focus), %s.", r.Name, g.kind, g.where(), strings.Join(parts, ", ")))
 		}
@@ -114,7 +114,7 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 // measurement (runResult.measuredOnly).
 func (res *Result) measuredOnly() *Result {
 	m := *res
-	m.Runs = make([]*runResult, len(res.Runs))
+	m.Runs = make([]*RunX, len(res.Runs))
 	for i, r := range res.Runs {
 		m.Runs[i] = r.measuredOnly()
 	}
@@ -123,17 +123,17 @@ func (res *Result) measuredOnly() *Result {
 
 // measuredOnly returns r with only its points that have a used
 // measurement, and only the profiles taken in used measurements.
-func (r *runResult) measuredOnly() *runResult {
+func (r *RunX) measuredOnly() *RunX {
 	m := *r
 	m.Points, m.Profiles = nil, nil
 	used := map[int]bool{}
 	legacy := false
 	for _, p := range r.Points {
-		if !p.measured() {
+		if !p.Measured() {
 			continue
 		}
 		m.Points = append(m.Points, p)
-		seqs := p.usedSeqs()
+		seqs := p.UsedSeqs()
 		legacy = legacy || seqs == nil
 		for s := range seqs {
 			used[s] = true
@@ -166,25 +166,25 @@ func machineFree(res *Result) []watch.Stat {
 
 // runVerdict describes one run's curve, each figure the median of its
 // point's repeats, with the range when there were several.
-func runVerdict(r *runResult) string {
+func runVerdict(r *RunX) string {
 	peak, at := peakPoint(r)
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
-	pt := peak.throughput()
-	s := fmt.Sprintf("%s: peak %s at %s", r.Name, spreadText(pt, "%.0f", "/s"), clientsText(at))
+	pt := peak.Throughput()
+	s := fmt.Sprintf("%s: peak %s at %s", r.Name, SpreadText(pt, "%.0f", "/s"), clientsText(at))
 	knee := kneePoint(r, pt.Median)
 	if knee != nil && knee.Clients < at {
 		s += fmt.Sprintf(" (90 %% of it already at %s)", clientsText(knee.Clients))
 	}
-	if lt := last.throughput(); last != peak && lt.Median < 0.9*pt.Median {
-		s += fmt.Sprintf("; throughput fell to %s at %s", spreadText(lt, "%.0f", "/s"), clientsText(last.Clients))
+	if lt := last.Throughput(); last != peak && lt.Median < 0.9*pt.Median {
+		s += fmt.Sprintf("; throughput fell to %s at %s", SpreadText(lt, "%.0f", "/s"), clientsText(last.Clients))
 	}
 	if len(r.Points) > 1 {
-		fm, _ := first.spread("", "mean_ms")
-		lm, _ := last.spread("", "mean_ms")
-		fp, _ := first.spread("", "p99_ms")
-		lp, _ := last.spread("", "p99_ms")
+		fm, _ := first.Spread("", "mean_ms")
+		lm, _ := last.Spread("", "mean_ms")
+		fp, _ := first.Spread("", "p99_ms")
+		lp, _ := last.Spread("", "p99_ms")
 		s += fmt.Sprintf("; mean response time went from %s at %s to %s at %d (p99 %.2f to %.2f ms)",
-			spreadText(fm, "%.2f", " ms"), clientsText(first.Clients), spreadText(lm, "%.2f", " ms"), last.Clients, fp.Median, lp.Median)
+			SpreadText(fm, "%.2f", " ms"), clientsText(first.Clients), SpreadText(lm, "%.2f", " ms"), last.Clients, fp.Median, lp.Median)
 	}
 	return s + "."
 }
@@ -193,16 +193,16 @@ func runVerdict(r *runResult) string {
 // (measure.Rules.Differ): their peaks' throughput ranges widened to the
 // noise floor, and each reading at their last common client count the
 // same way. A difference is one only beyond both ranges.
-func compareVerdict(base, r *runResult, readings []watch.Stat, rule *measure.Rules) string {
+func compareVerdict(base, r *RunX, readings []watch.Stat, rule *measure.Rules) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
-	bt, rt := bp.throughput(), rp.throughput()
+	bt, rt := bp.Throughput(), rp.Throughput()
 	spread := bt.N > 1 && rt.N > 1
 	change := 0.0
 	if bt.Median > 0 {
 		change = (rt.Median - bt.Median) / bt.Median
 	}
-	figures := fmt.Sprintf("peak %s against %s (%+.1f %%", spreadText(rt, "%.0f", "/s"), spreadText(bt, "%.0f", "/s"), 100*change)
+	figures := fmt.Sprintf("peak %s against %s (%+.1f %%", SpreadText(rt, "%.0f", "/s"), SpreadText(bt, "%.0f", "/s"), 100*change)
 	var s string
 	switch rule.Differ(rt, bt) {
 	case 0:
@@ -216,13 +216,13 @@ func compareVerdict(base, r *runResult, readings []watch.Stat, rule *measure.Rul
 	if bl == nil {
 		return s + "."
 	}
-	bm, _ := bl.spread("", "mean_ms")
-	rm, _ := rl.spread("", "mean_ms")
-	s += fmt.Sprintf("; at %s mean response time %s against %s", clientsText(rl.Clients), spreadText(rm, "%.2f", " ms"), spreadText(bm, "%.2f", " ms"))
+	bm, _ := bl.Spread("", "mean_ms")
+	rm, _ := rl.Spread("", "mean_ms")
+	s += fmt.Sprintf("; at %s mean response time %s against %s", clientsText(rl.Clients), SpreadText(rm, "%.2f", " ms"), SpreadText(bm, "%.2f", " ms"))
 	var moved []string
 	for _, rd := range readings {
-		a, okA := bl.readingSpread(rd.Name)
-		b, okB := rl.readingSpread(rd.Name)
+		a, okA := bl.ReadingSpread(rd.Name)
+		b, okB := rl.ReadingSpread(rd.Name)
 		if !okA || !okB {
 			continue
 		}
@@ -232,11 +232,11 @@ func compareVerdict(base, r *runResult, readings []watch.Stat, rule *measure.Rul
 		}
 		switch d := rule.Differ(b, a); {
 		case d == 0 || math.Abs(b.Median-a.Median) < 0.01:
-			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, spreadText(b, "auto", u)))
+			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, SpreadText(b, "auto", u)))
 		case d > 0:
-			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
+			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, SpreadText(a, "auto", ""), SpreadText(b, "auto", u)))
 		default:
-			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
+			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, SpreadText(a, "auto", ""), SpreadText(b, "auto", u)))
 		}
 	}
 	if len(moved) > 0 {
@@ -265,7 +265,7 @@ func (r *Result) noiseRule() *measure.Rules {
 
 // coldVerdict describes the first requests of a run's first step, when
 // they were recorded one by one.
-func coldVerdict(r *runResult) string {
+func coldVerdict(r *RunX) string {
 	if len(r.Points) == 0 || r.Points[0].Result.Timeline == nil {
 		return ""
 	}
@@ -293,7 +293,7 @@ func coldVerdict(r *runResult) string {
 
 // sloVerdict says up to which client count a run met its objectives, and
 // which objective failed first.
-func sloVerdict(r *runResult) string {
+func sloVerdict(r *RunX) string {
 	var metUpTo int
 	var warnings []string
 	for _, p := range r.Points {
@@ -327,10 +327,10 @@ func warningText(w []string) string {
 }
 
 // peakPoint returns the point with the highest median throughput.
-func peakPoint(r *runResult) (*point, int) {
+func peakPoint(r *RunX) (*Point, int) {
 	best := r.Points[0]
 	for _, p := range r.Points[1:] {
-		if p.throughput().Median > best.throughput().Median {
+		if p.Throughput().Median > best.Throughput().Median {
 			best = p
 		}
 	}
@@ -338,9 +338,9 @@ func peakPoint(r *runResult) (*point, int) {
 }
 
 // kneePoint returns the first point whose median reaches 90 % of peak.
-func kneePoint(r *runResult, peak float64) *point {
+func kneePoint(r *RunX, peak float64) *Point {
 	for _, p := range r.Points {
-		if p.throughput().Median >= 0.9*peak {
+		if p.Throughput().Median >= 0.9*peak {
 			return p
 		}
 	}
@@ -349,7 +349,7 @@ func kneePoint(r *runResult, peak float64) *point {
 
 // common returns the points of a and b at the largest client count both
 // measured.
-func common(a, b *runResult) (*point, *point) {
+func common(a, b *RunX) (*Point, *Point) {
 	for i := len(b.Points) - 1; i >= 0; i-- {
 		for j := len(a.Points) - 1; j >= 0; j-- {
 			if a.Points[j].Clients == b.Points[i].Clients {
@@ -380,7 +380,7 @@ func orNone(s string) string {
 type profileGroup struct {
 	kind     string
 	clients  int
-	profiles []*stepProfile
+	profiles []*StepProfile
 	buckets  []bucketShare
 }
 
@@ -401,7 +401,7 @@ func (g profileGroup) where() string {
 }
 
 // profileGroups groups profiles by kind and client count, in order.
-func profileGroups(ps []*stepProfile) []profileGroup {
+func profileGroups(ps []*StepProfile) []profileGroup {
 	var out []profileGroup
 	for _, p := range ps {
 		i := slices.IndexFunc(out, func(g profileGroup) bool { return g.kind == p.Kind && g.clients == p.Clients })
@@ -423,7 +423,7 @@ func profileGroups(ps []*stepProfile) []profileGroup {
 }
 
 // shareOver is a bucket's share over profiles.
-func shareOver(ps []*stepProfile, bucket string) (loadtest.Spread, bool) {
+func shareOver(ps []*StepProfile, bucket string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, p := range ps {
 		for _, b := range p.Buckets {
