@@ -10,6 +10,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
@@ -71,7 +72,7 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	run.Name = "calibration: " + run.Name
 	x.res.Calibration = calibrate.New(c) // what the result says if the server does not start
 	x.vars[c.Var] = "0s"
-	lr, err := x.launch(ctx, run, &RunX{Name: run.Name})
+	lr, err := x.launch(ctx, run, &outcome.Run{Name: run.Name})
 	defer lr.stop(x)
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
@@ -55,15 +56,15 @@ func TestProbeJudge(t *testing.T) {
 
 func TestRecalibrationReason(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Calibrate: calibrate.Spec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{CPUPerRequest: 25}},
-		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{CPU: "cpu"}}}
 	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3,
 		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	at := func(cpu, tput float64) *Repeat {
-		return &Repeat{Server: map[string]float64{"cpu": cpu}, Total: Figures{Throughput: tput}}
+	at := func(cpu, tput float64) *outcome.Repeat {
+		return &outcome.Repeat{Server: map[string]float64{"cpu": cpu}, Total: outcome.Figures{Throughput: tput}}
 	}
 	for _, c := range []struct {
 		name      string
-		rp        *Repeat
+		rp        *outcome.Repeat
 		wantEmpty bool
 		want      string
 	}{
@@ -80,22 +81,22 @@ func TestRecalibrationReason(t *testing.T) {
 }
 
 func TestQuietToleranceFollowsTheRunsNoise(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{CPUPerRequest: 25}}, res: &Result{}}
-	mk := func(ms ...float64) *Point {
-		p := &Point{}
+	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{CPUPerRequest: 25}}, res: &outcome.Result{}}
+	mk := func(ms ...float64) *outcome.Point {
+		p := &outcome.Point{}
 		for _, v := range ms {
-			p.Repeats = append(p.Repeats, &Repeat{Server: map[string]float64{"cpu": v * 100}, Total: Figures{Throughput: 1000}})
+			p.Repeats = append(p.Repeats, &outcome.Repeat{Server: map[string]float64{"cpu": v * 100}, Total: outcome.Figures{Throughput: 1000}})
 		}
 		return p
 	}
 	// Steady: repeats within a few % of each other: the file's 25 %.
-	x.res.Runs = []*RunX{{Points: []*Point{mk(0.20, 0.21, 0.20), mk(0.30, 0.29, 0.31), mk(0.40, 0.41, 0.40)}}}
+	x.res.Runs = []*outcome.Run{{Points: []*outcome.Point{mk(0.20, 0.21, 0.20), mk(0.30, 0.29, 0.31), mk(0.40, 0.41, 0.40)}}}
 	if tol, why := x.quietTolerance("cpu"); tol != 25 || !strings.Contains(why, "disturbance.cpu_per_request") {
 		t.Errorf("steady: %g (%s); want the file's 25", tol, why)
 	}
 	// Beside a CPU-bound process: ±15 % between repeats; 4 x the median
 	// deviation is above 25, and a 30 % repeat is not suspect.
-	x.res.Runs = []*RunX{{Points: []*Point{mk(0.20, 0.23, 0.17), mk(0.30, 0.345, 0.255), mk(0.40, 0.46, 0.34)}}}
+	x.res.Runs = []*outcome.Run{{Points: []*outcome.Point{mk(0.20, 0.23, 0.17), mk(0.30, 0.345, 0.255), mk(0.40, 0.46, 0.34)}}}
 	tol, why := x.quietTolerance("cpu")
 	if tol <= 25 || !strings.Contains(why, "median deviation") {
 		t.Errorf("shared: %g (%s); want above 25, from the run's own noise", tol, why)
@@ -175,16 +176,16 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 
 func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Calibrate: calibrate.Spec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{CPUPerRequest: 25}},
-		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{CPU: "cpu"}}}
 	// Beside a CPU-bound process the two probes with no wait differed by
 	// 18 %: a drift of 30 % is within twice that.
 	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, CPUNoise: 18,
 		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	rp := &Repeat{Server: map[string]float64{"cpu": 54}, Total: Figures{Throughput: 0.54 / 0.00026}} // 0.26 ms, +30 %
+	rp := &outcome.Repeat{Server: map[string]float64{"cpu": 54}, Total: outcome.Figures{Throughput: 0.54 / 0.00026}} // 0.26 ms, +30 %
 	if got := x.recalibrationReason(cal, rp, 1); got != "" {
 		t.Errorf("+30 %% with the calibration's noise 18 %%: %q; want no recalibration", got)
 	}
-	rp = &Repeat{Server: map[string]float64{"cpu": 54}, Total: Figures{Throughput: 0.54 / 0.0003}} // 0.3 ms, +50 %
+	rp = &outcome.Repeat{Server: map[string]float64{"cpu": 54}, Total: outcome.Figures{Throughput: 0.54 / 0.0003}} // 0.3 ms, +50 %
 	if got := x.recalibrationReason(cal, rp, 1); !strings.Contains(got, "4 x the 9.0 %") {
 		t.Errorf("+50 %%: %q; want a recalibration naming the calibration's noise", got)
 	}
@@ -196,13 +197,13 @@ func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
 // steal beyond the baseline's still marks the span disturbed.
 func TestStealBehindAHog(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{Threshold: 10}},
-		res: &Result{Disturbance: &Disturbance{Threshold: 10, Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{Threshold: 10, Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
 	b := x.res.Disturbance.Baseline
 	b.Add(&measure.Span{Own: 30, Interference: 70, Capacity: 100, Steal: 1, HasSteal: true}, nil)
 	b.Add(&measure.Span{Own: 32, Interference: 68, Capacity: 100, Steal: 0, HasSteal: true}, nil)
-	judge := func(s measure.Span) *Repeat {
-		rp := &Repeat{}
-		x.judgeSpanOf(rp, &s, nil, &Interference{})
+	judge := func(s measure.Span) *outcome.Repeat {
+		rp := &outcome.Repeat{}
+		x.judgeSpanOf(rp, &s, nil, &outcome.Interference{})
 		return rp
 	}
 	if rp := judge(measure.Span{Own: 31, Interference: 69, Capacity: 100, Steal: 2, HasSteal: true}); rp.Disturbed {
@@ -253,7 +254,7 @@ func calibratedSim(t *testing.T) (*Experiment, string) {
 func TestStealBurstAtTheCalibration(t *testing.T) {
 	newX := func(probeSteal ...float64) *experimentRunner {
 		x := &experimentRunner{e: &Experiment{Calibrate: calibrate.Spec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{Threshold: 10, CPUPerRequest: 25}},
-			res: &Result{Disturbance: &Disturbance{Threshold: 10, CPU: "cpu", Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
+			res: &outcome.Result{Disturbance: &outcome.Disturbance{Threshold: 10, CPU: "cpu", Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
 		for _, st := range probeSteal {
 			s := &measure.Span{Own: 50, Interference: st, Capacity: 100, Steal: st, HasSteal: true}
 			x.judgeOf().See(s, nil)
@@ -261,15 +262,15 @@ func TestStealBurstAtTheCalibration(t *testing.T) {
 		}
 		return x
 	}
-	judge := func(x *experimentRunner, steal float64) *Repeat {
-		rp := &Repeat{}
+	judge := func(x *experimentRunner, steal float64) *outcome.Repeat {
+		rp := &outcome.Repeat{}
 		s := measure.Span{Own: 50, Interference: steal, Capacity: 100, Steal: steal, HasSteal: true}
-		x.judgeSpanOf(rp, &s, nil, &Interference{})
+		x.judgeSpanOf(rp, &s, nil, &outcome.Interference{})
 		return rp
 	}
 	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Steal: ptrTo(39.0),
 		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	at := &Repeat{Server: map[string]float64{"cpu": 54}, Total: Figures{Throughput: 0.54 / 0.0002}} // 0.2 ms, 60 % of 90
+	at := &outcome.Repeat{Server: map[string]float64{"cpu": 54}, Total: outcome.Figures{Throughput: 0.54 / 0.0002}} // 0.2 ms, 60 % of 90
 
 	x := newX(38, 40)
 	if rp := judge(x, 35); rp.Disturbed {
@@ -308,11 +309,11 @@ func TestStealBurstAtTheCalibration(t *testing.T) {
 func TestNoRecalibrationWithoutTwoSweepsAfter(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Calibrate: calibrate.Spec{Var: "wait", Run: "g1", Clients: 10}, Load: loadSpec{Repeats: 3},
 		Disturbance: measure.Rules{Threshold: 10, CPUPerRequest: 25, MaxExtra: cli.Duration(time.Minute)}},
-		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}, logf: func(string, ...any) {}, feed: feed.New(live.New(), "x")}
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{CPU: "cpu"}}, logf: func(string, ...any) {}, feed: feed.New(live.New(), "x")}
 	x.res.Calibration = &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Value: "1ms",
 		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	rp := &Repeat{Repeat: 2, Server: map[string]float64{"cpu": 54}, Total: Figures{Throughput: 0.54 / 0.0004}} // 0.4 ms, +100 %
-	lr := &serverRun{run: runSpec{Name: "g1"}, rr: &RunX{Name: "g1", Points: []*Point{{Clients: 10, Repeats: []*Repeat{rp}}}}}
+	rp := &outcome.Repeat{Repeat: 2, Server: map[string]float64{"cpu": 54}, Total: outcome.Figures{Throughput: 0.54 / 0.0004}} // 0.4 ms, +100 %
+	lr := &serverRun{run: runSpec{Name: "g1"}, rr: &outcome.Run{Name: "g1", Points: []*outcome.Point{{Clients: 10, Repeats: []*outcome.Repeat{rp}}}}}
 	if err := x.recalibrate(context.Background(), []*serverRun{lr}, 2); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
@@ -29,7 +30,7 @@ type CSpecX struct {
 	// Basis says in a few words where the thresholds come from: the
 	// article's figure, or the physics (docs/experiments.md's table of
 	// claims and controls prints it).
-	Basis  string  `toml:"basis"`
+	Basis  string    `toml:"basis"`
 	Checks []CCheckX `toml:"check"`
 	// Control is where the effect is absent (control.go): the claim is
 	// reproduced only when its control is not.
@@ -50,7 +51,7 @@ type CSpecX struct {
 // no better, is written so.
 type CCheckX struct {
 	Left  OperandX `toml:"left"`
-	Op    string  `toml:"op"`
+	Op    string   `toml:"op"`
 	Right OperandX `toml:"right"`
 }
 
@@ -190,8 +191,8 @@ func (e *Experiment) checkOperand(o *OperandX) []string {
 			out = append(out, "truth figures need a [truth] section (where the server's truth is started and stopped)")
 		}
 	}
-	if o.Metric != "" && !slices.Contains(MetricNames, o.Metric) {
-		out = append(out, fmt.Sprintf("metric = %q: want one of %s", o.Metric, strings.Join(MetricNames, ", ")))
+	if o.Metric != "" && !slices.Contains(outcome.MetricNames, o.Metric) {
+		out = append(out, fmt.Sprintf("metric = %q: want one of %s", o.Metric, strings.Join(outcome.MetricNames, ", ")))
 	}
 	if o.Label != "" {
 		if o.Metric == "" {
@@ -254,80 +255,16 @@ func (e *Experiment) profileAt() int {
 	return e.Load.Clients[len(e.Load.Clients)-1]
 }
 
-// ClaimX is a claim decided from an experiment's results: the
-// live.Claim the dashboard shows (its ID, text and outcome; package live
-// knows no other package, so the claim's headline and its outcomes are
-// defined there and the experiment adds to them) and how it was decided.
-type ClaimX struct {
-	live.Claim
-	Source string `json:"source"`
-	// Reason says why a claim was not measured.
-	Reason string `json:"reason,omitempty"`
-	// Quick marks a claim decided from a quick run's single
-	// measurements, which have no spread.
-	Quick  bool          `json:"quick,omitempty"`
-	Checks []CheckX `json:"checks"`
-	// Control is the claim's control decided from the same results; nil
-	// when the claim names none.
-	Control *ControlX `json:"control,omitempty"`
-	// Explained holds the explanations whose checks held (explain.go).
-	Explained []string `json:"explained,omitempty"`
-}
-
-// CheckX is one check with the figures that decided it.
-type CheckX struct {
-	Op      string       `json:"op"`
-	Left    SideX   `json:"left"`
-	Right   SideX   `json:"right"`
-	Outcome live.Outcome `json:"outcome"`
-	// Paired says the outcome was decided repeat by repeat (interleaved
-	// runs at the same client count), not from the two ranges.
-	Paired bool `json:"paired,omitempty"`
-	// Text is the check in words with its figures, e.g. "graph 1 at 10
-	// clients throughput 812/s (790-830) <= 1.2 × graph 1 at 5 clients
-	// throughput 700/s (690-720) = 840/s (828-864): reproduced".
-	Text string `json:"text"`
-}
-
-// SideX is one side of a check as measured.
-type SideX struct {
-	// What names the figure, e.g. "graph 1 at 10 clients throughput".
-	What string `json:"what"`
-	// Value is the side after its factor; Raw before it.
-	Value  loadtest.Spread `json:"value"`
-	Raw    loadtest.Spread `json:"raw"`
-	Factor float64         `json:"factor"`
-	// Missing says why the side could not be measured.
-	Missing string `json:"missing,omitempty"`
-	// clients and repeats are the point measured and its values per
-	// used repeat in the order measured (after the factor), slots which
-	// repeat each is, for a paired comparison; nil for a constant, or for
-	// profile shares that do not say their repeat.
-	run     string
-	clients int
-	repeats []float64
-	slots   []int
-	// used and planned count the point's used repeats and the repeats
-	// it was to have, when some were dropped; lost says what the machine
-	// took from the point (point.lostText), "" when nothing.
-	used, planned int
-	lost          string
-	// format and unit print the figures; share: a 0..1 share printed as %.
-	format, unit string
-	share        bool
-	constant     bool
-}
-
 // evaluateClaims decides each claim, and its control, from res. quick
 // marks every claim as decided from single measurements.
-func evaluateClaims(claims []CSpecX, res *Result, quick bool) []ClaimX {
-	var out []ClaimX
+func evaluateClaims(claims []CSpecX, res *outcome.Result, quick bool) []outcome.Claim {
+	var out []outcome.Claim
 	for _, c := range claims {
-		cr := ClaimX{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
+		cr := outcome.Claim{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
 		var own live.Outcome
 		own, cr.Reason, cr.Checks = decideChecks(c.Checks, res)
 		if ct := c.Control; ct != nil {
-			cr.Control = &ControlX{Why: ct.Why}
+			cr.Control = &outcome.Control{Why: ct.Why}
 			cr.Control.Outcome, cr.Control.Reason, cr.Control.Checks = decideChecks(ct.Checks(c.Checks), res)
 		}
 		cr.Outcome, cr.Reason = withControl(own, cr.Reason, cr.Control)
@@ -337,29 +274,13 @@ func evaluateClaims(claims []CSpecX, res *Result, quick bool) []ClaimX {
 	return out
 }
 
-// lostOn returns, for the inconclusive checks among ks, why a side's
-// point holds fewer undisturbed measurements than planned (sideResult's
-// lost): such a check was left undecided by the machine, not by the
-// board's noise.
-func lostOn(ks []CheckX) []string {
-	var out []string
-	for _, k := range ks {
-		if k.Outcome != live.Inconclusive {
-			continue
-		}
-		for _, s := range []SideX{k.Left, k.Right} {
-			if s.lost != "" && !slices.Contains(out, s.lost) {
-				out = append(out, s.lost)
-			}
-		}
-	}
-	return out
-}
-
-// evaluateCheck measures both sides and compares their ranges.
-func evaluateCheck(k CCheckX, res *Result) CheckX {
+// evaluateCheck measures both sides and compares their ranges. For an
+// inconclusive check it also says why a side's point holds fewer
+// undisturbed measurements than planned (side's lost): such a check was
+// left undecided by the machine, not by the board's noise.
+func evaluateCheck(k CCheckX, res *outcome.Result) (outcome.Check, []string) {
 	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
-	kr := CheckX{Op: k.Op, Left: l, Right: r}
+	kr := outcome.Check{Op: k.Op, Left: l.Side, Right: r.Side}
 	var paired string
 	switch {
 	case l.Missing != "" || r.Missing != "":
@@ -368,7 +289,7 @@ func evaluateCheck(k CCheckX, res *Result) CheckX {
 		// "at its last" against "at its peak" when the peak is the last
 		// point: nothing was measured beyond it.
 		kr.Outcome = live.NotMeasured
-		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, clientsText(l.clients))
+		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, outcome.ClientsText(l.clients))
 	case res.Interleave && pairable(l, r, res.Sweeps):
 		a, b := pairUp(l, r)
 		kr.Outcome, paired = comparePaired(a, k.Op, b, r.Factor/l.Factor)
@@ -377,7 +298,13 @@ func evaluateCheck(k CCheckX, res *Result) CheckX {
 		kr.Outcome = compareRanges(l.Value, k.Op, r.Value)
 	}
 	kr.Text = fmt.Sprintf("%s %s %s%s: %s", l.text(), opText(k.Op), r.text(), paired, kr.Outcome)
-	return kr
+	var lost []string
+	for _, s := range []side{l, r} {
+		if kr.Outcome == live.Inconclusive && s.lost != "" {
+			lost = append(lost, s.lost)
+		}
+	}
+	return kr, lost
 }
 
 // pairable reports whether two measured sides of interleaved runs can be
@@ -389,7 +316,7 @@ func evaluateCheck(k CCheckX, res *Result) CheckX {
 // pair alike and the pair's difference is free of it, where the min-max
 // ranges carry the drift on each side. A repeat dropped on one side (its
 // measurements disturbed) leaves its pair out.
-func pairable(l, r SideX, sweeps bool) bool {
+func pairable(l, r side, sweeps bool) bool {
 	if l.repeats == nil || r.repeats == nil || !sweeps && l.clients != r.clients {
 		return false
 	}
@@ -399,7 +326,7 @@ func pairable(l, r SideX, sweeps bool) bool {
 
 // pairUp returns the two sides' values of the repeats both used, in the
 // left side's order.
-func pairUp(l, r SideX) (a, b []float64) {
+func pairUp(l, r side) (a, b []float64) {
 	for i, s := range l.slots {
 		if j := slices.Index(r.slots, s); j >= 0 && i < len(l.repeats) && j < len(r.repeats) {
 			a, b = append(a, l.repeats[i]), append(b, r.repeats[j])
@@ -477,28 +404,51 @@ func opText(op string) string {
 	return op
 }
 
+// A side is one side of a check as measured: what the result keeps of it
+// (outcome.Side) and what pairs its repeats and prints it.
+type side struct {
+	outcome.Side
+	// clients and repeats are the point measured and its values per
+	// used repeat in the order measured (after the factor), slots which
+	// repeat each is, for a paired comparison; nil for a constant, or for
+	// profile shares that do not say their repeat.
+	run     string
+	clients int
+	repeats []float64
+	slots   []int
+	// used and planned count the point's used repeats and the repeats
+	// it was to have, when some were dropped; lost says what the machine
+	// took from the point (Point.LostText), "" when nothing.
+	used, planned int
+	lost          string
+	// format and unit print the figures; share: a 0..1 share printed as %.
+	format, unit string
+	share        bool
+	constant     bool
+}
+
 // measureSide finds an operand's values in res.
-func measureSide(o OperandX, res *Result) SideX {
+func measureSide(o OperandX, res *outcome.Result) side {
 	f := o.Factor
 	if f == 0 {
 		f = 1
 	}
 	if o.Value != nil {
 		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
-		return SideX{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, constant: true}
+		return side{Side: outcome.Side{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f}, constant: true}
 	}
 	if o.Tune != "" {
 		return tuneSide(o, res, f)
 	}
-	s := SideX{Factor: f}
+	s := side{Side: outcome.Side{Factor: f}}
 	fig := operandFigure(o)
 	s.format, s.unit, s.share = sideFormat(o, res.Stats)
-	at := clientsText(o.Clients)
+	at := outcome.ClientsText(o.Clients)
 	if o.At != "" {
 		at = "its " + o.At
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
-	ri := slices.IndexFunc(res.Runs, func(r *RunX) bool { return r.Name == o.Run })
+	ri := slices.IndexFunc(res.Runs, func(r *outcome.Run) bool { return r.Name == o.Run })
 	if ri < 0 {
 		s.Missing = fmt.Sprintf("run %q was not measured", o.Run)
 		return s
@@ -517,9 +467,9 @@ func measureSide(o OperandX, res *Result) SideX {
 		return s
 	}
 	if o.At != "" {
-		at = fmt.Sprintf("its %s (%s)", o.At, clientsText(p.Clients))
+		at = fmt.Sprintf("its %s (%s)", o.At, outcome.ClientsText(p.Clients))
 	} else {
-		at = clientsText(p.Clients)
+		at = outcome.ClientsText(p.Clients)
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
 	if busy := p.BusyText(o.Run); busy != "" {
@@ -601,7 +551,7 @@ func operandFigure(o OperandX) string {
 // peakBusy says, for an operand at a run's peak, why the peak is not
 // known: a point of the run every measurement of which was disturbed might
 // have been it; "" otherwise.
-func peakBusy(o OperandX, run *RunX) string {
+func peakBusy(o OperandX, run *outcome.Run) string {
 	if o.At != "peak" {
 		return ""
 	}
@@ -620,10 +570,10 @@ func peakBusy(o OperandX, run *RunX) string {
 // back, as their other figures were. Only the profiles of the used
 // measurements (Seq in used; nil: every one) count. It reports false when
 // the profiles do not say their repeat (each must name a different one).
-func profileRepeats(r *RunX, kind, bucket string, clients int, used map[int]bool) ([]float64, []int, bool) {
+func profileRepeats(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) ([]float64, []int, bool) {
 	byRepeat := map[int]float64{}
 	for _, pr := range r.Profiles {
-		if pr.Kind != kind || pr.Clients != clients || !usedProfile(pr, used) {
+		if pr.Kind != kind || pr.Clients != clients || !pr.UsedIn(used) {
 			continue
 		}
 		if _, dup := byRepeat[pr.Repeat]; dup || pr.Repeat == 0 {
@@ -646,15 +596,8 @@ func profileRepeats(r *RunX, kind, bucket string, clients int, used map[int]bool
 	return out, reps, true
 }
 
-// usedProfile reports whether a profile was taken in a used measurement:
-// its Seq is in used, or it or used says nothing (written before
-// re-measures).
-func usedProfile(pr *StepProfile, used map[int]bool) bool {
-	return used == nil || pr.Seq == 0 || used[pr.Seq]
-}
-
 // operandPoint returns the point an operand names, or nil.
-func operandPoint(o OperandX, r *RunX) *Point {
+func operandPoint(o OperandX, r *outcome.Run) *outcome.Point {
 	if len(r.Points) == 0 {
 		return nil
 	}
@@ -678,14 +621,14 @@ func operandPoint(o OperandX, r *RunX) *Point {
 // profileShare returns a bucket's share over the profiles of one kind
 // taken at clients (a profile that does not say its client count counts)
 // in the used measurements (usedProfile).
-func profileShare(r *RunX, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
-	var ps []*StepProfile
+func profileShare(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
+	var ps []*outcome.StepProfile
 	for _, pr := range r.Profiles {
-		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) && usedProfile(pr, used) {
+		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) && pr.UsedIn(used) {
 			ps = append(ps, pr)
 		}
 	}
-	return shareOver(ps, bucket)
+	return outcome.ShareOver(ps, bucket)
 }
 
 // sideFormat chooses how a side's figures print: throughput as "812/s",
@@ -699,7 +642,7 @@ func sideFormat(o OperandX, readings []watch.Stat) (format, unit string, share b
 	case o.Reading != "":
 		for _, r := range readings {
 			if r.Name == o.Reading {
-				return "auto", unitSuffix(r.Unit), false
+				return "auto", outcome.UnitSuffix(r.Unit), false
 			}
 		}
 		return "auto", "", false
@@ -713,7 +656,7 @@ func sideFormat(o OperandX, readings []watch.Stat) (format, unit string, share b
 
 // text prints a side: its figure, the median and range, and, with a
 // factor, the product.
-func (s SideX) text() string {
+func (s side) text() string {
 	if s.constant {
 		if s.Factor != 1 {
 			return fmt.Sprintf("%g × %s = %g", s.Factor, s.What, s.Value.Median)
@@ -727,26 +670,12 @@ func (s SideX) text() string {
 	if s.share {
 		raw, val = raw.Scaled(100), val.Scaled(100)
 	}
-	t := s.What + " " + SpreadText(raw, s.format, s.unit)
+	t := s.What + " " + outcome.SpreadText(raw, s.format, s.unit)
 	if s.used < s.planned {
 		t += fmt.Sprintf(" [%d of %d repeats: the others disturbed]", s.used, s.planned)
 	}
 	if s.Factor != 1 {
-		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, SpreadText(val, s.format, s.unit))
+		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, outcome.SpreadText(val, s.format, s.unit))
 	}
 	return t
-}
-
-// ClaimLine is a claim's outcome in one line.
-func (c ClaimX) ClaimLine() string {
-	s := fmt.Sprintf("claim %s: %s%s — %s", c.ID, strings.ToUpper(string(c.Outcome)), quickMark(c), c.Text)
-	if c.Reason != "" {
-		s += ": " + c.Reason
-	}
-	if c.Control == nil {
-		s += " [no control]"
-	} else {
-		s += fmt.Sprintf(" [control: %s]", c.Control.Outcome)
-	}
-	return s
 }

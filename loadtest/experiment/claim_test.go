@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
@@ -126,8 +127,8 @@ func TestParseClaimErrors(t *testing.T) {
 
 // measuredPoint is a point measured once per throughput given, with the
 // server reading "server CPU" at cpu[i] when given.
-func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *Point {
-	p := &Point{Clients: clients}
+func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *outcome.Point {
+	p := &outcome.Point{Clients: clients}
 	for i, t := range thr {
 		r := &loadtest.Result{Total: loadtest.Stats{Clients: clients, Throughput: t}, Labels: []loadtest.Stats{{Label: "AllView", Throughput: t}}}
 		if mean != nil {
@@ -137,7 +138,7 @@ func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *P
 		if cpu != nil {
 			server = &watch.ServerStats{Values: []watch.ServerValue{{Name: "server CPU", Value: cpu[i]}}}
 		}
-		p.addRepeat(NewRepeat(i+1, r, server), loadSpec{})
+		addRepeat(p, outcome.NewRepeat(i+1, r, server), loadSpec{})
 	}
 	return p
 }
@@ -145,18 +146,18 @@ func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *P
 func num(v float64) *float64 { return &v }
 
 func TestClaimOutcomes(t *testing.T) {
-	res := &Result{
+	res := &outcome.Result{
 		Stats: []watch.Stat{{Name: "server CPU", Unit: "% of a core"}},
-		Runs: []*RunX{
-			{Name: "graph 1", Points: []*Point{
+		Runs: []*outcome.Run{
+			{Name: "graph 1", Points: []*outcome.Point{
 				measuredPoint(5, []float64{695, 700, 720}, []float64{7, 7, 7}, []float64{50, 55, 60}),
 				measuredPoint(10, []float64{790, 812, 830}, []float64{12, 13, 14}, []float64{60, 62, 70}),
 				measuredPoint(20, []float64{780, 800, 820}, []float64{25, 26, 27}, nil),
-			}, Profiles: []*StepProfile{
+			}, Profiles: []*outcome.StepProfile{
 				{ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: 0.70}}}, Clients: 10},
 				{ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: 0.74}}}, Clients: 10},
 			}},
-			{Name: "graph 2", Points: []*Point{
+			{Name: "graph 2", Points: []*outcome.Point{
 				measuredPoint(5, []float64{680, 705, 730}, nil, nil),
 				measuredPoint(10, []float64{800, 825, 845}, nil, nil),
 			}},
@@ -166,7 +167,9 @@ func TestClaimOutcomes(t *testing.T) {
 	side := func(run string, clients int, metric string, factor float64) OperandX {
 		return OperandX{Run: run, Clients: clients, Metric: metric, Factor: factor}
 	}
-	newClaim := func(id string, checks ...CCheckX) CSpecX { return CSpecX{ID: id, Text: id, Source: "test", Checks: checks} }
+	newClaim := func(id string, checks ...CCheckX) CSpecX {
+		return CSpecX{ID: id, Text: id, Source: "test", Checks: checks}
+	}
 	tests := []struct {
 		claim   CSpecX
 		outcome live.Outcome
@@ -246,12 +249,12 @@ func TestCompareRanges(t *testing.T) {
 }
 
 func TestVerdictsWithinNoise(t *testing.T) {
-	res := &Result{
+	res := &outcome.Result{
 		Stats: []watch.Stat{{Name: "server CPU", Unit: "%"}},
-		Runs: []*RunX{
-			{Name: "5/5", Points: []*Point{measuredPoint(10, []float64{1000, 1100, 1200}, []float64{9, 9, 9}, []float64{50, 60, 70})}},
-			{Name: "10/5", Points: []*Point{measuredPoint(10, []float64{1150, 1250, 1300}, []float64{9, 9, 9}, []float64{65, 66, 67})}},
-			{Name: "10/10", Points: []*Point{measuredPoint(10, []float64{1300, 1400, 1500}, []float64{5, 5, 5}, []float64{90, 95, 99})}},
+		Runs: []*outcome.Run{
+			{Name: "5/5", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 1100, 1200}, []float64{9, 9, 9}, []float64{50, 60, 70})}},
+			{Name: "10/5", Points: []*outcome.Point{measuredPoint(10, []float64{1150, 1250, 1300}, []float64{9, 9, 9}, []float64{65, 66, 67})}},
+			{Name: "10/10", Points: []*outcome.Point{measuredPoint(10, []float64{1300, 1400, 1500}, []float64{5, 5, 5}, []float64{90, 95, 99})}},
 		},
 	}
 	v := strings.Join(verdicts(res, nil), "\n")
@@ -271,13 +274,13 @@ func TestVerdictsWithinNoise(t *testing.T) {
 func TestRepeatKeepsMedianResult(t *testing.T) {
 	p := measuredPoint(10, []float64{900, 700, 800}, []float64{3, 1, 2}, nil)
 	if p.Result.Total.Throughput != 800 || len(p.Repeats) != 3 {
-		t.Errorf("point Result throughput %v with %d repeats; want the median repeat (800) and 3 repeats", p.Result.Total.Throughput, len(p.Repeats))
+		t.Errorf("point outcome.Result throughput %v with %d repeats; want the median repeat (800) and 3 repeats", p.Result.Total.Throughput, len(p.Repeats))
 	}
 	if s := p.Summary.Total["mean_ms"]; s != (loadtest.Spread{Median: 2, Min: 1, Max: 3, N: 3}) {
 		t.Errorf("mean_ms summary %+v; want median 2, range 1-3", s)
 	}
 	// A point of the older form (no repeats) reads as one measurement.
-	old := &Point{Clients: 1, Result: &loadtest.Result{Total: loadtest.Stats{Throughput: 5}}}
+	old := &outcome.Point{Clients: 1, Result: &loadtest.Result{Total: loadtest.Stats{Throughput: 5}}}
 	if s := old.Throughput(); s.N != 1 || s.Median != 5 {
 		t.Errorf("old point throughput %+v; want one measurement of 5", s)
 	}
@@ -294,7 +297,7 @@ func TestSpreadText(t *testing.T) {
 		{loadtest.Spread{Median: 0.000564, Min: 0.0004, Max: 0.0012, N: 3}, "auto", "0.000564/s (0.0004-0.0012)"},
 		{loadtest.Spread{Median: 62, Min: 0, Max: 1234.5, N: 2}, "auto", "62.00/s (0.00-1234)"},
 	} {
-		if got := SpreadText(tt.s, tt.format, "/s"); got != tt.want {
+		if got := outcome.SpreadText(tt.s, tt.format, "/s"); got != tt.want {
 			t.Errorf("spreadText(%+v, %q) = %q; want %q", tt.s, tt.format, got, tt.want)
 		}
 	}
@@ -305,10 +308,10 @@ func TestSpreadText(t *testing.T) {
 // every interleaved pair, are told apart; without interleaving they are
 // not, and pairs that disagree stay inconclusive.
 func TestClaimsPairedWhenInterleaved(t *testing.T) {
-	res := &Result{Runs: []*RunX{
-		{Name: "a", Points: []*Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil), measuredPoint(20, []float64{1000, 1000, 1000}, nil, nil)}},
-		{Name: "b", Points: []*Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
-		{Name: "c", Points: []*Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
+	res := &outcome.Result{Runs: []*outcome.Run{
+		{Name: "a", Points: []*outcome.Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil), measuredPoint(20, []float64{1000, 1000, 1000}, nil, nil)}},
+		{Name: "b", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
+		{Name: "c", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
 	}}
 	check := func(left, right string, lc, rc int, op string) CSpecX {
 		return CSpecX{ID: left + op + right, Checks: []CCheckX{{
@@ -357,10 +360,10 @@ func TestClaimsPairedWhenInterleaved(t *testing.T) {
 // each profile says its repeat; the ranges here overlap, the pairs agree.
 func TestProfileSharesPaired(t *testing.T) {
 	const bucket = "getting a connection"
-	profiles := func(shares ...float64) []*StepProfile {
-		var out []*StepProfile
+	profiles := func(shares ...float64) []*outcome.StepProfile {
+		var out []*outcome.StepProfile
 		for i, s := range shares {
-			out = append(out, &StepProfile{Clients: 5, Repeat: i + 1,
+			out = append(out, &outcome.StepProfile{Clients: 5, Repeat: i + 1,
 				ProfileSummary: &watch.ProfileSummary{Kind: "fgprof", Buckets: []watch.FuncShare{{Name: bucket, Share: s}}}})
 		}
 		return out
@@ -369,12 +372,12 @@ func TestProfileSharesPaired(t *testing.T) {
 	for _, p := range unnumbered {
 		p.Repeat = 0
 	}
-	res := &Result{Interleave: true, Runs: []*RunX{
+	res := &outcome.Result{Interleave: true, Runs: []*outcome.Run{
 		// Listed out of order: the pairs follow the repeat numbers.
-		{Name: "each", Points: []*Point{measuredPoint(5, []float64{50, 50, 50}, nil, nil)},
-			Profiles: []*StepProfile{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
-		{Name: "all", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: profiles(0.45, 0.35, 0.55)},
-		{Name: "old", Points: []*Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: unnumbered},
+		{Name: "each", Points: []*outcome.Point{measuredPoint(5, []float64{50, 50, 50}, nil, nil)},
+			Profiles: []*outcome.StepProfile{profiles(0.50, 0.40, 0.60)[2], profiles(0.50, 0.40, 0.60)[0], profiles(0.50, 0.40, 0.60)[1]}},
+		{Name: "all", Points: []*outcome.Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: profiles(0.45, 0.35, 0.55)},
+		{Name: "old", Points: []*outcome.Point{measuredPoint(5, []float64{900, 900, 900}, nil, nil)}, Profiles: unnumbered},
 	}}
 	share := func(run string) OperandX {
 		return OperandX{Run: run, Clients: 5, Profile: "fgprof", Bucket: bucket, Factor: 1}

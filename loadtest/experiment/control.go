@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -31,15 +32,6 @@ type CControlX struct {
 	Runs    map[string]string `toml:"runs"`
 	Clients map[string]int    `toml:"clients"`
 	Tunes   map[string]string `toml:"tunes"`
-}
-
-// ControlX is a control decided: its outcome and the checks, with
-// their figures, that decided it.
-type ControlX struct {
-	Why     string        `json:"why"`
-	Outcome live.Outcome  `json:"outcome"`
-	Reason  string        `json:"reason,omitempty"`
-	Checks  []CheckX `json:"checks"`
 }
 
 // Checks returns the claim's Checks with the control's runs, client
@@ -134,17 +126,22 @@ func (e *Experiment) checkControl(c *CSpecX) []string {
 // decideChecks decides a list of checks: not reproduced when one fails
 // for certain (even with another not measured), not measured when a side
 // is missing, inconclusive when one is within the spread (not measured
-// when that spread is the machine's doing: lostOn), reproduced otherwise.
+// when that spread is the machine's doing), reproduced otherwise.
 // It returns the outcome, the reason for not measured, and the checks.
-func decideChecks(ks []CCheckX, res *Result) (live.Outcome, string, []CheckX) {
+func decideChecks(ks []CCheckX, res *outcome.Result) (live.Outcome, string, []outcome.Check) {
 	var outcomes []live.Outcome
-	var missing []string
-	var out []CheckX
+	var missing, lost []string
+	var out []outcome.Check
 	for _, k := range ks {
-		kr := evaluateCheck(k, res)
+		kr, l := evaluateCheck(k, res)
+		for _, why := range l {
+			if !slices.Contains(lost, why) {
+				lost = append(lost, why)
+			}
+		}
 		out = append(out, kr)
 		outcomes = append(outcomes, kr.Outcome)
-		for _, s := range []SideX{kr.Left, kr.Right} {
+		for _, s := range []outcome.Side{kr.Left, kr.Right} {
 			if s.Missing != "" {
 				missing = append(missing, s.Missing)
 			}
@@ -156,7 +153,7 @@ func decideChecks(ks []CCheckX, res *Result) (live.Outcome, string, []CheckX) {
 	case len(missing) > 0:
 		return live.NotMeasured, strings.Join(missing, "; "), out
 	case slices.Contains(outcomes, live.Inconclusive):
-		if lost := lostOn(out); len(lost) > 0 {
+		if len(lost) > 0 {
 			return live.NotMeasured, strings.Join(lost, "; "), out
 		}
 		return live.Inconclusive, "", out
@@ -166,7 +163,7 @@ func decideChecks(ks []CCheckX, res *Result) (live.Outcome, string, []CheckX) {
 
 // withControl combines a claim's own outcome with its control's: a claim
 // whose checks hold is reproduced only when its control's fail.
-func withControl(own live.Outcome, reason string, ct *ControlX) (live.Outcome, string) {
+func withControl(own live.Outcome, reason string, ct *outcome.Control) (live.Outcome, string) {
 	if own != live.Reproduced || ct == nil {
 		return own, reason
 	}
@@ -182,7 +179,7 @@ func withControl(own live.Outcome, reason string, ct *ControlX) (live.Outcome, s
 }
 
 // controlMarkdown prints a claim's control under it, with its figures.
-func controlMarkdown(c ClaimX) string {
+func controlMarkdown(c outcome.Claim) string {
 	if c.Control == nil {
 		return "  - no control: nothing shows these checks fail where the effect is absent\n"
 	}
@@ -198,14 +195,10 @@ func controlMarkdown(c ClaimX) string {
 	return b.String()
 }
 
-// ClaimCounts says how many of the claims had each outcome, e.g. "7
-// reproduced, 1 does not discriminate"; "" without claims.
-func (r *Result) ClaimCounts() string { return claimCounts(r.Claims, "") }
-
 // claimCounts says how many claims had each outcome, e.g. "7 reproduced,
 // 1 does not discriminate, 1 not reproduced", in the outcomes' order, in
 // lang (say).
-func claimCounts(cs []ClaimX, lang string) string {
+func claimCounts(cs []outcome.Claim, lang string) string {
 	n := map[live.Outcome]int{}
 	for _, c := range cs {
 		n[c.Outcome]++
@@ -225,7 +218,7 @@ func claimCounts(cs []ClaimX, lang string) string {
 // to, reported as such and not counted as a claim: the calibration chose it,
 // so a check of it would check the calibration against itself. "" without a
 // calibration.
-func operatingPoint(res *Result) string {
+func operatingPoint(res *outcome.Result) string {
 	c := res.Calibration
 	if c == nil {
 		return ""
@@ -241,8 +234,8 @@ func operatingPoint(res *Result) string {
 	s := measureSide(o, res)
 	band := fmt.Sprintf("%g ± %g", c.Target, c.Tolerance)
 	if s.Missing != "" {
-		return fmt.Sprintf("Operating point: the calibration put %s at %s within %s; during the runs it was not measured (%s).", c.Run, clientsText(c.Clients), band, s.Missing)
+		return fmt.Sprintf("Operating point: the calibration put %s at %s within %s; during the runs it was not measured (%s).", c.Run, outcome.ClientsText(c.Clients), band, s.Missing)
 	}
 	return fmt.Sprintf("Operating point: the calibration put %s at %s within %s (%s); during the runs it read %s.",
-		c.Run, clientsText(c.Clients), band, reading, SpreadText(s.Raw, s.format, s.unit))
+		c.Run, outcome.ClientsText(c.Clients), band, reading, outcome.SpreadText(s.Raw, s.format, s.unit))
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -17,11 +18,11 @@ import (
 // discriminate", one within the noise "inconclusive", one not measured
 // "not measured"; a claim that fails stays failed whatever its control.
 func TestControlDecidesTheClaim(t *testing.T) {
-	res := &Result{Runs: []*RunX{
-		{Name: "few", Points: []*Point{measuredPoint(10, []float64{1000, 1010, 990}, nil, nil)}},
-		{Name: "more", Points: []*Point{measuredPoint(10, []float64{1600, 1620, 1590}, nil, nil)}},
-		{Name: "same", Points: []*Point{measuredPoint(10, []float64{1005, 1000, 995}, nil, nil)}},
-		{Name: "noisy", Points: []*Point{measuredPoint(10, []float64{900, 1300, 1050}, nil, nil)}},
+	res := &outcome.Result{Runs: []*outcome.Run{
+		{Name: "few", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 1010, 990}, nil, nil)}},
+		{Name: "more", Points: []*outcome.Point{measuredPoint(10, []float64{1600, 1620, 1590}, nil, nil)}},
+		{Name: "same", Points: []*outcome.Point{measuredPoint(10, []float64{1005, 1000, 995}, nil, nil)}},
+		{Name: "noisy", Points: []*outcome.Point{measuredPoint(10, []float64{900, 1300, 1050}, nil, nil)}},
 	}}
 	atMost := func(run string, ct *CControlX) CSpecX {
 		return CSpecX{ID: run, Control: ct, Checks: []CCheckX{{
@@ -134,7 +135,7 @@ func TestBeyondPeakCanFail(t *testing.T) {
 		g := 0.7 + 1.3*rng.Float64()
 		truth := map[int]float64{5: base, 10: base * (1.4 + 0.5*rng.Float64()), 15: base * 1.8}
 		truth[30] = truth[15] * g
-		var ps []*Point
+		var ps []*outcome.Point
 		for _, cl := range []int{5, 10, 15, 30} {
 			var thr []float64
 			for range 3 {
@@ -142,7 +143,7 @@ func TestBeyondPeakCanFail(t *testing.T) {
 			}
 			ps = append(ps, measuredPoint(cl, thr, nil, nil))
 		}
-		res := &Result{Interleave: true, Sweeps: true, Runs: []*RunX{{Name: run, Points: ps}}}
+		res := &outcome.Result{Interleave: true, Sweeps: true, Runs: []*outcome.Run{{Name: run, Points: ps}}}
 		kind := "random"
 		switch {
 		case g >= 1.25:
@@ -178,18 +179,18 @@ func TestBeyondPeakCanFail(t *testing.T) {
 // claim reads its outcome and its check holds, with the figures; minus
 // subtracts readings of the same point repeat by repeat.
 func TestExplainWhenNotReproduced(t *testing.T) {
-	withReadings := func(clients int, thr float64, worker, conn, wait []float64) *Point {
+	withReadings := func(clients int, thr float64, worker, conn, wait []float64) *outcome.Point {
 		p := measuredPoint(clients, []float64{thr, thr, thr}, nil, nil)
 		for i, rp := range p.Repeats {
 			rp.Server = map[string]float64{"worker time": worker[i], "connection time": conn[i], "pool wait": wait[i]}
 		}
 		return p
 	}
-	res := &Result{Interleave: true, Runs: []*RunX{
+	res := &outcome.Result{Interleave: true, Runs: []*outcome.Run{
 		// Outside the pool: 2.5 - 1.2 - 0.1 = 1.2 ms, the connection's time.
-		{Name: "busy", Points: []*Point{withReadings(10, 1000, []float64{2.5, 2.6, 2.4}, []float64{1.2, 1.2, 1.2}, []float64{0.1, 0.1, 0.1})}},
+		{Name: "busy", Points: []*outcome.Point{withReadings(10, 1000, []float64{2.5, 2.6, 2.4}, []float64{1.2, 1.2, 1.2}, []float64{0.1, 0.1, 0.1})}},
 		// Outside the pool: 2.45 - 1.2 - 1.2 = 0.05 ms.
-		{Name: "quiet", Points: []*Point{withReadings(10, 1000, []float64{2.45, 2.45, 2.45}, []float64{1.2, 1.2, 1.2}, []float64{1.2, 1.2, 1.2})}},
+		{Name: "quiet", Points: []*outcome.Point{withReadings(10, 1000, []float64{2.45, 2.45, 2.45}, []float64{1.2, 1.2, 1.2}, []float64{1.2, 1.2, 1.2})}},
 	}}
 	x := func(run string) ExplanationX {
 		return ExplanationX{When: []live.Outcome{live.NotReproduced}, Text: "the CPU queue",
@@ -230,7 +231,7 @@ func TestExplainBesideAHog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hog Result
+	var hog outcome.Result
 	if err := json.NewDecoder(z).Decode(&hog); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
@@ -44,7 +45,7 @@ func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer
 // already failed for certain, and so is one pending names (pendingClaims:
 // it reads a run's peak or last point before the run has measured all its
 // client counts, which a later step could still change).
-func liveClaims(cs []ClaimX, final bool, pending map[string]bool) []live.Claim {
+func liveClaims(cs []outcome.Claim, final bool, pending map[string]bool) []live.Claim {
 	var out []live.Claim
 	for _, c := range cs {
 		if !final && (c.Outcome == live.NotMeasured || pending[c.ID]) {
@@ -71,7 +72,7 @@ func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 // pendingClaims names the claims with a check that reads a run's "peak" or
 // "last" point while that run has not yet measured every one of the
 // experiment's client counts.
-func pendingClaims(claims []CSpecX, res *Result, counts []int) map[string]bool {
+func pendingClaims(claims []CSpecX, res *outcome.Result, counts []int) map[string]bool {
 	measured := map[string]int{}
 	for _, r := range res.Runs {
 		seen := map[int]bool{}

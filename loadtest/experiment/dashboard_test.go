@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
@@ -31,19 +32,19 @@ func TestPendingClaims(t *testing.T) {
 		{ID: "fixed", Checks: []CCheckX{{Left: OperandX{Run: "a", Clients: 5, Metric: "throughput"}, Op: ">", Right: OperandX{Value: new(1.0)}}}},
 		{ID: "last", Checks: []CCheckX{{Left: OperandX{Run: "a", At: "last", Metric: "p99_ms"}, Op: "<", Right: OperandX{Value: new(10.0)}}}},
 	}
-	res := &Result{Runs: []*RunX{
-		{Name: "a", Points: []*Point{{Clients: 5}, {Clients: 10}}},
-		{Name: "b", Points: []*Point{{Clients: 5}}},
+	res := &outcome.Result{Runs: []*outcome.Run{
+		{Name: "a", Points: []*outcome.Point{{Clients: 5}, {Clients: 10}}},
+		{Name: "b", Points: []*outcome.Point{{Clients: 5}}},
 	}}
 	got := pendingClaims(claims, res, []int{5, 10})
 	if !got["peak"] || got["fixed"] || got["last"] {
 		t.Errorf("pendingClaims with run b at 1 of 2 counts = %v; want peak only", got)
 	}
-	res.Runs[1].Points = append(res.Runs[1].Points, &Point{Clients: 10})
+	res.Runs[1].Points = append(res.Runs[1].Points, &outcome.Point{Clients: 10})
 	if got := pendingClaims(claims, res, []int{5, 10}); len(got) != 0 {
 		t.Errorf("pendingClaims with every run complete = %v; want none", got)
 	}
-	cs := []ClaimX{{Claim: live.Claim{ID: "peak", Outcome: live.Reproduced}}, {Claim: live.Claim{ID: "fixed", Outcome: live.Reproduced}}}
+	cs := []outcome.Claim{{Claim: live.Claim{ID: "peak", Outcome: live.Reproduced}}, {Claim: live.Claim{ID: "fixed", Outcome: live.Reproduced}}}
 	if l := liveClaims(cs, false, map[string]bool{"peak": true}); len(l) != 1 || l[0].ID != "fixed" {
 		t.Errorf("liveClaims during the run = %+v; want only the fixed claim", l)
 	}

@@ -1,12 +1,8 @@
 package experiment
 
 import (
-	"fmt"
 	"slices"
-	"strings"
 	"time"
-
-	"bbslab/loadtest/measure"
 )
 
 // A measured span is judged by the one disturbance rule
@@ -33,109 +29,6 @@ func (e *Experiment) stepLength() time.Duration {
 		d = max(d, s.Warmup+s.Duration)
 	}
 	return d
-}
-
-// Disturbance is what the experiment did about a machine busy with other
-// work, as written to experiment.json: the settings it judged by, the
-// readings it read, the time its re-measures added and the baseline.
-type Disturbance struct {
-	// Off: the spans were read but not judged ([disturbance] off).
-	Off             bool    `json:"off,omitempty"`
-	Threshold       float64 `json:"threshold"`
-	MaxAttempts     int     `json:"max_attempts"`
-	MaxExtraSeconds float64 `json:"max_extra_seconds"`
-	CPUPerRequest   float64 `json:"cpu_per_request"`
-	// NoiseFloor is the noise rule's floor, in % of a median.
-	NoiseFloor    float64 `json:"noise_floor_percent,omitempty"`
-	SettleSeconds float64 `json:"settle_seconds,omitempty"`
-	// Interference, Steal and CPU name the readings (Result.Stats) of the
-	// server's cores' interference, its steal and the server's own CPU;
-	// empty where the target gives none.
-	Interference string `json:"interference,omitempty"`
-	Steal        string `json:"steal,omitempty"`
-	CPU          string `json:"cpu,omitempty"`
-	// ExtraSeconds is the measuring time the re-measures and a redone
-	// calibration took; Remeasured counts the re-measures.
-	ExtraSeconds float64 `json:"extra_seconds"`
-	Remeasured   int     `json:"remeasured"`
-	// Baseline is what the spans were judged against at the end.
-	Baseline *measure.Baseline `json:"baseline,omitempty"`
-}
-
-// Interference is what others took of the cores over one measured span,
-// in % of one core, absent where it was not read: Server of the server's
-// cores (less the generator's CPU where the two share cores), Steal the
-// hypervisor's part, Generator of the generator's cores (less the
-// server's CPU where they share). Expected and GeneratorExpected are what
-// the baseline allowed there.
-type Interference struct {
-	Server            *float64 `json:"server_percent,omitempty"`
-	Steal             *float64 `json:"steal_percent,omitempty"`
-	Generator         *float64 `json:"generator_percent,omitempty"`
-	Expected          *float64 `json:"expected_percent,omitempty"`
-	GeneratorExpected *float64 `json:"generator_expected_percent,omitempty"`
-	// GeneratorSteal is the hypervisor's part of Generator; StealBaseline
-	// and GeneratorStealBaseline the baseline's steal the steal was
-	// judged against (absent where not read).
-	GeneratorSteal         *float64 `json:"generator_steal_percent,omitempty"`
-	StealBaseline          *float64 `json:"steal_baseline_percent,omitempty"`
-	GeneratorStealBaseline *float64 `json:"generator_steal_baseline_percent,omitempty"`
-}
-
-// Worst is the larger of the server's and the generator's interference.
-func (i *Interference) Worst() (float64, bool) {
-	if i == nil {
-		return 0, false
-	}
-	var vs []float64
-	for _, v := range []*float64{i.Server, i.Generator} {
-		if v != nil {
-			vs = append(vs, *v)
-		}
-	}
-	if len(vs) == 0 {
-		return 0, false
-	}
-	return slices.Max(vs), true
-}
-
-// Text prints the interference, e.g. "server's cores 46.8 % of a core
-// (steal 20.1, 3.1 expected), generator's 1.2 %".
-func (i *Interference) Text() string {
-	if i == nil || i.Server == nil && i.Generator == nil {
-		return "not read"
-	}
-	s := ""
-	if i.Server != nil {
-		s = fmt.Sprintf("server's cores %.1f %%", *i.Server)
-		var in []string
-		if i.Steal != nil {
-			in = append(in, fmt.Sprintf("steal %.1f", *i.Steal))
-		}
-		if i.Expected != nil {
-			in = append(in, fmt.Sprintf("%.1f expected", *i.Expected))
-		}
-		if len(in) > 0 {
-			s += " (" + strings.Join(in, ", ") + ")"
-		}
-	}
-	if i.Generator != nil {
-		if s != "" {
-			s += ", "
-		}
-		s += fmt.Sprintf("generator's %.1f %%", *i.Generator)
-		var in []string
-		if i.GeneratorSteal != nil {
-			in = append(in, fmt.Sprintf("steal %.1f", *i.GeneratorSteal))
-		}
-		if i.GeneratorExpected != nil {
-			in = append(in, fmt.Sprintf("%.1f expected", *i.GeneratorExpected))
-		}
-		if len(in) > 0 {
-			s += " (" + strings.Join(in, ", ") + ")"
-		}
-	}
-	return s
 }
 
 // coreOverlap is the share of a's cores that are also b's (0..1).

@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/text"
 	"bbslab/machine"
 )
@@ -13,7 +14,7 @@ import (
 // each: the generator's machine, the server facts every run shares, and
 // each run's own (its knobs, usually). The server's objects are shown as
 // their dotted leaves, whatever their names.
-func experimentEnvironment(res *Result) []string {
+func experimentEnvironment(res *outcome.Result) []string {
 	var gen *machine.HostInfo
 	var names []string
 	var flat []map[string]string

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -23,10 +24,10 @@ import (
 type ExplanationX struct {
 	When  []live.Outcome `toml:"when"`
 	Text  string         `toml:"text"`
-	Left  OperandX        `toml:"left"`
+	Left  OperandX       `toml:"left"`
 	Op    string         `toml:"op"`
-	Right OperandX        `toml:"right"`
-	Show  []OperandX      `toml:"show"`
+	Right OperandX       `toml:"right"`
+	Show  []OperandX     `toml:"show"`
 }
 
 // checkExplanations returns what is wrong with a claim's explanations.
@@ -73,13 +74,13 @@ func (e *Experiment) checkExplanations(c *CSpecX) []string {
 
 // explain returns the explanations of a claim decided as outcome whose
 // checks hold in res, each with its figures.
-func explain(xs []ExplanationX, outcome live.Outcome, res *Result) []string {
+func explain(xs []ExplanationX, outcome live.Outcome, res *outcome.Result) []string {
 	var out []string
 	for _, x := range xs {
 		if !slices.Contains(x.When, outcome) {
 			continue
 		}
-		kr := evaluateCheck(CCheckX{Left: x.Left, Op: x.Op, Right: x.Right}, res)
+		kr, _ := evaluateCheck(CCheckX{Left: x.Left, Op: x.Op, Right: x.Right}, res)
 		if kr.Outcome != live.Reproduced {
 			continue
 		}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -72,7 +73,7 @@ func wordFuncs(lang string) map[string]any {
 	return map[string]any{
 		"say":         func(s any, args ...any) string { return say(lang, fmt.Sprint(s), args...) },
 		"sayAgain":    func(s string) string { return sayAgain(lang, s) },
-		"claimCounts": func(cs []ClaimX) string { return claimCounts(cs, lang) },
+		"claimCounts": func(cs []outcome.Claim) string { return claimCounts(cs, lang) },
 	}
 }
 

@@ -14,10 +14,6 @@ const (
 	quickDuration = 3 * time.Second
 )
 
-const quickNote = "QUICK RUN: at most 3 client counts, one measurement each, short steps. " +
-	"Its claims are decided from single measurements, without a spread to tell an effect from the machine's noise: " +
-	"use it to try a file, not to reproduce a claim."
-
 // MakeQuick turns e into a quick run, to try a file in a minute or so: at
 // most quickClients client counts (those a claim or the profile names are
 // kept, so the claims stay decidable; then the last, the first and one

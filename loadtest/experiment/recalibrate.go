@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
@@ -12,10 +13,10 @@ import (
 )
 
 // calibration is the calibration in force (Result.calibrationInForce).
-func (x *experimentRunner) calibration() *calibrate.Calibration { return x.res.calibrationInForce() }
+func (x *experimentRunner) calibration() *calibrate.Calibration { return calibrationInForce(x.res) }
 
 // calibrationInForce is the redone calibration, or the first.
-func (r *Result) calibrationInForce() *calibrate.Calibration {
+func calibrationInForce(r *outcome.Result) *calibrate.Calibration {
 	if r.Recalibration != nil {
 		return r.Recalibration
 	}
@@ -43,7 +44,7 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 		return nil
 	}
 	lr := live[i]
-	var at *Repeat
+	var at *outcome.Repeat
 	for _, p := range lr.rr.Points {
 		for _, rp := range p.Used() {
 			if p.Clients == c.Clients && rp.Repeat == sweep {
@@ -116,7 +117,7 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calib
 				}
 			}
 			if n > 0 {
-				p.refresh(x.e.Load)
+				refresh(p, x.e.Load)
 			}
 		}
 	}
@@ -131,9 +132,9 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calib
 // own reading left the calibration's band by more than twice its
 // tolerance (the board no longer sits where the file says, whatever the
 // cause). Either way the wait no longer puts the board where the file says.
-func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *Repeat, sweep int) string {
+func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *outcome.Repeat, sweep int) string {
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
-	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, clientsText(c.Clients))
+	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, outcome.ClientsText(c.Clients))
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
 	tol, why := cpuTolerance(cal, &x.e.Disturbance)
 	if got, ok := cpuPerRequest(at, cpu); ok && ref > 0 && math.Abs(got-ref)/ref*100 > tol {
@@ -157,7 +158,7 @@ func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *R
 	}
 	if band := 2 * cal.Tolerance; math.Abs(v-cal.Target) > band {
 		return fmt.Sprintf("%s at the calibration's point (%s at %s) read %.1f%s in sweep %d, beyond the calibration's %g ± %g (twice its tolerance)",
-			cal.Reading, c.Run, clientsText(c.Clients), v, unit, sweep, cal.Target, band)
+			cal.Reading, c.Run, outcome.ClientsText(c.Clients), v, unit, sweep, cal.Target, band)
 	}
 	return ""
 }
@@ -189,13 +190,13 @@ func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, st
 // calibration"). The calibration is redone at most
 // once (recalibrate), so the claims then read "not measured: the machine
 // moved from its calibration".
-func (r *Result) movedFromCalibration() string {
-	cal := r.calibrationInForce()
+func movedFromCalibration(r *outcome.Result) string {
+	cal := calibrationInForce(r)
 	if cal == nil || cal.Share == "" || len(cal.Probes) == 0 || r.Disturbance == nil || r.Disturbance.CPU == "" {
 		return ""
 	}
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
-	ri := slices.IndexFunc(r.Runs, func(rr *RunX) bool { return rr.Name == cal.Run })
+	ri := slices.IndexFunc(r.Runs, func(rr *outcome.Run) bool { return rr.Name == cal.Run })
 	if ref <= 0 || ri < 0 {
 		return ""
 	}
@@ -223,7 +224,7 @@ func (r *Result) movedFromCalibration() string {
 		which = "redone calibration"
 	}
 	return fmt.Sprintf("the machine moved from its calibration: the board's CPU per request at the calibration's point (%s at %s) was %.3f ms (%.3f-%.3f over %d used repeats) against the %s's %.3f ms (%+.0f %%; %s), so the wait it chose no longer put the board at its point and %q measures the machine",
-		cal.Run, clientsText(cal.Clients), got, slices.Min(cpus), slices.Max(cpus), len(cpus), which, ref, 100*(got-ref)/ref, why, cal.Share)
+		cal.Run, outcome.ClientsText(cal.Clients), got, slices.Min(cpus), slices.Max(cpus), len(cpus), which, ref, 100*(got-ref)/ref, why, cal.Share)
 }
 
 // setWait sets the calibration's variable to v on running servers.
@@ -235,14 +236,4 @@ func (x *experimentRunner) setWait(ctx context.Context, servers []*serverRun, v 
 		}
 	}
 	return nil
-}
-
-// SweepsUsed is how many sweeps the claims stand on: every repeat, less
-// the sweeps before a redone calibration, whose measurements are left out
-// (leaveOutEarlier).
-func (r *Result) SweepsUsed() int {
-	if r.Recalibration != nil && r.Recalibration.Sweep > 1 {
-		return max(1, r.Repeats-(r.Recalibration.Sweep-1))
-	}
-	return r.Repeats
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -18,16 +19,16 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 	// 10 clients at 2,000/s: server CPU 62 % of a core is 0.31 ms a
 	// request, 39 % is 0.195. The capacity is a whole core, so the share
 	// reads as the CPU does.
-	result := func(cpu []float64, redone bool) *Result {
+	result := func(cpu []float64, redone bool) *outcome.Result {
 		p := measuredPoint(10, []float64{2000, 2000}, nil, cpu)
 		for _, rp := range p.Repeats {
 			rp.Server[share] = rp.Server["server CPU"]
 		}
-		p.refresh(loadSpec{})
+		refresh(p, loadSpec{})
 		cal := &calibrate.Calibration{Run: "g1", Clients: 10, Reading: "server CPU", Share: share, Relative: true, Capacity: 100, Target: 60, Tolerance: 3,
 			CPUNoise: 4, Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.31}}}
-		res := &Result{Interleave: true, Sweeps: true, Calibration: cal, Runs: []*RunX{{Name: "g1", Points: []*Point{p}}},
-			Disturbance: &Disturbance{CPU: "server CPU", CPUPerRequest: 25}}
+		res := &outcome.Result{Interleave: true, Sweeps: true, Calibration: cal, Runs: []*outcome.Run{{Name: "g1", Points: []*outcome.Point{p}}},
+			Disturbance: &outcome.Disturbance{CPU: "server CPU", CPUPerRequest: 25}}
 		if redone {
 			// The redone calibration is the one in force: the first one's
 			// figures do not count.
@@ -35,7 +36,7 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 			first.Probes = []calibrate.Probe{{CPUPerRequestMs: 0.12}, {WaitMs: 2, CPUPerRequestMs: 0.195}}
 			res.Calibration, res.Recalibration = &first, cal
 		}
-		res.CalibrationMoved = res.movedFromCalibration()
+		res.CalibrationMoved = movedFromCalibration(res)
 		return res
 	}
 	point := CSpecX{ID: "point", Checks: []CCheckX{

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
@@ -35,7 +36,7 @@ import (
 func (x *experimentRunner) watchInterference() {
 	e, t := x.e, x.opt.Target
 	if x.res.Disturbance == nil {
-		x.res.Disturbance = &Disturbance{}
+		x.res.Disturbance = &outcome.Disturbance{}
 	}
 	d := x.res.Disturbance
 	d.Interference, d.Steal, d.CPU = "", "", ""
@@ -92,7 +93,7 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 		if !rp.Disturbed {
 			return x.quiet(ctx, lr, p)
 		}
-		where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), rep)
+		where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, outcome.ClientsText(p.Clients), rep)
 		switch x.budgetOf().Again(&d, attempt, x.e.stepLength(), p.Measured()) {
 		case "max_attempts":
 			x.logf("%s: disturbed in all %d attempts (disturbance.max_attempts): left out", where, attempt)
@@ -147,7 +148,7 @@ func round1(v float64) float64 { return math.Round(v*10) / 10 }
 // judgeSpan reads a measurement's interference, judges it against the
 // baseline and drops it when it is disturbed; an undisturbed one joins a
 // baseline made of steps.
-func (x *experimentRunner) judgeSpan(lr *serverRun, rp *Repeat, r *loadtest.Result) {
+func (x *experimentRunner) judgeSpan(lr *serverRun, rp *outcome.Repeat, r *loadtest.Result) {
 	srv, gen, in := x.spans(lr.cores(), r, rp.Server)
 	x.judgeSpanOf(rp, srv, gen, in)
 }
@@ -155,7 +156,7 @@ func (x *experimentRunner) judgeSpan(lr *serverRun, rp *Repeat, r *loadtest.Resu
 // judgeSpanOf judges a measurement's spans of the server's and the
 // generator's cores by the disturbance rule (judgeSpan); an undisturbed
 // one joins a baseline made of steps.
-func (x *experimentRunner) judgeSpanOf(rp *Repeat, srv, gen *measure.Span, in *Interference) {
+func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Span, in *outcome.Interference) {
 	rp.Interference = in
 	if in == nil || x.e.Disturbance.Off {
 		return // nothing read, or told not to judge
@@ -184,9 +185,9 @@ func (x *experimentRunner) judgeSpanOf(rp *Repeat, srv, gen *measure.Span, in *I
 // interference: where the server and the generator share cores, the part
 // of the other's CPU on them (as a share of its cores, assuming its work
 // spread evenly) is taken off.
-func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *Interference) {
+func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *outcome.Interference) {
 	d := x.res.Disturbance
-	in = &Interference{}
+	in = &outcome.Interference{}
 	genCores := x.genCores
 	if c := r.Cost.Cores; c != nil && len(c.CPUs) > 0 {
 		genCores = c.CPUs
@@ -265,9 +266,9 @@ func ptrTo[T any](v T) *T { return &v }
 // again at once (within max_extra). If the re-measure agrees with the
 // others the suspect is dropped; if it does not, the suspect stands and
 // the re-measure is dropped; if it is disturbed, the suspect stands.
-func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *Point) error {
+func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.Point) error {
 	cpu := x.res.Disturbance.CPU
-	if cpu == "" || p.quietChecked || x.e.Disturbance.Off {
+	if cpu == "" || x.quietChecked[p] || x.e.Disturbance.Off {
 		return nil
 	}
 	tol, why := x.quietTolerance(cpu)
@@ -281,18 +282,21 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *Point) e
 		return nil
 	}
 	sus := rs[i]
-	p.quietChecked = true
+	if x.quietChecked == nil {
+		x.quietChecked = map[*outcome.Point]bool{}
+	}
+	x.quietChecked[p] = true
 	c := cpus[i]
 	sus.Suspect = true
 	sus.Reason = fmt.Sprintf("suspect: server CPU per request %.3f ms against the other repeats' %.3f ms (%+.0f %%; %s)",
 		c, ref, 100*(c-ref)/ref, why)
-	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), sus.Repeat)
+	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, outcome.ClientsText(p.Clients), sus.Repeat)
 	if !x.fits(x.e.stepLength()) || x.reserved() {
 		if n := measure.Agreeing(cpus, i, tol); n >= 2 {
 			// The others agree with each other: the point stands on them.
 			sus.Drop(fmt.Sprintf("%s; no time left to measure it again: left out, the point stands on its %d other repeats, which agree", sus.Reason, n))
 			x.logf("%s: %s", where, sus.Reason)
-			p.refresh(x.e.Load)
+			refresh(p, x.e.Load)
 			return x.writeSweep(lr)
 		}
 		sus.Reason += "; no time left to measure it again: it stands"
@@ -328,7 +332,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *Point) e
 		again.Drop(fmt.Sprintf("re-measure of a suspect repeat: %.3f ms agreed with neither it nor the others (%.3f ms): the suspect stands", a, ref))
 	}
 	x.logf("%s: %s", where, strings.TrimPrefix(sus.Reason, "suspect: "))
-	p.refresh(x.e.Load)
+	refresh(p, x.e.Load)
 	return x.writeSweep(lr)
 }
 
@@ -339,9 +343,9 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *Point) e
 // cannot tell which is off, and each claim on the point reads a range
 // that spans both. The suspect check then has three to judge. Within max_extra, not in its
 // reserved half, once per point.
-func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *Point, cpu string, tol float64, why string) error {
+func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *outcome.Point, cpu string, tol float64, why string) error {
 	rs := p.Used()
-	if len(rs) != 2 || p.tieBroken || !x.fits(x.e.stepLength()) || x.reserved() {
+	if len(rs) != 2 || x.tieBroken[p] || !x.fits(x.e.stepLength()) || x.reserved() {
 		return nil
 	}
 	a, okA := cpuPerRequest(rs[0], cpu)
@@ -363,9 +367,12 @@ func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *Point
 	if !last || slot == 0 {
 		return nil
 	}
-	p.tieBroken = true
+	if x.tieBroken == nil {
+		x.tieBroken = map[*outcome.Point]bool{}
+	}
+	x.tieBroken[p] = true
 	x.logf("run %s: %s: its two repeats read %.3f and %.3f ms of server CPU a request, more than %s apart: measuring repeat %d (left out) again, to know which is off",
-		lr.run.Name, clientsText(p.Clients), a, b, why, slot)
+		lr.run.Name, outcome.ClientsText(p.Clients), a, b, why, slot)
 	x.res.Disturbance.Remeasured++
 	x.total++
 	start := time.Now()
@@ -393,7 +400,7 @@ func (x *experimentRunner) quietTolerance(cpu string) (float64, string) {
 }
 
 // cpusOf is each repeat's CPU per request in ms, NaN where not read.
-func cpusOf(rs []*Repeat, cpu string) []float64 {
+func cpusOf(rs []*outcome.Repeat, cpu string) []float64 {
 	out := make([]float64, len(rs))
 	for i, rp := range rs {
 		out[i] = math.NaN()
@@ -405,63 +412,12 @@ func cpusOf(rs []*Repeat, cpu string) []float64 {
 }
 
 // cpuPerRequest is a measurement's server CPU per request in ms.
-func cpuPerRequest(rp *Repeat, cpu string) (float64, bool) {
+func cpuPerRequest(rp *outcome.Repeat, cpu string) (float64, bool) {
 	v, ok := rp.Server[cpu]
 	if !ok || rp.Total.Throughput <= 0 {
 		return 0, false
 	}
 	return v / 100 / rp.Total.Throughput * 1000, true
-}
-
-// BusyText says why p could not be measured, when none of its
-// measurements is used: e.g. "the machine was busy at graph 1 at 10
-// clients (6 of 6 attempts disturbed, worst interference 62 % of a
-// core)"; "" when p has a used measurement or none at all.
-func (p *Point) BusyText(run string) string {
-	if len(p.Repeats) == 0 || p.Measured() {
-		return ""
-	}
-	n, worst, read := 0, 0.0, false
-	for _, rp := range p.Repeats {
-		if !rp.Disturbed {
-			continue
-		}
-		n++
-		if w, ok := rp.Interference.Worst(); ok {
-			worst, read = max(worst, w), true
-		}
-	}
-	s := fmt.Sprintf("the machine was busy at %s at %s (%d of %d attempts disturbed", run, clientsText(p.Clients), n, len(p.Repeats))
-	if read {
-		s += fmt.Sprintf(", worst interference %.0f %% of a core", worst)
-	}
-	return s + ")"
-}
-
-// LostText says, for a point that kept some of its measurements, what
-// the machine took from it: the repeats left out as disturbed and the
-// suspects that stand unresolved; "" when nothing was. A claim left
-// inconclusive on such a point was not decided on the board's noise but on
-// the machine's, and reads "not measured" with this reason.
-func (p *Point) LostText(run string, planned int) string {
-	used := len(p.Used())
-	var unresolved int
-	for _, rp := range p.Used() {
-		if rp.Unresolved {
-			unresolved++
-		}
-	}
-	var parts []string
-	if used < planned {
-		parts = append(parts, fmt.Sprintf("%d of %d repeats left out as disturbed", planned-used, planned))
-	}
-	if unresolved > 0 {
-		parts = append(parts, fmt.Sprintf("%d suspect repeat(s) with no time left to measure again", unresolved))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("the machine was busy at %s at %s (%s)", run, clientsText(p.Clients), strings.Join(parts, ", "))
 }
 
 // remeasuredPoint is a point some of whose measurements were disturbed,
@@ -470,14 +426,14 @@ type remeasuredPoint struct {
 	Run     string
 	Clients int
 	// Attempts are every measurement of the point, in order.
-	Attempts []*Repeat
+	Attempts []*outcome.Repeat
 	// Busy says why the point has no used measurement ("" when it has).
 	Busy string
 }
 
 // remeasured lists the points with a disturbed, suspect or re-measured
 // measurement, in the order of the runs and their points.
-func remeasured(res *Result) []remeasuredPoint {
+func remeasured(res *outcome.Result) []remeasuredPoint {
 	var out []remeasuredPoint
 	for _, r := range res.Runs {
 		for _, p := range r.Points {
@@ -495,7 +451,7 @@ func remeasured(res *Result) []remeasuredPoint {
 
 // unjudgedNote says, when the target gives interference but no step read
 // it (the OS cannot give it), that nothing was judged; "" otherwise.
-func unjudgedNote(res *Result) string {
+func unjudgedNote(res *outcome.Result) string {
 	d := res.Disturbance
 	if d == nil || d.Interference == "" || len(res.Tunes) > 0 { // a tuner judges its own steps
 		return ""
@@ -516,7 +472,7 @@ func unjudgedNote(res *Result) string {
 // how many points were measured again and why, how many could not be
 // measured undisturbed, and the extra time; "" when nothing was
 // disturbed or suspect.
-func remeasuredText(res *Result) string {
+func remeasuredText(res *outcome.Result) string {
 	d := res.Disturbance
 	ps := remeasured(res)
 	if d == nil || len(ps) == 0 {
@@ -557,7 +513,7 @@ func count(n int, noun string) string {
 
 // attemptText describes one measurement for the report's list: its
 // repeat and attempt, throughput, interference and what became of it.
-func attemptText(rp *Repeat) string {
+func attemptText(rp *outcome.Repeat) string {
 	s := fmt.Sprintf("repeat %d, attempt %d (%s UTC): %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1),
 		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.Text())
 	switch {

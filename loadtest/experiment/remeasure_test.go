@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
 	"context"
 	"encoding/json"
@@ -22,8 +23,8 @@ import (
 // TestPairsSkipDroppedRepeats checks that a check pairs the repeats both
 // sides used: a repeat dropped on one side leaves its pair out.
 func TestPairsSkipDroppedRepeats(t *testing.T) {
-	l := SideX{repeats: []float64{10, 30}, slots: []int{1, 3}, clients: 5}
-	r := SideX{repeats: []float64{5, 6, 7}, slots: []int{1, 2, 3}, clients: 5}
+	l := side{repeats: []float64{10, 30}, slots: []int{1, 3}, clients: 5}
+	r := side{repeats: []float64{5, 6, 7}, slots: []int{1, 2, 3}, clients: 5}
 	a, b := pairUp(l, r)
 	if !slices.Equal(a, []float64{10, 30}) || !slices.Equal(b, []float64{5, 7}) {
 		t.Errorf("pairUp = %v, %v; want [10 30] against [5 7] (repeat 2 dropped on the left)", a, b)
@@ -158,7 +159,7 @@ func setControl(t *testing.T, path, text string) {
 }
 
 // attemptsAt returns the measurements of a run's point.
-func attemptsAt(t *testing.T, res *Result, run string, clients int) *Point {
+func attemptsAt(t *testing.T, res *outcome.Result, run string, clients int) *outcome.Point {
 	t.Helper()
 	for _, r := range res.Runs {
 		for _, p := range r.Points {
@@ -314,7 +315,7 @@ func TestPermanentDisturbanceNotMeasured(t *testing.T) {
 		}
 	}
 	// Every attempt is in the JSON, and it reads back.
-	var back Result
+	var back outcome.Result
 	b, _ := os.ReadFile(filepath.Join(out, "experiment.json"))
 	if err := json.Unmarshal(b, &back); err != nil || len(attemptsAt(t, &back, "all", 2).Repeats) != len(p2.Repeats) {
 		t.Errorf("experiment.json does not keep every attempt (%v)", err)
@@ -394,7 +395,7 @@ func TestQuietSuspectRemeasured(t *testing.T) {
 }
 
 // attemptsJSON prints a point's attempts for a failure message.
-func attemptsJSON(p *Point) string {
+func attemptsJSON(p *outcome.Point) string {
 	var parts []string
 	for _, rp := range p.Repeats {
 		parts = append(parts, attemptText(rp))
@@ -404,7 +405,7 @@ func attemptsJSON(p *Point) string {
 
 // checkRemeasuredReport checks that the report's headline counts the
 // re-measures and its list names the point.
-func checkRemeasuredReport(t *testing.T, res *Result, point string) {
+func checkRemeasuredReport(t *testing.T, res *outcome.Result, point string) {
 	t.Helper()
 	md := experimentMarkdown(res, nil, nil)
 	head := md[:strings.Index(md, "## Claims")]
@@ -430,7 +431,7 @@ func TestCommittedResultsStillRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res Result
+		var res outcome.Result
 		if err := json.Unmarshal(b, &res); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
@@ -523,7 +524,7 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	if res.CalibrationMoved != "" {
 		t.Errorf("calibration moved: %s; want the sweeps after the redone calibration where it put the board", res.CalibrationMoved)
 	}
-	left := &Result{Runs: []*RunX{{Name: "all", Points: []*Point{{Clients: 10, Repeats: []*Repeat{
+	left := &outcome.Result{Runs: []*outcome.Run{{Name: "all", Points: []*outcome.Point{{Clients: 10, Repeats: []*outcome.Repeat{
 		{Repeat: 1, Attempt: 1, Dropped: true, Recalibrated: true}, {Repeat: 2, Attempt: 1, Calibration: 1}, {Repeat: 3, Attempt: 1, Calibration: 1}}}}}}}
 	if pts := remeasured(left); len(pts) != 0 {
 		t.Errorf("re-measured points %+v; a measurement left out for the recalibration is not one", pts)
@@ -612,12 +613,12 @@ func TestScheduledDisturbanceNeverDecides(t *testing.T) {
 // on a machine that did not: nothing was judged, and the report says so.
 func TestUnjudgedNote(t *testing.T) {
 	v := 3.0
-	res := &Result{Disturbance: &Disturbance{Interference: "server interference"},
-		Runs: []*RunX{{Name: "a", Points: []*Point{{Clients: 1, Repeats: []*Repeat{{Seq: 1}}}}}}}
+	res := &outcome.Result{Disturbance: &outcome.Disturbance{Interference: "server interference"},
+		Runs: []*outcome.Run{{Name: "a", Points: []*outcome.Point{{Clients: 1, Repeats: []*outcome.Repeat{{Seq: 1}}}}}}}
 	if n := unjudgedNote(res); !strings.Contains(n, `no "server interference" reading`) {
 		t.Errorf("note %q; want it to say the reading was absent and nothing judged", n)
 	}
-	res.Runs[0].Points[0].Repeats[0].Interference = &Interference{Server: &v}
+	res.Runs[0].Points[0].Repeats[0].Interference = &outcome.Interference{Server: &v}
 	if n := unjudgedNote(res); n != "" {
 		t.Errorf("note %q with the reading read; want none", n)
 	}
@@ -634,11 +635,11 @@ func TestUnjudgedNote(t *testing.T) {
 // machine was busy", not inconclusive; the same claim on whole points
 // stays inconclusive, and one the remaining repeats decide is decided.
 func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
-	newRes := func() *Result {
-		return &Result{Repeats: 3, Interleave: true, Runs: []*RunX{
-			{Name: "a", Points: []*Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil)}},
-			{Name: "b", Points: []*Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
-			{Name: "c", Points: []*Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
+	newRes := func() *outcome.Result {
+		return &outcome.Result{Repeats: 3, Interleave: true, Runs: []*outcome.Run{
+			{Name: "a", Points: []*outcome.Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil)}},
+			{Name: "b", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
+			{Name: "c", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
 		}}
 	}
 	cl := func(left, right string) CSpecX {
@@ -658,7 +659,7 @@ func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
 		rp.Disturbed = true
 		rp.Drop("disturbed: test")
 	}
-	p.refresh(loadSpec{})
+	refresh(p, loadSpec{})
 	got := evaluateClaims([]CSpecX{cl("a", "b")}, res, false)[0]
 	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "the machine was busy at a at 10 clients (2 of 3 repeats left out as disturbed)") {
 		t.Errorf("a > b with 2 of a's 3 repeats disturbed: %s (%q); want not measured, the machine busy", got.Outcome, got.Reason)
@@ -673,7 +674,7 @@ func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
 	// Decided on what is left: not turned into "not measured".
 	res = newRes()
 	res.Runs[1].Points[0].Repeats[2].Drop("disturbed: test")
-	res.Runs[1].Points[0].refresh(loadSpec{})
+	refresh(res.Runs[1].Points[0], loadSpec{})
 	if got := evaluateClaims([]CSpecX{cl("a", "b")}, res, false)[0]; got.Outcome != live.Reproduced {
 		t.Errorf("a > b with one of b's repeats dropped: %s; want reproduced on the two pairs left (%s)", got.Outcome, got.Checks[0].Text)
 	}

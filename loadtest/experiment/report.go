@@ -14,6 +14,7 @@ import (
 	"bbslab/loadtest"
 	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
@@ -33,11 +34,11 @@ type reportExtras struct {
 // experiment.json (everything measured), charts/ (SVG and PNG), report.md
 // and index.html, which opens offline with its charts inline. Each run's
 // folder already holds its sweep.json, server.log and profiles.
-func writeReport(dir string, res *Result, ex reportExtras) error {
+func writeReport(dir string, res *outcome.Result, ex reportExtras) error {
 	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
+	if err := outcome.WriteJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
 		return err
 	}
 	charts, err := experimentCharts(filepath.Join(dir, "charts"), res, ex.charts)
@@ -81,12 +82,12 @@ type chartFile struct {
 // experimentCharts draws throughput and response time against clients with
 // one curve per run, and one chart per server reading.
 // Only the points with a used measurement are drawn (measuredOnly).
-func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, error) {
-	res = res.measuredOnly()
+func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]chartFile, error) {
+	res = res.MeasuredOnly()
 	var curves []chart.Curve
 	for _, r := range res.Runs {
 		if len(r.Points) > 0 {
-			curves = append(curves, chart.Curve{Name: r.Name, Runs: pointResults(r.Points), Spread: curveSpread(r.Points)})
+			curves = append(curves, chart.Curve{Name: r.Name, Runs: outcome.Results(r.Points), Spread: curveSpread(r.Points)})
 		}
 	}
 	if len(curves) == 0 {
@@ -104,7 +105,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		// At one client count the title says it; runs at different counts
 		// (a [[run]]'s own clients) name theirs on their bars.
 		bars := make([]chart.Bar, len(res.Runs))
-		at := "at " + clientsText(res.Runs[0].Points[0].Clients)
+		at := "at " + outcome.ClientsText(res.Runs[0].Points[0].Clients)
 		for i, r := range res.Runs {
 			bars[i] = chart.Bar{Name: r.Name, Result: r.Points[0].Result}
 			if r.Points[0].Clients != res.Runs[0].Points[0].Clients {
@@ -113,7 +114,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		}
 		if at == "by run" {
 			for i, r := range res.Runs {
-				bars[i].Name += ", " + clientsText(r.Points[0].Clients)
+				bars[i].Name += ", " + outcome.ClientsText(r.Points[0].Clients)
 			}
 		}
 		if _, err := chart.WriteBarCharts(filepath.Join(dir, "runs"), at, bars); err != nil {
@@ -125,7 +126,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		var last []chart.Curve
 		for _, r := range res.Runs {
 			if n := len(r.Points); n > 0 {
-				last = append(last, chart.Curve{Name: r.Name + ", " + clientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
+				last = append(last, chart.Curve{Name: r.Name + ", " + outcome.ClientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
 			}
 		}
 		if _, err := chart.WriteDistributionChart(filepath.Join(dir, "distribution"), last); err != nil {
@@ -136,7 +137,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 	var cold []chart.Curve
 	for _, r := range res.Runs {
 		if n := len(r.Points); n > 0 && r.Points[0].Result.Timeline != nil {
-			cold = append(cold, chart.Curve{Name: fmt.Sprintf("%s, %s", r.Name, clientsText(r.Points[0].Clients)), Runs: []*loadtest.Result{r.Points[0].Result}})
+			cold = append(cold, chart.Curve{Name: fmt.Sprintf("%s, %s", r.Name, outcome.ClientsText(r.Points[0].Clients)), Runs: []*loadtest.Result{r.Points[0].Result}})
 		}
 	}
 	if len(cold) > 0 {
@@ -150,7 +151,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		var last []chart.Curve
 		for _, r := range res.Runs {
 			if n := len(r.Points); n > 0 {
-				last = append(last, chart.Curve{Name: r.Name + ", " + clientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
+				last = append(last, chart.Curve{Name: r.Name + ", " + outcome.ClientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
 			}
 		}
 		if _, err := chart.WriteTimelineCharts(filepath.Join(dir, "sweep"), last); err != nil {
@@ -182,7 +183,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 }
 
 // samePoints reports whether every run has n points.
-func samePoints(runs []*RunX, n int) bool {
+func samePoints(runs []*outcome.Run, n int) bool {
 	for _, r := range runs {
 		if len(r.Points) != n {
 			return false
@@ -192,11 +193,11 @@ func samePoints(runs []*RunX, n int) bool {
 }
 
 // experimentMarkdown renders report.md. It opens with the claims.
-func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) string {
+func experimentMarkdown(res *outcome.Result, charts []chartFile, disk *watch.DiskTable) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Experiment: %s\n\n", res.Name)
 	if res.Quick {
-		fmt.Fprintf(&b, "**%s**\n\n", quickNote)
+		fmt.Fprintf(&b, "**%s**\n\n", outcome.QuickNote)
 	}
 	if t := remeasuredText(res); t != "" {
 		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
@@ -204,7 +205,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	if len(res.Claims) > 0 {
 		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", claimCounts(res.Claims, ""))
 		for _, c := range res.Claims {
-			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, quickMark(c), c.Text, c.Source)
+			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, c.QuickMark(), c.Text, c.Source)
 			if c.Reason != "" {
 				fmt.Fprintf(&b, "  - why: %s\n", c.Reason)
 			}
@@ -263,7 +264,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
 		}
 		b.WriteString(pointTable(r, res, "|"))
-		for _, g := range profileViews(r.measuredOnly()) {
+		for _, g := range profileViews(r.MeasuredOnly()) {
 			fmt.Fprintf(&b, "\n%s profile%s (%s), top functions by own samples of the first:\n\n", g.Kind, g.Where, mdLinks(g.Files))
 			for _, f := range g.Top {
 				fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
@@ -282,7 +283,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 
 // remeasuredMarkdown lists the points measured again with every attempt
 // ("" when there are none).
-func remeasuredMarkdown(res *Result) string {
+func remeasuredMarkdown(res *outcome.Result) string {
 	ps := remeasured(res)
 	if len(ps) == 0 {
 		return ""
@@ -290,7 +291,7 @@ func remeasuredMarkdown(res *Result) string {
 	var b strings.Builder
 	b.WriteString("## Re-measured points\n\n")
 	for _, p := range ps {
-		fmt.Fprintf(&b, "- **%s at %s**", p.Run, clientsText(p.Clients))
+		fmt.Fprintf(&b, "- **%s at %s**", p.Run, outcome.ClientsText(p.Clients))
 		if p.Busy != "" {
 			fmt.Fprintf(&b, ": not measured: %s", p.Busy)
 		}
@@ -304,7 +305,7 @@ func remeasuredMarkdown(res *Result) string {
 
 // calibrations are the experiment's calibrations: the first and a redone
 // one, those it has.
-func calibrations(res *Result) []*calibrate.Calibration {
+func calibrations(res *outcome.Result) []*calibrate.Calibration {
 	var out []*calibrate.Calibration
 	for _, c := range []*calibrate.Calibration{res.Calibration, res.Recalibration} {
 		if c != nil {
@@ -333,7 +334,7 @@ func calibrationMarkdown(c *calibrate.Calibration) string {
 
 // pointTable renders a run's points as a Markdown table, with the deadline
 // shares and SLO outcomes below it.
-func pointTable(r *RunX, res *Result, sep string) string {
+func pointTable(r *outcome.Run, res *outcome.Result, sep string) string {
 	var b strings.Builder
 	head, rows := pointRows(r, res)
 	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
@@ -368,7 +369,7 @@ func pointTable(r *RunX, res *Result, sep string) string {
 				if !o.Pass {
 					word = "FAIL"
 				}
-				fmt.Fprintf(&b, "- %s: %s %s (measured %.4g)", clientsText(p.Clients), word, o.Objective, o.Value)
+				fmt.Fprintf(&b, "- %s: %s %s (measured %.4g)", outcome.ClientsText(p.Clients), word, o.Objective, o.Value)
 				if o.Warning != "" {
 					fmt.Fprintf(&b, "; warning: %s", o.Warning)
 				}
@@ -393,13 +394,13 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"pct3":    func(f float64) string { return fmt.Sprintf("%.3f", 100*f) },
 	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
 	"base":    filepath.Base,
-	"clients": clientsText,
-	"rows": func(r *RunX, res *Result) map[string]any {
+	"clients": outcome.ClientsText,
+	"rows": func(r *outcome.Run, res *outcome.Result) map[string]any {
 		head, rows := pointRows(r, res)
 		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, res)}
 	},
-	"profiles":     func(r *RunX) []profileView { return profileViews(r.measuredOnly()) },
-	"quickMark":    quickMark,
+	"profiles":     func(r *outcome.Run) []profileView { return profileViews(r.MeasuredOnly()) },
+	"quickMark":    outcome.Claim.QuickMark,
 	"outcomeClass": outcomeClass,
 	"controlClass": controlClass,
 	"attempt":      attemptText,
@@ -465,7 +466,7 @@ const appendixCSS = `#appendix{background:#fff;color:#222;font:16px/1.4 sans-ser
 #appendix .chart svg{max-width:100%;height:auto}#appendix code{background:#f6f6f6}`
 
 // reportData is what index.html shows, the SVG charts read to be inlined.
-func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTable) (map[string]any, error) {
+func reportData(dir string, res *outcome.Result, charts []chartFile, disk *watch.DiskTable) (map[string]any, error) {
 	type inline struct {
 		chartFile
 		SVG htmltemplate.HTML
@@ -483,7 +484,7 @@ func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTab
 		}
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
-	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
+	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": outcome.QuickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
 		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res),
 		"OperatingPoint": operatingPoint(res), "SideBySide": profilesSideBySide(res, 8)}, nil
 }

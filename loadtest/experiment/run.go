@@ -2,7 +2,6 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,123 +12,14 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/internal/cli"
 	"bbslab/loadtest"
-	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
-
-// Result is everything an experiment measured, as written to
-// experiment.json in the report folder.
-type Result struct {
-	Schema      int          `json:"schema"`
-	Kind        string       `json:"kind"` // "experiment"
-	Name        string       `json:"name"`
-	Description string       `json:"description,omitempty"`
-	Start       time.Time    `json:"start"`
-	End         time.Time    `json:"end"`
-	Notes       []string     `json:"notes,omitempty"`
-	Stats       []watch.Stat `json:"readings,omitempty"`
-	// Interference and Steal name the server readings that are the time
-	// something other than the server took from its cores, and the
-	// hypervisor's part of it (the target's, watch.Target); "" where the
-	// target gives none.
-	Interference string         `json:"interference_reading,omitempty"`
-	Steal        string         `json:"steal_reading,omitempty"`
-	Timeline     bool           `json:"timeline,omitempty"`
-	Distribution bool           `json:"distribution,omitempty"`
-	Deadlines    []cli.Duration `json:"deadlines,omitempty"`
-	SLO          string         `json:"slo,omitempty"`
-	// Repeats is how many times each point was to be measured;
-	// Interleave whether the runs took turns; Quick whether it was a
-	// quick run (MakeQuick).
-	Repeats    int  `json:"repeats,omitempty"`
-	Interleave bool `json:"interleave,omitempty"`
-	// Sweeps says that each interleaved repeat was a whole sweep (every
-	// client count of every run), so that repeat i of any two points can
-	// be paired; results written before it pair only the same client count.
-	Sweeps bool         `json:"sweeps,omitempty"`
-	Quick  bool         `json:"quick,omitempty"`
-	Runs   []*RunX `json:"runs"`
-	// Disk is the disk benchmark's JSON output, when the file names one.
-	Disk json.RawMessage `json:"disk,omitempty"`
-	// Error says why the experiment stopped early, if it did.
-	Error string `json:"error,omitempty"`
-	// Calibration is what the file's calibration measured and chose;
-	// Recalibration the calibration redone between sweeps, when the
-	// board's CPU per request at its point moved (remeasure.go).
-	Calibration *calibrate.Calibration `json:"calibration,omitempty"`
-	// Tunes are the tunings of a file with [tune], in the order run.
-	Tunes         []*TuneRun             `json:"tunes,omitempty"`
-	Recalibration *calibrate.Calibration `json:"recalibration,omitempty"`
-	// Disturbance is what the experiment did about other work on the
-	// machine: its settings, the readings it judged by, the re-measures
-	// and the baseline (disturbance.go).
-	Disturbance *Disturbance `json:"disturbance,omitempty"`
-	// CalibrationMoved says why the claims on the calibration's share
-	// were not measured: the board's CPU per request at the calibration's
-	// point moved from the calibration in force (movedFromCalibration).
-	CalibrationMoved string `json:"calibration_moved,omitempty"`
-	// Claims are the file's claims decided from the results; Verdicts
-	// the free-form findings.
-	Claims   []ClaimX `json:"claims,omitempty"`
-	Verdicts []string      `json:"verdicts,omitempty"`
-}
-
-// RunX is one server configuration's sweep.
-type RunX struct {
-	Name     string            `json:"name"`
-	Command  []string          `json:"command"`
-	Vars     map[string]string `json:"vars,omitempty"`
-	Points   []*Point          `json:"points"`
-	Profiles []*StepProfile    `json:"profiles,omitempty"`
-	// Fleet is set when the run's server was several replicas (fleet.go).
-	Fleet *FleetResult `json:"fleet,omitempty"`
-	Error string       `json:"error,omitempty"`
-}
-
-// A StepProfile is a profile the watcher took during a run, with the step
-// of the experiment it was taken at: the experiment adds the step, the
-// watcher knows nothing of steps.
-type StepProfile struct {
-	*watch.ProfileSummary
-	// Clients and Repeat say which step of the run was profiled (absent in
-	// files written before they were kept), Seq which measurement (the
-	// repeat's Seq; absent before re-measures).
-	Clients int `json:"clients,omitempty"`
-	Repeat  int `json:"repeat,omitempty"`
-	Seq     int `json:"seq,omitempty"`
-}
-
-// Point is one client count of a run: the load tool's result and the
-// server's readings over the measured time. With repeats, Result, Server,
-// Within and SLO are those of the used repeat of median throughput (so
-// readers of single measurements keep working), Repeats holds every
-// measurement, re-measures and dropped ones too, and Summary each
-// figure's median and range over the used ones. A Point none of whose
-// measurements could be used (every one disturbed) has no Result.
-type Point struct {
-	Clients int                `json:"clients"`
-	Result  *loadtest.Result   `json:"result"`
-	Server  map[string]float64 `json:"server,omitempty"`
-	// Within is the share (0..1) of successful requests within each of
-	// the experiment's deadlines, in their order.
-	Within []float64 `json:"within,omitempty"`
-	// SLO holds the objectives' outcomes at this step.
-	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
-	Repeats []*Repeat                  `json:"repeats,omitempty"`
-	Summary *PointSummary              `json:"summary,omitempty"`
-	// quietChecked is set once the point was checked for a suspect
-	// repeat (remeasure.go's quiet): at most one re-measure for it.
-	quietChecked bool
-	// tieBroken is set once the point was measured once more for two
-	// repeats that disagree (remeasure.go's tieBreak).
-	tieBroken bool
-}
 
 // Options tune Run. The runner itself is generic: what it knows of its
 // target comes in whole as Target.
@@ -182,7 +72,7 @@ type Options struct {
 // turns at every client count and repeat. A server that fails to start or
 // to validate stops the experiment; what was measured so far is kept and
 // reported. The report folder is written in every case.
-func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
+func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, error) {
 	logw := opt.Log
 	if logw == nil {
 		logw = io.Discard
@@ -221,7 +111,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	x.genCores = genCores
 	x.note(genNote)
 	if e.Quick {
-		x.note(quickNote)
+		x.note(outcome.QuickNote)
 	}
 	if len(e.Server.Command) > 0 && len(e.Disk.Command) > 0 {
 		raw, err := runDisk(ctx, e.Disk, e.Dir, func(s string) string { return expand(s, map[string]string{"out": opt.Out}) })
@@ -260,12 +150,12 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 
 // newResult is an experiment's result before its runs: what the file and
 // the target say of it.
-func newResult(e *Experiment, t watch.Target) *Result {
+func newResult(e *Experiment, t watch.Target) *outcome.Result {
 	d := e.Disturbance
-	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
+	res := &outcome.Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
 		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick,
-		Disturbance: &Disturbance{Off: d.Off, Threshold: d.Threshold, MaxAttempts: d.MaxAttempts, MaxExtraSeconds: e.maxExtra().Seconds(),
+		Disturbance: &outcome.Disturbance{Off: d.Off, Threshold: d.Threshold, MaxAttempts: d.MaxAttempts, MaxExtraSeconds: e.maxExtra().Seconds(),
 			CPUPerRequest: d.CPUPerRequest, NoiseFloor: d.NoiseFloor, SettleSeconds: time.Duration(d.Settle).Seconds()}}
 	if len(res.Stats) == 0 && e.Stats.URL != "" {
 		res.Stats = t.Stats
@@ -289,7 +179,7 @@ func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 	x.note(remeasuredText(res))
 	x.note(unjudgedNote(res))
 	if !e.Quick {
-		res.CalibrationMoved = res.movedFromCalibration()
+		res.CalibrationMoved = movedFromCalibration(res)
 		x.note(res.CalibrationMoved)
 	}
 	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
@@ -309,7 +199,7 @@ type experimentRunner struct {
 	e    *Experiment
 	opt  Options
 	out  string
-	res  *Result
+	res  *outcome.Result
 	logf func(string, ...any)
 	seq  int // measurements taken so far
 	// feed publishes the dashboard's frames; total is the number of
@@ -333,6 +223,10 @@ type experimentRunner struct {
 	// judgeOf and budgetOf, which set them up from the file on first use.
 	judge  measure.Judge
 	budget *measure.Budget
+	// quietChecked marks the points checked for a suspect repeat,
+	// tieBroken those measured once more for two repeats that disagree
+	// (remeasure.go's quiet and tieBreak): at most one re-measure each.
+	quietChecked, tieBroken map[*outcome.Point]bool
 }
 
 // describe reads the stats URL once, at the first step, when the file
@@ -374,14 +268,14 @@ func (x *experimentRunner) note(s string) {
 // reset, validated and reset again, or, for a cold start, listening. The
 // run is added to the result, even when it fails.
 func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, error) {
-	rr := &RunX{Name: run.Name, Vars: run.Vars}
+	rr := &outcome.Run{Name: run.Name, Vars: run.Vars}
 	x.res.Runs = append(x.res.Runs, rr)
 	return x.launch(ctx, run, rr)
 }
 
 // launch starts a server of run, recorded in rr, and makes it ready to
 // load (start).
-func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *RunX) (*serverRun, error) {
+func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.Run) (*serverRun, error) {
 	e := x.e
 	lr := &serverRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
@@ -484,7 +378,7 @@ func (x *experimentRunner) prepare(ctx context.Context, lr *serverRun) error {
 // measure takes one measurement (attempt of repeat rep) of a run at
 // clients, judges its interference, adds it to the run's point and
 // rewrites the run's sweep.json; it returns the point and the measurement.
-func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*Point, *Repeat, error) {
+func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*outcome.Point, *outcome.Repeat, error) {
 	e := x.e
 	if e.Load.ResetEach && lr.steps > 0 {
 		if err := lr.reset(ctx, e); err != nil {
@@ -505,34 +399,34 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	}
 	x.seq++
 	rr := lr.rr
-	var p *Point
+	var p *outcome.Point
 	for _, q := range rr.Points {
 		if q.Clients == clients {
 			p = q
 		}
 	}
 	if p == nil {
-		p = &Point{Clients: clients}
+		p = &outcome.Point{Clients: clients}
 		rr.Points = append(rr.Points, p)
 	}
 	seen, err := watch.Of(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	rp := NewRepeat(x.seq, r, seen.Server)
+	rp := outcome.NewRepeat(x.seq, r, seen.Server)
 	rp.Repeat, rp.Attempt, rp.Calibration = rep, attempt, x.recals
 	if tw != nil {
-		rp.addTruth(tw.truth, tw.err)
+		addTruth(rp, tw.truth, tw.err)
 		if rp.TruthNote != "" {
 			x.logf("run %s: truth: %s", lr.run.Name, rp.TruthNote)
 		}
 	}
 	x.calibration().AddShare(rp.Server)
 	x.judgeSpan(lr, rp, r)
-	p.addRepeat(rp, e.Load)
+	addRepeat(p, rp, e.Load)
 	for _, pr := range seen.Profiles {
 		pr.File, _ = filepath.Rel(x.out, pr.File)
-		rr.Profiles = append(rr.Profiles, &StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
+		rr.Profiles = append(rr.Profiles, &outcome.StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
 	}
 	if err := seen.Put(r); err != nil { // the result's profiles name their files as the report folder does
 		return nil, nil, err
@@ -609,7 +503,7 @@ func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtes
 
 // stepText is a measurement's log line: its figures, its limit, its
 // interference and whether it was disturbed.
-func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *Repeat, clients int) string {
+func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *outcome.Repeat, clients int) string {
 	e := x.e
 	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
 	limiting, stats := x.opt.Target.Limiting, x.res.Stats
@@ -637,26 +531,11 @@ func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *Repea
 // writeSweep rewrites a run's sweep.json with its points measured so far
 // (those with a measurement to use).
 func (x *experimentRunner) writeSweep(lr *serverRun) error {
-	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(lr.rr.Points))
-}
-
-// SLOFailed reports whether any objective of load.slo failed at any step
-// measured.
-func (r *Result) SLOFailed() bool {
-	for _, rr := range r.Runs {
-		for _, p := range rr.Points {
-			for _, o := range p.SLO {
-				if !o.Pass {
-					return true
-				}
-			}
-		}
-	}
-	return false
+	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, outcome.Results(lr.rr.Points))
 }
 
 // judge fills a point's deadline shares and SLO outcomes.
-func judge(p *Point, l loadSpec) {
+func judge(p *outcome.Point, l loadSpec) {
 	if h := p.Result.Total.Histogram; h != nil {
 		for _, d := range l.Deadlines {
 			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
@@ -702,29 +581,10 @@ func stepLine(clients int, r *loadtest.Result, server map[string]float64, readin
 		clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, r.Cost.CPUText("%.0f"))
 	for _, rd := range readings {
 		if v, ok := server[rd.Name]; ok {
-			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, unitSuffix(rd.Unit))
+			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, outcome.UnitSuffix(rd.Unit))
 		}
 	}
 	return b.String()
-}
-
-func unitSuffix(u string) string {
-	if u == "" {
-		return ""
-	}
-	return " " + u
-}
-
-// pointResults returns the results of the points that have one (a point
-// every measurement of which was disturbed has none).
-func pointResults(ps []*Point) []*loadtest.Result {
-	var out []*loadtest.Result
-	for _, p := range ps {
-		if p.Result != nil {
-			out = append(out, p.Result)
-		}
-	}
-	return out
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -736,13 +596,4 @@ func fileName(s string) string {
 		return "run"
 	}
 	return s
-}
-
-// writeJSON writes res to path.
-func writeJSON(path string, res *Result) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode experiment: %w", err)
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -62,19 +63,19 @@ func TestShippedControls(t *testing.T) {
 }
 
 // committedResult reads the committed report of a shipped file.
-func committedResult(name string) (*Result, error) {
+func committedResult(name string) (*outcome.Result, error) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "reports", name, "experiment.json"))
 	if err != nil {
 		return nil, err
 	}
-	var res Result
+	var res outcome.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
-func checkTexts(ks []CheckX) string {
+func checkTexts(ks []outcome.Check) string {
 	var b strings.Builder
 	for _, k := range ks {
 		b.WriteString("  " + k.Text + "\n")

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/experiment/outcome"
 	"fmt"
 	"slices"
 	"strings"
@@ -12,16 +13,16 @@ import (
 // functions, so that where the time went can be read across the runs at
 // once (graph 2's wait for a connection beside graph 3's CPU). "" when
 // fewer than two runs were profiled.
-func profilesSideBySide(res *Result, top int) string {
+func profilesSideBySide(res *outcome.Result, top int) string {
 	type column struct {
 		run string
-		g   profileGroup
+		g   outcome.ProfileGroup
 	}
 	byKind := map[string][]column{}
 	var kinds []string
 	for _, r := range res.Runs {
-		for _, g := range profileGroups(r.measuredOnly().Profiles) {
-			key := fmt.Sprintf("%s profile%s", g.kind, clientsSuffix(g.clients))
+		for _, g := range outcome.ProfileGroups(r.MeasuredOnly().Profiles) {
+			key := fmt.Sprintf("%s profile%s", g.Kind, clientsSuffix(g.Clients))
 			if !slices.Contains(kinds, key) {
 				kinds = append(kinds, key)
 			}
@@ -41,9 +42,9 @@ func profilesSideBySide(res *Result, top int) string {
 		b.WriteString("\n|---|" + strings.Repeat("---|", len(cols)) + "\n")
 		var buckets []string
 		for _, c := range cols {
-			for _, bs := range c.g.buckets {
-				if !slices.Contains(buckets, bs.name) {
-					buckets = append(buckets, bs.name)
+			for _, bs := range c.g.Buckets {
+				if !slices.Contains(buckets, bs.Name) {
+					buckets = append(buckets, bs.Name)
 				}
 			}
 		}
@@ -51,8 +52,8 @@ func profilesSideBySide(res *Result, top int) string {
 			fmt.Fprintf(&b, "| %s |", name)
 			for _, c := range cols {
 				cell := "-"
-				if i := slices.IndexFunc(c.g.buckets, func(bs bucketShare) bool { return bs.name == name }); i >= 0 {
-					cell = SpreadText(c.g.buckets[i].share.Scaled(100), "%.0f", " %")
+				if i := slices.IndexFunc(c.g.Buckets, func(bs outcome.BucketShare) bool { return bs.Name == name }); i >= 0 {
+					cell = outcome.SpreadText(c.g.Buckets[i].Share.Scaled(100), "%.0f", " %")
 				}
 				fmt.Fprintf(&b, " %s |", cell)
 			}
@@ -62,7 +63,7 @@ func profilesSideBySide(res *Result, top int) string {
 			fmt.Fprintf(&b, "| top %d |", i+1)
 			for _, c := range cols {
 				cell := "-"
-				if t := c.g.profiles[0].Top; i < len(t) {
+				if t := c.g.Profiles[0].Top; i < len(t) {
 					cell = fmt.Sprintf("%.1f %% %s", 100*t[i].Share, t[i].Name)
 				}
 				fmt.Fprintf(&b, " %s |", cell)
@@ -80,5 +81,5 @@ func clientsSuffix(clients int) string {
 	if clients == 0 {
 		return ""
 	}
-	return " at " + clientsText(clients)
+	return " at " + outcome.ClientsText(clients)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
 )
 
@@ -77,7 +78,7 @@ type serverRun struct {
 	x     func(string) string // expands the run's placeholders
 	proc  *serverProc
 	fleet *runFleet // instead of proc, for a run of several replicas
-	rr    *RunX
+	rr    *outcome.Run
 	steps int // measurements taken of this server
 	// vars are the run's placeholders (x expands them): its ports and
 	// directory, the experiment's and the run's vars, and the knobs a

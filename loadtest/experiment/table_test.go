@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/experiment/outcome"
 	"flag"
 	"fmt"
 	"os"
@@ -46,9 +47,9 @@ func TestClaimsTable(t *testing.T) {
 			}
 			if rerr == nil {
 				cr := evaluateClaims([]CSpecX{c}, res, res.Quick)[0]
-				claimFig = fmt.Sprintf("**%s**: %s", cr.Outcome, checkFigures(cr.Checks))
+				claimFig = fmt.Sprintf("**%s**: %s", cr.Outcome, checkFigures(c.Checks, cr.Checks, res))
 				if cr.Control != nil {
-					ctFig = fmt.Sprintf("**%s**: %s", cr.Control.Outcome, checkFigures(cr.Control.Checks))
+					ctFig = fmt.Sprintf("**%s**: %s", cr.Control.Outcome, checkFigures(c.Control.Checks(c.Checks), cr.Control.Checks, res))
 				}
 			}
 			file := ""
@@ -120,25 +121,28 @@ func operandText(o OperandX) string {
 	return t
 }
 
-// checkFigures gives each check's two sides as medians, "4033/s vs 4357/s".
-func checkFigures(ks []CheckX) string {
+// checkFigures gives each check's two sides as medians, "4033/s vs 4357/s":
+// the sides as decided (got), printed as measureSide prints them.
+func checkFigures(ks []CCheckX, got []outcome.Check, res *outcome.Result) string {
 	var parts []string
-	for _, k := range ks {
-		parts = append(parts, medianText(k.Left)+" "+opText(k.Op)+" "+medianText(k.Right))
+	for i, k := range got {
+		l, r := measureSide(ks[i].Left, res), measureSide(ks[i].Right, res)
+		l.Side, r.Side = k.Left, k.Right
+		parts = append(parts, medianText(l)+" "+opText(k.Op)+" "+medianText(r))
 	}
 	return cell(strings.Join(parts, "; "))
 }
 
-func medianText(s SideX) string {
+func medianText(s side) string {
 	switch {
 	case s.constant:
-		return FormatNum("auto", s.Value.Median)
+		return outcome.FormatNum("auto", s.Value.Median)
 	case s.Missing != "":
 		return "not measured"
 	case s.share:
-		return FormatNum(s.format, s.Value.Median*100) + s.unit
+		return outcome.FormatNum(s.format, s.Value.Median*100) + s.unit
 	}
-	return FormatNum(s.format, s.Value.Median) + s.unit
+	return outcome.FormatNum(s.format, s.Value.Median) + s.unit
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "/") }

@@ -8,6 +8,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
@@ -19,7 +20,7 @@ import (
 // "Re-measured points" lists them); one with none used says so.
 // Beside the generator's CPU stand the time others took from the cores
 // (coreColumns), then the experiment's readings.
-func pointRows(r *RunX, res *Result) ([]string, [][]string) {
+func pointRows(r *outcome.Run, res *outcome.Result) ([]string, [][]string) {
 	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
 	cores := coreColumns(r, res)
 	readings := tableReadings(res)
@@ -47,7 +48,7 @@ func pointRows(r *RunX, res *Result) ([]string, [][]string) {
 			{"throughput", "%.1f"}, {"mean_ms", "%.3f"}, {"p50_ms", "%.3f"}, {"p95_ms", "%.3f"}, {"p99_ms", "%.3f"}, {"p99_9_ms", "%.3f"}, {"errors", "%.0f"},
 		} {
 			if sp, ok := p.Spread("", m.metric); ok {
-				row = append(row, SpreadText(sp, m.format, ""))
+				row = append(row, outcome.SpreadText(sp, m.format, ""))
 			} else {
 				row = append(row, "-")
 			}
@@ -59,14 +60,14 @@ func pointRows(r *RunX, res *Result) ([]string, [][]string) {
 		row = append(row, cpu)
 		for _, c := range cores {
 			if sp, ok := c.value(p); ok {
-				row = append(row, SpreadText(sp, "%.1f", ""))
+				row = append(row, outcome.SpreadText(sp, "%.1f", ""))
 			} else {
 				row = append(row, absentCell)
 			}
 		}
 		for _, rd := range readings {
 			if sp, ok := p.ReadingSpread(rd.Name); ok {
-				row = append(row, SpreadText(sp, "auto", ""))
+				row = append(row, outcome.SpreadText(sp, "auto", ""))
 			} else {
 				row = append(row, absentCell)
 			}
@@ -81,20 +82,20 @@ func pointRows(r *RunX, res *Result) ([]string, [][]string) {
 // repeats.
 type coreColumn struct {
 	head  string
-	value func(p *Point) (loadtest.Spread, bool)
+	value func(p *outcome.Point) (loadtest.Spread, bool)
 }
 
 // coreColumns are the table's columns of the cores' interference: the
 // generator's (its cost's Cores, always) and the server's, by the names
 // of the target's interference and steal readings (Result.Interference,
 // Result.Steal) where a point of the run has them.
-func coreColumns(r *RunX, res *Result) []coreColumn {
-	cols := []coreColumn{{"others on generator core %", (*Point).GeneratorInterference}}
+func coreColumns(r *outcome.Run, res *outcome.Result) []coreColumn {
+	cols := []coreColumn{{"others on generator core %", (*outcome.Point).GeneratorInterference}}
 	for _, c := range []struct{ name, head string }{{res.Interference, "others on server core %"}, {res.Steal, "server steal %"}} {
 		name := c.name
-		has := func(p *Point) bool { _, ok := p.ReadingSpread(name); return ok }
+		has := func(p *outcome.Point) bool { _, ok := p.ReadingSpread(name); return ok }
 		if name != "" && slices.ContainsFunc(r.Points, has) {
-			cols = append(cols, coreColumn{c.head, func(p *Point) (loadtest.Spread, bool) { return p.ReadingSpread(name) }})
+			cols = append(cols, coreColumn{c.head, func(p *outcome.Point) (loadtest.Spread, bool) { return p.ReadingSpread(name) }})
 		}
 	}
 	return cols
@@ -103,7 +104,7 @@ func coreColumns(r *RunX, res *Result) []coreColumn {
 // tableReadings are the readings with a column of their own: the
 // experiment's, but for the interference and steal, which coreColumns
 // shows.
-func tableReadings(res *Result) []watch.Stat {
+func tableReadings(res *outcome.Result) []watch.Stat {
 	var out []watch.Stat
 	for _, rd := range res.Stats {
 		if rd.Name == "" || rd.Name != res.Interference && rd.Name != res.Steal {
@@ -113,21 +114,6 @@ func tableReadings(res *Result) []watch.Stat {
 	return out
 }
 
-// GeneratorInterference is the time others took from the generator's
-// cores over p's repeats that measured it.
-func (p *Point) GeneratorInterference() (loadtest.Spread, bool) {
-	var vs []float64
-	for _, rp := range p.Used() {
-		if c := rp.Cores(); c != nil {
-			vs = append(vs, c.Interference)
-		}
-	}
-	if len(vs) == 0 {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
-}
-
 // absentCell stands in the table for a figure that was not measured.
 const absentCell = "–"
 
@@ -135,7 +121,7 @@ const absentCell = "–"
 // figure at some point, because the server did not report the reading
 // (its OS cannot give it) or the generator's OS gave no CPU time; "" when
 // none does.
-func absentNote(r *RunX, res *Result) string {
+func absentNote(r *outcome.Run, res *outcome.Result) string {
 	var cols []string
 	for _, p := range r.Points {
 		if p.Result != nil && p.Result.Cost.CPUPercent == nil && p.Measured() {
@@ -176,18 +162,18 @@ type profileView struct {
 	Buckets     []struct{ Share, Name string }
 }
 
-func profileViews(r *RunX) []profileView {
+func profileViews(r *outcome.Run) []profileView {
 	var out []profileView
-	for _, g := range profileGroups(r.Profiles) {
-		v := profileView{Kind: g.kind, Where: g.where(), Top: g.profiles[0].Top}
+	for _, g := range outcome.ProfileGroups(r.Profiles) {
+		v := profileView{Kind: g.Kind, Where: g.Where(), Top: g.Profiles[0].Top}
 		var focused []float64
-		for _, p := range g.profiles {
+		for _, p := range g.Profiles {
 			v.Files = append(v.Files, p.File)
 			focused = append(focused, p.Focused)
 		}
-		v.Focused = SpreadText(loadtest.SpreadOf(focused).Scaled(100), "%.0f", " %")
-		for _, b := range g.buckets {
-			v.Buckets = append(v.Buckets, struct{ Share, Name string }{SpreadText(b.share.Scaled(100), "%5.1f", " %"), b.name})
+		v.Focused = outcome.SpreadText(loadtest.SpreadOf(focused).Scaled(100), "%.0f", " %")
+		for _, b := range g.Buckets {
+			v.Buckets = append(v.Buckets, struct{ Share, Name string }{outcome.SpreadText(b.Share.Scaled(100), "%5.1f", " %"), b.Name})
 		}
 		out = append(out, v)
 	}
@@ -201,14 +187,6 @@ func mdLinks(files []string) string {
 		parts = append(parts, fmt.Sprintf("[%s](%s)", filepath.Base(f), f))
 	}
 	return strings.Join(parts, ", ")
-}
-
-// quickMark flags a claim decided from a quick run.
-func quickMark(c ClaimX) string {
-	if c.Quick {
-		return " (quick: single measurement, no spread)"
-	}
-	return ""
 }
 
 // outcomeClass is the CSS class of an outcome.
@@ -235,7 +213,7 @@ func controlClass(outcome live.Outcome) string {
 }
 
 // repeatsText says how the points were measured.
-func repeatsText(res *Result) string {
+func repeatsText(res *outcome.Result) string {
 	n := max(res.Repeats, 1)
 	order := "each run measured in full before the next"
 	switch {
@@ -251,7 +229,7 @@ func repeatsText(res *Result) string {
 }
 
 // curveSpread returns the chart ranges of a run's points.
-func curveSpread(ps []*Point) map[int]chart.CurveSpread {
+func curveSpread(ps []*outcome.Point) map[int]chart.CurveSpread {
 	m := map[int]chart.CurveSpread{}
 	for _, p := range ps {
 		var c chart.CurveSpread

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/grade"
 )
 
@@ -157,7 +158,7 @@ func postBody(ctx context.Context, u string) ([]byte, error) {
 
 // addTruth keeps a step's truth in rp with the figures held against it,
 // or says why there are none.
-func (rp *Repeat) addTruth(raw []byte, err error) {
+func addTruth(rp *outcome.Repeat, raw []byte, err error) {
 	if err != nil {
 		rp.TruthNote = err.Error()
 		return

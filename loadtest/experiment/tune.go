@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
@@ -56,21 +57,6 @@ type tuneSection struct {
 
 // on reports whether the file tunes instead of sweeping.
 func (t tuneSection) on() bool { return len(t.Starts) > 0 }
-
-// TuneRun is one tuning of an experiment: the run's server, the start and
-// the whole tuning.
-type TuneRun struct {
-	Run    string       `json:"run"`
-	Start  string       `json:"start"`
-	Result *tune.Result `json:"result,omitempty"`
-	Error  string       `json:"error,omitempty"`
-	// StartSide and WinnerSide are the start and the winner measured
-	// again at the end of the run's tunings, side by side with the other
-	// tunings' (tune.SideBySide): what the claims compare. Absent when the
-	// run's tunings started and ended on one setting, or that failed.
-	StartSide  *tune.Measurement `json:"start_side_by_side,omitempty"`
-	WinnerSide *tune.Measurement `json:"winner_side_by_side,omitempty"`
-}
 
 // The figures a claim reads of a tuning (operand.Tune): the winner's and
 // the start's throughput (their spreads over the repeats), the winner's
@@ -145,7 +131,7 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 				lr.stop(x)
 				return ctx.Err()
 			}
-			tr := &TuneRun{Run: run.Name, Start: s}
+			tr := &outcome.TuneRun{Run: run.Name, Start: s}
 			x.res.Tunes = append(x.res.Tunes, tr)
 			x.logf("run %s: tuning from %s", run.Name, s)
 			path := run.Name + " from " + s
@@ -182,7 +168,7 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 // confirmTunings measures the starts and winners of one run's tunings again,
 // interleaved (tune.SideBySide), and keeps each tuning's figures in it;
 // a failure is logged and leaves the tunings' own figures to the claims.
-func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tunes []*TuneRun) {
+func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tunes []*outcome.TuneRun) {
 	var ks []watch.Knobs
 	add := func(k watch.Knobs) {
 		if !slices.Contains(ks, k) {
@@ -287,9 +273,9 @@ func (e *Experiment) checkTuneOperand(o *OperandX) []string {
 }
 
 // tuneSide measures an operand reading a tuning.
-func tuneSide(o OperandX, res *Result, f float64) SideX {
-	s := SideX{Factor: f, What: fmt.Sprintf("%s tuned from %s: %s", o.Run, o.Tune, o.Metric), format: "%.3g"}
-	i := slices.IndexFunc(res.Tunes, func(t *TuneRun) bool { return t.Run == o.Run && t.Start == o.Tune })
+func tuneSide(o OperandX, res *outcome.Result, f float64) side {
+	s := side{Side: outcome.Side{Factor: f, What: fmt.Sprintf("%s tuned from %s: %s", o.Run, o.Tune, o.Metric)}, format: "%.3g"}
+	i := slices.IndexFunc(res.Tunes, func(t *outcome.TuneRun) bool { return t.Run == o.Run && t.Start == o.Tune })
 	if i < 0 || res.Tunes[i].Result == nil || len(res.Tunes[i].Result.Steps) == 0 {
 		s.Missing = fmt.Sprintf("%s was not tuned from %s", o.Run, o.Tune)
 		return s
@@ -333,7 +319,7 @@ func b2f(b bool) float64 {
 // step (setting, throughput and p99 with their ranges, the limit and its
 // evidence, the decision), the winner, what limits it, the stop and the
 // article's two rules.
-func tuneMarkdown(res *Result) string {
+func tuneMarkdown(res *outcome.Result) string {
 	if len(res.Tunes) == 0 {
 		return ""
 	}

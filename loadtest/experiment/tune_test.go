@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
@@ -123,7 +124,7 @@ right = { value = 1 }
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &Result{Tunes: []*TuneRun{{Run: "A", Start: "40/40", Result: tuned("capacity")}}}
+	res := &outcome.Result{Tunes: []*outcome.TuneRun{{Run: "A", Start: "40/40", Result: tuned("capacity")}}}
 	got := map[string]live.Outcome{}
 	for _, c := range evaluateClaims(e.Claims, res, false) {
 		got[c.ID] = c.Outcome
@@ -159,9 +160,9 @@ right = { value = 1 }
 
 func TestUSLVerdict(t *testing.T) {
 	law := loadtest.USL{Lambda: 400, Sigma: 0.05, Kappa: 0.002}
-	r := &RunX{Name: "g3"}
+	r := &outcome.Run{Name: "g3"}
 	for _, c := range []int{1, 2, 5, 10, 15, 20, 30} {
-		r.Points = append(r.Points, &Point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: law.Throughput(float64(c))}}})
+		r.Points = append(r.Points, &outcome.Point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: law.Throughput(float64(c))}}})
 	}
 	v := uslVerdict(r)
 	for _, s := range []string{"g3: USL: σ = 0.0500", "κ = 0.00200", "predicted peak", "measured peak"} {
@@ -169,7 +170,7 @@ func TestUSLVerdict(t *testing.T) {
 			t.Errorf("uslVerdict = %q; want %q in it", v, s)
 		}
 	}
-	if v := uslVerdict(&RunX{Name: "two", Points: r.Points[:2]}); v != "" {
+	if v := uslVerdict(&outcome.Run{Name: "two", Points: r.Points[:2]}); v != "" {
 		t.Errorf("uslVerdict of 2 points = %q; want none", v)
 	}
 }
