@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
@@ -72,7 +73,7 @@ func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 // pendingClaims names the claims with a check that reads a run's "peak" or
 // "last" point while that run has not yet measured every one of the
 // experiment's client counts.
-func pendingClaims(claims []CSpecX, res *outcome.Result, counts []int) map[string]bool {
+func pendingClaims(claims []claim.Claim, res *outcome.Result, counts []int) map[string]bool {
 	measured := map[string]int{}
 	for _, r := range res.Runs {
 		seen := map[int]bool{}
@@ -88,7 +89,7 @@ func pendingClaims(claims []CSpecX, res *outcome.Result, counts []int) map[strin
 			ks = append(slices.Clone(ks), c.Control.Checks(c.Checks)...)
 		}
 		for _, k := range ks {
-			for _, o := range []OperandX{k.Left, k.Right} {
+			for _, o := range []claim.Operand{k.Left, k.Right} {
 				if o.Run != "" && (o.At == "peak" || o.At == "last") && measured[o.Run] < len(counts) {
 					out[c.ID] = true
 				}

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"testing"
 
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
@@ -27,10 +28,10 @@ func TestByPath(t *testing.T) {
 // or last point waits until that run has measured every client count; one
 // that reads a fixed client count does not.
 func TestPendingClaims(t *testing.T) {
-	claims := []CSpecX{
-		{ID: "peak", Checks: []CCheckX{{Left: OperandX{Run: "a", At: "peak", Metric: "throughput"}, Op: ">", Right: OperandX{Run: "b", At: "peak", Metric: "throughput"}}}},
-		{ID: "fixed", Checks: []CCheckX{{Left: OperandX{Run: "a", Clients: 5, Metric: "throughput"}, Op: ">", Right: OperandX{Value: new(1.0)}}}},
-		{ID: "last", Checks: []CCheckX{{Left: OperandX{Run: "a", At: "last", Metric: "p99_ms"}, Op: "<", Right: OperandX{Value: new(10.0)}}}},
+	claims := []claim.Claim{
+		{ID: "peak", Checks: []claim.Check{{Left: claim.Operand{Run: "a", At: "peak", Metric: "throughput"}, Op: ">", Right: claim.Operand{Run: "b", At: "peak", Metric: "throughput"}}}},
+		{ID: "fixed", Checks: []claim.Check{{Left: claim.Operand{Run: "a", Clients: 5, Metric: "throughput"}, Op: ">", Right: claim.Operand{Value: new(1.0)}}}},
+		{ID: "last", Checks: []claim.Check{{Left: claim.Operand{Run: "a", At: "last", Metric: "p99_ms"}, Op: "<", Right: claim.Operand{Value: new(10.0)}}}},
 	}
 	res := &outcome.Result{Runs: []*outcome.Run{
 		{Name: "a", Points: []*outcome.Point{{Clients: 5}, {Clients: 10}}},

@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/measure"
 	"errors"
 	"fmt"
@@ -53,7 +54,7 @@ type Experiment struct {
 	Runs  []runSpec `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
 	// source and decided from the results (claim.go).
-	Claims []CSpecX `toml:"claim"`
+	Claims []claim.Claim `toml:"claim"`
 
 	// Quick is set by MakeQuick: fewer, shorter, single measurements.
 	Quick bool `toml:"-"`

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/resultfile"
@@ -134,7 +136,7 @@ func TestExperimentEndToEnd(t *testing.T) {
 	}
 	checkFrames(t, string(page), res)
 	// The verdict is computed from the results: it quotes the peak.
-	peak, _ := peakPoint(res.Runs[0])
+	peak := slices.MaxFunc(res.Runs[0].Points, func(a, b *outcome.Point) int { return cmp.Compare(a.Throughput().Median, b.Throughput().Median) })
 	want := fmt.Sprintf("all: peak %.0f/s at %d clients", peak.Result.Total.Throughput, peak.Clients)
 	if len(res.Verdicts) == 0 || !strings.HasPrefix(res.Verdicts[0], want) {
 		t.Errorf("verdicts %q; want the first to start with %q", res.Verdicts, want)
@@ -296,7 +298,7 @@ func TestVerdictsFromResults(t *testing.T) {
 			{Name: "10/10", Points: []*outcome.Point{newPoint(5, 1000, 5, 0.1), newPoint(10, 2000, 5, 0.1)}},
 		},
 	}
-	v := strings.Join(verdicts(res, nil), "\n")
+	v := strings.Join(claim.Verdicts(res, nil), "\n")
 	for _, want := range []string{
 		"5/5: peak 1100/s at 10 clients",
 		"10/5 and 5/5 are the same within noise: peak 1080/s against 1100/s (-1.8 %; the ranges, widened to ±2 %, overlap)",

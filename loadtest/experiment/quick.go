@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
+	"bbslab/loadtest/experiment/claim"
 )
 
 // Quick-run bounds (MakeQuick).
@@ -52,7 +53,7 @@ func quickCounts(e *Experiment) []int {
 	keep := map[int]bool{}
 	for _, c := range e.Claims {
 		for _, k := range c.Checks {
-			for _, o := range []OperandX{k.Left, k.Right} {
+			for _, o := range []claim.Operand{k.Left, k.Right} {
 				switch {
 				case o.Clients != 0:
 					keep[o.Clients] = true

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
@@ -39,10 +40,10 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 		res.CalibrationMoved = movedFromCalibration(res)
 		return res
 	}
-	point := CSpecX{ID: "point", Checks: []CCheckX{
-		{Left: OperandX{Run: "g1", Clients: 10, Reading: share}, Op: ">=", Right: OperandX{Value: num(50)}},
-		{Left: OperandX{Run: "g1", Clients: 10, Reading: share}, Op: "<=", Right: OperandX{Value: num(70)}}}}
-	tput := CSpecX{ID: "tput", Checks: []CCheckX{{Left: OperandX{Run: "g1", Clients: 10, Metric: "throughput"}, Op: ">=", Right: OperandX{Value: num(1000)}}}}
+	point := claim.Claim{ID: "point", Checks: []claim.Check{
+		{Left: claim.Operand{Run: "g1", Clients: 10, Reading: share}, Op: ">=", Right: claim.Operand{Value: num(50)}},
+		{Left: claim.Operand{Run: "g1", Clients: 10, Reading: share}, Op: "<=", Right: claim.Operand{Value: num(70)}}}}
+	tput := claim.Claim{ID: "tput", Checks: []claim.Check{{Left: claim.Operand{Run: "g1", Clients: 10, Metric: "throughput"}, Op: ">=", Right: claim.Operand{Value: num(1000)}}}}
 	for _, tt := range []struct {
 		name   string
 		cpu    []float64
@@ -57,7 +58,7 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 		{"a little off", []float64{48, 52}, false, live.Inconclusive, ""},
 	} {
 		res := result(tt.cpu, tt.redone)
-		got := evaluateClaims([]CSpecX{point, tput}, res, false)
+		got := claim.Evaluate([]claim.Claim{point, tput}, res, false)
 		if got[0].Outcome != tt.want || !strings.Contains(res.CalibrationMoved, tt.moved) || (tt.moved == "") != (res.CalibrationMoved == "") {
 			t.Errorf("%s: %s (%s), moved %q; want %s, moved with %q", tt.name, got[0].Outcome, got[0].Reason, res.CalibrationMoved, tt.want, tt.moved)
 		}

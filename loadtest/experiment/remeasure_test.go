@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
 	"context"
@@ -8,7 +9,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -19,24 +19,6 @@ import (
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )
-
-// TestPairsSkipDroppedRepeats checks that a check pairs the repeats both
-// sides used: a repeat dropped on one side leaves its pair out.
-func TestPairsSkipDroppedRepeats(t *testing.T) {
-	l := side{repeats: []float64{10, 30}, slots: []int{1, 3}, clients: 5}
-	r := side{repeats: []float64{5, 6, 7}, slots: []int{1, 2, 3}, clients: 5}
-	a, b := pairUp(l, r)
-	if !slices.Equal(a, []float64{10, 30}) || !slices.Equal(b, []float64{5, 7}) {
-		t.Errorf("pairUp = %v, %v; want [10 30] against [5 7] (repeat 2 dropped on the left)", a, b)
-	}
-	if !pairable(l, r, true) {
-		t.Errorf("two common repeats are not pairable")
-	}
-	l.repeats, l.slots = []float64{10}, []int{1}
-	if pairable(l, r, true) {
-		t.Errorf("one common repeat is pairable; want a comparison of ranges")
-	}
-}
 
 func TestDisturbanceChecked(t *testing.T) {
 	base := tinyText(t, "ok")
@@ -454,7 +436,7 @@ func TestCommittedResultsStillRead(t *testing.T) {
 		if err != nil {
 			continue // a report of a file since renamed
 		}
-		for i, c := range evaluateClaims(e.Claims, &res, res.Quick) {
+		for i, c := range claim.Evaluate(e.Claims, &res, res.Quick) {
 			if i < len(res.Claims) && res.Claims[i].ID == c.ID && res.Claims[i].Outcome != c.Outcome {
 				t.Errorf("%s: claim %s decided again: %s; the file says %s", f, c.ID, c.Outcome, res.Claims[i].Outcome)
 			}
@@ -642,15 +624,15 @@ func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
 			{Name: "c", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
 		}}
 	}
-	cl := func(left, right string) CSpecX {
-		return CSpecX{ID: left + ">" + right, Checks: []CCheckX{{
-			Left:  OperandX{Run: left, Clients: 10, Metric: "throughput", Factor: 1},
+	cl := func(left, right string) claim.Claim {
+		return claim.Claim{ID: left + ">" + right, Checks: []claim.Check{{
+			Left:  claim.Operand{Run: left, Clients: 10, Metric: "throughput", Factor: 1},
 			Op:    ">",
-			Right: OperandX{Run: right, Clients: 10, Metric: "throughput", Factor: 1},
+			Right: claim.Operand{Run: right, Clients: 10, Metric: "throughput", Factor: 1},
 		}}}
 	}
 	res := newRes()
-	if got := evaluateClaims([]CSpecX{cl("a", "c")}, res, false)[0]; got.Outcome != live.Inconclusive {
+	if got := claim.Evaluate([]claim.Claim{cl("a", "c")}, res, false)[0]; got.Outcome != live.Inconclusive {
 		t.Errorf("a > c on whole points: %s; want inconclusive (pairs 1.10, 0.95, 1.08)", got.Outcome)
 	}
 	// Two of a's repeats disturbed: one left, no pairs, ranges overlap.
@@ -660,14 +642,14 @@ func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
 		rp.Drop("disturbed: test")
 	}
 	refresh(p, loadSpec{})
-	got := evaluateClaims([]CSpecX{cl("a", "b")}, res, false)[0]
+	got := claim.Evaluate([]claim.Claim{cl("a", "b")}, res, false)[0]
 	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "the machine was busy at a at 10 clients (2 of 3 repeats left out as disturbed)") {
 		t.Errorf("a > b with 2 of a's 3 repeats disturbed: %s (%q); want not measured, the machine busy", got.Outcome, got.Reason)
 	}
 	// A suspect that stands for want of time.
 	res = newRes()
 	res.Runs[2].Points[0].Repeats[1].Suspect, res.Runs[2].Points[0].Repeats[1].Unresolved = true, true
-	got = evaluateClaims([]CSpecX{cl("a", "c")}, res, false)[0]
+	got = claim.Evaluate([]claim.Claim{cl("a", "c")}, res, false)[0]
 	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "1 suspect repeat(s) with no time left") {
 		t.Errorf("a > c with an unresolved suspect: %s (%q); want not measured", got.Outcome, got.Reason)
 	}
@@ -675,7 +657,7 @@ func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
 	res = newRes()
 	res.Runs[1].Points[0].Repeats[2].Drop("disturbed: test")
 	refresh(res.Runs[1].Points[0], loadSpec{})
-	if got := evaluateClaims([]CSpecX{cl("a", "b")}, res, false)[0]; got.Outcome != live.Reproduced {
+	if got := claim.Evaluate([]claim.Claim{cl("a", "b")}, res, false)[0]; got.Outcome != live.Reproduced {
 		t.Errorf("a > b with one of b's repeats dropped: %s; want reproduced on the two pairs left (%s)", got.Outcome, got.Checks[0].Text)
 	}
 }

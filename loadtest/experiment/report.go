@@ -14,6 +14,7 @@ import (
 	"bbslab/loadtest"
 	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
@@ -233,7 +234,7 @@ func experimentMarkdown(res *outcome.Result, charts []chartFile, disk *watch.Dis
 	for _, c := range calibrations(res) {
 		b.WriteString(calibrationMarkdown(c))
 	}
-	if op := operatingPoint(res); op != "" {
+	if op := claim.OperatingPoint(res); op != "" {
 		fmt.Fprintf(&b, "\n%s\n", op)
 	}
 	b.WriteString(tuneMarkdown(res))
@@ -486,7 +487,7 @@ func reportData(dir string, res *outcome.Result, charts []chartFile, disk *watch
 	}
 	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": outcome.QuickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
 		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res),
-		"OperatingPoint": operatingPoint(res), "SideBySide": profilesSideBySide(res, 8)}, nil
+		"OperatingPoint": claim.OperatingPoint(res), "SideBySide": profilesSideBySide(res, 8)}, nil
 }
 
 // writeDashboard writes the dashboard page with frames inlined to path.

@@ -14,6 +14,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
@@ -182,12 +183,12 @@ func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 		res.CalibrationMoved = movedFromCalibration(res)
 		x.note(res.CalibrationMoved)
 	}
-	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
+	res.Claims = claim.Evaluate(e.Claims, res, e.Quick)
 	var disk *watch.DiskTable
 	if t.Disk != nil && len(res.Disk) > 0 {
 		disk = t.Disk(res.Disk)
 	}
-	res.Verdicts = verdicts(res, disk)
+	res.Verdicts = claim.Verdicts(res, disk)
 	if err := x.feed.Done(liveClaims(res.Claims, true, nil)); err != nil {
 		x.note(err.Error()) // a frame the page could not draw: the experiment goes on
 	}
@@ -436,7 +437,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	}
 	x.logf("run %s: %s", lr.run.Name, x.stepText(lr, r, rp, clients))
 	x.feed.Step(feed.StepOf(lr.run.Name, clients, r.Total),
-		liveClaims(evaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
+		liveClaims(claim.Evaluate(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
 	if err := x.writeSweep(lr); err != nil {
 		return nil, nil, err
 	}
@@ -532,6 +533,21 @@ func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *outco
 // (those with a measurement to use).
 func (x *experimentRunner) writeSweep(lr *serverRun) error {
 	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, outcome.Results(lr.rr.Points))
+}
+
+// addRepeat adds one measurement to p and refreshes its figures.
+func addRepeat(p *outcome.Point, rp *outcome.Repeat, l loadSpec) {
+	p.Repeats = append(p.Repeats, rp)
+	refresh(p, l)
+}
+
+// refresh takes p's figures over its used repeats (Point.Refresh) and
+// its deadline shares and SLO outcomes from l.
+func refresh(p *outcome.Point, l loadSpec) {
+	p.Refresh()
+	if p.Result != nil {
+		judge(p, l)
+	}
 }
 
 // judge fills a point's deadline shares and SLO outcomes.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
@@ -48,7 +49,7 @@ func TestShippedControls(t *testing.T) {
 			for _, c := range res.Claims {
 				recorded[c.ID] = c.Outcome
 			}
-			for _, c := range evaluateClaims(e.Claims, res, res.Quick) {
+			for _, c := range claim.Evaluate(e.Claims, res, res.Quick) {
 				if c.Control != nil && c.Control.Outcome != live.NotReproduced {
 					t.Errorf("claim %s: its control (%s) reads %s on the committed report; want not reproduced:\n%s",
 						c.ID, c.Control.Why, c.Control.Outcome, checkTexts(c.Control.Checks))

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"flag"
 	"fmt"
@@ -46,10 +47,10 @@ func TestClaimsTable(t *testing.T) {
 				why = c.Control.Why
 			}
 			if rerr == nil {
-				cr := evaluateClaims([]CSpecX{c}, res, res.Quick)[0]
-				claimFig = fmt.Sprintf("**%s**: %s", cr.Outcome, checkFigures(c.Checks, cr.Checks, res))
+				cr := claim.Evaluate([]claim.Claim{c}, res, res.Quick)[0]
+				claimFig = fmt.Sprintf("**%s**: %s", cr.Outcome, checkFigures(cr.Checks))
 				if cr.Control != nil {
-					ctFig = fmt.Sprintf("**%s**: %s", cr.Control.Outcome, checkFigures(c.Control.Checks(c.Checks), cr.Control.Checks, res))
+					ctFig = fmt.Sprintf("**%s**: %s", cr.Control.Outcome, checkFigures(cr.Control.Checks))
 				}
 			}
 			file := ""
@@ -83,15 +84,15 @@ func TestClaimsTable(t *testing.T) {
 
 // thresholdsText writes a claim's checks in short: "graph 2 at its peak
 // throughput <= 1.1 × graph 1 at its peak throughput".
-func thresholdsText(ks []CCheckX) string {
+func thresholdsText(ks []claim.Check) string {
 	var parts []string
 	for _, k := range ks {
-		parts = append(parts, operandText(k.Left)+" "+opText(k.Op)+" "+operandText(k.Right))
+		parts = append(parts, operandText(k.Left)+" "+opWords(k.Op)+" "+operandText(k.Right))
 	}
 	return cell(strings.Join(parts, "; "))
 }
 
-func operandText(o OperandX) string {
+func operandText(o claim.Operand) string {
 	if o.Value != nil {
 		return fmt.Sprintf("%g", *o.Value)
 	}
@@ -121,28 +122,30 @@ func operandText(o OperandX) string {
 	return t
 }
 
-// checkFigures gives each check's two sides as medians, "4033/s vs 4357/s":
-// the sides as decided (got), printed as measureSide prints them.
-func checkFigures(ks []CCheckX, got []outcome.Check, res *outcome.Result) string {
+// checkFigures gives each check's two sides as medians, "4033/s vs 4357/s".
+func checkFigures(ks []outcome.Check) string {
 	var parts []string
-	for i, k := range got {
-		l, r := measureSide(ks[i].Left, res), measureSide(ks[i].Right, res)
-		l.Side, r.Side = k.Left, k.Right
-		parts = append(parts, medianText(l)+" "+opText(k.Op)+" "+medianText(r))
+	for _, k := range ks {
+		parts = append(parts, medianText(k.Left)+" "+opWords(k.Op)+" "+medianText(k.Right))
 	}
 	return cell(strings.Join(parts, "; "))
 }
 
-func medianText(s side) string {
+func medianText(s outcome.Side) string {
 	switch {
-	case s.constant:
+	case s.Constant:
 		return outcome.FormatNum("auto", s.Value.Median)
 	case s.Missing != "":
 		return "not measured"
-	case s.share:
-		return outcome.FormatNum(s.format, s.Value.Median*100) + s.unit
+	case s.Share:
+		return outcome.FormatNum(s.Format, s.Value.Median*100) + s.Unit
 	}
-	return outcome.FormatNum(s.format, s.Value.Median) + s.unit
+	return outcome.FormatNum(s.Format, s.Value.Median) + s.Unit
+}
+
+// opWords writes an operator as the claims' texts do.
+func opWords(op string) string {
+	return strings.NewReplacer("not_above", "is not above", "not_below", "is not below").Replace(op)
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "/") }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
@@ -183,7 +184,7 @@ func TestCoordinatedOmissionClaims(t *testing.T) {
 	}
 	want := func(r *outcome.Result, outcomes map[string]live.Outcome) {
 		t.Helper()
-		for _, c := range evaluateClaims(e.Claims, r, false) {
+		for _, c := range claim.Evaluate(e.Claims, r, false) {
 			if w, ok := outcomes[c.ID]; ok && c.Outcome != w {
 				t.Errorf("claim %s = %s; want %s\n%s", c.ID, c.Outcome, w, checksText(c))
 			}

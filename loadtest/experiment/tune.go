@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/tune"
@@ -255,7 +256,7 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 func tuneKnobs(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
 
 // checkTuneOperand returns what is wrong with an operand reading a tuning.
-func (e *Experiment) checkTuneOperand(o *OperandX) []string {
+func (e *Experiment) checkTuneOperand(o *claim.Operand) []string {
 	var out []string
 	if !slices.Contains(e.Tune.Starts, o.Tune) {
 		out = append(out, fmt.Sprintf("tune = %q is not one of tune.starts %v", o.Tune, e.Tune.Starts))
@@ -270,49 +271,6 @@ func (e *Experiment) checkTuneOperand(o *OperandX) []string {
 		out = append(out, "tune reads a tuning: give run and metric with it, no clients, at, label, reading, profile or truth")
 	}
 	return out
-}
-
-// tuneSide measures an operand reading a tuning.
-func tuneSide(o OperandX, res *outcome.Result, f float64) side {
-	s := side{Side: outcome.Side{Factor: f, What: fmt.Sprintf("%s tuned from %s: %s", o.Run, o.Tune, o.Metric)}, format: "%.3g"}
-	i := slices.IndexFunc(res.Tunes, func(t *outcome.TuneRun) bool { return t.Run == o.Run && t.Start == o.Tune })
-	if i < 0 || res.Tunes[i].Result == nil || len(res.Tunes[i].Result.Steps) == 0 {
-		s.Missing = fmt.Sprintf("%s was not tuned from %s", o.Run, o.Tune)
-		return s
-	}
-	r := res.Tunes[i].Result
-	point := func(v float64) loadtest.Spread { return loadtest.Spread{Median: v, Min: v, Max: v, N: 1} }
-	var raw loadtest.Spread
-	tr := res.Tunes[i]
-	switch o.Metric {
-	case "winner_throughput":
-		raw, s.format, s.unit = r.WinnerStep().Throughput, "%.0f", "/s"
-		if tr.WinnerSide != nil {
-			raw, s.What = tr.WinnerSide.Throughput, s.What+" (side by side)"
-		}
-	case "start_throughput":
-		raw, s.format, s.unit = r.Steps[0].Throughput, "%.0f", "/s"
-		if tr.StartSide != nil {
-			raw, s.What = tr.StartSide.Throughput, s.What+" (side by side)"
-		}
-	case "winner_resources":
-		raw = point(float64(r.Winner.Workers + r.Winner.Pool))
-	case "winner_met":
-		raw = point(b2f(r.WinnerMet))
-	case "application":
-		raw = point(b2f(r.Outcome == "application"))
-	case "measurements":
-		raw = point(float64(r.Measurements))
-	}
-	s.Raw, s.Value = raw, raw.Scaled(f)
-	return s
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // tuneMarkdown is the report's section of the tunings: for each, every

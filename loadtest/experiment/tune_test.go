@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/tune"
@@ -126,7 +127,7 @@ right = { value = 1 }
 	}
 	res := &outcome.Result{Tunes: []*outcome.TuneRun{{Run: "A", Start: "40/40", Result: tuned("capacity")}}}
 	got := map[string]live.Outcome{}
-	for _, c := range evaluateClaims(e.Claims, res, false) {
+	for _, c := range claim.Evaluate(e.Claims, res, false) {
 		got[c.ID] = c.Outcome
 		t.Logf("%s: %s: %v", c.ID, c.Outcome, c.Checks)
 	}
@@ -155,22 +156,5 @@ right = { value = 1 }
 	earlier := "- checked at an earlier stop, then went on above the winner: 8/8 wins over 6/6\n"
 	if md := tuneMarkdown(res); !strings.Contains(md, earlier) || strings.Index(md, earlier) > strings.Index(md, line) {
 		t.Errorf("the report's tuning section lacks %q before the last check:\n%s", earlier, md)
-	}
-}
-
-func TestUSLVerdict(t *testing.T) {
-	law := loadtest.USL{Lambda: 400, Sigma: 0.05, Kappa: 0.002}
-	r := &outcome.Run{Name: "g3"}
-	for _, c := range []int{1, 2, 5, 10, 15, 20, 30} {
-		r.Points = append(r.Points, &outcome.Point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: law.Throughput(float64(c))}}})
-	}
-	v := uslVerdict(r)
-	for _, s := range []string{"g3: USL: σ = 0.0500", "κ = 0.00200", "predicted peak", "measured peak"} {
-		if !strings.Contains(v, s) {
-			t.Errorf("uslVerdict = %q; want %q in it", v, s)
-		}
-	}
-	if v := uslVerdict(&outcome.Run{Name: "two", Points: r.Points[:2]}); v != "" {
-		t.Errorf("uslVerdict of 2 points = %q; want none", v)
 	}
 }

@@ -52,6 +52,13 @@ type Side struct {
 	Factor float64         `json:"factor"`
 	// Missing says why the side could not be measured.
 	Missing string `json:"missing,omitempty"`
+	// Format and Unit print the figures, Share a 0..1 share as a
+	// percentage; Constant marks a constant side. Set as the side is
+	// measured, not kept in the file.
+	Format   string `json:"-"`
+	Unit     string `json:"-"`
+	Share    bool   `json:"-"`
+	Constant bool   `json:"-"`
 }
 
 // ClaimLine is a claim's outcome in one line.

@@ -231,8 +231,8 @@ type PointSummary struct {
 	Server map[string]loadtest.Spread `json:"server,omitempty"`
 }
 
-// MedianRepeat returns the repeat of median throughput of rs.
-func MedianRepeat(rs []*Repeat) *Repeat {
+// medianRepeat returns the repeat of median throughput of rs.
+func medianRepeat(rs []*Repeat) *Repeat {
 	rs = slices.Clone(rs)
 	sort.SliceStable(rs, func(a, b int) bool { return rs[a].Total.Throughput < rs[b].Total.Throughput })
 	return rs[(len(rs)-1)/2]
@@ -295,9 +295,25 @@ func (p *Point) UsedSeqs() map[int]bool {
 	return m
 }
 
-// Summarize takes each figure's and each reading's median and range
-// over p's used repeats.
-func (p *Point) Summarize() *PointSummary {
+// Refresh makes the used repeat of median throughput the point's Result
+// and readings, so that readers of the single-measurement form keep
+// working, and summarises the used repeats. A point with none (every
+// measurement disturbed) has no Result. It clears Within and SLO, which
+// the runner sets from its load spec.
+func (p *Point) Refresh() {
+	p.Result, p.Server, p.Within, p.SLO, p.Summary = nil, nil, nil, nil, nil
+	used := p.Used()
+	if len(used) == 0 {
+		return
+	}
+	med := medianRepeat(used)
+	p.Result, p.Server = med.Full, med.Server
+	p.Summary = p.summarize()
+}
+
+// summarize takes each figure's and each reading's median and range over
+// p's used repeats.
+func (p *Point) summarize() *PointSummary {
 	s := &PointSummary{Total: map[string]loadtest.Spread{}}
 	for _, m := range MetricNames {
 		if sp, ok := p.Spread("", m); ok {

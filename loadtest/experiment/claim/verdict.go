@@ -1,15 +1,14 @@
-package experiment
+package claim
 
 import (
+	"bbslab/loadtest"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/text"
+	"bbslab/loadtest/watch"
 	"fmt"
 	"math"
 	"strings"
-
-	"bbslab/loadtest"
-	"bbslab/loadtest/text"
-	"bbslab/loadtest/watch"
 )
 
 // verdicts computes the plain-language findings of an experiment from its
@@ -40,7 +39,12 @@ func uslVerdict(r *outcome.Run) string {
 	return fmt.Sprintf("%s: %s; measured peak %.0f/s at %d clients.", r.Name, u, peak, at)
 }
 
-func verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
+// Verdicts computes the plain-language findings of an experiment from its
+// results: each run's peak throughput and where it saturated, each run
+// compared with the first at its peak and at the largest client count with
+// the server readings that differ, and the profile shares. Nothing in it
+// is written by hand. disk, when not nil, adds its verdict.
+func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 	var out []string
 	var base *outcome.Run
 	readings := machineFree(res)

@@ -1,47 +1,46 @@
-package experiment
+package claim
 
 import (
-	"fmt"
-	"maps"
-	"slices"
-	"strings"
-
 	"bbslab/loadtest"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
 )
 
-// A CSpecX is a statement an experiment tests, traced to where it was
+// A Claim is a statement an experiment tests, traced to where it was
 // made, and decided from the results by its checks:
 //
-//	[[CSpecX]]
+//	[[Claim]]
 //	id = "g1-flat"
 //	source = "the tuning article, graph 1: from 5 to 10 clients throughput rose only ~10 %"
 //	text = "graph 1 flattens by 10 clients"
-//	[[CSpecX.check]]
+//	[[Claim.check]]
 //	left  = { run = "graph 1", clients = 10, metric = "throughput" }
 //	op    = "<="
 //	right = { run = "graph 1", clients = 5, metric = "throughput", factor = 1.2 }
-type CSpecX struct {
+type Claim struct {
 	ID     string `toml:"id"`
 	Source string `toml:"source"`
 	Text   string `toml:"text"`
 	// Basis says in a few words where the thresholds come from: the
 	// article's figure, or the physics (docs/experiments.md's table of
 	// claims and controls prints it).
-	Basis  string    `toml:"basis"`
-	Checks []CCheckX `toml:"check"`
+	Basis  string  `toml:"basis"`
+	Checks []Check `toml:"check"`
 	// Control is where the effect is absent (control.go): the claim is
 	// reproduced only when its control is not.
-	Control *CControlX `toml:"control"`
+	Control *Control `toml:"control"`
 	// Explain says, when the claim fails, what the readings say the limit
 	// was instead (explain.go).
-	Explain []ExplanationX `toml:"explain"`
+	Explain []Explanation `toml:"explain"`
 }
 
-// A CCheckX compares two sides. Each measured side is a range over its
-// repeats (a constant is a point), and the CCheckX is reproduced when the
+// A Check compares two sides. Each measured side is a range over its
+// repeats (a constant is a point), and the Check is reproduced when the
 // comparison holds for every pair of values in the ranges, not reproduced
 // when it fails for every pair, and inconclusive otherwise (the
 // difference is within the measured spread). Op is one of "<", "<=", ">",
@@ -49,13 +48,13 @@ type CSpecX struct {
 // beyond the spread", reproduced unless every left value is above (below)
 // every right value; a claim that two configurations do the same, or one
 // no better, is written so.
-type CCheckX struct {
-	Left  OperandX `toml:"left"`
-	Op    string   `toml:"op"`
-	Right OperandX `toml:"right"`
+type Check struct {
+	Left  Operand `toml:"left"`
+	Op    string  `toml:"op"`
+	Right Operand `toml:"right"`
 }
 
-// An OperandX is one side of a check: a constant Value, or a figure
+// An Operand is one side of a check: a constant Value, or a figure
 // measured in Run at a point (Clients, or At "peak": the point of highest
 // median throughput, "first" or "last"): Metric (one of "throughput",
 // "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
@@ -64,7 +63,7 @@ type CCheckX struct {
 // of a Profile's ("cpu" or "fgprof") Bucket, or a Truth figure: the step
 // held against the server's own record of it (truthFigureNames, with
 // [truth]). Factor multiplies the side (default 1).
-type OperandX struct {
+type Operand struct {
 	Value   *float64 `toml:"value"`
 	Run     string   `toml:"run"`
 	Clients int      `toml:"clients"`
@@ -85,179 +84,12 @@ type OperandX struct {
 	Minus []string `toml:"minus"`
 }
 
-// Check operators.
-var checkOps = []string{"<", "<=", ">", ">=", "not_above", "not_below"}
+// Ops are the operators a check may compare with.
+var Ops = []string{"<", "<=", ">", ">=", "not_above", "not_below"}
 
-// checkClaims validates the claims against the file's own runs, client
-// counts, readings, labels and profiles, and sets default factors.
-func (e *Experiment) checkClaims() []error {
-	var errs []error
-	ids := map[string]bool{}
-	for i := range e.Claims {
-		c := &e.Claims[i]
-		name := fmt.Sprintf("claim %d", i+1)
-		if c.ID != "" {
-			name = fmt.Sprintf("claim %q", c.ID)
-		}
-		bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(name+": "+format, a...)) }
-		switch {
-		case c.ID == "":
-			bad("id: missing")
-		case ids[c.ID]:
-			bad("id used twice")
-		}
-		ids[c.ID] = true
-		if strings.TrimSpace(c.Text) == "" {
-			bad("text: missing: what the claim says")
-		}
-		if strings.TrimSpace(c.Source) == "" {
-			bad("source: missing: where the claim was made (article, figure, page)")
-		}
-		if len(c.Checks) == 0 {
-			bad("check: missing: at least one [[claim.check]]")
-		}
-		for j := range c.Checks {
-			k := &c.Checks[j]
-			if !slices.Contains(checkOps, k.Op) {
-				bad("check %d: op = %q: want one of %s", j+1, k.Op, strings.Join(checkOps, ", "))
-			}
-			for _, side := range []struct {
-				name string
-				o    *OperandX
-			}{{"left", &k.Left}, {"right", &k.Right}} {
-				for _, msg := range e.checkOperand(side.o) {
-					bad("check %d: %s: %s", j+1, side.name, msg)
-				}
-			}
-		}
-		for _, msg := range append(e.checkControl(c), e.checkExplanations(c)...) {
-			bad("%s", msg)
-		}
-	}
-	return errs
-}
-
-// checkOperand returns what is wrong with o.
-func (e *Experiment) checkOperand(o *OperandX) []string {
-	var out []string
-	if o.Factor < 0 {
-		out = append(out, fmt.Sprintf("factor = %g: want a positive factor", o.Factor))
-	}
-	if o.Factor == 0 {
-		o.Factor = 1
-	}
-	if o.Value != nil {
-		if o.Run != "" || o.Clients != 0 || o.At != "" || o.Metric != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Bucket != "" || o.Truth != "" || o.Tune != "" {
-			out = append(out, "value is a constant: give no run, clients, at, metric, label, reading, profile, bucket, truth or tune with it")
-		}
-		return out
-	}
-	if o.Tune != "" {
-		return append(out, e.checkTuneOperand(o)...)
-	}
-	if o.Run == "" {
-		return append(out, "run: missing: a run name, or value = N for a constant")
-	}
-	ri := slices.IndexFunc(e.Runs, func(r runSpec) bool { return r.Name == o.Run })
-	if ri < 0 {
-		out = append(out, fmt.Sprintf("run %q is not a run of this file", o.Run))
-	}
-	switch {
-	case o.Clients != 0 && o.At != "":
-		out = append(out, "give clients or at, not both")
-	case o.Clients != 0 && ri >= 0 && e.Runs[ri].Clients != 0 && o.Clients != e.Runs[ri].Clients:
-		out = append(out, fmt.Sprintf("clients = %d: run %q is measured at %d clients only (its clients)", o.Clients, o.Run, e.Runs[ri].Clients))
-	case o.Clients != 0 && (ri < 0 || e.Runs[ri].Clients == 0) && !slices.Contains(e.Load.Clients, o.Clients):
-		out = append(out, fmt.Sprintf("clients = %d is not one of load.clients %v", o.Clients, e.Load.Clients))
-	case o.Clients == 0 && o.At == "":
-		out = append(out, `clients: missing: a client count, or at = "peak", "first" or "last"`)
-	case o.At != "" && o.At != "peak" && o.At != "first" && o.At != "last":
-		out = append(out, fmt.Sprintf(`at = %q: want "peak", "first" or "last"`, o.At))
-	}
-	kinds := 0
-	for _, s := range []string{o.Metric, o.Reading, o.Profile, o.Truth} {
-		if s != "" {
-			kinds++
-		}
-	}
-	if kinds != 1 {
-		out = append(out, "give exactly one of metric, reading, profile or truth")
-	}
-	if o.Truth != "" {
-		if !slices.Contains(truthFigureNames, o.Truth) {
-			out = append(out, fmt.Sprintf("truth = %q: want one of %s", o.Truth, strings.Join(truthFigureNames, ", ")))
-		}
-		if e.Truth.Start == "" {
-			out = append(out, "truth figures need a [truth] section (where the server's truth is started and stopped)")
-		}
-	}
-	if o.Metric != "" && !slices.Contains(outcome.MetricNames, o.Metric) {
-		out = append(out, fmt.Sprintf("metric = %q: want one of %s", o.Metric, strings.Join(outcome.MetricNames, ", ")))
-	}
-	if o.Label != "" {
-		if o.Metric == "" {
-			out = append(out, "label goes with metric")
-		}
-		if ri >= 0 {
-			labels := e.runLabels(e.Runs[ri])
-			if !slices.Contains(labels, o.Label) {
-				out = append(out, fmt.Sprintf("label %q is not a request label of run %q (its labels: %s)", o.Label, o.Run, strings.Join(labels, ", ")))
-			}
-		}
-	}
-	if o.Reading != "" && o.Reading != e.Calibrate.Share && !slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == o.Reading }) {
-		out = append(out, fmt.Sprintf("reading %q is not a [[stats.reading]] of this file (nor calibrate.share)", o.Reading))
-	}
-	for _, m := range o.Minus {
-		if o.Reading == "" {
-			out = append(out, "minus goes with reading")
-			break
-		}
-		if !slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == m }) {
-			out = append(out, fmt.Sprintf("minus: reading %q is not a [[stats.reading]] of this file", m))
-		}
-	}
-	if o.Bucket != "" && o.Profile == "" {
-		out = append(out, "bucket goes with profile")
-	}
-	if o.Profile != "" {
-		if !slices.Contains(e.Profile.Kinds, o.Profile) {
-			out = append(out, fmt.Sprintf("profile = %q is not one of profile.kinds %v", o.Profile, e.Profile.Kinds))
-		}
-		if o.Bucket == "" {
-			out = append(out, "bucket: missing: the profile bucket whose share to take")
-		} else if o.Bucket != "elsewhere" && !slices.ContainsFunc(e.Profile.Buckets, func(b watch.Bucket) bool { return b.Name == o.Bucket }) {
-			out = append(out, fmt.Sprintf("bucket %q is not a [[profile.bucket]] of this file (nor \"elsewhere\")", o.Bucket))
-		}
-		if at := e.profileAt(); o.Clients != at {
-			out = append(out, fmt.Sprintf("profiles are taken at %d clients only (profile.at): give clients = %d", at, at))
-		}
-	}
-	return out
-}
-
-// runLabels lists the request labels of a run, its vars expanded.
-func (e *Experiment) runLabels(r runSpec) []string {
-	var out []string
-	for _, q := range e.Load.Requests {
-		if q.Label != "" {
-			out = append(out, expand(q.Label, r.Vars))
-		}
-	}
-	return out
-}
-
-// profileAt is the client count whose steps are profiled.
-func (e *Experiment) profileAt() int {
-	if e.Profile.At != 0 || len(e.Load.Clients) == 0 {
-		return e.Profile.At
-	}
-	return e.Load.Clients[len(e.Load.Clients)-1]
-}
-
-// evaluateClaims decides each claim, and its control, from res. quick
+// Evaluate decides each claim, and its control, from res. quick
 // marks every claim as decided from single measurements.
-func evaluateClaims(claims []CSpecX, res *outcome.Result, quick bool) []outcome.Claim {
+func Evaluate(claims []Claim, res *outcome.Result, quick bool) []outcome.Claim {
 	var out []outcome.Claim
 	for _, c := range claims {
 		cr := outcome.Claim{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
@@ -278,7 +110,7 @@ func evaluateClaims(claims []CSpecX, res *outcome.Result, quick bool) []outcome.
 // inconclusive check it also says why a side's point holds fewer
 // undisturbed measurements than planned (side's lost): such a check was
 // left undecided by the machine, not by the board's noise.
-func evaluateCheck(k CCheckX, res *outcome.Result) (outcome.Check, []string) {
+func evaluateCheck(k Check, res *outcome.Result) (outcome.Check, []string) {
 	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
 	kr := outcome.Check{Op: k.Op, Left: l.Side, Right: r.Side}
 	var paired string
@@ -421,28 +253,24 @@ type side struct {
 	// took from the point (Point.LostText), "" when nothing.
 	used, planned int
 	lost          string
-	// format and unit print the figures; share: a 0..1 share printed as %.
-	format, unit string
-	share        bool
-	constant     bool
 }
 
 // measureSide finds an operand's values in res.
-func measureSide(o OperandX, res *outcome.Result) side {
+func measureSide(o Operand, res *outcome.Result) side {
 	f := o.Factor
 	if f == 0 {
 		f = 1
 	}
 	if o.Value != nil {
 		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
-		return side{Side: outcome.Side{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f}, constant: true}
+		return side{Side: outcome.Side{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, Constant: true}}
 	}
 	if o.Tune != "" {
 		return tuneSide(o, res, f)
 	}
 	s := side{Side: outcome.Side{Factor: f}}
 	fig := operandFigure(o)
-	s.format, s.unit, s.share = sideFormat(o, res.Stats)
+	s.Format, s.Unit, s.Share = sideFormat(o, res.Stats)
 	at := outcome.ClientsText(o.Clients)
 	if o.At != "" {
 		at = "its " + o.At
@@ -530,7 +358,7 @@ func measureSide(o OperandX, res *outcome.Result) side {
 
 // operandFigure names the figure an operand reads, e.g. "search
 // throughput" or "worker time less connection time".
-func operandFigure(o OperandX) string {
+func operandFigure(o Operand) string {
 	switch {
 	case o.Label != "":
 		return o.Label + " " + o.Metric
@@ -551,7 +379,7 @@ func operandFigure(o OperandX) string {
 // peakBusy says, for an operand at a run's peak, why the peak is not
 // known: a point of the run every measurement of which was disturbed might
 // have been it; "" otherwise.
-func peakBusy(o OperandX, run *outcome.Run) string {
+func peakBusy(o Operand, run *outcome.Run) string {
 	if o.At != "peak" {
 		return ""
 	}
@@ -597,7 +425,7 @@ func profileRepeats(r *outcome.Run, kind, bucket string, clients int, used map[i
 }
 
 // operandPoint returns the point an operand names, or nil.
-func operandPoint(o OperandX, r *outcome.Run) *outcome.Point {
+func operandPoint(o Operand, r *outcome.Run) *outcome.Point {
 	if len(r.Points) == 0 {
 		return nil
 	}
@@ -633,7 +461,7 @@ func profileShare(r *outcome.Run, kind, bucket string, clients int, used map[int
 
 // sideFormat chooses how a side's figures print: throughput as "812/s",
 // latencies in ms, a reading with its unit, a share as a percentage.
-func sideFormat(o OperandX, readings []watch.Stat) (format, unit string, share bool) {
+func sideFormat(o Operand, readings []watch.Stat) (format, unit string, share bool) {
 	switch {
 	case o.Profile != "", o.Truth == "stall_tail_missing":
 		return "%.0f", " %", true
@@ -657,7 +485,7 @@ func sideFormat(o OperandX, readings []watch.Stat) (format, unit string, share b
 // text prints a side: its figure, the median and range, and, with a
 // factor, the product.
 func (s side) text() string {
-	if s.constant {
+	if s.Constant {
 		if s.Factor != 1 {
 			return fmt.Sprintf("%g × %s = %g", s.Factor, s.What, s.Value.Median)
 		}
@@ -667,15 +495,15 @@ func (s side) text() string {
 		return s.What + " (not measured)"
 	}
 	raw, val := s.Raw, s.Value
-	if s.share {
+	if s.Share {
 		raw, val = raw.Scaled(100), val.Scaled(100)
 	}
-	t := s.What + " " + outcome.SpreadText(raw, s.format, s.unit)
+	t := s.What + " " + outcome.SpreadText(raw, s.Format, s.Unit)
 	if s.used < s.planned {
 		t += fmt.Sprintf(" [%d of %d repeats: the others disturbed]", s.used, s.planned)
 	}
 	if s.Factor != 1 {
-		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, outcome.SpreadText(val, s.format, s.unit))
+		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, outcome.SpreadText(val, s.Format, s.Unit))
 	}
 	return t
 }
