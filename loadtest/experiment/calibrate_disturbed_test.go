@@ -137,7 +137,8 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 			burst = false
 		}
 	}}
-	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
+	out := t.TempDir()
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: out, Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -168,7 +169,7 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 	if b == nil || b.Server == nil || b.Server.Level > 20 || res.Disturbance.ExtraSeconds <= 0 || res.Disturbance.Remeasured < 1 {
 		t.Errorf("disturbance %+v baseline %+v; want a baseline without the burst, the re-probe counted", res.Disturbance, b)
 	}
-	md := experimentMarkdown(res, nil, nil)
+	md := reportMD(t, out)
 	if !strings.Contains(md, "no: disturbed (other work took") {
 		t.Errorf("report.md does not mark the disturbed probe:\n%s", md)
 	}

@@ -242,40 +242,6 @@ func (e *Experiment) checkControl(c *claim.Claim) []string {
 	return out
 }
 
-// controlMarkdown prints a claim's control under it, with its figures.
-func controlMarkdown(c outcome.Claim) string {
-	if c.Control == nil {
-		return "  - no control: nothing shows these checks fail where the effect is absent\n"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "  - control (%s): **%s**", c.Control.Why, c.Control.Outcome)
-	if c.Control.Reason != "" {
-		fmt.Fprintf(&b, ": %s", c.Control.Reason)
-	}
-	b.WriteString("\n")
-	for _, k := range c.Control.Checks {
-		fmt.Fprintf(&b, "    - %s\n", k.Text)
-	}
-	return b.String()
-}
-
-// claimCounts says how many claims had each outcome, e.g. "7 reproduced,
-// 1 does not discriminate, 1 not reproduced", in the outcomes' order, in
-// lang (say).
-func claimCounts(cs []outcome.Claim, lang string) string {
-	n := map[live.Outcome]int{}
-	for _, c := range cs {
-		n[c.Outcome]++
-	}
-	var parts []string
-	for _, o := range live.Outcomes {
-		if n[o] > 0 {
-			parts = append(parts, say(lang, "{0} {1}", n[o], say(lang, string(o))))
-		}
-	}
-	return strings.Join(parts, say(lang, ", "))
-}
-
 // checkExplanations returns what is wrong with a claim's explanations.
 func (e *Experiment) checkExplanations(c *claim.Claim) []string {
 	var out []string

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"bbslab/loadtest/experiment/outcome"
 	"context"
 	"os"
 	"os/exec"
@@ -36,7 +37,7 @@ func runGoRunExperiment(t *testing.T) (exes []string, ppids []int) {
 		if got := strings.Join(r.Command[:3], " "); got != "go run ./tinyboard" {
 			t.Errorf("run %s: the report's command begins %q; want the file's go run ./tinyboard", r.Name, got)
 		}
-		b, err := os.ReadFile(filepath.Join(out, fileName(r.Name), "server.log"))
+		b, err := os.ReadFile(filepath.Join(out, outcome.FileName(r.Name), "server.log"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package experiment
 import (
 	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/experiment/report"
 	"bbslab/loadtest/measure"
 	"context"
 	"encoding/json"
@@ -195,7 +196,8 @@ right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
+	out := t.TempDir()
+	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: out, Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -226,7 +228,7 @@ right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
 	if d := res.Disturbance; d.Remeasured != 1 || d.ExtraSeconds <= 0 || d.Interference != "server interference" || d.Baseline == nil || d.Baseline.Source != measure.FromSteps {
 		t.Errorf("disturbance %+v; want one re-measure, its time, the reading's name and a baseline of steps", d)
 	}
-	checkRemeasuredReport(t, res, "all at 2 clients")
+	checkRemeasuredReport(t, out, "all at 2 clients")
 }
 
 // TestPermanentDisturbanceNotMeasured disturbs every step after the first
@@ -334,8 +336,8 @@ func TestSteadyInterferenceIsTheBaseline(t *testing.T) {
 	if res.Claims[0].Outcome != live.Reproduced {
 		t.Errorf("claim: %s (%s)", res.Claims[0].Outcome, res.Claims[0].Reason)
 	}
-	if remeasuredText(res) != "" {
-		t.Errorf("the headline speaks of re-measures: %q", remeasuredText(res))
+	if report.RemeasuredText(res) != "" {
+		t.Errorf("the headline speaks of re-measures: %q", report.RemeasuredText(res))
 	}
 }
 
@@ -378,18 +380,25 @@ func TestQuietSuspectRemeasured(t *testing.T) {
 
 // attemptsJSON prints a point's attempts for a failure message.
 func attemptsJSON(p *outcome.Point) string {
-	var parts []string
-	for _, rp := range p.Repeats {
-		parts = append(parts, attemptText(rp))
+	b, _ := json.Marshal(p.Repeats)
+	return string(b)
+}
+
+// reportMD reads the report.md a run wrote into out.
+func reportMD(t *testing.T, out string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return "[" + strings.Join(parts, "; ") + "]"
+	return string(b)
 }
 
 // checkRemeasuredReport checks that the report's headline counts the
 // re-measures and its list names the point.
-func checkRemeasuredReport(t *testing.T, res *outcome.Result, point string) {
+func checkRemeasuredReport(t *testing.T, out, point string) {
 	t.Helper()
-	md := experimentMarkdown(res, nil, nil)
+	md := reportMD(t, out)
 	head := md[:strings.Index(md, "## Claims")]
 	if !strings.Contains(head, "Other work on the machine: 1 point had a measurement disturbed or suspect and 1 re-measure taken (1 measurement disturbed") {
 		t.Errorf("report.md's headline does not say what was re-measured:\n%s", head)
@@ -399,11 +408,10 @@ func checkRemeasuredReport(t *testing.T, res *outcome.Result, point string) {
 	}
 }
 
-// TestCommittedResultsStillRead loads the committed experiment results:
-// in those written before re-measures every measurement is used and none
-// is listed as re-measured; in every one the claims decided again from
-// them come out as the file says.
-func TestCommittedResultsStillRead(t *testing.T) {
+// TestCommittedClaimsDecidedAgain loads the committed experiment results:
+// in every one the claims decided again from them come out as the file
+// says (package report reads them for the re-measured points).
+func TestCommittedClaimsDecidedAgain(t *testing.T) {
 	files, _ := filepath.Glob("../../docs/reports/*/experiment.json")
 	if len(files) == 0 {
 		t.Fatal("no committed experiment.json under docs/reports")
@@ -417,20 +425,6 @@ func TestCommittedResultsStillRead(t *testing.T) {
 		if err := json.Unmarshal(b, &res); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
-		}
-		if res.Disturbance == nil || res.Disturbance.Remeasured == 0 {
-			for _, r := range res.Runs {
-				for _, p := range r.Points {
-					if len(p.Used()) != max(len(p.Repeats), 1) || !p.Measured() || len(p.Slots()) != len(p.Used()) {
-						t.Errorf("%s: %s at %d clients: %d of %d repeats used", f, r.Name, p.Clients, len(p.Used()), len(p.Repeats))
-					}
-				}
-			}
-			if ps := remeasured(&res); len(ps) != 0 || remeasuredText(&res) != "" {
-				t.Errorf("%s: %d re-measured points in a result written before re-measures", f, len(ps))
-			}
-		} else if ps := remeasured(&res); len(ps) == 0 {
-			t.Errorf("%s: %d re-measures and no re-measured point listed", f, res.Disturbance.Remeasured)
 		}
 		e, err := Load(filepath.Join("../experiments", res.Name+".toml"))
 		if err != nil {
@@ -467,7 +461,8 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 			setControl(t, control, "cpu_ms=3")
 		}
 	}}
-	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
+	out := t.TempDir()
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: out, Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -506,15 +501,10 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	if res.CalibrationMoved != "" {
 		t.Errorf("calibration moved: %s; want the sweeps after the redone calibration where it put the board", res.CalibrationMoved)
 	}
-	left := &outcome.Result{Runs: []*outcome.Run{{Name: "all", Points: []*outcome.Point{{Clients: 10, Repeats: []*outcome.Repeat{
-		{Repeat: 1, Attempt: 1, Dropped: true, Recalibrated: true}, {Repeat: 2, Attempt: 1, Calibration: 1}, {Repeat: 3, Attempt: 1, Calibration: 1}}}}}}}
-	if pts := remeasured(left); len(pts) != 0 {
-		t.Errorf("re-measured points %+v; a measurement left out for the recalibration is not one", pts)
-	}
 	if d := res.Disturbance; d.Baseline == nil || d.Baseline.Source != measure.FromCalibration || d.ExtraSeconds < redo.Seconds*0.9 {
 		t.Errorf("disturbance %+v; want the redone calibration's baseline and its time counted", d)
 	}
-	md := experimentMarkdown(res, nil, nil)
+	md := reportMD(t, out)
 	if !strings.Contains(md, "## Calibration redone before sweep 2\n\nWhy: the board's CPU per request") {
 		t.Errorf("report.md does not show the redone calibration:\n%s", md)
 	}
@@ -573,7 +563,7 @@ func TestScheduledDisturbanceNeverDecides(t *testing.T) {
 				over := beyond(in.Server, in.Expected) || beyond(in.Generator, in.GeneratorExpected) ||
 					beyond(in.Steal, in.StealBaseline) || beyond(in.GeneratorSteal, in.GeneratorStealBaseline)
 				if over != rp.Disturbed || rp.Disturbed && !rp.Dropped {
-					t.Errorf("%s at %d clients: %s; want exactly those beyond the threshold disturbed and dropped", r.Name, p.Clients, attemptText(rp))
+					t.Errorf("%s at %d clients: %s; want exactly those beyond the threshold disturbed and dropped", r.Name, p.Clients, attemptsJSON(&outcome.Point{Repeats: []*outcome.Repeat{rp}}))
 				}
 				if rp.Disturbed {
 					disturbed++

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/experiment/report"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/measure"
@@ -142,7 +142,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, erro
 	if err != nil {
 		return res, errors.Join(runErr, err)
 	}
-	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: x.opt.Target.Charts, Stats: res.Stats}, frames: frames, lang: opt.Lang}); err != nil {
+	if err := report.Write(opt.Out, res, report.Options{Disk: disk, Charts: chart.Server{Charts: x.opt.Target.Charts, Stats: res.Stats}, Frames: frames, Lang: opt.Lang}); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	logf("report: %s", filepath.Join(opt.Out, "index.html"))
@@ -177,7 +177,7 @@ func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 	if e.Stats.URL != "" {
 		res.Interference, res.Steal = t.Interference.Name, t.Steal.Name
 	}
-	x.note(remeasuredText(res))
+	x.note(report.RemeasuredText(res))
 	x.note(unjudgedNote(res))
 	if !e.Quick {
 		res.CalibrationMoved = movedFromCalibration(res)
@@ -278,7 +278,7 @@ func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, 
 // load (start).
 func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.Run) (*serverRun, error) {
 	e := x.e
-	lr := &serverRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: rr}
+	lr := &serverRun{run: run, dir: filepath.Join(x.out, outcome.FileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
 		return lr, err
 	}
@@ -601,15 +601,4 @@ func stepLine(clients int, r *loadtest.Result, server map[string]float64, readin
 		}
 	}
 	return b.String()
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// fileName makes a run name safe as a file name.
-func fileName(s string) string {
-	s = strings.Trim(unsafeName.ReplaceAllString(s, "-"), "-")
-	if s == "" {
-		return "run"
-	}
-	return s
 }

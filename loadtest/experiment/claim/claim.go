@@ -14,11 +14,11 @@ import (
 // A Claim is a statement an experiment tests, traced to where it was
 // made, and decided from the results by its checks:
 //
-//	[[Claim]]
+//	[[claim]]
 //	id = "g1-flat"
 //	source = "the tuning article, graph 1: from 5 to 10 clients throughput rose only ~10 %"
 //	text = "graph 1 flattens by 10 clients"
-//	[[Claim.check]]
+//	[[claim.check]]
 //	left  = { run = "graph 1", clients = 10, metric = "throughput" }
 //	op    = "<="
 //	right = { run = "graph 1", clients = 5, metric = "throughput", factor = 1.2 }
@@ -40,7 +40,7 @@ type Claim struct {
 }
 
 // A Check compares two sides. Each measured side is a range over its
-// repeats (a constant is a point), and the Check is reproduced when the
+// repeats (a constant is a point), and the check is reproduced when the
 // comparison holds for every pair of values in the ranges, not reproduced
 // when it fails for every pair, and inconclusive otherwise (the
 // difference is within the measured spread). Op is one of "<", "<=", ">",
@@ -75,7 +75,7 @@ type Operand struct {
 	Bucket  string   `toml:"bucket"`
 	Truth   string   `toml:"truth"`
 	// Tune reads a tuning of Run ([tune]) from this start, e.g. "5/5",
-	// with a Metric of tuneMetrics.
+	// with a Metric of a tuning (the runner's tuneMetrics).
 	Tune   string  `toml:"tune"`
 	Factor float64 `toml:"factor"`
 	// Minus names readings of the same point subtracted from Reading,

@@ -11,18 +11,18 @@ import (
 
 // A Control is a claim's own checks applied where the effect the claim
 // names is absent: another run of the same experiment in place of the
-// claim's (Runs: the claim's run name to the Control's), other client
+// claim's (Runs: the claim's run name to the control's), other client
 // counts in place of the claim's (Clients: "30" = 10 reads the point at
 // 10 clients wherever the claim reads 30), another tuning's start in place
 // of the claim's (Tunes: "5/5" = "40/40" reads the tuning from 40/40
 // wherever the claim reads the one from 5/5), or several. It is decided
 // from the same run's data as the claim:
 //
-//	[claim.Control]
+//	[claim.control]
 //	why  = "graph 3 has the connections graph 2 lacks"
 //	runs = { "graph 2" = "graph 3" }
 //
-// A claim reads "reproduced" only when its checks hold and its Control's
+// A claim reads "reproduced" only when its checks hold and its control's
 // fail; when both hold the checks cannot tell the effect from its absence
 // and the claim reads "does not discriminate".
 type Control struct {

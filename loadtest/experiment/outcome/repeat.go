@@ -89,7 +89,7 @@ func FiguresOf(s loadtest.Stats) Figures {
 var MetricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
 	"first_second_throughput", "first_second_p99_ms"}
 
-// Metric returns the figure called name (one of metricNames).
+// Metric returns the figure called name (one of MetricNames).
 func (f Figures) Metric(name string) (float64, bool) {
 	switch name {
 	case "throughput":
@@ -169,7 +169,7 @@ type Repeat struct {
 	// (recalibrate.go).
 	Calibration  int  `json:"calibration,omitempty"`
 	Recalibrated bool `json:"recalibrated,omitempty"`
-	// Full is the full Full, kept while the point is measured.
+	// Full is the full result, kept while the point is measured.
 	Full *loadtest.Result `json:"-"`
 }
 
@@ -207,7 +207,7 @@ func NewRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
 	return rp
 }
 
-// Label returns the figures of a request Label ("" for the total).
+// Label returns the figures of a request label ("" for the total).
 func (rp *Repeat) Label(name string) (Figures, bool) {
 	if name == "" {
 		return rp.Total, true
@@ -239,7 +239,7 @@ func medianRepeat(rs []*Repeat) *Repeat {
 }
 
 // Used returns the measurements p's figures are made of: those not
-// dropped; a point written before Used existed is its Result, once.
+// dropped; a point written before repeats existed is its Result, once.
 func (p *Point) Used() []*Repeat {
 	if len(p.Repeats) > 0 {
 		var out []*Repeat
@@ -256,7 +256,7 @@ func (p *Point) Used() []*Repeat {
 	return []*Repeat{{Total: FiguresOf(p.Result.Total), Server: p.Server, Full: p.Result}}
 }
 
-// Slots returns which repeat each of p.repeats() is, in the same order:
+// Slots returns which repeat each of p.Used() is, in the same order:
 // its Repeat, or for results written before re-measures its place.
 func (p *Point) Slots() []int {
 	var out []int
@@ -441,7 +441,7 @@ func (p *Point) ReadingMinus(reading string, minus []string) ([]float64, bool) {
 	return vs, ok
 }
 
-// Throughput is p's median Throughput.
+// Throughput is p's median throughput.
 func (p *Point) Throughput() loadtest.Spread {
 	s, _ := p.Spread("", "throughput")
 	return s

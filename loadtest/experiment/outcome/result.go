@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"regexp"
+	"strings"
 	"time"
 )
 
@@ -130,7 +132,7 @@ type StepProfile struct {
 // Within and SLO are those of the used repeat of median throughput (so
 // readers of single measurements keep working), Repeats holds every
 // measurement, re-measures and dropped ones too, and Summary each
-// figure's median and range over the used ones. A Point none of whose
+// figure's median and range over the used ones. A point none of whose
 // measurements could be used (every one disturbed) has no Result.
 type Point struct {
 	Clients int                `json:"clients"`
@@ -247,4 +249,15 @@ func ClientsText(n int) string {
 		return "1 client"
 	}
 	return fmt.Sprintf("%d clients", n)
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// FileName makes a run name safe as a file name.
+func FileName(s string) string {
+	s = strings.Trim(unsafeName.ReplaceAllString(s, "-"), "-")
+	if s == "" {
+		return "run"
+	}
+	return s
 }

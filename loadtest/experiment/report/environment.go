@@ -1,13 +1,12 @@
-package experiment
+package report
 
 import (
-	"fmt"
-	"sort"
-	"strings"
-
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/text"
 	"bbslab/machine"
+	"fmt"
+	"sort"
+	"strings"
 )
 
 // experimentEnvironment describes on what an experiment ran, one line

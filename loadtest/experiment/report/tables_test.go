@@ -1,13 +1,12 @@
-package experiment
+package report
 
 import (
-	"slices"
-	"strings"
-	"testing"
-
 	"bbslab/loadtest"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/watch"
+	"slices"
+	"strings"
+	"testing"
 )
 
 // TestTableAbsentReadings checks that a server reading the target did not
@@ -67,7 +66,8 @@ func TestTableCoreColumns(t *testing.T) {
 		r.Cost.Cores = &loadtest.CoresUse{CPUs: []int{1}, Busy: 50, Interference: v.gen}
 		r.Cost.CPUPercent = &r.Cost.Cores.Busy
 		server := &watch.ServerStats{Values: []watch.ServerValue{{Name: "server_interference", Value: v.srv}, {Name: "server_steal", Value: v.steal}, {Name: "server CPU", Value: 40}}}
-		addRepeat(p, outcome.NewRepeat(i+1, r, server), loadSpec{})
+		p.Repeats = append(p.Repeats, outcome.NewRepeat(i+1, r, server))
+		p.Refresh()
 	}
 	r := &outcome.Run{Name: "graph 1", Points: []*outcome.Point{p}}
 	readings := []watch.Stat{{Name: "server CPU", Unit: "% of a core"}, {Name: "server_interference", Unit: "% of a core"}}

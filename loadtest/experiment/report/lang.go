@@ -1,12 +1,11 @@
-package experiment
+package report
 
 import (
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/live"
 	"fmt"
 	"regexp"
 	"strings"
-
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/live"
 )
 
 // reportJapanese is the report's Japanese: its headings, the captions of
@@ -68,7 +67,7 @@ func sayAgain(lang, s string) string {
 }
 
 // wordFuncs are the report page's functions that say words in lang:
-// writeReport binds them to the report's language.
+// Write binds them to the report's language.
 func wordFuncs(lang string) map[string]any {
 	return map[string]any{
 		"say":         func(s any, args ...any) string { return say(lang, fmt.Sprint(s), args...) },

@@ -1,15 +1,6 @@
-package experiment
+package report
 
 import (
-	"bytes"
-	"cmp"
-	"fmt"
-	htmltemplate "html/template"
-	"os"
-	"path/filepath"
-	"strings"
-	"time"
-
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/calibrate"
@@ -18,53 +9,95 @@ import (
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
+	"bytes"
+	"cmp"
+	"fmt"
+	htmltemplate "html/template"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 )
 
-// reportExtras are what the report shows beyond the result: the disk
-// table and the server charts (Options).
-type reportExtras struct {
-	disk   *watch.DiskTable
-	charts chart.Server
-	// frames, when set, are the dashboard's frames: index.html is then the
-	// dashboard with them inlined and the report's sections below.
-	frames []live.Frame
-	lang   string // "ja": headings and verdict words in Japanese (lang.go); else English
+// controlMarkdown prints a claim's control under it, with its figures.
+func controlMarkdown(c outcome.Claim) string {
+	if c.Control == nil {
+		return "  - no control: nothing shows these checks fail where the effect is absent\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  - control (%s): **%s**", c.Control.Why, c.Control.Outcome)
+	if c.Control.Reason != "" {
+		fmt.Fprintf(&b, ": %s", c.Control.Reason)
+	}
+	b.WriteString("\n")
+	for _, k := range c.Control.Checks {
+		fmt.Fprintf(&b, "    - %s\n", k.Text)
+	}
+	return b.String()
 }
 
-// writeReport writes the report folder of an experiment:
+// claimCounts says how many claims had each outcome, e.g. "7 reproduced,
+// 1 does not discriminate, 1 not reproduced", in the outcomes' order, in
+// lang (say).
+func claimCounts(cs []outcome.Claim, lang string) string {
+	n := map[live.Outcome]int{}
+	for _, c := range cs {
+		n[c.Outcome]++
+	}
+	var parts []string
+	for _, o := range live.Outcomes {
+		if n[o] > 0 {
+			parts = append(parts, say(lang, "{0} {1}", n[o], say(lang, string(o))))
+		}
+	}
+	return strings.Join(parts, say(lang, ", "))
+}
+
+// Options are what the report shows beyond the result: the disk table,
+// the server charts, the dashboard's frames and the language.
+type Options struct {
+	Disk   *watch.DiskTable
+	Charts chart.Server
+	// Frames, when set, are the dashboard's frames: index.html is then the
+	// dashboard with them inlined and the report's sections below.
+	Frames []live.Frame
+	Lang   string // "ja": headings and verdict words in Japanese (lang.go); else English
+}
+
+// Write writes the report folder of an experiment:
 // experiment.json (everything measured), charts/ (SVG and PNG), report.md
 // and index.html, which opens offline with its charts inline. Each run's
 // folder already holds its sweep.json, server.log and profiles.
-func writeReport(dir string, res *outcome.Result, ex reportExtras) error {
+func Write(dir string, res *outcome.Result, o Options) error {
 	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
 		return err
 	}
 	if err := outcome.WriteJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
 		return err
 	}
-	charts, err := experimentCharts(filepath.Join(dir, "charts"), res, ex.charts)
+	charts, err := experimentCharts(filepath.Join(dir, "charts"), res, o.Charts)
 	if err != nil {
 		return err
 	}
-	md := sayMarkdown(ex.lang, experimentMarkdown(res, charts, ex.disk))
+	md := sayMarkdown(o.Lang, experimentMarkdown(res, charts, o.Disk))
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	data, err := reportData(dir, res, charts, ex.disk)
+	data, err := reportData(dir, res, charts, o.Disk)
 	if err != nil {
 		return err
 	}
-	data["Lang"], data["SideBySide"] = cmp.Or(ex.lang, "en"), sayMarkdown(ex.lang, data["SideBySide"].(string))
-	page := htmltemplate.Must(reportPage.Clone()).Funcs(wordFuncs(ex.lang))
-	if ex.frames != nil {
+	data["Lang"], data["SideBySide"] = cmp.Or(o.Lang, "en"), sayMarkdown(o.Lang, data["SideBySide"].(string))
+	page := htmltemplate.Must(reportPage.Clone()).Funcs(wordFuncs(o.Lang))
+	if o.Frames != nil {
 		// The dashboard the room watched, its seconds inlined, with the
 		// report's sections below it.
 		var b bytes.Buffer
 		if err := page.ExecuteTemplate(&b, "sections", data); err != nil {
 			return fmt.Errorf("render report: %w", err)
 		}
-		return writeDashboard(filepath.Join(dir, "index.html"), ex.frames, say(ex.lang, "Experiment: {0}", res.Name),
-			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(ex.lang))
+		return writeDashboard(filepath.Join(dir, "index.html"), o.Frames, say(o.Lang, "Experiment: {0}", res.Name),
+			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(o.Lang))
 	}
 	var b bytes.Buffer
 	if err := page.Execute(&b, data); err != nil {
@@ -171,7 +204,7 @@ func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]char
 			}
 			lines = append(lines, l)
 		}
-		base := fmt.Sprintf("reading-%d-%s", i+1, fileName(rd.Name))
+		base := fmt.Sprintf("reading-%d-%s", i+1, outcome.FileName(rd.Name))
 		files, err := chart.WriteSpreadChart(filepath.Join(dir, base), "Server: "+rd.Name, "clients", rd.Unit, lines)
 		if err != nil {
 			return nil, err
@@ -200,7 +233,7 @@ func experimentMarkdown(res *outcome.Result, charts []chartFile, disk *watch.Dis
 	if res.Quick {
 		fmt.Fprintf(&b, "**%s**\n\n", outcome.QuickNote)
 	}
-	if t := remeasuredText(res); t != "" {
+	if t := RemeasuredText(res); t != "" {
 		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
 	}
 	if len(res.Claims) > 0 {
@@ -486,7 +519,7 @@ func reportData(dir string, res *outcome.Result, charts []chartFile, disk *watch
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
 	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": outcome.QuickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
-		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res),
+		"Remeasured": RemeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res),
 		"OperatingPoint": claim.OperatingPoint(res), "SideBySide": profilesSideBySide(res, 8)}, nil
 }
 

@@ -1,11 +1,10 @@
-package experiment
+package report
 
 import (
-	"strings"
-	"testing"
-
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/watch"
+	"strings"
+	"testing"
 )
 
 // TestProfilesSideBySide: runs profiled at the same client count are put

@@ -1,0 +1,46 @@
+package report
+
+import (
+	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/tune"
+	"bbslab/loadtest/watch"
+	"strings"
+	"testing"
+)
+
+// TestTuneMarkdown: the report's tuning section shows every step, the
+// winner, the rules and the side-by-side checks the tuning made.
+func TestTuneMarkdown(t *testing.T) {
+	res := &outcome.Result{Tunes: []*outcome.TuneRun{{Run: "A", Start: "40/40", Result: tuned("capacity")}}}
+	md := tuneMarkdown(res)
+	for _, s := range []string{"### A from 40/40", "| 2 | 10/10 | 1100 (1050-1150) |", "fewer \\| of both", "Winner: **10/10** (meets p99<10ms", "workers = pool + a few: holds"} {
+		if !strings.Contains(md, s) {
+			t.Errorf("the report's tuning section lacks %q:\n%s", s, md)
+		}
+	}
+	if strings.Contains(md, "checked before the stop") {
+		t.Errorf("the report names a side-by-side check the tuning did not make:\n%s", md)
+	}
+	res.Tunes[0].Result.Confirm = &tune.Confirmation{Fewest: &tune.Measurement{Knobs: watch.Knobs{Workers: 8, Pool: 8}, Runs: 3},
+		Top: &tune.Measurement{Knobs: watch.Knobs{Workers: 10, Pool: 10}, Runs: 3}, Winner: watch.Knobs{Workers: 10, Pool: 10}, Why: "10/10 wins"}
+	line := "- checked before the stop, 8/8 against 10/10 side by side in 3 interleaved rounds: 10/10 wins\n"
+	if md := tuneMarkdown(res); !strings.Contains(md, line) {
+		t.Errorf("the report's tuning section lacks %q:\n%s", line, md)
+	}
+	res.Tunes[0].Result.Earlier = []*tune.Confirmation{{Winner: watch.Knobs{Workers: 8, Pool: 8}, Why: "8/8 wins over 6/6"}}
+	earlier := "- checked at an earlier stop, then went on above the winner: 8/8 wins over 6/6\n"
+	if md := tuneMarkdown(res); !strings.Contains(md, earlier) || strings.Index(md, earlier) > strings.Index(md, line) {
+		t.Errorf("the report's tuning section lacks %q before the last check:\n%s", earlier, md)
+	}
+}
+
+func tuned(outcome string) *tune.Result {
+	st := func(n int, k watch.Knobs, lo, hi float64) tune.Step {
+		return tune.Step{N: n, Measurement: tune.Measurement{Knobs: k, Throughput: loadtest.Spread{Median: (lo + hi) / 2, Min: lo, Max: hi, N: 3}},
+			Diagnosis: tune.Diagnosis{Limit: tune.Capacity, Evidence: "cores 95% busy"}, Decision: "fewer | of both"}
+	}
+	return &tune.Result{Objectives: []string{"p99<10ms"}, Steps: []tune.Step{st(1, watch.Knobs{Workers: 40, Pool: 40}, 1000, 1100), st(2, watch.Knobs{Workers: 10, Pool: 10}, 1050, 1150)},
+		Winner: watch.Knobs{Workers: 10, Pool: 10}, WinnerMet: true, Outcome: outcome, Measurements: 2, Stopped: "stop: capacity",
+		Rules: tune.Rules{WorkersPool: "holds: 10 workers = 10 connections + 0", MinMax: "not checked"}}
+}
