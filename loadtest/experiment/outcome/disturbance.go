@@ -77,35 +77,26 @@ func (i *Interference) Text() string {
 	if i == nil || i.Server == nil && i.Generator == nil {
 		return "not read"
 	}
-	s := ""
-	if i.Server != nil {
-		s = fmt.Sprintf("server's cores %.1f %%", *i.Server)
-		var in []string
-		if i.Steal != nil {
-			in = append(in, fmt.Sprintf("steal %.1f", *i.Steal))
+	var parts []string
+	for _, c := range []struct {
+		name               string
+		v, steal, expected *float64
+	}{{"server's cores", i.Server, i.Steal, i.Expected}, {"generator's", i.Generator, i.GeneratorSteal, i.GeneratorExpected}} {
+		if c.v == nil {
+			continue
 		}
-		if i.Expected != nil {
-			in = append(in, fmt.Sprintf("%.1f expected", *i.Expected))
+		s := fmt.Sprintf("%s %.1f %%", c.name, *c.v)
+		var in []string
+		if c.steal != nil {
+			in = append(in, fmt.Sprintf("steal %.1f", *c.steal))
+		}
+		if c.expected != nil {
+			in = append(in, fmt.Sprintf("%.1f expected", *c.expected))
 		}
 		if len(in) > 0 {
 			s += " (" + strings.Join(in, ", ") + ")"
 		}
+		parts = append(parts, s)
 	}
-	if i.Generator != nil {
-		if s != "" {
-			s += ", "
-		}
-		s += fmt.Sprintf("generator's %.1f %%", *i.Generator)
-		var in []string
-		if i.GeneratorSteal != nil {
-			in = append(in, fmt.Sprintf("steal %.1f", *i.GeneratorSteal))
-		}
-		if i.GeneratorExpected != nil {
-			in = append(in, fmt.Sprintf("%.1f expected", *i.GeneratorExpected))
-		}
-		if len(in) > 0 {
-			s += " (" + strings.Join(in, ", ") + ")"
-		}
-	}
-	return s
+	return strings.Join(parts, ", ")
 }

@@ -48,3 +48,21 @@ func TestSpreadText(t *testing.T) {
 		}
 	}
 }
+
+func TestInterferenceText(t *testing.T) {
+	f := func(v float64) *float64 { return &v }
+	for _, tt := range []struct {
+		in   *Interference
+		want string
+	}{
+		{&Interference{Server: f(46.8), Steal: f(20.1), Expected: f(3.1), Generator: f(1.2)}, "server's cores 46.8 % (steal 20.1, 3.1 expected), generator's 1.2 %"},
+		{&Interference{Generator: f(5), GeneratorSteal: f(1), GeneratorExpected: f(2)}, "generator's 5.0 % (steal 1.0, 2.0 expected)"},
+		{&Interference{Server: f(3)}, "server's cores 3.0 %"},
+		{nil, "not read"},
+		{&Interference{Steal: f(1)}, "not read"},
+	} {
+		if got := tt.in.Text(); got != tt.want {
+			t.Errorf("Text() = %q; want %q", got, tt.want)
+		}
+	}
+}

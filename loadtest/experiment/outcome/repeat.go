@@ -355,15 +355,6 @@ func (p *Point) Spread(label, metric string) (loadtest.Spread, bool) {
 	return loadtest.SpreadOf(vs), true
 }
 
-// TruthSpread returns a truth figure over the repeats that have it.
-func (p *Point) TruthSpread(name string) (loadtest.Spread, bool) {
-	vs, ok := p.TruthValues(name)
-	if !ok {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
-}
-
 // TruthValues returns a truth figure of every used repeat in the order
 // measured; ok is false when a repeat lacks it.
 func (p *Point) TruthValues(name string) ([]float64, bool) {

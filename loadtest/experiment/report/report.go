@@ -3,7 +3,6 @@ package report
 import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
-	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
@@ -335,35 +334,6 @@ func remeasuredMarkdown(res *outcome.Result) string {
 		}
 	}
 	return b.String() + "\n"
-}
-
-// calibrations are the experiment's calibrations: the first and a redone
-// one, those it has.
-func calibrations(res *outcome.Result) []*calibrate.Calibration {
-	var out []*calibrate.Calibration
-	for _, c := range []*calibrate.Calibration{res.Calibration, res.Recalibration} {
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// calibrationMarkdown renders a calibration's section: what it chose, how,
-// why when it was redone, and its probes.
-func calibrationMarkdown(c *calibrate.Calibration) string {
-	var b strings.Builder
-	if c.Sweep > 0 {
-		fmt.Fprintf(&b, "\n## Calibration redone before sweep %d\n\nWhy: %s. ", c.Sweep, c.Reason)
-	} else {
-		b.WriteString("\n## Calibration\n\n")
-	}
-	fmt.Fprintf(&b, "%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms | used |\n| --- | --- | --- | --- | --- |\n",
-		c.Summary(), c.Method(), c.Var, c.ReadingHead())
-	for _, p := range c.Table() {
-		fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f | %s |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs, p.Used())
-	}
-	return b.String()
 }
 
 // pointTable renders a run's points as a Markdown table, with the deadline

@@ -239,3 +239,171 @@ func curveSpread(ps []*outcome.Point) map[int]chart.CurveSpread {
 	}
 	return m
 }
+
+// remeasuredPoint is a point some of whose measurements were disturbed,
+// suspect or measured again, as the report lists it.
+type remeasuredPoint struct {
+	Run     string
+	Clients int
+	// Attempts are every measurement of the point, in order.
+	Attempts []*outcome.Repeat
+	// Busy says why the point has no used measurement ("" when it has).
+	Busy string
+}
+
+// remeasured lists the points with a disturbed, suspect or re-measured
+// measurement, in the order of the runs and their points.
+func remeasured(res *outcome.Result) []remeasuredPoint {
+	var out []remeasuredPoint
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			flagged := false
+			for _, rp := range p.Repeats {
+				flagged = flagged || rp.Disturbed || rp.Suspect || rp.Dropped && !rp.Recalibrated || rp.Attempt > 1
+			}
+			if flagged {
+				out = append(out, remeasuredPoint{Run: r.Name, Clients: p.Clients, Attempts: p.Repeats, Busy: p.BusyText(r.Name)})
+			}
+		}
+	}
+	return out
+}
+
+// RemeasuredText is the report's headline on other work on the machine:
+// how many points were measured again and why, how many could not be
+// measured undisturbed, and the extra time; "" when nothing was
+// disturbed or suspect.
+func RemeasuredText(res *outcome.Result) string {
+	d := res.Disturbance
+	ps := remeasured(res)
+	if d == nil || len(ps) == 0 {
+		return ""
+	}
+	disturbed, suspect, busy := 0, 0, 0
+	for _, p := range ps {
+		for _, rp := range p.Attempts {
+			if rp.Disturbed {
+				disturbed++
+			}
+			if rp.Suspect {
+				suspect++
+			}
+		}
+		if p.Busy != "" {
+			busy++
+		}
+	}
+	s := fmt.Sprintf("Other work on the machine: %s had a measurement disturbed or suspect and %s taken "+
+		"(%s disturbed: other work took the server's or the generator's cores beyond the baseline by more than %g points; "+
+		"%s: the server's CPU per request off the point's other repeats by more than %g %%), in %.0f s of the %.0f s allowed",
+		count(len(ps), "point"), count(d.Remeasured, "re-measure"), count(disturbed, "measurement"), d.Threshold,
+		count(suspect, "suspect"), d.CPUPerRequest, d.ExtraSeconds, d.MaxExtraSeconds)
+	if busy > 0 {
+		s += fmt.Sprintf("; %s could not be measured undisturbed and the claims on them are not measured", count(busy, "point"))
+	}
+	return s + "."
+}
+
+// count says "1 point" or "N points".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// attemptText describes one measurement for the report's list: its
+// repeat and attempt, throughput, interference and what became of it.
+func attemptText(rp *outcome.Repeat) string {
+	s := fmt.Sprintf("repeat %d, attempt %d (%s UTC): %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1),
+		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.Text())
+	switch {
+	case rp.Dropped:
+		s += ": dropped"
+	case rp.Suspect:
+		s += ": used (suspect)"
+	default:
+		s += ": used"
+	}
+	if rp.Reason != "" {
+		s += " (" + rp.Reason + ")"
+	}
+	return s
+}
+
+// profilesSideBySide renders, for each profile kind taken at the same
+// client count in more than one run, the runs' profiles in columns: each
+// bucket's share over the repeats, then the first profile's top
+// functions, so that where the time went can be read across the runs at
+// once (graph 2's wait for a connection beside graph 3's CPU). "" when
+// fewer than two runs were profiled.
+func profilesSideBySide(res *outcome.Result, top int) string {
+	type column struct {
+		run string
+		g   outcome.ProfileGroup
+	}
+	byKind := map[string][]column{}
+	var kinds []string
+	for _, r := range res.Runs {
+		for _, g := range outcome.ProfileGroups(r.MeasuredOnly().Profiles) {
+			key := fmt.Sprintf("%s profile%s", g.Kind, clientsSuffix(g.Clients))
+			if !slices.Contains(kinds, key) {
+				kinds = append(kinds, key)
+			}
+			byKind[key] = append(byKind[key], column{r.Name, g})
+		}
+	}
+	var b strings.Builder
+	for _, key := range kinds {
+		cols := byKind[key]
+		if len(cols) < 2 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s, side by side\n\n| |", key)
+		for _, c := range cols {
+			fmt.Fprintf(&b, " %s |", c.run)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(cols)) + "\n")
+		var buckets []string
+		for _, c := range cols {
+			for _, bs := range c.g.Buckets {
+				if !slices.Contains(buckets, bs.Name) {
+					buckets = append(buckets, bs.Name)
+				}
+			}
+		}
+		for _, name := range buckets {
+			fmt.Fprintf(&b, "| %s |", name)
+			for _, c := range cols {
+				cell := "-"
+				if i := slices.IndexFunc(c.g.Buckets, func(bs outcome.BucketShare) bool { return bs.Name == name }); i >= 0 {
+					cell = outcome.SpreadText(c.g.Buckets[i].Share.Scaled(100), "%.0f", " %")
+				}
+				fmt.Fprintf(&b, " %s |", cell)
+			}
+			b.WriteString("\n")
+		}
+		for i := range top {
+			fmt.Fprintf(&b, "| top %d |", i+1)
+			for _, c := range cols {
+				cell := "-"
+				if t := c.g.Profiles[0].Top; i < len(t) {
+					cell = fmt.Sprintf("%.1f %% %s", 100*t[i].Share, t[i].Name)
+				}
+				fmt.Fprintf(&b, " %s |", cell)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n## Profiles side by side\n\nBucket shares are of the samples in focus (profile.focus), the median over the repeats with the range; the top functions are by own samples, of each run's first profile.\n" + b.String()
+}
+
+func clientsSuffix(clients int) string {
+	if clients == 0 {
+		return ""
+	}
+	return " at " + outcome.ClientsText(clients)
+}
