@@ -99,12 +99,12 @@ type Calibration struct {
 	Probes   []Probe `json:"probes"`
 	// Disturbed are the probes measured again because other work took
 	// the cores beyond the baseline while they ran (the runner's judge,
-	// disturbance.go); none of them is in Probes.
+	// the disturbance rule); none of them is in Probes.
 	Disturbed []Probe `json:"disturbed,omitempty"`
 	// Steal is the median steal (% of one core) the hypervisor took from
 	// the server's cores over the probes used; nil where the OS does not
 	// report it. A calibration that ran in a burst of steal is redone when
-	// the run later reads the cores with less (recalibrationReason).
+	// the run later reads the cores with less (an experiment's recalibration).
 	Steal *float64 `json:"steal_percent,omitempty"`
 	// Value is the chosen wait, as handed to the servers; Reached whether
 	// the last probe was within the tolerance.

@@ -90,7 +90,7 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 // calibrateOn runs the calibration's probes on lr's running server and
 // returns what they chose, the server left with it. The probes' spans of
 // the server's and the generator's cores become the baseline that later
-// steps' interference is judged against (disturbance.go): what other work
+// steps' interference is judged against (remeasure.go): what other work
 // took of the machine while the calibration measured it is part of the
 // machine the runs are decided on.
 func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*calibrate.Calibration, error) {

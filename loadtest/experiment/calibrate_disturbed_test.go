@@ -1,9 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -12,8 +9,11 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/measure"
 )
 
 // TestProbeJudge: each probe is judged by the disturbance rule against the

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/calibrate"
 	"context"
 	"math"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bbslab/loadtest/calibrate"
 )
 
 func TestCalibrateChecked(t *testing.T) {

@@ -1,9 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/measure"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +12,9 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -42,7 +42,7 @@ type Experiment struct {
 	// window (truth.go).
 	Truth truthSpec `toml:"truth"`
 	// Disturbance says when a measurement is disturbed by other work on
-	// the machine and how often it is measured again (disturbance.go).
+	// the machine and how often it is measured again (remeasure.go).
 	Disturbance measure.Rules `toml:"disturbance"`
 	// Tune, when it names starts, tunes each run's server (package tune)
 	// instead of sweeping client counts (tune.go).
@@ -53,7 +53,8 @@ type Experiment struct {
 	Fleet fleetSpec `toml:"fleet"`
 	Runs  []runSpec `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
-	// source and decided from the results (claim.go).
+	// source, checked against the file (claimcheck.go) and decided from
+	// the results (package claim).
 	Claims []claim.Claim `toml:"claim"`
 
 	// Quick is set by MakeQuick: fewer, shorter, single measurements.

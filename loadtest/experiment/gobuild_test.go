@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/experiment/outcome"
 	"context"
 	"os"
 	"os/exec"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bbslab/loadtest/experiment/outcome"
 )
 
 // tinyboardLine is what testdata/tinyboard prints when it starts.

@@ -1,15 +1,16 @@
 package experiment
 
 import (
-	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"math"
 	"net/url"
 	"slices"
 	"time"
+
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/measure"
 )
 
 // calibration is the calibration in force (Result.calibrationInForce).

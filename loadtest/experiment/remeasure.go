@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"math"
@@ -12,11 +10,13 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
-// A repeat of a point is measured, judged against the baseline
-// (disturbance.go) and, while disturbed, measured again at once: the same
+// A repeat of a point is measured, judged against the baseline and,
+// while disturbed, measured again at once: the same
 // repeat, so that with interleaved sweeps it stays in its sweep, back to
 // back with the other runs' measurements of that sweep, and pairs by
 // repeat still pair measurements taken together. Per point, not per

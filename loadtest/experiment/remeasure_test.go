@@ -1,10 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/experiment/report"
-	"bbslab/loadtest/measure"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -16,7 +12,11 @@ import (
 	"time"
 
 	"bbslab/loadtest/disturb"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/experiment/report"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )

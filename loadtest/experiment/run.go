@@ -50,11 +50,11 @@ type Options struct {
 	Progress io.Writer
 	// NoPin leaves the server and the load generator unpinned: each is
 	// held to the number of CPUs the file names for it by GOMAXPROCS
-	// alone, as where CPU affinity is not available (pin.go). The notes
+	// alone, as where CPU affinity is not available (process.go). The notes
 	// say which was done.
 	NoPin bool
 	// Lang is the report's language: "ja" writes the headings and verdict
-	// words of report.md and index.html in Japanese (lang.go); else English.
+	// words of report.md and index.html in Japanese (package report); else English.
 	Lang string
 
 	// serverCoresOnly, for this package's tests of the runner's order

@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"net/http"
@@ -13,6 +11,8 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 

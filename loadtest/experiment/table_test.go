@@ -1,14 +1,15 @@
 package experiment
 
 import (
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite docs/experiments.md's table of claims and controls from the committed reports")

@@ -1,14 +1,15 @@
 package claim
 
 import (
-	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/live"
-	"bbslab/loadtest/watch"
 	"fmt"
 	"maps"
 	"slices"
 	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/watch"
 )
 
 // A Claim is a statement an experiment tests, traced to where it was
@@ -35,7 +36,7 @@ type Claim struct {
 	// reproduced only when its control is not.
 	Control *Control `toml:"control"`
 	// Explain says, when the claim fails, what the readings say the limit
-	// was instead (explain.go).
+	// was instead (Explanation).
 	Explain []Explanation `toml:"explain"`
 }
 
@@ -61,7 +62,7 @@ type Check struct {
 // "first_second_throughput", "first_second_p99_ms"; of one
 // request Label when given), a server Reading by name, the share (0..1)
 // of a Profile's ("cpu" or "fgprof") Bucket, or a Truth figure: the step
-// held against the server's own record of it (truthFigureNames, with
+// held against the server's own record of it (the runner's truthFigureNames, with
 // [truth]). Factor multiplies the side (default 1).
 type Operand struct {
 	Value   *float64 `toml:"value"`
@@ -451,7 +452,7 @@ func operandPoint(o Operand, r *outcome.Run) *outcome.Point {
 
 // profileShare returns a bucket's share over the profiles of one kind
 // taken at clients (a profile that does not say its client count counts)
-// in the used measurements (usedProfile).
+// in the used measurements (StepProfile.UsedIn).
 func profileShare(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
 	var ps []*outcome.StepProfile
 	for _, pr := range r.Profiles {

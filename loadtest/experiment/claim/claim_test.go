@@ -1,13 +1,14 @@
 package claim
 
 import (
+	"slices"
+	"strings"
+	"testing"
+
 	"bbslab/loadtest"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
-	"slices"
-	"strings"
-	"testing"
 )
 
 // measuredPoint is a point measured once per throughput given, with the

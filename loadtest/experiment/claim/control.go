@@ -1,12 +1,13 @@
 package claim
 
 import (
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/live"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/live"
 )
 
 // A Control is a claim's own checks applied where the effect the claim

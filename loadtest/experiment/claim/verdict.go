@@ -1,14 +1,15 @@
 package claim
 
 import (
+	"fmt"
+	"math"
+	"strings"
+
 	"bbslab/loadtest"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
-	"fmt"
-	"math"
-	"strings"
 )
 
 // verdicts computes the plain-language findings of an experiment from its

@@ -1,10 +1,11 @@
 package outcome
 
 import (
-	"bbslab/loadtest"
-	"bbslab/loadtest/live"
 	"fmt"
 	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/live"
 )
 
 // Claim is a claim decided from an experiment's results: the
@@ -23,7 +24,7 @@ type Claim struct {
 	// Control is the claim's control decided from the same results; nil
 	// when the claim names none.
 	Control *Control `json:"control,omitempty"`
-	// Explained holds the explanations whose checks held (explain.go).
+	// Explained holds the explanations whose checks held (package claim's Explanation).
 	Explained []string `json:"explained,omitempty"`
 }
 

@@ -1,10 +1,11 @@
 package outcome
 
 import (
-	"bbslab/loadtest/measure"
 	"fmt"
 	"slices"
 	"strings"
+
+	"bbslab/loadtest/measure"
 )
 
 // Disturbance is what the experiment did about a machine busy with other

@@ -1,8 +1,9 @@
 package outcome
 
 import (
-	"bbslab/loadtest"
 	"testing"
+
+	"bbslab/loadtest"
 )
 
 // measuredPoint is a point measured once per throughput given, with the

@@ -1,8 +1,6 @@
 package outcome
 
 import (
-	"bbslab/loadtest"
-	"bbslab/loadtest/watch"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -10,6 +8,9 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/watch"
 )
 
 // BusyText says why p could not be measured, when none of its
@@ -131,7 +132,7 @@ type Repeat struct {
 	Server map[string]float64 `json:"server,omitempty"`
 	// Truth is the server's own record of the measured window, as its
 	// [truth] stop URL answered; TruthFigures the step's figures held
-	// against it (truthFigureNames); TruthNote why some or all are
+	// against it (the runner's truthFigureNames); TruthNote why some or all are
 	// missing.
 	Truth        json.RawMessage    `json:"truth,omitempty"`
 	TruthFigures map[string]float64 `json:"truth_figures,omitempty"`
@@ -142,7 +143,7 @@ type Repeat struct {
 	// Repeat is which of the point's repeats this measurement is
 	// (1..load.repeats; interleaved, its sweep) and Attempt which
 	// measurement of that repeat (1: the first; more: measured again,
-	// remeasure.go); both absent in results written before re-measures,
+	// the runner's re-measures); both absent in results written before re-measures,
 	// whose repeats are one attempt each, in order.
 	Repeat  int `json:"repeat,omitempty"`
 	Attempt int `json:"attempt,omitempty"`
@@ -166,7 +167,7 @@ type Repeat struct {
 	// Calibration counts the calibrations redone before this measurement
 	// (0: measured with the first one's value). Recalibrated marks one
 	// dropped because it was measured on a calibration redone since
-	// (recalibrate.go).
+	// (the runner's recalibration).
 	Calibration  int  `json:"calibration,omitempty"`
 	Recalibrated bool `json:"recalibrated,omitempty"`
 	// Full is the full result, kept while the point is measured.

@@ -1,12 +1,6 @@
 package outcome
 
 import (
-	"bbslab/internal/cli"
-	"bbslab/loadtest"
-	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/fleet"
-	"bbslab/loadtest/tune"
-	"bbslab/loadtest/watch"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,6 +8,13 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"bbslab/internal/cli"
+	"bbslab/loadtest"
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/fleet"
+	"bbslab/loadtest/tune"
+	"bbslab/loadtest/watch"
 )
 
 // FleetResult is what a run's fleet was, in the result.
@@ -38,7 +39,7 @@ const QuickNote = "QUICK RUN: at most 3 client counts, one measurement each, sho
 
 // SweepsUsed is how many sweeps the claims stand on: every repeat, less
 // the sweeps before a redone calibration, whose measurements are left out
-// (leaveOutEarlier).
+// (the runner's leaveOutEarlier).
 func (r *Result) SweepsUsed() int {
 	if r.Recalibration != nil && r.Recalibration.Sweep > 1 {
 		return max(1, r.Repeats-(r.Recalibration.Sweep-1))
@@ -69,7 +70,7 @@ type Result struct {
 	SLO          string         `json:"slo,omitempty"`
 	// Repeats is how many times each point was to be measured;
 	// Interleave whether the runs took turns; Quick whether it was a
-	// quick run (MakeQuick).
+	// quick run (experiment's MakeQuick).
 	Repeats    int  `json:"repeats,omitempty"`
 	Interleave bool `json:"interleave,omitempty"`
 	// Sweeps says that each interleaved repeat was a whole sweep (every
@@ -84,18 +85,18 @@ type Result struct {
 	Error string `json:"error,omitempty"`
 	// Calibration is what the file's calibration measured and chose;
 	// Recalibration the calibration redone between sweeps, when the
-	// board's CPU per request at its point moved (remeasure.go).
+	// board's CPU per request at its point moved (the runner's recalibration).
 	Calibration *calibrate.Calibration `json:"calibration,omitempty"`
 	// Tunes are the tunings of a file with [tune], in the order run.
 	Tunes         []*TuneRun             `json:"tunes,omitempty"`
 	Recalibration *calibrate.Calibration `json:"recalibration,omitempty"`
 	// Disturbance is what the experiment did about other work on the
 	// machine: its settings, the readings it judged by, the re-measures
-	// and the baseline (disturbance.go).
+	// and the baseline.
 	Disturbance *Disturbance `json:"disturbance,omitempty"`
 	// CalibrationMoved says why the claims on the calibration's share
 	// were not measured: the board's CPU per request at the calibration's
-	// point moved from the calibration in force (movedFromCalibration).
+	// point moved from the calibration in force (the runner's movedFromCalibration).
 	CalibrationMoved string `json:"calibration_moved,omitempty"`
 	// Claims are the file's claims decided from the results; Verdicts
 	// the free-form findings.
@@ -110,7 +111,7 @@ type Run struct {
 	Vars     map[string]string `json:"vars,omitempty"`
 	Points   []*Point          `json:"points"`
 	Profiles []*StepProfile    `json:"profiles,omitempty"`
-	// Fleet is set when the run's server was several replicas (fleet.go).
+	// Fleet is set when the run's server was several replicas (package fleet).
 	Fleet *FleetResult `json:"fleet,omitempty"`
 	Error string       `json:"error,omitempty"`
 }
@@ -208,7 +209,7 @@ type TuneRun struct {
 }
 
 // MeasuredOnly returns res with only the points that have a used
-// measurement (runResult.measuredOnly).
+// measurement (Run.MeasuredOnly).
 func (res *Result) MeasuredOnly() *Result {
 	m := *res
 	m.Runs = make([]*Run, len(res.Runs))

@@ -1,11 +1,12 @@
 package report
 
 import (
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/live"
 	"fmt"
 	"regexp"
 	"strings"
+
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/live"
 )
 
 // reportJapanese is the report's Japanese: its headings, the captions of

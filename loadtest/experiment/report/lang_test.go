@@ -1,7 +1,6 @@
 package report
 
 import (
-	"bbslab/loadtest/live"
 	"html"
 	"os"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode"
+
+	"bbslab/loadtest/live"
 )
 
 func hasJapanese(s string) bool {

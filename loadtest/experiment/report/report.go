@@ -1,13 +1,6 @@
 package report
 
 import (
-	"bbslab/internal/cli"
-	"bbslab/loadtest"
-	"bbslab/loadtest/chart"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/live"
-	"bbslab/loadtest/watch"
 	"bytes"
 	"cmp"
 	"fmt"
@@ -16,6 +9,14 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"bbslab/internal/cli"
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/watch"
 )
 
 // controlMarkdown prints a claim's control under it, with its figures.
@@ -114,7 +115,7 @@ type chartFile struct {
 
 // experimentCharts draws throughput and response time against clients with
 // one curve per run, and one chart per server reading.
-// Only the points with a used measurement are drawn (measuredOnly).
+// Only the points with a used measurement are drawn (Result.MeasuredOnly).
 func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]chartFile, error) {
 	res = res.MeasuredOnly()
 	var curves []chart.Curve

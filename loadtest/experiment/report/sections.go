@@ -1,14 +1,15 @@
 package report
 
 import (
+	"fmt"
+	"sort"
+	"strings"
+
 	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 	"bbslab/machine"
-	"fmt"
-	"sort"
-	"strings"
 )
 
 // experimentEnvironment describes on what an experiment ran, one line

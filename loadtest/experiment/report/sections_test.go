@@ -1,12 +1,13 @@
 package report
 
 import (
+	"strings"
+	"testing"
+
 	"bbslab/loadtest"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
-	"strings"
-	"testing"
 )
 
 // TestTuneMarkdown: the report's tuning section shows every step, the

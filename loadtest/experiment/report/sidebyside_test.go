@@ -1,10 +1,11 @@
 package report
 
 import (
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/watch"
 	"strings"
 	"testing"
+
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/watch"
 )
 
 // TestProfilesSideBySide: runs profiled at the same client count are put

@@ -1,15 +1,16 @@
 package report
 
 import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
-	"fmt"
-	"path/filepath"
-	"slices"
-	"strings"
 )
 
 // pointRows returns the head and rows of a run's table: per client count

@@ -1,12 +1,13 @@
 package report
 
 import (
-	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/watch"
 	"slices"
 	"strings"
 	"testing"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/watch"
 )
 
 // TestTableAbsentReadings checks that a server reading the target did not
