@@ -146,12 +146,12 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 			why := j.judge(srv, gen)
 			if why == "" || attempt >= e.Disturbance.MaxAttempts || !x.fits(probeLen) {
 				if why != "" {
-					x.note(fmt.Sprintf("calibration probe at %s = %s was disturbed (%s) and used: no attempt or time left (disturbance.max_attempts, max_extra)", c.Var, v(wait), why))
+					x.note(fmt.Sprintf("calibration probe at %s = %s was disturbed (%s) and used: no attempt or time left (disturbance.max_attempts, max_extra)", c.Var, calibrate.FormatWait(wait), why))
 				}
 				j.accept(srv, gen)
 				return r, nil
 			}
-			x.logf("calibrate: %s = %s: disturbed (%s): probing it again", c.Var, v(wait), why)
+			x.logf("calibrate: %s = %s: disturbed (%s): probing it again", c.Var, calibrate.FormatWait(wait), why)
 			x.res.Disturbance.Remeasured++
 			j.disturbed = append(j.disturbed, disturbedProbe(c, wait, r, server, why))
 			if err := x.settleProbe(ctx, lr, j); err != nil {
@@ -173,9 +173,6 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 	}
 	return cal, err
 }
-
-// v writes a wait for a log line.
-func v(wait time.Duration) string { return calibrate.FormatWait(wait) }
 
 // disturbedProbe is a calibration probe that was measured again, for the
 // report: its wait, throughput, raw reading and CPU per request, and why.

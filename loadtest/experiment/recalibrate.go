@@ -13,9 +13,6 @@ import (
 	"bbslab/loadtest/measure"
 )
 
-// calibration is the calibration in force (Result.calibrationInForce).
-func (x *experimentRunner) calibration() *calibrate.Calibration { return calibrationInForce(x.res) }
-
 // calibrationInForce is the redone calibration, or the first.
 func calibrationInForce(r *outcome.Result) *calibrate.Calibration {
 	if r.Recalibration != nil {
@@ -36,7 +33,7 @@ func calibrationInForce(r *outcome.Result) *calibrate.Calibration {
 // recalibrated: measured run by run, a run would differ from the others
 // in its wait.
 func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, sweep int) error {
-	c, cal, cpu := x.e.Calibrate, x.calibration(), x.res.Disturbance.CPU
+	c, cal, cpu := x.e.Calibrate, calibrationInForce(x.res), x.res.Disturbance.CPU
 	if c.Var == "" || cal == nil || len(cal.Probes) == 0 || x.recalTried || cpu == "" {
 		return nil
 	}

@@ -422,7 +422,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 			x.logf("run %s: truth: %s", lr.run.Name, rp.TruthNote)
 		}
 	}
-	x.calibration().AddShare(rp.Server)
+	calibrationInForce(x.res).AddShare(rp.Server)
 	x.judgeSpan(lr, rp, r)
 	addRepeat(p, rp, e.Load)
 	for _, pr := range seen.Profiles {
