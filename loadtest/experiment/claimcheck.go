@@ -46,13 +46,8 @@ func (e *Experiment) checkClaims() []error {
 			if !slices.Contains(claim.Ops, k.Op) {
 				bad("check %d: op = %q: want one of %s", j+1, k.Op, strings.Join(claim.Ops, ", "))
 			}
-			for _, side := range []struct {
-				name string
-				o    *claim.Operand
-			}{{"left", &k.Left}, {"right", &k.Right}} {
-				for _, msg := range e.checkOperand(side.o) {
-					bad("check %d: %s: %s", j+1, side.name, msg)
-				}
+			for _, msg := range e.checkSides(&k.Left, &k.Right) {
+				bad("check %d: %s", j+1, msg)
 			}
 		}
 		for _, msg := range append(e.checkControl(c), e.checkExplanations(c)...) {
@@ -60,6 +55,19 @@ func (e *Experiment) checkClaims() []error {
 		}
 	}
 	return errs
+}
+
+// checkSides returns what is wrong with a check's two sides, each
+// message led by its side's name.
+func (e *Experiment) checkSides(left, right *claim.Operand) []string {
+	var out []string
+	for _, msg := range e.checkOperand(left) {
+		out = append(out, "left: "+msg)
+	}
+	for _, msg := range e.checkOperand(right) {
+		out = append(out, "right: "+msg)
+	}
+	return out
 }
 
 // checkOperand returns what is wrong with o.
@@ -230,13 +238,8 @@ func (e *Experiment) checkControl(c *claim.Claim) []string {
 		}
 	}
 	for j, k := range ct.Checks(c.Checks) {
-		for _, side := range []struct {
-			name string
-			o    claim.Operand
-		}{{"left", k.Left}, {"right", k.Right}} {
-			for _, msg := range e.checkOperand(&side.o) {
-				out = append(out, fmt.Sprintf("control's check %d: %s: %s", j+1, side.name, msg))
-			}
+		for _, msg := range e.checkSides(&k.Left, &k.Right) {
+			out = append(out, fmt.Sprintf("control's check %d: %s", j+1, msg))
 		}
 	}
 	return out
@@ -264,13 +267,8 @@ func (e *Experiment) checkExplanations(c *claim.Claim) []string {
 		if !slices.Contains(claim.Ops, x.Op) {
 			bad("op = %q: want one of %s", x.Op, strings.Join(claim.Ops, ", "))
 		}
-		for _, side := range []struct {
-			name string
-			o    *claim.Operand
-		}{{"left", &x.Left}, {"right", &x.Right}} {
-			for _, msg := range e.checkOperand(side.o) {
-				bad("%s: %s", side.name, msg)
-			}
+		for _, msg := range e.checkSides(&x.Left, &x.Right) {
+			bad("%s", msg)
 		}
 		for j := range x.Show {
 			if x.Show[j].Value != nil {
