@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest"
 	"bbslab/loadtest/experiment/claim"
 	"bbslab/loadtest/experiment/outcome"
 )
@@ -135,18 +136,23 @@ func checkFigures(ks []outcome.Check) string {
 func medianText(s outcome.Side) string {
 	switch {
 	case s.Constant:
-		return outcome.FormatNum("auto", s.Value.Median)
+		return median("auto", s.Value.Median, "")
 	case s.Missing != "":
 		return "not measured"
 	case s.Share:
-		return outcome.FormatNum(s.Format, s.Value.Median*100) + s.Unit
+		return median(s.Format, s.Value.Median*100, s.Unit)
 	}
-	return outcome.FormatNum(s.Format, s.Value.Median) + s.Unit
+	return median(s.Format, s.Value.Median, s.Unit)
 }
 
 // opWords writes an operator as the claims' texts do.
 func opWords(op string) string {
 	return strings.NewReplacer("not_above", "is not above", "not_below", "is not below").Replace(op)
+}
+
+// median prints one figure as the claims' texts print a median.
+func median(format string, v float64, unit string) string {
+	return outcome.SpreadText(loadtest.Spread{Median: v, N: 1}, format, unit)
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "/") }

@@ -55,8 +55,8 @@ type Interference struct {
 	GeneratorStealBaseline *float64 `json:"generator_steal_baseline_percent,omitempty"`
 }
 
-// Worst is the larger of the server's and the generator's interference.
-func (i *Interference) Worst() (float64, bool) {
+// worst is the larger of the server's and the generator's interference.
+func (i *Interference) worst() (float64, bool) {
 	if i == nil {
 		return 0, false
 	}

@@ -27,7 +27,7 @@ func (p *Point) BusyText(run string) string {
 			continue
 		}
 		n++
-		if w, ok := rp.Interference.Worst(); ok {
+		if w, ok := rp.Interference.worst(); ok {
 			worst, read = max(worst, w), true
 		}
 	}
@@ -81,8 +81,8 @@ type Figures struct {
 	FirstSecondP99Ms      float64 `json:"first_second_p99_ms,omitempty"`
 }
 
-// FiguresOf takes the figures of one label (or of all) of a run.
-func FiguresOf(s loadtest.Stats) Figures {
+// figuresOf takes the figures of one label (or of all) of a run.
+func figuresOf(s loadtest.Stats) Figures {
 	return Figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P95Ms: s.P95Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
 }
 
@@ -90,8 +90,8 @@ func FiguresOf(s loadtest.Stats) Figures {
 var MetricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
 	"first_second_throughput", "first_second_p99_ms"}
 
-// Metric returns the figure called name (one of MetricNames).
-func (f Figures) Metric(name string) (float64, bool) {
+// metric returns the figure called name (one of MetricNames).
+func (f Figures) metric(name string) (float64, bool) {
 	switch name {
 	case "throughput":
 		return f.Throughput, true
@@ -174,9 +174,9 @@ type Repeat struct {
 	Full *loadtest.Result `json:"-"`
 }
 
-// Cores is the repeat's GeneratorCores, or its result's for a
+// cores is the repeat's GeneratorCores, or its result's for a
 // point of the older form.
-func (rp *Repeat) Cores() *loadtest.CoresUse {
+func (rp *Repeat) cores() *loadtest.CoresUse {
 	if rp.GeneratorCores == nil && rp.Full != nil {
 		return rp.Full.Cost.Cores
 	}
@@ -192,7 +192,7 @@ func (rp *Repeat) Drop(reason string) {
 // NewRepeat takes the figures of one measurement.
 // server is what the watcher read of the server during it (nil: nothing).
 func NewRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
-	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: FiguresOf(r.Total), Server: server.Map(), GeneratorCores: r.Cost.Cores, Full: r}
+	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: server.Map(), GeneratorCores: r.Cost.Cores, Full: r}
 	for _, sec := range r.Series {
 		if !sec.Warmup {
 			rp.Total.FirstSecondThroughput, rp.Total.FirstSecondP99Ms = sec.Throughput, sec.P99Ms
@@ -202,14 +202,14 @@ func NewRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
 	if len(r.Labels) > 0 {
 		rp.Labels = make(map[string]Figures, len(r.Labels))
 		for _, l := range r.Labels {
-			rp.Labels[l.Label] = FiguresOf(l)
+			rp.Labels[l.Label] = figuresOf(l)
 		}
 	}
 	return rp
 }
 
-// Label returns the figures of a request label ("" for the total).
-func (rp *Repeat) Label(name string) (Figures, bool) {
+// label returns the figures of a request label ("" for the total).
+func (rp *Repeat) label(name string) (Figures, bool) {
 	if name == "" {
 		return rp.Total, true
 	}
@@ -219,7 +219,7 @@ func (rp *Repeat) Label(name string) (Figures, bool) {
 	if rp.Labels == nil && rp.Full != nil { // a point of the older form
 		for _, l := range rp.Full.Labels {
 			if l.Label == name {
-				return FiguresOf(l), true
+				return figuresOf(l), true
 			}
 		}
 	}
@@ -254,7 +254,7 @@ func (p *Point) Used() []*Repeat {
 	if p.Result == nil {
 		return nil
 	}
-	return []*Repeat{{Total: FiguresOf(p.Result.Total), Server: p.Server, Full: p.Result}}
+	return []*Repeat{{Total: figuresOf(p.Result.Total), Server: p.Server, Full: p.Result}}
 }
 
 // Slots returns which repeat each of p.Used() is, in the same order:
@@ -342,11 +342,11 @@ func (p *Point) summarize() *PointSummary {
 func (p *Point) Spread(label, metric string) (loadtest.Spread, bool) {
 	var vs []float64
 	for _, rp := range p.Used() {
-		f, ok := rp.Label(label)
+		f, ok := rp.label(label)
 		if !ok {
 			continue
 		}
-		if v, ok := f.Metric(metric); ok {
+		if v, ok := f.metric(metric); ok {
 			vs = append(vs, v)
 		}
 	}
@@ -405,8 +405,8 @@ func (p *Point) Values(label, metric, reading string) (vs []float64, ok bool) {
 			v, ok = rp.Server[reading]
 		} else {
 			var f Figures
-			if f, ok = rp.Label(label); ok {
-				v, ok = f.Metric(metric)
+			if f, ok = rp.label(label); ok {
+				v, ok = f.metric(metric)
 			}
 		}
 		if !ok {
@@ -445,16 +445,16 @@ func (p *Point) Throughput() loadtest.Spread {
 // The format "auto" keeps three significant digits of small values, so
 // that 0.0006 ms/request does not print as 0.00.
 func SpreadText(s loadtest.Spread, format, unit string) string {
-	v := FormatNum(format, s.Median) + unit
+	v := formatNum(format, s.Median) + unit
 	if s.N > 1 {
-		v += " (" + FormatNum(format, s.Min) + "-" + FormatNum(format, s.Max) + ")"
+		v += " (" + formatNum(format, s.Min) + "-" + formatNum(format, s.Max) + ")"
 	}
 	return v
 }
 
-// FormatNum formats v with format, or, with "auto", with two decimals
+// formatNum formats v with format, or, with "auto", with two decimals
 // from 0.01 up, none from 1000 up and three significant digits below 0.01.
-func FormatNum(format string, v float64) string {
+func formatNum(format string, v float64) string {
 	if format != "auto" {
 		return fmt.Sprintf(format, v)
 	}
@@ -472,7 +472,7 @@ func FormatNum(format string, v float64) string {
 func (p *Point) GeneratorInterference() (loadtest.Spread, bool) {
 	var vs []float64
 	for _, rp := range p.Used() {
-		if c := rp.Cores(); c != nil {
+		if c := rp.cores(); c != nil {
 			vs = append(vs, c.Interference)
 		}
 	}
