@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
@@ -107,9 +106,8 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 		return nil, err
 	}
 	once := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
-		v := calibrate.FormatWait(wait)
-		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
-			return nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
+		if err := x.setWait(ctx, []*serverRun{lr}, calibrate.FormatWait(wait)); err != nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
 		}
 		s := e.settings(runSpec{Name: name}, c.Clients, lr.x) // [load]'s, not the run's own
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)

@@ -146,24 +146,29 @@ func (p *serverProc) tail() string {
 	return "\n" + s
 }
 
-// post sends an empty POST to url and checks for a 2xx answer.
-func post(ctx context.Context, url string, timeout time.Duration) error {
+// post POSTs to url with no body within timeout and returns the answer's
+// body (up to 64 MiB); an answer other than 2xx is an error that quotes
+// the start of it.
+func post(ctx context.Context, url string, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("POST %s: %s: %s", url, resp.Status, bytes.TrimSpace(b))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("POST %s: %s: %s", url, resp.Status, bytes.TrimSpace(b[:min(len(b), 200)]))
+	}
+	return b, nil
 }
 
 // resolveCommand makes a relative program path relative to dir.

@@ -229,7 +229,7 @@ func movedFromCalibration(r *outcome.Result) string {
 func (x *experimentRunner) setWait(ctx context.Context, servers []*serverRun, v string) error {
 	c := x.e.Calibrate
 	for _, lr := range servers {
-		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
+		if _, err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
 			return fmt.Errorf("run %q: set %s = %s: %w", lr.run.Name, c.Var, v, err)
 		}
 	}

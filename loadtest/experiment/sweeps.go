@@ -111,7 +111,7 @@ func (lr *serverRun) reset(ctx context.Context, e *Experiment) error {
 	if e.Server.Reset == "" {
 		return nil
 	}
-	if err := post(ctx, lr.x(e.Server.Reset), 5*time.Minute); err != nil {
+	if _, err := post(ctx, lr.x(e.Server.Reset), 5*time.Minute); err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
 	return nil
