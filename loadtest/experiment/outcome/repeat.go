@@ -340,34 +340,13 @@ func (p *Point) summarize() *PointSummary {
 
 // Spread returns a metric of a label ("" for all) over p's repeats.
 func (p *Point) Spread(label, metric string) (loadtest.Spread, bool) {
-	var vs []float64
-	for _, rp := range p.Used() {
-		f, ok := rp.label(label)
-		if !ok {
-			continue
-		}
-		if v, ok := f.metric(metric); ok {
-			vs = append(vs, v)
-		}
-	}
-	if len(vs) == 0 {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
+	return spreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, "") }))
 }
 
 // TruthValues returns a truth figure of every used repeat in the order
 // measured; ok is false when a repeat lacks it.
 func (p *Point) TruthValues(name string) ([]float64, bool) {
-	var vs []float64
-	for _, rp := range p.Used() {
-		v, ok := rp.TruthFigures[name]
-		if !ok {
-			return nil, false
-		}
-		vs = append(vs, v)
-	}
-	return vs, len(vs) > 0
+	return p.over(true, func(rp *Repeat) (float64, bool) { v, ok := rp.TruthFigures[name]; return v, ok })
 }
 
 // TruthNotes returns why the repeats lack truth figures, once each.
@@ -383,38 +362,52 @@ func (p *Point) TruthNotes() string {
 
 // ReadingSpread returns a server reading over the repeats that have it.
 func (p *Point) ReadingSpread(name string) (loadtest.Spread, bool) {
-	var vs []float64
-	for _, rp := range p.Used() {
-		if v, ok := rp.Server[name]; ok {
-			vs = append(vs, v)
-		}
-	}
-	if len(vs) == 0 {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
+	return spreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure("", "", name) }))
 }
 
 // Values returns a metric of a label ("" for all), or a server reading
 // when reading is set, of every used repeat in the order measured (their
 // slots give which repeat each is); ok is false when a repeat lacks it.
-func (p *Point) Values(label, metric, reading string) (vs []float64, ok bool) {
+func (p *Point) Values(label, metric, reading string) ([]float64, bool) {
+	return p.over(true, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, reading) })
+}
+
+// over takes a figure of each used repeat, in the order measured: of
+// every one when all is set (none when one lacks it), else of those that
+// have it; ok is false when there is none.
+func (p *Point) over(all bool, get func(*Repeat) (float64, bool)) (vs []float64, ok bool) {
 	for _, rp := range p.Used() {
-		var v float64
-		if reading != "" {
-			v, ok = rp.Server[reading]
-		} else {
-			var f Figures
-			if f, ok = rp.label(label); ok {
-				v, ok = f.metric(metric)
-			}
-		}
-		if !ok {
+		v, has := get(rp)
+		if !has && all {
 			return nil, false
 		}
-		vs = append(vs, v)
+		if has {
+			vs = append(vs, v)
+		}
 	}
 	return vs, len(vs) > 0
+}
+
+// figure is a metric of a label ("" for all) of rp, or a server reading
+// when reading is set.
+func (rp *Repeat) figure(label, metric, reading string) (float64, bool) {
+	if reading != "" {
+		v, ok := rp.Server[reading]
+		return v, ok
+	}
+	f, ok := rp.label(label)
+	if !ok {
+		return 0, false
+	}
+	return f.metric(metric)
+}
+
+// spreadOf is the spread of vs, when ok.
+func spreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
+	if !ok {
+		return loadtest.Spread{}, false
+	}
+	return loadtest.SpreadOf(vs), true
 }
 
 // ReadingMinus returns a reading less the readings minus, of every used
