@@ -11,6 +11,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/experiment"
+	expresult "bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/resultfile"
 )
 
@@ -129,7 +130,7 @@ func TestCommittedResultsLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res experiment.Result
+		var res expresult.Result
 		if err := json.Unmarshal(b, &res); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
-	"bbslab/loadtest/experiment"
+	"bbslab/loadtest/experiment/outcome"
 )
 
 // TestPageServerProcess is not a test: run as a child process with
@@ -110,7 +110,7 @@ right = { value = 1e6 }
 	if err != nil {
 		t.Fatal(err)
 	}
-	var res experiment.Result
+	var res outcome.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestInterruptedExperimentExits130WithItsReport(t *testing.T) {
 	if err != nil {
 		t.Fatalf("interrupted experiment wrote no result: %v", err)
 	}
-	var res experiment.Result
+	var res outcome.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment"
+	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/watch"
 )
 
@@ -18,9 +18,9 @@ import (
 // it moves the statements' wait (DistanceVar) on the running board and
 // reads the board's own CPU (ProcessCPU) as the operating point, relative
 // to the CPU it took with no wait.
-func CalibrationSpec() experiment.CalibrateSpec {
+func CalibrationSpec() calibrate.Spec {
 	cpu := Board.ProcessCPU
-	return experiment.CalibrateSpec{Var: DistanceVar, Reading: []string{cpu.Name}, CPU: cpu.Name, Relative: true}
+	return calibrate.Spec{Var: DistanceVar, Reading: []string{cpu.Name}, CPU: cpu.Name, Relative: true}
 }
 
 // CalibrateBoard calibrates a running board, as an experiment's
@@ -28,14 +28,14 @@ func CalibrationSpec() experiment.CalibrateSpec {
 // board's admin listener at admin has DistancePath and that the page
 // spec.Run answers 200, probes the page with no wait, then sets the wait
 // on the board (SetDistance) and corrects it until the board's CPU is at
-// spec.Target % of what it took with no wait (experiment.Calibrate), and
+// spec.Target % of what it took with no wait (calibrate.Run), and
 // leaves the board with that wait. spec comes from CalibrationSpec and has
 // passed Check. logf gets a line per probe and, at the end, the choice and
 // how to set the wait back or start a board with it. On an error the
 // board is set back to the wait it had, even when ctx has ended; errors
 // before any load name admin and the page by the command's flags (-admin,
 // -url).
-func CalibrateBoard(ctx context.Context, spec experiment.CalibrateSpec, admin string, logf func(string, ...any)) (*experiment.Calibration, error) {
+func CalibrateBoard(ctx context.Context, spec calibrate.Spec, admin string, logf func(string, ...any)) (*calibrate.Calibration, error) {
 	adminURL := strings.TrimSuffix(admin, "/")
 	// The board must answer, and have the endpoint, before any load.
 	before, err := Distance(ctx, adminURL)
@@ -60,7 +60,7 @@ func CalibrateBoard(ctx context.Context, spec experiment.CalibrateSpec, admin st
 		}
 		return loadtest.Run(ctx, s)
 	}
-	cal, err := experiment.Calibrate(ctx, spec, measure, logf)
+	cal, err := calibrate.Run(ctx, spec, measure, logf)
 	if err != nil {
 		// Leave the board as it was found, even when ctx has ended.
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)

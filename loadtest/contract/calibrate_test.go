@@ -15,14 +15,14 @@ import (
 	"bbslab/entity"
 	"bbslab/entity/open"
 	"bbslab/internal/cli"
+	"bbslab/loadtest/calibrate"
 	"bbslab/loadtest/contract"
-	"bbslab/loadtest/experiment"
 	"bbslab/machine"
 )
 
 // spec is a short calibration of the page at page: one correction after
 // the probe with no wait, probes of 2s.
-func spec(t *testing.T, page string) experiment.CalibrateSpec {
+func spec(t *testing.T, page string) calibrate.Spec {
 	t.Helper()
 	s := contract.CalibrationSpec()
 	s.Run, s.Clients, s.Target, s.Tolerance, s.Ratio, s.Probes = page, 5, 60, 5, 7.33, 1

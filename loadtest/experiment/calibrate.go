@@ -1,158 +1,18 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"net/url"
-	"slices"
 	"strings"
 	"time"
 
-	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
-)
-
-// CalibrateSpec sets one of the server's variables from the machine at
-// hand before the runs, so that a named configuration lands on the
-// operating point the file states rather than on a time fitted to one
-// machine. The variable is a wait per unit of work (for the board: each
-// SQL statement's db_latency); the point is a reading at a client count of
-// one run (for the article: graph 1's five workers, saturated, keep the
-// server's core ~60 % busy).
-//
-// Calibration starts its own server of the named run, with the variable at
-// 0. A first probe measures the CPU per request with no wait; the first
-// guess is Ratio times that, per unit (Units). Each further probe sets the
-// wait on the running server (Set), measures the reading and corrects the
-// wait from it, until the reading is within Tolerance of Target or Probes
-// run out. The chosen wait fills {{Var}} in every run's command; the
-// calibration's figures go to the result and the report, and a claim can
-// check that the runs themselves reached the point.
-type CalibrateSpec struct {
-	// Var is the placeholder the chosen wait fills, e.g. "db_latency" for
-	// {{db_latency}} in server.command or a run's args.
-	Var string `toml:"var"`
-	// Set is POSTed to the calibration server to set the wait while it
-	// runs, with {{Var}} holding the value (e.g. ".../set?wait={{wait}}").
-	Set string `toml:"set"`
-	// Run names the run whose configuration is probed; Clients the client
-	// count of the operating point.
-	Run     string `toml:"run"`
-	Clients int    `toml:"clients"`
-	// Reading names the stats readings that measure the operating point,
-	// the first one the server gives taken (a platform may lack one);
-	// Target is its value there and Tolerance how far off is close enough.
-	Reading   []string `toml:"reading"`
-	Target    float64  `toml:"target"`
-	Tolerance float64  `toml:"tolerance"`
-	// Relative makes Target a percentage of the reading's value in the
-	// first probe (no wait), rather than a value of its own: "60 % of the
-	// CPU the server took when nothing kept it off the CPU", which holds on
-	// a busy or slower machine where the server cannot have a whole core.
-	Relative bool `toml:"relative"`
-	// Share, when set, names a reading the experiment adds to every step:
-	// the calibration's reading as a percentage of its value in the first
-	// probe, for claims on the server's share of its capacity.
-	Share string `toml:"share"`
-	// CPU names the reading of the server's CPU in percent of one core,
-	// which divided by the throughput is its CPU per request.
-	CPU string `toml:"cpu"`
-	// Ratio is the time per request off the CPU over the time on it at the
-	// operating point: the first guess of the wait.
-	Ratio float64 `toml:"ratio"`
-	// Units names a per-request reading of how many units (statements)
-	// a request waits for; without it each request waits once.
-	Units string `toml:"units"`
-	// Probes bounds the probes after the first (default 6); Warmup and
-	// Duration are each probe's (default 1s and 3s).
-	Probes   int          `toml:"probes"`
-	Warmup   cli.Duration `toml:"warmup"`
-	Duration cli.Duration `toml:"duration"`
-}
-
-// Calibration is what a calibration measured and chose.
-type Calibration struct {
-	Var     string  `json:"var"`
-	Run     string  `json:"run"`
-	Clients int     `json:"clients"`
-	Reading string  `json:"reading"` // the reading of the operating point that was read
-	Target  float64 `json:"target"`
-	// Tolerance is CalibrateSpec.Tolerance; Relative says both are
-	// percentages of Capacity, the reading's value in the first probe.
-	Tolerance float64 `json:"tolerance"`
-	Relative  bool    `json:"relative,omitempty"`
-	Capacity  float64 `json:"capacity,omitempty"`
-	Share     string  `json:"share,omitempty"`
-	// CPUPerRequestMs is the server's CPU per request with no wait
-	// (the first probe), Units the units per request there.
-	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
-	// CapacityNote says when the probes with no wait did not agree.
-	CapacityNote string `json:"capacity_note,omitempty"`
-	// CPUNoise is how far apart the two probes with no wait that agreed
-	// were in CPU per request, in % of their mean: the noise of the CPU
-	// per request on this machine as the calibration measured it.
-	CPUNoise float64 `json:"cpu_noise_percent"`
-	Units    float64 `json:"units"`
-	Ratio    float64 `json:"ratio"`
-	Probes   []probe `json:"probes"`
-	// Disturbed are the probes measured again because other work took
-	// the cores beyond the baseline while they ran (the runner's judge,
-	// disturbance.go); none of them is in Probes.
-	Disturbed []probe `json:"disturbed,omitempty"`
-	// Steal is the median steal (% of one core) the hypervisor took from
-	// the server's cores over the probes used; nil where the OS does not
-	// report it. A calibration that ran in a burst of steal is redone when
-	// the run later reads the cores with less (recalibrationReason).
-	Steal *float64 `json:"steal_percent,omitempty"`
-	// Value is the chosen wait, as handed to the servers; Reached whether
-	// the last probe was within the tolerance.
-	Value   string  `json:"value"`
-	Reached bool    `json:"reached"`
-	Seconds float64 `json:"seconds"`
-	// Sweep and Reason, for a calibration redone mid-run
-	// (Result.Recalibration): the sweep it was redone before, and why.
-	Sweep  int    `json:"sweep,omitempty"`
-	Reason string `json:"reason,omitempty"`
-}
-
-// probe is one calibration measurement: Reading is the operating point's
-// reading, as a percentage of Capacity when the calibration is relative.
-type probe struct {
-	WaitMs          float64 `json:"wait_ms"`
-	Throughput      float64 `json:"throughput"`
-	Reading         float64 `json:"reading"`
-	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
-	// Dropped says why a probe with no wait was not one of the two that
-	// agreed on the capacity (capacityProbes); Note why a probe was
-	// measured again (Calibration.Disturbed).
-	Dropped string `json:"dropped,omitempty"`
-	Note    string `json:"note,omitempty"`
-	// At is when the probe's measurement began.
-	At time.Time `json:"at"`
-}
-
-// addShare adds the calibration's share reading to a step's server
-// readings: the reading as a percentage of its value with no wait.
-func (c *Calibration) addShare(server map[string]float64) {
-	if c == nil || c.Share == "" || c.Capacity <= 0 || server == nil {
-		return
-	}
-	if v, ok := server[c.Reading]; ok {
-		server[c.Share] = v / c.Capacity * 100
-	}
-}
-
-// Calibration defaults.
-const (
-	defaultProbes      = 6
-	maxProbes          = 10
-	defaultProbeWarmup = time.Second
-	defaultProbeLength = 3 * time.Second
 )
 
 // checkCalibrate validates the calibration against the file's runs and
@@ -198,303 +58,6 @@ func (e *Experiment) checkCalibrate() []error {
 	return append(errs, c.Check(func(key string) string { return "calibrate." + key })...)
 }
 
-// Check checks the calibration's numbers (clients, target and tolerance,
-// ratio, probes, warmup and duration) and fills in their defaults. name
-// turns a field's TOML key into what its errors call it: "calibrate.probes"
-// in an experiment file, a flag of a command that fills the spec.
-func (c *CalibrateSpec) Check(name func(key string) string) []error {
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
-	if c.Clients < 1 || c.Clients > 100_000 {
-		bad("%s = %d: want 1..100000", name("clients"), c.Clients)
-	}
-	if c.Target <= 0 || c.Tolerance <= 0 || c.Tolerance >= c.Target {
-		bad("%s = %g, %s = %g: want a positive target and a tolerance above 0 and below it", name("target"), c.Target, name("tolerance"), c.Tolerance)
-	}
-	if c.Ratio <= 0 || c.Ratio > 1000 {
-		bad("%s = %g: want the off-CPU time over the CPU time per request, above 0 and at most 1000", name("ratio"), c.Ratio)
-	}
-	if c.Probes < 0 || c.Probes > maxProbes {
-		bad("%s = %d: want 1..%d (0: %d)", name("probes"), c.Probes, maxProbes, defaultProbes)
-	}
-	if c.Probes == 0 {
-		c.Probes = defaultProbes
-	}
-	if c.Warmup < 0 || time.Duration(c.Warmup) > time.Minute {
-		bad("%s = %v: want 0s..1m", name("warmup"), time.Duration(c.Warmup))
-	}
-	if c.Duration == 0 {
-		c.Duration = cli.Duration(defaultProbeLength)
-	}
-	if c.Warmup == 0 {
-		c.Warmup = cli.Duration(defaultProbeWarmup)
-	}
-	if d := time.Duration(c.Duration); d < 2*time.Second || d > time.Minute {
-		// The server's stats are read once a second: a counter's rate
-		// needs two reads inside the probe.
-		bad("%s = %v: want 2s..1m", name("duration"), d)
-	}
-	return errs
-}
-
-// nextWait returns the wait per unit that moves the operating point from
-// reading u, measured with wait w per unit, c seconds of CPU per request
-// and q units per request, to target t. It assumes what the article's
-// configuration shows: a fixed number of workers kept busy, each request
-// holding one for c + q·w, so the reading (CPU busy) is k·c/(c + q·w) for
-// some k. Solving for the wait that gives t at the same k:
-// w' = (u·(c + q·w)/t − c)/q. It never returns less than 0.
-func nextWait(w, c, q, u, t float64) float64 {
-	if q <= 0 {
-		q = 1
-	}
-	return max(0, (u*(c+q*w)/t-c)/q)
-}
-
-// newCalibration returns the calibration c describes, before any probe.
-func newCalibration(c CalibrateSpec) *Calibration {
-	return &Calibration{Var: c.Var, Run: c.Run, Clients: c.Clients, Target: c.Target, Tolerance: c.Tolerance, Ratio: c.Ratio,
-		Relative: c.Relative, Share: c.Share}
-}
-
-// A Measure sets the server's wait per unit to wait, loads it with the
-// calibration's clients for its warm-up and duration, and returns the run's
-// result with the server's readings (Result.Server) over the measured span.
-// What it loads and how it sets the wait is the caller's: an experiment
-// starts its own server, loadtest calibrate takes one started by hand.
-type Measure func(ctx context.Context, wait time.Duration) (*loadtest.Result, error)
-
-// Calibrate runs the probes c describes with measure and returns what they
-// measured and chose; logf, when set, gets a line per probe. c must have
-// passed Check, and name the readings the results carry (CPU, Reading,
-// Units); Set is measure's business.
-//
-// The first probe, with no wait, measures the CPU per request (CPU over the
-// throughput) and, when c is relative, the capacity the target is a share
-// of. The first guess is Ratio x that CPU per unit; each probe after it
-// corrects the wait from what it read (nextWait), until the reading is
-// within Tolerance of Target or Probes run out. Calibration.Value is then
-// the last wait probed, which the server was left with. On an error the
-// Calibration holds the probes taken so far.
-func Calibrate(ctx context.Context, c CalibrateSpec, measure Measure, logf func(string, ...any)) (*Calibration, error) {
-	if logf == nil {
-		logf = func(string, ...any) {}
-	}
-	start := time.Now()
-	cal := newCalibration(c)
-	if c.CPU == "" || len(c.Reading) == 0 {
-		return cal, errors.New("calibrate: no CPU reading or no reading of the operating point to probe")
-	}
-	logf("calibrate: %s at %d clients to %s = %g ± %g", c.Run, c.Clients, strings.Join(c.Reading, " (or "+")"), c.Target, c.Tolerance)
-
-	probe := func(wait time.Duration) (probe, map[string]float64, error) {
-		v := formatWait(wait)
-		r, err := measure(ctx, wait)
-		if err != nil {
-			return probe{}, nil, err
-		}
-		if r.Interrupted {
-			return probe{}, nil, context.Canceled
-		}
-		seen, err := watch.Of(r)
-		if err != nil {
-			return probe{}, nil, err
-		}
-		m := serverMap(seen.Server)
-		p := probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput, At: r.Start}
-		cpu, ok := m[c.CPU]
-		switch {
-		case r.Total.Throughput <= 0:
-			return p, m, fmt.Errorf("calibrate: no throughput at %d clients (%d errors): the CPU per request cannot be measured", c.Clients, r.Total.Errors)
-		case !ok:
-			why := "its stats were not read"
-			if st := seen.Server; st != nil {
-				why = fmt.Sprintf("%d stats reads, %d failed %s", st.Reads, st.Failed, st.LastError)
-			}
-			return p, m, fmt.Errorf("calibrate: the server gave no %q reading (%s): the CPU per request cannot be measured", c.CPU, strings.TrimSpace(why))
-		}
-		p.CPUPerRequestMs = cpu / 100 / r.Total.Throughput * 1000
-		for _, name := range c.Reading {
-			if v, ok := m[name]; ok && (cal.Reading == "" || cal.Reading == name) {
-				p.Reading, cal.Reading = v, name
-				break
-			}
-		}
-		if cal.Reading == "" {
-			return p, m, fmt.Errorf("calibrate: the server gave none of the readings %q", c.Reading)
-		}
-		if c.Relative && cal.Capacity > 0 {
-			p.Reading = p.Reading / cal.Capacity * 100
-		}
-		cal.Probes = append(cal.Probes, p)
-		logf("calibrate: %s = %s: %.1f/s, %s %.1f%s, CPU per request %.3f ms", c.Var, v, p.Throughput, cal.Reading, p.Reading, cal.of(), p.CPUPerRequestMs)
-		return p, m, nil
-	}
-
-	// The probes with no wait: the CPU a request costs on this machine,
-	// and the capacity, once two of them agree.
-	m0, err := cal.capacityProbes(c, probe, logf)
-	if err != nil {
-		return cal, err
-	}
-	cal.Units = 1
-	if c.Units != "" {
-		if q, ok := m0[c.Units]; ok && q > 0 {
-			cal.Units = q
-		}
-	}
-	cpu := cal.CPUPerRequestMs / 1000
-	wait := c.Ratio * cpu / cal.Units
-	for i := 0; i < c.Probes; i++ {
-		d := time.Duration(wait * float64(time.Second)).Round(time.Microsecond)
-		p, _, err := probe(d)
-		if err != nil {
-			return cal, err
-		}
-		cal.Value = formatWait(d)
-		if math.Abs(p.Reading-c.Target) <= c.Tolerance {
-			cal.Reached = true
-			break
-		}
-		wait = secantWait(waitProbes(cal.Probes), c.Target)
-		if wait < 0 {
-			wait = nextWait(d.Seconds(), p.CPUPerRequestMs/1000, cal.Units, p.Reading, c.Target)
-		}
-	}
-	cal.Seconds = time.Since(start).Seconds()
-	return cal, nil
-}
-
-// maxCapacityProbes bounds the probes with no wait: the first two, and
-// two more while no two of them agree.
-const maxCapacityProbes = 4
-
-// capacityProbes takes probes with no wait until two of them agree, and
-// sets the CPU per request and (for a relative calibration) the capacity
-// from those two: one probe alone may have run while other work took the
-// core for a few seconds, and every wait after it would be chosen for a
-// machine that was not there. Two agree when their readings (relative) or
-// their CPU per request (otherwise) differ by at most twice the file's
-// tolerance as a share of the target. After maxCapacityProbes the closest
-// two are taken and CapacityNote says so. The others are kept, marked
-// Dropped. It returns the readings of the first of the two.
-func (cal *Calibration) capacityProbes(c CalibrateSpec, probe func(time.Duration) (probe, map[string]float64, error), logf func(string, ...any)) (map[string]float64, error) {
-	var maps []map[string]float64
-	i, j, off := 0, 0, math.Inf(1)
-	for n := 1; n <= maxCapacityProbes; n++ {
-		_, m, err := probe(0)
-		if err != nil {
-			return nil, err
-		}
-		maps = append(maps, m)
-		if n < 2 {
-			continue
-		}
-		if i, j, off = cal.closestPair(c); off <= 1 {
-			break
-		}
-		if n < maxCapacityProbes {
-			logf("calibrate: the probes with no wait do not agree yet (closest two %.0f %% apart, %.0f %% allowed): probing again", off*c.agreement()*100, c.agreement()*100)
-		}
-	}
-	a, b := cal.Probes[i], cal.Probes[j]
-	if off > 1 {
-		cal.CapacityNote = fmt.Sprintf("the %d probes with no wait did not agree within %.0f %%: the closest two (%.0f %% apart) were taken", len(cal.Probes), c.agreement()*100, off*c.agreement()*100)
-		logf("calibrate: %s", cal.CapacityNote)
-	}
-	cal.CPUPerRequestMs = (a.CPUPerRequestMs + b.CPUPerRequestMs) / 2
-	if cal.CPUPerRequestMs > 0 {
-		cal.CPUNoise = math.Round(1000*math.Abs(a.CPUPerRequestMs-b.CPUPerRequestMs)/cal.CPUPerRequestMs) / 10
-	}
-	if c.Relative {
-		cal.Capacity = (a.Reading + b.Reading) / 2
-		if cal.Capacity <= 0 {
-			return nil, fmt.Errorf("calibrate: %s read %g with no wait: nothing to take a share of", cal.Reading, cal.Capacity)
-		}
-	}
-	for k := range cal.Probes {
-		p := &cal.Probes[k]
-		if k != i && k != j {
-			p.Dropped = fmt.Sprintf("did not agree with the two probes with no wait that did (%s %.1f and %.1f)", cal.Reading, a.Reading, b.Reading)
-		}
-		if c.Relative {
-			p.Reading = p.Reading / cal.Capacity * 100
-		}
-	}
-	return maps[i], nil
-}
-
-// agreement is how far apart, as a share, two probes with no wait may be
-// and agree: twice the tolerance over the target.
-func (c CalibrateSpec) agreement() float64 { return 2 * c.Tolerance / c.Target }
-
-// closestPair returns the two probes (all with no wait) that are closest,
-// and how far apart they are in units of c.agreement(): at most 1 agrees.
-func (cal *Calibration) closestPair(c CalibrateSpec) (int, int, float64) {
-	value := func(p probe) float64 {
-		if c.Relative {
-			return p.Reading
-		}
-		return p.CPUPerRequestMs
-	}
-	bi, bj, best := 0, 0, math.Inf(1)
-	for i := range cal.Probes {
-		for j := i + 1; j < len(cal.Probes); j++ {
-			x, y := value(cal.Probes[i]), value(cal.Probes[j])
-			if x+y <= 0 {
-				continue
-			}
-			if off := math.Abs(x-y) / ((x + y) / 2) / c.agreement(); off < best {
-				bi, bj, best = i, j, off
-			}
-		}
-	}
-	return bi, bj, best
-}
-
-// waitProbes returns the probes with a wait, in order.
-func waitProbes(ps []probe) []probe {
-	var out []probe
-	for _, p := range ps {
-		if p.WaitMs > 0 {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// secantWait returns the next wait per unit from the last two probes with
-// a wait, in seconds, or -1 when there are not two to go by. The model of
-// nextWait makes 1/reading a straight line in the wait; fitted through two
-// measured points instead of assumed from the CPU per request, its slope
-// and intercept take in what the model leaves out: off-CPU time that is not
-// the wait (a reply that has arrived waits for the CPU, the longer when
-// another process shares the core) and CPU per request that grows with the
-// wait. A line that does not fall gives -1; a target beyond the line's
-// reach at 0 gives half the smallest wait tried; the step is at most 4 x
-// the largest.
-func secantWait(probes []probe, target float64) float64 {
-	n := len(probes)
-	if n < 2 {
-		return -1
-	}
-	p1, p2 := probes[n-2], probes[n-1]
-	w1, w2 := p1.WaitMs/1000, p2.WaitMs/1000
-	if w1 == w2 || p1.Reading <= 0 || p2.Reading <= 0 {
-		return -1
-	}
-	b := (1/p2.Reading - 1/p1.Reading) / (w2 - w1)
-	if b <= 0 || math.IsInf(b, 0) || math.IsNaN(b) {
-		return -1
-	}
-	a := 1/p2.Reading - b*w2
-	w := (1/target - a) / b
-	if w <= 0 {
-		return min(w1, w2) / 2
-	}
-	return min(w, 4*max(w1, w2))
-}
-
 // calibrate runs the file's calibration on a server of its own and returns
 // the chosen value of its variable.
 func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
@@ -506,9 +69,9 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 		}
 	}
 	run.Name = "calibration: " + run.Name
-	x.res.Calibration = newCalibration(c) // what the result says if the server does not start
+	x.res.Calibration = calibrate.New(c) // what the result says if the server does not start
 	x.vars[c.Var] = "0s"
-	lr, err := x.launch(ctx, run, &runResult{Name: run.Name})
+	lr, err := x.launch(ctx, run, &outcome.Run{Name: run.Name})
 	defer lr.stop(x)
 	if err != nil {
 		return "", fmt.Errorf("calibrate: %w", err)
@@ -526,10 +89,10 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 // calibrateOn runs the calibration's probes on lr's running server and
 // returns what they chose, the server left with it. The probes' spans of
 // the server's and the generator's cores become the baseline that later
-// steps' interference is judged against (disturbance.go): what other work
+// steps' interference is judged against (remeasure.go): what other work
 // took of the machine while the calibration measured it is part of the
 // machine the runs are decided on.
-func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Calibration, error) {
+func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*calibrate.Calibration, error) {
 	e, c := x.e, x.e.Calibrate
 	name := lr.run.Name
 	// The dashboard shows the clock and "calibrating" over the probes'
@@ -543,9 +106,8 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 		return nil, err
 	}
 	once := func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
-		v := formatWait(wait)
-		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
-			return nil, fmt.Errorf("calibrate: set %s = %s: %w", c.Var, v, err)
+		if err := x.setWait(ctx, []*serverRun{lr}, calibrate.FormatWait(wait)); err != nil {
+			return nil, fmt.Errorf("calibrate: %w", err)
 		}
 		s := e.settings(runSpec{Name: name}, c.Clients, lr.x) // [load]'s, not the run's own
 		s.Warmup, s.Duration = time.Duration(c.Warmup), time.Duration(c.Duration)
@@ -576,18 +138,18 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 			var srv, gen *measure.Span
 			var server map[string]float64
 			if seen, err := watch.Of(r); err == nil {
-				server = serverMap(seen.Server)
+				server = seen.Server.Map()
 				srv, gen, _ = x.spans(lr.cores(), r, server)
 			}
 			why := j.judge(srv, gen)
 			if why == "" || attempt >= e.Disturbance.MaxAttempts || !x.fits(probeLen) {
 				if why != "" {
-					x.note(fmt.Sprintf("calibration probe at %s = %s was disturbed (%s) and used: no attempt or time left (disturbance.max_attempts, max_extra)", c.Var, v(wait), why))
+					x.note(fmt.Sprintf("calibration probe at %s = %s was disturbed (%s) and used: no attempt or time left (disturbance.max_attempts, max_extra)", c.Var, calibrate.FormatWait(wait), why))
 				}
 				j.accept(srv, gen)
 				return r, nil
 			}
-			x.logf("calibrate: %s = %s: disturbed (%s): probing it again", c.Var, v(wait), why)
+			x.logf("calibrate: %s = %s: disturbed (%s): probing it again", c.Var, calibrate.FormatWait(wait), why)
 			x.res.Disturbance.Remeasured++
 			j.disturbed = append(j.disturbed, disturbedProbe(c, wait, r, server, why))
 			if err := x.settleProbe(ctx, lr, j); err != nil {
@@ -595,7 +157,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 			}
 		}
 	}
-	cal, err := Calibrate(ctx, c, measure, x.logf)
+	cal, err := calibrate.Run(ctx, c, measure, x.logf)
 	cal.Disturbed = j.disturbed
 	if base := j.baseline(cal); base.Server != nil || base.Generator != nil {
 		x.res.Disturbance.Baseline = base
@@ -610,13 +172,10 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*Cal
 	return cal, err
 }
 
-// v writes a wait for a log line.
-func v(wait time.Duration) string { return formatWait(wait) }
-
 // disturbedProbe is a calibration probe that was measured again, for the
 // report: its wait, throughput, raw reading and CPU per request, and why.
-func disturbedProbe(c CalibrateSpec, wait time.Duration, r *loadtest.Result, server map[string]float64, why string) probe {
-	p := probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput, At: r.Start, Note: why}
+func disturbedProbe(c calibrate.Spec, wait time.Duration, r *loadtest.Result, server map[string]float64, why string) calibrate.Probe {
+	p := calibrate.Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput, At: r.Start, Note: why}
 	if cpu, ok := server[c.CPU]; ok && p.Throughput > 0 {
 		p.CPUPerRequestMs = cpu / 100 / p.Throughput * 1000
 	}
@@ -641,7 +200,7 @@ type probeJudge struct {
 	accepted  measure.Baseline
 	server    []*measure.Span // per accepted probe, in the order of Calibration.Probes
 	generator []*measure.Span
-	disturbed []probe
+	disturbed []calibrate.Probe
 }
 
 // judge says why a probe's spans are disturbed, "" when they are not.
@@ -666,7 +225,7 @@ func (j *probeJudge) accept(srv, gen *measure.Span) {
 }
 
 // baseline is made of the spans of the probes cal used (not Dropped).
-func (j *probeJudge) baseline(cal *Calibration) *measure.Baseline {
+func (j *probeJudge) baseline(cal *calibrate.Calibration) *measure.Baseline {
 	b := &measure.Baseline{Source: measure.FromCalibration}
 	for i, p := range cal.Probes {
 		if p.Dropped == "" && i < len(j.server) {
@@ -674,81 +233,4 @@ func (j *probeJudge) baseline(cal *Calibration) *measure.Baseline {
 		}
 	}
 	return b
-}
-
-// Table returns the probes for the report, in the order they ran: the
-// used ones and the disturbed ones measured again.
-func (c *Calibration) Table() []probe {
-	out := slices.Concat(c.Probes, c.Disturbed)
-	slices.SortStableFunc(out, func(a, b probe) int { return a.At.Compare(b.At) })
-	return out
-}
-
-// Used says whether the report's probe was used, and why not.
-func (p probe) Used() string {
-	switch {
-	case p.Note != "":
-		return "no: disturbed (" + p.Note + "), taken again"
-	case p.Dropped != "":
-		return "no: " + p.Dropped
-	}
-	return "yes"
-}
-
-// of says what a relative reading is a percentage of.
-func (c *Calibration) of() string {
-	if !c.Relative || c.Capacity == 0 {
-		return ""
-	}
-	return fmt.Sprintf(" %% of its %.1f with no wait", c.Capacity)
-}
-
-// Summary says in one line what the calibration measured and chose.
-func (c *Calibration) Summary() string {
-	if len(c.Probes) == 0 {
-		return fmt.Sprintf("calibration of %s did not measure anything", c.Var)
-	}
-	last := c.Probes[len(c.Probes)-1]
-	if !c.Reached {
-		return fmt.Sprintf("calibration did NOT reach its point in %d probes: %s = %s gave %s %.1f%s (target %g ± %g); the runs use it and the claims say what it gave",
-			len(waitProbes(c.Probes)), c.Var, c.Value, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance)
-	}
-	return fmt.Sprintf("calibrated on this machine: CPU per request %.3f ms with no wait; %s = %s puts %s at %d clients at %s %.1f%s (target %g ± %g), after %d probes with a wait",
-		c.CPUPerRequestMs, c.Var, c.Value, c.Run, c.Clients, c.Reading, last.Reading, c.of(), c.Target, c.Tolerance, len(waitProbes(c.Probes)))
-}
-
-// Method says how the wait was found, for the report.
-func (c *Calibration) Method() string {
-	nowait := 0
-	for _, p := range c.Probes {
-		if p.WaitMs == 0 {
-			nowait++
-		}
-	}
-	s := fmt.Sprintf("Probes ran %s at %d clients with no wait until two agreed (%d taken)", c.Run, c.Clients, nowait)
-	if c.CapacityNote != "" {
-		s = fmt.Sprintf("Probes ran %s at %d clients with no wait: %s", c.Run, c.Clients, c.CapacityNote)
-	}
-	s += fmt.Sprintf("; the first guess was %g x their CPU per request per unit (%g units a request), and each probe after it set the wait on the running server and corrected it from the reading it measured, in %.0f s",
-		c.Ratio, c.Units, c.Seconds)
-	if n := len(c.Disturbed); n > 0 {
-		s += fmt.Sprintf("; %s taken again because other work took the cores while it ran (in the table, marked disturbed)", count(n, "probe"))
-	}
-	return s
-}
-
-// ReadingHead heads the probes' reading column.
-func (c *Calibration) ReadingHead() string {
-	if c.Relative {
-		return c.Reading + " (% of its value with no wait)"
-	}
-	return c.Reading
-}
-
-// formatWait writes a wait as a duration a flag or URL takes.
-func formatWait(d time.Duration) string {
-	if d <= 0 {
-		return "0s"
-	}
-	return d.Round(time.Microsecond).String()
 }

@@ -1,133 +1,20 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"bbslab/internal/cli"
-	"bbslab/loadtest"
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
-	"bbslab/loadtest/watch"
+	"bbslab/loadtest/measure"
 )
-
-// synthetic returns a Measure that answers each probe from read: the
-// server's CPU (% of a core) and throughput at a wait, by the probe's
-// number (0 the first).
-func synthetic(t *testing.T, read func(n int, wait time.Duration) (cpu, tput float64)) (Measure, *int) {
-	t.Helper()
-	n := 0
-	return func(ctx context.Context, wait time.Duration) (*loadtest.Result, error) {
-		cpu, tput := read(n, wait)
-		n++
-		r := &loadtest.Result{Total: loadtest.Stats{Throughput: tput}, Start: time.Unix(int64(n), 0)}
-		s := watch.Seen{Server: &watch.ServerStats{Reads: 3, Values: []watch.ServerValue{{Name: "cpu", Kind: "counter", Value: cpu}}}}
-		if err := s.Put(r); err != nil {
-			t.Fatal(err)
-		}
-		return r, nil
-	}, &n
-}
-
-var relativeSpec = CalibrateSpec{Var: "w", Run: "r", Clients: 10, Reading: []string{"cpu"}, CPU: "cpu", Target: 60, Tolerance: 3,
-	Relative: true, Ratio: 7.33, Probes: 6}
-
-// board reads 100 % of a core with no wait and 0.1 ms of CPU per request;
-// with a wait w per request and 5 workers, cpu = 100·c/(c+w).
-func board(wait time.Duration) (float64, float64) {
-	c := 0.0001
-	cpu := 100 * c / (c + wait.Seconds())
-	return cpu, cpu / 100 / c
-}
-
-func TestCapacityFromTwoProbesThatAgree(t *testing.T) {
-	// A burst during the first probe with no wait: the board got 55 % of
-	// its core. The second reads 100, the third 99: those two agree and
-	// make the capacity; the first is dropped.
-	measure, n := synthetic(t, func(n int, wait time.Duration) (float64, float64) {
-		cpu, tput := board(wait)
-		switch n {
-		case 0:
-			return 55, tput * 0.55
-		case 2:
-			return 99, tput * 0.99
-		}
-		return cpu, tput
-	})
-	cal, err := Calibrate(context.Background(), relativeSpec, measure, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if math.Abs(cal.Capacity-99.5) > 1e-9 {
-		t.Errorf("capacity %.2f; want 99.5, the mean of the two probes that agree (100, 99), not the disturbed 55", cal.Capacity)
-	}
-	if cal.Probes[0].Dropped == "" || cal.Probes[1].Dropped != "" || cal.Probes[2].Dropped != "" {
-		t.Errorf("dropped: %q %q %q; want only the first", cal.Probes[0].Dropped, cal.Probes[1].Dropped, cal.Probes[2].Dropped)
-	}
-	if cal.CapacityNote != "" {
-		t.Errorf("capacity note %q; want none: two agreed", cal.CapacityNote)
-	}
-	if !cal.Reached || *n < 4 {
-		t.Errorf("reached %v in %d probes; want the point reached after the three with no wait", cal.Reached, *n)
-	}
-	for _, p := range cal.Probes[3:] {
-		if p.WaitMs == 0 {
-			t.Errorf("a probe with no wait after the capacity was set: %+v", p)
-		}
-	}
-	if got := cal.Table(); len(got) != len(cal.Probes) || got[0].Used() == "yes" || got[1].Used() != "yes" {
-		t.Errorf("report table: %+v", got)
-	}
-}
-
-func TestCapacityTwoProbesAgreeAtOnce(t *testing.T) {
-	measure, _ := synthetic(t, func(n int, wait time.Duration) (float64, float64) { return board(wait) })
-	cal, err := Calibrate(context.Background(), relativeSpec, measure, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	nowait := 0
-	for _, p := range cal.Probes {
-		if p.WaitMs == 0 {
-			nowait++
-		}
-	}
-	if nowait != 2 || cal.Capacity != 100 || !cal.Reached {
-		t.Errorf("%d probes with no wait, capacity %g, reached %v; want 2, 100, true", nowait, cal.Capacity, cal.Reached)
-	}
-	if got := cal.Probes[len(cal.Probes)-1].Reading; math.Abs(got-60) > 3 {
-		t.Errorf("last reading %.1f; want 60 ± 3", got)
-	}
-}
-
-func TestCapacityProbesNeverAgree(t *testing.T) {
-	// 100, 80, 64, 51: no two within 6 %; the closest two (64, 51 are 23 %
-	// apart, 100 and 80 are 22 %) are taken and the note says so.
-	levels := []float64{100, 80, 64, 51}
-	measure, _ := synthetic(t, func(n int, wait time.Duration) (float64, float64) {
-		cpu, tput := board(wait)
-		if n < len(levels) && wait == 0 {
-			return levels[n], tput * levels[n] / 100
-		}
-		return cpu, tput
-	})
-	cal, err := Calibrate(context.Background(), relativeSpec, measure, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if cal.CapacityNote == "" || !strings.Contains(cal.CapacityNote, "4 probes with no wait did not agree") {
-		t.Errorf("capacity note %q; want that the 4 probes did not agree", cal.CapacityNote)
-	}
-	if cal.Capacity != 90 {
-		t.Errorf("capacity %g; want 90, the closest two (100 and 80)", cal.Capacity)
-	}
-}
 
 // TestProbeJudge: each probe is judged by the disturbance rule against the
 // probes accepted before it.
@@ -160,7 +47,7 @@ func TestProbeJudge(t *testing.T) {
 	if why := j.judge(&measure.Span{Own: 50, Interference: 30, Capacity: 100}, nil); why == "" {
 		t.Errorf("others 30 %% after a disturbed probe was kept: undisturbed; want judged against the lowest share (3 of 40 free)")
 	}
-	cal := &Calibration{Probes: []probe{{}, {}, {Dropped: "x"}}}
+	cal := &calibrate.Calibration{Probes: []calibrate.Probe{{}, {}, {Dropped: "x"}}}
 	b := j.baseline(cal)
 	if b.Server == nil || b.Server.Spans != 2 || b.Server.Level > 3 {
 		t.Errorf("baseline %+v; want the 2 probes not dropped", b.Server)
@@ -168,16 +55,16 @@ func TestProbeJudge(t *testing.T) {
 }
 
 func TestRecalibrationReason(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{CPUPerRequest: 25}},
-		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
-	cal := &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3,
-		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	at := func(cpu, tput float64) *repeat {
-		return &repeat{Server: map[string]float64{"cpu": cpu}, Total: figures{Throughput: tput}}
+	x := &experimentRunner{e: &Experiment{Calibrate: calibrate.Spec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{CPUPerRequest: 25}},
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{CPU: "cpu"}}}
+	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3,
+		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
+	at := func(cpu, tput float64) *outcome.Repeat {
+		return &outcome.Repeat{Server: map[string]float64{"cpu": cpu}, Total: outcome.Figures{Throughput: tput}}
 	}
 	for _, c := range []struct {
 		name      string
-		rp        *repeat
+		rp        *outcome.Repeat
 		wantEmpty bool
 		want      string
 	}{
@@ -194,22 +81,22 @@ func TestRecalibrationReason(t *testing.T) {
 }
 
 func TestQuietToleranceFollowsTheRunsNoise(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{CPUPerRequest: 25}}, res: &Result{}}
-	mk := func(ms ...float64) *point {
-		p := &point{}
+	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{CPUPerRequest: 25}}, res: &outcome.Result{}}
+	mk := func(ms ...float64) *outcome.Point {
+		p := &outcome.Point{}
 		for _, v := range ms {
-			p.Repeats = append(p.Repeats, &repeat{Server: map[string]float64{"cpu": v * 100}, Total: figures{Throughput: 1000}})
+			p.Repeats = append(p.Repeats, &outcome.Repeat{Server: map[string]float64{"cpu": v * 100}, Total: outcome.Figures{Throughput: 1000}})
 		}
 		return p
 	}
 	// Steady: repeats within a few % of each other: the file's 25 %.
-	x.res.Runs = []*runResult{{Points: []*point{mk(0.20, 0.21, 0.20), mk(0.30, 0.29, 0.31), mk(0.40, 0.41, 0.40)}}}
+	x.res.Runs = []*outcome.Run{{Points: []*outcome.Point{mk(0.20, 0.21, 0.20), mk(0.30, 0.29, 0.31), mk(0.40, 0.41, 0.40)}}}
 	if tol, why := x.quietTolerance("cpu"); tol != 25 || !strings.Contains(why, "disturbance.cpu_per_request") {
 		t.Errorf("steady: %g (%s); want the file's 25", tol, why)
 	}
 	// Beside a CPU-bound process: ±15 % between repeats; 4 x the median
 	// deviation is above 25, and a 30 % repeat is not suspect.
-	x.res.Runs = []*runResult{{Points: []*point{mk(0.20, 0.23, 0.17), mk(0.30, 0.345, 0.255), mk(0.40, 0.46, 0.34)}}}
+	x.res.Runs = []*outcome.Run{{Points: []*outcome.Point{mk(0.20, 0.23, 0.17), mk(0.30, 0.345, 0.255), mk(0.40, 0.46, 0.34)}}}
 	tol, why := x.quietTolerance("cpu")
 	if tol <= 25 || !strings.Contains(why, "median deviation") {
 		t.Errorf("shared: %g (%s); want above 25, from the run's own noise", tol, why)
@@ -250,7 +137,8 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 			burst = false
 		}
 	}}
-	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
+	out := t.TempDir()
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: out, Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -281,24 +169,24 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 	if b == nil || b.Server == nil || b.Server.Level > 20 || res.Disturbance.ExtraSeconds <= 0 || res.Disturbance.Remeasured < 1 {
 		t.Errorf("disturbance %+v baseline %+v; want a baseline without the burst, the re-probe counted", res.Disturbance, b)
 	}
-	md := experimentMarkdown(res, nil, nil)
+	md := reportMD(t, out)
 	if !strings.Contains(md, "no: disturbed (other work took") {
 		t.Errorf("report.md does not mark the disturbed probe:\n%s", md)
 	}
 }
 
 func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{CPUPerRequest: 25}},
-		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}}
+	x := &experimentRunner{e: &Experiment{Calibrate: calibrate.Spec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{CPUPerRequest: 25}},
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{CPU: "cpu"}}}
 	// Beside a CPU-bound process the two probes with no wait differed by
 	// 18 %: a drift of 30 % is within twice that.
-	cal := &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, CPUNoise: 18,
-		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	rp := &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.00026}} // 0.26 ms, +30 %
+	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, CPUNoise: 18,
+		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
+	rp := &outcome.Repeat{Server: map[string]float64{"cpu": 54}, Total: outcome.Figures{Throughput: 0.54 / 0.00026}} // 0.26 ms, +30 %
 	if got := x.recalibrationReason(cal, rp, 1); got != "" {
 		t.Errorf("+30 %% with the calibration's noise 18 %%: %q; want no recalibration", got)
 	}
-	rp = &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0003}} // 0.3 ms, +50 %
+	rp = &outcome.Repeat{Server: map[string]float64{"cpu": 54}, Total: outcome.Figures{Throughput: 0.54 / 0.0003}} // 0.3 ms, +50 %
 	if got := x.recalibrationReason(cal, rp, 1); !strings.Contains(got, "4 x the 9.0 %") {
 		t.Errorf("+50 %%: %q; want a recalibration naming the calibration's noise", got)
 	}
@@ -310,13 +198,13 @@ func TestRecalibrationFollowsTheCalibrationsNoise(t *testing.T) {
 // steal beyond the baseline's still marks the span disturbed.
 func TestStealBehindAHog(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{Threshold: 10}},
-		res: &Result{Disturbance: &Disturbance{Threshold: 10, Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{Threshold: 10, Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
 	b := x.res.Disturbance.Baseline
 	b.Add(&measure.Span{Own: 30, Interference: 70, Capacity: 100, Steal: 1, HasSteal: true}, nil)
 	b.Add(&measure.Span{Own: 32, Interference: 68, Capacity: 100, Steal: 0, HasSteal: true}, nil)
-	judge := func(s measure.Span) *repeat {
-		rp := &repeat{}
-		x.judgeSpanOf(rp, &s, nil, &interference{})
+	judge := func(s measure.Span) *outcome.Repeat {
+		rp := &outcome.Repeat{}
+		x.judgeSpanOf(rp, &s, nil, &outcome.Interference{})
 		return rp
 	}
 	if rp := judge(measure.Span{Own: 31, Interference: 69, Capacity: 100, Steal: 2, HasSteal: true}); rp.Disturbed {
@@ -366,8 +254,8 @@ func calibratedSim(t *testing.T) (*Experiment, string) {
 // redone; a steal that never eases stays the machine's.
 func TestStealBurstAtTheCalibration(t *testing.T) {
 	newX := func(probeSteal ...float64) *experimentRunner {
-		x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{Threshold: 10, CPUPerRequest: 25}},
-			res: &Result{Disturbance: &Disturbance{Threshold: 10, CPU: "cpu", Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
+		x := &experimentRunner{e: &Experiment{Calibrate: calibrate.Spec{Run: "g1", Clients: 10}, Disturbance: measure.Rules{Threshold: 10, CPUPerRequest: 25}},
+			res: &outcome.Result{Disturbance: &outcome.Disturbance{Threshold: 10, CPU: "cpu", Baseline: &measure.Baseline{Source: measure.FromCalibration}}}}
 		for _, st := range probeSteal {
 			s := &measure.Span{Own: 50, Interference: st, Capacity: 100, Steal: st, HasSteal: true}
 			x.judgeOf().See(s, nil)
@@ -375,15 +263,15 @@ func TestStealBurstAtTheCalibration(t *testing.T) {
 		}
 		return x
 	}
-	judge := func(x *experimentRunner, steal float64) *repeat {
-		rp := &repeat{}
+	judge := func(x *experimentRunner, steal float64) *outcome.Repeat {
+		rp := &outcome.Repeat{}
 		s := measure.Span{Own: 50, Interference: steal, Capacity: 100, Steal: steal, HasSteal: true}
-		x.judgeSpanOf(rp, &s, nil, &interference{})
+		x.judgeSpanOf(rp, &s, nil, &outcome.Interference{})
 		return rp
 	}
-	cal := &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Steal: ptrTo(39.0),
-		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	at := &repeat{Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0002}} // 0.2 ms, 60 % of 90
+	cal := &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Steal: ptrTo(39.0),
+		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
+	at := &outcome.Repeat{Server: map[string]float64{"cpu": 54}, Total: outcome.Figures{Throughput: 0.54 / 0.0002}} // 0.2 ms, 60 % of 90
 
 	x := newX(38, 40)
 	if rp := judge(x, 35); rp.Disturbed {
@@ -420,13 +308,13 @@ func TestStealBurstAtTheCalibration(t *testing.T) {
 // the last sweep would leave the claims one sweep on it and no spread, so
 // the moved point is noted and the calibration kept.
 func TestNoRecalibrationWithoutTwoSweepsAfter(t *testing.T) {
-	x := &experimentRunner{e: &Experiment{Calibrate: CalibrateSpec{Var: "wait", Run: "g1", Clients: 10}, Load: loadSpec{Repeats: 3},
+	x := &experimentRunner{e: &Experiment{Calibrate: calibrate.Spec{Var: "wait", Run: "g1", Clients: 10}, Load: loadSpec{Repeats: 3},
 		Disturbance: measure.Rules{Threshold: 10, CPUPerRequest: 25, MaxExtra: cli.Duration(time.Minute)}},
-		res: &Result{Disturbance: &Disturbance{CPU: "cpu"}}, logf: func(string, ...any) {}, feed: feed.New(live.New(), "x")}
-	x.res.Calibration = &Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Value: "1ms",
-		Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
-	rp := &repeat{Repeat: 2, Server: map[string]float64{"cpu": 54}, Total: figures{Throughput: 0.54 / 0.0004}} // 0.4 ms, +100 %
-	lr := &serverRun{run: runSpec{Name: "g1"}, rr: &runResult{Name: "g1", Points: []*point{{Clients: 10, Repeats: []*repeat{rp}}}}}
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{CPU: "cpu"}}, logf: func(string, ...any) {}, feed: feed.New(live.New(), "x")}
+	x.res.Calibration = &calibrate.Calibration{Reading: "cpu", Relative: true, Capacity: 90, Target: 60, Tolerance: 3, Value: "1ms",
+		Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.2}}}
+	rp := &outcome.Repeat{Repeat: 2, Server: map[string]float64{"cpu": 54}, Total: outcome.Figures{Throughput: 0.54 / 0.0004}} // 0.4 ms, +100 %
+	lr := &serverRun{run: runSpec{Name: "g1"}, rr: &outcome.Run{Name: "g1", Points: []*outcome.Point{{Clients: 10, Repeats: []*outcome.Repeat{rp}}}}}
 	if err := x.recalibrate(context.Background(), []*serverRun{lr}, 2); err != nil {
 		t.Fatal(err)
 	}

@@ -8,26 +8,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-func TestNextWait(t *testing.T) {
-	// The model the correction assumes: the reading is k·c/(c + q·w).
-	model := func(k, c, q, w float64) float64 { return k * c / (c + q*w) }
-	for _, tt := range []struct{ k, c, q, w, target float64 }{
-		{500, 0.0002, 1, 0.0005, 60},  // too little wait: the reading is high
-		{500, 0.0002, 1, 0.004, 60},   // too much
-		{90, 0.0003, 30, 0.00001, 40}, // thirty statements a request
-	} {
-		u := model(tt.k, tt.c, tt.q, tt.w)
-		next := nextWait(tt.w, tt.c, tt.q, u, tt.target)
-		if got := model(tt.k, tt.c, tt.q, next); math.Abs(got-tt.target) > 1e-9 {
-			t.Errorf("nextWait(%g, %g, %g, %g, %g) = %g, which the model reads as %g; want %g", tt.w, tt.c, tt.q, u, tt.target, next, got, tt.target)
-		}
-	}
-	if w := nextWait(0.001, 0.0002, 1, 10, 60); w != 0 {
-		t.Errorf("a reading far below the target with little CPU gives wait %g; want 0, never negative", w)
-	}
-}
+	"bbslab/loadtest/calibrate"
+)
 
 func TestCalibrateChecked(t *testing.T) {
 	base := tinyText(t, "sim")
@@ -100,7 +83,7 @@ func TestCalibrate(t *testing.T) {
 	// TestNextWait's. Here: the chosen wait is the last probe's, and the
 	// first probe's CPU per request is the fake's count.
 	last := c.Probes[len(c.Probes)-1]
-	if d, err := time.ParseDuration(c.Value); err != nil || d <= 0 || formatWait(time.Duration(last.WaitMs*float64(time.Millisecond))) != c.Value {
+	if d, err := time.ParseDuration(c.Value); err != nil || d <= 0 || calibrate.FormatWait(time.Duration(last.WaitMs*float64(time.Millisecond))) != c.Value {
 		t.Errorf("chosen wait %q; want the last probe's wait, %.3f ms, above 0\n%s", c.Value, last.WaitMs, log.String())
 	}
 	if c.Probes[0].WaitMs != 0 {
@@ -124,28 +107,5 @@ func TestCalibrate(t *testing.T) {
 	b, err := os.ReadFile(filepath.Join(out, "report.md"))
 	if err != nil || !strings.Contains(string(b), "Calibration") || !strings.Contains(string(b), c.Value) {
 		t.Errorf("report.md does not show the calibration and its chosen wait %s (%v)", c.Value, err)
-	}
-}
-
-func TestSecantWait(t *testing.T) {
-	// A reading the model of nextWait gets wrong: besides the wait, each
-	// request spends 0.5 ms off the CPU waiting to be scheduled back (a
-	// process sharing the core), and the CPU per request is 0.2 ms. The
-	// reading is 500·c/(c + extra + w); two probes fix the line.
-	read := func(w float64) float64 { return 500 * 0.0002 / (0.0002 + 0.0005 + w) }
-	probes := []probe{{WaitMs: 1.5, Reading: read(0.0015)}, {WaitMs: 0.8, Reading: read(0.0008)}}
-	w := secantWait(probes, 60)
-	if got := read(w); math.Abs(got-60) > 1e-6 {
-		t.Errorf("secantWait = %g s, which reads %g; want 60", w, got)
-	}
-	if w := secantWait(probes[:1], 60); w != -1 {
-		t.Errorf("one probe: %g; want -1 (nothing to fit)", w)
-	}
-	if w := secantWait([]probe{{WaitMs: 1, Reading: 50}, {WaitMs: 2, Reading: 60}}, 55); w != -1 {
-		t.Errorf("a reading that rises with the wait: %g; want -1", w)
-	}
-	// Out of reach at any wait: half the smallest wait tried, never below 0.
-	if w := secantWait([]probe{{WaitMs: 1, Reading: 40}, {WaitMs: 2, Reading: 30}}, 90); w != 0.0005 {
-		t.Errorf("a target above the line at 0: %g; want 0.0005", w)
 	}
 }

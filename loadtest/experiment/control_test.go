@@ -9,50 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
-
-// TestControlDecidesTheClaim: a claim whose checks hold is reproduced only
-// when its control's fail; a control that holds too makes it "does not
-// discriminate", one within the noise "inconclusive", one not measured
-// "not measured"; a claim that fails stays failed whatever its control.
-func TestControlDecidesTheClaim(t *testing.T) {
-	res := &Result{Runs: []*runResult{
-		{Name: "few", Points: []*point{measuredPoint(10, []float64{1000, 1010, 990}, nil, nil)}},
-		{Name: "more", Points: []*point{measuredPoint(10, []float64{1600, 1620, 1590}, nil, nil)}},
-		{Name: "same", Points: []*point{measuredPoint(10, []float64{1005, 1000, 995}, nil, nil)}},
-		{Name: "noisy", Points: []*point{measuredPoint(10, []float64{900, 1300, 1050}, nil, nil)}},
-	}}
-	atMost := func(run string, ct *control) claim {
-		return claim{ID: run, Control: ct, Checks: []check{{
-			Left: operand{Run: run, Clients: 10, Metric: "throughput", Factor: 1}, Op: "<=", Right: operand{Value: num(1100), Factor: 1}}}}
-	}
-	instead := func(run string) *control { return &control{Why: "w", Runs: map[string]string{"few": run}} }
-	for _, tt := range []struct {
-		claim       claim
-		want, wantC live.Outcome
-	}{
-		{atMost("few", instead("more")), live.Reproduced, live.NotReproduced},
-		{atMost("few", instead("same")), live.DoesNotDiscriminate, live.Reproduced},
-		{atMost("few", instead("noisy")), live.Inconclusive, live.Inconclusive},
-		{atMost("few", instead("gone")), live.NotMeasured, live.NotMeasured},
-		{atMost("more", &control{Why: "w", Runs: map[string]string{"more": "few"}}), live.NotReproduced, live.Reproduced},
-		{atMost("few", nil), live.Reproduced, ""},
-	} {
-		got := evaluateClaims([]claim{tt.claim}, res, false)[0]
-		gotC := live.Outcome("")
-		if got.Control != nil {
-			gotC = got.Control.Outcome
-		}
-		if got.Outcome != tt.want || gotC != tt.wantC {
-			t.Errorf("%s with control %+v: %s (control %s); want %s (control %s): %s", tt.claim.ID, tt.claim.Control, got.Outcome, gotC, tt.want, tt.wantC, got.Reason)
-		}
-	}
-	md := controlMarkdown(evaluateClaims([]claim{atMost("few", instead("more"))}, res, false)[0])
-	if !strings.Contains(md, "control (w): **not reproduced**") || !strings.Contains(md, "more at 10 clients throughput 1600/s") {
-		t.Errorf("the report's control lines:\n%s\nwant the control's outcome and its figures", md)
-	}
-}
 
 // TestControlValidation: a control names runs and client counts the
 // claim reads, replaced by others of the file, and says why.
@@ -113,7 +73,7 @@ func TestBeyondPeakCanFail(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(e.Claims, func(c claim) bool { return c.ID == "g3-beyond-peak" })
+	i := slices.IndexFunc(e.Claims, func(c claim.Claim) bool { return c.ID == "g3-beyond-peak" })
 	if i < 0 {
 		t.Fatal("article.toml has no g3-beyond-peak")
 	}
@@ -134,7 +94,7 @@ func TestBeyondPeakCanFail(t *testing.T) {
 		g := 0.7 + 1.3*rng.Float64()
 		truth := map[int]float64{5: base, 10: base * (1.4 + 0.5*rng.Float64()), 15: base * 1.8}
 		truth[30] = truth[15] * g
-		var ps []*point
+		var ps []*outcome.Point
 		for _, cl := range []int{5, 10, 15, 30} {
 			var thr []float64
 			for range 3 {
@@ -142,7 +102,7 @@ func TestBeyondPeakCanFail(t *testing.T) {
 			}
 			ps = append(ps, measuredPoint(cl, thr, nil, nil))
 		}
-		res := &Result{Interleave: true, Sweeps: true, Runs: []*runResult{{Name: run, Points: ps}}}
+		res := &outcome.Result{Interleave: true, Sweeps: true, Runs: []*outcome.Run{{Name: run, Points: ps}}}
 		kind := "random"
 		switch {
 		case g >= 1.25:
@@ -153,7 +113,7 @@ func TestBeyondPeakCanFail(t *testing.T) {
 		if counts[kind] == nil {
 			counts[kind] = map[live.Outcome]int{}
 		}
-		counts[kind][evaluateClaims([]claim{c}, res, false)[0].Outcome]++
+		counts[kind][claim.Evaluate([]claim.Claim{c}, res, false)[0].Outcome]++
 	}
 	t.Logf("%d sweeps: %v", n, counts)
 	share := func(kind string, o live.Outcome) float64 {
@@ -171,43 +131,6 @@ func TestBeyondPeakCanFail(t *testing.T) {
 	}
 	if counts["random"][live.Inconclusive] == 0 || counts["random"][live.NotMeasured] != 0 {
 		t.Errorf("curves between: %v; want some inconclusive (within the noise of 1.1 x) and none not measured", counts["random"])
-	}
-}
-
-// TestExplainWhenNotReproduced: an explanation is said only when the
-// claim reads its outcome and its check holds, with the figures; minus
-// subtracts readings of the same point repeat by repeat.
-func TestExplainWhenNotReproduced(t *testing.T) {
-	withReadings := func(clients int, thr float64, worker, conn, wait []float64) *point {
-		p := measuredPoint(clients, []float64{thr, thr, thr}, nil, nil)
-		for i, rp := range p.Repeats {
-			rp.Server = map[string]float64{"worker time": worker[i], "connection time": conn[i], "pool wait": wait[i]}
-		}
-		return p
-	}
-	res := &Result{Interleave: true, Runs: []*runResult{
-		// Outside the pool: 2.5 - 1.2 - 0.1 = 1.2 ms, the connection's time.
-		{Name: "busy", Points: []*point{withReadings(10, 1000, []float64{2.5, 2.6, 2.4}, []float64{1.2, 1.2, 1.2}, []float64{0.1, 0.1, 0.1})}},
-		// Outside the pool: 2.45 - 1.2 - 1.2 = 0.05 ms.
-		{Name: "quiet", Points: []*point{withReadings(10, 1000, []float64{2.45, 2.45, 2.45}, []float64{1.2, 1.2, 1.2}, []float64{1.2, 1.2, 1.2})}},
-	}}
-	x := func(run string) explanation {
-		return explanation{When: []live.Outcome{live.NotReproduced}, Text: "the CPU queue",
-			Left:  operand{Run: run, Clients: 10, Reading: "worker time", Minus: []string{"connection time", "pool wait"}, Factor: 1},
-			Op:    ">=",
-			Right: operand{Run: run, Clients: 10, Reading: "connection time", Factor: 0.1},
-			Show:  []operand{{Run: run, Clients: 10, Reading: "pool wait", Factor: 1}}}
-	}
-	if got := explain([]explanation{x("busy")}, live.NotReproduced, res); len(got) != 1 ||
-		!strings.Contains(got[0], "the CPU queue") || !strings.Contains(got[0], "worker time less connection time less pool wait 1.20 (1.10-1.30)") ||
-		!strings.Contains(got[0], "; busy at 10 clients pool wait 0.10") {
-		t.Errorf("busy: %q; want the explanation with its figures", got)
-	}
-	if got := explain([]explanation{x("quiet")}, live.NotReproduced, res); len(got) != 0 {
-		t.Errorf("quiet: %q; want none (0.05 ms outside the pool, under a tenth of 1.2)", got)
-	}
-	if got := explain([]explanation{x("busy")}, live.Reproduced, res); len(got) != 0 {
-		t.Errorf("a reproduced claim: %q; want no explanation", got)
 	}
 }
 
@@ -230,7 +153,7 @@ func TestExplainBesideAHog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var hog Result
+	var hog outcome.Result
 	if err := json.NewDecoder(z).Decode(&hog); err != nil {
 		t.Fatal(err)
 	}
@@ -238,17 +161,22 @@ func TestExplainBesideAHog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(e.Claims, func(c claim) bool { return c.ID == "g2-no-gain" })
+	i := slices.IndexFunc(e.Claims, func(c claim.Claim) bool { return c.ID == "g2-no-gain" })
 	c := e.Claims[i]
-	got := evaluateClaims([]claim{c}, &hog, false)[0]
+	got := claim.Evaluate([]claim.Claim{c}, &hog, false)[0]
 	t.Logf("beside a hog: g2-no-gain %s; %q", got.Outcome, got.Explained)
 	if got.Outcome == live.Reproduced || len(got.Explained) != 1 || !strings.Contains(got.Explained[0], "the CPU queue, not the pool") ||
 		!strings.Contains(got.Explained[0], "server core busy less server CPU") {
 		t.Errorf("beside a hog: %s, explained %q; want it not holding, explained by the core another process took", got.Outcome, got.Explained)
 	}
+	// An explanation is said when the claim reads one of its outcomes and
+	// its check holds: decided as a claim of that one check.
 	for _, o := range []live.Outcome{live.NotReproduced, live.Inconclusive} {
-		if x := explain(c.Explain, o, quiet); len(x) != 0 {
-			t.Errorf("the committed run, had g2-no-gain read %s: explained %q; want no explanation (no other process on the core)", o, x)
+		for _, x := range c.Explain {
+			k := claim.Claim{ID: c.ID, Checks: []claim.Check{{Left: x.Left, Op: x.Op, Right: x.Right}}}
+			if got := claim.Evaluate([]claim.Claim{k}, quiet, false)[0]; slices.Contains(x.When, o) && got.Outcome == live.Reproduced {
+				t.Errorf("the committed run, had g2-no-gain read %s: explained %q (%s); want no explanation (no other process on the core)", o, x.Text, got.Checks[0].Text)
+			}
 		}
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
@@ -44,7 +46,7 @@ func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer
 // already failed for certain, and so is one pending names (pendingClaims:
 // it reads a run's peak or last point before the run has measured all its
 // client counts, which a later step could still change).
-func liveClaims(cs []claimResult, final bool, pending map[string]bool) []live.Claim {
+func liveClaims(cs []outcome.Claim, final bool, pending map[string]bool) []live.Claim {
 	var out []live.Claim
 	for _, c := range cs {
 		if !final && (c.Outcome == live.NotMeasured || pending[c.ID]) {
@@ -71,7 +73,7 @@ func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 // pendingClaims names the claims with a check that reads a run's "peak" or
 // "last" point while that run has not yet measured every one of the
 // experiment's client counts.
-func pendingClaims(claims []claim, res *Result, counts []int) map[string]bool {
+func pendingClaims(claims []claim.Claim, res *outcome.Result, counts []int) map[string]bool {
 	measured := map[string]int{}
 	for _, r := range res.Runs {
 		seen := map[int]bool{}
@@ -84,10 +86,10 @@ func pendingClaims(claims []claim, res *Result, counts []int) map[string]bool {
 	for _, c := range claims {
 		ks := c.Checks
 		if c.Control != nil {
-			ks = append(slices.Clone(ks), c.Control.checks(c.Checks)...)
+			ks = append(slices.Clone(ks), c.Control.Checks(c.Checks)...)
 		}
 		for _, k := range ks {
-			for _, o := range []operand{k.Left, k.Right} {
+			for _, o := range []claim.Operand{k.Left, k.Right} {
 				if o.Run != "" && (o.At == "peak" || o.At == "last") && measured[o.Run] < len(counts) {
 					out[c.ID] = true
 				}

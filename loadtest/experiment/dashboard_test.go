@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"testing"
 
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
@@ -26,24 +28,24 @@ func TestByPath(t *testing.T) {
 // or last point waits until that run has measured every client count; one
 // that reads a fixed client count does not.
 func TestPendingClaims(t *testing.T) {
-	claims := []claim{
-		{ID: "peak", Checks: []check{{Left: operand{Run: "a", At: "peak", Metric: "throughput"}, Op: ">", Right: operand{Run: "b", At: "peak", Metric: "throughput"}}}},
-		{ID: "fixed", Checks: []check{{Left: operand{Run: "a", Clients: 5, Metric: "throughput"}, Op: ">", Right: operand{Value: new(1.0)}}}},
-		{ID: "last", Checks: []check{{Left: operand{Run: "a", At: "last", Metric: "p99_ms"}, Op: "<", Right: operand{Value: new(10.0)}}}},
+	claims := []claim.Claim{
+		{ID: "peak", Checks: []claim.Check{{Left: claim.Operand{Run: "a", At: "peak", Metric: "throughput"}, Op: ">", Right: claim.Operand{Run: "b", At: "peak", Metric: "throughput"}}}},
+		{ID: "fixed", Checks: []claim.Check{{Left: claim.Operand{Run: "a", Clients: 5, Metric: "throughput"}, Op: ">", Right: claim.Operand{Value: new(1.0)}}}},
+		{ID: "last", Checks: []claim.Check{{Left: claim.Operand{Run: "a", At: "last", Metric: "p99_ms"}, Op: "<", Right: claim.Operand{Value: new(10.0)}}}},
 	}
-	res := &Result{Runs: []*runResult{
-		{Name: "a", Points: []*point{{Clients: 5}, {Clients: 10}}},
-		{Name: "b", Points: []*point{{Clients: 5}}},
+	res := &outcome.Result{Runs: []*outcome.Run{
+		{Name: "a", Points: []*outcome.Point{{Clients: 5}, {Clients: 10}}},
+		{Name: "b", Points: []*outcome.Point{{Clients: 5}}},
 	}}
 	got := pendingClaims(claims, res, []int{5, 10})
 	if !got["peak"] || got["fixed"] || got["last"] {
 		t.Errorf("pendingClaims with run b at 1 of 2 counts = %v; want peak only", got)
 	}
-	res.Runs[1].Points = append(res.Runs[1].Points, &point{Clients: 10})
+	res.Runs[1].Points = append(res.Runs[1].Points, &outcome.Point{Clients: 10})
 	if got := pendingClaims(claims, res, []int{5, 10}); len(got) != 0 {
 		t.Errorf("pendingClaims with every run complete = %v; want none", got)
 	}
-	cs := []claimResult{{Claim: live.Claim{ID: "peak", Outcome: live.Reproduced}}, {Claim: live.Claim{ID: "fixed", Outcome: live.Reproduced}}}
+	cs := []outcome.Claim{{Claim: live.Claim{ID: "peak", Outcome: live.Reproduced}}, {Claim: live.Claim{ID: "fixed", Outcome: live.Reproduced}}}
 	if l := liveClaims(cs, false, map[string]bool{"peak": true}); len(l) != 1 || l[0].ID != "fixed" {
 		t.Errorf("liveClaims during the run = %+v; want only the fixed claim", l)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/watch"
@@ -44,7 +45,7 @@ func TestDescribeGoService(t *testing.T) {
 		{name: "json", format: watch.JSON, want: "own"},
 	} {
 		e := &Experiment{Name: "x", Stats: statsSpec{URL: serve(tc.own), Format: tc.format, Stats: tc.readings}}
-		res := &Result{Stats: tc.readings}
+		res := &outcome.Result{Stats: tc.readings}
 		if len(res.Stats) == 0 {
 			res.Stats = target.Stats
 		}

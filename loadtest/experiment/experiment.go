@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"errors"
 	"fmt"
 	"os"
@@ -13,6 +12,9 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -35,12 +37,12 @@ type Experiment struct {
 	Disk     diskSpec     `toml:"disk"`
 	// Calibrate, when it names a var, sets that server variable from the
 	// machine before the runs (calibrate.go).
-	Calibrate CalibrateSpec `toml:"calibrate"`
+	Calibrate calibrate.Spec `toml:"calibrate"`
 	// Truth, when set, takes the server's own record of each measured
 	// window (truth.go).
 	Truth truthSpec `toml:"truth"`
 	// Disturbance says when a measurement is disturbed by other work on
-	// the machine and how often it is measured again (disturbance.go).
+	// the machine and how often it is measured again (remeasure.go).
 	Disturbance measure.Rules `toml:"disturbance"`
 	// Tune, when it names starts, tunes each run's server (package tune)
 	// instead of sweeping client counts (tune.go).
@@ -51,8 +53,9 @@ type Experiment struct {
 	Fleet fleetSpec `toml:"fleet"`
 	Runs  []runSpec `toml:"run"`
 	// Claims are the statements the experiment tests, each traced to its
-	// source and decided from the results (claim.go).
-	Claims []claim `toml:"claim"`
+	// source, checked against the file (claimcheck.go) and decided from
+	// the results (package claim).
+	Claims []claim.Claim `toml:"claim"`
 
 	// Quick is set by MakeQuick: fewer, shorter, single measurements.
 	Quick bool `toml:"-"`

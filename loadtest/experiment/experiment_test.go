@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
@@ -133,7 +136,7 @@ func TestExperimentEndToEnd(t *testing.T) {
 	}
 	checkFrames(t, string(page), res)
 	// The verdict is computed from the results: it quotes the peak.
-	peak, _ := peakPoint(res.Runs[0])
+	peak := slices.MaxFunc(res.Runs[0].Points, func(a, b *outcome.Point) int { return cmp.Compare(a.Throughput().Median, b.Throughput().Median) })
 	want := fmt.Sprintf("all: peak %.0f/s at %d clients", peak.Result.Total.Throughput, peak.Clients)
 	if len(res.Verdicts) == 0 || !strings.HasPrefix(res.Verdicts[0], want) {
 		t.Errorf("verdicts %q; want the first to start with %q", res.Verdicts, want)
@@ -168,12 +171,12 @@ func TestExperimentEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back Result
+	var back outcome.Result
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatalf("read experiment.json: %v", err)
 	}
 	again := filepath.Join(t.TempDir(), "experiment.json")
-	if err := writeJSON(again, &back); err != nil {
+	if err := outcome.WriteJSON(again, &back); err != nil {
 		t.Fatal(err)
 	}
 	if b2, _ := os.ReadFile(again); string(b2) != string(b) || len(back.Runs[0].Profiles) != 2 || back.Runs[0].Profiles[0].ProfileSummary == nil {
@@ -283,19 +286,19 @@ func TestShippedExperiments(t *testing.T) {
 }
 
 func TestVerdictsFromResults(t *testing.T) {
-	newPoint := func(c int, thr, mean float64, wait float64) *point {
-		return &point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
+	newPoint := func(c int, thr, mean float64, wait float64) *outcome.Point {
+		return &outcome.Point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: thr, MeanMs: mean, P99Ms: 2 * mean}},
 			Server: map[string]float64{"pool wait": wait}}
 	}
-	res := &Result{
+	res := &outcome.Result{
 		Stats: []watch.Stat{{Name: "pool wait", Unit: "ms"}},
-		Runs: []*runResult{
-			{Name: "5/5", Points: []*point{newPoint(5, 1000, 5, 0.1), newPoint(10, 1100, 9, 0.2)}},
-			{Name: "10/5", Points: []*point{newPoint(5, 990, 5, 0.1), newPoint(10, 1080, 9.5, 3.4)}},
-			{Name: "10/10", Points: []*point{newPoint(5, 1000, 5, 0.1), newPoint(10, 2000, 5, 0.1)}},
+		Runs: []*outcome.Run{
+			{Name: "5/5", Points: []*outcome.Point{newPoint(5, 1000, 5, 0.1), newPoint(10, 1100, 9, 0.2)}},
+			{Name: "10/5", Points: []*outcome.Point{newPoint(5, 990, 5, 0.1), newPoint(10, 1080, 9.5, 3.4)}},
+			{Name: "10/10", Points: []*outcome.Point{newPoint(5, 1000, 5, 0.1), newPoint(10, 2000, 5, 0.1)}},
 		},
 	}
-	v := strings.Join(verdicts(res, nil), "\n")
+	v := strings.Join(claim.Verdicts(res, nil), "\n")
 	for _, want := range []string{
 		"5/5: peak 1100/s at 10 clients",
 		"10/5 and 5/5 are the same within noise: peak 1080/s against 1100/s (-1.8 %; the ranges, widened to ±2 %, overlap)",
@@ -435,7 +438,7 @@ func TestExperimentInterruptedWhileStarting(t *testing.T) {
 // the experiment's own figures: the peak over every run's steps, where it
 // was, and the requests and errors of every step; and that its frames
 // carry the experiment's notes, each once, in order.
-func checkFrames(t *testing.T, page string, res *Result) {
+func checkFrames(t *testing.T, page string, res *outcome.Result) {
 	t.Helper()
 	const open = `<script id="frames" type="application/json">`
 	i := strings.Index(page, open)

@@ -13,6 +13,7 @@ import (
 
 	"bbslab/internal/child"
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/fleet"
 	"bbslab/loadtest/fleetwatch"
 	"bbslab/loadtest/watch"
@@ -141,21 +142,6 @@ func oneOf(s string, set ...string) bool {
 	return false
 }
 
-// fleetResult is what a run's fleet was, in the result.
-type fleetResult struct {
-	Replicas   []fleet.Replica `json:"replicas"`
-	Balance    string          `json:"balance"`
-	MetricsURL string          `json:"haproxy_metrics"`
-	PgBouncer  string          `json:"pgbouncer,omitempty"`
-	PoolSize   int             `json:"pgbouncer_pool,omitempty"`
-	// PgBouncerCPUs are the CPUs PgBouncer was held to when not the
-	// replicas' ([fleet] pgbouncer_cpus).
-	PgBouncerCPUs []int `json:"pgbouncer_cpus,omitempty"`
-	ConnLimit     int   `json:"conn_limit,omitempty"`
-	// Exits are the processes that exited while the run measured.
-	Exits []string `json:"exits,omitempty"`
-}
-
 // runFleet is a run's started fleet, the reader of its stats and the
 // exits it reported.
 type runFleet struct {
@@ -206,7 +192,7 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	if f.PgBouncer != nil {
 		vars["pgbouncer_admin"] = f.PgBouncer.AdminDSN
 	}
-	lr.rr.Fleet = &fleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
+	lr.rr.Fleet = &outcome.FleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
 	if f.PgBouncer != nil {
 		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize, lr.rr.Fleet.PgBouncerCPUs = f.PgBouncer.Mode, f.PgBouncer.PoolSize, fs.PgBouncerCPUs
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"bbslab/loadtest/experiment/outcome"
 )
 
 // tinyboardLine is what testdata/tinyboard prints when it starts.
@@ -36,7 +38,7 @@ func runGoRunExperiment(t *testing.T) (exes []string, ppids []int) {
 		if got := strings.Join(r.Command[:3], " "); got != "go run ./tinyboard" {
 			t.Errorf("run %s: the report's command begins %q; want the file's go run ./tinyboard", r.Name, got)
 		}
-		b, err := os.ReadFile(filepath.Join(out, fileName(r.Name), "server.log"))
+		b, err := os.ReadFile(filepath.Join(out, outcome.FileName(r.Name), "server.log"))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -145,24 +146,29 @@ func (p *serverProc) tail() string {
 	return "\n" + s
 }
 
-// post sends an empty POST to url and checks for a 2xx answer.
-func post(ctx context.Context, url string, timeout time.Duration) error {
+// post POSTs to url with no body within timeout and returns the answer's
+// body (up to 64 MiB); an answer other than 2xx is an error that quotes
+// the start of it.
+func post(ctx context.Context, url string, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, nil)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("POST %s: %s: %s", url, resp.Status, bytes.TrimSpace(b))
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
 	}
-	return nil
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("POST %s: %s: %s", url, resp.Status, bytes.TrimSpace(b[:min(len(b), 200)]))
+	}
+	return b, nil
 }
 
 // resolveCommand makes a relative program path relative to dir.
@@ -170,6 +176,71 @@ func resolveCommand(argv []string, dir string) []string {
 	out := append([]string(nil), argv...)
 	if strings.Contains(out[0], "/") && !filepath.IsAbs(out[0]) {
 		out[0] = filepath.Join(dir, out[0])
+	}
+	return out
+}
+
+// How an experiment holds the server and the load generator to the CPUs
+// its file names for them ([server] cpus, [client] cpus): package child
+// pins them where it can (Options.NoPin turns that off) and caps their
+// GOMAXPROCS where it cannot. The notes below say which, for the report.
+
+// serverNote says how the server was held to its CPUs.
+func serverNote(h child.Hold) string {
+	switch {
+	case len(h.CPUs) == 0:
+		return "server not pinned"
+	case h.Pinned:
+		return fmt.Sprintf("server pinned to CPU %s", child.CPUList(h.CPUs))
+	case h.FromEnv:
+		return fmt.Sprintf("server not pinned (%v): GOMAXPROCS=%s from the file's [server] env; the OS chooses its cores", h.NotPinned, h.GOMAXPROCS)
+	}
+	return fmt.Sprintf("server not pinned (%v): GOMAXPROCS=%s in its environment (the number of [server] cpus); the OS chooses its cores", h.NotPinned, h.GOMAXPROCS)
+}
+
+// holdGenerator holds this process, the load generator, to cpus: it pins
+// every thread to them when pin is set and the system allows it, and
+// otherwise caps runtime.GOMAXPROCS at their number until restore is
+// called. It returns a note about what was done and the CPUs the
+// generator runs on (every CPU when it is not pinned).
+func holdGenerator(cpus []int, pin bool) (note string, cores []int, restore func()) {
+	h, restore := child.HoldSelf(cpus, pin)
+	switch {
+	case len(cpus) == 0:
+		return "load generator not pinned", allCPUs(), restore
+	case h.Pinned:
+		return fmt.Sprintf("load generator pinned to CPU %s", child.CPUList(cpus)), cpus, restore
+	}
+	return fmt.Sprintf("load generator not pinned (%v): GOMAXPROCS=%s while the experiment runs (the number of [client] cpus); the OS chooses its cores and may share them with the server", h.NotPinned, h.GOMAXPROCS), allCPUs(), restore
+}
+
+// hint logs, for a server that did not come up, the target's hint on how
+// to start what its command line needs (Options.Target's StartHint).
+func (x *experimentRunner) hint(argv []string) {
+	if x.opt.Target.StartHint == nil {
+		return
+	}
+	if h := x.opt.Target.StartHint(argv); h != "" {
+		x.logf("%s", h)
+	}
+}
+
+// redactURLs returns a copy of argv with the password of every URL
+// argument, such as a database URL from the environment, replaced by xxxxx,
+// for the log and the result: a report is handed out.
+func redactURLs(argv []string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		out[i] = a
+		prefix, v := "", a
+		if k, val, ok := strings.Cut(a, "="); ok && strings.HasPrefix(k, "-") {
+			prefix, v = k+"=", val
+		}
+		if u, err := url.Parse(v); err == nil && u.User != nil {
+			if _, has := u.User.Password(); has {
+				out[i] = prefix + u.Redacted()
+			}
+		}
 	}
 	return out
 }

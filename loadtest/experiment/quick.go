@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
+	"bbslab/loadtest/experiment/claim"
 )
 
 // Quick-run bounds (MakeQuick).
@@ -13,10 +14,6 @@ const (
 	quickWarmup   = time.Second
 	quickDuration = 3 * time.Second
 )
-
-const quickNote = "QUICK RUN: at most 3 client counts, one measurement each, short steps. " +
-	"Its claims are decided from single measurements, without a spread to tell an effect from the machine's noise: " +
-	"use it to try a file, not to reproduce a claim."
 
 // MakeQuick turns e into a quick run, to try a file in a minute or so: at
 // most quickClients client counts (those a claim or the profile names are
@@ -56,7 +53,7 @@ func quickCounts(e *Experiment) []int {
 	keep := map[int]bool{}
 	for _, c := range e.Claims {
 		for _, k := range c.Checks {
-			for _, o := range []operand{k.Left, k.Right} {
+			for _, o := range []claim.Operand{k.Left, k.Right} {
 				switch {
 				case o.Clients != 0:
 					keep[o.Clients] = true

@@ -1,20 +1,20 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"math"
 	"net/url"
 	"slices"
 	"time"
+
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/measure"
 )
 
-// calibration is the calibration in force (Result.calibrationInForce).
-func (x *experimentRunner) calibration() *Calibration { return x.res.calibrationInForce() }
-
 // calibrationInForce is the redone calibration, or the first.
-func (r *Result) calibrationInForce() *Calibration {
+func calibrationInForce(r *outcome.Result) *calibrate.Calibration {
 	if r.Recalibration != nil {
 		return r.Recalibration
 	}
@@ -33,7 +33,7 @@ func (r *Result) calibrationInForce() *Calibration {
 // recalibrated: measured run by run, a run would differ from the others
 // in its wait.
 func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, sweep int) error {
-	c, cal, cpu := x.e.Calibrate, x.calibration(), x.res.Disturbance.CPU
+	c, cal, cpu := x.e.Calibrate, calibrationInForce(x.res), x.res.Disturbance.CPU
 	if c.Var == "" || cal == nil || len(cal.Probes) == 0 || x.recalTried || cpu == "" {
 		return nil
 	}
@@ -42,9 +42,9 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 		return nil
 	}
 	lr := live[i]
-	var at *repeat
+	var at *outcome.Repeat
 	for _, p := range lr.rr.Points {
-		for _, rp := range p.repeats() {
+		for _, rp := range p.Used() {
 			if p.Clients == c.Clients && rp.Repeat == sweep {
 				at = rp
 			}
@@ -101,7 +101,7 @@ const minSweepsAfter = 2
 // claims on pairs of two different waits: docs/measurements.md, "steal
 // that comes and goes, a redone calibration"). They stay in the JSON, marked; the claims count the
 // sweeps after the recalibration as the planned ones (Result.sweepsUsed).
-func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *Calibration) {
+func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calibrate.Calibration) {
 	c := x.e.Calibrate
 	why := fmt.Sprintf("measured on the calibration before it was redone (%s = %s; %s from sweep %d)", c.Var, was.Value, redone.Value, redone.Sweep)
 	for _, lr := range live {
@@ -109,13 +109,13 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *Calib
 			n := 0
 			for _, rp := range p.Repeats {
 				if rp.Calibration < x.recals && !rp.Dropped {
-					rp.drop(why)
+					rp.Drop(why)
 					rp.Recalibrated = true
 					n++
 				}
 			}
 			if n > 0 {
-				p.refresh(x.e.Load)
+				refresh(p, x.e.Load)
 			}
 		}
 	}
@@ -130,9 +130,9 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *Calib
 // own reading left the calibration's band by more than twice its
 // tolerance (the board no longer sits where the file says, whatever the
 // cause). Either way the wait no longer puts the board where the file says.
-func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, sweep int) string {
+func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *outcome.Repeat, sweep int) string {
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
-	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, clientsText(c.Clients))
+	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, outcome.ClientsText(c.Clients))
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
 	tol, why := cpuTolerance(cal, &x.e.Disturbance)
 	if got, ok := cpuPerRequest(at, cpu); ok && ref > 0 && math.Abs(got-ref)/ref*100 > tol {
@@ -156,7 +156,7 @@ func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, swe
 	}
 	if band := 2 * cal.Tolerance; math.Abs(v-cal.Target) > band {
 		return fmt.Sprintf("%s at the calibration's point (%s at %s) read %.1f%s in sweep %d, beyond the calibration's %g ± %g (twice its tolerance)",
-			cal.Reading, c.Run, clientsText(c.Clients), v, unit, sweep, cal.Target, band)
+			cal.Reading, c.Run, outcome.ClientsText(c.Clients), v, unit, sweep, cal.Target, band)
 	}
 	return ""
 }
@@ -166,7 +166,7 @@ func (x *experimentRunner) recalibrationReason(cal *Calibration, at *repeat, swe
 // longer puts the board where the file says: the slow rule's tolerance
 // (measure.Rules.Tolerance) over the noise of the calibration's two
 // probes with no wait. It also says which, in words.
-func cpuTolerance(cal *Calibration, rules *measure.Rules) (float64, string) {
+func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, string) {
 	// CPUNoise is the two probes' difference over their mean: each is
 	// half of it off their middle.
 	noise := cal.CPUNoise / 2
@@ -188,13 +188,13 @@ func cpuTolerance(cal *Calibration, rules *measure.Rules) (float64, string) {
 // calibration"). The calibration is redone at most
 // once (recalibrate), so the claims then read "not measured: the machine
 // moved from its calibration".
-func (r *Result) movedFromCalibration() string {
-	cal := r.calibrationInForce()
+func movedFromCalibration(r *outcome.Result) string {
+	cal := calibrationInForce(r)
 	if cal == nil || cal.Share == "" || len(cal.Probes) == 0 || r.Disturbance == nil || r.Disturbance.CPU == "" {
 		return ""
 	}
 	ref := cal.Probes[len(cal.Probes)-1].CPUPerRequestMs
-	ri := slices.IndexFunc(r.Runs, func(rr *runResult) bool { return rr.Name == cal.Run })
+	ri := slices.IndexFunc(r.Runs, func(rr *outcome.Run) bool { return rr.Name == cal.Run })
 	if ref <= 0 || ri < 0 {
 		return ""
 	}
@@ -203,7 +203,7 @@ func (r *Result) movedFromCalibration() string {
 		if p.Clients != cal.Clients {
 			continue
 		}
-		for _, rp := range p.repeats() {
+		for _, rp := range p.Used() {
 			if v, ok := cpuPerRequest(rp, r.Disturbance.CPU); ok {
 				cpus = append(cpus, v)
 			}
@@ -222,26 +222,16 @@ func (r *Result) movedFromCalibration() string {
 		which = "redone calibration"
 	}
 	return fmt.Sprintf("the machine moved from its calibration: the board's CPU per request at the calibration's point (%s at %s) was %.3f ms (%.3f-%.3f over %d used repeats) against the %s's %.3f ms (%+.0f %%; %s), so the wait it chose no longer put the board at its point and %q measures the machine",
-		cal.Run, clientsText(cal.Clients), got, slices.Min(cpus), slices.Max(cpus), len(cpus), which, ref, 100*(got-ref)/ref, why, cal.Share)
+		cal.Run, outcome.ClientsText(cal.Clients), got, slices.Min(cpus), slices.Max(cpus), len(cpus), which, ref, 100*(got-ref)/ref, why, cal.Share)
 }
 
 // setWait sets the calibration's variable to v on running servers.
 func (x *experimentRunner) setWait(ctx context.Context, servers []*serverRun, v string) error {
 	c := x.e.Calibrate
 	for _, lr := range servers {
-		if err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
+		if _, err := post(ctx, lr.x(expand(c.Set, map[string]string{c.Var: url.QueryEscape(v)})), 10*time.Second); err != nil {
 			return fmt.Errorf("run %q: set %s = %s: %w", lr.run.Name, c.Var, v, err)
 		}
 	}
 	return nil
-}
-
-// sweepsUsed is how many sweeps the claims stand on: every repeat, less
-// the sweeps before a redone calibration, whose measurements are left out
-// (leaveOutEarlier).
-func (r *Result) sweepsUsed() int {
-	if r.Recalibration != nil && r.Recalibration.Sweep > 1 {
-		return max(1, r.Repeats-(r.Recalibration.Sweep-1))
-	}
-	return r.Repeats
 }

@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest/calibrate"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -17,30 +20,30 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 	// 10 clients at 2,000/s: server CPU 62 % of a core is 0.31 ms a
 	// request, 39 % is 0.195. The capacity is a whole core, so the share
 	// reads as the CPU does.
-	result := func(cpu []float64, redone bool) *Result {
+	result := func(cpu []float64, redone bool) *outcome.Result {
 		p := measuredPoint(10, []float64{2000, 2000}, nil, cpu)
 		for _, rp := range p.Repeats {
 			rp.Server[share] = rp.Server["server CPU"]
 		}
-		p.refresh(loadSpec{})
-		cal := &Calibration{Run: "g1", Clients: 10, Reading: "server CPU", Share: share, Relative: true, Capacity: 100, Target: 60, Tolerance: 3,
-			CPUNoise: 4, Probes: []probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.31}}}
-		res := &Result{Interleave: true, Sweeps: true, Calibration: cal, Runs: []*runResult{{Name: "g1", Points: []*point{p}}},
-			Disturbance: &Disturbance{CPU: "server CPU", CPUPerRequest: 25}}
+		refresh(p, loadSpec{})
+		cal := &calibrate.Calibration{Run: "g1", Clients: 10, Reading: "server CPU", Share: share, Relative: true, Capacity: 100, Target: 60, Tolerance: 3,
+			CPUNoise: 4, Probes: []calibrate.Probe{{CPUPerRequestMs: 0.2}, {WaitMs: 1, CPUPerRequestMs: 0.31}}}
+		res := &outcome.Result{Interleave: true, Sweeps: true, Calibration: cal, Runs: []*outcome.Run{{Name: "g1", Points: []*outcome.Point{p}}},
+			Disturbance: &outcome.Disturbance{CPU: "server CPU", CPUPerRequest: 25}}
 		if redone {
 			// The redone calibration is the one in force: the first one's
 			// figures do not count.
 			first := *cal
-			first.Probes = []probe{{CPUPerRequestMs: 0.12}, {WaitMs: 2, CPUPerRequestMs: 0.195}}
+			first.Probes = []calibrate.Probe{{CPUPerRequestMs: 0.12}, {WaitMs: 2, CPUPerRequestMs: 0.195}}
 			res.Calibration, res.Recalibration = &first, cal
 		}
-		res.CalibrationMoved = res.movedFromCalibration()
+		res.CalibrationMoved = movedFromCalibration(res)
 		return res
 	}
-	point := claim{ID: "point", Checks: []check{
-		{Left: operand{Run: "g1", Clients: 10, Reading: share}, Op: ">=", Right: operand{Value: num(50)}},
-		{Left: operand{Run: "g1", Clients: 10, Reading: share}, Op: "<=", Right: operand{Value: num(70)}}}}
-	tput := claim{ID: "tput", Checks: []check{{Left: operand{Run: "g1", Clients: 10, Metric: "throughput"}, Op: ">=", Right: operand{Value: num(1000)}}}}
+	point := claim.Claim{ID: "point", Checks: []claim.Check{
+		{Left: claim.Operand{Run: "g1", Clients: 10, Reading: share}, Op: ">=", Right: claim.Operand{Value: num(50)}},
+		{Left: claim.Operand{Run: "g1", Clients: 10, Reading: share}, Op: "<=", Right: claim.Operand{Value: num(70)}}}}
+	tput := claim.Claim{ID: "tput", Checks: []claim.Check{{Left: claim.Operand{Run: "g1", Clients: 10, Metric: "throughput"}, Op: ">=", Right: claim.Operand{Value: num(1000)}}}}
 	for _, tt := range []struct {
 		name   string
 		cpu    []float64
@@ -55,7 +58,7 @@ func TestClaimsOnTheShareWhenTheMachineMoved(t *testing.T) {
 		{"a little off", []float64{48, 52}, false, live.Inconclusive, ""},
 	} {
 		res := result(tt.cpu, tt.redone)
-		got := evaluateClaims([]claim{point, tput}, res, false)
+		got := claim.Evaluate([]claim.Claim{point, tput}, res, false)
 		if got[0].Outcome != tt.want || !strings.Contains(res.CalibrationMoved, tt.moved) || (tt.moved == "") != (res.CalibrationMoved == "") {
 			t.Errorf("%s: %s (%s), moved %q; want %s, moved with %q", tt.name, got[0].Outcome, got[0].Reason, res.CalibrationMoved, tt.want, tt.moved)
 		}

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"math"
@@ -11,11 +10,13 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
-// A repeat of a point is measured, judged against the baseline
-// (disturbance.go) and, while disturbed, measured again at once: the same
+// A repeat of a point is measured, judged against the baseline and,
+// while disturbed, measured again at once: the same
 // repeat, so that with interleaved sweeps it stays in its sweep, back to
 // back with the other runs' measurements of that sweep, and pairs by
 // repeat still pair measurements taken together. Per point, not per
@@ -35,7 +36,7 @@ import (
 func (x *experimentRunner) watchInterference() {
 	e, t := x.e, x.opt.Target
 	if x.res.Disturbance == nil {
-		x.res.Disturbance = &Disturbance{}
+		x.res.Disturbance = &outcome.Disturbance{}
 	}
 	d := x.res.Disturbance
 	d.Interference, d.Steal, d.CPU = "", "", ""
@@ -92,8 +93,8 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 		if !rp.Disturbed {
 			return x.quiet(ctx, lr, p)
 		}
-		where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), rep)
-		switch x.budgetOf().Again(&d, attempt, x.e.stepLength(), p.measured()) {
+		where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, outcome.ClientsText(p.Clients), rep)
+		switch x.budgetOf().Again(&d, attempt, x.e.stepLength(), p.Measured()) {
 		case "max_attempts":
 			x.logf("%s: disturbed in all %d attempts (disturbance.max_attempts): left out", where, attempt)
 			return nil
@@ -103,7 +104,7 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 			return nil
 		case "reserved":
 			x.logf("%s: disturbed; the point has %d undisturbed repeats and the last half of disturbance.max_extra is kept for points with none: left out",
-				where, len(p.repeats()))
+				where, len(p.Used()))
 			return nil
 		}
 		x.logf("%s: %s; measuring it again", where, rp.Reason)
@@ -147,7 +148,7 @@ func round1(v float64) float64 { return math.Round(v*10) / 10 }
 // judgeSpan reads a measurement's interference, judges it against the
 // baseline and drops it when it is disturbed; an undisturbed one joins a
 // baseline made of steps.
-func (x *experimentRunner) judgeSpan(lr *serverRun, rp *repeat, r *loadtest.Result) {
+func (x *experimentRunner) judgeSpan(lr *serverRun, rp *outcome.Repeat, r *loadtest.Result) {
 	srv, gen, in := x.spans(lr.cores(), r, rp.Server)
 	x.judgeSpanOf(rp, srv, gen, in)
 }
@@ -155,7 +156,7 @@ func (x *experimentRunner) judgeSpan(lr *serverRun, rp *repeat, r *loadtest.Resu
 // judgeSpanOf judges a measurement's spans of the server's and the
 // generator's cores by the disturbance rule (judgeSpan); an undisturbed
 // one joins a baseline made of steps.
-func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *measure.Span, in *interference) {
+func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Span, in *outcome.Interference) {
 	rp.Interference = in
 	if in == nil || x.e.Disturbance.Off {
 		return // nothing read, or told not to judge
@@ -170,7 +171,7 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *measure.Span, in *i
 	in.StealBaseline, in.GeneratorStealBaseline = v.StealBaseline, v.GeneratorStealBaseline
 	if v.Disturbed() {
 		rp.Disturbed = true
-		rp.drop(v.Why)
+		rp.Drop(v.Why)
 		return
 	}
 	if d.Baseline.Source == measure.FromSteps {
@@ -184,9 +185,9 @@ func (x *experimentRunner) judgeSpanOf(rp *repeat, srv, gen *measure.Span, in *i
 // interference: where the server and the generator share cores, the part
 // of the other's CPU on them (as a share of its cores, assuming its work
 // spread evenly) is taken off.
-func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *interference) {
+func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *outcome.Interference) {
 	d := x.res.Disturbance
-	in = &interference{}
+	in = &outcome.Interference{}
 	genCores := x.genCores
 	if c := r.Cost.Cores; c != nil && len(c.CPUs) > 0 {
 		genCores = c.CPUs
@@ -265,34 +266,37 @@ func ptrTo[T any](v T) *T { return &v }
 // again at once (within max_extra). If the re-measure agrees with the
 // others the suspect is dropped; if it does not, the suspect stands and
 // the re-measure is dropped; if it is disturbed, the suspect stands.
-func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) error {
+func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.Point) error {
 	cpu := x.res.Disturbance.CPU
-	if cpu == "" || p.quietChecked || x.e.Disturbance.Off {
+	if cpu == "" || x.quietChecked[p] || x.e.Disturbance.Off {
 		return nil
 	}
 	tol, why := x.quietTolerance(cpu)
 	if err := x.tieBreak(ctx, lr, p, cpu, tol, why); err != nil {
 		return err
 	}
-	rs := p.repeats()
+	rs := p.Used()
 	cpus := cpusOf(rs, cpu)
 	i, ref := measure.Suspect(cpus, tol)
 	if i < 0 {
 		return nil
 	}
 	sus := rs[i]
-	p.quietChecked = true
+	if x.quietChecked == nil {
+		x.quietChecked = map[*outcome.Point]bool{}
+	}
+	x.quietChecked[p] = true
 	c := cpus[i]
 	sus.Suspect = true
 	sus.Reason = fmt.Sprintf("suspect: server CPU per request %.3f ms against the other repeats' %.3f ms (%+.0f %%; %s)",
 		c, ref, 100*(c-ref)/ref, why)
-	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, clientsText(p.Clients), sus.Repeat)
+	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, outcome.ClientsText(p.Clients), sus.Repeat)
 	if !x.fits(x.e.stepLength()) || x.reserved() {
 		if n := measure.Agreeing(cpus, i, tol); n >= 2 {
 			// The others agree with each other: the point stands on them.
-			sus.drop(fmt.Sprintf("%s; no time left to measure it again: left out, the point stands on its %d other repeats, which agree", sus.Reason, n))
+			sus.Drop(fmt.Sprintf("%s; no time left to measure it again: left out, the point stands on its %d other repeats, which agree", sus.Reason, n))
 			x.logf("%s: %s", where, sus.Reason)
-			p.refresh(x.e.Load)
+			refresh(p, x.e.Load)
 			return x.writeSweep(lr)
 		}
 		sus.Reason += "; no time left to measure it again: it stands"
@@ -321,14 +325,14 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 		sus.Reason += "; its re-measure was disturbed: it stands"
 	case !ok:
 		sus.Reason += "; its re-measure has no CPU per request: it stands"
-		again.drop("re-measure of a suspect repeat, without a CPU per request")
+		again.Drop("re-measure of a suspect repeat, without a CPU per request")
 	case measure.Agrees(a, ref, tol):
-		sus.drop(fmt.Sprintf("%s; its re-measure agreed with the others (%.3f ms): dropped", sus.Reason, a))
+		sus.Drop(fmt.Sprintf("%s; its re-measure agreed with the others (%.3f ms): dropped", sus.Reason, a))
 	default:
-		again.drop(fmt.Sprintf("re-measure of a suspect repeat: %.3f ms agreed with neither it nor the others (%.3f ms): the suspect stands", a, ref))
+		again.Drop(fmt.Sprintf("re-measure of a suspect repeat: %.3f ms agreed with neither it nor the others (%.3f ms): the suspect stands", a, ref))
 	}
 	x.logf("%s: %s", where, strings.TrimPrefix(sus.Reason, "suspect: "))
-	p.refresh(x.e.Load)
+	refresh(p, x.e.Load)
 	return x.writeSweep(lr)
 }
 
@@ -339,9 +343,9 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *point) e
 // cannot tell which is off, and each claim on the point reads a range
 // that spans both. The suspect check then has three to judge. Within max_extra, not in its
 // reserved half, once per point.
-func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *point, cpu string, tol float64, why string) error {
-	rs := p.repeats()
-	if len(rs) != 2 || p.tieBroken || !x.fits(x.e.stepLength()) || x.reserved() {
+func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *outcome.Point, cpu string, tol float64, why string) error {
+	rs := p.Used()
+	if len(rs) != 2 || x.tieBroken[p] || !x.fits(x.e.stepLength()) || x.reserved() {
 		return nil
 	}
 	a, okA := cpuPerRequest(rs[0], cpu)
@@ -363,9 +367,12 @@ func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *point
 	if !last || slot == 0 {
 		return nil
 	}
-	p.tieBroken = true
+	if x.tieBroken == nil {
+		x.tieBroken = map[*outcome.Point]bool{}
+	}
+	x.tieBroken[p] = true
 	x.logf("run %s: %s: its two repeats read %.3f and %.3f ms of server CPU a request, more than %s apart: measuring repeat %d (left out) again, to know which is off",
-		lr.run.Name, clientsText(p.Clients), a, b, why, slot)
+		lr.run.Name, outcome.ClientsText(p.Clients), a, b, why, slot)
 	x.res.Disturbance.Remeasured++
 	x.total++
 	start := time.Now()
@@ -380,7 +387,7 @@ func (x *experimentRunner) quietTolerance(cpu string) (float64, string) {
 	var settings [][]float64
 	for _, r := range x.res.Runs {
 		for _, p := range r.Points {
-			settings = append(settings, cpusOf(p.repeats(), cpu))
+			settings = append(settings, cpusOf(p.Used(), cpu))
 		}
 	}
 	rules := &x.e.Disturbance
@@ -393,7 +400,7 @@ func (x *experimentRunner) quietTolerance(cpu string) (float64, string) {
 }
 
 // cpusOf is each repeat's CPU per request in ms, NaN where not read.
-func cpusOf(rs []*repeat, cpu string) []float64 {
+func cpusOf(rs []*outcome.Repeat, cpu string) []float64 {
 	out := make([]float64, len(rs))
 	for i, rp := range rs {
 		out[i] = math.NaN()
@@ -405,7 +412,7 @@ func cpusOf(rs []*repeat, cpu string) []float64 {
 }
 
 // cpuPerRequest is a measurement's server CPU per request in ms.
-func cpuPerRequest(rp *repeat, cpu string) (float64, bool) {
+func cpuPerRequest(rp *outcome.Repeat, cpu string) (float64, bool) {
 	v, ok := rp.Server[cpu]
 	if !ok || rp.Total.Throughput <= 0 {
 		return 0, false
@@ -413,89 +420,9 @@ func cpuPerRequest(rp *repeat, cpu string) (float64, bool) {
 	return v / 100 / rp.Total.Throughput * 1000, true
 }
 
-// busyText says why p could not be measured, when none of its
-// measurements is used: e.g. "the machine was busy at graph 1 at 10
-// clients (6 of 6 attempts disturbed, worst interference 62 % of a
-// core)"; "" when p has a used measurement or none at all.
-func (p *point) busyText(run string) string {
-	if len(p.Repeats) == 0 || p.measured() {
-		return ""
-	}
-	n, worst, read := 0, 0.0, false
-	for _, rp := range p.Repeats {
-		if !rp.Disturbed {
-			continue
-		}
-		n++
-		if w, ok := rp.Interference.worst(); ok {
-			worst, read = max(worst, w), true
-		}
-	}
-	s := fmt.Sprintf("the machine was busy at %s at %s (%d of %d attempts disturbed", run, clientsText(p.Clients), n, len(p.Repeats))
-	if read {
-		s += fmt.Sprintf(", worst interference %.0f %% of a core", worst)
-	}
-	return s + ")"
-}
-
-// lostText says, for a point that kept some of its measurements, what
-// the machine took from it: the repeats left out as disturbed and the
-// suspects that stand unresolved; "" when nothing was. A claim left
-// inconclusive on such a point was not decided on the board's noise but on
-// the machine's, and reads "not measured" with this reason.
-func (p *point) lostText(run string, planned int) string {
-	used := len(p.repeats())
-	var unresolved int
-	for _, rp := range p.repeats() {
-		if rp.Unresolved {
-			unresolved++
-		}
-	}
-	var parts []string
-	if used < planned {
-		parts = append(parts, fmt.Sprintf("%d of %d repeats left out as disturbed", planned-used, planned))
-	}
-	if unresolved > 0 {
-		parts = append(parts, fmt.Sprintf("%d suspect repeat(s) with no time left to measure again", unresolved))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("the machine was busy at %s at %s (%s)", run, clientsText(p.Clients), strings.Join(parts, ", "))
-}
-
-// remeasuredPoint is a point some of whose measurements were disturbed,
-// suspect or measured again, as the report lists it.
-type remeasuredPoint struct {
-	Run     string
-	Clients int
-	// Attempts are every measurement of the point, in order.
-	Attempts []*repeat
-	// Busy says why the point has no used measurement ("" when it has).
-	Busy string
-}
-
-// remeasured lists the points with a disturbed, suspect or re-measured
-// measurement, in the order of the runs and their points.
-func remeasured(res *Result) []remeasuredPoint {
-	var out []remeasuredPoint
-	for _, r := range res.Runs {
-		for _, p := range r.Points {
-			flagged := false
-			for _, rp := range p.Repeats {
-				flagged = flagged || rp.Disturbed || rp.Suspect || rp.Dropped && !rp.Recalibrated || rp.Attempt > 1
-			}
-			if flagged {
-				out = append(out, remeasuredPoint{Run: r.Name, Clients: p.Clients, Attempts: p.Repeats, Busy: p.busyText(r.Name)})
-			}
-		}
-	}
-	return out
-}
-
 // unjudgedNote says, when the target gives interference but no step read
 // it (the OS cannot give it), that nothing was judged; "" otherwise.
-func unjudgedNote(res *Result) string {
+func unjudgedNote(res *outcome.Result) string {
 	d := res.Disturbance
 	if d == nil || d.Interference == "" || len(res.Tunes) > 0 { // a tuner judges its own steps
 		return ""
@@ -512,64 +439,42 @@ func unjudgedNote(res *Result) string {
 	return fmt.Sprintf("the server gave no %q reading (not available where it runs): no step was judged disturbed", d.Interference)
 }
 
-// remeasuredText is the report's headline on other work on the machine:
-// how many points were measured again and why, how many could not be
-// measured undisturbed, and the extra time; "" when nothing was
-// disturbed or suspect.
-func remeasuredText(res *Result) string {
-	d := res.Disturbance
-	ps := remeasured(res)
-	if d == nil || len(ps) == 0 {
-		return ""
+// A measured span is judged by the one disturbance rule
+// (loadtest/measure): the file's [disturbance] is its measure.Rules, the
+// baseline is the calibration's probes or, with none, the undisturbed
+// steps so far.
+
+// maxExtra is the file's budget of extra measuring time, or its default:
+// a quarter of the planned steps' time.
+func (e *Experiment) maxExtra() time.Duration {
+	if m := time.Duration(e.Disturbance.MaxExtra); m > 0 {
+		return m
 	}
-	disturbed, suspect, busy := 0, 0, 0
-	for _, p := range ps {
-		for _, rp := range p.Attempts {
-			if rp.Disturbed {
-				disturbed++
-			}
-			if rp.Suspect {
-				suspect++
-			}
-		}
-		if p.Busy != "" {
-			busy++
-		}
-	}
-	s := fmt.Sprintf("Other work on the machine: %s had a measurement disturbed or suspect and %s taken "+
-		"(%s disturbed: other work took the server's or the generator's cores beyond the baseline by more than %g points; "+
-		"%s: the server's CPU per request off the point's other repeats by more than %g %%), in %.0f s of the %.0f s allowed",
-		count(len(ps), "point"), count(d.Remeasured, "re-measure"), count(disturbed, "measurement"), d.Threshold,
-		count(suspect, "suspect"), d.CPUPerRequest, d.ExtraSeconds, d.MaxExtraSeconds)
-	if busy > 0 {
-		s += fmt.Sprintf("; %s could not be measured undisturbed and the claims on them are not measured", count(busy, "point"))
-	}
-	return s + "."
+	n := len(e.Runs) * len(e.Load.Clients) * max(e.Load.Repeats, 1)
+	return time.Duration(n) * e.stepLength() / 4
 }
 
-// count says "1 point" or "N points".
-func count(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+// stepLength is one measurement's planned length, warm-up included: the
+// longest of the runs' (a run may set its own warm-up and duration).
+func (e *Experiment) stepLength() time.Duration {
+	d := e.Load.Warmup + e.Load.Duration
+	for _, r := range e.Runs {
+		s := e.runSettings(r)
+		d = max(d, s.Warmup+s.Duration)
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return d
 }
 
-// attemptText describes one measurement for the report's list: its
-// repeat and attempt, throughput, interference and what became of it.
-func attemptText(rp *repeat) string {
-	s := fmt.Sprintf("repeat %d, attempt %d (%s UTC): %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1),
-		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.text())
-	switch {
-	case rp.Dropped:
-		s += ": dropped"
-	case rp.Suspect:
-		s += ": used (suspect)"
-	default:
-		s += ": used"
+// coreOverlap is the share of a's cores that are also b's (0..1).
+func coreOverlap(a, b []int) float64 {
+	if len(a) == 0 {
+		return 0
 	}
-	if rp.Reason != "" {
-		s += " (" + rp.Reason + ")"
+	n := 0
+	for _, c := range a {
+		if slices.Contains(b, c) {
+			n++
+		}
 	}
-	return s
+	return float64(n) / float64(len(a))
 }

@@ -1,41 +1,25 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"bbslab/loadtest/disturb"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/experiment/report"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )
-
-// TestPairsSkipDroppedRepeats checks that a check pairs the repeats both
-// sides used: a repeat dropped on one side leaves its pair out.
-func TestPairsSkipDroppedRepeats(t *testing.T) {
-	l := sideResult{repeats: []float64{10, 30}, slots: []int{1, 3}, clients: 5}
-	r := sideResult{repeats: []float64{5, 6, 7}, slots: []int{1, 2, 3}, clients: 5}
-	a, b := pairUp(l, r)
-	if !slices.Equal(a, []float64{10, 30}) || !slices.Equal(b, []float64{5, 7}) {
-		t.Errorf("pairUp = %v, %v; want [10 30] against [5 7] (repeat 2 dropped on the left)", a, b)
-	}
-	if !pairable(l, r, true) {
-		t.Errorf("two common repeats are not pairable")
-	}
-	l.repeats, l.slots = []float64{10}, []int{1}
-	if pairable(l, r, true) {
-		t.Errorf("one common repeat is pairable; want a comparison of ranges")
-	}
-}
 
 func TestDisturbanceChecked(t *testing.T) {
 	base := tinyText(t, "ok")
@@ -158,7 +142,7 @@ func setControl(t *testing.T, path, text string) {
 }
 
 // attemptsAt returns the measurements of a run's point.
-func attemptsAt(t *testing.T, res *Result, run string, clients int) *point {
+func attemptsAt(t *testing.T, res *outcome.Result, run string, clients int) *outcome.Point {
 	t.Helper()
 	for _, r := range res.Runs {
 		for _, p := range r.Points {
@@ -212,7 +196,8 @@ right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
 	}}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
+	out := t.TempDir()
+	res, err := Run(ctx, e, Options{Target: disturbTarget, Out: out, Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -229,7 +214,7 @@ right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
 	if p.Repeats[1].Seq != p.Repeats[0].Seq+1 || q.Repeats[0].Seq != p.Repeats[1].Seq+1 {
 		t.Errorf("seqs: all %d, %d, each %d; want the re-measure at once, in its sweep", p.Repeats[0].Seq, p.Repeats[1].Seq, q.Repeats[0].Seq)
 	}
-	if n := p.Summary.Total["throughput"].N; n != 2 || len(p.repeats()) != 2 {
+	if n := p.Summary.Total["throughput"].N; n != 2 || len(p.Used()) != 2 {
 		t.Errorf("all at 2 clients: throughput over %d repeats; want the 2 undisturbed", n)
 	}
 	for _, c := range res.Claims {
@@ -243,7 +228,7 @@ right = { run = "each", clients = 2, metric = "throughput", factor = 0.01 }
 	if d := res.Disturbance; d.Remeasured != 1 || d.ExtraSeconds <= 0 || d.Interference != "server interference" || d.Baseline == nil || d.Baseline.Source != measure.FromSteps {
 		t.Errorf("disturbance %+v; want one re-measure, its time, the reading's name and a baseline of steps", d)
 	}
-	checkRemeasuredReport(t, res, "all at 2 clients")
+	checkRemeasuredReport(t, out, "all at 2 clients")
 }
 
 // TestPermanentDisturbanceNotMeasured disturbs every step after the first
@@ -298,7 +283,7 @@ func TestPermanentDisturbanceNotMeasured(t *testing.T) {
 		t.Errorf("claim two: %s: %q; want not measured: the machine was busy, with the attempts and the worst interference", two.Outcome, two.Reason)
 	}
 	p2 := attemptsAt(t, res, "all", 2)
-	if p2.Result != nil || p2.Summary != nil || p2.measured() {
+	if p2.Result != nil || p2.Summary != nil || p2.Measured() {
 		t.Errorf("all at 2 clients has a result or summary though every attempt was disturbed")
 	}
 	// 1 client was measured clean once, before the disturbance began: the
@@ -314,7 +299,7 @@ func TestPermanentDisturbanceNotMeasured(t *testing.T) {
 		}
 	}
 	// Every attempt is in the JSON, and it reads back.
-	var back Result
+	var back outcome.Result
 	b, _ := os.ReadFile(filepath.Join(out, "experiment.json"))
 	if err := json.Unmarshal(b, &back); err != nil || len(attemptsAt(t, &back, "all", 2).Repeats) != len(p2.Repeats) {
 		t.Errorf("experiment.json does not keep every attempt (%v)", err)
@@ -351,8 +336,8 @@ func TestSteadyInterferenceIsTheBaseline(t *testing.T) {
 	if res.Claims[0].Outcome != live.Reproduced {
 		t.Errorf("claim: %s (%s)", res.Claims[0].Outcome, res.Claims[0].Reason)
 	}
-	if remeasuredText(res) != "" {
-		t.Errorf("the headline speaks of re-measures: %q", remeasuredText(res))
+	if report.RemeasuredText(res) != "" {
+		t.Errorf("the headline speaks of re-measures: %q", report.RemeasuredText(res))
 	}
 }
 
@@ -388,25 +373,32 @@ func TestQuietSuspectRemeasured(t *testing.T) {
 		again.Dropped || again.Repeat != 3 || again.Attempt != 2 {
 		t.Errorf("attempts %s; want repeat 3 suspect and dropped, its re-measure (attempt 2) used", attemptsJSON(p))
 	}
-	if len(p.repeats()) != 3 || res.Disturbance.Remeasured != 1 {
-		t.Errorf("%d used, %d re-measures; want 3 and 1", len(p.repeats()), res.Disturbance.Remeasured)
+	if len(p.Used()) != 3 || res.Disturbance.Remeasured != 1 {
+		t.Errorf("%d used, %d re-measures; want 3 and 1", len(p.Used()), res.Disturbance.Remeasured)
 	}
 }
 
 // attemptsJSON prints a point's attempts for a failure message.
-func attemptsJSON(p *point) string {
-	var parts []string
-	for _, rp := range p.Repeats {
-		parts = append(parts, attemptText(rp))
+func attemptsJSON(p *outcome.Point) string {
+	b, _ := json.Marshal(p.Repeats)
+	return string(b)
+}
+
+// reportMD reads the report.md a run wrote into out.
+func reportMD(t *testing.T, out string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(out, "report.md"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	return "[" + strings.Join(parts, "; ") + "]"
+	return string(b)
 }
 
 // checkRemeasuredReport checks that the report's headline counts the
 // re-measures and its list names the point.
-func checkRemeasuredReport(t *testing.T, res *Result, point string) {
+func checkRemeasuredReport(t *testing.T, out, point string) {
 	t.Helper()
-	md := experimentMarkdown(res, nil, nil)
+	md := reportMD(t, out)
 	head := md[:strings.Index(md, "## Claims")]
 	if !strings.Contains(head, "Other work on the machine: 1 point had a measurement disturbed or suspect and 1 re-measure taken (1 measurement disturbed") {
 		t.Errorf("report.md's headline does not say what was re-measured:\n%s", head)
@@ -416,11 +408,10 @@ func checkRemeasuredReport(t *testing.T, res *Result, point string) {
 	}
 }
 
-// TestCommittedResultsStillRead loads the committed experiment results:
-// in those written before re-measures every measurement is used and none
-// is listed as re-measured; in every one the claims decided again from
-// them come out as the file says.
-func TestCommittedResultsStillRead(t *testing.T) {
+// TestCommittedClaimsDecidedAgain loads the committed experiment results:
+// in every one the claims decided again from them come out as the file
+// says (package report reads them for the re-measured points).
+func TestCommittedClaimsDecidedAgain(t *testing.T) {
 	files, _ := filepath.Glob("../../docs/reports/*/experiment.json")
 	if len(files) == 0 {
 		t.Fatal("no committed experiment.json under docs/reports")
@@ -430,30 +421,16 @@ func TestCommittedResultsStillRead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var res Result
+		var res outcome.Result
 		if err := json.Unmarshal(b, &res); err != nil {
 			t.Errorf("%s: %v", f, err)
 			continue
-		}
-		if res.Disturbance == nil || res.Disturbance.Remeasured == 0 {
-			for _, r := range res.Runs {
-				for _, p := range r.Points {
-					if len(p.repeats()) != max(len(p.Repeats), 1) || !p.measured() || len(p.slots()) != len(p.repeats()) {
-						t.Errorf("%s: %s at %d clients: %d of %d repeats used", f, r.Name, p.Clients, len(p.repeats()), len(p.Repeats))
-					}
-				}
-			}
-			if ps := remeasured(&res); len(ps) != 0 || remeasuredText(&res) != "" {
-				t.Errorf("%s: %d re-measured points in a result written before re-measures", f, len(ps))
-			}
-		} else if ps := remeasured(&res); len(ps) == 0 {
-			t.Errorf("%s: %d re-measures and no re-measured point listed", f, res.Disturbance.Remeasured)
 		}
 		e, err := Load(filepath.Join("../experiments", res.Name+".toml"))
 		if err != nil {
 			continue // a report of a file since renamed
 		}
-		for i, c := range evaluateClaims(e.Claims, &res, res.Quick) {
+		for i, c := range claim.Evaluate(e.Claims, &res, res.Quick) {
 			if i < len(res.Claims) && res.Claims[i].ID == c.ID && res.Claims[i].Outcome != c.Outcome {
 				t.Errorf("%s: claim %s decided again: %s; the file says %s", f, c.ID, c.Outcome, res.Claims[i].Outcome)
 			}
@@ -484,7 +461,8 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 			setControl(t, control, "cpu_ms=3")
 		}
 	}}
-	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: t.TempDir(), Log: log, serverCoresOnly: true})
+	out := t.TempDir()
+	res, err := Run(context.Background(), e, Options{Target: disturbTarget, Out: out, Log: log, serverCoresOnly: true})
 	if err != nil {
 		t.Fatalf("Run: %v\n%s", err, log)
 	}
@@ -517,21 +495,16 @@ func TestRecalibrateWhenCPUPerRequestMoves(t *testing.T) {
 	if !strings.Contains(log.String(), "its two repeats read") {
 		t.Errorf("log does not say why repeat 1 was measured again:\n%s", log)
 	}
-	if got := res.sweepsUsed(); got != 2 {
+	if got := res.SweepsUsed(); got != 2 {
 		t.Errorf("sweeps used %d; want 2", got)
 	}
 	if res.CalibrationMoved != "" {
 		t.Errorf("calibration moved: %s; want the sweeps after the redone calibration where it put the board", res.CalibrationMoved)
 	}
-	left := &Result{Runs: []*runResult{{Name: "all", Points: []*point{{Clients: 10, Repeats: []*repeat{
-		{Repeat: 1, Attempt: 1, Dropped: true, Recalibrated: true}, {Repeat: 2, Attempt: 1, Calibration: 1}, {Repeat: 3, Attempt: 1, Calibration: 1}}}}}}}
-	if pts := remeasured(left); len(pts) != 0 {
-		t.Errorf("re-measured points %+v; a measurement left out for the recalibration is not one", pts)
-	}
 	if d := res.Disturbance; d.Baseline == nil || d.Baseline.Source != measure.FromCalibration || d.ExtraSeconds < redo.Seconds*0.9 {
 		t.Errorf("disturbance %+v; want the redone calibration's baseline and its time counted", d)
 	}
-	md := experimentMarkdown(res, nil, nil)
+	md := reportMD(t, out)
 	if !strings.Contains(md, "## Calibration redone before sweep 2\n\nWhy: the board's CPU per request") {
 		t.Errorf("report.md does not show the redone calibration:\n%s", md)
 	}
@@ -590,7 +563,7 @@ func TestScheduledDisturbanceNeverDecides(t *testing.T) {
 				over := beyond(in.Server, in.Expected) || beyond(in.Generator, in.GeneratorExpected) ||
 					beyond(in.Steal, in.StealBaseline) || beyond(in.GeneratorSteal, in.GeneratorStealBaseline)
 				if over != rp.Disturbed || rp.Disturbed && !rp.Dropped {
-					t.Errorf("%s at %d clients: %s; want exactly those beyond the threshold disturbed and dropped", r.Name, p.Clients, attemptText(rp))
+					t.Errorf("%s at %d clients: %s; want exactly those beyond the threshold disturbed and dropped", r.Name, p.Clients, attemptsJSON(&outcome.Point{Repeats: []*outcome.Repeat{rp}}))
 				}
 				if rp.Disturbed {
 					disturbed++
@@ -612,12 +585,12 @@ func TestScheduledDisturbanceNeverDecides(t *testing.T) {
 // on a machine that did not: nothing was judged, and the report says so.
 func TestUnjudgedNote(t *testing.T) {
 	v := 3.0
-	res := &Result{Disturbance: &Disturbance{Interference: "server interference"},
-		Runs: []*runResult{{Name: "a", Points: []*point{{Clients: 1, Repeats: []*repeat{{Seq: 1}}}}}}}
+	res := &outcome.Result{Disturbance: &outcome.Disturbance{Interference: "server interference"},
+		Runs: []*outcome.Run{{Name: "a", Points: []*outcome.Point{{Clients: 1, Repeats: []*outcome.Repeat{{Seq: 1}}}}}}}
 	if n := unjudgedNote(res); !strings.Contains(n, `no "server interference" reading`) {
 		t.Errorf("note %q; want it to say the reading was absent and nothing judged", n)
 	}
-	res.Runs[0].Points[0].Repeats[0].Interference = &interference{Server: &v}
+	res.Runs[0].Points[0].Repeats[0].Interference = &outcome.Interference{Server: &v}
 	if n := unjudgedNote(res); n != "" {
 		t.Errorf("note %q with the reading read; want none", n)
 	}
@@ -634,47 +607,47 @@ func TestUnjudgedNote(t *testing.T) {
 // machine was busy", not inconclusive; the same claim on whole points
 // stays inconclusive, and one the remaining repeats decide is decided.
 func TestInconclusiveOnBusyPointNotMeasured(t *testing.T) {
-	newRes := func() *Result {
-		return &Result{Repeats: 3, Interleave: true, Runs: []*runResult{
-			{Name: "a", Points: []*point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil)}},
-			{Name: "b", Points: []*point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
-			{Name: "c", Points: []*point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
+	newRes := func() *outcome.Result {
+		return &outcome.Result{Repeats: 3, Interleave: true, Runs: []*outcome.Run{
+			{Name: "a", Points: []*outcome.Point{measuredPoint(10, []float64{1100, 900, 1300}, nil, nil)}},
+			{Name: "b", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 820, 1180}, nil, nil)}},
+			{Name: "c", Points: []*outcome.Point{measuredPoint(10, []float64{1000, 950, 1200}, nil, nil)}},
 		}}
 	}
-	cl := func(left, right string) claim {
-		return claim{ID: left + ">" + right, Checks: []check{{
-			Left:  operand{Run: left, Clients: 10, Metric: "throughput", Factor: 1},
+	cl := func(left, right string) claim.Claim {
+		return claim.Claim{ID: left + ">" + right, Checks: []claim.Check{{
+			Left:  claim.Operand{Run: left, Clients: 10, Metric: "throughput", Factor: 1},
 			Op:    ">",
-			Right: operand{Run: right, Clients: 10, Metric: "throughput", Factor: 1},
+			Right: claim.Operand{Run: right, Clients: 10, Metric: "throughput", Factor: 1},
 		}}}
 	}
 	res := newRes()
-	if got := evaluateClaims([]claim{cl("a", "c")}, res, false)[0]; got.Outcome != live.Inconclusive {
+	if got := claim.Evaluate([]claim.Claim{cl("a", "c")}, res, false)[0]; got.Outcome != live.Inconclusive {
 		t.Errorf("a > c on whole points: %s; want inconclusive (pairs 1.10, 0.95, 1.08)", got.Outcome)
 	}
 	// Two of a's repeats disturbed: one left, no pairs, ranges overlap.
 	p := res.Runs[0].Points[0]
 	for _, rp := range p.Repeats[1:] {
 		rp.Disturbed = true
-		rp.drop("disturbed: test")
+		rp.Drop("disturbed: test")
 	}
-	p.refresh(loadSpec{})
-	got := evaluateClaims([]claim{cl("a", "b")}, res, false)[0]
+	refresh(p, loadSpec{})
+	got := claim.Evaluate([]claim.Claim{cl("a", "b")}, res, false)[0]
 	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "the machine was busy at a at 10 clients (2 of 3 repeats left out as disturbed)") {
 		t.Errorf("a > b with 2 of a's 3 repeats disturbed: %s (%q); want not measured, the machine busy", got.Outcome, got.Reason)
 	}
 	// A suspect that stands for want of time.
 	res = newRes()
 	res.Runs[2].Points[0].Repeats[1].Suspect, res.Runs[2].Points[0].Repeats[1].Unresolved = true, true
-	got = evaluateClaims([]claim{cl("a", "c")}, res, false)[0]
+	got = claim.Evaluate([]claim.Claim{cl("a", "c")}, res, false)[0]
 	if got.Outcome != live.NotMeasured || !strings.Contains(got.Reason, "1 suspect repeat(s) with no time left") {
 		t.Errorf("a > c with an unresolved suspect: %s (%q); want not measured", got.Outcome, got.Reason)
 	}
 	// Decided on what is left: not turned into "not measured".
 	res = newRes()
-	res.Runs[1].Points[0].Repeats[2].drop("disturbed: test")
-	res.Runs[1].Points[0].refresh(loadSpec{})
-	if got := evaluateClaims([]claim{cl("a", "b")}, res, false)[0]; got.Outcome != live.Reproduced {
+	res.Runs[1].Points[0].Repeats[2].Drop("disturbed: test")
+	refresh(res.Runs[1].Points[0], loadSpec{})
+	if got := claim.Evaluate([]claim.Claim{cl("a", "b")}, res, false)[0]; got.Outcome != live.Reproduced {
 		t.Errorf("a > b with one of b's repeats dropped: %s; want reproduced on the two pairs left (%s)", got.Outcome, got.Checks[0].Text)
 	}
 }

@@ -2,133 +2,25 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 
-	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/experiment/report"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
-
-// Result is everything an experiment measured, as written to
-// experiment.json in the report folder.
-type Result struct {
-	Schema      int          `json:"schema"`
-	Kind        string       `json:"kind"` // "experiment"
-	Name        string       `json:"name"`
-	Description string       `json:"description,omitempty"`
-	Start       time.Time    `json:"start"`
-	End         time.Time    `json:"end"`
-	Notes       []string     `json:"notes,omitempty"`
-	Stats       []watch.Stat `json:"readings,omitempty"`
-	// Interference and Steal name the server readings that are the time
-	// something other than the server took from its cores, and the
-	// hypervisor's part of it (the target's, watch.Target); "" where the
-	// target gives none.
-	Interference string         `json:"interference_reading,omitempty"`
-	Steal        string         `json:"steal_reading,omitempty"`
-	Timeline     bool           `json:"timeline,omitempty"`
-	Distribution bool           `json:"distribution,omitempty"`
-	Deadlines    []cli.Duration `json:"deadlines,omitempty"`
-	SLO          string         `json:"slo,omitempty"`
-	// Repeats is how many times each point was to be measured;
-	// Interleave whether the runs took turns; Quick whether it was a
-	// quick run (MakeQuick).
-	Repeats    int  `json:"repeats,omitempty"`
-	Interleave bool `json:"interleave,omitempty"`
-	// Sweeps says that each interleaved repeat was a whole sweep (every
-	// client count of every run), so that repeat i of any two points can
-	// be paired; results written before it pair only the same client count.
-	Sweeps bool         `json:"sweeps,omitempty"`
-	Quick  bool         `json:"quick,omitempty"`
-	Runs   []*runResult `json:"runs"`
-	// Disk is the disk benchmark's JSON output, when the file names one.
-	Disk json.RawMessage `json:"disk,omitempty"`
-	// Error says why the experiment stopped early, if it did.
-	Error string `json:"error,omitempty"`
-	// Calibration is what the file's calibration measured and chose;
-	// Recalibration the calibration redone between sweeps, when the
-	// board's CPU per request at its point moved (remeasure.go).
-	Calibration *Calibration `json:"calibration,omitempty"`
-	// Tunes are the tunings of a file with [tune], in the order run.
-	Tunes         []*TuneRun   `json:"tunes,omitempty"`
-	Recalibration *Calibration `json:"recalibration,omitempty"`
-	// Disturbance is what the experiment did about other work on the
-	// machine: its settings, the readings it judged by, the re-measures
-	// and the baseline (disturbance.go).
-	Disturbance *Disturbance `json:"disturbance,omitempty"`
-	// CalibrationMoved says why the claims on the calibration's share
-	// were not measured: the board's CPU per request at the calibration's
-	// point moved from the calibration in force (movedFromCalibration).
-	CalibrationMoved string `json:"calibration_moved,omitempty"`
-	// Claims are the file's claims decided from the results; Verdicts
-	// the free-form findings.
-	Claims   []claimResult `json:"claims,omitempty"`
-	Verdicts []string      `json:"verdicts,omitempty"`
-}
-
-// runResult is one server configuration's sweep.
-type runResult struct {
-	Name     string            `json:"name"`
-	Command  []string          `json:"command"`
-	Vars     map[string]string `json:"vars,omitempty"`
-	Points   []*point          `json:"points"`
-	Profiles []*stepProfile    `json:"profiles,omitempty"`
-	// Fleet is set when the run's server was several replicas (fleet.go).
-	Fleet *fleetResult `json:"fleet,omitempty"`
-	Error string       `json:"error,omitempty"`
-}
-
-// A stepProfile is a profile the watcher took during a run, with the step
-// of the experiment it was taken at: the experiment adds the step, the
-// watcher knows nothing of steps.
-type stepProfile struct {
-	*watch.ProfileSummary
-	// Clients and Repeat say which step of the run was profiled (absent in
-	// files written before they were kept), Seq which measurement (the
-	// repeat's Seq; absent before re-measures).
-	Clients int `json:"clients,omitempty"`
-	Repeat  int `json:"repeat,omitempty"`
-	Seq     int `json:"seq,omitempty"`
-}
-
-// point is one client count of a run: the load tool's result and the
-// server's readings over the measured time. With repeats, Result, Server,
-// Within and SLO are those of the used repeat of median throughput (so
-// readers of single measurements keep working), Repeats holds every
-// measurement, re-measures and dropped ones too, and Summary each
-// figure's median and range over the used ones. A point none of whose
-// measurements could be used (every one disturbed) has no Result.
-type point struct {
-	Clients int                `json:"clients"`
-	Result  *loadtest.Result   `json:"result"`
-	Server  map[string]float64 `json:"server,omitempty"`
-	// Within is the share (0..1) of successful requests within each of
-	// the experiment's deadlines, in their order.
-	Within []float64 `json:"within,omitempty"`
-	// SLO holds the objectives' outcomes at this step.
-	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
-	Repeats []*repeat                  `json:"repeats,omitempty"`
-	Summary *pointSummary              `json:"summary,omitempty"`
-	// quietChecked is set once the point was checked for a suspect
-	// repeat (remeasure.go's quiet): at most one re-measure for it.
-	quietChecked bool
-	// tieBroken is set once the point was measured once more for two
-	// repeats that disagree (remeasure.go's tieBreak).
-	tieBroken bool
-}
 
 // Options tune Run. The runner itself is generic: what it knows of its
 // target comes in whole as Target.
@@ -158,11 +50,11 @@ type Options struct {
 	Progress io.Writer
 	// NoPin leaves the server and the load generator unpinned: each is
 	// held to the number of CPUs the file names for it by GOMAXPROCS
-	// alone, as where CPU affinity is not available (pin.go). The notes
+	// alone, as where CPU affinity is not available (process.go). The notes
 	// say which was done.
 	NoPin bool
 	// Lang is the report's language: "ja" writes the headings and verdict
-	// words of report.md and index.html in Japanese (lang.go); else English.
+	// words of report.md and index.html in Japanese (package report); else English.
 	Lang string
 
 	// serverCoresOnly, for this package's tests of the runner's order
@@ -181,7 +73,7 @@ type Options struct {
 // turns at every client count and repeat. A server that fails to start or
 // to validate stops the experiment; what was measured so far is kept and
 // reported. The report folder is written in every case.
-func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
+func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, error) {
 	logw := opt.Log
 	if logw == nil {
 		logw = io.Discard
@@ -220,7 +112,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	x.genCores = genCores
 	x.note(genNote)
 	if e.Quick {
-		x.note(quickNote)
+		x.note(outcome.QuickNote)
 	}
 	if len(e.Server.Command) > 0 && len(e.Disk.Command) > 0 {
 		raw, err := runDisk(ctx, e.Disk, e.Dir, func(s string) string { return expand(s, map[string]string{"out": opt.Out}) })
@@ -250,7 +142,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 	if err != nil {
 		return res, errors.Join(runErr, err)
 	}
-	if err := writeReport(opt.Out, res, reportExtras{disk: disk, charts: chart.Server{Charts: x.opt.Target.Charts, Stats: res.Stats}, frames: frames, lang: opt.Lang}); err != nil {
+	if err := report.Write(opt.Out, res, report.Options{Disk: disk, Charts: chart.Server{Charts: x.opt.Target.Charts, Stats: res.Stats}, Frames: frames, Lang: opt.Lang}); err != nil {
 		return res, errors.Join(runErr, err)
 	}
 	logf("report: %s", filepath.Join(opt.Out, "index.html"))
@@ -259,12 +151,12 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*Result, error) {
 
 // newResult is an experiment's result before its runs: what the file and
 // the target say of it.
-func newResult(e *Experiment, t watch.Target) *Result {
+func newResult(e *Experiment, t watch.Target) *outcome.Result {
 	d := e.Disturbance
-	res := &Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
+	res := &outcome.Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
 		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick,
-		Disturbance: &Disturbance{Off: d.Off, Threshold: d.Threshold, MaxAttempts: d.MaxAttempts, MaxExtraSeconds: e.maxExtra().Seconds(),
+		Disturbance: &outcome.Disturbance{Off: d.Off, Threshold: d.Threshold, MaxAttempts: d.MaxAttempts, MaxExtraSeconds: e.maxExtra().Seconds(),
 			CPUPerRequest: d.CPUPerRequest, NoiseFloor: d.NoiseFloor, SettleSeconds: time.Duration(d.Settle).Seconds()}}
 	if len(res.Stats) == 0 && e.Stats.URL != "" {
 		res.Stats = t.Stats
@@ -285,18 +177,18 @@ func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 	if e.Stats.URL != "" {
 		res.Interference, res.Steal = t.Interference.Name, t.Steal.Name
 	}
-	x.note(remeasuredText(res))
+	x.note(report.RemeasuredText(res))
 	x.note(unjudgedNote(res))
 	if !e.Quick {
-		res.CalibrationMoved = res.movedFromCalibration()
+		res.CalibrationMoved = movedFromCalibration(res)
 		x.note(res.CalibrationMoved)
 	}
-	res.Claims = evaluateClaims(e.Claims, res, e.Quick)
+	res.Claims = claim.Evaluate(e.Claims, res, e.Quick)
 	var disk *watch.DiskTable
 	if t.Disk != nil && len(res.Disk) > 0 {
 		disk = t.Disk(res.Disk)
 	}
-	res.Verdicts = verdicts(res, disk)
+	res.Verdicts = claim.Verdicts(res, disk)
 	if err := x.feed.Done(liveClaims(res.Claims, true, nil)); err != nil {
 		x.note(err.Error()) // a frame the page could not draw: the experiment goes on
 	}
@@ -308,7 +200,7 @@ type experimentRunner struct {
 	e    *Experiment
 	opt  Options
 	out  string
-	res  *Result
+	res  *outcome.Result
 	logf func(string, ...any)
 	seq  int // measurements taken so far
 	// feed publishes the dashboard's frames; total is the number of
@@ -332,6 +224,10 @@ type experimentRunner struct {
 	// judgeOf and budgetOf, which set them up from the file on first use.
 	judge  measure.Judge
 	budget *measure.Budget
+	// quietChecked marks the points checked for a suspect repeat,
+	// tieBroken those measured once more for two repeats that disagree
+	// (remeasure.go's quiet and tieBreak): at most one re-measure each.
+	quietChecked, tieBroken map[*outcome.Point]bool
 }
 
 // describe reads the stats URL once, at the first step, when the file
@@ -373,16 +269,16 @@ func (x *experimentRunner) note(s string) {
 // reset, validated and reset again, or, for a cold start, listening. The
 // run is added to the result, even when it fails.
 func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, error) {
-	rr := &runResult{Name: run.Name, Vars: run.Vars}
+	rr := &outcome.Run{Name: run.Name, Vars: run.Vars}
 	x.res.Runs = append(x.res.Runs, rr)
 	return x.launch(ctx, run, rr)
 }
 
 // launch starts a server of run, recorded in rr, and makes it ready to
 // load (start).
-func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *runResult) (*serverRun, error) {
+func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.Run) (*serverRun, error) {
 	e := x.e
-	lr := &serverRun{run: run, dir: filepath.Join(x.out, fileName(run.Name)), rr: rr}
+	lr := &serverRun{run: run, dir: filepath.Join(x.out, outcome.FileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
 		return lr, err
 	}
@@ -483,7 +379,7 @@ func (x *experimentRunner) prepare(ctx context.Context, lr *serverRun) error {
 // measure takes one measurement (attempt of repeat rep) of a run at
 // clients, judges its interference, adds it to the run's point and
 // rewrites the run's sweep.json; it returns the point and the measurement.
-func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*point, *repeat, error) {
+func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*outcome.Point, *outcome.Repeat, error) {
 	e := x.e
 	if e.Load.ResetEach && lr.steps > 0 {
 		if err := lr.reset(ctx, e); err != nil {
@@ -504,34 +400,34 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	}
 	x.seq++
 	rr := lr.rr
-	var p *point
+	var p *outcome.Point
 	for _, q := range rr.Points {
 		if q.Clients == clients {
 			p = q
 		}
 	}
 	if p == nil {
-		p = &point{Clients: clients}
+		p = &outcome.Point{Clients: clients}
 		rr.Points = append(rr.Points, p)
 	}
 	seen, err := watch.Of(r)
 	if err != nil {
 		return nil, nil, err
 	}
-	rp := newRepeat(x.seq, r, seen.Server)
+	rp := outcome.NewRepeat(x.seq, r, seen.Server)
 	rp.Repeat, rp.Attempt, rp.Calibration = rep, attempt, x.recals
 	if tw != nil {
-		rp.addTruth(tw.truth, tw.err)
+		addTruth(rp, tw.truth, tw.err)
 		if rp.TruthNote != "" {
 			x.logf("run %s: truth: %s", lr.run.Name, rp.TruthNote)
 		}
 	}
-	x.calibration().addShare(rp.Server)
+	calibrationInForce(x.res).AddShare(rp.Server)
 	x.judgeSpan(lr, rp, r)
-	p.addRepeat(rp, e.Load)
+	addRepeat(p, rp, e.Load)
 	for _, pr := range seen.Profiles {
 		pr.File, _ = filepath.Rel(x.out, pr.File)
-		rr.Profiles = append(rr.Profiles, &stepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
+		rr.Profiles = append(rr.Profiles, &outcome.StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
 	}
 	if err := seen.Put(r); err != nil { // the result's profiles name their files as the report folder does
 		return nil, nil, err
@@ -541,7 +437,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	}
 	x.logf("run %s: %s", lr.run.Name, x.stepText(lr, r, rp, clients))
 	x.feed.Step(feed.StepOf(lr.run.Name, clients, r.Total),
-		liveClaims(evaluateClaims(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
+		liveClaims(claim.Evaluate(e.Claims, x.res, e.Quick), false, pendingClaims(e.Claims, x.res, e.Load.Clients)))
 	if err := x.writeSweep(lr); err != nil {
 		return nil, nil, err
 	}
@@ -608,7 +504,7 @@ func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtes
 
 // stepText is a measurement's log line: its figures, its limit, its
 // interference and whether it was disturbed.
-func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *repeat, clients int) string {
+func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *outcome.Repeat, clients int) string {
 	e := x.e
 	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
 	limiting, stats := x.opt.Target.Limiting, x.res.Stats
@@ -619,7 +515,7 @@ func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *repea
 		line += ", limit: " + limiting(byPath(rp.Server, stats))
 	}
 	if rp.Interference != nil {
-		line += ", interference: " + rp.Interference.text()
+		line += ", interference: " + rp.Interference.Text()
 	}
 	if rp.Disturbed {
 		line += ": DISTURBED"
@@ -636,26 +532,26 @@ func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *repea
 // writeSweep rewrites a run's sweep.json with its points measured so far
 // (those with a measurement to use).
 func (x *experimentRunner) writeSweep(lr *serverRun) error {
-	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, pointResults(lr.rr.Points))
+	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, outcome.Results(lr.rr.Points))
 }
 
-// SLOFailed reports whether any objective of load.slo failed at any step
-// measured.
-func (r *Result) SLOFailed() bool {
-	for _, rr := range r.Runs {
-		for _, p := range rr.Points {
-			for _, o := range p.SLO {
-				if !o.Pass {
-					return true
-				}
-			}
-		}
+// addRepeat adds one measurement to p and refreshes its figures.
+func addRepeat(p *outcome.Point, rp *outcome.Repeat, l loadSpec) {
+	p.Repeats = append(p.Repeats, rp)
+	refresh(p, l)
+}
+
+// refresh takes p's figures over its used repeats (Point.Refresh) and
+// its deadline shares and SLO outcomes from l.
+func refresh(p *outcome.Point, l loadSpec) {
+	p.Refresh()
+	if p.Result != nil {
+		judge(p, l)
 	}
-	return false
 }
 
 // judge fills a point's deadline shares and SLO outcomes.
-func judge(p *point, l loadSpec) {
+func judge(p *outcome.Point, l loadSpec) {
 	if h := p.Result.Total.Histogram; h != nil {
 		for _, d := range l.Deadlines {
 			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
@@ -701,47 +597,8 @@ func stepLine(clients int, r *loadtest.Result, server map[string]float64, readin
 		clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, r.Cost.CPUText("%.0f"))
 	for _, rd := range readings {
 		if v, ok := server[rd.Name]; ok {
-			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, unitSuffix(rd.Unit))
+			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, outcome.UnitSuffix(rd.Unit))
 		}
 	}
 	return b.String()
-}
-
-func unitSuffix(u string) string {
-	if u == "" {
-		return ""
-	}
-	return " " + u
-}
-
-// pointResults returns the results of the points that have one (a point
-// every measurement of which was disturbed has none).
-func pointResults(ps []*point) []*loadtest.Result {
-	var out []*loadtest.Result
-	for _, p := range ps {
-		if p.Result != nil {
-			out = append(out, p.Result)
-		}
-	}
-	return out
-}
-
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
-
-// fileName makes a run name safe as a file name.
-func fileName(s string) string {
-	s = strings.Trim(unsafeName.ReplaceAllString(s, "-"), "-")
-	if s == "" {
-		return "run"
-	}
-	return s
-}
-
-// writeJSON writes res to path.
-func writeJSON(path string, res *Result) error {
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode experiment: %w", err)
-	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
 }

@@ -1,7 +1,6 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"context"
 	"fmt"
 	"net/http"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -36,10 +37,10 @@ func settleRunner(url string, settle time.Duration, log *strings.Builder) *exper
 	x := &experimentRunner{
 		e: &Experiment{Stats: statsSpec{URL: url, Format: "json"},
 			Disturbance: measure.Rules{Threshold: 10, Settle: cli.Duration(settle), MaxExtra: cli.Duration(time.Minute)}},
-		res: &Result{Stats: []watch.Stat{
+		res: &outcome.Result{Stats: []watch.Stat{
 			{Name: "interference", Path: "interference", Kind: watch.Counter, Scale: 100},
 			{Name: "cpu", Path: "cpu", Kind: watch.Counter, Scale: 100},
-		}, Disturbance: &Disturbance{Interference: "interference", CPU: "cpu",
+		}, Disturbance: &outcome.Disturbance{Interference: "interference", CPU: "cpu",
 			// The server unpinned: its cores are all the machine's (2 here: 200 free when idle, 5 % of it expected).
 			Baseline: baselineOf(measure.Span{Own: 60, Interference: 2, Capacity: 100})}},
 		logf: func(f string, a ...any) { mu.Lock(); defer mu.Unlock(); fmt.Fprintf(log, f+"\n", a...) },
@@ -113,7 +114,7 @@ func TestSettleQuietAtOnce(t *testing.T) {
 
 func TestReservedHalfOfMaxExtra(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{MaxExtra: cli.Duration(90 * time.Second)}},
-		res: &Result{Disturbance: &Disturbance{}}}
+		res: &outcome.Result{Disturbance: &outcome.Disturbance{}}}
 	x.spent(44900 * time.Millisecond)
 	if x.reserved() || x.res.Disturbance.ExtraSeconds != 44.9 {
 		t.Errorf("44.9 s of 90 used (recorded %g): reserved; want re-measures for any point", x.res.Disturbance.ExtraSeconds)

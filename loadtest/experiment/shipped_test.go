@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -47,7 +49,7 @@ func TestShippedControls(t *testing.T) {
 			for _, c := range res.Claims {
 				recorded[c.ID] = c.Outcome
 			}
-			for _, c := range evaluateClaims(e.Claims, res, res.Quick) {
+			for _, c := range claim.Evaluate(e.Claims, res, res.Quick) {
 				if c.Control != nil && c.Control.Outcome != live.NotReproduced {
 					t.Errorf("claim %s: its control (%s) reads %s on the committed report; want not reproduced:\n%s",
 						c.ID, c.Control.Why, c.Control.Outcome, checkTexts(c.Control.Checks))
@@ -62,19 +64,19 @@ func TestShippedControls(t *testing.T) {
 }
 
 // committedResult reads the committed report of a shipped file.
-func committedResult(name string) (*Result, error) {
+func committedResult(name string) (*outcome.Result, error) {
 	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "reports", name, "experiment.json"))
 	if err != nil {
 		return nil, err
 	}
-	var res Result
+	var res outcome.Result
 	if err := json.Unmarshal(b, &res); err != nil {
 		return nil, err
 	}
 	return &res, nil
 }
 
-func checkTexts(ks []checkResult) string {
+func checkTexts(ks []outcome.Check) string {
 	var b strings.Builder
 	for _, k := range ks {
 		b.WriteString("  " + k.Text + "\n")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
 )
 
@@ -77,7 +78,7 @@ type serverRun struct {
 	x     func(string) string // expands the run's placeholders
 	proc  *serverProc
 	fleet *runFleet // instead of proc, for a run of several replicas
-	rr    *runResult
+	rr    *outcome.Run
 	steps int // measurements taken of this server
 	// vars are the run's placeholders (x expands them): its ports and
 	// directory, the experiment's and the run's vars, and the knobs a
@@ -110,7 +111,7 @@ func (lr *serverRun) reset(ctx context.Context, e *Experiment) error {
 	if e.Server.Reset == "" {
 		return nil
 	}
-	if err := post(ctx, lr.x(e.Server.Reset), 5*time.Minute); err != nil {
+	if _, err := post(ctx, lr.x(e.Server.Reset), 5*time.Minute); err != nil {
 		return fmt.Errorf("reset: %w", err)
 	}
 	return nil

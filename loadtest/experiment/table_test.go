@@ -7,6 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite docs/experiments.md's table of claims and controls from the committed reports")
@@ -45,7 +49,7 @@ func TestClaimsTable(t *testing.T) {
 				why = c.Control.Why
 			}
 			if rerr == nil {
-				cr := evaluateClaims([]claim{c}, res, res.Quick)[0]
+				cr := claim.Evaluate([]claim.Claim{c}, res, res.Quick)[0]
 				claimFig = fmt.Sprintf("**%s**: %s", cr.Outcome, checkFigures(cr.Checks))
 				if cr.Control != nil {
 					ctFig = fmt.Sprintf("**%s**: %s", cr.Control.Outcome, checkFigures(cr.Control.Checks))
@@ -82,15 +86,15 @@ func TestClaimsTable(t *testing.T) {
 
 // thresholdsText writes a claim's checks in short: "graph 2 at its peak
 // throughput <= 1.1 × graph 1 at its peak throughput".
-func thresholdsText(ks []check) string {
+func thresholdsText(ks []claim.Check) string {
 	var parts []string
 	for _, k := range ks {
-		parts = append(parts, operandText(k.Left)+" "+opText(k.Op)+" "+operandText(k.Right))
+		parts = append(parts, operandText(k.Left)+" "+opWords(k.Op)+" "+operandText(k.Right))
 	}
 	return cell(strings.Join(parts, "; "))
 }
 
-func operandText(o operand) string {
+func operandText(o claim.Operand) string {
 	if o.Value != nil {
 		return fmt.Sprintf("%g", *o.Value)
 	}
@@ -121,24 +125,34 @@ func operandText(o operand) string {
 }
 
 // checkFigures gives each check's two sides as medians, "4033/s vs 4357/s".
-func checkFigures(ks []checkResult) string {
+func checkFigures(ks []outcome.Check) string {
 	var parts []string
 	for _, k := range ks {
-		parts = append(parts, medianText(k.Left)+" "+opText(k.Op)+" "+medianText(k.Right))
+		parts = append(parts, medianText(k.Left)+" "+opWords(k.Op)+" "+medianText(k.Right))
 	}
 	return cell(strings.Join(parts, "; "))
 }
 
-func medianText(s sideResult) string {
+func medianText(s outcome.Side) string {
 	switch {
-	case s.constant:
-		return formatNum("auto", s.Value.Median)
+	case s.Constant:
+		return median("auto", s.Value.Median, "")
 	case s.Missing != "":
 		return "not measured"
-	case s.share:
-		return formatNum(s.format, s.Value.Median*100) + s.unit
+	case s.Share:
+		return median(s.Format, s.Value.Median*100, s.Unit)
 	}
-	return formatNum(s.format, s.Value.Median) + s.unit
+	return median(s.Format, s.Value.Median, s.Unit)
+}
+
+// opWords writes an operator as the claims' texts do.
+func opWords(op string) string {
+	return strings.NewReplacer("not_above", "is not above", "not_below", "is not below").Replace(op)
+}
+
+// median prints one figure as the claims' texts print a median.
+func median(format string, v float64, unit string) string {
+	return outcome.SpreadText(loadtest.Spread{Median: v, N: 1}, format, unit)
 }
 
 func cell(s string) string { return strings.ReplaceAll(s, "|", "/") }

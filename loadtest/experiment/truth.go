@@ -5,13 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
-	"net/http"
 	"strings"
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/grade"
 )
 
@@ -95,7 +94,7 @@ func (t *truthWatcher) Start(ctx context.Context, s loadtest.Settings, warmEnd t
 	}
 	end := warmEnd.Add(s.Duration)
 	u := expand(t.start, map[string]string{"window_start": warmEnd.UTC().Format(time.RFC3339Nano), "window_end": end.UTC().Format(time.RFC3339Nano)})
-	if _, err := postBody(ctx, u); err != nil {
+	if _, err := post(ctx, u, 30*time.Second); err != nil {
 		t.err = fmt.Errorf("truth start: %w", err)
 	}
 	return tw
@@ -121,7 +120,7 @@ func (w *truthWatch) Finish(successes int64, seconds float64) loadtest.Watched {
 		out = w.inner.Finish(successes, seconds)
 	}
 	if w.t.err == nil {
-		b, err := postBody(w.ctx, w.t.stop)
+		b, err := post(w.ctx, w.t.stop, 30*time.Second)
 		if err != nil {
 			w.t.err = fmt.Errorf("truth stop: %w", err)
 		} else {
@@ -131,33 +130,9 @@ func (w *truthWatch) Finish(successes int64, seconds float64) loadtest.Watched {
 	return out
 }
 
-// postBody POSTs to u and returns the answer's body; a status other than
-// 2xx is an error with the start of the body.
-func postBody(ctx context.Context, u string) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode/100 != 2 {
-		return nil, fmt.Errorf("POST %s: %s: %s", u, resp.Status, strings.TrimSpace(string(b[:min(len(b), 200)])))
-	}
-	return b, nil
-}
-
 // addTruth keeps a step's truth in rp with the figures held against it,
 // or says why there are none.
-func (rp *repeat) addTruth(raw []byte, err error) {
+func addTruth(rp *outcome.Repeat, raw []byte, err error) {
 	if err != nil {
 		rp.TruthNote = err.Error()
 		return
@@ -168,7 +143,7 @@ func (rp *repeat) addTruth(raw []byte, err error) {
 		rp.TruthNote = err.Error()
 		return
 	}
-	rp.TruthFigures, rp.TruthNote = truthFigures(rp.result, t)
+	rp.TruthFigures, rp.TruthNote = truthFigures(rp.Full, t)
 }
 
 // truthFigures holds a step's result against the server's truth of its

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -57,8 +59,8 @@ func TestTruthFigures(t *testing.T) {
 		{"cut by the window's start", 2300, 100, -200 * time.Millisecond, -1, "no whole stall"},
 	}
 	for _, tt := range tests {
-		rp := newRepeat(1, stalledResult(t0, tt.fast, tt.slow, 1), nil)
-		rp.addTruth([]byte(truthJSON(t0, tt.stallAt, 500*time.Millisecond)), nil)
+		rp := outcome.NewRepeat(1, stalledResult(t0, tt.fast, tt.slow, 1), nil)
+		addTruth(rp, []byte(truthJSON(t0, tt.stallAt, 500*time.Millisecond)), nil)
 		got, ok := rp.TruthFigures["stall_tail_missing"]
 		switch {
 		case tt.missing < 0 && ok:
@@ -79,8 +81,8 @@ func TestTruthFigures(t *testing.T) {
 			t.Errorf("%s: served %g, truth kept %d bytes; want 2400 and the truth", tt.name, rp.TruthFigures["served"], len(rp.Truth))
 		}
 	}
-	rp := newRepeat(1, stalledResult(t0, 1, 1, 1), nil)
-	rp.addTruth([]byte(`{"version": 2}`), nil)
+	rp := outcome.NewRepeat(1, stalledResult(t0, 1, 1, 1), nil)
+	addTruth(rp, []byte(`{"version": 2}`), nil)
 	if rp.TruthFigures != nil || !strings.Contains(rp.TruthNote, "version 2") {
 		t.Errorf("a truth of version 2: figures %v, note %q; want none and a note naming the version", rp.TruthFigures, rp.TruthNote)
 	}
@@ -119,8 +121,8 @@ func TestTruthWatcher(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rp := newRepeat(1, r, nil)
-		rp.addTruth(tw.truth, tw.err)
+		rp := outcome.NewRepeat(1, r, nil)
+		addTruth(rp, tw.truth, tw.err)
 		if refuse {
 			if stops != 0 || !strings.Contains(rp.TruthNote, "truth start") || rp.Truth != nil {
 				t.Errorf("refused start: %d stops, note %q, truth %s; want no stop, a note and no truth", stops, rp.TruthNote, rp.Truth)
@@ -151,38 +153,38 @@ func TestCoordinatedOmissionClaims(t *testing.T) {
 	truth := []byte(truthJSON(t0, 2*time.Second, 500*time.Millisecond))
 	// A closed loop: 10 stalled of 2,410, p90 1 ms; open and rate: 100 of
 	// 2,400, p90 300 ms.
-	closed := func() *point {
-		p := &point{Clients: 10}
+	closed := func() *outcome.Point {
+		p := &outcome.Point{Clients: 10}
 		for i := range 3 {
-			rp := newRepeat(i+1, stalledResult(t0, 2400, 10, 1), nil)
-			rp.addTruth(truth, nil)
-			p.addRepeat(rp, e.Load)
+			rp := outcome.NewRepeat(i+1, stalledResult(t0, 2400, 10, 1), nil)
+			addTruth(rp, truth, nil)
+			addRepeat(p, rp, e.Load)
 		}
 		return p
 	}
-	shows := func(clients int) *point {
-		p := &point{Clients: clients}
+	shows := func(clients int) *outcome.Point {
+		p := &outcome.Point{Clients: clients}
 		for i := range 3 {
-			rp := newRepeat(i+1, stalledResult(t0, 2300, 100, 300), nil)
-			rp.addTruth(truth, nil)
-			p.addRepeat(rp, e.Load)
+			rp := outcome.NewRepeat(i+1, stalledResult(t0, 2300, 100, 300), nil)
+			addTruth(rp, truth, nil)
+			addRepeat(p, rp, e.Load)
 		}
 		return p
 	}
-	res := func(closedRun, openRun string) *Result {
+	res := func(closedRun, openRun string) *outcome.Result {
 		c, o := closed(), shows(400)
 		if closedRun == "open" {
 			c.Clients, o.Clients = 400, 10
 		}
-		return &Result{Interleave: true, Sweeps: true, Runs: []*runResult{
-			{Name: closedRun, Points: []*point{c}},
-			{Name: "per-client rate", Points: []*point{shows(10)}},
-			{Name: openRun, Points: []*point{o}},
+		return &outcome.Result{Interleave: true, Sweeps: true, Runs: []*outcome.Run{
+			{Name: closedRun, Points: []*outcome.Point{c}},
+			{Name: "per-client rate", Points: []*outcome.Point{shows(10)}},
+			{Name: openRun, Points: []*outcome.Point{o}},
 		}}
 	}
-	want := func(r *Result, outcomes map[string]live.Outcome) {
+	want := func(r *outcome.Result, outcomes map[string]live.Outcome) {
 		t.Helper()
-		for _, c := range evaluateClaims(e.Claims, r, false) {
+		for _, c := range claim.Evaluate(e.Claims, r, false) {
 			if w, ok := outcomes[c.ID]; ok && c.Outcome != w {
 				t.Errorf("claim %s = %s; want %s\n%s", c.ID, c.Outcome, w, checksText(c))
 			}
@@ -192,7 +194,7 @@ func TestCoordinatedOmissionClaims(t *testing.T) {
 	want(res("open", "closed"), map[string]live.Outcome{"closed-hides": live.NotReproduced, "open-shows": live.NotReproduced})
 }
 
-func checksText(c claimResult) string {
+func checksText(c outcome.Claim) string {
 	var b strings.Builder
 	for _, k := range c.Checks {
 		b.WriteString("  " + k.Text + "\n")

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
@@ -54,21 +56,6 @@ type tuneSection struct {
 
 // on reports whether the file tunes instead of sweeping.
 func (t tuneSection) on() bool { return len(t.Starts) > 0 }
-
-// TuneRun is one tuning of an experiment: the run's server, the start and
-// the whole tuning.
-type TuneRun struct {
-	Run    string       `json:"run"`
-	Start  string       `json:"start"`
-	Result *tune.Result `json:"result,omitempty"`
-	Error  string       `json:"error,omitempty"`
-	// StartSide and WinnerSide are the start and the winner measured
-	// again at the end of the run's tunings, side by side with the other
-	// tunings' (tune.SideBySide): what the claims compare. Absent when the
-	// run's tunings started and ended on one setting, or that failed.
-	StartSide  *tune.Measurement `json:"start_side_by_side,omitempty"`
-	WinnerSide *tune.Measurement `json:"winner_side_by_side,omitempty"`
-}
 
 // The figures a claim reads of a tuning (operand.Tune): the winner's and
 // the start's throughput (their spreads over the repeats), the winner's
@@ -143,7 +130,7 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 				lr.stop(x)
 				return ctx.Err()
 			}
-			tr := &TuneRun{Run: run.Name, Start: s}
+			tr := &outcome.TuneRun{Run: run.Name, Start: s}
 			x.res.Tunes = append(x.res.Tunes, tr)
 			x.logf("run %s: tuning from %s", run.Name, s)
 			path := run.Name + " from " + s
@@ -176,7 +163,7 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 // confirmTunings measures the starts and winners of one run's tunings again,
 // interleaved (tune.SideBySide), and keeps each tuning's figures in it;
 // a failure is logged and leaves the tunings' own figures to the claims.
-func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tunes []*TuneRun) {
+func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tunes []*outcome.TuneRun) {
 	var ks []watch.Knobs
 	add := func(k watch.Knobs) {
 		if !slices.Contains(ks, k) {
@@ -263,7 +250,7 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 func tuneKnobs(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
 
 // checkTuneOperand returns what is wrong with an operand reading a tuning.
-func (e *Experiment) checkTuneOperand(o *operand) []string {
+func (e *Experiment) checkTuneOperand(o *claim.Operand) []string {
 	var out []string
 	if !slices.Contains(e.Tune.Starts, o.Tune) {
 		out = append(out, fmt.Sprintf("tune = %q is not one of tune.starts %v", o.Tune, e.Tune.Starts))
@@ -279,96 +266,3 @@ func (e *Experiment) checkTuneOperand(o *operand) []string {
 	}
 	return out
 }
-
-// tuneSide measures an operand reading a tuning.
-func tuneSide(o operand, res *Result, f float64) sideResult {
-	s := sideResult{Factor: f, What: fmt.Sprintf("%s tuned from %s: %s", o.Run, o.Tune, o.Metric), format: "%.3g"}
-	i := slices.IndexFunc(res.Tunes, func(t *TuneRun) bool { return t.Run == o.Run && t.Start == o.Tune })
-	if i < 0 || res.Tunes[i].Result == nil || len(res.Tunes[i].Result.Steps) == 0 {
-		s.Missing = fmt.Sprintf("%s was not tuned from %s", o.Run, o.Tune)
-		return s
-	}
-	r := res.Tunes[i].Result
-	point := func(v float64) loadtest.Spread { return loadtest.Spread{Median: v, Min: v, Max: v, N: 1} }
-	var raw loadtest.Spread
-	tr := res.Tunes[i]
-	switch o.Metric {
-	case "winner_throughput":
-		raw, s.format, s.unit = r.WinnerStep().Throughput, "%.0f", "/s"
-		if tr.WinnerSide != nil {
-			raw, s.What = tr.WinnerSide.Throughput, s.What+" (side by side)"
-		}
-	case "start_throughput":
-		raw, s.format, s.unit = r.Steps[0].Throughput, "%.0f", "/s"
-		if tr.StartSide != nil {
-			raw, s.What = tr.StartSide.Throughput, s.What+" (side by side)"
-		}
-	case "winner_resources":
-		raw = point(float64(r.Winner.Workers + r.Winner.Pool))
-	case "winner_met":
-		raw = point(b2f(r.WinnerMet))
-	case "application":
-		raw = point(b2f(r.Outcome == "application"))
-	case "measurements":
-		raw = point(float64(r.Measurements))
-	}
-	s.Raw, s.Value = raw, raw.Scaled(f)
-	return s
-}
-
-func b2f(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
-}
-
-// tuneMarkdown is the report's section of the tunings: for each, every
-// step (setting, throughput and p99 with their ranges, the limit and its
-// evidence, the decision), the winner, what limits it, the stop and the
-// article's two rules.
-func tuneMarkdown(res *Result) string {
-	if len(res.Tunes) == 0 {
-		return ""
-	}
-	var b strings.Builder
-	b.WriteString("\n## Tuning\n\n")
-	for _, tr := range res.Tunes {
-		fmt.Fprintf(&b, "### %s from %s\n\n", tr.Run, tr.Start)
-		if tr.Error != "" {
-			fmt.Fprintf(&b, "**Failed:** %s\n\n", tr.Error)
-		}
-		r := tr.Result
-		if r == nil {
-			continue
-		}
-		b.WriteString("| step | workers/pool | throughput /s | p99 ms | limit | evidence | next |\n|---|---|---|---|---|---|---|\n")
-		for _, st := range r.Steps {
-			next := st.Decision
-			if st.Next != nil {
-				next = tuneKnobs(*st.Next) + ": " + st.Decision
-			}
-			fmt.Fprintf(&b, "| %d | %s | %.0f (%.0f-%.0f) | %.2f (%.2f-%.2f) | %s | %s | %s |\n", st.N, tuneKnobs(st.Knobs),
-				st.Throughput.Median, st.Throughput.Min, st.Throughput.Max, st.Latency.Median, st.Latency.Min, st.Latency.Max,
-				st.Diagnosis.Limit, mdCell(st.Diagnosis.Evidence), mdCell(next))
-		}
-		met := "misses"
-		if r.WinnerMet {
-			met = "meets"
-		}
-		fmt.Fprintf(&b, "\nWinner: **%s** (%s %s; %d settings measured, %.0f s). Its limit: %s: %s\n\n", tuneKnobs(r.Winner), met,
-			strings.Join(r.Objectives, ","), r.Measurements, r.Seconds, r.Limit.Limit, r.Limit.Evidence)
-		fmt.Fprintf(&b, "- stopped: %s\n", r.Stopped)
-		fmt.Fprintf(&b, "- workers = pool + a few: %s\n- min = max: %s\n", r.Rules.WorkersPool, r.Rules.MinMax)
-		if tr.StartSide != nil && tr.WinnerSide != nil {
-			s, w := tr.StartSide, tr.WinnerSide
-			fmt.Fprintf(&b, "- measured again side by side at the end (%d interleaved rounds; what the claims compare): start %s %.0f/s (%.0f-%.0f), winner %s %.0f/s (%.0f-%.0f)\n",
-				w.Runs, tuneKnobs(s.Knobs), s.Throughput.Median, s.Throughput.Min, s.Throughput.Max, tuneKnobs(w.Knobs), w.Throughput.Median, w.Throughput.Min, w.Throughput.Max)
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
-// mdCell keeps a table cell on its line.
-func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }

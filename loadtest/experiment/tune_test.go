@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
@@ -123,9 +125,9 @@ right = { value = 1 }
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := &Result{Tunes: []*TuneRun{{Run: "A", Start: "40/40", Result: tuned("capacity")}}}
+	res := &outcome.Result{Tunes: []*outcome.TuneRun{{Run: "A", Start: "40/40", Result: tuned("capacity")}}}
 	got := map[string]live.Outcome{}
-	for _, c := range evaluateClaims(e.Claims, res, false) {
+	for _, c := range claim.Evaluate(e.Claims, res, false) {
 		got[c.ID] = c.Outcome
 		t.Logf("%s: %s: %v", c.ID, c.Outcome, c.Checks)
 	}
@@ -134,31 +136,5 @@ right = { value = 1 }
 		if got[id] != w {
 			t.Errorf("claim %s: %s; want %s", id, got[id], w)
 		}
-	}
-	md := tuneMarkdown(res)
-	for _, s := range []string{"### A from 40/40", "| 2 | 10/10 | 1100 (1050-1150) |", "fewer \\| of both", "Winner: **10/10** (meets p99<10ms", "workers = pool + a few: holds"} {
-		if !strings.Contains(md, s) {
-			t.Errorf("the report's tuning section lacks %q:\n%s", s, md)
-		}
-	}
-	if strings.Contains(md, "checked before the stop") {
-		t.Errorf("the report names a side-by-side check the tuning did not make:\n%s", md)
-	}
-}
-
-func TestUSLVerdict(t *testing.T) {
-	law := loadtest.USL{Lambda: 400, Sigma: 0.05, Kappa: 0.002}
-	r := &runResult{Name: "g3"}
-	for _, c := range []int{1, 2, 5, 10, 15, 20, 30} {
-		r.Points = append(r.Points, &point{Clients: c, Result: &loadtest.Result{Total: loadtest.Stats{Clients: c, Throughput: law.Throughput(float64(c))}}})
-	}
-	v := uslVerdict(r)
-	for _, s := range []string{"g3: USL: σ = 0.0500", "κ = 0.00200", "predicted peak", "measured peak"} {
-		if !strings.Contains(v, s) {
-			t.Errorf("uslVerdict = %q; want %q in it", v, s)
-		}
-	}
-	if v := uslVerdict(&runResult{Name: "two", Points: r.Points[:2]}); v != "" {
-		t.Errorf("uslVerdict of 2 points = %q; want none", v)
 	}
 }

@@ -52,6 +52,18 @@ type ServerValue struct {
 	Value    float64 `json:"value"`
 }
 
+// Map returns the readings by name (nil for nil s).
+func (s *ServerStats) Map() map[string]float64 {
+	if s == nil {
+		return nil
+	}
+	m := make(map[string]float64, len(s.Values))
+	for _, v := range s.Values {
+		m[v.Name] = v.Value
+	}
+	return m
+}
+
 // Value returns the reading called name, if it was found.
 func (s *ServerStats) Value(name string) (float64, bool) {
 	if s == nil {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/tune"
 )
@@ -39,7 +39,7 @@ type upload struct {
 	// Experiment is the whole experiment.json, its points' results and
 	// repeats left out (Runs has the results), for its claims, tunings
 	// and readings.
-	Experiment *experiment.Result
+	Experiment *outcome.Result
 	Tune       *tune.File
 }
 

@@ -1,13 +1,13 @@
-package experiment
+package claim
 
 import (
-	"bbslab/loadtest/measure"
 	"fmt"
 	"math"
-	"slices"
 	"strings"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )
@@ -20,7 +20,7 @@ import (
 // uslVerdict fits the Universal Scalability Law to a run's sweep (at
 // least 3 client counts) and sets its predicted peak beside the measured
 // one; "" when it cannot be fitted.
-func uslVerdict(r *runResult) string {
+func uslVerdict(r *outcome.Run) string {
 	var clients []int
 	var x []float64
 	peak, at := 0.0, 0
@@ -40,15 +40,20 @@ func uslVerdict(r *runResult) string {
 	return fmt.Sprintf("%s: %s; measured peak %.0f/s at %d clients.", r.Name, u, peak, at)
 }
 
-func verdicts(res *Result, disk *watch.DiskTable) []string {
+// Verdicts computes the plain-language findings of an experiment from its
+// results: each run's peak throughput and where it saturated, each run
+// compared with the first at its peak and at the largest client count with
+// the server readings that differ, and the profile shares. Nothing in it
+// is written by hand. disk, when not nil, adds its verdict.
+func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 	var out []string
-	var base *runResult
+	var base *outcome.Run
 	readings := machineFree(res)
 	// Only the points with a used measurement: a point every measurement
 	// of which was disturbed says nothing of the run.
-	runs := make([]*runResult, len(res.Runs))
+	runs := make([]*outcome.Run, len(res.Runs))
 	for i, r := range res.Runs {
-		runs[i] = r.measuredOnly()
+		runs[i] = r.MeasuredOnly()
 	}
 	for i, r := range runs {
 		switch {
@@ -69,7 +74,7 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 			base = r
 			continue
 		}
-		out = append(out, compareVerdict(base, r, readings, res.noiseRule()))
+		out = append(out, compareVerdict(base, r, readings, noiseRule(res)))
 	}
 	for _, r := range runs {
 		if v := coldVerdict(r); v != "" {
@@ -82,22 +87,22 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 		}
 	}
 	for _, r := range runs {
-		for _, g := range profileGroups(r.Profiles) {
-			if len(g.buckets) == 0 {
+		for _, g := range outcome.ProfileGroups(r.Profiles) {
+			if len(g.Buckets) == 0 {
 				continue
 			}
 			var parts []string
-			for _, b := range g.buckets {
-				parts = append(parts, spreadText(b.share.Scaled(100), "%.0f", " %")+" "+b.name)
+			for _, b := range g.Buckets {
+				parts = append(parts, outcome.SpreadText(b.Share.Scaled(100), "%.0f", " %")+" "+b.Name)
 			}
-			out = append(out, fmt.Sprintf("%s (%s profile%s): of the samples in focus (profile.focus), %s.", r.Name, g.kind, g.where(), strings.Join(parts, ", ")))
+			out = append(out, fmt.Sprintf("%s (%s profile%s): of the samples in focus (profile.focus), %s.", r.Name, g.Kind, g.Where(), strings.Join(parts, ", ")))
 		}
 		for _, pt := range r.Points {
 			if pt.Result.Cost.Bottleneck {
-				out = append(out, fmt.Sprintf("%s at %s: the load generator itself may have been the bottleneck (CPU %s %% of a core).", r.Name, clientsText(pt.Clients), pt.Result.Cost.CPUText("%.0f")))
+				out = append(out, fmt.Sprintf("%s at %s: the load generator itself may have been the bottleneck (CPU %s %% of a core).", r.Name, outcome.ClientsText(pt.Clients), pt.Result.Cost.CPUText("%.0f")))
 			}
 			if e := pt.Result.Total.Errors; e > 0 {
-				out = append(out, fmt.Sprintf("%s at %s: %d errors (%s).", r.Name, clientsText(pt.Clients), e, text.ErrorKindsText(pt.Result.Total.ErrorKinds)))
+				out = append(out, fmt.Sprintf("%s at %s: %d errors (%s).", r.Name, outcome.ClientsText(pt.Clients), e, text.ErrorKindsText(pt.Result.Total.ErrorKinds)))
 			}
 		}
 	}
@@ -110,47 +115,10 @@ func verdicts(res *Result, disk *watch.DiskTable) []string {
 	return out
 }
 
-// measuredOnly returns res with only the points that have a used
-// measurement (runResult.measuredOnly).
-func (res *Result) measuredOnly() *Result {
-	m := *res
-	m.Runs = make([]*runResult, len(res.Runs))
-	for i, r := range res.Runs {
-		m.Runs[i] = r.measuredOnly()
-	}
-	return &m
-}
-
-// measuredOnly returns r with only its points that have a used
-// measurement, and only the profiles taken in used measurements.
-func (r *runResult) measuredOnly() *runResult {
-	m := *r
-	m.Points, m.Profiles = nil, nil
-	used := map[int]bool{}
-	legacy := false
-	for _, p := range r.Points {
-		if !p.measured() {
-			continue
-		}
-		m.Points = append(m.Points, p)
-		seqs := p.usedSeqs()
-		legacy = legacy || seqs == nil
-		for s := range seqs {
-			used[s] = true
-		}
-	}
-	for _, pr := range r.Profiles {
-		if legacy || usedProfile(pr, used) {
-			m.Profiles = append(m.Profiles, pr)
-		}
-	}
-	return &m
-}
-
 // machineFree returns the readings less those of other work on the
 // machine (Result.Disturbance's): they describe the machine, not the
 // runs, and the verdicts compare runs.
-func machineFree(res *Result) []watch.Stat {
+func machineFree(res *outcome.Result) []watch.Stat {
 	d := res.Disturbance
 	if d == nil {
 		return res.Stats
@@ -166,25 +134,25 @@ func machineFree(res *Result) []watch.Stat {
 
 // runVerdict describes one run's curve, each figure the median of its
 // point's repeats, with the range when there were several.
-func runVerdict(r *runResult) string {
+func runVerdict(r *outcome.Run) string {
 	peak, at := peakPoint(r)
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
-	pt := peak.throughput()
-	s := fmt.Sprintf("%s: peak %s at %s", r.Name, spreadText(pt, "%.0f", "/s"), clientsText(at))
+	pt := peak.Throughput()
+	s := fmt.Sprintf("%s: peak %s at %s", r.Name, outcome.SpreadText(pt, "%.0f", "/s"), outcome.ClientsText(at))
 	knee := kneePoint(r, pt.Median)
 	if knee != nil && knee.Clients < at {
-		s += fmt.Sprintf(" (90 %% of it already at %s)", clientsText(knee.Clients))
+		s += fmt.Sprintf(" (90 %% of it already at %s)", outcome.ClientsText(knee.Clients))
 	}
-	if lt := last.throughput(); last != peak && lt.Median < 0.9*pt.Median {
-		s += fmt.Sprintf("; throughput fell to %s at %s", spreadText(lt, "%.0f", "/s"), clientsText(last.Clients))
+	if lt := last.Throughput(); last != peak && lt.Median < 0.9*pt.Median {
+		s += fmt.Sprintf("; throughput fell to %s at %s", outcome.SpreadText(lt, "%.0f", "/s"), outcome.ClientsText(last.Clients))
 	}
 	if len(r.Points) > 1 {
-		fm, _ := first.spread("", "mean_ms")
-		lm, _ := last.spread("", "mean_ms")
-		fp, _ := first.spread("", "p99_ms")
-		lp, _ := last.spread("", "p99_ms")
+		fm, _ := first.Spread("", "mean_ms")
+		lm, _ := last.Spread("", "mean_ms")
+		fp, _ := first.Spread("", "p99_ms")
+		lp, _ := last.Spread("", "p99_ms")
 		s += fmt.Sprintf("; mean response time went from %s at %s to %s at %d (p99 %.2f to %.2f ms)",
-			spreadText(fm, "%.2f", " ms"), clientsText(first.Clients), spreadText(lm, "%.2f", " ms"), last.Clients, fp.Median, lp.Median)
+			outcome.SpreadText(fm, "%.2f", " ms"), outcome.ClientsText(first.Clients), outcome.SpreadText(lm, "%.2f", " ms"), last.Clients, fp.Median, lp.Median)
 	}
 	return s + "."
 }
@@ -193,16 +161,16 @@ func runVerdict(r *runResult) string {
 // (measure.Rules.Differ): their peaks' throughput ranges widened to the
 // noise floor, and each reading at their last common client count the
 // same way. A difference is one only beyond both ranges.
-func compareVerdict(base, r *runResult, readings []watch.Stat, rule *measure.Rules) string {
+func compareVerdict(base, r *outcome.Run, readings []watch.Stat, rule *measure.Rules) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
-	bt, rt := bp.throughput(), rp.throughput()
+	bt, rt := bp.Throughput(), rp.Throughput()
 	spread := bt.N > 1 && rt.N > 1
 	change := 0.0
 	if bt.Median > 0 {
 		change = (rt.Median - bt.Median) / bt.Median
 	}
-	figures := fmt.Sprintf("peak %s against %s (%+.1f %%", spreadText(rt, "%.0f", "/s"), spreadText(bt, "%.0f", "/s"), 100*change)
+	figures := fmt.Sprintf("peak %s against %s (%+.1f %%", outcome.SpreadText(rt, "%.0f", "/s"), outcome.SpreadText(bt, "%.0f", "/s"), 100*change)
 	var s string
 	switch rule.Differ(rt, bt) {
 	case 0:
@@ -216,27 +184,27 @@ func compareVerdict(base, r *runResult, readings []watch.Stat, rule *measure.Rul
 	if bl == nil {
 		return s + "."
 	}
-	bm, _ := bl.spread("", "mean_ms")
-	rm, _ := rl.spread("", "mean_ms")
-	s += fmt.Sprintf("; at %s mean response time %s against %s", clientsText(rl.Clients), spreadText(rm, "%.2f", " ms"), spreadText(bm, "%.2f", " ms"))
+	bm, _ := bl.Spread("", "mean_ms")
+	rm, _ := rl.Spread("", "mean_ms")
+	s += fmt.Sprintf("; at %s mean response time %s against %s", outcome.ClientsText(rl.Clients), outcome.SpreadText(rm, "%.2f", " ms"), outcome.SpreadText(bm, "%.2f", " ms"))
 	var moved []string
 	for _, rd := range readings {
-		a, okA := bl.readingSpread(rd.Name)
-		b, okB := rl.readingSpread(rd.Name)
+		a, okA := bl.ReadingSpread(rd.Name)
+		b, okB := rl.ReadingSpread(rd.Name)
 		if !okA || !okB {
 			continue
 		}
-		u := unitSuffix(rd.Unit)
+		u := outcome.UnitSuffix(rd.Unit)
 		if math.Abs(a.Max) < 0.005 && math.Abs(b.Max) < 0.005 && math.Abs(a.Min) < 0.005 && math.Abs(b.Min) < 0.005 {
 			continue // zero in both: nothing to say
 		}
 		switch d := rule.Differ(b, a); {
 		case d == 0 || math.Abs(b.Median-a.Median) < 0.01:
-			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, spreadText(b, "auto", u)))
+			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, outcome.SpreadText(b, "auto", u)))
 		case d > 0:
-			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
+			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, outcome.SpreadText(a, "auto", ""), outcome.SpreadText(b, "auto", u)))
 		default:
-			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, spreadText(a, "auto", ""), spreadText(b, "auto", u)))
+			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, outcome.SpreadText(a, "auto", ""), outcome.SpreadText(b, "auto", u)))
 		}
 	}
 	if len(moved) > 0 {
@@ -255,7 +223,7 @@ func groundOf(spread bool) string {
 
 // noiseRule is the noise rule the result's comparisons use: the file's
 // noise floor, or the default for a result written without one.
-func (r *Result) noiseRule() *measure.Rules {
+func noiseRule(r *outcome.Result) *measure.Rules {
 	rule := &measure.Rules{NoiseFloor: measure.DefaultNoiseFloor}
 	if r.Disturbance != nil && r.Disturbance.NoiseFloor > 0 {
 		rule.NoiseFloor = r.Disturbance.NoiseFloor
@@ -265,7 +233,7 @@ func (r *Result) noiseRule() *measure.Rules {
 
 // coldVerdict describes the first requests of a run's first step, when
 // they were recorded one by one.
-func coldVerdict(r *runResult) string {
+func coldVerdict(r *outcome.Run) string {
 	if len(r.Points) == 0 || r.Points[0].Result.Timeline == nil {
 		return ""
 	}
@@ -293,7 +261,7 @@ func coldVerdict(r *runResult) string {
 
 // sloVerdict says up to which client count a run met its objectives, and
 // which objective failed first.
-func sloVerdict(r *runResult) string {
+func sloVerdict(r *outcome.Run) string {
 	var metUpTo int
 	var warnings []string
 	for _, p := range r.Points {
@@ -302,14 +270,14 @@ func sloVerdict(r *runResult) string {
 		}
 		for _, o := range p.SLO {
 			if o.Warning != "" {
-				warnings = append(warnings, fmt.Sprintf("%s at %s: %s", o.Objective, clientsText(p.Clients), o.Warning))
+				warnings = append(warnings, fmt.Sprintf("%s at %s: %s", o.Objective, outcome.ClientsText(p.Clients), o.Warning))
 			}
 		}
 		for _, o := range p.SLO {
 			if !o.Pass {
-				s := fmt.Sprintf("%s: SLO %s failed at %s (measured %.4g)", r.Name, o.Objective, clientsText(p.Clients), o.Value)
+				s := fmt.Sprintf("%s: SLO %s failed at %s (measured %.4g)", r.Name, o.Objective, outcome.ClientsText(p.Clients), o.Value)
 				if metUpTo > 0 {
-					s += fmt.Sprintf("; every objective was met up to %s", clientsText(metUpTo))
+					s += fmt.Sprintf("; every objective was met up to %s", outcome.ClientsText(metUpTo))
 				}
 				return s + warningText(warnings)
 			}
@@ -327,10 +295,10 @@ func warningText(w []string) string {
 }
 
 // peakPoint returns the point with the highest median throughput.
-func peakPoint(r *runResult) (*point, int) {
+func peakPoint(r *outcome.Run) (*outcome.Point, int) {
 	best := r.Points[0]
 	for _, p := range r.Points[1:] {
-		if p.throughput().Median > best.throughput().Median {
+		if p.Throughput().Median > best.Throughput().Median {
 			best = p
 		}
 	}
@@ -338,9 +306,9 @@ func peakPoint(r *runResult) (*point, int) {
 }
 
 // kneePoint returns the first point whose median reaches 90 % of peak.
-func kneePoint(r *runResult, peak float64) *point {
+func kneePoint(r *outcome.Run, peak float64) *outcome.Point {
 	for _, p := range r.Points {
-		if p.throughput().Median >= 0.9*peak {
+		if p.Throughput().Median >= 0.9*peak {
 			return p
 		}
 	}
@@ -349,7 +317,7 @@ func kneePoint(r *runResult, peak float64) *point {
 
 // common returns the points of a and b at the largest client count both
 // measured.
-func common(a, b *runResult) (*point, *point) {
+func common(a, b *outcome.Run) (*outcome.Point, *outcome.Point) {
 	for i := len(b.Points) - 1; i >= 0; i-- {
 		for j := len(a.Points) - 1; j >= 0; j-- {
 			if a.Points[j].Clients == b.Points[i].Clients {
@@ -360,80 +328,9 @@ func common(a, b *runResult) (*point, *point) {
 	return nil, nil
 }
 
-// clientsText says "1 client" or "N clients".
-func clientsText(n int) string {
-	if n == 1 {
-		return "1 client"
-	}
-	return fmt.Sprintf("%d clients", n)
-}
-
 func orNone(s string) string {
 	if s == "" {
 		return "none taken"
 	}
 	return s
-}
-
-// profileGroup is the profiles of one kind taken at one client count, one
-// per repeat, with each bucket's share over them.
-type profileGroup struct {
-	kind     string
-	clients  int
-	profiles []*stepProfile
-	buckets  []bucketShare
-}
-
-type bucketShare struct {
-	name  string
-	share loadtest.Spread
-}
-
-func (g profileGroup) where() string {
-	if g.clients == 0 {
-		return ""
-	}
-	s := ", " + clientsText(g.clients)
-	if n := len(g.profiles); n > 1 {
-		s += fmt.Sprintf(", %d repeats", n)
-	}
-	return s
-}
-
-// profileGroups groups profiles by kind and client count, in order.
-func profileGroups(ps []*stepProfile) []profileGroup {
-	var out []profileGroup
-	for _, p := range ps {
-		i := slices.IndexFunc(out, func(g profileGroup) bool { return g.kind == p.Kind && g.clients == p.Clients })
-		if i < 0 {
-			out = append(out, profileGroup{kind: p.Kind, clients: p.Clients})
-			i = len(out) - 1
-		}
-		out[i].profiles = append(out[i].profiles, p)
-	}
-	for i := range out {
-		g := &out[i]
-		for _, b := range g.profiles[0].Buckets {
-			if sp, ok := shareOver(g.profiles, b.Name); ok {
-				g.buckets = append(g.buckets, bucketShare{b.Name, sp})
-			}
-		}
-	}
-	return out
-}
-
-// shareOver is a bucket's share over profiles.
-func shareOver(ps []*stepProfile, bucket string) (loadtest.Spread, bool) {
-	var vs []float64
-	for _, p := range ps {
-		for _, b := range p.Buckets {
-			if b.Name == bucket {
-				vs = append(vs, b.Share)
-			}
-		}
-	}
-	if len(vs) == 0 {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
 }

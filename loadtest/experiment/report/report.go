@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"bytes"
@@ -13,55 +13,91 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/watch"
 )
 
-// reportExtras are what the report shows beyond the result: the disk
-// table and the server charts (Options).
-type reportExtras struct {
-	disk   *watch.DiskTable
-	charts chart.Server
-	// frames, when set, are the dashboard's frames: index.html is then the
-	// dashboard with them inlined and the report's sections below.
-	frames []live.Frame
-	lang   string // "ja": headings and verdict words in Japanese (lang.go); else English
+// controlMarkdown prints a claim's control under it, with its figures.
+func controlMarkdown(c outcome.Claim) string {
+	if c.Control == nil {
+		return "  - no control: nothing shows these checks fail where the effect is absent\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "  - control (%s): **%s**", c.Control.Why, c.Control.Outcome)
+	if c.Control.Reason != "" {
+		fmt.Fprintf(&b, ": %s", c.Control.Reason)
+	}
+	b.WriteString("\n")
+	for _, k := range c.Control.Checks {
+		fmt.Fprintf(&b, "    - %s\n", k.Text)
+	}
+	return b.String()
 }
 
-// writeReport writes the report folder of an experiment:
+// claimCounts says how many claims had each outcome, e.g. "7 reproduced,
+// 1 does not discriminate, 1 not reproduced", in the outcomes' order, in
+// lang (say).
+func claimCounts(cs []outcome.Claim, lang string) string {
+	n := map[live.Outcome]int{}
+	for _, c := range cs {
+		n[c.Outcome]++
+	}
+	var parts []string
+	for _, o := range live.Outcomes {
+		if n[o] > 0 {
+			parts = append(parts, say(lang, "{0} {1}", n[o], say(lang, string(o))))
+		}
+	}
+	return strings.Join(parts, say(lang, ", "))
+}
+
+// Options are what the report shows beyond the result: the disk table,
+// the server charts, the dashboard's frames and the language.
+type Options struct {
+	Disk   *watch.DiskTable
+	Charts chart.Server
+	// Frames, when set, are the dashboard's frames: index.html is then the
+	// dashboard with them inlined and the report's sections below.
+	Frames []live.Frame
+	Lang   string // "ja": headings and verdict words in Japanese (lang.go); else English
+}
+
+// Write writes the report folder of an experiment:
 // experiment.json (everything measured), charts/ (SVG and PNG), report.md
 // and index.html, which opens offline with its charts inline. Each run's
 // folder already holds its sweep.json, server.log and profiles.
-func writeReport(dir string, res *Result, ex reportExtras) error {
+func Write(dir string, res *outcome.Result, o Options) error {
 	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
+	if err := outcome.WriteJSON(filepath.Join(dir, "experiment.json"), res); err != nil {
 		return err
 	}
-	charts, err := experimentCharts(filepath.Join(dir, "charts"), res, ex.charts)
+	charts, err := experimentCharts(filepath.Join(dir, "charts"), res, o.Charts)
 	if err != nil {
 		return err
 	}
-	md := sayMarkdown(ex.lang, experimentMarkdown(res, charts, ex.disk))
+	md := sayMarkdown(o.Lang, experimentMarkdown(res, charts, o.Disk))
 	if err := os.WriteFile(filepath.Join(dir, "report.md"), []byte(md), 0o644); err != nil {
 		return err
 	}
-	data, err := reportData(dir, res, charts, ex.disk)
+	data, err := reportData(dir, res, charts, o.Disk)
 	if err != nil {
 		return err
 	}
-	data["Lang"], data["SideBySide"] = cmp.Or(ex.lang, "en"), sayMarkdown(ex.lang, data["SideBySide"].(string))
-	page := htmltemplate.Must(reportPage.Clone()).Funcs(wordFuncs(ex.lang))
-	if ex.frames != nil {
+	data["Lang"], data["SideBySide"] = cmp.Or(o.Lang, "en"), sayMarkdown(o.Lang, data["SideBySide"].(string))
+	page := htmltemplate.Must(reportPage.Clone()).Funcs(wordFuncs(o.Lang))
+	if o.Frames != nil {
 		// The dashboard the room watched, its seconds inlined, with the
 		// report's sections below it.
 		var b bytes.Buffer
 		if err := page.ExecuteTemplate(&b, "sections", data); err != nil {
 			return fmt.Errorf("render report: %w", err)
 		}
-		return writeDashboard(filepath.Join(dir, "index.html"), ex.frames, say(ex.lang, "Experiment: {0}", res.Name),
-			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(ex.lang))
+		return writeDashboard(filepath.Join(dir, "index.html"), o.Frames, say(o.Lang, "Experiment: {0}", res.Name),
+			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(o.Lang))
 	}
 	var b bytes.Buffer
 	if err := page.Execute(&b, data); err != nil {
@@ -79,13 +115,13 @@ type chartFile struct {
 
 // experimentCharts draws throughput and response time against clients with
 // one curve per run, and one chart per server reading.
-// Only the points with a used measurement are drawn (measuredOnly).
-func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, error) {
-	res = res.measuredOnly()
+// Only the points with a used measurement are drawn (Result.MeasuredOnly).
+func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]chartFile, error) {
+	res = res.MeasuredOnly()
 	var curves []chart.Curve
 	for _, r := range res.Runs {
 		if len(r.Points) > 0 {
-			curves = append(curves, chart.Curve{Name: r.Name, Runs: pointResults(r.Points), Spread: curveSpread(r.Points)})
+			curves = append(curves, chart.Curve{Name: r.Name, Runs: outcome.Results(r.Points), Spread: curveSpread(r.Points)})
 		}
 	}
 	if len(curves) == 0 {
@@ -103,7 +139,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		// At one client count the title says it; runs at different counts
 		// (a [[run]]'s own clients) name theirs on their bars.
 		bars := make([]chart.Bar, len(res.Runs))
-		at := "at " + clientsText(res.Runs[0].Points[0].Clients)
+		at := "at " + outcome.ClientsText(res.Runs[0].Points[0].Clients)
 		for i, r := range res.Runs {
 			bars[i] = chart.Bar{Name: r.Name, Result: r.Points[0].Result}
 			if r.Points[0].Clients != res.Runs[0].Points[0].Clients {
@@ -112,7 +148,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		}
 		if at == "by run" {
 			for i, r := range res.Runs {
-				bars[i].Name += ", " + clientsText(r.Points[0].Clients)
+				bars[i].Name += ", " + outcome.ClientsText(r.Points[0].Clients)
 			}
 		}
 		if _, err := chart.WriteBarCharts(filepath.Join(dir, "runs"), at, bars); err != nil {
@@ -124,7 +160,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		var last []chart.Curve
 		for _, r := range res.Runs {
 			if n := len(r.Points); n > 0 {
-				last = append(last, chart.Curve{Name: r.Name + ", " + clientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
+				last = append(last, chart.Curve{Name: r.Name + ", " + outcome.ClientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
 			}
 		}
 		if _, err := chart.WriteDistributionChart(filepath.Join(dir, "distribution"), last); err != nil {
@@ -135,7 +171,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 	var cold []chart.Curve
 	for _, r := range res.Runs {
 		if n := len(r.Points); n > 0 && r.Points[0].Result.Timeline != nil {
-			cold = append(cold, chart.Curve{Name: fmt.Sprintf("%s, %s", r.Name, clientsText(r.Points[0].Clients)), Runs: []*loadtest.Result{r.Points[0].Result}})
+			cold = append(cold, chart.Curve{Name: fmt.Sprintf("%s, %s", r.Name, outcome.ClientsText(r.Points[0].Clients)), Runs: []*loadtest.Result{r.Points[0].Result}})
 		}
 	}
 	if len(cold) > 0 {
@@ -149,7 +185,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		var last []chart.Curve
 		for _, r := range res.Runs {
 			if n := len(r.Points); n > 0 {
-				last = append(last, chart.Curve{Name: r.Name + ", " + clientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
+				last = append(last, chart.Curve{Name: r.Name + ", " + outcome.ClientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
 			}
 		}
 		if _, err := chart.WriteTimelineCharts(filepath.Join(dir, "sweep"), last); err != nil {
@@ -162,13 +198,13 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 		for _, r := range res.Runs {
 			l := chart.SpreadLine{Name: r.Name}
 			for _, pt := range r.Points {
-				if sp, ok := pt.readingSpread(rd.Name); ok {
+				if sp, ok := pt.ReadingSpread(rd.Name); ok {
 					l.Points = append(l.Points, chart.SpreadPoint{X: float64(pt.Clients), Y: sp})
 				}
 			}
 			lines = append(lines, l)
 		}
-		base := fmt.Sprintf("reading-%d-%s", i+1, fileName(rd.Name))
+		base := fmt.Sprintf("reading-%d-%s", i+1, outcome.FileName(rd.Name))
 		files, err := chart.WriteSpreadChart(filepath.Join(dir, base), "Server: "+rd.Name, "clients", rd.Unit, lines)
 		if err != nil {
 			return nil, err
@@ -181,7 +217,7 @@ func experimentCharts(dir string, res *Result, srv chart.Server) ([]chartFile, e
 }
 
 // samePoints reports whether every run has n points.
-func samePoints(runs []*runResult, n int) bool {
+func samePoints(runs []*outcome.Run, n int) bool {
 	for _, r := range runs {
 		if len(r.Points) != n {
 			return false
@@ -191,19 +227,19 @@ func samePoints(runs []*runResult, n int) bool {
 }
 
 // experimentMarkdown renders report.md. It opens with the claims.
-func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) string {
+func experimentMarkdown(res *outcome.Result, charts []chartFile, disk *watch.DiskTable) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Experiment: %s\n\n", res.Name)
 	if res.Quick {
-		fmt.Fprintf(&b, "**%s**\n\n", quickNote)
+		fmt.Fprintf(&b, "**%s**\n\n", outcome.QuickNote)
 	}
-	if t := remeasuredText(res); t != "" {
+	if t := RemeasuredText(res); t != "" {
 		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
 	}
 	if len(res.Claims) > 0 {
 		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", claimCounts(res.Claims, ""))
 		for _, c := range res.Claims {
-			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, quickMark(c), c.Text, c.Source)
+			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, c.QuickMark(), c.Text, c.Source)
 			if c.Reason != "" {
 				fmt.Fprintf(&b, "  - why: %s\n", c.Reason)
 			}
@@ -231,7 +267,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 	for _, c := range calibrations(res) {
 		b.WriteString(calibrationMarkdown(c))
 	}
-	if op := operatingPoint(res); op != "" {
+	if op := claim.OperatingPoint(res); op != "" {
 		fmt.Fprintf(&b, "\n%s\n", op)
 	}
 	b.WriteString(tuneMarkdown(res))
@@ -262,7 +298,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 			fmt.Fprintf(&b, "**Error:** %s\n\n", r.Error)
 		}
 		b.WriteString(pointTable(r, res, "|"))
-		for _, g := range profileViews(r.measuredOnly()) {
+		for _, g := range profileViews(r.MeasuredOnly()) {
 			fmt.Fprintf(&b, "\n%s profile%s (%s), top functions by own samples of the first:\n\n", g.Kind, g.Where, mdLinks(g.Files))
 			for _, f := range g.Top {
 				fmt.Fprintf(&b, "- %5.1f %% %s\n", 100*f.Share, f.Name)
@@ -281,7 +317,7 @@ func experimentMarkdown(res *Result, charts []chartFile, disk *watch.DiskTable) 
 
 // remeasuredMarkdown lists the points measured again with every attempt
 // ("" when there are none).
-func remeasuredMarkdown(res *Result) string {
+func remeasuredMarkdown(res *outcome.Result) string {
 	ps := remeasured(res)
 	if len(ps) == 0 {
 		return ""
@@ -289,7 +325,7 @@ func remeasuredMarkdown(res *Result) string {
 	var b strings.Builder
 	b.WriteString("## Re-measured points\n\n")
 	for _, p := range ps {
-		fmt.Fprintf(&b, "- **%s at %s**", p.Run, clientsText(p.Clients))
+		fmt.Fprintf(&b, "- **%s at %s**", p.Run, outcome.ClientsText(p.Clients))
 		if p.Busy != "" {
 			fmt.Fprintf(&b, ": not measured: %s", p.Busy)
 		}
@@ -301,38 +337,9 @@ func remeasuredMarkdown(res *Result) string {
 	return b.String() + "\n"
 }
 
-// calibrations are the experiment's calibrations: the first and a redone
-// one, those it has.
-func calibrations(res *Result) []*Calibration {
-	var out []*Calibration
-	for _, c := range []*Calibration{res.Calibration, res.Recalibration} {
-		if c != nil {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
-// calibrationMarkdown renders a calibration's section: what it chose, how,
-// why when it was redone, and its probes.
-func calibrationMarkdown(c *Calibration) string {
-	var b strings.Builder
-	if c.Sweep > 0 {
-		fmt.Fprintf(&b, "\n## Calibration redone before sweep %d\n\nWhy: %s. ", c.Sweep, c.Reason)
-	} else {
-		b.WriteString("\n## Calibration\n\n")
-	}
-	fmt.Fprintf(&b, "%s. %s.\n\n| %s | throughput/s | %s | CPU per request ms | used |\n| --- | --- | --- | --- | --- |\n",
-		c.Summary(), c.Method(), c.Var, c.ReadingHead())
-	for _, p := range c.Table() {
-		fmt.Fprintf(&b, "| %.3f ms | %.1f | %.1f | %.3f | %s |\n", p.WaitMs, p.Throughput, p.Reading, p.CPUPerRequestMs, p.Used())
-	}
-	return b.String()
-}
-
 // pointTable renders a run's points as a Markdown table, with the deadline
 // shares and SLO outcomes below it.
-func pointTable(r *runResult, res *Result, sep string) string {
+func pointTable(r *outcome.Run, res *outcome.Result, sep string) string {
 	var b strings.Builder
 	head, rows := pointRows(r, res)
 	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
@@ -367,7 +374,7 @@ func pointTable(r *runResult, res *Result, sep string) string {
 				if !o.Pass {
 					word = "FAIL"
 				}
-				fmt.Fprintf(&b, "- %s: %s %s (measured %.4g)", clientsText(p.Clients), word, o.Objective, o.Value)
+				fmt.Fprintf(&b, "- %s: %s %s (measured %.4g)", outcome.ClientsText(p.Clients), word, o.Objective, o.Value)
 				if o.Warning != "" {
 					fmt.Fprintf(&b, "; warning: %s", o.Warning)
 				}
@@ -392,13 +399,13 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	"pct3":    func(f float64) string { return fmt.Sprintf("%.3f", 100*f) },
 	"g4":      func(f float64) string { return fmt.Sprintf("%.4g", f) },
 	"base":    filepath.Base,
-	"clients": clientsText,
-	"rows": func(r *runResult, res *Result) map[string]any {
+	"clients": outcome.ClientsText,
+	"rows": func(r *outcome.Run, res *outcome.Result) map[string]any {
 		head, rows := pointRows(r, res)
 		return map[string]any{"Head": head, "Rows": rows, "Note": absentNote(r, res)}
 	},
-	"profiles":     func(r *runResult) []profileView { return profileViews(r.measuredOnly()) },
-	"quickMark":    quickMark,
+	"profiles":     func(r *outcome.Run) []profileView { return profileViews(r.MeasuredOnly()) },
+	"quickMark":    outcome.Claim.QuickMark,
 	"outcomeClass": outcomeClass,
 	"controlClass": controlClass,
 	"attempt":      attemptText,
@@ -464,7 +471,7 @@ const appendixCSS = `#appendix{background:#fff;color:#222;font:16px/1.4 sans-ser
 #appendix .chart svg{max-width:100%;height:auto}#appendix code{background:#f6f6f6}`
 
 // reportData is what index.html shows, the SVG charts read to be inlined.
-func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTable) (map[string]any, error) {
+func reportData(dir string, res *outcome.Result, charts []chartFile, disk *watch.DiskTable) (map[string]any, error) {
 	type inline struct {
 		chartFile
 		SVG htmltemplate.HTML
@@ -482,9 +489,9 @@ func reportData(dir string, res *Result, charts []chartFile, disk *watch.DiskTab
 		}
 		cs = append(cs, inline{c, htmltemplate.HTML(s)})
 	}
-	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": quickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
-		"Remeasured": remeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res),
-		"OperatingPoint": operatingPoint(res), "SideBySide": profilesSideBySide(res, 8)}, nil
+	return map[string]any{"Res": res, "Charts": cs, "Disk": disk, "Quick": outcome.QuickNote, "Repeats": repeatsText(res), "Environment": experimentEnvironment(res),
+		"Remeasured": RemeasuredText(res), "Points": remeasured(res), "Calibrations": calibrations(res),
+		"OperatingPoint": claim.OperatingPoint(res), "SideBySide": profilesSideBySide(res, 8)}, nil
 }
 
 // writeDashboard writes the dashboard page with frames inlined to path.

@@ -1,23 +1,24 @@
-package experiment
+package report
 
 import (
 	"strings"
 	"testing"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/watch"
 )
 
 // TestProfilesSideBySide: runs profiled at the same client count are put
 // in columns, bucket by bucket and rank by rank; one run alone is not.
 func TestProfilesSideBySide(t *testing.T) {
-	prof := func(kind string, conn float64, top string) *stepProfile {
-		return &stepProfile{Clients: 10, Repeat: 1, ProfileSummary: &watch.ProfileSummary{Kind: kind,
+	prof := func(kind string, conn float64, top string) *outcome.StepProfile {
+		return &outcome.StepProfile{Clients: 10, Repeat: 1, ProfileSummary: &watch.ProfileSummary{Kind: kind,
 			Top:     []watch.FuncShare{{Name: top, Share: 0.4}},
 			Buckets: []watch.FuncShare{{Name: "waiting for a connection", Share: conn}, {Name: "elsewhere", Share: 1 - conn}}}}
 	}
-	res := &Result{Runs: []*runResult{
-		{Name: "graph 2", Profiles: []*stepProfile{prof("fgprof", 0.55, "runtime.gopark")}},
-		{Name: "graph 3", Profiles: []*stepProfile{prof("fgprof", 0, "sqlite3.step")}},
+	res := &outcome.Result{Runs: []*outcome.Run{
+		{Name: "graph 2", Profiles: []*outcome.StepProfile{prof("fgprof", 0.55, "runtime.gopark")}},
+		{Name: "graph 3", Profiles: []*outcome.StepProfile{prof("fgprof", 0, "sqlite3.step")}},
 	}}
 	got := profilesSideBySide(res, 2)
 	for _, want := range []string{

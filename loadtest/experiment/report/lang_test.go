@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"html"
@@ -87,7 +87,7 @@ func TestReportInJapanese(t *testing.T) {
 	heading := regexp.MustCompile(`(?m)^#+ (.*)$|<h[123]>(.*?)</h[123]>`)
 	for _, lang := range []string{"ja", "en"} {
 		dir := t.TempDir()
-		if err := writeReport(dir, res, reportExtras{lang: lang, frames: []live.Frame{}}); err != nil {
+		if err := Write(dir, res, Options{Lang: lang, Frames: []live.Frame{}}); err != nil {
 			t.Fatal(err)
 		}
 		for _, f := range []string{"report.md", "index.html"} {

@@ -1,10 +1,11 @@
-package experiment
+package report
 
 import (
 	"fmt"
 	"regexp"
 	"strings"
 
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 )
 
@@ -67,12 +68,12 @@ func sayAgain(lang, s string) string {
 }
 
 // wordFuncs are the report page's functions that say words in lang:
-// writeReport binds them to the report's language.
+// Write binds them to the report's language.
 func wordFuncs(lang string) map[string]any {
 	return map[string]any{
 		"say":         func(s any, args ...any) string { return say(lang, fmt.Sprint(s), args...) },
 		"sayAgain":    func(s string) string { return sayAgain(lang, s) },
-		"claimCounts": func(cs []claimResult) string { return claimCounts(cs, lang) },
+		"claimCounts": func(cs []outcome.Claim) string { return claimCounts(cs, lang) },
 	}
 }
 

@@ -1,39 +1,12 @@
-package experiment
+package outcome
 
 import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"bbslab/loadtest/measure"
 )
-
-// A measured span is judged by the one disturbance rule
-// (loadtest/measure): the file's [disturbance] is its measure.Rules, the
-// baseline is the calibration's probes or, with none, the undisturbed
-// steps so far.
-
-// maxExtra is the file's budget of extra measuring time, or its default:
-// a quarter of the planned steps' time.
-func (e *Experiment) maxExtra() time.Duration {
-	if m := time.Duration(e.Disturbance.MaxExtra); m > 0 {
-		return m
-	}
-	n := len(e.Runs) * len(e.Load.Clients) * max(e.Load.Repeats, 1)
-	return time.Duration(n) * e.stepLength() / 4
-}
-
-// stepLength is one measurement's planned length, warm-up included: the
-// longest of the runs' (a run may set its own warm-up and duration).
-func (e *Experiment) stepLength() time.Duration {
-	d := e.Load.Warmup + e.Load.Duration
-	for _, r := range e.Runs {
-		s := e.runSettings(r)
-		d = max(d, s.Warmup+s.Duration)
-	}
-	return d
-}
 
 // Disturbance is what the experiment did about a machine busy with other
 // work, as written to experiment.json: the settings it judged by, the
@@ -62,13 +35,13 @@ type Disturbance struct {
 	Baseline *measure.Baseline `json:"baseline,omitempty"`
 }
 
-// interference is what others took of the cores over one measured span,
+// Interference is what others took of the cores over one measured span,
 // in % of one core, absent where it was not read: Server of the server's
 // cores (less the generator's CPU where the two share cores), Steal the
 // hypervisor's part, Generator of the generator's cores (less the
 // server's CPU where they share). Expected and GeneratorExpected are what
 // the baseline allowed there.
-type interference struct {
+type Interference struct {
 	Server            *float64 `json:"server_percent,omitempty"`
 	Steal             *float64 `json:"steal_percent,omitempty"`
 	Generator         *float64 `json:"generator_percent,omitempty"`
@@ -83,7 +56,7 @@ type interference struct {
 }
 
 // worst is the larger of the server's and the generator's interference.
-func (i *interference) worst() (float64, bool) {
+func (i *Interference) worst() (float64, bool) {
 	if i == nil {
 		return 0, false
 	}
@@ -99,55 +72,32 @@ func (i *interference) worst() (float64, bool) {
 	return slices.Max(vs), true
 }
 
-// text prints the interference, e.g. "server's cores 46.8 % of a core
+// Text prints the interference, e.g. "server's cores 46.8 % of a core
 // (steal 20.1, 3.1 expected), generator's 1.2 %".
-func (i *interference) text() string {
+func (i *Interference) Text() string {
 	if i == nil || i.Server == nil && i.Generator == nil {
 		return "not read"
 	}
-	s := ""
-	if i.Server != nil {
-		s = fmt.Sprintf("server's cores %.1f %%", *i.Server)
-		var in []string
-		if i.Steal != nil {
-			in = append(in, fmt.Sprintf("steal %.1f", *i.Steal))
+	var parts []string
+	for _, c := range []struct {
+		name               string
+		v, steal, expected *float64
+	}{{"server's cores", i.Server, i.Steal, i.Expected}, {"generator's", i.Generator, i.GeneratorSteal, i.GeneratorExpected}} {
+		if c.v == nil {
+			continue
 		}
-		if i.Expected != nil {
-			in = append(in, fmt.Sprintf("%.1f expected", *i.Expected))
+		s := fmt.Sprintf("%s %.1f %%", c.name, *c.v)
+		var in []string
+		if c.steal != nil {
+			in = append(in, fmt.Sprintf("steal %.1f", *c.steal))
+		}
+		if c.expected != nil {
+			in = append(in, fmt.Sprintf("%.1f expected", *c.expected))
 		}
 		if len(in) > 0 {
 			s += " (" + strings.Join(in, ", ") + ")"
 		}
+		parts = append(parts, s)
 	}
-	if i.Generator != nil {
-		if s != "" {
-			s += ", "
-		}
-		s += fmt.Sprintf("generator's %.1f %%", *i.Generator)
-		var in []string
-		if i.GeneratorSteal != nil {
-			in = append(in, fmt.Sprintf("steal %.1f", *i.GeneratorSteal))
-		}
-		if i.GeneratorExpected != nil {
-			in = append(in, fmt.Sprintf("%.1f expected", *i.GeneratorExpected))
-		}
-		if len(in) > 0 {
-			s += " (" + strings.Join(in, ", ") + ")"
-		}
-	}
-	return s
-}
-
-// coreOverlap is the share of a's cores that are also b's (0..1).
-func coreOverlap(a, b []int) float64 {
-	if len(a) == 0 {
-		return 0
-	}
-	n := 0
-	for _, c := range a {
-		if slices.Contains(b, c) {
-			n++
-		}
-	}
-	return float64(n) / float64(len(a))
+	return strings.Join(parts, ", ")
 }

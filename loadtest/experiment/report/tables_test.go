@@ -1,4 +1,4 @@
-package experiment
+package report
 
 import (
 	"slices"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/watch"
 )
 
@@ -18,8 +19,8 @@ func TestTableAbsentReadings(t *testing.T) {
 		{Name: "server_core_busy", Unit: "%"},
 	}
 	p := measuredPoint(10, []float64{1000}, nil, []float64{55}) // reports server CPU only
-	r := &runResult{Name: "on macOS", Points: []*point{p}}
-	head, rows := pointRows(r, &Result{Stats: readings})
+	r := &outcome.Run{Name: "on macOS", Points: []*outcome.Point{p}}
+	head, rows := pointRows(r, &outcome.Result{Stats: readings})
 	cell := func(col string) string {
 		for i, h := range head {
 			if strings.HasPrefix(h, col) {
@@ -37,7 +38,7 @@ func TestTableAbsentReadings(t *testing.T) {
 			t.Errorf("%s cell = %q; want – (absent, not 0)", col, got)
 		}
 	}
-	md := pointTable(r, &Result{Stats: readings}, "|")
+	md := pointTable(r, &outcome.Result{Stats: readings}, "|")
 	if want := "–: not available on this OS (not reported where it ran): generator CPU %, others on generator core %, server_core_busy."; !strings.Contains(md, want) {
 		t.Errorf("table:\n%s\nwant the note %q", md, want)
 	}
@@ -45,7 +46,7 @@ func TestTableAbsentReadings(t *testing.T) {
 	cpu := 12.0
 	p.Result.Cost.CPUPercent = &cpu
 	p.Result.Cost.Cores = &loadtest.CoresUse{CPUs: []int{1}, Busy: 20}
-	full := &Result{Stats: []watch.Stat{readings[0]}}
+	full := &outcome.Result{Stats: []watch.Stat{readings[0]}}
 	if note := absentNote(r, full); note != "" {
 		t.Errorf("absentNote with every figure = %q; want none", note)
 	}
@@ -60,17 +61,18 @@ func TestTableAbsentReadings(t *testing.T) {
 // range over the repeats), shown once even when the experiment's
 // readings list them too, and left out where no point has them.
 func TestTableCoreColumns(t *testing.T) {
-	p := &point{Clients: 10}
+	p := &outcome.Point{Clients: 10}
 	for i, v := range []struct{ gen, srv, steal float64 }{{1, 30, 5}, {3, 10, 4}, {2, 20, 6}} {
 		r := &loadtest.Result{Total: loadtest.Stats{Clients: 10, Throughput: 100 * float64(i+1)}}
 		r.Cost.Cores = &loadtest.CoresUse{CPUs: []int{1}, Busy: 50, Interference: v.gen}
 		r.Cost.CPUPercent = &r.Cost.Cores.Busy
 		server := &watch.ServerStats{Values: []watch.ServerValue{{Name: "server_interference", Value: v.srv}, {Name: "server_steal", Value: v.steal}, {Name: "server CPU", Value: 40}}}
-		p.addRepeat(newRepeat(i+1, r, server), loadSpec{})
+		p.Repeats = append(p.Repeats, outcome.NewRepeat(i+1, r, server))
+		p.Refresh()
 	}
-	r := &runResult{Name: "graph 1", Points: []*point{p}}
+	r := &outcome.Run{Name: "graph 1", Points: []*outcome.Point{p}}
 	readings := []watch.Stat{{Name: "server CPU", Unit: "% of a core"}, {Name: "server_interference", Unit: "% of a core"}}
-	res := &Result{Stats: readings, Interference: "server_interference", Steal: "server_steal"}
+	res := &outcome.Result{Stats: readings, Interference: "server_interference", Steal: "server_steal"}
 	head, rows := pointRows(r, res)
 	want := map[string]string{
 		"others on generator core %": "2.0 (1.0-3.0)",
@@ -95,7 +97,7 @@ func TestTableCoreColumns(t *testing.T) {
 	}
 	// A target without them (a Go service), or readings no point has:
 	// no server columns.
-	for _, res := range []*Result{{Stats: readings}, {Stats: readings, Interference: "other", Steal: "other steal"}} {
+	for _, res := range []*outcome.Result{{Stats: readings}, {Stats: readings, Interference: "other", Steal: "other steal"}} {
 		head, _ := pointRows(r, res)
 		if slices.Contains(head, "others on server core %") || slices.Contains(head, "server steal %") {
 			t.Errorf("interference %q, steal %q: head %q; want no server core columns", res.Interference, res.Steal, head)

@@ -1,0 +1,558 @@
+package claim
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/watch"
+)
+
+// A Claim is a statement an experiment tests, traced to where it was
+// made, and decided from the results by its checks:
+//
+//	[[claim]]
+//	id = "g1-flat"
+//	source = "the tuning article, graph 1: from 5 to 10 clients throughput rose only ~10 %"
+//	text = "graph 1 flattens by 10 clients"
+//	[[claim.check]]
+//	left  = { run = "graph 1", clients = 10, metric = "throughput" }
+//	op    = "<="
+//	right = { run = "graph 1", clients = 5, metric = "throughput", factor = 1.2 }
+type Claim struct {
+	ID     string `toml:"id"`
+	Source string `toml:"source"`
+	Text   string `toml:"text"`
+	// Basis says in a few words where the thresholds come from: the
+	// article's figure, or the physics (docs/experiments.md's table of
+	// claims and controls prints it).
+	Basis  string  `toml:"basis"`
+	Checks []Check `toml:"check"`
+	// Control is where the effect is absent (control.go): the claim is
+	// reproduced only when its control is not.
+	Control *Control `toml:"control"`
+	// Explain says, when the claim fails, what the readings say the limit
+	// was instead (Explanation).
+	Explain []Explanation `toml:"explain"`
+}
+
+// A Check compares two sides. Each measured side is a range over its
+// repeats (a constant is a point), and the check is reproduced when the
+// comparison holds for every pair of values in the ranges, not reproduced
+// when it fails for every pair, and inconclusive otherwise (the
+// difference is within the measured spread). Op is one of "<", "<=", ">",
+// ">=", or "not_above" / "not_below": "left is not above (below) right
+// beyond the spread", reproduced unless every left value is above (below)
+// every right value; a claim that two configurations do the same, or one
+// no better, is written so.
+type Check struct {
+	Left  Operand `toml:"left"`
+	Op    string  `toml:"op"`
+	Right Operand `toml:"right"`
+}
+
+// An Operand is one side of a check: a constant Value, or a figure
+// measured in Run at a point (Clients, or At "peak": the point of highest
+// median throughput, "first" or "last"): Metric (one of "throughput",
+// "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
+// "first_second_throughput", "first_second_p99_ms"; of one
+// request Label when given), a server Reading by name, the share (0..1)
+// of a Profile's ("cpu" or "fgprof") Bucket, or a Truth figure: the step
+// held against the server's own record of it (the runner's truthFigureNames, with
+// [truth]). Factor multiplies the side (default 1).
+type Operand struct {
+	Value   *float64 `toml:"value"`
+	Run     string   `toml:"run"`
+	Clients int      `toml:"clients"`
+	At      string   `toml:"at"`
+	Metric  string   `toml:"metric"`
+	Label   string   `toml:"label"`
+	Reading string   `toml:"reading"`
+	Profile string   `toml:"profile"`
+	Bucket  string   `toml:"bucket"`
+	Truth   string   `toml:"truth"`
+	// Tune reads a tuning of Run ([tune]) from this start, e.g. "5/5",
+	// with a Metric of a tuning (the runner's tuneMetrics).
+	Tune   string  `toml:"tune"`
+	Factor float64 `toml:"factor"`
+	// Minus names readings of the same point subtracted from Reading,
+	// repeat by repeat: a request's time in a worker less its time holding
+	// a connection and waiting for one is its time outside the pool.
+	Minus []string `toml:"minus"`
+}
+
+// Ops are the operators a check may compare with.
+var Ops = []string{"<", "<=", ">", ">=", "not_above", "not_below"}
+
+// Evaluate decides each claim, and its control, from res. quick
+// marks every claim as decided from single measurements.
+func Evaluate(claims []Claim, res *outcome.Result, quick bool) []outcome.Claim {
+	var out []outcome.Claim
+	for _, c := range claims {
+		cr := outcome.Claim{Claim: live.Claim{ID: c.ID, Text: c.Text}, Source: c.Source, Quick: quick}
+		var own live.Outcome
+		own, cr.Reason, cr.Checks = decideChecks(c.Checks, res)
+		if ct := c.Control; ct != nil {
+			cr.Control = &outcome.Control{Why: ct.Why}
+			cr.Control.Outcome, cr.Control.Reason, cr.Control.Checks = decideChecks(ct.Checks(c.Checks), res)
+		}
+		cr.Outcome, cr.Reason = withControl(own, cr.Reason, cr.Control)
+		cr.Explained = explain(c.Explain, cr.Outcome, res)
+		out = append(out, cr)
+	}
+	return out
+}
+
+// evaluateCheck measures both sides and compares their ranges. For an
+// inconclusive check it also says why a side's point holds fewer
+// undisturbed measurements than planned (side's lost): such a check was
+// left undecided by the machine, not by the board's noise.
+func evaluateCheck(k Check, res *outcome.Result) (outcome.Check, []string) {
+	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
+	kr := outcome.Check{Op: k.Op, Left: l.Side, Right: r.Side}
+	var paired string
+	switch {
+	case l.Missing != "" || r.Missing != "":
+		kr.Outcome = live.NotMeasured
+	case l.run != "" && l.run == r.run && l.clients == r.clients && k.Left.At != k.Right.At:
+		// "at its last" against "at its peak" when the peak is the last
+		// point: nothing was measured beyond it.
+		kr.Outcome = live.NotMeasured
+		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, outcome.ClientsText(l.clients))
+	case res.Interleave && pairable(l, r, res.Sweeps):
+		a, b := pairUp(l, r)
+		kr.Outcome, paired = comparePaired(a, k.Op, b, r.Factor/l.Factor)
+		kr.Paired = true
+	default:
+		kr.Outcome = compareRanges(l.Value, k.Op, r.Value)
+	}
+	kr.Text = fmt.Sprintf("%s %s %s%s: %s", l.text(), opText(k.Op), r.text(), paired, kr.Outcome)
+	var lost []string
+	for _, s := range []side{l, r} {
+		if kr.Outcome == live.Inconclusive && s.lost != "" {
+			lost = append(lost, s.lost)
+		}
+	}
+	return kr, lost
+}
+
+// pairable reports whether two measured sides of interleaved runs can be
+// compared repeat by repeat: more than one repeat used on both sides, and
+// the same client count, or any client counts when each repeat was a
+// whole sweep (Result.Sweeps). Repeat i of every run at a client count was
+// measured back to back, and with sweeps repeat i of every point in the
+// same sweep, so the machine's drift between repeats hits both sides of a
+// pair alike and the pair's difference is free of it, where the min-max
+// ranges carry the drift on each side. A repeat dropped on one side (its
+// measurements disturbed) leaves its pair out.
+func pairable(l, r side, sweeps bool) bool {
+	if l.repeats == nil || r.repeats == nil || !sweeps && l.clients != r.clients {
+		return false
+	}
+	a, _ := pairUp(l, r)
+	return len(a) > 1
+}
+
+// pairUp returns the two sides' values of the repeats both used, in the
+// left side's order.
+func pairUp(l, r side) (a, b []float64) {
+	for i, s := range l.slots {
+		if j := slices.Index(r.slots, s); j >= 0 && i < len(l.repeats) && j < len(r.repeats) {
+			a, b = append(a, l.repeats[i]), append(b, r.repeats[j])
+		}
+	}
+	return a, b
+}
+
+// comparePaired decides "a op b" pair by pair: reproduced when it holds
+// in every pair, not reproduced when it fails in every pair, inconclusive
+// when the pairs disagree (for not_above: not reproduced only when a is
+// above b in every pair; not_below mirrors it). It also returns the pairs'
+// ratios as text, before the sides' factors (a and b are after them; f is
+// b's factor over a's), so that "a >= 10 x b" reads "ratios 15.1, ...".
+func comparePaired(a []float64, op string, b []float64, f float64) (live.Outcome, string) {
+	held := 0
+	ratios := make([]string, len(a))
+	for i := range a {
+		if compareRanges(loadtest.Spread{Min: a[i], Max: a[i]}, op, loadtest.Spread{Min: b[i], Max: b[i]}) == live.Reproduced {
+			held++
+		}
+		if b[i] != 0 {
+			ratios[i] = fmt.Sprintf("%.3f", a[i]/b[i]*f)
+		} else {
+			ratios[i] = "-"
+		}
+	}
+	text := fmt.Sprintf(" (paired by repeat, ratios %s)", strings.Join(ratios, ", "))
+	switch {
+	case held == len(a):
+		return live.Reproduced, text
+	case held == 0:
+		return live.NotReproduced, text
+	case op == "not_above" || op == "not_below":
+		return live.Reproduced, text // in at least one pair it was not above (below)
+	}
+	return live.Inconclusive, text
+}
+
+// compareRanges decides "a op b" for ranges a and b.
+func compareRanges(a loadtest.Spread, op string, b loadtest.Spread) live.Outcome {
+	decide := func(always, never bool) live.Outcome {
+		switch {
+		case always:
+			return live.Reproduced
+		case never:
+			return live.NotReproduced
+		}
+		return live.Inconclusive
+	}
+	switch op {
+	case "<":
+		return decide(a.Max < b.Min, a.Min >= b.Max)
+	case "<=":
+		return decide(a.Max <= b.Min, a.Min > b.Max)
+	case ">":
+		return decide(a.Min > b.Max, a.Max <= b.Min)
+	case ">=":
+		return decide(a.Min >= b.Max, a.Max < b.Min)
+	case "not_above":
+		return decide(a.Min <= b.Max, a.Min > b.Max)
+	case "not_below":
+		return decide(a.Max >= b.Min, a.Max < b.Min)
+	}
+	return live.NotMeasured
+}
+
+func opText(op string) string {
+	switch op {
+	case "not_above":
+		return "is not above"
+	case "not_below":
+		return "is not below"
+	}
+	return op
+}
+
+// A side is one side of a check as measured: what the result keeps of it
+// (outcome.Side) and what pairs its repeats and prints it.
+type side struct {
+	outcome.Side
+	// clients and repeats are the point measured and its values per
+	// used repeat in the order measured (after the factor), slots which
+	// repeat each is, for a paired comparison; nil for a constant, or for
+	// profile shares that do not say their repeat.
+	run     string
+	clients int
+	repeats []float64
+	slots   []int
+	// used and planned count the point's used repeats and the repeats
+	// it was to have, when some were dropped; lost says what the machine
+	// took from the point (Point.LostText), "" when nothing.
+	used, planned int
+	lost          string
+}
+
+// measureSide finds an operand's values in res.
+func measureSide(o Operand, res *outcome.Result) side {
+	f := o.Factor
+	if f == 0 {
+		f = 1
+	}
+	if o.Value != nil {
+		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
+		return side{Side: outcome.Side{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, Constant: true}}
+	}
+	if o.Tune != "" {
+		return tuneSide(o, res, f)
+	}
+	s := side{Side: outcome.Side{Factor: f}}
+	fig := operandFigure(o)
+	s.Format, s.Unit, s.Share = sideFormat(o, res.Stats)
+	at := outcome.ClientsText(o.Clients)
+	if o.At != "" {
+		at = "its " + o.At
+	}
+	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
+	ri := slices.IndexFunc(res.Runs, func(r *outcome.Run) bool { return r.Name == o.Run })
+	if ri < 0 {
+		s.Missing = fmt.Sprintf("run %q was not measured", o.Run)
+		return s
+	}
+	run := res.Runs[ri]
+	if busy := peakBusy(o, run); busy != "" {
+		s.Missing = busy
+		return s
+	}
+	p := operandPoint(o, run)
+	if p == nil {
+		s.Missing = fmt.Sprintf("%s has no point at %s", o.Run, at)
+		if run.Error != "" {
+			s.Missing += " (" + run.Error + ")"
+		}
+		return s
+	}
+	if o.At != "" {
+		at = fmt.Sprintf("its %s (%s)", o.At, outcome.ClientsText(p.Clients))
+	} else {
+		at = outcome.ClientsText(p.Clients)
+	}
+	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
+	if busy := p.BusyText(o.Run); busy != "" {
+		s.Missing = busy
+		return s
+	}
+	if cal := res.Calibration; cal != nil && o.Reading != "" && o.Reading == cal.Share && res.CalibrationMoved != "" {
+		s.Missing = res.CalibrationMoved
+		return s
+	}
+	s.used, s.planned = len(p.Used()), max(res.SweepsUsed(), len(p.Slots()))
+	s.lost = p.LostText(o.Run, s.planned)
+	var raw loadtest.Spread
+	var ok bool
+	switch {
+	case o.Metric != "":
+		raw, ok = p.Spread(o.Label, o.Metric)
+	case o.Reading != "":
+		raw, ok = p.ReadingSpread(o.Reading)
+		if len(o.Minus) > 0 {
+			raw, ok = spreadOf(p.ReadingMinus(o.Reading, o.Minus))
+		}
+	case o.Profile != "":
+		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
+	case o.Truth != "":
+		raw, ok = spreadOf(p.TruthValues(o.Truth))
+	}
+	if !ok {
+		s.Missing = fmt.Sprintf("%s has no %s at %s", o.Run, fig, at)
+		if n := p.TruthNotes(); o.Truth != "" && n != "" {
+			s.Missing += " (" + n + ")"
+		}
+		return s
+	}
+	s.Raw, s.Value = raw, raw.Scaled(f)
+	s.run, s.clients = o.Run, p.Clients
+	vs, ok := p.Values(o.Label, o.Metric, o.Reading)
+	slots := p.Slots()
+	switch {
+	case len(o.Minus) > 0:
+		vs, ok = p.ReadingMinus(o.Reading, o.Minus)
+	case o.Profile != "":
+		vs, slots, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
+	case o.Truth != "":
+		vs, ok = p.TruthValues(o.Truth)
+	}
+	if ok && len(slots) == len(vs) {
+		for _, v := range vs {
+			s.repeats = append(s.repeats, v*f)
+		}
+		s.slots = slots
+	}
+	return s
+}
+
+// spreadOf is the spread of vs, when ok.
+func spreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
+	if !ok {
+		return loadtest.Spread{}, false
+	}
+	return loadtest.SpreadOf(vs), true
+}
+
+// operandFigure names the figure an operand reads, e.g. "search
+// throughput" or "worker time less connection time".
+func operandFigure(o Operand) string {
+	switch {
+	case o.Label != "":
+		return o.Label + " " + o.Metric
+	case o.Reading != "":
+		fig := o.Reading
+		for _, m := range o.Minus {
+			fig += " less " + m
+		}
+		return fig
+	case o.Profile != "":
+		return fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
+	case o.Truth != "":
+		return "truth " + o.Truth
+	}
+	return o.Metric
+}
+
+// peakBusy says, for an operand at a run's peak, why the peak is not
+// known: a point of the run every measurement of which was disturbed might
+// have been it; "" otherwise.
+func peakBusy(o Operand, run *outcome.Run) string {
+	if o.At != "peak" {
+		return ""
+	}
+	for _, q := range run.Points {
+		if busy := q.BusyText(run.Name); busy != "" {
+			return busy + ": its peak is not known"
+		}
+	}
+	return ""
+}
+
+// profileRepeats returns a bucket's share in each repeat's profile of one
+// kind taken at clients, in the order of the repeats, with the repeats:
+// the profile of repeat i was taken during repeat i's step, so with
+// interleaved runs two runs' shares of repeat i were measured back to
+// back, as their other figures were. Only the profiles of the used
+// measurements (Seq in used; nil: every one) count. It reports false when
+// the profiles do not say their repeat (each must name a different one).
+func profileRepeats(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) ([]float64, []int, bool) {
+	byRepeat := map[int]float64{}
+	for _, pr := range r.Profiles {
+		if pr.Kind != kind || pr.Clients != clients || !pr.UsedIn(used) {
+			continue
+		}
+		if _, dup := byRepeat[pr.Repeat]; dup || pr.Repeat == 0 {
+			return nil, nil, false
+		}
+		for _, b := range pr.Buckets {
+			if b.Name == bucket {
+				byRepeat[pr.Repeat] = b.Share
+			}
+		}
+	}
+	if len(byRepeat) == 0 {
+		return nil, nil, false
+	}
+	reps := slices.Sorted(maps.Keys(byRepeat))
+	out := make([]float64, len(reps))
+	for i, rep := range reps {
+		out[i] = byRepeat[rep]
+	}
+	return out, reps, true
+}
+
+// operandPoint returns the point an operand names, or nil.
+func operandPoint(o Operand, r *outcome.Run) *outcome.Point {
+	if len(r.Points) == 0 {
+		return nil
+	}
+	switch o.At {
+	case "peak":
+		p, _ := peakPoint(r)
+		return p
+	case "first":
+		return r.Points[0]
+	case "last":
+		return r.Points[len(r.Points)-1]
+	}
+	for _, p := range r.Points {
+		if p.Clients == o.Clients {
+			return p
+		}
+	}
+	return nil
+}
+
+// profileShare returns a bucket's share over the profiles of one kind
+// taken at clients (a profile that does not say its client count counts)
+// in the used measurements (StepProfile.UsedIn).
+func profileShare(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
+	var ps []*outcome.StepProfile
+	for _, pr := range r.Profiles {
+		if pr.Kind == kind && (pr.Clients == 0 || pr.Clients == clients) && pr.UsedIn(used) {
+			ps = append(ps, pr)
+		}
+	}
+	return outcome.ShareOver(ps, bucket)
+}
+
+// sideFormat chooses how a side's figures print: throughput as "812/s",
+// latencies in ms, a reading with its unit, a share as a percentage.
+func sideFormat(o Operand, readings []watch.Stat) (format, unit string, share bool) {
+	switch {
+	case o.Profile != "", o.Truth == "stall_tail_missing":
+		return "%.0f", " %", true
+	case o.Truth == "stall_tail_due", o.Truth == "stall_tail_seen", o.Truth == "served":
+		return "%.0f", "", false
+	case o.Reading != "":
+		for _, r := range readings {
+			if r.Name == o.Reading {
+				return "auto", outcome.UnitSuffix(r.Unit), false
+			}
+		}
+		return "auto", "", false
+	case o.Metric == "throughput", o.Metric == "first_second_throughput":
+		return "%.0f", "/s", false
+	case o.Metric == "errors":
+		return "%.0f", "", false
+	}
+	return "auto", " ms", false
+}
+
+// text prints a side: its figure, the median and range, and, with a
+// factor, the product.
+func (s side) text() string {
+	if s.Constant {
+		if s.Factor != 1 {
+			return fmt.Sprintf("%g × %s = %g", s.Factor, s.What, s.Value.Median)
+		}
+		return s.What
+	}
+	if s.Missing != "" {
+		return s.What + " (not measured)"
+	}
+	raw, val := s.Raw, s.Value
+	if s.Share {
+		raw, val = raw.Scaled(100), val.Scaled(100)
+	}
+	t := s.What + " " + outcome.SpreadText(raw, s.Format, s.Unit)
+	if s.used < s.planned {
+		t += fmt.Sprintf(" [%d of %d repeats: the others disturbed]", s.used, s.planned)
+	}
+	if s.Factor != 1 {
+		t = fmt.Sprintf("%g × %s = %s", s.Factor, t, outcome.SpreadText(val, s.Format, s.Unit))
+	}
+	return t
+}
+
+// tuneSide measures an operand reading a tuning.
+func tuneSide(o Operand, res *outcome.Result, f float64) side {
+	s := side{Side: outcome.Side{Factor: f, What: fmt.Sprintf("%s tuned from %s: %s", o.Run, o.Tune, o.Metric), Format: "%.3g"}}
+	i := slices.IndexFunc(res.Tunes, func(t *outcome.TuneRun) bool { return t.Run == o.Run && t.Start == o.Tune })
+	if i < 0 || res.Tunes[i].Result == nil || len(res.Tunes[i].Result.Steps) == 0 {
+		s.Missing = fmt.Sprintf("%s was not tuned from %s", o.Run, o.Tune)
+		return s
+	}
+	r := res.Tunes[i].Result
+	point := func(v float64) loadtest.Spread { return loadtest.Spread{Median: v, Min: v, Max: v, N: 1} }
+	var raw loadtest.Spread
+	tr := res.Tunes[i]
+	switch o.Metric {
+	case "winner_throughput":
+		raw, s.Format, s.Unit = r.WinnerStep().Throughput, "%.0f", "/s"
+		if tr.WinnerSide != nil {
+			raw, s.What = tr.WinnerSide.Throughput, s.What+" (side by side)"
+		}
+	case "start_throughput":
+		raw, s.Format, s.Unit = r.Steps[0].Throughput, "%.0f", "/s"
+		if tr.StartSide != nil {
+			raw, s.What = tr.StartSide.Throughput, s.What+" (side by side)"
+		}
+	case "winner_resources":
+		raw = point(float64(r.Winner.Workers + r.Winner.Pool))
+	case "winner_met":
+		raw = point(b2f(r.WinnerMet))
+	case "application":
+		raw = point(b2f(r.Outcome == "application"))
+	case "measurements":
+		raw = point(float64(r.Measurements))
+	}
+	s.Raw, s.Value = raw, raw.Scaled(f)
+	return s
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

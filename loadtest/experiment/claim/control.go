@@ -1,0 +1,186 @@
+package claim
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/live"
+)
+
+// A Control is a claim's own checks applied where the effect the claim
+// names is absent: another run of the same experiment in place of the
+// claim's (Runs: the claim's run name to the control's), other client
+// counts in place of the claim's (Clients: "30" = 10 reads the point at
+// 10 clients wherever the claim reads 30), another tuning's start in place
+// of the claim's (Tunes: "5/5" = "40/40" reads the tuning from 40/40
+// wherever the claim reads the one from 5/5), or several. It is decided
+// from the same run's data as the claim:
+//
+//	[claim.control]
+//	why  = "graph 3 has the connections graph 2 lacks"
+//	runs = { "graph 2" = "graph 3" }
+//
+// A claim reads "reproduced" only when its checks hold and its control's
+// fail; when both hold the checks cannot tell the effect from its absence
+// and the claim reads "does not discriminate".
+type Control struct {
+	Why     string            `toml:"why"`
+	Runs    map[string]string `toml:"runs"`
+	Clients map[string]int    `toml:"clients"`
+	Tunes   map[string]string `toml:"tunes"`
+}
+
+// Checks returns the claim's Checks with the control's runs, client
+// counts and tunings' starts in place of the claim's. Constants stay as
+// they are.
+func (ct *Control) Checks(ks []Check) []Check {
+	out := make([]Check, len(ks))
+	for i, k := range ks {
+		out[i] = Check{Left: ct.operand(k.Left), Op: k.Op, Right: ct.operand(k.Right)}
+	}
+	return out
+}
+
+func (ct *Control) operand(o Operand) Operand {
+	if o.Value != nil {
+		return o
+	}
+	if r, ok := ct.Runs[o.Run]; ok {
+		o.Run = r
+	}
+	if n, ok := ct.Clients[strconv.Itoa(o.Clients)]; ok && o.Clients != 0 {
+		o.Clients = n
+	}
+	if t, ok := ct.Tunes[o.Tune]; ok && o.Tune != "" {
+		o.Tune = t
+	}
+	return o
+}
+
+// decideChecks decides a list of checks: not reproduced when one fails
+// for certain (even with another not measured), not measured when a side
+// is missing, inconclusive when one is within the spread (not measured
+// when that spread is the machine's doing), reproduced otherwise.
+// It returns the outcome, the reason for not measured, and the checks.
+func decideChecks(ks []Check, res *outcome.Result) (live.Outcome, string, []outcome.Check) {
+	var outcomes []live.Outcome
+	var missing, lost []string
+	var out []outcome.Check
+	for _, k := range ks {
+		kr, l := evaluateCheck(k, res)
+		for _, why := range l {
+			if !slices.Contains(lost, why) {
+				lost = append(lost, why)
+			}
+		}
+		out = append(out, kr)
+		outcomes = append(outcomes, kr.Outcome)
+		for _, s := range []outcome.Side{kr.Left, kr.Right} {
+			if s.Missing != "" {
+				missing = append(missing, s.Missing)
+			}
+		}
+	}
+	switch {
+	case slices.Contains(outcomes, live.NotReproduced):
+		return live.NotReproduced, "", out
+	case len(missing) > 0:
+		return live.NotMeasured, strings.Join(missing, "; "), out
+	case slices.Contains(outcomes, live.Inconclusive):
+		if len(lost) > 0 {
+			return live.NotMeasured, strings.Join(lost, "; "), out
+		}
+		return live.Inconclusive, "", out
+	}
+	return live.Reproduced, "", out
+}
+
+// withControl combines a claim's own outcome with its control's: a claim
+// whose checks hold is reproduced only when its control's fail.
+func withControl(own live.Outcome, reason string, ct *outcome.Control) (live.Outcome, string) {
+	if own != live.Reproduced || ct == nil {
+		return own, reason
+	}
+	switch ct.Outcome {
+	case live.NotReproduced:
+		return live.Reproduced, ""
+	case live.Reproduced:
+		return live.DoesNotDiscriminate, "its control holds too (" + ct.Why + "): the checks cannot tell the effect from its absence"
+	case live.Inconclusive:
+		return live.Inconclusive, "its control is within the noise (" + ct.Why + ")"
+	}
+	return live.NotMeasured, "its control was not measured: " + ct.Reason
+}
+
+// OperatingPoint says where the runs themselves sat against the
+// calibration's target: the calibration's share read at its run and client
+// count over the measured repeats. It is the point the experiment was set
+// to, reported as such and not counted as a claim: the calibration chose it,
+// so a check of it would check the calibration against itself. "" without a
+// calibration.
+func OperatingPoint(res *outcome.Result) string {
+	c := res.Calibration
+	if c == nil {
+		return ""
+	}
+	reading := c.Share
+	if reading == "" {
+		reading = c.Reading
+	}
+	if reading == "" {
+		return ""
+	}
+	o := Operand{Run: c.Run, Clients: c.Clients, Reading: reading, Factor: 1}
+	s := measureSide(o, res)
+	band := fmt.Sprintf("%g ± %g", c.Target, c.Tolerance)
+	if s.Missing != "" {
+		return fmt.Sprintf("Operating point: the calibration put %s at %s within %s; during the runs it was not measured (%s).", c.Run, outcome.ClientsText(c.Clients), band, s.Missing)
+	}
+	return fmt.Sprintf("Operating point: the calibration put %s at %s within %s (%s); during the runs it read %s.",
+		c.Run, outcome.ClientsText(c.Clients), band, reading, outcome.SpreadText(s.Raw, s.Format, s.Unit))
+}
+
+// An Explanation is said under a claim when the claim reads one of When
+// (default: "not reproduced") and its check holds: what the readings say
+// the limit was instead of the one the claim names, with the check's
+// figures and those of Show.
+//
+//	[[claim.explain]]
+//	when  = ["not reproduced", "inconclusive"]
+//	text  = "another process took the board's core: the CPU queue, not the pool, is the limit here"
+//	left  = { run = "graph 2", at = "peak", reading = "server core busy", minus = ["server CPU"] }
+//	op    = ">="
+//	right = { value = 10 }
+//	show  = [{ run = "graph 2", at = "peak", reading = "worker time", minus = ["connection time", "pool wait"] }]
+type Explanation struct {
+	When  []live.Outcome `toml:"when"`
+	Text  string         `toml:"text"`
+	Left  Operand        `toml:"left"`
+	Op    string         `toml:"op"`
+	Right Operand        `toml:"right"`
+	Show  []Operand      `toml:"show"`
+}
+
+// explain returns the explanations of a claim decided as outcome whose
+// checks hold in res, each with its figures.
+func explain(xs []Explanation, outcome live.Outcome, res *outcome.Result) []string {
+	var out []string
+	for _, x := range xs {
+		if !slices.Contains(x.When, outcome) {
+			continue
+		}
+		kr, _ := evaluateCheck(Check{Left: x.Left, Op: x.Op, Right: x.Right}, res)
+		if kr.Outcome != live.Reproduced {
+			continue
+		}
+		figs := []string{strings.TrimSuffix(kr.Text, ": reproduced")}
+		for _, o := range x.Show {
+			figs = append(figs, measureSide(o, res).text())
+		}
+		out = append(out, fmt.Sprintf("%s (%s)", x.Text, strings.Join(figs, "; ")))
+	}
+	return out
+}

@@ -1,0 +1,410 @@
+package report
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"bbslab/loadtest"
+	"bbslab/loadtest/chart"
+	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/live"
+	"bbslab/loadtest/watch"
+)
+
+// pointRows returns the head and rows of a run's table: per client count
+// each figure's median over the used repeats with its range, e.g.
+// "1234.5 (1180.2-1290.3)"; the generator's CPU is the median repeat's.
+// A point with a dropped measurement is marked "*" (the report's
+// "Re-measured points" lists them); one with none used says so.
+// Beside the generator's CPU stand the time others took from the cores
+// (coreColumns), then the experiment's readings.
+func pointRows(r *outcome.Run, res *outcome.Result) ([]string, [][]string) {
+	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
+	cores := coreColumns(r, res)
+	readings := tableReadings(res)
+	for _, c := range cores {
+		head = append(head, c.head)
+	}
+	for _, rd := range readings {
+		head = append(head, rd.Name+unitParen(rd.Unit))
+	}
+	var rows [][]string
+	for _, p := range r.Points {
+		row := []string{fmt.Sprint(p.Clients)}
+		if len(p.Used()) < len(p.Repeats) {
+			row[0] += " *"
+		}
+		if !p.Measured() {
+			row = append(row, "not measured: the machine was busy")
+			for range len(head) - 2 {
+				row = append(row, "-")
+			}
+			rows = append(rows, row)
+			continue
+		}
+		for _, m := range []struct{ metric, format string }{
+			{"throughput", "%.1f"}, {"mean_ms", "%.3f"}, {"p50_ms", "%.3f"}, {"p95_ms", "%.3f"}, {"p99_ms", "%.3f"}, {"p99_9_ms", "%.3f"}, {"errors", "%.0f"},
+		} {
+			if sp, ok := p.Spread("", m.metric); ok {
+				row = append(row, outcome.SpreadText(sp, m.format, ""))
+			} else {
+				row = append(row, "-")
+			}
+		}
+		cpu := "-"
+		if p.Result != nil {
+			cpu = p.Result.Cost.CPUText("%.0f") // "–" where the OS gives none
+		}
+		row = append(row, cpu)
+		for _, c := range cores {
+			if sp, ok := c.value(p); ok {
+				row = append(row, outcome.SpreadText(sp, "%.1f", ""))
+			} else {
+				row = append(row, absentCell)
+			}
+		}
+		for _, rd := range readings {
+			if sp, ok := p.ReadingSpread(rd.Name); ok {
+				row = append(row, outcome.SpreadText(sp, "auto", ""))
+			} else {
+				row = append(row, absentCell)
+			}
+		}
+		rows = append(rows, row)
+	}
+	return head, rows
+}
+
+// A coreColumn is a column of the time something other than the server
+// or the generator took from its cores, in % of one core, over a point's
+// repeats.
+type coreColumn struct {
+	head  string
+	value func(p *outcome.Point) (loadtest.Spread, bool)
+}
+
+// coreColumns are the table's columns of the cores' interference: the
+// generator's (its cost's Cores, always) and the server's, by the names
+// of the target's interference and steal readings (Result.Interference,
+// Result.Steal) where a point of the run has them.
+func coreColumns(r *outcome.Run, res *outcome.Result) []coreColumn {
+	cols := []coreColumn{{"others on generator core %", (*outcome.Point).GeneratorInterference}}
+	for _, c := range []struct{ name, head string }{{res.Interference, "others on server core %"}, {res.Steal, "server steal %"}} {
+		name := c.name
+		has := func(p *outcome.Point) bool { _, ok := p.ReadingSpread(name); return ok }
+		if name != "" && slices.ContainsFunc(r.Points, has) {
+			cols = append(cols, coreColumn{c.head, func(p *outcome.Point) (loadtest.Spread, bool) { return p.ReadingSpread(name) }})
+		}
+	}
+	return cols
+}
+
+// tableReadings are the readings with a column of their own: the
+// experiment's, but for the interference and steal, which coreColumns
+// shows.
+func tableReadings(res *outcome.Result) []watch.Stat {
+	var out []watch.Stat
+	for _, rd := range res.Stats {
+		if rd.Name == "" || rd.Name != res.Interference && rd.Name != res.Steal {
+			out = append(out, rd)
+		}
+	}
+	return out
+}
+
+// absentCell stands in the table for a figure that was not measured.
+const absentCell = "–"
+
+// absentNote explains the table's absentCell: the columns that lack a
+// figure at some point, because the server did not report the reading
+// (its OS cannot give it) or the generator's OS gave no CPU time; "" when
+// none does.
+func absentNote(r *outcome.Run, res *outcome.Result) string {
+	var cols []string
+	for _, p := range r.Points {
+		if p.Result != nil && p.Result.Cost.CPUPercent == nil && p.Measured() {
+			cols = append(cols, "generator CPU %")
+			break
+		}
+	}
+	for _, c := range coreColumns(r, res) {
+		for _, p := range r.Points {
+			if _, ok := c.value(p); !ok {
+				cols = append(cols, c.head)
+				break
+			}
+		}
+	}
+	for _, rd := range tableReadings(res) {
+		for _, p := range r.Points {
+			if _, ok := p.ReadingSpread(rd.Name); !ok && p.Measured() {
+				cols = append(cols, rd.Name)
+				break
+			}
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	return absentCell + ": not available on this OS (not reported where it ran): " + strings.Join(cols, ", ") + "."
+}
+
+// profileView is one kind of profile taken at one client count of a run,
+// as the report shows it: the first profile's top functions and each
+// bucket's share over all of them.
+type profileView struct {
+	Kind, Where string
+	Files       []string
+	Top         []watch.FuncShare
+	Focused     string
+	Buckets     []struct{ Share, Name string }
+}
+
+func profileViews(r *outcome.Run) []profileView {
+	var out []profileView
+	for _, g := range outcome.ProfileGroups(r.Profiles) {
+		v := profileView{Kind: g.Kind, Where: g.Where(), Top: g.Profiles[0].Top}
+		var focused []float64
+		for _, p := range g.Profiles {
+			v.Files = append(v.Files, p.File)
+			focused = append(focused, p.Focused)
+		}
+		v.Focused = outcome.SpreadText(loadtest.SpreadOf(focused).Scaled(100), "%.0f", " %")
+		for _, b := range g.Buckets {
+			v.Buckets = append(v.Buckets, struct{ Share, Name string }{outcome.SpreadText(b.Share.Scaled(100), "%5.1f", " %"), b.Name})
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// mdLinks links files in Markdown.
+func mdLinks(files []string) string {
+	var parts []string
+	for _, f := range files {
+		parts = append(parts, fmt.Sprintf("[%s](%s)", filepath.Base(f), f))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// outcomeClass is the CSS class of an outcome.
+func outcomeClass(outcome live.Outcome) string {
+	switch outcome {
+	case live.Reproduced:
+		return "ok"
+	case live.NotReproduced, live.DoesNotDiscriminate:
+		return "err"
+	}
+	return "maybe"
+}
+
+// controlClass is the CSS class of a control's outcome: a control is
+// meant to fail.
+func controlClass(outcome live.Outcome) string {
+	switch outcome {
+	case live.NotReproduced:
+		return "ok"
+	case live.Reproduced:
+		return "err"
+	}
+	return "maybe"
+}
+
+// repeatsText says how the points were measured.
+func repeatsText(res *outcome.Result) string {
+	n := max(res.Repeats, 1)
+	order := "each run measured in full before the next"
+	switch {
+	case res.Interleave && res.Sweeps:
+		order = "the runs interleaved: each repeat a whole sweep, every run measured in turn at each client count"
+	case res.Interleave:
+		order = "the runs interleaved: at each client count and repeat every run was measured in turn"
+	}
+	if n == 1 {
+		return fmt.Sprintf("Each point was measured once (%s).", order)
+	}
+	return fmt.Sprintf("Each point was measured %d times (%s); figures are the median with the min-max range in parentheses.", n, order)
+}
+
+// curveSpread returns the chart ranges of a run's points.
+func curveSpread(ps []*outcome.Point) map[int]chart.CurveSpread {
+	m := map[int]chart.CurveSpread{}
+	for _, p := range ps {
+		var c chart.CurveSpread
+		c.Throughput, _ = p.Spread("", "throughput")
+		c.MeanMs, _ = p.Spread("", "mean_ms")
+		c.P99Ms, _ = p.Spread("", "p99_ms")
+		m[p.Clients] = c
+	}
+	return m
+}
+
+// remeasuredPoint is a point some of whose measurements were disturbed,
+// suspect or measured again, as the report lists it.
+type remeasuredPoint struct {
+	Run     string
+	Clients int
+	// Attempts are every measurement of the point, in order.
+	Attempts []*outcome.Repeat
+	// Busy says why the point has no used measurement ("" when it has).
+	Busy string
+}
+
+// remeasured lists the points with a disturbed, suspect or re-measured
+// measurement, in the order of the runs and their points.
+func remeasured(res *outcome.Result) []remeasuredPoint {
+	var out []remeasuredPoint
+	for _, r := range res.Runs {
+		for _, p := range r.Points {
+			flagged := false
+			for _, rp := range p.Repeats {
+				flagged = flagged || rp.Disturbed || rp.Suspect || rp.Dropped && !rp.Recalibrated || rp.Attempt > 1
+			}
+			if flagged {
+				out = append(out, remeasuredPoint{Run: r.Name, Clients: p.Clients, Attempts: p.Repeats, Busy: p.BusyText(r.Name)})
+			}
+		}
+	}
+	return out
+}
+
+// RemeasuredText is the report's headline on other work on the machine:
+// how many points were measured again and why, how many could not be
+// measured undisturbed, and the extra time; "" when nothing was
+// disturbed or suspect.
+func RemeasuredText(res *outcome.Result) string {
+	d := res.Disturbance
+	ps := remeasured(res)
+	if d == nil || len(ps) == 0 {
+		return ""
+	}
+	disturbed, suspect, busy := 0, 0, 0
+	for _, p := range ps {
+		for _, rp := range p.Attempts {
+			if rp.Disturbed {
+				disturbed++
+			}
+			if rp.Suspect {
+				suspect++
+			}
+		}
+		if p.Busy != "" {
+			busy++
+		}
+	}
+	s := fmt.Sprintf("Other work on the machine: %s had a measurement disturbed or suspect and %s taken "+
+		"(%s disturbed: other work took the server's or the generator's cores beyond the baseline by more than %g points; "+
+		"%s: the server's CPU per request off the point's other repeats by more than %g %%), in %.0f s of the %.0f s allowed",
+		count(len(ps), "point"), count(d.Remeasured, "re-measure"), count(disturbed, "measurement"), d.Threshold,
+		count(suspect, "suspect"), d.CPUPerRequest, d.ExtraSeconds, d.MaxExtraSeconds)
+	if busy > 0 {
+		s += fmt.Sprintf("; %s could not be measured undisturbed and the claims on them are not measured", count(busy, "point"))
+	}
+	return s + "."
+}
+
+// count says "1 point" or "N points".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// attemptText describes one measurement for the report's list: its
+// repeat and attempt, throughput, interference and what became of it.
+func attemptText(rp *outcome.Repeat) string {
+	s := fmt.Sprintf("repeat %d, attempt %d (%s UTC): %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1),
+		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.Text())
+	switch {
+	case rp.Dropped:
+		s += ": dropped"
+	case rp.Suspect:
+		s += ": used (suspect)"
+	default:
+		s += ": used"
+	}
+	if rp.Reason != "" {
+		s += " (" + rp.Reason + ")"
+	}
+	return s
+}
+
+// profilesSideBySide renders, for each profile kind taken at the same
+// client count in more than one run, the runs' profiles in columns: each
+// bucket's share over the repeats, then the first profile's top
+// functions, so that where the time went can be read across the runs at
+// once (graph 2's wait for a connection beside graph 3's CPU). "" when
+// fewer than two runs were profiled.
+func profilesSideBySide(res *outcome.Result, top int) string {
+	type column struct {
+		run string
+		g   outcome.ProfileGroup
+	}
+	byKind := map[string][]column{}
+	var kinds []string
+	for _, r := range res.Runs {
+		for _, g := range outcome.ProfileGroups(r.MeasuredOnly().Profiles) {
+			key := fmt.Sprintf("%s profile%s", g.Kind, clientsSuffix(g.Clients))
+			if !slices.Contains(kinds, key) {
+				kinds = append(kinds, key)
+			}
+			byKind[key] = append(byKind[key], column{r.Name, g})
+		}
+	}
+	var b strings.Builder
+	for _, key := range kinds {
+		cols := byKind[key]
+		if len(cols) < 2 {
+			continue
+		}
+		fmt.Fprintf(&b, "\n### %s, side by side\n\n| |", key)
+		for _, c := range cols {
+			fmt.Fprintf(&b, " %s |", c.run)
+		}
+		b.WriteString("\n|---|" + strings.Repeat("---|", len(cols)) + "\n")
+		var buckets []string
+		for _, c := range cols {
+			for _, bs := range c.g.Buckets {
+				if !slices.Contains(buckets, bs.Name) {
+					buckets = append(buckets, bs.Name)
+				}
+			}
+		}
+		for _, name := range buckets {
+			fmt.Fprintf(&b, "| %s |", name)
+			for _, c := range cols {
+				cell := "-"
+				if i := slices.IndexFunc(c.g.Buckets, func(bs outcome.BucketShare) bool { return bs.Name == name }); i >= 0 {
+					cell = outcome.SpreadText(c.g.Buckets[i].Share.Scaled(100), "%.0f", " %")
+				}
+				fmt.Fprintf(&b, " %s |", cell)
+			}
+			b.WriteString("\n")
+		}
+		for i := range top {
+			fmt.Fprintf(&b, "| top %d |", i+1)
+			for _, c := range cols {
+				cell := "-"
+				if t := c.g.Profiles[0].Top; i < len(t) {
+					cell = fmt.Sprintf("%.1f %% %s", 100*t[i].Share, t[i].Name)
+				}
+				fmt.Fprintf(&b, " %s |", cell)
+			}
+			b.WriteString("\n")
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n## Profiles side by side\n\nBucket shares are of the samples in focus (profile.focus), the median over the repeats with the range; the top functions are by own samples, of each run's first profile.\n" + b.String()
+}
+
+func clientsSuffix(clients int) string {
+	if clients == 0 {
+		return ""
+	}
+	return " at " + outcome.ClientsText(clients)
+}
