@@ -11,7 +11,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/experiment"
-	expresult "bbslab/loadtest/experiment/outcome"
+	expresult "bbslab/loadtest/outcome"
 	"bbslab/loadtest/resultfile"
 )
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/outcome"
 )
 
 // TestPageServerProcess is not a test: run as a child process with

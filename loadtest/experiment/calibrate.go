@@ -9,9 +9,9 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

@@ -10,10 +10,10 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
 )
 
 // TestProbeJudge: each probe is judged by the disturbance rule against the

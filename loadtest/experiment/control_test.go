@@ -9,9 +9,9 @@ import (
 	"strings"
 	"testing"
 
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 )
 
 // TestControlValidation: a control names runs and client counts the

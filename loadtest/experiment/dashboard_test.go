@@ -4,9 +4,9 @@ import (
 	"reflect"
 	"testing"
 
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

@@ -13,7 +13,7 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )

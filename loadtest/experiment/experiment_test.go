@@ -15,9 +15,9 @@ import (
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )

@@ -13,9 +13,9 @@ import (
 
 	"bbslab/internal/child"
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/fleet"
 	"bbslab/loadtest/fleetwatch"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/outcome"
 )
 
 // tinyboardLine is what testdata/tinyboard prints when it starts.

@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
-	"bbslab/loadtest/experiment/claim"
+	"bbslab/loadtest/claim"
 )
 
 // Quick-run bounds (MakeQuick).

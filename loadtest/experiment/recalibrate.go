@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
 )
 
 // calibrationInForce is the redone calibration, or the first.

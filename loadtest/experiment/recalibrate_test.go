@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 )
 
 // TestClaimsOnTheShareWhenTheMachineMoved: a share of the capacity is

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/disturb"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/experiment/report"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
+	"bbslab/loadtest/report"
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/watch"
 )

@@ -13,12 +13,12 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
-	"bbslab/loadtest/experiment/report"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
+	"bbslab/loadtest/report"
 	"bbslab/loadtest/watch"
 )
 

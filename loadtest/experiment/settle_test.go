@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

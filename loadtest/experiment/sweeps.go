@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
 )
 
 // inTurn measures each run in full before starting the next: every client

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/claim"
+	"bbslab/loadtest/outcome"
 )
 
 var updateDocs = flag.Bool("update", false, "rewrite docs/experiments.md's table of claims and controls from the committed reports")

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/grade"
+	"bbslab/loadtest/outcome"
 )
 
 // truthSpec names where the server under test keeps its own record of

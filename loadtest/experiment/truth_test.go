@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 )
 
 // truthJSON is a truth in the server's format (docs/truth.md) with one

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
 )

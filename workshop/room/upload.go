@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/resultfile"
 	"bbslab/loadtest/tune"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

@@ -5,8 +5,8 @@ import (
 	"regexp"
 	"strings"
 
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 )
 
 // reportJapanese is the report's Japanese: its headings, the captions of

@@ -8,8 +8,8 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

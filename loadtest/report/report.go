@@ -13,9 +13,9 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
-	"bbslab/loadtest/experiment/claim"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/claim"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

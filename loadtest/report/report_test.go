@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 
@@ -34,7 +34,7 @@ func measuredPoint(clients int, thr []float64, mean []float64, cpu []float64) *o
 
 // committedResult reads a committed report's experiment.json.
 func committedResult(name string) (*outcome.Result, error) {
-	b, err := os.ReadFile(filepath.Join("..", "..", "..", "docs", "reports", name, "experiment.json"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "reports", name, "experiment.json"))
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +49,7 @@ func committedResult(name string) (*outcome.Result, error) {
 // written before re-measures reads as every repeat used and lists no
 // re-measured point; one with re-measures lists them.
 func TestCommittedResultsStillRead(t *testing.T) {
-	files, _ := filepath.Glob("../../../docs/reports/*/experiment.json")
+	files, _ := filepath.Glob("../../docs/reports/*/experiment.json")
 	if len(files) == 0 {
 		t.Fatal("no committed experiment.json under docs/reports")
 	}

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

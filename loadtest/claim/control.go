@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 )
 
 // A Control is a claim's own checks applied where the effect the claim

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/measure"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"bbslab/loadtest/calibrate"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 	"bbslab/machine"

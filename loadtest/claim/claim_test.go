@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
 

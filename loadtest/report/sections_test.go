@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/experiment/outcome"
+	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
 )
