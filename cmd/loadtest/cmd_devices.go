@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -113,7 +111,7 @@ func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
-	list, err := cpuList(*cpus)
+	list, err := cli.ParseCPUs(*cpus)
 	if err != nil {
 		return cli.Usagef("disturb: -cpu %q: %v", *cpus, err)
 	}
@@ -124,22 +122,6 @@ func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fmt.Fprintf(stdout, "not pinned (%v): the OS chooses the cores the bursts run on\n", err)
 	}
 	return interrupted(ctx, disturb.Run(ctx, s, disturb.CPU(list), stdout), "disturb: interrupted; the burst in progress was stopped")
-}
-
-// cpuList parses a comma-separated list of CPU numbers, at least one.
-func cpuList(s string) ([]int, error) {
-	var list []int
-	for _, c := range cli.Items(s) {
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 0 || n > 1023 {
-			return nil, errors.New("want comma-separated CPU numbers")
-		}
-		list = append(list, n)
-	}
-	if len(list) == 0 {
-		return nil, errors.New("want at least one CPU")
-	}
-	return list, nil
 }
 
 // fleetUsage heads "loadtest fleet -h".
@@ -190,7 +172,7 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case fleet.ModeSession, fleet.ModeTransaction:
 		s.PgBouncer = &fleet.PgBouncerSpec{Mode: *pgb, PoolSize: *pool}
 		if *pgbCPUs != "" {
-			cpus, err := cpuList(*pgbCPUs)
+			cpus, err := cli.ParseCPUs(*pgbCPUs)
 			if err != nil {
 				return cli.Usagef("fleet: -pgbouncer-cpus %q: %v", *pgbCPUs, err)
 			}
