@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"time"
 
@@ -147,7 +146,7 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return cli.Usagef("-start and -starts: give one")
 	}
 	for _, s := range cli.Items(*startList) {
-		k, err := parseKnobs(s)
+		k, err := watch.ParseKnobs(s)
 		if err != nil {
 			return cli.Usagef("-starts %q: %q: %v", *startList, s, err)
 		}
@@ -234,7 +233,7 @@ func tuneSpec(fs *flag.FlagSet, spec *tune.Spec, reqs session.Requests, clients 
 		return cli.Usagef("-slo: %v", err)
 	}
 	if start != "" {
-		if spec.Start, err = parseKnobs(start); err != nil {
+		if spec.Start, err = watch.ParseKnobs(start); err != nil {
 			return cli.Usagef("-start %q: %v", start, err)
 		}
 	}
@@ -242,15 +241,4 @@ func tuneSpec(fs *flag.FlagSet, spec *tune.Spec, reqs session.Requests, clients 
 		return cli.Usagef("-admin %q: %v", spec.Admin, err)
 	}
 	return cli.Usage(spec.Load.Validate())
-}
-
-// parseKnobs reads WORKERS/POOL.
-func parseKnobs(s string) (watch.Knobs, error) {
-	w, p, ok := strings.Cut(s, "/")
-	nw, err1 := strconv.Atoi(strings.TrimSpace(w))
-	np, err2 := strconv.Atoi(strings.TrimSpace(p))
-	if !ok || err1 != nil || err2 != nil || nw < 1 || np < 1 {
-		return watch.Knobs{}, errors.New("want WORKERS/POOL, two positive counts, e.g. 5/5")
-	}
-	return watch.Knobs{Workers: nw, Pool: np}, nil
 }
