@@ -82,11 +82,11 @@ func loadCommand(sweep bool) func(context.Context, []string, io.Writer, io.Write
 			return err
 		}
 		s := f.s
-		dash, err := startDashboard(ctx, f.live, "", stdout)
+		dash, err := feed.Start(ctx, f.live, "", stdout)
 		if err != nil {
 			return err
 		}
-		defer dash.stop(stderr)
+		defer dash.Stop(stderr)
 		so := session.Options{Title: cmp.Or(s.Name, "loadtest "+name), Out: f.out, CSV: f.csv, JTL: f.jtl, CPUProfile: f.cpuProfile,
 			Charts: f.charts, Objectives: f.objs, Target: contract.Board, Stdout: stdout}
 		if dash != nil {
@@ -161,36 +161,21 @@ func (f *loadFlags) settings(fs *flag.FlagSet, sweep bool) (err error) {
 	return cli.Usage(s.Validate())
 }
 
-// dashboard is the live page a command serves while it loads (-live).
+// dashboard is a feed.Dashboard as cmdExperiment holds it: startDashboard
+// is feed.Start, stop a nil-safe feed.Dashboard.Stop.
 type dashboard struct{ *feed.Dashboard }
 
-// startDashboard serves the live dashboard at addr ("" or "off": none,
-// returning nil) and prints its URL to w, which asks for the page in
-// Japanese when lang is "ja" (else the browser's language decides).
 func startDashboard(ctx context.Context, addr, lang string, w io.Writer) (*dashboard, error) {
-	if addr == "" || addr == "off" {
-		return nil, nil
+	d, err := feed.Start(ctx, addr, lang, w)
+	if d == nil {
+		return nil, err
 	}
-	d, err := feed.Serve(ctx, addr)
-	if err != nil {
-		return nil, cli.Usagef("-live: %v", err)
-	}
-	url := d.URL
-	if lang == "ja" {
-		url += "?lang=ja"
-	}
-	fmt.Fprintf(w, "live: %s\n", url)
 	return &dashboard{d}, nil
 }
 
-// stop stops d, if any, and writes to w why the page missed frames, if it
-// did: the load's result stands either way.
 func (d *dashboard) stop(w io.Writer) {
-	if d == nil {
-		return
-	}
-	if err := d.Stop(); err != nil {
-		fmt.Fprintf(w, "warning: %v\n", err)
+	if d != nil {
+		d.Stop(w)
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/session"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
@@ -74,11 +75,11 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if on := *liveAddr != "" && *liveAddr != "off"; on && spec.Load.Duration < 2*time.Second {
 		return cli.Usagef("-live: give -duration 2s or more (the board's stats are read every second; a shorter step may hold one read and no rates)")
 	}
-	dash, err := startDashboard(ctx, *liveAddr, "", stdout)
+	dash, err := feed.Start(ctx, *liveAddr, "", stdout)
 	if err != nil {
 		return err
 	}
-	defer dash.stop(stderr)
+	defer dash.Stop(stderr)
 	logf := linef(stdout)
 	opt := tune.Options{Logf: logf}
 	if dash != nil {
@@ -105,7 +106,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 
 // feedTune has the tuning of spec feed dash: the load's seconds, the
 // board's readings and each step's point on the workers × pool plane.
-func feedTune(dash *dashboard, spec *tune.Spec, opt *tune.Options) {
+func feedTune(dash *feed.Dashboard, spec *tune.Spec, opt *tune.Options) {
 	fd := dash.NewFeed("loadtest tune")
 	path := "from the knobs in force"
 	if spec.Start != (watch.Knobs{}) {
