@@ -124,27 +124,9 @@ func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return interrupted(ctx, disturb.Run(ctx, s, disturb.CPU(list), stdout), "disturb: interrupted; the burst in progress was stopped")
 }
 
-// fleetUsage heads "loadtest fleet -h".
-const fleetUsage = `usage: loadtest fleet [flags] -- REPLICA COMMAND...
-
-Starts several replicas of a server behind one address (package
-loadtest/fleet, docs/scale-out.md): a PostgreSQL role of the lab's own
-(-conn-limit), PgBouncer when -pgbouncer names a mode, the replicas, each
-on free ports, then HAProxy; prints their addresses and runs until Ctrl-C
-(or -for), reporting a replica that exits; then stops all and drops the
-role. The replica command's strings may hold {{port}}, {{admin_port}},
-{{replica}}, {{dsn}} and {{dir}}, e.g.
-
-  loadtest fleet -replicas 2 -pgbouncer transaction -- \
-    go run ./cmd/bbs -db postgres -pg-exec-mode exec \
-      -addr 127.0.0.1:{{port}} -admin-addr 127.0.0.1:{{admin_port}}
-
-flags:
-`
-
 // cmdFleet starts a fleet (package fleet) and holds it until interrupted.
 func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fleet", fleetUsage, stderr)
+	fs := newFlags("fleet", "usage: loadtest fleet [flags] -- REPLICA COMMAND...\n\n"+fleet.Usage+"\nflags:\n", stderr)
 	s := fleet.Spec{}
 	cli.BindFlags(fs, &s)
 	pgb := fs.String("pgbouncer", "off", "PgBouncer between the replicas and PostgreSQL: off, session or transaction (then give the board -pg-exec-mode exec)")
