@@ -258,11 +258,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func cmdGrade(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("grade", "usage: loadtest grade (-server URL | -truth FILE [-truth-log FILE]) [-format NAME] [-window START,END] FILE...\n", stderr)
 	var o grade.Options
-	fs.StringVar(&o.Server, "server", "", "the server's admin `address` (its truth at "+grade.TruthPath+")")
-	fs.StringVar(&o.TruthFile, "truth", "", "read the truth from `file` instead of -server")
-	fs.StringVar(&o.TruthLog, "truth-log", "", "with -truth: read the truth's per-request log (GET /admin/truth/log saved) from `file`")
-	fs.StringVar(&o.Format, "format", "", "the files' `format` ("+grade.FormatNames()+"); default: from each file's content")
-	fs.StringVar(&o.Window, "window", "", "`START,END` (RFC 3339): where a file without absolute times lies")
+	cli.BindFlags(fs, &o)
 	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}
