@@ -3,10 +3,8 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"slices"
 	"strings"
@@ -51,18 +49,9 @@ func cmdPageServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, scheme, err := pageserver.Listen(*addr, *useTLS)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", *addr, err)
-	}
-	scheme := "http"
-	if *useTLS {
-		conf, err := pageserver.SelfSigned()
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		ln, scheme = tls.NewListener(ln, conf), "https"
+		return err
 	}
 	fmt.Fprintf(stdout, "%s://%s/\n", scheme, ln.Addr())
 	return pageserver.Serve(ctx, ln, *size, *delay)
