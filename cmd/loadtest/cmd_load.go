@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/merge"
 	"bbslab/loadtest/session"
-	"bbslab/loadtest/text"
 	"bbslab/workshop/room"
 )
 
@@ -223,35 +221,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return cli.Usagef("merge: give the result files of each generator")
 	}
-	var rs []*loadtest.Result
-	for _, p := range fs.Args() {
-		r, err := loadtest.ReadResult(p)
-		if err != nil {
-			return cli.Usagef("%v", err)
-		}
-		rs = append(rs, r)
-	}
-	now := time.Now() // the one reading of the clock: messages omit today's date
-	m, err := merge.Results(rs, merge.Options{AllowDisjoint: *disjoint, Now: now})
-	if errors.Is(err, merge.ErrDisjoint) {
-		return cli.Usagef("%v (the files in the order given); start the generators with one -start-at, or give -allow-disjoint to merge them anyway", err)
-	}
-	if err != nil {
-		return err
-	}
-	if m.Overlap != nil && m.Overlap.Warning != "" {
-		linef(stderr)("warning: %s", m.Overlap.Warning)
-	}
-	if err := merge.WriteOverlap(stdout, m.Overlap, fs.Args(), now); err != nil {
-		return err
-	}
-	if err := text.WriteSummary(stdout, m); err != nil {
-		return err
-	}
-	if *out != "" {
-		return m.WriteJSON(*out)
-	}
-	return nil
+	return merge.Run(fs.Args(), *out, *disjoint, stdout, stderr)
 }
 
 // cmdGrade holds load tools' results against the server's own truth.
