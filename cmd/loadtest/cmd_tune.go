@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"bbslab/internal/cli"
-	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/session"
@@ -179,7 +178,8 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // tuneFlags registers tune's flags on fs (tune.Spec's with its thresholds,
 // the load's and the requests', through cli.BindFlags, two of the
 // measuring rules and the command's own) and returns the spec they fill
-// and the parser that fills it, returning -out.
+// and the parser that fills it (the requests, the board's AllView without
+// -url or -scenario, then tune.Spec.Complete), returning -out.
 func tuneFlags(fs *flag.FlagSet, outHelp string) (*tune.Spec, func([]string) (string, error)) {
 	spec := &tune.Spec{}
 	var reqs session.Requests
@@ -196,7 +196,16 @@ func tuneFlags(fs *flag.FlagSet, outHelp string) (*tune.Spec, func([]string) (st
 		if err := cli.ParseFlags(fs, args, false); err != nil {
 			return "", err
 		}
-		return *out, tuneSpec(fs, spec, reqs, *clients, *slo, *start)
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if len(reqs.URLs) == 0 && reqs.Scenario == "" { // the board's AllView
+			reqs.URLs = cli.List{"http://127.0.0.1:8080/bbs?cmd=AllView"}
+		}
+		var err error
+		if spec.Load.Requests, err = reqs.Build(); err != nil {
+			return "", err
+		}
+		return *out, spec.Complete(*clients, *slo, *start, set["duration"], set["warmup"])
 	}
 }
 
@@ -208,38 +217,4 @@ func announceTune(logf func(string, ...any), spec *tune.Spec) {
 	}
 	logf("tune: %s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
 		spec.Load.Requests[0].URL, spec.Load.Clients, spec.Load.Duration, max(spec.Repeats, 1), strings.Join(objs, ","), spec.Goal, spec.Steps)
-}
-
-// tuneSpec completes spec from the flags: the requests (the board's
-// AllView without -url or -scenario), the clients, the objectives, the
-// start, and a measured duration of 3 s after 1 s of warm-up unless given.
-func tuneSpec(fs *flag.FlagSet, spec *tune.Spec, reqs session.Requests, clients int, slo, start string) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if len(reqs.URLs) == 0 && reqs.Scenario == "" {
-		reqs.URLs = cli.List{"http://127.0.0.1:8080/bbs?cmd=AllView"}
-	}
-	var err error
-	if spec.Load.Requests, err = reqs.Build(); err != nil {
-		return err
-	}
-	if !set["duration"] && spec.Load.MaxRequests == 0 {
-		spec.Load.Duration = 3 * time.Second
-	}
-	if !set["warmup"] {
-		spec.Load.Warmup = time.Second
-	}
-	spec.Load.Clients = clients
-	if spec.Objectives, err = loadtest.ParseSLO(slo); err != nil {
-		return cli.Usagef("-slo: %v", err)
-	}
-	if start != "" {
-		if spec.Start, err = watch.ParseKnobs(start); err != nil {
-			return cli.Usagef("-start %q: %v", start, err)
-		}
-	}
-	if err := cli.CheckHTTPURL(spec.Admin); err != nil {
-		return cli.Usagef("-admin %q: %v", spec.Admin, err)
-	}
-	return cli.Usage(spec.Load.Validate())
 }
