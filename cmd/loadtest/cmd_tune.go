@@ -82,7 +82,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	logf := linef(stdout)
 	opt := tune.Options{Logf: logf}
 	if dash != nil {
-		feedTune(dash, spec, &opt)
+		opt.Feed(dash.NewFeed("loadtest tune"), spec)
 	}
 	announceTune(logf, spec)
 	res, err := tune.Run(ctx, *spec, contract.Board, opt)
@@ -101,25 +101,6 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	return cli.Outcome(false, !res.WinnerMet)
-}
-
-// feedTune has the tuning of spec feed dash: the load's seconds, the
-// board's readings and each step's point on the workers × pool plane.
-func feedTune(dash *feed.Dashboard, spec *tune.Spec, opt *tune.Options) {
-	fd := dash.NewFeed("loadtest tune")
-	path := "from the knobs in force"
-	if spec.Start != (watch.Knobs{}) {
-		path = fmt.Sprintf("from %d/%d", spec.Start.Workers, spec.Start.Pool)
-	}
-	fd.Begin(tune.LiveProgress(path, *spec, 1))
-	spec.Load.Observers = append(spec.Load.Observers, fd.Observer())
-	opt.OnStep = func(st tune.Step) {
-		fd.Tune(tune.LivePoint(path, st))
-		if st.Next != nil {
-			fd.Begin(tune.LiveProgress(path, *spec, st.N+1))
-		}
-	}
-	opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
 }
 
 // cmdTuneBench holds the tuner against the full grid of workers × pool on
