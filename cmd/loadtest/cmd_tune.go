@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"bbslab/internal/cli"
@@ -84,7 +83,7 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if dash != nil {
 		opt.Feed(dash.NewFeed("loadtest tune"), spec)
 	}
-	announceTune(logf, spec)
+	logf("tune: %s", spec.Describe())
 	res, err := tune.Run(ctx, *spec, contract.Board, opt)
 	if res != nil {
 		logf("stopped: %s", res.Stopped)
@@ -134,7 +133,7 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		starts = append(starts, k)
 	}
 	logf := linef(stdout)
-	announceTune(logf, spec)
+	logf("tune: %s", spec.Describe())
 	g, err := tune.RunGrid(ctx, *spec, starts, contract.Board, tune.Options{Logf: logf}, gs)
 	if err = interrupted(ctx, err, "interrupted"); err != nil {
 		return err
@@ -188,14 +187,4 @@ func tuneFlags(fs *flag.FlagSet, outHelp string) (*tune.Spec, func([]string) (st
 		}
 		return *out, spec.Complete(*clients, *slo, *start, set["duration"], set["warmup"])
 	}
-}
-
-// announceTune prints what a tuning will do.
-func announceTune(logf func(string, ...any), spec *tune.Spec) {
-	var objs []string
-	for _, o := range spec.Objectives {
-		objs = append(objs, o.Text)
-	}
-	logf("tune: %s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
-		spec.Load.Requests[0].URL, spec.Load.Clients, spec.Load.Duration, max(spec.Repeats, 1), strings.Join(objs, ","), spec.Goal, spec.Steps)
 }

@@ -56,3 +56,16 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestDescribe checks the line a command prints before it tunes.
+func TestDescribe(t *testing.T) {
+	s := &Spec{Admin: "http://127.0.0.1:6060", Goal: "throughput", Repeats: 3, Steps: 12,
+		Load: loadtest.Settings{Requests: []loadtest.Request{{URL: "http://127.0.0.1:8080/bbs?cmd=AllView"}}}}
+	if err := s.Complete(20, "p99<10ms,errors<0.1%", "", false, false); err != nil {
+		t.Fatal(err)
+	}
+	want := "http://127.0.0.1:8080/bbs?cmd=AllView at 20 clients, 3s measured 3 times per setting, objectives p99<10ms,errors<0.1%, goal throughput, budget 12 steps"
+	if got := s.Describe(); got != want {
+		t.Errorf("Describe() = %q; want %q", got, want)
+	}
+}

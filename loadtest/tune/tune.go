@@ -90,6 +90,18 @@ func (s *Spec) Complete(clients int, slo, start string, durationSet, warmupSet b
 	return cli.Usage(s.Load.Validate())
 }
 
+// Describe says in a line what the tuning will do: the first request's
+// URL at its clients, each setting's measured duration and repeats, the
+// objectives, the goal and the budget.
+func (s *Spec) Describe() string {
+	var objs []string
+	for _, o := range s.Objectives {
+		objs = append(objs, o.Text)
+	}
+	return fmt.Sprintf("%s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
+		s.Load.Requests[0].URL, s.Load.Clients, s.Load.Duration, max(s.Repeats, 1), strings.Join(objs, ","), s.Goal, s.Steps)
+}
+
 // Options are what the caller attaches to a tuning.
 type Options struct {
 	// Logf gets one line per step as it goes, and the conclusion.
