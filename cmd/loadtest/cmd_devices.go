@@ -3,14 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
 	"io"
-	"net"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -53,18 +49,9 @@ func cmdPageServer(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, scheme, err := pageserver.Listen(*addr, *useTLS)
 	if err != nil {
-		return fmt.Errorf("listen %s: %w", *addr, err)
-	}
-	scheme := "http"
-	if *useTLS {
-		conf, err := pageserver.SelfSigned()
-		if err != nil {
-			ln.Close()
-			return err
-		}
-		ln, scheme = tls.NewListener(ln, conf), "https"
+		return err
 	}
 	fmt.Fprintf(stdout, "%s://%s/\n", scheme, ln.Addr())
 	return pageserver.Serve(ctx, ln, *size, *delay)
@@ -113,7 +100,7 @@ func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err := cli.ParseFlags(fs, args, false); err != nil {
 		return err
 	}
-	list, err := cpuList(*cpus)
+	list, err := cli.ParseCPUs(*cpus)
 	if err != nil {
 		return cli.Usagef("disturb: -cpu %q: %v", *cpus, err)
 	}
@@ -126,43 +113,9 @@ func cmdDisturb(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	return interrupted(ctx, disturb.Run(ctx, s, disturb.CPU(list), stdout), "disturb: interrupted; the burst in progress was stopped")
 }
 
-// cpuList parses a comma-separated list of CPU numbers, at least one.
-func cpuList(s string) ([]int, error) {
-	var list []int
-	for _, c := range cli.Items(s) {
-		n, err := strconv.Atoi(c)
-		if err != nil || n < 0 || n > 1023 {
-			return nil, errors.New("want comma-separated CPU numbers")
-		}
-		list = append(list, n)
-	}
-	if len(list) == 0 {
-		return nil, errors.New("want at least one CPU")
-	}
-	return list, nil
-}
-
-// fleetUsage heads "loadtest fleet -h".
-const fleetUsage = `usage: loadtest fleet [flags] -- REPLICA COMMAND...
-
-Starts several replicas of a server behind one address (package
-loadtest/fleet, docs/scale-out.md): a PostgreSQL role of the lab's own
-(-conn-limit), PgBouncer when -pgbouncer names a mode, the replicas, each
-on free ports, then HAProxy; prints their addresses and runs until Ctrl-C
-(or -for), reporting a replica that exits; then stops all and drops the
-role. The replica command's strings may hold {{port}}, {{admin_port}},
-{{replica}}, {{dsn}} and {{dir}}, e.g.
-
-  loadtest fleet -replicas 2 -pgbouncer transaction -- \
-    go run ./cmd/bbs -db postgres -pg-exec-mode exec \
-      -addr 127.0.0.1:{{port}} -admin-addr 127.0.0.1:{{admin_port}}
-
-flags:
-`
-
 // cmdFleet starts a fleet (package fleet) and holds it until interrupted.
 func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("fleet", fleetUsage, stderr)
+	fs := newFlags("fleet", "usage: loadtest fleet [flags] -- REPLICA COMMAND...\n\n"+fleet.Usage+"\nflags:\n", stderr)
 	s := fleet.Spec{}
 	cli.BindFlags(fs, &s)
 	pgb := fs.String("pgbouncer", "off", "PgBouncer between the replicas and PostgreSQL: off, session or transaction (then give the board -pg-exec-mode exec)")
@@ -190,7 +143,7 @@ func cmdFleet(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case fleet.ModeSession, fleet.ModeTransaction:
 		s.PgBouncer = &fleet.PgBouncerSpec{Mode: *pgb, PoolSize: *pool}
 		if *pgbCPUs != "" {
-			cpus, err := cpuList(*pgbCPUs)
+			cpus, err := cli.ParseCPUs(*pgbCPUs)
 			if err != nil {
 				return cli.Usagef("fleet: -pgbouncer-cpus %q: %v", *pgbCPUs, err)
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"cmp"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -17,7 +16,6 @@ import (
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/merge"
 	"bbslab/loadtest/session"
-	"bbslab/loadtest/text"
 	"bbslab/workshop/room"
 )
 
@@ -82,11 +80,11 @@ func loadCommand(sweep bool) func(context.Context, []string, io.Writer, io.Write
 			return err
 		}
 		s := f.s
-		dash, err := startDashboard(ctx, f.live, "", stdout)
+		dash, err := feed.Start(ctx, f.live, "", stdout)
 		if err != nil {
 			return err
 		}
-		defer dash.stop(stderr)
+		defer dash.Stop(stderr)
 		so := session.Options{Title: cmp.Or(s.Name, "loadtest "+name), Out: f.out, CSV: f.csv, JTL: f.jtl, CPUProfile: f.cpuProfile,
 			Charts: f.charts, Objectives: f.objs, Target: contract.Board, Stdout: stdout}
 		if dash != nil {
@@ -161,36 +159,21 @@ func (f *loadFlags) settings(fs *flag.FlagSet, sweep bool) (err error) {
 	return cli.Usage(s.Validate())
 }
 
-// dashboard is the live page a command serves while it loads (-live).
+// dashboard is a feed.Dashboard as cmdExperiment holds it: startDashboard
+// is feed.Start, stop a nil-safe feed.Dashboard.Stop.
 type dashboard struct{ *feed.Dashboard }
 
-// startDashboard serves the live dashboard at addr ("" or "off": none,
-// returning nil) and prints its URL to w, which asks for the page in
-// Japanese when lang is "ja" (else the browser's language decides).
 func startDashboard(ctx context.Context, addr, lang string, w io.Writer) (*dashboard, error) {
-	if addr == "" || addr == "off" {
-		return nil, nil
+	d, err := feed.Start(ctx, addr, lang, w)
+	if d == nil {
+		return nil, err
 	}
-	d, err := feed.Serve(ctx, addr)
-	if err != nil {
-		return nil, cli.Usagef("-live: %v", err)
-	}
-	url := d.URL
-	if lang == "ja" {
-		url += "?lang=ja"
-	}
-	fmt.Fprintf(w, "live: %s\n", url)
 	return &dashboard{d}, nil
 }
 
-// stop stops d, if any, and writes to w why the page missed frames, if it
-// did: the load's result stands either way.
 func (d *dashboard) stop(w io.Writer) {
-	if d == nil {
-		return
-	}
-	if err := d.Stop(); err != nil {
-		fmt.Fprintf(w, "warning: %v\n", err)
+	if d != nil {
+		d.Stop(w)
 	}
 }
 
@@ -238,46 +221,14 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fs.Usage()
 		return cli.Usagef("merge: give the result files of each generator")
 	}
-	var rs []*loadtest.Result
-	for _, p := range fs.Args() {
-		r, err := loadtest.ReadResult(p)
-		if err != nil {
-			return cli.Usagef("%v", err)
-		}
-		rs = append(rs, r)
-	}
-	now := time.Now() // the one reading of the clock: messages omit today's date
-	m, err := merge.Results(rs, merge.Options{AllowDisjoint: *disjoint, Now: now})
-	if errors.Is(err, merge.ErrDisjoint) {
-		return cli.Usagef("%v (the files in the order given); start the generators with one -start-at, or give -allow-disjoint to merge them anyway", err)
-	}
-	if err != nil {
-		return err
-	}
-	if m.Overlap != nil && m.Overlap.Warning != "" {
-		linef(stderr)("warning: %s", m.Overlap.Warning)
-	}
-	if err := merge.WriteOverlap(stdout, m.Overlap, fs.Args(), now); err != nil {
-		return err
-	}
-	if err := text.WriteSummary(stdout, m); err != nil {
-		return err
-	}
-	if *out != "" {
-		return m.WriteJSON(*out)
-	}
-	return nil
+	return merge.Run(fs.Args(), *out, *disjoint, stdout, stderr)
 }
 
 // cmdGrade holds load tools' results against the server's own truth.
 func cmdGrade(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("grade", "usage: loadtest grade (-server URL | -truth FILE [-truth-log FILE]) [-format NAME] [-window START,END] FILE...\n", stderr)
 	var o grade.Options
-	fs.StringVar(&o.Server, "server", "", "the server's admin `address` (its truth at "+grade.TruthPath+")")
-	fs.StringVar(&o.TruthFile, "truth", "", "read the truth from `file` instead of -server")
-	fs.StringVar(&o.TruthLog, "truth-log", "", "with -truth: read the truth's per-request log (GET /admin/truth/log saved) from `file`")
-	fs.StringVar(&o.Format, "format", "", "the files' `format` ("+grade.FormatNames()+"); default: from each file's content")
-	fs.StringVar(&o.Window, "window", "", "`START,END` (RFC 3339): where a file without absolute times lies")
+	cli.BindFlags(fs, &o)
 	if err := cli.ParseFlags(fs, args, true); err != nil {
 		return err
 	}

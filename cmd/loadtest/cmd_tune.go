@@ -6,13 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"bbslab/internal/cli"
-	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
+	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/session"
 	"bbslab/loadtest/tune"
 	"bbslab/loadtest/watch"
@@ -75,17 +73,17 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if on := *liveAddr != "" && *liveAddr != "off"; on && spec.Load.Duration < 2*time.Second {
 		return cli.Usagef("-live: give -duration 2s or more (the board's stats are read every second; a shorter step may hold one read and no rates)")
 	}
-	dash, err := startDashboard(ctx, *liveAddr, "", stdout)
+	dash, err := feed.Start(ctx, *liveAddr, "", stdout)
 	if err != nil {
 		return err
 	}
-	defer dash.stop(stderr)
+	defer dash.Stop(stderr)
 	logf := linef(stdout)
 	opt := tune.Options{Logf: logf}
 	if dash != nil {
-		feedTune(dash, spec, &opt)
+		opt.Feed(dash.NewFeed("loadtest tune"), spec)
 	}
-	announceTune(logf, spec)
+	logf("tune: %s", spec.Describe())
 	res, err := tune.Run(ctx, *spec, contract.Board, opt)
 	if res != nil {
 		logf("stopped: %s", res.Stopped)
@@ -102,25 +100,6 @@ func cmdTune(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return err
 	}
 	return cli.Outcome(false, !res.WinnerMet)
-}
-
-// feedTune has the tuning of spec feed dash: the load's seconds, the
-// board's readings and each step's point on the workers × pool plane.
-func feedTune(dash *dashboard, spec *tune.Spec, opt *tune.Options) {
-	fd := dash.NewFeed("loadtest tune")
-	path := "from the knobs in force"
-	if spec.Start != (watch.Knobs{}) {
-		path = fmt.Sprintf("from %d/%d", spec.Start.Workers, spec.Start.Pool)
-	}
-	fd.Begin(tune.LiveProgress(path, *spec, 1))
-	spec.Load.Observers = append(spec.Load.Observers, fd.Observer())
-	opt.OnStep = func(st tune.Step) {
-		fd.Tune(tune.LivePoint(path, st))
-		if st.Next != nil {
-			fd.Begin(tune.LiveProgress(path, *spec, st.N+1))
-		}
-	}
-	opt.Watch = func(o *watch.Options) { o.OnRead = fd.OnRead }
 }
 
 // cmdTuneBench holds the tuner against the full grid of workers × pool on
@@ -147,14 +126,14 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return cli.Usagef("-start and -starts: give one")
 	}
 	for _, s := range cli.Items(*startList) {
-		k, err := parseKnobs(s)
+		k, err := watch.ParseKnobs(s)
 		if err != nil {
 			return cli.Usagef("-starts %q: %q: %v", *startList, s, err)
 		}
 		starts = append(starts, k)
 	}
 	logf := linef(stdout)
-	announceTune(logf, spec)
+	logf("tune: %s", spec.Describe())
 	g, err := tune.RunGrid(ctx, *spec, starts, contract.Board, tune.Options{Logf: logf}, gs)
 	if err = interrupted(ctx, err, "interrupted"); err != nil {
 		return err
@@ -179,7 +158,8 @@ func cmdTuneBench(ctx context.Context, args []string, stdout, stderr io.Writer) 
 // tuneFlags registers tune's flags on fs (tune.Spec's with its thresholds,
 // the load's and the requests', through cli.BindFlags, two of the
 // measuring rules and the command's own) and returns the spec they fill
-// and the parser that fills it, returning -out.
+// and the parser that fills it (the requests, the board's AllView without
+// -url or -scenario, then tune.Spec.Complete), returning -out.
 func tuneFlags(fs *flag.FlagSet, outHelp string) (*tune.Spec, func([]string) (string, error)) {
 	spec := &tune.Spec{}
 	var reqs session.Requests
@@ -196,61 +176,15 @@ func tuneFlags(fs *flag.FlagSet, outHelp string) (*tune.Spec, func([]string) (st
 		if err := cli.ParseFlags(fs, args, false); err != nil {
 			return "", err
 		}
-		return *out, tuneSpec(fs, spec, reqs, *clients, *slo, *start)
-	}
-}
-
-// announceTune prints what a tuning will do.
-func announceTune(logf func(string, ...any), spec *tune.Spec) {
-	var objs []string
-	for _, o := range spec.Objectives {
-		objs = append(objs, o.Text)
-	}
-	logf("tune: %s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
-		spec.Load.Requests[0].URL, spec.Load.Clients, spec.Load.Duration, max(spec.Repeats, 1), strings.Join(objs, ","), spec.Goal, spec.Steps)
-}
-
-// tuneSpec completes spec from the flags: the requests (the board's
-// AllView without -url or -scenario), the clients, the objectives, the
-// start, and a measured duration of 3 s after 1 s of warm-up unless given.
-func tuneSpec(fs *flag.FlagSet, spec *tune.Spec, reqs session.Requests, clients int, slo, start string) error {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	if len(reqs.URLs) == 0 && reqs.Scenario == "" {
-		reqs.URLs = cli.List{"http://127.0.0.1:8080/bbs?cmd=AllView"}
-	}
-	var err error
-	if spec.Load.Requests, err = reqs.Build(); err != nil {
-		return err
-	}
-	if !set["duration"] && spec.Load.MaxRequests == 0 {
-		spec.Load.Duration = 3 * time.Second
-	}
-	if !set["warmup"] {
-		spec.Load.Warmup = time.Second
-	}
-	spec.Load.Clients = clients
-	if spec.Objectives, err = loadtest.ParseSLO(slo); err != nil {
-		return cli.Usagef("-slo: %v", err)
-	}
-	if start != "" {
-		if spec.Start, err = parseKnobs(start); err != nil {
-			return cli.Usagef("-start %q: %v", start, err)
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if len(reqs.URLs) == 0 && reqs.Scenario == "" { // the board's AllView
+			reqs.URLs = cli.List{"http://127.0.0.1:8080/bbs?cmd=AllView"}
 		}
+		var err error
+		if spec.Load.Requests, err = reqs.Build(); err != nil {
+			return "", err
+		}
+		return *out, spec.Complete(*clients, *slo, *start, set["duration"], set["warmup"])
 	}
-	if err := cli.CheckHTTPURL(spec.Admin); err != nil {
-		return cli.Usagef("-admin %q: %v", spec.Admin, err)
-	}
-	return cli.Usage(spec.Load.Validate())
-}
-
-// parseKnobs reads WORKERS/POOL.
-func parseKnobs(s string) (watch.Knobs, error) {
-	w, p, ok := strings.Cut(s, "/")
-	nw, err1 := strconv.Atoi(strings.TrimSpace(w))
-	np, err2 := strconv.Atoi(strings.TrimSpace(p))
-	if !ok || err1 != nil || err2 != nil || nw < 1 || np < 1 {
-		return watch.Knobs{}, errors.New("want WORKERS/POOL, two positive counts, e.g. 5/5")
-	}
-	return watch.Knobs{Workers: nw, Pool: np}, nil
 }

@@ -52,6 +52,23 @@ func ParseCounts(list string) ([]int, error) {
 	return counts, nil
 }
 
+// ParseCPUs parses a comma-separated list of CPU numbers (0..1023), at
+// least one.
+func ParseCPUs(list string) ([]int, error) {
+	var cpus []int
+	for _, c := range Items(list) {
+		n, err := strconv.Atoi(c)
+		if err != nil || n < 0 || n > 1023 {
+			return nil, errors.New("want comma-separated CPU numbers")
+		}
+		cpus = append(cpus, n)
+	}
+	if len(cpus) == 0 {
+		return nil, errors.New("want at least one CPU")
+	}
+	return cpus, nil
+}
+
 // Items returns the comma-separated items of list, trimmed, without the
 // empty ones.
 func Items(list string) []string {

@@ -70,6 +70,26 @@ func TestParseCounts(t *testing.T) {
 	}
 }
 
+func TestParseCPUs(t *testing.T) {
+	for _, tc := range []struct {
+		in, err string
+		want    []int
+	}{
+		{"0", "", []int{0}},
+		{" 1, 3,1023,", "", []int{1, 3, 1023}},
+		{"0,x", "want comma-separated CPU numbers", nil},
+		{"-1", "want comma-separated CPU numbers", nil},
+		{"1024", "want comma-separated CPU numbers", nil},
+		{"", "want at least one CPU", nil},
+		{" , ", "want at least one CPU", nil},
+	} {
+		got, err := ParseCPUs(tc.in)
+		if !slices.Equal(got, tc.want) || (err == nil) != (tc.err == "") || (err != nil && err.Error() != tc.err) {
+			t.Errorf("ParseCPUs(%q) = %v, %v; want %v, %q", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
 func TestItems(t *testing.T) {
 	for in, want := range map[string][]string{
 		"cpu":            {"cpu"},

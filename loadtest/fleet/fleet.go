@@ -13,6 +13,22 @@ import (
 	"time"
 )
 
+// Usage describes a fleet to its user: what starts, what it prints, how
+// it ends and the replica command's placeholders; "loadtest fleet -h"
+// prints it above the flags.
+const Usage = `Starts several replicas of a server behind one address (package
+loadtest/fleet, docs/scale-out.md): a PostgreSQL role of the lab's own
+(-conn-limit), PgBouncer when -pgbouncer names a mode, the replicas, each
+on free ports, then HAProxy; prints their addresses and runs until Ctrl-C
+(or -for), reporting a replica that exits; then stops all and drops the
+role. The replica command's strings may hold {{port}}, {{admin_port}},
+{{replica}}, {{dsn}} and {{dir}}, e.g.
+
+  loadtest fleet -replicas 2 -pgbouncer transaction -- \
+    go run ./cmd/bbs -db postgres -pg-exec-mode exec \
+      -addr 127.0.0.1:{{port}} -admin-addr 127.0.0.1:{{admin_port}}
+`
+
 // Spec says what fleet to start. Its tagged fields are the flags of
 // loadtest fleet (cli.BindFlags).
 type Spec struct {

@@ -35,3 +35,13 @@ func TestSpecCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageNamesThePlaceholders checks that the description names each
+// placeholder a replica's command may hold.
+func TestUsageNamesThePlaceholders(t *testing.T) {
+	for _, p := range []string{"{{port}}", "{{admin_port}}", "{{replica}}", "{{dsn}}", "{{dir}}"} {
+		if !strings.Contains(Usage, p) {
+			t.Errorf("Usage does not name %s:\n%s", p, Usage)
+		}
+	}
+}

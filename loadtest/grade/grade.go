@@ -18,13 +18,15 @@ type Options struct {
 	// Server is the server's admin address (its truth at TruthPath);
 	// TruthFile a saved truth instead, TruthLog its saved per-request log
 	// (read from Server when the truth says it has one).
-	Server, TruthFile, TruthLog string
-	// Format names the files' format; empty: recognised from each file's
-	// content.
-	Format string
+	Server    string `flag:"server" arg:"address" help:"the server's admin address (its truth at /admin/truth)"`
+	TruthFile string `flag:"truth" arg:"file" help:"read the truth from file instead of -server"`
+	TruthLog  string `flag:"truth-log" arg:"file" help:"with -truth: read the truth's per-request log (GET /admin/truth/log saved) from file"`
+	// Format names the files' format (FormatNames); empty: recognised
+	// from each file's content.
+	Format string `flag:"format" arg:"format" help:"the files' format (loadtest, k6, vegeta, hey, jtl, wrk, generic); default: from each file's content"`
 	// Window is "START,END" (RFC 3339): where a file without absolute
 	// times lies in the truth's time.
-	Window string
+	Window string `flag:"window" arg:"START,END" help:"START,END (RFC 3339): where a file without absolute times lies"`
 }
 
 // Run grades each file against the truth and writes the grades to w. Its

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -25,6 +26,30 @@ const vegetaTruth = `{"version": 1,
  "server_ms": {"count": 29, "p50": 1.5, "p90": 1.6, "p99": 1.7, "p999": 1.7, "max": 1.8},
  "service_ms": {"count": 29, "p50": 1.0},
  "stalls": [], "log": false}`
+
+// TestOptionsFlags checks that the flags' help, written out in the tags,
+// names the paths and formats grade uses: TruthPath, TruthLogPath and
+// FormatNames.
+func TestOptionsFlags(t *testing.T) {
+	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
+	var o Options
+	cli.BindFlags(fs, &o)
+	for name, want := range map[string]string{
+		"server":    "(its truth at " + TruthPath + ")",
+		"truth-log": "(GET " + TruthLogPath + " saved)",
+		"format":    "(" + FormatNames() + ")",
+	} {
+		if f := fs.Lookup(name); f == nil || !strings.Contains(f.Usage, want) {
+			t.Errorf("-%s: %+v; want its help to say %q", name, f, want)
+		}
+	}
+	if err := fs.Parse([]string{"-server", "http://x", "-truth", "t.json", "-truth-log", "l.jsonl", "-format", "k6", "-window", "a,b"}); err != nil {
+		t.Fatal(err)
+	}
+	if want := (Options{Server: "http://x", TruthFile: "t.json", TruthLog: "l.jsonl", Format: "k6", Window: "a,b"}); o != want {
+		t.Errorf("parsed %+v; want %+v", o, want)
+	}
+}
 
 // TestRunExitCodes runs grade end to end over HTTP: a passing grade exits
 // 0, a failing one 3, bad input 2.

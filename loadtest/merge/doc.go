@@ -1,5 +1,6 @@
 // Package merge combines the results of one run made by several generator
-// machines at the same time into one result, as "loadtest merge" does:
+// machines at the same time into one result, as "loadtest merge" does
+// (Run: from the files to the printed summary and the merged file):
 //
 //	m, err := merge.Results([]*loadtest.Result{gen1, gen2}, merge.Options{Now: time.Now()})
 //	merge.WriteOverlap(os.Stdout, m.Overlap, []string{"gen1.json", "gen2.json"}, time.Now())

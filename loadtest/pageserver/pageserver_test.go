@@ -81,18 +81,28 @@ func TestServeCloses(t *testing.T) {
 	}
 }
 
-func TestServeOverTLS(t *testing.T) {
-	conf, err := SelfSigned()
-	if err != nil {
-		t.Fatal(err)
+// TestListen checks Listen without TLS, and its error naming the address.
+func TestListen(t *testing.T) {
+	ln, scheme, err := Listen("127.0.0.1:0", false)
+	if err != nil || scheme != "http" {
+		t.Fatalf("Listen(127.0.0.1:0, false) = %v, %q; want http", err, scheme)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	defer ln.Close()
+	if _, _, err := Listen(ln.Addr().String(), true); err == nil || !strings.HasPrefix(err.Error(), "listen "+ln.Addr().String()+": ") {
+		t.Errorf("Listen on a taken address = %v; want an error naming it", err)
+	}
+}
+
+// TestServeOverTLS serves through Listen with TLS: a client that skips
+// verification gets the page over https, a verifying one is refused.
+func TestServeOverTLS(t *testing.T) {
+	ln, scheme, err := Listen("127.0.0.1:0", true)
+	if err != nil || scheme != "https" {
+		t.Fatalf("Listen(127.0.0.1:0, true) = %v, %q; want https", err, scheme)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, tls.NewListener(ln, conf), 10, 0) }()
+	go func() { done <- Serve(ctx, ln, 10, 0) }()
 	defer func() {
 		cancel()
 		<-done

@@ -13,11 +13,29 @@ import (
 	"time"
 )
 
-// SelfSigned returns a TLS configuration with a fresh self-signed
+// Listen listens on addr for Serve: plain, scheme "http", or with
+// useTLS behind a fresh self-signed certificate (selfSigned), scheme
+// "https".
+func Listen(addr string, useTLS bool) (ln net.Listener, scheme string, err error) {
+	if ln, err = net.Listen("tcp", addr); err != nil {
+		return nil, "", fmt.Errorf("listen %s: %w", addr, err)
+	}
+	if !useTLS {
+		return ln, "http", nil
+	}
+	conf, err := selfSigned()
+	if err != nil {
+		ln.Close()
+		return nil, "", err
+	}
+	return tls.NewListener(ln, conf), "https", nil
+}
+
+// selfSigned returns a TLS configuration with a fresh self-signed
 // certificate (ECDSA P-256, as Go's httptest uses, valid for a day) for
 // 127.0.0.1, ::1 and localhost: a target for https:// runs, which clients
 // reach with certificate verification off (loadtest's -insecure).
-func SelfSigned() (*tls.Config, error) {
+func selfSigned() (*tls.Config, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("tls key: %w", err)

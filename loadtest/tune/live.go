@@ -1,11 +1,34 @@
 package tune
 
 import (
+	"fmt"
 	"time"
 
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
+	"bbslab/loadtest/watch"
 )
+
+// Feed has the tuning of spec feed fd as a command's live dashboard shows
+// it: the load's seconds (an observer added to spec.Load), the target's
+// readings (o.Watch) and, on a path named for spec.Start ("from 5/5", or
+// "from the knobs in force"), where the tuning stands, its first step
+// begun now, and each step's point on the workers × pool plane (o.OnStep).
+func (o *Options) Feed(fd *feed.Feed, spec *Spec) {
+	path := "from the knobs in force"
+	if spec.Start != (watch.Knobs{}) {
+		path = fmt.Sprintf("from %d/%d", spec.Start.Workers, spec.Start.Pool)
+	}
+	fd.Begin(LiveProgress(path, *spec, 1))
+	spec.Load.Observers = append(spec.Load.Observers, fd.Observer())
+	o.OnStep = func(st Step) {
+		fd.Tune(LivePoint(path, st))
+		if st.Next != nil {
+			fd.Begin(LiveProgress(path, *spec, st.N+1))
+		}
+	}
+	o.Watch = func(wo *watch.Options) { wo.OnRead = fd.OnRead }
+}
 
 // LiveProgress is where a tuning on path stands for the live dashboard's
 // progress line when its step n starts: step n of the budget, at the

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
@@ -57,6 +58,48 @@ type Spec struct {
 	// the noise floor of every comparison; zero fields take their
 	// defaults.
 	Rules measure.Rules `toml:"-"`
+}
+
+// Complete fills in a tuning a command line gives (loadtest tune and
+// tunebench), its Load's requests already built: the clients, the
+// objectives from slo, the first setting from start (WORKERS/POOL; empty:
+// the knobs in force) and, unless given (durationSet, warmupSet), a
+// measured duration of 3 s (none with a bound on the requests) after 1 s
+// of warm-up. It checks Admin and the load; each problem is a usage error
+// naming its flag.
+func (s *Spec) Complete(clients int, slo, start string, durationSet, warmupSet bool) error {
+	if !durationSet && s.Load.MaxRequests == 0 {
+		s.Load.Duration = 3 * time.Second
+	}
+	if !warmupSet {
+		s.Load.Warmup = time.Second
+	}
+	s.Load.Clients = clients
+	var err error
+	if s.Objectives, err = loadtest.ParseSLO(slo); err != nil {
+		return cli.Usagef("-slo: %v", err)
+	}
+	if start != "" {
+		if s.Start, err = watch.ParseKnobs(start); err != nil {
+			return cli.Usagef("-start %q: %v", start, err)
+		}
+	}
+	if err := cli.CheckHTTPURL(s.Admin); err != nil {
+		return cli.Usagef("-admin %q: %v", s.Admin, err)
+	}
+	return cli.Usage(s.Load.Validate())
+}
+
+// Describe says in a line what the tuning will do: the first request's
+// URL at its clients, each setting's measured duration and repeats, the
+// objectives, the goal and the budget.
+func (s *Spec) Describe() string {
+	var objs []string
+	for _, o := range s.Objectives {
+		objs = append(objs, o.Text)
+	}
+	return fmt.Sprintf("%s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
+		s.Load.Requests[0].URL, s.Load.Clients, s.Load.Duration, max(s.Repeats, 1), strings.Join(objs, ","), s.Goal, s.Steps)
 }
 
 // Options are what the caller attaches to a tuning.

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 )
 
 // ErrRestart is wrapped by Tuning.Set's error when the target cannot
@@ -22,6 +24,17 @@ type Knobs struct {
 
 // Min is the pool's minimum in force: PoolMin, or Pool when it is 0.
 func (k Knobs) Min() int { return cmp.Or(k.PoolMin, k.Pool) }
+
+// ParseKnobs reads a setting written WORKERS/POOL, two positive counts.
+func ParseKnobs(s string) (Knobs, error) {
+	w, p, ok := strings.Cut(s, "/")
+	nw, err1 := strconv.Atoi(strings.TrimSpace(w))
+	np, err2 := strconv.Atoi(strings.TrimSpace(p))
+	if !ok || err1 != nil || err2 != nil || nw < 1 || np < 1 {
+		return Knobs{}, errors.New("want WORKERS/POOL, two positive counts, e.g. 5/5")
+	}
+	return Knobs{Workers: nw, Pool: np}, nil
+}
 
 // Tuning is what a tuner (package loadtest/tune) knows of a target: which
 // of the target's stats (by Stat.Name, from Target.Stats) play which part

@@ -3,7 +3,10 @@ package feed
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest/live"
 )
 
@@ -21,6 +24,26 @@ type Dashboard struct {
 
 	srv    *live.Server
 	cancel context.CancelFunc
+}
+
+// Start serves the dashboard of a command's -live flag at addr ("" or
+// "off": none, returning nil; a bad address is a usage error) and prints
+// its URL to w, which asks for the page in Japanese when lang is "ja"
+// (else the browser's language decides). The caller must call Stop.
+func Start(ctx context.Context, addr, lang string, w io.Writer) (*Dashboard, error) {
+	if addr == "" || addr == "off" {
+		return nil, nil
+	}
+	d, err := Serve(ctx, addr)
+	if err != nil {
+		return nil, cli.Usagef("-live: %v", err)
+	}
+	url := d.URL
+	if lang == "ja" {
+		url += "?lang=ja"
+	}
+	fmt.Fprintf(w, "live: %s\n", url)
+	return d, nil
 }
 
 // Serve serves the dashboard of a new Hub at addr (a loopback address,
@@ -44,14 +67,20 @@ func (d *Dashboard) NewFeed(title string) *Feed {
 	return d.Feed
 }
 
-// Stop publishes the end when d has a Feed (an experiment publishes its
-// own), stops serving and returns why the page missed frames, if it did:
-// the load's result stands either way.
-func (d *Dashboard) Stop() error {
+// Stop, when d is not nil, publishes the end when d has a Feed (an
+// experiment publishes its own), stops serving and writes to w why the
+// page missed frames, if it did, as a warning: the load's result stands
+// either way.
+func (d *Dashboard) Stop(w io.Writer) {
+	if d == nil {
+		return
+	}
 	var err error
 	if d.Feed != nil {
 		err = d.Feed.Done(nil)
 	}
 	d.cancel()
-	return errors.Join(err, d.srv.Wait())
+	if err = errors.Join(err, d.srv.Wait()); err != nil {
+		fmt.Fprintf(w, "warning: %v\n", err)
+	}
 }

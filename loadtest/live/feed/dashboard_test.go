@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"bbslab/internal/cli"
 	"bbslab/loadtest"
 )
 
@@ -36,8 +37,10 @@ func TestDashboard(t *testing.T) {
 	}
 	f.Begin(Position{Run: "test run", Step: 1, Steps: 1, Clients: 3})
 	f.Step(StepOf("test run", 3, loadtest.Stats{Clients: 3, Requests: 30}), nil)
-	if err := d.Stop(); err != nil {
-		t.Errorf("Stop() = %v; want nil", err)
+	var warn strings.Builder
+	d.Stop(&warn)
+	if warn.Len() > 0 {
+		t.Errorf("Stop wrote %q; want no warning", warn.String())
 	}
 	frames, err := d.Hub.Frames()
 	if err != nil {
@@ -55,7 +58,37 @@ func TestDashboard(t *testing.T) {
 // refused before anything listens.
 func TestDashboardRefusesRemote(t *testing.T) {
 	if d, err := Serve(context.Background(), "0.0.0.0:0"); err == nil {
-		d.Stop()
+		d.Stop(io.Discard)
 		t.Errorf("Serve(0.0.0.0:0) succeeded; want an error: the page has no authentication")
+	}
+}
+
+// TestStart checks a -live flag's dashboard: none for "" and "off" (and
+// stopping none is safe), the URL printed, asking for Japanese with lang
+// ja, and a remote address a usage error naming -live.
+func TestStart(t *testing.T) {
+	for _, addr := range []string{"", "off"} {
+		var out strings.Builder
+		d, err := Start(context.Background(), addr, "", &out)
+		if d != nil || err != nil || out.Len() > 0 {
+			t.Errorf("Start(%q) = %v, %v, printed %q; want none", addr, d, err, out.String())
+		}
+		d.Stop(&out)
+		if out.Len() > 0 {
+			t.Errorf("Stop of none wrote %q", out.String())
+		}
+	}
+	var out strings.Builder
+	d, err := Start(context.Background(), "127.0.0.1:0", "ja", &out)
+	if err != nil {
+		t.Fatalf("Start(127.0.0.1:0) = %v", err)
+	}
+	if want := "live: " + d.URL + "?lang=ja\n"; out.String() != want {
+		t.Errorf("Start printed %q; want %q", out.String(), want)
+	}
+	d.Stop(&out)
+	d, err = Start(context.Background(), "0.0.0.0:0", "", &out)
+	if d != nil || err == nil || !strings.HasPrefix(err.Error(), "-live: ") || cli.ExitCode(err) != cli.ExitUsage {
+		t.Errorf("Start(0.0.0.0:0) = %v, %v; want a usage error naming -live", d, err)
 	}
 }

@@ -1,7 +1,7 @@
 // Package feed turns a load run into the live dashboard's frames:
 //
 //	d, err := feed.Serve(ctx, "127.0.0.1:0")
-//	defer d.Stop()
+//	defer d.Stop(os.Stderr)
 //	f := d.NewFeed("a run")
 //	settings.Observers = append(settings.Observers, f.Observer()) // the engine's seconds
 //	opts.OnRead = f.OnRead                                          // the watcher's reads of the target
