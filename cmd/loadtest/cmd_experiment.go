@@ -13,6 +13,7 @@ import (
 	"bbslab/loadtest/contract"
 	"bbslab/loadtest/experiment"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/live/feed"
 	"bbslab/workshop/room"
 )
 
@@ -67,7 +68,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if err := rm.Check(dir); err != nil {
 		return cli.Usage(err)
 	}
-	dash, err := startDashboard(ctx, *liveAddr, *lang, stdout)
+	dash, err := feed.Start(ctx, *liveAddr, *lang, stdout)
 	if err != nil {
 		return err
 	}
@@ -77,7 +78,7 @@ func cmdExperiment(ctx context.Context, args []string, stdout, stderr io.Writer)
 	}
 	res, err := experiment.Run(ctx, e, experiment.Options{Out: dir, Log: stdout, Live: hub, Progress: progressW,
 		Target: contract.Board, NoPin: !*pin, Lang: *lang})
-	dash.stop(stderr) // the experiment published the end and closed the hub itself
+	dash.Stop(stderr) // the experiment published the end and closed the hub itself
 	if res != nil && len(res.Claims) > 0 {
 		fmt.Fprintln(stdout, "claims: "+res.ClaimCounts())
 		for _, c := range res.Claims {

@@ -159,24 +159,6 @@ func (f *loadFlags) settings(fs *flag.FlagSet, sweep bool) (err error) {
 	return cli.Usage(s.Validate())
 }
 
-// dashboard is a feed.Dashboard as cmdExperiment holds it: startDashboard
-// is feed.Start, stop a nil-safe feed.Dashboard.Stop.
-type dashboard struct{ *feed.Dashboard }
-
-func startDashboard(ctx context.Context, addr, lang string, w io.Writer) (*dashboard, error) {
-	d, err := feed.Start(ctx, addr, lang, w)
-	if d == nil {
-		return nil, err
-	}
-	return &dashboard{d}, nil
-}
-
-func (d *dashboard) stop(w io.Writer) {
-	if d != nil {
-		d.Stop(w)
-	}
-}
-
 // cmdReport prints summaries and draws charts from saved results
 // (session.ReadCurves, session.Report).
 func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -88,7 +88,7 @@ func (e *Experiment) checkTune() []error {
 		p.add("tune: load.duration = %v: a tuning's steps need 2s or more (the stats are read every second)", d)
 	}
 	for _, s := range t.Starts {
-		if _, err := parseStart(s); err != nil {
+		if _, err := watch.ParseKnobs(s); err != nil {
 			p.add("tune.starts: %q: %v", s, err)
 		}
 	}
@@ -101,17 +101,6 @@ func (t tuneSection) slo(e *Experiment) string {
 		return t.SLO
 	}
 	return e.Load.SLO
-}
-
-// parseStart reads "WORKERS/POOL".
-func parseStart(s string) (watch.Knobs, error) {
-	w, p, ok := strings.Cut(s, "/")
-	nw, err1 := strconv.Atoi(strings.TrimSpace(w))
-	np, err2 := strconv.Atoi(strings.TrimSpace(p))
-	if !ok || err1 != nil || err2 != nil || nw < 1 || np < 1 {
-		return watch.Knobs{}, fmt.Errorf("want WORKERS/POOL, e.g. 5/5")
-	}
-	return watch.Knobs{Workers: nw, Pool: np}, nil
 }
 
 // tuneAll starts each run's server and tunes it from each start, one
@@ -234,7 +223,7 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 	if clients == 0 {
 		clients = e.Load.Clients[0]
 	}
-	k, _ := parseStart(start) // checked
+	k, _ := watch.ParseKnobs(start) // checked
 	objs, _ := loadtest.ParseSLO(t.slo(e))
 	if t.Repeats == 0 {
 		t.Repeats = e.Load.Repeats
