@@ -2,10 +2,12 @@ package bbs
 
 import (
 	"html"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	rpprof "runtime/pprof"
 	"strings"
+	"sync"
 	"testing"
 
 	"bbslab/entity/fake"
@@ -68,7 +70,10 @@ func TestAdminIndexListsEveryRoute(t *testing.T) {
 		}
 	}
 
-	// Every link answers (profiles that take seconds are asked for one).
+	// Every link answers (profiles that take seconds are asked for one,
+	// the three side by side: the CPU profile, the trace and fgprof's
+	// sampling do not share a profiler).
+	var wg sync.WaitGroup
 	for _, r := range rows {
 		_, rest, ok := strings.Cut(r, `<a href="`)
 		if !ok {
@@ -78,10 +83,23 @@ func TestAdminIndexListsEveryRoute(t *testing.T) {
 		u := ts.URL + html.UnescapeString(href)
 		switch href {
 		case "/debug/pprof/profile", "/debug/pprof/trace", "/debug/fgprof":
-			u += "?seconds=1"
+			wg.Go(func() {
+				resp, err := http.Get(u + "?seconds=1")
+				if err != nil {
+					t.Errorf("link %s: %v", href, err)
+					return
+				}
+				defer resp.Body.Close()
+				body, _ := io.ReadAll(resp.Body)
+				if resp.StatusCode != 200 {
+					t.Errorf("link %s: %d %.200s", href, resp.StatusCode, body)
+				}
+			})
+			continue
 		}
 		if resp, body := get(t, u); resp.StatusCode != 200 {
 			t.Errorf("link %s: %d %.200s", href, resp.StatusCode, body)
 		}
 	}
+	wg.Wait()
 }

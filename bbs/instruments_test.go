@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"math"
 	"net"
 	"net/http"
@@ -281,8 +282,33 @@ func TestProfilesParse(t *testing.T) {
 	s, st, pub, adm := newInstrumentsTest(t, Options{Workers: 2, Queue: 5, QueueTimeout: time.Minute})
 	release := held(t, s, st, pub.URL)
 	defer release()
-	for _, path := range []string{"/debug/pprof/profile?seconds=1", "/debug/fgprof?seconds=1"} {
-		resp, body := get(t, adm.URL+path)
+	// Both profiles taken at once (two samplers), read after.
+	paths := []string{"/debug/pprof/profile?seconds=1", "/debug/fgprof?seconds=1"}
+	type answer struct {
+		resp *http.Response
+		body string
+		err  error
+	}
+	answers := make([]answer, len(paths))
+	var wg sync.WaitGroup
+	for i, path := range paths {
+		wg.Go(func() {
+			resp, err := http.Get(adm.URL + path)
+			if err != nil {
+				answers[i].err = err
+				return
+			}
+			defer resp.Body.Close()
+			b, err := io.ReadAll(resp.Body)
+			answers[i] = answer{resp, string(b), err}
+		})
+	}
+	wg.Wait()
+	for i, path := range paths {
+		resp, body, err := answers[i].resp, answers[i].body, answers[i].err
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
 		if resp.StatusCode != 200 {
 			t.Fatalf("%s: %d %.200s", path, resp.StatusCode, body)
 		}

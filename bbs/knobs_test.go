@@ -211,6 +211,9 @@ func TestKnobsPending(t *testing.T) {
 	if len(k.Pending) != 0 || k.EffectiveAt == nil || k.EffectiveAt.Before(*k.ChangedAt) || k.Queue != 20 || k.Workers != 2 {
 		t.Errorf("POST that waited for the drain: %+v; want nothing pending, effective after the change", k)
 	}
+	// A worker is given back after its answer is written: the client may
+	// read the answer first.
+	waitUntil(t, "every worker given back after the drain", func() bool { return s.limit.stats().Busy == 0 })
 	if got := s.limit.stats(); got.Busy != 0 || got.Rejected != 0 {
 		t.Errorf("after the drain: %+v; want none busy, none rejected", got)
 	}

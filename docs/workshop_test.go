@@ -36,10 +36,11 @@ const (
 	// commandCap bounds a foreground command: one that runs longer is
 	// interrupted with SIGINT and must then exit 130 (the tools write what
 	// they measured when interrupted). 12 s lets each experiment start its
-	// servers, validate and calibrate or load its first step, and the 10 s
-	// runs end by themselves (they start in under a second: go run finds
-	// its binary in the build cache, warmGoRun); at 20 s the four quick
-	// experiments alone took 80 s of CI's ten minutes.
+	// servers, validate and calibrate or load its first step, and the
+	// page's runs end by themselves (with BBS_WALK_TIMES, the 10 s ones at
+	// their length; they start in under a second: the walk builds its
+	// programs once, prepare); at 20 s the four quick experiments alone
+	// took 80 s of CI's ten minutes.
 	commandCap = 12 * time.Second
 	// readyTimeout bounds the wait for a background command's ready line.
 	readyTimeout = 90 * time.Second
@@ -294,7 +295,8 @@ var readyLine = regexp.MustCompile(`(?m)^(board: |live: |one address \(HAProxy\)
 // exercise ends or a "kill %N" line stops them (then they must end with 0
 // or 130); an exercise with an entry in exerciseChecks has its outputs
 // checked too. The exercises run side by side, each on ports and a
-// SQLite file of its own (walkPlan); with BBS_WALK_TIMES set they run one
+// SQLite file of its own (walkPlan), each foreground load run shortened
+// to a few seconds (quick); with BBS_WALK_TIMES set they run one
 // after the other as the page gives them, with no cap, and each
 // command's time is written to that file (the pages' timetable).
 func TestWorkshopCommands(t *testing.T) {
@@ -381,7 +383,7 @@ func TestWorkshopCommands(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					w.exercise(t, ex)
+					w.exercise(t, quick(ex))
 				})
 			}
 		})

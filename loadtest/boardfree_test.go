@@ -15,6 +15,22 @@ import (
 // the module, is no board name.
 var boardNames = regexp.MustCompile(`(?i)\bbbs\b|AllView|EachGetView|OnceGetView|worker_wait|pool_wait|/admin/|db_pool|postgres`)
 
+// boardWords are boardNames' literals in lower case: a line without one of
+// them cannot match, and most lines are passed over without the regular
+// expression (slow under -race).
+var boardWords = []string{"bbs", "allview", "eachgetview", "oncegetview", "worker_wait", "pool_wait", "/admin/", "db_pool", "postgres"}
+
+// mayNameBoard reports whether line holds one of boardWords, in any case.
+func mayNameBoard(line string) bool {
+	lower := strings.ToLower(line)
+	for _, w := range boardWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
+
 // TestNoBoardNames checks that the engine and the packages above it name
 // nothing of the board in their non-test code: what they know of a target
 // they are given (Settings.Watcher, watch.Options, chart.Server,
@@ -38,6 +54,9 @@ func TestNoBoardNames(t *testing.T) {
 			}
 			sc := bufio.NewScanner(fh)
 			for n := 1; sc.Scan(); n++ {
+				if !mayNameBoard(sc.Text()) {
+					continue
+				}
 				if m := boardNames.FindString(sc.Text()); m != "" {
 					t.Errorf("%s:%d names the board (%q): %s", f, n, m, strings.TrimSpace(sc.Text()))
 				}

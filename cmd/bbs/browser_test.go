@@ -19,6 +19,8 @@ import (
 // and sees it shown as text and not run, and saves a screenshot as a test
 // artifact (kept with go test -artifacts).
 func TestBrowser(t *testing.T) {
+	// Its own board and browser, beside the other parallel tests (soaks, languages).
+	t.Parallel()
 	ctx := browsertest.New(t, 1000, 1400) // first: skips before building anything
 	s := start(t, "-dsn", filepath.Join(t.TempDir(), "bbs.db"), "-seed-posts", "40")
 	ctx, cancel := context.WithTimeout(ctx, 90*time.Second)
@@ -102,6 +104,8 @@ var updateScreenshots = flag.Bool("update-screenshots", false, "write the board'
 // are the same in both. The Japanese page's screenshot is kept as a test
 // artifact and, with -update-screenshots, written to docs/images/board-ja.png.
 func TestBrowserLanguage(t *testing.T) {
+	// Its own boards and browsers, beside the other parallel tests.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("browser test: long; runs without -short")
 	}

@@ -77,7 +77,7 @@ func boardSpec(t *testing.T, admin string, replicas, pool int) Spec {
 
 // TestFleetCounts is issue 32's done-when: two replicas behind HAProxy,
 // straight to PostgreSQL and through PgBouncer in transaction mode,
-// loaded for a few seconds by the engine: the replicas' request counts
+// loaded for a second by the engine: the replicas' request counts
 // add up to the tool's and to HAProxy's, each replica's to HAProxy's
 // count of it, with no error anywhere; and after Stop nothing is left:
 // no process, no role, no database.
@@ -108,7 +108,7 @@ func TestFleetCounts(t *testing.T) {
 					f.Stop()
 				}
 			}()
-			res := load(t, f.URL+"/bbs?cmd=AllView&n=10", 3*time.Second)
+			res := load(t, f.URL+"/bbs?cmd=AllView&n=10", time.Second)
 			checkCounts(t, ctx, f, res)
 			if tt.pgb != nil {
 				// PgBouncer held PostgreSQL to its pool: 2 server

@@ -16,9 +16,12 @@ import (
 )
 
 // statsSettle is how long the test waits for PostgreSQL's counts to reach
-// pg_stat_database: a backend reports them at most once a second, and
-// what it did less than a second after its last report waits until it
-// has been idle for ten seconds.
+// pg_stat_database while the backends live: a backend reports them at
+// most once a second, and what it did less than a second after its last
+// report waits until it has been idle for ten seconds. A backend that
+// exits reports what it holds as it exits, so the count after the load
+// is read once the fleet's backends are terminated (flushed), not after
+// this wait.
 const statsSettle = 11 * time.Second
 
 // TestFleetTransactionsMatchHeaders is issue 44's count that adds up
@@ -29,7 +32,10 @@ const statsSettle = 11 * time.Second
 // 1 %, as on one board. HAProxy checks each replica's /readyz twice a
 // second all along, so a ready check that commits a transaction (as pgx's
 // Ping does) fails it; PgBouncer's server_check_query runs only on a
-// server connection idle for 30 s, longer than the test waits.
+// server connection idle for 30 s, longer than the test waits. The count
+// before the load waits for the start's transactions to be reported
+// (statsSettle); the count after it terminates the fleet's backends,
+// which report theirs as they exit.
 func TestFleetTransactionsMatchHeaders(t *testing.T) {
 	admin := need(t, "haproxy", "pgbouncer")
 	for _, tt := range []struct {
@@ -55,9 +61,10 @@ func TestFleetTransactionsMatchHeaders(t *testing.T) {
 				}
 			}()
 			const requests, n = 300, 10
-			before := commits(t, ctx, admin, f.Role.Name)
+			time.Sleep(statsSettle)
+			before := commits(t, ctx, admin, f.Role.Name, false)
 			queries := sumQueries(t, ctx, fmt.Sprintf("%s/bbs?cmd=EachGetView&n=%d", f.URL, n), requests)
-			after := commits(t, ctx, admin, f.Role.Name)
+			after := commits(t, ctx, admin, f.Role.Name, true)
 			got := after.commit - before.commit
 			t.Logf("%d requests: X-BBS-Queries sum %d; database %s: xact_commit %d -> %d (+%d), xact_rollback +%d",
 				requests, queries, f.Role.Name, before.commit, after.commit, got, after.rollback-before.rollback)
@@ -79,16 +86,25 @@ func TestFleetTransactionsMatchHeaders(t *testing.T) {
 // and rolled back.
 type xacts struct{ commit, rollback int64 }
 
-// commits reads db's transactions over admin once every backend has
-// reported its counts (statsSettle).
-func commits(t *testing.T, ctx context.Context, admin, db string) xacts {
+// commits reads db's transactions over admin; with flush, it first
+// terminates db's backends and waits until each has exited, reporting
+// its counts as it went (the caller waits statsSettle otherwise).
+func commits(t *testing.T, ctx context.Context, admin, db string, flush bool) xacts {
 	t.Helper()
-	time.Sleep(statsSettle)
 	c, err := pgx.Connect(ctx, admin)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
+	if flush {
+		var n, gone int
+		if err := c.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE pg_terminate_backend(pid, 10000)) FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'client backend'`, db).Scan(&n, &gone); err != nil {
+			t.Fatalf("terminate the backends of %s: %v", db, err)
+		}
+		if n == 0 || gone != n {
+			t.Fatalf("%d of %d backends of %s terminated and gone; want every one, and some", gone, n, db)
+		}
+	}
 	var x xacts
 	if err := c.QueryRow(ctx, `SELECT xact_commit, xact_rollback FROM pg_stat_database WHERE datname = $1`, db).Scan(&x.commit, &x.rollback); err != nil {
 		t.Fatalf("pg_stat_database of %s: %v", db, err)

@@ -230,6 +230,8 @@ func thousands(n int64) string {
 // The screenshot is kept as a test artifact (go test -artifacts) and, with
 // -update-screenshots, written to docs/images/dashboard-synthetic.png.
 func TestDashboardInBrowser(t *testing.T) {
+	// Its own hub, server and browser; it waits on the frames.
+	t.Parallel()
 	ctx := browsertest.New(t, 1920, 1080) // a projector; first: skips before serving anything
 
 	h := live.New()

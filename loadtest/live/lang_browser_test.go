@@ -49,6 +49,8 @@ var (
 // kept as a test artifact and, with -update-screenshots, written to
 // docs/images/dashboard-ja.png.
 func TestDashboardLanguageInBrowser(t *testing.T) {
+	// Its own hub, server and browsers; it waits on the frames.
+	t.Parallel()
 	ja := browsertest.NewIn(t, 1920, 1080, "ja")
 	h := live.New()
 	sctx, stop := context.WithCancel(context.Background())

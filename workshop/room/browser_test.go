@@ -21,6 +21,8 @@ var updateScreenshot = flag.Bool("update-screenshot", false, "write the room's s
 // laptop's result appears without a reload by hand. The screenshot is a
 // test artifact, and docs/images/room.png with -update-screenshot.
 func TestRoomBrowser(t *testing.T) {
+	// Its own room and browser; it waits for the page to reload itself.
+	t.Parallel()
 	ctx := browsertest.New(t, 1400, 1000)
 	_, srv, _ := serve(t, Options{Dir: t.TempDir()})
 	threeLaptops(t, srv.URL)

@@ -38,6 +38,8 @@ func threeLaptops(t *testing.T, url string) {
 // marked and its readings beside each verdict, and the curves overlaid;
 // a restart on the same directory shows the same.
 func TestRoomThreeLaptops(t *testing.T) {
+	// Its own room and directory, beside TestRoomBrowser.
+	t.Parallel()
 	dir := t.TempDir()
 	_, srv, _ := serve(t, Options{Dir: dir})
 	threeLaptops(t, srv.URL)
