@@ -23,9 +23,13 @@
 // no step is held against a figure measured earlier: each step after the
 // first measures its setting and the best so far in Repeats interleaved
 // rounds (measure.Rounds) and is decided on those rounds only, by the
-// median and range of their round-by-round throughput ratios under the
-// noise rule (measure.Band, measure.Beyond); within the noise, the one
-// with the fewest workers and connections wins. The best changes only
+// core's side-by-side rules: the median of their round-by-round throughput
+// ratios against Rules.Within (measure.Ratios), or every round beyond the
+// noise floor (measure.Band, measure.Beyond); as good as each other,
+// the one with the fewest workers and connections wins, as long as it
+// stays within Within of the highest level measured (levels chain the
+// ratios from the first step, so that "as good" steps cannot drift
+// down). The best changes only
 // when a step wins; a best that misses beside a step an objective it met
 // when it became the best marks the rounds as a slow spell, and the pair
 // is measured again.

@@ -23,9 +23,13 @@ type Measurement struct {
 	// one a round).
 	Throughputs []float64 `json:"throughputs,omitempty"`
 	// Band is the throughput's spread widened to the noise floor
-	// (measure.Band, Rules.NoiseFloor): what every comparison of
-	// throughputs uses.
+	// (measure.Band, Rules.NoiseFloor).
 	Band loadtest.Spread `json:"throughput_band"`
+	// Level is the throughput relative to the tuning's first step,
+	// chained through the side-by-side rounds: a step's level is the
+	// best's beside it times the median of its round ratios to the best.
+	// Levels compare settings never measured side by side; 0: not known.
+	Level float64 `json:"level,omitempty"`
 	// Latency is the latency percentile the objectives name (p99 without
 	// one), in ms; LatencyName says which.
 	Latency     loadtest.Spread `json:"latency_ms"`

@@ -135,13 +135,14 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		}
 		t.measured = append(t.measured, m)
 		won, lost := true, false
-		st.Compared = "the first step"
+		st.Compared, m.Level = "the first step", 1
 		if beside != nil {
 			won, lost, st.Compared = t.versus(m, beside)
 			if upset {
 				st.Compared += fmt.Sprintf(" (kept at the last of %d attempts: %s)", t.spec.Rules.MaxAttempts, d.Evidence)
 			}
 		}
+		st.Level = m.Level
 		if won {
 			t.best = m
 		}

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -61,31 +62,39 @@ func (t *tuner) upset(m, beside *Measurement) (Diagnosis, bool) {
 }
 
 // versus decides m against the best as measured beside it in the same
-// rounds: m wins (becomes the best) when only it meets the objectives, or
-// when neither does and it is closer to them beyond their spreads, or,
-// the objectives alike, for the goal of throughput when it serves more
-// than the best beyond the noise (the round-by-round ratios, their median
-// and range widened to Rules.NoiseFloor, wholly above 1), or as much
-// within the noise with
-// fewer workers and connections; for the goal of resources when it has
-// fewer (as many: more throughput beyond the noise). lost says the best
-// served more beyond the noise; said says it all in words.
+// rounds, by the core's side-by-side rules: the median of the
+// round-by-round ratios m/best (measure.Ratios) below Rules.Within, or
+// every round below 1 beyond the noise floor (measure.Band, Beyond), is
+// less; above 1/Within, or every round above, more; else as good. A
+// median, so that one round a burst took does not decide. m wins (becomes the best) when only it
+// meets the objectives, or when neither does and it is closer to them
+// beyond their spreads, or, the objectives alike, for the goal of
+// throughput when it serves more, or as much with fewer workers and
+// connections while its level stays within Within of the highest level
+// measured (so that a chain of "as good" steps cannot drift down); for
+// the goal of resources when it has fewer (as many: more throughput).
+// lost says the best served more; said says it all in words. It sets
+// m's level.
 func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
-	v := measure.Ratios(m.Throughputs, beside.Throughputs, 0)
-	// The ratios' range widened to the noise floor (measure.Band) must
-	// lie wholly above 1, or below, for a difference (measure.Beyond).
-	diff, r, one := 0, measure.Band(v.Ratio, t.spec.Rules.NoiseFloor), loadtest.Spread{Median: 1, Min: 1, Max: 1}
-	switch {
-	case !v.Decided:
-	case measure.Beyond(r, one):
-		diff = 1
-	case measure.Beyond(one, r):
-		diff = -1
+	w := t.spec.Rules.Within
+	v := measure.Ratios(m.Throughputs, beside.Throughputs, w)
+	diff, base := 0, cmp.Or(t.best.Level, 1)
+	m.Level = base
+	if v.Decided {
+		m.Level = base * v.Ratio.Median
+		r, one := measure.Band(v.Ratio, t.spec.Rules.NoiseFloor), loadtest.Spread{Median: 1, Min: 1, Max: 1}
+		switch {
+		case v.Ratio.Median > 1/w || measure.Beyond(r, one):
+			diff = 1
+		case v.Ratio.Median < w || measure.Beyond(one, r):
+			diff = -1
+		}
 	}
 	lost = diff < 0
 	said = fmt.Sprintf("side by side with the best, %s, in %d rounds: %.3f (%.3f-%.3f) times its throughput, %s", short(beside.Knobs), len(v.Rounds),
-		v.Ratio.Median, v.Ratio.Min, v.Ratio.Max, [...]string{"less beyond the noise", fmt.Sprintf("within the noise (±%g %%)", t.spec.Rules.NoiseFloor), "more beyond the noise"}[diff+1])
+		v.Ratio.Median, v.Ratio.Min, v.Ratio.Max, [...]string{"less", fmt.Sprintf("as good (median %g to %.3g, rounds on both sides of 1 within ±%g %%)", w, 1/w, t.spec.Rules.NoiseFloor), "more"}[diff+1])
 	fewer, same := resources(m.Knobs) < resources(beside.Knobs), resources(m.Knobs) == resources(beside.Knobs)
+	top := t.topLevel(m.Met)
 	switch c := closer(m, beside, t.spec.Objectives); {
 	case m.Met != beside.Met:
 		won = m.Met
@@ -95,6 +104,8 @@ func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 		said += fmt.Sprintf("; both miss the objectives, it %s", [...]string{"farther from them", "", "closer to them"}[c+1])
 	case t.spec.Goal == LeastResources:
 		won = fewer || same && diff > 0
+	case diff == 0 && fewer && m.Level < w*top:
+		said += fmt.Sprintf("; with fewer, but %.3f of the highest level measured, below %g", m.Level/top, w)
 	default:
 		won = diff > 0 || diff == 0 && fewer
 	}
@@ -102,6 +113,18 @@ func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 		return true, lost, said + ": it becomes the best"
 	}
 	return false, lost, said + fmt.Sprintf(": %s stays the best", short(beside.Knobs))
+}
+
+// topLevel is the highest level of the settings measured whose Met is
+// met (0 when none has a level).
+func (t *tuner) topLevel(met bool) float64 {
+	top := 0.0
+	for _, x := range t.measured {
+		if x.Met == met {
+			top = max(top, x.Level)
+		}
+	}
+	return top
 }
 
 // closer compares a and b, both missing the objectives, by how far they
