@@ -505,3 +505,47 @@ func TestRunTunesAThirdKnob(t *testing.T) {
 		t.Errorf("the grid of three knobs (%v): want 14 x 14 x 14 settings, the last knob fastest", err)
 	}
 }
+
+// TestVersusByTheMedian holds versus to the core's side-by-side rule and
+// its guard against drift: a step whose median round ratio is 0.862 is
+// less even when one round of three read 1.12 (the ratios' range alone
+// called it a tie, T71's step 7); every round 4 % above is more; a step
+// as good with fewer workers and connections takes the best's place
+// only while its level stays within Within of the highest measured.
+func TestVersusByTheMedian(t *testing.T) {
+	f := newModel(kn(15, 15), 1, time.Millisecond, time.Millisecond)
+	spec := f.spec(kn(15, 15), 5, "p99<500ms")
+	tn, err := newTuner(spec, fakeTarget(), f.opt(Options{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := tn.spec.Objectives[0]
+	step := func(k watch.Knobs, level float64, tputs ...float64) *Measurement {
+		m := metStep(o, k, tputs[0], 0)
+		m.Throughputs, m.Level = tputs, level
+		return m
+	}
+	for _, tt := range []struct {
+		name      string
+		top       float64 // the highest level measured before
+		best, m   []float64
+		k         watch.Knobs
+		won, lost bool
+	}{
+		{"median 0.862 with one round at 1.12: less", 1, []float64{6000, 6000, 5000}, []float64{5172, 4962, 5600}, kn(15, 12), false, true},
+		{"every round 4 % above: more", 1, []float64{1000, 1000, 1000}, []float64{1040, 1041, 1042}, kn(20, 20), true, false},
+		{"as good with fewer, level within: the fewer wins", 1, []float64{1000, 1000, 1000}, []float64{970, 1010, 990}, kn(12, 12), true, false},
+		{"as good with fewer, level 0.94 of the top: the best stays", 1.03 / 0.97, []float64{1000, 1000, 1000}, []float64{970, 1010, 990}, kn(12, 12), false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tn.best = step(kn(15, 15), 1, tt.best...)
+			tn.measured = []*Measurement{step(kn(20, 20), tt.top, 1000), tn.best}
+			m := step(tt.k, 0, tt.m...)
+			tn.measured = append(tn.measured, m)
+			won, lost, said := tn.versus(m, step(kn(15, 15), 0, tt.best...))
+			if won != tt.won || lost != tt.lost {
+				t.Errorf("won %v, lost %v (%s); want won %v, lost %v", won, lost, said, tt.won, tt.lost)
+			}
+		})
+	}
+}
