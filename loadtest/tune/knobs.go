@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -28,8 +29,8 @@ type Knob struct {
 // 1 and 100), the pool capped by the workers.
 func (s Spec) DefaultKnobs() []Knob {
 	return []Knob{
-		{Name: "workers", Min: defaultInt(s.MinWorkers, 1), Max: defaultInt(s.MaxWorkers, 100), Of: func(k *watch.Knobs) *int { return &k.Workers }},
-		{Name: "pool", Min: defaultInt(s.MinPool, 1), Max: defaultInt(s.MaxPool, 100), AtMost: "workers", Of: func(k *watch.Knobs) *int { return &k.Pool }},
+		{Name: "workers", Min: cmp.Or(s.MinWorkers, 1), Max: cmp.Or(s.MaxWorkers, 100), Of: func(k *watch.Knobs) *int { return &k.Workers }},
+		{Name: "pool", Min: cmp.Or(s.MinPool, 1), Max: cmp.Or(s.MaxPool, 100), AtMost: "workers", Of: func(k *watch.Knobs) *int { return &k.Pool }},
 	}
 }
 

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -39,7 +40,7 @@ func (o *Options) Feed(fd *feed.Feed, spec *Spec) {
 // that stops early ends before the bar does; the steps beyond the budget
 // (a disturbed step measured again) stay at its last.
 func LiveProgress(path string, spec Spec, n int) feed.Position {
-	budget, repeats := defaultInt(spec.Steps, DefaultBudget), float64(defaultInt(spec.Repeats, DefaultRepeats))
+	budget, repeats := cmp.Or(spec.Steps, DefaultBudget), float64(cmp.Or(spec.Repeats, DefaultRepeats))
 	n = min(max(n, 1), budget)
 	pair := 2 * repeats * (spec.Load.Warmup + spec.Load.Duration).Seconds()
 	step := pair

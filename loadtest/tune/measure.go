@@ -15,40 +15,29 @@ import (
 )
 
 // A Measurement is one setting measured Repeats times: each figure is the
-// median over the repeats, the spreads min-max as well.
+// median over the repeats, with its spread.
 type Measurement struct {
 	Knobs      watch.Knobs     `json:"knobs"`
 	Throughput loadtest.Spread `json:"throughput"`
-	// Throughputs are each run's, in the order measured (in SideBySide,
-	// one a round).
-	Throughputs []float64 `json:"throughputs,omitempty"`
-	// Band is the throughput's spread widened to the noise floor
-	// (measure.Band, Rules.NoiseFloor).
-	Band loadtest.Spread `json:"throughput_band"`
-	// Level is the throughput relative to the tuning's first step,
-	// chained through the side-by-side rounds: a step's level is the
-	// best's beside it times the median of its round ratios to the best.
-	// Levels compare settings never measured side by side; 0: not known.
+	// Throughputs are each run's, in the order measured.
+	Throughputs []float64       `json:"throughputs,omitempty"`
+	Band        loadtest.Spread `json:"throughput_band"`
+	// Level is the throughput relative to the tuning's first step, chained
+	// through the side-by-side rounds (0: not known).
 	Level float64 `json:"level,omitempty"`
-	// Latency is the latency percentile the objectives name (p99 without
-	// one), in ms; LatencyName says which.
+	// Latency is the percentile the objectives name (p99 without one), in ms.
 	Latency     loadtest.Spread `json:"latency_ms"`
 	LatencyName string          `json:"latency_name"`
 	MeanMs      float64         `json:"mean_ms"`
-	// Objectives are the objectives' values over the repeats and whether
-	// each median meets it; Met: all do.
+	// Met says whether every objective's median meets it.
 	Objectives []Verdict `json:"objectives"`
 	Met        bool      `json:"met"`
 	Readings   Readings  `json:"readings"`
 	Runs       int       `json:"runs"`
-	// Requests and Errors count the measured requests over the repeats,
-	// failures included, and the failures.
-	Requests int64 `json:"requests"`
-	Errors   int64 `json:"errors"`
-	// Seconds is the wall time the measurement took, knobs set included.
-	Seconds float64 `json:"seconds"`
-	// Restarted: the target could not change the knobs while it ran and
-	// was started again with them (Options.Restart).
+	Requests   int64     `json:"requests"`
+	Errors     int64     `json:"errors"`
+	Seconds    float64   `json:"seconds"`
+	// Restarted says the target was started again to set the knobs.
 	Restarted bool     `json:"restarted,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
 }
@@ -60,10 +49,9 @@ type Verdict struct {
 	Pass      bool            `json:"pass"`
 }
 
-// Readings are what the target's stats (by their roles, watch.Tuning) and
-// the generator said over exactly the measured spans, each the median
-// over the repeats. A role the target has no stat for, or a stat it did
-// not report, is named in Absent and reads 0.
+// Readings are what the target's stats and the generator said over the
+// measured spans, each the median over the repeats; a reading not read is
+// named in Absent and reads 0.
 type Readings struct {
 	WorkerWaitMs  float64 `json:"worker_queue_wait_ms"`
 	WorkersBusy   float64 `json:"workers_busy"`
@@ -74,41 +62,23 @@ type Readings struct {
 	CoresBusy     float64 `json:"cores_busy_percent"`
 	MachineIdle   float64 `json:"machine_idle_percent"`
 	CPUWaitMs     float64 `json:"cpu_wait_ms"`
-	// Work is the work the requests ask for (Tuning.Work), with its
-	// queries and the database's time per request.
-	Work       string  `json:"work,omitempty"`
-	Queries    float64 `json:"queries_per_request"`
-	DatabaseMs float64 `json:"database_ms"`
-	// GeneratorCPU is the generator's own CPU as a share of its CPUs (%).
-	GeneratorCPU float64 `json:"generator_cpu_percent"`
-	// Interference is the CPU time of the target's cores that something
-	// else took (% of a core; watch.Target.Interference); GeneratorShared
-	// the generator's own CPU (% of a core) when it is not pinned and so
-	// may run on the target's cores, where it is part of Interference
-	// without being other work (0 when pinned).
-	Interference    float64 `json:"others_on_its_cores_percent"`
-	GeneratorShared float64 `json:"generator_cpu_shared_percent"`
-	// GeneratorSteal is the time the hypervisor took from the generator's
-	// CPUs (steal, % of a core, summed over them; 0 where the OS does not
-	// count it): a generator that loses its core offers less load and
-	// reads its answers late, whatever the target's cores did.
-	GeneratorSteal float64 `json:"generator_steal_percent"`
-	// ErrorShare is the failed requests' share (%).
-	ErrorShare float64  `json:"error_percent"`
-	Absent     []string `json:"absent,omitempty"`
+	Work          string  `json:"work,omitempty"`
+	Queries       float64 `json:"queries_per_request"`
+	DatabaseMs    float64 `json:"database_ms"`
+	GeneratorCPU  float64 `json:"generator_cpu_percent"`
+	Interference  float64 `json:"others_on_its_cores_percent"`
+	// GeneratorShared is the generator's own CPU when it is not pinned: on
+	// the target's cores it counts in Interference without being other work.
+	GeneratorShared float64  `json:"generator_cpu_shared_percent"`
+	GeneratorSteal  float64  `json:"generator_steal_percent"`
+	ErrorShare      float64  `json:"error_percent"`
+	Absent          []string `json:"absent,omitempty"`
 }
 
 // has reports whether the reading called name was measured.
-func (r Readings) has(name string) bool {
-	for _, a := range r.Absent {
-		if a == name {
-			return false
-		}
-	}
-	return true
-}
+func (r Readings) has(name string) bool { return !slices.Contains(r.Absent, name) }
 
-// The names of the readings, as Absent and the step lines give them.
+// The readings' names, as Absent gives them.
 const (
 	rWorkerWait     = "worker wait"
 	rWorkersBusy    = "workers busy"
@@ -147,15 +117,13 @@ func (t *tuner) roles() []role {
 	return append(rs, role{rInterference, t.target.Interference.Name, func(r *Readings) *float64 { return &r.Interference }})
 }
 
-// A role is one reading: its name, the target's stat giving it and its
-// field in Readings.
+// A role is a reading's name, the target's stat for it and its field.
 type role struct {
 	name, stat string
 	field      func(*Readings) *float64
 }
 
-// stats are the target's stats the tuner watches: those its roles name,
-// the work's two, and the target's interference.
+// stats are the target's stats the tuner watches.
 func (t *tuner) stats() []watch.Stat {
 	want := map[string]bool{}
 	for _, r := range t.roles() {
@@ -178,23 +146,19 @@ func (t *tuner) stats() []watch.Stat {
 }
 
 // A Measurer takes the tuner's measurements: it reads and sets the
-// target's knobs and runs the load at the setting in force. The tuner
-// reduces the runs it returns (their figures and the target's readings by
-// their stats' names) and judges them; the live one drives the load engine
-// against the target, a test's computes the runs from a model of one.
+// target's knobs and runs the load at the setting in force.
 type Measurer interface {
 	// Get returns the setting in force.
 	Get(ctx context.Context) (watch.Knobs, error)
 	// Set sets k and returns once it took effect, reporting whether the
 	// target was started again for it.
 	Set(ctx context.Context, k watch.Knobs) (restarted bool, err error)
-	// Run runs the spec's load n times at k, in force, the warm-up before
-	// the first only; first numbers the runs (#first+1..).
+	// Run runs the spec's load n times at k, warming up before the first;
+	// first numbers the runs.
 	Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error)
 }
 
-// measure sets k on the target and measures it Repeats times, the warm-up
-// before the first only (the setting changes there, not between repeats).
+// measure sets k on the target and measures it Repeats times.
 func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error) {
 	t0 := time.Now()
 	restarted, err := t.m.Set(ctx, k)
@@ -211,9 +175,7 @@ func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error
 	return m, nil
 }
 
-// liveMeasurer measures the tuner's running target: its knobs through
-// its watch.Tuning on the spec's admin listener, each run with the load
-// engine, its readings by the watcher over exactly the measured window.
+// liveMeasurer measures the running target with the load engine.
 type liveMeasurer struct {
 	t       *tuner
 	watcher loadtest.Watcher
@@ -223,8 +185,8 @@ func (l *liveMeasurer) Get(ctx context.Context) (watch.Knobs, error) {
 	return l.t.tuning.Get(ctx, l.t.spec.Admin)
 }
 
-// Set starts the target again with k (Options.Restart) when it cannot
-// change k while it runs.
+// Set starts the target again with k when it cannot change k while it
+// runs.
 func (l *liveMeasurer) Set(ctx context.Context, k watch.Knobs) (bool, error) {
 	got, err := l.t.tuning.Set(ctx, l.t.spec.Admin, k)
 	restarted := false
@@ -253,7 +215,6 @@ func (l *liveMeasurer) Run(ctx context.Context, k watch.Knobs, first, n int) ([]
 		s := l.t.spec.Load
 		s.Name = fmt.Sprintf("%s #%d", short(k), first+i+1)
 		if i > 0 {
-			// Warmed by the first run: the setting has not changed.
 			s.Warmup = 0
 		}
 		s.Watcher = l.watcher
@@ -272,14 +233,9 @@ func (l *liveMeasurer) Run(ctx context.Context, k watch.Knobs, first, n int) ([]
 	return runs, nil
 }
 
-// SideBySide measures each of ks again, interleaved: rounds rounds, every
-// setting of ks once per round (set, warmed up, one run of the spec's
-// load; measure.Rounds, each round starting one setting further on), and
-// returns each setting's Measurement over its rounds, in the
-// order of ks. A tuning's figures are taken minutes apart and move with
-// the machine (docs/measurements.md, "The tuner against the full grid");
-// these are taken side by side, so that their difference is the
-// settings'. It leaves the target at the last of ks.
+// SideBySide measures each of ks once a round for rounds rounds
+// (measure.Rounds, rotated) and returns their Measurements in the order of
+// ks, so that their difference is the settings' and not the machine's.
 func SideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
 	t, err := newTuner(spec, target, opt)
 	if err != nil {
@@ -381,10 +337,7 @@ func (t *tuner) readRun(res *loadtest.Result, values map[string][]float64) {
 	values["errors"] = append(values["errors"], share)
 }
 
-// generatorShare is the generator's CPU as a share of its CPUs (its
-// affinity when the cost says, else runtime.NumCPU, which also counts the
-// affinity where the OS gives one), in %; 0 where the OS gives no process
-// times.
+// generatorShare is the generator's CPU as a share of its CPUs, in %.
 func generatorShare(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok {
@@ -398,10 +351,7 @@ func generatorShare(c loadtest.Cost) float64 {
 }
 
 // generatorShared is the generator's CPU in % of one core when it is not
-// pinned (its CPUs are all the machine's, or unknown), else 0: pinned as
-// the cost says (loadtest.CoresUse.Pinned), not by runtime.NumCPU, which
-// counts the affinity (docs/measurements.md, "The tuner against the full
-// grid").
+// pinned, else 0.
 func generatorShared(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok || c.Cores != nil && c.Cores.Pinned {
@@ -410,8 +360,7 @@ func generatorShared(c loadtest.Cost) float64 {
 	return cpu
 }
 
-// generatorSteal is the hypervisor's steal of the generator's CPUs over
-// the measured span, in % of one core; 0 where the OS does not count it.
+// generatorSteal is the steal of the generator's CPUs, in % of one core.
 func generatorSteal(c loadtest.Cost) float64 {
 	if c.Cores == nil || c.Cores.Steal == nil {
 		return 0
@@ -443,8 +392,7 @@ func round(v float64, digits int) float64 {
 	return math.Round(v*p) / p
 }
 
-// knobsText is a setting as the lines give it: "8 workers / 8 connections"
-// or, with min and max apart, "8 workers / 2-8 connections".
+// knobsText is a setting in words: "8 workers / 2-8 connections".
 func knobsText(k watch.Knobs) string {
 	if k.PoolMin != 0 && k.PoolMin != k.Pool {
 		return fmt.Sprintf("%d workers / %d-%d connections", k.Workers, k.PoolMin, k.Pool)

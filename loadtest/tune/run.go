@@ -11,9 +11,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Result is a whole tuning: every step with its evidence, the winner,
-// what limits it, why the tuner stopped and the article's two rules
-// checked against the winner.
+// Result is a whole tuning: every step, the winner and its limit, why the
+// tuner stopped and the article's two rules checked against the winner.
 type Result struct {
 	Objectives []string    `json:"objectives"`
 	Goal       Goal        `json:"goal"`
@@ -21,25 +20,20 @@ type Result struct {
 	Start      watch.Knobs `json:"start"`
 	Steps      []Step      `json:"steps"`
 	Winner     watch.Knobs `json:"winner"`
-	// WinnerMet says whether the winner meets the objectives; Limit is
-	// what limits the winner.
-	WinnerMet bool      `json:"winner_met"`
-	Limit     Diagnosis `json:"limit"`
+	WinnerMet  bool        `json:"winner_met"`
+	Limit      Diagnosis   `json:"limit"`
 	// Stopped says why the tuner stopped; Outcome in one word: met,
 	// capacity, application, invalid, budget or unmet.
 	Stopped string `json:"stopped"`
 	Outcome string `json:"outcome"`
 	Rules   Rules  `json:"rules"`
-	// Measurements counts the settings measured (the first step's one,
-	// two for every later step: the setting and the best beside it, and
-	// the min = max check); Runs the load runs (each Repeats long).
+	// Measurements counts the settings measured, Runs the load runs.
 	Measurements int     `json:"measurements"`
 	Runs         int     `json:"runs"`
 	Seconds      float64 `json:"seconds"`
 }
 
-// File is what "loadtest tune -out" writes: the load each setting was
-// measured with and the whole tuning.
+// File is what "loadtest tune -out" writes.
 type File struct {
 	Tool string            `json:"tool"` // "loadtest tune"
 	At   time.Time         `json:"at"`
@@ -49,27 +43,17 @@ type File struct {
 
 // Rules are the article's two rules checked against the winner.
 type Rules struct {
-	// WorkersPool: the article's workers = pool + α (a few); Holds says
-	// whether the winner keeps it.
+	// WorkersPool is the article's workers = pool + α checked.
 	WorkersPool      string `json:"workers_pool"`
 	WorkersPoolHolds bool   `json:"workers_pool_holds"`
-	// MinMax: whether min = max mattered (the winner measured again with
-	// the pool's minimum at 1), or why it was not checked; MinMaxStep is
-	// that measurement.
+	// MinMax says whether min = max mattered, or why it was not checked.
 	MinMax     string       `json:"min_max"`
 	MinMaxStep *Measurement `json:"min_max_step,omitempty"`
 }
 
-// Run tunes the target's knobs under spec: from spec.Start it measures a
-// setting (after the first, side by side with the best so far), names its
-// limit (Diagnose), moves to the setting the limit points at (or to the
-// one the best's points at, or to an unmeasured neighbour of the best),
-// and stops when the objectives are met and no neighbour beat the best
-// side by side, when the limit is the generator, the application or the
-// CPU (with nothing smaller as good), or when the budget is spent. It
-// leaves the target set to the winner, the last best. An error before the
-// first step (the spec, the knobs) returns no result; one after returns
-// what was measured with the error.
+// Run tunes the target's knobs under spec and leaves the target set to the
+// winner. An error before the first step returns no result; one after
+// returns what was measured with the error.
 func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Result, error) {
 	t, err := newTuner(spec, target, opt)
 	if err != nil {
@@ -82,7 +66,7 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 			return nil, fmt.Errorf("read the knobs in force: %w", err)
 		}
 	}
-	res := &Result{Goal: t.spec.Goal, Work: t.work.Name, Start: cur, Objectives: strings.Split(t.objectives(), ",")}
+	res := &Result{Goal: t.spec.Goal, Work: t.work.Name, Start: cur, Objectives: strings.Split(t.spec.objectives(), ",")}
 	reserve := 0
 	if t.spec.CheckMinMax {
 		reserve = 1
@@ -104,7 +88,7 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 // loop measures settings until a stop, returning why and the outcome.
 func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string, string, error) {
 	for {
-		if ok, why := t.budgetLeft(reserve); !ok { // a budget of time spent in the step
+		if ok, why := t.budgetLeft(reserve); !ok {
 			return why, "budget", nil
 		}
 		prev := t.best
@@ -119,9 +103,7 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		}
 		d, upset := t.upset(m, beside)
 		if upset && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
-			// Measured again, up to Rules.MaxAttempts in all; the upset
-			// figures are kept in the step and left out of every
-			// comparison.
+			// Kept in the step, left out of every comparison.
 			t.retried[m.Knobs]++
 			k := m.Knobs
 			st.Diagnosis, st.Compared, st.Decision, st.Why, st.Next = d, "left out: disturbed", "measure it again", d.Evidence, &k
@@ -175,12 +157,9 @@ func (t *tuner) record(st Step) {
 	}
 }
 
-// next chooses what follows step m (diagnosed d; lost: the best beat it
-// side by side beyond the noise): a stop (with its reason and outcome)
-// for the generator and the application; else the setting the readings
-// point at if unmeasured, else the one the best's readings point at,
-// else an unmeasured neighbour of the best; with none left, a stop
-// saying what limits the best.
+// next chooses what follows step m (lost: the best beat it): the setting
+// its readings point at if unmeasured, else the one the best's point at,
+// else an unmeasured neighbour of the best, else a stop.
 func (t *tuner) next(m *Measurement, d Diagnosis, lost bool) (Proposal, bool, string) {
 	switch d.Limit {
 	case Generator:
@@ -188,8 +167,7 @@ func (t *tuner) next(m *Measurement, d Diagnosis, lost bool) (Proposal, bool, st
 	case Application:
 		return Proposal{Why: "stop: the limit is the application, not a knob: " + d.Evidence}, true, "application"
 	}
-	// A setting the best beat beyond the noise has nothing to trim:
-	// fewer of it is no way to the best.
+	// Fewer of a setting the best beat is no way to the best.
 	best := t.best
 	if shrinks := d.Limit == Capacity || d.Limit == Load; !shrinks || !lost {
 		if p, ok := t.fresh(t.propose(m, d, t.lower(m.Knobs), t.halve(m.Knobs))); ok {
@@ -212,7 +190,7 @@ func (t *tuner) next(m *Measurement, d Diagnosis, lost bool) (Proposal, bool, st
 }
 
 // halve reports whether no setting smaller than k in every knob was
-// measured: a full CPU then halves them.
+// measured.
 func (t *tuner) halve(k watch.Knobs) bool {
 	for _, m := range t.measured {
 		if !slices.ContainsFunc(t.knobs, func(kn knob) bool { return *kn.Of(&m.Knobs) >= *kn.Of(&k) }) {
@@ -222,7 +200,7 @@ func (t *tuner) halve(k watch.Knobs) bool {
 	return true
 }
 
-// fresh keeps a proposal that is within the bounds and not yet measured.
+// fresh keeps a proposal within the bounds and not yet measured.
 func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
 	if !ok || t.knobs.outside(p.Knobs) != "" || t.visited(p.Knobs) != nil {
 		return Proposal{}, false
@@ -235,19 +213,11 @@ func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
 	bd := t.spec.Diagnose(best, t.lower(best.Knobs))
 	switch {
 	case !best.Met:
-		return Proposal{Why: fmt.Sprintf("stop: no setting within the bounds met %s; the closest to it, %s (the best side by side), is limited by %s: %s", t.objectives(), short(best.Knobs), bd.Limit, bd.Evidence)}, true, "unmet"
+		return Proposal{Why: fmt.Sprintf("stop: no setting within the bounds met %s; the closest to it, %s (the best side by side), is limited by %s: %s", t.spec.objectives(), short(best.Knobs), bd.Limit, bd.Evidence)}, true, "unmet"
 	case bd.Limit == Capacity:
-		return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beat it side by side; its limit is the hardware: %s", short(best.Knobs), t.objectives(), bd.Evidence)}, true, "capacity"
+		return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beat it side by side; its limit is the hardware: %s", short(best.Knobs), t.spec.objectives(), bd.Evidence)}, true, "capacity"
 	}
-	return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beat it side by side (limit: %s)", short(best.Knobs), t.objectives(), bd.Limit)}, true, "met"
-}
-
-func (t *tuner) objectives() string {
-	var s []string
-	for _, o := range t.spec.Objectives {
-		s = append(s, o.Text)
-	}
-	return strings.Join(s, ",")
+	return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beat it side by side (limit: %s)", short(best.Knobs), t.spec.objectives(), bd.Limit)}, true, "met"
 }
 
 // log prints a step's line.

@@ -1,6 +1,7 @@
 package tune
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,59 +15,36 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Spec is one tuning: the load each setting is measured with, the
-// target's admin listener, the objectives and the goal, where to start,
-// the knobs' bounds and the budget.
+// Spec is one tuning: the load, the target's admin listener, the
+// objectives and the goal, where to start, the knobs' bounds and the budget.
 type Spec struct {
-	// Load is the load of each measurement: its requests, clients, model,
-	// think time, warm-up and measured duration (Watcher and Name are set
-	// per measurement).
-	Load loadtest.Settings
-	// Admin is the base URL of the target's admin listener (its stats and
-	// knobs).
+	// Load is the load of each measurement (Watcher and Name are set per
+	// measurement).
+	Load  loadtest.Settings
 	Admin string `toml:"admin" flag:"admin" default:"http://127.0.0.1:6060" help:"base URL of the target's admin listener (its stats and knobs)"`
-	// Objectives must all be met (the medians over the repeats); Goal
-	// says what is best among the settings that meet them.
+	// Objectives must all be met; Goal says what is best among the
+	// settings that meet them.
 	Objectives []loadtest.Objective `toml:"-"`
 	Goal       Goal                 `toml:"goal" flag:"goal" default:"throughput" help:"what is best among the settings meeting -slo: throughput (the most; within the noise, the fewest workers and connections) or resources (the fewest)"`
 	// Start is the first setting (zero: the knobs in force).
-	Start watch.Knobs `toml:"-"`
-	// MinWorkers..MaxPool bound the default knobs (0: 1 and 100).
-	MinWorkers int `toml:"min_workers" flag:"min-workers" default:"1" help:"fewest workers the tuner tries"`
-	MaxWorkers int `toml:"max_workers" flag:"max-workers" default:"100" help:"most workers the tuner tries"`
-	MinPool    int `toml:"min_pool" flag:"min-pool" default:"1" help:"fewest connections the tuner tries"`
-	MaxPool    int `toml:"max_pool" flag:"max-pool" default:"100" help:"most connections the tuner tries"`
-	// Repeats is how many times a step measures its setting (0: 3), after
-	// the first in as many rounds with the best, so that its spread
-	// (min-max) is known.
-	Repeats int `toml:"repeats" flag:"repeats" default:"3" help:"runs of each step's setting, after the first step in as many interleaved rounds with the best (their spread, min-max, is its noise)"`
-	// Steps bounds the steps (0: 12), each after the first two
-	// measurements (its setting and the best beside it); Time, when set,
-	// bounds the tuning's wall time (no step starts after it).
-	Steps int           `toml:"budget" flag:"budget" default:"12" help:"steps at most, each after the first measuring its setting side by side with the best (the min = max check counts)"`
-	Time  time.Duration `toml:"budget_time" flag:"budget-time" help:"stop starting steps after this wall time (0: no bound)"`
-	// CheckMinMax measures the winner once more with the pool's minimum at
-	// 1 (grown on demand) to say whether min = max mattered; it counts in
-	// Steps.
-	CheckMinMax bool `toml:"check_min_max" flag:"check-min-max" help:"measure the winner once more with the pool's minimum at 1: did min = max matter?"`
+	Start       watch.Knobs   `toml:"-"`
+	MinWorkers  int           `toml:"min_workers" flag:"min-workers" default:"1" help:"fewest workers the tuner tries"`
+	MaxWorkers  int           `toml:"max_workers" flag:"max-workers" default:"100" help:"most workers the tuner tries"`
+	MinPool     int           `toml:"min_pool" flag:"min-pool" default:"1" help:"fewest connections the tuner tries"`
+	MaxPool     int           `toml:"max_pool" flag:"max-pool" default:"100" help:"most connections the tuner tries"`
+	Repeats     int           `toml:"repeats" flag:"repeats" default:"3" help:"runs of each step's setting, after the first step in as many interleaved rounds with the best (their spread, min-max, is its noise)"`
+	Steps       int           `toml:"budget" flag:"budget" default:"12" help:"steps at most, each after the first measuring its setting side by side with the best (the min = max check counts)"`
+	Time        time.Duration `toml:"budget_time" flag:"budget-time" help:"stop starting steps after this wall time (0: no bound)"`
+	CheckMinMax bool          `toml:"check_min_max" flag:"check-min-max" help:"measure the winner once more with the pool's minimum at 1: did min = max matter?"`
 	// Knobs are the knobs the tuner moves (nil: DefaultKnobs).
 	Knobs []Knob `toml:"-"`
-	// Thresholds are the diagnosis's bounds on the readings.
 	Thresholds
-	// Rules are the measuring rules (package measure): when a measurement
-	// was disturbed and is measured again (up to MaxAttempts in all), and
-	// the noise floor of every comparison; zero fields take their
-	// defaults.
 	Rules measure.Rules `toml:"-"`
 }
 
-// Complete fills in a tuning a command line gives (loadtest tune and
-// tunebench), its Load's requests already built: the clients, the
-// objectives from slo, the first setting from start (WORKERS/POOL; empty:
-// the knobs in force) and, unless given (durationSet, warmupSet), a
-// measured duration of 3 s (none with a bound on the requests) after 1 s
-// of warm-up. It checks Admin and the load; each problem is a usage error
-// naming its flag.
+// Complete fills in a tuning from a command line, its Load's requests
+// already built, and checks it; each problem is a usage error naming its
+// flag.
 func (s *Spec) Complete(clients int, slo, start string, durationSet, warmupSet bool) error {
 	if !durationSet && s.Load.MaxRequests == 0 {
 		s.Load.Duration = 3 * time.Second
@@ -90,36 +68,34 @@ func (s *Spec) Complete(clients int, slo, start string, durationSet, warmupSet b
 	return cli.Usage(s.Load.Validate())
 }
 
-// Describe says in a line what the tuning will do: the first request's
-// URL at its clients, each setting's measured duration and repeats, the
-// objectives, the goal and the budget.
+// Describe says in a line what the tuning will do.
 func (s *Spec) Describe() string {
+	return fmt.Sprintf("%s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
+		s.Load.Requests[0].URL, s.Load.Clients, s.Load.Duration, max(s.Repeats, 1), s.objectives(), s.Goal, s.Steps)
+}
+
+// objectives are the objectives' texts, joined by commas.
+func (s *Spec) objectives() string {
 	var objs []string
 	for _, o := range s.Objectives {
 		objs = append(objs, o.Text)
 	}
-	return fmt.Sprintf("%s at %d clients, %s measured %d times per setting, objectives %s, goal %s, budget %d steps",
-		s.Load.Requests[0].URL, s.Load.Clients, s.Load.Duration, max(s.Repeats, 1), strings.Join(objs, ","), s.Goal, s.Steps)
+	return strings.Join(objs, ",")
 }
 
 // Options are what the caller attaches to a tuning.
 type Options struct {
-	// Logf gets one line per step as it goes, and the conclusion.
+	// Logf gets one line per step, and the conclusion.
 	Logf func(format string, a ...any)
-	// OnStep is told of each step once it is decided (the live
-	// dashboard's path).
+	// OnStep is told of each step once it is decided.
 	OnStep func(Step)
-	// Watch, when set, completes the watcher's options of every
-	// measurement (the live dashboard's OnRead).
+	// Watch, when set, completes the watcher's options of every measurement.
 	Watch func(*watch.Options)
-	// Restart, when set, starts the target again with k and returns once
-	// it is ready: the tuner calls it when the target cannot change a knob
-	// while it runs (Tuning.Set's error wraps watch.ErrRestart). Without
-	// it such a knob ends the tuning with the target's reason.
+	// Restart, when set, starts the target again with k, for a knob it
+	// cannot change while it runs (watch.ErrRestart).
 	Restart func(ctx context.Context, k watch.Knobs) error
 	// Measurer, when set, takes the measurements in place of the load
-	// engine against spec.Admin (a model of a target, in tests); the
-	// target still names the stats its readings come from.
+	// engine (a model of a target, in tests).
 	Measurer Measurer
 }
 
@@ -129,24 +105,19 @@ type Step struct {
 	N int `json:"n"`
 	Measurement
 	Diagnosis Diagnosis `json:"diagnosis"`
-	// Beside is the best before the step as measured side by side with
-	// it, in the same rounds (absent for the first step). Compared says
-	// how the step stands against it: the median and range of their
-	// round-by-round throughput ratios, a difference only beyond the
-	// noise, and the objectives.
+	// Beside is the best as measured in the same rounds (absent for the
+	// first step); Compared says how the step stands against it.
 	Beside   *Measurement `json:"beside,omitempty"`
 	Compared string       `json:"compared"`
-	// Best is the best setting after this step.
-	Best watch.Knobs `json:"best"`
-	// Decision is what the tuner does next, Why the reading behind it.
-	Decision string `json:"decision"`
-	Why      string `json:"why"`
-	// Next is the next setting measured (absent on the last step).
-	Next *watch.Knobs `json:"next,omitempty"`
+	// Best is the best setting after this step; Decision what the tuner
+	// does next, Why the reading behind it.
+	Best     watch.Knobs  `json:"best"`
+	Decision string       `json:"decision"`
+	Why      string       `json:"why"`
+	Next     *watch.Knobs `json:"next,omitempty"`
 }
 
-// The spec's defaults: each setting measured DefaultRepeats times, at most
-// DefaultBudget settings.
+// The spec's defaults of Repeats and Steps.
 const (
 	DefaultRepeats = 3
 	DefaultBudget  = 12
@@ -163,8 +134,8 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	if _, err := url.Parse(s.Admin); err != nil || !strings.HasPrefix(s.Admin, "http") {
 		return nil, fmt.Errorf("%w: admin %q: want the http:// base URL of the target's admin listener", errSpec, s.Admin)
 	}
-	s.Repeats = defaultInt(s.Repeats, DefaultRepeats)
-	s.Steps = defaultInt(s.Steps, DefaultBudget)
+	s.Repeats = cmp.Or(s.Repeats, DefaultRepeats)
+	s.Steps = cmp.Or(s.Steps, DefaultBudget)
 	if s.Goal == "" {
 		s.Goal = MostThroughput
 	}
@@ -200,13 +171,6 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	return ks, err
 }
 
-func defaultInt(v, d int) int {
-	if v == 0 {
-		return d
-	}
-	return v
-}
-
 // latencyOf is the percentile the objectives name first (p99 without one).
 func latencyOf(objs []loadtest.Objective) latencyQ {
 	for _, o := range objs {
@@ -234,21 +198,17 @@ type tuner struct {
 	knobs    knobSet
 	judge    measure.Judge
 	measured []*Measurement
-	// best is the best so far, as measured when it became the best: the
-	// first step, then each step that won side by side against it.
+	// best is the best so far, as measured when it became the best.
 	best  *Measurement
 	steps []Step
-	// taken counts the steps and measurements the settings measured,
-	// disturbed ones included; retried counts each setting's steps again
-	// after a disturbed one.
+	// taken counts the steps, disturbed ones included; retried counts each
+	// setting's steps taken again after a disturbed one.
 	taken, measurements int
 	retried             map[watch.Knobs]int
 	started             time.Time
 }
 
-// newTuner checks the spec against the target and builds the measurer
-// (Options.Measurer, or the live one with the watcher every measurement
-// uses).
+// newTuner checks the spec against the target and builds the measurer.
 func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	ks, err := spec.check(t, opt.Measurer != nil)
 	if err != nil {
@@ -287,8 +247,8 @@ func (t *tuner) visited(k watch.Knobs) *Measurement {
 	return nil
 }
 
-// lower is the measured setting with k's other knobs and the most workers
-// below k's, or nil.
+// lower is the measured setting with k's other knobs and the next fewer
+// workers, or nil.
 func (t *tuner) lower(k watch.Knobs) *Measurement {
 	var out *Measurement
 	for _, m := range t.measured {
