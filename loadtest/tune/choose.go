@@ -11,8 +11,7 @@ import (
 )
 
 // A Ladder is the values a knob takes, ascending: the tuner moves from
-// rung to rung, so that a move is a meaningful step whatever the size and
-// the grid it walks is finite (the benchmark measures the same grid).
+// rung to rung.
 type Ladder []int
 
 // DefaultLadder returns the rungs from lo to hi: every count to 6, then
@@ -69,7 +68,7 @@ type Proposal struct {
 }
 
 // growth is how far the CPU's room lets the concurrency grow: RoomCPU over
-// the cores' busy share (2 when unknown), at least 1, at most 4.
+// the cores' busy share (2 when unknown), within 1..4.
 func (th Thresholds) growth(r Readings) float64 {
 	if !r.has(rCoresBusy) || r.CoresBusy <= 0 {
 		return 2
@@ -77,11 +76,9 @@ func (th Thresholds) growth(r Readings) float64 {
 	return math.Max(1, math.Min(4, th.RoomCPU/r.CoresBusy))
 }
 
-// propose returns the setting the diagnosis d of m points at (lower as
-// for Diagnose; halve: no setting smaller in every knob was measured, so
-// a full CPU halves them), or false when it points at none: the
-// generator, the application, or nothing to trim. The readings name the
-// workers and the pool; other knobs keep their values, within their caps.
+// propose returns the setting the diagnosis d of m points at, or false
+// when it points at none; knobs other than the workers and the pool keep
+// their values, within their caps.
 func (t *tuner) propose(m *Measurement, d Diagnosis, lower *Measurement, halve bool) (Proposal, bool) {
 	r, k, ks := m.Readings, m.Knobs, t.knobs
 	w, p := k.Workers, k.Pool
@@ -96,9 +93,7 @@ func (t *tuner) propose(m *Measurement, d Diagnosis, lower *Measurement, halve b
 		want := int(math.Ceil(float64(w) * math.Min(f, 1+r.WorkersQueued/float64(w))))
 		next.Workers = wl.atLeast(max(want, w+1))
 		why = fmt.Sprintf("more workers (%.1f queued, CPU room x%.2f)", r.WorkersQueued, f)
-		// The connections the new workers will want, at the share of
-		// their time the present ones hold one: more when they would be
-		// over 90 % in use.
+		// More connections when the new workers would hold over 90 %.
 		if need := r.PoolInUse * float64(next.Workers) / float64(w); r.has(rPoolInUse) && need > 0.9*float64(p) {
 			next.Pool = max(p, pl.atLeast(min(next.Workers, int(math.Ceil(need/0.9)))))
 			why += fmt.Sprintf(", and connections with them (%.1f of %d in use now, %.1f wanted)", r.PoolInUse, p, need)
@@ -128,32 +123,23 @@ func (t *tuner) propose(m *Measurement, d Diagnosis, lower *Measurement, halve b
 	return Proposal{Knobs: next, Why: why}, true
 }
 
-// Goal is what the tuner maximises among the settings that meet the
-// objectives.
+// Goal is what is best among the settings that meet the objectives.
 type Goal string
 
 // The goals.
 const (
-	// MostThroughput: the most throughput; among settings within the
-	// noise of the most, the fewest workers and connections.
 	MostThroughput Goal = "throughput"
-	// LeastResources: the fewest workers and connections that meet the
-	// objectives; among equal ones, the most throughput.
 	LeastResources Goal = "resources"
 )
 
 // resources is a setting's size: workers plus connections.
 func resources(k watch.Knobs) int { return k.Workers + k.Pool }
 
-// pick chooses the best of the measured settings (at least one) for goal,
-// never on a difference within the noise: among those meeting the
-// objectives, for MostThroughput the fewest resources among those whose
-// throughput spread reaches the highest median's and that no other beats
-// beyond the noise (a wide spread at the top must not let a setting in
-// that another setting beats: ties are not chained), for LeastResources the
-// fewest resources; when none meets them, the same among those closest to
-// them (the failing objectives' values as a share of their limits: miss;
-// within the closest's spread).
+// pick chooses the best of ms for goal among those meeting the
+// objectives (none: those about as close to them as the closest), never on
+// a difference within the noise: for MostThroughput the fewest resources
+// among those reaching the top's band that nothing beats (ties are not
+// chained), for LeastResources the fewest resources.
 func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement {
 	var met []*Measurement
 	for _, m := range ms {
@@ -162,13 +148,6 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 		}
 	}
 	if len(met) == 0 {
-		// None met: the closest, and each whose miss at its best repeat
-		// reaches the closest's at its worst (or within 5 % of its
-		// median). A p99 moves more than that from one repeat to the next
-		// (docs/measurements.md, "The tuner against the full grid"), so a
-		// closeness within it decides
-		// nothing: the throughput decides among them, as among those
-		// that meet.
 		closest := slices.MinFunc(ms, func(a, b *Measurement) int { return cmp.Compare(miss(a, objs, atMedian), miss(b, objs, atMedian)) })
 		for _, m := range ms {
 			if miss(m, objs, atBest) <= reach(closest, objs) {
@@ -176,14 +155,14 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 			}
 		}
 	}
+	fewest := func(a, b *Measurement) int {
+		if c := resources(a.Knobs) - resources(b.Knobs); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.Throughput.Median, a.Throughput.Median)
+	}
 	if goal == LeastResources {
-		slices.SortStableFunc(met, func(a, b *Measurement) int {
-			if c := resources(a.Knobs) - resources(b.Knobs); c != 0 {
-				return c
-			}
-			return cmp.Compare(b.Throughput.Median, a.Throughput.Median)
-		})
-		return met[0]
+		return slices.MinFunc(met, fewest)
 	}
 	top := slices.MaxFunc(met, func(a, b *Measurement) int { return cmp.Compare(a.Throughput.Median, b.Throughput.Median) })
 	var tied []*Measurement
@@ -193,17 +172,11 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 			tied = append(tied, m)
 		}
 	}
-	return slices.MinFunc(tied, func(a, b *Measurement) int {
-		if c := resources(a.Knobs) - resources(b.Knobs); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.Throughput.Median, a.Throughput.Median)
-	})
+	return slices.MinFunc(tied, fewest)
 }
 
-// An end is the value of an objective's spread that miss reads: the
-// median, or the repeat most (atBest) or least (atWorst) favourable to
-// the objective. A spread of no repeats (N 0) is its median.
+// An end is the value of an objective's spread that miss reads (a spread
+// of no repeats reads its median).
 type end int
 
 const (
@@ -213,8 +186,7 @@ const (
 )
 
 // miss is how far m is from its objectives: the sum over the failing ones
-// (failing by their medians) of the value's ratio to the limit, the value
-// read at e (0 when all are met).
+// of the value's ratio to the limit, read at e.
 func miss(m *Measurement, objs []loadtest.Objective, e end) float64 {
 	sum := 0.0
 	for i, v := range m.Objectives {

@@ -13,36 +13,18 @@ type Limit string
 
 // The limits Diagnose names.
 const (
-	// Generator: the generator's own CPU was full; the measurement says
-	// nothing of the target.
-	Generator Limit = "generator"
-	// Capacity: the target's cores (or the machine) were full; no knob
-	// adds throughput, only less work per request would.
-	Capacity Limit = "capacity"
-	// Application: many queries per request with the database's time
-	// dominating (N+1): the work per request, not a knob.
+	Generator   Limit = "generator"
+	Capacity    Limit = "capacity"
 	Application Limit = "application"
-	// Workers: requests waited for a worker while the CPU had room.
-	Workers Limit = "workers"
-	// Pool: requests waited for a connection.
-	Pool Limit = "pool"
-	// TooMany: more connections than workers (some can never be used), or
-	// CPU wait that grew with the workers for no throughput.
-	TooMany Limit = "too many"
-	// Load: nothing of the target's was full or waited for: the load
-	// offered (clients, think time) is the limit.
-	Load Limit = "load"
-	// Disturbed: other work took the target's cores during the
-	// measurement, the hypervisor took the generator's (steal), or the
-	// best beside it missed an objective it had met (a slow spell); it is
-	// measured again, up to Rules.MaxAttempts in all.
-	Disturbed Limit = "disturbed"
+	Workers     Limit = "workers"
+	Pool        Limit = "pool"
+	TooMany     Limit = "too many"
+	Load        Limit = "load"
+	Disturbed   Limit = "disturbed"
 )
 
 // Thresholds are the diagnosis's bounds on the readings, each field's
-// meaning its help tag, each zero field its default tag's value
-// (docs/experiments.md, "The tuner's thresholds", says which measurement
-// chose each).
+// meaning its help tag, each zero field its default tag's value.
 type Thresholds struct {
 	FullCPU       float64 `toml:"full_cpu" flag:"full-cpu" default:"94" help:"the target's cores (the machine, by its idle share) count as full from this busy share (%)"`
 	FullGenerator float64 `toml:"full_generator" flag:"full-generator" default:"85" help:"the generator counts as full from this share of its CPUs (%): the measurement is invalid"`
@@ -80,17 +62,11 @@ type Diagnosis struct {
 	Evidence string  `json:"evidence"`
 }
 
-// Diagnose names what limits the setting m, checking in the article's
-// order: the generator's CPU (the measurement is invalid), the target's
-// cores or the machine (capacity; named the application's when each
-// request runs many queries), then the application's signature of many
-// queries with the database's time dominating (before the knobs' waits: an
-// N+1 holds its connection for every query, and the pool's wait it causes
-// is no pool's fault), waiting for a connection (before waiting for a
-// worker: workers held waiting for connections queue the others),
-// waiting for a worker, connections outnumbering workers or CPU wait
-// grown since fewer workers (lower: the setting measured with the same
-// pool and the next fewer workers, nil for none), and otherwise the load.
+// Diagnose names what limits the setting m in the article's order (lower:
+// the setting with the next fewer workers, or nil). An N+1 comes before the
+// knobs' waits, since the pool's wait it causes is no pool's fault, and the
+// pool before the workers, since workers held waiting for connections
+// queue the others.
 func (th Thresholds) Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 	r, k := m.Readings, m.Knobs
 	if r.GeneratorCPU >= th.FullGenerator {
@@ -130,9 +106,8 @@ func (th Thresholds) Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 		Evidence: fmt.Sprintf("nothing waited: %.1f of %d workers busy, %.1f of %d connections in use%s: the load offered is the limit", r.WorkersBusy, k.Workers, r.PoolInUse, k.Pool, cpuRoom(r))}
 }
 
-// heldMs is the time a request held a worker, in ms: by Little's law the
-// workers busy over the throughput, or, without that reading, the mean
-// latency less the waits for a worker and a connection.
+// heldMs is the time a request held a worker, in ms (Little's law, or the
+// mean latency less the waits).
 func heldMs(m *Measurement) float64 {
 	r := m.Readings
 	if r.has(rWorkersBusy) && r.WorkersBusy > 0 && m.Throughput.Median > 0 {
@@ -141,13 +116,10 @@ func heldMs(m *Measurement) float64 {
 	return m.MeanMs - r.WorkerWaitMs - r.PoolWaitMs
 }
 
-// diagnoseDisturbance says, when the disturbance rule (measure.Judge) finds that
-// other work took the target's cores during m beyond what it took during
-// ref (the undisturbed measurements before it; the generator's own CPU
-// left out when it is not pinned), or the hypervisor the generator's
-// CPUs (steal), how much. Only the steal is judged on the generator's
-// side: the rest of its CPUs' interference may be the target's own CPU,
-// where the two share cores.
+// diagnoseDisturbance applies the disturbance rule to m against ref, the
+// undisturbed measurements before it. Only the steal is judged on the
+// generator's side: the rest of its CPUs' interference may be the
+// target's own CPU.
 func (t *tuner) diagnoseDisturbance(m *Measurement, ref []*Measurement) (Diagnosis, bool) {
 	t.judge.Baseline = &measure.Baseline{Source: measure.FromSteps}
 	for _, b := range ref {
@@ -166,9 +138,7 @@ func (t *tuner) diagnoseDisturbance(m *Measurement, ref []*Measurement) (Diagnos
 		Evidence: fmt.Sprintf("the hypervisor took %.0f%% of a core of the generator's CPUs (steal) during the measurement, more than before: the load it offered and the latencies it read are not the setting's", r.GeneratorSteal)}, true
 }
 
-// spans are m's spans as the disturbance rule reads them: the others' time
-// on the target's cores (nil when not read), the steal of the
-// generator's.
+// spans are m's spans as the disturbance rule reads them.
 func spans(m *Measurement) (server, generator *measure.Span) {
 	r := m.Readings
 	if r.has(rInterference) {
@@ -190,9 +160,8 @@ func (th Thresholds) capacity(r Readings) (Diagnosis, bool) {
 	return Diagnosis{}, false
 }
 
-// tooMany names more connections than workers, or CPU wait per request
-// grown since the setting with fewer workers (lower) without throughput
-// beyond the noise.
+// tooMany names more connections than workers, or CPU wait grown since
+// lower for no throughput beyond the noise.
 func (th Thresholds) tooMany(m, lower *Measurement) (Diagnosis, bool) {
 	r, k := m.Readings, m.Knobs
 	if k.Pool > k.Workers {
@@ -210,8 +179,7 @@ func (th Thresholds) tooMany(m, lower *Measurement) (Diagnosis, bool) {
 	return Diagnosis{}, false
 }
 
-// waits reports whether a wait per request counts: at least WaitShare of
-// the mean latency.
+// waits reports whether a wait is at least WaitShare of the mean latency.
 func (th Thresholds) waits(waitMs, meanMs float64) bool {
 	return waitMs > 0 && meanMs > 0 && waitMs >= th.WaitShare*meanMs
 }
@@ -224,6 +192,5 @@ func cpuRoom(r Readings) string {
 	return fmt.Sprintf(", cores %.0f%% busy", r.CoresBusy)
 }
 
-// more reports whether a has more throughput than b beyond the noise:
-// their bands (Measurement.Band) apart.
+// more reports whether a has more throughput than b beyond the noise.
 func more(a, b *Measurement) bool { return measure.Beyond(a.Band, b.Band) }

@@ -10,40 +10,25 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// GridResult is the tuner held against the full grid of workers × pool
-// (every rung of both ladders within the spec's bounds) at the same load
-// on the same target, measured interleaved with the tunings: after each
-// tuner step, a share of the grid; the rest after the last tuning.
+// GridResult is the tuner held against the full grid of its knobs'
+// ladders at the same load on the same target.
 type GridResult struct {
-	// Tunes are the tunings, one per start, each held against the grid.
 	Tunes []*GridTune `json:"tunes"`
-	// Grid is every setting of the grid as it counts: its last attempt.
-	// Disturbed are the attempts measured again because other work took
-	// the target's cores or the hypervisor the generator's beyond the
-	// grid's undisturbed measurements before (the disturbance rule), kept
-	// for the record. A setting whose every attempt was disturbed is
-	// in Grid (its last attempt) and in Unmeasured, and left out of the
-	// best.
+	// Grid is every setting's last attempt; Disturbed the attempts measured
+	// again; Unmeasured the settings never undisturbed, left out of the best.
 	Grid       []*Measurement `json:"grid"`
 	Disturbed  []*Measurement `json:"grid_disturbed,omitempty"`
 	Unmeasured []watch.Knobs  `json:"grid_unmeasured,omitempty"`
 	// Best is the grid's best setting by the tuner's own rule (pick).
-	Best *Measurement `json:"best"`
-	// GridMeasurements counts the settings the grid measured (each
-	// Repeats runs), attempts measured again included.
-	GridMeasurements int `json:"grid_measurements"`
-	// Side is the grid's best and the tunings' winners measured again at
-	// the end, side by side in interleaved rounds (SideBySide), the best
-	// first: the grid's best is the highest of many noisy figures taken
-	// minutes apart from the winners', and these compare them at one time.
+	Best             *Measurement `json:"best"`
+	GridMeasurements int          `json:"grid_measurements"`
+	// Side is the grid's best and the winners measured again side by side
+	// at the end, the best first.
 	Side []*Measurement `json:"side_by_side,omitempty"`
-	// Control is the grid's best against itself: measured twice in each
-	// side-by-side round (last in Side), judged as a winner is. Equal
-	// settings must read within the threshold both ways, or the rounds'
-	// noise is beyond it and no tuning's verdict is decided.
+	// Control is the grid's best against itself in those rounds: read
+	// outside the threshold, no tuning's verdict is decided.
 	Control *measure.RatioVerdict `json:"side_by_side_control,omitempty"`
-	// Spec is how the grid was ordered, measured at the end and judged.
-	Spec GridSpec `json:"grid_spec"`
+	Spec    GridSpec              `json:"grid_spec"`
 }
 
 // A GridTune is one tuning held against the grid's best.
@@ -51,44 +36,23 @@ type GridTune struct {
 	Tune *Result `json:"tune"`
 	// Winner is the tuner's winner as the grid measured it.
 	Winner *Measurement `json:"winner_in_grid"`
-	// Ratio is the tuner's winner's throughput over the grid's best's:
-	// the ratio of the medians, and the range from the two spreads (min
-	// over max, max over min). Figures taken minutes apart: information,
-	// not the verdict.
-	Ratio loadtest.Spread `json:"ratio"`
-	// RatioInGrid is the same ratio with the winner as the grid measured
-	// it (nil when the winner is outside the grid).
-	RatioInGrid *loadtest.Spread `json:"ratio_in_grid,omitempty"`
-	// TunerMeasurements counts the settings the tuning measured (each
-	// Repeats runs).
-	TunerMeasurements int `json:"tuner_measurements"`
-	// SideRatio is Ratio from the side-by-side measurements at the end
-	// (GridResult.Side); absent without them.
-	SideRatio *loadtest.Spread `json:"side_by_side_ratio,omitempty"`
-	// Verdict says whether the winner is within the grid's best: the
-	// median of its round-by-round throughput ratios, the winner's over
-	// the best's, side by side at the end, against GridSpec.Within (a
-	// slow spell that lowers a whole round cancels out of that round's
-	// ratio, where one slow round widens both spreads until a winner far
-	// below the best overlaps it); undecided without the rounds.
+	// Ratio is the winner's throughput over the grid's best's, figures
+	// taken minutes apart: information, not the verdict. RatioInGrid uses
+	// the winner as the grid measured it, SideRatio the side-by-side rounds.
+	Ratio             loadtest.Spread  `json:"ratio"`
+	RatioInGrid       *loadtest.Spread `json:"ratio_in_grid,omitempty"`
+	TunerMeasurements int              `json:"tuner_measurements"`
+	SideRatio         *loadtest.Spread `json:"side_by_side_ratio,omitempty"`
+	// Verdict says whether the winner is within the grid's best, by the
+	// side-by-side rounds (undecided without them).
 	Verdict measure.RatioVerdict `json:"side_by_side_verdict"`
 }
 
-// GridSpec is how RunGrid holds the tunings against the grid: the grid's
-// order, the rounds that measure the grid's best and the winners again
-// side by side at the end, and the verdict's threshold.
+// GridSpec is how RunGrid holds the tunings against the grid, each
+// field's meaning its help tag.
 type GridSpec struct {
-	// Seed shuffles the grid's order, so that drift favours no corner and
-	// a seed replays an order.
-	Seed uint64 `json:"seed" flag:"grid-seed" default:"1" help:"seed of the grid's shuffled order"`
-	// Rounds is how many interleaved rounds measure the grid's best and
-	// the winners again at the end (0: none, and no verdict).
-	Rounds int `json:"side_by_side_rounds" flag:"side-by-side" arg:"N" default:"5" help:"measure the grid's best and the winners again at the end, side by side in N interleaved rounds, and judge each winner on them (0: not, and no verdict)"`
-	// Within is the least median of the round-by-round throughput
-	// ratios, a winner's over the grid's best's, at which the winner is
-	// within the grid's best (GridTune.Verdict). It lies beyond the drift of
-	// one setting measured twice on the lab's VM and above the ratios of
-	// winners off the grid's plateau (docs/experiments.md, "The tuner against the grid").
+	Seed   uint64  `json:"seed" flag:"grid-seed" default:"1" help:"seed of the grid's shuffled order"`
+	Rounds int     `json:"side_by_side_rounds" flag:"side-by-side" arg:"N" default:"5" help:"measure the grid's best and the winners again at the end, side by side in N interleaved rounds, and judge each winner on them (0: not, and no verdict)"`
 	Within float64 `json:"within" flag:"within" default:"0.95" help:"a winner is within the grid's best when the median of its round-by-round throughput ratios (winner over best, side by side) is at least this"`
 }
 
@@ -104,15 +68,10 @@ func (s GridSpec) Validate() error {
 }
 
 // RunGrid tunes the target under spec from each of starts (none: spec's
-// own start) one after the other, and measures the full grid interleaved
-// with them (after each tuner step, the grid's points in proportion to
-// the tunings' budgets), then the grid's rest, and holds each tuning's
-// winner against the grid's best. The grid is measured in a shuffled
-// order (gs.Seed), so that drift does not favour one corner; a grid
-// setting that other work disturbed is measured again, up to
-// Rules.MaxAttempts in all. With gs.Rounds > 0 the grid's best and the winners are
-// then measured again side by side, in that many interleaved rounds, and
-// each winner judged on them (GridTune.Verdict).
+// own start), measures the full grid in a shuffled order interleaved with
+// the tunings (a share after each step, the rest at the end), and holds
+// each winner against the grid's best, with gs.Rounds side-by-side rounds
+// at the end.
 func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, gs GridSpec) (*GridResult, error) {
 	if err := gs.Validate(); err != nil {
 		return nil, err
@@ -195,8 +154,8 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	return g, nil
 }
 
-// confirmRounds measures the grid's best and the tunings' winners again,
-// interleaved, and judges each winner against the best on those rounds.
+// confirmRounds measures the grid's best and the winners side by side and
+// judges each winner on those rounds.
 func (g *GridResult) confirmRounds(ctx context.Context, spec Spec, target watch.Target, opt Options, gs GridSpec) error {
 	ks := []watch.Knobs{g.Best.Knobs}
 	for _, t := range g.Tunes {
@@ -224,9 +183,7 @@ func (g *GridResult) confirmRounds(ctx context.Context, spec Spec, target watch.
 	return nil
 }
 
-// compare holds each tuning's winner against the grid's best, the
-// settings never measured undisturbed left out; the verdict waits for the
-// side-by-side rounds (undecided without them).
+// compare holds each tuning's winner against the grid's best.
 func (g *GridResult) compare(tunes []*Result, t *tuner, within float64) {
 	counted := g.counted()
 	g.Best = pick(counted, t.spec.Goal, t.spec.Objectives)
@@ -247,8 +204,7 @@ func (g *GridResult) compare(tunes []*Result, t *tuner, within float64) {
 	}
 }
 
-// counted are the grid's settings measured undisturbed (or their last
-// attempt).
+// counted are the grid's settings measured undisturbed.
 func (g *GridResult) counted() []*Measurement {
 	return slices.DeleteFunc(slices.Clone(g.Grid), func(m *Measurement) bool { return slices.Contains(g.Unmeasured, m.Knobs) })
 }
@@ -272,8 +228,7 @@ func (r *Result) WinnerStep() Step {
 	return out
 }
 
-// shuffled returns ks in an order drawn from seed (xorshift, so that a
-// seed replays the same order).
+// shuffled returns ks in an order drawn from seed.
 func shuffled(ks []watch.Knobs, seed uint64) []watch.Knobs {
 	out := append([]watch.Knobs(nil), ks...)
 	x := seed | 1

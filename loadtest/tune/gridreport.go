@@ -1,10 +1,6 @@
 package tune
 
-// Report says what the grid found, one line at a time to logf: the
-// grid's best, the disturbed attempts, and for each tuning its winner,
-// the throughput ratios (information: figures minutes apart, or the
-// medians of the side-by-side rounds), the verdict from the rounds, and
-// how many settings the tuning and the grid measured (repeats runs each).
+// Report says what the grid found, one line at a time to logf.
 func (g *GridResult) Report(logf func(format string, a ...any), repeats int) {
 	b := g.Best
 	logf("grid's best: %s: %.0f/s (%.0f-%.0f), %s %.2f ms, %s the objectives", short(b.Knobs), b.Throughput.Median, b.Throughput.Min, b.Throughput.Max,
@@ -32,8 +28,8 @@ func (g *GridResult) Report(logf func(format string, a ...any), repeats int) {
 	}
 }
 
-// NotWithin counts the tunings whose winner the verdict found not within
-// the grid's best (an undecided verdict is not counted).
+// NotWithin counts the tunings whose winner was decided not within the
+// grid's best.
 func (g *GridResult) NotWithin() int {
 	n := 0
 	for _, t := range g.Tunes {

@@ -8,25 +8,19 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A Knob is one knob the tuner moves: its name, its bounds, its step rule
-// and where a setting keeps its value. Spec.Knobs lists them; the
-// diagnosis reads the workers' and the pool's waits, so a list starts
-// with those two (Spec.DefaultKnobs) and adds any others after them.
+// A Knob is one knob the tuner moves; a list starts with the workers and
+// the pool, whose waits the diagnosis reads.
 type Knob struct {
 	Name     string
 	Min, Max int
-	// Rungs is the step rule: the values from lo to hi the knob takes,
-	// ascending (nil: DefaultLadder).
+	// Rungs gives the values from lo to hi (nil: DefaultLadder).
 	Rungs func(lo, hi int) Ladder
-	// AtMost names an earlier knob whose value caps this one's in the
-	// tuner's moves (the pool's: the workers'); empty for none.
+	// AtMost names an earlier knob whose value caps this one's.
 	AtMost string
-	// Of is the knob's value in a setting.
-	Of func(*watch.Knobs) *int
+	Of     func(*watch.Knobs) *int
 }
 
-// DefaultKnobs are the workers and the pool within the spec's bounds (0:
-// 1 and 100), the pool capped by the workers.
+// DefaultKnobs are the workers and the pool within the spec's bounds.
 func (s Spec) DefaultKnobs() []Knob {
 	return []Knob{
 		{Name: "workers", Min: cmp.Or(s.MinWorkers, 1), Max: cmp.Or(s.MaxWorkers, 100), Of: func(k *watch.Knobs) *int { return &k.Workers }},
@@ -34,8 +28,7 @@ func (s Spec) DefaultKnobs() []Knob {
 	}
 }
 
-// knobSet is a spec's knobs with their ladders within the bounds and the
-// index of each one's cap (-1: none).
+// knobSet is a spec's knobs with their ladders and caps (-1: none).
 type knobSet []knob
 
 type knob struct {
@@ -44,8 +37,7 @@ type knob struct {
 	cap int
 }
 
-// newKnobSet checks the knobs (nil: the spec's defaults) and builds their
-// ladders.
+// newKnobSet checks the spec's knobs and builds their ladders.
 func newKnobSet(s Spec) (knobSet, error) {
 	list := s.Knobs
 	if list == nil {
@@ -91,8 +83,7 @@ func (ks knobSet) outside(k watch.Knobs) string {
 	return ""
 }
 
-// capped keeps each knob of k at most its cap's value (on its own rung at
-// or below it), in the list's order.
+// capped keeps each knob of k at most its cap's value.
 func (ks knobSet) capped(k watch.Knobs) watch.Knobs {
 	for i, kn := range ks {
 		if kn.cap >= 0 && ks.get(k, i) > ks.get(k, kn.cap) {
@@ -116,9 +107,8 @@ func (ks knobSet) shift(k watch.Knobs, dir, only int) watch.Knobs {
 	return k
 }
 
-// shrink is every knob of k a rung down, or halved when halve (nothing
-// smaller measured yet: a setting far too large comes down in a few
-// steps), within the caps.
+// shrink is every knob of k a rung down, or halved when halve, within the
+// caps.
 func (ks knobSet) shrink(k watch.Knobs, halve bool) watch.Knobs {
 	if !halve {
 		return ks.capped(ks.shift(k, -1, -1))
@@ -131,10 +121,8 @@ func (ks knobSet) shrink(k watch.Knobs, halve bool) watch.Knobs {
 
 // neighbours are the settings next to k the tuner checks before it calls
 // k the best: fewer of every knob, each knob a rung down, each a rung up,
-// and more of every knob (with the CPU full the throughput can still rise
-// a little with more requests in flight, each taking less CPU:
-// docs/measurements.md, "The tuner against the full grid"). A knob above
-// its cap is no neighbour.
+// and more of every knob (with the CPU full, more in flight may still add
+// a little), none above its cap.
 func (ks knobSet) neighbours(k watch.Knobs) []watch.Knobs {
 	cands := []watch.Knobs{ks.shrink(k, false)}
 	for _, dir := range []int{-1, 1} {

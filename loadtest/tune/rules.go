@@ -9,14 +9,11 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// FewMore is how many more workers than connections the article's
-// "workers = pool + α" allows as α, at least; above it, a quarter of the
-// pool.
+// FewMore is the least α the article's "workers = pool + α" allows.
 const FewMore = 3
 
-// conclude fills in the winner, its limit and the rules, measures the
-// min = max check when asked and the budget allows, and leaves the target
-// set to the winner.
+// conclude fills in the winner and the rules and leaves the target set to
+// the winner.
 func (t *tuner) conclude(ctx context.Context, res *Result) {
 	best := t.best
 	res.Winner, res.WinnerMet = best.Knobs, best.Met
@@ -31,8 +28,7 @@ func (t *tuner) conclude(ctx context.Context, res *Result) {
 		t.opt.Logf("rule min = max: %s", res.Rules.MinMax)
 	}
 	if ctx.Err() == nil {
-		// Set only when another setting is in force: a board that cannot
-		// change its knobs live would be started again for nothing.
+		// A target that cannot change its knobs live would restart.
 		cur, err := t.m.Get(ctx)
 		if err != nil || cur.Workers != best.Knobs.Workers || cur.Pool != best.Knobs.Pool || cur.Min() != best.Knobs.Min() {
 			_, err = t.m.Set(ctx, best.Knobs)
@@ -58,10 +54,9 @@ func workersPool(k watch.Knobs) (string, bool) {
 	return fmt.Sprintf("does not hold: %d workers = %d connections + %d, more than a few (%d)", k.Workers, k.Pool, alpha, few), false
 }
 
-// minMax measures the winner with the pool's minimum at 1 (the pool first
-// shrunk to one connection, so that each repeat's connections are opened
-// on demand again) and says whether min = max mattered: whether the
-// winner's throughput or latency is better beyond the noise.
+// minMax measures the winner with the pool's minimum at 1, shrinking the
+// pool to one connection before each repeat, and says whether min = max
+// mattered.
 func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measurement) {
 	k := best.Knobs
 	k.PoolMin = 1
@@ -92,8 +87,7 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 	return "did not matter here, within the noise: " + rng, m
 }
 
-// merge combines measurements of one setting, one repeat each, into one
-// (its band widened to floor, in %).
+// merge combines measurements of one setting, one repeat each, into one.
 func merge(ms []*Measurement, floor float64) *Measurement {
 	out := *ms[0]
 	var tput, lat []float64

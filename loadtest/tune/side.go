@@ -11,11 +11,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// take measures k: alone for the first step (Repeats runs), after it side
-// by side with the best so far, in Repeats interleaved rounds of the two
-// (measure.Rounds, the best first in the first round, rotated), so that a
-// slow spell of the machine lands on both. It returns k's measurement and
-// the best's from the same rounds (nil alone).
+// take measures k: alone for the first step, after it side by side with
+// the best in Repeats rounds. It returns k's measurement and the best's
+// from the same rounds (nil alone).
 func (t *tuner) take(ctx context.Context, k watch.Knobs) (m, beside *Measurement, err error) {
 	if t.best == nil {
 		m, err = t.measure(ctx, k)
@@ -30,13 +28,10 @@ func (t *tuner) take(ctx context.Context, k watch.Knobs) (m, beside *Measurement
 	return ms[1], ms[0], nil
 }
 
-// upset says why a step is left out and measured again, when it is: other
-// work took the target's cores, or the hypervisor the generator's, during
-// m or the best beside it (the disturbance rule, against the undisturbed
-// measurements before), or the best missed beside m an objective it met
-// when it became the best: the rounds fell in a slow spell of the machine,
-// which no reading of other work shows and which leaves the two figures
-// comparable but not the objectives' verdicts.
+// upset says why a step is measured again, when it is: m or the best
+// beside it was disturbed, or the best missed beside m an objective it met
+// when it became the best (a slow spell, which leaves the two figures
+// comparable but not the objectives' verdicts).
 func (t *tuner) upset(m, beside *Measurement) (Diagnosis, bool) {
 	for _, x := range []*Measurement{beside, m} {
 		if x == nil {
@@ -61,20 +56,13 @@ func (t *tuner) upset(m, beside *Measurement) (Diagnosis, bool) {
 	return Diagnosis{}, false
 }
 
-// versus decides m against the best as measured beside it in the same
-// rounds, by the core's side-by-side rules: the median of the
-// round-by-round ratios m/best (measure.Ratios) below Rules.Within, or
-// every round below 1 beyond the noise floor (measure.Band, Beyond), is
-// less; above 1/Within, or every round above, more; else as good. A
-// median, so that one round a burst took does not decide. m wins (becomes the best) when only it
-// meets the objectives, or when neither does and it is closer to them
-// beyond their spreads, or, the objectives alike, for the goal of
-// throughput when it serves more, or as much with fewer workers and
-// connections while its level stays within Within of the highest level
-// measured (so that a chain of "as good" steps cannot drift down); for
-// the goal of resources when it has fewer (as many: more throughput).
-// lost says the best served more; said says it all in words. It sets
-// m's level.
+// versus decides m against the best measured beside it: less, as good or
+// more by the median round ratio (measure.Ratios) against Rules.Within or
+// every round beyond the noise floor; m wins when only it meets the
+// objectives, when it is closer to them, or, the objectives alike, by the
+// goal, an "as good" step with fewer resources only while its level stays
+// within Within of the highest (so that a chain cannot drift down). It
+// sets m's level.
 func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 	w := t.spec.Rules.Within
 	v := measure.Ratios(m.Throughputs, beside.Throughputs, w)
@@ -115,8 +103,7 @@ func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 	return false, lost, said + fmt.Sprintf(": %s stays the best", short(beside.Knobs))
 }
 
-// topLevel is the highest level of the settings measured whose Met is
-// met (0 when none has a level).
+// topLevel is the highest level of the settings measured with Met = met.
 func (t *tuner) topLevel(met bool) float64 {
 	top := 0.0
 	for _, x := range t.measured {
@@ -128,10 +115,7 @@ func (t *tuner) topLevel(met bool) float64 {
 }
 
 // closer compares a and b, both missing the objectives, by how far they
-// miss them (miss): +1 when b at its best repeat is farther than a at its
-// worst (or 5 % beyond a's median: a p99 moves more than that from one
-// repeat to the next), -1 the other way round, 0 within their spreads
-// (and when either meets them).
+// miss them: +1 when a is closer beyond their spreads, -1 when b is, else 0.
 func closer(a, b *Measurement, objs []loadtest.Objective) int {
 	switch {
 	case a.Met || b.Met:
@@ -145,7 +129,8 @@ func closer(a, b *Measurement, objs []loadtest.Objective) int {
 }
 
 // reach is how far from the objectives a setting as close as m may be:
-// m's miss at its worst repeat, or 5 % beyond its median's.
+// m's miss at its worst repeat, or 5 % beyond its median's (a p99 moves
+// more than that from one repeat to the next).
 func reach(m *Measurement, objs []loadtest.Objective) float64 {
 	return math.Max(miss(m, objs, atWorst), 1.05*miss(m, objs, atMedian))
 }
