@@ -8,34 +8,16 @@ import (
 	"bbslab/loadtest"
 )
 
-// A measurement is disturbed when something other than the run took the
-// server's cores (or the generator's) beyond what the machine gave to
-// others when the baseline was taken: "disturbed means changed". A steady
-// load already there when the baseline was taken (a CPU-bound process on
-// the server's core for the whole run, the hypervisor's usual steal) is
-// part of the machine and the planners decide on it; what comes and goes
-// is the disturbance, and the measurement is taken again.
-//
-// A steady load takes one of two shapes, and the baseline keeps both: a
-// fixed part of the cores' time (steal at a steady rate, a process with a
-// pace of its own), and a share of the time the run leaves free (a
-// CPU-bound process takes whatever the server does not). At a span the
-// baseline expects the larger of the two, each the median over its
-// spans; the span is disturbed when its interference exceeds that by more
-// than Rules.Threshold.
-//
-// The hypervisor's steal comes and goes on its own, and a burst may cover
-// the whole baseline: so steal is judged against the lower of the
-// baseline's and the lowest the run has read on those cores. Once the run
-// saw the cores with less, more is a disturbance; a steal that never eases
-// stays the machine's.
+// The disturbance rule: a measurement is disturbed when other work took the
+// server's cores (or the generator's) beyond what the baseline expects, the
+// larger of a fixed level and a share of the time the run leaves free (a
+// steady load already there is the machine's). Steal is judged against the
+// lower of the baseline's and the lowest the run has read, since a burst of
+// steal may cover the whole baseline.
 
-// A Span is one measured span of a set of cores, in % of one core: what
-// the run's process on them used (Own), what others took (Interference)
-// and the cores' capacity (100 a core). Steal is the hypervisor's part of
-// Interference, where read (HasSteal): judged on its own too, for a
-// CPU-bound process that takes the cores' free time hides it in
-// interference (the process gets less, the total stays).
+// A Span is one measured span of a set of cores, in % of one core. Steal,
+// the hypervisor's part of Interference, is judged on its own too: a
+// CPU-bound process that takes the cores' free time hides it.
 type Span struct {
 	Own, Interference, Capacity float64
 	Steal                       float64
@@ -45,32 +27,27 @@ type Span struct {
 // Free is the cores' time the process left.
 func (s Span) Free() float64 { return max(0, s.Capacity-s.Own) }
 
-// minFree is the least free time (percentage points of a core) a span
-// needs to say what share of it others took: a saturated process leaves
-// too little to divide by.
+// minFree is the least free time (points of a core) a span needs to say
+// what share of it others took.
 const minFree = 20
 
-// Sources of a baseline: a calibration's probes, or the undisturbed
-// measurements so far.
+// Sources of a baseline.
 const (
 	FromCalibration = "calibration"
 	FromSteps       = "steps"
 )
 
 // A Baseline is the interference the machine gave to others when it was
-// taken, on the server's cores and the generator's: Source says when.
+// taken, on the server's cores and the generator's.
 type Baseline struct {
-	Source    string `json:"source"`
-	Server    *Cores `json:"server,omitempty"`
-	Generator *Cores `json:"generator,omitempty"`
-	// The spans, kept while the planner runs.
+	Source            string `json:"source"`
+	Server            *Cores `json:"server,omitempty"`
+	Generator         *Cores `json:"generator,omitempty"`
 	server, generator []Span
 }
 
-// Cores is one set of cores' baseline: over Spans spans, Level (the
-// median interference, % of one core) and FreeShare (the median share,
-// 0..1, of the time the process left free that others took); Steal the
-// median steal over the spans that read it (nil where none did).
+// Cores is one set of cores' baseline: the median interference (Level),
+// the median share of the free time others took, and the median steal.
 type Cores struct {
 	Spans     int      `json:"spans"`
 	Level     float64  `json:"level_percent"`
@@ -78,8 +55,7 @@ type Cores struct {
 	Steal     *float64 `json:"steal_percent,omitempty"`
 }
 
-// Add adds one span of the server's cores and one of the generator's
-// (either nil when not read).
+// Add adds one span of each set of cores (nil: not read).
 func (b *Baseline) Add(server, generator *Span) {
 	if server != nil {
 		b.server = append(b.server, *server)
@@ -116,8 +92,7 @@ func figures(spans []Span) *Cores {
 	return c
 }
 
-// Expect returns the interference c allows at s: the larger of its level
-// and its free share of s's free time; ok false for a nil c.
+// Expect returns the interference c allows at s; ok false for a nil c.
 func (c *Cores) Expect(s Span) (float64, bool) {
 	if c == nil {
 		return 0, false
@@ -125,16 +100,16 @@ func (c *Cores) Expect(s Span) (float64, bool) {
 	return max(c.Level, c.FreeShare*s.Free()), true
 }
 
-// A Judge applies the disturbance rule: it holds the rules, the baseline
-// and the lowest steal the run has read on each set of cores.
+// A Judge applies the disturbance rule, keeping the lowest steal read on
+// each set of cores.
 type Judge struct {
 	Rules    *Rules
 	Baseline *Baseline
 	floor    [2]*float64 // server's, generator's
 }
 
-// Floor is the lowest steal the judge has seen on the server's cores
-// (server) or the generator's, ok false before any.
+// Floor is the lowest steal seen on the server's or the generator's
+// cores, ok false before any.
 func (j *Judge) Floor(server bool) (float64, bool) {
 	f := j.floor[1]
 	if server {
@@ -146,8 +121,7 @@ func (j *Judge) Floor(server bool) (float64, bool) {
 	return *f, true
 }
 
-// See lowers the steal floors by a span's steal (nil spans, or spans
-// without steal, leave them).
+// See lowers the steal floors by the spans' steal.
 func (j *Judge) See(server, generator *Span) {
 	for i, s := range []*Span{server, generator} {
 		if s == nil || !s.HasSteal {
@@ -160,9 +134,8 @@ func (j *Judge) See(server, generator *Span) {
 	}
 }
 
-// A Verdict is the disturbance rule applied to one measurement: what the
-// baseline expected on each set of cores and the steal it judged against
-// (nil where not judged), and why it is disturbed ("" when it is not).
+// A Verdict is the disturbance rule applied to one measurement (nil where
+// not judged); Why is "" when it is not disturbed.
 type Verdict struct {
 	Expected, GeneratorExpected           *float64
 	StealBaseline, GeneratorStealBaseline *float64
@@ -172,10 +145,8 @@ type Verdict struct {
 // Disturbed reports whether the verdict found a disturbance.
 func (v Verdict) Disturbed() bool { return v.Why != "" }
 
-// Judge judges a measurement's spans of the server's and the generator's
-// cores (either nil when not read) against the baseline and the steal
-// floors, after seeing their steal; with no baseline yet nothing is
-// judged. Under Rules.Off nothing is disturbed.
+// Judge judges a measurement's spans (nil: not read) after seeing their
+// steal; without a baseline, or under Rules.Off, nothing is disturbed.
 func (j *Judge) Judge(server, generator *Span) Verdict {
 	j.See(server, generator)
 	var v Verdict
@@ -185,8 +156,11 @@ func (j *Judge) Judge(server, generator *Span) Verdict {
 	th := j.Rules.Threshold
 	var why []string
 	one := func(s *Span, c *Cores, floor *float64, expected, stealBase **float64, whose string) {
-		exp, ok := c.Expect(deref(s))
-		if s == nil || !ok {
+		if s == nil {
+			return
+		}
+		exp, ok := c.Expect(*s)
+		if !ok {
 			return
 		}
 		*expected = ptr(round1(exp))
@@ -211,10 +185,8 @@ func (j *Judge) Judge(server, generator *Span) Verdict {
 	return v
 }
 
-// Busy says how a span of idle cores (the planner waiting before a
-// re-measure) was busy beyond what the baseline b expects (the judge's
-// own, or another the planner holds the cores to), "" when it was quiet
-// or nothing could be judged.
+// Busy says how idle cores (a planner waiting before a re-measure) were
+// busy beyond what b expects, "" when quiet.
 func (j *Judge) Busy(b *Baseline, server, generator *Span) string {
 	th := j.Rules.Threshold
 	var why []string
@@ -245,7 +217,7 @@ func (c *Cores) steal() *float64 {
 	return c.Steal
 }
 
-// lower is the lower of two levels, either possibly unknown (nil).
+// lower is the lower of two levels, either possibly nil.
 func lower(a, b *float64) *float64 {
 	switch {
 	case a == nil:
@@ -254,13 +226,6 @@ func lower(a, b *float64) *float64 {
 		return a
 	}
 	return b
-}
-
-func deref(s *Span) Span {
-	if s == nil {
-		return Span{}
-	}
-	return *s
 }
 
 func ptr[T any](v T) *T { return &v }

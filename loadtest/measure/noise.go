@@ -7,14 +7,9 @@ import (
 	"bbslab/loadtest"
 )
 
-// The noise rule: a difference is a difference only when it is larger
-// than the spread of what it compares. Each figure's spread (min-max over
-// its repeats) is widened to at least ±Rules.NoiseFloor % of its median
-// (Band), so that three repeats that happened to agree do not make a
-// small difference look real; two figures differ when their bands do not
-// overlap. Settings measured side by side are compared by the median of
-// their round-by-round ratios instead (RatioVerdict): a slow spell that
-// lowers a whole round cancels out of that round's ratio.
+// The noise rule: two figures differ when their spreads, each widened to
+// at least ±Rules.NoiseFloor % of its median, do not overlap. Settings
+// measured side by side are compared by the median of their round ratios.
 
 // Band returns s widened to at least ±floor % of its median.
 func Band(s loadtest.Spread, floor float64) loadtest.Spread {
@@ -39,27 +34,21 @@ func (r *Rules) Differ(a, b loadtest.Spread) int {
 	return 0
 }
 
-// A RatioVerdict says whether setting A is as good as setting B, decided
-// on the rounds that measured both side by side: each round's ratio A/B,
-// their median against Threshold.
+// A RatioVerdict says whether setting A is as good as setting B by the
+// median of their round-by-round ratios A/B against Threshold.
 type RatioVerdict struct {
-	// Rounds are A's figure over B's, one a round in the order measured
-	// (a round in which B read nothing left out); Ratio is their median
-	// and range.
-	Rounds []float64       `json:"rounds"`
-	Ratio  loadtest.Spread `json:"ratio"`
-	// Threshold is the least median ratio of an A as good as B.
-	Threshold float64 `json:"threshold"`
-	// Decided is false when no round could decide; Within is then false.
+	// Rounds are A's figure over B's, a round where B read nothing left out.
+	Rounds    []float64       `json:"rounds"`
+	Ratio     loadtest.Spread `json:"ratio"`
+	Threshold float64         `json:"threshold"`
 	// Why says why there is no verdict, or which rounds were left out.
 	Decided bool   `json:"decided"`
 	Within  bool   `json:"within"`
 	Why     string `json:"why,omitempty"`
 }
 
-// Ratios holds a against b, measured side by side in the same rounds (one
-// figure a round each), by the median of their round-by-round ratios
-// against threshold.
+// Ratios holds a against b, one figure a round each, by the median of
+// their round ratios against threshold.
 func Ratios(a, b []float64, threshold float64) RatioVerdict {
 	v := RatioVerdict{Threshold: threshold}
 	switch {
@@ -94,7 +83,7 @@ func Ratios(a, b []float64, threshold float64) RatioVerdict {
 
 // Control holds a setting against itself, measured twice in the same
 // rounds: within when the median ratio lies between the threshold and its
-// inverse, since of two equal settings either may read higher.
+// inverse.
 func Control(again, ref []float64, threshold float64) RatioVerdict {
 	v := Ratios(again, ref, threshold)
 	if v.Decided && threshold > 0 && v.Ratio.Median > 1/threshold {
@@ -103,9 +92,8 @@ func Control(again, ref []float64, threshold float64) RatioVerdict {
 	return v
 }
 
-// Undecides returns v undecided when the control c, a setting against
-// itself in the same rounds, read outside the threshold: the rounds
-// cannot tell a shortfall from their own noise.
+// Undecides returns v undecided when the control c read outside the
+// threshold: the rounds cannot tell a shortfall from their own noise.
 func (c RatioVerdict) Undecides(v RatioVerdict) RatioVerdict {
 	if !c.Decided || c.Within || !v.Decided {
 		return v
@@ -115,9 +103,8 @@ func (c RatioVerdict) Undecides(v RatioVerdict) RatioVerdict {
 	return v
 }
 
-// String gives the verdict with its figures: "within: median ratio 0.976
-// >= 0.95 over 5 rounds (0.961 0.990 0.976 0.970 0.981; 0.961-0.990)",
-// "not within: ... < 0.95 ...", or "no verdict: " and why.
+// String gives the verdict with its figures, e.g. "within: median ratio
+// 0.976 >= 0.95 over 5 rounds (...)".
 func (v RatioVerdict) String() string {
 	if !v.Decided {
 		return "no verdict: " + v.Why

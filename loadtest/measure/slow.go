@@ -3,32 +3,21 @@ package measure
 import (
 	"math"
 	"slices"
-	"sort"
 )
 
-// The slow rule: a machine can be slower during a measurement with no
-// reading of other work (another guest on the same physical core,
-// frequency scaling). Its mark is the server's CPU per request: under the
-// same setting and load it is the same from one measurement to the next,
-// so a measurement whose CPU per request is more than
-// Rules.CPUPerRequest % off the median of the setting's other
-// measurements is suspect, and is measured again.
-//
-// On a machine shared steadily (a CPU-bound process there from the start)
-// the CPU per request moves between repeats by more than that, and that
-// is the noise of the machine the planner decides on: once NoiseSamples
-// deviations are known, the tolerance is the larger of the rule's and
-// NoiseTimes times their median (about 2.7 standard deviations of a
-// normal noise).
+// The slow rule: a machine can be slower with no reading of other work.
+// Its mark is the server's CPU per request, the same from one measurement
+// of a setting to the next: one more than the tolerance off the median of
+// the others is suspect. Once NoiseSamples deviations are known, the
+// tolerance is at least NoiseTimes their median, the machine's own noise.
 const (
 	NoiseTimes   = 4
 	NoiseSamples = 8
 )
 
-// Suspect returns the index of the value in cpu (each measurement's CPU
-// per request; NaN where not read) farthest from the median of the
-// others, when it is more than tol % off it and at least two others have
-// a value, with that median; -1 when none is.
+// Suspect returns the index of the CPU per request (NaN: not read)
+// farthest from the median of at least two others, when more than tol %
+// off it, with that median; -1 when none is.
 func Suspect(cpu []float64, tol float64) (int, float64) {
 	best, bestOff, bestRef := -1, 0.0, 0.0
 	for i, c := range cpu {
@@ -51,8 +40,7 @@ func Suspect(cpu []float64, tol float64) (int, float64) {
 }
 
 // Agreeing returns how many values of cpu other than the one at skip are
-// within tol % of the median of those others, 0 when any is not: the
-// measurements a setting can stand on without the suspect.
+// within tol % of their median, 0 when any is not.
 func Agreeing(cpu []float64, skip int, tol float64) int {
 	vs := without(cpu, skip)
 	if len(vs) == 0 {
@@ -70,9 +58,8 @@ func Agreeing(cpu []float64, skip int, tol float64) int {
 // Agrees reports whether a is within tol % of ref.
 func Agrees(a, ref, tol float64) bool { return math.Abs(a-ref) <= tol/100*ref }
 
-// Deviations returns, for each setting's measurements (CPU per request,
-// NaN where not read), each one's deviation in % from the median of its
-// setting's others: what Tolerance reads the machine's noise from.
+// Deviations returns each CPU per request's deviation in % from the median
+// of its setting's others.
 func Deviations(settings [][]float64) []float64 {
 	var devs []float64
 	for _, cpu := range settings {
@@ -90,8 +77,7 @@ func Deviations(settings [][]float64) []float64 {
 	return devs
 }
 
-// Noise is the machine's noise of the CPU per request: the median of the
-// deviations (Deviations) once NoiseSamples are known; ok false before.
+// Noise is the median of the deviations once NoiseSamples are known.
 func Noise(deviations []float64) (float64, bool) {
 	if len(deviations) < NoiseSamples {
 		return 0, false
@@ -99,9 +85,7 @@ func Noise(deviations []float64) (float64, bool) {
 	return Median(deviations), true
 }
 
-// PairNoise is the noise two measurements of one setting show: each one's
-// deviation from their middle, in % (half their difference over their
-// mean).
+// PairNoise is each of two measurements' deviation from their mean, in %.
 func PairNoise(a, b float64) float64 {
 	if a+b <= 0 {
 		return 0
@@ -110,8 +94,7 @@ func PairNoise(a, b float64) float64 {
 }
 
 // Tolerance is the slow rule's tolerance in %: Rules.CPUPerRequest, or
-// NoiseTimes the machine's noise (in %) where that is larger; fromNoise
-// says which.
+// NoiseTimes the noise where that is larger (fromNoise).
 func (r *Rules) Tolerance(noise float64) (tol float64, fromNoise bool) {
 	if n := NoiseTimes * noise; n > r.CPUPerRequest {
 		return n, true
@@ -137,8 +120,7 @@ func Median(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
 	}
-	s := slices.Clone(vs)
-	sort.Float64s(s)
+	s := slices.Sorted(slices.Values(vs))
 	n := len(s)
 	if n%2 == 1 {
 		return s[n/2]
