@@ -14,59 +14,36 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Spec sets one of the server's variables from the machine at
-// hand before the runs, so that a named configuration lands on the
-// operating point the file states rather than on a time fitted to one
-// machine. The variable is a wait per unit of work (for the board: each
-// SQL statement's db_latency); the point is a reading at a client count of
-// one run (for the article: graph 1's five workers, saturated, keep the
-// server's core ~60 % busy).
-//
-// Calibration starts its own server of the named run, with the variable at
-// 0. A first probe measures the CPU per request with no wait; the first
-// guess is Ratio times that, per unit (Units). Each further probe sets the
-// wait on the running server (Set), measures the reading and corrects the
-// wait from it, until the reading is within Tolerance of Target or Probes
-// run out. The chosen wait fills {{Var}} in every run's command; the
-// calibration's figures go to the result and the report, and a claim can
-// check that the runs themselves reached the point.
+// Spec sets a server's wait per unit of work from the machine at hand, so
+// that a configuration lands on the operating point the file states (a
+// reading at a client count of one run) rather than on a time fitted to
+// one machine.
 type Spec struct {
-	// Var is the placeholder the chosen wait fills, e.g. "db_latency" for
-	// {{db_latency}} in server.command or a run's args.
+	// Var is the placeholder the chosen wait fills, e.g. "db_latency".
 	Var string `toml:"var"`
-	// Set is POSTed to the calibration server to set the wait while it
-	// runs, with {{Var}} holding the value (e.g. ".../set?wait={{wait}}").
-	Set string `toml:"set"`
-	// Run names the run whose configuration is probed; Clients the client
-	// count of the operating point.
+	// Set is POSTed to the server to set the wait, {{Var}} holding it.
+	Set     string `toml:"set"`
 	Run     string `toml:"run"`
 	Clients int    `toml:"clients"`
-	// Reading names the stats readings that measure the operating point,
-	// the first one the server gives taken (a platform may lack one);
-	// Target is its value there and Tolerance how far off is close enough.
+	// Reading names the readings of the operating point, the first one the
+	// server gives taken.
 	Reading   []string `toml:"reading"`
 	Target    float64  `toml:"target"`
 	Tolerance float64  `toml:"tolerance"`
-	// Relative makes Target a percentage of the reading's value in the
-	// first probe (no wait), rather than a value of its own: "60 % of the
-	// CPU the server took when nothing kept it off the CPU", which holds on
-	// a busy or slower machine where the server cannot have a whole core.
+	// Relative makes Target a percentage of the reading's value with no
+	// wait, which holds on a machine where the server cannot have a core.
 	Relative bool `toml:"relative"`
-	// Share, when set, names a reading the experiment adds to every step:
-	// the calibration's reading as a percentage of its value in the first
-	// probe, for claims on the server's share of its capacity.
+	// Share names a reading added to every step: the calibration's
+	// reading as a percentage of its value with no wait.
 	Share string `toml:"share"`
-	// CPU names the reading of the server's CPU in percent of one core,
-	// which divided by the throughput is its CPU per request.
+	// CPU names the reading of the server's CPU in percent of one core.
 	CPU string `toml:"cpu"`
-	// Ratio is the time per request off the CPU over the time on it at the
+	// Ratio is the off-CPU over the on-CPU time per request at the
 	// operating point: the first guess of the wait.
 	Ratio float64 `toml:"ratio"`
-	// Units names a per-request reading of how many units (statements)
-	// a request waits for; without it each request waits once.
-	Units string `toml:"units"`
-	// Probes bounds the probes after the first (default 6); Warmup and
-	// Duration are each probe's (default 1s and 3s).
+	// Units names a per-request reading of how many units a request waits
+	// for; without it each request waits once.
+	Units    string       `toml:"units"`
 	Probes   int          `toml:"probes"`
 	Warmup   cli.Duration `toml:"warmup"`
 	Duration cli.Duration `toml:"duration"`
@@ -79,40 +56,32 @@ type Calibration struct {
 	Clients int     `json:"clients"`
 	Reading string  `json:"reading"` // the reading of the operating point that was read
 	Target  float64 `json:"target"`
-	// Tolerance is Spec.Tolerance; Relative says both are
-	// percentages of Capacity, the reading's value in the first probe.
+	// Relative says Target and Tolerance are percentages of Capacity.
 	Tolerance float64 `json:"tolerance"`
 	Relative  bool    `json:"relative,omitempty"`
 	Capacity  float64 `json:"capacity,omitempty"`
 	Share     string  `json:"share,omitempty"`
-	// CPUPerRequestMs is the server's CPU per request with no wait
-	// (the first probe), Units the units per request there.
+	// CPUPerRequestMs is the server's CPU per request with no wait.
 	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
 	// CapacityNote says when the probes with no wait did not agree.
 	CapacityNote string `json:"capacity_note,omitempty"`
-	// CPUNoise is how far apart the two probes with no wait that agreed
-	// were in CPU per request, in % of their mean: the noise of the CPU
-	// per request on this machine as the calibration measured it.
+	// CPUNoise is how far apart the two agreeing probes with no wait were
+	// in CPU per request, in % of their mean.
 	CPUNoise float64 `json:"cpu_noise_percent"`
 	Units    float64 `json:"units"`
 	Ratio    float64 `json:"ratio"`
 	Probes   []Probe `json:"probes"`
-	// Disturbed are the probes measured again because other work took
-	// the cores beyond the baseline while they ran (the runner's judge,
-	// the disturbance rule); none of them is in Probes.
+	// Disturbed are the probes measured again because they were disturbed.
 	Disturbed []Probe `json:"disturbed,omitempty"`
-	// Steal is the median steal (% of one core) the hypervisor took from
-	// the server's cores over the probes used; nil where the OS does not
-	// report it. A calibration that ran in a burst of steal is redone when
-	// the run later reads the cores with less (an experiment's recalibration).
+	// Steal is the median steal on the server's cores over the probes used.
 	Steal *float64 `json:"steal_percent,omitempty"`
-	// Value is the chosen wait, as handed to the servers; Reached whether
-	// the last probe was within the tolerance.
+	// Value is the chosen wait; Reached whether the last probe was within
+	// the tolerance.
 	Value   string  `json:"value"`
 	Reached bool    `json:"reached"`
 	Seconds float64 `json:"seconds"`
-	// Sweep and Reason, for a calibration redone mid-run
-	// (Result.Recalibration): the sweep it was redone before, and why.
+	// Sweep and Reason say before which sweep and why a calibration was
+	// redone mid-run.
 	Sweep  int    `json:"sweep,omitempty"`
 	Reason string `json:"reason,omitempty"`
 }
@@ -124,17 +93,15 @@ type Probe struct {
 	Throughput      float64 `json:"throughput"`
 	Reading         float64 `json:"reading"`
 	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
-	// Dropped says why a probe with no wait was not one of the two that
-	// agreed on the capacity (capacityProbes); Note why a probe was
-	// measured again (Calibration.Disturbed).
-	Dropped string `json:"dropped,omitempty"`
-	Note    string `json:"note,omitempty"`
-	// At is when the probe's measurement began.
-	At time.Time `json:"at"`
+	// Dropped says why a probe with no wait was not used; Note why a probe
+	// was measured again.
+	Dropped string    `json:"dropped,omitempty"`
+	Note    string    `json:"note,omitempty"`
+	At      time.Time `json:"at"`
 }
 
 // AddShare adds the calibration's share reading to a step's server
-// readings: the reading as a percentage of its value with no wait.
+// readings.
 func (c *Calibration) AddShare(server map[string]float64) {
 	if c == nil || c.Share == "" || c.Capacity <= 0 || server == nil {
 		return
@@ -152,10 +119,8 @@ const (
 	defaultProbeLength = 3 * time.Second
 )
 
-// Check checks the calibration's numbers (clients, target and tolerance,
-// ratio, probes, warmup and duration) and fills in their defaults. name
-// turns a field's TOML key into what its errors call it: "calibrate.probes"
-// in an experiment file, a flag of a command that fills the spec.
+// Check checks the calibration's numbers and fills in their defaults; name
+// turns a field's TOML key into what its errors call it.
 func (c *Spec) Check(name func(key string) string) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -184,20 +149,16 @@ func (c *Spec) Check(name func(key string) string) []error {
 		c.Warmup = cli.Duration(defaultProbeWarmup)
 	}
 	if d := time.Duration(c.Duration); d < 2*time.Second || d > time.Minute {
-		// The server's stats are read once a second: a counter's rate
-		// needs two reads inside the probe.
+		// A counter's rate needs two of the once-a-second reads.
 		bad("%s = %v: want 2s..1m", name("duration"), d)
 	}
 	return errs
 }
 
-// nextWait returns the wait per unit that moves the operating point from
-// reading u, measured with wait w per unit, c seconds of CPU per request
-// and q units per request, to target t. It assumes what the article's
-// configuration shows: a fixed number of workers kept busy, each request
-// holding one for c + q·w, so the reading (CPU busy) is k·c/(c + q·w) for
-// some k. Solving for the wait that gives t at the same k:
-// w' = (u·(c + q·w)/t − c)/q. It never returns less than 0.
+// nextWait returns the wait per unit that moves reading u, measured with
+// wait w per unit, c seconds of CPU and q units per request, to target t:
+// with a fixed number of workers kept busy the reading is k·c/(c + q·w),
+// so w' = (u·(c + q·w)/t − c)/q, at least 0.
 func nextWait(w, c, q, u, t float64) float64 {
 	if q <= 0 {
 		q = 1
@@ -212,24 +173,16 @@ func New(c Spec) *Calibration {
 }
 
 // A Measure sets the server's wait per unit to wait, loads it with the
-// calibration's clients for its warm-up and duration, and returns the run's
-// result with the server's readings (Result.Server) over the measured span.
-// What it loads and how it sets the wait is the caller's: an experiment
-// starts its own server, loadtest calibrate takes one started by hand.
+// calibration's clients and returns the run's result with the server's
+// readings.
 type Measure func(ctx context.Context, wait time.Duration) (*loadtest.Result, error)
 
 // Run runs the probes c describes with measure and returns what they
-// measured and chose; logf, when set, gets a line per probe. c must have
-// passed Check, and name the readings the results carry (CPU, Reading,
-// Units); Set is measure's business.
-//
-// The first probe, with no wait, measures the CPU per request (CPU over the
-// throughput) and, when c is relative, the capacity the target is a share
-// of. The first guess is Ratio x that CPU per unit; each probe after it
-// corrects the wait from what it read (nextWait), until the reading is
-// within Tolerance of Target or Probes run out. Calibration.Value is then
-// the last wait probed, which the server was left with. On an error the
-// Calibration holds the probes taken so far.
+// measured and chose; logf, when set, gets a line per probe. The probes
+// with no wait measure the CPU per request (and the capacity); the first
+// guess is Ratio times it per unit, and each probe after it corrects the
+// wait until the reading is within Tolerance of Target or Probes run out.
+// On an error the Calibration holds the probes taken so far.
 func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)) (*Calibration, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -285,8 +238,6 @@ func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)
 		return p, m, nil
 	}
 
-	// The probes with no wait: the CPU a request costs on this machine,
-	// and the capacity, once two of them agree.
 	m0, err := cal.capacityProbes(c, probe, logf)
 	if err != nil {
 		return cal, err
@@ -319,19 +270,13 @@ func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)
 	return cal, nil
 }
 
-// maxCapacityProbes bounds the probes with no wait: the first two, and
-// two more while no two of them agree.
+// maxCapacityProbes bounds the probes with no wait.
 const maxCapacityProbes = 4
 
-// capacityProbes takes probes with no wait until two of them agree, and
-// sets the CPU per request and (for a relative calibration) the capacity
-// from those two: one probe alone may have run while other work took the
-// core for a few seconds, and every wait after it would be chosen for a
-// machine that was not there. Two agree when their readings (relative) or
-// their CPU per request (otherwise) differ by at most twice the file's
-// tolerance as a share of the target. After maxCapacityProbes the closest
-// two are taken and CapacityNote says so. The others are kept, marked
-// Dropped. It returns the readings of the first of the two.
+// capacityProbes takes probes with no wait until two of them agree (one
+// alone may have run while other work took the core), and sets the CPU
+// per request and the capacity from those two, the closest two after
+// maxCapacityProbes. It returns the readings of the first of the two.
 func (cal *Calibration) capacityProbes(c Spec, probe func(time.Duration) (Probe, map[string]float64, error), logf func(string, ...any)) (map[string]float64, error) {
 	var maps []map[string]float64
 	i, j, off := 0, 0, math.Inf(1)
@@ -382,8 +327,8 @@ func (cal *Calibration) capacityProbes(c Spec, probe func(time.Duration) (Probe,
 // and agree: twice the tolerance over the target.
 func (c Spec) agreement() float64 { return 2 * c.Tolerance / c.Target }
 
-// closestPair returns the two probes (all with no wait) that are closest,
-// and how far apart they are in units of c.agreement(): at most 1 agrees.
+// closestPair returns the two closest probes and how far apart they are
+// in units of c.agreement(): at most 1 agrees.
 func (cal *Calibration) closestPair(c Spec) (int, int, float64) {
 	value := func(p Probe) float64 {
 		if c.Relative {
@@ -417,16 +362,11 @@ func waitProbes(ps []Probe) []Probe {
 	return out
 }
 
-// secantWait returns the next wait per unit from the last two probes with
-// a wait, in seconds, or -1 when there are not two to go by. The model of
-// nextWait makes 1/reading a straight line in the wait; fitted through two
-// measured points instead of assumed from the CPU per request, its slope
-// and intercept take in what the model leaves out: off-CPU time that is not
-// the wait (a reply that has arrived waits for the CPU, the longer when
-// another process shares the core) and CPU per request that grows with the
-// wait. A line that does not fall gives -1; a target beyond the line's
-// reach at 0 gives half the smallest wait tried; the step is at most 4 x
-// the largest.
+// secantWait returns the next wait per unit, in seconds, from the line
+// 1/reading makes in the wait through the last two probes with a wait
+// (which takes in what nextWait's model leaves out), or -1 when there are
+// not two or the line does not fall. A target beyond reach at 0 gives half
+// the smallest wait tried; the step is at most 4 x the largest.
 func secantWait(probes []Probe, target float64) float64 {
 	n := len(probes)
 	if n < 2 {
@@ -449,8 +389,7 @@ func secantWait(probes []Probe, target float64) float64 {
 	return min(w, 4*max(w1, w2))
 }
 
-// Table returns the probes for the report, in the order they ran: the
-// used ones and the disturbed ones measured again.
+// Table returns the probes, used and disturbed, in the order they ran.
 func (c *Calibration) Table() []Probe {
 	out := slices.Concat(c.Probes, c.Disturbed)
 	slices.SortStableFunc(out, func(a, b Probe) int { return a.At.Compare(b.At) })
@@ -492,12 +431,7 @@ func (c *Calibration) Summary() string {
 
 // Method says how the wait was found, for the report.
 func (c *Calibration) Method() string {
-	nowait := 0
-	for _, p := range c.Probes {
-		if p.WaitMs == 0 {
-			nowait++
-		}
-	}
+	nowait := len(c.Probes) - len(waitProbes(c.Probes))
 	s := fmt.Sprintf("Probes ran %s at %d clients with no wait until two agreed (%d taken)", c.Run, c.Clients, nowait)
 	if c.CapacityNote != "" {
 		s = fmt.Sprintf("Probes ran %s at %d clients with no wait: %s", c.Run, c.Clients, c.CapacityNote)
@@ -505,7 +439,11 @@ func (c *Calibration) Method() string {
 	s += fmt.Sprintf("; the first guess was %g x their CPU per request per unit (%g units a request), and each probe after it set the wait on the running server and corrected it from the reading it measured, in %.0f s",
 		c.Ratio, c.Units, c.Seconds)
 	if n := len(c.Disturbed); n > 0 {
-		s += fmt.Sprintf("; %s taken again because other work took the cores while it ran (in the table, marked disturbed)", probes(n))
+		what := fmt.Sprintf("%d probes", n)
+		if n == 1 {
+			what = "1 probe"
+		}
+		s += fmt.Sprintf("; %s taken again because other work took the cores while it ran (in the table, marked disturbed)", what)
 	}
 	return s
 }
@@ -524,12 +462,4 @@ func FormatWait(d time.Duration) string {
 		return "0s"
 	}
 	return d.Round(time.Microsecond).String()
-}
-
-// probes says "1 probe" or "N probes".
-func probes(n int) string {
-	if n == 1 {
-		return "1 probe"
-	}
-	return fmt.Sprintf("%d probes", n)
 }

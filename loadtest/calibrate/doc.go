@@ -6,10 +6,6 @@
 //	errs := spec.Check(func(key string) string { return "calibrate." + key })
 //	cal, err := calibrate.Run(ctx, spec, measure, log.Printf)
 //
-// measure (a Measure) sets the wait on the running server and loads it;
-// Run probes with no wait until two probes agree on the CPU per request,
-// then moves the wait by a secant through the last two probes until the
-// reading is within the tolerance of the target. The Calibration holds
-// every probe, the value chosen and its text for a report. The package
-// knows no server, no experiment file and no board.
+// measure (a Measure) sets the wait on the running server and loads it. The
+// package knows no server, no experiment file and no board.
 package calibrate

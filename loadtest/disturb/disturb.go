@@ -5,13 +5,9 @@
 //	go run ./cmd/loadtest disturb -cpu 0 -busy 3s -every 10s -for 5m
 //	go run ./cmd/loadtest disturb -cpu 0 -random -seed 7 -for 5m
 //
-// A Schedule lists its bursts (Bursts): every Every, Busy long, or, with
-// Random, bursts of Busy/2 to 3·Busy/2 at gaps drawn from Seed that keep
-// the same share of the time busy on average. Run plays them with a Load,
-// printing each burst's start and end with the wall clock's time, to be
-// held against an experiment's report. CPU is the Load the command uses:
-// one CPU-bound goroutine per CPU named, its thread pinned to that CPU
-// (package child) where the system allows it.
+// Run plays a Schedule's bursts with a Load such as CPU, printing each
+// burst's start and end with the wall clock's time, to be held against an
+// experiment's report.
 package disturb
 
 import (
@@ -31,17 +27,13 @@ import (
 
 // A Schedule says when the bursts come.
 type Schedule struct {
-	// Busy is a burst's length (with Random, its mean); Every the period
-	// (with Random, the mean period); For how long the schedule runs from
-	// its start, Delay how long the first burst waits. The tags are the
-	// flags of loadtest disturb (cli.BindFlags).
-	Busy  time.Duration `flag:"busy" default:"3s" help:"a burst's length (with -random, its mean)"`
-	Every time.Duration `flag:"every" default:"10s" help:"the period of the bursts (with -random, its mean)"`
-	For   time.Duration `flag:"for" default:"5m" help:"how long the schedule runs"`
-	Delay time.Duration `flag:"delay" help:"wait before the first burst"`
-	// Random draws the bursts' lengths and gaps from Seed.
-	Random bool   `flag:"random" help:"draw the bursts' lengths and gaps from -seed (the same seed replays the same bursts)"`
-	Seed   uint64 `flag:"seed" default:"1" help:"the seed of -random"`
+	// The tags are the flags of loadtest disturb.
+	Busy   time.Duration `flag:"busy" default:"3s" help:"a burst's length (with -random, its mean)"`
+	Every  time.Duration `flag:"every" default:"10s" help:"the period of the bursts (with -random, its mean)"`
+	For    time.Duration `flag:"for" default:"5m" help:"how long the schedule runs"`
+	Delay  time.Duration `flag:"delay" help:"wait before the first burst"`
+	Random bool          `flag:"random" help:"draw the bursts' lengths and gaps from -seed (the same seed replays the same bursts)"`
+	Seed   uint64        `flag:"seed" default:"1" help:"the seed of -random"`
 }
 
 // Check says what is wrong with s, naming the flag that sets it.
@@ -62,8 +54,7 @@ func (s Schedule) Check() error {
 	return errors.Join(errs...)
 }
 
-// A Burst is one busy span: its start from the schedule's start, and its
-// length.
+// A Burst is one busy span, its start counted from the schedule's.
 type Burst struct {
 	Start, Length time.Duration
 }
@@ -76,9 +67,7 @@ func (s Schedule) Bursts() []Burst {
 	for at < s.For && s.Busy > 0 {
 		length, gap := s.Busy, s.Every-s.Busy
 		if s.Random {
-			// Uniform around the means: a burst of Busy/2..3·Busy/2, a gap of
-			// 0..2·(Every-Busy), so that on average Busy of every Every is
-			// busy, as without Random.
+			// Uniform around the means: on average Busy of every Every.
 			length = s.Busy/2 + time.Duration(rng.Int64N(int64(s.Busy)+1))
 			if gap > 0 {
 				gap = time.Duration(rng.Int64N(2*int64(gap) + 1))
@@ -94,8 +83,7 @@ func (s Schedule) Bursts() []Burst {
 	return out
 }
 
-// A Load is what a burst runs: Start takes the CPUs, Stop gives them
-// back.
+// A Load is what a burst runs.
 type Load interface {
 	Start() error
 	Stop()
@@ -104,9 +92,7 @@ type Load interface {
 }
 
 // Run plays s's bursts with load from now, writing each burst's start and
-// end (the wall clock's time, to the millisecond) to w. It returns when
-// the schedule is over, or ctx's error when ctx ends first (a burst in
-// progress is stopped).
+// end to w, until the schedule is over or ctx ends.
 func Run(ctx context.Context, s Schedule, load Load, w io.Writer) error {
 	if err := s.Check(); err != nil {
 		return err
@@ -168,22 +154,17 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// CPU returns a Load that keeps cpus busy: while it runs, one goroutine
-// per CPU spins on a thread pinned to it. Where the system has no CPU
-// affinity (macOS, Windows) or a CPU is not this process's, the spinner
-// runs unpinned, on a core the OS chooses; Pinned says whether the last
-// burst's spinners were all pinned.
+// CPU returns a Load that keeps cpus busy, one spinning goroutine per CPU
+// on a thread pinned to it where the system allows (Pinned says).
 func CPU(cpus []int) *CPULoad {
 	return &CPULoad{cpus: cpus}
 }
 
 // CPULoad is CPU's Load.
 type CPULoad struct {
-	cpus []int
-	stop atomic.Bool
-	wg   sync.WaitGroup
-	// pinned counts the last burst's pinned spinners; notPinned says why
-	// one was not.
+	cpus      []int
+	stop      atomic.Bool
+	wg        sync.WaitGroup
 	pinned    atomic.Int32
 	mu        sync.Mutex
 	notPinned error
@@ -237,8 +218,8 @@ func (l *CPULoad) Stop() {
 	l.wg.Wait()
 }
 
-// Pinned reports whether every spinner of the last burst was pinned to
-// its CPU, and when not, why; call it after Stop.
+// Pinned reports whether every spinner of the last burst was pinned, and
+// when not, why; call it after Stop.
 func (l *CPULoad) Pinned() (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
