@@ -166,17 +166,14 @@ type CPULoad struct {
 	stop      atomic.Bool
 	wg        sync.WaitGroup
 	pinned    atomic.Int32
-	mu        sync.Mutex
-	notPinned error
+	notPinned atomic.Pointer[error]
 }
 
 // Start starts one spinner per CPU.
 func (l *CPULoad) Start() error {
 	l.stop.Store(false)
 	l.pinned.Store(0)
-	l.mu.Lock()
-	l.notPinned = nil
-	l.mu.Unlock()
+	l.notPinned.Store(nil)
 	for _, c := range l.cpus {
 		l.wg.Add(1)
 		go l.spin(c)
@@ -191,9 +188,7 @@ func (l *CPULoad) spin(cpu int) {
 	defer runtime.UnlockOSThread()
 	restore, err := child.PinThread([]int{cpu})
 	if err != nil {
-		l.mu.Lock()
-		l.notPinned = err
-		l.mu.Unlock()
+		l.notPinned.Store(&err)
 	} else {
 		l.pinned.Add(1)
 		defer restore()
@@ -221,9 +216,11 @@ func (l *CPULoad) Stop() {
 // Pinned reports whether every spinner of the last burst was pinned, and
 // when not, why; call it after Stop.
 func (l *CPULoad) Pinned() (bool, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return int(l.pinned.Load()) == len(l.cpus), l.notPinned
+	var why error
+	if p := l.notPinned.Load(); p != nil {
+		why = *p
+	}
+	return int(l.pinned.Load()) == len(l.cpus), why
 }
 
 // String names the CPUs.

@@ -2,6 +2,7 @@ package measure
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"bbslab/loadtest"
@@ -73,10 +74,7 @@ func Ratios(a, b []float64, threshold float64) RatioVerdict {
 	if len(v.Rounds) == 0 {
 		return v
 	}
-	v.Ratio = loadtest.Spread{Median: Median(v.Rounds), Min: v.Rounds[0], Max: v.Rounds[0], N: len(v.Rounds)}
-	for _, r := range v.Rounds {
-		v.Ratio.Min, v.Ratio.Max = min(v.Ratio.Min, r), max(v.Ratio.Max, r)
-	}
+	v.Ratio = loadtest.Spread{Median: Median(v.Rounds), Min: slices.Min(v.Rounds), Max: slices.Max(v.Rounds), N: len(v.Rounds)}
 	v.Decided, v.Within = true, v.Ratio.Median >= threshold
 	return v
 }

@@ -28,13 +28,7 @@ func DefaultLadder(lo, hi int) Ladder {
 			}
 		}
 	}
-	var out Ladder
-	for _, v := range l {
-		if v >= lo && v <= hi {
-			out = append(out, v)
-		}
-	}
-	return out
+	return slices.DeleteFunc(l, func(v int) bool { return v < lo || v > hi })
 }
 
 // atLeast is the smallest rung >= v, or the top rung when v is above it.

@@ -189,14 +189,9 @@ func (g *GridResult) compare(tunes []*Result, t *tuner, within float64) {
 	g.Best = pick(counted, t.spec.Goal, t.spec.Objectives)
 	for _, res := range tunes {
 		gt := &GridTune{Tune: res, TunerMeasurements: res.Measurements, Verdict: measure.Ratios(nil, nil, within)}
-		for _, m := range counted {
-			if m.Knobs == res.Winner {
-				gt.Winner = m
-			}
-		}
-		w := res.WinnerStep()
-		gt.Ratio = ratio(w.Throughput, g.Best.Throughput)
-		if gt.Winner != nil {
+		gt.Ratio = ratio(res.WinnerStep().Throughput, g.Best.Throughput)
+		if i := slices.IndexFunc(counted, func(m *Measurement) bool { return m.Knobs == res.Winner }); i >= 0 {
+			gt.Winner = counted[i]
 			r := ratio(gt.Winner.Throughput, g.Best.Throughput)
 			gt.RatioInGrid = &r
 		}

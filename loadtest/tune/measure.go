@@ -394,16 +394,16 @@ func round(v float64, digits int) float64 {
 
 // knobsText is a setting in words: "8 workers / 2-8 connections".
 func knobsText(k watch.Knobs) string {
-	if k.PoolMin != 0 && k.PoolMin != k.Pool {
-		return fmt.Sprintf("%d workers / %d-%d connections", k.Workers, k.PoolMin, k.Pool)
-	}
-	return fmt.Sprintf("%d workers / %d connections", k.Workers, k.Pool)
+	return fmt.Sprintf("%d workers / %s connections", k.Workers, poolText(k))
 }
 
 // short is a setting in a few characters: "8/8", "8/2-8".
-func short(k watch.Knobs) string {
+func short(k watch.Knobs) string { return fmt.Sprintf("%d/%s", k.Workers, poolText(k)) }
+
+// poolText is a setting's pool: "8", or "2-8" with min and max apart.
+func poolText(k watch.Knobs) string {
 	if k.PoolMin != 0 && k.PoolMin != k.Pool {
-		return fmt.Sprintf("%d/%d-%d", k.Workers, k.PoolMin, k.Pool)
+		return fmt.Sprintf("%d-%d", k.PoolMin, k.Pool)
 	}
-	return fmt.Sprintf("%d/%d", k.Workers, k.Pool)
+	return fmt.Sprint(k.Pool)
 }

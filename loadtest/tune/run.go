@@ -67,11 +67,7 @@ func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Res
 		}
 	}
 	res := &Result{Goal: t.spec.Goal, Work: t.work.Name, Start: cur, Objectives: strings.Split(t.spec.objectives(), ",")}
-	reserve := 0
-	if t.spec.CheckMinMax {
-		reserve = 1
-	}
-	res.Stopped, res.Outcome, err = t.loop(ctx, cur, reserve)
+	res.Stopped, res.Outcome, err = t.loop(ctx, cur, b2i(t.spec.CheckMinMax))
 	if t.best != nil {
 		t.conclude(ctx, res)
 	}
@@ -182,7 +178,7 @@ func (t *tuner) next(m *Measurement, d Diagnosis, lost bool) (Proposal, bool, st
 		}
 	}
 	for _, n := range t.knobs.neighbours(best.Knobs) {
-		if t.visited(n) == nil && t.knobs.outside(n) == "" {
+		if !t.visited(n) && t.knobs.outside(n) == "" {
 			return Proposal{Knobs: n, Why: fmt.Sprintf("check a neighbour of the best, %s, before calling it the best", short(best.Knobs))}, false, ""
 		}
 	}
@@ -202,7 +198,7 @@ func (t *tuner) halve(k watch.Knobs) bool {
 
 // fresh keeps a proposal within the bounds and not yet measured.
 func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
-	if !ok || t.knobs.outside(p.Knobs) != "" || t.visited(p.Knobs) != nil {
+	if !ok || t.knobs.outside(p.Knobs) != "" || t.visited(p.Knobs) {
 		return Proposal{}, false
 	}
 	return p, true

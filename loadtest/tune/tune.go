@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -237,14 +238,9 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	return tn, nil
 }
 
-// visited returns the measurement of k, or nil.
-func (t *tuner) visited(k watch.Knobs) *Measurement {
-	for _, m := range t.measured {
-		if m.Knobs == k {
-			return m
-		}
-	}
-	return nil
+// visited reports whether k was measured.
+func (t *tuner) visited(k watch.Knobs) bool {
+	return slices.ContainsFunc(t.measured, func(m *Measurement) bool { return m.Knobs == k })
 }
 
 // lower is the measured setting with k's other knobs and the next fewer
