@@ -10,12 +10,11 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A Ladder is the values a knob takes, ascending: the tuner moves from
-// rung to rung.
+// A Ladder is the values a knob takes, ascending.
 type Ladder []int
 
 // DefaultLadder returns the rungs from lo to hi: every count to 6, then
-// about 25 % apart (8, 10, 12, 15, 20, 25, 30, 40, 50, 60, 80, 100, ...).
+// about 25 % apart.
 func DefaultLadder(lo, hi int) Ladder {
 	var l Ladder
 	for v := 1; v <= 6; v++ {
@@ -61,8 +60,7 @@ type Proposal struct {
 	Why   string
 }
 
-// growth is how far the CPU's room lets the concurrency grow: RoomCPU over
-// the cores' busy share (2 when unknown), within 1..4.
+// growth is how far the CPU's room lets the concurrency grow (2 unknown).
 func (th Thresholds) growth(r Readings) float64 {
 	if !r.has(rCoresBusy) || r.CoresBusy <= 0 {
 		return 2
@@ -70,9 +68,7 @@ func (th Thresholds) growth(r Readings) float64 {
 	return math.Max(1, math.Min(4, th.RoomCPU/r.CoresBusy))
 }
 
-// propose returns the setting the diagnosis d of m points at, or false
-// when it points at none; knobs other than the workers and the pool keep
-// their values, within their caps.
+// propose returns the setting the diagnosis d of m points at, or false.
 func (t *tuner) propose(m *Measurement, d Diagnosis, lower *Measurement, halve bool) (Proposal, bool) {
 	r, k, ks := m.Readings, m.Knobs, t.knobs
 	w, p := k.Workers, k.Pool
@@ -126,14 +122,11 @@ const (
 	LeastResources Goal = "resources"
 )
 
-// resources is a setting's size: workers plus connections.
 func resources(k watch.Knobs) int { return k.Workers + k.Pool }
 
-// pick chooses the best of ms for goal among those meeting the
-// objectives (none: those about as close to them as the closest), never on
-// a difference within the noise: for MostThroughput the fewest resources
-// among those reaching the top's band that nothing beats (ties are not
-// chained), for LeastResources the fewest resources.
+// pick chooses the best of ms for goal among those meeting the objectives
+// (none: those about as close as the closest), never on a difference
+// within the noise; ties are not chained.
 func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement {
 	var met []*Measurement
 	for _, m := range ms {
@@ -169,8 +162,7 @@ func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement 
 	return slices.MinFunc(tied, fewest)
 }
 
-// An end is the value of an objective's spread that miss reads (a spread
-// of no repeats reads its median).
+// An end is the value of an objective's spread that miss reads.
 type end int
 
 const (
@@ -179,8 +171,7 @@ const (
 	atWorst
 )
 
-// miss is how far m is from its objectives: the sum over the failing ones
-// of the value's ratio to the limit, read at e.
+// miss sums the failing objectives' values over their limits, read at e.
 func miss(m *Measurement, objs []loadtest.Objective, e end) float64 {
 	sum := 0.0
 	for i, v := range m.Objectives {

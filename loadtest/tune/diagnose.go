@@ -24,12 +24,11 @@ const (
 )
 
 // Thresholds are the diagnosis's bounds on the readings, each field's
-// meaning its help tag, each zero field its default tag's value.
+// meaning its help tag and its default its default tag.
 type Thresholds struct {
 	FullCPU       float64 `toml:"full_cpu" flag:"full-cpu" default:"94" help:"the target's cores (the machine, by its idle share) count as full from this busy share (%)"`
 	FullGenerator float64 `toml:"full_generator" flag:"full-generator" default:"85" help:"the generator counts as full from this share of its CPUs (%): the measurement is invalid"`
-	// RoomCPU lies below FullCPU, so that a step up lands short of full
-	// rather than past it.
+	// RoomCPU lies below FullCPU, so that a step up lands short of full.
 	RoomCPU       float64 `toml:"room_cpu" flag:"room-cpu" default:"90" help:"the cores' busy share (%) a move up aims at"`
 	WaitShare     float64 `toml:"wait_share" flag:"wait-share" default:"0.10" help:"a wait for a worker or a connection counts from this share of the mean latency"`
 	ManyQueries   float64 `toml:"many_queries" flag:"many-queries" default:"5" help:"the application's N+1: at least this many queries per request, with the database taking -database-share of the time"`
@@ -64,9 +63,7 @@ type Diagnosis struct {
 
 // Diagnose names what limits the setting m in the article's order (lower:
 // the setting with the next fewer workers, or nil). An N+1 comes before the
-// knobs' waits, since the pool's wait it causes is no pool's fault, and the
-// pool before the workers, since workers held waiting for connections
-// queue the others.
+// waits it causes, the pool before the workers it holds.
 func (th Thresholds) Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 	r, k := m.Readings, m.Knobs
 	if r.GeneratorCPU >= th.FullGenerator {
@@ -106,8 +103,7 @@ func (th Thresholds) Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 		Evidence: fmt.Sprintf("nothing waited: %.1f of %d workers busy, %.1f of %d connections in use%s: the load offered is the limit", r.WorkersBusy, k.Workers, r.PoolInUse, k.Pool, cpuRoom(r))}
 }
 
-// heldMs is the time a request held a worker, in ms (Little's law, or the
-// mean latency less the waits).
+// heldMs is the time a request held a worker, in ms.
 func heldMs(m *Measurement) float64 {
 	r := m.Readings
 	if r.has(rWorkersBusy) && r.WorkersBusy > 0 && m.Throughput.Median > 0 {
@@ -117,9 +113,8 @@ func heldMs(m *Measurement) float64 {
 }
 
 // diagnoseDisturbance applies the disturbance rule to m against ref, the
-// undisturbed measurements before it. Only the steal is judged on the
-// generator's side: the rest of its CPUs' interference may be the
-// target's own CPU.
+// undisturbed measurements before it; on the generator's side only the
+// steal, as the rest may be the target's own CPU.
 func (t *tuner) diagnoseDisturbance(m *Measurement, ref []*Measurement) (Diagnosis, bool) {
 	t.judge.Baseline = &measure.Baseline{Source: measure.FromSteps}
 	for _, b := range ref {
@@ -161,7 +156,7 @@ func (th Thresholds) capacity(r Readings) (Diagnosis, bool) {
 }
 
 // tooMany names more connections than workers, or CPU wait grown since
-// lower for no throughput beyond the noise.
+// lower for no more throughput.
 func (th Thresholds) tooMany(m, lower *Measurement) (Diagnosis, bool) {
 	r, k := m.Readings, m.Knobs
 	if k.Pool > k.Workers {
@@ -184,7 +179,7 @@ func (th Thresholds) waits(waitMs, meanMs float64) bool {
 	return waitMs > 0 && meanMs > 0 && waitMs >= th.WaitShare*meanMs
 }
 
-// cpuRoom says how busy the cores were, when known: ", cores 62% busy".
+// cpuRoom says how busy the cores were, when known.
 func cpuRoom(r Readings) string {
 	if !r.has(rCoresBusy) {
 		return ""

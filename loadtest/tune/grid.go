@@ -14,19 +14,16 @@ import (
 // ladders at the same load on the same target.
 type GridResult struct {
 	Tunes []*GridTune `json:"tunes"`
-	// Grid is every setting's last attempt; Disturbed the attempts measured
-	// again; Unmeasured the settings never undisturbed, left out of the best.
+	// Unmeasured are the settings never measured undisturbed.
 	Grid       []*Measurement `json:"grid"`
 	Disturbed  []*Measurement `json:"grid_disturbed,omitempty"`
 	Unmeasured []watch.Knobs  `json:"grid_unmeasured,omitempty"`
 	// Best is the grid's best setting by the tuner's own rule (pick).
 	Best             *Measurement `json:"best"`
 	GridMeasurements int          `json:"grid_measurements"`
-	// Side is the grid's best and the winners measured again side by side
-	// at the end, the best first.
+	// Side is the grid's best and the winners measured side by side at the end.
 	Side []*Measurement `json:"side_by_side,omitempty"`
-	// Control is the grid's best against itself in those rounds: read
-	// outside the threshold, no tuning's verdict is decided.
+	// Control is the grid's best against itself in those rounds.
 	Control *measure.RatioVerdict `json:"side_by_side_control,omitempty"`
 	Spec    GridSpec              `json:"grid_spec"`
 }
@@ -36,15 +33,13 @@ type GridTune struct {
 	Tune *Result `json:"tune"`
 	// Winner is the tuner's winner as the grid measured it.
 	Winner *Measurement `json:"winner_in_grid"`
-	// Ratio is the winner's throughput over the grid's best's, figures
-	// taken minutes apart: information, not the verdict. RatioInGrid uses
-	// the winner as the grid measured it, SideRatio the side-by-side rounds.
+	// Ratio is the winner's throughput over the grid's best's: information,
+	// not the verdict.
 	Ratio             loadtest.Spread  `json:"ratio"`
 	RatioInGrid       *loadtest.Spread `json:"ratio_in_grid,omitempty"`
 	TunerMeasurements int              `json:"tuner_measurements"`
 	SideRatio         *loadtest.Spread `json:"side_by_side_ratio,omitempty"`
-	// Verdict says whether the winner is within the grid's best, by the
-	// side-by-side rounds (undecided without them).
+	// Verdict says whether the winner is within the grid's best.
 	Verdict measure.RatioVerdict `json:"side_by_side_verdict"`
 }
 
@@ -68,10 +63,8 @@ func (s GridSpec) Validate() error {
 }
 
 // RunGrid tunes the target under spec from each of starts (none: spec's
-// own start), measures the full grid in a shuffled order interleaved with
-// the tunings (a share after each step, the rest at the end), and holds
-// each winner against the grid's best, with gs.Rounds side-by-side rounds
-// at the end.
+// own start), measures the full grid interleaved with the tunings, and
+// holds each winner against the grid's best.
 func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, gs GridSpec) (*GridResult, error) {
 	if err := gs.Validate(); err != nil {
 		return nil, err
@@ -154,8 +147,7 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	return g, nil
 }
 
-// confirmRounds measures the grid's best and the winners side by side and
-// judges each winner on those rounds.
+// confirmRounds judges each winner against the grid's best side by side.
 func (g *GridResult) confirmRounds(ctx context.Context, spec Spec, target watch.Target, opt Options, gs GridSpec) error {
 	ks := []watch.Knobs{g.Best.Knobs}
 	for _, t := range g.Tunes {
@@ -199,12 +191,10 @@ func (g *GridResult) compare(tunes []*Result, t *tuner, within float64) {
 	}
 }
 
-// counted are the grid's settings measured undisturbed.
 func (g *GridResult) counted() []*Measurement {
 	return slices.DeleteFunc(slices.Clone(g.Grid), func(m *Measurement) bool { return slices.Contains(g.Unmeasured, m.Knobs) })
 }
 
-// ratio is a over b: the medians' ratio, and the range the spreads allow.
 func ratio(a, b loadtest.Spread) loadtest.Spread {
 	if b.Median <= 0 || b.Min <= 0 || b.Max <= 0 {
 		return loadtest.Spread{}

@@ -8,8 +8,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A Knob is one knob the tuner moves; a list starts with the workers and
-// the pool, whose waits the diagnosis reads.
+// A Knob is one knob the tuner moves; the workers and the pool come first.
 type Knob struct {
 	Name     string
 	Min, Max int
@@ -107,8 +106,7 @@ func (ks knobSet) shift(k watch.Knobs, dir, only int) watch.Knobs {
 	return k
 }
 
-// shrink is every knob of k a rung down, or halved when halve, within the
-// caps.
+// shrink is every knob of k a rung down, or halved when halve.
 func (ks knobSet) shrink(k watch.Knobs, halve bool) watch.Knobs {
 	if !halve {
 		return ks.capped(ks.shift(k, -1, -1))
@@ -120,9 +118,7 @@ func (ks knobSet) shrink(k watch.Knobs, halve bool) watch.Knobs {
 }
 
 // neighbours are the settings next to k the tuner checks before it calls
-// k the best: fewer of every knob, each knob a rung down, each a rung up,
-// and more of every knob (with the CPU full, more in flight may still add
-// a little), none above its cap.
+// k the best, none above its cap.
 func (ks knobSet) neighbours(k watch.Knobs) []watch.Knobs {
 	cands := []watch.Knobs{ks.shrink(k, false)}
 	for _, dir := range []int{-1, 1} {

@@ -14,16 +14,14 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A Measurement is one setting measured Repeats times: each figure is the
-// median over the repeats, with its spread.
+// A Measurement is one setting measured Repeats times, by medians.
 type Measurement struct {
 	Knobs      watch.Knobs     `json:"knobs"`
 	Throughput loadtest.Spread `json:"throughput"`
 	// Throughputs are each run's, in the order measured.
 	Throughputs []float64       `json:"throughputs,omitempty"`
 	Band        loadtest.Spread `json:"throughput_band"`
-	// Level is the throughput relative to the tuning's first step, chained
-	// through the side-by-side rounds (0: not known).
+	// Level is the throughput relative to the tuning's first step.
 	Level float64 `json:"level,omitempty"`
 	// Latency is the percentile the objectives name (p99 without one), in ms.
 	Latency     loadtest.Spread `json:"latency_ms"`
@@ -50,8 +48,7 @@ type Verdict struct {
 }
 
 // Readings are what the target's stats and the generator said over the
-// measured spans, each the median over the repeats; a reading not read is
-// named in Absent and reads 0.
+// measured spans; a reading not read is named in Absent.
 type Readings struct {
 	WorkerWaitMs  float64 `json:"worker_queue_wait_ms"`
 	WorkersBusy   float64 `json:"workers_busy"`
@@ -67,8 +64,7 @@ type Readings struct {
 	DatabaseMs    float64 `json:"database_ms"`
 	GeneratorCPU  float64 `json:"generator_cpu_percent"`
 	Interference  float64 `json:"others_on_its_cores_percent"`
-	// GeneratorShared is the generator's own CPU when it is not pinned: on
-	// the target's cores it counts in Interference without being other work.
+	// GeneratorShared is the generator's own CPU when it is not pinned.
 	GeneratorShared float64  `json:"generator_cpu_shared_percent"`
 	GeneratorSteal  float64  `json:"generator_steal_percent"`
 	ErrorShare      float64  `json:"error_percent"`
@@ -145,16 +141,13 @@ func (t *tuner) stats() []watch.Stat {
 	return out
 }
 
-// A Measurer takes the tuner's measurements: it reads and sets the
-// target's knobs and runs the load at the setting in force.
+// A Measurer reads and sets the target's knobs and runs the load.
 type Measurer interface {
 	// Get returns the setting in force.
 	Get(ctx context.Context) (watch.Knobs, error)
-	// Set sets k and returns once it took effect, reporting whether the
-	// target was started again for it.
+	// Set sets k, reporting whether the target was started again.
 	Set(ctx context.Context, k watch.Knobs) (restarted bool, err error)
-	// Run runs the spec's load n times at k, warming up before the first;
-	// first numbers the runs.
+	// Run runs the spec's load n times at k; first numbers the runs.
 	Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error)
 }
 
@@ -185,8 +178,6 @@ func (l *liveMeasurer) Get(ctx context.Context) (watch.Knobs, error) {
 	return l.t.tuning.Get(ctx, l.t.spec.Admin)
 }
 
-// Set starts the target again with k when it cannot change k while it
-// runs.
 func (l *liveMeasurer) Set(ctx context.Context, k watch.Knobs) (bool, error) {
 	got, err := l.t.tuning.Set(ctx, l.t.spec.Admin, k)
 	restarted := false
@@ -233,9 +224,8 @@ func (l *liveMeasurer) Run(ctx context.Context, k watch.Knobs, first, n int) ([]
 	return runs, nil
 }
 
-// SideBySide measures each of ks once a round for rounds rounds
-// (measure.Rounds, rotated) and returns their Measurements in the order of
-// ks, so that their difference is the settings' and not the machine's.
+// SideBySide measures each of ks once a round for rounds rounds and
+// returns their Measurements in the order of ks.
 func SideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
 	t, err := newTuner(spec, target, opt)
 	if err != nil {
@@ -314,7 +304,6 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	return m
 }
 
-// readRun adds one run's readings to values, by reading name.
 func (t *tuner) readRun(res *loadtest.Result, values map[string][]float64) {
 	seen, err := watch.Of(res)
 	if err == nil && seen.Server != nil {
@@ -350,8 +339,7 @@ func generatorShare(c loadtest.Cost) float64 {
 	return cpu / float64(n)
 }
 
-// generatorShared is the generator's CPU in % of one core when it is not
-// pinned, else 0.
+// generatorShared is the generator's CPU when not pinned, else 0.
 func generatorShared(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok || c.Cores != nil && c.Cores.Pinned {

@@ -12,8 +12,7 @@ import (
 // FewMore is the least α the article's "workers = pool + α" allows.
 const FewMore = 3
 
-// conclude fills in the winner and the rules and leaves the target set to
-// the winner.
+// conclude fills in the winner and leaves the target set to it.
 func (t *tuner) conclude(ctx context.Context, res *Result) {
 	best := t.best
 	res.Winner, res.WinnerMet = best.Knobs, best.Met
@@ -54,9 +53,7 @@ func workersPool(k watch.Knobs) (string, bool) {
 	return fmt.Sprintf("does not hold: %d workers = %d connections + %d, more than a few (%d)", k.Workers, k.Pool, alpha, few), false
 }
 
-// minMax measures the winner with the pool's minimum at 1, shrinking the
-// pool to one connection before each repeat, and says whether min = max
-// mattered.
+// minMax says whether min = max mattered for the winner.
 func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measurement) {
 	k := best.Knobs
 	k.PoolMin = 1

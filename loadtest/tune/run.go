@@ -11,8 +11,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Result is a whole tuning: every step, the winner and its limit, why the
-// tuner stopped and the article's two rules checked against the winner.
+// Result is a whole tuning, its steps and its winner.
 type Result struct {
 	Objectives []string    `json:"objectives"`
 	Goal       Goal        `json:"goal"`
@@ -51,9 +50,8 @@ type Rules struct {
 	MinMaxStep *Measurement `json:"min_max_step,omitempty"`
 }
 
-// Run tunes the target's knobs under spec and leaves the target set to the
-// winner. An error before the first step returns no result; one after
-// returns what was measured with the error.
+// Run tunes the target's knobs under spec and leaves it set to the winner;
+// an error after the first step comes with what was measured.
 func Run(ctx context.Context, spec Spec, target watch.Target, opt Options) (*Result, error) {
 	t, err := newTuner(spec, target, opt)
 	if err != nil {
@@ -144,7 +142,6 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 	}
 }
 
-// record keeps a step, prints it and tells OnStep.
 func (t *tuner) record(st Step) {
 	t.steps = append(t.steps, st)
 	t.log(st)
@@ -153,9 +150,7 @@ func (t *tuner) record(st Step) {
 	}
 }
 
-// next chooses what follows step m (lost: the best beat it): the setting
-// its readings point at if unmeasured, else the one the best's point at,
-// else an unmeasured neighbour of the best, else a stop.
+// next chooses what follows step m (lost: the best beat it).
 func (t *tuner) next(m *Measurement, d Diagnosis, lost bool) (Proposal, bool, string) {
 	switch d.Limit {
 	case Generator:
@@ -185,8 +180,7 @@ func (t *tuner) next(m *Measurement, d Diagnosis, lost bool) (Proposal, bool, st
 	return t.stopAt(best)
 }
 
-// halve reports whether no setting smaller than k in every knob was
-// measured.
+// halve reports whether nothing smaller than k in every knob was measured.
 func (t *tuner) halve(k watch.Knobs) bool {
 	for _, m := range t.measured {
 		if !slices.ContainsFunc(t.knobs, func(kn knob) bool { return *kn.Of(&m.Knobs) >= *kn.Of(&k) }) {
@@ -216,7 +210,6 @@ func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
 	return Proposal{Why: fmt.Sprintf("stop: %s meets %s and no neighbour beat it side by side (limit: %s)", short(best.Knobs), t.spec.objectives(), bd.Limit)}, true, "met"
 }
 
-// log prints a step's line.
 func (t *tuner) log(st Step) {
 	m := st.Measurement
 	best := "none yet"

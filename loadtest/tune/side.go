@@ -11,9 +11,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// take measures k: alone for the first step, after it side by side with
-// the best in Repeats rounds. It returns k's measurement and the best's
-// from the same rounds (nil alone).
+// take measures k, after the first step side by side with the best.
 func (t *tuner) take(ctx context.Context, k watch.Knobs) (m, beside *Measurement, err error) {
 	if t.best == nil {
 		m, err = t.measure(ctx, k)
@@ -28,10 +26,8 @@ func (t *tuner) take(ctx context.Context, k watch.Knobs) (m, beside *Measurement
 	return ms[1], ms[0], nil
 }
 
-// upset says why a step is measured again, when it is: m or the best
-// beside it was disturbed, or the best missed beside m an objective it met
-// when it became the best (a slow spell, which leaves the two figures
-// comparable but not the objectives' verdicts).
+// upset says why a step is measured again, when it is: a disturbance, or
+// a slow spell in which the best missed an objective it had met.
 func (t *tuner) upset(m, beside *Measurement) (Diagnosis, bool) {
 	for _, x := range []*Measurement{beside, m} {
 		if x == nil {
@@ -56,13 +52,9 @@ func (t *tuner) upset(m, beside *Measurement) (Diagnosis, bool) {
 	return Diagnosis{}, false
 }
 
-// versus decides m against the best measured beside it: less, as good or
-// more by the median round ratio (measure.Ratios) against Rules.Within or
-// every round beyond the noise floor; m wins when only it meets the
-// objectives, when it is closer to them, or, the objectives alike, by the
-// goal, an "as good" step with fewer resources only while its level stays
-// within Within of the highest (so that a chain cannot drift down). It
-// sets m's level.
+// versus decides m against the best measured beside it and sets m's
+// level; an "as good" step with fewer resources wins only while its level
+// stays within Within of the highest, so that a chain cannot drift down.
 func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 	w := t.spec.Rules.Within
 	v := measure.Ratios(m.Throughputs, beside.Throughputs, w)
@@ -114,8 +106,8 @@ func (t *tuner) topLevel(met bool) float64 {
 	return top
 }
 
-// closer compares a and b, both missing the objectives, by how far they
-// miss them: +1 when a is closer beyond their spreads, -1 when b is, else 0.
+// closer is +1 when a misses the objectives by less than b beyond their
+// spreads, -1 when b does, else 0.
 func closer(a, b *Measurement, objs []loadtest.Objective) int {
 	switch {
 	case a.Met || b.Met:
@@ -128,9 +120,8 @@ func closer(a, b *Measurement, objs []loadtest.Objective) int {
 	return 0
 }
 
-// reach is how far from the objectives a setting as close as m may be:
-// m's miss at its worst repeat, or 5 % beyond its median's (a p99 moves
-// more than that from one repeat to the next).
+// reach is how far from the objectives a setting as close as m may be (a
+// p99 moves more than 5 % from one repeat to the next).
 func reach(m *Measurement, objs []loadtest.Objective) float64 {
 	return math.Max(miss(m, objs, atWorst), 1.05*miss(m, objs, atMedian))
 }

@@ -16,15 +16,10 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Spec is one tuning: the load, the target's admin listener, the
-// objectives and the goal, where to start, the knobs' bounds and the budget.
+// Spec is one tuning: the load, the target, the objectives and the budget.
 type Spec struct {
-	// Load is the load of each measurement (Watcher and Name are set per
-	// measurement).
-	Load  loadtest.Settings
-	Admin string `toml:"admin" flag:"admin" default:"http://127.0.0.1:6060" help:"base URL of the target's admin listener (its stats and knobs)"`
-	// Objectives must all be met; Goal says what is best among the
-	// settings that meet them.
+	Load       loadtest.Settings
+	Admin      string               `toml:"admin" flag:"admin" default:"http://127.0.0.1:6060" help:"base URL of the target's admin listener (its stats and knobs)"`
 	Objectives []loadtest.Objective `toml:"-"`
 	Goal       Goal                 `toml:"goal" flag:"goal" default:"throughput" help:"what is best among the settings meeting -slo: throughput (the most; within the noise, the fewest workers and connections) or resources (the fewest)"`
 	// Start is the first setting (zero: the knobs in force).
@@ -43,9 +38,7 @@ type Spec struct {
 	Rules measure.Rules `toml:"-"`
 }
 
-// Complete fills in a tuning from a command line, its Load's requests
-// already built, and checks it; each problem is a usage error naming its
-// flag.
+// Complete fills in and checks a tuning from a command line.
 func (s *Spec) Complete(clients int, slo, start string, durationSet, warmupSet bool) error {
 	if !durationSet && s.Load.MaxRequests == 0 {
 		s.Load.Duration = 3 * time.Second
@@ -92,16 +85,13 @@ type Options struct {
 	OnStep func(Step)
 	// Watch, when set, completes the watcher's options of every measurement.
 	Watch func(*watch.Options)
-	// Restart, when set, starts the target again with k, for a knob it
-	// cannot change while it runs (watch.ErrRestart).
+	// Restart, when set, starts the target again with k.
 	Restart func(ctx context.Context, k watch.Knobs) error
-	// Measurer, when set, takes the measurements in place of the load
-	// engine (a model of a target, in tests).
+	// Measurer, when set, takes the measurements in place of the load engine.
 	Measurer Measurer
 }
 
-// A Step is one measured setting, what limits it, and what the tuner did
-// next and why.
+// A Step is one measured setting, its limit, and what the tuner did next.
 type Step struct {
 	N int `json:"n"`
 	Measurement
@@ -110,8 +100,7 @@ type Step struct {
 	// first step); Compared says how the step stands against it.
 	Beside   *Measurement `json:"beside,omitempty"`
 	Compared string       `json:"compared"`
-	// Best is the best setting after this step; Decision what the tuner
-	// does next, Why the reading behind it.
+	// Best is the best setting after this step.
 	Best     watch.Knobs  `json:"best"`
 	Decision string       `json:"decision"`
 	Why      string       `json:"why"`
@@ -202,8 +191,7 @@ type tuner struct {
 	// best is the best so far, as measured when it became the best.
 	best  *Measurement
 	steps []Step
-	// taken counts the steps, disturbed ones included; retried counts each
-	// setting's steps taken again after a disturbed one.
+	// taken counts the steps, disturbed ones included.
 	taken, measurements int
 	retried             map[watch.Knobs]int
 	started             time.Time
@@ -243,8 +231,7 @@ func (t *tuner) visited(k watch.Knobs) bool {
 	return slices.ContainsFunc(t.measured, func(m *Measurement) bool { return m.Knobs == k })
 }
 
-// lower is the measured setting with k's other knobs and the next fewer
-// workers, or nil.
+// lower is the measured setting like k with the next fewer workers.
 func (t *tuner) lower(k watch.Knobs) *Measurement {
 	var out *Measurement
 	for _, m := range t.measured {
