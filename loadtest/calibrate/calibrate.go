@@ -14,10 +14,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Spec sets a server's wait per unit of work from the machine at hand, so
-// that a configuration lands on the operating point the file states (a
-// reading at a client count of one run) rather than on a time fitted to
-// one machine.
+// Spec sets a server's wait per unit of work so that it lands on an
+// operating point on the machine at hand.
 type Spec struct {
 	// Var is the placeholder the chosen wait fills, e.g. "db_latency".
 	Var string `toml:"var"`
@@ -25,24 +23,19 @@ type Spec struct {
 	Set     string `toml:"set"`
 	Run     string `toml:"run"`
 	Clients int    `toml:"clients"`
-	// Reading names the readings of the operating point, the first one the
-	// server gives taken.
+	// Reading names the readings of the operating point, the first given taken.
 	Reading   []string `toml:"reading"`
 	Target    float64  `toml:"target"`
 	Tolerance float64  `toml:"tolerance"`
-	// Relative makes Target a percentage of the reading's value with no
-	// wait, which holds on a machine where the server cannot have a core.
+	// Relative makes Target a percentage of the reading with no wait.
 	Relative bool `toml:"relative"`
-	// Share names a reading added to every step: the calibration's
-	// reading as a percentage of its value with no wait.
+	// Share names a reading added to every step, relative as Relative.
 	Share string `toml:"share"`
 	// CPU names the reading of the server's CPU in percent of one core.
 	CPU string `toml:"cpu"`
-	// Ratio is the off-CPU over the on-CPU time per request at the
-	// operating point: the first guess of the wait.
+	// Ratio is the off-CPU over the on-CPU time per request: the first guess.
 	Ratio float64 `toml:"ratio"`
-	// Units names a per-request reading of how many units a request waits
-	// for; without it each request waits once.
+	// Units names a per-request reading of the units a request waits for.
 	Units    string       `toml:"units"`
 	Probes   int          `toml:"probes"`
 	Warmup   cli.Duration `toml:"warmup"`
@@ -65,8 +58,7 @@ type Calibration struct {
 	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
 	// CapacityNote says when the probes with no wait did not agree.
 	CapacityNote string `json:"capacity_note,omitempty"`
-	// CPUNoise is how far apart the two agreeing probes with no wait were
-	// in CPU per request, in % of their mean.
+	// CPUNoise is how far apart the agreeing probes were, in % of their mean.
 	CPUNoise float64 `json:"cpu_noise_percent"`
 	Units    float64 `json:"units"`
 	Ratio    float64 `json:"ratio"`
@@ -75,33 +67,28 @@ type Calibration struct {
 	Disturbed []Probe `json:"disturbed,omitempty"`
 	// Steal is the median steal on the server's cores over the probes used.
 	Steal *float64 `json:"steal_percent,omitempty"`
-	// Value is the chosen wait; Reached whether the last probe was within
-	// the tolerance.
+	// Value is the chosen wait.
 	Value   string  `json:"value"`
 	Reached bool    `json:"reached"`
 	Seconds float64 `json:"seconds"`
-	// Sweep and Reason say before which sweep and why a calibration was
-	// redone mid-run.
+	// Sweep and Reason say when and why a calibration was redone.
 	Sweep  int    `json:"sweep,omitempty"`
 	Reason string `json:"reason,omitempty"`
 }
 
-// A Probe is one calibration measurement: Reading is the operating point's
-// reading, as a percentage of Capacity when the calibration is relative.
+// A Probe is one calibration measurement.
 type Probe struct {
 	WaitMs          float64 `json:"wait_ms"`
 	Throughput      float64 `json:"throughput"`
 	Reading         float64 `json:"reading"`
 	CPUPerRequestMs float64 `json:"cpu_per_request_ms"`
-	// Dropped says why a probe with no wait was not used; Note why a probe
-	// was measured again.
+	// Dropped says why a probe was not used, Note why it was taken again.
 	Dropped string    `json:"dropped,omitempty"`
 	Note    string    `json:"note,omitempty"`
 	At      time.Time `json:"at"`
 }
 
-// AddShare adds the calibration's share reading to a step's server
-// readings.
+// AddShare adds the share reading to a step's server readings.
 func (c *Calibration) AddShare(server map[string]float64) {
 	if c == nil || c.Share == "" || c.Capacity <= 0 || server == nil {
 		return
@@ -119,8 +106,7 @@ const (
 	defaultProbeLength = 3 * time.Second
 )
 
-// Check checks the calibration's numbers and fills in their defaults; name
-// turns a field's TOML key into what its errors call it.
+// Check checks the spec and fills in its defaults; name names a key.
 func (c *Spec) Check(name func(key string) string) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
@@ -172,17 +158,13 @@ func New(c Spec) *Calibration {
 		Relative: c.Relative, Share: c.Share}
 }
 
-// A Measure sets the server's wait per unit to wait, loads it with the
-// calibration's clients and returns the run's result with the server's
-// readings.
+// A Measure sets the server's wait per unit to wait and loads it.
 type Measure func(ctx context.Context, wait time.Duration) (*loadtest.Result, error)
 
-// Run runs the probes c describes with measure and returns what they
-// measured and chose; logf, when set, gets a line per probe. The probes
-// with no wait measure the CPU per request (and the capacity); the first
-// guess is Ratio times it per unit, and each probe after it corrects the
-// wait until the reading is within Tolerance of Target or Probes run out.
-// On an error the Calibration holds the probes taken so far.
+// Run runs the probes c describes with measure: with no wait until two
+// agree, then with a wait corrected by each probe until the reading is
+// within Tolerance of Target or Probes run out. On an error the
+// Calibration holds the probes taken so far.
 func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)) (*Calibration, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -274,9 +256,8 @@ func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)
 const maxCapacityProbes = 4
 
 // capacityProbes takes probes with no wait until two of them agree (one
-// alone may have run while other work took the core), and sets the CPU
-// per request and the capacity from those two, the closest two after
-// maxCapacityProbes. It returns the readings of the first of the two.
+// alone may have run while other work took the core), sets the CPU per
+// request and the capacity from them and returns the first one's readings.
 func (cal *Calibration) capacityProbes(c Spec, probe func(time.Duration) (Probe, map[string]float64, error), logf func(string, ...any)) (map[string]float64, error) {
 	var maps []map[string]float64
 	i, j, off := 0, 0, math.Inf(1)
@@ -323,8 +304,7 @@ func (cal *Calibration) capacityProbes(c Spec, probe func(time.Duration) (Probe,
 	return maps[i], nil
 }
 
-// agreement is how far apart, as a share, two probes with no wait may be
-// and agree: twice the tolerance over the target.
+// agreement is how far apart, as a share, two agreeing probes may be.
 func (c Spec) agreement() float64 { return 2 * c.Tolerance / c.Target }
 
 // closestPair returns the two closest probes and how far apart they are
@@ -351,7 +331,6 @@ func (cal *Calibration) closestPair(c Spec) (int, int, float64) {
 	return bi, bj, best
 }
 
-// waitProbes returns the probes with a wait, in order.
 func waitProbes(ps []Probe) []Probe {
 	var out []Probe
 	for _, p := range ps {
@@ -363,10 +342,8 @@ func waitProbes(ps []Probe) []Probe {
 }
 
 // secantWait returns the next wait per unit, in seconds, from the line
-// 1/reading makes in the wait through the last two probes with a wait
-// (which takes in what nextWait's model leaves out), or -1 when there are
-// not two or the line does not fall. A target beyond reach at 0 gives half
-// the smallest wait tried; the step is at most 4 x the largest.
+// 1/reading makes in the wait through the last two probes with a wait, or
+// -1 when there are not two or the line does not fall.
 func secantWait(probes []Probe, target float64) float64 {
 	n := len(probes)
 	if n < 2 {
@@ -407,7 +384,6 @@ func (p Probe) Used() string {
 	return "yes"
 }
 
-// of says what a relative reading is a percentage of.
 func (c *Calibration) of() string {
 	if !c.Relative || c.Capacity == 0 {
 		return ""

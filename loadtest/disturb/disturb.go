@@ -6,8 +6,7 @@
 //	go run ./cmd/loadtest disturb -cpu 0 -random -seed 7 -for 5m
 //
 // Run plays a Schedule's bursts with a Load such as CPU, printing each
-// burst's start and end with the wall clock's time, to be held against an
-// experiment's report.
+// burst's start and end.
 package disturb
 
 import (
@@ -138,7 +137,7 @@ func (s Schedule) text(n int) string {
 
 func stamp(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
-// sleepUntil waits until t or until ctx ends, returning ctx's error then.
+// sleepUntil waits until t or until ctx ends.
 func sleepUntil(ctx context.Context, t time.Time) error {
 	d := time.Until(t)
 	if d <= 0 {
@@ -154,8 +153,7 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	}
 }
 
-// CPU returns a Load that keeps cpus busy, one spinning goroutine per CPU
-// on a thread pinned to it where the system allows (Pinned says).
+// CPU returns a Load that keeps cpus busy, pinned where the system allows.
 func CPU(cpus []int) *CPULoad {
 	return &CPULoad{cpus: cpus}
 }
@@ -213,8 +211,7 @@ func (l *CPULoad) Stop() {
 	l.wg.Wait()
 }
 
-// Pinned reports whether every spinner of the last burst was pinned, and
-// when not, why; call it after Stop.
+// Pinned reports whether the last burst's spinners were pinned, and why not.
 func (l *CPULoad) Pinned() (bool, error) {
 	var why error
 	if p := l.notPinned.Load(); p != nil {

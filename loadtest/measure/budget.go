@@ -2,8 +2,8 @@ package measure
 
 import "time"
 
-// A Budget is the extra measuring time re-measures may take. Its second
-// half is kept for settings with no undisturbed measurement at all.
+// A Budget is the extra measuring time re-measures may take, its second
+// half kept for settings with no undisturbed measurement.
 type Budget struct {
 	Max        time.Duration
 	Used       time.Duration
@@ -19,9 +19,8 @@ func (b *Budget) Spend(d time.Duration) { b.Used += d }
 // Reserved reports whether the time used has reached half the budget.
 func (b *Budget) Reserved() bool { return b.Used >= b.Max/2 }
 
-// Again says why a disturbed measurement (the attempt-th of its repeat,
-// of length step; has: the setting has used repeats) may not be taken
-// again, "" when it may.
+// Again says why a disturbed measurement may not be taken again, "" when
+// it may.
 func (b *Budget) Again(r *Rules, attempt int, step time.Duration, has bool) string {
 	switch {
 	case attempt >= r.MaxAttempts:

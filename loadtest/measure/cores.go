@@ -9,15 +9,12 @@ import (
 )
 
 // The disturbance rule: a measurement is disturbed when other work took the
-// server's cores (or the generator's) beyond what the baseline expects, the
-// larger of a fixed level and a share of the time the run leaves free (a
-// steady load already there is the machine's). Steal is judged against the
-// lower of the baseline's and the lowest the run has read, since a burst of
-// steal may cover the whole baseline.
+// cores beyond what the baseline expects, the larger of a fixed level and a
+// share of the free time. Steal is judged against the lowest read too, as
+// a burst of steal may cover the whole baseline.
 
-// A Span is one measured span of a set of cores, in % of one core. Steal,
-// the hypervisor's part of Interference, is judged on its own too: a
-// CPU-bound process that takes the cores' free time hides it.
+// A Span is one measured span of a set of cores, in % of one core; Steal
+// is judged on its own too, as a CPU-bound process hides it.
 type Span struct {
 	Own, Interference, Capacity float64
 	Steal                       float64
@@ -27,8 +24,7 @@ type Span struct {
 // Free is the cores' time the process left.
 func (s Span) Free() float64 { return max(0, s.Capacity-s.Own) }
 
-// minFree is the least free time (points of a core) a span needs to say
-// what share of it others took.
+// minFree is the least free time a span needs to divide by.
 const minFree = 20
 
 // Sources of a baseline.
@@ -37,8 +33,7 @@ const (
 	FromSteps       = "steps"
 )
 
-// A Baseline is the interference the machine gave to others when it was
-// taken, on the server's cores and the generator's.
+// A Baseline is the interference the machine gave to others when taken.
 type Baseline struct {
 	Source            string `json:"source"`
 	Server            *Cores `json:"server,omitempty"`
@@ -46,8 +41,7 @@ type Baseline struct {
 	server, generator []Span
 }
 
-// Cores is one set of cores' baseline: the median interference (Level),
-// the median share of the free time others took, and the median steal.
+// Cores is one set of cores' baseline, medians over its spans.
 type Cores struct {
 	Spans     int      `json:"spans"`
 	Level     float64  `json:"level_percent"`
@@ -66,7 +60,6 @@ func (b *Baseline) Add(server, generator *Span) {
 	b.Server, b.Generator = figures(b.server), figures(b.generator)
 }
 
-// figures summarises spans, nil without any.
 func figures(spans []Span) *Cores {
 	if len(spans) == 0 {
 		return nil
@@ -100,16 +93,14 @@ func (c *Cores) Expect(s Span) (float64, bool) {
 	return max(c.Level, c.FreeShare*s.Free()), true
 }
 
-// A Judge applies the disturbance rule, keeping the lowest steal read on
-// each set of cores.
+// A Judge applies the disturbance rule.
 type Judge struct {
 	Rules    *Rules
 	Baseline *Baseline
 	floor    [2]*float64 // server's, generator's
 }
 
-// Floor is the lowest steal seen on the server's or the generator's
-// cores, ok false before any.
+// Floor is the lowest steal seen on the server's or the generator's cores.
 func (j *Judge) Floor(server bool) (float64, bool) {
 	f := j.floor[1]
 	if server {
@@ -134,8 +125,7 @@ func (j *Judge) See(server, generator *Span) {
 	}
 }
 
-// A Verdict is the disturbance rule applied to one measurement (nil where
-// not judged); Why is "" when it is not disturbed.
+// A Verdict is the disturbance rule applied to one measurement.
 type Verdict struct {
 	Expected, GeneratorExpected           *float64
 	StealBaseline, GeneratorStealBaseline *float64
@@ -145,8 +135,7 @@ type Verdict struct {
 // Disturbed reports whether the verdict found a disturbance.
 func (v Verdict) Disturbed() bool { return v.Why != "" }
 
-// Judge judges a measurement's spans (nil: not read) after seeing their
-// steal; without a baseline, or under Rules.Off, nothing is disturbed.
+// Judge judges a measurement's spans (nil: not read) after seeing them.
 func (j *Judge) Judge(server, generator *Span) Verdict {
 	j.See(server, generator)
 	var v Verdict
@@ -185,8 +174,7 @@ func (j *Judge) Judge(server, generator *Span) Verdict {
 	return v
 }
 
-// Busy says how idle cores (a planner waiting before a re-measure) were
-// busy beyond what b expects, "" when quiet.
+// Busy says how idle cores were busy beyond what b expects, "" when quiet.
 func (j *Judge) Busy(b *Baseline, server, generator *Span) string {
 	th := j.Rules.Threshold
 	var why []string
@@ -209,7 +197,6 @@ func (j *Judge) Busy(b *Baseline, server, generator *Span) string {
 	return strings.Join(why, "; ")
 }
 
-// steal is c's steal level, nil for a nil c.
 func (c *Cores) steal() *float64 {
 	if c == nil {
 		return nil

@@ -7,8 +7,4 @@
 // (Rounds). Its thresholds are one configuration, Rules. Planners (the
 // experiment runner, the tuner) choose what to measure; this package says
 // whether a measurement stands and what a comparison says.
-//
-// A setting is what is measured; a measurement is one timed span of load on
-// a setting; an attempt is a measurement that may be judged disturbed and
-// taken again; a round measures each of several settings once.
 package measure

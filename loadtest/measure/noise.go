@@ -8,10 +8,6 @@ import (
 	"bbslab/loadtest"
 )
 
-// The noise rule: two figures differ when their spreads, each widened to
-// at least ±Rules.NoiseFloor % of its median, do not overlap. Settings
-// measured side by side are compared by the median of their round ratios.
-
 // Band returns s widened to at least ±floor % of its median.
 func Band(s loadtest.Spread, floor float64) loadtest.Spread {
 	s.Min = min(s.Min, s.Median*(1-floor/100))
@@ -22,8 +18,7 @@ func Band(s loadtest.Spread, floor float64) loadtest.Spread {
 // Beyond reports whether a lies wholly above b: more beyond the noise.
 func Beyond(a, b loadtest.Spread) bool { return a.Min > b.Max }
 
-// Differ compares two figures' spreads under the noise rule: +1 when a is
-// above b beyond the noise, -1 below, 0 within the noise.
+// Differ is +1 when a is above b beyond the noise, -1 below, else 0.
 func (r *Rules) Differ(a, b loadtest.Spread) int {
 	a, b = Band(a, r.NoiseFloor), Band(b, r.NoiseFloor)
 	switch {
@@ -35,8 +30,8 @@ func (r *Rules) Differ(a, b loadtest.Spread) int {
 	return 0
 }
 
-// A RatioVerdict says whether setting A is as good as setting B by the
-// median of their round-by-round ratios A/B against Threshold.
+// A RatioVerdict says whether setting A is as good as setting B by their
+// median round ratio.
 type RatioVerdict struct {
 	// Rounds are A's figure over B's, a round where B read nothing left out.
 	Rounds    []float64       `json:"rounds"`
@@ -48,8 +43,7 @@ type RatioVerdict struct {
 	Why     string `json:"why,omitempty"`
 }
 
-// Ratios holds a against b, one figure a round each, by the median of
-// their round ratios against threshold.
+// Ratios holds a against b, one figure a round each.
 func Ratios(a, b []float64, threshold float64) RatioVerdict {
 	v := RatioVerdict{Threshold: threshold}
 	switch {
@@ -79,9 +73,8 @@ func Ratios(a, b []float64, threshold float64) RatioVerdict {
 	return v
 }
 
-// Control holds a setting against itself, measured twice in the same
-// rounds: within when the median ratio lies between the threshold and its
-// inverse.
+// Control holds a setting against itself, within between the threshold
+// and its inverse.
 func Control(again, ref []float64, threshold float64) RatioVerdict {
 	v := Ratios(again, ref, threshold)
 	if v.Decided && threshold > 0 && v.Ratio.Median > 1/threshold {
@@ -101,8 +94,7 @@ func (c RatioVerdict) Undecides(v RatioVerdict) RatioVerdict {
 	return v
 }
 
-// String gives the verdict with its figures, e.g. "within: median ratio
-// 0.976 >= 0.95 over 5 rounds (...)".
+// String gives the verdict with its figures.
 func (v RatioVerdict) String() string {
 	if !v.Decided {
 		return "no verdict: " + v.Why

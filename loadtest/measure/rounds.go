@@ -5,9 +5,7 @@ import (
 	"fmt"
 )
 
-// A Plan is a side-by-side measurement: Settings settings measured once
-// each per round, for Rounds rounds, so that a comparison round by round
-// cancels what the machine did between rounds.
+// A Plan is a side-by-side measurement: each setting once per round.
 type Plan struct {
 	Rounds, Settings int
 	// Rotate starts round r with setting r mod Settings.
@@ -16,8 +14,7 @@ type Plan struct {
 	Between func(ctx context.Context, round int) error
 }
 
-// Rounds measures the plan's settings in rounds and returns each setting's
-// measurements in round order (out[setting][round]), or the first error.
+// Rounds measures the plan's settings and returns out[setting][round].
 func Rounds[T any](ctx context.Context, p Plan, measure func(ctx context.Context, round, setting int) (T, error)) ([][]T, error) {
 	n := p.Settings
 	if p.Rounds < 1 || n < 1 {

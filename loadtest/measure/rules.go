@@ -13,22 +13,20 @@ import (
 type Rules struct {
 	// Off records every measurement's interference but never judges it.
 	Off bool `toml:"off" json:"off,omitempty"`
-	// Threshold is how far, in points of one core, interference (or
-	// steal) may exceed what the baseline expects.
+	// Threshold is how far, in points of a core, interference may exceed
+	// the baseline.
 	Threshold float64 `toml:"threshold" json:"threshold"`
 	// MaxAttempts bounds the measurements of one repeat.
 	MaxAttempts int `toml:"max_attempts" json:"max_attempts"`
 	// MaxExtra bounds the measuring time re-measures may add.
 	MaxExtra cli.Duration `toml:"max_extra" json:"-"`
-	// CPUPerRequest is the slow rule's tolerance, in % of the median of
-	// the setting's other measurements.
+	// CPUPerRequest is the slow rule's tolerance, in %.
 	CPUPerRequest float64 `toml:"cpu_per_request" json:"cpu_per_request"`
 	// Settle bounds the wait for quiet cores before a re-measure.
 	Settle cli.Duration `toml:"settle" json:"-"`
 	// NoiseFloor is the least noise, in % of a median, a comparison allows.
 	NoiseFloor float64 `toml:"noise_floor" json:"noise_floor_percent,omitempty"`
-	// Within is the least median round ratio of two settings as good as
-	// each other.
+	// Within is the least median round ratio of two equal settings.
 	Within float64 `toml:"within" json:"within,omitempty"`
 }
 
@@ -43,8 +41,7 @@ const (
 	DefaultWithin        = 0.95
 )
 
-// Check validates r, naming each bad field under section, and fills in
-// the defaults.
+// Check validates r under section and fills in the defaults.
 func (r *Rules) Check(section string) []error {
 	var errs []error
 	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(section+"."+format, a...)) }

@@ -5,19 +5,16 @@ import (
 	"slices"
 )
 
-// The slow rule: a machine can be slower with no reading of other work.
-// Its mark is the server's CPU per request, the same from one measurement
-// of a setting to the next: one more than the tolerance off the median of
-// the others is suspect. Once NoiseSamples deviations are known, the
-// tolerance is at least NoiseTimes their median, the machine's own noise.
+// The slow rule: a measurement whose CPU per request is off the median of
+// the setting's others by more than the tolerance is suspect; the
+// tolerance is at least NoiseTimes the noise once NoiseSamples are known.
 const (
 	NoiseTimes   = 4
 	NoiseSamples = 8
 )
 
-// Suspect returns the index of the CPU per request (NaN: not read)
-// farthest from the median of at least two others, when more than tol %
-// off it, with that median; -1 when none is.
+// Suspect returns the index of the CPU per request farthest from the
+// median of at least two others, beyond tol %, with that median; or -1.
 func Suspect(cpu []float64, tol float64) (int, float64) {
 	best, bestOff, bestRef := -1, 0.0, 0.0
 	for i, c := range cpu {
@@ -58,8 +55,8 @@ func Agreeing(cpu []float64, skip int, tol float64) int {
 // Agrees reports whether a is within tol % of ref.
 func Agrees(a, ref, tol float64) bool { return math.Abs(a-ref) <= tol/100*ref }
 
-// Deviations returns each CPU per request's deviation in % from the median
-// of its setting's others.
+// Deviations returns each CPU per request's deviation in % from its
+// setting's others.
 func Deviations(settings [][]float64) []float64 {
 	var devs []float64
 	for _, cpu := range settings {
@@ -93,8 +90,8 @@ func PairNoise(a, b float64) float64 {
 	return math.Abs(a-b) / (a + b) * 100
 }
 
-// Tolerance is the slow rule's tolerance in %: Rules.CPUPerRequest, or
-// NoiseTimes the noise where that is larger (fromNoise).
+// Tolerance is the slow rule's tolerance in %, fromNoise when NoiseTimes
+// noise is above Rules.CPUPerRequest.
 func (r *Rules) Tolerance(noise float64) (tol float64, fromNoise bool) {
 	if n := NoiseTimes * noise; n > r.CPUPerRequest {
 		return n, true
@@ -102,8 +99,7 @@ func (r *Rules) Tolerance(noise float64) (tol float64, fromNoise bool) {
 	return r.CPUPerRequest, false
 }
 
-// without returns the values of vs other than the one at skip, NaN left
-// out.
+// without returns vs without the one at skip and NaN.
 func without(vs []float64, skip int) []float64 {
 	var out []float64
 	for j, v := range vs {
@@ -114,8 +110,7 @@ func without(vs []float64, skip int) []float64 {
 	return out
 }
 
-// Median is the median of vs, the mean of the middle two for an even
-// count (0 for none).
+// Median is the median of vs, the middle two's mean for an even count.
 func Median(vs []float64) float64 {
 	if len(vs) == 0 {
 		return 0
