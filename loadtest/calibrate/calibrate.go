@@ -1,6 +1,7 @@
 package calibrate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -122,18 +123,12 @@ func (c *Spec) Check(name func(key string) string) []error {
 	if c.Probes < 0 || c.Probes > maxProbes {
 		bad("%s = %d: want 1..%d (0: %d)", name("probes"), c.Probes, maxProbes, defaultProbes)
 	}
-	if c.Probes == 0 {
-		c.Probes = defaultProbes
-	}
+	c.Probes = cmp.Or(c.Probes, defaultProbes)
 	if c.Warmup < 0 || time.Duration(c.Warmup) > time.Minute {
 		bad("%s = %v: want 0s..1m", name("warmup"), time.Duration(c.Warmup))
 	}
-	if c.Duration == 0 {
-		c.Duration = cli.Duration(defaultProbeLength)
-	}
-	if c.Warmup == 0 {
-		c.Warmup = cli.Duration(defaultProbeWarmup)
-	}
+	c.Duration = cmp.Or(c.Duration, cli.Duration(defaultProbeLength))
+	c.Warmup = cmp.Or(c.Warmup, cli.Duration(defaultProbeWarmup))
 	if d := time.Duration(c.Duration); d < 2*time.Second || d > time.Minute {
 		// A counter's rate needs two of the once-a-second reads.
 		bad("%s = %v: want 2s..1m", name("duration"), d)

@@ -1,6 +1,7 @@
 package measure
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"time"
@@ -49,9 +50,7 @@ func (r *Rules) Check(section string) []error {
 		if *v < 0 || *v > hi || math.IsNaN(*v) {
 			bad("%s = %g: want %s, 0..%g (0: %g)", name, *v, want, hi, def)
 		}
-		if *v == 0 {
-			*v = def
-		}
+		*v = cmp.Or(*v, def)
 	}
 	pct("threshold", &r.Threshold, 100, DefaultThreshold, "percentage points of a core above the baseline")
 	pct("cpu_per_request", &r.CPUPerRequest, 1000, DefaultCPUPerRequest, "a difference in % of the other measurements' median")
@@ -60,17 +59,13 @@ func (r *Rules) Check(section string) []error {
 	if r.MaxAttempts < 0 || r.MaxAttempts > MaxMaxAttempts {
 		bad("max_attempts = %d: want 1..%d measurements of a repeat (0: %d)", r.MaxAttempts, MaxMaxAttempts, DefaultMaxAttempts)
 	}
-	if r.MaxAttempts == 0 {
-		r.MaxAttempts = DefaultMaxAttempts
-	}
+	r.MaxAttempts = cmp.Or(r.MaxAttempts, DefaultMaxAttempts)
 	if m := time.Duration(r.MaxExtra); m < 0 || m > time.Hour {
 		bad("max_extra = %v: want 0s..1h (0: a quarter of the planned measuring time)", m)
 	}
 	if v := time.Duration(r.Settle); v < 0 || v > time.Minute {
 		bad("settle = %v: want 0s..1m, the longest wait for quiet cores before a re-measure (0: %v)", v, DefaultSettle)
 	}
-	if r.Settle == 0 {
-		r.Settle = cli.Duration(DefaultSettle)
-	}
+	r.Settle = cmp.Or(r.Settle, cli.Duration(DefaultSettle))
 	return errs
 }

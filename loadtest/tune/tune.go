@@ -126,9 +126,7 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 	}
 	s.Repeats = cmp.Or(s.Repeats, DefaultRepeats)
 	s.Steps = cmp.Or(s.Steps, DefaultBudget)
-	if s.Goal == "" {
-		s.Goal = MostThroughput
-	}
+	s.Goal = cmp.Or(s.Goal, MostThroughput)
 	ks, err := newKnobSet(*s)
 	if err != nil {
 		return nil, err
