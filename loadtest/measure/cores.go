@@ -35,9 +35,10 @@ const (
 
 // A Baseline is the interference the machine gave to others when taken.
 type Baseline struct {
-	Source            string `json:"source"`
-	Server            *Cores `json:"server,omitempty"`
-	Generator         *Cores `json:"generator,omitempty"`
+	Source    string `json:"source"`
+	Server    *Cores `json:"server,omitempty"`
+	Generator *Cores `json:"generator,omitempty"`
+
 	server, generator []Span
 }
 
