@@ -13,13 +13,10 @@ import (
 	"bbslab/loadtest"
 )
 
-// WriteColdStartChart draws each curve's first requests (the Timeline of
-// its first run that has one): latency in ms on a log scale against the
-// request index, with the warm-up cut (dashed) and the detected steady
-// state (dotted) marked; and the p50 (solid) and p99 (dashed) of every 100 ms
-// against time, the end of the warm-up marked. It saves
-// PREFIX-coldstart.svg/.png and PREFIX-coldstart-intervals.svg/.png and
-// returns the files written, none when no run has a timeline.
+// WriteColdStartChart draws each curve's first requests from its first
+// run with a Timeline: their latencies against the request index
+// (PREFIX-coldstart) and the p50 and p99 of every 100 ms against time
+// (PREFIX-coldstart-intervals). It writes none when no run has a timeline.
 func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 	iv, err := coldStartIntervals(curves)
 	if err != nil {
@@ -33,7 +30,7 @@ func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 }
 
 // firstTimeline returns the Timeline of c's first run that has one, with
-// that run's warm-up; nil when none has.
+// that run's warm-up.
 func firstTimeline(c Curve) (*loadtest.Timeline, time.Duration) {
 	for _, r := range c.Runs {
 		if r.Timeline != nil {
@@ -65,6 +62,8 @@ func (r *yRange) add(lo, hi float64) {
 	r.n++
 }
 
+var warmupDash = []vg.Length{vg.Points(6), vg.Points(3)}
+
 // vmark draws a vertical line at x over r, named in the legend.
 func vmark(p *plot.Plot, x float64, r yRange, label string, col color.Color, dash []vg.Length) error {
 	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: r.lo}, {X: x, Y: r.hi}})
@@ -79,8 +78,6 @@ func vmark(p *plot.Plot, x float64, r yRange, label string, col color.Color, das
 	return nil
 }
 
-// coldStartIntervals is the chart of the p50 and p99 of every 100 ms
-// against time, the end of each curve's warm-up marked.
 func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
 	iv := logPlot("Cold start: latency per 100 ms (p50 solid, p99 dashed)", "seconds since start")
 	var ys yRange
@@ -112,17 +109,15 @@ func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
 	}
 	for _, w := range warmups {
 		label := fmt.Sprintf("%s warm-up ends (%.3g s)", curves[int(w.Y)].Name, w.X)
-		if err := vmark(iv, w.X, ys, label, plotutil.Color(int(w.Y)), []vg.Length{vg.Points(6), vg.Points(3)}); err != nil {
+		if err := vmark(iv, w.X, ys, label, plotutil.Color(int(w.Y)), warmupDash); err != nil {
 			return nil, err
 		}
 	}
 	return iv, nil
 }
 
-// coldStartRequests is the chart of the latency of each curve's first
-// requests against their index, the warm-up cut and the steady state
-// marked; ok is false when no curve has a successful request in its
-// timeline.
+// coldStartRequests is false when no curve has a successful request in
+// its timeline.
 func coldStartRequests(curves []Curve) (p *plot.Plot, ok bool, err error) {
 	p = logPlot("Cold start: latency of the first requests", "request index")
 	type mark struct {
@@ -157,7 +152,7 @@ func coldStartRequests(curves []Curve) (p *plot.Plot, ok bool, err error) {
 		p.Add(l)
 		p.Legend.Add(c.Name, l)
 		if tl.WarmupIndex > 0 {
-			marks = append(marks, mark{tl.WarmupIndex, fmt.Sprintf("%s warm-up ends (#%d)", c.Name, tl.WarmupIndex), col, []vg.Length{vg.Points(6), vg.Points(3)}})
+			marks = append(marks, mark{tl.WarmupIndex, fmt.Sprintf("%s warm-up ends (#%d)", c.Name, tl.WarmupIndex), col, warmupDash})
 		}
 		if tl.SteadyIndex >= 0 {
 			marks = append(marks, mark{tl.SteadyIndex, fmt.Sprintf("%s steady from #%d", c.Name, tl.SteadyIndex), col, []vg.Length{vg.Points(1.5), vg.Points(2.5)}})
