@@ -182,8 +182,8 @@ func (s *poller) settle(format string) {
 func (s *poller) liveRead(sc scrape, cur map[string]sample, now time.Time) {
 	states := make(map[string]float64, len(s.states))
 	for _, st := range s.states {
-		if v, ok := sc.state(st, s.sels); ok {
-			states[st.Name] = v
+		if v, ok := sc.sample(Stat{Path: st.Path, Metric: st.Metric, Kind: Counter}, s.sels); ok {
+			states[st.Name] = v.v
 		}
 	}
 	if s.prev != nil {

@@ -3,7 +3,9 @@ package watch
 import (
 	"errors"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -90,6 +92,10 @@ type bucket struct {
 	count float64
 }
 
+var histogramTypes = map[dto.MetricType]bool{
+	dto.MetricType_HISTOGRAM: true, dto.MetricType_SUMMARY: true, dto.MetricType_GAUGE_HISTOGRAM: true,
+}
+
 // family returns the family a metric name denotes and which part of it:
 // "", or _sum, _count or _bucket of a histogram or summary.
 func (p promScrape) family(name string) (*dto.MetricFamily, string) {
@@ -98,7 +104,7 @@ func (p promScrape) family(name string) (*dto.MetricFamily, string) {
 	}
 	for _, part := range []string{"_sum", "_count", "_bucket"} {
 		if base, ok := strings.CutSuffix(name, part); ok {
-			if mf, ok := p[base]; ok && (mf.GetType() == dto.MetricType_HISTOGRAM || mf.GetType() == dto.MetricType_SUMMARY || mf.GetType() == dto.MetricType_GAUGE_HISTOGRAM) {
+			if mf, ok := p[base]; ok && histogramTypes[mf.GetType()] {
 				return mf, part
 			}
 		}
@@ -125,7 +131,7 @@ func (p promScrape) read(sel selector, kind string) (sample, bool) {
 		return sample{}, false // a bucket alone is no reading: name the histogram
 	case mf.GetType() == dto.MetricType_COUNTER:
 		s.kind = Counter
-	case mf.GetType() == dto.MetricType_HISTOGRAM, mf.GetType() == dto.MetricType_SUMMARY, mf.GetType() == dto.MetricType_GAUGE_HISTOGRAM:
+	case histogramTypes[mf.GetType()]:
 		s.kind = Histogram
 	case mf.GetType() == dto.MetricType_UNTYPED && kind == Counter:
 		s.kind = Counter
@@ -189,11 +195,9 @@ func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	}
 	if len(les) > 0 {
 		les[math.Inf(1)] = s.count
-		s.buckets = make([]bucket, 0, len(les))
-		for le, c := range les {
-			s.buckets = append(s.buckets, bucket{le: le, count: c})
+		for _, le := range slices.Sorted(maps.Keys(les)) {
+			s.buckets = append(s.buckets, bucket{le: le, count: les[le]})
 		}
-		sort.Slice(s.buckets, func(i, j int) bool { return s.buckets[i].le < s.buckets[j].le })
 	}
 	return s, true
 }

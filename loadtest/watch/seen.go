@@ -50,15 +50,8 @@ func (s *ServerStats) Map() map[string]float64 {
 
 // Value returns the reading called name, if it was found.
 func (s *ServerStats) Value(name string) (float64, bool) {
-	if s == nil {
-		return 0, false
-	}
-	for _, v := range s.Values {
-		if v.Name == name {
-			return v.Value, true
-		}
-	}
-	return 0, false
+	v, ok := s.Map()[name]
+	return v, ok
 }
 
 // ProfileSummary is what the watcher keeps of one profile: the total of

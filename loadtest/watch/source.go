@@ -37,7 +37,6 @@ func CheckFormat(f string) error {
 type scrape interface {
 	format() string
 	sample(st Stat, sels selectors) (sample, bool)
-	state(st State, sels selectors) (float64, bool)
 }
 
 // jsonScrape is a decoded stats JSON document.
@@ -51,13 +50,6 @@ func (j jsonScrape) sample(st Stat, _ selectors) (sample, bool) {
 	}
 	v, ok := LookupNumber(j.doc, st.Path)
 	return sample{kind: st.Kind, v: v, per: 1}, ok
-}
-
-func (j jsonScrape) state(st State, _ selectors) (float64, bool) {
-	if st.Path == "" {
-		return 0, false
-	}
-	return LookupNumber(j.doc, st.Path)
 }
 
 func (promScrape) format() string { return Prometheus }
@@ -78,14 +70,6 @@ func (p promScrape) sample(st Stat, sels selectors) (sample, bool) {
 		s.per = d.v
 	}
 	return s, true
-}
-
-func (p promScrape) state(st State, sels selectors) (float64, bool) {
-	if st.Metric == "" {
-		return 0, false
-	}
-	s, ok := p.read(sels[st.Metric], Counter)
-	return s.v, ok
 }
 
 // selectors holds parsed Prometheus selectors by their text.
