@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -127,27 +128,17 @@ func Summary(r *loadtest.Result) []string {
 }
 
 func serverLine(s *ServerStats) string {
-	var b strings.Builder
-	b.WriteString("server:")
-	for i, v := range s.Values {
-		if i > 0 {
-			b.WriteByte(',')
+	var parts []string
+	for _, v := range s.Values {
+		unit := v.Unit
+		if unit != "" && unit != "%" {
+			unit = " " + unit
 		}
-		fmt.Fprintf(&b, " %s %.4g", v.Name, v.Value)
-		if v.Unit != "" {
-			if v.Unit != "%" {
-				b.WriteByte(' ')
-			}
-			b.WriteString(v.Unit)
-		}
+		parts = append(parts, fmt.Sprintf("%s %.4g%s", v.Name, v.Value, unit))
 	}
-	if len(s.Values) == 0 {
-		b.WriteString(" no readings")
-	}
-	fmt.Fprintf(&b, " (%d samples", s.Reads)
+	line := fmt.Sprintf("server: %s (%d samples", cmp.Or(strings.Join(parts, ", "), "no readings"), s.Reads)
 	if s.Failed > 0 {
-		fmt.Fprintf(&b, ", %d failed", s.Failed)
+		line += fmt.Sprintf(", %d failed", s.Failed)
 	}
-	b.WriteString(")")
-	return b.String()
+	return line + ")"
 }
