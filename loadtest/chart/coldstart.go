@@ -64,24 +64,32 @@ func (r *yRange) add(lo, hi float64) {
 
 var warmupDash = []vg.Length{vg.Points(6), vg.Points(3)}
 
-// vmark draws a vertical line at x over r, named in the legend.
-func vmark(p *plot.Plot, x float64, r yRange, label string, col color.Color, dash []vg.Length) error {
-	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: r.lo}, {X: x, Y: r.hi}})
-	if err != nil {
-		return fmt.Errorf("chart %s: %w", label, err)
+// A mark is a vertical line at x, named in the legend.
+type mark struct {
+	x     float64
+	label string
+	col   color.Color
+	dash  []vg.Length
+}
+
+// drawMarks draws each mark over r.
+func drawMarks(p *plot.Plot, marks []mark, r yRange) error {
+	for _, m := range marks {
+		l, err := plotter.NewLine(plotter.XYs{{X: m.x, Y: r.lo}, {X: m.x, Y: r.hi}})
+		if err != nil {
+			return fmt.Errorf("chart %s: %w", m.label, err)
+		}
+		l.Color, l.Width, l.Dashes = m.col, vg.Points(2), m.dash
+		p.Add(l)
+		p.Legend.Add(m.label, l)
 	}
-	l.Color = col
-	l.Width = vg.Points(2)
-	l.Dashes = dash
-	p.Add(l)
-	p.Legend.Add(label, l)
 	return nil
 }
 
 func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
 	iv := logPlot("Cold start: latency per 100 ms (p50 solid, p99 dashed)", "seconds since start")
 	var ys yRange
-	var warmups []plotter.XY // x: warm-up seconds, y: curve index
+	var marks []mark
 	for i, c := range curves {
 		tl, warmup := firstTimeline(c)
 		if tl == nil {
@@ -103,15 +111,12 @@ func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
 		if err := addLine(iv, c.Name+" p99", p99, plotutil.Color(i), dashed, -1); err != nil {
 			return nil, err
 		}
-		if warmup > 0 && len(p50) > 0 {
-			warmups = append(warmups, plotter.XY{X: warmup.Seconds(), Y: float64(i)})
+		if x := warmup.Seconds(); warmup > 0 && len(p50) > 0 {
+			marks = append(marks, mark{x, fmt.Sprintf("%s warm-up ends (%.3g s)", c.Name, x), plotutil.Color(i), warmupDash})
 		}
 	}
-	for _, w := range warmups {
-		label := fmt.Sprintf("%s warm-up ends (%.3g s)", curves[int(w.Y)].Name, w.X)
-		if err := vmark(iv, w.X, ys, label, plotutil.Color(int(w.Y)), warmupDash); err != nil {
-			return nil, err
-		}
+	if err := drawMarks(iv, marks, ys); err != nil {
+		return nil, err
 	}
 	return iv, nil
 }
@@ -120,12 +125,6 @@ func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
 // its timeline.
 func coldStartRequests(curves []Curve) (p *plot.Plot, ok bool, err error) {
 	p = logPlot("Cold start: latency of the first requests", "request index")
-	type mark struct {
-		x     int
-		label string
-		col   color.Color
-		dash  []vg.Length
-	}
 	var marks []mark
 	var ys yRange
 	for i, c := range curves {
@@ -152,19 +151,17 @@ func coldStartRequests(curves []Curve) (p *plot.Plot, ok bool, err error) {
 		p.Add(l)
 		p.Legend.Add(c.Name, l)
 		if tl.WarmupIndex > 0 {
-			marks = append(marks, mark{tl.WarmupIndex, fmt.Sprintf("%s warm-up ends (#%d)", c.Name, tl.WarmupIndex), col, warmupDash})
+			marks = append(marks, mark{float64(tl.WarmupIndex), fmt.Sprintf("%s warm-up ends (#%d)", c.Name, tl.WarmupIndex), col, warmupDash})
 		}
 		if tl.SteadyIndex >= 0 {
-			marks = append(marks, mark{tl.SteadyIndex, fmt.Sprintf("%s steady from #%d", c.Name, tl.SteadyIndex), col, []vg.Length{vg.Points(1.5), vg.Points(2.5)}})
+			marks = append(marks, mark{float64(tl.SteadyIndex), fmt.Sprintf("%s steady from #%d", c.Name, tl.SteadyIndex), col, []vg.Length{vg.Points(1.5), vg.Points(2.5)}})
 		}
 	}
 	if ys.n == 0 {
 		return nil, false, nil
 	}
-	for _, m := range marks {
-		if err := vmark(p, float64(m.x), ys, m.label, m.col, m.dash); err != nil {
-			return nil, false, err
-		}
+	if err := drawMarks(p, marks, ys); err != nil {
+		return nil, false, err
 	}
 	return p, true, nil
 }

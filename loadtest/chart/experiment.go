@@ -78,21 +78,17 @@ func WriteBarCharts(prefix, at string, bars []Bar) ([]string, error) {
 	rt.Title.Text = "Response time " + at
 	rt.Y.Label.Text = "ms"
 	w := vg.Points(14)
-	b, err := plotter.NewBarChart(thr, w)
-	if err != nil {
-		return nil, err
+	charts := make([]*plotter.BarChart, 3)
+	for i, vs := range []plotter.Values{thr, mean, p99} {
+		var err error
+		if charts[i], err = plotter.NewBarChart(vs, w); err != nil {
+			return nil, err
+		}
 	}
+	b, bm, bp := charts[0], charts[1], charts[2]
 	b.Color = plotutil.Color(0)
 	tp.Add(b)
-	bm, err := plotter.NewBarChart(mean, w)
-	if err != nil {
-		return nil, err
-	}
 	bm.Color, bm.Offset = plotutil.Color(0), -w/2
-	bp, err := plotter.NewBarChart(p99, w)
-	if err != nil {
-		return nil, err
-	}
 	bp.Color, bp.Offset = plotutil.Color(1), w/2
 	rt.Add(bm, bp)
 	rt.Legend.Add("mean", bm)
