@@ -124,17 +124,13 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 	w.cancel = cancel
 	if o.StatsURL != "" {
 		w.poller = newPoller(o.StatsURL, o.Format, o.Stats, wr.sels, o.EnvironmentKeys)
-		if o.OnRead != nil {
-			// Live: poll the whole run; the window's stats start at warmEnd.
-			w.poller.from, w.poller.states, w.poller.onRead = warmEnd, o.States, o.OnRead
-			w.wg.Go(func() { w.poller.run(sctx) })
-		} else {
-			w.wg.Go(func() {
-				if waitUntil(sctx, warmEnd, w.poller.done) {
-					w.poller.run(sctx)
-				}
-			})
-		}
+		// Live reads poll the whole run; the window's stats start at warmEnd.
+		w.poller.from, w.poller.states, w.poller.onRead = warmEnd, o.States, o.OnRead
+		w.wg.Go(func() {
+			if o.OnRead != nil || waitUntil(sctx, warmEnd, w.poller.done) {
+				w.poller.run(sctx)
+			}
+		})
 	}
 	if o.ProfileURL != "" {
 		secs := profileSeconds(o, s)
