@@ -16,16 +16,12 @@ import (
 )
 
 // A Curve is one labelled set of runs drawn as one line, so that several
-// configurations can be overlaid on one chart (graph 1 vs 2 vs 3). For sweep
-// charts each run is one point at its client count; for timeline charts the
-// first run's per-second series is drawn.
+// configurations can be overlaid on one chart. Spread holds, by client
+// count, the figures over repeated measurements, drawn as medians with
+// error bars; nil: each run is a single measurement.
 type Curve struct {
-	Name string
-	Runs []*loadtest.Result
-	// Spread holds, by client count, the median and min-max range of the
-	// figures over repeated measurements (an experiment's repeats); the
-	// sweep charts then draw the medians with error bars for the ranges.
-	// Nil: each run is a single measurement.
+	Name   string
+	Runs   []*loadtest.Result
 	Spread map[int]CurveSpread
 }
 
@@ -34,21 +30,16 @@ type CurveSpread struct {
 	Throughput, MeanMs, P99Ms loadtest.Spread
 }
 
-// chart sizes
 const (
 	chartW = 7 * vg.Inch
 	chartH = 4.5 * vg.Inch
 )
 
-// WriteSweepCharts draws throughput and response time (mean solid, p99
-// dashed) against clients, with the ideal throughput clients/think of the
-// first curve when it has a think time, and saves each chart as SVG and PNG:
-// PREFIX-throughput.svg/.png and PREFIX-response.svg/.png, plus, when runs
-// have server stats, one PREFIX-server-<name> chart per chart of srv (see
-// Server). It returns the files written.
+// WriteSweepCharts draws throughput and response time against clients,
+// and the server charts of srv, as PREFIX-throughput, PREFIX-response and
+// PREFIX-server-<name>, each as SVG and PNG; it returns the files written.
 func WriteSweepCharts(prefix string, curves []Curve, srv Server) ([]string, error) {
-	// Throughput curves rise to the right and stay high: keep the legend in
-	// the empty lower right.
+	// Throughput curves rise and stay high: the legend goes lower right.
 	tp := newPlot("Throughput", "clients", "successful responses / s", false)
 	tp.Legend.Top = false
 	rt := newPlot("Response time (mean solid, p99 dashed)", "clients", "ms", true)
@@ -86,7 +77,7 @@ func WriteSweepCharts(prefix string, curves []Curve, srv Server) ([]string, erro
 		if err := addLine(rt, c.Name+" mean", mean, col, nil, i); err != nil {
 			return nil, err
 		}
-		if err := addLine(rt, c.Name+" p99", p99, col, []vg.Length{vg.Points(5), vg.Points(3)}, i); err != nil {
+		if err := addLine(rt, c.Name+" p99", p99, col, dashed, i); err != nil {
 			return nil, err
 		}
 		if i == 0 && len(runs) > 0 {
@@ -123,8 +114,8 @@ func sortedByClients(runs []*loadtest.Result) []*loadtest.Result {
 }
 
 // WriteTimelineCharts draws each curve's per-second throughput and p99
-// against time and saves PREFIX-timeline-throughput.svg/.png and
-// PREFIX-timeline-p99.svg/.png. Warm-up seconds are included.
+// against time, warm-up included, as PREFIX-timeline-throughput and
+// PREFIX-timeline-p99.
 func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 	tp := newPlot("Throughput per second", "seconds since start", "successful responses / s", false)
 	lp := newPlot("p99 response time per second", "seconds since start", "ms", false)
@@ -202,8 +193,7 @@ func saveAll(plots map[string]*plot.Plot) ([]string, error) {
 	return files, nil
 }
 
-// errorBars are the min-max ranges of repeated measurements around their
-// medians.
+// errorBars are the min-max ranges of repeated measurements.
 type errorBars struct {
 	plotter.XYs
 	plotter.YErrors
@@ -218,7 +208,6 @@ func (b *errorBars) add(x float64, s loadtest.Spread) {
 	b.YErrors = append(b.YErrors, struct{ Low, High float64 }{s.Median - s.Min, s.Max - s.Median})
 }
 
-// draw adds the bars to p in col.
 func (b errorBars) draw(p *plot.Plot, col color.Color) error {
 	if len(b.XYs) == 0 {
 		return nil

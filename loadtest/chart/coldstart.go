@@ -13,13 +13,10 @@ import (
 	"bbslab/loadtest"
 )
 
-// WriteColdStartChart draws each curve's first requests (the Timeline of
-// its first run that has one): latency in ms on a log scale against the
-// request index, with the warm-up cut (dashed) and the detected steady
-// state (dotted) marked; and the p50 (solid) and p99 (dashed) of every 100 ms
-// against time, the end of the warm-up marked. It saves
-// PREFIX-coldstart.svg/.png and PREFIX-coldstart-intervals.svg/.png and
-// returns the files written, none when no run has a timeline.
+// WriteColdStartChart draws each curve's first requests from its first
+// run with a Timeline: their latencies against the request index
+// (PREFIX-coldstart) and the p50 and p99 of every 100 ms against time
+// (PREFIX-coldstart-intervals). It writes none when no run has a timeline.
 func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 	iv, err := coldStartIntervals(curves)
 	if err != nil {
@@ -33,7 +30,7 @@ func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 }
 
 // firstTimeline returns the Timeline of c's first run that has one, with
-// that run's warm-up; nil when none has.
+// that run's warm-up.
 func firstTimeline(c Curve) (*loadtest.Timeline, time.Duration) {
 	for _, r := range c.Runs {
 		if r.Timeline != nil {
@@ -65,26 +62,34 @@ func (r *yRange) add(lo, hi float64) {
 	r.n++
 }
 
-// vmark draws a vertical line at x over r, named in the legend.
-func vmark(p *plot.Plot, x float64, r yRange, label string, col color.Color, dash []vg.Length) error {
-	l, err := plotter.NewLine(plotter.XYs{{X: x, Y: r.lo}, {X: x, Y: r.hi}})
-	if err != nil {
-		return fmt.Errorf("chart %s: %w", label, err)
+var warmupDash = []vg.Length{vg.Points(6), vg.Points(3)}
+
+// A mark is a vertical line at x, named in the legend.
+type mark struct {
+	x     float64
+	label string
+	col   color.Color
+	dash  []vg.Length
+}
+
+// drawMarks draws each mark over r.
+func drawMarks(p *plot.Plot, marks []mark, r yRange) error {
+	for _, m := range marks {
+		l, err := plotter.NewLine(plotter.XYs{{X: m.x, Y: r.lo}, {X: m.x, Y: r.hi}})
+		if err != nil {
+			return fmt.Errorf("chart %s: %w", m.label, err)
+		}
+		l.Color, l.Width, l.Dashes = m.col, vg.Points(2), m.dash
+		p.Add(l)
+		p.Legend.Add(m.label, l)
 	}
-	l.Color = col
-	l.Width = vg.Points(2)
-	l.Dashes = dash
-	p.Add(l)
-	p.Legend.Add(label, l)
 	return nil
 }
 
-// coldStartIntervals is the chart of the p50 and p99 of every 100 ms
-// against time, the end of each curve's warm-up marked.
 func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
 	iv := logPlot("Cold start: latency per 100 ms (p50 solid, p99 dashed)", "seconds since start")
 	var ys yRange
-	var warmups []plotter.XY // x: warm-up seconds, y: curve index
+	var marks []mark
 	for i, c := range curves {
 		tl, warmup := firstTimeline(c)
 		if tl == nil {
@@ -106,31 +111,20 @@ func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
 		if err := addLine(iv, c.Name+" p99", p99, plotutil.Color(i), dashed, -1); err != nil {
 			return nil, err
 		}
-		if warmup > 0 && len(p50) > 0 {
-			warmups = append(warmups, plotter.XY{X: warmup.Seconds(), Y: float64(i)})
+		if x := warmup.Seconds(); warmup > 0 && len(p50) > 0 {
+			marks = append(marks, mark{x, fmt.Sprintf("%s warm-up ends (%.3g s)", c.Name, x), plotutil.Color(i), warmupDash})
 		}
 	}
-	for _, w := range warmups {
-		label := fmt.Sprintf("%s warm-up ends (%.3g s)", curves[int(w.Y)].Name, w.X)
-		if err := vmark(iv, w.X, ys, label, plotutil.Color(int(w.Y)), []vg.Length{vg.Points(6), vg.Points(3)}); err != nil {
-			return nil, err
-		}
+	if err := drawMarks(iv, marks, ys); err != nil {
+		return nil, err
 	}
 	return iv, nil
 }
 
-// coldStartRequests is the chart of the latency of each curve's first
-// requests against their index, the warm-up cut and the steady state
-// marked; ok is false when no curve has a successful request in its
-// timeline.
+// coldStartRequests is false when no curve has a successful request in
+// its timeline.
 func coldStartRequests(curves []Curve) (p *plot.Plot, ok bool, err error) {
 	p = logPlot("Cold start: latency of the first requests", "request index")
-	type mark struct {
-		x     int
-		label string
-		col   color.Color
-		dash  []vg.Length
-	}
 	var marks []mark
 	var ys yRange
 	for i, c := range curves {
@@ -157,19 +151,17 @@ func coldStartRequests(curves []Curve) (p *plot.Plot, ok bool, err error) {
 		p.Add(l)
 		p.Legend.Add(c.Name, l)
 		if tl.WarmupIndex > 0 {
-			marks = append(marks, mark{tl.WarmupIndex, fmt.Sprintf("%s warm-up ends (#%d)", c.Name, tl.WarmupIndex), col, []vg.Length{vg.Points(6), vg.Points(3)}})
+			marks = append(marks, mark{float64(tl.WarmupIndex), fmt.Sprintf("%s warm-up ends (#%d)", c.Name, tl.WarmupIndex), col, warmupDash})
 		}
 		if tl.SteadyIndex >= 0 {
-			marks = append(marks, mark{tl.SteadyIndex, fmt.Sprintf("%s steady from #%d", c.Name, tl.SteadyIndex), col, []vg.Length{vg.Points(1.5), vg.Points(2.5)}})
+			marks = append(marks, mark{float64(tl.SteadyIndex), fmt.Sprintf("%s steady from #%d", c.Name, tl.SteadyIndex), col, []vg.Length{vg.Points(1.5), vg.Points(2.5)}})
 		}
 	}
 	if ys.n == 0 {
 		return nil, false, nil
 	}
-	for _, m := range marks {
-		if err := vmark(p, float64(m.x), ys, m.label, m.col, m.dash); err != nil {
-			return nil, false, err
-		}
+	if err := drawMarks(p, marks, ys); err != nil {
+		return nil, false, err
 	}
 	return p, true, nil
 }

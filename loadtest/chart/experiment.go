@@ -14,14 +14,11 @@ import (
 	"bbslab/loadtest"
 )
 
-// distributionQuantiles are the points of a latency distribution chart.
 var distributionQuantiles = []float64{0, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999}
 
 // WriteDistributionChart draws latency against percentile, one line per
-// curve from its first run's total histogram, with the percentile axis
-// spread as -log10(1-q) so the tail gets room (HdrHistogram's plot). A
-// percentile is drawn only when the run has enough samples for it. It
-// saves BASE.svg and BASE.png and returns the files written.
+// curve from its first run's histogram, the percentile axis spread as
+// -log10(1-q) so the tail gets room, as BASE.svg and BASE.png.
 func WriteDistributionChart(base string, curves []Curve) ([]string, error) {
 	p := newPlot("Latency by percentile", "percentile", "ms", true)
 	var ticks []plot.Tick
@@ -65,10 +62,8 @@ type Bar struct {
 	Result *loadtest.Result
 }
 
-// WriteBarCharts draws throughput and response time (mean, p99) of each
-// bar side by side, titled "Throughput <at>" and "Response time <at>", and
-// saves PREFIX-throughput and PREFIX-response as SVG and PNG. It returns
-// the files written.
+// WriteBarCharts draws throughput and response time of each bar side by
+// side as PREFIX-throughput and PREFIX-response.
 func WriteBarCharts(prefix, at string, bars []Bar) ([]string, error) {
 	names := make([]string, len(bars))
 	thr, mean, p99 := make(plotter.Values, len(bars)), make(plotter.Values, len(bars)), make(plotter.Values, len(bars))
@@ -83,28 +78,23 @@ func WriteBarCharts(prefix, at string, bars []Bar) ([]string, error) {
 	rt.Title.Text = "Response time " + at
 	rt.Y.Label.Text = "ms"
 	w := vg.Points(14)
-	b, err := plotter.NewBarChart(thr, w)
-	if err != nil {
-		return nil, err
+	charts := make([]*plotter.BarChart, 3)
+	for i, vs := range []plotter.Values{thr, mean, p99} {
+		var err error
+		if charts[i], err = plotter.NewBarChart(vs, w); err != nil {
+			return nil, err
+		}
 	}
+	b, bm, bp := charts[0], charts[1], charts[2]
 	b.Color = plotutil.Color(0)
 	tp.Add(b)
-	bm, err := plotter.NewBarChart(mean, w)
-	if err != nil {
-		return nil, err
-	}
 	bm.Color, bm.Offset = plotutil.Color(0), -w/2
-	bp, err := plotter.NewBarChart(p99, w)
-	if err != nil {
-		return nil, err
-	}
 	bp.Color, bp.Offset = plotutil.Color(1), w/2
 	rt.Add(bm, bp)
 	rt.Legend.Add("mean", bm)
 	rt.Legend.Add("p99", bp)
 	rt.Legend.Top = true
-	// Headroom above the tallest bar (for the legend too), and half a slot on
-	// each side so that the outer bars are drawn whole.
+	// Headroom for the legend, and room for the outer bars.
 	if len(bars) > 0 {
 		tp.Y.Min, tp.Y.Max = 0, 1.1*slices.Max(thr)
 		rt.Y.Min, rt.Y.Max = 0, 1.25*max(slices.Max(mean), slices.Max(p99))
@@ -130,8 +120,7 @@ type SpreadPoint struct {
 }
 
 // WriteSpreadChart draws each line's medians with error bars for the
-// min-max ranges, and saves BASE.svg and BASE.png; it writes nothing and
-// returns no files when no line has a point.
+// min-max ranges as BASE.svg and BASE.png, none when no line has a point.
 func WriteSpreadChart(base, title, xLabel, yLabel string, lines []SpreadLine) ([]string, error) {
 	p := newPlot(title, xLabel, yLabel, true)
 	any := false

@@ -15,17 +15,14 @@ import (
 var dashed = []vg.Length{vg.Points(5), vg.Points(3)}
 
 // Server says which server charts a sweep has: each of Charts draws, one
-// line per curve, the Stats whose Chart is its Name (the target's
-// package says which: for the board, package contract).
+// line per curve, the Stats whose Chart is its Name.
 type Server struct {
 	Charts []watch.Chart
 	Stats  []watch.Stat
 }
 
-// serverCharts returns the sweep's server charts, keyed by file name
-// without extension: one per chart of srv for which some run has one of
-// its stats, titled with its lines' legends ("process solid, machine
-// busy dashed").
+// serverCharts returns the sweep's server charts that some run has a stat
+// of, by file name without extension.
 func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.Plot, error) {
 	out := map[string]*plot.Plot{}
 	for _, ch := range srv.Charts {
@@ -53,11 +50,7 @@ func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.P
 		any := false
 		for i, c := range curves {
 			for _, l := range lines {
-				var f func(float64) float64
-				if l.Complement {
-					f = func(v float64) float64 { return 100 - v }
-				}
-				xys, err := serverXYs(c.Runs, l.Name, f)
+				xys, err := serverXYs(c.Runs, l.Name, l.Complement)
 				if err != nil {
 					return nil, err
 				}
@@ -78,9 +71,9 @@ func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.P
 	return out, nil
 }
 
-// serverXYs returns one point per run (sorted by clients) that has the
-// reading name, mapped through f when given.
-func serverXYs(runs []*loadtest.Result, name string, f func(float64) float64) (plotter.XYs, error) {
+// serverXYs returns one point per run that has the reading name, 100
+// minus it with complement.
+func serverXYs(runs []*loadtest.Result, name string, complement bool) (plotter.XYs, error) {
 	var xys plotter.XYs
 	for _, r := range sortedByClients(runs) {
 		seen, err := watch.Of(r)
@@ -91,8 +84,8 @@ func serverXYs(runs []*loadtest.Result, name string, f func(float64) float64) (p
 		if !ok {
 			continue
 		}
-		if f != nil {
-			v = f(v)
+		if complement {
+			v = 100 - v
 		}
 		xys = append(xys, plotter.XY{X: float64(r.Total.Clients), Y: v})
 	}

@@ -7,19 +7,14 @@
 //	live.WriteReport(w, frames, "article")        // the same page, the frames inlined
 //
 // It is a web page, updated every second by server-sent events, drawing the
-// load's progress, the generator's throughput, latency and errors, whatever
-// named series the server's side reports, what requests are doing now, and
-// the experiment's steps as throughput and response time against clients,
-// growing point by point. The same page, with the frames inlined, is the
-// finished experiment's report (WriteReport).
+// load's progress, the generator's throughput, latency and errors, the
+// server's named series, what requests are doing now, and the steps'
+// throughput and response time against clients. The same page with the
+// frames inlined is the finished experiment's report.
 //
-// The package knows nothing of the board or of the load engine: a caller
-// fills Frames and publishes them to a Hub, one a second and one per
-// completed step, and, between the seconds, one per batch of notes and
-// one at the end. The page draws whatever series and shares the frames
-// name, and lists the notes (what the experiment did on this machine).
-// Its charts are uPlot 1.6.32 (MIT), vendored and embedded, so viewing
-// needs no network.
+// The package knows nothing of the board or of the load engine: the page
+// draws whatever series and shares the frames name. Its charts are uPlot
+// (MIT), vendored and embedded, so viewing needs no network.
 package live
 
 import (
@@ -29,92 +24,68 @@ import (
 	"strings"
 )
 
-// A Frame is what the dashboard learns at one moment: the per-second
-// readings, and, when a step has just completed, the step's point and the
-// claims decidable so far. Its JSON form is the schema of /events and
-// /frames.json.
-//
-// A frame is one second on the time charts unless it is Between: a step
-// and its claims ride on the frame of the second in which the step
-// completed, and the frames between the seconds (the experiment's notes,
-// the seconds of a calibration, the end) are left off the time charts.
+// A Frame is what the dashboard learns at one moment; its JSON form is the
+// schema of /events and /frames.json. A frame is one second on the time
+// charts unless it is Between: a frame that carries progress, notes, a
+// step, claims, a tuning step or the end, never a second's figures.
 type Frame struct {
 	T        float64  `json:"t"` // seconds since the experiment started
 	Progress Progress `json:"progress"`
 	Client   Client   `json:"client"`
-	Server   []Series `json:"server"` // in the order to draw them; may be empty
-	Doing    []Share  `json:"doing"`  // stacked in the order given; may be empty
+	Server   []Series `json:"server"`
+	Doing    []Share  `json:"doing"` // stacked in the order given
 	Step     *Step    `json:"step,omitempty"`
 	Claims   []Claim  `json:"claims,omitempty"` // the latest outcome of each claim so far
-	Done     bool     `json:"done"`             // the experiment has finished
-	// Between marks a frame that is no second of the experiment's load:
-	// it carries progress, notes, a step, claims or the end, never a
-	// second's figures (Client, Server and Doing are empty).
-	Between bool `json:"between,omitempty"`
-	// Notes are what the experiment noted since the previous frame, each
-	// sent once (what it did on this machine: how it pinned or capped the
-	// server and the generator, a quick run's warning, what a calibration
-	// measured and chose). The page keeps every note it was sent, so a
-	// frame with notes stays in the history for a late joiner and the
-	// report.
+	Done     bool     `json:"done"`
+	Between  bool     `json:"between,omitempty"`
+	// Notes are what the experiment noted since the previous frame (what
+	// it did on this machine); the page keeps every note it was sent.
 	Notes []string `json:"notes,omitempty"`
-	// Summary is the whole experiment's figures, set on the last frame
-	// only (Done): the finished page heads with them, where the live page
-	// heads with the last second, which after the end of load is empty.
-	Summary *Summary `json:"summary,omitempty"`
-	// Tune is a tuner's step, on a frame between the seconds: the page
-	// draws each tuning's path through the workers × pool plane.
-	Tune *TunePoint `json:"tune,omitempty"`
+	// Summary is the whole experiment's figures, on the last frame only.
+	Summary *Summary   `json:"summary,omitempty"`
+	Tune    *TunePoint `json:"tune,omitempty"`
 }
 
-// A TunePoint is one step of a tuning (package tune) as the page draws
-// it: Path names the tuning ("page from 5/5"), N the step; the
-// setting, its throughput and p99, the limit the tuner named, what it does
-// next and the best setting so far.
+// A TunePoint is one step of a tuning (package tune) as the page draws it
+// on the tuning's path through the workers × pool plane.
 type TunePoint struct {
-	Path       string  `json:"path"`
-	N          int     `json:"n"`
-	Workers    int     `json:"workers"`
-	Pool       int     `json:"pool"`
-	Throughput float64 `json:"throughput"`
-	P99        float64 `json:"p99_ms"`
-	Limit      string  `json:"limit"`
-	Decision   string  `json:"decision"`
-	// BestWorkers and BestPool are the best setting after this step (0
-	// before any).
-	BestWorkers int `json:"best_workers"`
-	BestPool    int `json:"best_pool"`
-	// Requests and Errors count the step's measured requests over its
-	// repeats, failures included, and its failures: the headline's.
-	Requests int64 `json:"requests"`
-	Errors   int64 `json:"errors"`
+	Path        string  `json:"path"`
+	N           int     `json:"n"`
+	Workers     int     `json:"workers"`
+	Pool        int     `json:"pool"`
+	Throughput  float64 `json:"throughput"`
+	P99         float64 `json:"p99_ms"`
+	Limit       string  `json:"limit"`
+	Decision    string  `json:"decision"`
+	BestWorkers int     `json:"best_workers"` // the best setting so far, 0 before any
+	BestPool    int     `json:"best_pool"`
+	Requests    int64   `json:"requests"` // over the step's repeats, failures included
+	Errors      int64   `json:"errors"`
 }
 
 // Progress says where the experiment is.
 type Progress struct {
 	Experiment string  `json:"experiment"`
 	Run        string  `json:"run"`
-	Step       int     `json:"step"`  // 1-based index of the step running
-	Steps      int     `json:"steps"` // steps in this run
+	Step       int     `json:"step"` // 1-based
+	Steps      int     `json:"steps"`
 	Clients    int     `json:"clients"`
-	Elapsed    float64 `json:"elapsed"` // seconds since the experiment started
-	Left       float64 `json:"left"`    // seconds the experiment has still to run, estimated
+	Elapsed    float64 `json:"elapsed"`
+	Left       float64 `json:"left"` // estimated
 	// Phase says what the experiment does outside its measured steps
-	// (e.g. "calibrating"), with Run and Step naming what it loads; empty
-	// while a step is measured.
+	// (e.g. "calibrating").
 	Phase string `json:"phase,omitempty"`
 }
 
-// Client is the generator's view of the last second. Latencies are over
-// the successful requests of that second, in milliseconds; a second with no
-// success carries 0 and Throughput 0, and the page leaves a gap.
+// Client is the generator's view of the last second: latencies of its
+// successful requests in ms, 0 without any.
 type Client struct {
 	Throughput float64 `json:"throughput"` // successful requests per second
 	P50        float64 `json:"p50_ms"`
 	P90        float64 `json:"p90_ms"`
 	P95        float64 `json:"p95_ms"`
 	P99        float64 `json:"p99_ms"`
-	Errors     []Count `json:"errors"` // by kind, in that second; may be empty
+	Errors     []Count `json:"errors"` // by kind
 }
 
 // A Count is how many errors of one kind a second had.
@@ -123,62 +94,50 @@ type Count struct {
 	Count int64  `json:"count"`
 }
 
-// A Series is one reading of a named server-side quantity: the page draws
-// the series of one Panel on one chart, labelled with their Unit. An
-// Absent series is one the server cannot give on its OS: it has no Value,
-// and the page's legend says "not available on this OS" rather than draw
-// 0.
+// A Series is one reading of a named server-side quantity, drawn with the
+// others of its Panel. An Absent series is one the server cannot give on
+// its OS: the page says so rather than draw 0. Dashed draws a limit or a
+// sum beside the lines it bounds.
 type Series struct {
 	Name   string  `json:"name"`
 	Unit   string  `json:"unit"`
 	Panel  string  `json:"panel"`
 	Value  float64 `json:"value"`
 	Absent bool    `json:"absent,omitempty"`
-	// Dashed draws the series dashed: a limit, a sum or a highest so
-	// far beside the lines it bounds.
-	Dashed bool `json:"dashed,omitempty"`
+	Dashed bool    `json:"dashed,omitempty"`
 }
 
-// A Share is the mean number of requests in one state during the second
-// (waiting for a worker, for a connection, in SQL, elsewhere).
+// A Share is the mean number of requests in one state during the second.
 type Share struct {
 	Name  string  `json:"name"`
 	Value float64 `json:"value"`
 }
 
-// A Step is the result of one completed step of a run: one point on the
-// throughput-vs-clients and response-time-vs-clients curves of Run.
+// A Step is one completed step of a run: a point on the curves against
+// clients. Requests include the Errors.
 type Step struct {
 	Run        string  `json:"run"`
 	Clients    int     `json:"clients"`
-	Throughput float64 `json:"throughput"` // successful requests per second
+	Throughput float64 `json:"throughput"`
 	P50        float64 `json:"p50_ms"`
 	P99        float64 `json:"p99_ms"`
 	Mean       float64 `json:"mean_ms"`
-	// Requests and Errors count the step's measured requests, failures
-	// included, and its failures.
-	Requests int64 `json:"requests"`
-	Errors   int64 `json:"errors"`
+	Requests   int64   `json:"requests"`
+	Errors     int64   `json:"errors"`
 }
 
 // A Summary is what the experiment measured over all its steps: the
-// headline of the finished page (and of the report).
+// finished page's headline. Peak is the step of highest throughput.
 type Summary struct {
-	// Peak is the step of highest throughput, with its run, clients and
-	// p99; nil when no step completed.
-	Peak  *Step `json:"peak,omitempty"`
-	Steps int   `json:"steps"` // steps completed
-	// Requests and Errors add up the steps' measured requests (failures
-	// included) and failures; warm-ups are not measured.
+	Peak     *Step   `json:"peak,omitempty"`
+	Steps    int     `json:"steps"`
 	Requests int64   `json:"requests"`
 	Errors   int64   `json:"errors"`
-	Duration float64 `json:"duration"` // seconds from the start to the end
+	Duration float64 `json:"duration"` // seconds
 }
 
 // Outcome is what the measurements say of a claim or of one of its
-// checks. The experiment decides it and the dashboard shows it; it is
-// defined here, the lower of the two, because package live imports no
-// other package.
+// checks; it is defined here because package live imports no other.
 type Outcome string
 
 // The outcomes a claim can have.
@@ -187,30 +146,22 @@ const (
 	NotReproduced Outcome = "not reproduced"
 	Inconclusive  Outcome = "inconclusive"
 	NotMeasured   Outcome = "not measured"
-	// DoesNotDiscriminate is a claim whose checks hold, and hold as well
-	// for its control, where the effect it names is absent: the checks
-	// cannot tell the effect from its absence.
+	// DoesNotDiscriminate is a claim whose checks hold for its control
+	// too, where the effect is absent.
 	DoesNotDiscriminate Outcome = "does not discriminate"
 )
 
 // Outcomes lists the outcomes in the order counts and legends give them.
 var Outcomes = []Outcome{Reproduced, DoesNotDiscriminate, NotReproduced, Inconclusive, NotMeasured}
 
-// A Claim is one statement the experiment checks and its outcome so far:
-// what the dashboard shows of it. The experiment's decided claim
-// (claimResult in loadtest/experiment) is a Claim with the checks that
-// decided it.
+// A Claim is one statement the experiment checks and its outcome so far.
 type Claim struct {
 	ID      string  `json:"id"`
 	Text    string  `json:"text"`
 	Outcome Outcome `json:"outcome"`
 }
 
-// Validate reports the first field of f that the page could not draw: a
-// number that is not finite or is negative where only counts and rates make
-// sense, a series or share without a name, a claim with an unknown outcome,
-// an empty note, a frame between the seconds with a second's figures.
-// JSON has no NaN, so a NaN would otherwise fail the encoding of the frame.
+// Validate reports the first field of f that the page could not draw.
 func (f *Frame) Validate() error {
 	type num struct {
 		field string

@@ -11,28 +11,24 @@ import (
 )
 
 // History limits: an hour of per-second frames, and the frames that carry
-// a step, claims, notes or the end (the experiment's curves, verdicts and
-// notes), of which an experiment has few; past MaxKeptFrames the oldest go
-// too.
+// a step, claims, notes or the end, of which an experiment has few.
 const (
 	MaxSecondFrames = 3600
 	MaxKeptFrames   = 10_000
 )
 
 // subscriberBuffer is how many frames a browser may lag behind before
-// frames are dropped for it: at one frame a second, about a minute.
+// frames are dropped for it.
 const subscriberBuffer = 64
 
 // A Hub keeps the recent frames and hands each new one to every connected
-// browser. Publish never waits for a browser: one that does not keep up
-// loses frames. The zero Hub is not usable; call New.
+// browser without waiting: one that does not keep up loses frames. The
+// zero Hub is not usable; call New.
 type Hub struct {
 	mu  sync.Mutex
 	seq uint64
-	// The history, each list in publication order: per-second frames, and
-	// those that carry a step, claims, notes or the end. Dropping the oldest is a
-	// reslice; append copies only the live part when it grows the array,
-	// so Publish costs the same with a full history as with an empty one.
+	// The history in publication order: per-second frames, and the kept
+	// ones. Dropping the oldest is a reslice.
 	seconds []entry
 	kept    []entry
 	subs    map[*subscriber]struct{}
@@ -45,7 +41,6 @@ type Hub struct {
 type entry struct {
 	seq  uint64
 	data []byte // the frame's JSON, no trailing newline
-	kept bool
 }
 
 // A subscriber is one open /events stream.
@@ -59,10 +54,9 @@ func New() *Hub {
 	return &Hub{subs: make(map[*subscriber]struct{})}
 }
 
-// Publish validates f, encodes it once, keeps it in the history and offers
-// it to every connected browser without waiting: a browser whose buffer is
-// full misses the frame (Dropped counts them). It returns an error for a
-// frame the page could not draw (Frame.Validate) or after Close.
+// Publish validates f, keeps it in the history and offers it to every
+// connected browser; it fails for a frame the page could not draw or after
+// Close.
 func (h *Hub) Publish(f Frame) error {
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("live: publish frame at t=%v: %w", f.T, err)
@@ -88,7 +82,7 @@ func (h *Hub) Publish(f Frame) error {
 		return fmt.Errorf("live: publish frame at t=%v: the hub is closed", f.T)
 	}
 	h.seq++
-	e := entry{seq: h.seq, data: data, kept: kept}
+	e := entry{seq: h.seq, data: data}
 	if kept {
 		h.kept = appendCapped(h.kept, e, MaxKeptFrames)
 	} else {
@@ -113,8 +107,8 @@ func appendCapped(list []entry, e entry, limit int) []entry {
 	return append(list, e)
 }
 
-// history returns the entries after seq lastID, oldest first: the two
-// lists merged by sequence number. The caller holds h.mu.
+// history returns the entries after seq lastID, oldest first. The caller
+// holds h.mu.
 func (h *Hub) history(lastID uint64) []entry {
 	out := slices.DeleteFunc(slices.Concat(h.seconds, h.kept), func(e entry) bool { return e.seq <= lastID })
 	slices.SortFunc(out, func(a, b entry) int { return cmp.Compare(a.seq, b.seq) })
@@ -122,12 +116,11 @@ func (h *Hub) history(lastID uint64) []entry {
 }
 
 // Dropped reports how many frames were not delivered to a browser that
-// lagged behind, over all browsers since New.
+// lagged behind.
 func (h *Hub) Dropped() int64 { return h.dropped.Load() }
 
 // subscribe registers a stream and returns, atomically with it, the
-// history entries after seq lastID, so that the stream misses no frame and
-// repeats none. ok is false after Close.
+// history after seq lastID; ok is false after Close.
 func (h *Hub) subscribe(lastID uint64) (s *subscriber, past []entry, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -140,7 +133,6 @@ func (h *Hub) subscribe(lastID uint64) (s *subscriber, past []entry, ok bool) {
 	return s, past, true
 }
 
-// unsubscribe removes a stream.
 func (h *Hub) unsubscribe(s *subscriber) {
 	h.mu.Lock()
 	delete(h.subs, s)
@@ -148,7 +140,7 @@ func (h *Hub) unsubscribe(s *subscriber) {
 }
 
 // Close ends every open stream and refuses further frames; the history
-// stays readable (Frames, /frames.json, the page).
+// stays readable.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -166,20 +158,14 @@ func (h *Hub) Close() {
 func (h *Hub) framesJSON() []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, e := range h.history(0) {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(e.data)
+	var datas [][]byte
+	for _, e := range h.history(0) {
+		datas = append(datas, e.data)
 	}
-	b.WriteByte(']')
-	return b.Bytes()
+	return slices.Concat([]byte("["), bytes.Join(datas, []byte(",")), []byte("]"))
 }
 
-// Frames returns the frames in the history, oldest first: what WriteReport
-// needs to write the finished experiment's page.
+// Frames returns the frames in the history, oldest first.
 func (h *Hub) Frames() ([]Frame, error) {
 	var frames []Frame
 	if err := json.Unmarshal(h.framesJSON(), &frames); err != nil {

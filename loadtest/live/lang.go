@@ -1,12 +1,8 @@
 package live
 
-// japanese is the dashboard's Japanese: each heading, label, status and
-// outcome word of the page, by its English, which is its message ID. The
-// page's script looks its words up here when it shows Japanese ({0}, {1}
-// stand for figures); a word not here stays English, as do the names the
-// frames carry (runs, series, claims' texts), but for the board's panels
-// and states below. Terms are the article's where it has them (スループット,
-// レスポンスタイム, コネクションプール, 実行スレッド, 同時アクセスクライアント数).
+// japanese is the page's Japanese by its English, which is its message
+// ID ({0}, {1} stand for figures); a word not here stays English. Terms
+// are the article's where it has them.
 var japanese = map[string]string{
 	// The outcomes of claims (Outcome), as the reports also say them.
 	string(Reproduced):          "再現した",
@@ -58,9 +54,8 @@ var japanese = map[string]string{
 	"elsewhere":                                             "その他",
 }
 
-// Say returns the dashboard's words for the English s in lang: its
-// Japanese when lang is "ja" and the catalogue has it, else s. The
-// reports say the outcomes of claims with it, as the page does.
+// Say returns the dashboard's words for the English s in lang ("ja" or
+// else English).
 func Say(lang, s string) string {
 	if t, ok := japanese[s]; ok && lang == "ja" {
 		return t

@@ -7,72 +7,63 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"sync"
 )
 
-// static holds the page, its script and style, and uPlot 1.6.32's built
-// files and licence, taken from the npm package uplot@1.6.32 (npm pack,
-// dist/uPlot.iife.min.js and dist/uPlot.min.css; see static/README.md).
+// static holds the page, its script and style, and uPlot's built files
+// and licence (see static/README.md).
 //
 //go:embed static
 var static embed.FS
 
-// pageTemplate is the dashboard, live or as a report.
 var pageTemplate = template.Must(template.ParseFS(static, "static/dashboard.html"))
 
-// assets are the embedded files the page inlines. Inlining them makes the
-// live page and the report one file each, so a browser showing either
+// embedded returns an embedded file the page inlines, so that a browser
 // fetches nothing but /events.
-var assets = func() (a struct{ uplotJS, uplotCSS, js, css string }) {
-	read := func(name string) string {
-		b, err := static.ReadFile("static/" + name)
-		if err != nil {
-			panic(fmt.Sprintf("live: embedded %s: %v", name, err))
-		}
-		return string(b)
+func embedded(name string) string {
+	b, err := static.ReadFile("static/" + name)
+	if err != nil {
+		panic(fmt.Sprintf("live: embedded %s: %v", name, err))
 	}
-	a.uplotJS, a.uplotCSS = read("uPlot.iife.min.js"), read("uPlot.min.css")
-	a.js, a.css = read("dashboard.js"), read("dashboard.css")
-	return a
-}()
+	return string(b)
+}
 
 // pageData is what dashboard.html shows.
 type pageData struct {
-	Title    string
-	UplotJS  template.JS
-	UplotCSS template.CSS
-	JS       template.JS
-	CSS      template.CSS
-	Report   bool
-	Frames   template.JS // a JSON array; json.Marshal escapes <, > and &
-	// Lang is the page's language ("en" or "ja"), "" to let the browser's
-	// choose; Japanese is the catalogue the script reads (lang.go).
-	Lang     string
-	Japanese template.JS
-	// Appendix and AppendixCSS are the report's sections below the
-	// panels and their style (Appendix).
+	Title       string
+	UplotJS     template.JS
+	UplotCSS    template.CSS
+	JS          template.JS
+	CSS         template.CSS
+	Report      bool
+	Frames      template.JS // a JSON array; json.Marshal escapes <, > and &
+	Lang        string      // "en", "ja", or "" for the browser's
+	Japanese    template.JS
 	Appendix    template.HTML
 	AppendixCSS template.CSS
 }
+
+// page is the page's data but for its title, frames and report options.
+var page = sync.OnceValue(func() pageData {
+	b, err := json.Marshal(japanese)
+	if err != nil {
+		panic(fmt.Sprintf("live: catalogue: %v", err))
+	}
+	return pageData{
+		UplotJS: template.JS(embedded("uPlot.iife.min.js")), UplotCSS: template.CSS(embedded("uPlot.min.css")),
+		JS: template.JS(embedded("dashboard.js")), CSS: template.CSS(embedded("dashboard.css")),
+		Japanese: template.JS(b),
+	}
+})
 
 // writePage writes the page; with report set it carries framesJSON and
 // reads no stream, and cfg's appendix.
 func writePage(w io.Writer, title string, report bool, framesJSON []byte, cfg reportConfig) error {
 	title = cmp.Or(title, "Load dashboard")
-	if report && !json.Valid(framesJSON) {
-		return fmt.Errorf("live: frames for the page are not valid JSON")
-	}
-	err := pageTemplate.ExecuteTemplate(w, "dashboard.html", pageData{
-		Title:    title,
-		UplotJS:  template.JS(assets.uplotJS),
-		UplotCSS: template.CSS(assets.uplotCSS),
-		JS:       template.JS(assets.js),
-		CSS:      template.CSS(assets.css),
-		Report:   report,
-		Frames:   template.JS(framesJSON),
-		Appendix: cfg.appendix, AppendixCSS: cfg.css,
-		Lang: cfg.lang, Japanese: japaneseJSON,
-	})
-	if err != nil {
+	d := page()
+	d.Title, d.Report, d.Frames = title, report, template.JS(framesJSON)
+	d.Appendix, d.AppendixCSS, d.Lang = cfg.appendix, cfg.css, cfg.lang
+	if err := pageTemplate.ExecuteTemplate(w, "dashboard.html", d); err != nil {
 		return fmt.Errorf("live: write page %q: %w", title, err)
 	}
 	return nil
@@ -88,34 +79,19 @@ type reportConfig struct {
 }
 
 // Lang writes the page in lang, "en" or "ja", whatever the browser's
-// language; a ?lang= in the page's URL still wins. Without it the page
-// speaks the browser's language (Japanese or else English).
+// language; a ?lang= in the page's URL still wins.
 func Lang(lang string) ReportOption {
 	return func(c *reportConfig) { c.lang = lang }
 }
 
-// japaneseJSON is the catalogue for the page's script.
-var japaneseJSON = func() template.JS {
-	b, err := json.Marshal(japanese)
-	if err != nil {
-		panic(fmt.Sprintf("live: catalogue: %v", err))
-	}
-	return template.JS(b)
-}()
-
-// Appendix adds sections below the dashboard's panels: html inside a
-// <section id="appendix"> element, styled by css, which should scope its
-// rules under #appendix so that the dashboard's own style stays as it is.
-// The finished experiment's report puts its claims, tables and profiles
-// there. Both are trusted: the caller builds them with html/template.
+// Appendix adds trusted sections below the dashboard's panels: html
+// inside a <section id="appendix">, styled by css scoped under #appendix.
 func Appendix(html template.HTML, css template.CSS) ReportOption {
 	return func(c *reportConfig) { c.appendix, c.css = html, css }
 }
 
 // WriteReport writes the dashboard as one self-contained HTML file with
-// frames inlined: it opens offline and draws what the live page drew, so
-// the finished experiment's report and the screen the room watched look
-// the same. Every frame must pass Frame.Validate.
+// frames inlined: it opens offline and draws what the live page drew.
 func WriteReport(w io.Writer, frames []Frame, title string, opts ...ReportOption) error {
 	var cfg reportConfig
 	for _, o := range opts {

@@ -12,12 +12,9 @@ import (
 	"time"
 )
 
-// Handler serves the dashboard: / the page, /events the stream of frames
-// as server-sent events (each event's data is one Frame's JSON and its id
-// the frame's sequence number; a new stream first gets the history, so a
-// late joiner's charts are complete, and a reconnecting browser gets only
-// what it missed, from its Last-Event-ID), /frames.json the history as a
-// JSON array.
+// Handler serves the dashboard: / the page, /events the frames as
+// server-sent events (the history first, or after Last-Event-ID what a
+// reconnecting browser missed), /frames.json the history as a JSON array.
 func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -78,23 +75,16 @@ func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 			}
 			continue
 		case <-s.done:
-			// Close may win the race with the frames still buffered for
-			// this stream, the end among them.
 		case <-r.Context().Done():
-			// The dashboard's server is shutting down (the command ends
-			// right after it published the end and closed the hub) or the
-			// browser left.
 		}
-		// The frames already buffered, the end among them, still go out
-		// while the connection lasts, or the page would miss the end,
-		// never say "finished" and try to reconnect.
+		// The frames already buffered, the end among them, still go out,
+		// or the page would miss the end and try to reconnect.
 		sendBuffered(w, rc, s)
 		return
 	}
 }
 
-// sendBuffered writes the frames waiting in s's buffer and flushes them,
-// stopping at the first write error.
+// sendBuffered writes and flushes the frames waiting in s's buffer.
 func sendBuffered(w http.ResponseWriter, rc *http.ResponseController, s *subscriber) {
 	for {
 		select {
@@ -109,8 +99,7 @@ func sendBuffered(w http.ResponseWriter, rc *http.ResponseController, s *subscri
 	}
 }
 
-// writeEvent writes one frame as a server-sent event. Frame JSON holds no
-// newline (json.Marshal escapes them in strings), so one data line carries it.
+// writeEvent writes one frame as a server-sent event of one data line.
 func writeEvent(w io.Writer, e entry) error {
 	_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.seq, e.data)
 	return err
@@ -118,24 +107,21 @@ func writeEvent(w io.Writer, e entry) error {
 
 // A Server is the dashboard listening on one address.
 type Server struct {
-	// URL is the page's address, e.g. http://127.0.0.1:41234/.
-	URL  string
+	URL  string // the page's address, e.g. http://127.0.0.1:41234/
 	done chan struct{}
 	err  error
 }
 
-// Wait blocks until the server has shut down after its context ended, and
-// returns why it stopped when that was not the context.
+// Wait blocks until the server has shut down after its context ended and
+// returns why it stopped if not for that.
 func (s *Server) Wait() error {
 	<-s.done
 	return s.err
 }
 
-// Serve listens on addr ("127.0.0.1:0" picks a free port) and serves h's
-// Handler until ctx ends; open streams end with it. addr must be a
-// loopback address (127.0.0.1, ::1 or localhost): the dashboard has no
-// authentication, and anyone who can reach the port would see the lab's
-// figures. The caller must call Wait after ctx ends.
+// Serve listens on addr, a loopback address as the dashboard has no
+// authentication, and serves h's Handler until ctx ends. The caller must
+// call Wait after ctx ends.
 func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -178,7 +164,6 @@ func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	return s, nil
 }
 
-// isLoopback reports whether host names this machine only.
 func isLoopback(host string) bool {
 	if host == "localhost" {
 		return true

@@ -9,7 +9,6 @@ import (
 	"time"
 )
 
-// The live dashboard's panels of GoService.
 const (
 	panelGoCPU    = "Process CPU, % of a core"
 	panelGoRun    = "Goroutines and threads"
@@ -17,14 +16,10 @@ const (
 	panelGoGC     = "GC cycles per second"
 )
 
-// mib turns bytes into MiB.
 const mib = 1.0 / (1 << 20)
 
-// goStats are what every Go service instrumented with client_golang's
-// default registry exports (its Go and process collectors): the process's
-// CPU in % of a core, goroutines and threads, heap and resident memory,
-// allocation, GC cycles and their mean pause. The process collector's
-// readings are Optional: it has none on some operating systems.
+// goStats are what client_golang's default registry exports; the process
+// collector's are Optional, as some operating systems have none.
 var goStats = []Stat{
 	{Name: "process_cpu", Metric: "process_cpu_seconds_total", Scale: 100, Unit: "% of a core",
 		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f", Panel: panelGoCPU, Optional: true},
@@ -39,22 +34,17 @@ var goStats = []Stat{
 }
 
 // GoService describes any Go service that serves client_golang's default
-// metrics (a Prometheus endpoint without the target's own metrics):
-// readings of its process and runtime, a CPU chart, no validation. Extra
-// readings of the service's own metrics come from the user
-// (ParseMetricStat).
+// metrics: its process and runtime, a CPU chart, no validation.
 var GoService = Target{
 	Stats:      goStats,
 	Charts:     []Chart{{Name: "cpu", Title: "Server CPU", YLabel: "% of one core"}},
 	ProcessCPU: goStats[0],
 }
 
-// Describe returns the description of the server whose stats are at url,
-// read once in format: t when they are JSON, or Prometheus text with a
-// metric named with t.MetricPrefix (for the board, bbs_); GoService
-// otherwise. own says which. The error says why the endpoint could not
-// be read; the caller then keeps t, whose reads will fail the same way
-// and be counted.
+// Describe returns the description of the server whose stats are at url:
+// t (own) when they are JSON or have a metric named with t.MetricPrefix,
+// GoService otherwise. On an error it returns t, whose reads will fail the
+// same way and be counted.
 func Describe(ctx context.Context, url, format string, t Target) (d Target, own bool, err error) {
 	if format == JSON {
 		return t, true, nil
@@ -80,13 +70,9 @@ func Describe(ctx context.Context, url, format string, t Target) (d Target, own 
 }
 
 // ParseMetricStat parses a reading of a Prometheus metric given as
-// name=selector[:how] (loadtest's -server-metric), e.g.
-// 'jobs=myapp_jobs_total{queue="mail"}:rate'. how is one of rate (a
-// counter's increase per second), per_request (its increase per
-// successful request), gauge (the mean over the step), mean (a
-// histogram's or summary's mean observation over the step) or pNN (a
-// histogram's quantile over the step: p50, p99, p99.9); without it the
-// metric's type decides (an untyped metric reads as a gauge).
+// name=selector[:how] (-server-metric), how being rate, per_request,
+// gauge, mean or pNN (a quantile such as p99.9); without it the metric's
+// type decides.
 func ParseMetricStat(s string) (Stat, error) {
 	name, rest, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)

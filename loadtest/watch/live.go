@@ -7,20 +7,13 @@ import (
 )
 
 // A State is one state a target's requests can be in, read from a
-// state-seconds counter at Path (the seconds spent in the state by all
-// requests so far, in-progress ones included): its increase over a span
-// divided by the span's length is the mean number of requests in the state
-// over it (Little's law). Minus names states (earlier in the list) whose
-// seconds are part of this one's counter and are taken off it, clamped at
-// 0: for the board, requests holding a worker include those waiting for a
-// connection and those in SQL, so "elsewhere" is busy minus both.
-//
-// States are data, like Stats: the target's package says which it has.
+// counter of the seconds all requests spent in it (at Path, or Metric in
+// Prometheus): its increase per second is the mean number of requests in
+// the state (Little's law). Minus names earlier states whose seconds this
+// counter includes and are taken off it, clamped at 0.
 type State struct {
-	Name string
-	Path string
-	// Metric is the counter's Prometheus selector ("" when the target
-	// exports none: the state is then left out of a Prometheus read).
+	Name   string
+	Path   string
 	Metric string
 	Minus  []string
 }
@@ -32,43 +25,34 @@ type Share struct {
 	Value float64
 }
 
-// A Read is what one poll of the stats JSON says of the span since the
-// poll before it: each stat's value in that span (see Values) and the
-// mean number of requests in each state (States). Options.OnRead receives
-// one a second while the run goes, warm-up and drain included.
+// A Read is what one poll says of the span since the poll before it, at
+// At and Seconds long: each stat's value (Values) and the shares of the
+// Options.States found in both polls, in their order.
 type Read struct {
-	// At is the time of the poll; Seconds the span since the poll before.
 	At      time.Time
 	Seconds float64
-	// States are the Options.States' shares, in their order; a state
-	// whose counter is missing from either read is left out.
-	States []Share
+	States  []Share
 
 	stats []Stat
-	// raw holds per stat name the gauge's value as read, the counter's
-	// increase per second over the span, or the histogram's mean or
-	// quantile over it, before Scale; rate names the counters.
-	raw  map[string]float64
-	rate map[string]bool
-	// absent are the stats the poll did not find (Absent).
+	// raw holds per stat name its value over the span before Scale; rate
+	// names the counters.
+	raw    map[string]float64
+	rate   map[string]bool
 	absent []Stat
 }
 
 // A Value is one stat's value over the span of a Read.
 type Value struct {
-	Stat Stat
-	// Label is the stat's Legend, or its Name without one.
-	Label string
+	Stat  Stat
+	Label string // the stat's Legend, or its Name without one
 	Value float64
 }
 
-// Values returns the stats' values over the read's span, in the
-// stats' order: a gauge as read, a counter as its increase per second,
-// a PerRequest counter per request given the target's completed requests
-// per second in the span (the load tool's throughput: the watcher cannot
-// count them), each times Scale; with Complement, 100 minus the value
-// (busy from idle). A stat missing from either read, or a per-request
-// one when no request completed, is left out.
+// Values returns the stats' values over the read's span, in their order:
+// a gauge as read, a counter as its increase per second, or per request
+// given the load's requestsPerSecond, each times Scale (100 minus it with
+// Complement). A stat missing from either read, or a per-request one when
+// no request completed, is left out.
 func (r Read) Values(requestsPerSecond float64) []Value {
 	out := make([]Value, 0, len(r.stats))
 	for _, rd := range r.stats {
@@ -91,9 +75,8 @@ func (r Read) Values(requestsPerSecond float64) []Value {
 	return out
 }
 
-// Absent returns the stats, in their order, whose path the poll did
-// not find, Optional ones aside: the target does not report them (for the
-// board, a stat its OS cannot give), so they have no value, not 0.
+// Absent returns the stats, Optional ones aside, that the poll did not
+// find: they have no value, not 0.
 func (r Read) Absent() []Stat { return r.absent }
 
 // checkStates checks the states' names, paths and Minus references.
@@ -116,8 +99,7 @@ func checkStates(states []State) error {
 	return nil
 }
 
-// makeRead builds the Read of the span from the poll at t0 (stats prev
-// and states prevStates, by name) to the poll at t1 (cur, curStates).
+// makeRead builds the Read of the span between the polls at t0 and t1.
 func makeRead(stats []Stat, states []State, prev, cur map[string]sample, prevStates, curStates map[string]float64, t0, t1 time.Time) Read {
 	dt := t1.Sub(t0).Seconds()
 	r := Read{At: t1, Seconds: dt, stats: stats, raw: make(map[string]float64, len(stats)), rate: map[string]bool{}}

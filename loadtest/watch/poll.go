@@ -23,20 +23,16 @@ type poller struct {
 
 	mu      sync.Mutex
 	n       int
-	sums    map[string]float64 // gauges: the sum of each read's value
-	pers    map[string]float64 // the sum of each read's divisor (Stat.Per)
-	pn      map[string]int     // reads that found the stat
-	first   map[string]sample
-	last    map[string]sample
+	acc     map[string]*accum // by stat name, for the stats found
 	t0, t1  time.Time
 	errors  int
 	lastErr string
 
-	envKeys []string                   // objects to copy (Options.EnvironmentKeys)
+	envKeys []string
 	env     map[string]json.RawMessage // copied at the first successful read
 
-	// The window's stats take the reads sent before endAt once ended;
-	// done stops the polls (a read in flight goes on).
+	// Once ended, the window's stats take only the reads sent before
+	// endAt; done stops the polls (a read in flight goes on).
 	ended    bool
 	endAt    time.Time
 	done     chan struct{}
@@ -47,21 +43,21 @@ type poller struct {
 	onRead     func(Read)
 	states     []State
 	from       time.Time
-	prev       map[string]sample  // the previous poll's stats by name
-	prevStates map[string]float64 // and its states by name
+	prev       map[string]sample
+	prevStates map[string]float64
 	prevT      time.Time
 }
 
-// live makes the poller hand every poll's per-second values to onRead,
-// and keep for the window's stats only the polls from from on.
-func (s *poller) live(from time.Time, states []State, onRead func(Read)) {
-	s.from, s.states, s.onRead = from, states, onRead
+// accum adds up one stat's reads in the window.
+type accum struct {
+	first, last sample
+	sum         float64 // gauges: each read's value
+	per         float64 // each read's divisor (Stat.Per)
+	n           int
 }
 
 // endWindow ends the window's stats now: a read sent after this is not
-// the window's, one in flight is (its counters were read as it was
-// sent). Without live reads it also stops the polls; with them they go
-// on until stop.
+// the window's. Without live reads it also stops the polls.
 func (s *poller) endWindow() {
 	s.mu.Lock()
 	s.ended, s.endAt = true, time.Now()
@@ -71,25 +67,23 @@ func (s *poller) endWindow() {
 	}
 }
 
-// stop ends the polls; a read in flight finishes (within the client's
-// timeout), so that a slow endpoint's last read of the window counts.
+// stop ends the polls; a read in flight finishes, so that a slow
+// endpoint's last read of the window counts.
 func (s *poller) stop() { s.stopOnce.Do(func() { close(s.done) }) }
 
 // newPoller returns a poller of url in format for stats (their selectors
-// parsed in sels) that copies the objects named by envKeys at its first
-// successful read.
+// parsed in sels) that copies the objects named by envKeys.
 func newPoller(url, format string, stats []Stat, sels selectors, envKeys []string) *poller {
-	return &poller{url: url, format: cmp.Or(format, Auto), stats: stats, sels: sels, envKeys: envKeys, client: &http.Client{Timeout: 2 * time.Second},
-		done: make(chan struct{}), sums: map[string]float64{}, pers: map[string]float64{}, pn: map[string]int{}, first: map[string]sample{}, last: map[string]sample{}}
+	return &poller{url: url, format: cmp.Or(format, Auto), stats: stats, sels: sels, envKeys: envKeys,
+		client: &http.Client{Timeout: 2 * time.Second}, done: make(chan struct{}), acc: map[string]*accum{}}
 }
 
-// run polls every second until ctx ends.
+// run polls every second until ctx ends or stop.
 func (s *poller) run(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	// Live reads start before the window: poll again when it opens and
-	// keep the beat from there, so that the window's stats have the same
-	// reads as without live reads.
+	// keep the beat from there, so that the window has the same reads.
 	var opens <-chan time.Time
 	if d := time.Until(s.from); s.onRead != nil && d > 0 {
 		t := time.NewTimer(d)
@@ -112,7 +106,6 @@ func (s *poller) run(ctx context.Context) {
 	}
 }
 
-// poll reads the stats once.
 func (s *poller) poll(ctx context.Context) { s.read(ctx, false) }
 
 // read reads the stats once; a last read (EndWindow's) is the window's
@@ -154,24 +147,21 @@ func (s *poller) read(ctx context.Context, last bool) {
 	}
 	s.t1 = now
 	s.n++
-	for _, r := range s.stats {
-		v, ok := cur[r.Name]
-		if !ok {
-			continue
+	for name, v := range cur {
+		a := s.acc[name]
+		if a == nil {
+			a = &accum{first: v}
+			s.acc[name] = a
 		}
-		s.sums[r.Name] += v.v / v.per
-		s.pers[r.Name] += v.per
-		s.pn[r.Name]++
-		if _, seen := s.first[r.Name]; !seen {
-			s.first[r.Name] = v
-		}
-		s.last[r.Name] = v
+		a.sum += v.v / v.per
+		a.per += v.per
+		a.n++
+		a.last = v
 	}
 }
 
 // settle fixes the format at the first successful read and, for
-// Prometheus, each stat's scale there (Stat.MetricScale). The caller holds
-// s.mu.
+// Prometheus, each stat's scale (Stat.MetricScale). The caller holds s.mu.
 func (s *poller) settle(format string) {
 	s.format, s.settled = format, true
 	if format != Prometheus {
@@ -188,12 +178,12 @@ func (s *poller) settle(format string) {
 }
 
 // liveRead hands the span since the previous poll to onRead. The caller
-// holds s.mu; onRead must return quickly (Options.OnRead).
+// holds s.mu.
 func (s *poller) liveRead(sc scrape, cur map[string]sample, now time.Time) {
 	states := make(map[string]float64, len(s.states))
 	for _, st := range s.states {
-		if v, ok := sc.state(st, s.sels); ok {
-			states[st.Name] = v
+		if v, ok := sc.sample(Stat{Path: st.Path, Metric: st.Metric, Kind: Counter}, s.sels); ok {
+			states[st.Name] = v.v
 		}
 	}
 	if s.prev != nil {
@@ -211,40 +201,28 @@ func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 	out := map[string]float64{}
 	span := s.t1.Sub(s.t0).Seconds()
 	for _, r := range s.stats {
-		first, ok := s.first[r.Name]
+		a, ok := s.acc[r.Name]
 		if !ok {
 			continue
 		}
-		last := s.last[r.Name]
-		switch first.kind {
+		switch a.first.kind {
 		case Gauge:
-			out[r.Name] = s.sums[r.Name] / float64(s.n) * r.Scale
+			out[r.Name] = a.sum / float64(s.n) * r.Scale
 		case Counter:
-			// A divisor (Stat.Per) is taken as its mean over the reads.
-			d := (last.v - first.v) / (s.pers[r.Name] / float64(s.pn[r.Name]))
+			d := (a.last.v - a.first.v) / (a.per / float64(a.n)) // by the divisor's mean
 			switch {
 			case r.PerRequest && successes > 0 && seconds > 0 && span > 0:
-				// Requests that finished in the sampled span, assuming an
+				// The requests that finished in the sampled span, at an
 				// even rate over the step.
 				out[r.Name] = d / (float64(successes) * span / seconds) * r.Scale
 			case span > 0:
 				out[r.Name] = d / span * r.Scale
 			}
 		case Histogram:
-			if v, ok := overSpan(r, first, last); ok {
+			if v, ok := overSpan(r, a.first, a.last); ok {
 				out[r.Name] = v * r.Scale
 			}
 		}
-	}
-	return out
-}
-
-// kinds returns each found stat's kind as read (a Prometheus metric's
-// type decides it).
-func (s *poller) kinds() map[string]string {
-	out := make(map[string]string, len(s.first))
-	for name, f := range s.first {
-		out[name] = f.kind
 	}
 	return out
 }
@@ -292,26 +270,18 @@ func LookupNumber(doc any, path string) (float64, bool) {
 }
 
 // copyEnvironment returns the objects of doc (a decoded JSON object) named
-// by keys, each re-encoded as it was.
+// by keys, each re-encoded.
 func copyEnvironment(doc any, keys []string) map[string]json.RawMessage {
-	m, ok := doc.(map[string]any)
-	if !ok {
-		return nil
-	}
+	m, _ := doc.(map[string]any)
 	var out map[string]json.RawMessage
 	for _, k := range keys {
-		v, ok := m[k]
-		if !ok {
-			continue
+		if v, ok := m[k]; ok {
+			b, _ := json.Marshal(v) // decoded JSON always encodes again
+			if out == nil {
+				out = map[string]json.RawMessage{}
+			}
+			out[k] = b
 		}
-		b, err := json.Marshal(v)
-		if err != nil {
-			continue // decoded JSON always encodes again
-		}
-		if out == nil {
-			out = map[string]json.RawMessage{}
-		}
-		out[k] = b
 	}
 	return out
 }

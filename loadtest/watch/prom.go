@@ -2,9 +2,10 @@ package watch
 
 import (
 	"errors"
-	"fmt"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -13,11 +14,10 @@ import (
 )
 
 // promScrape is one read of a Prometheus endpoint: its metric families
-// by name, as prometheus/common/expfmt decodes them.
+// by name.
 type promScrape map[string]*dto.MetricFamily
 
-// decodeProm decodes a Prometheus exposition in format f (text 0.0.4,
-// OpenMetrics 1.0 or delimited protobuf).
+// decodeProm decodes a Prometheus exposition in format f.
 func decodeProm(r io.Reader, f expfmt.Format) (promScrape, error) {
 	if f.FormatType() == expfmt.TypeOpenMetrics {
 		b, err := io.ReadAll(r)
@@ -42,17 +42,13 @@ func decodeProm(r io.Reader, f expfmt.Format) (promScrape, error) {
 	return out, nil
 }
 
-// openMetricsTypes maps OpenMetrics 1.0's types that the text format
-// lacks to the text format's.
 var openMetricsTypes = map[string]string{"unknown": "untyped", "info": "gauge", "stateset": "gauge", "gaugehistogram": "untyped"}
 
 // fromOpenMetrics rewrites an OpenMetrics 1.0 text into what expfmt's
-// text parser reads (prometheus/common has no OpenMetrics parser; its
-// decoder hands OpenMetrics to the text parser): a counter typed under
-// its base name ("# TYPE req counter" over samples named req_total) is
-// typed under the samples' name, types the text format lacks become
-// untyped or gauges, and exemplars (" # {...} value") are dropped. The
-// "# EOF" line is a comment to the text parser.
+// text parser reads, as prometheus/common has no OpenMetrics parser: a
+// counter typed under its base name is typed under its samples' name
+// (req_total), types the text format lacks become untyped or gauges, and
+// exemplars are dropped.
 func fromOpenMetrics(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
@@ -77,38 +73,38 @@ func fromOpenMetrics(s string) string {
 
 // A sample is what one read says of one stat: a gauge's or a counter's
 // value, or a histogram's (or summary's) sum, count and cumulative buckets;
-// per is the divisor the stat names (Stat.Per), 1 without one.
+// per is the divisor (Stat.Per), 1 without one.
 type sample struct {
-	kind    string // Gauge, Counter or Histogram
+	kind    string
 	v       float64
 	count   float64
 	buckets []bucket
 	per     float64
 }
 
-// Histogram is the kind of a stat read from a Prometheus histogram (or
-// summary): the mean of its observations over the step, or with
-// Stat.Quantile a quantile of them.
+// Histogram is the kind of a stat read from a Prometheus histogram or
+// summary.
 const Histogram = "histogram"
 
-// A bucket is one cumulative histogram bucket: the observations at most
-// le.
+// A bucket is one cumulative histogram bucket.
 type bucket struct {
 	le    float64
 	count float64
 }
 
-// families returns the family a metric name denotes and how to read it:
-// the family itself, or for name_sum, name_count (histograms, summaries)
-// and name_bucket their parts; for name_total of a counter "name" the
-// counter.
+var histogramTypes = map[dto.MetricType]bool{
+	dto.MetricType_HISTOGRAM: true, dto.MetricType_SUMMARY: true, dto.MetricType_GAUGE_HISTOGRAM: true,
+}
+
+// family returns the family a metric name denotes and which part of it:
+// "", or _sum, _count or _bucket of a histogram or summary.
 func (p promScrape) family(name string) (*dto.MetricFamily, string) {
 	if mf, ok := p[name]; ok {
 		return mf, ""
 	}
 	for _, part := range []string{"_sum", "_count", "_bucket"} {
 		if base, ok := strings.CutSuffix(name, part); ok {
-			if mf, ok := p[base]; ok && (mf.GetType() == dto.MetricType_HISTOGRAM || mf.GetType() == dto.MetricType_SUMMARY || mf.GetType() == dto.MetricType_GAUGE_HISTOGRAM) {
+			if mf, ok := p[base]; ok && histogramTypes[mf.GetType()] {
 				return mf, part
 			}
 		}
@@ -119,9 +115,9 @@ func (p promScrape) family(name string) (*dto.MetricFamily, string) {
 	return nil, ""
 }
 
-// read returns the sum over the series sel matches, read as a stat of
-// kind (the family's type decides; kind only for an untyped family:
-// Gauge, the default, or Counter). ok is false when no series matches.
+// read returns the sum over the series sel matches; kind says how to
+// read an untyped family (Gauge or Counter). ok is false when no series
+// matches.
 func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	mf, part := p.family(sel.name)
 	if mf == nil {
@@ -135,7 +131,7 @@ func (p promScrape) read(sel selector, kind string) (sample, bool) {
 		return sample{}, false // a bucket alone is no reading: name the histogram
 	case mf.GetType() == dto.MetricType_COUNTER:
 		s.kind = Counter
-	case mf.GetType() == dto.MetricType_HISTOGRAM, mf.GetType() == dto.MetricType_SUMMARY, mf.GetType() == dto.MetricType_GAUGE_HISTOGRAM:
+	case histogramTypes[mf.GetType()]:
 		s.kind = Histogram
 	case mf.GetType() == dto.MetricType_UNTYPED && kind == Counter:
 		s.kind = Counter
@@ -199,20 +195,16 @@ func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	}
 	if len(les) > 0 {
 		les[math.Inf(1)] = s.count
-		s.buckets = make([]bucket, 0, len(les))
-		for le, c := range les {
-			s.buckets = append(s.buckets, bucket{le: le, count: c})
+		for _, le := range slices.Sorted(maps.Keys(les)) {
+			s.buckets = append(s.buckets, bucket{le: le, count: les[le]})
 		}
-		sort.Slice(s.buckets, func(i, j int) bool { return s.buckets[i].le < s.buckets[j].le })
 	}
 	return s, true
 }
 
-// quantile returns the q-quantile (0 < q < 1) of the observations that
-// fell in the span between two reads of a histogram's cumulative buckets
-// (each bucket's increase), interpolated linearly within its bucket, as
-// PromQL's histogram_quantile(q, increase(...)) does: a quantile in the
-// +Inf bucket is the largest finite bound; none without observations.
+// quantile returns the q-quantile of the observations between two reads
+// of a histogram's cumulative buckets, as PromQL's
+// histogram_quantile(q, increase(...)) does.
 func quantile(q float64, prev, cur []bucket) (float64, bool) {
 	before := map[float64]float64{}
 	for _, b := range prev {
@@ -248,21 +240,4 @@ func quantile(q float64, prev, cur []bucket) (float64, bool) {
 		rank -= d[i-1].count
 	}
 	return start + (end-start)*(rank/count), true
-}
-
-// checkProm checks the Prometheus form of a stat: its selectors parse, a
-// quantile is in (0, 1).
-func (s Stat) checkProm() error {
-	if _, err := parseSelector(s.Metric); err != nil {
-		return fmt.Errorf("stat %q: metric: %w", s.Name, err)
-	}
-	if s.Per != "" {
-		if _, err := parseSelector(s.Per); err != nil {
-			return fmt.Errorf("stat %q: per: %w", s.Name, err)
-		}
-	}
-	if s.Quantile < 0 || s.Quantile >= 1 {
-		return fmt.Errorf("stat %q: quantile %g: want 0 (the mean) or a quantile between 0 and 1, e.g. 0.99", s.Name, s.Quantile)
-	}
-	return nil
 }

@@ -8,13 +8,9 @@ import (
 	"time"
 )
 
-// ReadNow reads the stats endpoint at url once and returns the raw value of
-// each of stats it found (a counter's total, a gauge as read; the stats'
-// scales not applied; histograms are left out), by name, and the moment
-// the request was sent. It is for a caller that takes its own differences
-// over a span of its choosing, shorter than the poller's second: the
-// experiment runner checks that a server's cores are quiet before it
-// measures a disturbed point again.
+// ReadNow reads the stats endpoint at url once and returns the raw value
+// of each of stats it found, histograms aside, by name, and the moment the
+// request was sent: for a caller that takes its own differences.
 func ReadNow(ctx context.Context, url, format string, stats []Stat) (map[string]float64, time.Time, error) {
 	if err := CheckFormat(format); err != nil {
 		return nil, time.Time{}, err

@@ -1,6 +1,7 @@
 package watch
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -8,40 +9,24 @@ import (
 	"bbslab/loadtest"
 )
 
-// Seen is what a Watch saw over one run. The engine carries it in the
-// run's Result as JSON (Result.Server, Result.Profiles) without knowing
-// these types; Of reads it back.
+// Seen is what a Watch saw over one run, kept in the Result as JSON.
 type Seen struct {
-	// Server holds the target's own figures over the measured window, nil
-	// when none were polled.
-	Server *ServerStats
-	// Profiles are the profiles taken of the target, in kind order.
+	Server   *ServerStats // nil when none were polled
 	Profiles []*ProfileSummary
 }
 
 // ServerStats are the load target's own figures over the measured
-// period of a run, read from its stats JSON every second.
+// window of a run, with the reads that succeeded and failed.
 type ServerStats struct {
-	// URL is the stats URL read; Format how it was read (json or
-	// prometheus; empty when no read succeeded).
-	URL    string `json:"url"`
-	Format string `json:"format,omitempty"`
-	// Reads counts the successful reads (JSON "samples"); Failed the reads that failed
-	// (unreachable, not 200, neither JSON nor Prometheus text), LastError
-	// the last failure.
-	Reads     int    `json:"samples"`
-	Failed    int    `json:"failed,omitempty"`
-	LastError string `json:"last_error,omitempty"`
-	// Values holds one entry per reading found in at least one read, in
-	// the order of the readings.
-	Values []ServerValue `json:"values,omitempty"`
+	URL       string        `json:"url"`
+	Format    string        `json:"format,omitempty"` // empty when no read succeeded
+	Reads     int           `json:"samples"`
+	Failed    int           `json:"failed,omitempty"`
+	LastError string        `json:"last_error,omitempty"`
+	Values    []ServerValue `json:"values,omitempty"`
 }
 
-// A ServerValue is one reading over a run: the mean of a gauge, a
-// counter's increase per second (or per successful request), or a
-// histogram's mean or quantile (Quantile) over the run. Path says where
-// it was in the stats JSON, Metric which Prometheus series gave it; Kind
-// is the kind as read.
+// A ServerValue is one stat's value over a run, with where it was read.
 type ServerValue struct {
 	Name     string  `json:"name"`
 	Path     string  `json:"path,omitempty"`
@@ -66,29 +51,20 @@ func (s *ServerStats) Map() map[string]float64 {
 
 // Value returns the reading called name, if it was found.
 func (s *ServerStats) Value(name string) (float64, bool) {
-	if s == nil {
-		return 0, false
-	}
-	for _, v := range s.Values {
-		if v.Name == name {
-			return v.Value, true
-		}
-	}
-	return 0, false
+	v, ok := s.Map()[name]
+	return v, ok
 }
 
-// ProfileSummary is what the watcher keeps of one profile.
+// ProfileSummary is what the watcher keeps of one profile: the total of
+// its last sample value, the functions with the most flat samples, the
+// shares of the focused samples by bucket and the focused share.
 type ProfileSummary struct {
-	Kind string `json:"kind"` // cpu or fgprof
-	File string `json:"file"`
-	// Total is the sum of the last sample value (ns for CPU and fgprof).
-	Total int64 `json:"total"`
-	// Top are the functions with the most flat samples.
-	Top []FuncShare `json:"top"`
-	// Buckets are the shares of (focused) samples by the bucket frames.
+	Kind    string      `json:"kind"`
+	File    string      `json:"file"`
+	Total   int64       `json:"total"`
+	Top     []FuncShare `json:"top"`
 	Buckets []FuncShare `json:"buckets,omitempty"`
-	// Focused is the share of all samples that passed the focus.
-	Focused float64 `json:"focused,omitempty"`
+	Focused float64     `json:"focused,omitempty"`
 }
 
 // FuncShare is a name with its share of samples (0..1).
@@ -113,16 +89,13 @@ func Of(r *loadtest.Result) (Seen, error) {
 	return s, nil
 }
 
-// Put stores s in r, as a run's Watch does (Of reads it back): for a
-// caller that changed what it saw, such as the profiles' file names.
+// Put stores s in r, as a run's Watch does.
 func (s Seen) Put(r *loadtest.Result) error {
 	var err error
 	r.Server, r.Profiles, err = s.encode()
 	return err
 }
 
-// encode returns s as the engine keeps it: each part as JSON, empty when
-// absent.
 func (s Seen) encode() (server, profiles json.RawMessage, err error) {
 	if s.Server != nil {
 		if server, err = json.Marshal(s.Server); err != nil {
@@ -138,8 +111,7 @@ func (s Seen) encode() (server, profiles json.RawMessage, err error) {
 }
 
 // Summary returns the lines text.WriteSummary prints of what the
-// watcher saw in r: the server's readings with their units and the
-// profiles taken; a line saying why when r's figures cannot be read.
+// watcher saw in r.
 func Summary(r *loadtest.Result) []string {
 	s, err := Of(r)
 	if err != nil {
@@ -155,29 +127,18 @@ func Summary(r *loadtest.Result) []string {
 	return out
 }
 
-// serverLine is the summary's "server:" line: every reading with its unit.
 func serverLine(s *ServerStats) string {
-	var b strings.Builder
-	b.WriteString("server:")
-	for i, v := range s.Values {
-		if i > 0 {
-			b.WriteByte(',')
+	var parts []string
+	for _, v := range s.Values {
+		unit := v.Unit
+		if unit != "" && unit != "%" {
+			unit = " " + unit
 		}
-		fmt.Fprintf(&b, " %s %.4g", v.Name, v.Value)
-		if v.Unit != "" {
-			if v.Unit != "%" {
-				b.WriteByte(' ')
-			}
-			b.WriteString(v.Unit)
-		}
+		parts = append(parts, fmt.Sprintf("%s %.4g%s", v.Name, v.Value, unit))
 	}
-	if len(s.Values) == 0 {
-		b.WriteString(" no readings")
-	}
-	fmt.Fprintf(&b, " (%d samples", s.Reads)
+	line := fmt.Sprintf("server: %s (%d samples", cmp.Or(strings.Join(parts, ", "), "no readings"), s.Reads)
 	if s.Failed > 0 {
-		fmt.Fprintf(&b, ", %d failed", s.Failed)
+		line += fmt.Sprintf(", %d failed", s.Failed)
 	}
-	b.WriteString(")")
-	return b.String()
+	return line + ")"
 }

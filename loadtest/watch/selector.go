@@ -8,20 +8,15 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
-// A selector names series of a Prometheus text endpoint: a metric name
-// and label matchers, as PromQL writes them (http_requests_total{handler="/"},
-// http_requests_total{code!="200"}). The series it matches are summed over
-// the labels it does not name.
+// A selector names series as PromQL does: a metric name and = or !=
+// label matchers.
 type selector struct {
 	name     string
-	matchers []*labels.Matcher // = or !=
+	matchers []*labels.Matcher
 }
 
-// promQL is Prometheus's own parser of selectors.
 var promQL = parser.NewParser(parser.Options{})
 
-// parseSelector parses s: a metric name, optionally followed by
-// {label="value", ...} with = or != matchers.
 func parseSelector(s string) (selector, error) {
 	want := `want a metric name such as go_goroutines, then optionally {label="value",...}`
 	ms, err := promQL.ParseMetricSelector(s)
@@ -47,8 +42,8 @@ func parseSelector(s string) (selector, error) {
 	return sel, nil
 }
 
-// matches reports whether labels (name to value) satisfy every matcher; a
-// missing label reads as "", as in PromQL.
+// matches reports whether lbls satisfy every matcher; a missing label
+// reads as "", as in PromQL.
 func (sel selector) matches(lbls map[string]string) bool {
 	for _, m := range sel.matchers {
 		if !m.Matches(lbls[m.Name]) {
@@ -58,7 +53,6 @@ func (sel selector) matches(lbls map[string]string) bool {
 	return true
 }
 
-// String returns the selector as PromQL writes it.
 func (sel selector) String() string {
 	if len(sel.matchers) == 0 {
 		return sel.name

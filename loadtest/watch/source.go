@@ -17,16 +17,14 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// The formats of a stats endpoint (Options.Format): Auto tells JSON from
-// Prometheus text by the response's Content-Type.
+// The formats of a stats endpoint (Options.Format).
 const (
 	Auto       = "auto"
 	JSON       = "json"
 	Prometheus = "prometheus"
 )
 
-// CheckFormat checks a stats format's name: auto (or ""), json or
-// prometheus.
+// CheckFormat checks a stats format's name.
 func CheckFormat(f string) error {
 	switch f {
 	case "", Auto, JSON, Prometheus:
@@ -37,12 +35,8 @@ func CheckFormat(f string) error {
 
 // A scrape is one read of a stats endpoint, in either format.
 type scrape interface {
-	// format is JSON or Prometheus.
 	format() string
-	// sample reads a stat; false when the read lacks it.
 	sample(st Stat, sels selectors) (sample, bool)
-	// state reads a state-seconds counter; false when the read lacks it.
-	state(st State, sels selectors) (float64, bool)
 }
 
 // jsonScrape is a decoded stats JSON document.
@@ -56,13 +50,6 @@ func (j jsonScrape) sample(st Stat, _ selectors) (sample, bool) {
 	}
 	v, ok := LookupNumber(j.doc, st.Path)
 	return sample{kind: st.Kind, v: v, per: 1}, ok
-}
-
-func (j jsonScrape) state(st State, _ selectors) (float64, bool) {
-	if st.Path == "" {
-		return 0, false
-	}
-	return LookupNumber(j.doc, st.Path)
 }
 
 func (promScrape) format() string { return Prometheus }
@@ -85,19 +72,9 @@ func (p promScrape) sample(st Stat, sels selectors) (sample, bool) {
 	return s, true
 }
 
-func (p promScrape) state(st State, sels selectors) (float64, bool) {
-	if st.Metric == "" {
-		return 0, false
-	}
-	s, ok := p.read(sels[st.Metric], Counter)
-	return s.v, ok
-}
-
-// selectors holds the parsed Prometheus selectors of a watcher's stats
-// and states, by their text.
+// selectors holds parsed Prometheus selectors by their text.
 type selectors map[string]selector
 
-// add parses and keeps each non-empty selector of texts.
 func (m selectors) add(texts ...string) error {
 	for _, t := range texts {
 		if t == "" || m[t].name != "" {
@@ -112,22 +89,17 @@ func (m selectors) add(texts ...string) error {
 	return nil
 }
 
-// accept is the Accept header for each format: Prometheus text 0.0.4 is
-// asked for, not OpenMetrics, which expfmt reads only in part
-// (decodeProm).
+// accept is the Accept header for each format: text 0.0.4, not
+// OpenMetrics, which expfmt reads only in part.
 var accept = map[string]string{
 	Auto:       "application/json, text/plain;version=0.0.4;q=0.9, */*;q=0.1",
 	JSON:       "application/json",
 	Prometheus: "text/plain;version=0.0.4, */*;q=0.1",
 }
 
-// fetch reads the stats endpoint at url once in format (Auto: by the
-// response's Content-Type), and says when: the moment the request was
-// sent. A server reads its counters as it starts to answer (a Prometheus
-// registry gathers them all, then encodes them), and the answer may take
-// long after that (encoding and compressing a large registry on a busy
-// machine): a time taken when the answer came would skew the rates of a
-// short window by the answer's delay.
+// fetch reads the stats endpoint at url once in format and says when the
+// request was sent: a server reads its counters as it starts to answer,
+// and a slow answer timed on arrival would skew a short window's rates.
 func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, time.Time, error) {
 	at := time.Now()
 	format = cmp.Or(format, Auto)
@@ -146,8 +118,7 @@ func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, tim
 	}
 	body := io.Reader(resp.Body)
 	if strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") && !resp.Uncompressed {
-		// The transport unzips what it asked for; a server that zips
-		// unasked is read here.
+		// A server that zips unasked.
 		zr, err := gzip.NewReader(body)
 		if err != nil {
 			return nil, at, fmt.Errorf("GET %s: gzip: %w", url, err)
@@ -160,8 +131,7 @@ func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, tim
 	ct := resp.Header.Get("Content-Type")
 	kind, pf := contentFormat(resp.Header)
 	if format == Auto && (kind == "" || pf == expfmt.FmtText && !strings.Contains(ct, "version=")) && startsJSON(br) {
-		// Served as plain text, or with no type: JSON begins with { or
-		// [, which no Prometheus text does.
+		// Served as plain text or untyped: no Prometheus text begins so.
 		kind = JSON
 	}
 	switch {
@@ -184,8 +154,7 @@ func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, tim
 	return nil, at, fmt.Errorf("GET %s: Content-Type %q is neither JSON nor Prometheus text (want application/json, text/plain; version=0.0.4 or application/openmetrics-text; version=1.0.0; or set the stats format)", url, ct)
 }
 
-// startsJSON reports whether the body's first byte after white space
-// (within its first 512 bytes) opens a JSON object or array.
+// startsJSON reports whether the body opens a JSON object or array.
 func startsJSON(br *bufio.Reader) bool {
 	b, _ := br.Peek(512) // fewer at the body's end
 	b = bytes.TrimLeft(b, " \t\r\n")

@@ -8,87 +8,67 @@ import (
 )
 
 // A Target describes a server under test to the tools: what the watcher,
-// the charts and the experiment runner know of it, as one value built once
-// by the target's package (for the board: contract.Board) and passed
-// whole. It lives here, below the charts and the experiment runner, so
-// that they take it without importing the target's package.
+// the charts and the experiment runner know of it, built once by the
+// target's package (for the board: contract.Board) and passed whole.
 type Target struct {
 	// StatsPath is the path of the stats JSON on the target's admin
-	// listener.
-	StatsPath string
-	// MetricPrefix begins the names of the target's own Prometheus
-	// metrics (for the board, "bbs_"): a Prometheus endpoint with none of
-	// them is not this target (Describe).
+	// listener; MetricPrefix begins the names of its own Prometheus
+	// metrics (Describe).
+	StatsPath    string
 	MetricPrefix string
-	// Stats are the numbers of the stats JSON (or their Prometheus
-	// forms) watched in each run, with how the charts, the live dashboard
-	// and the sweep table show them;
-	// Charts the server charts their Chart fields name.
+	// Stats are watched in each run; Charts are the server charts their
+	// Chart fields name.
 	Stats  []Stat
 	Charts []Chart
-	// EnvironmentKeys names the top-level objects of the stats JSON copied
-	// into each result's environment.
+	// EnvironmentKeys names the objects of the stats JSON copied into each
+	// result's environment.
 	EnvironmentKeys []string
-	// States are the request states the live dashboard stacks as "what
-	// requests are doing now".
+	// States are the request states the live dashboard stacks.
 	States []State
-	// ProcessCPU is the target's own CPU over a run's measured span, in %
-	// of one core: what a calibration reads.
+	// ProcessCPU is the target's own CPU in % of one core.
 	ProcessCPU Stat
 	// Interference is the CPU time of the target's cores that the target
-	// did not use (other processes, kernel work not charged to it, the
-	// hypervisor's steal) over a run's measured span, in % of one core;
-	// Steal is the hypervisor's part of it, where the OS counts steal. An
-	// empty Name: the target gives none. A runner reads them at every
-	// step, whatever else it watches, to tell a disturbed span.
+	// did not use, in % of one core, and Steal the hypervisor's part of
+	// it; an empty Name: the target gives none. A runner reads them at
+	// every step to tell a disturbed span.
 	Interference, Steal Stat
-	// Validate checks the target at url before any load; nil: the target
-	// has no validation.
+	// Validate checks the target at url before any load; nil: none.
 	Validate func(ctx context.Context, url string) error
-	// StartHint returns, for a server command line argv that did not come
-	// up, a hint on what to start first, or "".
+	// StartHint returns, for a server command line that did not come up,
+	// a hint on what to start first, or "".
 	StartHint func(argv []string) string
 	// Disk turns a disk benchmark's JSON output into the report's table;
 	// nil, or a nil table, shows none.
 	Disk func(raw json.RawMessage) *DiskTable
-	// Limiting names what limited the target at a step, from the step's
-	// values keyed by stats path (gauges and counters' rates, per-request
-	// stats left out), "-" for nothing.
+	// Limiting names what limited the target at a step from its values
+	// keyed by stats path, "-" for nothing.
 	Limiting func(byPath map[string]float64) string
-	// Tuning is what a tuner knows of the target (its readings by role
-	// and its knobs); nil: the target cannot be tuned while it runs.
+	// Tuning is what a tuner knows of the target; nil: it cannot be tuned
+	// while it runs.
 	Tuning *Tuning
-	// Each names the Stats that a fleet of the target's replicas shows
-	// for each replica beside their sum (package loadtest/fleetwatch);
-	// RequestPaths are the counters of the stats JSON whose sum is the
-	// requests a replica has answered, shown for each replica too.
+	// Each names the Stats that a fleet of replicas shows for each replica
+	// (package loadtest/fleetwatch); RequestPaths are the counters whose
+	// sum is the requests a replica has answered.
 	Each         []string
 	RequestPaths []string
 }
 
-// Watcher returns a watcher of the target as o asks, or nil when o asks
-// for neither stats nor profiles. It is the one place a watcher's options
-// are completed from its target, for the run and sweep commands, the
-// experiment runner's steps and probes, and calibrate: each says what it
-// wants in o, and t gives the rest (options).
+// Watcher returns a watcher of the target as o asks, completed from t, or
+// nil when o asks for neither stats nor profiles.
 func (t Target) Watcher(o Options) (loadtest.Watcher, error) {
 	if o.StatsURL == "" && o.ProfileURL == "" {
 		return nil, nil
 	}
 	w, err := New(t.options(o))
 	if err != nil {
-		return nil, err
+		return nil, err // not a typed nil in the interface
 	}
 	return w, nil
 }
 
-// options completes o from t: with no Stats, t's; each stat o gives
-// without a Panel is shown on the dashboard panel of t's stat at the same
-// path or metric (the panels are part of the target's description,
-// defined once with its Stats, and a file that names a number its own way
-// still measures the same number); with no EnvironmentKeys, t's; with an
-// OnRead and no States, t's request states. The caller's lists are left
-// as they are.
+// options completes o from t: t's Stats, EnvironmentKeys and (with an
+// OnRead) States where o has none, and each stat of o without a Panel is
+// given that of t's stat at the same path or metric.
 func (t Target) options(o Options) Options {
 	if len(o.EnvironmentKeys) == 0 {
 		o.EnvironmentKeys = t.EnvironmentKeys
@@ -122,11 +102,7 @@ func (t Target) options(o Options) Options {
 }
 
 // A DiskTable is what a report shows of a disk benchmark's output: a
-// caption, a table and a one-sentence verdict. The target's package fills
-// it (Target.Disk) and the experiment report shows it; it is defined here,
-// next to Target, because Target.Disk returns it and both the target's
-// package and the experiment runner import this one: one type, no
-// look-alike with a converter.
+// caption, a table and a one-sentence verdict.
 type DiskTable struct {
 	Caption string
 	Head    []string

@@ -13,42 +13,36 @@ import (
 	"bbslab/loadtest"
 )
 
-// Options say what to watch: the caller says what it wants and
-// Target.Watcher fills in the rest from the target (its stats, panels,
-// environment keys and request states). A Watcher knows only paths and
-// metric selectors.
+// Options say what to watch; Target.Watcher fills in the rest from the
+// target.
 type Options struct {
-	// StatsURL, when set, is read every second during the measured
-	// window: a JSON document or a Prometheus text endpoint from which
-	// Stats are kept in Result.Server (by Path from JSON, by Metric from
-	// Prometheus). Failed reads are counted, never fatal. Format is Auto
-	// (or ""; the response's Content-Type decides), JSON or Prometheus.
+	// StatsURL, when set, is read every second during the measured window
+	// (failed reads are counted, never fatal), in Format: Auto (or ""),
+	// JSON or Prometheus. Stats are the numbers kept from it.
 	StatsURL string
 	Format   string
 	Stats    []Stat
 	// EnvironmentKeys names the top-level objects of the stats JSON copied
-	// whole into Result.Environment.Server at the first successful read.
+	// whole into the result's environment at the first successful read.
 	EnvironmentKeys []string
-	// ProfileURL, when set, is the base of the target's profile endpoints
-	// (ProfileURL/pprof/profile, ProfileURL/fgprof); one profile of each of
-	// ProfileKinds ("cpu", "fgprof"; default cpu) is taken over the
-	// measured window and saved as PREFIX-<clients>clients-<kind>.pb.gz
-	// with ProfilePrefix (default "loadtest").
+	// ProfileURL, when set, is the base of the target's profile endpoints;
+	// one profile of each of ProfileKinds ("cpu", "fgprof"; default cpu)
+	// is taken over the measured window and saved as
+	// PREFIX-<clients>clients-<kind>.pb.gz (ProfilePrefix, default
+	// "loadtest").
 	ProfileURL    string
 	ProfileKinds  []string
 	ProfilePrefix string
 	// ProfileSeconds is the profiles' length (0: the measured duration, 1
-	// to 30 s). ProfileBuckets and ProfileFocus split each profile's
-	// samples by frame (ProfileSummary.Buckets).
+	// to 30 s); ProfileBuckets and ProfileFocus split their samples by
+	// frame (ProfileSummary.Buckets).
 	ProfileSeconds int
 	ProfileBuckets []Bucket
 	ProfileFocus   string
-	// OnRead, when set, receives every poll's per-second values (Read)
-	// as the run goes, from the poller's goroutine: it must return quickly.
-	// With it the stats are polled from the start of each run to its end,
-	// not only over the measured window; Result.Server still covers the
-	// window alone. States are the request states whose shares Read.States
-	// gives.
+	// OnRead, when set, receives every poll's per-second values from the
+	// poller's goroutine, from the start of each run to its end, and must
+	// return quickly. States are the request states whose shares
+	// Read.States gives.
 	OnRead func(Read)
 	States []State
 }
@@ -60,8 +54,7 @@ type Watcher struct {
 	sels selectors
 }
 
-// New checks o, fills in its defaults and returns its Watcher. Its errors
-// name the setting.
+// New checks o, fills in its defaults and returns its Watcher.
 func New(o Options) (*Watcher, error) {
 	if err := CheckFormat(o.Format); err != nil {
 		return nil, err
@@ -106,18 +99,14 @@ func New(o Options) (*Watcher, error) {
 	return &Watcher{o: o, sels: sels}, nil
 }
 
-// Options returns the options w watches with, defaults filled in.
-func (w *Watcher) Options() Options { return w.o }
-
-// profilePaths maps a profile kind to its endpoint under Options.ProfileURL.
 var profilePaths = map[string]string{"cpu": "/pprof/profile", "fgprof": "/fgprof"}
 
 // watch reads the target's stats and takes its profiles during the
 // measured window of one run.
 type watch struct {
+	o       Options
 	poller  *poller // nil without a stats URL
-	url     string
-	warmEnd time.Time          // the measured window's start
+	warmEnd time.Time
 	cancel  context.CancelFunc // stops the poller
 	wg      sync.WaitGroup
 
@@ -130,27 +119,18 @@ type watch struct {
 // measured window of a run of s. It implements loadtest.Watcher.
 func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.Time) loadtest.Watch {
 	o := wr.o
-	w := &watch{url: o.StatsURL, warmEnd: warmEnd}
+	w := &watch{o: o, warmEnd: warmEnd}
 	sctx, cancel := context.WithCancel(ctx)
 	w.cancel = cancel
 	if o.StatsURL != "" {
 		w.poller = newPoller(o.StatsURL, o.Format, o.Stats, wr.sels, o.EnvironmentKeys)
-		if o.OnRead != nil {
-			// Live: poll the whole run; the window's stats start at warmEnd.
-			w.poller.live(warmEnd, o.States, o.OnRead)
-			w.wg.Go(func() { w.poller.run(sctx) })
-		} else {
-			w.wg.Go(func() {
-				t := time.NewTimer(time.Until(warmEnd))
-				defer t.Stop()
-				select {
-				case <-t.C:
-					w.poller.run(sctx)
-				case <-w.poller.done: // Finish before the window opened
-				case <-sctx.Done():
-				}
-			})
-		}
+		// Live reads poll the whole run; the window's stats start at warmEnd.
+		w.poller.from, w.poller.states, w.poller.onRead = warmEnd, o.States, o.OnRead
+		w.wg.Go(func() {
+			if o.OnRead != nil || waitUntil(sctx, warmEnd, w.poller.done) {
+				w.poller.run(sctx)
+			}
+		})
 	}
 	if o.ProfileURL != "" {
 		secs := profileSeconds(o, s)
@@ -158,37 +138,37 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 			u := o.ProfileURL + profilePaths[kind] + fmt.Sprintf("?seconds=%d", secs)
 			path := fmt.Sprintf("%s-%dclients-%s.pb.gz", o.ProfilePrefix, s.Clients, kind)
 			w.wg.Go(func() {
-				if !waitUntil(ctx, warmEnd) {
-					return
+				if waitUntil(ctx, warmEnd, nil) {
+					w.profile(ctx, kind, u, path, secs)
 				}
-				// A stalled endpoint must not hold the run.
-				pctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+15*time.Second)
-				defer cancel()
-				err := fetchProfile(pctx, u, path)
-				var sum *ProfileSummary
-				if err == nil {
-					sum, err = summarizeProfile(kind, path, 10, o.ProfileBuckets, o.ProfileFocus)
-					if err != nil { // keep the file, say why there is no summary
-						w.warn(fmt.Sprintf("%s profile %s: %v", kind, path, err))
-						sum, err = &ProfileSummary{Kind: kind, File: path}, nil
-					}
-				}
-				if err != nil {
-					w.warn(fmt.Sprintf("%s profile: %v", kind, err))
-					return
-				}
-				w.mu.Lock()
-				w.profiles = append(w.profiles, sum)
-				w.mu.Unlock()
 			})
 		}
 	}
 	return w
 }
 
-// profileSeconds is the length of the profiles: ProfileSeconds, else the
-// measured duration of s in whole seconds, 1 to 30 (30 with a request
-// budget only).
+// profile takes one profile of kind from u into path and keeps its
+// summary.
+func (w *watch) profile(ctx context.Context, kind, u, path string, secs int) {
+	// A stalled endpoint must not hold the run.
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+15*time.Second)
+	defer cancel()
+	if err := fetchProfile(ctx, u, path); err != nil {
+		w.warn(fmt.Sprintf("%s profile: %v", kind, err))
+		return
+	}
+	sum, err := summarizeProfile(kind, path, 10, w.o.ProfileBuckets, w.o.ProfileFocus)
+	if err != nil { // keep the file, say why there is no summary
+		w.warn(fmt.Sprintf("%s profile %s: %v", kind, path, err))
+		sum = &ProfileSummary{Kind: kind, File: path}
+	}
+	w.mu.Lock()
+	w.profiles = append(w.profiles, sum)
+	w.mu.Unlock()
+}
+
+// profileSeconds is the profiles' length: ProfileSeconds, else the
+// measured duration of s in whole seconds, 1 to 30.
 func profileSeconds(o Options, s loadtest.Settings) int {
 	if o.ProfileSeconds > 0 {
 		return o.ProfileSeconds
@@ -203,15 +183,11 @@ func (w *watch) warn(msg string) {
 	w.mu.Unlock()
 }
 
-// EndWindow ends the stats' window when the measured window ends, so
-// that they cover it and not the drain after it (profiles run their own
-// length): reads sent from now on are not the window's. Without live reads
-// the beat stops and the stats are read once more, as the window's last
-// read: the beat of one read a second leaves a short window (1.5 s) with
-// reads at 0 and 1 s only, and a read slowed past the window's end left it
-// with one read and its counters without a rate. (Live reads keep their
-// one-second beat until Finish, which a short extra span would make noisy
-// on the dashboard.)
+// EndWindow ends the stats' window when the measured window ends, so that
+// they leave out the drain after it. Without live reads the stats are read
+// once more as the window's last read: a one-second beat would leave a
+// short window with too few reads for a rate. Live reads keep their beat
+// until Finish.
 func (w *watch) EndWindow() {
 	p := w.poller
 	if p == nil {
@@ -225,10 +201,8 @@ func (w *watch) EndWindow() {
 }
 
 // Finish stops polling, waits for the profiles and returns what it saw
-// (Seen, as JSON: the stats, none without a stats URL, and the profiles in
-// kind order), the environment copied
-// from the stats JSON and warnings: failed reads, and stats the target
-// never had, by name.
+// (Seen, as JSON), the environment copied from the stats JSON and
+// warnings: failed reads, and stats the target never had.
 func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	if w.poller != nil {
 		w.poller.stop() // a read in flight finishes: the window's last may be slow
@@ -240,17 +214,15 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	if p := w.poller; p != nil {
 		vals := p.result(successes, seconds)
 		p.mu.Lock()
-		sr := &ServerStats{URL: w.url, Reads: p.n, Failed: p.errors, LastError: p.lastErr}
+		sr := &ServerStats{URL: w.o.StatsURL, Reads: p.n, Failed: p.errors, LastError: p.lastErr}
 		if p.format != Auto {
 			sr.Format = p.format
 		}
 		out.Environment = p.env
-		kinds := p.kinds()
-		p.mu.Unlock()
 		var missing []string
 		for _, rd := range p.stats {
 			if v, ok := vals[rd.Name]; ok {
-				sv := ServerValue{Name: rd.Name, Path: rd.Path, Kind: kinds[rd.Name], Unit: rd.Unit, Value: v}
+				sv := ServerValue{Name: rd.Name, Path: rd.Path, Kind: p.acc[rd.Name].first.kind, Unit: rd.Unit, Value: v}
 				if sr.Format == Prometheus {
 					sv.Path, sv.Metric, sv.Quantile = "", rd.Metric, rd.Quantile
 				}
@@ -259,17 +231,16 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 				missing = append(missing, rd.Name)
 			}
 		}
+		p.mu.Unlock()
 		if sr.Failed > 0 {
 			w.warnings = append(w.warnings, fmt.Sprintf("server stats: %d of %d reads failed (last: %s)", sr.Failed, sr.Failed+sr.Reads, sr.LastError))
 		}
 		if sr.Reads > 0 && len(missing) > 0 {
-			// A stat the target does not report (another platform, an
-			// older server) is named, not silently left out.
 			w.warnings = append(w.warnings, fmt.Sprintf("server stats: unavailable on this target: %s", strings.Join(missing, ", ")))
 		}
 		seen.Server = sr
 	}
-	sort.SliceStable(w.profiles, func(i, j int) bool { return w.profiles[i].Kind < w.profiles[j].Kind }) // cpu before fgprof
+	sort.SliceStable(w.profiles, func(i, j int) bool { return w.profiles[i].Kind < w.profiles[j].Kind })
 	seen.Profiles = w.profiles
 	var err error
 	if out.Server, out.Profiles, err = seen.encode(); err != nil {
@@ -279,18 +250,15 @@ func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	return out
 }
 
-// waitUntil waits until t; false when ctx ended first.
-func waitUntil(ctx context.Context, t time.Time) bool {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err() == nil
-	}
-	tm := time.NewTimer(d)
+// waitUntil waits until t; false when ctx ended or stop closed first.
+func waitUntil(ctx context.Context, t time.Time, stop <-chan struct{}) bool {
+	tm := time.NewTimer(time.Until(t))
 	defer tm.Stop()
 	select {
 	case <-tm.C:
-		return true
+		return ctx.Err() == nil
+	case <-stop:
 	case <-ctx.Done():
-		return false
 	}
+	return false
 }

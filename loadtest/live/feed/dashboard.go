@@ -12,24 +12,19 @@ import (
 
 // A Dashboard is the live page a command serves while it loads: a Hub
 // served on a loopback address and, for a run or a sweep, the Feed of the
-// command's own rows. An experiment is given the Hub instead and feeds it
-// from inside its runner.
+// command's own rows (nil until NewFeed).
 type Dashboard struct {
-	// Hub holds the frames the page shows.
-	Hub *live.Hub
-	// Feed publishes the command's own rows to Hub; nil until NewFeed.
+	Hub  *live.Hub
 	Feed *Feed
-	// URL is the page's address, e.g. http://127.0.0.1:41234/.
-	URL string
+	URL  string // the page's address
 
 	srv    *live.Server
 	cancel context.CancelFunc
 }
 
 // Start serves the dashboard of a command's -live flag at addr ("" or
-// "off": none, returning nil; a bad address is a usage error) and prints
-// its URL to w, which asks for the page in Japanese when lang is "ja"
-// (else the browser's language decides). The caller must call Stop.
+// "off": none) and prints its URL to w, which asks for the page in
+// Japanese when lang is "ja". The caller must call Stop.
 func Start(ctx context.Context, addr, lang string, w io.Writer) (*Dashboard, error) {
 	if addr == "" || addr == "off" {
 		return nil, nil
@@ -46,8 +41,7 @@ func Start(ctx context.Context, addr, lang string, w io.Writer) (*Dashboard, err
 	return d, nil
 }
 
-// Serve serves the dashboard of a new Hub at addr (a loopback address,
-// as live.Serve requires; port 0 picks a free one) until Stop or until ctx
+// Serve serves the dashboard of a new Hub at addr until Stop or until ctx
 // ends. The caller must call Stop.
 func Serve(ctx context.Context, addr string) (*Dashboard, error) {
 	hub := live.New()
@@ -60,17 +54,14 @@ func Serve(ctx context.Context, addr string) (*Dashboard, error) {
 	return &Dashboard{Hub: hub, URL: srv.URL, srv: srv, cancel: cancel}, nil
 }
 
-// NewFeed gives d a Feed of the command's own rows, titled title, and
-// returns it.
+// NewFeed gives d a Feed of the command's own rows and returns it.
 func (d *Dashboard) NewFeed(title string) *Feed {
 	d.Feed = New(d.Hub, title)
 	return d.Feed
 }
 
-// Stop, when d is not nil, publishes the end when d has a Feed (an
-// experiment publishes its own), stops serving and writes to w why the
-// page missed frames, if it did, as a warning: the load's result stands
-// either way.
+// Stop, when d is not nil, publishes the end when d has a Feed, stops
+// serving and writes to w why the page missed frames, if it did.
 func (d *Dashboard) Stop(w io.Writer) {
 	if d == nil {
 		return

@@ -7,18 +7,15 @@
 //	opts.OnRead = f.OnRead                                          // the watcher's reads of the target
 //	res, err := loadtest.Run(ctx, settings)
 //
-// The engine's per-second rows (Observer, one of loadtest.Settings.Observers)
-// and the watcher's per-second reads of the target (OnRead, a
-// watch.Options.OnRead) become one live.Frame a second, published to a
-// live.Hub, with the progress the caller sets (Begin) and the steps,
-// claims and notes it reports (Step, Done, Note).
-//
-// It sits above the engine, the watcher and the dashboard so that those
-// three stay unaware of each other; it knows no target either: the
-// stats' panels and the request states come in the watch options.
+// The engine's per-second rows and the watcher's reads of the target
+// become one live.Frame a second, with the progress the caller sets
+// (Begin) and the steps, claims and notes it reports. It sits above the
+// engine, the watcher and the dashboard so that those three stay unaware
+// of each other.
 package feed
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"math"
@@ -32,13 +29,12 @@ import (
 )
 
 // staleRead is how old the latest read of the target may be and still be
-// drawn with a second of load: polls come once a second, so an older one
-// means the target's stats stopped answering or the step changed.
+// drawn with a second of load (polls come once a second).
 const staleRead = 2500 * time.Millisecond
 
-// A Feed publishes the frames of one experiment (or one run or sweep) to a
-// Hub. Its methods are safe for concurrent use: the engine and the watcher
-// call it from their own goroutines. The zero Feed is not usable; call New.
+// A Feed publishes the frames of one experiment, run or sweep to a Hub.
+// Its methods are safe for concurrent use. The zero Feed is not usable;
+// call New.
 type Feed struct {
 	hub        *live.Hub
 	experiment string
@@ -47,35 +43,26 @@ type Feed struct {
 	mu        sync.Mutex
 	pos       Position
 	stepStart time.Time
-	read      *watch.Read // the latest read of the current step, nil before one
+	read      *watch.Read // the latest read of the current step
 	err       error       // the first failed publication
-	// last is the latest second's frame, for the step and end frames
-	// that follow it at once.
-	last   *live.Frame
-	lastAt time.Time
-	// sum adds up the steps published so far, for the last frame.
-	sum  live.Summary
-	done bool // Done was called
+	last      *live.Frame // the latest second's frame
+	lastAt    time.Time
+	sum       live.Summary // the steps published so far
+	done      bool
 }
 
-// A Position says which step of which run is loading and how much load
-// is planned after it, for the progress bar and the time left.
+// A Position says which step of which run is loading, how long it is
+// planned to take and the time planned after it, for the progress bar and
+// the time left. With a Phase (e.g. "calibrating") the load is no measured
+// step: its seconds are published between the seconds, without figures.
 type Position struct {
-	Run     string
-	Step    int // 1-based index of the step in its run
-	Steps   int // steps in the run
-	Clients int
-	// StepSeconds is how long the step is planned to take (warm-up and
-	// measured time); After is the time planned for every step after it,
-	// estimated by the caller (e.g. remaining steps × step length).
+	Run         string
+	Step        int // 1-based
+	Steps       int
+	Clients     int
 	StepSeconds float64
 	After       float64
-	// Phase, when set, says the load is not one of the experiment's
-	// measured steps (e.g. "calibrating"): its seconds are published
-	// between the seconds (live.Frame.Between), with the progress and
-	// without the figures, so that the page shows the clock and the phase
-	// while its time charts wait for the steps.
-	Phase string
+	Phase       string
 }
 
 // New returns a Feed publishing to h, its clock started now; experiment
@@ -84,21 +71,18 @@ func New(h *live.Hub, experiment string) *Feed {
 	return &Feed{hub: h, experiment: experiment, start: time.Now(), stepStart: time.Now()}
 }
 
-// Begin says a step starts now at p; the target's last read is forgotten
-// (a new step may have a new server).
+// Begin says a step starts now at p; the target's last read is forgotten.
 func (f *Feed) Begin(p Position) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.pos, f.stepStart, f.read = p, time.Now(), nil
 }
 
-// Observer is what a run's settings list among their observers for
-// their per-second rows to feed f; the target's side comes from OnRead.
+// Observer feeds f a run's per-second rows.
 func (f *Feed) Observer() loadtest.Observer { return loadtest.ObserverFunc(f.second) }
 
 // OnRead keeps the watcher's last read for the next second's frame: it is
-// a watcher's Options.OnRead (whose States are the request states the
-// "doing now" chart stacks).
+// a watcher's Options.OnRead.
 func (f *Feed) OnRead(r watch.Read) {
 	f.mu.Lock()
 	f.read = &r
@@ -124,11 +108,9 @@ func (f *Feed) second(row loadtest.SecondRow) {
 				fr.Server = append(fr.Server, live.Series{Name: v.Label, Unit: v.Stat.Unit, Panel: v.Stat.Panel, Value: v.Value, Dashed: v.Stat.Dashed})
 			}
 		}
-		// A stat the target does not report is named on its panel as
-		// absent: the page says it is not available rather than draw 0.
 		for _, rd := range r.Absent() {
 			if rd.Panel != "" {
-				fr.Server = append(fr.Server, live.Series{Name: label(rd), Unit: rd.Unit, Panel: rd.Panel, Absent: true})
+				fr.Server = append(fr.Server, live.Series{Name: cmp.Or(rd.Legend, rd.Name), Unit: rd.Unit, Panel: rd.Panel, Absent: true})
 			}
 		}
 		for _, s := range r.States {
@@ -143,10 +125,9 @@ func (f *Feed) second(row loadtest.SecondRow) {
 }
 
 // lastSecond copies the figures of the second just published into fr, a
-// step frame, when that second ended a moment ago (the run that ended
-// with it), so that the page, which draws the frame as a second and heads
-// with it, shows the step's last figures; otherwise fr is published
-// between the seconds, off the time charts. The caller holds f.mu.
+// step frame, when that second ended a moment ago, so that the page heads
+// with the step's last figures; otherwise fr is between the seconds. The
+// caller holds f.mu.
 func (f *Feed) lastSecond(fr *live.Frame, now time.Time) {
 	if f.last == nil || now.Sub(f.lastAt) > time.Second {
 		fr.Between = true
@@ -165,7 +146,6 @@ func (f *Feed) fill(fr *live.Frame, now time.Time) {
 		Clients: f.pos.Clients, Elapsed: el, Left: max(0, left), Phase: f.pos.Phase}
 }
 
-// client is the generator's side of a second.
 func client(row loadtest.SecondRow) live.Client {
 	c := live.Client{Throughput: row.Throughput}
 	if row.Successes > 0 {
@@ -177,17 +157,13 @@ func client(row loadtest.SecondRow) live.Client {
 	return c
 }
 
-// StepOf is the step of run at clients whose measured figures are t (a
-// result's Total).
+// StepOf is the step of run at clients whose measured figures are t.
 func StepOf(run string, clients int, t loadtest.Stats) live.Step {
 	return live.Step{Run: run, Clients: clients, Throughput: t.Throughput, P50: t.P50Ms, P99: t.P99Ms, Mean: t.MeanMs,
 		Requests: t.Requests, Errors: t.Errors}
 }
 
-// Step publishes a completed step and the claims decidable so far. Its
-// frame carries the figures of the step's last second when that second
-// has just ended (see lastSecond), and is between the seconds otherwise.
-// The step counts towards the summary that Done publishes.
+// Step publishes a completed step and the claims decidable so far.
 func (f *Feed) Step(s live.Step, claims []live.Claim) {
 	fr := live.Frame{Step: &s, Claims: claims}
 	now := time.Now()
@@ -199,8 +175,7 @@ func (f *Feed) Step(s live.Step, claims []live.Claim) {
 	f.publish(fr)
 }
 
-// count adds s to the summary that Done publishes: the steps, their
-// requests and errors, and the peak. The caller holds f.mu.
+// count adds s to the summary that Done publishes. The caller holds f.mu.
 func (f *Feed) count(s live.Step) {
 	f.sum.Steps++
 	f.sum.Requests += s.Requests
@@ -210,47 +185,40 @@ func (f *Feed) count(s live.Step) {
 	}
 }
 
-// Note publishes a note of the experiment's (what it did on this machine)
-// on a frame of its own between the seconds, with the progress so far:
-// the page lists it from then on, and the report's page too. A note
-// after Done has no page to go to and is dropped.
+// Note publishes a note of the experiment's on a frame of its own between
+// the seconds; a note after Done is dropped.
 func (f *Feed) Note(s string) {
-	fr := live.Frame{Between: true, Notes: []string{s}}
-	f.mu.Lock()
-	if f.done {
-		f.mu.Unlock()
-		return
-	}
-	f.fill(&fr, time.Now())
-	f.mu.Unlock()
-	f.publish(fr)
+	f.between(live.Frame{Between: true, Notes: []string{s}}, nil)
 }
 
-// Tune publishes a tuner's step on a frame of its own between the seconds:
-// the page adds it to its tuning's path through the workers × pool plane.
-// The step counts in the headline as a measured step does (its requests,
-// errors, and the peak, named by its path and setting).
+// Tune publishes a tuner's step on a frame of its own between the seconds;
+// it counts in the headline as a measured step does, its setting standing
+// in for the run.
 func (f *Feed) Tune(p live.TunePoint) {
-	fr := live.Frame{Between: true, Tune: &p}
+	f.between(live.Frame{Between: true, Tune: &p}, &live.Step{Run: fmt.Sprintf("%s: %d/%d", p.Path, p.Workers, p.Pool),
+		Throughput: p.Throughput, P99: p.P99, Requests: p.Requests, Errors: p.Errors})
+}
+
+// between publishes fr, counting s at the current clients when given,
+// unless Done was called.
+func (f *Feed) between(fr live.Frame, s *live.Step) {
 	f.mu.Lock()
 	if f.done {
 		f.mu.Unlock()
 		return
 	}
-	// A tuner's step is a step of the headline: its setting stands in
-	// for the run, at the tuning's clients.
-	s := live.Step{Run: fmt.Sprintf("%s: %d/%d", p.Path, p.Workers, p.Pool), Clients: f.pos.Clients, Throughput: p.Throughput, P99: p.P99,
-		Requests: p.Requests, Errors: p.Errors}
-	f.count(s)
+	if s != nil {
+		s.Clients = f.pos.Clients
+		f.count(*s)
+	}
 	f.fill(&fr, time.Now())
 	f.mu.Unlock()
 	f.publish(fr)
 }
 
-// Done publishes the last frame, between the seconds, with the final
-// claims and the summary of the steps published (live.Summary: the
-// finished page's headline), and closes the hub's streams (the page keeps
-// what it drew); it returns the first publication that failed, if any did.
+// Done publishes the last frame with the final claims and the summary of
+// the steps, closes the hub's streams and returns the first publication
+// that failed.
 func (f *Feed) Done(claims []live.Claim) error {
 	fr := live.Frame{Claims: claims, Done: true, Between: true}
 	f.mu.Lock()
@@ -267,7 +235,7 @@ func (f *Feed) Done(claims []live.Claim) error {
 }
 
 // Err returns the first publication that failed: a frame the page could
-// not draw is dropped and named here, never fatal to the load.
+// not draw is dropped, never fatal to the load.
 func (f *Feed) Err() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -282,15 +250,6 @@ func (f *Feed) publish(fr live.Frame) {
 		}
 		f.mu.Unlock()
 	}
-}
-
-// label is how the dashboard names a stat: its Legend, or its Name
-// without one (as watch.Read.Values labels it).
-func label(rd watch.Stat) string {
-	if rd.Legend != "" {
-		return rd.Legend
-	}
-	return rd.Name
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
