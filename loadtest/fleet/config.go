@@ -30,23 +30,19 @@ const (
 
 // HAProxyConfig is what haproxy.cfg.tmpl is filled with.
 type HAProxyConfig struct {
-	// Addr is the one address of the fleet (host:port); StatsAddr serves
-	// /metrics (Prometheus) and /stats.
+	// Addr is the one address of the fleet; StatsAddr serves /metrics
+	// and /stats.
 	Addr, StatsAddr string
-	// Balance is "leastconn" or "roundrobin".
-	Balance string
-	// CheckPath is the path of each replica's health check, asked on its
-	// CheckPort (e.g. the board's /readyz on its admin port).
+	Balance         string
+	// CheckPath is each replica's health check, asked on its CheckPort.
 	CheckPath     string
 	CheckInterval string
-	// ServerMaxConn caps the requests HAProxy sends each replica at once,
-	// queueing the rest at the proxy (0: no cap); QueueTimeout bounds that
-	// wait.
+	// ServerMaxConn caps the requests HAProxy sends each replica at once
+	// (0: no cap); QueueTimeout bounds the wait of the rest.
 	ServerMaxConn int
 	QueueTimeout  string
-	// MaxConn is HAProxy's process-wide connection limit.
-	MaxConn int
-	Servers []HAProxyServer
+	MaxConn       int // process-wide
+	Servers       []HAProxyServer
 }
 
 // HAProxyServer is one replica in the backend.
@@ -59,22 +55,17 @@ type HAProxyServer struct {
 type PgBouncerConfig struct {
 	ListenHost string
 	ListenPort int
-	// ServerHost and ServerPort are PostgreSQL's; Database and User the
-	// database the boards connect to (the same name on both sides) and the
-	// role PgBouncer logs in as.
-	ServerHost string
-	ServerPort int
-	Database   string
-	User       string
-	// Mode is "session" or "transaction"; PoolSize the server connections
-	// per database and user; MaxClientConn the client connections it
-	// accepts.
+	// ServerHost and ServerPort are PostgreSQL's; Database (the same name
+	// on both sides) and User the role PgBouncer logs in as.
+	ServerHost    string
+	ServerPort    int
+	Database      string
+	User          string
 	Mode          string
 	PoolSize      int
 	MaxClientConn int
-	// AuthFile is the userlist's path; StatsUser the admin console's user.
-	AuthFile  string
-	StatsUser string
+	AuthFile      string // the userlist's path
+	StatsUser     string
 }
 
 // A Login is a user of PgBouncer's auth_file.
@@ -153,8 +144,7 @@ func execute(name string, data any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// writeFile writes b to dir/name, readable by its owner only (a userlist
-// holds passwords).
+// writeFile writes b to dir/name, readable by its owner only.
 func writeFile(dir, name string, b []byte) (string, error) {
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, b, 0o600); err != nil {
