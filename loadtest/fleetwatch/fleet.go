@@ -9,6 +9,7 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"regexp"
 	"sync"
 	"time"
 
@@ -73,7 +74,7 @@ func New(o Options) (*Fleet, error) {
 		if r.Name == "" || r.StatsURL == "" {
 			return nil, fmt.Errorf("fleetwatch: replica %d: a name and a stats URL are required", i+1)
 		}
-		if seen[r.Name] || !safeName(r.Name) {
+		if seen[r.Name] || !safeName.MatchString(r.Name) {
 			return nil, fmt.Errorf("fleetwatch: replica name %q: want a unique name of letters, digits, - and _", r.Name)
 		}
 		seen[r.Name] = true
@@ -91,16 +92,9 @@ func New(o Options) (*Fleet, error) {
 	return f, nil
 }
 
-// safeName reports whether a replica's name can be one key of a stats
-// path and a panel's legend.
-func safeName(s string) bool {
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return s != ""
-}
+// safeName matches a replica's name that can be one key of a stats path
+// and a panel's legend.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // Read reads every source at once and returns the fleet's stats document:
 //

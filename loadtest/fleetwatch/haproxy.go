@@ -37,13 +37,9 @@ type Proxied struct {
 }
 
 func (p *Proxied) add(o Proxied) {
-	p.CurrentSessions += o.CurrentSessions
-	p.SessionsTotal += o.SessionsTotal
-	p.CurrentQueue += o.CurrentQueue
-	p.MaxQueue += o.MaxQueue
-	p.Retries += o.Retries
-	p.Redispatches += o.Redispatches
-	p.ConnectionErrors += o.ConnectionErrors
+	for _, field := range haproxyFields {
+		*field(p) += *field(&o)
+	}
 	p.Up += o.Up
 	p.Answered += o.Answered
 	for k, v := range o.Responses {
