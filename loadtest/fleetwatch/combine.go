@@ -24,21 +24,16 @@ func combine(docs []any, path string, means map[string]bool) any {
 	}
 	switch first.(type) {
 	case map[string]any:
-		out := map[string]any{} // every key of every document
+		byKey := map[string][]any{} // every key of every document
 		for _, d := range docs {
 			if m, ok := d.(map[string]any); ok {
-				for k := range m {
-					out[k] = nil
+				for k, v := range m {
+					byKey[k] = append(byKey[k], v)
 				}
 			}
 		}
-		for k := range out {
-			var parts []any
-			for _, d := range docs {
-				if m, ok := d.(map[string]any); ok {
-					parts = append(parts, m[k])
-				}
-			}
+		out := make(map[string]any, len(byKey))
+		for k, parts := range byKey {
 			out[k] = combine(parts, join(path, k), means)
 		}
 		return out
