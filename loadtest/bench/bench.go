@@ -3,13 +3,11 @@
 //
 //	err := bench.Run(ctx, bench.Options{Exe: exe, Duration: 10 * time.Second, Full: true, Rounds: 3}, os.Stdout, os.Stderr)
 //
-// It measures requests per CPU-second at full speed against a page server
-// (package pageserver, run as "loadtest pageserver") in a child process,
-// compared with wrk and hey when they are available; the cost of holding
-// 1,000 and 10,000 slow clients; and what TLS costs the generator per
-// request (http vs https). Every tool runs as a child process (package
-// child), so that its CPU time and peak resident set are its own; generator
-// and target are pinned to different CPUs where the system allows it.
+// It measures requests per CPU-second at full speed against "loadtest
+// pageserver", compared with wrk and hey when they are available; the cost
+// of holding 1,000 and 10,000 slow clients; and what TLS costs the
+// generator per request. Every tool runs as a child process, so that its
+// CPU time and peak resident set are its own.
 package bench
 
 import (
@@ -36,28 +34,18 @@ import (
 
 // Options are the settings of one bench.
 type Options struct {
-	// Exe is the loadtest binary, run as "loadtest pageserver" and "loadtest
-	// run".
-	Exe string
-	// Duration is the length of each full-speed run, Conns its
-	// connections, Size the page size in bytes. The tags are the flags of
-	// loadtest bench (cli.BindFlags).
+	// Exe is the loadtest binary. The tags are the flags of loadtest bench.
+	Exe      string
 	Duration time.Duration `flag:"duration" default:"10s" help:"length of each full-speed run"`
 	Conns    int           `flag:"conns" default:"50" help:"connections for the full-speed runs"`
 	Size     int           `flag:"size" default:"2048" help:"page size in bytes"`
-	// Full, Slow1k and Slow10k choose the scenarios: full speed (against
-	// wrk and hey), 1,000 and 10,000 slow clients; TLS the generator's CPU
-	// per request over http:// and https:// (Choose).
+	// Full, Slow1k, Slow10k and TLS choose the scenarios (Choose).
 	Full, Slow1k, Slow10k, TLS bool
-	// Hey is the hey binary ("": on PATH, else built into a temp dir).
-	Hey string `flag:"hey" help:"path of the hey binary (default: on PATH, else built with go install into a temp dir)"`
-	// Rounds are the full-speed rounds (the tools alternate within a
-	// round; the median and best are reported), SlowRounds the rounds of
-	// each 1,000-client run (the median is reported).
-	Rounds     int `flag:"rounds" default:"3" help:"full-speed rounds; tools alternate within a round and the median and best are reported"`
-	SlowRounds int `flag:"slow-rounds" default:"3" help:"rounds of each 1,000-client run (the median is reported)"`
-	// Pin pins the generator to CPU 0 and the target to CPU 1.
-	Pin bool `flag:"pin" default:"true" help:"pin the generator to CPU 0 and the target to CPU 1 (Linux)"`
+
+	Hey        string `flag:"hey" help:"path of the hey binary (default: on PATH, else built with go install into a temp dir)"`
+	Rounds     int    `flag:"rounds" default:"3" help:"full-speed rounds; tools alternate within a round and the median and best are reported"`
+	SlowRounds int    `flag:"slow-rounds" default:"3" help:"rounds of each 1,000-client run (the median is reported)"`
+	Pin        bool   `flag:"pin" default:"true" help:"pin the generator to CPU 0 and the target to CPU 1 (Linux)"`
 }
 
 // Choose sets Full, Slow1k, Slow10k and TLS from a comma-separated list
@@ -87,13 +75,7 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	defer os.RemoveAll(tmp)
 
 	b := &bench{gen: Generator{Exe: o.Exe, Dir: tmp}, stdout: stdout, stderr: stderr}
-	why := "-pin=false"
-	if o.Pin {
-		why = ""
-		if err := child.CanPin(0, 1); err != nil {
-			why = err.Error()
-		}
-	}
+	why := Unpinned(o.Pin)
 	if why == "" {
 		b.gen.CPUs, b.targetCPU = []int{0}, []int{1}
 		fmt.Fprintln(stdout, "pinning: generator on CPU 0, target on CPU 1")
@@ -133,14 +115,25 @@ func Run(ctx context.Context, o Options, stdout, stderr io.Writer) error {
 	return nil
 }
 
+// Unpinned says why a run is not pinned to CPUs 0 and 1, or "" when it is.
+func Unpinned(pin bool) string {
+	if !pin {
+		return "-pin=false"
+	}
+	if err := child.CanPin(0, 1); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
 type bench struct {
 	gen            Generator // "loadtest run"; its CPUs are the generator's
 	targetCPU      []int
 	stdout, stderr io.Writer
 }
 
-// startTarget runs "loadtest pageserver" (with extra flags) as a child and
-// returns its URL.
+// startTarget runs "loadtest pageserver" with extra flags and returns its
+// URL.
 func (b *bench) startTarget(size int, extra ...string) (string, func(), error) {
 	p, url, err := child.StartAnnounced(child.Spec{Argv: append([]string{b.gen.Exe, "pageserver", "-addr", "127.0.0.1:0", "-size", strconv.Itoa(size)}, extra...),
 		Stderr: b.stderr, CPUs: b.targetCPU, Pin: true}, "", 2*time.Minute)
@@ -160,7 +153,7 @@ type measured struct {
 }
 
 // runTool runs a command, held to cpus, to completion and returns its
-// output and usage: its CPU time, wall time and peak resident memory.
+// output and usage.
 func runTool(ctx context.Context, cpus []int, name string, args ...string) ([]byte, measured, error) {
 	var out bytes.Buffer
 	t0 := time.Now()
@@ -183,16 +176,12 @@ func runTool(ctx context.Context, cpus []int, name string, args ...string) ([]by
 // A Generator runs "loadtest run" in a child process, held to CPUs, and
 // reads the result it writes.
 type Generator struct {
-	// Exe is the loadtest binary.
-	Exe string
-	// Dir is where the results are written.
-	Dir string
-	// CPUs are the CPUs it is pinned to (none: not pinned).
-	CPUs []int
+	Exe  string // the loadtest binary
+	Dir  string // where the results are written
+	CPUs []int  // none: not pinned
 }
 
-// Run runs "loadtest run -progress off" with args, writing its result
-// to Dir/name.json, and returns the result.
+// Run runs "loadtest run" with args, writing its result to Dir/name.json.
 func (g Generator) Run(ctx context.Context, name string, args ...string) (*loadtest.Result, error) {
 	res, _, err := g.run(ctx, name, args...)
 	return res, err
@@ -220,8 +209,7 @@ var (
 )
 
 // full compares requests per CPU-second at full speed. The tools take
-// turns within each round so that interference from other work on the
-// machine hits them alike.
+// turns within each round so that the machine's drift hits them alike.
 func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns int, heyPath string, rounds int) error {
 	fmt.Fprintf(b.stdout, "\n== full speed: %d connections, %v per run, no think time, %d rounds\n", conns, dur, rounds)
 	type tool struct {
@@ -261,7 +249,7 @@ func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns i
 	tw := tabwriter.NewWriter(b.stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "tool\treq/s (median)\treq per cpu-s (median)\t(best)\tloadtest ÷ tool (median)\t(best)\t")
 	med, best := make([]float64, len(tools)), make([]float64, len(tools))
-	for i, t := range tools { // loadtest's row comes first: the others divide by it
+	for i, t := range tools { // loadtest's row first: the others divide by it
 		var effs, rates []float64
 		for _, m := range runs[i] {
 			effs = append(effs, m.eff())
@@ -273,7 +261,6 @@ func (b *bench) full(ctx context.Context, url string, dur time.Duration, conns i
 	return tw.Flush()
 }
 
-// eff returns requests per CPU-second.
 func (m measured) eff() float64 {
 	if m.cpu == 0 {
 		return 0
@@ -295,9 +282,8 @@ func (b *bench) external(ctx context.Context, re *regexp.Regexp, name string, ar
 	return m, nil
 }
 
-// heyModule is the hey that bench builds when none is on PATH: a pinned
-// version, so that two runs of bench compare with the same client (v0.1.5 is
-// the newest release the module proxy lists).
+// heyModule is the hey that bench builds when none is on PATH, pinned so
+// that two runs compare with the same client.
 const heyModule = "github.com/rakyll/hey@v0.1.5"
 
 // findHey returns a hey binary, building one if needed and possible.
@@ -322,11 +308,9 @@ func (b *bench) findHey(ctx context.Context, path string) string {
 	return filepath.Join(b.gen.Dir, "hey")
 }
 
-// slowClients measures holding many clients at a low rate each (rate
-// model): CPU percent of the whole process, peak RSS and p50 against the
-// server's own time, taken as the p50 of one client in the delay model
-// (latency from the actual send, so no timer lateness in it). Each slack
-// runs rounds times; the median and every round are printed.
+// slowClients measures holding many clients at a low rate each: the
+// generator's CPU, peak RSS and p50 over the server's own (one client's
+// p50 in the delay model), rounds times for each timer slack.
 func (b *bench) slowClients(ctx context.Context, url string, clients int, think, warmup, dur time.Duration, slacks []time.Duration, rounds int, goal slowGoal) error {
 	fmt.Fprintf(b.stdout, "\n== %d clients, 1 request per %v each (rate model), warm-up %v, measured %v\n", clients, think, warmup, dur)
 	base, _, err := b.gen.run(ctx, fmt.Sprintf("base%d", clients), "-url", url, "-clients", "1", "-model", "delay", "-think", "10ms", "-duration", "3s")
@@ -366,13 +350,12 @@ func (b *bench) slowClients(ctx context.Context, url string, clients int, think,
 	return nil
 }
 
-// slowGoal is a slow-client scenario's targets; a zero field is none.
+// slowGoal is a slow-client scenario's targets; zero is none.
 type slowGoal struct {
 	cpuPct, rssMB, p50OverMs float64
 }
 
-// check says which targets the median CPU, the largest peak RSS and the
-// largest p50 − server's own p50 over the rounds met.
+// check says which targets the figures met.
 func (g slowGoal) check(cpuPct, rssMB, p50OverMs float64) string {
 	var parts []string
 	add := func(limit, got float64, what, unit string) {
@@ -400,9 +383,8 @@ func joinPcts(p []float64) string {
 }
 
 // wrkSlow runs wrk with clients connections and a Lua delay() after each
-// response: a fixed delay (every connection fires in the same instant each
-// round, which is cheap for the client and a burst for the server) and a
-// random one (arrivals spread out, like the rate model's).
+// response, fixed (all fire in lock step) and random (spread, like the
+// rate model).
 func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur time.Duration) error {
 	wrk, err := exec.LookPath("wrk")
 	if err != nil {
@@ -434,9 +416,8 @@ func (b *bench) wrkSlow(ctx context.Context, url string, clients int, think, dur
 var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)
 
 // watchEstablished counts, once a second, the ESTABLISHED sockets on the
-// target's port on both sides: the server's (local port) and the clients'
-// (remote port), until the returned function is called; that function
-// returns summarizeHeld of each side's counts.
+// target's port on both sides until the returned function, which
+// summarizes them, is called.
 func watchEstablished(target string) func() string {
 	u, err := neturl.Parse(target)
 	if err != nil {
@@ -473,9 +454,8 @@ func watchEstablished(target string) func() string {
 	}
 }
 
-// summarizeHeld reports the peak count and the lowest count between the
-// first and the last sample at the peak, e.g. "1000 (998-1000 while
-// loaded)": connections dropped while the clients were all connected.
+// summarizeHeld reports the peak count and the lowest between the first
+// and the last sample at the peak: connections dropped while loaded.
 func summarizeHeld(counts []int) string {
 	if len(counts) == 0 {
 		return "unknown"

@@ -11,22 +11,17 @@ import (
 	"bbslab/loadtest"
 )
 
-// tls measures what TLS costs the generator: its CPU time per request
-// against the same page server over http:// (url) and over https:// (a
-// second target, "loadtest pageserver -tls", self-signed, so the generator
-// runs with -insecure), with keep-alive (encryption only) and with a new
-// connection per request (a TLS handshake each, resumed from the session
-// cache, as the generator resumes). The two schemes take turns within
-// each round so that the machine's drift hits both alike; the medians and
-// their ratio are printed.
+// tls measures the generator's CPU per request over http:// and https://
+// (a self-signed second target), with keep-alive and with a new,
+// resumed, connection per request. The schemes take turns within each
+// round so that the machine's drift hits both alike.
 func (b *bench) tls(ctx context.Context, url string, size int, dur time.Duration, conns, rounds int) error {
 	surl, stop, err := b.startTarget(size, "-tls")
 	if err != nil {
 		return err
 	}
 	defer stop()
-	// A new connection per request leaves a socket in TIME_WAIT each:
-	// a few seconds keep them well below the ephemeral ports.
+	// A few seconds keep the sockets in TIME_WAIT below the ephemeral ports.
 	short := min(dur, 3*time.Second)
 	fmt.Fprintf(b.stdout, "\n== TLS: generator CPU per request, http (%s) vs https (%s, self-signed, -insecure), %d rounds\n", url, surl, rounds)
 	type mode struct {

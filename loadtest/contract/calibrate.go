@@ -13,31 +13,19 @@ import (
 )
 
 // CalibrationSpec is the calibration of a board started by hand, for
-// "loadtest calibrate" to fill in from its flags (clients, target,
-// tolerance, ratio, probes, warm-up and duration) and its page URL (Run):
-// it moves the statements' wait (DistanceVar) on the running board and
-// reads the board's own CPU (ProcessCPU) as the operating point, relative
-// to the CPU it took with no wait.
+// "loadtest calibrate" to fill in from its flags: it moves DistanceVar
+// and reads the board's own CPU, relative to its CPU with no wait.
 func CalibrationSpec() calibrate.Spec {
 	cpu := Board.ProcessCPU
 	return calibrate.Spec{Var: DistanceVar, Reading: []string{cpu.Name}, CPU: cpu.Name, Relative: true}
 }
 
-// CalibrateBoard calibrates a running board, as an experiment's
-// [calibrate] section does the servers it starts: it checks that the
-// board's admin listener at admin has DistancePath and that the page
-// spec.Run answers 200, probes the page with no wait, then sets the wait
-// on the board (SetDistance) and corrects it until the board's CPU is at
-// spec.Target % of what it took with no wait (calibrate.Run), and
-// leaves the board with that wait. spec comes from CalibrationSpec and has
-// passed Check. logf gets a line per probe and, at the end, the choice and
-// how to set the wait back or start a board with it. On an error the
-// board is set back to the wait it had, even when ctx has ended; errors
-// before any load name admin and the page by the command's flags (-admin,
-// -url).
+// CalibrateBoard calibrates the running board whose admin listener is at
+// admin, as an experiment's [calibrate] section does (calibrate.Run), and
+// leaves it with the wait chosen; spec comes from CalibrationSpec and has
+// passed Check. On an error the board is set back to the wait it had.
 func CalibrateBoard(ctx context.Context, spec calibrate.Spec, admin string, logf func(string, ...any)) (*calibrate.Calibration, error) {
 	adminURL := strings.TrimSuffix(admin, "/")
-	// The board must answer, and have the endpoint, before any load.
 	before, err := Distance(ctx, adminURL)
 	if err != nil {
 		return nil, fmt.Errorf("-admin %s: %w (is the board running, e.g. go run ./cmd/bbs -workers 5 -pool 5, with its admin listener at -admin?)", admin, err)
@@ -79,7 +67,7 @@ func CalibrateBoard(ctx context.Context, spec calibrate.Spec, admin string, logf
 	return cal, nil
 }
 
-// checkPage fetches the page once: the board must answer it with 200.
+// checkPage checks that the board answers the page with 200.
 func checkPage(ctx context.Context, u string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

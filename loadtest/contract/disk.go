@@ -9,10 +9,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// disk decodes the output of the board's disk benchmark (bbs diskbench
-// -json, a diskbench.Result) into the report's table and verdict: each
-// operation's times, the grade, and fsync as the floor of an SQLite commit.
-// Output of another shape gives nil: the report then keeps it raw.
+// disk decodes the output of bbs diskbench -json into the report's table
+// and verdict; output of another shape gives nil.
 func disk(raw json.RawMessage) *watch.DiskTable {
 	if len(raw) == 0 {
 		return nil

@@ -2,12 +2,8 @@ package contract
 
 import "bbslab/loadtest/watch"
 
-// stats are the numbers of the board's /admin/stats JSON (README.md,
-// "/admin/stats JSON") that the watcher keeps for each run: their paths,
-// their /metrics forms (the same figures read from Prometheus: the CPU
-// percentages as CPU-second counters over the CPUs they count, the waits
-// per request from the histograms' _sum), kinds and units, and which the server charts (charts), the sweep table
-// and the live dashboard's panels (Panel*) show. TestStatPathsExist checks each against the real handler.
+// stats are the numbers of the board's /admin/stats JSON the watcher
+// keeps, with their /metrics forms and how they are shown.
 var stats = []watch.Stat{
 	{Name: "server_cpu", Path: "machine.process_cpu.total", Kind: watch.Gauge, Scale: 1, Metric: "process_cpu_seconds_total", MetricScale: 100, Unit: "% of a core",
 		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f", Panel: PanelCPU},
@@ -18,9 +14,8 @@ var stats = []watch.Stat{
 	{Name: "machine_cpu_user", Path: "machine.cpu.user", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="user"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
 	{Name: "machine_cpu_system", Path: "machine.cpu.system", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="system"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
 	{Name: "machine_cpu_iowait", Path: "machine.cpu.iowait", Kind: watch.Gauge, Scale: 1, Metric: `bbs_machine_cpu_seconds_total{mode="iowait"}`, Per: "bbs_machine_cpus", MetricScale: 100, Unit: "%"},
-	// Occupancy is time-averaged from the board's state-seconds counters
-	// (Little's law): a gauge sampled once a second inside a server pinned
-	// to one core runs only when no request does, and reads 0 at full CPU.
+	// Occupancy comes from state-seconds counters: a gauge sampled inside
+	// a server pinned to one core runs only when no request does.
 	{Name: "workers_busy", Path: "workers.busy_seconds_total", Metric: "bbs_workers_busy_seconds_total", Kind: watch.Counter, Scale: 1, Legend: "busy", Panel: PanelWorkers},
 	{Name: "workers_queued", Path: "workers.queued_seconds_total", Metric: "bbs_worker_queue_seconds_total", Kind: watch.Counter, Scale: 1, Column: "queued", Format: "%.1f", Legend: "queued", Panel: PanelWorkers},
 	{Name: "worker_wait", Path: "workers.wait_seconds_total", Metric: "bbs_worker_queue_wait_seconds_sum", Kind: watch.Counter, PerRequest: true, Scale: 1000, Unit: "ms/request",
@@ -41,13 +36,8 @@ var stats = []watch.Stat{
 	{Name: "accept_queue", Path: "connections.server.listen.accept_queue", Metric: "bbs_listen_accept_queue", Kind: watch.Gauge, Scale: 1},
 }
 
-// interference and steal are the time of the board's cores (its
-// affinity; all CPUs off Linux) that something other than the board took
-// over each span, in % of one core: their busy time minus the board's CPU
-// time, read at one moment (machine.OwnCounters), and the hypervisor's
-// part of it, where the kernel counts steal (Linux). Counters, so a
-// span's figure is exact whatever the sampler's windows; Board gives
-// them as its Interference and Steal, which a runner reads at every step.
+// interference and steal are the time of the board's cores that something
+// other than the board took, and the hypervisor's part of it (Linux).
 var (
 	interference = watch.Stat{Name: "server_interference", Path: "machine.own_cpus.interference_seconds_total", Kind: watch.Counter, Scale: 100,
 		Metric: "bbs_own_cpus_interference_seconds_total", MetricScale: 100, Unit: "% of a core",
@@ -57,9 +47,7 @@ var (
 		Legend: "steal on its cores", Panel: PanelCPU}
 )
 
-// charts are the sweep's server charts the stats' Chart fields name:
-// the server's CPU (process solid, machine busy = 100 − idle dashed) and
-// its waits per request (worker queue solid, DB pool dashed).
+// charts are the sweep's server charts the stats' Chart fields name.
 var charts = []watch.Chart{
 	{Name: "cpu", Title: "Server CPU", YLabel: "% (process: of one core; machine: of all CPUs)"},
 	{Name: "wait", Title: "Server waits per request", YLabel: "ms / request"},

@@ -3,9 +3,7 @@ package contract
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -18,21 +16,17 @@ import (
 )
 
 // KnobsPath answers GET with the worker limit and the pool in force and
-// sets them on POST ?workers=N&pool=N&pool_min=N (docs/admin.md, "Knobs on
-// a running board").
+// sets them on POST ?workers=N&pool=N&pool_min=N.
 const KnobsPath = "/admin/knobs"
 
-// knobsWait is how long a POST to KnobsPath waits for its change to take
-// effect before answering 202; the tuner then polls until it did, for at
-// most knobsSettle.
+// knobsWait is how long a POST to KnobsPath waits for its change before
+// answering 202; the tuner then polls for at most knobsSettle.
 const (
 	knobsWait   = 10 * time.Second
 	knobsSettle = time.Minute
 )
 
-// tuning is what the tuner knows of the board: the stats of Board.Stats by
-// the part they play in its diagnosis, the command a page URL asks for
-// with its queries and database time per request, and /admin/knobs.
+// tuning is what the tuner knows of the board.
 var tuning = &watch.Tuning{
 	WorkerWait: "worker_wait", WorkersBusy: "workers_busy", WorkersQueued: "workers_queued",
 	PoolWait: "pool_wait", PoolInUse: "pool_in_use", PoolWaiting: "pool_waiting",
@@ -43,10 +37,8 @@ var tuning = &watch.Tuning{
 	Set:       setKnobs,
 }
 
-// work names the command a page URL asks for (cmd=, AllView without one,
-// as the board shows a plain GET) and the stats of its counters in
-// /admin/stats: queries per request and the seconds in SQL per request, in
-// ms. A URL naming no command of package commands has none.
+// work names the command a page URL asks for (AllView without cmd=) and
+// its queries and SQL time per request.
 func work(page string) (watch.Work, bool) {
 	u, err := url.Parse(page)
 	if err != nil {
@@ -81,22 +73,18 @@ func (k knobsJSON) knobs() watch.Knobs {
 	return out
 }
 
-// effective reports whether the knobs in force took effect: nothing
-// pending, effective_at at or after changed_at.
+// effective reports whether the knobs in force took effect.
 func (k knobsJSON) effective() bool {
 	return len(k.Pending) == 0 && k.EffectiveAt != nil && (k.ChangedAt == nil || !k.EffectiveAt.Before(*k.ChangedAt))
 }
 
-// getKnobs reads the knobs in force on the board at admin.
 func getKnobs(ctx context.Context, admin string) (watch.Knobs, error) {
 	k, _, err := knobsCall(ctx, http.MethodGet, strings.TrimSuffix(admin, "/")+KnobsPath)
 	return k.knobs(), err
 }
 
-// setKnobs sets the worker limit and the pool (min = max when k.PoolMin is
-// 0) on the board at admin and returns once the change took effect: the
-// POST waits up to knobsWait; a 202 (a shrink still draining) is followed
-// by reads until effective_at is at or after changed_at.
+// setKnobs sets the worker limit and the pool on the board at admin and
+// returns once the change took effect (a 202 is a shrink still draining).
 func setKnobs(ctx context.Context, admin string, k watch.Knobs) (watch.Knobs, error) {
 	base := strings.TrimSuffix(admin, "/") + KnobsPath
 	q := url.Values{"workers": {strconv.Itoa(k.Workers)}, "pool": {strconv.Itoa(k.Pool)}, "pool_min": {strconv.Itoa(k.Min())}, "wait": {knobsWait.String()}}
@@ -122,27 +110,16 @@ func setKnobs(ctx context.Context, admin string, k watch.Knobs) (watch.Knobs, er
 }
 
 // knobsCall sends one request to the knobs endpoint u and decodes the
-// answer; a refusal (400, 409, 503) is an error carrying the board's
-// reason, a 409 (a knob it cannot change while it runs) wrapping
-// watch.ErrRestart.
+// answer; a refusal is an error carrying the board's reason, a 409 (a
+// knob it cannot change while it runs) wrapping watch.ErrRestart.
 func knobsCall(ctx context.Context, method, u string) (knobsJSON, int, error) {
-	ctx, cancel := context.WithTimeout(ctx, knobsWait+10*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, nil)
-	if err != nil {
-		return knobsJSON{}, 0, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return knobsJSON{}, 0, fmt.Errorf("the board's admin listener does not answer: %w", err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
 	var k knobsJSON
-	jerr := json.Unmarshal(b, &k)
+	resp, b, jerr, err := adminCall(ctx, knobsWait+10*time.Second, method, u, KnobsPath, &k)
 	switch {
-	case resp.StatusCode == http.StatusNotFound:
-		return k, resp.StatusCode, fmt.Errorf("%s %s: 404: no %s here (not the board's admin listener, or a board built before it)", method, u, KnobsPath)
+	case resp == nil:
+		return knobsJSON{}, 0, err
+	case err != nil:
+		return k, resp.StatusCode, err
 	case resp.StatusCode == http.StatusConflict:
 		return k, resp.StatusCode, fmt.Errorf("%s %s: %s: %s: %w", method, u, resp.Status, k.Error, watch.ErrRestart)
 	case resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusAccepted && k.Error != "":

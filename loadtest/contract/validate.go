@@ -16,7 +16,6 @@ import (
 	"bbslab/commands"
 )
 
-// boardPost is one post in the board's JSON answer.
 type boardPost struct {
 	No        int64  `json:"no"`
 	Name      string `json:"name"`
@@ -24,20 +23,16 @@ type boardPost struct {
 	CreatedAt string `json:"created_at"`
 }
 
-// boardAnswer is the board's JSON answer to a command.
 type boardAnswer struct {
 	Command string      `json:"command"`
 	Posts   []boardPost `json:"posts"`
 }
 
-// validate checks, before any load, that the board at boardURL (…/bbs)
-// behaves as its contract says, as ISUCON's benchmarker checks a server
-// first: the three commands return the same posts on a database at rest, a
-// posted message appears at the top, a posted <script> is escaped in the
-// page, a bad input gets 400 and is not stored, and the X-BBS-Queries and
-// X-BBS-Acquires headers match each command's pattern (commands.View.Expect).
-// It posts two messages; reset the data afterwards. The error lists every
-// failure.
+// validate checks, before any load, that the board at boardURL behaves
+// as its contract says: the commands agree at rest, a posted message
+// appears at the top escaped, bad input gets 400 and is not stored, and
+// the count headers match each command's pattern (commands.View.Expect).
+// It posts two messages; reset the data afterwards.
 func validate(ctx context.Context, boardURL string) error {
 	v := &boardCheck{base: boardURL, client: &http.Client{Timeout: 10 * time.Second}}
 	return v.run(ctx)
@@ -141,7 +136,6 @@ func (v *boardCheck) run(ctx context.Context) error {
 	return nil
 }
 
-// header checks that a count header is exactly want.
 func (v *boardCheck) header(resp *http.Response, cmd, name string, want int) {
 	got, err := strconv.Atoi(resp.Header.Get(name))
 	if err != nil {

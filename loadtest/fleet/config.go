@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,23 +31,19 @@ const (
 
 // HAProxyConfig is what haproxy.cfg.tmpl is filled with.
 type HAProxyConfig struct {
-	// Addr is the one address of the fleet (host:port); StatsAddr serves
-	// /metrics (Prometheus) and /stats.
+	// Addr is the one address of the fleet; StatsAddr serves /metrics
+	// and /stats.
 	Addr, StatsAddr string
-	// Balance is "leastconn" or "roundrobin".
-	Balance string
-	// CheckPath is the path of each replica's health check, asked on its
-	// CheckPort (e.g. the board's /readyz on its admin port).
+	Balance         string
+	// CheckPath is each replica's health check, asked on its CheckPort.
 	CheckPath     string
 	CheckInterval string
-	// ServerMaxConn caps the requests HAProxy sends each replica at once,
-	// queueing the rest at the proxy (0: no cap); QueueTimeout bounds that
-	// wait.
+	// ServerMaxConn caps the requests HAProxy sends each replica at once
+	// (0: no cap); QueueTimeout bounds the wait of the rest.
 	ServerMaxConn int
 	QueueTimeout  string
-	// MaxConn is HAProxy's process-wide connection limit.
-	MaxConn int
-	Servers []HAProxyServer
+	MaxConn       int // process-wide
+	Servers       []HAProxyServer
 }
 
 // HAProxyServer is one replica in the backend.
@@ -59,67 +56,33 @@ type HAProxyServer struct {
 type PgBouncerConfig struct {
 	ListenHost string
 	ListenPort int
-	// ServerHost and ServerPort are PostgreSQL's; Database and User the
-	// database the boards connect to (the same name on both sides) and the
-	// role PgBouncer logs in as.
-	ServerHost string
-	ServerPort int
-	Database   string
-	User       string
-	// Mode is "session" or "transaction"; PoolSize the server connections
-	// per database and user; MaxClientConn the client connections it
-	// accepts.
+	// ServerHost and ServerPort are PostgreSQL's; Database (the same name
+	// on both sides) and User the role PgBouncer logs in as.
+	ServerHost    string
+	ServerPort    int
+	Database      string
+	User          string
 	Mode          string
 	PoolSize      int
 	MaxClientConn int
-	// AuthFile is the userlist's path; StatsUser the admin console's user.
-	AuthFile  string
-	StatsUser string
+	AuthFile      string // the userlist's path
+	StatsUser     string
 }
 
 // A Login is a user of PgBouncer's auth_file.
 type Login struct{ Name, Password string }
 
-// Check tells what is wrong with c.
-func (c HAProxyConfig) Check() error {
-	if !slices.Contains(Balances, c.Balance) {
-		return fmt.Errorf("balance %q: want %s", c.Balance, strings.Join(Balances, " or "))
-	}
-	if len(c.Servers) == 0 {
-		return fmt.Errorf("no replicas: want at least one server")
-	}
-	if c.ServerMaxConn < 0 {
-		return fmt.Errorf("server maxconn %d: want 0 (no cap) or more", c.ServerMaxConn)
-	}
-	if !strings.HasPrefix(c.CheckPath, "/") {
-		return fmt.Errorf("health check path %q: want a path such as /readyz", c.CheckPath)
-	}
-	return nil
-}
-
-// Check tells what is wrong with c.
-func (c PgBouncerConfig) Check() error {
-	if c.Mode != ModeSession && c.Mode != ModeTransaction {
-		return fmt.Errorf("pgbouncer mode %q: want %q or %q", c.Mode, ModeSession, ModeTransaction)
-	}
-	if c.PoolSize < 1 || c.PoolSize > 10_000 {
-		return fmt.Errorf("pgbouncer pool size %d: want 1..10000", c.PoolSize)
-	}
-	if c.MaxClientConn < 1 {
-		return fmt.Errorf("pgbouncer max client connections %d: want at least 1", c.MaxClientConn)
-	}
-	for _, s := range []string{c.Database, c.User, c.StatsUser} {
-		if !plainName(s) {
-			return fmt.Errorf("pgbouncer name %q: want letters, digits and underscores", s)
-		}
-	}
-	return nil
-}
-
-// Render fills haproxy.cfg.tmpl.
+// Render checks c and fills haproxy.cfg.tmpl.
 func (c HAProxyConfig) Render() ([]byte, error) {
-	if err := c.Check(); err != nil {
-		return nil, err
+	switch {
+	case !slices.Contains(Balances, c.Balance):
+		return nil, fmt.Errorf("balance %q: want %s", c.Balance, strings.Join(Balances, " or "))
+	case len(c.Servers) == 0:
+		return nil, fmt.Errorf("no replicas: want at least one server")
+	case c.ServerMaxConn < 0:
+		return nil, fmt.Errorf("server maxconn %d: want 0 (no cap) or more", c.ServerMaxConn)
+	case !strings.HasPrefix(c.CheckPath, "/"):
+		return nil, fmt.Errorf("health check path %q: want a path such as /readyz", c.CheckPath)
 	}
 	c.CheckInterval = cmp.Or(c.CheckInterval, "500ms")
 	c.QueueTimeout = cmp.Or(c.QueueTimeout, "30s")
@@ -127,10 +90,20 @@ func (c HAProxyConfig) Render() ([]byte, error) {
 	return execute("haproxy.cfg.tmpl", c)
 }
 
-// Render fills pgbouncer.ini.tmpl.
+// Render checks c and fills pgbouncer.ini.tmpl.
 func (c PgBouncerConfig) Render() ([]byte, error) {
-	if err := c.Check(); err != nil {
-		return nil, err
+	switch {
+	case c.Mode != ModeSession && c.Mode != ModeTransaction:
+		return nil, fmt.Errorf("pgbouncer mode %q: want %q or %q", c.Mode, ModeSession, ModeTransaction)
+	case c.PoolSize < 1 || c.PoolSize > 10_000:
+		return nil, fmt.Errorf("pgbouncer pool size %d: want 1..10000", c.PoolSize)
+	case c.MaxClientConn < 1:
+		return nil, fmt.Errorf("pgbouncer max client connections %d: want at least 1", c.MaxClientConn)
+	}
+	for _, s := range []string{c.Database, c.User, c.StatsUser} {
+		if !plainName.MatchString(s) {
+			return nil, fmt.Errorf("pgbouncer name %q: want letters, digits and underscores", s)
+		}
 	}
 	return execute("pgbouncer.ini.tmpl", c)
 }
@@ -153,8 +126,7 @@ func execute(name string, data any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// writeFile writes b to dir/name, readable by its owner only (a userlist
-// holds passwords).
+// writeFile writes b to dir/name, readable by its owner only.
 func writeFile(dir, name string, b []byte) (string, error) {
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, b, 0o600); err != nil {
@@ -163,17 +135,7 @@ func writeFile(dir, name string, b []byte) (string, error) {
 	return p, nil
 }
 
-func plainName(s string) bool {
-	if s == "" || len(s) > 63 {
-		return false
-	}
-	for _, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
-			return false
-		}
-	}
-	return true
-}
+var plainName = regexp.MustCompile(`^[A-Za-z0-9_]{1,63}$`)
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func freePort() (int, error) {

@@ -93,7 +93,7 @@ func TestRenderPgBouncer(t *testing.T) {
 }
 
 func TestParseText(t *testing.T) {
-	ss, err := parseText([]byte(`# HELP haproxy_server_status x
+	ss, err := ParseText(strings.NewReader(`# HELP haproxy_server_status x
 haproxy_server_status{proxy="boards",server="r1",state="UP"} 1
 haproxy_server_status{proxy="boards",server="r1",state="DOWN"} 0
 haproxy_frontend_http_requests_total{proxy="board"} 1234

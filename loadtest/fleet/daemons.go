@@ -5,7 +5,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"net/url"
+	"os"
 	"os/exec"
 	"path/filepath"
 
@@ -13,8 +15,8 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// Binary finds HAProxy's or PgBouncer's program ("haproxy", "pgbouncer")
-// in PATH or in /usr/sbin, where Debian installs both.
+// Binary finds HAProxy's or PgBouncer's program in PATH or in /usr/sbin,
+// where Debian installs both.
 func Binary(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
@@ -25,8 +27,8 @@ func Binary(name string) (string, error) {
 	return "", fmt.Errorf("%s is not installed (Debian and Ubuntu: apt-get install %s, then stop the service it starts: service %s stop; see docs/scale-out.md)", name, name, name)
 }
 
-// startPgBouncer writes pgbouncer.ini and its userlist, starts PgBouncer
-// and waits until it listens.
+// startPgBouncer writes PgBouncer's files, starts it and waits until it
+// listens.
 func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	bin, err := Binary("pgbouncer")
 	if err != nil {
@@ -60,9 +62,8 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 		return err
 	}
 	argv := []string{bin, iniPath}
-	if asRoot() {
-		// PgBouncer will not run as root: it reads its files first, then
-		// becomes nobody.
+	if os.Geteuid() == 0 {
+		// PgBouncer will not run as root.
 		argv = []string{bin, "-u", "nobody", iniPath}
 	}
 	cpus := f.spec.CPUs
@@ -82,8 +83,8 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	return nil
 }
 
-// startHAProxy writes haproxy.cfg, starts HAProxy in the foreground and
-// waits until its exporter says every replica is UP.
+// startHAProxy starts HAProxy in the foreground and waits until its
+// exporter says every replica is UP.
 func (f *Fleet) startHAProxy(ctx context.Context) error {
 	bin, err := Binary("haproxy")
 	if err != nil {
@@ -123,18 +124,15 @@ func (f *Fleet) startHAProxy(ctx context.Context) error {
 	})
 }
 
-// serversUp counts the replicas HAProxy's exporter says are UP.
 func (f *Fleet) serversUp(ctx context.Context) (int, error) {
 	ss, err := Scrape(ctx, f.MetricsURL)
 	if err != nil {
 		return 0, err
 	}
-	// Each server has one series per state, 1 for the state it is in.
 	return int(Sum(ss, "haproxy_server_status", map[string]string{"proxy": "boards", "state": "UP"})), nil
 }
 
-// A Sample is one line of Prometheus's text format: a name, its labels
-// and its value.
+// A Sample is one series of Prometheus's text format.
 type Sample struct {
 	Name   string
 	Labels map[string]string
@@ -148,16 +146,20 @@ func Scrape(ctx context.Context, url string) ([]Sample, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseText(b)
-}
-
-// parseText reads a text exposition with prometheus/common/expfmt: a
-// sample per series of the counters, gauges and untyped metrics.
-func parseText(b []byte) ([]Sample, error) {
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(b))
+	ss, err := ParseText(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("metrics: %w", err)
+	}
+	return ss, nil
+}
+
+// ParseText reads a text exposition: a sample per series of the
+// counters, gauges and untyped metrics.
+func ParseText(r io.Reader) ([]Sample, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		return nil, err
 	}
 	var out []Sample
 	for name, mf := range fams {
@@ -184,9 +186,7 @@ func Sum(ss []Sample, name string, match map[string]string) float64 {
 		}
 		ok := true
 		for k, v := range match {
-			if s.Labels[k] != v {
-				ok = false
-			}
+			ok = ok && s.Labels[k] == v
 		}
 		if ok {
 			t += s.Value

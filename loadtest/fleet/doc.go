@@ -12,20 +12,11 @@
 //	err = f.Stop()
 //
 // Start creates a PostgreSQL role of the lab's own with CONNECTION LIMIT
-// and a database it owns (Role: the connection limit a lesson needs
-// without changing the server's configuration), starts a real PgBouncer
-// when asked (Debian's pgbouncer, session or transaction mode, its pool
-// size a knob, its admin console open to a stats user), the replicas (each
-// its own port and admin port, connecting as the role, directly or through
-// PgBouncer), and a real HAProxy in front of them (Debian's haproxy,
-// balancing leastconn or roundrobin, health checks on each replica's ready
-// URL, its Prometheus exporter on a port of its own). Each process is
-// checked ready before the next starts. Their configuration files are
-// filled from the templates in templates/, and they and every log go into
-// Spec.WorkDir; nothing of the machine's /etc or its services is touched.
-// A process that exits while the fleet runs is reported (Exits, and
-// Spec.OnExit at once), and Stop stops all in the reverse order and drops
-// the role and its database, leaving nothing behind (Leftovers).
+// and a database it owns, starts PgBouncer when asked, the replicas, and
+// HAProxy in front of them, each ready before the next starts. Their
+// configuration files and logs go into Spec.WorkDir; nothing of the
+// machine's /etc or its services is touched. Stop stops all in the reverse
+// order and drops the role and its database.
 //
 // The package knows no board: the replica's command, ready path and the
 // environment variable that carries the database URL are the caller's.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -13,9 +12,7 @@ import (
 	"time"
 )
 
-// Usage describes a fleet to its user: what starts, what it prints, how
-// it ends and the replica command's placeholders; "loadtest fleet -h"
-// prints it above the flags.
+// Usage describes a fleet to its user, as "loadtest fleet -h" prints it.
 const Usage = `Starts several replicas of a server behind one address (package
 loadtest/fleet, docs/scale-out.md): a PostgreSQL role of the lab's own
 (-conn-limit), PgBouncer when -pgbouncer names a mode, the replicas, each
@@ -33,89 +30,66 @@ role. The replica command's strings may hold {{port}}, {{admin_port}},
 // loadtest fleet (cli.BindFlags).
 type Spec struct {
 	// Replica is one replica's command; its strings, and Env's, may hold
-	// {{port}} and {{admin_port}} (free ports picked for each replica),
-	// {{replica}} (1..Replicas), {{dsn}} (the database URL the replica
-	// connects to: PostgreSQL as the lab's role, or PgBouncer) and
-	// {{dir}} (WorkDir).
+	// the placeholders Usage lists.
 	Replica []string
-	// Env is added to each replica's environment (KEY=VALUE).
-	Env []string
+	Env     []string
 	// DSNEnv, when set, names the environment variable that carries the
-	// database URL to each replica (the board's BBS_DSN), which keeps its
-	// password out of the process's arguments.
+	// database URL to each replica, keeping its password out of the
+	// process's arguments.
 	DSNEnv string `flag:"dsn-env" default:"BBS_DSN" arg:"variable" help:"environment variable that gives each replica its database URL (empty: only {{dsn}})"`
 	// Dir is the replicas' working directory ("" for this process's).
 	Dir string
-	// Replicas is how many to start, 0..64; 0 starts no replica and no
-	// HAProxy: the role, and PgBouncer when asked, for clients of the
-	// caller's own (DSN).
-	Replicas int `flag:"replicas" default:"2" help:"replicas to start (0: PgBouncer and the role alone)"`
-	// Ready is the path on a replica's admin port that answers 200 once
-	// it can take load (the board's /readyz); HAProxy checks it too.
-	Ready string `flag:"ready" default:"/readyz" arg:"path" help:"path on a replica's admin port that answers 200 when it is ready (HAProxy's health check too)"`
-	// Balance is HAProxy's algorithm: "leastconn" or "roundrobin".
-	Balance string `flag:"balance" default:"leastconn" help:"HAProxy's balance: leastconn or roundrobin"`
-	// ServerMaxConn caps the requests HAProxy sends one replica at once
-	// (0: no cap); the rest wait in HAProxy's queue.
-	ServerMaxConn int `flag:"maxconn" help:"HAProxy's maxconn per replica: requests beyond it wait in HAProxy's queue (0: no cap)"`
-	// Port and MetricsPort, when set, are the ports on 127.0.0.1 of
-	// HAProxy's one address and of its exporter; AdminPort, when set, is
-	// replica 1's admin port, replica i's being AdminPort+i-1. Each one
-	// unset (0) is a free port. Fixed ports let commands typed after the
-	// start name them (a workshop's).
+	// Replicas 0 starts the role, and PgBouncer when asked, alone.
+	Replicas      int    `flag:"replicas" default:"2" help:"replicas to start (0: PgBouncer and the role alone)"`
+	Ready         string `flag:"ready" default:"/readyz" arg:"path" help:"path on a replica's admin port that answers 200 when it is ready (HAProxy's health check too)"`
+	Balance       string `flag:"balance" default:"leastconn" help:"HAProxy's balance: leastconn or roundrobin"`
+	ServerMaxConn int    `flag:"maxconn" help:"HAProxy's maxconn per replica: requests beyond it wait in HAProxy's queue (0: no cap)"`
+	// Fixed ports (0: a free one) let commands typed after the start name
+	// them.
 	Port        int `flag:"port" help:"HAProxy's one address: this port on 127.0.0.1 (0: a free one)"`
 	MetricsPort int `flag:"metrics-port" help:"HAProxy's metrics (/metrics): this port on 127.0.0.1 (0: a free one)"`
 	AdminPort   int `flag:"admin-port" help:"replica 1's {{admin_port}}, replica i's being this + i - 1 (0: free ones)"`
-	// AdminDSN is an admin DSN of the PostgreSQL server (a role that may
-	// create roles and databases): the fleet's role and database are
-	// created over it and dropped after.
-	AdminDSN string
-	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0 or less:
-	// none): every connection of every replica, or PgBouncer's, counts.
+	// AdminDSN is a role that may create roles and databases: the
+	// fleet's role and database are created over it and dropped after.
+	AdminDSN  string
 	ConnLimit int `flag:"conn-limit" help:"CONNECTION LIMIT of the fleet's PostgreSQL role (0: none)"`
 	// PgBouncer, when set, puts a PgBouncer between the replicas and
 	// PostgreSQL.
 	PgBouncer *PgBouncerSpec
 	// WorkDir receives the configuration files and the logs.
 	WorkDir string
-	// CPUs holds every process of the fleet to these CPUs (package child:
-	// pinned when Pin and the system allows it).
+	// CPUs holds every process of the fleet to these CPUs (pinned when
+	// Pin and the system allows it).
 	CPUs []int
 	Pin  bool
 	// StartTimeout bounds each process's start (default 60s); StopTimeout
-	// the wait after SIGTERM before it is killed (default 10s).
+	// the wait after SIGTERM before SIGKILL (default 10s).
 	StartTimeout, StopTimeout time.Duration
-	// OnExit, when set, is called (from another goroutine) as soon as a
+	// OnExit, when set, is called from another goroutine as soon as a
 	// process of the fleet exits while the fleet runs.
 	OnExit func(error)
 }
 
 // PgBouncerSpec says how PgBouncer pools.
 type PgBouncerSpec struct {
-	// Mode is "session" or "transaction".
-	Mode string
-	// PoolSize is its server connections to PostgreSQL.
-	PoolSize int
-	// MaxClientConn is the client connections it accepts (default 1000).
-	MaxClientConn int
-	// CPUs holds PgBouncer to these CPUs instead of the fleet's
-	// (Spec.CPUs): beside the database rather than the replicas, as it
-	// runs on the database's host when the fleet spans machines.
+	Mode          string // "session" or "transaction"
+	PoolSize      int
+	MaxClientConn int // default 1000
+	// CPUs holds PgBouncer to these CPUs instead of the fleet's: beside
+	// the database, as on the database's host when the fleet spans
+	// machines.
 	CPUs []int
 }
 
 // A Fleet is the running replicas behind HAProxy, with PgBouncer when asked.
 type Fleet struct {
-	// URL is the one address: HAProxy's frontend, e.g. http://127.0.0.1:41234.
-	URL string
-	// MetricsURL is HAProxy's Prometheus exporter.
+	// URL is the one address, HAProxy's frontend; MetricsURL its
+	// Prometheus exporter.
+	URL        string
 	MetricsURL string
-	// Replicas are the replicas, in HAProxy's order (r1, r2, ...).
-	Replicas []Replica
-	// PgBouncer is set when the fleet has one.
-	PgBouncer *PgBouncer
-	// Role is the lab's role and database the replicas connect as.
-	Role *Role
+	Replicas   []Replica  // in HAProxy's order (r1, r2, ...)
+	PgBouncer  *PgBouncer // when the fleet has one
+	Role       *Role
 	// DSN is the URL each replica was given.
 	DSN string
 
@@ -130,19 +104,16 @@ type Fleet struct {
 type Replica struct {
 	Name            string // HAProxy's server name: r1, r2, ...
 	Port, AdminPort int
-	// URL is its public address; AdminURL its admin listener.
-	URL, AdminURL string
-	Pid           int
+	URL, AdminURL   string
+	Pid             int
 }
 
 // PgBouncer is the started PgBouncer.
 type PgBouncer struct {
-	Port int
-	Mode string
-	// PoolSize is its server connections per database and user.
+	Port     int
+	Mode     string
 	PoolSize int
-	// AdminDSN is its admin console (SHOW POOLS, SHOW STATS) as its stats
-	// user: simple protocol only, as the console speaks no other.
+	// AdminDSN is its admin console as its stats user.
 	AdminDSN string
 	Pid      int
 }
@@ -150,10 +121,8 @@ type PgBouncer struct {
 // StatsUser is PgBouncer's admin console user (stats_users).
 const StatsUser = "bbslab_stats"
 
-// Start creates the fleet's role, starts PgBouncer when asked, the
-// replicas one after the other, each ready before the next, then HAProxy,
-// ready once every replica is UP in its backend. On an error it stops what
-// it started and drops the role.
+// Start starts the fleet; on an error it stops what it started and drops
+// the role.
 func Start(ctx context.Context, s Spec) (f *Fleet, err error) {
 	if err := s.check(); err != nil {
 		return nil, err
@@ -216,8 +185,8 @@ func (s *Spec) check() error {
 	} else if abs, err := filepath.Abs(s.WorkDir); err != nil {
 		bad = append(bad, fmt.Errorf("fleet: work directory: %w", err))
 	} else {
-		// HAProxy and PgBouncer run in it and are given their files' paths:
-		// a relative one would be read from inside it.
+		// HAProxy and PgBouncer run in it: a relative path would be read
+		// from inside it.
 		s.WorkDir = abs
 	}
 	if s.StartTimeout <= 0 {
@@ -259,8 +228,7 @@ func (f *Fleet) startReplica(ctx context.Context, i int) error {
 	return nil
 }
 
-// start starts one process of the fleet on cpus (nil: none), watched for
-// an early exit.
+// start starts one process of the fleet on cpus, watched for an exit.
 func (f *Fleet) start(name string, argv, env []string, dir, logName string, cpus []int) (*proc, error) {
 	p, err := start(name, argv, env, dir, filepath.Join(f.spec.WorkDir, logName), cpus, f.spec.Pin)
 	if err != nil {
@@ -290,9 +258,8 @@ func (f *Fleet) watch(p *proc) {
 	}
 }
 
-// Pinned returns the CPUs the replicas and HAProxy are pinned to
-// (Spec.CPUs), or none when one of the fleet's processes is not pinned
-// (PgBouncer on CPUs of its own counts as pinned).
+// Pinned returns the CPUs the replicas and HAProxy are pinned to, or none
+// when one of the fleet's processes is not pinned.
 func (f *Fleet) Pinned() []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -304,20 +271,16 @@ func (f *Fleet) Pinned() []int {
 	return f.spec.CPUs
 }
 
-// Exits returns how each process that exited while the fleet ran did so:
-// none while all run. A replica that dies is reported here (and to
-// Spec.OnExit), and by Stop.
+// Exits returns how each process that exited while the fleet ran did so.
 func (f *Fleet) Exits() []error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]error(nil), f.exits...)
 }
 
-// Stop stops HAProxy, the replicas and PgBouncer (each SIGTERM, then
-// SIGKILL after StopTimeout), then drops the role and its database. Its
-// error joins every process that exited early (Exits), every one that had
-// to be killed and a role that could not be dropped. It may be called
-// more than once.
+// Stop stops HAProxy, the replicas and PgBouncer, then drops the role and
+// its database. Its error joins Exits, every process that had to be
+// killed and a role that could not be dropped. It may be called again.
 func (f *Fleet) Stop() error {
 	f.mu.Lock()
 	if f.stopped {
@@ -328,8 +291,7 @@ func (f *Fleet) Stop() error {
 	errs := append([]error(nil), f.exits...)
 	procs := f.procs
 	f.mu.Unlock()
-	// The reverse of the start: HAProxy first, so that no request reaches
-	// a replica that is stopping; PgBouncer last.
+	// HAProxy first, so that no request reaches a stopping replica.
 	for i := len(procs) - 1; i >= 0; i-- {
 		errs = append(errs, procs[i].stop(f.spec.StopTimeout))
 	}
@@ -360,7 +322,3 @@ func portOr(port int) (int, error) {
 	}
 	return freePort()
 }
-
-// asRoot reports whether this process runs as root, under which PgBouncer
-// refuses to run unless told a user to become (-u).
-func asRoot() bool { return os.Geteuid() == 0 }

@@ -15,17 +15,16 @@ import (
 	"bbslab/internal/child"
 )
 
-// proc is one process of the fleet: a child with its output in a log file.
+// proc is one process of the fleet, its output in a log file.
 type proc struct {
 	name string // "replica 1", "pgbouncer", "haproxy"
 	*child.Process
 	log *os.File
 	// ready is set once the process passed its readiness check: an exit
-	// before that is waitFor's error, after it the fleet's (Fleet.watch).
+	// before that is waitFor's error, after it the fleet's.
 	ready atomic.Bool
 }
 
-// start starts argv as name with its output in logPath.
 func start(name string, argv, env []string, dir, logPath string, cpus []int, pin bool) (*proc, error) {
 	log, err := os.Create(logPath)
 	if err != nil {
@@ -39,7 +38,7 @@ func start(name string, argv, env []string, dir, logPath string, cpus []int, pin
 	return &proc{name: name, Process: p, log: log}, nil
 }
 
-// exitedErr says that p exited, how, and the end of its log.
+// exitedErr says how p exited, with the end of its log.
 func (p *proc) exitedErr(when string) error {
 	return fmt.Errorf("%s (pid %d) exited %s (%v); its log (%s): %s", p.name, p.Pid(), when, p.Err(), p.log.Name(), p.tail())
 }
@@ -74,7 +73,7 @@ func (p *proc) waitFor(parent context.Context, timeout time.Duration, what strin
 	}
 }
 
-// listening is a readiness check: addr accepts TCP connections.
+// listening is a readiness check: addr accepts connections.
 func listening(addr string) func(context.Context) error {
 	return func(ctx context.Context) error {
 		var d net.Dialer
@@ -117,7 +116,7 @@ func get(ctx context.Context, url string) ([]byte, error) {
 	return b, nil
 }
 
-// stop ends p (SIGTERM to its group, SIGKILL after timeout) and closes its log.
+// stop ends p and closes its log.
 func (p *proc) stop(timeout time.Duration) error {
 	defer p.log.Close()
 	if err := p.Stop(timeout); err != nil {

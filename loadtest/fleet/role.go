@@ -15,22 +15,18 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 )
 
-// RolePrefix starts the name of every role and database a fleet creates,
-// so that what a killed run left behind can be found (Leftovers).
+// RolePrefix starts the name of every role and database a fleet creates.
 const RolePrefix = "bbslab_fleet_"
 
-// A Role is the lab's own PostgreSQL role with a database it owns: the
-// connection limit the lab sets (CONNECTION LIMIT) without changing the
-// server's configuration, dropped with its database after the run.
+// A Role is the lab's own PostgreSQL role with a database of the same
+// name it owns: a connection limit without changing the server's
+// configuration.
 type Role struct {
-	// Name is both the role's and its database's.
 	Name string
-	// Password is random, made for this run: PgBouncer logs in with it,
-	// and it works whatever authentication pg_hba.conf asks on loopback
-	// (trust, md5 or scram-sha-256).
-	Password string
-	// ConnLimit is the role's CONNECTION LIMIT; -1 for none.
-	ConnLimit int
+	// Password is random: it works whatever authentication pg_hba.conf
+	// asks on loopback.
+	Password  string
+	ConnLimit int // -1 for none
 	// Host and Port are PostgreSQL's, from the admin DSN.
 	Host string
 	Port int
@@ -38,11 +34,10 @@ type Role struct {
 	admin string // the DSN that created it, which drops it
 }
 
-// CreateRole creates a role of its own (LOGIN, not a superuser, whom
-// CONNECTION LIMIT does not hold) with connLimit (0 or less: none) and a
-// database it owns, over the admin DSN (a role that may CREATE ROLE and
-// CREATE DATABASE: a superuser, or one with CREATEROLE and CREATEDB as
-// docs/postgres.md makes it).
+// CreateRole creates a role (not a superuser, whom CONNECTION LIMIT does
+// not hold) with connLimit (0 or less: none) and its database, over the
+// admin DSN (a role with CREATEROLE and CREATEDB, as docs/postgres.md
+// makes it).
 func CreateRole(ctx context.Context, admin string, connLimit int) (*Role, error) {
 	cfg, err := pgx.ParseConfig(admin)
 	if err != nil {
@@ -79,7 +74,7 @@ func CreateRole(ctx context.Context, admin string, connLimit int) (*Role, error)
 }
 
 // denied names the attribute the admin role lacks when PostgreSQL refused
-// it a privilege (SQLSTATE 42501), and the statement that grants it.
+// it a privilege, and the statement that grants it.
 func denied(err error, user, what, attr string) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "42501" {
@@ -109,8 +104,7 @@ func (r *Role) Drop(ctx context.Context) error {
 
 func dropRole(ctx context.Context, c *pgx.Conn, name string) error {
 	id := pgx.Identifier{name}.Sanitize()
-	// DROP DATABASE ... WITH (FORCE) (PostgreSQL 13) ends the sessions
-	// on it; those of the role elsewhere end here.
+	// WITH (FORCE) ends the sessions on the database; those elsewhere end here.
 	if _, err := c.Exec(ctx, `SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = $1`, name); err != nil {
 		return fmt.Errorf("fleet: end the sessions of role %s: %w", name, err)
 	}
@@ -128,7 +122,7 @@ func dropRole(ctx context.Context, c *pgx.Conn, name string) error {
 }
 
 // Leftovers lists the roles and databases named with RolePrefix on the
-// server the admin DSN names: none after a run that stopped cleanly.
+// admin DSN's server.
 func Leftovers(ctx context.Context, admin string) ([]string, error) {
 	c, err := pgx.Connect(ctx, admin)
 	if err != nil {
@@ -143,9 +137,8 @@ func Leftovers(ctx context.Context, admin string) ([]string, error) {
 	return pgx.CollectRows(rows, pgx.RowTo[string])
 }
 
-// DropLeftovers drops every role and database named with RolePrefix, as
-// a run killed before its Stop left them, and returns their names: those
-// of a fleet running at the time too, so only while none runs.
+// DropLeftovers drops and returns every role and database named with
+// RolePrefix, a running fleet's too: call it only while none runs.
 func DropLeftovers(ctx context.Context, admin string) ([]string, error) {
 	left, err := Leftovers(ctx, admin)
 	if err != nil || len(left) == 0 {

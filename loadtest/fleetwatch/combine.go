@@ -7,14 +7,9 @@ import (
 )
 
 // Combine adds up decoded JSON documents number by number: the same path
-// in each (objects by key, arrays by index) gives one number, their sum,
-// or their mean for a path in means; true counts as 1; a string or
-// anything else is the first document's. A path some documents lack adds
-// up those that have it (a mean too). The sum of the replicas' documents
-// reads as one board's: counters stay counters (requests, busy
-// worker-seconds, CPU-seconds), gauges add up (connections open, workers
-// busy), and shares of something every replica sees alike (the machine's
-// CPU idle, %) are averaged.
+// in each (objects by key, arrays by index) gives their sum, or their mean
+// for a path in means; true counts as 1; anything else is the first
+// document's. A path some documents lack adds up those that have it.
 func Combine(docs []any, means map[string]bool) any {
 	return combine(docs, "", means)
 }
@@ -29,21 +24,16 @@ func combine(docs []any, path string, means map[string]bool) any {
 	}
 	switch first.(type) {
 	case map[string]any:
-		out := map[string]any{} // every key of every document
+		byKey := map[string][]any{} // every key of every document
 		for _, d := range docs {
 			if m, ok := d.(map[string]any); ok {
-				for k := range m {
-					out[k] = nil
+				for k, v := range m {
+					byKey[k] = append(byKey[k], v)
 				}
 			}
 		}
-		for k := range out {
-			var parts []any
-			for _, d := range docs {
-				if m, ok := d.(map[string]any); ok {
-					parts = append(parts, m[k])
-				}
-			}
+		out := make(map[string]any, len(byKey))
+		for k, parts := range byKey {
 			out[k] = combine(parts, join(path, k), means)
 		}
 		return out
@@ -94,10 +84,9 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// meanPaths are the paths of the target's stats that the sum averages:
-// those whose unit is "%", a share of something (the machine's CPUs, a
-// replica's cores) that adding up would count once per replica. A share
-// "of a core" (a process's CPU) adds up: the replicas' CPU is their sum.
+// meanPaths are the paths of the target's stats whose unit is "%": a
+// share every replica sees alike, which a sum would count once per
+// replica. A share "of a core" adds up.
 func meanPaths(t watch.Target) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range t.Stats {
@@ -108,8 +97,7 @@ func meanPaths(t watch.Target) map[string]bool {
 	return out
 }
 
-// total is the sum of the numbers at paths in doc (the requests a
-// replica answered: Target.RequestPaths).
+// total is the sum of the numbers at paths in doc.
 func total(doc map[string]any, paths []string) float64 {
 	sum := 0.0
 	for _, p := range paths {
@@ -120,8 +108,7 @@ func total(doc map[string]any, paths []string) float64 {
 	return sum
 }
 
-// copyEnvironment copies the objects of src named by keys to the top of
-// doc.
+// copyEnvironment copies src's objects named by keys into doc.
 func copyEnvironment(doc map[string]any, src any, keys []string) {
 	m, ok := src.(map[string]any)
 	if !ok {

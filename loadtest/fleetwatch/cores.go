@@ -8,9 +8,8 @@ import (
 )
 
 // coresRead reports whether the sum gives the figures of the cores the
-// replicas share (Options.SharedCores): the target's interference and its
-// own CPU are counters of the stats JSON in one unit, so that one can be
-// taken from the other.
+// replicas share: the target's interference and its own CPU must be
+// counters in one unit, so that one can be taken from the other.
 func (f *Fleet) coresRead() bool {
 	t := f.o.Target
 	return f.o.SharedCores && t.Interference.Path != "" && t.ProcessCPU.Path != "" &&
@@ -18,15 +17,11 @@ func (f *Fleet) coresRead() bool {
 		cmp.Or(t.Interference.Scale, 1) == cmp.Or(t.ProcessCPU.Scale, 1)
 }
 
-// sharedCores puts into the sum, in place of the replicas' interference
-// and steal added up (each replica counts the others on its cores as
-// interference, and every replica the cores' one steal), the figures of
-// the cores they share: the interference is the cores' busy time (each
-// replica's interference plus its own CPU time, averaged over the
-// replicas, as each read it at its own moment) less the replicas' CPU
-// time together: what others than the replicas took of those cores (the
-// proxy and the pooler on them among the others); the steal is the
-// replicas' mean. A figure some replica lacks is left out of the sum.
+// sharedCores replaces the sum's interference and steal, which would
+// count each replica's neighbours and the one steal once per replica, by
+// the shared cores': their busy time (each replica's interference plus
+// its CPU, averaged) less the replicas' CPU together, and the mean steal.
+// A figure some replica lacks is left out.
 func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
 	t := f.o.Target
 	n := float64(len(docs))
@@ -47,8 +42,7 @@ func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
 	}
 }
 
-// sumAt adds up the numbers at path in docs; false when there are none
-// or one lacks it.
+// sumAt adds up the numbers at path in docs; false when one lacks it.
 func sumAt(docs []any, path string) (float64, bool) {
 	sum := 0.0
 	for _, d := range docs {
@@ -61,8 +55,7 @@ func sumAt(docs []any, path string) (float64, bool) {
 	return sum, len(docs) > 0
 }
 
-// setPath sets the number at a dotted path of doc, making the objects on
-// the way; a nil v removes it.
+// setPath sets the number at a dotted path of doc; a nil v removes it.
 func setPath(doc map[string]any, path string, v any) {
 	keys := strings.Split(path, ".")
 	for _, k := range keys[:len(keys)-1] {

@@ -9,63 +9,54 @@ import (
 	"maps"
 	"net"
 	"net/http"
+	"regexp"
 	"sync"
 	"time"
 
 	"bbslab/loadtest/watch"
 )
 
-// A Replica is one board of the fleet: its name (also its server's name
-// in HAProxy's backend, so that the proxy's figures for it are found) and
-// the URL of its stats JSON (e.g. http://127.0.0.1:6061/admin/stats).
+// A Replica is one board of the fleet: its name, also its server's name
+// in HAProxy's backend, and the URL of its stats JSON.
 type Replica struct {
 	Name     string
 	StatsURL string
 }
 
-// Options say what a Fleet reads. Target is the one-board target whose
-// stats each replica serves (contract.Board); Replicas are read at every
-// read; each of HAProxyURL, PgBouncerDSN and PostgresDSN, when set, adds
-// its reader.
+// Options say what a Fleet reads: Target is the one-board target each
+// replica serves; each of HAProxyURL, PgBouncerDSN and PostgresDSN, when
+// set, adds its reader.
 type Options struct {
 	Target   watch.Target
 	Replicas []Replica
-	// HAProxyURL is HAProxy's Prometheus exporter, e.g.
-	// http://127.0.0.1:8404/metrics; Backend, when set, is the one backend
-	// its sums keep (all of them otherwise).
+	// Backend, when set, is the one HAProxy backend the sums keep.
 	HAProxyURL string
 	Backend    string
-	// PgBouncerDSN is PgBouncer's admin console, its "pgbouncer" database
-	// (e.g. postgres://root@127.0.0.1:6432/pgbouncer?sslmode=disable);
-	// PgBouncerDatabase, when set, the one pooled database its sums keep.
+	// PgBouncerDatabase, when set, is the one pooled database the sums keep.
 	PgBouncerDSN      string
 	PgBouncerDatabase string
-	// PostgresDSN is a connection for the PostgreSQL reader (as another
-	// role than Role: see Postgres); Database and Role are the database
-	// and role whose backends it counts and whose limit it reads.
+	// PostgresDSN connects as another role than Role (see Postgres);
+	// Database and Role are what it watches.
 	PostgresDSN string
 	Database    string
 	Role        string
 	// Timeout bounds each read of each source (default 800 ms: a read a
 	// second must end before the next).
 	Timeout time.Duration
-	// SharedCores says the replicas run on the same cores (package fleet
-	// holds every process of a fleet to the same CPUs): the sum's
-	// interference is then what others than the replicas took of those
-	// cores, and its steal the cores' steal (sharedCores), and Target
-	// gives them as the fleet's Interference and Steal.
+	// SharedCores says the replicas run on the same cores: the sum's
+	// interference and steal are then the cores' (sharedCores), and
+	// Target gives them as the fleet's.
 	SharedCores bool
 }
 
-// A Fleet reads every replica's stats and the proxy, pooler and database
-// readers at once, each time its stats document is asked for (Read,
-// Handler), and serves that one document to a watcher (Serve).
+// A Fleet reads every source at once each time its stats document is
+// asked for, and serves that document to a watcher.
 type Fleet struct {
 	o      Options
 	client *http.Client
 	pgb    *PgBouncer
 	pg     *Postgres
-	sums   map[string]bool // the stats paths added up as means (Combine)
+	sums   map[string]bool // paths averaged (Combine)
 
 	mu   sync.Mutex
 	last map[string]any // each replica's latest stats JSON, by name
@@ -83,7 +74,7 @@ func New(o Options) (*Fleet, error) {
 		if r.Name == "" || r.StatsURL == "" {
 			return nil, fmt.Errorf("fleetwatch: replica %d: a name and a stats URL are required", i+1)
 		}
-		if seen[r.Name] || !safeName(r.Name) {
+		if seen[r.Name] || !safeName.MatchString(r.Name) {
 			return nil, fmt.Errorf("fleetwatch: replica name %q: want a unique name of letters, digits, - and _", r.Name)
 		}
 		seen[r.Name] = true
@@ -101,32 +92,21 @@ func New(o Options) (*Fleet, error) {
 	return f, nil
 }
 
-// safeName reports whether a replica's name can be one key of a stats
-// path (no dot) and a panel's legend.
-func safeName(s string) bool {
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return false
-		}
-	}
-	return s != ""
-}
+// safeName matches a replica's name that can be one key of a stats path
+// and a panel's legend.
+var safeName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
-// Read reads every source at once (each within Options.Timeout) and
-// returns the fleet's stats document:
+// Read reads every source at once and returns the fleet's stats document:
 //
-//	replicas.<name>  each replica's stats JSON as it served it, with up (1
-//	                 when this read answered) and requests_total
-//	sum              the replicas' documents added up, number by number
-//	                 (the stats whose unit is "%" averaged: see Combine)
+//	replicas.<name>  each replica's stats JSON, with up and requests_total
+//	sum              the replicas' documents added up (Combine)
 //	fleet            replicas, up: how many there are and answered
 //	haproxy, pgbouncer, postgres   the readers' readings, when set
 //	sources          per source, up and the last error
 //
-// and, at the top, the environment objects of the target
-// (Target.EnvironmentKeys) as the first replica that answered gave them.
-// A replica that does not answer keeps its last document (its counters
-// must not fall back in the sum) with up 0; one never read is left out.
+// and, at the top, the target's environment objects from the first
+// replica that answered. A replica that does not answer keeps its last
+// document, so that its counters do not fall back in the sum.
 func (f *Fleet) Read(ctx context.Context) map[string]any {
 	ctx, cancel := context.WithTimeout(ctx, f.o.Timeout)
 	defer cancel()
@@ -172,7 +152,7 @@ func (f *Fleet) Read(ctx context.Context) map[string]any {
 }
 
 // replicas puts the replicas' documents, their sum and the environment
-// into doc, and each replica's state into sources.
+// into doc.
 func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -211,8 +191,7 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	doc["fleet"] = map[string]any{"replicas": float64(len(f.o.Replicas)), "up": float64(up)}
 }
 
-// source is a source's entry in the document's sources: up 1, or up 0
-// and the error.
+// source is a source's entry in the document's sources.
 func source(err error) map[string]any {
 	if err != nil {
 		return map[string]any{"up": 0.0, "error": err.Error()}
@@ -220,7 +199,6 @@ func source(err error) map[string]any {
 	return map[string]any{"up": 1.0}
 }
 
-// readReplica reads one replica's stats JSON.
 func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
 	b, err := get(ctx, f.client, url, "application/json", 8<<20)
 	if err != nil {
@@ -233,8 +211,7 @@ func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
 	return d, nil
 }
 
-// get GETs url asking for accept and returns at most limit bytes of its
-// body when it answers 200.
+// get returns at most limit bytes of url's body when it answers 200.
 func get(ctx context.Context, c *http.Client, url, accept string, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -252,8 +229,7 @@ func get(ctx context.Context, c *http.Client, url, accept string, limit int64) (
 	return io.ReadAll(io.LimitReader(resp.Body, limit))
 }
 
-// haproxyDoc is the HAProxy reading as the document holds it: Backend
-// alone when Options.Backend names one.
+// haproxyDoc keeps Options.Backend alone in Backend when it is set.
 func (f *Fleet) haproxyDoc(r HAProxyReading) any {
 	if f.o.Backend != "" {
 		r.Backend = r.Backends[f.o.Backend]
@@ -261,8 +237,7 @@ func (f *Fleet) haproxyDoc(r HAProxyReading) any {
 	return r
 }
 
-// Handler serves the fleet's stats document, read anew at each request:
-// the watcher's poll is the moment every source is read.
+// Handler serves the fleet's stats document, read anew at each request.
 func (f *Fleet) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b, err := json.Marshal(f.Read(r.Context()))
@@ -276,7 +251,7 @@ func (f *Fleet) Handler() http.Handler {
 }
 
 // Serve serves Handler on a free loopback port until Close and returns
-// its URL: the StatsURL of the watcher of Target().
+// its URL, the StatsURL for Target's watcher.
 func (f *Fleet) Serve() (string, error) {
 	if f.srv != nil {
 		return "", errors.New("fleetwatch: already serving")

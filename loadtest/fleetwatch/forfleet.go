@@ -5,12 +5,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// ForFleet returns the reader of f, a fleet package fleet started, whose
-// replicas serve the stats of t: each replica's at statsURL(replica) (on
-// its admin listener), HAProxy's exporter, PgBouncer's console when the
-// fleet has one, and, with adminDSN (a role other than the fleet's, as
-// Postgres wants), PostgreSQL's view of the fleet's role and database.
-// The replicas share their cores (Options.SharedCores): package fleet
+// ForFleet returns the reader of f, whose replicas serve the stats of t at
+// statsURL(replica); with adminDSN (a role other than the fleet's) it
+// reads PostgreSQL too. The replicas share their cores: package fleet
 // holds every process of a fleet to the same CPUs, or none of them.
 func ForFleet(f *fleet.Fleet, adminDSN string, t watch.Target, statsURL func(fleet.Replica) string) (*Fleet, error) {
 	o := Options{Target: t, HAProxyURL: f.MetricsURL, SharedCores: true}

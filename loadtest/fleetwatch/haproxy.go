@@ -9,52 +9,37 @@ import (
 	"net/http"
 	"strings"
 
-	dto "github.com/prometheus/client_model/go"
-	"github.com/prometheus/common/expfmt"
-	"github.com/prometheus/common/model"
+	"bbslab/loadtest/fleet"
 )
 
-// A Proxied is what HAProxy's Prometheus exporter says of one backend or
-// one server (or of several, added up): sessions now and since start,
-// the queue at the proxy now and its highest, the retries, redispatches
-// and connection errors since start, and the HTTP responses by class.
-// Counters are totals since HAProxy started: the watcher turns them into
-// rates.
+// A Proxied is what HAProxy's exporter says of one backend or one server
+// (or of several, added up); its counters are totals since HAProxy
+// started, which the watcher turns into rates.
 type Proxied struct {
-	// CurrentSessions counts the connections the proxy holds to the
-	// backend (queued ones included, for a backend) or to the server;
-	// SessionsTotal every one so far.
+	// CurrentSessions counts the connections the proxy holds (queued ones
+	// included, for a backend); SessionsTotal every one so far.
 	CurrentSessions float64 `json:"current_sessions"`
 	SessionsTotal   float64 `json:"sessions_total"`
-	// CurrentQueue is the requests waiting at the proxy for a server slot
-	// (a server's maxconn, or none free in the backend); MaxQueue its
-	// highest since start.
-	CurrentQueue float64 `json:"current_queue"`
-	MaxQueue     float64 `json:"max_queue"`
-	// Retries are connection attempts repeated on the same server,
-	// Redispatches requests sent to another server after a failure,
-	// ConnectionErrors failed connections to servers.
+	// CurrentQueue is the requests waiting at the proxy for a server
+	// slot; MaxQueue its highest since start.
+	CurrentQueue     float64 `json:"current_queue"`
+	MaxQueue         float64 `json:"max_queue"`
 	Retries          float64 `json:"retries_total"`
 	Redispatches     float64 `json:"redispatches_total"`
 	ConnectionErrors float64 `json:"connection_errors_total"`
-	// Responses counts HTTP responses by class: 1xx to 5xx and other.
+	// Responses counts HTTP responses by class (1xx to 5xx and other);
+	// Answered adds them up.
 	Responses map[string]float64 `json:"responses_total"`
-	// Answered adds up Responses: the requests answered.
-	Answered float64 `json:"responses_all_total"`
+	Answered  float64            `json:"responses_all_total"`
 	// Up is 1 for a backend or server HAProxy counts as UP (summed: how
 	// many are up).
 	Up float64 `json:"up"`
 }
 
-// add adds o's figures to p.
 func (p *Proxied) add(o Proxied) {
-	p.CurrentSessions += o.CurrentSessions
-	p.SessionsTotal += o.SessionsTotal
-	p.CurrentQueue += o.CurrentQueue
-	p.MaxQueue += o.MaxQueue
-	p.Retries += o.Retries
-	p.Redispatches += o.Redispatches
-	p.ConnectionErrors += o.ConnectionErrors
+	for _, field := range haproxyFields {
+		*field(p) += *field(&o)
+	}
 	p.Up += o.Up
 	p.Answered += o.Answered
 	for k, v := range o.Responses {
@@ -65,18 +50,17 @@ func (p *Proxied) add(o Proxied) {
 	}
 }
 
-// An HAProxyReading is one read of HAProxy's exporter: each backend by
-// its name, each server by its name (a name used in several backends
-// adds up), and Backend, all the backends added up.
+// An HAProxyReading is one read of HAProxy's exporter: each backend and
+// each server by name (a server name used in several backends adds up),
+// and Backend, all the backends added up.
 type HAProxyReading struct {
 	Backend  Proxied            `json:"backend"`
 	Backends map[string]Proxied `json:"backends"`
 	Servers  map[string]Proxied `json:"servers"`
 }
 
-// The exporter's metrics (HAProxy 2.6, USE_PROMEX), per backend
-// (haproxy_backend_*, label proxy) and per server (haproxy_server_*,
-// labels proxy and server), and the field of Proxied each one fills.
+// haproxyFields maps the exporter's metrics (haproxy_backend_* and
+// haproxy_server_*, HAProxy 2.6) to the field of Proxied each fills.
 var haproxyFields = map[string]func(*Proxied) *float64{
 	"current_sessions":          func(p *Proxied) *float64 { return &p.CurrentSessions },
 	"sessions_total":            func(p *Proxied) *float64 { return &p.SessionsTotal },
@@ -87,8 +71,7 @@ var haproxyFields = map[string]func(*Proxied) *float64{
 	"connection_errors_total":   func(p *Proxied) *float64 { return &p.ConnectionErrors },
 }
 
-// ReadHAProxy reads HAProxy's Prometheus exporter at url (a frontend with
-// "http-request use-service prometheus-exporter") once.
+// ReadHAProxy reads HAProxy's Prometheus exporter at url once.
 func ReadHAProxy(ctx context.Context, c *http.Client, url string) (HAProxyReading, error) {
 	b, err := get(ctx, c, url, "text/plain;version=0.0.4", 16<<20)
 	if err != nil {
@@ -101,21 +84,16 @@ func ReadHAProxy(ctx context.Context, c *http.Client, url string) (HAProxyReadin
 	return r, nil
 }
 
-// ParseHAProxy reads the exporter's text exposition (format 0.0.4) with
-// prometheus/common/expfmt, the parser package watch already uses.
-// Metrics other than those of Proxied are skipped; an exposition with no
-// backend at all is an error (not HAProxy's exporter, or no backend).
+// ParseHAProxy reads the exporter's text exposition; an exposition with
+// no backend at all is an error.
 func ParseHAProxy(r io.Reader) (HAProxyReading, error) {
 	out := HAProxyReading{Backends: map[string]Proxied{}, Servers: map[string]Proxied{}}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(r)
+	samples, err := fleet.ParseText(r)
 	if err != nil {
 		return HAProxyReading{}, fmt.Errorf("HAProxy exposition: %w", err)
 	}
-	for name, mf := range fams {
-		for _, m := range mf.GetMetric() {
-			addHAProxy(&out, name, m)
-		}
+	for _, s := range samples {
+		addHAProxy(&out, s)
 	}
 	if len(out.Backends) == 0 {
 		return HAProxyReading{}, errors.New("HAProxy exposition: no haproxy_backend_* metric (is this HAProxy's prometheus-exporter, with a backend?)")
@@ -135,42 +113,35 @@ func ParseHAProxy(r io.Reader) (HAProxyReading, error) {
 	return out, nil
 }
 
-// addHAProxy adds one series of family name to out.
-func addHAProxy(out *HAProxyReading, name string, m *dto.Metric) {
-	labels := map[string]string{}
-	for _, l := range m.GetLabel() {
-		labels[l.GetName()] = l.GetValue()
-	}
+func addHAProxy(out *HAProxyReading, s fleet.Sample) {
 	var (
 		field string
 		set   map[string]Proxied
 		key   string
 	)
-	if f, ok := strings.CutPrefix(name, "haproxy_backend_"); ok {
-		field, set, key = f, out.Backends, labels["proxy"]
-	} else if f, ok := strings.CutPrefix(name, "haproxy_server_"); ok {
-		field, set, key = f, out.Servers, labels["server"]
+	if f, ok := strings.CutPrefix(s.Name, "haproxy_backend_"); ok {
+		field, set, key = f, out.Backends, s.Labels["proxy"]
+	} else if f, ok := strings.CutPrefix(s.Name, "haproxy_server_"); ok {
+		field, set, key = f, out.Servers, s.Labels["server"]
 	} else {
 		return
 	}
-	// A series has one of the three; the others read 0.
-	v := m.GetCounter().GetValue() + m.GetGauge().GetValue() + m.GetUntyped().GetValue()
 	p := set[key]
 	switch {
 	case field == "http_responses_total":
 		if p.Responses == nil {
 			p.Responses = map[string]float64{}
 		}
-		p.Responses[labels["code"]] += v
+		p.Responses[s.Labels["code"]] += s.Value
 	case field == "status":
-		if labels["state"] == "UP" {
-			p.Up += v
+		if s.Labels["state"] == "UP" {
+			p.Up += s.Value
 		}
 	case haproxyFields[field] != nil:
-		*haproxyFields[field](&p) += v
+		*haproxyFields[field](&p) += s.Value
 	default:
 		if _, seen := set[key]; !seen {
-			return // a backend or server is made by the figures Proxied keeps
+			return // only the figures Proxied keeps make a backend or server
 		}
 	}
 	set[key] = p

@@ -9,12 +9,7 @@ import (
 )
 
 // A Pool is PgBouncer's SHOW POOLS row for one database and user (or
-// several, added up): its clients linked to a server (ClActive) and
-// waiting for one (ClWaiting), its server connections running a
-// transaction (SvActive), idle and ready (SvIdle), back from a client and
-// not yet reset (SvUsed), being tested (SvTested) and logging in
-// (SvLogin), and how long the oldest waiting client has waited
-// (MaxWaitSeconds, maxwait + maxwait_us; the largest when added up).
+// several, added up; MaxWaitSeconds is then the largest).
 type Pool struct {
 	Database       string  `json:"database,omitempty"`
 	User           string  `json:"user,omitempty"`
@@ -30,10 +25,8 @@ type Pool struct {
 }
 
 // PoolStats is PgBouncer's SHOW STATS row for one database (or several,
-// added up): transactions and queries pooled since start, and the time
-// spent in them and waiting for a server, in seconds (PgBouncer counts
-// microseconds). The wait's increase per second is the mean number of
-// clients waiting for a server connection (Little's law).
+// added up), its times in seconds. The wait's increase per second is the
+// mean number of clients waiting for a server connection (Little's law).
 type PoolStats struct {
 	Database     string  `json:"database,omitempty"`
 	Xacts        float64 `json:"xact_total"`
@@ -44,9 +37,8 @@ type PoolStats struct {
 }
 
 // A PgBouncerReading is one read of PgBouncer's admin console: Pools and
-// Stats add up the rows of every database but the console's own
-// ("pgbouncer"), or of Database alone when the reader names one;
-// ByPool and ByDatabase are the rows as read.
+// Stats add up the rows of every database but the console's own, or of
+// the reader's database alone; ByPool and ByDatabase are the rows as read.
 type PgBouncerReading struct {
 	Pools      Pool        `json:"pools"`
 	Stats      PoolStats   `json:"stats"`
@@ -54,17 +46,14 @@ type PgBouncerReading struct {
 	ByDatabase []PoolStats `json:"by_database"`
 }
 
-// A PgBouncer reads PgBouncer's admin console: a connection to its
-// "pgbouncer" database (a user in its admin_users or stats_users), kept
-// between reads and opened again after a failure. The console speaks the
-// simple query protocol only, so the connection uses nothing else.
+// A PgBouncer reads PgBouncer's admin console over a connection kept
+// between reads. The console speaks the simple query protocol only.
 type PgBouncer struct {
 	kept
 	database string
 }
 
-// NewPgBouncer returns a reader of the console at dsn (for example
-// postgres://root@127.0.0.1:6432/pgbouncer?sslmode=disable); database, when
+// NewPgBouncer returns a reader of the console at dsn; database, when
 // set, is the one pooled database the sums keep.
 func NewPgBouncer(dsn, database string) *PgBouncer {
 	connect := func(ctx context.Context) (*pgx.Conn, error) {
@@ -108,8 +97,8 @@ func (b *PgBouncer) read(ctx context.Context, conn *pgx.Conn) (PgBouncerReading,
 	return addUp(pools, stats, b.database), nil
 }
 
-// textQuery runs q and returns its column names and its rows as text (the
-// simple protocol's form; NULL as "").
+// textQuery runs q and returns its column names and its rows as text
+// (NULL as "").
 func textQuery(ctx context.Context, c *pgx.Conn, q string) ([]string, [][]string, error) {
 	rows, err := c.Query(ctx, q)
 	if err != nil {
@@ -135,8 +124,7 @@ func textQuery(ctx context.Context, c *pgx.Conn, q string) ([]string, [][]string
 	return cols, out, nil
 }
 
-// columns finds each of want among cols; a missing one is an error
-// naming what it is.
+// columns finds each of want among cols.
 func columns(what string, cols []string, want ...string) (map[string]int, error) {
 	at := make(map[string]int, len(cols))
 	for i, c := range cols {
@@ -150,8 +138,8 @@ func columns(what string, cols []string, want ...string) (map[string]int, error)
 	return at, nil
 }
 
-// number reads the text of column name in row (0 when the column is
-// absent: an older or newer PgBouncer).
+// number reads column name in row: 0 when an older or newer PgBouncer
+// lacks it.
 func number(at map[string]int, row []string, name string) (float64, error) {
 	i, ok := at[name]
 	if !ok || i >= len(row) || row[i] == "" {
@@ -164,9 +152,8 @@ func number(at map[string]int, row []string, name string) (float64, error) {
 	return v, nil
 }
 
-// ParsePools reads SHOW POOLS's rows (as text, with their column names):
-// the columns of Pool are found by name, so a PgBouncer that adds columns
-// (1.18 has cl_active_cancel_req and others) reads the same.
+// ParsePools reads SHOW POOLS's rows, finding Pool's columns by name so
+// that a PgBouncer with more columns reads the same.
 func ParsePools(cols []string, rows [][]string) ([]Pool, error) {
 	at, err := columns("SHOW POOLS", cols, "database", "user", "cl_active", "cl_waiting", "sv_active", "sv_idle")
 	if err != nil {
@@ -220,8 +207,8 @@ func ParseStats(cols []string, rows [][]string) ([]PoolStats, error) {
 	return out, nil
 }
 
-// addUp makes the reading of pools and stats: the sums over every
-// database but the console's, or over database alone when set.
+// addUp sums pools and stats over every database but the console's, or
+// over database alone when set.
 func addUp(pools []Pool, stats []PoolStats, database string) PgBouncerReading {
 	r := PgBouncerReading{ByPool: pools, ByDatabase: stats}
 	keep := func(db string) bool {

@@ -9,42 +9,33 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A PostgresReading is one read of PostgreSQL's own view of its
-// connections. Backends counts the client backends of the database and
-// role the reader watches by state (active, idle, idle_in_transaction,
-// ...: pg_stat_activity.state with spaces as underscores), the reader's
-// own connection left out, and Total adds them up; ServerBackends counts
-// every client backend of the server, the reader's own included, which is
-// what max_connections limits. MaxConnections and ReservedConnections
-// (superuser_reserved_connections) are the server's settings; RoleLimit
-// is the role's CONNECTION LIMIT (pg_roles.rolconnlimit, -1 for none;
-// absent without a role). SessionsTotal is pg_stat_database.sessions of
-// the database, the sessions opened since the statistics were reset
-// (PostgreSQL 14 and later; absent before): its increase per second is
-// the connections opened per second.
+// A PostgresReading is one read of PostgreSQL's view of its connections.
+// Backends counts the watched database's and role's client backends by
+// state (spaces as underscores), the reader's own left out, and Total
+// adds them up; ServerBackends counts every client backend, which is what
+// max_connections limits.
 type PostgresReading struct {
 	Backends            map[string]float64 `json:"backends"`
 	Total               float64            `json:"total"`
 	ServerBackends      float64            `json:"server_backends"`
 	MaxConnections      float64            `json:"max_connections"`
 	ReservedConnections float64            `json:"reserved_connections"`
-	RoleLimit           *float64           `json:"role_limit,omitempty"`
-	SessionsTotal       *float64           `json:"sessions_total,omitempty"`
-	// Version is server_version_num, e.g. 150020.
-	Version int `json:"version_num"`
+	// RoleLimit is the role's CONNECTION LIMIT (-1 for none).
+	RoleLimit *float64 `json:"role_limit,omitempty"`
+	// SessionsTotal is pg_stat_database.sessions (PostgreSQL 14 and
+	// later): its rate is the connections opened per second.
+	SessionsTotal *float64 `json:"sessions_total,omitempty"`
+	Version       int      `json:"version_num"`
 }
 
-// backendStates are the states pg_stat_activity gives a client backend
-// (PostgreSQL 15); each is in every reading, 0 when no backend is in it,
-// so that a chart's line starts at 0 rather than at its first backend.
+// backendStates are in every reading, 0 when no backend is in one, so
+// that a chart's line starts at 0 rather than at its first backend.
 var backendStates = []string{"active", "idle", "idle_in_transaction", "idle_in_transaction_aborted", "fastpath_function_call", "disabled"}
 
 // A Postgres reads one PostgreSQL's connections for one database and
-// role, over a connection of its own kept between reads (opened again
-// after a failure). Connect it as another role than the one it watches
-// (a superuser: its connection then takes a reserved slot, and it still
-// reads when the others are refused), so that it takes none of the
-// watched role's CONNECTION LIMIT.
+// role over a connection kept between reads. Connect it as another role
+// (a superuser), so that it takes none of the watched role's CONNECTION
+// LIMIT and still reads when the others are refused.
 type Postgres struct {
 	kept
 	database, role string
@@ -66,8 +57,8 @@ func (p *Postgres) Read(ctx context.Context) (PostgresReading, error) {
 	return r, nil
 }
 
-// A kept is a connection kept between reads: opened at the first, and
-// again after a read that failed.
+// A kept is a connection kept between reads, opened again after a read
+// that failed.
 type kept struct {
 	connect func(context.Context) (*pgx.Conn, error)
 
@@ -75,8 +66,7 @@ type kept struct {
 	conn *pgx.Conn
 }
 
-// keep runs read on k's connection, opened first when there is none, and
-// closes it when either fails.
+// keep runs read on k's connection and closes it when read fails.
 func keep[T any](ctx context.Context, k *kept, read func(context.Context, *pgx.Conn) (T, error)) (T, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()

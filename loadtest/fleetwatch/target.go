@@ -9,8 +9,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// The dashboard's panels of a fleet, besides the one-board target's own
-// (which show the replicas' sum, as one board's).
+// The dashboard's panels of a fleet, besides the one-board target's own.
 const (
 	PanelRequests      = "Requests/s: each replica, their sum, the proxy's"
 	PanelProxyQueue    = "HAProxy: queue at the proxy"
@@ -22,26 +21,18 @@ const (
 	PanelDBOpened      = "PostgreSQL: connections opened /s"
 )
 
-// eachPanel is the panel of a one-board panel's stats drawn for each
-// replica.
+// eachPanel is the panel of a one-board panel's stats for each replica.
 func eachPanel(panel string) string { return "Each replica: " + panel }
 
-// Target returns the fleet as one watch.Target, for Target.Watcher with
-// the StatsURL that Serve returns: the one-board target's stats read from
-// the replicas' sum (same names, panels, charts and sweep columns, so
-// that the reports read the fleet as one board), the stats the target
-// names in Each for each replica on panels of their own, each replica's
-// requests per second, and the proxy's, the pooler's and the database's
-// readings on theirs, for the readers the options set. Its request states
-// are the sum's; what limited a step is the target's reading of the sum,
-// then the queue at the proxy and the clients waiting in the pooler.
+// Target returns the fleet as one watch.Target for the StatsURL that
+// Serve returns: the one-board target's stats read from the replicas' sum
+// (so that the reports read the fleet as one board), plus OwnStats. What
+// limited a step is the target's reading of the sum, then the queue at the
+// proxy and the clients waiting in the pooler.
 //
-// Its Interference and Steal, and their stats, are the sum's when the
-// replicas share their cores (Options.SharedCores: the time others than
-// the replicas took of those cores, and the cores' steal); otherwise it
-// gives none: replicas on cores of their own each count only what took
-// theirs, and neither any replica's figure nor their sum says what took
-// the fleet's; tell a disturbed span by the machine's CPU.
+// Its Interference and Steal are the sum's only when the replicas share
+// their cores: replicas on cores of their own each count only what took
+// theirs, and no figure says what took the fleet's.
 func (f *Fleet) Target() watch.Target {
 	t := f.o.Target
 	out := watch.Target{
@@ -95,13 +86,11 @@ func (f *Fleet) Target() watch.Target {
 	return out
 }
 
-// waitChart is the sweep's chart of the waits outside the boards, against
-// clients: the mean queue at the proxy and the mean clients waiting in
-// the pooler (the stats whose Chart names it).
+// waitChart is the sweep's chart of the waits outside the boards.
 var waitChart = watch.Chart{Name: "fleet-wait", Title: "Waiting at the proxy and in the pooler", YLabel: "mean requests (proxy) or clients (pooler) waiting"}
 
 // someWaiting is the mean number waiting over a step from which a queue
-// counts as limiting (as the board's own reading has it).
+// counts as limiting.
 const someWaiting = 0.01
 
 // sumStat is a one-board stat read from the replicas' sum.
@@ -114,16 +103,12 @@ func sumStat(s watch.Stat) watch.Stat {
 	return s
 }
 
-// sections are the top-level keys of the fleet's document (Read).
+// sections are the top-level keys of the fleet's document.
 var sections = []string{"replicas", "sum", "fleet", "haproxy", "pgbouncer", "postgres", "sources"}
 
-// StatOf returns s, a stat of one board's stats JSON, as the fleet's
-// document holds it: read from the replicas' sum, as Target's are; a stat
-// whose path already begins with a section of the document (replicas,
-// sum, fleet, haproxy, pgbouncer, postgres, sources: an experiment
-// file's reading of the proxy, say) is read there as it is. A stat with
-// no path (a Prometheus metric alone) is in no JSON document: StatOf
-// returns the zero Stat.
+// StatOf returns s, a stat of one board's stats JSON, as read from the
+// replicas' sum, or as it is when its path already begins with a section
+// of the fleet's document; a stat with no path gives the zero Stat.
 func StatOf(s watch.Stat) watch.Stat {
 	head, _, _ := strings.Cut(s.Path, ".")
 	if s.Path == "" || !slices.Contains(sections, head) {
@@ -133,16 +118,13 @@ func StatOf(s watch.Stat) watch.Stat {
 	return s
 }
 
-// OwnStats are the fleet's stats beyond one board's, as Target gives
-// them: each replica's requests and the stats the target names in Each,
-// and the proxy's, the pooler's and the database's readings, for the
-// readers the options set.
+// OwnStats are the fleet's stats beyond one board's: each replica's
+// requests and the stats the target names in Each, and the readers'
+// readings.
 func (f *Fleet) OwnStats() []watch.Stat {
 	return append(f.eachStats(), f.sourceStats()...)
 }
 
-// eachStats are the replicas' requests and the stats the target names
-// in Each, for each replica, on their panels.
 func (f *Fleet) eachStats() []watch.Stat {
 	t := f.o.Target
 	var out []watch.Stat
@@ -169,10 +151,7 @@ func (f *Fleet) eachStats() []watch.Stat {
 			e.Path = "replicas." + r.Name + "." + s.Path
 			e.Metric, e.Per, e.Quantile, e.MetricScale = "", "", 0, 0
 			e.Legend = r.Name + " " + label(s)
-			e.Panel = eachPanel(s.Panel)
-			if s.Panel == "" {
-				e.Panel = eachPanel(label(s))
-			}
+			e.Panel = eachPanel(cmp.Or(s.Panel, label(s)))
 			e.Chart, e.Column, e.Dashed = "", "", false
 			out = append(out, e)
 		}
@@ -182,15 +161,14 @@ func (f *Fleet) eachStats() []watch.Stat {
 
 func label(s watch.Stat) string { return cmp.Or(s.Legend, s.Name) }
 
-// sourceStats are the readings of the proxy, the pooler and the
-// database, for the readers the options set.
+// sourceStats are the readings of the readers the options set.
 func (f *Fleet) sourceStats() []watch.Stat {
-	g := func(name, path, unit, legend, panel string) watch.Stat {
-		return watch.Stat{Name: name, Path: path, Kind: watch.Gauge, Scale: 1, Unit: unit, Legend: legend, Panel: panel}
+	stat := func(kind string) func(name, path, unit, legend, panel string) watch.Stat {
+		return func(name, path, unit, legend, panel string) watch.Stat {
+			return watch.Stat{Name: name, Path: path, Kind: kind, Scale: 1, Unit: unit, Legend: legend, Panel: panel}
+		}
 	}
-	c := func(name, path, unit, legend, panel string) watch.Stat {
-		return watch.Stat{Name: name, Path: path, Kind: watch.Counter, Scale: 1, Unit: unit, Legend: legend, Panel: panel}
-	}
+	g, c := stat(watch.Gauge), stat(watch.Counter)
 	var out []watch.Stat
 	if f.o.HAProxyURL != "" {
 		q := g("proxy_queue", "haproxy.backend.current_queue", "requests", "queued now", PanelProxyQueue)
@@ -210,8 +188,7 @@ func (f *Fleet) sourceStats() []watch.Stat {
 			c("proxy_5xx", "haproxy.backend.responses_total.5xx", "/s", "5xx responses", PanelProxyErrors))
 	}
 	if f.pgb != nil {
-		// Transactions are counted, not drawn: the board's commands run up
-		// to 30 per request, which would flatten the requests' lines.
+		// Not drawn: up to 30 per request would flatten the requests' lines.
 		xacts := c("pooler_xacts", "pgbouncer.stats.xact_total", "xact/s", "pooler transactions", "")
 		xacts.Column, xacts.Format = "pgb xact/s", "%.0f"
 		w := g("pooler_waiting", "pgbouncer.pools.cl_waiting", "clients", "waiting now", PanelPoolerClients)
@@ -237,8 +214,8 @@ func (f *Fleet) sourceStats() []watch.Stat {
 		maxc := g("db_max_connections", "postgres.max_connections", "backends", "max_connections", PanelDBBackends)
 		maxc.Dashed = true
 		if f.o.Role != "" {
-			// The role's limit binds first: drawn alone, it keeps the
-			// panel's scale near the backends.
+			// The role's limit binds first; max_connections would set the
+			// panel's scale far above the backends.
 			maxc.Panel = ""
 		}
 		out = append(out,

@@ -3,15 +3,10 @@
 //
 //	err := overhead.Run(ctx, overhead.Options{Commands: []string{"AllView"}, Formats: []string{"html"}, DBs: []string{"sqlite"}, Rounds: 5}, os.Stdout)
 //
-// The board (cmd/bbs) and the yardstick (cmd/yardstick: bare net/http
-// handlers with the board's SQL, access patterns and bytes) serve the same
-// database at the same time, both pinned to one CPU, each driven by its own
-// "loadtest run" (closed model, think 0) pinned to another. The ratio of
-// their CPU time per request (user + system time of each server over a
-// round, read by package machine, divided by the requests it answered) is
-// how much more the board costs than its SQL, whatever the machine's drift.
-// Servers and load tools are child processes (package child); Usage says
-// the rest, as "loadtest overhead -h" prints it.
+// The board and the yardstick (bare handlers with the board's SQL) serve
+// the same database at the same time, each driven by its own "loadtest
+// run"; the ratio of their CPU time per request is how much more the board
+// costs than its SQL. Usage says the rest.
 package overhead
 
 import (
@@ -37,9 +32,7 @@ import (
 	"bbslab/yardstick"
 )
 
-// Usage describes the benchmark to its user: what it runs, what it
-// prints and what it takes; "loadtest overhead -h" prints it above the
-// flags.
+// Usage describes the benchmark, as "loadtest overhead -h" prints it.
 const Usage = `Measures what the board costs beyond its SQL (issue 15): the board
 (cmd/bbs -workers 10 -pool 10) and the yardstick (cmd/yardstick: bare
 net/http handlers with the board's SQL, access patterns and bytes) serve
@@ -81,33 +74,25 @@ var (
 
 // Options are the settings of one overhead benchmark.
 type Options struct {
-	// Commands, Formats and DBs choose the rows (subsets of the lists
-	// above).
+	// Commands, Formats and DBs choose the rows. The tags are the flags of
+	// loadtest overhead.
 	Commands, Formats, DBs []string
-	// Rounds are the measured rounds per row, each of Duration; Warmup
-	// runs before the first round of each row, not measured. The tags
-	// are the flags of loadtest overhead (cli.BindFlags).
+
 	Rounds   int           `flag:"rounds" default:"5" help:"measured rounds per row (1..100); the median and min-max are reported"`
 	Duration time.Duration `flag:"duration" default:"2s" help:"length of each round"`
 	Warmup   time.Duration `flag:"warmup" default:"1s" help:"warm-up before the first round of each row, not measured"`
-	// Clients are each load tool's clients; Workers the board's
-	// -workers; Pool the database connections of both servers; N the
-	// posts per page.
-	Clients int `flag:"clients" default:"10" help:"clients of each load tool (closed model, think 0)"`
-	Workers int `flag:"workers" default:"10" help:"the board's -workers"`
-	Pool    int `flag:"pool" default:"10" help:"database connections of the board and of the yardstick"`
-	N       int `flag:"n" default:"30" help:"posts per page (the n parameter, 1..500)"`
-	// Board, Yardstick and Loadtest are the binaries; the first two are
-	// built with go build when empty, Loadtest is required.
+	Clients  int           `flag:"clients" default:"10" help:"clients of each load tool (closed model, think 0)"`
+	Workers  int           `flag:"workers" default:"10" help:"the board's -workers"`
+	Pool     int           `flag:"pool" default:"10" help:"database connections of the board and of the yardstick"`
+	N        int           `flag:"n" default:"30" help:"posts per page (the n parameter, 1..500)"`
+	// Board and Yardstick are built with go build when empty.
 	Board     string `flag:"bbs" help:"board binary (default: go build bbslab/cmd/bbs into a temp dir)"`
 	Yardstick string `flag:"yardstick" help:"yardstick binary (default: go build bbslab/cmd/yardstick into a temp dir)"`
 	Loadtest  string `flag:"loadtest" help:"load tool binary run as \"loadtest run\" for each side (default: this program)"`
-	// Pin pins both servers to CPU 0 and both load tools to CPU 1.
-	Pin bool `flag:"pin" default:"true" help:"pin both servers to CPU 0 and both load tools to CPU 1 (Linux)"`
+	Pin       bool   `flag:"pin" default:"true" help:"pin both servers to CPU 0 and both load tools to CPU 1 (Linux)"`
 }
 
-// Check checks the numbers of o, naming each by its flag of "loadtest
-// overhead" and the range it allows.
+// Check checks the numbers of o, naming each by its flag.
 func (o Options) Check() error {
 	switch {
 	case o.Rounds < 1 || o.Rounds > 100:
@@ -154,13 +139,7 @@ func Run(ctx context.Context, f Options, stdout io.Writer) error {
 		}
 	}
 	b := &runner{gen: bench.Generator{Exe: f.Loadtest, Dir: tmp}, tmp: tmp}
-	why := "-pin=false"
-	if f.Pin {
-		why = ""
-		if err := child.CanPin(0, 1); err != nil {
-			why = err.Error()
-		}
-	}
+	why := bench.Unpinned(f.Pin)
 	pinning := fmt.Sprintf("none (%s): servers and load tools share the CPUs", why)
 	if why == "" {
 		b.serverCPU, b.gen.CPUs = []int{0}, []int{1}
@@ -203,7 +182,6 @@ func goBuild(ctx context.Context, dir, name, pkg string) (string, error) {
 	return out, nil
 }
 
-// loadAverage is the 1, 5 and 15 minute load averages.
 func loadAverage() string {
 	l, err := machine.ReadLoad()
 	if err != nil {
@@ -212,9 +190,8 @@ func loadAverage() string {
 	return fmt.Sprintf("%.2f %.2f %.2f (1, 5, 15 min)", l.One, l.Five, l.Fifteen)
 }
 
-// overheadDB starts the board and the yardstick on one database and
-// measures every row of it. It returns a note when the database was
-// skipped.
+// overheadDB measures every row of one database; it returns a note when
+// the database was skipped.
 func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.Writer) (string, error) {
 	dsn := filepath.Join(b.tmp, "overhead.db")
 	if db == "postgres" {
@@ -252,8 +229,7 @@ func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.
 	return "", nil
 }
 
-// reachable checks that something listens at the PostgreSQL URL's host
-// and port (default 5432).
+// reachable checks that something listens at the PostgreSQL URL's host.
 func reachable(dsn string) error {
 	u, err := neturl.Parse(dsn)
 	if err != nil || u.Host == "" {
@@ -277,11 +253,10 @@ type childServer struct {
 	proc *child.Process
 }
 
-// stop stops the server.
 func (c *childServer) stop() { c.proc.Stop(10 * time.Second) }
 
-// startServer starts a server pinned to the servers' CPU and waits for the
-// line starting with prefix that names its URL.
+// startServer starts a server and waits for the line starting with
+// prefix that names its URL.
 func startServer(b *runner, prefix, name string, args ...string) (*childServer, error) {
 	p, u, err := child.StartAnnounced(child.Spec{Argv: append([]string{name}, args...), CPUs: b.serverCPU, Pin: true}, prefix, 2*time.Minute)
 	if err != nil {
@@ -290,8 +265,8 @@ func startServer(b *runner, prefix, name string, args ...string) (*childServer, 
 	return &childServer{url: u, proc: p}, nil
 }
 
-// sameBodies checks, before any load, that the board and the yardstick
-// both answer 200 with the same body, the board's cost line aside.
+// sameBodies checks that the board and the yardstick answer 200 with the
+// same body, the board's cost line aside.
 func sameBodies(ctx context.Context, boardURL, ystURL string) error {
 	bb, err := fetchOK(ctx, boardURL)
 	if err != nil {
@@ -313,7 +288,7 @@ func sameBodies(ctx context.Context, boardURL, ystURL string) error {
 		i, bs[i:min(len(bs), i+60)], ys[i:min(len(ys), i+60)])
 }
 
-// fetchOK GETs u and returns its body, or an error unless the status is 200.
+// fetchOK returns u's body when it answers 200.
 func fetchOK(ctx context.Context, u string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -337,20 +312,15 @@ func fetchOK(ctx context.Context, u string) ([]byte, error) {
 }
 
 // overheadResult is one row: medians over the rounds and the ratios'
-// median, min and max.
+// spread.
 type overheadResult struct {
 	board, yardstick float64         // requests per second
 	ratio            loadtest.Spread // yardstick/board
-	// Server CPU time (user + system) per request, in microseconds,
-	// over the rounds without a warm-up (all rounds when there is one).
-	boardCPU, ystCPU float64
-	// cpuRatio is board CPU per request over yardstick CPU per request,
-	// round by round.
-	cpuRatio loadtest.Spread
+	boardCPU, ystCPU float64         // CPU µs per request
+	cpuRatio         loadtest.Spread // board/yardstick
 }
 
-// overheadRow drives both servers at the same time, each with its own
-// load tool, for f.Rounds rounds.
+// overheadRow drives both servers at the same time for f.Rounds rounds.
 func overheadRow(ctx context.Context, b *runner, f Options, name string, board, yst *childServer, query string) (overheadResult, error) {
 	boardURL, ystURL := board.url+query, yst.url+query
 	var boards, ysts, ratios, boardCPU, ystCPU, cpuRatios []float64
@@ -406,7 +376,6 @@ func overheadRow(ctx context.Context, b *runner, f Options, name string, board, 
 	}, nil
 }
 
-// cpuTime is the CPU time a server has used so far.
 func cpuTime(c *childServer) (time.Duration, error) {
 	d, err := c.proc.CPUTime()
 	if err != nil {
