@@ -208,15 +208,9 @@ func parseAmount(s string, unit time.Duration) (ns int64, res float64, err error
 		return 0, 0, errTooLarge
 	}
 	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
-	digits := 0
-	if _, frac, ok := strings.Cut(mant, "."); ok {
-		digits = len(frac)
-	}
-	if exp != "" {
-		e, _ := strconv.Atoi(exp)
-		digits -= e
-	}
-	return n.Int64(), float64(unit) * math.Pow(10, -float64(digits)), nil
+	_, frac, _ := strings.Cut(mant, ".")
+	e, _ := strconv.Atoi(exp) // 0 when there is none
+	return n.Int64(), float64(unit) * math.Pow(10, float64(e-len(frac))), nil
 }
 
 // plausible bounds an absolute send time: outside, the unit is wrong.
@@ -284,9 +278,6 @@ func durationRes(s string) float64 {
 	i := strings.LastIndexAny(s, "0123456789")
 	num, unit := s[:i+1], s[i+1:]
 	num = num[strings.LastIndexFunc(num, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })+1:]
-	digits := 0
-	if _, frac, ok := strings.Cut(num, "."); ok {
-		digits = len(frac)
-	}
-	return per[unit] * math.Pow(10, -float64(digits))
+	_, frac, _ := strings.Cut(num, ".")
+	return per[unit] * math.Pow(10, -float64(len(frac)))
 }

@@ -49,11 +49,7 @@ func readGeneric(path string, b []byte) ([]*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := g.report(path, start)
-	if err != nil {
-		return nil, err
-	}
-	return []*Report{r}, nil
+	return g.report(path, start)
 }
 
 // genericPreamble reads the comment lines before the data, of which
@@ -280,7 +276,7 @@ func (g *genericRows) add(vals map[string]string) error {
 
 // report builds the Report of the rows, Relative for offsets without a
 // "# start=" line.
-func (g *genericRows) report(path string, start time.Time) (*Report, error) {
+func (g *genericRows) report(path string, start time.Time) ([]*Report, error) {
 	s := g.schema
 	if len(g.reqs) == 0 {
 		return nil, errors.New("no requests after the header")
@@ -314,7 +310,7 @@ func (g *genericRows) report(path string, start time.Time) (*Report, error) {
 	if len(s.extra) > 0 {
 		r.Notes = append(r.Notes, "carried, not graded: "+strings.Join(s.extra, ", "))
 	}
-	return r, nil
+	return []*Report{r}, nil
 }
 
 // countList prints the first five counts by message, most first.

@@ -87,12 +87,12 @@ func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 // error.
 func readTruth(ctx context.Context, o Options) (*Truth, error) {
 	if o.TruthFile != "" {
-		t, err := readTruthFile(o.TruthFile)
+		t, err := decodeFile(o.TruthFile, "truth", DecodeTruth)
 		if err != nil {
 			return nil, cli.Usage(err)
 		}
 		if o.TruthLog != "" {
-			if t.Logged, err = readTruthLog(o.TruthLog); err != nil {
+			if t.Logged, err = decodeFile(o.TruthLog, "truth log", decodeTruthLog); err != nil {
 				return nil, cli.Usage(err)
 			}
 		}

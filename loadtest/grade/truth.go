@@ -57,14 +57,15 @@ func DecodeTruth(r io.Reader, from string) (*Truth, error) {
 	return t, nil
 }
 
-// readTruthFile reads the truth saved to a file.
-func readTruthFile(path string) (*Truth, error) {
+// decodeFile opens path and decodes it; what names the document in errors.
+func decodeFile[T any](path, what string, decode func(io.Reader, string) (T, error)) (T, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, err)
 	}
 	defer f.Close()
-	return DecodeTruth(f, path)
+	return decode(f, path)
 }
 
 // fetch GETs path from a server's admin address and decodes its body;

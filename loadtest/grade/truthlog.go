@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"time"
 )
@@ -20,16 +19,6 @@ const TruthLogPath = TruthPath + "/log"
 type Logged struct {
 	Arrival time.Time `json:"arrival"`
 	End     time.Time `json:"end"`
-}
-
-// readTruthLog reads the per-request log saved to a file.
-func readTruthLog(path string) ([]Logged, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("truth log: %w", err)
-	}
-	defer f.Close()
-	return decodeTruthLog(f, path)
 }
 
 // decodeTruthLog reads JSON lines of Logged, sorted by arrival.
