@@ -96,12 +96,7 @@ func gradeReport(r *Report, t *Truth) *Grading {
 			g.RanThrough = g.RanThrough && !s.Start.Before(t.until().Add(-r.Span)) && !s.End.After(t.Start.Add(r.Span))
 		}
 	} else {
-		g.Served = t.served(r.Start, r.End)
-		for _, s := range t.Seconds {
-			if s.T.Before(r.End) && s.T.Add(time.Second).After(r.Start) {
-				g.ServedSecs++
-			}
-		}
+		g.Served, g.ServedSecs = t.served(r.Start, r.End)
 		for _, s := range t.Stalls {
 			from := slices.MaxFunc([]time.Time{s.Start, r.Start}, time.Time.Compare)
 			to := slices.MinFunc([]time.Time{s.End, r.End}, time.Time.Compare)

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 )
@@ -60,13 +61,8 @@ func readFile(path, name string) ([]*Report, error) {
 
 // pick chooses the named format, or else the first that b looks like.
 func pick(b []byte, name string) (format, error) {
-	for _, f := range formats {
-		if name != "" && f.name == name {
-			return f, nil
-		}
-		if name == "" && f.is(b) {
-			return f, nil
-		}
+	if i := slices.IndexFunc(formats, func(f format) bool { return f.name == name || name == "" && f.is(b) }); i >= 0 {
+		return formats[i], nil
 	}
 	if name != "" {
 		return format{}, fmt.Errorf("unknown format %q; known formats: %s", name, FormatNames())

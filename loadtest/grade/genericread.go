@@ -150,13 +150,10 @@ func (g *genericRows) readJSON(body []byte, skipped int) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+	if err == nil && g.schema == nil {
+		err = errors.New("no JSON object")
 	}
-	if g.schema == nil {
-		return errors.New("no JSON object")
-	}
-	return nil
+	return err
 }
 
 // lineKeys checks a JSON line's keys: the first line's make the schema; a

@@ -108,17 +108,17 @@ func (e *statusError) Error() string {
 	return s
 }
 
-// served counts the requests that arrived in the seconds overlapping
-// [from, to), or in the whole window without per-second counts.
-func (t *Truth) served(from, to time.Time) int64 {
-	if len(t.Seconds) == 0 || from.IsZero() {
-		return t.Requests
-	}
-	var n int64
+// served counts the seconds overlapping [from, to) and the requests that
+// arrived in them, or in the whole window without per-second counts.
+func (t *Truth) served(from, to time.Time) (n int64, secs int) {
 	for _, s := range t.Seconds {
 		if s.T.Before(to) && s.T.Add(time.Second).After(from) {
 			n += s.Requests
+			secs++
 		}
 	}
-	return n
+	if len(t.Seconds) == 0 || from.IsZero() {
+		n = t.Requests
+	}
+	return n, secs
 }

@@ -48,18 +48,14 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 	if len(pcts) == 0 {
 		return nil, fmt.Errorf("no Latency Distribution (run wrk with --latency)")
 	}
+	at := map[string]*float64{"50": &r.Lat.P50, "90": &r.Lat.P90, "99": &r.Lat.P99}
 	for _, p := range pcts {
 		d, err := time.ParseDuration(p[2])
 		if err != nil {
 			return nil, err
 		}
-		switch p[1] {
-		case "50":
-			r.Lat.P50 = ms(d)
-		case "90":
-			r.Lat.P90 = ms(d)
-		case "99":
-			r.Lat.P99 = ms(d)
+		if v := at[p[1]]; v != nil {
+			*v = ms(d)
 		}
 	}
 	r.Correction = &Correction{Source: wrkSource, Mean: nan}

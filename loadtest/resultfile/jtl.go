@@ -118,9 +118,13 @@ func EachJTLSample(r io.Reader, need []string, f func(line int, rec []string, co
 
 // parseJTL reads JTL lines into a Result.
 func parseJTL(r io.Reader) (*loadtest.Result, error) {
-	sum := &jtlSum{first: math.MaxInt64, secs: map[int64]*jtlSecond{}}
+	sum := &jtlSum{first: math.MaxInt64, secs: map[int64]*loadtest.SecondRow{}}
 	err := EachJTLSample(r, []string{"timeStamp", "elapsed", "label", "success"}, func(line int, _ []string, col func(string) (string, bool)) error {
-		if err := sum.add(col); err != nil {
+		get := func(name string) string {
+			v, _ := col(name)
+			return v
+		}
+		if err := sum.add(get); err != nil {
 			return fmt.Errorf("line %d: %w", line, err)
 		}
 		return nil
@@ -139,22 +143,11 @@ type jtlSum struct {
 	labels      loadtest.Tallies
 	first, last int64 // the earliest start and latest end, epoch ms
 	clients     int
-	secs        map[int64]*jtlSecond
-}
-
-// jtlSecond is one second of the series being read.
-type jtlSecond struct {
-	h       *loadtest.Histogram
-	ok, err int64
-	recv    int64
+	secs        map[int64]*loadtest.SecondRow
 }
 
 // add counts one sample line.
-func (s *jtlSum) add(col func(string) (string, bool)) error {
-	get := func(name string) string {
-		v, _ := col(name)
-		return v
-	}
+func (s *jtlSum) add(get func(string) string) error {
 	ts, err1 := strconv.ParseInt(get("timeStamp"), 10, 64)
 	el, err2 := strconv.ParseInt(get("elapsed"), 10, 64)
 	if err1 != nil || err2 != nil {
@@ -170,7 +163,7 @@ func (s *jtlSum) add(col func(string) (string, bool)) error {
 	s.first = min(s.first, ts)
 	s.last = max(s.last, end)
 	sec := s.second(end / 1000)
-	sec.recv += n
+	sec.Bytes += n
 	code := get("responseCode")
 	if _, err := strconv.Atoi(code); err != nil || len(code) != 3 {
 		code = "0" // "Non HTTP response code: ...": no response
@@ -178,25 +171,25 @@ func (s *jtlSum) add(col func(string) (string, bool)) error {
 	if strings.EqualFold(get("success"), "true") {
 		d := time.Duration(el) * time.Millisecond
 		l.Success(d, code, n, sn)
-		sec.h.Record(d)
-		sec.ok++
+		sec.Histogram.Record(d)
+		sec.Successes++
 		return nil
 	}
 	text := cmp.Or(get("failureMessage"), strings.TrimSpace(get("responseCode")+" "+get("responseMessage")))
 	l.Failure(jtlKind(get("responseCode"), get("failureMessage")), text, code, n, sn)
-	sec.err++
+	sec.Errors++
 	return nil
 }
 
 // second returns the second k (epoch seconds) of the series, new if need
 // be; seconds well behind the newest are compacted.
-func (s *jtlSum) second(k int64) *jtlSecond {
+func (s *jtlSum) second(k int64) *loadtest.SecondRow {
 	sec := s.secs[k]
 	if sec == nil {
-		sec = &jtlSecond{h: loadtest.NewHistogram()}
+		sec = &loadtest.SecondRow{Histogram: loadtest.NewHistogram()}
 		s.secs[k] = sec
 		if old := s.secs[k-10]; old != nil {
-			old.h.Compact()
+			old.Histogram.Compact()
 		}
 	}
 	return sec
@@ -213,13 +206,10 @@ func (s *jtlSum) result() *loadtest.Result {
 	res.Settings.Clients = s.clients
 	res.Labels, res.Total = s.labels.Stats(func(string) int { return s.clients }, s.clients, seconds)
 	for _, k := range slices.Sorted(maps.Keys(s.secs)) {
-		sec := s.secs[k]
-		row := loadtest.SecondRow{
-			T: float64(k*1000+1000-s.first) / 1000, Successes: sec.ok, Errors: sec.err, Throughput: float64(sec.ok), Bytes: sec.recv,
-			Histogram: sec.h,
-		}
+		row := s.secs[k]
+		row.T, row.Throughput = float64(k*1000+1000-s.first)/1000, float64(row.Successes)
 		row.FillLatency()
-		res.Series = append(res.Series, row)
+		res.Series = append(res.Series, *row)
 	}
 	return res
 }
