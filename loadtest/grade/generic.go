@@ -3,12 +3,13 @@ package grade
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -145,15 +146,8 @@ func genericHead(b []byte) []byte {
 // genericNames are the header's names or the first object's keys.
 func genericNames(head []byte) ([]string, bool) {
 	if len(head) > 0 && head[0] == '{' {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(head, &m) != nil {
-			return nil, false
-		}
-		var names []string
-		for k := range m {
-			names = append(names, k)
-		}
-		return names, true
+		m := firstObject(head)
+		return slices.Collect(maps.Keys(m)), m != nil
 	}
 	rec, err := csv.NewReader(bytes.NewReader(head)).Read()
 	if err != nil {
