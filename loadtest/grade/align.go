@@ -6,13 +6,10 @@ import (
 	"time"
 )
 
-// align places a report without absolute times (Relative) in the truth's
-// time: at win's start when -window named one; else, when the report has
-// per-request send times, at the span of its length in the truth's
-// per-second arrival counts that best matches its own per-second sends
-// (least total absolute difference; on a tie the latest, the most recent
-// run). It returns how it placed the report; a report it cannot place
-// stays Relative and is graded against the whole window.
+// align places a Relative report in the truth's time: at -window, or at
+// the span of the truth's per-second counts that best matches its own
+// (least total absolute difference; the latest on a tie), and says how.
+// A report it cannot place stays Relative.
 func align(r *Report, t *Truth, win *truth.Span) string {
 	if !r.Relative {
 		return ""
@@ -37,11 +34,7 @@ func align(r *Report, t *Truth, win *truth.Span) string {
 	for i := 0; i+len(own) <= len(secs); i++ {
 		var diff int64
 		for k, c := range own {
-			d := c - secs[i+k].Requests
-			if d < 0 {
-				d = -d
-			}
-			diff += d
+			diff += max(c-secs[i+k].Requests, secs[i+k].Requests-c)
 		}
 		if bestDiff < 0 || diff <= bestDiff {
 			best, bestDiff = i, diff

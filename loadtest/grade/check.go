@@ -4,21 +4,17 @@ import (
 	"bbslab/truth"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 )
 
-// Tolerances of the checks.
+// Tolerances of the checks, as shares of the server's figure (omissionLimit:
+// of the stalls' requests a tool may leave unsent or unseen in its tail).
 const (
-	// countTolerance is how far the tool's responses may be from the
-	// server's count (a share of the server's).
-	countTolerance = 0.005
-	// omissionLimit is the share of the stalls' requests a tool may leave
-	// unsent (or unseen in its tail) before it is flagged.
-	omissionLimit = 0.25
-	// percentileSlack is how far below the server's a client percentile may
-	// be, as a share of the server's, beyond the format's resolution.
+	countTolerance  = 0.005
+	omissionLimit   = 0.25
 	percentileSlack = 0.01
 )
 
@@ -44,38 +40,34 @@ type Check struct {
 type Grading struct {
 	Report *Report
 	Placed string // how a report without times was placed (align)
-	// Server is the truth's server-side latency (arrival to end of write).
-	Server Percentiles
-	// Served is the server's count over the report's span.
+	// Server is the truth's latency; Served its count over the report's
+	// span, in ServedSecs seconds.
+	Server     Percentiles
 	Served     int64
 	ServedSecs int
-	// Stalls are the truth's stalls within the report's span, StallTime
-	// their total length.
+	// Stalls are the truth's stalls within the report's span.
 	Stalls    []truth.Span
 	StallTime time.Duration
-	// Rate is the tool's own rate outside the stalls (/s); Due the
-	// requests that rate puts in the stalls; SentInStalls those the tool
-	// sent in them (-1: the format does not say).
+	// Rate is the tool's own rate outside the stalls (/s), Due the
+	// requests it puts in them, SentInStalls those sent there (-1: unknown).
 	Rate         float64
 	Due          float64
 	SentInStalls int64
 	// Expected is the latency the stalls' requests should have seen (ms):
-	// arriving at a in a stall [s, e], a request waits e - a, then is
-	// served in the server's median service time.
+	// arriving at a in a stall [s, e], a request waits e - a, then the
+	// server's median service time.
 	Expected Percentiles
-	// TailAt is the latency from which a stall's request is counted in
-	// the tail (half the shortest stall); TailDue the requests a tool at
-	// Rate has at or above it, TailSeen those it has (-1: unknown).
+	// TailAt (ms, half the shortest stall) starts the tail; TailDue are
+	// the requests a tool at Rate has at or above it, TailSeen those it
+	// has (-1: unknown).
 	TailAt   float64
 	TailDue  float64
 	TailSeen int64
-	// ServerInStalls are the requests the truth's log has arriving in the
-	// stalls, ServerTail those it held at least TailAt (-1: no log).
+	// ServerInStalls and ServerTail are the same counts from the truth's
+	// log (-1: no log).
 	ServerInStalls, ServerTail int64
-	// RanThrough says that every stall in Stalls ended while the tool
-	// ran: within its span, or, for a report placed nowhere, within every
-	// place its span can have in the window. The requests such a stall
-	// held were answered while the tool was still recording.
+	// RanThrough says that every stall ended while the tool ran, wherever
+	// its span lies.
 	RanThrough bool
 	Checks     []Check
 }
@@ -97,9 +89,6 @@ func gradeReport(r *Report, t *Truth) *Grading {
 		Server: Percentiles{P50: sm.P50, P90: sm.P90, P95: sm.P95, P99: sm.P99, P999: sm.P999, Max: sm.Max}}
 	g.RanThrough = true
 	if r.Relative {
-		// Placed nowhere: graded against the whole window and its stalls.
-		// The span lies somewhere in the window, so a stall is one the
-		// tool ran through only when every place of the span holds it.
 		g.Served, g.ServedSecs = t.Requests, len(t.Seconds)
 		for _, s := range t.Stalls {
 			g.Stalls = append(g.Stalls, s)
@@ -107,14 +96,10 @@ func gradeReport(r *Report, t *Truth) *Grading {
 			g.RanThrough = g.RanThrough && !s.Start.Before(t.until().Add(-r.Span)) && !s.End.After(t.Start.Add(r.Span))
 		}
 	} else {
-		g.Served = t.served(r.Start, r.End)
-		for _, s := range t.Seconds {
-			if s.T.Before(r.End) && s.T.Add(time.Second).After(r.Start) {
-				g.ServedSecs++
-			}
-		}
+		g.Served, g.ServedSecs = t.served(r.Start, r.End)
 		for _, s := range t.Stalls {
-			from, to := maxTime(s.Start, r.Start), minTime(s.End, r.End)
+			from := slices.MaxFunc([]time.Time{s.Start, r.Start}, time.Time.Compare)
+			to := slices.MinFunc([]time.Time{s.End, r.End}, time.Time.Compare)
 			if to.After(from) {
 				g.Stalls = append(g.Stalls, truth.Span{Start: from, End: to})
 				g.StallTime += to.Sub(from)
@@ -125,9 +110,7 @@ func gradeReport(r *Report, t *Truth) *Grading {
 	g.Rate = rateOutside(r, g.Stalls, g.StallTime)
 	g.Due = g.Rate * g.StallTime.Seconds()
 	if len(g.Stalls) > 0 {
-		// The tail's threshold is half the shortest whole stall: a stall
-		// the span's edge cuts to a sliver would otherwise set it at a
-		// few ms, where every queued request counts.
+		// Whole stalls: one cut by the span's edge would set the tail low.
 		shortest := time.Duration(math.MaxInt64)
 		for _, s := range t.Stalls {
 			shortest = min(shortest, s.End.Sub(s.Start))
@@ -152,9 +135,8 @@ func gradeReport(r *Report, t *Truth) *Grading {
 	return g
 }
 
-// rateOutside is the tool's rate outside the stalls: its sends there over
-// the time there; from the lab's series, the seconds clear of the stalls
-// and of the stall's catch-up after them; else its requests over its span.
+// rateOutside is the tool's rate outside the stalls: from its sends, from
+// the lab's seconds clear of the stalls and their catch-up, or over its span.
 func rateOutside(r *Report, stalls []truth.Span, stallTime time.Duration) float64 {
 	out := r.Span - stallTime
 	switch {
@@ -192,10 +174,8 @@ func rateOutside(r *Report, stalls []truth.Span, stallTime time.Duration) float6
 	return float64(r.Sent) / r.Span.Seconds()
 }
 
-// expect fills the latency the stalls' requests should see (shortest: the
-// shortest whole stall, for the tail's threshold): arrivals
-// spread evenly over each stall (1 ms apart), each waiting for the stall's
-// end and then its service time.
+// expect fills the latency the stalls' requests should see, arriving 1 ms
+// apart, and the tail's threshold from the shortest whole stall.
 func (g *Grading) expect(serviceMs float64, shortest time.Duration) {
 	var lats []float64
 	for _, s := range g.Stalls {
@@ -213,7 +193,6 @@ func (g *Grading) expect(serviceMs float64, shortest time.Duration) {
 	}
 }
 
-// checkCounts: the tool's responses agree with the server's count.
 func (g *Grading) checkCounts() Check {
 	c := Check{Name: "counts agree"}
 	r := g.Report
@@ -230,8 +209,6 @@ func (g *Grading) checkCounts() Check {
 	return c
 }
 
-// checkPercentiles: no client percentile below the server's own, beyond
-// the format's resolution and a 1 % slack.
 func (g *Grading) checkPercentiles() Check {
 	s := g.Server
 	c := Check{Name: "no percentile below the server's"}
@@ -266,9 +243,6 @@ func (g *Grading) checkPercentiles() Check {
 	return c
 }
 
-// checkStalls: when the truth has stalls, the tool's requests and tail
-// show them; a tool that sent far fewer requests in them than its own rate
-// predicts, or whose tail lacks them, omitted them (coordinated omission).
 func (g *Grading) checkStalls() Check {
 	c := Check{Name: "stalls visible"}
 	r := g.Report
@@ -277,8 +251,6 @@ func (g *Grading) checkStalls() Check {
 		c.Verdict, c.Text = NotApplicable, "no stall in the tool's span"
 		return c
 	case r.Requests == nil && r.Tail == nil:
-		// wrk: no per-request data; only its percentiles can show a
-		// stall (also when placed with -window).
 		return g.tailOnly(c)
 	case g.Due < 1:
 		c.Verdict, c.Text = CannotTell, fmt.Sprintf("at the tool's rate (%.1f/s) less than one request was due in the stalls", g.Rate)
@@ -308,24 +280,17 @@ func (g *Grading) checkStalls() Check {
 	return c
 }
 
-// tailMissing is the tail rule of coordinated omission: a tool whose
-// tail holds seen requests at or above TailAt, of the TailDue its rate
-// puts there, hid the stalls when more than omissionLimit of them are
-// missing. It returns that, and the figures in words.
+// tailMissing says whether a tail of seen requests at or above TailAt
+// misses more than omissionLimit of TailDue, and the figures in words.
 func (g *Grading) tailMissing(seen int64) (bool, string) {
 	unseen := math.Max(0, 1-float64(seen)/g.TailDue)
 	return unseen > omissionLimit, fmt.Sprintf("%d requests at or above %.0f ms of the %.0f due: %.1f %% missing from its tail", seen, g.TailAt, g.TailDue, 100*unseen)
 }
 
-// tailOnly decides the stall check from percentiles alone. It passes
-// when the tail reaches half the shortest stall (TailAt); for a tool
-// that corrected its figures (Correction), a percentile reaching the
-// stall is said to be the correction's when its requests cannot account
-// for it. A max below TailAt is a request's figure even in a corrected
-// summary, so the tool holds none of the requests the stalls held that
-// long, and the tail rule (tailMissing) decides on a count of 0: a FAIL
-// where requests were due in a stall the tool ran through and every
-// request it sent got a response. Otherwise it cannot tell.
+// tailOnly decides the stall check from percentiles alone: a tail reaching
+// TailAt passes; a max below it, a request's even in a corrected summary,
+// fails by the tail rule when the stalls' requests must have been
+// answered while the tool ran.
 func (g *Grading) tailOnly(c Check) Check {
 	r := g.Report
 	c.Verdict, c.Text = CannotTell, "no per-request data or times: cannot tell which requests fell in a stall"
@@ -367,12 +332,9 @@ func (g *Grading) tailOnly(c Check) Check {
 	return c
 }
 
-// synthetic says why a corrected percentile (pct, "p99" or "p90")
-// reaching the stall is the correction's: a closed-loop tool with C
-// connections has at most C requests waiting in each stall (a connection
-// waits on one request at a time, and none is answered in a stall), so
-// when C x stalls is below the share of requests above pct, that
-// percentile is of synthetic samples.
+// synthetic says when a corrected percentile (pct, "p99" or "p90")
+// reaching the stall is the correction's: C connections hold at most C
+// requests in each stall, fewer than the share above pct.
 func (g *Grading) synthetic(pct string) string {
 	r, corr := g.Report, g.Report.Correction
 	s := "; but the tool's percentiles include the synthetic samples of its correction for coordinated omission"
@@ -386,15 +348,7 @@ func (g *Grading) synthetic(pct string) string {
 		return s
 	}
 	return s + fmt.Sprintf(": with %d connections, at most %d of its %d requests (%.3f %%) can wait in %d stall%s, fewer than the %.0f %% above a %s, so its %s is the correction's, not its requests'; its max (%.1f ms) is a request's",
-		corr.Connections, held, r.Responses, 100*share, len(g.Stalls), plural(len(g.Stalls)), 100*above, pct, pct, r.Lat.Max)
-}
-
-// plural is "s" unless n is 1.
-func plural(n int) string {
-	if n == 1 {
-		return ""
-	}
-	return "s"
+		corr.Connections, held, r.Responses, 100*share, len(g.Stalls), map[bool]string{true: "s"}[len(g.Stalls) != 1], 100*above, pct, pct, r.Lat.Max)
 }
 
 func inStalls(t time.Time, stalls []truth.Span) bool {
@@ -404,18 +358,4 @@ func inStalls(t time.Time, stalls []truth.Span) bool {
 		}
 	}
 	return false
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
 }

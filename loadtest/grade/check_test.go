@@ -143,7 +143,7 @@ func TestAlign(t *testing.T) {
 	if want := base.Add(6 * time.Second); r.Relative || !r.Start.Equal(want) {
 		t.Errorf("align: start %v (relative %v); want %v, the most recent matching span", r.Start, r.Relative, want)
 	}
-	if n := tr.served(r.Start, r.End); n != 300 {
+	if n, _ := tr.served(r.Start, r.End); n != 300 {
 		t.Errorf("served in the matched span: %d; want 300", n)
 	}
 	r.Relative = true

@@ -7,42 +7,26 @@ import (
 )
 
 // A Correction is how a tool corrected its latency figures for
-// coordinated omission before writing them: its percentiles (and mean)
-// describe its requests and synthetic samples, not its requests alone.
+// coordinated omission before writing them, so that its percentiles and
+// mean are not of its requests alone (its max is a request's).
 //
-// wrk (4.0.0 and later, since its commit ef6a836 "remove calibration &
-// improve CO correction", 2015; Debian's 4.1.0 included) does so in
-// src/stats.c, stats_correct, which src/wrk.c calls before printing
-// anything: with interval = run time / (requests / connections), the mean
-// interval per connection, for every recorded latency n of at least
-// 2 x interval it adds one sample at each of n - interval, n - 2 x
-// interval, ... while the value is above one interval. A response held
-// 1 s with an interval of 2 ms brings 498 synthetic samples, 998 ms down
-// to 4 ms: the latencies of the requests a client sending at that
-// interval would have sent while it waited.
-// The max is a request's (the samples lie below the latency they come
-// from); the percentiles, mean and stdev are of the corrected samples.
+// wrk's src/stats.c stats_correct adds, below every latency n of at least
+// twice the mean interval per connection, one sample at each of
+// n - interval, n - 2 x interval, ... while above one interval.
 type Correction struct {
-	// Source names where the tool defines the correction.
-	Source string
-	// Interval is the tool's mean interval per connection; Connections
-	// its connections (0: unknown).
-	Interval    time.Duration
-	Connections int
-	// Mean is the mean latency the tool printed in ms (NaN: none).
-	Mean float64
+	Source      string        // where the tool defines it
+	Interval    time.Duration // mean interval per connection
+	Connections int           // 0: unknown
+	Mean        float64       // the mean latency printed, ms (NaN: none)
 }
 
-// littleSlack is how far above Little's-law bound a printed mean may be
-// before it is said not to be of the tool's requests: the bound uses the
-// tool's rounded run time and counts.
+// littleSlack is how far above Little's-law bound a printed mean may be,
+// for the tool's rounded figures.
 const littleSlack = 0.05
 
-// describe says, in lines for the report, what the correction did to r's
-// figures, and checks the printed mean by Little's law: with C
-// connections each waiting on one request at a time, a closed-loop tool
-// has at most C requests in flight, so the mean latency of its requests
-// is at most C / throughput (which is the interval itself).
+// describe says what the correction did to r's figures, and checks the
+// printed mean by Little's law: C connections in a closed loop bound the
+// mean latency at C / throughput.
 func (c *Correction) describe(r *Report) []string {
 	lines := []string{fmt.Sprintf("the tool's latency figures are of corrected samples (%s), not of its %d requests alone", c.Source, r.Responses)}
 	if c.Interval <= 0 || c.Connections <= 0 || r.Responses <= 0 || r.Span <= 0 {

@@ -101,7 +101,7 @@ func TestWrkAtWindow(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := readTruthFile("testdata/truth-wrk-stall.json")
+	tr, err := decodeFile("testdata/truth-wrk-stall.json", "truth", DecodeTruth)
 	if err != nil {
 		t.Fatal(err)
 	}

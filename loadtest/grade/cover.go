@@ -10,26 +10,15 @@ import (
 	"bbslab/truth"
 )
 
-// A tool is graded only against a truth whose window covers its span: a
-// window opened after the tool began, closed before it ended, of another
-// run, or none at all would turn the grader's own missing input into a
-// failed check of the tool ("counts agree" failing on requests the server
-// never recorded). Such a file is not graded: Run exits 2 (cli.ExitUsage)
-// with a cannotGrade error naming the window found, the tool's span and
-// the command that opens a window.
-
-// spanSlack is how far a tool's span may reach outside the truth's window
-// and still count as covered: the lab's tolerance for clocks that should
-// agree (merge.SkewFloor and SkewShare, as for merged generators: the larger of 100 ms and 1 % of
-// the span). It forgives the two clocks, not missing requests: a tool that
-// began earlier than that before the window had requests the server did
-// not record, and the counts check would blame the tool for them.
+// spanSlack is how far a tool's span may reach outside the truth's window:
+// the lab's tolerance for clocks that should agree, as for merged
+// generators.
 func spanSlack(span time.Duration) time.Duration {
 	return max(merge.SkewFloor, time.Duration(merge.SkewShare*float64(span)))
 }
 
-// A cannotGrade error says why a file cannot be graded against the truth
-// and how to get a truth that grades it.
+// A cannotGrade error says why the truth cannot grade a file, and how to
+// get one that does.
 type cannotGrade struct {
 	file, window, span, why, fix string
 }
@@ -39,8 +28,8 @@ func (e *cannotGrade) Error() string {
 		e.file, e.why, e.window, e.span, e.fix)
 }
 
-// until is where the window's record ends: its end, or for a window still
-// open, when the grader read it (from a file: the end of its last second).
+// until is where the window's record ends: its end, when an open window
+// was read, or the end of its last second.
 func (t *Truth) until() time.Time {
 	switch {
 	case !t.End.IsZero():
@@ -79,10 +68,8 @@ func spanText(r *Report, win *truth.Span) string {
 // stamp prints a time to the millisecond, in UTC.
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
-// covers says why t's window does not cover r's span ("" when it does):
-// a report with absolute times (or placed at -window) must lie within the
-// window, within spanSlack; one with offsets only is placed inside the
-// truth by align, so only its length must fit.
+// covers says why t's window does not cover r's span ("" when it does);
+// for a report with offsets only, only its length must fit.
 func (t *Truth) covers(r *Report, win *truth.Span) string {
 	if t.Start.IsZero() {
 		return "the truth has no window: none was opened (POST /admin/truth/start)"
@@ -116,18 +103,13 @@ func (t *Truth) covers(r *Report, win *truth.Span) string {
 	return strings.Join(why, "; ")
 }
 
-// needsLog says whether grading r needs the truth's per-request log: a
-// file with offsets only (hey's) is placed to the second by the truth's
-// per-second counts, and to the millisecond only with the log; a stall is
-// counted in the wrong second without it. A file placed with -window is
-// where the user says.
+// needsLog says whether grading r needs the truth's per-request log: to
+// place offsets to the millisecond when the truth has stalls.
 func needsLog(r *Report, t *Truth, win *truth.Span) bool {
 	return r.Relative && win == nil && len(r.Requests) > 0 && len(t.Stalls) > 0
 }
 
-// logCovers says why the truth's log cannot serve for r ("" when it can):
-// it is needed and absent, or it stops (its cap reached) before r's span
-// ends.
+// logCovers says why the truth's log cannot serve for r ("" when it can).
 func (t *Truth) logCovers(r *Report, win *truth.Span) string {
 	if t.Logged == nil {
 		switch {
@@ -156,9 +138,7 @@ func (t *Truth) logCovers(r *Report, win *truth.Span) string {
 	return ""
 }
 
-// checkLog says whether the log read is the window's own: the truth keeps
-// one, its lines arrived in the window, and there are as many as the
-// truth says (at least as many while the window is open).
+// checkLog says whether the log read (from from) is the window's own.
 func (t *Truth) checkLog(from string) error {
 	if t.Logged == nil {
 		return nil
@@ -187,9 +167,8 @@ func (t *Truth) checkLog(from string) error {
 		from, why, t.windowText(), span, "save the log of the same window as the truth: GET /admin/truth/log before the next POST /admin/truth/start (docs/grading.md)")
 }
 
-// openHint is the command that opens a window on server ("" with -truth
-// FILE: the board's admin address is not known here, ADMIN stands for
-// it), with ?log=1 when the per-request log is needed; one line each.
+// openHint says how to open a window on server (ADMIN with -truth FILE),
+// with ?log=1 when the per-request log is needed.
 func openHint(server string, log bool) string {
 	adm := cmp.Or(strings.TrimSuffix(server, "/"), "ADMIN")
 	start := "curl -X POST " + adm + "/admin/truth/start"
@@ -206,9 +185,8 @@ func openHint(server string, log bool) string {
 	return strings.Join(append(lines, "see `loadtest grade` in docs/grading.md"), "\n  ")
 }
 
-// coverage checks, before align places r, that t can grade r: its window
-// covers r's span and, when the log is needed or used, the log does too.
-// It returns nil or a cannotGrade error.
+// coverage returns a cannotGrade error unless t's window, and its log when
+// needed, cover r's span.
 func coverage(r *Report, t *Truth, win *truth.Span, server string) error {
 	e := &cannotGrade{file: r.Name, window: t.windowText(), span: spanText(r, win)}
 	switch e.why = t.covers(r, win); {

@@ -4,18 +4,20 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
+	"time"
 )
 
 // A format reads one tool's results file into reports (a sweep gives one
-// per step).
+// per step), and says whether a file's content looks like it.
 type format struct {
 	name string
-	// is says whether the start of a file looks like this format.
-	is   func(head []byte) bool
+	is   func(b []byte) bool
 	read func(name string, b []byte) ([]*Report, error)
 }
 
@@ -27,7 +29,6 @@ var formats = []format{
 	{"hey", isHey, readHey},
 	{"jtl", isJTL, readJTL},
 	{"wrk", isWrk, readWrk},
-	// generic comes last: the tools' own formats win on their content.
 	{"generic", isGeneric, readGeneric},
 }
 
@@ -58,16 +59,10 @@ func readFile(path, name string) ([]*Report, error) {
 	return rs, nil
 }
 
-// pick chooses the format of b: the named one, or the first whose
-// signature the content has.
+// pick chooses the named format, or else the first that b looks like.
 func pick(b []byte, name string) (format, error) {
-	for _, f := range formats {
-		if name != "" && f.name == name {
-			return f, nil
-		}
-		if name == "" && f.is(b) {
-			return f, nil
-		}
+	if i := slices.IndexFunc(formats, func(f format) bool { return f.name == name || name == "" && f.is(b) }); i >= 0 {
+		return formats[i], nil
 	}
 	if name != "" {
 		return format{}, fmt.Errorf("unknown format %q; known formats: %s", name, FormatNames())
@@ -85,8 +80,8 @@ func firstLine(b []byte) []byte {
 	return nil
 }
 
-// eachLine calls f with each line of r that is not blank, trimmed, and
-// its number from 1 (lines up to 64 MiB); f's error ends the reading.
+// eachLine calls f with each non-blank line of r, trimmed, and its number
+// from 1; f's error ends the reading.
 func eachLine(r io.Reader, f func(n int, line []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -100,8 +95,40 @@ func eachLine(r io.Reader, f func(n int, line []byte) error) error {
 	return sc.Err()
 }
 
-// firstObject decodes b's first line as a JSON object of the given keys
-// (nil when it is not one).
+// readJSONLines reads one JSON object a line into r: line gives each
+// object's request and absolute send (nil: skip it); empty is the error
+// for a file without requests.
+func readJSONLines[T any](r *Report, b []byte, empty string, line func(n int, l T) (*Request, time.Time, error)) ([]*Report, error) {
+	var sends []time.Time
+	err := eachLine(bytes.NewReader(b), func(n int, text []byte) error {
+		var l T
+		if err := json.Unmarshal(text, &l); err != nil {
+			return fmt.Errorf("line %d: %w", n, err)
+		}
+		q, send, err := line(n, l)
+		if q != nil {
+			r.Requests = append(r.Requests, *q)
+			sends = append(sends, send)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return fromSends(r, sends, empty)
+}
+
+// fromSends places r at its requests' absolute sends (Report.fromSends);
+// empty is the error when there are none.
+func fromSends(r *Report, sends []time.Time, empty string) ([]*Report, error) {
+	if len(sends) == 0 {
+		return nil, errors.New(empty)
+	}
+	r.fromSends(sends)
+	return []*Report{r}, nil
+}
+
+// firstObject decodes b's first line as a JSON object (nil when it is not one).
 func firstObject(b []byte) map[string]json.RawMessage {
 	var m map[string]json.RawMessage
 	if json.Unmarshal(firstLine(b), &m) != nil {
@@ -112,9 +139,6 @@ func firstObject(b []byte) map[string]json.RawMessage {
 
 // has says whether m has every key.
 func has(m map[string]json.RawMessage, keys ...string) bool {
-	if m == nil {
-		return false
-	}
 	for _, k := range keys {
 		if _, ok := m[k]; !ok {
 			return false

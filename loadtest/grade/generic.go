@@ -3,39 +3,29 @@ package grade
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/big"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
 
 // The generic format is one request per row, CSV with a header row or JSON
-// lines, written by a tool's own converter (docs/grading.md, "The generic
-// format"). Its columns (CSV) or keys (JSON):
-//
-//	send time, one of:  start (RFC 3339 with a zone), start_unix_s|ms|us|ns
-//	                    (Unix epoch in that unit), offset (a Go duration),
-//	                    offset_s|ms|us|ns (from the run's start, given by a
-//	                    "# start=RFC3339" line before the data, or placed
-//	                    like hey's offsets when there is none)
-//	latency, one of:    latency (a Go duration), latency_s|ms|us|ns
-//	status:             the HTTP status; 0 or empty: no response (then error
-//	                    says why, and latency may be empty)
-//	optional:           bytes (received), error, and x_* (carried, not graded)
-//
-// Numbers are decimal, with a fraction and an exponent allowed, read
-// exactly (no float rounding). Lines starting with # are comments.
+// lines (docs/grading.md, "The generic format"). Numbers are read exactly.
 
 // genericUnits are the units a column's suffix names.
 var genericUnits = []struct {
-	suffix string
-	d      time.Duration
-}{{"s", time.Second}, {"ms", time.Millisecond}, {"us", time.Microsecond}, {"ns", time.Nanosecond}}
+	suffix, name string
+	d            time.Duration
+}{
+	{"s", "seconds", time.Second}, {"ms", "milliseconds", time.Millisecond},
+	{"us", "microseconds", time.Microsecond}, {"ns", "nanoseconds", time.Nanosecond},
+}
 
 // A genericKind is what a column of the generic format holds.
 type genericKind int
@@ -51,7 +41,7 @@ const (
 )
 
 // A genericCol is one column: its name, what it holds and its unit (0:
-// text, RFC 3339 for start, a Go duration for offset and latency).
+// RFC 3339 for start, a Go duration for offset and latency).
 type genericCol struct {
 	name string
 	kind genericKind
@@ -93,16 +83,14 @@ func parseGenericCol(name string) (genericCol, error) {
 	return genericCol{}, fmt.Errorf("unknown column %q; the columns are: %s", name, genericColumns)
 }
 
-// A genericSchema is a file's columns: the one send time and latency, and
-// the others.
+// A genericSchema is a file's columns, among them its send time and latency.
 type genericSchema struct {
 	cols          []genericCol
 	send, latency genericCol
 	extra         []string
 }
 
-// newGenericSchema checks a header's names (or the first object's keys):
-// known, each once, one send time, one latency and a status.
+// newGenericSchema checks a header's names (or the first object's keys).
 func newGenericSchema(names []string) (*genericSchema, error) {
 	s := &genericSchema{}
 	seen := map[string]bool{}
@@ -144,8 +132,7 @@ func newGenericSchema(names []string) (*genericSchema, error) {
 	return s, nil
 }
 
-// genericHead finds the first line that is not blank or a comment:
-// the header (CSV) or the first object (JSON lines).
+// genericHead is the first line that is not blank or a comment.
 func genericHead(b []byte) []byte {
 	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
 	for _, l := range bytes.Split(b, []byte("\n")) {
@@ -159,15 +146,8 @@ func genericHead(b []byte) []byte {
 // genericNames are the header's names or the first object's keys.
 func genericNames(head []byte) ([]string, bool) {
 	if len(head) > 0 && head[0] == '{' {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(head, &m) != nil {
-			return nil, false
-		}
-		var names []string
-		for k := range m {
-			names = append(names, k)
-		}
-		return names, true
+		m := firstObject(head)
+		return slices.Collect(maps.Keys(m)), m != nil
 	}
 	rec, err := csv.NewReader(bytes.NewReader(head)).Read()
 	if err != nil {
@@ -179,10 +159,8 @@ func genericNames(head []byte) ([]string, bool) {
 	return rec, true
 }
 
-// isGeneric recognises the generic format by its header or first object:
-// a status, a latency and a send time (start or offset) among the names.
-// No other format has these three: vegeta's lines have timestamp, latency
-// and code, JMeter's header timeStamp, elapsed and responseCode.
+// isGeneric recognises the generic format by a status, a latency and a
+// send time among the header's names or the first object's keys.
 func isGeneric(b []byte) bool {
 	names, ok := genericNames(genericHead(b))
 	if !ok {
@@ -197,17 +175,15 @@ func isGeneric(b []byte) bool {
 	return status && lat && send
 }
 
-// decimalRE is a decimal number: digits, a fraction, an exponent (of at
-// most three digits: a larger one is a mistake, and costly to compute).
+// decimalRE is a decimal number, its exponent of at most three digits.
 var decimalRE = regexp.MustCompile(`^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]{1,3})?$`)
 
 // errTooLarge is a number beyond 2^62 ns (146 years).
 var errTooLarge = errors.New("too large")
 
-// parseAmount reads a decimal number of unit as nanoseconds, exactly
-// (rounded to the nearest nanosecond: no float rounding, so that an epoch
-// in nanoseconds keeps its last digit), and its resolution in nanoseconds
-// (the value of its last digit: 12.3 ms is 0.1 ms).
+// parseAmount reads a decimal number of unit as nanoseconds, rounded
+// without float rounding (an epoch in nanoseconds keeps its last digit),
+// and its resolution in nanoseconds (12.3 ms: 0.1 ms).
 func parseAmount(s string, unit time.Duration) (ns int64, res float64, err error) {
 	if !decimalRE.MatchString(s) {
 		return 0, 0, fmt.Errorf("not a decimal number")
@@ -226,22 +202,16 @@ func parseAmount(s string, unit time.Duration) (ns int64, res float64, err error
 		return 0, 0, errTooLarge
 	}
 	mant, exp, _ := strings.Cut(strings.ToLower(s), "e")
-	digits := 0
-	if _, frac, ok := strings.Cut(mant, "."); ok {
-		digits = len(frac)
-	}
-	if exp != "" {
-		e, _ := strconv.Atoi(exp)
-		digits -= e
-	}
-	return n.Int64(), float64(unit) * math.Pow(10, -float64(digits)), nil
+	_, frac, _ := strings.Cut(mant, ".")
+	e, _ := strconv.Atoi(exp) // 0 when there is none
+	return n.Int64(), float64(unit) * math.Pow(10, float64(e-len(frac))), nil
 }
 
 // plausible bounds an absolute send time: outside, the unit is wrong.
 var plausible = [2]time.Time{time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)}
 
-// parseEpoch reads a Unix epoch time in unit (column c), refusing a time
-// outside 2000-2099 with the unit that would put it there.
+// parseEpoch reads a Unix epoch time in c's unit, refusing a time outside
+// 2000-2099 with the unit that would put it there.
 func parseEpoch(c genericCol, s string) (time.Time, error) {
 	ns, _, err := parseAmount(s, c.unit)
 	if err != nil && err != errTooLarge {
@@ -259,15 +229,15 @@ func parseEpoch(c genericCol, s string) (time.Time, error) {
 	for _, u := range genericUnits {
 		if ns, _, err := parseAmount(s, u.d); err == nil {
 			if v := time.Unix(0, ns); !v.Before(plausible[0]) && v.Before(plausible[1]) {
-				hint = fmt.Sprintf(" (in %s it is %s: is the column start_unix_%s?)", unitName(u.d), v.UTC().Format(time.RFC3339Nano), u.suffix)
+				hint = fmt.Sprintf(" (in %s it is %s: is the column start_unix_%s?)", u.name, v.UTC().Format(time.RFC3339Nano), u.suffix)
 			}
 		}
 	}
 	return time.Time{}, fmt.Errorf("%s %q %s, not a time between 2000 and 2099%s", c.name, s, is, hint)
 }
 
-// parseLength reads an offset or a latency: a number in c's unit, or a
-// Go duration when c has none; not negative. res is its resolution in ns.
+// parseLength reads an offset or a latency, not negative, in c's unit or
+// as a Go duration, and its resolution in ns.
 func parseLength(c genericCol, s string) (time.Duration, float64, error) {
 	if c.unit == 0 {
 		d, err := time.ParseDuration(s)
@@ -288,27 +258,20 @@ func parseLength(c genericCol, s string) (time.Duration, float64, error) {
 
 // unitName names a unit in messages.
 func unitName(d time.Duration) string {
-	switch d {
-	case time.Second:
-		return "seconds"
-	case time.Millisecond:
-		return "milliseconds"
-	case time.Microsecond:
-		return "microseconds"
+	for _, u := range genericUnits {
+		if u.d == d {
+			return u.name
+		}
 	}
-	return "nanoseconds"
+	return ""
 }
 
-// durationRes is the resolution of a Go duration in ns: the value of the
-// last digit of its last part ("12.5ms": 0.1 ms).
+// durationRes is the resolution of a Go duration in ns ("12.5ms": 0.1 ms).
 func durationRes(s string) float64 {
 	per := map[string]float64{"ns": 1, "us": 1e3, "µs": 1e3, "μs": 1e3, "ms": 1e6, "s": 1e9, "m": 60e9, "h": 3600e9}
 	i := strings.LastIndexAny(s, "0123456789")
 	num, unit := s[:i+1], s[i+1:]
 	num = num[strings.LastIndexFunc(num, func(r rune) bool { return (r < '0' || r > '9') && r != '.' })+1:]
-	digits := 0
-	if _, frac, ok := strings.Cut(num, "."); ok {
-		digits = len(frac)
-	}
-	return per[unit] * math.Pow(10, -float64(digits))
+	_, frac, _ := strings.Cut(num, ".")
+	return per[unit] * math.Pow(10, -float64(len(frac)))
 }

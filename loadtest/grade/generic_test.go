@@ -163,7 +163,7 @@ func TestGradeGenericStall(t *testing.T) {
 
 func mustTruth(t *testing.T) *Truth {
 	t.Helper()
-	tr, err := readTruthFile("testdata/truth.json")
+	tr, err := decodeFile("testdata/truth.json", "truth", DecodeTruth)
 	if err != nil {
 		t.Fatal(err)
 	}

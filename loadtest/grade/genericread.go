@@ -11,16 +11,14 @@ import (
 	"maps"
 	"math"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// genericRows gathers a file's requests (At set from offsets), their
-// absolute send times when the file gives those, the coarsest latency
-// resolution among them (ns), the bytes received and the error messages
-// of the requests without a response and of those with one.
+// genericRows gathers a file's requests, their absolute sends when given,
+// the coarsest latency resolution (ns), the bytes received and the error
+// messages with and without a response.
 type genericRows struct {
 	schema                 *genericSchema
 	reqs                   []Request
@@ -30,8 +28,7 @@ type genericRows struct {
 	noResponse, withStatus map[string]int64
 }
 
-// readGeneric reads the generic format, CSV or JSON lines by its first
-// line that is not a comment; every bad row is an error naming its line.
+// readGeneric reads the generic format; a bad row is an error naming its line.
 func readGeneric(path string, b []byte) ([]*Report, error) {
 	b = bytes.TrimPrefix(b, []byte("\uFEFF"))
 	start, body, skipped, err := genericPreamble(b)
@@ -52,16 +49,12 @@ func readGeneric(path string, b []byte) ([]*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := g.report(path, start)
-	if err != nil {
-		return nil, err
-	}
-	return []*Report{r}, nil
+	return g.report(path, start)
 }
 
-// genericPreamble reads the blank and comment lines before the header or
-// the first object, of which "# start=RFC3339" gives the run's start.
-// It returns the rest and the number of lines before it.
+// genericPreamble reads the comment lines before the data, of which
+// "# start=RFC3339" gives the run's start, and returns the rest and the
+// number of lines before it.
 func genericPreamble(b []byte) (start time.Time, rest []byte, lines int, err error) {
 	for len(b) > 0 {
 		line, after, _ := bytes.Cut(b, []byte("\n"))
@@ -93,7 +86,7 @@ func isStartLine(l string) bool {
 }
 
 // readCSV reads a header row and one request a row; skipped lines came
-// before body (for line numbers).
+// before body.
 func (g *genericRows) readCSV(body []byte, skipped int) error {
 	cr := csv.NewReader(bytes.NewReader(body))
 	cr.Comment = '#'
@@ -139,8 +132,7 @@ func (g *genericRows) readCSV(body []byte, skipped int) error {
 	}
 }
 
-// readJSON reads one JSON object a line; the first object's send-time and
-// latency keys hold for every line (lineKeys).
+// readJSON reads one JSON object a line.
 func (g *genericRows) readJSON(body []byte, skipped int) error {
 	err := eachLine(bytes.NewReader(body), func(n int, l []byte) error {
 		if l[0] == '#' {
@@ -158,18 +150,14 @@ func (g *genericRows) readJSON(body []byte, skipped int) error {
 		}
 		return nil
 	})
-	if err != nil {
-		return err
+	if err == nil && g.schema == nil {
+		err = errors.New("no JSON object")
 	}
-	if g.schema == nil {
-		return errors.New("no JSON object")
-	}
-	return nil
+	return err
 }
 
-// lineKeys checks a JSON line's keys: the first line's make the schema
-// (a send time, a latency and a status); a later line may leave out any
-// but the send time, and may not name another send time or latency.
+// lineKeys checks a JSON line's keys: the first line's make the schema; a
+// later line may not name another send time or latency.
 func (g *genericRows) lineKeys(names []string) error {
 	if g.schema == nil {
 		s, err := newGenericSchema(names)
@@ -189,8 +177,8 @@ func (g *genericRows) lineKeys(names []string) error {
 	return nil
 }
 
-// jsonValues decodes one line's object: its values as text (a number as
-// written, null as empty) and its keys.
+// jsonValues decodes one line's object: its values as text (null as
+// empty) and its sorted keys.
 func jsonValues(l []byte) (map[string]string, []string, error) {
 	if l[0] != '{' {
 		return nil, nil, errors.New("want one JSON object a line, {...}")
@@ -205,9 +193,7 @@ func jsonValues(l []byte) (map[string]string, []string, error) {
 		return nil, nil, errors.New("want one JSON object a line: more after the object")
 	}
 	vals := map[string]string{}
-	var names []string
 	for k, v := range m {
-		names = append(names, k)
 		switch v := v.(type) {
 		case nil:
 			vals[k] = ""
@@ -219,8 +205,7 @@ func jsonValues(l []byte) (map[string]string, []string, error) {
 			return nil, nil, fmt.Errorf("%s: %v; want a number or a string", k, v)
 		}
 	}
-	sort.Strings(names)
-	return vals, names, nil
+	return vals, slices.Sorted(maps.Keys(m)), nil
 }
 
 // add reads one row's values by column name.
@@ -286,10 +271,9 @@ func (g *genericRows) add(vals map[string]string) error {
 	return nil
 }
 
-// report builds the Report of the rows: placed at the earliest absolute
-// send, at the "# start=" line's time for offsets, or Relative (offsets
-// without a start: matched to the truth's seconds like hey's).
-func (g *genericRows) report(path string, start time.Time) (*Report, error) {
+// report builds the Report of the rows, Relative for offsets without a
+// "# start=" line.
+func (g *genericRows) report(path string, start time.Time) ([]*Report, error) {
 	s := g.schema
 	if len(g.reqs) == 0 {
 		return nil, errors.New("no requests after the header")
@@ -323,10 +307,10 @@ func (g *genericRows) report(path string, start time.Time) (*Report, error) {
 	if len(s.extra) > 0 {
 		r.Notes = append(r.Notes, "carried, not graded: "+strings.Join(s.extra, ", "))
 	}
-	return r, nil
+	return []*Report{r}, nil
 }
 
-// countList prints counts by message, most first, the first five.
+// countList prints the first five counts by message, most first.
 func countList(m map[string]int64) string {
 	keys := slices.SortedFunc(maps.Keys(m), func(a, b string) int {
 		return cmp.Or(cmp.Compare(m[b], m[a]), strings.Compare(a, b))

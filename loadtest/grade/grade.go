@@ -15,25 +15,16 @@ import (
 
 // Options say where the truth is and how to read the tools' files.
 type Options struct {
-	// Server is the server's admin address (its truth at TruthPath);
-	// TruthFile a saved truth instead, TruthLog its saved per-request log
-	// (read from Server when the truth says it has one).
 	Server    string `flag:"server" arg:"address" help:"the server's admin address (its truth at /admin/truth)"`
 	TruthFile string `flag:"truth" arg:"file" help:"read the truth from file instead of -server"`
 	TruthLog  string `flag:"truth-log" arg:"file" help:"with -truth: read the truth's per-request log (GET /admin/truth/log saved) from file"`
-	// Format names the files' format (FormatNames); empty: recognised
-	// from each file's content.
-	Format string `flag:"format" arg:"format" help:"the files' format (loadtest, k6, vegeta, hey, jtl, wrk, generic); default: from each file's content"`
-	// Window is "START,END" (RFC 3339): where a file without absolute
-	// times lies in the truth's time.
-	Window string `flag:"window" arg:"START,END" help:"START,END (RFC 3339): where a file without absolute times lies"`
+	Format    string `flag:"format" arg:"format" help:"the files' format (loadtest, k6, vegeta, hey, jtl, wrk, generic); default: from each file's content"`
+	Window    string `flag:"window" arg:"START,END" help:"START,END (RFC 3339): where a file without absolute times lies"`
 }
 
 // Run grades each file against the truth and writes the grades to w. Its
-// error carries the exit code: cli.ExitUsage for a bad option, an
-// unreadable file, or a truth that cannot grade a file (no window over the
-// tool's span, or no log where one is needed: the error says which and
-// how to open one); cli.ExitSLO when a check failed.
+// error carries the exit code: cli.ExitUsage for a bad option or file or a
+// truth that cannot grade a file, cli.ExitSLO when a check failed.
 func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 	if len(files) == 0 {
 		return cli.Usagef("grade: give the tools' result files")
@@ -92,17 +83,16 @@ func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 }
 
 // readTruth reads the truth, and its log when it keeps one, from the
-// server or from the files o names. A log that is not the window's own,
-// or a window that says it keeps a log the server then refuses, is a
-// usage error: the grade would count another window's requests.
+// server or from the files o names; a log not the window's own is a usage
+// error.
 func readTruth(ctx context.Context, o Options) (*Truth, error) {
 	if o.TruthFile != "" {
-		t, err := readTruthFile(o.TruthFile)
+		t, err := decodeFile(o.TruthFile, "truth", DecodeTruth)
 		if err != nil {
 			return nil, cli.Usage(err)
 		}
 		if o.TruthLog != "" {
-			if t.Logged, err = readTruthLog(o.TruthLog); err != nil {
+			if t.Logged, err = decodeFile(o.TruthLog, "truth log", decodeTruthLog); err != nil {
 				return nil, cli.Usage(err)
 			}
 		}

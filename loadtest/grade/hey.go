@@ -15,11 +15,8 @@ const heyHeader = "response-time,DNS+dialup,DNS,Request-write,Response-delay,Res
 // isHey recognises hey's CSV by its header.
 func isHey(b []byte) bool { return string(firstLine(b)) == heyHeader }
 
-// readHey reads `hey -o csv`: per line response-time (s, 4 decimals),
-// status-code and offset (s since the run began: the request's start).
-// Only successful requests are written (hey keeps errors apart), and there
-// are no absolute times: the report is Relative until matched to the
-// truth's seconds (align) or to -window.
+// readHey reads `hey -o csv`: per line response-time (s), status-code and
+// offset (s since the run began); successful requests only, Relative.
 func readHey(path string, b []byte) ([]*Report, error) {
 	cr := csv.NewReader(bytes.NewReader(b))
 	recs, err := cr.ReadAll()

@@ -11,8 +11,7 @@ import (
 	"bbslab/loadtest/resultfile"
 )
 
-// isLab recognises this lab's JSON result (a run or a sweep): one JSON
-// document with "schema" and "kind".
+// isLab recognises this lab's JSON run or sweep.
 func isLab(b []byte) bool {
 	var head struct {
 		Schema *int   `json:"schema"`
@@ -21,10 +20,7 @@ func isLab(b []byte) bool {
 	return json.Unmarshal(b, &head) == nil && head.Schema != nil && (head.Kind == "run" || head.Kind == "sweep")
 }
 
-// readLab reads a run or a sweep (resultfile.Read): one report per run,
-// over its measured window (MeasureStart to End). The file has no
-// per-request data: counts and latencies come from the total, the tail
-// from its histogram, and the tool's rate from the per-second series.
+// readLab reads a run or a sweep (resultfile.Read): one report per run.
 func readLab(path string, _ []byte) ([]*Report, error) {
 	runs, err := resultfile.Read(path)
 	if err != nil {
@@ -44,18 +40,16 @@ func readLab(path string, _ []byte) ([]*Report, error) {
 	return out, nil
 }
 
-// noResponse are the lab's error kinds of requests that got no HTTP
-// status (SCHEMA.md, Stats.error_kinds).
+// noResponse are the lab's error kinds without an HTTP status.
 var noResponse = []string{"connect", "timeout", "io", "cutoff"}
 
-// Lab grades one run of this lab's engine against the truth of its
-// window: the figures "loadtest grade" prints for a lab JSON file, for a
-// caller that holds the run (the experiment runner's truth claims).
+// Lab grades one run of this lab's engine against the truth of its window.
 func Lab(run *loadtest.Result, t *Truth) *Grading {
 	return gradeReport(labReport(run.Name, run), t)
 }
 
-// labReport turns one run into a report.
+// labReport turns one run into a report over its measured window: counts
+// and latencies from its total, the tail from its histogram.
 func labReport(name string, run *loadtest.Result) *Report {
 	t := run.Total
 	r := &Report{
@@ -87,8 +81,7 @@ func labReport(name string, run *loadtest.Result) *Report {
 	return r
 }
 
-// histTail counts the samples of h at or above ms: the count above the
-// smallest quantile whose value reaches ms.
+// histTail counts the samples of h at or above ms.
 func histTail(h *loadtest.Histogram, ms float64) int64 {
 	d := time.Duration(ms * float64(time.Millisecond))
 	if h.Max() < d {

@@ -56,16 +56,10 @@ func writeGrading(w io.Writer, g *Grading) {
 	row := func(name string, p Percentiles) {
 		fmt.Fprintf(w, "  %-20s %9s %9s %9s %9s %9s %9s\n", name, num(p.P50), num(p.P90), num(p.P95), num(p.P99), num(p.P999), num(p.Max))
 	}
-	if r.Correction != nil {
-		row("tool, corrected", r.Lat)
-	} else {
-		row("tool", r.Lat)
-	}
+	row(map[bool]string{false: "tool", true: "tool, corrected"}[r.Correction != nil], r.Lat)
 	row("server", g.Server)
 	if len(g.Stalls) > 0 {
 		row("stall's requests", g.Expected)
-	}
-	if len(g.Stalls) > 0 {
 		fmt.Fprintf(w, "stalls: %d, %.3f s in the tool's span; at the tool's rate outside them (%.1f/s), %.0f requests were due in them\n",
 			len(g.Stalls), g.StallTime.Seconds(), g.Rate, g.Due)
 		if g.ServerInStalls >= 0 {

@@ -10,41 +10,26 @@ import (
 )
 
 // A Report is what one tool said of its run, in one shape whatever the
-// format: counts, the latency distribution (per request, as a histogram,
-// or as a few percentiles) and, when the format has them, when each request
-// was sent.
+// format.
 type Report struct {
-	// Name and Format name the input (the file, and a sweep's step).
-	Name, Format string
-	// Start is when the run's measured span began, End when it ended;
-	// zero when the format has only offsets (Relative) until matched to
-	// the truth's seconds (align).
+	Name, Format string // the file (and a sweep's step), its format
+	// Start and End are zero while Relative: offsets only, until align.
 	Start, End time.Time
 	Relative   bool
-	// Span is End - Start, known even when Start is not.
-	Span time.Duration
-	// Sent counts the requests the tool sent; Responses those that got an
-	// HTTP status, by status in Status; the rest got no response.
+	Span       time.Duration // End - Start, known even when Start is not
+	// Responses got an HTTP status, counted by status in Status.
 	Sent, Responses int64
 	Status          map[int]int64
-	// Requests holds one entry per request when the format has them
-	// (At: the intended or actual send, from Start).
-	Requests []Request
-	// Lat holds the latency figures of the successful requests in ms
-	// (NaN: the format does not say); Tail counts the requests at or
-	// above a latency, nil when only percentiles are known.
-	Lat  Percentiles
-	Tail func(ms float64) int64
-	// Resolution is the format's latency resolution in ms.
-	Resolution float64
-	// Correction, when the tool corrected Lat for coordinated omission
-	// before writing it, says how (nil: Lat is of its requests).
-	Correction *Correction
-	// Finished, for formats without per-request times: the requests
-	// finished in each second (the lab's series), T the second's start.
+	Requests        []Request // when the format has them
+	// Lat is of the successful requests in ms (NaN: not said); Tail counts
+	// those at or above a latency (nil: only percentiles are known).
+	Lat        Percentiles
+	Tail       func(ms float64) int64
+	Resolution float64     // of the format's latencies, ms
+	Correction *Correction // how the tool corrected Lat, if it did
+	// Finished are the requests finished each second (the lab's series).
 	Finished []truth.Second
-	// Notes are said under the report (what the format lacks).
-	Notes []string
+	Notes    []string // said under the report
 }
 
 // A Request is one request of a tool's run.
@@ -62,8 +47,8 @@ type Percentiles struct {
 // nan is an unknown figure.
 var nan = math.NaN()
 
-// fromRequests fills the counts, the percentiles and the tail of r from
-// r.Requests: latencies of the requests with a 2xx or 3xx status.
+// fromRequests fills r's counts, percentiles and tail from its Requests
+// (latencies of 2xx and 3xx).
 func (r *Report) fromRequests() {
 	r.Status = map[int]int64{}
 	var lats []float64
@@ -77,9 +62,7 @@ func (r *Report) fromRequests() {
 		if q.Status >= 200 && q.Status < 400 {
 			lats = append(lats, float64(q.Latency)/float64(time.Millisecond))
 		}
-		if q.At > last {
-			last = q.At
-		}
+		last = max(last, q.At)
 	}
 	r.Span = cmp.Or(r.Span, last)
 	if !r.Start.IsZero() && r.End.IsZero() {
@@ -93,9 +76,8 @@ func (r *Report) fromRequests() {
 	}
 }
 
-// fromSends places r at the earliest of sends, each request's absolute
-// send in r.Requests' order, sets each request's At from there and fills
-// the counts (fromRequests).
+// fromSends places r at the earliest of its requests' absolute sends and
+// fills its counts.
 func (r *Report) fromSends(sends []time.Time) {
 	r.Start = slices.MinFunc(sends, time.Time.Compare)
 	for i, s := range sends {
@@ -115,9 +97,5 @@ func quantile(sorted []float64, q float64) float64 {
 	if len(sorted) == 0 {
 		return nan
 	}
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	if i < 0 {
-		i = 0
-	}
-	return sorted[i]
+	return sorted[max(0, int(math.Ceil(q*float64(len(sorted))))-1)]
 }

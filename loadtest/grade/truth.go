@@ -20,19 +20,13 @@ const TruthVersion = truth.Version
 // address (-server).
 const TruthPath = "/admin/truth"
 
-// A Truth is what the server recorded of a window: its report, in the
-// format package truth defines and fills (GET /admin/truth,
-// docs/truth.md), with the window's times read and, when the grader read
-// it, the per-request log.
+// A Truth is what the server recorded of a window (GET /admin/truth,
+// docs/truth.md), with the window's times parsed and its per-request log.
 type Truth struct {
 	*truth.Report
-	// Start and End are the window's; End is zero while it is open.
-	Start, End time.Time
-	// Logged is the per-request log (TruthLogPath), sorted by arrival,
-	// when the grader read it.
-	Logged []Logged
-	// readAt is when the grader read an open window from the server.
-	readAt time.Time
+	Start, End time.Time // End is zero while the window is open
+	Logged     []Logged  // the log (TruthLogPath) by arrival, when read
+	readAt     time.Time // when an open window was read from the server
 }
 
 // DecodeTruth reads a truth document from r (from names it in errors),
@@ -63,19 +57,19 @@ func DecodeTruth(r io.Reader, from string) (*Truth, error) {
 	return t, nil
 }
 
-// readTruthFile reads the truth saved to a file.
-func readTruthFile(path string) (*Truth, error) {
+// decodeFile opens path and decodes it; what names the document in errors.
+func decodeFile[T any](path, what string, decode func(io.Reader, string) (T, error)) (T, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("truth: %w", err)
+		var zero T
+		return zero, fmt.Errorf("%s: %w", what, err)
 	}
 	defer f.Close()
-	return DecodeTruth(f, path)
+	return decode(f, path)
 }
 
 // fetch GETs path from a server's admin address and decodes its body;
-// what names the document in errors. An answer other than 200 OK is a
-// *statusError.
+// what names the document in errors.
 func fetch[T any](ctx context.Context, server, path, what string, decode func(io.Reader, string) (T, error)) (T, error) {
 	var zero T
 	u := strings.TrimSuffix(server, "/") + path
@@ -100,8 +94,7 @@ func fetch[T any](ctx context.Context, server, path, what string, decode func(io
 	return decode(resp.Body, u)
 }
 
-// A statusError is a server's answer other than 200 OK to a GET of the
-// truth or its log, with the server's own message when it gave one.
+// A statusError is a server's answer other than 200 OK, with its message.
 type statusError struct {
 	what, url, status, msg string
 	code                   int
@@ -115,18 +108,17 @@ func (e *statusError) Error() string {
 	return s
 }
 
-// served counts the requests that arrived in the seconds overlapping
-// [from, to): the server's count for a tool's span. Without per-second
-// counts it is the whole window's.
-func (t *Truth) served(from, to time.Time) int64 {
-	if len(t.Seconds) == 0 || from.IsZero() {
-		return t.Requests
-	}
-	var n int64
+// served counts the seconds overlapping [from, to) and the requests that
+// arrived in them, or in the whole window without per-second counts.
+func (t *Truth) served(from, to time.Time) (n int64, secs int) {
 	for _, s := range t.Seconds {
 		if s.T.Before(to) && s.T.Add(time.Second).After(from) {
 			n += s.Requests
+			secs++
 		}
 	}
-	return n
+	if len(t.Seconds) == 0 || from.IsZero() {
+		n = t.Requests
+	}
+	return n, secs
 }

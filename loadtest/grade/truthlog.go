@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"sort"
 	"time"
 )
@@ -15,21 +14,11 @@ import (
 // its truth's window, JSON lines, when the truth says Log.
 const TruthLogPath = TruthPath + "/log"
 
-// A Logged is one request of the truth's per-request log: when it arrived
-// at the server's listener and when its response was written.
+// A Logged is one request of the truth's per-request log: its arrival at
+// the listener and the end of its response's write.
 type Logged struct {
 	Arrival time.Time `json:"arrival"`
 	End     time.Time `json:"end"`
-}
-
-// readTruthLog reads the per-request log saved to a file.
-func readTruthLog(path string) ([]Logged, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("truth log: %w", err)
-	}
-	defer f.Close()
-	return decodeTruthLog(f, path)
 }
 
 // decodeTruthLog reads JSON lines of Logged, sorted by arrival.
@@ -50,10 +39,8 @@ func decodeTruthLog(r io.Reader, from string) ([]Logged, error) {
 	return out, nil
 }
 
-// inStallsLogged counts, from the truth's log, the requests that arrived
-// in the stalls and those the server held at least atMs (arrival to end
-// of write): the server's own count of the stalls' requests and of its
-// tail, beside the tool's.
+// inStallsLogged counts the logged requests that arrived in the stalls and
+// those the server held at least atMs.
 func inStallsLogged(log []Logged, stalls []truth.Span, atMs float64) (arrived, tail int64) {
 	at := time.Duration(atMs * float64(time.Millisecond))
 	for _, l := range log {
@@ -67,13 +54,10 @@ func inStallsLogged(log []Logged, stalls []truth.Span, atMs float64) (arrived, t
 	return arrived, tail
 }
 
-// refine places a report whose sends are offsets (hey) to the millisecond
-// with the truth's log: the n-th send of the tool is the n-th arrival at
-// the server when both saw the same requests, so among the log's arrivals
-// within a second of the coarse start, it takes the first arrival k whose
-// pairing (arrival k+i with send i) has the steadiest gap, and the median
-// gap as the start. Whole seconds (align's coarse match) misplace a 1 s
-// stall by up to a second; this places it within the sends' jitter.
+// refine places a report of offsets to the millisecond with the truth's
+// log: the n-th send is the n-th arrival, so among the arrivals within a
+// second of the coarse start it takes the first arrival k whose pairing
+// (arrival k+i with send i) has the steadiest gap, and the median gap.
 func refine(r *Report, log []Logged) (time.Time, bool) {
 	sends := make([]time.Duration, len(r.Requests))
 	for i, q := range r.Requests {

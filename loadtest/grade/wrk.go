@@ -28,12 +28,8 @@ var (
 // wrkSource is where wrk corrects its latency figures (Correction).
 const wrkSource = "wrk 4.0 and later corrects for coordinated omission before printing: src/stats.c stats_correct"
 
-// readWrk reads wrk's --latency summary: "N requests in D" (responses
-// completed), "T threads and C connections", the Latency Distribution's
-// 50/75/90/99 %, the thread stats' Latency avg and max, "Non-2xx or 3xx
-// responses" and "Socket errors". It has no per-request data and no
-// times: only counts and percentiles are graded. wrk's percentiles and
-// mean are of its samples corrected for coordinated omission
+// readWrk reads wrk's --latency summary: counts and percentiles, no
+// per-request data or times; its percentiles and mean are corrected
 // (Correction), its max is a request's.
 func readWrk(path string, b []byte) ([]*Report, error) {
 	s := string(b)
@@ -52,18 +48,14 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 	if len(pcts) == 0 {
 		return nil, fmt.Errorf("no Latency Distribution (run wrk with --latency)")
 	}
+	at := map[string]*float64{"50": &r.Lat.P50, "90": &r.Lat.P90, "99": &r.Lat.P99}
 	for _, p := range pcts {
 		d, err := time.ParseDuration(p[2])
 		if err != nil {
 			return nil, err
 		}
-		switch p[1] {
-		case "50":
-			r.Lat.P50 = ms(d)
-		case "90":
-			r.Lat.P90 = ms(d)
-		case "99":
-			r.Lat.P99 = ms(d)
+		if v := at[p[1]]; v != nil {
+			*v = ms(d)
 		}
 	}
 	r.Correction = &Correction{Source: wrkSource, Mean: nan}
@@ -77,8 +69,7 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 	}
 	if c := wrkConns.FindStringSubmatch(s); c != nil {
 		conns, _ := strconv.Atoi(c[2])
-		// As wrk's src/wrk.c: runtime_us / (complete / cfg.connections),
-		// integer divisions.
+		// As wrk's src/wrk.c, in integer divisions.
 		if per := n / int64(max(conns, 1)); conns > 0 && per > 0 {
 			r.Correction.Connections = conns
 			r.Correction.Interval = time.Duration(span.Microseconds()/per) * time.Microsecond

@@ -12,22 +12,9 @@ import (
 	"bbslab/loadtest/text"
 )
 
-// Results combines the results of one run performed by several generator
-// machines at the same time into one result: counts add up, histograms
-// merge exactly, and per-second rows are aligned by their offset from each
-// run's start (the same instant when the generators were given one
-// Settings.StartAt). The merged window runs from the earliest measure_start
-// to the latest end, and every throughput is the successes of all the
-// generators over it: the sum of their throughputs when their windows
-// coincide, less when they are skewed, since the load was whole only in
-// their common window (Result.Overlap). Results refuses windows that do
-// not overlap at all (ErrDisjoint) unless o.AllowDisjoint, and warns of
-// skews above the larger of SkewFloor and SkewShare of the window. Labels
-// are matched by name. The merged Cost adds CPU seconds and takes the
-// largest of the other figures; Generators keeps each machine's cost,
-// with the use of its CPUs (Cost.Cores), which is its machine's alone and
-// so is not merged. The Environment keeps the first result's generator
-// and server, and lists every generator's machine (environments).
+// Results combines the results of one run made by several generators into
+// one, whose throughputs are all the successes over the merged window,
+// from the earliest measure_start to the latest end (see the package doc).
 func Results(results []*loadtest.Result, o Options) (*loadtest.Result, error) {
 	if len(results) == 0 {
 		return nil, errors.New("merge: no results")
@@ -86,9 +73,7 @@ func Results(results []*loadtest.Result, o Options) (*loadtest.Result, error) {
 	return out, nil
 }
 
-// addWindow widens out's window and counts to take in r's: its clients,
-// its start, measure_start and end, the longest measured window, an
-// interruption.
+// addWindow widens out's window and counts to take in r's.
 func addWindow(out, r *loadtest.Result) {
 	out.Settings.Clients += r.Settings.Clients
 	out.Interrupted = out.Interrupted || r.Interrupted
@@ -105,8 +90,7 @@ func addWindow(out, r *loadtest.Result) {
 }
 
 // addSeries adds one generator's per-second rows to the merged ones, row
-// by row from the start; their latency figures are set once all are in
-// (SecondRow.FillLatency).
+// by row from the start, all but their latency figures.
 func addSeries(merged, rows []loadtest.SecondRow) []loadtest.SecondRow {
 	for j, row := range rows {
 		if j >= len(merged) {
@@ -141,14 +125,13 @@ func addSeries(merged, rows []loadtest.SecondRow) []loadtest.SecondRow {
 }
 
 // addCost adds the cost c of generator i (from 0) to the merged cost out:
-// CPU seconds and counts add up, the other figures take the largest, and
-// a generator that may have been the bottleneck makes the merged result's
-// reasons name it.
+// CPU seconds and counts add up, the other figures take the largest.
 func addCost(out *loadtest.Cost, c loadtest.Cost, i int) {
 	first := i == 0
-	out.CPUSeconds = mergeOpt(first, out.CPUSeconds, c.CPUSeconds, func(a, b float64) float64 { return round3(a + b) })
-	out.UserSeconds = mergeOpt(first, out.UserSeconds, c.UserSeconds, func(a, b float64) float64 { return round3(a + b) })
-	out.SysSeconds = mergeOpt(first, out.SysSeconds, c.SysSeconds, func(a, b float64) float64 { return round3(a + b) })
+	sum := func(a, b float64) float64 { return round3(a + b) }
+	out.CPUSeconds = mergeOpt(first, out.CPUSeconds, c.CPUSeconds, sum)
+	out.UserSeconds = mergeOpt(first, out.UserSeconds, c.UserSeconds, sum)
+	out.SysSeconds = mergeOpt(first, out.SysSeconds, c.SysSeconds, sum)
 	out.WallSeconds = max(out.WallSeconds, c.WallSeconds)
 	out.CPUPercent = mergeOpt(first, out.CPUPercent, c.CPUPercent, func(a, b float64) float64 { return max(a, b) })
 	out.PeakRSSBytes = mergeOpt(first, out.PeakRSSBytes, c.PeakRSSBytes, func(a, b int64) int64 { return max(a, b) })
@@ -168,10 +151,8 @@ func addCost(out *loadtest.Cost, c loadtest.Cost, i int) {
 	}
 }
 
-// mergeOpt merges a figure that a generator's OS may not give: the first
-// generator's as it is, then op of the merged figure and the next one's;
-// absent as soon as one generator's is, since a sum or a maximum over some
-// of the generators would pass for all of them.
+// mergeOpt merges a figure that a generator's OS may not give: absent as
+// soon as one generator's is, lest a part pass for the whole.
 func mergeOpt[T any](first bool, acc, next *T, op func(a, b T) T) *T {
 	if first {
 		return next
@@ -183,10 +164,8 @@ func mergeOpt[T any](first bool, acc, next *T, op func(a, b T) T) *T {
 	return &v
 }
 
-// environments keeps the generators' environments of results merged
-// from several machines: Generator is the first result's, Generators each
-// one's; Server is the first one found (all generators load one server).
-// When the generators read different servers, a warning says so.
+// environments keeps the first result's generator and server, every
+// generator's machine, and a warning for each different server.
 func environments(results []*loadtest.Result) (*loadtest.Environment, []string) {
 	var out *loadtest.Environment
 	var warns []string
@@ -214,8 +193,7 @@ func environments(results []*loadtest.Result) (*loadtest.Environment, []string) 
 // round3 rounds v to three decimals, as the engine rounds its seconds.
 func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
-// ms converts a duration to float milliseconds, rounded to the
-// microsecond, as the engine's figures are.
+// ms converts a duration to milliseconds, rounded to the microsecond.
 func ms(d time.Duration) float64 {
 	return math.Round(float64(d)/float64(time.Microsecond)) / 1000
 }

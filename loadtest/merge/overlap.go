@@ -12,35 +12,25 @@ import (
 )
 
 // Results warns when the generators' measured windows differ by more than
-// the larger of SkewFloor and SkewShare of the merged window (100 ms or
-// 1 %): below it, the merged throughput and the sum of the generators'
-// throughputs differ by about 1 % or less, and a 100 ms floor leaves room
-// for processes started by hand on one -start-at.
+// the larger of SkewFloor and SkewShare of the merged window.
 const (
 	SkewFloor = 100 * time.Millisecond
 	SkewShare = 0.01
 )
 
-// ErrDisjoint is the error Results wraps when the measured windows of the
-// results do not overlap at all.
+// ErrDisjoint is the error Results wraps when the windows do not overlap.
 var ErrDisjoint = errors.New("the measured windows do not overlap")
 
 // Options change what Results accepts.
 type Options struct {
-	// AllowDisjoint merges results whose measured windows do not overlap
-	// (with a warning) instead of refusing them with ErrDisjoint.
+	// AllowDisjoint merges windows that do not overlap, with a warning.
 	AllowDisjoint bool
-	// Now is the time Results' messages about the windows are written
-	// against: a time on Now's date (in that time's zone) is written
-	// without its date. The zero Now writes every date; a command passes
-	// time.Now().
+	// Now is the time whose date the messages' times omit (zero: none).
 	Now time.Time
 }
 
 // overlapOf measures how the windows of rs line up, with a warning when
-// they are skewed or disjoint. It returns nil and a warning when a result
-// has no window (a zero measure_start or end), and an error wrapping
-// ErrDisjoint when the windows do not overlap, unless allowDisjoint.
+// they are skewed or disjoint or a result has none (then nil).
 func overlapOf(rs []*loadtest.Result, allowDisjoint bool, now time.Time) (*loadtest.Overlap, string, error) {
 	for i, r := range rs {
 		if r.MeasureStart.IsZero() || r.End.IsZero() {
@@ -89,10 +79,8 @@ func overlapOf(rs []*loadtest.Result, allowDisjoint bool, now time.Time) (*loadt
 	return o, o.Warning, nil
 }
 
-// clockTime formats t for a message: the clock time to the millisecond,
-// with the date unless t falls on now's date in t's zone. The zero now
-// always gives the date. Taking now as a value keeps the output a function
-// of its inputs: a test's expected text holds on any day.
+// clockTime formats t to the millisecond, with the date unless t falls on
+// now's date in t's zone.
 func clockTime(t, now time.Time) string {
 	if now.IsZero() || t.Format(time.DateOnly) != now.In(t.Location()).Format(time.DateOnly) {
 		return t.Format("2006-01-02 15:04:05.000 MST")
@@ -100,10 +88,8 @@ func clockTime(t, now time.Time) string {
 	return t.Format("15:04:05.000 MST")
 }
 
-// WriteOverlap prints how the merged generators' windows lined up: the
-// common window, the skews, and a line per generator named by names (in
-// the order merged; a result's own name when names is short). A time on
-// now's date is written without its date (see Options.Now).
+// WriteOverlap prints how the merged generators' windows lined up, a line
+// per generator named by names (else its result's name).
 func WriteOverlap(w io.Writer, o *loadtest.Overlap, names []string, now time.Time) error {
 	if o == nil {
 		return nil

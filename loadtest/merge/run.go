@@ -11,11 +11,9 @@ import (
 	"bbslab/loadtest/text"
 )
 
-// Run is "loadtest merge": it reads the results files, merges them
-// (Results), warns on stderr of a skew, writes how the windows lined up
-// and the merged summary to stdout, and the merged result as JSON to out
-// unless out is empty. An unreadable file and disjoint windows without
-// allowDisjoint are usage errors (cli.ExitUsage).
+// Run is "loadtest merge": it merges the files, warns on stderr of a
+// skew, prints the windows and the summary, and writes the merged result
+// to out unless it is empty.
 func Run(files []string, out string, allowDisjoint bool, stdout, stderr io.Writer) error {
 	var rs []*loadtest.Result
 	for _, p := range files {

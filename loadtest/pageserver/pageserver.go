@@ -3,12 +3,9 @@
 //	ln, scheme, err := pageserver.Listen("127.0.0.1:0", false) // true: https
 //	err = pageserver.Serve(ctx, ln, 2048, 0) // "loadtest pageserver -size 2048" runs it
 //
-// It is the target of "loadtest bench", cheap enough that the generator,
-// not the server, is what bench measures. It reads a request's headers and
-// body and answers every request with the same bytes, keeping the
-// connection open unless the client closes it (Connection: close, or
-// HTTP/1.0). Over Listen's listener with TLS, a fresh self-signed
-// certificate, it serves https.
+// It is the target of "loadtest bench", cheap enough that bench measures
+// the generator, not the server. It answers every request with the same
+// bytes, keeping the connection open unless the client closes it.
 package pageserver
 
 import (

@@ -13,9 +13,8 @@ import (
 	"time"
 )
 
-// Listen listens on addr for Serve: plain, scheme "http", or with
-// useTLS behind a fresh self-signed certificate (selfSigned), scheme
-// "https".
+// Listen listens on addr for Serve, with useTLS behind a fresh self-signed
+// certificate, and returns its scheme.
 func Listen(addr string, useTLS bool) (ln net.Listener, scheme string, err error) {
 	if ln, err = net.Listen("tcp", addr); err != nil {
 		return nil, "", fmt.Errorf("listen %s: %w", addr, err)
@@ -32,9 +31,7 @@ func Listen(addr string, useTLS bool) (ln net.Listener, scheme string, err error
 }
 
 // selfSigned returns a TLS configuration with a fresh self-signed
-// certificate (ECDSA P-256, as Go's httptest uses, valid for a day) for
-// 127.0.0.1, ::1 and localhost: a target for https:// runs, which clients
-// reach with certificate verification off (loadtest's -insecure).
+// certificate for 127.0.0.1, ::1 and localhost, valid for a day.
 func selfSigned() (*tls.Config, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {

@@ -8,9 +8,7 @@ import (
 	"bbslab/loadtest"
 )
 
-// WriteSeriesCSV writes the per-second series as CSV with a header line:
-// t, warmup, successes, errors, throughput, bytes, mean_ms, p50_ms, p90_ms,
-// p95_ms, p99_ms, max_ms.
+// WriteSeriesCSV writes the per-second series as CSV with a header line.
 func WriteSeriesCSV(w io.Writer, series []loadtest.SecondRow) error {
 	cw := csv.NewWriter(w)
 	cw.Write([]string{"t", "warmup", "successes", "errors", "throughput", "bytes", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "max_ms"})

@@ -20,13 +20,8 @@ import (
 	"bbslab/loadtest"
 )
 
-// ReadJTL reads a JMeter CSV results file (with a header line, or without
-// one in JMeter's default column order, loadtest.JTLHeader) into a
-// Result: per-label histograms (millisecond resolution, as JTL records),
-// the per-second series, and throughput over the span from the first
-// start to the last end. Clients is the largest allThreads. There is no
-// generator cost in a JTL file; its environment is the file beside it
-// (JTLEnvironmentPath), when there is one.
+// ReadJTL reads a JMeter CSV results file into a Result named after the
+// file, with the environment kept beside it (JTLEnvironmentPath).
 func ReadJTL(path string) (*loadtest.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -42,7 +37,7 @@ func readJTL(path string, r io.Reader) (*loadtest.Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read jtl %s: %w", path, err)
 	}
-	res.Name = jtlName(path)
+	res.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	if res.Environment, err = readJTLEnvironment(path); err != nil {
 		return nil, err
 	}
@@ -50,9 +45,7 @@ func readJTL(path string, r io.Reader) (*loadtest.Result, error) {
 }
 
 // JTLEnvironmentPath is where the environment of a JTL file's run is kept:
-// beside it, as FILE.env.json. JMeter's CSV reader takes the first line
-// for the header and every other line for a sample, so the file itself
-// cannot carry a comment; JMeter ignores the file beside it.
+// beside it, since JMeter's CSV takes no comment line.
 func JTLEnvironmentPath(jtlPath string) string { return jtlPath + ".env.json" }
 
 // WriteJTLEnvironment writes env beside the JTL file at jtlPath.
@@ -68,8 +61,7 @@ func WriteJTLEnvironment(jtlPath string, env *loadtest.Environment) error {
 	return nil
 }
 
-// readJTLEnvironment reads the environment beside a JTL file; nil when
-// there is none (a file JMeter wrote).
+// readJTLEnvironment reads the environment beside a JTL file, if any.
 func readJTLEnvironment(jtlPath string) (*loadtest.Environment, error) {
 	p := JTLEnvironmentPath(jtlPath)
 	b, err := os.ReadFile(p)
@@ -86,35 +78,59 @@ func readJTLEnvironment(jtlPath string) (*loadtest.Environment, error) {
 	return &env, nil
 }
 
-// jtlName names the run of a JTL file after the file:
-// results/run1.jtl is run1.
-func jtlName(path string) string {
-	return strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+// EachJTLSample calls f with each sample line of JMeter CSV results read
+// from r: its line number, its fields, and col, which reads a column by
+// name (false when absent). The columns are the header's, which must have
+// the need columns, or loadtest.JTLHeader's when there is none.
+func EachJTLSample(r io.Reader, need []string, f func(line int, rec []string, col func(string) (string, bool)) error) error {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	cols := strings.Split(loadtest.JTLHeader, ",")
+	for line := 1; ; line++ {
+		rec, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if line == 1 && len(rec) > 0 && rec[0] == "timeStamp" {
+			cols = slices.Clone(rec)
+			for _, c := range need {
+				if !slices.Contains(cols, c) {
+					return fmt.Errorf("header lacks column %q", c)
+				}
+			}
+			continue
+		}
+		col := func(name string) (string, bool) {
+			if i := slices.Index(cols, name); i >= 0 && i < len(rec) {
+				return rec[i], true
+			}
+			return "", false
+		}
+		if err := f(line, rec, col); err != nil {
+			return err
+		}
+	}
 }
 
 // parseJTL reads JTL lines into a Result.
 func parseJTL(r io.Reader) (*loadtest.Result, error) {
-	cr := csv.NewReader(r)
-	cr.FieldsPerRecord = -1
-	cr.ReuseRecord = true
-	sum := newJTLSum()
-	for line := 1; ; line++ {
-		rec, err := cr.Read()
-		if errors.Is(err, io.EOF) {
-			break
+	sum := &jtlSum{first: math.MaxInt64, secs: map[int64]*loadtest.SecondRow{}}
+	err := EachJTLSample(r, []string{"timeStamp", "elapsed", "label", "success"}, func(line int, _ []string, col func(string) (string, bool)) error {
+		get := func(name string) string {
+			v, _ := col(name)
+			return v
 		}
-		if err != nil {
-			return nil, err
+		if err := sum.add(get); err != nil {
+			return fmt.Errorf("line %d: %w", line, err)
 		}
-		if line == 1 && len(rec) > 0 && rec[0] == "timeStamp" {
-			if err := sum.header(rec); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		if err := sum.add(rec); err != nil {
-			return nil, fmt.Errorf("line %d: %w", line, err)
-		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(sum.secs) == 0 {
 		return nil, errors.New("no samples")
@@ -122,54 +138,16 @@ func parseJTL(r io.Reader) (*loadtest.Result, error) {
 	return sum.result(), nil
 }
 
-// jtlSum adds up the lines of a JTL file: by label, and by the second in
-// which each request ended.
+// jtlSum adds up a JTL file's lines by label and by the second they ended.
 type jtlSum struct {
-	cols        map[string]int // column index by name
 	labels      loadtest.Tallies
 	first, last int64 // the earliest start and latest end, epoch ms
 	clients     int
-	secs        map[int64]*jtlSecond
-}
-
-// jtlSecond is one second of the series being read.
-type jtlSecond struct {
-	h       *loadtest.Histogram
-	ok, err int64
-	recv    int64
-}
-
-func newJTLSum() *jtlSum {
-	s := &jtlSum{cols: map[string]int{}, first: math.MaxInt64, secs: map[int64]*jtlSecond{}}
-	for i, c := range strings.Split(loadtest.JTLHeader, ",") {
-		s.cols[c] = i
-	}
-	return s
-}
-
-// header takes the columns from a header line; JMeter's CSV may leave
-// columns out or reorder them, but not the four a result needs.
-func (s *jtlSum) header(rec []string) error {
-	s.cols = map[string]int{}
-	for i, c := range rec {
-		s.cols[c] = i
-	}
-	for _, need := range []string{"timeStamp", "elapsed", "label", "success"} {
-		if _, ok := s.cols[need]; !ok {
-			return fmt.Errorf("header lacks column %q", need)
-		}
-	}
-	return nil
+	secs        map[int64]*loadtest.SecondRow
 }
 
 // add counts one sample line.
-func (s *jtlSum) add(rec []string) error {
-	get := func(name string) string {
-		if i, ok := s.cols[name]; ok && i < len(rec) {
-			return rec[i]
-		}
-		return ""
-	}
+func (s *jtlSum) add(get func(string) string) error {
 	ts, err1 := strconv.ParseInt(get("timeStamp"), 10, 64)
 	el, err2 := strconv.ParseInt(get("elapsed"), 10, 64)
 	if err1 != nil || err2 != nil {
@@ -185,7 +163,7 @@ func (s *jtlSum) add(rec []string) error {
 	s.first = min(s.first, ts)
 	s.last = max(s.last, end)
 	sec := s.second(end / 1000)
-	sec.recv += n
+	sec.Bytes += n
 	code := get("responseCode")
 	if _, err := strconv.Atoi(code); err != nil || len(code) != 3 {
 		code = "0" // "Non HTTP response code: ...": no response
@@ -193,34 +171,31 @@ func (s *jtlSum) add(rec []string) error {
 	if strings.EqualFold(get("success"), "true") {
 		d := time.Duration(el) * time.Millisecond
 		l.Success(d, code, n, sn)
-		sec.h.Record(d)
-		sec.ok++
+		sec.Histogram.Record(d)
+		sec.Successes++
 		return nil
 	}
 	text := cmp.Or(get("failureMessage"), strings.TrimSpace(get("responseCode")+" "+get("responseMessage")))
 	l.Failure(jtlKind(get("responseCode"), get("failureMessage")), text, code, n, sn)
-	sec.err++
+	sec.Errors++
 	return nil
 }
 
 // second returns the second k (epoch seconds) of the series, new if need
-// be.
-func (s *jtlSum) second(k int64) *jtlSecond {
+// be; seconds well behind the newest are compacted.
+func (s *jtlSum) second(k int64) *loadtest.SecondRow {
 	sec := s.secs[k]
 	if sec == nil {
-		sec = &jtlSecond{h: loadtest.NewHistogram()}
+		sec = &loadtest.SecondRow{Histogram: loadtest.NewHistogram()}
 		s.secs[k] = sec
-		// Lines come roughly in time order: keep seconds well behind
-		// the newest compressed so a long file needs little memory.
 		if old := s.secs[k-10]; old != nil {
-			old.h.Compact()
+			old.Histogram.Compact()
 		}
 	}
 	return sec
 }
 
-// result is the Result of the lines read: its window is the span from
-// the first start to the last end.
+// result is the Result of the lines read, over the first start to the last end.
 func (s *jtlSum) result() *loadtest.Result {
 	seconds := float64(s.last-s.first) / 1000
 	res := &loadtest.Result{
@@ -231,21 +206,17 @@ func (s *jtlSum) result() *loadtest.Result {
 	res.Settings.Clients = s.clients
 	res.Labels, res.Total = s.labels.Stats(func(string) int { return s.clients }, s.clients, seconds)
 	for _, k := range slices.Sorted(maps.Keys(s.secs)) {
-		sec := s.secs[k]
-		row := loadtest.SecondRow{
-			T: float64(k*1000+1000-s.first) / 1000, Successes: sec.ok, Errors: sec.err, Throughput: float64(sec.ok), Bytes: sec.recv,
-			Histogram: sec.h,
-		}
+		row := s.secs[k]
+		row.T, row.Throughput = float64(k*1000+1000-s.first)/1000, float64(row.Successes)
 		row.FillLatency()
-		res.Series = append(res.Series, row)
+		res.Series = append(res.Series, *row)
 	}
 	return res
 }
 
 // jtlKind maps a failed JTL line to an error kind.
 func jtlKind(code, msg string) string {
-	if strings.HasPrefix(code, "Non HTTP response code: ") {
-		k := strings.TrimPrefix(code, "Non HTTP response code: ")
+	if k, ok := strings.CutPrefix(code, "Non HTTP response code: "); ok {
 		switch {
 		case k == "connect" || strings.Contains(k, "ConnectException") || strings.Contains(k, "NoRouteToHost"):
 			return "connect"

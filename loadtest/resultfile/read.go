@@ -14,11 +14,9 @@ import (
 	"bbslab/loadtest"
 )
 
-// Read reads a file of results of any kind the load tool writes or
-// reads: a single JSON result, a JSON sweep, an experiment's
-// experiment.json (its points' results), or a JMeter JTL CSV file
-// (recognised by a .jtl or .csv extension or a non-JSON first byte).
-// JSON files of schema version 1 are read too (Result.Upgrade).
+// Read reads a file of results of any kind the load tool writes or reads:
+// a JSON result or sweep, an experiment.json, or a JMeter JTL CSV file
+// (by a .jtl or .csv extension or a non-JSON first byte).
 func Read(path string) ([]*loadtest.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -62,8 +60,7 @@ func Read(path string) ([]*loadtest.Result, error) {
 	return []*loadtest.Result{r}, nil
 }
 
-// readSweep reads the runs of a sweep (loadtest.SweepFile), each named
-// after the sweep when it has no name of its own.
+// readSweep reads the runs of a sweep, named after it when unnamed.
 func readSweep(path string, b []byte) ([]*loadtest.Result, error) {
 	var sf loadtest.SweepFile
 	if err := json.Unmarshal(b, &sf); err != nil {
@@ -79,15 +76,12 @@ func readSweep(path string, b []byte) ([]*loadtest.Result, error) {
 	return sf.Runs, nil
 }
 
-// ErrTunings is Read's error for a tuning's file: what "loadtest tune
-// -out" and "loadtest tunebench -out" write, and an experiment of tunings
-// alone (a file with [tune]). Their steps are the tuner's summaries over
-// repeats, not load results.
+// ErrTunings is Read's error for a tuning's file (loadtest tune, tunebench,
+// or an experiment of tunings alone).
 var ErrTunings = errors.New("a tuning's file (loadtest tune, tunebench or an experiment's [tune]): its steps are summaries over repeats, not load results; its figures are in the file itself (loadtest/SCHEMA.md, \"Tuning\") and in an experiment's report.md")
 
-// readExperiment reads the runs of an experiment.json (package
-// experiment writes it, SCHEMA.md's "Experiment"): each point's result,
-// named after its run, in the file's order.
+// readExperiment reads each point's result of an experiment.json, named
+// after its run.
 func readExperiment(path string, b []byte) ([]*loadtest.Result, error) {
 	var ef struct {
 		Schema int `json:"schema"`
