@@ -13,8 +13,8 @@ import (
 // default column order.
 const JTLHeader = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"
 
-// jtlSink writes one JTL line per measured request. Clients format into
-// their own buffer and hold the lock only to copy it.
+// jtlSink writes one JTL line per measured request; clients format into
+// their own buffer and lock only to copy it.
 type jtlSink struct {
 	mu      sync.Mutex
 	w       *bufio.Writer
@@ -31,8 +31,7 @@ func newJTLSink(w io.Writer, clients int, name string) *jtlSink {
 	return s
 }
 
-// write formats s. In the rate and open models timeStamp and elapsed count
-// from the intended start, like the latency figures.
+// write formats s, timed from its intended start like the latencies.
 func (j *jtlSink) write(s *record, req *compiled) {
 	bp := j.pool.Get().(*[]byte)
 	b := (*bp)[:0]
@@ -111,7 +110,6 @@ func (j *jtlSink) flush() error {
 	return j.w.Flush()
 }
 
-// appendCSV appends a CSV field, quoted when needed.
 func appendCSV(b []byte, s string) []byte {
 	if !strings.ContainsAny(s, ",\"\r\n") {
 		return append(b, s...)
