@@ -302,24 +302,35 @@ func (s *Stats) fillLatency() {
 
 // WriteJSON writes r to path as indented JSON.
 func (r *Result) WriteJSON(path string) error {
-	b, err := r.MarshalIndent()
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		return fmt.Errorf("write result: %w", err)
-	}
-	return nil
+	r.Schema, r.Kind = SchemaVersion, "run"
+	return writeJSON(path, "result", r)
 }
 
 // MarshalIndent returns r as indented JSON with the schema version set.
 func (r *Result) MarshalIndent() ([]byte, error) {
 	r.Schema, r.Kind = SchemaVersion, "run"
-	b, err := json.MarshalIndent(r, "", "  ")
+	return indentJSON("result", r)
+}
+
+// indentJSON returns v as indented JSON; what names it in errors.
+func indentJSON(what string, v any) ([]byte, error) {
+	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("encode result: %w", err)
+		return nil, fmt.Errorf("encode %s: %w", what, err)
 	}
 	return append(b, '\n'), nil
+}
+
+// writeJSON writes v to path as indented JSON; what names it in errors.
+func writeJSON(path, what string, v any) error {
+	b, err := indentJSON(what, v)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", what, err)
+	}
+	return nil
 }
 
 // ReadResult reads a result written by WriteJSON.

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -71,10 +72,9 @@ func (s *Settings) Validate() error {
 		return errors.New("give a duration or a number of requests")
 	}
 	if s.MaxDuration == 0 {
+		s.MaxDuration = time.Hour
 		if s.Duration > 0 {
 			s.MaxDuration = s.Warmup + s.Duration
-		} else {
-			s.MaxDuration = time.Hour
 		}
 	}
 	cli.FillDefaults(s) // the default tags: model, timer, timeout
@@ -88,9 +88,7 @@ func (s *Settings) Validate() error {
 	if s.Model == ModelOpen && s.Rate <= 0 {
 		return fmt.Errorf("rate %g: the open model needs a positive arrival rate", s.Rate)
 	}
-	if s.Drain == 0 {
-		s.Drain = s.Timeout
-	}
+	s.Drain = cmp.Or(s.Drain, s.Timeout)
 	if !s.StartAt.IsZero() {
 		if err := checkStartAt(s.StartAt, time.Now()); err != nil {
 			return fmt.Errorf("start at: %w", err)

@@ -3,9 +3,7 @@ package loadtest
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 )
 
@@ -49,12 +47,5 @@ func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Cont
 
 // WriteSweepJSON writes runs as a SweepFile.
 func WriteSweepJSON(path, name string, runs []*Result) error {
-	b, err := json.MarshalIndent(SweepFile{Schema: SchemaVersion, Kind: "sweep", Name: name, Runs: runs}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode sweep: %w", err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write sweep: %w", err)
-	}
-	return nil
+	return writeJSON(path, "sweep", SweepFile{Schema: SchemaVersion, Kind: "sweep", Name: name, Runs: runs})
 }
