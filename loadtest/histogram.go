@@ -89,21 +89,12 @@ func (h *Histogram) Mean() time.Duration {
 	return time.Duration(h.load().Mean() * float64(time.Microsecond))
 }
 
-// Max returns the largest latency (to the histogram's precision).
-func (h *Histogram) Max() time.Duration {
-	if h.load().TotalCount() == 0 {
-		return 0
-	}
-	return time.Duration(h.h.Max()) * time.Microsecond
-}
+// Max returns the largest latency (to the histogram's precision); 0 when
+// the histogram is empty.
+func (h *Histogram) Max() time.Duration { return time.Duration(h.load().Max()) * time.Microsecond }
 
 // Min returns the smallest latency (to the histogram's precision).
-func (h *Histogram) Min() time.Duration {
-	if h.load().TotalCount() == 0 {
-		return 0
-	}
-	return time.Duration(h.h.Min()) * time.Microsecond
-}
+func (h *Histogram) Min() time.Duration { return time.Duration(h.load().Min()) * time.Microsecond }
 
 // Clone returns an independent copy of h.
 func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.load().Clone()} }

@@ -289,15 +289,9 @@ func (s *Stats) fillLatency() {
 	if h == nil {
 		return
 	}
-	s.MinMs = ms(h.Min())
-	s.MeanMs = ms(h.Mean())
-	s.P50Ms = ms(h.Quantile(0.50))
-	s.P90Ms = ms(h.Quantile(0.90))
-	s.P95Ms = ms(h.Quantile(0.95))
-	s.P99Ms = ms(h.Quantile(0.99))
-	s.P999Ms = ms(h.Quantile(0.999))
-	s.P9999Ms = ms(h.Quantile(0.9999))
-	s.MaxMs = ms(h.Max())
+	s.MinMs, s.MeanMs, s.MaxMs = ms(h.Min()), ms(h.Mean()), ms(h.Max())
+	s.P50Ms, s.P90Ms, s.P95Ms = ms(h.Quantile(0.50)), ms(h.Quantile(0.90)), ms(h.Quantile(0.95))
+	s.P99Ms, s.P999Ms, s.P9999Ms = ms(h.Quantile(0.99)), ms(h.Quantile(0.999)), ms(h.Quantile(0.9999))
 }
 
 // WriteJSON writes r to path as indented JSON.
