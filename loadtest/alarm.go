@@ -13,8 +13,7 @@ type alarm interface {
 	close()              // idempotent
 }
 
-// timerAlarm is the portable alarm: a runtime timer, which on Linux fires
-// with millisecond precision.
+// timerAlarm is the portable alarm: a runtime timer.
 type timerAlarm struct {
 	tm   *time.Timer
 	stop chan struct{}

@@ -12,23 +12,21 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// timerfdAlarm is a timerfd in the runtime's network poller: it wakes the
-// waiting goroutine within microseconds of the set time, where a runtime
-// timer waits for the poller's next whole millisecond.
+// timerfdAlarm is a timerfd in the network poller: it wakes within
+// microseconds, where a runtime timer waits for the next millisecond.
 type timerfdAlarm struct {
 	f      *os.File
 	rc     syscall.RawConn
 	fd     int
 	base   time.Time
-	due    atomic.Int64 // when the alarm fires, in nanoseconds since base
+	due    atomic.Int64 // nanoseconds since base
 	waited bool
 	waitFn func(uintptr) bool
 	mu     sync.Mutex // orders set against close: the fd number must not be reused under set
 	closed bool
 }
 
-// newAlarm returns a timerfd alarm, or the portable one when the kernel
-// refuses a timerfd.
+// newAlarm returns a timerfd alarm, or the portable one.
 func newAlarm() alarm {
 	fd, err := unix.TimerfdCreate(unix.CLOCK_MONOTONIC, unix.TFD_NONBLOCK|unix.TFD_CLOEXEC)
 	if err != nil {
@@ -42,11 +40,9 @@ func newAlarm() alarm {
 	}
 	a := &timerfdAlarm{f: f, rc: rc, fd: fd, base: time.Now()}
 	a.due.Store(math.MaxInt64)
-	// The timerfd is never read: set resets its count, and each expiry is
-	// an edge in the poller. The poller forgets an edge that came before
-	// the wait began, so the first call returns at once when the alarm
-	// is already due, and otherwise asks to wait; an expiry after that
-	// point wakes the wait. The call after the wake-up ends it.
+	// The timerfd is never read: each expiry is an edge in the poller,
+	// which forgets one that came before the wait, so the first call
+	// checks the time itself.
 	a.waitFn = func(uintptr) bool {
 		if !a.waited {
 			a.waited = true
@@ -69,14 +65,11 @@ func (a *timerfdAlarm) set(d time.Duration) {
 	}
 	a.due.Store(int64(time.Since(a.base) + d)) // before the timer can fire
 	spec := unix.ItimerSpec{Value: unix.NsecToTimespec(int64(d))}
-	// A raw call: the runtime's syscall entry wakes its monitor thread
-	// (sysmon) out of its idle sleep whenever every processor is idle, as
-	// it is between wake-ups (runtime.entersyscall).
+	// Raw: the runtime's syscall entry would wake its idle monitor thread.
 	syscall.RawSyscall6(unix.SYS_TIMERFD_SETTIME, uintptr(a.fd), 0, uintptr(unsafe.Pointer(&spec)), 0, 0, 0)
 }
 
-// fired reports whether the alarm's time has come, and if so clears it so
-// that the next wait blocks until the next set. A set racing with it wins.
+// fired reports whether the alarm's time has come, and if so clears it.
 func (a *timerfdAlarm) fired() bool {
 	d := a.due.Load()
 	if int64(time.Since(a.base)) < d {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -27,10 +28,7 @@ const (
 	KindIO                       // the connection broke or the response was malformed
 	KindStatus                   // the status code was not the expected one
 	KindBody                     // the body lacked the expected substring
-	// KindCutoff is a request in flight when the run ended that the run
-	// abandoned: on an interrupt, or when Settings.Drain ran out before
-	// the request's own timeout.
-	KindCutoff
+	KindCutoff                   // in flight when the run stopped waiting (Settings.Drain, an interrupt)
 	numKinds
 )
 
@@ -47,8 +45,8 @@ func (k ErrorKind) String() string {
 // maxBody bounds the body read into memory for a substring check.
 const maxBody = 16 << 20
 
-// readerPool holds response readers; a connection borrows one per response
-// so that idle connections cost no buffer.
+// readerPool holds response readers, so that idle connections cost no
+// buffer.
 var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
 
 // conn is one client's HTTP/1.1 connection. It is used by one goroutine.
@@ -67,7 +65,6 @@ type conn struct {
 	body      []byte        // reusable buffer for body checks
 }
 
-// idle returns the connection's reader to the pool while the client thinks.
 func (c *conn) idle() {
 	if c.br != nil {
 		c.br.Reset(nil)
@@ -91,7 +88,6 @@ type outcome struct {
 
 var errStopped = errors.New("stopped")
 
-// close drops the connection.
 func (c *conn) close() {
 	if c.nc != nil {
 		if c.reg != nil {
@@ -104,7 +100,6 @@ func (c *conn) close() {
 	c.idle()
 }
 
-// dial opens a new connection.
 func (c *conn) dial(o *outcome) error {
 	t0 := time.Now()
 	d := net.Dialer{Timeout: c.timeout}
@@ -132,11 +127,8 @@ func (c *conn) dial(o *outcome) error {
 	return nil
 }
 
-// handshake runs the TLS handshake on the TCP connection nc, opened at t0,
-// within the timeout, and returns the TLS connection. The TLS layer
-// writes and reads through raw when there is one, so that HTTPS keeps the
-// raw system calls of plain HTTP beneath the encryption. A run that stops
-// during the handshake ends it at once.
+// handshake runs the TLS handshake on nc, opened at t0, within the
+// timeout, reading and writing through raw when there is one.
 func (c *conn) handshake(nc net.Conn, raw *rawConn, t0 time.Time) (net.Conn, error) {
 	under := nc
 	if raw != nil {
@@ -160,8 +152,6 @@ func (c *conn) handshake(nc net.Conn, raw *rawConn, t0 time.Time) (net.Conn, err
 	return tc, nil
 }
 
-// tlsError words a failed handshake with addr, naming the certificate
-// problem and the way round it when verification failed.
 func tlsError(addr string, err error) error {
 	if errors.Is(err, errStopped) {
 		return err
@@ -173,8 +163,8 @@ func tlsError(addr string, err error) error {
 	return fmt.Errorf("tls handshake with %s: %w", addr, err)
 }
 
-// rawNetConn is a net.Conn whose reads and writes take the raw system
-// calls: the connection under a tls.Conn.
+// rawNetConn is the connection under a tls.Conn, using the raw system
+// calls.
 type rawNetConn struct {
 	net.Conn
 	raw *rawConn
@@ -184,8 +174,7 @@ func (r rawNetConn) Read(p []byte) (int, error)  { return r.raw.Read(p) }
 func (r rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
 
 // connRegistry knows the open connections of a run so that stopping the
-// run can wake every blocked read or write at once (one loop, instead of a
-// callback goroutine per connection).
+// run can wake every blocked read or write at once.
 type connRegistry struct {
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
@@ -211,7 +200,6 @@ func (g *connRegistry) remove(nc net.Conn) {
 	g.mu.Unlock()
 }
 
-// wakeAll moves every connection's deadline into the past.
 func (g *connRegistry) wakeAll() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -221,9 +209,8 @@ func (g *connRegistry) wakeAll() {
 	}
 }
 
-// do sends req and reads the response. wantBody keeps the body (up to
-// maxBody) for a substring check against contains. A reused connection the
-// server closed while idle is retried once on a fresh connection.
+// do sends req and reads the response, checking its body for contains.
+// A reused connection the server closed while idle is retried once.
 func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outcome) {
 	*o = outcome{}
 	for attempt := 0; ; attempt++ {
@@ -251,8 +238,7 @@ func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outc
 }
 
 // exchange performs one request on the open connection. It reports whether
-// the failure happened before any response byte arrived (so a retry on a new
-// connection is safe for a stale keep-alive connection).
+// it failed before any response byte arrived, when a retry is safe.
 func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o *outcome) (retryable bool) {
 	n, err := c.send(now, req)
 	o.sent = int64(n)
@@ -308,11 +294,8 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 	return false
 }
 
-// send writes req, moving the connection's deadline to now plus the
-// timeout first. The deadline is moved only when it would move by more
-// than 1/16 of the timeout (setting it costs a runtime timer update per
-// call), so a request times out after between 15/16 of the timeout and
-// the timeout.
+// send writes req, moving the deadline to now plus the timeout only when
+// it moves by over 1/16 of it: setting it costs a runtime timer update.
 func (c *conn) send(now time.Time, req []byte) (int, error) {
 	if c.timeout > 0 {
 		if d := now.Add(c.timeout); d.Sub(c.deadline) > c.timeout/16 {
@@ -326,8 +309,6 @@ func (c *conn) send(now time.Time, req []byte) (int, error) {
 	return c.nc.Write(req)
 }
 
-// reader returns the connection's response reader, borrowed from the
-// pool on the connection's first response.
 func (c *conn) reader() *bufio.Reader {
 	if c.br == nil {
 		c.br = readerPool.Get().(*bufio.Reader)
@@ -340,8 +321,7 @@ func (c *conn) reader() *bufio.Reader {
 	return c.br
 }
 
-// parseStatus reads the status line, "HTTP/1.x SP code SP reason", into
-// o's status and reason.
+// parseStatus reads the status line into o's status and reason.
 func parseStatus(line []byte, o *outcome) error {
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return fmt.Errorf("malformed status line %q", trimCRLF(line))
@@ -360,16 +340,13 @@ func parseStatus(line []byte, o *outcome) error {
 	return nil
 }
 
-// respHead is what the response's header says of its body and its
-// connection.
 type respHead struct {
 	length     int64 // Content-Length; -1 when absent
 	chunked    bool  // Transfer-Encoding: chunked
 	closeAfter bool  // the server closes the connection after the body
 }
 
-// readHead reads the header lines up to the blank line, adding their
-// bytes to *recv.
+// readHead reads the header lines up to the blank line.
 func readHead(br *bufio.Reader, rh *respHead, recv *int64) error {
 	for {
 		line, err := br.ReadSlice('\n')
@@ -410,7 +387,6 @@ func readHead(br *bufio.Reader, rh *respHead, recv *int64) error {
 	}
 }
 
-// readN reads or discards n body bytes.
 func readN(br *bufio.Reader, keep bool, body []byte, n int64, recv *int64) ([]byte, error) {
 	if !keep || int64(len(body))+n > maxBody {
 		d, err := br.Discard(int(n))
@@ -432,7 +408,6 @@ func readN(br *bufio.Reader, keep bool, body []byte, n int64, recv *int64) ([]by
 	return body, err
 }
 
-// readChunked reads a chunked body and its trailer.
 func readChunked(br *bufio.Reader, keep bool, body []byte, recv *int64) ([]byte, error) {
 	for {
 		line, err := br.ReadSlice('\n')
@@ -445,21 +420,9 @@ func readChunked(br *bufio.Reader, keep bool, body []byte, recv *int64) ([]byte,
 			l = l[:i]
 		}
 		l = bytes.TrimSpace(l)
-		if len(l) == 0 || len(l) > 15 {
+		size, err := strconv.ParseInt(string(l), 16, 64)
+		if err != nil || len(l) > 15 || l[0] == '-' || l[0] == '+' {
 			return body, fmt.Errorf("bad chunk size %q", l)
-		}
-		var size int64
-		for _, ch := range l {
-			switch {
-			case ch >= '0' && ch <= '9':
-				size = size<<4 | int64(ch-'0')
-			case ch >= 'a' && ch <= 'f':
-				size = size<<4 | int64(ch-'a'+10)
-			case ch >= 'A' && ch <= 'F':
-				size = size<<4 | int64(ch-'A'+10)
-			default:
-				return body, fmt.Errorf("bad chunk size %q", l)
-			}
 		}
 		if size == 0 {
 			for { // trailer
@@ -482,7 +445,6 @@ func readChunked(br *bufio.Reader, keep bool, body []byte, recv *int64) ([]byte,
 	}
 }
 
-// readToEOF reads a body delimited by the connection's end.
 func readToEOF(br *bufio.Reader, keep bool, body []byte, recv *int64) ([]byte, error) {
 	var tmp [4096]byte
 	for {
@@ -507,7 +469,6 @@ func trimCRLF(b []byte) []byte {
 	return b
 }
 
-// classify maps a network error to an ErrorKind.
 func classify(err error) ErrorKind {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
 		return KindTimeout

@@ -8,46 +8,33 @@ import (
 	"bbslab/machine"
 )
 
-// Cost is what the generator itself used during a run (JBentoGohan's
-// article on its load tool: a load client that runs out of CPU or stops for
-// GC measures itself, not the server).
+// Cost is what the generator itself used during a run: a load client that
+// runs out of CPU or stops for GC measures itself, not the server.
 type Cost struct {
-	// WallSeconds is the run's length; CPUSeconds user plus system time of
-	// the generator process; CPUPercent is CPU over wall time, in percent
-	// of one core. The CPU figures are absent (nil, left out of the JSON)
-	// where the OS gives no process times: never 0.
+	// CPUPercent is CPU over wall time, in percent of one core. The CPU
+	// figures are nil where the OS gives no process times.
 	WallSeconds float64  `json:"wall_seconds"`
 	CPUSeconds  *float64 `json:"cpu_seconds,omitempty"`
 	UserSeconds *float64 `json:"user_seconds,omitempty"`
 	SysSeconds  *float64 `json:"sys_seconds,omitempty"`
 	CPUPercent  *float64 `json:"cpu_percent,omitempty"`
-	// PeakRSSBytes is the process's peak resident set (getrusage; over the
-	// process lifetime), absent where the OS does not give it (Windows).
-	// PeakGoBytes is the largest memory mapped by the Go runtime sampled
-	// each second during the run.
-	PeakRSSBytes *int64 `json:"peak_rss_bytes,omitempty"`
-	PeakGoBytes  uint64 `json:"peak_go_bytes"`
-	// GCCycles and GCPauseMaxMs: collections during the run and the longest
-	// stop-the-world pause (upper bound of its histogram bucket).
+	// PeakRSSBytes is the process's lifetime peak resident set (nil where
+	// the OS does not give it); PeakGoBytes the Go runtime's, sampled.
+	PeakRSSBytes *int64  `json:"peak_rss_bytes,omitempty"`
+	PeakGoBytes  uint64  `json:"peak_go_bytes"`
 	GCCycles     uint64  `json:"gc_cycles"`
 	GCPauseMaxMs float64 `json:"gc_pause_max_ms"`
-	// Goroutines is the peak number of goroutines.
-	Goroutines int `json:"goroutines"`
-	// ScheduleLagMaxMs is the largest actual − intended send time. In the
-	// rate model it includes requests held back by slow responses.
+	Goroutines   int     `json:"goroutines"` // the peak
+	// ScheduleLagMaxMs is the largest actual − intended send time.
 	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms"`
-	// LateRequests were already due when their client got to them (rate
-	// model: the previous response outlived the think time; open model:
-	// sent more than 1 ms after arrival).
+	// LateRequests were already due when their client got to them.
 	LateRequests int64 `json:"late_requests"`
-	// TimerLagP99Ms and TimerLagMaxMs measure how late clients woke up from
-	// their think time: lag the generator caused itself.
+	// The timer lag is how late clients woke up from their think time:
+	// lag the generator caused itself.
 	TimerLagMeanMs float64 `json:"timer_lag_mean_ms"`
 	TimerLagP99Ms  float64 `json:"timer_lag_p99_ms"`
 	TimerLagMaxMs  float64 `json:"timer_lag_max_ms"`
-	// Cores is how the generator's CPUs (its affinity; all CPUs when it
-	// is not pinned) were used over the measured span; nil where the OS
-	// cannot say.
+	// Cores is how the generator's CPUs were used over the measured span.
 	Cores *CoresUse `json:"cores,omitempty"`
 	// Bottleneck is set when the generator may have limited the run;
 	// Reasons says why.
@@ -55,25 +42,19 @@ type Cost struct {
 	Reasons    []string `json:"reasons,omitempty"`
 }
 
-// timerSlack is timer lateness that is normal on an idle machine and never
-// counts as the generator falling behind: the clients' alarm (a timerfd on
-// Linux) and the runtime's timers, used elsewhere, wake late by up to about
-// that much on an idle machine (docs/measurements.md).
+// timerSlack is timer lateness that is normal on an idle machine.
 const timerSlack = time.Millisecond
 
-// costMeter measures a run's cost from start to finish, and the use of
-// the generator's CPUs over the measured span.
+// costMeter measures a run's cost, and the use of the generator's CPUs
+// over the measured span.
 type costMeter struct {
 	t0      time.Time
 	use0    procUsage
 	r0, cur machine.Runtime
 	peakGo  uint64
 	peakGor int
-	// cores0 are the counters of the generator's CPUs at the start of the
-	// measured span (nil where they cannot be read); cores their use over
-	// it, once it has ended.
-	cores0 *machine.Counters
-	cores  *CoresUse
+	cores0  *machine.Counters // at the span's start
+	cores   *CoresUse
 }
 
 func startCost() *costMeter {
@@ -84,24 +65,18 @@ func startCost() *costMeter {
 	return m
 }
 
-// sample records the peaks; it is called about once a second.
 func (m *costMeter) sample() {
 	m.cur = machine.ReadRuntime()
 	m.peakGo = max(m.peakGo, m.cur.MemoryTotalBytes-m.cur.MemoryReleasedBytes)
 	m.peakGor = max(m.peakGor, runtime.NumGoroutine())
 }
 
-// spanStart reads the counters of the generator's CPUs as the measured
-// span starts.
 func (m *costMeter) spanStart() {
 	if c, err := machine.ReadCounters(); err == nil && c.Own != nil {
 		m.cores0 = &c
 	}
 }
 
-// spanEnd reads them again as the span ends and keeps the CPUs' use in
-// between; nothing when the span never started (a run interrupted in its
-// warm-up) or the counters could not be read.
 func (m *costMeter) spanEnd() {
 	if m.cores0 == nil {
 		return
@@ -113,8 +88,6 @@ func (m *costMeter) spanEnd() {
 	m.cores = coresUse(*m.cores0.Own, *c.Own, c.At.Sub(m.cores0.At))
 }
 
-// coresUse is how the CPUs were used from prev to last, over wall time;
-// nil when the two reads do not make a span (machine.OwnCounters.Since).
 func coresUse(prev, last machine.OwnCounters, wall time.Duration) *CoresUse {
 	sp, ok := last.Since(prev)
 	if !ok || wall <= 0 {
@@ -129,12 +102,12 @@ func coresUse(prev, last machine.OwnCounters, wall time.Duration) *CoresUse {
 	return u
 }
 
-// finish computes the cost. think is the mean think time (0 for none).
+// finish computes the cost; think is the mean think time.
 func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	m.sample()
 	use := selfUsage()
 	wall := time.Since(m.t0).Seconds()
-	timerP99 := lag.timer.Quantile(0.99) // lagTotals always sets lag.timer
+	timerP99 := lag.timer.Quantile(0.99)
 	c := Cost{
 		WallSeconds:      round3(wall),
 		PeakGoBytes:      m.peakGo,
@@ -160,7 +133,6 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	if cpu, ok := c.CPU(); ok && cpu > 80 {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("the generator used %.0f%% of a core (over 80%%)", cpu))
 	}
-	// Only lag beyond normal timer lateness says the generator fell behind.
 	if think > 0 && timerP99 > think/10 && timerP99 > timerSlack {
 		c.Reasons = append(c.Reasons, fmt.Sprintf("clients woke up late: p99 timer lag %.3g ms exceeds 10%% of the %v think time", c.TimerLagP99Ms, think))
 	}
@@ -190,16 +162,14 @@ func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
 func ptr[T any](v T) *T { return &v }
 
-// procUsage is the process's own CPU time and peak resident set
-// (machine.ReadProcessUsage: getrusage, or GetProcessTimes on Windows); ok
-// is false where they cannot be read, and the run's warnings say so.
+// procUsage is the process's own CPU time and peak resident set; ok is
+// false where they cannot be read.
 type procUsage struct {
 	user, sys time.Duration
-	maxRSS    *int64 // bytes; nil where the OS does not give it
+	maxRSS    *int64
 	ok        bool
 }
 
-// selfUsage reads the process's CPU time and peak resident set.
 func selfUsage() procUsage {
 	u, err := machine.ReadProcessUsage()
 	if err != nil {
@@ -209,26 +179,16 @@ func selfUsage() procUsage {
 }
 
 // CoresUse is how a process's CPUs were used over a span, in % of one
-// core (100: one CPU's whole time): busy whoever kept them so,
-// Interference the part not spent by the process (other processes, kernel
-// work not charged to it, the hypervisor's steal), Steal the hypervisor's
-// part, absent where the OS does not count it. They come from cumulative
-// counters read at the span's two ends (machine.ReadCounters): the
-// CPUs' busy time from the kernel's ticks, the process's CPU time from
-// getrusage (GetProcessTimes on Windows). Off Linux the affinity is not
-// read and CPUs are all the machine's, so the interference there is the
-// machine's busy time minus the process's, a server on the same machine
-// included. An interference that came out below 0 by the ticks' rounding
-// reads 0.
+// core: Busy whoever kept them so, Interference the part not spent by the
+// process, Steal the hypervisor's part (nil where the OS does not count
+// it). Off Linux CPUs are all the machine's, so the interference includes
+// a server on the same machine.
 type CoresUse struct {
 	CPUs         []int    `json:"cpus"`
 	Busy         float64  `json:"busy_percent"`
 	Interference float64  `json:"interference_percent"`
 	Steal        *float64 `json:"steal_percent,omitempty"`
-	// Pinned says its CPUs are fewer than the machine's (its affinity, read
-	// on Linux): the process was pinned (taskset, or a lab's cpus), and no
-	// other process of the lab runs on them unless pinned there too. The
-	// Go runtime's NumCPU cannot tell: it counts the affinity.
+	// Pinned says its CPUs are fewer than the machine's.
 	Pinned bool `json:"pinned,omitempty"`
 }
 

@@ -2,10 +2,8 @@ package loadtest
 
 import "time"
 
-// ShareWithin returns the fraction (0..1) of recorded latencies at or below
-// d, to the histogram's precision (3 significant digits: a bucket that
-// starts at or below d counts as within it). "99.9 % within 5 ms" is
-// ShareWithin(5*time.Millisecond) >= 0.999.
+// ShareWithin returns the fraction of recorded latencies at or below d, a
+// bucket that starts at or below d counting as within it.
 func (h *Histogram) ShareWithin(d time.Duration) float64 {
 	hh := h.load()
 	total := hh.TotalCount()

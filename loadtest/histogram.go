@@ -10,29 +10,22 @@ import (
 	hdr "github.com/HdrHistogram/hdrhistogram-go"
 )
 
-// Histogram bounds: values are recorded in microseconds from 1 µs to 60 s
-// with 3 significant digits; larger values are clamped to the maximum.
+// Histogram bounds, in microseconds.
 const (
 	histMinMicros = 1
 	histMaxMicros = 60_000_000
 	histDigits    = 3
 )
 
-// A Histogram is a latency distribution with bounded memory (about 140 KB
-// whatever the number of samples). It wraps an HdrHistogram, merges exactly
-// and serialises to JSON as the base64 of HdrHistogram's V2 compressed
-// encoding, so other HdrHistogram implementations can read it.
+// A Histogram is an HdrHistogram of latencies that merges exactly and
+// serialises to JSON as the base64 of its V2 compressed encoding.
 type Histogram struct {
-	h *hdr.Histogram
-	// enc holds the compressed encoding while the histogram is compact
-	// (h == nil); see Compact.
-	enc []byte
+	h   *hdr.Histogram
+	enc []byte // the compressed encoding while h is nil (Compact)
 }
 
-// Compact replaces the counts (about 140 KB) by their compressed encoding
-// (tens of bytes for a second's worth of samples). The histogram decodes
-// itself again on first use. Per-second histograms are kept compact so that
-// a long run's timeline stays small.
+// Compact replaces the counts by their compressed encoding until the
+// histogram's next use.
 func (h *Histogram) Compact() {
 	if h.h == nil {
 		return
@@ -44,7 +37,6 @@ func (h *Histogram) Compact() {
 	h.enc, h.h = b, nil
 }
 
-// load undoes Compact.
 func (h *Histogram) load() *hdr.Histogram {
 	if h.h == nil {
 		h.h = hdr.New(histMinMicros, histMaxMicros, histDigits)
@@ -63,11 +55,10 @@ func NewHistogram() *Histogram {
 	return &Histogram{h: hdr.New(histMinMicros, histMaxMicros, histDigits)}
 }
 
-// Record adds one latency. Values below 1 µs count as 1 µs and values above
-// 60 s as 60 s.
+// Record adds one latency, clamped to 1 µs to 60 s.
 func (h *Histogram) Record(d time.Duration) { h.RecordN(d, 1) }
 
-// RecordN adds n samples of the same latency, clamped as Record's.
+// RecordN adds n samples of the same latency.
 func (h *Histogram) RecordN(d time.Duration, n int64) {
 	us := min(max(d.Microseconds(), histMinMicros), histMaxMicros)
 	_ = h.load().RecordValues(us, n) // cannot fail: the value is within range
@@ -98,27 +89,17 @@ func (h *Histogram) Mean() time.Duration {
 	return time.Duration(h.load().Mean() * float64(time.Microsecond))
 }
 
-// Max returns the largest latency (to the histogram's precision).
-func (h *Histogram) Max() time.Duration {
-	if h.load().TotalCount() == 0 {
-		return 0
-	}
-	return time.Duration(h.h.Max()) * time.Microsecond
-}
+// Max returns the largest latency (to the histogram's precision); 0 when
+// the histogram is empty.
+func (h *Histogram) Max() time.Duration { return time.Duration(h.load().Max()) * time.Microsecond }
 
 // Min returns the smallest latency (to the histogram's precision).
-func (h *Histogram) Min() time.Duration {
-	if h.load().TotalCount() == 0 {
-		return 0
-	}
-	return time.Duration(h.h.Min()) * time.Microsecond
-}
+func (h *Histogram) Min() time.Duration { return time.Duration(h.load().Min()) * time.Microsecond }
 
 // Clone returns an independent copy of h.
 func (h *Histogram) Clone() *Histogram { return &Histogram{h: h.load().Clone()} }
 
-// MarshalJSON encodes the histogram as a base64 string of HdrHistogram's V2
-// compressed encoding.
+// MarshalJSON encodes the histogram as a base64 string.
 func (h *Histogram) MarshalJSON() ([]byte, error) {
 	b := h.enc
 	if h.h != nil {
@@ -143,9 +124,7 @@ func (h *Histogram) UnmarshalJSON(data []byte) error {
 	if _, err := hdr.Decode(b); err != nil {
 		return fmt.Errorf("histogram decode: %w", err)
 	}
-	// Stay compact until used; load re-homes the samples into the standard
-	// geometry so merges are exact.
-	h.h, h.enc = nil, b
+	h.h, h.enc = nil, b // load re-homes the samples into the standard geometry
 	return nil
 }
 

@@ -2,6 +2,7 @@ package loadtest
 
 import (
 	"bufio"
+	"bytes"
 	"cmp"
 	"io"
 	"strconv"
@@ -13,8 +14,8 @@ import (
 // default column order.
 const JTLHeader = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"
 
-// jtlSink writes one JTL line per measured request. Clients format into
-// their own buffer and hold the lock only to copy it.
+// jtlSink writes one JTL line per measured request; clients format into
+// their own buffer and lock only to copy it.
 type jtlSink struct {
 	mu      sync.Mutex
 	w       *bufio.Writer
@@ -31,23 +32,17 @@ func newJTLSink(w io.Writer, clients int, name string) *jtlSink {
 	return s
 }
 
-// write formats s. In the rate and open models timeStamp and elapsed count
-// from the intended start, like the latency figures.
+// write formats s, timed from its intended start like the latencies.
 func (j *jtlSink) write(s *record, req *compiled) {
 	bp := j.pool.Get().(*[]byte)
-	b := (*bp)[:0]
-	b = strconv.AppendInt(b, s.intended.UnixMilli(), 10)
+	b := strconv.AppendInt((*bp)[:0], s.intended.UnixMilli(), 10)
+	b = strconv.AppendInt(append(b, ','), s.end.Sub(s.intended).Milliseconds(), 10)
+	b = appendCSV(append(b, ','), req.label)
 	b = append(b, ',')
-	b = strconv.AppendInt(b, s.end.Sub(s.intended).Milliseconds(), 10)
-	b = append(b, ',')
-	b = appendCSV(b, req.label)
-	b = append(b, ',')
-	ok := s.kind == KindOK
 	switch s.kind {
 	case KindConnect, KindTimeout, KindIO, KindCutoff:
 		b = append(b, "Non HTTP response code: "...)
-		b = append(b, s.kind.String()...)
-		b = append(b, ',')
+		b = append(append(b, s.kind.String()...), ',')
 		msg := ""
 		if s.err != nil {
 			msg = s.err.Error()
@@ -55,15 +50,11 @@ func (j *jtlSink) write(s *record, req *compiled) {
 		b = appendCSV(b, "Non HTTP response message: "+msg)
 	default:
 		b = strconv.AppendInt(b, int64(s.status), 10)
-		b = append(b, ',')
-		b = appendCSVBytes(b, s.reason)
+		b = appendCSVBytes(append(b, ','), s.reason)
 	}
-	b = append(b, ',')
-	b = appendCSV(b, j.group)
-	b = append(b, " 1-"...)
-	b = strconv.AppendInt(b, int64(s.client+1), 10)
-	b = append(b, ",text,"...)
-	b = strconv.AppendBool(b, ok)
+	b = appendCSV(append(b, ','), j.group)
+	b = strconv.AppendInt(append(b, " 1-"...), int64(s.client+1), 10)
+	b = strconv.AppendBool(append(b, ",text,"...), s.kind == KindOK)
 	b = append(b, ',')
 	switch s.kind {
 	case KindStatus:
@@ -74,24 +65,16 @@ func (j *jtlSink) write(s *record, req *compiled) {
 	default:
 		b = appendCSV(b, s.kind.String()+" error")
 	}
-	b = append(b, ',')
-	b = strconv.AppendInt(b, s.recv, 10)
-	b = append(b, ',')
-	b = strconv.AppendInt(b, s.sentN, 10)
-	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(j.clients), 10)
-	b = append(b, ',')
-	b = strconv.AppendInt(b, int64(j.clients), 10)
-	b = append(b, ',')
-	b = appendCSV(b, req.url)
-	b = append(b, ',')
-	if !s.first.IsZero() {
-		b = strconv.AppendInt(b, s.first.Sub(s.intended).Milliseconds(), 10)
-	} else {
-		b = append(b, '0')
+	for _, n := range [...]int64{s.recv, s.sentN, int64(j.clients), int64(j.clients)} {
+		b = strconv.AppendInt(append(b, ','), n, 10)
 	}
-	b = append(b, ",0,"...)
-	b = strconv.AppendInt(b, s.connect.Milliseconds(), 10)
+	b = appendCSV(append(b, ','), req.url)
+	var latency int64 // to the first response byte
+	if !s.first.IsZero() {
+		latency = s.first.Sub(s.intended).Milliseconds()
+	}
+	b = strconv.AppendInt(append(b, ','), latency, 10)
+	b = strconv.AppendInt(append(b, ",0,"...), s.connect.Milliseconds(), 10)
 	b = append(b, '\n')
 	j.mu.Lock()
 	if j.err == nil {
@@ -111,7 +94,6 @@ func (j *jtlSink) flush() error {
 	return j.w.Flush()
 }
 
-// appendCSV appends a CSV field, quoted when needed.
 func appendCSV(b []byte, s string) []byte {
 	if !strings.ContainsAny(s, ",\"\r\n") {
 		return append(b, s...)
@@ -127,10 +109,8 @@ func appendCSV(b []byte, s string) []byte {
 }
 
 func appendCSVBytes(b, s []byte) []byte {
-	for _, c := range s {
-		if c == ',' || c == '"' || c == '\r' || c == '\n' {
-			return appendCSV(b, string(s))
-		}
+	if bytes.ContainsAny(s, ",\"\r\n") {
+		return appendCSV(b, string(s))
 	}
 	return append(b, s...)
 }

@@ -13,16 +13,16 @@ type record struct {
 	client   int
 	kind     ErrorKind
 	status   int
-	intended time.Time // when the request was due (latency counts from here)
-	sent     time.Time // when it was actually sent
-	first    time.Time // first response byte (zero on failure before it)
+	intended time.Time // latency counts from here
+	sent     time.Time
+	first    time.Time // first response byte
 	end      time.Time
 	recv     int64
 	sentN    int64
 	connect  time.Duration
 	timerLag time.Duration // lateness of the client's own wake-up
 	measured bool
-	late     bool // sent at once because it was already due
+	late     bool // already due when its client got to it
 	reason   []byte
 	err      error
 }
@@ -34,25 +34,23 @@ type labelAcc struct {
 	recv  int64
 	sent  int64
 	errs  [numKinds]int64
-	codes []codeCount      // by status code; a run sees few distinct ones
-	texts map[string]int64 // failures by error text (see addErr)
+	codes []codeCount // a run sees few distinct status codes
+	texts map[string]int64
 }
 
-// codeCount is how many responses had one status code (0: none).
 type codeCount struct {
 	code int
 	n    int64
 }
 
-// addCode counts n responses with status code.
-func (a *labelAcc) addCode(code int, n int64) {
+func (a *labelAcc) addCode(code int) {
 	for i := range a.codes {
 		if a.codes[i].code == code {
-			a.codes[i].n += n
+			a.codes[i].n++
 			return
 		}
 	}
-	a.codes = append(a.codes, codeCount{code, n})
+	a.codes = append(a.codes, codeCount{code, 1})
 }
 
 // tally returns a's figures as a Tally, sharing its histogram and error
@@ -65,8 +63,6 @@ func (a *labelAcc) tally() *Tally {
 	return t
 }
 
-// errText is the text of a failed request's error, as the error set
-// counts it.
 func errText(s *record) string {
 	switch s.kind {
 	case KindStatus:
@@ -87,21 +83,47 @@ func errText(s *record) string {
 
 // secAcc accumulates the samples of the current second, warm-up included.
 type secAcc struct {
-	hist *Histogram // with one label; nil with several
-	ok   int64
-	errs int64
-	recv int64
-	// kinds counts errs by kind, for the live dashboard's errors chart.
-	kinds [numKinds]int64
-	// labels splits the second by label when there is more than one.
-	labels []secLabel
+	hist   *Histogram // with one label; nil with several
+	ok     int64
+	errs   int64
+	recv   int64
+	kinds  [numKinds]int64
+	labels []secLabel // with several labels
 }
 
-// secLabel is one label's share of a second.
+// secLabel counts one label's requests in a second, or a Timeline
+// interval's.
 type secLabel struct {
 	hist *Histogram
 	ok   int64
 	errs int64
+}
+
+func newSecLabels(n int) []secLabel {
+	out := make([]secLabel, n)
+	for j := range out {
+		out[j].hist = NewHistogram()
+	}
+	return out
+}
+
+// add counts one request, recording a success's latency.
+func (c *secLabel) add(ok bool, lat time.Duration) {
+	if ok {
+		c.ok++
+		c.hist.Record(lat)
+	} else {
+		c.errs++
+	}
+}
+
+// moveTo adds c to into and resets c.
+func (c *secLabel) moveTo(into *secLabel) {
+	into.hist.Merge(c.hist)
+	into.ok += c.ok
+	into.errs += c.errs
+	c.hist.Reset()
+	c.ok, c.errs = 0, 0
 }
 
 // lagAcc accumulates schedule lag (actual send − intended send).
@@ -109,7 +131,7 @@ type lagAcc struct {
 	max      time.Duration
 	timerMax time.Duration
 	timer    *Histogram
-	late     int64 // requests that were already due when the client got to them
+	late     int64
 }
 
 // shard is one lock's worth of accumulators; clients are spread over the
@@ -119,14 +141,10 @@ type shard struct {
 	labels []labelAcc
 	sec    secAcc
 	lag    lagAcc
-	// tl is the current 100 ms interval of a Timeline (nil when off).
-	tl     *Histogram
-	tlOK   int64
-	tlErrs int64
-	_      [64]byte // keep shards' locks on separate cache lines
+	tl     *secLabel // the current Timeline interval (nil when off)
+	_      [64]byte  // keep shards' locks on separate cache lines
 }
 
-// recorder collects samples from all clients.
 type recorder struct {
 	shards []shard
 }
@@ -140,10 +158,7 @@ func newRecorder(nshards, nlabels int) *recorder {
 			sh.labels[j].hist = NewHistogram()
 		}
 		if nlabels > 1 {
-			sh.sec.labels = make([]secLabel, nlabels)
-			for j := range sh.sec.labels {
-				sh.sec.labels[j].hist = NewHistogram()
-			}
+			sh.sec.labels = newSecLabels(nlabels)
 		} else {
 			sh.sec.hist = NewHistogram()
 		}
@@ -152,7 +167,6 @@ func newRecorder(nshards, nlabels int) *recorder {
 	return r
 }
 
-// record adds one sample to the shard of its client.
 func (r *recorder) record(s *record) {
 	sh := &r.shards[s.client%len(r.shards)]
 	lat := s.end.Sub(s.intended)
@@ -161,40 +175,26 @@ func (r *recorder) record(s *record) {
 	if s.measured && s.kind != KindOK {
 		text = errText(s) // formatted outside the lock
 	}
+	ok := s.kind == KindOK
 	sh.mu.Lock()
 	if sh.tl != nil {
-		if s.kind == KindOK {
-			sh.tlOK++
-			sh.tl.Record(lat)
-		} else {
-			sh.tlErrs++
-		}
+		sh.tl.add(ok, lat)
 	}
-	if s.kind == KindOK {
+	if ok {
 		sh.sec.ok++
 	} else {
 		sh.sec.errs++
 		sh.sec.kinds[s.kind]++
 	}
-	if sh.sec.labels == nil {
-		if s.kind == KindOK {
-			sh.sec.hist.Record(lat)
-		}
-	} else {
-		// With several labels the second's histogram is the merge of
-		// theirs (takeSecond): each latency is recorded once.
-		sl := &sh.sec.labels[s.label]
-		if s.kind == KindOK {
-			sl.ok++
-			sl.hist.Record(lat)
-		} else {
-			sl.errs++
-		}
+	if sh.sec.labels != nil {
+		sh.sec.labels[s.label].add(ok, lat) // takeSecond merges them
+	} else if ok {
+		sh.sec.hist.Record(lat)
 	}
 	sh.sec.recv += s.recv
 	if s.measured {
 		la := &sh.labels[s.label]
-		if s.kind == KindOK {
+		if ok {
 			la.ok++
 			la.hist.Record(lat)
 		} else {
@@ -204,32 +204,22 @@ func (r *recorder) record(s *record) {
 			}
 			addErr(la.texts, text, 1)
 		}
-		la.addCode(s.status, 1)
+		la.addCode(s.status)
 		la.recv += s.recv
 		la.sent += s.sentN
-		if lag > sh.lag.max {
-			sh.lag.max = lag
-		}
+		sh.lag.max = max(sh.lag.max, lag)
+		sh.lag.timerMax = max(sh.lag.timerMax, s.timerLag)
 		if s.late {
 			sh.lag.late++
-		}
-		if s.timerLag > sh.lag.timerMax {
-			sh.lag.timerMax = s.timerLag
 		}
 		sh.lag.timer.Record(s.timerLag)
 	}
 	sh.mu.Unlock()
 }
 
-// takeSecond moves the current-second accumulators of all shards into
-// into (and, with several labels, into labels, one entry per label; the
-// errors by kind into kinds) and resets them.
+// takeSecond moves the shards' current-second accumulators into into,
+// labels and kinds.
 func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKinds]int64) (ok, errs, recv int64) {
-	into.Reset()
-	for j := range labels {
-		labels[j].hist.Reset()
-		labels[j].ok, labels[j].errs = 0, 0
-	}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
@@ -244,15 +234,8 @@ func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKin
 			kinds[k] += n
 		}
 		for j := range sh.sec.labels {
-			b := &sh.sec.labels[j]
-			into.Merge(b.hist)
-			if j < len(labels) {
-				labels[j].hist.Merge(b.hist)
-				labels[j].ok += b.ok
-				labels[j].errs += b.errs
-			}
-			b.hist.Reset()
-			b.ok, b.errs = 0, 0
+			into.Merge(sh.sec.labels[j].hist)
+			sh.sec.labels[j].moveTo(&labels[j])
 		}
 		sh.sec = secAcc{hist: sh.sec.hist, labels: sh.sec.labels}
 		sh.mu.Unlock()
@@ -260,32 +243,25 @@ func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKin
 	return ok, errs, recv
 }
 
-// enableTimeline makes every shard keep a Timeline interval; call it
-// before the first sample.
 func (r *recorder) enableTimeline() {
 	for i := range r.shards {
-		r.shards[i].tl = NewHistogram()
+		r.shards[i].tl = &secLabel{hist: NewHistogram()}
 	}
 }
 
-// takeInterval moves the shards' Timeline intervals into into and resets
-// them.
+// takeInterval moves the shards' Timeline intervals into into.
 func (r *recorder) takeInterval(into *Histogram) (ok, errs int64) {
 	into.Reset()
+	acc := secLabel{hist: into}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
-		into.Merge(sh.tl)
-		sh.tl.Reset()
-		ok += sh.tlOK
-		errs += sh.tlErrs
-		sh.tlOK, sh.tlErrs = 0, 0
+		sh.tl.moveTo(&acc)
 		sh.mu.Unlock()
 	}
-	return ok, errs
+	return acc.ok, acc.errs
 }
 
-// labelTotals merges the shards' accumulators of every label.
 func (r *recorder) labelTotals(nlabels int) []*Tally {
 	out := make([]*Tally, nlabels)
 	for j := range out {
@@ -302,7 +278,6 @@ func (r *recorder) labelTotals(nlabels int) []*Tally {
 	return out
 }
 
-// lagTotals merges the shards' lag accumulators.
 func (r *recorder) lagTotals() lagAcc {
 	out := lagAcc{timer: NewHistogram()}
 	for i := range r.shards {

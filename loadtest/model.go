@@ -6,20 +6,11 @@ import "fmt"
 // request.
 type Model string
 
-// The load models (JBentoGohan's article: Fixed Delay vs Fixed Rate).
+// The load models (see the package doc).
 const (
-	// ModelDelay is Fixed Delay (closed): the next request starts one think
-	// time after the response arrives. Throughput is clients/(think+response).
-	ModelDelay Model = "delay"
-	// ModelRate is Fixed Rate per client: the next request is due one think
-	// time after the previous one was due. A late response makes the next
-	// request start at once; latency counts from the intended start.
-	// Throughput is clients/think until responses outgrow the think time.
-	ModelRate Model = "rate"
-	// ModelOpen sends arrivals at Settings.Rate per second regardless of
-	// responses, with at most Settings.Clients requests in flight. Arrivals
-	// that find all connections busy are dropped and counted.
-	ModelOpen Model = "open"
+	ModelDelay Model = "delay" // Fixed Delay: think after the response
+	ModelRate  Model = "rate"  // Fixed Rate per client: think after the previous due time
+	ModelOpen  Model = "open"  // arrivals at Settings.Rate, at most Clients in flight
 )
 
 // ParseModel returns the Model named s.

@@ -10,12 +10,9 @@ import (
 )
 
 // rawConn reads and writes a TCP connection with raw non-blocking system
-// calls, waiting in the runtime's network poller (and honouring deadlines)
-// only when the socket is not ready. Unlike net.Conn's Read and Write it
-// does not enter the scheduler's syscall state, so a slow loopback write
-// does not make the runtime's monitor hand the processor to another thread:
-// on one pinned core that hand-over and the monitor's wake-ups cost more
-// than the requests themselves. Methods are used by one goroutine.
+// calls, waiting in the network poller only when the socket is not ready.
+// Unlike net.Conn it does not enter the scheduler's syscall state, whose
+// processor hand-overs cost more than the requests on one pinned core.
 type rawConn struct {
 	rc      syscall.RawConn
 	buf     []byte
@@ -25,7 +22,6 @@ type rawConn struct {
 	writeFn func(fd uintptr) bool
 }
 
-// newRawConn returns a rawConn for nc, or nil when nc offers no raw access.
 func newRawConn(nc net.Conn) *rawConn {
 	sc, ok := nc.(syscall.Conn)
 	if !ok {
@@ -75,7 +71,6 @@ func (r *rawConn) doWrite(fd uintptr) bool {
 	return true
 }
 
-// Read implements io.Reader.
 func (r *rawConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
@@ -88,7 +83,6 @@ func (r *rawConn) Read(p []byte) (int, error) {
 	return r.n, r.err
 }
 
-// Write writes all of p.
 func (r *rawConn) Write(p []byte) (int, error) {
 	r.buf, r.n, r.err = p, 0, nil
 	if err := r.rc.Write(r.writeFn); err != nil {

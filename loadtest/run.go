@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -13,22 +14,18 @@ import (
 
 // runner holds the state shared by the clients of one run.
 type runner struct {
-	s       Settings
-	reqs    []*compiled
-	cum     []int // cumulative weights
-	rec     *recorder
-	jtl     *jtlSink
-	start   time.Time
-	warmEnd time.Time
-	// startLag is how late after Settings.StartAt the clients started.
-	startLag time.Duration
-	// stopNs is the stop time in nanoseconds since start: planned at
-	// first, moved earlier when the run is cancelled.
-	stopNs atomic.Int64
-	// ctx ends when the measured window does: no request starts after
-	// it. cutCtx ends when the run stops waiting for the requests still in
-	// flight; cut is set just before, so that their failures are counted
-	// as KindCutoff.
+	s        Settings
+	reqs     []*compiled
+	cum      []int // cumulative weights
+	rec      *recorder
+	jtl      *jtlSink
+	start    time.Time
+	warmEnd  time.Time
+	startLag time.Duration // how late after Settings.StartAt the clients started
+	stopNs   atomic.Int64  // the stop time since start; moved earlier by stop
+	// ctx ends with the measured window; cutCtx when the run stops waiting
+	// for the requests in flight, after cut is set so that their failures
+	// count as KindCutoff.
 	ctx       context.Context
 	cancel    context.CancelFunc
 	cutCtx    context.Context
@@ -46,10 +43,9 @@ type runner struct {
 }
 
 // Run performs one load run and returns its result. Cancelling ctx stops
-// the run early; the result is then marked Interrupted (and returned with a
-// nil error). Errors are returned for invalid settings, for an https://
-// target whose certificate fails verification (setTLS), and when ctx ends
-// while Run waits for Settings.StartAt (the error wraps ctx's; nothing ran).
+// the run early and marks the result Interrupted. Errors are returned for
+// invalid settings, an https:// certificate that fails verification, and
+// when ctx ends while Run waits for Settings.StartAt.
 func Run(ctx context.Context, s Settings) (*Result, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
@@ -79,7 +75,6 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	}
 	var wg sync.WaitGroup
 	r.startClients(&wg)
-	// Per-second series, the observers and the stop conditions.
 	series, interrupted := r.clock(ctx, cost)
 	if watch != nil {
 		watch.EndWindow()
@@ -90,9 +85,6 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	return r.finish(cost, series, interrupted, watch)
 }
 
-// newRunner prepares a run of s: its requests compiled for the wire (and
-// their TLS set up), the recorder, and the timeline and JTL sink when s
-// asks for them.
 func newRunner(ctx context.Context, s Settings) (*runner, error) {
 	r := &runner{s: s, conns: newConnRegistry()}
 	total := 0
@@ -120,15 +112,14 @@ func newRunner(ctx context.Context, s Settings) (*runner, error) {
 	return r, nil
 }
 
-// setStart fixes the run's clock as it starts: its start (now, or
-// Settings.StartAt), the end of the warm-up and the planned stop.
+// setStart fixes the run's start, the end of its warm-up and its planned
+// stop.
 func (r *runner) setStart() {
 	s := r.s
 	r.start = time.Now()
 	if !s.StartAt.IsZero() {
-		// The schedule counts from the intended start, not from the wake-up:
-		// a late wake-up shows as the clients' timer lag, and every
-		// generator given this StartAt measures the same window.
+		// Count from StartAt, not the wake-up, so that every generator
+		// given it measures the same window.
 		r.startLag, r.start = r.start.Sub(s.StartAt), s.StartAt
 	}
 	r.warmEnd = r.start.Add(s.Warmup)
@@ -139,15 +130,13 @@ func (r *runner) setStart() {
 	r.stopNs.Store(int64(planned))
 }
 
-// startClients starts the clients of the run's load model: in the open
-// model, a worker per connection and the dispatcher of arrivals; in the
-// others, each client on the wake-up scheduler.
+// startClients starts the open model's workers and dispatcher, or the
+// other models' clients on the wake-up scheduler.
 func (r *runner) startClients(wg *sync.WaitGroup) {
 	s := r.s
 	if s.Model == ModelOpen {
-		// Buffered to the cap, with busy counting what is queued or in
-		// flight: an arrival is dropped only when every connection is busy,
-		// never because a free client has not reached its receive yet.
+		// Buffered to the cap: an arrival is dropped only when every
+		// connection is busy, not when a free worker is slow to receive.
 		arrive := make(chan time.Time, s.Clients)
 		for i := 0; i < s.Clients; i++ {
 			wg.Go(func() { r.openWorker(i, arrive) })
@@ -161,10 +150,8 @@ func (r *runner) startClients(wg *sync.WaitGroup) {
 	}
 }
 
-// finish ends a run whose clients have all ended: the last, partial
-// second (and the drain) goes to the observers before their End, the
-// timeline and the JTL lines are flushed, and the result takes in what
-// the watcher saw.
+// finish flushes the last, partial second, the timeline and the JTL lines
+// once every client has ended, and assembles the result.
 func (r *runner) finish(cost *costMeter, series []SecondRow, interrupted bool, watch Watch) (*Result, error) {
 	end := time.Now()
 	n := len(series)
@@ -196,16 +183,10 @@ func (r *runner) finish(cost *costMeter, series []SecondRow, interrupted bool, w
 	return res, nil
 }
 
-// halt ends the run once the measured window is over: it ends every
-// thinking client, waits up to Settings.Drain for the requests still in
-// flight to finish (they are recorded like any other, as JMeter waits for
-// its samplers and wrk2 counts a stalled request from its intended start,
-// since slow requests are the ones most likely to be in flight at the
-// stop), then abandons the rest, waking every blocked connection; those
-// are recorded as KindCutoff. An interrupt (ctx) does not wait: it abandons
-// the requests in flight at once so that Ctrl-C ends the run promptly.
-// halt returns when every client has ended, reporting whether ctx ended
-// the drain.
+// halt ends the thinking clients, waits up to Settings.Drain for the
+// requests in flight (slow requests are the likeliest to be in flight at
+// the stop), then abandons the rest as KindCutoff. An interrupt abandons
+// them at once. halt reports whether ctx ended the drain.
 func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup) (cut bool) {
 	if r.sched != nil {
 		for _, c := range r.sched.close() { // no wake-up will run for these
@@ -214,7 +195,7 @@ func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup)
 	}
 	if !interrupted {
 		done := make(chan struct{})
-		go func() { // ends when the clients do, which the wg.Wait below awaits
+		go func() {
 			wg.Wait()
 			close(done)
 		}()
@@ -234,7 +215,6 @@ func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup)
 	return cut
 }
 
-// stopAt returns the stop time.
 func (r *runner) stopAt() time.Time { return r.start.Add(time.Duration(r.stopNs.Load())) }
 
 // stop ends the run now (if it has not ended earlier).
@@ -249,16 +229,13 @@ func (r *runner) stop() {
 	r.cancel()
 }
 
-// clock runs until the run ends, keeping one series row per second and
-// handing each to the observers (it is not the Watcher, which reads the
-// target). It reports whether the caller's ctx interrupted the run.
+// clock keeps one series row per second and hands each to the observers
+// until the run ends. It reports whether ctx interrupted the run.
 func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow, interrupted bool) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
 	deadline := time.NewTimer(time.Until(r.stopAt()))
 	defer deadline.Stop()
-	// The measured span starts at the warm-up's end (at once without one):
-	// the generator's CPUs are read then, and again as clock returns.
 	warm := time.NewTimer(time.Until(r.warmEnd))
 	defer warm.Stop()
 	defer cost.spanEnd()
@@ -300,10 +277,7 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	h := NewHistogram()
 	var labels []secLabel
 	if len(r.reqs) > 1 {
-		labels = make([]secLabel, len(r.reqs))
-		for j := range labels {
-			labels[j].hist = NewHistogram()
-		}
+		labels = newSecLabels(len(r.reqs))
 	}
 	var kinds [numKinds]int64
 	ok, errs, recv := r.rec.takeSecond(h, labels, &kinds)
@@ -316,19 +290,20 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	if dt <= 0.001 && ok+errs == 0 {
 		return series
 	}
+	rate := func(n int64) float64 {
+		if dt <= 0 {
+			return 0
+		}
+		return math.Round(float64(n)/dt*10) / 10
+	}
 	row := SecondRow{
 		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
 		Successes: ok, Errors: errs, Bytes: recv, Histogram: h, ErrorKinds: errorKinds(kinds),
-	}
-	if dt > 0 {
-		row.Throughput = math.Round(float64(ok)/dt*10) / 10
+		Throughput: rate(ok),
 	}
 	for j, l := range labels {
-		ls := LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs, Histogram: l.hist}
-		if dt > 0 {
-			ls.Throughput = math.Round(float64(l.ok)/dt*10) / 10
-		}
-		row.Labels = append(row.Labels, ls)
+		row.Labels = append(row.Labels, LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs,
+			Histogram: l.hist, Throughput: rate(l.ok)})
 	}
 	row.FillLatency()
 	return append(series, row)
@@ -339,13 +314,8 @@ func (r *runner) pick(rng *rand.Rand) *compiled {
 	if len(r.reqs) == 1 {
 		return r.reqs[0]
 	}
-	n := rng.IntN(r.cum[len(r.cum)-1])
-	for i, c := range r.cum {
-		if n < c {
-			return r.reqs[i]
-		}
-	}
-	return r.reqs[len(r.reqs)-1]
+	i, _ := slices.BinarySearch(r.cum, rng.IntN(r.cum[len(r.cum)-1])+1)
+	return r.reqs[i]
 }
 
 // worker is the per-connection state of one client.
@@ -370,7 +340,7 @@ func (r *runner) newWorker(id int) *worker {
 }
 
 // admit counts a measured request against MaxRequests; false means the
-// budget is spent and the client should stop.
+// budget is spent.
 func (r *runner) admit(measured bool) bool {
 	if !measured || r.s.MaxRequests == 0 {
 		return true
@@ -382,9 +352,6 @@ func (r *runner) admit(measured bool) bool {
 // the time the exchange ended, and false when the run is over.
 func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) (time.Time, bool) {
 	r := w.r
-	// Measured responses are those that end after the warm-up, including
-	// those that end while the run drains after the window; the request
-	// budget counts requests sent within it.
 	if !r.admit(!sent.Before(r.warmEnd)) {
 		return sent, false
 	}
@@ -403,7 +370,7 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	w.conn.do(sent, wire, req.head, req.contains, o)
 	end := time.Now()
 	if o.kind != KindOK && r.cut.Load() {
-		o.kind = KindCutoff // abandoned by halt, not failed on its own
+		o.kind = KindCutoff
 	}
 	measured := !end.Before(r.warmEnd)
 	if o.kind == KindOK {
@@ -456,14 +423,8 @@ func (w *worker) sleep(t time.Time) bool {
 }
 
 // closedClient is one client of the delay or rate model. It owns no
-// goroutine while it thinks: the run's wakeSched hands it to a pool
-// goroutine when the next request is due, and that goroutine lets go of it
-// when the client goes back to thinking. An idle client thus costs a few
-// hundred bytes and its connection instead of a parked goroutine's stack,
-// which is what lets one process hold 10,000 slow clients. A client whose
-// next request is already due keeps its goroutine and loops, so full speed
-// costs no scheduling. The scheduler's lock orders the hand-over of the
-// client's state between goroutines.
+// goroutine while it thinks (the run's wakeSched hands it to a pool
+// goroutine when due), so that one process can hold many slow clients.
 type closedClient struct {
 	r     *runner
 	w     *worker
@@ -472,9 +433,8 @@ type closedClient struct {
 	wg    *sync.WaitGroup
 }
 
-// startClient schedules client id's first request: spread over the ramp-up
-// plus a random offset within one think time, so that clients do not fire in
-// lock step.
+// startClient schedules client id's first request, spread over the
+// ramp-up plus a random offset within one think time.
 func (r *runner) startClient(id int, wg *sync.WaitGroup) {
 	c := &closedClient{r: r, w: r.newWorker(id), wg: wg}
 	c.timer = NewTimer(r.s.TimerKind, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
@@ -491,8 +451,7 @@ func (r *runner) startClient(id int, wg *sync.WaitGroup) {
 	}
 }
 
-// finish ends the client. It runs exactly once: from the goroutine of a
-// wake-up, or from halt for a client the closed scheduler still held.
+// finish ends the client; it runs exactly once.
 func (c *closedClient) finish() {
 	c.w.conn.close()
 	c.wg.Done()
@@ -537,10 +496,9 @@ func (c *closedClient) wake() {
 }
 
 // dispatch generates the open model's arrivals and hands each to an idle
-// connection; arrivals finding none idle are dropped. The rate climbs
-// linearly from zero over the ramp-up, then holds: arrival k comes when
-// the expected count of arrivals reaches u_k, where u grows by 1 per
-// arrival (constant gaps) or by an exponential draw (a Poisson process).
+// connection, dropping those that find none. Arrival k comes when the
+// expected count reaches u_k, u growing by 1 or by an exponential draw
+// (poisson).
 func (r *runner) dispatch(arrive chan<- time.Time) {
 	rng := rand.New(rand.NewPCG(r.s.Seed, 0))
 	a := newAlarm()
@@ -618,7 +576,6 @@ func (r *runner) openWorker(id int, arrive <-chan time.Time) {
 	}
 }
 
-// result assembles the Result.
 func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, end time.Time) *Result {
 	s := r.s
 	stop := r.stopAt()
@@ -668,10 +625,8 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	return res
 }
 
-// Warnings explains what limits the figures of res: an interrupted run,
-// a generator that may have been the bottleneck, figures its OS does not
-// give, late requests and dropped arrivals. Run and merge.Results put them
-// first in Result.Warnings.
+// Warnings explains what limits the figures of res; Run and merge.Results
+// put them first in Result.Warnings.
 func Warnings(res *Result) []string {
 	var w []string
 	if res.Interrupted {

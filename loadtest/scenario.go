@@ -19,31 +19,26 @@ import (
 
 // A Request describes one kind of request a client sends. Form values, the
 // body, the URL's path and query and header values may hold placeholders
-// ({{seq}}, {{client}}, {{rand A B}}) so that every posted message can be
-// told apart.
+// ({{seq}}, {{client}}, {{rand A B}}).
 type Request struct {
 	// Label names the request in results; it defaults to "METHOD path".
 	Label string `json:"label" toml:"label"`
 	// Method is the HTTP method; GET when empty, or POST when Form or Body
-	// is set (as curl's -d makes a POST).
+	// is set.
 	Method string `json:"method,omitempty" toml:"method"`
 	// URL is an absolute http:// or https:// URL.
 	URL string `json:"url" toml:"url"`
 	// Form holds form parameters: the urlencoded body of a POST, PUT or
 	// PATCH, or the query string otherwise.
 	Form map[string]string `json:"form,omitempty" toml:"form"`
-	// Body is the request body, sent as it is with any method (not with
-	// Form). Without a Content-Type header it is sent as
-	// application/x-www-form-urlencoded, as curl's -d does.
+	// Body is the request body (not with Form), sent as
+	// application/x-www-form-urlencoded without a Content-Type header.
 	Body string `json:"body,omitempty" toml:"body"`
-	// BodyFile, in a scenario file only, names a file whose content is
-	// the body, relative to the scenario file; LoadScenario reads it
-	// into Body.
+	// BodyFile, in a scenario file only, names a file holding the body,
+	// relative to the scenario file.
 	BodyFile string `json:"-" toml:"body_file"`
-	// Headers are extra request headers, by name. A Host header replaces
-	// the URL's host in the Host line (as curl's -H 'Host: x' does);
-	// Content-Length, Transfer-Encoding and Connection are the client's
-	// to set and are refused.
+	// Headers are extra request headers. A Host header replaces the URL's
+	// host; Content-Length, Transfer-Encoding and Connection are refused.
 	Headers map[string]string `json:"headers,omitempty" toml:"headers"`
 	// Expect is the expected status code; 0 accepts any status below 400.
 	Expect int `json:"expect,omitempty" toml:"expect"`
@@ -53,14 +48,12 @@ type Request struct {
 	Weight int `json:"weight,omitempty" toml:"weight"`
 }
 
-// scenarioFile is the TOML layout of a scenario file.
 type scenarioFile struct {
 	Request []Request `toml:"request"`
 }
 
 // LoadScenario reads a TOML scenario file: one [[request]] table per
-// request. Unknown keys are errors naming the key. The requests are checked
-// as Run would check them.
+// request, checked as Run would check them.
 func LoadScenario(path string) ([]Request, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -121,7 +114,7 @@ func ParseScenario(name string, data []byte) ([]Request, error) {
 			if r.Body != "" {
 				return nil, fmt.Errorf("scenario %s: request %d: give body or body_file, not both", name, i+1)
 			}
-			r.BodyFile, r.Body = "", "-" // a stand-in: LoadScenario checks the file's body
+			r.BodyFile, r.Body = "", "-" // LoadScenario checks the file's body
 		}
 		if _, err := compileRequest(r, 0, true); err != nil {
 			return nil, fmt.Errorf("scenario %s: request %d: %w", name, i+1, err)
@@ -132,29 +125,22 @@ func ParseScenario(name string, data []byte) ([]Request, error) {
 
 // compiled is a Request prepared for the wire.
 type compiled struct {
-	label    string
-	index    int
-	addr     string
-	url      string
-	weight   int
-	head     bool // HEAD: the response has no body
-	expect   int
-	contains []byte
-	// tls is set for https:// URLs; serverName is the name the server's
-	// certificate must hold (the URL's host, without the port).
+	label      string
+	index      int
+	addr       string
+	url        string
+	weight     int
+	head       bool
+	expect     int
+	contains   []byte
 	tls        bool
-	serverName string
+	serverName string      // the URL's host, for the certificate
 	tlsConf    *tls.Config // set by Run
-	// static is the whole request when it has no placeholders.
-	static []byte
-	// Otherwise line holds the request line and headers up to the
-	// Content-Length value, and body the form or the body.
-	line    template // request line + fixed headers, ending in "\r\n"
-	body    template
-	hasBody bool
-	// bodyType is the Content-Type line sent with a body ("" when a
-	// header gives one).
-	bodyType string
+	static     []byte      // the whole request when it has no placeholders
+	line       template    // request line and headers, without Content-Length
+	body       template
+	hasBody    bool
+	bodyType   string // the Content-Type line sent with a body
 }
 
 // DialAddr returns the host:port a client dials for the http:// or
@@ -164,15 +150,12 @@ func DialAddr(raw string) (string, error) {
 	return u.hostport, err
 }
 
-// target is what a URL tells the client.
 type target struct {
 	tls            bool
 	hostport, host string // host as the URL gives it, for the Host line
 	uri            string
 }
 
-// splitURL returns host:port and the request URI of an http:// or
-// https:// URL.
 func splitURL(raw string) (target, error) {
 	var t target
 	low := strings.ToLower(raw)
@@ -203,8 +186,7 @@ func splitURL(raw string) (target, error) {
 	return t, nil
 }
 
-// compileRequest prepares r for sending. keepAlive false adds
-// "Connection: close".
+// compileRequest prepares r for sending.
 func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	u, err := splitURL(r.URL)
 	if err != nil {
@@ -235,9 +217,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	if err != nil {
 		return nil, err
 	}
-	// A method that defines a body (POST, PUT, PATCH) always sends one,
-	// with its Content-Length, empty if need be: servers may answer 411
-	// to a POST without it.
+	// These methods always send a Content-Length: servers may answer 411.
 	defines := method == "POST" || method == "PUT" || method == "PATCH"
 	c.hasBody = defines || r.Body != ""
 	ut, err := compileTemplate(u.uri, nil)
@@ -245,7 +225,6 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 		return nil, fmt.Errorf("url: %w", err)
 	}
 	if len(r.Form) > 0 && !defines {
-		// A form on a request without a body goes in the query.
 		sep := "?"
 		if strings.Contains(u.uri, "?") {
 			sep = "&"
@@ -273,7 +252,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 }
 
 // checkRequest checks what r asks for beyond its URL and returns its
-// method: GET, or POST when it has a form or a body, when it names none.
+// method.
 func checkRequest(r Request) (method string, err error) {
 	if r.BodyFile != "" {
 		return "", fmt.Errorf("body_file %q: only a scenario file reads body_file (LoadScenario)", r.BodyFile)
@@ -306,8 +285,7 @@ func checkRequest(r Request) (method string, err error) {
 }
 
 // compileForm compiles form parameters as a urlencoded template, in key
-// order for reproducible requests. Each value is compiled on its own, so
-// that only its literal text is escaped (placeholders render digits).
+// order.
 func compileForm(form map[string]string) (template, error) {
 	var t template
 	for i, k := range slices.Sorted(maps.Keys(form)) {
@@ -338,8 +316,6 @@ func ParseHeader(s string) (name, value string, err error) {
 	return name, value, nil
 }
 
-// checkHeader checks a header's name and value: the name is an RFC 9110
-// token the client does not set itself, the value holds no line break.
 func checkHeader(name, value string) error {
 	if name == "" {
 		return fmt.Errorf("header %q: empty name", name+": "+value)
@@ -366,15 +342,10 @@ func checkHeader(name, value string) error {
 }
 
 func isTokenChar(c byte) bool {
-	switch {
-	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
-		return true
-	}
-	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
+		strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
 }
 
-// buildLine compiles the request line and headers (without Content-Length).
-// A Host header replaces the URL's host, a User-Agent header the client's.
 func (c *compiled) buildLine(method string, uri template, host string, headers map[string]string, keepAlive bool) error {
 	keys := make([]string, 0, len(headers))
 	seen := map[string]string{}
@@ -426,9 +397,8 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 	return nil
 }
 
-// render appends the wire form of the request to dst. The body is
-// rendered into *scratch, which is kept for the next call; st may be nil
-// for static requests.
+// render appends the wire form of the request to dst, rendering the body
+// into *scratch; st may be nil for static requests.
 func (c *compiled) render(dst []byte, scratch *[]byte, st *renderState) []byte {
 	dst = c.line.render(dst, st)
 	if !c.hasBody {

@@ -6,41 +6,33 @@ import (
 	"time"
 )
 
-// wakeSched wakes thinking clients when their next request is due. It
-// replaces a runtime timer per client, for precision: the runtime sleeps
-// in epoll_pwait with a timeout in whole milliseconds, so a timer fires up
-// to 1 ms late, and the late part counts in the rate model's latency,
-// which is taken from the intended start. The scheduler arms one
-// high-resolution alarm (a timerfd on Linux) for the earliest client.
-// Precision costs some CPU, since late wake-ups had batched clients by
-// accident; Settings.TimerSlack batches on purpose, within a stated bound.
-// Due clients go to a pool of parked goroutines rather than a new
-// goroutine each, whose stacks would have to grow.
+// wakeSched wakes thinking clients when their next request is due, on one
+// high-resolution alarm for the earliest client rather than a runtime
+// timer per client, which fires up to 1 ms late: the lateness would count
+// in the rate model's latency. Due clients go to a pool of parked
+// goroutines.
 type wakeSched struct {
 	mu     sync.Mutex
-	base   time.Time // due times are kept as nanoseconds since base
+	base   time.Time // due times are nanoseconds since base
 	due    dueHeap
 	alarm  alarm
 	armed  int64 // expiry the alarm is set to; zero when disarmed
 	closed bool
 
-	slack int64               // nanoseconds a wake-up may come after the earliest due client
-	wake  func(*closedClient) // what a pool goroutine runs for a due client
+	slack int64 // nanoseconds a wake-up may come after the earliest due client
+	wake  func(*closedClient)
 
 	work    chan *closedClient // idle pool goroutines receive here
-	done    chan struct{}      // closed with the scheduler: idle goroutines exit
-	idle    atomic.Int32       // pool goroutines parked on work
+	done    chan struct{}
+	idle    atomic.Int32 // pool goroutines parked on work
 	loopEnd chan struct{}
 }
 
-// maxIdleWorkers bounds the parked pool goroutines: enough for the clients
-// in flight at once in a slow-client run, few enough that a burst of
-// full-speed clients does not leave thousands of stacks behind.
+// maxIdleWorkers bounds the parked pool goroutines.
 const maxIdleWorkers = 256
 
-// newWakeSched starts a scheduler that waits on a (newAlarm() in a run)
-// and runs wake for each client up to slack after it is due
-// (Settings.TimerSlack); a run's wake is (*closedClient).wake.
+// newWakeSched starts a scheduler that waits on a and runs wake for each
+// client up to slack after it is due.
 func newWakeSched(a alarm, slack time.Duration, wake func(*closedClient)) *wakeSched {
 	s := &wakeSched{alarm: a, base: time.Now(), slack: int64(slack), wake: wake,
 		work: make(chan *closedClient), done: make(chan struct{}), loopEnd: make(chan struct{})}
@@ -64,15 +56,13 @@ func (s *wakeSched) add(c *closedClient) bool {
 	return true
 }
 
-// arm sets the alarm for at plus the slack: every client that comes due
-// until then is woken by the same alarm. Called with s.mu held.
+// arm sets the alarm for at plus the slack. Called with s.mu held.
 func (s *wakeSched) arm(at int64) {
 	at += s.slack
 	s.armed = max(at, 1)
 	s.alarm.set(time.Duration(at) - time.Since(s.base))
 }
 
-// loop waits for the alarm and starts the clients that are due.
 func (s *wakeSched) loop() {
 	defer close(s.loopEnd)
 	var ready []*closedClient
@@ -103,7 +93,6 @@ func (s *wakeSched) take(ready []*closedClient) []*closedClient {
 	return ready
 }
 
-// run hands c to a parked pool goroutine, or starts one.
 func (s *wakeSched) run(c *closedClient) {
 	select {
 	case s.work <- c:
@@ -112,8 +101,6 @@ func (s *wakeSched) run(c *closedClient) {
 	}
 }
 
-// worker runs clients until the pool has enough idle goroutines or the
-// scheduler closes.
 func (s *wakeSched) worker(c *closedClient) {
 	for {
 		s.wake(c)
@@ -131,8 +118,7 @@ func (s *wakeSched) worker(c *closedClient) {
 	}
 }
 
-// close stops the scheduler and returns the clients still waiting; no
-// wake-up runs for them. Clients running now find add refused.
+// close stops the scheduler and returns the clients still waiting.
 func (s *wakeSched) close() []*closedClient {
 	s.mu.Lock()
 	if s.closed {
@@ -152,13 +138,12 @@ func (s *wakeSched) close() []*closedClient {
 	return left
 }
 
-// dueHeap is a binary min-heap of clients by due time. The keys live in
-// the array itself, not behind the client pointers, so that sifting
-// through 10,000 clients touches a few contiguous cache lines.
+// dueHeap is a binary min-heap of clients by due time, its keys in the
+// array for cache locality.
 type dueHeap []dueClient
 
 type dueClient struct {
-	at int64 // nanoseconds since the scheduler's base
+	at int64
 	c  *closedClient
 }
 

@@ -10,20 +10,12 @@ import (
 	"time"
 )
 
-// Settings' JSON is derived from their json tags: each field as
-// encoding/json writes it, except that a time.Duration, whose JSON name
-// ends in _ms, is a number of milliseconds (SCHEMA.md, schema version 2).
-// Schema version 1 wrote durations as nanoseconds under the name without
-// _ms ("think": 100000000); UnmarshalJSON reads those too. No field is
-// listed here: a new duration in Settings is written and read as the
-// others are.
-
 // msDuration is a time.Duration in JSON as milliseconds, to the
 // nanosecond.
 type msDuration time.Duration
 
 func (d msDuration) MarshalJSON() ([]byte, error) {
-	return json.Marshal(durMs(time.Duration(d)))
+	return json.Marshal(float64(d) / 1e6)
 }
 
 func (d *msDuration) UnmarshalJSON(b []byte) error {
@@ -31,20 +23,13 @@ func (d *msDuration) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
 	}
-	*d = msDuration(msDur(v))
+	*d = msDuration(math.Round(v * 1e6))
 	return nil
 }
 
-// durMs is d in milliseconds, to the nanosecond.
-func durMs(d time.Duration) float64 { return float64(d) / 1e6 }
-
-// msDur is the duration of v milliseconds, rounded to the nanosecond.
-func msDur(v float64) time.Duration { return time.Duration(math.Round(v * 1e6)) }
-
-// settingsWire is Settings' JSON form as reflect builds it from Settings'
-// tags: out writes, in reads, with the duration fields' indexes in
-// Settings (dur), their index in in of the schema 1 form (v1) and their
-// names.
+// settingsWire is Settings' JSON form built by reflect: out writes, in
+// reads; dur are the duration fields' indexes, v1 those of their schema 1
+// forms in in.
 type settingsWire struct {
 	out, in reflect.Type
 	isDur   []bool
@@ -53,10 +38,9 @@ type settingsWire struct {
 	names   []string
 }
 
-// settingsJSON builds the wire types once: out is Settings with each
-// duration an msDuration; in has each as *msDuration (to tell a missing
-// one) and adds, after Settings' fields, its schema 1 form as a
-// *time.Duration under the name without _ms.
+// settingsJSON builds the wire types once: out has each duration as an
+// msDuration; in as *msDuration, plus its schema 1 form (nanoseconds
+// under the name without _ms) as a *time.Duration.
 var settingsJSON = sync.OnceValue(func() *settingsWire {
 	t := reflect.TypeFor[Settings]()
 	w := &settingsWire{isDur: make([]bool, t.NumField())}
@@ -100,8 +84,7 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads settings as MarshalJSON writes them and as schema
-// version 1 wrote them (nanoseconds under bare names: "think": 100000000),
-// over what s holds. A file holding both forms of one duration is refused.
+// version 1 wrote them, over what s holds.
 func (s *Settings) UnmarshalJSON(b []byte) error {
 	w := settingsJSON()
 	v, sv := reflect.New(w.in).Elem(), reflect.ValueOf(s).Elem()

@@ -12,17 +12,13 @@ import (
 // An Objective is one service-level objective, such as "p99.9<5ms",
 // "errors<0.1%", "mean<20ms" or "throughput>500".
 type Objective struct {
-	// Text is the objective as written.
-	Text string
+	Text string // as written
 	// Metric is "pNN.N", "mean", "max", "errors" or "throughput".
-	Metric string
-	// Quantile is the fraction for a percentile metric (0.999 for p99.9).
-	Quantile float64
-	// Less is true for "<" (the value must stay below Limit) and false for
-	// ">".
-	Less bool
-	// Limit is a latency (for percentiles, mean, max), a percentage (errors)
-	// or a rate per second (throughput).
+	Metric   string
+	Quantile float64 // 0.999 for p99.9
+	Less     bool    // "<" rather than ">"
+	// Limit is a latency in nanoseconds (also LimitDur), a percentage
+	// (errors) or a rate per second (throughput).
 	Limit    float64
 	LimitDur time.Duration
 }
@@ -88,9 +84,8 @@ func parseObjective(s string) (Objective, error) {
 	return o, nil
 }
 
-// MinSamples returns how many samples a percentile objective needs before
-// the percentile is backed by at least one sample beyond it: p99.999 needs
-// 100,000. Other objectives need 1.
+// MinSamples returns how many samples a percentile objective needs to be
+// backed by at least one sample beyond it; other objectives need 1.
 func (o Objective) MinSamples() int64 {
 	if o.Quantile == 0 {
 		return 1
@@ -118,16 +113,14 @@ func (o *Objective) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// An ObjectiveResult is the outcome of one objective (PASS or FAIL). An
-// experiment keeps one per objective and step (its JSON: "objective" as
-// written, "value", "pass", "warning").
+// An ObjectiveResult is the outcome of one objective: its value in the
+// objective's unit (ms, %, /s) and a warning when the samples cannot
+// support the percentile.
 type ObjectiveResult struct {
 	Objective Objective `json:"objective"`
-	// Value is the measured value in the objective's unit (ms, %, /s).
-	Value float64 `json:"value"`
-	Pass  bool    `json:"pass"`
-	// Warning is set when the samples cannot support the percentile.
-	Warning string `json:"warning,omitempty"`
+	Value     float64   `json:"value"`
+	Pass      bool      `json:"pass"`
+	Warning   string    `json:"warning,omitempty"`
 }
 
 // EvaluateSLO checks the objectives against r's totals.

@@ -2,22 +2,16 @@ package loadtest
 
 import (
 	"slices"
-	"sort"
 )
 
-// A Spread is one figure of a point over its repeats: the median, the
-// point's value, and the range. The range is min-max rather than an
-// interval estimate: with the three or so repeats a shared machine allows,
-// a confidence interval would rest on a guessed distribution and mean
-// little, while min-max is exactly what "is the difference larger than the
-// spread?" tests. The charts draw it and the experiment's claims compare
-// it, so it lives here, below both.
+// A Spread is one figure of a point over its N repeats: the median and the
+// min-max range (with three or so repeats, an interval estimate would rest
+// on a guessed distribution).
 type Spread struct {
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
 	Max    float64 `json:"max"`
-	// N is the number of measurements.
-	N int `json:"n"`
+	N      int     `json:"n"`
 }
 
 // SpreadOf summarises vs (at least one value).
@@ -31,10 +25,8 @@ func (s Spread) Scaled(f float64) Spread {
 }
 
 // Median returns the middle value of xs (at least one value), the lower of
-// the two middle ones for an even count, so that it is always a measured
-// value. xs is not changed.
+// the two middle ones for an even count.
 func Median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	sort.Float64s(s)
+	s := slices.Sorted(slices.Values(xs))
 	return s[(len(s)-1)/2]
 }

@@ -8,23 +8,15 @@ import (
 )
 
 // StartAtPast is how far in the past Settings.StartAt may lie: a clock time
-// typed to the second may be a moment old when the run reads it. Such a run
-// starts at once and records how late it was (Result.StartLagMs).
+// typed to the second may be a moment old when the run reads it.
 const StartAtPast = time.Second
 
-// StartAtAhead is how far ahead Settings.StartAt may lie: a later time is
-// more likely a typing mistake than a plan.
+// StartAtAhead is how far ahead Settings.StartAt may lie.
 const StartAtAhead = 24 * time.Hour
 
-// ParseStartAt reads a start time as users type it, relative to now: an
-// offset "+10s" (any Go duration after the plus), an RFC 3339 time
-// ("2026-12-02T15:04:05Z", "2026-12-02T15:04:05.5+01:00") or a clock time
-// today in now's time zone ("15:04:05", "15:04:05.250", "15:04"). The time
-// must lie between StartAtPast before now and StartAtAhead after it.
-//
-// Several generators line up best on one absolute time: each process
-// reads an offset from its own start, so "+10s" given to processes
-// launched 20 ms apart starts them 20 ms apart.
+// ParseStartAt reads a start time relative to now: an offset "+10s", an
+// RFC 3339 time or a clock time today ("15:04:05", "15:04"). Several
+// generators line up best on one absolute time.
 func ParseStartAt(s string, now time.Time) (time.Time, error) {
 	const forms = "want +DURATION (e.g. +10s), an RFC 3339 time (2026-12-02T15:04:05Z) or a clock time today (15:04:05)"
 	in := strings.TrimSpace(s)
@@ -67,7 +59,6 @@ func ParseStartAt(s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-// checkStartAt checks that t lies within the bounds ParseStartAt states.
 func checkStartAt(t, now time.Time) error {
 	if ago := now.Sub(t); ago > StartAtPast {
 		return fmt.Errorf("%s is %s in the past: want a time at most %s ago", t.Format(time.RFC3339Nano), ago.Round(time.Millisecond), StartAtPast)
@@ -78,9 +69,7 @@ func checkStartAt(t, now time.Time) error {
 	return nil
 }
 
-// waitUntil blocks until t, on the run's precise alarm (a timerfd on
-// Linux, which wakes within microseconds of t). It returns ctx's error if
-// ctx ends first.
+// waitUntil blocks until t on the precise alarm, or returns ctx's error.
 func waitUntil(ctx context.Context, t time.Time) error {
 	a := newAlarm()
 	defer a.close()
@@ -95,6 +84,5 @@ func waitUntil(ctx context.Context, t time.Time) error {
 		if !a.wait() {
 			return ctx.Err()
 		}
-		// The wait may end early: check the time again.
 	}
 }

@@ -3,9 +3,7 @@ package loadtest
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"time"
 )
 
@@ -17,15 +15,10 @@ type SweepFile struct {
 	Runs   []*Result `json:"runs"`
 }
 
-// Sweep performs one run per client count, in order, each with its own
-// warm-up, and returns their results. Each run is done by run (Run when
-// nil), given s with Clients set and, when s has no Name, the name
-// "N clients" (the label of its JTL lines), and s's StartAt for the
-// first step only; once run returns, the result's Name is set back to
-// s's. A caller wraps Run in run to give each step its own outputs (a JTL
-// file, a profile) or to report each result as it comes. Sweep stops early, returning the runs so far, when
-// ctx is cancelled (the interrupted run is included and marked) or when
-// run fails (its error is returned as it is).
+// Sweep performs one run per client count by run (Run when nil), each
+// named "N clients" while it runs when s has no Name, StartAt for the
+// first only. It stops early, returning the runs so far, when ctx is
+// cancelled or run fails.
 func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Context, Settings) (*Result, error)) ([]*Result, error) {
 	if len(clients) == 0 {
 		return nil, fmt.Errorf("sweep: no client counts")
@@ -43,7 +36,7 @@ func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Cont
 			return runs, err
 		}
 		res.Name = s.Name
-		s.StartAt = time.Time{} // the first step starts at it; the next ones follow at once
+		s.StartAt = time.Time{}
 		runs = append(runs, res)
 		if ctx.Err() != nil {
 			break
@@ -54,12 +47,5 @@ func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Cont
 
 // WriteSweepJSON writes runs as a SweepFile.
 func WriteSweepJSON(path, name string, runs []*Result) error {
-	b, err := json.MarshalIndent(SweepFile{Schema: SchemaVersion, Kind: "sweep", Name: name, Runs: runs}, "", "  ")
-	if err != nil {
-		return fmt.Errorf("encode sweep: %w", err)
-	}
-	if err := os.WriteFile(path, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("write sweep: %w", err)
-	}
-	return nil
+	return writeJSON(path, "sweep", SweepFile{Schema: SchemaVersion, Kind: "sweep", Name: name, Runs: runs})
 }

@@ -14,8 +14,7 @@ import (
 //	{{client}}      the client number (1..Clients)
 //	{{rand A B}}    a uniform random integer in [A, B]
 //
-// Literal text is URL-escaped once when the template is compiled; the
-// placeholders render digits only, so rendering is a plain append.
+// Literal text is escaped once when compiled; placeholders render digits.
 type template struct {
 	segs []segment
 }
@@ -35,7 +34,6 @@ type segment struct {
 	lo, hi int64
 }
 
-// renderState holds what placeholders draw from.
 type renderState struct {
 	seq    *atomic.Int64
 	client int

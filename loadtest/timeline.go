@@ -1,18 +1,17 @@
 package loadtest
 
 import (
-	"sort"
+	"slices"
 	"sync/atomic"
 	"time"
 )
 
-// Timeline limits.
+// Timeline limits: MaxTimeline bounds Settings.TimelineRequests,
+// TimelineStep is one row of Timeline.Intervals, and the rows stop after
+// 10 minutes.
 const (
-	// MaxTimeline bounds Settings.TimelineRequests (about 40 bytes a request).
-	MaxTimeline = 1_000_000
-	// TimelineStep is the length of one row of Timeline.Intervals.
-	TimelineStep = 100 * time.Millisecond
-	// maxTimelineIntervals caps the interval series at 10 minutes.
+	MaxTimeline          = 1_000_000
+	TimelineStep         = 100 * time.Millisecond
 	maxTimelineIntervals = 6000
 )
 
@@ -23,12 +22,10 @@ const (
 )
 
 // A Timeline shows how a run started: its first requests one by one and
-// its latency per 100 ms from the start, warm-up included: the cold-start
-// view of the real-time Java article (the first requests of a fresh
-// process took tens of milliseconds, later ones under one).
+// its latency per 100 ms from the start, warm-up included.
 type Timeline struct {
-	// Requests are the first Settings.TimelineRequests requests in the order they
-	// were sent; those the run abandoned at its end have Error "cutoff".
+	// Requests are the first Settings.TimelineRequests requests in the
+	// order they were sent.
 	Requests []TimelineRequest `json:"requests"`
 	// WarmupIndex is the index of the first request due after the warm-up
 	// (0 without a warm-up, -1 when every recorded request was warm-up).
@@ -37,28 +34,24 @@ type Timeline struct {
 	// successful requests (-1: none); SteadyP50Ms is its reference median.
 	SteadyIndex int     `json:"steady_index"`
 	SteadyP50Ms float64 `json:"steady_p50_ms,omitempty"`
-	// Intervals is the per-100 ms series from the start of the run, at most
-	// 10 minutes of it (Truncated says the run went on).
+	// Truncated says the run went on past the last interval.
 	Intervals []TimelineInterval `json:"intervals"`
 	Truncated bool               `json:"truncated,omitempty"`
 }
 
-// TimelineRequest is one request of a Timeline.
+// TimelineRequest is one request of a Timeline: its index in sending
+// order, when it was due since the run's start, its latency from then and
+// the error kind of a failure.
 type TimelineRequest struct {
-	// I is the request's index in sending order (0 is the first).
-	I int `json:"i"`
-	// StartMs is when the request was due, in ms since the run's start;
-	// LatencyMs is counted from then, as in the histograms.
+	I         int     `json:"i"`
 	StartMs   float64 `json:"start_ms"`
 	LatencyMs float64 `json:"latency_ms"`
-	// Error is the error kind of a failed request (empty on success).
-	Error string `json:"error,omitempty"`
+	Error     string  `json:"error,omitempty"`
 }
 
 // TimelineInterval is one 100 ms row of a Timeline: the requests that
-// finished in it.
+// finished in it, up to T seconds since the start.
 type TimelineInterval struct {
-	// T is the end of the interval in seconds since the start.
 	T         float64 `json:"t"`
 	Successes int64   `json:"successes"`
 	Errors    int64   `json:"errors"`
@@ -67,15 +60,14 @@ type TimelineInterval struct {
 	MaxMs     float64 `json:"max_ms"`
 }
 
-// tlSlot is one recorded request; each slot is written by the one client
-// that drew its index and read after all clients are done.
+// tlSlot is one recorded request, written by the client that drew its
+// index.
 type tlSlot struct {
 	start, lat time.Duration
 	kind       ErrorKind
 	done       bool
 }
 
-// timelineRec records a run's Timeline.
 type timelineRec struct {
 	seq       atomic.Int64
 	slots     []tlSlot
@@ -100,8 +92,7 @@ func (t *timelineRec) next() int {
 	return int(i)
 }
 
-// flush appends the interval row ending at now (called by the run's
-// watch loop, and once at the end).
+// flush appends the interval row ending at now.
 func (t *timelineRec) flush(r *recorder, start, now time.Time) {
 	ok, errs := r.takeInterval(t.hist)
 	if len(t.intervals) >= maxTimelineIntervals {
@@ -119,7 +110,6 @@ func (t *timelineRec) flush(r *recorder, start, now time.Time) {
 	})
 }
 
-// result assembles the Timeline.
 func (t *timelineRec) result(warmup time.Duration) *Timeline {
 	tl := &Timeline{Intervals: t.intervals, Truncated: t.truncated, WarmupIndex: -1, SteadyIndex: -1}
 	var lats []float64
@@ -150,32 +140,26 @@ func (t *timelineRec) result(warmup time.Duration) *Timeline {
 }
 
 // SteadyState finds where latencies (in request order, ms) settle. The
-// steady state is the second half: its median is the reference, and its
-// 10th and 90th percentiles give the band of ordinary noise. A window of
-// window consecutive latencies is steady when its median lies within a
-// factor tol of the reference or inside that band (sub-millisecond
-// latencies jitter by more than 1.5 ×). The result is the centre of the
-// first window from which every later window is steady (0 when all are),
-// with the reference; -1 when the last window is not steady or there are
-// fewer than 2 × window latencies.
+// second half's median is the reference and its 10th and 90th
+// percentiles the band of noise; a window of latencies is steady when its
+// median lies within a factor tol of the reference or inside the band. It
+// returns the centre of the first window from which every later one is
+// steady, and the reference; -1 when the last window is not steady or
+// there are fewer than 2 × window latencies.
 func SteadyState(latMs []float64, window int, tol float64) (int, float64) {
 	n := len(latMs)
 	if window < 1 || n < 2*window {
 		return -1, 0
 	}
-	// The reference and each window's figure are the value of rank n/2 of
-	// the sorted latencies (the upper of the two middle ones for an even
-	// count), the same rank rule as the band's 10th and 90th percentiles;
-	// Median would take the lower one and move the steady index.
-	tail := append([]float64(nil), latMs[n/2:]...)
-	sort.Float64s(tail)
+	// The upper middle value, not Median's lower one.
+	tail := slices.Sorted(slices.Values(latMs[n/2:]))
 	ref := tail[len(tail)/2]
 	lo := min(ref/tol, tail[len(tail)/10])
 	hi := max(ref*tol, tail[len(tail)*9/10])
 	buf := make([]float64, window)
 	for j := n - window; j >= 0; j-- {
 		copy(buf, latMs[j:j+window])
-		sort.Float64s(buf)
+		slices.Sort(buf)
 		m := buf[window/2]
 		if m < lo || m > hi {
 			if j == n-window {

@@ -10,19 +10,12 @@ import (
 // A TimerKind selects how think times are drawn, after JMeter's timers.
 type TimerKind string
 
-// The timers. Think is the offset (or mean) and ThinkDev the deviation or
-// range, as in JMeter.
+// The timers, as JMeter's.
 const (
-	// TimerConstant always waits Think (JMeter's Constant Timer).
-	TimerConstant TimerKind = "constant"
-	// TimerUniform waits Think + uniform[0, ThinkDev) (Uniform Random Timer:
-	// offset + random range).
-	TimerUniform TimerKind = "uniform"
-	// TimerGaussian waits |N(0,1) × ThinkDev + Think| (Gaussian Random Timer).
-	TimerGaussian TimerKind = "gaussian"
-	// TimerPoisson waits a Poisson-distributed number of milliseconds with
-	// mean Think (Poisson Random Timer with a zero offset).
-	TimerPoisson TimerKind = "poisson"
+	TimerConstant TimerKind = "constant" // Think
+	TimerUniform  TimerKind = "uniform"  // Think + uniform[0, ThinkDev)
+	TimerGaussian TimerKind = "gaussian" // |N(0,1) × ThinkDev + Think|
+	TimerPoisson  TimerKind = "poisson"  // Poisson milliseconds with mean Think
 )
 
 // ParseTimer returns the TimerKind named s.
@@ -36,15 +29,12 @@ func ParseTimer(s string) (TimerKind, error) {
 	return "", fmt.Errorf("unknown timer %q (want constant, uniform, gaussian or poisson)", s)
 }
 
-// A Timer draws think times. It is not safe for concurrent use; each client
-// owns one.
+// A Timer draws think times. It is not safe for concurrent use.
 type Timer struct {
-	Kind TimerKind
-	// Think is the offset (constant, uniform, gaussian) or the mean (poisson).
+	Kind  TimerKind
 	Think time.Duration
-	// Dev is the range (uniform) or the standard deviation (gaussian).
-	Dev time.Duration
-	rng *rand.Rand
+	Dev   time.Duration
+	rng   *rand.Rand
 }
 
 // NewTimer returns a Timer drawing from its own generator seeded with seed.
@@ -70,9 +60,8 @@ func (t *Timer) Next() time.Duration {
 	}
 }
 
-// poisson draws a Poisson variate with mean lambda: Knuth's method up to a
-// mean of 500, a rounded normal approximation above (where its error is far
-// below a timer's resolution).
+// poisson draws a Poisson variate with mean lambda: Knuth's method up to
+// 500, a rounded normal approximation above.
 func poisson(r *rand.Rand, lambda float64) int64 {
 	if lambda <= 0 {
 		return 0

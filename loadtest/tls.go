@@ -7,14 +7,9 @@ import (
 	"time"
 )
 
-// setTLS gives each https:// request its TLS configuration: one per
-// server name, with a shared session cache so that a new connection
-// (Settings.DisableKeepAlive) resumes the session as browsers, curl and
-// Go's net/http do, and HTTP/1.1 offered by ALPN. Unless insecure, it
-// first shakes hands once with each https:// address: a certificate that
-// fails verification would fail every request alike, so it is an error
-// before the run, naming the problem. Other failures (a refused
-// connection) are left to the run, which counts them.
+// setTLS gives each https:// request its TLS configuration, one per server
+// name with a shared session cache. Unless insecure, a certificate that
+// fails verification with any address is an error before the run.
 func setTLS(ctx context.Context, reqs []*compiled, insecure bool, timeout time.Duration) error {
 	cache := tls.NewLRUClientSessionCache(0)
 	confs := map[string]*tls.Config{}
@@ -41,8 +36,6 @@ func setTLS(ctx context.Context, reqs []*compiled, insecure bool, timeout time.D
 	return nil
 }
 
-// checkCertificate shakes hands with addr and returns an error when the
-// server's certificate fails verification.
 func checkCertificate(ctx context.Context, addr string, conf *tls.Config, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -56,5 +49,5 @@ func checkCertificate(ctx context.Context, addr string, conf *tls.Config, timeou
 	if errors.As(err, &cv) {
 		return tlsError(addr, err)
 	}
-	return nil // other failures are the run's to count
+	return nil // the run counts other failures
 }

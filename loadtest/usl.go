@@ -7,21 +7,17 @@ import (
 )
 
 // USL is the Universal Scalability Law fitted to a sweep over clients:
-// X(N) = Lambda·N / (1 + Sigma·(N−1) + Kappa·N·(N−1)), where Lambda is the
-// throughput of one client alone, Sigma the contention (the share of the
-// work that queues for a shared resource) and Kappa the coherency (the
-// cost each client adds to every other, which makes the throughput fall
-// past its peak: the article's graph 3 past 10 clients). PeakClients and
-// PeakThroughput are where the fitted curve peaks (N* = √((1−σ)/κ); none,
-// +Inf, when κ is 0).
+// X(N) = Lambda·N / (1 + Sigma·(N−1) + Kappa·N·(N−1)), with Sigma the
+// contention and Kappa the coherency. PeakClients is where the fitted
+// curve peaks (+Inf when κ is 0); R2 is the fit's coefficient of
+// determination.
 type USL struct {
 	Lambda         float64 `json:"lambda"`
 	Sigma          float64 `json:"sigma"`
 	Kappa          float64 `json:"kappa"`
 	PeakClients    float64 `json:"peak_clients"`
 	PeakThroughput float64 `json:"peak_throughput"`
-	// R2 is the fit's coefficient of determination on the throughputs.
-	R2 float64 `json:"r2"`
+	R2             float64 `json:"r2"`
 }
 
 // Throughput is the fitted throughput at n clients.
@@ -39,12 +35,9 @@ func (u USL) String() string {
 }
 
 // FitUSL fits the USL to throughputs measured at client counts (at least
-// three distinct counts, throughputs positive), by least squares on
-// Gunther's linearisation: with λ known, N/(X/λ) − 1 = σ(N−1) + κN(N−1)
-// is linear in σ and κ. λ is the throughput at 1 client when measured,
-// else the λ of a one-dimensional search that minimises the squared error
-// of the throughputs themselves. σ and κ are held at 0 or more (a
-// negative one fits noise, not a law).
+// three distinct ones) by least squares on Gunther's linearisation, with
+// λ the throughput at 1 client or else found by search. σ and κ are held
+// at 0 or more.
 func FitUSL(clients []int, throughput []float64) (USL, error) {
 	if len(clients) != len(throughput) {
 		return USL{}, errors.New("usl: as many throughputs as client counts are needed")
@@ -74,7 +67,6 @@ func FitUSL(clients []int, throughput []float64) (USL, error) {
 	return u, nil
 }
 
-// lambdaAtOne is the mean throughput measured at 1 client.
 func lambdaAtOne(clients []int, x []float64) (float64, bool) {
 	sum, n := 0.0, 0
 	for i, c := range clients {
@@ -89,8 +81,7 @@ func lambdaAtOne(clients []int, x []float64) (float64, bool) {
 	return sum / float64(n), true
 }
 
-// fitGiven fits σ and κ by least squares with λ given (no intercept: at
-// N = 1 both terms vanish), each held at 0 or more.
+// fitGiven fits σ and κ by least squares with λ given.
 func fitGiven(clients []int, x []float64, lambda float64) USL {
 	var s11, s12, s22, s1y, s2y float64
 	for i, c := range clients {
@@ -112,9 +103,8 @@ func fitGiven(clients []int, x []float64, lambda float64) USL {
 	return USL{Lambda: lambda, Sigma: math.Max(sigma, 0), Kappa: math.Max(kappa, 0)}
 }
 
-// searchLambda finds λ (no point at 1 client) by golden-section search of
-// the throughputs' squared error, between half and twice the best
-// throughput per client.
+// searchLambda finds λ by golden-section search of the throughputs'
+// squared error.
 func searchLambda(clients []int, x []float64) USL {
 	best := 0.0
 	for i, c := range clients {
@@ -142,7 +132,6 @@ func searchLambda(clients []int, x []float64) USL {
 	return fitGiven(clients, x, (lo+hi)/2)
 }
 
-// r2 is the coefficient of determination of u on the throughputs.
 func r2(u USL, clients []int, x []float64) float64 {
 	mean := 0.0
 	for _, v := range x {
