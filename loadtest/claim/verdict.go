@@ -12,11 +12,6 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// verdicts computes the plain-language findings of an experiment from its
-// results: each run's peak throughput and where it saturated, each run
-// compared with the first at its peak and at the largest client count with
-// the server readings that differ, and the profile shares. Nothing in it
-// is written by hand. disk, when not nil, adds its verdict.
 // uslVerdict fits the Universal Scalability Law to a run's sweep (at
 // least 3 client counts) and sets its predicted peak beside the measured
 // one; "" when it cannot be fitted.
@@ -41,16 +36,12 @@ func uslVerdict(r *outcome.Run) string {
 }
 
 // Verdicts computes the plain-language findings of an experiment from its
-// results: each run's peak throughput and where it saturated, each run
-// compared with the first at its peak and at the largest client count with
-// the server readings that differ, and the profile shares. Nothing in it
-// is written by hand. disk, when not nil, adds its verdict.
+// results: each run's peak and where it saturated, each run compared with
+// the first, the profile shares; disk, when not nil, adds its verdict.
 func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 	var out []string
 	var base *outcome.Run
 	readings := machineFree(res)
-	// Only the points with a used measurement: a point every measurement
-	// of which was disturbed says nothing of the run.
 	runs := make([]*outcome.Run, len(res.Runs))
 	for i, r := range res.Runs {
 		runs[i] = r.MeasuredOnly()
@@ -76,14 +67,11 @@ func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 		}
 		out = append(out, compareVerdict(base, r, readings, noiseRule(res)))
 	}
-	for _, r := range runs {
-		if v := coldVerdict(r); v != "" {
-			out = append(out, v)
-		}
-	}
-	for _, r := range runs {
-		if v := sloVerdict(r); v != "" {
-			out = append(out, v)
+	for _, verdict := range []func(*outcome.Run) string{coldVerdict, sloVerdict} {
+		for _, r := range runs {
+			if v := verdict(r); v != "" {
+				out = append(out, v)
+			}
 		}
 	}
 	for _, r := range runs {
@@ -116,8 +104,7 @@ func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 }
 
 // machineFree returns the readings less those of other work on the
-// machine (Result.Disturbance's): they describe the machine, not the
-// runs, and the verdicts compare runs.
+// machine: they describe the machine, not the runs.
 func machineFree(res *outcome.Result) []watch.Stat {
 	d := res.Disturbance
 	if d == nil {
@@ -158,9 +145,8 @@ func runVerdict(r *outcome.Run) string {
 }
 
 // compareVerdict compares run r with base by the noise rule
-// (measure.Rules.Differ): their peaks' throughput ranges widened to the
-// noise floor, and each reading at their last common client count the
-// same way. A difference is one only beyond both ranges.
+// (measure.Rules.Differ): their peaks' throughput, and each reading at
+// their last common client count.
 func compareVerdict(base, r *outcome.Run, readings []watch.Stat, rule *measure.Rules) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
@@ -221,8 +207,7 @@ func groundOf(spread bool) string {
 	return "; single measurements: beyond the noise floor only"
 }
 
-// noiseRule is the noise rule the result's comparisons use: the file's
-// noise floor, or the default for a result written without one.
+// noiseRule is the noise rule of the result's comparisons.
 func noiseRule(r *outcome.Result) *measure.Rules {
 	rule := &measure.Rules{NoiseFloor: measure.DefaultNoiseFloor}
 	if r.Disturbance != nil && r.Disturbance.NoiseFloor > 0 {
