@@ -198,12 +198,10 @@ func compareRanges(a loadtest.Spread, op string, b loadtest.Spread) live.Outcome
 	return live.NotMeasured
 }
 
+// opText says op in words: "not_above" is "is not above".
 func opText(op string) string {
-	switch op {
-	case "not_above":
-		return "is not above"
-	case "not_below":
-		return "is not below"
+	if strings.HasPrefix(op, "not_") {
+		return "is " + strings.Replace(op, "_", " ", 1)
 	}
 	return op
 }
@@ -265,8 +263,6 @@ func measureSide(o Operand, res *outcome.Result) side {
 	}
 	if o.At != "" {
 		at = fmt.Sprintf("its %s (%s)", o.At, outcome.ClientsText(p.Clients))
-	} else {
-		at = outcome.ClientsText(p.Clients)
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
 	if busy := p.BusyText(o.Run); busy != "" {

@@ -5,34 +5,26 @@ import (
 	"math"
 	"strings"
 
-	"bbslab/loadtest"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )
 
-// uslVerdict fits the Universal Scalability Law to a run's sweep (at
-// least 3 client counts) and sets its predicted peak beside the measured
-// one; "" when it cannot be fitted.
+// uslVerdict fits the Universal Scalability Law to a run's sweep; "" when
+// it cannot be fitted.
 func uslVerdict(r *outcome.Run) string {
 	var clients []int
 	var x []float64
-	peak, at := 0.0, 0
 	for _, p := range r.Points {
-		if p.Result == nil || p.Result.Total.Throughput <= 0 {
-			continue
-		}
-		clients, x = append(clients, p.Clients), append(x, p.Result.Total.Throughput)
-		if p.Result.Total.Throughput > peak {
-			peak, at = p.Result.Total.Throughput, p.Clients
+		if p.Result != nil && p.Result.Total.Throughput > 0 {
+			clients, x = append(clients, p.Clients), append(x, p.Result.Total.Throughput)
 		}
 	}
-	u, err := loadtest.FitUSL(clients, x)
-	if err != nil {
-		return ""
+	if t := text.USLText(clients, x); t != "" {
+		return r.Name + ": " + t + "."
 	}
-	return fmt.Sprintf("%s: %s; measured peak %.0f/s at %d clients.", r.Name, u, peak, at)
+	return ""
 }
 
 // Verdicts computes the plain-language findings of an experiment from its

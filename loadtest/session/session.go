@@ -162,17 +162,12 @@ func server(t watch.Target) chart.Server {
 func writeUSL(w io.Writer, runs []*loadtest.Result) {
 	var clients []int
 	var x []float64
-	peak, at := 0.0, 0
 	for _, r := range runs {
-		if r.Total.Throughput <= 0 {
-			continue
-		}
-		clients, x = append(clients, r.Total.Clients), append(x, r.Total.Throughput)
-		if r.Total.Throughput > peak {
-			peak, at = r.Total.Throughput, r.Total.Clients
+		if r.Total.Throughput > 0 {
+			clients, x = append(clients, r.Total.Clients), append(x, r.Total.Throughput)
 		}
 	}
-	if u, err := loadtest.FitUSL(clients, x); err == nil {
-		fmt.Fprintf(w, "%s; measured peak %.0f/s at %d clients\n", u, peak, at)
+	if t := text.USLText(clients, x); t != "" {
+		fmt.Fprintln(w, t)
 	}
 }

@@ -57,3 +57,14 @@ func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) erro
 	}
 	return tw.Flush()
 }
+
+// USLText fits the Universal Scalability Law to throughputs x at clients
+// and sets the measured peak beside it; "" when it cannot be fitted.
+func USLText(clients []int, x []float64) string {
+	u, err := loadtest.FitUSL(clients, x)
+	if err != nil {
+		return ""
+	}
+	i := slices.Index(x, slices.Max(x))
+	return fmt.Sprintf("%s; measured peak %.0f/s at %d clients", u, x[i], clients[i])
+}
