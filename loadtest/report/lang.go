@@ -64,9 +64,11 @@ func sayAgain(lang, s string) string {
 // wordFuncs are the report page's functions that say words in lang.
 func wordFuncs(lang string) map[string]any {
 	return map[string]any{
-		"say":         func(s any, args ...any) string { return say(lang, fmt.Sprint(s), args...) },
-		"sayAgain":    func(s string) string { return sayAgain(lang, s) },
-		"claimCounts": func(cs []outcome.Claim) string { return claimCounts(cs, lang) },
+		"say":      func(s any, args ...any) string { return say(lang, fmt.Sprint(s), args...) },
+		"sayAgain": func(s string) string { return sayAgain(lang, s) },
+		"claimCounts": func(cs []outcome.Claim) string {
+			return sayCounts(lang, (&outcome.Result{Claims: cs}).ClaimCounts())
+		},
 	}
 }
 
@@ -98,12 +100,7 @@ func sayMarkdown(lang, md string) string {
 	})
 	md = mdCount.ReplaceAllStringFunc(md, func(m string) string {
 		p := mdCount.FindStringSubmatch(m)
-		var parts []string
-		for _, c := range strings.Split(p[1], ", ") {
-			n, o, _ := strings.Cut(c, " ")
-			parts = append(parts, say(lang, "{0} {1}", n, say(lang, o)))
-		}
-		return strings.Join(parts, say(lang, ", ")) + "。" + sayAgain(lang, p[2])
+		return sayCounts(lang, p[1]) + "。" + sayAgain(lang, p[2])
 	})
 	md = mdOutcome.ReplaceAllStringFunc(md, func(m string) string {
 		p := mdOutcome.FindStringSubmatch(m)
@@ -113,4 +110,17 @@ func sayMarkdown(lang, md string) string {
 		p := mdSLO.FindStringSubmatch(m)
 		return p[1] + say(lang, p[2]) + " "
 	})
+}
+
+// sayCounts returns outcome counts, "7 reproduced, 1 not reproduced", in lang.
+func sayCounts(lang, counts string) string {
+	if lang != "ja" || counts == "" {
+		return counts
+	}
+	var parts []string
+	for _, c := range strings.Split(counts, ", ") {
+		n, o, _ := strings.Cut(c, " ")
+		parts = append(parts, say(lang, "{0} {1}", n, say(lang, o)))
+	}
+	return strings.Join(parts, say(lang, ", "))
 }

@@ -37,22 +37,6 @@ func controlMarkdown(c outcome.Claim) string {
 	return b.String()
 }
 
-// claimCounts says how many claims had each outcome, e.g. "7 reproduced,
-// 1 not reproduced", in lang.
-func claimCounts(cs []outcome.Claim, lang string) string {
-	n := map[live.Outcome]int{}
-	for _, c := range cs {
-		n[c.Outcome]++
-	}
-	var parts []string
-	for _, o := range live.Outcomes {
-		if n[o] > 0 {
-			parts = append(parts, say(lang, "{0} {1}", n[o], say(lang, string(o))))
-		}
-	}
-	return strings.Join(parts, say(lang, ", "))
-}
-
 // Options are what the report shows beyond the result.
 type Options struct {
 	Disk   *watch.DiskTable
@@ -224,7 +208,7 @@ func experimentMarkdown(res *outcome.Result, charts []chartFile, disk *watch.Dis
 		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
 	}
 	if len(res.Claims) > 0 {
-		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", claimCounts(res.Claims, ""))
+		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", (&outcome.Result{Claims: res.Claims}).ClaimCounts())
 		for _, c := range res.Claims {
 			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, c.QuickMark(), c.Text, c.Source)
 			if c.Reason != "" {
