@@ -176,14 +176,15 @@ func compareVerdict(base, r *outcome.Run, readings []watch.Stat, rule *measure.R
 		if math.Abs(a.Max) < 0.005 && math.Abs(b.Max) < 0.005 && math.Abs(a.Min) < 0.005 && math.Abs(b.Min) < 0.005 {
 			continue // zero in both: nothing to say
 		}
+		verb := "fell"
 		switch d := rule.Differ(b, a); {
 		case d == 0 || math.Abs(b.Median-a.Median) < 0.01:
 			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, outcome.SpreadText(b, "auto", u)))
+			continue
 		case d > 0:
-			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, outcome.SpreadText(a, "auto", ""), outcome.SpreadText(b, "auto", u)))
-		default:
-			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, outcome.SpreadText(a, "auto", ""), outcome.SpreadText(b, "auto", u)))
+			verb = "rose"
 		}
+		moved = append(moved, fmt.Sprintf("%s %s from %s to %s", rd.Name, verb, outcome.SpreadText(a, "auto", ""), outcome.SpreadText(b, "auto", u)))
 	}
 	if len(moved) > 0 {
 		s += ", while " + strings.Join(moved, ", ")

@@ -112,27 +112,19 @@ const absentCell = "–"
 // figure at some point; "" when none does.
 func absentNote(r *outcome.Run, res *outcome.Result) string {
 	var cols []string
-	for _, p := range r.Points {
-		if p.Result != nil && p.Result.Cost.CPUPercent == nil && p.Measured() {
-			cols = append(cols, "generator CPU %")
-			break
+	add := func(col string, lacks func(p *outcome.Point) bool) {
+		if slices.ContainsFunc(r.Points, lacks) {
+			cols = append(cols, col)
 		}
 	}
+	add("generator CPU %", func(p *outcome.Point) bool {
+		return p.Result != nil && p.Result.Cost.CPUPercent == nil && p.Measured()
+	})
 	for _, c := range coreColumns(r, res) {
-		for _, p := range r.Points {
-			if _, ok := c.value(p); !ok {
-				cols = append(cols, c.head)
-				break
-			}
-		}
+		add(c.head, func(p *outcome.Point) bool { _, ok := c.value(p); return !ok })
 	}
 	for _, rd := range tableReadings(res) {
-		for _, p := range r.Points {
-			if _, ok := p.ReadingSpread(rd.Name); !ok && p.Measured() {
-				cols = append(cols, rd.Name)
-				break
-			}
-		}
+		add(rd.Name, func(p *outcome.Point) bool { _, ok := p.ReadingSpread(rd.Name); return !ok && p.Measured() })
 	}
 	if len(cols) == 0 {
 		return ""
