@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -224,10 +225,7 @@ type side struct {
 
 // measureSide finds an operand's values in res.
 func measureSide(o Operand, res *outcome.Result) side {
-	f := o.Factor
-	if f == 0 {
-		f = 1
-	}
+	f := cmp.Or(o.Factor, 1)
 	if o.Value != nil {
 		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
 		return side{Side: outcome.Side{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, Constant: true}}
@@ -484,15 +482,14 @@ func tuneSide(o Operand, res *outcome.Result, f float64) side {
 	var raw loadtest.Spread
 	tr := res.Tunes[i]
 	switch o.Metric {
-	case "winner_throughput":
+	case "winner_throughput", "start_throughput":
+		again := tr.WinnerSide
 		raw, s.Format, s.Unit = r.WinnerStep().Throughput, "%.0f", "/s"
-		if tr.WinnerSide != nil {
-			raw, s.What = tr.WinnerSide.Throughput, s.What+" (side by side)"
+		if o.Metric == "start_throughput" {
+			raw, again = r.Steps[0].Throughput, tr.StartSide
 		}
-	case "start_throughput":
-		raw, s.Format, s.Unit = r.Steps[0].Throughput, "%.0f", "/s"
-		if tr.StartSide != nil {
-			raw, s.What = tr.StartSide.Throughput, s.What+" (side by side)"
+		if again != nil {
+			raw, s.What = again.Throughput, s.What+" (side by side)"
 		}
 	case "winner_resources":
 		raw = point(float64(r.Winner.Workers + r.Winner.Pool))

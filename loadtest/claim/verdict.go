@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"strings"
@@ -43,7 +44,7 @@ func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 		case len(res.Runs[i].Points) == 0 && len(res.Tunes) > 0 && r.Error == "":
 			continue // tuned, not swept: the Tuning section says what was measured
 		case len(res.Runs[i].Points) == 0:
-			out = append(out, fmt.Sprintf("%s: no measurements (%s).", r.Name, orNone(r.Error)))
+			out = append(out, fmt.Sprintf("%s: no measurements (%s).", r.Name, cmp.Or(r.Error, "none taken")))
 			continue
 		case len(r.Points) == 0:
 			out = append(out, fmt.Sprintf("%s: no point could be measured undisturbed (the machine was busy).", r.Name))
@@ -304,11 +305,4 @@ func common(a, b *outcome.Run) (*outcome.Point, *outcome.Point) {
 		}
 	}
 	return nil, nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none taken"
-	}
-	return s
 }

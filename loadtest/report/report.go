@@ -109,7 +109,7 @@ func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]char
 		{"Throughput against clients", "charts/sweep-throughput"},
 		{"Response time against clients (mean solid, p99 dashed)", "charts/sweep-response"},
 	}
-	if len(res.Runs) > 1 && samePoints(res.Runs, 1) {
+	if len(res.Runs) > 1 && !slices.ContainsFunc(res.Runs, func(r *outcome.Run) bool { return len(r.Points) != 1 }) {
 		// Runs at different client counts name theirs on their bars.
 		first := func(r *outcome.Run) int { return r.Points[0].Clients }
 		at := "at " + outcome.ClientsText(first(res.Runs[0]))
@@ -185,16 +185,6 @@ func lastSteps(res *outcome.Result) []chart.Curve {
 		}
 	}
 	return last
-}
-
-// samePoints reports whether every run has n points.
-func samePoints(runs []*outcome.Run, n int) bool {
-	for _, r := range runs {
-		if len(r.Points) != n {
-			return false
-		}
-	}
-	return true
 }
 
 // experimentMarkdown renders report.md. It opens with the claims.

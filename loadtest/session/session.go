@@ -12,6 +12,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -121,11 +122,8 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 		}
 	}
 	if o.Charts != "" && len(runs) > 0 {
-		name := s.Name
-		if name == "" {
-			name = string(s.Model)
-		}
-		files, err := chart.WriteSweepCharts(o.Charts, []chart.Curve{{Name: name, Runs: runs}}, server(o.Target))
+		curve := chart.Curve{Name: cmp.Or(s.Name, string(s.Model)), Runs: runs}
+		files, err := chart.WriteSweepCharts(o.Charts, []chart.Curve{curve}, server(o.Target))
 		if err != nil {
 			return Verdict{}, err
 		}

@@ -68,13 +68,9 @@ func ServerDifferences(a, b *loadtest.Environment) []string {
 // JSON objects (at most maxDifferences, then how many more).
 func flatDifferences(a, b map[string]json.RawMessage) []string {
 	fa, fb := FlatLeaves(a), FlatLeaves(b)
-	keys := slices.Collect(maps.Keys(fa))
-	for k := range fb {
-		if _, ok := fa[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	all := maps.Clone(fa)
+	maps.Copy(all, fb)
+	keys := slices.Sorted(maps.Keys(all))
 	var out []string
 	more := 0
 	for _, k := range keys {
