@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"bbslab/loadtest/measure"
@@ -119,9 +120,9 @@ func runVerdict(r *outcome.Run) string {
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
 	pt := peak.Throughput()
 	s := fmt.Sprintf("%s: peak %s at %s", r.Name, outcome.SpreadText(pt, "%.0f", "/s"), outcome.ClientsText(at))
-	knee := kneePoint(r, pt.Median)
-	if knee != nil && knee.Clients < at {
-		s += fmt.Sprintf(" (90 %% of it already at %s)", outcome.ClientsText(knee.Clients))
+	knee := slices.IndexFunc(r.Points, func(p *outcome.Point) bool { return p.Throughput().Median >= 0.9*pt.Median })
+	if knee >= 0 && r.Points[knee].Clients < at {
+		s += fmt.Sprintf(" (90 %% of it already at %s)", outcome.ClientsText(r.Points[knee].Clients))
 	}
 	if lt := last.Throughput(); last != peak && lt.Median < 0.9*pt.Median {
 		s += fmt.Sprintf("; throughput fell to %s at %s", outcome.SpreadText(lt, "%.0f", "/s"), outcome.ClientsText(last.Clients))
@@ -282,16 +283,6 @@ func peakPoint(r *outcome.Run) (*outcome.Point, int) {
 		}
 	}
 	return best, best.Clients
-}
-
-// kneePoint returns the first point whose median reaches 90 % of peak.
-func kneePoint(r *outcome.Run, peak float64) *outcome.Point {
-	for _, p := range r.Points {
-		if p.Throughput().Median >= 0.9*peak {
-			return p
-		}
-	}
-	return nil
 }
 
 // common returns the points of a and b at the largest client count both
