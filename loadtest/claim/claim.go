@@ -281,12 +281,12 @@ func measureSide(o Operand, res *outcome.Result) side {
 	case o.Reading != "":
 		raw, ok = p.ReadingSpread(o.Reading)
 		if len(o.Minus) > 0 {
-			raw, ok = spreadOf(p.ReadingMinus(o.Reading, o.Minus))
+			raw, ok = outcome.SpreadOf(p.ReadingMinus(o.Reading, o.Minus))
 		}
 	case o.Profile != "":
 		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
 	case o.Truth != "":
-		raw, ok = spreadOf(p.TruthValues(o.Truth))
+		raw, ok = outcome.SpreadOf(p.TruthValues(o.Truth))
 	}
 	if !ok {
 		s.Missing = fmt.Sprintf("%s has no %s at %s", o.Run, fig, at)
@@ -314,14 +314,6 @@ func measureSide(o Operand, res *outcome.Result) side {
 		s.slots = slots
 	}
 	return s
-}
-
-// spreadOf is the spread of vs, when ok.
-func spreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
-	if !ok {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
 }
 
 // operandFigure names the figure an operand reads, e.g. "search throughput".

@@ -304,7 +304,7 @@ func (p *Point) summarize() *PointSummary {
 
 // Spread returns a metric of a label ("" for all) over p's repeats.
 func (p *Point) Spread(label, metric string) (loadtest.Spread, bool) {
-	return spreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, "") }))
+	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, "") }))
 }
 
 // TruthValues returns a truth figure of every used repeat in the order
@@ -326,7 +326,7 @@ func (p *Point) TruthNotes() string {
 
 // ReadingSpread returns a server reading over the repeats that have it.
 func (p *Point) ReadingSpread(name string) (loadtest.Spread, bool) {
-	return spreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure("", "", name) }))
+	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure("", "", name) }))
 }
 
 // Values returns a metric of a label ("" for all), or a server reading
@@ -366,8 +366,8 @@ func (rp *Repeat) figure(label, metric, reading string) (float64, bool) {
 	return f.metric(metric)
 }
 
-// spreadOf is the spread of vs, when ok.
-func spreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
+// SpreadOf is the spread of vs, when ok.
+func SpreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
 	if !ok {
 		return loadtest.Spread{}, false
 	}
@@ -425,7 +425,7 @@ func formatNum(format string, v float64) string {
 // GeneratorInterference is the time others took from the generator's
 // cores over p's repeats that measured it.
 func (p *Point) GeneratorInterference() (loadtest.Spread, bool) {
-	return spreadOf(p.over(false, func(rp *Repeat) (float64, bool) {
+	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) {
 		if c := rp.cores(); c != nil {
 			return c.Interference, true
 		}

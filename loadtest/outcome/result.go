@@ -300,5 +300,5 @@ func ShareOver(ps []*StepProfile, bucket string) (loadtest.Spread, bool) {
 			}
 		}
 	}
-	return spreadOf(vs, len(vs) > 0)
+	return SpreadOf(vs, len(vs) > 0)
 }
