@@ -128,10 +128,8 @@ type Point struct {
 func (r *Result) SLOFailed() bool {
 	for _, rr := range r.Runs {
 		for _, p := range rr.Points {
-			for _, o := range p.SLO {
-				if !o.Pass {
-					return true
-				}
+			if slices.ContainsFunc(p.SLO, func(o loadtest.ObjectiveResult) bool { return !o.Pass }) {
+				return true
 			}
 		}
 	}

@@ -68,17 +68,17 @@ func Write(dir string, res *outcome.Result, o Options) error {
 	}
 	data["Lang"], data["SideBySide"] = cmp.Or(o.Lang, "en"), sayMarkdown(o.Lang, data["SideBySide"].(string))
 	page := htmltemplate.Must(reportPage.Clone()).Funcs(wordFuncs(o.Lang))
+	name := "report"
 	if o.Frames != nil {
-		var b bytes.Buffer
-		if err := page.ExecuteTemplate(&b, "sections", data); err != nil {
-			return fmt.Errorf("render report: %w", err)
-		}
-		return writeDashboard(filepath.Join(dir, "index.html"), o.Frames, say(o.Lang, "Experiment: {0}", res.Name),
-			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(o.Lang))
+		name = "sections" // below the dashboard's panels
 	}
 	var b bytes.Buffer
-	if err := page.Execute(&b, data); err != nil {
+	if err := page.ExecuteTemplate(&b, name, data); err != nil {
 		return fmt.Errorf("render report: %w", err)
+	}
+	if o.Frames != nil {
+		return writeDashboard(filepath.Join(dir, "index.html"), o.Frames, say(o.Lang, "Experiment: {0}", res.Name),
+			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(o.Lang))
 	}
 	return os.WriteFile(filepath.Join(dir, "index.html"), b.Bytes(), 0o644)
 }
