@@ -153,10 +153,9 @@ func comparePaired(a []float64, op string, b []float64, f float64) (live.Outcome
 		if compareRanges(loadtest.Spread{Min: a[i], Max: a[i]}, op, loadtest.Spread{Min: b[i], Max: b[i]}) == live.Reproduced {
 			held++
 		}
+		ratios[i] = "-"
 		if b[i] != 0 {
 			ratios[i] = fmt.Sprintf("%.3f", a[i]/b[i]*f)
-		} else {
-			ratios[i] = "-"
 		}
 	}
 	text := fmt.Sprintf(" (paired by repeat, ratios %s)", strings.Join(ratios, ", "))

@@ -30,8 +30,7 @@ func experimentEnvironment(res *outcome.Result) []string {
 				gen = e.Generator
 			}
 			if e.Server != nil {
-				f := text.FlatLeaves(e.Server)
-				names, flat = append(names, run.Name), append(flat, f)
+				names, flat = append(names, run.Name), append(flat, text.FlatLeaves(e.Server))
 			}
 			break // one point per run: a run is one server process
 		}
@@ -55,12 +54,11 @@ func experimentEnvironment(res *outcome.Result) []string {
 		out = append(out, label+": "+leavesText(common))
 	}
 	for i, f := range flat {
-		own := map[string]string{}
-		for k, v := range f {
-			if _, ok := common[k]; !ok {
-				own[k] = v
-			}
-		}
+		own := maps.Clone(f)
+		maps.DeleteFunc(own, func(k, _ string) bool {
+			_, ok := common[k]
+			return ok
+		})
 		if len(own) > 0 {
 			out = append(out, fmt.Sprintf("Server of run %s: %s", names[i], leavesText(own)))
 		}

@@ -121,10 +121,16 @@ func absentNote(r *outcome.Run, res *outcome.Result) string {
 		return p.Result != nil && p.Result.Cost.CPUPercent == nil && p.Measured()
 	})
 	for _, c := range coreColumns(r, res) {
-		add(c.head, func(p *outcome.Point) bool { _, ok := c.value(p); return !ok })
+		add(c.head, func(p *outcome.Point) bool {
+			_, ok := c.value(p)
+			return !ok
+		})
 	}
 	for _, rd := range tableReadings(res) {
-		add(rd.Name, func(p *outcome.Point) bool { _, ok := p.ReadingSpread(rd.Name); return !ok && p.Measured() })
+		add(rd.Name, func(p *outcome.Point) bool {
+			_, ok := p.ReadingSpread(rd.Name)
+			return !ok && p.Measured()
+		})
 	}
 	if len(cols) == 0 {
 		return ""
