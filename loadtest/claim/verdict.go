@@ -120,8 +120,8 @@ func runVerdict(r *outcome.Run) string {
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
 	pt := peak.Throughput()
 	s := fmt.Sprintf("%s: peak %s at %s", r.Name, outcome.SpreadText(pt, "%.0f", "/s"), outcome.ClientsText(at))
-	knee := slices.IndexFunc(r.Points, func(p *outcome.Point) bool { return p.Throughput().Median >= 0.9*pt.Median })
-	if knee >= 0 && r.Points[knee].Clients < at {
+	reaches := func(p *outcome.Point) bool { return p.Throughput().Median >= 0.9*pt.Median }
+	if knee := slices.IndexFunc(r.Points, reaches); knee >= 0 && r.Points[knee].Clients < at {
 		s += fmt.Sprintf(" (90 %% of it already at %s)", outcome.ClientsText(r.Points[knee].Clients))
 	}
 	if lt := last.Throughput(); last != peak && lt.Median < 0.9*pt.Median {

@@ -109,7 +109,8 @@ func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]char
 		{"Throughput against clients", "charts/sweep-throughput"},
 		{"Response time against clients (mean solid, p99 dashed)", "charts/sweep-response"},
 	}
-	if len(res.Runs) > 1 && !slices.ContainsFunc(res.Runs, func(r *outcome.Run) bool { return len(r.Points) != 1 }) {
+	notOne := func(r *outcome.Run) bool { return len(r.Points) != 1 }
+	if len(res.Runs) > 1 && !slices.ContainsFunc(res.Runs, notOne) {
 		// Runs at different client counts name theirs on their bars.
 		first := func(r *outcome.Run) int { return r.Points[0].Clients }
 		at := "at " + outcome.ClientsText(first(res.Runs[0]))
@@ -198,7 +199,7 @@ func experimentMarkdown(res *outcome.Result, charts []chartFile, disk *watch.Dis
 		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
 	}
 	if len(res.Claims) > 0 {
-		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", (&outcome.Result{Claims: res.Claims}).ClaimCounts())
+		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", res.ClaimCounts())
 		for _, c := range res.Claims {
 			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, c.QuickMark(), c.Text, c.Source)
 			if c.Reason != "" {

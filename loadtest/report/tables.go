@@ -177,7 +177,9 @@ func mdLinks(files []string) string {
 // outcomeClasses and controlClasses are the CSS classes of a claim's and
 // a control's outcomes ("maybe" for the others): a control is meant to fail.
 var (
-	outcomeClasses = map[live.Outcome]string{live.Reproduced: "ok", live.NotReproduced: "err", live.DoesNotDiscriminate: "err"}
+	outcomeClasses = map[live.Outcome]string{
+		live.Reproduced: "ok", live.NotReproduced: "err", live.DoesNotDiscriminate: "err",
+	}
 	controlClasses = map[live.Outcome]string{live.NotReproduced: "ok", live.Reproduced: "err"}
 )
 
