@@ -34,10 +34,7 @@ func pointRows(r *outcome.Run, res *outcome.Result) ([]string, [][]string) {
 		}
 		if !p.Measured() {
 			row = append(row, "not measured: the machine was busy")
-			for range len(head) - 2 {
-				row = append(row, "-")
-			}
-			rows = append(rows, row)
+			rows = append(rows, append(row, slices.Repeat([]string{"-"}, len(head)-2)...))
 			continue
 		}
 		for _, m := range []struct{ metric, format string }{
