@@ -321,11 +321,7 @@ func operandFigure(o Operand) string {
 	case o.Label != "":
 		return o.Label + " " + o.Metric
 	case o.Reading != "":
-		fig := o.Reading
-		for _, m := range o.Minus {
-			fig += " less " + m
-		}
-		return fig
+		return strings.Join(append([]string{o.Reading}, o.Minus...), " less ")
 	case o.Profile != "":
 		return fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
 	case o.Truth != "":

@@ -219,15 +219,8 @@ func coldVerdict(r *outcome.Run) string {
 	}
 	tl := r.Points[0].Result.Timeline
 	var first []string
-	for _, q := range tl.Requests {
-		if len(first) == 3 {
-			break
-		}
-		if q.Error == "" {
-			first = append(first, fmt.Sprintf("%.2f", q.LatencyMs))
-		} else {
-			first = append(first, q.Error)
-		}
+	for _, q := range tl.Requests[:min(3, len(tl.Requests))] {
+		first = append(first, cmp.Or(q.Error, fmt.Sprintf("%.2f", q.LatencyMs)))
 	}
 	if len(first) == 0 {
 		return ""
