@@ -218,13 +218,7 @@ func medianRepeat(rs []*Repeat) *Repeat {
 // dropped; a point written before repeats existed is its Result, once.
 func (p *Point) Used() []*Repeat {
 	if len(p.Repeats) > 0 {
-		var out []*Repeat
-		for _, rp := range p.Repeats {
-			if !rp.Dropped {
-				out = append(out, rp)
-			}
-		}
-		return out
+		return slices.DeleteFunc(slices.Clone(p.Repeats), func(rp *Repeat) bool { return rp.Dropped })
 	}
 	if p.Result == nil {
 		return nil
