@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -27,28 +28,16 @@ type Claim struct {
 	ID     string `toml:"id"`
 	Source string `toml:"source"`
 	Text   string `toml:"text"`
-	// Basis says in a few words where the thresholds come from: the
-	// article's figure, or the physics (docs/experiments.md's table of
-	// claims and controls prints it).
-	Basis  string  `toml:"basis"`
-	Checks []Check `toml:"check"`
-	// Control is where the effect is absent (control.go): the claim is
-	// reproduced only when its control is not.
-	Control *Control `toml:"control"`
-	// Explain says, when the claim fails, what the readings say the limit
-	// was instead (Explanation).
+	// Basis says in a few words where the thresholds come from.
+	Basis   string        `toml:"basis"`
+	Checks  []Check       `toml:"check"`
+	Control *Control      `toml:"control"`
 	Explain []Explanation `toml:"explain"`
 }
 
-// A Check compares two sides. Each measured side is a range over its
-// repeats (a constant is a point), and the check is reproduced when the
-// comparison holds for every pair of values in the ranges, not reproduced
-// when it fails for every pair, and inconclusive otherwise (the
-// difference is within the measured spread). Op is one of "<", "<=", ">",
-// ">=", or "not_above" / "not_below": "left is not above (below) right
-// beyond the spread", reproduced unless every left value is above (below)
-// every right value; a claim that two configurations do the same, or one
-// no better, is written so.
+// A Check compares two sides with Op, one of Ops; "not_above"
+// ("not_below") is reproduced unless every left value is above (below)
+// every right value.
 type Check struct {
 	Left  Operand `toml:"left"`
 	Op    string  `toml:"op"`
@@ -56,14 +45,10 @@ type Check struct {
 }
 
 // An Operand is one side of a check: a constant Value, or a figure
-// measured in Run at a point (Clients, or At "peak": the point of highest
-// median throughput, "first" or "last"): Metric (one of "throughput",
-// "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
-// "first_second_throughput", "first_second_p99_ms"; of one
-// request Label when given), a server Reading by name, the share (0..1)
-// of a Profile's ("cpu" or "fgprof") Bucket, or a Truth figure: the step
-// held against the server's own record of it (the runner's truthFigureNames, with
-// [truth]). Factor multiplies the side (default 1).
+// measured in Run at Clients or At "peak", "first" or "last": a Metric
+// (outcome.MetricNames) of a request Label or of all, a server Reading, the
+// share of a Profile's Bucket, a Truth figure or a tuning's figure. Factor
+// multiplies the side (default 1).
 type Operand struct {
 	Value   *float64 `toml:"value"`
 	Run     string   `toml:"run"`
@@ -75,21 +60,18 @@ type Operand struct {
 	Profile string   `toml:"profile"`
 	Bucket  string   `toml:"bucket"`
 	Truth   string   `toml:"truth"`
-	// Tune reads a tuning of Run ([tune]) from this start, e.g. "5/5",
-	// with a Metric of a tuning (the runner's tuneMetrics).
+	// Tune reads a tuning of Run from this start, e.g. "5/5".
 	Tune   string  `toml:"tune"`
 	Factor float64 `toml:"factor"`
-	// Minus names readings of the same point subtracted from Reading,
-	// repeat by repeat: a request's time in a worker less its time holding
-	// a connection and waiting for one is its time outside the pool.
+	// Minus names readings subtracted from Reading, repeat by repeat.
 	Minus []string `toml:"minus"`
 }
 
 // Ops are the operators a check may compare with.
 var Ops = []string{"<", "<=", ">", ">=", "not_above", "not_below"}
 
-// Evaluate decides each claim, and its control, from res. quick
-// marks every claim as decided from single measurements.
+// Evaluate decides each claim, and its control, from res; quick marks
+// every claim as decided from single measurements.
 func Evaluate(claims []Claim, res *outcome.Result, quick bool) []outcome.Claim {
 	var out []outcome.Claim
 	for _, c := range claims {
@@ -107,10 +89,9 @@ func Evaluate(claims []Claim, res *outcome.Result, quick bool) []outcome.Claim {
 	return out
 }
 
-// evaluateCheck measures both sides and compares their ranges. For an
-// inconclusive check it also says why a side's point holds fewer
-// undisturbed measurements than planned (side's lost): such a check was
-// left undecided by the machine, not by the board's noise.
+// evaluateCheck measures both sides and compares them. For an
+// inconclusive check it also says what the machine took from a side's
+// point (side.lost).
 func evaluateCheck(k Check, res *outcome.Result) (outcome.Check, []string) {
 	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
 	kr := outcome.Check{Op: k.Op, Left: l.Side, Right: r.Side}
@@ -119,8 +100,6 @@ func evaluateCheck(k Check, res *outcome.Result) (outcome.Check, []string) {
 	case l.Missing != "" || r.Missing != "":
 		kr.Outcome = live.NotMeasured
 	case l.run != "" && l.run == r.run && l.clients == r.clients && k.Left.At != k.Right.At:
-		// "at its last" against "at its peak" when the peak is the last
-		// point: nothing was measured beyond it.
 		kr.Outcome = live.NotMeasured
 		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, outcome.ClientsText(l.clients))
 	case res.Interleave && pairable(l, r, res.Sweeps):
@@ -140,15 +119,10 @@ func evaluateCheck(k Check, res *outcome.Result) (outcome.Check, []string) {
 	return kr, lost
 }
 
-// pairable reports whether two measured sides of interleaved runs can be
-// compared repeat by repeat: more than one repeat used on both sides, and
-// the same client count, or any client counts when each repeat was a
-// whole sweep (Result.Sweeps). Repeat i of every run at a client count was
-// measured back to back, and with sweeps repeat i of every point in the
-// same sweep, so the machine's drift between repeats hits both sides of a
-// pair alike and the pair's difference is free of it, where the min-max
-// ranges carry the drift on each side. A repeat dropped on one side (its
-// measurements disturbed) leaves its pair out.
+// pairable reports whether two sides of interleaved runs can be compared
+// repeat by repeat: more than one pair, at the same client count unless
+// each repeat was a whole sweep. Repeat i of both sides was measured back
+// to back, so the machine's drift between repeats cancels in a pair.
 func pairable(l, r side, sweeps bool) bool {
 	if l.repeats == nil || r.repeats == nil || !sweeps && l.clients != r.clients {
 		return false
@@ -170,10 +144,8 @@ func pairUp(l, r side) (a, b []float64) {
 
 // comparePaired decides "a op b" pair by pair: reproduced when it holds
 // in every pair, not reproduced when it fails in every pair, inconclusive
-// when the pairs disagree (for not_above: not reproduced only when a is
-// above b in every pair; not_below mirrors it). It also returns the pairs'
-// ratios as text, before the sides' factors (a and b are after them; f is
-// b's factor over a's), so that "a >= 10 x b" reads "ratios 15.1, ...".
+// otherwise (not_above and not_below are reproduced then). It also returns
+// the pairs' ratios before the sides' factors (f is b's over a's).
 func comparePaired(a []float64, op string, b []float64, f float64) (live.Outcome, string) {
 	held := 0
 	ratios := make([]string, len(a))
@@ -181,10 +153,9 @@ func comparePaired(a []float64, op string, b []float64, f float64) (live.Outcome
 		if compareRanges(loadtest.Spread{Min: a[i], Max: a[i]}, op, loadtest.Spread{Min: b[i], Max: b[i]}) == live.Reproduced {
 			held++
 		}
+		ratios[i] = "-"
 		if b[i] != 0 {
 			ratios[i] = fmt.Sprintf("%.3f", a[i]/b[i]*f)
-		} else {
-			ratios[i] = "-"
 		}
 	}
 	text := fmt.Sprintf(" (paired by repeat, ratios %s)", strings.Join(ratios, ", "))
@@ -227,41 +198,33 @@ func compareRanges(a loadtest.Spread, op string, b loadtest.Spread) live.Outcome
 	return live.NotMeasured
 }
 
+// opText says op in words: "not_above" is "is not above".
 func opText(op string) string {
-	switch op {
-	case "not_above":
-		return "is not above"
-	case "not_below":
-		return "is not below"
+	if strings.HasPrefix(op, "not_") {
+		return "is " + strings.Replace(op, "_", " ", 1)
 	}
 	return op
 }
 
-// A side is one side of a check as measured: what the result keeps of it
-// (outcome.Side) and what pairs its repeats and prints it.
+// A side is one side of a check as measured, with what pairs its repeats
+// and prints it.
 type side struct {
 	outcome.Side
-	// clients and repeats are the point measured and its values per
-	// used repeat in the order measured (after the factor), slots which
-	// repeat each is, for a paired comparison; nil for a constant, or for
-	// profile shares that do not say their repeat.
+	// repeats are the point's values per used repeat (after the factor)
+	// and slots which repeat each is; nil when they cannot be paired.
 	run     string
 	clients int
 	repeats []float64
 	slots   []int
-	// used and planned count the point's used repeats and the repeats
-	// it was to have, when some were dropped; lost says what the machine
-	// took from the point (Point.LostText), "" when nothing.
+	// used and planned count the point's used and planned repeats; lost
+	// is Point.LostText.
 	used, planned int
 	lost          string
 }
 
 // measureSide finds an operand's values in res.
 func measureSide(o Operand, res *outcome.Result) side {
-	f := o.Factor
-	if f == 0 {
-		f = 1
-	}
+	f := cmp.Or(o.Factor, 1)
 	if o.Value != nil {
 		v := loadtest.Spread{Median: *o.Value, Min: *o.Value, Max: *o.Value, N: 1}
 		return side{Side: outcome.Side{What: fmt.Sprintf("%g", *o.Value), Value: v.Scaled(f), Raw: v, Factor: f, Constant: true}}
@@ -297,8 +260,6 @@ func measureSide(o Operand, res *outcome.Result) side {
 	}
 	if o.At != "" {
 		at = fmt.Sprintf("its %s (%s)", o.At, outcome.ClientsText(p.Clients))
-	} else {
-		at = outcome.ClientsText(p.Clients)
 	}
 	s.What = fmt.Sprintf("%s at %s %s", o.Run, at, fig)
 	if busy := p.BusyText(o.Run); busy != "" {
@@ -319,12 +280,12 @@ func measureSide(o Operand, res *outcome.Result) side {
 	case o.Reading != "":
 		raw, ok = p.ReadingSpread(o.Reading)
 		if len(o.Minus) > 0 {
-			raw, ok = spreadOf(p.ReadingMinus(o.Reading, o.Minus))
+			raw, ok = outcome.SpreadOf(p.ReadingMinus(o.Reading, o.Minus))
 		}
 	case o.Profile != "":
 		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
 	case o.Truth != "":
-		raw, ok = spreadOf(p.TruthValues(o.Truth))
+		raw, ok = outcome.SpreadOf(p.TruthValues(o.Truth))
 	}
 	if !ok {
 		s.Missing = fmt.Sprintf("%s has no %s at %s", o.Run, fig, at)
@@ -354,26 +315,13 @@ func measureSide(o Operand, res *outcome.Result) side {
 	return s
 }
 
-// spreadOf is the spread of vs, when ok.
-func spreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
-	if !ok {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
-}
-
-// operandFigure names the figure an operand reads, e.g. "search
-// throughput" or "worker time less connection time".
+// operandFigure names the figure an operand reads, e.g. "search throughput".
 func operandFigure(o Operand) string {
 	switch {
 	case o.Label != "":
 		return o.Label + " " + o.Metric
 	case o.Reading != "":
-		fig := o.Reading
-		for _, m := range o.Minus {
-			fig += " less " + m
-		}
-		return fig
+		return strings.Join(append([]string{o.Reading}, o.Minus...), " less ")
 	case o.Profile != "":
 		return fmt.Sprintf("%s share of %q", o.Profile, o.Bucket)
 	case o.Truth != "":
@@ -383,8 +331,7 @@ func operandFigure(o Operand) string {
 }
 
 // peakBusy says, for an operand at a run's peak, why the peak is not
-// known: a point of the run every measurement of which was disturbed might
-// have been it; "" otherwise.
+// known: a point that could not be measured might have been it.
 func peakBusy(o Operand, run *outcome.Run) string {
 	if o.At != "peak" {
 		return ""
@@ -397,13 +344,9 @@ func peakBusy(o Operand, run *outcome.Run) string {
 	return ""
 }
 
-// profileRepeats returns a bucket's share in each repeat's profile of one
-// kind taken at clients, in the order of the repeats, with the repeats:
-// the profile of repeat i was taken during repeat i's step, so with
-// interleaved runs two runs' shares of repeat i were measured back to
-// back, as their other figures were. Only the profiles of the used
-// measurements (Seq in used; nil: every one) count. It reports false when
-// the profiles do not say their repeat (each must name a different one).
+// profileRepeats returns a bucket's share in each used repeat's profile of
+// one kind taken at clients, with the repeats, in their order. It reports
+// false when the profiles do not each name a different repeat.
 func profileRepeats(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) ([]float64, []int, bool) {
 	byRepeat := map[int]float64{}
 	for _, pr := range r.Profiles {
@@ -453,8 +396,7 @@ func operandPoint(o Operand, r *outcome.Run) *outcome.Point {
 }
 
 // profileShare returns a bucket's share over the profiles of one kind
-// taken at clients (a profile that does not say its client count counts)
-// in the used measurements (StepProfile.UsedIn).
+// taken at clients (or not saying) in the used measurements.
 func profileShare(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
 	var ps []*outcome.StepProfile
 	for _, pr := range r.Profiles {
@@ -488,8 +430,8 @@ func sideFormat(o Operand, readings []watch.Stat) (format, unit string, share bo
 	return "auto", " ms", false
 }
 
-// text prints a side: its figure, the median and range, and, with a
-// factor, the product.
+// text prints a side: its figure, the median and range, and the product
+// with its factor.
 func (s side) text() string {
 	if s.Constant {
 		if s.Factor != 1 {
@@ -527,15 +469,14 @@ func tuneSide(o Operand, res *outcome.Result, f float64) side {
 	var raw loadtest.Spread
 	tr := res.Tunes[i]
 	switch o.Metric {
-	case "winner_throughput":
+	case "winner_throughput", "start_throughput":
+		again := tr.WinnerSide
 		raw, s.Format, s.Unit = r.WinnerStep().Throughput, "%.0f", "/s"
-		if tr.WinnerSide != nil {
-			raw, s.What = tr.WinnerSide.Throughput, s.What+" (side by side)"
+		if o.Metric == "start_throughput" {
+			raw, again = r.Steps[0].Throughput, tr.StartSide
 		}
-	case "start_throughput":
-		raw, s.Format, s.Unit = r.Steps[0].Throughput, "%.0f", "/s"
-		if tr.StartSide != nil {
-			raw, s.What = tr.StartSide.Throughput, s.What+" (side by side)"
+		if again != nil {
+			raw, s.What = again.Throughput, s.What+" (side by side)"
 		}
 	case "winner_resources":
 		raw = point(float64(r.Winner.Workers + r.Winner.Pool))

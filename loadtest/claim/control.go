@@ -1,6 +1,7 @@
 package claim
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -10,22 +11,15 @@ import (
 	"bbslab/loadtest/outcome"
 )
 
-// A Control is a claim's own checks applied where the effect the claim
-// names is absent: another run of the same experiment in place of the
-// claim's (Runs: the claim's run name to the control's), other client
-// counts in place of the claim's (Clients: "30" = 10 reads the point at
-// 10 clients wherever the claim reads 30), another tuning's start in place
-// of the claim's (Tunes: "5/5" = "40/40" reads the tuning from 40/40
-// wherever the claim reads the one from 5/5), or several. It is decided
-// from the same run's data as the claim:
+// A Control is a claim's own checks applied where the effect is absent:
+// other runs, client counts or tunings' starts in place of the claim's:
 //
 //	[claim.control]
 //	why  = "graph 3 has the connections graph 2 lacks"
 //	runs = { "graph 2" = "graph 3" }
 //
-// A claim reads "reproduced" only when its checks hold and its control's
-// fail; when both hold the checks cannot tell the effect from its absence
-// and the claim reads "does not discriminate".
+// A claim is reproduced only when its checks hold and its control's fail;
+// when both hold it "does not discriminate".
 type Control struct {
 	Why     string            `toml:"why"`
 	Runs    map[string]string `toml:"runs"`
@@ -33,9 +27,8 @@ type Control struct {
 	Tunes   map[string]string `toml:"tunes"`
 }
 
-// Checks returns the claim's Checks with the control's runs, client
-// counts and tunings' starts in place of the claim's. Constants stay as
-// they are.
+// Checks returns the claim's checks with the control's runs, client
+// counts and tunings' starts in place of the claim's.
 func (ct *Control) Checks(ks []Check) []Check {
 	out := make([]Check, len(ks))
 	for i, k := range ks {
@@ -60,11 +53,10 @@ func (ct *Control) operand(o Operand) Operand {
 	return o
 }
 
-// decideChecks decides a list of checks: not reproduced when one fails
-// for certain (even with another not measured), not measured when a side
-// is missing, inconclusive when one is within the spread (not measured
-// when that spread is the machine's doing), reproduced otherwise.
-// It returns the outcome, the reason for not measured, and the checks.
+// decideChecks decides a list of checks: not reproduced when one fails,
+// else not measured when a side is missing, else inconclusive when one is
+// within the spread (not measured when the machine took repeats), else
+// reproduced. It returns the outcome, the reason and the checks.
 func decideChecks(ks []Check, res *outcome.Result) (live.Outcome, string, []outcome.Check) {
 	var outcomes []live.Outcome
 	var missing, lost []string
@@ -115,24 +107,15 @@ func withControl(own live.Outcome, reason string, ct *outcome.Control) (live.Out
 	return live.NotMeasured, "its control was not measured: " + ct.Reason
 }
 
-// OperatingPoint says where the runs themselves sat against the
-// calibration's target: the calibration's share read at its run and client
-// count over the measured repeats. It is the point the experiment was set
-// to, reported as such and not counted as a claim: the calibration chose it,
-// so a check of it would check the calibration against itself. "" without a
-// calibration.
+// OperatingPoint says where the runs sat against the calibration's target:
+// its share read at its run and client count. It is not a claim: the
+// calibration chose it. "" without a calibration.
 func OperatingPoint(res *outcome.Result) string {
 	c := res.Calibration
-	if c == nil {
+	if c == nil || cmp.Or(c.Share, c.Reading) == "" {
 		return ""
 	}
-	reading := c.Share
-	if reading == "" {
-		reading = c.Reading
-	}
-	if reading == "" {
-		return ""
-	}
+	reading := cmp.Or(c.Share, c.Reading)
 	o := Operand{Run: c.Run, Clients: c.Clients, Reading: reading, Factor: 1}
 	s := measureSide(o, res)
 	band := fmt.Sprintf("%g ± %g", c.Target, c.Tolerance)
@@ -144,9 +127,8 @@ func OperatingPoint(res *outcome.Result) string {
 }
 
 // An Explanation is said under a claim when the claim reads one of When
-// (default: "not reproduced") and its check holds: what the readings say
-// the limit was instead of the one the claim names, with the check's
-// figures and those of Show.
+// and its check holds: what the readings say the limit was instead, with
+// the check's figures and those of Show.
 //
 //	[[claim.explain]]
 //	when  = ["not reproduced", "inconclusive"]

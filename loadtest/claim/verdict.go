@@ -1,56 +1,41 @@
 package claim
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
-	"bbslab/loadtest"
 	"bbslab/loadtest/measure"
 	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/text"
 	"bbslab/loadtest/watch"
 )
 
-// verdicts computes the plain-language findings of an experiment from its
-// results: each run's peak throughput and where it saturated, each run
-// compared with the first at its peak and at the largest client count with
-// the server readings that differ, and the profile shares. Nothing in it
-// is written by hand. disk, when not nil, adds its verdict.
-// uslVerdict fits the Universal Scalability Law to a run's sweep (at
-// least 3 client counts) and sets its predicted peak beside the measured
-// one; "" when it cannot be fitted.
+// uslVerdict fits the Universal Scalability Law to a run's sweep; "" when
+// it cannot be fitted.
 func uslVerdict(r *outcome.Run) string {
 	var clients []int
 	var x []float64
-	peak, at := 0.0, 0
 	for _, p := range r.Points {
-		if p.Result == nil || p.Result.Total.Throughput <= 0 {
-			continue
-		}
-		clients, x = append(clients, p.Clients), append(x, p.Result.Total.Throughput)
-		if p.Result.Total.Throughput > peak {
-			peak, at = p.Result.Total.Throughput, p.Clients
+		if p.Result != nil && p.Result.Total.Throughput > 0 {
+			clients, x = append(clients, p.Clients), append(x, p.Result.Total.Throughput)
 		}
 	}
-	u, err := loadtest.FitUSL(clients, x)
-	if err != nil {
-		return ""
+	if t := text.USLText(clients, x); t != "" {
+		return r.Name + ": " + t + "."
 	}
-	return fmt.Sprintf("%s: %s; measured peak %.0f/s at %d clients.", r.Name, u, peak, at)
+	return ""
 }
 
 // Verdicts computes the plain-language findings of an experiment from its
-// results: each run's peak throughput and where it saturated, each run
-// compared with the first at its peak and at the largest client count with
-// the server readings that differ, and the profile shares. Nothing in it
-// is written by hand. disk, when not nil, adds its verdict.
+// results: each run's peak and where it saturated, each run compared with
+// the first, the profile shares; disk, when not nil, adds its verdict.
 func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 	var out []string
 	var base *outcome.Run
 	readings := machineFree(res)
-	// Only the points with a used measurement: a point every measurement
-	// of which was disturbed says nothing of the run.
 	runs := make([]*outcome.Run, len(res.Runs))
 	for i, r := range res.Runs {
 		runs[i] = r.MeasuredOnly()
@@ -60,7 +45,7 @@ func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 		case len(res.Runs[i].Points) == 0 && len(res.Tunes) > 0 && r.Error == "":
 			continue // tuned, not swept: the Tuning section says what was measured
 		case len(res.Runs[i].Points) == 0:
-			out = append(out, fmt.Sprintf("%s: no measurements (%s).", r.Name, orNone(r.Error)))
+			out = append(out, fmt.Sprintf("%s: no measurements (%s).", r.Name, cmp.Or(r.Error, "none taken")))
 			continue
 		case len(r.Points) == 0:
 			out = append(out, fmt.Sprintf("%s: no point could be measured undisturbed (the machine was busy).", r.Name))
@@ -76,14 +61,11 @@ func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 		}
 		out = append(out, compareVerdict(base, r, readings, noiseRule(res)))
 	}
-	for _, r := range runs {
-		if v := coldVerdict(r); v != "" {
-			out = append(out, v)
-		}
-	}
-	for _, r := range runs {
-		if v := sloVerdict(r); v != "" {
-			out = append(out, v)
+	for _, verdict := range []func(*outcome.Run) string{coldVerdict, sloVerdict} {
+		for _, r := range runs {
+			if v := verdict(r); v != "" {
+				out = append(out, v)
+			}
 		}
 	}
 	for _, r := range runs {
@@ -116,8 +98,7 @@ func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 }
 
 // machineFree returns the readings less those of other work on the
-// machine (Result.Disturbance's): they describe the machine, not the
-// runs, and the verdicts compare runs.
+// machine: they describe the machine, not the runs.
 func machineFree(res *outcome.Result) []watch.Stat {
 	d := res.Disturbance
 	if d == nil {
@@ -139,9 +120,9 @@ func runVerdict(r *outcome.Run) string {
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
 	pt := peak.Throughput()
 	s := fmt.Sprintf("%s: peak %s at %s", r.Name, outcome.SpreadText(pt, "%.0f", "/s"), outcome.ClientsText(at))
-	knee := kneePoint(r, pt.Median)
-	if knee != nil && knee.Clients < at {
-		s += fmt.Sprintf(" (90 %% of it already at %s)", outcome.ClientsText(knee.Clients))
+	reaches := func(p *outcome.Point) bool { return p.Throughput().Median >= 0.9*pt.Median }
+	if knee := slices.IndexFunc(r.Points, reaches); knee >= 0 && r.Points[knee].Clients < at {
+		s += fmt.Sprintf(" (90 %% of it already at %s)", outcome.ClientsText(r.Points[knee].Clients))
 	}
 	if lt := last.Throughput(); last != peak && lt.Median < 0.9*pt.Median {
 		s += fmt.Sprintf("; throughput fell to %s at %s", outcome.SpreadText(lt, "%.0f", "/s"), outcome.ClientsText(last.Clients))
@@ -158,9 +139,8 @@ func runVerdict(r *outcome.Run) string {
 }
 
 // compareVerdict compares run r with base by the noise rule
-// (measure.Rules.Differ): their peaks' throughput ranges widened to the
-// noise floor, and each reading at their last common client count the
-// same way. A difference is one only beyond both ranges.
+// (measure.Rules.Differ): their peaks' throughput, and each reading at
+// their last common client count.
 func compareVerdict(base, r *outcome.Run, readings []watch.Stat, rule *measure.Rules) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
@@ -198,14 +178,15 @@ func compareVerdict(base, r *outcome.Run, readings []watch.Stat, rule *measure.R
 		if math.Abs(a.Max) < 0.005 && math.Abs(b.Max) < 0.005 && math.Abs(a.Min) < 0.005 && math.Abs(b.Min) < 0.005 {
 			continue // zero in both: nothing to say
 		}
+		verb := "fell"
 		switch d := rule.Differ(b, a); {
 		case d == 0 || math.Abs(b.Median-a.Median) < 0.01:
 			moved = append(moved, fmt.Sprintf("%s stayed at %s", rd.Name, outcome.SpreadText(b, "auto", u)))
+			continue
 		case d > 0:
-			moved = append(moved, fmt.Sprintf("%s rose from %s to %s", rd.Name, outcome.SpreadText(a, "auto", ""), outcome.SpreadText(b, "auto", u)))
-		default:
-			moved = append(moved, fmt.Sprintf("%s fell from %s to %s", rd.Name, outcome.SpreadText(a, "auto", ""), outcome.SpreadText(b, "auto", u)))
+			verb = "rose"
 		}
+		moved = append(moved, fmt.Sprintf("%s %s from %s to %s", rd.Name, verb, outcome.SpreadText(a, "auto", ""), outcome.SpreadText(b, "auto", u)))
 	}
 	if len(moved) > 0 {
 		s += ", while " + strings.Join(moved, ", ")
@@ -221,8 +202,7 @@ func groundOf(spread bool) string {
 	return "; single measurements: beyond the noise floor only"
 }
 
-// noiseRule is the noise rule the result's comparisons use: the file's
-// noise floor, or the default for a result written without one.
+// noiseRule is the noise rule of the result's comparisons.
 func noiseRule(r *outcome.Result) *measure.Rules {
 	rule := &measure.Rules{NoiseFloor: measure.DefaultNoiseFloor}
 	if r.Disturbance != nil && r.Disturbance.NoiseFloor > 0 {
@@ -239,15 +219,8 @@ func coldVerdict(r *outcome.Run) string {
 	}
 	tl := r.Points[0].Result.Timeline
 	var first []string
-	for _, q := range tl.Requests {
-		if len(first) == 3 {
-			break
-		}
-		if q.Error == "" {
-			first = append(first, fmt.Sprintf("%.2f", q.LatencyMs))
-		} else {
-			first = append(first, q.Error)
-		}
+	for _, q := range tl.Requests[:min(3, len(tl.Requests))] {
+		first = append(first, cmp.Or(q.Error, fmt.Sprintf("%.2f", q.LatencyMs)))
 	}
 	if len(first) == 0 {
 		return ""
@@ -305,16 +278,6 @@ func peakPoint(r *outcome.Run) (*outcome.Point, int) {
 	return best, best.Clients
 }
 
-// kneePoint returns the first point whose median reaches 90 % of peak.
-func kneePoint(r *outcome.Run, peak float64) *outcome.Point {
-	for _, p := range r.Points {
-		if p.Throughput().Median >= 0.9*peak {
-			return p
-		}
-	}
-	return nil
-}
-
 // common returns the points of a and b at the largest client count both
 // measured.
 func common(a, b *outcome.Run) (*outcome.Point, *outcome.Point) {
@@ -326,11 +289,4 @@ func common(a, b *outcome.Run) (*outcome.Point, *outcome.Point) {
 		}
 	}
 	return nil, nil
-}
-
-func orNone(s string) string {
-	if s == "" {
-		return "none taken"
-	}
-	return s
 }

@@ -1,55 +1,45 @@
 package outcome
 
 import (
+	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 
 	"bbslab/loadtest/measure"
 )
 
 // Disturbance is what the experiment did about a machine busy with other
-// work, as written to experiment.json: the settings it judged by, the
-// readings it read, the time its re-measures added and the baseline.
+// work: its settings, the readings it judged by, the re-measures and the
+// baseline.
 type Disturbance struct {
-	// Off: the spans were read but not judged ([disturbance] off).
+	// Off: the spans were read but not judged.
 	Off             bool    `json:"off,omitempty"`
 	Threshold       float64 `json:"threshold"`
 	MaxAttempts     int     `json:"max_attempts"`
 	MaxExtraSeconds float64 `json:"max_extra_seconds"`
 	CPUPerRequest   float64 `json:"cpu_per_request"`
-	// NoiseFloor is the noise rule's floor, in % of a median.
-	NoiseFloor    float64 `json:"noise_floor_percent,omitempty"`
-	SettleSeconds float64 `json:"settle_seconds,omitempty"`
-	// Interference, Steal and CPU name the readings (Result.Stats) of the
-	// server's cores' interference, its steal and the server's own CPU;
-	// empty where the target gives none.
+	NoiseFloor      float64 `json:"noise_floor_percent,omitempty"`
+	SettleSeconds   float64 `json:"settle_seconds,omitempty"`
+	// Interference, Steal and CPU name the readings of the server's cores'
+	// interference, its steal and its own CPU.
 	Interference string `json:"interference,omitempty"`
 	Steal        string `json:"steal,omitempty"`
 	CPU          string `json:"cpu,omitempty"`
-	// ExtraSeconds is the measuring time the re-measures and a redone
-	// calibration took; Remeasured counts the re-measures.
-	ExtraSeconds float64 `json:"extra_seconds"`
-	Remeasured   int     `json:"remeasured"`
-	// Baseline is what the spans were judged against at the end.
-	Baseline *measure.Baseline `json:"baseline,omitempty"`
+	// ExtraSeconds is the time the re-measures and a redone calibration took.
+	ExtraSeconds float64           `json:"extra_seconds"`
+	Remeasured   int               `json:"remeasured"`
+	Baseline     *measure.Baseline `json:"baseline,omitempty"`
 }
 
-// Interference is what others took of the cores over one measured span,
-// in % of one core, absent where it was not read: Server of the server's
-// cores (less the generator's CPU where the two share cores), Steal the
-// hypervisor's part, Generator of the generator's cores (less the
-// server's CPU where they share). Expected and GeneratorExpected are what
-// the baseline allowed there.
+// Interference is what others took of the server's and the generator's
+// cores over one measured span, in % of one core, beside what the baseline
+// allowed (Expected); absent where not read.
 type Interference struct {
-	Server            *float64 `json:"server_percent,omitempty"`
-	Steal             *float64 `json:"steal_percent,omitempty"`
-	Generator         *float64 `json:"generator_percent,omitempty"`
-	Expected          *float64 `json:"expected_percent,omitempty"`
-	GeneratorExpected *float64 `json:"generator_expected_percent,omitempty"`
-	// GeneratorSteal is the hypervisor's part of Generator; StealBaseline
-	// and GeneratorStealBaseline the baseline's steal the steal was
-	// judged against (absent where not read).
+	Server                 *float64 `json:"server_percent,omitempty"`
+	Steal                  *float64 `json:"steal_percent,omitempty"`
+	Generator              *float64 `json:"generator_percent,omitempty"`
+	Expected               *float64 `json:"expected_percent,omitempty"`
+	GeneratorExpected      *float64 `json:"generator_expected_percent,omitempty"`
 	GeneratorSteal         *float64 `json:"generator_steal_percent,omitempty"`
 	StealBaseline          *float64 `json:"steal_baseline_percent,omitempty"`
 	GeneratorStealBaseline *float64 `json:"generator_steal_baseline_percent,omitempty"`
@@ -57,19 +47,11 @@ type Interference struct {
 
 // worst is the larger of the server's and the generator's interference.
 func (i *Interference) worst() (float64, bool) {
-	if i == nil {
+	if i == nil || i.Server == nil && i.Generator == nil {
 		return 0, false
 	}
-	var vs []float64
-	for _, v := range []*float64{i.Server, i.Generator} {
-		if v != nil {
-			vs = append(vs, *v)
-		}
-	}
-	if len(vs) == 0 {
-		return 0, false
-	}
-	return slices.Max(vs), true
+	s, g := cmp.Or(i.Server, i.Generator), cmp.Or(i.Generator, i.Server)
+	return max(*s, *g), true
 }
 
 // Text prints the interference, e.g. "server's cores 46.8 % of a core

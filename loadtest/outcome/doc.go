@@ -10,11 +10,7 @@
 //	}
 //
 // A Result holds one Run per server configuration, a Point per client
-// count, and every measurement of a point as a Repeat, dropped ones
-// included; a point's figures are taken over the repeats it uses. Beside
-// them stand the calibration, the tunings, what other work on the machine
-// cost (Disturbance) and the claims as decided (Claim). The runner
-// (package experiment) fills a Result, package claim decides claims from
-// it and package report writes it out; this package knows nothing of
-// running, judging or writing reports.
+// count, and every measurement of a point as a Repeat; a point's figures
+// are taken over the repeats it uses. The runner fills a Result, package
+// claim decides claims from it and package report writes it out.
 package outcome

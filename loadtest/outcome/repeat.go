@@ -13,10 +13,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// BusyText says why p could not be measured, when none of its
-// measurements is used: e.g. "the machine was busy at graph 1 at 10
-// clients (6 of 6 attempts disturbed, worst interference 62 % of a
-// core)"; "" when p has a used measurement or none at all.
+// BusyText says why p could not be measured when none of its
+// measurements is used, e.g. "the machine was busy at graph 1 at 10
+// clients (6 of 6 attempts disturbed, worst interference 62 % of a core)".
 func (p *Point) BusyText(run string) string {
 	if len(p.Repeats) == 0 || p.Measured() {
 		return ""
@@ -38,11 +37,9 @@ func (p *Point) BusyText(run string) string {
 	return s + ")"
 }
 
-// LostText says, for a point that kept some of its measurements, what
-// the machine took from it: the repeats left out as disturbed and the
-// suspects that stand unresolved; "" when nothing was. A claim left
-// inconclusive on such a point was not decided on the board's noise but on
-// the machine's, and reads "not measured" with this reason.
+// LostText says what the machine took from a point that kept some of its
+// measurements: the repeats left out as disturbed and the suspects that
+// stand unresolved; "" when nothing was.
 func (p *Point) LostText(run string, planned int) string {
 	used := len(p.Used())
 	var unresolved int
@@ -75,8 +72,7 @@ type Figures struct {
 	P999Ms     float64 `json:"p99_9_ms"`
 	MaxMs      float64 `json:"max_ms"`
 	Errors     int64   `json:"errors"`
-	// The first measured second of the step (all labels): where a sudden
-	// step of load shows what a cold or growing server costs.
+	// The first measured second of the step, all labels.
 	FirstSecondThroughput float64 `json:"first_second_throughput,omitempty"`
 	FirstSecondP99Ms      float64 `json:"first_second_p99_ms,omitempty"`
 }
@@ -90,92 +86,71 @@ func figuresOf(s loadtest.Stats) Figures {
 var MetricNames = []string{"throughput", "mean_ms", "p50_ms", "p90_ms", "p95_ms", "p99_ms", "p99_9_ms", "max_ms", "errors",
 	"first_second_throughput", "first_second_p99_ms"}
 
-// metric returns the figure called name (one of MetricNames).
+var metricOf = map[string]func(Figures) float64{
+	"throughput":              func(f Figures) float64 { return f.Throughput },
+	"mean_ms":                 func(f Figures) float64 { return f.MeanMs },
+	"p50_ms":                  func(f Figures) float64 { return f.P50Ms },
+	"p90_ms":                  func(f Figures) float64 { return f.P90Ms },
+	"p95_ms":                  func(f Figures) float64 { return f.P95Ms },
+	"p99_ms":                  func(f Figures) float64 { return f.P99Ms },
+	"p99_9_ms":                func(f Figures) float64 { return f.P999Ms },
+	"max_ms":                  func(f Figures) float64 { return f.MaxMs },
+	"errors":                  func(f Figures) float64 { return float64(f.Errors) },
+	"first_second_throughput": func(f Figures) float64 { return f.FirstSecondThroughput },
+	"first_second_p99_ms":     func(f Figures) float64 { return f.FirstSecondP99Ms },
+}
+
+// metric returns the figure called name (one of MetricNames); the first
+// second's figures are absent when zero.
 func (f Figures) metric(name string) (float64, bool) {
-	switch name {
-	case "throughput":
-		return f.Throughput, true
-	case "mean_ms":
-		return f.MeanMs, true
-	case "p50_ms":
-		return f.P50Ms, true
-	case "p90_ms":
-		return f.P90Ms, true
-	case "p95_ms":
-		return f.P95Ms, true
-	case "p99_ms":
-		return f.P99Ms, true
-	case "p99_9_ms":
-		return f.P999Ms, true
-	case "max_ms":
-		return f.MaxMs, true
-	case "errors":
-		return float64(f.Errors), true
-	case "first_second_throughput":
-		return f.FirstSecondThroughput, f.FirstSecondThroughput > 0
-	case "first_second_p99_ms":
-		return f.FirstSecondP99Ms, f.FirstSecondP99Ms > 0
+	get, ok := metricOf[name]
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	v := get(f)
+	return v, v > 0 || !strings.HasPrefix(name, "first_second_")
 }
 
 // A Repeat is one measurement of a point.
 type Repeat struct {
-	// Seq is the measurement's place in the experiment (1: measured
-	// first), so the order the steps were taken in can be read back.
-	Seq   int       `json:"seq"`
-	Start time.Time `json:"start"`
-	Total Figures   `json:"total"`
-	// Labels holds each request label's figures.
+	// Seq is the measurement's place in the experiment (1: measured first).
+	Seq    int                `json:"seq"`
+	Start  time.Time          `json:"start"`
+	Total  Figures            `json:"total"`
 	Labels map[string]Figures `json:"labels,omitempty"`
-	// Server holds the server readings over the measured time.
 	Server map[string]float64 `json:"server,omitempty"`
-	// Truth is the server's own record of the measured window, as its
-	// [truth] stop URL answered; TruthFigures the step's figures held
-	// against it (the runner's truthFigureNames); TruthNote why some or all are
-	// missing.
-	Truth        json.RawMessage    `json:"truth,omitempty"`
-	TruthFigures map[string]float64 `json:"truth_figures,omitempty"`
-	TruthNote    string             `json:"truth_note,omitempty"`
-	// GeneratorCores is how the generator's CPUs were used over the
-	// measured span (its cost's Cores): the time others took from them.
+	// Truth is the server's own record of the measured window;
+	// TruthFigures the step's figures held against it, TruthNote why some
+	// are missing.
+	Truth          json.RawMessage    `json:"truth,omitempty"`
+	TruthFigures   map[string]float64 `json:"truth_figures,omitempty"`
+	TruthNote      string             `json:"truth_note,omitempty"`
 	GeneratorCores *loadtest.CoresUse `json:"generator_cores,omitempty"`
-	// Repeat is which of the point's repeats this measurement is
-	// (1..load.repeats; interleaved, its sweep) and Attempt which
-	// measurement of that repeat (1: the first; more: measured again,
-	// the runner's re-measures); both absent in results written before re-measures,
-	// whose repeats are one attempt each, in order.
-	Repeat  int `json:"repeat,omitempty"`
-	Attempt int `json:"attempt,omitempty"`
-	// Interference is what other work took of the cores over the
-	// measured span (absent where it was not read).
+	// Repeat is which of the point's repeats this is and Attempt which
+	// measurement of that repeat; both absent in results written before
+	// re-measures.
+	Repeat       int           `json:"repeat,omitempty"`
+	Attempt      int           `json:"attempt,omitempty"`
 	Interference *Interference `json:"interference,omitempty"`
 	// Disturbed marks a measurement whose interference exceeded the
-	// baseline's by more than the threshold; Suspect one whose server CPU
-	// per request was off the point's other repeats (the quiet kind).
-	// Dropped leaves it out of the point's figures, spreads, claims and
-	// charts: every disturbed one, a suspect whose re-measure agreed with
-	// the others, a re-measure that agreed with neither. Reason says why,
-	// with the figures.
-	Disturbed bool `json:"disturbed,omitempty"`
-	Suspect   bool `json:"suspect,omitempty"`
-	// Unresolved marks a suspect that stands only because no time was
-	// left to measure it again.
+	// baseline by more than the threshold, Suspect one whose server CPU per
+	// request was off the other repeats', Unresolved a suspect no time was
+	// left to measure again. Dropped leaves it out of the point's figures.
+	Disturbed  bool   `json:"disturbed,omitempty"`
+	Suspect    bool   `json:"suspect,omitempty"`
 	Unresolved bool   `json:"unresolved,omitempty"`
 	Dropped    bool   `json:"dropped,omitempty"`
 	Reason     string `json:"reason,omitempty"`
-	// Calibration counts the calibrations redone before this measurement
-	// (0: measured with the first one's value). Recalibrated marks one
-	// dropped because it was measured on a calibration redone since
-	// (the runner's recalibration).
+	// Calibration counts the calibrations redone before this measurement;
+	// Recalibrated marks one dropped for a calibration redone since.
 	Calibration  int  `json:"calibration,omitempty"`
 	Recalibrated bool `json:"recalibrated,omitempty"`
 	// Full is the full result, kept while the point is measured.
 	Full *loadtest.Result `json:"-"`
 }
 
-// cores is the repeat's GeneratorCores, or its result's for a
-// point of the older form.
+// cores is the repeat's GeneratorCores, or its result's for a point of
+// the older form.
 func (rp *Repeat) cores() *loadtest.CoresUse {
 	if rp.GeneratorCores == nil && rp.Full != nil {
 		return rp.Full.Cost.Cores
@@ -189,8 +164,8 @@ func (rp *Repeat) Drop(reason string) {
 	rp.Reason = reason
 }
 
-// NewRepeat takes the figures of one measurement.
-// server is what the watcher read of the server during it (nil: nothing).
+// NewRepeat takes the figures of one measurement and the server's readings
+// during it (nil: none).
 func NewRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
 	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: server.Map(), GeneratorCores: r.Cost.Cores, Full: r}
 	for _, sec := range r.Series {
@@ -243,13 +218,7 @@ func medianRepeat(rs []*Repeat) *Repeat {
 // dropped; a point written before repeats existed is its Result, once.
 func (p *Point) Used() []*Repeat {
 	if len(p.Repeats) > 0 {
-		var out []*Repeat
-		for _, rp := range p.Repeats {
-			if !rp.Dropped {
-				out = append(out, rp)
-			}
-		}
-		return out
+		return slices.DeleteFunc(slices.Clone(p.Repeats), func(rp *Repeat) bool { return rp.Dropped })
 	}
 	if p.Result == nil {
 		return nil
@@ -260,13 +229,10 @@ func (p *Point) Used() []*Repeat {
 // Slots returns which repeat each of p.Used() is, in the same order:
 // its Repeat, or for results written before re-measures its place.
 func (p *Point) Slots() []int {
-	var out []int
-	if len(p.Repeats) == 0 {
-		if p.Result != nil {
-			out = append(out, 1)
-		}
-		return out
+	if len(p.Repeats) == 0 && p.Result != nil {
+		return []int{1}
 	}
+	var out []int
 	for i, rp := range p.Repeats {
 		if rp.Dropped {
 			continue
@@ -284,7 +250,7 @@ func (p *Point) Slots() []int {
 func (p *Point) Measured() bool { return len(p.Used()) > 0 }
 
 // UsedSeqs are the Seq of p's used measurements (nil for a point written
-// before repeats were numbered): what picks the profiles to use.
+// before repeats were numbered).
 func (p *Point) UsedSeqs() map[int]bool {
 	if len(p.Repeats) == 0 {
 		return nil
@@ -297,10 +263,8 @@ func (p *Point) UsedSeqs() map[int]bool {
 }
 
 // Refresh makes the used repeat of median throughput the point's Result
-// and readings, so that readers of the single-measurement form keep
-// working, and summarises the used repeats. A point with none (every
-// measurement disturbed) has no Result. It clears Within and SLO, which
-// the runner sets from its load spec.
+// and readings and summarises the used repeats. It clears Within and SLO,
+// which the runner sets.
 func (p *Point) Refresh() {
 	p.Result, p.Server, p.Within, p.SLO, p.Summary = nil, nil, nil, nil, nil
 	used := p.Used()
@@ -321,18 +285,12 @@ func (p *Point) summarize() *PointSummary {
 			s.Total[m] = sp
 		}
 	}
-	names := map[string]bool{}
 	for _, rp := range p.Used() {
 		for n := range rp.Server {
-			names[n] = true
-		}
-	}
-	for n := range names {
-		if sp, ok := p.ReadingSpread(n); ok {
 			if s.Server == nil {
 				s.Server = map[string]loadtest.Spread{}
 			}
-			s.Server[n] = sp
+			s.Server[n], _ = p.ReadingSpread(n)
 		}
 	}
 	return s
@@ -340,7 +298,7 @@ func (p *Point) summarize() *PointSummary {
 
 // Spread returns a metric of a label ("" for all) over p's repeats.
 func (p *Point) Spread(label, metric string) (loadtest.Spread, bool) {
-	return spreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, "") }))
+	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, "") }))
 }
 
 // TruthValues returns a truth figure of every used repeat in the order
@@ -362,12 +320,12 @@ func (p *Point) TruthNotes() string {
 
 // ReadingSpread returns a server reading over the repeats that have it.
 func (p *Point) ReadingSpread(name string) (loadtest.Spread, bool) {
-	return spreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure("", "", name) }))
+	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure("", "", name) }))
 }
 
 // Values returns a metric of a label ("" for all), or a server reading
-// when reading is set, of every used repeat in the order measured (their
-// slots give which repeat each is); ok is false when a repeat lacks it.
+// when reading is set, of every used repeat in the order measured; ok is
+// false when a repeat lacks it.
 func (p *Point) Values(label, metric, reading string) ([]float64, bool) {
 	return p.over(true, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, reading) })
 }
@@ -402,8 +360,8 @@ func (rp *Repeat) figure(label, metric, reading string) (float64, bool) {
 	return f.metric(metric)
 }
 
-// spreadOf is the spread of vs, when ok.
-func spreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
+// SpreadOf is the spread of vs, when ok.
+func SpreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
 	if !ok {
 		return loadtest.Spread{}, false
 	}
@@ -432,11 +390,9 @@ func (p *Point) Throughput() loadtest.Spread {
 	return s
 }
 
-// SpreadText formats a spread with format: the median and unit, and the
-// range in parentheses when there was more than one measurement, e.g.
-// "812/s (790-830)".
-// The format "auto" keeps three significant digits of small values, so
-// that 0.0006 ms/request does not print as 0.00.
+// SpreadText formats a spread with format ("auto": formatNum's), e.g.
+// "812/s (790-830)": the median and unit, and the range when there was
+// more than one measurement.
 func SpreadText(s loadtest.Spread, format, unit string) string {
 	v := formatNum(format, s.Median) + unit
 	if s.N > 1 {
@@ -463,14 +419,10 @@ func formatNum(format string, v float64) string {
 // GeneratorInterference is the time others took from the generator's
 // cores over p's repeats that measured it.
 func (p *Point) GeneratorInterference() (loadtest.Spread, bool) {
-	var vs []float64
-	for _, rp := range p.Used() {
+	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) {
 		if c := rp.cores(); c != nil {
-			vs = append(vs, c.Interference)
+			return c.Interference, true
 		}
-	}
-	if len(vs) == 0 {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
+		return 0, false
+	}))
 }

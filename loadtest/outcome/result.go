@@ -3,6 +3,7 @@ package outcome
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"regexp"
 	"slices"
@@ -24,8 +25,7 @@ type FleetResult struct {
 	MetricsURL string          `json:"haproxy_metrics"`
 	PgBouncer  string          `json:"pgbouncer,omitempty"`
 	PoolSize   int             `json:"pgbouncer_pool,omitempty"`
-	// PgBouncerCPUs are the CPUs PgBouncer was held to when not the
-	// replicas' ([fleet] pgbouncer_cpus).
+	// PgBouncerCPUs are the CPUs PgBouncer was held to when not the replicas'.
 	PgBouncerCPUs []int `json:"pgbouncer_cpus,omitempty"`
 	ConnLimit     int   `json:"conn_limit,omitempty"`
 	// Exits are the processes that exited while the run measured.
@@ -38,8 +38,7 @@ const QuickNote = "QUICK RUN: at most 3 client counts, one measurement each, sho
 	"use it to try a file, not to reproduce a claim."
 
 // SweepsUsed is how many sweeps the claims stand on: every repeat, less
-// the sweeps before a redone calibration, whose measurements are left out
-// (the runner's leaveOutEarlier).
+// the sweeps before a redone calibration.
 func (r *Result) SweepsUsed() int {
 	if r.Recalibration != nil && r.Recalibration.Sweep > 1 {
 		return max(1, r.Repeats-(r.Recalibration.Sweep-1))
@@ -58,50 +57,34 @@ type Result struct {
 	End         time.Time    `json:"end"`
 	Notes       []string     `json:"notes,omitempty"`
 	Stats       []watch.Stat `json:"readings,omitempty"`
-	// Interference and Steal name the server readings that are the time
-	// something other than the server took from its cores, and the
-	// hypervisor's part of it (the target's, watch.Target); "" where the
-	// target gives none.
+	// Interference and Steal name the server readings of the time others
+	// took from its cores and the hypervisor's part of it.
 	Interference string         `json:"interference_reading,omitempty"`
 	Steal        string         `json:"steal_reading,omitempty"`
 	Timeline     bool           `json:"timeline,omitempty"`
 	Distribution bool           `json:"distribution,omitempty"`
 	Deadlines    []cli.Duration `json:"deadlines,omitempty"`
 	SLO          string         `json:"slo,omitempty"`
-	// Repeats is how many times each point was to be measured;
-	// Interleave whether the runs took turns; Quick whether it was a
-	// quick run (experiment's MakeQuick).
-	Repeats    int  `json:"repeats,omitempty"`
-	Interleave bool `json:"interleave,omitempty"`
-	// Sweeps says that each interleaved repeat was a whole sweep (every
-	// client count of every run), so that repeat i of any two points can
-	// be paired; results written before it pair only the same client count.
-	Sweeps bool   `json:"sweeps,omitempty"`
-	Quick  bool   `json:"quick,omitempty"`
-	Runs   []*Run `json:"runs"`
-	// Disk is the disk benchmark's JSON output, when the file names one.
-	Disk json.RawMessage `json:"disk,omitempty"`
+	Repeats      int            `json:"repeats,omitempty"`
+	Interleave   bool           `json:"interleave,omitempty"`
+	// Sweeps says that each interleaved repeat was a whole sweep, so that
+	// repeat i of any two points can be paired.
+	Sweeps bool            `json:"sweeps,omitempty"`
+	Quick  bool            `json:"quick,omitempty"`
+	Runs   []*Run          `json:"runs"`
+	Disk   json.RawMessage `json:"disk,omitempty"`
 	// Error says why the experiment stopped early, if it did.
-	Error string `json:"error,omitempty"`
-	// Calibration is what the file's calibration measured and chose;
-	// Recalibration the calibration redone between sweeps, when the
-	// board's CPU per request at its point moved (the runner's recalibration).
+	Error       string                 `json:"error,omitempty"`
 	Calibration *calibrate.Calibration `json:"calibration,omitempty"`
-	// Tunes are the tunings of a file with [tune], in the order run.
-	Tunes         []*TuneRun             `json:"tunes,omitempty"`
+	Tunes       []*TuneRun             `json:"tunes,omitempty"`
+	// Recalibration is the calibration redone between sweeps.
 	Recalibration *calibrate.Calibration `json:"recalibration,omitempty"`
-	// Disturbance is what the experiment did about other work on the
-	// machine: its settings, the readings it judged by, the re-measures
-	// and the baseline.
-	Disturbance *Disturbance `json:"disturbance,omitempty"`
-	// CalibrationMoved says why the claims on the calibration's share
-	// were not measured: the board's CPU per request at the calibration's
-	// point moved from the calibration in force (the runner's movedFromCalibration).
-	CalibrationMoved string `json:"calibration_moved,omitempty"`
-	// Claims are the file's claims decided from the results; Verdicts
-	// the free-form findings.
-	Claims   []Claim  `json:"claims,omitempty"`
-	Verdicts []string `json:"verdicts,omitempty"`
+	Disturbance   *Disturbance           `json:"disturbance,omitempty"`
+	// CalibrationMoved says why the claims on the calibration's share were
+	// not measured: the board's CPU per request at its point moved.
+	CalibrationMoved string   `json:"calibration_moved,omitempty"`
+	Claims           []Claim  `json:"claims,omitempty"`
+	Verdicts         []string `json:"verdicts,omitempty"`
 }
 
 // Run is one server configuration's sweep.
@@ -111,39 +94,30 @@ type Run struct {
 	Vars     map[string]string `json:"vars,omitempty"`
 	Points   []*Point          `json:"points"`
 	Profiles []*StepProfile    `json:"profiles,omitempty"`
-	// Fleet is set when the run's server was several replicas (package fleet).
-	Fleet *FleetResult `json:"fleet,omitempty"`
-	Error string       `json:"error,omitempty"`
+	Fleet    *FleetResult      `json:"fleet,omitempty"`
+	Error    string            `json:"error,omitempty"`
 }
 
 // A StepProfile is a profile the watcher took during a run, with the step
-// of the experiment it was taken at: the experiment adds the step, the
-// watcher knows nothing of steps.
+// and the measurement (Seq) it was taken at.
 type StepProfile struct {
 	*watch.ProfileSummary
-	// Clients and Repeat say which step of the run was profiled (absent in
-	// files written before they were kept), Seq which measurement (the
-	// repeat's Seq; absent before re-measures).
 	Clients int `json:"clients,omitempty"`
 	Repeat  int `json:"repeat,omitempty"`
 	Seq     int `json:"seq,omitempty"`
 }
 
-// Point is one client count of a run: the load tool's result and the
-// server's readings over the measured time. With repeats, Result, Server,
-// Within and SLO are those of the used repeat of median throughput (so
-// readers of single measurements keep working), Repeats holds every
-// measurement, re-measures and dropped ones too, and Summary each
-// figure's median and range over the used ones. A point none of whose
-// measurements could be used (every one disturbed) has no Result.
+// Point is one client count of a run. Result, Server, Within and SLO are
+// those of the used repeat of median throughput, Repeats every
+// measurement, dropped ones too, and Summary each figure over the used
+// ones. A point none of whose measurements could be used has no Result.
 type Point struct {
 	Clients int                `json:"clients"`
 	Result  *loadtest.Result   `json:"result"`
 	Server  map[string]float64 `json:"server,omitempty"`
 	// Within is the share (0..1) of successful requests within each of
-	// the experiment's deadlines, in their order.
-	Within []float64 `json:"within,omitempty"`
-	// SLO holds the objectives' outcomes at this step.
+	// the experiment's deadlines.
+	Within  []float64                  `json:"within,omitempty"`
 	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
 	Repeats []*Repeat                  `json:"repeats,omitempty"`
 	Summary *PointSummary              `json:"summary,omitempty"`
@@ -154,10 +128,8 @@ type Point struct {
 func (r *Result) SLOFailed() bool {
 	for _, rr := range r.Runs {
 		for _, p := range rr.Points {
-			for _, o := range p.SLO {
-				if !o.Pass {
-					return true
-				}
+			if slices.ContainsFunc(p.SLO, func(o loadtest.ObjectiveResult) bool { return !o.Pass }) {
+				return true
 			}
 		}
 	}
@@ -200,10 +172,8 @@ type TuneRun struct {
 	Start  string       `json:"start"`
 	Result *tune.Result `json:"result,omitempty"`
 	Error  string       `json:"error,omitempty"`
-	// StartSide and WinnerSide are the start and the winner measured
-	// again at the end of the run's tunings, side by side with the other
-	// tunings' (tune.SideBySide): what the claims compare. Absent when the
-	// run's tunings started and ended on one setting, or that failed.
+	// StartSide and WinnerSide are the start and the winner measured again
+	// side by side at the end (tune.SideBySide): what the claims compare.
 	StartSide  *tune.Measurement `json:"start_side_by_side,omitempty"`
 	WinnerSide *tune.Measurement `json:"winner_side_by_side,omitempty"`
 }
@@ -233,9 +203,7 @@ func (r *Run) MeasuredOnly() *Run {
 		m.Points = append(m.Points, p)
 		seqs := p.UsedSeqs()
 		legacy = legacy || seqs == nil
-		for s := range seqs {
-			used[s] = true
-		}
+		maps.Copy(used, seqs)
 	}
 	for _, pr := range r.Profiles {
 		if legacy || pr.UsedIn(used) {
@@ -264,15 +232,14 @@ func FileName(s string) string {
 	return s
 }
 
-// UsedIn reports whether a profile was taken in a used measurement:
-// its Seq is in used, or it or used says nothing (written before
-// re-measures).
+// UsedIn reports whether a profile was taken in a used measurement, or
+// it or used says nothing (written before re-measures).
 func (pr *StepProfile) UsedIn(used map[int]bool) bool {
 	return used == nil || pr.Seq == 0 || used[pr.Seq]
 }
 
-// ProfileGroup is the profiles of one kind taken at one client count, one
-// per repeat, with each bucket's share over them.
+// ProfileGroup is the profiles of one kind taken at one client count,
+// with each bucket's share over them.
 type ProfileGroup struct {
 	Kind     string
 	Clients  int
@@ -331,8 +298,5 @@ func ShareOver(ps []*StepProfile, bucket string) (loadtest.Spread, bool) {
 			}
 		}
 	}
-	if len(vs) == 0 {
-		return loadtest.Spread{}, false
-	}
-	return loadtest.SpreadOf(vs), true
+	return SpreadOf(vs, len(vs) > 0)
 }

@@ -11,10 +11,7 @@ import (
 
 // reportJapanese is the report's Japanese: its headings, the captions of
 // its charts and its verdict words, by their English, {0} standing for a
-// name or a figure. The outcomes of claims are the dashboard's words
-// (live.Say), so that the page and the report say them alike. The
-// sentences of the findings, the claims' texts and the charts' own
-// lettering stay English; a claim's source quotes the article as it is.
+// name or a figure. The outcomes of claims are the dashboard's (live.Say).
 var reportJapanese = map[string]string{
 	"Experiment: {0}": "実験: {0}", "Claims": "主張",
 	"Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.": "各主張の対照は、効果がない条件での同じ検査である。対照が再現しないときに限り、主張は再現したとする。",
@@ -31,9 +28,7 @@ var reportJapanese = map[string]string{
 	"Server: {0}":                                            "サーバ: {0}", "control": "対照", "PASS": "合格", "FAIL": "不合格", ". ": "。",
 }
 
-// say returns s in lang with {0}, {1}… replaced by args: its Japanese when
-// lang is "ja" and the report's or the dashboard's catalogue has it, else
-// the English.
+// say returns s in lang with {0}, {1}… replaced by args.
 func say(lang, s string, args ...any) string {
 	if lang == "ja" {
 		if t, ok := reportJapanese[s]; ok {
@@ -49,8 +44,7 @@ func say(lang, s string, args ...any) string {
 }
 
 // sayAgain returns the English line s, which said a catalogue entry, in
-// lang: the entry's Japanese with the same names and figures (s itself
-// when it says none).
+// lang with the same names and figures.
 func sayAgain(lang, s string) string {
 	if lang != "ja" {
 		return s
@@ -67,13 +61,14 @@ func sayAgain(lang, s string) string {
 	return s
 }
 
-// wordFuncs are the report page's functions that say words in lang:
-// Write binds them to the report's language.
+// wordFuncs are the report page's functions that say words in lang.
 func wordFuncs(lang string) map[string]any {
 	return map[string]any{
-		"say":         func(s any, args ...any) string { return say(lang, fmt.Sprint(s), args...) },
-		"sayAgain":    func(s string) string { return sayAgain(lang, s) },
-		"claimCounts": func(cs []outcome.Claim) string { return claimCounts(cs, lang) },
+		"say":      func(s any, args ...any) string { return say(lang, fmt.Sprint(s), args...) },
+		"sayAgain": func(s string) string { return sayAgain(lang, s) },
+		"claimCounts": func(cs []outcome.Claim) string {
+			return sayCounts(lang, (&outcome.Result{Claims: cs}).ClaimCounts())
+		},
 	}
 }
 
@@ -92,11 +87,9 @@ func outcomeWords() []string {
 	return w
 }
 
-// sayMarkdown returns the English report.md in lang: its headings, the
-// captions of its charts and its verdict words (outcomes, their counts,
-// PASS and FAIL) in Japanese for "ja". It works on the finished text, by
-// the lines' Markdown, so that the functions writing the report's
-// sections stay in one language.
+// sayMarkdown returns the English report.md in lang: its headings,
+// captions and verdict words. It works on the finished text so that the
+// functions writing the sections stay in one language.
 func sayMarkdown(lang, md string) string {
 	if lang != "ja" {
 		return md
@@ -107,12 +100,7 @@ func sayMarkdown(lang, md string) string {
 	})
 	md = mdCount.ReplaceAllStringFunc(md, func(m string) string {
 		p := mdCount.FindStringSubmatch(m)
-		var parts []string
-		for _, c := range strings.Split(p[1], ", ") {
-			n, o, _ := strings.Cut(c, " ")
-			parts = append(parts, say(lang, "{0} {1}", n, say(lang, o)))
-		}
-		return strings.Join(parts, say(lang, ", ")) + "。" + sayAgain(lang, p[2])
+		return sayCounts(lang, p[1]) + "。" + sayAgain(lang, p[2])
 	})
 	md = mdOutcome.ReplaceAllStringFunc(md, func(m string) string {
 		p := mdOutcome.FindStringSubmatch(m)
@@ -122,4 +110,17 @@ func sayMarkdown(lang, md string) string {
 		p := mdSLO.FindStringSubmatch(m)
 		return p[1] + say(lang, p[2]) + " "
 	})
+}
+
+// sayCounts returns outcome counts, "7 reproduced, 1 not reproduced", in lang.
+func sayCounts(lang, counts string) string {
+	if lang != "ja" || counts == "" {
+		return counts
+	}
+	var parts []string
+	for _, c := range strings.Split(counts, ", ") {
+		n, o, _ := strings.Cut(c, " ")
+		parts = append(parts, say(lang, "{0} {1}", n, say(lang, o)))
+	}
+	return strings.Join(parts, say(lang, ", "))
 }

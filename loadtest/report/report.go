@@ -7,6 +7,7 @@ import (
 	htmltemplate "html/template"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,38 +37,16 @@ func controlMarkdown(c outcome.Claim) string {
 	return b.String()
 }
 
-// claimCounts says how many claims had each outcome, e.g. "7 reproduced,
-// 1 does not discriminate, 1 not reproduced", in the outcomes' order, in
-// lang (say).
-func claimCounts(cs []outcome.Claim, lang string) string {
-	n := map[live.Outcome]int{}
-	for _, c := range cs {
-		n[c.Outcome]++
-	}
-	var parts []string
-	for _, o := range live.Outcomes {
-		if n[o] > 0 {
-			parts = append(parts, say(lang, "{0} {1}", n[o], say(lang, string(o))))
-		}
-	}
-	return strings.Join(parts, say(lang, ", "))
-}
-
-// Options are what the report shows beyond the result: the disk table,
-// the server charts, the dashboard's frames and the language.
+// Options are what the report shows beyond the result.
 type Options struct {
 	Disk   *watch.DiskTable
 	Charts chart.Server
-	// Frames, when set, are the dashboard's frames: index.html is then the
-	// dashboard with them inlined and the report's sections below.
+	// Frames, when set, make index.html the dashboard with them inlined.
 	Frames []live.Frame
-	Lang   string // "ja": headings and verdict words in Japanese (lang.go); else English
+	Lang   string // "ja" or English
 }
 
-// Write writes the report folder of an experiment:
-// experiment.json (everything measured), charts/ (SVG and PNG), report.md
-// and index.html, which opens offline with its charts inline. Each run's
-// folder already holds its sweep.json, server.log and profiles.
+// Write writes the report folder of an experiment.
 func Write(dir string, res *outcome.Result, o Options) error {
 	if err := os.MkdirAll(filepath.Join(dir, "charts"), 0o755); err != nil {
 		return err
@@ -89,33 +68,29 @@ func Write(dir string, res *outcome.Result, o Options) error {
 	}
 	data["Lang"], data["SideBySide"] = cmp.Or(o.Lang, "en"), sayMarkdown(o.Lang, data["SideBySide"].(string))
 	page := htmltemplate.Must(reportPage.Clone()).Funcs(wordFuncs(o.Lang))
+	name := "report"
 	if o.Frames != nil {
-		// The dashboard the room watched, its seconds inlined, with the
-		// report's sections below it.
-		var b bytes.Buffer
-		if err := page.ExecuteTemplate(&b, "sections", data); err != nil {
-			return fmt.Errorf("render report: %w", err)
-		}
-		return writeDashboard(filepath.Join(dir, "index.html"), o.Frames, say(o.Lang, "Experiment: {0}", res.Name),
-			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(o.Lang))
+		name = "sections" // below the dashboard's panels
 	}
 	var b bytes.Buffer
-	if err := page.Execute(&b, data); err != nil {
+	if err := page.ExecuteTemplate(&b, name, data); err != nil {
 		return fmt.Errorf("render report: %w", err)
+	}
+	if o.Frames != nil {
+		return writeDashboard(filepath.Join(dir, "index.html"), o.Frames, say(o.Lang, "Experiment: {0}", res.Name),
+			live.Appendix(htmltemplate.HTML(b.String()), appendixCSS), live.Lang(o.Lang))
 	}
 	return os.WriteFile(filepath.Join(dir, "index.html"), b.Bytes(), 0o644)
 }
 
-// chartFile is one chart of the report, by its base path without extension
-// (relative to the report folder).
+// chartFile is one chart of the report, by its path without extension.
 type chartFile struct {
 	Title string
 	Base  string
 }
 
-// experimentCharts draws throughput and response time against clients with
-// one curve per run, and one chart per server reading.
-// Only the points with a used measurement are drawn (Result.MeasuredOnly).
+// experimentCharts draws the report's charts of the points with a used
+// measurement.
 func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]chartFile, error) {
 	res = res.MeasuredOnly()
 	var curves []chart.Curve
@@ -134,21 +109,19 @@ func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]char
 		{"Throughput against clients", "charts/sweep-throughput"},
 		{"Response time against clients (mean solid, p99 dashed)", "charts/sweep-response"},
 	}
-	if len(res.Runs) > 1 && samePoints(res.Runs, 1) {
-		// One client count: compare the runs side by side.
-		// At one client count the title says it; runs at different counts
-		// (a [[run]]'s own clients) name theirs on their bars.
+	notOne := func(r *outcome.Run) bool { return len(r.Points) != 1 }
+	if len(res.Runs) > 1 && !slices.ContainsFunc(res.Runs, notOne) {
+		// Runs at different client counts name theirs on their bars.
+		first := func(r *outcome.Run) int { return r.Points[0].Clients }
+		at := "at " + outcome.ClientsText(first(res.Runs[0]))
+		if slices.ContainsFunc(res.Runs, func(r *outcome.Run) bool { return first(r) != first(res.Runs[0]) }) {
+			at = "by run"
+		}
 		bars := make([]chart.Bar, len(res.Runs))
-		at := "at " + outcome.ClientsText(res.Runs[0].Points[0].Clients)
 		for i, r := range res.Runs {
 			bars[i] = chart.Bar{Name: r.Name, Result: r.Points[0].Result}
-			if r.Points[0].Clients != res.Runs[0].Points[0].Clients {
-				at = "by run"
-			}
-		}
-		if at == "by run" {
-			for i, r := range res.Runs {
-				bars[i].Name += ", " + outcome.ClientsText(r.Points[0].Clients)
+			if at == "by run" {
+				bars[i].Name += ", " + outcome.ClientsText(first(r))
 			}
 		}
 		if _, err := chart.WriteBarCharts(filepath.Join(dir, "runs"), at, bars); err != nil {
@@ -157,13 +130,7 @@ func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]char
 		out = append(out, chartFile{"Throughput by run", "charts/runs-throughput"}, chartFile{"Response time by run (mean and p99)", "charts/runs-response"})
 	}
 	if res.Distribution {
-		var last []chart.Curve
-		for _, r := range res.Runs {
-			if n := len(r.Points); n > 0 {
-				last = append(last, chart.Curve{Name: r.Name + ", " + outcome.ClientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
-			}
-		}
-		if _, err := chart.WriteDistributionChart(filepath.Join(dir, "distribution"), last); err != nil {
+		if _, err := chart.WriteDistributionChart(filepath.Join(dir, "distribution"), lastSteps(res)); err != nil {
 			return nil, err
 		}
 		out = append(out, chartFile{"Latency by percentile (each run's last step)", "charts/distribution"})
@@ -182,13 +149,7 @@ func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]char
 			chartFile{"p50 and p99 per 100 ms from the first request", "charts/sweep-coldstart-intervals"})
 	}
 	if res.Timeline {
-		var last []chart.Curve
-		for _, r := range res.Runs {
-			if n := len(r.Points); n > 0 {
-				last = append(last, chart.Curve{Name: r.Name + ", " + outcome.ClientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
-			}
-		}
-		if _, err := chart.WriteTimelineCharts(filepath.Join(dir, "sweep"), last); err != nil {
+		if _, err := chart.WriteTimelineCharts(filepath.Join(dir, "sweep"), lastSteps(res)); err != nil {
 			return nil, err
 		}
 		out = append(out, chartFile{"Throughput per second, warm-up included", "charts/sweep-timeline-throughput"}, chartFile{"p99 per second, warm-up included", "charts/sweep-timeline-p99"})
@@ -216,14 +177,15 @@ func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]char
 	return out, nil
 }
 
-// samePoints reports whether every run has n points.
-func samePoints(runs []*outcome.Run, n int) bool {
-	for _, r := range runs {
-		if len(r.Points) != n {
-			return false
+// lastSteps are each run's last point, one curve each.
+func lastSteps(res *outcome.Result) []chart.Curve {
+	var last []chart.Curve
+	for _, r := range res.Runs {
+		if n := len(r.Points); n > 0 {
+			last = append(last, chart.Curve{Name: r.Name + ", " + outcome.ClientsText(r.Points[n-1].Clients), Runs: []*loadtest.Result{r.Points[n-1].Result}})
 		}
 	}
-	return true
+	return last
 }
 
 // experimentMarkdown renders report.md. It opens with the claims.
@@ -237,7 +199,7 @@ func experimentMarkdown(res *outcome.Result, charts []chartFile, disk *watch.Dis
 		fmt.Fprintf(&b, "**%s** (Below: \"Re-measured points\".)\n\n", t)
 	}
 	if len(res.Claims) > 0 {
-		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", claimCounts(res.Claims, ""))
+		fmt.Fprintf(&b, "## Claims\n\n%s. Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.\n\n", res.ClaimCounts())
 		for _, c := range res.Claims {
 			fmt.Fprintf(&b, "- **%s: %s**%s. %s (source: %s)\n", c.ID, c.Outcome, c.QuickMark(), c.Text, c.Source)
 			if c.Reason != "" {
@@ -315,8 +277,7 @@ func experimentMarkdown(res *outcome.Result, charts []chartFile, disk *watch.Dis
 	return b.String()
 }
 
-// remeasuredMarkdown lists the points measured again with every attempt
-// ("" when there are none).
+// remeasuredMarkdown lists the points measured again with every attempt.
 func remeasuredMarkdown(res *outcome.Result) string {
 	ps := remeasured(res)
 	if len(ps) == 0 {
@@ -341,12 +302,15 @@ func remeasuredMarkdown(res *outcome.Result) string {
 // shares and SLO outcomes below it.
 func pointTable(r *outcome.Run, res *outcome.Result, sep string) string {
 	var b strings.Builder
-	head, rows := pointRows(r, res)
-	b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
-	b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
-	for _, row := range rows {
-		b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
+	row := func(cells []string) { b.WriteString(sep + " " + strings.Join(cells, " "+sep+" ") + " " + sep + "\n") }
+	table := func(head []string, rows [][]string) {
+		row(head)
+		b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
+		for _, cells := range rows {
+			row(cells)
+		}
 	}
+	table(pointRows(r, res))
 	if note := absentNote(r, res); note != "" {
 		b.WriteString("\n" + note + "\n")
 	}
@@ -356,15 +320,15 @@ func pointTable(r *outcome.Run, res *outcome.Result, sep string) string {
 			head = append(head, "within "+time.Duration(d).String())
 		}
 		b.WriteString("\nShare of successful requests within each deadline (median repeat):\n\n")
-		b.WriteString(sep + " " + strings.Join(head, " "+sep+" ") + " " + sep + "\n")
-		b.WriteString(sep + strings.Repeat(" ---: "+sep, len(head)) + "\n")
+		var rows [][]string
 		for _, p := range r.Points {
 			row := []string{fmt.Sprint(p.Clients)}
 			for _, w := range p.Within {
 				row = append(row, fmt.Sprintf("%.3f %%", 100*w))
 			}
-			b.WriteString(sep + " " + strings.Join(row, " "+sep+" ") + " " + sep + "\n")
+			rows = append(rows, row)
 		}
+		table(head, rows)
 	}
 	if res.SLO != "" {
 		fmt.Fprintf(&b, "\nSLO `%s`:\n\n", res.SLO)
@@ -406,8 +370,8 @@ var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate
 	},
 	"profiles":     func(r *outcome.Run) []profileView { return profileViews(r.MeasuredOnly()) },
 	"quickMark":    outcome.Claim.QuickMark,
-	"outcomeClass": outcomeClass,
-	"controlClass": controlClass,
+	"outcomeClass": func(o live.Outcome) string { return cmp.Or(outcomeClasses[o], "maybe") },
+	"controlClass": func(o live.Outcome) string { return cmp.Or(controlClasses[o], "maybe") },
 	"attempt":      attemptText,
 }).Funcs(wordFuncs("")).Parse(`<!DOCTYPE html>
 <html lang="{{.Lang}}"><head><meta charset="utf-8"><title>{{say "Experiment: {0}" .Res.Name}}</title>
@@ -461,9 +425,8 @@ th{background:#f3f3f3}.err{color:#a00}.ok{color:#070}.maybe{color:#a60}.chart sv
 <p>Raw data: <a href="experiment.json">experiment.json</a>; each run's folder holds sweep.json (readable by <code>loadtest report</code>), server.log and profiles (<code>go tool pprof -top FILE</code>).</p>
 {{end}}`))
 
-// appendixCSS styles the report's sections below the dashboard's panels
-// (live.Appendix): the standalone page's rules, scoped under #appendix, on
-// a light sheet so that the inline SVG charts read as they do standalone.
+// appendixCSS styles the report's sections below the dashboard's panels:
+// the standalone page's rules, scoped under #appendix, on a light sheet.
 const appendixCSS = `#appendix{background:#fff;color:#222;font:16px/1.4 sans-serif;max-width:64em;margin:18px auto;padding:.5em 1.5em;border-radius:6px;overflow-x:auto}
 #appendix h1,#appendix h2,#appendix h3{color:#222}#appendix a{color:#0645ad}
 #appendix table{border-collapse:collapse;margin:.5em 0}#appendix td,#appendix th{border:1px solid #ccc;padding:.2em .5em;text-align:right}

@@ -2,7 +2,8 @@ package report
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"bbslab/loadtest/calibrate"
@@ -14,8 +15,7 @@ import (
 
 // experimentEnvironment describes on what an experiment ran, one line
 // each: the generator's machine, the server facts every run shares, and
-// each run's own (its knobs, usually). The server's objects are shown as
-// their dotted leaves, whatever their names.
+// each run's own.
 func experimentEnvironment(res *outcome.Result) []string {
 	var gen *machine.HostInfo
 	var names []string
@@ -30,8 +30,7 @@ func experimentEnvironment(res *outcome.Result) []string {
 				gen = e.Generator
 			}
 			if e.Server != nil {
-				f := text.FlatLeaves(e.Server)
-				names, flat = append(names, run.Name), append(flat, f)
+				names, flat = append(names, run.Name), append(flat, text.FlatLeaves(e.Server))
 			}
 			break // one point per run: a run is one server process
 		}
@@ -43,18 +42,9 @@ func experimentEnvironment(res *outcome.Result) []string {
 	if len(flat) == 0 {
 		return out
 	}
-	common := map[string]string{}
-	for k, v := range flat[0] {
-		same := true
-		for _, f := range flat[1:] {
-			if f[k] != v {
-				same = false
-				break
-			}
-		}
-		if same {
-			common[k] = v
-		}
+	common := maps.Clone(flat[0])
+	for _, f := range flat[1:] {
+		maps.DeleteFunc(common, func(k, v string) bool { return f[k] != v })
 	}
 	if len(common) > 0 {
 		label := "Server (every run)"
@@ -64,12 +54,11 @@ func experimentEnvironment(res *outcome.Result) []string {
 		out = append(out, label+": "+leavesText(common))
 	}
 	for i, f := range flat {
-		own := map[string]string{}
-		for k, v := range f {
-			if _, ok := common[k]; !ok {
-				own[k] = v
-			}
-		}
+		own := maps.Clone(f)
+		maps.DeleteFunc(own, func(k, _ string) bool {
+			_, ok := common[k]
+			return ok
+		})
 		if len(own) > 0 {
 			out = append(out, fmt.Sprintf("Server of run %s: %s", names[i], leavesText(own)))
 		}
@@ -79,22 +68,15 @@ func experimentEnvironment(res *outcome.Result) []string {
 
 // leavesText lists flattened leaves as "path=value" in path order.
 func leavesText(m map[string]string) string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = k + "=" + m[k]
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		parts = append(parts, k+"="+m[k])
 	}
 	return strings.Join(parts, ", ")
 }
 
-// tuneMarkdown is the report's section of the tunings: for each, every
-// step (setting, throughput and p99 with their ranges, the limit and its
-// evidence, the decision), the winner, what limits it, the stop and the
-// article's two rules.
+// tuneMarkdown is the report's section of the tunings: each step, the
+// winner, its limit, the stop and the article's two rules.
 func tuneMarkdown(res *outcome.Result) string {
 	if len(res.Tunes) == 0 {
 		return ""
@@ -144,8 +126,7 @@ func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 // tuneKnobs is a setting as the tuner prints it, WORKERS/POOL.
 func tuneKnobs(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
 
-// calibrations are the experiment's calibrations: the first and a redone
-// one, those it has.
+// calibrations are the experiment's first and redone calibrations.
 func calibrations(res *outcome.Result) []*calibrate.Calibration {
 	var out []*calibrate.Calibration
 	for _, c := range []*calibrate.Calibration{res.Calibration, res.Recalibration} {
@@ -156,8 +137,7 @@ func calibrations(res *outcome.Result) []*calibrate.Calibration {
 	return out
 }
 
-// calibrationMarkdown renders a calibration's section: what it chose, how,
-// why when it was redone, and its probes.
+// calibrationMarkdown renders a calibration's section.
 func calibrationMarkdown(c *calibrate.Calibration) string {
 	var b strings.Builder
 	if c.Sweep > 0 {

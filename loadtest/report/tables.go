@@ -14,12 +14,8 @@ import (
 )
 
 // pointRows returns the head and rows of a run's table: per client count
-// each figure's median over the used repeats with its range, e.g.
-// "1234.5 (1180.2-1290.3)"; the generator's CPU is the median repeat's.
-// A point with a dropped measurement is marked "*" (the report's
-// "Re-measured points" lists them); one with none used says so.
-// Beside the generator's CPU stand the time others took from the cores
-// (coreColumns), then the experiment's readings.
+// each figure's median over the used repeats with its range; a point with
+// a dropped measurement is marked "*".
 func pointRows(r *outcome.Run, res *outcome.Result) ([]string, [][]string) {
 	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
 	cores := coreColumns(r, res)
@@ -38,10 +34,7 @@ func pointRows(r *outcome.Run, res *outcome.Result) ([]string, [][]string) {
 		}
 		if !p.Measured() {
 			row = append(row, "not measured: the machine was busy")
-			for range len(head) - 2 {
-				row = append(row, "-")
-			}
-			rows = append(rows, row)
+			rows = append(rows, append(row, slices.Repeat([]string{"-"}, len(head)-2)...))
 			continue
 		}
 		for _, m := range []struct{ metric, format string }{
@@ -77,18 +70,14 @@ func pointRows(r *outcome.Run, res *outcome.Result) ([]string, [][]string) {
 	return head, rows
 }
 
-// A coreColumn is a column of the time something other than the server
-// or the generator took from its cores, in % of one core, over a point's
-// repeats.
+// A coreColumn is a column of the time others took from the cores.
 type coreColumn struct {
 	head  string
 	value func(p *outcome.Point) (loadtest.Spread, bool)
 }
 
 // coreColumns are the table's columns of the cores' interference: the
-// generator's (its cost's Cores, always) and the server's, by the names
-// of the target's interference and steal readings (Result.Interference,
-// Result.Steal) where a point of the run has them.
+// generator's, always, and the server's where a point of the run has them.
 func coreColumns(r *outcome.Run, res *outcome.Result) []coreColumn {
 	cols := []coreColumn{{"others on generator core %", (*outcome.Point).GeneratorInterference}}
 	for _, c := range []struct{ name, head string }{{res.Interference, "others on server core %"}, {res.Steal, "server steal %"}} {
@@ -101,9 +90,8 @@ func coreColumns(r *outcome.Run, res *outcome.Result) []coreColumn {
 	return cols
 }
 
-// tableReadings are the readings with a column of their own: the
-// experiment's, but for the interference and steal, which coreColumns
-// shows.
+// tableReadings are the readings with a column of their own: all but
+// those coreColumns shows.
 func tableReadings(res *outcome.Result) []watch.Stat {
 	var out []watch.Stat
 	for _, rd := range res.Stats {
@@ -118,32 +106,28 @@ func tableReadings(res *outcome.Result) []watch.Stat {
 const absentCell = "–"
 
 // absentNote explains the table's absentCell: the columns that lack a
-// figure at some point, because the server did not report the reading
-// (its OS cannot give it) or the generator's OS gave no CPU time; "" when
-// none does.
+// figure at some point; "" when none does.
 func absentNote(r *outcome.Run, res *outcome.Result) string {
 	var cols []string
-	for _, p := range r.Points {
-		if p.Result != nil && p.Result.Cost.CPUPercent == nil && p.Measured() {
-			cols = append(cols, "generator CPU %")
-			break
+	add := func(col string, lacks func(p *outcome.Point) bool) {
+		if slices.ContainsFunc(r.Points, lacks) {
+			cols = append(cols, col)
 		}
 	}
+	add("generator CPU %", func(p *outcome.Point) bool {
+		return p.Result != nil && p.Result.Cost.CPUPercent == nil && p.Measured()
+	})
 	for _, c := range coreColumns(r, res) {
-		for _, p := range r.Points {
-			if _, ok := c.value(p); !ok {
-				cols = append(cols, c.head)
-				break
-			}
-		}
+		add(c.head, func(p *outcome.Point) bool {
+			_, ok := c.value(p)
+			return !ok
+		})
 	}
 	for _, rd := range tableReadings(res) {
-		for _, p := range r.Points {
-			if _, ok := p.ReadingSpread(rd.Name); !ok && p.Measured() {
-				cols = append(cols, rd.Name)
-				break
-			}
-		}
+		add(rd.Name, func(p *outcome.Point) bool {
+			_, ok := p.ReadingSpread(rd.Name)
+			return !ok && p.Measured()
+		})
 	}
 	if len(cols) == 0 {
 		return ""
@@ -151,9 +135,7 @@ func absentNote(r *outcome.Run, res *outcome.Result) string {
 	return absentCell + ": not available on this OS (not reported where it ran): " + strings.Join(cols, ", ") + "."
 }
 
-// profileView is one kind of profile taken at one client count of a run,
-// as the report shows it: the first profile's top functions and each
-// bucket's share over all of them.
+// profileView is a profile group as the report shows it.
 type profileView struct {
 	Kind, Where string
 	Files       []string
@@ -189,28 +171,14 @@ func mdLinks(files []string) string {
 	return strings.Join(parts, ", ")
 }
 
-// outcomeClass is the CSS class of an outcome.
-func outcomeClass(outcome live.Outcome) string {
-	switch outcome {
-	case live.Reproduced:
-		return "ok"
-	case live.NotReproduced, live.DoesNotDiscriminate:
-		return "err"
+// outcomeClasses and controlClasses are the CSS classes of a claim's and
+// a control's outcomes ("maybe" for the others): a control is meant to fail.
+var (
+	outcomeClasses = map[live.Outcome]string{
+		live.Reproduced: "ok", live.NotReproduced: "err", live.DoesNotDiscriminate: "err",
 	}
-	return "maybe"
-}
-
-// controlClass is the CSS class of a control's outcome: a control is
-// meant to fail.
-func controlClass(outcome live.Outcome) string {
-	switch outcome {
-	case live.NotReproduced:
-		return "ok"
-	case live.Reproduced:
-		return "err"
-	}
-	return "maybe"
-}
+	controlClasses = map[live.Outcome]string{live.NotReproduced: "ok", live.Reproduced: "err"}
+)
 
 // repeatsText says how the points were measured.
 func repeatsText(res *outcome.Result) string {
@@ -242,27 +210,24 @@ func curveSpread(ps []*outcome.Point) map[int]chart.CurveSpread {
 }
 
 // remeasuredPoint is a point some of whose measurements were disturbed,
-// suspect or measured again, as the report lists it.
+// suspect or measured again; Busy says why it has no used measurement.
 type remeasuredPoint struct {
-	Run     string
-	Clients int
-	// Attempts are every measurement of the point, in order.
+	Run      string
+	Clients  int
 	Attempts []*outcome.Repeat
-	// Busy says why the point has no used measurement ("" when it has).
-	Busy string
+	Busy     string
 }
 
 // remeasured lists the points with a disturbed, suspect or re-measured
-// measurement, in the order of the runs and their points.
+// measurement.
 func remeasured(res *outcome.Result) []remeasuredPoint {
 	var out []remeasuredPoint
+	flagged := func(rp *outcome.Repeat) bool {
+		return rp.Disturbed || rp.Suspect || rp.Dropped && !rp.Recalibrated || rp.Attempt > 1
+	}
 	for _, r := range res.Runs {
 		for _, p := range r.Points {
-			flagged := false
-			for _, rp := range p.Repeats {
-				flagged = flagged || rp.Disturbed || rp.Suspect || rp.Dropped && !rp.Recalibrated || rp.Attempt > 1
-			}
-			if flagged {
+			if slices.ContainsFunc(p.Repeats, flagged) {
 				out = append(out, remeasuredPoint{Run: r.Name, Clients: p.Clients, Attempts: p.Repeats, Busy: p.BusyText(r.Name)})
 			}
 		}
@@ -271,9 +236,7 @@ func remeasured(res *outcome.Result) []remeasuredPoint {
 }
 
 // RemeasuredText is the report's headline on other work on the machine:
-// how many points were measured again and why, how many could not be
-// measured undisturbed, and the extra time; "" when nothing was
-// disturbed or suspect.
+// the points measured again and why, and the extra time; "" when none.
 func RemeasuredText(res *outcome.Result) string {
 	d := res.Disturbance
 	ps := remeasured(res)
@@ -313,8 +276,7 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-// attemptText describes one measurement for the report's list: its
-// repeat and attempt, throughput, interference and what became of it.
+// attemptText describes one measurement and what became of it.
 func attemptText(rp *outcome.Repeat) string {
 	s := fmt.Sprintf("repeat %d, attempt %d (%s UTC): %.0f/s, interference %s", max(rp.Repeat, 1), max(rp.Attempt, 1),
 		rp.Start.UTC().Format("15:04:05"), rp.Total.Throughput, rp.Interference.Text())
@@ -334,10 +296,7 @@ func attemptText(rp *outcome.Repeat) string {
 
 // profilesSideBySide renders, for each profile kind taken at the same
 // client count in more than one run, the runs' profiles in columns: each
-// bucket's share over the repeats, then the first profile's top
-// functions, so that where the time went can be read across the runs at
-// once (graph 2's wait for a connection beside graph 3's CPU). "" when
-// fewer than two runs were profiled.
+// bucket's share, then the top functions. "" when there is none.
 func profilesSideBySide(res *outcome.Result, top int) string {
 	type column struct {
 		run string

@@ -23,9 +23,8 @@ func StepPath(path string, clients int) string {
 	return fmt.Sprintf("%s-c%d%s", strings.TrimSuffix(path, ext), clients, ext)
 }
 
-// runWithFiles performs one run (through run, which gets s with Settings.JTL
-// set), writing its JTL lines to jtlPath and a CPU profile of the generator
-// over the run to cpuPath when they are set.
+// runWithFiles performs one run through run, writing its JTL lines to
+// jtlPath and the generator's CPU profile to cpuPath when they are set.
 func runWithFiles(ctx context.Context, s loadtest.Settings, jtlPath, cpuPath string, run func(context.Context, loadtest.Settings) (*loadtest.Result, error)) (res *loadtest.Result, err error) {
 	if jtlPath != "" {
 		jf, err := cli.Create(jtlPath)

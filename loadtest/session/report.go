@@ -13,10 +13,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// ReadCurves reads saved results into curves, one per argument: files
-// joined with commas form one curve (e.g. one JTL file per client count).
-// A curve is named by names (comma-separated, in order), else by its
-// first run's name (not a JTL file's), else by its first file's base name.
+// ReadCurves reads saved results into curves, one per argument of files
+// joined with commas, named by names (comma-separated), else by the first
+// run's name, else by the first file's base name.
 func ReadCurves(args []string, names string) ([]chart.Curve, error) {
 	var nameList []string
 	if names != "" {
@@ -46,14 +45,9 @@ func ReadCurves(args []string, names string) ([]chart.Curve, error) {
 }
 
 // Report prints the summary of every run of curves to w, with objs'
-// verdicts and, for a curve of several runs, the sweep table (with
-// target's columns), after a warning when the runs come from different
-// environments; with a chart prefix it draws the sweep charts when a curve
-// has several runs, the timeline charts otherwise, and the cold-start
-// chart. The Verdict says whether a run missed an objective.
+// verdicts and a sweep table for a curve of several runs, and draws the
+// charts with a chart prefix.
 func Report(w io.Writer, curves []chart.Curve, objs []loadtest.Objective, charts string, target watch.Target) (Verdict, error) {
-	// Results from different machines, builds or servers are compared with
-	// a warning at the top, before any figure.
 	var all []*loadtest.Result
 	sweepLike := false
 	for _, c := range curves {

@@ -2,6 +2,7 @@ package session
 
 import (
 	"os"
+	"slices"
 	"strings"
 
 	"bbslab/internal/cli"
@@ -63,13 +64,8 @@ func (q Requests) Build() ([]loadtest.Request, error) {
 // -form, -body or -body-file, -H, -expect and -contains.
 func (q Requests) request() (loadtest.Request, error) {
 	r := loadtest.Request{Method: q.Method, Expect: q.Expect, Contains: q.Contains}
-	given := 0
-	for _, v := range []string{q.Form, q.Body, q.BodyFile} {
-		if v != "" {
-			given++
-		}
-	}
-	if given > 1 {
+	given := slices.DeleteFunc([]string{q.Form, q.Body, q.BodyFile}, func(v string) bool { return v == "" })
+	if len(given) > 1 {
 		return r, cli.Usagef("give one of -form, -body and -body-file")
 	}
 	var err error

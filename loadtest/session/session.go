@@ -4,24 +4,15 @@
 //	v, err := session.Run(ctx, settings, session.Options{Out: "run.json", CSV: "run.csv", Stdout: os.Stdout})
 //	v, err = session.Sweep(ctx, settings, []int{5, 10, 20}, session.Options{Out: "sweep.json", Charts: "article", Stdout: os.Stdout})
 //
-// A run or a sweep comes with its output files (the JSON result, the
-// per-second CSV, the JTL lines with their environment, a CPU profile of
-// the generator; a sweep's one per step), its summaries, its sweep table
-// and charts, its objectives' verdicts and the live dashboard's steps; and
-// Report is the report of saved results. The Verdict says whether the run
-// was interrupted or missed an objective, for the command's exit code.
-//
-// It sits above the engine (loadtest), the results' files and text
-// (resultfile, text), the watcher's summaries (watch), the charts (chart)
-// and the dashboard's feed (feed), and knows no target: the server's
-// columns and charts come in Options.Target. What a command line says of
-// a run's requests and of what it watches (Requests, Watch) is declared
-// here, each flag a tagged field as the run's settings are in
-// loadtest.Settings (cli.BindFlags); the commands keep the rest of their
-// flags and their exit codes (cmd/loadtest).
+// A run or a sweep comes with its output files, summaries, sweep table,
+// charts, objectives' verdicts and the live dashboard's steps; Report is
+// the report of saved results. The package knows no target: the server's
+// columns and charts come in Options.Target. Requests and Watch declare
+// what a command line says of a run's requests and of what it watches.
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -37,28 +28,21 @@ import (
 
 // Options say where a run or a sweep writes what it measured.
 type Options struct {
-	// Title names the load on the dashboard (Feed).
-	Title string
-	// Out is the JSON file of the result (a run) or of the sweep.
-	Out string
-	// CSV, JTL and CPUProfile are the files of the per-second series,
-	// the per-request lines and the generator's CPU profile; a sweep
-	// writes one of each per step, named by StepPath.
+	Title string // the load's name on the dashboard
+	Out   string // the JSON file of the result or the sweep
+	// CSV, JTL and CPUProfile are the files of the per-second series, the
+	// per-request lines and the generator's CPU profile; a sweep writes
+	// one of each per step, named by StepPath.
 	CSV, JTL, CPUProfile string
-	// Charts is a sweep's chart file prefix; empty for none.
-	Charts string
-	// Objectives are checked against each result, the verdicts printed.
-	Objectives []loadtest.Objective
-	// Target gives the server's columns of the sweep table and its charts.
-	Target watch.Target
-	// Feed, when set, is told each step as it begins and ends.
-	Feed *feed.Feed
-	// Stdout gets the summaries and verdicts.
-	Stdout io.Writer
+	Charts               string // a sweep's chart file prefix
+	Objectives           []loadtest.Objective
+	Target               watch.Target
+	Feed                 *feed.Feed // told each step as it begins and ends
+	Stdout               io.Writer
 }
 
-// A Verdict says how a run or a sweep ended beyond its errors: stopped by
-// its context (its results written all the same), or short of an objective.
+// A Verdict says whether a run or a sweep was interrupted or short of an
+// objective.
 type Verdict struct {
 	Interrupted, Missed bool
 }
@@ -94,9 +78,8 @@ func Run(ctx context.Context, s loadtest.Settings, o Options) (Verdict, error) {
 	return v, nil
 }
 
-// Sweep performs one run of s per client count (loadtest.Sweep), each
-// with its own files and summary, then prints the sweep table, writes the
-// sweep's JSON and charts, and prints the objectives' verdicts per step.
+// Sweep performs one run of s per client count, each with its own files
+// and summary, then writes the sweep table, JSON, charts and verdicts.
 func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (Verdict, error) {
 	step := 0
 	runs, err := loadtest.Sweep(ctx, s, clients, func(ctx context.Context, s loadtest.Settings) (*loadtest.Result, error) {
@@ -139,11 +122,8 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 		}
 	}
 	if o.Charts != "" && len(runs) > 0 {
-		name := s.Name
-		if name == "" {
-			name = string(s.Model)
-		}
-		files, err := chart.WriteSweepCharts(o.Charts, []chart.Curve{{Name: name, Runs: runs}}, server(o.Target))
+		curve := chart.Curve{Name: cmp.Or(s.Name, string(s.Model)), Runs: runs}
+		files, err := chart.WriteSweepCharts(o.Charts, []chart.Curve{curve}, server(o.Target))
 		if err != nil {
 			return Verdict{}, err
 		}
@@ -162,9 +142,7 @@ func Sweep(ctx context.Context, s loadtest.Settings, clients []int, o Options) (
 	return v, nil
 }
 
-// planned is how long a run of s is planned to load (warm-up included),
-// for the dashboard's time left: its duration, or its bound with a
-// request budget.
+// planned is how long a run of s is planned to load, warm-up included.
 func planned(s loadtest.Settings) time.Duration {
 	if s.Duration > 0 {
 		return s.Warmup + s.Duration
@@ -177,23 +155,17 @@ func server(t watch.Target) chart.Server {
 	return chart.Server{Charts: t.Charts, Stats: t.Stats}
 }
 
-// writeUSL prints the Universal Scalability Law fitted to a sweep of 3
-// client counts or more, with its predicted peak beside the measured one;
-// nothing when it cannot be fitted.
+// writeUSL prints the Universal Scalability Law fitted to a sweep, beside
+// the measured peak, when it can be fitted.
 func writeUSL(w io.Writer, runs []*loadtest.Result) {
 	var clients []int
 	var x []float64
-	peak, at := 0.0, 0
 	for _, r := range runs {
-		if r.Total.Throughput <= 0 {
-			continue
-		}
-		clients, x = append(clients, r.Total.Clients), append(x, r.Total.Throughput)
-		if r.Total.Throughput > peak {
-			peak, at = r.Total.Throughput, r.Total.Clients
+		if r.Total.Throughput > 0 {
+			clients, x = append(clients, r.Total.Clients), append(x, r.Total.Throughput)
 		}
 	}
-	if u, err := loadtest.FitUSL(clients, x); err == nil {
-		fmt.Fprintf(w, "%s; measured peak %.0f/s at %d clients\n", u, peak, at)
+	if t := text.USLText(clients, x); t != "" {
+		fmt.Fprintln(w, t)
 	}
 }

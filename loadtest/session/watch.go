@@ -14,11 +14,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Watch is what a run or a sweep watches of its target, as a command line
-// gives it: the stats endpoint and the profiles. Its fields are the flags
-// of loadtest run and sweep (cli.BindFlags reads their tags), but for
-// Stats (-server-stats), whose help gives the target's own addresses and
-// is the command's.
+// Watch is what a run or a sweep watches of its target, as the flags of
+// loadtest run and sweep give it; Stats (-server-stats) is bound by the
+// command, whose help names the target's addresses.
 type Watch struct {
 	Stats   string
 	Format  string   `flag:"server-stats-format" default:"auto" help:"format of -server-stats: auto (by Content-Type), json or prometheus"`
@@ -28,15 +26,10 @@ type Watch struct {
 	Dir     string   `flag:"profile-dir" default:"." arg:"directory" help:"directory for profile files (PREFIX-<clients>clients-<kind>.pb.gz, PREFIX from -out or \"loadtest\")"`
 }
 
-// Apply gives s its watcher as w asks (none when w names neither stats
-// nor profiles) and, with a dashboard's feed o.Feed, has the runs of s
-// feed it: their seconds, and the target's stats and request states. The
-// target is o.Target unless w.Stats serves Prometheus text without its
-// metrics at its first read: then any Go service's (watch.GoService). It
-// becomes o.Target (the sweep table's columns and the charts), with the
-// -server-metric readings added. Profiles are named after o.Out. Bad
-// values are usage errors naming the flag; stderr gets why the stats
-// could not be read at once.
+// Apply gives s its watcher as w asks and, with o.Feed, has the runs of s
+// feed the dashboard. o.Target becomes the target w.Stats describes
+// (watch.Describe) with the -server-metric readings added. Bad values are
+// usage errors naming the flag.
 func (w Watch) Apply(ctx context.Context, s *loadtest.Settings, o *Options, stderr io.Writer) error {
 	wo := watch.Options{StatsURL: w.Stats, Format: w.Format}
 	if o.Feed != nil {

@@ -12,10 +12,8 @@ import (
 )
 
 // EnvironmentDifferences names how the environments of results differ
-// from the first one's: the generator's machine, Go and build, and every
-// fact of the server's objects (database, host, config) that differs, as
-// "name: first vs other". Results without an environment (JTL files, older
-// results) are skipped. It is empty when all ran alike.
+// from the first one's, as "name: first vs other"; results without an
+// environment are skipped.
 func EnvironmentDifferences(results []*loadtest.Result) []string {
 	var ref *loadtest.Environment
 	var out []string
@@ -60,26 +58,19 @@ func WriteEnvironmentWarning(w io.Writer, results []*loadtest.Result) {
 // maxDifferences bounds how many differing server facts one line names.
 const maxDifferences = 8
 
-// ServerDifferences names the facts of the server's objects
-// (Environment.Server) that differ between a and b, leaf by leaf, as
-// "path: a's vs b's" (at most 8, then how many more): "config.workers: 4
-// vs 8".
+// ServerDifferences names the facts of the server's objects that differ
+// between a and b, leaf by leaf, e.g. "config.workers: 4 vs 8".
 func ServerDifferences(a, b *loadtest.Environment) []string {
 	return flatDifferences(a.Server, b.Server)
 }
 
-// flatDifferences compares two sets of opaque JSON objects leaf by leaf
-// and names the paths whose values differ (at most maxDifferences, then
-// how many more).
+// flatDifferences names the leaves whose values differ between two sets of
+// JSON objects (at most maxDifferences, then how many more).
 func flatDifferences(a, b map[string]json.RawMessage) []string {
 	fa, fb := FlatLeaves(a), FlatLeaves(b)
-	keys := slices.Collect(maps.Keys(fa))
-	for k := range fb {
-		if _, ok := fa[k]; !ok {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	all := maps.Clone(fa)
+	maps.Copy(all, fb)
+	keys := slices.Sorted(maps.Keys(all))
 	var out []string
 	more := 0
 	for _, k := range keys {
@@ -106,17 +97,7 @@ func flatDifferences(a, b map[string]json.RawMessage) []string {
 	return out
 }
 
-// flatten puts each leaf of the JSON value raw into m under its dotted
-// path; a value that is not JSON is kept as one leaf.
-func flatten(m map[string]string, path string, raw json.RawMessage) {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		m[path] = string(raw)
-		return
-	}
-	flattenValue(m, path, v)
-}
-
+// flattenValue puts each leaf of v into m under its dotted path.
 func flattenValue(m map[string]string, path string, v any) {
 	switch x := v.(type) {
 	case map[string]any:
@@ -132,11 +113,17 @@ func flattenValue(m map[string]string, path string, v any) {
 }
 
 // FlatLeaves returns each leaf of the opaque JSON objects m under its
-// dotted path ("config.workers"), its value as text.
+// dotted path ("config.workers"), its value as text; a value that is not
+// JSON is one leaf.
 func FlatLeaves(m map[string]json.RawMessage) map[string]string {
 	f := map[string]string{}
-	for k, v := range m {
-		flatten(f, k, v)
+	for k, raw := range m {
+		var v any
+		if err := json.Unmarshal(raw, &v); err != nil {
+			f[k] = string(raw)
+			continue
+		}
+		flattenValue(f, k, v)
 	}
 	return f
 }

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 
@@ -16,13 +17,7 @@ func WriteObjectiveResults(w io.Writer, vs []loadtest.ObjectiveResult) bool {
 		if !v.Pass {
 			word, all = "FAIL", false
 		}
-		unit := " ms"
-		switch v.Objective.Metric {
-		case "errors":
-			unit = "%"
-		case "throughput":
-			unit = "/s"
-		}
+		unit := cmp.Or(map[string]string{"errors": "%", "throughput": "/s"}[v.Objective.Metric], " ms")
 		fmt.Fprintf(w, "SLO %s %s: measured %.4g%s\n", word, v.Objective.Text, v.Value, unit)
 		if v.Warning != "" {
 			fmt.Fprintf(w, "SLO WARNING %s: %s\n", v.Objective.Text, v.Warning)

@@ -13,17 +13,11 @@ import (
 	"bbslab/loadtest"
 )
 
-// WriteSummary writes r's summary to w: vegeta's text report of the total
-// (requests, duration, latencies, bytes, success, status codes, error
-// set), a table by label when the run had several, then what the lab
-// adds: errors by kind, the open model's drops, the generator's cost, the
-// lines watched, if any, the timeline and the warnings. The lines watched
-// say what the watcher saw (package watch: watch.Summary gives the
-// server's readings and the profiles taken).
-//
-// Unlike vegeta's, the rate and the throughput both divide by the
-// measured window (attack), the lab's rule for every throughput, and the
-// latencies are of successful requests only.
+// WriteSummary writes r's summary to w: vegeta's text report of the
+// total, a table by label when the run had several, then what the lab
+// adds, the lines watched among them. Unlike vegeta's, the rate and the
+// throughput both divide by the measured window, and the latencies are of
+// successful requests only.
 func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 	t := &r.Total
 	dur := func(msv float64) string { return time.Duration(msv * 1e6).Round(time.Microsecond).String() }
@@ -79,8 +73,6 @@ func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 		}
 		drain := ""
 		if r.DrainSeconds > 0 {
-			// Throughput divides by the window alone: say so when the run
-			// went on past it.
 			drain = fmt.Sprintf(", then %.2f s waiting for the requests in flight (throughput is per measured second)", r.DrainSeconds)
 		}
 		cpu, rss := "cpu not available on this OS", "peak rss not available on this OS"
@@ -122,8 +114,7 @@ func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 	return nil
 }
 
-// ErrorKindsText lists error counts by kind, "timeout 3, status 1", in
-// kind order.
+// ErrorKindsText lists error counts by kind, "status 1, timeout 3".
 func ErrorKindsText(m map[string]int64) string {
 	var parts []string
 	for _, k := range slices.Sorted(maps.Keys(m)) {
@@ -144,7 +135,7 @@ func writeLabelTable(w io.Writer, r *loadtest.Result) error {
 }
 
 // statusCodesText lists responses by status code as vegeta does,
-// "0:14  200:236", in code order ("0": no response).
+// "0:14  200:236".
 func statusCodesText(m map[string]int64) string {
 	keys := slices.Sorted(maps.Keys(m))
 	sort.SliceStable(keys, func(i, j int) bool { return len(keys[i]) < len(keys[j]) }) // "0" before "200"

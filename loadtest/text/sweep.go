@@ -11,20 +11,15 @@ import (
 	"bbslab/loadtest"
 )
 
-// A Column is one server figure of the sweep table: Value's figure of a
-// run, ok false when the run lacks it, under the header Header, printed
-// with the fmt verb Format (default "%.3f"). Package watch makes them
-// (watch.Columns): the engine does not read Result.Server itself.
+// A Column is one server figure of the sweep table, printed with Format
+// (default "%.3f"); Value reports false when the run lacks it.
 type Column struct {
 	Header, Format string
 	Value          func(*loadtest.Result) (v float64, ok bool)
 }
 
-// WriteSweepTable writes one line per run, like the article's tables:
-// clients, throughput, ideal throughput (clients/think), mean, p50, p95, p99,
-// errors and the generator's CPU; when runs have server stats, also the
-// server columns given (the target's package says which: for the board,
-// its CPU, worker queue and waits per request).
+// WriteSweepTable writes one line per run, like the article's tables,
+// with the server columns when runs have server stats.
 func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) error {
 	withServer := len(server) > 0 && slices.ContainsFunc(runs, func(r *loadtest.Result) bool { return len(r.Server) > 0 })
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -61,4 +56,15 @@ func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) erro
 		fmt.Fprintf(tw, "%s\t\n", note)
 	}
 	return tw.Flush()
+}
+
+// USLText fits the Universal Scalability Law to throughputs x at clients
+// and sets the measured peak beside it; "" when it cannot be fitted.
+func USLText(clients []int, x []float64) string {
+	u, err := loadtest.FitUSL(clients, x)
+	if err != nil {
+		return ""
+	}
+	i := slices.Index(x, slices.Max(x))
+	return fmt.Sprintf("%s; measured peak %.0f/s at %d clients", u, x[i], clients[i])
 }
