@@ -10,25 +10,18 @@ import (
 	"bbslab/machine"
 )
 
-// Before a disturbed point (or calibration probe) is measured again, the
-// runner waits until the cores are quiet, up to [disturbance] settle: other
-// work that comes in bursts (3 s of every 10, the hypervisor's steal for a
-// minute) would otherwise disturb the re-measure that starts at once as
-// often as it did the first, and each spends a step of max_extra. Quiet is
-// what the baseline expects of idle cores plus the threshold, over windows
-// of settleWindow read from the server's own counters (its stats, read at
-// the moment asked) and the generator's (this process's). The wait counts
-// in max_extra; when the cores stay busy to the end of it, the point is
-// measured anyway and judged as ever.
+// Before a disturbed point or probe is measured again, the runner waits
+// until the cores are quiet, up to [disturbance] settle: a burst of other
+// work would otherwise disturb the re-measure as it did the first. The
+// wait counts in max_extra; cores still busy at its end are measured
+// anyway and judged as ever.
 
 // settleWindow is the span over which the cores' interference is read while
 // the runner waits for quiet.
 const settleWindow = 500 * time.Millisecond
 
-// settle waits until the server's and the generator's cores are quiet
-// by the baseline (busy reports what it last saw when they were not), at
-// most the file's settle and what max_extra has left. It returns when
-// quiet, when the time is up, or when nothing can be read to judge by.
+// settle waits until the server's and the generator's cores are quiet by
+// the baseline, or the time is up, or nothing can be read to judge by.
 func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where string) error {
 	b := x.res.Disturbance.Baseline
 	if b == nil {
@@ -38,13 +31,10 @@ func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where stri
 }
 
 // settleSteal waits, before a calibration's first probe, until the
-// hypervisor takes no more than the threshold from the server's cores (at
-// most [disturbance] settle): with no baseline yet, steal is held to the
-// least the run has read, or none. A calibration measured in a burst of
-// steal would put the board where the file says only while the burst
-// lasts. A steal that outlasts the wait is calibrated on, and redone if
-// the run later reads less (recalibrationReason). Other processes are not
-// waited for: a steady one is part of the machine.
+// hypervisor's steal from the server's cores is within the threshold of
+// the least the run has read: a calibration measured in a burst of steal
+// holds only while the burst lasts. Other processes are not waited for: a
+// steady one is part of the machine.
 func (x *experimentRunner) settleSteal(ctx context.Context, lr *serverRun) error {
 	if x.res.Disturbance == nil || x.res.Disturbance.Steal == "" {
 		return nil
@@ -53,8 +43,8 @@ func (x *experimentRunner) settleSteal(ctx context.Context, lr *serverRun) error
 	return x.settleOn(ctx, lr, "calibrate", &measure.Baseline{Server: &measure.Cores{Level: math.Inf(1), Steal: &floor}})
 }
 
-// settleProbe is settle for a calibration probe: the cores are judged
-// against the probes accepted so far, as the probes are (probeJudge).
+// settleProbe is settle for a calibration probe, against the probes
+// accepted so far.
 func (x *experimentRunner) settleProbe(ctx context.Context, lr *serverRun, j *probeJudge) error {
 	return x.settleOn(ctx, lr, "calibrate", &j.accepted)
 }
@@ -93,8 +83,7 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 		}
 		last, prev = why, cur
 		used := time.Since(start)
-		// The wait so far is not yet counted in max_extra (the defer
-		// does): room must stay for it, another window and the step.
+		// Room must stay for the wait so far, another window and the step.
 		if used+settleWindow > limit || !x.fits(used+settleWindow+x.e.stepLength()) {
 			x.logf("%s: the cores were still busy after %.1f s (%s): measuring it again anyway", where, used.Seconds(), why)
 			return nil
@@ -156,8 +145,8 @@ func (q *quietReader) read(ctx context.Context) (quietRead, error) {
 }
 
 // busyCores says how the cores were busy between two reads beyond what
-// the baseline b expects of them (the server idle, the generator idle),
-// "" when they were quiet or nothing could be judged.
+// the baseline expects of idle cores, "" when they were quiet or nothing
+// could be judged.
 func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, base *measure.Baseline) string {
 	dt := b.at.Sub(a.at).Seconds()
 	if dt <= 0 {
