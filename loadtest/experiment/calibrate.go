@@ -143,7 +143,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 			x.logf("calibrate: %s = %s: disturbed (%s): probing it again", c.Var, calibrate.FormatWait(wait), why)
 			x.res.Disturbance.Remeasured++
 			j.disturbed = append(j.disturbed, disturbedProbe(c, wait, r, server, why))
-			if err := x.settleProbe(ctx, lr, j); err != nil {
+			if err := x.settleOn(ctx, lr, "calibrate", &j.accepted); err != nil {
 				return nil, err
 			}
 		}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,8 +14,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// checkClaims validates the claims against the file's own runs, client
-// counts, readings, labels and profiles, and sets default factors.
+// checkClaims validates the claims against the file and sets default
+// factors.
 func (e *Experiment) checkClaims() []error {
 	var errs []error
 	ids := map[string]bool{}
@@ -76,9 +77,7 @@ func (e *Experiment) checkOperand(o *claim.Operand) []string {
 	if o.Factor < 0 {
 		out = append(out, fmt.Sprintf("factor = %g: want a positive factor", o.Factor))
 	}
-	if o.Factor == 0 {
-		o.Factor = 1
-	}
+	o.Factor = cmp.Or(o.Factor, 1)
 	if o.Value != nil {
 		if o.Run != "" || o.Clients != 0 || o.At != "" || o.Metric != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Bucket != "" || o.Truth != "" || o.Tune != "" {
 			out = append(out, "value is a constant: give no run, clients, at, metric, label, reading, profile, bucket, truth or tune with it")
@@ -182,10 +181,7 @@ func (e *Experiment) profileAt() int {
 	return e.Load.Clients[len(e.Load.Clients)-1]
 }
 
-// checkControl returns what is wrong with a claim's control: a run, a
-// client count or a start the claim does not read, a control that
-// changes nothing, or a substituted check that is not a check of this
-// file.
+// checkControl returns what is wrong with a claim's control.
 func (e *Experiment) checkControl(c *claim.Claim) []string {
 	ct := c.Control
 	if ct == nil {

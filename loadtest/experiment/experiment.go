@@ -39,25 +39,16 @@ type Experiment struct {
 	Disk     diskSpec     `toml:"disk"`
 	// Calibrate, when it names a var, sets that server variable from the
 	// machine before the runs.
-	Calibrate calibrate.Spec `toml:"calibrate"`
-	Truth     truthSpec      `toml:"truth"`
-	// Disturbance says when other work on the machine disturbed a
-	// measurement and how often it is measured again.
-	Disturbance measure.Rules `toml:"disturbance"`
-	// Tune, when it names starts, tunes each run's server instead of
-	// sweeping client counts.
-	Tune  tuneSection `toml:"tune"`
-	Fleet fleetSpec   `toml:"fleet"`
-	Runs  []runSpec   `toml:"run"`
-	// Claims are the statements the experiment tests, each traced to its
-	// source.
-	Claims []claim.Claim `toml:"claim"`
+	Calibrate   calibrate.Spec `toml:"calibrate"`
+	Truth       truthSpec      `toml:"truth"`
+	Disturbance measure.Rules  `toml:"disturbance"`
+	Tune        tuneSection    `toml:"tune"`
+	Fleet       fleetSpec      `toml:"fleet"`
+	Runs        []runSpec      `toml:"run"`
+	Claims      []claim.Claim  `toml:"claim"`
 
-	// Quick is set by MakeQuick.
-	Quick bool `toml:"-"`
-	// Dir is the directory of the experiment file, which relative paths in
-	// the server command start from.
-	Dir string `toml:"-"`
+	Quick bool   `toml:"-"` // set by MakeQuick
+	Dir   string `toml:"-"` // the file's directory, where relative paths start
 }
 
 // serverSpec says how to start and drive the server under test. Every
@@ -65,9 +56,8 @@ type Experiment struct {
 // ports picked for each run), {{dir}} (the run's output directory), and the
 // run's own vars.
 type serverSpec struct {
-	// Command is the program and its arguments; a run's Args are appended.
-	Command []string `toml:"command"`
-	Env     []string `toml:"env"` // KEY=VALUE
+	Command []string `toml:"command"` // a run's Args are appended
+	Env     []string `toml:"env"`     // KEY=VALUE
 	// Ready answers 200 when the server can take load; Reset is POSTed to
 	// restore the data before each run and after validation.
 	Ready string `toml:"ready"`
@@ -90,15 +80,10 @@ type loadSpec struct {
 	// the run's placeholders); a step's name and client count are the
 	// runner's, and a [[run]] may set any of the others for its own steps.
 	loadtest.Settings
-	Clients []int `toml:"clients"`
-	// ResetEach resets the data before every client count, not only
-	// before each run.
-	ResetEach bool `toml:"reset_each"`
-	// SLO is checked at every step, e.g. "p99.9<5ms,errors<0.1%".
-	SLO string `toml:"slo"`
-	// Deadlines are latencies whose share of requests within them is
-	// tabled per step.
-	Deadlines []cli.Duration `toml:"deadlines"`
+	Clients   []int          `toml:"clients"`
+	ResetEach bool           `toml:"reset_each"` // reset before every client count too
+	SLO       string         `toml:"slo"`        // checked at every step
+	Deadlines []cli.Duration `toml:"deadlines"`  // latencies whose share is tabled per step
 	// Repeats is how many times each point is measured (0: 1); the point's
 	// value is the median and its spread the range.
 	Repeats int `toml:"repeats"`
@@ -120,10 +105,8 @@ type validateSpec struct {
 // statsSpec names the stats taken from the server's stats JSON or
 // Prometheus text endpoint.
 type statsSpec struct {
-	// URL is read every second during each measured step; empty: none.
-	URL string `toml:"url"`
-	// Format is "auto" (or empty), "json" or "prometheus".
-	Format string       `toml:"format"`
+	URL    string       `toml:"url"`    // read every second of each step
+	Format string       `toml:"format"` // "auto" (or empty), "json" or "prometheus"
 	Stats  []watch.Stat `toml:"reading"`
 	// EnvironmentKeys names the top-level objects of the stats JSON copied
 	// into each result's environment (default: the target's).
@@ -132,14 +115,10 @@ type statsSpec struct {
 
 // profileSpec configures the profiles taken during a step.
 type profileSpec struct {
-	// URL is the base of the profile endpoints; empty takes none.
-	URL string `toml:"url"`
-	// Kinds are "cpu" (URL/pprof/profile) and "fgprof" (URL/fgprof).
-	Kinds []string `toml:"kinds"`
-	// At is the client count whose step is profiled (default: the largest).
-	At int `toml:"at"`
-	// Seconds is the profile length (default: the step's, at most 30).
-	Seconds int `toml:"seconds"`
+	URL     string   `toml:"url"`     // the base of the profile endpoints
+	Kinds   []string `toml:"kinds"`   // "cpu" (URL/pprof/profile) and "fgprof" (URL/fgprof)
+	At      int      `toml:"at"`      // the client count profiled (default: the largest)
+	Seconds int      `toml:"seconds"` // default: the step's, at most 30
 	// Buckets split a wall-clock profile by the first frame found in each
 	// sample's stack; samples with none count as "elsewhere".
 	Buckets []watch.Bucket `toml:"bucket"`
@@ -163,10 +142,8 @@ type runSpec struct {
 	// Start is when the load starts: "ready" (the default: after ready, a
 	// reset and validation) or "listening" (as soon as the port accepts
 	// connections: a cold start).
-	Start string `toml:"start"`
-	// Clients, when set, replaces load.clients, which must then name one
-	// count.
-	Clients int        `toml:"clients"`
+	Start   string     `toml:"start"`
+	Clients int        `toml:"clients"` // replaces load.clients, of one count
 	Fleet   *fleetSpec `toml:"fleet"`
 	// Settings, those set, replace load's for this run's steps
 	// (runSettings); a run cannot set one back to zero.
@@ -241,8 +218,9 @@ func (e *Experiment) check() error {
 	if e.Name == "" {
 		errs = append(errs, errors.New("name: missing"))
 	}
+	disturbance := func() []error { return e.Disturbance.Check("disturbance") }
 	for _, f := range []func() []error{e.checkServer, e.checkLoad, e.checkWatch, e.checkRuns, e.checkFleet,
-		e.checkCalibrate, func() []error { return e.Disturbance.Check("disturbance") }, e.checkTruth, e.checkTune, e.checkClaims} {
+		e.checkCalibrate, disturbance, e.checkTruth, e.checkTune, e.checkClaims} {
 		errs = append(errs, f()...)
 	}
 	return errors.Join(errs...)

@@ -30,20 +30,16 @@ import (
 type fleetSpec struct {
 	Replicas int    `toml:"replicas"` // 0: no fleet
 	Balance  string `toml:"balance"`  // "leastconn" (the default) or "roundrobin"
-	// MaxConn caps the requests HAProxy sends one replica at once (0: no cap).
-	MaxConn int `toml:"maxconn"`
+	MaxConn  int    `toml:"maxconn"`  // HAProxy's cap per replica (0: none)
 	// PgBouncer is "off" (the default), "session" or "transaction";
 	// PgBouncerPool its server connections (default 10).
 	PgBouncer     string `toml:"pgbouncer"`
 	PgBouncerPool int    `toml:"pgbouncer_pool"`
-	// PgBouncerCPUs holds PgBouncer to these CPUs rather than [server]'s.
-	PgBouncerCPUs []int `toml:"pgbouncer_cpus"`
+	PgBouncerCPUs []int  `toml:"pgbouncer_cpus"` // rather than [server]'s
 	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0: none;
 	// -1, none either, for a run to lift the file's).
-	ConnLimit int `toml:"conn_limit"`
-	// AdminDSN is the database server's admin DSN, over which the role is
-	// created and dropped.
-	AdminDSN string `toml:"admin_dsn"`
+	ConnLimit int    `toml:"conn_limit"`
+	AdminDSN  string `toml:"admin_dsn"` // where the role is created and dropped
 	// Ready is the path of a replica's ready URL on its admin port; DSNEnv
 	// the environment variable that carries each replica's database URL.
 	Ready  string `toml:"ready"`
@@ -116,9 +112,7 @@ func (e *Experiment) checkFleet() []error {
 // exits it reported.
 type runFleet struct {
 	*fleet.Fleet
-	// watch reads the whole fleet, served at statsURL; nil without [stats]
-	// url.
-	watch    *fleetwatch.Fleet
+	watch    *fleetwatch.Fleet // reads the whole fleet; nil without [stats] url
 	statsURL string
 	target   watch.Target
 

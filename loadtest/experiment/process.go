@@ -59,7 +59,7 @@ func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) 
 func (p *serverProc) waitReady(parent context.Context, url string, timeout time.Duration) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	var last string
-	return p.poll(parent, url, timeout, 100*time.Millisecond, "before it was ready", func(ctx context.Context) bool {
+	ready := func(ctx context.Context) bool {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := client.Do(req)
 		if err != nil {
@@ -70,7 +70,8 @@ func (p *serverProc) waitReady(parent context.Context, url string, timeout time.
 		resp.Body.Close()
 		last = resp.Status
 		return resp.StatusCode == http.StatusOK
-	}, func() string {
+	}
+	return p.poll(parent, url, timeout, 100*time.Millisecond, "before it was ready", ready, func() string {
 		return fmt.Sprintf("was not ready at %s within %v (last answer: %s)", url, timeout, last)
 	})
 }
@@ -78,14 +79,16 @@ func (p *serverProc) waitReady(parent context.Context, url string, timeout time.
 // waitListening waits until addr accepts TCP connections, the server
 // exits, or timeout.
 func (p *serverProc) waitListening(parent context.Context, addr string, timeout time.Duration) error {
-	var d net.Dialer
-	return p.poll(parent, addr, timeout, 5*time.Millisecond, "before it listened on "+addr, func(ctx context.Context) bool {
-		c, err := d.DialContext(ctx, "tcp", addr)
+	listening := func(ctx context.Context) bool {
+		c, err := new(net.Dialer).DialContext(ctx, "tcp", addr)
 		if err == nil {
 			c.Close()
 		}
 		return err == nil
-	}, func() string { return fmt.Sprintf("did not listen on %s within %v", addr, timeout) })
+	}
+	return p.poll(parent, addr, timeout, 5*time.Millisecond, "before it listened on "+addr, listening, func() string {
+		return fmt.Sprintf("did not listen on %s within %v", addr, timeout)
+	})
 }
 
 // poll tries up every interval until it reports true, the server exits

@@ -68,11 +68,5 @@ func quickCounts(e *Experiment) []int {
 		}
 		keep[c] = true
 	}
-	var out []int
-	for _, c := range all {
-		if keep[c] {
-			out = append(out, c)
-		}
-	}
-	return slices.Clip(out)
+	return slices.Clip(slices.DeleteFunc(slices.Clone(all), func(c int) bool { return !keep[c] }))
 }

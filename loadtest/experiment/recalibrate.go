@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -15,17 +16,13 @@ import (
 
 // calibrationInForce is the redone calibration, or the first.
 func calibrationInForce(r *outcome.Result) *calibrate.Calibration {
-	if r.Recalibration != nil {
-		return r.Recalibration
-	}
-	return r.Calibration
+	return cmp.Or(r.Recalibration, r.Calibration)
 }
 
-// recalibrate redoes the calibration after sweep when its point moved
-// (recalibrationReason), at most once, with at least minSweepsAfter sweeps
-// left, within disturbance.max_extra. The new wait is set on every server
-// and the sweeps before it are left out. Only interleaved runs are
-// recalibrated: measured run by run, the runs would differ in their wait.
+// recalibrate redoes the calibration after sweep when its point moved,
+// once at most, within max_extra, and sets the new wait on every server.
+// Only interleaved runs are recalibrated: measured run by run, the runs
+// would differ in their wait.
 func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, sweep int) error {
 	c, cal, cpu := x.e.Calibrate, calibrationInForce(x.res), x.res.Disturbance.CPU
 	if c.Var == "" || cal == nil || len(cal.Probes) == 0 || x.recalTried || cpu == "" {
@@ -86,7 +83,7 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 }
 
 // minSweepsAfter is the least number of sweeps a redone calibration must
-// have left: the claims are decided on them alone, with a spread.
+// have left for the claims, decided on them alone.
 const minSweepsAfter = 2
 
 // leaveOutEarlier drops every measurement of the live runs taken on an
@@ -113,11 +110,8 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calib
 }
 
 // recalibrationReason says why the calibration must be redone after
-// sweep, given at, the calibration's point's used measurement in it; ""
-// when it need not: the board's CPU per request moved from the
-// calibration's last probe (the machine's capacity moved), the steal it
-// ran in eased, or the point's reading left twice the calibration's
-// tolerance.
+// sweep, given at, its point's used measurement in it; "" when it need
+// not.
 func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *outcome.Repeat, sweep int) string {
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
 	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, outcome.ClientsText(c.Clients))
@@ -150,9 +144,7 @@ func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *o
 }
 
 // cpuTolerance is how far, in %, the board's CPU per request at the
-// calibration's point may move from the calibration's: the slow rule's
-// tolerance over the noise of its two probes with no wait, and which, in
-// words.
+// calibration's point may move from the calibration's, and why.
 func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, string) {
 	// Each probe is half their difference off their middle.
 	noise := cal.CPUNoise / 2
@@ -163,10 +155,9 @@ func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, st
 }
 
 // movedFromCalibration says why the claims on the calibration's share
-// cannot stand on what was measured; "" when they can. When the board's
-// median CPU per request at the calibration's point is off the
-// calibration in force by more than cpuTolerance, the wait no longer puts
-// the board at its point and the share measures the machine.
+// cannot stand, "" when they can: when the board's CPU per request at the
+// calibration's point moved beyond cpuTolerance, the share measures the
+// machine.
 func movedFromCalibration(r *outcome.Result) string {
 	cal := calibrationInForce(r)
 	if cal == nil || cal.Share == "" || len(cal.Probes) == 0 || r.Disturbance == nil || r.Disturbance.CPU == "" {

@@ -16,13 +16,6 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A repeat of a point is measured, judged against the baseline and, while
-// disturbed, measured again at once as the same repeat, so that with
-// interleaved sweeps it stays in its sweep. A whole step is measured again
-// rather than its busy seconds dropped, so that the steps the sweeps
-// compare keep one length. Every attempt is kept in the JSON; only the
-// used ones make the point's figures.
-
 // watchInterference resolves the readings the judgement reads (the
 // target's Interference and Steal, the server's CPU) among the watched
 // stats, adding those they lack.
@@ -59,14 +52,14 @@ func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
 	}
 	s.Scale = cmp.Or(s.Scale, 1)
 	s.Optional = s.Optional || optional
-	// A copy: the stats may be the file's or the target's own slice.
+	// Clipped: the stats may be the file's or the target's own slice.
 	x.res.Stats = append(slices.Clip(x.res.Stats), s)
 	return s.Name
 }
 
 // measureRepeat takes repeat rep of a run at clients and measures it
-// again while it is disturbed, as the budget allows; then it checks the
-// point for the quiet kind (quiet).
+// again, as the same repeat so that it stays in its sweep, while it is
+// disturbed and the budget allows; then it checks the point (quiet).
 func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, clients, rep int) error {
 	d := x.e.Disturbance
 	for attempt := 1; ; attempt++ {
@@ -159,11 +152,9 @@ func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Spa
 	}
 }
 
-// spans returns a measured span of the server's cores and one of the
-// generator's (nil where not read) and the interference to record (nil
-// where none was read). Where the server and the generator share cores,
-// the other's CPU on them (spread evenly over its cores) is not
-// interference.
+// spans returns the measured spans of the server's and the generator's
+// cores and the interference to record (each nil where not read). Where
+// the two share cores, the other's CPU on them is not interference.
 func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *outcome.Interference) {
 	d := x.res.Disturbance
 	in = &outcome.Interference{}
@@ -311,9 +302,8 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.
 }
 
 // tieBreak measures a point once more, in the slot of a repeat left out,
-// when its sweeps are done and its two used repeats disagree on the
-// server's CPU per request by more than tol %: two cannot tell which is
-// off, three can (quiet). Once per point, outside the budget's reserve.
+// when its two used repeats disagree on the server's CPU per request:
+// three can tell which is off (quiet).
 func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *outcome.Point, cpu string, tol float64, why string) error {
 	rs := p.Used()
 	if len(rs) != 2 || x.tieBroken[p] || !x.fits(x.e.stepLength()) || x.reserved() {

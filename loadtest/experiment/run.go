@@ -26,22 +26,15 @@ import (
 
 // Options tune Run.
 type Options struct {
-	Out string    // the report folder (created)
-	Log io.Writer // progress lines
-	// Target is all the runner knows of the server under test (for the
-	// board: contract.Board).
-	Target watch.Target
+	Out    string       // the report folder (created)
+	Log    io.Writer    // progress lines
+	Target watch.Target // all the runner knows of the server under test
 	// Live, when set, receives the dashboard's frames as the experiment
 	// runs; the report's index.html inlines them either way.
-	Live *live.Hub
-	// Progress, when set, receives a terminal's progress line, rewritten
-	// every second.
-	Progress io.Writer
-	// NoPin holds the server and the load generator to their CPUs by
-	// GOMAXPROCS alone, without pinning them.
-	NoPin bool
-	// Lang is the report's language: "ja" or English.
-	Lang string
+	Live     *live.Hub
+	Progress io.Writer // a terminal's progress line, rewritten every second
+	NoPin    bool      // hold the processes to their CPUs by GOMAXPROCS alone
+	Lang     string    // the report's language: "ja" or English
 
 	// serverCoresOnly judges only the server's cores, for the tests whose
 	// fake board drives them: the generator's real cores carry whatever
@@ -180,15 +173,12 @@ type experimentRunner struct {
 	// seq counts the measurements taken, total those planned.
 	seq, total int
 	// vars are set by the experiment for every run (the calibrated wait).
-	vars      map[string]string
-	described bool  // the stats URL was read once (describe)
-	genCores  []int // the load generator's CPUs (all when not pinned)
-	// recals counts the calibrations redone; recalTried is set once one
-	// was tried.
-	recals     int
-	recalTried bool
-	// judge and budget are reached through judgeOf and budgetOf, which set
-	// them up from the file.
+	vars       map[string]string
+	described  bool  // the stats URL was read once (describe)
+	genCores   []int // the load generator's CPUs (all when not pinned)
+	recals     int   // calibrations redone
+	recalTried bool  // a recalibration was tried (once at most)
+	// judge and budget are set up by judgeOf and budgetOf.
 	judge  measure.Judge
 	budget *measure.Budget
 	// quietChecked and tieBroken mark the points re-measured by quiet and

@@ -43,31 +43,27 @@ func (x *experimentRunner) settleSteal(ctx context.Context, lr *serverRun) error
 	return x.settleOn(ctx, lr, "calibrate", &measure.Baseline{Server: &measure.Cores{Level: math.Inf(1), Steal: &floor}})
 }
 
-// settleProbe is settle for a calibration probe, against the probes
-// accepted so far.
-func (x *experimentRunner) settleProbe(ctx context.Context, lr *serverRun, j *probeJudge) error {
-	return x.settleOn(ctx, lr, "calibrate", &j.accepted)
-}
-
 // settleOn is settle holding the cores to the baseline b.
 func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where string, b *measure.Baseline) error {
 	limit := time.Duration(x.e.Disturbance.Settle)
 	if x.e.Disturbance.Off || limit <= 0 {
 		return nil
 	}
-	q := x.quietReader(lr)
+	read := x.quietReader(lr)
 	start := time.Now()
 	defer func() { x.spent(time.Since(start)) }()
-	prev, err := q.read(ctx)
+	prev, err := read(ctx)
 	if err != nil {
 		return nil // not readable: measure and judge as ever
 	}
 	last := ""
 	for {
-		if err := sleepCtx(ctx, settleWindow); err != nil {
-			return err
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(settleWindow):
 		}
-		cur, err := q.read(ctx)
+		cur, err := read(ctx)
 		if err != nil {
 			return nil
 		}
@@ -91,57 +87,46 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 	}
 }
 
-// quietRead is one read of the counters settle judges by.
+// quietRead is one read of the counters settle judges by: the server's
+// stats (in seconds) and the generator's cores'.
 type quietRead struct {
-	at                       time.Time
-	interference, cpu, steal float64 // the server's, in seconds
-	srvOK, cpuOK, stealOK    bool
-	gen                      *machine.OwnCounters
+	at     time.Time
+	server map[string]float64
+	gen    *machine.OwnCounters
 }
 
-// quietReader reads the server's interference and CPU counters from its
-// stats (when the file reads them) and this process's cores' counters.
-type quietReader struct {
-	x              *experimentRunner
-	url            string
-	format         string
-	stats          []watch.Stat
-	interf, cp, st string
-}
-
-func (x *experimentRunner) quietReader(lr *serverRun) *quietReader {
+// quietReader returns the reader of the server's interference and CPU
+// counters from its stats (when the file reads them) and of this process's
+// cores' counters.
+func (x *experimentRunner) quietReader(lr *serverRun) func(context.Context) (quietRead, error) {
 	d, e := x.res.Disturbance, x.e
-	q := &quietReader{x: x, format: e.Stats.Format, interf: d.Interference, cp: d.CPU, st: d.Steal}
+	var url string
+	var stats []watch.Stat
 	if e.Stats.URL != "" && d.Interference != "" {
-		q.url = lr.x(e.Stats.URL)
+		url = lr.x(e.Stats.URL)
 		for _, s := range x.res.Stats {
 			if s.Name == d.Interference || s.Name == d.CPU || s.Name == d.Steal && d.Steal != "" {
-				q.stats = append(q.stats, s)
+				stats = append(stats, s)
 			}
 		}
 	}
-	return q
-}
-
-func (q *quietReader) read(ctx context.Context) (quietRead, error) {
-	r := quietRead{at: time.Now()}
-	if q.url != "" {
-		m, at, err := watch.ReadNow(ctx, q.url, q.format, q.stats)
-		if err != nil {
-			return r, err
+	return func(ctx context.Context) (quietRead, error) {
+		r := quietRead{at: time.Now()}
+		if url != "" {
+			m, at, err := watch.ReadNow(ctx, url, e.Stats.Format, stats)
+			if err != nil {
+				return r, err
+			}
+			r.at, r.server = at, m
 		}
-		r.at = at
-		r.interference, r.srvOK = m[q.interf]
-		r.cpu, r.cpuOK = m[q.cp]
-		r.steal, r.stealOK = m[q.st]
-	}
-	if q.x.opt.serverCoresOnly {
+		if x.opt.serverCoresOnly {
+			return r, nil
+		}
+		if c, err := machine.ReadCounters(); err == nil && c.Own != nil && c.Own.InterferenceSeconds != nil {
+			r.gen = c.Own
+		}
 		return r, nil
 	}
-	if c, err := machine.ReadCounters(); err == nil && c.Own != nil && c.Own.InterferenceSeconds != nil {
-		r.gen = c.Own
-	}
-	return r, nil
 }
 
 // busyCores says how the cores were busy between two reads beyond what
@@ -152,14 +137,20 @@ func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, base *measur
 	if dt <= 0 {
 		return ""
 	}
+	rate := func(name string) (float64, bool) {
+		va, okA := a.server[name]
+		vb, okB := b.server[name]
+		return 100 * (vb - va) / dt, okA && okB
+	}
+	d := x.res.Disturbance
 	var srv, gen *measure.Span
-	if a.srvOK && b.srvOK {
-		srv = &measure.Span{Interference: 100 * (b.interference - a.interference) / dt, Capacity: 100 * float64(len(lr.cores()))}
-		if a.cpuOK && b.cpuOK {
-			srv.Own = max(0, 100*(b.cpu-a.cpu)/dt)
+	if v, ok := rate(d.Interference); ok {
+		srv = &measure.Span{Interference: v, Capacity: 100 * float64(len(lr.cores()))}
+		if v, ok := rate(d.CPU); ok {
+			srv.Own = max(0, v)
 		}
-		if a.stealOK && b.stealOK {
-			srv.Steal, srv.HasSteal = 100*(b.steal-a.steal)/dt, true
+		if v, ok := rate(d.Steal); ok {
+			srv.Steal, srv.HasSteal = v, true
 		}
 	}
 	if a.gen != nil && b.gen != nil {
@@ -168,16 +159,4 @@ func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, base *measur
 		gen.Own = max(0, 100*(b.gen.BusySeconds-a.gen.BusySeconds)/dt-gen.Interference)
 	}
 	return x.judgeOf().Busy(base, srv, gen)
-}
-
-// sleepCtx sleeps d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
