@@ -16,8 +16,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// checkCalibrate validates the calibration against the file's runs and
-// readings, and fills in defaults.
+// checkCalibrate validates the calibration and fills in defaults.
 func (e *Experiment) checkCalibrate() []error {
 	c := &e.Calibrate
 	if c.Var == "" {
@@ -55,8 +54,7 @@ func (e *Experiment) hasReading(name string) bool {
 	return slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == name })
 }
 
-// calibrate runs the file's calibration on a server of its own and sets
-// its variable for the runs.
+// calibrate runs the calibration on a server of its own and sets its var.
 func (x *experimentRunner) calibrate(ctx context.Context) error {
 	c := x.e.Calibrate
 	var run runSpec // none when -runs left it out
@@ -83,9 +81,7 @@ func (x *experimentRunner) calibrate(ctx context.Context) error {
 
 // calibrateOn runs the calibration's probes on lr's running server and
 // returns what they chose, the server left with it. The probes' spans of
-// the cores become the baseline later steps are judged against: what other
-// work took of the machine while the calibration measured it is part of
-// the machine the runs are decided on.
+// the cores become the baseline later steps are judged against.
 func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*calibrate.Calibration, error) {
 	e, c := x.e, x.e.Calibrate
 	name := lr.run.Name
@@ -163,8 +159,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 	return cal, err
 }
 
-// disturbedProbe is a calibration probe that was measured again, for the
-// report.
+// disturbedProbe is a calibration probe measured again, for the report.
 func disturbedProbe(c calibrate.Spec, wait time.Duration, r *loadtest.Result, server map[string]float64, why string) calibrate.Probe {
 	p := calibrate.Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput, At: r.Start, Note: why}
 	if cpu, ok := server[c.CPU]; ok && p.Throughput > 0 {

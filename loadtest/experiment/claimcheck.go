@@ -14,8 +14,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// checkClaims validates the claims against the file and sets default
-// factors.
+// checkClaims validates the claims against the file.
 func (e *Experiment) checkClaims() []error {
 	var errs []error
 	ids := map[string]bool{}
@@ -58,8 +57,7 @@ func (e *Experiment) checkClaims() []error {
 	return errs
 }
 
-// checkSides returns what is wrong with a check's two sides, each
-// message led by its side's name.
+// checkSides returns what is wrong with a check's two sides.
 func (e *Experiment) checkSides(left, right *claim.Operand) []string {
 	var out []string
 	for _, msg := range e.checkOperand(left) {

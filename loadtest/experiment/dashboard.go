@@ -13,12 +13,10 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// clearLine clears a terminal's line, so that a log line replaces the
-// progress line.
+// clearLine clears a terminal's line for a log line to replace progress.
 const clearLine = "\r\033[K"
 
-// begin tells the dashboard that the next measurement starts and returns
-// the observers of its seconds.
+// begin tells the dashboard a measurement starts and returns its observers.
 func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer {
 	e := x.e
 	s := e.runSettings(lr.run)
@@ -52,9 +50,8 @@ func liveClaims(cs []outcome.Claim, final bool, pending map[string]bool) []live.
 	return out
 }
 
-// byPath keys a step's stats by their stats path, as Options.Target's
-// Limiting reads them, leaving out per-request stats and those with no
-// path.
+// byPath keys a step's stats (but per-request ones) by their stats path,
+// as Options.Target's Limiting reads them.
 func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 	out := map[string]float64{}
 	for _, r := range rs {
@@ -65,9 +62,8 @@ func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 	return out
 }
 
-// pendingClaims names the claims with a check that reads a run's "peak" or
-// "last" point while that run has not yet measured every one of the
-// experiment's client counts.
+// pendingClaims names the claims that read a run's "peak" or "last" point
+// before the run measured every client count.
 func pendingClaims(claims []claim.Claim, res *outcome.Result, counts []int) map[string]bool {
 	measured := map[string]int{}
 	for _, r := range res.Runs {

@@ -24,10 +24,8 @@ import (
 // a TOML file: each run starts the server with its own flags, checks it and
 // sweeps it over the client counts.
 type Experiment struct {
-	// Name and Description say what the experiment shows; the description
-	// heads the report.
 	Name        string `toml:"name"`
-	Description string `toml:"description"`
+	Description string `toml:"description"` // heads the report
 
 	Server   serverSpec   `toml:"server"`
 	Client   clientSpec   `toml:"client"`
@@ -51,10 +49,8 @@ type Experiment struct {
 	Dir   string `toml:"-"` // the file's directory, where relative paths start
 }
 
-// serverSpec says how to start and drive the server under test. Every
-// string may hold {{var}} placeholders: {{port}} and {{admin_port}} (free
-// ports picked for each run), {{dir}} (the run's output directory), and the
-// run's own vars.
+// serverSpec says how to start and drive the server under test; its
+// strings may hold {{port}}, {{admin_port}}, {{dir}} and the run's vars.
 type serverSpec struct {
 	Command []string `toml:"command"` // a run's Args are appended
 	Env     []string `toml:"env"`     // KEY=VALUE
@@ -76,40 +72,34 @@ type clientSpec struct {
 
 // loadSpec is the load applied at each client count.
 type loadSpec struct {
-	// Settings are every step's settings (their requests' strings may hold
-	// the run's placeholders); a step's name and client count are the
-	// runner's, and a [[run]] may set any of the others for its own steps.
+	// Settings are every step's; a [[run]] may set its own but the name
+	// and client count, which are the runner's.
 	loadtest.Settings
 	Clients   []int          `toml:"clients"`
 	ResetEach bool           `toml:"reset_each"` // reset before every client count too
 	SLO       string         `toml:"slo"`        // checked at every step
 	Deadlines []cli.Duration `toml:"deadlines"`  // latencies whose share is tabled per step
-	// Repeats is how many times each point is measured (0: 1); the point's
-	// value is the median and its spread the range.
-	Repeats int `toml:"repeats"`
-	// Interleave starts every run's server first, then measures the runs
-	// one after the other at each repeat and client count, so that the
-	// machine's drift hits every configuration alike.
+	Repeats   int            `toml:"repeats"`    // measurements of each point, by their median
+	// Interleave measures the runs in turns at each repeat and client
+	// count, so that the machine's drift hits every run alike.
 	Interleave bool `toml:"interleave"`
 }
 
 // MaxRepeats bounds load.repeats.
 const MaxRepeats = 20
 
-// validateSpec names the URL given to Options.Target's Validate (for the
-// board, its page); empty skips validation.
+// validateSpec names the URL Options.Target's Validate checks, if any.
 type validateSpec struct {
 	Board string `toml:"board"`
 }
 
-// statsSpec names the stats taken from the server's stats JSON or
-// Prometheus text endpoint.
+// statsSpec names the stats read from the server's JSON or Prometheus.
 type statsSpec struct {
 	URL    string       `toml:"url"`    // read every second of each step
 	Format string       `toml:"format"` // "auto" (or empty), "json" or "prometheus"
 	Stats  []watch.Stat `toml:"reading"`
 	// EnvironmentKeys names the top-level objects of the stats JSON copied
-	// into each result's environment (default: the target's).
+	// into each result (default: the target's).
 	EnvironmentKeys []string `toml:"environment"`
 }
 
@@ -122,9 +112,7 @@ type profileSpec struct {
 	// Buckets split a wall-clock profile by the first frame found in each
 	// sample's stack; samples with none count as "elsewhere".
 	Buckets []watch.Bucket `toml:"bucket"`
-	// Focus keeps only the samples whose stack holds this function name
-	// when computing bucket shares.
-	Focus string `toml:"focus"`
+	Focus   string         `toml:"focus"` // a function the bucketed samples' stacks must hold
 }
 
 // reportSpec chooses the extra charts of each run's last step: per-second
@@ -139,9 +127,8 @@ type runSpec struct {
 	Name string            `toml:"name"`
 	Args []string          `toml:"args"`
 	Vars map[string]string `toml:"vars"`
-	// Start is when the load starts: "ready" (the default: after ready, a
-	// reset and validation) or "listening" (as soon as the port accepts
-	// connections: a cold start).
+	// Start is "ready" (the default) or "listening": loaded as soon as the
+	// port accepts connections, a cold start.
 	Start   string     `toml:"start"`
 	Clients int        `toml:"clients"` // replaces load.clients, of one count
 	Fleet   *fleetSpec `toml:"fleet"`
@@ -175,8 +162,7 @@ func Load(path string) (*Experiment, error) {
 	return e, nil
 }
 
-// parse decodes experiment TOML after expanding its file-level functions;
-// name is used in messages.
+// parse decodes experiment TOML named name after expanding its functions.
 func parse(name string, data []byte) (*Experiment, error) {
 	data, err := expandFileFuncs(name, data, os.LookupEnv)
 	if err != nil {
@@ -259,8 +245,7 @@ func (e *Experiment) checkServer() []error {
 	return bad
 }
 
-// checkLoad checks [load] and fills in its defaults (those of
-// loadtest.Settings, and one repeat).
+// checkLoad checks [load] and fills in its defaults.
 func (e *Experiment) checkLoad() []error {
 	var bad problems
 	l := &e.Load
@@ -297,8 +282,7 @@ func (e *Experiment) checkLoad() []error {
 	return bad
 }
 
-// checkSettings returns what is wrong with a step's settings s, each
-// setting named by key (its TOML key given).
+// checkSettings returns what is wrong with s, each setting named by key.
 func checkSettings(s loadtest.Settings, key func(string) string) []error {
 	var bad problems
 	if _, err := loadtest.ParseModel(string(s.Model)); err != nil {
@@ -410,8 +394,7 @@ func (e *Experiment) runSettings(r runSpec) loadtest.Settings {
 	return s
 }
 
-// overlay sets each field of *dst to src's where src's is set (not zero),
-// but for the fields TOML does not read.
+// overlay sets the fields of *dst that src sets (but those TOML skips).
 func overlay[T any](dst *T, src T) {
 	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
 	for i := range s.NumField() {

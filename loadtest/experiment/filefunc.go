@@ -13,9 +13,8 @@ import (
 // placeholder without a quoted argument is left for later.
 const fileFuncs = "env"
 
-// expandFileFuncs expands the file-level functions of data, an experiment
-// file named name, looking variables up with lookup. An unknown function or
-// bad syntax is an error naming the file and line.
+// expandFileFuncs expands the file-level functions of data, the file name;
+// an unknown function or bad syntax is an error naming the file and line.
 func expandFileFuncs(name string, data []byte, lookup func(string) (string, bool)) ([]byte, error) {
 	s := string(data)
 	if !strings.Contains(s, "{{") {

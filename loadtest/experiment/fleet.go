@@ -46,8 +46,7 @@ type fleetSpec struct {
 	DSNEnv string `toml:"dsn_env"`
 }
 
-// fleetOf is run's fleet: the file's [fleet] with the run's own keys over
-// it; ok is false when it has no replicas.
+// fleetOf is run's fleet, [fleet] under its own; ok when it has replicas.
 func (e *Experiment) fleetOf(run runSpec) (fs fleetSpec, ok bool) {
 	fs = e.Fleet
 	if run.Fleet != nil {
@@ -108,8 +107,7 @@ func (e *Experiment) checkFleet() []error {
 	return bad
 }
 
-// runFleet is a run's started fleet, the reader of its stats and the
-// exits it reported.
+// runFleet is a run's started fleet, its stats and its exits.
 type runFleet struct {
 	*fleet.Fleet
 	watch    *fleetwatch.Fleet // reads the whole fleet; nil without [stats] url
@@ -120,8 +118,7 @@ type runFleet struct {
 	exits []string
 }
 
-// launchFleet starts run's fleet of [server]'s command argv and env, then
-// sets the fleet's placeholders in vars.
+// launchFleet starts run's fleet and sets its placeholders in vars.
 func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fleetSpec, argv, env []string, vars map[string]string) error {
 	s := fleet.Spec{Replica: argv, Env: env, DSNEnv: fs.DSNEnv, Dir: x.e.Dir, Replicas: fs.Replicas, Ready: fs.Ready,
 		Balance: fs.Balance, ServerMaxConn: fs.MaxConn, AdminDSN: fs.AdminDSN, ConnLimit: fs.ConnLimit, WorkDir: lr.dir,
@@ -152,11 +149,9 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 		ports[i] = strconv.Itoa(r.AdminPort)
 	}
 	vars["replica_admin_ports"] = strings.Join(ports, ",")
-	if f.PgBouncer != nil {
-		vars["pgbouncer_admin"] = f.PgBouncer.AdminDSN
-	}
 	lr.rr.Fleet = &outcome.FleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
 	if f.PgBouncer != nil {
+		vars["pgbouncer_admin"] = f.PgBouncer.AdminDSN
 		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize, lr.rr.Fleet.PgBouncerCPUs = f.PgBouncer.Mode, f.PgBouncer.PoolSize, fs.PgBouncerCPUs
 	}
 	x.logf("run %s: %d replica(s) ready behind %s (role %s)", lr.run.Name, len(f.Replicas), f.URL, f.Role.Name)
@@ -166,12 +161,10 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	return x.watchFleet(ctx, lr, fs.AdminDSN, vars)
 }
 
-// watchFleet starts the reader of the fleet's stats: each replica's at
-// [stats] url with its own ports, their sum, HAProxy's, PgBouncer's and
-// the database's, as one stats document. The target is given the file's
-// readings too, so that those in % are averaged over the replicas, not
-// added up. A first read opens the readers' connections before any step,
-// and notes a source it could not read.
+// watchFleet starts the reader of the fleet's stats, read from each
+// replica at [stats] url and served as one document. The target is given
+// the file's readings too, so that those in % are averaged, not added up.
+// A first read opens the connections before any step.
 func (x *experimentRunner) watchFleet(ctx context.Context, lr *serverRun, adminDSN string, vars map[string]string) error {
 	rf, t := lr.fleet, x.opt.Target
 	t.Stats = append(slices.Clip(t.Stats), x.res.Stats...)
@@ -198,8 +191,7 @@ func (x *experimentRunner) watchFleet(ctx context.Context, lr *serverRun, adminD
 	return nil
 }
 
-// watcher returns the watcher of the fleet's stats document for o, the
-// options of one board's.
+// watcher returns the watcher of the fleet's stats for one board's o.
 func (rf *runFleet) watcher(o watch.Options) (loadtest.Watcher, error) {
 	o.StatsURL, o.Format = rf.statsURL, watch.JSON
 	o.Stats = rf.stats(o.Stats)

@@ -28,8 +28,7 @@ var besideExecutable = func() string {
 	return filepath.Dir(exe)
 }
 
-// binFolder is where go run commands' binaries are built: the user's
-// cache folder's bbslab/bin.
+// binFolder is where go run commands' binaries are built.
 var binFolder = func() (string, error) {
 	cache, err := os.UserCacheDir()
 	return filepath.Join(cache, "bbslab", "bin"), err

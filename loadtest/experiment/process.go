@@ -16,8 +16,7 @@ import (
 	"bbslab/internal/child"
 )
 
-// serverProc is a server under test started by an experiment: a child
-// process with its output in a log file.
+// serverProc is a server under test with its output in a log file.
 type serverProc struct {
 	*child.Process
 	log *os.File
@@ -34,8 +33,7 @@ func freePort() (string, error) {
 	return port, nil
 }
 
-// startServer starts argv with its output appended to logPath, held to
-// cpus when given (package child). It returns a note about how.
+// startServer starts argv, logging to logPath, held to cpus, and says how.
 func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) (*serverProc, string, error) {
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
@@ -76,8 +74,7 @@ func (p *serverProc) waitReady(parent context.Context, url string, timeout time.
 	})
 }
 
-// waitListening waits until addr accepts TCP connections, the server
-// exits, or timeout.
+// waitListening waits until addr accepts connections, the server exits, or timeout.
 func (p *serverProc) waitListening(parent context.Context, addr string, timeout time.Duration) error {
 	listening := func(ctx context.Context) bool {
 		c, err := new(net.Dialer).DialContext(ctx, "tcp", addr)
@@ -112,8 +109,7 @@ func (p *serverProc) poll(parent context.Context, target string, timeout, every 
 	return nil
 }
 
-// stop asks the server's process group to end, waits up to timeout, then
-// kills it.
+// stop ends the server's process group, killing it after timeout.
 func (p *serverProc) stop(timeout time.Duration) error {
 	defer p.log.Close()
 	if err := p.Stop(timeout); err != nil {
@@ -138,8 +134,7 @@ func (p *serverProc) tail() string {
 	return "\n" + s
 }
 
-// post POSTs to url with no body within timeout and returns the answer's
-// body (up to 64 MiB); an answer other than 2xx is an error.
+// post POSTs to url within timeout and returns a 2xx answer's body.
 func post(ctx context.Context, url string, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -185,8 +180,7 @@ func serverNote(h child.Hold) string {
 }
 
 // holdGenerator holds this process, the load generator, to cpus until
-// restore is called. It returns a note about how and the CPUs the
-// generator runs on (every CPU when it is not pinned).
+// restore is called, and says how and on which CPUs it runs.
 func holdGenerator(cpus []int, pin bool) (note string, cores []int, restore func()) {
 	h, restore := child.HoldSelf(cpus, pin)
 	switch {

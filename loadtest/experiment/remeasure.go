@@ -16,9 +16,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// watchInterference resolves the readings the judgement reads (the
-// target's Interference and Steal, the server's CPU) among the watched
-// stats, adding those they lack.
+// watchInterference finds the readings the judgement reads among the
+// watched stats, adding those they lack.
 func (x *experimentRunner) watchInterference() {
 	e, t := x.e, x.opt.Target
 	if x.res.Disturbance == nil {
@@ -113,8 +112,7 @@ func (x *experimentRunner) budgetOf() *measure.Budget {
 	return x.budget
 }
 
-// reserved, fits and spent are the budget's, the time used kept in the
-// result as it goes.
+// reserved, fits and spent are the budget's, spent kept in the result.
 func (x *experimentRunner) reserved() bool { return x.budgetOf().Reserved() }
 
 func (x *experimentRunner) fits(d time.Duration) bool { return x.budgetOf().Fits(d) }
@@ -227,11 +225,9 @@ func allCPUs() []int {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// quiet checks a point for the quiet kind of disturbance, once: a repeat
-// whose server CPU per request is off the others' (measure.Suspect) is
-// measured again within max_extra. A re-measure that agrees with the
-// others drops the suspect; one that does not is dropped; a disturbed one
-// leaves the suspect standing.
+// quiet checks a point once for a repeat whose server CPU per request is
+// off the others' and measures it again: a re-measure that agrees with the
+// others drops the suspect, one that does not is dropped.
 func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.Point) error {
 	cpu := x.res.Disturbance.CPU
 	if cpu == "" || x.quietChecked[p] || x.e.Disturbance.Off {
@@ -381,8 +377,7 @@ func cpuPerRequest(rp *outcome.Repeat, cpu string) (float64, bool) {
 	return v / 100 / rp.Total.Throughput * 1000, true
 }
 
-// unjudgedNote says, when the target gives interference but no step read
-// it, that nothing was judged; "" otherwise.
+// unjudgedNote says when no step could be judged for lack of readings.
 func unjudgedNote(res *outcome.Result) string {
 	d := res.Disturbance
 	if d == nil || d.Interference == "" || len(res.Tunes) > 0 { // a tuner judges its own steps
@@ -400,8 +395,7 @@ func unjudgedNote(res *outcome.Result) string {
 	return fmt.Sprintf("the server gave no %q reading (not available where it runs): no step was judged disturbed", d.Interference)
 }
 
-// maxExtra is the file's budget of extra measuring time, or its default:
-// a quarter of the planned steps' time.
+// maxExtra is the file's max_extra, or a quarter of the planned steps'.
 func (e *Experiment) maxExtra() time.Duration {
 	if m := time.Duration(e.Disturbance.MaxExtra); m > 0 {
 		return m

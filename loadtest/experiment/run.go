@@ -37,17 +37,12 @@ type Options struct {
 	Lang     string    // the report's language: "ja" or English
 
 	// serverCoresOnly judges only the server's cores, for the tests whose
-	// fake board drives them: the generator's real cores carry whatever
-	// else the test machine runs.
+	// fake board drives them.
 	serverCoresOnly bool
 }
 
-// Run runs every run of e and decides its claims. Each server is started,
-// made ready, reset and validated, then measured at each client count
-// load.repeats times, run after run or, with load.interleave, in turns. A
-// server that fails to start or validate stops the experiment; what was
-// measured so far is reported, and the report folder is written in every
-// case.
+// Run runs every run of e, decides its claims and writes the report
+// folder, also when a server that fails to start or validate stops it.
 func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, error) {
 	// The servers run in the experiment file's directory.
 	out, err := filepath.Abs(opt.Out)
@@ -186,10 +181,8 @@ type experimentRunner struct {
 	quietChecked, tieBroken map[*outcome.Point]bool
 }
 
-// describe reads the stats URL once, at the first step, when the file
-// names no readings and the URL may serve Prometheus: an endpoint without
-// the target's own metrics is any Go service's, whose readings and charts
-// then replace the target's.
+// describe reads the stats URL once when the file names no readings: an
+// endpoint without the target's own metrics is read as any Go service's.
 func (x *experimentRunner) describe(ctx context.Context, url string) {
 	if x.described || len(x.e.Stats.Stats) > 0 || x.e.Stats.Format == watch.JSON {
 		return
@@ -217,8 +210,7 @@ func (x *experimentRunner) note(s string) {
 	x.feed.Note(s)
 }
 
-// start starts the server of one run and makes it ready to load (launch),
-// adding the run to the result even when it fails.
+// start launches a run's server, adding the run to the result.
 func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, error) {
 	rr := &outcome.Run{Name: run.Name, Vars: run.Vars}
 	x.res.Runs = append(x.res.Runs, rr)
@@ -255,8 +247,7 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.
 	return lr, x.startProcess(ctx, lr)
 }
 
-// startProcess starts lr's server (or fleet) with lr's vars and makes it
-// ready to load (launch).
+// startProcess starts lr's server (or fleet) and makes it ready (launch).
 func (x *experimentRunner) startProcess(ctx context.Context, lr *serverRun) error {
 	e, run, vars := x.e, lr.run, lr.vars
 	fs, isFleet := e.fleetOf(run)
@@ -386,9 +377,8 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	return p, rp, nil
 }
 
-// stepSettings are the settings of one measurement of lr at clients, with
-// its watcher (wrapped in the truth's, returned, with [truth]) and
-// observers.
+// stepSettings are the settings of one measurement of lr at clients and,
+// with [truth], the watcher of its truth.
 func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clients, rep, attempt int) (loadtest.Settings, *truthWatcher, error) {
 	e := x.e
 	s := e.settings(lr.run, clients, lr.x)
@@ -418,9 +408,8 @@ func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clie
 	return s, tw, nil
 }
 
-// watcher returns the watcher of lr's server during a load: the stats of
-// [stats], each read fed to the dashboard, and with a prefix the profiles
-// of [profile], saved under it. A fleet's stats are the whole fleet's.
+// watcher returns the watcher of lr's server during a load, which saves
+// profiles under a prefix when given one.
 func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtest.Watcher, error) {
 	e := x.e
 	o := watch.Options{Format: e.Stats.Format, EnvironmentKeys: e.Stats.EnvironmentKeys}
@@ -474,8 +463,7 @@ func addRepeat(p *outcome.Point, rp *outcome.Repeat, l loadSpec) {
 	refresh(p, l)
 }
 
-// refresh takes p's figures over its used repeats, with its deadline
-// shares and SLO outcomes.
+// refresh takes p's figures, deadline shares and SLO over its used repeats.
 func refresh(p *outcome.Point, l loadSpec) {
 	p.Refresh()
 	if p.Result == nil {
@@ -496,8 +484,7 @@ func refresh(p *outcome.Point, l loadSpec) {
 	p.SLO = loadtest.EvaluateSLO(p.Result, objs)
 }
 
-// settings are the load tool's settings for one load of run r at clients,
-// the placeholders of their requests expanded by x.
+// settings are the settings of a load of run r at clients, expanded by x.
 func (e *Experiment) settings(r runSpec, clients int, x func(string) string) loadtest.Settings {
 	s := e.runSettings(r)
 	s.Name, s.Clients = r.Name, clients

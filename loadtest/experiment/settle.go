@@ -10,18 +10,13 @@ import (
 	"bbslab/machine"
 )
 
-// Before a disturbed point or probe is measured again, the runner waits
-// until the cores are quiet, up to [disturbance] settle: a burst of other
-// work would otherwise disturb the re-measure as it did the first. The
-// wait counts in max_extra; cores still busy at its end are measured
-// anyway and judged as ever.
-
-// settleWindow is the span over which the cores' interference is read while
-// the runner waits for quiet.
+// settleWindow is the span over which the cores' interference is read
+// while the runner waits for them to settle.
 const settleWindow = 500 * time.Millisecond
 
-// settle waits until the server's and the generator's cores are quiet by
-// the baseline, or the time is up, or nothing can be read to judge by.
+// settle waits, before a disturbed point is measured again, until the
+// cores are quiet by the baseline, so that a burst of other work does not
+// disturb it too, or the time is up, or nothing can be read.
 func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where string) error {
 	b := x.res.Disturbance.Baseline
 	if b == nil {
@@ -31,10 +26,8 @@ func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where stri
 }
 
 // settleSteal waits, before a calibration's first probe, until the
-// hypervisor's steal from the server's cores is within the threshold of
-// the least the run has read: a calibration measured in a burst of steal
-// holds only while the burst lasts. Other processes are not waited for: a
-// steady one is part of the machine.
+// hypervisor's steal is within the threshold of the least the run has
+// read: a calibration measured in a burst of steal holds only as long.
 func (x *experimentRunner) settleSteal(ctx context.Context, lr *serverRun) error {
 	if x.res.Disturbance == nil || x.res.Disturbance.Steal == "" {
 		return nil
@@ -87,17 +80,15 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 	}
 }
 
-// quietRead is one read of the counters settle judges by: the server's
-// stats (in seconds) and the generator's cores'.
+// quietRead is one read of the server's and the generator's counters.
 type quietRead struct {
 	at     time.Time
 	server map[string]float64
 	gen    *machine.OwnCounters
 }
 
-// quietReader returns the reader of the server's interference and CPU
-// counters from its stats (when the file reads them) and of this process's
-// cores' counters.
+// quietReader returns the reader of the server's counters (when the file
+// reads its stats) and this process's cores'.
 func (x *experimentRunner) quietReader(lr *serverRun) func(context.Context) (quietRead, error) {
 	d, e := x.res.Disturbance, x.e
 	var url string

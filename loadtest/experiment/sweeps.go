@@ -9,8 +9,7 @@ import (
 	"bbslab/loadtest/outcome"
 )
 
-// inTurn measures each run in full before starting the next: every client
-// count, each repeated back to back.
+// inTurn measures each run in full before starting the next.
 func (x *experimentRunner) inTurn(ctx context.Context) error {
 	for _, run := range x.e.Runs {
 		if ctx.Err() != nil {
@@ -34,8 +33,7 @@ func (x *experimentRunner) inTurn(ctx context.Context) error {
 	return nil
 }
 
-// interleaved starts every run's server, then for each repeat and each
-// client count measures the runs in the file's order.
+// interleaved starts every run's server, then measures them in turns.
 func (x *experimentRunner) interleaved(ctx context.Context) error {
 	var live []*serverRun
 	defer func() {

@@ -52,16 +52,11 @@ func (e *Experiment) checkTruth() []error {
 	return bad
 }
 
-// truthFigureNames are the figures a claim may take from a step's truth
-// (operand truth = NAME), the load tool's figures held against the
-// server's record of the window as loadtest grade does: stall_tail_missing
-// is the share of the requests due in the stalls' tail that the tool did
-// not see (near 1 for a closed loop: coordinated omission), made of
-// stall_tail_due and stall_tail_seen.
+// truthFigureNames are the figures a claim may take from a step's truth,
+// held against the server's record as loadtest grade does.
 var truthFigureNames = []string{"stall_tail_missing", "stall_tail_due", "stall_tail_seen", "stall_expected_p50_ms", "stall_ms", "served"}
 
-// truthWatcher wraps the step's watcher (nil: none) and opens the
-// server's truth window with the step, then takes its truth.
+// truthWatcher wraps the step's watcher (or nil) and takes its truth.
 type truthWatcher struct {
 	inner       loadtest.Watcher
 	start, stop string // expanded but for the window's times
@@ -111,8 +106,7 @@ func (w *truthWatch) Finish(successes int64, seconds float64) loadtest.Watched {
 	return out
 }
 
-// addTruth keeps a step's truth in rp with the figures held against it,
-// or says why there are none.
+// addTruth keeps a step's truth and its figures in rp, or why not.
 func addTruth(rp *outcome.Repeat, raw []byte, err error) {
 	if err != nil {
 		rp.TruthNote = err.Error()

@@ -80,9 +80,8 @@ func (e *Experiment) checkTune() []error {
 // slo is the tuning's objectives: tune.slo, else load.slo.
 func (t tuneSection) slo(e *Experiment) string { return cmp.Or(t.SLO, e.Load.SLO) }
 
-// tuneAll starts each run's server and tunes it from each start, one
-// after the other; a server that fails to start stops the experiment, a
-// tuning that fails is recorded and the next one goes on.
+// tuneAll tunes each run's server from each start; a server that fails to
+// start stops the experiment, a tuning that fails does not.
 func (x *experimentRunner) tuneAll(ctx context.Context) error {
 	for _, run := range x.e.Runs {
 		lr, err := x.start(ctx, run)
