@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -15,8 +16,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// checkCalibrate validates the calibration against the file's runs and
-// readings, and fills in defaults.
+// checkCalibrate validates the calibration and fills in defaults.
 func (e *Experiment) checkCalibrate() []error {
 	c := &e.Calibrate
 	if c.Var == "" {
@@ -25,48 +25,41 @@ func (e *Experiment) checkCalibrate() []error {
 		}
 		return nil
 	}
-	var errs []error
-	bad := func(format string, a ...any) { errs = append(errs, fmt.Errorf(format, a...)) }
+	var bad problems
 	if !strings.Contains(c.Set, "{{"+c.Var+"}}") {
-		bad("calibrate.set = %q: want a URL that holds {{%s}}, POSTed to set the wait on the running server", c.Set, c.Var)
+		bad.add("calibrate.set = %q: want a URL that holds {{%s}}, POSTed to set the wait on the running server", c.Set, c.Var)
 	}
-	found := false
-	for _, r := range e.Runs {
-		found = found || r.Name == c.Run
-	}
-	if !found {
-		bad("calibrate.run = %q: want the name of one of the file's runs", c.Run)
-	}
-	readings := map[string]bool{}
-	for _, r := range e.Stats.Stats {
-		readings[r.Name] = true
+	if e.run(c.Run) == nil {
+		bad.add("calibrate.run = %q: want the name of one of the file's runs", c.Run)
 	}
 	if len(c.Reading) == 0 {
-		bad("calibrate.reading: missing: the stats readings that measure the operating point")
+		bad.add("calibrate.reading: missing: the stats readings that measure the operating point")
 	}
-	for _, r := range append(append([]string(nil), c.Reading...), c.CPU, c.Units) {
-		if r != "" && !readings[r] {
-			bad("calibrate: reading %q is not one of the file's [[stats.reading]] names", r)
+	for _, r := range append(slices.Clone(c.Reading), c.CPU, c.Units) {
+		if r != "" && !e.hasReading(r) {
+			bad.add("calibrate: reading %q is not one of the file's [[stats.reading]] names", r)
 		}
 	}
-	if c.Share != "" && (readings[c.Share] || !c.Relative) {
-		bad("calibrate.share = %q: want a new reading's name, with relative = true", c.Share)
+	if c.Share != "" && (e.hasReading(c.Share) || !c.Relative) {
+		bad.add("calibrate.share = %q: want a new reading's name, with relative = true", c.Share)
 	}
 	if c.CPU == "" {
-		bad("calibrate.cpu: missing: the reading of the server's CPU in %% of a core")
+		bad.add("calibrate.cpu: missing: the reading of the server's CPU in %% of a core")
 	}
-	return append(errs, c.Check(func(key string) string { return "calibrate." + key })...)
+	return append(bad, c.Check(func(key string) string { return "calibrate." + key })...)
 }
 
-// calibrate runs the file's calibration on a server of its own and returns
-// the chosen value of its variable.
-func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
-	e, c := x.e, x.e.Calibrate
-	var run runSpec
-	for _, r := range e.Runs {
-		if r.Name == c.Run {
-			run = r
-		}
+// hasReading reports whether the file has a [[stats.reading]] named name.
+func (e *Experiment) hasReading(name string) bool {
+	return slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == name })
+}
+
+// calibrate runs the calibration on a server of its own and sets its var.
+func (x *experimentRunner) calibrate(ctx context.Context) error {
+	c := x.e.Calibrate
+	var run runSpec // none when -runs left it out
+	if r := x.e.run(c.Run); r != nil {
+		run = *r
 	}
 	run.Name = "calibration: " + run.Name
 	x.res.Calibration = calibrate.New(c) // what the result says if the server does not start
@@ -74,30 +67,24 @@ func (x *experimentRunner) calibrate(ctx context.Context) (string, error) {
 	lr, err := x.launch(ctx, run, &outcome.Run{Name: run.Name})
 	defer lr.stop(x)
 	if err != nil {
-		return "", fmt.Errorf("calibrate: %w", err)
+		return fmt.Errorf("calibrate: %w", err)
 	}
 	cal, err := x.calibrateOn(ctx, lr)
 	x.res.Calibration = cal
 	if err != nil {
-		return "", err
+		return err
 	}
 	x.note(cal.Summary())
 	x.vars[c.Var] = cal.Value
-	return cal.Value, nil
+	return nil
 }
 
 // calibrateOn runs the calibration's probes on lr's running server and
 // returns what they chose, the server left with it. The probes' spans of
-// the server's and the generator's cores become the baseline that later
-// steps' interference is judged against (remeasure.go): what other work
-// took of the machine while the calibration measured it is part of the
-// machine the runs are decided on.
+// the cores become the baseline later steps are judged against.
 func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*calibrate.Calibration, error) {
 	e, c := x.e, x.e.Calibrate
 	name := lr.run.Name
-	// The dashboard shows the clock and "calibrating" over the probes'
-	// seconds, off its time charts; the time left counts the probes still
-	// allowed and every measurement after them.
 	probeLen := time.Duration(c.Warmup) + time.Duration(c.Duration)
 	steps := float64(max(0, x.total-x.seq)) * e.stepLength().Seconds()
 	j := &probeJudge{x: x}
@@ -152,7 +139,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 			x.logf("calibrate: %s = %s: disturbed (%s): probing it again", c.Var, calibrate.FormatWait(wait), why)
 			x.res.Disturbance.Remeasured++
 			j.disturbed = append(j.disturbed, disturbedProbe(c, wait, r, server, why))
-			if err := x.settleProbe(ctx, lr, j); err != nil {
+			if err := x.settleOn(ctx, lr, "calibrate", &j.accepted); err != nil {
 				return nil, err
 			}
 		}
@@ -172,8 +159,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 	return cal, err
 }
 
-// disturbedProbe is a calibration probe that was measured again, for the
-// report: its wait, throughput, raw reading and CPU per request, and why.
+// disturbedProbe is a calibration probe measured again, for the report.
 func disturbedProbe(c calibrate.Spec, wait time.Duration, r *loadtest.Result, server map[string]float64, why string) calibrate.Probe {
 	p := calibrate.Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput, At: r.Start, Note: why}
 	if cpu, ok := server[c.CPU]; ok && p.Throughput > 0 {
@@ -188,13 +174,9 @@ func disturbedProbe(c calibrate.Spec, wait time.Duration, r *loadtest.Result, se
 	return p
 }
 
-// probeJudge judges the calibration's probes by the disturbance rule.
-// There is no baseline before the calibration: each probe is judged
-// against the probes accepted before it, the first against none. A burst
-// during the first probe with no wait shows as a disagreement between the
-// probes with no wait instead (Calibration.capacityProbes). The baseline
-// the steps are judged against is then made of the probes the calibration
-// used.
+// probeJudge judges the calibration's probes by the disturbance rule,
+// each against the probes accepted before it (the first against none: a
+// burst there shows as a disagreement between the probes with no wait).
 type probeJudge struct {
 	x         *experimentRunner
 	accepted  measure.Baseline

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"slices"
@@ -13,8 +14,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// checkClaims validates the claims against the file's own runs, client
-// counts, readings, labels and profiles, and sets default factors.
+// checkClaims validates the claims against the file.
 func (e *Experiment) checkClaims() []error {
 	var errs []error
 	ids := map[string]bool{}
@@ -57,8 +57,7 @@ func (e *Experiment) checkClaims() []error {
 	return errs
 }
 
-// checkSides returns what is wrong with a check's two sides, each
-// message led by its side's name.
+// checkSides returns what is wrong with a check's two sides.
 func (e *Experiment) checkSides(left, right *claim.Operand) []string {
 	var out []string
 	for _, msg := range e.checkOperand(left) {
@@ -76,9 +75,7 @@ func (e *Experiment) checkOperand(o *claim.Operand) []string {
 	if o.Factor < 0 {
 		out = append(out, fmt.Sprintf("factor = %g: want a positive factor", o.Factor))
 	}
-	if o.Factor == 0 {
-		o.Factor = 1
-	}
+	o.Factor = cmp.Or(o.Factor, 1)
 	if o.Value != nil {
 		if o.Run != "" || o.Clients != 0 || o.At != "" || o.Metric != "" || o.Label != "" || o.Reading != "" || o.Profile != "" || o.Bucket != "" || o.Truth != "" || o.Tune != "" {
 			out = append(out, "value is a constant: give no run, clients, at, metric, label, reading, profile, bucket, truth or tune with it")
@@ -91,29 +88,23 @@ func (e *Experiment) checkOperand(o *claim.Operand) []string {
 	if o.Run == "" {
 		return append(out, "run: missing: a run name, or value = N for a constant")
 	}
-	ri := slices.IndexFunc(e.Runs, func(r runSpec) bool { return r.Name == o.Run })
-	if ri < 0 {
+	run := e.run(o.Run)
+	if run == nil {
 		out = append(out, fmt.Sprintf("run %q is not a run of this file", o.Run))
 	}
 	switch {
 	case o.Clients != 0 && o.At != "":
 		out = append(out, "give clients or at, not both")
-	case o.Clients != 0 && ri >= 0 && e.Runs[ri].Clients != 0 && o.Clients != e.Runs[ri].Clients:
-		out = append(out, fmt.Sprintf("clients = %d: run %q is measured at %d clients only (its clients)", o.Clients, o.Run, e.Runs[ri].Clients))
-	case o.Clients != 0 && (ri < 0 || e.Runs[ri].Clients == 0) && !slices.Contains(e.Load.Clients, o.Clients):
+	case o.Clients != 0 && run != nil && run.Clients != 0 && o.Clients != run.Clients:
+		out = append(out, fmt.Sprintf("clients = %d: run %q is measured at %d clients only (its clients)", o.Clients, o.Run, run.Clients))
+	case o.Clients != 0 && (run == nil || run.Clients == 0) && !slices.Contains(e.Load.Clients, o.Clients):
 		out = append(out, fmt.Sprintf("clients = %d is not one of load.clients %v", o.Clients, e.Load.Clients))
 	case o.Clients == 0 && o.At == "":
 		out = append(out, `clients: missing: a client count, or at = "peak", "first" or "last"`)
 	case o.At != "" && o.At != "peak" && o.At != "first" && o.At != "last":
 		out = append(out, fmt.Sprintf(`at = %q: want "peak", "first" or "last"`, o.At))
 	}
-	kinds := 0
-	for _, s := range []string{o.Metric, o.Reading, o.Profile, o.Truth} {
-		if s != "" {
-			kinds++
-		}
-	}
-	if kinds != 1 {
+	if kinds := slices.DeleteFunc([]string{o.Metric, o.Reading, o.Profile, o.Truth}, isEmpty); len(kinds) != 1 {
 		out = append(out, "give exactly one of metric, reading, profile or truth")
 	}
 	if o.Truth != "" {
@@ -131,14 +122,14 @@ func (e *Experiment) checkOperand(o *claim.Operand) []string {
 		if o.Metric == "" {
 			out = append(out, "label goes with metric")
 		}
-		if ri >= 0 {
-			labels := e.runLabels(e.Runs[ri])
+		if run != nil {
+			labels := e.runLabels(*run)
 			if !slices.Contains(labels, o.Label) {
 				out = append(out, fmt.Sprintf("label %q is not a request label of run %q (its labels: %s)", o.Label, o.Run, strings.Join(labels, ", ")))
 			}
 		}
 	}
-	if o.Reading != "" && o.Reading != e.Calibrate.Share && !slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == o.Reading }) {
+	if o.Reading != "" && o.Reading != e.Calibrate.Share && !e.hasReading(o.Reading) {
 		out = append(out, fmt.Sprintf("reading %q is not a [[stats.reading]] of this file (nor calibrate.share)", o.Reading))
 	}
 	for _, m := range o.Minus {
@@ -146,7 +137,7 @@ func (e *Experiment) checkOperand(o *claim.Operand) []string {
 			out = append(out, "minus goes with reading")
 			break
 		}
-		if !slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == m }) {
+		if !e.hasReading(m) {
 			out = append(out, fmt.Sprintf("minus: reading %q is not a [[stats.reading]] of this file", m))
 		}
 	}
@@ -188,10 +179,7 @@ func (e *Experiment) profileAt() int {
 	return e.Load.Clients[len(e.Load.Clients)-1]
 }
 
-// checkControl returns what is wrong with a claim's control: a run, a
-// client count or a start the claim does not read, a control that
-// changes nothing, or a substituted check that is not a check of this
-// file.
+// checkControl returns what is wrong with a claim's control.
 func (e *Experiment) checkControl(c *claim.Claim) []string {
 	ct := c.Control
 	if ct == nil {
@@ -281,3 +269,5 @@ func (e *Experiment) checkExplanations(c *claim.Claim) []string {
 	}
 	return out
 }
+
+func isEmpty(s string) bool { return s == "" }

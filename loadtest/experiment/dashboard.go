@@ -13,19 +13,16 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// clearLine returns a terminal's cursor to the start of the line and
-// clears it, so that a log line replaces the progress line.
+// clearLine clears a terminal's line for a log line to replace progress.
 const clearLine = "\r\033[K"
 
-// begin tells the dashboard that the next measurement starts and returns
-// the observers of its seconds: the dashboard's feed and the progress
-// line.
+// begin tells the dashboard a measurement starts and returns its observers.
 func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer {
 	e := x.e
 	s := e.runSettings(lr.run)
 	stepLen := (s.Warmup + s.Duration).Seconds()
 	perRun := len(e.Load.Clients) * max(e.Load.Repeats, 1)
-	after := float64(max(0, x.total-x.seq-1)) * stepLen // the measurements after this one
+	after := float64(max(0, x.total-x.seq-1)) * stepLen
 	x.feed.Begin(feed.Position{Run: lr.run.Name, Step: min(lr.steps, perRun), Steps: perRun, Clients: clients,
 		StepSeconds: stepLen, After: after})
 	if x.opt.Progress == nil {
@@ -35,17 +32,13 @@ func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer
 	return []loadtest.Observer{x.feed.Observer(), &loadtest.Progress{W: x.opt.Progress, Hold: true, // the log's next line clears it
 		Step: fmt.Sprintf("step %d/%d  %s  %d clients", x.seq+1, x.total, lr.run.Name, clients),
 		Left: func() time.Duration {
-			left := after + max(0, stepLen-time.Since(start).Seconds())
-			return time.Duration(left * float64(time.Second))
+			return time.Duration((after + max(0, stepLen-time.Since(start).Seconds())) * float64(time.Second))
 		}}}
 }
 
-// liveClaims are the claims as the dashboard shows them. During the
-// experiment (final false) only those decidable so far are given: a claim
-// whose figures are not all measured yet is left out, unless a check
-// already failed for certain, and so is one pending names (pendingClaims:
-// it reads a run's peak or last point before the run has measured all its
-// client counts, which a later step could still change).
+// liveClaims are the claims as the dashboard shows them: until the end
+// (final), only those decidable so far, leaving out those not measured
+// yet and those pending names.
 func liveClaims(cs []outcome.Claim, final bool, pending map[string]bool) []live.Claim {
 	var out []live.Claim
 	for _, c := range cs {
@@ -57,9 +50,8 @@ func liveClaims(cs []outcome.Claim, final bool, pending map[string]bool) []live.
 	return out
 }
 
-// byPath keys a step's stats (by name) by their stats path, leaving out
-// per-request stats and those with no path (a Prometheus reading of a
-// file's own): what Options.Target's Limiting reads.
+// byPath keys a step's stats (but per-request ones) by their stats path,
+// as Options.Target's Limiting reads them.
 func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 	out := map[string]float64{}
 	for _, r := range rs {
@@ -70,9 +62,8 @@ func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 	return out
 }
 
-// pendingClaims names the claims with a check that reads a run's "peak" or
-// "last" point while that run has not yet measured every one of the
-// experiment's client counts.
+// pendingClaims names the claims that read a run's "peak" or "last" point
+// before the run measured every client count.
 func pendingClaims(claims []claim.Claim, res *outcome.Result, counts []int) map[string]bool {
 	measured := map[string]int{}
 	for _, r := range res.Runs {

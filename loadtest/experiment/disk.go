@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -12,29 +13,19 @@ import (
 	"bbslab/internal/cli"
 )
 
-// diskSpec names a command whose JSON output describes the disk under
-// the target's database (a disk benchmark's -json output), run once before
-// the runs and kept with the results, because an embedded database's
-// commit time is the disk's fsync time. Options.Target's Disk
-// says what the report shows of it.
+// diskSpec names a disk benchmark whose JSON output describes the disk
+// under the target's database, run once before the runs and kept with the
+// results: an embedded database's commit time is the disk's fsync time.
 type diskSpec struct {
-	Command []string `toml:"command"`
-	// Timeout bounds the command (default 2 minutes).
-	Timeout cli.Duration `toml:"timeout"`
+	Command []string     `toml:"command"`
+	Timeout cli.Duration `toml:"timeout"` // default 2 minutes
 }
 
 // runDisk runs the disk command and returns its JSON output.
 func runDisk(ctx context.Context, d diskSpec, dir string, x func(string) string) (json.RawMessage, error) {
-	timeout := time.Duration(d.Timeout)
-	if timeout == 0 {
-		timeout = 2 * time.Minute
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(ctx, cmp.Or(time.Duration(d.Timeout), 2*time.Minute))
 	defer cancel()
-	argv := resolveCommand(d.Command, dir)
-	for i := range argv {
-		argv[i] = x(argv[i])
-	}
+	argv := mapped(resolveCommand(d.Command, dir), x)
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	var out, errb bytes.Buffer

@@ -5,25 +5,15 @@
 //	e, err := experiment.Load("loadtest/experiments/article.toml")
 //	res, err := experiment.Run(ctx, e, experiment.Options{Out: "report", Target: contract.Board, Log: os.Stderr})
 //
-// For each run it starts a server process, waits until it is ready, resets
-// and validates it, measures each client count (repeatedly, runs in turn
-// or interleaved) with the loadtest engine while package watch polls the
-// server's stats and profiles it, stops the server, then decides the
-// claims the file makes (package claim) and writes a report folder
-// (package report: experiment.json, report.md, the charts and index.html,
-// the live dashboard's page with every second inlined and the report's
-// sections below it). Its Result is package outcome's. As it
-// goes it feeds the live dashboard (package live, through live/feed): every
-// second of load, each step and the claims decidable so far. A step during
-// which other work on the machine took the server's cores beyond the
-// baseline (or whose CPU per request is off its point's other repeats) is
-// measured again, kept in the results and left out of the figures and the
-// claims. With [calibrate], it first sets the server's database wait so
-// that the load lands on the operating point the file names (package
-// calibrate), and sets it again between sweeps when the machine moved.
+// For each run it starts a server, makes it ready, resets and validates
+// it, measures each client count (repeatedly, runs in turn or
+// interleaved) while package watch reads the server's stats and profiles,
+// and stops it; then it decides the file's claims (package claim) and
+// writes a report folder (package report), feeding the live dashboard as
+// it goes. A step disturbed by other work on the machine is measured
+// again and left out of the figures. With [calibrate], it first sets the
+// server's database wait so that the load lands on the file's operating
+// point, and sets it again between sweeps when the machine moved.
 //
-// The runner is generic: what it knows of its target comes in
-// Options.Target, one watch.Target (its validation, stats, environment,
-// charts, start hint, disk table, request states and limits); for the
-// board cmd/loadtest passes contract.Board from package loadtest/contract.
+// What the runner knows of its target comes in Options.Target.
 package experiment

@@ -1,11 +1,13 @@
 package experiment
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -18,14 +20,12 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// An Experiment is a set of runs of a server under the same load: for each
-// run the server is started with that run's flags, checked, and swept over
-// the client counts. It is read from a TOML file (see experiments/*.toml).
+// An Experiment is a set of runs of a server under the same load, read from
+// a TOML file: each run starts the server with its own flags, checks it and
+// sweeps it over the client counts.
 type Experiment struct {
-	// Name and Description say what the experiment shows; the description
-	// heads the report.
 	Name        string `toml:"name"`
-	Description string `toml:"description"`
+	Description string `toml:"description"` // heads the report
 
 	Server   serverSpec   `toml:"server"`
 	Client   clientSpec   `toml:"client"`
@@ -36,153 +36,89 @@ type Experiment struct {
 	Report   reportSpec   `toml:"report"`
 	Disk     diskSpec     `toml:"disk"`
 	// Calibrate, when it names a var, sets that server variable from the
-	// machine before the runs (calibrate.go).
-	Calibrate calibrate.Spec `toml:"calibrate"`
-	// Truth, when set, takes the server's own record of each measured
-	// window (truth.go).
-	Truth truthSpec `toml:"truth"`
-	// Disturbance says when a measurement is disturbed by other work on
-	// the machine and how often it is measured again (remeasure.go).
-	Disturbance measure.Rules `toml:"disturbance"`
-	// Tune, when it names starts, tunes each run's server (package tune)
-	// instead of sweeping client counts (tune.go).
-	Tune tuneSection `toml:"tune"`
-	// Fleet, when it names replicas, starts each run's server as several
-	// replicas behind HAProxy (fleet.go); a run's own [run.fleet] keys
-	// replace its.
-	Fleet fleetSpec `toml:"fleet"`
-	Runs  []runSpec `toml:"run"`
-	// Claims are the statements the experiment tests, each traced to its
-	// source, checked against the file (claimcheck.go) and decided from
-	// the results (package claim).
-	Claims []claim.Claim `toml:"claim"`
+	// machine before the runs.
+	Calibrate   calibrate.Spec `toml:"calibrate"`
+	Truth       truthSpec      `toml:"truth"`
+	Disturbance measure.Rules  `toml:"disturbance"`
+	Tune        tuneSection    `toml:"tune"`
+	Fleet       fleetSpec      `toml:"fleet"`
+	Runs        []runSpec      `toml:"run"`
+	Claims      []claim.Claim  `toml:"claim"`
 
-	// Quick is set by MakeQuick: fewer, shorter, single measurements.
-	Quick bool `toml:"-"`
-
-	// Dir is the directory of the experiment file; relative paths in the
-	// server command are relative to it.
-	Dir string `toml:"-"`
+	Quick bool   `toml:"-"` // set by MakeQuick
+	Dir   string `toml:"-"` // the file's directory, where relative paths start
 }
 
-// serverSpec says how to start and drive the server under test. Every
-// string may hold {{var}} placeholders: {{port}} and {{admin_port}} (free
-// ports picked for each run), {{dir}} (the run's output directory), and the
-// run's own vars.
+// serverSpec says how to start and drive the server under test; its
+// strings may hold {{port}}, {{admin_port}}, {{dir}} and the run's vars.
 type serverSpec struct {
-	// Command is the program and its arguments; a run's Args are appended.
-	Command []string `toml:"command"`
-	// Env holds extra environment variables (KEY=VALUE).
-	Env []string `toml:"env"`
-	// Ready, Reset and Stats are URLs: Ready answers 200 when the server
-	// can take load; Reset is POSTed to restore the data before each run
-	// and after validation; Stats is read every second during the load.
+	Command []string `toml:"command"` // a run's Args are appended
+	Env     []string `toml:"env"`     // KEY=VALUE
+	// Ready answers 200 when the server can take load; Reset is POSTed to
+	// restore the data before each run and after validation.
 	Ready string `toml:"ready"`
 	Reset string `toml:"reset"`
 	// StartTimeout bounds the wait for Ready (default 60s); StopTimeout the
 	// wait after SIGTERM before the server is killed (default 10s).
 	StartTimeout cli.Duration `toml:"start_timeout"`
 	StopTimeout  cli.Duration `toml:"stop_timeout"`
-	// CPUs pins the server to these CPUs (Linux affinity), e.g. [0].
-	CPUs []int `toml:"cpus"`
+	CPUs         []int        `toml:"cpus"`
 }
 
-// clientSpec says where the load generator runs.
+// clientSpec says which CPUs the load generator runs on.
 type clientSpec struct {
-	// CPUs pins the load generator to these CPUs, e.g. [1].
 	CPUs []int `toml:"cpus"`
 }
 
-// loadSpec is the load applied at each client count: the settings of its
-// steps and what the experiment does with them.
+// loadSpec is the load applied at each client count.
 type loadSpec struct {
-	// Settings are every step's settings, each key declared once with its
-	// flag and JSON field in loadtest.Settings: model, think, think_dev,
-	// timer, timer_slack, rate, warmup, duration, timeout, timeline and
-	// the rest, and the [[load.request]] tables, whose strings may hold
-	// placeholders (the run's {{vars}} and the load tool's own {{seq}},
-	// {{client}} and {{rand A B}}). A step's name and client count are the
-	// runner's; a [[run]] may set any of the others for its own steps.
+	// Settings are every step's; a [[run]] may set its own but the name
+	// and client count, which are the runner's.
 	loadtest.Settings
-	Clients []int `toml:"clients"`
-	// ResetEach resets the data before every client count, not only
-	// before each run.
-	ResetEach bool `toml:"reset_each"`
-	// SLO is checked at every step, e.g. "p99.9<5ms,errors<0.1%" (the
-	// syntax of loadtest run -slo); percentiles the samples cannot support
-	// are flagged.
-	SLO string `toml:"slo"`
-	// Deadlines are latencies whose share of requests within them is
-	// tabled per step, e.g. ["1ms", "5ms", "50ms"].
-	Deadlines []cli.Duration `toml:"deadlines"`
-	// Repeats is how many times each point (run and client count) is
-	// measured, 1 to MaxRepeats (0: 1). The point's value is the median
-	// and its spread the range over the repeats.
-	Repeats int `toml:"repeats"`
-	// Interleave starts every run's server first, then, for each repeat
-	// (a whole sweep) and each client count, measures the runs one after
-	// the other in the file's order, so that the machine's drift hits
-	// every configuration alike and a burst of other work hits one
-	// repeat of several points, not every repeat of one. Without it each run is measured in full before the next
-	// starts, its repeats back to back.
+	Clients   []int          `toml:"clients"`
+	ResetEach bool           `toml:"reset_each"` // reset before every client count too
+	SLO       string         `toml:"slo"`        // checked at every step
+	Deadlines []cli.Duration `toml:"deadlines"`  // latencies whose share is tabled per step
+	Repeats   int            `toml:"repeats"`    // measurements of each point, by their median
+	// Interleave measures the runs in turns at each repeat and client
+	// count, so that the machine's drift hits every run alike.
 	Interleave bool `toml:"interleave"`
 }
 
 // MaxRepeats bounds load.repeats.
 const MaxRepeats = 20
 
-// validateSpec configures the check made before any load.
+// validateSpec names the URL Options.Target's Validate checks, if any.
 type validateSpec struct {
-	// Board is the URL given to Options.Target's Validate (for the board,
-	// its page URL); empty skips validation.
 	Board string `toml:"board"`
 }
 
-// statsSpec names the stats (watch.Stat) taken from the server's stats
-// JSON or Prometheus text endpoint.
+// statsSpec names the stats read from the server's JSON or Prometheus.
 type statsSpec struct {
-	// URL is read every second during each measured step; empty: none.
-	URL string `toml:"url"`
-	// Format is how URL is read: "auto" (or empty: by the response's
-	// Content-Type), "json" or "prometheus" (watch.Options.Format).
-	Format string `toml:"format"`
-	// Stats are the figures kept per step ([[stats.reading]] in the file).
-	Stats []watch.Stat `toml:"reading"`
+	URL    string       `toml:"url"`    // read every second of each step
+	Format string       `toml:"format"` // "auto" (or empty), "json" or "prometheus"
+	Stats  []watch.Stat `toml:"reading"`
 	// EnvironmentKeys names the top-level objects of the stats JSON copied
-	// into each result's environment (default: the target's own,
-	// watch.Target.EnvironmentKeys).
+	// into each result (default: the target's).
 	EnvironmentKeys []string `toml:"environment"`
 }
 
 // profileSpec configures the profiles taken during a step.
 type profileSpec struct {
-	// URL is the base of the profile endpoints, e.g.
-	// http://127.0.0.1:{{admin_port}}/debug; empty takes none.
-	URL string `toml:"url"`
-	// Kinds are "cpu" (URL/pprof/profile) and "fgprof" (URL/fgprof).
-	Kinds []string `toml:"kinds"`
-	// At is the client count whose step is profiled (default: the largest).
-	At int `toml:"at"`
-	// Seconds is the profile length (default: the step's duration, at most
-	// 30).
-	Seconds int `toml:"seconds"`
-	// Buckets split a wall-clock profile by the first frame (function name
-	// substring) found in each sample's stack, e.g. {"waiting for a
-	// connection" = "acquireConn"}; samples with none count as "elsewhere".
+	URL     string   `toml:"url"`     // the base of the profile endpoints
+	Kinds   []string `toml:"kinds"`   // "cpu" (URL/pprof/profile) and "fgprof" (URL/fgprof)
+	At      int      `toml:"at"`      // the client count profiled (default: the largest)
+	Seconds int      `toml:"seconds"` // default: the step's, at most 30
+	// Buckets split a wall-clock profile by the first frame found in each
+	// sample's stack; samples with none count as "elsewhere".
 	Buckets []watch.Bucket `toml:"bucket"`
-	// Focus keeps only samples whose stack contains this function name
-	// substring when computing bucket shares (e.g. "handleBoard").
-	Focus string `toml:"focus"`
+	Focus   string         `toml:"focus"` // a function the bucketed samples' stacks must hold
 }
 
-// reportSpec chooses extra charts.
+// reportSpec chooses the extra charts of each run's last step: per-second
+// throughput and p99, and the latency distribution.
 type reportSpec struct {
-	// Timeline adds per-second throughput and p99 of each run's last step,
-	// warm-up included: the shape of a sudden step of load.
-	Timeline bool `toml:"timeline"`
-	// Distribution adds the latency distribution (latency against
-	// percentile, HdrHistogram's plot) of each run's last step, so the
-	// runs' tails can be compared side by side.
+	Timeline     bool `toml:"timeline"`
 	Distribution bool `toml:"distribution"`
 }
 
@@ -191,21 +127,13 @@ type runSpec struct {
 	Name string            `toml:"name"`
 	Args []string          `toml:"args"`
 	Vars map[string]string `toml:"vars"`
-	// Start is when the load starts: "ready" (the default: after the
-	// server's ready URL answers, a reset and validation) or "listening"
-	// (as soon as the first request's port accepts connections, with no
-	// reset or validation: the cold start measured from process start).
-	Start string `toml:"start"`
-	// Clients, when set, replaces load.clients, which must then name one
-	// count.
-	Clients int `toml:"clients"`
-	// Fleet, those of its keys set, replace the file's [fleet] for this run.
-	Fleet *fleetSpec `toml:"fleet"`
-	// Settings, those of them set (not zero), replace load's for this
-	// run's steps (Experiment.runSettings), so that one experiment can
-	// hold the same server under different load models, think times or
-	// rates. A run cannot set a setting back to zero, nor requests of its
-	// own (its vars vary [load]'s).
+	// Start is "ready" (the default) or "listening": loaded as soon as the
+	// port accepts connections, a cold start.
+	Start   string     `toml:"start"`
+	Clients int        `toml:"clients"` // replaces load.clients, of one count
+	Fleet   *fleetSpec `toml:"fleet"`
+	// Settings, those set, replace load's for this run's steps
+	// (runSettings); a run cannot set one back to zero.
 	loadtest.Settings
 }
 
@@ -234,9 +162,7 @@ func Load(path string) (*Experiment, error) {
 	return e, nil
 }
 
-// parse decodes experiment TOML; name is used in messages. The
-// file-level functions such as {{env "DB_URL" "default"}} are expanded
-// first (filefunc.go).
+// parse decodes experiment TOML named name after expanding its functions.
 func parse(name string, data []byte) (*Experiment, error) {
 	data, err := expandFileFuncs(name, data, os.LookupEnv)
 	if err != nil {
@@ -255,23 +181,20 @@ func parse(name string, data []byte) (*Experiment, error) {
 // SelectRuns keeps only the runs named in names, in the file's order. A
 // name that matches no run is an error that names it.
 func (e *Experiment) SelectRuns(names []string) error {
-	keep := map[string]bool{}
 	for _, n := range names {
-		keep[n] = true
-	}
-	var runs []runSpec
-	for _, r := range e.Runs {
-		if keep[r.Name] {
-			runs = append(runs, r)
-			delete(keep, r.Name)
-		}
-	}
-	for _, n := range names {
-		if keep[n] {
+		if e.run(n) == nil {
 			return fmt.Errorf("no run named %q", n)
 		}
 	}
-	e.Runs = runs
+	e.Runs = slices.DeleteFunc(e.Runs, func(r runSpec) bool { return !slices.Contains(names, r.Name) })
+	return nil
+}
+
+// run is the run named name, nil when there is none.
+func (e *Experiment) run(name string) *runSpec {
+	if i := slices.IndexFunc(e.Runs, func(r runSpec) bool { return r.Name == name }); i >= 0 {
+		return &e.Runs[i]
+	}
 	return nil
 }
 
@@ -281,16 +204,11 @@ func (e *Experiment) check() error {
 	if e.Name == "" {
 		errs = append(errs, errors.New("name: missing"))
 	}
-	errs = append(errs, e.checkServer()...)
-	errs = append(errs, e.checkLoad()...)
-	errs = append(errs, e.checkWatch()...)
-	errs = append(errs, e.checkRuns()...)
-	errs = append(errs, e.checkFleet()...)
-	errs = append(errs, e.checkCalibrate()...)
-	errs = append(errs, e.Disturbance.Check("disturbance")...)
-	errs = append(errs, e.checkTruth()...)
-	errs = append(errs, e.checkTune()...)
-	errs = append(errs, e.checkClaims()...)
+	disturbance := func() []error { return e.Disturbance.Check("disturbance") }
+	for _, f := range []func() []error{e.checkServer, e.checkLoad, e.checkWatch, e.checkRuns, e.checkFleet,
+		e.checkCalibrate, disturbance, e.checkTruth, e.checkTune, e.checkClaims} {
+		errs = append(errs, f()...)
+	}
 	return errors.Join(errs...)
 }
 
@@ -298,29 +216,6 @@ func (e *Experiment) check() error {
 type problems []error
 
 func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Errorf(format, a...)) }
-
-// checkServer checks [server] and [client] and fills in their defaults.
-func (e *Experiment) checkServer() []error {
-	var bad problems
-	if len(e.Server.Command) == 0 {
-		bad.add("server.command: missing: the program to start, e.g. [\"./server\", \"-addr\", \"127.0.0.1:{{port}}\"]")
-	}
-	if e.Server.Ready == "" {
-		bad.add("server.ready: missing: a URL that answers 200 when the server is ready")
-	}
-	if e.Server.StartTimeout == 0 {
-		e.Server.StartTimeout = cli.Duration(60 * time.Second)
-	}
-	if e.Server.StopTimeout == 0 {
-		e.Server.StopTimeout = cli.Duration(10 * time.Second)
-	}
-	if d := time.Duration(e.Server.StartTimeout); d < 0 || d > 10*time.Minute {
-		bad.add("server.start_timeout = %v: want 0s..10m", d)
-	}
-	bad.cpus("server.cpus", e.Server.CPUs)
-	bad.cpus("client.cpus", e.Client.CPUs)
-	return bad
-}
 
 // cpus adds a problem for each of key's CPUs that is not a CPU number.
 func (p *problems) cpus(key string, cpus []int) {
@@ -331,8 +226,26 @@ func (p *problems) cpus(key string, cpus []int) {
 	}
 }
 
-// checkLoad checks [load] and fills in its defaults (those of
-// loadtest.Settings, and one repeat).
+// checkServer checks [server] and [client] and fills in their defaults.
+func (e *Experiment) checkServer() []error {
+	var bad problems
+	if len(e.Server.Command) == 0 {
+		bad.add("server.command: missing: the program to start, e.g. [\"./server\", \"-addr\", \"127.0.0.1:{{port}}\"]")
+	}
+	if e.Server.Ready == "" {
+		bad.add("server.ready: missing: a URL that answers 200 when the server is ready")
+	}
+	e.Server.StartTimeout = cmp.Or(e.Server.StartTimeout, cli.Duration(60*time.Second))
+	e.Server.StopTimeout = cmp.Or(e.Server.StopTimeout, cli.Duration(10*time.Second))
+	if d := time.Duration(e.Server.StartTimeout); d < 0 || d > 10*time.Minute {
+		bad.add("server.start_timeout = %v: want 0s..10m", d)
+	}
+	bad.cpus("server.cpus", e.Server.CPUs)
+	bad.cpus("client.cpus", e.Client.CPUs)
+	return bad
+}
+
+// checkLoad checks [load] and fills in its defaults.
 func (e *Experiment) checkLoad() []error {
 	var bad problems
 	l := &e.Load
@@ -365,14 +278,11 @@ func (e *Experiment) checkLoad() []error {
 	if l.Repeats < 0 || l.Repeats > MaxRepeats {
 		bad.add("load.repeats = %d: want 1..%d measurements of each point", l.Repeats, MaxRepeats)
 	}
-	if l.Repeats == 0 {
-		l.Repeats = 1
-	}
+	l.Repeats = cmp.Or(l.Repeats, 1)
 	return bad
 }
 
-// checkSettings returns what is wrong with a step's settings s, each
-// setting named by key (its TOML key given).
+// checkSettings returns what is wrong with s, each setting named by key.
 func checkSettings(s loadtest.Settings, key func(string) string) []error {
 	var bad problems
 	if _, err := loadtest.ParseModel(string(s.Model)); err != nil {
@@ -416,9 +326,7 @@ func (e *Experiment) checkWatch() []error {
 		if err := r.Check(); err != nil {
 			bad.add("stats.reading %d: %v", i+1, err)
 		}
-		if r.Scale == 0 {
-			e.Stats.Stats[i].Scale = 1
-		}
+		e.Stats.Stats[i].Scale = cmp.Or(r.Scale, 1)
 	}
 	for i, k := range e.Stats.EnvironmentKeys {
 		if strings.TrimSpace(k) == "" || strings.Contains(k, ".") {
@@ -472,8 +380,6 @@ func (e *Experiment) checkRuns() []error {
 			bad = append(bad, checkSettings(e.runSettings(r), func(k string) string { return fmt.Sprintf("run %q: %s", r.Name, k) })...)
 		}
 		if e.Load.Interleave && r.Start == startListening {
-			// A cold start is measured from the process start: its server
-			// cannot be started ahead of its turn.
 			bad.add("load.interleave = true: run %q has start = \"listening\" (a cold start), which cannot be interleaved: its server would be warm by its turn", r.Name)
 		}
 	}
@@ -481,23 +387,25 @@ func (e *Experiment) checkRuns() []error {
 }
 
 // runSettings are the settings of run r's steps: [load]'s, with each of
-// the run's own that is set (not zero) in its place. It is the one place
-// a run's settings are made from the file; Experiment.settings names and
-// sizes them for a step.
+// the run's own that is set (not zero) in its place.
 func (e *Experiment) runSettings(r runSpec) loadtest.Settings {
 	s := e.Load.Settings
-	dst, src := reflect.ValueOf(&s).Elem(), reflect.ValueOf(r.Settings)
-	for i := range src.NumField() {
-		if f := src.Field(i); src.Type().Field(i).Tag.Get("toml") != "-" && !f.IsZero() {
-			dst.Field(i).Set(f)
-		}
-	}
+	overlay(&s, r.Settings)
 	return s
 }
 
+// overlay sets the fields of *dst that src sets (but those TOML skips).
+func overlay[T any](dst *T, src T) {
+	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
+	for i := range s.NumField() {
+		if f := s.Field(i); s.Type().Field(i).Tag.Get("toml") != "-" && !f.IsZero() {
+			d.Field(i).Set(f)
+		}
+	}
+}
+
 // expand replaces {{name}} placeholders from vars, leaving the load tool's
-// own placeholders ({{seq}}, {{client}}, {{rand …}}) and unknown names as
-// they are.
+// own placeholders and unknown names as they are.
 func expand(s string, vars map[string]string) string {
 	if !strings.Contains(s, "{{") {
 		return s

@@ -6,28 +6,15 @@ import (
 	"strings"
 )
 
-// File-level functions of an experiment file are expanded once, when the
-// file is loaded, before it is decoded as TOML:
-//
-//	{{env "NAME" "default"}}   the environment variable NAME, or default
-//	                           when NAME is unset or empty
-//	{{env "NAME"}}             NAME, which must then be set
-//
-// They let a file take a value that differs between machines, such as a
-// database URL, without being edited. Use them inside a
-// double-quoted TOML string: the value is escaped for one.
-//
-// They are not the placeholders filled in later: a bare name such as
-// {{port}}, {{admin_port}}, {{dir}}, {{out}} or a variable of the run is
-// replaced when each run starts, and {{seq}}, {{client}} and {{rand A B}}
-// in request parameters on every request (template.go). Those are left as
-// they are; a placeholder with a quoted argument is a function call, and
-// env is the only function.
+// fileFuncs are the functions an experiment file may call, expanded when
+// it is loaded, before it is decoded as TOML, inside a double-quoted
+// string: {{env "NAME" "default"}} is the environment variable NAME, or
+// default when NAME is unset or empty; {{env "NAME"}} needs NAME set. A
+// placeholder without a quoted argument is left for later.
 const fileFuncs = "env"
 
-// expandFileFuncs expands the file-level functions of data, an experiment
-// file named name, looking variables up with lookup. An unknown function or
-// bad syntax is an error naming the file and line.
+// expandFileFuncs expands the file-level functions of data, the file name;
+// an unknown function or bad syntax is an error naming the file and line.
 func expandFileFuncs(name string, data []byte, lookup func(string) (string, bool)) ([]byte, error) {
 	s := string(data)
 	if !strings.Contains(s, "{{") {
@@ -58,9 +45,7 @@ func expandFileFuncs(name string, data []byte, lookup func(string) (string, bool
 	}
 }
 
-// expandCall expands the inside of one {{...}}: an env call gives its
-// value escaped for a TOML basic string; a placeholder without quoted
-// arguments is given back as it was, for later.
+// expandCall expands the inside of one {{...}}.
 func expandCall(inner string, lookup func(string) (string, bool)) (string, error) {
 	fn, rest, _ := strings.Cut(strings.TrimSpace(inner), " ")
 	if fn != "env" {

@@ -1,10 +1,10 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,68 +19,42 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// fleetSpec is the file's [fleet] table, and a run's [run.fleet], whose
-// keys that are set replace the file's: several replicas of [server]'s
-// command behind HAProxy, on a database role of the lab's own, with
-// PgBouncer between them when asked (package fleet, docs/scale-out.md).
-// In a run with replicas, {{port}} is HAProxy's (the one address the load
-// goes to), {{admin_port}} the first replica's (its reset, ready and
-// profile URLs; the replicas share one database), {{replica_admin_ports}}
+// fleetSpec is the file's [fleet], and a run's [run.fleet] whose keys that
+// are set replace the file's: several replicas of [server]'s command behind
+// HAProxy, on a database role of their own, with PgBouncer between them
+// when asked (docs/scale-out.md). In a run with replicas, {{port}} is
+// HAProxy's, {{admin_port}} the first replica's, {{replica_admin_ports}}
 // every replica's, comma-separated, {{haproxy_metrics}} HAProxy's
-// Prometheus exporter, {{pg_role}} the fleet's database role (and
-// database) and {{pgbouncer_admin}} PgBouncer's admin console DSN. Its
-// stats are the whole fleet's: [stats] url is read at every replica, with
-// that replica's {{port}} and {{admin_port}} (watchFleet).
+// Prometheus exporter, {{pg_role}} the fleet's database role and
+// {{pgbouncer_admin}} PgBouncer's admin console DSN.
 type fleetSpec struct {
-	// Replicas is how many replicas to start; 0: no fleet, [server]'s
-	// command alone as in every other experiment.
-	Replicas int `toml:"replicas"`
-	// Balance is HAProxy's: "leastconn" (the default) or "roundrobin".
-	Balance string `toml:"balance"`
-	// MaxConn caps the requests HAProxy sends one replica at once (0: no cap).
-	MaxConn int `toml:"maxconn"`
+	Replicas int    `toml:"replicas"` // 0: no fleet
+	Balance  string `toml:"balance"`  // "leastconn" (the default) or "roundrobin"
+	MaxConn  int    `toml:"maxconn"`  // HAProxy's cap per replica (0: none)
 	// PgBouncer is "off" (the default), "session" or "transaction";
 	// PgBouncerPool its server connections (default 10).
 	PgBouncer     string `toml:"pgbouncer"`
 	PgBouncerPool int    `toml:"pgbouncer_pool"`
-	// PgBouncerCPUs holds PgBouncer to these CPUs rather than [server]'s
-	// cpus with the replicas (on one machine: beside the database, as it
-	// runs on the database's host when the fleet spans machines).
-	PgBouncerCPUs []int `toml:"pgbouncer_cpus"`
+	PgBouncerCPUs []int  `toml:"pgbouncer_cpus"` // rather than [server]'s
 	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0: none;
 	// -1, none either, for a run to lift the file's).
-	ConnLimit int `toml:"conn_limit"`
-	// AdminDSN is the database server's admin DSN, which the role is
-	// created and dropped over.
-	AdminDSN string `toml:"admin_dsn"`
-	// Ready is the path of a replica's ready URL on its admin port (and
-	// HAProxy's health check); DSNEnv the environment variable that
-	// carries each replica's database URL.
+	ConnLimit int    `toml:"conn_limit"`
+	AdminDSN  string `toml:"admin_dsn"` // where the role is created and dropped
+	// Ready is the path of a replica's ready URL on its admin port; DSNEnv
+	// the environment variable that carries each replica's database URL.
 	Ready  string `toml:"ready"`
 	DSNEnv string `toml:"dsn_env"`
 }
 
-// fleetOf is run's fleet: the file's [fleet] with the run's own keys over
-// it; ok is false when it has no replicas.
+// fleetOf is run's fleet, [fleet] under its own; ok when it has replicas.
 func (e *Experiment) fleetOf(run runSpec) (fs fleetSpec, ok bool) {
 	fs = e.Fleet
 	if run.Fleet != nil {
-		dst, src := reflect.ValueOf(&fs).Elem(), reflect.ValueOf(*run.Fleet)
-		for i := range src.NumField() {
-			if f := src.Field(i); !f.IsZero() {
-				dst.Field(i).Set(f)
-			}
-		}
+		overlay(&fs, *run.Fleet)
 	}
-	if fs.Balance == "" {
-		fs.Balance = "leastconn"
-	}
-	if fs.PgBouncer == "" {
-		fs.PgBouncer = "off"
-	}
-	if fs.PgBouncerPool == 0 {
-		fs.PgBouncerPool = 10
-	}
+	fs.Balance = cmp.Or(fs.Balance, "leastconn")
+	fs.PgBouncer = cmp.Or(fs.PgBouncer, "off")
+	fs.PgBouncerPool = cmp.Or(fs.PgBouncerPool, 10)
 	return fs, fs.Replicas > 0
 }
 
@@ -102,10 +76,10 @@ func (e *Experiment) checkFleet() []error {
 		if fs.Replicas > 64 {
 			bad.add("%s.replicas = %d: want 0..64", name, fs.Replicas)
 		}
-		if !oneOf(fs.Balance, fleet.Balances...) {
+		if !slices.Contains(fleet.Balances, fs.Balance) {
 			bad.add("%s.balance = %q: want %s", name, fs.Balance, strings.Join(fleet.Balances, " or "))
 		}
-		if !oneOf(fs.PgBouncer, "off", fleet.ModeSession, fleet.ModeTransaction) {
+		if !slices.Contains([]string{"off", fleet.ModeSession, fleet.ModeTransaction}, fs.PgBouncer) {
 			bad.add("%s.pgbouncer = %q: want \"off\", \"session\" or \"transaction\"", name, fs.PgBouncer)
 		}
 		if fs.PgBouncerPool < 1 || fs.ConnLimit < -1 || fs.MaxConn < 0 {
@@ -133,22 +107,10 @@ func (e *Experiment) checkFleet() []error {
 	return bad
 }
 
-func oneOf(s string, set ...string) bool {
-	for _, x := range set {
-		if s == x {
-			return true
-		}
-	}
-	return false
-}
-
-// runFleet is a run's started fleet, the reader of its stats and the
-// exits it reported.
+// runFleet is a run's started fleet, its stats and its exits.
 type runFleet struct {
 	*fleet.Fleet
-	// watch reads the whole fleet, served at statsURL, and target is its
-	// watch.Target; nil without [stats] url.
-	watch    *fleetwatch.Fleet
+	watch    *fleetwatch.Fleet // reads the whole fleet; nil without [stats] url
 	statsURL string
 	target   watch.Target
 
@@ -156,9 +118,7 @@ type runFleet struct {
 	exits []string
 }
 
-// launchFleet starts run's fleet of [server]'s command argv and env (their
-// {{port}} and {{admin_port}} left for each replica), then sets vars'
-// port, admin_port and haproxy_metrics to the fleet's.
+// launchFleet starts run's fleet and sets its placeholders in vars.
 func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fleetSpec, argv, env []string, vars map[string]string) error {
 	s := fleet.Spec{Replica: argv, Env: env, DSNEnv: fs.DSNEnv, Dir: x.e.Dir, Replicas: fs.Replicas, Ready: fs.Ready,
 		Balance: fs.Balance, ServerMaxConn: fs.MaxConn, AdminDSN: fs.AdminDSN, ConnLimit: fs.ConnLimit, WorkDir: lr.dir,
@@ -189,11 +149,9 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 		ports[i] = strconv.Itoa(r.AdminPort)
 	}
 	vars["replica_admin_ports"] = strings.Join(ports, ",")
-	if f.PgBouncer != nil {
-		vars["pgbouncer_admin"] = f.PgBouncer.AdminDSN
-	}
 	lr.rr.Fleet = &outcome.FleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
 	if f.PgBouncer != nil {
+		vars["pgbouncer_admin"] = f.PgBouncer.AdminDSN
 		lr.rr.Fleet.PgBouncer, lr.rr.Fleet.PoolSize, lr.rr.Fleet.PgBouncerCPUs = f.PgBouncer.Mode, f.PgBouncer.PoolSize, fs.PgBouncerCPUs
 	}
 	x.logf("run %s: %d replica(s) ready behind %s (role %s)", lr.run.Name, len(f.Replicas), f.URL, f.Role.Name)
@@ -203,14 +161,10 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	return x.watchFleet(ctx, lr, fs.AdminDSN, vars)
 }
 
-// watchFleet starts the reader of rf's stats (package fleetwatch): each
-// replica's at [stats] url with its own ports, their sum, HAProxy's,
-// PgBouncer's and the database's readings, as one stats document that
-// the run's watcher reads in place of one board's (runFleet.watcher).
-// The one-board target is given the file's readings too, so that those
-// in % are averaged over the replicas, not added up. A first read opens
-// the readers' connections before any step (a step of a second has no
-// time for them), and a source it could not read is noted.
+// watchFleet starts the reader of the fleet's stats, read from each
+// replica at [stats] url and served as one document. The target is given
+// the file's readings too, so that those in % are averaged, not added up.
+// A first read opens the connections before any step.
 func (x *experimentRunner) watchFleet(ctx context.Context, lr *serverRun, adminDSN string, vars map[string]string) error {
 	rf, t := lr.fleet, x.opt.Target
 	t.Stats = append(slices.Clip(t.Stats), x.res.Stats...)
@@ -237,11 +191,7 @@ func (x *experimentRunner) watchFleet(ctx context.Context, lr *serverRun, adminD
 	return nil
 }
 
-// watcher returns the watcher of the fleet's stats document for o, the
-// options of one board's: the same readings read from the replicas' sum
-// (a reading whose path names a section of the document, such as the
-// proxy's, where it names), then the fleet's own (each replica's, the
-// proxy's, the pooler's, the database's) that o does not already read.
+// watcher returns the watcher of the fleet's stats for one board's o.
 func (rf *runFleet) watcher(o watch.Options) (loadtest.Watcher, error) {
 	o.StatsURL, o.Format = rf.statsURL, watch.JSON
 	o.Stats = rf.stats(o.Stats)

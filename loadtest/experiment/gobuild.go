@@ -14,15 +14,9 @@ import (
 	"sync"
 )
 
-// built holds, by package folder and build flags, the binary a "go run"
-// command was built into by this process (goRunBuilt).
-var built sync.Map // string -> *builtBinary
-
-type builtBinary struct {
-	once sync.Once
-	path string
-	err  error
-}
+// built holds, by package folder and build flags, the build of a "go run"
+// command's binary, done once per process.
+var built sync.Map // string -> func() (string, error)
 
 // besideExecutable is the folder of the running program, where a release
 // bundle keeps the board beside the load tool.
@@ -34,22 +28,18 @@ var besideExecutable = func() string {
 	return filepath.Dir(exe)
 }
 
-// binFolder is where go run commands' binaries are built: the user's
-// cache folder's bbslab/bin.
+// binFolder is where go run commands' binaries are built.
 var binFolder = func() (string, error) {
 	cache, err := os.UserCacheDir()
 	return filepath.Join(cache, "bbslab", "bin"), err
 }
 
 // goRunBuilt returns argv with a leading "go run [flags] PKG" replaced by a
-// binary of PKG, so that every run of an experiment starts the program
-// itself (not a go run that compiles, links and waits for it). The binary
-// is built once per process with go build -o into the user's cache folder
-// (bbslab/bin/, a folder per package and flags), where go build links
-// again only when the sources changed. Without go on PATH it is the
-// program of PKG's name beside the running one (a release bundle's
-// layout). Any other command, and go run with a flag whose value stands
-// apart ("-tags x"), is returned as it is.
+// binary of PKG, so that every run starts the program itself, not a go run
+// that waits for it. The binary is built once per process into the user's
+// cache folder or, without go on PATH, is the program of PKG's name beside
+// the running one. Any other command, and go run with a flag whose value
+// stands apart ("-tags x"), is returned as it is.
 func goRunBuilt(argv []string, dir string) ([]string, error) {
 	if len(argv) < 3 || argv[0] != "go" || argv[1] != "run" {
 		return argv, nil
@@ -67,13 +57,14 @@ func goRunBuilt(argv []string, dir string) ([]string, error) {
 		name += ".exe"
 	}
 	key := strings.Join(append([]string{filepath.Join(dir, pkg)}, flags...), "\x00")
-	v, _ := built.LoadOrStore(key, &builtBinary{})
-	b := v.(*builtBinary)
-	b.once.Do(func() { b.path, b.err = goBuild(dir, pkg, name, flags, key) })
-	if b.err != nil {
-		return nil, b.err
+	build, _ := built.LoadOrStore(key, sync.OnceValues(func() (string, error) {
+		return goBuild(dir, pkg, name, flags, key)
+	}))
+	path, err := build.(func() (string, error))()
+	if err != nil {
+		return nil, err
 	}
-	return append([]string{b.path}, argv[i+1:]...), nil
+	return append([]string{path}, argv[i+1:]...), nil
 }
 
 func goBuild(dir, pkg, name string, flags []string, key string) (string, error) {

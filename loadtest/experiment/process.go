@@ -16,8 +16,7 @@ import (
 	"bbslab/internal/child"
 )
 
-// serverProc is a server under test started by an experiment: a child
-// process with its output in a log file.
+// serverProc is a server under test with its output in a log file.
 type serverProc struct {
 	*child.Process
 	log *os.File
@@ -34,18 +33,12 @@ func freePort() (string, error) {
 	return port, nil
 }
 
-// startServer starts argv with its output in logPath, held to cpus when
-// given: pinned to them when pin is set and the system allows it,
-// otherwise capped with GOMAXPROCS (package child). env is the experiment
-// file's [server] env, expanded. It returns a note about what was done.
+// startServer starts argv, logging to logPath, held to cpus, and says how.
 func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) (*serverProc, string, error) {
-	// Appended to: a server started again (a calibration's, a tuning's
-	// restart) keeps the log of the one before.
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, "", fmt.Errorf("server log: %w", err)
 	}
-	// A go run command runs its package's binary, built once (goRunBuilt).
 	argv, err = goRunBuilt(argv, dir)
 	if err != nil {
 		log.Close()
@@ -62,66 +55,61 @@ func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) 
 
 // waitReady polls url until it answers 200, the server exits, or timeout.
 func (p *serverProc) waitReady(parent context.Context, url string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	defer cancel()
 	client := &http.Client{Timeout: 2 * time.Second}
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
 	var last string
-	for {
+	ready := func(ctx context.Context) bool {
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		resp, err := client.Do(req)
-		if err == nil {
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-			last = resp.Status
-		} else {
+		if err != nil {
 			last = err.Error()
+			return false
 		}
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("the server exited before it was ready (%v); its log: %s", p.Err(), p.tail())
-		case <-ctx.Done():
-			if err := parent.Err(); err != nil { // interrupted, not timed out
-				return fmt.Errorf("waiting for %s: %w", url, err)
-			}
-			return fmt.Errorf("the server was not ready at %s within %v (last answer: %s); its log: %s", url, timeout, last, p.tail())
-		case <-tick.C:
-		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		last = resp.Status
+		return resp.StatusCode == http.StatusOK
 	}
+	return p.poll(parent, url, timeout, 100*time.Millisecond, "before it was ready", ready, func() string {
+		return fmt.Sprintf("was not ready at %s within %v (last answer: %s)", url, timeout, last)
+	})
 }
 
-// waitListening waits until addr accepts TCP connections, the server
-// exits, or timeout.
+// waitListening waits until addr accepts connections, the server exits, or timeout.
 func (p *serverProc) waitListening(parent context.Context, addr string, timeout time.Duration) error {
-	ctx, cancel := context.WithTimeout(parent, timeout)
-	defer cancel()
-	var d net.Dialer
-	for {
-		c, err := d.DialContext(ctx, "tcp", addr)
+	listening := func(ctx context.Context) bool {
+		c, err := new(net.Dialer).DialContext(ctx, "tcp", addr)
 		if err == nil {
 			c.Close()
-			return nil
 		}
-		select {
-		case <-p.Exited():
-			return fmt.Errorf("the server exited before it listened on %s (%v); its log: %s", addr, p.Err(), p.tail())
-		case <-ctx.Done():
-			if err := parent.Err(); err != nil { // interrupted, not timed out
-				return fmt.Errorf("waiting for %s: %w", addr, err)
-			}
-			return fmt.Errorf("the server did not listen on %s within %v; its log: %s", addr, timeout, p.tail())
-		case <-time.After(5 * time.Millisecond):
-		}
+		return err == nil
 	}
+	return p.poll(parent, addr, timeout, 5*time.Millisecond, "before it listened on "+addr, listening, func() string {
+		return fmt.Sprintf("did not listen on %s within %v", addr, timeout)
+	})
 }
 
-// stop asks the server's process group to end (SIGTERM; on Windows, where
-// there is none, it kills the process at once), waits up to timeout, then
-// kills it.
+// poll tries up every interval until it reports true, the server exits
+// (before says when), or timeout (late says what the server failed to do).
+func (p *serverProc) poll(parent context.Context, target string, timeout, every time.Duration, before string,
+	up func(context.Context) bool, late func() string) error {
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	defer cancel()
+	for !up(ctx) {
+		select {
+		case <-p.Exited():
+			return fmt.Errorf("the server exited %s (%v); its log: %s", before, p.Err(), p.tail())
+		case <-ctx.Done():
+			if err := parent.Err(); err != nil { // interrupted, not timed out
+				return fmt.Errorf("waiting for %s: %w", target, err)
+			}
+			return fmt.Errorf("the server %s; its log: %s", late(), p.tail())
+		case <-time.After(every):
+		}
+	}
+	return nil
+}
+
+// stop ends the server's process group, killing it after timeout.
 func (p *serverProc) stop(timeout time.Duration) error {
 	defer p.log.Close()
 	if err := p.Stop(timeout); err != nil {
@@ -146,9 +134,7 @@ func (p *serverProc) tail() string {
 	return "\n" + s
 }
 
-// post POSTs to url with no body within timeout and returns the answer's
-// body (up to 64 MiB); an answer other than 2xx is an error that quotes
-// the start of it.
+// post POSTs to url within timeout and returns a 2xx answer's body.
 func post(ctx context.Context, url string, timeout time.Duration) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -180,11 +166,6 @@ func resolveCommand(argv []string, dir string) []string {
 	return out
 }
 
-// How an experiment holds the server and the load generator to the CPUs
-// its file names for them ([server] cpus, [client] cpus): package child
-// pins them where it can (Options.NoPin turns that off) and caps their
-// GOMAXPROCS where it cannot. The notes below say which, for the report.
-
 // serverNote says how the server was held to its CPUs.
 func serverNote(h child.Hold) string {
 	switch {
@@ -198,11 +179,8 @@ func serverNote(h child.Hold) string {
 	return fmt.Sprintf("server not pinned (%v): GOMAXPROCS=%s in its environment (the number of [server] cpus); the OS chooses its cores", h.NotPinned, h.GOMAXPROCS)
 }
 
-// holdGenerator holds this process, the load generator, to cpus: it pins
-// every thread to them when pin is set and the system allows it, and
-// otherwise caps runtime.GOMAXPROCS at their number until restore is
-// called. It returns a note about what was done and the CPUs the
-// generator runs on (every CPU when it is not pinned).
+// holdGenerator holds this process, the load generator, to cpus until
+// restore is called, and says how and on which CPUs it runs.
 func holdGenerator(cpus []int, pin bool) (note string, cores []int, restore func()) {
 	h, restore := child.HoldSelf(cpus, pin)
 	switch {
@@ -214,8 +192,7 @@ func holdGenerator(cpus []int, pin bool) (note string, cores []int, restore func
 	return fmt.Sprintf("load generator not pinned (%v): GOMAXPROCS=%s while the experiment runs (the number of [client] cpus); the OS chooses its cores and may share them with the server", h.NotPinned, h.GOMAXPROCS), allCPUs(), restore
 }
 
-// hint logs, for a server that did not come up, the target's hint on how
-// to start what its command line needs (Options.Target's StartHint).
+// hint logs, for a server that did not come up, the target's hint.
 func (x *experimentRunner) hint(argv []string) {
 	if x.opt.Target.StartHint == nil {
 		return
@@ -226,8 +203,7 @@ func (x *experimentRunner) hint(argv []string) {
 }
 
 // redactURLs returns a copy of argv with the password of every URL
-// argument, such as a database URL from the environment, replaced by xxxxx,
-// for the log and the result: a report is handed out.
+// argument replaced by xxxxx: a report is handed out.
 func redactURLs(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {

@@ -8,7 +8,6 @@ import (
 	"bbslab/loadtest/claim"
 )
 
-// Quick-run bounds (MakeQuick).
 const (
 	quickClients  = 3
 	quickWarmup   = time.Second
@@ -16,11 +15,8 @@ const (
 )
 
 // MakeQuick turns e into a quick run, to try a file in a minute or so: at
-// most quickClients client counts (those a claim or the profile names are
-// kept, so the claims stay decidable; then the last, the first and one
-// from the middle, in that order, up to three), one measurement each, a
-// warm-up of at most 1 s and steps of at most 3 s, profiles no longer
-// than the step, and re-measures of at most two steps' time.
+// most three client counts, one measurement each, short steps, profiles
+// and re-measures.
 func (e *Experiment) MakeQuick() {
 	e.Quick = true
 	l := &e.Load
@@ -34,17 +30,15 @@ func (e *Experiment) MakeQuick() {
 		e.Profile.Seconds = max(s, 1)
 	}
 	l.Clients = quickCounts(e)
-	// On a busy machine too a quick run stays quick: at most two steps of
-	// re-measures.
 	e.Disturbance.MaxExtra = cli.Duration(min(e.maxExtra(), 2*e.stepLength()))
 	c := &e.Calibrate
-	// A probe keeps a warm-up of a second: the server's gauges cover their
-	// last whole second, which must be under load.
+	// A probe keeps a warm-up of a second, for the gauges' last second.
 	c.Warmup = cli.Duration(min(time.Duration(c.Warmup), quickWarmup))
 	c.Duration = cli.Duration(min(time.Duration(c.Duration), 2*time.Second))
 }
 
-// quickCounts chooses the client counts of a quick run.
+// quickCounts chooses the client counts of a quick run: those a claim or
+// the profile names, then the last, the first and one from the middle.
 func quickCounts(e *Experiment) []int {
 	all := e.Load.Clients
 	if len(all) <= quickClients {
@@ -74,11 +68,5 @@ func quickCounts(e *Experiment) []int {
 		}
 		keep[c] = true
 	}
-	var out []int
-	for _, c := range all {
-		if keep[c] {
-			out = append(out, c)
-		}
-	}
-	return slices.Clip(out)
+	return slices.Clip(slices.DeleteFunc(slices.Clone(all), func(c int) bool { return !keep[c] }))
 }

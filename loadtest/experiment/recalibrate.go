@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -15,23 +16,13 @@ import (
 
 // calibrationInForce is the redone calibration, or the first.
 func calibrationInForce(r *outcome.Result) *calibrate.Calibration {
-	if r.Recalibration != nil {
-		return r.Recalibration
-	}
-	return r.Calibration
+	return cmp.Or(r.Recalibration, r.Calibration)
 }
 
-// recalibrate redoes the calibration after sweep when the calibration's
-// point (its run at its clients), in that sweep's used measurement, moved
-// (recalibrationReason): its CPU per request, or its reading beyond the
-// calibration's band; or when the calibration ran in a burst of steal the
-// run has since seen ease. It is redone at most once, with at least
-// minSweepsAfter sweeps left, on the running server of that run, within
-// disturbance.max_extra; the new wait is set on every server, the sweeps
-// after it run on it, the sweeps before it are left out (leaveOutEarlier),
-// and the baseline becomes its probes'. Only interleaved runs are
-// recalibrated: measured run by run, a run would differ from the others
-// in its wait.
+// recalibrate redoes the calibration after sweep when its point moved,
+// once at most, within max_extra, and sets the new wait on every server.
+// Only interleaved runs are recalibrated: measured run by run, the runs
+// would differ in their wait.
 func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, sweep int) error {
 	c, cal, cpu := x.e.Calibrate, calibrationInForce(x.res), x.res.Disturbance.CPU
 	if c.Var == "" || cal == nil || len(cal.Probes) == 0 || x.recalTried || cpu == "" {
@@ -70,7 +61,7 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 	x.note(reason + fmt.Sprintf(": the calibration is redone before sweep %d", sweep+1))
 	start, before := time.Now(), x.budgetOf().Used
 	redone, err := x.calibrateOn(ctx, lr)
-	// All of it is extra, the probes it took again included (once).
+	// All of it is extra, counted once.
 	x.budgetOf().Used = before
 	x.spent(time.Since(start))
 	if err != nil {
@@ -92,15 +83,12 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 }
 
 // minSweepsAfter is the least number of sweeps a redone calibration must
-// have left: the claims are decided on them alone, with a spread.
+// have left for the claims, decided on them alone.
 const minSweepsAfter = 2
 
 // leaveOutEarlier drops every measurement of the live runs taken on an
 // earlier calibration: the board then had another wait, so they are not
-// repeats of the points the sweeps after measure (kept, they leave the
-// claims on pairs of two different waits: docs/measurements.md, "steal
-// that comes and goes, a redone calibration"). They stay in the JSON, marked; the claims count the
-// sweeps after the recalibration as the planned ones (Result.sweepsUsed).
+// repeats of the points the sweeps after measure.
 func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calibrate.Calibration) {
 	c := x.e.Calibrate
 	why := fmt.Sprintf("measured on the calibration before it was redone (%s = %s; %s from sweep %d)", c.Var, was.Value, redone.Value, redone.Sweep)
@@ -122,14 +110,8 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calib
 }
 
 // recalibrationReason says why the calibration must be redone after
-// sweep, given at, the calibration's point's used measurement in it; ""
-// when it need not. Either the board's CPU per request there moved from the
-// calibration's last probe (the same run, clients and wait) by more than
-// disturbance.cpu_per_request % (the machine's capacity moved: frequency
-// scaling, a slower or faster share of the host), or the operating point's
-// own reading left the calibration's band by more than twice its
-// tolerance (the board no longer sits where the file says, whatever the
-// cause). Either way the wait no longer puts the board where the file says.
+// sweep, given at, its point's used measurement in it; "" when it need
+// not.
 func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *outcome.Repeat, sweep int) string {
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
 	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, outcome.ClientsText(c.Clients))
@@ -161,14 +143,10 @@ func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *o
 	return ""
 }
 
-// cpuTolerance is how far, in % of the calibration's, the board's CPU per
-// request at the calibration's point may move before the calibration no
-// longer puts the board where the file says: the slow rule's tolerance
-// (measure.Rules.Tolerance) over the noise of the calibration's two
-// probes with no wait. It also says which, in words.
+// cpuTolerance is how far, in %, the board's CPU per request at the
+// calibration's point may move from the calibration's, and why.
 func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, string) {
-	// CPUNoise is the two probes' difference over their mean: each is
-	// half of it off their middle.
+	// Each probe is half their difference off their middle.
 	noise := cal.CPUNoise / 2
 	if tol, fromNoise := rules.Tolerance(noise); fromNoise {
 		return tol, fmt.Sprintf("%d x the %.1f %% each of the calibration's two probes with no wait was off their middle, above disturbance.cpu_per_request %g %%", measure.NoiseTimes, noise, rules.CPUPerRequest)
@@ -177,17 +155,9 @@ func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, st
 }
 
 // movedFromCalibration says why the claims on the calibration's share
-// cannot stand on what was measured; "" when they can. The share is a
-// reading over the capacity the calibration measured, at the wait it
-// chose for the CPU per request it measured; when the board's CPU per
-// request at the calibration's point, the median over the repeats the
-// claims use, is off the calibration in force by more than the tolerance
-// that redoes it (cpuTolerance), the wait no longer puts the board at the
-// file's point and the share measures the machine, not the board
-// (docs/measurements.md, "steal that comes and goes, a redone
-// calibration"). The calibration is redone at most
-// once (recalibrate), so the claims then read "not measured: the machine
-// moved from its calibration".
+// cannot stand, "" when they can: when the board's CPU per request at the
+// calibration's point moved beyond cpuTolerance, the share measures the
+// machine.
 func movedFromCalibration(r *outcome.Result) string {
 	cal := calibrationInForce(r)
 	if cal == nil || cal.Share == "" || len(cal.Probes) == 0 || r.Disturbance == nil || r.Disturbance.CPU == "" {

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -15,24 +16,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A repeat of a point is measured, judged against the baseline and,
-// while disturbed, measured again at once: the same
-// repeat, so that with interleaved sweeps it stays in its sweep, back to
-// back with the other runs' measurements of that sweep, and pairs by
-// repeat still pair measurements taken together. Per point, not per
-// second: a step is 4-5 s and a burst of other work covers a part of it;
-// dropping the busy seconds would need each second's own latencies and
-// server counters and a window stretched until enough quiet seconds were
-// in, changing the length of the steps the sweeps compare, where a
-// re-measure costs one more step of the same length (docs/experiments.md).
-//
-// Every attempt is kept in the JSON with its interference and why it was
-// dropped; only the used ones make the point's figures.
-
-// watchInterference resolves the readings the judgement reads (the
-// target's Interference and Steal, the server's CPU) among the watched
-// stats, adding those the file or the target's stats lack, so that every
-// step reads them whatever else the file watches.
+// watchInterference finds the readings the judgement reads among the
+// watched stats, adding those they lack.
 func (x *experimentRunner) watchInterference() {
 	e, t := x.e, x.opt.Target
 	if x.res.Disturbance == nil {
@@ -52,11 +37,9 @@ func (x *experimentRunner) watchInterference() {
 	}
 }
 
-// watched returns the name under which s is watched: a watched stat's of
-// the same name (the target's noun for it: a file's "server CPU" read as
-// a gauge is the same figure), path or metric, or s's, added to the
-// watched stats (optional when optional is set: absent, not a warning,
-// where the OS cannot give it). A stat with no name gives "".
+// watched returns the name under which s is watched: that of a watched
+// stat of the same name, path or metric, or s's, added to the watched stats
+// (optional when optional is set). A stat with no name gives "".
 func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
 	if s.Name == "" {
 		return ""
@@ -66,19 +49,16 @@ func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
 			return w.Name
 		}
 	}
-	if s.Scale == 0 {
-		s.Scale = 1
-	}
+	s.Scale = cmp.Or(s.Scale, 1)
 	s.Optional = s.Optional || optional
-	// A copy: the stats may be the file's or the target's own slice.
+	// Clipped: the stats may be the file's or the target's own slice.
 	x.res.Stats = append(slices.Clip(x.res.Stats), s)
 	return s.Name
 }
 
 // measureRepeat takes repeat rep of a run at clients and measures it
-// again while it is disturbed, at most disturbance.max_attempts times in
-// all and while disturbance.max_extra has room for another step; then it
-// checks the point for the quiet kind (quiet).
+// again, as the same repeat so that it stays in its sweep, while it is
+// disturbed and the budget allows; then it checks the point (quiet).
 func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, clients, rep int) error {
 	d := x.e.Disturbance
 	for attempt := 1; ; attempt++ {
@@ -132,8 +112,7 @@ func (x *experimentRunner) budgetOf() *measure.Budget {
 	return x.budget
 }
 
-// reserved, fits and spent are the budget's (measure.Budget), the time
-// used kept in experiment.json as it goes.
+// reserved, fits and spent are the budget's, spent kept in the result.
 func (x *experimentRunner) reserved() bool { return x.budgetOf().Reserved() }
 
 func (x *experimentRunner) fits(d time.Duration) bool { return x.budgetOf().Fits(d) }
@@ -145,17 +124,9 @@ func (x *experimentRunner) spent(d time.Duration) {
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
-// judgeSpan reads a measurement's interference, judges it against the
-// baseline and drops it when it is disturbed; an undisturbed one joins a
-// baseline made of steps.
-func (x *experimentRunner) judgeSpan(lr *serverRun, rp *outcome.Repeat, r *loadtest.Result) {
-	srv, gen, in := x.spans(lr.cores(), r, rp.Server)
-	x.judgeSpanOf(rp, srv, gen, in)
-}
-
 // judgeSpanOf judges a measurement's spans of the server's and the
-// generator's cores by the disturbance rule (judgeSpan); an undisturbed
-// one joins a baseline made of steps.
+// generator's cores against the baseline and drops it when it is
+// disturbed; an undisturbed one joins a baseline made of steps.
 func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Span, in *outcome.Interference) {
 	rp.Interference = in
 	if in == nil || x.e.Disturbance.Off {
@@ -179,12 +150,9 @@ func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Spa
 	}
 }
 
-// spans returns a measured span of the server's cores and one of the
-// generator's (nil where not read) and the interference to record (nil
-// where none was read). What the run's own processes did is not
-// interference: where the server and the generator share cores, the part
-// of the other's CPU on them (as a share of its cores, assuming its work
-// spread evenly) is taken off.
+// spans returns the measured spans of the server's and the generator's
+// cores and the interference to record (each nil where not read). Where
+// the two share cores, the other's CPU on them is not interference.
 func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *outcome.Interference) {
 	d := x.res.Disturbance
 	in = &outcome.Interference{}
@@ -217,9 +185,8 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 		}
 		v = round1(max(0, v))
 		in.Generator = &v
-		// Where the server shares the generator's cores and its CPU is
-		// not read, the generator's figure holds the server's work: it is
-		// recorded, not judged.
+		// Sharing cores with a server whose CPU is not read, the figure
+		// holds the server's work: it is recorded, not judged.
 		if (known || shared == 0) && !x.opt.serverCoresOnly {
 			gen = &measure.Span{Own: max(0, c.Busy-c.Interference), Interference: v, Capacity: 100 * float64(len(c.CPUs))}
 			if c.Steal != nil {
@@ -234,8 +201,7 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 	return srv, gen, in
 }
 
-// cores returns the CPUs the run's server may run on: those it is pinned
-// to, or every CPU.
+// cores returns the CPUs the run's server is pinned to, or every CPU.
 func (lr *serverRun) cores() []int {
 	if lr.proc != nil && lr.proc.Hold.Pinned {
 		return lr.proc.Hold.CPUs
@@ -259,13 +225,9 @@ func allCPUs() []int {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// quiet checks a point for the quiet kind of disturbance, once: with at
-// least three used repeats, the one whose server CPU per request is
-// farthest from the median of the others, if it is off by more than
-// disturbance.cpu_per_request %, is suspect, and its repeat is measured
-// again at once (within max_extra). If the re-measure agrees with the
-// others the suspect is dropped; if it does not, the suspect stands and
-// the re-measure is dropped; if it is disturbed, the suspect stands.
+// quiet checks a point once for a repeat whose server CPU per request is
+// off the others' and measures it again: a re-measure that agrees with the
+// others drops the suspect, one that does not is dropped.
 func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.Point) error {
 	cpu := x.res.Disturbance.CPU
 	if cpu == "" || x.quietChecked[p] || x.e.Disturbance.Off {
@@ -293,7 +255,6 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.
 	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, outcome.ClientsText(p.Clients), sus.Repeat)
 	if !x.fits(x.e.stepLength()) || x.reserved() {
 		if n := measure.Agreeing(cpus, i, tol); n >= 2 {
-			// The others agree with each other: the point stands on them.
 			sus.Drop(fmt.Sprintf("%s; no time left to measure it again: left out, the point stands on its %d other repeats, which agree", sus.Reason, n))
 			x.logf("%s: %s", where, sus.Reason)
 			refresh(p, x.e.Load)
@@ -336,13 +297,9 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.
 	return x.writeSweep(lr)
 }
 
-// tieBreak measures a point once more when, its sweeps done, it has two
-// used repeats that disagree on the server's CPU per request by more than
-// tol %, in the slot of a repeat left out (measured on a calibration since
-// redone, or disturbed with no attempt left): with two, the quiet kind
-// cannot tell which is off, and each claim on the point reads a range
-// that spans both. The suspect check then has three to judge. Within max_extra, not in its
-// reserved half, once per point.
+// tieBreak measures a point once more, in the slot of a repeat left out,
+// when its two used repeats disagree on the server's CPU per request:
+// three can tell which is off (quiet).
 func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *outcome.Point, cpu string, tol float64, why string) error {
 	rs := p.Used()
 	if len(rs) != 2 || x.tieBroken[p] || !x.fits(x.e.stepLength()) || x.reserved() {
@@ -381,8 +338,8 @@ func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *outco
 	return err
 }
 
-// quietTolerance is the slow rule's tolerance (measure.Rules.Tolerance)
-// over the noise of this run's repeats so far, and what set it.
+// quietTolerance is the slow rule's tolerance over the noise of this
+// run's repeats so far, and what set it.
 func (x *experimentRunner) quietTolerance(cpu string) (float64, string) {
 	var settings [][]float64
 	for _, r := range x.res.Runs {
@@ -420,8 +377,7 @@ func cpuPerRequest(rp *outcome.Repeat, cpu string) (float64, bool) {
 	return v / 100 / rp.Total.Throughput * 1000, true
 }
 
-// unjudgedNote says, when the target gives interference but no step read
-// it (the OS cannot give it), that nothing was judged; "" otherwise.
+// unjudgedNote says when no step could be judged for lack of readings.
 func unjudgedNote(res *outcome.Result) string {
 	d := res.Disturbance
 	if d == nil || d.Interference == "" || len(res.Tunes) > 0 { // a tuner judges its own steps
@@ -439,13 +395,7 @@ func unjudgedNote(res *outcome.Result) string {
 	return fmt.Sprintf("the server gave no %q reading (not available where it runs): no step was judged disturbed", d.Interference)
 }
 
-// A measured span is judged by the one disturbance rule
-// (loadtest/measure): the file's [disturbance] is its measure.Rules, the
-// baseline is the calibration's probes or, with none, the undisturbed
-// steps so far.
-
-// maxExtra is the file's budget of extra measuring time, or its default:
-// a quarter of the planned steps' time.
+// maxExtra is the file's max_extra, or a quarter of the planned steps'.
 func (e *Experiment) maxExtra() time.Duration {
 	if m := time.Duration(e.Disturbance.MaxExtra); m > 0 {
 		return m
@@ -454,8 +404,7 @@ func (e *Experiment) maxExtra() time.Duration {
 	return time.Duration(n) * e.stepLength() / 4
 }
 
-// stepLength is one measurement's planned length, warm-up included: the
-// longest of the runs' (a run may set its own warm-up and duration).
+// stepLength is the longest of the runs' planned step, warm-up included.
 func (e *Experiment) stepLength() time.Duration {
 	d := e.Load.Warmup + e.Load.Duration
 	for _, r := range e.Runs {
@@ -470,11 +419,6 @@ func coreOverlap(a, b []int) float64 {
 	if len(a) == 0 {
 		return 0
 	}
-	n := 0
-	for _, c := range a {
-		if slices.Contains(b, c) {
-			n++
-		}
-	}
-	return float64(n) / float64(len(a))
+	shared := slices.DeleteFunc(slices.Clone(a), func(c int) bool { return !slices.Contains(b, c) })
+	return float64(len(shared)) / float64(len(a))
 }

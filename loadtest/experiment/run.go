@@ -1,10 +1,12 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,65 +24,27 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Options tune Run. The runner itself is generic: what it knows of its
-// target comes in whole as Target.
+// Options tune Run.
 type Options struct {
-	// Out is the report folder (created).
-	Out string
-	// Log receives progress lines.
-	Log io.Writer
-	// Target describes the server under test (for the board:
-	// contract.Board): its Validate checks the experiment's validate.board
-	// before any load (an experiment that asks for validation without it
-	// fails); its Stats are taken when the experiment names none and its
-	// Environment copied when the file names none; its Charts are drawn,
-	// its StartHint logged when a server did not come up, its Disk table
-	// shown in the report, its States stacked on the dashboard and its
-	// Limiting ends each step's line.
-	Target watch.Target
-	// Live, when set, receives the experiment's dashboard frames as it
-	// runs (the caller serves it: live.Serve); without it the frames are
-	// kept for the report alone. Either way the report's index.html is
-	// the same page with the frames inlined and the report's sections
-	// below.
-	Live *live.Hub
-	// Progress, when set, receives a line rewritten every second with a
-	// carriage return (step i of N, time left, the last second's figures):
-	// meant for a terminal, nil otherwise.
-	Progress io.Writer
-	// NoPin leaves the server and the load generator unpinned: each is
-	// held to the number of CPUs the file names for it by GOMAXPROCS
-	// alone, as where CPU affinity is not available (process.go). The notes
-	// say which was done.
-	NoPin bool
-	// Lang is the report's language: "ja" writes the headings and verdict
-	// words of report.md and index.html in Japanese (package report); else English.
-	Lang string
+	Out    string       // the report folder (created)
+	Log    io.Writer    // progress lines
+	Target watch.Target // all the runner knows of the server under test
+	// Live, when set, receives the dashboard's frames as the experiment
+	// runs; the report's index.html inlines them either way.
+	Live     *live.Hub
+	Progress io.Writer // a terminal's progress line, rewritten every second
+	NoPin    bool      // hold the processes to their CPUs by GOMAXPROCS alone
+	Lang     string    // the report's language: "ja" or English
 
-	// serverCoresOnly, for this package's tests of the runner's order
-	// against the fake board, judges only the server's cores (which the
-	// fake's control file drives) and records the generator's unjudged:
-	// the generator's real cores carry whatever else the test machine runs
-	// (a build, the hypervisor's steal), which those tests do not control.
+	// serverCoresOnly judges only the server's cores, for the tests whose
+	// fake board drives them.
 	serverCoresOnly bool
 }
 
-// Run runs every run of e: start the server, wait until it is
-// ready, reset the data, validate, reset again, measure each client count
-// load.repeats times while sampling the server's stats and taking
-// profiles, stop the server. Runs are measured one after the other, or,
-// with load.interleave, all servers are started first and the runs take
-// turns at every client count and repeat. A server that fails to start or
-// to validate stops the experiment; what was measured so far is kept and
-// reported. The report folder is written in every case.
+// Run runs every run of e, decides its claims and writes the report
+// folder, also when a server that fails to start or validate stops it.
 func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, error) {
-	logw := opt.Log
-	if logw == nil {
-		logw = io.Discard
-	}
-	logf := func(format string, a ...any) { fmt.Fprintf(logw, format+"\n", a...) }
-	// The servers run in the experiment file's directory, so every path
-	// handed to them ({{dir}}, {{out}}) must not be relative to ours.
+	// The servers run in the experiment file's directory.
 	out, err := filepath.Abs(opt.Out)
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
@@ -97,14 +61,14 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, erro
 	if hub == nil {
 		hub = live.New() // kept for the report's dashboard
 	}
-	x := &experimentRunner{e: e, opt: opt, out: opt.Out, res: res, logf: logf, feed: feed.New(hub, e.Name), vars: map[string]string{},
+	logw := cmp.Or[io.Writer](opt.Log, io.Discard)
+	x := &experimentRunner{e: e, opt: opt, res: res, feed: feed.New(hub, e.Name), vars: map[string]string{},
 		total: len(e.Runs) * len(e.Load.Clients) * max(e.Load.Repeats, 1)}
-	if opt.Progress != nil {
-		logf = func(format string, a ...any) {
+	x.logf = func(format string, a ...any) {
+		if opt.Progress != nil {
 			fmt.Fprint(opt.Progress, clearLine) // the progress line gives way to the log's
-			fmt.Fprintf(logw, format+"\n", a...)
 		}
-		x.logf = logf
+		fmt.Fprintf(logw, format+"\n", a...)
 	}
 	x.watchInterference()
 	genNote, genCores, restore := holdGenerator(e.Client.CPUs, !opt.NoPin)
@@ -120,13 +84,13 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, erro
 			x.note("disk benchmark failed: " + err.Error())
 		} else {
 			res.Disk = raw
-			logf("disk benchmark done")
+			x.logf("disk benchmark done")
 		}
 	}
 
 	var runErr error
 	if e.Calibrate.Var != "" {
-		_, runErr = x.calibrate(ctx)
+		runErr = x.calibrate(ctx)
 	}
 	switch {
 	case runErr != nil:
@@ -145,12 +109,11 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, erro
 	if err := report.Write(opt.Out, res, report.Options{Disk: disk, Charts: chart.Server{Charts: x.opt.Target.Charts, Stats: res.Stats}, Frames: frames, Lang: opt.Lang}); err != nil {
 		return res, errors.Join(runErr, err)
 	}
-	logf("report: %s", filepath.Join(opt.Out, "index.html"))
+	x.logf("report: %s", filepath.Join(opt.Out, "index.html"))
 	return res, runErr
 }
 
-// newResult is an experiment's result before its runs: what the file and
-// the target say of it.
+// newResult is an experiment's result before its runs.
 func newResult(e *Experiment, t watch.Target) *outcome.Result {
 	d := e.Disturbance
 	res := &outcome.Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
@@ -164,9 +127,9 @@ func newResult(e *Experiment, t watch.Target) *outcome.Result {
 	return res
 }
 
-// finish ends the result once the runs are done (runErr: why they
-// stopped): its notes, claims and verdicts, and the dashboard's last
-// frame. It returns the disk table the report shows.
+// finish ends the result once the runs stopped (runErr: why): its notes,
+// claims and verdicts, and the dashboard's last frame. It returns the disk
+// table the report shows.
 func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 	res, e, t := x.res, x.e, x.opt.Target
 	res.End = time.Now()
@@ -199,44 +162,27 @@ func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 type experimentRunner struct {
 	e    *Experiment
 	opt  Options
-	out  string
 	res  *outcome.Result
 	logf func(string, ...any)
-	seq  int // measurements taken so far
-	// feed publishes the dashboard's frames; total is the number of
-	// measurements planned, for the progress and the time left.
-	feed  *feed.Feed
-	total int
+	feed *feed.Feed
+	// seq counts the measurements taken, total those planned.
+	seq, total int
 	// vars are set by the experiment for every run (the calibrated wait).
-	vars map[string]string
-	// described is set once the stats URL was read to tell the target
-	// from any Go service (describe).
-	described bool
-	// genCores are the CPUs the load generator runs on (all when it is
-	// not pinned), for the interference of the server's cores.
-	genCores []int
-	// recals counts the calibrations redone, recalTried is set once one
-	// was tried (calibrate.go's recalibrate: at most once).
-	recals     int
-	recalTried bool
-	// judge applies the disturbance rule; budget is the extra measuring
-	// time re-measures may take (disturbance.max_extra): both through
-	// judgeOf and budgetOf, which set them up from the file on first use.
+	vars       map[string]string
+	described  bool  // the stats URL was read once (describe)
+	genCores   []int // the load generator's CPUs (all when not pinned)
+	recals     int   // calibrations redone
+	recalTried bool  // a recalibration was tried (once at most)
+	// judge and budget are set up by judgeOf and budgetOf.
 	judge  measure.Judge
 	budget *measure.Budget
-	// quietChecked marks the points checked for a suspect repeat,
-	// tieBroken those measured once more for two repeats that disagree
-	// (remeasure.go's quiet and tieBreak): at most one re-measure each.
+	// quietChecked and tieBroken mark the points re-measured by quiet and
+	// tieBreak: once each.
 	quietChecked, tieBroken map[*outcome.Point]bool
 }
 
-// describe reads the stats URL once, at the first step, when the file
-// names no readings of its own and the URL may serve Prometheus: an
-// endpoint without the target's own metrics is any Go service's
-// (watch.GoService), whose readings and charts then replace the target's
-// (and it has no request states or limits), so that a server other than
-// the target is read with no configuration and no warning about the
-// target's stats.
+// describe reads the stats URL once when the file names no readings: an
+// endpoint without the target's own metrics is read as any Go service's.
 func (x *experimentRunner) describe(ctx context.Context, url string) {
 	if x.described || len(x.e.Stats.Stats) > 0 || x.e.Stats.Format == watch.JSON {
 		return
@@ -254,8 +200,7 @@ func (x *experimentRunner) describe(ctx context.Context, url string) {
 	x.watchInterference()
 }
 
-// note records s, once, in the result's notes, the log and the dashboard's
-// notes panel (what the experiment did on this machine).
+// note records s, once, in the result's notes, the log and the dashboard.
 func (x *experimentRunner) note(s string) {
 	if s == "" || slices.Contains(x.res.Notes, s) {
 		return
@@ -265,9 +210,7 @@ func (x *experimentRunner) note(s string) {
 	x.feed.Note(s)
 }
 
-// start starts the server of one run and makes it ready to load: ready,
-// reset, validated and reset again, or, for a cold start, listening. The
-// run is added to the result, even when it fails.
+// start launches a run's server, adding the run to the result.
 func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, error) {
 	rr := &outcome.Run{Name: run.Name, Vars: run.Vars}
 	x.res.Runs = append(x.res.Runs, rr)
@@ -275,10 +218,11 @@ func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, 
 }
 
 // launch starts a server of run, recorded in rr, and makes it ready to
-// load (start).
+// load: ready, reset, validated and reset again, or, for a cold start,
+// listening.
 func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.Run) (*serverRun, error) {
 	e := x.e
-	lr := &serverRun{run: run, dir: filepath.Join(x.out, outcome.FileName(run.Name)), rr: rr}
+	lr := &serverRun{run: run, dir: filepath.Join(x.opt.Out, outcome.FileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
 		return lr, err
 	}
@@ -291,15 +235,10 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.
 		return lr, err
 	}
 	vars := map[string]string{"port": port, "admin_port": adminPort, "dir": lr.dir, "run": run.Name}
-	for k, v := range x.vars {
-		vars[k] = v
-	}
-	for k, v := range run.Vars {
-		vars[k] = v
-	}
+	maps.Copy(vars, x.vars)
+	maps.Copy(vars, run.Vars)
 	if _, isFleet := e.fleetOf(run); isFleet {
-		// Each replica's ports are the fleet's to pick; the run's are
-		// HAProxy's and the first replica's, once they run.
+		// The fleet picks its own ports (launchFleet).
 		delete(vars, "port")
 		delete(vars, "admin_port")
 	}
@@ -308,19 +247,12 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.
 	return lr, x.startProcess(ctx, lr)
 }
 
-// startProcess starts lr's server (or fleet) from the file's command with
-// lr's vars and makes it ready to load (launch).
+// startProcess starts lr's server (or fleet) and makes it ready (launch).
 func (x *experimentRunner) startProcess(ctx context.Context, lr *serverRun) error {
 	e, run, vars := x.e, lr.run, lr.vars
 	fs, isFleet := e.fleetOf(run)
-	argv := resolveCommand(append(append([]string(nil), e.Server.Command...), run.Args...), e.Dir)
-	for i := range argv {
-		argv[i] = lr.x(argv[i])
-	}
-	env := make([]string, len(e.Server.Env))
-	for i, v := range e.Server.Env {
-		env[i] = lr.x(v)
-	}
+	argv := mapped(resolveCommand(slices.Concat(e.Server.Command, run.Args), e.Dir), lr.x)
+	env := mapped(e.Server.Env, lr.x)
 	lr.rr.Command = redactURLs(argv)
 	if isFleet {
 		if err := x.launchFleet(ctx, lr, fs, argv, env, vars); err != nil {
@@ -338,8 +270,7 @@ func (x *experimentRunner) startProcess(ctx context.Context, lr *serverRun) erro
 	}
 	lr.proc = proc
 	if run.Start == startListening {
-		// Cold start: load as soon as the board's port takes connections,
-		// from a fresh process; no reset, no validation, nothing warms it.
+		// Cold start: nothing warms the fresh process.
 		addr, err := loadtest.DialAddr(lr.x(e.Load.Requests[0].URL))
 		if err != nil {
 			return err
@@ -377,8 +308,8 @@ func (x *experimentRunner) prepare(ctx context.Context, lr *serverRun) error {
 }
 
 // measure takes one measurement (attempt of repeat rep) of a run at
-// clients, judges its interference, adds it to the run's point and
-// rewrites the run's sweep.json; it returns the point and the measurement.
+// clients, judges it, adds it to the run's point and rewrites the run's
+// sweep.json; it returns the point and the measurement.
 func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*outcome.Point, *outcome.Repeat, error) {
 	e := x.e
 	if e.Load.ResetEach && lr.steps > 0 {
@@ -400,13 +331,11 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	}
 	x.seq++
 	rr := lr.rr
+	i := slices.IndexFunc(rr.Points, func(q *outcome.Point) bool { return q.Clients == clients })
 	var p *outcome.Point
-	for _, q := range rr.Points {
-		if q.Clients == clients {
-			p = q
-		}
-	}
-	if p == nil {
+	if i >= 0 {
+		p = rr.Points[i]
+	} else {
 		p = &outcome.Point{Clients: clients}
 		rr.Points = append(rr.Points, p)
 	}
@@ -423,13 +352,14 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 		}
 	}
 	calibrationInForce(x.res).AddShare(rp.Server)
-	x.judgeSpan(lr, rp, r)
+	srv, gen, in := x.spans(lr.cores(), r, rp.Server)
+	x.judgeSpanOf(rp, srv, gen, in)
 	addRepeat(p, rp, e.Load)
 	for _, pr := range seen.Profiles {
-		pr.File, _ = filepath.Rel(x.out, pr.File)
+		pr.File, _ = filepath.Rel(x.opt.Out, pr.File)
 		rr.Profiles = append(rr.Profiles, &outcome.StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
 	}
-	if err := seen.Put(r); err != nil { // the result's profiles name their files as the report folder does
+	if err := seen.Put(r); err != nil { // the profiles named as in the report folder
 		return nil, nil, err
 	}
 	for _, w := range r.Warnings {
@@ -447,10 +377,8 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	return p, rp, nil
 }
 
-// stepSettings are the settings of one measurement of lr at clients,
-// whole: the run's (Experiment.settings), the watcher of its server
-// (watcher; with [truth], wrapped in the server's record of the step,
-// which it returns) and the observers of its seconds (begin).
+// stepSettings are the settings of one measurement of lr at clients and,
+// with [truth], the watcher of its truth.
 func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clients, rep, attempt int) (loadtest.Settings, *truthWatcher, error) {
 	e := x.e
 	s := e.settings(lr.run, clients, lr.x)
@@ -480,12 +408,8 @@ func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clie
 	return s, tw, nil
 }
 
-// watcher returns the watcher of lr's server during a load, the one place
-// the runner says what it watches: the stats of [stats], each read fed to
-// the dashboard, and with a prefix the profiles of [profile], saved under
-// it. The target completes the options (watch.Target.Watcher). A fleet's
-// stats are the whole fleet's (runFleet.watcher); its profiles the first
-// replica's.
+// watcher returns the watcher of lr's server during a load, which saves
+// profiles under a prefix when given one.
 func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtest.Watcher, error) {
 	e := x.e
 	o := watch.Options{Format: e.Stats.Format, EnvironmentKeys: e.Stats.EnvironmentKeys}
@@ -502,8 +426,7 @@ func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtes
 	return x.opt.Target.Watcher(o)
 }
 
-// stepText is a measurement's log line: its figures, its limit, its
-// interference and whether it was disturbed.
+// stepText is a measurement's log line.
 func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *outcome.Repeat, clients int) string {
 	e := x.e
 	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
@@ -529,8 +452,7 @@ func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *outco
 	return line
 }
 
-// writeSweep rewrites a run's sweep.json with its points measured so far
-// (those with a measurement to use).
+// writeSweep rewrites a run's sweep.json with its points measured so far.
 func (x *experimentRunner) writeSweep(lr *serverRun) error {
 	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, outcome.Results(lr.rr.Points))
 }
@@ -541,17 +463,12 @@ func addRepeat(p *outcome.Point, rp *outcome.Repeat, l loadSpec) {
 	refresh(p, l)
 }
 
-// refresh takes p's figures over its used repeats (Point.Refresh) and
-// its deadline shares and SLO outcomes from l.
+// refresh takes p's figures, deadline shares and SLO over its used repeats.
 func refresh(p *outcome.Point, l loadSpec) {
 	p.Refresh()
-	if p.Result != nil {
-		judge(p, l)
+	if p.Result == nil {
+		return
 	}
-}
-
-// judge fills a point's deadline shares and SLO outcomes.
-func judge(p *outcome.Point, l loadSpec) {
 	if h := p.Result.Total.Histogram; h != nil {
 		for _, d := range l.Deadlines {
 			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
@@ -567,9 +484,7 @@ func judge(p *outcome.Point, l loadSpec) {
 	p.SLO = loadtest.EvaluateSLO(p.Result, objs)
 }
 
-// settings are the load tool's settings for one load of run r at clients:
-// the run's settings (runSettings), named after it, the placeholders of
-// their requests expanded by x.
+// settings are the settings of a load of run r at clients, expanded by x.
 func (e *Experiment) settings(r runSpec, clients int, x func(string) string) loadtest.Settings {
 	s := e.runSettings(r)
 	s.Name, s.Clients = r.Name, clients
@@ -578,11 +493,10 @@ func (e *Experiment) settings(r runSpec, clients int, x func(string) string) loa
 	for i, q := range reqs {
 		q.URL, q.Label = x(q.URL), x(q.Label)
 		if q.Form != nil {
-			f := make(map[string]string, len(q.Form))
+			q.Form = maps.Clone(q.Form)
 			for k, v := range q.Form {
-				f[k] = x(v)
+				q.Form[k] = x(v)
 			}
-			q.Form = f
 		}
 		s.Requests[i] = q
 	}
@@ -601,4 +515,13 @@ func stepLine(clients int, r *loadtest.Result, server map[string]float64, readin
 		}
 	}
 	return b.String()
+}
+
+// mapped returns a copy of ss with f applied to each.
+func mapped(ss []string, f func(string) string) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = f(s)
+	}
+	return out
 }

@@ -10,25 +10,13 @@ import (
 	"bbslab/machine"
 )
 
-// Before a disturbed point (or calibration probe) is measured again, the
-// runner waits until the cores are quiet, up to [disturbance] settle: other
-// work that comes in bursts (3 s of every 10, the hypervisor's steal for a
-// minute) would otherwise disturb the re-measure that starts at once as
-// often as it did the first, and each spends a step of max_extra. Quiet is
-// what the baseline expects of idle cores plus the threshold, over windows
-// of settleWindow read from the server's own counters (its stats, read at
-// the moment asked) and the generator's (this process's). The wait counts
-// in max_extra; when the cores stay busy to the end of it, the point is
-// measured anyway and judged as ever.
-
-// settleWindow is the span over which the cores' interference is read while
-// the runner waits for quiet.
+// settleWindow is the span over which the cores' interference is read
+// while the runner waits for them to settle.
 const settleWindow = 500 * time.Millisecond
 
-// settle waits until the server's and the generator's cores are quiet
-// by the baseline (busy reports what it last saw when they were not), at
-// most the file's settle and what max_extra has left. It returns when
-// quiet, when the time is up, or when nothing can be read to judge by.
+// settle waits, before a disturbed point is measured again, until the
+// cores are quiet by the baseline, so that a burst of other work does not
+// disturb it too, or the time is up, or nothing can be read.
 func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where string) error {
 	b := x.res.Disturbance.Baseline
 	if b == nil {
@@ -38,13 +26,8 @@ func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where stri
 }
 
 // settleSteal waits, before a calibration's first probe, until the
-// hypervisor takes no more than the threshold from the server's cores (at
-// most [disturbance] settle): with no baseline yet, steal is held to the
-// least the run has read, or none. A calibration measured in a burst of
-// steal would put the board where the file says only while the burst
-// lasts. A steal that outlasts the wait is calibrated on, and redone if
-// the run later reads less (recalibrationReason). Other processes are not
-// waited for: a steady one is part of the machine.
+// hypervisor's steal is within the threshold of the least the run has
+// read: a calibration measured in a burst of steal holds only as long.
 func (x *experimentRunner) settleSteal(ctx context.Context, lr *serverRun) error {
 	if x.res.Disturbance == nil || x.res.Disturbance.Steal == "" {
 		return nil
@@ -53,31 +36,27 @@ func (x *experimentRunner) settleSteal(ctx context.Context, lr *serverRun) error
 	return x.settleOn(ctx, lr, "calibrate", &measure.Baseline{Server: &measure.Cores{Level: math.Inf(1), Steal: &floor}})
 }
 
-// settleProbe is settle for a calibration probe: the cores are judged
-// against the probes accepted so far, as the probes are (probeJudge).
-func (x *experimentRunner) settleProbe(ctx context.Context, lr *serverRun, j *probeJudge) error {
-	return x.settleOn(ctx, lr, "calibrate", &j.accepted)
-}
-
 // settleOn is settle holding the cores to the baseline b.
 func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where string, b *measure.Baseline) error {
 	limit := time.Duration(x.e.Disturbance.Settle)
 	if x.e.Disturbance.Off || limit <= 0 {
 		return nil
 	}
-	q := x.quietReader(lr)
+	read := x.quietReader(lr)
 	start := time.Now()
 	defer func() { x.spent(time.Since(start)) }()
-	prev, err := q.read(ctx)
+	prev, err := read(ctx)
 	if err != nil {
 		return nil // not readable: measure and judge as ever
 	}
 	last := ""
 	for {
-		if err := sleepCtx(ctx, settleWindow); err != nil {
-			return err
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(settleWindow):
 		}
-		cur, err := q.read(ctx)
+		cur, err := read(ctx)
 		if err != nil {
 			return nil
 		}
@@ -93,8 +72,7 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 		}
 		last, prev = why, cur
 		used := time.Since(start)
-		// The wait so far is not yet counted in max_extra (the defer
-		// does): room must stay for it, another window and the step.
+		// Room must stay for the wait so far, another window and the step.
 		if used+settleWindow > limit || !x.fits(used+settleWindow+x.e.stepLength()) {
 			x.logf("%s: the cores were still busy after %.1f s (%s): measuring it again anyway", where, used.Seconds(), why)
 			return nil
@@ -102,75 +80,68 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 	}
 }
 
-// quietRead is one read of the counters settle judges by.
+// quietRead is one read of the server's and the generator's counters.
 type quietRead struct {
-	at                       time.Time
-	interference, cpu, steal float64 // the server's, in seconds
-	srvOK, cpuOK, stealOK    bool
-	gen                      *machine.OwnCounters
+	at     time.Time
+	server map[string]float64
+	gen    *machine.OwnCounters
 }
 
-// quietReader reads the server's interference and CPU counters from its
-// stats (when the file reads them) and this process's cores' counters.
-type quietReader struct {
-	x              *experimentRunner
-	url            string
-	format         string
-	stats          []watch.Stat
-	interf, cp, st string
-}
-
-func (x *experimentRunner) quietReader(lr *serverRun) *quietReader {
+// quietReader returns the reader of the server's counters (when the file
+// reads its stats) and this process's cores'.
+func (x *experimentRunner) quietReader(lr *serverRun) func(context.Context) (quietRead, error) {
 	d, e := x.res.Disturbance, x.e
-	q := &quietReader{x: x, format: e.Stats.Format, interf: d.Interference, cp: d.CPU, st: d.Steal}
+	var url string
+	var stats []watch.Stat
 	if e.Stats.URL != "" && d.Interference != "" {
-		q.url = lr.x(e.Stats.URL)
+		url = lr.x(e.Stats.URL)
 		for _, s := range x.res.Stats {
 			if s.Name == d.Interference || s.Name == d.CPU || s.Name == d.Steal && d.Steal != "" {
-				q.stats = append(q.stats, s)
+				stats = append(stats, s)
 			}
 		}
 	}
-	return q
-}
-
-func (q *quietReader) read(ctx context.Context) (quietRead, error) {
-	r := quietRead{at: time.Now()}
-	if q.url != "" {
-		m, at, err := watch.ReadNow(ctx, q.url, q.format, q.stats)
-		if err != nil {
-			return r, err
+	return func(ctx context.Context) (quietRead, error) {
+		r := quietRead{at: time.Now()}
+		if url != "" {
+			m, at, err := watch.ReadNow(ctx, url, e.Stats.Format, stats)
+			if err != nil {
+				return r, err
+			}
+			r.at, r.server = at, m
 		}
-		r.at = at
-		r.interference, r.srvOK = m[q.interf]
-		r.cpu, r.cpuOK = m[q.cp]
-		r.steal, r.stealOK = m[q.st]
-	}
-	if q.x.opt.serverCoresOnly {
+		if x.opt.serverCoresOnly {
+			return r, nil
+		}
+		if c, err := machine.ReadCounters(); err == nil && c.Own != nil && c.Own.InterferenceSeconds != nil {
+			r.gen = c.Own
+		}
 		return r, nil
 	}
-	if c, err := machine.ReadCounters(); err == nil && c.Own != nil && c.Own.InterferenceSeconds != nil {
-		r.gen = c.Own
-	}
-	return r, nil
 }
 
 // busyCores says how the cores were busy between two reads beyond what
-// the baseline b expects of them (the server idle, the generator idle),
-// "" when they were quiet or nothing could be judged.
+// the baseline expects of idle cores, "" when they were quiet or nothing
+// could be judged.
 func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, base *measure.Baseline) string {
 	dt := b.at.Sub(a.at).Seconds()
 	if dt <= 0 {
 		return ""
 	}
+	rate := func(name string) (float64, bool) {
+		va, okA := a.server[name]
+		vb, okB := b.server[name]
+		return 100 * (vb - va) / dt, okA && okB
+	}
+	d := x.res.Disturbance
 	var srv, gen *measure.Span
-	if a.srvOK && b.srvOK {
-		srv = &measure.Span{Interference: 100 * (b.interference - a.interference) / dt, Capacity: 100 * float64(len(lr.cores()))}
-		if a.cpuOK && b.cpuOK {
-			srv.Own = max(0, 100*(b.cpu-a.cpu)/dt)
+	if v, ok := rate(d.Interference); ok {
+		srv = &measure.Span{Interference: v, Capacity: 100 * float64(len(lr.cores()))}
+		if v, ok := rate(d.CPU); ok {
+			srv.Own = max(0, v)
 		}
-		if a.stealOK && b.stealOK {
-			srv.Steal, srv.HasSteal = 100*(b.steal-a.steal)/dt, true
+		if v, ok := rate(d.Steal); ok {
+			srv.Steal, srv.HasSteal = v, true
 		}
 	}
 	if a.gen != nil && b.gen != nil {
@@ -179,16 +150,4 @@ func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, base *measur
 		gen.Own = max(0, 100*(b.gen.BusySeconds-a.gen.BusySeconds)/dt-gen.Interference)
 	}
 	return x.judgeOf().Busy(base, srv, gen)
-}
-
-// sleepCtx sleeps d or until ctx ends.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -9,8 +9,7 @@ import (
 	"bbslab/loadtest/outcome"
 )
 
-// inTurn measures each run in full before starting the next: every client
-// count, each repeated back to back.
+// inTurn measures each run in full before starting the next.
 func (x *experimentRunner) inTurn(ctx context.Context) error {
 	for _, run := range x.e.Runs {
 		if ctx.Err() != nil {
@@ -34,8 +33,7 @@ func (x *experimentRunner) inTurn(ctx context.Context) error {
 	return nil
 }
 
-// interleaved starts every run's server, then for each repeat and each
-// client count measures the runs in the file's order.
+// interleaved starts every run's server, then measures them in turns.
 func (x *experimentRunner) interleaved(ctx context.Context) error {
 	var live []*serverRun
 	defer func() {
@@ -53,11 +51,9 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 			return lr.failed(err)
 		}
 	}
-	// Each repeat is a whole sweep, a round of the side-by-side runner
-	// whose settings are every client count of every run: a burst of the
-	// machine's other work then lands on one measurement of several
-	// points rather than on every measurement of one, and the median of a
-	// point's repeats leaves it out.
+	// Each repeat is a whole sweep, a round of the side-by-side runner, so
+	// that a burst of other work lands on one measurement of several
+	// points, which the median of a point's repeats leaves out.
 	clients := x.e.Load.Clients
 	_, err := measure.Rounds(ctx, measure.Plan{Rounds: x.e.Load.Repeats, Settings: len(clients) * len(live),
 		Between: func(ctx context.Context, round int) error { return x.recalibrate(ctx, live, round+1) }},
@@ -79,11 +75,8 @@ type serverRun struct {
 	proc  *serverProc
 	fleet *runFleet // instead of proc, for a run of several replicas
 	rr    *outcome.Run
-	steps int // measurements taken of this server
-	// vars are the run's placeholders (x expands them): its ports and
-	// directory, the experiment's and the run's vars, and the knobs a
-	// restart set (restartWith).
-	vars map[string]string
+	steps int               // measurements taken of this server
+	vars  map[string]string // the run's placeholders, which x expands
 }
 
 // failed records err as the run's and returns it named by the run.

@@ -16,21 +16,16 @@ import (
 
 // truthSpec names where the server under test keeps its own record of
 // what it served (its truth, in loadtest/grade's format): Start is POSTed
-// when a step starts, Stop after its measured window and drain, and Stop's
-// answer is the truth of the window. Start must hold {{window_start}} (and
-// may hold {{window_end}}): the measured window's start and end, RFC 3339
-// in UTC, filled in when the step starts, so that the server's window is
-// the load tool's measured window to the nanosecond rather than to the
-// moment a request reached it (experiments/coordinated-omission.toml
-// names the board's).
+// when a step starts, with the measured window's {{window_start}} and
+// {{window_end}} (RFC 3339, UTC), and Stop's answer after the window is
+// its truth.
 type truthSpec struct {
 	Start string `toml:"start"`
 	Stop  string `toml:"stop"`
 }
 
-// minTruthWarmup is the least warm-up a step with a truth may have: the
-// window's start is sent at the step's start and must not be in the past
-// when the server reads it.
+// minTruthWarmup is the least warm-up a step with a truth may have, so
+// that the window's start is not past when the server reads it.
 const minTruthWarmup = 100 * time.Millisecond
 
 // checkTruth returns what is wrong with the file's [truth].
@@ -39,47 +34,29 @@ func (e *Experiment) checkTruth() []error {
 	if t.Start == "" && t.Stop == "" {
 		return nil
 	}
-	var errs []error
+	var bad problems
 	if t.Start == "" || t.Stop == "" {
-		errs = append(errs, fmt.Errorf("truth: give both start and stop URLs"))
+		bad.add("truth: give both start and stop URLs")
 	}
 	if t.Start != "" && !strings.Contains(t.Start, "{{window_start}}") {
-		errs = append(errs, fmt.Errorf("truth.start = %q: want {{window_start}} in it (the measured window's start), or the truth would count the warm-up", t.Start))
+		bad.add("truth.start = %q: want {{window_start}} in it (the measured window's start), or the truth would count the warm-up", t.Start)
 	}
-	if d := time.Duration(e.Load.Warmup); d < minTruthWarmup {
-		errs = append(errs, fmt.Errorf("load.warmup = %v: with [truth] want at least %v (the window's start is sent before it)", d, minTruthWarmup))
+	if d := e.Load.Warmup; d < minTruthWarmup {
+		bad.add("load.warmup = %v: with [truth] want at least %v (the window's start is sent before it)", d, minTruthWarmup)
 	}
 	for _, r := range e.Runs {
 		if d := r.Warmup; d != 0 && d < minTruthWarmup {
-			errs = append(errs, fmt.Errorf("run %q: warmup = %v: with [truth] want at least %v (the window's start is sent before it)", r.Name, d, minTruthWarmup))
+			bad.add("run %q: warmup = %v: with [truth] want at least %v (the window's start is sent before it)", r.Name, d, minTruthWarmup)
 		}
 	}
-	return errs
+	return bad
 }
 
-// Figures a claim may take from a step's truth (operand truth = NAME).
-// Each holds the load tool's figures against the server's record of the
-// same window, as loadtest grade's "stalls visible" check does for the
-// lab's JSON (its doc: the tail is the latencies at or above half the
-// shortest stall; the stall's requests wait for its end, then the
-// server's median service time):
-//
-//   - stall_tail_missing: the share (0..1) of the requests the tool's own
-//     average rate over the window puts in the stalls' tail that are
-//     missing from its latencies: 0 for a tool that saw every stalled
-//     request, near 1 for one that stopped sending while it waited (a
-//     closed loop: coordinated omission). The average rate counts the
-//     stalls' own seconds, so for a tool that stopped sending the figure is
-//     a lower bound.
-//   - stall_tail_due, stall_tail_seen: the two counts it is made of.
-//   - stall_expected_p50_ms: the median latency of the stalls' requests,
-//     arriving evenly over each stall: what an honest client's tail shows.
-//   - stall_ms: the stalls' total length within the window.
-//   - served: the requests the server served that arrived in the window.
+// truthFigureNames are the figures a claim may take from a step's truth,
+// held against the server's record as loadtest grade does.
 var truthFigureNames = []string{"stall_tail_missing", "stall_tail_due", "stall_tail_seen", "stall_expected_p50_ms", "stall_ms", "served"}
 
-// truthWatcher wraps the step's watcher (nil: none) and opens the
-// server's truth window with the step, then takes its truth.
+// truthWatcher wraps the step's watcher (or nil) and takes its truth.
 type truthWatcher struct {
 	inner       loadtest.Watcher
 	start, stop string // expanded but for the window's times
@@ -100,8 +77,7 @@ func (t *truthWatcher) Start(ctx context.Context, s loadtest.Settings, warmEnd t
 	return tw
 }
 
-// truthWatch is one step's watch: the inner watch's, and the truth's stop
-// when it finishes.
+// truthWatch is one step's watch, which stops the truth when it finishes.
 type truthWatch struct {
 	t     *truthWatcher
 	inner loadtest.Watch
@@ -130,8 +106,7 @@ func (w *truthWatch) Finish(successes int64, seconds float64) loadtest.Watched {
 	return out
 }
 
-// addTruth keeps a step's truth in rp with the figures held against it,
-// or says why there are none.
+// addTruth keeps a step's truth and its figures in rp, or why not.
 func addTruth(rp *outcome.Repeat, raw []byte, err error) {
 	if err != nil {
 		rp.TruthNote = err.Error()
@@ -147,14 +122,12 @@ func addTruth(rp *outcome.Repeat, raw []byte, err error) {
 }
 
 // truthFigures holds a step's result against the server's truth of its
-// window (truthFigureNames), with loadtest grade's own figures
-// (grade.Lab); note says what could not be figured.
+// window; note says what could not be figured.
 func truthFigures(r *loadtest.Result, t *grade.Truth) (map[string]float64, string) {
 	m := map[string]float64{"served": float64(t.Requests)}
 	g := grade.Lab(r, t)
 	m["stall_ms"] = ms(g.StallTime)
-	// The tail starts at half a stall's length: a stall the window's edge
-	// cuts is not one, so a step needs a whole stall inside it.
+	// A stall the window's edge cuts is not one.
 	whole := false
 	for _, s := range t.Stalls {
 		whole = whole || !s.Start.Before(r.MeasureStart) && !s.End.After(r.End)

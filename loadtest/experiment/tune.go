@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -17,20 +18,10 @@ import (
 )
 
 // tuneSection is an experiment file's [tune]: instead of sweeping client
-// counts, each run's server (started, validated and calibrated as every
-// run's) is tuned by package tune from each of Starts, at Clients under
-// SLO:
-//
-//	[tune]
-//	admin = "http://127.0.0.1:{{admin_port}}"
-//	clients = 20
-//	slo = "p99<10ms"
-//	starts = ["5/5", "40/40"]
-//	budget = 12
-//
-// Goal, Budget, Repeats (default load.repeats), the bounds and
-// CheckMinMax are tune.Spec's (0: its defaults). Claims read a tuning with tune = "5/5" (the start) and
-// a tune metric (tuneMetrics).
+// counts, each run's server is tuned by package tune from each of Starts
+// ("5/5": workers/pool), at Clients under SLO. Goal, Budget, Repeats
+// (default load.repeats), the bounds and CheckMinMax are tune.Spec's (0:
+// its defaults).
 type tuneSection struct {
 	Admin       string   `toml:"admin"`
 	Clients     int      `toml:"clients"`
@@ -45,22 +36,15 @@ type tuneSection struct {
 	MaxPool     int      `toml:"max_pool"`
 	CheckMinMax bool     `toml:"check_min_max"`
 	// SideBySide is how many interleaved rounds measure each run's starts
-	// and winners again at the end (tune.SideBySide; 0: 3), the figures
-	// the claims compare.
-	SideBySide int `toml:"side_by_side"`
-	// Thresholds are the tuner's diagnosis thresholds ([tune.thresholds];
-	// 0: its defaults). The measuring rules are the file's [disturbance],
-	// for the tunings as for the sweeps.
+	// and winners again at the end, for the claims (0: 3).
+	SideBySide int             `toml:"side_by_side"`
 	Thresholds tune.Thresholds `toml:"thresholds"`
 }
 
 // on reports whether the file tunes instead of sweeping.
 func (t tuneSection) on() bool { return len(t.Starts) > 0 }
 
-// The figures a claim reads of a tuning (operand.Tune): the winner's and
-// the start's throughput (their spreads over the repeats), the winner's
-// workers + connections, whether it met the objectives and whether the
-// tuner named the application (1 or 0), and the settings it measured.
+// tuneMetrics are the figures a claim reads of a tuning (operand.Tune).
 var tuneMetrics = []string{"winner_throughput", "start_throughput", "winner_resources", "winner_met", "application", "measurements"}
 
 // checkTune checks [tune] against the file.
@@ -82,8 +66,6 @@ func (e *Experiment) checkTune() []error {
 	if t.SideBySide < 0 || t.SideBySide > 20 {
 		p.add("tune.side_by_side = %d: want the rounds that measure the starts and winners again at the end, 1 to 20 (0: 3)", t.SideBySide)
 	}
-	// The dashboard's reads keep a one-second beat: a shorter window may
-	// hold a single read, and the counters then no rate.
 	if d := e.Load.Duration; d < 2*time.Second {
 		p.add("tune: load.duration = %v: a tuning's steps need 2s or more (the stats are read every second)", d)
 	}
@@ -96,16 +78,10 @@ func (e *Experiment) checkTune() []error {
 }
 
 // slo is the tuning's objectives: tune.slo, else load.slo.
-func (t tuneSection) slo(e *Experiment) string {
-	if t.SLO != "" {
-		return t.SLO
-	}
-	return e.Load.SLO
-}
+func (t tuneSection) slo(e *Experiment) string { return cmp.Or(t.SLO, e.Load.SLO) }
 
-// tuneAll starts each run's server and tunes it from each start, one
-// after the other; a server that fails to start stops the experiment, a
-// tuning that fails is recorded and the next one goes on.
+// tuneAll tunes each run's server from each start; a server that fails to
+// start stops the experiment, a tuning that fails does not.
 func (x *experimentRunner) tuneAll(ctx context.Context) error {
 	for _, run := range x.e.Runs {
 		lr, err := x.start(ctx, run)
@@ -149,9 +125,9 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 	return nil
 }
 
-// confirmTunings measures the starts and winners of one run's tunings again,
-// interleaved (tune.SideBySide), and keeps each tuning's figures in it;
-// a failure is logged and leaves the tunings' own figures to the claims.
+// confirmTunings measures the starts and winners of one run's tunings
+// again, side by side, and keeps each tuning's figures in it; a failure
+// leaves the tunings' own figures to the claims.
 func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tunes []*outcome.TuneRun) {
 	var ks []watch.Knobs
 	add := func(k watch.Knobs) {
@@ -168,10 +144,7 @@ func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tu
 	if len(ks) < 2 {
 		return
 	}
-	rounds := x.e.Tune.SideBySide
-	if rounds == 0 {
-		rounds = 3
-	}
+	rounds := cmp.Or(x.e.Tune.SideBySide, 3)
 	names := make([]string, len(ks))
 	for i, k := range ks {
 		names[i] = tuneKnobs(k)
@@ -197,16 +170,14 @@ func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tu
 	}
 }
 
-// restartWith stops lr's server and starts it again, on the same ports
-// and with the same vars, with k in its command's {{workers}}, {{pool}}
-// and {{pool_min}}: the tuner's way to set a knob the board cannot change
-// while it runs (its 409). The server is ready, reset and validated again
-// before the tuner measures it.
+// restartWith starts lr's server again, on the same ports, with k in its
+// command's {{workers}}, {{pool}} and {{pool_min}}: the tuner's way to set
+// a knob the board cannot change while it runs.
 func (x *experimentRunner) restartWith(ctx context.Context, lr *serverRun, k watch.Knobs) error {
 	if lr.fleet != nil {
 		return fmt.Errorf("run %s has several replicas: they are not started again to set knobs", lr.run.Name)
 	}
-	cmd := strings.Join(append(append([]string(nil), x.e.Server.Command...), lr.run.Args...), " ")
+	cmd := strings.Join(slices.Concat(x.e.Server.Command, lr.run.Args), " ")
 	if !strings.Contains(cmd, "{{workers}}") || !strings.Contains(cmd, "{{pool}}") {
 		return fmt.Errorf("server.command has no {{workers}} and {{pool}} to start the board again with %s: put them in place of the numbers after -workers and -pool, with their first values in the run's vars", tuneKnobs(k))
 	}
@@ -219,16 +190,10 @@ func (x *experimentRunner) restartWith(ctx context.Context, lr *serverRun, k wat
 // tuneSpec is the tuning of lr's server from start.
 func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 	e, t := x.e, x.e.Tune
-	clients := t.Clients
-	if clients == 0 {
-		clients = e.Load.Clients[0]
-	}
 	k, _ := watch.ParseKnobs(start) // checked
 	objs, _ := loadtest.ParseSLO(t.slo(e))
-	if t.Repeats == 0 {
-		t.Repeats = e.Load.Repeats
-	}
-	load := e.settings(lr.run, clients, lr.x)
+	t.Repeats = cmp.Or(t.Repeats, e.Load.Repeats)
+	load := e.settings(lr.run, cmp.Or(t.Clients, e.Load.Clients[0]), lr.x)
 	load.Observers = []loadtest.Observer{x.feed.Observer()}
 	return tune.Spec{Load: load, Admin: lr.x(t.Admin), Objectives: objs, Goal: tune.Goal(t.Goal), Start: k,
 		MinWorkers: t.MinWorkers, MaxWorkers: t.MaxWorkers, MinPool: t.MinPool, MaxPool: t.MaxPool,
@@ -244,7 +209,7 @@ func (e *Experiment) checkTuneOperand(o *claim.Operand) []string {
 	if !slices.Contains(e.Tune.Starts, o.Tune) {
 		out = append(out, fmt.Sprintf("tune = %q is not one of tune.starts %v", o.Tune, e.Tune.Starts))
 	}
-	if !slices.ContainsFunc(e.Runs, func(r runSpec) bool { return r.Name == o.Run }) {
+	if e.run(o.Run) == nil {
 		out = append(out, fmt.Sprintf("run %q is not a run of this file", o.Run))
 	}
 	if !slices.Contains(tuneMetrics, o.Metric) {
