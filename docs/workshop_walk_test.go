@@ -105,7 +105,10 @@ build)
   if [ "$2" = -o ] && [ $# -eq 4 ]; then
     case "$4" in */cmd/*) b="$bin/${4##*/}"; if [ -x "$b" ]; then
       if [ "$b" -ef "$3" ]; then exit 0; fi
-      mkdir -p "$(dirname "$3")" && ln -f "$b" "$3.walk$$" && exec mv -f "$3.walk$$" "$3"
+      mkdir -p "$(dirname "$3")" && ln -f "$b" "$3.walk$$" || exit 1
+      mv -f "$3.walk$$" "$3" 2>/dev/null && exit 0
+      # a build beside this one linked the same file there first: mv calls them the same file
+      rm -f "$3.walk$$"; [ "$b" -ef "$3" ]; exit
     fi;; esac
   fi;;
 tool)
