@@ -347,8 +347,12 @@ func (g *Grading) synthetic(pct string) string {
 	if share >= above {
 		return s
 	}
-	return s + fmt.Sprintf(": with %d connections, at most %d of its %d requests (%.3f %%) can wait in %d stall%s, fewer than the %.0f %% above a %s, so its %s is the correction's, not its requests'; its max (%.1f ms) is a request's",
-		corr.Connections, held, r.Responses, 100*share, len(g.Stalls), map[bool]string{true: "s"}[len(g.Stalls) != 1], 100*above, pct, pct, r.Lat.Max)
+	stalls := fmt.Sprintf("%d stalls", len(g.Stalls))
+	if len(g.Stalls) == 1 {
+		stalls = "1 stall"
+	}
+	return s + fmt.Sprintf(": with %d connections, at most %d of its %d requests (%.3f %%) can wait in %s, fewer than the %.0f %% above a %s, so its %s is the correction's, not its requests'; its max (%.1f ms) is a request's",
+		corr.Connections, held, r.Responses, 100*share, stalls, 100*above, pct, pct, r.Lat.Max)
 }
 
 func inStalls(t time.Time, stalls []truth.Span) bool {
