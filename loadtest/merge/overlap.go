@@ -54,7 +54,7 @@ func overlapOf(rs []*loadtest.Result, allowDisjoint bool, now time.Time) (*loadt
 		}
 	}
 	o := &loadtest.Overlap{Start: rs[last].MeasureStart, End: rs[first].End}
-	o.Seconds = round3(max(o.End.Sub(o.Start).Seconds(), 0))
+	o.Seconds = loadtest.Round3(max(o.End.Sub(o.Start).Seconds(), 0))
 	o.MaxStartSkewMs = ms(o.Start.Sub(minStart))
 	o.MaxEndSkewMs = ms(maxEnd.Sub(o.End))
 	threshold := max(SkewFloor, time.Duration(SkewShare*float64(maxEnd.Sub(minStart))))
