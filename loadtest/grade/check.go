@@ -74,12 +74,7 @@ type Grading struct {
 
 // Failed says whether any check failed.
 func (g *Grading) Failed() bool {
-	for _, c := range g.Checks {
-		if c.Verdict == Fail {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(g.Checks, func(c Check) bool { return c.Verdict == Fail })
 }
 
 // gradeReport grades r (placed in time) against t.
@@ -152,14 +147,11 @@ func rateOutside(r *Report, stalls []truth.Span, stallTime time.Duration) float6
 		var n int64
 		var secs int
 		for _, s := range r.Finished {
-			clear := true
-			for _, st := range stalls {
+			nearStall := slices.ContainsFunc(stalls, func(st truth.Span) bool {
 				catchUp := st.End.Add(st.End.Sub(st.Start) + time.Second)
-				if s.T.Before(catchUp) && s.T.Add(time.Second).After(st.Start) {
-					clear = false
-				}
-			}
-			if clear {
+				return s.T.Before(catchUp) && s.T.Add(time.Second).After(st.Start)
+			})
+			if !nearStall {
 				n += s.Requests
 				secs++
 			}
@@ -356,10 +348,5 @@ func (g *Grading) synthetic(pct string) string {
 }
 
 func inStalls(t time.Time, stalls []truth.Span) bool {
-	for _, s := range stalls {
-		if !t.Before(s.Start) && t.Before(s.End) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(stalls, func(s truth.Span) bool { return !t.Before(s.Start) && t.Before(s.End) })
 }

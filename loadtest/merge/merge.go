@@ -77,15 +77,9 @@ func Results(results []*loadtest.Result, o Options) (*loadtest.Result, error) {
 func addWindow(out, r *loadtest.Result) {
 	out.Settings.Clients += r.Settings.Clients
 	out.Interrupted = out.Interrupted || r.Interrupted
-	if r.Start.Before(out.Start) {
-		out.Start = r.Start
-	}
-	if r.MeasureStart.Before(out.MeasureStart) {
-		out.MeasureStart = r.MeasureStart
-	}
-	if r.End.After(out.End) {
-		out.End = r.End
-	}
+	out.Start = slices.MinFunc([]time.Time{out.Start, r.Start}, time.Time.Compare)
+	out.MeasureStart = slices.MinFunc([]time.Time{out.MeasureStart, r.MeasureStart}, time.Time.Compare)
+	out.End = slices.MaxFunc([]time.Time{out.End, r.End}, time.Time.Compare)
 	out.MeasuredSeconds = max(out.MeasuredSeconds, r.MeasuredSeconds)
 }
 
