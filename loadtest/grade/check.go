@@ -305,21 +305,18 @@ func (g *Grading) tailOnly(c Check) Check {
 	switch {
 	case math.IsNaN(r.Lat.Max):
 		c.Text += fmt.Sprintf(", and its percentiles do not reach %.0f ms while its max is not known", g.TailAt)
-		return c
 	case !g.RanThrough:
 		c.Text = below + ", but a stall may not have ended while the tool ran (placed nowhere, or the stall outlasts its span): its requests may have been answered after the tool stopped recording"
-		return c
 	case r.Sent > r.Responses:
 		c.Text = below + fmt.Sprintf(", but %d of its requests got no response (errors or timeouts): the stalls' requests may be among them", r.Sent-r.Responses)
-		return c
 	case g.TailDue < 1:
 		c.Text = below + fmt.Sprintf(", and at its rate (%.1f/s) less than one request was due that long in the stalls", g.Rate)
-		return c
-	}
-	hid, text := g.tailMissing(0)
-	c.Text = below + ", so none of its requests waited that long: " + text
-	if hid {
-		c.Verdict, c.Text = Fail, "coordinated omission (from the tail): "+c.Text
+	default:
+		hid, text := g.tailMissing(0)
+		c.Text = below + ", so none of its requests waited that long: " + text
+		if hid {
+			c.Verdict, c.Text = Fail, "coordinated omission (from the tail): "+c.Text
+		}
 	}
 	return c
 }

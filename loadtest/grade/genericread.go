@@ -293,10 +293,8 @@ func (g *genericRows) report(path string, start time.Time) ([]*Report, error) {
 	if len(g.withStatus) > 0 {
 		r.Notes = append(r.Notes, "responses with an error: "+countList(g.withStatus))
 	}
-	for _, c := range s.cols {
-		if c.kind == colBytes {
-			r.Notes = append(r.Notes, fmt.Sprintf("bytes received: %d", g.bytes))
-		}
+	if slices.ContainsFunc(s.cols, func(c genericCol) bool { return c.kind == colBytes }) {
+		r.Notes = append(r.Notes, fmt.Sprintf("bytes received: %d", g.bytes))
 	}
 	if len(s.extra) > 0 {
 		r.Notes = append(r.Notes, "carried, not graded: "+strings.Join(s.extra, ", "))
