@@ -93,7 +93,7 @@ func coresUse(prev, last machine.OwnCounters, wall time.Duration) *CoresUse {
 	if !ok || wall <= 0 {
 		return nil
 	}
-	pct := func(sec float64) float64 { return round3(100 * sec / wall.Seconds()) }
+	pct := func(sec float64) float64 { return Round3(100 * sec / wall.Seconds()) }
 	u := &CoresUse{CPUs: sp.CPUs, Busy: pct(sp.BusySeconds), Interference: pct(sp.InterferenceSeconds),
 		Pinned: !last.AffinityUnknown && len(sp.CPUs) < last.MachineCPUs}
 	if sp.StealSeconds != nil {
@@ -109,7 +109,7 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	wall := time.Since(m.t0).Seconds()
 	timerP99 := lag.timer.Quantile(0.99)
 	c := Cost{
-		WallSeconds:      round3(wall),
+		WallSeconds:      Round3(wall),
 		PeakGoBytes:      m.peakGo,
 		Goroutines:       m.peakGor,
 		ScheduleLagMaxMs: ms(lag.max),
@@ -122,9 +122,9 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	if use.ok && m.use0.ok {
 		user := (use.user - m.use0.user).Seconds()
 		sys := (use.sys - m.use0.sys).Seconds()
-		c.UserSeconds, c.SysSeconds, c.CPUSeconds = ptr(round3(user)), ptr(round3(sys)), ptr(round3(user+sys))
+		c.UserSeconds, c.SysSeconds, c.CPUSeconds = ptr(Round3(user)), ptr(Round3(sys)), ptr(Round3(user+sys))
 		if wall > 0 {
-			c.CPUPercent = ptr(round3(100 * (user + sys) / wall))
+			c.CPUPercent = ptr(Round3(100 * (user + sys) / wall))
 		}
 		c.PeakRSSBytes = use.maxRSS
 	}
@@ -158,7 +158,8 @@ func (c Cost) CPUText(format string) string {
 	return "–"
 }
 
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+// Round3 rounds v to three decimals, as the engine rounds its seconds.
+func Round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
 func ptr[T any](v T) *T { return &v }
 

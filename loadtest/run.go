@@ -297,7 +297,7 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		return math.Round(float64(n)/dt*10) / 10
 	}
 	row := SecondRow{
-		T: round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
+		T: Round3(t), Warmup: (prev+t)/2 < r.s.Warmup.Seconds(), // the interval is mostly warm-up
 		Successes: ok, Errors: errs, Bytes: recv, Histogram: h, ErrorKinds: errorKinds(kinds),
 		Throughput: rate(ok),
 	}
@@ -593,8 +593,8 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	res := &Result{
 		Schema: SchemaVersion, Tool: "bbslab-loadtest", Name: s.Name, Settings: s,
 		Start: r.start, MeasureStart: r.warmEnd, End: stop,
-		MeasuredSeconds: round3(seconds), Interrupted: interrupted,
-		DrainSeconds: round3(max(end.Sub(stop).Seconds(), 0)),
+		MeasuredSeconds: Round3(seconds), Interrupted: interrupted,
+		DrainSeconds: Round3(max(end.Sub(stop).Seconds(), 0)),
 		Series:       series,
 		Environment:  newEnvironment(),
 	}

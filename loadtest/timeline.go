@@ -105,7 +105,7 @@ func (t *timelineRec) flush(r *recorder, start, now time.Time) {
 	}
 	h := t.hist
 	t.intervals = append(t.intervals, TimelineInterval{
-		T: round3(el), Successes: ok, Errors: errs,
+		T: Round3(el), Successes: ok, Errors: errs,
 		P50Ms: ms(h.Quantile(0.5)), P99Ms: ms(h.Quantile(0.99)), MaxMs: ms(h.Max()),
 	})
 }
@@ -134,7 +134,7 @@ func (t *timelineRec) result(warmup time.Duration) *Timeline {
 		tl.WarmupIndex = 0
 	}
 	if k, ref := SteadyState(lats, SteadyWindow, SteadyTolerance); k >= 0 {
-		tl.SteadyIndex, tl.SteadyP50Ms = idx[k], round3(ref)
+		tl.SteadyIndex, tl.SteadyP50Ms = idx[k], Round3(ref)
 	}
 	return tl
 }

@@ -74,12 +74,7 @@ type Grading struct {
 
 // Failed says whether any check failed.
 func (g *Grading) Failed() bool {
-	for _, c := range g.Checks {
-		if c.Verdict == Fail {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(g.Checks, func(c Check) bool { return c.Verdict == Fail })
 }
 
 // gradeReport grades r (placed in time) against t.
@@ -152,14 +147,11 @@ func rateOutside(r *Report, stalls []truth.Span, stallTime time.Duration) float6
 		var n int64
 		var secs int
 		for _, s := range r.Finished {
-			clear := true
-			for _, st := range stalls {
+			nearStall := slices.ContainsFunc(stalls, func(st truth.Span) bool {
 				catchUp := st.End.Add(st.End.Sub(st.Start) + time.Second)
-				if s.T.Before(catchUp) && s.T.Add(time.Second).After(st.Start) {
-					clear = false
-				}
-			}
-			if clear {
+				return s.T.Before(catchUp) && s.T.Add(time.Second).After(st.Start)
+			})
+			if !nearStall {
 				n += s.Requests
 				secs++
 			}
@@ -313,21 +305,18 @@ func (g *Grading) tailOnly(c Check) Check {
 	switch {
 	case math.IsNaN(r.Lat.Max):
 		c.Text += fmt.Sprintf(", and its percentiles do not reach %.0f ms while its max is not known", g.TailAt)
-		return c
 	case !g.RanThrough:
 		c.Text = below + ", but a stall may not have ended while the tool ran (placed nowhere, or the stall outlasts its span): its requests may have been answered after the tool stopped recording"
-		return c
 	case r.Sent > r.Responses:
 		c.Text = below + fmt.Sprintf(", but %d of its requests got no response (errors or timeouts): the stalls' requests may be among them", r.Sent-r.Responses)
-		return c
 	case g.TailDue < 1:
 		c.Text = below + fmt.Sprintf(", and at its rate (%.1f/s) less than one request was due that long in the stalls", g.Rate)
-		return c
-	}
-	hid, text := g.tailMissing(0)
-	c.Text = below + ", so none of its requests waited that long: " + text
-	if hid {
-		c.Verdict, c.Text = Fail, "coordinated omission (from the tail): "+c.Text
+	default:
+		hid, text := g.tailMissing(0)
+		c.Text = below + ", so none of its requests waited that long: " + text
+		if hid {
+			c.Verdict, c.Text = Fail, "coordinated omission (from the tail): "+c.Text
+		}
 	}
 	return c
 }
@@ -347,15 +336,14 @@ func (g *Grading) synthetic(pct string) string {
 	if share >= above {
 		return s
 	}
-	return s + fmt.Sprintf(": with %d connections, at most %d of its %d requests (%.3f %%) can wait in %d stall%s, fewer than the %.0f %% above a %s, so its %s is the correction's, not its requests'; its max (%.1f ms) is a request's",
-		corr.Connections, held, r.Responses, 100*share, len(g.Stalls), map[bool]string{true: "s"}[len(g.Stalls) != 1], 100*above, pct, pct, r.Lat.Max)
+	stalls := fmt.Sprintf("%d stalls", len(g.Stalls))
+	if len(g.Stalls) == 1 {
+		stalls = "1 stall"
+	}
+	return s + fmt.Sprintf(": with %d connections, at most %d of its %d requests (%.3f %%) can wait in %s, fewer than the %.0f %% above a %s, so its %s is the correction's, not its requests'; its max (%.1f ms) is a request's",
+		corr.Connections, held, r.Responses, 100*share, stalls, 100*above, pct, pct, r.Lat.Max)
 }
 
 func inStalls(t time.Time, stalls []truth.Span) bool {
-	for _, s := range stalls {
-		if !t.Before(s.Start) && t.Before(s.End) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(stalls, func(s truth.Span) bool { return !t.Before(s.Start) && t.Before(s.End) })
 }

@@ -189,17 +189,16 @@ func openHint(server string, log bool) string {
 // needed, cover r's span.
 func coverage(r *Report, t *Truth, win *truth.Span, server string) error {
 	e := &cannotGrade{file: r.Name, window: t.windowText(), span: spanText(r, win)}
-	switch e.why = t.covers(r, win); {
-	case e.why != "":
+	if e.why = t.covers(r, win); e.why != "" {
 		e.fix = openHint(server, needsLog(r, t, win))
-	case t.logCovers(r, win) != "":
-		e.why = t.logCovers(r, win)
-		e.fix = openHint(server, true)
-		if t.Logged != nil {
-			e.fix = fmt.Sprintf("the log keeps at most %d lines a window: grade a run of fewer requests, each in a window of its own\n  ", t.LogCap) + e.fix
-		}
-	default:
+		return e
+	}
+	if e.why = t.logCovers(r, win); e.why == "" {
 		return nil
+	}
+	e.fix = openHint(server, true)
+	if t.Logged != nil {
+		e.fix = fmt.Sprintf("the log keeps at most %d lines a window: grade a run of fewer requests, each in a window of its own\n  ", t.LogCap) + e.fix
 	}
 	return e
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"time"
 )
 
 // A format reads one tool's results file into reports (a sweep gives one
@@ -96,35 +95,33 @@ func eachLine(r io.Reader, f func(n int, line []byte) error) error {
 }
 
 // readJSONLines reads one JSON object a line into r: line gives each
-// object's request and absolute send (nil: skip it); empty is the error
-// for a file without requests.
-func readJSONLines[T any](r *Report, b []byte, empty string, line func(n int, l T) (*Request, time.Time, error)) ([]*Report, error) {
-	var sends []time.Time
+// object's request with its absolute send (nil: skip it); empty is the
+// error for a file without requests.
+func readJSONLines[T any](r *Report, b []byte, empty string, line func(n int, l T) (*Request, error)) ([]*Report, error) {
 	err := eachLine(bytes.NewReader(b), func(n int, text []byte) error {
 		var l T
 		if err := json.Unmarshal(text, &l); err != nil {
 			return fmt.Errorf("line %d: %w", n, err)
 		}
-		q, send, err := line(n, l)
+		q, err := line(n, l)
 		if q != nil {
 			r.Requests = append(r.Requests, *q)
-			sends = append(sends, send)
 		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	return fromSends(r, sends, empty)
+	return fromSends(r, empty)
 }
 
 // fromSends places r at its requests' absolute sends (Report.fromSends);
 // empty is the error when there are none.
-func fromSends(r *Report, sends []time.Time, empty string) ([]*Report, error) {
-	if len(sends) == 0 {
+func fromSends(r *Report, empty string) ([]*Report, error) {
+	if len(r.Requests) == 0 {
 		return nil, errors.New(empty)
 	}
-	r.fromSends(sends)
+	r.fromSends()
 	return []*Report{r}, nil
 }
 

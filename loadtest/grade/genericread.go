@@ -16,13 +16,11 @@ import (
 	"time"
 )
 
-// genericRows gathers a file's requests, their absolute sends when given,
-// the coarsest latency resolution (ns), the bytes received and the error
+// genericRows gathers a file's requests, the coarsest latency resolution (ns), the bytes received and the error
 // messages with and without a response.
 type genericRows struct {
 	schema                 *genericSchema
 	reqs                   []Request
-	sends                  []time.Time
 	res                    float64
 	bytes                  int64
 	noResponse, withStatus map[string]int64
@@ -234,7 +232,6 @@ func (g *genericRows) add(vals map[string]string) error {
 		q.Latency, g.res = lat, math.Max(g.res, res)
 	}
 	v := vals[s.send.name]
-	var send time.Time
 	var err error
 	switch {
 	case v == "":
@@ -242,11 +239,11 @@ func (g *genericRows) add(vals map[string]string) error {
 	case s.send.kind == colOffset:
 		q.At, _, err = parseLength(s.send, v)
 	case s.send.unit == 0:
-		if send, err = time.Parse(time.RFC3339Nano, v); err != nil {
+		if q.Sent, err = time.Parse(time.RFC3339Nano, v); err != nil {
 			err = fmt.Errorf("%s %q: want RFC 3339 with a zone, e.g. 2026-12-03T09:00:00.123456Z", s.send.name, v)
 		}
 	default:
-		send, err = parseEpoch(s.send, v)
+		q.Sent, err = parseEpoch(s.send, v)
 	}
 	if err != nil {
 		return err
@@ -264,9 +261,6 @@ func (g *genericRows) add(vals map[string]string) error {
 	case msg != "":
 		g.withStatus[msg]++
 	}
-	if s.send.kind == colStart {
-		g.sends = append(g.sends, send)
-	}
 	g.reqs = append(g.reqs, q)
 	return nil
 }
@@ -278,13 +272,13 @@ func (g *genericRows) report(path string, start time.Time) ([]*Report, error) {
 	if len(g.reqs) == 0 {
 		return nil, errors.New("no requests after the header")
 	}
-	if len(g.sends) > 0 && !start.IsZero() {
+	if s.send.kind == colStart && !start.IsZero() {
 		return nil, fmt.Errorf("a \"# start=\" line gives the run's start for offsets, but the send times are absolute (%s): drop the line or give offsets", s.send.name)
 	}
 	r := &Report{Name: path, Format: "generic", Requests: g.reqs, Resolution: g.res / float64(time.Millisecond)}
 	switch {
-	case len(g.sends) > 0:
-		r.fromSends(g.sends)
+	case s.send.kind == colStart:
+		r.fromSends()
 	case start.IsZero():
 		r.Relative = true
 		r.Notes = append(r.Notes, "send times are offsets and no \"# start=\" line gives the run's start: placed by the truth's seconds, or by -window")
@@ -299,10 +293,8 @@ func (g *genericRows) report(path string, start time.Time) ([]*Report, error) {
 	if len(g.withStatus) > 0 {
 		r.Notes = append(r.Notes, "responses with an error: "+countList(g.withStatus))
 	}
-	for _, c := range s.cols {
-		if c.kind == colBytes {
-			r.Notes = append(r.Notes, fmt.Sprintf("bytes received: %d", g.bytes))
-		}
+	if slices.ContainsFunc(s.cols, func(c genericCol) bool { return c.kind == colBytes }) {
+		r.Notes = append(r.Notes, fmt.Sprintf("bytes received: %d", g.bytes))
 	}
 	if len(s.extra) > 0 {
 		r.Notes = append(r.Notes, "carried, not graded: "+strings.Join(s.extra, ", "))

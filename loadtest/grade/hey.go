@@ -18,8 +18,7 @@ func isHey(b []byte) bool { return string(firstLine(b)) == heyHeader }
 // readHey reads `hey -o csv`: per line response-time (s), status-code and
 // offset (s since the run began); successful requests only, Relative.
 func readHey(path string, b []byte) ([]*Report, error) {
-	cr := csv.NewReader(bytes.NewReader(b))
-	recs, err := cr.ReadAll()
+	recs, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
 	if err != nil {
 		return nil, err
 	}

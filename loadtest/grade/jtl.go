@@ -27,9 +27,8 @@ func isJTL(b []byte) bool {
 // (JMeter's "Non HTTP response code: ..." is no response).
 func readJTL(path string, b []byte) ([]*Report, error) {
 	r := &Report{Name: path, Format: "jtl", Resolution: 1}
-	var sends []time.Time
 	err := resultfile.EachJTLSample(bytes.NewReader(b), nil, func(_ int, rec []string, col func(string) (string, bool)) error {
-		n := len(sends) + 1
+		n := len(r.Requests) + 1
 		ts, ok1 := col("timeStamp")
 		el, ok2 := col("elapsed")
 		rc, ok3 := col("responseCode")
@@ -42,12 +41,12 @@ func readJTL(path string, b []byte) ([]*Report, error) {
 			return fmt.Errorf("sample %d: timeStamp %q, elapsed %q: want milliseconds", n, ts, el)
 		}
 		code, _ := strconv.Atoi(rc)
-		sends = append(sends, time.UnixMilli(start).UTC())
-		r.Requests = append(r.Requests, Request{Latency: time.Duration(elapsed) * time.Millisecond, Status: code})
+		sent, lat := time.UnixMilli(start).UTC(), time.Duration(elapsed)*time.Millisecond
+		r.Requests = append(r.Requests, Request{Sent: sent, Latency: lat, Status: code})
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	return fromSends(r, sends, "no samples")
+	return fromSends(r, "no samples")
 }

@@ -23,15 +23,15 @@ func readK6(path string, b []byte) ([]*Report, error) {
 		} `json:"data"`
 	}
 	r := &Report{Name: path, Format: "k6", Resolution: 0.001}
-	return readJSONLines(r, b, "no http_req_duration points", func(n int, l line) (*Request, time.Time, error) {
+	return readJSONLines(r, b, "no http_req_duration points", func(n int, l line) (*Request, error) {
 		if l.Type != "Point" || l.Metric != "http_req_duration" {
-			return nil, time.Time{}, nil
+			return nil, nil
 		}
 		status, err := strconv.Atoi(l.Data.Tags["status"])
 		if err != nil {
-			return nil, time.Time{}, fmt.Errorf("line %d: status tag %q: %v", n, l.Data.Tags["status"], err)
+			return nil, fmt.Errorf("line %d: status tag %q: %v", n, l.Data.Tags["status"], err)
 		}
 		lat := time.Duration(l.Data.Value * float64(time.Millisecond))
-		return &Request{Latency: lat, Status: status}, l.Data.Time.Add(-lat), nil
+		return &Request{Sent: l.Data.Time.Add(-lat), Latency: lat, Status: status}, nil
 	})
 }

@@ -56,7 +56,11 @@ func writeGrading(w io.Writer, g *Grading) {
 	row := func(name string, p Percentiles) {
 		fmt.Fprintf(w, "  %-20s %9s %9s %9s %9s %9s %9s\n", name, num(p.P50), num(p.P90), num(p.P95), num(p.P99), num(p.P999), num(p.Max))
 	}
-	row(map[bool]string{false: "tool", true: "tool, corrected"}[r.Correction != nil], r.Lat)
+	tool := "tool"
+	if r.Correction != nil {
+		tool = "tool, corrected"
+	}
+	row(tool, r.Lat)
 	row("server", g.Server)
 	if len(g.Stalls) > 0 {
 		row("stall's requests", g.Expected)

@@ -35,6 +35,7 @@ type Report struct {
 // A Request is one request of a tool's run.
 type Request struct {
 	At      time.Duration // send, from the run's start
+	Sent    time.Time     // send, when the format gives it absolute (fromSends)
 	Latency time.Duration
 	Status  int // 0: no response
 }
@@ -78,10 +79,10 @@ func (r *Report) fromRequests() {
 
 // fromSends places r at the earliest of its requests' absolute sends and
 // fills its counts.
-func (r *Report) fromSends(sends []time.Time) {
-	r.Start = slices.MinFunc(sends, time.Time.Compare)
-	for i, s := range sends {
-		r.Requests[i].At = s.Sub(r.Start)
+func (r *Report) fromSends() {
+	r.Start = slices.MinFunc(r.Requests, func(a, b Request) int { return a.Sent.Compare(b.Sent) }).Sent
+	for i, q := range r.Requests {
+		r.Requests[i].At = q.Sent.Sub(r.Start)
 	}
 	r.fromRequests()
 }

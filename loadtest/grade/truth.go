@@ -13,9 +13,6 @@ import (
 	"bbslab/truth"
 )
 
-// TruthVersion is the version of the truth format this package reads.
-const TruthVersion = truth.Version
-
 // TruthPath is where a server under test serves its truth, under its admin
 // address (-server).
 const TruthPath = "/admin/truth"
@@ -36,8 +33,8 @@ func DecodeTruth(r io.Reader, from string) (*Truth, error) {
 	if err := json.NewDecoder(r).Decode(&rep); err != nil {
 		return nil, fmt.Errorf("truth from %s: %w", from, err)
 	}
-	if rep.Version != TruthVersion {
-		return nil, fmt.Errorf("truth from %s: version %d not supported (this grader reads version %d)", from, rep.Version, TruthVersion)
+	if rep.Version != truth.Version {
+		return nil, fmt.Errorf("truth from %s: version %d not supported (this grader reads version %d)", from, rep.Version, truth.Version)
 	}
 	t := &Truth{Report: &rep}
 	for _, w := range []struct {

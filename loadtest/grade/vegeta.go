@@ -16,7 +16,7 @@ func readVegeta(path string, b []byte) ([]*Report, error) {
 		Code      int       `json:"code"`
 	}
 	r := &Report{Name: path, Format: "vegeta", Resolution: 0.000001}
-	return readJSONLines(r, b, "no results", func(_ int, l line) (*Request, time.Time, error) {
-		return &Request{Latency: time.Duration(l.Latency), Status: l.Code}, l.Timestamp, nil
+	return readJSONLines(r, b, "no results", func(_ int, l line) (*Request, error) {
+		return &Request{Sent: l.Timestamp, Latency: time.Duration(l.Latency), Status: l.Code}, nil
 	})
 }

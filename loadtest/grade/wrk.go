@@ -80,12 +80,10 @@ func readWrk(path string, b []byte) ([]*Report, error) {
 		r.Notes = append(r.Notes, fmt.Sprintf("%d non-2xx or 3xx responses", bad))
 	}
 	if e := wrkSocket.FindStringSubmatch(s); e != nil {
-		var lost int64
-		for _, f := range e[1:] {
-			v, _ := strconv.ParseInt(f, 10, 64)
-			lost += v
+		for _, f := range e[1:] { // requests lost to socket errors
+			lost, _ := strconv.ParseInt(f, 10, 64)
+			r.Sent += lost
 		}
-		r.Sent += lost
 		r.Notes = append(r.Notes, "socket errors: "+strings.TrimPrefix(e[0], "Socket errors: "))
 	}
 	r.Notes = append(r.Notes, "wrk's summary has no per-request data and no times: its latency is from the actual send")

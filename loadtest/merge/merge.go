@@ -58,7 +58,7 @@ func Results(results []*loadtest.Result, o Options) (*loadtest.Result, error) {
 	seconds := out.MeasuredSeconds // the longest window, when some result has none
 	if overlap != nil {
 		seconds = out.End.Sub(out.MeasureStart).Seconds()
-		out.MeasuredSeconds = round3(seconds)
+		out.MeasuredSeconds = loadtest.Round3(seconds)
 	}
 	out.Overlap = overlap
 	out.Labels, out.Total = labels.Stats(func(l string) int { return clients[l] }, out.Settings.Clients, seconds)
@@ -77,15 +77,9 @@ func Results(results []*loadtest.Result, o Options) (*loadtest.Result, error) {
 func addWindow(out, r *loadtest.Result) {
 	out.Settings.Clients += r.Settings.Clients
 	out.Interrupted = out.Interrupted || r.Interrupted
-	if r.Start.Before(out.Start) {
-		out.Start = r.Start
-	}
-	if r.MeasureStart.Before(out.MeasureStart) {
-		out.MeasureStart = r.MeasureStart
-	}
-	if r.End.After(out.End) {
-		out.End = r.End
-	}
+	out.Start = slices.MinFunc([]time.Time{out.Start, r.Start}, time.Time.Compare)
+	out.MeasureStart = slices.MinFunc([]time.Time{out.MeasureStart, r.MeasureStart}, time.Time.Compare)
+	out.End = slices.MaxFunc([]time.Time{out.End, r.End}, time.Time.Compare)
 	out.MeasuredSeconds = max(out.MeasuredSeconds, r.MeasuredSeconds)
 }
 
@@ -128,7 +122,7 @@ func addSeries(merged, rows []loadtest.SecondRow) []loadtest.SecondRow {
 // CPU seconds and counts add up, the other figures take the largest.
 func addCost(out *loadtest.Cost, c loadtest.Cost, i int) {
 	first := i == 0
-	sum := func(a, b float64) float64 { return round3(a + b) }
+	sum := func(a, b float64) float64 { return loadtest.Round3(a + b) }
 	out.CPUSeconds = mergeOpt(first, out.CPUSeconds, c.CPUSeconds, sum)
 	out.UserSeconds = mergeOpt(first, out.UserSeconds, c.UserSeconds, sum)
 	out.SysSeconds = mergeOpt(first, out.SysSeconds, c.SysSeconds, sum)
@@ -189,9 +183,6 @@ func environments(results []*loadtest.Result) (*loadtest.Environment, []string) 
 	}
 	return out, warns
 }
-
-// round3 rounds v to three decimals, as the engine rounds its seconds.
-func round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
 // ms converts a duration to milliseconds, rounded to the microsecond.
 func ms(d time.Duration) float64 {

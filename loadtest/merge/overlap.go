@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -37,24 +38,13 @@ func overlapOf(rs []*loadtest.Result, allowDisjoint bool, now time.Time) (*loadt
 			return nil, fmt.Sprintf("result %d has no measured window (measure_start and end): the windows' overlap was not checked", i+1), nil
 		}
 	}
-	first, last := 0, 0 // the earliest end and the latest start
-	minStart, maxEnd := rs[0].MeasureStart, rs[0].End
-	for i, r := range rs {
-		if r.End.Before(rs[first].End) {
-			first = i
-		}
-		if r.MeasureStart.After(rs[last].MeasureStart) {
-			last = i
-		}
-		if r.MeasureStart.Before(minStart) {
-			minStart = r.MeasureStart
-		}
-		if r.End.After(maxEnd) {
-			maxEnd = r.End
-		}
-	}
+	byStart := func(a, b *loadtest.Result) int { return a.MeasureStart.Compare(b.MeasureStart) }
+	byEnd := func(a, b *loadtest.Result) int { return a.End.Compare(b.End) }
+	minStart, maxEnd := slices.MinFunc(rs, byStart).MeasureStart, slices.MaxFunc(rs, byEnd).End
+	first := slices.Index(rs, slices.MinFunc(rs, byEnd))  // the earliest end
+	last := slices.Index(rs, slices.MaxFunc(rs, byStart)) // the latest start
 	o := &loadtest.Overlap{Start: rs[last].MeasureStart, End: rs[first].End}
-	o.Seconds = round3(max(o.End.Sub(o.Start).Seconds(), 0))
+	o.Seconds = loadtest.Round3(max(o.End.Sub(o.Start).Seconds(), 0))
 	o.MaxStartSkewMs = ms(o.Start.Sub(minStart))
 	o.MaxEndSkewMs = ms(maxEnd.Sub(o.End))
 	threshold := max(SkewFloor, time.Duration(SkewShare*float64(maxEnd.Sub(minStart))))

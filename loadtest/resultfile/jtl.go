@@ -51,11 +51,10 @@ func JTLEnvironmentPath(jtlPath string) string { return jtlPath + ".env.json" }
 // WriteJTLEnvironment writes env beside the JTL file at jtlPath.
 func WriteJTLEnvironment(jtlPath string, env *loadtest.Environment) error {
 	b, err := json.MarshalIndent(env, "", "  ")
-	if err != nil {
-		return fmt.Errorf("jtl environment: %w", err)
+	if err == nil {
+		err = os.WriteFile(JTLEnvironmentPath(jtlPath), append(b, '\n'), 0o644)
 	}
-	p := JTLEnvironmentPath(jtlPath)
-	if err := os.WriteFile(p, append(b, '\n'), 0o644); err != nil {
+	if err != nil {
 		return fmt.Errorf("jtl environment: %w", err)
 	}
 	return nil
