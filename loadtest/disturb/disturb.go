@@ -222,12 +222,9 @@ func (l *CPULoad) Pinned() (bool, error) {
 
 // String names the CPUs.
 func (l *CPULoad) String() string {
-	s := make([]string, len(l.cpus))
-	for i, c := range l.cpus {
-		s[i] = fmt.Sprint(c)
+	s := strings.ReplaceAll(strings.Trim(fmt.Sprint(l.cpus), "[]"), " ", ",")
+	if len(l.cpus) == 1 {
+		return "CPU " + s
 	}
-	if len(s) == 1 {
-		return "CPU " + s[0]
-	}
-	return "CPUs " + strings.Join(s, ",")
+	return "CPUs " + s
 }

@@ -71,7 +71,6 @@ type Readings struct {
 	Absent          []string `json:"absent,omitempty"`
 }
 
-// has reports whether the reading called name was measured.
 func (r Readings) has(name string) bool { return !slices.Contains(r.Absent, name) }
 
 // The readings' names, as Absent gives them.
@@ -113,13 +112,11 @@ func (t *tuner) roles() []role {
 	return append(rs, role{rInterference, t.target.Interference.Name, func(r *Readings) *float64 { return &r.Interference }})
 }
 
-// A role is a reading's name, the target's stat for it and its field.
 type role struct {
 	name, stat string
 	field      func(*Readings) *float64
 }
 
-// stats are the target's stats the tuner watches.
 func (t *tuner) stats() []watch.Stat {
 	want := map[string]bool{}
 	for _, r := range t.roles() {
@@ -151,7 +148,6 @@ type Measurer interface {
 	Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error)
 }
 
-// measure sets k on the target and measures it Repeats times.
 func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error) {
 	t0 := time.Now()
 	restarted, err := t.m.Set(ctx, k)
@@ -168,7 +164,6 @@ func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error
 	return m, nil
 }
 
-// liveMeasurer measures the running target with the load engine.
 type liveMeasurer struct {
 	t       *tuner
 	watcher loadtest.Watcher
@@ -259,7 +254,6 @@ func (t *tuner) rounds(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Me
 	return out, nil
 }
 
-// summarise turns a setting's runs into its Measurement.
 func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	m := &Measurement{Knobs: k, Runs: len(runs), LatencyName: t.latency.name}
 	var tput, lat, mean []float64
@@ -356,7 +350,6 @@ func generatorSteal(c loadtest.Cost) float64 {
 	return *c.Cores.Steal
 }
 
-// passes reports whether a value meets the objective o.
 func passes(o loadtest.Objective, v float64) bool {
 	lim := limit(o)
 	if o.Less {

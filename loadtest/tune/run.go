@@ -190,7 +190,6 @@ func (t *tuner) halve(k watch.Knobs) bool {
 	return true
 }
 
-// fresh keeps a proposal within the bounds and not yet measured.
 func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
 	if !ok || t.knobs.outside(p.Knobs) != "" || t.visited(p.Knobs) {
 		return Proposal{}, false
@@ -198,7 +197,6 @@ func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
 	return p, true
 }
 
-// stopAt is the stop once nothing is left to measure around best.
 func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
 	bd := t.spec.Diagnose(best, t.lower(best.Knobs))
 	switch {

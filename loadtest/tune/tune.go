@@ -68,7 +68,6 @@ func (s *Spec) Describe() string {
 		s.Load.Requests[0].URL, s.Load.Clients, s.Load.Duration, max(s.Repeats, 1), s.objectives(), s.Goal, s.Steps)
 }
 
-// objectives are the objectives' texts, joined by commas.
 func (s *Spec) objectives() string {
 	var objs []string
 	for _, o := range s.Objectives {
@@ -113,7 +112,6 @@ const (
 	DefaultBudget  = 12
 )
 
-// errSpec is wrapped by the spec's errors.
 var errSpec = errors.New("tune")
 
 // check fills in the spec's defaults and checks it, returning its knobs.
@@ -174,7 +172,6 @@ type latencyQ struct {
 	q    float64
 }
 
-// tuner is one tuning's state.
 type tuner struct {
 	spec     Spec
 	opt      Options
@@ -195,7 +192,6 @@ type tuner struct {
 	started             time.Time
 }
 
-// newTuner checks the spec against the target and builds the measurer.
 func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	ks, err := spec.check(t, opt.Measurer != nil)
 	if err != nil {
@@ -224,7 +220,6 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	return tn, nil
 }
 
-// visited reports whether k was measured.
 func (t *tuner) visited(k watch.Knobs) bool {
 	return slices.ContainsFunc(t.measured, func(m *Measurement) bool { return m.Knobs == k })
 }
@@ -240,7 +235,6 @@ func (t *tuner) lower(k watch.Knobs) *Measurement {
 	return out
 }
 
-// budgetLeft reports whether another step may start, and why not.
 func (t *tuner) budgetLeft(reserve int) (bool, string) {
 	if t.taken+reserve >= t.spec.Steps {
 		return false, fmt.Sprintf("the budget of %d steps is spent", t.spec.Steps)
