@@ -139,18 +139,10 @@ func stamp(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
 // sleepUntil waits until t or until ctx ends.
 func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	wait, cancel := context.WithDeadline(ctx, t)
+	defer cancel()
+	<-wait.Done()
+	return ctx.Err()
 }
 
 // CPU returns a Load that keeps cpus busy, pinned where the system allows.

@@ -92,7 +92,7 @@ const (
 
 // roles pairs each reading with its field and the target's stat name.
 func (t *tuner) roles() []role {
-	tn := t.tuning
+	tn := t.target.Tuning
 	rs := []role{
 		{rWorkerWait, tn.WorkerWait, func(r *Readings) *float64 { return &r.WorkerWaitMs }},
 		{rWorkersBusy, tn.WorkersBusy, func(r *Readings) *float64 { return &r.WorkersBusy }},
@@ -170,11 +170,11 @@ type liveMeasurer struct {
 }
 
 func (l *liveMeasurer) Get(ctx context.Context) (watch.Knobs, error) {
-	return l.t.tuning.Get(ctx, l.t.spec.Admin)
+	return l.t.target.Tuning.Get(ctx, l.t.spec.Admin)
 }
 
 func (l *liveMeasurer) Set(ctx context.Context, k watch.Knobs) (bool, error) {
-	got, err := l.t.tuning.Set(ctx, l.t.spec.Admin, k)
+	got, err := l.t.target.Tuning.Set(ctx, l.t.spec.Admin, k)
 	restarted := false
 	if errors.Is(err, watch.ErrRestart) && l.t.opt.Restart != nil {
 		l.t.opt.Logf("set %s: %v: starting the target again with it", short(k), err)
@@ -255,13 +255,13 @@ func (t *tuner) rounds(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Me
 }
 
 func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
-	m := &Measurement{Knobs: k, Runs: len(runs), LatencyName: t.latency.name}
+	m := &Measurement{Knobs: k, Runs: len(runs), LatencyName: t.latency.Metric}
 	var tput, lat, mean []float64
 	values := map[string][]float64{}
 	byObj := make([][]float64, len(t.spec.Objectives))
 	for _, res := range runs {
 		tput = append(tput, res.Total.Throughput)
-		lat = append(lat, ms(res.Total.Histogram.Quantile(t.latency.q)))
+		lat = append(lat, ms(res.Total.Histogram.Quantile(t.latency.Quantile)))
 		mean = append(mean, res.Total.MeanMs)
 		m.Requests += res.Total.Requests
 		m.Errors += res.Total.Errors

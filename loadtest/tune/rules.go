@@ -33,7 +33,7 @@ func (t *tuner) conclude(ctx context.Context, res *Result) {
 			_, err = t.m.Set(ctx, best.Knobs)
 		}
 		if err == nil {
-			t.opt.Logf("the target keeps running with %s (%s%s)", knobsText(best.Knobs), t.spec.Admin, t.tuning.KnobsPath)
+			t.opt.Logf("the target keeps running with %s (%s%s)", knobsText(best.Knobs), t.spec.Admin, t.target.Tuning.KnobsPath)
 		} else {
 			t.opt.Logf("could not leave the target at the winner: %v", err)
 		}

@@ -158,28 +158,22 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 }
 
 // latencyOf is the percentile the objectives name first (p99 without one).
-func latencyOf(objs []loadtest.Objective) latencyQ {
+func latencyOf(objs []loadtest.Objective) loadtest.Objective {
 	for _, o := range objs {
 		if o.Quantile > 0 {
-			return latencyQ{o.Metric, o.Quantile}
+			return o
 		}
 	}
-	return latencyQ{"p99", 0.99}
-}
-
-type latencyQ struct {
-	name string
-	q    float64
+	return loadtest.Objective{Metric: "p99", Quantile: 0.99}
 }
 
 type tuner struct {
 	spec     Spec
 	opt      Options
 	target   watch.Target
-	tuning   *watch.Tuning
 	m        Measurer
 	work     watch.Work
-	latency  latencyQ
+	latency  loadtest.Objective
 	knobs    knobSet
 	judge    measure.Judge
 	measured []*Measurement
@@ -200,7 +194,7 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
 	}
-	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, m: opt.Measurer, knobs: ks, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}}
+	tn := &tuner{spec: spec, opt: opt, target: t, m: opt.Measurer, knobs: ks, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}}
 	tn.judge.Rules = &tn.spec.Rules
 	if t.Tuning.Work != nil && len(spec.Load.Requests) > 0 {
 		tn.work, _ = t.Tuning.Work(spec.Load.Requests[0].URL)
