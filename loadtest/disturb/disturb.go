@@ -146,9 +146,7 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 }
 
 // CPU returns a Load that keeps cpus busy, pinned where the system allows.
-func CPU(cpus []int) *CPULoad {
-	return &CPULoad{cpus: cpus}
-}
+func CPU(cpus []int) *CPULoad { return &CPULoad{cpus: cpus} }
 
 // CPULoad is CPU's Load.
 type CPULoad struct {

@@ -85,15 +85,14 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		if ok, why := t.budgetLeft(reserve); !ok {
 			return why, "budget", nil
 		}
-		prev := t.best
 		m, beside, err := t.take(ctx, cur)
 		if err != nil {
 			return "error: " + err.Error(), "error", err
 		}
 		t.taken++
 		st := Step{N: t.taken, Measurement: *m, Beside: beside}
-		if prev != nil {
-			st.Best = prev.Knobs
+		if t.best != nil {
+			st.Best = t.best.Knobs
 		}
 		d, upset := t.upset(m, beside)
 		if upset && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
