@@ -172,7 +172,6 @@ func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)
 	logf("calibrate: %s at %d clients to %s = %g ± %g", c.Run, c.Clients, strings.Join(c.Reading, " (or "+")"), c.Target, c.Tolerance)
 
 	probe := func(wait time.Duration) (Probe, map[string]float64, error) {
-		v := FormatWait(wait)
 		r, err := measure(ctx, wait)
 		if err != nil {
 			return Probe{}, nil, err
@@ -211,7 +210,7 @@ func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)
 			p.Reading = p.Reading / cal.Capacity * 100
 		}
 		cal.Probes = append(cal.Probes, p)
-		logf("calibrate: %s = %s: %.1f/s, %s %.1f%s, CPU per request %.3f ms", c.Var, v, p.Throughput, cal.Reading, p.Reading, cal.of(), p.CPUPerRequestMs)
+		logf("calibrate: %s = %s: %.1f/s, %s %.1f%s, CPU per request %.3f ms", c.Var, FormatWait(wait), p.Throughput, cal.Reading, p.Reading, cal.of(), p.CPUPerRequestMs)
 		return p, m, nil
 	}
 
@@ -220,10 +219,8 @@ func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)
 		return cal, err
 	}
 	cal.Units = 1
-	if c.Units != "" {
-		if q, ok := m0[c.Units]; ok && q > 0 {
-			cal.Units = q
-		}
+	if q := m0[c.Units]; c.Units != "" && q > 0 {
+		cal.Units = q
 	}
 	cpu := cal.CPUPerRequestMs / 1000
 	wait := c.Ratio * cpu / cal.Units

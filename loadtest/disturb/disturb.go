@@ -139,24 +139,14 @@ func stamp(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
 // sleepUntil waits until t or until ctx ends.
 func sleepUntil(ctx context.Context, t time.Time) error {
-	d := time.Until(t)
-	if d <= 0 {
-		return ctx.Err()
-	}
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	wait, cancel := context.WithDeadline(ctx, t)
+	defer cancel()
+	<-wait.Done()
+	return ctx.Err()
 }
 
 // CPU returns a Load that keeps cpus busy, pinned where the system allows.
-func CPU(cpus []int) *CPULoad {
-	return &CPULoad{cpus: cpus}
-}
+func CPU(cpus []int) *CPULoad { return &CPULoad{cpus: cpus} }
 
 // CPULoad is CPU's Load.
 type CPULoad struct {
@@ -222,12 +212,9 @@ func (l *CPULoad) Pinned() (bool, error) {
 
 // String names the CPUs.
 func (l *CPULoad) String() string {
-	s := make([]string, len(l.cpus))
-	for i, c := range l.cpus {
-		s[i] = fmt.Sprint(c)
+	s := strings.ReplaceAll(strings.Trim(fmt.Sprint(l.cpus), "[]"), " ", ",")
+	if len(l.cpus) == 1 {
+		return "CPU " + s
 	}
-	if len(s) == 1 {
-		return "CPU " + s[0]
-	}
-	return "CPUs " + strings.Join(s, ",")
+	return "CPUs " + s
 }

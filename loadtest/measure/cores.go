@@ -205,7 +205,6 @@ func (c *Cores) steal() *float64 {
 	return c.Steal
 }
 
-// lower is the lower of two levels, either possibly nil.
 func lower(a, b *float64) *float64 {
 	switch {
 	case a == nil:

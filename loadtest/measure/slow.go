@@ -82,14 +82,6 @@ func Noise(deviations []float64) (float64, bool) {
 	return Median(deviations), true
 }
 
-// PairNoise is each of two measurements' deviation from their mean, in %.
-func PairNoise(a, b float64) float64 {
-	if a+b <= 0 {
-		return 0
-	}
-	return math.Abs(a-b) / (a + b) * 100
-}
-
 // Tolerance is the slow rule's tolerance in %, fromNoise when NoiseTimes
 // noise is above Rules.CPUPerRequest.
 func (r *Rules) Tolerance(noise float64) (tol float64, fromNoise bool) {

@@ -53,7 +53,7 @@ func TestToleranceFollowsTheNoise(t *testing.T) {
 		t.Errorf("a machine shared steadily (noise %g): %g, %v; want more than 25, from the noise", n, tol, fromNoise)
 	}
 	// Two probes 18 % apart: each 8.3 % off their middle, 4 x that 33 %.
-	if tol, _ := r.Tolerance(PairNoise(0.236, 0.2)); math.Abs(tol-4*0.036/0.436*100) > 1e-9 || tol <= 25 {
+	if tol, _ := r.Tolerance(math.Abs(0.236-0.2) / (0.236 + 0.2) * 100); math.Abs(tol-4*0.036/0.436*100) > 1e-9 || tol <= 25 {
 		t.Errorf("two probes 18 %% apart: tolerance %g; want 4 x their deviation from the middle", tol)
 	}
 	if m := Median([]float64{3, 1, 2, 4}); m != 2.5 {

@@ -181,14 +181,11 @@ func miss(m *Measurement, objs []loadtest.Objective, e end) float64 {
 		lim := limit(objs[i])
 		val := v.Value.Median
 		if v.Value.N > 0 && e != atMedian {
-			good, bad := v.Value.Min, v.Value.Max
+			ends := [...]float64{v.Value.Min, v.Value.Max} // the good end, then the bad
 			if !objs[i].Less {
-				good, bad = bad, good
+				ends[0], ends[1] = ends[1], ends[0]
 			}
-			val = good
-			if e == atWorst {
-				val = bad
-			}
+			val = ends[e-atBest]
 		}
 		switch {
 		case lim <= 0:

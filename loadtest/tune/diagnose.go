@@ -103,7 +103,6 @@ func (th Thresholds) Diagnose(m *Measurement, lower *Measurement) Diagnosis {
 		Evidence: fmt.Sprintf("nothing waited: %.1f of %d workers busy, %.1f of %d connections in use%s: the load offered is the limit", r.WorkersBusy, k.Workers, r.PoolInUse, k.Pool, cpuRoom(r))}
 }
 
-// heldMs is the time a request held a worker, in ms.
 func heldMs(m *Measurement) float64 {
 	r := m.Readings
 	if r.has(rWorkersBusy) && r.WorkersBusy > 0 && m.Throughput.Median > 0 {
@@ -133,7 +132,6 @@ func (t *tuner) diagnoseDisturbance(m *Measurement, ref []*Measurement) (Diagnos
 		Evidence: fmt.Sprintf("the hypervisor took %.0f%% of a core of the generator's CPUs (steal) during the measurement, more than before: the load it offered and the latencies it read are not the setting's", r.GeneratorSteal)}, true
 }
 
-// spans are m's spans as the disturbance rule reads them.
 func spans(m *Measurement) (server, generator *measure.Span) {
 	r := m.Readings
 	if r.has(rInterference) {
@@ -142,7 +140,6 @@ func spans(m *Measurement) (server, generator *measure.Span) {
 	return server, &measure.Span{Steal: r.GeneratorSteal, HasSteal: true}
 }
 
-// capacity names a full CPU: the target's cores or the machine.
 func (th Thresholds) capacity(r Readings) (Diagnosis, bool) {
 	switch {
 	case r.has(rCoresBusy) && r.CoresBusy >= th.FullCPU:
@@ -174,12 +171,10 @@ func (th Thresholds) tooMany(m, lower *Measurement) (Diagnosis, bool) {
 	return Diagnosis{}, false
 }
 
-// waits reports whether a wait is at least WaitShare of the mean latency.
 func (th Thresholds) waits(waitMs, meanMs float64) bool {
 	return waitMs > 0 && meanMs > 0 && waitMs >= th.WaitShare*meanMs
 }
 
-// cpuRoom says how busy the cores were, when known.
 func cpuRoom(r Readings) string {
 	if !r.has(rCoresBusy) {
 		return ""

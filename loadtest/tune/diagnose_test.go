@@ -220,7 +220,7 @@ func TestWorkersPoolRule(t *testing.T) {
 // judging is a tuner under the default rules, for its disturbance and
 // slow rules.
 func judging() *tuner {
-	tn := &tuner{tuning: &watch.Tuning{}, latency: latencyOf(nil)}
+	tn := &tuner{target: watch.Target{Tuning: &watch.Tuning{}}, latency: latencyOf(nil)}
 	tn.spec.Rules.Check("test")
 	tn.judge.Rules = &tn.spec.Rules
 	return tn

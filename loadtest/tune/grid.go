@@ -147,7 +147,6 @@ func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.
 	return g, nil
 }
 
-// confirmRounds judges each winner against the grid's best side by side.
 func (g *GridResult) confirmRounds(ctx context.Context, spec Spec, target watch.Target, opt Options, gs GridSpec) error {
 	ks := []watch.Knobs{g.Best.Knobs}
 	for _, t := range g.Tunes {
@@ -175,7 +174,6 @@ func (g *GridResult) confirmRounds(ctx context.Context, spec Spec, target watch.
 	return nil
 }
 
-// compare holds each tuning's winner against the grid's best.
 func (g *GridResult) compare(tunes []*Result, t *tuner, within float64) {
 	counted := g.counted()
 	g.Best = pick(counted, t.spec.Goal, t.spec.Objectives)
@@ -213,7 +211,6 @@ func (r *Result) WinnerStep() Step {
 	return out
 }
 
-// shuffled returns ks in an order drawn from seed.
 func shuffled(ks []watch.Knobs, seed uint64) []watch.Knobs {
 	out := append([]watch.Knobs(nil), ks...)
 	x := seed | 1

@@ -12,8 +12,6 @@ import (
 type Knob struct {
 	Name     string
 	Min, Max int
-	// Rungs gives the values from lo to hi (nil: DefaultLadder).
-	Rungs func(lo, hi int) Ladder
 	// AtMost names an earlier knob whose value caps this one's.
 	AtMost string
 	Of     func(*watch.Knobs) *int
@@ -36,7 +34,6 @@ type knob struct {
 	cap int
 }
 
-// newKnobSet checks the spec's knobs and builds their ladders.
 func newKnobSet(s Spec) (knobSet, error) {
 	list := s.Knobs
 	if list == nil {
@@ -47,11 +44,7 @@ func newKnobSet(s Spec) (knobSet, error) {
 	}
 	var ks knobSet
 	for i, k := range list {
-		rungs := k.Rungs
-		if rungs == nil {
-			rungs = DefaultLadder
-		}
-		kn := knob{Knob: k, l: rungs(k.Min, k.Max), cap: slices.IndexFunc(list[:i], func(o Knob) bool { return o.Name == k.AtMost })}
+		kn := knob{Knob: k, l: DefaultLadder(k.Min, k.Max), cap: slices.IndexFunc(list[:i], func(o Knob) bool { return o.Name == k.AtMost })}
 		switch {
 		case k.Min < 1 || k.Min > k.Max || k.Of == nil:
 			return nil, fmt.Errorf("%w: knob %s: bounds %d..%d: want 1 <= min <= max, and where its value is kept", errSpec, k.Name, k.Min, k.Max)
@@ -82,7 +75,6 @@ func (ks knobSet) outside(k watch.Knobs) string {
 	return ""
 }
 
-// capped keeps each knob of k at most its cap's value.
 func (ks knobSet) capped(k watch.Knobs) watch.Knobs {
 	for i, kn := range ks {
 		if kn.cap >= 0 && ks.get(k, i) > ks.get(k, kn.cap) {
@@ -135,7 +127,6 @@ func (ks knobSet) neighbours(k watch.Knobs) []watch.Knobs {
 	return out
 }
 
-// grid is every setting of the knobs' ladders, the first knob major.
 func (ks knobSet) grid() []watch.Knobs {
 	out := []watch.Knobs{{}}
 	for i, kn := range ks {

@@ -71,7 +71,6 @@ type Readings struct {
 	Absent          []string `json:"absent,omitempty"`
 }
 
-// has reports whether the reading called name was measured.
 func (r Readings) has(name string) bool { return !slices.Contains(r.Absent, name) }
 
 // The readings' names, as Absent gives them.
@@ -93,7 +92,7 @@ const (
 
 // roles pairs each reading with its field and the target's stat name.
 func (t *tuner) roles() []role {
-	tn := t.tuning
+	tn := t.target.Tuning
 	rs := []role{
 		{rWorkerWait, tn.WorkerWait, func(r *Readings) *float64 { return &r.WorkerWaitMs }},
 		{rWorkersBusy, tn.WorkersBusy, func(r *Readings) *float64 { return &r.WorkersBusy }},
@@ -113,13 +112,11 @@ func (t *tuner) roles() []role {
 	return append(rs, role{rInterference, t.target.Interference.Name, func(r *Readings) *float64 { return &r.Interference }})
 }
 
-// A role is a reading's name, the target's stat for it and its field.
 type role struct {
 	name, stat string
 	field      func(*Readings) *float64
 }
 
-// stats are the target's stats the tuner watches.
 func (t *tuner) stats() []watch.Stat {
 	want := map[string]bool{}
 	for _, r := range t.roles() {
@@ -151,7 +148,6 @@ type Measurer interface {
 	Run(ctx context.Context, k watch.Knobs, first, n int) ([]*loadtest.Result, error)
 }
 
-// measure sets k on the target and measures it Repeats times.
 func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error) {
 	t0 := time.Now()
 	restarted, err := t.m.Set(ctx, k)
@@ -168,18 +164,17 @@ func (t *tuner) measure(ctx context.Context, k watch.Knobs) (*Measurement, error
 	return m, nil
 }
 
-// liveMeasurer measures the running target with the load engine.
 type liveMeasurer struct {
 	t       *tuner
 	watcher loadtest.Watcher
 }
 
 func (l *liveMeasurer) Get(ctx context.Context) (watch.Knobs, error) {
-	return l.t.tuning.Get(ctx, l.t.spec.Admin)
+	return l.t.target.Tuning.Get(ctx, l.t.spec.Admin)
 }
 
 func (l *liveMeasurer) Set(ctx context.Context, k watch.Knobs) (bool, error) {
-	got, err := l.t.tuning.Set(ctx, l.t.spec.Admin, k)
+	got, err := l.t.target.Tuning.Set(ctx, l.t.spec.Admin, k)
 	restarted := false
 	if errors.Is(err, watch.ErrRestart) && l.t.opt.Restart != nil {
 		l.t.opt.Logf("set %s: %v: starting the target again with it", short(k), err)
@@ -259,15 +254,14 @@ func (t *tuner) rounds(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Me
 	return out, nil
 }
 
-// summarise turns a setting's runs into its Measurement.
 func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
-	m := &Measurement{Knobs: k, Runs: len(runs), LatencyName: t.latency.name}
+	m := &Measurement{Knobs: k, Runs: len(runs), LatencyName: t.latency.Metric}
 	var tput, lat, mean []float64
 	values := map[string][]float64{}
 	byObj := make([][]float64, len(t.spec.Objectives))
 	for _, res := range runs {
 		tput = append(tput, res.Total.Throughput)
-		lat = append(lat, ms(res.Total.Histogram.Quantile(t.latency.q)))
+		lat = append(lat, ms(res.Total.Histogram.Quantile(t.latency.Quantile)))
 		mean = append(mean, res.Total.MeanMs)
 		m.Requests += res.Total.Requests
 		m.Errors += res.Total.Errors
@@ -356,7 +350,6 @@ func generatorSteal(c loadtest.Cost) float64 {
 	return *c.Cores.Steal
 }
 
-// passes reports whether a value meets the objective o.
 func passes(o loadtest.Objective, v float64) bool {
 	lim := limit(o)
 	if o.Less {

@@ -33,14 +33,13 @@ func (t *tuner) conclude(ctx context.Context, res *Result) {
 			_, err = t.m.Set(ctx, best.Knobs)
 		}
 		if err == nil {
-			t.opt.Logf("the target keeps running with %s (%s%s)", knobsText(best.Knobs), t.spec.Admin, t.tuning.KnobsPath)
+			t.opt.Logf("the target keeps running with %s (%s%s)", knobsText(best.Knobs), t.spec.Admin, t.target.Tuning.KnobsPath)
 		} else {
 			t.opt.Logf("could not leave the target at the winner: %v", err)
 		}
 	}
 }
 
-// workersPool checks the article's workers = pool + α against k.
 func workersPool(k watch.Knobs) (string, bool) {
 	alpha := k.Workers - k.Pool
 	few := max(FewMore, k.Pool/4)
@@ -53,7 +52,6 @@ func workersPool(k watch.Knobs) (string, bool) {
 	return fmt.Sprintf("does not hold: %d workers = %d connections + %d, more than a few (%d)", k.Workers, k.Pool, alpha, few), false
 }
 
-// minMax says whether min = max mattered for the winner.
 func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measurement) {
 	k := best.Knobs
 	k.PoolMin = 1
@@ -103,9 +101,4 @@ func merge(ms []*Measurement, floor float64) *Measurement {
 	return &out
 }
 
-func metText(met bool) string {
-	if met {
-		return "meets"
-	}
-	return "misses"
-}
+func metText(met bool) string { return [...]string{"misses", "meets"}[b2i(met)] }

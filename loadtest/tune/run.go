@@ -85,15 +85,14 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		if ok, why := t.budgetLeft(reserve); !ok {
 			return why, "budget", nil
 		}
-		prev := t.best
 		m, beside, err := t.take(ctx, cur)
 		if err != nil {
 			return "error: " + err.Error(), "error", err
 		}
 		t.taken++
 		st := Step{N: t.taken, Measurement: *m, Beside: beside}
-		if prev != nil {
-			st.Best = prev.Knobs
+		if t.best != nil {
+			st.Best = t.best.Knobs
 		}
 		d, upset := t.upset(m, beside)
 		if upset && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
@@ -190,7 +189,6 @@ func (t *tuner) halve(k watch.Knobs) bool {
 	return true
 }
 
-// fresh keeps a proposal within the bounds and not yet measured.
 func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
 	if !ok || t.knobs.outside(p.Knobs) != "" || t.visited(p.Knobs) {
 		return Proposal{}, false
@@ -198,7 +196,6 @@ func (t *tuner) fresh(p Proposal, ok bool) (Proposal, bool) {
 	return p, true
 }
 
-// stopAt is the stop once nothing is left to measure around best.
 func (t *tuner) stopAt(best *Measurement) (Proposal, bool, string) {
 	bd := t.spec.Diagnose(best, t.lower(best.Knobs))
 	switch {

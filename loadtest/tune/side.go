@@ -95,7 +95,6 @@ func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 	return false, lost, said + fmt.Sprintf(": %s stays the best", short(beside.Knobs))
 }
 
-// topLevel is the highest level of the settings measured with Met = met.
 func (t *tuner) topLevel(met bool) float64 {
 	top := 0.0
 	for _, x := range t.measured {

@@ -68,7 +68,6 @@ func (s *Spec) Describe() string {
 		s.Load.Requests[0].URL, s.Load.Clients, s.Load.Duration, max(s.Repeats, 1), s.objectives(), s.Goal, s.Steps)
 }
 
-// objectives are the objectives' texts, joined by commas.
 func (s *Spec) objectives() string {
 	var objs []string
 	for _, o := range s.Objectives {
@@ -113,7 +112,6 @@ const (
 	DefaultBudget  = 12
 )
 
-// errSpec is wrapped by the spec's errors.
 var errSpec = errors.New("tune")
 
 // check fills in the spec's defaults and checks it, returning its knobs.
@@ -160,29 +158,22 @@ func (s *Spec) check(t watch.Target, measured bool) (knobSet, error) {
 }
 
 // latencyOf is the percentile the objectives name first (p99 without one).
-func latencyOf(objs []loadtest.Objective) latencyQ {
+func latencyOf(objs []loadtest.Objective) loadtest.Objective {
 	for _, o := range objs {
 		if o.Quantile > 0 {
-			return latencyQ{o.Metric, o.Quantile}
+			return o
 		}
 	}
-	return latencyQ{"p99", 0.99}
+	return loadtest.Objective{Metric: "p99", Quantile: 0.99}
 }
 
-type latencyQ struct {
-	name string
-	q    float64
-}
-
-// tuner is one tuning's state.
 type tuner struct {
 	spec     Spec
 	opt      Options
 	target   watch.Target
-	tuning   *watch.Tuning
 	m        Measurer
 	work     watch.Work
-	latency  latencyQ
+	latency  loadtest.Objective
 	knobs    knobSet
 	judge    measure.Judge
 	measured []*Measurement
@@ -195,7 +186,6 @@ type tuner struct {
 	started             time.Time
 }
 
-// newTuner checks the spec against the target and builds the measurer.
 func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	ks, err := spec.check(t, opt.Measurer != nil)
 	if err != nil {
@@ -204,7 +194,7 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	if opt.Logf == nil {
 		opt.Logf = func(string, ...any) {}
 	}
-	tn := &tuner{spec: spec, opt: opt, target: t, tuning: t.Tuning, m: opt.Measurer, knobs: ks, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}}
+	tn := &tuner{spec: spec, opt: opt, target: t, m: opt.Measurer, knobs: ks, latency: latencyOf(spec.Objectives), retried: map[watch.Knobs]int{}}
 	tn.judge.Rules = &tn.spec.Rules
 	if t.Tuning.Work != nil && len(spec.Load.Requests) > 0 {
 		tn.work, _ = t.Tuning.Work(spec.Load.Requests[0].URL)
@@ -224,7 +214,6 @@ func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
 	return tn, nil
 }
 
-// visited reports whether k was measured.
 func (t *tuner) visited(k watch.Knobs) bool {
 	return slices.ContainsFunc(t.measured, func(m *Measurement) bool { return m.Knobs == k })
 }
@@ -240,7 +229,6 @@ func (t *tuner) lower(k watch.Knobs) *Measurement {
 	return out
 }
 
-// budgetLeft reports whether another step may start, and why not.
 func (t *tuner) budgetLeft(reserve int) (bool, string) {
 	if t.taken+reserve >= t.spec.Steps {
 		return false, fmt.Sprintf("the budget of %d steps is spent", t.spec.Steps)
