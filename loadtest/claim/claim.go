@@ -272,20 +272,26 @@ func measureSide(o Operand, res *outcome.Result) side {
 	}
 	s.used, s.planned = len(p.Used()), max(res.SweepsUsed(), len(p.Slots()))
 	s.lost = p.LostText(o.Run, s.planned)
+	// raw is over the repeats that have the figure; vs, per repeat for
+	// pairing, is over all used repeats or none.
 	var raw loadtest.Spread
 	var ok bool
+	vs, vok := p.Values(o.Label, o.Metric, o.Reading)
+	slots := p.Slots()
 	switch {
 	case o.Metric != "":
 		raw, ok = p.Spread(o.Label, o.Metric)
+	case len(o.Minus) > 0:
+		vs, vok = p.ReadingMinus(o.Reading, o.Minus)
+		raw, ok = outcome.SpreadOf(vs, vok)
 	case o.Reading != "":
 		raw, ok = p.ReadingSpread(o.Reading)
-		if len(o.Minus) > 0 {
-			raw, ok = outcome.SpreadOf(p.ReadingMinus(o.Reading, o.Minus))
-		}
 	case o.Profile != "":
 		raw, ok = profileShare(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
+		vs, slots, vok = profileRepeats(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
 	case o.Truth != "":
-		raw, ok = outcome.SpreadOf(p.TruthValues(o.Truth))
+		vs, vok = p.TruthValues(o.Truth)
+		raw, ok = outcome.SpreadOf(vs, vok)
 	}
 	if !ok {
 		s.Missing = fmt.Sprintf("%s has no %s at %s", o.Run, fig, at)
@@ -296,17 +302,7 @@ func measureSide(o Operand, res *outcome.Result) side {
 	}
 	s.Raw, s.Value = raw, raw.Scaled(f)
 	s.run, s.clients = o.Run, p.Clients
-	vs, ok := p.Values(o.Label, o.Metric, o.Reading)
-	slots := p.Slots()
-	switch {
-	case len(o.Minus) > 0:
-		vs, ok = p.ReadingMinus(o.Reading, o.Minus)
-	case o.Profile != "":
-		vs, slots, ok = profileRepeats(run, o.Profile, o.Bucket, p.Clients, p.UsedSeqs())
-	case o.Truth != "":
-		vs, ok = p.TruthValues(o.Truth)
-	}
-	if ok && len(slots) == len(vs) {
+	if vok && len(slots) == len(vs) {
 		for _, v := range vs {
 			s.repeats = append(s.repeats, v*f)
 		}

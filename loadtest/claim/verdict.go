@@ -36,10 +36,7 @@ func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 	var out []string
 	var base *outcome.Run
 	readings := machineFree(res)
-	runs := make([]*outcome.Run, len(res.Runs))
-	for i, r := range res.Runs {
-		runs[i] = r.MeasuredOnly()
-	}
+	runs := res.MeasuredOnly().Runs
 	for i, r := range runs {
 		switch {
 		case len(res.Runs[i].Points) == 0 && len(res.Tunes) > 0 && r.Error == "":

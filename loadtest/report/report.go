@@ -349,13 +349,6 @@ func pointTable(r *outcome.Run, res *outcome.Result, sep string) string {
 	return b.String()
 }
 
-func unitParen(u string) string {
-	if u == "" {
-		return ""
-	}
-	return " (" + u + ")"
-}
-
 var reportPage = htmltemplate.Must(htmltemplate.New("report").Funcs(htmltemplate.FuncMap{
 	"pct":     func(f float64) string { return fmt.Sprintf("%.1f", 100*f) },
 	"join":    strings.Join,

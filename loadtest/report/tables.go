@@ -24,7 +24,11 @@ func pointRows(r *outcome.Run, res *outcome.Result) ([]string, [][]string) {
 		head = append(head, c.head)
 	}
 	for _, rd := range readings {
-		head = append(head, rd.Name+unitParen(rd.Unit))
+		h := rd.Name
+		if rd.Unit != "" {
+			h += " (" + rd.Unit + ")"
+		}
+		head = append(head, h)
 	}
 	var rows [][]string
 	for _, p := range r.Points {

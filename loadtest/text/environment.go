@@ -59,15 +59,10 @@ func WriteEnvironmentWarning(w io.Writer, results []*loadtest.Result) {
 const maxDifferences = 8
 
 // ServerDifferences names the facts of the server's objects that differ
-// between a and b, leaf by leaf, e.g. "config.workers: 4 vs 8".
+// between a and b, leaf by leaf, e.g. "config.workers: 4 vs 8" (at most
+// maxDifferences, then how many more).
 func ServerDifferences(a, b *loadtest.Environment) []string {
-	return flatDifferences(a.Server, b.Server)
-}
-
-// flatDifferences names the leaves whose values differ between two sets of
-// JSON objects (at most maxDifferences, then how many more).
-func flatDifferences(a, b map[string]json.RawMessage) []string {
-	fa, fb := FlatLeaves(a), FlatLeaves(b)
+	fa, fb := FlatLeaves(a.Server), FlatLeaves(b.Server)
 	all := maps.Clone(fa)
 	maps.Copy(all, fb)
 	keys := slices.Sorted(maps.Keys(all))

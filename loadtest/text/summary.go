@@ -1,11 +1,11 @@
 package text
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -36,6 +36,8 @@ func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 	if t.Requests > 0 {
 		success = 100 * float64(t.Successes) / float64(t.Requests)
 	}
+	// Status codes as vegeta lists them, "0:14  200:236".
+	byLen := func(a, b string) int { return cmp.Compare(len(a), len(b)) }
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "Requests\t[total, rate, throughput]\t%d, %.2f, %.2f\n", t.Requests, rate, t.Throughput)
 	fmt.Fprintf(tw, "Duration\t[total, attack, wait]\t%s, %s, %s\n", sec(r.MeasuredSeconds+r.DrainSeconds), sec(r.MeasuredSeconds), sec(r.DrainSeconds))
@@ -44,12 +46,13 @@ func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 	fmt.Fprintf(tw, "Bytes In\t[total, mean]\t%d, %.2f\n", t.Bytes, per(t.Bytes))
 	fmt.Fprintf(tw, "Bytes Out\t[total, mean]\t%d, %.2f\n", t.SentBytes, per(t.SentBytes))
 	fmt.Fprintf(tw, "Success\t[ratio]\t%.2f%%\n", success)
-	fmt.Fprintf(tw, "Status Codes\t[code:count]\t%s\n", statusCodesText(t.StatusCodes))
+	fmt.Fprintf(tw, "Status Codes\t[code:count]\t%s\n", strings.Join(countsText(t.StatusCodes, byLen, "%s:%d"), "  "))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "Error Set:")
-	for _, e := range errorSetLines(t.ErrorSet) {
+	mostFirst := func(a, b string) int { return cmp.Compare(t.ErrorSet[b], t.ErrorSet[a]) }
+	for _, e := range countsText(t.ErrorSet, mostFirst, "%[2]d × %[1]s") {
 		fmt.Fprintln(w, e)
 	}
 	if len(r.Labels) > 1 {
@@ -116,11 +119,7 @@ func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 
 // ErrorKindsText lists error counts by kind, "status 1, timeout 3".
 func ErrorKindsText(m map[string]int64) string {
-	var parts []string
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		parts = append(parts, fmt.Sprintf("%s %d", k, m[k]))
-	}
-	return strings.Join(parts, ", ")
+	return strings.Join(countsText(m, nil, "%s %d"), ", ")
 }
 
 // writeLabelTable writes one line per label and the total.
@@ -134,26 +133,16 @@ func writeLabelTable(w io.Writer, r *loadtest.Result) error {
 	return tw.Flush()
 }
 
-// statusCodesText lists responses by status code as vegeta does,
-// "0:14  200:236".
-func statusCodesText(m map[string]int64) string {
+// countsText formats each key and count of m, the keys sorted and then,
+// stably, by by when set.
+func countsText(m map[string]int64, by func(a, b string) int, format string) []string {
 	keys := slices.Sorted(maps.Keys(m))
-	sort.SliceStable(keys, func(i, j int) bool { return len(keys[i]) < len(keys[j]) }) // "0" before "200"
-	parts := make([]string, len(keys))
-	for i, k := range keys {
-		parts[i] = fmt.Sprintf("%s:%d", k, m[k])
+	if by != nil {
+		slices.SortStableFunc(keys, by)
 	}
-	return strings.Join(parts, "  ")
-}
-
-// errorSetLines are the error set's texts, most frequent first, each
-// with its count.
-func errorSetLines(m map[string]int64) []string {
-	keys := slices.Sorted(maps.Keys(m))
-	sort.SliceStable(keys, func(i, j int) bool { return m[keys[i]] > m[keys[j]] })
 	out := make([]string, len(keys))
 	for i, k := range keys {
-		out[i] = fmt.Sprintf("%d × %s", m[k], k)
+		out[i] = fmt.Sprintf(format, k, m[k])
 	}
 	return out
 }

@@ -21,13 +21,13 @@ type Column struct {
 // WriteSweepTable writes one line per run, like the article's tables,
 // with the server columns when runs have server stats.
 func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) error {
-	withServer := len(server) > 0 && slices.ContainsFunc(runs, func(r *loadtest.Result) bool { return len(r.Server) > 0 })
+	if !slices.ContainsFunc(runs, func(r *loadtest.Result) bool { return len(r.Server) > 0 }) {
+		server = nil
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "clients\tthroughput/s\tideal/s\tmean ms\tp50 ms\tp95 ms\tp99 ms\tp99.9 ms\terrors\tgen cpu %\t"
-	if withServer {
-		for _, c := range server {
-			head += c.Header + "\t"
-		}
+	for _, c := range server {
+		head += c.Header + "\t"
 	}
 	fmt.Fprintln(tw, head+"note\t")
 	for _, r := range runs {
@@ -44,13 +44,11 @@ func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) erro
 		}
 		fmt.Fprintf(tw, "%d\t%.1f\t%s\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%d\t%s\t", r.Total.Clients, r.Total.Throughput, ideal,
 			r.Total.MeanMs, r.Total.P50Ms, r.Total.P95Ms, r.Total.P99Ms, r.Total.P999Ms, r.Total.Errors, r.Cost.CPUText("%.1f"))
-		if withServer {
-			for _, c := range server {
-				if v, ok := c.Value(r); ok {
-					fmt.Fprintf(tw, cmp.Or(c.Format, "%.3f")+"\t", v)
-				} else {
-					fmt.Fprint(tw, "-\t")
-				}
+		for _, c := range server {
+			if v, ok := c.Value(r); ok {
+				fmt.Fprintf(tw, cmp.Or(c.Format, "%.3f")+"\t", v)
+			} else {
+				fmt.Fprint(tw, "-\t")
 			}
 		}
 		fmt.Fprintf(tw, "%s\t\n", note)

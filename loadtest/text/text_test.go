@@ -174,8 +174,9 @@ func TestFlatDifferencesBounded(t *testing.T) {
 	}
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
-	d := flatDifferences(map[string]json.RawMessage{"config": ja}, map[string]json.RawMessage{"config": jb, "database": json.RawMessage(`{"kind":"sqlite"}`)})
+	d := ServerDifferences(&loadtest.Environment{Server: map[string]json.RawMessage{"config": ja}},
+		&loadtest.Environment{Server: map[string]json.RawMessage{"config": jb, "database": json.RawMessage(`{"kind":"sqlite"}`)}})
 	if len(d) != maxDifferences+1 || d[0] != "config.k00: 0 vs 1" || d[maxDifferences] != "4 more" {
-		t.Errorf("flatDifferences = %q; want %d differences then \"4 more\" (3 keys and the absent database)", d, maxDifferences)
+		t.Errorf("ServerDifferences = %q; want %d differences then \"4 more\" (3 keys and the absent database)", d, maxDifferences)
 	}
 }
