@@ -51,16 +51,10 @@ type Options struct {
 // Choose sets Full, Slow1k, Slow10k and TLS from a comma-separated list
 // of "full", "1k", "10k" and "tls"; other names choose nothing.
 func (o *Options) Choose(list string) {
+	choice := map[string]*bool{"full": &o.Full, "1k": &o.Slow1k, "10k": &o.Slow10k, "tls": &o.TLS}
 	for _, s := range strings.Split(list, ",") {
-		switch strings.TrimSpace(s) {
-		case "full":
-			o.Full = true
-		case "1k":
-			o.Slow1k = true
-		case "10k":
-			o.Slow10k = true
-		case "tls":
-			o.TLS = true
+		if p := choice[strings.TrimSpace(s)]; p != nil {
+			*p = true
 		}
 	}
 }

@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -51,7 +50,7 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	ini, err := PgBouncerConfig{
 		ListenHost: "127.0.0.1", ListenPort: port,
 		ServerHost: f.Role.Host, ServerPort: f.Role.Port, Database: f.Role.Name, User: f.Role.Name,
-		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: cmp.Or(s.MaxClientConn, 1000),
+		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: 1000,
 		AuthFile: authFile, StatsUser: StatsUser,
 	}.Render()
 	if err != nil {
@@ -142,7 +141,7 @@ type Sample struct {
 // Scrape reads url's Prometheus text (format 0.0.4, as HAProxy's
 // exporter writes it).
 func Scrape(ctx context.Context, url string) ([]Sample, error) {
-	b, err := get(ctx, url)
+	b, err := Get(ctx, httpClient, url, "", 32<<20)
 	if err != nil {
 		return nil, err
 	}

@@ -72,9 +72,8 @@ type Spec struct {
 
 // PgBouncerSpec says how PgBouncer pools.
 type PgBouncerSpec struct {
-	Mode          string // "session" or "transaction"
-	PoolSize      int
-	MaxClientConn int // default 1000
+	Mode     string // "session" or "transaction"
+	PoolSize int
 	// CPUs holds PgBouncer to these CPUs instead of the fleet's: beside
 	// the database, as on the database's host when the fleet spans
 	// machines.

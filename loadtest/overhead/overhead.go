@@ -40,15 +40,14 @@ the same database at the same time, both pinned to CPU 0 (on Linux), each
 driven by its own "loadtest run" (closed model, think 0) pinned to CPU 1.
 The ratio yardstick/board is the board's CPU time per request over the
 yardstick's (user + system time of each process over a round, divided
-by the requests it answered in that round): how much more
-the board costs than its SQL, whatever the machine's drift. The ratio of
-the two throughputs is printed too; it equals the CPU ratio only when the
-kernel shares the core evenly between the two processes, and it shares it
-between threads, not processes: a server with more runnable threads (cgo
-calls into SQLite hold one each) gets more than half, so on this lab's VM
-the throughput ratio wandered between 0.3 and 2.3 over rounds while the CPU
-ratio held. Before the load, each row checks that the two answer with the
-same body (the cost line aside).
+by the requests it answered in that round): how much more the board
+costs than its SQL, whatever the machine's drift. The ratio of the two
+throughputs is printed too, but read the CPU ratio: the kernel shares a
+core between threads, not processes, and a server with more runnable
+threads (cgo calls into SQLite hold one each) gets more than half, so the
+throughput ratio can wander far from the CPU ratio from round to round.
+Before the load, each row checks that the two answer with the same body
+(the cost line aside).
 
 For each database, command and format it prints both servers' requests per
 second and CPU time per request (medians over the rounds after the first,
@@ -58,8 +57,7 @@ SQLite: a temp file, seeded by the board first.
 PostgreSQL: BBS_PG_DSN (default ` + DefaultPGDSN + `),
 skipped with a note when nothing listens there. The board and the yardstick
 are built once with go build (run from the repository) unless -bbs and
--yardstick name binaries. The defaults take about 2.5 minutes for the 12
-rows.
+-yardstick name binaries. Run prints how long the rows will take.
 `
 
 // DefaultPGDSN is the PostgreSQL server used when BBS_PG_DSN is unset.
