@@ -115,20 +115,15 @@ func (f *Fleet) startHAProxy(ctx context.Context) error {
 	}
 	f.URL, f.MetricsURL = "http://"+hostPort(port), "http://"+hostPort(stats)+"/metrics"
 	return p.waitFor(ctx, f.spec.StartTimeout, "every replica UP at "+f.MetricsURL, func(ctx context.Context) error {
-		up, err := f.serversUp(ctx)
-		if err == nil && up < len(f.Replicas) {
-			err = fmt.Errorf("%d of %d replicas UP", up, len(f.Replicas))
+		ss, err := Scrape(ctx, f.MetricsURL)
+		if err != nil {
+			return err
 		}
-		return err
+		if up := int(Sum(ss, "haproxy_server_status", map[string]string{"proxy": "boards", "state": "UP"})); up < len(f.Replicas) {
+			return fmt.Errorf("%d of %d replicas UP", up, len(f.Replicas))
+		}
+		return nil
 	})
-}
-
-func (f *Fleet) serversUp(ctx context.Context) (int, error) {
-	ss, err := Scrape(ctx, f.MetricsURL)
-	if err != nil {
-		return 0, err
-	}
-	return int(Sum(ss, "haproxy_server_status", map[string]string{"proxy": "boards", "state": "UP"})), nil
 }
 
 // A Sample is one series of Prometheus's text format.

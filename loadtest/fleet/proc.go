@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -127,22 +126,13 @@ func (p *proc) stop(timeout time.Duration) error {
 
 // tail returns the last lines of p's log.
 func (p *proc) tail() string {
-	f, err := os.Open(p.log.Name())
+	b, err := os.ReadFile(p.log.Name())
 	if err != nil {
 		return "(unreadable)"
 	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > 20 {
-			lines = lines[1:]
-		}
-	}
-	if len(lines) == 0 {
+	if len(b) == 0 {
 		return "(empty)"
 	}
-	return "\n" + strings.Join(lines, "\n")
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return "\n" + strings.Join(lines[max(0, len(lines)-20):], "\n")
 }
