@@ -413,16 +413,14 @@ var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)
 // target's port on both sides until the returned function, which
 // summarizes them, is called.
 func watchEstablished(target string) func() string {
-	u, err := neturl.Parse(target)
-	if err != nil {
-		return func() string { return "unknown" }
+	port := 0
+	if u, err := neturl.Parse(target); err == nil {
+		port, _ = strconv.Atoi(u.Port())
 	}
-	port, _ := strconv.Atoi(u.Port())
 	if port == 0 {
 		return func() string { return "unknown" }
 	}
-	done := make(chan struct{})
-	out := make(chan string, 1)
+	done, out := make(chan struct{}), make(chan string, 1)
 	go func() {
 		var server, client []int
 		tick := time.NewTicker(time.Second)
