@@ -154,18 +154,17 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	defer f.mu.Unlock()
 	reps := map[string]any{}
 	var all []any
-	up, env := 0, false
+	up := 0
 	for i, r := range f.o.Replicas {
 		src := source(errs[i])
+		sources["replica "+r.Name] = src
 		if errs[i] == nil {
 			f.last[r.Name] = docs[i]
 			up++
-			if !env {
+			if up == 1 {
 				copyEnvironment(doc, docs[i], f.o.Target.EnvironmentKeys)
-				env = true
 			}
 		}
-		sources["replica "+r.Name] = src
 		d, ok := f.last[r.Name].(map[string]any)
 		if !ok {
 			continue
