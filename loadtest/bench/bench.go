@@ -51,16 +51,10 @@ type Options struct {
 // Choose sets Full, Slow1k, Slow10k and TLS from a comma-separated list
 // of "full", "1k", "10k" and "tls"; other names choose nothing.
 func (o *Options) Choose(list string) {
+	choice := map[string]*bool{"full": &o.Full, "1k": &o.Slow1k, "10k": &o.Slow10k, "tls": &o.TLS}
 	for _, s := range strings.Split(list, ",") {
-		switch strings.TrimSpace(s) {
-		case "full":
-			o.Full = true
-		case "1k":
-			o.Slow1k = true
-		case "10k":
-			o.Slow10k = true
-		case "tls":
-			o.TLS = true
+		if p := choice[strings.TrimSpace(s)]; p != nil {
+			*p = true
 		}
 	}
 }
@@ -419,16 +413,14 @@ var wrkP50Re = regexp.MustCompile(`\n\s+50%\s+(\S+)`)
 // target's port on both sides until the returned function, which
 // summarizes them, is called.
 func watchEstablished(target string) func() string {
-	u, err := neturl.Parse(target)
-	if err != nil {
-		return func() string { return "unknown" }
+	port := 0
+	if u, err := neturl.Parse(target); err == nil {
+		port, _ = strconv.Atoi(u.Port())
 	}
-	port, _ := strconv.Atoi(u.Port())
 	if port == 0 {
 		return func() string { return "unknown" }
 	}
-	done := make(chan struct{})
-	out := make(chan string, 1)
+	done, out := make(chan struct{}), make(chan string, 1)
 	go func() {
 		var server, client []int
 		tick := time.NewTicker(time.Second)

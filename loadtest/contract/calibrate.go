@@ -60,7 +60,7 @@ func CalibrateBoard(ctx context.Context, spec calibrate.Spec, admin string, logf
 	}
 	logf("%s", cal.Summary())
 	logf("chosen: %s = %s (CPU per request %.3f ms with no wait; operating point reached: %s)",
-		DistanceVar, cal.Value, cal.CPUPerRequestMs, yesNo(cal.Reached))
+		DistanceVar, cal.Value, cal.CPUPerRequestMs, map[bool]string{true: "yes", false: "no"}[cal.Reached])
 	logf("the board keeps running with %s = %s (it had %v). To set it back:\n  curl -X POST '%s%s?%s=%v'",
 		DistanceVar, cal.Value, before, adminURL, DistancePath, DistanceVar, before)
 	logf("To start a board with it: go run ./cmd/bbs -db-latency %s (and the same -workers and -pool)", cal.Value)
@@ -84,11 +84,4 @@ func checkPage(ctx context.Context, u string) error {
 		return fmt.Errorf("the board answered %s; want 200", resp.Status)
 	}
 	return nil
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
 }

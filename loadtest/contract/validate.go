@@ -35,20 +35,6 @@ type boardAnswer struct {
 // It posts two messages; reset the data afterwards.
 func validate(ctx context.Context, boardURL string) error {
 	v := &boardCheck{base: boardURL, client: &http.Client{Timeout: 10 * time.Second}}
-	return v.run(ctx)
-}
-
-type boardCheck struct {
-	base   string
-	client *http.Client
-	fails  []string
-}
-
-func (v *boardCheck) fail(format string, a ...any) {
-	v.fails = append(v.fails, fmt.Sprintf(format, a...))
-}
-
-func (v *boardCheck) run(ctx context.Context) error {
 	const n = 30
 	// 1. At rest, the same posts in the same order, with the right pattern.
 	var first []boardPost
@@ -134,6 +120,16 @@ func (v *boardCheck) run(ctx context.Context) error {
 		return errors.New("validation failed:\n  " + strings.Join(v.fails, "\n  "))
 	}
 	return nil
+}
+
+type boardCheck struct {
+	base   string
+	client *http.Client
+	fails  []string
+}
+
+func (v *boardCheck) fail(format string, a ...any) {
+	v.fails = append(v.fails, fmt.Sprintf(format, a...))
 }
 
 func (v *boardCheck) header(resp *http.Response, cmd, name string, want int) {

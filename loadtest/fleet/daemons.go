@@ -2,7 +2,6 @@ package fleet
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -51,7 +50,7 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	ini, err := PgBouncerConfig{
 		ListenHost: "127.0.0.1", ListenPort: port,
 		ServerHost: f.Role.Host, ServerPort: f.Role.Port, Database: f.Role.Name, User: f.Role.Name,
-		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: cmp.Or(s.MaxClientConn, 1000),
+		Mode: s.Mode, PoolSize: s.PoolSize, MaxClientConn: 1000,
 		AuthFile: authFile, StatsUser: StatsUser,
 	}.Render()
 	if err != nil {
@@ -116,20 +115,15 @@ func (f *Fleet) startHAProxy(ctx context.Context) error {
 	}
 	f.URL, f.MetricsURL = "http://"+hostPort(port), "http://"+hostPort(stats)+"/metrics"
 	return p.waitFor(ctx, f.spec.StartTimeout, "every replica UP at "+f.MetricsURL, func(ctx context.Context) error {
-		up, err := f.serversUp(ctx)
-		if err == nil && up < len(f.Replicas) {
-			err = fmt.Errorf("%d of %d replicas UP", up, len(f.Replicas))
+		ss, err := Scrape(ctx, f.MetricsURL)
+		if err != nil {
+			return err
 		}
-		return err
+		if up := int(Sum(ss, "haproxy_server_status", map[string]string{"proxy": "boards", "state": "UP"})); up < len(f.Replicas) {
+			return fmt.Errorf("%d of %d replicas UP", up, len(f.Replicas))
+		}
+		return nil
 	})
-}
-
-func (f *Fleet) serversUp(ctx context.Context) (int, error) {
-	ss, err := Scrape(ctx, f.MetricsURL)
-	if err != nil {
-		return 0, err
-	}
-	return int(Sum(ss, "haproxy_server_status", map[string]string{"proxy": "boards", "state": "UP"})), nil
 }
 
 // A Sample is one series of Prometheus's text format.
@@ -142,7 +136,7 @@ type Sample struct {
 // Scrape reads url's Prometheus text (format 0.0.4, as HAProxy's
 // exporter writes it).
 func Scrape(ctx context.Context, url string) ([]Sample, error) {
-	b, err := get(ctx, url)
+	b, err := Get(ctx, httpClient, url, "", 32<<20)
 	if err != nil {
 		return nil, err
 	}

@@ -72,9 +72,8 @@ type Spec struct {
 
 // PgBouncerSpec says how PgBouncer pools.
 type PgBouncerSpec struct {
-	Mode          string // "session" or "transaction"
-	PoolSize      int
-	MaxClientConn int // default 1000
+	Mode     string // "session" or "transaction"
+	PoolSize int
 	// CPUs holds PgBouncer to these CPUs instead of the fleet's: beside
 	// the database, as on the database's host when the fleet spans
 	// machines.
@@ -137,7 +136,7 @@ func Start(ctx context.Context, s Spec) (f *Fleet, err error) {
 	if f.Role, err = CreateRole(ctx, s.AdminDSN, s.ConnLimit); err != nil {
 		return f, err
 	}
-	f.DSN = f.Role.DirectDSN()
+	f.DSN = f.Role.DSN(f.Role.Host, f.Role.Port)
 	if s.PgBouncer != nil {
 		if err := f.startPgBouncer(ctx); err != nil {
 			return f, err
@@ -210,7 +209,8 @@ func (f *Fleet) startReplica(ctx context.Context, i int) error {
 			return err
 		}
 	}
-	vars := map[string]string{"port": strconv.Itoa(port), "admin_port": strconv.Itoa(admin), "replica": strconv.Itoa(i), "dsn": f.DSN, "dir": f.spec.WorkDir}
+	vars := strings.NewReplacer("{{port}}", strconv.Itoa(port), "{{admin_port}}", strconv.Itoa(admin), "{{replica}}", strconv.Itoa(i),
+		"{{dsn}}", f.DSN, "{{dir}}", f.spec.WorkDir)
 	argv, env := expandAll(f.spec.Replica, vars), expandAll(f.spec.Env, vars)
 	if f.spec.DSNEnv != "" {
 		env = append(env, f.spec.DSNEnv+"="+f.DSN)
@@ -303,14 +303,11 @@ func (f *Fleet) Stop() error {
 	return errors.Join(errs...)
 }
 
-// expandAll replaces {{name}} placeholders in each of ss from vars.
-func expandAll(ss []string, vars map[string]string) []string {
+// expandAll replaces the placeholders in each of ss.
+func expandAll(ss []string, vars *strings.Replacer) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
-		for k, v := range vars {
-			s = strings.ReplaceAll(s, "{{"+k+"}}", v)
-		}
-		out[i] = s
+		out[i] = vars.Replace(s)
 	}
 	return out
 }

@@ -183,7 +183,7 @@ func checkCounts(t *testing.T, ctx context.Context, f *Fleet, res *loadtest.Resu
 // over every command.
 func replicaCount(t *testing.T, ctx context.Context, r Replica) (requests, errs int64) {
 	t.Helper()
-	b, err := get(ctx, r.AdminURL+"/admin/stats")
+	b, err := Get(ctx, httpClient, r.AdminURL+"/admin/stats", "", 32<<20)
 	if err != nil {
 		t.Fatal(err)
 	}

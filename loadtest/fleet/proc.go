@@ -1,7 +1,6 @@
 package fleet
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -88,32 +87,32 @@ func listening(addr string) func(context.Context) error {
 // answers200 is a readiness check: url answers 200.
 func answers200(url string) func(context.Context) error {
 	return func(ctx context.Context) error {
-		_, err := get(ctx, url)
+		_, err := Get(ctx, httpClient, url, "", 32<<20)
 		return err
 	}
 }
 
 var httpClient = &http.Client{Timeout: 5 * time.Second}
 
-// get returns url's body when it answers 200.
-func get(ctx context.Context, url string) ([]byte, error) {
+// Get returns at most limit bytes of url's body, asked over c with accept
+// (when set), when it answers 200.
+func Get(ctx context.Context, c *http.Client, url, accept string, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, err
 	}
-	resp, err := httpClient.Do(req)
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, 32<<20))
-	if err != nil {
-		return nil, err
-	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
-	return b, nil
+	return io.ReadAll(io.LimitReader(resp.Body, limit))
 }
 
 // stop ends p and closes its log.
@@ -127,22 +126,13 @@ func (p *proc) stop(timeout time.Duration) error {
 
 // tail returns the last lines of p's log.
 func (p *proc) tail() string {
-	f, err := os.Open(p.log.Name())
+	b, err := os.ReadFile(p.log.Name())
 	if err != nil {
 		return "(unreadable)"
 	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-		if len(lines) > 20 {
-			lines = lines[1:]
-		}
-	}
-	if len(lines) == 0 {
+	if len(b) == 0 {
 		return "(empty)"
 	}
-	return "\n" + strings.Join(lines, "\n")
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	return "\n" + strings.Join(lines[max(0, len(lines)-20):], "\n")
 }

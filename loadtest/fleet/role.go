@@ -89,9 +89,6 @@ func (r *Role) DSN(host string, port int) string {
 	return u.String()
 }
 
-// DirectDSN is the URL of the role's database at PostgreSQL itself.
-func (r *Role) DirectDSN() string { return r.DSN(r.Host, r.Port) }
-
 // Drop ends the role's sessions, drops its database and then the role.
 func (r *Role) Drop(ctx context.Context) error {
 	c, err := pgx.Connect(ctx, r.admin)

@@ -140,7 +140,7 @@ func TestDocumentedRoleRunsFleet(t *testing.T) {
 	if err != nil {
 		t.Fatalf("CreateRole as the documented role (%s): %v", stmt, err)
 	}
-	c, err := pgx.Connect(ctx, r.DirectDSN())
+	c, err := pgx.Connect(ctx, r.DSN(r.Host, r.Port))
 	if err != nil {
 		r.Drop(ctx)
 		t.Fatalf("log in as the fleet's role: %v", err)

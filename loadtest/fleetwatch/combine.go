@@ -38,23 +38,19 @@ func combine(docs []any, path string, means map[string]bool) any {
 		}
 		return out
 	case []any:
-		n := 0
-		for _, d := range docs {
-			if a, ok := d.([]any); ok {
-				n = max(n, len(a))
-			}
-		}
-		out := make([]any, n)
-		for i := range n {
-			var parts []any
+		out := []any{}
+		for i := 0; ; i++ {
+			var parts []any // the documents' i-th elements: none past the longest
 			for _, d := range docs {
 				if a, ok := d.([]any); ok && i < len(a) {
 					parts = append(parts, a[i])
 				}
 			}
-			out[i] = combine(parts, join(path, strconv.Itoa(i)), means)
+			if parts == nil {
+				return out
+			}
+			out = append(out, combine(parts, join(path, strconv.Itoa(i)), means))
 		}
-		return out
 	case float64, bool:
 		sum, n := 0.0, 0
 		for _, d := range docs {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"net"
 	"net/http"
@@ -13,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"bbslab/loadtest/fleet"
 	"bbslab/loadtest/watch"
 )
 
@@ -27,11 +27,9 @@ type Replica struct {
 // replica serves; each of HAProxyURL, PgBouncerDSN and PostgresDSN, when
 // set, adds its reader.
 type Options struct {
-	Target   watch.Target
-	Replicas []Replica
-	// Backend, when set, is the one HAProxy backend the sums keep.
+	Target     watch.Target
+	Replicas   []Replica
 	HAProxyURL string
-	Backend    string
 	// PgBouncerDatabase, when set, is the one pooled database the sums keep.
 	PgBouncerDSN      string
 	PgBouncerDatabase string
@@ -40,9 +38,6 @@ type Options struct {
 	PostgresDSN string
 	Database    string
 	Role        string
-	// Timeout bounds each read of each source (default 800 ms: a read a
-	// second must end before the next).
-	Timeout time.Duration
 	// SharedCores says the replicas run on the same cores: the sum's
 	// interference and steal are then the cores' (sharedCores), and
 	// Target gives them as the fleet's.
@@ -79,10 +74,7 @@ func New(o Options) (*Fleet, error) {
 		}
 		seen[r.Name] = true
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = 800 * time.Millisecond
-	}
-	f := &Fleet{o: o, client: &http.Client{Timeout: o.Timeout}, last: map[string]any{}, sums: meanPaths(o.Target)}
+	f := &Fleet{o: o, client: &http.Client{Timeout: readTimeout}, last: map[string]any{}, sums: meanPaths(o.Target)}
 	if o.PgBouncerDSN != "" {
 		f.pgb = NewPgBouncer(o.PgBouncerDSN, o.PgBouncerDatabase)
 	}
@@ -91,6 +83,10 @@ func New(o Options) (*Fleet, error) {
 	}
 	return f, nil
 }
+
+// readTimeout bounds each read of each source: a read a second must end
+// before the next.
+const readTimeout = 800 * time.Millisecond
 
 // safeName matches a replica's name that can be one key of a stats path
 // and a panel's legend.
@@ -108,7 +104,7 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 // replica that answered. A replica that does not answer keeps its last
 // document, so that its counters do not fall back in the sum.
 func (f *Fleet) Read(ctx context.Context) map[string]any {
-	ctx, cancel := context.WithTimeout(ctx, f.o.Timeout)
+	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
 	doc := map[string]any{}
 	sources := map[string]any{}
@@ -130,7 +126,7 @@ func (f *Fleet) Read(ctx context.Context) map[string]any {
 	if f.o.HAProxyURL != "" {
 		wg.Go(func() {
 			r, err := ReadHAProxy(ctx, f.client, f.o.HAProxyURL)
-			put("haproxy", f.haproxyDoc(r), err)
+			put("haproxy", r, err)
 		})
 	}
 	if f.pgb != nil {
@@ -158,18 +154,17 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	defer f.mu.Unlock()
 	reps := map[string]any{}
 	var all []any
-	up, env := 0, false
+	up := 0
 	for i, r := range f.o.Replicas {
 		src := source(errs[i])
+		sources["replica "+r.Name] = src
 		if errs[i] == nil {
 			f.last[r.Name] = docs[i]
 			up++
-			if !env {
+			if up == 1 {
 				copyEnvironment(doc, docs[i], f.o.Target.EnvironmentKeys)
-				env = true
 			}
 		}
-		sources["replica "+r.Name] = src
 		d, ok := f.last[r.Name].(map[string]any)
 		if !ok {
 			continue
@@ -200,7 +195,7 @@ func source(err error) map[string]any {
 }
 
 func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
-	b, err := get(ctx, f.client, url, "application/json", 8<<20)
+	b, err := fleet.Get(ctx, f.client, url, "application/json", 8<<20)
 	if err != nil {
 		return nil, err
 	}
@@ -209,32 +204,6 @@ func (f *Fleet) readReplica(ctx context.Context, url string) (any, error) {
 		return nil, fmt.Errorf("GET %s: stats JSON: %w", url, err)
 	}
 	return d, nil
-}
-
-// get returns at most limit bytes of url's body when it answers 200.
-func get(ctx context.Context, c *http.Client, url, accept string, limit int64) ([]byte, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Accept", accept)
-	resp, err := c.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET %s: %s", url, resp.Status)
-	}
-	return io.ReadAll(io.LimitReader(resp.Body, limit))
-}
-
-// haproxyDoc keeps Options.Backend alone in Backend when it is set.
-func (f *Fleet) haproxyDoc(r HAProxyReading) any {
-	if f.o.Backend != "" {
-		r.Backend = r.Backends[f.o.Backend]
-	}
-	return r
 }
 
 // Handler serves the fleet's stats document, read anew at each request.

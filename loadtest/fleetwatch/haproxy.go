@@ -73,7 +73,7 @@ var haproxyFields = map[string]func(*Proxied) *float64{
 
 // ReadHAProxy reads HAProxy's Prometheus exporter at url once.
 func ReadHAProxy(ctx context.Context, c *http.Client, url string) (HAProxyReading, error) {
-	b, err := get(ctx, c, url, "text/plain;version=0.0.4", 16<<20)
+	b, err := fleet.Get(ctx, c, url, "text/plain;version=0.0.4", 16<<20)
 	if err != nil {
 		return HAProxyReading{}, err
 	}
@@ -97,15 +97,6 @@ func ParseHAProxy(r io.Reader) (HAProxyReading, error) {
 	}
 	if len(out.Backends) == 0 {
 		return HAProxyReading{}, errors.New("HAProxy exposition: no haproxy_backend_* metric (is this HAProxy's prometheus-exporter, with a backend?)")
-	}
-	for _, set := range []map[string]Proxied{out.Backends, out.Servers} {
-		for k, p := range set {
-			p.Answered = 0
-			for _, v := range p.Responses {
-				p.Answered += v
-			}
-			set[k] = p
-		}
 	}
 	for _, b := range out.Backends {
 		out.Backend.add(b)
@@ -133,6 +124,7 @@ func addHAProxy(out *HAProxyReading, s fleet.Sample) {
 			p.Responses = map[string]float64{}
 		}
 		p.Responses[s.Labels["code"]] += s.Value
+		p.Answered += s.Value
 	case field == "status":
 		if s.Labels["state"] == "UP" {
 			p.Up += s.Value

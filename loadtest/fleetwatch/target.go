@@ -21,9 +21,6 @@ const (
 	PanelDBOpened      = "PostgreSQL: connections opened /s"
 )
 
-// eachPanel is the panel of a one-board panel's stats for each replica.
-func eachPanel(panel string) string { return "Each replica: " + panel }
-
 // Target returns the fleet as one watch.Target for the StatsURL that
 // Serve returns: the one-board target's stats read from the replicas' sum
 // (so that the reports read the fleet as one board), plus OwnStats. What
@@ -151,7 +148,7 @@ func (f *Fleet) eachStats() []watch.Stat {
 			e.Path = "replicas." + r.Name + "." + s.Path
 			e.Metric, e.Per, e.Quantile, e.MetricScale = "", "", 0, 0
 			e.Legend = r.Name + " " + label(s)
-			e.Panel = eachPanel(cmp.Or(s.Panel, label(s)))
+			e.Panel = "Each replica: " + cmp.Or(s.Panel, label(s))
 			e.Chart, e.Column, e.Dashed = "", "", false
 			out = append(out, e)
 		}

@@ -40,15 +40,14 @@ the same database at the same time, both pinned to CPU 0 (on Linux), each
 driven by its own "loadtest run" (closed model, think 0) pinned to CPU 1.
 The ratio yardstick/board is the board's CPU time per request over the
 yardstick's (user + system time of each process over a round, divided
-by the requests it answered in that round): how much more
-the board costs than its SQL, whatever the machine's drift. The ratio of
-the two throughputs is printed too; it equals the CPU ratio only when the
-kernel shares the core evenly between the two processes, and it shares it
-between threads, not processes: a server with more runnable threads (cgo
-calls into SQLite hold one each) gets more than half, so on this lab's VM
-the throughput ratio wandered between 0.3 and 2.3 over rounds while the CPU
-ratio held. Before the load, each row checks that the two answer with the
-same body (the cost line aside).
+by the requests it answered in that round): how much more the board
+costs than its SQL, whatever the machine's drift. The ratio of the two
+throughputs is printed too, but read the CPU ratio: the kernel shares a
+core between threads, not processes, and a server with more runnable
+threads (cgo calls into SQLite hold one each) gets more than half, so the
+throughput ratio can wander far from the CPU ratio from round to round.
+Before the load, each row checks that the two answer with the same body
+(the cost line aside).
 
 For each database, command and format it prints both servers' requests per
 second and CPU time per request (medians over the rounds after the first,
@@ -58,8 +57,7 @@ SQLite: a temp file, seeded by the board first.
 PostgreSQL: BBS_PG_DSN (default ` + DefaultPGDSN + `),
 skipped with a note when nothing listens there. The board and the yardstick
 are built once with go build (run from the repository) unless -bbs and
--yardstick name binaries. The defaults take about 2.5 minutes for the 12
-rows.
+-yardstick name binaries. Run prints how long the rows will take.
 `
 
 // DefaultPGDSN is the PostgreSQL server used when BBS_PG_DSN is unset.
@@ -148,10 +146,8 @@ func Run(ctx context.Context, f Options, stdout io.Writer) error {
 	rows := len(f.DBs) * len(f.Commands) * len(f.Formats)
 	est := time.Duration(rows) * (f.Warmup + time.Duration(f.Rounds)*(f.Duration+150*time.Millisecond))
 	fmt.Fprintf(stdout, "overhead: board (-workers %d -pool %d) vs yardstick (-pool %d), side by side on the same database\n", f.Workers, f.Pool, f.Pool)
-	fmt.Fprintf(stdout, "date: %s\n", time.Now().UTC().Format(time.RFC3339))
-	fmt.Fprintf(stdout, "machine: %s\n", machine.Host())
-	fmt.Fprintf(stdout, "load average before: %s\n", loadAverage())
-	fmt.Fprintf(stdout, "pinning: %s\n", pinning)
+	fmt.Fprintf(stdout, "date: %s\nmachine: %s\nload average before: %s\npinning: %s\n",
+		time.Now().UTC().Format(time.RFC3339), machine.Host(), loadAverage(), pinning)
 	fmt.Fprintf(stdout, "load: one \"loadtest run\" per server, %d clients, closed model, think 0; %d rounds of %v after a %v warm-up per row; n=%d; %d rows, about %v\n\n",
 		f.Clients, f.Rounds, f.Duration, f.Warmup, f.N, rows, est.Round(time.Second))
 	fmt.Fprintf(stdout, "%-8s  %-11s  %-6s  %11s  %15s  %13s  %17s  %-22s  %s\n", "db", "command", "format", "board req/s", "yardstick req/s", "board cpu/req", "yardstick cpu/req", "yardstick/board by CPU", "by throughput")
@@ -200,24 +196,28 @@ func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.
 			return fmt.Sprintf("postgres: skipped: %v (set BBS_PG_DSN to a server's URL)", err), nil
 		}
 	}
-	board, err := startServer(b, "board: ", f.Board, "-db", db, "-dsn", dsn, "-workers", strconv.Itoa(f.Workers), "-pool", strconv.Itoa(f.Pool),
+	start := func(prefix string, argv ...string) (*child.Process, string, error) {
+		return child.StartAnnounced(child.Spec{Argv: argv, CPUs: b.serverCPU, Pin: true}, prefix, 2*time.Minute)
+	}
+	board, boardURL, err := start("board: ", f.Board, "-db", db, "-dsn", dsn, "-workers", strconv.Itoa(f.Workers), "-pool", strconv.Itoa(f.Pool),
 		"-addr", "127.0.0.1:0", "-admin-addr", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("overhead: %s: start the board: %w", db, err)
 	}
-	defer board.stop()
-	yst, err := startServer(b, "yardstick: ", f.Yardstick, "-db", db, "-dsn", dsn, "-pool", strconv.Itoa(f.Pool), "-addr", "127.0.0.1:0")
+	defer board.Stop(10 * time.Second)
+	yst, ystURL, err := start("yardstick: ", f.Yardstick, "-db", db, "-dsn", dsn, "-pool", strconv.Itoa(f.Pool), "-addr", "127.0.0.1:0")
 	if err != nil {
 		return "", fmt.Errorf("overhead: %s: start the yardstick: %w", db, err)
 	}
-	defer yst.stop()
+	defer yst.Stop(10 * time.Second)
 	for _, cmd := range f.Commands {
 		for _, format := range f.Formats {
 			query := fmt.Sprintf("?cmd=%s&format=%s&n=%d", cmd, format, f.N)
-			if err := sameBodies(ctx, board.url+query, yst.url+query); err != nil {
+			urls := [2]string{boardURL + query, ystURL + query}
+			if err := sameBodies(ctx, urls[0], urls[1]); err != nil {
 				return "", fmt.Errorf("overhead: %s %s: %w", db, query, err)
 			}
-			row, err := overheadRow(ctx, b, f, fmt.Sprintf("%s-%s-%s", db, cmd, format), board, yst, query)
+			row, err := overheadRow(ctx, b, f, fmt.Sprintf("%s-%s-%s", db, cmd, format), [2]*child.Process{board, yst}, urls)
 			if err != nil {
 				return "", fmt.Errorf("overhead: %s %s: %w", db, query, err)
 			}
@@ -245,24 +245,6 @@ func reachable(dsn string) error {
 	}
 	c.Close()
 	return nil
-}
-
-// childServer is a child process serving HTTP.
-type childServer struct {
-	url  string
-	proc *child.Process
-}
-
-func (c *childServer) stop() { c.proc.Stop(10 * time.Second) }
-
-// startServer starts a server and waits for the line starting with
-// prefix that names its URL.
-func startServer(b *runner, prefix, name string, args ...string) (*childServer, error) {
-	p, u, err := child.StartAnnounced(child.Spec{Argv: append([]string{name}, args...), CPUs: b.serverCPU, Pin: true}, prefix, 2*time.Minute)
-	if err != nil {
-		return nil, err
-	}
-	return &childServer{url: u, proc: p}, nil
 }
 
 // sameBodies checks that the board and the yardstick answer 200 with the
@@ -320,33 +302,33 @@ type overheadResult struct {
 	cpuRatio         loadtest.Spread // board/yardstick
 }
 
-// overheadRow drives both servers at the same time for f.Rounds rounds.
-func overheadRow(ctx context.Context, b *runner, f Options, name string, board, yst *childServer, query string) (overheadResult, error) {
-	boardURL, ystURL := board.url+query, yst.url+query
+// overheadRow drives both servers, the board's and the yardstick's
+// processes serving urls, at the same time for f.Rounds rounds.
+func overheadRow(ctx context.Context, b *runner, f Options, name string, procs [2]*child.Process, urls [2]string) (overheadResult, error) {
 	var boards, ysts, ratios, boardCPU, ystCPU, cpuRatios []float64
 	for r := 1; r <= f.Rounds; r++ {
 		warmup := time.Duration(0)
 		if r == 1 {
 			warmup = f.Warmup
 		}
-		args := func(u string) []string {
-			return []string{"-url", u, "-clients", strconv.Itoa(f.Clients), "-model", "delay", "-think", "0",
-				"-warmup", warmup.String(), "-duration", f.Duration.String(), "-expect", "200"}
+		var res [2]*loadtest.Result
+		var before, after [2]time.Duration
+		errs := make([]error, 6) // the runs', then the CPU times' before and after
+		for i, p := range procs {
+			before[i], errs[2+i] = cpuTime(p)
 		}
 		var wg sync.WaitGroup
-		var res [2]*loadtest.Result
-		var errs [2]error
-		bCPU0, err1 := cpuTime(board)
-		yCPU0, err2 := cpuTime(yst)
-		for i, side := range []struct{ name, url string }{{"board", boardURL}, {"yardstick", ystURL}} {
+		for i, side := range []string{"board", "yardstick"} {
 			wg.Go(func() {
-				res[i], errs[i] = b.gen.Run(ctx, fmt.Sprintf("%s-r%d-%s", name, r, side.name), args(side.url)...)
+				res[i], errs[i] = b.gen.Run(ctx, fmt.Sprintf("%s-r%d-%s", name, r, side), "-url", urls[i], "-clients", strconv.Itoa(f.Clients),
+					"-model", "delay", "-think", "0", "-warmup", warmup.String(), "-duration", f.Duration.String(), "-expect", "200")
 			})
 		}
 		wg.Wait()
-		bCPU1, err3 := cpuTime(board)
-		yCPU1, err4 := cpuTime(yst)
-		if err := errors.Join(errs[0], errs[1], err1, err2, err3, err4); err != nil {
+		for i, p := range procs {
+			after[i], errs[4+i] = cpuTime(p)
+		}
+		if err := errors.Join(errs...); err != nil {
 			return overheadResult{}, fmt.Errorf("round %d: %w", r, err)
 		}
 		bt, yt := res[0].Total, res[1].Total
@@ -360,8 +342,8 @@ func overheadRow(ctx context.Context, b *runner, f Options, name string, board, 
 		// A warm-up's requests are not in the counts but its CPU time is
 		// in the deltas: such a round is left out unless it is the only one.
 		if (warmup == 0 || f.Rounds == 1) && bt.Requests > 0 && yt.Requests > 0 {
-			boardCPU = append(boardCPU, float64((bCPU1-bCPU0).Microseconds())/float64(bt.Requests))
-			ystCPU = append(ystCPU, float64((yCPU1-yCPU0).Microseconds())/float64(yt.Requests))
+			boardCPU = append(boardCPU, float64((after[0]-before[0]).Microseconds())/float64(bt.Requests))
+			ystCPU = append(ystCPU, float64((after[1]-before[1]).Microseconds())/float64(yt.Requests))
 			if y := ystCPU[len(ystCPU)-1]; y > 0 {
 				cpuRatios = append(cpuRatios, boardCPU[len(boardCPU)-1]/y)
 			}
@@ -376,8 +358,8 @@ func overheadRow(ctx context.Context, b *runner, f Options, name string, board, 
 	}, nil
 }
 
-func cpuTime(c *childServer) (time.Duration, error) {
-	d, err := c.proc.CPUTime()
+func cpuTime(p *child.Process) (time.Duration, error) {
+	d, err := p.CPUTime()
 	if err != nil {
 		return 0, fmt.Errorf("server CPU time: %w", err)
 	}
