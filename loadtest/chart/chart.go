@@ -130,11 +130,10 @@ func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 			thr[j] = plotter.XY{X: r.T, Y: r.Throughput}
 			p99[j] = plotter.XY{X: r.T, Y: r.P99Ms}
 		}
-		if err := addLine(tp, c.Name, thr, plotutil.Color(i), nil, -1); err != nil {
-			return nil, err
-		}
-		if err := addLine(lp, c.Name, p99, plotutil.Color(i), nil, -1); err != nil {
-			return nil, err
+		for p, xys := range map[*plot.Plot]plotter.XYs{tp: thr, lp: p99} {
+			if err := addLine(p, c.Name, xys, plotutil.Color(i), nil, -1); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return saveAll(map[string]*plot.Plot{prefix + "-timeline-throughput": tp, prefix + "-timeline-p99": lp})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -90,7 +91,7 @@ func (s *poller) run(ctx context.Context) {
 		defer t.Stop()
 		opens = t.C
 	}
-	s.poll(ctx)
+	s.read(ctx, false)
 	for {
 		select {
 		case <-ctx.Done():
@@ -99,14 +100,12 @@ func (s *poller) run(ctx context.Context) {
 			return
 		case <-opens:
 			tick.Reset(time.Second)
-			s.poll(ctx)
+			s.read(ctx, false)
 		case <-tick.C:
-			s.poll(ctx)
+			s.read(ctx, false)
 		}
 	}
 }
-
-func (s *poller) poll(ctx context.Context) { s.read(ctx, false) }
 
 // read reads the stats once; a last read (EndWindow's) is the window's
 // however late it is sent.
@@ -164,17 +163,12 @@ func (s *poller) read(ctx context.Context, last bool) {
 // Prometheus, each stat's scale (Stat.MetricScale). The caller holds s.mu.
 func (s *poller) settle(format string) {
 	s.format, s.settled = format, true
-	if format != Prometheus {
-		return
-	}
-	stats := make([]Stat, len(s.stats))
-	for i, r := range s.stats {
-		if r.MetricScale != 0 {
-			r.Scale = r.MetricScale
+	if format == Prometheus {
+		s.stats = slices.Clone(s.stats)
+		for i, r := range s.stats {
+			s.stats[i].Scale = cmp.Or(r.MetricScale, r.Scale)
 		}
-		stats[i] = r
 	}
-	s.stats = stats
 }
 
 // liveRead hands the span since the previous poll to onRead. The caller

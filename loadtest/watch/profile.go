@@ -77,13 +77,10 @@ func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string
 		}
 		focused += v
 		name := "elsewhere"
-	find:
 		for _, fr := range frames { // leaf first
-			for _, b := range buckets {
-				if strings.Contains(fr, b.Frame) {
-					name = b.Name
-					break find
-				}
+			if i := slices.IndexFunc(buckets, func(b Bucket) bool { return strings.Contains(fr, b.Frame) }); i >= 0 {
+				name = buckets[i].Name
+				break
 			}
 		}
 		bucketed[name] += v
@@ -95,10 +92,9 @@ func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string
 		}
 	}
 	if focused > 0 {
-		for _, b := range buckets {
+		for _, b := range slices.Concat(buckets, []Bucket{{Name: "elsewhere"}}) {
 			sum.Buckets = append(sum.Buckets, FuncShare{Name: b.Name, Share: float64(bucketed[b.Name]) / float64(focused)})
 		}
-		sum.Buckets = append(sum.Buckets, FuncShare{Name: "elsewhere", Share: float64(bucketed["elsewhere"]) / float64(focused)})
 	}
 	return sum, nil
 }

@@ -123,20 +123,14 @@ func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	if mf == nil {
 		return sample{}, false
 	}
-	s := sample{per: 1}
-	switch {
-	case part == "_sum" || part == "_count":
-		s.kind = Counter
+	s := sample{per: 1, kind: Gauge}
+	switch t := mf.GetType(); {
 	case part == "_bucket":
 		return sample{}, false // a bucket alone is no reading: name the histogram
-	case mf.GetType() == dto.MetricType_COUNTER:
+	case part != "", t == dto.MetricType_COUNTER, t == dto.MetricType_UNTYPED && kind == Counter:
 		s.kind = Counter
-	case histogramTypes[mf.GetType()]:
+	case histogramTypes[t]:
 		s.kind = Histogram
-	case mf.GetType() == dto.MetricType_UNTYPED && kind == Counter:
-		s.kind = Counter
-	default:
-		s.kind = Gauge
 	}
 	les := map[float64]float64{}
 	found := false

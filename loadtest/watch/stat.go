@@ -99,16 +99,11 @@ func Columns(rs []Stat) []text.Column {
 	var out []text.Column
 	for _, r := range rs {
 		if r.Column != "" {
-			out = append(out, text.Column{Header: r.Column, Format: r.Format, Value: serverValue(r.Name)})
+			out = append(out, text.Column{Header: r.Column, Format: r.Format, Value: func(res *loadtest.Result) (float64, bool) {
+				s, _ := Of(res)
+				return s.Server.Value(r.Name)
+			}})
 		}
 	}
 	return out
-}
-
-// serverValue returns a function giving the reading called name of a run.
-func serverValue(name string) func(*loadtest.Result) (float64, bool) {
-	return func(res *loadtest.Result) (float64, bool) {
-		s, _ := Of(res)
-		return s.Server.Value(name)
-	}
 }

@@ -1,8 +1,10 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"bbslab/loadtest"
 )
@@ -87,17 +89,12 @@ func (t Target) options(o Options) Options {
 			panel["metric "+s.Metric] = s.Panel
 		}
 	}
-	stats := make([]Stat, len(o.Stats))
+	delete(panel, "path ") // a stat without a path (or a metric) takes no panel by it
+	delete(panel, "metric ")
+	o.Stats = slices.Clone(o.Stats)
 	for i, s := range o.Stats {
-		if s.Panel == "" && s.Path != "" {
-			s.Panel = panel["path "+s.Path]
-		}
-		if s.Panel == "" && s.Metric != "" {
-			s.Panel = panel["metric "+s.Metric]
-		}
-		stats[i] = s
+		o.Stats[i].Panel = cmp.Or(s.Panel, panel["path "+s.Path], panel["metric "+s.Metric])
 	}
-	o.Stats = stats
 	return o
 }
 
