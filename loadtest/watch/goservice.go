@@ -82,7 +82,7 @@ func ParseMetricStat(s string) (Stat, error) {
 	st := Stat{Name: name, Metric: strings.TrimSpace(rest), Legend: name}
 	if i := strings.LastIndex(rest, ":"); i >= 0 && !strings.ContainsAny(rest[i:], "}\"") {
 		how := strings.TrimSpace(rest[i+1:])
-		known := true
+		st.Metric = strings.TrimSpace(rest[:i])
 		switch {
 		case how == "rate":
 			st.Kind = Counter
@@ -95,11 +95,8 @@ func ParseMetricStat(s string) (Stat, error) {
 				return Stat{}, fmt.Errorf("metric reading %q: %q: want a percentile such as p50, p99 or p99.9", s, how)
 			}
 			st.Quantile = q / 100
-		default:
-			known = false // a colon of a recording rule's name
-		}
-		if known {
-			st.Metric = strings.TrimSpace(rest[:i])
+		default: // a colon of a recording rule's name
+			st.Metric = strings.TrimSpace(rest)
 		}
 	}
 	if err := st.Check(); err != nil {

@@ -26,8 +26,7 @@ const (
 
 // CheckFormat checks a stats format's name.
 func CheckFormat(f string) error {
-	switch f {
-	case "", Auto, JSON, Prometheus:
+	if _, ok := accept[cmp.Or(f, Auto)]; ok {
 		return nil
 	}
 	return fmt.Errorf("stats format %q: want auto (by Content-Type), json or prometheus", f)
