@@ -61,15 +61,7 @@ func (h *Hub) Publish(f Frame) error {
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("live: publish frame at t=%v: %w", f.T, err)
 	}
-	if f.Server == nil {
-		f.Server = []Series{}
-	}
-	if f.Doing == nil {
-		f.Doing = []Share{}
-	}
-	if f.Client.Errors == nil {
-		f.Client.Errors = []Count{}
-	}
+	f.Server, f.Doing, f.Client.Errors = nonNil(f.Server), nonNil(f.Doing), nonNil(f.Client.Errors)
 	data, err := json.Marshal(f) // escapes <, > and &: safe inside a <script> element
 	if err != nil {
 		return fmt.Errorf("live: encode frame at t=%v: %w", f.T, err)
@@ -105,6 +97,14 @@ func appendCapped(list []entry, e entry, limit int) []entry {
 		list = list[1:]
 	}
 	return append(list, e)
+}
+
+// nonNil returns s, or an empty slice for nil, which JSON encodes as [].
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // history returns the entries after seq lastID, oldest first. The caller

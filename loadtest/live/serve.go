@@ -19,7 +19,7 @@ func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		var b bytes.Buffer
-		if err := writePage(&b, "", false, nil, reportConfig{}); err != nil {
+		if err := writePage(&b, page()); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
