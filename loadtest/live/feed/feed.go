@@ -93,15 +93,14 @@ func (f *Feed) OnRead(r watch.Read) {
 func (f *Feed) second(row loadtest.SecondRow) {
 	now := time.Now()
 	f.mu.Lock()
-	if f.pos.Phase != "" {
-		fr := live.Frame{Between: true}
-		f.fill(&fr, now)
+	fr := live.Frame{Between: f.pos.Phase != ""}
+	f.fill(&fr, now)
+	if fr.Between {
 		f.mu.Unlock()
 		f.publish(fr)
 		return
 	}
-	fr := live.Frame{Client: client(row)}
-	f.fill(&fr, now)
+	fr.Client = client(row)
 	if r := f.read; r != nil && now.Sub(r.At) <= staleRead {
 		for _, v := range r.Values(row.Throughput) {
 			if v.Stat.Panel != "" && finite(v.Value) {
