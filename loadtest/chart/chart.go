@@ -15,10 +15,8 @@ import (
 	"bbslab/loadtest"
 )
 
-// A Curve is one labelled set of runs drawn as one line, so that several
-// configurations can be overlaid on one chart. Spread holds, by client
-// count, the figures over repeated measurements, drawn as medians with
-// error bars; nil: each run is a single measurement.
+// A Curve is one labelled set of runs drawn as one line. Spread holds, by
+// client count, the figures over repeats, drawn as medians with error bars.
 type Curve struct {
 	Name   string
 	Runs   []*loadtest.Result

@@ -13,10 +13,9 @@ import (
 	"bbslab/loadtest"
 )
 
-// WriteColdStartChart draws each curve's first requests from its first
-// run with a Timeline: their latencies against the request index
-// (PREFIX-coldstart) and the p50 and p99 of every 100 ms against time
-// (PREFIX-coldstart-intervals). It writes none when no run has a timeline.
+// WriteColdStartChart draws the latencies of each curve's first requests
+// against their index (PREFIX-coldstart) and the p50 and p99 of every 100 ms
+// (PREFIX-coldstart-intervals), none when no run has a Timeline.
 func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 	iv, err := coldStartIntervals(curves)
 	if err != nil {

@@ -6,15 +6,9 @@
 //	frames, _ := h.Frames()
 //	live.WriteReport(w, frames, "article")        // the same page, the frames inlined
 //
-// It is a web page, updated every second by server-sent events, drawing the
-// load's progress, the generator's throughput, latency and errors, the
-// server's named series, what requests are doing now, and the steps'
-// throughput and response time against clients. The same page with the
-// frames inlined is the finished experiment's report.
-//
-// The package knows nothing of the board or of the load engine: the page
-// draws whatever series and shares the frames name. Its charts are uPlot
-// (MIT), vendored and embedded, so viewing needs no network.
+// The page is updated every second by server-sent events and draws whatever
+// series and shares the frames name: the package knows nothing of the board
+// or the engine. Its charts are uPlot (MIT), embedded: it needs no network.
 package live
 
 import (
@@ -24,10 +18,8 @@ import (
 	"strings"
 )
 
-// A Frame is what the dashboard learns at one moment; its JSON form is the
-// schema of /events and /frames.json. A frame is one second on the time
-// charts unless it is Between: a frame that carries progress, notes, a
-// step, claims, a tuning step or the end, never a second's figures.
+// A Frame is what the dashboard learns at one moment, the schema of /events
+// and /frames.json: one second on the time charts unless it is Between.
 type Frame struct {
 	T        float64  `json:"t"` // seconds since the experiment started
 	Progress Progress `json:"progress"`
@@ -95,9 +87,7 @@ type Count struct {
 }
 
 // A Series is one reading of a named server-side quantity, drawn with the
-// others of its Panel. An Absent series is one the server cannot give on
-// its OS: the page says so rather than draw 0. Dashed draws a limit or a
-// sum beside the lines it bounds.
+// others of its Panel; an Absent one the server cannot give on its OS.
 type Series struct {
 	Name   string  `json:"name"`
 	Unit   string  `json:"unit"`

@@ -55,8 +55,7 @@ func New() *Hub {
 }
 
 // Publish validates f, keeps it in the history and offers it to every
-// connected browser; it fails for a frame the page could not draw or after
-// Close.
+// connected browser; it fails for a frame the page cannot draw, or after Close.
 func (h *Hub) Publish(f Frame) error {
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("live: publish frame at t=%v: %w", f.T, err)

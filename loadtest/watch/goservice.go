@@ -41,10 +41,9 @@ var GoService = Target{
 	ProcessCPU: goStats[0],
 }
 
-// Describe returns the description of the server whose stats are at url:
-// t (own) when they are JSON or have a metric named with t.MetricPrefix,
-// GoService otherwise. On an error it returns t, whose reads will fail the
-// same way and be counted.
+// Describe returns the description of the server whose stats are at url: t
+// (own) when they are JSON or have a metric named with t.MetricPrefix or on
+// an error, GoService otherwise.
 func Describe(ctx context.Context, url, format string, t Target) (d Target, own bool, err error) {
 	if format == JSON {
 		return t, true, nil

@@ -48,11 +48,9 @@ type Value struct {
 	Value float64
 }
 
-// Values returns the stats' values over the read's span, in their order:
-// a gauge as read, a counter as its increase per second, or per request
-// given the load's requestsPerSecond, each times Scale (100 minus it with
-// Complement). A stat missing from either read, or a per-request one when
-// no request completed, is left out.
+// Values returns the stats' values over the read's span, in their order: a
+// gauge as read, a counter per second or per request at requestsPerSecond,
+// times Scale (100 minus it with Complement); a stat without one is left out.
 func (r Read) Values(requestsPerSecond float64) []Value {
 	out := make([]Value, 0, len(r.stats))
 	for _, rd := range r.stats {

@@ -186,9 +186,8 @@ func (s *poller) liveRead(sc scrape, cur map[string]sample, now time.Time) {
 	s.prev, s.prevStates, s.prevT = cur, states, now
 }
 
-// result turns the reads into one value per stat; successes is the
-// number of successful requests in the measured window of seconds, for
-// per-request stats.
+// result turns the reads into one value per stat; per-request stats take
+// successes, the successful requests in the window of seconds.
 func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -44,11 +44,9 @@ func decodeProm(r io.Reader, f expfmt.Format) (promScrape, error) {
 
 var openMetricsTypes = map[string]string{"unknown": "untyped", "info": "gauge", "stateset": "gauge", "gaugehistogram": "untyped"}
 
-// fromOpenMetrics rewrites an OpenMetrics 1.0 text into what expfmt's
-// text parser reads, as prometheus/common has no OpenMetrics parser: a
-// counter typed under its base name is typed under its samples' name
-// (req_total), types the text format lacks become untyped or gauges, and
-// exemplars are dropped.
+// fromOpenMetrics rewrites an OpenMetrics 1.0 text into the text format
+// expfmt parses: counters typed under their samples' name (req_total), types
+// the text format lacks as untyped or gauges, and no exemplars.
 func fromOpenMetrics(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {

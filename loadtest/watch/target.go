@@ -29,10 +29,8 @@ type Target struct {
 	States []State
 	// ProcessCPU is the target's own CPU in % of one core.
 	ProcessCPU Stat
-	// Interference is the CPU time of the target's cores that the target
-	// did not use, in % of one core, and Steal the hypervisor's part of
-	// it; an empty Name: the target gives none. A runner reads them at
-	// every step to tell a disturbed span.
+	// Interference is the CPU time of the target's cores that it did not
+	// use, in % of one core, and Steal the hypervisor's part; no Name: none.
 	Interference, Steal Stat
 	// Validate checks the target at url before any load; nil: none.
 	Validate func(ctx context.Context, url string) error

@@ -26,10 +26,8 @@ type Options struct {
 	// whole into the result's environment at the first successful read.
 	EnvironmentKeys []string
 	// ProfileURL, when set, is the base of the target's profile endpoints;
-	// one profile of each of ProfileKinds ("cpu", "fgprof"; default cpu)
-	// is taken over the measured window and saved as
-	// PREFIX-<clients>clients-<kind>.pb.gz (ProfilePrefix, default
-	// "loadtest").
+	// one profile of each of ProfileKinds ("cpu" or "fgprof"; default cpu)
+	// is saved as PREFIX-<clients>clients-<kind>.pb.gz (default loadtest).
 	ProfileURL    string
 	ProfileKinds  []string
 	ProfilePrefix string
@@ -39,10 +37,8 @@ type Options struct {
 	ProfileSeconds int
 	ProfileBuckets []Bucket
 	ProfileFocus   string
-	// OnRead, when set, receives every poll's per-second values from the
-	// poller's goroutine, from the start of each run to its end, and must
-	// return quickly. States are the request states whose shares
-	// Read.States gives.
+	// OnRead, when set, receives every poll of each run and must return
+	// quickly; States are the request states whose shares Read.States gives.
 	OnRead func(Read)
 	States []State
 }
@@ -183,11 +179,8 @@ func (w *watch) warn(msg string) {
 	w.mu.Unlock()
 }
 
-// EndWindow ends the stats' window when the measured window ends, so that
-// they leave out the drain after it. Without live reads the stats are read
-// once more as the window's last read: a one-second beat would leave a
-// short window with too few reads for a rate. Live reads keep their beat
-// until Finish.
+// EndWindow ends the stats' window, leaving out the drain after it. Without
+// live reads the stats are read once more: a short window has few reads.
 func (w *watch) EndWindow() {
 	p := w.poller
 	if p == nil {

@@ -7,11 +7,9 @@
 //	opts.OnRead = f.OnRead                                          // the watcher's reads of the target
 //	res, err := loadtest.Run(ctx, settings)
 //
-// The engine's per-second rows and the watcher's reads of the target
-// become one live.Frame a second, with the progress the caller sets
-// (Begin) and the steps, claims and notes it reports. It sits above the
-// engine, the watcher and the dashboard so that those three stay unaware
-// of each other.
+// The engine's rows and the watcher's reads become one live.Frame a second.
+// It sits above the engine, the watcher and the dashboard so that those three
+// stay unaware of each other.
 package feed
 
 import (
@@ -51,10 +49,9 @@ type Feed struct {
 	done      bool
 }
 
-// A Position says which step of which run is loading, how long it is
-// planned to take and the time planned after it, for the progress bar and
-// the time left. With a Phase (e.g. "calibrating") the load is no measured
-// step: its seconds are published between the seconds, without figures.
+// A Position says which step of which run is loading and the seconds
+// planned for it and after it. With a Phase (e.g. "calibrating") the load is
+// no measured step: its seconds are published without figures.
 type Position struct {
 	Run         string
 	Step        int // 1-based
@@ -124,9 +121,7 @@ func (f *Feed) second(row loadtest.SecondRow) {
 }
 
 // lastSecond copies the figures of the second just published into fr, a
-// step frame, when that second ended a moment ago, so that the page heads
-// with the step's last figures; otherwise fr is between the seconds. The
-// caller holds f.mu.
+// step frame, else marks fr between the seconds. The caller holds f.mu.
 func (f *Feed) lastSecond(fr *live.Frame, now time.Time) {
 	if f.last == nil || now.Sub(f.lastAt) > time.Second {
 		fr.Between = true
@@ -191,8 +186,7 @@ func (f *Feed) Note(s string) {
 }
 
 // Tune publishes a tuner's step on a frame of its own between the seconds;
-// it counts in the headline as a measured step does, its setting standing
-// in for the run.
+// it counts in the headline as a measured step, its setting as the run.
 func (f *Feed) Tune(p live.TunePoint) {
 	f.between(live.Frame{Between: true, Tune: &p}, &live.Step{Run: fmt.Sprintf("%s: %d/%d", p.Path, p.Workers, p.Pool),
 		Throughput: p.Throughput, P99: p.P99, Requests: p.Requests, Errors: p.Errors})
@@ -215,9 +209,8 @@ func (f *Feed) between(fr live.Frame, s *live.Step) {
 	f.publish(fr)
 }
 
-// Done publishes the last frame with the final claims and the summary of
-// the steps, closes the hub's streams and returns the first publication
-// that failed.
+// Done publishes the last frame with claims and the steps' summary, closes
+// the hub's streams and returns the first publication that failed.
 func (f *Feed) Done(claims []live.Claim) error {
 	fr := live.Frame{Claims: claims, Done: true, Between: true}
 	f.mu.Lock()
