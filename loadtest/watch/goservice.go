@@ -68,10 +68,8 @@ func Describe(ctx context.Context, url, format string, t Target) (d Target, own 
 	return GoService, false, nil
 }
 
-// ParseMetricStat parses a reading of a Prometheus metric given as
-// name=selector[:how] (-server-metric), how being rate, per_request,
-// gauge, mean or pNN (a quantile such as p99.9); without it the metric's
-// type decides.
+// ParseMetricStat parses a metric reading name=selector[:how] (-server-metric),
+// how being rate, per_request, gauge, mean or pNN, else the metric's type.
 func ParseMetricStat(s string) (Stat, error) {
 	name, rest, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)

@@ -6,11 +6,9 @@ import (
 	"time"
 )
 
-// A State is one state a target's requests can be in, read from a
-// counter of the seconds all requests spent in it (at Path, or Metric in
-// Prometheus): its increase per second is the mean number of requests in
-// the state (Little's law). Minus names earlier states whose seconds this
-// counter includes and are taken off it, clamped at 0.
+// A State is one state a target's requests can be in, read from a counter
+// of the seconds requests spent in it (Little's law). Minus names earlier
+// states whose seconds this counter includes, taken off it (clamped at 0).
 type State struct {
 	Name   string
 	Path   string
@@ -25,17 +23,15 @@ type Share struct {
 	Value float64
 }
 
-// A Read is what one poll says of the span since the poll before it, at
-// At and Seconds long: each stat's value (Values) and the shares of the
-// Options.States found in both polls, in their order.
+// A Read is what one poll says of the Seconds since the poll before it:
+// each stat's value (Values) and the shares of the Options.States.
 type Read struct {
 	At      time.Time
 	Seconds float64
 	States  []Share
 
 	stats []Stat
-	// raw holds per stat name its value over the span before Scale; rate
-	// names the counters.
+	// raw holds each stat's value before Scale; rate names the counters.
 	raw    map[string]float64
 	rate   map[string]bool
 	absent []Stat

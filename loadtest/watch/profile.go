@@ -78,7 +78,8 @@ func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string
 		focused += v
 		name := "elsewhere"
 		for _, fr := range frames { // leaf first
-			if i := slices.IndexFunc(buckets, func(b Bucket) bool { return strings.Contains(fr, b.Frame) }); i >= 0 {
+			in := func(b Bucket) bool { return strings.Contains(fr, b.Frame) }
+			if i := slices.IndexFunc(buckets, in); i >= 0 {
 				name = buckets[i].Name
 				break
 			}

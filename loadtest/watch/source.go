@@ -97,8 +97,7 @@ var accept = map[string]string{
 }
 
 // fetch reads the stats endpoint at url once in format and says when the
-// request was sent: a server reads its counters as it starts to answer,
-// and a slow answer timed on arrival would skew a short window's rates.
+// request was sent: a slow answer timed on arrival would skew short rates.
 func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, time.Time, error) {
 	at := time.Now()
 	format = cmp.Or(format, Auto)

@@ -7,13 +7,10 @@ import (
 	"bbslab/loadtest/text"
 )
 
-// A Stat is one number of a target's stats that the watcher keeps: where
-// it is in the stats JSON (Path, dot separated) or which Prometheus series
-// give it (Metric), and how the charts, the live dashboard and the sweep
-// table show it. A gauge is averaged over the step; a counter becomes its
-// increase per second, or with PerRequest per successful request. From
-// Prometheus the metric's type decides the kind, and a histogram gives the
-// mean of its observations or, with Quantile, a quantile of them.
+// A Stat is one number of a target's stats that the watcher keeps, at Path
+// in the stats JSON or from the Prometheus series Metric, and how it is shown.
+// A gauge is averaged; a counter gives its increase per second (PerRequest:
+// per success); a Prometheus histogram its mean, or its Quantile.
 type Stat struct {
 	Name       string  `toml:"name"`
 	Path       string  `toml:"path"`
@@ -21,10 +18,8 @@ type Stat struct {
 	PerRequest bool    `toml:"per_request"`
 	Scale      float64 `toml:"scale"` // multiplies the value (default 1)
 	Unit       string  `toml:"unit"`
-	// Metric is a PromQL selector whose series are summed. Per names a
-	// gauge the value is divided by at each read (a count of CPUs);
-	// MetricScale, when set, replaces Scale for the Prometheus form, so
-	// that both forms give the same figure.
+	// Metric is a PromQL selector whose series are summed; Per a gauge it is
+	// divided by (a count of CPUs); MetricScale replaces Scale for it.
 	Metric      string  `toml:"metric"`
 	Quantile    float64 `toml:"quantile"`
 	Per         string  `toml:"per"`
@@ -32,9 +27,8 @@ type Stat struct {
 	// Optional says the target may leave the stat out: its absence is no
 	// warning.
 	Optional bool `toml:"optional"`
-	// Chart names the server chart (Chart.Name) the stat is drawn on, ""
-	// for none; Legend labels its line there and on the dashboard, and
-	// Complement draws 100 minus the value (busy from idle).
+	// Chart names the server chart it is drawn on, Legend its line there and
+	// on the dashboard; Complement draws 100 minus it (busy from idle).
 	Chart      string `toml:"chart"`
 	Legend     string `toml:"legend"`
 	Dashed     bool   `toml:"dashed"`

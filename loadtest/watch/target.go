@@ -9,13 +9,11 @@ import (
 	"bbslab/loadtest"
 )
 
-// A Target describes a server under test to the tools: what the watcher,
-// the charts and the experiment runner know of it, built once by the
+// A Target describes a server under test to the tools, built once by the
 // target's package (for the board: contract.Board) and passed whole.
 type Target struct {
-	// StatsPath is the path of the stats JSON on the target's admin
-	// listener; MetricPrefix begins the names of its own Prometheus
-	// metrics (Describe).
+	// StatsPath is the stats JSON's path on the admin listener;
+	// MetricPrefix begins its own Prometheus metrics' names (Describe).
 	StatsPath    string
 	MetricPrefix string
 	// Stats are watched in each run; Charts are the server charts their
@@ -46,9 +44,8 @@ type Target struct {
 	// Tuning is what a tuner knows of the target; nil: it cannot be tuned
 	// while it runs.
 	Tuning *Tuning
-	// Each names the Stats that a fleet of replicas shows for each replica
-	// (package loadtest/fleetwatch); RequestPaths are the counters whose
-	// sum is the requests a replica has answered.
+	// Each names the Stats a fleet shows per replica (loadtest/fleetwatch);
+	// RequestPaths sum to the requests a replica has answered.
 	Each         []string
 	RequestPaths []string
 }
@@ -66,9 +63,8 @@ func (t Target) Watcher(o Options) (loadtest.Watcher, error) {
 	return w, nil
 }
 
-// options completes o from t: t's Stats, EnvironmentKeys and (with an
-// OnRead) States where o has none, and each stat of o without a Panel is
-// given that of t's stat at the same path or metric.
+// options completes o from t: its Stats, EnvironmentKeys and States where o
+// has none, and each stat's Panel from t's stat at the same path or metric.
 func (t Target) options(o Options) Options {
 	if len(o.EnvironmentKeys) == 0 {
 		o.EnvironmentKeys = t.EnvironmentKeys

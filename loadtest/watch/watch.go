@@ -16,9 +16,8 @@ import (
 // Options say what to watch; Target.Watcher fills in the rest from the
 // target.
 type Options struct {
-	// StatsURL, when set, is read every second during the measured window
-	// (failed reads are counted, never fatal), in Format: Auto (or ""),
-	// JSON or Prometheus. Stats are the numbers kept from it.
+	// StatsURL, when set, is read every second in Format (Auto, JSON or
+	// Prometheus); failed reads are counted. Stats are the numbers kept.
 	StatsURL string
 	Format   string
 	Stats    []Stat
@@ -31,9 +30,8 @@ type Options struct {
 	ProfileURL    string
 	ProfileKinds  []string
 	ProfilePrefix string
-	// ProfileSeconds is the profiles' length (0: the measured duration, 1
-	// to 30 s); ProfileBuckets and ProfileFocus split their samples by
-	// frame (ProfileSummary.Buckets).
+	// ProfileSeconds is the profiles' length (0: the measured duration);
+	// ProfileBuckets and ProfileFocus split their samples by frame.
 	ProfileSeconds int
 	ProfileBuckets []Bucket
 	ProfileFocus   string
@@ -193,9 +191,8 @@ func (w *watch) EndWindow() {
 	w.wg.Go(func() { p.read(context.Background(), true) }) // bounded by the poller's client timeout
 }
 
-// Finish stops polling, waits for the profiles and returns what it saw
-// (Seen, as JSON), the environment copied from the stats JSON and
-// warnings: failed reads, and stats the target never had.
+// Finish stops polling, waits for the profiles and returns what it saw,
+// the environment and warnings (failed reads, stats the target lacks).
 func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	if w.poller != nil {
 		w.poller.stop() // a read in flight finishes: the window's last may be slow
