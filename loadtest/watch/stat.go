@@ -93,10 +93,11 @@ func Columns(rs []Stat) []text.Column {
 	var out []text.Column
 	for _, r := range rs {
 		if r.Column != "" {
-			out = append(out, text.Column{Header: r.Column, Format: r.Format, Value: func(res *loadtest.Result) (float64, bool) {
+			value := func(res *loadtest.Result) (float64, bool) {
 				s, _ := Of(res)
 				return s.Server.Value(r.Name)
-			}})
+			}
+			out = append(out, text.Column{Header: r.Column, Format: r.Format, Value: value})
 		}
 	}
 	return out
