@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -54,17 +55,14 @@ func New(o Options) (*Watcher, error) {
 		return nil, err
 	}
 	sels := selectors{}
-	rs := append([]Stat(nil), o.Stats...)
-	for i, r := range rs {
+	o.Stats = slices.Clone(o.Stats)
+	for i, r := range o.Stats {
 		if err := r.Check(); err != nil {
 			return nil, fmt.Errorf("stats reading %d: %w", i+1, err)
 		}
-		if err := sels.add(r.Metric, r.Per); err != nil {
-			return nil, fmt.Errorf("stats reading %q: %w", r.Name, err)
-		}
-		rs[i].Kind, rs[i].Scale = cmp.Or(r.Kind, Gauge), cmp.Or(r.Scale, 1)
+		sels.add(r.Metric, r.Per) // parsed by Check: no error
+		o.Stats[i].Kind, o.Stats[i].Scale = cmp.Or(r.Kind, Gauge), cmp.Or(r.Scale, 1)
 	}
-	o.Stats = rs
 	if err := checkStates(o.States); err != nil {
 		return nil, err
 	}
