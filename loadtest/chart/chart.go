@@ -33,9 +33,8 @@ const (
 	chartH = 4.5 * vg.Inch
 )
 
-// WriteSweepCharts draws throughput and response time against clients,
-// and the server charts of srv, as PREFIX-throughput, PREFIX-response and
-// PREFIX-server-<name>, each as SVG and PNG; it returns the files written.
+// WriteSweepCharts draws PREFIX-throughput, PREFIX-response and the server
+// charts of srv (PREFIX-server-<name>) against clients.
 func WriteSweepCharts(prefix string, curves []Curve, srv Server) ([]string, error) {
 	// Throughput curves rise and stay high: the legend goes lower right.
 	tp := newPlot("Throughput", "clients", "successful responses / s", false)
@@ -111,9 +110,8 @@ func sortedByClients(runs []*loadtest.Result) []*loadtest.Result {
 	return out
 }
 
-// WriteTimelineCharts draws each curve's per-second throughput and p99
-// against time, warm-up included, as PREFIX-timeline-throughput and
-// PREFIX-timeline-p99.
+// WriteTimelineCharts draws each curve's per-second throughput and p99 as
+// PREFIX-timeline-throughput and PREFIX-timeline-p99.
 func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 	tp := newPlot("Throughput per second", "seconds since start", "successful responses / s", false)
 	lp := newPlot("p99 response time per second", "seconds since start", "ms", false)
@@ -137,8 +135,7 @@ func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 	return saveAll(map[string]*plot.Plot{prefix + "-timeline-throughput": tp, prefix + "-timeline-p99": lp})
 }
 
-// newPlot is an empty plot with its title, axis labels and a grid, its
-// legend at the top, on the left when left is set.
+// newPlot is an empty plot with a grid, its legend at the top (left).
 func newPlot(title, x, y string, left bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y

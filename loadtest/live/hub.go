@@ -10,25 +10,21 @@ import (
 	"sync/atomic"
 )
 
-// History limits: an hour of per-second frames, and the frames that carry
-// a step, claims, notes or the end, of which an experiment has few.
+// History limits: an hour of per-second frames, and the other frames.
 const (
 	MaxSecondFrames = 3600
 	MaxKeptFrames   = 10_000
 )
 
-// subscriberBuffer is how many frames a browser may lag behind before
-// frames are dropped for it.
+// subscriberBuffer is how many frames a browser may lag behind.
 const subscriberBuffer = 64
 
-// A Hub keeps the recent frames and hands each new one to every connected
-// browser without waiting: one that does not keep up loses frames. The
-// zero Hub is not usable; call New.
+// A Hub keeps the recent frames and hands each new one to every browser
+// without waiting: one that lags loses frames. Call New to get one.
 type Hub struct {
 	mu  sync.Mutex
 	seq uint64
-	// The history in publication order: per-second frames, and the kept
-	// ones. Dropping the oldest is a reslice.
+	// The history in publication order: per-second frames, and the kept ones.
 	seconds []entry
 	kept    []entry
 	subs    map[*subscriber]struct{}
@@ -106,20 +102,18 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// history returns the entries after seq lastID, oldest first. The caller
-// holds h.mu.
+// history returns the entries after lastID, oldest first; h.mu is held.
 func (h *Hub) history(lastID uint64) []entry {
 	out := slices.DeleteFunc(slices.Concat(h.seconds, h.kept), func(e entry) bool { return e.seq <= lastID })
 	slices.SortFunc(out, func(a, b entry) int { return cmp.Compare(a.seq, b.seq) })
 	return out
 }
 
-// Dropped reports how many frames were not delivered to a browser that
-// lagged behind.
+// Dropped reports how many frames lagging browsers lost.
 func (h *Hub) Dropped() int64 { return h.dropped.Load() }
 
-// subscribe registers a stream and returns, atomically with it, the
-// history after seq lastID; ok is false after Close.
+// subscribe registers a stream and returns the history after lastID
+// atomically with it; ok is false after Close.
 func (h *Hub) subscribe(lastID uint64) (s *subscriber, past []entry, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -138,8 +132,7 @@ func (h *Hub) unsubscribe(s *subscriber) {
 	h.mu.Unlock()
 }
 
-// Close ends every open stream and refuses further frames; the history
-// stays readable.
+// Close ends every open stream and refuses further frames.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -10,16 +10,14 @@ import (
 	"sync"
 )
 
-// static holds the page, its script and style, and uPlot's built files
-// and licence (see static/README.md).
+// static holds the page and uPlot (see static/README.md).
 //
 //go:embed static
 var static embed.FS
 
 var pageTemplate = template.Must(template.ParseFS(static, "static/dashboard.html"))
 
-// embedded returns an embedded file the page inlines, so that a browser
-// fetches nothing but /events.
+// embedded returns an embedded file the page inlines.
 func embedded(name string) string {
 	b, err := static.ReadFile("static/" + name)
 	if err != nil {
@@ -68,8 +66,7 @@ func writePage(w io.Writer, d pageData) error {
 // A ReportOption changes what WriteReport writes.
 type ReportOption func(*pageData)
 
-// Lang writes the page in lang, "en" or "ja", whatever the browser's
-// language; a ?lang= in the page's URL still wins.
+// Lang writes the page in lang, "en" or "ja"; a ?lang= in its URL wins.
 func Lang(lang string) ReportOption {
 	return func(d *pageData) { d.Lang = lang }
 }
@@ -80,8 +77,7 @@ func Appendix(html template.HTML, css template.CSS) ReportOption {
 	return func(d *pageData) { d.Appendix, d.AppendixCSS = html, css }
 }
 
-// WriteReport writes the dashboard as one self-contained HTML file with
-// frames inlined: it opens offline and draws what the live page drew.
+// WriteReport writes the dashboard with frames inlined as one HTML file.
 func WriteReport(w io.Writer, frames []Frame, title string, opts ...ReportOption) error {
 	d := page()
 	for _, o := range opts {

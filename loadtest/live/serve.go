@@ -12,9 +12,8 @@ import (
 	"time"
 )
 
-// Handler serves the dashboard: / the page, /events the frames as
-// server-sent events (the history first, or after Last-Event-ID what a
-// reconnecting browser missed), /frames.json the history as a JSON array.
+// Handler serves / the page, /events the frames as server-sent events (from
+// Last-Event-ID on) and /frames.json the history as a JSON array.
 func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
@@ -36,8 +35,7 @@ func (h *Hub) Handler() http.Handler {
 	return mux
 }
 
-// serveEvents streams frames until the browser leaves, the request's
-// context ends or the hub closes.
+// serveEvents streams frames until the request ends or the hub closes.
 func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 	var lastID uint64
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
@@ -77,8 +75,7 @@ func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 		case <-s.done:
 		case <-r.Context().Done():
 		}
-		// The frames already buffered, the end among them, still go out,
-		// or the page would miss the end and try to reconnect.
+		// The buffered frames still go out, or the page would miss the end.
 		sendBuffered(w, rc, s)
 		return
 	}
@@ -112,16 +109,14 @@ type Server struct {
 	err  error
 }
 
-// Wait blocks until the server has shut down after its context ended and
-// returns why it stopped if not for that.
+// Wait waits for the server to shut down and returns why if not its context.
 func (s *Server) Wait() error {
 	<-s.done
 	return s.err
 }
 
-// Serve listens on addr, a loopback address as the dashboard has no
-// authentication, and serves h's Handler until ctx ends. The caller must
-// call Wait after ctx ends.
+// Serve serves h's Handler on addr, a loopback address (there is no
+// authentication), until ctx ends; the caller must then call Wait.
 func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

@@ -26,13 +26,11 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// staleRead is how old the latest read of the target may be and still be
-// drawn with a second of load (polls come once a second).
+// staleRead is the age past which a read is not drawn with a second.
 const staleRead = 2500 * time.Millisecond
 
-// A Feed publishes the frames of one experiment, run or sweep to a Hub.
-// Its methods are safe for concurrent use. The zero Feed is not usable;
-// call New.
+// A Feed publishes the frames of one experiment, run or sweep to a Hub;
+// it is safe for concurrent use. Call New to get one.
 type Feed struct {
 	hub        *live.Hub
 	experiment string
@@ -62,8 +60,7 @@ type Position struct {
 	Phase       string
 }
 
-// New returns a Feed publishing to h, its clock started now; experiment
-// names the experiment (or run) on the page.
+// New returns a Feed of experiment publishing to h, its clock started now.
 func New(h *live.Hub, experiment string) *Feed {
 	return &Feed{hub: h, experiment: experiment, start: time.Now(), stepStart: time.Now()}
 }
@@ -78,8 +75,7 @@ func (f *Feed) Begin(p Position) {
 // Observer feeds f a run's per-second rows.
 func (f *Feed) Observer() loadtest.Observer { return loadtest.ObserverFunc(f.second) }
 
-// OnRead keeps the watcher's last read for the next second's frame: it is
-// a watcher's Options.OnRead.
+// OnRead keeps a watcher's read for the next second (Options.OnRead).
 func (f *Feed) OnRead(r watch.Read) {
 	f.mu.Lock()
 	f.read = &r
@@ -179,8 +175,7 @@ func (f *Feed) count(s live.Step) {
 	}
 }
 
-// Note publishes a note of the experiment's on a frame of its own between
-// the seconds; a note after Done is dropped.
+// Note publishes a note on a frame of its own, unless after Done.
 func (f *Feed) Note(s string) {
 	f.between(live.Frame{Between: true, Notes: []string{s}}, nil)
 }
@@ -192,8 +187,7 @@ func (f *Feed) Tune(p live.TunePoint) {
 		Throughput: p.Throughput, P99: p.P99, Requests: p.Requests, Errors: p.Errors})
 }
 
-// between publishes fr, counting s at the current clients when given,
-// unless Done was called.
+// between publishes fr and counts s, if given, unless after Done.
 func (f *Feed) between(fr live.Frame, s *live.Step) {
 	f.mu.Lock()
 	if f.done {
@@ -226,8 +220,7 @@ func (f *Feed) Done(claims []live.Claim) error {
 	return f.Err()
 }
 
-// Err returns the first publication that failed: a frame the page could
-// not draw is dropped, never fatal to the load.
+// Err returns the first publication that failed; the load goes on.
 func (f *Feed) Err() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
