@@ -18,8 +18,7 @@ const (
 
 const mib = 1.0 / (1 << 20)
 
-// goStats are what client_golang's default registry exports; the process
-// collector's are Optional, as some operating systems have none.
+// goStats are client_golang's default metrics; some OSes lack the process ones.
 var goStats = []Stat{
 	{Name: "process_cpu", Metric: "process_cpu_seconds_total", Scale: 100, Unit: "% of a core",
 		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f", Panel: panelGoCPU, Optional: true},
@@ -33,8 +32,7 @@ var goStats = []Stat{
 	{Name: "open_fds", Metric: "process_open_fds", Optional: true},
 }
 
-// GoService describes any Go service that serves client_golang's default
-// metrics: its process and runtime, a CPU chart, no validation.
+// GoService describes any Go service that serves client_golang's metrics.
 var GoService = Target{
 	Stats:      goStats,
 	Charts:     []Chart{{Name: "cpu", Title: "Server CPU", YLabel: "% of one core"}},

@@ -16,8 +16,7 @@ type State struct {
 	Minus  []string
 }
 
-// A Share is the mean number of requests in one State over the span
-// between two reads.
+// A Share is the mean number of requests in one State over a Read.
 type Share struct {
 	Name  string
 	Value float64
@@ -69,8 +68,7 @@ func (r Read) Values(requestsPerSecond float64) []Value {
 	return out
 }
 
-// Absent returns the stats, Optional ones aside, that the poll did not
-// find: they have no value, not 0.
+// Absent returns the stats, Optional ones aside, that the poll did not find.
 func (r Read) Absent() []Stat { return r.absent }
 
 // checkStates checks the states' names, paths and Minus references.

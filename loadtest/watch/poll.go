@@ -12,8 +12,7 @@ import (
 	"time"
 )
 
-// poller reads a target's stats (JSON or Prometheus text) every second
-// and keeps the values of its stats.
+// poller reads a target's stats every second and keeps their values.
 type poller struct {
 	url     string
 	format  string // Auto until the first read settles it
@@ -57,8 +56,7 @@ type accum struct {
 	n           int
 }
 
-// endWindow ends the window's stats now: a read sent after this is not
-// the window's. Without live reads it also stops the polls.
+// endWindow ends the window's stats now, and without live reads the polls.
 func (s *poller) endWindow() {
 	s.mu.Lock()
 	s.ended, s.endAt = true, time.Now()
@@ -68,12 +66,10 @@ func (s *poller) endWindow() {
 	}
 }
 
-// stop ends the polls; a read in flight finishes, so that a slow
-// endpoint's last read of the window counts.
+// stop ends the polls; a read in flight finishes and counts.
 func (s *poller) stop() { s.stopOnce.Do(func() { close(s.done) }) }
 
-// newPoller returns a poller of url in format for stats (their selectors
-// parsed in sels) that copies the objects named by envKeys.
+// newPoller returns a poller of url for stats that copies envKeys.
 func newPoller(url, format string, stats []Stat, sels selectors, envKeys []string) *poller {
 	return &poller{url: url, format: cmp.Or(format, Auto), stats: stats, sels: sels, envKeys: envKeys,
 		client: &http.Client{Timeout: 2 * time.Second}, done: make(chan struct{}), acc: map[string]*accum{}}
@@ -107,8 +103,7 @@ func (s *poller) run(ctx context.Context) {
 	}
 }
 
-// read reads the stats once; a last read (EndWindow's) is the window's
-// however late it is sent.
+// read reads the stats once; a last read is the window's however late.
 func (s *poller) read(ctx context.Context, last bool) {
 	s.mu.Lock()
 	format := s.format
@@ -159,8 +154,7 @@ func (s *poller) read(ctx context.Context, last bool) {
 	}
 }
 
-// settle fixes the format at the first successful read and, for
-// Prometheus, each stat's scale (Stat.MetricScale). The caller holds s.mu.
+// settle fixes the format, and for Prometheus the scales; s.mu is held.
 func (s *poller) settle(format string) {
 	s.format, s.settled = format, true
 	if format == Prometheus {
@@ -171,8 +165,7 @@ func (s *poller) settle(format string) {
 	}
 }
 
-// liveRead hands the span since the previous poll to onRead. The caller
-// holds s.mu.
+// liveRead hands the span since the previous poll to onRead; s.mu is held.
 func (s *poller) liveRead(sc scrape, cur map[string]sample, now time.Time) {
 	states := make(map[string]float64, len(s.states))
 	for _, st := range s.states {
@@ -205,8 +198,7 @@ func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 			d := (a.last.v - a.first.v) / (a.per / float64(a.n)) // by the divisor's mean
 			switch {
 			case r.PerRequest && successes > 0 && seconds > 0 && span > 0:
-				// The requests that finished in the sampled span, at an
-				// even rate over the step.
+				// The requests of the sampled span, at an even rate.
 				out[r.Name] = d / (float64(successes) * span / seconds) * r.Scale
 			case span > 0:
 				out[r.Name] = d / span * r.Scale
@@ -220,8 +212,7 @@ func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 	return out
 }
 
-// overSpan reads a histogram between two reads: the mean of the
-// observations in between, or with r.Quantile their quantile.
+// overSpan reads a histogram's mean (or r.Quantile) between two reads.
 func overSpan(r Stat, prev, cur sample) (float64, bool) {
 	if r.Quantile > 0 {
 		return quantile(r.Quantile, prev.buckets, cur.buckets)
@@ -232,8 +223,7 @@ func overSpan(r Stat, prev, cur sample) (float64, bool) {
 	return 0, false
 }
 
-// LookupNumber follows a dot-separated path of object keys (or array
-// indexes) to a number.
+// LookupNumber follows a dot-separated path of keys or indexes to a number.
 func LookupNumber(doc any, path string) (float64, bool) {
 	cur := doc
 	for _, key := range strings.Split(path, ".") {
@@ -262,8 +252,7 @@ func LookupNumber(doc any, path string) (float64, bool) {
 	return 0, false
 }
 
-// copyEnvironment returns the objects of doc (a decoded JSON object) named
-// by keys, each re-encoded.
+// copyEnvironment returns the objects of doc named by keys, re-encoded.
 func copyEnvironment(doc any, keys []string) map[string]json.RawMessage {
 	m, _ := doc.(map[string]any)
 	var out map[string]json.RawMessage

@@ -45,8 +45,7 @@ func fetchProfile(ctx context.Context, url, path string) error {
 	return f.Close()
 }
 
-// summarizeProfile reads a pprof file and computes its top functions and,
-// when buckets are given, the share of samples under each bucket frame.
+// summarizeProfile reads a pprof file's top functions and bucket shares.
 func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string) (*ProfileSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -13,8 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// promScrape is one read of a Prometheus endpoint: its metric families
-// by name.
+// promScrape is one read of a Prometheus endpoint's families by name.
 type promScrape map[string]*dto.MetricFamily
 
 // decodeProm decodes a Prometheus exposition in format f.
@@ -80,8 +79,7 @@ type sample struct {
 	per     float64
 }
 
-// Histogram is the kind of a stat read from a Prometheus histogram or
-// summary.
+// Histogram is the kind of a stat read from a histogram or summary.
 const Histogram = "histogram"
 
 // A bucket is one cumulative histogram bucket.
@@ -94,8 +92,7 @@ var histogramTypes = map[dto.MetricType]bool{
 	dto.MetricType_HISTOGRAM: true, dto.MetricType_SUMMARY: true, dto.MetricType_GAUGE_HISTOGRAM: true,
 }
 
-// family returns the family a metric name denotes and which part of it:
-// "", or _sum, _count or _bucket of a histogram or summary.
+// family returns the family of a metric name and its part ("", _sum, ...).
 func (p promScrape) family(name string) (*dto.MetricFamily, string) {
 	if mf, ok := p[name]; ok {
 		return mf, ""
@@ -113,9 +110,8 @@ func (p promScrape) family(name string) (*dto.MetricFamily, string) {
 	return nil, ""
 }
 
-// read returns the sum over the series sel matches; kind says how to
-// read an untyped family (Gauge or Counter). ok is false when no series
-// matches.
+// read returns the sum over the series sel matches, if any; kind says how
+// to read an untyped family (Gauge or Counter).
 func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	mf, part := p.family(sel.name)
 	if mf == nil {
@@ -194,9 +190,8 @@ func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	return s, true
 }
 
-// quantile returns the q-quantile of the observations between two reads
-// of a histogram's cumulative buckets, as PromQL's
-// histogram_quantile(q, increase(...)) does.
+// quantile returns the q-quantile between two reads of cumulative buckets,
+// as PromQL's histogram_quantile(q, increase(...)) does.
 func quantile(q float64, prev, cur []bucket) (float64, bool) {
 	before := map[float64]float64{}
 	for _, b := range prev {

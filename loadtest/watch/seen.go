@@ -108,8 +108,7 @@ func (s Seen) encode() (server, profiles json.RawMessage, err error) {
 	return server, profiles, nil
 }
 
-// Summary returns the lines text.WriteSummary prints of what the
-// watcher saw in r.
+// Summary returns the lines text.WriteSummary prints of what r saw.
 func Summary(r *loadtest.Result) []string {
 	s, err := Of(r)
 	if err != nil {

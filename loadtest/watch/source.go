@@ -88,8 +88,7 @@ func (m selectors) add(texts ...string) error {
 	return nil
 }
 
-// accept is the Accept header for each format: text 0.0.4, not
-// OpenMetrics, which expfmt reads only in part.
+// accept is the Accept header for each format (expfmt reads OpenMetrics in part).
 var accept = map[string]string{
 	Auto:       "application/json, text/plain;version=0.0.4;q=0.9, */*;q=0.1",
 	JSON:       "application/json",
@@ -159,8 +158,7 @@ func startsJSON(br *bufio.Reader) bool {
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
-// contentFormat tells a response's format from its Content-Type: JSON,
-// Prometheus (with expfmt's format) or "".
+// contentFormat tells a response's format (and expfmt's) from its Content-Type.
 func contentFormat(h http.Header) (string, expfmt.Format) {
 	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
 	if err != nil {

@@ -24,8 +24,7 @@ type Stat struct {
 	Quantile    float64 `toml:"quantile"`
 	Per         string  `toml:"per"`
 	MetricScale float64 `toml:"metric_scale"`
-	// Optional says the target may leave the stat out: its absence is no
-	// warning.
+	// Optional says the target may leave the stat out without a warning.
 	Optional bool `toml:"optional"`
 	// Chart names the server chart it is drawn on, Legend its line there and
 	// on the dashboard; Complement draws 100 minus it (busy from idle).
@@ -35,8 +34,7 @@ type Stat struct {
 	Complement bool   `toml:"complement"`
 	// Panel names the live dashboard's panel of the stat, "" for none.
 	Panel string `toml:"panel"`
-	// Column heads the stat's column in the sweep table ("" for none),
-	// printed with the fmt verb Format (default "%.3f").
+	// Column heads its sweep-table column, printed with Format (default %.3f).
 	Column string `toml:"column"`
 	Format string `toml:"format"`
 }
@@ -47,8 +45,7 @@ const (
 	Counter = "counter"
 )
 
-// Check checks a stat as a file or a flag gives it; its errors name the
-// stat and the field.
+// Check checks a stat as a file or a flag gives it.
 func (s Stat) Check() error {
 	if s.Name == "" || s.Path == "" && s.Metric == "" {
 		return fmt.Errorf("stat %q: a name and a path (stats JSON) or a metric (Prometheus) are required", s.Name)
@@ -79,16 +76,14 @@ func (s Stat) Check() error {
 	return nil
 }
 
-// A Chart is one server chart of a sweep: the stats whose Chart is Name,
-// drawn against clients.
+// A Chart is one server chart of a sweep, drawn against clients.
 type Chart struct {
 	Name   string
 	Title  string
 	YLabel string
 }
 
-// Columns returns the sweep table's server columns: the stats with a
-// Column, in order.
+// Columns returns the sweep table's columns of the stats with a Column.
 func Columns(rs []Stat) []text.Column {
 	var out []text.Column
 	for _, r := range rs {

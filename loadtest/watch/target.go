@@ -16,12 +16,10 @@ type Target struct {
 	// MetricPrefix begins its own Prometheus metrics' names (Describe).
 	StatsPath    string
 	MetricPrefix string
-	// Stats are watched in each run; Charts are the server charts their
-	// Chart fields name.
+	// Stats are watched in each run and drawn on Charts.
 	Stats  []Stat
 	Charts []Chart
-	// EnvironmentKeys names the objects of the stats JSON copied into each
-	// result's environment.
+	// EnvironmentKeys names the stats JSON's objects copied to each result.
 	EnvironmentKeys []string
 	// States are the request states the live dashboard stacks.
 	States []State
@@ -32,17 +30,13 @@ type Target struct {
 	Interference, Steal Stat
 	// Validate checks the target at url before any load; nil: none.
 	Validate func(ctx context.Context, url string) error
-	// StartHint returns, for a server command line that did not come up,
-	// a hint on what to start first, or "".
+	// StartHint hints at what to start first for a server that did not come up.
 	StartHint func(argv []string) string
-	// Disk turns a disk benchmark's JSON output into the report's table;
-	// nil, or a nil table, shows none.
+	// Disk turns a disk benchmark's JSON output into the report's table.
 	Disk func(raw json.RawMessage) *DiskTable
-	// Limiting names what limited the target at a step from its values
-	// keyed by stats path, "-" for nothing.
+	// Limiting names what limited a step from its values by path, "-" none.
 	Limiting func(byPath map[string]float64) string
-	// Tuning is what a tuner knows of the target; nil: it cannot be tuned
-	// while it runs.
+	// Tuning is what a tuner knows of the target; nil: it cannot be tuned.
 	Tuning *Tuning
 	// Each names the Stats a fleet shows per replica (loadtest/fleetwatch);
 	// RequestPaths sum to the requests a replica has answered.
@@ -50,8 +44,7 @@ type Target struct {
 	RequestPaths []string
 }
 
-// Watcher returns a watcher of the target as o asks, completed from t, or
-// nil when o asks for neither stats nor profiles.
+// Watcher returns a watcher as o asks, completed from t, or nil for none.
 func (t Target) Watcher(o Options) (loadtest.Watcher, error) {
 	if o.StatsURL == "" && o.ProfileURL == "" {
 		return nil, nil
@@ -92,8 +85,7 @@ func (t Target) options(o Options) Options {
 	return o
 }
 
-// A DiskTable is what a report shows of a disk benchmark's output: a
-// caption, a table and a one-sentence verdict.
+// A DiskTable is what a report shows of a disk benchmark's output.
 type DiskTable struct {
 	Caption string
 	Head    []string

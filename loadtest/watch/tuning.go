@@ -8,8 +8,7 @@ import (
 	"strings"
 )
 
-// ErrRestart is wrapped by Tuning.Set's error when the target cannot
-// change a knob while it runs.
+// ErrRestart is wrapped by Tuning.Set when a knob needs a restart.
 var ErrRestart = errors.New("the target cannot change this knob while it runs; it must be started again with it")
 
 // Knobs are the settings a tuner turns on a running target: its worker
@@ -44,8 +43,7 @@ type Tuning struct {
 	// CoresBusy is the target's cores' busy share (%), MachineIdle the
 	// machine's idle share (%), CPUWait the wait per request for a CPU (ms).
 	CoresBusy, MachineIdle, CPUWait string
-	// Work returns the work a request URL asks for; false when the URL
-	// names no work the target counts.
+	// Work returns the work a request URL asks for, if the target counts it.
 	Work func(url string) (w Work, ok bool)
 	// KnobsPath is where the knobs are on the admin listener; Get reads the
 	// knobs in force, Set sets k and returns them once it took effect.
@@ -54,8 +52,7 @@ type Tuning struct {
 	Set       func(ctx context.Context, admin string, k Knobs) (Knobs, error)
 }
 
-// Work is the work a request asks for: its name (for the board, its
-// command) and the stats of its queries and database time per request.
+// Work is the work a request asks for: its name and per-request stats.
 type Work struct {
 	Name              string
 	Queries, Database Stat

@@ -14,16 +14,14 @@ import (
 	"bbslab/loadtest"
 )
 
-// Options say what to watch; Target.Watcher fills in the rest from the
-// target.
+// Options say what to watch; Target.Watcher fills in the rest.
 type Options struct {
 	// StatsURL, when set, is read every second in Format (Auto, JSON or
 	// Prometheus); failed reads are counted. Stats are the numbers kept.
 	StatsURL string
 	Format   string
 	Stats    []Stat
-	// EnvironmentKeys names the top-level objects of the stats JSON copied
-	// whole into the result's environment at the first successful read.
+	// EnvironmentKeys names the stats JSON's objects copied to the result.
 	EnvironmentKeys []string
 	// ProfileURL, when set, is the base of the target's profile endpoints;
 	// one profile of each of ProfileKinds ("cpu" or "fgprof"; default cpu)
@@ -42,8 +40,7 @@ type Options struct {
 	States []State
 }
 
-// A Watcher polls a target's stats and takes its profiles during each run
-// it is given to (loadtest.Settings.Watcher).
+// A Watcher polls a target's stats and takes its profiles during each run.
 type Watcher struct {
 	o    Options
 	sels selectors
@@ -93,8 +90,7 @@ func New(o Options) (*Watcher, error) {
 
 var profilePaths = map[string]string{"cpu": "/pprof/profile", "fgprof": "/fgprof"}
 
-// watch reads the target's stats and takes its profiles during the
-// measured window of one run.
+// watch polls and profiles the target during one run.
 type watch struct {
 	o       Options
 	poller  *poller // nil without a stats URL
@@ -107,8 +103,7 @@ type watch struct {
 	warnings []string
 }
 
-// Start starts polling and profiling at warmEnd, the start of the
-// measured window of a run of s. It implements loadtest.Watcher.
+// Start starts polling and profiling a run of s at warmEnd (loadtest.Watcher).
 func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.Time) loadtest.Watch {
 	o := wr.o
 	w := &watch{o: o, warmEnd: warmEnd}
@@ -139,8 +134,7 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 	return w
 }
 
-// profile takes one profile of kind from u into path and keeps its
-// summary.
+// profile saves one profile of kind from u to path and keeps its summary.
 func (w *watch) profile(ctx context.Context, kind, u, path string, secs int) {
 	// A stalled endpoint must not hold the run.
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+15*time.Second)
@@ -159,8 +153,7 @@ func (w *watch) profile(ctx context.Context, kind, u, path string, secs int) {
 	w.mu.Unlock()
 }
 
-// profileSeconds is the profiles' length: ProfileSeconds, else the
-// measured duration of s in whole seconds, 1 to 30.
+// profileSeconds is ProfileSeconds, else the measured seconds, 1 to 30.
 func profileSeconds(o Options, s loadtest.Settings) int {
 	if o.ProfileSeconds > 0 {
 		return o.ProfileSeconds
