@@ -122,7 +122,7 @@ func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("live: dashboard address %q: want host:port, e.g. 127.0.0.1:0: %w", addr, err)
 	}
-	if !isLoopback(host) {
+	if host != "localhost" && !net.ParseIP(host).IsLoopback() { // a nil IP is no loopback
 		return nil, fmt.Errorf("live: dashboard address %q is not loopback (127.0.0.1, ::1, localhost): the dashboard has no authentication, so it serves this machine only", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -157,12 +157,4 @@ func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 		}
 	}()
 	return s, nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
