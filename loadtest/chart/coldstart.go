@@ -13,9 +13,8 @@ import (
 	"bbslab/loadtest"
 )
 
-// WriteColdStartChart draws the latencies of each curve's first requests
-// against their index (PREFIX-coldstart) and the p50 and p99 of every 100 ms
-// (PREFIX-coldstart-intervals), none when no run has a Timeline.
+// WriteColdStartChart draws the latencies of the first requests by index
+// (PREFIX-coldstart) and per 100 ms (PREFIX-coldstart-intervals), if any.
 func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 	iv, err := coldStartIntervals(curves)
 	if err != nil {

@@ -61,8 +61,7 @@ type Bar struct {
 	Result *loadtest.Result
 }
 
-// WriteBarCharts draws throughput and response time of each bar side by
-// side as PREFIX-throughput and PREFIX-response.
+// WriteBarCharts draws the bars as PREFIX-throughput and PREFIX-response.
 func WriteBarCharts(prefix, at string, bars []Bar) ([]string, error) {
 	names := make([]string, len(bars))
 	thr, mean, p99 := make(plotter.Values, len(bars)), make(plotter.Values, len(bars)), make(plotter.Values, len(bars))

@@ -112,8 +112,7 @@ func (h *Hub) history(lastID uint64) []entry {
 // Dropped reports how many frames lagging browsers lost.
 func (h *Hub) Dropped() int64 { return h.dropped.Load() }
 
-// subscribe registers a stream and returns the history after lastID
-// atomically with it; ok is false after Close.
+// subscribe registers a stream with the history after lastID, unless closed.
 func (h *Hub) subscribe(lastID uint64) (s *subscriber, past []entry, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -7,9 +7,8 @@
 //	opts.OnRead = f.OnRead                                          // the watcher's reads of the target
 //	res, err := loadtest.Run(ctx, settings)
 //
-// The engine's rows and the watcher's reads become one live.Frame a second.
-// It sits above the engine, the watcher and the dashboard so that those three
-// stay unaware of each other.
+// The engine's rows and the watcher's reads become one live.Frame a second,
+// so that the engine, the watcher and the dashboard stay unaware of each other.
 package feed
 
 import (
@@ -47,9 +46,8 @@ type Feed struct {
 	done      bool
 }
 
-// A Position says which step of which run is loading and the seconds
-// planned for it and after it. With a Phase (e.g. "calibrating") the load is
-// no measured step: its seconds are published without figures.
+// A Position says which step of which run is loading and the seconds planned
+// for it and after it; a Phase ("calibrating") is no step and has no figures.
 type Position struct {
 	Run         string
 	Step        int // 1-based
