@@ -53,7 +53,7 @@ var japanese = map[string]string{
 	"elsewhere":                                             "その他",
 }
 
-// Say returns the dashboard's words for the English s in lang ("ja" or "en").
+// Say returns the dashboard's words for the English s in lang ("ja", else English).
 func Say(lang, s string) string {
 	if t, ok := japanese[s]; ok && lang == "ja" {
 		return t
