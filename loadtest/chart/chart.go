@@ -15,8 +15,7 @@ import (
 	"bbslab/loadtest"
 )
 
-// A Curve is one labelled set of runs drawn as one line. Spread holds, by
-// client count, the figures over repeats, drawn as medians with error bars.
+// A Curve is one labelled set of runs drawn as one line, with its Spread.
 type Curve struct {
 	Name   string
 	Runs   []*loadtest.Result
@@ -110,8 +109,7 @@ func sortedByClients(runs []*loadtest.Result) []*loadtest.Result {
 	return out
 }
 
-// WriteTimelineCharts draws each curve's per-second throughput and p99 as
-// PREFIX-timeline-throughput and PREFIX-timeline-p99.
+// WriteTimelineCharts draws per-second throughput and p99 (PREFIX-timeline-*).
 func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 	tp := newPlot("Throughput per second", "seconds since start", "successful responses / s", false)
 	lp := newPlot("p99 response time per second", "seconds since start", "ms", false)

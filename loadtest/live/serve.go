@@ -115,8 +115,7 @@ func (s *Server) Wait() error {
 	return s.err
 }
 
-// Serve serves h's Handler on addr, a loopback address (there is no
-// authentication), until ctx ends; the caller must then call Wait.
+// Serve serves h on addr, a loopback address, until ctx ends; then call Wait.
 func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {

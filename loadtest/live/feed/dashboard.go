@@ -10,8 +10,7 @@ import (
 	"bbslab/loadtest/live"
 )
 
-// A Dashboard is the live page a command serves while it loads, with the
-// Feed of the command's own rows (nil until NewFeed).
+// A Dashboard is the live page a command serves, with its Feed (or nil).
 type Dashboard struct {
 	Hub  *live.Hub
 	Feed *Feed

@@ -201,8 +201,7 @@ func (f *Feed) between(fr live.Frame, s *live.Step) {
 	f.publish(fr)
 }
 
-// Done publishes the last frame with claims and the steps' summary, closes
-// the hub's streams and returns the first publication that failed.
+// Done publishes the last frame, closes the hub and returns Err.
 func (f *Feed) Done(claims []live.Claim) error {
 	fr := live.Frame{Claims: claims, Done: true, Between: true}
 	f.mu.Lock()
