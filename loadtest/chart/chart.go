@@ -15,10 +15,7 @@ import (
 	"bbslab/loadtest"
 )
 
-// A Curve is one labelled set of runs drawn as one line, so that several
-// configurations can be overlaid on one chart. Spread holds, by client
-// count, the figures over repeated measurements, drawn as medians with
-// error bars; nil: each run is a single measurement.
+// A Curve is one labelled set of runs drawn as one line, with its Spread.
 type Curve struct {
 	Name   string
 	Runs   []*loadtest.Result
@@ -35,9 +32,8 @@ const (
 	chartH = 4.5 * vg.Inch
 )
 
-// WriteSweepCharts draws throughput and response time against clients,
-// and the server charts of srv, as PREFIX-throughput, PREFIX-response and
-// PREFIX-server-<name>, each as SVG and PNG; it returns the files written.
+// WriteSweepCharts draws PREFIX-throughput, PREFIX-response and the server
+// charts of srv (PREFIX-server-<name>) against clients.
 func WriteSweepCharts(prefix string, curves []Curve, srv Server) ([]string, error) {
 	// Throughput curves rise and stay high: the legend goes lower right.
 	tp := newPlot("Throughput", "clients", "successful responses / s", false)
@@ -113,9 +109,7 @@ func sortedByClients(runs []*loadtest.Result) []*loadtest.Result {
 	return out
 }
 
-// WriteTimelineCharts draws each curve's per-second throughput and p99
-// against time, warm-up included, as PREFIX-timeline-throughput and
-// PREFIX-timeline-p99.
+// WriteTimelineCharts draws per-second throughput and p99 (PREFIX-timeline-*).
 func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 	tp := newPlot("Throughput per second", "seconds since start", "successful responses / s", false)
 	lp := newPlot("p99 response time per second", "seconds since start", "ms", false)
@@ -130,18 +124,16 @@ func WriteTimelineCharts(prefix string, curves []Curve) ([]string, error) {
 			thr[j] = plotter.XY{X: r.T, Y: r.Throughput}
 			p99[j] = plotter.XY{X: r.T, Y: r.P99Ms}
 		}
-		if err := addLine(tp, c.Name, thr, plotutil.Color(i), nil, -1); err != nil {
-			return nil, err
-		}
-		if err := addLine(lp, c.Name, p99, plotutil.Color(i), nil, -1); err != nil {
-			return nil, err
+		for p, xys := range map[*plot.Plot]plotter.XYs{tp: thr, lp: p99} {
+			if err := addLine(p, c.Name, xys, plotutil.Color(i), nil, -1); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return saveAll(map[string]*plot.Plot{prefix + "-timeline-throughput": tp, prefix + "-timeline-p99": lp})
 }
 
-// newPlot is an empty plot with its title, axis labels and a grid, its
-// legend at the top, on the left when left is set.
+// newPlot is an empty plot with a grid, its legend at the top (left).
 func newPlot(title, x, y string, left bool) *plot.Plot {
 	p := plot.New()
 	p.Title.Text, p.X.Label.Text, p.Y.Label.Text = title, x, y

@@ -13,10 +13,8 @@ import (
 	"bbslab/loadtest"
 )
 
-// WriteColdStartChart draws each curve's first requests from its first
-// run with a Timeline: their latencies against the request index
-// (PREFIX-coldstart) and the p50 and p99 of every 100 ms against time
-// (PREFIX-coldstart-intervals). It writes none when no run has a timeline.
+// WriteColdStartChart draws the latencies of the first requests by index
+// (PREFIX-coldstart) and per 100 ms (PREFIX-coldstart-intervals), if any.
 func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 	iv, err := coldStartIntervals(curves)
 	if err != nil {
@@ -29,8 +27,7 @@ func WriteColdStartChart(prefix string, curves []Curve) ([]string, error) {
 	return saveAll(map[string]*plot.Plot{prefix + "-coldstart": p, prefix + "-coldstart-intervals": iv})
 }
 
-// firstTimeline returns the Timeline of c's first run that has one, with
-// that run's warm-up.
+// firstTimeline returns the first Timeline of c's runs and that warm-up.
 func firstTimeline(c Curve) (*loadtest.Timeline, time.Duration) {
 	for _, r := range c.Runs {
 		if r.Timeline != nil {
@@ -121,8 +118,7 @@ func coldStartIntervals(curves []Curve) (*plot.Plot, error) {
 	return iv, nil
 }
 
-// coldStartRequests is false when no curve has a successful request in
-// its timeline.
+// coldStartRequests is false when no timeline has a successful request.
 func coldStartRequests(curves []Curve) (p *plot.Plot, ok bool, err error) {
 	p = logPlot("Cold start: latency of the first requests", "request index")
 	var marks []mark

@@ -16,9 +16,8 @@ import (
 
 var distributionQuantiles = []float64{0, 0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999}
 
-// WriteDistributionChart draws latency against percentile, one line per
-// curve from its first run's histogram, the percentile axis spread as
-// -log10(1-q) so the tail gets room, as BASE.svg and BASE.png.
+// WriteDistributionChart draws each curve's latency against percentile, the
+// axis spread as -log10(1-q) so the tail gets room, as BASE.svg and BASE.png.
 func WriteDistributionChart(base string, curves []Curve) ([]string, error) {
 	p := newPlot("Latency by percentile", "percentile", "ms", true)
 	var ticks []plot.Tick
@@ -62,8 +61,7 @@ type Bar struct {
 	Result *loadtest.Result
 }
 
-// WriteBarCharts draws throughput and response time of each bar side by
-// side as PREFIX-throughput and PREFIX-response.
+// WriteBarCharts draws the bars as PREFIX-throughput and PREFIX-response.
 func WriteBarCharts(prefix, at string, bars []Bar) ([]string, error) {
 	names := make([]string, len(bars))
 	thr, mean, p99 := make(plotter.Values, len(bars)), make(plotter.Values, len(bars)), make(plotter.Values, len(bars))
@@ -119,8 +117,8 @@ type SpreadPoint struct {
 	Y loadtest.Spread
 }
 
-// WriteSpreadChart draws each line's medians with error bars for the
-// min-max ranges as BASE.svg and BASE.png, none when no line has a point.
+// WriteSpreadChart draws medians with min-max error bars as BASE.svg and
+// BASE.png, none when no line has a point.
 func WriteSpreadChart(base, title, xLabel, yLabel string, lines []SpreadLine) ([]string, error) {
 	p := newPlot(title, xLabel, yLabel, true)
 	any := false

@@ -14,15 +14,13 @@ import (
 
 var dashed = []vg.Length{vg.Points(5), vg.Points(3)}
 
-// Server says which server charts a sweep has: each of Charts draws, one
-// line per curve, the Stats whose Chart is its Name.
+// Server says which server charts a sweep has: each draws the Stats on it.
 type Server struct {
 	Charts []watch.Chart
 	Stats  []watch.Stat
 }
 
-// serverCharts returns the sweep's server charts that some run has a stat
-// of, by file name without extension.
+// serverCharts returns the server charts with a stat, by file name.
 func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.Plot, error) {
 	out := map[string]*plot.Plot{}
 	for _, ch := range srv.Charts {
@@ -71,8 +69,7 @@ func serverCharts(prefix string, curves []Curve, srv Server) (map[string]*plot.P
 	return out, nil
 }
 
-// serverXYs returns one point per run that has the reading name, 100
-// minus it with complement.
+// serverXYs returns one point per run with the reading name.
 func serverXYs(runs []*loadtest.Result, name string, complement bool) (plotter.XYs, error) {
 	var xys plotter.XYs
 	for _, r := range sortedByClients(runs) {

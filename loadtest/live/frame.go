@@ -6,15 +6,9 @@
 //	frames, _ := h.Frames()
 //	live.WriteReport(w, frames, "article")        // the same page, the frames inlined
 //
-// It is a web page, updated every second by server-sent events, drawing the
-// load's progress, the generator's throughput, latency and errors, the
-// server's named series, what requests are doing now, and the steps'
-// throughput and response time against clients. The same page with the
-// frames inlined is the finished experiment's report.
-//
-// The package knows nothing of the board or of the load engine: the page
-// draws whatever series and shares the frames name. Its charts are uPlot
-// (MIT), vendored and embedded, so viewing needs no network.
+// The page is updated every second by server-sent events and draws whatever
+// series and shares the frames name: the package knows nothing of the board
+// or the engine. Its charts are uPlot (MIT), embedded: it needs no network.
 package live
 
 import (
@@ -24,10 +18,8 @@ import (
 	"strings"
 )
 
-// A Frame is what the dashboard learns at one moment; its JSON form is the
-// schema of /events and /frames.json. A frame is one second on the time
-// charts unless it is Between: a frame that carries progress, notes, a
-// step, claims, a tuning step or the end, never a second's figures.
+// A Frame is what the dashboard learns at one moment, the schema of /events
+// and /frames.json: one second on the time charts unless it is Between.
 type Frame struct {
 	T        float64  `json:"t"` // seconds since the experiment started
 	Progress Progress `json:"progress"`
@@ -38,16 +30,14 @@ type Frame struct {
 	Claims   []Claim  `json:"claims,omitempty"` // the latest outcome of each claim so far
 	Done     bool     `json:"done"`
 	Between  bool     `json:"between,omitempty"`
-	// Notes are what the experiment noted since the previous frame (what
-	// it did on this machine); the page keeps every note it was sent.
+	// Notes are what the experiment did on this machine since the last frame.
 	Notes []string `json:"notes,omitempty"`
 	// Summary is the whole experiment's figures, on the last frame only.
 	Summary *Summary   `json:"summary,omitempty"`
 	Tune    *TunePoint `json:"tune,omitempty"`
 }
 
-// A TunePoint is one step of a tuning (package tune) as the page draws it
-// on the tuning's path through the workers × pool plane.
+// A TunePoint is one step of a tuning's path through workers × pool.
 type TunePoint struct {
 	Path        string  `json:"path"`
 	N           int     `json:"n"`
@@ -72,13 +62,11 @@ type Progress struct {
 	Clients    int     `json:"clients"`
 	Elapsed    float64 `json:"elapsed"`
 	Left       float64 `json:"left"` // estimated
-	// Phase says what the experiment does outside its measured steps
-	// (e.g. "calibrating").
+	// Phase is what it does outside its measured steps ("calibrating").
 	Phase string `json:"phase,omitempty"`
 }
 
-// Client is the generator's view of the last second: latencies of its
-// successful requests in ms, 0 without any.
+// Client is the generator's view of the last second (latencies in ms).
 type Client struct {
 	Throughput float64 `json:"throughput"` // successful requests per second
 	P50        float64 `json:"p50_ms"`
@@ -95,9 +83,7 @@ type Count struct {
 }
 
 // A Series is one reading of a named server-side quantity, drawn with the
-// others of its Panel. An Absent series is one the server cannot give on
-// its OS: the page says so rather than draw 0. Dashed draws a limit or a
-// sum beside the lines it bounds.
+// others of its Panel; an Absent one the server cannot give on its OS.
 type Series struct {
 	Name   string  `json:"name"`
 	Unit   string  `json:"unit"`
@@ -113,8 +99,7 @@ type Share struct {
 	Value float64 `json:"value"`
 }
 
-// A Step is one completed step of a run: a point on the curves against
-// clients. Requests include the Errors.
+// A Step is one completed step of a run; Requests include the Errors.
 type Step struct {
 	Run        string  `json:"run"`
 	Clients    int     `json:"clients"`
@@ -126,8 +111,7 @@ type Step struct {
 	Errors     int64   `json:"errors"`
 }
 
-// A Summary is what the experiment measured over all its steps: the
-// finished page's headline. Peak is the step of highest throughput.
+// A Summary is the whole experiment's headline; Peak is its best step.
 type Summary struct {
 	Peak     *Step   `json:"peak,omitempty"`
 	Steps    int     `json:"steps"`
@@ -136,8 +120,7 @@ type Summary struct {
 	Duration float64 `json:"duration"` // seconds
 }
 
-// Outcome is what the measurements say of a claim or of one of its
-// checks; it is defined here because package live imports no other.
+// Outcome is what the measurements say of a claim (here: live imports none).
 type Outcome string
 
 // The outcomes a claim can have.
@@ -146,8 +129,7 @@ const (
 	NotReproduced Outcome = "not reproduced"
 	Inconclusive  Outcome = "inconclusive"
 	NotMeasured   Outcome = "not measured"
-	// DoesNotDiscriminate is a claim whose checks hold for its control
-	// too, where the effect is absent.
+	// DoesNotDiscriminate is a claim whose checks hold for its control too.
 	DoesNotDiscriminate Outcome = "does not discriminate"
 )
 

@@ -10,25 +10,21 @@ import (
 	"sync/atomic"
 )
 
-// History limits: an hour of per-second frames, and the frames that carry
-// a step, claims, notes or the end, of which an experiment has few.
+// History limits: an hour of per-second frames, and the other frames.
 const (
 	MaxSecondFrames = 3600
 	MaxKeptFrames   = 10_000
 )
 
-// subscriberBuffer is how many frames a browser may lag behind before
-// frames are dropped for it.
+// subscriberBuffer is how many frames a browser may lag behind.
 const subscriberBuffer = 64
 
-// A Hub keeps the recent frames and hands each new one to every connected
-// browser without waiting: one that does not keep up loses frames. The
-// zero Hub is not usable; call New.
+// A Hub keeps the recent frames and hands each new one to every browser
+// without waiting: one that lags loses frames. Call New to get one.
 type Hub struct {
 	mu  sync.Mutex
 	seq uint64
-	// The history in publication order: per-second frames, and the kept
-	// ones. Dropping the oldest is a reslice.
+	// The history in publication order: per-second frames, and the kept ones.
 	seconds []entry
 	kept    []entry
 	subs    map[*subscriber]struct{}
@@ -55,21 +51,12 @@ func New() *Hub {
 }
 
 // Publish validates f, keeps it in the history and offers it to every
-// connected browser; it fails for a frame the page could not draw or after
-// Close.
+// connected browser; it fails for a frame the page cannot draw, or after Close.
 func (h *Hub) Publish(f Frame) error {
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("live: publish frame at t=%v: %w", f.T, err)
 	}
-	if f.Server == nil {
-		f.Server = []Series{}
-	}
-	if f.Doing == nil {
-		f.Doing = []Share{}
-	}
-	if f.Client.Errors == nil {
-		f.Client.Errors = []Count{}
-	}
+	f.Server, f.Doing, f.Client.Errors = nonNil(f.Server), nonNil(f.Doing), nonNil(f.Client.Errors)
 	data, err := json.Marshal(f) // escapes <, > and &: safe inside a <script> element
 	if err != nil {
 		return fmt.Errorf("live: encode frame at t=%v: %w", f.T, err)
@@ -107,20 +94,25 @@ func appendCapped(list []entry, e entry, limit int) []entry {
 	return append(list, e)
 }
 
-// history returns the entries after seq lastID, oldest first. The caller
-// holds h.mu.
+// nonNil returns s, or an empty slice for nil, which JSON encodes as [].
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// history returns the entries after lastID, oldest first; h.mu is held.
 func (h *Hub) history(lastID uint64) []entry {
 	out := slices.DeleteFunc(slices.Concat(h.seconds, h.kept), func(e entry) bool { return e.seq <= lastID })
 	slices.SortFunc(out, func(a, b entry) int { return cmp.Compare(a.seq, b.seq) })
 	return out
 }
 
-// Dropped reports how many frames were not delivered to a browser that
-// lagged behind.
+// Dropped reports how many frames lagging browsers lost.
 func (h *Hub) Dropped() int64 { return h.dropped.Load() }
 
-// subscribe registers a stream and returns, atomically with it, the
-// history after seq lastID; ok is false after Close.
+// subscribe registers a stream with the history after lastID, unless closed.
 func (h *Hub) subscribe(lastID uint64) (s *subscriber, past []entry, ok bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -139,8 +131,7 @@ func (h *Hub) unsubscribe(s *subscriber) {
 	h.mu.Unlock()
 }
 
-// Close ends every open stream and refuses further frames; the history
-// stays readable.
+// Close ends every open stream and refuses further frames.
 func (h *Hub) Close() {
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -1,8 +1,7 @@
 package live
 
-// japanese is the page's Japanese by its English, which is its message
-// ID ({0}, {1} stand for figures); a word not here stays English. Terms
-// are the article's where it has them.
+// japanese is the page's Japanese by its English message ID ({0}, {1} stand
+// for figures); a word not here stays English.
 var japanese = map[string]string{
 	// The outcomes of claims (Outcome), as the reports also say them.
 	string(Reproduced):          "再現した",
@@ -54,8 +53,7 @@ var japanese = map[string]string{
 	"elsewhere":                                             "その他",
 }
 
-// Say returns the dashboard's words for the English s in lang ("ja" or
-// else English).
+// Say returns the dashboard's words for the English s in lang ("ja", else English).
 func Say(lang, s string) string {
 	if t, ok := japanese[s]; ok && lang == "ja" {
 		return t

@@ -10,16 +10,14 @@ import (
 	"sync"
 )
 
-// static holds the page, its script and style, and uPlot's built files
-// and licence (see static/README.md).
+// static holds the page and uPlot (see static/README.md).
 //
 //go:embed static
 var static embed.FS
 
 var pageTemplate = template.Must(template.ParseFS(static, "static/dashboard.html"))
 
-// embedded returns an embedded file the page inlines, so that a browser
-// fetches nothing but /events.
+// embedded returns an embedded file the page inlines.
 func embedded(name string) string {
 	b, err := static.ReadFile("static/" + name)
 	if err != nil {
@@ -43,71 +41,57 @@ type pageData struct {
 	AppendixCSS template.CSS
 }
 
-// page is the page's data but for its title, frames and report options.
+// page is the page's data but for its frames and report options.
 var page = sync.OnceValue(func() pageData {
 	b, err := json.Marshal(japanese)
 	if err != nil {
 		panic(fmt.Sprintf("live: catalogue: %v", err))
 	}
 	return pageData{
+		Title:   "Load dashboard",
 		UplotJS: template.JS(embedded("uPlot.iife.min.js")), UplotCSS: template.CSS(embedded("uPlot.min.css")),
 		JS: template.JS(embedded("dashboard.js")), CSS: template.CSS(embedded("dashboard.css")),
 		Japanese: template.JS(b),
 	}
 })
 
-// writePage writes the page; with report set it carries framesJSON and
-// reads no stream, and cfg's appendix.
-func writePage(w io.Writer, title string, report bool, framesJSON []byte, cfg reportConfig) error {
-	title = cmp.Or(title, "Load dashboard")
-	d := page()
-	d.Title, d.Report, d.Frames = title, report, template.JS(framesJSON)
-	d.Appendix, d.AppendixCSS, d.Lang = cfg.appendix, cfg.css, cfg.lang
+// writePage writes the page of d.
+func writePage(w io.Writer, d pageData) error {
 	if err := pageTemplate.ExecuteTemplate(w, "dashboard.html", d); err != nil {
-		return fmt.Errorf("live: write page %q: %w", title, err)
+		return fmt.Errorf("live: write page %q: %w", d.Title, err)
 	}
 	return nil
 }
 
 // A ReportOption changes what WriteReport writes.
-type ReportOption func(*reportConfig)
+type ReportOption func(*pageData)
 
-type reportConfig struct {
-	appendix template.HTML
-	css      template.CSS
-	lang     string
-}
-
-// Lang writes the page in lang, "en" or "ja", whatever the browser's
-// language; a ?lang= in the page's URL still wins.
+// Lang writes the page in lang, "en" or "ja"; a ?lang= in its URL wins.
 func Lang(lang string) ReportOption {
-	return func(c *reportConfig) { c.lang = lang }
+	return func(d *pageData) { d.Lang = lang }
 }
 
 // Appendix adds trusted sections below the dashboard's panels: html
 // inside a <section id="appendix">, styled by css scoped under #appendix.
 func Appendix(html template.HTML, css template.CSS) ReportOption {
-	return func(c *reportConfig) { c.appendix, c.css = html, css }
+	return func(d *pageData) { d.Appendix, d.AppendixCSS = html, css }
 }
 
-// WriteReport writes the dashboard as one self-contained HTML file with
-// frames inlined: it opens offline and draws what the live page drew.
+// WriteReport writes the dashboard with frames inlined as one HTML file.
 func WriteReport(w io.Writer, frames []Frame, title string, opts ...ReportOption) error {
-	var cfg reportConfig
+	d := page()
 	for _, o := range opts {
-		o(&cfg)
+		o(&d)
 	}
 	for i := range frames {
 		if err := frames[i].Validate(); err != nil {
 			return fmt.Errorf("live: report frame %d: %w", i, err)
 		}
 	}
-	if frames == nil {
-		frames = []Frame{}
-	}
-	data, err := json.Marshal(frames)
+	data, err := json.Marshal(nonNil(frames))
 	if err != nil {
 		return fmt.Errorf("live: encode report frames: %w", err)
 	}
-	return writePage(w, title, true, data, cfg)
+	d.Title, d.Report, d.Frames = cmp.Or(title, d.Title), true, template.JS(data)
+	return writePage(w, d)
 }

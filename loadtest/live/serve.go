@@ -12,14 +12,13 @@ import (
 	"time"
 )
 
-// Handler serves the dashboard: / the page, /events the frames as
-// server-sent events (the history first, or after Last-Event-ID what a
-// reconnecting browser missed), /frames.json the history as a JSON array.
+// Handler serves / the page, /events the frames as server-sent events (from
+// Last-Event-ID on) and /frames.json the history as a JSON array.
 func (h *Hub) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		var b bytes.Buffer
-		if err := writePage(&b, "", false, nil, reportConfig{}); err != nil {
+		if err := writePage(&b, page()); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
@@ -36,8 +35,7 @@ func (h *Hub) Handler() http.Handler {
 	return mux
 }
 
-// serveEvents streams frames until the browser leaves, the request's
-// context ends or the hub closes.
+// serveEvents streams frames until the request ends or the hub closes.
 func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 	var lastID uint64
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
@@ -77,8 +75,7 @@ func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 		case <-s.done:
 		case <-r.Context().Done():
 		}
-		// The frames already buffered, the end among them, still go out,
-		// or the page would miss the end and try to reconnect.
+		// The buffered frames still go out, or the page would miss the end.
 		sendBuffered(w, rc, s)
 		return
 	}
@@ -112,22 +109,19 @@ type Server struct {
 	err  error
 }
 
-// Wait blocks until the server has shut down after its context ended and
-// returns why it stopped if not for that.
+// Wait waits for the server to shut down and returns why if not its context.
 func (s *Server) Wait() error {
 	<-s.done
 	return s.err
 }
 
-// Serve listens on addr, a loopback address as the dashboard has no
-// authentication, and serves h's Handler until ctx ends. The caller must
-// call Wait after ctx ends.
+// Serve serves h on addr, a loopback address, until ctx ends; then call Wait.
 func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, fmt.Errorf("live: dashboard address %q: want host:port, e.g. 127.0.0.1:0: %w", addr, err)
 	}
-	if !isLoopback(host) {
+	if host != "localhost" && !net.ParseIP(host).IsLoopback() { // a nil IP is no loopback
 		return nil, fmt.Errorf("live: dashboard address %q is not loopback (127.0.0.1, ::1, localhost): the dashboard has no authentication, so it serves this machine only", addr)
 	}
 	ln, err := net.Listen("tcp", addr)
@@ -162,12 +156,4 @@ func Serve(ctx context.Context, addr string, h *Hub) (*Server, error) {
 		}
 	}()
 	return s, nil
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

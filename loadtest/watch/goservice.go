@@ -18,8 +18,7 @@ const (
 
 const mib = 1.0 / (1 << 20)
 
-// goStats are what client_golang's default registry exports; the process
-// collector's are Optional, as some operating systems have none.
+// goStats are client_golang's default metrics; some OSes lack the process ones.
 var goStats = []Stat{
 	{Name: "process_cpu", Metric: "process_cpu_seconds_total", Scale: 100, Unit: "% of a core",
 		Chart: "cpu", Legend: "process", Column: "srv cpu %", Format: "%.1f", Panel: panelGoCPU, Optional: true},
@@ -33,18 +32,16 @@ var goStats = []Stat{
 	{Name: "open_fds", Metric: "process_open_fds", Optional: true},
 }
 
-// GoService describes any Go service that serves client_golang's default
-// metrics: its process and runtime, a CPU chart, no validation.
+// GoService describes any Go service that serves client_golang's metrics.
 var GoService = Target{
 	Stats:      goStats,
 	Charts:     []Chart{{Name: "cpu", Title: "Server CPU", YLabel: "% of one core"}},
 	ProcessCPU: goStats[0],
 }
 
-// Describe returns the description of the server whose stats are at url:
-// t (own) when they are JSON or have a metric named with t.MetricPrefix,
-// GoService otherwise. On an error it returns t, whose reads will fail the
-// same way and be counted.
+// Describe returns the description of the server whose stats are at url: t
+// (own) when they are JSON or have a metric named with t.MetricPrefix or on
+// an error, GoService otherwise.
 func Describe(ctx context.Context, url, format string, t Target) (d Target, own bool, err error) {
 	if format == JSON {
 		return t, true, nil
@@ -69,10 +66,8 @@ func Describe(ctx context.Context, url, format string, t Target) (d Target, own 
 	return GoService, false, nil
 }
 
-// ParseMetricStat parses a reading of a Prometheus metric given as
-// name=selector[:how] (-server-metric), how being rate, per_request,
-// gauge, mean or pNN (a quantile such as p99.9); without it the metric's
-// type decides.
+// ParseMetricStat parses a metric reading name=selector[:how] (-server-metric),
+// how being rate, per_request, gauge, mean or pNN, else the metric's type.
 func ParseMetricStat(s string) (Stat, error) {
 	name, rest, ok := strings.Cut(s, "=")
 	name = strings.TrimSpace(name)
@@ -82,7 +77,7 @@ func ParseMetricStat(s string) (Stat, error) {
 	st := Stat{Name: name, Metric: strings.TrimSpace(rest), Legend: name}
 	if i := strings.LastIndex(rest, ":"); i >= 0 && !strings.ContainsAny(rest[i:], "}\"") {
 		how := strings.TrimSpace(rest[i+1:])
-		known := true
+		st.Metric = strings.TrimSpace(rest[:i])
 		switch {
 		case how == "rate":
 			st.Kind = Counter
@@ -95,11 +90,8 @@ func ParseMetricStat(s string) (Stat, error) {
 				return Stat{}, fmt.Errorf("metric reading %q: %q: want a percentile such as p50, p99 or p99.9", s, how)
 			}
 			st.Quantile = q / 100
-		default:
-			known = false // a colon of a recording rule's name
-		}
-		if known {
-			st.Metric = strings.TrimSpace(rest[:i])
+		default: // a colon of a recording rule's name
+			st.Metric = strings.TrimSpace(rest)
 		}
 	}
 	if err := st.Check(); err != nil {

@@ -6,11 +6,9 @@ import (
 	"time"
 )
 
-// A State is one state a target's requests can be in, read from a
-// counter of the seconds all requests spent in it (at Path, or Metric in
-// Prometheus): its increase per second is the mean number of requests in
-// the state (Little's law). Minus names earlier states whose seconds this
-// counter includes and are taken off it, clamped at 0.
+// A State is one state a target's requests can be in, read from a counter
+// of the seconds requests spent in it (Little's law). Minus names earlier
+// states whose seconds this counter includes, taken off it (clamped at 0).
 type State struct {
 	Name   string
 	Path   string
@@ -18,24 +16,21 @@ type State struct {
 	Minus  []string
 }
 
-// A Share is the mean number of requests in one State over the span
-// between two reads.
+// A Share is the mean number of requests in one State over a Read.
 type Share struct {
 	Name  string
 	Value float64
 }
 
-// A Read is what one poll says of the span since the poll before it, at
-// At and Seconds long: each stat's value (Values) and the shares of the
-// Options.States found in both polls, in their order.
+// A Read is what one poll says of the Seconds since the poll before it:
+// each stat's value (Values) and the shares of the Options.States.
 type Read struct {
 	At      time.Time
 	Seconds float64
 	States  []Share
 
 	stats []Stat
-	// raw holds per stat name its value over the span before Scale; rate
-	// names the counters.
+	// raw holds each stat's value before Scale; rate names the counters.
 	raw    map[string]float64
 	rate   map[string]bool
 	absent []Stat
@@ -48,11 +43,9 @@ type Value struct {
 	Value float64
 }
 
-// Values returns the stats' values over the read's span, in their order:
-// a gauge as read, a counter as its increase per second, or per request
-// given the load's requestsPerSecond, each times Scale (100 minus it with
-// Complement). A stat missing from either read, or a per-request one when
-// no request completed, is left out.
+// Values returns the stats' values over the read's span, in their order: a
+// gauge as read, a counter per second or per request at requestsPerSecond,
+// times Scale (100 minus it with Complement); a stat without one is left out.
 func (r Read) Values(requestsPerSecond float64) []Value {
 	out := make([]Value, 0, len(r.stats))
 	for _, rd := range r.stats {
@@ -75,8 +68,7 @@ func (r Read) Values(requestsPerSecond float64) []Value {
 	return out
 }
 
-// Absent returns the stats, Optional ones aside, that the poll did not
-// find: they have no value, not 0.
+// Absent returns the stats, Optional ones aside, that the poll did not find.
 func (r Read) Absent() []Stat { return r.absent }
 
 // checkStates checks the states' names, paths and Minus references.

@@ -5,14 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 )
 
-// poller reads a target's stats (JSON or Prometheus text) every second
-// and keeps the values of its stats.
+// poller reads a target's stats every second and keeps their values.
 type poller struct {
 	url     string
 	format  string // Auto until the first read settles it
@@ -56,8 +56,7 @@ type accum struct {
 	n           int
 }
 
-// endWindow ends the window's stats now: a read sent after this is not
-// the window's. Without live reads it also stops the polls.
+// endWindow ends the window's stats now, and without live reads the polls.
 func (s *poller) endWindow() {
 	s.mu.Lock()
 	s.ended, s.endAt = true, time.Now()
@@ -67,12 +66,10 @@ func (s *poller) endWindow() {
 	}
 }
 
-// stop ends the polls; a read in flight finishes, so that a slow
-// endpoint's last read of the window counts.
+// stop ends the polls; a read in flight finishes and counts.
 func (s *poller) stop() { s.stopOnce.Do(func() { close(s.done) }) }
 
-// newPoller returns a poller of url in format for stats (their selectors
-// parsed in sels) that copies the objects named by envKeys.
+// newPoller returns a poller of url for stats that copies envKeys.
 func newPoller(url, format string, stats []Stat, sels selectors, envKeys []string) *poller {
 	return &poller{url: url, format: cmp.Or(format, Auto), stats: stats, sels: sels, envKeys: envKeys,
 		client: &http.Client{Timeout: 2 * time.Second}, done: make(chan struct{}), acc: map[string]*accum{}}
@@ -90,7 +87,7 @@ func (s *poller) run(ctx context.Context) {
 		defer t.Stop()
 		opens = t.C
 	}
-	s.poll(ctx)
+	s.read(ctx, false)
 	for {
 		select {
 		case <-ctx.Done():
@@ -99,17 +96,14 @@ func (s *poller) run(ctx context.Context) {
 			return
 		case <-opens:
 			tick.Reset(time.Second)
-			s.poll(ctx)
+			s.read(ctx, false)
 		case <-tick.C:
-			s.poll(ctx)
+			s.read(ctx, false)
 		}
 	}
 }
 
-func (s *poller) poll(ctx context.Context) { s.read(ctx, false) }
-
-// read reads the stats once; a last read (EndWindow's) is the window's
-// however late it is sent.
+// read reads the stats once; a last read is the window's however late.
 func (s *poller) read(ctx context.Context, last bool) {
 	s.mu.Lock()
 	format := s.format
@@ -160,25 +154,18 @@ func (s *poller) read(ctx context.Context, last bool) {
 	}
 }
 
-// settle fixes the format at the first successful read and, for
-// Prometheus, each stat's scale (Stat.MetricScale). The caller holds s.mu.
+// settle fixes the format, and for Prometheus the scales; s.mu is held.
 func (s *poller) settle(format string) {
 	s.format, s.settled = format, true
-	if format != Prometheus {
-		return
-	}
-	stats := make([]Stat, len(s.stats))
-	for i, r := range s.stats {
-		if r.MetricScale != 0 {
-			r.Scale = r.MetricScale
+	if format == Prometheus {
+		s.stats = slices.Clone(s.stats)
+		for i, r := range s.stats {
+			s.stats[i].Scale = cmp.Or(r.MetricScale, r.Scale)
 		}
-		stats[i] = r
 	}
-	s.stats = stats
 }
 
-// liveRead hands the span since the previous poll to onRead. The caller
-// holds s.mu.
+// liveRead hands the span since the previous poll to onRead; s.mu is held.
 func (s *poller) liveRead(sc scrape, cur map[string]sample, now time.Time) {
 	states := make(map[string]float64, len(s.states))
 	for _, st := range s.states {
@@ -192,9 +179,8 @@ func (s *poller) liveRead(sc scrape, cur map[string]sample, now time.Time) {
 	s.prev, s.prevStates, s.prevT = cur, states, now
 }
 
-// result turns the reads into one value per stat; successes is the
-// number of successful requests in the measured window of seconds, for
-// per-request stats.
+// result turns the reads into one value per stat; per-request stats take
+// successes, the successful requests in the window of seconds.
 func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -212,8 +198,7 @@ func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 			d := (a.last.v - a.first.v) / (a.per / float64(a.n)) // by the divisor's mean
 			switch {
 			case r.PerRequest && successes > 0 && seconds > 0 && span > 0:
-				// The requests that finished in the sampled span, at an
-				// even rate over the step.
+				// The requests of the sampled span, at an even rate.
 				out[r.Name] = d / (float64(successes) * span / seconds) * r.Scale
 			case span > 0:
 				out[r.Name] = d / span * r.Scale
@@ -227,8 +212,7 @@ func (s *poller) result(successes int64, seconds float64) map[string]float64 {
 	return out
 }
 
-// overSpan reads a histogram between two reads: the mean of the
-// observations in between, or with r.Quantile their quantile.
+// overSpan reads a histogram's mean (or r.Quantile) between two reads.
 func overSpan(r Stat, prev, cur sample) (float64, bool) {
 	if r.Quantile > 0 {
 		return quantile(r.Quantile, prev.buckets, cur.buckets)
@@ -239,8 +223,7 @@ func overSpan(r Stat, prev, cur sample) (float64, bool) {
 	return 0, false
 }
 
-// LookupNumber follows a dot-separated path of object keys (or array
-// indexes) to a number.
+// LookupNumber follows a dot-separated path of keys or indexes to a number.
 func LookupNumber(doc any, path string) (float64, bool) {
 	cur := doc
 	for _, key := range strings.Split(path, ".") {
@@ -269,8 +252,7 @@ func LookupNumber(doc any, path string) (float64, bool) {
 	return 0, false
 }
 
-// copyEnvironment returns the objects of doc (a decoded JSON object) named
-// by keys, each re-encoded.
+// copyEnvironment returns the objects of doc named by keys, re-encoded.
 func copyEnvironment(doc any, keys []string) map[string]json.RawMessage {
 	m, _ := doc.(map[string]any)
 	var out map[string]json.RawMessage

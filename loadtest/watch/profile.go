@@ -45,8 +45,7 @@ func fetchProfile(ctx context.Context, url, path string) error {
 	return f.Close()
 }
 
-// summarizeProfile reads a pprof file and computes its top functions and,
-// when buckets are given, the share of samples under each bucket frame.
+// summarizeProfile reads a pprof file's top functions and bucket shares.
 func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string) (*ProfileSummary, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -77,13 +76,11 @@ func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string
 		}
 		focused += v
 		name := "elsewhere"
-	find:
 		for _, fr := range frames { // leaf first
-			for _, b := range buckets {
-				if strings.Contains(fr, b.Frame) {
-					name = b.Name
-					break find
-				}
+			in := func(b Bucket) bool { return strings.Contains(fr, b.Frame) }
+			if i := slices.IndexFunc(buckets, in); i >= 0 {
+				name = buckets[i].Name
+				break
 			}
 		}
 		bucketed[name] += v
@@ -95,10 +92,9 @@ func summarizeProfile(kind, path string, top int, buckets []Bucket, focus string
 		}
 	}
 	if focused > 0 {
-		for _, b := range buckets {
+		for _, b := range slices.Concat(buckets, []Bucket{{Name: "elsewhere"}}) {
 			sum.Buckets = append(sum.Buckets, FuncShare{Name: b.Name, Share: float64(bucketed[b.Name]) / float64(focused)})
 		}
-		sum.Buckets = append(sum.Buckets, FuncShare{Name: "elsewhere", Share: float64(bucketed["elsewhere"]) / float64(focused)})
 	}
 	return sum, nil
 }

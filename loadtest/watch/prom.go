@@ -13,8 +13,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 )
 
-// promScrape is one read of a Prometheus endpoint: its metric families
-// by name.
+// promScrape is one read of a Prometheus endpoint's families by name.
 type promScrape map[string]*dto.MetricFamily
 
 // decodeProm decodes a Prometheus exposition in format f.
@@ -44,11 +43,9 @@ func decodeProm(r io.Reader, f expfmt.Format) (promScrape, error) {
 
 var openMetricsTypes = map[string]string{"unknown": "untyped", "info": "gauge", "stateset": "gauge", "gaugehistogram": "untyped"}
 
-// fromOpenMetrics rewrites an OpenMetrics 1.0 text into what expfmt's
-// text parser reads, as prometheus/common has no OpenMetrics parser: a
-// counter typed under its base name is typed under its samples' name
-// (req_total), types the text format lacks become untyped or gauges, and
-// exemplars are dropped.
+// fromOpenMetrics rewrites an OpenMetrics 1.0 text into the text format
+// expfmt parses: counters typed under their samples' name (req_total), types
+// the text format lacks as untyped or gauges, and no exemplars.
 func fromOpenMetrics(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
@@ -82,8 +79,7 @@ type sample struct {
 	per     float64
 }
 
-// Histogram is the kind of a stat read from a Prometheus histogram or
-// summary.
+// Histogram is the kind of a stat read from a histogram or summary.
 const Histogram = "histogram"
 
 // A bucket is one cumulative histogram bucket.
@@ -96,8 +92,7 @@ var histogramTypes = map[dto.MetricType]bool{
 	dto.MetricType_HISTOGRAM: true, dto.MetricType_SUMMARY: true, dto.MetricType_GAUGE_HISTOGRAM: true,
 }
 
-// family returns the family a metric name denotes and which part of it:
-// "", or _sum, _count or _bucket of a histogram or summary.
+// family returns the family of a metric name and its part ("", _sum, ...).
 func (p promScrape) family(name string) (*dto.MetricFamily, string) {
 	if mf, ok := p[name]; ok {
 		return mf, ""
@@ -115,28 +110,21 @@ func (p promScrape) family(name string) (*dto.MetricFamily, string) {
 	return nil, ""
 }
 
-// read returns the sum over the series sel matches; kind says how to
-// read an untyped family (Gauge or Counter). ok is false when no series
-// matches.
+// read returns the sum over the series sel matches, if any; kind says how
+// to read an untyped family (Gauge or Counter).
 func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	mf, part := p.family(sel.name)
 	if mf == nil {
 		return sample{}, false
 	}
-	s := sample{per: 1}
-	switch {
-	case part == "_sum" || part == "_count":
-		s.kind = Counter
+	s := sample{per: 1, kind: Gauge}
+	switch t := mf.GetType(); {
 	case part == "_bucket":
 		return sample{}, false // a bucket alone is no reading: name the histogram
-	case mf.GetType() == dto.MetricType_COUNTER:
+	case part != "", t == dto.MetricType_COUNTER, t == dto.MetricType_UNTYPED && kind == Counter:
 		s.kind = Counter
-	case histogramTypes[mf.GetType()]:
+	case histogramTypes[t]:
 		s.kind = Histogram
-	case mf.GetType() == dto.MetricType_UNTYPED && kind == Counter:
-		s.kind = Counter
-	default:
-		s.kind = Gauge
 	}
 	les := map[float64]float64{}
 	found := false
@@ -202,9 +190,8 @@ func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	return s, true
 }
 
-// quantile returns the q-quantile of the observations between two reads
-// of a histogram's cumulative buckets, as PromQL's
-// histogram_quantile(q, increase(...)) does.
+// quantile returns the q-quantile between two reads of cumulative buckets,
+// as PromQL's histogram_quantile(q, increase(...)) does.
 func quantile(q float64, prev, cur []bucket) (float64, bool) {
 	before := map[float64]float64{}
 	for _, b := range prev {

@@ -318,7 +318,7 @@ func TestPollerPrometheus(t *testing.T) {
 	p := newPoller(srv.URL, Auto, stats, sels, nil)
 	ctx := context.Background()
 	depth.Set(10)
-	p.poll(ctx)
+	p.read(ctx, false)
 	jobs.WithLabelValues("a").Add(30)
 	jobs.WithLabelValues("b").Add(10)
 	cpu.Add(0.5)
@@ -326,11 +326,11 @@ func TestPollerPrometheus(t *testing.T) {
 	for _, v := range []float64{0.005, 0.005, 0.05, 0.5} {
 		wait.Observe(v)
 	}
-	p.poll(ctx)
+	p.read(ctx, false)
 	jobs.WithLabelValues("a").Add(30)
 	cpu.Add(0.5)
 	depth.Set(30)
-	p.poll(ctx)
+	p.read(ctx, false)
 	if p.errors != 0 || p.format != Prometheus {
 		t.Fatalf("poller read %s with %d errors (%s); want prometheus, none", p.format, p.errors, p.lastErr)
 	}

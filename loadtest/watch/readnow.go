@@ -8,9 +8,8 @@ import (
 	"time"
 )
 
-// ReadNow reads the stats endpoint at url once and returns the raw value
-// of each of stats it found, histograms aside, by name, and the moment the
-// request was sent: for a caller that takes its own differences.
+// ReadNow reads the stats endpoint at url once and returns the raw values
+// of stats it found (histograms aside) by name, and when it was sent.
 func ReadNow(ctx context.Context, url, format string, stats []Stat) (map[string]float64, time.Time, error) {
 	if err := CheckFormat(format); err != nil {
 		return nil, time.Time{}, err

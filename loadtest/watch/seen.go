@@ -15,8 +15,7 @@ type Seen struct {
 	Profiles []*ProfileSummary
 }
 
-// ServerStats are the load target's own figures over the measured
-// window of a run, with the reads that succeeded and failed.
+// ServerStats are the load target's own figures over a run's window.
 type ServerStats struct {
 	URL       string        `json:"url"`
 	Format    string        `json:"format,omitempty"` // empty when no read succeeded
@@ -55,9 +54,8 @@ func (s *ServerStats) Value(name string) (float64, bool) {
 	return v, ok
 }
 
-// ProfileSummary is what the watcher keeps of one profile: the total of
-// its last sample value, the functions with the most flat samples, the
-// shares of the focused samples by bucket and the focused share.
+// ProfileSummary is what the watcher keeps of one profile: its total, top
+// functions by flat samples, and the focused share and its buckets.
 type ProfileSummary struct {
 	Kind    string      `json:"kind"`
 	File    string      `json:"file"`
@@ -110,8 +108,7 @@ func (s Seen) encode() (server, profiles json.RawMessage, err error) {
 	return server, profiles, nil
 }
 
-// Summary returns the lines text.WriteSummary prints of what the
-// watcher saw in r.
+// Summary returns the lines text.WriteSummary prints of what r saw.
 func Summary(r *loadtest.Result) []string {
 	s, err := Of(r)
 	if err != nil {

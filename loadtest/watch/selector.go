@@ -8,8 +8,7 @@ import (
 	"github.com/prometheus/prometheus/promql/parser"
 )
 
-// A selector names series as PromQL does: a metric name and = or !=
-// label matchers.
+// A selector names series as PromQL does, with = or != label matchers.
 type selector struct {
 	name     string
 	matchers []*labels.Matcher
@@ -42,8 +41,7 @@ func parseSelector(s string) (selector, error) {
 	return sel, nil
 }
 
-// matches reports whether lbls satisfy every matcher; a missing label
-// reads as "", as in PromQL.
+// matches reports whether lbls satisfy every matcher, a missing label as "".
 func (sel selector) matches(lbls map[string]string) bool {
 	for _, m := range sel.matchers {
 		if !m.Matches(lbls[m.Name]) {

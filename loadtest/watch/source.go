@@ -26,8 +26,7 @@ const (
 
 // CheckFormat checks a stats format's name.
 func CheckFormat(f string) error {
-	switch f {
-	case "", Auto, JSON, Prometheus:
+	if _, ok := accept[cmp.Or(f, Auto)]; ok {
 		return nil
 	}
 	return fmt.Errorf("stats format %q: want auto (by Content-Type), json or prometheus", f)
@@ -89,8 +88,7 @@ func (m selectors) add(texts ...string) error {
 	return nil
 }
 
-// accept is the Accept header for each format: text 0.0.4, not
-// OpenMetrics, which expfmt reads only in part.
+// accept is the Accept header for each format (expfmt reads OpenMetrics in part).
 var accept = map[string]string{
 	Auto:       "application/json, text/plain;version=0.0.4;q=0.9, */*;q=0.1",
 	JSON:       "application/json",
@@ -98,8 +96,7 @@ var accept = map[string]string{
 }
 
 // fetch reads the stats endpoint at url once in format and says when the
-// request was sent: a server reads its counters as it starts to answer,
-// and a slow answer timed on arrival would skew a short window's rates.
+// request was sent: a slow answer timed on arrival would skew short rates.
 func fetch(ctx context.Context, c *http.Client, url, format string) (scrape, time.Time, error) {
 	at := time.Now()
 	format = cmp.Or(format, Auto)
@@ -161,8 +158,7 @@ func startsJSON(br *bufio.Reader) bool {
 	return len(b) > 0 && (b[0] == '{' || b[0] == '[')
 }
 
-// contentFormat tells a response's format from its Content-Type: JSON,
-// Prometheus (with expfmt's format) or "".
+// contentFormat tells a response's format (and expfmt's) from its Content-Type.
 func contentFormat(h http.Header) (string, expfmt.Format) {
 	mt, params, err := mime.ParseMediaType(h.Get("Content-Type"))
 	if err != nil {

@@ -7,13 +7,10 @@ import (
 	"bbslab/loadtest/text"
 )
 
-// A Stat is one number of a target's stats that the watcher keeps: where
-// it is in the stats JSON (Path, dot separated) or which Prometheus series
-// give it (Metric), and how the charts, the live dashboard and the sweep
-// table show it. A gauge is averaged over the step; a counter becomes its
-// increase per second, or with PerRequest per successful request. From
-// Prometheus the metric's type decides the kind, and a histogram gives the
-// mean of its observations or, with Quantile, a quantile of them.
+// A Stat is one number of a target's stats that the watcher keeps, at Path
+// in the stats JSON or from the Prometheus series Metric, and how it is shown.
+// A gauge is averaged; a counter gives its increase per second (PerRequest:
+// per success); a Prometheus histogram its mean, or its Quantile.
 type Stat struct {
 	Name       string  `toml:"name"`
 	Path       string  `toml:"path"`
@@ -21,28 +18,23 @@ type Stat struct {
 	PerRequest bool    `toml:"per_request"`
 	Scale      float64 `toml:"scale"` // multiplies the value (default 1)
 	Unit       string  `toml:"unit"`
-	// Metric is a PromQL selector whose series are summed. Per names a
-	// gauge the value is divided by at each read (a count of CPUs);
-	// MetricScale, when set, replaces Scale for the Prometheus form, so
-	// that both forms give the same figure.
+	// Metric is a PromQL selector whose series are summed; Per a gauge it is
+	// divided by (a count of CPUs); MetricScale replaces Scale for it.
 	Metric      string  `toml:"metric"`
 	Quantile    float64 `toml:"quantile"`
 	Per         string  `toml:"per"`
 	MetricScale float64 `toml:"metric_scale"`
-	// Optional says the target may leave the stat out: its absence is no
-	// warning.
+	// Optional says the target may leave the stat out without a warning.
 	Optional bool `toml:"optional"`
-	// Chart names the server chart (Chart.Name) the stat is drawn on, ""
-	// for none; Legend labels its line there and on the dashboard, and
-	// Complement draws 100 minus the value (busy from idle).
+	// Chart names the server chart it is drawn on, Legend its line there and
+	// on the dashboard; Complement draws 100 minus it (busy from idle).
 	Chart      string `toml:"chart"`
 	Legend     string `toml:"legend"`
 	Dashed     bool   `toml:"dashed"`
 	Complement bool   `toml:"complement"`
 	// Panel names the live dashboard's panel of the stat, "" for none.
 	Panel string `toml:"panel"`
-	// Column heads the stat's column in the sweep table ("" for none),
-	// printed with the fmt verb Format (default "%.3f").
+	// Column heads its sweep-table column, printed with Format (default %.3f).
 	Column string `toml:"column"`
 	Format string `toml:"format"`
 }
@@ -53,8 +45,7 @@ const (
 	Counter = "counter"
 )
 
-// Check checks a stat as a file or a flag gives it; its errors name the
-// stat and the field.
+// Check checks a stat as a file or a flag gives it.
 func (s Stat) Check() error {
 	if s.Name == "" || s.Path == "" && s.Metric == "" {
 		return fmt.Errorf("stat %q: a name and a path (stats JSON) or a metric (Prometheus) are required", s.Name)
@@ -85,30 +76,24 @@ func (s Stat) Check() error {
 	return nil
 }
 
-// A Chart is one server chart of a sweep: the stats whose Chart is Name,
-// drawn against clients.
+// A Chart is one server chart of a sweep, drawn against clients.
 type Chart struct {
 	Name   string
 	Title  string
 	YLabel string
 }
 
-// Columns returns the sweep table's server columns: the stats with a
-// Column, in order.
+// Columns returns the sweep table's columns of the stats with a Column.
 func Columns(rs []Stat) []text.Column {
 	var out []text.Column
 	for _, r := range rs {
 		if r.Column != "" {
-			out = append(out, text.Column{Header: r.Column, Format: r.Format, Value: serverValue(r.Name)})
+			value := func(res *loadtest.Result) (float64, bool) {
+				s, _ := Of(res)
+				return s.Server.Value(r.Name)
+			}
+			out = append(out, text.Column{Header: r.Column, Format: r.Format, Value: value})
 		}
 	}
 	return out
-}
-
-// serverValue returns a function giving the reading called name of a run.
-func serverValue(name string) func(*loadtest.Result) (float64, bool) {
-	return func(res *loadtest.Result) (float64, bool) {
-		s, _ := Of(res)
-		return s.Server.Value(name)
-	}
 }

@@ -1,60 +1,50 @@
 package watch
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
+	"slices"
 
 	"bbslab/loadtest"
 )
 
-// A Target describes a server under test to the tools: what the watcher,
-// the charts and the experiment runner know of it, built once by the
+// A Target describes a server under test to the tools, built once by the
 // target's package (for the board: contract.Board) and passed whole.
 type Target struct {
-	// StatsPath is the path of the stats JSON on the target's admin
-	// listener; MetricPrefix begins the names of its own Prometheus
-	// metrics (Describe).
+	// StatsPath is the stats JSON's path on the admin listener;
+	// MetricPrefix begins its own Prometheus metrics' names (Describe).
 	StatsPath    string
 	MetricPrefix string
-	// Stats are watched in each run; Charts are the server charts their
-	// Chart fields name.
+	// Stats are watched in each run and drawn on Charts.
 	Stats  []Stat
 	Charts []Chart
-	// EnvironmentKeys names the objects of the stats JSON copied into each
-	// result's environment.
+	// EnvironmentKeys names the stats JSON's objects copied to each result.
 	EnvironmentKeys []string
 	// States are the request states the live dashboard stacks.
 	States []State
 	// ProcessCPU is the target's own CPU in % of one core.
 	ProcessCPU Stat
-	// Interference is the CPU time of the target's cores that the target
-	// did not use, in % of one core, and Steal the hypervisor's part of
-	// it; an empty Name: the target gives none. A runner reads them at
-	// every step to tell a disturbed span.
+	// Interference is the CPU time of the target's cores that it did not
+	// use, in % of one core, and Steal the hypervisor's part; no Name: none.
 	Interference, Steal Stat
 	// Validate checks the target at url before any load; nil: none.
 	Validate func(ctx context.Context, url string) error
-	// StartHint returns, for a server command line that did not come up,
-	// a hint on what to start first, or "".
+	// StartHint hints at what to start first for a server that did not come up.
 	StartHint func(argv []string) string
-	// Disk turns a disk benchmark's JSON output into the report's table;
-	// nil, or a nil table, shows none.
+	// Disk turns a disk benchmark's JSON output into the report's table.
 	Disk func(raw json.RawMessage) *DiskTable
-	// Limiting names what limited the target at a step from its values
-	// keyed by stats path, "-" for nothing.
+	// Limiting names what limited a step from its values by path, "-" none.
 	Limiting func(byPath map[string]float64) string
-	// Tuning is what a tuner knows of the target; nil: it cannot be tuned
-	// while it runs.
+	// Tuning is what a tuner knows of the target; nil: it cannot be tuned.
 	Tuning *Tuning
-	// Each names the Stats that a fleet of replicas shows for each replica
-	// (package loadtest/fleetwatch); RequestPaths are the counters whose
-	// sum is the requests a replica has answered.
+	// Each names the Stats a fleet shows per replica (loadtest/fleetwatch);
+	// RequestPaths sum to the requests a replica has answered.
 	Each         []string
 	RequestPaths []string
 }
 
-// Watcher returns a watcher of the target as o asks, completed from t, or
-// nil when o asks for neither stats nor profiles.
+// Watcher returns a watcher as o asks, completed from t, or nil for none.
 func (t Target) Watcher(o Options) (loadtest.Watcher, error) {
 	if o.StatsURL == "" && o.ProfileURL == "" {
 		return nil, nil
@@ -66,9 +56,8 @@ func (t Target) Watcher(o Options) (loadtest.Watcher, error) {
 	return w, nil
 }
 
-// options completes o from t: t's Stats, EnvironmentKeys and (with an
-// OnRead) States where o has none, and each stat of o without a Panel is
-// given that of t's stat at the same path or metric.
+// options completes o from t: its Stats, EnvironmentKeys and States where o
+// has none, and each stat's Panel from t's stat at the same path or metric.
 func (t Target) options(o Options) Options {
 	if len(o.EnvironmentKeys) == 0 {
 		o.EnvironmentKeys = t.EnvironmentKeys
@@ -87,22 +76,16 @@ func (t Target) options(o Options) Options {
 			panel["metric "+s.Metric] = s.Panel
 		}
 	}
-	stats := make([]Stat, len(o.Stats))
+	delete(panel, "path ") // a stat without a path (or a metric) takes no panel by it
+	delete(panel, "metric ")
+	o.Stats = slices.Clone(o.Stats)
 	for i, s := range o.Stats {
-		if s.Panel == "" && s.Path != "" {
-			s.Panel = panel["path "+s.Path]
-		}
-		if s.Panel == "" && s.Metric != "" {
-			s.Panel = panel["metric "+s.Metric]
-		}
-		stats[i] = s
+		o.Stats[i].Panel = cmp.Or(s.Panel, panel["path "+s.Path], panel["metric "+s.Metric])
 	}
-	o.Stats = stats
 	return o
 }
 
-// A DiskTable is what a report shows of a disk benchmark's output: a
-// caption, a table and a one-sentence verdict.
+// A DiskTable is what a report shows of a disk benchmark's output.
 type DiskTable struct {
 	Caption string
 	Head    []string

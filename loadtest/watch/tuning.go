@@ -8,8 +8,7 @@ import (
 	"strings"
 )
 
-// ErrRestart is wrapped by Tuning.Set's error when the target cannot
-// change a knob while it runs.
+// ErrRestart is wrapped by Tuning.Set when a knob needs a restart.
 var ErrRestart = errors.New("the target cannot change this knob while it runs; it must be started again with it")
 
 // Knobs are the settings a tuner turns on a running target: its worker
@@ -35,32 +34,25 @@ func ParseKnobs(s string) (Knobs, error) {
 }
 
 // Tuning is what a tuner (package loadtest/tune) knows of a target: which
-// of its stats (by Stat.Name) play which part in naming what limits it,
-// and how its knobs are read and set while it runs. An empty name: the
-// target has no such reading.
+// stats (by Stat.Name, "" for none) tell what limits it, and its knobs.
 type Tuning struct {
-	// The waits per request (ms) for a worker and a connection, and the
-	// mean workers busy, requests queued, connections in use and acquires
-	// waiting.
+	// The waits per request (ms) for a worker and a connection, and the mean
+	// workers busy, requests queued, connections in use and acquires waiting.
 	WorkerWait, WorkersBusy, WorkersQueued string
 	PoolWait, PoolInUse, PoolWaiting       string
-	// CoresBusy is the target's own cores' busy share (%); MachineIdle the
-	// machine's idle share (%); CPUWait the time per request its work
-	// waited for a CPU (ms).
+	// CoresBusy is the target's cores' busy share (%), MachineIdle the
+	// machine's idle share (%), CPUWait the wait per request for a CPU (ms).
 	CoresBusy, MachineIdle, CPUWait string
-	// Work returns the work a request URL asks for; false when the URL
-	// names no work the target counts.
+	// Work returns the work a request URL asks for, if the target counts it.
 	Work func(url string) (w Work, ok bool)
-	// KnobsPath is where the knobs are on the admin listener, for
-	// messages. Get reads the knobs in force; Set sets k and returns the
-	// knobs in force once the change took effect.
+	// KnobsPath is where the knobs are on the admin listener; Get reads the
+	// knobs in force, Set sets k and returns them once it took effect.
 	KnobsPath string
 	Get       func(ctx context.Context, admin string) (Knobs, error)
 	Set       func(ctx context.Context, admin string, k Knobs) (Knobs, error)
 }
 
-// Work is the work a request asks for: its name (for the board, its
-// command) and the stats of its queries and database time per request.
+// Work is the work a request asks for: its name and per-request stats.
 type Work struct {
 	Name              string
 	Queries, Database Stat

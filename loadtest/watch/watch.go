@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -13,42 +14,33 @@ import (
 	"bbslab/loadtest"
 )
 
-// Options say what to watch; Target.Watcher fills in the rest from the
-// target.
+// Options say what to watch; Target.Watcher fills in the rest.
 type Options struct {
-	// StatsURL, when set, is read every second during the measured window
-	// (failed reads are counted, never fatal), in Format: Auto (or ""),
-	// JSON or Prometheus. Stats are the numbers kept from it.
+	// StatsURL, when set, is read every second in Format (Auto, JSON or
+	// Prometheus); failed reads are counted. Stats are the numbers kept.
 	StatsURL string
 	Format   string
 	Stats    []Stat
-	// EnvironmentKeys names the top-level objects of the stats JSON copied
-	// whole into the result's environment at the first successful read.
+	// EnvironmentKeys names the stats JSON's objects copied to the result.
 	EnvironmentKeys []string
 	// ProfileURL, when set, is the base of the target's profile endpoints;
-	// one profile of each of ProfileKinds ("cpu", "fgprof"; default cpu)
-	// is taken over the measured window and saved as
-	// PREFIX-<clients>clients-<kind>.pb.gz (ProfilePrefix, default
-	// "loadtest").
+	// one profile of each of ProfileKinds ("cpu" or "fgprof"; default cpu)
+	// is saved as PREFIX-<clients>clients-<kind>.pb.gz (default loadtest).
 	ProfileURL    string
 	ProfileKinds  []string
 	ProfilePrefix string
-	// ProfileSeconds is the profiles' length (0: the measured duration, 1
-	// to 30 s); ProfileBuckets and ProfileFocus split their samples by
-	// frame (ProfileSummary.Buckets).
+	// ProfileSeconds is the profiles' length (0: the measured duration);
+	// ProfileBuckets and ProfileFocus split their samples by frame.
 	ProfileSeconds int
 	ProfileBuckets []Bucket
 	ProfileFocus   string
-	// OnRead, when set, receives every poll's per-second values from the
-	// poller's goroutine, from the start of each run to its end, and must
-	// return quickly. States are the request states whose shares
-	// Read.States gives.
+	// OnRead, when set, receives every poll of each run and must return
+	// quickly; States are the request states whose shares Read.States gives.
 	OnRead func(Read)
 	States []State
 }
 
-// A Watcher polls a target's stats and takes its profiles during each run
-// it is given to (loadtest.Settings.Watcher).
+// A Watcher polls a target's stats and takes its profiles during each run.
 type Watcher struct {
 	o    Options
 	sels selectors
@@ -60,17 +52,14 @@ func New(o Options) (*Watcher, error) {
 		return nil, err
 	}
 	sels := selectors{}
-	rs := append([]Stat(nil), o.Stats...)
-	for i, r := range rs {
+	o.Stats = slices.Clone(o.Stats)
+	for i, r := range o.Stats {
 		if err := r.Check(); err != nil {
 			return nil, fmt.Errorf("stats reading %d: %w", i+1, err)
 		}
-		if err := sels.add(r.Metric, r.Per); err != nil {
-			return nil, fmt.Errorf("stats reading %q: %w", r.Name, err)
-		}
-		rs[i].Kind, rs[i].Scale = cmp.Or(r.Kind, Gauge), cmp.Or(r.Scale, 1)
+		sels.add(r.Metric, r.Per) // parsed by Check: no error
+		o.Stats[i].Kind, o.Stats[i].Scale = cmp.Or(r.Kind, Gauge), cmp.Or(r.Scale, 1)
 	}
-	o.Stats = rs
 	if err := checkStates(o.States); err != nil {
 		return nil, err
 	}
@@ -101,8 +90,7 @@ func New(o Options) (*Watcher, error) {
 
 var profilePaths = map[string]string{"cpu": "/pprof/profile", "fgprof": "/fgprof"}
 
-// watch reads the target's stats and takes its profiles during the
-// measured window of one run.
+// watch polls and profiles the target during one run.
 type watch struct {
 	o       Options
 	poller  *poller // nil without a stats URL
@@ -115,8 +103,7 @@ type watch struct {
 	warnings []string
 }
 
-// Start starts polling and profiling at warmEnd, the start of the
-// measured window of a run of s. It implements loadtest.Watcher.
+// Start starts polling and profiling a run of s at warmEnd (loadtest.Watcher).
 func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.Time) loadtest.Watch {
 	o := wr.o
 	w := &watch{o: o, warmEnd: warmEnd}
@@ -147,8 +134,7 @@ func (wr *Watcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.
 	return w
 }
 
-// profile takes one profile of kind from u into path and keeps its
-// summary.
+// profile saves one profile of kind from u to path and keeps its summary.
 func (w *watch) profile(ctx context.Context, kind, u, path string, secs int) {
 	// A stalled endpoint must not hold the run.
 	ctx, cancel := context.WithTimeout(ctx, time.Duration(secs)*time.Second+15*time.Second)
@@ -167,8 +153,7 @@ func (w *watch) profile(ctx context.Context, kind, u, path string, secs int) {
 	w.mu.Unlock()
 }
 
-// profileSeconds is the profiles' length: ProfileSeconds, else the
-// measured duration of s in whole seconds, 1 to 30.
+// profileSeconds is ProfileSeconds, else the measured seconds, 1 to 30.
 func profileSeconds(o Options, s loadtest.Settings) int {
 	if o.ProfileSeconds > 0 {
 		return o.ProfileSeconds
@@ -183,11 +168,8 @@ func (w *watch) warn(msg string) {
 	w.mu.Unlock()
 }
 
-// EndWindow ends the stats' window when the measured window ends, so that
-// they leave out the drain after it. Without live reads the stats are read
-// once more as the window's last read: a one-second beat would leave a
-// short window with too few reads for a rate. Live reads keep their beat
-// until Finish.
+// EndWindow ends the stats' window, leaving out the drain after it. Without
+// live reads the stats are read once more: a short window has few reads.
 func (w *watch) EndWindow() {
 	p := w.poller
 	if p == nil {
@@ -200,9 +182,8 @@ func (w *watch) EndWindow() {
 	w.wg.Go(func() { p.read(context.Background(), true) }) // bounded by the poller's client timeout
 }
 
-// Finish stops polling, waits for the profiles and returns what it saw
-// (Seen, as JSON), the environment copied from the stats JSON and
-// warnings: failed reads, and stats the target never had.
+// Finish stops polling, waits for the profiles and returns what it saw,
+// the environment and warnings (failed reads, stats the target lacks).
 func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	if w.poller != nil {
 		w.poller.stop() // a read in flight finishes: the window's last may be slow

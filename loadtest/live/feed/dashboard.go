@@ -10,9 +10,7 @@ import (
 	"bbslab/loadtest/live"
 )
 
-// A Dashboard is the live page a command serves while it loads: a Hub
-// served on a loopback address and, for a run or a sweep, the Feed of the
-// command's own rows (nil until NewFeed).
+// A Dashboard is the live page a command serves, with its Feed (or nil).
 type Dashboard struct {
 	Hub  *live.Hub
 	Feed *Feed
@@ -22,9 +20,8 @@ type Dashboard struct {
 	cancel context.CancelFunc
 }
 
-// Start serves the dashboard of a command's -live flag at addr ("" or
-// "off": none) and prints its URL to w, which asks for the page in
-// Japanese when lang is "ja". The caller must call Stop.
+// Start serves the dashboard of a -live flag at addr ("" or "off": none) and
+// prints its URL, in lang, to w. The caller must call Stop.
 func Start(ctx context.Context, addr, lang string, w io.Writer) (*Dashboard, error) {
 	if addr == "" || addr == "off" {
 		return nil, nil
@@ -41,8 +38,7 @@ func Start(ctx context.Context, addr, lang string, w io.Writer) (*Dashboard, err
 	return d, nil
 }
 
-// Serve serves the dashboard of a new Hub at addr until Stop or until ctx
-// ends. The caller must call Stop.
+// Serve serves a new Hub at addr until Stop; the caller must call Stop.
 func Serve(ctx context.Context, addr string) (*Dashboard, error) {
 	hub := live.New()
 	dctx, cancel := context.WithCancel(ctx)
@@ -60,8 +56,7 @@ func (d *Dashboard) NewFeed(title string) *Feed {
 	return d.Feed
 }
 
-// Stop, when d is not nil, publishes the end when d has a Feed, stops
-// serving and writes to w why the page missed frames, if it did.
+// Stop ends the Feed, if any, stops serving and warns on w of failures.
 func (d *Dashboard) Stop(w io.Writer) {
 	if d == nil {
 		return

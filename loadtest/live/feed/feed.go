@@ -7,11 +7,8 @@
 //	opts.OnRead = f.OnRead                                          // the watcher's reads of the target
 //	res, err := loadtest.Run(ctx, settings)
 //
-// The engine's per-second rows and the watcher's reads of the target
-// become one live.Frame a second, with the progress the caller sets
-// (Begin) and the steps, claims and notes it reports. It sits above the
-// engine, the watcher and the dashboard so that those three stay unaware
-// of each other.
+// The engine's rows and the watcher's reads become one live.Frame a second,
+// so that the engine, the watcher and the dashboard stay unaware of each other.
 package feed
 
 import (
@@ -28,13 +25,11 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// staleRead is how old the latest read of the target may be and still be
-// drawn with a second of load (polls come once a second).
+// staleRead is the age past which a read is not drawn with a second.
 const staleRead = 2500 * time.Millisecond
 
-// A Feed publishes the frames of one experiment, run or sweep to a Hub.
-// Its methods are safe for concurrent use. The zero Feed is not usable;
-// call New.
+// A Feed publishes the frames of one experiment, run or sweep to a Hub;
+// it is safe for concurrent use. Call New to get one.
 type Feed struct {
 	hub        *live.Hub
 	experiment string
@@ -51,10 +46,8 @@ type Feed struct {
 	done      bool
 }
 
-// A Position says which step of which run is loading, how long it is
-// planned to take and the time planned after it, for the progress bar and
-// the time left. With a Phase (e.g. "calibrating") the load is no measured
-// step: its seconds are published between the seconds, without figures.
+// A Position says which step of which run is loading and the seconds planned
+// for it and after it; a Phase ("calibrating") is no step and has no figures.
 type Position struct {
 	Run         string
 	Step        int // 1-based
@@ -65,8 +58,7 @@ type Position struct {
 	Phase       string
 }
 
-// New returns a Feed publishing to h, its clock started now; experiment
-// names the experiment (or run) on the page.
+// New returns a Feed of experiment publishing to h, its clock started now.
 func New(h *live.Hub, experiment string) *Feed {
 	return &Feed{hub: h, experiment: experiment, start: time.Now(), stepStart: time.Now()}
 }
@@ -81,8 +73,7 @@ func (f *Feed) Begin(p Position) {
 // Observer feeds f a run's per-second rows.
 func (f *Feed) Observer() loadtest.Observer { return loadtest.ObserverFunc(f.second) }
 
-// OnRead keeps the watcher's last read for the next second's frame: it is
-// a watcher's Options.OnRead.
+// OnRead keeps a watcher's read for the next second (Options.OnRead).
 func (f *Feed) OnRead(r watch.Read) {
 	f.mu.Lock()
 	f.read = &r
@@ -93,15 +84,14 @@ func (f *Feed) OnRead(r watch.Read) {
 func (f *Feed) second(row loadtest.SecondRow) {
 	now := time.Now()
 	f.mu.Lock()
-	if f.pos.Phase != "" {
-		fr := live.Frame{Between: true}
-		f.fill(&fr, now)
+	fr := live.Frame{Between: f.pos.Phase != ""}
+	f.fill(&fr, now)
+	if fr.Between {
 		f.mu.Unlock()
 		f.publish(fr)
 		return
 	}
-	fr := live.Frame{Client: client(row)}
-	f.fill(&fr, now)
+	fr.Client = client(row)
 	if r := f.read; r != nil && now.Sub(r.At) <= staleRead {
 		for _, v := range r.Values(row.Throughput) {
 			if v.Stat.Panel != "" && finite(v.Value) {
@@ -125,9 +115,7 @@ func (f *Feed) second(row loadtest.SecondRow) {
 }
 
 // lastSecond copies the figures of the second just published into fr, a
-// step frame, when that second ended a moment ago, so that the page heads
-// with the step's last figures; otherwise fr is between the seconds. The
-// caller holds f.mu.
+// step frame, else marks fr between the seconds. The caller holds f.mu.
 func (f *Feed) lastSecond(fr *live.Frame, now time.Time) {
 	if f.last == nil || now.Sub(f.lastAt) > time.Second {
 		fr.Between = true
@@ -185,22 +173,19 @@ func (f *Feed) count(s live.Step) {
 	}
 }
 
-// Note publishes a note of the experiment's on a frame of its own between
-// the seconds; a note after Done is dropped.
+// Note publishes a note on a frame of its own, unless after Done.
 func (f *Feed) Note(s string) {
 	f.between(live.Frame{Between: true, Notes: []string{s}}, nil)
 }
 
 // Tune publishes a tuner's step on a frame of its own between the seconds;
-// it counts in the headline as a measured step does, its setting standing
-// in for the run.
+// it counts in the headline as a measured step, its setting as the run.
 func (f *Feed) Tune(p live.TunePoint) {
 	f.between(live.Frame{Between: true, Tune: &p}, &live.Step{Run: fmt.Sprintf("%s: %d/%d", p.Path, p.Workers, p.Pool),
 		Throughput: p.Throughput, P99: p.P99, Requests: p.Requests, Errors: p.Errors})
 }
 
-// between publishes fr, counting s at the current clients when given,
-// unless Done was called.
+// between publishes fr and counts s, if given, unless after Done.
 func (f *Feed) between(fr live.Frame, s *live.Step) {
 	f.mu.Lock()
 	if f.done {
@@ -216,9 +201,7 @@ func (f *Feed) between(fr live.Frame, s *live.Step) {
 	f.publish(fr)
 }
 
-// Done publishes the last frame with the final claims and the summary of
-// the steps, closes the hub's streams and returns the first publication
-// that failed.
+// Done publishes the last frame, closes the hub and returns Err.
 func (f *Feed) Done(claims []live.Claim) error {
 	fr := live.Frame{Claims: claims, Done: true, Between: true}
 	f.mu.Lock()
@@ -234,8 +217,7 @@ func (f *Feed) Done(claims []live.Claim) error {
 	return f.Err()
 }
 
-// Err returns the first publication that failed: a frame the page could
-// not draw is dropped, never fatal to the load.
+// Err returns the first publication that failed; the load goes on.
 func (f *Feed) Err() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
