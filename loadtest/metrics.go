@@ -53,8 +53,7 @@ func (a *labelAcc) addCode(code int) {
 	a.codes = append(a.codes, codeCount{code, 1})
 }
 
-// tally returns a's figures as a Tally, sharing its histogram and error
-// set.
+// tally returns a's figures as a Tally, sharing its histogram.
 func (a *labelAcc) tally() *Tally {
 	t := &Tally{hist: a.hist, ok: a.ok, errs: errorKinds(a.errs), codes: map[string]int64{}, errSet: a.texts, recv: a.recv, snt: a.sent}
 	for _, c := range a.codes {
@@ -91,8 +90,7 @@ type secAcc struct {
 	labels []secLabel // with several labels
 }
 
-// secLabel counts one label's requests in a second, or a Timeline
-// interval's.
+// secLabel counts one label's requests in a second or Timeline interval.
 type secLabel struct {
 	hist *Histogram
 	ok   int64
@@ -217,8 +215,7 @@ func (r *recorder) record(s *record) {
 	sh.mu.Unlock()
 }
 
-// takeSecond moves the shards' current-second accumulators into into,
-// labels and kinds.
+// takeSecond moves the shards' current second into into, labels and kinds.
 func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKinds]int64) (ok, errs, recv int64) {
 	for i := range r.shards {
 		sh := &r.shards[i]

@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -47,13 +48,12 @@ type runner struct {
 // invalid settings, an https:// certificate that fails verification, and
 // when ctx ends while Run waits for Settings.StartAt.
 func Run(ctx context.Context, s Settings) (*Result, error) {
-	if err := s.Validate(); err != nil {
+	reqs, err := s.validate()
+	if err != nil {
 		return nil, err
 	}
-	if s.Seed == 0 {
-		s.Seed = uint64(time.Now().UnixNano())
-	}
-	r, err := newRunner(ctx, s)
+	s.Seed = cmp.Or(s.Seed, uint64(time.Now().UnixNano()))
+	r, err := newRunner(ctx, s, reqs)
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +85,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	return r.finish(cost, series, interrupted, watch)
 }
 
-func newRunner(ctx context.Context, s Settings) (*runner, error) {
-	r := &runner{s: s, conns: newConnRegistry()}
+func newRunner(ctx context.Context, s Settings, reqs []*compiled) (*runner, error) {
+	r := &runner{s: s, reqs: reqs, conns: newConnRegistry()}
 	total := 0
-	for i, rq := range s.Requests {
-		c, err := compileRequest(rq, i, !s.DisableKeepAlive)
-		if err != nil {
-			return nil, fmt.Errorf("request %d: %w", i+1, err)
-		}
-		r.reqs = append(r.reqs, c)
+	for _, c := range reqs {
 		total += c.weight
 		r.cum = append(r.cum, total)
 	}
@@ -112,8 +107,7 @@ func newRunner(ctx context.Context, s Settings) (*runner, error) {
 	return r, nil
 }
 
-// setStart fixes the run's start, the end of its warm-up and its planned
-// stop.
+// setStart fixes the run's start, warm-up end and planned stop.
 func (r *runner) setStart() {
 	s := r.s
 	r.start = time.Now()
@@ -130,8 +124,7 @@ func (r *runner) setStart() {
 	r.stopNs.Store(int64(planned))
 }
 
-// startClients starts the open model's workers and dispatcher, or the
-// other models' clients on the wake-up scheduler.
+// startClients starts the clients of the run's model.
 func (r *runner) startClients(wg *sync.WaitGroup) {
 	s := r.s
 	if s.Model == ModelOpen {
@@ -150,8 +143,7 @@ func (r *runner) startClients(wg *sync.WaitGroup) {
 	}
 }
 
-// finish flushes the last, partial second, the timeline and the JTL lines
-// once every client has ended, and assembles the result.
+// finish flushes what the clients left and assembles the result.
 func (r *runner) finish(cost *costMeter, series []SecondRow, interrupted bool, watch Watch) (*Result, error) {
 	end := time.Now()
 	n := len(series)
@@ -229,8 +221,7 @@ func (r *runner) stop() {
 	r.cancel()
 }
 
-// clock keeps one series row per second and hands each to the observers
-// until the run ends. It reports whether ctx interrupted the run.
+// clock keeps a series row per second; true means ctx interrupted the run.
 func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow, interrupted bool) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -339,8 +330,7 @@ func (r *runner) newWorker(id int) *worker {
 	return w
 }
 
-// admit counts a measured request against MaxRequests; false means the
-// budget is spent.
+// admit counts a measured request; false when MaxRequests is spent.
 func (r *runner) admit(measured bool) bool {
 	if !measured || r.s.MaxRequests == 0 {
 		return true
@@ -433,8 +423,7 @@ type closedClient struct {
 	wg    *sync.WaitGroup
 }
 
-// startClient schedules client id's first request, spread over the
-// ramp-up plus a random offset within one think time.
+// startClient schedules client id's first request.
 func (r *runner) startClient(id int, wg *sync.WaitGroup) {
 	c := &closedClient{r: r, w: r.newWorker(id), wg: wg}
 	c.timer = NewTimer(r.s.TimerKind, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
@@ -625,8 +614,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	return res
 }
 
-// Warnings explains what limits the figures of res; Run and merge.Results
-// put them first in Result.Warnings.
+// Warnings explains what limits the figures of res.
 func Warnings(res *Result) []string {
 	var w []string
 	if res.Interrupted {

@@ -23,8 +23,7 @@ import (
 type Request struct {
 	// Label names the request in results; it defaults to "METHOD path".
 	Label string `json:"label" toml:"label"`
-	// Method is the HTTP method; GET when empty, or POST when Form or Body
-	// is set.
+	// Method is the HTTP method: GET, or POST with Form or Body, by default.
 	Method string `json:"method,omitempty" toml:"method"`
 	// URL is an absolute http:// or https:// URL.
 	URL string `json:"url" toml:"url"`
@@ -34,8 +33,7 @@ type Request struct {
 	// Body is the request body (not with Form), sent as
 	// application/x-www-form-urlencoded without a Content-Type header.
 	Body string `json:"body,omitempty" toml:"body"`
-	// BodyFile, in a scenario file only, names a file holding the body,
-	// relative to the scenario file.
+	// BodyFile, in a scenario file only, names a file holding the body.
 	BodyFile string `json:"-" toml:"body_file"`
 	// Headers are extra request headers. A Host header replaces the URL's
 	// host; Content-Length, Transfer-Encoding and Connection are refused.
@@ -52,8 +50,7 @@ type scenarioFile struct {
 	Request []Request `toml:"request"`
 }
 
-// LoadScenario reads a TOML scenario file: one [[request]] table per
-// request, checked as Run would check them.
+// LoadScenario reads a TOML scenario file of [[request]] tables.
 func LoadScenario(path string) ([]Request, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -143,8 +140,7 @@ type compiled struct {
 	bodyType   string // the Content-Type line sent with a body
 }
 
-// DialAddr returns the host:port a client dials for the http:// or
-// https:// URL raw.
+// DialAddr returns the host:port a client dials for the URL raw.
 func DialAddr(raw string) (string, error) {
 	u, err := splitURL(raw)
 	return u.hostport, err
@@ -251,8 +247,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	return c, nil
 }
 
-// checkRequest checks what r asks for beyond its URL and returns its
-// method.
+// checkRequest checks r beyond its URL and returns its method.
 func checkRequest(r Request) (method string, err error) {
 	if r.BodyFile != "" {
 		return "", fmt.Errorf("body_file %q: only a scenario file reads body_file (LoadScenario)", r.BodyFile)
@@ -284,8 +279,7 @@ func checkRequest(r Request) (method string, err error) {
 	return method, nil
 }
 
-// compileForm compiles form parameters as a urlencoded template, in key
-// order.
+// compileForm compiles form parameters as a urlencoded template.
 func compileForm(form map[string]string) (template, error) {
 	var t template
 	for i, k := range slices.Sorted(maps.Keys(form)) {
@@ -302,8 +296,7 @@ func compileForm(form map[string]string) (template, error) {
 	return t, nil
 }
 
-// ParseHeader parses a header as curl's, hey's and vegeta's -H give it,
-// "Name: value", into its name and value.
+// ParseHeader parses a header given as "Name: value", as curl's -H.
 func ParseHeader(s string) (name, value string, err error) {
 	name, value, ok := strings.Cut(s, ":")
 	if !ok {
@@ -397,8 +390,7 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 	return nil
 }
 
-// render appends the wire form of the request to dst, rendering the body
-// into *scratch; st may be nil for static requests.
+// render appends the request to dst, its body rendered in *scratch.
 func (c *compiled) render(dst []byte, scratch *[]byte, st *renderState) []byte {
 	dst = c.line.render(dst, st)
 	if !c.hasBody {

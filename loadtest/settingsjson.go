@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// msDuration is a time.Duration in JSON as milliseconds, to the
-// nanosecond.
+// msDuration is a time.Duration in JSON as milliseconds.
 type msDuration time.Duration
 
 func (d msDuration) MarshalJSON() ([]byte, error) {

@@ -103,8 +103,7 @@ func fitGiven(clients []int, x []float64, lambda float64) USL {
 	return USL{Lambda: lambda, Sigma: math.Max(sigma, 0), Kappa: math.Max(kappa, 0)}
 }
 
-// searchLambda finds λ by golden-section search of the throughputs'
-// squared error.
+// searchLambda finds λ by golden-section search of the squared error.
 func searchLambda(clients []int, x []float64) USL {
 	best := 0.0
 	for i, c := range clients {
