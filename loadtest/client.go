@@ -228,8 +228,7 @@ func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outc
 		if !(retry && reused && attempt == 0) {
 			return
 		}
-		conn := o.connect
-		*o = outcome{connect: conn}
+		*o = outcome{connect: o.connect}
 	}
 }
 

@@ -370,14 +370,11 @@ func CheckSchema(path string, v int) error {
 }
 
 func errorKinds(c [numKinds]int64) map[string]int64 {
-	var m map[string]int64
+	m := map[string]int64{}
 	for k := ErrorKind(1); k < numKinds; k++ {
 		if c[k] > 0 {
-			if m == nil {
-				m = map[string]int64{}
-			}
 			m[k.String()] = c[k]
 		}
 	}
-	return m
+	return nonEmpty(m)
 }

@@ -191,14 +191,12 @@ func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup)
 			wg.Wait()
 			close(done)
 		}()
-		t := time.NewTimer(r.s.Drain)
 		select {
 		case <-done:
-		case <-t.C:
+		case <-time.After(r.s.Drain):
 		case <-ctx.Done():
 			cut = true
 		}
-		t.Stop()
 	}
 	r.cut.Store(true)
 	r.cutCancel()
@@ -402,12 +400,10 @@ func (w *worker) sleep(t time.Time) bool {
 	if d <= 0 {
 		return w.r.ctx.Err() == nil
 	}
-	tm := time.NewTimer(d)
 	select {
-	case <-tm.C:
+	case <-time.After(d):
 		return true
 	case <-w.r.ctx.Done():
-		tm.Stop()
 		return false
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -313,10 +312,8 @@ func checkHeader(name, value string) error {
 	if name == "" {
 		return fmt.Errorf("header %q: empty name", name+": "+value)
 	}
-	for i := 0; i < len(name); i++ {
-		if !isTokenChar(name[i]) {
-			return fmt.Errorf("bad header name %q: want letters, digits and !#$%%&'*+-.^_`|~", name)
-		}
+	if strings.ContainsFunc(name, func(c rune) bool { return !isTokenChar(c) }) {
+		return fmt.Errorf("bad header name %q: want letters, digits and !#$%%&'*+-.^_`|~", name)
 	}
 	if strings.ContainsAny(value, "\r\n\x00") {
 		return fmt.Errorf("header %q: the value holds a line break or NUL", name)
@@ -334,16 +331,17 @@ func checkHeader(name, value string) error {
 	return nil
 }
 
-func isTokenChar(c byte) bool {
+func isTokenChar(c rune) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		strings.ContainsRune("!#$%&'*+-.^_`|~", c)
 }
 
 func (c *compiled) buildLine(method string, uri template, host string, headers map[string]string, keepAlive bool) error {
-	keys := make([]string, 0, len(headers))
+	var extra template // the headers after Host and User-Agent
 	seen := map[string]string{}
 	agent := "bbslab-loadtest"
-	for k, v := range headers {
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
+		v := headers[k]
 		if err := checkHeader(k, v); err != nil {
 			return err
 		}
@@ -364,9 +362,14 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 		case "content-type":
 			c.bodyType = ""
 		}
-		keys = append(keys, k)
+		vt, err := compileTemplate(v, nil)
+		if err != nil {
+			return fmt.Errorf("header %q: %w", k, err)
+		}
+		extra.addLit(k+": ", nil)
+		extra.segs = append(extra.segs, vt.segs...)
+		extra.addLit("\r\n", nil)
 	}
-	sort.Strings(keys)
 	var t template
 	t.addLit(method+" ", nil)
 	t.segs = append(t.segs, uri.segs...)
@@ -377,16 +380,7 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 	if !keepAlive {
 		t.addLit("Connection: close\r\n", nil)
 	}
-	for _, k := range keys {
-		vt, err := compileTemplate(headers[k], nil)
-		if err != nil {
-			return fmt.Errorf("header %q: %w", k, err)
-		}
-		t.addLit(k+": ", nil)
-		t.segs = append(t.segs, vt.segs...)
-		t.addLit("\r\n", nil)
-	}
-	c.line = t
+	c.line = template{append(t.segs, extra.segs...)}
 	return nil
 }
 

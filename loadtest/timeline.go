@@ -112,10 +112,8 @@ func (t *timelineRec) result(warmup time.Duration) *Timeline {
 		if !s.done {
 			continue
 		}
-		tr := TimelineRequest{I: i, StartMs: ms(s.start), LatencyMs: ms(s.lat)}
-		if s.kind != KindOK {
-			tr.Error = s.kind.String()
-		} else {
+		tr := TimelineRequest{I: i, StartMs: ms(s.start), LatencyMs: ms(s.lat), Error: s.kind.String()}
+		if s.kind == KindOK {
 			lats = append(lats, tr.LatencyMs)
 			idx = append(idx, i)
 		}
