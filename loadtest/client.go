@@ -78,7 +78,7 @@ type outcome struct {
 	kind     ErrorKind
 	err      error
 	recv     int64
-	sent     int64
+	sentN    int64
 	first    time.Time     // when the status line arrived
 	connect  time.Duration // time to connect, 0 when reused
 	reason   []byte        // status reason (valid until the next exchange)
@@ -236,7 +236,7 @@ func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outc
 // it failed before any response byte arrived, when a retry is safe.
 func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o *outcome) (retryable bool) {
 	n, err := c.send(now, req)
-	o.sent = int64(n)
+	o.sentN = int64(n)
 	if err != nil {
 		o.kind, o.err = classify(err), err
 		return o.kind == KindIO

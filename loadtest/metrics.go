@@ -9,22 +9,15 @@ import (
 
 // record is one finished request as a client saw it.
 type record struct {
+	outcome
 	label    int
 	client   int
-	kind     ErrorKind
-	status   int
 	intended time.Time // latency counts from here
 	sent     time.Time
-	first    time.Time // first response byte
 	end      time.Time
-	recv     int64
-	sentN    int64
-	connect  time.Duration
 	timerLag time.Duration // lateness of the client's own wake-up
 	measured bool
 	late     bool // already due when its client got to it
-	reason   []byte
-	err      error
 }
 
 // labelAcc accumulates the measured samples of one label.
@@ -82,12 +75,9 @@ func errText(s *record) string {
 
 // secAcc accumulates the samples of the current second, warm-up included.
 type secAcc struct {
-	hist   *Histogram // with one label; nil with several
-	ok     int64
-	errs   int64
+	labels []secLabel
 	recv   int64
-	kinds  [numKinds]int64
-	labels []secLabel // with several labels
+	kinds  [numKinds]int64 // KindOK counts the successes
 }
 
 // secLabel counts one label's requests in a second or Timeline interval.
@@ -155,11 +145,7 @@ func newRecorder(nshards, nlabels int) *recorder {
 		for j := range sh.labels {
 			sh.labels[j].hist = NewHistogram()
 		}
-		if nlabels > 1 {
-			sh.sec.labels = newSecLabels(nlabels)
-		} else {
-			sh.sec.hist = NewHistogram()
-		}
+		sh.sec.labels = newSecLabels(nlabels)
 		sh.lag.timer = NewHistogram()
 	}
 	return r
@@ -178,17 +164,8 @@ func (r *recorder) record(s *record) {
 	if sh.tl != nil {
 		sh.tl.add(ok, lat)
 	}
-	if ok {
-		sh.sec.ok++
-	} else {
-		sh.sec.errs++
-		sh.sec.kinds[s.kind]++
-	}
-	if sh.sec.labels != nil {
-		sh.sec.labels[s.label].add(ok, lat) // takeSecond merges them
-	} else if ok {
-		sh.sec.hist.Record(lat)
-	}
+	sh.sec.kinds[s.kind]++
+	sh.sec.labels[s.label].add(ok, lat)
 	sh.sec.recv += s.recv
 	if s.measured {
 		la := &sh.labels[s.label]
@@ -216,16 +193,10 @@ func (r *recorder) record(s *record) {
 }
 
 // takeSecond moves the shards' current second into into, labels and kinds.
-func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKinds]int64) (ok, errs, recv int64) {
+func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKinds]int64) (recv int64) {
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
-		if sh.sec.labels == nil {
-			into.Merge(sh.sec.hist)
-			sh.sec.hist.Reset()
-		}
-		ok += sh.sec.ok
-		errs += sh.sec.errs
 		recv += sh.sec.recv
 		for k, n := range sh.sec.kinds {
 			kinds[k] += n
@@ -234,10 +205,10 @@ func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKin
 			into.Merge(sh.sec.labels[j].hist)
 			sh.sec.labels[j].moveTo(&labels[j])
 		}
-		sh.sec = secAcc{hist: sh.sec.hist, labels: sh.sec.labels}
+		sh.sec = secAcc{labels: sh.sec.labels}
 		sh.mu.Unlock()
 	}
-	return ok, errs, recv
+	return recv
 }
 
 func (r *recorder) enableTimeline() {

@@ -264,12 +264,13 @@ func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow
 // flushSecond appends the row for the interval ending at now.
 func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	h := NewHistogram()
-	var labels []secLabel
-	if len(r.reqs) > 1 {
-		labels = newSecLabels(len(r.reqs))
-	}
+	labels := newSecLabels(len(r.reqs))
 	var kinds [numKinds]int64
-	ok, errs, recv := r.rec.takeSecond(h, labels, &kinds)
+	recv := r.rec.takeSecond(h, labels, &kinds)
+	ok, errs := kinds[KindOK], int64(0)
+	for _, n := range kinds[KindOK+1:] {
+		errs += n
+	}
 	t := now.Sub(r.start).Seconds()
 	prev := 0.0
 	if len(series) > 0 {
@@ -291,8 +292,10 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		Throughput: rate(ok),
 	}
 	for j, l := range labels {
-		row.Labels = append(row.Labels, LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs,
-			Histogram: l.hist, Throughput: rate(l.ok)})
+		if len(labels) > 1 {
+			row.Labels = append(row.Labels, LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs,
+				Histogram: l.hist, Throughput: rate(l.ok)})
+		}
 	}
 	row.FillLatency()
 	return append(series, row)
@@ -369,12 +372,8 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 		}
 	}
 	s := &w.cur
-	*s = record{
-		label: req.index, client: w.id, kind: o.kind, status: o.status,
-		intended: intended, sent: sent, first: o.first, end: end,
-		recv: o.recv, sentN: o.sent, connect: o.connect, timerLag: timerLag,
-		measured: measured, late: late, reason: o.reason, err: o.err,
-	}
+	*s = record{outcome: *o, label: req.index, client: w.id, intended: intended, sent: sent, end: end,
+		timerLag: timerLag, measured: measured, late: late}
 	r.rec.record(s)
 	if ti >= 0 {
 		r.tl.slots[ti] = tlSlot{start: intended.Sub(r.start), lat: end.Sub(intended), kind: o.kind, done: true}
