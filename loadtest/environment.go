@@ -18,8 +18,3 @@ type Environment struct {
 	// Server holds the objects of the target's stats JSON, by key.
 	Server map[string]json.RawMessage `json:"server,omitempty"`
 }
-
-func newEnvironment() *Environment {
-	h := generatorHost()
-	return &Environment{Generator: &h}
-}

@@ -146,12 +146,8 @@ func (r *runner) startClients(wg *sync.WaitGroup) {
 // finish flushes what the clients left and assembles the result.
 func (r *runner) finish(cost *costMeter, series []SecondRow, interrupted bool, watch Watch) (*Result, error) {
 	end := time.Now()
-	n := len(series)
-	series = r.flushSecond(series, end)
+	series = r.flushSecond(series, end) // the last, partial second and the drain
 	for _, o := range r.s.Observers {
-		if len(series) > n {
-			o.Second(series[n]) // the last, partial second and the drain
-		}
 		o.End()
 	}
 	if r.tl != nil {
@@ -249,19 +245,14 @@ func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow
 		case now := <-tlTick:
 			r.tl.flush(r.rec, r.start, now)
 		case now := <-tick.C:
-			n := len(series)
 			series = r.flushSecond(series, now)
 			cost.sample()
-			if len(series) > n {
-				for _, o := range r.s.Observers {
-					o.Second(series[n])
-				}
-			}
 		}
 	}
 }
 
-// flushSecond appends the row for the interval ending at now.
+// flushSecond appends the row for the interval ending at now and hands it
+// to the observers.
 func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	h := NewHistogram()
 	labels := newSecLabels(len(r.reqs))
@@ -298,6 +289,9 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		}
 	}
 	row.FillLatency()
+	for _, o := range r.s.Observers {
+		o.Second(row)
+	}
 	return append(series, row)
 }
 
@@ -331,20 +325,12 @@ func (r *runner) newWorker(id int) *worker {
 	return w
 }
 
-// admit counts a measured request; false when MaxRequests is spent.
-func (r *runner) admit(measured bool) bool {
-	if !measured || r.s.MaxRequests == 0 {
-		return true
-	}
-	return r.issued.Add(1) <= r.s.MaxRequests
-}
-
 // exchange sends one request due at intended and records it. It returns
 // the time the exchange ended, and false when the run is over.
 func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) (time.Time, bool) {
 	r := w.r
-	if !r.admit(!sent.Before(r.warmEnd)) {
-		return sent, false
+	if !sent.Before(r.warmEnd) && r.s.MaxRequests > 0 && r.issued.Add(1) > r.s.MaxRequests {
+		return sent, false // the measured requests are all issued
 	}
 	req := r.pick(w.rng)
 	ti := r.tl.next()
@@ -580,7 +566,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		MeasuredSeconds: round3(seconds), Interrupted: interrupted,
 		DrainSeconds: round3(max(end.Sub(stop).Seconds(), 0)),
 		Series:       series,
-		Environment:  newEnvironment(),
+		Environment:  &Environment{Generator: ptr(generatorHost())},
 	}
 	all := NewTally()
 	for i, t := range r.rec.labelTotals(len(r.reqs)) {

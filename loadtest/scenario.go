@@ -261,10 +261,8 @@ func checkRequest(r Request) (method string, err error) {
 			method = "POST"
 		}
 	}
-	for _, c := range method {
-		if c < 'A' || c > 'Z' {
-			return "", fmt.Errorf("bad method %q", r.Method)
-		}
+	if strings.ContainsFunc(method, func(c rune) bool { return c < 'A' || c > 'Z' }) {
+		return "", fmt.Errorf("bad method %q", r.Method)
 	}
 	if method == "HEAD" && r.Body != "" {
 		return "", fmt.Errorf("a HEAD request takes no body")
