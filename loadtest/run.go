@@ -25,13 +25,11 @@ type runner struct {
 	startLag time.Duration // how late after Settings.StartAt the clients started
 	stopNs   atomic.Int64  // the stop time since start; moved earlier by stop
 	// ctx ends with the measured window; cutCtx when the run stops waiting
-	// for the requests in flight, after cut is set so that their failures
-	// count as KindCutoff.
+	// for the requests in flight, whose failures then count as KindCutoff.
 	ctx       context.Context
 	cancel    context.CancelFunc
 	cutCtx    context.Context
 	cutCancel context.CancelFunc
-	cut       atomic.Bool
 	seq       atomic.Int64
 	issued    atomic.Int64
 	finished  atomic.Int64
@@ -194,7 +192,6 @@ func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup)
 			cut = true
 		}
 	}
-	r.cut.Store(true)
 	r.cutCancel()
 	r.conns.wakeAll()
 	wg.Wait()
@@ -346,7 +343,7 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	o := &w.out
 	w.conn.do(sent, wire, req.head, req.contains, o)
 	end := time.Now()
-	if o.kind != KindOK && r.cut.Load() {
+	if o.kind != KindOK && r.cutCtx.Err() != nil {
 		o.kind = KindCutoff
 	}
 	measured := !end.Before(r.warmEnd)
