@@ -230,32 +230,24 @@ func (r *recorder) takeInterval(into *Histogram) (ok, errs int64) {
 	return acc.ok, acc.errs
 }
 
-func (r *recorder) labelTotals(nlabels int) []*Tally {
-	out := make([]*Tally, nlabels)
-	for j := range out {
-		out[j] = NewTally()
+// totals adds up the shards' label totals and schedule lag.
+func (r *recorder) totals(nlabels int) ([]*Tally, lagAcc) {
+	labels := make([]*Tally, nlabels)
+	for j := range labels {
+		labels[j] = NewTally()
 	}
+	lag := lagAcc{timer: NewHistogram()}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
 		for j := range sh.labels {
-			out[j].add(sh.labels[j].tally())
+			labels[j].add(sh.labels[j].tally())
 		}
+		lag.timer.Merge(sh.lag.timer)
+		lag.late += sh.lag.late
+		lag.max = max(lag.max, sh.lag.max)
+		lag.timerMax = max(lag.timerMax, sh.lag.timerMax)
 		sh.mu.Unlock()
 	}
-	return out
-}
-
-func (r *recorder) lagTotals() lagAcc {
-	out := lagAcc{timer: NewHistogram()}
-	for i := range r.shards {
-		sh := &r.shards[i]
-		sh.mu.Lock()
-		out.timer.Merge(sh.lag.timer)
-		out.late += sh.lag.late
-		out.max = max(out.max, sh.lag.max)
-		out.timerMax = max(out.timerMax, sh.lag.timerMax)
-		sh.mu.Unlock()
-	}
-	return out
+	return labels, lag
 }

@@ -565,8 +565,9 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		Series:       series,
 		Environment:  &Environment{Generator: ptr(generatorHost())},
 	}
+	labels, lag := r.rec.totals(len(r.reqs))
 	all := NewTally()
-	for i, t := range r.rec.labelTotals(len(r.reqs)) {
+	for i, t := range labels {
 		all.add(t)
 		res.Labels = append(res.Labels, t.Stats(r.reqs[i].label, s.Clients, seconds))
 	}
@@ -574,7 +575,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	if s.Model == ModelOpen {
 		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
 	}
-	res.Cost = cost.finish(r.rec.lagTotals(), meanThink)
+	res.Cost = cost.finish(lag, meanThink)
 	if r.tl != nil {
 		res.Timeline = r.tl.result(s.Warmup)
 	}

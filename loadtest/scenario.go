@@ -208,8 +208,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 			return nil, fmt.Errorf("url %q: %w", r.URL, err)
 		}
 	}
-	bodyT, err := compileForm(r.Form)
-	if err != nil {
+	if c.body, err = compileForm(r.Form); err != nil {
 		return nil, err
 	}
 	// These methods always send a Content-Length: servers may answer 411.
@@ -225,11 +224,11 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 			sep = "&"
 		}
 		ut.addLit(sep, nil)
-		ut.segs = append(ut.segs, bodyT.segs...)
-		bodyT = template{}
+		ut.segs = append(ut.segs, c.body.segs...)
+		c.body = template{}
 	}
 	if r.Body != "" {
-		if bodyT, err = compileTemplate(r.Body, nil); err != nil {
+		if c.body, err = compileTemplate(r.Body, nil); err != nil {
 			return nil, fmt.Errorf("body: %w", err)
 		}
 	}
@@ -239,7 +238,6 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	if err := c.buildLine(method, ut, u.host, r.Headers, keepAlive); err != nil {
 		return nil, err
 	}
-	c.body = bodyT
 	if c.line.static() && c.body.static() {
 		c.static = c.render(nil, new([]byte), nil)
 	}
