@@ -45,8 +45,7 @@ func (k ErrorKind) String() string {
 // maxBody bounds the body read into memory for a substring check.
 const maxBody = 16 << 20
 
-// readerPool holds response readers, so that idle connections cost no
-// buffer.
+// readerPool lends response readers, so that idle connections hold none.
 var readerPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 4096) }}
 
 // conn is one client's HTTP/1.1 connection. It is used by one goroutine.
@@ -79,7 +78,7 @@ type outcome struct {
 	kind     ErrorKind
 	err      error
 	recv     int64
-	sent     int64
+	sentN    int64
 	first    time.Time     // when the status line arrived
 	connect  time.Duration // time to connect, 0 when reused
 	reason   []byte        // status reason (valid until the next exchange)
@@ -127,8 +126,7 @@ func (c *conn) dial(o *outcome) error {
 	return nil
 }
 
-// handshake runs the TLS handshake on nc, opened at t0, within the
-// timeout, reading and writing through raw when there is one.
+// handshake runs the TLS handshake on nc, opened at t0, within the timeout.
 func (c *conn) handshake(nc net.Conn, raw *rawConn, t0 time.Time) (net.Conn, error) {
 	under := nc
 	if raw != nil {
@@ -163,8 +161,7 @@ func tlsError(addr string, err error) error {
 	return fmt.Errorf("tls handshake with %s: %w", addr, err)
 }
 
-// rawNetConn is the connection under a tls.Conn, using the raw system
-// calls.
+// rawNetConn is the connection under a tls.Conn, using raw system calls.
 type rawNetConn struct {
 	net.Conn
 	raw *rawConn
@@ -173,8 +170,7 @@ type rawNetConn struct {
 func (r rawNetConn) Read(p []byte) (int, error)  { return r.raw.Read(p) }
 func (r rawNetConn) Write(p []byte) (int, error) { return r.raw.Write(p) }
 
-// connRegistry knows the open connections of a run so that stopping the
-// run can wake every blocked read or write at once.
+// connRegistry knows a run's open connections, to wake them all at its stop.
 type connRegistry struct {
 	mu      sync.Mutex
 	conns   map[net.Conn]struct{}
@@ -232,8 +228,7 @@ func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outc
 		if !(retry && reused && attempt == 0) {
 			return
 		}
-		conn := o.connect
-		*o = outcome{connect: conn}
+		*o = outcome{connect: o.connect}
 	}
 }
 
@@ -241,7 +236,7 @@ func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outc
 // it failed before any response byte arrived, when a retry is safe.
 func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o *outcome) (retryable bool) {
 	n, err := c.send(now, req)
-	o.sent = int64(n)
+	o.sentN = int64(n)
 	if err != nil {
 		o.kind, o.err = classify(err), err
 		return o.kind == KindIO

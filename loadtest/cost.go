@@ -11,8 +11,8 @@ import (
 // Cost is what the generator itself used during a run: a load client that
 // runs out of CPU or stops for GC measures itself, not the server.
 type Cost struct {
-	// CPUPercent is CPU over wall time, in percent of one core. The CPU
-	// figures are nil where the OS gives no process times.
+	// CPUPercent is in percent of one core; the CPU figures are nil where
+	// the OS gives no process times.
 	WallSeconds float64  `json:"wall_seconds"`
 	CPUSeconds  *float64 `json:"cpu_seconds,omitempty"`
 	UserSeconds *float64 `json:"user_seconds,omitempty"`
@@ -29,15 +29,13 @@ type Cost struct {
 	ScheduleLagMaxMs float64 `json:"schedule_lag_max_ms"`
 	// LateRequests were already due when their client got to them.
 	LateRequests int64 `json:"late_requests"`
-	// The timer lag is how late clients woke up from their think time:
-	// lag the generator caused itself.
+	// The timer lag is how late clients woke up from their think time.
 	TimerLagMeanMs float64 `json:"timer_lag_mean_ms"`
 	TimerLagP99Ms  float64 `json:"timer_lag_p99_ms"`
 	TimerLagMaxMs  float64 `json:"timer_lag_max_ms"`
 	// Cores is how the generator's CPUs were used over the measured span.
 	Cores *CoresUse `json:"cores,omitempty"`
-	// Bottleneck is set when the generator may have limited the run;
-	// Reasons says why.
+	// Bottleneck says the generator may have limited the run, Reasons why.
 	Bottleneck bool     `json:"bottleneck"`
 	Reasons    []string `json:"reasons,omitempty"`
 }
@@ -45,11 +43,11 @@ type Cost struct {
 // timerSlack is timer lateness that is normal on an idle machine.
 const timerSlack = time.Millisecond
 
-// costMeter measures a run's cost, and the use of the generator's CPUs
-// over the measured span.
+// costMeter measures a run's cost.
 type costMeter struct {
 	t0      time.Time
-	use0    procUsage
+	use0    machine.ProcessUsage
+	err0    error // from reading use0
 	r0, cur machine.Runtime
 	peakGo  uint64
 	peakGor int
@@ -59,7 +57,7 @@ type costMeter struct {
 
 func startCost() *costMeter {
 	m := &costMeter{t0: time.Now()}
-	m.use0 = selfUsage()
+	m.use0, m.err0 = machine.ReadProcessUsage()
 	m.r0 = machine.ReadRuntime()
 	m.sample()
 	return m
@@ -105,7 +103,7 @@ func coresUse(prev, last machine.OwnCounters, wall time.Duration) *CoresUse {
 // finish computes the cost; think is the mean think time.
 func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	m.sample()
-	use := selfUsage()
+	use, err := machine.ReadProcessUsage()
 	wall := time.Since(m.t0).Seconds()
 	timerP99 := lag.timer.Quantile(0.99)
 	c := Cost{
@@ -119,14 +117,14 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 		TimerLagMeanMs:   ms(lag.timer.Mean()),
 		Cores:            m.cores,
 	}
-	if use.ok && m.use0.ok {
-		user := (use.user - m.use0.user).Seconds()
-		sys := (use.sys - m.use0.sys).Seconds()
+	if err == nil && m.err0 == nil {
+		user := (use.User - m.use0.User).Seconds()
+		sys := (use.System - m.use0.System).Seconds()
 		c.UserSeconds, c.SysSeconds, c.CPUSeconds = ptr(Round3(user)), ptr(Round3(sys)), ptr(Round3(user+sys))
 		if wall > 0 {
 			c.CPUPercent = ptr(Round3(100 * (user + sys) / wall))
 		}
-		c.PeakRSSBytes = use.maxRSS
+		c.PeakRSSBytes = use.PeakRSSBytes
 	}
 	c.GCCycles = m.cur.GCCycles - m.r0.GCCycles
 	c.GCPauseMaxMs = machine.HistogramMaxNew(m.r0.GCPauses, m.cur.GCPauses) * 1000
@@ -140,8 +138,7 @@ func (m *costMeter) finish(lag lagAcc, think time.Duration) Cost {
 	return c
 }
 
-// CPU returns the generator's CPU in percent of one core; false where the
-// OS gave no process times.
+// CPU returns CPUPercent; false where the OS gave no process times.
 func (c Cost) CPU() (float64, bool) {
 	if c.CPUPercent == nil {
 		return 0, false
@@ -149,8 +146,7 @@ func (c Cost) CPU() (float64, bool) {
 	return *c.CPUPercent, true
 }
 
-// CPUText is the generator's CPU in percent of one core printed with the
-// fmt verb format, or "–" where it is absent.
+// CPUText is CPUPercent printed with the fmt verb format, or "–".
 func (c Cost) CPUText(format string) string {
 	if v, ok := c.CPU(); ok {
 		return fmt.Sprintf(format, v)
@@ -162,22 +158,6 @@ func (c Cost) CPUText(format string) string {
 func Round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
 func ptr[T any](v T) *T { return &v }
-
-// procUsage is the process's own CPU time and peak resident set; ok is
-// false where they cannot be read.
-type procUsage struct {
-	user, sys time.Duration
-	maxRSS    *int64
-	ok        bool
-}
-
-func selfUsage() procUsage {
-	u, err := machine.ReadProcessUsage()
-	if err != nil {
-		return procUsage{}
-	}
-	return procUsage{user: u.User, sys: u.System, maxRSS: u.PeakRSSBytes, ok: true}
-}
 
 // CoresUse is how a process's CPUs were used over a span, in % of one
 // core: Busy whoever kept them so, Interference the part not spent by the

@@ -16,28 +16,19 @@
 //	}
 //	res.WriteJSON("run.json")
 //
-// Sweep does one run per client count. The packages above the engine take
-// its Result (loadtest/text, resultfile, merge, chart, watch, experiment);
-// the engine imports none of them and knows nothing of its target
-// (docs/layout.md has the map).
-//
-// A run hands out each second's row to Settings.Observers, called in order
-// from Run's goroutine (one row a second needs no channel), the Result at
-// the end, and, when Settings.JTL is set, one JMeter CSV line per measured
-// request, written by each client from its own buffer to keep the hot path
-// free of channel sends.
+// Sweep does one run per client count. The packages above the engine
+// (loadtest/text, resultfile, merge, chart, watch, experiment) take its
+// Result; the engine imports none of them and knows nothing of its target.
 //
 // Clients each own one keep-alive connection, under one of three load
 // models: ModelDelay (closed), ModelRate (fixed rate per client, latency
 // from the intended start: no coordinated omission) and ModelOpen
 // (arrivals at a fixed rate, at most Clients in flight, the rest dropped).
-// Think times follow JMeter's timers (Timer). Latencies go into
-// HdrHistograms per label and per second; errors are counted by kind and
-// kept out of the latency figures. Every Result carries the generator's
-// own cost and says when the generator may have been the bottleneck.
-//
-// The HTTP client is a lean HTTP/1.1 implementation over net.Conn (with
-// crypto/tls for https://): static requests are rendered once and response
-// bodies are counted and discarded. Generators on several machines start
-// together with Settings.StartAt (ParseStartAt).
+// Think times follow JMeter's timers (Timer). A run hands each second's
+// row to Settings.Observers and, when Settings.JTL is set, writes one
+// JMeter CSV line per measured request. Latencies go into HdrHistograms
+// per label and per second; errors are counted by kind and kept out of the
+// latency figures. Every Result carries the generator's own cost and says
+// when the generator may have been the bottleneck. Generators on several
+// machines start together with Settings.StartAt (ParseStartAt).
 package loadtest

@@ -15,12 +15,6 @@ type Environment struct {
 	// Generators lists every generator's when results were merged.
 	Generator  *machine.HostInfo  `json:"generator,omitempty"`
 	Generators []machine.HostInfo `json:"generators,omitempty"`
-	// Server holds the objects of the target's stats JSON the watcher
-	// copied, by key.
+	// Server holds the objects of the target's stats JSON, by key.
 	Server map[string]json.RawMessage `json:"server,omitempty"`
-}
-
-func newEnvironment() *Environment {
-	h := generatorHost()
-	return &Environment{Generator: &h}
 }

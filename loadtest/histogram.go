@@ -24,8 +24,7 @@ type Histogram struct {
 	enc []byte // the compressed encoding while h is nil (Compact)
 }
 
-// Compact replaces the counts by their compressed encoding until the
-// histogram's next use.
+// Compact holds the counts compressed until the histogram's next use.
 func (h *Histogram) Compact() {
 	if h.h == nil {
 		return
@@ -78,8 +77,7 @@ func (h *Histogram) Reset() { h.load().Reset() }
 // Count returns the number of samples.
 func (h *Histogram) Count() int64 { return h.load().TotalCount() }
 
-// Quantile returns the value at or below which the fraction q (0..1) of the
-// samples lie; 0 when the histogram is empty.
+// Quantile returns the latency at quantile q (0..1); 0 when empty.
 func (h *Histogram) Quantile(q float64) time.Duration {
 	return time.Duration(h.load().ValueAtQuantile(q*100)) * time.Microsecond
 }
@@ -89,8 +87,7 @@ func (h *Histogram) Mean() time.Duration {
 	return time.Duration(h.load().Mean() * float64(time.Microsecond))
 }
 
-// Max returns the largest latency (to the histogram's precision); 0 when
-// the histogram is empty.
+// Max returns the largest latency; 0 when the histogram is empty.
 func (h *Histogram) Max() time.Duration { return time.Duration(h.load().Max()) * time.Microsecond }
 
 // Min returns the smallest latency (to the histogram's precision).

@@ -10,8 +10,7 @@ import (
 	"sync"
 )
 
-// JTLHeader is the header line of JMeter's CSV results format, in JMeter's
-// default column order.
+// JTLHeader is the header line of JMeter's CSV results format.
 const JTLHeader = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"
 
 // jtlSink writes one JTL line per measured request; clients format into

@@ -9,22 +9,15 @@ import (
 
 // record is one finished request as a client saw it.
 type record struct {
+	outcome
 	label    int
 	client   int
-	kind     ErrorKind
-	status   int
 	intended time.Time // latency counts from here
 	sent     time.Time
-	first    time.Time // first response byte
 	end      time.Time
-	recv     int64
-	sentN    int64
-	connect  time.Duration
 	timerLag time.Duration // lateness of the client's own wake-up
 	measured bool
 	late     bool // already due when its client got to it
-	reason   []byte
-	err      error
 }
 
 // labelAcc accumulates the measured samples of one label.
@@ -53,8 +46,7 @@ func (a *labelAcc) addCode(code int) {
 	a.codes = append(a.codes, codeCount{code, 1})
 }
 
-// tally returns a's figures as a Tally, sharing its histogram and error
-// set.
+// tally returns a's figures as a Tally, sharing its histogram.
 func (a *labelAcc) tally() *Tally {
 	t := &Tally{hist: a.hist, ok: a.ok, errs: errorKinds(a.errs), codes: map[string]int64{}, errSet: a.texts, recv: a.recv, snt: a.sent}
 	for _, c := range a.codes {
@@ -83,16 +75,12 @@ func errText(s *record) string {
 
 // secAcc accumulates the samples of the current second, warm-up included.
 type secAcc struct {
-	hist   *Histogram // with one label; nil with several
-	ok     int64
-	errs   int64
+	labels []secLabel
 	recv   int64
-	kinds  [numKinds]int64
-	labels []secLabel // with several labels
+	kinds  [numKinds]int64 // KindOK counts the successes
 }
 
-// secLabel counts one label's requests in a second, or a Timeline
-// interval's.
+// secLabel counts one label's requests in a second or Timeline interval.
 type secLabel struct {
 	hist *Histogram
 	ok   int64
@@ -157,11 +145,7 @@ func newRecorder(nshards, nlabels int) *recorder {
 		for j := range sh.labels {
 			sh.labels[j].hist = NewHistogram()
 		}
-		if nlabels > 1 {
-			sh.sec.labels = newSecLabels(nlabels)
-		} else {
-			sh.sec.hist = NewHistogram()
-		}
+		sh.sec.labels = newSecLabels(nlabels)
 		sh.lag.timer = NewHistogram()
 	}
 	return r
@@ -180,17 +164,8 @@ func (r *recorder) record(s *record) {
 	if sh.tl != nil {
 		sh.tl.add(ok, lat)
 	}
-	if ok {
-		sh.sec.ok++
-	} else {
-		sh.sec.errs++
-		sh.sec.kinds[s.kind]++
-	}
-	if sh.sec.labels != nil {
-		sh.sec.labels[s.label].add(ok, lat) // takeSecond merges them
-	} else if ok {
-		sh.sec.hist.Record(lat)
-	}
+	sh.sec.kinds[s.kind]++
+	sh.sec.labels[s.label].add(ok, lat)
 	sh.sec.recv += s.recv
 	if s.measured {
 		la := &sh.labels[s.label]
@@ -217,18 +192,11 @@ func (r *recorder) record(s *record) {
 	sh.mu.Unlock()
 }
 
-// takeSecond moves the shards' current-second accumulators into into,
-// labels and kinds.
-func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKinds]int64) (ok, errs, recv int64) {
+// takeSecond moves the shards' current second into into, labels and kinds.
+func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKinds]int64) (recv int64) {
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
-		if sh.sec.labels == nil {
-			into.Merge(sh.sec.hist)
-			sh.sec.hist.Reset()
-		}
-		ok += sh.sec.ok
-		errs += sh.sec.errs
 		recv += sh.sec.recv
 		for k, n := range sh.sec.kinds {
 			kinds[k] += n
@@ -237,10 +205,10 @@ func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKin
 			into.Merge(sh.sec.labels[j].hist)
 			sh.sec.labels[j].moveTo(&labels[j])
 		}
-		sh.sec = secAcc{hist: sh.sec.hist, labels: sh.sec.labels}
+		sh.sec = secAcc{labels: sh.sec.labels}
 		sh.mu.Unlock()
 	}
-	return ok, errs, recv
+	return recv
 }
 
 func (r *recorder) enableTimeline() {
@@ -262,32 +230,24 @@ func (r *recorder) takeInterval(into *Histogram) (ok, errs int64) {
 	return acc.ok, acc.errs
 }
 
-func (r *recorder) labelTotals(nlabels int) []*Tally {
-	out := make([]*Tally, nlabels)
-	for j := range out {
-		out[j] = NewTally()
+// totals adds up the shards' label totals and schedule lag.
+func (r *recorder) totals(nlabels int) ([]*Tally, lagAcc) {
+	labels := make([]*Tally, nlabels)
+	for j := range labels {
+		labels[j] = NewTally()
 	}
+	lag := lagAcc{timer: NewHistogram()}
 	for i := range r.shards {
 		sh := &r.shards[i]
 		sh.mu.Lock()
 		for j := range sh.labels {
-			out[j].add(sh.labels[j].tally())
+			labels[j].add(sh.labels[j].tally())
 		}
+		lag.timer.Merge(sh.lag.timer)
+		lag.late += sh.lag.late
+		lag.max = max(lag.max, sh.lag.max)
+		lag.timerMax = max(lag.timerMax, sh.lag.timerMax)
 		sh.mu.Unlock()
 	}
-	return out
-}
-
-func (r *recorder) lagTotals() lagAcc {
-	out := lagAcc{timer: NewHistogram()}
-	for i := range r.shards {
-		sh := &r.shards[i]
-		sh.mu.Lock()
-		out.timer.Merge(sh.lag.timer)
-		out.late += sh.lag.late
-		out.max = max(out.max, sh.lag.max)
-		out.timerMax = max(out.timerMax, sh.lag.timerMax)
-		sh.mu.Unlock()
-	}
-	return out
+	return labels, lag
 }

@@ -2,8 +2,7 @@ package loadtest
 
 import "fmt"
 
-// A Model is a load model: how a client decides when to send its next
-// request.
+// A Model is a load model: when a client sends its next request.
 type Model string
 
 // The load models (see the package doc).

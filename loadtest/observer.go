@@ -1,9 +1,7 @@
 package loadtest
 
-// An Observer is told of a run as it goes: each second's row, warm-up and
-// the final partial second included, then the end. Run calls observers
-// from its own goroutine: an observer must return quickly, or the run's
-// clock waits with it.
+// An Observer is told of each second's row of a run, then its end. Run
+// calls it from its clock's goroutine: it must return quickly.
 type Observer interface {
 	Second(row SecondRow)
 	End()

@@ -3,8 +3,7 @@ package loadtest
 import "time"
 
 // An Overlap says how the measured windows of merged results lined up, by
-// each generator's own clock (an offset between clocks is part of the
-// skews).
+// each generator's own clock.
 type Overlap struct {
 	// Start and End bound the common window (Start after End when the
 	// windows are disjoint, and Seconds 0).

@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// A Progress is an Observer that rewrites a progress line on a terminal
-// every second: time, rate, p99 and the run's errors so far.
+// A Progress is an Observer that rewrites a progress line every second.
 type Progress struct {
 	W io.Writer
 	// Step, when set, begins the line (an experiment's "step 2/6").

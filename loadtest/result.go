@@ -9,8 +9,7 @@ import (
 	"time"
 )
 
-// SchemaVersion is the version of the JSON result format (SCHEMA.md);
-// version 1 files are still read (Result.Upgrade).
+// SchemaVersion is the version of the JSON result format (SCHEMA.md).
 const SchemaVersion = 2
 
 // A Result is the outcome of one run (or of several merged runs).
@@ -27,8 +26,7 @@ type Result struct {
 	Start        time.Time `json:"start"`
 	MeasureStart time.Time `json:"measure_start"`
 	End          time.Time `json:"end"`
-	// StartLagMs, with Settings.StartAt, is how late after it the clients
-	// started.
+	// StartLagMs is how late after Settings.StartAt the clients started.
 	StartLagMs float64 `json:"start_lag_ms,omitempty"`
 	// MeasuredSeconds is End minus MeasureStart; throughputs divide by it.
 	MeasuredSeconds float64 `json:"measured_seconds"`
@@ -38,16 +36,14 @@ type Result struct {
 	Interrupted  bool    `json:"interrupted,omitempty"`
 	Total        Stats   `json:"total"`
 	Labels       []Stats `json:"labels"`
-	// Series is the per-second timeline, warm-up seconds included and
-	// marked.
+	// Series is the per-second timeline, warm-up seconds marked.
 	Series []SecondRow `json:"series"`
 	Open   *OpenStats  `json:"open,omitempty"`
 	// Generators lists each machine's cost when results were merged.
 	Cost       Cost     `json:"cost"`
 	Generators []Cost   `json:"generators,omitempty"`
 	Overlap    *Overlap `json:"overlap,omitempty"`
-	// Server and Profiles are what Settings.Watcher saw, kept as opaque
-	// JSON (package watch reads them).
+	// Server and Profiles are what Settings.Watcher saw, as opaque JSON.
 	Server      json.RawMessage `json:"server,omitempty"`
 	Profiles    json.RawMessage `json:"profiles,omitempty"`
 	Timeline    *Timeline       `json:"timeline,omitempty"`
@@ -141,8 +137,7 @@ type Tally struct {
 	recv, snt int64
 }
 
-// Tallies adds up finished requests by label, in the order the labels
-// first come. The zero Tallies is ready to use.
+// Tallies adds up finished requests by label; its zero value is ready.
 type Tallies struct {
 	order []string
 	by    map[string]*Tally
@@ -162,8 +157,7 @@ func (ts *Tallies) Of(label string) *Tally {
 	return t
 }
 
-// Stats returns each label's figures and the total's (labelled TOTAL)
-// over seconds of measurement.
+// Stats returns each label's figures, in first-use order, and TOTAL's.
 func (ts *Tallies) Stats(clients func(label string) int, total int, seconds float64) ([]Stats, Stats) {
 	var out []Stats
 	all := NewTally()
@@ -180,16 +174,14 @@ func NewTally() *Tally {
 	return &Tally{hist: NewHistogram(), errs: map[string]int64{}, codes: map[string]int64{}, errSet: map[string]int64{}}
 }
 
-// Success counts a successful request of latency d whose response had the
-// status code code, with the bytes it received and sent.
+// Success counts a successful request of latency d, its status and bytes.
 func (t *Tally) Success(d time.Duration, code string, recv, sent int64) {
 	t.hist.Record(d)
 	t.ok++
 	t.count(code, recv, sent)
 }
 
-// Failure counts a failed request by its error kind and text, with its
-// status code ("0" when it got no response) and bytes.
+// Failure counts a failed request by its error kind and text.
 func (t *Tally) Failure(kind, text, code string, recv, sent int64) {
 	t.errs[kind]++
 	addErr(t.errSet, text, 1)
@@ -205,8 +197,7 @@ func (t *Tally) count(code string, recv, sent int64) {
 // MaxErrorSet bounds the distinct error texts a Stats keeps in ErrorSet.
 const MaxErrorSet = 10
 
-// ErrorSetOther is the ErrorSet key of failures whose text found the set
-// full.
+// ErrorSetOther is the ErrorSet key of texts that found the set full.
 const ErrorSetOther = "(other texts)"
 
 func addErr(set map[string]int64, text string, n int64) {
@@ -264,8 +255,7 @@ func nonEmpty(m map[string]int64) map[string]int64 {
 	return m
 }
 
-// FillLatency sets the latency figures of r and of its labels from their
-// histograms, then compacts the histograms.
+// FillLatency sets r's latency figures from its histograms, then compacts them.
 func (r *SecondRow) FillLatency() {
 	if h := r.Histogram; h != nil {
 		r.P90Ms, r.P95Ms = ms(h.Quantile(0.90)), ms(h.Quantile(0.95)) // before h is compacted
@@ -380,14 +370,11 @@ func CheckSchema(path string, v int) error {
 }
 
 func errorKinds(c [numKinds]int64) map[string]int64 {
-	var m map[string]int64
+	m := map[string]int64{}
 	for k := ErrorKind(1); k < numKinds; k++ {
 		if c[k] > 0 {
-			if m == nil {
-				m = map[string]int64{}
-			}
 			m[k.String()] = c[k]
 		}
 	}
-	return m
+	return nonEmpty(m)
 }

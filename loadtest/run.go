@@ -1,6 +1,7 @@
 package loadtest
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -24,13 +25,11 @@ type runner struct {
 	startLag time.Duration // how late after Settings.StartAt the clients started
 	stopNs   atomic.Int64  // the stop time since start; moved earlier by stop
 	// ctx ends with the measured window; cutCtx when the run stops waiting
-	// for the requests in flight, after cut is set so that their failures
-	// count as KindCutoff.
+	// for the requests in flight, whose failures then count as KindCutoff.
 	ctx       context.Context
 	cancel    context.CancelFunc
 	cutCtx    context.Context
 	cutCancel context.CancelFunc
-	cut       atomic.Bool
 	seq       atomic.Int64
 	issued    atomic.Int64
 	finished  atomic.Int64
@@ -47,13 +46,12 @@ type runner struct {
 // invalid settings, an https:// certificate that fails verification, and
 // when ctx ends while Run waits for Settings.StartAt.
 func Run(ctx context.Context, s Settings) (*Result, error) {
-	if err := s.Validate(); err != nil {
+	reqs, err := s.validate()
+	if err != nil {
 		return nil, err
 	}
-	if s.Seed == 0 {
-		s.Seed = uint64(time.Now().UnixNano())
-	}
-	r, err := newRunner(ctx, s)
+	s.Seed = cmp.Or(s.Seed, uint64(time.Now().UnixNano()))
+	r, err := newRunner(ctx, s, reqs)
 	if err != nil {
 		return nil, err
 	}
@@ -85,15 +83,10 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	return r.finish(cost, series, interrupted, watch)
 }
 
-func newRunner(ctx context.Context, s Settings) (*runner, error) {
-	r := &runner{s: s, conns: newConnRegistry()}
+func newRunner(ctx context.Context, s Settings, reqs []*compiled) (*runner, error) {
+	r := &runner{s: s, reqs: reqs, conns: newConnRegistry()}
 	total := 0
-	for i, rq := range s.Requests {
-		c, err := compileRequest(rq, i, !s.DisableKeepAlive)
-		if err != nil {
-			return nil, fmt.Errorf("request %d: %w", i+1, err)
-		}
-		r.reqs = append(r.reqs, c)
+	for _, c := range reqs {
 		total += c.weight
 		r.cum = append(r.cum, total)
 	}
@@ -112,8 +105,7 @@ func newRunner(ctx context.Context, s Settings) (*runner, error) {
 	return r, nil
 }
 
-// setStart fixes the run's start, the end of its warm-up and its planned
-// stop.
+// setStart fixes the run's start, warm-up end and planned stop.
 func (r *runner) setStart() {
 	s := r.s
 	r.start = time.Now()
@@ -130,8 +122,7 @@ func (r *runner) setStart() {
 	r.stopNs.Store(int64(planned))
 }
 
-// startClients starts the open model's workers and dispatcher, or the
-// other models' clients on the wake-up scheduler.
+// startClients starts the clients of the run's model.
 func (r *runner) startClients(wg *sync.WaitGroup) {
 	s := r.s
 	if s.Model == ModelOpen {
@@ -150,16 +141,11 @@ func (r *runner) startClients(wg *sync.WaitGroup) {
 	}
 }
 
-// finish flushes the last, partial second, the timeline and the JTL lines
-// once every client has ended, and assembles the result.
+// finish flushes what the clients left and assembles the result.
 func (r *runner) finish(cost *costMeter, series []SecondRow, interrupted bool, watch Watch) (*Result, error) {
 	end := time.Now()
-	n := len(series)
-	series = r.flushSecond(series, end)
+	series = r.flushSecond(series, end) // the last, partial second and the drain
 	for _, o := range r.s.Observers {
-		if len(series) > n {
-			o.Second(series[n]) // the last, partial second and the drain
-		}
 		o.End()
 	}
 	if r.tl != nil {
@@ -199,16 +185,13 @@ func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup)
 			wg.Wait()
 			close(done)
 		}()
-		t := time.NewTimer(r.s.Drain)
 		select {
 		case <-done:
-		case <-t.C:
+		case <-time.After(r.s.Drain):
 		case <-ctx.Done():
 			cut = true
 		}
-		t.Stop()
 	}
-	r.cut.Store(true)
 	r.cutCancel()
 	r.conns.wakeAll()
 	wg.Wait()
@@ -229,8 +212,7 @@ func (r *runner) stop() {
 	r.cancel()
 }
 
-// clock keeps one series row per second and hands each to the observers
-// until the run ends. It reports whether ctx interrupted the run.
+// clock keeps a series row per second; true means ctx interrupted the run.
 func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow, interrupted bool) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -260,27 +242,23 @@ func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow
 		case now := <-tlTick:
 			r.tl.flush(r.rec, r.start, now)
 		case now := <-tick.C:
-			n := len(series)
 			series = r.flushSecond(series, now)
 			cost.sample()
-			if len(series) > n {
-				for _, o := range r.s.Observers {
-					o.Second(series[n])
-				}
-			}
 		}
 	}
 }
 
-// flushSecond appends the row for the interval ending at now.
+// flushSecond appends the row for the interval ending at now and hands it
+// to the observers.
 func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	h := NewHistogram()
-	var labels []secLabel
-	if len(r.reqs) > 1 {
-		labels = newSecLabels(len(r.reqs))
-	}
+	labels := newSecLabels(len(r.reqs))
 	var kinds [numKinds]int64
-	ok, errs, recv := r.rec.takeSecond(h, labels, &kinds)
+	recv := r.rec.takeSecond(h, labels, &kinds)
+	ok, errs := kinds[KindOK], int64(0)
+	for _, n := range kinds[KindOK+1:] {
+		errs += n
+	}
 	t := now.Sub(r.start).Seconds()
 	prev := 0.0
 	if len(series) > 0 {
@@ -302,10 +280,15 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 		Throughput: rate(ok),
 	}
 	for j, l := range labels {
-		row.Labels = append(row.Labels, LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs,
-			Histogram: l.hist, Throughput: rate(l.ok)})
+		if len(labels) > 1 {
+			row.Labels = append(row.Labels, LabelSecond{Label: r.reqs[j].label, Successes: l.ok, Errors: l.errs,
+				Histogram: l.hist, Throughput: rate(l.ok)})
+		}
 	}
 	row.FillLatency()
+	for _, o := range r.s.Observers {
+		o.Second(row)
+	}
 	return append(series, row)
 }
 
@@ -339,21 +322,12 @@ func (r *runner) newWorker(id int) *worker {
 	return w
 }
 
-// admit counts a measured request against MaxRequests; false means the
-// budget is spent.
-func (r *runner) admit(measured bool) bool {
-	if !measured || r.s.MaxRequests == 0 {
-		return true
-	}
-	return r.issued.Add(1) <= r.s.MaxRequests
-}
-
 // exchange sends one request due at intended and records it. It returns
 // the time the exchange ended, and false when the run is over.
 func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) (time.Time, bool) {
 	r := w.r
-	if !r.admit(!sent.Before(r.warmEnd)) {
-		return sent, false
+	if !sent.Before(r.warmEnd) && r.s.MaxRequests > 0 && r.issued.Add(1) > r.s.MaxRequests {
+		return sent, false // the measured requests are all issued
 	}
 	req := r.pick(w.rng)
 	ti := r.tl.next()
@@ -369,7 +343,7 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 	o := &w.out
 	w.conn.do(sent, wire, req.head, req.contains, o)
 	end := time.Now()
-	if o.kind != KindOK && r.cut.Load() {
+	if o.kind != KindOK && r.cutCtx.Err() != nil {
 		o.kind = KindCutoff
 	}
 	measured := !end.Before(r.warmEnd)
@@ -381,12 +355,8 @@ func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late
 		}
 	}
 	s := &w.cur
-	*s = record{
-		label: req.index, client: w.id, kind: o.kind, status: o.status,
-		intended: intended, sent: sent, first: o.first, end: end,
-		recv: o.recv, sentN: o.sent, connect: o.connect, timerLag: timerLag,
-		measured: measured, late: late, reason: o.reason, err: o.err,
-	}
+	*s = record{outcome: *o, label: req.index, client: w.id, intended: intended, sent: sent, end: end,
+		timerLag: timerLag, measured: measured, late: late}
 	r.rec.record(s)
 	if ti >= 0 {
 		r.tl.slots[ti] = tlSlot{start: intended.Sub(r.start), lat: end.Sub(intended), kind: o.kind, done: true}
@@ -412,12 +382,10 @@ func (w *worker) sleep(t time.Time) bool {
 	if d <= 0 {
 		return w.r.ctx.Err() == nil
 	}
-	tm := time.NewTimer(d)
 	select {
-	case <-tm.C:
+	case <-time.After(d):
 		return true
 	case <-w.r.ctx.Done():
-		tm.Stop()
 		return false
 	}
 }
@@ -433,8 +401,7 @@ type closedClient struct {
 	wg    *sync.WaitGroup
 }
 
-// startClient schedules client id's first request, spread over the
-// ramp-up plus a random offset within one think time.
+// startClient schedules client id's first request.
 func (r *runner) startClient(id int, wg *sync.WaitGroup) {
 	c := &closedClient{r: r, w: r.newWorker(id), wg: wg}
 	c.timer = NewTimer(r.s.TimerKind, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
@@ -596,10 +563,11 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 		MeasuredSeconds: Round3(seconds), Interrupted: interrupted,
 		DrainSeconds: Round3(max(end.Sub(stop).Seconds(), 0)),
 		Series:       series,
-		Environment:  newEnvironment(),
+		Environment:  &Environment{Generator: ptr(generatorHost())},
 	}
+	labels, lag := r.rec.totals(len(r.reqs))
 	all := NewTally()
-	for i, t := range r.rec.labelTotals(len(r.reqs)) {
+	for i, t := range labels {
 		all.add(t)
 		res.Labels = append(res.Labels, t.Stats(r.reqs[i].label, s.Clients, seconds))
 	}
@@ -607,7 +575,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	if s.Model == ModelOpen {
 		res.Open = &OpenStats{Arrivals: r.arrivals.Load(), Dropped: r.dropped.Load()}
 	}
-	res.Cost = cost.finish(r.rec.lagTotals(), meanThink)
+	res.Cost = cost.finish(lag, meanThink)
 	if r.tl != nil {
 		res.Timeline = r.tl.result(s.Warmup)
 	}
@@ -625,8 +593,7 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	return res
 }
 
-// Warnings explains what limits the figures of res; Run and merge.Results
-// put them first in Result.Warnings.
+// Warnings explains what limits the figures of res.
 func Warnings(res *Result) []string {
 	var w []string
 	if res.Interrupted {

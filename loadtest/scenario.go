@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 
@@ -23,8 +22,7 @@ import (
 type Request struct {
 	// Label names the request in results; it defaults to "METHOD path".
 	Label string `json:"label" toml:"label"`
-	// Method is the HTTP method; GET when empty, or POST when Form or Body
-	// is set.
+	// Method is the HTTP method: GET, or POST with Form or Body, by default.
 	Method string `json:"method,omitempty" toml:"method"`
 	// URL is an absolute http:// or https:// URL.
 	URL string `json:"url" toml:"url"`
@@ -34,8 +32,7 @@ type Request struct {
 	// Body is the request body (not with Form), sent as
 	// application/x-www-form-urlencoded without a Content-Type header.
 	Body string `json:"body,omitempty" toml:"body"`
-	// BodyFile, in a scenario file only, names a file holding the body,
-	// relative to the scenario file.
+	// BodyFile, in a scenario file only, names a file holding the body.
 	BodyFile string `json:"-" toml:"body_file"`
 	// Headers are extra request headers. A Host header replaces the URL's
 	// host; Content-Length, Transfer-Encoding and Connection are refused.
@@ -52,8 +49,7 @@ type scenarioFile struct {
 	Request []Request `toml:"request"`
 }
 
-// LoadScenario reads a TOML scenario file: one [[request]] table per
-// request, checked as Run would check them.
+// LoadScenario reads a TOML scenario file of [[request]] tables.
 func LoadScenario(path string) ([]Request, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -143,8 +139,7 @@ type compiled struct {
 	bodyType   string // the Content-Type line sent with a body
 }
 
-// DialAddr returns the host:port a client dials for the http:// or
-// https:// URL raw.
+// DialAddr returns the host:port a client dials for the URL raw.
 func DialAddr(raw string) (string, error) {
 	u, err := splitURL(raw)
 	return u.hostport, err
@@ -213,8 +208,7 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 			return nil, fmt.Errorf("url %q: %w", r.URL, err)
 		}
 	}
-	bodyT, err := compileForm(r.Form)
-	if err != nil {
+	if c.body, err = compileForm(r.Form); err != nil {
 		return nil, err
 	}
 	// These methods always send a Content-Length: servers may answer 411.
@@ -230,11 +224,11 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 			sep = "&"
 		}
 		ut.addLit(sep, nil)
-		ut.segs = append(ut.segs, bodyT.segs...)
-		bodyT = template{}
+		ut.segs = append(ut.segs, c.body.segs...)
+		c.body = template{}
 	}
 	if r.Body != "" {
-		if bodyT, err = compileTemplate(r.Body, nil); err != nil {
+		if c.body, err = compileTemplate(r.Body, nil); err != nil {
 			return nil, fmt.Errorf("body: %w", err)
 		}
 	}
@@ -244,15 +238,13 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	if err := c.buildLine(method, ut, u.host, r.Headers, keepAlive); err != nil {
 		return nil, err
 	}
-	c.body = bodyT
 	if c.line.static() && c.body.static() {
 		c.static = c.render(nil, new([]byte), nil)
 	}
 	return c, nil
 }
 
-// checkRequest checks what r asks for beyond its URL and returns its
-// method.
+// checkRequest checks r beyond its URL and returns its method.
 func checkRequest(r Request) (method string, err error) {
 	if r.BodyFile != "" {
 		return "", fmt.Errorf("body_file %q: only a scenario file reads body_file (LoadScenario)", r.BodyFile)
@@ -267,10 +259,8 @@ func checkRequest(r Request) (method string, err error) {
 			method = "POST"
 		}
 	}
-	for _, c := range method {
-		if c < 'A' || c > 'Z' {
-			return "", fmt.Errorf("bad method %q", r.Method)
-		}
+	if strings.ContainsFunc(method, func(c rune) bool { return c < 'A' || c > 'Z' }) {
+		return "", fmt.Errorf("bad method %q", r.Method)
 	}
 	if method == "HEAD" && r.Body != "" {
 		return "", fmt.Errorf("a HEAD request takes no body")
@@ -284,8 +274,7 @@ func checkRequest(r Request) (method string, err error) {
 	return method, nil
 }
 
-// compileForm compiles form parameters as a urlencoded template, in key
-// order.
+// compileForm compiles form parameters as a urlencoded template.
 func compileForm(form map[string]string) (template, error) {
 	var t template
 	for i, k := range slices.Sorted(maps.Keys(form)) {
@@ -302,8 +291,7 @@ func compileForm(form map[string]string) (template, error) {
 	return t, nil
 }
 
-// ParseHeader parses a header as curl's, hey's and vegeta's -H give it,
-// "Name: value", into its name and value.
+// ParseHeader parses a header given as "Name: value", as curl's -H.
 func ParseHeader(s string) (name, value string, err error) {
 	name, value, ok := strings.Cut(s, ":")
 	if !ok {
@@ -320,10 +308,8 @@ func checkHeader(name, value string) error {
 	if name == "" {
 		return fmt.Errorf("header %q: empty name", name+": "+value)
 	}
-	for i := 0; i < len(name); i++ {
-		if !isTokenChar(name[i]) {
-			return fmt.Errorf("bad header name %q: want letters, digits and !#$%%&'*+-.^_`|~", name)
-		}
+	if strings.ContainsFunc(name, func(c rune) bool { return !isTokenChar(c) }) {
+		return fmt.Errorf("bad header name %q: want letters, digits and !#$%%&'*+-.^_`|~", name)
 	}
 	if strings.ContainsAny(value, "\r\n\x00") {
 		return fmt.Errorf("header %q: the value holds a line break or NUL", name)
@@ -341,16 +327,17 @@ func checkHeader(name, value string) error {
 	return nil
 }
 
-func isTokenChar(c byte) bool {
+func isTokenChar(c rune) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' ||
-		strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+		strings.ContainsRune("!#$%&'*+-.^_`|~", c)
 }
 
 func (c *compiled) buildLine(method string, uri template, host string, headers map[string]string, keepAlive bool) error {
-	keys := make([]string, 0, len(headers))
+	var extra template // the headers after Host and User-Agent
 	seen := map[string]string{}
 	agent := "bbslab-loadtest"
-	for k, v := range headers {
+	for _, k := range slices.Sorted(maps.Keys(headers)) {
+		v := headers[k]
 		if err := checkHeader(k, v); err != nil {
 			return err
 		}
@@ -371,9 +358,14 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 		case "content-type":
 			c.bodyType = ""
 		}
-		keys = append(keys, k)
+		vt, err := compileTemplate(v, nil)
+		if err != nil {
+			return fmt.Errorf("header %q: %w", k, err)
+		}
+		extra.addLit(k+": ", nil)
+		extra.segs = append(extra.segs, vt.segs...)
+		extra.addLit("\r\n", nil)
 	}
-	sort.Strings(keys)
 	var t template
 	t.addLit(method+" ", nil)
 	t.segs = append(t.segs, uri.segs...)
@@ -384,21 +376,11 @@ func (c *compiled) buildLine(method string, uri template, host string, headers m
 	if !keepAlive {
 		t.addLit("Connection: close\r\n", nil)
 	}
-	for _, k := range keys {
-		vt, err := compileTemplate(headers[k], nil)
-		if err != nil {
-			return fmt.Errorf("header %q: %w", k, err)
-		}
-		t.addLit(k+": ", nil)
-		t.segs = append(t.segs, vt.segs...)
-		t.addLit("\r\n", nil)
-	}
-	c.line = t
+	c.line = template{append(t.segs, extra.segs...)}
 	return nil
 }
 
-// render appends the wire form of the request to dst, rendering the body
-// into *scratch; st may be nil for static requests.
+// render appends the request to dst, its body rendered in *scratch.
 func (c *compiled) render(dst []byte, scratch *[]byte, st *renderState) []byte {
 	dst = c.line.render(dst, st)
 	if !c.hasBody {

@@ -31,8 +31,7 @@ type wakeSched struct {
 // maxIdleWorkers bounds the parked pool goroutines.
 const maxIdleWorkers = 256
 
-// newWakeSched starts a scheduler that waits on a and runs wake for each
-// client up to slack after it is due.
+// newWakeSched starts a scheduler that runs wake for clients when due.
 func newWakeSched(a alarm, slack time.Duration, wake func(*closedClient)) *wakeSched {
 	s := &wakeSched{alarm: a, base: time.Now(), slack: int64(slack), wake: wake,
 		work: make(chan *closedClient), done: make(chan struct{}), loopEnd: make(chan struct{})}
@@ -138,8 +137,7 @@ func (s *wakeSched) close() []*closedClient {
 	return left
 }
 
-// dueHeap is a binary min-heap of clients by due time, its keys in the
-// array for cache locality.
+// dueHeap is a binary min-heap of clients by due time.
 type dueHeap []dueClient
 
 type dueClient struct {

@@ -18,8 +18,7 @@ type Settings struct {
 	Name string `json:"name,omitempty" toml:"-" flag:"name" help:"name of the run (curve name in charts)"`
 	// Requests are the requests clients choose from by weight.
 	Requests []Request `json:"requests" toml:"request"`
-	// Clients is the number of connections; in the open model it caps the
-	// requests in flight.
+	// Clients is the number of connections (the open model's cap).
 	Clients int `json:"clients" toml:"-"`
 	// Duration is the measured time after the warm-up; MaxRequests stops
 	// the run after that many measured requests. One of them is required.
@@ -38,12 +37,10 @@ type Settings struct {
 	Drain            time.Duration `json:"drain_ms" toml:"drain" flag:"drain" help:"after the measured window, wait at most this long for requests in flight (default -timeout); those still in flight then are counted as cutoff errors"`
 	DisableKeepAlive bool          `json:"disable_keepalive,omitempty" toml:"disable_keepalive" flag:"keepalive,negate" help:"reuse connections (false: a new connection per request)"`
 	Insecure         bool          `json:"insecure,omitempty" toml:"insecure" flag:"insecure" help:"https: skip the verification of the server's certificate (curl's -k)"`
-	// StartAt, when set, is when the run starts its clients, so that
-	// generators given the same StartAt measure the same window.
+	// StartAt, when set, is when the run starts its clients.
 	StartAt time.Time `json:"start_at,omitzero" toml:"-"`
 	Seed    uint64    `json:"seed" toml:"seed" flag:"seed" help:"random seed (0: from the clock)"`
-	// TimelineRequests, when positive, records the first requests one by
-	// one in Result.Timeline.
+	// TimelineRequests is how many first requests Result.Timeline keeps.
 	TimelineRequests int `json:"timeline,omitempty" toml:"timeline"`
 
 	// Watcher, when set, watches the target during the run.
@@ -56,20 +53,26 @@ type Settings struct {
 
 // Validate checks s and fills in defaults. Its errors name the setting.
 func (s *Settings) Validate() error {
+	_, err := s.validate()
+	return err
+}
+
+// validate is Validate, returning the requests compiled for the wire.
+func (s *Settings) validate() ([]*compiled, error) {
 	if len(s.Requests) == 0 {
-		return errors.New("no requests: give at least one URL or a scenario")
+		return nil, errors.New("no requests: give at least one URL or a scenario")
 	}
 	if s.Clients < 1 {
-		return fmt.Errorf("clients %d: want at least 1", s.Clients)
+		return nil, fmt.Errorf("clients %d: want at least 1", s.Clients)
 	}
 	if s.Duration < 0 || s.MaxRequests < 0 || s.Warmup < 0 || s.Rampup < 0 || s.Think < 0 || s.ThinkDev < 0 || s.Timeout < 0 || s.Drain < 0 || s.MaxDuration < 0 || s.TimerSlack < 0 {
-		return errors.New("durations and counts must not be negative")
+		return nil, errors.New("durations and counts must not be negative")
 	}
 	if s.TimerSlack > time.Second {
-		return fmt.Errorf("timer slack %v: want at most 1s", s.TimerSlack)
+		return nil, fmt.Errorf("timer slack %v: want at most 1s", s.TimerSlack)
 	}
 	if s.Duration == 0 && s.MaxRequests == 0 {
-		return errors.New("give a duration or a number of requests")
+		return nil, errors.New("give a duration or a number of requests")
 	}
 	if s.MaxDuration == 0 {
 		s.MaxDuration = time.Hour
@@ -80,27 +83,30 @@ func (s *Settings) Validate() error {
 	cli.FillDefaults(s) // the default tags: model, timer, timeout
 	var err error
 	if s.Model, err = ParseModel(string(s.Model)); err != nil {
-		return err
+		return nil, err
 	}
 	if s.TimerKind, err = ParseTimer(string(s.TimerKind)); err != nil {
-		return err
+		return nil, err
 	}
 	if s.Model == ModelOpen && s.Rate <= 0 {
-		return fmt.Errorf("rate %g: the open model needs a positive arrival rate", s.Rate)
+		return nil, fmt.Errorf("rate %g: the open model needs a positive arrival rate", s.Rate)
 	}
 	s.Drain = cmp.Or(s.Drain, s.Timeout)
 	if !s.StartAt.IsZero() {
 		if err := checkStartAt(s.StartAt, time.Now()); err != nil {
-			return fmt.Errorf("start at: %w", err)
+			return nil, fmt.Errorf("start at: %w", err)
 		}
 	}
 	if s.TimelineRequests < 0 || s.TimelineRequests > MaxTimeline {
-		return fmt.Errorf("timeline %d: want 0 (off) to %d requests", s.TimelineRequests, MaxTimeline)
+		return nil, fmt.Errorf("timeline %d: want 0 (off) to %d requests", s.TimelineRequests, MaxTimeline)
 	}
+	var reqs []*compiled
 	for i, r := range s.Requests {
-		if _, err := compileRequest(r, i, true); err != nil {
-			return fmt.Errorf("request %d: %w", i+1, err)
+		c, err := compileRequest(r, i, !s.DisableKeepAlive)
+		if err != nil {
+			return nil, fmt.Errorf("request %d: %w", i+1, err)
 		}
+		reqs = append(reqs, c)
 	}
-	return nil
+	return reqs, nil
 }

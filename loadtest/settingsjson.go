@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// msDuration is a time.Duration in JSON as milliseconds, to the
-// nanosecond.
+// msDuration is a time.Duration in JSON as milliseconds.
 type msDuration time.Duration
 
 func (d msDuration) MarshalJSON() ([]byte, error) {
@@ -27,57 +26,58 @@ func (d *msDuration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// settingsWire is Settings' JSON form built by reflect: out writes, in
-// reads; dur are the duration fields' indexes, v1 those of their schema 1
-// forms in in.
+// settingsWire is Settings' JSON form built by reflect: each duration as a
+// *msDuration, then the schema 1 forms (nanoseconds under the name without
+// _ms) as *time.Duration, which MarshalJSON leaves out.
 type settingsWire struct {
-	out, in reflect.Type
-	isDur   []bool
-	dur     []int
-	v1      []int
-	names   []string
+	t     reflect.Type
+	dur   []int    // the durations' field indexes
+	omit  []bool   // whether each is omitempty
+	names []string // their schema 1 names
 }
 
-// settingsJSON builds the wire types once: out has each duration as an
-// msDuration; in as *msDuration, plus its schema 1 form (nanoseconds
-// under the name without _ms) as a *time.Duration.
 var settingsJSON = sync.OnceValue(func() *settingsWire {
 	t := reflect.TypeFor[Settings]()
-	w := &settingsWire{isDur: make([]bool, t.NumField())}
-	out := make([]reflect.StructField, t.NumField())
-	in := make([]reflect.StructField, t.NumField())
-	var extra []reflect.StructField
-	for i := range out {
+	w := &settingsWire{}
+	fields := make([]reflect.StructField, t.NumField())
+	var v1s []reflect.StructField
+	for i := range fields {
 		f := t.Field(i)
-		out[i] = reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag}
-		in[i] = out[i]
+		fields[i] = reflect.StructField{Name: f.Name, Type: f.Type, Tag: f.Tag}
 		if f.Type != reflect.TypeFor[time.Duration]() {
 			continue
 		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if !strings.HasSuffix(name, "_ms") {
 			panic(fmt.Sprintf("loadtest: Settings.%s: a duration's JSON name ends in _ms, not %q", f.Name, name))
 		}
 		v1 := strings.TrimSuffix(name, "_ms")
-		out[i].Type, in[i].Type = reflect.TypeFor[msDuration](), reflect.TypeFor[*msDuration]()
-		w.isDur[i], w.dur, w.names = true, append(w.dur, i), append(w.names, v1)
-		w.v1 = append(w.v1, len(in)+len(extra))
-		extra = append(extra, reflect.StructField{Name: "V1" + f.Name, Type: reflect.TypeFor[*time.Duration](),
-			Tag: reflect.StructTag(fmt.Sprintf(`json:"%s"`, v1))})
+		fields[i].Type = reflect.TypeFor[*msDuration]()
+		w.dur, w.omit, w.names = append(w.dur, i), append(w.omit, opts == "omitempty"), append(w.names, v1)
+		v1s = append(v1s, reflect.StructField{Name: "V1" + f.Name, Type: reflect.TypeFor[*time.Duration](),
+			Tag: reflect.StructTag(fmt.Sprintf(`json:"%s,omitempty"`, v1))})
 	}
-	w.out, w.in = reflect.StructOf(out), reflect.StructOf(append(in, extra...))
+	w.t = reflect.StructOf(append(fields, v1s...))
 	return w
 })
+
+// copyOther copies the fields other than the durations from src to dst.
+func copyOther(dst, src reflect.Value) {
+	for i := range reflect.TypeFor[Settings]().NumField() {
+		if dst.Field(i).Type() == src.Field(i).Type() {
+			dst.Field(i).Set(src.Field(i))
+		}
+	}
+}
 
 // MarshalJSON writes s with its durations in milliseconds (SCHEMA.md).
 func (s Settings) MarshalJSON() ([]byte, error) {
 	w := settingsJSON()
-	v, sv := reflect.New(w.out).Elem(), reflect.ValueOf(s)
-	for i := range sv.NumField() {
-		if w.isDur[i] {
-			v.Field(i).SetInt(sv.Field(i).Int())
-		} else {
-			v.Field(i).Set(sv.Field(i))
+	v, sv := reflect.New(w.t).Elem(), reflect.ValueOf(s)
+	copyOther(v, sv)
+	for k, i := range w.dur {
+		if d := msDuration(sv.Field(i).Int()); d != 0 || !w.omit[k] {
+			v.Field(i).Set(reflect.ValueOf(&d))
 		}
 	}
 	return json.Marshal(v.Interface())
@@ -87,22 +87,14 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 // version 1 wrote them, over what s holds.
 func (s *Settings) UnmarshalJSON(b []byte) error {
 	w := settingsJSON()
-	v, sv := reflect.New(w.in).Elem(), reflect.ValueOf(s).Elem()
-	for i := range sv.NumField() {
-		if !w.isDur[i] {
-			v.Field(i).Set(sv.Field(i))
-		}
-	}
+	v, sv := reflect.New(w.t).Elem(), reflect.ValueOf(s).Elem()
+	copyOther(v, sv)
 	if err := json.Unmarshal(b, v.Addr().Interface()); err != nil {
 		return err
 	}
-	for i := range sv.NumField() {
-		if !w.isDur[i] {
-			sv.Field(i).Set(v.Field(i))
-		}
-	}
+	copyOther(sv, v)
 	for k, i := range w.dur {
-		ms, ns := v.Field(i), v.Field(w.v1[k])
+		ms, ns := v.Field(i), v.Field(sv.NumField()+k)
 		switch {
 		case !ms.IsNil() && !ns.IsNil():
 			return fmt.Errorf("settings: both %s (nanoseconds, schema 1) and %s_ms (schema 2)", w.names[k], w.names[k])

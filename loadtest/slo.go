@@ -17,10 +17,9 @@ type Objective struct {
 	Metric   string
 	Quantile float64 // 0.999 for p99.9
 	Less     bool    // "<" rather than ">"
-	// Limit is a latency in nanoseconds (also LimitDur), a percentage
-	// (errors) or a rate per second (throughput).
-	Limit    float64
-	LimitDur time.Duration
+	// Limit is a latency in nanoseconds, a percentage (errors) or a rate
+	// per second (throughput).
+	Limit float64
 }
 
 // ParseSLO parses a comma-separated list of objectives:
@@ -65,7 +64,7 @@ func parseObjective(s string) (Objective, error) {
 		if err != nil || d <= 0 {
 			return o, fmt.Errorf("slo %q: bad latency limit %q (want e.g. 5ms)", s, lim)
 		}
-		o.LimitDur, o.Limit = d, float64(d)
+		o.Limit = float64(d)
 	case o.Metric == "errors":
 		v, err := strconv.ParseFloat(strings.TrimSuffix(lim, "%"), 64)
 		if err != nil || !strings.HasSuffix(lim, "%") || v < 0 {
@@ -84,8 +83,7 @@ func parseObjective(s string) (Objective, error) {
 	return o, nil
 }
 
-// MinSamples returns how many samples a percentile objective needs to be
-// backed by at least one sample beyond it; other objectives need 1.
+// MinSamples returns how many samples back a percentile (other metrics: 1).
 func (o Objective) MinSamples() int64 {
 	if o.Quantile == 0 {
 		return 1
@@ -113,9 +111,7 @@ func (o *Objective) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// An ObjectiveResult is the outcome of one objective: its value in the
-// objective's unit (ms, %, /s) and a warning when the samples cannot
-// support the percentile.
+// An ObjectiveResult is one objective's value in its unit (ms, %, /s).
 type ObjectiveResult struct {
 	Objective Objective `json:"objective"`
 	Value     float64   `json:"value"`

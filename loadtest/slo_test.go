@@ -15,7 +15,7 @@ func TestParseSLO(t *testing.T) {
 	if len(objs) != 5 {
 		t.Fatalf("ParseSLO: %d objectives; want 5", len(objs))
 	}
-	if o := objs[0]; !within(o.Quantile, 0.999, 1e-9) || o.LimitDur != 5*time.Millisecond || !o.Less {
+	if o := objs[0]; !within(o.Quantile, 0.999, 1e-9) || o.Limit != float64(5*time.Millisecond) || !o.Less {
 		t.Errorf("p99.9<5ms parsed as %+v", o)
 	}
 	if o := objs[1]; o.MinSamples() != 100000 {

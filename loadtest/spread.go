@@ -4,9 +4,7 @@ import (
 	"slices"
 )
 
-// A Spread is one figure of a point over its N repeats: the median and the
-// min-max range (with three or so repeats, an interval estimate would rest
-// on a guessed distribution).
+// A Spread is one figure of a point over its N repeats: median and range.
 type Spread struct {
 	Median float64 `json:"median"`
 	Min    float64 `json:"min"`
@@ -24,8 +22,7 @@ func (s Spread) Scaled(f float64) Spread {
 	return Spread{Median: s.Median * f, Min: s.Min * f, Max: s.Max * f, N: s.N}
 }
 
-// Median returns the middle value of xs (at least one value), the lower of
-// the two middle ones for an even count.
+// Median returns the middle value of xs (at least one), the lower of two.
 func Median(xs []float64) float64 {
 	s := slices.Sorted(slices.Values(xs))
 	return s[(len(s)-1)/2]

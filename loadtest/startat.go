@@ -15,8 +15,7 @@ const StartAtPast = time.Second
 const StartAtAhead = 24 * time.Hour
 
 // ParseStartAt reads a start time relative to now: an offset "+10s", an
-// RFC 3339 time or a clock time today ("15:04:05", "15:04"). Several
-// generators line up best on one absolute time.
+// RFC 3339 time or a clock time today ("15:04:05", "15:04").
 func ParseStartAt(s string, now time.Time) (time.Time, error) {
 	const forms = "want +DURATION (e.g. +10s), an RFC 3339 time (2026-12-02T15:04:05Z) or a clock time today (15:04:05)"
 	in := strings.TrimSpace(s)
@@ -36,12 +35,9 @@ func ParseStartAt(s string, now time.Time) (time.Time, error) {
 			return time.Time{}, fmt.Errorf("start at %q: not an RFC 3339 time (%v); %s", s, err, forms)
 		}
 	default:
-		var c time.Time
-		var err error
-		for _, layout := range []string{"15:04:05", "15:04"} {
-			if c, err = time.ParseInLocation(layout, in, now.Location()); err == nil {
-				break
-			}
+		c, err := time.ParseInLocation("15:04:05", in, now.Location())
+		if err != nil {
+			c, err = time.ParseInLocation("15:04", in, now.Location())
 		}
 		if err != nil {
 			return time.Time{}, fmt.Errorf("start at %q: %s", s, forms)

@@ -15,10 +15,8 @@ type SweepFile struct {
 	Runs   []*Result `json:"runs"`
 }
 
-// Sweep performs one run per client count by run (Run when nil), each
-// named "N clients" while it runs when s has no Name, StartAt for the
-// first only. It stops early, returning the runs so far, when ctx is
-// cancelled or run fails.
+// Sweep performs one run per client count by run (Run when nil), StartAt
+// for the first only, and stops early when ctx ends or run fails.
 func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Context, Settings) (*Result, error)) ([]*Result, error) {
 	if len(clients) == 0 {
 		return nil, fmt.Errorf("sweep: no client counts")

@@ -3,6 +3,7 @@ package loadtest
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -87,12 +88,7 @@ func (t *template) addLit(s string, escape func(string) string) {
 
 // static reports whether the template has no placeholders.
 func (t *template) static() bool {
-	for _, s := range t.segs {
-		if s.kind != segLiteral {
-			return false
-		}
-	}
-	return true
+	return !slices.ContainsFunc(t.segs, func(s segment) bool { return s.kind != segLiteral })
 }
 
 // render appends the template's value to dst.

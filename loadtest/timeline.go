@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// Timeline limits: MaxTimeline bounds Settings.TimelineRequests,
-// TimelineStep is one row of Timeline.Intervals, and the rows stop after
-// 10 minutes.
+// MaxTimeline bounds Settings.TimelineRequests, TimelineStep is one row of
+// Timeline.Intervals; the rows stop after 10 minutes.
 const (
 	MaxTimeline          = 1_000_000
 	TimelineStep         = 100 * time.Millisecond
@@ -24,8 +23,7 @@ const (
 // A Timeline shows how a run started: its first requests one by one and
 // its latency per 100 ms from the start, warm-up included.
 type Timeline struct {
-	// Requests are the first Settings.TimelineRequests requests in the
-	// order they were sent.
+	// Requests are the first requests in sending order.
 	Requests []TimelineRequest `json:"requests"`
 	// WarmupIndex is the index of the first request due after the warm-up
 	// (0 without a warm-up, -1 when every recorded request was warm-up).
@@ -39,9 +37,7 @@ type Timeline struct {
 	Truncated bool               `json:"truncated,omitempty"`
 }
 
-// TimelineRequest is one request of a Timeline: its index in sending
-// order, when it was due since the run's start, its latency from then and
-// the error kind of a failure.
+// TimelineRequest is one request of a Timeline, timed from the run's start.
 type TimelineRequest struct {
 	I         int     `json:"i"`
 	StartMs   float64 `json:"start_ms"`
@@ -49,8 +45,7 @@ type TimelineRequest struct {
 	Error     string  `json:"error,omitempty"`
 }
 
-// TimelineInterval is one 100 ms row of a Timeline: the requests that
-// finished in it, up to T seconds since the start.
+// TimelineInterval is one 100 ms row of a Timeline, ending at T seconds.
 type TimelineInterval struct {
 	T         float64 `json:"t"`
 	Successes int64   `json:"successes"`
@@ -60,8 +55,7 @@ type TimelineInterval struct {
 	MaxMs     float64 `json:"max_ms"`
 }
 
-// tlSlot is one recorded request, written by the client that drew its
-// index.
+// tlSlot is one recorded request, written by the client that drew it.
 type tlSlot struct {
 	start, lat time.Duration
 	kind       ErrorKind
@@ -118,10 +112,8 @@ func (t *timelineRec) result(warmup time.Duration) *Timeline {
 		if !s.done {
 			continue
 		}
-		tr := TimelineRequest{I: i, StartMs: ms(s.start), LatencyMs: ms(s.lat)}
-		if s.kind != KindOK {
-			tr.Error = s.kind.String()
-		} else {
+		tr := TimelineRequest{I: i, StartMs: ms(s.start), LatencyMs: ms(s.lat), Error: s.kind.String()}
+		if s.kind == KindOK {
 			lats = append(lats, tr.LatencyMs)
 			idx = append(idx, i)
 		}

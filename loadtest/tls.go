@@ -7,9 +7,8 @@ import (
 	"time"
 )
 
-// setTLS gives each https:// request its TLS configuration, one per server
-// name with a shared session cache. Unless insecure, a certificate that
-// fails verification with any address is an error before the run.
+// setTLS gives https:// requests a TLS configuration per server name and,
+// unless insecure, checks each address's certificate before the run.
 func setTLS(ctx context.Context, reqs []*compiled, insecure bool, timeout time.Duration) error {
 	cache := tls.NewLRUClientSessionCache(0)
 	confs := map[string]*tls.Config{}

@@ -103,27 +103,18 @@ func fitGiven(clients []int, x []float64, lambda float64) USL {
 	return USL{Lambda: lambda, Sigma: math.Max(sigma, 0), Kappa: math.Max(kappa, 0)}
 }
 
-// searchLambda finds λ by golden-section search of the throughputs'
-// squared error.
+// searchLambda finds λ by golden-section search of the squared error.
 func searchLambda(clients []int, x []float64) USL {
 	best := 0.0
 	for i, c := range clients {
 		best = math.Max(best, x[i]/float64(c))
 	}
-	sse := func(l float64) float64 {
-		u := fitGiven(clients, x, l)
-		s := 0.0
-		for i, c := range clients {
-			d := u.Throughput(float64(c)) - x[i]
-			s += d * d
-		}
-		return s
-	}
+	miss := func(l float64) float64 { return sse(fitGiven(clients, x, l), clients, x) }
 	lo, hi := best*0.5, best*4
 	g := (math.Sqrt(5) - 1) / 2
 	for range 100 {
 		a, b := hi-g*(hi-lo), lo+g*(hi-lo)
-		if sse(a) < sse(b) {
+		if miss(a) < miss(b) {
 			hi = b
 		} else {
 			lo = a
@@ -132,20 +123,28 @@ func searchLambda(clients []int, x []float64) USL {
 	return fitGiven(clients, x, (lo+hi)/2)
 }
 
+// sse is the sum of the squared errors of u's throughputs.
+func sse(u USL, clients []int, x []float64) float64 {
+	s := 0.0
+	for i, c := range clients {
+		d := x[i] - u.Throughput(float64(c))
+		s += d * d
+	}
+	return s
+}
+
 func r2(u USL, clients []int, x []float64) float64 {
 	mean := 0.0
 	for _, v := range x {
 		mean += v
 	}
 	mean /= float64(len(x))
-	var res, tot float64
-	for i, c := range clients {
-		d := x[i] - u.Throughput(float64(c))
-		res += d * d
-		tot += (x[i] - mean) * (x[i] - mean)
+	tot := 0.0
+	for _, v := range x {
+		tot += (v - mean) * (v - mean)
 	}
 	if tot == 0 {
 		return 1
 	}
-	return 1 - res/tot
+	return 1 - sse(u, clients, x)/tot
 }

@@ -9,8 +9,7 @@ import (
 // A Watcher watches the load target while a run goes on (package watch);
 // the engine keeps what it saw as opaque JSON in the Result.
 type Watcher interface {
-	// Start begins watching a run of s whose measured window opens at
-	// warmEnd, until ctx ends or Finish is called.
+	// Start watches a run of s measured from warmEnd until ctx or Finish.
 	Start(ctx context.Context, s Settings, warmEnd time.Time) Watch
 }
 
@@ -18,13 +17,11 @@ type Watcher interface {
 type Watch interface {
 	// EndWindow says the measured window is over.
 	EndWindow()
-	// Finish stops watching and returns what was seen, given the run's
-	// measured successes and window length.
+	// Finish stops watching and returns what was seen.
 	Finish(successes int64, seconds float64) Watched
 }
 
-// Watched is what a Watch saw over one run, for Result.Server,
-// Result.Profiles, Result.Environment.Server and Result.Warnings.
+// Watched is what a Watch saw over one run, for the Result.
 type Watched struct {
 	Server, Profiles json.RawMessage
 	Environment      map[string]json.RawMessage
