@@ -21,7 +21,6 @@ type diskSpec struct {
 	Timeout cli.Duration `toml:"timeout"` // default 2 minutes
 }
 
-// runDisk runs the disk command and returns its JSON output.
 func runDisk(ctx context.Context, d diskSpec, dir string, x func(string) string) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(time.Duration(d.Timeout), 2*time.Minute))
 	defer cancel()

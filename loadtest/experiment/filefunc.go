@@ -45,7 +45,6 @@ func expandFileFuncs(name string, data []byte, lookup func(string) (string, bool
 	}
 }
 
-// expandCall expands the inside of one {{...}}.
 func expandCall(inner string, lookup func(string) (string, bool)) (string, error) {
 	fn, rest, _ := strings.Cut(strings.TrimSpace(inner), " ")
 	if fn != "env" {
@@ -94,7 +93,6 @@ func tomlEscape(s string) string {
 	return b.String()
 }
 
-// firstLine returns s up to its first newline.
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
