@@ -13,9 +13,8 @@ import (
 	"bbslab/internal/cli"
 )
 
-// diskSpec names a disk benchmark whose JSON output describes the disk
-// under the target's database, run once before the runs and kept with the
-// results: an embedded database's commit time is the disk's fsync time.
+// diskSpec names a benchmark of the database's disk, run once before the
+// runs; its JSON output is kept with the results.
 type diskSpec struct {
 	Command []string     `toml:"command"`
 	Timeout cli.Duration `toml:"timeout"` // default 2 minutes

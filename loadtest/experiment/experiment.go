@@ -51,14 +51,12 @@ type Experiment struct {
 // serverSpec says how to start and drive the server under test; its
 // strings may hold {{port}}, {{admin_port}}, {{dir}} and the run's vars.
 type serverSpec struct {
-	Command []string `toml:"command"` // a run's Args are appended
-	Env     []string `toml:"env"`     // KEY=VALUE
-	Ready   string   `toml:"ready"`   // answers 200 when the server can take load
-	Reset   string   `toml:"reset"`   // POSTed before each run and after validation
-	// StartTimeout bounds the wait for Ready; StopTimeout the wait after
-	// SIGTERM before the server is killed.
-	StartTimeout cli.Duration `toml:"start_timeout"`
-	StopTimeout  cli.Duration `toml:"stop_timeout"`
+	Command      []string     `toml:"command"`       // a run's Args are appended
+	Env          []string     `toml:"env"`           // KEY=VALUE
+	Ready        string       `toml:"ready"`         // answers 200 when the server can take load
+	Reset        string       `toml:"reset"`         // POSTed before each run and after validation
+	StartTimeout cli.Duration `toml:"start_timeout"` // for Ready
+	StopTimeout  cli.Duration `toml:"stop_timeout"`  // after SIGTERM, before a kill
 	CPUs         []int        `toml:"cpus"`
 }
 
@@ -69,15 +67,14 @@ type clientSpec struct {
 
 // loadSpec is the load applied at each client count.
 type loadSpec struct {
-	loadtest.Settings                // every step's but the name and client count
-	Clients           []int          `toml:"clients"`
-	ResetEach         bool           `toml:"reset_each"` // reset before every client count too
-	SLO               string         `toml:"slo"`        // checked at every step
-	Deadlines         []cli.Duration `toml:"deadlines"`  // latencies whose share is tabled per step
-	Repeats           int            `toml:"repeats"`    // measurements of each point, by their median
-	// Interleave measures the runs in turns, so that the machine's drift
-	// hits every run alike.
-	Interleave bool `toml:"interleave"`
+	// Settings are every step's but the name and client count.
+	loadtest.Settings
+	Clients    []int          `toml:"clients"`
+	ResetEach  bool           `toml:"reset_each"` // reset before every client count too
+	SLO        string         `toml:"slo"`        // checked at every step
+	Deadlines  []cli.Duration `toml:"deadlines"`  // latencies whose share is tabled per step
+	Repeats    int            `toml:"repeats"`    // measurements of each point, by their median
+	Interleave bool           `toml:"interleave"` // runs measured in turns, so drift hits all alike
 }
 
 // MaxRepeats bounds load.repeats.
@@ -370,8 +367,7 @@ func (e *Experiment) checkRuns() []error {
 	return bad
 }
 
-// runSettings are the settings of run r's steps: [load]'s, with each of
-// the run's own that is set (not zero) in its place.
+// runSettings are [load]'s settings under those run r sets.
 func (e *Experiment) runSettings(r runSpec) loadtest.Settings {
 	s := e.Load.Settings
 	overlay(&s, r.Settings)

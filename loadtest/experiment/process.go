@@ -88,8 +88,8 @@ func (p *serverProc) waitListening(parent context.Context, addr string, timeout 
 	})
 }
 
-// poll tries up every interval until it reports true, the server exits
-// (before says when), or timeout (late says what the server failed to do).
+// poll tries up every interval until it reports true, the server exits,
+// or timeout; before and late word the errors.
 func (p *serverProc) poll(parent context.Context, target string, timeout, every time.Duration, before string,
 	up func(context.Context) bool, late func() string) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
@@ -192,8 +192,7 @@ func (x *experimentRunner) hint(argv []string) {
 	}
 }
 
-// redactURLs returns a copy of argv with the password of every URL
-// argument replaced by xxxxx: a report is handed out.
+// redactURLs returns argv with URL passwords replaced by xxxxx.
 func redactURLs(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {

@@ -154,22 +154,20 @@ func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 
 // experimentRunner holds what the runs of one experiment share.
 type experimentRunner struct {
-	e          *Experiment
-	opt        Options
-	res        *outcome.Result
-	logf       func(string, ...any)
-	feed       *feed.Feed
-	seq, total int               // measurements taken and planned
-	vars       map[string]string // every run's (the calibrated wait)
-	described  bool              // the stats URL was read once (describe)
-	genCores   []int             // the load generator's CPUs (all when not pinned)
-	recals     int               // calibrations redone
-	recalTried bool              // a recalibration was tried (once at most)
-	judge      measure.Judge     // see judgeOf
-	budget     *measure.Budget   // see budgetOf
-	// quietChecked and tieBroken mark the points quiet and tieBreak
-	// measured again: once each.
-	quietChecked, tieBroken map[*outcome.Point]bool
+	e                       *Experiment
+	opt                     Options
+	res                     *outcome.Result
+	logf                    func(string, ...any)
+	feed                    *feed.Feed
+	seq, total              int                     // measurements taken and planned
+	vars                    map[string]string       // every run's (the calibrated wait)
+	described               bool                    // the stats URL was read once (describe)
+	genCores                []int                   // the load generator's CPUs (all when not pinned)
+	recals                  int                     // calibrations redone
+	recalTried              bool                    // a recalibration was tried (once at most)
+	judge                   measure.Judge           // see judgeOf
+	budget                  *measure.Budget         // see budgetOf
+	quietChecked, tieBroken map[*outcome.Point]bool // points measured again, once each
 }
 
 // describe reads the stats URL once when the file names no readings: an
@@ -208,8 +206,7 @@ func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, 
 }
 
 // launch starts a server of run, recorded in rr, and makes it ready to
-// load: ready, reset, validated and reset again, or, for a cold start,
-// listening.
+// load (prepare), or for a cold start listening.
 func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.Run) (*serverRun, error) {
 	e := x.e
 	lr := &serverRun{run: run, dir: filepath.Join(x.opt.Out, outcome.FileName(run.Name)), rr: rr}
@@ -360,8 +357,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	return p, rp, nil
 }
 
-// stepSettings are the settings of one measurement of lr at clients and
-// its truth's watcher, if any.
+// stepSettings are one measurement's settings and its truth's watcher.
 func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clients, rep, attempt int) (loadtest.Settings, *truthWatcher, error) {
 	e := x.e
 	s := e.settings(lr.run, clients, lr.x)
@@ -391,8 +387,7 @@ func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clie
 	return s, tw, nil
 }
 
-// watcher returns the watcher of lr's server, which saves profiles under
-// profilePrefix, if any.
+// watcher returns lr's watcher, saving profiles under profilePrefix, if any.
 func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtest.Watcher, error) {
 	e := x.e
 	o := watch.Options{Format: e.Stats.Format, EnvironmentKeys: e.Stats.EnvironmentKeys}
