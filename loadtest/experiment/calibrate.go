@@ -16,7 +16,6 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// checkCalibrate validates the calibration and fills in defaults.
 func (e *Experiment) checkCalibrate() []error {
 	c := &e.Calibrate
 	if c.Var == "" {
@@ -49,7 +48,6 @@ func (e *Experiment) checkCalibrate() []error {
 	return append(bad, c.Check(func(key string) string { return "calibrate." + key })...)
 }
 
-// hasReading reports whether the file has a [[stats.reading]] named name.
 func (e *Experiment) hasReading(name string) bool {
 	return slices.ContainsFunc(e.Stats.Stats, func(r watch.Stat) bool { return r.Name == name })
 }
@@ -79,9 +77,8 @@ func (x *experimentRunner) calibrate(ctx context.Context) error {
 	return nil
 }
 
-// calibrateOn runs the calibration's probes on lr's running server and
-// returns what they chose, the server left with it. The probes' spans of
-// the cores become the baseline later steps are judged against.
+// calibrateOn runs the calibration's probes on lr's server, left with the
+// chosen wait; the probes' spans become the steps' baseline.
 func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*calibrate.Calibration, error) {
 	e, c := x.e, x.e.Calibrate
 	name := lr.run.Name
@@ -152,8 +149,7 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 			cal.Steal = ptrTo(round1(*base.Server.Steal))
 		}
 	}
-	if err == nil {
-		// Calibrated: the page stops saying "calibrating".
+	if err == nil { // the page stops saying "calibrating"
 		x.feed.Begin(feed.Position{Run: name, Step: len(cal.Probes), Steps: len(cal.Probes), Clients: c.Clients, After: steps})
 	}
 	return cal, err
@@ -174,9 +170,8 @@ func disturbedProbe(c calibrate.Spec, wait time.Duration, r *loadtest.Result, se
 	return p
 }
 
-// probeJudge judges the calibration's probes by the disturbance rule,
-// each against the probes accepted before it (the first against none: a
-// burst there shows as a disagreement between the probes with no wait).
+// probeJudge judges each probe against those accepted before it (the
+// first against none: a burst there shows as disagreeing no-wait probes).
 type probeJudge struct {
 	x         *experimentRunner
 	accepted  measure.Baseline
@@ -187,19 +182,18 @@ type probeJudge struct {
 
 // judge says why a probe's spans are disturbed, "" when they are not.
 func (j *probeJudge) judge(srv, gen *measure.Span) string {
-	x := j.x
 	base := &j.accepted
 	if base.Server == nil && base.Generator == nil {
-		base = nil // the first probe: nothing to judge it against
+		base = nil
 	}
-	saved := x.judgeOf().Baseline
-	x.judgeOf().Baseline = base
-	v := x.judgeOf().Judge(srv, gen)
-	x.judgeOf().Baseline = saved
+	jd := j.x.judgeOf()
+	saved := jd.Baseline
+	jd.Baseline = base
+	v := jd.Judge(srv, gen)
+	jd.Baseline = saved
 	return strings.TrimPrefix(v.Why, "disturbed: ")
 }
 
-// accept keeps an accepted probe's spans.
 func (j *probeJudge) accept(srv, gen *measure.Span) {
 	j.server = append(j.server, srv)
 	j.generator = append(j.generator, gen)

@@ -14,7 +14,6 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// checkClaims validates the claims against the file.
 func (e *Experiment) checkClaims() []error {
 	var errs []error
 	ids := map[string]bool{}
@@ -57,7 +56,6 @@ func (e *Experiment) checkClaims() []error {
 	return errs
 }
 
-// checkSides returns what is wrong with a check's two sides.
 func (e *Experiment) checkSides(left, right *claim.Operand) []string {
 	var out []string
 	for _, msg := range e.checkOperand(left) {
@@ -69,7 +67,6 @@ func (e *Experiment) checkSides(left, right *claim.Operand) []string {
 	return out
 }
 
-// checkOperand returns what is wrong with o.
 func (e *Experiment) checkOperand(o *claim.Operand) []string {
 	var out []string
 	if o.Factor < 0 {
@@ -104,7 +101,8 @@ func (e *Experiment) checkOperand(o *claim.Operand) []string {
 	case o.At != "" && o.At != "peak" && o.At != "first" && o.At != "last":
 		out = append(out, fmt.Sprintf(`at = %q: want "peak", "first" or "last"`, o.At))
 	}
-	if kinds := slices.DeleteFunc([]string{o.Metric, o.Reading, o.Profile, o.Truth}, isEmpty); len(kinds) != 1 {
+	kinds := []string{o.Metric, o.Reading, o.Profile, o.Truth}
+	if len(slices.DeleteFunc(kinds, func(s string) bool { return s == "" })) != 1 {
 		out = append(out, "give exactly one of metric, reading, profile or truth")
 	}
 	if o.Truth != "" {
@@ -179,7 +177,6 @@ func (e *Experiment) profileAt() int {
 	return e.Load.Clients[len(e.Load.Clients)-1]
 }
 
-// checkControl returns what is wrong with a claim's control.
 func (e *Experiment) checkControl(c *claim.Claim) []string {
 	ct := c.Control
 	if ct == nil {
@@ -233,7 +230,6 @@ func (e *Experiment) checkControl(c *claim.Claim) []string {
 	return out
 }
 
-// checkExplanations returns what is wrong with a claim's explanations.
 func (e *Experiment) checkExplanations(c *claim.Claim) []string {
 	var out []string
 	for i := range c.Explain {
@@ -269,5 +265,3 @@ func (e *Experiment) checkExplanations(c *claim.Claim) []string {
 	}
 	return out
 }
-
-func isEmpty(s string) bool { return s == "" }

@@ -36,9 +36,8 @@ func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer
 		}}}
 }
 
-// liveClaims are the claims as the dashboard shows them: until the end
-// (final), only those decidable so far, leaving out those not measured
-// yet and those pending names.
+// liveClaims are the claims the dashboard shows: until the end (final),
+// only those measured and not pending.
 func liveClaims(cs []outcome.Claim, final bool, pending map[string]bool) []live.Claim {
 	var out []live.Claim
 	for _, c := range cs {
@@ -50,8 +49,7 @@ func liveClaims(cs []outcome.Claim, final bool, pending map[string]bool) []live.
 	return out
 }
 
-// byPath keys a step's stats (but per-request ones) by their stats path,
-// as Options.Target's Limiting reads them.
+// byPath keys a step's stats (but per-request ones) by their stats path.
 func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 	out := map[string]float64{}
 	for _, r := range rs {

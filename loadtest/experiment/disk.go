@@ -13,15 +13,13 @@ import (
 	"bbslab/internal/cli"
 )
 
-// diskSpec names a disk benchmark whose JSON output describes the disk
-// under the target's database, run once before the runs and kept with the
-// results: an embedded database's commit time is the disk's fsync time.
+// diskSpec names a benchmark of the database's disk, run once before the
+// runs; its JSON output is kept with the results.
 type diskSpec struct {
 	Command []string     `toml:"command"`
 	Timeout cli.Duration `toml:"timeout"` // default 2 minutes
 }
 
-// runDisk runs the disk command and returns its JSON output.
 func runDisk(ctx context.Context, d diskSpec, dir string, x func(string) string) (json.RawMessage, error) {
 	ctx, cancel := context.WithTimeout(ctx, cmp.Or(time.Duration(d.Timeout), 2*time.Minute))
 	defer cancel()

@@ -35,8 +35,7 @@ type Experiment struct {
 	Profile  profileSpec  `toml:"profile"`
 	Report   reportSpec   `toml:"report"`
 	Disk     diskSpec     `toml:"disk"`
-	// Calibrate, when it names a var, sets that server variable from the
-	// machine before the runs.
+	// Calibrate, with a var, sets that server variable before the runs.
 	Calibrate   calibrate.Spec `toml:"calibrate"`
 	Truth       truthSpec      `toml:"truth"`
 	Disturbance measure.Rules  `toml:"disturbance"`
@@ -52,16 +51,12 @@ type Experiment struct {
 // serverSpec says how to start and drive the server under test; its
 // strings may hold {{port}}, {{admin_port}}, {{dir}} and the run's vars.
 type serverSpec struct {
-	Command []string `toml:"command"` // a run's Args are appended
-	Env     []string `toml:"env"`     // KEY=VALUE
-	// Ready answers 200 when the server can take load; Reset is POSTed to
-	// restore the data before each run and after validation.
-	Ready string `toml:"ready"`
-	Reset string `toml:"reset"`
-	// StartTimeout bounds the wait for Ready (default 60s); StopTimeout the
-	// wait after SIGTERM before the server is killed (default 10s).
-	StartTimeout cli.Duration `toml:"start_timeout"`
-	StopTimeout  cli.Duration `toml:"stop_timeout"`
+	Command      []string     `toml:"command"`       // a run's Args are appended
+	Env          []string     `toml:"env"`           // KEY=VALUE
+	Ready        string       `toml:"ready"`         // answers 200 when the server can take load
+	Reset        string       `toml:"reset"`         // POSTed before each run and after validation
+	StartTimeout cli.Duration `toml:"start_timeout"` // for Ready
+	StopTimeout  cli.Duration `toml:"stop_timeout"`  // after SIGTERM, before a kill
 	CPUs         []int        `toml:"cpus"`
 }
 
@@ -72,17 +67,14 @@ type clientSpec struct {
 
 // loadSpec is the load applied at each client count.
 type loadSpec struct {
-	// Settings are every step's; a [[run]] may set its own but the name
-	// and client count, which are the runner's.
+	// Settings are every step's but the name and client count.
 	loadtest.Settings
-	Clients   []int          `toml:"clients"`
-	ResetEach bool           `toml:"reset_each"` // reset before every client count too
-	SLO       string         `toml:"slo"`        // checked at every step
-	Deadlines []cli.Duration `toml:"deadlines"`  // latencies whose share is tabled per step
-	Repeats   int            `toml:"repeats"`    // measurements of each point, by their median
-	// Interleave measures the runs in turns at each repeat and client
-	// count, so that the machine's drift hits every run alike.
-	Interleave bool `toml:"interleave"`
+	Clients    []int          `toml:"clients"`
+	ResetEach  bool           `toml:"reset_each"` // reset before every client count too
+	SLO        string         `toml:"slo"`        // checked at every step
+	Deadlines  []cli.Duration `toml:"deadlines"`  // latencies whose share is tabled per step
+	Repeats    int            `toml:"repeats"`    // measurements of each point, by their median
+	Interleave bool           `toml:"interleave"` // runs measured in turns, so drift hits all alike
 }
 
 // MaxRepeats bounds load.repeats.
@@ -98,8 +90,7 @@ type statsSpec struct {
 	URL    string       `toml:"url"`    // read every second of each step
 	Format string       `toml:"format"` // "auto" (or empty), "json" or "prometheus"
 	Stats  []watch.Stat `toml:"reading"`
-	// EnvironmentKeys names the top-level objects of the stats JSON copied
-	// into each result (default: the target's).
+	// EnvironmentKeys are the stats JSON's objects copied into each result.
 	EnvironmentKeys []string `toml:"environment"`
 }
 
@@ -110,13 +101,12 @@ type profileSpec struct {
 	At      int      `toml:"at"`      // the client count profiled (default: the largest)
 	Seconds int      `toml:"seconds"` // default: the step's, at most 30
 	// Buckets split a wall-clock profile by the first frame found in each
-	// sample's stack; samples with none count as "elsewhere".
+	// sample's stack ("elsewhere": none).
 	Buckets []watch.Bucket `toml:"bucket"`
 	Focus   string         `toml:"focus"` // a function the bucketed samples' stacks must hold
 }
 
-// reportSpec chooses the extra charts of each run's last step: per-second
-// throughput and p99, and the latency distribution.
+// reportSpec chooses the extra charts of each run's last step.
 type reportSpec struct {
 	Timeline     bool `toml:"timeline"`
 	Distribution bool `toml:"distribution"`
@@ -127,13 +117,12 @@ type runSpec struct {
 	Name string            `toml:"name"`
 	Args []string          `toml:"args"`
 	Vars map[string]string `toml:"vars"`
-	// Start is "ready" (the default) or "listening": loaded as soon as the
-	// port accepts connections, a cold start.
+	// Start is "ready" or "listening" (a cold start: loaded once the port
+	// accepts connections).
 	Start   string     `toml:"start"`
 	Clients int        `toml:"clients"` // replaces load.clients, of one count
 	Fleet   *fleetSpec `toml:"fleet"`
-	// Settings, those set, replace load's for this run's steps
-	// (runSettings); a run cannot set one back to zero.
+	// Settings, those set, replace load's (runSettings).
 	loadtest.Settings
 }
 
@@ -143,8 +132,7 @@ const (
 	startListening = "listening"
 )
 
-// Load reads and checks an experiment file. Unknown keys and bad
-// values are errors that name them.
+// Load reads and checks an experiment file, naming unknown keys and bad values.
 func Load(path string) (*Experiment, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -178,8 +166,7 @@ func parse(name string, data []byte) (*Experiment, error) {
 	return &e, nil
 }
 
-// SelectRuns keeps only the runs named in names, in the file's order. A
-// name that matches no run is an error that names it.
+// SelectRuns keeps only the runs named in names, in the file's order.
 func (e *Experiment) SelectRuns(names []string) error {
 	for _, n := range names {
 		if e.run(n) == nil {
@@ -212,12 +199,10 @@ func (e *Experiment) check() error {
 	return errors.Join(errs...)
 }
 
-// problems collects errors; add appends one.
 type problems []error
 
 func (p *problems) add(format string, a ...any) { *p = append(*p, fmt.Errorf(format, a...)) }
 
-// cpus adds a problem for each of key's CPUs that is not a CPU number.
 func (p *problems) cpus(key string, cpus []int) {
 	for _, c := range cpus {
 		if c < 0 || c > 1023 {
@@ -226,7 +211,6 @@ func (p *problems) cpus(key string, cpus []int) {
 	}
 }
 
-// checkServer checks [server] and [client] and fills in their defaults.
 func (e *Experiment) checkServer() []error {
 	var bad problems
 	if len(e.Server.Command) == 0 {
@@ -245,7 +229,6 @@ func (e *Experiment) checkServer() []error {
 	return bad
 }
 
-// checkLoad checks [load] and fills in its defaults.
 func (e *Experiment) checkLoad() []error {
 	var bad problems
 	l := &e.Load
@@ -316,7 +299,6 @@ func checkSettings(s loadtest.Settings, key func(string) string) []error {
 	return bad
 }
 
-// checkWatch checks [stats] and [profile] and fills in the stats' scale.
 func (e *Experiment) checkWatch() []error {
 	var bad problems
 	if err := watch.CheckFormat(e.Stats.Format); err != nil {
@@ -344,7 +326,6 @@ func (e *Experiment) checkWatch() []error {
 	return bad
 }
 
-// checkRuns checks the [[run]] tables and fills in their start mode.
 func (e *Experiment) checkRuns() []error {
 	var bad problems
 	if len(e.Runs) == 0 {
@@ -386,15 +367,14 @@ func (e *Experiment) checkRuns() []error {
 	return bad
 }
 
-// runSettings are the settings of run r's steps: [load]'s, with each of
-// the run's own that is set (not zero) in its place.
+// runSettings are [load]'s settings under those run r sets.
 func (e *Experiment) runSettings(r runSpec) loadtest.Settings {
 	s := e.Load.Settings
 	overlay(&s, r.Settings)
 	return s
 }
 
-// overlay sets the fields of *dst that src sets (but those TOML skips).
+// overlay sets the fields of *dst that src sets (not toml:"-").
 func overlay[T any](dst *T, src T) {
 	d, s := reflect.ValueOf(dst).Elem(), reflect.ValueOf(src)
 	for i := range s.NumField() {

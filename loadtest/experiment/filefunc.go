@@ -6,15 +6,12 @@ import (
 	"strings"
 )
 
-// fileFuncs are the functions an experiment file may call, expanded when
-// it is loaded, before it is decoded as TOML, inside a double-quoted
-// string: {{env "NAME" "default"}} is the environment variable NAME, or
-// default when NAME is unset or empty; {{env "NAME"}} needs NAME set. A
-// placeholder without a quoted argument is left for later.
+// fileFuncs are the functions a file may call in a quoted string, expanded
+// before it is decoded: {{env "NAME" "default"}} is NAME, or default when
+// NAME is unset or empty. A placeholder without a quoted argument is left.
 const fileFuncs = "env"
 
-// expandFileFuncs expands the file-level functions of data, the file name;
-// an unknown function or bad syntax is an error naming the file and line.
+// expandFileFuncs expands the file functions of data, from file name.
 func expandFileFuncs(name string, data []byte, lookup func(string) (string, bool)) ([]byte, error) {
 	s := string(data)
 	if !strings.Contains(s, "{{") {
@@ -45,7 +42,6 @@ func expandFileFuncs(name string, data []byte, lookup func(string) (string, bool
 	}
 }
 
-// expandCall expands the inside of one {{...}}.
 func expandCall(inner string, lookup func(string) (string, bool)) (string, error) {
 	fn, rest, _ := strings.Cut(strings.TrimSpace(inner), " ")
 	if fn != "env" {
@@ -94,7 +90,6 @@ func tomlEscape(s string) string {
 	return b.String()
 }
 
-// firstLine returns s up to its first newline.
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l

@@ -19,31 +19,21 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// fleetSpec is the file's [fleet], and a run's [run.fleet] whose keys that
-// are set replace the file's: several replicas of [server]'s command behind
-// HAProxy, on a database role of their own, with PgBouncer between them
-// when asked (docs/scale-out.md). In a run with replicas, {{port}} is
-// HAProxy's, {{admin_port}} the first replica's, {{replica_admin_ports}}
-// every replica's, comma-separated, {{haproxy_metrics}} HAProxy's
-// Prometheus exporter, {{pg_role}} the fleet's database role and
-// {{pgbouncer_admin}} PgBouncer's admin console DSN.
+// fleetSpec is the file's [fleet], under a run's [run.fleet]: replicas of
+// [server]'s command behind HAProxy, on a database role of their own,
+// maybe behind PgBouncer (docs/scale-out.md, which lists its placeholders).
 type fleetSpec struct {
-	Replicas int    `toml:"replicas"` // 0: no fleet
-	Balance  string `toml:"balance"`  // "leastconn" (the default) or "roundrobin"
-	MaxConn  int    `toml:"maxconn"`  // HAProxy's cap per replica (0: none)
-	// PgBouncer is "off" (the default), "session" or "transaction";
-	// PgBouncerPool its server connections (default 10).
-	PgBouncer     string `toml:"pgbouncer"`
-	PgBouncerPool int    `toml:"pgbouncer_pool"`
+	Replicas      int    `toml:"replicas"`       // 0: no fleet
+	Balance       string `toml:"balance"`        // "leastconn" (the default) or "roundrobin"
+	MaxConn       int    `toml:"maxconn"`        // HAProxy's cap per replica (0: none)
+	PgBouncer     string `toml:"pgbouncer"`      // "off" (the default), "session" or "transaction"
+	PgBouncerPool int    `toml:"pgbouncer_pool"` // its server connections (default 10)
 	PgBouncerCPUs []int  `toml:"pgbouncer_cpus"` // rather than [server]'s
-	// ConnLimit is the CONNECTION LIMIT of the fleet's role (0: none;
-	// -1, none either, for a run to lift the file's).
+	// ConnLimit is the role's CONNECTION LIMIT (0 or -1: none; -1 lifts the file's).
 	ConnLimit int    `toml:"conn_limit"`
 	AdminDSN  string `toml:"admin_dsn"` // where the role is created and dropped
-	// Ready is the path of a replica's ready URL on its admin port; DSNEnv
-	// the environment variable that carries each replica's database URL.
-	Ready  string `toml:"ready"`
-	DSNEnv string `toml:"dsn_env"`
+	Ready     string `toml:"ready"`     // a replica's ready path on its admin port
+	DSNEnv    string `toml:"dsn_env"`   // the variable with a replica's database URL
 }
 
 // fleetOf is run's fleet, [fleet] under its own; ok when it has replicas.
@@ -58,8 +48,6 @@ func (e *Experiment) fleetOf(run runSpec) (fs fleetSpec, ok bool) {
 	return fs, fs.Replicas > 0
 }
 
-// checkFleet checks [fleet] and each run's, and that a fleet's stats can
-// be read: its replicas' documents are added up as JSON.
 func (e *Experiment) checkFleet() []error {
 	var bad problems
 	fleets := false
@@ -144,9 +132,9 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	vars["admin_port"] = strconv.Itoa(f.Replicas[0].AdminPort)
 	vars["haproxy_metrics"] = f.MetricsURL
 	vars["pg_role"] = f.Role.Name
-	ports := make([]string, len(f.Replicas))
-	for i, r := range f.Replicas {
-		ports[i] = strconv.Itoa(r.AdminPort)
+	var ports []string
+	for _, r := range f.Replicas {
+		ports = append(ports, strconv.Itoa(r.AdminPort))
 	}
 	vars["replica_admin_ports"] = strings.Join(ports, ",")
 	lr.rr.Fleet = &outcome.FleetResult{Replicas: f.Replicas, Balance: fs.Balance, MetricsURL: f.MetricsURL, ConnLimit: max(fs.ConnLimit, 0)}
@@ -161,10 +149,9 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	return x.watchFleet(ctx, lr, fs.AdminDSN, vars)
 }
 
-// watchFleet starts the reader of the fleet's stats, read from each
-// replica at [stats] url and served as one document. The target is given
-// the file's readings too, so that those in % are averaged, not added up.
-// A first read opens the connections before any step.
+// watchFleet starts the reader that serves the replicas' stats as one
+// document. It is given the file's readings too, so that those in % are
+// averaged, not added up; a first read connects before any step.
 func (x *experimentRunner) watchFleet(ctx context.Context, lr *serverRun, adminDSN string, vars map[string]string) error {
 	rf, t := lr.fleet, x.opt.Target
 	t.Stats = append(slices.Clip(t.Stats), x.res.Stats...)
@@ -199,7 +186,7 @@ func (rf *runFleet) watcher(o watch.Options) (loadtest.Watcher, error) {
 }
 
 // stats are one board's stats as the fleet's document holds them, then
-// the fleet's own not among them (by name or path).
+// the fleet's own.
 func (rf *runFleet) stats(one []watch.Stat) []watch.Stat {
 	var out []watch.Stat
 	seen := map[string]bool{}

@@ -14,12 +14,10 @@ import (
 	"sync"
 )
 
-// built holds, by package folder and build flags, the build of a "go run"
-// command's binary, done once per process.
+// built holds the builds of "go run" commands, by package and flags.
 var built sync.Map // string -> func() (string, error)
 
-// besideExecutable is the folder of the running program, where a release
-// bundle keeps the board beside the load tool.
+// besideExecutable is the running program's folder (a release bundle's).
 var besideExecutable = func() string {
 	exe, err := os.Executable()
 	if err != nil {
@@ -35,11 +33,10 @@ var binFolder = func() (string, error) {
 }
 
 // goRunBuilt returns argv with a leading "go run [flags] PKG" replaced by a
-// binary of PKG, so that every run starts the program itself, not a go run
-// that waits for it. The binary is built once per process into the user's
-// cache folder or, without go on PATH, is the program of PKG's name beside
-// the running one. Any other command, and go run with a flag whose value
-// stands apart ("-tags x"), is returned as it is.
+// binary of PKG, so that a run starts the program, not a go run that waits
+// for it: built once into the user's cache, or without go the program of
+// PKG's name beside this one. A flag whose value stands apart ("-tags x")
+// leaves argv as it is.
 func goRunBuilt(argv []string, dir string) ([]string, error) {
 	if len(argv) < 3 || argv[0] != "go" || argv[1] != "run" {
 		return argv, nil

@@ -71,7 +71,8 @@ func TestStartServerCapsGOMAXPROCS(t *testing.T) {
 			case <-time.After(30 * time.Second):
 				t.Error("the helper did not exit")
 			}
-			p.stop(time.Second)
+			p.Stop(time.Second)
+			p.log.Close()
 			if got := childGOMAXPROCS(t, logPath); got != tt.want {
 				t.Errorf("startServer(cpus %v, pin %v, env %q): the server's GOMAXPROCS = %s; want %s", tt.cpus, tt.pin, tt.env, got, tt.want)
 			}

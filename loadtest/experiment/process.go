@@ -44,7 +44,7 @@ func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) 
 		log.Close()
 		return nil, "", err
 	}
-	// A process group of its own, so that any children get the signals.
+	// A group of its own, so that any children get the signals.
 	p, err := child.Start(child.Spec{Argv: argv, Dir: dir, Env: env, Stdout: log, Stderr: log, CPUs: cpus, Pin: pin, OwnGroup: true})
 	if err != nil {
 		log.Close()
@@ -88,8 +88,8 @@ func (p *serverProc) waitListening(parent context.Context, addr string, timeout 
 	})
 }
 
-// poll tries up every interval until it reports true, the server exits
-// (before says when), or timeout (late says what the server failed to do).
+// poll tries up every interval until it reports true, the server exits,
+// or timeout; before and late word the errors.
 func (p *serverProc) poll(parent context.Context, target string, timeout, every time.Duration, before string,
 	up func(context.Context) bool, late func() string) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
@@ -109,16 +109,6 @@ func (p *serverProc) poll(parent context.Context, target string, timeout, every 
 	return nil
 }
 
-// stop ends the server's process group, killing it after timeout.
-func (p *serverProc) stop(timeout time.Duration) error {
-	defer p.log.Close()
-	if err := p.Stop(timeout); err != nil {
-		return fmt.Errorf("the server %w", err)
-	}
-	return nil
-}
-
-// tail returns the end of the server's log.
 func (p *serverProc) tail() string {
 	b, err := os.ReadFile(p.log.Name())
 	if err != nil {
@@ -202,8 +192,7 @@ func (x *experimentRunner) hint(argv []string) {
 	}
 }
 
-// redactURLs returns a copy of argv with the password of every URL
-// argument replaced by xxxxx: a report is handed out.
+// redactURLs returns argv with URL passwords replaced by xxxxx.
 func redactURLs(argv []string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {

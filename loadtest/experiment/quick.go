@@ -14,9 +14,7 @@ const (
 	quickDuration = 3 * time.Second
 )
 
-// MakeQuick turns e into a quick run, to try a file in a minute or so: at
-// most three client counts, one measurement each, short steps, profiles
-// and re-measures.
+// MakeQuick turns e into a quick run, to try a file in a minute or so.
 func (e *Experiment) MakeQuick() {
 	e.Quick = true
 	l := &e.Load

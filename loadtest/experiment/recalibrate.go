@@ -21,8 +21,7 @@ func calibrationInForce(r *outcome.Result) *calibrate.Calibration {
 
 // recalibrate redoes the calibration after sweep when its point moved,
 // once at most, within max_extra, and sets the new wait on every server.
-// Only interleaved runs are recalibrated: measured run by run, the runs
-// would differ in their wait.
+// Only interleaved runs are, or the runs would differ in their wait.
 func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, sweep int) error {
 	c, cal, cpu := x.e.Calibrate, calibrationInForce(x.res), x.res.Disturbance.CPU
 	if c.Var == "" || cal == nil || len(cal.Probes) == 0 || x.recalTried || cpu == "" {
@@ -61,8 +60,7 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 	x.note(reason + fmt.Sprintf(": the calibration is redone before sweep %d", sweep+1))
 	start, before := time.Now(), x.budgetOf().Used
 	redone, err := x.calibrateOn(ctx, lr)
-	// All of it is extra, counted once.
-	x.budgetOf().Used = before
+	x.budgetOf().Used = before // all of it is extra, counted once
 	x.spent(time.Since(start))
 	if err != nil {
 		if ctx.Err() != nil {
@@ -82,13 +80,11 @@ func (x *experimentRunner) recalibrate(ctx context.Context, live []*serverRun, s
 	return nil
 }
 
-// minSweepsAfter is the least number of sweeps a redone calibration must
-// have left for the claims, decided on them alone.
+// minSweepsAfter is the least sweeps a redone calibration must have left.
 const minSweepsAfter = 2
 
-// leaveOutEarlier drops every measurement of the live runs taken on an
-// earlier calibration: the board then had another wait, so they are not
-// repeats of the points the sweeps after measure.
+// leaveOutEarlier drops the live runs' measurements taken on an earlier
+// calibration: on another wait, they are not repeats of the same points.
 func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calibrate.Calibration) {
 	c := x.e.Calibrate
 	why := fmt.Sprintf("measured on the calibration before it was redone (%s = %s; %s from sweep %d)", c.Var, was.Value, redone.Value, redone.Sweep)
@@ -110,8 +106,7 @@ func (x *experimentRunner) leaveOutEarlier(live []*serverRun, was, redone *calib
 }
 
 // recalibrationReason says why the calibration must be redone after
-// sweep, given at, its point's used measurement in it; "" when it need
-// not.
+// sweep, at being its point's measurement there; "" when it need not.
 func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *outcome.Repeat, sweep int) string {
 	c, cpu := x.e.Calibrate, x.res.Disturbance.CPU
 	where := fmt.Sprintf("at the calibration's point (%s at %s)", c.Run, outcome.ClientsText(c.Clients))
@@ -155,9 +150,8 @@ func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, st
 }
 
 // movedFromCalibration says why the claims on the calibration's share
-// cannot stand, "" when they can: when the board's CPU per request at the
-// calibration's point moved beyond cpuTolerance, the share measures the
-// machine.
+// cannot stand (the board's CPU per request at its point moved beyond
+// cpuTolerance), "" when they can.
 func movedFromCalibration(r *outcome.Result) string {
 	cal := calibrationInForce(r)
 	if cal == nil || cal.Share == "" || len(cal.Probes) == 0 || r.Disturbance == nil || r.Disturbance.CPU == "" {
@@ -170,15 +164,11 @@ func movedFromCalibration(r *outcome.Result) string {
 	}
 	var cpus []float64
 	for _, p := range r.Runs[ri].Points {
-		if p.Clients != cal.Clients {
-			continue
-		}
-		for _, rp := range p.Used() {
-			if v, ok := cpuPerRequest(rp, r.Disturbance.CPU); ok {
-				cpus = append(cpus, v)
-			}
+		if p.Clients == cal.Clients {
+			cpus = append(cpus, cpusOf(p.Used(), r.Disturbance.CPU)...)
 		}
 	}
+	cpus = slices.DeleteFunc(cpus, math.IsNaN)
 	if len(cpus) == 0 {
 		return ""
 	}
@@ -195,7 +185,6 @@ func movedFromCalibration(r *outcome.Result) string {
 		cal.Run, outcome.ClientsText(cal.Clients), got, slices.Min(cpus), slices.Max(cpus), len(cpus), which, ref, 100*(got-ref)/ref, why, cal.Share)
 }
 
-// setWait sets the calibration's variable to v on running servers.
 func (x *experimentRunner) setWait(ctx context.Context, servers []*serverRun, v string) error {
 	c := x.e.Calibrate
 	for _, lr := range servers {

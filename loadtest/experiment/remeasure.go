@@ -16,8 +16,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// watchInterference finds the readings the judgement reads among the
-// watched stats, adding those they lack.
+// watchInterference finds, or adds, the stats the judgement reads.
 func (x *experimentRunner) watchInterference() {
 	e, t := x.e, x.opt.Target
 	if x.res.Disturbance == nil {
@@ -28,18 +27,14 @@ func (x *experimentRunner) watchInterference() {
 	if e.Stats.URL == "" {
 		return
 	}
-	d.Interference = x.watched(t.Interference, true)
-	d.Steal = x.watched(t.Steal, true)
-	if e.Calibrate.CPU != "" {
-		d.CPU = e.Calibrate.CPU
-	} else {
+	d.Interference, d.Steal, d.CPU = x.watched(t.Interference, true), x.watched(t.Steal, true), e.Calibrate.CPU
+	if d.CPU == "" {
 		d.CPU = x.watched(t.ProcessCPU, false)
 	}
 }
 
-// watched returns the name under which s is watched: that of a watched
-// stat of the same name, path or metric, or s's, added to the watched stats
-// (optional when optional is set). A stat with no name gives "".
+// watched returns the name of the watched stat of s's name, path or
+// metric, else adds s (optional if optional) and returns its name.
 func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
 	if s.Name == "" {
 		return ""
@@ -56,8 +51,7 @@ func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
 	return s.Name
 }
 
-// measureRepeat takes repeat rep of a run at clients and measures it
-// again, as the same repeat so that it stays in its sweep, while it is
+// measureRepeat takes repeat rep of a run at clients, again while it is
 // disturbed and the budget allows; then it checks the point (quiet).
 func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, clients, rep int) error {
 	d := x.e.Disturbance
@@ -112,7 +106,7 @@ func (x *experimentRunner) budgetOf() *measure.Budget {
 	return x.budget
 }
 
-// reserved, fits and spent are the budget's, spent kept in the result.
+// reserved, fits and spent are the budget's; spent is kept in the result.
 func (x *experimentRunner) reserved() bool { return x.budgetOf().Reserved() }
 
 func (x *experimentRunner) fits(d time.Duration) bool { return x.budgetOf().Fits(d) }
@@ -124,9 +118,8 @@ func (x *experimentRunner) spent(d time.Duration) {
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
-// judgeSpanOf judges a measurement's spans of the server's and the
-// generator's cores against the baseline and drops it when it is
-// disturbed; an undisturbed one joins a baseline made of steps.
+// judgeSpanOf drops a disturbed measurement; an undisturbed one joins a
+// baseline made of steps.
 func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Span, in *outcome.Interference) {
 	rp.Interference = in
 	if in == nil || x.e.Disturbance.Off {
@@ -136,8 +129,9 @@ func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Spa
 	if d.Baseline == nil {
 		d.Baseline = &measure.Baseline{Source: measure.FromSteps}
 	}
-	x.judgeOf().Baseline = d.Baseline
-	v := x.judgeOf().Judge(srv, gen)
+	j := x.judgeOf()
+	j.Baseline = d.Baseline
+	v := j.Judge(srv, gen)
 	in.Expected, in.GeneratorExpected = v.Expected, v.GeneratorExpected
 	in.StealBaseline, in.GeneratorStealBaseline = v.StealBaseline, v.GeneratorStealBaseline
 	if v.Disturbed() {
@@ -150,9 +144,9 @@ func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Spa
 	}
 }
 
-// spans returns the measured spans of the server's and the generator's
-// cores and the interference to record (each nil where not read). Where
-// the two share cores, the other's CPU on them is not interference.
+// spans returns the server's and the generator's spans and the
+// interference to record (nil: not read). Where the two share cores, the
+// other's CPU on them is not interference.
 func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *outcome.Interference) {
 	d := x.res.Disturbance
 	in = &outcome.Interference{}
@@ -185,8 +179,7 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 		}
 		v = round1(max(0, v))
 		in.Generator = &v
-		// Sharing cores with a server whose CPU is not read, the figure
-		// holds the server's work: it is recorded, not judged.
+		// Beside a server whose CPU is not read, it is recorded, not judged.
 		if (known || shared == 0) && !x.opt.serverCoresOnly {
 			gen = &measure.Span{Own: max(0, c.Busy-c.Interference), Interference: v, Capacity: 100 * float64(len(c.CPUs))}
 			if c.Steal != nil {
@@ -214,7 +207,6 @@ func (lr *serverRun) cores() []int {
 	return allCPUs()
 }
 
-// allCPUs numbers the machine's CPUs.
 func allCPUs() []int {
 	out := make([]int, runtime.NumCPU())
 	for i := range out {
@@ -225,9 +217,9 @@ func allCPUs() []int {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// quiet checks a point once for a repeat whose server CPU per request is
-// off the others' and measures it again: a re-measure that agrees with the
-// others drops the suspect, one that does not is dropped.
+// quiet measures again, once per point, a repeat whose server CPU per
+// request is off the others': a re-measure that agrees with the others
+// drops the suspect, one that does not is dropped.
 func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.Point) error {
 	cpu := x.res.Disturbance.CPU
 	if cpu == "" || x.quietChecked[p] || x.e.Disturbance.Off {
@@ -243,12 +235,11 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.
 	if i < 0 {
 		return nil
 	}
-	sus := rs[i]
+	sus, c := rs[i], cpus[i]
 	if x.quietChecked == nil {
 		x.quietChecked = map[*outcome.Point]bool{}
 	}
 	x.quietChecked[p] = true
-	c := cpus[i]
 	sus.Suspect = true
 	sus.Reason = fmt.Sprintf("suspect: server CPU per request %.3f ms against the other repeats' %.3f ms (%+.0f %%; %s)",
 		c, ref, 100*(c-ref)/ref, why)
@@ -297,9 +288,8 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.
 	return x.writeSweep(lr)
 }
 
-// tieBreak measures a point once more, in the slot of a repeat left out,
-// when its two used repeats disagree on the server's CPU per request:
-// three can tell which is off (quiet).
+// tieBreak measures a third repeat, in a left-out slot, when the point's
+// two used repeats disagree on the server's CPU per request.
 func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *outcome.Point, cpu string, tol float64, why string) error {
 	rs := p.Used()
 	if len(rs) != 2 || x.tieBroken[p] || !x.fits(x.e.stepLength()) || x.reserved() {
@@ -338,8 +328,7 @@ func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *outco
 	return err
 }
 
-// quietTolerance is the slow rule's tolerance over the noise of this
-// run's repeats so far, and what set it.
+// quietTolerance is the slow rule's tolerance, and what set it.
 func (x *experimentRunner) quietTolerance(cpu string) (float64, string) {
 	var settings [][]float64
 	for _, r := range x.res.Runs {

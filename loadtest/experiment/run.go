@@ -26,25 +26,20 @@ import (
 
 // Options tune Run.
 type Options struct {
-	Out    string       // the report folder (created)
-	Log    io.Writer    // progress lines
-	Target watch.Target // all the runner knows of the server under test
-	// Live, when set, receives the dashboard's frames as the experiment
-	// runs; the report's index.html inlines them either way.
-	Live     *live.Hub
-	Progress io.Writer // a terminal's progress line, rewritten every second
-	NoPin    bool      // hold the processes to their CPUs by GOMAXPROCS alone
-	Lang     string    // the report's language: "ja" or English
+	Out      string       // the report folder (created)
+	Log      io.Writer    // progress lines
+	Target   watch.Target // all the runner knows of the server under test
+	Live     *live.Hub    // receives the dashboard's frames as they come (optional)
+	Progress io.Writer    // a terminal's progress line, rewritten every second
+	NoPin    bool         // hold the processes to their CPUs by GOMAXPROCS alone
+	Lang     string       // the report's language: "ja" or English
 
-	// serverCoresOnly judges only the server's cores, for the tests whose
-	// fake board drives them.
-	serverCoresOnly bool
+	serverCoresOnly bool // judge only the server's cores (tests)
 }
 
 // Run runs every run of e, decides its claims and writes the report
 // folder, also when a server that fails to start or validate stops it.
 func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, error) {
-	// The servers run in the experiment file's directory.
 	out, err := filepath.Abs(opt.Out)
 	if err != nil {
 		return nil, fmt.Errorf("experiment %s: %w", e.Name, err)
@@ -59,7 +54,7 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, erro
 	res := newResult(e, opt.Target)
 	hub := opt.Live
 	if hub == nil {
-		hub = live.New() // kept for the report's dashboard
+		hub = live.New()
 	}
 	logw := cmp.Or[io.Writer](opt.Log, io.Discard)
 	x := &experimentRunner{e: e, opt: opt, res: res, feed: feed.New(hub, e.Name), vars: map[string]string{},
@@ -127,9 +122,8 @@ func newResult(e *Experiment, t watch.Target) *outcome.Result {
 	return res
 }
 
-// finish ends the result once the runs stopped (runErr: why): its notes,
-// claims and verdicts, and the dashboard's last frame. It returns the disk
-// table the report shows.
+// finish decides the result once the runs stopped (runErr: why) and
+// returns the disk table the report shows.
 func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 	res, e, t := x.res, x.e, x.opt.Target
 	res.End = time.Now()
@@ -160,25 +154,20 @@ func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 
 // experimentRunner holds what the runs of one experiment share.
 type experimentRunner struct {
-	e    *Experiment
-	opt  Options
-	res  *outcome.Result
-	logf func(string, ...any)
-	feed *feed.Feed
-	// seq counts the measurements taken, total those planned.
-	seq, total int
-	// vars are set by the experiment for every run (the calibrated wait).
-	vars       map[string]string
-	described  bool  // the stats URL was read once (describe)
-	genCores   []int // the load generator's CPUs (all when not pinned)
-	recals     int   // calibrations redone
-	recalTried bool  // a recalibration was tried (once at most)
-	// judge and budget are set up by judgeOf and budgetOf.
-	judge  measure.Judge
-	budget *measure.Budget
-	// quietChecked and tieBroken mark the points re-measured by quiet and
-	// tieBreak: once each.
-	quietChecked, tieBroken map[*outcome.Point]bool
+	e                       *Experiment
+	opt                     Options
+	res                     *outcome.Result
+	logf                    func(string, ...any)
+	feed                    *feed.Feed
+	seq, total              int                     // measurements taken and planned
+	vars                    map[string]string       // every run's (the calibrated wait)
+	described               bool                    // the stats URL was read once (describe)
+	genCores                []int                   // the load generator's CPUs (all when not pinned)
+	recals                  int                     // calibrations redone
+	recalTried              bool                    // a recalibration was tried (once at most)
+	judge                   measure.Judge           // see judgeOf
+	budget                  *measure.Budget         // see budgetOf
+	quietChecked, tieBroken map[*outcome.Point]bool // points measured again, once each
 }
 
 // describe reads the stats URL once when the file names no readings: an
@@ -210,7 +199,6 @@ func (x *experimentRunner) note(s string) {
 	x.feed.Note(s)
 }
 
-// start launches a run's server, adding the run to the result.
 func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, error) {
 	rr := &outcome.Run{Name: run.Name, Vars: run.Vars}
 	x.res.Runs = append(x.res.Runs, rr)
@@ -218,27 +206,23 @@ func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, 
 }
 
 // launch starts a server of run, recorded in rr, and makes it ready to
-// load: ready, reset, validated and reset again, or, for a cold start,
-// listening.
+// load (prepare), or for a cold start listening.
 func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.Run) (*serverRun, error) {
 	e := x.e
 	lr := &serverRun{run: run, dir: filepath.Join(x.opt.Out, outcome.FileName(run.Name)), rr: rr}
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
 		return lr, err
 	}
-	port, err := freePort()
-	if err != nil {
-		return lr, err
+	vars := map[string]string{"dir": lr.dir, "run": run.Name}
+	for _, k := range []string{"port", "admin_port"} {
+		var err error
+		if vars[k], err = freePort(); err != nil {
+			return lr, err
+		}
 	}
-	adminPort, err := freePort()
-	if err != nil {
-		return lr, err
-	}
-	vars := map[string]string{"port": port, "admin_port": adminPort, "dir": lr.dir, "run": run.Name}
 	maps.Copy(vars, x.vars)
 	maps.Copy(vars, run.Vars)
-	if _, isFleet := e.fleetOf(run); isFleet {
-		// The fleet picks its own ports (launchFleet).
+	if _, isFleet := e.fleetOf(run); isFleet { // it picks its own ports
 		delete(vars, "port")
 		delete(vars, "admin_port")
 	}
@@ -269,8 +253,7 @@ func (x *experimentRunner) startProcess(ctx context.Context, lr *serverRun) erro
 		return err
 	}
 	lr.proc = proc
-	if run.Start == startListening {
-		// Cold start: nothing warms the fresh process.
+	if run.Start == startListening { // a cold start: nothing warms it
 		addr, err := loadtest.DialAddr(lr.x(e.Load.Requests[0].URL))
 		if err != nil {
 			return err
@@ -307,9 +290,8 @@ func (x *experimentRunner) prepare(ctx context.Context, lr *serverRun) error {
 	return nil
 }
 
-// measure takes one measurement (attempt of repeat rep) of a run at
-// clients, judges it, adds it to the run's point and rewrites the run's
-// sweep.json; it returns the point and the measurement.
+// measure takes, judges and records one measurement (attempt of repeat
+// rep) of a run at clients; it returns the point and the measurement.
 func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*outcome.Point, *outcome.Repeat, error) {
 	e := x.e
 	if e.Load.ResetEach && lr.steps > 0 {
@@ -332,13 +314,11 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	x.seq++
 	rr := lr.rr
 	i := slices.IndexFunc(rr.Points, func(q *outcome.Point) bool { return q.Clients == clients })
-	var p *outcome.Point
-	if i >= 0 {
-		p = rr.Points[i]
-	} else {
-		p = &outcome.Point{Clients: clients}
-		rr.Points = append(rr.Points, p)
+	if i < 0 {
+		i = len(rr.Points)
+		rr.Points = append(rr.Points, &outcome.Point{Clients: clients})
 	}
+	p := rr.Points[i]
 	seen, err := watch.Of(r)
 	if err != nil {
 		return nil, nil, err
@@ -377,8 +357,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	return p, rp, nil
 }
 
-// stepSettings are the settings of one measurement of lr at clients and,
-// with [truth], the watcher of its truth.
+// stepSettings are one measurement's settings and its truth's watcher.
 func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clients, rep, attempt int) (loadtest.Settings, *truthWatcher, error) {
 	e := x.e
 	s := e.settings(lr.run, clients, lr.x)
@@ -408,8 +387,7 @@ func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clie
 	return s, tw, nil
 }
 
-// watcher returns the watcher of lr's server during a load, which saves
-// profiles under a prefix when given one.
+// watcher returns lr's watcher, saving profiles under profilePrefix, if any.
 func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtest.Watcher, error) {
 	e := x.e
 	o := watch.Options{Format: e.Stats.Format, EnvironmentKeys: e.Stats.EnvironmentKeys}
@@ -426,10 +404,17 @@ func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtes
 	return x.opt.Target.Watcher(o)
 }
 
-// stepText is a measurement's log line.
 func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *outcome.Repeat, clients int) string {
-	e := x.e
-	line := stepLine(clients, r, rp.Server, e.Stats.Stats)
+	t := r.Total
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d clients: %.1f/s, mean %.2f ms, p99 %.2f ms, errors %d, generator CPU %s %%",
+		clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, r.Cost.CPUText("%.0f"))
+	for _, rd := range x.e.Stats.Stats {
+		if v, ok := rp.Server[rd.Name]; ok {
+			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, outcome.UnitSuffix(rd.Unit))
+		}
+	}
+	line := b.String()
 	limiting, stats := x.opt.Target.Limiting, x.res.Stats
 	if rf := lr.fleet; rf != nil && rf.watch != nil {
 		limiting, stats = rf.target.Limiting, rf.stats(stats)
@@ -446,8 +431,8 @@ func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *outco
 	if rp.Attempt > 1 {
 		line = fmt.Sprintf("attempt %d, %s", rp.Attempt, line)
 	}
-	if e.Load.Repeats > 1 {
-		line = fmt.Sprintf("repeat %d/%d, %s", rp.Repeat, e.Load.Repeats, line)
+	if n := x.e.Load.Repeats; n > 1 {
+		line = fmt.Sprintf("repeat %d/%d, %s", rp.Repeat, n, line)
 	}
 	return line
 }
@@ -457,7 +442,6 @@ func (x *experimentRunner) writeSweep(lr *serverRun) error {
 	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, outcome.Results(lr.rr.Points))
 }
 
-// addRepeat adds one measurement to p and refreshes its figures.
 func addRepeat(p *outcome.Point, rp *outcome.Repeat, l loadSpec) {
 	p.Repeats = append(p.Repeats, rp)
 	refresh(p, l)
@@ -474,14 +458,9 @@ func refresh(p *outcome.Point, l loadSpec) {
 			p.Within = append(p.Within, h.ShareWithin(time.Duration(d)))
 		}
 	}
-	if l.SLO == "" {
-		return
+	if objs, err := loadtest.ParseSLO(l.SLO); l.SLO != "" && err == nil { // checked when read
+		p.SLO = loadtest.EvaluateSLO(p.Result, objs)
 	}
-	objs, err := loadtest.ParseSLO(l.SLO)
-	if err != nil {
-		return // checked when the file was read
-	}
-	p.SLO = loadtest.EvaluateSLO(p.Result, objs)
 }
 
 // settings are the settings of a load of run r at clients, expanded by x.
@@ -503,21 +482,6 @@ func (e *Experiment) settings(r runSpec, clients int, x func(string) string) loa
 	return s
 }
 
-// stepLine is the progress line of one measurement.
-func stepLine(clients int, r *loadtest.Result, server map[string]float64, readings []watch.Stat) string {
-	t := r.Total
-	var b strings.Builder
-	fmt.Fprintf(&b, "%d clients: %.1f/s, mean %.2f ms, p99 %.2f ms, errors %d, generator CPU %s %%",
-		clients, t.Throughput, t.MeanMs, t.P99Ms, t.Errors, r.Cost.CPUText("%.0f"))
-	for _, rd := range readings {
-		if v, ok := server[rd.Name]; ok {
-			fmt.Fprintf(&b, ", %s %.2f%s", rd.Name, v, outcome.UnitSuffix(rd.Unit))
-		}
-	}
-	return b.String()
-}
-
-// mapped returns a copy of ss with f applied to each.
 func mapped(ss []string, f func(string) string) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {

@@ -10,13 +10,11 @@ import (
 	"bbslab/machine"
 )
 
-// settleWindow is the span over which the cores' interference is read
-// while the runner waits for them to settle.
+// settleWindow is the span of each read while settle waits.
 const settleWindow = 500 * time.Millisecond
 
 // settle waits, before a disturbed point is measured again, until the
-// cores are quiet by the baseline, so that a burst of other work does not
-// disturb it too, or the time is up, or nothing can be read.
+// cores are quiet by the baseline, the time is up, or nothing can be read.
 func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where string) error {
 	b := x.res.Disturbance.Baseline
 	if b == nil {
@@ -25,9 +23,8 @@ func (x *experimentRunner) settle(ctx context.Context, lr *serverRun, where stri
 	return x.settleOn(ctx, lr, where, b)
 }
 
-// settleSteal waits, before a calibration's first probe, until the
-// hypervisor's steal is within the threshold of the least the run has
-// read: a calibration measured in a burst of steal holds only as long.
+// settleSteal waits, before a calibration, until the steal is within the
+// threshold of the least read: a calibration in a burst holds only as long.
 func (x *experimentRunner) settleSteal(ctx context.Context, lr *serverRun) error {
 	if x.res.Disturbance == nil || x.res.Disturbance.Steal == "" {
 		return nil
@@ -87,8 +84,7 @@ type quietRead struct {
 	gen    *machine.OwnCounters
 }
 
-// quietReader returns the reader of the server's counters (when the file
-// reads its stats) and this process's cores'.
+// quietReader returns the reader of the server's and this process's counters.
 func (x *experimentRunner) quietReader(lr *serverRun) func(context.Context) (quietRead, error) {
 	d, e := x.res.Disturbance, x.e
 	var url string
@@ -120,9 +116,8 @@ func (x *experimentRunner) quietReader(lr *serverRun) func(context.Context) (qui
 	}
 }
 
-// busyCores says how the cores were busy between two reads beyond what
-// the baseline expects of idle cores, "" when they were quiet or nothing
-// could be judged.
+// busyCores says how the cores were busy between two reads beyond the
+// baseline, "" when quiet or not judged.
 func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, base *measure.Baseline) string {
 	dt := b.at.Sub(a.at).Seconds()
 	if dt <= 0 {

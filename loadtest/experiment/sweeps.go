@@ -51,9 +51,8 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 			return lr.failed(err)
 		}
 	}
-	// Each repeat is a whole sweep, a round of the side-by-side runner, so
-	// that a burst of other work lands on one measurement of several
-	// points, which the median of a point's repeats leaves out.
+	// Each repeat is a whole sweep, so that a burst of other work lands on
+	// one measurement of several points, which their medians leave out.
 	clients := x.e.Load.Clients
 	_, err := measure.Rounds(ctx, measure.Plan{Rounds: x.e.Load.Repeats, Settings: len(clients) * len(live),
 		Between: func(ctx context.Context, round int) error { return x.recalibrate(ctx, live, round+1) }},
@@ -85,7 +84,6 @@ func (lr *serverRun) failed(err error) error {
 	return fmt.Errorf("run %q: %w", lr.run.Name, err)
 }
 
-// stop stops the run's server, once.
 func (lr *serverRun) stop(x *experimentRunner) {
 	if lr.fleet != nil {
 		x.stopFleet(lr)
@@ -93,9 +91,10 @@ func (lr *serverRun) stop(x *experimentRunner) {
 	if lr.proc == nil {
 		return
 	}
-	if err := lr.proc.stop(time.Duration(x.e.Server.StopTimeout)); err != nil {
-		x.logf("run %s: %v", lr.run.Name, err)
+	if err := lr.proc.Stop(time.Duration(x.e.Server.StopTimeout)); err != nil {
+		x.logf("run %s: the server %v", lr.run.Name, err)
 	}
+	lr.proc.log.Close()
 	lr.proc = nil
 }
 

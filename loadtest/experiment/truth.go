@@ -14,21 +14,18 @@ import (
 	"bbslab/loadtest/outcome"
 )
 
-// truthSpec names where the server under test keeps its own record of
-// what it served (its truth, in loadtest/grade's format): Start is POSTed
-// when a step starts, with the measured window's {{window_start}} and
-// {{window_end}} (RFC 3339, UTC), and Stop's answer after the window is
-// its truth.
+// truthSpec names the server's record of what it served (its truth, in
+// loadtest/grade's format): Start is POSTed as a step starts, with the
+// window's {{window_start}} and {{window_end}}; Stop answers the truth.
 type truthSpec struct {
 	Start string `toml:"start"`
 	Stop  string `toml:"stop"`
 }
 
-// minTruthWarmup is the least warm-up a step with a truth may have, so
-// that the window's start is not past when the server reads it.
+// minTruthWarmup is a truth's least warm-up, for the window's start to
+// reach the server before it is past.
 const minTruthWarmup = 100 * time.Millisecond
 
-// checkTruth returns what is wrong with the file's [truth].
 func (e *Experiment) checkTruth() []error {
 	t := e.Truth
 	if t.Start == "" && t.Stop == "" {
@@ -52,8 +49,7 @@ func (e *Experiment) checkTruth() []error {
 	return bad
 }
 
-// truthFigureNames are the figures a claim may take from a step's truth,
-// held against the server's record as loadtest grade does.
+// truthFigureNames are the figures a claim may take from a step's truth.
 var truthFigureNames = []string{"stall_tail_missing", "stall_tail_due", "stall_tail_seen", "stall_expected_p50_ms", "stall_ms", "served"}
 
 // truthWatcher wraps the step's watcher (or nil) and takes its truth.
@@ -65,7 +61,14 @@ type truthWatcher struct {
 }
 
 func (t *truthWatcher) Start(ctx context.Context, s loadtest.Settings, warmEnd time.Time) loadtest.Watch {
-	tw := &truthWatch{t: t, ctx: ctx}
+	tw := &truthWatch{stop: func() {
+		if t.err != nil {
+			return
+		}
+		if t.truth, t.err = post(ctx, t.stop, 30*time.Second); t.err != nil {
+			t.err = fmt.Errorf("truth stop: %w", t.err)
+		}
+	}}
 	if t.inner != nil {
 		tw.inner = t.inner.Start(ctx, s, warmEnd)
 	}
@@ -79,9 +82,8 @@ func (t *truthWatcher) Start(ctx context.Context, s loadtest.Settings, warmEnd t
 
 // truthWatch is one step's watch, which stops the truth when it finishes.
 type truthWatch struct {
-	t     *truthWatcher
 	inner loadtest.Watch
-	ctx   context.Context
+	stop  func()
 }
 
 func (w *truthWatch) EndWindow() {
@@ -95,14 +97,7 @@ func (w *truthWatch) Finish(successes int64, seconds float64) loadtest.Watched {
 	if w.inner != nil {
 		out = w.inner.Finish(successes, seconds)
 	}
-	if w.t.err == nil {
-		b, err := post(w.ctx, w.t.stop, 30*time.Second)
-		if err != nil {
-			w.t.err = fmt.Errorf("truth stop: %w", err)
-		} else {
-			w.t.truth = b
-		}
-	}
+	w.stop()
 	return out
 }
 
@@ -121,8 +116,8 @@ func addTruth(rp *outcome.Repeat, raw []byte, err error) {
 	rp.TruthFigures, rp.TruthNote = truthFigures(rp.Full, t)
 }
 
-// truthFigures holds a step's result against the server's truth of its
-// window; note says what could not be figured.
+// truthFigures holds a step's result against the server's truth; note
+// says what could not be figured.
 func truthFigures(r *loadtest.Result, t *grade.Truth) (map[string]float64, string) {
 	m := map[string]float64{"served": float64(t.Requests)}
 	g := grade.Lab(r, t)

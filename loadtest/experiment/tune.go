@@ -17,37 +17,31 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// tuneSection is an experiment file's [tune]: instead of sweeping client
-// counts, each run's server is tuned by package tune from each of Starts
-// ("5/5": workers/pool), at Clients under SLO. Goal, Budget, Repeats
-// (default load.repeats), the bounds and CheckMinMax are tune.Spec's (0:
-// its defaults).
+// tuneSection is an experiment file's [tune]: rather than swept, each
+// run's server is tuned by package tune from each of Starts ("5/5":
+// workers/pool), at Clients under SLO; the rest are tune.Spec's.
 type tuneSection struct {
-	Admin       string   `toml:"admin"`
-	Clients     int      `toml:"clients"`
-	SLO         string   `toml:"slo"`
-	Starts      []string `toml:"starts"`
-	Goal        string   `toml:"goal"`
-	Budget      int      `toml:"budget"`
-	Repeats     int      `toml:"repeats"`
-	MinWorkers  int      `toml:"min_workers"`
-	MaxWorkers  int      `toml:"max_workers"`
-	MinPool     int      `toml:"min_pool"`
-	MaxPool     int      `toml:"max_pool"`
-	CheckMinMax bool     `toml:"check_min_max"`
-	// SideBySide is how many interleaved rounds measure each run's starts
-	// and winners again at the end, for the claims (0: 3).
-	SideBySide int             `toml:"side_by_side"`
-	Thresholds tune.Thresholds `toml:"thresholds"`
+	Admin       string          `toml:"admin"`
+	Clients     int             `toml:"clients"`
+	SLO         string          `toml:"slo"`
+	Starts      []string        `toml:"starts"`
+	Goal        string          `toml:"goal"`
+	Budget      int             `toml:"budget"`
+	Repeats     int             `toml:"repeats"`
+	MinWorkers  int             `toml:"min_workers"`
+	MaxWorkers  int             `toml:"max_workers"`
+	MinPool     int             `toml:"min_pool"`
+	MaxPool     int             `toml:"max_pool"`
+	CheckMinMax bool            `toml:"check_min_max"`
+	SideBySide  int             `toml:"side_by_side"` // rounds measuring starts and winners again (0: 3)
+	Thresholds  tune.Thresholds `toml:"thresholds"`
 }
 
-// on reports whether the file tunes instead of sweeping.
 func (t tuneSection) on() bool { return len(t.Starts) > 0 }
 
 // tuneMetrics are the figures a claim reads of a tuning (operand.Tune).
 var tuneMetrics = []string{"winner_throughput", "start_throughput", "winner_resources", "winner_met", "application", "measurements"}
 
-// checkTune checks [tune] against the file.
 func (e *Experiment) checkTune() []error {
 	t := e.Tune
 	if !t.on() {
@@ -80,8 +74,8 @@ func (e *Experiment) checkTune() []error {
 // slo is the tuning's objectives: tune.slo, else load.slo.
 func (t tuneSection) slo(e *Experiment) string { return cmp.Or(t.SLO, e.Load.SLO) }
 
-// tuneAll tunes each run's server from each start; a server that fails to
-// start stops the experiment, a tuning that fails does not.
+// tuneAll tunes each run's server from each start; only a server that
+// fails to start stops the experiment.
 func (x *experimentRunner) tuneAll(ctx context.Context) error {
 	for _, run := range x.e.Runs {
 		lr, err := x.start(ctx, run)
@@ -126,19 +120,16 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 }
 
 // confirmTunings measures the starts and winners of one run's tunings
-// again, side by side, and keeps each tuning's figures in it; a failure
-// leaves the tunings' own figures to the claims.
+// again, side by side, for the claims.
 func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tunes []*outcome.TuneRun) {
 	var ks []watch.Knobs
-	add := func(k watch.Knobs) {
-		if !slices.Contains(ks, k) {
-			ks = append(ks, k)
-		}
-	}
 	for _, tr := range tunes {
 		if tr.Result != nil && len(tr.Result.Steps) > 0 {
-			add(tr.Result.Start)
-			add(tr.Result.Winner)
+			for _, k := range []watch.Knobs{tr.Result.Start, tr.Result.Winner} {
+				if !slices.Contains(ks, k) {
+					ks = append(ks, k)
+				}
+			}
 		}
 	}
 	if len(ks) < 2 {
@@ -171,8 +162,7 @@ func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tu
 }
 
 // restartWith starts lr's server again, on the same ports, with k in its
-// command's {{workers}}, {{pool}} and {{pool_min}}: the tuner's way to set
-// a knob the board cannot change while it runs.
+// command's {{workers}}, {{pool}} and {{pool_min}}.
 func (x *experimentRunner) restartWith(ctx context.Context, lr *serverRun, k watch.Knobs) error {
 	if lr.fleet != nil {
 		return fmt.Errorf("run %s has several replicas: they are not started again to set knobs", lr.run.Name)
@@ -187,7 +177,6 @@ func (x *experimentRunner) restartWith(ctx context.Context, lr *serverRun, k wat
 	return x.startProcess(ctx, lr)
 }
 
-// tuneSpec is the tuning of lr's server from start.
 func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 	e, t := x.e, x.e.Tune
 	k, _ := watch.ParseKnobs(start) // checked
@@ -203,7 +192,6 @@ func (x *experimentRunner) tuneSpec(lr *serverRun, start string) tune.Spec {
 
 func tuneKnobs(k watch.Knobs) string { return fmt.Sprintf("%d/%d", k.Workers, k.Pool) }
 
-// checkTuneOperand returns what is wrong with an operand reading a tuning.
 func (e *Experiment) checkTuneOperand(o *claim.Operand) []string {
 	var out []string
 	if !slices.Contains(e.Tune.Starts, o.Tune) {
