@@ -213,13 +213,11 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
 		return lr, err
 	}
-	vars := map[string]string{"dir": lr.dir, "run": run.Name}
-	for _, k := range []string{"port", "admin_port"} {
-		var err error
-		if vars[k], err = freePort(); err != nil {
-			return lr, err
-		}
+	ports, err := freePorts(2)
+	if err != nil {
+		return lr, err
 	}
+	vars := map[string]string{"dir": lr.dir, "run": run.Name, "port": ports[0], "admin_port": ports[1]}
 	maps.Copy(vars, x.vars)
 	maps.Copy(vars, run.Vars)
 	if _, isFleet := e.fleetOf(run); isFleet { // it picks its own ports
