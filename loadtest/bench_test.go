@@ -9,8 +9,7 @@ import (
 
 // BenchmarkExchange measures one request-response on a kept-alive
 // connection against a minimal in-process server (allocations per request
-// are the interesting figure; the command "loadtest bench" measures
-// efficiency against wrk and hey).
+// are the interesting figure).
 func BenchmarkExchange(b *testing.B) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -36,7 +36,7 @@ func mayNameBoard(line string) bool {
 // they are given (Settings.Watcher, watch.Options, chart.Server,
 // experiment.Options, session.Options). A failure names the file and line.
 func TestNoBoardNames(t *testing.T) {
-	for _, dir := range []string{".", "merge", "resultfile", "text", "watch", "chart", "calibrate", "experiment", "outcome", "claim", "report", "session", "tune"} {
+	for _, dir := range []string{".", "resultfile", "text", "watch", "chart", "calibrate", "experiment", "outcome", "claim", "report", "session", "tune"} {
 		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 		if err != nil {
 			t.Fatal(err)

@@ -29,6 +29,5 @@
 // JMeter CSV line per measured request. Latencies go into HdrHistograms
 // per label and per second; errors are counted by kind and kept out of the
 // latency figures. Every Result carries the generator's own cost and says
-// when the generator may have been the bottleneck. Generators on several
-// machines start together with Settings.StartAt (ParseStartAt).
+// when the generator may have been the bottleneck.
 package loadtest

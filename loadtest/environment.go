@@ -12,9 +12,7 @@ var generatorHost = sync.OnceValue(machine.Host)
 // Environment is what a result ran on, so that results from different
 // machines are not compared blind.
 type Environment struct {
-	// Generators lists every generator's when results were merged.
-	Generator  *machine.HostInfo  `json:"generator,omitempty"`
-	Generators []machine.HostInfo `json:"generators,omitempty"`
+	Generator *machine.HostInfo `json:"generator,omitempty"`
 	// Server holds the objects of the target's stats JSON, by key.
 	Server map[string]json.RawMessage `json:"server,omitempty"`
 }

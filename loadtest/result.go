@@ -21,13 +21,11 @@ type Result struct {
 	Tool     string   `json:"tool"`
 	Name     string   `json:"name,omitempty"`
 	Settings Settings `json:"settings"`
-	// Start is when the clients started (or Settings.StartAt), MeasureStart
+	// Start is when the clients started, MeasureStart
 	// the end of the warm-up, End the end of the measured window.
 	Start        time.Time `json:"start"`
 	MeasureStart time.Time `json:"measure_start"`
 	End          time.Time `json:"end"`
-	// StartLagMs is how late after Settings.StartAt the clients started.
-	StartLagMs float64 `json:"start_lag_ms,omitempty"`
 	// MeasuredSeconds is End minus MeasureStart; throughputs divide by it.
 	MeasuredSeconds float64 `json:"measured_seconds"`
 	// DrainSeconds is how long after End the run waited for the requests
@@ -39,10 +37,7 @@ type Result struct {
 	// Series is the per-second timeline, warm-up seconds marked.
 	Series []SecondRow `json:"series"`
 	Open   *OpenStats  `json:"open,omitempty"`
-	// Generators lists each machine's cost when results were merged.
-	Cost       Cost     `json:"cost"`
-	Generators []Cost   `json:"generators,omitempty"`
-	Overlap    *Overlap `json:"overlap,omitempty"`
+	Cost   Cost        `json:"cost"`
 	// Server and Profiles are what Settings.Watcher saw, as opaque JSON.
 	Server      json.RawMessage `json:"server,omitempty"`
 	Profiles    json.RawMessage `json:"profiles,omitempty"`

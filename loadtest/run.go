@@ -15,15 +15,14 @@ import (
 
 // runner holds the state shared by the clients of one run.
 type runner struct {
-	s        Settings
-	reqs     []*compiled
-	cum      []int // cumulative weights
-	rec      *recorder
-	jtl      *jtlSink
-	start    time.Time
-	warmEnd  time.Time
-	startLag time.Duration // how late after Settings.StartAt the clients started
-	stopNs   atomic.Int64  // the stop time since start; moved earlier by stop
+	s       Settings
+	reqs    []*compiled
+	cum     []int // cumulative weights
+	rec     *recorder
+	jtl     *jtlSink
+	start   time.Time
+	warmEnd time.Time
+	stopNs  atomic.Int64 // the stop time since start; moved earlier by stop
 	// ctx ends with the measured window; cutCtx when the run stops waiting
 	// for the requests in flight, whose failures then count as KindCutoff.
 	ctx       context.Context
@@ -43,8 +42,7 @@ type runner struct {
 
 // Run performs one load run and returns its result. Cancelling ctx stops
 // the run early and marks the result Interrupted. Errors are returned for
-// invalid settings, an https:// certificate that fails verification, and
-// when ctx ends while Run waits for Settings.StartAt.
+// invalid settings and an https:// certificate that fails verification.
 func Run(ctx context.Context, s Settings) (*Result, error) {
 	reqs, err := s.validate()
 	if err != nil {
@@ -54,11 +52,6 @@ func Run(ctx context.Context, s Settings) (*Result, error) {
 	r, err := newRunner(ctx, s, reqs)
 	if err != nil {
 		return nil, err
-	}
-	if !s.StartAt.IsZero() {
-		if err := waitUntil(ctx, s.StartAt); err != nil {
-			return nil, fmt.Errorf("waiting to start at %s: %w", s.StartAt.Format(time.RFC3339Nano), err)
-		}
 	}
 	cost := startCost()
 	r.setStart()
@@ -109,11 +102,6 @@ func newRunner(ctx context.Context, s Settings, reqs []*compiled) (*runner, erro
 func (r *runner) setStart() {
 	s := r.s
 	r.start = time.Now()
-	if !s.StartAt.IsZero() {
-		// Count from StartAt, not the wake-up, so that every generator
-		// given it measures the same window.
-		r.startLag, r.start = r.start.Sub(s.StartAt), s.StartAt
-	}
 	r.warmEnd = r.start.Add(s.Warmup)
 	planned := s.MaxDuration
 	if s.Duration > 0 && s.Warmup+s.Duration < planned {
@@ -582,13 +570,6 @@ func (r *runner) result(cost *costMeter, series []SecondRow, interrupted bool, e
 	res.Warnings = Warnings(res)
 	if res.Cost.Cores == nil && !interrupted {
 		res.Warnings = append(res.Warnings, "the use of the generator's CPUs over the measured span (busy, others, steal) is not available on "+runtime.GOOS+": the cost leaves it out")
-	}
-	if !s.StartAt.IsZero() {
-		res.StartLagMs = ms(r.startLag)
-		if late := r.startLag - s.Warmup; late > 10*time.Millisecond {
-			res.Warnings = append(res.Warnings, fmt.Sprintf("the clients started %.1f ms after start_at, past the %v warm-up: the first %.1f ms of the measured window had no load from this generator",
-				res.StartLagMs, s.Warmup, ms(late)))
-		}
 	}
 	return res
 }

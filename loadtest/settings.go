@@ -37,9 +37,7 @@ type Settings struct {
 	Drain            time.Duration `json:"drain_ms" toml:"drain" flag:"drain" help:"after the measured window, wait at most this long for requests in flight (default -timeout); those still in flight then are counted as cutoff errors"`
 	DisableKeepAlive bool          `json:"disable_keepalive,omitempty" toml:"disable_keepalive" flag:"keepalive,negate" help:"reuse connections (false: a new connection per request)"`
 	Insecure         bool          `json:"insecure,omitempty" toml:"insecure" flag:"insecure" help:"https: skip the verification of the server's certificate (curl's -k)"`
-	// StartAt, when set, is when the run starts its clients.
-	StartAt time.Time `json:"start_at,omitzero" toml:"-"`
-	Seed    uint64    `json:"seed" toml:"seed" flag:"seed" help:"random seed (0: from the clock)"`
+	Seed             uint64        `json:"seed" toml:"seed" flag:"seed" help:"random seed (0: from the clock)"`
 	// TimelineRequests is how many first requests Result.Timeline keeps.
 	TimelineRequests int `json:"timeline,omitempty" toml:"timeline"`
 
@@ -92,11 +90,6 @@ func (s *Settings) validate() ([]*compiled, error) {
 		return nil, fmt.Errorf("rate %g: the open model needs a positive arrival rate", s.Rate)
 	}
 	s.Drain = cmp.Or(s.Drain, s.Timeout)
-	if !s.StartAt.IsZero() {
-		if err := checkStartAt(s.StartAt, time.Now()); err != nil {
-			return nil, fmt.Errorf("start at: %w", err)
-		}
-	}
 	if s.TimelineRequests < 0 || s.TimelineRequests > MaxTimeline {
 		return nil, fmt.Errorf("timeline %d: want 0 (off) to %d requests", s.TimelineRequests, MaxTimeline)
 	}

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"time"
 )
 
 // SweepFile is the JSON form of a sweep: one Result per client count.
@@ -15,8 +14,8 @@ type SweepFile struct {
 	Runs   []*Result `json:"runs"`
 }
 
-// Sweep performs one run per client count by run (Run when nil), StartAt
-// for the first only, and stops early when ctx ends or run fails.
+// Sweep performs one run per client count by run (Run when nil), and stops
+// early when ctx ends or run fails.
 func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Context, Settings) (*Result, error)) ([]*Result, error) {
 	if len(clients) == 0 {
 		return nil, fmt.Errorf("sweep: no client counts")
@@ -34,7 +33,6 @@ func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Cont
 			return runs, err
 		}
 		res.Name = s.Name
-		s.StartAt = time.Time{}
 		runs = append(runs, res)
 		if ctx.Err() != nil {
 			break

@@ -12,50 +12,10 @@ import (
 
 	"bbslab/internal/child"
 	"bbslab/internal/cli"
-	"bbslab/loadtest/bench"
 	"bbslab/loadtest/disturb"
 	"bbslab/loadtest/fleet"
 	"bbslab/loadtest/overhead"
-	"bbslab/loadtest/pageserver"
 )
-
-// cmdBench measures the generator's efficiency (package bench).
-func cmdBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("bench", "", stderr)
-	var o bench.Options
-	cli.BindFlags(fs, &o)
-	only := fs.String("only", "full,1k,10k", "scenarios to run: full (vs wrk and hey), 1k, 10k, tls (generator CPU per request, http vs https)")
-	if err := cli.ParseFlags(fs, args, false); err != nil {
-		return err
-	}
-	o.Choose(*only)
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("bench: %w", err)
-	}
-	o.Exe = exe
-	return bench.Run(ctx, o, stdout, stderr)
-}
-
-// cmdPageServer serves a fixed page (package pageserver) as the target of
-// "loadtest bench", over https with -tls. It prints the bound address and
-// serves until ctx ends.
-func cmdPageServer(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("pageserver", "", stderr)
-	addr := fs.String("addr", "127.0.0.1:0", "listen `address`")
-	size := fs.Int("size", 2048, "page size in bytes")
-	delay := fs.Duration("delay", 0, "time to wait before each response")
-	useTLS := fs.Bool("tls", false, "serve https:// with a fresh self-signed certificate (clients need -insecure)")
-	if err := cli.ParseFlags(fs, args, false); err != nil {
-		return err
-	}
-	ln, scheme, err := pageserver.Listen(*addr, *useTLS)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(stdout, "%s://%s/\n", scheme, ln.Addr())
-	return pageserver.Serve(ctx, ln, *size, *delay)
-}
 
 // cmdOverhead runs the board and the yardstick side by side (package
 // overhead).

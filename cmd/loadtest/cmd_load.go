@@ -4,17 +4,14 @@ import (
 	"cmp"
 	"context"
 	"flag"
-	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"bbslab/internal/cli"
 	"bbslab/loadtest"
 	"bbslab/loadtest/contract"
 	"bbslab/loadtest/grade"
 	"bbslab/loadtest/live/feed"
-	"bbslab/loadtest/merge"
 	"bbslab/loadtest/session"
 	"bbslab/workshop/room"
 )
@@ -26,16 +23,16 @@ import (
 // file of -csv, -jtl and -cpuprofile per step, named after the given one
 // with the client count before the extension (session.StepPath).
 type loadFlags struct {
-	s                               loadtest.Settings
-	reqs                            session.Requests
-	watch                           session.Watch
-	clients, startAt, slo, progress string
-	live, out, charts               string
-	csv, jtl, cpuProfile            string
-	timeline                        bool
-	timelineN                       int
-	counts                          []int // -clients read
-	objs                            []loadtest.Objective
+	s                      loadtest.Settings
+	reqs                   session.Requests
+	watch                  session.Watch
+	clients, slo, progress string
+	live, out, charts      string
+	csv, jtl, cpuProfile   string
+	timeline               bool
+	timelineN              int
+	counts                 []int // -clients read
+	objs                   []loadtest.Objective
 }
 
 func (f *loadFlags) register(fs *flag.FlagSet, sweep bool) {
@@ -49,7 +46,6 @@ func (f *loadFlags) register(fs *flag.FlagSet, sweep bool) {
 	}
 	fs.StringVar(&f.watch.Stats, "server-stats", "", "stats `URL` of the target, read every second of each measured step: the board's stats JSON (http://127.0.0.1:6060/admin/stats) or any Prometheus text endpoint (http://127.0.0.1:6060/metrics)")
 	fs.StringVar(&f.clients, "clients", "10", clients)
-	fs.StringVar(&f.startAt, "start-at", "", "wait and start the clients at this `time` (a sweep its first step): +10s, 15:04:05 (today) or RFC 3339; the warm-up and window count from it, so generators given one time measure one window")
 	fs.StringVar(&f.slo, "slo", "", "objectives, e.g. 'p99.9<5ms,p99.999<200ms,errors<0.1%' (exit 3 on failure)")
 	fs.StringVar(&f.progress, "progress", "auto", "live progress line: auto (on a terminal), on or off")
 	fs.StringVar(&f.live, "live", "", "serve the live dashboard at `addr` while the load runs, e.g. 127.0.0.1:0 (a free port; the URL is printed); empty or off: none")
@@ -93,17 +89,13 @@ func loadCommand(sweep bool) func(context.Context, []string, io.Writer, io.Write
 		if err := f.watch.Apply(ctx, &s, &so, stderr); err != nil {
 			return err
 		}
-		if !s.StartAt.IsZero() {
-			fmt.Fprintf(stderr, "waiting until %s (in %.3f s) to start the clients; Ctrl-C gives up\n",
-				s.StartAt.Format("2006-01-02 15:04:05.000 MST"), time.Until(s.StartAt).Seconds())
-		}
 		var v session.Verdict
 		if sweep {
 			v, err = session.Sweep(ctx, s, f.counts, so)
 		} else {
 			v, err = session.Run(ctx, s, so)
 		}
-		if err != nil { // one interrupted while it waited for -start-at ran nothing
+		if err != nil {
 			return interrupted(ctx, err, err.Error())
 		}
 		rm.Post(ctx, f.out, stderr)
@@ -126,11 +118,6 @@ func (f *loadFlags) settings(fs *flag.FlagSet, sweep bool) (err error) {
 	}
 	if s.Duration == 0 && s.MaxRequests == 0 {
 		return cli.Usagef("give -duration or -requests")
-	}
-	if f.startAt != "" {
-		if s.StartAt, err = loadtest.ParseStartAt(f.startAt, time.Now()); err != nil {
-			return cli.Usagef("-start-at: %v", err)
-		}
 	}
 	if on, err := cli.OnTerminal("-progress", f.progress, os.Stderr); err != nil {
 		return err
@@ -189,21 +176,6 @@ func cmdReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	return cli.Outcome(false, v.Missed)
-}
-
-// cmdMerge combines results from several generator machines.
-func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("merge", "usage: loadtest merge [-out FILE] [-allow-disjoint] RESULT.json ...\n", stderr)
-	out := fs.String("out", "", "write the merged result as JSON to `file`")
-	disjoint := fs.Bool("allow-disjoint", false, "merge results whose measured windows do not overlap at all (refused otherwise)")
-	if err := cli.ParseFlags(fs, args, true); err != nil {
-		return err
-	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return cli.Usagef("merge: give the result files of each generator")
-	}
-	return merge.Run(fs.Args(), *out, *disjoint, stdout, stderr)
 }
 
 // cmdGrade holds load tools' results against the server's own truth.

@@ -44,13 +44,10 @@ var commands = []struct {
 	{"run", "one load run against -url or -scenario", loadCommand(false)},
 	{"sweep", "one run per client count (-clients 5,10,15,20) with charts", loadCommand(true)},
 	{"report", "summary and charts from saved JSON results or JMeter JTL files", cmdReport},
-	{"merge", "combine results from several generator machines", cmdMerge},
 	{"experiment", "start a server per run, validate it, sweep it, write a report (FILE.toml)", cmdExperiment},
 	{"calibrate", "set a running board's database wait so it lands on the article's operating point", cmdCalibrate},
 	{"tune", "find a running board's best workers and pool under an SLO, a measured step at a time, saying why", cmdTune},
 	{"tunebench", "the tuner against the full workers × pool grid on a running board, interleaved: best, winner, ratio, counts, verdict", cmdTuneBench},
-	{"bench", "measure the generator's efficiency (against wrk and hey if present)", cmdBench},
-	{"pageserver", `a small page server for bench (-addr, -size; was "target", which still works)`, cmdPageServer},
 	{"overhead", "the board vs the yardstick (bare handlers), side by side on one core", cmdOverhead},
 	{"grade", "hold load tools' results (this lab's, JMeter, vegeta, hey, wrk, k6) against the server's truth", cmdGrade},
 	{"fleet", "several replicas of a server behind HAProxy (and PgBouncer), until Ctrl-C: -replicas 2 -- COMMAND", cmdFleet},
@@ -64,9 +61,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cli.Usagef("no command")
 	}
 	name := args[0]
-	if name == "target" { // pageserver's name before (loadtest/README.md); a server under test is a watch.Target
-		name = "pageserver"
-	}
 	for _, c := range commands {
 		if c.name == name {
 			return c.run(ctx, args[1:], stdout, stderr)

@@ -4,9 +4,8 @@
 //	cpu, err := p.CPUTime()
 //	err = p.Stop(5 * time.Second)
 //
-// They are the servers an experiment measures, and the page server, the
-// board, the yardstick and the load generators of "loadtest bench" and
-// "loadtest overhead". It is the one place of the module that pins a
+// They are the servers an experiment measures, and the board, the
+// yardstick and the load generators of "loadtest overhead". It is the one place of the module that pins a
 // process (or a thread: PinThread, HoldSelf) to CPUs.
 //
 // A Process is started from a Spec, waited for or stopped (SIGTERM, then

@@ -6,15 +6,20 @@ import (
 	"strings"
 	"time"
 
-	"bbslab/loadtest/merge"
 	"bbslab/truth"
 )
 
-// spanSlack is how far a tool's span may reach outside the truth's window:
-// the lab's tolerance for clocks that should agree, as for merged
-// generators.
+// Clocks that should agree may differ by the larger of skewFloor and
+// skewShare of a span: how far a tool's span may reach outside the truth's
+// window.
+const (
+	skewFloor = 100 * time.Millisecond
+	skewShare = 0.01
+)
+
+// spanSlack is how far a tool's span may reach outside the truth's window.
 func spanSlack(span time.Duration) time.Duration {
-	return max(merge.SkewFloor, time.Duration(merge.SkewShare*float64(span)))
+	return max(skewFloor, time.Duration(skewShare*float64(span)))
 }
 
 // A cannotGrade error says why the truth cannot grade a file, and how to
@@ -150,9 +155,9 @@ func (t *Truth) checkLog(from string) error {
 		return nil // no window: every file is refused with that reason
 	case !t.Log:
 		why = "the truth's window keeps no per-request log, so this log is another window's"
-	case n > 0 && t.Start.Sub(t.Logged[0].Arrival) > merge.SkewFloor:
+	case n > 0 && t.Start.Sub(t.Logged[0].Arrival) > skewFloor:
 		why = fmt.Sprintf("its first request arrived at %s, before the window opened: it is another window's", stamp(t.Logged[0].Arrival))
-	case n > 0 && !t.End.IsZero() && t.Logged[n-1].Arrival.Sub(t.End) > merge.SkewFloor:
+	case n > 0 && !t.End.IsZero() && t.Logged[n-1].Arrival.Sub(t.End) > skewFloor:
 		why = fmt.Sprintf("its last request arrived at %s, after the window closed: it is another window's", stamp(t.Logged[n-1].Arrival))
 	case n < t.LogLines || (!t.End.IsZero() && n != t.LogLines):
 		why = fmt.Sprintf("it has %d lines where the truth says %d: another window's log, or a file cut short", n, t.LogLines)

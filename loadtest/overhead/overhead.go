@@ -10,6 +10,7 @@
 package overhead
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -27,7 +28,6 @@ import (
 
 	"bbslab/internal/child"
 	"bbslab/loadtest"
-	"bbslab/loadtest/bench"
 	"bbslab/machine"
 	"bbslab/yardstick"
 )
@@ -113,7 +113,7 @@ func (o Options) Check() error {
 
 // runner holds what every row uses.
 type runner struct {
-	gen       bench.Generator // "loadtest run"; its CPUs are the load tools'
+	gen       generator // "loadtest run"; its CPUs are the load tools'
 	serverCPU []int
 	tmp       string
 }
@@ -136,11 +136,17 @@ func Run(ctx context.Context, f Options, stdout io.Writer) error {
 			return err
 		}
 	}
-	b := &runner{gen: bench.Generator{Exe: f.Loadtest, Dir: tmp}, tmp: tmp}
-	why := bench.Unpinned(f.Pin)
+	b := &runner{gen: generator{exe: f.Loadtest, dir: tmp}, tmp: tmp}
+	why := "-pin=false"
+	if f.Pin {
+		why = ""
+		if err := child.CanPin(0, 1); err != nil {
+			why = err.Error()
+		}
+	}
 	pinning := fmt.Sprintf("none (%s): servers and load tools share the CPUs", why)
 	if why == "" {
-		b.serverCPU, b.gen.CPUs = []int{0}, []int{1}
+		b.serverCPU, b.gen.cpus = []int{0}, []int{1}
 		pinning = "both servers on CPU 0, both load tools on CPU 1"
 	}
 	rows := len(f.DBs) * len(f.Commands) * len(f.Formats)
@@ -364,4 +370,30 @@ func cpuTime(p *child.Process) (time.Duration, error) {
 		return 0, fmt.Errorf("server CPU time: %w", err)
 	}
 	return d, nil
+}
+
+// A generator runs "loadtest run" in a child process, held to cpus, and
+// reads the result it writes to dir.
+type generator struct {
+	exe, dir string
+	cpus     []int // none: not pinned
+}
+
+// Run runs "loadtest run" with args, writing its result to dir/name.json.
+func (g generator) Run(ctx context.Context, name string, args ...string) (*loadtest.Result, error) {
+	out := filepath.Join(g.dir, name+".json")
+	var text bytes.Buffer
+	p, err := child.Start(child.Spec{Argv: append([]string{g.exe, "run", "-progress", "off", "-out", out}, args...),
+		Stdout: &text, Stderr: &text, CPUs: g.cpus, Pin: true})
+	if err == nil {
+		err = p.Wait(ctx)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loadtest run: %w\n%s", err, text.String())
+	}
+	res, err := loadtest.ReadResult(out)
+	if err != nil {
+		return nil, fmt.Errorf("%w\n%s", err, text.String())
+	}
+	return res, nil
 }

@@ -91,11 +91,6 @@ func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 		fmt.Fprintf(w, "%d clients, measured %.1f s of %s model%s; generator: %s, %s, go memory %.1f MB, gc %d (max pause %.3f ms), goroutines %d, schedule lag max %.3f ms, timer lag p99 %.3f ms\n",
 			r.Settings.Clients, r.MeasuredSeconds, model, drain, cpu, rss, float64(c.PeakGoBytes)/(1<<20),
 			c.GCCycles, c.GCPauseMaxMs, c.Goroutines, c.ScheduleLagMaxMs, c.TimerLagP99Ms)
-		for i, g := range r.Generators {
-			if g.Cores != nil { // merged: each generator's CPUs are its machine's
-				fmt.Fprintf(w, "generator %d: %s\n", i+1, g.Cores.Text())
-			}
-		}
 	}
 	for _, l := range watched {
 		fmt.Fprintln(w, l)

@@ -53,22 +53,21 @@ func TestSummaryReadsLikeVegetas(t *testing.T) {
 }
 
 // TestSummaryLines checks the lines the summary adds for what a result
-// holds: errors by kind, the timer slack, the generator's CPUs (each
-// generator's when merged), the timeline, the lines watched, the
+// holds: errors by kind, the timer slack, the generator's CPUs, the
+// timeline, the lines watched, the
 // warnings; a JTL file's result has no generator line.
 func TestSummaryLines(t *testing.T) {
 	r := &loadtest.Result{MeasuredSeconds: 1, Warnings: []string{"a warning"}}
 	r.Total.Requests, r.Total.Errors, r.Total.ErrorKinds = 3, 3, map[string]int64{"cutoff": 2, "timeout": 1}
 	r.Settings.Clients, r.Settings.Model, r.Settings.TimerSlack = 2, loadtest.ModelRate, 2*time.Millisecond
 	r.Cost.Cores = &loadtest.CoresUse{CPUs: []int{0}, Busy: 50, Interference: 2}
-	r.Generators = []loadtest.Cost{{}, {Cores: &loadtest.CoresUse{CPUs: []int{1}, Busy: 40}}}
 	r.Timeline = &loadtest.Timeline{Requests: make([]loadtest.TimelineRequest, 100), Intervals: make([]loadtest.TimelineInterval, 5), SteadyIndex: -1, WarmupIndex: 10}
 	var b strings.Builder
 	if err := WriteSummary(&b, r, "server: a line watched"); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"errors by kind: cutoff 2, timeout 1\n", "2 clients, measured 1.0 s of rate (timer slack 2ms", "generator: cpu not available",
-		"its CPUs [0] over the measured span", "generator 2: its CPUs [1]", "server: a line watched\n",
+		"its CPUs [0] over the measured span", "server: a line watched\n",
 		"timeline: first 100 requests, warm-up ends at #10, no steady state found; 5 intervals", "WARNING: a warning\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("summary lacks %q:\n%s", want, b.String())
