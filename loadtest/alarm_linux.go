@@ -12,8 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// timerfdAlarm is a timerfd in the network poller: it wakes within
-// microseconds, where a runtime timer waits for the next millisecond.
+// timerfdAlarm is a timerfd in the poller: it wakes within µs, a runtime timer at the next ms.
 type timerfdAlarm struct {
 	f      *os.File
 	rc     syscall.RawConn
@@ -40,9 +39,8 @@ func newAlarm() alarm {
 	}
 	a := &timerfdAlarm{f: f, rc: rc, fd: fd, base: time.Now()}
 	a.due.Store(math.MaxInt64)
-	// The timerfd is never read: each expiry is an edge in the poller,
-	// which forgets one that came before the wait, so the first call
-	// checks the time itself.
+	// The timerfd is never read: each expiry is a poller edge, lost if it came
+	// before the wait, so the first call checks the time itself.
 	a.waitFn = func(uintptr) bool {
 		if !a.waited {
 			a.waited = true

@@ -16,8 +16,7 @@ import (
 	"time"
 )
 
-// An ErrorKind classifies a failed request. Failed requests are counted by
-// kind and kept out of the latency figures.
+// An ErrorKind classifies a failed request; failures are kept out of the latency figures.
 type ErrorKind uint8
 
 // The error kinds.
@@ -72,7 +71,6 @@ func (c *conn) idle() {
 	}
 }
 
-// outcome is what one exchange produced.
 type outcome struct {
 	status   int
 	kind     ErrorKind
@@ -126,7 +124,6 @@ func (c *conn) dial(o *outcome) error {
 	return nil
 }
 
-// handshake runs the TLS handshake on nc, opened at t0, within the timeout.
 func (c *conn) handshake(nc net.Conn, raw *rawConn, t0 time.Time) (net.Conn, error) {
 	under := nc
 	if raw != nil {
@@ -205,8 +202,7 @@ func (g *connRegistry) wakeAll() {
 	}
 }
 
-// do sends req and reads the response, checking its body for contains.
-// A reused connection the server closed while idle is retried once.
+// do runs one exchange, retried once on a reused connection the server closed while idle.
 func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outcome) {
 	*o = outcome{}
 	for attempt := 0; ; attempt++ {
@@ -232,8 +228,7 @@ func (c *conn) do(now time.Time, req []byte, head bool, contains []byte, o *outc
 	}
 }
 
-// exchange performs one request on the open connection. It reports whether
-// it failed before any response byte arrived, when a retry is safe.
+// exchange performs one request; retryable: it failed before any response byte.
 func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o *outcome) (retryable bool) {
 	n, err := c.send(now, req)
 	o.sentN = int64(n)
@@ -289,8 +284,7 @@ func (c *conn) exchange(now time.Time, req []byte, head bool, contains []byte, o
 	return false
 }
 
-// send writes req, moving the deadline to now plus the timeout only when
-// it moves by over 1/16 of it: setting it costs a runtime timer update.
+// send moves the deadline only by over timeout/16: each move updates a runtime timer.
 func (c *conn) send(now time.Time, req []byte) (int, error) {
 	if c.timeout > 0 {
 		if d := now.Add(c.timeout); d.Sub(c.deadline) > c.timeout/16 {
@@ -316,7 +310,6 @@ func (c *conn) reader() *bufio.Reader {
 	return c.br
 }
 
-// parseStatus reads the status line into o's status and reason.
 func parseStatus(line []byte, o *outcome) error {
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) || line[8] != ' ' {
 		return fmt.Errorf("malformed status line %q", trimCRLF(line))
@@ -341,7 +334,6 @@ type respHead struct {
 	closeAfter bool  // the server closes the connection after the body
 }
 
-// readHead reads the header lines up to the blank line.
 func readHead(br *bufio.Reader, rh *respHead, recv *int64) error {
 	for {
 		line, err := br.ReadSlice('\n')

@@ -11,8 +11,7 @@ import (
 // Cost is what the generator itself used during a run: a load client that
 // runs out of CPU or stops for GC measures itself, not the server.
 type Cost struct {
-	// CPUPercent is in percent of one core; the CPU figures are nil where
-	// the OS gives no process times.
+	// CPUPercent is in % of one core; the CPU figures are nil where the OS gives none.
 	WallSeconds float64  `json:"wall_seconds"`
 	CPUSeconds  *float64 `json:"cpu_seconds,omitempty"`
 	UserSeconds *float64 `json:"user_seconds,omitempty"`
@@ -30,11 +29,10 @@ type Cost struct {
 	// LateRequests were already due when their client got to them.
 	LateRequests int64 `json:"late_requests"`
 	// The timer lag is how late clients woke up from their think time.
-	TimerLagMeanMs float64 `json:"timer_lag_mean_ms"`
-	TimerLagP99Ms  float64 `json:"timer_lag_p99_ms"`
-	TimerLagMaxMs  float64 `json:"timer_lag_max_ms"`
-	// Cores is how the generator's CPUs were used over the measured span.
-	Cores *CoresUse `json:"cores,omitempty"`
+	TimerLagMeanMs float64   `json:"timer_lag_mean_ms"`
+	TimerLagP99Ms  float64   `json:"timer_lag_p99_ms"`
+	TimerLagMaxMs  float64   `json:"timer_lag_max_ms"`
+	Cores          *CoresUse `json:"cores,omitempty"`
 	// Bottleneck says the generator may have limited the run, Reasons why.
 	Bottleneck bool     `json:"bottleneck"`
 	Reasons    []string `json:"reasons,omitempty"`
@@ -43,7 +41,6 @@ type Cost struct {
 // timerSlack is timer lateness that is normal on an idle machine.
 const timerSlack = time.Millisecond
 
-// costMeter measures a run's cost.
 type costMeter struct {
 	t0      time.Time
 	use0    machine.ProcessUsage
@@ -159,11 +156,9 @@ func Round3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
 
 func ptr[T any](v T) *T { return &v }
 
-// CoresUse is how a process's CPUs were used over a span, in % of one
-// core: Busy whoever kept them so, Interference the part not spent by the
-// process, Steal the hypervisor's part (nil where the OS does not count
-// it). Off Linux CPUs are all the machine's, so the interference includes
-// a server on the same machine.
+// CoresUse is how a process's CPUs were used over a span, in % of one core: Busy by
+// anyone, Interference not by the process, Steal by the hypervisor (nil if uncounted).
+// Off Linux the CPUs are all the machine's, so Interference includes a local server.
 type CoresUse struct {
 	CPUs         []int    `json:"cpus"`
 	Busy         float64  `json:"busy_percent"`
@@ -173,8 +168,7 @@ type CoresUse struct {
 	Pinned bool `json:"pinned,omitempty"`
 }
 
-// Text is the use in a sentence, "its CPUs [1] over the measured span:
-// busy 52.0%, others 3.1% (steal 1.2%) of a core".
+// Text is the use in a sentence, "its CPUs [1] over the measured span: busy 52.0%, ...".
 func (u CoresUse) Text() string {
 	steal := ""
 	if u.Steal != nil {

@@ -2,8 +2,7 @@ package loadtest
 
 import "time"
 
-// ShareWithin returns the fraction of recorded latencies at or below d, a
-// bucket that starts at or below d counting as within it.
+// ShareWithin returns the fraction of latencies in buckets starting at or below d.
 func (h *Histogram) ShareWithin(d time.Duration) float64 {
 	hh := h.load()
 	total := hh.TotalCount()

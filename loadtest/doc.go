@@ -16,18 +16,8 @@
 //	}
 //	res.WriteJSON("run.json")
 //
-// Sweep does one run per client count. The packages above the engine
-// (loadtest/text, resultfile, merge, chart, watch, experiment) take its
-// Result; the engine imports none of them and knows nothing of its target.
-//
-// Clients each own one keep-alive connection, under one of three load
-// models: ModelDelay (closed), ModelRate (fixed rate per client, latency
-// from the intended start: no coordinated omission) and ModelOpen
-// (arrivals at a fixed rate, at most Clients in flight, the rest dropped).
-// Think times follow JMeter's timers (Timer). A run hands each second's
-// row to Settings.Observers and, when Settings.JTL is set, writes one
-// JMeter CSV line per measured request. Latencies go into HdrHistograms
-// per label and per second; errors are counted by kind and kept out of the
-// latency figures. Every Result carries the generator's own cost and says
-// when the generator may have been the bottleneck.
+// The engine imports none of the packages above it and knows nothing of its
+// target. Each client owns one keep-alive connection; under ModelRate and
+// ModelOpen latency counts from the intended start (no coordinated omission).
+// Every Result carries the generator's own cost and says when it may have been the bottleneck.
 package loadtest

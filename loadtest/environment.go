@@ -9,8 +9,7 @@ import (
 
 var generatorHost = sync.OnceValue(machine.Host)
 
-// Environment is what a result ran on, so that results from different
-// machines are not compared blind.
+// Environment is what a result ran on, lest results of different machines be compared blind.
 type Environment struct {
 	Generator *machine.HostInfo `json:"generator,omitempty"`
 	// Server holds the objects of the target's stats JSON, by key.

@@ -13,8 +13,7 @@ import (
 // JTLHeader is the header line of JMeter's CSV results format.
 const JTLHeader = "timeStamp,elapsed,label,responseCode,responseMessage,threadName,dataType,success,failureMessage,bytes,sentBytes,grpThreads,allThreads,URL,Latency,IdleTime,Connect"
 
-// jtlSink writes one JTL line per measured request; clients format into
-// their own buffer and lock only to copy it.
+// jtlSink writes JTL lines; clients format into their own buffer and lock only to copy it.
 type jtlSink struct {
 	mu      sync.Mutex
 	w       *bufio.Writer

@@ -95,7 +95,6 @@ func newSecLabels(n int) []secLabel {
 	return out
 }
 
-// add counts one request, recording a success's latency.
 func (c *secLabel) add(ok bool, lat time.Duration) {
 	if ok {
 		c.ok++
@@ -105,7 +104,6 @@ func (c *secLabel) add(ok bool, lat time.Duration) {
 	}
 }
 
-// moveTo adds c to into and resets c.
 func (c *secLabel) moveTo(into *secLabel) {
 	into.hist.Merge(c.hist)
 	into.ok += c.ok
@@ -122,8 +120,7 @@ type lagAcc struct {
 	late     int64
 }
 
-// shard is one lock's worth of accumulators; clients are spread over the
-// shards so that recording rarely contends.
+// shard is one lock's accumulators; clients are spread over shards so recording rarely contends.
 type shard struct {
 	mu     sync.Mutex
 	labels []labelAcc
@@ -192,7 +189,6 @@ func (r *recorder) record(s *record) {
 	sh.mu.Unlock()
 }
 
-// takeSecond moves the shards' current second into into, labels and kinds.
 func (r *recorder) takeSecond(into *Histogram, labels []secLabel, kinds *[numKinds]int64) (recv int64) {
 	for i := range r.shards {
 		sh := &r.shards[i]
@@ -217,7 +213,6 @@ func (r *recorder) enableTimeline() {
 	}
 }
 
-// takeInterval moves the shards' Timeline intervals into into.
 func (r *recorder) takeInterval(into *Histogram) (ok, errs int64) {
 	into.Reset()
 	acc := secLabel{hist: into}
@@ -230,7 +225,6 @@ func (r *recorder) takeInterval(into *Histogram) (ok, errs int64) {
 	return acc.ok, acc.errs
 }
 
-// totals adds up the shards' label totals and schedule lag.
 func (r *recorder) totals(nlabels int) ([]*Tally, lagAcc) {
 	labels := make([]*Tally, nlabels)
 	for j := range labels {

@@ -1,7 +1,6 @@
 package loadtest
 
-// An Observer is told of each second's row of a run, then its end. Run
-// calls it from its clock's goroutine: it must return quickly.
+// An Observer is told of each second's row, then the end, on the run's clock: return quickly.
 type Observer interface {
 	Second(row SecondRow)
 	End()

@@ -9,10 +9,8 @@ import (
 	"unsafe"
 )
 
-// rawConn reads and writes a TCP connection with raw non-blocking system
-// calls, waiting in the network poller only when the socket is not ready.
-// Unlike net.Conn it does not enter the scheduler's syscall state, whose
-// processor hand-overs cost more than the requests on one pinned core.
+// rawConn does TCP I/O by raw non-blocking system calls, polling only when not ready:
+// net.Conn's syscall-state processor hand-overs cost more than the requests on one pinned core.
 type rawConn struct {
 	rc      syscall.RawConn
 	buf     []byte

@@ -14,37 +14,32 @@ const SchemaVersion = 2
 
 // A Result is the outcome of one run (or of several merged runs).
 type Result struct {
-	// Kind is "run" (a SweepFile has "sweep"); Tool names the writer:
-	// "bbslab-loadtest" or "jmeter-jtl"; Name labels the run in charts.
+	// Kind is "run"; Tool is "bbslab-loadtest" or "jmeter-jtl"; Name labels charts.
 	Schema   int      `json:"schema"`
 	Kind     string   `json:"kind"`
 	Tool     string   `json:"tool"`
 	Name     string   `json:"name,omitempty"`
 	Settings Settings `json:"settings"`
-	// Start is when the clients started, MeasureStart
-	// the end of the warm-up, End the end of the measured window.
+	// Start is when the clients started; MeasureStart to End is the measured window.
 	Start        time.Time `json:"start"`
 	MeasureStart time.Time `json:"measure_start"`
 	End          time.Time `json:"end"`
 	// MeasuredSeconds is End minus MeasureStart; throughputs divide by it.
 	MeasuredSeconds float64 `json:"measured_seconds"`
-	// DrainSeconds is how long after End the run waited for the requests
-	// still in flight (at most Settings.Drain).
-	DrainSeconds float64 `json:"drain_seconds,omitempty"`
-	Interrupted  bool    `json:"interrupted,omitempty"`
-	Total        Stats   `json:"total"`
-	Labels       []Stats `json:"labels"`
-	// Series is the per-second timeline, warm-up seconds marked.
-	Series []SecondRow `json:"series"`
-	Open   *OpenStats  `json:"open,omitempty"`
-	Cost   Cost        `json:"cost"`
+	// DrainSeconds is the wait after End for requests in flight (at most Settings.Drain).
+	DrainSeconds float64     `json:"drain_seconds,omitempty"`
+	Interrupted  bool        `json:"interrupted,omitempty"`
+	Total        Stats       `json:"total"`
+	Labels       []Stats     `json:"labels"`
+	Series       []SecondRow `json:"series"`
+	Open         *OpenStats  `json:"open,omitempty"`
+	Cost         Cost        `json:"cost"`
 	// Server and Profiles are what Settings.Watcher saw, as opaque JSON.
 	Server      json.RawMessage `json:"server,omitempty"`
 	Profiles    json.RawMessage `json:"profiles,omitempty"`
 	Timeline    *Timeline       `json:"timeline,omitempty"`
 	Environment *Environment    `json:"environment,omitempty"`
-	// Warnings are plain-language notes on the validity of the figures.
-	Warnings []string `json:"warnings,omitempty"`
+	Warnings    []string        `json:"warnings,omitempty"`
 }
 
 // Stats summarises the measured samples of one label (or of all).
@@ -52,16 +47,13 @@ type Stats struct {
 	Label   string `json:"label"`
 	Clients int    `json:"clients"`
 	// Requests counts finished requests, failures included.
-	Requests  int64 `json:"requests"`
-	Successes int64 `json:"successes"`
-	Errors    int64 `json:"errors"`
-	// ErrorKinds counts failures by ErrorKind.
+	Requests   int64            `json:"requests"`
+	Successes  int64            `json:"successes"`
+	Errors     int64            `json:"errors"`
 	ErrorKinds map[string]int64 `json:"error_kinds,omitempty"`
-	// StatusCodes counts finished requests by status code, "0" for those
-	// that got no status line, as vegeta does.
+	// StatusCodes counts requests by status code, "0" for no status line (as vegeta).
 	StatusCodes map[string]int64 `json:"status_codes,omitempty"`
-	// ErrorSet counts failures by error text (vegeta's "Error Set"), at
-	// most MaxErrorSet texts, the rest under ErrorSetOther.
+	// ErrorSet counts failures by error text (vegeta's "Error Set").
 	ErrorSet map[string]int64 `json:"error_set,omitempty"`
 	// Throughput is successful responses per measured second.
 	Throughput float64 `json:"throughput"`
@@ -291,7 +283,6 @@ func (r *Result) MarshalIndent() ([]byte, error) {
 	return indentJSON("result", r)
 }
 
-// indentJSON returns v as indented JSON; what names it in errors.
 func indentJSON(what string, v any) ([]byte, error) {
 	b, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
@@ -300,7 +291,6 @@ func indentJSON(what string, v any) ([]byte, error) {
 	return append(b, '\n'), nil
 }
 
-// writeJSON writes v to path as indented JSON; what names it in errors.
 func writeJSON(path, what string, v any) error {
 	b, err := indentJSON(what, v)
 	if err != nil {
@@ -334,8 +324,7 @@ func DecodeResult(path string, b []byte) (*Result, error) {
 	return &r, nil
 }
 
-// Upgrade brings a result read from a file of schema version v up to date:
-// version 1 files lack min_ms and p95_ms, derived here from the histograms.
+// Upgrade derives from the histograms what a file of schema version v lacks (1: min_ms, p95_ms).
 func (r *Result) Upgrade(v int) {
 	if v >= 2 {
 		return

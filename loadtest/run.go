@@ -13,7 +13,6 @@ import (
 	"time"
 )
 
-// runner holds the state shared by the clients of one run.
 type runner struct {
 	s       Settings
 	reqs    []*compiled
@@ -23,8 +22,7 @@ type runner struct {
 	start   time.Time
 	warmEnd time.Time
 	stopNs  atomic.Int64 // the stop time since start; moved earlier by stop
-	// ctx ends with the measured window; cutCtx when the run stops waiting
-	// for the requests in flight, whose failures then count as KindCutoff.
+	// ctx ends with the measured window; cutCtx with the drain (failures then KindCutoff).
 	ctx       context.Context
 	cancel    context.CancelFunc
 	cutCtx    context.Context
@@ -40,9 +38,8 @@ type runner struct {
 	tl        *timelineRec // nil unless Settings.TimelineRequests
 }
 
-// Run performs one load run and returns its result. Cancelling ctx stops
-// the run early and marks the result Interrupted. Errors are returned for
-// invalid settings and an https:// certificate that fails verification.
+// Run performs one load run; cancelling ctx stops it early, marked Interrupted.
+// It fails on invalid settings or an https:// certificate that fails verification.
 func Run(ctx context.Context, s Settings) (*Result, error) {
 	reqs, err := s.validate()
 	if err != nil {
@@ -98,7 +95,6 @@ func newRunner(ctx context.Context, s Settings, reqs []*compiled) (*runner, erro
 	return r, nil
 }
 
-// setStart fixes the run's start, warm-up end and planned stop.
 func (r *runner) setStart() {
 	s := r.s
 	r.start = time.Now()
@@ -110,12 +106,10 @@ func (r *runner) setStart() {
 	r.stopNs.Store(int64(planned))
 }
 
-// startClients starts the clients of the run's model.
 func (r *runner) startClients(wg *sync.WaitGroup) {
 	s := r.s
 	if s.Model == ModelOpen {
-		// Buffered to the cap: an arrival is dropped only when every
-		// connection is busy, not when a free worker is slow to receive.
+		// Buffered to the cap: an arrival is dropped only when every connection is busy.
 		arrive := make(chan time.Time, s.Clients)
 		for i := 0; i < s.Clients; i++ {
 			wg.Go(func() { r.openWorker(i, arrive) })
@@ -129,7 +123,6 @@ func (r *runner) startClients(wg *sync.WaitGroup) {
 	}
 }
 
-// finish flushes what the clients left and assembles the result.
 func (r *runner) finish(cost *costMeter, series []SecondRow, interrupted bool, watch Watch) (*Result, error) {
 	end := time.Now()
 	series = r.flushSecond(series, end) // the last, partial second and the drain
@@ -157,10 +150,8 @@ func (r *runner) finish(cost *costMeter, series []SecondRow, interrupted bool, w
 	return res, nil
 }
 
-// halt ends the thinking clients, waits up to Settings.Drain for the
-// requests in flight (slow requests are the likeliest to be in flight at
-// the stop), then abandons the rest as KindCutoff. An interrupt abandons
-// them at once. halt reports whether ctx ended the drain.
+// halt waits up to Settings.Drain for the requests in flight (slow ones are the
+// likeliest there), then cuts the rest off as KindCutoff; cut: ctx ended the drain.
 func (r *runner) halt(ctx context.Context, interrupted bool, wg *sync.WaitGroup) (cut bool) {
 	if r.sched != nil {
 		for _, c := range r.sched.close() { // no wake-up will run for these
@@ -236,8 +227,7 @@ func (r *runner) clock(ctx context.Context, cost *costMeter) (series []SecondRow
 	}
 }
 
-// flushSecond appends the row for the interval ending at now and hands it
-// to the observers.
+// flushSecond appends the row for the interval ending at now and tells the observers.
 func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	h := NewHistogram()
 	labels := newSecLabels(len(r.reqs))
@@ -280,7 +270,6 @@ func (r *runner) flushSecond(series []SecondRow, now time.Time) []SecondRow {
 	return append(series, row)
 }
 
-// pick chooses a request by weight.
 func (r *runner) pick(rng *rand.Rand) *compiled {
 	if len(r.reqs) == 1 {
 		return r.reqs[0]
@@ -310,8 +299,7 @@ func (r *runner) newWorker(id int) *worker {
 	return w
 }
 
-// exchange sends one request due at intended and records it. It returns
-// the time the exchange ended, and false when the run is over.
+// exchange sends one request due at intended and records it; false: the run is over.
 func (w *worker) exchange(intended, sent time.Time, timerLag time.Duration, late bool) (time.Time, bool) {
 	r := w.r
 	if !sent.Before(r.warmEnd) && r.s.MaxRequests > 0 && r.issued.Add(1) > r.s.MaxRequests {
@@ -378,9 +366,8 @@ func (w *worker) sleep(t time.Time) bool {
 	}
 }
 
-// closedClient is one client of the delay or rate model. It owns no
-// goroutine while it thinks (the run's wakeSched hands it to a pool
-// goroutine when due), so that one process can hold many slow clients.
+// closedClient is one client of the delay or rate model. It owns no goroutine while it
+// thinks (wakeSched hands it to a pool goroutine when due), so one process holds many.
 type closedClient struct {
 	r     *runner
 	w     *worker
@@ -389,7 +376,6 @@ type closedClient struct {
 	wg    *sync.WaitGroup
 }
 
-// startClient schedules client id's first request.
 func (r *runner) startClient(id int, wg *sync.WaitGroup) {
 	c := &closedClient{r: r, w: r.newWorker(id), wg: wg}
 	c.timer = NewTimer(r.s.TimerKind, r.s.Think, r.s.ThinkDev, r.s.Seed^uint64(id+1)*0x2545f4914f6cdd1d)
@@ -412,7 +398,6 @@ func (c *closedClient) finish() {
 	c.wg.Done()
 }
 
-// wake sends the requests that are due, then goes back to thinking.
 func (c *closedClient) wake() {
 	r := c.r
 	now := time.Now()
@@ -450,10 +435,8 @@ func (c *closedClient) wake() {
 	}
 }
 
-// dispatch generates the open model's arrivals and hands each to an idle
-// connection, dropping those that find none. Arrival k comes when the
-// expected count reaches u_k, u growing by 1 or by an exponential draw
-// (poisson).
+// dispatch hands the open model's arrivals to idle connections, dropping those finding
+// none. Arrival k comes when the expected count reaches u_k, u growing by 1 or Exp(1).
 func (r *runner) dispatch(arrive chan<- time.Time) {
 	rng := rand.New(rand.NewPCG(r.s.Seed, 0))
 	a := newAlarm()
@@ -497,8 +480,7 @@ func (r *runner) dispatch(arrive chan<- time.Time) {
 	}
 }
 
-// arrivalTime is when the expected number of arrivals reaches u, for a
-// rate that climbs linearly from 0 to rate over rampup and then holds.
+// arrivalTime is when the expected arrivals reach u, the rate climbing linearly over rampup.
 func arrivalTime(u, rate float64, rampup time.Duration) time.Duration {
 	ramp := rampup.Seconds()
 	inRamp := rate * ramp / 2
@@ -508,7 +490,6 @@ func arrivalTime(u, rate float64, rampup time.Duration) time.Duration {
 	return time.Duration((ramp + (u-inRamp)/rate) * float64(time.Second))
 }
 
-// openWorker sends the arrivals it receives on its connection.
 func (r *runner) openWorker(id int, arrive <-chan time.Time) {
 	w := r.newWorker(id)
 	defer w.conn.close()

@@ -16,9 +16,8 @@ import (
 	"bbslab/internal/cli"
 )
 
-// A Request describes one kind of request a client sends. Form values, the
-// body, the URL's path and query and header values may hold placeholders
-// ({{seq}}, {{client}}, {{rand A B}}).
+// A Request is one kind of request a client sends. Form, body, URL path and query
+// and header values may hold placeholders ({{seq}}, {{client}}, {{rand A B}}).
 type Request struct {
 	// Label names the request in results; it defaults to "METHOD path".
 	Label string `json:"label" toml:"label"`
@@ -26,11 +25,9 @@ type Request struct {
 	Method string `json:"method,omitempty" toml:"method"`
 	// URL is an absolute http:// or https:// URL.
 	URL string `json:"url" toml:"url"`
-	// Form holds form parameters: the urlencoded body of a POST, PUT or
-	// PATCH, or the query string otherwise.
+	// Form is the urlencoded body of a POST, PUT or PATCH, else the query string.
 	Form map[string]string `json:"form,omitempty" toml:"form"`
-	// Body is the request body (not with Form), sent as
-	// application/x-www-form-urlencoded without a Content-Type header.
+	// Body is the request body (not with Form), form-urlencoded unless Headers say otherwise.
 	Body string `json:"body,omitempty" toml:"body"`
 	// BodyFile, in a scenario file only, names a file holding the body.
 	BodyFile string `json:"-" toml:"body_file"`
@@ -80,8 +77,7 @@ func LoadScenario(path string) ([]Request, error) {
 	return reqs, nil
 }
 
-// ParseForm parses form parameters as a command line gives them for a
-// Request's Form: name=value pairs joined with &, each query-escaped.
+// ParseForm parses a Request's Form given as query-escaped name=value pairs joined with &.
 func ParseForm(s string) (map[string]string, error) {
 	form := map[string]string{}
 	for _, kv := range strings.Split(s, "&") {
@@ -181,7 +177,6 @@ func splitURL(raw string) (target, error) {
 	return t, nil
 }
 
-// compileRequest prepares r for sending.
 func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	u, err := splitURL(r.URL)
 	if err != nil {
@@ -244,7 +239,6 @@ func compileRequest(r Request, index int, keepAlive bool) (*compiled, error) {
 	return c, nil
 }
 
-// checkRequest checks r beyond its URL and returns its method.
 func checkRequest(r Request) (method string, err error) {
 	if r.BodyFile != "" {
 		return "", fmt.Errorf("body_file %q: only a scenario file reads body_file (LoadScenario)", r.BodyFile)
@@ -274,7 +268,6 @@ func checkRequest(r Request) (method string, err error) {
 	return method, nil
 }
 
-// compileForm compiles form parameters as a urlencoded template.
 func compileForm(form map[string]string) (template, error) {
 	var t template
 	for i, k := range slices.Sorted(maps.Keys(form)) {

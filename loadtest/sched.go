@@ -6,11 +6,9 @@ import (
 	"time"
 )
 
-// wakeSched wakes thinking clients when their next request is due, on one
-// high-resolution alarm for the earliest client rather than a runtime
-// timer per client, which fires up to 1 ms late: the lateness would count
-// in the rate model's latency. Due clients go to a pool of parked
-// goroutines.
+// wakeSched wakes thinking clients when due on one high-resolution alarm, not a runtime
+// timer per client, which fires up to 1 ms late: the lateness would count in the rate
+// model's latency. Due clients go to a pool of parked goroutines.
 type wakeSched struct {
 	mu     sync.Mutex
 	base   time.Time // due times are nanoseconds since base
@@ -28,10 +26,8 @@ type wakeSched struct {
 	loopEnd chan struct{}
 }
 
-// maxIdleWorkers bounds the parked pool goroutines.
 const maxIdleWorkers = 256
 
-// newWakeSched starts a scheduler that runs wake for clients when due.
 func newWakeSched(a alarm, slack time.Duration, wake func(*closedClient)) *wakeSched {
 	s := &wakeSched{alarm: a, base: time.Now(), slack: int64(slack), wake: wake,
 		work: make(chan *closedClient), done: make(chan struct{}), loopEnd: make(chan struct{})}
@@ -39,8 +35,7 @@ func newWakeSched(a alarm, slack time.Duration, wake func(*closedClient)) *wakeS
 	return s
 }
 
-// add schedules c to wake at c.next. It reports false once the scheduler
-// is closed; the caller then still owns c.
+// add schedules c to wake at c.next; false: closed, and the caller still owns c.
 func (s *wakeSched) add(c *closedClient) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

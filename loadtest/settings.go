@@ -10,18 +10,14 @@ import (
 	"bbslab/internal/cli"
 )
 
-// Settings describe a run. Each setting is declared once, here: its tags
-// give its flag (flag, help and default: cli.BindFlags), its key in an
-// experiment file (toml: cli.DecodeTOML) and its field in the result's
-// JSON (durations as milliseconds: settingsjson.go).
+// Settings describe a run. Each setting is declared once, here: its tags give its flag
+// (cli.BindFlags), file key (cli.DecodeTOML) and result JSON (ms durations: settingsjson.go).
 type Settings struct {
 	Name string `json:"name,omitempty" toml:"-" flag:"name" help:"name of the run (curve name in charts)"`
 	// Requests are the requests clients choose from by weight.
 	Requests []Request `json:"requests" toml:"request"`
 	// Clients is the number of connections (the open model's cap).
-	Clients int `json:"clients" toml:"-"`
-	// Duration is the measured time after the warm-up; MaxRequests stops
-	// the run after that many measured requests. One of them is required.
+	Clients          int           `json:"clients" toml:"-"`
 	Duration         time.Duration `json:"duration_ms" toml:"duration" flag:"duration" help:"measured duration after the warm-up (this or -requests is required)"`
 	MaxRequests      int64         `json:"max_requests,omitempty" toml:"max_requests" flag:"requests" help:"stop after this many measured requests"`
 	MaxDuration      time.Duration `json:"max_duration_ms" toml:"max_duration" flag:"max-duration" help:"hard bound on the time requests start in (default warmup+duration, or 1h with -requests); the run then drains (-drain)"`
@@ -41,11 +37,9 @@ type Settings struct {
 	// TimelineRequests is how many first requests Result.Timeline keeps.
 	TimelineRequests int `json:"timeline,omitempty" toml:"timeline"`
 
-	// Watcher, when set, watches the target during the run.
 	Watcher Watcher `json:"-" toml:"-"`
 	// JTL, when set, receives one JMeter CSV line per measured request.
-	JTL io.Writer `json:"-" toml:"-"`
-	// Observers are told of each second's row as the run goes.
+	JTL       io.Writer  `json:"-" toml:"-"`
 	Observers []Observer `json:"-" toml:"-"`
 }
 

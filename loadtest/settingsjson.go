@@ -26,9 +26,8 @@ func (d *msDuration) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// settingsWire is Settings' JSON form built by reflect: each duration as a
-// *msDuration, then the schema 1 forms (nanoseconds under the name without
-// _ms) as *time.Duration, which MarshalJSON leaves out.
+// settingsWire is Settings' JSON form built by reflect: durations as *msDuration, then their
+// schema 1 forms (nanoseconds, name without _ms) as *time.Duration, left out on writing.
 type settingsWire struct {
 	t     reflect.Type
 	dur   []int    // the durations' field indexes
@@ -61,7 +60,6 @@ var settingsJSON = sync.OnceValue(func() *settingsWire {
 	return w
 })
 
-// copyOther copies the fields other than the durations from src to dst.
 func copyOther(dst, src reflect.Value) {
 	for i := range reflect.TypeFor[Settings]().NumField() {
 		if dst.Field(i).Type() == src.Field(i).Type() {
@@ -83,8 +81,7 @@ func (s Settings) MarshalJSON() ([]byte, error) {
 	return json.Marshal(v.Interface())
 }
 
-// UnmarshalJSON reads settings as MarshalJSON writes them and as schema
-// version 1 wrote them, over what s holds.
+// UnmarshalJSON reads settings as MarshalJSON or schema 1 wrote them, over what s holds.
 func (s *Settings) UnmarshalJSON(b []byte) error {
 	w := settingsJSON()
 	v, sv := reflect.New(w.t).Elem(), reflect.ValueOf(s).Elem()

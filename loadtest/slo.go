@@ -9,21 +9,18 @@ import (
 	"time"
 )
 
-// An Objective is one service-level objective, such as "p99.9<5ms",
-// "errors<0.1%", "mean<20ms" or "throughput>500".
+// An Objective is one service-level objective, such as "p99.9<5ms" or "errors<0.1%".
 type Objective struct {
 	Text string // as written
 	// Metric is "pNN.N", "mean", "max", "errors" or "throughput".
 	Metric   string
 	Quantile float64 // 0.999 for p99.9
 	Less     bool    // "<" rather than ">"
-	// Limit is a latency in nanoseconds, a percentage (errors) or a rate
-	// per second (throughput).
+	// Limit is in nanoseconds (latency), percent (errors) or per second (throughput).
 	Limit float64
 }
 
-// ParseSLO parses a comma-separated list of objectives:
-// "p99.9<5ms,p99.999<200ms,errors<0.1%".
+// ParseSLO parses a comma-separated list of objectives: "p99.9<5ms,errors<0.1%".
 func ParseSLO(s string) ([]Objective, error) {
 	var out []Objective
 	for _, part := range strings.Split(s, ",") {

@@ -14,8 +14,7 @@ type SweepFile struct {
 	Runs   []*Result `json:"runs"`
 }
 
-// Sweep performs one run per client count by run (Run when nil), and stops
-// early when ctx ends or run fails.
+// Sweep does one run per client count by run (Run when nil), stopping when ctx ends or run fails.
 func Sweep(ctx context.Context, s Settings, clients []int, run func(context.Context, Settings) (*Result, error)) ([]*Result, error) {
 	if len(clients) == 0 {
 		return nil, fmt.Errorf("sweep: no client counts")

@@ -86,12 +86,10 @@ func (t *template) addLit(s string, escape func(string) string) {
 	t.segs = append(t.segs, segment{kind: segLiteral, lit: s})
 }
 
-// static reports whether the template has no placeholders.
 func (t *template) static() bool {
 	return !slices.ContainsFunc(t.segs, func(s segment) bool { return s.kind != segLiteral })
 }
 
-// render appends the template's value to dst.
 func (t *template) render(dst []byte, st *renderState) []byte {
 	for i := range t.segs {
 		s := &t.segs[i]

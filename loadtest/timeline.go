@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// MaxTimeline bounds Settings.TimelineRequests, TimelineStep is one row of
-// Timeline.Intervals; the rows stop after 10 minutes.
+// MaxTimeline bounds Settings.TimelineRequests; TimelineStep is one Intervals row (up to 10 min).
 const (
 	MaxTimeline          = 1_000_000
 	TimelineStep         = 100 * time.Millisecond
@@ -20,16 +19,13 @@ const (
 	SteadyTolerance = 1.5
 )
 
-// A Timeline shows how a run started: its first requests one by one and
-// its latency per 100 ms from the start, warm-up included.
+// A Timeline shows how a run started: its first requests and its latency per 100 ms.
 type Timeline struct {
 	// Requests are the first requests in sending order.
 	Requests []TimelineRequest `json:"requests"`
-	// WarmupIndex is the index of the first request due after the warm-up
-	// (0 without a warm-up, -1 when every recorded request was warm-up).
+	// WarmupIndex is the first request due after the warm-up (-1: all were warm-up).
 	WarmupIndex int `json:"warmup_index"`
-	// SteadyIndex is the steady-state point SteadyState finds in the
-	// successful requests (-1: none); SteadyP50Ms is its reference median.
+	// SteadyIndex is SteadyState's point in the successes (-1: none), SteadyP50Ms its reference.
 	SteadyIndex int     `json:"steady_index"`
 	SteadyP50Ms float64 `json:"steady_p50_ms,omitempty"`
 	// Truncated says the run went on past the last interval.
@@ -86,7 +82,6 @@ func (t *timelineRec) next() int {
 	return int(i)
 }
 
-// flush appends the interval row ending at now.
 func (t *timelineRec) flush(r *recorder, start, now time.Time) {
 	ok, errs := r.takeInterval(t.hist)
 	if len(t.intervals) >= maxTimelineIntervals {
@@ -131,13 +126,10 @@ func (t *timelineRec) result(warmup time.Duration) *Timeline {
 	return tl
 }
 
-// SteadyState finds where latencies (in request order, ms) settle. The
-// second half's median is the reference and its 10th and 90th
-// percentiles the band of noise; a window of latencies is steady when its
-// median lies within a factor tol of the reference or inside the band. It
-// returns the centre of the first window from which every later one is
-// steady, and the reference; -1 when the last window is not steady or
-// there are fewer than 2 × window latencies.
+// SteadyState finds where latencies (ms, request order) settle: the centre of the first
+// window from which every window's median lies within a factor tol of the reference (the
+// second half's median) or in its 10th-90th percentile band. It returns that and the
+// reference; -1 when the last window is not steady or there are under 2 × window latencies.
 func SteadyState(latMs []float64, window int, tol float64) (int, float64) {
 	n := len(latMs)
 	if window < 1 || n < 2*window {

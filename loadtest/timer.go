@@ -60,8 +60,7 @@ func (t *Timer) Next() time.Duration {
 	}
 }
 
-// poisson draws a Poisson variate with mean lambda: Knuth's method up to
-// 500, a rounded normal approximation above.
+// poisson draws a Poisson variate with mean lambda: Knuth's method, normal above 500.
 func poisson(r *rand.Rand, lambda float64) int64 {
 	if lambda <= 0 {
 		return 0

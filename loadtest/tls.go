@@ -7,8 +7,7 @@ import (
 	"time"
 )
 
-// setTLS gives https:// requests a TLS configuration per server name and,
-// unless insecure, checks each address's certificate before the run.
+// setTLS sets a TLS config per server name and checks certificates unless insecure.
 func setTLS(ctx context.Context, reqs []*compiled, insecure bool, timeout time.Duration) error {
 	cache := tls.NewLRUClientSessionCache(0)
 	confs := map[string]*tls.Config{}

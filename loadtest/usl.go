@@ -6,11 +6,9 @@ import (
 	"math"
 )
 
-// USL is the Universal Scalability Law fitted to a sweep over clients:
-// X(N) = Lambda·N / (1 + Sigma·(N−1) + Kappa·N·(N−1)), with Sigma the
-// contention and Kappa the coherency. PeakClients is where the fitted
-// curve peaks (+Inf when κ is 0); R2 is the fit's coefficient of
-// determination.
+// USL is the Universal Scalability Law X(N) = Lambda·N / (1 + Sigma·(N−1) + Kappa·N·(N−1))
+// fitted to a sweep over clients (Sigma: contention, Kappa: coherency). PeakClients is
+// where the fit peaks (+Inf when κ is 0); R2 is its coefficient of determination.
 type USL struct {
 	Lambda         float64 `json:"lambda"`
 	Sigma          float64 `json:"sigma"`
@@ -34,10 +32,8 @@ func (u USL) String() string {
 	return fmt.Sprintf("USL: σ = %.4f (contention), κ = %.5f (coherency), λ = %.1f/s per client; %s; R² %.3f", u.Sigma, u.Kappa, u.Lambda, peak, u.R2)
 }
 
-// FitUSL fits the USL to throughputs measured at client counts (at least
-// three distinct ones) by least squares on Gunther's linearisation, with
-// λ the throughput at 1 client or else found by search. σ and κ are held
-// at 0 or more.
+// FitUSL fits the USL to throughputs at 3 or more distinct client counts by least squares
+// on Gunther's linearisation, λ the throughput at 1 client or else searched for; σ, κ ≥ 0.
 func FitUSL(clients []int, throughput []float64) (USL, error) {
 	if len(clients) != len(throughput) {
 		return USL{}, errors.New("usl: as many throughputs as client counts are needed")
@@ -123,7 +119,6 @@ func searchLambda(clients []int, x []float64) USL {
 	return fitGiven(clients, x, (lo+hi)/2)
 }
 
-// sse is the sum of the squared errors of u's throughputs.
 func sse(u USL, clients []int, x []float64) float64 {
 	s := 0.0
 	for i, c := range clients {

@@ -6,8 +6,7 @@ import (
 	"time"
 )
 
-// A Watcher watches the load target while a run goes on (package watch);
-// the engine keeps what it saw as opaque JSON in the Result.
+// A Watcher watches the load target during a run; the Result keeps what it saw as opaque JSON.
 type Watcher interface {
 	// Start watches a run of s measured from warmEnd until ctx or Finish.
 	Start(ctx context.Context, s Settings, warmEnd time.Time) Watch
