@@ -6,10 +6,9 @@ import (
 	"time"
 )
 
-// align places a Relative report in the truth's time: at -window, or at
-// the span of the truth's per-second counts that best matches its own
-// (least total absolute difference; the latest on a tie), and says how.
-// A report it cannot place stays Relative.
+// align places a Relative report in the truth's time, at -window or where the
+// truth's per-second counts best match its own (least absolute difference, the
+// latest on a tie), and says how; a report it cannot place stays Relative.
 func align(r *Report, t *Truth, win *truth.Span) string {
 	if !r.Relative {
 		return ""
@@ -51,7 +50,6 @@ func align(r *Report, t *Truth, win *truth.Span) string {
 	return placed
 }
 
-// perSecond counts the requests sent in each second from the start.
 func perSecond(reqs []Request) []int64 {
 	var out []int64
 	for _, q := range reqs {

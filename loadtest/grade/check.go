@@ -40,8 +40,7 @@ type Check struct {
 type Grading struct {
 	Report *Report
 	Placed string // how a report without times was placed (align)
-	// Server is the truth's latency; Served its count over the report's
-	// span, in ServedSecs seconds.
+	// Server is the truth's latency; Served its count in the span's ServedSecs seconds.
 	Server     Percentiles
 	Served     int64
 	ServedSecs int
@@ -53,21 +52,17 @@ type Grading struct {
 	Rate         float64
 	Due          float64
 	SentInStalls int64
-	// Expected is the latency the stalls' requests should have seen (ms):
-	// arriving at a in a stall [s, e], a request waits e - a, then the
-	// server's median service time.
+	// Expected is the latency the stalls' requests should have seen (ms): arriving
+	// at a in stall [s, e], a request waits e - a, then the median service time.
 	Expected Percentiles
-	// TailAt (ms, half the shortest stall) starts the tail; TailDue are
-	// the requests a tool at Rate has at or above it, TailSeen those it
-	// has (-1: unknown).
+	// TailAt (ms, half the shortest stall) starts the tail; TailDue are the requests
+	// a tool at Rate has at or above it, TailSeen those it has (-1: unknown).
 	TailAt   float64
 	TailDue  float64
 	TailSeen int64
-	// ServerInStalls and ServerTail are the same counts from the truth's
-	// log (-1: no log).
+	// ServerInStalls and ServerTail are those counts from the truth's log (-1: no log).
 	ServerInStalls, ServerTail int64
-	// RanThrough says that every stall ended while the tool ran, wherever
-	// its span lies.
+	// RanThrough: every stall ended while the tool ran, wherever its span lies.
 	RanThrough bool
 	Checks     []Check
 }
@@ -272,17 +267,15 @@ func (g *Grading) checkStalls() Check {
 	return c
 }
 
-// tailMissing says whether a tail of seen requests at or above TailAt
-// misses more than omissionLimit of TailDue, and the figures in words.
+// tailMissing says, in words too, whether seen misses more than omissionLimit of TailDue.
 func (g *Grading) tailMissing(seen int64) (bool, string) {
 	unseen := math.Max(0, 1-float64(seen)/g.TailDue)
 	return unseen > omissionLimit, fmt.Sprintf("%d requests at or above %.0f ms of the %.0f due: %.1f %% missing from its tail", seen, g.TailAt, g.TailDue, 100*unseen)
 }
 
 // tailOnly decides the stall check from percentiles alone: a tail reaching
-// TailAt passes; a max below it, a request's even in a corrected summary,
-// fails by the tail rule when the stalls' requests must have been
-// answered while the tool ran.
+// TailAt passes; a max below it (a request's, even when corrected) fails by
+// the tail rule when the stalls' requests must have been answered meanwhile.
 func (g *Grading) tailOnly(c Check) Check {
 	r := g.Report
 	c.Verdict, c.Text = CannotTell, "no per-request data or times: cannot tell which requests fell in a stall"

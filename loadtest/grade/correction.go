@@ -6,13 +6,11 @@ import (
 	"time"
 )
 
-// A Correction is how a tool corrected its latency figures for
-// coordinated omission before writing them, so that its percentiles and
-// mean are not of its requests alone (its max is a request's).
-//
-// wrk's src/stats.c stats_correct adds, below every latency n of at least
-// twice the mean interval per connection, one sample at each of
-// n - interval, n - 2 x interval, ... while above one interval.
+// A Correction is how a tool corrected its latency figures for coordinated
+// omission before writing them: its percentiles and mean are not of its
+// requests alone (its max is a request's). wrk's src/stats.c stats_correct
+// adds, below each latency n of at least twice the mean interval per
+// connection, a sample at n - interval, n - 2 x interval, ... above one interval.
 type Correction struct {
 	Source      string        // where the tool defines it
 	Interval    time.Duration // mean interval per connection
@@ -20,13 +18,11 @@ type Correction struct {
 	Mean        float64       // the mean latency printed, ms (NaN: none)
 }
 
-// littleSlack is how far above Little's-law bound a printed mean may be,
-// for the tool's rounded figures.
+// littleSlack is the share a printed mean may exceed Little's-law bound, for rounding.
 const littleSlack = 0.05
 
-// describe says what the correction did to r's figures, and checks the
-// printed mean by Little's law: C connections in a closed loop bound the
-// mean latency at C / throughput.
+// describe says what the correction did to r's figures and checks the printed
+// mean by Little's law: C connections in a closed loop bound it at C / throughput.
 func (c *Correction) describe(r *Report) []string {
 	lines := []string{fmt.Sprintf("the tool's latency figures are of corrected samples (%s), not of its %d requests alone", c.Source, r.Responses)}
 	if c.Interval <= 0 || c.Connections <= 0 || r.Responses <= 0 || r.Span <= 0 {
@@ -48,5 +44,4 @@ func (c *Correction) describe(r *Report) []string {
 	return append(lines, l)
 }
 
-// ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

@@ -9,9 +9,7 @@ import (
 	"bbslab/truth"
 )
 
-// Clocks that should agree may differ by the larger of skewFloor and
-// skewShare of a span: how far a tool's span may reach outside the truth's
-// window.
+// Clocks that should agree may differ by the larger of skewFloor and skewShare of a span.
 const (
 	skewFloor = 100 * time.Millisecond
 	skewShare = 0.01
@@ -22,8 +20,7 @@ func spanSlack(span time.Duration) time.Duration {
 	return max(skewFloor, time.Duration(skewShare*float64(span)))
 }
 
-// A cannotGrade error says why the truth cannot grade a file, and how to
-// get one that does.
+// A cannotGrade error says why the truth cannot grade a file, and the fix.
 type cannotGrade struct {
 	file, window, span, why, fix string
 }
@@ -47,7 +44,6 @@ func (t *Truth) until() time.Time {
 	return t.Start
 }
 
-// windowText describes the truth's window for a message.
 func (t *Truth) windowText() string {
 	if t.Start.IsZero() {
 		return "none opened"
@@ -59,7 +55,6 @@ func (t *Truth) windowText() string {
 	return fmt.Sprintf("%s to %s (%.1f s)", stamp(t.Start), end, t.until().Sub(t.Start).Seconds())
 }
 
-// spanText describes a report's span for a message.
 func spanText(r *Report, win *truth.Span) string {
 	switch {
 	case !r.Relative:
@@ -70,7 +65,6 @@ func spanText(r *Report, win *truth.Span) string {
 	return fmt.Sprintf("%.1f s long (the %s file has no absolute times)", r.Span.Seconds(), r.Format)
 }
 
-// stamp prints a time to the millisecond, in UTC.
 func stamp(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z") }
 
 // covers says why t's window does not cover r's span ("" when it does);
@@ -190,8 +184,7 @@ func openHint(server string, log bool) string {
 	return strings.Join(append(lines, "see `loadtest grade` in docs/grading.md"), "\n  ")
 }
 
-// coverage returns a cannotGrade error unless t's window, and its log when
-// needed, cover r's span.
+// coverage returns a cannotGrade unless t's window, and its log when needed, cover r's span.
 func coverage(r *Report, t *Truth, win *truth.Span, server string) error {
 	e := &cannotGrade{file: r.Name, window: t.windowText(), span: spanText(r, win)}
 	if e.why = t.covers(r, win); e.why != "" {

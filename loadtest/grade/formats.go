@@ -40,8 +40,7 @@ func FormatNames() string {
 	return strings.Join(names, ", ")
 }
 
-// readFile reads a tool's results file in the named format, or in the
-// format its content shows when name is empty.
+// readFile reads a tool's results file in the named format, or the one its content shows.
 func readFile(path, name string) ([]*Report, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -69,7 +68,6 @@ func pick(b []byte, name string) (format, error) {
 	return format{}, fmt.Errorf("cannot tell the format from the content; known formats: %s (name one with -format)", FormatNames())
 }
 
-// firstLine is b's first non-empty line, trimmed.
 func firstLine(b []byte) []byte {
 	for _, l := range bytes.Split(b, []byte("\n")) {
 		if l = bytes.TrimSpace(l); len(l) > 0 {
@@ -79,8 +77,7 @@ func firstLine(b []byte) []byte {
 	return nil
 }
 
-// eachLine calls f with each non-blank line of r, trimmed, and its number
-// from 1; f's error ends the reading.
+// eachLine calls f with each non-blank trimmed line of r and its number from 1.
 func eachLine(r io.Reader, f func(n int, line []byte) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
@@ -94,9 +91,8 @@ func eachLine(r io.Reader, f func(n int, line []byte) error) error {
 	return sc.Err()
 }
 
-// readJSONLines reads one JSON object a line into r: line gives each
-// object's request with its absolute send (nil: skip it); empty is the
-// error for a file without requests.
+// readJSONLines reads one JSON object a line into r: line gives each object's
+// request with its absolute send (nil: skip it); empty is the error for none.
 func readJSONLines[T any](r *Report, b []byte, empty string, line func(n int, l T) (*Request, error)) ([]*Report, error) {
 	err := eachLine(bytes.NewReader(b), func(n int, text []byte) error {
 		var l T
@@ -115,8 +111,7 @@ func readJSONLines[T any](r *Report, b []byte, empty string, line func(n int, l 
 	return fromSends(r, empty)
 }
 
-// fromSends places r at its requests' absolute sends (Report.fromSends);
-// empty is the error when there are none.
+// fromSends places r at its requests' absolute sends; empty is the error for none.
 func fromSends(r *Report, empty string) ([]*Report, error) {
 	if len(r.Requests) == 0 {
 		return nil, errors.New(empty)
@@ -134,7 +129,6 @@ func firstObject(b []byte) map[string]json.RawMessage {
 	return m
 }
 
-// has says whether m has every key.
 func has(m map[string]json.RawMessage, keys ...string) bool {
 	for _, k := range keys {
 		if _, ok := m[k]; !ok {

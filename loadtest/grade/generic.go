@@ -16,7 +16,7 @@ import (
 )
 
 // The generic format is one request per row, CSV with a header row or JSON
-// lines (docs/grading.md, "The generic format"). Numbers are read exactly.
+// lines (docs/grading.md, "The generic format").
 
 // genericUnits are the units a column's suffix names.
 var genericUnits = []struct {
@@ -40,8 +40,7 @@ const (
 	colExtra // x_*: carried, not graded
 )
 
-// A genericCol is one column: its name, what it holds and its unit (0:
-// RFC 3339 for start, a Go duration for offset and latency).
+// A genericCol is a column's name, kind and unit (0: RFC 3339 start, or a Go duration).
 type genericCol struct {
 	name string
 	kind genericKind
@@ -54,7 +53,6 @@ const genericColumns = "start or start_unix_s|ms|us|ns, or offset or offset_s|ms
 // genericNamed are the columns without a unit.
 var genericNamed = map[string]genericKind{"start": colStart, "offset": colOffset, "latency": colLatency, "status": colStatus, "bytes": colBytes, "error": colError}
 
-// parseGenericCol reads a column's name.
 func parseGenericCol(name string) (genericCol, error) {
 	if kind, ok := genericNamed[name]; ok {
 		return genericCol{name, kind, 0}, nil
@@ -159,8 +157,7 @@ func genericNames(head []byte) ([]string, bool) {
 	return rec, true
 }
 
-// isGeneric recognises the generic format by a status, a latency and a
-// send time among the header's names or the first object's keys.
+// isGeneric recognises the generic format by a status, a latency and a send time.
 func isGeneric(b []byte) bool {
 	names, ok := genericNames(genericHead(b))
 	if !ok {
@@ -256,7 +253,6 @@ func parseLength(c genericCol, s string) (time.Duration, float64, error) {
 	return time.Duration(ns), res, nil
 }
 
-// unitName names a unit in messages.
 func unitName(d time.Duration) string {
 	for _, u := range genericUnits {
 		if u.d == d {

@@ -50,9 +50,8 @@ func readGeneric(path string, b []byte) ([]*Report, error) {
 	return g.report(path, start)
 }
 
-// genericPreamble reads the comment lines before the data, of which
-// "# start=RFC3339" gives the run's start, and returns the rest and the
-// number of lines before it.
+// genericPreamble reads the comment lines before the data ("# start=RFC3339"
+// gives the run's start) and returns the rest and the number of lines before it.
 func genericPreamble(b []byte) (start time.Time, rest []byte, lines int, err error) {
 	for len(b) > 0 {
 		line, after, _ := bytes.Cut(b, []byte("\n"))
@@ -76,15 +75,13 @@ func genericPreamble(b []byte) (start time.Time, rest []byte, lines int, err err
 	return start, b, lines, nil
 }
 
-// isStartLine says whether l is a "# start=" line.
 func isStartLine(l string) bool {
 	l = strings.TrimSpace(l)
 	key, _, ok := strings.Cut(strings.TrimPrefix(l, "#"), "=")
 	return strings.HasPrefix(l, "#") && ok && strings.TrimSpace(key) == "start"
 }
 
-// readCSV reads a header row and one request a row; skipped lines came
-// before body.
+// readCSV reads a header row and one request a row; skipped lines came before body.
 func (g *genericRows) readCSV(body []byte, skipped int) error {
 	cr := csv.NewReader(bytes.NewReader(body))
 	cr.Comment = '#'
@@ -175,8 +172,7 @@ func (g *genericRows) lineKeys(names []string) error {
 	return nil
 }
 
-// jsonValues decodes one line's object: its values as text (null as
-// empty) and its sorted keys.
+// jsonValues decodes a line's object: values as text (null as empty) and sorted keys.
 func jsonValues(l []byte) (map[string]string, []string, error) {
 	if l[0] != '{' {
 		return nil, nil, errors.New("want one JSON object a line, {...}")
@@ -206,7 +202,6 @@ func jsonValues(l []byte) (map[string]string, []string, error) {
 	return vals, slices.Sorted(maps.Keys(m)), nil
 }
 
-// add reads one row's values by column name.
 func (g *genericRows) add(vals map[string]string) error {
 	s := g.schema
 	var q Request
@@ -265,8 +260,7 @@ func (g *genericRows) add(vals map[string]string) error {
 	return nil
 }
 
-// report builds the Report of the rows, Relative for offsets without a
-// "# start=" line.
+// report builds the rows' Report, Relative for offsets without a "# start=" line.
 func (g *genericRows) report(path string, start time.Time) ([]*Report, error) {
 	s := g.schema
 	if len(g.reqs) == 0 {

@@ -22,9 +22,8 @@ type Options struct {
 	Window    string `flag:"window" arg:"START,END" help:"START,END (RFC 3339): where a file without absolute times lies"`
 }
 
-// Run grades each file against the truth and writes the grades to w. Its
-// error carries the exit code: cli.ExitUsage for a bad option or file or a
-// truth that cannot grade a file, cli.ExitSLO when a check failed.
+// Run grades each file against the truth and writes the grades to w. Its error
+// carries the exit code: cli.ExitUsage for bad input, cli.ExitSLO for a failed check.
 func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 	if len(files) == 0 {
 		return cli.Usagef("grade: give the tools' result files")
@@ -82,9 +81,8 @@ func Run(ctx context.Context, o Options, files []string, w io.Writer) error {
 	return nil
 }
 
-// readTruth reads the truth, and its log when it keeps one, from the
-// server or from the files o names; a log not the window's own is a usage
-// error.
+// readTruth reads the truth, and its log when kept, from the server or o's
+// files; a log not the window's own is a usage error.
 func readTruth(ctx context.Context, o Options) (*Truth, error) {
 	if o.TruthFile != "" {
 		t, err := decodeFile(o.TruthFile, "truth", DecodeTruth)

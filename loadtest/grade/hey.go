@@ -43,5 +43,4 @@ func readHey(path string, b []byte) ([]*Report, error) {
 	return []*Report{r}, nil
 }
 
-// secs converts seconds to a duration.
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

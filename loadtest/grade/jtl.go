@@ -22,9 +22,8 @@ func isJTL(b []byte) bool {
 	return ok && err == nil && ms > 1e12 && strings.Count(l, ",") >= 7
 }
 
-// readJTL reads JMeter's CSV results (resultfile.EachJTLSample): per
-// sample timeStamp (epoch ms, its start), elapsed (ms) and responseCode
-// (JMeter's "Non HTTP response code: ..." is no response).
+// readJTL reads JMeter's CSV results: per sample timeStamp (its start, epoch
+// ms), elapsed (ms) and responseCode ("Non HTTP response code: ...": none).
 func readJTL(path string, b []byte) ([]*Report, error) {
 	r := &Report{Name: path, Format: "jtl", Resolution: 1}
 	err := resultfile.EachJTLSample(bytes.NewReader(b), nil, func(_ int, rec []string, col func(string) (string, bool)) error {

@@ -9,9 +9,8 @@ import (
 // isK6 recognises k6's JSON output.
 func isK6(b []byte) bool { return has(firstObject(b), "type", "metric", "data") }
 
-// readK6 reads `k6 run --out json=FILE`: the Points of http_req_duration,
-// each data.time (taken as the request's end), data.value (ms) and
-// data.tags.status ("0": no response).
+// readK6 reads `k6 run --out json=FILE`: http_req_duration Points, each data.time
+// (the request's end), data.value (ms) and data.tags.status ("0": no response).
 func readK6(path string, b []byte) ([]*Report, error) {
 	type line struct {
 		Type   string `json:"type"`

@@ -48,8 +48,7 @@ func Lab(run *loadtest.Result, t *Truth) *Grading {
 	return gradeReport(labReport(run.Name, run), t)
 }
 
-// labReport turns one run into a report over its measured window: counts
-// and latencies from its total, the tail from its histogram.
+// labReport turns a run into a report over its measured window, the tail from its histogram.
 func labReport(name string, run *loadtest.Result) *Report {
 	t := run.Total
 	r := &Report{

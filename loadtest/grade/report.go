@@ -9,8 +9,7 @@ import (
 	"time"
 )
 
-// A Report is what one tool said of its run, in one shape whatever the
-// format.
+// A Report is what one tool said of its run, in one shape whatever the format.
 type Report struct {
 	Name, Format string // the file (and a sweep's step), its format
 	// Start and End are zero while Relative: offsets only, until align.
@@ -48,8 +47,7 @@ type Percentiles struct {
 // nan is an unknown figure.
 var nan = math.NaN()
 
-// fromRequests fills r's counts, percentiles and tail from its Requests
-// (latencies of 2xx and 3xx).
+// fromRequests fills r's counts, percentiles (2xx and 3xx) and tail from its Requests.
 func (r *Report) fromRequests() {
 	r.Status = map[int]int64{}
 	var lats []float64
@@ -77,8 +75,7 @@ func (r *Report) fromRequests() {
 	}
 }
 
-// fromSends places r at the earliest of its requests' absolute sends and
-// fills its counts.
+// fromSends places r at its requests' earliest absolute send and fills its counts.
 func (r *Report) fromSends() {
 	r.Start = slices.MinFunc(r.Requests, func(a, b Request) int { return a.Sent.Compare(b.Sent) }).Sent
 	for i, q := range r.Requests {

@@ -13,8 +13,7 @@ import (
 	"bbslab/truth"
 )
 
-// TruthPath is where a server under test serves its truth, under its admin
-// address (-server).
+// TruthPath is where a server under test serves its truth, under its admin address.
 const TruthPath = "/admin/truth"
 
 // A Truth is what the server recorded of a window (GET /admin/truth,
@@ -26,8 +25,7 @@ type Truth struct {
 	readAt     time.Time // when an open window was read from the server
 }
 
-// DecodeTruth reads a truth document from r (from names it in errors),
-// refusing a version it does not know.
+// DecodeTruth reads a truth document from r (named from in errors), refusing unknown versions.
 func DecodeTruth(r io.Reader, from string) (*Truth, error) {
 	var rep truth.Report
 	if err := json.NewDecoder(r).Decode(&rep); err != nil {
@@ -65,8 +63,7 @@ func decodeFile[T any](path, what string, decode func(io.Reader, string) (T, err
 	return decode(f, path)
 }
 
-// fetch GETs path from a server's admin address and decodes its body;
-// what names the document in errors.
+// fetch GETs server+path and decodes its body; what names the document in errors.
 func fetch[T any](ctx context.Context, server, path, what string, decode func(io.Reader, string) (T, error)) (T, error) {
 	var zero T
 	u := strings.TrimSuffix(server, "/") + path

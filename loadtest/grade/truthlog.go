@@ -10,8 +10,7 @@ import (
 	"time"
 )
 
-// TruthLogPath is where a server under test serves the per-request log of
-// its truth's window, JSON lines, when the truth says Log.
+// TruthLogPath is where the server serves its truth's per-request log when the truth says Log.
 const TruthLogPath = TruthPath + "/log"
 
 // A Logged is one request of the truth's per-request log: its arrival at
@@ -54,10 +53,9 @@ func inStallsLogged(log []Logged, stalls []truth.Span, atMs float64) (arrived, t
 	return arrived, tail
 }
 
-// refine places a report of offsets to the millisecond with the truth's
-// log: the n-th send is the n-th arrival, so among the arrivals within a
-// second of the coarse start it takes the first arrival k whose pairing
-// (arrival k+i with send i) has the steadiest gap, and the median gap.
+// refine places a report of offsets to the millisecond by the truth's log: the
+// n-th send is the n-th arrival, so of the arrivals within a second of the coarse
+// start it pairs from the one with the steadiest gap, shifted by its median gap.
 func refine(r *Report, log []Logged) (time.Time, bool) {
 	sends := make([]time.Duration, len(r.Requests))
 	for i, q := range r.Requests {

@@ -28,9 +28,8 @@ var (
 // wrkSource is where wrk corrects its latency figures (Correction).
 const wrkSource = "wrk 4.0 and later corrects for coordinated omission before printing: src/stats.c stats_correct"
 
-// readWrk reads wrk's --latency summary: counts and percentiles, no
-// per-request data or times; its percentiles and mean are corrected
-// (Correction), its max is a request's.
+// readWrk reads wrk's --latency summary: counts and percentiles, no per-request
+// data or times; its percentiles and mean are corrected (Correction).
 func readWrk(path string, b []byte) ([]*Report, error) {
 	s := string(b)
 	m := wrkTotal.FindStringSubmatch(s)

@@ -20,8 +20,7 @@ import (
 	"bbslab/loadtest"
 )
 
-// ReadJTL reads a JMeter CSV results file into a Result named after the
-// file, with the environment kept beside it (JTLEnvironmentPath).
+// ReadJTL reads a JMeter CSV file and the environment beside it into a Result named after it.
 func ReadJTL(path string) (*loadtest.Result, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -31,7 +30,6 @@ func ReadJTL(path string) (*loadtest.Result, error) {
 	return readJTL(path, f)
 }
 
-// readJTL reads the JTL file at path from r.
 func readJTL(path string, r io.Reader) (*loadtest.Result, error) {
 	res, err := parseJTL(r)
 	if err != nil {
@@ -77,10 +75,9 @@ func readJTLEnvironment(jtlPath string) (*loadtest.Environment, error) {
 	return &env, nil
 }
 
-// EachJTLSample calls f with each sample line of JMeter CSV results read
-// from r: its line number, its fields, and col, which reads a column by
-// name (false when absent). The columns are the header's, which must have
-// the need columns, or loadtest.JTLHeader's when there is none.
+// EachJTLSample calls f with each sample line of JMeter CSV results from r: its
+// line number, fields, and col, reading a column by name (false when absent). The
+// columns are the header's, which must have need, or loadtest.JTLHeader's.
 func EachJTLSample(r io.Reader, need []string, f func(line int, rec []string, col func(string) (string, bool)) error) error {
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord = -1
@@ -115,7 +112,6 @@ func EachJTLSample(r io.Reader, need []string, f func(line int, rec []string, co
 	}
 }
 
-// parseJTL reads JTL lines into a Result.
 func parseJTL(r io.Reader) (*loadtest.Result, error) {
 	sum := &jtlSum{first: math.MaxInt64, secs: map[int64]*loadtest.SecondRow{}}
 	err := EachJTLSample(r, []string{"timeStamp", "elapsed", "label", "success"}, func(line int, _ []string, col func(string) (string, bool)) error {
@@ -145,7 +141,6 @@ type jtlSum struct {
 	secs        map[int64]*loadtest.SecondRow
 }
 
-// add counts one sample line.
 func (s *jtlSum) add(get func(string) string) error {
 	ts, err1 := strconv.ParseInt(get("timeStamp"), 10, 64)
 	el, err2 := strconv.ParseInt(get("elapsed"), 10, 64)

@@ -80,8 +80,7 @@ func readSweep(path string, b []byte) ([]*loadtest.Result, error) {
 // or an experiment of tunings alone).
 var ErrTunings = errors.New("a tuning's file (loadtest tune, tunebench or an experiment's [tune]): its steps are summaries over repeats, not load results; its figures are in the file itself (loadtest/SCHEMA.md, \"Tuning\") and in an experiment's report.md")
 
-// readExperiment reads each point's result of an experiment.json, named
-// after its run.
+// readExperiment reads each point's result of an experiment.json, named after its run.
 func readExperiment(path string, b []byte) ([]*loadtest.Result, error) {
 	var ef struct {
 		Schema int `json:"schema"`

@@ -4,8 +4,4 @@
 //	text.WriteSweepTable(os.Stdout, runs, watch.Columns(target.Stats))
 //	text.WriteObjectiveResults(os.Stdout, loadtest.EvaluateSLO(res, objectives))
 //	text.WriteEnvironmentWarning(os.Stdout, results)
-//
-// A run's summary is vegeta's text report with what the lab adds; a sweep
-// is one line per run. When results ran in different environments, a
-// warning names what differs.
 package text

@@ -11,9 +11,8 @@ import (
 	"bbslab/loadtest"
 )
 
-// EnvironmentDifferences names how the environments of results differ
-// from the first one's, as "name: first vs other"; results without an
-// environment are skipped.
+// EnvironmentDifferences names how results' environments differ from the first
+// one's, as "name: first vs other"; results without one are skipped.
 func EnvironmentDifferences(results []*loadtest.Result) []string {
 	var ref *loadtest.Environment
 	var out []string
@@ -45,8 +44,7 @@ func EnvironmentDifferences(results []*loadtest.Result) []string {
 	return out
 }
 
-// WriteEnvironmentWarning writes one line naming how the results'
-// environments differ, and nothing when they ran alike.
+// WriteEnvironmentWarning writes one line naming how the results' environments differ, if they do.
 func WriteEnvironmentWarning(w io.Writer, results []*loadtest.Result) {
 	d := EnvironmentDifferences(results)
 	if len(d) == 0 {
@@ -58,9 +56,8 @@ func WriteEnvironmentWarning(w io.Writer, results []*loadtest.Result) {
 // maxDifferences bounds how many differing server facts one line names.
 const maxDifferences = 8
 
-// ServerDifferences names the facts of the server's objects that differ
-// between a and b, leaf by leaf, e.g. "config.workers: 4 vs 8" (at most
-// maxDifferences, then how many more).
+// ServerDifferences names the server facts that differ between a and b, leaf by
+// leaf ("config.workers: 4 vs 8"), at most maxDifferences, then how many more.
 func ServerDifferences(a, b *loadtest.Environment) []string {
 	fa, fb := FlatLeaves(a.Server), FlatLeaves(b.Server)
 	all := maps.Clone(fa)
@@ -107,9 +104,8 @@ func flattenValue(m map[string]string, path string, v any) {
 	}
 }
 
-// FlatLeaves returns each leaf of the opaque JSON objects m under its
-// dotted path ("config.workers"), its value as text; a value that is not
-// JSON is one leaf.
+// FlatLeaves returns each leaf of the opaque JSON objects m under its dotted
+// path ("config.workers") as text; a value that is not JSON is one leaf.
 func FlatLeaves(m map[string]json.RawMessage) map[string]string {
 	f := map[string]string{}
 	for k, raw := range m {

@@ -13,11 +13,9 @@ import (
 	"bbslab/loadtest"
 )
 
-// WriteSummary writes r's summary to w: vegeta's text report of the
-// total, a table by label when the run had several, then what the lab
-// adds, the lines watched among them. Unlike vegeta's, the rate and the
-// throughput both divide by the measured window, and the latencies are of
-// successful requests only.
+// WriteSummary writes r's summary to w as vegeta's text report, then what the
+// lab adds and the watched lines. Unlike vegeta's, rate and throughput divide
+// by the measured window, and latencies are of successful requests only.
 func WriteSummary(w io.Writer, r *loadtest.Result, watched ...string) error {
 	t := &r.Total
 	dur := func(msv float64) string { return time.Duration(msv * 1e6).Round(time.Microsecond).String() }
@@ -128,8 +126,7 @@ func writeLabelTable(w io.Writer, r *loadtest.Result) error {
 	return tw.Flush()
 }
 
-// countsText formats each key and count of m, the keys sorted and then,
-// stably, by by when set.
+// countsText formats m's keys and counts, sorted by key and then stably by by.
 func countsText(m map[string]int64, by func(a, b string) int, format string) []string {
 	keys := slices.Sorted(maps.Keys(m))
 	if by != nil {

@@ -18,8 +18,7 @@ type Column struct {
 	Value          func(*loadtest.Result) (v float64, ok bool)
 }
 
-// WriteSweepTable writes one line per run, like the article's tables,
-// with the server columns when runs have server stats.
+// WriteSweepTable writes one line per run, with server columns when runs have server stats.
 func WriteSweepTable(w io.Writer, runs []*loadtest.Result, server []Column) error {
 	if !slices.ContainsFunc(runs, func(r *loadtest.Result) bool { return len(r.Server) > 0 }) {
 		server = nil
