@@ -31,15 +31,13 @@ const (
 
 // HAProxyConfig is what haproxy.cfg.tmpl is filled with.
 type HAProxyConfig struct {
-	// Addr is the one address of the fleet; StatsAddr serves /metrics
-	// and /stats.
+	// Addr is the fleet's one address; StatsAddr serves /metrics and /stats.
 	Addr, StatsAddr string
 	Balance         string
 	// CheckPath is each replica's health check, asked on its CheckPort.
 	CheckPath     string
 	CheckInterval string
-	// ServerMaxConn caps the requests HAProxy sends each replica at once
-	// (0: no cap); QueueTimeout bounds the wait of the rest.
+	// ServerMaxConn caps each replica's requests (0: none); QueueTimeout the wait.
 	ServerMaxConn int
 	QueueTimeout  string
 	MaxConn       int // process-wide
@@ -56,8 +54,7 @@ type HAProxyServer struct {
 type PgBouncerConfig struct {
 	ListenHost string
 	ListenPort int
-	// ServerHost and ServerPort are PostgreSQL's; Database (the same name
-	// on both sides) and User the role PgBouncer logs in as.
+	// ServerHost and ServerPort are PostgreSQL's; Database is alike both sides.
 	ServerHost    string
 	ServerPort    int
 	Database      string
@@ -126,7 +123,6 @@ func execute(name string, data any) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// writeFile writes b to dir/name, readable by its owner only.
 func writeFile(dir, name string, b []byte) (string, error) {
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, b, 0o600); err != nil {

@@ -14,8 +14,7 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// Binary finds HAProxy's or PgBouncer's program in PATH or in /usr/sbin,
-// where Debian installs both.
+// Binary finds HAProxy's or PgBouncer's program in PATH or /usr/sbin (Debian).
 func Binary(name string) (string, error) {
 	if p, err := exec.LookPath(name); err == nil {
 		return p, nil
@@ -26,8 +25,7 @@ func Binary(name string) (string, error) {
 	return "", fmt.Errorf("%s is not installed (Debian and Ubuntu: apt-get install %s, then stop the service it starts: service %s stop; see docs/scale-out.md)", name, name, name)
 }
 
-// startPgBouncer writes PgBouncer's files, starts it and waits until it
-// listens.
+// startPgBouncer writes PgBouncer's files, starts it and waits till it listens.
 func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	bin, err := Binary("pgbouncer")
 	if err != nil {
@@ -82,8 +80,7 @@ func (f *Fleet) startPgBouncer(ctx context.Context) error {
 	return nil
 }
 
-// startHAProxy starts HAProxy in the foreground and waits until its
-// exporter says every replica is UP.
+// startHAProxy starts HAProxy and waits until its exporter has every replica UP.
 func (f *Fleet) startHAProxy(ctx context.Context) error {
 	bin, err := Binary("haproxy")
 	if err != nil {
@@ -133,8 +130,7 @@ type Sample struct {
 	Value  float64
 }
 
-// Scrape reads url's Prometheus text (format 0.0.4, as HAProxy's
-// exporter writes it).
+// Scrape reads url's Prometheus text (format 0.0.4, as HAProxy writes it).
 func Scrape(ctx context.Context, url string) ([]Sample, error) {
 	b, err := Get(ctx, httpClient, url, "", 32<<20)
 	if err != nil {
@@ -147,8 +143,7 @@ func Scrape(ctx context.Context, url string) ([]Sample, error) {
 	return ss, nil
 }
 
-// ParseText reads a text exposition: a sample per series of the
-// counters, gauges and untyped metrics.
+// ParseText reads a text exposition: a sample per counter, gauge or untyped series.
 func ParseText(r io.Reader) ([]Sample, error) {
 	p := expfmt.NewTextParser(model.UTF8Validation)
 	fams, err := p.TextToMetricFamilies(r)
@@ -170,8 +165,7 @@ func ParseText(r io.Reader) ([]Sample, error) {
 	return out, nil
 }
 
-// Sum adds the values of the samples named name whose labels include
-// every one of match.
+// Sum adds the values of the samples named name whose labels include match.
 func Sum(ss []Sample, name string, match map[string]string) float64 {
 	var t float64
 	for _, s := range ss {

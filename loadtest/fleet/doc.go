@@ -11,14 +11,9 @@
 //	// load f.URL (HAProxy); read f.MetricsURL, f.Replicas[i].AdminURL, f.PgBouncer.AdminDSN
 //	err = f.Stop()
 //
-// Start creates a PostgreSQL role of the lab's own with CONNECTION LIMIT
-// and a database it owns, starts PgBouncer when asked, the replicas, and
-// HAProxy in front of them, each ready before the next starts. Their
-// configuration files and logs go into Spec.WorkDir; nothing of the
-// machine's /etc or its services is touched. Stop stops all in the reverse
-// order and drops the role and its database.
-//
-// The package knows no board: the replica's command, ready path and the
-// environment variable that carries the database URL are the caller's.
-// docs/scale-out.md is the layout, by hand and over several machines.
+// Start creates a PostgreSQL role with CONNECTION LIMIT and its database,
+// then PgBouncer when asked, the replicas and HAProxy, each ready before the
+// next; their files and logs go into Spec.WorkDir, never the machine's /etc.
+// Stop stops all in reverse order and drops the role. The package knows no
+// board: the replica's command is the caller's (docs/scale-out.md).
 package fleet

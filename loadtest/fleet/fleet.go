@@ -29,44 +29,34 @@ role. The replica command's strings may hold {{port}}, {{admin_port}},
 // Spec says what fleet to start. Its tagged fields are the flags of
 // loadtest fleet (cli.BindFlags).
 type Spec struct {
-	// Replica is one replica's command; its strings, and Env's, may hold
-	// the placeholders Usage lists.
+	// Replica is one replica's command; it and Env may hold Usage's placeholders.
 	Replica []string
 	Env     []string
-	// DSNEnv, when set, names the environment variable that carries the
-	// database URL to each replica, keeping its password out of the
-	// process's arguments.
+	// DSNEnv keeps the database URL's password out of the replicas' arguments.
 	DSNEnv string `flag:"dsn-env" default:"BBS_DSN" arg:"variable" help:"environment variable that gives each replica its database URL (empty: only {{dsn}})"`
 	// Dir is the replicas' working directory ("" for this process's).
-	Dir string
-	// Replicas 0 starts the role, and PgBouncer when asked, alone.
+	Dir           string
 	Replicas      int    `flag:"replicas" default:"2" help:"replicas to start (0: PgBouncer and the role alone)"`
 	Ready         string `flag:"ready" default:"/readyz" arg:"path" help:"path on a replica's admin port that answers 200 when it is ready (HAProxy's health check too)"`
 	Balance       string `flag:"balance" default:"leastconn" help:"HAProxy's balance: leastconn or roundrobin"`
 	ServerMaxConn int    `flag:"maxconn" help:"HAProxy's maxconn per replica: requests beyond it wait in HAProxy's queue (0: no cap)"`
-	// Fixed ports (0: a free one) let commands typed after the start name
-	// them.
+	// Fixed ports let commands typed after the start name them.
 	Port        int `flag:"port" help:"HAProxy's one address: this port on 127.0.0.1 (0: a free one)"`
 	MetricsPort int `flag:"metrics-port" help:"HAProxy's metrics (/metrics): this port on 127.0.0.1 (0: a free one)"`
 	AdminPort   int `flag:"admin-port" help:"replica 1's {{admin_port}}, replica i's being this + i - 1 (0: free ones)"`
-	// AdminDSN is a role that may create roles and databases: the
-	// fleet's role and database are created over it and dropped after.
+	// AdminDSN may create roles and databases: the fleet's are made over it.
 	AdminDSN  string
 	ConnLimit int `flag:"conn-limit" help:"CONNECTION LIMIT of the fleet's PostgreSQL role (0: none)"`
-	// PgBouncer, when set, puts a PgBouncer between the replicas and
-	// PostgreSQL.
+	// PgBouncer, when set, puts PgBouncer between the replicas and PostgreSQL.
 	PgBouncer *PgBouncerSpec
 	// WorkDir receives the configuration files and the logs.
 	WorkDir string
-	// CPUs holds every process of the fleet to these CPUs (pinned when
-	// Pin and the system allows it).
+	// CPUs holds every process of the fleet (pinned if Pin and allowed).
 	CPUs []int
 	Pin  bool
-	// StartTimeout bounds each process's start (default 60s); StopTimeout
-	// the wait after SIGTERM before SIGKILL (default 10s).
+	// StartTimeout bounds each start (60s); StopTimeout SIGTERM to SIGKILL (10s).
 	StartTimeout, StopTimeout time.Duration
-	// OnExit, when set, is called from another goroutine as soon as a
-	// process of the fleet exits while the fleet runs.
+	// OnExit is called, on another goroutine, when a process exits as it runs.
 	OnExit func(error)
 }
 
@@ -74,16 +64,13 @@ type Spec struct {
 type PgBouncerSpec struct {
 	Mode     string // "session" or "transaction"
 	PoolSize int
-	// CPUs holds PgBouncer to these CPUs instead of the fleet's: beside
-	// the database, as on the database's host when the fleet spans
-	// machines.
+	// CPUs overrides the fleet's: beside the database, as on its own host.
 	CPUs []int
 }
 
 // A Fleet is the running replicas behind HAProxy, with PgBouncer when asked.
 type Fleet struct {
-	// URL is the one address, HAProxy's frontend; MetricsURL its
-	// Prometheus exporter.
+	// URL is HAProxy's frontend, the one address; MetricsURL its exporter.
 	URL        string
 	MetricsURL string
 	Replicas   []Replica  // in HAProxy's order (r1, r2, ...)
@@ -120,8 +107,7 @@ type PgBouncer struct {
 // StatsUser is PgBouncer's admin console user (stats_users).
 const StatsUser = "bbslab_stats"
 
-// Start starts the fleet; on an error it stops what it started and drops
-// the role.
+// Start starts the fleet; on an error it stops what it started.
 func Start(ctx context.Context, s Spec) (f *Fleet, err error) {
 	if err := s.check(); err != nil {
 		return nil, err
@@ -184,8 +170,7 @@ func (s *Spec) check() error {
 	} else if abs, err := filepath.Abs(s.WorkDir); err != nil {
 		bad = append(bad, fmt.Errorf("fleet: work directory: %w", err))
 	} else {
-		// HAProxy and PgBouncer run in it: a relative path would be read
-		// from inside it.
+		// HAProxy and PgBouncer run in it: a relative path would be misread.
 		s.WorkDir = abs
 	}
 	if s.StartTimeout <= 0 {
@@ -241,8 +226,7 @@ func (f *Fleet) start(name string, argv, env []string, dir, logName string, cpus
 	return p, nil
 }
 
-// watch records p's exit unless the fleet is stopping or p was not ready
-// yet (then waitFor reports it).
+// watch records p's exit unless the fleet is stopping or p is not ready.
 func (f *Fleet) watch(p *proc) {
 	<-p.Exited()
 	f.mu.Lock()
@@ -258,8 +242,7 @@ func (f *Fleet) watch(p *proc) {
 	}
 }
 
-// Pinned returns the CPUs the replicas and HAProxy are pinned to, or none
-// when one of the fleet's processes is not pinned.
+// Pinned returns the CPUs the fleet is pinned to, or none if a process is not.
 func (f *Fleet) Pinned() []int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -278,9 +261,8 @@ func (f *Fleet) Exits() []error {
 	return append([]error(nil), f.exits...)
 }
 
-// Stop stops HAProxy, the replicas and PgBouncer, then drops the role and
-// its database. Its error joins Exits, every process that had to be
-// killed and a role that could not be dropped. It may be called again.
+// Stop stops HAProxy, the replicas and PgBouncer, then drops the role. Its
+// error joins Exits, processes killed and a failed drop. It may be called again.
 func (f *Fleet) Stop() error {
 	f.mu.Lock()
 	if f.stopped {
@@ -303,7 +285,6 @@ func (f *Fleet) Stop() error {
 	return errors.Join(errs...)
 }
 
-// expandAll replaces the placeholders in each of ss.
 func expandAll(ss []string, vars *strings.Replacer) []string {
 	out := make([]string, len(ss))
 	for i, s := range ss {
@@ -312,7 +293,6 @@ func expandAll(ss []string, vars *strings.Replacer) []string {
 	return out
 }
 
-// portOr returns port, or a free port when it is 0.
 func portOr(port int) (int, error) {
 	if port != 0 {
 		return port, nil

@@ -19,8 +19,7 @@ type proc struct {
 	name string // "replica 1", "pgbouncer", "haproxy"
 	*child.Process
 	log *os.File
-	// ready is set once the process passed its readiness check: an exit
-	// before that is waitFor's error, after it the fleet's.
+	// ready: an exit before it is set is waitFor's error, after it the fleet's.
 	ready atomic.Bool
 }
 
@@ -94,8 +93,7 @@ func answers200(url string) func(context.Context) error {
 
 var httpClient = &http.Client{Timeout: 5 * time.Second}
 
-// Get returns at most limit bytes of url's body, asked over c with accept
-// (when set), when it answers 200.
+// Get returns at most limit bytes of url's 200 body, asked over c with accept.
 func Get(ctx context.Context, c *http.Client, url, accept string, limit int64) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -115,7 +113,6 @@ func Get(ctx context.Context, c *http.Client, url, accept string, limit int64) (
 	return io.ReadAll(io.LimitReader(resp.Body, limit))
 }
 
-// stop ends p and closes its log.
 func (p *proc) stop(timeout time.Duration) error {
 	defer p.log.Close()
 	if err := p.Stop(timeout); err != nil {
@@ -124,7 +121,6 @@ func (p *proc) stop(timeout time.Duration) error {
 	return nil
 }
 
-// tail returns the last lines of p's log.
 func (p *proc) tail() string {
 	b, err := os.ReadFile(p.log.Name())
 	if err != nil {

@@ -18,13 +18,11 @@ import (
 // RolePrefix starts the name of every role and database a fleet creates.
 const RolePrefix = "bbslab_fleet_"
 
-// A Role is the lab's own PostgreSQL role with a database of the same
-// name it owns: a connection limit without changing the server's
-// configuration.
+// A Role is the lab's own PostgreSQL role owning a database of its name: a
+// connection limit without changing the server's configuration.
 type Role struct {
 	Name string
-	// Password is random: it works whatever authentication pg_hba.conf
-	// asks on loopback.
+	// Password is random: it works whatever pg_hba.conf asks on loopback.
 	Password  string
 	ConnLimit int // -1 for none
 	// Host and Port are PostgreSQL's, from the admin DSN.
@@ -34,10 +32,9 @@ type Role struct {
 	admin string // the DSN that created it, which drops it
 }
 
-// CreateRole creates a role (not a superuser, whom CONNECTION LIMIT does
-// not hold) with connLimit (0 or less: none) and its database, over the
-// admin DSN (a role with CREATEROLE and CREATEDB, as docs/postgres.md
-// makes it).
+// CreateRole creates a role (not a superuser, whom CONNECTION LIMIT does not
+// hold) with connLimit (0 or less: none) and its database, over the admin
+// DSN (a role with CREATEROLE and CREATEDB, as docs/postgres.md makes it).
 func CreateRole(ctx context.Context, admin string, connLimit int) (*Role, error) {
 	cfg, err := pgx.ParseConfig(admin)
 	if err != nil {
@@ -57,8 +54,7 @@ func CreateRole(ctx context.Context, admin string, connLimit int) (*Role, error)
 	if _, err := c.Exec(ctx, fmt.Sprintf(`CREATE ROLE %s LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '%s' CONNECTION LIMIT %d`, id, r.Password, r.ConnLimit)); err != nil {
 		return nil, fmt.Errorf("fleet: create role %s: %w", r.Name, denied(err, cfg.User, "create roles", "CREATEROLE"))
 	}
-	// CREATE DATABASE ... OWNER needs the admin to be a member of the
-	// owner unless it is a superuser (a CREATEROLE role is not, by default).
+	// CREATE DATABASE ... OWNER needs a non-superuser admin in the owner role.
 	_, err = c.Exec(ctx, `GRANT `+id+` TO CURRENT_USER`)
 	if err == nil {
 		_, err = c.Exec(ctx, fmt.Sprintf(`CREATE DATABASE %s OWNER %s`, id, id))
@@ -73,8 +69,7 @@ func CreateRole(ctx context.Context, admin string, connLimit int) (*Role, error)
 	return r, nil
 }
 
-// denied names the attribute the admin role lacks when PostgreSQL refused
-// it a privilege, and the statement that grants it.
+// denied names the attribute a refused admin lacks and how to grant it.
 func denied(err error, user, what, attr string) error {
 	var pe *pgconn.PgError
 	if !errors.As(err, &pe) || pe.Code != "42501" {
@@ -118,8 +113,7 @@ func dropRole(ctx context.Context, c *pgx.Conn, name string) error {
 	return fmt.Errorf("fleet: drop role %s: %w", name, err)
 }
 
-// Leftovers lists the roles and databases named with RolePrefix on the
-// admin DSN's server.
+// Leftovers lists the roles and databases named with RolePrefix on admin's.
 func Leftovers(ctx context.Context, admin string) ([]string, error) {
 	c, err := pgx.Connect(ctx, admin)
 	if err != nil {

@@ -6,10 +6,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Combine adds up decoded JSON documents number by number: the same path
-// in each (objects by key, arrays by index) gives their sum, or their mean
-// for a path in means; true counts as 1; anything else is the first
-// document's. A path some documents lack adds up those that have it.
+// Combine adds up decoded JSON documents path by path (objects by key, arrays
+// by index), the mean for a path in means, true as 1, else the first's; a
+// path some documents lack adds up those that have it.
 func Combine(docs []any, means map[string]bool) any {
 	return combine(docs, "", means)
 }
@@ -80,9 +79,8 @@ func join(path, key string) string {
 	return path + "." + key
 }
 
-// meanPaths are the paths of the target's stats whose unit is "%": a
-// share every replica sees alike, which a sum would count once per
-// replica. A share "of a core" adds up.
+// meanPaths are the stats' "%" paths: a share every replica sees alike, which
+// a sum would count once per replica (a share "of a core" adds up).
 func meanPaths(t watch.Target) map[string]bool {
 	out := map[string]bool{}
 	for _, s := range t.Stats {
@@ -104,7 +102,6 @@ func total(doc map[string]any, paths []string) float64 {
 	return sum
 }
 
-// copyEnvironment copies src's objects named by keys into doc.
 func copyEnvironment(doc map[string]any, src any, keys []string) {
 	m, ok := src.(map[string]any)
 	if !ok {

@@ -7,9 +7,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// coresRead reports whether the sum gives the figures of the cores the
-// replicas share: the target's interference and its own CPU must be
-// counters in one unit, so that one can be taken from the other.
+// coresRead reports whether the sum gives the shared cores' figures: the
+// interference and own CPU must be counters in one unit, to subtract them.
 func (f *Fleet) coresRead() bool {
 	t := f.o.Target
 	return f.o.SharedCores && t.Interference.Path != "" && t.ProcessCPU.Path != "" &&
@@ -17,11 +16,9 @@ func (f *Fleet) coresRead() bool {
 		cmp.Or(t.Interference.Scale, 1) == cmp.Or(t.ProcessCPU.Scale, 1)
 }
 
-// sharedCores replaces the sum's interference and steal, which would
-// count each replica's neighbours and the one steal once per replica, by
-// the shared cores': their busy time (each replica's interference plus
-// its CPU, averaged) less the replicas' CPU together, and the mean steal.
-// A figure some replica lacks is left out.
+// sharedCores replaces the sum's interference and steal, which count the
+// cores once per replica, by the cores' own: mean (interference + CPU) less
+// the replicas' CPU, and the mean steal; a figure some replica lacks goes.
 func (f *Fleet) sharedCores(sum map[string]any, docs []any) {
 	t := f.o.Target
 	n := float64(len(docs))

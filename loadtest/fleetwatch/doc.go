@@ -13,12 +13,7 @@
 //	url, err := f.Serve()                                     // the fleet's stats document, on loopback
 //	w, err := f.Target().Watcher(watch.Options{StatsURL: url}) // as for one board
 //
-// Each time its document is asked for, a Fleet reads every replica's
-// stats JSON, HAProxy's exporter, PgBouncer's admin console and
-// PostgreSQL's pg_stat_activity at once, and serves them as one JSON
-// document: each replica's stats, their sum (as one board's), and the
-// three readings. Target turns the one-board target into the fleet's, so
-// the watcher, the live dashboard and the experiment runner read the
-// fleet as one more stats URL. docs/reading.md ("Reading a fleet") says
-// what each figure means.
+// At each request a Fleet reads every source at once and serves one JSON
+// document (Read); Target makes the tools read the fleet as one more stats
+// URL. docs/reading.md ("Reading a fleet") says what each figure means.
 package fleetwatch

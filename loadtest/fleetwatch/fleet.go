@@ -16,16 +16,14 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// A Replica is one board of the fleet: its name, also its server's name
-// in HAProxy's backend, and the URL of its stats JSON.
+// A Replica is one board: its name (its HAProxy server's too) and stats URL.
 type Replica struct {
 	Name     string
 	StatsURL string
 }
 
-// Options say what a Fleet reads: Target is the one-board target each
-// replica serves; each of HAProxyURL, PgBouncerDSN and PostgresDSN, when
-// set, adds its reader.
+// Options say what a Fleet reads; each of HAProxyURL, PgBouncerDSN and
+// PostgresDSN, when set, adds its reader.
 type Options struct {
 	Target     watch.Target
 	Replicas   []Replica
@@ -39,13 +37,11 @@ type Options struct {
 	Database    string
 	Role        string
 	// SharedCores says the replicas run on the same cores: the sum's
-	// interference and steal are then the cores' (sharedCores), and
-	// Target gives them as the fleet's.
+	// interference and steal are then the cores' (sharedCores).
 	SharedCores bool
 }
 
-// A Fleet reads every source at once each time its stats document is
-// asked for, and serves that document to a watcher.
+// A Fleet reads every source at once each time its document is asked for.
 type Fleet struct {
 	o      Options
 	client *http.Client
@@ -84,12 +80,10 @@ func New(o Options) (*Fleet, error) {
 	return f, nil
 }
 
-// readTimeout bounds each read of each source: a read a second must end
-// before the next.
+// readTimeout bounds each source's read: a read a second must end before the next.
 const readTimeout = 800 * time.Millisecond
 
-// safeName matches a replica's name that can be one key of a stats path
-// and a panel's legend.
+// safeName matches a replica name fit for a stats path key and a legend.
 var safeName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
 // Read reads every source at once and returns the fleet's stats document:
@@ -100,9 +94,8 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 //	haproxy, pgbouncer, postgres   the readers' readings, when set
 //	sources          per source, up and the last error
 //
-// and, at the top, the target's environment objects from the first
-// replica that answered. A replica that does not answer keeps its last
-// document, so that its counters do not fall back in the sum.
+// plus the first answering replica's environment objects. A silent replica
+// keeps its last document, so that its counters do not fall back in the sum.
 func (f *Fleet) Read(ctx context.Context) map[string]any {
 	ctx, cancel := context.WithTimeout(ctx, readTimeout)
 	defer cancel()
@@ -147,8 +140,7 @@ func (f *Fleet) Read(ctx context.Context) map[string]any {
 	return doc
 }
 
-// replicas puts the replicas' documents, their sum and the environment
-// into doc.
+// replicas puts the replicas' documents, their sum and the environment in doc.
 func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -186,7 +178,6 @@ func (f *Fleet) replicas(doc, sources map[string]any, docs []any, errs []error) 
 	doc["fleet"] = map[string]any{"replicas": float64(len(f.o.Replicas)), "up": float64(up)}
 }
 
-// source is a source's entry in the document's sources.
 func source(err error) map[string]any {
 	if err != nil {
 		return map[string]any{"up": 0.0, "error": err.Error()}
@@ -219,8 +210,7 @@ func (f *Fleet) Handler() http.Handler {
 	})
 }
 
-// Serve serves Handler on a free loopback port until Close and returns
-// its URL, the StatsURL for Target's watcher.
+// Serve serves Handler on loopback until Close and returns its URL (StatsURL).
 func (f *Fleet) Serve() (string, error) {
 	if f.srv != nil {
 		return "", errors.New("fleetwatch: already serving")

@@ -5,10 +5,9 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// ForFleet returns the reader of f, whose replicas serve the stats of t at
-// statsURL(replica); with adminDSN (a role other than the fleet's) it
-// reads PostgreSQL too. The replicas share their cores: package fleet
-// holds every process of a fleet to the same CPUs, or none of them.
+// ForFleet returns the reader of f, whose replicas serve t's stats at
+// statsURL(replica), and of PostgreSQL with adminDSN (not the fleet's role).
+// SharedCores: package fleet holds a whole fleet to the same CPUs or none.
 func ForFleet(f *fleet.Fleet, adminDSN string, t watch.Target, statsURL func(fleet.Replica) string) (*Fleet, error) {
 	o := Options{Target: t, HAProxyURL: f.MetricsURL, SharedCores: true}
 	for _, r := range f.Replicas {

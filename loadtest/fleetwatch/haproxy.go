@@ -12,27 +12,22 @@ import (
 	"bbslab/loadtest/fleet"
 )
 
-// A Proxied is what HAProxy's exporter says of one backend or one server
-// (or of several, added up); its counters are totals since HAProxy
-// started, which the watcher turns into rates.
+// A Proxied is what HAProxy's exporter says of a backend or server (or several
+// added up); its counters are totals since start, which the watcher rates.
 type Proxied struct {
-	// CurrentSessions counts the connections the proxy holds (queued ones
-	// included, for a backend); SessionsTotal every one so far.
+	// CurrentSessions counts connections held (a backend's include queued ones).
 	CurrentSessions float64 `json:"current_sessions"`
 	SessionsTotal   float64 `json:"sessions_total"`
-	// CurrentQueue is the requests waiting at the proxy for a server
-	// slot; MaxQueue its highest since start.
+	// CurrentQueue is the requests waiting at the proxy for a server slot.
 	CurrentQueue     float64 `json:"current_queue"`
 	MaxQueue         float64 `json:"max_queue"`
 	Retries          float64 `json:"retries_total"`
 	Redispatches     float64 `json:"redispatches_total"`
 	ConnectionErrors float64 `json:"connection_errors_total"`
-	// Responses counts HTTP responses by class (1xx to 5xx and other);
-	// Answered adds them up.
+	// Responses counts HTTP responses by class; Answered adds them up.
 	Responses map[string]float64 `json:"responses_total"`
 	Answered  float64            `json:"responses_all_total"`
-	// Up is 1 for a backend or server HAProxy counts as UP (summed: how
-	// many are up).
+	// Up is 1 for a backend or server that is UP (summed: how many are).
 	Up float64 `json:"up"`
 }
 
@@ -50,17 +45,15 @@ func (p *Proxied) add(o Proxied) {
 	}
 }
 
-// An HAProxyReading is one read of HAProxy's exporter: each backend and
-// each server by name (a server name used in several backends adds up),
-// and Backend, all the backends added up.
+// An HAProxyReading is one exporter read: backends and servers by name (a
+// server in several backends adds up), and Backend, all backends summed.
 type HAProxyReading struct {
 	Backend  Proxied            `json:"backend"`
 	Backends map[string]Proxied `json:"backends"`
 	Servers  map[string]Proxied `json:"servers"`
 }
 
-// haproxyFields maps the exporter's metrics (haproxy_backend_* and
-// haproxy_server_*, HAProxy 2.6) to the field of Proxied each fills.
+// haproxyFields maps the exporter's metrics (HAProxy 2.6) to Proxied's fields.
 var haproxyFields = map[string]func(*Proxied) *float64{
 	"current_sessions":          func(p *Proxied) *float64 { return &p.CurrentSessions },
 	"sessions_total":            func(p *Proxied) *float64 { return &p.SessionsTotal },
@@ -84,8 +77,7 @@ func ReadHAProxy(ctx context.Context, c *http.Client, url string) (HAProxyReadin
 	return r, nil
 }
 
-// ParseHAProxy reads the exporter's text exposition; an exposition with
-// no backend at all is an error.
+// ParseHAProxy reads the exporter's text; one with no backend is an error.
 func ParseHAProxy(r io.Reader) (HAProxyReading, error) {
 	out := HAProxyReading{Backends: map[string]Proxied{}, Servers: map[string]Proxied{}}
 	samples, err := fleet.ParseText(r)

@@ -8,8 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A Pool is PgBouncer's SHOW POOLS row for one database and user (or
-// several, added up; MaxWaitSeconds is then the largest).
+// A Pool is a SHOW POOLS row (or several added up, MaxWaitSeconds the largest).
 type Pool struct {
 	Database       string  `json:"database,omitempty"`
 	User           string  `json:"user,omitempty"`
@@ -24,9 +23,8 @@ type Pool struct {
 	MaxWaitSeconds float64 `json:"maxwait_seconds"`
 }
 
-// PoolStats is PgBouncer's SHOW STATS row for one database (or several,
-// added up), its times in seconds. The wait's increase per second is the
-// mean number of clients waiting for a server connection (Little's law).
+// PoolStats is a SHOW STATS row (or several added up), times in seconds; the
+// wait's rate is the mean clients waiting for a server (Little's law).
 type PoolStats struct {
 	Database     string  `json:"database,omitempty"`
 	Xacts        float64 `json:"xact_total"`
@@ -36,9 +34,8 @@ type PoolStats struct {
 	WaitSeconds  float64 `json:"wait_seconds_total"`
 }
 
-// A PgBouncerReading is one read of PgBouncer's admin console: Pools and
-// Stats add up the rows of every database but the console's own, or of
-// the reader's database alone; ByPool and ByDatabase are the rows as read.
+// A PgBouncerReading is one console read: Pools and Stats add up the rows
+// addUp keeps; ByPool and ByDatabase are the rows as read.
 type PgBouncerReading struct {
 	Pools      Pool        `json:"pools"`
 	Stats      PoolStats   `json:"stats"`
@@ -46,15 +43,13 @@ type PgBouncerReading struct {
 	ByDatabase []PoolStats `json:"by_database"`
 }
 
-// A PgBouncer reads PgBouncer's admin console over a connection kept
-// between reads. The console speaks the simple query protocol only.
+// A PgBouncer reads PgBouncer's console (simple protocol only) over a kept conn.
 type PgBouncer struct {
 	kept
 	database string
 }
 
-// NewPgBouncer returns a reader of the console at dsn; database, when
-// set, is the one pooled database the sums keep.
+// NewPgBouncer returns a reader of the console at dsn; database: see addUp.
 func NewPgBouncer(dsn, database string) *PgBouncer {
 	connect := func(ctx context.Context) (*pgx.Conn, error) {
 		cfg, err := pgx.ParseConfig(dsn)
@@ -97,8 +92,7 @@ func (b *PgBouncer) read(ctx context.Context, conn *pgx.Conn) (PgBouncerReading,
 	return addUp(pools, stats, b.database), nil
 }
 
-// textQuery runs q and returns its column names and its rows as text
-// (NULL as "").
+// textQuery runs q and returns its column names and rows as text (NULL as "").
 func textQuery(ctx context.Context, c *pgx.Conn, q string) ([]string, [][]string, error) {
 	rows, err := c.Query(ctx, q)
 	if err != nil {
@@ -138,8 +132,7 @@ func columns(what string, cols []string, want ...string) (map[string]int, error)
 	return at, nil
 }
 
-// number reads column name in row: 0 when an older or newer PgBouncer
-// lacks it.
+// number reads column name in row: 0 when this PgBouncer's version lacks it.
 func number(at map[string]int, row []string, name string) (float64, error) {
 	i, ok := at[name]
 	if !ok || i >= len(row) || row[i] == "" {
@@ -152,8 +145,7 @@ func number(at map[string]int, row []string, name string) (float64, error) {
 	return v, nil
 }
 
-// ParsePools reads SHOW POOLS's rows, finding Pool's columns by name so
-// that a PgBouncer with more columns reads the same.
+// ParsePools reads SHOW POOLS's rows, by column name as versions add some.
 func ParsePools(cols []string, rows [][]string) ([]Pool, error) {
 	at, err := columns("SHOW POOLS", cols, "database", "user", "cl_active", "cl_waiting", "sv_active", "sv_idle")
 	if err != nil {
@@ -207,8 +199,7 @@ func ParseStats(cols []string, rows [][]string) ([]PoolStats, error) {
 	return out, nil
 }
 
-// addUp sums pools and stats over every database but the console's, or
-// over database alone when set.
+// addUp sums pools and stats over database, or all but the console's.
 func addUp(pools []Pool, stats []PoolStats, database string) PgBouncerReading {
 	r := PgBouncerReading{ByPool: pools, ByDatabase: stats}
 	keep := func(db string) bool {

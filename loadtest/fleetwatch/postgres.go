@@ -9,11 +9,9 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// A PostgresReading is one read of PostgreSQL's view of its connections.
-// Backends counts the watched database's and role's client backends by
-// state (spaces as underscores), the reader's own left out, and Total
-// adds them up; ServerBackends counts every client backend, which is what
-// max_connections limits.
+// A PostgresReading counts client backends: Backends the watched ones by state
+// (spaces as underscores, the reader's aside), Total their sum, ServerBackends
+// all of them, which max_connections limits.
 type PostgresReading struct {
 	Backends            map[string]float64 `json:"backends"`
 	Total               float64            `json:"total"`
@@ -22,27 +20,23 @@ type PostgresReading struct {
 	ReservedConnections float64            `json:"reserved_connections"`
 	// RoleLimit is the role's CONNECTION LIMIT (-1 for none).
 	RoleLimit *float64 `json:"role_limit,omitempty"`
-	// SessionsTotal is pg_stat_database.sessions (PostgreSQL 14 and
-	// later): its rate is the connections opened per second.
+	// SessionsTotal is pg_stat_database.sessions (14+): its rate, opened/s.
 	SessionsTotal *float64 `json:"sessions_total,omitempty"`
 	Version       int      `json:"version_num"`
 }
 
-// backendStates are in every reading, 0 when no backend is in one, so
-// that a chart's line starts at 0 rather than at its first backend.
+// backendStates are always read, 0 if empty, so a chart's line starts at 0.
 var backendStates = []string{"active", "idle", "idle_in_transaction", "idle_in_transaction_aborted", "fastpath_function_call", "disabled"}
 
-// A Postgres reads one PostgreSQL's connections for one database and
-// role over a connection kept between reads. Connect it as another role
-// (a superuser), so that it takes none of the watched role's CONNECTION
-// LIMIT and still reads when the others are refused.
+// A Postgres reads a database's and role's connections over a kept one.
+// Connect it as another role (a superuser), so that it takes none of the
+// role's CONNECTION LIMIT and still reads when the others are refused.
 type Postgres struct {
 	kept
 	database, role string
 }
 
-// NewPostgres returns a reader of the server at dsn watching database
-// and role ("" for any).
+// NewPostgres returns a reader of dsn watching database and role ("": any).
 func NewPostgres(dsn, database, role string) *Postgres {
 	connect := func(ctx context.Context) (*pgx.Conn, error) { return pgx.Connect(ctx, dsn) }
 	return &Postgres{kept: kept{connect: connect}, database: database, role: role}
@@ -57,8 +51,7 @@ func (p *Postgres) Read(ctx context.Context) (PostgresReading, error) {
 	return r, nil
 }
 
-// A kept is a connection kept between reads, opened again after a read
-// that failed.
+// A kept is a connection kept between reads, reopened after a failed read.
 type kept struct {
 	connect func(context.Context) (*pgx.Conn, error)
 

@@ -21,15 +21,11 @@ const (
 	PanelDBOpened      = "PostgreSQL: connections opened /s"
 )
 
-// Target returns the fleet as one watch.Target for the StatsURL that
-// Serve returns: the one-board target's stats read from the replicas' sum
-// (so that the reports read the fleet as one board), plus OwnStats. What
-// limited a step is the target's reading of the sum, then the queue at the
-// proxy and the clients waiting in the pooler.
-//
-// Its Interference and Steal are the sum's only when the replicas share
-// their cores: replicas on cores of their own each count only what took
-// theirs, and no figure says what took the fleet's.
+// Target returns the fleet as one watch.Target for Serve's URL: the one-board
+// stats read from the replicas' sum, plus OwnStats. A step is limited by the
+// sum's limit, then the proxy's queue and the pooler's waiting clients. It
+// has Interference and Steal only when the replicas share their cores: on
+// cores of their own no figure says what took the fleet's.
 func (f *Fleet) Target() watch.Target {
 	t := f.o.Target
 	out := watch.Target{
@@ -86,8 +82,7 @@ func (f *Fleet) Target() watch.Target {
 // waitChart is the sweep's chart of the waits outside the boards.
 var waitChart = watch.Chart{Name: "fleet-wait", Title: "Waiting at the proxy and in the pooler", YLabel: "mean requests (proxy) or clients (pooler) waiting"}
 
-// someWaiting is the mean number waiting over a step from which a queue
-// counts as limiting.
+// someWaiting is the mean waiting over a step from which a queue limits.
 const someWaiting = 0.01
 
 // sumStat is a one-board stat read from the replicas' sum.
@@ -103,9 +98,8 @@ func sumStat(s watch.Stat) watch.Stat {
 // sections are the top-level keys of the fleet's document.
 var sections = []string{"replicas", "sum", "fleet", "haproxy", "pgbouncer", "postgres", "sources"}
 
-// StatOf returns s, a stat of one board's stats JSON, as read from the
-// replicas' sum, or as it is when its path already begins with a section
-// of the fleet's document; a stat with no path gives the zero Stat.
+// StatOf returns one board's stat as read from the replicas' sum, as it is
+// when its path begins with a section; no path gives the zero Stat.
 func StatOf(s watch.Stat) watch.Stat {
 	head, _, _ := strings.Cut(s.Path, ".")
 	if s.Path == "" || !slices.Contains(sections, head) {
@@ -115,9 +109,8 @@ func StatOf(s watch.Stat) watch.Stat {
 	return s
 }
 
-// OwnStats are the fleet's stats beyond one board's: each replica's
-// requests and the stats the target names in Each, and the readers'
-// readings.
+// OwnStats are the fleet's stats beyond one board's: each replica's requests
+// and Each stats, and the readers' readings.
 func (f *Fleet) OwnStats() []watch.Stat {
 	return append(f.eachStats(), f.sourceStats()...)
 }
@@ -211,8 +204,7 @@ func (f *Fleet) sourceStats() []watch.Stat {
 		maxc := g("db_max_connections", "postgres.max_connections", "backends", "max_connections", PanelDBBackends)
 		maxc.Dashed = true
 		if f.o.Role != "" {
-			// The role's limit binds first; max_connections would set the
-			// panel's scale far above the backends.
+			// The role's limit binds first; max_connections would squash the panel.
 			maxc.Panel = ""
 		}
 		out = append(out,

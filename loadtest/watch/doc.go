@@ -4,8 +4,7 @@
 //	res, err := loadtest.Run(ctx, loadtest.Settings{..., Watcher: w})
 //	seen, err := watch.Of(res) // what it saw: the server's figures, the profiles
 //
-// It polls the target's stats (JSON or Prometheus text) once a second, keeps
-// the numbers its Stats name and takes CPU or fgprof profiles; Options.OnRead
-// hands each poll to the live dashboard. It knows no target: a Target holds
-// what the tools know of a server under test.
+// It polls the target's stats (JSON or Prometheus text) once a second and
+// takes CPU or fgprof profiles; Options.OnRead feeds the live dashboard. It
+// knows no target: a Target holds what the tools know of a server.
 package watch

@@ -39,9 +39,8 @@ var GoService = Target{
 	ProcessCPU: goStats[0],
 }
 
-// Describe returns the description of the server whose stats are at url: t
-// (own) when they are JSON or have a metric named with t.MetricPrefix or on
-// an error, GoService otherwise.
+// Describe returns t (own) when url's stats are JSON, have a metric named with
+// t.MetricPrefix or fail to read, else GoService.
 func Describe(ctx context.Context, url, format string, t Target) (d Target, own bool, err error) {
 	if format == JSON {
 		return t, true, nil

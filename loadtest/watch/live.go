@@ -6,9 +6,8 @@ import (
 	"time"
 )
 
-// A State is one state a target's requests can be in, read from a counter
-// of the seconds requests spent in it (Little's law). Minus names earlier
-// states whose seconds this counter includes, taken off it (clamped at 0).
+// A State is a request state, from a counter of seconds spent in it (Little's
+// law); Minus names earlier states it includes, taken off (clamped at 0).
 type State struct {
 	Name   string
 	Path   string
@@ -43,9 +42,8 @@ type Value struct {
 	Value float64
 }
 
-// Values returns the stats' values over the read's span, in their order: a
-// gauge as read, a counter per second or per request at requestsPerSecond,
-// times Scale (100 minus it with Complement); a stat without one is left out.
+// Values returns the stats' values over the span: a gauge as read, a counter
+// per second or per request at requestsPerSecond, times Scale (Complement).
 func (r Read) Values(requestsPerSecond float64) []Value {
 	out := make([]Value, 0, len(r.stats))
 	for _, rd := range r.stats {
@@ -71,7 +69,6 @@ func (r Read) Values(requestsPerSecond float64) []Value {
 // Absent returns the stats, Optional ones aside, that the poll did not find.
 func (r Read) Absent() []Stat { return r.absent }
 
-// checkStates checks the states' names, paths and Minus references.
 func checkStates(states []State) error {
 	seen := map[string]bool{}
 	for i, st := range states {

@@ -31,15 +31,13 @@ type poller struct {
 	envKeys []string
 	env     map[string]json.RawMessage // copied at the first successful read
 
-	// Once ended, the window's stats take only the reads sent before
-	// endAt; done stops the polls (a read in flight goes on).
+	// Once ended, the window takes only reads sent before endAt; done stops polls.
 	ended    bool
 	endAt    time.Time
 	done     chan struct{}
 	stopOnce sync.Once
 
-	// Live reads (Options.OnRead): the window's stats take only the polls
-	// from from on; every poll after the first makes a Read.
+	// Live reads (OnRead): the window starts at from; each later poll is a Read.
 	onRead     func(Read)
 	states     []State
 	from       time.Time
@@ -69,18 +67,15 @@ func (s *poller) endWindow() {
 // stop ends the polls; a read in flight finishes and counts.
 func (s *poller) stop() { s.stopOnce.Do(func() { close(s.done) }) }
 
-// newPoller returns a poller of url for stats that copies envKeys.
 func newPoller(url, format string, stats []Stat, sels selectors, envKeys []string) *poller {
 	return &poller{url: url, format: cmp.Or(format, Auto), stats: stats, sels: sels, envKeys: envKeys,
 		client: &http.Client{Timeout: 2 * time.Second}, done: make(chan struct{}), acc: map[string]*accum{}}
 }
 
-// run polls every second until ctx ends or stop.
 func (s *poller) run(ctx context.Context) {
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	// Live reads start before the window: poll again when it opens and
-	// keep the beat from there, so that the window has the same reads.
+	// Live reads start early: poll again as the window opens, for the same reads.
 	var opens <-chan time.Time
 	if d := time.Until(s.from); s.onRead != nil && d > 0 {
 		t := time.NewTimer(d)
@@ -252,7 +247,6 @@ func LookupNumber(doc any, path string) (float64, bool) {
 	return 0, false
 }
 
-// copyEnvironment returns the objects of doc named by keys, re-encoded.
 func copyEnvironment(doc any, keys []string) map[string]json.RawMessage {
 	m, _ := doc.(map[string]any)
 	var out map[string]json.RawMessage

@@ -19,7 +19,6 @@ type Bucket struct {
 	Frame string `toml:"frame"`
 }
 
-// fetchProfile saves a profile endpoint's answer to path.
 func fetchProfile(ctx context.Context, url, path string) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {

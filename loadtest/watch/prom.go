@@ -43,9 +43,8 @@ func decodeProm(r io.Reader, f expfmt.Format) (promScrape, error) {
 
 var openMetricsTypes = map[string]string{"unknown": "untyped", "info": "gauge", "stateset": "gauge", "gaugehistogram": "untyped"}
 
-// fromOpenMetrics rewrites an OpenMetrics 1.0 text into the text format
-// expfmt parses: counters typed under their samples' name (req_total), types
-// the text format lacks as untyped or gauges, and no exemplars.
+// fromOpenMetrics rewrites OpenMetrics 1.0 into the text format expfmt parses:
+// counters typed as name_total, other types untyped or gauge, no exemplars.
 func fromOpenMetrics(s string) string {
 	lines := strings.Split(s, "\n")
 	for i, l := range lines {
@@ -68,9 +67,8 @@ func fromOpenMetrics(s string) string {
 	return strings.Join(lines, "\n")
 }
 
-// A sample is what one read says of one stat: a gauge's or a counter's
-// value, or a histogram's (or summary's) sum, count and cumulative buckets;
-// per is the divisor (Stat.Per), 1 without one.
+// A sample is one read of a stat: a value, or a histogram's (or summary's) sum,
+// count and cumulative buckets; per is the divisor (Stat.Per), 1 without one.
 type sample struct {
 	kind    string
 	v       float64
@@ -82,7 +80,6 @@ type sample struct {
 // Histogram is the kind of a stat read from a histogram or summary.
 const Histogram = "histogram"
 
-// A bucket is one cumulative histogram bucket.
 type bucket struct {
 	le    float64
 	count float64
@@ -110,8 +107,7 @@ func (p promScrape) family(name string) (*dto.MetricFamily, string) {
 	return nil, ""
 }
 
-// read returns the sum over the series sel matches, if any; kind says how
-// to read an untyped family (Gauge or Counter).
+// read sums the series sel matches; kind says how to read an untyped family.
 func (p promScrape) read(sel selector, kind string) (sample, bool) {
 	mf, part := p.family(sel.name)
 	if mf == nil {

@@ -54,8 +54,7 @@ func (s *ServerStats) Value(name string) (float64, bool) {
 	return v, ok
 }
 
-// ProfileSummary is what the watcher keeps of one profile: its total, top
-// functions by flat samples, and the focused share and its buckets.
+// ProfileSummary is a profile's total, top flat functions and focused buckets.
 type ProfileSummary struct {
 	Kind    string      `json:"kind"`
 	File    string      `json:"file"`

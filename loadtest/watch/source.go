@@ -38,7 +38,6 @@ type scrape interface {
 	sample(st Stat, sels selectors) (sample, bool)
 }
 
-// jsonScrape is a decoded stats JSON document.
 type jsonScrape struct{ doc any }
 
 func (jsonScrape) format() string { return JSON }

@@ -7,10 +7,9 @@ import (
 	"bbslab/loadtest/text"
 )
 
-// A Stat is one number of a target's stats that the watcher keeps, at Path
-// in the stats JSON or from the Prometheus series Metric, and how it is shown.
-// A gauge is averaged; a counter gives its increase per second (PerRequest:
-// per success); a Prometheus histogram its mean, or its Quantile.
+// A Stat is one number the watcher keeps, at Path in the stats JSON or from
+// the Prometheus series Metric: a gauge is averaged, a counter gives its rate
+// (PerRequest: per success), a histogram its mean or Quantile.
 type Stat struct {
 	Name       string  `toml:"name"`
 	Path       string  `toml:"path"`

@@ -9,11 +9,9 @@ import (
 	"bbslab/loadtest"
 )
 
-// A Target describes a server under test to the tools, built once by the
-// target's package (for the board: contract.Board) and passed whole.
+// A Target describes a server under test to the tools (e.g. contract.Board).
 type Target struct {
-	// StatsPath is the stats JSON's path on the admin listener;
-	// MetricPrefix begins its own Prometheus metrics' names (Describe).
+	// StatsPath is on the admin listener; MetricPrefix begins its metrics' names.
 	StatsPath    string
 	MetricPrefix string
 	// Stats are watched in each run and drawn on Charts.
@@ -56,8 +54,7 @@ func (t Target) Watcher(o Options) (loadtest.Watcher, error) {
 	return w, nil
 }
 
-// options completes o from t: its Stats, EnvironmentKeys and States where o
-// has none, and each stat's Panel from t's stat at the same path or metric.
+// options completes o from t, each stat's Panel from t's at its path or metric.
 func (t Target) options(o Options) Options {
 	if len(o.EnvironmentKeys) == 0 {
 		o.EnvironmentKeys = t.EnvironmentKeys

@@ -11,8 +11,7 @@ import (
 // ErrRestart is wrapped by Tuning.Set when a knob needs a restart.
 var ErrRestart = errors.New("the target cannot change this knob while it runs; it must be started again with it")
 
-// Knobs are the settings a tuner turns on a running target: its worker
-// limit and its connection pool's maximum and minimum (0: the maximum).
+// Knobs are a running target's worker limit and pool maximum and minimum.
 type Knobs struct {
 	Workers int `json:"workers"`
 	Pool    int `json:"pool"`

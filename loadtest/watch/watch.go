@@ -16,26 +16,22 @@ import (
 
 // Options say what to watch; Target.Watcher fills in the rest.
 type Options struct {
-	// StatsURL, when set, is read every second in Format (Auto, JSON or
-	// Prometheus); failed reads are counted. Stats are the numbers kept.
+	// StatsURL, when set, is read every second in Format; Stats are kept.
 	StatsURL string
 	Format   string
 	Stats    []Stat
 	// EnvironmentKeys names the stats JSON's objects copied to the result.
 	EnvironmentKeys []string
-	// ProfileURL, when set, is the base of the target's profile endpoints;
-	// one profile of each of ProfileKinds ("cpu" or "fgprof"; default cpu)
-	// is saved as PREFIX-<clients>clients-<kind>.pb.gz (default loadtest).
+	// ProfileURL is the profile endpoints' base; one of each of ProfileKinds
+	// (default cpu) is saved as PREFIX-<clients>clients-<kind>.pb.gz.
 	ProfileURL    string
 	ProfileKinds  []string
 	ProfilePrefix string
-	// ProfileSeconds is the profiles' length (0: the measured duration);
-	// ProfileBuckets and ProfileFocus split their samples by frame.
+	// ProfileSeconds is their length (0: the measured one); Buckets and Focus split them.
 	ProfileSeconds int
 	ProfileBuckets []Bucket
 	ProfileFocus   string
-	// OnRead, when set, receives every poll of each run and must return
-	// quickly; States are the request states whose shares Read.States gives.
+	// OnRead gets every poll and must return quickly; Read.States has States'.
 	OnRead func(Read)
 	States []State
 }
@@ -182,8 +178,7 @@ func (w *watch) EndWindow() {
 	w.wg.Go(func() { p.read(context.Background(), true) }) // bounded by the poller's client timeout
 }
 
-// Finish stops polling, waits for the profiles and returns what it saw,
-// the environment and warnings (failed reads, stats the target lacks).
+// Finish stops polling, waits for the profiles and returns what it saw.
 func (w *watch) Finish(successes int64, seconds float64) loadtest.Watched {
 	if w.poller != nil {
 		w.poller.stop() // a read in flight finishes: the window's last may be slow
