@@ -70,8 +70,7 @@ type Operand struct {
 // Ops are the operators a check may compare with.
 var Ops = []string{"<", "<=", ">", ">=", "not_above", "not_below"}
 
-// Evaluate decides each claim, and its control, from res; quick marks
-// every claim as decided from single measurements.
+// Evaluate decides each claim and its control from res; quick marks them single-measurement.
 func Evaluate(claims []Claim, res *outcome.Result, quick bool) []outcome.Claim {
 	var out []outcome.Claim
 	for _, c := range claims {
@@ -89,9 +88,7 @@ func Evaluate(claims []Claim, res *outcome.Result, quick bool) []outcome.Claim {
 	return out
 }
 
-// evaluateCheck measures both sides and compares them. For an
-// inconclusive check it also says what the machine took from a side's
-// point (side.lost).
+// evaluateCheck compares both sides; for an inconclusive one it says what the machine took.
 func evaluateCheck(k Check, res *outcome.Result) (outcome.Check, []string) {
 	l, r := measureSide(k.Left, res), measureSide(k.Right, res)
 	kr := outcome.Check{Op: k.Op, Left: l.Side, Right: r.Side}
@@ -119,10 +116,8 @@ func evaluateCheck(k Check, res *outcome.Result) (outcome.Check, []string) {
 	return kr, lost
 }
 
-// pairable reports whether two sides of interleaved runs can be compared
-// repeat by repeat: more than one pair, at the same client count unless
-// each repeat was a whole sweep. Repeat i of both sides was measured back
-// to back, so the machine's drift between repeats cancels in a pair.
+// pairable reports whether two sides pair repeat by repeat: more than one pair, at one
+// client count unless repeats were sweeps. A pair was measured back to back: drift cancels.
 func pairable(l, r side, sweeps bool) bool {
 	if l.repeats == nil || r.repeats == nil || !sweeps && l.clients != r.clients {
 		return false
@@ -131,8 +126,7 @@ func pairable(l, r side, sweeps bool) bool {
 	return len(a) > 1
 }
 
-// pairUp returns the two sides' values of the repeats both used, in the
-// left side's order.
+// pairUp returns the two sides' values of the repeats both used, in l's order.
 func pairUp(l, r side) (a, b []float64) {
 	for i, s := range l.slots {
 		if j := slices.Index(r.slots, s); j >= 0 && i < len(l.repeats) && j < len(r.repeats) {
@@ -142,9 +136,7 @@ func pairUp(l, r side) (a, b []float64) {
 	return a, b
 }
 
-// comparePaired decides "a op b" pair by pair: reproduced when it holds
-// in every pair, not reproduced when it fails in every pair, inconclusive
-// otherwise (not_above and not_below are reproduced then). It also returns
+// comparePaired decides "a op b" pair by pair as compareRanges does, and returns
 // the pairs' ratios before the sides' factors (f is b's over a's).
 func comparePaired(a []float64, op string, b []float64, f float64) (live.Outcome, string) {
 	held := 0
@@ -206,18 +198,15 @@ func opText(op string) string {
 	return op
 }
 
-// A side is one side of a check as measured, with what pairs its repeats
-// and prints it.
+// A side is one side of a check as measured, with what pairs and prints it.
 type side struct {
 	outcome.Side
-	// repeats are the point's values per used repeat (after the factor)
-	// and slots which repeat each is; nil when they cannot be paired.
+	// repeats: values per used repeat, after the factor; slots: which repeat each is.
 	run     string
 	clients int
 	repeats []float64
 	slots   []int
-	// used and planned count the point's used and planned repeats; lost
-	// is Point.LostText.
+	// used and planned count the point's repeats; lost is Point.LostText.
 	used, planned int
 	lost          string
 }
@@ -272,8 +261,7 @@ func measureSide(o Operand, res *outcome.Result) side {
 	}
 	s.used, s.planned = len(p.Used()), max(res.SweepsUsed(), len(p.Slots()))
 	s.lost = p.LostText(o.Run, s.planned)
-	// raw is over the repeats that have the figure; vs, per repeat for
-	// pairing, is over all used repeats or none.
+	// raw is over repeats with the figure; vs, for pairing, over all used repeats or none.
 	var raw loadtest.Spread
 	var ok bool
 	vs, vok := p.Values(o.Label, o.Metric, o.Reading)
@@ -340,9 +328,8 @@ func peakBusy(o Operand, run *outcome.Run) string {
 	return ""
 }
 
-// profileRepeats returns a bucket's share in each used repeat's profile of
-// one kind taken at clients, with the repeats, in their order. It reports
-// false when the profiles do not each name a different repeat.
+// profileRepeats returns a bucket's share per used repeat's profile of kind at clients,
+// with the repeats; false unless each profile names a different repeat.
 func profileRepeats(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) ([]float64, []int, bool) {
 	byRepeat := map[int]float64{}
 	for _, pr := range r.Profiles {
@@ -391,8 +378,7 @@ func operandPoint(o Operand, r *outcome.Run) *outcome.Point {
 	return nil
 }
 
-// profileShare returns a bucket's share over the profiles of one kind
-// taken at clients (or not saying) in the used measurements.
+// profileShare is a bucket's share over kind's profiles at clients in used measurements.
 func profileShare(r *outcome.Run, kind, bucket string, clients int, used map[int]bool) (loadtest.Spread, bool) {
 	var ps []*outcome.StepProfile
 	for _, pr := range r.Profiles {
@@ -426,8 +412,7 @@ func sideFormat(o Operand, readings []watch.Stat) (format, unit string, share bo
 	return "auto", " ms", false
 }
 
-// text prints a side: its figure, the median and range, and the product
-// with its factor.
+// text prints a side: its figure, median and range, and product with its factor.
 func (s side) text() string {
 	if s.Constant {
 		if s.Factor != 1 {

@@ -27,8 +27,7 @@ type Control struct {
 	Tunes   map[string]string `toml:"tunes"`
 }
 
-// Checks returns the claim's checks with the control's runs, client
-// counts and tunings' starts in place of the claim's.
+// Checks returns ks with the control's runs, client counts and starts in place.
 func (ct *Control) Checks(ks []Check) []Check {
 	out := make([]Check, len(ks))
 	for i, k := range ks {
@@ -53,10 +52,9 @@ func (ct *Control) operand(o Operand) Operand {
 	return o
 }
 
-// decideChecks decides a list of checks: not reproduced when one fails,
-// else not measured when a side is missing, else inconclusive when one is
-// within the spread (not measured when the machine took repeats), else
-// reproduced. It returns the outcome, the reason and the checks.
+// decideChecks decides checks: not reproduced when one fails, else not measured
+// when a side is missing, else inconclusive when one is within the spread (not
+// measured when the machine took repeats), else reproduced.
 func decideChecks(ks []Check, res *outcome.Result) (live.Outcome, string, []outcome.Check) {
 	var outcomes []live.Outcome
 	var missing, lost []string
@@ -90,8 +88,7 @@ func decideChecks(ks []Check, res *outcome.Result) (live.Outcome, string, []outc
 	return live.Reproduced, "", out
 }
 
-// withControl combines a claim's own outcome with its control's: a claim
-// whose checks hold is reproduced only when its control's fail.
+// withControl combines a claim's own outcome with its control's.
 func withControl(own live.Outcome, reason string, ct *outcome.Control) (live.Outcome, string) {
 	if own != live.Reproduced || ct == nil {
 		return own, reason
@@ -107,9 +104,8 @@ func withControl(own live.Outcome, reason string, ct *outcome.Control) (live.Out
 	return live.NotMeasured, "its control was not measured: " + ct.Reason
 }
 
-// OperatingPoint says where the runs sat against the calibration's target:
-// its share read at its run and client count. It is not a claim: the
-// calibration chose it. "" without a calibration.
+// OperatingPoint says where the runs sat against the calibration's target; not a
+// claim, as the calibration chose it. "" without a calibration.
 func OperatingPoint(res *outcome.Result) string {
 	c := res.Calibration
 	if c == nil || cmp.Or(c.Share, c.Reading) == "" {
@@ -126,9 +122,8 @@ func OperatingPoint(res *outcome.Result) string {
 		c.Run, outcome.ClientsText(c.Clients), band, reading, outcome.SpreadText(s.Raw, s.Format, s.Unit))
 }
 
-// An Explanation is said under a claim when the claim reads one of When
-// and its check holds: what the readings say the limit was instead, with
-// the check's figures and those of Show.
+// An Explanation is said under a claim that reads one of When when its check
+// holds: what the limit was instead, with its figures and those of Show.
 //
 //	[[claim.explain]]
 //	when  = ["not reproduced", "inconclusive"]
@@ -146,8 +141,7 @@ type Explanation struct {
 	Show  []Operand      `toml:"show"`
 }
 
-// explain returns the explanations of a claim decided as outcome whose
-// checks hold in res, each with its figures.
+// explain returns the explanations for outcome whose checks hold in res, with figures.
 func explain(xs []Explanation, outcome live.Outcome, res *outcome.Result) []string {
 	var out []string
 	for _, x := range xs {

@@ -13,8 +13,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// uslVerdict fits the Universal Scalability Law to a run's sweep; "" when
-// it cannot be fitted.
+// uslVerdict fits the Universal Scalability Law to a run's sweep; "" if it cannot.
 func uslVerdict(r *outcome.Run) string {
 	var clients []int
 	var x []float64
@@ -29,9 +28,8 @@ func uslVerdict(r *outcome.Run) string {
 	return ""
 }
 
-// Verdicts computes the plain-language findings of an experiment from its
-// results: each run's peak and where it saturated, each run compared with
-// the first, the profile shares; disk, when not nil, adds its verdict.
+// Verdicts computes an experiment's plain-language findings: each run's peak and
+// saturation, each run against the first, profile shares and disk's verdict.
 func Verdicts(res *outcome.Result, disk *watch.DiskTable) []string {
 	var out []string
 	var base *outcome.Run
@@ -110,8 +108,7 @@ func machineFree(res *outcome.Result) []watch.Stat {
 	return out
 }
 
-// runVerdict describes one run's curve, each figure the median of its
-// point's repeats, with the range when there were several.
+// runVerdict describes one run's curve, each figure its point's median and range.
 func runVerdict(r *outcome.Run) string {
 	peak, at := peakPoint(r)
 	first, last := r.Points[0], r.Points[len(r.Points)-1]
@@ -135,9 +132,8 @@ func runVerdict(r *outcome.Run) string {
 	return s + "."
 }
 
-// compareVerdict compares run r with base by the noise rule
-// (measure.Rules.Differ): their peaks' throughput, and each reading at
-// their last common client count.
+// compareVerdict compares r with base by rule.Differ: peak throughput, and each
+// reading at their last common client count.
 func compareVerdict(base, r *outcome.Run, readings []watch.Stat, rule *measure.Rules) string {
 	bp, _ := peakPoint(base)
 	rp, _ := peakPoint(r)
@@ -208,8 +204,7 @@ func noiseRule(r *outcome.Result) *measure.Rules {
 	return rule
 }
 
-// coldVerdict describes the first requests of a run's first step, when
-// they were recorded one by one.
+// coldVerdict describes the first requests of a run's first step, when recorded.
 func coldVerdict(r *outcome.Run) string {
 	if len(r.Points) == 0 || r.Points[0].Result.Timeline == nil {
 		return ""
@@ -229,8 +224,7 @@ func coldVerdict(r *outcome.Run) string {
 	return s + "."
 }
 
-// sloVerdict says up to which client count a run met its objectives, and
-// which objective failed first.
+// sloVerdict says up to which client count a run met its objectives, and which failed.
 func sloVerdict(r *outcome.Run) string {
 	var metUpTo int
 	var warnings []string
@@ -275,8 +269,7 @@ func peakPoint(r *outcome.Run) (*outcome.Point, int) {
 	return best, best.Clients
 }
 
-// common returns the points of a and b at the largest client count both
-// measured.
+// common returns a's and b's points at the largest client count both measured.
 func common(a, b *outcome.Run) (*outcome.Point, *outcome.Point) {
 	for i := len(b.Points) - 1; i >= 0; i-- {
 		for j := len(a.Points) - 1; j >= 0; j-- {

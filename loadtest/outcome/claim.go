@@ -8,13 +8,11 @@ import (
 	"bbslab/loadtest/live"
 )
 
-// Claim is a claim decided from an experiment's results: the live.Claim
-// the dashboard shows and how it was decided.
+// Claim is a claim decided from an experiment's results, with how it was decided.
 type Claim struct {
 	live.Claim
-	Source string `json:"source"`
-	Reason string `json:"reason,omitempty"`
-	// Quick marks a claim decided from a quick run's single measurements.
+	Source    string   `json:"source"`
+	Reason    string   `json:"reason,omitempty"`
 	Quick     bool     `json:"quick,omitempty"`
 	Checks    []Check  `json:"checks"`
 	Control   *Control `json:"control,omitempty"`
@@ -27,23 +25,19 @@ type Check struct {
 	Left    Side         `json:"left"`
 	Right   Side         `json:"right"`
 	Outcome live.Outcome `json:"outcome"`
-	// Paired says the outcome was decided repeat by repeat, not from the
-	// two ranges.
-	Paired bool `json:"paired,omitempty"`
-	// Text is the check in words with its figures.
-	Text string `json:"text"`
+	// Paired: decided repeat by repeat, not from the two ranges.
+	Paired bool   `json:"paired,omitempty"`
+	Text   string `json:"text"`
 }
 
 // Side is one side of a check as measured.
 type Side struct {
-	What string `json:"what"`
-	// Value is the side after its factor; Raw before it.
+	What    string          `json:"what"`
 	Value   loadtest.Spread `json:"value"`
 	Raw     loadtest.Spread `json:"raw"`
 	Factor  float64         `json:"factor"`
 	Missing string          `json:"missing,omitempty"`
-	// Format, Unit, Share (a 0..1 share printed as a percentage) and
-	// Constant print the side; they are not kept in the file.
+	// Format, Unit, Share (0..1, printed as %) and Constant print the side; not kept.
 	Format   string `json:"-"`
 	Unit     string `json:"-"`
 	Share    bool   `json:"-"`
@@ -72,8 +66,7 @@ type Control struct {
 	Checks  []Check      `json:"checks"`
 }
 
-// ClaimCounts says how many of the claims had each outcome, e.g. "7
-// reproduced, 1 does not discriminate".
+// ClaimCounts says how many claims had each outcome, e.g. "7 reproduced".
 func (r *Result) ClaimCounts() string {
 	n := map[live.Outcome]int{}
 	for _, c := range r.Claims {

@@ -8,32 +8,25 @@ import (
 	"bbslab/loadtest/measure"
 )
 
-// Disturbance is what the experiment did about a machine busy with other
-// work: its settings, the readings it judged by, the re-measures and the
-// baseline.
+// Disturbance is what the experiment did about a machine busy with other work.
 type Disturbance struct {
-	// Off: the spans were read but not judged.
-	Off             bool    `json:"off,omitempty"`
-	Threshold       float64 `json:"threshold"`
-	MaxAttempts     int     `json:"max_attempts"`
-	MaxExtraSeconds float64 `json:"max_extra_seconds"`
-	CPUPerRequest   float64 `json:"cpu_per_request"`
-	NoiseFloor      float64 `json:"noise_floor_percent,omitempty"`
-	SettleSeconds   float64 `json:"settle_seconds,omitempty"`
-	// Interference, Steal and CPU name the readings of the server's cores'
-	// interference, its steal and its own CPU.
-	Interference string `json:"interference,omitempty"`
-	Steal        string `json:"steal,omitempty"`
-	CPU          string `json:"cpu,omitempty"`
-	// ExtraSeconds is the time the re-measures and a redone calibration took.
-	ExtraSeconds float64           `json:"extra_seconds"`
-	Remeasured   int               `json:"remeasured"`
-	Baseline     *measure.Baseline `json:"baseline,omitempty"`
+	Off             bool              `json:"off,omitempty"`
+	Threshold       float64           `json:"threshold"`
+	MaxAttempts     int               `json:"max_attempts"`
+	MaxExtraSeconds float64           `json:"max_extra_seconds"`
+	CPUPerRequest   float64           `json:"cpu_per_request"`
+	NoiseFloor      float64           `json:"noise_floor_percent,omitempty"`
+	SettleSeconds   float64           `json:"settle_seconds,omitempty"`
+	Interference    string            `json:"interference,omitempty"`
+	Steal           string            `json:"steal,omitempty"`
+	CPU             string            `json:"cpu,omitempty"`
+	ExtraSeconds    float64           `json:"extra_seconds"`
+	Remeasured      int               `json:"remeasured"`
+	Baseline        *measure.Baseline `json:"baseline,omitempty"`
 }
 
-// Interference is what others took of the server's and the generator's
-// cores over one measured span, in % of one core, beside what the baseline
-// allowed (Expected); absent where not read.
+// Interference is what others took of the server's and the generator's cores
+// over one measured span, in % of one core; absent where not read.
 type Interference struct {
 	Server                 *float64 `json:"server_percent,omitempty"`
 	Steal                  *float64 `json:"steal_percent,omitempty"`
@@ -54,8 +47,7 @@ func (i *Interference) worst() (float64, bool) {
 	return max(*s, *g), true
 }
 
-// Text prints the interference, e.g. "server's cores 46.8 % of a core
-// (steal 20.1, 3.1 expected), generator's 1.2 %".
+// Text prints the interference of each side, with its steal and what was expected.
 func (i *Interference) Text() string {
 	if i == nil || i.Server == nil && i.Generator == nil {
 		return "not read"

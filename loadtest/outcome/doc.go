@@ -9,8 +9,6 @@
 //		}
 //	}
 //
-// A Result holds one Run per server configuration, a Point per client
-// count, and every measurement of a point as a Repeat; a point's figures
-// are taken over the repeats it uses. The runner fills a Result, package
-// claim decides claims from it and package report writes it out.
+// A Result holds a Run per server configuration, a Point per client count
+// and each measurement as a Repeat; a point's figures are over its used ones.
 package outcome

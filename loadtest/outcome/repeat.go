@@ -13,9 +13,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// BusyText says why p could not be measured when none of its
-// measurements is used, e.g. "the machine was busy at graph 1 at 10
-// clients (6 of 6 attempts disturbed, worst interference 62 % of a core)".
+// BusyText says why p could not be measured when none of its measurements is used.
 func (p *Point) BusyText(run string) string {
 	if len(p.Repeats) == 0 || p.Measured() {
 		return ""
@@ -37,9 +35,7 @@ func (p *Point) BusyText(run string) string {
 	return s + ")"
 }
 
-// LostText says what the machine took from a point that kept some of its
-// measurements: the repeats left out as disturbed and the suspects that
-// stand unresolved; "" when nothing was.
+// LostText says which repeats the machine took from a point that kept some; "" if none.
 func (p *Point) LostText(run string, planned int) string {
 	used := len(p.Used())
 	var unresolved int
@@ -77,7 +73,6 @@ type Figures struct {
 	FirstSecondP99Ms      float64 `json:"first_second_p99_ms,omitempty"`
 }
 
-// figuresOf takes the figures of one label (or of all) of a run.
 func figuresOf(s loadtest.Stats) Figures {
 	return Figures{Throughput: s.Throughput, MeanMs: s.MeanMs, P50Ms: s.P50Ms, P90Ms: s.P90Ms, P95Ms: s.P95Ms, P99Ms: s.P99Ms, P999Ms: s.P999Ms, MaxMs: s.MaxMs, Errors: s.Errors}
 }
@@ -100,8 +95,7 @@ var metricOf = map[string]func(Figures) float64{
 	"first_second_p99_ms":     func(f Figures) float64 { return f.FirstSecondP99Ms },
 }
 
-// metric returns the figure called name (one of MetricNames); the first
-// second's figures are absent when zero.
+// metric returns the figure called name; first-second figures are absent when zero.
 func (f Figures) metric(name string) (float64, bool) {
 	get, ok := metricOf[name]
 	if !ok {
@@ -113,44 +107,30 @@ func (f Figures) metric(name string) (float64, bool) {
 
 // A Repeat is one measurement of a point.
 type Repeat struct {
-	// Seq is the measurement's place in the experiment (1: measured first).
-	Seq    int                `json:"seq"`
-	Start  time.Time          `json:"start"`
-	Total  Figures            `json:"total"`
-	Labels map[string]Figures `json:"labels,omitempty"`
-	Server map[string]float64 `json:"server,omitempty"`
-	// Truth is the server's own record of the measured window;
-	// TruthFigures the step's figures held against it, TruthNote why some
-	// are missing.
+	Seq            int                `json:"seq"`
+	Start          time.Time          `json:"start"`
+	Total          Figures            `json:"total"`
+	Labels         map[string]Figures `json:"labels,omitempty"`
+	Server         map[string]float64 `json:"server,omitempty"`
 	Truth          json.RawMessage    `json:"truth,omitempty"`
 	TruthFigures   map[string]float64 `json:"truth_figures,omitempty"`
 	TruthNote      string             `json:"truth_note,omitempty"`
 	GeneratorCores *loadtest.CoresUse `json:"generator_cores,omitempty"`
-	// Repeat is which of the point's repeats this is and Attempt which
-	// measurement of that repeat; both absent in results written before
-	// re-measures.
-	Repeat       int           `json:"repeat,omitempty"`
-	Attempt      int           `json:"attempt,omitempty"`
-	Interference *Interference `json:"interference,omitempty"`
-	// Disturbed marks a measurement whose interference exceeded the
-	// baseline by more than the threshold, Suspect one whose server CPU per
-	// request was off the other repeats', Unresolved a suspect no time was
-	// left to measure again. Dropped leaves it out of the point's figures.
-	Disturbed  bool   `json:"disturbed,omitempty"`
-	Suspect    bool   `json:"suspect,omitempty"`
-	Unresolved bool   `json:"unresolved,omitempty"`
-	Dropped    bool   `json:"dropped,omitempty"`
-	Reason     string `json:"reason,omitempty"`
-	// Calibration counts the calibrations redone before this measurement;
-	// Recalibrated marks one dropped for a calibration redone since.
-	Calibration  int  `json:"calibration,omitempty"`
-	Recalibrated bool `json:"recalibrated,omitempty"`
+	Repeat         int                `json:"repeat,omitempty"`
+	Attempt        int                `json:"attempt,omitempty"`
+	Interference   *Interference      `json:"interference,omitempty"`
+	Disturbed      bool               `json:"disturbed,omitempty"`
+	Suspect        bool               `json:"suspect,omitempty"`
+	Unresolved     bool               `json:"unresolved,omitempty"`
+	Dropped        bool               `json:"dropped,omitempty"`
+	Reason         string             `json:"reason,omitempty"`
+	Calibration    int                `json:"calibration,omitempty"`
+	Recalibrated   bool               `json:"recalibrated,omitempty"`
 	// Full is the full result, kept while the point is measured.
 	Full *loadtest.Result `json:"-"`
 }
 
-// cores is the repeat's GeneratorCores, or its result's for a point of
-// the older form.
+// cores is GeneratorCores, or its result's for a point of the older form.
 func (rp *Repeat) cores() *loadtest.CoresUse {
 	if rp.GeneratorCores == nil && rp.Full != nil {
 		return rp.Full.Cost.Cores
@@ -164,8 +144,7 @@ func (rp *Repeat) Drop(reason string) {
 	rp.Reason = reason
 }
 
-// NewRepeat takes the figures of one measurement and the server's readings
-// during it (nil: none).
+// NewRepeat takes the figures of one measurement and the server's readings (nil: none).
 func NewRepeat(seq int, r *loadtest.Result, server *watch.ServerStats) *Repeat {
 	rp := &Repeat{Seq: seq, Start: r.MeasureStart, Total: figuresOf(r.Total), Server: server.Map(), GeneratorCores: r.Cost.Cores, Full: r}
 	for _, sec := range r.Series {
@@ -214,8 +193,7 @@ func medianRepeat(rs []*Repeat) *Repeat {
 	return rs[(len(rs)-1)/2]
 }
 
-// Used returns the measurements p's figures are made of: those not
-// dropped; a point written before repeats existed is its Result, once.
+// Used returns p's repeats not dropped, or its Result for a point without repeats.
 func (p *Point) Used() []*Repeat {
 	if len(p.Repeats) > 0 {
 		return slices.DeleteFunc(slices.Clone(p.Repeats), func(rp *Repeat) bool { return rp.Dropped })
@@ -226,8 +204,7 @@ func (p *Point) Used() []*Repeat {
 	return []*Repeat{{Total: figuresOf(p.Result.Total), Server: p.Server, Full: p.Result}}
 }
 
-// Slots returns which repeat each of p.Used() is, in the same order:
-// its Repeat, or for results written before re-measures its place.
+// Slots returns which repeat each of p.Used() is, in the same order.
 func (p *Point) Slots() []int {
 	if len(p.Repeats) == 0 && p.Result != nil {
 		return []int{1}
@@ -249,8 +226,7 @@ func (p *Point) Slots() []int {
 // Measured reports whether p has a measurement its figures can use.
 func (p *Point) Measured() bool { return len(p.Used()) > 0 }
 
-// UsedSeqs are the Seq of p's used measurements (nil for a point written
-// before repeats were numbered).
+// UsedSeqs are the Seq of p's used measurements (nil for a point without repeats).
 func (p *Point) UsedSeqs() map[int]bool {
 	if len(p.Repeats) == 0 {
 		return nil
@@ -262,9 +238,8 @@ func (p *Point) UsedSeqs() map[int]bool {
 	return m
 }
 
-// Refresh makes the used repeat of median throughput the point's Result
-// and readings and summarises the used repeats. It clears Within and SLO,
-// which the runner sets.
+// Refresh makes the used repeat of median throughput the point's Result and
+// summarises the used repeats; it clears Within and SLO, which the runner sets.
 func (p *Point) Refresh() {
 	p.Result, p.Server, p.Within, p.SLO, p.Summary = nil, nil, nil, nil, nil
 	used := p.Used()
@@ -276,8 +251,7 @@ func (p *Point) Refresh() {
 	p.Summary = p.summarize()
 }
 
-// summarize takes each figure's and each reading's median and range over
-// p's used repeats.
+// summarize takes each figure's and reading's spread over the used repeats.
 func (p *Point) summarize() *PointSummary {
 	s := &PointSummary{Total: map[string]loadtest.Spread{}}
 	for _, m := range MetricNames {
@@ -301,8 +275,7 @@ func (p *Point) Spread(label, metric string) (loadtest.Spread, bool) {
 	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, "") }))
 }
 
-// TruthValues returns a truth figure of every used repeat in the order
-// measured; ok is false when a repeat lacks it.
+// TruthValues returns a truth figure of every used repeat; ok is false when one lacks it.
 func (p *Point) TruthValues(name string) ([]float64, bool) {
 	return p.over(true, func(rp *Repeat) (float64, bool) { v, ok := rp.TruthFigures[name]; return v, ok })
 }
@@ -323,16 +296,14 @@ func (p *Point) ReadingSpread(name string) (loadtest.Spread, bool) {
 	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) { return rp.figure("", "", name) }))
 }
 
-// Values returns a metric of a label ("" for all), or a server reading
-// when reading is set, of every used repeat in the order measured; ok is
-// false when a repeat lacks it.
+// Values returns a metric of a label ("" for all), or a server reading when
+// reading is set, of every used repeat in order; ok is false when one lacks it.
 func (p *Point) Values(label, metric, reading string) ([]float64, bool) {
 	return p.over(true, func(rp *Repeat) (float64, bool) { return rp.figure(label, metric, reading) })
 }
 
-// over takes a figure of each used repeat, in the order measured: of
-// every one when all is set (none when one lacks it), else of those that
-// have it; ok is false when there is none.
+// over takes a figure of each used repeat in order: with all, of every one or
+// none if one lacks it, else of those that have it; ok is false for none.
 func (p *Point) over(all bool, get func(*Repeat) (float64, bool)) (vs []float64, ok bool) {
 	for _, rp := range p.Used() {
 		v, has := get(rp)
@@ -346,8 +317,7 @@ func (p *Point) over(all bool, get func(*Repeat) (float64, bool)) (vs []float64,
 	return vs, len(vs) > 0
 }
 
-// figure is a metric of a label ("" for all) of rp, or a server reading
-// when reading is set.
+// figure is a metric of a label ("" for all) of rp, or a server reading.
 func (rp *Repeat) figure(label, metric, reading string) (float64, bool) {
 	if reading != "" {
 		v, ok := rp.Server[reading]
@@ -368,8 +338,7 @@ func SpreadOf(vs []float64, ok bool) (loadtest.Spread, bool) {
 	return loadtest.SpreadOf(vs), true
 }
 
-// ReadingMinus returns a reading less the readings minus, of every used
-// repeat in the order measured; ok is false when a repeat lacks one.
+// ReadingMinus returns reading less the minus readings per used repeat, if all have them.
 func (p *Point) ReadingMinus(reading string, minus []string) ([]float64, bool) {
 	vs, ok := p.Values("", "", reading)
 	for _, m := range minus {
@@ -390,9 +359,8 @@ func (p *Point) Throughput() loadtest.Spread {
 	return s
 }
 
-// SpreadText formats a spread with format ("auto": formatNum's), e.g.
-// "812/s (790-830)": the median and unit, and the range when there was
-// more than one measurement.
+// SpreadText formats a spread with format ("auto": formatNum's): the median
+// and unit, and the range after more than one measurement.
 func SpreadText(s loadtest.Spread, format, unit string) string {
 	v := formatNum(format, s.Median) + unit
 	if s.N > 1 {
@@ -416,8 +384,7 @@ func formatNum(format string, v float64) string {
 	return fmt.Sprintf("%.3g", v)
 }
 
-// GeneratorInterference is the time others took from the generator's
-// cores over p's repeats that measured it.
+// GeneratorInterference is the time others took from the generator's cores over p's repeats.
 func (p *Point) GeneratorInterference() (loadtest.Spread, bool) {
 	return SpreadOf(p.over(false, func(rp *Repeat) (float64, bool) {
 		if c := rp.cores(); c != nil {

@@ -20,16 +20,14 @@ import (
 
 // FleetResult is what a run's fleet was, in the result.
 type FleetResult struct {
-	Replicas   []fleet.Replica `json:"replicas"`
-	Balance    string          `json:"balance"`
-	MetricsURL string          `json:"haproxy_metrics"`
-	PgBouncer  string          `json:"pgbouncer,omitempty"`
-	PoolSize   int             `json:"pgbouncer_pool,omitempty"`
-	// PgBouncerCPUs are the CPUs PgBouncer was held to when not the replicas'.
-	PgBouncerCPUs []int `json:"pgbouncer_cpus,omitempty"`
-	ConnLimit     int   `json:"conn_limit,omitempty"`
-	// Exits are the processes that exited while the run measured.
-	Exits []string `json:"exits,omitempty"`
+	Replicas      []fleet.Replica `json:"replicas"`
+	Balance       string          `json:"balance"`
+	MetricsURL    string          `json:"haproxy_metrics"`
+	PgBouncer     string          `json:"pgbouncer,omitempty"`
+	PoolSize      int             `json:"pgbouncer_pool,omitempty"`
+	PgBouncerCPUs []int           `json:"pgbouncer_cpus,omitempty"`
+	ConnLimit     int             `json:"conn_limit,omitempty"`
+	Exits         []string        `json:"exits,omitempty"`
 }
 
 // QuickNote heads a quick run's notes and report (Result.Quick).
@@ -37,8 +35,7 @@ const QuickNote = "QUICK RUN: at most 3 client counts, one measurement each, sho
 	"Its claims are decided from single measurements, without a spread to tell an effect from the machine's noise: " +
 	"use it to try a file, not to reproduce a claim."
 
-// SweepsUsed is how many sweeps the claims stand on: every repeat, less
-// the sweeps before a redone calibration.
+// SweepsUsed is how many sweeps the claims stand on: those after any redone calibration.
 func (r *Result) SweepsUsed() int {
 	if r.Recalibration != nil && r.Recalibration.Sweep > 1 {
 		return max(1, r.Repeats-(r.Recalibration.Sweep-1))
@@ -46,19 +43,16 @@ func (r *Result) SweepsUsed() int {
 	return r.Repeats
 }
 
-// Result is everything an experiment measured, as written to
-// experiment.json in the report folder.
+// Result is everything an experiment measured, as in experiment.json.
 type Result struct {
-	Schema      int          `json:"schema"`
-	Kind        string       `json:"kind"` // "experiment"
-	Name        string       `json:"name"`
-	Description string       `json:"description,omitempty"`
-	Start       time.Time    `json:"start"`
-	End         time.Time    `json:"end"`
-	Notes       []string     `json:"notes,omitempty"`
-	Stats       []watch.Stat `json:"readings,omitempty"`
-	// Interference and Steal name the server readings of the time others
-	// took from its cores and the hypervisor's part of it.
+	Schema       int            `json:"schema"`
+	Kind         string         `json:"kind"`
+	Name         string         `json:"name"`
+	Description  string         `json:"description,omitempty"`
+	Start        time.Time      `json:"start"`
+	End          time.Time      `json:"end"`
+	Notes        []string       `json:"notes,omitempty"`
+	Stats        []watch.Stat   `json:"readings,omitempty"`
 	Interference string         `json:"interference_reading,omitempty"`
 	Steal        string         `json:"steal_reading,omitempty"`
 	Timeline     bool           `json:"timeline,omitempty"`
@@ -67,21 +61,17 @@ type Result struct {
 	SLO          string         `json:"slo,omitempty"`
 	Repeats      int            `json:"repeats,omitempty"`
 	Interleave   bool           `json:"interleave,omitempty"`
-	// Sweeps says that each interleaved repeat was a whole sweep, so that
-	// repeat i of any two points can be paired.
-	Sweeps bool            `json:"sweeps,omitempty"`
-	Quick  bool            `json:"quick,omitempty"`
-	Runs   []*Run          `json:"runs"`
-	Disk   json.RawMessage `json:"disk,omitempty"`
-	// Error says why the experiment stopped early, if it did.
-	Error       string                 `json:"error,omitempty"`
-	Calibration *calibrate.Calibration `json:"calibration,omitempty"`
-	Tunes       []*TuneRun             `json:"tunes,omitempty"`
-	// Recalibration is the calibration redone between sweeps.
+	// Sweeps: each interleaved repeat was a whole sweep, so any two points pair by repeat.
+	Sweeps        bool                   `json:"sweeps,omitempty"`
+	Quick         bool                   `json:"quick,omitempty"`
+	Runs          []*Run                 `json:"runs"`
+	Disk          json.RawMessage        `json:"disk,omitempty"`
+	Error         string                 `json:"error,omitempty"`
+	Calibration   *calibrate.Calibration `json:"calibration,omitempty"`
+	Tunes         []*TuneRun             `json:"tunes,omitempty"`
 	Recalibration *calibrate.Calibration `json:"recalibration,omitempty"`
 	Disturbance   *Disturbance           `json:"disturbance,omitempty"`
-	// CalibrationMoved says why the claims on the calibration's share were
-	// not measured: the board's CPU per request at its point moved.
+	// CalibrationMoved says why the claims on the calibration's share were not measured.
 	CalibrationMoved string   `json:"calibration_moved,omitempty"`
 	Claims           []Claim  `json:"claims,omitempty"`
 	Verdicts         []string `json:"verdicts,omitempty"`
@@ -107,24 +97,20 @@ type StepProfile struct {
 	Seq     int `json:"seq,omitempty"`
 }
 
-// Point is one client count of a run. Result, Server, Within and SLO are
-// those of the used repeat of median throughput, Repeats every
-// measurement, dropped ones too, and Summary each figure over the used
-// ones. A point none of whose measurements could be used has no Result.
+// Point is one client count of a run; Result, Server, Within and SLO are
+// those of the used repeat of median throughput.
 type Point struct {
 	Clients int                `json:"clients"`
 	Result  *loadtest.Result   `json:"result"`
 	Server  map[string]float64 `json:"server,omitempty"`
-	// Within is the share (0..1) of successful requests within each of
-	// the experiment's deadlines.
+	// Within is the share (0..1) of successes within each deadline.
 	Within  []float64                  `json:"within,omitempty"`
 	SLO     []loadtest.ObjectiveResult `json:"slo,omitempty"`
 	Repeats []*Repeat                  `json:"repeats,omitempty"`
 	Summary *PointSummary              `json:"summary,omitempty"`
 }
 
-// SLOFailed reports whether any objective of load.slo failed at any step
-// measured.
+// SLOFailed reports whether any objective of load.slo failed at any step.
 func (r *Result) SLOFailed() bool {
 	for _, rr := range r.Runs {
 		for _, p := range rr.Points {
@@ -144,8 +130,7 @@ func UnitSuffix(u string) string {
 	return " " + u
 }
 
-// Results returns the results of the points that have one (a point
-// every measurement of which was disturbed has none).
+// Results returns the results of the points that have one.
 func Results(ps []*Point) []*loadtest.Result {
 	var out []*loadtest.Result
 	for _, p := range ps {
@@ -165,21 +150,18 @@ func WriteJSON(path string, res *Result) error {
 	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
-// TuneRun is one tuning of an experiment: the run's server, the start and
-// the whole tuning.
+// TuneRun is one tuning of an experiment's run from a start.
 type TuneRun struct {
 	Run    string       `json:"run"`
 	Start  string       `json:"start"`
 	Result *tune.Result `json:"result,omitempty"`
 	Error  string       `json:"error,omitempty"`
-	// StartSide and WinnerSide are the start and the winner measured again
-	// side by side at the end (tune.SideBySide): what the claims compare.
+	// StartSide and WinnerSide are measured again side by side at the end: what claims compare.
 	StartSide  *tune.Measurement `json:"start_side_by_side,omitempty"`
 	WinnerSide *tune.Measurement `json:"winner_side_by_side,omitempty"`
 }
 
-// MeasuredOnly returns res with only the points that have a used
-// measurement (Run.MeasuredOnly).
+// MeasuredOnly returns res with only the points that have a used measurement.
 func (res *Result) MeasuredOnly() *Result {
 	m := *res
 	m.Runs = make([]*Run, len(res.Runs))
@@ -189,8 +171,7 @@ func (res *Result) MeasuredOnly() *Result {
 	return &m
 }
 
-// MeasuredOnly returns r with only its points that have a used
-// measurement, and only the profiles taken in used measurements.
+// MeasuredOnly returns r with only its measured points and their profiles.
 func (r *Run) MeasuredOnly() *Run {
 	m := *r
 	m.Points, m.Profiles = nil, nil
@@ -232,14 +213,12 @@ func FileName(s string) string {
 	return s
 }
 
-// UsedIn reports whether a profile was taken in a used measurement, or
-// it or used says nothing (written before re-measures).
+// UsedIn reports whether pr was taken in a used measurement; true when either cannot tell.
 func (pr *StepProfile) UsedIn(used map[int]bool) bool {
 	return used == nil || pr.Seq == 0 || used[pr.Seq]
 }
 
-// ProfileGroup is the profiles of one kind taken at one client count,
-// with each bucket's share over them.
+// ProfileGroup is the profiles of one kind at one client count, with each bucket's share.
 type ProfileGroup struct {
 	Kind     string
 	Clients  int
@@ -253,8 +232,7 @@ type BucketShare struct {
 	Share loadtest.Spread
 }
 
-// Where says at which client count and over how many repeats, e.g.
-// ", 10 clients, 3 repeats" ("" when the profiles do not say).
+// Where says the client count and repeats, e.g. ", 10 clients, 3 repeats".
 func (g ProfileGroup) Where() string {
 	if g.Clients == 0 {
 		return ""

@@ -9,9 +9,8 @@ import (
 	"bbslab/loadtest/outcome"
 )
 
-// reportJapanese is the report's Japanese: its headings, the captions of
-// its charts and its verdict words, by their English, {0} standing for a
-// name or a figure. The outcomes of claims are the dashboard's (live.Say).
+// reportJapanese is the report's Japanese by its English, {0} standing for a
+// name or a figure; claims' outcomes are the dashboard's (live.Say).
 var reportJapanese = map[string]string{
 	"Experiment: {0}": "実験: {0}", "Claims": "主張",
 	"Each claim's control is its checks where the effect is absent: a claim is reproduced only when its control is not.": "各主張の対照は、効果がない条件での同じ検査である。対照が再現しないときに限り、主張は再現したとする。",
@@ -43,8 +42,7 @@ func say(lang, s string, args ...any) string {
 	return s
 }
 
-// sayAgain returns the English line s, which said a catalogue entry, in
-// lang with the same names and figures.
+// sayAgain returns the English line s of a catalogue entry in lang, figures kept.
 func sayAgain(lang, s string) string {
 	if lang != "ja" {
 		return s
@@ -87,9 +85,8 @@ func outcomeWords() []string {
 	return w
 }
 
-// sayMarkdown returns the English report.md in lang: its headings,
-// captions and verdict words. It works on the finished text so that the
-// functions writing the sections stay in one language.
+// sayMarkdown returns the English report.md in lang. It works on the finished
+// text so that the functions writing the sections stay in one language.
 func sayMarkdown(lang, md string) string {
 	if lang != "ja" {
 		return md

@@ -89,8 +89,7 @@ type chartFile struct {
 	Base  string
 }
 
-// experimentCharts draws the report's charts of the points with a used
-// measurement.
+// experimentCharts draws the report's charts of the points with a used measurement.
 func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]chartFile, error) {
 	res = res.MeasuredOnly()
 	var curves []chart.Curve
@@ -111,7 +110,6 @@ func experimentCharts(dir string, res *outcome.Result, srv chart.Server) ([]char
 	}
 	notOne := func(r *outcome.Run) bool { return len(r.Points) != 1 }
 	if len(res.Runs) > 1 && !slices.ContainsFunc(res.Runs, notOne) {
-		// Runs at different client counts name theirs on their bars.
 		first := func(r *outcome.Run) int { return r.Points[0].Clients }
 		at := "at " + outcome.ClientsText(first(res.Runs[0]))
 		if slices.ContainsFunc(res.Runs, func(r *outcome.Run) bool { return first(r) != first(res.Runs[0]) }) {
@@ -298,8 +296,7 @@ func remeasuredMarkdown(res *outcome.Result) string {
 	return b.String() + "\n"
 }
 
-// pointTable renders a run's points as a Markdown table, with the deadline
-// shares and SLO outcomes below it.
+// pointTable renders a run's points as a table, with deadline shares and SLO outcomes.
 func pointTable(r *outcome.Run, res *outcome.Result, sep string) string {
 	var b strings.Builder
 	row := func(cells []string) { b.WriteString(sep + " " + strings.Join(cells, " "+sep+" ") + " " + sep + "\n") }
@@ -438,7 +435,6 @@ func reportData(dir string, res *outcome.Result, charts []chartFile, disk *watch
 		if err != nil {
 			return nil, err
 		}
-		// Drop the XML prolog; the <svg> element is inlined as is.
 		s := string(svg)
 		if i := strings.Index(s, "<svg"); i > 0 {
 			s = s[i:]

@@ -13,9 +13,7 @@ import (
 	"bbslab/machine"
 )
 
-// experimentEnvironment describes on what an experiment ran, one line
-// each: the generator's machine, the server facts every run shares, and
-// each run's own.
+// experimentEnvironment describes on what an experiment ran, one line each.
 func experimentEnvironment(res *outcome.Result) []string {
 	var gen *machine.HostInfo
 	var names []string
@@ -75,8 +73,7 @@ func leavesText(m map[string]string) string {
 	return strings.Join(parts, ", ")
 }
 
-// tuneMarkdown is the report's section of the tunings: each step, the
-// winner, its limit, the stop and the article's two rules.
+// tuneMarkdown is the report's section of the tunings.
 func tuneMarkdown(res *outcome.Result) string {
 	if len(res.Tunes) == 0 {
 		return ""

@@ -13,9 +13,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// pointRows returns the head and rows of a run's table: per client count
-// each figure's median over the used repeats with its range; a point with
-// a dropped measurement is marked "*".
+// pointRows returns the head and rows of a run's table; a point with a
+// dropped measurement is marked "*".
 func pointRows(r *outcome.Run, res *outcome.Result) ([]string, [][]string) {
 	head := []string{"clients", "throughput/s", "mean ms", "p50 ms", "p95 ms", "p99 ms", "p99.9 ms", "errors", "generator CPU %"}
 	cores := coreColumns(r, res)
@@ -80,8 +79,7 @@ type coreColumn struct {
 	value func(p *outcome.Point) (loadtest.Spread, bool)
 }
 
-// coreColumns are the table's columns of the cores' interference: the
-// generator's, always, and the server's where a point of the run has them.
+// coreColumns are the generator's interference column and the server's where read.
 func coreColumns(r *outcome.Run, res *outcome.Result) []coreColumn {
 	cols := []coreColumn{{"others on generator core %", (*outcome.Point).GeneratorInterference}}
 	for _, c := range []struct{ name, head string }{{res.Interference, "others on server core %"}, {res.Steal, "server steal %"}} {
@@ -94,8 +92,7 @@ func coreColumns(r *outcome.Run, res *outcome.Result) []coreColumn {
 	return cols
 }
 
-// tableReadings are the readings with a column of their own: all but
-// those coreColumns shows.
+// tableReadings are the readings with a column of their own, not in coreColumns.
 func tableReadings(res *outcome.Result) []watch.Stat {
 	var out []watch.Stat
 	for _, rd := range res.Stats {
@@ -109,8 +106,7 @@ func tableReadings(res *outcome.Result) []watch.Stat {
 // absentCell stands in the table for a figure that was not measured.
 const absentCell = "–"
 
-// absentNote explains the table's absentCell: the columns that lack a
-// figure at some point; "" when none does.
+// absentNote names the columns that show absentCell; "" when none does.
 func absentNote(r *outcome.Run, res *outcome.Result) string {
 	var cols []string
 	add := func(col string, lacks func(p *outcome.Point) bool) {
@@ -166,7 +162,6 @@ func profileViews(r *outcome.Run) []profileView {
 	return out
 }
 
-// mdLinks links files in Markdown.
 func mdLinks(files []string) string {
 	var parts []string
 	for _, f := range files {
@@ -213,8 +208,7 @@ func curveSpread(ps []*outcome.Point) map[int]chart.CurveSpread {
 	return m
 }
 
-// remeasuredPoint is a point some of whose measurements were disturbed,
-// suspect or measured again; Busy says why it has no used measurement.
+// remeasuredPoint is a point re-measured; Busy says why it has no used measurement.
 type remeasuredPoint struct {
 	Run      string
 	Clients  int
@@ -222,8 +216,7 @@ type remeasuredPoint struct {
 	Busy     string
 }
 
-// remeasured lists the points with a disturbed, suspect or re-measured
-// measurement.
+// remeasured lists the points with a disturbed, suspect or re-measured measurement.
 func remeasured(res *outcome.Result) []remeasuredPoint {
 	var out []remeasuredPoint
 	flagged := func(rp *outcome.Repeat) bool {
@@ -239,8 +232,7 @@ func remeasured(res *outcome.Result) []remeasuredPoint {
 	return out
 }
 
-// RemeasuredText is the report's headline on other work on the machine:
-// the points measured again and why, and the extra time; "" when none.
+// RemeasuredText is the report's headline on other work on the machine; "" when none.
 func RemeasuredText(res *outcome.Result) string {
 	d := res.Disturbance
 	ps := remeasured(res)
@@ -298,9 +290,8 @@ func attemptText(rp *outcome.Repeat) string {
 	return s
 }
 
-// profilesSideBySide renders, for each profile kind taken at the same
-// client count in more than one run, the runs' profiles in columns: each
-// bucket's share, then the top functions. "" when there is none.
+// profilesSideBySide renders the runs' profiles of a kind and client count in
+// columns, where more than one run has them; "" when none does.
 func profilesSideBySide(res *outcome.Result, top int) string {
 	type column struct {
 		run string
