@@ -15,8 +15,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Spec sets a server's wait per unit of work so that it lands on an
-// operating point on the machine at hand.
+// Spec sets a server's wait per unit of work to land on an operating point on this machine.
 type Spec struct {
 	// Var is the placeholder the chosen wait fills, e.g. "db_latency".
 	Var string `toml:"var"`
@@ -99,7 +98,6 @@ func (c *Calibration) AddShare(server map[string]float64) {
 	}
 }
 
-// Calibration defaults.
 const (
 	defaultProbes      = 6
 	maxProbes          = 10
@@ -136,10 +134,9 @@ func (c *Spec) Check(name func(key string) string) []error {
 	return errs
 }
 
-// nextWait returns the wait per unit that moves reading u, measured with
-// wait w per unit, c seconds of CPU and q units per request, to target t:
-// with a fixed number of workers kept busy the reading is k·c/(c + q·w),
-// so w' = (u·(c + q·w)/t − c)/q, at least 0.
+// nextWait returns the wait per unit that moves reading u, measured with wait w per
+// unit, c seconds of CPU and q units per request, to target t: with a fixed number of
+// workers kept busy the reading is k·c/(c + q·w), so w' = (u·(c + q·w)/t − c)/q, at least 0.
 func nextWait(w, c, q, u, t float64) float64 {
 	if q <= 0 {
 		q = 1
@@ -156,10 +153,9 @@ func New(c Spec) *Calibration {
 // A Measure sets the server's wait per unit to wait and loads it.
 type Measure func(ctx context.Context, wait time.Duration) (*loadtest.Result, error)
 
-// Run runs the probes c describes with measure: with no wait until two
-// agree, then with a wait corrected by each probe until the reading is
-// within Tolerance of Target or Probes run out. On an error the
-// Calibration holds the probes taken so far.
+// Run runs the probes c describes with measure: with no wait until two agree, then
+// with a wait corrected by each probe until the reading is within Tolerance of Target
+// or Probes run out. On an error the Calibration holds the probes taken so far.
 func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)) (*Calibration, error) {
 	if logf == nil {
 		logf = func(string, ...any) {}
@@ -244,12 +240,10 @@ func Run(ctx context.Context, c Spec, measure Measure, logf func(string, ...any)
 	return cal, nil
 }
 
-// maxCapacityProbes bounds the probes with no wait.
 const maxCapacityProbes = 4
 
-// capacityProbes takes probes with no wait until two of them agree (one
-// alone may have run while other work took the core), sets the CPU per
-// request and the capacity from them and returns the first one's readings.
+// capacityProbes takes probes with no wait until two agree (one alone may have run while other
+// work took the core), sets the CPU per request and the capacity from them and returns the first's readings.
 func (cal *Calibration) capacityProbes(c Spec, probe func(time.Duration) (Probe, map[string]float64, error), logf func(string, ...any)) (map[string]float64, error) {
 	var maps []map[string]float64
 	i, j, off := 0, 0, math.Inf(1)
@@ -299,8 +293,7 @@ func (cal *Calibration) capacityProbes(c Spec, probe func(time.Duration) (Probe,
 // agreement is how far apart, as a share, two agreeing probes may be.
 func (c Spec) agreement() float64 { return 2 * c.Tolerance / c.Target }
 
-// closestPair returns the two closest probes and how far apart they are
-// in units of c.agreement(): at most 1 agrees.
+// closestPair returns the two closest probes and their distance in c.agreement()s (at most 1 agrees).
 func (cal *Calibration) closestPair(c Spec) (int, int, float64) {
 	value := func(p Probe) float64 {
 		if c.Relative {
@@ -333,9 +326,8 @@ func waitProbes(ps []Probe) []Probe {
 	return out
 }
 
-// secantWait returns the next wait per unit, in seconds, from the line
-// 1/reading makes in the wait through the last two probes with a wait, or
-// -1 when there are not two or the line does not fall.
+// secantWait returns the next wait per unit, in seconds, from the line 1/reading makes in
+// the wait through the last two probes with a wait, or -1 when there are not two or it does not fall.
 func secantWait(probes []Probe, target float64) float64 {
 	n := len(probes)
 	if n < 2 {

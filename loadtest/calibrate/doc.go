@@ -6,6 +6,5 @@
 //	errs := spec.Check(func(key string) string { return "calibrate." + key })
 //	cal, err := calibrate.Run(ctx, spec, measure, log.Printf)
 //
-// measure (a Measure) sets the wait on the running server and loads it. The
-// package knows no server, no experiment file and no board.
+// The package knows no server, no experiment file and no board.
 package calibrate

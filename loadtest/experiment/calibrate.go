@@ -155,7 +155,6 @@ func (x *experimentRunner) calibrateOn(ctx context.Context, lr *serverRun) (*cal
 	return cal, err
 }
 
-// disturbedProbe is a calibration probe measured again, for the report.
 func disturbedProbe(c calibrate.Spec, wait time.Duration, r *loadtest.Result, server map[string]float64, why string) calibrate.Probe {
 	p := calibrate.Probe{WaitMs: wait.Seconds() * 1000, Throughput: r.Total.Throughput, At: r.Start, Note: why}
 	if cpu, ok := server[c.CPU]; ok && p.Throughput > 0 {

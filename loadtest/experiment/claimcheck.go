@@ -158,7 +158,6 @@ func (e *Experiment) checkOperand(o *claim.Operand) []string {
 	return out
 }
 
-// runLabels lists the request labels of a run, its vars expanded.
 func (e *Experiment) runLabels(r runSpec) []string {
 	var out []string
 	for _, q := range e.Load.Requests {

@@ -36,8 +36,7 @@ func (x *experimentRunner) begin(lr *serverRun, clients int) []loadtest.Observer
 		}}}
 }
 
-// liveClaims are the claims the dashboard shows: until the end (final),
-// only those measured and not pending.
+// liveClaims are the claims the dashboard shows: before final, those measured and not pending.
 func liveClaims(cs []outcome.Claim, final bool, pending map[string]bool) []live.Claim {
 	var out []live.Claim
 	for _, c := range cs {
@@ -60,8 +59,7 @@ func byPath(server map[string]float64, rs []watch.Stat) map[string]float64 {
 	return out
 }
 
-// pendingClaims names the claims that read a run's "peak" or "last" point
-// before the run measured every client count.
+// pendingClaims names the claims that read a run's "peak" or "last" before it measured every count.
 func pendingClaims(claims []claim.Claim, res *outcome.Result, counts []int) map[string]bool {
 	measured := map[string]int{}
 	for _, r := range res.Runs {

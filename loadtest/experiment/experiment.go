@@ -20,9 +20,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// An Experiment is a set of runs of a server under the same load, read from
-// a TOML file: each run starts the server with its own flags, checks it and
-// sweeps it over the client counts.
+// An Experiment is a set of runs of a server under the same load, read from a TOML file.
 type Experiment struct {
 	Name        string `toml:"name"`
 	Description string `toml:"description"` // heads the report
@@ -60,12 +58,10 @@ type serverSpec struct {
 	CPUs         []int        `toml:"cpus"`
 }
 
-// clientSpec says which CPUs the load generator runs on.
 type clientSpec struct {
 	CPUs []int `toml:"cpus"`
 }
 
-// loadSpec is the load applied at each client count.
 type loadSpec struct {
 	// Settings are every step's but the name and client count.
 	loadtest.Settings
@@ -80,12 +76,10 @@ type loadSpec struct {
 // MaxRepeats bounds load.repeats.
 const MaxRepeats = 20
 
-// validateSpec names the URL Options.Target's Validate checks, if any.
 type validateSpec struct {
 	Board string `toml:"board"`
 }
 
-// statsSpec names the stats read from the server's JSON or Prometheus.
 type statsSpec struct {
 	URL    string       `toml:"url"`    // read every second of each step
 	Format string       `toml:"format"` // "auto" (or empty), "json" or "prometheus"
@@ -94,14 +88,12 @@ type statsSpec struct {
 	EnvironmentKeys []string `toml:"environment"`
 }
 
-// profileSpec configures the profiles taken during a step.
 type profileSpec struct {
 	URL     string   `toml:"url"`     // the base of the profile endpoints
 	Kinds   []string `toml:"kinds"`   // "cpu" (URL/pprof/profile) and "fgprof" (URL/fgprof)
 	At      int      `toml:"at"`      // the client count profiled (default: the largest)
 	Seconds int      `toml:"seconds"` // default: the step's, at most 30
-	// Buckets split a wall-clock profile by the first frame found in each
-	// sample's stack ("elsewhere": none).
+	// Buckets split a wall-clock profile by the first frame found in a sample's stack ("elsewhere": none).
 	Buckets []watch.Bucket `toml:"bucket"`
 	Focus   string         `toml:"focus"` // a function the bucketed samples' stacks must hold
 }
@@ -112,13 +104,11 @@ type reportSpec struct {
 	Distribution bool `toml:"distribution"`
 }
 
-// runSpec is one server configuration.
 type runSpec struct {
 	Name string            `toml:"name"`
 	Args []string          `toml:"args"`
 	Vars map[string]string `toml:"vars"`
-	// Start is "ready" or "listening" (a cold start: loaded once the port
-	// accepts connections).
+	// Start is "ready" or "listening" (a cold start: loaded once the port accepts connections).
 	Start   string     `toml:"start"`
 	Clients int        `toml:"clients"` // replaces load.clients, of one count
 	Fleet   *fleetSpec `toml:"fleet"`
@@ -126,7 +116,6 @@ type runSpec struct {
 	loadtest.Settings
 }
 
-// Start modes of a run.
 const (
 	startReady     = "ready"
 	startListening = "listening"
@@ -150,7 +139,6 @@ func Load(path string) (*Experiment, error) {
 	return e, nil
 }
 
-// parse decodes experiment TOML named name after expanding its functions.
 func parse(name string, data []byte) (*Experiment, error) {
 	data, err := expandFileFuncs(name, data, os.LookupEnv)
 	if err != nil {
@@ -177,7 +165,6 @@ func (e *Experiment) SelectRuns(names []string) error {
 	return nil
 }
 
-// run is the run named name, nil when there is none.
 func (e *Experiment) run(name string) *runSpec {
 	if i := slices.IndexFunc(e.Runs, func(r runSpec) bool { return r.Name == name }); i >= 0 {
 		return &e.Runs[i]
@@ -265,7 +252,6 @@ func (e *Experiment) checkLoad() []error {
 	return bad
 }
 
-// checkSettings returns what is wrong with s, each setting named by key.
 func checkSettings(s loadtest.Settings, key func(string) string) []error {
 	var bad problems
 	if _, err := loadtest.ParseModel(string(s.Model)); err != nil {
@@ -367,7 +353,6 @@ func (e *Experiment) checkRuns() []error {
 	return bad
 }
 
-// runSettings are [load]'s settings under those run r sets.
 func (e *Experiment) runSettings(r runSpec) loadtest.Settings {
 	s := e.Load.Settings
 	overlay(&s, r.Settings)
@@ -384,8 +369,7 @@ func overlay[T any](dst *T, src T) {
 	}
 }
 
-// expand replaces {{name}} placeholders from vars, leaving the load tool's
-// own placeholders and unknown names as they are.
+// expand replaces {{name}} placeholders from vars, leaving unknown names as they are.
 func expand(s string, vars map[string]string) string {
 	if !strings.Contains(s, "{{") {
 		return s

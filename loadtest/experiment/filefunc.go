@@ -11,7 +11,6 @@ import (
 // NAME is unset or empty. A placeholder without a quoted argument is left.
 const fileFuncs = "env"
 
-// expandFileFuncs expands the file functions of data, from file name.
 func expandFileFuncs(name string, data []byte, lookup func(string) (string, bool)) ([]byte, error) {
 	s := string(data)
 	if !strings.Contains(s, "{{") {

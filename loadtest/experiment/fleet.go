@@ -19,9 +19,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// fleetSpec is the file's [fleet], under a run's [run.fleet]: replicas of
-// [server]'s command behind HAProxy, on a database role of their own,
-// maybe behind PgBouncer (docs/scale-out.md, which lists its placeholders).
+// fleetSpec is the file's [fleet], under a run's [run.fleet]: replicas of [server]'s command
+// behind HAProxy, maybe behind PgBouncer (docs/scale-out.md, which lists its placeholders).
 type fleetSpec struct {
 	Replicas      int    `toml:"replicas"`       // 0: no fleet
 	Balance       string `toml:"balance"`        // "leastconn" (the default) or "roundrobin"
@@ -95,7 +94,6 @@ func (e *Experiment) checkFleet() []error {
 	return bad
 }
 
-// runFleet is a run's started fleet, its stats and its exits.
 type runFleet struct {
 	*fleet.Fleet
 	watch    *fleetwatch.Fleet // reads the whole fleet; nil without [stats] url
@@ -149,9 +147,8 @@ func (x *experimentRunner) launchFleet(ctx context.Context, lr *serverRun, fs fl
 	return x.watchFleet(ctx, lr, fs.AdminDSN, vars)
 }
 
-// watchFleet starts the reader that serves the replicas' stats as one
-// document. It is given the file's readings too, so that those in % are
-// averaged, not added up; a first read connects before any step.
+// watchFleet serves the replicas' stats as one document, given the file's readings too so
+// that those in % are averaged, not added up; a first read connects before any step.
 func (x *experimentRunner) watchFleet(ctx context.Context, lr *serverRun, adminDSN string, vars map[string]string) error {
 	rf, t := lr.fleet, x.opt.Target
 	t.Stats = append(slices.Clip(t.Stats), x.res.Stats...)
@@ -178,15 +175,13 @@ func (x *experimentRunner) watchFleet(ctx context.Context, lr *serverRun, adminD
 	return nil
 }
 
-// watcher returns the watcher of the fleet's stats for one board's o.
 func (rf *runFleet) watcher(o watch.Options) (loadtest.Watcher, error) {
 	o.StatsURL, o.Format = rf.statsURL, watch.JSON
 	o.Stats = rf.stats(o.Stats)
 	return rf.target.Watcher(o)
 }
 
-// stats are one board's stats as the fleet's document holds them, then
-// the fleet's own.
+// stats are one board's stats as the fleet's document holds them, then the fleet's own.
 func (rf *runFleet) stats(one []watch.Stat) []watch.Stat {
 	var out []watch.Stat
 	seen := map[string]bool{}

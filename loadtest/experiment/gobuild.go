@@ -32,11 +32,10 @@ var binFolder = func() (string, error) {
 	return filepath.Join(cache, "bbslab", "bin"), err
 }
 
-// goRunBuilt returns argv with a leading "go run [flags] PKG" replaced by a
-// binary of PKG, so that a run starts the program, not a go run that waits
-// for it: built once into the user's cache, or without go the program of
-// PKG's name beside this one. A flag whose value stands apart ("-tags x")
-// leaves argv as it is.
+// goRunBuilt returns argv with a leading "go run [flags] PKG" replaced by a binary of
+// PKG, so that a run starts the program, not a go run that waits for it: built once
+// into the user's cache, or without go the program of PKG's name beside this one. A
+// flag whose value stands apart ("-tags x") leaves argv as it is.
 func goRunBuilt(argv []string, dir string) ([]string, error) {
 	if len(argv) < 3 || argv[0] != "go" || argv[1] != "run" {
 		return argv, nil

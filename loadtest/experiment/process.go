@@ -16,7 +16,6 @@ import (
 	"bbslab/internal/child"
 )
 
-// serverProc is a server under test with its output in a log file.
 type serverProc struct {
 	*child.Process
 	log *os.File
@@ -58,7 +57,6 @@ func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) 
 	return &serverProc{Process: p, log: log}, serverNote(p.Hold), nil
 }
 
-// waitReady polls url until it answers 200, the server exits, or timeout.
 func (p *serverProc) waitReady(parent context.Context, url string, timeout time.Duration) error {
 	client := &http.Client{Timeout: 2 * time.Second}
 	var last string
@@ -79,7 +77,6 @@ func (p *serverProc) waitReady(parent context.Context, url string, timeout time.
 	})
 }
 
-// waitListening waits until addr accepts connections, the server exits, or timeout.
 func (p *serverProc) waitListening(parent context.Context, addr string, timeout time.Duration) error {
 	listening := func(ctx context.Context) bool {
 		c, err := new(net.Dialer).DialContext(ctx, "tcp", addr)
@@ -93,8 +90,7 @@ func (p *serverProc) waitListening(parent context.Context, addr string, timeout 
 	})
 }
 
-// poll tries up every interval until it reports true, the server exits,
-// or timeout; before and late word the errors.
+// poll tries up every interval until it reports true, the server exits, or timeout.
 func (p *serverProc) poll(parent context.Context, target string, timeout, every time.Duration, before string,
 	up func(context.Context) bool, late func() string) error {
 	ctx, cancel := context.WithTimeout(parent, timeout)
@@ -161,7 +157,6 @@ func resolveCommand(argv []string, dir string) []string {
 	return out
 }
 
-// serverNote says how the server was held to its CPUs.
 func serverNote(h child.Hold) string {
 	switch {
 	case len(h.CPUs) == 0:
@@ -174,8 +169,7 @@ func serverNote(h child.Hold) string {
 	return fmt.Sprintf("server not pinned (%v): GOMAXPROCS=%s in its environment (the number of [server] cpus); the OS chooses its cores", h.NotPinned, h.GOMAXPROCS)
 }
 
-// holdGenerator holds this process, the load generator, to cpus until
-// restore is called, and says how and on which CPUs it runs.
+// holdGenerator holds this process, the load generator, to cpus until restore, and says how.
 func holdGenerator(cpus []int, pin bool) (note string, cores []int, restore func()) {
 	h, restore := child.HoldSelf(cpus, pin)
 	switch {
@@ -187,7 +181,6 @@ func holdGenerator(cpus []int, pin bool) (note string, cores []int, restore func
 	return fmt.Sprintf("load generator not pinned (%v): GOMAXPROCS=%s while the experiment runs (the number of [client] cpus); the OS chooses its cores and may share them with the server", h.NotPinned, h.GOMAXPROCS), allCPUs(), restore
 }
 
-// hint logs, for a server that did not come up, the target's hint.
 func (x *experimentRunner) hint(argv []string) {
 	if x.opt.Target.StartHint == nil {
 		return

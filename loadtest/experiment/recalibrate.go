@@ -138,8 +138,7 @@ func (x *experimentRunner) recalibrationReason(cal *calibrate.Calibration, at *o
 	return ""
 }
 
-// cpuTolerance is how far, in %, the board's CPU per request at the
-// calibration's point may move from the calibration's, and why.
+// cpuTolerance is how far, in %, the CPU per request at the calibration's point may move, and why.
 func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, string) {
 	// Each probe is half their difference off their middle.
 	noise := cal.CPUNoise / 2
@@ -149,9 +148,7 @@ func cpuTolerance(cal *calibrate.Calibration, rules *measure.Rules) (float64, st
 	return rules.CPUPerRequest, fmt.Sprintf("disturbance.cpu_per_request %g %%", rules.CPUPerRequest)
 }
 
-// movedFromCalibration says why the claims on the calibration's share
-// cannot stand (the board's CPU per request at its point moved beyond
-// cpuTolerance), "" when they can.
+// movedFromCalibration says why the claims on the calibration's share cannot stand, "" if they can.
 func movedFromCalibration(r *outcome.Result) string {
 	cal := calibrationInForce(r)
 	if cal == nil || cal.Share == "" || len(cal.Probes) == 0 || r.Disturbance == nil || r.Disturbance.CPU == "" {

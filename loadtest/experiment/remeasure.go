@@ -33,8 +33,7 @@ func (x *experimentRunner) watchInterference() {
 	}
 }
 
-// watched returns the name of the watched stat of s's name, path or
-// metric, else adds s (optional if optional) and returns its name.
+// watched returns the name of the stat watched as s, else adds s (optional if optional).
 func (x *experimentRunner) watched(s watch.Stat, optional bool) string {
 	if s.Name == "" {
 		return ""
@@ -90,7 +89,6 @@ func (x *experimentRunner) measureRepeat(ctx context.Context, lr *serverRun, cli
 	}
 }
 
-// judgeOf is the runner's disturbance rule, on the file's rules.
 func (x *experimentRunner) judgeOf() *measure.Judge {
 	if x.judge.Rules == nil {
 		x.judge.Rules = &x.e.Disturbance
@@ -98,7 +96,6 @@ func (x *experimentRunner) judgeOf() *measure.Judge {
 	return &x.judge
 }
 
-// budgetOf is the runner's budget of extra measuring time.
 func (x *experimentRunner) budgetOf() *measure.Budget {
 	if x.budget == nil {
 		x.budget = &measure.Budget{Max: x.e.maxExtra()}
@@ -106,7 +103,6 @@ func (x *experimentRunner) budgetOf() *measure.Budget {
 	return x.budget
 }
 
-// reserved, fits and spent are the budget's; spent is kept in the result.
 func (x *experimentRunner) reserved() bool { return x.budgetOf().Reserved() }
 
 func (x *experimentRunner) fits(d time.Duration) bool { return x.budgetOf().Fits(d) }
@@ -118,8 +114,7 @@ func (x *experimentRunner) spent(d time.Duration) {
 
 func round1(v float64) float64 { return math.Round(v*10) / 10 }
 
-// judgeSpanOf drops a disturbed measurement; an undisturbed one joins a
-// baseline made of steps.
+// judgeSpanOf drops a disturbed measurement; an undisturbed one joins a baseline made of steps.
 func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Span, in *outcome.Interference) {
 	rp.Interference = in
 	if in == nil || x.e.Disturbance.Off {
@@ -144,9 +139,8 @@ func (x *experimentRunner) judgeSpanOf(rp *outcome.Repeat, srv, gen *measure.Spa
 	}
 }
 
-// spans returns the server's and the generator's spans and the
-// interference to record (nil: not read). Where the two share cores, the
-// other's CPU on them is not interference.
+// spans returns the server's and the generator's spans and the interference to record (nil:
+// not read). Where the two share cores, the other's CPU on them is not interference.
 func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[string]float64) (srv, gen *measure.Span, in *outcome.Interference) {
 	d := x.res.Disturbance
 	in = &outcome.Interference{}
@@ -194,7 +188,6 @@ func (x *experimentRunner) spans(srvCores []int, r *loadtest.Result, server map[
 	return srv, gen, in
 }
 
-// cores returns the CPUs the run's server is pinned to, or every CPU.
 func (lr *serverRun) cores() []int {
 	if lr.proc != nil && lr.proc.Hold.Pinned {
 		return lr.proc.Hold.CPUs
@@ -217,9 +210,8 @@ func allCPUs() []int {
 
 func ptrTo[T any](v T) *T { return &v }
 
-// quiet measures again, once per point, a repeat whose server CPU per
-// request is off the others': a re-measure that agrees with the others
-// drops the suspect, one that does not is dropped.
+// quiet measures again, once per point, a repeat whose server CPU per request is off the
+// others': a re-measure that agrees with the others drops the suspect, one that does not is dropped.
 func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.Point) error {
 	cpu := x.res.Disturbance.CPU
 	if cpu == "" || x.quietChecked[p] || x.e.Disturbance.Off {

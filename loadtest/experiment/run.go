@@ -108,7 +108,6 @@ func Run(ctx context.Context, e *Experiment, opt Options) (*outcome.Result, erro
 	return res, runErr
 }
 
-// newResult is an experiment's result before its runs.
 func newResult(e *Experiment, t watch.Target) *outcome.Result {
 	d := e.Disturbance
 	res := &outcome.Result{Schema: loadtest.SchemaVersion, Kind: "experiment", Name: e.Name, Description: e.Description,
@@ -122,8 +121,7 @@ func newResult(e *Experiment, t watch.Target) *outcome.Result {
 	return res
 }
 
-// finish decides the result once the runs stopped (runErr: why) and
-// returns the disk table the report shows.
+// finish decides the result once the runs stopped and returns the disk table the report shows.
 func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 	res, e, t := x.res, x.e, x.opt.Target
 	res.End = time.Now()
@@ -152,7 +150,6 @@ func (x *experimentRunner) finish(runErr error) *watch.DiskTable {
 	return disk
 }
 
-// experimentRunner holds what the runs of one experiment share.
 type experimentRunner struct {
 	e                       *Experiment
 	opt                     Options
@@ -205,8 +202,7 @@ func (x *experimentRunner) start(ctx context.Context, run runSpec) (*serverRun, 
 	return x.launch(ctx, run, rr)
 }
 
-// launch starts a server of run, recorded in rr, and makes it ready to
-// load (prepare), or for a cold start listening.
+// launch starts a server of run, recorded in rr, ready to load (prepare) or, for a cold start, listening.
 func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.Run) (*serverRun, error) {
 	e := x.e
 	lr := &serverRun{run: run, dir: filepath.Join(x.opt.Out, outcome.FileName(run.Name)), rr: rr}
@@ -229,7 +225,6 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.
 	return lr, x.startProcess(ctx, lr)
 }
 
-// startProcess starts lr's server (or fleet) and makes it ready (launch).
 func (x *experimentRunner) startProcess(ctx context.Context, lr *serverRun) error {
 	e, run, vars := x.e, lr.run, lr.vars
 	fs, isFleet := e.fleetOf(run)
@@ -270,7 +265,6 @@ func (x *experimentRunner) startProcess(ctx context.Context, lr *serverRun) erro
 	return x.prepare(ctx, lr)
 }
 
-// prepare resets a ready server's data, validates it and resets it again.
 func (x *experimentRunner) prepare(ctx context.Context, lr *serverRun) error {
 	e := x.e
 	if err := lr.reset(ctx, e); err != nil {
@@ -288,8 +282,7 @@ func (x *experimentRunner) prepare(ctx context.Context, lr *serverRun) error {
 	return nil
 }
 
-// measure takes, judges and records one measurement (attempt of repeat
-// rep) of a run at clients; it returns the point and the measurement.
+// measure takes, judges and records one measurement (attempt of repeat rep) of a run at clients.
 func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, rep, attempt int) (*outcome.Point, *outcome.Repeat, error) {
 	e := x.e
 	if e.Load.ResetEach && lr.steps > 0 {
@@ -355,7 +348,6 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	return p, rp, nil
 }
 
-// stepSettings are one measurement's settings and its truth's watcher.
 func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clients, rep, attempt int) (loadtest.Settings, *truthWatcher, error) {
 	e := x.e
 	s := e.settings(lr.run, clients, lr.x)
@@ -385,7 +377,6 @@ func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clie
 	return s, tw, nil
 }
 
-// watcher returns lr's watcher, saving profiles under profilePrefix, if any.
 func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtest.Watcher, error) {
 	e := x.e
 	o := watch.Options{Format: e.Stats.Format, EnvironmentKeys: e.Stats.EnvironmentKeys}
@@ -435,7 +426,6 @@ func (x *experimentRunner) stepText(lr *serverRun, r *loadtest.Result, rp *outco
 	return line
 }
 
-// writeSweep rewrites a run's sweep.json with its points measured so far.
 func (x *experimentRunner) writeSweep(lr *serverRun) error {
 	return loadtest.WriteSweepJSON(filepath.Join(lr.dir, "sweep.json"), lr.run.Name, outcome.Results(lr.rr.Points))
 }
@@ -461,7 +451,6 @@ func refresh(p *outcome.Point, l loadSpec) {
 	}
 }
 
-// settings are the settings of a load of run r at clients, expanded by x.
 func (e *Experiment) settings(r runSpec, clients int, x func(string) string) loadtest.Settings {
 	s := e.runSettings(r)
 	s.Name, s.Clients = r.Name, clients

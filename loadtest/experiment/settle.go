@@ -77,14 +77,12 @@ func (x *experimentRunner) settleOn(ctx context.Context, lr *serverRun, where st
 	}
 }
 
-// quietRead is one read of the server's and the generator's counters.
 type quietRead struct {
 	at     time.Time
 	server map[string]float64
 	gen    *machine.OwnCounters
 }
 
-// quietReader returns the reader of the server's and this process's counters.
 func (x *experimentRunner) quietReader(lr *serverRun) func(context.Context) (quietRead, error) {
 	d, e := x.res.Disturbance, x.e
 	var url string
@@ -116,8 +114,7 @@ func (x *experimentRunner) quietReader(lr *serverRun) func(context.Context) (qui
 	}
 }
 
-// busyCores says how the cores were busy between two reads beyond the
-// baseline, "" when quiet or not judged.
+// busyCores says how the cores were busy between two reads beyond base, "" when quiet or not judged.
 func (x *experimentRunner) busyCores(lr *serverRun, a, b quietRead, base *measure.Baseline) string {
 	dt := b.at.Sub(a.at).Seconds()
 	if dt <= 0 {

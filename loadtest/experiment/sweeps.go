@@ -78,7 +78,6 @@ type serverRun struct {
 	vars  map[string]string // the run's placeholders, which x expands
 }
 
-// failed records err as the run's and returns it named by the run.
 func (lr *serverRun) failed(err error) error {
 	lr.rr.Error = err.Error()
 	return fmt.Errorf("run %q: %w", lr.run.Name, err)
@@ -98,7 +97,6 @@ func (lr *serverRun) stop(x *experimentRunner) {
 	lr.proc = nil
 }
 
-// reset restores the run's data, when the file names a reset URL.
 func (lr *serverRun) reset(ctx context.Context, e *Experiment) error {
 	if e.Server.Reset == "" {
 		return nil

@@ -14,16 +14,14 @@ import (
 	"bbslab/loadtest/outcome"
 )
 
-// truthSpec names the server's record of what it served (its truth, in
-// loadtest/grade's format): Start is POSTed as a step starts, with the
-// window's {{window_start}} and {{window_end}}; Stop answers the truth.
+// truthSpec names the server's record of what it served (its truth, in loadtest/grade's format):
+// Start is POSTed as a step starts, with {{window_start}} and {{window_end}}; Stop answers the truth.
 type truthSpec struct {
 	Start string `toml:"start"`
 	Stop  string `toml:"stop"`
 }
 
-// minTruthWarmup is a truth's least warm-up, for the window's start to
-// reach the server before it is past.
+// minTruthWarmup is a truth's least warm-up, for the window's start to reach the server in time.
 const minTruthWarmup = 100 * time.Millisecond
 
 func (e *Experiment) checkTruth() []error {
@@ -80,7 +78,6 @@ func (t *truthWatcher) Start(ctx context.Context, s loadtest.Settings, warmEnd t
 	return tw
 }
 
-// truthWatch is one step's watch, which stops the truth when it finishes.
 type truthWatch struct {
 	inner loadtest.Watch
 	stop  func()
@@ -116,8 +113,7 @@ func addTruth(rp *outcome.Repeat, raw []byte, err error) {
 	rp.TruthFigures, rp.TruthNote = truthFigures(rp.Full, t)
 }
 
-// truthFigures holds a step's result against the server's truth; note
-// says what could not be figured.
+// truthFigures holds a step's result against the server's truth; note says what could not be figured.
 func truthFigures(r *loadtest.Result, t *grade.Truth) (map[string]float64, string) {
 	m := map[string]float64{"served": float64(t.Requests)}
 	g := grade.Lab(r, t)

@@ -17,9 +17,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// tuneSection is an experiment file's [tune]: rather than swept, each
-// run's server is tuned by package tune from each of Starts ("5/5":
-// workers/pool), at Clients under SLO; the rest are tune.Spec's.
+// tuneSection is the file's [tune]: rather than swept, each run's server is tuned by package
+// tune from each of Starts ("5/5": workers/pool), at Clients under SLO; the rest are tune.Spec's.
 type tuneSection struct {
 	Admin       string          `toml:"admin"`
 	Clients     int             `toml:"clients"`
@@ -71,11 +70,9 @@ func (e *Experiment) checkTune() []error {
 	return p
 }
 
-// slo is the tuning's objectives: tune.slo, else load.slo.
 func (t tuneSection) slo(e *Experiment) string { return cmp.Or(t.SLO, e.Load.SLO) }
 
-// tuneAll tunes each run's server from each start; only a server that
-// fails to start stops the experiment.
+// tuneAll tunes each run's server from each start; only a server that fails to start stops the experiment.
 func (x *experimentRunner) tuneAll(ctx context.Context) error {
 	for _, run := range x.e.Runs {
 		lr, err := x.start(ctx, run)
@@ -119,8 +116,7 @@ func (x *experimentRunner) tuneAll(ctx context.Context) error {
 	return nil
 }
 
-// confirmTunings measures the starts and winners of one run's tunings
-// again, side by side, for the claims.
+// confirmTunings measures one run's tunings' starts and winners again side by side, for the claims.
 func (x *experimentRunner) confirmTunings(ctx context.Context, lr *serverRun, tunes []*outcome.TuneRun) {
 	var ks []watch.Knobs
 	for _, tr := range tunes {

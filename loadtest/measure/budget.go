@@ -19,8 +19,7 @@ func (b *Budget) Spend(d time.Duration) { b.Used += d }
 // Reserved reports whether the time used has reached half the budget.
 func (b *Budget) Reserved() bool { return b.Used >= b.Max/2 }
 
-// Again says why a disturbed measurement may not be taken again, "" when
-// it may.
+// Again says why a disturbed measurement may not be taken again, "" when it may.
 func (b *Budget) Again(r *Rules, attempt int, step time.Duration, has bool) string {
 	switch {
 	case attempt >= r.MaxAttempts:

@@ -8,10 +8,9 @@ import (
 	"bbslab/loadtest"
 )
 
-// The disturbance rule: a measurement is disturbed when other work took the
-// cores beyond what the baseline expects, the larger of a fixed level and a
-// share of the free time. Steal is judged against the lowest read too, as
-// a burst of steal may cover the whole baseline.
+// The disturbance rule: a measurement is disturbed when other work took the cores beyond
+// what the baseline expects, the larger of a fixed level and a share of the free time.
+// Steal is judged against the lowest read too, as a burst of steal may cover the whole baseline.
 
 // A Span is one measured span of a set of cores, in % of one core; Steal
 // is judged on its own too, as a CPU-bound process hides it.

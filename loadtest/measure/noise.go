@@ -30,8 +30,7 @@ func (r *Rules) Differ(a, b loadtest.Spread) int {
 	return 0
 }
 
-// A RatioVerdict says whether setting A is as good as setting B by their
-// median round ratio.
+// A RatioVerdict says whether setting A is as good as setting B by their median round ratio.
 type RatioVerdict struct {
 	// Rounds are A's figure over B's, a round where B read nothing left out.
 	Rounds    []float64       `json:"rounds"`
@@ -73,8 +72,7 @@ func Ratios(a, b []float64, threshold float64) RatioVerdict {
 	return v
 }
 
-// Control holds a setting against itself, within between the threshold
-// and its inverse.
+// Control holds a setting against itself, within between the threshold and its inverse.
 func Control(again, ref []float64, threshold float64) RatioVerdict {
 	v := Ratios(again, ref, threshold)
 	if v.Decided && threshold > 0 && v.Ratio.Median > 1/threshold {

@@ -14,8 +14,7 @@ import (
 type Rules struct {
 	// Off records every measurement's interference but never judges it.
 	Off bool `toml:"off" json:"off,omitempty"`
-	// Threshold is how far, in points of a core, interference may exceed
-	// the baseline.
+	// Threshold is how far, in points of a core, interference may exceed the baseline.
 	Threshold float64 `toml:"threshold" json:"threshold"`
 	// MaxAttempts bounds the measurements of one repeat.
 	MaxAttempts int `toml:"max_attempts" json:"max_attempts"`

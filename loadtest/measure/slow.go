@@ -55,8 +55,7 @@ func Agreeing(cpu []float64, skip int, tol float64) int {
 // Agrees reports whether a is within tol % of ref.
 func Agrees(a, ref, tol float64) bool { return math.Abs(a-ref) <= tol/100*ref }
 
-// Deviations returns each CPU per request's deviation in % from its
-// setting's others.
+// Deviations returns each CPU per request's deviation in % from its setting's others.
 func Deviations(settings [][]float64) []float64 {
 	var devs []float64
 	for _, cpu := range settings {

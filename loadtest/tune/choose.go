@@ -13,8 +13,7 @@ import (
 // A Ladder is the values a knob takes, ascending.
 type Ladder []int
 
-// DefaultLadder returns the rungs from lo to hi: every count to 6, then
-// about 25 % apart.
+// DefaultLadder returns the rungs from lo to hi: every count to 6, then about 25 % apart.
 func DefaultLadder(lo, hi int) Ladder {
 	var l Ladder
 	for v := 1; v <= 6; v++ {
@@ -51,7 +50,6 @@ func (l Ladder) below(v int) int {
 	return out
 }
 
-// above is the smallest rung > v, or the top rung.
 func (l Ladder) above(v int) int { return l.atLeast(v + 1) }
 
 // A Proposal is the next setting the readings point at, with why.
@@ -83,7 +81,6 @@ func (t *tuner) propose(m *Measurement, d Diagnosis, lower *Measurement, halve b
 		want := int(math.Ceil(float64(w) * math.Min(f, 1+r.WorkersQueued/float64(w))))
 		next.Workers = wl.atLeast(max(want, w+1))
 		why = fmt.Sprintf("more workers (%.1f queued, CPU room x%.2f)", r.WorkersQueued, f)
-		// More connections when the new workers would hold over 90 %.
 		if need := r.PoolInUse * float64(next.Workers) / float64(w); r.has(rPoolInUse) && need > 0.9*float64(p) {
 			next.Pool = max(p, pl.atLeast(min(next.Workers, int(math.Ceil(need/0.9)))))
 			why += fmt.Sprintf(", and connections with them (%.1f of %d in use now, %.1f wanted)", r.PoolInUse, p, need)
@@ -124,9 +121,8 @@ const (
 
 func resources(k watch.Knobs) int { return k.Workers + k.Pool }
 
-// pick chooses the best of ms for goal among those meeting the objectives
-// (none: those about as close as the closest), never on a difference
-// within the noise; ties are not chained.
+// pick chooses the best of ms for goal among those meeting the objectives (none: those
+// about as close as the closest), never on a difference within the noise; ties are not chained.
 func pick(ms []*Measurement, goal Goal, objs []loadtest.Objective) *Measurement {
 	var met []*Measurement
 	for _, m := range ms {

@@ -23,8 +23,7 @@ const (
 	Disturbed   Limit = "disturbed"
 )
 
-// Thresholds are the diagnosis's bounds on the readings, each field's
-// meaning its help tag and its default its default tag.
+// Thresholds are the diagnosis's bounds on the readings, described by each field's tags.
 type Thresholds struct {
 	FullCPU       float64 `toml:"full_cpu" flag:"full-cpu" default:"94" help:"the target's cores (the machine, by its idle share) count as full from this busy share (%)"`
 	FullGenerator float64 `toml:"full_generator" flag:"full-generator" default:"85" help:"the generator counts as full from this share of its CPUs (%): the measurement is invalid"`
@@ -111,9 +110,8 @@ func heldMs(m *Measurement) float64 {
 	return m.MeanMs - r.WorkerWaitMs - r.PoolWaitMs
 }
 
-// diagnoseDisturbance applies the disturbance rule to m against ref, the
-// undisturbed measurements before it; on the generator's side only the
-// steal, as the rest may be the target's own CPU.
+// diagnoseDisturbance applies the disturbance rule to m against ref, the undisturbed measurements
+// before it; on the generator's side only the steal, as the rest may be the target's own CPU.
 func (t *tuner) diagnoseDisturbance(m *Measurement, ref []*Measurement) (Diagnosis, bool) {
 	t.judge.Baseline = &measure.Baseline{Source: measure.FromSteps}
 	for _, b := range ref {
@@ -152,8 +150,7 @@ func (th Thresholds) capacity(r Readings) (Diagnosis, bool) {
 	return Diagnosis{}, false
 }
 
-// tooMany names more connections than workers, or CPU wait grown since
-// lower for no more throughput.
+// tooMany names more connections than workers, or CPU wait grown since lower for no more throughput.
 func (th Thresholds) tooMany(m, lower *Measurement) (Diagnosis, bool) {
 	r, k := m.Readings, m.Knobs
 	if k.Pool > k.Workers {

@@ -8,9 +8,6 @@
 //	spec := tune.Spec{Load: s, Admin: "http://127.0.0.1:6060", Objectives: objs, Start: watch.Knobs{Workers: 5, Pool: 5}, Steps: 12}
 //	res, err := tune.Run(ctx, spec, contract.Board, tune.Options{Logf: logf})
 //
-// What it knows of a target comes as watch.Target.Tuning; whether a
-// measurement stands and what a comparison says are package measure's
-// rules. No step is held against a figure measured earlier: a machine
-// shared with others has slow spells no reading shows, so each step is
-// decided on the rounds that measured it beside the best.
+// No step is held against a figure measured earlier: a shared machine has slow spells no
+// reading shows, so each step is decided on the rounds that measured it beside the best.
 package tune

@@ -10,8 +10,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// GridResult is the tuner held against the full grid of its knobs'
-// ladders at the same load on the same target.
+// GridResult is the tuner held against the full grid of its knobs' ladders at the same load.
 type GridResult struct {
 	Tunes []*GridTune `json:"tunes"`
 	// Unmeasured are the settings never measured undisturbed.
@@ -33,8 +32,7 @@ type GridTune struct {
 	Tune *Result `json:"tune"`
 	// Winner is the tuner's winner as the grid measured it.
 	Winner *Measurement `json:"winner_in_grid"`
-	// Ratio is the winner's throughput over the grid's best's: information,
-	// not the verdict.
+	// Ratio is the winner's throughput over the grid's best's: information, not the verdict.
 	Ratio             loadtest.Spread  `json:"ratio"`
 	RatioInGrid       *loadtest.Spread `json:"ratio_in_grid,omitempty"`
 	TunerMeasurements int              `json:"tuner_measurements"`
@@ -43,8 +41,7 @@ type GridTune struct {
 	Verdict measure.RatioVerdict `json:"side_by_side_verdict"`
 }
 
-// GridSpec is how RunGrid holds the tunings against the grid, each
-// field's meaning its help tag.
+// GridSpec is how RunGrid holds the tunings against the grid, each field's meaning its help tag.
 type GridSpec struct {
 	Seed   uint64  `json:"seed" flag:"grid-seed" default:"1" help:"seed of the grid's shuffled order"`
 	Rounds int     `json:"side_by_side_rounds" flag:"side-by-side" arg:"N" default:"5" help:"measure the grid's best and the winners again at the end, side by side in N interleaved rounds, and judge each winner on them (0: not, and no verdict)"`
@@ -62,9 +59,8 @@ func (s GridSpec) Validate() error {
 	return nil
 }
 
-// RunGrid tunes the target under spec from each of starts (none: spec's
-// own start), measures the full grid interleaved with the tunings, and
-// holds each winner against the grid's best.
+// RunGrid tunes the target under spec from each of starts (none: spec's own start), measures
+// the full grid interleaved with the tunings, and holds each winner against the grid's best.
 func RunGrid(ctx context.Context, spec Spec, starts []watch.Knobs, target watch.Target, opt Options, gs GridSpec) (*GridResult, error) {
 	if err := gs.Validate(); err != nil {
 		return nil, err

@@ -28,8 +28,7 @@ func (g *GridResult) Report(logf func(format string, a ...any), repeats int) {
 	}
 }
 
-// NotWithin counts the tunings whose winner was decided not within the
-// grid's best.
+// NotWithin counts the tunings whose winner was decided not within the grid's best.
 func (g *GridResult) NotWithin() int {
 	n := 0
 	for _, t := range g.Tunes {

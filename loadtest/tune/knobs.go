@@ -65,7 +65,6 @@ func (ks knobSet) with(k watch.Knobs, i, v int) watch.Knobs {
 	return k
 }
 
-// outside says which knob of k lies outside its bounds, "" for none.
 func (ks knobSet) outside(k watch.Knobs) string {
 	for i, kn := range ks {
 		if v := ks.get(k, i); v < kn.Min || v > kn.Max {
@@ -109,8 +108,7 @@ func (ks knobSet) shrink(k watch.Knobs, halve bool) watch.Knobs {
 	return ks.capped(k)
 }
 
-// neighbours are the settings next to k the tuner checks before it calls
-// k the best, none above its cap.
+// neighbours are the settings next to k, none above its cap, checked before k is called the best.
 func (ks knobSet) neighbours(k watch.Knobs) []watch.Knobs {
 	cands := []watch.Knobs{ks.shrink(k, false)}
 	for _, dir := range []int{-1, 1} {

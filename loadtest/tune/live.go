@@ -10,8 +10,7 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Feed has the tuning of spec feed fd for a live dashboard: the load's
-// seconds, the target's readings and each step's point.
+// Feed has the tuning of spec feed fd for a live dashboard.
 func (o *Options) Feed(fd *feed.Feed, spec *Spec) {
 	path := "from the knobs in force"
 	if spec.Start != (watch.Knobs{}) {
@@ -28,8 +27,7 @@ func (o *Options) Feed(fd *feed.Feed, spec *Spec) {
 	o.Watch = func(wo *watch.Options) { wo.OnRead = fd.OnRead }
 }
 
-// LiveProgress is where a tuning on path stands when its step n starts,
-// with the step's planned time and the budget's rest after it.
+// LiveProgress is where a tuning on path stands when its step n starts.
 func LiveProgress(path string, spec Spec, n int) feed.Position {
 	budget, repeats := cmp.Or(spec.Steps, DefaultBudget), float64(cmp.Or(spec.Repeats, DefaultRepeats))
 	n = min(max(n, 1), budget)

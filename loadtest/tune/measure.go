@@ -47,8 +47,7 @@ type Verdict struct {
 	Pass      bool            `json:"pass"`
 }
 
-// Readings are what the target's stats and the generator said over the
-// measured spans; a reading not read is named in Absent.
+// Readings are what the target's stats and the generator said; a reading not read is in Absent.
 type Readings struct {
 	WorkerWaitMs  float64 `json:"worker_queue_wait_ms"`
 	WorkersBusy   float64 `json:"workers_busy"`
@@ -90,7 +89,6 @@ const (
 	rGeneratorSteal = "generator steal"
 )
 
-// roles pairs each reading with its field and the target's stat name.
 func (t *tuner) roles() []role {
 	tn := t.target.Tuning
 	rs := []role{
@@ -219,8 +217,7 @@ func (l *liveMeasurer) Run(ctx context.Context, k watch.Knobs, first, n int) ([]
 	return runs, nil
 }
 
-// SideBySide measures each of ks once a round for rounds rounds and
-// returns their Measurements in the order of ks.
+// SideBySide measures each of ks once a round for rounds rounds, returned in the order of ks.
 func SideBySide(ctx context.Context, spec Spec, target watch.Target, opt Options, ks []watch.Knobs, rounds int) ([]*Measurement, error) {
 	t, err := newTuner(spec, target, opt)
 	if err != nil {
@@ -333,7 +330,6 @@ func generatorShare(c loadtest.Cost) float64 {
 	return cpu / float64(n)
 }
 
-// generatorShared is the generator's CPU when not pinned, else 0.
 func generatorShared(c loadtest.Cost) float64 {
 	cpu, ok := c.CPU()
 	if !ok || c.Cores != nil && c.Cores.Pinned {
@@ -381,7 +377,6 @@ func knobsText(k watch.Knobs) string {
 // short is a setting in a few characters: "8/8", "8/2-8".
 func short(k watch.Knobs) string { return fmt.Sprintf("%d/%s", k.Workers, poolText(k)) }
 
-// poolText is a setting's pool: "8", or "2-8" with min and max apart.
 func poolText(k watch.Knobs) string {
 	if k.PoolMin != 0 && k.PoolMin != k.Pool {
 		return fmt.Sprintf("%d-%d", k.PoolMin, k.Pool)

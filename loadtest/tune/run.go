@@ -42,7 +42,6 @@ type File struct {
 
 // Rules are the article's two rules checked against the winner.
 type Rules struct {
-	// WorkersPool is the article's workers = pool + α checked.
 	WorkersPool      string `json:"workers_pool"`
 	WorkersPoolHolds bool   `json:"workers_pool_holds"`
 	// MinMax says whether min = max mattered, or why it was not checked.

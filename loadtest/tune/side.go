@@ -105,8 +105,7 @@ func (t *tuner) topLevel(met bool) float64 {
 	return top
 }
 
-// closer is +1 when a misses the objectives by less than b beyond their
-// spreads, -1 when b does, else 0.
+// closer is +1 when a misses the objectives by less than b beyond their spreads, -1 when b does.
 func closer(a, b *Measurement, objs []loadtest.Objective) int {
 	switch {
 	case a.Met || b.Met:
