@@ -102,7 +102,6 @@ func WriteSweepCharts(prefix string, curves []Curve, srv Server) ([]string, erro
 	return saveAll(plots)
 }
 
-// sortedByClients returns a copy of runs ordered by client count.
 func sortedByClients(runs []*loadtest.Result) []*loadtest.Result {
 	out := append([]*loadtest.Result(nil), runs...)
 	sort.SliceStable(out, func(a, b int) bool { return out[a].Total.Clients < out[b].Total.Clients })

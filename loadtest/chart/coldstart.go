@@ -69,7 +69,6 @@ type mark struct {
 	dash  []vg.Length
 }
 
-// drawMarks draws each mark over r.
 func drawMarks(p *plot.Plot, marks []mark, r yRange) error {
 	for _, m := range marks {
 		l, err := plotter.NewLine(plotter.XYs{{X: m.x, Y: r.lo}, {X: m.x, Y: r.hi}})

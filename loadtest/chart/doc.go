@@ -3,6 +3,5 @@
 //
 //	files, err := chart.WriteSweepCharts("out/article", []chart.Curve{{Name: "before", Runs: runs}}, chart.Server{})
 //
-// Each writer returns the files it wrote. The server charts draw the stats
-// the caller places on them, never a stat by name.
+// The server charts draw the stats the caller places on them, never by name.
 package chart

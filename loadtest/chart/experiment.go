@@ -117,8 +117,7 @@ type SpreadPoint struct {
 	Y loadtest.Spread
 }
 
-// WriteSpreadChart draws medians with min-max error bars as BASE.svg and
-// BASE.png, none when no line has a point.
+// WriteSpreadChart draws medians with min-max bars as BASE.svg/.png, if any.
 func WriteSpreadChart(base, title, xLabel, yLabel string, lines []SpreadLine) ([]string, error) {
 	p := newPlot(title, xLabel, yLabel, true)
 	any := false

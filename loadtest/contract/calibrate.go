@@ -12,18 +12,15 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// CalibrationSpec is the calibration of a board started by hand, for
-// "loadtest calibrate" to fill in from its flags: it moves DistanceVar
-// and reads the board's own CPU, relative to its CPU with no wait.
+// CalibrationSpec is the spec "loadtest calibrate" fills in from its flags.
 func CalibrationSpec() calibrate.Spec {
 	cpu := Board.ProcessCPU
 	return calibrate.Spec{Var: DistanceVar, Reading: []string{cpu.Name}, CPU: cpu.Name, Relative: true}
 }
 
 // CalibrateBoard calibrates the running board whose admin listener is at
-// admin, as an experiment's [calibrate] section does (calibrate.Run), and
-// leaves it with the wait chosen; spec comes from CalibrationSpec and has
-// passed Check. On an error the board is set back to the wait it had.
+// admin and leaves it with the wait chosen, or on an error the wait it had;
+// spec comes from CalibrationSpec and has passed Check.
 func CalibrateBoard(ctx context.Context, spec calibrate.Spec, admin string, logf func(string, ...any)) (*calibrate.Calibration, error) {
 	adminURL := strings.TrimSuffix(admin, "/")
 	before, err := Distance(ctx, adminURL)
@@ -67,7 +64,6 @@ func CalibrateBoard(ctx context.Context, spec calibrate.Spec, admin string, logf
 	return cal, nil
 }
 
-// checkPage checks that the board answers the page with 200.
 func checkPage(ctx context.Context, u string) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()

@@ -5,14 +5,8 @@
 //	x, err := experiment.Run(ctx, e, experiment.Options{Target: contract.Board, Out: "report"})
 //	opts := contract.Board.Options("http://127.0.0.1:6060/admin/stats") // the watcher's
 //
-// Board is all of it, one watch.Target handed whole to the watcher, the
-// charts, the tuner and the experiment runner: the board's validation,
-// its stats and how they are shown, its request states, what limited a
-// step, its knobs, its disk benchmark's table and a hint for starting
-// PostgreSQL. Distance, SetDistance and CalibrateBoard calibrate a board
-// started by hand ("loadtest calibrate"). Add a stat to /admin/stats and
-// this package is the one to change; TestStatPathsExist fails until it is
-// right.
+// Add a stat to /admin/stats and this package is the one to change;
+// TestStatPathsExist fails until it is right.
 package contract
 
 import (
@@ -42,12 +36,10 @@ var Board = watch.Target{
 	RequestPaths:    requestPaths(),
 }
 
-// environment names the top-level objects of /admin/stats copied whole
-// into each result's environment.
+// environment names the /admin/stats objects copied whole into each result.
 var environment = []string{"database", "host", "config"}
 
-// UsesPostgres reports whether a board command line names PostgreSQL: a
-// "-db postgres" flag or a postgres:// or postgresql:// URL.
+// UsesPostgres reports whether a board command line names PostgreSQL.
 func UsesPostgres(argv []string) bool {
 	for i, a := range argv {
 		if strings.HasPrefix(a, "postgres://") || strings.HasPrefix(a, "postgresql://") ||
@@ -61,8 +53,7 @@ func UsesPostgres(argv []string) bool {
 	return false
 }
 
-// startHint tells how to start PostgreSQL when a board command line that
-// uses it did not come up.
+// startHint tells how to start PostgreSQL for a board that did not come up.
 func startHint(argv []string) string {
 	if !UsesPostgres(argv) {
 		return ""

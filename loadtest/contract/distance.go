@@ -24,25 +24,20 @@ const (
 )
 
 // processCPU is the board's own CPU over exactly a run's measured span, in
-// % of one core; stats' server_cpu covers the sampler's last second
-// instead.
+// % of one core; stats' server_cpu covers the sampler's last second.
 var processCPU = watch.Stat{Name: "server CPU", Path: "runtime.process_cpu_seconds_total", Metric: "process_cpu_seconds_total", Kind: watch.Counter, Scale: 100, Unit: "% of a core"}
 
-// Distance reads the statements' wait in force from the board's admin
-// listener at admin.
+// Distance reads the statements' wait in force from the board at admin.
 func Distance(ctx context.Context, admin string) (time.Duration, error) {
 	return distance(ctx, http.MethodGet, strings.TrimSuffix(admin, "/")+DistancePath)
 }
 
-// SetDistance sets the statements' wait on the running board and returns
-// the wait it reports in force.
+// SetDistance sets the statements' wait on the board and returns it in force.
 func SetDistance(ctx context.Context, admin string, wait time.Duration) (time.Duration, error) {
 	u := strings.TrimSuffix(admin, "/") + DistancePath + "?" + DistanceVar + "=" + url.QueryEscape(wait.String())
 	return distance(ctx, http.MethodPost, u)
 }
 
-// distance sends one request to DistancePath and decodes the wait it
-// answers with.
 func distance(ctx context.Context, method, u string) (time.Duration, error) {
 	var body struct {
 		DBLatency string `json:"db_latency"`
@@ -66,9 +61,8 @@ func distance(ctx context.Context, method, u string) (time.Duration, error) {
 	return d, nil
 }
 
-// adminCall sends one request to the admin endpoint path at u within
-// timeout and decodes its answer into v, returning the decoding's error
-// apart; a board that does not answer, or has no such endpoint, is err.
+// adminCall sends one request to the admin endpoint path at u and decodes
+// the answer into v, its error apart (jerr); no answer or a 404 is err.
 func adminCall(ctx context.Context, timeout time.Duration, method, u, path string, v any) (resp *http.Response, body []byte, jerr, err error) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()

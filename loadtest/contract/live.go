@@ -16,13 +16,11 @@ const (
 	PanelGC      = "GC cycles per second"
 )
 
-// doing are the states of the board's requests that the live dashboard
-// stacks as "what requests are doing now": each the rate of a
-// state-seconds counter, so the mean number of requests in the state
-// (Little's law). "elsewhere" is the worker's held time less the other
-// two. The time in SQL is counted when a request ends, so "elsewhere" may
-// be understated (clamped at 0) before a long statement ends; /metrics
-// has no SQL counter, so read from Prometheus "elsewhere" includes it.
+// doing are the request states the live dashboard stacks, each the rate of a
+// state-seconds counter, so the mean requests in the state (Little's law).
+// "elsewhere" is the worker's held time less the other two: understated
+// (clamped at 0) before a long statement ends, as SQL time counts when a
+// request ends; from /metrics, which has no SQL counter, it includes SQL.
 var doing = []watch.State{
 	{Name: "waiting for a worker", Path: "workers.queued_seconds_total", Metric: "bbs_worker_queue_seconds_total"},
 	{Name: "waiting for a connection", Path: "db_pool.acquire_waiting_seconds_total", Metric: "bbs_db_acquires_waiting_seconds_total"},
@@ -37,9 +35,8 @@ const (
 	someWaiting  = 0.01
 )
 
-// limiting names what limited the board at one step, from the step's
-// stats keyed by their path (so that an experiment file's own stat names
-// work too): its cores, its workers, its pool, or "-".
+// limiting names what limited the board at a step, or "-", from stats keyed
+// by path so that an experiment file's own stat names work too.
 func limiting(byPath map[string]float64) string {
 	var out []string
 	if v, ok := byPath["machine.own_cpus.busy"]; ok && v >= saturatedCPU {

@@ -37,8 +37,7 @@ var tuning = &watch.Tuning{
 	Set:       setKnobs,
 }
 
-// work names the command a page URL asks for (AllView without cmd=) and
-// its queries and SQL time per request.
+// work names the command a page URL asks for (AllView without cmd=).
 func work(page string) (watch.Work, bool) {
 	u, err := url.Parse(page)
 	if err != nil {
@@ -83,8 +82,7 @@ func getKnobs(ctx context.Context, admin string) (watch.Knobs, error) {
 	return k.knobs(), err
 }
 
-// setKnobs sets the worker limit and the pool on the board at admin and
-// returns once the change took effect (a 202 is a shrink still draining).
+// setKnobs sets the knobs and returns once in force (202: a shrink draining).
 func setKnobs(ctx context.Context, admin string, k watch.Knobs) (watch.Knobs, error) {
 	base := strings.TrimSuffix(admin, "/") + KnobsPath
 	q := url.Values{"workers": {strconv.Itoa(k.Workers)}, "pool": {strconv.Itoa(k.Pool)}, "pool_min": {strconv.Itoa(k.Min())}, "wait": {knobsWait.String()}}
@@ -109,9 +107,8 @@ func setKnobs(ctx context.Context, admin string, k watch.Knobs) (watch.Knobs, er
 	return got.knobs(), nil
 }
 
-// knobsCall sends one request to the knobs endpoint u and decodes the
-// answer; a refusal is an error carrying the board's reason, a 409 (a
-// knob it cannot change while it runs) wrapping watch.ErrRestart.
+// knobsCall sends one request to the knobs endpoint u; a refusal carries the
+// board's reason; a 409 (a knob fixed while running) wraps watch.ErrRestart.
 func knobsCall(ctx context.Context, method, u string) (knobsJSON, int, error) {
 	var k knobsJSON
 	resp, b, jerr, err := adminCall(ctx, knobsWait+10*time.Second, method, u, KnobsPath, &k)

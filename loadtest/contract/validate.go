@@ -28,15 +28,13 @@ type boardAnswer struct {
 	Posts   []boardPost `json:"posts"`
 }
 
-// validate checks, before any load, that the board at boardURL behaves
-// as its contract says: the commands agree at rest, a posted message
-// appears at the top escaped, bad input gets 400 and is not stored, and
-// the count headers match each command's pattern (commands.View.Expect).
-// It posts two messages; reset the data afterwards.
+// validate checks, before any load, that the board at boardURL keeps its
+// contract: the commands agree at rest, a posted message appears at the top
+// escaped, bad input gets 400 and is not stored, and the count headers match
+// commands.View.Expect. It posts two messages; reset the data afterwards.
 func validate(ctx context.Context, boardURL string) error {
 	v := &boardCheck{base: boardURL, client: &http.Client{Timeout: 10 * time.Second}}
 	const n = 30
-	// 1. At rest, the same posts in the same order, with the right pattern.
 	var first []boardPost
 	for i, view := range commands.Views {
 		cmd := view.Name()
@@ -62,7 +60,6 @@ func validate(ctx context.Context, boardURL string) error {
 		v.header(resp, cmd, "X-BBS-Acquires", acq)
 	}
 
-	// 2. A posted message appears at the top, escaped in the page.
 	mark := fmt.Sprintf("validate-%d", time.Now().UnixNano())
 	msg := "<script>alert('" + mark + "')</script>"
 	all := commands.AllView.Name()
@@ -93,7 +90,6 @@ func validate(ctx context.Context, boardURL string) error {
 		v.fail("the page does not show the posted <script> escaped as &lt;script&gt;")
 	}
 
-	// 3. Bad input gets 400 and is not stored.
 	bad := "validate-bad-" + mark
 	for _, form := range []url.Values{
 		{"cmd": {"NoSuchCommand"}, "message": {bad}},

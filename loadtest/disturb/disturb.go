@@ -4,9 +4,6 @@
 //
 //	go run ./cmd/loadtest disturb -cpu 0 -busy 3s -every 10s -for 5m
 //	go run ./cmd/loadtest disturb -cpu 0 -random -seed 7 -for 5m
-//
-// Run plays a Schedule's bursts with a Load such as CPU, printing each
-// burst's start and end.
 package disturb
 
 import (
@@ -26,7 +23,6 @@ import (
 
 // A Schedule says when the bursts come.
 type Schedule struct {
-	// The tags are the flags of loadtest disturb.
 	Busy   time.Duration `flag:"busy" default:"3s" help:"a burst's length (with -random, its mean)"`
 	Every  time.Duration `flag:"every" default:"10s" help:"the period of the bursts (with -random, its mean)"`
 	For    time.Duration `flag:"for" default:"5m" help:"how long the schedule runs"`
@@ -137,7 +133,6 @@ func (s Schedule) text(n int) string {
 
 func stamp(t time.Time) string { return t.UTC().Format("15:04:05.000") }
 
-// sleepUntil waits until t or until ctx ends.
 func sleepUntil(ctx context.Context, t time.Time) error {
 	wait, cancel := context.WithDeadline(ctx, t)
 	defer cancel()
@@ -169,7 +164,6 @@ func (l *CPULoad) Start() error {
 	return nil
 }
 
-// spin keeps cpu busy until Stop.
 func (l *CPULoad) spin(cpu int) {
 	defer l.wg.Done()
 	runtime.LockOSThread()

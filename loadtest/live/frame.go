@@ -6,9 +6,8 @@
 //	frames, _ := h.Frames()
 //	live.WriteReport(w, frames, "article")        // the same page, the frames inlined
 //
-// The page is updated every second by server-sent events and draws whatever
-// series and shares the frames name: the package knows nothing of the board
-// or the engine. Its charts are uPlot (MIT), embedded: it needs no network.
+// The page draws whatever series and shares the frames name, knowing nothing
+// of the board; its charts are uPlot (MIT), embedded: it needs no network.
 package live
 
 import (
@@ -21,20 +20,18 @@ import (
 // A Frame is what the dashboard learns at one moment, the schema of /events
 // and /frames.json: one second on the time charts unless it is Between.
 type Frame struct {
-	T        float64  `json:"t"` // seconds since the experiment started
-	Progress Progress `json:"progress"`
-	Client   Client   `json:"client"`
-	Server   []Series `json:"server"`
-	Doing    []Share  `json:"doing"` // stacked in the order given
-	Step     *Step    `json:"step,omitempty"`
-	Claims   []Claim  `json:"claims,omitempty"` // the latest outcome of each claim so far
-	Done     bool     `json:"done"`
-	Between  bool     `json:"between,omitempty"`
-	// Notes are what the experiment did on this machine since the last frame.
-	Notes []string `json:"notes,omitempty"`
-	// Summary is the whole experiment's figures, on the last frame only.
-	Summary *Summary   `json:"summary,omitempty"`
-	Tune    *TunePoint `json:"tune,omitempty"`
+	T        float64    `json:"t"` // seconds since the experiment started
+	Progress Progress   `json:"progress"`
+	Client   Client     `json:"client"`
+	Server   []Series   `json:"server"`
+	Doing    []Share    `json:"doing"` // stacked in the order given
+	Step     *Step      `json:"step,omitempty"`
+	Claims   []Claim    `json:"claims,omitempty"` // the latest outcome of each claim so far
+	Done     bool       `json:"done"`
+	Between  bool       `json:"between,omitempty"`
+	Notes    []string   `json:"notes,omitempty"`   // what the experiment did since the last frame
+	Summary  *Summary   `json:"summary,omitempty"` // on the last frame only
+	Tune     *TunePoint `json:"tune,omitempty"`
 }
 
 // A TunePoint is one step of a tuning's path through workers × pool.
@@ -61,9 +58,8 @@ type Progress struct {
 	Steps      int     `json:"steps"`
 	Clients    int     `json:"clients"`
 	Elapsed    float64 `json:"elapsed"`
-	Left       float64 `json:"left"` // estimated
-	// Phase is what it does outside its measured steps ("calibrating").
-	Phase string `json:"phase,omitempty"`
+	Left       float64 `json:"left"`            // estimated
+	Phase      string  `json:"phase,omitempty"` // outside the measured steps, e.g. "calibrating"
 }
 
 // Client is the generator's view of the last second (latencies in ms).

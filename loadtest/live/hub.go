@@ -22,9 +22,8 @@ const subscriberBuffer = 64
 // A Hub keeps the recent frames and hands each new one to every browser
 // without waiting: one that lags loses frames. Call New to get one.
 type Hub struct {
-	mu  sync.Mutex
-	seq uint64
-	// The history in publication order: per-second frames, and the kept ones.
+	mu      sync.Mutex
+	seq     uint64
 	seconds []entry
 	kept    []entry
 	subs    map[*subscriber]struct{}
@@ -85,7 +84,6 @@ func (h *Hub) Publish(f Frame) error {
 	return nil
 }
 
-// appendCapped appends e to list, dropping the oldest entry past limit.
 func appendCapped(list []entry, e entry, limit int) []entry {
 	if len(list) >= limit {
 		list[0] = entry{} // let the encoded frame go
@@ -145,7 +143,6 @@ func (h *Hub) Close() {
 	}
 }
 
-// framesJSON returns the history as one JSON array.
 func (h *Hub) framesJSON() []byte {
 	h.mu.Lock()
 	defer h.mu.Unlock()

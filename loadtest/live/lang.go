@@ -3,7 +3,6 @@ package live
 // japanese is the page's Japanese by its English message ID ({0}, {1} stand
 // for figures); a word not here stays English.
 var japanese = map[string]string{
-	// The outcomes of claims (Outcome), as the reports also say them.
 	string(Reproduced):          "再現した",
 	string(NotReproduced):       "再現しなかった",
 	string(Inconclusive):        "判定不能",
@@ -12,7 +11,6 @@ var japanese = map[string]string{
 	"{0} {1}":                   "{1} {0} 件", // a count of claims with an outcome
 	", ":                        "、",         // between the counts
 
-	// The header, its tiles and the status.
 	"Load dashboard": "負荷ダッシュボード", "{0} – load dashboard": "{0} – 負荷ダッシュボード",
 	"experiment": "実験", "run": "構成", "step": "ステップ", "clients": "クライアント数", "elapsed": "経過", "left": "残り",
 	"{0} of {1}": "{0} / {1}", "last second": "直近 1 秒", "whole experiment, 1 step": "実験全体、1 ステップ",
@@ -25,7 +23,6 @@ var japanese = map[string]string{
 	"finished": "完了", "report": "レポート", "calibrating": "較正中",
 	"On this machine": "このマシンで", "what the experiment did": "実験が行ったこと",
 
-	// The panels.
 	"Throughput": "スループット", "throughput": "スループット", "successful requests per second": "成功したリクエスト / 秒",
 	"Response time": "レスポンスタイム", "p50 / p90 / p95 / p99 of the second, ms": "その 1 秒の p50 / p90 / p95 / p99、ms",
 	"What requests are doing now": "リクエストがいましていること", "mean requests in each state, stacked": "状態ごとの平均リクエスト数（積み上げ）",
@@ -40,8 +37,7 @@ var japanese = map[string]string{
 	"connections (pool)": "コネクション（プール）", "workers": "実行スレッド",
 	"{0}: {1} steps, last {2} ({3}): {4}": "{0}: {1} ステップ、最後 {2}（{3}）: {4}",
 
-	// The board's panels and its requests' states, as the tools name them
-	// (loadtest/contract; its test holds the two to each other).
+	// The board's panels and request states, as loadtest/contract names them.
 	"CPU, %":                        "CPU 使用率、%",
 	"Workers: mean busy and queued": "実行スレッド: 使用中と実行キュー待ちの平均",
 	"DB pool: mean connections in use and acquires waiting": "コネクションプール: 使用中と取得待ちの平均",

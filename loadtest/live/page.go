@@ -10,14 +10,11 @@ import (
 	"sync"
 )
 
-// static holds the page and uPlot (see static/README.md).
-//
 //go:embed static
 var static embed.FS
 
 var pageTemplate = template.Must(template.ParseFS(static, "static/dashboard.html"))
 
-// embedded returns an embedded file the page inlines.
 func embedded(name string) string {
 	b, err := static.ReadFile("static/" + name)
 	if err != nil {
@@ -26,7 +23,6 @@ func embedded(name string) string {
 	return string(b)
 }
 
-// pageData is what dashboard.html shows.
 type pageData struct {
 	Title       string
 	UplotJS     template.JS
@@ -55,7 +51,6 @@ var page = sync.OnceValue(func() pageData {
 	}
 })
 
-// writePage writes the page of d.
 func writePage(w io.Writer, d pageData) error {
 	if err := pageTemplate.ExecuteTemplate(w, "dashboard.html", d); err != nil {
 		return fmt.Errorf("live: write page %q: %w", d.Title, err)

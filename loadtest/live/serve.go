@@ -81,7 +81,6 @@ func (h *Hub) serveEvents(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// sendBuffered writes and flushes the frames waiting in s's buffer.
 func sendBuffered(w http.ResponseWriter, rc *http.ResponseController, s *subscriber) {
 	for {
 		select {
@@ -96,7 +95,6 @@ func sendBuffered(w http.ResponseWriter, rc *http.ResponseController, s *subscri
 	}
 }
 
-// writeEvent writes one frame as a server-sent event of one data line.
 func writeEvent(w io.Writer, e entry) error {
 	_, err := fmt.Fprintf(w, "id: %d\ndata: %s\n\n", e.seq, e.data)
 	return err

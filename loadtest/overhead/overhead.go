@@ -4,9 +4,7 @@
 //	err := overhead.Run(ctx, overhead.Options{Commands: []string{"AllView"}, Formats: []string{"html"}, DBs: []string{"sqlite"}, Rounds: 5}, os.Stdout)
 //
 // The board and the yardstick (bare handlers with the board's SQL) serve
-// the same database at the same time, each driven by its own "loadtest
-// run"; the ratio of their CPU time per request is how much more the board
-// costs than its SQL. Usage says the rest.
+// the same database at once; Usage says the rest.
 package overhead
 
 import (
@@ -72,22 +70,20 @@ var (
 
 // Options are the settings of one overhead benchmark.
 type Options struct {
-	// Commands, Formats and DBs choose the rows. The tags are the flags of
-	// loadtest overhead.
+	// Commands, Formats and DBs choose the rows.
 	Commands, Formats, DBs []string
 
-	Rounds   int           `flag:"rounds" default:"5" help:"measured rounds per row (1..100); the median and min-max are reported"`
-	Duration time.Duration `flag:"duration" default:"2s" help:"length of each round"`
-	Warmup   time.Duration `flag:"warmup" default:"1s" help:"warm-up before the first round of each row, not measured"`
-	Clients  int           `flag:"clients" default:"10" help:"clients of each load tool (closed model, think 0)"`
-	Workers  int           `flag:"workers" default:"10" help:"the board's -workers"`
-	Pool     int           `flag:"pool" default:"10" help:"database connections of the board and of the yardstick"`
-	N        int           `flag:"n" default:"30" help:"posts per page (the n parameter, 1..500)"`
-	// Board and Yardstick are built with go build when empty.
-	Board     string `flag:"bbs" help:"board binary (default: go build bbslab/cmd/bbs into a temp dir)"`
-	Yardstick string `flag:"yardstick" help:"yardstick binary (default: go build bbslab/cmd/yardstick into a temp dir)"`
-	Loadtest  string `flag:"loadtest" help:"load tool binary run as \"loadtest run\" for each side (default: this program)"`
-	Pin       bool   `flag:"pin" default:"true" help:"pin both servers to CPU 0 and both load tools to CPU 1 (Linux)"`
+	Rounds    int           `flag:"rounds" default:"5" help:"measured rounds per row (1..100); the median and min-max are reported"`
+	Duration  time.Duration `flag:"duration" default:"2s" help:"length of each round"`
+	Warmup    time.Duration `flag:"warmup" default:"1s" help:"warm-up before the first round of each row, not measured"`
+	Clients   int           `flag:"clients" default:"10" help:"clients of each load tool (closed model, think 0)"`
+	Workers   int           `flag:"workers" default:"10" help:"the board's -workers"`
+	Pool      int           `flag:"pool" default:"10" help:"database connections of the board and of the yardstick"`
+	N         int           `flag:"n" default:"30" help:"posts per page (the n parameter, 1..500)"`
+	Board     string        `flag:"bbs" help:"board binary (default: go build bbslab/cmd/bbs into a temp dir)"`
+	Yardstick string        `flag:"yardstick" help:"yardstick binary (default: go build bbslab/cmd/yardstick into a temp dir)"`
+	Loadtest  string        `flag:"loadtest" help:"load tool binary run as \"loadtest run\" for each side (default: this program)"`
+	Pin       bool          `flag:"pin" default:"true" help:"pin both servers to CPU 0 and both load tools to CPU 1 (Linux)"`
 }
 
 // Check checks the numbers of o, naming each by its flag.
@@ -174,7 +170,6 @@ func Run(ctx context.Context, f Options, stdout io.Writer) error {
 	return nil
 }
 
-// goBuild builds pkg into dir/name and returns its path.
 func goBuild(ctx context.Context, dir, name, pkg string) (string, error) {
 	out := filepath.Join(dir, name)
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
@@ -192,8 +187,7 @@ func loadAverage() string {
 	return fmt.Sprintf("%.2f %.2f %.2f (1, 5, 15 min)", l.One, l.Five, l.Fifteen)
 }
 
-// overheadDB measures every row of one database; it returns a note when
-// the database was skipped.
+// overheadDB measures every row of one database, or returns why it skipped.
 func overheadDB(ctx context.Context, b *runner, f Options, db string, stdout io.Writer) (string, error) {
 	dsn := filepath.Join(b.tmp, "overhead.db")
 	if db == "postgres" {
@@ -276,7 +270,6 @@ func sameBodies(ctx context.Context, boardURL, ystURL string) error {
 		i, bs[i:min(len(bs), i+60)], ys[i:min(len(ys), i+60)])
 }
 
-// fetchOK returns u's body when it answers 200.
 func fetchOK(ctx context.Context, u string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -299,8 +292,7 @@ func fetchOK(ctx context.Context, u string) ([]byte, error) {
 	return body, nil
 }
 
-// overheadResult is one row: medians over the rounds and the ratios'
-// spread.
+// overheadResult is one row: medians over the rounds and the ratios' spread.
 type overheadResult struct {
 	board, yardstick float64         // requests per second
 	ratio            loadtest.Spread // yardstick/board
@@ -308,8 +300,7 @@ type overheadResult struct {
 	cpuRatio         loadtest.Spread // board/yardstick
 }
 
-// overheadRow drives both servers, the board's and the yardstick's
-// processes serving urls, at the same time for f.Rounds rounds.
+// overheadRow drives the board and the yardstick at once for f.Rounds rounds.
 func overheadRow(ctx context.Context, b *runner, f Options, name string, procs [2]*child.Process, urls [2]string) (overheadResult, error) {
 	var boards, ysts, ratios, boardCPU, ystCPU, cpuRatios []float64
 	for r := 1; r <= f.Rounds; r++ {

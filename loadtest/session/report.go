@@ -13,9 +13,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// ReadCurves reads saved results into curves, one per argument of files
-// joined with commas, named by names (comma-separated), else by the first
-// run's name, else by the first file's base name.
+// ReadCurves reads saved results into curves, one per argument (files joined
+// by commas), named by names, else the first run's, else the first file's.
 func ReadCurves(args []string, names string) ([]chart.Curve, error) {
 	var nameList []string
 	if names != "" {
@@ -44,9 +43,8 @@ func ReadCurves(args []string, names string) ([]chart.Curve, error) {
 	return curves, nil
 }
 
-// Report prints the summary of every run of curves to w, with objs'
-// verdicts and a sweep table for a curve of several runs, and draws the
-// charts with a chart prefix.
+// Report prints every run's summary and objs' verdicts to w, a sweep table
+// for a curve of several runs, and draws the charts with a charts prefix.
 func Report(w io.Writer, curves []chart.Curve, objs []loadtest.Objective, charts string, target watch.Target) (Verdict, error) {
 	var all []*loadtest.Result
 	sweepLike := false

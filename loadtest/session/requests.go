@@ -9,10 +9,8 @@ import (
 	"bbslab/loadtest"
 )
 
-// Requests are the requests of a run as a command line gives them: one
-// or more URLs sharing a method, a form or a body, headers and checks, or
-// a scenario file of weighted requests. Its fields are the flags of
-// loadtest run and sweep (cli.BindFlags reads their tags).
+// Requests are a run's requests as loadtest run and sweep's flags give them:
+// URLs sharing a method, body, headers and checks, or a weighted scenario.
 type Requests struct {
 	URLs     cli.List `flag:"url" arg:"URL" help:"target URL, http:// or https:// (repeatable; placeholders {{seq}} {{client}} {{rand A B}})"`
 	Scenario string   `flag:"scenario" arg:"file" help:"TOML file of weighted, labelled [[request]] tables (instead of -url)"`
@@ -60,8 +58,7 @@ func (q Requests) Build() ([]loadtest.Request, error) {
 	return rs, nil
 }
 
-// request is the request -url's flags describe, without its URL: -method,
-// -form, -body or -body-file, -H, -expect and -contains.
+// request is the request -url's flags describe, without its URL.
 func (q Requests) request() (loadtest.Request, error) {
 	r := loadtest.Request{Method: q.Method, Expect: q.Expect, Contains: q.Contains}
 	given := slices.DeleteFunc([]string{q.Form, q.Body, q.BodyFile}, func(v string) bool { return v == "" })

@@ -4,11 +4,8 @@
 //	v, err := session.Run(ctx, settings, session.Options{Out: "run.json", CSV: "run.csv", Stdout: os.Stdout})
 //	v, err = session.Sweep(ctx, settings, []int{5, 10, 20}, session.Options{Out: "sweep.json", Charts: "article", Stdout: os.Stdout})
 //
-// A run or a sweep comes with its output files, summaries, sweep table,
-// charts, objectives' verdicts and the live dashboard's steps; Report is
-// the report of saved results. The package knows no target: the server's
-// columns and charts come in Options.Target. Requests and Watch declare
-// what a command line says of a run's requests and of what it watches.
+// The package knows no target: the server's columns and charts come in
+// Options.Target.
 package session
 
 import (
@@ -30,9 +27,8 @@ import (
 type Options struct {
 	Title string // the load's name on the dashboard
 	Out   string // the JSON file of the result or the sweep
-	// CSV, JTL and CPUProfile are the files of the per-second series, the
-	// per-request lines and the generator's CPU profile; a sweep writes
-	// one of each per step, named by StepPath.
+	// CSV, JTL and CPUProfile are the per-second series, per-request lines and
+	// generator's CPU profile; a sweep writes one of each per step (StepPath).
 	CSV, JTL, CPUProfile string
 	Charts               string // a sweep's chart file prefix
 	Objectives           []loadtest.Objective
@@ -41,8 +37,7 @@ type Options struct {
 	Stdout               io.Writer
 }
 
-// A Verdict says whether a run or a sweep was interrupted or short of an
-// objective.
+// A Verdict says whether a run or a sweep was interrupted or missed an objective.
 type Verdict struct {
 	Interrupted, Missed bool
 }
@@ -150,13 +145,11 @@ func planned(s loadtest.Settings) time.Duration {
 	return s.MaxDuration
 }
 
-// server is the target's server charts.
 func server(t watch.Target) chart.Server {
 	return chart.Server{Charts: t.Charts, Stats: t.Stats}
 }
 
-// writeUSL prints the Universal Scalability Law fitted to a sweep, beside
-// the measured peak, when it can be fitted.
+// writeUSL prints the Universal Scalability Law fitted to a sweep, if it fits.
 func writeUSL(w io.Writer, runs []*loadtest.Result) {
 	var clients []int
 	var x []float64

@@ -14,9 +14,8 @@ import (
 	"bbslab/loadtest/watch"
 )
 
-// Watch is what a run or a sweep watches of its target, as the flags of
-// loadtest run and sweep give it; Stats (-server-stats) is bound by the
-// command, whose help names the target's addresses.
+// Watch is what a run or a sweep watches of its target (loadtest run and
+// sweep's flags); Stats is bound by the command, whose help names the target.
 type Watch struct {
 	Stats   string
 	Format  string   `flag:"server-stats-format" default:"auto" help:"format of -server-stats: auto (by Content-Type), json or prometheus"`
@@ -26,9 +25,8 @@ type Watch struct {
 	Dir     string   `flag:"profile-dir" default:"." arg:"directory" help:"directory for profile files (PREFIX-<clients>clients-<kind>.pb.gz, PREFIX from -out or \"loadtest\")"`
 }
 
-// Apply gives s its watcher as w asks and, with o.Feed, has the runs of s
-// feed the dashboard. o.Target becomes the target w.Stats describes
-// (watch.Describe) with the -server-metric readings added. Bad values are
+// Apply gives s its watcher as w asks, feeding o.Feed if set, and makes
+// o.Target w.Stats' target plus the -server-metric readings. Bad values are
 // usage errors naming the flag.
 func (w Watch) Apply(ctx context.Context, s *loadtest.Settings, o *Options, stderr io.Writer) error {
 	wo := watch.Options{StatsURL: w.Stats, Format: w.Format}

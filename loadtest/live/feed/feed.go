@@ -80,7 +80,6 @@ func (f *Feed) OnRead(r watch.Read) {
 	f.mu.Unlock()
 }
 
-// second publishes the frame of one second of load.
 func (f *Feed) second(row loadtest.SecondRow) {
 	now := time.Now()
 	f.mu.Lock()
