@@ -12,7 +12,7 @@ import (
 // SchemaVersion is the version of the JSON result format (SCHEMA.md).
 const SchemaVersion = 2
 
-// A Result is the outcome of one run (or of several merged runs).
+// A Result is the outcome of one run.
 type Result struct {
 	// Kind is "run"; Tool is "bbslab-loadtest" or "jmeter-jtl"; Name labels charts.
 	Schema   int      `json:"schema"`

@@ -1,11 +1,11 @@
 package experiment
 
 import (
-	"bbslab/loadtest/measure"
 	"context"
 	"math"
 	"time"
 
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 	"bbslab/machine"
 )

@@ -36,10 +36,9 @@ type RatioVerdict struct {
 	Rounds    []float64       `json:"rounds"`
 	Ratio     loadtest.Spread `json:"ratio"`
 	Threshold float64         `json:"threshold"`
-	// Why says why there is no verdict, or which rounds were left out.
-	Decided bool   `json:"decided"`
-	Within  bool   `json:"within"`
-	Why     string `json:"why,omitempty"`
+	Decided   bool            `json:"decided"`
+	Within    bool            `json:"within"`
+	Why       string          `json:"why,omitempty"` // why there is no verdict, or which rounds were left out
 }
 
 // Ratios holds a against b, one figure a round each.

@@ -12,11 +12,10 @@ import (
 
 // GridResult is the tuner held against the full grid of its knobs' ladders at the same load.
 type GridResult struct {
-	Tunes []*GridTune `json:"tunes"`
-	// Unmeasured are the settings never measured undisturbed.
+	Tunes      []*GridTune    `json:"tunes"`
 	Grid       []*Measurement `json:"grid"`
 	Disturbed  []*Measurement `json:"grid_disturbed,omitempty"`
-	Unmeasured []watch.Knobs  `json:"grid_unmeasured,omitempty"`
+	Unmeasured []watch.Knobs  `json:"grid_unmeasured,omitempty"` // never measured undisturbed
 	// Best is the grid's best setting by the tuner's own rule (pick).
 	Best             *Measurement `json:"best"`
 	GridMeasurements int          `json:"grid_measurements"`

@@ -27,14 +27,13 @@ type Measurement struct {
 	Latency     loadtest.Spread `json:"latency_ms"`
 	LatencyName string          `json:"latency_name"`
 	MeanMs      float64         `json:"mean_ms"`
-	// Met says whether every objective's median meets it.
-	Objectives []Verdict `json:"objectives"`
-	Met        bool      `json:"met"`
-	Readings   Readings  `json:"readings"`
-	Runs       int       `json:"runs"`
-	Requests   int64     `json:"requests"`
-	Errors     int64     `json:"errors"`
-	Seconds    float64   `json:"seconds"`
+	Objectives  []Verdict       `json:"objectives"`
+	Met         bool            `json:"met"` // every objective's median meets it
+	Readings    Readings        `json:"readings"`
+	Runs        int             `json:"runs"`
+	Requests    int64           `json:"requests"`
+	Errors      int64           `json:"errors"`
+	Seconds     float64         `json:"seconds"`
 	// Restarted says the target was started again to set the knobs.
 	Restarted bool     `json:"restarted,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
