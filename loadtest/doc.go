@@ -17,7 +17,11 @@
 //	res.WriteJSON("run.json")
 //
 // The engine imports none of the packages above it and knows nothing of its
-// target. Each client owns one keep-alive connection; under ModelRate and
-// ModelOpen latency counts from the intended start (no coordinated omission).
-// Every Result carries the generator's own cost and says when it may have been the bottleneck.
+// target. Each client owns one keep-alive connection under one of three
+// load models: ModelDelay (closed), ModelRate (a fixed rate per client) and
+// ModelOpen (arrivals at a fixed rate, at most Clients in flight); under the
+// last two latency counts from the intended start (no coordinated
+// omission). Think times follow JMeter's timers (Timer). Every Result
+// carries the generator's own cost and says when it may have been the
+// bottleneck.
 package loadtest
