@@ -195,11 +195,6 @@ func addErr(set map[string]int64, text string, n int64) {
 	set[ErrorSetOther] += n
 }
 
-// AddStats adds the requests s summarises.
-func (t *Tally) AddStats(s *Stats) {
-	t.add(&Tally{hist: s.Histogram, ok: s.Successes, errs: s.ErrorKinds, codes: s.StatusCodes, errSet: s.ErrorSet, recv: s.Bytes, snt: s.SentBytes})
-}
-
 func (t *Tally) add(b *Tally) {
 	t.hist.Merge(b.hist)
 	t.ok += b.ok
