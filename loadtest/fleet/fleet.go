@@ -184,15 +184,13 @@ func (s *Spec) check() error {
 
 // startReplica starts replica i and waits until it is ready.
 func (f *Fleet) startReplica(ctx context.Context, i int) error {
-	port, err := freePort()
+	ports, err := freePorts(2)
 	if err != nil {
 		return err
 	}
-	admin := f.spec.AdminPort + i - 1
+	port, admin := ports[0], f.spec.AdminPort+i-1
 	if f.spec.AdminPort == 0 {
-		if admin, err = freePort(); err != nil {
-			return err
-		}
+		admin = ports[1]
 	}
 	vars := strings.NewReplacer("{{port}}", strconv.Itoa(port), "{{admin_port}}", strconv.Itoa(admin), "{{replica}}", strconv.Itoa(i),
 		"{{dsn}}", f.DSN, "{{dir}}", f.spec.WorkDir)
