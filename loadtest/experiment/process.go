@@ -21,22 +21,6 @@ type serverProc struct {
 	log *os.File
 }
 
-// freePorts returns n distinct TCP ports on 127.0.0.1 that were free a
-// moment ago: held open together, so that no two are the same.
-func freePorts(n int) ([]string, error) {
-	var ports []string
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("find a free port: %w", err)
-		}
-		defer l.Close()
-		_, port, _ := net.SplitHostPort(l.Addr().String())
-		ports = append(ports, port)
-	}
-	return ports, nil
-}
-
 // startServer starts argv, logging to logPath, held to cpus, and says how.
 func startServer(argv, env []string, dir, logPath string, cpus []int, pin bool) (*serverProc, string, error) {
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/chart"
 	"bbslab/loadtest/claim"
+	"bbslab/loadtest/fleet"
 	"bbslab/loadtest/live"
 	"bbslab/loadtest/live/feed"
 	"bbslab/loadtest/measure"
@@ -209,11 +211,11 @@ func (x *experimentRunner) launch(ctx context.Context, run runSpec, rr *outcome.
 	if err := os.MkdirAll(lr.dir, 0o755); err != nil {
 		return lr, err
 	}
-	ports, err := freePorts(2)
+	ports, err := fleet.FreePorts(2)
 	if err != nil {
 		return lr, err
 	}
-	vars := map[string]string{"dir": lr.dir, "run": run.Name, "port": ports[0], "admin_port": ports[1]}
+	vars := map[string]string{"dir": lr.dir, "run": run.Name, "port": strconv.Itoa(ports[0]), "admin_port": strconv.Itoa(ports[1])}
 	maps.Copy(vars, x.vars)
 	maps.Copy(vars, run.Vars)
 	if _, isFleet := e.fleetOf(run); isFleet { // it picks its own ports

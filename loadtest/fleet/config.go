@@ -135,16 +135,16 @@ var plainName = regexp.MustCompile(`^[A-Za-z0-9_]{1,63}$`)
 
 // freePort returns a TCP port on 127.0.0.1 that was free a moment ago.
 func freePort() (int, error) {
-	ports, err := freePorts(1)
+	ports, err := FreePorts(1)
 	if err != nil {
 		return 0, err
 	}
 	return ports[0], nil
 }
 
-// freePorts returns n distinct ports that were free a moment ago: each
+// FreePorts returns n distinct ports that were free a moment ago: each
 // listener is held until all are chosen, or the kernel may hand one out twice.
-func freePorts(n int) ([]int, error) {
+func FreePorts(n int) ([]int, error) {
 	var ports []int
 	for range n {
 		l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -119,14 +119,14 @@ haproxy_process_uptime_seconds 5.5
 // TestFreePortsDistinct asks for many ports at once: every one is
 // distinct, as a replica's port and admin port must be.
 func TestFreePortsDistinct(t *testing.T) {
-	ports, err := freePorts(64)
+	ports, err := FreePorts(64)
 	if err != nil {
 		t.Fatal(err)
 	}
 	seen := map[int]bool{}
 	for _, p := range ports {
 		if seen[p] || p == 0 {
-			t.Fatalf("freePorts(64) = %v: port %d twice or zero", ports, p)
+			t.Fatalf("FreePorts(64) = %v: port %d twice or zero", ports, p)
 		}
 		seen[p] = true
 	}

@@ -184,7 +184,7 @@ func (s *Spec) check() error {
 
 // startReplica starts replica i and waits until it is ready.
 func (f *Fleet) startReplica(ctx context.Context, i int) error {
-	ports, err := freePorts(2)
+	ports, err := FreePorts(2)
 	if err != nil {
 		return err
 	}
