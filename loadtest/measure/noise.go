@@ -2,8 +2,11 @@ package measure
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
+
+	"github.com/aclements/go-moremath/stats"
 
 	"bbslab/loadtest"
 )
@@ -13,6 +16,24 @@ func Band(s loadtest.Spread, floor float64) loadtest.Spread {
 	s.Min = min(s.Min, s.Median*(1-floor/100))
 	s.Max = max(s.Max, s.Median*(1+floor/100))
 	return s
+}
+
+// Interval is the distribution-free interval of vs's median at the
+// confidence level c, as benchstat computes it (golang.org/x/perf's
+// benchmath calls this go-moremath function: the order statistics around
+// the median that hold it with probability at least c). Too few values for
+// c give their whole range: 3 values hold their median between their least
+// and greatest with probability 0.75, 6 between the 2nd and the 5th with
+// 0.78.
+func Interval(vs []float64, c float64) (lo, hi float64) {
+	if len(vs) == 0 {
+		return 0, 0
+	}
+	_, lo, hi = stats.QuantileCI(len(vs), 0.5, c).SampleCI(stats.Sample{Xs: vs})
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return slices.Min(vs), slices.Max(vs)
+	}
+	return lo, hi
 }
 
 // Beyond reports whether a lies wholly above b: more beyond the noise.

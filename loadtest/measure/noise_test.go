@@ -102,3 +102,27 @@ func TestDiffer(t *testing.T) {
 		t.Errorf("Band = %+v; want 90..102", b)
 	}
 }
+
+// TestInterval: the median's interval at 0.75 is the whole range of 2 to
+// 5 values (fewer than 6 hold it no tighter at that level), then narrows
+// to the order statistics around the median as values are added; an
+// outlier among 6 falls outside it. A higher level widens it.
+func TestInterval(t *testing.T) {
+	for _, tt := range []struct {
+		vs     []float64
+		c      float64
+		lo, hi float64
+	}{
+		{nil, 0.75, 0, 0},
+		{[]float64{1.2, 0.8}, 0.75, 0.8, 1.2},
+		{[]float64{1.117, 0.761, 0.998}, 0.75, 0.761, 1.117},
+		{[]float64{1.2, 0.99, 1.0, 1.0, 1.01, 1.02}, 0.75, 1.0, 1.02},
+		{[]float64{9, 1, 8, 2, 7, 3, 6, 4, 5}, 0.75, 3, 7},
+		{[]float64{9, 1, 8, 2, 7, 3, 6, 4, 5}, 0.95, 2, 8},
+		{[]float64{1.2, 0.99, 1.0, 1.0, 1.01, 1.02}, 0.99, 0.99, 1.2},
+	} {
+		if lo, hi := Interval(tt.vs, tt.c); lo != tt.lo || hi != tt.hi {
+			t.Errorf("Interval(%v, %g) = %g-%g; want %g-%g", tt.vs, tt.c, lo, hi, tt.lo, tt.hi)
+		}
+	}
+}

@@ -75,17 +75,17 @@ func TestBudget(t *testing.T) {
 func TestRulesCheck(t *testing.T) {
 	r := &Rules{}
 	if errs := r.Check("disturbance"); len(errs) != 0 || r.Threshold != DefaultThreshold || r.MaxAttempts != DefaultMaxAttempts ||
-		r.CPUPerRequest != DefaultCPUPerRequest || r.NoiseFloor != DefaultNoiseFloor || r.Within != DefaultWithin || time.Duration(r.Settle) != DefaultSettle {
+		r.CPUPerRequest != DefaultCPUPerRequest || r.NoiseFloor != DefaultNoiseFloor || r.Within != DefaultWithin || r.Confidence != DefaultConfidence || time.Duration(r.Settle) != DefaultSettle {
 		t.Errorf("defaults: %+v, %v", r, errs)
 	}
-	bad := &Rules{Threshold: 200, MaxAttempts: 11, CPUPerRequest: -1, Within: 1.5, NoiseFloor: 101}
+	bad := &Rules{Threshold: 200, MaxAttempts: 11, CPUPerRequest: -1, Within: 1.5, NoiseFloor: 101, Confidence: 1}
 	errs := bad.Check("disturbance")
 	var text []string
 	for _, e := range errs {
 		text = append(text, e.Error())
 	}
 	all := strings.Join(text, "\n")
-	for _, want := range []string{"disturbance.threshold = 200", "disturbance.max_attempts = 11", "disturbance.cpu_per_request = -1", "disturbance.within = 1.5", "disturbance.noise_floor = 101"} {
+	for _, want := range []string{"disturbance.threshold = 200", "disturbance.max_attempts = 11", "disturbance.cpu_per_request = -1", "disturbance.within = 1.5", "disturbance.noise_floor = 101", "disturbance.confidence = 1"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("errors %q lack %q", all, want)
 		}

@@ -28,6 +28,9 @@ type Rules struct {
 	NoiseFloor float64 `toml:"noise_floor" json:"noise_floor_percent,omitempty"`
 	// Within is the least median round ratio of two equal settings.
 	Within float64 `toml:"within" json:"within,omitempty"`
+	// Confidence is the level of a median's interval (Interval): a
+	// decision the interval does not settle is measured again.
+	Confidence float64 `toml:"confidence" json:"confidence,omitempty"`
 }
 
 // The defaults of Rules.
@@ -39,6 +42,7 @@ const (
 	DefaultSettle        = 10 * time.Second
 	DefaultNoiseFloor    = 2
 	DefaultWithin        = 0.95
+	DefaultConfidence    = 0.75
 )
 
 // Check validates r under section and fills in the defaults.
@@ -55,6 +59,7 @@ func (r *Rules) Check(section string) []error {
 	pct("cpu_per_request", &r.CPUPerRequest, 1000, DefaultCPUPerRequest, "a difference in % of the other measurements' median")
 	pct("noise_floor", &r.NoiseFloor, 100, DefaultNoiseFloor, "the least noise in % of a median")
 	pct("within", &r.Within, 1, DefaultWithin, "the least median ratio of two settings as good as each other")
+	pct("confidence", &r.Confidence, 0.99, DefaultConfidence, "the level of a median's interval")
 	if r.MaxAttempts < 0 || r.MaxAttempts > MaxMaxAttempts {
 		bad("max_attempts = %d: want 1..%d measurements of a repeat (0: %d)", r.MaxAttempts, MaxMaxAttempts, DefaultMaxAttempts)
 	}

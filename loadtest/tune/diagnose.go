@@ -21,7 +21,13 @@ const (
 	TooMany     Limit = "too many"
 	Load        Limit = "load"
 	Disturbed   Limit = "disturbed"
+	// Undecided is a step whose decision its rounds cannot settle: it is
+	// measured again, its rounds pooled with the next attempt's.
+	Undecided Limit = "undecided"
 )
+
+// again reports whether a step with this limit is measured again.
+func (l Limit) again() bool { return l == Disturbed || l == Undecided }
 
 // Thresholds are the diagnosis's bounds on the readings, described by each field's tags.
 type Thresholds struct {

@@ -195,11 +195,11 @@ func ratio(a, b loadtest.Spread) loadtest.Spread {
 	return loadtest.Spread{Median: a.Median / b.Median, Min: a.Min / b.Max, Max: a.Max / b.Min, N: min(a.N, b.N)}
 }
 
-// WinnerStep is the last undisturbed step at the winner.
+// WinnerStep is the last step at the winner not measured again.
 func (r *Result) WinnerStep() Step {
 	var out Step
 	for _, st := range r.Steps {
-		if st.Knobs == r.Winner && st.Diagnosis.Limit != Disturbed {
+		if st.Knobs == r.Winner && !st.Diagnosis.Limit.again() {
 			out = st
 		}
 	}

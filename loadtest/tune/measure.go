@@ -37,6 +37,8 @@ type Measurement struct {
 	// Restarted says the target was started again to set the knobs.
 	Restarted bool     `json:"restarted,omitempty"`
 	Warnings  []string `json:"warnings,omitempty"`
+	// runs are the results summarised, kept to pool with a later attempt.
+	runs []*loadtest.Result
 }
 
 // A Verdict is one objective measured over a setting's repeats.
@@ -44,6 +46,7 @@ type Verdict struct {
 	Objective string          `json:"objective"`
 	Value     loadtest.Spread `json:"value"`
 	Pass      bool            `json:"pass"`
+	values    []float64       // each run's
 }
 
 // Readings are what the target's stats and the generator said; a reading not read is in Absent.
@@ -251,7 +254,7 @@ func (t *tuner) rounds(ctx context.Context, ks []watch.Knobs, rounds int) ([]*Me
 }
 
 func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
-	m := &Measurement{Knobs: k, Runs: len(runs), LatencyName: t.latency.Metric}
+	m := &Measurement{Knobs: k, Runs: len(runs), LatencyName: t.latency.Metric, runs: runs}
 	var tput, lat, mean []float64
 	values := map[string][]float64{}
 	byObj := make([][]float64, len(t.spec.Objectives))
@@ -272,7 +275,7 @@ func (t *tuner) summarise(k watch.Knobs, runs []*loadtest.Result) *Measurement {
 	m.Band = measure.Band(m.Throughput, t.spec.Rules.NoiseFloor)
 	m.Met = true
 	for i, o := range t.spec.Objectives {
-		v := Verdict{Objective: o.Text, Value: loadtest.SpreadOf(byObj[i])}
+		v := Verdict{Objective: o.Text, Value: loadtest.SpreadOf(byObj[i]), values: byObj[i]}
 		v.Pass = passes(o, v.Value.Median)
 		m.Met = m.Met && v.Pass
 		m.Objectives = append(m.Objectives, v)

@@ -35,6 +35,8 @@ type model struct {
 	contention float64
 	// sets counts Set, runs the runs (they seed each run's ±1 % noise).
 	sets, runs int
+	// noise, when set, replaces the ±1 % noise of a run at k.
+	noise func(k watch.Knobs) float64
 }
 
 func newModel(k watch.Knobs, queries int, dbPer, cpu time.Duration) *model {
@@ -56,7 +58,11 @@ func (f *model) Run(_ context.Context, k watch.Knobs, first, n int) ([]*loadtest
 	var out []*loadtest.Result
 	for range n {
 		f.runs++
-		out = append(out, f.result(k, 1+0.01*math.Sin(2.4*float64(f.runs))))
+		noise := 1 + 0.01*math.Sin(2.4*float64(f.runs))
+		if f.noise != nil {
+			noise = f.noise(k)
+		}
+		out = append(out, f.result(k, noise))
 	}
 	return out, nil
 }

@@ -94,11 +94,23 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 			st.Best = t.best.Knobs
 		}
 		d, upset := t.upset(m, beside)
-		if upset && t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1 {
-			// Kept in the step, left out of every comparison.
+		attempts := t.retried[m.Knobs] < t.spec.Rules.MaxAttempts-1
+		if !upset || !attempts {
+			m, beside = t.pool(m, beside)
+			st.Measurement, st.Beside = *m, beside
+			if why, ok := t.undecided(m, beside); ok && attempts {
+				d, upset, t.carry = Diagnosis{Limit: Undecided, Evidence: why}, true, [2]*Measurement{beside, m}
+			}
+		}
+		if upset && attempts {
+			// A disturbed attempt is kept in the step and left out of
+			// every comparison; an undecided one is pooled with the next.
 			t.retried[m.Knobs]++
 			k := m.Knobs
 			st.Diagnosis, st.Compared, st.Decision, st.Why, st.Next = d, "left out: disturbed", "measure it again", d.Evidence, &k
+			if d.Limit == Undecided {
+				st.Compared, st.Decision = "undecided: "+d.Evidence, "measure the pair again and pool the rounds"
+			}
 			if ok, why := t.budgetLeft(reserve); !ok {
 				st.Decision, st.Next = fmt.Sprintf("stop: %s (it would have been measured again)", why), nil
 				t.record(st)
@@ -138,6 +150,17 @@ func (t *tuner) loop(ctx context.Context, cur watch.Knobs, reserve int) (string,
 		}
 		cur = next.Knobs
 	}
+}
+
+// pool returns m and the best beside it pooled with the attempt carried
+// over from an undecided step of the same pair, and clears the carry.
+func (t *tuner) pool(m, beside *Measurement) (*Measurement, *Measurement) {
+	c := t.carry
+	t.carry = [2]*Measurement{}
+	if beside == nil || c[1] == nil || c[0].Knobs != beside.Knobs || c[1].Knobs != m.Knobs {
+		return m, beside
+	}
+	return t.pooled(c[1], m), t.pooled(c[0], beside)
 }
 
 func (t *tuner) record(st Step) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/measure"
@@ -57,18 +58,11 @@ func (t *tuner) upset(m, beside *Measurement) (Diagnosis, bool) {
 // stays within Within of the highest, so that a chain cannot drift down.
 func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 	w := t.spec.Rules.Within
-	v := measure.Ratios(m.Throughputs, beside.Throughputs, w)
-	diff, base := 0, cmp.Or(t.best.Level, 1)
+	v, diff := t.ratio(m, beside)
+	base := cmp.Or(t.best.Level, 1)
 	m.Level = base
 	if v.Decided {
 		m.Level = base * v.Ratio.Median
-		r, one := measure.Band(v.Ratio, t.spec.Rules.NoiseFloor), loadtest.Spread{Median: 1, Min: 1, Max: 1}
-		switch {
-		case v.Ratio.Median > 1/w || measure.Beyond(r, one):
-			diff = 1
-		case v.Ratio.Median < w || measure.Beyond(one, r):
-			diff = -1
-		}
 	}
 	lost = diff < 0
 	said = fmt.Sprintf("side by side with the best, %s, in %d rounds: %.3f (%.3f-%.3f) times its throughput, %s", short(beside.Knobs), len(v.Rounds),
@@ -93,6 +87,76 @@ func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 		return true, lost, said + ": it becomes the best"
 	}
 	return false, lost, said + fmt.Sprintf(": %s stays the best", short(beside.Knobs))
+}
+
+// ratio is m's throughput over the best's round by round, and whether it
+// is more (+1), less (-1) or as good (0): more or less by its median
+// beyond Within, or by every round beyond the noise floor.
+func (t *tuner) ratio(m, beside *Measurement) (measure.RatioVerdict, int) {
+	w := t.spec.Rules.Within
+	v := measure.Ratios(m.Throughputs, beside.Throughputs, w)
+	if !v.Decided {
+		return v, 0
+	}
+	r, one := measure.Band(v.Ratio, t.spec.Rules.NoiseFloor), loadtest.Spread{Median: 1, Min: 1, Max: 1}
+	switch {
+	case v.Ratio.Median > 1/w || measure.Beyond(r, one):
+		return v, 1
+	case v.Ratio.Median < w || measure.Beyond(one, r):
+		return v, -1
+	}
+	return v, 0
+}
+
+// undecided says why the decision between m and the best beside it rests
+// on what their rounds cannot settle, when it does: an objective one of
+// them misses whose median's interval (Rules.Confidence) reaches its
+// limit, or, both meeting the objectives alike, a tie the ratio's interval
+// leaves on the side that would turn the decision (a step with fewer
+// resources may be less; one with as many or more may be more).
+func (t *tuner) undecided(m, beside *Measurement) (string, bool) {
+	if beside == nil {
+		return "", false
+	}
+	c := t.spec.Rules.Confidence
+	for i, v := range m.Objectives {
+		b := beside.Objectives[i]
+		if v.Pass == b.Pass || i >= len(t.spec.Objectives) {
+			continue
+		}
+		for _, x := range []struct {
+			k watch.Knobs
+			v Verdict
+		}{{m.Knobs, v}, {beside.Knobs, b}} {
+			lo, hi := measure.Interval(x.v.values, c)
+			if o := t.spec.Objectives[i]; passes(o, lo) != passes(o, hi) {
+				return fmt.Sprintf("%s %s %s, but its median's interval (%.3g-%.3g at %g) reaches the limit", short(x.k),
+					[...]string{"misses", "meets"}[b2i(x.v.Pass)], x.v.Objective, lo, hi, c), true
+			}
+		}
+	}
+	v, diff := t.ratio(m, beside)
+	if m.Met != beside.Met || closer(m, beside, t.spec.Objectives) != 0 || t.spec.Goal == LeastResources || !v.Decided || diff != 0 {
+		return "", false
+	}
+	w := t.spec.Rules.Within
+	lo, hi := measure.Interval(v.Rounds, c)
+	switch fewer := resources(m.Knobs) < resources(beside.Knobs); {
+	case fewer && lo < w:
+		return fmt.Sprintf("as good with fewer, but the ratio's interval (%.3f-%.3f at %g) reaches below %g: it may be less", lo, hi, c, w), true
+	case !fewer && hi > 1/w:
+		return fmt.Sprintf("as good, but the ratio's interval (%.3f-%.3f at %g) reaches above %.3g: it may be more", lo, hi, c, 1/w), true
+	}
+	return "", false
+}
+
+// pooled is m summarised over an earlier attempt's runs and its own, in
+// the order measured, so that the rounds still pair with the best's.
+func (t *tuner) pooled(earlier, m *Measurement) *Measurement {
+	p := t.summarise(m.Knobs, slices.Concat(earlier.runs, m.runs))
+	p.Restarted = earlier.Restarted || m.Restarted
+	p.Seconds = earlier.Seconds + m.Seconds
+	return p
 }
 
 func (t *tuner) topLevel(met bool) float64 {

@@ -183,7 +183,9 @@ type tuner struct {
 	// taken counts the steps, disturbed ones included.
 	taken, measurements int
 	retried             map[watch.Knobs]int
-	started             time.Time
+	// carry is the best and the step of an undecided attempt, to pool.
+	carry   [2]*Measurement
+	started time.Time
 }
 
 func newTuner(spec Spec, t watch.Target, opt Options) (*tuner, error) {
