@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/measure"
@@ -54,39 +55,49 @@ func (t *tuner) upset(m, beside *Measurement) (Diagnosis, bool) {
 }
 
 // versus decides m against the best measured beside it and sets m's
-// level; an "as good" step with fewer resources wins only while its level
-// stays within Within of the highest, so that a chain cannot drift down.
+// level.
 func (t *tuner) versus(m, beside *Measurement) (won, lost bool, said string) {
 	w := t.spec.Rules.Within
 	v, diff := t.ratio(m, beside)
-	base := cmp.Or(t.best.Level, 1)
-	m.Level = base
-	if v.Decided {
-		m.Level = base * v.Ratio.Median
-	}
+	t.level(m, v)
 	lost = diff < 0
 	said = fmt.Sprintf("side by side with the best, %s, in %d rounds: %.3f (%.3f-%.3f) times its throughput, %s", short(beside.Knobs), len(v.Rounds),
 		v.Ratio.Median, v.Ratio.Min, v.Ratio.Max, [...]string{"less", fmt.Sprintf("as good (median %g to %.3g, rounds on both sides of 1 within ±%g %%)", w, 1/w, t.spec.Rules.NoiseFloor), "more"}[diff+1])
+	won, why := t.decide(m, beside, diff)
+	if won {
+		return true, lost, said + why + ": it becomes the best"
+	}
+	return false, lost, said + why + fmt.Sprintf(": %s stays the best", short(beside.Knobs))
+}
+
+// level sets m's level, its throughput relative to the first step chained
+// through the side-by-side medians.
+func (t *tuner) level(m *Measurement, v measure.RatioVerdict) {
+	m.Level = cmp.Or(t.best.Level, 1)
+	if v.Decided {
+		m.Level *= v.Ratio.Median
+	}
+}
+
+// decide says whether m beats the best beside it, given how their
+// throughputs compare (diff: +1 more, -1 less, 0 as good); an "as good"
+// step with fewer resources wins only while its level stays within Within
+// of the highest, so that a chain cannot drift down.
+func (t *tuner) decide(m, beside *Measurement, diff int) (bool, string) {
+	w := t.spec.Rules.Within
 	fewer, same := resources(m.Knobs) < resources(beside.Knobs), resources(m.Knobs) == resources(beside.Knobs)
 	top := t.topLevel(m.Met)
 	switch c := closer(m, beside, t.spec.Objectives); {
 	case m.Met != beside.Met:
-		won = m.Met
-		said += fmt.Sprintf("; it %s the objectives, which the best %s", metText(m.Met), [...]string{"missed", "met"}[b2i(beside.Met)])
+		return m.Met, fmt.Sprintf("; it %s the objectives, which the best %s", metText(m.Met), [...]string{"missed", "met"}[b2i(beside.Met)])
 	case c != 0:
-		won = c > 0
-		said += fmt.Sprintf("; both miss the objectives, it %s", [...]string{"farther from them", "", "closer to them"}[c+1])
+		return c > 0, fmt.Sprintf("; both miss the objectives, it %s", [...]string{"farther from them", "", "closer to them"}[c+1])
 	case t.spec.Goal == LeastResources:
-		won = fewer || same && diff > 0
+		return fewer || same && diff > 0, ""
 	case diff == 0 && fewer && m.Level < w*top:
-		said += fmt.Sprintf("; with fewer, but %.3f of the highest level measured, below %g", m.Level/top, w)
-	default:
-		won = diff > 0 || diff == 0 && fewer
+		return false, fmt.Sprintf("; with fewer, but %.3f of the highest level measured, below %g", m.Level/top, w)
 	}
-	if won {
-		return true, lost, said + ": it becomes the best"
-	}
-	return false, lost, said + fmt.Sprintf(": %s stays the best", short(beside.Knobs))
+	return diff > 0 || diff == 0 && fewer, ""
 }
 
 // ratio is m's throughput over the best's round by round, and whether it
@@ -108,46 +119,69 @@ func (t *tuner) ratio(m, beside *Measurement) (measure.RatioVerdict, int) {
 	return v, 0
 }
 
-// undecided says why the decision between m and the best beside it rests
-// on what their rounds cannot settle, when it does: an objective one of
-// them misses whose median's interval (Rules.Confidence) reaches its
-// limit, or, both meeting the objectives alike, a tie the ratio's interval
-// leaves on the side that would turn the decision (a step with fewer
-// resources may be less; one with as many or more may be more).
+// undecided says why the decision between m and the best beside it
+// rests on what their rounds cannot settle, when it does: it would turn
+// were an objective that either side's median meets (misses) read at the
+// other end of that median's interval (Rules.Confidence), or, for a tie,
+// were the throughput ratio at either end of its median's interval.
 func (t *tuner) undecided(m, beside *Measurement) (string, bool) {
 	if beside == nil {
 		return "", false
 	}
-	c := t.spec.Rules.Confidence
-	for i, v := range m.Objectives {
-		b := beside.Objectives[i]
-		if v.Pass == b.Pass || i >= len(t.spec.Objectives) {
-			continue
-		}
-		for _, x := range []struct {
-			k watch.Knobs
-			v Verdict
-		}{{m.Knobs, v}, {beside.Knobs, b}} {
-			lo, hi := measure.Interval(x.v.values, c)
-			if o := t.spec.Objectives[i]; passes(o, lo) != passes(o, hi) {
-				return fmt.Sprintf("%s %s %s, but its median's interval (%.3g-%.3g at %g) reaches the limit", short(x.k),
-					[...]string{"misses", "meets"}[b2i(x.v.Pass)], x.v.Objective, lo, hi, c), true
+	c, w := t.spec.Rules.Confidence, t.spec.Rules.Within
+	v, diff := t.ratio(m, beside)
+	t.level(m, v)
+	type other struct {
+		a, b *Measurement
+		diff int
+		why  string
+	}
+	readings := []other{{m, beside, diff, ""}}
+	for i, o := range t.spec.Objectives {
+		for x, side := range []*Measurement{m, beside} {
+			if i >= len(side.Objectives) {
+				continue
+			}
+			vr := side.Objectives[i]
+			if lo, hi := measure.Interval(vr.values, c); passes(o, lo) != passes(o, hi) {
+				r := other{m, beside, diff, fmt.Sprintf("%s %s %s by its median, but the median's interval (%.3g-%.3g at %g) reaches the limit",
+					short(side.Knobs), [...]string{"misses", "meets"}[b2i(vr.Pass)], vr.Objective, lo, hi, c)}
+				if x == 0 {
+					r.a = flipped(side, i)
+				} else {
+					r.b = flipped(side, i)
+				}
+				readings = append(readings, r)
 			}
 		}
 	}
-	v, diff := t.ratio(m, beside)
-	if m.Met != beside.Met || closer(m, beside, t.spec.Objectives) != 0 || t.spec.Goal == LeastResources || !v.Decided || diff != 0 {
-		return "", false
+	if lo, hi := measure.Interval(v.Rounds, c); v.Decided && diff == 0 {
+		base := slices.Clone(readings)
+		for _, end := range []float64{lo, hi} {
+			why := fmt.Sprintf("as good, but the throughput ratio's interval (%.3f-%.3f at %g) reaches %.3f", lo, hi, c, end)
+			for _, r := range base {
+				r.diff = b2i(end > 1/w) - b2i(end < w)
+				r.why = strings.TrimPrefix(r.why+"; "+why, "; ")
+				readings = append(readings, r)
+			}
+		}
 	}
-	w := t.spec.Rules.Within
-	lo, hi := measure.Interval(v.Rounds, c)
-	switch fewer := resources(m.Knobs) < resources(beside.Knobs); {
-	case fewer && lo < w:
-		return fmt.Sprintf("as good with fewer, but the ratio's interval (%.3f-%.3f at %g) reaches below %g: it may be less", lo, hi, c, w), true
-	case !fewer && hi > 1/w:
-		return fmt.Sprintf("as good, but the ratio's interval (%.3f-%.3f at %g) reaches above %.3g: it may be more", lo, hi, c, 1/w), true
+	won, _ := t.decide(m, beside, diff)
+	for _, r := range readings[1:] {
+		if got, _ := t.decide(r.a, r.b, r.diff); got != won {
+			return r.why + ": the decision would turn", true
+		}
 	}
 	return "", false
+}
+
+// flipped is x with its objective i read the other way.
+func flipped(x *Measurement, i int) *Measurement {
+	y := *x
+	y.Objectives = slices.Clone(x.Objectives)
+	y.Objectives[i].Pass = !y.Objectives[i].Pass
+	y.Met = !slices.ContainsFunc(y.Objectives, func(v Verdict) bool { return !v.Pass })
+	return &y
 }
 
 // pooled is m summarised over an earlier attempt's runs and its own, in
