@@ -239,9 +239,13 @@ func (t *tuner) log(st Step) {
 	if m.Restarted {
 		restarted = " (set by starting the target again)"
 	}
-	t.opt.Logf("step %d: %s%s: %.0f/s (%.0f-%.0f), %s %.2f ms (%.2f-%.2f), %s the objectives; limit: %s (%s %.2f %s); %s; best %s; next: %s",
+	limit := string(st.Diagnosis.Limit)
+	if d := st.Diagnosis; d.Reading != "" { // an undecided step names no reading
+		limit += fmt.Sprintf(" (%s %.2f %s)", d.Reading, d.Value, d.Unit)
+	}
+	t.opt.Logf("step %d: %s%s: %.0f/s (%.0f-%.0f), %s %.2f ms (%.2f-%.2f), %s the objectives; limit: %s; %s; best %s; next: %s",
 		st.N, short(m.Knobs), restarted, m.Throughput.Median, m.Throughput.Min, m.Throughput.Max, m.LatencyName, m.Latency.Median, m.Latency.Min, m.Latency.Max,
-		metText(m.Met), st.Diagnosis.Limit, st.Diagnosis.Reading, st.Diagnosis.Value, st.Diagnosis.Unit, st.Compared, best, nextText(st))
+		metText(m.Met), limit, st.Compared, best, nextText(st))
 	t.opt.Logf("        why: %s", st.Why)
 }
 
