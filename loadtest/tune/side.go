@@ -110,14 +110,19 @@ func (t *tuner) ratio(m, beside *Measurement) (measure.RatioVerdict, int) {
 		return v, 0
 	}
 	r, one := measure.Band(v.Ratio, t.spec.Rules.NoiseFloor), loadtest.Spread{Median: 1, Min: 1, Max: 1}
-	switch {
-	case v.Ratio.Median > 1/w || measure.Beyond(r, one):
+	switch d := byMedian(v.Ratio.Median, w); {
+	case d != 0:
+		return v, d
+	case measure.Beyond(r, one):
 		return v, 1
-	case v.Ratio.Median < w || measure.Beyond(one, r):
+	case measure.Beyond(one, r):
 		return v, -1
 	}
 	return v, 0
 }
+
+// byMedian is +1 for a median ratio above 1/w, -1 below w, else 0.
+func byMedian(x, w float64) int { return b2i(x > 1/w) - b2i(x < w) }
 
 // undecided says why the decision between m and the best beside it
 // rests on what their rounds cannot settle, when it does: it would turn
@@ -160,7 +165,7 @@ func (t *tuner) undecided(m, beside *Measurement) (string, bool) {
 		for _, end := range []float64{lo, hi} {
 			why := fmt.Sprintf("as good, but the throughput ratio's interval (%.3f-%.3f at %g) reaches %.3f", lo, hi, c, end)
 			for _, r := range base {
-				r.diff = b2i(end > 1/w) - b2i(end < w)
+				r.diff = byMedian(end, w)
 				r.why = strings.TrimPrefix(r.why+"; "+why, "; ")
 				readings = append(readings, r)
 			}
