@@ -9,6 +9,7 @@ import (
 
 	"bbslab/loadtest"
 	"bbslab/loadtest/live"
+	"bbslab/loadtest/measure"
 	"bbslab/loadtest/outcome"
 	"bbslab/loadtest/watch"
 )
@@ -101,10 +102,11 @@ func evaluateCheck(k Check, res *outcome.Result) (outcome.Check, []string) {
 		kr.Left.Missing = fmt.Sprintf("both sides are %s at %s: no point was measured beyond it", l.run, outcome.ClientsText(l.clients))
 	case res.Interleave && pairable(l, r, res.Sweeps):
 		a, b := pairUp(l, r)
-		kr.Outcome, paired = comparePaired(a, k.Op, b, r.Factor/l.Factor)
+		kr.Outcome, paired = comparePaired(a, k.Op, b, r.Factor/l.Factor, noiseRule(res).Confidence)
 		kr.Paired = true
 	default:
-		kr.Outcome = compareRanges(l.Value, k.Op, r.Value)
+		c := noiseRule(res).Confidence
+		kr.Outcome = compareRanges(l.interval(c), k.Op, r.interval(c))
 	}
 	kr.Text = fmt.Sprintf("%s %s %s%s: %s", l.text(), opText(k.Op), r.text(), paired, kr.Outcome)
 	var lost []string
@@ -136,30 +138,28 @@ func pairUp(l, r side) (a, b []float64) {
 	return a, b
 }
 
-// comparePaired decides "a op b" pair by pair as compareRanges does, and returns
-// the pairs' ratios before the sides' factors (f is b's over a's).
-func comparePaired(a []float64, op string, b []float64, f float64) (live.Outcome, string) {
-	held := 0
+// comparePaired decides "a op b" on the pairs' differences as compareRanges
+// decides it on ranges, with the differences' median interval at confidence c
+// (measure.Interval) for a range: with 3 pairs their range, so reproduced
+// when every pair holds and not when none does; with 6 the 2nd to the 5th.
+// "not_above" ("not_below") holds when one pair is not above (below). It
+// returns the pairs' ratios before the sides' factors (f is b's over a's).
+func comparePaired(a []float64, op string, b []float64, f, c float64) (live.Outcome, string) {
 	ratios := make([]string, len(a))
+	diffs := make([]float64, len(a))
 	for i := range a {
-		if compareRanges(loadtest.Spread{Min: a[i], Max: a[i]}, op, loadtest.Spread{Min: b[i], Max: b[i]}) == live.Reproduced {
-			held++
-		}
+		diffs[i] = a[i] - b[i]
 		ratios[i] = "-"
 		if b[i] != 0 {
 			ratios[i] = fmt.Sprintf("%.3f", a[i]/b[i]*f)
 		}
 	}
 	text := fmt.Sprintf(" (paired by repeat, ratios %s)", strings.Join(ratios, ", "))
-	switch {
-	case held == len(a):
-		return live.Reproduced, text
-	case held == 0:
-		return live.NotReproduced, text
-	case op == "not_above" || op == "not_below":
-		return live.Reproduced, text // in at least one pair it was not above (below)
+	lo, hi := measure.Interval(diffs, c)
+	if op == "not_above" || op == "not_below" { // one pair is enough
+		lo, hi = slices.Min(diffs), slices.Max(diffs)
 	}
-	return live.Inconclusive, text
+	return compareRanges(loadtest.Spread{Min: lo, Max: hi}, op, loadtest.Spread{}), text
 }
 
 // compareRanges decides "a op b" for ranges a and b.
@@ -209,6 +209,16 @@ type side struct {
 	// used and planned count the point's repeats; lost is Point.LostText.
 	used, planned int
 	lost          string
+}
+
+// interval is the side's median interval at confidence c over its repeats
+// (measure.Interval), or its range when they are not known.
+func (s side) interval(c float64) loadtest.Spread {
+	if len(s.repeats) == 0 {
+		return s.Value
+	}
+	lo, hi := measure.Interval(s.repeats, c)
+	return loadtest.Spread{Median: s.Value.Median, Min: lo, Max: hi, N: len(s.repeats)}
 }
 
 // measureSide finds an operand's values in res.

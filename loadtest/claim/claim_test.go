@@ -370,3 +370,55 @@ func TestUSLVerdict(t *testing.T) {
 		t.Errorf("uslVerdict of 2 points = %q; want none", v)
 	}
 }
+
+// TestSixPairsDecideOnTheMedian: with 6 pairs a check is decided on the
+// pairs' median interval at the rules' confidence (the 2nd to the 5th
+// difference at 0.75), so one pair across the threshold no longer makes
+// it inconclusive, in either direction; with 3 pairs the same pair does.
+// Unpaired sides are decided on their medians' intervals the same way.
+func TestSixPairsDecideOnTheMedian(t *testing.T) {
+	g2 := []float64{1105, 997, 1026, 1010, 1030, 1020}
+	g1 := []float64{1000, 1000, 1000, 1000, 1000, 1000}
+	g3 := []float64{1300, 1090, 1250, 1280, 1260, 1240}
+	res := &outcome.Result{Interleave: true, Disturbance: &outcome.Disturbance{Confidence: 0.75}}
+	setRuns := func(n int) {
+		res.Runs = []*outcome.Run{
+			{Name: "g1", Points: []*outcome.Point{measuredPoint(10, g1[:n], nil, nil)}},
+			{Name: "g2", Points: []*outcome.Point{measuredPoint(10, g2[:n], nil, nil)}},
+			{Name: "g3", Points: []*outcome.Point{measuredPoint(10, g3[:n], nil, nil)}},
+		}
+	}
+	noGain := func(run string) Claim {
+		return Claim{ID: run, Checks: []Check{{
+			Left:  Operand{Run: run, Clients: 10, Metric: "throughput"},
+			Op:    "<=",
+			Right: Operand{Run: "g1", Clients: 10, Metric: "throughput", Factor: 1.1},
+		}}}
+	}
+	for _, tt := range []struct {
+		n          int
+		interleave bool
+		run        string
+		want       live.Outcome
+	}{
+		{3, true, "g2", live.Inconclusive},   // 1.105 against 1.1
+		{6, true, "g2", live.Reproduced},     // the 2nd to the 5th: 1.010-1.030
+		{3, true, "g3", live.Inconclusive},   // 1.090 against 1.1
+		{6, true, "g3", live.NotReproduced},  // 1.240-1.280
+		{6, false, "g2", live.Reproduced},    // g2's median interval 1,010-1,030 below 1,100
+		{6, false, "g3", live.NotReproduced}, // g3's 1,240-1,280 above it
+		{3, false, "g3", live.Inconclusive},  // the range 1,090-1,300
+	} {
+		setRuns(tt.n)
+		res.Interleave = tt.interleave
+		got := Evaluate([]Claim{noGain(tt.run)}, res, false)[0]
+		if got.Outcome != tt.want {
+			t.Errorf("%s on %d repeats (paired %v): %s; want %s (%s)", tt.run, tt.n, tt.interleave, got.Outcome, tt.want, got.Checks[0].Text)
+		}
+	}
+	setRuns(6)
+	res.Interleave, res.Disturbance.Confidence = true, 0.95 // 6 values hold no narrower interval at 0.95
+	if got := Evaluate([]Claim{noGain("g2")}, res, false)[0]; got.Outcome != live.Inconclusive {
+		t.Errorf("g2 on 6 pairs at confidence 0.95: %s; want inconclusive (their range)", got.Outcome)
+	}
+}

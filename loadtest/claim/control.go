@@ -160,3 +160,36 @@ func explain(xs []Explanation, outcome live.Outcome, res *outcome.Result) []stri
 	}
 	return out
 }
+
+// A Point is one run's point a check reads.
+type Point struct {
+	Run     string
+	Clients int
+}
+
+// Unsettled returns the points read by the inconclusive checks of the
+// claims that are inconclusive, own or control: measuring them again may
+// settle those claims.
+func Unsettled(claims []Claim, res *outcome.Result) []Point {
+	var out []Point
+	for _, c := range claims {
+		if Evaluate([]Claim{c}, res, false)[0].Outcome != live.Inconclusive {
+			continue
+		}
+		checks := c.Checks
+		if c.Control != nil {
+			checks = append(slices.Clone(checks), c.Control.Checks(c.Checks)...)
+		}
+		for _, k := range checks {
+			if kr, _ := evaluateCheck(k, res); kr.Outcome != live.Inconclusive {
+				continue
+			}
+			for _, o := range []Operand{k.Left, k.Right} {
+				if s := measureSide(o, res); s.run != "" && !slices.Contains(out, Point{s.run, s.clients}) {
+					out = append(out, Point{s.run, s.clients})
+				}
+			}
+		}
+	}
+	return out
+}

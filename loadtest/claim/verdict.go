@@ -195,12 +195,14 @@ func groundOf(spread bool) string {
 	return "; single measurements: beyond the noise floor only"
 }
 
-// noiseRule is the noise rule of the result's comparisons.
+// noiseRule is the noise rule the result was decided with: its noise
+// floor and confidence, the defaults where it has none.
 func noiseRule(r *outcome.Result) *measure.Rules {
-	rule := &measure.Rules{NoiseFloor: measure.DefaultNoiseFloor}
-	if r.Disturbance != nil && r.Disturbance.NoiseFloor > 0 {
-		rule.NoiseFloor = r.Disturbance.NoiseFloor
+	rule := &measure.Rules{}
+	if d := r.Disturbance; d != nil {
+		rule.NoiseFloor, rule.Confidence = d.NoiseFloor, d.Confidence
 	}
+	rule.Check("disturbance") // fills in the defaults
 	return rule
 }
 

@@ -118,6 +118,17 @@ func TestExperimentEndToEnd(t *testing.T) {
 		if len(r.Profiles) != 2 {
 			t.Errorf("%s: %d profiles; want cpu and fgprof", r.Name, len(r.Profiles))
 		}
+		// A profiler costs the server CPU: the profiles come from a step
+		// of their own, counted as the measured step's, which has none.
+		at := r.Points[1]
+		for _, pr := range r.Profiles {
+			if pr.Seq != at.Used()[0].Seq || len(at.Result.Profiles) != 0 {
+				t.Errorf("%s: profile of seq %d, the step's %d with profiles %s; want the step's seq and no profile in the step", r.Name, pr.Seq, at.Used()[0].Seq, at.Result.Profiles)
+			}
+		}
+		if !strings.Contains(log.String(), "run "+r.Name+": 2 clients profiled in a step of its own") {
+			t.Errorf("%s: no profile step in the log", r.Name)
+		}
 	}
 	for _, f := range []string{"index.html", "report.md", "experiment.json",
 		"charts/sweep-throughput.svg", "charts/sweep-throughput.png", "charts/sweep-response.svg", "charts/sweep-response.png",

@@ -116,7 +116,7 @@ func newResult(e *Experiment, t watch.Target) *outcome.Result {
 		Start: time.Now(), Stats: e.Stats.Stats, Timeline: e.Report.Timeline, Distribution: e.Report.Distribution,
 		Deadlines: e.Load.Deadlines, SLO: e.Load.SLO, Repeats: max(e.Load.Repeats, 1), Interleave: e.Load.Interleave, Sweeps: e.Load.Interleave, Quick: e.Quick,
 		Disturbance: &outcome.Disturbance{Off: d.Off, Threshold: d.Threshold, MaxAttempts: d.MaxAttempts, MaxExtraSeconds: e.maxExtra().Seconds(),
-			CPUPerRequest: d.CPUPerRequest, NoiseFloor: d.NoiseFloor, SettleSeconds: time.Duration(d.Settle).Seconds()}}
+			CPUPerRequest: d.CPUPerRequest, NoiseFloor: d.NoiseFloor, Confidence: d.Confidence, SettleSeconds: time.Duration(d.Settle).Seconds()}}
 	if len(res.Stats) == 0 && e.Stats.URL != "" {
 		res.Stats = t.Stats
 	}
@@ -296,7 +296,7 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	if lr.run.Clients > 0 {
 		clients = lr.run.Clients
 	}
-	s, tw, err := x.stepSettings(ctx, lr, clients, rep, attempt)
+	s, tw, err := x.stepSettings(ctx, lr, clients)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -328,13 +328,6 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	srv, gen, in := x.spans(lr.cores(), r, rp.Server)
 	x.judgeSpanOf(rp, srv, gen, in)
 	addRepeat(p, rp, e.Load)
-	for _, pr := range seen.Profiles {
-		pr.File, _ = filepath.Rel(x.opt.Out, pr.File)
-		rr.Profiles = append(rr.Profiles, &outcome.StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rep, Seq: rp.Seq})
-	}
-	if err := seen.Put(r); err != nil { // the profiles named as in the report folder
-		return nil, nil, err
-	}
 	for _, w := range r.Warnings {
 		x.logf("run %s: %s", lr.run.Name, w)
 	}
@@ -347,26 +340,59 @@ func (x *experimentRunner) measure(ctx context.Context, lr *serverRun, clients, 
 	if r.Interrupted {
 		return nil, nil, context.Canceled
 	}
-	return p, rp, nil
+	return p, rp, x.profile(ctx, lr, clients, rp)
 }
 
-func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clients, rep, attempt int) (loadtest.Settings, *truthWatcher, error) {
+// profile takes the [profile] in a step of its own after rp's, under the
+// same load: a profiler costs the server CPU (its samples, fgprof's walks
+// of every stack), so the step it watches is never the one measured.
+func (x *experimentRunner) profile(ctx context.Context, lr *serverRun, clients int, rp *outcome.Repeat) error {
+	e := x.e
+	if clients != e.profileAt() || e.Profile.URL == "" || len(e.Profile.Kinds) == 0 || rp.Disturbed {
+		return nil // a disturbed measurement is taken again, and profiled then
+	}
+	prefix := filepath.Join(lr.dir, "profile")
+	if rp.Repeat > 1 {
+		prefix += fmt.Sprintf("-r%d", rp.Repeat)
+	}
+	if rp.Attempt > 1 {
+		prefix += fmt.Sprintf("-a%d", rp.Attempt)
+	}
+	s := e.settings(lr.run, clients, lr.x)
+	if e.Profile.Seconds > 0 {
+		s.Duration = time.Duration(e.Profile.Seconds) * time.Second
+	}
+	w, err := x.watcher(lr, prefix)
+	if err != nil {
+		return fmt.Errorf("profile the server: %w", err)
+	}
+	s.Watcher = w
+	r, err := loadtest.Run(ctx, s)
+	if err != nil {
+		return fmt.Errorf("profile at %d clients: %w", clients, err)
+	}
+	seen, err := watch.Of(r)
+	if err != nil {
+		return err
+	}
+	for _, pr := range seen.Profiles {
+		pr.File, _ = filepath.Rel(x.opt.Out, pr.File)
+		lr.rr.Profiles = append(lr.rr.Profiles, &outcome.StepProfile{ProfileSummary: pr, Clients: clients, Repeat: rp.Repeat, Seq: rp.Seq})
+	}
+	x.logf("run %s: %s profiled in a step of its own, %.1f/s", lr.run.Name, outcome.ClientsText(clients), r.Total.Throughput)
+	if r.Interrupted {
+		return context.Canceled
+	}
+	return nil
+}
+
+func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clients int) (loadtest.Settings, *truthWatcher, error) {
 	e := x.e
 	s := e.settings(lr.run, clients, lr.x)
 	if e.Stats.URL != "" {
 		x.describe(ctx, lr.x(e.Stats.URL))
 	}
-	var prefix string
-	if clients == e.profileAt() {
-		prefix = filepath.Join(lr.dir, "profile")
-		if rep > 1 {
-			prefix += fmt.Sprintf("-r%d", rep)
-		}
-		if attempt > 1 {
-			prefix += fmt.Sprintf("-a%d", attempt)
-		}
-	}
-	w, err := x.watcher(lr, prefix)
+	w, err := x.watcher(lr, "")
 	if err != nil {
 		return s, nil, fmt.Errorf("watch the server: %w", err)
 	}
@@ -382,7 +408,7 @@ func (x *experimentRunner) stepSettings(ctx context.Context, lr *serverRun, clie
 func (x *experimentRunner) watcher(lr *serverRun, profilePrefix string) (loadtest.Watcher, error) {
 	e := x.e
 	o := watch.Options{Format: e.Stats.Format, EnvironmentKeys: e.Stats.EnvironmentKeys}
-	if e.Stats.URL != "" {
+	if e.Stats.URL != "" && profilePrefix == "" { // a profile's step is not read
 		o.StatsURL, o.Stats, o.OnRead = lr.x(e.Stats.URL), x.res.Stats, x.feed.OnRead
 	}
 	if p := e.Profile; profilePrefix != "" && p.URL != "" && len(p.Kinds) > 0 {

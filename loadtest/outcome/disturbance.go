@@ -16,6 +16,7 @@ type Disturbance struct {
 	MaxExtraSeconds float64           `json:"max_extra_seconds"`
 	CPUPerRequest   float64           `json:"cpu_per_request"`
 	NoiseFloor      float64           `json:"noise_floor_percent,omitempty"`
+	Confidence      float64           `json:"confidence,omitempty"`
 	SettleSeconds   float64           `json:"settle_seconds,omitempty"`
 	Interference    string            `json:"interference,omitempty"`
 	Steal           string            `json:"steal,omitempty"`

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"bbslab/loadtest"
-	"bbslab/loadtest/measure"
 	"bbslab/loadtest/watch"
 )
 
@@ -61,8 +60,9 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 	reps := t.spec.Repeats
 	t.spec.Repeats = 1
 	defer func() { t.spec.Repeats = reps }()
-	var ms []*Measurement
-	for range reps {
+	var runs []*loadtest.Result
+	var secs float64
+	for range reps { // each from a pool of 1, which the next Set grows from again
 		if _, err := t.m.Set(ctx, watch.Knobs{Workers: k.Workers, Pool: 1}); err != nil {
 			return "not checked: " + err.Error(), nil
 		}
@@ -70,9 +70,10 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 		if err != nil {
 			return "not checked: " + err.Error(), nil
 		}
-		ms = append(ms, m)
+		runs, secs = append(runs, m.runs...), secs+m.Seconds
 	}
-	m := merge(ms, t.spec.Rules.NoiseFloor)
+	m := t.summarise(k, runs)
+	m.Seconds = secs
 	rng := fmt.Sprintf("%.0f-%.0f/s and %s %.2f-%.2f ms with min = max, %.0f-%.0f/s and %.2f-%.2f ms with min 1",
 		best.Throughput.Min, best.Throughput.Max, best.LatencyName, best.Latency.Min, best.Latency.Max,
 		m.Throughput.Min, m.Throughput.Max, m.Latency.Min, m.Latency.Max)
@@ -80,25 +81,6 @@ func (t *tuner) minMax(ctx context.Context, best *Measurement) (string, *Measure
 		return "mattered: " + rng, m
 	}
 	return "did not matter here, within the noise: " + rng, m
-}
-
-// merge combines measurements of one setting, one repeat each, into one.
-func merge(ms []*Measurement, floor float64) *Measurement {
-	out := *ms[0]
-	var tput, lat []float64
-	for _, m := range ms {
-		tput = append(tput, m.Throughput.Median)
-		lat = append(lat, m.Latency.Median)
-	}
-	out.Throughput, out.Latency = loadtest.SpreadOf(tput), loadtest.SpreadOf(lat)
-	out.Band = measure.Band(out.Throughput, floor)
-	out.Runs = len(ms)
-	for _, m := range ms[1:] {
-		out.Requests += m.Requests
-		out.Seconds += m.Seconds
-		out.Met = out.Met && m.Met
-	}
-	return &out
 }
 
 func metText(met bool) string { return [...]string{"misses", "meets"}[b2i(met)] }
