@@ -214,11 +214,11 @@ type side struct {
 // interval is the side's median interval at confidence c over its repeats
 // (measure.Interval), or its range when they are not known.
 func (s side) interval(c float64) loadtest.Spread {
-	if len(s.repeats) == 0 {
-		return s.Value
+	v := s.Value
+	if len(s.repeats) > 0 {
+		v.Min, v.Max = measure.Interval(s.repeats, c)
 	}
-	lo, hi := measure.Interval(s.repeats, c)
-	return loadtest.Spread{Median: s.Value.Median, Min: lo, Max: hi, N: len(s.repeats)}
+	return v
 }
 
 // measureSide finds an operand's values in res.

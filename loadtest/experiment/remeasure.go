@@ -103,8 +103,6 @@ func (x *experimentRunner) budgetOf() *measure.Budget {
 	return x.budget
 }
 
-func (x *experimentRunner) reserved() bool { return x.budgetOf().Reserved() }
-
 func (x *experimentRunner) fits(d time.Duration) bool { return x.budgetOf().Fits(d) }
 
 func (x *experimentRunner) spent(d time.Duration) {
@@ -236,7 +234,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.
 	sus.Reason = fmt.Sprintf("suspect: server CPU per request %.3f ms against the other repeats' %.3f ms (%+.0f %%; %s)",
 		c, ref, 100*(c-ref)/ref, why)
 	where := fmt.Sprintf("run %s: %s, repeat %d", lr.run.Name, outcome.ClientsText(p.Clients), sus.Repeat)
-	if !x.fits(x.e.stepLength()) || x.reserved() {
+	if !x.fits(x.e.stepLength()) || x.budgetOf().Reserved() {
 		if n := measure.Agreeing(cpus, i, tol); n >= 2 {
 			sus.Drop(fmt.Sprintf("%s; no time left to measure it again: left out, the point stands on its %d other repeats, which agree", sus.Reason, n))
 			x.logf("%s: %s", where, sus.Reason)
@@ -284,7 +282,7 @@ func (x *experimentRunner) quiet(ctx context.Context, lr *serverRun, p *outcome.
 // two used repeats disagree on the server's CPU per request.
 func (x *experimentRunner) tieBreak(ctx context.Context, lr *serverRun, p *outcome.Point, cpu string, tol float64, why string) error {
 	rs := p.Used()
-	if len(rs) != 2 || x.tieBroken[p] || !x.fits(x.e.stepLength()) || x.reserved() {
+	if len(rs) != 2 || x.tieBroken[p] || !x.fits(x.e.stepLength()) || x.budgetOf().Reserved() {
 		return nil
 	}
 	a, okA := cpuPerRequest(rs[0], cpu)

@@ -116,11 +116,11 @@ func TestReservedHalfOfMaxExtra(t *testing.T) {
 	x := &experimentRunner{e: &Experiment{Disturbance: measure.Rules{MaxExtra: cli.Duration(90 * time.Second)}},
 		res: &outcome.Result{Disturbance: &outcome.Disturbance{}}}
 	x.spent(44900 * time.Millisecond)
-	if x.reserved() || x.res.Disturbance.ExtraSeconds != 44.9 {
+	if x.budgetOf().Reserved() || x.res.Disturbance.ExtraSeconds != 44.9 {
 		t.Errorf("44.9 s of 90 used (recorded %g): reserved; want re-measures for any point", x.res.Disturbance.ExtraSeconds)
 	}
 	x.spent(100 * time.Millisecond)
-	if !x.reserved() {
+	if !x.budgetOf().Reserved() {
 		t.Errorf("45 s of 90 used: not reserved; want the rest kept for points with no undisturbed measurement")
 	}
 }

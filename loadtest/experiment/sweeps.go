@@ -72,27 +72,32 @@ func (x *experimentRunner) interleaved(ctx context.Context) error {
 }
 
 // settleClaims measures the points of inconclusive claims again, in sweeps
-// of those points alone, until they stand on twice the planned repeats, if
-// disturbance.max_extra holds them all: the least that narrows a median's
-// interval (measure.Interval) below the repeats' range (at 0.75: 3 values
-// give their range, 6 the 2nd to the 5th). A claim may turn either way.
+// of those points alone, in steps of the planned repeats, up to
+// disturbance.max_attempts times them, while any is inconclusive and
+// max_extra holds the next step: a whole step is the least that narrows a
+// median's interval (measure.Interval; at 0.75, 3 values give their range,
+// 6 the 2nd to the 5th, 9 the 3rd to the 7th). A claim may turn either way.
 func (x *experimentRunner) settleClaims(ctx context.Context, live []*serverRun) error {
-	pts := claim.Unsettled(x.e.Claims, x.res)
-	more := 2*x.e.Load.Repeats - x.res.SweepsUsed()
-	if x.e.Quick || len(pts) == 0 || x.e.Load.Repeats < 2 {
-		return nil
-	}
-	if need := time.Duration(more*len(pts)) * x.e.stepLength(); !x.fits(need) {
-		x.note(fmt.Sprintf("inconclusive claims were not measured again: %d more sweeps of their %d points take %v, more than disturbance.max_extra leaves", more, len(pts), need))
-		return nil
-	}
-	x.logf("claims inconclusive on %d sweeps: %d more sweeps of their %d points", x.res.SweepsUsed(), more, len(pts))
-	x.total += more * len(pts)
-	for rep := x.e.Load.Repeats + 1; rep <= x.e.Load.Repeats+more; rep++ {
-		for _, p := range pts { // a check's two sides back to back
-			if i := slices.IndexFunc(live, func(lr *serverRun) bool { return lr.run.Name == p.Run }); i >= 0 {
-				if err := x.measureRepeat(ctx, live[i], p.Clients, rep); err != nil {
-					return live[i].failed(err)
+	n, used, rep := x.e.Load.Repeats, x.res.SweepsUsed(), x.e.Load.Repeats
+	for k := 2; k <= x.e.Disturbance.MaxAttempts && !x.e.Quick && n > 1; k++ {
+		pts := claim.Unsettled(x.e.Claims, x.res)
+		if len(pts) == 0 {
+			return nil
+		}
+		more := k*n - used
+		if need := time.Duration(more*len(pts)) * x.e.stepLength(); !x.fits(need) {
+			x.note(fmt.Sprintf("inconclusive claims were not measured again: %d more sweeps of their %d points take %v, more than disturbance.max_extra leaves", more, len(pts), need))
+			return nil
+		}
+		x.logf("claims inconclusive on %d sweeps: %d more sweeps of their %d points", used, more, len(pts))
+		x.total += more * len(pts)
+		for ; used < k*n; used++ {
+			rep++
+			for _, p := range pts { // a check's two sides back to back
+				if i := slices.IndexFunc(live, func(lr *serverRun) bool { return lr.run.Name == p.Run }); i >= 0 {
+					if err := x.measureRepeat(ctx, live[i], p.Clients, rep); err != nil {
+						return live[i].failed(err)
+					}
 				}
 			}
 		}
