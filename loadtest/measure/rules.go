@@ -16,7 +16,7 @@ type Rules struct {
 	Off bool `toml:"off" json:"off,omitempty"`
 	// Threshold is how far, in points of a core, interference may exceed the baseline.
 	Threshold float64 `toml:"threshold" json:"threshold"`
-	// MaxAttempts bounds the measurements of one repeat.
+	// MaxAttempts bounds the measurements of one repeat, and an undecided step or claim: rounds (repeats) up to this many times the planned.
 	MaxAttempts int `toml:"max_attempts" json:"max_attempts"`
 	// MaxExtra bounds the measuring time re-measures may add.
 	MaxExtra cli.Duration `toml:"max_extra" json:"-"`
