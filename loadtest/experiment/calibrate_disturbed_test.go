@@ -118,6 +118,7 @@ func TestDisturbedCalibrationProbeTakenAgain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("calibrates on the fake board")
 	}
+	t.Parallel() // judged on the fake board's control file alone (serverCoresOnly), whatever else runs
 	e, control := calibratedSim(t)
 	e.Load.Repeats = 1
 	// The generator on its own CPU: on the fake board's, the board's real

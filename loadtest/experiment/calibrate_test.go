@@ -50,6 +50,7 @@ warmup = "200ms"
 duration = "2s"`
 
 func TestCalibrate(t *testing.T) {
+	t.Parallel() // the calibration's arithmetic, not its timing, and nothing judged (below)
 	text := tinyText(t, "sim")
 	text = strings.Replace(text, "[load]", "[calibrate]\n"+calibrateSpec+"\n[load]", 1)
 	text = strings.Replace(text, `"-admin-addr", "127.0.0.1:{{admin_port}}"]`, `"-admin-addr", "127.0.0.1:{{admin_port}}", "-wait={{db_latency}}"]`, 1)

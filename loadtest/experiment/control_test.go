@@ -69,6 +69,7 @@ right = { value = 1 }
 // claim the rule replaced, "last <= 1.1 x peak" with the peak the highest
 // point, could not fail at all.
 func TestBeyondPeakCanFail(t *testing.T) {
+	t.Parallel() // arithmetic on simulated sweeps
 	e, err := Load("../experiments/article.toml")
 	if err != nil {
 		t.Fatal(err)

@@ -91,6 +91,7 @@ vars = { cmd = "EachGetView" }
 }
 
 func TestExperimentEndToEnd(t *testing.T) {
+	t.Parallel() // the fake board's figures and files, nothing judged against the machine (fakeTarget)
 	e := tinyExperiment(t, "ok")
 	out := t.TempDir()
 	var log strings.Builder
@@ -325,6 +326,7 @@ func TestVerdictsFromResults(t *testing.T) {
 // TestExperimentOneStepCharts checks the charts of an experiment with one
 // client count (bars by run) and a timeline.
 func TestExperimentOneStepCharts(t *testing.T) {
+	t.Parallel() // the fake board's figures and files, nothing judged against the machine (fakeTarget)
 	e := tinyExperiment(t, "ok")
 	e.Load.Clients = []int{2}
 	e.Load.Duration = time.Second

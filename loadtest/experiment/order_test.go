@@ -17,6 +17,7 @@ import (
 // each, against fake servers, and reads back the order the steps were
 // measured in: run by run with repeats back to back, or interleaved.
 func TestExperimentVisitOrder(t *testing.T) {
+	t.Parallel() // the order of the steps, nothing judged: whatever else runs
 	tests := []struct {
 		interleave bool
 		want       []string // run/clients in the order measured

@@ -174,6 +174,7 @@ func TestTransientDisturbanceRemeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an experiment of 10 steps")
 	}
+	t.Parallel() // judged on the fake board's control file alone (serverCoresOnly), whatever else runs
 	control := filepath.Join(t.TempDir(), "control")
 	claims := fmt.Sprintf(throughputClaim, "all-serves", "all", 2) + `
 [[claim]]
@@ -239,6 +240,7 @@ func TestPermanentDisturbanceNotMeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an experiment of about 8 steps")
 	}
+	t.Parallel() // judged on the fake board's control file alone (serverCoresOnly), whatever else runs
 	control := filepath.Join(t.TempDir(), "control")
 	claims := fmt.Sprintf(throughputClaim, "one", "all", 1) + fmt.Sprintf(throughputClaim, "two", "all", 2) +
 		"[disturbance]\nmax_attempts = 2\nmax_extra = \"4s\"\n"
@@ -315,6 +317,7 @@ func TestSteadyInterferenceIsTheBaseline(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an experiment of 4 steps")
 	}
+	t.Parallel() // judged on the fake board's control file alone (serverCoresOnly), whatever else runs
 	control := filepath.Join(t.TempDir(), "control")
 	setControl(t, control, "interference=50")
 	e := disturbExperiment(t, control, []string{"all"}, "[1, 2]", 2, fmt.Sprintf(throughputClaim, "two", "all", 2))
@@ -348,6 +351,7 @@ func TestQuietSuspectRemeasured(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an experiment of 4 steps")
 	}
+	t.Parallel() // judged on the fake board's control file alone (serverCoresOnly), whatever else runs
 	control := filepath.Join(t.TempDir(), "control")
 	setControl(t, control, "cpu_ms=0.5")
 	// The default budget, a quarter of three steps, has no room for one.

@@ -50,6 +50,7 @@ func TestInconclusiveClaimMeasuredAgain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs experiments of up to 15 steps")
 	}
+	t.Parallel() // beside the other tests judged on control files alone
 	for _, tt := range []struct {
 		name, extra string
 		all         []string // "all"'s CPU per request, repeat by repeat
