@@ -532,6 +532,10 @@ func TestScheduledDisturbanceNeverDecides(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs an experiment of 8 steps or more with a disturbance")
 	}
+	// Beside the other parallel tests: their generators on this one's
+	// cores are other work the rule judges like any, and the checks below
+	// hold whichever steps it catches.
+	t.Parallel()
 	control := filepath.Join(t.TempDir(), "control")
 	claims := fmt.Sprintf(throughputClaim, "all-2", "all", 2) + fmt.Sprintf(throughputClaim, "each-1", "each", 1) +
 		"[disturbance]\nmax_extra = \"10s\"\n"

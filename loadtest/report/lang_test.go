@@ -77,50 +77,53 @@ func TestSayMarkdown(t *testing.T) {
 // index.html is Japanese, and so is every outcome, the claims' texts
 // standing as they are; in English none is.
 func TestReportInJapanese(t *testing.T) {
-	res, err := committedResult("article")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Claims) == 0 {
-		t.Fatal("the committed article report has no claims")
-	}
 	heading := regexp.MustCompile(`(?m)^#+ (.*)$|<h[123]>(.*?)</h[123]>`)
 	for _, lang := range []string{"ja", "en"} {
-		dir := t.TempDir()
-		if err := Write(dir, res, Options{Lang: lang, Frames: []live.Frame{}}); err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range []string{"report.md", "index.html"} {
-			b, err := os.ReadFile(filepath.Join(dir, f))
+		t.Run(lang, func(t *testing.T) {
+			t.Parallel() // two reports written at once, each from its own copy of the result
+			res, err := committedResult("article")
 			if err != nil {
 				t.Fatal(err)
 			}
-			doc, quote := string(b), func(s string) string { return s }
-			if f == "index.html" {
-				// The report's own sections: the dashboard's script says its words.
-				_, doc, _ = strings.Cut(doc, `<section id="appendix">`)
-				quote = html.EscapeString
+			if len(res.Claims) == 0 {
+				t.Fatal("the committed article report has no claims")
 			}
-			hs := heading.FindAllStringSubmatch(doc, -1)
-			if len(hs) < 5 {
-				t.Fatalf("%s %s: %d headings", lang, f, len(hs))
+			dir := t.TempDir()
+			if err := Write(dir, res, Options{Lang: lang, Frames: []live.Frame{}}); err != nil {
+				t.Fatal(err)
 			}
-			for _, h := range hs {
-				text := h[1] + h[2]
-				if hasJapanese(text) != (lang == "ja") {
-					t.Errorf("%s %s: heading %q", lang, f, text)
+			for _, f := range []string{"report.md", "index.html"} {
+				b, err := os.ReadFile(filepath.Join(dir, f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				doc, quote := string(b), func(s string) string { return s }
+				if f == "index.html" {
+					// The report's own sections: the dashboard's script says its words.
+					_, doc, _ = strings.Cut(doc, `<section id="appendix">`)
+					quote = html.EscapeString
+				}
+				hs := heading.FindAllStringSubmatch(doc, -1)
+				if len(hs) < 5 {
+					t.Fatalf("%s %s: %d headings", lang, f, len(hs))
+				}
+				for _, h := range hs {
+					text := h[1] + h[2]
+					if hasJapanese(text) != (lang == "ja") {
+						t.Errorf("%s %s: heading %q", lang, f, text)
+					}
+				}
+				for _, c := range res.Claims {
+					word := live.Say(lang, string(c.Outcome))
+					if !strings.Contains(doc, c.ID+": "+word) || !strings.Contains(doc, quote(c.Text)) {
+						t.Errorf("%s %s: lacks %q and the claim's text %q", lang, f, c.ID+": "+word, c.Text)
+					}
 				}
 			}
-			for _, c := range res.Claims {
-				word := live.Say(lang, string(c.Outcome))
-				if !strings.Contains(doc, c.ID+": "+word) || !strings.Contains(doc, quote(c.Text)) {
-					t.Errorf("%s %s: lacks %q and the claim's text %q", lang, f, c.ID+": "+word, c.Text)
-				}
+			page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+			if want := `<html lang="` + lang + `" data-lang="` + lang + `">`; !strings.Contains(string(page), want) {
+				t.Errorf("%s index.html: the dashboard lacks %s", lang, want)
 			}
-		}
-		page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
-		if want := `<html lang="` + lang + `" data-lang="` + lang + `">`; !strings.Contains(string(page), want) {
-			t.Errorf("%s index.html: the dashboard lacks %s", lang, want)
-		}
+		})
 	}
 }
